@@ -1,0 +1,175 @@
+/* The reference backend: plain C on host memory, single-threaded, synchronous.
+ * Every other backend's results are checked against it, so it favours obvious
+ * correctness over speed. Its one device is the host; logical devices split from
+ * it share host memory, so copies between any two of them are direct. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "device_impl.h"
+#include "error.h"
+
+struct tdm_backend {
+    int unused; /* the reference backend keeps no state of its own */
+};
+
+static tdm_status ref_create(tdm_context *ctx, tdm_backend **out)
+{
+    (void)ctx;
+    *out = calloc(1, sizeof **out);
+    return *out ? TDM_OK : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "reference backend: out of memory");
+}
+
+static void ref_destroy(tdm_backend *be)
+{
+    free(be);
+}
+
+static size_t ref_device_count(const tdm_backend *be)
+{
+    (void)be;
+    return 1;
+}
+
+static uint64_t host_memory_bytes(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page_size > 0 ? (uint64_t)pages * (uint64_t)page_size : 1ull << 30;
+}
+
+static void ref_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc)
+{
+    (void)be;
+    (void)index;
+    strcpy(desc->name, "reference (host C)");
+    strcpy(desc->vendor, "tandem");
+    strcpy(desc->driver, "tandem reference backend");
+    desc->type = TDM_DEVICE_CPU;
+    desc->global_memory = host_memory_bytes();
+    desc->max_allocation = desc->global_memory / 2;
+    desc->compute_units = 1;
+}
+
+static tdm_status ref_open_device(tdm_backend *be, size_t index, tdm_device *dev)
+{
+    (void)be;
+    (void)index;
+    dev->impl = NULL;
+    return TDM_OK;
+}
+
+static void ref_close_device(tdm_device *dev)
+{
+    (void)dev;
+}
+
+static tdm_status ref_buffer_alloc(tdm_buffer *buf)
+{
+    buf->impl = malloc(buf->size);
+    if (!buf->impl)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes of host memory",
+                        buf->device->desc.id, buf->size);
+    return TDM_OK;
+}
+
+static void ref_buffer_free(tdm_buffer *buf)
+{
+    free(buf->impl);
+}
+
+static unsigned char *bytes(tdm_buffer *buf, size_t offset)
+{
+    return (unsigned char *)buf->impl + offset;
+}
+
+static tdm_status ref_write(tdm_buffer *buf, size_t offset, const void *src, size_t size)
+{
+    memcpy(bytes(buf, offset), src, size);
+    return TDM_OK;
+}
+
+static tdm_status ref_read(tdm_buffer *buf, size_t offset, void *dst, size_t size)
+{
+    memcpy(dst, bytes(buf, offset), size);
+    return TDM_OK;
+}
+
+static tdm_status ref_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern,
+                           size_t words, size_t size)
+{
+    size_t pattern_bytes = 4 * words;
+    for (size_t done = 0; done < size; done += pattern_bytes)
+        memcpy(bytes(buf, offset + done), pattern, pattern_bytes);
+    return TDM_OK;
+}
+
+static int ref_can_copy(const tdm_device *dst, const tdm_device *src)
+{
+    (void)dst;
+    (void)src;
+    return 1;
+}
+
+static tdm_status ref_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
+                           size_t src_offset, size_t size)
+{
+    memcpy(bytes(dst, dst_offset), bytes(src, src_offset), size);
+    return TDM_OK;
+}
+
+/* Synchronous: everything has completed by the time a call returns. */
+static tdm_status ref_finish(tdm_device *dev)
+{
+    (void)dev;
+    return TDM_OK;
+}
+
+static tdm_status ref_event_record(tdm_device *dev, void **event)
+{
+    (void)dev;
+    *event = NULL;
+    return TDM_OK;
+}
+
+static tdm_status ref_event_wait(tdm_device *dev, void *event)
+{
+    (void)dev;
+    (void)event;
+    return TDM_OK;
+}
+
+static tdm_status ref_event_query(tdm_device *dev, void *event, int *done)
+{
+    (void)dev;
+    (void)event;
+    *done = 1;
+    return TDM_OK;
+}
+
+static void ref_event_release(tdm_device *dev, void *event)
+{
+    (void)dev;
+    (void)event;
+}
+
+const tdm_backend_ops tdm_reference_backend = {
+    .kind = TDM_BACKEND_REFERENCE,
+    .create = ref_create,
+    .destroy = ref_destroy,
+    .device_count = ref_device_count,
+    .describe = ref_describe,
+    .open_device = ref_open_device,
+    .close_device = ref_close_device,
+    .buffer_alloc = ref_buffer_alloc,
+    .buffer_free = ref_buffer_free,
+    .write = ref_write,
+    .read = ref_read,
+    .fill = ref_fill,
+    .can_copy = ref_can_copy,
+    .copy = ref_copy,
+    .finish = ref_finish,
+    .event_record = ref_event_record,
+    .event_wait = ref_event_wait,
+    .event_query = ref_event_query,
+    .event_release = ref_event_release,
+};

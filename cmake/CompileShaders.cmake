@@ -1,0 +1,35 @@
+# Compiles shaders/*.comp to SPIR-V with glslang at build time and embeds each as
+# a uint32_t array (glslangValidator --vn), with tdm_spirv_module_find(name).
+# The .spv files are kept for the spirv-val test. An edited shader rebuilds.
+function(tdm_compile_shaders out_c out_spv_list)
+  file(GLOB shaders CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/shaders/*.comp)
+  set(dir ${CMAKE_CURRENT_BINARY_DIR}/spirv)
+  file(MAKE_DIRECTORY ${dir})
+  set(headers "")
+  set(spvs "")
+  set(includes "")
+  set(entries "")
+  foreach(shader IN LISTS shaders)
+    get_filename_component(name ${shader} NAME_WE)
+    add_custom_command(
+      OUTPUT ${dir}/${name}.h ${dir}/${name}.spv
+      COMMAND Vulkan::glslangValidator -V --target-env vulkan1.1 --quiet
+              --vn tdm_spv_${name} -o ${dir}/${name}.h ${shader}
+      COMMAND Vulkan::glslangValidator -V --target-env vulkan1.1 --quiet
+              -o ${dir}/${name}.spv ${shader}
+      DEPENDS ${shader}
+      COMMENT "Compiling shader ${name}.comp to SPIR-V"
+      VERBATIM)
+    list(APPEND headers ${dir}/${name}.h)
+    list(APPEND spvs ${dir}/${name}.spv)
+    string(APPEND includes "#include \"${name}.h\"\n")
+    string(APPEND entries "    {\"${name}\", tdm_spv_${name}, sizeof tdm_spv_${name}},\n")
+  endforeach()
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/spirv_modules.c.in ${out_c}.in @ONLY)
+  add_custom_command(
+    OUTPUT ${out_c}
+    COMMAND ${CMAKE_COMMAND} -E copy ${out_c}.in ${out_c}
+    DEPENDS ${out_c}.in ${headers}
+    VERBATIM)
+  set(${out_spv_list} ${spvs} PARENT_SCOPE)
+endfunction()

@@ -1,0 +1,12 @@
+# Embeds kernels/*.cl into the library as NUL-terminated strings, with
+# tdm_opencl_source_find(name). An edited kernel regenerates the file.
+function(tdm_embed_opencl_sources out_c)
+  file(GLOB sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernels/*.cl)
+  add_custom_command(
+    OUTPUT ${out_c}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${out_c} "-DSOURCES=${sources}"
+            -P ${PROJECT_SOURCE_DIR}/cmake/embed_opencl.cmake
+    DEPENDS ${sources} ${PROJECT_SOURCE_DIR}/cmake/embed_opencl.cmake
+    COMMENT "Embedding OpenCL kernels"
+    VERBATIM)
+endfunction()

@@ -1,0 +1,30 @@
+# The shared library libtandem.so and the static libtandem.a, from one object set.
+# Object libraries pass no link dependencies on: name them here.
+set(tandem_deps Threads::Threads)
+set(TDM_PC_REQUIRES "")
+if(TDM_HAVE_OPENCL)
+  list(APPEND tandem_deps OpenCL::OpenCL)
+  string(APPEND TDM_PC_REQUIRES " OpenCL")
+endif()
+if(TDM_HAVE_VULKAN)
+  list(APPEND tandem_deps Vulkan::Vulkan)
+  string(APPEND TDM_PC_REQUIRES " vulkan")
+endif()
+
+get_property(object_libraries GLOBAL PROPERTY TDM_OBJECT_LIBRARIES)
+set(objects "")
+foreach(lib IN LISTS object_libraries)
+  list(APPEND objects $<TARGET_OBJECTS:${lib}>)
+endforeach()
+add_library(tandem SHARED ${objects})
+add_library(tandem_static STATIC ${objects})
+set_target_properties(tandem PROPERTIES VERSION ${PROJECT_VERSION}
+                      SOVERSION ${PROJECT_VERSION_MAJOR})
+set_target_properties(tandem_static PROPERTIES OUTPUT_NAME tandem)
+foreach(lib tandem tandem_static)
+  target_include_directories(${lib} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+  target_link_libraries(${lib} PUBLIC ${tandem_deps})
+endforeach()
+add_library(tandem::tandem ALIAS tandem)
+add_library(tandem::tandem_static ALIAS tandem_static)

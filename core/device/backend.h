@@ -1,0 +1,80 @@
+/* Internal: the interface every backend implements (reference, OpenCL, Vulkan).
+ *
+ * A backend fills one tdm_backend_ops with designated initialisers. The core owns
+ * the tdm_device / tdm_buffer / tdm_event structs (device_impl.h), checks every
+ * argument before calling a backend, and keeps the backend's own state in their
+ * `impl` fields. Backends set the last error (tdm_fail) on every failure. */
+#ifndef TDM_CORE_BACKEND_H
+#define TDM_CORE_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tandem/buffer.h"
+
+/* A backend instance for one context; each backend defines the struct. */
+typedef struct tdm_backend tdm_backend;
+
+typedef struct tdm_backend_ops {
+    tdm_backend_kind kind;
+
+    /* Loads the driver(s) for ctx. TDM_ERR_NOT_FOUND when none is installed, which
+     * the core logs and treats as "no devices". */
+    tdm_status (*create)(tdm_context *ctx, tdm_backend **out);
+    void (*destroy)(tdm_backend *be);
+
+    /* Physical devices, in a stable order. describe fills every field but size, id,
+     * same_hardware_as, parent and logical_*, which the core owns. */
+    size_t (*device_count)(const tdm_backend *be);
+    void (*describe)(const tdm_backend *be, size_t index, tdm_device_desc *desc);
+
+    /* Opens physical device `index` for dev and sets dev->impl. Called once per
+     * tdm_device: for a logical device too (dev->desc.logical_count > 0), which
+     * must get a queue of its own. */
+    tdm_status (*open_device)(tdm_backend *be, size_t index, tdm_device *dev);
+    void (*close_device)(tdm_device *dev);
+
+    /* buf->device and buf->size are set; sets buf->impl. The core has checked the
+     * size against the device's limits. */
+    tdm_status (*buffer_alloc)(tdm_buffer *buf);
+    /* The core has waited for the device to finish. */
+    void (*buffer_free)(tdm_buffer *buf);
+
+    /* Blocking host transfers, ordered after earlier operations on the device. */
+    tdm_status (*write)(tdm_buffer *buf, size_t offset, const void *src, size_t size);
+    tdm_status (*read)(tdm_buffer *buf, size_t offset, void *dst, size_t size);
+
+    /* Fills [offset, offset + size) with a pattern of `words` 32-bit words (1, 2, 4,
+     * 8 or 16); offset and size are multiples of 4 * words. Asynchronous. */
+    tdm_status (*fill)(tdm_buffer *buf, size_t offset, const uint32_t *pattern, size_t words,
+                       size_t size);
+
+    /* Optional: whether `copy` can move bytes between buffers of two different
+     * devices of this backend directly (one OpenCL context, shared host memory).
+     * NULL: only same-device copies are direct; the core stages the rest. */
+    int (*can_copy)(const tdm_device *dst, const tdm_device *src);
+
+    /* Copies between buffers of one device, or of two devices for which can_copy
+     * said yes. Must be ordered after earlier work on both devices and before later
+     * work on both (the core promises that to users). Ranges do not overlap. */
+    tdm_status (*copy)(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
+                       size_t src_offset, size_t size);
+
+    tdm_status (*finish)(tdm_device *dev);
+
+    /* Events: an opaque marker after all work submitted so far. */
+    tdm_status (*event_record)(tdm_device *dev, void **event);
+    tdm_status (*event_wait)(tdm_device *dev, void *event);
+    tdm_status (*event_query)(tdm_device *dev, void *event, int *done);
+    void (*event_release)(tdm_device *dev, void *event);
+} tdm_backend_ops;
+
+extern const tdm_backend_ops tdm_reference_backend;
+#ifdef TDM_HAVE_OPENCL
+extern const tdm_backend_ops tdm_opencl_backend;
+#endif
+#ifdef TDM_HAVE_VULKAN
+extern const tdm_backend_ops tdm_vulkan_backend;
+#endif
+
+#endif

@@ -1,0 +1,169 @@
+/* The context: backends and their devices, owned together; no globals. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context_impl.h"
+#include "device_registry.h"
+#include "error.h"
+#include "log.h"
+#include "options.h"
+
+/* Every backend this build has, in discovery order. */
+static const tdm_backend_ops *const built_backends[] = {
+    &tdm_reference_backend,
+#ifdef TDM_HAVE_OPENCL
+    &tdm_opencl_backend,
+#endif
+#ifdef TDM_HAVE_VULKAN
+    &tdm_vulkan_backend,
+#endif
+};
+#define BUILT_BACKEND_COUNT (sizeof built_backends / sizeof built_backends[0])
+
+int tdm_backend_built(tdm_backend_kind kind)
+{
+    for (size_t i = 0; i < BUILT_BACKEND_COUNT; i++)
+        if (built_backends[i]->kind == kind)
+            return 1;
+    return 0;
+}
+
+const char *tdm_backend_name(tdm_backend_kind kind)
+{
+    switch (kind) {
+    case TDM_BACKEND_REFERENCE: return "reference";
+    case TDM_BACKEND_OPENCL: return "opencl";
+    case TDM_BACKEND_VULKAN: return "vulkan";
+    }
+    return "unknown";
+}
+
+/* A backend that fails to load is skipped, so one broken driver never takes the
+ * other backends' devices away from the user; the log says why. */
+static void load_backend(tdm_context *ctx, const tdm_backend_ops *ops)
+{
+    const char *name = tdm_backend_name(ops->kind);
+    tdm_backend *instance = NULL;
+    tdm_status s = ops->create(ctx, &instance);
+    if (s != TDM_OK) {
+        tdm_log(ctx, s == TDM_ERR_NOT_FOUND ? TDM_LOG_INFO : TDM_LOG_WARN,
+                "%s backend not used: %s", name, tdm_last_error());
+        return;
+    }
+    size_t slot = ctx->backend_count++;
+    ctx->backends[slot].ops = ops;
+    ctx->backends[slot].instance = instance;
+    tdm_registry_open_backend_devices(ctx, ops, instance);
+}
+
+static tdm_status context_init(tdm_context *ctx, const tdm_context_options *opts)
+{
+    tdm_context_options defaults = TDM_CONTEXT_OPTIONS_INIT;
+    ctx->options = defaults;
+    tdm_status s = tdm_options_read(&ctx->options, sizeof ctx->options, opts,
+                                    "tdm_context_create: opts");
+    if (s != TDM_OK)
+        return s;
+    if (pthread_mutex_init(&ctx->lock, NULL) != 0)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_context_create: cannot create a mutex");
+    atomic_init(&ctx->validation_messages, 0);
+    return TDM_OK;
+}
+
+tdm_status tdm_context_create(const tdm_context_options *opts, tdm_context **out)
+{
+    TDM_CHECK_ARG(out, "tdm_context_create");
+    *out = NULL;
+    tdm_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_context_create: out of host memory");
+    tdm_status s = context_init(ctx, opts);
+    if (s != TDM_OK) {
+        free(ctx);
+        return s;
+    }
+    for (size_t i = 0; i < BUILT_BACKEND_COUNT; i++)
+        if (ctx->options.backends & TDM_BACKEND_BIT(built_backends[i]->kind))
+            load_backend(ctx, built_backends[i]);
+    tdm_registry_mark_same_hardware(ctx);
+    *out = ctx;
+    return TDM_OK;
+}
+
+void tdm_context_destroy(tdm_context *ctx)
+{
+    if (!ctx)
+        return;
+    /* Logical devices come after their parents: close in reverse. */
+    for (size_t i = ctx->device_count; i-- > 0;)
+        tdm_registry_close_device(ctx->devices[i]);
+    for (size_t i = ctx->backend_count; i-- > 0;)
+        ctx->backends[i].ops->destroy(ctx->backends[i].instance);
+    free(ctx->devices);
+    pthread_mutex_destroy(&ctx->lock);
+    free(ctx);
+}
+
+tdm_status tdm_context_add_devices(tdm_context *ctx, tdm_device *const *devs, size_t n)
+{
+    pthread_mutex_lock(&ctx->lock);
+    size_t count = ctx->device_count;
+    if (count + n > ctx->device_capacity) {
+        size_t capacity = 2 * (count + n);
+        tdm_device **grown = realloc(ctx->devices, capacity * sizeof *grown);
+        if (!grown) {
+            pthread_mutex_unlock(&ctx->lock);
+            return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "out of host memory listing devices");
+        }
+        ctx->devices = grown;
+        ctx->device_capacity = capacity;
+    }
+    for (size_t i = 0; i < n; i++) {
+        devs[i]->index = count + i;
+        ctx->devices[count + i] = devs[i];
+    }
+    atomic_store(&ctx->device_count, count + n);
+    pthread_mutex_unlock(&ctx->lock);
+    return TDM_OK;
+}
+
+size_t tdm_context_device_count(const tdm_context *ctx)
+{
+    return ctx ? atomic_load(&ctx->device_count) : 0;
+}
+
+tdm_status tdm_context_device(tdm_context *ctx, size_t index, tdm_device **out)
+{
+    TDM_CHECK_ARG(ctx, "tdm_context_device");
+    TDM_CHECK_ARG(out, "tdm_context_device");
+    pthread_mutex_lock(&ctx->lock);
+    size_t n = ctx->device_count;
+    *out = index < n ? ctx->devices[index] : NULL;
+    pthread_mutex_unlock(&ctx->lock);
+    if (!*out)
+        return tdm_fail(TDM_ERR_NOT_FOUND,
+                        "tdm_context_device: index %zu is out of range: the context has %zu "
+                        "device(s)",
+                        index, n);
+    return TDM_OK;
+}
+
+void tdm_context_report_validation(tdm_context *ctx, const char *message)
+{
+    atomic_fetch_add(&ctx->validation_messages, 1);
+    tdm_log(ctx, TDM_LOG_ERROR, "Vulkan validation: %s", message);
+}
+
+int tdm_context_wants_validation(const tdm_context *ctx)
+{
+    if (ctx->options.vulkan_validation >= 0)
+        return ctx->options.vulkan_validation > 0;
+    const char *env = getenv("TDM_VK_VALIDATION");
+    return env && strcmp(env, "1") == 0;
+}
+
+size_t tdm_context_validation_messages(const tdm_context *ctx)
+{
+    return ctx ? atomic_load(&ctx->validation_messages) : 0;
+}

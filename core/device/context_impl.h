@@ -1,0 +1,26 @@
+/* Internal: the context struct. */
+#ifndef TDM_CORE_CONTEXT_IMPL_H
+#define TDM_CORE_CONTEXT_IMPL_H
+
+#include "device_impl.h"
+
+#define TDM_MAX_BACKENDS 3
+
+struct tdm_context {
+    tdm_context_options options;
+    struct {
+        const tdm_backend_ops *ops;
+        tdm_backend *instance;
+    } backends[TDM_MAX_BACKENDS];
+    size_t backend_count;
+    pthread_mutex_t lock; /* guards growing the device list */
+    tdm_device **devices;
+    atomic_size_t device_count; /* read without the lock */
+    size_t device_capacity;
+    atomic_size_t validation_messages;
+};
+
+/* Appends devices to the context's list, all or none, and sets their index. */
+tdm_status tdm_context_add_devices(tdm_context *ctx, tdm_device *const *devs, size_t n);
+
+#endif

@@ -1,0 +1,42 @@
+/* Internal: the structs behind the public handles, shared by core and backends. */
+#ifndef TDM_CORE_DEVICE_IMPL_H
+#define TDM_CORE_DEVICE_IMPL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "backend.h"
+
+struct tdm_device {
+    tdm_context *ctx;
+    const tdm_backend_ops *ops;
+    tdm_backend *backend;
+    size_t backend_index; /* physical index within the backend */
+    size_t index;         /* index in the context */
+    tdm_device_desc desc;
+    void *impl;           /* the backend's state */
+    pthread_mutex_t lock; /* guards bytes_in_use and the buffer list */
+    uint64_t bytes_in_use;
+    struct tdm_buffer *buffers; /* live buffers, freed with the context */
+    atomic_int lost;            /* set once a backend reports TDM_ERR_DEVICE_LOST */
+};
+
+struct tdm_buffer {
+    tdm_device *device;
+    size_t size;
+    void *impl; /* the backend's state */
+    struct tdm_buffer *prev, *next;
+};
+
+struct tdm_event {
+    tdm_device *device;
+    void *impl;
+};
+
+/* Called by a backend's validation-layer hook: counts and logs the message. */
+void tdm_context_report_validation(tdm_context *ctx, const char *message);
+
+/* The context's log callback settings (for backends that log). */
+int tdm_context_wants_validation(const tdm_context *ctx);
+
+#endif

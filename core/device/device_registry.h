@@ -1,0 +1,18 @@
+/* Internal: opening, identifying and closing the devices of a context. */
+#ifndef TDM_CORE_DEVICE_REGISTRY_H
+#define TDM_CORE_DEVICE_REGISTRY_H
+
+#include "context_impl.h"
+
+/* Describes and opens every physical device of a loaded backend and adds it to the
+ * context; a device that fails to open is skipped with a warning. */
+void tdm_registry_open_backend_devices(tdm_context *ctx, const tdm_backend_ops *ops,
+                                       tdm_backend *instance);
+
+/* Sets same_hardware_as for devices whose UUID an earlier device already has. */
+void tdm_registry_mark_same_hardware(tdm_context *ctx);
+
+/* Frees the device's remaining buffers, closes it and frees it. */
+void tdm_registry_close_device(tdm_device *dev);
+
+#endif

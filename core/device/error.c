@@ -1,0 +1,61 @@
+/* The calling thread's last-error message (tdm_last_error). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+
+#define TDM_ERROR_MAX 4096
+
+/* One buffer per thread: replicas on several threads never overwrite each other. */
+static _Thread_local char last_error[TDM_ERROR_MAX];
+
+const char *tdm_last_error(void)
+{
+    return last_error;
+}
+
+tdm_status tdm_fail(tdm_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+tdm_status tdm_fail_context(tdm_status status, const char *fmt, ...)
+{
+    char prefix[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(prefix, sizeof prefix - 2, fmt, ap);
+    va_end(ap);
+    size_t len = n < 0 ? 0 : strlen(prefix);
+    memcpy(prefix + len, ": ", 3);
+    len += 2;
+    /* Shift the old message right, truncating its end, and put the prefix before it. */
+    memmove(last_error + len, last_error, sizeof last_error - len - 1);
+    last_error[sizeof last_error - 1] = '\0';
+    memcpy(last_error, prefix, len);
+    return status;
+}
+
+const char *tdm_status_str(tdm_status status)
+{
+    switch (status) {
+    case TDM_OK: return "TDM_OK";
+    case TDM_ERR_INVALID_ARGUMENT: return "TDM_ERR_INVALID_ARGUMENT";
+    case TDM_ERR_OUT_OF_MEMORY: return "TDM_ERR_OUT_OF_MEMORY";
+    case TDM_ERR_DEVICE_LOST: return "TDM_ERR_DEVICE_LOST";
+    case TDM_ERR_UNSUPPORTED: return "TDM_ERR_UNSUPPORTED";
+    case TDM_ERR_NOT_FOUND: return "TDM_ERR_NOT_FOUND";
+    case TDM_ERR_CORRUPT_DATA: return "TDM_ERR_CORRUPT_DATA";
+    case TDM_ERR_NUMERIC: return "TDM_ERR_NUMERIC";
+    case TDM_ERR_TIMEOUT: return "TDM_ERR_TIMEOUT";
+    case TDM_ERR_BACKEND: return "TDM_ERR_BACKEND";
+    case TDM_ERR_INVALID_STATE: return "TDM_ERR_INVALID_STATE";
+    case TDM_ERR_CANCELLED: return "TDM_ERR_CANCELLED";
+    }
+    return "TDM_ERR_UNKNOWN";
+}

@@ -1,0 +1,91 @@
+/* tandem: devices, logical devices and completion. */
+#ifndef TANDEM_DEVICE_H
+#define TANDEM_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tandem/context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tdm_device tdm_device;
+typedef struct tdm_event tdm_event;
+
+typedef enum tdm_device_type {
+    TDM_DEVICE_OTHER = 0,
+    TDM_DEVICE_CPU = 1,
+    TDM_DEVICE_GPU = 2,           /* a discrete GPU */
+    TDM_DEVICE_INTEGRATED_GPU = 3 /* a GPU sharing memory with the host */
+} tdm_device_type;
+
+#define TDM_DEVICE_NAME_MAX 256
+#define TDM_DEVICE_ID_MAX 32
+
+typedef struct tdm_device_desc {
+    size_t size;                        /* sizeof(tdm_device_desc): set by the INIT macro */
+    char id[TDM_DEVICE_ID_MAX];         /* "opencl:1", "vulkan:0", "vulkan:0/1" (logical) */
+    tdm_backend_kind backend;
+    char name[TDM_DEVICE_NAME_MAX];
+    char vendor[TDM_DEVICE_NAME_MAX];
+    char driver[TDM_DEVICE_NAME_MAX];   /* driver name and version */
+    tdm_device_type type;
+    uint64_t global_memory;             /* bytes usable by this (logical) device */
+    uint64_t max_allocation;            /* largest single buffer, bytes */
+    uint32_t compute_units;
+    int has_uuid;                       /* uuid is meaningful */
+    uint8_t uuid[16];                   /* cl_khr_device_uuid / VkPhysicalDeviceIDProperties */
+    int same_hardware_as;               /* index of an earlier device that is this same
+                                           hardware seen through another API or driver,
+                                           else -1: never use both in one strategy */
+    int parent;                         /* for a logical device, the index of the device it
+                                           was split from, else -1 */
+    uint32_t logical_index;             /* 0..logical_count-1 for logical devices */
+    uint32_t logical_count;             /* replicas the parent was split into, else 0 */
+} tdm_device_desc;
+
+#define TDM_DEVICE_DESC_INIT { .size = sizeof(tdm_device_desc) }
+
+/* Devices of the context, physical first in discovery order (reference, OpenCL by
+ * platform, Vulkan), then logical devices in the order they were created. */
+TDM_API size_t tdm_context_device_count(const tdm_context *ctx);
+TDM_API tdm_status tdm_context_device(tdm_context *ctx, size_t index, tdm_device **out);
+
+/* Fills *desc (whose size field the caller sets, see TDM_DEVICE_DESC_INIT). */
+TDM_API tdm_status tdm_device_describe(const tdm_device *dev, tdm_device_desc *desc);
+
+/* The device's index in the context. */
+TDM_API size_t tdm_device_index(const tdm_device *dev);
+
+/* Splits a physical device into `count` logical devices, each with its own queue
+ * and an equal share of the memory (TF's logical device configuration): several
+ * replicas on one card, or several replicas on one CPU for testing. The logical
+ * devices are appended to the context's device list; out receives `count` handles
+ * owned by the context. */
+TDM_API tdm_status tdm_device_split(tdm_device *dev, uint32_t count, tdm_device **out);
+
+/* Blocks until every operation submitted to the device has completed. */
+TDM_API tdm_status tdm_device_finish(tdm_device *dev);
+
+/* Records a point in the device's queue; the event completes when every operation
+ * submitted to the device before it has completed. */
+TDM_API tdm_status tdm_device_record_event(tdm_device *dev, tdm_event **out);
+
+/* Blocks until the event completes. */
+TDM_API tdm_status tdm_event_wait(tdm_event *event);
+
+/* *done = 1 if the event has completed, else 0; does not block. */
+TDM_API tdm_status tdm_event_query(tdm_event *event, int *done);
+
+/* NULL-safe. */
+TDM_API void tdm_event_destroy(tdm_event *event);
+
+/* Device type as a word: "cpu", "gpu", "integrated", "other". */
+TDM_API const char *tdm_device_type_name(tdm_device_type type);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,15 @@
+/* tandem: data-parallel training across compute devices of any vendor.
+ * The umbrella header: include this one. */
+#ifndef TANDEM_TANDEM_H
+#define TANDEM_TANDEM_H
+
+#define TDM_VERSION_MAJOR 0
+#define TDM_VERSION_MINOR 1
+#define TDM_VERSION_PATCH 0
+
+#include "tandem/status.h"
+#include "tandem/context.h"
+#include "tandem/device.h"
+#include "tandem/buffer.h"
+
+#endif

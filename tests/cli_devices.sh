@@ -1,0 +1,18 @@
+#!/bin/sh
+# tandem devices with POCL_DEVICES="pthread pthread" and lavapipe: two OpenCL
+# devices and the Vulkan device, in the table and in --json.
+set -eu
+tandem=$1
+json=$("$tandem" devices --json)
+table=$("$tandem" devices)
+count() { printf '%s\n' "$1" | grep -c -- "$2" || true; }
+fail=0
+[ "$(count "$json" '"backend": "opencl"')" -eq 2 ] || { echo "want 2 OpenCL devices in --json"; fail=1; }
+[ "$(count "$json" '"backend": "vulkan"')" -ge 1 ] || { echo "want a Vulkan device in --json"; fail=1; }
+[ "$(count "$table" ' opencl:')" -eq 2 ] || { echo "want 2 OpenCL rows in the table"; fail=1; }
+[ "$(count "$table" ' vulkan:')" -ge 1 ] || { echo "want a Vulkan row in the table"; fail=1; }
+printf '%s\n' "$table" | head -n 1 | grep -q "max alloc" || { echo "table header missing"; fail=1; }
+"$tandem" devices --bogus >/dev/null 2>&1 && { echo "a bad option must fail"; fail=1; }
+[ $fail -eq 0 ] && echo "cli_devices: ok"
+printf '%s\n' "$table"
+exit $fail

@@ -1,0 +1,62 @@
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "harness.h"
+
+int test_failures;
+
+int test_finish(const char *name)
+{
+    if (test_failures)
+        fprintf(stderr, "%s: %d check(s) failed\n", name, test_failures);
+    else
+        printf("%s: all checks passed\n", name);
+    return test_failures ? 1 : 0;
+}
+
+static void log_to_stderr(tdm_log_level level, const char *message, void *user_data)
+{
+    (void)user_data;
+    fprintf(stderr, "[tandem %d] %s\n", (int)level, message);
+}
+
+tdm_context *test_context(uint32_t backends)
+{
+    tdm_context_options opts = TDM_CONTEXT_OPTIONS_INIT;
+    opts.backends = backends;
+    opts.log = log_to_stderr;
+    opts.log_level = TDM_LOG_INFO;
+    tdm_context *ctx;
+    if (tdm_context_create(&opts, &ctx) != TDM_OK) {
+        fprintf(stderr, "cannot create a context: %s\n", tdm_last_error());
+        exit(1);
+    }
+    return ctx;
+}
+
+size_t test_devices_of(tdm_context *ctx, tdm_backend_kind backend, tdm_device **out,
+                       size_t max)
+{
+    size_t found = 0;
+    for (size_t i = 0; i < tdm_context_device_count(ctx) && found < max; i++) {
+        tdm_device *dev;
+        tdm_device_desc desc = TDM_DEVICE_DESC_INIT;
+        if (tdm_context_device(ctx, i, &dev) == TDM_OK &&
+            tdm_device_describe(dev, &desc) == TDM_OK && desc.backend == backend &&
+            desc.parent < 0)
+            out[found++] = dev;
+    }
+    return found;
+}
+
+void test_random_bytes(void *dst, size_t size, unsigned seed)
+{
+    uint64_t x = 0x9E3779B97F4A7C15ull * (seed + 1);
+    unsigned char *p = dst;
+    for (size_t i = 0; i < size; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        p[i] = (unsigned char)(x >> 24);
+    }
+}

@@ -1,0 +1,58 @@
+/* A tiny test harness: CHECK records a failure and carries on, so one run reports
+ * every broken case; the test's exit status is non-zero if any CHECK failed. */
+#ifndef TDM_TEST_HARNESS_H
+#define TDM_TEST_HARNESS_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "tandem/tandem.h"
+
+extern int test_failures;
+
+#define CHECK(cond)                                                                      \
+    do {                                                                                 \
+        if (!(cond)) {                                                                   \
+            test_failures++;                                                             \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);     \
+        }                                                                                \
+    } while (0)
+
+/* A call that must succeed; on failure prints the status and tdm_last_error(). */
+#define CHECK_OK(call)                                                                   \
+    do {                                                                                 \
+        tdm_status check_ok_status_ = (call);                                            \
+        if (check_ok_status_ != TDM_OK) {                                                \
+            test_failures++;                                                             \
+            fprintf(stderr, "%s:%d: %s returned %s: %s\n", __FILE__, __LINE__, #call,    \
+                    tdm_status_str(check_ok_status_), tdm_last_error());                 \
+        }                                                                                \
+    } while (0)
+
+/* A call that must fail with `expected` and a last error containing `needle`. */
+#define CHECK_FAILS(call, expected, needle)                                              \
+    do {                                                                                 \
+        tdm_status check_fails_status_ = (call);                                         \
+        if (check_fails_status_ != (expected) || !strstr(tdm_last_error(), (needle))) {  \
+            test_failures++;                                                             \
+            fprintf(stderr, "%s:%d: %s returned %s ('%s'), expected %s mentioning '%s'\n", \
+                    __FILE__, __LINE__, #call, tdm_status_str(check_fails_status_),      \
+                    tdm_last_error(), tdm_status_str(expected), (needle));               \
+        }                                                                                \
+    } while (0)
+
+/* Ends main: prints a summary line and returns the exit status. */
+int test_finish(const char *name);
+
+/* A context with the given backends whose log goes to stderr; aborts the test
+ * (exit 1) if it cannot be created. */
+tdm_context *test_context(uint32_t backends);
+
+/* The context's devices of one backend, physical only, in order; returns how many. */
+size_t test_devices_of(tdm_context *ctx, tdm_backend_kind backend, tdm_device **out,
+                       size_t max);
+
+/* Deterministic pseudo-random bytes (xorshift), different for each seed. */
+void test_random_bytes(void *dst, size_t size, unsigned seed);
+
+#endif

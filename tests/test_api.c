@@ -1,0 +1,164 @@
+/* The public API's argument checks, errors and options, on the reference backend. */
+#include <pthread.h>
+#include <stdint.h>
+
+#include "harness.h"
+
+static void check_status_names(void)
+{
+    CHECK(strcmp(tdm_status_str(TDM_OK), "TDM_OK") == 0);
+    CHECK(strcmp(tdm_status_str(TDM_ERR_OUT_OF_MEMORY), "TDM_ERR_OUT_OF_MEMORY") == 0);
+    CHECK(strcmp(tdm_status_str((tdm_status)999), "TDM_ERR_UNKNOWN") == 0);
+    CHECK(strcmp(tdm_backend_name(TDM_BACKEND_VULKAN), "vulkan") == 0);
+    CHECK(tdm_backend_built(TDM_BACKEND_REFERENCE));
+}
+
+static void check_options(void)
+{
+    tdm_context *ctx = (tdm_context *)1;
+    tdm_context_options opts = TDM_CONTEXT_OPTIONS_INIT;
+    opts.size = 0;
+    CHECK_FAILS(tdm_context_create(&opts, &ctx), TDM_ERR_INVALID_ARGUMENT, "_INIT");
+    CHECK(ctx == NULL);
+    opts.size = sizeof opts + 8;
+    CHECK_FAILS(tdm_context_create(&opts, &ctx), TDM_ERR_INVALID_ARGUMENT, "size field");
+    CHECK_FAILS(tdm_context_create(NULL, NULL), TDM_ERR_INVALID_ARGUMENT, "'out'");
+    /* An older caller's smaller struct: the missing fields keep their defaults. */
+    opts.size = offsetof(tdm_context_options, log);
+    opts.backends = TDM_BACKEND_BIT(TDM_BACKEND_REFERENCE);
+    CHECK_OK(tdm_context_create(&opts, &ctx));
+    CHECK(tdm_context_device_count(ctx) == 1);
+    tdm_context_destroy(ctx);
+    tdm_context_destroy(NULL);
+}
+
+static void check_device_args(tdm_context *ctx, tdm_device *dev)
+{
+    tdm_device *out;
+    CHECK_FAILS(tdm_context_device(ctx, 99, &out), TDM_ERR_NOT_FOUND, "99");
+    CHECK_FAILS(tdm_context_device(NULL, 0, &out), TDM_ERR_INVALID_ARGUMENT, "'ctx'");
+    tdm_device_desc desc = TDM_DEVICE_DESC_INIT;
+    desc.size = 3;
+    CHECK_FAILS(tdm_device_describe(dev, &desc), TDM_ERR_INVALID_ARGUMENT, "desc->size");
+    CHECK_FAILS(tdm_device_describe(NULL, &desc), TDM_ERR_INVALID_ARGUMENT, "'dev'");
+    CHECK_FAILS(tdm_device_finish(NULL), TDM_ERR_INVALID_ARGUMENT, "'dev'");
+    tdm_device *logical[2];
+    CHECK_FAILS(tdm_device_split(dev, 0, logical), TDM_ERR_INVALID_ARGUMENT, "count");
+    CHECK_FAILS(tdm_device_split(dev, 65, logical), TDM_ERR_INVALID_ARGUMENT, "count");
+    CHECK_FAILS(tdm_device_split(NULL, 2, logical), TDM_ERR_INVALID_ARGUMENT, "'dev'");
+    CHECK_OK(tdm_device_split(dev, 2, logical));
+    CHECK_FAILS(tdm_device_split(logical[0], 2, logical), TDM_ERR_INVALID_ARGUMENT,
+                "already a logical device");
+    CHECK_FAILS(tdm_device_record_event(NULL, NULL), TDM_ERR_INVALID_ARGUMENT, "'dev'");
+    CHECK_FAILS(tdm_event_wait(NULL), TDM_ERR_INVALID_ARGUMENT, "'event'");
+    tdm_event_destroy(NULL);
+}
+
+static void check_logical_descriptions(tdm_context *ctx, tdm_device *dev)
+{
+    tdm_device_desc parent = TDM_DEVICE_DESC_INIT, child = TDM_DEVICE_DESC_INIT;
+    tdm_device *logical[4];
+    CHECK_OK(tdm_device_split(dev, 4, logical));
+    CHECK_OK(tdm_device_describe(dev, &parent));
+    CHECK_OK(tdm_device_describe(logical[3], &child));
+    CHECK(child.parent == (int)tdm_device_index(dev));
+    CHECK(child.logical_index == 3 && child.logical_count == 4);
+    CHECK(child.global_memory == parent.global_memory / 4);
+    CHECK(strcmp(child.id, "reference:0/3") == 0);
+    CHECK(tdm_device_index(logical[3]) == tdm_context_device_count(ctx) - 1);
+}
+
+/* A logical device's memory share is a budget: allocations past it fail. */
+static void check_memory_budget(tdm_device *dev)
+{
+    tdm_device *logical[64];
+    CHECK_OK(tdm_device_split(dev, 64, logical));
+    tdm_device_desc desc = TDM_DEVICE_DESC_INIT;
+    CHECK_OK(tdm_device_describe(logical[0], &desc));
+    size_t part = (size_t)(desc.global_memory / 5 * 2);
+    tdm_buffer *a = NULL, *b = NULL, *c = NULL;
+    CHECK_OK(tdm_buffer_alloc(logical[0], part, &a));
+    CHECK_OK(tdm_buffer_alloc(logical[0], part, &b));
+    CHECK_FAILS(tdm_buffer_alloc(logical[0], part, &c), TDM_ERR_OUT_OF_MEMORY, "in use");
+    tdm_buffer_free(b);
+    CHECK_OK(tdm_buffer_alloc(logical[0], part, &c)); /* freeing returned the budget */
+    tdm_buffer_free(a);
+    tdm_buffer_free(c);
+}
+
+static void check_buffer_args(tdm_device *dev)
+{
+    tdm_buffer *buf = NULL, *other = NULL;
+    unsigned char bytes[64] = {0};
+    CHECK_FAILS(tdm_buffer_alloc(dev, 0, &buf), TDM_ERR_INVALID_ARGUMENT, "'size' is 0");
+    CHECK_FAILS(tdm_buffer_alloc(NULL, 16, &buf), TDM_ERR_INVALID_ARGUMENT, "'dev'");
+    CHECK_FAILS(tdm_buffer_alloc(dev, 16, NULL), TDM_ERR_INVALID_ARGUMENT, "'out'");
+    CHECK_FAILS(tdm_buffer_alloc(dev, SIZE_MAX, &buf), TDM_ERR_OUT_OF_MEMORY,
+                "max single allocation");
+    CHECK_OK(tdm_buffer_alloc(dev, 16, &buf));
+    CHECK_OK(tdm_buffer_alloc(dev, 16, &other));
+    CHECK_FAILS(tdm_buffer_write(NULL, 0, bytes, 1), TDM_ERR_INVALID_ARGUMENT, "'buf'");
+    CHECK_FAILS(tdm_buffer_write(buf, 0, NULL, 1), TDM_ERR_INVALID_ARGUMENT, "'src'");
+    CHECK_FAILS(tdm_buffer_write(buf, 10, bytes, 7), TDM_ERR_INVALID_ARGUMENT, "past the end");
+    CHECK_FAILS(tdm_buffer_write(buf, 17, bytes, 0), TDM_ERR_INVALID_ARGUMENT, "past the end");
+    CHECK_FAILS(tdm_buffer_read(buf, SIZE_MAX, bytes, 2), TDM_ERR_INVALID_ARGUMENT,
+                "past the end");
+    CHECK_FAILS(tdm_buffer_read(buf, 0, NULL, 1), TDM_ERR_INVALID_ARGUMENT, "'dst'");
+    CHECK_OK(tdm_buffer_read(buf, 16, NULL, 0));
+    CHECK_FAILS(tdm_buffer_fill(buf, 0, bytes, 3, 6), TDM_ERR_INVALID_ARGUMENT, "pattern_size");
+    CHECK_FAILS(tdm_buffer_fill(buf, 0, bytes, 128, 0), TDM_ERR_INVALID_ARGUMENT,
+                "pattern_size");
+    CHECK_FAILS(tdm_buffer_fill(buf, 2, bytes, 4, 8), TDM_ERR_INVALID_ARGUMENT, "multiples");
+    CHECK_FAILS(tdm_buffer_fill(buf, 0, bytes, 4, 6), TDM_ERR_INVALID_ARGUMENT, "multiples");
+    CHECK_FAILS(tdm_buffer_fill(buf, 8, bytes, 4, 12), TDM_ERR_INVALID_ARGUMENT, "past the end");
+    CHECK_FAILS(tdm_buffer_fill(buf, 0, NULL, 4, 4), TDM_ERR_INVALID_ARGUMENT, "'pattern'");
+    tdm_buffer_view a = {buf, 0, 8}, b = {other, 0, 9}, c = {buf, 4, 8}, none = {NULL, 0, 0};
+    CHECK_FAILS(tdm_buffer_copy(&a, &b), TDM_ERR_INVALID_ARGUMENT, "differs");
+    CHECK_FAILS(tdm_buffer_copy(&a, &c), TDM_ERR_INVALID_ARGUMENT, "overlaps");
+    CHECK_FAILS(tdm_buffer_copy(&a, NULL), TDM_ERR_INVALID_ARGUMENT, "'src'");
+    CHECK_FAILS(tdm_buffer_copy(&none, &a), TDM_ERR_INVALID_ARGUMENT, "dst->buffer");
+    b.size = 8;
+    b.offset = 9;
+    CHECK_FAILS(tdm_buffer_copy(&a, &b), TDM_ERR_INVALID_ARGUMENT, "src offset 9");
+    CHECK(tdm_buffer_size(buf) == 16 && tdm_buffer_device(buf) == dev);
+    CHECK(tdm_buffer_size(NULL) == 0 && tdm_buffer_device(NULL) == NULL);
+    tdm_buffer_free(other);
+    tdm_buffer_free(NULL);
+    (void)buf; /* left allocated: the context frees it */
+}
+
+/* Each thread keeps its own last error. */
+static void *fail_in_thread(void *arg)
+{
+    tdm_buffer_alloc(NULL, 1, NULL);
+    return strstr(tdm_last_error(), "'dev'") ? arg : NULL;
+}
+
+static void check_thread_local_errors(tdm_device *dev)
+{
+    tdm_buffer *buf;
+    CHECK_FAILS(tdm_buffer_alloc(dev, 0, &buf), TDM_ERR_INVALID_ARGUMENT, "'size' is 0");
+    static int marker;
+    pthread_t thread;
+    void *result = NULL;
+    CHECK(pthread_create(&thread, NULL, fail_in_thread, &marker) == 0);
+    CHECK(pthread_join(thread, &result) == 0);
+    CHECK(result == &marker);
+    CHECK(strstr(tdm_last_error(), "'size' is 0") != NULL);
+}
+
+int main(void)
+{
+    check_status_names();
+    check_options();
+    tdm_context *ctx = test_context(TDM_BACKEND_BIT(TDM_BACKEND_REFERENCE));
+    tdm_device *dev;
+    CHECK_OK(tdm_context_device(ctx, 0, &dev));
+    check_device_args(ctx, dev);
+    check_logical_descriptions(ctx, dev);
+    check_memory_budget(dev);
+    check_buffer_args(dev);
+    check_thread_local_errors(dev);
+    tdm_context_destroy(ctx);
+    return test_finish("test_api");
+}

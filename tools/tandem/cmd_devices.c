@@ -1,0 +1,124 @@
+/* tandem devices: a table (or JSON) of every device on every backend. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "format.h"
+#include "json_writer.h"
+#include "tandem/tandem.h"
+
+static void log_to_stderr(tdm_log_level level, const char *message, void *user_data)
+{
+    (void)user_data;
+    fprintf(stderr, "tandem: %s: %s\n", level >= TDM_LOG_WARN ? "warning" : "note", message);
+}
+
+static void print_note(const tdm_device_desc *d)
+{
+    if (d->same_hardware_as >= 0)
+        printf("  (same hardware as #%d)", d->same_hardware_as);
+    if (d->parent >= 0)
+        printf("  (logical %u of %u of #%d)", d->logical_index + 1, d->logical_count,
+               d->parent);
+}
+
+static void print_row(size_t index, const tdm_device_desc *d)
+{
+    char memory[32], max_alloc[32], units[16] = "?";
+    format_bytes(d->global_memory, memory, sizeof memory);
+    format_bytes(d->max_allocation, max_alloc, sizeof max_alloc);
+    if (d->compute_units)
+        snprintf(units, sizeof units, "%u", d->compute_units);
+    printf("%3zu  %-12s %-40.40s %-18.18s %-10s %10s %10s %4s", index, d->id, d->name,
+           d->vendor, tdm_device_type_name(d->type), memory, max_alloc, units);
+    print_note(d);
+    printf("\n");
+}
+
+static void print_table(const tdm_device_desc *descs, size_t n)
+{
+    printf("%3s  %-12s %-40s %-18s %-10s %10s %10s %4s\n", "#", "device", "name", "vendor",
+           "type", "memory", "max alloc", "CUs");
+    for (size_t i = 0; i < n; i++)
+        print_row(i, &descs[i]);
+    if (n == 0)
+        printf("(no devices: install an OpenCL or Vulkan driver)\n");
+}
+
+static void json_device(json_writer *w, size_t index, const tdm_device_desc *d)
+{
+    json_begin_object(w, NULL);
+    json_uint(w, "index", index);
+    json_string(w, "id", d->id);
+    json_string(w, "backend", tdm_backend_name(d->backend));
+    json_string(w, "name", d->name);
+    json_string(w, "vendor", d->vendor);
+    json_string(w, "driver", d->driver);
+    json_string(w, "type", tdm_device_type_name(d->type));
+    json_uint(w, "global_memory", d->global_memory);
+    json_uint(w, "max_allocation", d->max_allocation);
+    json_uint(w, "compute_units", d->compute_units);
+    char uuid[40];
+    format_uuid(d->uuid, uuid);
+    if (d->has_uuid)
+        json_string(w, "uuid", uuid);
+    else
+        json_null(w, "uuid");
+    json_int(w, "same_hardware_as", d->same_hardware_as);
+    json_int(w, "parent", d->parent);
+    json_end_object(w);
+}
+
+static void print_json(const tdm_device_desc *descs, size_t n)
+{
+    json_writer w = {stdout, 0, 0};
+    json_begin_object(&w, NULL);
+    json_begin_array(&w, "devices");
+    for (size_t i = 0; i < n; i++)
+        json_device(&w, i, &descs[i]);
+    json_end_array(&w);
+    json_end_object(&w);
+}
+
+static int usage(FILE *out, int status)
+{
+    fprintf(out, "usage: tandem devices [--json]\n\n"
+                 "Lists every device of every backend (reference, OpenCL, Vulkan).\n"
+                 "  --json   machine-readable output\n");
+    return status;
+}
+
+#define MAX_LISTED 256
+
+int cmd_devices(int argc, char **argv)
+{
+    int json = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--json") == 0)
+            json = 1;
+        else
+            return usage(strcmp(argv[i], "--help") ? stderr : stdout, strcmp(argv[i], "--help") ? 2 : 0);
+    }
+    tdm_context_options opts = TDM_CONTEXT_OPTIONS_INIT;
+    opts.log = log_to_stderr;
+    tdm_context *ctx;
+    if (tdm_context_create(&opts, &ctx) != TDM_OK) {
+        fprintf(stderr, "tandem: %s\n", tdm_last_error());
+        return 1;
+    }
+    static tdm_device_desc descs[MAX_LISTED];
+    size_t n = tdm_context_device_count(ctx);
+    n = n < MAX_LISTED ? n : MAX_LISTED;
+    for (size_t i = 0; i < n; i++) {
+        tdm_device *dev;
+        descs[i] = (tdm_device_desc)TDM_DEVICE_DESC_INIT;
+        tdm_context_device(ctx, i, &dev);
+        tdm_device_describe(dev, &descs[i]);
+    }
+    if (json)
+        print_json(descs, n);
+    else
+        print_table(descs, n);
+    tdm_context_destroy(ctx);
+    return 0;
+}

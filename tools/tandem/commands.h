@@ -1,0 +1,8 @@
+/* The tandem command-line tool's subcommands. */
+#ifndef TANDEM_CLI_COMMANDS_H
+#define TANDEM_CLI_COMMANDS_H
+
+/* Each returns the process exit status. argv[0] is the subcommand's name. */
+int cmd_devices(int argc, char **argv);
+
+#endif

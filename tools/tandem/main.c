@@ -1,0 +1,44 @@
+/* tandem: the command-line tool. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "tandem/tandem.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"devices", cmd_devices, "list every device on every backend"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: tandem COMMAND [OPTIONS]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n'tandem COMMAND --help' describes a command's options.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("tandem %d.%d.%d\n", TDM_VERSION_MAJOR, TDM_VERSION_MINOR, TDM_VERSION_PATCH);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "tandem: unknown command '%s'\n\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
