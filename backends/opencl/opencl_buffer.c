@@ -1,0 +1,119 @@
+/* Buffers: cl_mem objects of the platform's context, so that every device of that
+ * context can use and copy them. */
+#include "error.h"
+#include "opencl_internal.h"
+
+/* The codes drivers use for "no memory left" when creating a buffer; an invalid
+ * size is one over a limit, which tandem also reports as out of memory. */
+static int is_allocation_failure(cl_int err)
+{
+    return err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+           err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE;
+}
+
+/* PoCL allocates lazily, so an allocation failure may only surface on first use. */
+tdm_status tdm_opencl_buffer_alloc(tdm_buffer *buf)
+{
+    const tdm_device *dev = buf->device;
+    cl_int err;
+    cl_mem mem = clCreateBuffer(tdm_opencl_dev(dev)->context, CL_MEM_READ_WRITE, buf->size,
+                                NULL, &err);
+
+    if (err == CL_SUCCESS) {
+        buf->impl = mem;
+        return TDM_OK;
+    }
+    return tdm_fail(is_allocation_failure(err) ? TDM_ERR_OUT_OF_MEMORY : TDM_ERR_BACKEND,
+                    "%s '%s': could not allocate %zu bytes (%.1f MiB): clCreateBuffer "
+                    "failed: %s (%d)",
+                    dev->desc.id, dev->desc.name, buf->size, (double)buf->size / 1048576.0,
+                    tdm_opencl_error_name(err), (int)err);
+}
+
+void tdm_opencl_buffer_free(tdm_buffer *buf)
+{
+    clReleaseMemObject(tdm_opencl_mem(buf));
+    buf->impl = NULL;
+}
+
+static tdm_status check(const tdm_device *dev, const char *call, cl_int err)
+{
+    return err == CL_SUCCESS ? TDM_OK : tdm_opencl_fail(dev, call, err);
+}
+
+tdm_status tdm_opencl_write(tdm_buffer *buf, size_t offset, const void *src, size_t size)
+{
+    return check(buf->device, "clEnqueueWriteBuffer",
+                 clEnqueueWriteBuffer(tdm_opencl_dev(buf->device)->queue, tdm_opencl_mem(buf),
+                                      CL_TRUE, offset, size, src, 0, NULL, NULL));
+}
+
+tdm_status tdm_opencl_read(tdm_buffer *buf, size_t offset, void *dst, size_t size)
+{
+    return check(buf->device, "clEnqueueReadBuffer",
+                 clEnqueueReadBuffer(tdm_opencl_dev(buf->device)->queue, tdm_opencl_mem(buf),
+                                     CL_TRUE, offset, size, dst, 0, NULL, NULL));
+}
+
+tdm_status tdm_opencl_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern,
+                           size_t words, size_t size)
+{
+    return check(buf->device, "clEnqueueFillBuffer",
+                 clEnqueueFillBuffer(tdm_opencl_dev(buf->device)->queue, tdm_opencl_mem(buf),
+                                     pattern, 4 * words, offset, size, 0, NULL, NULL));
+}
+
+/* One context means one memory space: buffers move between its devices directly. */
+int tdm_opencl_can_copy(const tdm_device *dst, const tdm_device *src)
+{
+    return tdm_opencl_dev(dst)->context == tdm_opencl_dev(src)->context;
+}
+
+/* Checks an enqueue, then flushes: a command another queue waits on must have
+ * been flushed, or the wait may never end. */
+static tdm_status flushed(const tdm_device *dev, const char *call, cl_int err)
+{
+    if (err == CL_SUCCESS) {
+        call = "clFlush";
+        err = clFlush(tdm_opencl_dev(dev)->queue);
+    }
+    return check(dev, call, err);
+}
+
+/* Between the queues of two devices of one context: a marker on src's queue lets
+ * the copy on dst's queue see src's earlier work, and a barrier on src's queue
+ * keeps src's later work from overwriting src before the copy has read it. */
+static tdm_status copy_peer(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
+                            size_t src_offset, size_t size)
+{
+    cl_command_queue src_queue = tdm_opencl_dev(src->device)->queue;
+    cl_event ready = NULL, copied = NULL;
+    tdm_status st = flushed(src->device, "clEnqueueMarkerWithWaitList",
+                            clEnqueueMarkerWithWaitList(src_queue, 0, NULL, &ready));
+
+    if (st == TDM_OK)
+        st = flushed(dst->device, "clEnqueueCopyBuffer",
+                     clEnqueueCopyBuffer(tdm_opencl_dev(dst->device)->queue,
+                                         tdm_opencl_mem(src), tdm_opencl_mem(dst), src_offset,
+                                         dst_offset, size, 1, &ready, &copied));
+    if (st == TDM_OK)
+        st = flushed(src->device, "clEnqueueBarrierWithWaitList",
+                     clEnqueueBarrierWithWaitList(src_queue, 1, &copied, NULL));
+    if (ready)
+        clReleaseEvent(ready);
+    if (copied)
+        clReleaseEvent(copied);
+    return st;
+}
+
+tdm_status tdm_opencl_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
+                           size_t src_offset, size_t size)
+{
+    cl_command_queue queue = tdm_opencl_dev(dst->device)->queue;
+
+    if (queue != tdm_opencl_dev(src->device)->queue)
+        return copy_peer(dst, dst_offset, src, src_offset, size);
+    return check(dst->device, "clEnqueueCopyBuffer",
+                 clEnqueueCopyBuffer(queue, tdm_opencl_mem(src), tdm_opencl_mem(dst),
+                                     src_offset, dst_offset, size, 0, NULL, NULL));
+}

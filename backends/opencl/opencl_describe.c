@@ -1,0 +1,98 @@
+/* Device descriptions from clGetDeviceInfo. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opencl_internal.h"
+
+/* cl_khr_device_uuid, for headers that predate it. */
+#ifndef CL_DEVICE_UUID_KHR
+#define CL_DEVICE_UUID_KHR 0x106A
+#endif
+
+/* A string property, malloc'd, or NULL: its length has no bound (extensions). */
+static char *device_string(cl_device_id id, cl_device_info what)
+{
+    size_t size = 0;
+
+    if (clGetDeviceInfo(id, what, 0, NULL, &size) != CL_SUCCESS || size == 0)
+        return NULL;
+    char *s = malloc(size + 1);
+    if (s && clGetDeviceInfo(id, what, size, s, NULL) == CL_SUCCESS) {
+        s[size] = '\0';
+        return s;
+    }
+    free(s);
+    return NULL;
+}
+
+/* A string property into out, truncated to fit; "" when unavailable. */
+static void copy_string(cl_device_id id, cl_device_info what, char *out, size_t cap)
+{
+    char *s = device_string(id, what);
+
+    snprintf(out, cap, "%s", s ? s : "");
+    free(s);
+}
+
+static cl_ulong device_ulong(cl_device_id id, cl_device_info what)
+{
+    cl_ulong v = 0;
+
+    clGetDeviceInfo(id, what, sizeof v, &v, NULL);
+    return v;
+}
+
+static cl_uint device_uint(cl_device_id id, cl_device_info what)
+{
+    cl_uint v = 0;
+
+    clGetDeviceInfo(id, what, sizeof v, &v, NULL);
+    return v;
+}
+
+/* Whether the space-separated extension list names ext as a whole word. */
+static int has_extension(cl_device_id id, const char *ext)
+{
+    char *list = device_string(id, CL_DEVICE_EXTENSIONS);
+    size_t len = strlen(ext);
+    int found = 0;
+
+    for (char *p = list ? strstr(list, ext) : NULL; p && !found; p = strstr(p + len, ext))
+        found = (p == list || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0');
+    free(list);
+    return found;
+}
+
+/* A GPU that shares memory with the host is an integrated one. */
+static tdm_device_type device_type(cl_device_id id)
+{
+    cl_device_type type = device_ulong(id, CL_DEVICE_TYPE);
+
+    if (type & CL_DEVICE_TYPE_GPU)
+        return device_uint(id, CL_DEVICE_HOST_UNIFIED_MEMORY) ? TDM_DEVICE_INTEGRATED_GPU
+                                                              : TDM_DEVICE_GPU;
+    return (type & CL_DEVICE_TYPE_CPU) ? TDM_DEVICE_CPU : TDM_DEVICE_OTHER;
+}
+
+void tdm_opencl_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc)
+{
+    const tdm_opencl_physical *phys = &be->devices[index];
+    cl_device_id id = phys->id;
+    char *version = device_string(id, CL_DRIVER_VERSION);
+
+    desc->backend = TDM_BACKEND_OPENCL;
+    copy_string(id, CL_DEVICE_NAME, desc->name, sizeof desc->name);
+    copy_string(id, CL_DEVICE_VENDOR, desc->vendor, sizeof desc->vendor);
+    if (snprintf(desc->driver, sizeof desc->driver, "%s %s", phys->platform->name,
+                 version ? version : "") < 0)
+        desc->driver[0] = '\0'; /* truncation is fine, an encoding error is not */
+    free(version);
+    desc->type = device_type(id);
+    desc->global_memory = device_ulong(id, CL_DEVICE_GLOBAL_MEM_SIZE);
+    desc->max_allocation = device_ulong(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    desc->compute_units = device_uint(id, CL_DEVICE_MAX_COMPUTE_UNITS);
+    desc->has_uuid = has_extension(id, "cl_khr_device_uuid") &&
+                     clGetDeviceInfo(id, CL_DEVICE_UUID_KHR, sizeof desc->uuid, desc->uuid,
+                                     NULL) == CL_SUCCESS;
+}

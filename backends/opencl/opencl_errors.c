@@ -1,0 +1,106 @@
+/* OpenCL error codes as names, and their mapping to tandem statuses. */
+#include "opencl_internal.h"
+
+#include "error.h"
+
+#define TDM_CL_ERROR(code) \
+    case code:             \
+        return #code;
+
+const char *tdm_opencl_error_name(cl_int err)
+{
+    switch (err) {
+        TDM_CL_ERROR(CL_SUCCESS)
+        TDM_CL_ERROR(CL_DEVICE_NOT_FOUND)
+        TDM_CL_ERROR(CL_DEVICE_NOT_AVAILABLE)
+        TDM_CL_ERROR(CL_COMPILER_NOT_AVAILABLE)
+        TDM_CL_ERROR(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+        TDM_CL_ERROR(CL_OUT_OF_RESOURCES)
+        TDM_CL_ERROR(CL_OUT_OF_HOST_MEMORY)
+        TDM_CL_ERROR(CL_PROFILING_INFO_NOT_AVAILABLE)
+        TDM_CL_ERROR(CL_MEM_COPY_OVERLAP)
+        TDM_CL_ERROR(CL_IMAGE_FORMAT_MISMATCH)
+        TDM_CL_ERROR(CL_IMAGE_FORMAT_NOT_SUPPORTED)
+        TDM_CL_ERROR(CL_BUILD_PROGRAM_FAILURE)
+        TDM_CL_ERROR(CL_MAP_FAILURE)
+        TDM_CL_ERROR(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+        TDM_CL_ERROR(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+        TDM_CL_ERROR(CL_COMPILE_PROGRAM_FAILURE)
+        TDM_CL_ERROR(CL_LINKER_NOT_AVAILABLE)
+        TDM_CL_ERROR(CL_LINK_PROGRAM_FAILURE)
+        TDM_CL_ERROR(CL_DEVICE_PARTITION_FAILED)
+        TDM_CL_ERROR(CL_KERNEL_ARG_INFO_NOT_AVAILABLE)
+        TDM_CL_ERROR(CL_INVALID_VALUE)
+        TDM_CL_ERROR(CL_INVALID_DEVICE_TYPE)
+        TDM_CL_ERROR(CL_INVALID_PLATFORM)
+        TDM_CL_ERROR(CL_INVALID_DEVICE)
+        TDM_CL_ERROR(CL_INVALID_CONTEXT)
+        TDM_CL_ERROR(CL_INVALID_QUEUE_PROPERTIES)
+        TDM_CL_ERROR(CL_INVALID_COMMAND_QUEUE)
+        TDM_CL_ERROR(CL_INVALID_HOST_PTR)
+        TDM_CL_ERROR(CL_INVALID_MEM_OBJECT)
+        TDM_CL_ERROR(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR)
+        TDM_CL_ERROR(CL_INVALID_IMAGE_SIZE)
+        TDM_CL_ERROR(CL_INVALID_SAMPLER)
+        TDM_CL_ERROR(CL_INVALID_BINARY)
+        TDM_CL_ERROR(CL_INVALID_BUILD_OPTIONS)
+        TDM_CL_ERROR(CL_INVALID_PROGRAM)
+        TDM_CL_ERROR(CL_INVALID_PROGRAM_EXECUTABLE)
+        TDM_CL_ERROR(CL_INVALID_KERNEL_NAME)
+        TDM_CL_ERROR(CL_INVALID_KERNEL_DEFINITION)
+        TDM_CL_ERROR(CL_INVALID_KERNEL)
+        TDM_CL_ERROR(CL_INVALID_ARG_INDEX)
+        TDM_CL_ERROR(CL_INVALID_ARG_VALUE)
+        TDM_CL_ERROR(CL_INVALID_ARG_SIZE)
+        TDM_CL_ERROR(CL_INVALID_KERNEL_ARGS)
+        TDM_CL_ERROR(CL_INVALID_WORK_DIMENSION)
+        TDM_CL_ERROR(CL_INVALID_WORK_GROUP_SIZE)
+        TDM_CL_ERROR(CL_INVALID_WORK_ITEM_SIZE)
+        TDM_CL_ERROR(CL_INVALID_GLOBAL_OFFSET)
+        TDM_CL_ERROR(CL_INVALID_EVENT_WAIT_LIST)
+        TDM_CL_ERROR(CL_INVALID_EVENT)
+        TDM_CL_ERROR(CL_INVALID_OPERATION)
+        TDM_CL_ERROR(CL_INVALID_GL_OBJECT)
+        TDM_CL_ERROR(CL_INVALID_BUFFER_SIZE)
+        TDM_CL_ERROR(CL_INVALID_MIP_LEVEL)
+        TDM_CL_ERROR(CL_INVALID_GLOBAL_WORK_SIZE)
+        TDM_CL_ERROR(CL_INVALID_PROPERTY)
+        TDM_CL_ERROR(CL_INVALID_IMAGE_DESCRIPTOR)
+        TDM_CL_ERROR(CL_INVALID_COMPILER_OPTIONS)
+        TDM_CL_ERROR(CL_INVALID_LINKER_OPTIONS)
+        TDM_CL_ERROR(CL_INVALID_DEVICE_PARTITION_COUNT)
+        TDM_CL_ERROR(CL_PLATFORM_NOT_FOUND_KHR)
+    /* Newer than 1.2, yet a 1.2 program can still receive them from a 3.0 driver. */
+    case -69:
+        return "CL_INVALID_PIPE_SIZE";
+    case -70:
+        return "CL_INVALID_DEVICE_QUEUE";
+    case -71:
+        return "CL_INVALID_SPEC_ID";
+    case -72:
+        return "CL_MAX_SIZE_RESTRICTION_EXCEEDED";
+    default:
+        return "CL_UNKNOWN_ERROR";
+    }
+}
+
+tdm_status tdm_opencl_status(cl_int err)
+{
+    switch (err) {
+    case CL_SUCCESS:
+        return TDM_OK;
+    case CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST:
+        return TDM_ERR_DEVICE_LOST;
+    case CL_OUT_OF_HOST_MEMORY:
+    case CL_MEM_OBJECT_ALLOCATION_FAILURE: /* a lazy allocation failing on first use */
+        return TDM_ERR_OUT_OF_MEMORY;
+    default:
+        return TDM_ERR_BACKEND;
+    }
+}
+
+tdm_status tdm_opencl_fail(const tdm_device *dev, const char *call, cl_int err)
+{
+    return tdm_fail(tdm_opencl_status(err), "%s '%s': %s failed: %s (%d)", dev->desc.id,
+                    dev->desc.name, call, tdm_opencl_error_name(err), (int)err);
+}

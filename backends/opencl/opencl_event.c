@@ -1,0 +1,66 @@
+/* Events: markers on a device's queue. */
+#include "error.h"
+#include "opencl_internal.h"
+
+tdm_status tdm_opencl_event_record(tdm_device *dev, void **event)
+{
+    cl_command_queue queue = tdm_opencl_dev(dev)->queue;
+    cl_event ev;
+    cl_int err = clEnqueueMarkerWithWaitList(queue, 0, NULL, &ev);
+
+    if (err != CL_SUCCESS)
+        return tdm_opencl_fail(dev, "clEnqueueMarkerWithWaitList", err);
+    /* Polling with event_query never flushes, so without this the marker might
+     * never reach the device. */
+    err = clFlush(queue);
+    if (err != CL_SUCCESS) {
+        clReleaseEvent(ev);
+        return tdm_opencl_fail(dev, "clFlush", err);
+    }
+    *event = ev;
+    return TDM_OK;
+}
+
+/* A negative execution status is the driver saying the work was lost. */
+static tdm_status event_failed(tdm_device *dev, cl_int status)
+{
+    return tdm_fail(TDM_ERR_DEVICE_LOST, "%s '%s': a command failed with %s (%d)",
+                    dev->desc.id, dev->desc.name, tdm_opencl_error_name(status), (int)status);
+}
+
+static cl_int event_status(cl_event ev, cl_int *status)
+{
+    return clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof *status, status,
+                          NULL);
+}
+
+tdm_status tdm_opencl_event_wait(tdm_device *dev, void *event)
+{
+    cl_event ev = event;
+    cl_int status;
+    cl_int err = clWaitForEvents(1, &ev);
+
+    if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST &&
+        event_status(ev, &status) == CL_SUCCESS && status < 0)
+        return event_failed(dev, status);
+    return err == CL_SUCCESS ? TDM_OK : tdm_opencl_fail(dev, "clWaitForEvents", err);
+}
+
+tdm_status tdm_opencl_event_query(tdm_device *dev, void *event, int *done)
+{
+    cl_int status;
+    cl_int err = event_status(event, &status);
+
+    if (err != CL_SUCCESS)
+        return tdm_opencl_fail(dev, "clGetEventInfo", err);
+    if (status < 0)
+        return event_failed(dev, status);
+    *done = status == CL_COMPLETE;
+    return TDM_OK;
+}
+
+void tdm_opencl_event_release(tdm_device *dev, void *event)
+{
+    (void)dev;
+    clReleaseEvent(event);
+}

@@ -1,0 +1,106 @@
+/* Internal to the OpenCL backend: its state and the helpers its files share. */
+#ifndef TDM_OPENCL_INTERNAL_H
+#define TDM_OPENCL_INTERNAL_H
+
+/* OpenCL 1.2 entry points only, so that every ICD can run us. */
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+
+#include <pthread.h>
+
+#include "device_impl.h"
+
+/* A program cache entry; defined in opencl_program.c. */
+typedef struct tdm_opencl_program tdm_opencl_program;
+
+/* One platform that yielded a context: all of its devices share that context, so
+ * their buffers can be used and copied on any of them. */
+typedef struct tdm_opencl_platform {
+    cl_platform_id id;
+    cl_context context;
+    char name[TDM_DEVICE_NAME_MAX];
+    pthread_mutex_t program_lock; /* guards programs */
+    tdm_opencl_program *programs; /* built programs, per (device, name) */
+} tdm_opencl_platform;
+
+/* A physical device as discovered, numbered across platforms. */
+typedef struct tdm_opencl_physical {
+    cl_device_id id;
+    tdm_opencl_platform *platform;
+} tdm_opencl_physical;
+
+struct tdm_backend {
+    tdm_context *ctx;
+    tdm_opencl_platform *platforms; /* only those with a context */
+    size_t platform_count;
+    tdm_opencl_physical *devices;
+    size_t device_count;
+};
+
+/* dev->impl of an opened device (physical or logical). */
+typedef struct tdm_opencl_device {
+    cl_context context; /* owned by platform */
+    cl_device_id device;
+    cl_command_queue queue; /* owned: each tdm_device has its own in-order queue */
+    tdm_opencl_platform *platform;
+} tdm_opencl_device;
+
+static inline tdm_opencl_device *tdm_opencl_dev(const tdm_device *dev)
+{
+    return (tdm_opencl_device *)dev->impl;
+}
+
+static inline cl_mem tdm_opencl_mem(const tdm_buffer *buf)
+{
+    return (cl_mem)buf->impl;
+}
+
+/* opencl_errors.c */
+
+/* "CL_OUT_OF_RESOURCES" for -5; "CL_UNKNOWN_ERROR" for codes it does not know. */
+const char *tdm_opencl_error_name(cl_int err);
+
+/* The tandem status for a failed call: a negative execution status surfaces as
+ * CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST and means the device is lost;
+ * host or device memory exhaustion is OUT_OF_MEMORY; the rest, CL_OUT_OF_RESOURCES included
+ * (drivers also use it for lost devices, but not reliably), is a backend failure. */
+tdm_status tdm_opencl_status(cl_int err);
+
+/* Fails with tdm_opencl_status(err) and "<id> '<name>': <call> failed: <error>". */
+tdm_status tdm_opencl_fail(const tdm_device *dev, const char *call, cl_int err);
+
+/* pocl_cache.c: points PoCL at a usable kernel cache before the first OpenCL call. */
+void tdm_pocl_cache_prepare(const tdm_context *ctx);
+
+/* opencl_describe.c */
+void tdm_opencl_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc);
+
+/* opencl_device.c */
+tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev);
+void tdm_opencl_close_device(tdm_device *dev);
+tdm_status tdm_opencl_finish(tdm_device *dev);
+
+/* opencl_buffer.c */
+tdm_status tdm_opencl_buffer_alloc(tdm_buffer *buf);
+void tdm_opencl_buffer_free(tdm_buffer *buf);
+tdm_status tdm_opencl_write(tdm_buffer *buf, size_t offset, const void *src, size_t size);
+tdm_status tdm_opencl_read(tdm_buffer *buf, size_t offset, void *dst, size_t size);
+tdm_status tdm_opencl_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern,
+                           size_t words, size_t size);
+int tdm_opencl_can_copy(const tdm_device *dst, const tdm_device *src);
+tdm_status tdm_opencl_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
+                           size_t src_offset, size_t size);
+
+/* opencl_event.c */
+tdm_status tdm_opencl_event_record(tdm_device *dev, void **event);
+tdm_status tdm_opencl_event_wait(tdm_device *dev, void *event);
+tdm_status tdm_opencl_event_query(tdm_device *dev, void *event, int *done);
+void tdm_opencl_event_release(tdm_device *dev, void *event);
+
+/* opencl_program.c: releases a platform's cached programs (at destroy). */
+void tdm_opencl_program_cache_free(tdm_opencl_platform *platform);
+
+#endif

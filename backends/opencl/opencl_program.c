@@ -1,0 +1,141 @@
+/* The program cache: one built cl_program per (device, name) in each platform.
+ * A platform has exactly one context, so that is a key of (context, device, name). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "opencl_program.h"
+
+/* How much of a build log goes into the last error: errors come first, and the
+ * whole message has to fit the last-error buffer. */
+#define BUILD_LOG_MAX 3000
+
+struct tdm_opencl_program {
+    tdm_opencl_program *next;
+    cl_device_id device;
+    cl_program program;
+    char name[];
+};
+
+static tdm_opencl_program *find(const tdm_opencl_platform *p, cl_device_id device,
+                                const char *name)
+{
+    tdm_opencl_program *e = p->programs;
+
+    while (e && (e->device != device || strcmp(e->name, name) != 0))
+        e = e->next;
+    return e;
+}
+
+/* The device's build log without trailing blank lines, malloc'd, or NULL. */
+static char *build_log(cl_program program, cl_device_id device)
+{
+    size_t size = 0;
+
+    if (clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) !=
+            CL_SUCCESS ||
+        size == 0)
+        return NULL;
+    char *log = malloc(size + 1);
+    if (log && clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, size, log, NULL) ==
+                   CL_SUCCESS) {
+        log[size] = '\0';
+        while (size > 0 && (log[size - 1] == '\n' || log[size - 1] == '\0'))
+            log[--size] = '\0';
+        return log;
+    }
+    free(log);
+    return NULL;
+}
+
+static tdm_status build_failed(const tdm_device *dev, const char *name, cl_program program,
+                               cl_int err)
+{
+    char *log = build_log(program, tdm_opencl_dev(dev)->device);
+    int cut = log && strlen(log) > BUILD_LOG_MAX;
+    tdm_status st = tdm_fail(tdm_opencl_status(err),
+                             "%s '%s': building program '%s' failed: clBuildProgram: %s (%d); "
+                             "build log%s:\n%.*s%s",
+                             dev->desc.id, dev->desc.name, name, tdm_opencl_error_name(err),
+                             (int)err, cut ? " (truncated)" : "", BUILD_LOG_MAX,
+                             log ? log : "(none)", cut ? "\n[...]" : "");
+
+    free(log);
+    return st;
+}
+
+static tdm_status build(const tdm_device *dev, const char *name, const char *source,
+                        const char *options, cl_program *out)
+{
+    const tdm_opencl_device *d = tdm_opencl_dev(dev);
+    cl_int err;
+    cl_program program = clCreateProgramWithSource(d->context, 1, &source, NULL, &err);
+
+    if (err != CL_SUCCESS)
+        return tdm_fail(tdm_opencl_status(err),
+                        "%s '%s': program '%s': clCreateProgramWithSource failed: %s (%d)",
+                        dev->desc.id, dev->desc.name, name, tdm_opencl_error_name(err),
+                        (int)err);
+    err = clBuildProgram(program, 1, &d->device, options ? options : "", NULL, NULL);
+    if (err != CL_SUCCESS) {
+        tdm_status st = build_failed(dev, name, program, err);
+        clReleaseProgram(program);
+        return st;
+    }
+    *out = program;
+    return TDM_OK;
+}
+
+/* Builds the program and adds it to the platform's cache; the caller holds the lock. */
+static tdm_status build_cached(const tdm_device *dev, const char *name, const char *source,
+                               const char *options, tdm_opencl_program **out)
+{
+    tdm_opencl_platform *p = tdm_opencl_dev(dev)->platform;
+    size_t len = strlen(name) + 1;
+    tdm_opencl_program *e = malloc(sizeof *e + len);
+
+    if (!e)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", dev->desc.id,
+                        dev->desc.name);
+    tdm_status st = build(dev, name, source, options, &e->program);
+    if (st != TDM_OK) {
+        free(e);
+        return st;
+    }
+    e->device = tdm_opencl_dev(dev)->device;
+    memcpy(e->name, name, len);
+    e->next = p->programs;
+    p->programs = e;
+    *out = e;
+    return TDM_OK;
+}
+
+tdm_status tdm_opencl_build_program(tdm_device *dev, const char *name, const char *source,
+                                    const char *options, cl_program *out)
+{
+    TDM_CHECK_ARG(name, "tdm_opencl_build_program");
+    TDM_CHECK_ARG(source, "tdm_opencl_build_program");
+    tdm_opencl_device *d = tdm_opencl_dev(dev);
+    tdm_status st = TDM_OK;
+
+    /* Held across the build so that each program is compiled once per device;
+     * builds for devices of one platform take turns. */
+    pthread_mutex_lock(&d->platform->program_lock);
+    tdm_opencl_program *e = find(d->platform, d->device, name);
+    if (!e)
+        st = build_cached(dev, name, source, options, &e);
+    pthread_mutex_unlock(&d->platform->program_lock);
+    if (st == TDM_OK)
+        *out = e->program;
+    return st;
+}
+
+void tdm_opencl_program_cache_free(tdm_opencl_platform *platform)
+{
+    while (platform->programs) {
+        tdm_opencl_program *e = platform->programs;
+        platform->programs = e->next;
+        clReleaseProgram(e->program);
+        free(e);
+    }
+}
