@@ -1,0 +1,78 @@
+/* Device buffers: one VkBuffer with its own allocation, mapped when the host can
+ * reach the memory directly. */
+#include <stdlib.h>
+
+#include "error.h"
+#include "vulkan_internal.h"
+
+static void destroy(tdm_vk_device *vd, tdm_vk_buffer *vb)
+{
+    vkDestroyBuffer(vd->device, vb->buffer, NULL);
+    vkFreeMemory(vd->device, vb->memory, NULL); /* unmaps too */
+    free(vb);
+}
+
+static tdm_status create_buffer(tdm_vk_device *vd, size_t size, tdm_vk_buffer *vb)
+{
+    VkBufferCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+        .size = size,
+        .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                 VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+        .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+    };
+    VkResult r = vkCreateBuffer(vd->device, &info, NULL, &vb->buffer);
+    return r == VK_SUCCESS ? TDM_OK : tdm_vk_fail(vd, "vkCreateBuffer", r);
+}
+
+static tdm_status map_if_visible(tdm_vk_device *vd, tdm_vk_buffer *vb,
+                                 VkMemoryPropertyFlags flags)
+{
+    if (!(flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) || vd->force_staging)
+        return TDM_OK;
+    vb->coherent = (flags & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0;
+    VkMemoryRequirements req;
+    vkGetBufferMemoryRequirements(vd->device, vb->buffer, &req);
+    vb->memory_size = req.size;
+    void *mapped = NULL;
+    VkResult r = vkMapMemory(vd->device, vb->memory, 0, VK_WHOLE_SIZE, 0, &mapped);
+    if (r != VK_SUCCESS)
+        return tdm_vk_fail(vd, "vkMapMemory", r);
+    vb->mapped = mapped;
+    return TDM_OK;
+}
+
+tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf)
+{
+    tdm_vk_device *vd = buf->device->impl;
+    tdm_vk_buffer *vb = calloc(1, sizeof *vb);
+    if (!vb)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", vd->dev->desc.id);
+    /* Unified memory: host-visible device memory is as fast and needs no staging.
+     * Otherwise the first device-local type, not a small host-visible window. */
+    const VkMemoryPropertyFlags choices[] = {
+        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT,
+        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+        0,
+    };
+    size_t first = vd->unified_memory ? 0 : 1;
+    VkMemoryPropertyFlags flags = 0;
+    tdm_status s = create_buffer(vd, buf->size, vb);
+    if (s == TDM_OK)
+        s = tdm_vk_allocate(vd, vb->buffer, choices + first, 3 - first, &vb->memory, &flags);
+    if (s == TDM_OK)
+        s = map_if_visible(vd, vb, flags);
+    if (s != TDM_OK) {
+        destroy(vd, vb);
+        return s;
+    }
+    buf->impl = vb;
+    return TDM_OK;
+}
+
+void tdm_vk_buffer_free(tdm_buffer *buf)
+{
+    if (buf->impl)
+        destroy(buf->device->impl, buf->impl);
+    buf->impl = NULL;
+}

@@ -1,0 +1,205 @@
+/* One VkDevice with one compute queue per tdm_device, logical devices included. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "log.h"
+#include "vulkan_internal.h"
+
+/* Test switches: any value but "0" turns them on. */
+static int env_flag(const char *name)
+{
+    const char *value = getenv(name);
+    return value && *value && strcmp(value, "0") != 0;
+}
+
+static int find_compute_family(VkPhysicalDevice physical, uint32_t *family)
+{
+    uint32_t count = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, NULL);
+    VkQueueFamilyProperties *families = calloc(count ? count : 1, sizeof *families);
+    if (!families)
+        return 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families);
+    int found = 0;
+    for (uint32_t i = 0; i < count && !found; i++)
+        if ((families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && families[i].queueCount > 0) {
+            *family = i;
+            found = 1;
+        }
+    free(families);
+    return found;
+}
+
+/* 0: none; 1: core in Vulkan 1.2; 2: through VK_KHR_timeline_semaphore.
+ * TDM_VK_FORCE_FENCES=1 takes the fence fallback, so that tests cover it. */
+static int timeline_support(const tdm_backend *be, VkPhysicalDevice physical)
+{
+    int core = tdm_vk_device_api(be, physical) >= VK_API_VERSION_1_2;
+    if (env_flag("TDM_VK_FORCE_FENCES") ||
+        (!core && !tdm_vk_has_extension(physical, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME)))
+        return 0;
+    VkPhysicalDeviceTimelineSemaphoreFeatures timeline = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
+    };
+    VkPhysicalDeviceFeatures2 features = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = &timeline,
+    };
+    vkGetPhysicalDeviceFeatures2(physical, &features);
+    return timeline.timelineSemaphore ? (core ? 1 : 2) : 0;
+}
+
+static tdm_status create_device(tdm_vk_device *vd, int timeline)
+{
+    const char *extensions[2];
+    uint32_t extension_count = 0;
+    if (timeline == 2)
+        extensions[extension_count++] = VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME;
+    /* Required wherever it is offered (MoltenVK). */
+    if (tdm_vk_has_extension(vd->physical, "VK_KHR_portability_subset"))
+        extensions[extension_count++] = "VK_KHR_portability_subset";
+    VkPhysicalDeviceTimelineSemaphoreFeatures features = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
+        .timelineSemaphore = VK_TRUE,
+    };
+    float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+        .queueFamilyIndex = vd->queue_family,
+        .queueCount = 1,
+        .pQueuePriorities = &priority,
+    };
+    VkDeviceCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+        .pNext = timeline ? &features : NULL,
+        .queueCreateInfoCount = 1,
+        .pQueueCreateInfos = &queue,
+        .enabledExtensionCount = extension_count,
+        .ppEnabledExtensionNames = extensions,
+    };
+    VkResult r = vkCreateDevice(vd->physical, &info, NULL, &vd->device);
+    if (r != VK_SUCCESS)
+        return tdm_vk_fail(vd, "vkCreateDevice", r);
+    vkGetDeviceQueue(vd->device, vd->queue_family, 0, &vd->queue);
+    return TDM_OK;
+}
+
+static tdm_status create_timeline(tdm_vk_device *vd, int timeline)
+{
+    int core = timeline == 1;
+    vd->wait_semaphores = (PFN_vkWaitSemaphores)vkGetDeviceProcAddr(
+        vd->device, core ? "vkWaitSemaphores" : "vkWaitSemaphoresKHR");
+    vd->get_counter = (PFN_vkGetSemaphoreCounterValue)vkGetDeviceProcAddr(
+        vd->device, core ? "vkGetSemaphoreCounterValue" : "vkGetSemaphoreCounterValueKHR");
+    if (!vd->wait_semaphores || !vd->get_counter)
+        return tdm_fail(TDM_ERR_BACKEND, "%s '%s': timeline semaphore functions are missing",
+                        vd->dev->desc.id, vd->dev->desc.name);
+    VkSemaphoreTypeCreateInfo type = {
+        .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+        .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
+        .initialValue = 0,
+    };
+    VkSemaphoreCreateInfo info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,
+                                  .pNext = &type};
+    VkResult r = vkCreateSemaphore(vd->device, &info, NULL, &vd->timeline);
+    return r == VK_SUCCESS ? TDM_OK : tdm_vk_fail(vd, "vkCreateSemaphore", r);
+}
+
+static tdm_status create_pool(tdm_vk_device *vd)
+{
+    VkCommandPoolCreateInfo info = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+        .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT, /* slots are reused */
+        .queueFamilyIndex = vd->queue_family,
+    };
+    VkResult r = vkCreateCommandPool(vd->device, &info, NULL, &vd->pool);
+    return r == VK_SUCCESS ? TDM_OK : tdm_vk_fail(vd, "vkCreateCommandPool", r);
+}
+
+static void record_limits(tdm_vk_device *vd)
+{
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(vd->physical, &props);
+    vd->max_storage_range = props.limits.maxStorageBufferRange;
+    vd->storage_alignment = props.limits.minStorageBufferOffsetAlignment;
+    vd->atom_size = props.limits.nonCoherentAtomSize;
+    vd->max_groups = props.limits.maxComputeWorkGroupCount[0];
+    vd->max_push_constants = props.limits.maxPushConstantsSize;
+    vd->unified_memory = props.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ||
+                         props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    vkGetPhysicalDeviceMemoryProperties(vd->physical, &vd->memory);
+}
+
+/* Releases whatever part of vd was created; the device must be idle. */
+static void release(tdm_vk_device *vd)
+{
+    if (vd->device != VK_NULL_HANDLE) {
+        tdm_vk_pipeline_release(vd);
+        tdm_vk_staging_release(vd);
+        tdm_vk_release_slots(vd);
+        vkDestroyCommandPool(vd->device, vd->pool, NULL);
+        vkDestroySemaphore(vd->device, vd->timeline, NULL);
+        vkDestroyDevice(vd->device, NULL);
+    }
+    pthread_mutex_destroy(&vd->staging_lock);
+    pthread_mutex_destroy(&vd->lock);
+    free(vd);
+}
+
+static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
+{
+    if (!find_compute_family(vd->physical, &vd->queue_family))
+        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': no compute queue family",
+                        vd->dev->desc.id, vd->dev->desc.name);
+    int timeline = timeline_support(be, vd->physical);
+    tdm_status s = create_device(vd, timeline);
+    if (s == TDM_OK)
+        s = create_pool(vd);
+    if (s == TDM_OK && timeline)
+        s = create_timeline(vd, timeline);
+    if (s != TDM_OK)
+        return s;
+    record_limits(vd);
+    vd->force_staging = env_flag("TDM_VK_FORCE_STAGING");
+    tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: queue family %u, completion by %s%s", vd->dev->desc.id,
+            vd->queue_family, timeline ? "timeline semaphore" : "fences",
+            vd->force_staging ? ", staging forced" : "");
+    return TDM_OK;
+}
+
+tdm_status tdm_vk_open_device(tdm_backend *be, size_t index, tdm_device *dev)
+{
+    tdm_vk_device *vd = calloc(1, sizeof *vd);
+    if (!vd)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", dev->desc.id,
+                        dev->desc.name);
+    if (pthread_mutex_init(&vd->lock, NULL) != 0) {
+        free(vd);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", dev->desc.id);
+    }
+    if (pthread_mutex_init(&vd->staging_lock, NULL) != 0) {
+        pthread_mutex_destroy(&vd->lock);
+        free(vd);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", dev->desc.id);
+    }
+    vd->dev = dev;
+    vd->physical = be->physical[index];
+    tdm_status s = open_vd(be, vd);
+    if (s != TDM_OK) {
+        release(vd);
+        return s;
+    }
+    dev->impl = vd;
+    return TDM_OK;
+}
+
+void tdm_vk_close_device(tdm_device *dev)
+{
+    tdm_vk_device *vd = dev->impl;
+    if (!vd)
+        return;
+    vkDeviceWaitIdle(vd->device); /* nothing to do on failure: everything goes anyway */
+    release(vd);
+    dev->impl = NULL;
+}

@@ -1,0 +1,39 @@
+/* finish and events: an event is the number of the last submission when it was
+ * recorded, and completes with it. */
+#include <stdlib.h>
+
+#include "error.h"
+#include "vulkan_internal.h"
+
+tdm_status tdm_vk_finish(tdm_device *dev)
+{
+    tdm_vk_device *vd = dev->impl;
+    return tdm_vk_wait(vd, tdm_vk_last_submitted(vd));
+}
+
+tdm_status tdm_vk_event_record(tdm_device *dev, void **event)
+{
+    uint64_t *value = malloc(sizeof *value);
+    if (!value)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory for an event",
+                        dev->desc.id);
+    *value = tdm_vk_last_submitted(dev->impl);
+    *event = value;
+    return TDM_OK;
+}
+
+tdm_status tdm_vk_event_wait(tdm_device *dev, void *event)
+{
+    return tdm_vk_wait(dev->impl, *(const uint64_t *)event);
+}
+
+tdm_status tdm_vk_event_query(tdm_device *dev, void *event, int *done)
+{
+    return tdm_vk_is_done(dev->impl, *(const uint64_t *)event, done);
+}
+
+void tdm_vk_event_release(tdm_device *dev, void *event)
+{
+    (void)dev;
+    free(event);
+}

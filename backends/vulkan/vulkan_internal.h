@@ -1,0 +1,163 @@
+/* Internal to the Vulkan backend: its state and the helpers its files share. */
+#ifndef TDM_VULKAN_INTERNAL_H
+#define TDM_VULKAN_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include <vulkan/vulkan.h>
+
+#include "device_impl.h"
+
+/* The physical devices of one VkInstance. */
+struct tdm_backend {
+    tdm_context *ctx;
+    VkInstance instance;
+    uint32_t api_version; /* the version the instance was created with */
+    VkDebugUtilsMessengerEXT messenger;
+    PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
+    size_t count;
+    VkPhysicalDevice *physical; /* those with a compute queue and Vulkan >= 1.1 */
+};
+
+/* A command buffer and what must live until its submission completes. */
+typedef struct tdm_vk_slot {
+    VkCommandBuffer cmd;
+    VkFence fence;                /* only without timeline semaphores */
+    VkDescriptorPool descriptors; /* created by the first fill recorded here */
+    uint64_t value;               /* submission number it signals; 0: idle */
+} tdm_vk_slot;
+
+typedef struct tdm_vk_device {
+    tdm_device *dev; /* for messages */
+    VkPhysicalDevice physical;
+    VkDevice device;
+    VkQueue queue;
+    uint32_t queue_family;
+    VkPhysicalDeviceMemoryProperties memory;
+
+    /* Limits that shape buffers and fills. */
+    VkDeviceSize max_storage_range;
+    VkDeviceSize storage_alignment;
+    VkDeviceSize atom_size;
+    uint32_t max_groups;
+    uint32_t max_push_constants;
+
+    int unified_memory; /* integrated GPU or CPU: mapping device memory costs nothing */
+    int force_staging;  /* TDM_VK_FORCE_STAGING: never map device buffers */
+
+    /* Guards the queue, the command pool, the slots and the fill pipeline. */
+    pthread_mutex_t lock;
+    VkCommandPool pool;
+    tdm_vk_slot *slots;
+    size_t slot_count;
+    uint64_t submitted; /* number of the last submission */
+    VkSemaphore timeline; /* VK_NULL_HANDLE: a fence per slot instead */
+    PFN_vkWaitSemaphores wait_semaphores;
+    PFN_vkGetSemaphoreCounterValue get_counter;
+
+    VkDescriptorSetLayout set_layout;
+    VkPipelineLayout pipeline_layout;
+    VkPipeline fill_pipeline;
+
+    /* Host-visible bounce buffer for memory the host cannot map, in two halves
+     * so that one half is copied while the host fills or drains the other. */
+    pthread_mutex_t staging_lock;
+    VkBuffer staging;
+    VkDeviceMemory staging_memory;
+    unsigned char *staging_map;
+    uint64_t staging_busy[2]; /* last submission using each half */
+} tdm_vk_device;
+
+typedef struct tdm_vk_buffer {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+    VkDeviceSize memory_size;
+    unsigned char *mapped; /* NULL: transfers go through the staging buffer */
+    int coherent;
+} tdm_vk_buffer;
+
+/* The push constants of shaders/fill_words.comp (std430: 76 bytes). */
+typedef struct tdm_vk_fill_constants {
+    uint32_t first_word;
+    uint32_t word_count;
+    uint32_t pattern_words;
+    uint32_t pattern[16];
+} tdm_vk_fill_constants;
+
+/* vulkan_result.c */
+const char *tdm_vk_result_name(VkResult result);
+tdm_status tdm_vk_status(VkResult result);
+tdm_status tdm_vk_fail(const tdm_vk_device *vd, const char *call, VkResult result);
+
+/* vulkan_properties.c */
+uint32_t tdm_vk_device_api(const tdm_backend *be, VkPhysicalDevice physical);
+int tdm_vk_has_extension(VkPhysicalDevice physical, const char *name);
+
+/* vulkan_instance.c */
+tdm_status tdm_vk_create(tdm_context *ctx, tdm_backend **out);
+void tdm_vk_destroy(tdm_backend *be);
+size_t tdm_vk_device_count(const tdm_backend *be);
+
+/* vulkan_describe.c */
+void tdm_vk_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc);
+
+/* vulkan_device.c */
+tdm_status tdm_vk_open_device(tdm_backend *be, size_t index, tdm_device *dev);
+void tdm_vk_close_device(tdm_device *dev);
+
+/* vulkan_submit.c: every command buffer is recorded by a callback under vd->lock,
+ * between barriers that order it after all earlier submissions and make its
+ * writes visible to the host. */
+typedef tdm_status (*tdm_vk_record_fn)(tdm_vk_device *vd, tdm_vk_slot *slot, void *arg);
+tdm_status tdm_vk_submit(tdm_vk_device *vd, tdm_vk_record_fn record, void *arg,
+                         uint64_t *value);
+tdm_status tdm_vk_wait(tdm_vk_device *vd, uint64_t value);
+tdm_status tdm_vk_is_done(tdm_vk_device *vd, uint64_t value, int *done);
+uint64_t tdm_vk_last_submitted(tdm_vk_device *vd);
+void tdm_vk_release_slots(tdm_vk_device *vd);
+
+/* vulkan_events.c */
+tdm_status tdm_vk_finish(tdm_device *dev);
+tdm_status tdm_vk_event_record(tdm_device *dev, void **event);
+tdm_status tdm_vk_event_wait(tdm_device *dev, void *event);
+tdm_status tdm_vk_event_query(tdm_device *dev, void *event, int *done);
+void tdm_vk_event_release(tdm_device *dev, void *event);
+
+/* vulkan_memory.c */
+/* Allocates and binds memory of the first type matching one of choices, in order. */
+tdm_status tdm_vk_allocate(tdm_vk_device *vd, VkBuffer buffer,
+                           const VkMemoryPropertyFlags *choices, size_t count,
+                           VkDeviceMemory *memory, VkMemoryPropertyFlags *got);
+tdm_status tdm_vk_sync_mapped(tdm_vk_device *vd, const tdm_vk_buffer *vb, size_t offset,
+                              size_t size, int to_device);
+
+/* vulkan_buffer.c */
+tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf);
+void tdm_vk_buffer_free(tdm_buffer *buf);
+
+/* vulkan_staging.c */
+tdm_status tdm_vk_staged_write(tdm_vk_device *vd, VkBuffer dst, size_t offset,
+                               const unsigned char *src, size_t size);
+tdm_status tdm_vk_staged_read(tdm_vk_device *vd, VkBuffer src, size_t offset,
+                              unsigned char *dst, size_t size);
+void tdm_vk_staging_release(tdm_vk_device *vd);
+
+/* vulkan_transfer.c */
+tdm_status tdm_vk_copy_region(tdm_vk_device *vd, VkBuffer dst, size_t dst_offset,
+                              VkBuffer src, size_t src_offset, size_t size,
+                              uint64_t *value);
+tdm_status tdm_vk_write(tdm_buffer *buf, size_t offset, const void *src, size_t size);
+tdm_status tdm_vk_read(tdm_buffer *buf, size_t offset, void *dst, size_t size);
+tdm_status tdm_vk_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
+                       size_t src_offset, size_t size);
+
+/* vulkan_pipeline.c */
+tdm_status tdm_vk_fill_pipeline(tdm_vk_device *vd);
+void tdm_vk_pipeline_release(tdm_vk_device *vd);
+
+/* vulkan_fill.c */
+tdm_status tdm_vk_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern,
+                       size_t words, size_t size);
+
+#endif

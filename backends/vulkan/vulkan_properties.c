@@ -1,0 +1,30 @@
+/* Small queries about a physical device shared by discovery and device setup. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vulkan_internal.h"
+
+/* The version usable on this device: the lower of the instance's and the device's. */
+uint32_t tdm_vk_device_api(const tdm_backend *be, VkPhysicalDevice physical)
+{
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(physical, &props);
+    return props.apiVersion < be->api_version ? props.apiVersion : be->api_version;
+}
+
+/* 0 also when the list cannot be read: the extension is then simply not used. */
+int tdm_vk_has_extension(VkPhysicalDevice physical, const char *name)
+{
+    uint32_t count = 0;
+    if (vkEnumerateDeviceExtensionProperties(physical, NULL, &count, NULL) != VK_SUCCESS)
+        return 0;
+    VkExtensionProperties *ext = calloc(count ? count : 1, sizeof *ext);
+    if (!ext)
+        return 0;
+    int found = 0;
+    if (vkEnumerateDeviceExtensionProperties(physical, NULL, &count, ext) == VK_SUCCESS)
+        for (uint32_t i = 0; i < count && !found; i++)
+            found = strcmp(ext[i].extensionName, name) == 0;
+    free(ext);
+    return found;
+}

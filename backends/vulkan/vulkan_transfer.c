@@ -1,0 +1,72 @@
+/* Host writes and reads, and copies between buffers of one device. */
+#include <string.h>
+
+#include "error.h"
+#include "vulkan_internal.h"
+
+typedef struct copy_args {
+    VkBuffer dst, src;
+    VkBufferCopy region;
+} copy_args;
+
+static tdm_status record_copy(tdm_vk_device *vd, tdm_vk_slot *slot, void *arg)
+{
+    (void)vd;
+    const copy_args *a = arg;
+    vkCmdCopyBuffer(slot->cmd, a->src, a->dst, 1, &a->region);
+    return TDM_OK;
+}
+
+tdm_status tdm_vk_copy_region(tdm_vk_device *vd, VkBuffer dst, size_t dst_offset,
+                              VkBuffer src, size_t src_offset, size_t size,
+                              uint64_t *value)
+{
+    copy_args args = {dst, src, {.srcOffset = src_offset, .dstOffset = dst_offset,
+                                 .size = size}};
+    return tdm_vk_submit(vd, record_copy, &args, value);
+}
+
+tdm_status tdm_vk_write(tdm_buffer *buf, size_t offset, const void *src, size_t size)
+{
+    tdm_vk_device *vd = buf->device->impl;
+    tdm_vk_buffer *vb = buf->impl;
+    if (size == 0)
+        return TDM_OK;
+    if (!vb->mapped)
+        return tdm_vk_staged_write(vd, vb->buffer, offset, src, size);
+    /* Work already submitted may still use these bytes. */
+    tdm_status s = tdm_vk_finish(buf->device);
+    if (s != TDM_OK)
+        return s;
+    memcpy(vb->mapped + offset, src, size);
+    return tdm_vk_sync_mapped(vd, vb, offset, size, 1);
+}
+
+tdm_status tdm_vk_read(tdm_buffer *buf, size_t offset, void *dst, size_t size)
+{
+    tdm_vk_device *vd = buf->device->impl;
+    tdm_vk_buffer *vb = buf->impl;
+    if (size == 0)
+        return TDM_OK;
+    if (!vb->mapped)
+        return tdm_vk_staged_read(vd, vb->buffer, offset, dst, size);
+    tdm_status s = tdm_vk_finish(buf->device);
+    if (s == TDM_OK)
+        s = tdm_vk_sync_mapped(vd, vb, offset, size, 0);
+    if (s == TDM_OK)
+        memcpy(dst, vb->mapped + offset, size);
+    return s;
+}
+
+tdm_status tdm_vk_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
+                       size_t src_offset, size_t size)
+{
+    if (dst->device != src->device) /* two VkDevices: the core stages such copies */
+        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s -> %s: Vulkan copies only within one device",
+                        src->device->desc.id, dst->device->desc.id);
+    if (size == 0)
+        return TDM_OK;
+    tdm_vk_buffer *d = dst->impl, *s = src->impl;
+    return tdm_vk_copy_region(dst->device->impl, d->buffer, dst_offset, s->buffer, src_offset,
+                              size, NULL);
+}
