@@ -36,7 +36,7 @@ struct tdm_event {
 /* Called by a backend's validation-layer hook: counts and logs the message. */
 void tdm_context_report_validation(tdm_context *ctx, const char *message);
 
-/* The context's log callback settings (for backends that log). */
+/* Whether the Vulkan validation layer was asked for (option, else TDM_VK_VALIDATION). */
 int tdm_context_wants_validation(const tdm_context *ctx);
 
 #endif
