@@ -1,6 +1,6 @@
 # The shared library libtandem.so and the static libtandem.a, from one object set.
 # Object libraries pass no link dependencies on: name them here.
-set(tandem_deps Threads::Threads)
+set(tandem_deps Threads::Threads m)
 set(TDM_PC_REQUIRES "")
 if(TDM_HAVE_OPENCL)
   list(APPEND tandem_deps OpenCL::OpenCL)

@@ -8,24 +8,25 @@
 
 #include "device_impl.h"
 #include "error.h"
+#include "reference_launch.h"
 
 struct tdm_backend {
     int unused; /* the reference backend keeps no state of its own */
 };
 
-static tdm_status ref_create(tdm_context *ctx, tdm_backend **out)
+static tdm_status host_create(tdm_context *ctx, tdm_backend **out)
 {
     (void)ctx;
     *out = calloc(1, sizeof **out);
     return *out ? TDM_OK : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "reference backend: out of memory");
 }
 
-static void ref_destroy(tdm_backend *be)
+static void host_destroy(tdm_backend *be)
 {
     free(be);
 }
 
-static size_t ref_device_count(const tdm_backend *be)
+static size_t host_device_count(const tdm_backend *be)
 {
     (void)be;
     return 1;
@@ -37,7 +38,7 @@ static uint64_t host_memory_bytes(void)
     return pages > 0 && page_size > 0 ? (uint64_t)pages * (uint64_t)page_size : 1ull << 30;
 }
 
-static void ref_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc)
+static void host_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc)
 {
     (void)be;
     (void)index;
@@ -50,7 +51,7 @@ static void ref_describe(const tdm_backend *be, size_t index, tdm_device_desc *d
     desc->compute_units = 1;
 }
 
-static tdm_status ref_open_device(tdm_backend *be, size_t index, tdm_device *dev)
+static tdm_status host_open_device(tdm_backend *be, size_t index, tdm_device *dev)
 {
     (void)be;
     (void)index;
@@ -58,12 +59,12 @@ static tdm_status ref_open_device(tdm_backend *be, size_t index, tdm_device *dev
     return TDM_OK;
 }
 
-static void ref_close_device(tdm_device *dev)
+static void host_close_device(tdm_device *dev)
 {
     (void)dev;
 }
 
-static tdm_status ref_buffer_alloc(tdm_buffer *buf)
+static tdm_status host_buffer_alloc(tdm_buffer *buf)
 {
     buf->impl = malloc(buf->size);
     if (!buf->impl)
@@ -72,7 +73,7 @@ static tdm_status ref_buffer_alloc(tdm_buffer *buf)
     return TDM_OK;
 }
 
-static void ref_buffer_free(tdm_buffer *buf)
+static void host_buffer_free(tdm_buffer *buf)
 {
     free(buf->impl);
 }
@@ -82,19 +83,19 @@ static unsigned char *bytes(tdm_buffer *buf, size_t offset)
     return (unsigned char *)buf->impl + offset;
 }
 
-static tdm_status ref_write(tdm_buffer *buf, size_t offset, const void *src, size_t size)
+static tdm_status host_write(tdm_buffer *buf, size_t offset, const void *src, size_t size)
 {
     memcpy(bytes(buf, offset), src, size);
     return TDM_OK;
 }
 
-static tdm_status ref_read(tdm_buffer *buf, size_t offset, void *dst, size_t size)
+static tdm_status host_read(tdm_buffer *buf, size_t offset, void *dst, size_t size)
 {
     memcpy(dst, bytes(buf, offset), size);
     return TDM_OK;
 }
 
-static tdm_status ref_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern,
+static tdm_status host_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern,
                            size_t words, size_t size)
 {
     size_t pattern_bytes = 4 * words;
@@ -103,14 +104,14 @@ static tdm_status ref_fill(tdm_buffer *buf, size_t offset, const uint32_t *patte
     return TDM_OK;
 }
 
-static int ref_can_copy(const tdm_device *dst, const tdm_device *src)
+static int host_can_copy(const tdm_device *dst, const tdm_device *src)
 {
     (void)dst;
     (void)src;
     return 1;
 }
 
-static tdm_status ref_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
+static tdm_status host_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
                            size_t src_offset, size_t size)
 {
     memcpy(bytes(dst, dst_offset), bytes(src, src_offset), size);
@@ -118,27 +119,27 @@ static tdm_status ref_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
 }
 
 /* Synchronous: everything has completed by the time a call returns. */
-static tdm_status ref_finish(tdm_device *dev)
+static tdm_status host_finish(tdm_device *dev)
 {
     (void)dev;
     return TDM_OK;
 }
 
-static tdm_status ref_event_record(tdm_device *dev, void **event)
+static tdm_status host_event_record(tdm_device *dev, void **event)
 {
     (void)dev;
     *event = NULL;
     return TDM_OK;
 }
 
-static tdm_status ref_event_wait(tdm_device *dev, void *event)
+static tdm_status host_event_wait(tdm_device *dev, void *event)
 {
     (void)dev;
     (void)event;
     return TDM_OK;
 }
 
-static tdm_status ref_event_query(tdm_device *dev, void *event, int *done)
+static tdm_status host_event_query(tdm_device *dev, void *event, int *done)
 {
     (void)dev;
     (void)event;
@@ -146,7 +147,7 @@ static tdm_status ref_event_query(tdm_device *dev, void *event, int *done)
     return TDM_OK;
 }
 
-static void ref_event_release(tdm_device *dev, void *event)
+static void host_event_release(tdm_device *dev, void *event)
 {
     (void)dev;
     (void)event;
@@ -154,22 +155,23 @@ static void ref_event_release(tdm_device *dev, void *event)
 
 const tdm_backend_ops tdm_reference_backend = {
     .kind = TDM_BACKEND_REFERENCE,
-    .create = ref_create,
-    .destroy = ref_destroy,
-    .device_count = ref_device_count,
-    .describe = ref_describe,
-    .open_device = ref_open_device,
-    .close_device = ref_close_device,
-    .buffer_alloc = ref_buffer_alloc,
-    .buffer_free = ref_buffer_free,
-    .write = ref_write,
-    .read = ref_read,
-    .fill = ref_fill,
-    .can_copy = ref_can_copy,
-    .copy = ref_copy,
-    .finish = ref_finish,
-    .event_record = ref_event_record,
-    .event_wait = ref_event_wait,
-    .event_query = ref_event_query,
-    .event_release = ref_event_release,
+    .create = host_create,
+    .destroy = host_destroy,
+    .device_count = host_device_count,
+    .describe = host_describe,
+    .open_device = host_open_device,
+    .close_device = host_close_device,
+    .buffer_alloc = host_buffer_alloc,
+    .buffer_free = host_buffer_free,
+    .write = host_write,
+    .read = host_read,
+    .fill = host_fill,
+    .can_copy = host_can_copy,
+    .copy = host_copy,
+    .launch = tdm_reference_launch,
+    .finish = host_finish,
+    .event_record = host_event_record,
+    .event_wait = host_event_wait,
+    .event_query = host_event_query,
+    .event_release = host_event_release,
 };

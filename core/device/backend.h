@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel.h"
 #include "tandem/buffer.h"
 
 /* A backend instance for one context; each backend defines the struct. */
@@ -59,6 +60,12 @@ typedef struct tdm_backend_ops {
      * work on both (the core promises that to users). Ranges do not overlap. */
     tdm_status (*copy)(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
                        size_t src_offset, size_t size);
+
+    /* Optional: runs one kernel of the table (kernel.h, kernels.def) asynchronously.
+     * TDM_ERR_UNSUPPORTED for a kernel the backend lacks; NULL: none. The core has
+     * checked the arguments, sized the grid and split the launch so that every
+     * buffer range the kernel touches fits the device's max_binding_bytes. */
+    tdm_status (*launch)(tdm_device *dev, const tdm_launch *launch);
 
     tdm_status (*finish)(tdm_device *dev);
 

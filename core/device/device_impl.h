@@ -15,6 +15,8 @@ struct tdm_device {
     size_t index;         /* index in the context */
     tdm_device_desc desc;
     void *impl;           /* the backend's state */
+    uint64_t max_binding_bytes; /* set by open_device: the most bytes of one buffer a
+                                   kernel can reach in one launch; 0 = no limit */
     pthread_mutex_t lock; /* guards bytes_in_use and the buffer list */
     uint64_t bytes_in_use;
     struct tdm_buffer *buffers; /* live buffers, freed with the context */

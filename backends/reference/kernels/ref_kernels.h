@@ -1,0 +1,39 @@
+/* Internal to the reference backend: one C function per kernel of kernels.def,
+ * written for obvious correctness. Linear reductions accumulate in double; the other
+ * kernels follow their formula in float, as a device does, so that float overflow
+ * and rounding behave the same. */
+#ifndef TDM_REF_KERNELS_H
+#define TDM_REF_KERNELS_H
+
+#include <stdint.h>
+
+#include "device_impl.h"
+
+/* Buffer b of the launch at its offset, as floats, halves or uints. */
+static inline float *ref_f(const tdm_launch *l, int b)
+{
+    return (float *)l->buffers[b]->impl + l->offsets[b];
+}
+
+static inline uint16_t *ref_h(const tdm_launch *l, int b)
+{
+    return (uint16_t *)l->buffers[b]->impl + l->offsets[b];
+}
+
+static inline uint32_t *ref_u(const tdm_launch *l, int b)
+{
+    return (uint32_t *)l->buffers[b]->impl + l->offsets[b];
+}
+
+#define TDM_KERNEL(name, ...) void ref_##name(const tdm_launch *l);
+#include "kernels.def"
+#undef TDM_KERNEL
+
+/* IEEE binary16 conversions, round to nearest even (ref_half.c). */
+uint16_t ref_f32_to_f16(float x);
+float ref_f16_to_f32(uint16_t h);
+
+/* Random123's philox4x32 with 10 rounds (ref_philox.c). */
+void ref_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
+
+#endif

@@ -1,0 +1,117 @@
+/* Layer forward and backward kernels, losses and dropout. */
+#include <math.h>
+
+#include "ref_kernels.h"
+
+void ref_relu(const tdm_launch *l)
+{
+    float *y = ref_f(l, 0), *x = ref_f(l, 1);
+    for (uint32_t i = 0; i < l->u[0]; i++)
+        y[i] = isnan(x[i]) || x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+void ref_relu_grad(const tdm_launch *l)
+{
+    float *dx = ref_f(l, 0), *dy = ref_f(l, 1), *x = ref_f(l, 2);
+    for (uint32_t i = 0; i < l->u[0]; i++)
+        dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+}
+
+void ref_tanh(const tdm_launch *l)
+{
+    float *y = ref_f(l, 0), *x = ref_f(l, 1);
+    for (uint32_t i = 0; i < l->u[0]; i++)
+        y[i] = tanhf(x[i]);
+}
+
+void ref_tanh_grad(const tdm_launch *l)
+{
+    float *dx = ref_f(l, 0), *dy = ref_f(l, 1), *y = ref_f(l, 2);
+    for (uint32_t i = 0; i < l->u[0]; i++)
+        dx[i] = dy[i] * (1.0f - y[i] * y[i]);
+}
+
+void ref_sigmoid(const tdm_launch *l)
+{
+    float *y = ref_f(l, 0), *x = ref_f(l, 1);
+    for (uint32_t i = 0; i < l->u[0]; i++)
+        y[i] = (float)(1.0 / (1.0 + exp(-(double)x[i])));
+}
+
+void ref_sigmoid_grad(const tdm_launch *l)
+{
+    float *dx = ref_f(l, 0), *dy = ref_f(l, 1), *y = ref_f(l, 2);
+    for (uint32_t i = 0; i < l->u[0]; i++)
+        dx[i] = dy[i] * y[i] * (1.0f - y[i]);
+}
+
+/* Phi(x), the standard normal CDF, in double. */
+static double normal_cdf(double x)
+{
+    return 0.5 * erfc(-x / sqrt(2.0));
+}
+
+void ref_gelu(const tdm_launch *l)
+{
+    float *y = ref_f(l, 0), *x = ref_f(l, 1);
+    for (uint32_t i = 0; i < l->u[0]; i++)
+        y[i] = (float)(x[i] * normal_cdf(x[i]));
+}
+
+void ref_gelu_grad(const tdm_launch *l)
+{
+    float *dx = ref_f(l, 0), *dy = ref_f(l, 1), *x = ref_f(l, 2);
+    const double inv_sqrt_2pi = 0.3989422804014327;
+    for (uint32_t i = 0; i < l->u[0]; i++) {
+        double v = x[i], pdf = inv_sqrt_2pi * exp(-0.5 * v * v);
+        dx[i] = (float)(dy[i] * (normal_cdf(v) + v * pdf));
+    }
+}
+
+/* One row: the max is subtracted first so no exp overflows. */
+static void xent_row(const float *logits, uint32_t cols, uint32_t label, float grad_scale,
+                     float *loss, float *dlogits)
+{
+    double max = -INFINITY, total = 0.0;
+    for (uint32_t c = 0; c < cols; c++)
+        max = isnan(logits[c]) || logits[c] > max ? logits[c] : max;
+    for (uint32_t c = 0; c < cols; c++)
+        total += exp(logits[c] - max);
+    double log_total = log(total);
+    *loss = (float)(log_total + max - logits[label]);
+    for (uint32_t c = 0; c < cols; c++) {
+        double p = exp(logits[c] - max - log_total);
+        dlogits[c] = (float)(grad_scale * (p - (c == label ? 1.0 : 0.0)));
+    }
+}
+
+void ref_softmax_xent(const tdm_launch *l)
+{
+    float *loss = ref_f(l, 0), *dlogits = ref_f(l, 1), *logits = ref_f(l, 2);
+    uint32_t *labels = ref_u(l, 3), rows = l->u[0], cols = l->u[1];
+    for (uint32_t r = 0; r < rows; r++)
+        xent_row(logits + (size_t)r * cols, cols, labels[r], l->f[0], loss + r,
+                 dlogits + (size_t)r * cols);
+}
+
+void ref_mse(const tdm_launch *l)
+{
+    float *loss = ref_f(l, 0), *dpred = ref_f(l, 1), *pred = ref_f(l, 2), *target = ref_f(l, 3);
+    for (uint32_t i = 0; i < l->u[0]; i++) {
+        float diff = pred[i] - target[i];
+        loss[i] = diff * diff;
+        dpred[i] = l->f[0] * 2.0f * diff;
+    }
+}
+
+void ref_dropout(const tdm_launch *l)
+{
+    float *y = ref_f(l, 0), *x = ref_f(l, 1), rate = l->f[0];
+    const uint32_t key[2] = {l->u[1], l->u[2]};
+    for (uint32_t i = 0; i < l->u[0]; i++) {
+        uint32_t j = l->u[3] + i, counter[4] = {j >> 2, 0, 0, 0}, r[4];
+        ref_philox4x32_10(counter, key, r);
+        float u = (float)(r[j & 3] >> 8) * 0x1p-24f;
+        y[i] = u >= rate ? x[i] / (1.0f - rate) : 0.0f;
+    }
+}

@@ -1,0 +1,9 @@
+/* Internal to the reference backend: its launch slot (kernels/ref_launch.c). */
+#ifndef TDM_REFERENCE_LAUNCH_H
+#define TDM_REFERENCE_LAUNCH_H
+
+#include "device_impl.h"
+
+tdm_status tdm_reference_launch(tdm_device *dev, const tdm_launch *launch);
+
+#endif

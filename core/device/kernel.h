@@ -1,0 +1,107 @@
+/* Internal: the kernel table (kernels.def) as C data, and the launch of a kernel. */
+#ifndef TDM_CORE_KERNEL_H
+#define TDM_CORE_KERNEL_H
+
+#include <stdint.h>
+
+#include "tandem/buffer.h"
+
+#define TDM_KERNEL_MAX_BUFFERS 8
+#define TDM_KERNEL_MAX_UINTS 8
+#define TDM_KERNEL_MAX_FLOATS 8
+#define TDM_KERNEL_MAX_GROUPS 65535u /* the smallest maxComputeWorkGroupCount[0] */
+
+/* How the core sizes a launch; each kernel loops grid-stride over its items. */
+typedef enum tdm_grid {
+    TDM_GRID_N,      /* one item per element: u[0] = n */
+    TDM_GRID_PAIRS,  /* one item per pair of elements (float16 packing): u[0] = n */
+    TDM_GRID_CELLS,  /* one item per matrix cell: u[0] = rows, u[1] = cols */
+    TDM_GRID_ROWS,   /* one item per row: u[0] = rows */
+    TDM_GRID_COLS,   /* one item per column: u[1] = cols */
+    TDM_GRID_CHUNKS, /* one work-group per chunk: u[0] = n, u[1] = chunk */
+    TDM_GRID_TILES   /* one work-group per 16 x 16 tile of C: u[0] = m, u[1] = n */
+} tdm_grid;
+
+typedef enum tdm_kernel {
+#define TDM_KERNEL(name, ...) TDM_KERNEL_##name,
+#include "kernels.def"
+#undef TDM_KERNEL
+    TDM_KERNEL_COUNT
+} tdm_kernel;
+
+typedef struct tdm_tolerance {
+    unsigned ulps; /* units in the last place of the reference result */
+    double rel;    /* times the magnitude scale (see kernels.def) */
+    int linear;    /* the scale is the reference run on absolute values */
+} tdm_tolerance;
+
+/* Buffer extents, in elements of the buffer's type. */
+typedef enum tdm_extent {
+    TDM_EXTENT_N, TDM_EXTENT_P, TDM_EXTENT_R, TDM_EXTENT_C, TDM_EXTENT_RC,
+    TDM_EXTENT_GA, TDM_EXTENT_GB, TDM_EXTENT_GC
+} tdm_extent;
+
+typedef struct tdm_kernel_buffer {
+    char name[16];
+    char type;     /* 'f' float32, 'h' float16, 'u' uint32 */
+    tdm_extent extent;
+    int written;   /* 'w' */
+    int read;      /* not write-only: 'r' with 'w', or no 'w' */
+    int positive;  /* 'p' */
+    int labels;    /* 'l' */
+    int optional;  /* 'o' */
+} tdm_kernel_buffer;
+
+/* One kernel, from its line in kernels.def. */
+typedef struct tdm_kernel_info {
+    const char *name;
+    tdm_grid grid;
+    unsigned wg;
+    tdm_tolerance tolerance;
+    unsigned buffer_count, uint_count, float_count;
+    tdm_kernel_buffer buffers[TDM_KERNEL_MAX_BUFFERS];
+    char uint_names[TDM_KERNEL_MAX_UINTS][16];
+    char float_names[TDM_KERNEL_MAX_FLOATS][16];
+    float float_min[TDM_KERNEL_MAX_FLOATS], float_max[TDM_KERNEL_MAX_FLOATS];
+} tdm_kernel_info;
+
+/* The parsed table entry (thread-safe; parsed once). */
+const tdm_kernel_info *tdm_kernel_get(tdm_kernel kernel);
+
+/* The kernel of that name, or TDM_KERNEL_COUNT. */
+tdm_kernel tdm_kernel_find(const char *name);
+
+/* Bytes per element of a buffer type. */
+unsigned tdm_kernel_type_size(char type);
+
+/* The value of the uint argument of that name in u, or 0 if the kernel has none. */
+uint64_t tdm_kernel_uint(const tdm_kernel_info *info, const uint32_t *u, const char *name);
+
+/* Elements an extent spans for the uint arguments u. */
+uint64_t tdm_kernel_extent(const tdm_kernel_info *info, const uint32_t *u, tdm_extent extent);
+
+/* A kernel launch as backends receive it. Unused buffer slots are NULL. */
+typedef struct tdm_launch {
+    tdm_kernel kernel;
+    tdm_buffer *buffers[TDM_KERNEL_MAX_BUFFERS];
+    uint32_t offsets[TDM_KERNEL_MAX_BUFFERS]; /* in elements of each buffer's type */
+    uint32_t u[TDM_KERNEL_MAX_UINTS];
+    float f[TDM_KERNEL_MAX_FLOATS];
+    uint32_t groups; /* work-groups to launch, 1..TDM_KERNEL_MAX_GROUPS */
+} tdm_launch;
+
+/* A launch as callers describe it: the kernel, its views and scalars. The core
+ * checks every view against the kernel's extents, sizes the grid, and splits the
+ * launch where a device cannot bind a buffer that large in one piece. */
+typedef struct tdm_kernel_call {
+    tdm_kernel kernel;
+    tdm_buffer_view views[TDM_KERNEL_MAX_BUFFERS]; /* offset and size in bytes */
+    uint32_t u[TDM_KERNEL_MAX_UINTS];
+    float f[TDM_KERNEL_MAX_FLOATS];
+} tdm_kernel_call;
+
+/* Runs the kernel on dev, asynchronously (ordered like every other operation).
+ * TDM_ERR_UNSUPPORTED when the device's backend lacks the kernel. */
+tdm_status tdm_kernel_run(tdm_device *dev, const tdm_kernel_call *call);
+
+#endif

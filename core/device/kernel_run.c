@@ -1,0 +1,216 @@
+/* tdm_kernel_run: checks a call against the kernel table, sizes the grid, and
+ * splits launches whose buffers a device cannot bind in one piece. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "buffer_checks.h"
+#include "device_status.h"
+#include "error.h"
+#include "kernel.h"
+
+/* Grid-stride kernels are correct for any group count; beyond a few thousand
+ * groups a launch only adds scheduling work. */
+#define ITEM_GROUPS_MAX 4096u
+
+static const char *F = "tdm_kernel_run";
+
+static int uint_index(const tdm_kernel_info *info, const char *name)
+{
+    for (unsigned i = 0; i < info->uint_count; i++)
+        if (strcmp(info->uint_names[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return b ? (a + b - 1) / b : 0;
+}
+
+/* The uints whose values the kernels rely on. */
+static tdm_status check_uints(const tdm_kernel_info *info, const uint32_t *u)
+{
+    static const char *const flags[] = {"nesterov", "centered", "trans_a", "trans_b"};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (tdm_kernel_uint(info, u, flags[i]) > 1)
+            return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: '%s' must be 0 or 1", F,
+                            info->name, flags[i]);
+    if (uint_index(info, "chunk") >= 0 && tdm_kernel_uint(info, u, "chunk") == 0)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: 'chunk' is 0", F, info->name);
+    uint64_t inputs = tdm_kernel_uint(info, u, "inputs"), k = tdm_kernel_uint(info, u, "k");
+    if (uint_index(info, "inputs") >= 0 && (inputs < 2 || inputs > info->buffer_count - 1))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: %s: 'inputs' is %" PRIu64 ", expected 2 to %u", F, info->name,
+                        inputs, info->buffer_count - 1);
+    if (uint_index(info, "lda") >= 0) {
+        int ta = tdm_kernel_uint(info, u, "trans_a") != 0, tb = tdm_kernel_uint(info, u, "trans_b") != 0;
+        uint64_t m = tdm_kernel_uint(info, u, "m"), n = tdm_kernel_uint(info, u, "n");
+        if (tdm_kernel_uint(info, u, "lda") < (ta ? m : k) || tdm_kernel_uint(info, u, "ldb") < (tb ? k : n) ||
+            tdm_kernel_uint(info, u, "ldc") < n)
+            return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                            "%s: gemm: a leading dimension is smaller than its matrix's row "
+                            "(lda %u, ldb %u, ldc %u for m %u, n %u, k %u)",
+                            F, u[3], u[4], u[5], u[0], u[1], u[2]);
+    }
+    return TDM_OK;
+}
+
+/* Optional buffers (accumulate's inputs past `inputs`) may be left NULL. */
+static int buffer_needed(const tdm_kernel_info *info, const uint32_t *u, unsigned b)
+{
+    return !info->buffers[b].optional || b <= tdm_kernel_uint(info, u, "inputs");
+}
+
+static tdm_status check_view(const tdm_device *dev, const tdm_kernel_info *info,
+                             const tdm_kernel_call *call, unsigned b)
+{
+    const tdm_kernel_buffer *kb = &info->buffers[b];
+    const tdm_buffer_view *v = &call->views[b];
+    if (!v->buffer)
+        return buffer_needed(info, call->u, b)
+                   ? tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: buffer '%s' is NULL", F,
+                              info->name, kb->name)
+                   : TDM_OK;
+    tdm_status s = tdm_check_view(v, F, kb->name);
+    if (s != TDM_OK)
+        return s;
+    if (v->buffer->device != dev)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: buffer '%s' is on %s, not on %s", F,
+                        info->name, kb->name, v->buffer->device->desc.id, dev->desc.id);
+    unsigned size = tdm_kernel_type_size(kb->type), align = kb->type == 'h' ? 4 : size;
+    if (v->offset % align)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: %s: buffer '%s' offset %zu is not a multiple of %u bytes", F,
+                        info->name, kb->name, v->offset, align);
+    uint64_t need = tdm_kernel_extent(info, call->u, kb->extent);
+    if (v->size / size < need)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: %s: buffer '%s' holds %zu elements, the call needs %" PRIu64, F,
+                        info->name, kb->name, v->size / size, need);
+    if (v->offset / size > UINT32_MAX)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: %s: buffer '%s' offset is past 2^32 elements", F, info->name,
+                        kb->name);
+    return TDM_OK;
+}
+
+static tdm_status check_call(const tdm_device *dev, const tdm_kernel_info *info,
+                             const tdm_kernel_call *call)
+{
+    tdm_status s = check_uints(info, call->u);
+    for (unsigned b = 0; b < info->buffer_count && s == TDM_OK; b++)
+        s = check_view(dev, info, call, b);
+    return s;
+}
+
+/* Work-groups for the call, 0 when there is nothing to do. */
+static uint64_t groups_for(const tdm_kernel_info *info, const uint32_t *u)
+{
+    uint64_t items = 0, groups;
+    switch (info->grid) {
+    case TDM_GRID_N: items = tdm_kernel_uint(info, u, "n"); break;
+    case TDM_GRID_PAIRS: items = ceil_div(tdm_kernel_uint(info, u, "n"), 2); break;
+    case TDM_GRID_CELLS: items = tdm_kernel_uint(info, u, "rows") * tdm_kernel_uint(info, u, "cols"); break;
+    case TDM_GRID_ROWS: items = tdm_kernel_uint(info, u, "rows"); break;
+    case TDM_GRID_COLS: items = tdm_kernel_uint(info, u, "cols"); break;
+    case TDM_GRID_CHUNKS:
+        groups = ceil_div(tdm_kernel_uint(info, u, "n"), tdm_kernel_uint(info, u, "chunk"));
+        return groups < TDM_KERNEL_MAX_GROUPS ? groups : TDM_KERNEL_MAX_GROUPS;
+    case TDM_GRID_TILES:
+        groups = ceil_div(tdm_kernel_uint(info, u, "m"), 16) * ceil_div(tdm_kernel_uint(info, u, "n"), 16);
+        return groups < TDM_KERNEL_MAX_GROUPS ? groups : TDM_KERNEL_MAX_GROUPS;
+    }
+    groups = ceil_div(items, info->wg);
+    return groups < ITEM_GROUPS_MAX ? groups : ITEM_GROUPS_MAX;
+}
+
+static tdm_launch make_launch(const tdm_kernel_info *info, const tdm_kernel_call *call)
+{
+    tdm_launch l;
+    memset(&l, 0, sizeof l);
+    l.kernel = call->kernel;
+    for (unsigned b = 0; b < info->buffer_count; b++) {
+        l.buffers[b] = call->views[b].buffer;
+        l.offsets[b] = (uint32_t)(call->views[b].offset / tdm_kernel_type_size(info->buffers[b].type));
+    }
+    memcpy(l.u, call->u, sizeof l.u);
+    memcpy(l.f, call->f, sizeof l.f);
+    return l;
+}
+
+/* Bytes of the largest range the launch touches in any buffer. */
+static uint64_t widest_range(const tdm_kernel_info *info, const uint32_t *u)
+{
+    uint64_t widest = 0;
+    for (unsigned b = 0; b < info->buffer_count; b++) {
+        const tdm_kernel_buffer *kb = &info->buffers[b];
+        uint64_t bytes = tdm_kernel_extent(info, u, kb->extent) * tdm_kernel_type_size(kb->type);
+        widest = bytes > widest ? bytes : widest;
+    }
+    return widest;
+}
+
+static tdm_status launch_once(tdm_device *dev, const tdm_kernel_info *info, tdm_launch *l)
+{
+    uint64_t groups = groups_for(info, l->u);
+    if (groups == 0)
+        return TDM_OK;
+    l->groups = (uint32_t)groups;
+    return tdm_device_result(dev, dev->ops->launch(dev, l));
+}
+
+/* Elementwise and chunked kernels index every buffer by one element position, so a
+ * launch splits into pieces of `piece` elements (a whole number of chunks), each
+ * with its offsets moved along, the Philox counter too. */
+static tdm_status launch_in_pieces(tdm_device *dev, const tdm_kernel_info *info, tdm_launch *l)
+{
+    int chunked = info->grid == TDM_GRID_CHUNKS;
+    uint64_t unit = chunked ? l->u[1] : 64, n = l->u[0];
+    uint64_t piece = dev->max_binding_bytes / 4 / unit * unit;
+    if (piece == 0)
+        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s: %s: a chunk of %" PRIu64
+                        " elements does not fit %s's binding limit of %" PRIu64 " bytes",
+                        F, info->name, unit, dev->desc.id, dev->max_binding_bytes);
+    int counter = uint_index(info, "offset");
+    tdm_launch part = *l;
+    tdm_status s = TDM_OK;
+    for (uint64_t start = 0; start < n && s == TDM_OK; start += piece) {
+        part.u[0] = (uint32_t)(n - start < piece ? n - start : piece);
+        for (unsigned b = 0; b < info->buffer_count; b++) {
+            int per_chunk = info->buffers[b].extent == TDM_EXTENT_P;
+            part.offsets[b] = l->offsets[b] + (uint32_t)(per_chunk ? start / unit : start);
+        }
+        if (counter >= 0)
+            part.u[counter] = l->u[counter] + (uint32_t)start;
+        s = launch_once(dev, info, &part);
+    }
+    return s;
+}
+
+tdm_status tdm_kernel_run(tdm_device *dev, const tdm_kernel_call *call)
+{
+    TDM_CHECK_ARG(dev, "tdm_kernel_run");
+    TDM_CHECK_ARG(call, "tdm_kernel_run");
+    const tdm_kernel_info *info = tdm_kernel_get(call->kernel);
+    if (!info)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: no kernel %d", F, (int)call->kernel);
+    tdm_status s = check_call(dev, info, call);
+    if (s == TDM_OK)
+        s = tdm_device_check_alive(dev, F);
+    if (s != TDM_OK)
+        return s;
+    if (!dev->ops->launch)
+        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s: the %s backend of %s runs no kernels", F,
+                        tdm_backend_name(dev->desc.backend), dev->desc.id);
+    tdm_launch l = make_launch(info, call);
+    if (!dev->max_binding_bytes || widest_range(info, l.u) <= dev->max_binding_bytes)
+        return launch_once(dev, info, &l);
+    if (info->grid == TDM_GRID_N || info->grid == TDM_GRID_PAIRS ||
+        info->grid == TDM_GRID_CHUNKS)
+        return launch_in_pieces(dev, info, &l);
+    return tdm_fail(TDM_ERR_UNSUPPORTED,
+                    "%s: %s: the call spans %" PRIu64 " bytes of one buffer, more than %s "
+                    "binds at once (%" PRIu64 " bytes)",
+                    F, info->name, widest_range(info, l.u), dev->desc.id,
+                    dev->max_binding_bytes);
+}
