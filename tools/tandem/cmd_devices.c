@@ -3,15 +3,10 @@
 #include <string.h>
 
 #include "commands.h"
+#include "device_select.h"
 #include "format.h"
 #include "json_writer.h"
 #include "tandem/tandem.h"
-
-static void log_to_stderr(tdm_log_level level, const char *message, void *user_data)
-{
-    (void)user_data;
-    fprintf(stderr, "tandem: %s: %s\n", level >= TDM_LOG_WARN ? "warning" : "note", message);
-}
 
 static void print_note(const tdm_device_desc *d)
 {
@@ -96,16 +91,14 @@ int cmd_devices(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0)
             json = 1;
+        else if (strcmp(argv[i], "--help") == 0)
+            return usage(stdout, 0);
         else
-            return usage(strcmp(argv[i], "--help") ? stderr : stdout, strcmp(argv[i], "--help") ? 2 : 0);
+            return usage(stderr, 2);
     }
-    tdm_context_options opts = TDM_CONTEXT_OPTIONS_INIT;
-    opts.log = log_to_stderr;
-    tdm_context *ctx;
-    if (tdm_context_create(&opts, &ctx) != TDM_OK) {
-        fprintf(stderr, "tandem: %s\n", tdm_last_error());
+    tdm_context *ctx = cli_context();
+    if (!ctx)
         return 1;
-    }
     static tdm_device_desc descs[MAX_LISTED];
     size_t n = tdm_context_device_count(ctx);
     n = n < MAX_LISTED ? n : MAX_LISTED;

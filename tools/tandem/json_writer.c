@@ -1,4 +1,5 @@
 #include <inttypes.h>
+#include <math.h>
 
 #include "json_writer.h"
 
@@ -74,4 +75,13 @@ void json_null(json_writer *w, const char *key)
 {
     prefix(w, key);
     fputs("null", w->out);
+}
+
+void json_double(json_writer *w, const char *key, double value)
+{
+    prefix(w, key);
+    if (isfinite(value))
+        fprintf(w->out, "%.9g", value);
+    else
+        fputs("null", w->out);
 }

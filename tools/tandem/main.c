@@ -11,6 +11,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"devices", cmd_devices, "list every device on every backend"},
+    {"conformance", cmd_conformance, "check every kernel on every device against the reference"},
 };
 
 static void usage(FILE *out)

@@ -1,0 +1,150 @@
+/* The conformance checker must be able to fail. A test-only device runs the
+ * reference kernels except for a set of deliberately wrong ones, each a realistic
+ * bug; the checker must report every wrong kernel FAIL and the right ones PASS,
+ * which also shows that no tolerance is loose enough to accept a wrong formula. */
+#include <math.h>
+
+#include "conformance_suite.h"
+#include "harness.h"
+#include "ref_kernels.h"
+#include "reference_launch.h"
+
+/* Off by one: the last element is never updated. */
+static void axpy_short(const tdm_launch *l)
+{
+    float *y = ref_f(l, 0), *x = ref_f(l, 1);
+    for (uint32_t i = 0; i + 1 < l->u[0]; i++)
+        y[i] += l->f[0] * x[i];
+}
+
+/* Writes one element past the end of its view. */
+static void copy_overrun(const tdm_launch *l)
+{
+    float *y = ref_f(l, 0), *x = ref_f(l, 1);
+    for (uint32_t i = 0; i < l->u[0]; i++)
+        y[i] = x[i];
+    if (l->u[0])
+        y[l->u[0]] = x[0];
+}
+
+/* Drops the last element of every chunk. */
+static void sum_drops_last(const tdm_launch *l)
+{
+    float *out = ref_f(l, 0), *x = ref_f(l, 1);
+    uint32_t n = l->u[0], chunk = l->u[1];
+    for (uint32_t c = 0; (uint64_t)c * chunk < n; c++) {
+        double acc = 0;
+        uint32_t end = n - c * chunk < chunk ? n : c * chunk + chunk;
+        for (uint32_t i = c * chunk; i + 1 < end; i++)
+            acc += x[i];
+        out[c] = (float)acc;
+    }
+}
+
+/* Epsilon inside the square root: Keras's formula, not TensorFlow's ApplyAdam. */
+static void adam_eps_inside(const tdm_launch *l)
+{
+    float *w = ref_f(l, 0), *g = ref_f(l, 1), *m = ref_f(l, 2), *v = ref_f(l, 3);
+    float b1 = l->f[1], b2 = l->f[2], eps = l->f[3];
+    float lr_t = l->f[0] * sqrtf(1.0f - l->f[5]) / (1.0f - l->f[4]);
+    for (uint32_t i = 0; i < l->u[0]; i++) {
+        m[i] = b1 * m[i] + (1.0f - b1) * g[i];
+        v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
+        w[i] -= lr_t * m[i] / sqrtf(v[i] + eps);
+    }
+}
+
+/* The tanh approximation of GELU instead of the exact erf form. */
+static void gelu_tanh(const tdm_launch *l)
+{
+    float *y = ref_f(l, 0), *x = ref_f(l, 1);
+    for (uint32_t i = 0; i < l->u[0]; i++) {
+        float v = x[i];
+        y[i] = 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
+    }
+}
+
+/* No maximum subtracted: large logits overflow. */
+static void softmax_unstable(const tdm_launch *l)
+{
+    float *loss = ref_f(l, 0), *dl = ref_f(l, 1), *logits = ref_f(l, 2);
+    uint32_t *labels = ref_u(l, 3), rows = l->u[0], cols = l->u[1];
+    for (uint32_t r = 0; r < rows; r++) {
+        const float *z = logits + (size_t)r * cols;
+        float total = 0;
+        for (uint32_t c = 0; c < cols; c++)
+            total += expf(z[c]);
+        loss[r] = logf(total) - z[labels[r]];
+        for (uint32_t c = 0; c < cols; c++)
+            dl[(size_t)r * cols + c] = l->f[0] * (expf(z[c]) / total - (c == labels[r]));
+    }
+}
+
+/* The neighbouring Philox word: a different mask from the same seed. */
+static void dropout_wrong_word(const tdm_launch *l)
+{
+    float *y = ref_f(l, 0), *x = ref_f(l, 1), rate = l->f[0];
+    const uint32_t key[2] = {l->u[1], l->u[2]};
+    for (uint32_t i = 0; i < l->u[0]; i++) {
+        uint32_t j = l->u[3] + i, counter[4] = {j >> 2, 0, 0, 0}, r[4];
+        ref_philox4x32_10(counter, key, r);
+        float u = (float)(r[(j + 1) & 3] >> 8) * 0x1p-24f;
+        y[i] = u >= rate ? x[i] / (1.0f - rate) : 0.0f;
+    }
+}
+
+/* Forgets the factor 2 of the squared error's derivative. */
+static void mse_half_gradient(const tdm_launch *l)
+{
+    float *loss = ref_f(l, 0), *dp = ref_f(l, 1), *p = ref_f(l, 2), *t = ref_f(l, 3);
+    for (uint32_t i = 0; i < l->u[0]; i++) {
+        loss[i] = (p[i] - t[i]) * (p[i] - t[i]);
+        dp[i] = l->f[0] * (p[i] - t[i]);
+    }
+}
+
+static const struct {
+    tdm_kernel kernel;
+    void (*wrong)(const tdm_launch *);
+} wrong_kernels[] = {
+    {TDM_KERNEL_axpy, axpy_short},        {TDM_KERNEL_copy, copy_overrun},
+    {TDM_KERNEL_sum, sum_drops_last},     {TDM_KERNEL_adam, adam_eps_inside},
+    {TDM_KERNEL_gelu, gelu_tanh},         {TDM_KERNEL_softmax_xent, softmax_unstable},
+    {TDM_KERNEL_dropout, dropout_wrong_word}, {TDM_KERNEL_mse, mse_half_gradient},
+};
+#define WRONG_COUNT (sizeof wrong_kernels / sizeof wrong_kernels[0])
+
+static tdm_status wrong_launch(tdm_device *dev, const tdm_launch *l)
+{
+    for (size_t i = 0; i < WRONG_COUNT; i++)
+        if (wrong_kernels[i].kernel == l->kernel) {
+            wrong_kernels[i].wrong(l);
+            return TDM_OK;
+        }
+    return tdm_reference_launch(dev, l);
+}
+
+int main(void)
+{
+    tdm_context *ctx = test_context(TDM_BACKEND_BIT(TDM_BACKEND_REFERENCE));
+    tdm_device *ref, *pair[2];
+    CHECK_OK(tdm_context_device(ctx, 0, &ref));
+    CHECK_OK(tdm_device_split(ref, 2, pair));
+    static tdm_backend_ops wrong_ops;
+    wrong_ops = *pair[1]->ops;
+    wrong_ops.launch = wrong_launch;
+    pair[1]->ops = &wrong_ops; /* a test-only device with the wrong kernels */
+    conf_suite suite = {ref, pair, 2, 0};
+    for (size_t i = 0; i < WRONG_COUNT; i++) {
+        conf_result row[2];
+        conf_suite_run_kernel(&suite, wrong_kernels[i].kernel, row);
+        const char *name = tdm_kernel_get(wrong_kernels[i].kernel)->name;
+        printf("%-14s right: %d/%d failed, wrong: %d/%d failed (%s)\n", name,
+               row[0].failed_cases, row[0].cases, row[1].failed_cases, row[1].cases,
+               row[1].first_failure);
+        CHECK(row[0].supported && row[0].cases > 0 && row[0].failed_cases == 0);
+        CHECK(row[1].supported && row[1].failed_cases > 0);
+    }
+    tdm_context_destroy(ctx);
+    return test_finish("test_conformance_selftest");
+}

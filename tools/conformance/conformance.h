@@ -1,0 +1,82 @@
+/* The conformance checker: runs every kernel of the table on a device and compares
+ * its results with the reference backend's, element by element. */
+#ifndef TDM_CONFORMANCE_H
+#define TDM_CONFORMANCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel.h"
+#include "tandem/tandem.h"
+
+typedef enum conf_data {
+    CONF_RANDOM,  /* uniform values in a kernel-appropriate range */
+    CONF_INTEGER, /* small integers: every summation order is exact, so linear
+                     kernels must match the reference bit for bit */
+    CONF_EDGE     /* NaN, infinities, signed zeros, denormals, huge and tiny values */
+} conf_data;
+
+/* One call of one kernel: its scalars, its data and where its views start. */
+typedef struct conf_case {
+    tdm_kernel kernel;
+    uint32_t u[TDM_KERNEL_MAX_UINTS];
+    float f[TDM_KERNEL_MAX_FLOATS];
+    conf_data data;
+    uint32_t offset; /* elements before each view (even, for float16 buffers) */
+    unsigned seed;
+    int large;       /* a buffer past 128 MiB: lavapipe's binding limit */
+    char label[64];
+} conf_case;
+
+/* Host copies of a case's buffers: guard elements around each view catch writes
+ * out of bounds. */
+#define CONF_GUARD 3
+
+typedef struct conf_buffers {
+    void *host[TDM_KERNEL_MAX_BUFFERS];
+    size_t elements[TDM_KERNEL_MAX_BUFFERS]; /* view elements (the kernel's extent) */
+    size_t total[TDM_KERNEL_MAX_BUFFERS];    /* with offset and guards */
+} conf_buffers;
+
+/* The outcome of a kernel on a device over all its cases. */
+typedef struct conf_result {
+    int supported;      /* 0: the backend lacks the kernel */
+    int failed_cases;
+    int cases;
+    double worst_ulps;  /* largest |got - want| in units of ulp(want) */
+    double worst_ratio; /* largest |got - want| / allowed */
+    char first_failure[256];
+} conf_result;
+
+/* conformance_cases.c: the cases of a kernel, into out (at most max); returns the
+ * count. `large` adds the > 128 MiB case where the kernel's grid can split. */
+size_t conf_cases(tdm_kernel kernel, int large, conf_case *out, size_t max);
+
+/* The case --perf times: n elements, two inputs for accumulate. */
+conf_case conf_perf_case(tdm_kernel kernel, uint32_t n);
+
+/* conformance_data.c: fills the case's input buffers (allocating every buffer). */
+int conf_buffers_make(const conf_case *c, conf_buffers *bufs);
+void conf_buffers_free(conf_buffers *bufs);
+/* A copy with denormal floats flushed to zero, or magnitudes taken. */
+int conf_buffers_transform(const conf_case *c, const conf_buffers *in, conf_buffers *out,
+                           int flush_denormals, int absolute);
+
+/* conformance_run.c: runs the case on dev with the given inputs; the outputs are
+ * read back into `out` (a copy of `in` that the kernel updated). */
+tdm_status conf_run(tdm_device *dev, const conf_case *c, const conf_buffers *in,
+                    conf_buffers *out);
+
+/* Uploads once, launches once to warm up, then returns the best time of `repeats`
+ * launches (each waited for). */
+tdm_status conf_time(tdm_device *dev, const conf_case *c, const conf_buffers *in, int repeats,
+                     double *best_seconds);
+
+/* conformance_compare.c: compares a device's outputs with the reference's. want_ftz
+ * (may be NULL) is the reference with denormals flushed, scale the magnitudes
+ * (NULL: derived from the inputs). Updates r. */
+void conf_compare(const conf_case *c, const conf_buffers *in, const conf_buffers *got,
+                  const conf_buffers *want, const conf_buffers *want_ftz,
+                  const conf_buffers *scale, conf_result *r);
+
+#endif

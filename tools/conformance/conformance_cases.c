@@ -1,0 +1,194 @@
+/* The cases every kernel is checked on: sizes 0 and 1, primes, sizes around the
+ * work-group size, large ones, edge values, and, for linear kernels, integer data
+ * that must match the reference exactly. Chosen by the kernel's grid alone, so a
+ * new kernel needs no code here. */
+#include <stdio.h>
+#include <string.h>
+
+#include "conformance.h"
+
+#define LARGE_ELEMENTS ((uint32_t)34 << 20) /* 136 MiB of floats */
+
+typedef struct shape {
+    uint32_t a, b, c; /* n, chunk | rows, cols | m, n, k */
+    conf_data data;
+} shape;
+
+static const shape element_shapes[] = {
+    {0, 0, 0, CONF_RANDOM},    {1, 0, 0, CONF_RANDOM},     {2, 0, 0, CONF_EDGE},
+    {7, 0, 0, CONF_RANDOM},    {63, 0, 0, CONF_RANDOM},    {64, 0, 0, CONF_INTEGER},
+    {65, 0, 0, CONF_RANDOM},   {97, 0, 0, CONF_EDGE},      {1031, 0, 0, CONF_RANDOM},
+    {1031, 0, 0, CONF_EDGE},   {65537, 0, 0, CONF_RANDOM}, {65537, 0, 0, CONF_INTEGER},
+    {1048579, 0, 0, CONF_RANDOM},
+};
+static const shape chunk_shapes[] = {
+    {1, 1, 0, CONF_RANDOM},        {7, 3, 0, CONF_RANDOM},         {7, 3, 0, CONF_EDGE},
+    {97, 64, 0, CONF_RANDOM},      {97, 97, 0, CONF_INTEGER},      {1031, 100, 0, CONF_EDGE},
+    {1031, 1024, 0, CONF_RANDOM},  {65537, 4096, 0, CONF_RANDOM},  {65537, 65537, 0, CONF_INTEGER},
+    {65537, 65537, 0, CONF_RANDOM}, {1048579, 1048579, 0, CONF_RANDOM},
+};
+static const shape matrix_shapes[] = {
+    {0, 5, 0, CONF_RANDOM},   {1, 1, 0, CONF_RANDOM},    {3, 7, 0, CONF_RANDOM},
+    {64, 10, 0, CONF_RANDOM}, {97, 13, 0, CONF_EDGE},    {97, 13, 0, CONF_INTEGER},
+    {1031, 10, 0, CONF_RANDOM}, {13, 1031, 0, CONF_RANDOM}, {5, 3001, 0, CONF_EDGE},
+};
+static const shape gemm_shapes[] = {
+    {1, 1, 1, CONF_RANDOM},    {7, 5, 3, CONF_RANDOM},     {16, 16, 16, CONF_INTEGER},
+    {33, 17, 65, CONF_RANDOM}, {9, 7, 0, CONF_RANDOM},     {64, 64, 64, CONF_EDGE},
+    {31, 47, 13, CONF_EDGE},   {127, 129, 131, CONF_RANDOM}, {100, 90, 257, CONF_INTEGER},
+    {0, 4, 4, CONF_RANDOM},
+};
+
+/* A deterministic value in [0, 1) from a seed and an index. */
+static float uniform(unsigned seed, unsigned i)
+{
+    uint32_t x = seed * 2654435761u ^ (i + 1) * 2246822519u;
+    x ^= x >> 15;
+    x *= 2654435761u;
+    x ^= x >> 13;
+    return (float)(x >> 8) * 0x1p-24f;
+}
+
+static void set_uint(const tdm_kernel_info *info, conf_case *c, const char *name, uint32_t v)
+{
+    for (unsigned i = 0; i < info->uint_count; i++)
+        if (strcmp(info->uint_names[i], name) == 0)
+            c->u[i] = v;
+}
+
+/* The scalars no shape decides: flags alternate, counts and seeds vary. */
+static void set_free_uints(const tdm_kernel_info *info, conf_case *c, unsigned index)
+{
+    set_uint(info, c, "nesterov", index & 1);
+    set_uint(info, c, "centered", index & 1);
+    set_uint(info, c, "trans_a", index & 1);
+    set_uint(info, c, "trans_b", (index >> 1) & 1);
+    set_uint(info, c, "inputs", 2 + index % 6);
+    set_uint(info, c, "seed_lo", 0x9E3779B9u * (index + 1));
+    set_uint(info, c, "seed_hi", 12345u + index);
+    set_uint(info, c, "offset", 1000u * index);
+}
+
+/* Leading dimensions: exact for even cases, padded by 3 for odd ones. */
+static void set_gemm_dims(const tdm_kernel_info *info, conf_case *c, const shape *s,
+                          unsigned index)
+{
+    uint32_t m = s->a, n = s->b, k = s->c, pad = (index & 1) * 3;
+    int ta = index & 1, tb = (index >> 1) & 1;
+    set_uint(info, c, "m", m);
+    set_uint(info, c, "n", n);
+    set_uint(info, c, "k", k);
+    set_uint(info, c, "lda", (ta ? m : k) + pad);
+    set_uint(info, c, "ldb", (tb ? k : n) + pad);
+    set_uint(info, c, "ldc", n + pad);
+}
+
+static void set_floats(const tdm_kernel_info *info, conf_case *c)
+{
+    for (unsigned i = 0; i < info->float_count; i++) {
+        float lo = info->float_min[i], hi = info->float_max[i];
+        float v = lo + (hi - lo) * uniform(c->seed, 1000 + i);
+        /* Integer data stays exact only with integer scalars. */
+        c->f[i] = c->data == CONF_INTEGER ? (float)(int)(v + (v < 0 ? -0.5f : 0.5f)) : v;
+    }
+}
+
+static void apply_shape(const tdm_kernel_info *info, conf_case *c, const shape *s,
+                        unsigned index)
+{
+    switch (info->grid) {
+    case TDM_GRID_N:
+    case TDM_GRID_PAIRS:
+        set_uint(info, c, "n", s->a);
+        snprintf(c->label, sizeof c->label, "n=%u", s->a);
+        break;
+    case TDM_GRID_CHUNKS:
+        set_uint(info, c, "n", s->a);
+        set_uint(info, c, "chunk", s->b);
+        snprintf(c->label, sizeof c->label, "n=%u chunk=%u", s->a, s->b);
+        break;
+    case TDM_GRID_CELLS:
+    case TDM_GRID_ROWS:
+    case TDM_GRID_COLS:
+        set_uint(info, c, "rows", s->a);
+        set_uint(info, c, "cols", s->b);
+        snprintf(c->label, sizeof c->label, "%ux%u", s->a, s->b);
+        break;
+    case TDM_GRID_TILES:
+        set_gemm_dims(info, c, s, index);
+        snprintf(c->label, sizeof c->label, "%ux%ux%u%s%s", s->a, s->b, s->c,
+                 index & 1 ? " At" : "", index & 2 ? " Bt" : "");
+        break;
+    }
+}
+
+static const shape *shapes_for(tdm_grid grid, size_t *count)
+{
+#define SHAPES(list) (*count = sizeof list / sizeof list[0], list)
+    switch (grid) {
+    case TDM_GRID_CHUNKS: return SHAPES(chunk_shapes);
+    case TDM_GRID_CELLS:
+    case TDM_GRID_ROWS:
+    case TDM_GRID_COLS: return SHAPES(matrix_shapes);
+    case TDM_GRID_TILES: return SHAPES(gemm_shapes);
+    case TDM_GRID_N:
+    case TDM_GRID_PAIRS: break;
+    }
+    return SHAPES(element_shapes);
+#undef SHAPES
+}
+
+/* The large case: one representative kernel per splittable grid, plus dropout,
+ * whose Philox counter must advance with each piece of a split launch. */
+static int takes_large_case(tdm_kernel k)
+{
+    return k == TDM_KERNEL_axpy || k == TDM_KERNEL_cast_f32_f16 || k == TDM_KERNEL_sum ||
+           k == TDM_KERNEL_dropout || k == TDM_KERNEL_adam;
+}
+
+static conf_case make_case(tdm_kernel kernel, const shape *s, unsigned index)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(kernel);
+    conf_case c;
+    memset(&c, 0, sizeof c);
+    c.kernel = kernel;
+    c.data = s->data;
+    c.seed = 7919u * (unsigned)kernel + 104729u * index + 1;
+    c.offset = (index & 1) * 2;
+    set_free_uints(info, &c, index);
+    apply_shape(info, &c, s, index);
+    set_floats(info, &c);
+    return c;
+}
+
+size_t conf_cases(tdm_kernel kernel, int large, conf_case *out, size_t max)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(kernel);
+    size_t count, n = 0;
+    const shape *shapes = shapes_for(info->grid, &count);
+    for (size_t i = 0; i < count && n < max; i++) {
+        if (shapes[i].data == CONF_INTEGER && !info->tolerance.linear &&
+            info->tolerance.ulps + info->tolerance.rel > 0)
+            continue; /* integer data proves nothing extra for nonlinear kernels */
+        out[n++] = make_case(kernel, &shapes[i], (unsigned)i);
+    }
+    if (large && takes_large_case(kernel) && n < max) {
+        shape big = {LARGE_ELEMENTS, info->grid == TDM_GRID_CHUNKS ? 1u << 20 : 0, 0, CONF_RANDOM};
+        out[n] = make_case(kernel, &big, (unsigned)count);
+        out[n].large = 1;
+        snprintf(out[n].label, sizeof out[n].label, "n=%u (%u MiB)", big.a, big.a / (1 << 18));
+        n++;
+    }
+    return n;
+}
+
+conf_case conf_perf_case(tdm_kernel kernel, uint32_t n)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(kernel);
+    shape s = {n, info->grid == TDM_GRID_CHUNKS ? 4096u : 0, 0, CONF_RANDOM};
+    conf_case c = make_case(kernel, &s, 0);
+    for (unsigned i = 0; i < info->uint_count; i++)
+        if (strcmp(info->uint_names[i], "inputs") == 0)
+            c.u[i] = 2; /* accumulate: y = x0 + x1, as a two-device reduction does */
+    return c;
+}

@@ -1,0 +1,135 @@
+/* Element-by-element comparison against the reference, with the kernel's declared
+ * tolerance (kernels.def); guard elements must come back untouched. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "conformance.h"
+#include "ref_kernels.h"
+
+static double ulp_of(float x)
+{
+    float a = fabsf(x);
+    if (a < FLT_MIN)
+        return 0x1p-149;
+    return (double)nextafterf(a, INFINITY) - a;
+}
+
+static float element(const conf_buffers *bufs, unsigned b, char type, size_t i)
+{
+    if (type == 'h')
+        return ref_f16_to_f32(((const uint16_t *)bufs->host[b])[i]);
+    return ((const float *)bufs->host[b])[i];
+}
+
+/* The magnitude a nonlinear kernel's rounding scales with: the largest input of the
+ * same element, or of the same row for row kernels. */
+static double input_magnitude(const conf_case *c, const conf_buffers *in, size_t out_index,
+                              size_t out_elements)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
+    uint64_t cols = tdm_kernel_uint(info, c->u, "cols");
+    double worst = 0.0;
+    for (unsigned b = 0; b < info->buffer_count; b++) {
+        const tdm_kernel_buffer *kb = &info->buffers[b];
+        if (!kb->read || kb->type != 'f')
+            continue;
+        size_t first = out_index, count = 1;
+        if (kb->extent == TDM_EXTENT_RC && in->elements[b] != out_elements) {
+            first = out_index * cols; /* a per-row output: the whole row */
+            count = cols;
+        } else if (kb->extent == TDM_EXTENT_RC && cols) {
+            first = out_index / cols * cols;
+            count = cols;
+        }
+        for (size_t i = first; i < first + count && i < in->elements[b]; i++) {
+            double v = fabs(element(in, b, 'f', c->offset + i));
+            worst = isfinite(v) && v > worst ? v : worst;
+        }
+    }
+    return worst;
+}
+
+/* |got - want| / allowed, 0 when equal, INFINITY when it cannot pass. */
+static double miss(float got, float want, double allowed)
+{
+    if (isnan(want) || isnan(got))
+        return isnan(want) && isnan(got) ? 0.0 : INFINITY;
+    if (isinf(want) || isinf(got))
+        return got == want ? 0.0 : INFINITY;
+    double err = fabs((double)got - want);
+    if (err == 0.0)
+        return 0.0;
+    if (fabsf(want) < FLT_MIN && got == 0.0f)
+        return 0.0; /* a denormal result flushed to zero */
+    return allowed > 0.0 ? err / allowed : INFINITY;
+}
+
+typedef struct compare_ctx {
+    const conf_case *c;
+    const conf_buffers *in, *got, *want, *want_ftz, *scale;
+    conf_result *r;
+    int case_failed;
+} compare_ctx;
+
+static void note_failure(compare_ctx *x, const char *what)
+{
+    if (!x->case_failed && !x->r->first_failure[0])
+        snprintf(x->r->first_failure, sizeof x->r->first_failure, "%s: %s", x->c->label, what);
+    x->case_failed = 1;
+}
+
+static void check_element(compare_ctx *x, unsigned b, char type, size_t i, size_t view_i)
+{
+    const tdm_tolerance *tol = &tdm_kernel_get(x->c->kernel)->tolerance;
+    float got = element(x->got, b, type, i), want = element(x->want, b, type, i);
+    double scale = x->scale ? fabs(element(x->scale, b, type, i))
+                            : input_magnitude(x->c, x->in, view_i, x->in->elements[b]);
+    int exact = x->c->data == CONF_INTEGER && tol->linear;
+    double allowed = exact ? 0.0 : tol->ulps * ulp_of(want) + tol->rel * scale;
+    /* Terms whose magnitudes overflow a float leave the rounding unbounded. */
+    double m = isinf(allowed) && !isnan(want) ? 0.0 : miss(got, want, allowed);
+    if (m > 1.0 && x->want_ftz)
+        m = fmin(m, miss(got, element(x->want_ftz, b, type, i), allowed));
+    if (m > x->r->worst_ratio)
+        x->r->worst_ratio = m;
+    if (isfinite(want) && isfinite(got)) {
+        double ulps = fabs((double)got - want) / ulp_of(want);
+        x->r->worst_ulps = ulps > x->r->worst_ulps ? ulps : x->r->worst_ulps;
+    }
+    if (m > 1.0) {
+        char what[160];
+        const tdm_kernel_info *info = tdm_kernel_get(x->c->kernel);
+        snprintf(what, sizeof what, "%s[%zu] = %.9g, expected %.9g", info->buffers[b].name,
+                 view_i, got, want);
+        note_failure(x, what);
+    }
+}
+
+static void check_buffer(compare_ctx *x, unsigned b)
+{
+    const tdm_kernel_buffer *kb = &tdm_kernel_get(x->c->kernel)->buffers[b];
+    size_t size = tdm_kernel_type_size(kb->type), first = x->c->offset;
+    size_t last = first + x->in->elements[b];
+    const unsigned char *got = x->got->host[b], *orig = x->in->host[b];
+    for (size_t i = 0; i < x->in->total[b]; i++) {
+        if (i >= first && i < last)
+            check_element(x, b, kb->type, i, i - first);
+        else if (memcmp(got + i * size, orig + i * size, size) != 0)
+            note_failure(x, "wrote outside its view");
+    }
+}
+
+void conf_compare(const conf_case *c, const conf_buffers *in, const conf_buffers *got,
+                  const conf_buffers *want, const conf_buffers *want_ftz,
+                  const conf_buffers *scale, conf_result *r)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
+    compare_ctx x = {c, in, got, want, want_ftz, scale, r, 0};
+    for (unsigned b = 0; b < info->buffer_count; b++)
+        if (info->buffers[b].written && info->buffers[b].type != 'u')
+            check_buffer(&x, b);
+    r->cases++;
+    r->failed_cases += x.case_failed;
+}

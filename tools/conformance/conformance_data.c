@@ -1,0 +1,124 @@
+/* Input data for a case: random, integer or edge values, by buffer kind. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conformance.h"
+
+typedef struct rng {
+    uint64_t state;
+} rng;
+
+static uint32_t next_u32(rng *r)
+{
+    r->state ^= r->state << 13;
+    r->state ^= r->state >> 7;
+    r->state ^= r->state << 17;
+    return (uint32_t)(r->state >> 16);
+}
+
+static float next_unit(rng *r) /* [0, 1) */
+{
+    return (float)(next_u32(r) >> 8) * 0x1p-24f;
+}
+
+/* Values where kernels go wrong: specials, denormals, extremes, and values whose
+ * float16 conversion overflows or turns subnormal. */
+static const float edge_values[] = {
+    NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-40f, -1e-40f, 1e30f, -1e30f, 1e-30f,
+    FLT_MAX, -FLT_MAX, FLT_MIN, 65504.0f, 65520.0f, 6e-8f, -3e-5f, 88.8f, -104.0f,
+};
+#define EDGE_COUNT (sizeof edge_values / sizeof edge_values[0])
+
+static float float_value(rng *r, conf_data data, int positive)
+{
+    float v;
+    switch (data) {
+    case CONF_INTEGER:
+        v = (float)((int)(next_u32(r) % 17) - 8);
+        break;
+    case CONF_EDGE:
+        v = next_u32(r) & 1 ? edge_values[next_u32(r) % EDGE_COUNT] : 4 * next_unit(r) - 2;
+        break;
+    default:
+        v = 4 * next_unit(r) - 2;
+        break;
+    }
+    /* Accumulators of squares are never negative; keep them clear of zero so that
+     * centered RMSProp's ms - mg^2 stays positive for random data. */
+    return positive ? (data == CONF_RANDOM ? 1.0f + fabsf(v) : fabsf(v)) : v;
+}
+
+static void fill_buffer(const conf_case *c, const tdm_kernel_buffer *kb, void *host,
+                        size_t total, rng *r)
+{
+    uint32_t cols = (uint32_t)tdm_kernel_uint(tdm_kernel_get(c->kernel), c->u, "cols");
+    for (size_t i = 0; i < total; i++) {
+        if (kb->type == 'h')
+            ((uint16_t *)host)[i] = (uint16_t)next_u32(r); /* every bit pattern */
+        else if (kb->type == 'u')
+            ((uint32_t *)host)[i] = kb->labels && cols ? next_u32(r) % cols : next_u32(r);
+        else
+            ((float *)host)[i] = float_value(r, c->data, kb->positive);
+    }
+}
+
+int conf_buffers_make(const conf_case *c, conf_buffers *bufs)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
+    rng r = {0x2545F4914F6CDD1Dull ^ ((uint64_t)c->seed << 20)};
+    memset(bufs, 0, sizeof *bufs);
+    for (unsigned b = 0; b < info->buffer_count; b++) {
+        const tdm_kernel_buffer *kb = &info->buffers[b];
+        bufs->elements[b] = tdm_kernel_extent(info, c->u, kb->extent);
+        bufs->total[b] = c->offset + bufs->elements[b] + CONF_GUARD;
+        bufs->host[b] = malloc(bufs->total[b] * tdm_kernel_type_size(kb->type));
+        if (!bufs->host[b]) {
+            conf_buffers_free(bufs);
+            return -1;
+        }
+        fill_buffer(c, kb, bufs->host[b], bufs->total[b], &r);
+    }
+    return 0;
+}
+
+void conf_buffers_free(conf_buffers *bufs)
+{
+    for (unsigned b = 0; b < TDM_KERNEL_MAX_BUFFERS; b++) {
+        free(bufs->host[b]);
+        bufs->host[b] = NULL;
+    }
+}
+
+static float transform(float x, int flush_denormals, int absolute)
+{
+    if (flush_denormals && fpclassify(x) == FP_SUBNORMAL)
+        x = copysignf(0.0f, x);
+    return absolute ? fabsf(x) : x;
+}
+
+int conf_buffers_transform(const conf_case *c, const conf_buffers *in, conf_buffers *out,
+                           int flush_denormals, int absolute)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
+    *out = *in;
+    for (unsigned b = 0; b < info->buffer_count; b++) {
+        size_t bytes = in->total[b] * tdm_kernel_type_size(info->buffers[b].type);
+        out->host[b] = malloc(bytes);
+        if (!out->host[b]) {
+            for (unsigned k = 0; k < b; k++)
+                free(out->host[k]);
+            return -1;
+        }
+        memcpy(out->host[b], in->host[b], bytes);
+        if (info->buffers[b].type != 'f')
+            continue;
+        float *v = out->host[b];
+        for (size_t i = 0; i < in->total[b]; i++)
+            v[i] = transform(v[i], flush_denormals, absolute);
+    }
+    for (unsigned b = info->buffer_count; b < TDM_KERNEL_MAX_BUFFERS; b++)
+        out->host[b] = NULL;
+    return 0;
+}

@@ -1,0 +1,112 @@
+/* Runs one case on one device: upload every buffer (guards included), run the
+ * kernel, read back what it may have written. */
+#include <string.h>
+#include <time.h>
+
+#include "conformance.h"
+
+static void free_all(tdm_buffer **bufs, unsigned count)
+{
+    for (unsigned b = 0; b < count; b++)
+        tdm_buffer_free(bufs[b]);
+}
+
+static tdm_status upload(tdm_device *dev, const tdm_kernel_info *info, const conf_buffers *in,
+                         tdm_buffer **bufs)
+{
+    tdm_status s = TDM_OK;
+    for (unsigned b = 0; b < info->buffer_count && s == TDM_OK; b++) {
+        size_t bytes = in->total[b] * tdm_kernel_type_size(info->buffers[b].type);
+        s = tdm_buffer_alloc(dev, bytes, &bufs[b]);
+        if (s == TDM_OK)
+            s = tdm_buffer_write(bufs[b], 0, in->host[b], bytes);
+    }
+    return s;
+}
+
+static tdm_kernel_call make_call(const conf_case *c, const tdm_kernel_info *info,
+                                 const conf_buffers *in, tdm_buffer **bufs)
+{
+    tdm_kernel_call call;
+    memset(&call, 0, sizeof call);
+    call.kernel = c->kernel;
+    memcpy(call.u, c->u, sizeof call.u);
+    memcpy(call.f, c->f, sizeof call.f);
+    uint64_t inputs = tdm_kernel_uint(info, c->u, "inputs");
+    for (unsigned b = 0; b < info->buffer_count; b++) {
+        if (info->buffers[b].optional && b > inputs)
+            continue; /* an unused input stays NULL, as callers leave it */
+        unsigned size = tdm_kernel_type_size(info->buffers[b].type);
+        call.views[b].buffer = bufs[b];
+        call.views[b].offset = (size_t)c->offset * size;
+        call.views[b].size = in->elements[b] * size;
+    }
+    return call;
+}
+
+static tdm_status download(const tdm_kernel_info *info, tdm_buffer **bufs, conf_buffers *out)
+{
+    tdm_status s = TDM_OK;
+    for (unsigned b = 0; b < info->buffer_count && s == TDM_OK; b++)
+        if (info->buffers[b].written)
+            s = tdm_buffer_read(bufs[b], 0, out->host[b], tdm_buffer_size(bufs[b]));
+    return s;
+}
+
+tdm_status conf_run(tdm_device *dev, const conf_case *c, const conf_buffers *in,
+                    conf_buffers *out)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
+    tdm_buffer *bufs[TDM_KERNEL_MAX_BUFFERS] = {0};
+    tdm_status s = upload(dev, info, in, bufs);
+    if (s == TDM_OK) {
+        tdm_kernel_call call = make_call(c, info, in, bufs);
+        s = tdm_kernel_run(dev, &call);
+    }
+    if (s == TDM_OK)
+        s = tdm_device_finish(dev);
+    if (s == TDM_OK)
+        s = download(info, bufs, out);
+    free_all(bufs, info->buffer_count);
+    return s;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* One warm-up launch (program builds, first touches), then the best of `repeats`. */
+static tdm_status time_launches(tdm_device *dev, const tdm_kernel_call *call, int repeats,
+                                double *best)
+{
+    tdm_status s = tdm_kernel_run(dev, call);
+    if (s == TDM_OK)
+        s = tdm_device_finish(dev);
+    *best = 0;
+    for (int i = 0; i < repeats && s == TDM_OK; i++) {
+        double start = now();
+        s = tdm_kernel_run(dev, call);
+        if (s == TDM_OK)
+            s = tdm_device_finish(dev);
+        double took = now() - start;
+        *best = i == 0 || took < *best ? took : *best;
+    }
+    return s;
+}
+
+tdm_status conf_time(tdm_device *dev, const conf_case *c, const conf_buffers *in, int repeats,
+                     double *best_seconds)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
+    tdm_buffer *bufs[TDM_KERNEL_MAX_BUFFERS] = {0};
+    tdm_status s = upload(dev, info, in, bufs);
+    if (s == TDM_OK) {
+        tdm_kernel_call call = make_call(c, info, in, bufs);
+        s = time_launches(dev, &call, repeats, best_seconds);
+    }
+    free_all(bufs, info->buffer_count);
+    return s;
+}

@@ -1,0 +1,126 @@
+/* Runs every selected kernel's cases on every selected device against the
+ * reference device, filling a kernel x device table of results. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "conformance_suite.h"
+
+#define MAX_CASES 32
+
+/* The reference's answers for one case: plain, with denormal inputs flushed (edge
+ * data only) and on absolute values (linear kernels: the tolerance's scale). */
+typedef struct oracle {
+    conf_buffers want, want_ftz, scale;
+    int has_ftz, has_scale;
+} oracle;
+
+static tdm_status reference_answer(tdm_device *ref, const conf_case *c, const conf_buffers *in,
+                                   int flush, int absolute, conf_buffers *out)
+{
+    conf_buffers transformed;
+    if (conf_buffers_transform(c, in, &transformed, flush, absolute) != 0)
+        return TDM_ERR_OUT_OF_MEMORY;
+    conf_case abs_case = *c;
+    for (unsigned i = 0; absolute && i < TDM_KERNEL_MAX_FLOATS; i++)
+        abs_case.f[i] = fabsf(c->f[i]);
+    if (conf_buffers_transform(c, &transformed, out, 0, 0) != 0) {
+        conf_buffers_free(&transformed);
+        return TDM_ERR_OUT_OF_MEMORY;
+    }
+    tdm_status s = conf_run(ref, &abs_case, &transformed, out);
+    conf_buffers_free(&transformed);
+    return s;
+}
+
+static tdm_status make_oracle(tdm_device *ref, const conf_case *c, const conf_buffers *in,
+                              oracle *o)
+{
+    const tdm_tolerance *tol = &tdm_kernel_get(c->kernel)->tolerance;
+    memset(o, 0, sizeof *o);
+    o->has_ftz = c->data == CONF_EDGE;
+    o->has_scale = tol->linear && c->data != CONF_INTEGER;
+    tdm_status s = reference_answer(ref, c, in, 0, 0, &o->want);
+    if (s == TDM_OK && o->has_ftz)
+        s = reference_answer(ref, c, in, 1, 0, &o->want_ftz);
+    if (s == TDM_OK && o->has_scale)
+        s = reference_answer(ref, c, in, 0, 1, &o->scale);
+    return s;
+}
+
+static void free_oracle(oracle *o)
+{
+    conf_buffers_free(&o->want);
+    conf_buffers_free(&o->want_ftz);
+    conf_buffers_free(&o->scale);
+}
+
+static void run_on_device(tdm_device *dev, const conf_case *c, const conf_buffers *in,
+                          const oracle *o, conf_result *r)
+{
+    conf_buffers got;
+    if (!r->supported)
+        return;
+    if (conf_buffers_transform(c, in, &got, 0, 0) != 0) {
+        r->failed_cases++;
+        snprintf(r->first_failure, sizeof r->first_failure, "%s: out of host memory", c->label);
+        return;
+    }
+    tdm_status s = conf_run(dev, c, in, &got);
+    if (s == TDM_ERR_UNSUPPORTED) {
+        r->supported = 0;
+        snprintf(r->first_failure, sizeof r->first_failure, "%s", tdm_last_error());
+    } else if (s != TDM_OK) {
+        r->cases++;
+        r->failed_cases++;
+        if (!r->first_failure[0])
+            snprintf(r->first_failure, sizeof r->first_failure, "%s: %s: %s", c->label,
+                     tdm_status_str(s), tdm_last_error());
+    } else {
+        conf_compare(c, in, &got, &o->want, o->has_ftz ? &o->want_ftz : NULL,
+                     o->has_scale ? &o->scale : NULL, r);
+    }
+    conf_buffers_free(&got);
+}
+
+/* A case the reference itself cannot run fails on every device: the table and its
+ * inputs are ours, so that is a bug worth seeing. */
+static void fail_everywhere(const conf_case *c, conf_result *row, size_t devices)
+{
+    for (size_t d = 0; d < devices; d++) {
+        row[d].cases++;
+        row[d].failed_cases++;
+        if (!row[d].first_failure[0])
+            snprintf(row[d].first_failure, sizeof row[d].first_failure,
+                     "%s: the reference failed: %s", c->label, tdm_last_error());
+    }
+}
+
+static void run_case(const conf_suite *suite, const conf_case *c, conf_result *row)
+{
+    conf_buffers in;
+    oracle o;
+    if (conf_buffers_make(c, &in) != 0) {
+        fail_everywhere(c, row, suite->device_count);
+        return;
+    }
+    if (make_oracle(suite->reference, c, &in, &o) != TDM_OK)
+        fail_everywhere(c, row, suite->device_count);
+    else
+        for (size_t d = 0; d < suite->device_count; d++)
+            run_on_device(suite->devices[d], c, &in, &o, &row[d]);
+    free_oracle(&o);
+    conf_buffers_free(&in);
+}
+
+void conf_suite_run_kernel(const conf_suite *suite, tdm_kernel kernel, conf_result *row)
+{
+    conf_case cases[MAX_CASES];
+    size_t count = conf_cases(kernel, suite->large, cases, MAX_CASES);
+    for (size_t d = 0; d < suite->device_count; d++) {
+        memset(&row[d], 0, sizeof row[d]);
+        row[d].supported = 1;
+    }
+    for (size_t i = 0; i < count; i++)
+        run_case(suite, &cases[i], row);
+}

@@ -1,0 +1,17 @@
+/* The conformance suite: which devices, which kernels, and the reference. */
+#ifndef TDM_CONFORMANCE_SUITE_H
+#define TDM_CONFORMANCE_SUITE_H
+
+#include "conformance.h"
+
+typedef struct conf_suite {
+    tdm_device *reference;
+    tdm_device **devices;
+    size_t device_count;
+    int large; /* include the > 128 MiB cases */
+} conf_suite;
+
+/* Runs every case of the kernel; row[d] receives device d's result. */
+void conf_suite_run_kernel(const conf_suite *suite, tdm_kernel kernel, conf_result *row);
+
+#endif

@@ -1,0 +1,121 @@
+/* tandem conformance: every kernel on every device against the reference backend,
+ * a PASS / FAIL / NOT SUPPORTED table, and an exit status that is non-zero if and
+ * only if something failed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "conformance_report.h"
+#include "conformance_suite.h"
+#include "device_select.h"
+
+typedef struct options {
+    const char *device_ids[MAX_SELECTED];
+    size_t device_id_count;
+    const char *kernel_names[TDM_KERNEL_COUNT];
+    size_t kernel_name_count;
+    const char *json_path;
+    int large;
+    int perf;
+} options;
+
+static int usage(FILE *out, int status)
+{
+    fprintf(out,
+            "usage: tandem conformance [--device ID]... [--kernel NAME]... [--json FILE]\n"
+            "                          [--no-large] [--perf]\n\n"
+            "Checks every kernel on every device against the reference backend.\n"
+            "  --device ID    a device id from 'tandem devices' (e.g. opencl:0) or its index;\n"
+            "                 default: every device but the reference itself\n"
+            "  --kernel NAME  only this kernel (repeatable)\n"
+            "  --json FILE    also write the results as JSON\n"
+            "  --no-large     skip the cases with a buffer over 128 MiB\n"
+            "  --perf         measure GB/s of the memory-bound kernels instead\n");
+    return status;
+}
+
+static int parse(int argc, char **argv, options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->large = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--device") && next && o->device_id_count < MAX_SELECTED)
+            o->device_ids[o->device_id_count++] = argv[++i];
+        else if (!strcmp(a, "--kernel") && next && o->kernel_name_count < TDM_KERNEL_COUNT)
+            o->kernel_names[o->kernel_name_count++] = argv[++i];
+        else if (!strcmp(a, "--json") && next)
+            o->json_path = argv[++i];
+        else if (!strcmp(a, "--no-large"))
+            o->large = 0;
+        else if (!strcmp(a, "--perf"))
+            o->perf = 1;
+        else if (!strcmp(a, "--help"))
+            return usage(stdout, 0) + 1;
+        else
+            return usage(stderr, 2) + 1;
+    }
+    return 0;
+}
+
+/* The kernels to check, in table order; -1 if a name is unknown. */
+static int select_kernels(const options *o, tdm_kernel *out)
+{
+    if (o->kernel_name_count == 0) {
+        for (int k = 0; k < TDM_KERNEL_COUNT; k++)
+            out[k] = (tdm_kernel)k;
+        return TDM_KERNEL_COUNT;
+    }
+    for (size_t i = 0; i < o->kernel_name_count; i++) {
+        out[i] = tdm_kernel_find(o->kernel_names[i]);
+        if (out[i] == TDM_KERNEL_COUNT) {
+            fprintf(stderr, "tandem conformance: no kernel '%s'\n", o->kernel_names[i]);
+            return -1;
+        }
+    }
+    return (int)o->kernel_name_count;
+}
+
+static int run_checks(const conf_suite *suite, const tdm_kernel *kernels, int kernel_count,
+                      const options *o)
+{
+    conf_report report;
+    if (conf_report_begin(&report, suite, kernel_count) != 0)
+        return 1;
+    for (int k = 0; k < kernel_count; k++) {
+        conf_result *row = conf_report_row(&report, k);
+        conf_suite_run_kernel(suite, kernels[k], row);
+        conf_report_print_row(&report, kernels[k], row);
+    }
+    int failed = conf_report_finish(&report, kernels, o->json_path);
+    conf_report_end(&report);
+    return failed ? 1 : 0;
+}
+
+int cmd_conformance(int argc, char **argv)
+{
+    options o;
+    int rc = parse(argc, argv, &o);
+    if (rc)
+        return rc - 1;
+    tdm_kernel kernels[TDM_KERNEL_COUNT];
+    int kernel_count = select_kernels(&o, kernels);
+    if (kernel_count < 0)
+        return 2;
+    tdm_context *ctx = cli_context();
+    if (!ctx)
+        return 1;
+    conf_suite suite = {0};
+    tdm_device *devices[MAX_SELECTED];
+    suite.devices = devices;
+    suite.large = o.large;
+    rc = 2;
+    if (cli_select_devices(ctx, o.device_ids, o.device_id_count, &suite.reference, devices,
+                           &suite.device_count) == 0)
+        rc = o.perf ? conf_perf(&suite, kernels, kernel_count)
+                    : run_checks(&suite, kernels, kernel_count, &o);
+    tdm_context_destroy(ctx);
+    return rc;
+}

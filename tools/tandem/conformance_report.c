@@ -1,0 +1,133 @@
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conformance_report.h"
+#include "json_writer.h"
+
+#define CELL_WIDTH 22
+
+static const char *device_id(const tdm_device *dev, char *buf)
+{
+    tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+    tdm_device_describe(dev, &d);
+    strcpy(buf, d.id);
+    return buf;
+}
+
+int conf_report_begin(conf_report *r, const conf_suite *suite, int kernel_count)
+{
+    memset(r, 0, sizeof *r);
+    r->suite = suite;
+    r->kernel_count = kernel_count;
+    r->results = calloc((size_t)kernel_count * (suite->device_count ? suite->device_count : 1),
+                        sizeof *r->results);
+    if (!r->results)
+        return -1;
+    char id[TDM_DEVICE_ID_MAX];
+    printf("%-14s", "kernel");
+    for (size_t d = 0; d < suite->device_count; d++)
+        printf(" %-*s", CELL_WIDTH, device_id(suite->devices[d], id));
+    printf("\n");
+    fflush(stdout);
+    return 0;
+}
+
+conf_result *conf_report_row(conf_report *r, int row)
+{
+    return &r->results[(size_t)row * r->suite->device_count];
+}
+
+static const char *verdict(const conf_result *c)
+{
+    return !c->supported ? "NOT SUPPORTED" : c->failed_cases ? "FAIL" : "PASS";
+}
+
+static void format_cell(const conf_result *c, char *out, size_t size)
+{
+    if (!c->supported)
+        snprintf(out, size, "NOT SUPPORTED");
+    else if (c->worst_ulps == 0 && !c->failed_cases)
+        snprintf(out, size, "PASS exact");
+    else
+        snprintf(out, size, "%s %.3g ulp", verdict(c), c->worst_ulps);
+}
+
+void conf_report_print_row(conf_report *r, tdm_kernel kernel, const conf_result *row)
+{
+    printf("%-14s", tdm_kernel_get(kernel)->name);
+    for (size_t d = 0; d < r->suite->device_count; d++) {
+        char cell[64];
+        format_cell(&row[d], cell, sizeof cell);
+        printf(" %-*s", CELL_WIDTH, cell);
+        if (!row[d].supported)
+            r->skipped++;
+        else if (row[d].failed_cases)
+            r->failed++;
+        else
+            r->passed++;
+    }
+    printf("\n");
+    fflush(stdout);
+}
+
+static void write_json(const conf_report *r, const tdm_kernel *kernels, FILE *out)
+{
+    json_writer w = {out, 0, 0};
+    char id[TDM_DEVICE_ID_MAX];
+    json_begin_object(&w, NULL);
+    json_begin_array(&w, "results");
+    for (int k = 0; k < r->kernel_count; k++)
+        for (size_t d = 0; d < r->suite->device_count; d++) {
+            const conf_result *c = &r->results[(size_t)k * r->suite->device_count + d];
+            json_begin_object(&w, NULL);
+            json_string(&w, "kernel", tdm_kernel_get(kernels[k])->name);
+            json_string(&w, "device", device_id(r->suite->devices[d], id));
+            json_string(&w, "status", verdict(c));
+            json_uint(&w, "cases", (uint64_t)c->cases);
+            json_uint(&w, "failed_cases", (uint64_t)c->failed_cases);
+            json_double(&w, "worst_ulps", c->worst_ulps);
+            json_double(&w, "worst_error_over_tolerance", c->worst_ratio);
+            json_string(&w, "first_failure", c->first_failure);
+            json_end_object(&w);
+        }
+    json_end_array(&w);
+    json_uint(&w, "passed", (uint64_t)r->passed);
+    json_uint(&w, "failed", (uint64_t)r->failed);
+    json_uint(&w, "skipped", (uint64_t)r->skipped);
+    json_end_object(&w);
+}
+
+static void print_failures(const conf_report *r, const tdm_kernel *kernels)
+{
+    char id[TDM_DEVICE_ID_MAX];
+    for (int k = 0; k < r->kernel_count; k++)
+        for (size_t d = 0; d < r->suite->device_count; d++) {
+            const conf_result *c = &r->results[(size_t)k * r->suite->device_count + d];
+            if (c->supported && c->failed_cases)
+                printf("FAIL %s on %s: %d of %d cases; first: %s\n",
+                       tdm_kernel_get(kernels[k])->name, device_id(r->suite->devices[d], id),
+                       c->failed_cases, c->cases, c->first_failure);
+        }
+}
+
+int conf_report_finish(conf_report *r, const tdm_kernel *kernels, const char *json_path)
+{
+    print_failures(r, kernels);
+    printf("%d passed, %d failed, %d skipped\n", r->passed, r->failed, r->skipped);
+    if (json_path) {
+        FILE *out = fopen(json_path, "w");
+        if (!out) {
+            perror(json_path);
+            return r->failed + 1;
+        }
+        write_json(r, kernels, out);
+        fclose(out);
+    }
+    return r->failed;
+}
+
+void conf_report_end(conf_report *r)
+{
+    free(r->results);
+}

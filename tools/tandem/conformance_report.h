@@ -1,0 +1,27 @@
+/* The conformance table on stdout and the optional JSON results file. */
+#ifndef TANDEM_CLI_CONFORMANCE_REPORT_H
+#define TANDEM_CLI_CONFORMANCE_REPORT_H
+
+#include "conformance_suite.h"
+
+typedef struct conf_report {
+    const conf_suite *suite;
+    conf_result *results; /* kernel_count rows of device_count */
+    int kernel_count;
+    int passed, failed, skipped;
+} conf_report;
+
+/* Prints the header; -1 if out of memory. */
+int conf_report_begin(conf_report *r, const conf_suite *suite, int kernel_count);
+conf_result *conf_report_row(conf_report *r, int row);
+/* Prints one kernel's row and counts its cells. */
+void conf_report_print_row(conf_report *r, tdm_kernel kernel, const conf_result *row);
+/* Prints each failure, the closing "N passed, N failed, N skipped" line, and writes
+ * the JSON file if asked; returns the number of failed cells. */
+int conf_report_finish(conf_report *r, const tdm_kernel *kernels, const char *json_path);
+void conf_report_end(conf_report *r);
+
+/* conformance_perf.c: --perf, GB/s of memory-bound kernels next to copy. */
+int conf_perf(const conf_suite *suite, const tdm_kernel *kernels, int kernel_count);
+
+#endif
