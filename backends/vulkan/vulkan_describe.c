@@ -65,7 +65,8 @@ static void describe_vendor(uint32_t vendor, char *out, size_t size)
 static void describe_driver(const device_properties *p, char *out, size_t size)
 {
     if (p->has_driver) {
-        snprintf(out, size, "%s %s", p->driver.driverName, p->driver.driverInfo);
+        /* Each part is at most 255 characters; the id is cut, never overflowed. */
+        snprintf(out, size, "%.120s %.120s", p->driver.driverName, p->driver.driverInfo);
         return;
     }
     uint32_t v = p->base.properties.driverVersion;
