@@ -1,8 +1,12 @@
 # Compiles shaders/*.comp to SPIR-V with glslang at build time and embeds each as
 # a uint32_t array (glslangValidator --vn), with tdm_spirv_module_find(name).
-# The .spv files are kept for the spirv-val test. An edited shader rebuilds.
+# The .spv files are kept for the spirv-val test. Shaders include shared code from
+# shaders/*.glsl (GL_GOOGLE_include_directive): every module depends on every include,
+# so an edited shader or include rebuilds.
 function(tdm_compile_shaders out_c out_spv_list)
   file(GLOB shaders CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/shaders/*.comp)
+  file(GLOB shader_includes CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/shaders/*.glsl)
+  set(include_dir -I${PROJECT_SOURCE_DIR}/shaders)
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/spirv)
   file(MAKE_DIRECTORY ${dir})
   set(headers "")
@@ -13,11 +17,11 @@ function(tdm_compile_shaders out_c out_spv_list)
     get_filename_component(name ${shader} NAME_WE)
     add_custom_command(
       OUTPUT ${dir}/${name}.h ${dir}/${name}.spv
-      COMMAND Vulkan::glslangValidator -V --target-env vulkan1.1 --quiet
+      COMMAND Vulkan::glslangValidator -V --target-env vulkan1.1 --quiet ${include_dir}
               --vn tdm_spv_${name} -o ${dir}/${name}.h ${shader}
-      COMMAND Vulkan::glslangValidator -V --target-env vulkan1.1 --quiet
+      COMMAND Vulkan::glslangValidator -V --target-env vulkan1.1 --quiet ${include_dir}
               -o ${dir}/${name}.spv ${shader}
-      DEPENDS ${shader}
+      DEPENDS ${shader} ${shader_includes}
       COMMENT "Compiling shader ${name}.comp to SPIR-V"
       VERBATIM)
     list(APPEND headers ${dir}/${name}.h)

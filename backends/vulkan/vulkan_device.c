@@ -161,6 +161,8 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
     if (s != TDM_OK)
         return s;
     record_limits(vd);
+    /* A kernel's view starts up to an alignment past its window's base. */
+    vd->dev->max_binding_bytes = vd->max_storage_range - vd->storage_alignment;
     vd->force_staging = env_flag("TDM_VK_FORCE_STAGING");
     tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: queue family %u, completion by %s%s", vd->dev->desc.id,
             vd->queue_family, timeline ? "timeline semaphore" : "fences",

@@ -7,9 +7,6 @@
 #include "error.h"
 #include "vulkan_internal.h"
 
-/* Windows recorded per command buffer: the descriptor sets each slot's pool holds. */
-#define TDM_VK_WINDOWS_PER_SUBMIT 16
-
 _Static_assert(sizeof(tdm_vk_fill_constants) == 76, "fill_words.comp expects 76 bytes");
 
 typedef struct fill_args {
@@ -33,59 +30,12 @@ static tdm_status record_fill_buffer(tdm_vk_device *vd, tdm_vk_slot *slot, void 
     return TDM_OK;
 }
 
-/* The slot's previous submission has completed, so its sets may be recycled. */
-static tdm_status reset_descriptors(tdm_vk_device *vd, tdm_vk_slot *slot)
-{
-    if (slot->descriptors != VK_NULL_HANDLE) {
-        VkResult r = vkResetDescriptorPool(vd->device, slot->descriptors, 0);
-        return r == VK_SUCCESS ? TDM_OK : tdm_vk_fail(vd, "vkResetDescriptorPool", r);
-    }
-    VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, TDM_VK_WINDOWS_PER_SUBMIT};
-    VkDescriptorPoolCreateInfo info = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-        .maxSets = TDM_VK_WINDOWS_PER_SUBMIT,
-        .poolSizeCount = 1,
-        .pPoolSizes = &size,
-    };
-    VkResult r = vkCreateDescriptorPool(vd->device, &info, NULL, &slot->descriptors);
-    return r == VK_SUCCESS ? TDM_OK : tdm_vk_fail(vd, "vkCreateDescriptorPool", r);
-}
-
-static tdm_status bind_range(tdm_vk_device *vd, tdm_vk_slot *slot, VkBuffer buffer,
-                             VkDeviceSize offset, VkDeviceSize range)
-{
-    VkDescriptorSetAllocateInfo info = {
-        .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
-        .descriptorPool = slot->descriptors,
-        .descriptorSetCount = 1,
-        .pSetLayouts = &vd->set_layout,
-    };
-    VkDescriptorSet set;
-    VkResult r = vkAllocateDescriptorSets(vd->device, &info, &set);
-    if (r != VK_SUCCESS)
-        return tdm_vk_fail(vd, "vkAllocateDescriptorSets", r);
-    VkDescriptorBufferInfo target = {buffer, offset, range};
-    VkWriteDescriptorSet write = {
-        .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
-        .dstSet = set,
-        .descriptorCount = 1,
-        .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-        .pBufferInfo = &target,
-    };
-    vkUpdateDescriptorSets(vd->device, 1, &write, 0, NULL);
-    vkCmdBindDescriptorSets(slot->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vd->pipeline_layout, 0,
-                            1, &set, 0, NULL);
-    return TDM_OK;
-}
-
 /* Records one window from a->next and advances a->next past it. */
 static tdm_status record_window(tdm_vk_device *vd, tdm_vk_slot *slot, fill_args *a)
 {
-    size_t base = a->next - a->next % vd->storage_alignment;
-    size_t range = min_size(vd->max_storage_range, a->buffer_size - base);
-    tdm_status s = bind_range(vd, slot, a->buffer, base, range);
-    if (s != TDM_OK)
-        return s;
+    VkDescriptorBufferInfo window = {.buffer = a->buffer};
+    tdm_vk_window(vd, a->buffer_size, a->next, &window);
+    size_t base = window.offset, range = window.range;
     size_t count = min_size((range - (a->next - base)) / 4, (a->end - a->next) / 4);
     size_t phase = (a->next - a->start) / 4 % a->words;
     tdm_vk_fill_constants c = {
@@ -95,8 +45,10 @@ static tdm_status record_window(tdm_vk_device *vd, tdm_vk_slot *slot, fill_args 
     };
     for (size_t i = 0; i < a->words; i++)
         c.pattern[i] = a->pattern[(i + phase) % a->words];
-    vkCmdPushConstants(slot->cmd, vd->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                       sizeof c, &c);
+    tdm_status s = tdm_vk_bind(vd, slot, TDM_VK_PIPELINE_FILL_WORDS, "fill_words", &window, 1,
+                               &c, sizeof c);
+    if (s != TDM_OK)
+        return s;
     /* The shader loops, so the group count only needs to cover the device. */
     vkCmdDispatch(slot->cmd, (uint32_t)min_size((count + 63) / 64, vd->max_groups), 1, 1);
     a->next += count * 4;
@@ -106,13 +58,8 @@ static tdm_status record_window(tdm_vk_device *vd, tdm_vk_slot *slot, fill_args 
 static tdm_status record_windows(tdm_vk_device *vd, tdm_vk_slot *slot, void *arg)
 {
     fill_args *a = arg;
-    tdm_status s = tdm_vk_fill_pipeline(vd);
-    if (s == TDM_OK)
-        s = reset_descriptors(vd, slot);
-    if (s != TDM_OK)
-        return s;
-    vkCmdBindPipeline(slot->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vd->fill_pipeline);
-    for (int w = 0; w < TDM_VK_WINDOWS_PER_SUBMIT && s == TDM_OK && a->next < a->end; w++)
+    tdm_status s = tdm_vk_descriptors_reset(vd, slot);
+    for (int w = 0; w < TDM_VK_SETS_PER_SUBMIT && s == TDM_OK && a->next < a->end; w++)
         s = record_window(vd, slot, a);
     return s;
 }

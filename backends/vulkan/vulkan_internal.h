@@ -24,9 +24,16 @@ struct tdm_backend {
 typedef struct tdm_vk_slot {
     VkCommandBuffer cmd;
     VkFence fence;                /* only without timeline semaphores */
-    VkDescriptorPool descriptors; /* created by the first fill recorded here */
+    VkDescriptorPool descriptors; /* created by the first dispatch recorded here */
     uint64_t value;               /* submission number it signals; 0: idle */
 } tdm_vk_slot;
+
+/* Pipelines: kernel k of the table at index k, then the fill shader. */
+#define TDM_VK_PIPELINE_FILL_WORDS ((size_t)TDM_KERNEL_COUNT)
+#define TDM_VK_PIPELINE_COUNT (TDM_VK_PIPELINE_FILL_WORDS + 1)
+
+/* Descriptor sets a slot's pool holds: the dispatches one command buffer records. */
+#define TDM_VK_SETS_PER_SUBMIT 16
 
 typedef struct tdm_vk_device {
     tdm_device *dev; /* for messages */
@@ -36,7 +43,7 @@ typedef struct tdm_vk_device {
     uint32_t queue_family;
     VkPhysicalDeviceMemoryProperties memory;
 
-    /* Limits that shape buffers and fills. */
+    /* Limits that shape buffers and dispatches. */
     VkDeviceSize max_storage_range;
     VkDeviceSize storage_alignment;
     VkDeviceSize atom_size;
@@ -46,7 +53,7 @@ typedef struct tdm_vk_device {
     int unified_memory; /* integrated GPU or CPU: mapping device memory costs nothing */
     int force_staging;  /* TDM_VK_FORCE_STAGING: never map device buffers */
 
-    /* Guards the queue, the command pool, the slots and the fill pipeline. */
+    /* Guards the queue, the command pool, the slots and the pipelines. */
     pthread_mutex_t lock;
     VkCommandPool pool;
     tdm_vk_slot *slots;
@@ -56,9 +63,12 @@ typedef struct tdm_vk_device {
     PFN_vkWaitSemaphores wait_semaphores;
     PFN_vkGetSemaphoreCounterValue get_counter;
 
+    /* Compute pipelines, created on first use: one per kernel of the table, then
+     * fill_words. All share one layout: TDM_KERNEL_MAX_BUFFERS storage buffers at
+     * set 0 and the 96 bytes of tdm_vk_kernel_args. */
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout pipeline_layout;
-    VkPipeline fill_pipeline;
+    VkPipeline pipelines[TDM_VK_PIPELINE_COUNT];
 
     /* Host-visible bounce buffer for memory the host cannot map, in two halves
      * so that one half is copied while the host fills or drains the other. */
@@ -76,6 +86,13 @@ typedef struct tdm_vk_buffer {
     unsigned char *mapped; /* NULL: transfers go through the staging buffer */
     int coherent;
 } tdm_vk_buffer;
+
+/* The push constants of every kernel (shaders/kernel_args.glsl, 96 bytes). */
+typedef struct tdm_vk_kernel_args {
+    uint32_t off[TDM_KERNEL_MAX_BUFFERS]; /* view offset within the bound window */
+    uint32_t u[TDM_KERNEL_MAX_UINTS];
+    float f[TDM_KERNEL_MAX_FLOATS];
+} tdm_vk_kernel_args;
 
 /* The push constants of shaders/fill_words.comp (std430: 76 bytes). */
 typedef struct tdm_vk_fill_constants {
@@ -152,12 +169,32 @@ tdm_status tdm_vk_read(tdm_buffer *buf, size_t offset, void *dst, size_t size);
 tdm_status tdm_vk_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
                        size_t src_offset, size_t size);
 
-/* vulkan_pipeline.c */
-tdm_status tdm_vk_fill_pipeline(tdm_vk_device *vd);
+/* vulkan_pipeline.c: under vd->lock (in a record callback). The pipeline at `index`
+ * (TDM_VK_PIPELINE_*), compiled from the embedded module `name` on first use. */
+tdm_status tdm_vk_pipeline(tdm_vk_device *vd, size_t index, const char *name,
+                           VkPipeline *out);
 void tdm_vk_pipeline_release(tdm_vk_device *vd);
+
+/* vulkan_dispatch.c: what fills and kernel launches share, under vd->lock. */
+/* The window a storage binding reaches from byte `offset` of a buffer of `size`
+ * bytes (offset < size): base rounded down to minStorageBufferOffsetAlignment, range
+ * at most maxStorageBufferRange. Sets window->offset and window->range. */
+void tdm_vk_window(const tdm_vk_device *vd, VkDeviceSize size, VkDeviceSize offset,
+                   VkDescriptorBufferInfo *window);
+/* Readies the slot's descriptor pool (its previous submission has completed). */
+tdm_status tdm_vk_descriptors_reset(tdm_vk_device *vd, tdm_vk_slot *slot);
+/* Binds pipeline `index` with a new set holding windows[0..count) at bindings
+ * 0..count-1, and pushes `size` bytes of constants. At most TDM_VK_SETS_PER_SUBMIT
+ * per command buffer. */
+tdm_status tdm_vk_bind(tdm_vk_device *vd, tdm_vk_slot *slot, size_t index, const char *name,
+                       const VkDescriptorBufferInfo *windows, uint32_t count,
+                       const void *constants, uint32_t size);
 
 /* vulkan_fill.c */
 tdm_status tdm_vk_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern,
                        size_t words, size_t size);
+
+/* vulkan_launch.c */
+tdm_status tdm_vk_launch(tdm_device *dev, const tdm_launch *launch);
 
 #endif

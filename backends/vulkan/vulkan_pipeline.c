@@ -1,23 +1,34 @@
-/* The fill_words compute pipeline, created on first use under the device lock.
- * Each step keeps what it made, so a failed attempt can be retried without leaks. */
+/* Compute pipelines, created on first use under the device lock: one per kernel of
+ * the table and one for fill_words, all with one pipeline layout (up to
+ * TDM_KERNEL_MAX_BUFFERS storage buffers at set 0, the kernels' 96 bytes of push
+ * constants, of which fill_words uses the first 76). Each step keeps what it made,
+ * so a failed attempt can be retried without leaks. */
+#include <stdio.h>
+
 #include "error.h"
 #include "spirv_modules.h"
 #include "vulkan_internal.h"
+
+_Static_assert(sizeof(tdm_vk_kernel_args) == 96, "kernel_args.glsl expects 96 bytes");
+_Static_assert(sizeof(tdm_vk_fill_constants) <= sizeof(tdm_vk_kernel_args),
+               "the fill constants must fit the shared push range");
 
 static tdm_status create_set_layout(tdm_vk_device *vd)
 {
     if (vd->set_layout != VK_NULL_HANDLE)
         return TDM_OK;
-    VkDescriptorSetLayoutBinding binding = {
-        .binding = 0,
-        .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-        .descriptorCount = 1,
-        .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
-    };
+    VkDescriptorSetLayoutBinding bindings[TDM_KERNEL_MAX_BUFFERS];
+    for (uint32_t b = 0; b < TDM_KERNEL_MAX_BUFFERS; b++)
+        bindings[b] = (VkDescriptorSetLayoutBinding){
+            .binding = b,
+            .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+            .descriptorCount = 1,
+            .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+        };
     VkDescriptorSetLayoutCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-        .bindingCount = 1,
-        .pBindings = &binding,
+        .bindingCount = TDM_KERNEL_MAX_BUFFERS,
+        .pBindings = bindings,
     };
     VkResult r = vkCreateDescriptorSetLayout(vd->device, &info, NULL, &vd->set_layout);
     return r == VK_SUCCESS ? TDM_OK : tdm_vk_fail(vd, "vkCreateDescriptorSetLayout", r);
@@ -27,14 +38,14 @@ static tdm_status create_pipeline_layout(tdm_vk_device *vd)
 {
     if (vd->pipeline_layout != VK_NULL_HANDLE)
         return TDM_OK;
-    if (vd->max_push_constants < sizeof(tdm_vk_fill_constants))
-        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': fills need %zu bytes of push constants, "
-                                             "the device has %u",
-                        vd->dev->desc.id, vd->dev->desc.name, sizeof(tdm_vk_fill_constants),
+    if (vd->max_push_constants < sizeof(tdm_vk_kernel_args))
+        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': kernels need %zu bytes of push "
+                                             "constants, the device has %u",
+                        vd->dev->desc.id, vd->dev->desc.name, sizeof(tdm_vk_kernel_args),
                         vd->max_push_constants);
     VkPushConstantRange range = {
         .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
-        .size = sizeof(tdm_vk_fill_constants),
+        .size = sizeof(tdm_vk_kernel_args),
     };
     VkPipelineLayoutCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
@@ -47,17 +58,21 @@ static tdm_status create_pipeline_layout(tdm_vk_device *vd)
     return r == VK_SUCCESS ? TDM_OK : tdm_vk_fail(vd, "vkCreatePipelineLayout", r);
 }
 
-static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spirv)
+static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spirv,
+                                  VkPipeline *out)
 {
     VkShaderModuleCreateInfo module_info = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
         .codeSize = spirv->size,
         .pCode = spirv->code,
     };
+    char call[96];
     VkShaderModule module;
     VkResult r = vkCreateShaderModule(vd->device, &module_info, NULL, &module);
-    if (r != VK_SUCCESS)
-        return tdm_vk_fail(vd, "vkCreateShaderModule (fill_words)", r);
+    if (r != VK_SUCCESS) {
+        snprintf(call, sizeof call, "vkCreateShaderModule (%s)", spirv->name);
+        return tdm_vk_fail(vd, call, r);
+    }
     VkComputePipelineCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
@@ -66,31 +81,39 @@ static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spi
                   .pName = "main"},
         .layout = vd->pipeline_layout,
     };
-    r = vkCreateComputePipelines(vd->device, VK_NULL_HANDLE, 1, &info, NULL,
-                                 &vd->fill_pipeline);
+    r = vkCreateComputePipelines(vd->device, VK_NULL_HANDLE, 1, &info, NULL, out);
     vkDestroyShaderModule(vd->device, module, NULL); /* the pipeline keeps what it needs */
-    return r == VK_SUCCESS ? TDM_OK : tdm_vk_fail(vd, "vkCreateComputePipelines (fill_words)", r);
+    if (r != VK_SUCCESS) {
+        *out = VK_NULL_HANDLE;
+        snprintf(call, sizeof call, "vkCreateComputePipelines (%s)", spirv->name);
+        return tdm_vk_fail(vd, call, r);
+    }
+    return TDM_OK;
 }
 
-tdm_status tdm_vk_fill_pipeline(tdm_vk_device *vd)
+tdm_status tdm_vk_pipeline(tdm_vk_device *vd, size_t index, const char *name, VkPipeline *out)
 {
-    if (vd->fill_pipeline != VK_NULL_HANDLE)
-        return TDM_OK;
-    const tdm_spirv_module *spirv = tdm_spirv_module_find("fill_words");
-    if (!spirv)
-        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': shader fill_words is not in this build",
-                        vd->dev->desc.id, vd->dev->desc.name);
-    tdm_status s = create_set_layout(vd);
-    if (s == TDM_OK)
-        s = create_pipeline_layout(vd);
-    if (s == TDM_OK)
-        s = create_pipeline(vd, spirv);
-    return s;
+    if (vd->pipelines[index] == VK_NULL_HANDLE) {
+        const tdm_spirv_module *spirv = tdm_spirv_module_find(name);
+        if (!spirv)
+            return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': shader %s is not in this build",
+                            vd->dev->desc.id, vd->dev->desc.name, name);
+        tdm_status s = create_set_layout(vd);
+        if (s == TDM_OK)
+            s = create_pipeline_layout(vd);
+        if (s == TDM_OK)
+            s = create_pipeline(vd, spirv, &vd->pipelines[index]);
+        if (s != TDM_OK)
+            return s;
+    }
+    *out = vd->pipelines[index];
+    return TDM_OK;
 }
 
 void tdm_vk_pipeline_release(tdm_vk_device *vd)
 {
-    vkDestroyPipeline(vd->device, vd->fill_pipeline, NULL);
+    for (size_t i = 0; i < TDM_VK_PIPELINE_COUNT; i++)
+        vkDestroyPipeline(vd->device, vd->pipelines[i], NULL);
     vkDestroyPipelineLayout(vd->device, vd->pipeline_layout, NULL);
     vkDestroyDescriptorSetLayout(vd->device, vd->set_layout, NULL);
 }

@@ -1,0 +1,13 @@
+#version 450
+// sum: out[c] = x[c * chunk] + ... over each chunk (in any order: within tolerance),
+// compensated so that long chunks keep their accuracy.
+#extension GL_GOOGLE_include_directive : require
+#include "kernel_args.glsl"
+
+#define TDM_REDUCE_T float
+#define TDM_REDUCE_IDENTITY 0.0
+#define TDM_REDUCE_LOAD(v) (v)
+#define TDM_REDUCE_COMBINE(a, b) ((a) + (b))
+#define TDM_REDUCE_STORE(p) (p)
+#define TDM_REDUCE_KAHAN
+#include "chunk_reduce.glsl"

@@ -1,0 +1,13 @@
+#version 450
+// sum_squares: out[c] = the sum of x * x over each chunk (partials of a global L2 norm),
+// compensated so that long chunks keep their accuracy.
+#extension GL_GOOGLE_include_directive : require
+#include "kernel_args.glsl"
+
+#define TDM_REDUCE_T float
+#define TDM_REDUCE_IDENTITY 0.0
+#define TDM_REDUCE_LOAD(v) ((v) * (v))
+#define TDM_REDUCE_COMBINE(a, b) ((a) + (b))
+#define TDM_REDUCE_STORE(p) (p)
+#define TDM_REDUCE_KAHAN
+#include "chunk_reduce.glsl"
