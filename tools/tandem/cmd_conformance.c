@@ -116,6 +116,11 @@ int cmd_conformance(int argc, char **argv)
                            &suite.device_count) == 0)
         rc = o.perf ? conf_perf(&suite, kernels, kernel_count)
                     : run_checks(&suite, kernels, kernel_count, &o);
+    size_t messages = tdm_context_validation_messages(ctx);
+    if (messages) { /* a kernel that breaks the Vulkan rules is not conformant either */
+        printf("%zu Vulkan validation message(s): see above\n", messages);
+        rc = 1;
+    }
     tdm_context_destroy(ctx);
     return rc;
 }

@@ -78,7 +78,7 @@ static void xent_row(const float *logits, uint32_t cols, uint32_t label, float g
     for (uint32_t c = 0; c < cols; c++)
         total += exp(logits[c] - max);
     double log_total = log(total);
-    *loss = (float)(log_total + max - logits[label]);
+    *loss = label < cols ? (float)(log_total + max - logits[label]) : NAN;
     for (uint32_t c = 0; c < cols; c++) {
         double p = exp(logits[c] - max - log_total);
         dlogits[c] = (float)(grad_scale * (p - (c == label ? 1.0 : 0.0)));
