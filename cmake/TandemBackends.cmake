@@ -17,6 +17,17 @@ if(NOT TDM_WITH_OPENCL STREQUAL "OFF")
 endif()
 tdm_resolve_backend(OPENCL "${TDM_WITH_OPENCL}" "${OpenCL_FOUND}")
 
+# GEMM on OpenCL devices runs on CLBlast; without it that one kernel is unsupported.
+set(TDM_HAVE_CLBLAST OFF)
+if(TDM_HAVE_OPENCL AND NOT TDM_WITH_CLBLAST STREQUAL "OFF")
+  find_package(CLBlast CONFIG QUIET)
+  if(TARGET clblast)
+    set(TDM_HAVE_CLBLAST ON)
+  elseif(TDM_WITH_CLBLAST STREQUAL "ON")
+    message(FATAL_ERROR "TDM_WITH_CLBLAST=ON but CLBlast was not found (libclblast-dev)")
+  endif()
+endif()
+
 if(NOT TDM_WITH_VULKAN STREQUAL "OFF")
   find_package(Vulkan COMPONENTS glslangValidator)
   set(vulkan_ready FALSE)
@@ -26,4 +37,5 @@ if(NOT TDM_WITH_VULKAN STREQUAL "OFF")
 endif()
 tdm_resolve_backend(VULKAN "${TDM_WITH_VULKAN}" "${vulkan_ready}")
 
-message(STATUS "tandem backends: reference yes, OpenCL ${TDM_HAVE_OPENCL}, Vulkan ${TDM_HAVE_VULKAN}")
+message(STATUS "tandem backends: reference yes, OpenCL ${TDM_HAVE_OPENCL} "
+               "(CLBlast ${TDM_HAVE_CLBLAST}), Vulkan ${TDM_HAVE_VULKAN}")

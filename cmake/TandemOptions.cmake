@@ -1,7 +1,9 @@
 # Build options; tandem_flags carries the warnings for tandem's own targets.
 set(TDM_WITH_OPENCL AUTO CACHE STRING "Build the OpenCL backend: ON, OFF or AUTO (if found)")
 set(TDM_WITH_VULKAN AUTO CACHE STRING "Build the Vulkan backend: ON, OFF or AUTO (if found)")
+set(TDM_WITH_CLBLAST AUTO CACHE STRING "GEMM on OpenCL through CLBlast: ON, OFF or AUTO")
 set_property(CACHE TDM_WITH_OPENCL PROPERTY STRINGS ON OFF AUTO)
+set_property(CACHE TDM_WITH_CLBLAST PROPERTY STRINGS ON OFF AUTO)
 set_property(CACHE TDM_WITH_VULKAN PROPERTY STRINGS ON OFF AUTO)
 option(TDM_WERROR "Treat compiler warnings as errors" OFF)
 set(TDM_SANITIZE "" CACHE STRING "Build with a sanitizer, e.g. address (ASan + LeakSanitizer)")

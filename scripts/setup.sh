@@ -5,7 +5,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 packages="build-essential cmake pkg-config
-  ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd
+  ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libclblast-dev
   libvulkan-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers"
 
 missing=""
@@ -24,5 +24,7 @@ fi
 # Warnings are errors in CI; a user's newer compiler should not break their build.
 werror=OFF
 [ "${CI:-}" = true ] && werror=ON
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTDM_WERROR=$werror
+# Every backend is required here, so a missing package fails loudly, not quietly.
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTDM_WERROR=$werror \
+      -DTDM_WITH_OPENCL=ON -DTDM_WITH_CLBLAST=ON -DTDM_WITH_VULKAN=ON
 cmake --build build -j"$(nproc)"

@@ -180,6 +180,7 @@ const tdm_backend_ops tdm_opencl_backend = {
     .fill = tdm_opencl_fill,
     .can_copy = tdm_opencl_can_copy,
     .copy = tdm_opencl_copy,
+    .launch = tdm_opencl_launch,
     .finish = tdm_opencl_finish,
     .event_record = tdm_opencl_event_record,
     .event_wait = tdm_opencl_event_wait,

@@ -1,8 +1,24 @@
 /* Opening devices: one in-order command queue per tdm_device. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "error.h"
 #include "opencl_internal.h"
+
+/* The options every table kernel is built with on this device: correctly rounded
+ * float division and sqrt where the device offers them (the spec allows the option
+ * only there), never -cl-fast-relaxed-math. */
+static void choose_build_options(tdm_opencl_device *d)
+{
+    cl_device_fp_config fp = 0;
+
+    d->build_options[0] = '\0';
+    if (clGetDeviceInfo(d->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL) ==
+            CL_SUCCESS &&
+        (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT))
+        snprintf(d->build_options, sizeof d->build_options,
+                 "-cl-fp32-correctly-rounded-divide-sqrt");
+}
 
 /* A logical device takes this path too: its own queue on the same cl_device_id
  * and context, so its work is ordered apart from its siblings' yet shares buffers. */
@@ -15,16 +31,24 @@ tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev
     if (!d)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", dev->desc.id,
                         dev->desc.name);
+    if (pthread_mutex_init(&d->kernel_lock, NULL) != 0) {
+        free(d);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': cannot create a mutex", dev->desc.id,
+                        dev->desc.name);
+    }
     d->platform = phys->platform;
     d->context = phys->platform->context;
     d->device = phys->id;
     /* In-order (no properties): the ordering the core promises rests on it. */
     d->queue = clCreateCommandQueue(d->context, d->device, 0, &err);
     if (err != CL_SUCCESS) {
+        pthread_mutex_destroy(&d->kernel_lock);
         free(d);
         return tdm_opencl_fail(dev, "clCreateCommandQueue", err);
     }
+    choose_build_options(d);
     dev->impl = d;
+    dev->max_binding_bytes = 0; /* kernels reach a whole cl_mem: no binding-range limit */
     return TDM_OK;
 }
 
@@ -32,7 +56,9 @@ void tdm_opencl_close_device(tdm_device *dev)
 {
     tdm_opencl_device *d = tdm_opencl_dev(dev);
 
+    tdm_opencl_kernels_release(d);
     clReleaseCommandQueue(d->queue);
+    pthread_mutex_destroy(&d->kernel_lock);
     free(d);
     dev->impl = NULL;
 }

@@ -12,6 +12,7 @@
 #include <pthread.h>
 
 #include "device_impl.h"
+#include "kernel.h"
 
 /* A program cache entry; defined in opencl_program.c. */
 typedef struct tdm_opencl_program tdm_opencl_program;
@@ -46,6 +47,13 @@ typedef struct tdm_opencl_device {
     cl_device_id device;
     cl_command_queue queue; /* owned: each tdm_device has its own in-order queue */
     tdm_opencl_platform *platform;
+    /* Table kernels (opencl_launch.c), created on first use. A cl_kernel holds its
+     * arguments, and clSetKernelArg is not thread-safe on one cl_kernel, so each
+     * tdm_device has its own, and kernel_lock is held from the first clSetKernelArg to
+     * the enqueue. */
+    pthread_mutex_t kernel_lock;
+    cl_kernel kernels[TDM_KERNEL_COUNT];
+    char build_options[64]; /* for every table kernel's program on this device */
 } tdm_opencl_device;
 
 static inline tdm_opencl_device *tdm_opencl_dev(const tdm_device *dev)
@@ -99,6 +107,13 @@ tdm_status tdm_opencl_event_record(tdm_device *dev, void **event);
 tdm_status tdm_opencl_event_wait(tdm_device *dev, void *event);
 tdm_status tdm_opencl_event_query(tdm_device *dev, void *event, int *done);
 void tdm_opencl_event_release(tdm_device *dev, void *event);
+
+/* opencl_launch.c: the `launch` op, and the release of a device's kernels (at close). */
+tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch);
+void tdm_opencl_kernels_release(tdm_opencl_device *d);
+
+/* opencl_gemm.c: gemm through CLBlast (TDM_ERR_UNSUPPORTED in a build without it). */
+tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch);
 
 /* opencl_program.c: releases a platform's cached programs (at destroy). */
 void tdm_opencl_program_cache_free(tdm_opencl_platform *platform);

@@ -1,0 +1,167 @@
+/* The `launch` op: runs a kernel of the table (kernels.def) from its OpenCL C source
+ * kernels/NAME.cl, embedded at build time. Arguments are bound generically from the
+ * table, in the order every kernels/NAME.cl follows:
+ *   the buffers in table order, then one uint element offset per buffer in the same
+ *   order, then the uints in table order, then the floats in table order.
+ * gemm goes to CLBlast instead (opencl_gemm.c). */
+#include <stdio.h>
+
+#include "error.h"
+#include "opencl_internal.h"
+#include "opencl_program.h"
+
+/* Creates the cl_kernel tdm_NAME for dev, building its program first (compiled once
+ * per cl_device_id, cached by opencl_program.c), and checks it against the table. */
+static tdm_status create_kernel(tdm_device *dev, const tdm_kernel_info *info, cl_kernel *out)
+{
+    tdm_opencl_device *d = tdm_opencl_dev(dev);
+    const char *source = tdm_opencl_source_find(info->name);
+    char program_name[64], kernel_name[64];
+    cl_program program;
+    cl_int err;
+
+    if (!source)
+        return tdm_fail(TDM_ERR_UNSUPPORTED,
+                        "%s '%s': kernel '%s' has no OpenCL implementation (kernels/%s.cl)",
+                        dev->desc.id, dev->desc.name, info->name, info->name);
+    snprintf(program_name, sizeof program_name, "kernels/%s.cl", info->name);
+    snprintf(kernel_name, sizeof kernel_name, "tdm_%s", info->name);
+    tdm_status st = tdm_opencl_build_program(dev, program_name, source, d->build_options,
+                                             &program);
+    if (st != TDM_OK)
+        return st;
+    cl_kernel kernel = clCreateKernel(program, kernel_name, &err);
+    if (err != CL_SUCCESS)
+        return tdm_fail(tdm_opencl_status(err), "%s '%s': %s: clCreateKernel(%s) failed: %s (%d)",
+                        dev->desc.id, dev->desc.name, program_name, kernel_name,
+                        tdm_opencl_error_name(err), (int)err);
+
+    /* The binding contract, checked once: a kernel file out of step with the table
+     * would otherwise read garbage arguments. */
+    cl_uint args = 0;
+    size_t wg_max = 0;
+    const cl_uint want = 2 * info->buffer_count + info->uint_count + info->float_count;
+    err = clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof args, &args, NULL);
+    if (err == CL_SUCCESS)
+        err = clGetKernelWorkGroupInfo(kernel, d->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                       sizeof wg_max, &wg_max, NULL);
+    if (err != CL_SUCCESS)
+        st = tdm_fail(tdm_opencl_status(err), "%s '%s': %s: querying kernel %s failed: %s (%d)",
+                      dev->desc.id, dev->desc.name, program_name, kernel_name,
+                      tdm_opencl_error_name(err), (int)err);
+    else if (args != want)
+        st = tdm_fail(TDM_ERR_BACKEND,
+                      "%s '%s': %s: %s takes %u arguments, but the kernel table gives it %u "
+                      "(%u buffers, %u offsets, %u uints, %u floats)",
+                      dev->desc.id, dev->desc.name, program_name, kernel_name, (unsigned)args,
+                      (unsigned)want, info->buffer_count, info->buffer_count, info->uint_count,
+                      info->float_count);
+    else if (wg_max < info->wg)
+        st = tdm_fail(TDM_ERR_UNSUPPORTED,
+                      "%s '%s': kernel %s runs at most %zu work-items per group here; it needs %u",
+                      dev->desc.id, dev->desc.name, kernel_name, wg_max, info->wg);
+    if (st != TDM_OK) {
+        clReleaseKernel(kernel);
+        return st;
+    }
+    *out = kernel;
+    return TDM_OK;
+}
+
+/* dev's cl_kernel for `kernel`, created on first use. The program is built without
+ * the device's kernel_lock, so a first compile does not hold up other launches. */
+static tdm_status get_kernel(tdm_device *dev, tdm_kernel kernel, const tdm_kernel_info *info,
+                             cl_kernel *out)
+{
+    tdm_opencl_device *d = tdm_opencl_dev(dev);
+
+    pthread_mutex_lock(&d->kernel_lock);
+    *out = d->kernels[kernel];
+    pthread_mutex_unlock(&d->kernel_lock);
+    if (*out)
+        return TDM_OK;
+
+    cl_kernel created = NULL;
+    tdm_status st = create_kernel(dev, info, &created);
+    if (st != TDM_OK)
+        return st;
+    pthread_mutex_lock(&d->kernel_lock);
+    if (!d->kernels[kernel])
+        d->kernels[kernel] = created;
+    else
+        clReleaseKernel(created); /* another thread got there first */
+    *out = d->kernels[kernel];
+    pthread_mutex_unlock(&d->kernel_lock);
+    return TDM_OK;
+}
+
+/* Binds the launch's arguments to k; the caller holds the device's kernel_lock. */
+static cl_int set_args(cl_kernel k, const tdm_kernel_info *info, const tdm_launch *launch)
+{
+    cl_uint a = 0;
+    cl_int err = CL_SUCCESS;
+
+    for (unsigned b = 0; b < info->buffer_count && err == CL_SUCCESS; b++) {
+        /* An unused optional input (NULL) is never read: any valid cl_mem will do. */
+        const tdm_buffer *buf = launch->buffers[b] ? launch->buffers[b] : launch->buffers[0];
+        cl_mem mem = tdm_opencl_mem(buf);
+        err = clSetKernelArg(k, a++, sizeof mem, &mem);
+    }
+    for (unsigned b = 0; b < info->buffer_count && err == CL_SUCCESS; b++) {
+        cl_uint offset = launch->buffers[b] ? launch->offsets[b] : 0;
+        err = clSetKernelArg(k, a++, sizeof offset, &offset);
+    }
+    for (unsigned i = 0; i < info->uint_count && err == CL_SUCCESS; i++) {
+        cl_uint v = launch->u[i];
+        err = clSetKernelArg(k, a++, sizeof v, &v);
+    }
+    for (unsigned i = 0; i < info->float_count && err == CL_SUCCESS; i++) {
+        cl_float v = launch->f[i];
+        err = clSetKernelArg(k, a++, sizeof v, &v);
+    }
+    return err;
+}
+
+tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(launch->kernel);
+
+    if (!info || !launch->buffers[0])
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s '%s': launch of an unknown kernel (%d) "
+                        "or without its first buffer", dev->desc.id, dev->desc.name,
+                        (int)launch->kernel);
+    if (launch->kernel == TDM_KERNEL_gemm)
+        return tdm_opencl_gemm(dev, launch);
+    if (launch->groups == 0)
+        return TDM_OK; /* nothing to do (the core sends at least one group) */
+
+    tdm_opencl_device *d = tdm_opencl_dev(dev);
+    cl_kernel k;
+    tdm_status st = get_kernel(dev, launch->kernel, info, &k);
+    if (st != TDM_OK)
+        return st;
+
+    const size_t local = info->wg, global = (size_t)launch->groups * info->wg;
+    const char *call = "clSetKernelArg";
+    pthread_mutex_lock(&d->kernel_lock); /* from the first argument to the enqueue */
+    cl_int err = set_args(k, info, launch);
+    if (err == CL_SUCCESS) {
+        call = "clEnqueueNDRangeKernel";
+        err = clEnqueueNDRangeKernel(d->queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
+    }
+    pthread_mutex_unlock(&d->kernel_lock);
+    if (err != CL_SUCCESS)
+        return tdm_fail(tdm_opencl_status(err), "%s '%s': kernel %s: %s failed: %s (%d)",
+                        dev->desc.id, dev->desc.name, info->name, call,
+                        tdm_opencl_error_name(err), (int)err);
+    return TDM_OK;
+}
+
+void tdm_opencl_kernels_release(tdm_opencl_device *d)
+{
+    for (int k = 0; k < TDM_KERNEL_COUNT; k++)
+        if (d->kernels[k]) {
+            clReleaseKernel(d->kernels[k]);
+            d->kernels[k] = NULL;
+        }
+}

@@ -1,0 +1,65 @@
+/* accumulate: y[i] = ((x0[i] + x1[i]) + x2[i]) + ... + x{inputs-1}[i], 2 <= inputs <= 7,
+ * added left to right in float (no reassociation), so the result is the reference's bit
+ * for bit. Inputs x{inputs}..x6 are unused (the backend binds some buffer there). */
+#pragma OPENCL FP_CONTRACT OFF
+
+/* Elements 4q .. 4q + 3 of p, those at n and beyond read as 0. vload4 needs only float
+ * alignment, so any element offset works. */
+float4 load4(global const float *p, size_t q, size_t n)
+{
+    const size_t i = 4 * q;
+
+    if (i + 4 <= n)
+        return vload4(q, p);
+    return (float4)(p[i], i + 1 < n ? p[i + 1] : 0.0f, i + 2 < n ? p[i + 2] : 0.0f, 0.0f);
+}
+
+/* Stores the lanes of v that fall below n at elements 4q .. 4q + 3 of p. */
+void store4(float4 v, global float *p, size_t q, size_t n)
+{
+    const size_t i = 4 * q;
+
+    if (i + 4 <= n) {
+        vstore4(v, q, p);
+        return;
+    }
+    p[i] = v.x;
+    if (i + 1 < n)
+        p[i + 1] = v.y;
+    if (i + 2 < n)
+        p[i + 2] = v.z;
+}
+
+__attribute__((reqd_work_group_size(64, 1, 1)))
+kernel void tdm_accumulate(global float *y, global const float *x0, global const float *x1,
+                           global const float *x2, global const float *x3, global const float *x4,
+                           global const float *x5, global const float *x6, uint y_off, uint x0_off,
+                           uint x1_off, uint x2_off, uint x3_off, uint x4_off, uint x5_off,
+                           uint x6_off, uint n, uint inputs)
+{
+    const size_t quads = n / 4 + (n % 4 != 0);
+
+    y += y_off;
+    x0 += x0_off;
+    x1 += x1_off;
+    x2 += x2_off;
+    x3 += x3_off;
+    x4 += x4_off;
+    x5 += x5_off;
+    x6 += x6_off;
+    /* Four elements per item and iteration (the last quad may be partial). */
+    for (size_t q = get_global_id(0); q < quads; q += get_global_size(0)) {
+        float4 acc = load4(x0, q, n) + load4(x1, q, n);
+        if (inputs > 2)
+            acc = acc + load4(x2, q, n);
+        if (inputs > 3)
+            acc = acc + load4(x3, q, n);
+        if (inputs > 4)
+            acc = acc + load4(x4, q, n);
+        if (inputs > 5)
+            acc = acc + load4(x5, q, n);
+        if (inputs > 6)
+            acc = acc + load4(x6, q, n);
+        store4(acc, y, q, n);
+    }
+}

@@ -1,0 +1,57 @@
+/* adam (TensorFlow's ApplyAdam: eps outside the square root, after bias correction),
+ * i in [0, n):
+ *   lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power)
+ *   m = beta1 * m + (1 - beta1) * g;  v = beta2 * v + (1 - beta2) * g * g
+ *   w -= lr_t * m / (sqrt(v) + eps) */
+#pragma OPENCL FP_CONTRACT OFF
+
+/* Elements 4q .. 4q + 3 of p, those at n and beyond read as 0. vload4 needs only float
+ * alignment, so any element offset works. */
+float4 load4(global const float *p, size_t q, size_t n)
+{
+    const size_t i = 4 * q;
+
+    if (i + 4 <= n)
+        return vload4(q, p);
+    return (float4)(p[i], i + 1 < n ? p[i + 1] : 0.0f, i + 2 < n ? p[i + 2] : 0.0f, 0.0f);
+}
+
+/* Stores the lanes of v that fall below n at elements 4q .. 4q + 3 of p. */
+void store4(float4 v, global float *p, size_t q, size_t n)
+{
+    const size_t i = 4 * q;
+
+    if (i + 4 <= n) {
+        vstore4(v, q, p);
+        return;
+    }
+    p[i] = v.x;
+    if (i + 1 < n)
+        p[i + 1] = v.y;
+    if (i + 2 < n)
+        p[i + 2] = v.z;
+}
+
+__attribute__((reqd_work_group_size(64, 1, 1)))
+kernel void tdm_adam(global float *w, global const float *g, global float *m, global float *v,
+                     uint w_off, uint g_off, uint m_off, uint v_off, uint n, float lr, float beta1,
+                     float beta2, float eps, float beta1_power, float beta2_power)
+{
+    const size_t quads = n / 4 + (n % 4 != 0);
+    const float lr_t = lr * sqrt(1.0f - beta2_power) / (1.0f - beta1_power);
+
+    w += w_off;
+    g += g_off;
+    m += m_off;
+    v += v_off;
+    /* Four elements per item and iteration (the last quad may be partial). */
+    for (size_t q = get_global_id(0); q < quads; q += get_global_size(0)) {
+        const float4 gi = load4(g, q, n);
+        const float4 mi = beta1 * load4(m, q, n) + (1.0f - beta1) * gi;
+        const float4 vi = beta2 * load4(v, q, n) + (1.0f - beta2) * gi * gi;
+
+        store4(mi, m, q, n);
+        store4(vi, v, q, n);
+        store4(load4(w, q, n) - lr_t * mi / (sqrt(vi) + eps), w, q, n);
+    }
+}

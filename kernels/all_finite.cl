@@ -1,0 +1,50 @@
+/* all_finite: out[c] = 1 if every element of the chunk is finite, else 0
+ * (check_numerics).
+ * out[c] = reduce(x[c * chunk .. min(n, (c + 1) * chunk))) for c < ceil(n / chunk).
+ * One work-group per chunk (grid-stride over chunks): each item checks a strided part
+ * of the chunk, four elements at a time, then a tree in local memory combines the
+ * group's 64 answers. Tolerance 0. */
+#pragma OPENCL FP_CONTRACT OFF
+
+#define WG 64
+
+/* Elements 4q .. 4q + 3 of p, those at n and beyond read as 0. vload4 needs only float
+ * alignment, so any element offset works. */
+float4 load4(global const float *p, size_t q, size_t n)
+{
+    const size_t i = 4 * q;
+
+    if (i + 4 <= n)
+        return vload4(q, p);
+    return (float4)(p[i], i + 1 < n ? p[i + 1] : 0.0f, i + 2 < n ? p[i + 2] : 0.0f, 0.0f);
+}
+
+__attribute__((reqd_work_group_size(WG, 1, 1)))
+kernel void tdm_all_finite(global float *out, global const float *x, uint out_off,
+                           uint x_off, uint n, uint chunk)
+{
+    local int part[WG];
+    const size_t lid = get_local_id(0);
+    const size_t chunks = chunk ? n / chunk + (n % chunk != 0) : 0;
+
+    out += out_off;
+    x += x_off;
+    for (size_t c = get_group_id(0); c < chunks; c += get_num_groups(0)) { /* group-uniform */
+        const size_t begin = c * chunk, len = n - begin < chunk ? n - begin : chunk;
+        const size_t quads = len / 4 + (len % 4 != 0);
+        int4 bad = 0;
+
+        for (size_t q = lid; q < quads; q += WG)
+            bad |= !isfinite(load4(x + begin, q, len)); /* lanes past the end read 0 */
+        part[lid] = any(bad);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint h = WG / 2; h > 0; h >>= 1) {
+            if (lid < h)
+                part[lid] |= part[lid + h];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0)
+            out[c] = part[0] ? 0.0f : 1.0f;
+        barrier(CLK_LOCAL_MEM_FENCE); /* part[0] is read before the next chunk writes it */
+    }
+}

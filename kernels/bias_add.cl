@@ -1,0 +1,54 @@
+/* bias_add: y[r, c] = x[r, c] + b[c], row-major rows x cols. Tolerance 0. */
+#pragma OPENCL FP_CONTRACT OFF
+
+/* Elements 4q .. 4q + 3 of p, those at n and beyond read as 0. vload4 needs only float
+ * alignment, so any element offset works. */
+float4 load4(global const float *p, size_t q, size_t n)
+{
+    const size_t i = 4 * q;
+
+    if (i + 4 <= n)
+        return vload4(q, p);
+    return (float4)(p[i], i + 1 < n ? p[i + 1] : 0.0f, i + 2 < n ? p[i + 2] : 0.0f, 0.0f);
+}
+
+/* Stores the lanes of v that fall below n at elements 4q .. 4q + 3 of p. */
+void store4(float4 v, global float *p, size_t q, size_t n)
+{
+    const size_t i = 4 * q;
+
+    if (i + 4 <= n) {
+        vstore4(v, q, p);
+        return;
+    }
+    p[i] = v.x;
+    if (i + 1 < n)
+        p[i + 1] = v.y;
+    if (i + 2 < n)
+        p[i + 2] = v.z;
+}
+
+/* The column after c, wrapping to the next row. */
+size_t next_col(size_t c, uint cols)
+{
+    return c + 1 < cols ? c + 1 : 0;
+}
+
+__attribute__((reqd_work_group_size(64, 1, 1)))
+kernel void tdm_bias_add(global float *y, global const float *x, global const float *b,
+                         uint y_off, uint x_off, uint b_off, uint rows, uint cols)
+{
+    const size_t cells = (size_t)rows * cols;
+    const size_t quads = cells / 4 + (cells % 4 != 0);
+
+    y += y_off;
+    x += x_off;
+    b += b_off;
+    /* Four cells per item and iteration (the last quad may be partial); a quad may
+     * span rows, so each lane finds its own column. */
+    for (size_t q = get_global_id(0); q < quads; q += get_global_size(0)) {
+        const size_t c0 = 4 * q % cols, c1 = next_col(c0, cols), c2 = next_col(c1, cols);
+        const float4 bias = (float4)(b[c0], b[c1], b[c2], b[next_col(c2, cols)]);
+        store4(load4(x, q, cells) + bias, y, q, cells);
+    }
+}
