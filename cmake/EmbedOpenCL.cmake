@@ -1,7 +1,8 @@
-# Embeds kernels/*.cl into the library as NUL-terminated strings, with
+# Embeds kernels/*.cl and the prelude kernels/*.clh into the library as NUL-terminated strings, with
 # tdm_opencl_source_find(name). An edited kernel regenerates the file.
 function(tdm_embed_opencl_sources out_c)
-  file(GLOB sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernels/*.cl)
+  file(GLOB sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernels/*.cl
+       ${PROJECT_SOURCE_DIR}/kernels/*.clh)
   add_custom_command(
     OUTPUT ${out_c}
     COMMAND ${CMAKE_COMMAND} -DOUT=${out_c} "-DSOURCES=${sources}"

@@ -1,34 +1,6 @@
 /* accumulate: y[i] = ((x0[i] + x1[i]) + x2[i]) + ... + x{inputs-1}[i], 2 <= inputs <= 7,
  * added left to right in float (no reassociation), so the result is the reference's bit
  * for bit. Inputs x{inputs}..x6 are unused (the backend binds some buffer there). */
-#pragma OPENCL FP_CONTRACT OFF
-
-/* Elements 4q .. 4q + 3 of p, those at n and beyond read as 0. vload4 needs only float
- * alignment, so any element offset works. */
-float4 load4(global const float *p, size_t q, size_t n)
-{
-    const size_t i = 4 * q;
-
-    if (i + 4 <= n)
-        return vload4(q, p);
-    return (float4)(p[i], i + 1 < n ? p[i + 1] : 0.0f, i + 2 < n ? p[i + 2] : 0.0f, 0.0f);
-}
-
-/* Stores the lanes of v that fall below n at elements 4q .. 4q + 3 of p. */
-void store4(float4 v, global float *p, size_t q, size_t n)
-{
-    const size_t i = 4 * q;
-
-    if (i + 4 <= n) {
-        vstore4(v, q, p);
-        return;
-    }
-    p[i] = v.x;
-    if (i + 1 < n)
-        p[i + 1] = v.y;
-    if (i + 2 < n)
-        p[i + 2] = v.z;
-}
 
 __attribute__((reqd_work_group_size(64, 1, 1)))
 kernel void tdm_accumulate(global float *y, global const float *x0, global const float *x1,
@@ -47,7 +19,13 @@ kernel void tdm_accumulate(global float *y, global const float *x0, global const
     x4 += x4_off;
     x5 += x5_off;
     x6 += x6_off;
-    /* Four elements per item and iteration (the last quad may be partial). */
+    /* Four elements per item and iteration (the last quad may be partial). Two
+     * inputs, the case of every pairwise reduction, get a loop without branches. */
+    if (inputs == 2) {
+        for (size_t q = get_global_id(0); q < quads; q += get_global_size(0))
+            store4(load4(x0, q, n) + load4(x1, q, n), y, q, n);
+        return;
+    }
     for (size_t q = get_global_id(0); q < quads; q += get_global_size(0)) {
         float4 acc = load4(x0, q, n) + load4(x1, q, n);
         if (inputs > 2)

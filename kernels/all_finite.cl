@@ -4,20 +4,8 @@
  * One work-group per chunk (grid-stride over chunks): each item checks a strided part
  * of the chunk, four elements at a time, then a tree in local memory combines the
  * group's 64 answers. Tolerance 0. */
-#pragma OPENCL FP_CONTRACT OFF
 
 #define WG 64
-
-/* Elements 4q .. 4q + 3 of p, those at n and beyond read as 0. vload4 needs only float
- * alignment, so any element offset works. */
-float4 load4(global const float *p, size_t q, size_t n)
-{
-    const size_t i = 4 * q;
-
-    if (i + 4 <= n)
-        return vload4(q, p);
-    return (float4)(p[i], i + 1 < n ? p[i + 1] : 0.0f, i + 2 < n ? p[i + 2] : 0.0f, 0.0f);
-}
 
 __attribute__((reqd_work_group_size(WG, 1, 1)))
 kernel void tdm_all_finite(global float *out, global const float *x, uint out_off,

@@ -1,7 +1,6 @@
 /* cast_f16_f32: y[i] = float(x[i]) (exact), i in [0, n). x is float16 stored as 16-bit
  * words, read with vload_half* so that cl_khr_fp16 is not needed (16-bit alignment,
  * any offset works). Tolerance 0. */
-#pragma OPENCL FP_CONTRACT OFF
 
 __attribute__((reqd_work_group_size(64, 1, 1)))
 kernel void tdm_cast_f16_f32(global float *y, global const half *x, uint y_off, uint x_off,

@@ -2,7 +2,6 @@
  * i in [0, n). y is float16 stored as 16-bit words, written with vstore_half*_rte so
  * that cl_khr_fp16 is not needed (both need only 16-bit alignment, any offset works).
  * Tolerance 0. */
-#pragma OPENCL FP_CONTRACT OFF
 
 __attribute__((reqd_work_group_size(64, 1, 1)))
 kernel void tdm_cast_f32_f16(global half *y, global const float *x, uint y_off, uint x_off,

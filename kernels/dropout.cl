@@ -7,7 +7,6 @@
  * A counter block is the four elements whose j share j >> 2: one generator call draws
  * all four. Each item takes four adjacent blocks and runs their generators side by
  * side in the lanes of uint4s. */
-#pragma OPENCL FP_CONTRACT OFF
 
 #define PHILOX_M0 0xD2511F53u
 #define PHILOX_M1 0xCD9E8D57u

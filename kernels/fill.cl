@@ -1,21 +1,4 @@
 /* fill: y[i] = value, i in [0, n). Tolerance 0. */
-#pragma OPENCL FP_CONTRACT OFF
-
-/* Stores the lanes of v that fall below n at elements 4q .. 4q + 3 of p. */
-void store4(float4 v, global float *p, size_t q, size_t n)
-{
-    const size_t i = 4 * q;
-
-    if (i + 4 <= n) {
-        vstore4(v, q, p);
-        return;
-    }
-    p[i] = v.x;
-    if (i + 1 < n)
-        p[i + 1] = v.y;
-    if (i + 2 < n)
-        p[i + 2] = v.z;
-}
 
 __attribute__((reqd_work_group_size(64, 1, 1)))
 kernel void tdm_fill(global float *y, uint y_off, uint n, float value)

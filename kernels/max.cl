@@ -3,7 +3,6 @@
  * One work-group per chunk (grid-stride over chunks): each item folds a strided part of
  * the chunk, four elements at a time, then a tree in local memory combines the group's
  * 64 partials. Tolerance 0. */
-#pragma OPENCL FP_CONTRACT OFF
 
 #define WG 64
 
@@ -14,7 +13,7 @@
 
 /* Elements 4q .. 4q + 3 of p, those at n and beyond read as `pad`. vload4 needs only float
  * alignment, so any element offset works. */
-float4 load4(global const float *p, size_t q, size_t n, float pad)
+float4 load4_padded(global const float *p, size_t q, size_t n, float pad)
 {
     const size_t i = 4 * q;
 
@@ -39,7 +38,7 @@ kernel void tdm_max(global float *out, global const float *x, uint out_off, uint
         float4 m = -INFINITY;
 
         for (size_t q = lid; q < quads; q += WG) {
-            const float4 v = load4(x + begin, q, len, -INFINITY);
+            const float4 v = load4_padded(x + begin, q, len, -INFINITY);
             m = MAX_NAN(m, v);
         }
         const float m01 = MAX_NAN(m.x, m.y), m23 = MAX_NAN(m.z, m.w);

@@ -5,7 +5,6 @@
  * with label = labels[r]. The maximum is subtracted before exp so that no logit
  * overflows; s is summed with Kahan compensation. One item per row. A NaN logit makes
  * the row NaN; a label outside [0, cols) (the table promises none) gives a NaN loss. */
-#pragma OPENCL FP_CONTRACT OFF
 
 __attribute__((reqd_work_group_size(64, 1, 1)))
 kernel void tdm_softmax_xent(global float *loss, global float *dlogits,

@@ -5,39 +5,11 @@
  * or infinities of both signs, else the sign's infinity for infinite elements; a sum
  * of finite elements that overflows on the way is summed again scaled by 2^-64, so it
  * is infinite only if the result is. Tolerance rel 2^-20, linear. */
-#pragma OPENCL FP_CONTRACT OFF
 
 /* Bits for the elements that decide the result alone: 1 NaN, 2 +infinity,
  * 4 -infinity. For float4 lanes (a true comparison is -1, all bits set). */
 #define SPECIAL(v) \
     ((isnan(v) & 1) | (isinf(v) & ((v) > 0.0f) & 2) | (isinf(v) & ((v) < 0.0f) & 4))
-
-/* Elements 4q .. 4q + 3 of p, those at n and beyond read as 0. vload4 needs only float
- * alignment, so any element offset works. */
-float4 load4(global const float *p, size_t q, size_t n)
-{
-    const size_t i = 4 * q;
-
-    if (i + 4 <= n)
-        return vload4(q, p);
-    return (float4)(p[i], i + 1 < n ? p[i + 1] : 0.0f, i + 2 < n ? p[i + 2] : 0.0f, 0.0f);
-}
-
-/* Stores the lanes of v that fall below n at elements 4q .. 4q + 3 of p. */
-void store4(float4 v, global float *p, size_t q, size_t n)
-{
-    const size_t i = 4 * q;
-
-    if (i + 4 <= n) {
-        vstore4(v, q, p);
-        return;
-    }
-    p[i] = v.x;
-    if (i + 1 < n)
-        p[i + 1] = v.y;
-    if (i + 2 < n)
-        p[i + 2] = v.z;
-}
 
 /* Columns 4q .. 4q + 3 summed over the rows, each element times scale; *special: per
  * column, the OR of its elements' SPECIAL bits. */

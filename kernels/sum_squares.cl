@@ -9,24 +9,12 @@
  * an infinite one; a sum of finite elements that overflows on the way is summed again
  * scaled by 2^-64, so it is infinite only if the result is.
  * Tolerance rel 2^-20, linear. */
-#pragma OPENCL FP_CONTRACT OFF
 
 #define WG 64
 
 /* Bits for the elements that decide the result alone: 1 NaN, 2 infinite. For float4
  * lanes (a true comparison is -1, all bits set). */
 #define SPECIAL(v) ((isnan(v) & 1) | (isinf(v) & 2))
-
-/* Elements 4q .. 4q + 3 of p, those at n and beyond read as 0. vload4 needs only float
- * alignment, so any element offset works. */
-float4 load4(global const float *p, size_t q, size_t n)
-{
-    const size_t i = 4 * q;
-
-    if (i + 4 <= n)
-        return vload4(q, p);
-    return (float4)(p[i], i + 1 < n ? p[i + 1] : 0.0f, i + 2 < n ? p[i + 2] : 0.0f, 0.0f);
-}
 
 /* The group's sum of the terms of x[0, len), each element times scale, returned to
  * every item, with *special the OR of the elements' SPECIAL bits. Call in group-uniform

@@ -26,7 +26,8 @@ static tdm_status create_kernel(tdm_device *dev, const tdm_kernel_info *info, cl
                         dev->desc.id, dev->desc.name, info->name, info->name);
     snprintf(program_name, sizeof program_name, "kernels/%s.cl", info->name);
     snprintf(kernel_name, sizeof kernel_name, "tdm_%s", info->name);
-    tdm_status st = tdm_opencl_build_program(dev, program_name, source, d->build_options,
+    const char *const sources[] = {tdm_opencl_source_find("prelude"), source};
+    tdm_status st = tdm_opencl_build_program(dev, program_name, sources, 2, d->build_options,
                                              &program);
     if (st != TDM_OK)
         return st;

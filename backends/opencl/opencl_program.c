@@ -64,12 +64,13 @@ static tdm_status build_failed(const tdm_device *dev, const char *name, cl_progr
     return st;
 }
 
-static tdm_status build(const tdm_device *dev, const char *name, const char *source,
-                        const char *options, cl_program *out)
+static tdm_status build(const tdm_device *dev, const char *name, const char *const *sources,
+                        cl_uint source_count, const char *options, cl_program *out)
 {
     const tdm_opencl_device *d = tdm_opencl_dev(dev);
     cl_int err;
-    cl_program program = clCreateProgramWithSource(d->context, 1, &source, NULL, &err);
+    cl_program program = clCreateProgramWithSource(d->context, source_count, (const char **)sources,
+                                                   NULL, &err);
 
     if (err != CL_SUCCESS)
         return tdm_fail(tdm_opencl_status(err),
@@ -87,7 +88,8 @@ static tdm_status build(const tdm_device *dev, const char *name, const char *sou
 }
 
 /* Builds the program and adds it to the platform's cache; the caller holds the lock. */
-static tdm_status build_cached(const tdm_device *dev, const char *name, const char *source,
+static tdm_status build_cached(const tdm_device *dev, const char *name,
+                               const char *const *sources, cl_uint source_count,
                                const char *options, tdm_opencl_program **out)
 {
     tdm_opencl_platform *p = tdm_opencl_dev(dev)->platform;
@@ -97,7 +99,7 @@ static tdm_status build_cached(const tdm_device *dev, const char *name, const ch
     if (!e)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", dev->desc.id,
                         dev->desc.name);
-    tdm_status st = build(dev, name, source, options, &e->program);
+    tdm_status st = build(dev, name, sources, source_count, options, &e->program);
     if (st != TDM_OK) {
         free(e);
         return st;
@@ -110,11 +112,12 @@ static tdm_status build_cached(const tdm_device *dev, const char *name, const ch
     return TDM_OK;
 }
 
-tdm_status tdm_opencl_build_program(tdm_device *dev, const char *name, const char *source,
+tdm_status tdm_opencl_build_program(tdm_device *dev, const char *name,
+                                    const char *const *sources, cl_uint source_count,
                                     const char *options, cl_program *out)
 {
     TDM_CHECK_ARG(name, "tdm_opencl_build_program");
-    TDM_CHECK_ARG(source, "tdm_opencl_build_program");
+    TDM_CHECK_ARG(sources, "tdm_opencl_build_program");
     tdm_opencl_device *d = tdm_opencl_dev(dev);
     tdm_status st = TDM_OK;
 
@@ -123,7 +126,7 @@ tdm_status tdm_opencl_build_program(tdm_device *dev, const char *name, const cha
     pthread_mutex_lock(&d->platform->program_lock);
     tdm_opencl_program *e = find(d->platform, d->device, name);
     if (!e)
-        st = build_cached(dev, name, source, options, &e);
+        st = build_cached(dev, name, sources, source_count, options, &e);
     pthread_mutex_unlock(&d->platform->program_lock);
     if (st == TDM_OK)
         *out = e->program;

@@ -67,10 +67,20 @@ int conf_buffers_transform(const conf_case *c, const conf_buffers *in, conf_buff
 tdm_status conf_run(tdm_device *dev, const conf_case *c, const conf_buffers *in,
                     conf_buffers *out);
 
-/* Uploads once, launches once to warm up, then returns the best time of `repeats`
- * launches (each waited for). */
-tdm_status conf_time(tdm_device *dev, const conf_case *c, const conf_buffers *in, int repeats,
-                     double *best_seconds);
+/* A case uploaded to a device, for timing launches of it. */
+typedef struct conf_prepared {
+    tdm_device *dev;
+    tdm_buffer *buffers[TDM_KERNEL_MAX_BUFFERS];
+    unsigned buffer_count;
+    tdm_kernel_call call;
+} conf_prepared;
+
+/* Uploads the case and launches it once to warm up (program builds, first touches). */
+tdm_status conf_prepare(tdm_device *dev, const conf_case *c, const conf_buffers *in,
+                        conf_prepared *p);
+/* One launch, waited for; seconds may be NULL. */
+tdm_status conf_launch_timed(conf_prepared *p, double *seconds);
+void conf_release(conf_prepared *p);
 
 /* conformance_compare.c: compares a device's outputs with the reference's. want_ftz
  * (may be NULL) is the reference with denormals flushed, scale the magnitudes

@@ -78,35 +78,36 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* One warm-up launch (program builds, first touches), then the best of `repeats`. */
-static tdm_status time_launches(tdm_device *dev, const tdm_kernel_call *call, int repeats,
-                                double *best)
+tdm_status conf_prepare(tdm_device *dev, const conf_case *c, const conf_buffers *in,
+                        conf_prepared *p)
 {
-    tdm_status s = tdm_kernel_run(dev, call);
-    if (s == TDM_OK)
-        s = tdm_device_finish(dev);
-    *best = 0;
-    for (int i = 0; i < repeats && s == TDM_OK; i++) {
-        double start = now();
-        s = tdm_kernel_run(dev, call);
-        if (s == TDM_OK)
-            s = tdm_device_finish(dev);
-        double took = now() - start;
-        *best = i == 0 || took < *best ? took : *best;
+    const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
+    memset(p, 0, sizeof *p);
+    p->dev = dev;
+    p->buffer_count = info->buffer_count;
+    tdm_status s = upload(dev, info, in, p->buffers);
+    if (s == TDM_OK) {
+        p->call = make_call(c, info, in, p->buffers);
+        s = conf_launch_timed(p, NULL); /* warm up: program builds, first touches */
     }
+    if (s != TDM_OK)
+        conf_release(p);
     return s;
 }
 
-tdm_status conf_time(tdm_device *dev, const conf_case *c, const conf_buffers *in, int repeats,
-                     double *best_seconds)
+tdm_status conf_launch_timed(conf_prepared *p, double *seconds)
 {
-    const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
-    tdm_buffer *bufs[TDM_KERNEL_MAX_BUFFERS] = {0};
-    tdm_status s = upload(dev, info, in, bufs);
-    if (s == TDM_OK) {
-        tdm_kernel_call call = make_call(c, info, in, bufs);
-        s = time_launches(dev, &call, repeats, best_seconds);
-    }
-    free_all(bufs, info->buffer_count);
+    double start = now();
+    tdm_status s = tdm_kernel_run(p->dev, &p->call);
+    if (s == TDM_OK)
+        s = tdm_device_finish(p->dev);
+    if (seconds)
+        *seconds = now() - start;
     return s;
+}
+
+void conf_release(conf_prepared *p)
+{
+    free_all(p->buffers, p->buffer_count);
+    memset(p, 0, sizeof *p);
 }
