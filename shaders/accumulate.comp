@@ -19,6 +19,14 @@ TDM_BUFFER(7, readonly, float, x6);
 void main()
 {
     uint n = args.u[0], inputs = args.u[1];
+    // Two inputs, the case of every pairwise reduction, get a loop without branches.
+    if (inputs == 2u) {
+        for (uint i = gl_GlobalInvocationID.x; i < n; i += TDM_STRIDE) {
+            precise float s = x0[args.off[1] + i] + x1[args.off[2] + i];
+            y[args.off[0] + i] = s;
+        }
+        return;
+    }
     for (uint i = gl_GlobalInvocationID.x; i < n; i += TDM_STRIDE) {
         precise float s = x0[args.off[1] + i] + x1[args.off[2] + i];
         if (inputs > 2u)
