@@ -13,24 +13,6 @@ static int env_flag(const char *name)
     return value && *value && strcmp(value, "0") != 0;
 }
 
-static int find_compute_family(VkPhysicalDevice physical, uint32_t *family)
-{
-    uint32_t count = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, NULL);
-    VkQueueFamilyProperties *families = calloc(count ? count : 1, sizeof *families);
-    if (!families)
-        return 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families);
-    int found = 0;
-    for (uint32_t i = 0; i < count && !found; i++)
-        if ((families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && families[i].queueCount > 0) {
-            *family = i;
-            found = 1;
-        }
-    free(families);
-    return found;
-}
-
 /* 0: none; 1: core in Vulkan 1.2; 2: through VK_KHR_timeline_semaphore.
  * TDM_VK_FORCE_FENCES=1 takes the fence fallback, so that tests cover it. */
 static int timeline_support(const tdm_backend *be, VkPhysicalDevice physical)
@@ -149,7 +131,7 @@ static void release(tdm_vk_device *vd)
 
 static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
 {
-    if (!find_compute_family(vd->physical, &vd->queue_family))
+    if (!tdm_vk_compute_family(vd->physical, &vd->queue_family))
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': no compute queue family",
                         vd->dev->desc.id, vd->dev->desc.name);
     int timeline = timeline_support(be, vd->physical);

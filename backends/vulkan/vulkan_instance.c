@@ -159,17 +159,8 @@ static tdm_status create_messenger(tdm_backend *be)
 
 static int has_compute_queue(VkPhysicalDevice physical)
 {
-    uint32_t count = 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, NULL);
-    VkQueueFamilyProperties *families = calloc(count ? count : 1, sizeof *families);
-    if (!families)
-        return 0;
-    vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families);
-    int found = 0;
-    for (uint32_t i = 0; i < count && !found; i++)
-        found = (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && families[i].queueCount > 0;
-    free(families);
-    return found;
+    uint32_t family;
+    return tdm_vk_compute_family(physical, &family);
 }
 
 static int usable(const tdm_backend *be, VkPhysicalDevice physical)

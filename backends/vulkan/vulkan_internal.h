@@ -110,6 +110,8 @@ tdm_status tdm_vk_fail(const tdm_vk_device *vd, const char *call, VkResult resul
 /* vulkan_properties.c */
 uint32_t tdm_vk_device_api(const tdm_backend *be, VkPhysicalDevice physical);
 int tdm_vk_has_extension(VkPhysicalDevice physical, const char *name);
+/* The first queue family with compute queues; 0 if there is none. */
+int tdm_vk_compute_family(VkPhysicalDevice physical, uint32_t *family);
 
 /* vulkan_instance.c */
 tdm_status tdm_vk_create(tdm_context *ctx, tdm_backend **out);

@@ -28,3 +28,21 @@ int tdm_vk_has_extension(VkPhysicalDevice physical, const char *name)
     free(ext);
     return found;
 }
+
+int tdm_vk_compute_family(VkPhysicalDevice physical, uint32_t *family)
+{
+    uint32_t count = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, NULL);
+    VkQueueFamilyProperties *families = calloc(count ? count : 1, sizeof *families);
+    if (!families)
+        return 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families);
+    int found = 0;
+    for (uint32_t i = 0; i < count && !found; i++)
+        if ((families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && families[i].queueCount > 0) {
+            *family = i;
+            found = 1;
+        }
+    free(families);
+    return found;
+}
