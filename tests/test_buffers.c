@@ -237,6 +237,12 @@ int main(int argc, char **argv)
         tdm_context_destroy(ctx);
         return 1;
     }
+    if (!strcmp(scenario, "vulkan-two")) { /* one driver twice: the same hardware */
+        tdm_device_desc first = TDM_DEVICE_DESC_INIT, second = TDM_DEVICE_DESC_INIT;
+        CHECK_OK(tdm_device_describe(set[0], &first));
+        CHECK_OK(tdm_device_describe(set[1], &second));
+        CHECK(first.has_uuid && second.same_hardware_as == (int)tdm_device_index(set[0]));
+    }
     add_logical(scenario, set, &n);
     for (size_t i = 0; i < n; i++) {
         for (size_t s = 0; s < SIZE_COUNT; s++)

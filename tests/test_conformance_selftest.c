@@ -93,6 +93,38 @@ static void dropout_wrong_word(const tdm_launch *l)
     }
 }
 
+/* Counts past 2^32 instead of wrapping: a different mask once the counter wraps. */
+static void dropout_no_wrap(const tdm_launch *l)
+{
+    float *y = ref_f(l, 0), *x = ref_f(l, 1), rate = l->f[0];
+    const uint32_t key[2] = {l->u[1], l->u[2]};
+    for (uint32_t i = 0; i < l->u[0]; i++) {
+        uint64_t j = (uint64_t)l->u[3] + i;
+        uint32_t counter[4] = {(uint32_t)(j >> 2), (uint32_t)(j >> 34), 0, 0}, r[4];
+        ref_philox4x32_10(counter, key, r);
+        float u = (float)(r[j & 3] >> 8) * 0x1p-24f;
+        y[i] = u >= rate ? x[i] / (1.0f - rate) : 0.0f;
+    }
+}
+
+/* Turns -0 into +0. */
+static void copy_signless(const tdm_launch *l)
+{
+    float *y = ref_f(l, 0), *x = ref_f(l, 1);
+    for (uint32_t i = 0; i < l->u[0]; i++)
+        y[i] = x[i] == 0.0f ? 0.0f : x[i];
+}
+
+/* Right result, but scribbles on its input after reading it. */
+static void scale_scribbles(const tdm_launch *l)
+{
+    float *y = ref_f(l, 0), *x = ref_f(l, 1);
+    for (uint32_t i = 0; i < l->u[0]; i++) {
+        y[i] = l->f[0] * x[i];
+        x[i] = 1.0f;
+    }
+}
+
 /* Forgets the factor 2 of the squared error's derivative. */
 static void mse_half_gradient(const tdm_launch *l)
 {
@@ -112,16 +144,50 @@ static const struct {
     {TDM_KERNEL_gelu, gelu_tanh},         {TDM_KERNEL_softmax_xent, softmax_unstable},
     {TDM_KERNEL_dropout, dropout_wrong_word}, {TDM_KERNEL_mse, mse_half_gradient},
 };
+
+/* Kernels that are wrong only in a case or two: each must fail exactly there. */
+static const struct {
+    tdm_kernel kernel;
+    void (*wrong)(const tdm_launch *);
+} subtle_kernels[] = {
+    {TDM_KERNEL_dropout, dropout_no_wrap},
+    {TDM_KERNEL_copy, copy_signless},
+    {TDM_KERNEL_scale, scale_scribbles},
+};
 #define WRONG_COUNT (sizeof wrong_kernels / sizeof wrong_kernels[0])
+
+static void (*subtle)(const tdm_launch *); /* replaces the set above when set */
+static tdm_kernel subtle_kernel;
 
 static tdm_status wrong_launch(tdm_device *dev, const tdm_launch *l)
 {
+    if (subtle) {
+        if (l->kernel == subtle_kernel)
+            subtle(l);
+        else
+            tdm_reference_launch(dev, l);
+        return TDM_OK;
+    }
     for (size_t i = 0; i < WRONG_COUNT; i++)
         if (wrong_kernels[i].kernel == l->kernel) {
             wrong_kernels[i].wrong(l);
             return TDM_OK;
         }
     return tdm_reference_launch(dev, l);
+}
+
+static void check_subtle(const conf_suite *suite)
+{
+    for (size_t i = 0; i < sizeof subtle_kernels / sizeof subtle_kernels[0]; i++) {
+        conf_result row[2];
+        subtle = subtle_kernels[i].wrong;
+        subtle_kernel = subtle_kernels[i].kernel;
+        conf_suite_run_kernel(suite, subtle_kernel, row);
+        printf("%-14s subtly wrong: %d/%d failed (%s)\n", tdm_kernel_get(subtle_kernel)->name,
+               row[1].failed_cases, row[1].cases, row[1].first_failure);
+        CHECK(row[1].failed_cases > 0);
+    }
+    subtle = NULL;
 }
 
 int main(void)
@@ -145,6 +211,7 @@ int main(void)
         CHECK(row[0].supported && row[0].cases > 0 && row[0].failed_cases == 0);
         CHECK(row[1].supported && row[1].failed_cases > 0);
     }
+    check_subtle(&suite);
     tdm_context_destroy(ctx);
     return test_finish("test_conformance_selftest");
 }

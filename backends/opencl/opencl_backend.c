@@ -181,6 +181,7 @@ const tdm_backend_ops tdm_opencl_backend = {
     .can_copy = tdm_opencl_can_copy,
     .copy = tdm_opencl_copy,
     .launch = tdm_opencl_launch,
+    .supports = tdm_opencl_supports,
     .finish = tdm_opencl_finish,
     .event_record = tdm_opencl_event_record,
     .event_wait = tdm_opencl_event_wait,

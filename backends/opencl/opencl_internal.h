@@ -110,6 +110,7 @@ void tdm_opencl_event_release(tdm_device *dev, void *event);
 
 /* opencl_launch.c: the `launch` op, and the release of a device's kernels (at close). */
 tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch);
+int tdm_opencl_supports(const tdm_device *dev, tdm_kernel kernel);
 void tdm_opencl_kernels_release(tdm_opencl_device *d);
 
 /* opencl_gemm.c: gemm through CLBlast (TDM_ERR_UNSUPPORTED in a build without it). */

@@ -123,6 +123,17 @@ static cl_int set_args(cl_kernel k, const tdm_kernel_info *info, const tdm_launc
     return err;
 }
 
+/* Kernels with a source in kernels/; gemm where CLBlast was built in. */
+int tdm_opencl_supports(const tdm_device *dev, tdm_kernel kernel)
+{
+    (void)dev;
+#ifdef TDM_HAVE_CLBLAST
+    if (kernel == TDM_KERNEL_gemm)
+        return 1;
+#endif
+    return kernel != TDM_KERNEL_gemm && tdm_opencl_source_find(tdm_kernel_get(kernel)->name);
+}
+
 tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch)
 {
     const tdm_kernel_info *info = tdm_kernel_get(launch->kernel);

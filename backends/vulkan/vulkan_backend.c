@@ -18,6 +18,7 @@ const tdm_backend_ops tdm_vulkan_backend = {
     .can_copy = NULL,
     .copy = tdm_vk_copy,
     .launch = tdm_vk_launch,
+    .supports = tdm_vk_supports,
     .finish = tdm_vk_finish,
     .event_record = tdm_vk_event_record,
     .event_wait = tdm_vk_event_wait,

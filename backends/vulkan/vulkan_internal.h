@@ -198,5 +198,6 @@ tdm_status tdm_vk_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern,
 
 /* vulkan_launch.c */
 tdm_status tdm_vk_launch(tdm_device *dev, const tdm_launch *launch);
+int tdm_vk_supports(const tdm_device *dev, tdm_kernel kernel);
 
 #endif

@@ -47,6 +47,13 @@ static void bind_view(const tdm_vk_device *vd, launch_args *a, unsigned b)
     a->constants.off[b] = (uint32_t)((offset - w->offset) / size);
 }
 
+/* Kernels whose shader this build embeds. */
+int tdm_vk_supports(const tdm_device *dev, tdm_kernel kernel)
+{
+    (void)dev;
+    return tdm_spirv_module_find(tdm_kernel_get(kernel)->name) != NULL;
+}
+
 tdm_status tdm_vk_launch(tdm_device *dev, const tdm_launch *launch)
 {
     tdm_vk_device *vd = dev->impl;

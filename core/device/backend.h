@@ -66,6 +66,9 @@ typedef struct tdm_backend_ops {
      * checked the arguments, sized the grid and split the launch so that every
      * buffer range the kernel touches fits the device's max_binding_bytes. */
     tdm_status (*launch)(tdm_device *dev, const tdm_launch *launch);
+    /* Optional with launch: whether the backend implements the kernel on dev.
+     * NULL: every kernel of the table. */
+    int (*supports)(const tdm_device *dev, tdm_kernel kernel);
 
     tdm_status (*finish)(tdm_device *dev);
 

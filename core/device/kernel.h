@@ -100,8 +100,13 @@ typedef struct tdm_kernel_call {
     float f[TDM_KERNEL_MAX_FLOATS];
 } tdm_kernel_call;
 
+/* Whether dev's backend implements the kernel. */
+int tdm_kernel_supported(const tdm_device *dev, tdm_kernel kernel);
+
 /* Runs the kernel on dev, asynchronously (ordered like every other operation).
- * TDM_ERR_UNSUPPORTED when the device's backend lacks the kernel. */
+ * TDM_ERR_UNSUPPORTED when the device's backend lacks the kernel, or when the call
+ * spans more of one buffer than the device binds at once and its grid cannot be
+ * split (row, column and tile kernels). */
 tdm_status tdm_kernel_run(tdm_device *dev, const tdm_kernel_call *call);
 
 #endif

@@ -186,6 +186,12 @@ static tdm_status launch_in_pieces(tdm_device *dev, const tdm_kernel_info *info,
     return s;
 }
 
+int tdm_kernel_supported(const tdm_device *dev, tdm_kernel kernel)
+{
+    return dev && kernel < TDM_KERNEL_COUNT && dev->ops->launch &&
+           (!dev->ops->supports || dev->ops->supports(dev, kernel));
+}
+
 tdm_status tdm_kernel_run(tdm_device *dev, const tdm_kernel_call *call)
 {
     TDM_CHECK_ARG(dev, "tdm_kernel_run");
@@ -198,9 +204,10 @@ tdm_status tdm_kernel_run(tdm_device *dev, const tdm_kernel_call *call)
         s = tdm_device_check_alive(dev, F);
     if (s != TDM_OK)
         return s;
-    if (!dev->ops->launch)
-        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s: the %s backend of %s runs no kernels", F,
-                        tdm_backend_name(dev->desc.backend), dev->desc.id);
+    if (!tdm_kernel_supported(dev, call->kernel))
+        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s: %s: the %s backend has no implementation "
+                        "of it for %s", F, info->name, tdm_backend_name(dev->desc.backend),
+                        dev->desc.id);
     tdm_launch l = make_launch(info, call);
     if (!dev->max_binding_bytes || widest_range(info, l.u) <= dev->max_binding_bytes)
         return launch_once(dev, info, &l);

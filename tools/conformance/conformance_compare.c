@@ -40,7 +40,9 @@ static double input_magnitude(const conf_case *c, const conf_buffers *in, size_t
         if (!kb->read || kb->type != 'f')
             continue;
         size_t first = out_index, count = 1;
-        if (kb->extent == TDM_EXTENT_RC && in->elements[b] != out_elements) {
+        if (kb->extent == TDM_EXTENT_C && cols)
+            first = out_index % cols; /* a per-column input: this element's column */
+        else if (kb->extent == TDM_EXTENT_RC && in->elements[b] != out_elements) {
             first = out_index * cols; /* a per-row output: the whole row */
             count = cols;
         } else if (kb->extent == TDM_EXTENT_RC && cols) {
@@ -90,7 +92,7 @@ static void check_element(compare_ctx *x, unsigned b, char type, size_t i, size_
     float got = element(x->got, b, type, i), want = element(x->want, b, type, i);
     double scale = x->scale ? fabs(element(x->scale, b, type, i))
                             : input_magnitude(x->c, x->in, view_i, x->in->elements[b]);
-    int exact = x->c->data == CONF_INTEGER && tol->linear;
+    int exact = (x->c->data == CONF_INTEGER && tol->linear) || (!tol->ulps && !tol->rel);
     double allowed = exact ? 0.0 : tol->ulps * ulp_of(want) + tol->rel * scale;
     /* Terms whose magnitudes overflow a float leave the rounding unbounded: a float
      * device may overflow where the double reference does not, even to NaN
@@ -98,9 +100,11 @@ static void check_element(compare_ctx *x, unsigned b, char type, size_t i, size_
     double m = tol->linear && isinf(scale) && !isnan(want) ? 0.0 : miss(got, want, allowed);
     if (m > 1.0 && x->want_ftz)
         m = fmin(m, miss(got, element(x->want_ftz, b, type, i), allowed));
+    if (exact && got == 0.0f && want == 0.0f && signbit(got) != signbit(want))
+        m = INFINITY; /* an exact result has the reference's sign of zero too */
     if (m > x->r->worst_ratio)
         x->r->worst_ratio = m;
-    if (isfinite(want) && isfinite(got)) {
+    if (isfinite(want) && isfinite(got) && want != 0.0f) {
         double ulps = fabs((double)got - want) / ulp_of(want);
         x->r->worst_ulps = ulps > x->r->worst_ulps ? ulps : x->r->worst_ulps;
     }
@@ -109,6 +113,18 @@ static void check_element(compare_ctx *x, unsigned b, char type, size_t i, size_
         const tdm_kernel_info *info = tdm_kernel_get(x->c->kernel);
         snprintf(what, sizeof what, "%s[%zu] = %.9g, expected %.9g", info->buffers[b].name,
                  view_i, got, want);
+        note_failure(x, what);
+    }
+}
+
+/* A buffer the kernel only reads must come back as it went in, bit for bit. */
+static void check_input(compare_ctx *x, unsigned b)
+{
+    const tdm_kernel_buffer *kb = &tdm_kernel_get(x->c->kernel)->buffers[b];
+    size_t bytes = x->in->total[b] * tdm_kernel_type_size(kb->type);
+    if (memcmp(x->got->host[b], x->in->host[b], bytes) != 0) {
+        char what[64];
+        snprintf(what, sizeof what, "changed its input '%s'", kb->name);
         note_failure(x, what);
     }
 }
@@ -133,9 +149,12 @@ void conf_compare(const conf_case *c, const conf_buffers *in, const conf_buffers
 {
     const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
     compare_ctx x = {c, in, got, want, want_ftz, scale, r, 0};
-    for (unsigned b = 0; b < info->buffer_count; b++)
-        if (info->buffers[b].written && info->buffers[b].type != 'u')
+    for (unsigned b = 0; b < info->buffer_count; b++) {
+        if (!info->buffers[b].written)
+            check_input(&x, b);
+        else if (info->buffers[b].type != 'u')
             check_buffer(&x, b);
+    }
     r->cases++;
     r->failed_cases += x.case_failed;
 }

@@ -91,11 +91,16 @@ void conf_buffers_free(conf_buffers *bufs)
     }
 }
 
+/* For the tolerance's scale (absolute), infinities and NaN count as 0: they decide
+ * the result exactly (NaN meets NaN, infinity the same infinity), so the scale is
+ * infinite only where finite terms overflow a float. */
 static float transform(float x, int flush_denormals, int absolute)
 {
     if (flush_denormals && fpclassify(x) == FP_SUBNORMAL)
         x = copysignf(0.0f, x);
-    return absolute ? fabsf(x) : x;
+    if (absolute)
+        x = isfinite(x) ? fabsf(x) : 0.0f;
+    return x;
 }
 
 int conf_buffers_transform(const conf_case *c, const conf_buffers *in, conf_buffers *out,
@@ -107,8 +112,10 @@ int conf_buffers_transform(const conf_case *c, const conf_buffers *in, conf_buff
         size_t bytes = in->total[b] * tdm_kernel_type_size(info->buffers[b].type);
         out->host[b] = malloc(bytes);
         if (!out->host[b]) {
-            for (unsigned k = 0; k < b; k++)
-                free(out->host[k]);
+            for (unsigned k = 0; k < TDM_KERNEL_MAX_BUFFERS; k++) {
+                free(k < b ? out->host[k] : NULL);
+                out->host[k] = NULL; /* the rest still alias the input's */
+            }
             return -1;
         }
         memcpy(out->host[b], in->host[b], bytes);
