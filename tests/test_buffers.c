@@ -148,13 +148,17 @@ static void check_copy_ordering(tdm_device *to, tdm_device *from)
     free(back);
 }
 
+/* After a long fill, an event must report completion once waited for: a wait that
+ * returned early would leave the query saying "not done". */
 static void check_events(tdm_device *dev)
 {
+    const size_t size = 64 * MIB;
     tdm_buffer *buf;
-    CHECK_OK(tdm_buffer_alloc(dev, 1 << 20, &buf));
+    CHECK_OK(tdm_buffer_alloc(dev, size, &buf));
     if (!buf)
         return;
-    CHECK_OK(tdm_buffer_fill(buf, 0, &(uint32_t){42}, 4, 1 << 20));
+    CHECK_OK(tdm_buffer_fill(buf, 0, &(uint32_t){42}, 4, size));
+    CHECK_OK(tdm_buffer_fill(buf, 0, &(uint64_t){0x2A0000002Aull}, 8, size));
     tdm_event *event = NULL;
     CHECK_OK(tdm_device_record_event(dev, &event));
     CHECK_OK(tdm_event_wait(event));
@@ -162,7 +166,7 @@ static void check_events(tdm_device *dev)
     CHECK_OK(tdm_event_query(event, &done));
     CHECK(done == 1);
     uint32_t last;
-    CHECK_OK(tdm_buffer_read(buf, (1 << 20) - 4, &last, 4));
+    CHECK_OK(tdm_buffer_read(buf, size - 4, &last, 4));
     CHECK(last == 42);
     tdm_event_destroy(event);
     tdm_buffer_free(buf);

@@ -81,7 +81,7 @@ void tdm_registry_mark_same_hardware(tdm_context *ctx)
 
 void tdm_registry_close_device(tdm_device *dev)
 {
-    if (dev->buffers)
+    if (dev->buffers && !atomic_load(&dev->lost))
         dev->ops->finish(dev);
     while (dev->buffers) {
         tdm_buffer *buf = dev->buffers;

@@ -38,7 +38,8 @@ typedef struct tdm_tolerance {
 /* Buffer extents, in elements of the buffer's type. */
 typedef enum tdm_extent {
     TDM_EXTENT_N, TDM_EXTENT_P, TDM_EXTENT_R, TDM_EXTENT_C, TDM_EXTENT_RC,
-    TDM_EXTENT_GA, TDM_EXTENT_GB, TDM_EXTENT_GC
+    TDM_EXTENT_GA, TDM_EXTENT_GB, TDM_EXTENT_GC,
+    TDM_EXTENT_INVALID /* a typo in kernels.def */
 } tdm_extent;
 
 typedef struct tdm_kernel_buffer {

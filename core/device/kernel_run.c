@@ -83,10 +83,10 @@ static tdm_status check_view(const tdm_device *dev, const tdm_kernel_info *info,
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: %s: buffer '%s' holds %zu elements, the call needs %" PRIu64, F,
                         info->name, kb->name, v->size / size, need);
-    if (v->offset / size > UINT32_MAX)
+    if (v->offset / size + need > (uint64_t)UINT32_MAX + 1)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "%s: %s: buffer '%s' offset is past 2^32 elements", F, info->name,
-                        kb->name);
+                        "%s: %s: buffer '%s' reaches past 2^32 elements, which kernels "
+                        "cannot index", F, info->name, kb->name);
     return TDM_OK;
 }
 

@@ -32,7 +32,7 @@ static tdm_extent parse_extent(const char *s)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(s, names[i]) == 0)
             return (tdm_extent)i;
-    return TDM_EXTENT_N; /* kernels.def is ours; test_kernel_table checks every entry */
+    return TDM_EXTENT_INVALID; /* test_kernel_run checks that no entry has one */
 }
 
 /* "name:type:extent[:flags]" */
@@ -151,6 +151,7 @@ uint64_t tdm_kernel_extent(const tdm_kernel_info *info, const uint32_t *u, tdm_e
     case TDM_EXTENT_GA: return matrix_span(ta ? k : m, ta ? m : k, U("lda"));
     case TDM_EXTENT_GB: return matrix_span(tb ? n : k, tb ? k : n, U("ldb"));
     case TDM_EXTENT_GC: return matrix_span(m, n, U("ldc"));
+    case TDM_EXTENT_INVALID: break;
     }
     return 0;
 #undef U

@@ -94,29 +94,34 @@ static int measure(tdm_device *dev, tdm_kernel kernel, double *gbs, double *copy
     return rc;
 }
 
-static void perf_device(tdm_device *dev, const tdm_kernel *kernels, int kernel_count)
+/* Returns how many kernels could not be measured. */
+static int perf_device(tdm_device *dev, const tdm_kernel *kernels, int kernel_count)
 {
     tdm_device_desc desc = TDM_DEVICE_DESC_INIT;
     tdm_device_describe(dev, &desc);
     printf("%s (%s): %u elements, best of %d launches, alternating with copy\n", desc.id,
            desc.name, PERF_ELEMENTS, PERF_REPEATS);
     printf("  %-14s %9s %9s %8s\n", "kernel", "GB/s", "copy GB/s", "of copy");
+    int missed = 0;
     for (int k = 0; k < kernel_count; k++) {
         const tdm_kernel_info *info = tdm_kernel_get(kernels[k]);
         double gbs, copy;
         if (!memory_bound(info))
             continue;
-        if (measure(dev, kernels[k], &gbs, &copy) != 0 || gbs <= 0 || copy <= 0)
-            printf("  %-14s %9s\n", info->name, "n/a");
-        else
+        if (measure(dev, kernels[k], &gbs, &copy) != 0 || gbs <= 0 || copy <= 0) {
+            printf("  %-14s %9s  %s\n", info->name, "n/a", tdm_last_error());
+            missed++;
+        } else
             printf("  %-14s %9.2f %9.2f %7.0f%%\n", info->name, gbs, copy, 100 * gbs / copy);
         fflush(stdout);
     }
+    return missed;
 }
 
 int conf_perf(const conf_suite *suite, const tdm_kernel *kernels, int kernel_count)
 {
+    int missed = 0;
     for (size_t d = 0; d < suite->device_count; d++)
-        perf_device(suite->devices[d], kernels, kernel_count);
-    return 0;
+        missed += perf_device(suite->devices[d], kernels, kernel_count);
+    return missed ? 1 : 0;
 }

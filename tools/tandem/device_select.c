@@ -34,8 +34,12 @@ tdm_device *cli_find_device(tdm_context *ctx, const char *id)
     char *end;
     unsigned long index = strtoul(id, &end, 10);
     tdm_device *dev;
-    if (*id && !*end)
-        return tdm_context_device(ctx, index, &dev) == TDM_OK ? dev : NULL;
+    if (*id && !*end) {
+        if (tdm_context_device(ctx, index, &dev) == TDM_OK)
+            return dev;
+        fprintf(stderr, "tandem: %s\n", tdm_last_error());
+        return NULL;
+    }
     for (size_t i = 0; i < tdm_context_device_count(ctx); i++)
         if (tdm_context_device(ctx, i, &dev) == TDM_OK && !strcmp(describe(dev).id, id))
             return dev;

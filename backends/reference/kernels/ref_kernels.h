@@ -1,7 +1,9 @@
 /* Internal to the reference backend: one C function per kernel of kernels.def,
- * written for obvious correctness. Linear reductions accumulate in double; the other
- * kernels follow their formula in float, as a device does, so that float overflow
- * and rounding behave the same. */
+ * written for obvious correctness. Sums, dot products and single roundings that
+ * decide a tolerance (axpy, sgd, sigmoid, gelu, softmax_xent, gemm) are computed in
+ * double and rounded once; chains of updates (the optimizers, tanh and sigmoid
+ * gradients, mse) follow their formula in float, as a device does, so that float
+ * overflow in intermediate results behaves the same. */
 #ifndef TDM_REF_KERNELS_H
 #define TDM_REF_KERNELS_H
 

@@ -1,0 +1,168 @@
+/* The kernel table and tdm_kernel_run: every entry parses to something sensible,
+ * bad calls are refused with a message naming the argument, and launches split for
+ * a small binding limit give the reference's results exactly. */
+#include <string.h>
+
+#include "conformance_suite.h"
+#include "device_impl.h"
+#include "harness.h"
+
+static const char *const known_uints[] = {
+    "n", "chunk", "rows", "cols", "inputs", "nesterov", "centered", "seed_lo", "seed_hi",
+    "offset", "m", "k", "lda", "ldb", "ldc", "trans_a", "trans_b"};
+
+static int known_uint(const char *name)
+{
+    for (size_t i = 0; i < sizeof known_uints / sizeof known_uints[0]; i++)
+        if (!strcmp(name, known_uints[i]))
+            return 1;
+    return 0;
+}
+
+static void check_table(void)
+{
+    for (int k = 0; k < TDM_KERNEL_COUNT; k++) {
+        const tdm_kernel_info *info = tdm_kernel_get((tdm_kernel)k);
+        CHECK(info && info->name[0] && info->buffer_count >= 1 && info->wg >= 1);
+        CHECK(tdm_kernel_find(info->name) == (tdm_kernel)k);
+        for (unsigned b = 0; b < info->buffer_count; b++) {
+            const tdm_kernel_buffer *kb = &info->buffers[b];
+            CHECK(strchr("fhu", kb->type) && kb->extent != TDM_EXTENT_INVALID);
+        }
+        for (unsigned u = 0; u < info->uint_count; u++)
+            CHECK(known_uint(info->uint_names[u]));
+        for (unsigned f = 0; f < info->float_count; f++)
+            CHECK(info->float_min[f] <= info->float_max[f]);
+        /* The splitter moves u[0] = n (and chunk's u[1]) along. */
+        if (info->grid == TDM_GRID_N || info->grid == TDM_GRID_PAIRS ||
+            info->grid == TDM_GRID_CHUNKS)
+            CHECK(!strcmp(info->uint_names[0], "n"));
+        if (info->grid == TDM_GRID_CHUNKS)
+            CHECK(!strcmp(info->uint_names[1], "chunk"));
+    }
+    CHECK(tdm_kernel_find("no_such_kernel") == TDM_KERNEL_COUNT);
+}
+
+static tdm_kernel_call axpy_call(tdm_buffer *y, tdm_buffer *x, uint32_t n)
+{
+    tdm_kernel_call c;
+    memset(&c, 0, sizeof c);
+    c.kernel = TDM_KERNEL_axpy;
+    c.views[0] = (tdm_buffer_view){y, 0, n * sizeof(float)};
+    c.views[1] = (tdm_buffer_view){x, 0, n * sizeof(float)};
+    c.u[0] = n;
+    c.f[0] = 2.0f;
+    return c;
+}
+
+static void check_bad_calls(tdm_device *dev, tdm_device *other)
+{
+    tdm_buffer *a, *b, *elsewhere;
+    CHECK_OK(tdm_buffer_alloc(dev, 4096, &a));
+    CHECK_OK(tdm_buffer_alloc(dev, 4096, &b));
+    CHECK_OK(tdm_buffer_alloc(other, 4096, &elsewhere));
+    tdm_kernel_call c = axpy_call(a, b, 100);
+    CHECK_OK(tdm_kernel_run(dev, &c));
+    CHECK_FAILS(tdm_kernel_run(NULL, &c), TDM_ERR_INVALID_ARGUMENT, "'dev'");
+    c.views[1].buffer = NULL;
+    CHECK_FAILS(tdm_kernel_run(dev, &c), TDM_ERR_INVALID_ARGUMENT, "buffer 'x' is NULL");
+    c = axpy_call(a, b, 100);
+    c.views[1].size = 99 * sizeof(float);
+    CHECK_FAILS(tdm_kernel_run(dev, &c), TDM_ERR_INVALID_ARGUMENT, "holds 99 elements");
+    c = axpy_call(a, elsewhere, 100);
+    CHECK_FAILS(tdm_kernel_run(dev, &c), TDM_ERR_INVALID_ARGUMENT, "not on");
+    c = axpy_call(a, b, 100);
+    c.views[0].offset = 2;
+    CHECK_FAILS(tdm_kernel_run(dev, &c), TDM_ERR_INVALID_ARGUMENT, "multiple of 4");
+    c = axpy_call(a, b, 100);
+    c.kernel = TDM_KERNEL_cast_f32_f16;
+    c.views[0].offset = 2; /* one half: float16 views start on an even element */
+    CHECK_FAILS(tdm_kernel_run(dev, &c), TDM_ERR_INVALID_ARGUMENT, "multiple of 4");
+    c = axpy_call(a, b, 100);
+    c.kernel = TDM_KERNEL_accumulate;
+    c.views[2] = c.views[1];
+    c.u[1] = 8;
+    CHECK_FAILS(tdm_kernel_run(dev, &c), TDM_ERR_INVALID_ARGUMENT, "'inputs' is 8");
+    c.kernel = TDM_KERNEL_sum;
+    c.u[1] = 0;
+    CHECK_FAILS(tdm_kernel_run(dev, &c), TDM_ERR_INVALID_ARGUMENT, "'chunk' is 0");
+    c.kernel = TDM_KERNEL_momentum;
+    c.u[1] = 2;
+    CHECK_FAILS(tdm_kernel_run(dev, &c), TDM_ERR_INVALID_ARGUMENT, "'nesterov'");
+    c = axpy_call(a, b, 0);
+    c.kernel = TDM_KERNEL_gemm;
+    c.views[2] = c.views[1];
+    c.u[0] = c.u[1] = c.u[2] = 4; /* m = n = k = 4 with lda 3 */
+    c.u[3] = 3, c.u[4] = 4, c.u[5] = 4;
+    CHECK_FAILS(tdm_kernel_run(dev, &c), TDM_ERR_INVALID_ARGUMENT, "leading dimension");
+    c.kernel = TDM_KERNEL_COUNT;
+    CHECK_FAILS(tdm_kernel_run(dev, &c), TDM_ERR_INVALID_ARGUMENT, "no kernel");
+}
+
+/* sum over chunks of 10 on a device binding 256 bytes (pieces of 6 chunks) must give
+ * the reference's partials bit for bit; a chunk larger than the limit is refused. */
+static void check_chunked_split(tdm_device *ref, tdm_device *small)
+{
+    float x[1000], want[100], got[100];
+    for (int i = 0; i < 1000; i++)
+        x[i] = (float)((i * 7919) % 1000) / 37.0f - 13.0f;
+    tdm_device *devs[2] = {ref, small};
+    float *outs[2] = {want, got};
+    for (int d = 0; d < 2; d++) {
+        tdm_buffer *in, *out;
+        CHECK_OK(tdm_buffer_alloc(devs[d], sizeof x, &in));
+        CHECK_OK(tdm_buffer_alloc(devs[d], sizeof want, &out));
+        CHECK_OK(tdm_buffer_write(in, 0, x, sizeof x));
+        tdm_kernel_call c = axpy_call(out, in, 1000);
+        c.kernel = TDM_KERNEL_sum;
+        c.views[0].size = sizeof want;
+        c.u[1] = 10;
+        CHECK_OK(tdm_kernel_run(devs[d], &c));
+        CHECK_OK(tdm_buffer_read(out, 0, outs[d], sizeof want));
+        if (d == 1) {
+            c.u[1] = 100; /* 400 bytes: no piece can hold a chunk */
+            CHECK_FAILS(tdm_kernel_run(small, &c), TDM_ERR_UNSUPPORTED, "does not fit");
+        }
+    }
+    CHECK(memcmp(want, got, sizeof want) == 0);
+}
+
+/* A logical reference device that binds 256 bytes at once: elementwise kernels split
+ * into many pieces; row and tile kernels past the limit are refused. */
+static void check_splitting(tdm_device *ref, tdm_device *small)
+{
+    small->max_binding_bytes = 256;
+    check_chunked_split(ref, small);
+    tdm_device *devices[1] = {small};
+    conf_suite suite = {ref, devices, 1, 0};
+    for (int k = 0; k < TDM_KERNEL_COUNT; k++) {
+        const tdm_kernel_info *info = tdm_kernel_get((tdm_kernel)k);
+        conf_result r;
+        if (info->grid != TDM_GRID_N && info->grid != TDM_GRID_PAIRS)
+            continue;
+        conf_suite_run_kernel(&suite, (tdm_kernel)k, &r);
+        if (r.failed_cases)
+            fprintf(stderr, "split %s: %s\n", info->name, r.first_failure);
+        CHECK(r.supported && r.cases > 0 && r.failed_cases == 0);
+    }
+    tdm_buffer *a, *b;
+    CHECK_OK(tdm_buffer_alloc(small, 4096, &a));
+    CHECK_OK(tdm_buffer_alloc(small, 4096, &b));
+    tdm_kernel_call c = axpy_call(a, b, 100); /* x: a 10 x 10 matrix, 400 bytes */
+    c.kernel = TDM_KERNEL_sum_axis0;
+    c.u[0] = 10, c.u[1] = 10;
+    CHECK_FAILS(tdm_kernel_run(small, &c), TDM_ERR_UNSUPPORTED, "binds at once");
+}
+
+int main(void)
+{
+    check_table();
+    tdm_context *ctx = test_context(TDM_BACKEND_BIT(TDM_BACKEND_REFERENCE));
+    tdm_device *ref, *pair[2];
+    CHECK_OK(tdm_context_device(ctx, 0, &ref));
+    CHECK_OK(tdm_device_split(ref, 2, pair));
+    check_bad_calls(pair[0], pair[1]);
+    check_splitting(ref, pair[1]);
+    tdm_context_destroy(ctx);
+    return test_finish("test_kernel_run");
+}
