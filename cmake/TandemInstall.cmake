@@ -16,5 +16,7 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/tandemConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/tandemConfigVersion.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/tandem)
 
+# A relocatable .pc: the prefix is found from the file's own place.
+file(RELATIVE_PATH TDM_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 configure_file(cmake/tandem.pc.in ${CMAKE_CURRENT_BINARY_DIR}/tandem.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/tandem.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
