@@ -89,6 +89,21 @@ void ref_accumulate(const tdm_launch *l)
     }
 }
 
+/* NaN wins, so a replica's NaN reaches every replica through MAX or MIN. */
+void ref_maximum(const tdm_launch *l)
+{
+    float *z = ref_f(l, 0), *x = ref_f(l, 1), *y = ref_f(l, 2);
+    for (uint32_t i = 0; i < l->u[0]; i++)
+        z[i] = isnan(x[i]) || isnan(y[i]) ? NAN : (y[i] > x[i] ? y[i] : x[i]);
+}
+
+void ref_minimum(const tdm_launch *l)
+{
+    float *z = ref_f(l, 0), *x = ref_f(l, 1), *y = ref_f(l, 2);
+    for (uint32_t i = 0; i < l->u[0]; i++)
+        z[i] = isnan(x[i]) || isnan(y[i]) ? NAN : (y[i] < x[i] ? y[i] : x[i]);
+}
+
 void ref_bias_add(const tdm_launch *l)
 {
     float *y = ref_f(l, 0), *x = ref_f(l, 1), *b = ref_f(l, 2);
