@@ -57,6 +57,14 @@ static int buffer_needed(const tdm_kernel_info *info, const uint32_t *u, unsigne
     return !info->buffers[b].optional || b <= tdm_kernel_uint(info, u, "inputs");
 }
 
+/* A kernel may read and write a peer's buffer where the two devices share memory
+ * (one OpenCL context, host memory): the caller finishes the peer first. */
+static int reachable(const tdm_device *dev, const tdm_device *owner)
+{
+    return owner == dev ||
+           (owner->ops == dev->ops && dev->ops->can_copy && dev->ops->can_copy(dev, owner));
+}
+
 static tdm_status check_view(const tdm_device *dev, const tdm_kernel_info *info,
                              const tdm_kernel_call *call, unsigned b)
 {
@@ -70,8 +78,8 @@ static tdm_status check_view(const tdm_device *dev, const tdm_kernel_info *info,
     tdm_status s = tdm_check_view(v, F, kb->name);
     if (s != TDM_OK)
         return s;
-    if (v->buffer->device != dev)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: buffer '%s' is on %s, not on %s", F,
+    if (!reachable(dev, v->buffer->device))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: buffer '%s' is on %s, which %s cannot reach", F,
                         info->name, kb->name, v->buffer->device->desc.id, dev->desc.id);
     unsigned size = tdm_kernel_type_size(kb->type), align = kb->type == 'h' ? 4 : size;
     if (v->offset % align)

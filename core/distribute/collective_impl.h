@@ -1,0 +1,69 @@
+/* Internal: what the collective algorithms share. Every algorithm reduces into
+ * scratch first and writes the destinations last, so destinations may be the
+ * values themselves (all-reduce). */
+#ifndef TDM_CORE_COLLECTIVE_IMPL_H
+#define TDM_CORE_COLLECTIVE_IMPL_H
+
+#include "collectives.h"
+#include "device_impl.h"
+
+/* Scratch buffers of one call, freed together once every device has finished. */
+typedef struct coll_scratch {
+    tdm_buffer **list;
+    size_t used, capacity;
+} coll_scratch;
+
+/* One reduction: values in replica order, the result into every destination. */
+typedef struct coll_job {
+    const char *func; /* the public entry point, for messages */
+    tdm_reduce_op op;
+    const tdm_buffer_view *values;
+    size_t count;
+    const tdm_buffer_view *dsts;
+    size_t dst_count;
+    int reduce_on; /* index of a value, or -1 */
+    coll_scratch *scratch;
+} coll_job;
+
+/* collective_checks.c: TDM_ERR_INVALID_ARGUMENT naming the argument. */
+tdm_status coll_check_op(const char *func, tdm_reduce_op op);
+tdm_status coll_check_values(const char *func, const char *name, const tdm_buffer_view *values,
+                             size_t count);
+tdm_status coll_check_dsts(const char *func, const tdm_buffer_view *dsts, size_t dst_count,
+                           size_t size);
+/* Fills *out with opts or the defaults. */
+tdm_status coll_check_options(const char *func, const tdm_collective_options *opts,
+                              size_t count, tdm_collective_options *out);
+
+/* collective_util.c */
+static inline tdm_device *coll_dev(const tdm_buffer_view *v)
+{
+    return v->buffer->device;
+}
+/* Whether a kernel on a may read b's buffers (one OpenCL context, host memory). */
+int coll_shares(const tdm_device *a, const tdm_device *b);
+tdm_buffer_view coll_slice(const tdm_buffer_view *v, size_t offset, size_t size);
+tdm_status coll_scratch_view(coll_scratch *s, tdm_device *dev, size_t size, tdm_buffer_view *out);
+void coll_scratch_free(coll_scratch *s);
+/* Finishes the device of every view; the first failure wins. */
+tdm_status coll_finish(const tdm_buffer_view *views, size_t count);
+/* Copies src to every destination but src itself (asynchronous, like tdm_buffer_copy). */
+tdm_status coll_copy_to_all(const tdm_buffer_view *src, const tdm_buffer_view *dsts,
+                            size_t count);
+
+/* collective_fold.c: on dev, acc = in[0] op in[1] op ... in order (every input
+ * readable by dev); then, for MEAN, acc *= 1 / count. */
+tdm_status coll_fold(tdm_device *dev, tdm_reduce_op op, const tdm_buffer_view *acc,
+                     const tdm_buffer_view *in, size_t n);
+tdm_status coll_finalize(tdm_device *dev, tdm_reduce_op op, const tdm_buffer_view *acc,
+                         size_t count);
+
+/* The algorithms, one file each. */
+tdm_status coll_one_device(const coll_job *job);
+tdm_status coll_ring(const coll_job *job);
+tdm_status coll_tree(const coll_job *job);
+tdm_status coll_direct(const coll_job *job);
+/* collective_tree.c: the number of runs of consecutive values sharing memory. */
+size_t coll_group_count(const tdm_buffer_view *values, size_t count);
+
+#endif

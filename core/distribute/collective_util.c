@@ -1,0 +1,62 @@
+/* Scratch, copies and completion shared by the collective algorithms. */
+#include <stdlib.h>
+
+#include "collective_impl.h"
+#include "error.h"
+
+int coll_shares(const tdm_device *a, const tdm_device *b)
+{
+    return a == b || (a->ops == b->ops && a->ops->can_copy && a->ops->can_copy(a, b));
+}
+
+tdm_buffer_view coll_slice(const tdm_buffer_view *v, size_t offset, size_t size)
+{
+    return (tdm_buffer_view){v->buffer, v->offset + offset, size};
+}
+
+tdm_status coll_scratch_view(coll_scratch *s, tdm_device *dev, size_t size, tdm_buffer_view *out)
+{
+    if (s->used == s->capacity) {
+        size_t capacity = s->capacity ? 2 * s->capacity : 16;
+        tdm_buffer **list = realloc(s->list, capacity * sizeof *list);
+        if (!list)
+            return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "collectives: out of host memory");
+        s->list = list;
+        s->capacity = capacity;
+    }
+    tdm_buffer *buf;
+    tdm_status st = tdm_buffer_alloc(dev, size, &buf);
+    if (st != TDM_OK)
+        return tdm_fail_context(st, "collective scratch");
+    s->list[s->used++] = buf;
+    *out = tdm_buffer_whole(buf);
+    return TDM_OK;
+}
+
+void coll_scratch_free(coll_scratch *s)
+{
+    for (size_t i = 0; i < s->used; i++)
+        tdm_buffer_free(s->list[i]);
+    free(s->list);
+    *s = (coll_scratch){0};
+}
+
+tdm_status coll_finish(const tdm_buffer_view *views, size_t count)
+{
+    tdm_status first = TDM_OK;
+    for (size_t i = 0; i < count; i++) {
+        tdm_status s = tdm_device_finish(coll_dev(&views[i]));
+        first = first != TDM_OK ? first : s;
+    }
+    return first;
+}
+
+tdm_status coll_copy_to_all(const tdm_buffer_view *src, const tdm_buffer_view *dsts,
+                            size_t count)
+{
+    tdm_status s = TDM_OK;
+    for (size_t i = 0; i < count && s == TDM_OK; i++)
+        if (dsts[i].buffer != src->buffer || dsts[i].offset != src->offset)
+            s = tdm_buffer_copy(&dsts[i], src);
+    return s;
+}

@@ -1,0 +1,105 @@
+/* The collectives' entry points: argument checks, the choice of algorithm, and
+ * completion on every device involved before returning. */
+#include "collective_impl.h"
+#include "error.h"
+
+#define RING_MIN_BYTES ((size_t)1 << 20)
+
+static int all_share(const tdm_buffer_view *values, size_t count)
+{
+    for (size_t i = 1; i < count; i++)
+        if (!coll_shares(coll_dev(&values[0]), coll_dev(&values[i])))
+            return 0;
+    return 1;
+}
+
+/* AUTO: with shared memory everywhere, one kernel reads every buffer in place (no
+ * copies at all). Where only some devices share, they reduce locally first (fewer
+ * staged copies). Otherwise a large tensor on 3+ devices goes around the ring, which
+ * spreads the reduction and the host traffic over every device; small tensors and
+ * pairs go through one device, the fewest transfers and launches. */
+static tdm_collective_algorithm choose(const coll_job *job)
+{
+    if (all_share(job->values, job->count))
+        return TDM_COLLECTIVE_DIRECT;
+    if (coll_group_count(job->values, job->count) < job->count)
+        return TDM_COLLECTIVE_TREE;
+    if (job->count >= 3 && job->values[0].size >= RING_MIN_BYTES)
+        return TDM_COLLECTIVE_RING;
+    return TDM_COLLECTIVE_ONE_DEVICE;
+}
+
+static tdm_status run(const coll_job *job, tdm_collective_algorithm algorithm)
+{
+    switch (algorithm) {
+    case TDM_COLLECTIVE_AUTO: return run(job, choose(job));
+    case TDM_COLLECTIVE_ONE_DEVICE: return coll_one_device(job);
+    case TDM_COLLECTIVE_RING: return coll_ring(job);
+    case TDM_COLLECTIVE_TREE: return coll_tree(job);
+    case TDM_COLLECTIVE_DIRECT: return coll_direct(job);
+    }
+    return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: no algorithm %d", job->func, (int)algorithm);
+}
+
+/* Checked arguments in; every device involved has finished when it returns. */
+static tdm_status reduce(coll_job *job, const tdm_collective_options *opts)
+{
+    if (job->values[0].size == 0)
+        return TDM_OK;
+    coll_scratch scratch = {0};
+    job->scratch = &scratch;
+    job->reduce_on = opts->reduce_on;
+    /* Kernels may read peers' buffers in place: the users' writes must be done. */
+    tdm_status s = coll_finish(job->values, job->count);
+    if (s == TDM_OK)
+        s = run(job, opts->algorithm);
+    tdm_status done = coll_finish(job->values, job->count);
+    if (done == TDM_OK)
+        done = coll_finish(job->dsts, job->dst_count);
+    coll_scratch_free(&scratch);
+    return s != TDM_OK ? s : done;
+}
+
+static tdm_status check(const coll_job *job, const tdm_collective_options *opts,
+                        tdm_collective_options *resolved)
+{
+    tdm_status s = coll_check_op(job->func, job->op);
+    if (s == TDM_OK)
+        s = coll_check_values(job->func, "values", job->values, job->count);
+    if (s == TDM_OK)
+        s = coll_check_dsts(job->func, job->dsts, job->dst_count, job->values[0].size);
+    return s == TDM_OK ? coll_check_options(job->func, opts, job->count, resolved) : s;
+}
+
+tdm_status tdm_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
+                          const tdm_collective_options *opts)
+{
+    coll_job job = {"tdm_all_reduce", op, values, count, values, count, -1, NULL};
+    tdm_collective_options o;
+    tdm_status s = check(&job, opts, &o);
+    return s == TDM_OK ? reduce(&job, &o) : s;
+}
+
+tdm_status tdm_reduce_to(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
+                         const tdm_buffer_view *dsts, size_t dst_count,
+                         const tdm_collective_options *opts)
+{
+    coll_job job = {"tdm_reduce_to", op, values, count, dsts, dst_count, -1, NULL};
+    tdm_collective_options o;
+    tdm_status s = check(&job, opts, &o);
+    return s == TDM_OK ? reduce(&job, &o) : s;
+}
+
+tdm_status tdm_broadcast(const tdm_buffer_view *src, const tdm_buffer_view *dsts,
+                         size_t dst_count)
+{
+    const char *f = "tdm_broadcast";
+    tdm_status s = coll_check_values(f, "src", src, 1);
+    if (s == TDM_OK)
+        s = coll_check_dsts(f, dsts, dst_count, src->size);
+    if (s != TDM_OK)
+        return s;
+    s = coll_copy_to_all(src, dsts, dst_count);
+    tdm_status done = coll_finish(dsts, dst_count);
+    return s != TDM_OK ? s : done;
+}

@@ -1,0 +1,87 @@
+/* Internal: cross-device collectives over one float32 tensor per device, the data
+ * plane of the distribution strategies (TensorFlow's CrossDeviceOps). The public API
+ * arrives with the strategies; until then these are the tested building blocks.
+ *
+ * Determinism: every algorithm reduces each element as ((v0 op v1) op v2) ... in the
+ * order of the values given (replica order), with the table's exact kernels
+ * (accumulate, maximum, minimum, scale), so for a fixed replica count every
+ * algorithm returns the same bits, and so does a host fold of the same order in float.
+ * Algorithms differ only in where data moves and where the sums are computed. */
+#ifndef TDM_CORE_COLLECTIVES_H
+#define TDM_CORE_COLLECTIVES_H
+
+#include "kernel.h"
+
+typedef enum tdm_reduce_op {
+    TDM_REDUCE_SUM,
+    TDM_REDUCE_MEAN, /* SUM, then times 1/count (the scale kernel, correctly rounded) */
+    TDM_REDUCE_MAX,  /* NaN wins */
+    TDM_REDUCE_MIN
+} tdm_reduce_op;
+
+typedef enum tdm_collective_algorithm {
+    TDM_COLLECTIVE_AUTO,       /* the fastest correct path for the devices at hand */
+    TDM_COLLECTIVE_ONE_DEVICE, /* ReductionToOneDevice: gather to one device, reduce
+                                  there, broadcast the result */
+    TDM_COLLECTIVE_RING,       /* reduce-scatter then all-gather: the tensor is cut into
+                                  count slices and device i reduces slice i */
+    TDM_COLLECTIVE_TREE,       /* hierarchical: devices that share memory reduce their
+                                  run of consecutive values locally, the groups' partials
+                                  are chained in replica order, then broadcast back */
+    TDM_COLLECTIVE_DIRECT      /* devices that share memory (one OpenCL context, host
+                                  memory): one kernel reads every peer's buffer directly */
+} tdm_collective_algorithm;
+
+typedef struct tdm_collective_options {
+    size_t size;                        /* sizeof(tdm_collective_options) */
+    tdm_collective_algorithm algorithm; /* default AUTO */
+    int reduce_on;                      /* ONE_DEVICE: index of the value whose device
+                                           reduces; -1 (default): the first */
+    size_t chunk_bytes;                 /* staging and pipelining granularity; 0: 4 MiB */
+} tdm_collective_options;
+
+#define TDM_COLLECTIVE_OPTIONS_INIT                                                     \
+    {                                                                                  \
+        .size = sizeof(tdm_collective_options), .algorithm = TDM_COLLECTIVE_AUTO,      \
+        .reduce_on = -1                                                                \
+    }
+
+/* Every values[i] (count >= 1 views of equal size, a multiple of 4 bytes, each on a
+ * different device) receives op over all of them. Returns when every device holds
+ * the result. An algorithm the devices cannot use (DIRECT without shared memory)
+ * is TDM_ERR_UNSUPPORTED naming the devices. */
+tdm_status tdm_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
+                          const tdm_collective_options *opts);
+
+/* Reduces values to every destination view (dst_count >= 1: an empty destination set
+ * is TDM_ERR_INVALID_ARGUMENT); MEAN divides by count, the number of contributed
+ * values. Destinations may be on any devices, those of the values or others. */
+tdm_status tdm_reduce_to(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
+                         const tdm_buffer_view *dsts, size_t dst_count,
+                         const tdm_collective_options *opts);
+
+/* Copies src to every destination (dst_count >= 1). */
+tdm_status tdm_broadcast(const tdm_buffer_view *src, const tdm_buffer_view *dsts,
+                         size_t dst_count);
+
+/* How a batch of tensors is packed into fewer, larger all-reduces. */
+typedef struct tdm_packing {
+    size_t size;           /* sizeof(tdm_packing) */
+    size_t num_packs;      /* > 0: the concatenated tensors are split into this many
+                              packs of nearly equal size (tensors are not cut) */
+    size_t bytes_per_pack; /* with num_packs 0: greedy packs, a new one starting when the
+                              current would pass this bound; 0: one pack for all */
+} tdm_packing;
+
+#define TDM_PACKING_INIT {.size = sizeof(tdm_packing)}
+
+/* All-reduces `tensors` tensors at once: values[t * count + i] is tensor t on device
+ * i (the same device i for every t). Tensors are packed (packing may be NULL: one
+ * tensor per all-reduce), each pack concatenated into scratch on every device,
+ * all-reduced with opts, and copied back; the results are those tdm_all_reduce gives
+ * each tensor alone. */
+tdm_status tdm_batch_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values, size_t tensors,
+                                size_t count, const tdm_packing *packing,
+                                const tdm_collective_options *opts);
+
+#endif
