@@ -1,6 +1,6 @@
 /* tandem conformance: every kernel on every device against the reference backend,
- * a PASS / FAIL / NOT SUPPORTED table, and an exit status that is non-zero if and
- * only if something failed. */
+ * then every collective algorithm on every device set, PASS / FAIL / NOT SUPPORTED
+ * tables, and an exit status that is non-zero if and only if something failed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,19 +19,24 @@ typedef struct options {
     const char *json_path;
     int large;
     int perf;
+    int collectives;
 } options;
 
 static int usage(FILE *out, int status)
 {
     fprintf(out,
             "usage: tandem conformance [--device ID]... [--kernel NAME]... [--json FILE]\n"
-            "                          [--no-large] [--perf]\n\n"
-            "Checks every kernel on every device against the reference backend.\n"
+            "                          [--no-large] [--perf] [--collectives]\n\n"
+            "Checks every kernel on every device against the reference backend, then\n"
+            "every collective algorithm on the device sets the context can form.\n"
             "  --device ID    a device id from 'tandem devices' (e.g. opencl:0) or its index;\n"
             "                 default: every device but the reference itself\n"
             "  --kernel NAME  only this kernel (repeatable)\n"
             "  --json FILE    also write the results as JSON\n"
-            "  --no-large     skip the cases with a buffer over 128 MiB\n"
+            "  --no-large     skip the cases with a buffer over 128 MiB and the 64 MiB\n"
+            "                 collectives\n"
+            "  --collectives  the collectives (alone, or with the --kernel ones); they run\n"
+            "                 by default unless --kernel is given\n"
             "  --perf         measure GB/s of the memory-bound kernels instead\n");
     return status;
 }
@@ -52,6 +57,8 @@ static int parse(int argc, char **argv, options *o)
             o->large = 0;
         else if (!strcmp(a, "--perf"))
             o->perf = 1;
+        else if (!strcmp(a, "--collectives"))
+            o->collectives = 1;
         else if (!strcmp(a, "--help"))
             return usage(stdout, 0) + 1;
         else
@@ -63,6 +70,8 @@ static int parse(int argc, char **argv, options *o)
 /* The kernels to check, in table order; -1 if a name is unknown. */
 static int select_kernels(const options *o, tdm_kernel *out)
 {
+    if (o->kernel_name_count == 0 && o->collectives)
+        return 0;
     if (o->kernel_name_count == 0) {
         for (int k = 0; k < TDM_KERNEL_COUNT; k++)
             out[k] = (tdm_kernel)k;
@@ -78,8 +87,21 @@ static int select_kernels(const options *o, tdm_kernel *out)
     return (int)o->kernel_name_count;
 }
 
-static int run_checks(const conf_suite *suite, const tdm_kernel *kernels, int kernel_count,
-                      const options *o)
+/* Every set the context can form; splitting adds logical devices to ctx. */
+static void run_collectives(tdm_context *ctx, conf_report *report, int large)
+{
+    conf_coll_set sets[CONF_COLL_MAX_SETS];
+    size_t count = conf_coll_sets(ctx, sets);
+    conf_report_collectives_header();
+    for (size_t s = 0; s < count; s++) {
+        conf_result row[CONF_COLL_ALGORITHMS];
+        conf_coll_run(&sets[s], large, row);
+        conf_report_collectives_row(report, sets[s].name, row);
+    }
+}
+
+static int run_checks(tdm_context *ctx, const conf_suite *suite, const tdm_kernel *kernels,
+                      int kernel_count, const options *o)
 {
     conf_report report;
     if (conf_report_begin(&report, suite, kernel_count) != 0)
@@ -89,6 +111,8 @@ static int run_checks(const conf_suite *suite, const tdm_kernel *kernels, int ke
         conf_suite_run_kernel(suite, kernels[k], row);
         conf_report_print_row(&report, kernels[k], row);
     }
+    if (o->collectives || o->kernel_name_count == 0)
+        run_collectives(ctx, &report, o->large);
     int failed = conf_report_finish(&report, kernels, o->json_path);
     conf_report_end(&report);
     return failed ? 1 : 0;
@@ -115,7 +139,7 @@ int cmd_conformance(int argc, char **argv)
     if (cli_select_devices(ctx, o.device_ids, o.device_id_count, &suite.reference, devices,
                            &suite.device_count) == 0)
         rc = o.perf ? conf_perf(&suite, kernels, kernel_count)
-                    : run_checks(&suite, kernels, kernel_count, &o);
+                    : run_checks(ctx, &suite, kernels, kernel_count, &o);
     size_t messages = tdm_context_validation_messages(ctx);
     if (messages) { /* a kernel that breaks the Vulkan rules is not conformant either */
         printf("%zu Vulkan validation message(s): see above\n", messages);

@@ -20,10 +20,13 @@ int conf_report_begin(conf_report *r, const conf_suite *suite, int kernel_count)
     memset(r, 0, sizeof *r);
     r->suite = suite;
     r->kernel_count = kernel_count;
-    r->results = calloc((size_t)kernel_count * (suite->device_count ? suite->device_count : 1),
+    r->results = calloc((size_t)(kernel_count ? kernel_count : 1) *
+                            (suite->device_count ? suite->device_count : 1),
                         sizeof *r->results);
     if (!r->results)
         return -1;
+    if (!kernel_count) /* the collectives alone */
+        return 0;
     char id[TDM_DEVICE_ID_MAX];
     printf("%-14s", "kernel");
     for (size_t d = 0; d < suite->device_count; d++)
@@ -68,6 +71,37 @@ void conf_report_print_row(conf_report *r, tdm_kernel kernel, const conf_result 
             r->passed++;
     }
     printf("\n");
+    fflush(stdout);
+}
+
+void conf_report_collectives_header(void)
+{
+    printf("\n%-16s", "collectives");
+    for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
+        printf(" %-14s", conf_coll_algorithm_name((tdm_collective_algorithm)a));
+    printf("\n");
+    fflush(stdout);
+}
+
+/* Cells count like the kernels'; a failure's first case follows its row. */
+void conf_report_collectives_row(conf_report *r, const char *set, const conf_result *row)
+{
+    printf("%-16s", set);
+    for (int a = 0; a < CONF_COLL_ALGORITHMS; a++) {
+        printf(" %-14s", verdict(&row[a]));
+        if (!row[a].supported)
+            r->skipped++;
+        else if (row[a].failed_cases)
+            r->failed++;
+        else
+            r->passed++;
+    }
+    printf("\n");
+    for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
+        if (row[a].supported && row[a].failed_cases)
+            printf("FAIL %s on %s: %d of %d cases; first: %s\n",
+                   conf_coll_algorithm_name((tdm_collective_algorithm)a), set,
+                   row[a].failed_cases, row[a].cases, row[a].first_failure);
     fflush(stdout);
 }
 

@@ -2,6 +2,7 @@
 #ifndef TANDEM_CLI_CONFORMANCE_REPORT_H
 #define TANDEM_CLI_CONFORMANCE_REPORT_H
 
+#include "conformance_collectives.h"
 #include "conformance_suite.h"
 
 typedef struct conf_report {
@@ -11,7 +12,7 @@ typedef struct conf_report {
     int passed, failed, skipped;
 } conf_report;
 
-/* Prints the header; -1 if out of memory. */
+/* Prints the header (none for no kernels); -1 if out of memory. */
 int conf_report_begin(conf_report *r, const conf_suite *suite, int kernel_count);
 conf_result *conf_report_row(conf_report *r, int row);
 /* Prints one kernel's row and counts its cells. */
@@ -20,6 +21,11 @@ void conf_report_print_row(conf_report *r, tdm_kernel kernel, const conf_result 
  * the JSON file if asked; returns the number of failed cells. */
 int conf_report_finish(conf_report *r, const tdm_kernel *kernels, const char *json_path);
 void conf_report_end(conf_report *r);
+
+/* The collectives table: a device set per row, an algorithm per column; its cells
+ * count in the closing line (the JSON file lists the kernels' cells only). */
+void conf_report_collectives_header(void);
+void conf_report_collectives_row(conf_report *r, const char *set, const conf_result *row);
 
 /* conformance_perf.c: --perf, GB/s of memory-bound kernels next to copy. */
 int conf_perf(const conf_suite *suite, const tdm_kernel *kernels, int kernel_count);

@@ -1,0 +1,151 @@
+/* The collectives section's cases: all-reduce of integer-valued data (exact in
+ * any order) and random floats (bitwise the host's fold in replica order). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conformance_collectives.h"
+
+static const size_t elements[] = {1, 4097, ((size_t)1 << 20) + 3, (size_t)1 << 24};
+#define LARGE_CASES 1 /* the last size: 64 MiB per device */
+
+static const char *const names[CONF_COLL_ALGORITHMS] = {"auto", "one_device", "ring", "tree",
+                                                         "direct"};
+
+const char *conf_coll_algorithm_name(tdm_collective_algorithm algorithm)
+{
+    return (unsigned)algorithm < CONF_COLL_ALGORITHMS ? names[algorithm] : "?";
+}
+
+/* One value per device, its host copy, and the expected result. */
+typedef struct coll_case {
+    const conf_coll_set *set;
+    size_t n;
+    tdm_buffer *buf[CONF_COLL_MAX_DEVICES];
+    tdm_buffer_view view[CONF_COLL_MAX_DEVICES];
+    float *host[CONF_COLL_MAX_DEVICES];
+    float *want, *got;
+    const char *data;
+} coll_case;
+
+static void generate(float *x, size_t n, uint64_t seed, int integer)
+{
+    uint64_t s = 0x9E3779B97F4A7C15ull * (seed + 1);
+    for (size_t i = 0; i < n; i++) {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        uint32_t r = (uint32_t)(s >> 16);
+        x[i] = integer ? (float)((int)(r % 201) - 100)
+                       : ldexpf((float)(r >> 8) * 0x1p-24f - 0.5f, (int)(s % 21) - 10);
+    }
+}
+
+static void fold(coll_case *c, tdm_reduce_op op)
+{
+    float alpha = (float)(1.0 / (double)c->set->n);
+    for (size_t e = 0; e < c->n; e++) {
+        float acc = c->host[0][e];
+        for (size_t i = 1; i < c->set->n; i++)
+            acc += c->host[i][e];
+        c->want[e] = op == TDM_REDUCE_MEAN ? acc * alpha : acc;
+    }
+}
+
+static void fail(conf_result *r, const char *message)
+{
+    if (r->failed_cases++ == 0)
+        snprintf(r->first_failure, sizeof r->first_failure, "%s", message);
+}
+
+/* Uploads, all-reduces with one algorithm, and checks every device's result. */
+static void check(coll_case *c, tdm_reduce_op op, tdm_collective_algorithm algorithm,
+                  conf_result *r)
+{
+    tdm_status s = TDM_OK;
+    for (size_t i = 0; i < c->set->n && s == TDM_OK; i++)
+        s = tdm_buffer_write(c->buf[i], 0, c->host[i], c->n * 4);
+    tdm_collective_options o = TDM_COLLECTIVE_OPTIONS_INIT;
+    o.algorithm = algorithm;
+    s = s == TDM_OK ? tdm_all_reduce(op, c->view, c->set->n, &o) : s;
+    if (s == TDM_ERR_UNSUPPORTED) {
+        r->supported = 0;
+        return;
+    }
+    r->cases++;
+    char what[200];
+    int len = snprintf(what, sizeof what, "%s, %zu elements, %s data: ",
+                       op == TDM_REDUCE_SUM ? "sum" : "mean", c->n, c->data);
+    size_t differ = c->set->n;
+    for (size_t i = 0; i < c->set->n && s == TDM_OK && differ == c->set->n; i++) {
+        s = tdm_buffer_read(c->buf[i], 0, c->got, c->n * 4);
+        if (s == TDM_OK && memcmp(c->got, c->want, c->n * 4) != 0)
+            differ = i;
+    }
+    tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+    if (s != TDM_OK)
+        snprintf(what + len, sizeof what - (size_t)len, "%s", tdm_last_error());
+    else if (differ < c->set->n && tdm_device_describe(c->set->dev[differ], &d) == TDM_OK)
+        snprintf(what + len, sizeof what - (size_t)len, "%s differs from the host fold", d.id);
+    if (s != TDM_OK || differ < c->set->n)
+        fail(r, what);
+}
+
+static int case_alloc(coll_case *c, size_t n)
+{
+    c->n = n;
+    c->want = malloc(n * 4);
+    c->got = malloc(n * 4);
+    int ok = c->want && c->got;
+    for (size_t i = 0; i < c->set->n && ok; i++) {
+        c->host[i] = malloc(n * 4);
+        ok = c->host[i] && tdm_buffer_alloc(c->set->dev[i], n * 4, &c->buf[i]) == TDM_OK;
+        if (ok)
+            c->view[i] = tdm_buffer_whole(c->buf[i]);
+    }
+    return ok;
+}
+
+static void case_free(coll_case *c)
+{
+    for (size_t i = 0; i < c->set->n; i++) {
+        tdm_buffer_free(c->buf[i]);
+        free(c->host[i]);
+    }
+    free(c->want);
+    free(c->got);
+}
+
+static void run_size(const conf_coll_set *set, size_t n, conf_result *r)
+{
+    static const tdm_reduce_op ops[] = {TDM_REDUCE_SUM, TDM_REDUCE_MEAN};
+    coll_case c = {.set = set};
+    if (!case_alloc(&c, n)) {
+        for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
+            fail(&r[a], tdm_last_error()); /* the allocation's */
+        case_free(&c);
+        return;
+    }
+    for (int integer = 1; integer >= 0; integer--) {
+        c.data = integer ? "integer" : "random";
+        for (size_t i = 0; i < set->n; i++)
+            generate(c.host[i], n, n * 31 + i, integer);
+        for (size_t o = 0; o < 2; o++) {
+            fold(&c, ops[o]);
+            for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
+                if (r[a].supported)
+                    check(&c, ops[o], (tdm_collective_algorithm)a, &r[a]);
+        }
+    }
+    case_free(&c);
+}
+
+void conf_coll_run(const conf_coll_set *set, int large, conf_result *by_algorithm)
+{
+    size_t sizes = sizeof elements / sizeof elements[0] - (large ? 0 : LARGE_CASES);
+    for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
+        by_algorithm[a] = (conf_result){.supported = 1};
+    for (size_t s = 0; s < sizes; s++)
+        run_size(set, elements[s], by_algorithm);
+}

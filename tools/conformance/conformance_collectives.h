@@ -1,0 +1,28 @@
+/* The collectives section of the conformance run: every algorithm on every device
+ * set the context can form, against the host's fold in replica order. */
+#ifndef TDM_CONFORMANCE_COLLECTIVES_H
+#define TDM_CONFORMANCE_COLLECTIVES_H
+
+#include "collectives.h"
+#include "conformance.h"
+
+#define CONF_COLL_MAX_SETS 4
+#define CONF_COLL_MAX_DEVICES 8
+#define CONF_COLL_ALGORITHMS 5 /* AUTO .. DIRECT */
+
+typedef struct conf_coll_set {
+    char name[48];
+    tdm_device *dev[CONF_COLL_MAX_DEVICES];
+    size_t n;
+} conf_coll_set;
+
+/* Forms the sets (splitting devices into logical ones as needed); returns how many. */
+size_t conf_coll_sets(tdm_context *ctx, conf_coll_set *out);
+
+const char *conf_coll_algorithm_name(tdm_collective_algorithm algorithm);
+
+/* Runs every case on the set, one result per algorithm (supported 0: the devices
+ * cannot use it). `large` adds the 16 Mi element (64 MiB) tensor. */
+void conf_coll_run(const conf_coll_set *set, int large, conf_result *by_algorithm);
+
+#endif
