@@ -1,13 +1,9 @@
 /* tdm_buffer_copy: direct where the backend can reach both buffers, otherwise
- * staged through host memory in chunks. */
-#include <stdlib.h>
-
+ * staged through host memory in chunks (staged_copy.c). */
 #include "buffer_checks.h"
 #include "device_status.h"
 #include "error.h"
-
-/* Large enough to amortise each transfer's fixed cost, small enough to stay cheap. */
-#define STAGING_CHUNK ((size_t)8 << 20)
+#include "staged_copy.h"
 
 static tdm_status check_copy(const tdm_buffer_view *dst, const tdm_buffer_view *src)
 {
@@ -37,25 +33,6 @@ static int direct_path(const tdm_device *dst, const tdm_device *src)
     return dst->ops == src->ops && dst->ops->can_copy && dst->ops->can_copy(dst, src);
 }
 
-/* Blocking reads and writes keep the promised ordering on both devices. */
-static tdm_status staged_copy(const tdm_buffer_view *dst, const tdm_buffer_view *src)
-{
-    size_t chunk = src->size < STAGING_CHUNK ? src->size : STAGING_CHUNK;
-    unsigned char *host = malloc(chunk);
-    if (!host)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_buffer_copy: no host memory for staging");
-    tdm_device *from = src->buffer->device, *to = dst->buffer->device;
-    tdm_status s = TDM_OK;
-    for (size_t done = 0; done < src->size && s == TDM_OK; done += chunk) {
-        size_t n = src->size - done < chunk ? src->size - done : chunk;
-        s = tdm_device_result(from, from->ops->read(src->buffer, src->offset + done, host, n));
-        if (s == TDM_OK)
-            s = tdm_device_result(to, to->ops->write(dst->buffer, dst->offset + done, host, n));
-    }
-    free(host);
-    return s;
-}
-
 tdm_status tdm_buffer_copy(const tdm_buffer_view *dst, const tdm_buffer_view *src)
 {
     tdm_status s = check_copy(dst, src);
@@ -63,7 +40,7 @@ tdm_status tdm_buffer_copy(const tdm_buffer_view *dst, const tdm_buffer_view *sr
         return s;
     tdm_device *to = dst->buffer->device;
     if (!direct_path(to, src->buffer->device))
-        return staged_copy(dst, src);
+        return tdm_staged_copy(dst, src);
     /* The copy runs on dst's queue: a lost device there is dst's. */
     return tdm_device_result(
         to, to->ops->copy(dst->buffer, dst->offset, src->buffer, src->offset, src->size));
