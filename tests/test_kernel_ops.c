@@ -32,7 +32,8 @@ static float device_norm(tdm_device *dev, const float *host, size_t total, const
     if (data && scratch && out) {
         tdm_buffer_view views[TENSORS];
         for (size_t i = 0; i < TENSORS; i++)
-            views[i] = (tdm_buffer_view){data, offsets[i] * sizeof(float), sizes[i] * sizeof(float)};
+            views[i] =
+                (tdm_buffer_view){data, offsets[i] * sizeof(float), sizes[i] * sizeof(float)};
         tdm_buffer_view s = tdm_buffer_whole(scratch), o = {out, sizeof(float), sizeof(float)};
         CHECK_OK(tdm_buffer_write(data, 0, host, total * sizeof(float)));
         CHECK_OK(tdm_global_norm(dev, views, TENSORS, &s, &o));

@@ -6,7 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct tdm_spirv_module { const char *name; const uint32_t *code; size_t size; /* bytes */ } tdm_spirv_module;
+typedef struct tdm_spirv_module {
+    const char *name;
+    const uint32_t *code;
+    size_t size; /* bytes */
+} tdm_spirv_module;
 /* The embedded module compiled from shaders/NAME.comp, or NULL. */
 const tdm_spirv_module *tdm_spirv_module_find(const char *name);
 

@@ -29,20 +29,21 @@ static tdm_status check_uints(const tdm_kernel_info *info, const uint32_t *u)
     static const char *const flags[] = {"nesterov", "centered", "trans_a", "trans_b"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         if (tdm_kernel_uint(info, u, flags[i]) > 1)
-            return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: '%s' must be 0 or 1", F,
-                            info->name, flags[i]);
+            return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: '%s' must be 0 or 1", F, info->name,
+                            flags[i]);
     if (uint_index(info, "chunk") >= 0 && tdm_kernel_uint(info, u, "chunk") == 0)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: 'chunk' is 0", F, info->name);
     uint64_t inputs = tdm_kernel_uint(info, u, "inputs"), k = tdm_kernel_uint(info, u, "k");
     if (uint_index(info, "inputs") >= 0 && (inputs < 2 || inputs > info->buffer_count - 1))
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "%s: %s: 'inputs' is %" PRIu64 ", expected 2 to %u", F, info->name,
-                        inputs, info->buffer_count - 1);
+                        "%s: %s: 'inputs' is %" PRIu64 ", expected 2 to %u", F, info->name, inputs,
+                        info->buffer_count - 1);
     if (uint_index(info, "lda") >= 0) {
-        int ta = tdm_kernel_uint(info, u, "trans_a") != 0, tb = tdm_kernel_uint(info, u, "trans_b") != 0;
+        int ta = tdm_kernel_uint(info, u, "trans_a") != 0,
+            tb = tdm_kernel_uint(info, u, "trans_b") != 0;
         uint64_t m = tdm_kernel_uint(info, u, "m"), n = tdm_kernel_uint(info, u, "n");
-        if (tdm_kernel_uint(info, u, "lda") < (ta ? m : k) || tdm_kernel_uint(info, u, "ldb") < (tb ? k : n) ||
-            tdm_kernel_uint(info, u, "ldc") < n)
+        if (tdm_kernel_uint(info, u, "lda") < (ta ? m : k) ||
+            tdm_kernel_uint(info, u, "ldb") < (tb ? k : n) || tdm_kernel_uint(info, u, "ldc") < n)
             return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                             "%s: gemm: a leading dimension is smaller than its matrix's row "
                             "(lda %u, ldb %u, ldc %u for m %u, n %u, k %u)",
@@ -79,8 +80,9 @@ static tdm_status check_view(const tdm_device *dev, const tdm_kernel_info *info,
     if (s != TDM_OK)
         return s;
     if (!reachable(dev, v->buffer->device))
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: buffer '%s' is on %s, which %s cannot reach", F,
-                        info->name, kb->name, v->buffer->device->desc.id, dev->desc.id);
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: %s: buffer '%s' is on %s, which %s cannot reach", F, info->name,
+                        kb->name, v->buffer->device->desc.id, dev->desc.id);
     unsigned size = tdm_kernel_type_size(kb->type), align = kb->type == 'h' ? 4 : size;
     if (v->offset % align)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
@@ -94,7 +96,8 @@ static tdm_status check_view(const tdm_device *dev, const tdm_kernel_info *info,
     if (v->offset / size + need > (uint64_t)UINT32_MAX + 1)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: %s: buffer '%s' reaches past 2^32 elements, which kernels "
-                        "cannot index", F, info->name, kb->name);
+                        "cannot index",
+                        F, info->name, kb->name);
     return TDM_OK;
 }
 
@@ -114,14 +117,17 @@ static uint64_t groups_for(const tdm_kernel_info *info, const uint32_t *u)
     switch (info->grid) {
     case TDM_GRID_N: items = tdm_kernel_uint(info, u, "n"); break;
     case TDM_GRID_PAIRS: items = ceil_div(tdm_kernel_uint(info, u, "n"), 2); break;
-    case TDM_GRID_CELLS: items = tdm_kernel_uint(info, u, "rows") * tdm_kernel_uint(info, u, "cols"); break;
+    case TDM_GRID_CELLS:
+        items = tdm_kernel_uint(info, u, "rows") * tdm_kernel_uint(info, u, "cols");
+        break;
     case TDM_GRID_ROWS: items = tdm_kernel_uint(info, u, "rows"); break;
     case TDM_GRID_COLS: items = tdm_kernel_uint(info, u, "cols"); break;
     case TDM_GRID_CHUNKS:
         groups = ceil_div(tdm_kernel_uint(info, u, "n"), tdm_kernel_uint(info, u, "chunk"));
         return groups < TDM_KERNEL_MAX_GROUPS ? groups : TDM_KERNEL_MAX_GROUPS;
     case TDM_GRID_TILES:
-        groups = ceil_div(tdm_kernel_uint(info, u, "m"), 16) * ceil_div(tdm_kernel_uint(info, u, "n"), 16);
+        groups = ceil_div(tdm_kernel_uint(info, u, "m"), 16) *
+                 ceil_div(tdm_kernel_uint(info, u, "n"), 16);
         return groups < TDM_KERNEL_MAX_GROUPS ? groups : TDM_KERNEL_MAX_GROUPS;
     }
     /* As many groups as items allow: on CPU drivers a grid-stride loop with a long
@@ -138,7 +144,8 @@ static tdm_launch make_launch(const tdm_kernel_info *info, const tdm_kernel_call
     l.kernel = call->kernel;
     for (unsigned b = 0; b < info->buffer_count; b++) {
         l.buffers[b] = call->views[b].buffer;
-        l.offsets[b] = (uint32_t)(call->views[b].offset / tdm_kernel_type_size(info->buffers[b].type));
+        l.offsets[b] =
+            (uint32_t)(call->views[b].offset / tdm_kernel_type_size(info->buffers[b].type));
     }
     memcpy(l.u, call->u, sizeof l.u);
     memcpy(l.f, call->f, sizeof l.f);
@@ -175,7 +182,8 @@ static tdm_status launch_in_pieces(tdm_device *dev, const tdm_kernel_info *info,
     uint64_t unit = chunked ? l->u[1] : 64, n = l->u[0];
     uint64_t piece = dev->max_binding_bytes / 4 / unit * unit;
     if (piece == 0)
-        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s: %s: a chunk of %" PRIu64
+        return tdm_fail(TDM_ERR_UNSUPPORTED,
+                        "%s: %s: a chunk of %" PRIu64
                         " elements does not fit %s's binding limit of %" PRIu64 " bytes",
                         F, info->name, unit, dev->desc.id, dev->max_binding_bytes);
     int counter = uint_index(info, "offset");
@@ -213,18 +221,17 @@ tdm_status tdm_kernel_run(tdm_device *dev, const tdm_kernel_call *call)
     if (s != TDM_OK)
         return s;
     if (!tdm_kernel_supported(dev, call->kernel))
-        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s: %s: the %s backend has no implementation "
-                        "of it for %s", F, info->name, tdm_backend_name(dev->desc.backend),
-                        dev->desc.id);
+        return tdm_fail(TDM_ERR_UNSUPPORTED,
+                        "%s: %s: the %s backend has no implementation "
+                        "of it for %s",
+                        F, info->name, tdm_backend_name(dev->desc.backend), dev->desc.id);
     tdm_launch l = make_launch(info, call);
     if (!dev->max_binding_bytes || widest_range(info, l.u) <= dev->max_binding_bytes)
         return launch_once(dev, info, &l);
-    if (info->grid == TDM_GRID_N || info->grid == TDM_GRID_PAIRS ||
-        info->grid == TDM_GRID_CHUNKS)
+    if (info->grid == TDM_GRID_N || info->grid == TDM_GRID_PAIRS || info->grid == TDM_GRID_CHUNKS)
         return launch_in_pieces(dev, info, &l);
     return tdm_fail(TDM_ERR_UNSUPPORTED,
                     "%s: %s: the call spans %" PRIu64 " bytes of one buffer, more than %s "
                     "binds at once (%" PRIu64 " bytes)",
-                    F, info->name, widest_range(info, l.u), dev->desc.id,
-                    dev->max_binding_bytes);
+                    F, info->name, widest_range(info, l.u), dev->desc.id, dev->max_binding_bytes);
 }

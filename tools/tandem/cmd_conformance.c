@@ -2,9 +2,7 @@
  * then every collective algorithm on every device set, PASS / FAIL / NOT SUPPORTED
  * tables, and an exit status that is non-zero if and only if something failed. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "commands.h"
 #include "conformance_report.h"
@@ -41,7 +39,8 @@ static int usage(FILE *out, int status)
     return status;
 }
 
-static int parse(int argc, char **argv, options *o)
+/* 0 to go on; otherwise 1 with *exit_status set (--help, a bad option). */
+static int parse(int argc, char **argv, options *o, int *exit_status)
 {
     memset(o, 0, sizeof *o);
     o->large = 1;
@@ -59,10 +58,11 @@ static int parse(int argc, char **argv, options *o)
             o->perf = 1;
         else if (!strcmp(a, "--collectives"))
             o->collectives = 1;
-        else if (!strcmp(a, "--help"))
-            return usage(stdout, 0) + 1;
-        else
-            return usage(stderr, 2) + 1;
+        else {
+            int help = !strcmp(a, "--help");
+            *exit_status = usage(help ? stdout : stderr, help ? 0 : 2);
+            return 1;
+        }
     }
     return 0;
 }
@@ -121,9 +121,9 @@ static int run_checks(tdm_context *ctx, const conf_suite *suite, const tdm_kerne
 int cmd_conformance(int argc, char **argv)
 {
     options o;
-    int rc = parse(argc, argv, &o);
-    if (rc)
-        return rc - 1;
+    int rc;
+    if (parse(argc, argv, &o, &rc))
+        return rc;
     tdm_kernel kernels[TDM_KERNEL_COUNT];
     int kernel_count = select_kernels(&o, kernels);
     if (kernel_count < 0)
