@@ -37,7 +37,6 @@ typedef struct tdm_collective_options {
     tdm_collective_algorithm algorithm; /* default AUTO */
     int reduce_on;                      /* ONE_DEVICE: index of the value whose device
                                            reduces; -1 (default): the first */
-    size_t chunk_bytes;                 /* staging and pipelining granularity; 0: 4 MiB */
 } tdm_collective_options;
 
 #define TDM_COLLECTIVE_OPTIONS_INIT                                                     \
