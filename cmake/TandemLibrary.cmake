@@ -1,7 +1,7 @@
 # The shared library libtandem.so and the static libtandem.a, from one object set.
 # Object libraries pass no link dependencies on: name them here.
-set(tandem_deps Threads::Threads m)
-set(TDM_PC_REQUIRES "")
+set(tandem_deps Threads::Threads m ZLIB::ZLIB)
+set(TDM_PC_REQUIRES " zlib")
 if(TDM_HAVE_OPENCL)
   list(APPEND tandem_deps OpenCL::OpenCL)
   string(APPEND TDM_PC_REQUIRES " OpenCL")

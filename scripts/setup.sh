@@ -4,7 +4,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-packages="build-essential cmake pkg-config
+packages="build-essential cmake pkg-config zlib1g-dev
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libclblast-dev
   libvulkan-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers"
 

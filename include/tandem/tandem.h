@@ -11,5 +11,6 @@
 #include "tandem/context.h"
 #include "tandem/device.h"
 #include "tandem/buffer.h"
+#include "tandem/dataset.h"
 
 #endif

@@ -1,0 +1,147 @@
+/* Datasets: creation over a table, copies, properties and the map stages. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataset_impl.h"
+#include "error.h"
+
+static tdm_status no_memory(const char *what)
+{
+    return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "no host memory for %s", what);
+}
+
+tdm_status tdm_dataset_wrap(tdm_table *t, size_t class_count, tdm_dataset **out)
+{
+    *out = NULL;
+    tdm_dataset *ds = calloc(1, sizeof *ds);
+    size_t *rows = malloc(t->rows * sizeof *rows);
+    if (!ds || !rows) {
+        free(ds);
+        free(rows);
+        tdm_table_release(t);
+        return no_memory("a dataset's rows");
+    }
+    size_t max_label = 0;
+    for (size_t i = 0; i < t->rows; i++) {
+        rows[i] = i;
+        if ((size_t)t->labels[i] > max_label)
+            max_label = (size_t)t->labels[i];
+    }
+    ds->table = t;
+    ds->rows = rows;
+    ds->row_count = t->rows;
+    ds->class_count = class_count ? class_count : max_label + 1;
+    ds->epochs = 1;
+    *out = ds;
+    return TDM_OK;
+}
+
+static tdm_status copy_maps(tdm_dataset *dst, const tdm_dataset *src)
+{
+    if (!src->map_count)
+        return TDM_OK;
+    dst->maps = calloc(src->map_count, sizeof *dst->maps);
+    if (!dst->maps)
+        return no_memory("a dataset's maps");
+    size_t owned_size = 2 * src->table->feature_count * sizeof(float);
+    for (size_t i = 0; i < src->map_count; i++) {
+        dst->maps[i] = src->maps[i];
+        dst->maps[i].owned = NULL;
+        dst->map_count = i + 1;
+        if (!src->maps[i].owned)
+            continue;
+        dst->maps[i].owned = malloc(owned_size);
+        if (!dst->maps[i].owned)
+            return no_memory("a dataset's maps");
+        memcpy(dst->maps[i].owned, src->maps[i].owned, owned_size);
+        dst->maps[i].user = dst->maps[i].owned;
+    }
+    return TDM_OK;
+}
+
+tdm_status tdm_dataset_clone(const tdm_dataset *ds, const size_t *rows, size_t row_count,
+                             tdm_dataset **out)
+{
+    *out = NULL;
+    if (!rows)
+        rows = ds->rows;
+    tdm_dataset *copy = malloc(sizeof *copy);
+    if (!copy)
+        return no_memory("a dataset");
+    *copy = *ds;
+    copy->maps = NULL;
+    copy->map_count = 0;
+    copy->row_count = row_count;
+    copy->rows = malloc(row_count * sizeof *rows + 1); /* + 1: an empty part is valid */
+    atomic_fetch_add(&ds->table->refs, 1);
+    if (!copy->rows) {
+        tdm_dataset_destroy(copy);
+        return no_memory("a dataset's rows");
+    }
+    memcpy(copy->rows, rows, row_count * sizeof *rows);
+    tdm_status s = copy_maps(copy, ds);
+    if (s != TDM_OK) {
+        tdm_dataset_destroy(copy);
+        return s;
+    }
+    *out = copy;
+    return TDM_OK;
+}
+
+void tdm_dataset_destroy(tdm_dataset *ds)
+{
+    if (!ds)
+        return;
+    for (size_t i = 0; i < ds->map_count; i++)
+        free(ds->maps[i].owned);
+    free(ds->maps);
+    free(ds->rows);
+    tdm_table_release(ds->table);
+    free(ds);
+}
+
+tdm_status tdm_dataset_apply_maps(const tdm_dataset *ds, float *features, size_t count,
+                                  const char *func)
+{
+    for (size_t i = 0; i < ds->map_count; i++) {
+        const tdm_map_stage *m = &ds->maps[i];
+        tdm_status s = m->fn(features, count, ds->table->feature_count, m->user);
+        if (s != TDM_OK)
+            return tdm_fail(s, "%s: map function %zu of %zu returned %s", func, i + 1,
+                            ds->map_count, tdm_status_str(s));
+    }
+    return TDM_OK;
+}
+
+size_t tdm_dataset_full_batch(const tdm_dataset *ds)
+{
+    return ds->batch_size ? ds->batch_size : 1;
+}
+
+size_t tdm_dataset_feature_count(const tdm_dataset *ds)
+{
+    return ds ? ds->table->feature_count : 0;
+}
+
+size_t tdm_dataset_class_count(const tdm_dataset *ds)
+{
+    return ds ? ds->class_count : 0;
+}
+
+size_t tdm_dataset_example_count(const tdm_dataset *ds)
+{
+    return ds ? ds->row_count : 0;
+}
+
+size_t tdm_dataset_batch_size(const tdm_dataset *ds)
+{
+    return ds ? ds->batch_size : 0;
+}
+
+size_t tdm_dataset_batches_per_epoch(const tdm_dataset *ds)
+{
+    if (!ds)
+        return 0;
+    size_t b = tdm_dataset_full_batch(ds);
+    return ds->drop_remainder ? ds->row_count / b : (ds->row_count + b - 1) / b;
+}

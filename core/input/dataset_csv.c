@@ -1,0 +1,275 @@
+/* tdm_dataset_from_csv: numeric CSV, one example per line, parsed in place. */
+#include <locale.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataset_impl.h"
+#include "error.h"
+#include "file_read.h"
+#include "options.h"
+
+static const char *const func = "tdm_dataset_from_csv";
+
+typedef struct csv_parse {
+    const char *path;
+    tdm_csv_options opts;
+    locale_t c_locale; /* numbers never follow the program's locale */
+    char *next;        /* the unread text, NUL-terminated */
+    size_t line;       /* number of the line last returned by next_line */
+    size_t columns;
+    size_t label_column;
+    char **fields; /* [columns]: the current line's fields */
+    tdm_table *table;
+    size_t rows; /* rows of table filled so far */
+} csv_parse;
+
+/* The next line with its end of line cut off, or NULL at the end of the text. */
+static char *next_line(csv_parse *c)
+{
+    char *line = c->next;
+    if (!*line)
+        return NULL;
+    char *nl = strchr(line, '\n');
+    char *end = nl ? nl : line + strlen(line);
+    c->next = nl ? nl + 1 : end;
+    if (end > line && end[-1] == '\r')
+        end--;
+    *end = '\0';
+    c->line++;
+    return line;
+}
+
+static int is_blank(const char *s)
+{
+    return s[strspn(s, " \t")] == '\0';
+}
+
+static char *next_nonblank_line(csv_parse *c)
+{
+    char *line;
+    while ((line = next_line(c)) && is_blank(line))
+        ;
+    return line;
+}
+
+static size_t count_fields(const char *line, char delimiter)
+{
+    size_t n = 1;
+    for (; *line; line++)
+        n += *line == delimiter;
+    return n;
+}
+
+/* Cuts the line at each delimiter; the line has c->columns fields. */
+static void split_fields(csv_parse *c, char *line)
+{
+    for (size_t i = 0; i < c->columns; i++) {
+        c->fields[i] = line;
+        line = strchr(line, c->opts.delimiter);
+        if (line)
+            *line++ = '\0';
+    }
+}
+
+/* The whole field as a number (spaces around it allowed), or -1. */
+static int parse_number(const csv_parse *c, const char *field, double *out)
+{
+    char *end;
+    *out = strtod_l(field, &end, c->c_locale);
+    return end != field && end[strspn(end, " \t")] == '\0' ? 0 : -1;
+}
+
+static tdm_status field_error(const csv_parse *c, size_t column, const char *what)
+{
+    return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s:%zu:%zu: %s '%.40s' %s", func, c->path, c->line,
+                    column + 1, column == c->label_column ? "label" : "field", c->fields[column],
+                    what);
+}
+
+static tdm_status parse_label(csv_parse *c, size_t column, int32_t *label)
+{
+    double v;
+    char why[128];
+    if (parse_number(c, c->fields[column], &v) != 0)
+        return field_error(c, column, "is not a number");
+    if (tdm_label_from_value(v, c->opts.class_count, label, why, sizeof why) != 0)
+        return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s:%zu:%zu: %s", func, c->path, c->line,
+                        column + 1, why);
+    return TDM_OK;
+}
+
+static tdm_status parse_feature(const csv_parse *c, size_t column, float *feature)
+{
+    double v;
+    if (parse_number(c, c->fields[column], &v) != 0)
+        return field_error(c, column, "is not a number");
+    *feature = (float)v;
+    return isfinite(*feature) ? TDM_OK : field_error(c, column, "is not a finite float32");
+}
+
+static tdm_status parse_row(csv_parse *c, char *line)
+{
+    size_t found = count_fields(line, c->opts.delimiter);
+    if (found != c->columns)
+        return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s:%zu:%zu: %zu fields, expected %zu", func,
+                        c->path, c->line, (found < c->columns ? found : c->columns) + 1, found,
+                        c->columns);
+    split_fields(c, line);
+    float *features = c->table->features + c->rows * c->table->feature_count;
+    tdm_status s = TDM_OK;
+    for (size_t j = 0; j < c->columns && s == TDM_OK; j++) {
+        if (j == c->label_column)
+            s = parse_label(c, j, &c->table->labels[c->rows]);
+        else
+            s = parse_feature(c, j, features++);
+    }
+    c->rows += s == TDM_OK;
+    return s;
+}
+
+/* A header name without the spaces and double quotes around it. */
+static const char *header_name(char *field)
+{
+    field += strspn(field, " \t");
+    size_t len = strlen(field);
+    while (len && (field[len - 1] == ' ' || field[len - 1] == '\t'))
+        field[--len] = '\0';
+    if (len >= 2 && field[0] == '"' && field[len - 1] == '"') {
+        field[len - 1] = '\0';
+        field++;
+    }
+    return field;
+}
+
+static tdm_status find_label_name(csv_parse *c)
+{
+    for (size_t j = 0; j < c->columns; j++)
+        if (strcmp(header_name(c->fields[j]), c->opts.label_name) == 0) {
+            c->label_column = j;
+            return TDM_OK;
+        }
+    return tdm_fail(TDM_ERR_NOT_FOUND, "%s: %s:%zu: no column named '%s' in the header", func,
+                    c->path, c->line, c->opts.label_name);
+}
+
+/* Reads the header or the first data row's shape and picks the label column. Returns
+ * the first data line in *data, or NULL if the header is the first line. */
+static tdm_status read_shape(csv_parse *c, char **data)
+{
+    char *first = next_nonblank_line(c);
+    if (!first)
+        return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s:%zu: no data rows, only blank lines", func,
+                        c->path, c->line);
+    c->columns = count_fields(first, c->opts.delimiter);
+    if (c->columns < 2)
+        return tdm_fail(TDM_ERR_CORRUPT_DATA,
+                        "%s: %s:%zu: one column: expected features and a label, separated by '%c'",
+                        func, c->path, c->line, c->opts.delimiter);
+    c->fields = malloc(c->columns * sizeof *c->fields);
+    if (!c->fields)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: no host memory", func);
+    *data = c->opts.header ? NULL : first;
+    c->label_column = c->opts.label_column < 0 ? c->columns - 1 : (size_t)c->opts.label_column;
+    if (c->opts.label_name) {
+        split_fields(c, first);
+        return find_label_name(c);
+    }
+    if (c->label_column >= c->columns)
+        return tdm_fail(TDM_ERR_CORRUPT_DATA,
+                        "%s: %s:%zu: label_column is %zu but lines have %zu columns", func, c->path,
+                        c->line, c->label_column, c->columns);
+    return TDM_OK;
+}
+
+/* An upper bound on the data rows: the text's lines. */
+static size_t count_lines(const char *text)
+{
+    size_t n = 1;
+    while ((text = strchr(text, '\n')))
+        n++, text++;
+    return n;
+}
+
+static tdm_status read_rows(csv_parse *c, char *line)
+{
+    tdm_status s = tdm_table_create(count_lines(c->next) + 1, c->columns - 1, &c->table);
+    if (!line && s == TDM_OK)
+        line = next_nonblank_line(c);
+    for (; line && s == TDM_OK; line = next_nonblank_line(c))
+        s = parse_row(c, line);
+    if (s == TDM_OK && c->rows == 0)
+        s = tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s:%zu: no data rows after the header", func,
+                     c->path, c->line);
+    return s;
+}
+
+static tdm_status check_options(const tdm_csv_options *o)
+{
+    if (o->delimiter == '\0' || o->delimiter == '\n' || o->delimiter == '\r' || o->delimiter == '"')
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: delimiter 0x%02x cannot separate fields",
+                        func, (unsigned)(unsigned char)o->delimiter);
+    if (o->label_column < -1)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: label_column is %d, expected >= -1", func,
+                        o->label_column);
+    if (o->label_name && !o->header)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: label_name '%s' needs header = 1", func,
+                        o->label_name);
+    return TDM_OK;
+}
+
+/* A NUL byte would end the text early and silently drop the rows after it. */
+static tdm_status check_no_nul(const csv_parse *c, const char *text, size_t size)
+{
+    const char *nul = memchr(text, '\0', size);
+    if (!nul)
+        return TDM_OK;
+    size_t line = 1;
+    for (const char *p = text; p < nul; p++)
+        line += *p == '\n';
+    return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s:%zu: a NUL byte at byte %zu: not text", func,
+                    c->path, line, (size_t)(nul - text));
+}
+
+static tdm_status parse_text(csv_parse *c, char *text, size_t size)
+{
+    if (size == 0)
+        return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s:1: the file is empty", func, c->path);
+    tdm_status s = check_no_nul(c, text, size);
+    if (s != TDM_OK)
+        return s;
+    c->c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    if (!c->c_locale)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: no memory for the C locale", func);
+    c->next = text;
+    char *first_data = NULL;
+    s = read_shape(c, &first_data);
+    return s == TDM_OK ? read_rows(c, first_data) : s;
+}
+
+tdm_status tdm_dataset_from_csv(const char *path, const tdm_csv_options *opts, tdm_dataset **out)
+{
+    TDM_CHECK_ARG(out, func);
+    *out = NULL;
+    TDM_CHECK_ARG(path, func);
+    csv_parse c = {.path = path, .opts = TDM_CSV_OPTIONS_INIT};
+    tdm_status s = tdm_options_read(&c.opts, sizeof c.opts, opts, func);
+    if (s == TDM_OK)
+        s = check_options(&c.opts);
+    char *text = NULL;
+    size_t size = 0;
+    if (s == TDM_OK)
+        s = tdm_read_file(path, func, &text, &size);
+    if (s == TDM_OK)
+        s = parse_text(&c, text, size);
+    if (c.c_locale)
+        freelocale(c.c_locale);
+    free(c.fields);
+    free(text);
+    if (s != TDM_OK) {
+        tdm_table_release(c.table);
+        return s;
+    }
+    tdm_table_shrink(c.table, c.rows);
+    return tdm_dataset_wrap(c.table, c.opts.class_count, out);
+}

@@ -1,0 +1,83 @@
+/* Internal: the dataset's table, pipeline and iterator, shared by the input files
+ * and by the code that distributes a dataset across replicas. */
+#ifndef TDM_INPUT_DATASET_IMPL_H
+#define TDM_INPUT_DATASET_IMPL_H
+
+#include <stdatomic.h>
+
+#include "tandem/dataset.h"
+
+/* The examples as loaded: immutable once built, shared by every dataset and iterator
+ * made from them, freed with the last reference. */
+typedef struct tdm_table {
+    atomic_size_t refs;
+    size_t rows;
+    size_t feature_count;
+    float *features; /* [rows, feature_count] */
+    int32_t *labels; /* [rows] */
+} tdm_table;
+
+typedef struct tdm_map_stage {
+    tdm_dataset_map_fn fn;
+    void *user;
+    float *owned; /* non-NULL: user points here, 2 * feature_count floats of the
+                     dataset's own (standardize), copied along with the dataset */
+} tdm_map_stage;
+
+/* How far along the pipeline's fixed shape a dataset is (tandem/dataset.h). */
+typedef enum tdm_pipeline_stage {
+    TDM_STAGE_EXAMPLES,
+    TDM_STAGE_SHUFFLED,
+    TDM_STAGE_BATCHED,
+    TDM_STAGE_REPEATED
+} tdm_pipeline_stage;
+
+#define TDM_EPOCHS_FOREVER UINT64_MAX
+
+struct tdm_dataset {
+    tdm_table *table;
+    size_t *rows; /* one epoch's examples as table rows, before shuffling */
+    size_t row_count;
+    size_t class_count;
+    tdm_pipeline_stage stage;
+    int shuffled;
+    uint64_t seed;
+    size_t batch_size; /* 0: not batched, iterated one example at a time */
+    int drop_remainder;
+    uint64_t epochs; /* TDM_EPOCHS_FOREVER or a count */
+    tdm_map_stage *maps;
+    size_t map_count;
+};
+
+/* A table of `rows` (> 0) examples of feature_count (> 0) features, contents
+ * uninitialised, with one reference. */
+tdm_status tdm_table_create(size_t rows, size_t feature_count, tdm_table **out);
+/* Gives back the memory of rows past `rows` (> 0): a parser's over-estimate. */
+void tdm_table_shrink(tdm_table *t, size_t rows);
+void tdm_table_release(tdm_table *t);
+
+/* A one-epoch dataset over every row of t, taking over the caller's reference (released
+ * on failure too). class_count 0: the largest label + 1. Labels are already valid. */
+tdm_status tdm_dataset_wrap(tdm_table *t, size_t class_count, tdm_dataset **out);
+
+/* A copy of ds's pipeline (sharing its table) over `row_count` of `rows` (ds's own
+ * rows when rows is NULL). */
+tdm_status tdm_dataset_clone(const tdm_dataset *ds, const size_t *rows, size_t row_count,
+                             tdm_dataset **out);
+
+/* Appends a map stage; the dataset owns stage->owned from then on, even on failure. */
+tdm_status tdm_dataset_push_map(tdm_dataset *ds, const tdm_map_stage *stage);
+
+/* The number of examples in a full batch: the batch size, 1 when not batched. */
+size_t tdm_dataset_full_batch(const tdm_dataset *ds);
+
+/* Runs ds's maps over `count` feature rows; on failure names the map that failed. */
+tdm_status tdm_dataset_apply_maps(const tdm_dataset *ds, float *features, size_t count,
+                                  const char *func);
+
+/* Converts a label read from a file to a class index. Returns 0 and sets *out, or
+ * returns -1 and writes why the value is not one to `why`. */
+int tdm_label_from_value(double value, size_t class_count, int32_t *out, char *why,
+                         size_t why_size);
+
+#endif

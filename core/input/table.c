@@ -1,0 +1,65 @@
+/* The shared table of examples, and what a valid label is. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dataset_impl.h"
+#include "error.h"
+
+tdm_status tdm_table_create(size_t rows, size_t feature_count, tdm_table **out)
+{
+    *out = NULL;
+    if (rows > SIZE_MAX / sizeof(float) / feature_count)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "a table of %zu x %zu features is too large", rows,
+                        feature_count);
+    tdm_table *t = calloc(1, sizeof *t);
+    if (t) {
+        t->features = malloc(rows * feature_count * sizeof(float));
+        t->labels = malloc(rows * sizeof(int32_t));
+    }
+    if (!t || !t->features || !t->labels) {
+        tdm_table_release(t);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "no host memory for %zu examples of %zu features",
+                        rows, feature_count);
+    }
+    atomic_init(&t->refs, 1);
+    t->rows = rows;
+    t->feature_count = feature_count;
+    *out = t;
+    return TDM_OK;
+}
+
+void tdm_table_shrink(tdm_table *t, size_t rows)
+{
+    float *features = realloc(t->features, rows * t->feature_count * sizeof(float));
+    int32_t *labels = realloc(t->labels, rows * sizeof(int32_t));
+    /* A failed shrink keeps the larger block, which is just as good. */
+    if (features)
+        t->features = features;
+    if (labels)
+        t->labels = labels;
+    t->rows = rows;
+}
+
+void tdm_table_release(tdm_table *t)
+{
+    if (!t || atomic_fetch_sub(&t->refs, 1) > 1)
+        return;
+    free(t->features);
+    free(t->labels);
+    free(t);
+}
+
+int tdm_label_from_value(double value, size_t class_count, int32_t *out, char *why, size_t why_size)
+{
+    if (!(value >= 0 && value <= INT32_MAX - 1) || value != floor(value)) {
+        snprintf(why, why_size, "label %g is not a class index (an integer >= 0)", value);
+        return -1;
+    }
+    if (class_count && value >= (double)class_count) {
+        snprintf(why, why_size, "label %g is out of range [0, %zu)", value, class_count);
+        return -1;
+    }
+    *out = (int32_t)value;
+    return 0;
+}
