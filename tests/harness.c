@@ -49,6 +49,36 @@ size_t test_devices_of(tdm_context *ctx, tdm_backend_kind backend, tdm_device **
     return found;
 }
 
+/* Replaces out[0] by `count` logical devices split from it. */
+static size_t split_first(tdm_device **out, uint32_t count)
+{
+    tdm_status s = tdm_device_split(out[0], count, out);
+    if (s != TDM_OK) {
+        fprintf(stderr, "cannot split %s: %s\n", tdm_status_str(s), tdm_last_error());
+        test_failures++;
+        return 0;
+    }
+    return count;
+}
+
+size_t test_scenario_devices(tdm_context *ctx, const char *scenario, tdm_device **out)
+{
+    if (!strcmp(scenario, "reference"))
+        return test_devices_of(ctx, TDM_BACKEND_REFERENCE, out, 1) ? split_first(out, 3) : 0;
+    if (!strcmp(scenario, "opencl"))
+        return test_devices_of(ctx, TDM_BACKEND_OPENCL, out, 2) == 2 ? 2 : 0;
+    if (!strcmp(scenario, "vulkan-logical"))
+        return test_devices_of(ctx, TDM_BACKEND_VULKAN, out, 1) ? split_first(out, 2) : 0;
+    if (!strcmp(scenario, "mixed"))
+        return test_devices_of(ctx, TDM_BACKEND_OPENCL, out, 1) &&
+                       test_devices_of(ctx, TDM_BACKEND_VULKAN, out + 1, 1)
+                   ? 2
+                   : 0;
+    fprintf(stderr, "unknown scenario '%s'\n", scenario);
+    test_failures++;
+    return 0;
+}
+
 void test_random_bytes(void *dst, size_t size, unsigned seed)
 {
     uint64_t x = 0x9E3779B97F4A7C15ull * (seed + 1);

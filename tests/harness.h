@@ -52,6 +52,15 @@ tdm_context *test_context(uint32_t backends);
 size_t test_devices_of(tdm_context *ctx, tdm_backend_kind backend, tdm_device **out,
                        size_t max);
 
+/* The replicas' devices of a distribution test scenario:
+ *   reference       the reference device split into 3 logical devices
+ *   opencl          the first two OpenCL devices (PoCL x2: one context)
+ *   vulkan-logical  the first Vulkan device split into 2 logical devices
+ *   mixed           the first OpenCL device and the first Vulkan device
+ * Returns how many devices it placed in out (at most 3), 0 if the context lacks
+ * them; fails the test on an unknown name. */
+size_t test_scenario_devices(tdm_context *ctx, const char *scenario, tdm_device **out);
+
 /* Deterministic pseudo-random bytes (xorshift), different for each seed. */
 void test_random_bytes(void *dst, size_t size, unsigned seed);
 

@@ -95,6 +95,8 @@ void tdm_context_destroy(tdm_context *ctx)
 {
     if (!ctx)
         return;
+    if (ctx->default_strategy)
+        ctx->default_strategy_free(ctx->default_strategy);
     /* Logical devices come after their parents: close in reverse. */
     for (size_t i = ctx->device_count; i-- > 0;)
         tdm_registry_close_device(ctx->devices[i]);

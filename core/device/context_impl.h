@@ -18,6 +18,10 @@ struct tdm_context {
     atomic_size_t device_count; /* read without the lock */
     size_t device_capacity;
     atomic_size_t validation_messages;
+    /* The distribution layer's default strategy, created on first use; the context
+     * releases it through the function it was given (arrows point down only). */
+    void *default_strategy;
+    void (*default_strategy_free)(void *strategy);
 };
 
 /* Appends devices to the context's list, all or none, and sets their index. */

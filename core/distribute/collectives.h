@@ -1,36 +1,17 @@
 /* Internal: cross-device collectives over one float32 tensor per device, the data
- * plane of the distribution strategies (TensorFlow's CrossDeviceOps). The public API
- * arrives with the strategies; until then these are the tested building blocks.
+ * plane of the distribution strategies (TensorFlow's CrossDeviceOps).
  *
  * Determinism: every algorithm reduces each element as ((v0 op v1) op v2) ... in the
  * order of the values given (replica order), with the table's exact kernels
  * (accumulate, maximum, minimum, scale), so for a fixed replica count every
  * algorithm returns the same bits, and so does a host fold of the same order in float.
- * Algorithms differ only in where data moves and where the sums are computed. */
+ * Algorithms differ only in where data moves and where the sums are computed. The
+ * strategies (strategy.h) are their public face. */
 #ifndef TDM_CORE_COLLECTIVES_H
 #define TDM_CORE_COLLECTIVES_H
 
 #include "kernel.h"
-
-typedef enum tdm_reduce_op {
-    TDM_REDUCE_SUM,
-    TDM_REDUCE_MEAN, /* SUM, then times 1/count (the scale kernel, correctly rounded) */
-    TDM_REDUCE_MAX,  /* NaN wins */
-    TDM_REDUCE_MIN
-} tdm_reduce_op;
-
-typedef enum tdm_collective_algorithm {
-    TDM_COLLECTIVE_AUTO,       /* the fastest correct path for the devices at hand */
-    TDM_COLLECTIVE_ONE_DEVICE, /* ReductionToOneDevice: gather to one device, reduce
-                                  there, broadcast the result */
-    TDM_COLLECTIVE_RING,       /* reduce-scatter then all-gather: the tensor is cut into
-                                  count slices and device i reduces slice i */
-    TDM_COLLECTIVE_TREE,       /* hierarchical: devices that share memory reduce their
-                                  run of consecutive values locally, the groups' partials
-                                  are chained in replica order, then broadcast back */
-    TDM_COLLECTIVE_DIRECT      /* devices that share memory (one OpenCL context, host
-                                  memory): one kernel reads every peer's buffer directly */
-} tdm_collective_algorithm;
+#include "tandem/strategy.h" /* tdm_reduce_op, tdm_collective_algorithm */
 
 typedef struct tdm_collective_options {
     size_t size;                        /* sizeof(tdm_collective_options) */

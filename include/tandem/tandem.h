@@ -12,5 +12,10 @@
 #include "tandem/device.h"
 #include "tandem/buffer.h"
 #include "tandem/dataset.h"
+#include "tandem/tensor.h"
+#include "tandem/ops.h"
+#include "tandem/values.h"
+#include "tandem/strategy.h"
+#include "tandem/variable.h"
 
 #endif

@@ -1,0 +1,169 @@
+/* Tensors: a buffer with a dtype and a shape. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "device_impl.h"
+#include "error.h"
+#include "tensor_impl.h"
+
+size_t tdm_shape_count(const tdm_shape *shape)
+{
+    size_t n = 1;
+    for (uint32_t i = 0; shape && i < shape->rank && i < TDM_MAX_RANK; i++)
+        n *= shape->dims[i];
+    return n;
+}
+
+size_t tdm_dtype_size(tdm_dtype dtype)
+{
+    (void)dtype;
+    return 4;
+}
+
+const char *tdm_dtype_name(tdm_dtype dtype)
+{
+    return dtype == TDM_I32 ? "i32" : dtype == TDM_F32 ? "f32" : "unknown";
+}
+
+tdm_status tdm_check_shape(const tdm_shape *shape, const char *func)
+{
+    if (!shape)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: argument 'shape' is NULL", func);
+    if (shape->rank > TDM_MAX_RANK)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: rank %u is over the maximum of %d", func,
+                        shape->rank, TDM_MAX_RANK);
+    return TDM_OK;
+}
+
+int tdm_shape_equal(const tdm_shape *a, const tdm_shape *b)
+{
+    if (a->rank != b->rank)
+        return 0;
+    for (uint32_t i = 0; i < a->rank; i++)
+        if (a->dims[i] != b->dims[i])
+            return 0;
+    return 1;
+}
+
+const char *tdm_shape_format(const tdm_shape *shape, char *buf, size_t size)
+{
+    size_t used = (size_t)snprintf(buf, size, "[");
+    for (uint32_t i = 0; i < shape->rank && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%zu", i ? ", " : "",
+                                 shape->dims[i]);
+    if (used < size)
+        snprintf(buf + used, size - used, "]");
+    return buf;
+}
+
+tdm_status tdm_tensor_create(tdm_device *dev, tdm_dtype dtype, const tdm_shape *shape,
+                             tdm_tensor **out)
+{
+    TDM_CHECK_ARG(out, "tdm_tensor_create");
+    *out = NULL;
+    TDM_CHECK_ARG(dev, "tdm_tensor_create");
+    tdm_status s = tdm_check_shape(shape, "tdm_tensor_create");
+    if (s != TDM_OK)
+        return s;
+    if (dtype != TDM_F32 && dtype != TDM_I32)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_tensor_create: unknown dtype %d",
+                        (int)dtype);
+    tdm_tensor *t = calloc(1, sizeof *t);
+    if (!t)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_tensor_create: out of host memory");
+    *t = (tdm_tensor){.device = dev, .dtype = dtype, .shape = *shape};
+    t->count = tdm_shape_count(shape);
+    size_t bytes = t->count * tdm_dtype_size(dtype);
+    s = tdm_buffer_alloc(dev, bytes ? bytes : 4, &t->buffer);
+    if (s != TDM_OK) {
+        free(t);
+        return tdm_fail_context(s, "tdm_tensor_create");
+    }
+    *out = t;
+    return TDM_OK;
+}
+
+tdm_status tdm_tensor_create_like(tdm_device *dev, const tdm_tensor *t, tdm_tensor **out)
+{
+    return tdm_tensor_create(dev, t->dtype, &t->shape, out);
+}
+
+void tdm_tensor_destroy(tdm_tensor *t)
+{
+    if (!t)
+        return;
+    tdm_buffer_free(t->buffer);
+    free(t);
+}
+
+/* TDM_ERR_INVALID_ARGUMENT unless size is the tensor's byte size. */
+static tdm_status check_size(const tdm_tensor *t, size_t size, const char *func)
+{
+    if (!t)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: argument 't' is NULL", func);
+    if (size != tdm_tensor_bytes(t))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: size is %zu bytes, the tensor has %zu",
+                        func, size, tdm_tensor_bytes(t));
+    return TDM_OK;
+}
+
+tdm_status tdm_tensor_write(tdm_tensor *t, const void *src, size_t size)
+{
+    tdm_status s = check_size(t, size, "tdm_tensor_write");
+    if (s == TDM_OK && size && !src)
+        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_tensor_write: argument 'src' is NULL");
+    return s != TDM_OK ? s : tdm_buffer_write(t->buffer, 0, src, size);
+}
+
+tdm_status tdm_tensor_read(const tdm_tensor *t, void *dst, size_t size)
+{
+    tdm_status s = check_size(t, size, "tdm_tensor_read");
+    if (s == TDM_OK && size && !dst)
+        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_tensor_read: argument 'dst' is NULL");
+    return s != TDM_OK ? s : tdm_buffer_read(t->buffer, 0, dst, size);
+}
+
+tdm_status tdm_tensor_copy(tdm_tensor *dst, const tdm_tensor *src)
+{
+    TDM_CHECK_ARG(dst, "tdm_tensor_copy");
+    TDM_CHECK_ARG(src, "tdm_tensor_copy");
+    if (dst->dtype != src->dtype || dst->count != src->count)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "tdm_tensor_copy: dst holds %zu %s, src %zu %s", dst->count,
+                        tdm_dtype_name(dst->dtype), src->count, tdm_dtype_name(src->dtype));
+    if (dst == src || src->count == 0)
+        return TDM_OK;
+    tdm_buffer_view d = tdm_tensor_view(dst), s = tdm_tensor_view(src);
+    return tdm_buffer_copy(&d, &s);
+}
+
+tdm_device *tdm_tensor_device(const tdm_tensor *t)
+{
+    return t ? t->device : NULL;
+}
+
+tdm_dtype tdm_tensor_dtype(const tdm_tensor *t)
+{
+    return t ? t->dtype : TDM_F32;
+}
+
+tdm_shape tdm_tensor_shape(const tdm_tensor *t)
+{
+    return t ? t->shape : TDM_SCALAR;
+}
+
+size_t tdm_tensor_count(const tdm_tensor *t)
+{
+    return t ? t->count : 0;
+}
+
+size_t tdm_tensor_bytes(const tdm_tensor *t)
+{
+    return t ? t->count * tdm_dtype_size(t->dtype) : 0;
+}
+
+tdm_buffer_view tdm_tensor_view(const tdm_tensor *t)
+{
+    tdm_buffer_view v = {t ? t->buffer : NULL, 0, tdm_tensor_bytes(t)};
+    return v;
+}

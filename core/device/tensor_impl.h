@@ -1,0 +1,28 @@
+/* Internal: the tensor struct. A tensor owns one buffer of at least 4 bytes (an
+ * empty tensor still has a buffer, so every tensor has a device and a view). */
+#ifndef TDM_CORE_TENSOR_IMPL_H
+#define TDM_CORE_TENSOR_IMPL_H
+
+#include "tandem/tensor.h"
+
+struct tdm_tensor {
+    tdm_device *device;
+    tdm_buffer *buffer;
+    tdm_dtype dtype;
+    tdm_shape shape;
+    size_t count; /* elements */
+};
+
+/* Checks a shape: rank <= TDM_MAX_RANK; names func in the message. */
+tdm_status tdm_check_shape(const tdm_shape *shape, const char *func);
+
+/* Whether two shapes are equal. */
+int tdm_shape_equal(const tdm_shape *a, const tdm_shape *b);
+
+/* Formats a shape as "[2, 3]" into buf. */
+const char *tdm_shape_format(const tdm_shape *shape, char *buf, size_t size);
+
+/* A tensor like t (dtype and shape) on dev. */
+tdm_status tdm_tensor_create_like(tdm_device *dev, const tdm_tensor *t, tdm_tensor **out);
+
+#endif

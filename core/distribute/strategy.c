@@ -1,0 +1,228 @@
+/* Strategies: which devices the replicas run on, and the cross-device settings. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "context_impl.h"
+#include "error.h"
+#include "options.h"
+#include "strategy_impl.h"
+
+static const char *device_id(const tdm_device *dev)
+{
+    return dev->desc.id;
+}
+
+/* The physical device a (logical) device was split from, or itself. */
+static size_t root_of(const tdm_device *dev)
+{
+    return dev->desc.parent >= 0 ? (size_t)dev->desc.parent : dev->index;
+}
+
+/* Whether two devices are the same hardware: one the other's parent, or the same card
+ * seen through two APIs. Two logical devices of one parent are meant to share. */
+static int same_hardware(const tdm_device *a, const tdm_device *b)
+{
+    size_t ra = root_of(a), rb = root_of(b);
+    if (ra == rb)
+        return a->desc.parent < 0 || b->desc.parent < 0;
+    tdm_device *pa = a->ctx->devices[ra], *pb = b->ctx->devices[rb];
+    return pa->desc.same_hardware_as == (int)rb || pb->desc.same_hardware_as == (int)ra;
+}
+
+static tdm_status check_devices(tdm_context *ctx, tdm_device *const *devices, size_t count)
+{
+    static const char func[] = "tdm_strategy_create_mirrored";
+    for (size_t i = 0; i < count; i++) {
+        if (!devices[i])
+            return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: devices[%zu] is NULL", func, i);
+        if (devices[i]->ctx != ctx)
+            return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                            "%s: devices[%zu] (%s) belongs to another context", func, i,
+                            device_id(devices[i]));
+        for (size_t j = 0; j < i; j++) {
+            if (devices[j] == devices[i])
+                return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                                "%s: device %s is used twice (devices[%zu] and devices[%zu]); "
+                                "split it with tdm_device_split for two replicas on it",
+                                func, device_id(devices[i]), j, i);
+            if (same_hardware(devices[j], devices[i]))
+                return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                                "%s: devices %s and %s are the same hardware; use one of "
+                                "them, or split it into logical devices",
+                                func, device_id(devices[j]), device_id(devices[i]));
+        }
+    }
+    return TDM_OK;
+}
+
+/* Physical devices, each piece of hardware once, the reference backend only when
+ * nothing else is there. Returns how many were stored (out holds every device). */
+static size_t usable_devices(tdm_context *ctx, tdm_device **out)
+{
+    size_t n = 0, total = tdm_context_device_count(ctx);
+    for (int reference = 0; reference < 2 && n == 0; reference++)
+        for (size_t i = 0; i < total; i++) {
+            tdm_device *d = ctx->devices[i];
+            if (d->desc.parent < 0 && d->desc.same_hardware_as < 0 && !atomic_load(&d->lost) &&
+                (d->desc.backend == TDM_BACKEND_REFERENCE) == reference)
+                out[n++] = d;
+        }
+    return n;
+}
+
+static tdm_status read_options(const tdm_strategy_options *opts, tdm_strategy_options *out,
+                               const char *func)
+{
+    tdm_strategy_options defaults = TDM_STRATEGY_OPTIONS_INIT;
+    *out = defaults;
+    tdm_status s = tdm_options_read(out, sizeof *out, opts, func);
+    if (s != TDM_OK)
+        return s;
+    if (out->algorithm > TDM_COLLECTIVE_DIRECT)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: unknown algorithm %d", func,
+                        (int)out->algorithm);
+    if (out->check_mirrored < 0) {
+        const char *env = getenv("TDM_CHECK_MIRRORED");
+        out->check_mirrored = env && !strcmp(env, "1");
+    }
+    out->size = sizeof *out;
+    return TDM_OK;
+}
+
+static tdm_status create(tdm_context *ctx, tdm_strategy_kind kind, tdm_device *const *devices,
+                         size_t count, const tdm_strategy_options *opts, const char *func,
+                         tdm_strategy **out)
+{
+    tdm_strategy *s = calloc(1, sizeof *s);
+    tdm_device **devs = calloc(count, sizeof *devs);
+    if (!s || !devs || pthread_mutex_init(&s->lock, NULL)) {
+        free(s);
+        free(devs);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    }
+    memcpy(devs, devices, count * sizeof *devs);
+    *s = (tdm_strategy){.ctx = ctx, .kind = kind, .replica_count = count, .devices = devs};
+    tdm_status st = read_options(opts, &s->opts, func);
+    if (st == TDM_OK && s->opts.reduce_device >= (int)count)
+        st = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                      "%s: reduce_device %d is not a replica (there are %zu)", func,
+                      s->opts.reduce_device, count);
+    if (st != TDM_OK) {
+        pthread_mutex_destroy(&s->lock);
+        free(devs);
+        free(s);
+        return st;
+    }
+    *out = s;
+    return TDM_OK;
+}
+
+tdm_status tdm_strategy_create_one_device(tdm_device *dev, const tdm_strategy_options *opts,
+                                          tdm_strategy **out)
+{
+    TDM_CHECK_ARG(out, "tdm_strategy_create_one_device");
+    *out = NULL;
+    TDM_CHECK_ARG(dev, "tdm_strategy_create_one_device");
+    return create(dev->ctx, TDM_STRATEGY_ONE_DEVICE, &dev, 1, opts,
+                  "tdm_strategy_create_one_device", out);
+}
+
+tdm_status tdm_strategy_create_mirrored(tdm_context *ctx, tdm_device *const *devices,
+                                        size_t count, const tdm_strategy_options *opts,
+                                        tdm_strategy **out)
+{
+    static const char func[] = "tdm_strategy_create_mirrored";
+    TDM_CHECK_ARG(out, func);
+    *out = NULL;
+    TDM_CHECK_ARG(ctx, func);
+    if (!devices != !count)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: pass devices with count > 0, or NULL and 0 for every usable "
+                        "device", func);
+    if (devices) {
+        tdm_status s = check_devices(ctx, devices, count);
+        return s != TDM_OK ? s : create(ctx, TDM_STRATEGY_MIRRORED, devices, count, opts, func, out);
+    }
+    tdm_device **usable = malloc((tdm_context_device_count(ctx) + 1) * sizeof *usable);
+    if (!usable)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    size_t n = usable_devices(ctx, usable);
+    tdm_status s = n ? create(ctx, TDM_STRATEGY_MIRRORED, usable, n, opts, func, out)
+                     : tdm_fail(TDM_ERR_NOT_FOUND, "%s: the context has no usable device", func);
+    free(usable);
+    return s;
+}
+
+static void free_strategy(tdm_strategy *s)
+{
+    tdm_strategy_free_variables(s);
+    pthread_mutex_destroy(&s->lock);
+    free(s->devices);
+    free(s);
+}
+
+static void free_default(void *strategy)
+{
+    free_strategy(strategy);
+}
+
+tdm_status tdm_strategy_default(tdm_context *ctx, tdm_strategy **out)
+{
+    static const char func[] = "tdm_strategy_default";
+    TDM_CHECK_ARG(out, func);
+    *out = NULL;
+    TDM_CHECK_ARG(ctx, func);
+    tdm_status s = TDM_OK;
+    pthread_mutex_lock(&ctx->lock);
+    if (!ctx->default_strategy) {
+        tdm_device **usable = malloc((tdm_context_device_count(ctx) + 1) * sizeof *usable);
+        size_t n = usable ? usable_devices(ctx, usable) : 0;
+        tdm_strategy *d = NULL;
+        s = !usable ? tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func)
+            : !n    ? tdm_fail(TDM_ERR_NOT_FOUND, "%s: the context has no usable device", func)
+                    : create(ctx, TDM_STRATEGY_DEFAULT, usable, 1, NULL, func, &d);
+        free(usable);
+        ctx->default_strategy = d;
+        ctx->default_strategy_free = free_default;
+    }
+    *out = ctx->default_strategy;
+    pthread_mutex_unlock(&ctx->lock);
+    return s;
+}
+
+void tdm_strategy_destroy(tdm_strategy *s)
+{
+    if (s && s->kind != TDM_STRATEGY_DEFAULT)
+        free_strategy(s);
+}
+
+tdm_strategy_kind tdm_strategy_kind_of(const tdm_strategy *s)
+{
+    return s ? s->kind : TDM_STRATEGY_DEFAULT;
+}
+
+size_t tdm_strategy_num_replicas(const tdm_strategy *s)
+{
+    return s ? s->replica_count : 0;
+}
+
+tdm_device *tdm_strategy_device(const tdm_strategy *s, size_t replica)
+{
+    return s && replica < s->replica_count ? s->devices[replica] : NULL;
+}
+
+int tdm_strategy_device_index(const tdm_strategy *s, const tdm_device *dev)
+{
+    for (size_t i = 0; i < s->replica_count; i++)
+        if (s->devices[i] == dev)
+            return (int)i;
+    return -1;
+}
+
+tdm_collective_options tdm_strategy_collective_options(const tdm_strategy *s)
+{
+    tdm_collective_options o = TDM_COLLECTIVE_OPTIONS_INIT;
+    o.algorithm = s->opts.algorithm;
+    o.reduce_on = s->opts.reduce_device;
+    return o;
+}

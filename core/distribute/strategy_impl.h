@@ -1,0 +1,97 @@
+/* Internal: strategies, values, variables and the per-thread mode behind them. */
+#ifndef TDM_CORE_STRATEGY_IMPL_H
+#define TDM_CORE_STRATEGY_IMPL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "collectives.h"
+#include "device_impl.h"
+#include "tandem/variable.h"
+#include "tensor_impl.h"
+
+struct tdm_value {
+    tdm_value_kind kind;
+    size_t count;
+    tdm_tensor **components;
+    int owns; /* 0: a gathered view of the replicas' tensors, released without them */
+};
+
+struct tdm_strategy {
+    tdm_context *ctx;
+    tdm_strategy_kind kind;
+    tdm_strategy_options opts; /* check_mirrored resolved to 0 or 1 */
+    size_t replica_count;
+    tdm_device **devices;      /* replica i runs on devices[i] */
+    pthread_mutex_t lock;      /* guards the variable list */
+    struct tdm_variable *variables, *last_variable; /* in creation order */
+    atomic_int running;        /* a run is in progress */
+    atomic_int entered;        /* scope enters not yet exited, over all threads */
+};
+
+struct tdm_replica_context {
+    tdm_strategy *strategy;
+    size_t id;
+    struct run_state *run;
+    tdm_tensor **args; /* arg_count, this replica's components */
+    size_t arg_count;
+    tdm_tensor *result;
+};
+
+struct tdm_variable {
+    tdm_strategy *strategy;
+    char *name;
+    tdm_shape shape;
+    size_t count;                 /* elements */
+    tdm_synchronization sync;     /* AUTO resolved to ON_WRITE */
+    tdm_aggregation aggregation;
+    int trainable;
+    size_t copy_count;
+    tdm_tensor **copies;          /* copies[i] on the i-th device of the variable */
+    struct tdm_variable *prev, *next;
+};
+
+struct tdm_update_context {
+    tdm_variable *var;
+    size_t index;
+};
+
+/* The calling thread's mode (strategy_mode.c). */
+typedef struct tdm_thread_mode {
+    tdm_strategy *scope;          /* entered scope, NULL in default mode */
+    unsigned depth;               /* nested enters of scope */
+    tdm_replica_context *replica; /* in a replica function (not in a merge function) */
+    tdm_update_context *update;   /* in an update function */
+    tdm_variable *colocate;       /* colocate_vars_with target */
+} tdm_thread_mode;
+
+tdm_thread_mode *tdm_mode(void);
+
+/* TDM_ERR_INVALID_STATE unless the thread may run a cross-replica operation of s:
+ * not in a replica function ("use tdm_replica_merge_call"), and no other strategy
+ * entered ("mixing strategies"). */
+tdm_status tdm_require_cross_replica(const tdm_strategy *s, const char *func);
+
+/* Gathers one item from every replica (strategy_merge.c): fn runs once, on the
+ * thread that called run, in cross-replica mode, with items[i] from replica i and
+ * the user_data of replica 0; it may fill results[i] (all NULL on entry), which
+ * replica i receives in *result. Every replica must pass the same fn. */
+typedef tdm_status (*tdm_gather_fn)(tdm_strategy *s, void *const *items, void *user_data,
+                                    void **results);
+tdm_status tdm_replica_gather(tdm_replica_context *rc, tdm_gather_fn fn, void *user_data,
+                              void *item, void **result, const char *func);
+
+/* The collective options of the strategy's cross-device settings. */
+tdm_collective_options tdm_strategy_collective_options(const tdm_strategy *s);
+
+/* Index of dev among the strategy's devices, or -1. */
+int tdm_strategy_device_index(const tdm_strategy *s, const tdm_device *dev);
+
+/* Variables of a strategy (variable.c): unlinks and frees every one. */
+void tdm_strategy_free_variables(tdm_strategy *s);
+
+/* A value over tensors the caller keeps (owns = 0). */
+tdm_status tdm_value_borrow(tdm_value_kind kind, tdm_tensor *const *components, size_t count,
+                            tdm_value **out);
+
+#endif

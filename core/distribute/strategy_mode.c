@@ -1,0 +1,77 @@
+/* The calling thread's mode (default, cross-replica, replica) and strategy scopes.
+ * Thread-local: replicas run on their own threads, each in replica mode, while the
+ * thread that called run stays in cross-replica mode for merge functions. */
+#include "error.h"
+#include "strategy_impl.h"
+
+static _Thread_local tdm_thread_mode mode;
+
+tdm_thread_mode *tdm_mode(void)
+{
+    return &mode;
+}
+
+static tdm_status mixing(const char *func, const tdm_strategy *entered)
+{
+    return tdm_fail(TDM_ERR_INVALID_STATE,
+                    "%s: another strategy (%zu replicas) is entered on this thread: mixing "
+                    "strategies is not allowed; exit its scope first",
+                    func, entered->replica_count);
+}
+
+tdm_status tdm_require_cross_replica(const tdm_strategy *s, const char *func)
+{
+    TDM_CHECK_ARG(s, func);
+    if (mode.replica)
+        return tdm_fail(TDM_ERR_INVALID_STATE,
+                        "%s is a cross-replica operation, called from replica %zu's function: "
+                        "use tdm_replica_merge_call to run it once for all replicas",
+                        func, mode.replica->id);
+    if (mode.scope && mode.scope != s)
+        return mixing(func, mode.scope);
+    return TDM_OK;
+}
+
+tdm_status tdm_strategy_scope_enter(tdm_strategy *s)
+{
+    TDM_CHECK_ARG(s, "tdm_strategy_scope_enter");
+    if (mode.scope && mode.scope != s)
+        return mixing("tdm_strategy_scope_enter", mode.scope);
+    mode.scope = s;
+    mode.depth++;
+    atomic_fetch_add(&s->entered, 1);
+    return TDM_OK;
+}
+
+tdm_status tdm_strategy_scope_exit(tdm_strategy *s)
+{
+    TDM_CHECK_ARG(s, "tdm_strategy_scope_exit");
+    if (mode.scope != s || mode.depth == 0 || (mode.replica && mode.depth == 1))
+        return tdm_fail(TDM_ERR_INVALID_STATE,
+                        "tdm_strategy_scope_exit: the strategy's scope is not entered on this "
+                        "thread");
+    if (--mode.depth == 0)
+        mode.scope = NULL;
+    atomic_fetch_sub(&s->entered, 1);
+    return TDM_OK;
+}
+
+tdm_status tdm_strategy_current(tdm_context *ctx, tdm_strategy **out)
+{
+    TDM_CHECK_ARG(out, "tdm_strategy_current");
+    if (mode.scope) {
+        *out = mode.scope;
+        return TDM_OK;
+    }
+    return tdm_strategy_default(ctx, out);
+}
+
+tdm_replica_context *tdm_replica_context_current(void)
+{
+    return mode.replica;
+}
+
+int tdm_in_cross_replica_context(void)
+{
+    return mode.scope && !mode.replica;
+}

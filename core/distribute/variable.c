@@ -1,0 +1,304 @@
+/* Variables: creation with a copy per device, the strategy's list of them, accessors
+ * and colocate_vars_with. Reads, writes and updates live in variable_*.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "options.h"
+#include "variable_impl.h"
+
+static const char create_func[] = "tdm_variable_create";
+
+int tdm_variable_copy_index(const tdm_variable *var, const tdm_device *dev)
+{
+    for (size_t i = 0; i < var->copy_count; i++)
+        if (var->copies[i]->device == dev)
+            return (int)i;
+    return -1;
+}
+
+int tdm_variable_mirrored(const tdm_variable *var)
+{
+    return var->sync == TDM_SYNC_ON_WRITE;
+}
+
+int tdm_variable_distributed(const tdm_variable *var)
+{
+    return var->strategy->kind == TDM_STRATEGY_MIRRORED;
+}
+
+const char *tdm_assign_op_name(tdm_assign_op op)
+{
+    return op == TDM_ASSIGN ? "assign" : op == TDM_ASSIGN_ADD ? "assign_add" : "assign_sub";
+}
+
+/* Reads the caller's options over the defaults and checks the enums. */
+static tdm_status read_options(const tdm_variable_options *opts, tdm_variable_options *o)
+{
+    tdm_variable_options defaults = TDM_VARIABLE_OPTIONS_INIT;
+    *o = defaults;
+    tdm_status s = tdm_options_read(o, sizeof *o, opts, create_func);
+    if (s == TDM_OK)
+        s = tdm_check_shape(&o->shape, create_func);
+    if (s != TDM_OK)
+        return s;
+    const char *name = o->name ? o->name : "variable";
+    if ((unsigned)o->synchronization > TDM_SYNC_NONE)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: variable '%s': unknown synchronization %d",
+                        create_func, name, (int)o->synchronization);
+    if ((unsigned)o->aggregation > TDM_AGG_ONLY_FIRST_REPLICA)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: variable '%s': unknown aggregation %d",
+                        create_func, name, (int)o->aggregation);
+    if (o->trainable < -1 || o->trainable > 1)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: variable '%s': trainable is %d; use 1, 0 or -1 (the default)",
+                        create_func, name, o->trainable);
+    return TDM_OK;
+}
+
+/* Creation is cross-replica: a replica function runs N times and would make N
+ * variables. */
+static tdm_status check_mode(const tdm_strategy *s, const char *name)
+{
+    const tdm_thread_mode *m = tdm_mode();
+    if (m->replica)
+        return tdm_fail(TDM_ERR_INVALID_STATE,
+                        "%s: variable '%s' created in replica %zu's function; create variables "
+                        "outside the replica function (in the strategy's scope), or in a "
+                        "merge function through tdm_replica_merge_call",
+                        create_func, name, m->replica->id);
+    return tdm_require_cross_replica(s, create_func);
+}
+
+/* The devices the copies go on: those of the colocate_vars_with target when this
+ * thread set one for s, else the strategy's, in replica order. *devs is malloc'ed. */
+static tdm_status placement(const tdm_strategy *s, tdm_device ***devs, size_t *count)
+{
+    const tdm_variable *target = tdm_mode()->colocate;
+    int colocated = target && target->strategy == s;
+    *count = colocated ? target->copy_count : s->replica_count;
+    *devs = malloc(*count * sizeof **devs);
+    if (!*devs)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", create_func);
+    for (size_t i = 0; i < *count; i++)
+        (*devs)[i] = colocated ? target->copies[i]->device : s->devices[i];
+    return TDM_OK;
+}
+
+static void free_variable(tdm_variable *var)
+{
+    for (size_t i = 0; var->copies && i < var->copy_count; i++)
+        tdm_tensor_destroy(var->copies[i]);
+    free(var->copies);
+    free(var->name);
+    free(var);
+}
+
+/* Allocates the copies on the given devices, each holding the initial value. */
+static tdm_status make_copies(tdm_variable *var, tdm_device *const *devs, const float *init)
+{
+    size_t bytes = var->count * sizeof(float);
+    static const float zero = 0.0f;
+    for (size_t i = 0; i < var->copy_count; i++) {
+        tdm_status s = tdm_tensor_create(devs[i], TDM_F32, &var->shape, &var->copies[i]);
+        if (s == TDM_OK && bytes) {
+            tdm_buffer_view v = tdm_tensor_view(var->copies[i]);
+            s = init ? tdm_tensor_write(var->copies[i], init, bytes)
+                     : tdm_buffer_fill(v.buffer, 0, &zero, sizeof zero, bytes);
+        }
+        if (s != TDM_OK)
+            return tdm_fail_context(s, "%s: variable '%s', copy %zu", create_func, var->name, i);
+    }
+    return TDM_OK;
+}
+
+/* Resolves the defaults: AUTO is ON_WRITE, ON_READ variables are not trainable
+ * unless asked. */
+static tdm_status fill_variable(tdm_variable *var, tdm_strategy *s, const tdm_variable_options *o,
+                                size_t copy_count)
+{
+    var->strategy = s;
+    var->name = strdup(o->name ? o->name : "variable");
+    var->shape = o->shape;
+    var->count = tdm_shape_count(&o->shape);
+    var->sync = o->synchronization == TDM_SYNC_AUTO ? TDM_SYNC_ON_WRITE : o->synchronization;
+    var->aggregation = o->aggregation;
+    var->trainable = o->trainable >= 0 ? o->trainable : var->sync != TDM_SYNC_ON_READ;
+    var->copy_count = copy_count;
+    var->copies = calloc(copy_count, sizeof *var->copies);
+    if (!var->name || !var->copies)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", create_func);
+    return TDM_OK;
+}
+
+static void link_variable(tdm_strategy *s, tdm_variable *var)
+{
+    pthread_mutex_lock(&s->lock);
+    var->prev = s->last_variable;
+    if (s->last_variable)
+        s->last_variable->next = var;
+    else
+        s->variables = var;
+    s->last_variable = var;
+    pthread_mutex_unlock(&s->lock);
+}
+
+tdm_status tdm_variable_create(tdm_strategy *s, const tdm_variable_options *opts,
+                               tdm_variable **out)
+{
+    TDM_CHECK_ARG(out, create_func);
+    *out = NULL;
+    TDM_CHECK_ARG(s, create_func);
+    tdm_variable_options o;
+    tdm_status st = read_options(opts, &o);
+    if (st == TDM_OK)
+        st = check_mode(s, o.name ? o.name : "variable");
+    if (st != TDM_OK)
+        return st;
+    tdm_device **devs;
+    size_t count;
+    st = placement(s, &devs, &count);
+    if (st != TDM_OK)
+        return st;
+    if (o.synchronization == TDM_SYNC_NONE && (count > 1 || s->replica_count > 1))
+        st = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                      "%s: variable '%s': mirrored strategies reject synchronization NONE "
+                      "(the strategy has %zu devices); use ON_WRITE (AUTO) or ON_READ",
+                      create_func, o.name ? o.name : "variable", s->replica_count);
+    tdm_variable *var = st == TDM_OK ? calloc(1, sizeof *var) : NULL;
+    if (st == TDM_OK && !var)
+        st = tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", create_func);
+    if (st == TDM_OK)
+        st = fill_variable(var, s, &o, count);
+    if (st == TDM_OK)
+        st = make_copies(var, devs, o.initial_value);
+    free(devs);
+    if (st != TDM_OK) {
+        if (var)
+            free_variable(var);
+        return st;
+    }
+    link_variable(s, var);
+    *out = var;
+    return TDM_OK;
+}
+
+/* Unlinks var from its strategy's list; the caller holds s->lock. */
+static void unlink_locked(tdm_strategy *s, tdm_variable *var)
+{
+    if (var->prev)
+        var->prev->next = var->next;
+    else
+        s->variables = var->next;
+    if (var->next)
+        var->next->prev = var->prev;
+    else
+        s->last_variable = var->prev;
+    var->prev = var->next = NULL;
+}
+
+void tdm_variable_destroy(tdm_variable *var)
+{
+    if (!var)
+        return;
+    tdm_strategy *s = var->strategy;
+    pthread_mutex_lock(&s->lock);
+    unlink_locked(s, var);
+    pthread_mutex_unlock(&s->lock);
+    /* A colocate block on this thread must not keep a dangling target. */
+    if (tdm_mode()->colocate == var)
+        tdm_mode()->colocate = NULL;
+    free_variable(var);
+}
+
+void tdm_strategy_free_variables(tdm_strategy *s)
+{
+    pthread_mutex_lock(&s->lock);
+    tdm_variable *var = s->variables;
+    s->variables = s->last_variable = NULL;
+    pthread_mutex_unlock(&s->lock);
+    while (var) {
+        tdm_variable *next = var->next;
+        if (tdm_mode()->colocate == var)
+            tdm_mode()->colocate = NULL;
+        free_variable(var);
+        var = next;
+    }
+}
+
+const char *tdm_variable_name(const tdm_variable *var)
+{
+    return var ? var->name : NULL;
+}
+
+tdm_shape tdm_variable_shape(const tdm_variable *var)
+{
+    return var ? var->shape : TDM_SCALAR;
+}
+
+tdm_synchronization tdm_variable_synchronization(const tdm_variable *var)
+{
+    return var ? var->sync : TDM_SYNC_AUTO;
+}
+
+tdm_aggregation tdm_variable_aggregation(const tdm_variable *var)
+{
+    return var ? var->aggregation : TDM_AGG_NONE;
+}
+
+int tdm_variable_trainable(const tdm_variable *var)
+{
+    return var ? var->trainable : 0;
+}
+
+size_t tdm_variable_copy_count(const tdm_variable *var)
+{
+    return var ? var->copy_count : 0;
+}
+
+tdm_tensor *tdm_variable_copy(const tdm_variable *var, size_t i)
+{
+    return var && i < var->copy_count ? var->copies[i] : NULL;
+}
+
+tdm_tensor *tdm_variable_local(const tdm_variable *var, const tdm_replica_context *rc)
+{
+    if (!var || !rc)
+        return NULL;
+    int i = tdm_variable_copy_index(var, tdm_replica_device(rc));
+    return i >= 0 ? var->copies[i] : NULL;
+}
+
+tdm_status tdm_strategy_colocate_vars_with(tdm_strategy *s, tdm_variable *var)
+{
+    static const char func[] = "tdm_strategy_colocate_vars_with";
+    TDM_CHECK_ARG(s, func);
+    TDM_CHECK_ARG(var, func);
+    tdm_thread_mode *m = tdm_mode();
+    if (var->strategy != s)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: variable '%s' belongs to another strategy; colocate with a "
+                        "variable of this strategy",
+                        func, var->name);
+    if (m->colocate)
+        return tdm_fail(TDM_ERR_INVALID_STATE,
+                        "%s: this thread is already colocating variables with '%s'; call "
+                        "tdm_strategy_colocate_end first (blocks do not nest)",
+                        func, m->colocate->name);
+    m->colocate = var;
+    return TDM_OK;
+}
+
+tdm_status tdm_strategy_colocate_end(tdm_strategy *s)
+{
+    static const char func[] = "tdm_strategy_colocate_end";
+    TDM_CHECK_ARG(s, func);
+    tdm_thread_mode *m = tdm_mode();
+    if (!m->colocate || m->colocate->strategy != s)
+        return tdm_fail(TDM_ERR_INVALID_STATE,
+                        "%s: no tdm_strategy_colocate_vars_with of this strategy is in effect "
+                        "on this thread",
+                        func);
+    m->colocate = NULL;
+    return TDM_OK;
+}

@@ -1,0 +1,200 @@
+/* tandem: distribution strategies (TensorFlow's tf.distribute model).
+ *
+ * A strategy runs a replica function once per replica, each on its own device and
+ * host thread, and offers the cross-device operations that join the replicas.
+ * Every thread is in one of three modes:
+ *   default        no scope entered: the context's default strategy, one replica,
+ *                  reductions are identities;
+ *   cross-replica  inside a strategy's scope (or a merge function), outside any
+ *                  replica function;
+ *   replica        inside a replica function that tdm_strategy_run called.
+ * Cross-replica operations (reduce, reduce_to, batch_reduce_to, broadcast, update)
+ * fail with TDM_ERR_INVALID_STATE from a replica function: use
+ * tdm_replica_merge_call to step into cross-replica mode. */
+#ifndef TANDEM_STRATEGY_H
+#define TANDEM_STRATEGY_H
+
+#include "tandem/values.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tdm_strategy tdm_strategy;
+typedef struct tdm_replica_context tdm_replica_context;
+
+typedef enum tdm_strategy_kind {
+    TDM_STRATEGY_DEFAULT,    /* no strategy entered: one replica on the default device */
+    TDM_STRATEGY_ONE_DEVICE, /* one replica on a chosen device */
+    TDM_STRATEGY_MIRRORED    /* one replica per device, synchronous, variables mirrored */
+} tdm_strategy_kind;
+
+typedef enum tdm_reduce_op {
+    TDM_REDUCE_SUM,
+    TDM_REDUCE_MEAN, /* SUM divided by the number of values (see each call) */
+    TDM_REDUCE_MAX,  /* NaN wins */
+    TDM_REDUCE_MIN
+} tdm_reduce_op;
+
+/* How values are all-reduced across devices. Every algorithm folds in replica order
+ * (replica 0 first) with exact kernels: for a fixed replica count all return the
+ * same bits. */
+typedef enum tdm_collective_algorithm {
+    TDM_COLLECTIVE_AUTO,       /* the fastest correct path for the devices at hand */
+    TDM_COLLECTIVE_ONE_DEVICE, /* ReductionToOneDevice: reduce on one device, broadcast */
+    TDM_COLLECTIVE_RING,       /* reduce-scatter then all-gather, one slice per device */
+    TDM_COLLECTIVE_TREE,       /* hierarchical: devices sharing memory reduce locally,
+                                  the groups' partials are chained, then broadcast */
+    TDM_COLLECTIVE_DIRECT      /* devices that share memory: one kernel reads every
+                                  peer's buffer (one OpenCL context, host memory) */
+} tdm_collective_algorithm;
+
+typedef struct tdm_strategy_options {
+    size_t size;                        /* sizeof(tdm_strategy_options) */
+    tdm_collective_algorithm algorithm; /* all-reduce algorithm; default AUTO */
+    int reduce_device;                  /* ONE_DEVICE: the replica whose device reduces;
+                                           -1 (default): the first */
+    size_t num_packs;                   /* batch reductions: > 0 splits the tensors into
+                                           this many packs of nearly equal size */
+    size_t bytes_per_pack;              /* with num_packs 0: a pack closes before it would
+                                           pass this many bytes; 0: one pack */
+    int check_mirrored;                 /* debug: after every write of a mirrored variable,
+                                           verify its copies are bitwise identical and fail
+                                           naming the first difference. 1 on, 0 off, -1
+                                           (default): TDM_CHECK_MIRRORED=1 in the environment */
+} tdm_strategy_options;
+
+#define TDM_STRATEGY_OPTIONS_INIT                                                       \
+    {                                                                                  \
+        .size = sizeof(tdm_strategy_options), .algorithm = TDM_COLLECTIVE_AUTO,        \
+        .reduce_device = -1, .check_mirrored = -1                                      \
+    }
+
+/* One replica on `dev`. opts may be NULL. */
+TDM_API tdm_status tdm_strategy_create_one_device(tdm_device *dev,
+                                                  const tdm_strategy_options *opts,
+                                                  tdm_strategy **out);
+
+/* One replica per device, in the order given: any devices of the context, logical
+ * ones and mixed backends included, each at most once (and never two devices that
+ * are the same hardware). devices NULL with count 0: every usable device once (the
+ * physical devices, the reference backend only when nothing else is there, each
+ * piece of hardware once). */
+TDM_API tdm_status tdm_strategy_create_mirrored(tdm_context *ctx, tdm_device *const *devices,
+                                                size_t count, const tdm_strategy_options *opts,
+                                                tdm_strategy **out);
+
+/* The context's default strategy (one replica on the first usable device), owned
+ * by the context: never destroy it. */
+TDM_API tdm_status tdm_strategy_default(tdm_context *ctx, tdm_strategy **out);
+
+/* Releases the strategy and its variables. It must not be running or entered.
+ * NULL-safe; the default strategy is left alone. */
+TDM_API void tdm_strategy_destroy(tdm_strategy *s);
+
+TDM_API tdm_strategy_kind tdm_strategy_kind_of(const tdm_strategy *s);
+/* Replicas that run in sync: TensorFlow's num_replicas_in_sync. */
+TDM_API size_t tdm_strategy_num_replicas(const tdm_strategy *s);
+/* The device of replica i, or NULL. */
+TDM_API tdm_device *tdm_strategy_device(const tdm_strategy *s, size_t replica);
+
+/* Enters the strategy's scope on the calling thread (cross-replica mode). Entering
+ * the scope already entered nests; entering another strategy's scope inside it is
+ * TDM_ERR_INVALID_STATE ("mixing strategies"). Each enter needs one exit. */
+TDM_API tdm_status tdm_strategy_scope_enter(tdm_strategy *s);
+TDM_API tdm_status tdm_strategy_scope_exit(tdm_strategy *s);
+
+/* The strategy of the calling thread's scope or replica function, else the
+ * context's default strategy. */
+TDM_API tdm_status tdm_strategy_current(tdm_context *ctx, tdm_strategy **out);
+
+/* The calling thread's replica context, NULL outside replica functions. */
+TDM_API tdm_replica_context *tdm_replica_context_current(void);
+
+/* 1 in cross-replica mode (a scope entered, no replica function running on this
+ * thread, or inside a merge function), else 0. */
+TDM_API int tdm_in_cross_replica_context(void);
+
+/* A replica function; a status other than TDM_OK stops the run (replicas waiting in
+ * merge_call are released with TDM_ERR_CANCELLED) and becomes run's status. */
+typedef tdm_status (*tdm_replica_fn)(tdm_replica_context *rc, void *user_data);
+
+/* Calls fn once per replica, concurrently, each on its own thread with its replica
+ * context; tdm_replica_arg gives each its component of args (PER_REPLICA and
+ * MIRRORED values: component i for replica i; PLAIN values: a copy on the replica's
+ * device). If result is non-NULL it receives the PER_REPLICA value of the tensors
+ * the replicas handed to tdm_replica_set_result (NULL if none did). Runs in the
+ * strategy's scope; from a replica function it is TDM_ERR_INVALID_STATE. */
+TDM_API tdm_status tdm_strategy_run(tdm_strategy *s, tdm_replica_fn fn, void *user_data,
+                                    tdm_value *const *args, size_t arg_count,
+                                    tdm_value **result);
+
+/* TensorFlow's replica_id_in_sync_group, in [0, num_replicas). */
+TDM_API size_t tdm_replica_id(const tdm_replica_context *rc);
+TDM_API size_t tdm_replica_num_replicas(const tdm_replica_context *rc);
+TDM_API tdm_device *tdm_replica_device(const tdm_replica_context *rc);
+TDM_API tdm_strategy *tdm_replica_strategy(const tdm_replica_context *rc);
+
+/* This replica's component of run's argument i, or NULL if there is no argument i. */
+TDM_API tdm_tensor *tdm_replica_arg(const tdm_replica_context *rc, size_t i);
+
+/* Hands t (on this replica's device) to run's result; the run takes it over. */
+TDM_API tdm_status tdm_replica_set_result(tdm_replica_context *rc, tdm_tensor *t);
+
+/* Every replica calls it with its float32 tensor of one shape; each receives op over
+ * all replicas' values in place (MEAN divides by the number of replicas). */
+TDM_API tdm_status tdm_replica_all_reduce(tdm_replica_context *rc, tdm_reduce_op op,
+                                          tdm_tensor *value);
+
+/* A merge function: runs once, in cross-replica mode, with the replicas' values
+ * gathered into a PER_REPLICA value (borrowed; NULL when the replicas passed none).
+ * It may set *result to a value of one component per replica (taken over: replica i
+ * receives component i). */
+typedef tdm_status (*tdm_merge_fn)(tdm_strategy *s, const tdm_value *gathered,
+                                   void *user_data, tdm_value **result);
+
+/* Pauses until every replica has called merge_call, runs fn once, then resumes each
+ * replica with its component of fn's result in *out (the replica owns it; NULL if
+ * none; out may be NULL to discard it). Every replica must pass the same fn and
+ * either all a value or all NULL. */
+TDM_API tdm_status tdm_replica_merge_call(tdm_replica_context *rc, tdm_merge_fn fn,
+                                          void *user_data, tdm_tensor *value,
+                                          tdm_tensor **out);
+
+/* Reduce along no axis: element-wise across the replicas only. */
+#define TDM_AXIS_NONE (-1)
+
+/* Strategy.reduce, cross-replica: reduces a value's components to one tensor on
+ * replica 0's device. axis TDM_AXIS_NONE: element-wise, the shapes must match.
+ * axis k: each component is reduced along dimension k (the other dimensions must
+ * match), then the results are combined; MEAN divides by the total count along k
+ * over all replicas. MEAN of i32 values gives f32. A PLAIN value is returned as is
+ * for MEAN, MAX, MIN and for one replica; SUM of it with N > 1 is an error. */
+TDM_API tdm_status tdm_strategy_reduce(tdm_strategy *s, tdm_reduce_op op,
+                                       const tdm_value *value, int axis, tdm_tensor **out);
+
+/* Cross-device reduce: op over value's components, written to every destination
+ * device (dests NULL: the value's own devices; an empty set is an error) as a
+ * MIRRORED value. MEAN divides by the number of components. */
+TDM_API tdm_status tdm_strategy_reduce_to(tdm_strategy *s, tdm_reduce_op op,
+                                          const tdm_value *value, tdm_device *const *dests,
+                                          size_t dest_count, tdm_value **out);
+
+/* reduce_to of `count` values at once; values on their own devices (dests NULL) are
+ * all-reduced in packs (the strategy's num_packs / bytes_per_pack). out receives
+ * `count` MIRRORED values. */
+TDM_API tdm_status tdm_strategy_batch_reduce_to(tdm_strategy *s, tdm_reduce_op op,
+                                                const tdm_value *const *values, size_t count,
+                                                tdm_device *const *dests, size_t dest_count,
+                                                tdm_value **out);
+
+/* Copies t to every destination device (dests NULL: the strategy's devices) as a
+ * MIRRORED value. */
+TDM_API tdm_status tdm_strategy_broadcast(tdm_strategy *s, const tdm_tensor *t,
+                                          tdm_device *const *dests, size_t dest_count,
+                                          tdm_value **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
