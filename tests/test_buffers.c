@@ -7,7 +7,10 @@
  *   mixed           reference + every OpenCL device + the first Vulkan device
  * argv[2] is the number of physical devices the environment must provide, so a
  * missing driver fails the test instead of shrinking it. Copies run between every
- * ordered pair of the set, the same device included. */
+ * ordered pair of the set, the same device included. An optional argv[3],
+ * host-import or no-host-import, checks from the Vulkan devices' DEBUG log that
+ * host transfers did (and also staged the unaligned rest) or did not import host
+ * memory. */
 #include <stdlib.h>
 
 #include "harness.h"
@@ -15,7 +18,9 @@
 #define MAX_SET 16
 #define MIB ((size_t)1 << 20)
 
-static const size_t sizes[] = {0, 1, 4097, 64 * MIB};
+/* 3 MiB + 5 is over the Vulkan host-import threshold but not aligned: part is
+ * imported, part staged. */
+static const size_t sizes[] = {0, 1, 4097, 3 * MIB + 5, 64 * MIB};
 #define SIZE_COUNT (sizeof sizes / sizeof sizes[0])
 
 static unsigned char *host_alloc(size_t size)
@@ -224,14 +229,58 @@ static void add_logical(const char *scenario, tdm_device **set, size_t *n)
     set[(*n)++] = logical[1];
 }
 
+/* Host-transfer bytes by path, summed over the devices' closing DEBUG lines. */
+static unsigned long long imported_bytes, staged_bytes;
+
+static void log_and_count(tdm_log_level level, const char *message, void *user_data)
+{
+    (void)user_data;
+    unsigned long long imported = 0, staged = 0;
+    const char *counts = strstr(message, "host transfers: ");
+    if (counts && sscanf(counts, "host transfers: %llu bytes imported, %llu staged", &imported,
+                         &staged) == 2) {
+        imported_bytes += imported;
+        staged_bytes += staged;
+    }
+    if (level >= TDM_LOG_INFO)
+        fprintf(stderr, "[tandem %d] %s\n", (int)level, message);
+}
+
+static tdm_context *debug_context(void)
+{
+    tdm_context_options opts = TDM_CONTEXT_OPTIONS_INIT;
+    opts.backends = TDM_BACKENDS_ALL;
+    opts.log = log_and_count;
+    opts.log_level = TDM_LOG_DEBUG;
+    tdm_context *ctx;
+    if (tdm_context_create(&opts, &ctx) != TDM_OK) {
+        fprintf(stderr, "cannot create a context: %s\n", tdm_last_error());
+        exit(1);
+    }
+    return ctx;
+}
+
+/* Run after the context is gone: devices log their counts as they close. */
+static void check_host_import(const char *mode)
+{
+    fprintf(stderr, "host transfers: %llu bytes imported, %llu staged\n", imported_bytes,
+            staged_bytes);
+    CHECK(!strcmp(mode, "host-import") || !strcmp(mode, "no-host-import"));
+    CHECK(staged_bytes > 0);
+    if (!strcmp(mode, "host-import"))
+        CHECK(imported_bytes > 0);
+    else
+        CHECK(imported_bytes == 0);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: test_buffers SCENARIO PHYSICAL_DEVICES\n");
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: test_buffers SCENARIO PHYSICAL_DEVICES [[no-]host-import]\n");
         return 2;
     }
     const char *scenario = argv[1];
-    tdm_context *ctx = test_context(TDM_BACKENDS_ALL);
+    tdm_context *ctx = argc == 4 ? debug_context() : test_context(TDM_BACKENDS_ALL);
     tdm_device *set[MAX_SET];
     size_t n, physical = pick(ctx, scenario, set, &n);
     size_t expected = strtoul(argv[2], NULL, 10);
@@ -265,5 +314,7 @@ int main(int argc, char **argv)
         }
     CHECK(tdm_context_validation_messages(ctx) == 0);
     tdm_context_destroy(ctx);
+    if (argc == 4)
+        check_host_import(argv[3]);
     return test_finish(scenario);
 }

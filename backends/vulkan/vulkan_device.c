@@ -34,8 +34,10 @@ static int timeline_support(const tdm_backend *be, VkPhysicalDevice physical)
 
 static tdm_status create_device(tdm_vk_device *vd, int timeline)
 {
-    const char *extensions[2];
+    const char *extensions[3];
     uint32_t extension_count = 0;
+    if (vd->import_alignment)
+        extensions[extension_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
     if (timeline == 2)
         extensions[extension_count++] = VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME;
     /* Required wherever it is offered (MoltenVK). */
@@ -113,6 +115,19 @@ static void record_limits(tdm_vk_device *vd)
     vkGetPhysicalDeviceMemoryProperties(vd->physical, &vd->memory);
 }
 
+/* Once per device: which path its unmapped host transfers can take. */
+static void log_import(const tdm_backend *be, const tdm_vk_device *vd, int switched_off)
+{
+    if (vd->import_alignment)
+        tdm_log(be->ctx, TDM_LOG_DEBUG,
+                "%s: host memory import available (VK_EXT_external_memory_host, "
+                "alignment %llu bytes)",
+                vd->dev->desc.id, (unsigned long long)vd->import_alignment);
+    else
+        tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: host memory import unavailable (%s)",
+                vd->dev->desc.id, switched_off ? "TDM_VK_NO_HOST_IMPORT" : "not offered");
+}
+
 /* Releases whatever part of vd was created; the device must be idle. */
 static void release(tdm_vk_device *vd)
 {
@@ -135,6 +150,9 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': no compute queue family",
                         vd->dev->desc.id, vd->dev->desc.name);
     int timeline = timeline_support(be, vd->physical);
+    /* TDM_VK_NO_HOST_IMPORT=1 keeps the staging path, so that tests cover both. */
+    int no_import = env_flag("TDM_VK_NO_HOST_IMPORT");
+    vd->import_alignment = no_import ? 0 : tdm_vk_import_alignment(vd->physical);
     tdm_status s = create_device(vd, timeline);
     if (s == TDM_OK)
         s = create_pool(vd);
@@ -142,6 +160,7 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
         s = create_timeline(vd, timeline);
     if (s != TDM_OK)
         return s;
+    tdm_vk_import_load(vd);
     record_limits(vd);
     /* A kernel's view starts up to an alignment past its window's base. */
     vd->dev->max_binding_bytes = vd->max_storage_range - vd->storage_alignment;
@@ -149,6 +168,7 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
     tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: queue family %u, completion by %s%s", vd->dev->desc.id,
             vd->queue_family, timeline ? "timeline semaphore" : "fences",
             vd->force_staging ? ", staging forced" : "");
+    log_import(be, vd, no_import);
     return TDM_OK;
 }
 
@@ -184,6 +204,9 @@ void tdm_vk_close_device(tdm_device *dev)
     if (!vd)
         return;
     vkDeviceWaitIdle(vd->device); /* nothing to do on failure: everything goes anyway */
+    tdm_log(dev->ctx, TDM_LOG_DEBUG, "%s: host transfers: %llu bytes imported, %llu staged",
+            dev->desc.id, (unsigned long long)vd->imported_bytes,
+            (unsigned long long)vd->staged_bytes);
     release(vd);
     dev->impl = NULL;
 }

@@ -77,7 +77,18 @@ typedef struct tdm_vk_device {
     VkDeviceMemory staging_memory;
     unsigned char *staging_map;
     uint64_t staging_busy[2]; /* last submission using each half */
+
+    /* Host memory import (VK_EXT_external_memory_host): 0 when off. */
+    VkDeviceSize import_alignment; /* minImportedHostPointerAlignment */
+    PFN_vkGetMemoryHostPointerPropertiesEXT host_pointer_properties;
+    atomic_ullong imported_bytes, staged_bytes; /* host transfers by path, logged */
 } tdm_vk_device;
+
+/* The caller's host memory wrapped in a transfer buffer. */
+typedef struct tdm_vk_imported {
+    VkBuffer buffer;
+    VkDeviceMemory memory;
+} tdm_vk_imported;
 
 typedef struct tdm_vk_buffer {
     VkBuffer buffer;
@@ -144,6 +155,9 @@ tdm_status tdm_vk_event_query(tdm_device *dev, void *event, int *done);
 void tdm_vk_event_release(tdm_device *dev, void *event);
 
 /* vulkan_memory.c */
+/* The first type in `allowed` with the first of choices that any allowed type has. */
+int tdm_vk_find_type(const tdm_vk_device *vd, uint32_t allowed,
+                     const VkMemoryPropertyFlags *choices, size_t count, uint32_t *index);
 /* Allocates and binds memory of the first type matching one of choices, in order. */
 tdm_status tdm_vk_allocate(tdm_vk_device *vd, VkBuffer buffer,
                            const VkMemoryPropertyFlags *choices, size_t count,
@@ -161,6 +175,23 @@ tdm_status tdm_vk_staged_write(tdm_vk_device *vd, VkBuffer dst, size_t offset,
 tdm_status tdm_vk_staged_read(tdm_vk_device *vd, VkBuffer src, size_t offset,
                               unsigned char *dst, size_t size);
 void tdm_vk_staging_release(tdm_vk_device *vd);
+
+/* vulkan_host_import.c */
+/* minImportedHostPointerAlignment where buffers can import host memory, else 0. */
+VkDeviceSize tdm_vk_import_alignment(VkPhysicalDevice physical);
+/* Loads the extension's function once the device exists; turns import off without it. */
+void tdm_vk_import_load(tdm_vk_device *vd);
+/* Imports [host, host + size) (both multiples of import_alignment); 0 when the driver
+ * refuses, with nothing left to release. */
+int tdm_vk_import(tdm_vk_device *vd, void *host, size_t size, tdm_vk_imported *out);
+/* Only once the device no longer uses it. */
+void tdm_vk_import_release(tdm_vk_device *vd, tdm_vk_imported *imported);
+
+/* vulkan_host_transfer.c: host transfers of unmapped buffers, by import or staging. */
+tdm_status tdm_vk_host_write(tdm_vk_device *vd, VkBuffer dst, size_t offset,
+                             const unsigned char *src, size_t size);
+tdm_status tdm_vk_host_read(tdm_vk_device *vd, VkBuffer src, size_t offset,
+                            unsigned char *dst, size_t size);
 
 /* vulkan_transfer.c */
 tdm_status tdm_vk_copy_region(tdm_vk_device *vd, VkBuffer dst, size_t dst_offset,

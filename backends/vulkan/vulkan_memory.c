@@ -5,8 +5,8 @@
 
 /* The first allowed type with the first set of flags that any allowed type has:
  * the spec orders types so that the first match is the fastest. */
-static int find_type(const tdm_vk_device *vd, uint32_t allowed,
-                     const VkMemoryPropertyFlags *choices, size_t count, uint32_t *index)
+int tdm_vk_find_type(const tdm_vk_device *vd, uint32_t allowed,
+                        const VkMemoryPropertyFlags *choices, size_t count, uint32_t *index)
 {
     for (size_t c = 0; c < count; c++)
         for (uint32_t i = 0; i < vd->memory.memoryTypeCount; i++)
@@ -32,7 +32,7 @@ tdm_status tdm_vk_allocate(tdm_vk_device *vd, VkBuffer buffer,
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(vd->device, buffer, &req);
     uint32_t type = 0;
-    if (!find_type(vd, req.memoryTypeBits, choices, count, &type))
+    if (!tdm_vk_find_type(vd, req.memoryTypeBits, choices, count, &type))
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': no memory type with flags 0x%x",
                         vd->dev->desc.id, vd->dev->desc.name, (unsigned)choices[count - 1]);
     VkMemoryAllocateInfo info = {

@@ -33,7 +33,7 @@ tdm_status tdm_vk_write(tdm_buffer *buf, size_t offset, const void *src, size_t 
     if (size == 0)
         return TDM_OK;
     if (!vb->mapped)
-        return tdm_vk_staged_write(vd, vb->buffer, offset, src, size);
+        return tdm_vk_host_write(vd, vb->buffer, offset, src, size);
     /* Work already submitted may still use these bytes. */
     tdm_status s = tdm_vk_finish(buf->device);
     if (s != TDM_OK)
@@ -49,7 +49,7 @@ tdm_status tdm_vk_read(tdm_buffer *buf, size_t offset, void *dst, size_t size)
     if (size == 0)
         return TDM_OK;
     if (!vb->mapped)
-        return tdm_vk_staged_read(vd, vb->buffer, offset, dst, size);
+        return tdm_vk_host_read(vd, vb->buffer, offset, dst, size);
     tdm_status s = tdm_vk_finish(buf->device);
     if (s == TDM_OK)
         s = tdm_vk_sync_mapped(vd, vb, offset, size, 0);

@@ -9,6 +9,11 @@
 /* Large enough to amortise each transfer's fixed cost, small enough to stay cheap. */
 #define STAGING_CHUNK ((size_t)8 << 20)
 
+/* Each chunk starts on this boundary, so that backends which import host memory
+ * (Vulkan's VK_EXT_external_memory_host, 4 KiB on most drivers) can copy straight
+ * from and into it: two Vulkan devices then share one host allocation. */
+#define STAGING_ALIGN ((size_t)64 << 10)
+
 /* One chunk read on the helper thread; its error message travels back with it,
  * since the last error is per thread. */
 typedef struct chunk_read {
@@ -61,7 +66,8 @@ static tdm_status write_and_read_next(const tdm_buffer_view *dst, const chunk_re
 tdm_status tdm_staged_copy(const tdm_buffer_view *dst, const tdm_buffer_view *src)
 {
     size_t chunk = src->size < STAGING_CHUNK ? src->size : STAGING_CHUNK;
-    unsigned char *host = malloc(2 * chunk);
+    size_t stride = (chunk + STAGING_ALIGN - 1) / STAGING_ALIGN * STAGING_ALIGN;
+    unsigned char *host = aligned_alloc(STAGING_ALIGN, 2 * stride);
     if (!host)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_buffer_copy: no host memory for staging");
     chunk_read current = next_read(src, 0, chunk, host);
@@ -70,7 +76,7 @@ tdm_status tdm_staged_copy(const tdm_buffer_view *dst, const tdm_buffer_view *sr
                                             : TDM_OK;
     for (size_t k = 1; s == TDM_OK && current.size; k++) {
         chunk_read next = next_read(src, current.done + current.size, chunk,
-                                    host + (k % 2) * chunk);
+                                    host + (k % 2) * stride);
         s = write_and_read_next(dst, &current, &next);
         current = next;
     }
