@@ -17,5 +17,6 @@
 #include "tandem/values.h"
 #include "tandem/strategy.h"
 #include "tandem/variable.h"
+#include "tandem/input.h"
 
 #endif

@@ -1,0 +1,226 @@
+/* Distributed iterators. With prefetch, a thread per iterator gathers and uploads
+ * step k + 1 while the caller holds step k (double buffering: at most two steps are
+ * on the devices); next hands the ready step over and releases the previous one. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "error.h"
+#include "input_impl.h"
+
+/* A step as it passes from the producer to the caller. */
+typedef struct tdm_step_slot {
+    tdm_distributed_batch batch;
+    size_t *rows; /* [replicas], what batch.replica_rows points to */
+    tdm_status status;
+    char error[512]; /* the producer's message, when status is a failure */
+} tdm_step_slot;
+
+struct tdm_distributed_iterator {
+    tdm_strategy *strategy;
+    tdm_step_source src;
+    int prefetch;
+    tdm_step_slot current, next; /* the caller's step; the producer's (prefetch) */
+    int next_full, done, stop, thread_started;
+    pthread_t thread;
+    pthread_mutex_t lock; /* guards next, next_full, stop and stats */
+    pthread_cond_t changed;
+    tdm_input_stats stats;
+};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void slot_release(tdm_step_slot *slot)
+{
+    tdm_value_destroy(slot->batch.features);
+    tdm_value_destroy(slot->batch.labels);
+    slot->batch.features = slot->batch.labels = NULL;
+    slot->batch.global_batch_size = 0;
+}
+
+/* Gathers and uploads the next step into slot; returns the seconds it took. */
+static double produce(tdm_distributed_iterator *it, tdm_step_slot *slot)
+{
+    double start = now_seconds();
+    tdm_status s = tdm_step_source_next(&it->src);
+    const tdm_host_step *st = &it->src.step;
+    if (s == TDM_OK && st->total)
+        s = tdm_step_upload(it->strategy, st, it->src.feature_count, &slot->batch.features,
+                            &slot->batch.labels);
+    slot->status = s;
+    if (s != TDM_OK) {
+        snprintf(slot->error, sizeof slot->error, "%s", tdm_last_error());
+        return now_seconds() - start;
+    }
+    memcpy(slot->rows, st->rows, it->src.replicas * sizeof *slot->rows);
+    slot->batch.global_batch_size = st->total;
+    slot->batch.epoch = st->epoch;
+    slot->batch.index = st->index;
+    return now_seconds() - start;
+}
+
+static int slot_final(const tdm_step_slot *slot)
+{
+    return slot->status != TDM_OK || slot->batch.global_batch_size == 0;
+}
+
+static void *producer_main(void *arg)
+{
+    tdm_distributed_iterator *it = arg;
+    pthread_mutex_lock(&it->lock);
+    for (;;) {
+        while (it->next_full && !it->stop)
+            pthread_cond_wait(&it->changed, &it->lock);
+        if (it->stop)
+            break;
+        pthread_mutex_unlock(&it->lock);
+        double seconds = produce(it, &it->next);
+        pthread_mutex_lock(&it->lock);
+        it->stats.upload_seconds += seconds;
+        it->stats.steps_uploaded += it->next.batch.global_batch_size != 0;
+        it->next_full = 1;
+        pthread_cond_broadcast(&it->changed);
+        if (slot_final(&it->next))
+            break;
+    }
+    pthread_mutex_unlock(&it->lock);
+    return NULL;
+}
+
+/* Swaps the two slots' contents: the caller takes the producer's step. */
+static void take_next(tdm_distributed_iterator *it)
+{
+    tdm_step_slot spare = it->current;
+    it->current = it->next;
+    it->next = spare;
+    it->next_full = 0;
+}
+
+static void next_prefetched(tdm_distributed_iterator *it)
+{
+    double start = now_seconds();
+    pthread_mutex_lock(&it->lock);
+    int ready = it->next_full;
+    while (!it->next_full)
+        pthread_cond_wait(&it->changed, &it->lock);
+    take_next(it);
+    it->stats.steps_ready += ready && it->current.batch.global_batch_size;
+    it->stats.wait_seconds += now_seconds() - start;
+    pthread_cond_broadcast(&it->changed);
+    pthread_mutex_unlock(&it->lock);
+}
+
+/* Without prefetch the caller waits for the whole upload. */
+static void next_direct(tdm_distributed_iterator *it)
+{
+    double seconds = produce(it, &it->next);
+    pthread_mutex_lock(&it->lock);
+    it->stats.upload_seconds += seconds;
+    it->stats.wait_seconds += seconds;
+    it->stats.steps_uploaded += it->next.batch.global_batch_size != 0;
+    take_next(it);
+    pthread_mutex_unlock(&it->lock);
+}
+
+tdm_status tdm_distributed_iterator_next(tdm_distributed_iterator *it,
+                                         const tdm_distributed_batch **out)
+{
+    const char *func = "tdm_distributed_iterator_next";
+    TDM_CHECK_ARG(it, func);
+    TDM_CHECK_ARG(out, func);
+    *out = &it->current.batch;
+    if (!it->done) {
+        slot_release(&it->current);
+        if (it->prefetch)
+            next_prefetched(it);
+        else
+            next_direct(it);
+        it->done = slot_final(&it->current);
+        pthread_mutex_lock(&it->lock);
+        it->stats.steps += it->current.batch.global_batch_size != 0;
+        pthread_mutex_unlock(&it->lock);
+    }
+    if (it->current.status != TDM_OK)
+        return tdm_fail(it->current.status, "%s", it->current.error);
+    return TDM_OK;
+}
+
+tdm_status tdm_distributed_iterator_stats(tdm_distributed_iterator *it, tdm_input_stats *out)
+{
+    TDM_CHECK_ARG(it, "tdm_distributed_iterator_stats");
+    TDM_CHECK_ARG(out, "tdm_distributed_iterator_stats");
+    pthread_mutex_lock(&it->lock);
+    *out = it->stats;
+    pthread_mutex_unlock(&it->lock);
+    return TDM_OK;
+}
+
+void tdm_distributed_iterator_destroy(tdm_distributed_iterator *it)
+{
+    if (!it)
+        return;
+    if (it->thread_started) {
+        pthread_mutex_lock(&it->lock);
+        it->stop = 1;
+        pthread_cond_broadcast(&it->changed);
+        pthread_mutex_unlock(&it->lock);
+        pthread_join(it->thread, NULL);
+    }
+    slot_release(&it->current);
+    slot_release(&it->next);
+    free(it->current.rows);
+    free(it->next.rows);
+    tdm_step_source_free(&it->src);
+    pthread_cond_destroy(&it->changed);
+    pthread_mutex_destroy(&it->lock);
+    free(it);
+}
+
+static tdm_status init_slots(tdm_distributed_iterator *it, size_t replicas)
+{
+    it->current.rows = calloc(replicas, sizeof *it->current.rows);
+    it->next.rows = calloc(replicas, sizeof *it->next.rows);
+    if (!it->current.rows || !it->next.rows)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_distributed_iterator_create: no host memory");
+    it->current.batch.replica_rows = it->current.rows;
+    it->current.batch.num_replicas = it->next.batch.num_replicas = replicas;
+    it->next.batch.replica_rows = it->next.rows;
+    return TDM_OK;
+}
+
+tdm_status tdm_distributed_iterator_create(const tdm_distributed_dataset *dist,
+                                           tdm_distributed_iterator **out)
+{
+    const char *func = "tdm_distributed_iterator_create";
+    TDM_CHECK_ARG(out, func);
+    *out = NULL;
+    TDM_CHECK_ARG(dist, func);
+    tdm_distributed_iterator *it = calloc(1, sizeof *it);
+    if (!it)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: no host memory", func);
+    pthread_mutex_init(&it->lock, NULL);
+    pthread_cond_init(&it->changed, NULL);
+    it->strategy = dist->strategy;
+    it->prefetch = dist->opts.prefetch != 0;
+    tdm_status s = init_slots(it, tdm_strategy_num_replicas(dist->strategy));
+    if (s == TDM_OK)
+        s = tdm_step_source_init(&it->src, dist);
+    if (s == TDM_OK && it->prefetch) {
+        it->thread_started = pthread_create(&it->thread, NULL, producer_main, it) == 0;
+        if (!it->thread_started)
+            s = tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot start the prefetch thread", func);
+    }
+    if (s != TDM_OK) {
+        tdm_distributed_iterator_destroy(it);
+        return s;
+    }
+    *out = it;
+    return TDM_OK;
+}

@@ -1,0 +1,59 @@
+/* Loss scaling: per-example losses summed and divided by the step's global batch
+ * size, so that summing the replicas' results gives the mean over the whole step. */
+#include <string.h>
+
+#include "error.h"
+#include "kernel.h"
+#include "tandem/input.h"
+#include "tandem/ops.h"
+
+float tdm_loss_scale(size_t global_batch_size)
+{
+    return global_batch_size ? 1.0f / (float)global_batch_size : 0.0f;
+}
+
+static tdm_status check_tensors(const tdm_tensor *losses, size_t global, const tdm_tensor *out,
+                                const char *func)
+{
+    TDM_CHECK_ARG(losses, func);
+    TDM_CHECK_ARG(out, func);
+    if (tdm_tensor_dtype(losses) != TDM_F32 || tdm_tensor_dtype(out) != TDM_F32 ||
+        tdm_tensor_count(out) != 1)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: expected f32 losses and an f32 output of one element", func);
+    if (tdm_tensor_device(losses) != tdm_tensor_device(out))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: the losses and the output lie on different devices", func);
+    if (tdm_tensor_count(losses) > UINT32_MAX)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %zu losses are more than one launch sums",
+                        func, tdm_tensor_count(losses));
+    if (tdm_tensor_count(losses) && !global)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: global_batch_size is 0 but there are %zu losses: pass the step's "
+                        "global batch size",
+                        func, tdm_tensor_count(losses));
+    return TDM_OK;
+}
+
+tdm_status tdm_compute_average_loss(const tdm_tensor *per_example_losses, size_t global_batch_size,
+                                    tdm_tensor *out)
+{
+    const char *func = "tdm_compute_average_loss";
+    tdm_status s = check_tensors(per_example_losses, global_batch_size, out, func);
+    if (s != TDM_OK)
+        return s;
+    size_t n = tdm_tensor_count(per_example_losses);
+    if (n == 0) /* an empty replica: contributes nothing to the global sum */
+        return tdm_op_fill(out, 0.0f);
+    /* One chunk of n: one work-group sums in a fixed order, deterministic per device. */
+    tdm_kernel_call sum;
+    memset(&sum, 0, sizeof sum);
+    sum.kernel = TDM_KERNEL_sum;
+    sum.views[0] = tdm_tensor_view(out);
+    sum.views[1] = tdm_tensor_view(per_example_losses);
+    sum.u[0] = sum.u[1] = (uint32_t)n;
+    s = tdm_kernel_run(tdm_tensor_device(out), &sum);
+    if (s == TDM_OK)
+        s = tdm_op_scale(out, out, tdm_loss_scale(global_batch_size));
+    return s == TDM_OK ? s : tdm_fail_context(s, "%s", func);
+}
