@@ -118,6 +118,17 @@ void run_state_coordinate(struct run_state *rs)
     pthread_mutex_unlock(&rs->lock);
 }
 
+/* Sets the gather's message as this replica's error, naming the call unless the
+ * message already starts with it. */
+static void report(tdm_status status, const char *func, const char *message)
+{
+    size_t len = strlen(func);
+    if (!strncmp(message, func, len) && !strncmp(message + len, ": ", 2))
+        tdm_fail(status, "%s", message);
+    else
+        tdm_fail(status, "%s: %s", func, message);
+}
+
 tdm_status tdm_replica_gather(tdm_replica_context *rc, tdm_gather_fn fn, void *user_data,
                               void *item, void **result, const char *func)
 {
@@ -145,7 +156,7 @@ tdm_status tdm_replica_gather(tdm_replica_context *rc, tdm_gather_fn fn, void *u
     void *mine = rs->results[id];
     rs->results[id] = NULL;
     if (s != TDM_OK)
-        tdm_fail(s, "%s: %s", func, rs->gather_message);
+        report(s, func, rs->gather_message);
     pthread_mutex_unlock(&rs->lock);
     if (result)
         *result = s == TDM_OK ? mine : NULL;

@@ -1,7 +1,6 @@
 /* tdm_variable_assign and tdm_variable_assign_host: assign, assign_add and
  * assign_sub with the rules of the calling thread's mode (update function, replica
  * function, cross-replica) for mirrored and sync-on-read variables. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -256,19 +255,6 @@ static tdm_status merge_write(tdm_strategy *s, void *const *items, void *user_da
     return st != TDM_OK ? st : tdm_variable_check_if_asked(r->var, r->func);
 }
 
-/* tdm_replica_gather puts "func: " before the merge step's message; drop ours. */
-static tdm_status gather_write(tdm_strategy *s, void *const *items, void *user_data, void **results)
-{
-    tdm_status st = merge_write(s, items, user_data, results);
-    const char *func = ((const request *)items[0])->func, *msg = tdm_last_error();
-    size_t len = strlen(func);
-    if (st == TDM_OK || strncmp(msg, func, len) || strncmp(msg + len, ": ", 2))
-        return st;
-    char copy[1024];
-    snprintf(copy, sizeof copy, "%s", msg + len + 2);
-    return tdm_fail(st, "%s", copy);
-}
-
 static tdm_status write_in_replica(request *r)
 {
     tdm_replica_context *rc = tdm_mode()->replica;
@@ -301,7 +287,7 @@ static tdm_status write_in_replica(request *r)
                         "in cross-replica context (e.g. a merge function)",
                         r->func, tdm_assign_op_name(r->op), var->name, rc->id);
     void *result = NULL;
-    return tdm_replica_gather(rc, gather_write, NULL, r, &result, r->func);
+    return tdm_replica_gather(rc, merge_write, NULL, r, &result, r->func);
 }
 
 /* ---- entry points ---- */
