@@ -9,8 +9,8 @@
 
 #define MAX_FILES 64
 
-static char tmp_dir[] = "/tmp/tdm_dataset_XXXXXX";
-static char created[MAX_FILES][128];
+static char tmp_dir[96]; /* $TMPDIR (else /tmp)/tdm_dataset_XXXXXX, made by mkdtemp */
+static char created[MAX_FILES][160];
 static size_t created_count;
 
 /* A path in the scratch directory, remembered for removal at the end. */
@@ -788,8 +788,10 @@ static void check_digits(const char *path)
 
 int main(int argc, char **argv)
 {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(tmp_dir, sizeof tmp_dir, "%s/tdm_dataset_XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (argc != 2 || !mkdtemp(tmp_dir)) {
-        fprintf(stderr, "usage: test_dataset DIGITS_CSV_GZ (and a writable /tmp)\n");
+        fprintf(stderr, "usage: test_dataset DIGITS_CSV_GZ (and a writable TMPDIR or /tmp)\n");
         return 2;
     }
     check_csv_plain();

@@ -350,6 +350,16 @@ static tdm_status read_local_fn(tdm_replica_context *rc, void *user)
 }
 
 /* Copies made to differ on purpose: each mode reads the copy it should. */
+/* In a replica function every replica reads its own copy: rows[r * COUNT ...]. */
+static void expect_local_reads(tdm_strategy *s, tdm_variable *v, const float *rows)
+{
+    job j;
+    job_init(&j, v, TDM_ASSIGN, rows, COUNT);
+    CHECK_OK(tdm_strategy_run(s, read_local_fn, &j, NULL, 0, NULL));
+    for (size_t r = 0; r < n; r++)
+        CHECK(same_bits(j.read[r], rows + r * COUNT, COUNT, "replica read", __LINE__));
+}
+
 static void test_read_modes(tdm_strategy *s, tdm_synchronization sync)
 {
     float rows[MAX_REPLICAS * COUNT];
@@ -358,11 +368,7 @@ static void test_read_modes(tdm_strategy *s, tdm_synchronization sync)
     for (size_t i = 0; i < n; i++)
         poke_copy(v, i, rows + i * COUNT);
     EXPECT_READ(v, rows); /* cross-replica: copy 0 */
-    job j;
-    job_init(&j, v, TDM_ASSIGN, rows, COUNT);
-    CHECK_OK(tdm_strategy_run(s, read_local_fn, &j, NULL, 0, NULL));
-    for (size_t r = 0; r < n; r++)
-        CHECK(same_bits(j.read[r], rows + r * COUNT, COUNT, "replica read", __LINE__));
+    expect_local_reads(s, v, rows);
     tdm_variable_destroy(v);
 }
 
@@ -393,11 +399,7 @@ static void test_read_sync_on_read(tdm_strategy *s)
             EXPECT_READ(v, want);
         }
         /* A replica reads its own copy, whatever the aggregation. */
-        job j;
-        job_init(&j, v, TDM_ASSIGN, rows, COUNT);
-        CHECK_OK(tdm_strategy_run(s, read_local_fn, &j, NULL, 0, NULL));
-        for (size_t r = 0; r < n; r++)
-            CHECK(same_bits(j.read[r], rows + r * COUNT, COUNT, "replica read", __LINE__));
+        expect_local_reads(s, v, rows);
         tdm_variable_destroy(v);
     }
     /* The fold is in copy order: with 1e8 + 1 - 1e8 the order shows. */
