@@ -1,0 +1,80 @@
+#include <math.h>
+#include <string.h>
+
+#include "atomic_file.h"
+#include "metrics_file.h"
+
+#define FIELD_COUNT 5
+
+static const char *const field_names[FIELD_COUNT] = {"train_loss", "test_loss", "test_accuracy",
+                                                     "seconds", "examples_per_second"};
+
+static void epoch_fields(const train_epoch *e, double out[FIELD_COUNT])
+{
+    out[0] = e->train_loss;
+    out[1] = e->test_loss;
+    out[2] = e->test_accuracy;
+    out[3] = e->seconds;
+    out[4] = e->examples_per_second;
+}
+
+/* A finite value with %.9g; else `missing`. */
+static void put_number(FILE *f, double v, const char *missing)
+{
+    if (isfinite(v))
+        fprintf(f, "%.9g", v);
+    else
+        fputs(missing, f);
+}
+
+static void write_csv(FILE *f, const train_epoch *e, size_t n)
+{
+    fputs("epoch", f);
+    for (int k = 0; k < FIELD_COUNT; k++)
+        fprintf(f, ",%s", field_names[k]);
+    fputc('\n', f);
+    for (size_t i = 0; i < n; i++) {
+        double v[FIELD_COUNT];
+        epoch_fields(&e[i], v);
+        fprintf(f, "%u", e[i].epoch);
+        for (int k = 0; k < FIELD_COUNT; k++) {
+            fputc(',', f);
+            put_number(f, v[k], "");
+        }
+        fputc('\n', f);
+    }
+}
+
+static void write_json(FILE *f, const train_epoch *e, size_t n)
+{
+    fputs(n ? "{\"epochs\": [\n" : "{\"epochs\": [", f);
+    for (size_t i = 0; i < n; i++) {
+        double v[FIELD_COUNT];
+        epoch_fields(&e[i], v);
+        fprintf(f, "  {\"epoch\": %u", e[i].epoch);
+        for (int k = 0; k < FIELD_COUNT; k++) {
+            fprintf(f, ", \"%s\": ", field_names[k]);
+            put_number(f, v[k], "null");
+        }
+        fputs(i + 1 < n ? "},\n" : "}\n", f);
+    }
+    fputs("]}\n", f);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t len = strlen(s), suffix_len = strlen(suffix);
+    return len >= suffix_len && strcmp(s + len - suffix_len, suffix) == 0;
+}
+
+int metrics_write(const char *path, const train_epoch *e, size_t n, char *err, size_t err_size)
+{
+    atomic_file a;
+    if (atomic_file_open(&a, path, err, err_size) != 0)
+        return -1;
+    if (ends_with(path, ".json"))
+        write_json(a.f, e, n);
+    else
+        write_csv(a.f, e, n);
+    return atomic_file_commit(&a, err, err_size);
+}
