@@ -18,5 +18,6 @@
 #include "tandem/strategy.h"
 #include "tandem/variable.h"
 #include "tandem/input.h"
+#include "tandem/optimizer.h"
 
 #endif

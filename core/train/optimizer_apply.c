@@ -1,0 +1,351 @@
+/* Optimizer updates: the one kernel call per kind (run_kernel, which every path goes
+ * through), the cross-replica apply, and the training op's per-replica apply_local. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "kernel.h"
+#include "optimizer_impl.h"
+#include "variable_impl.h"
+
+tdm_opt_step tdm_optimizer_step_params(const tdm_optimizer *opt, uint64_t iterations)
+{
+    const tdm_optimizer_options *o = &opt->opts;
+    tdm_opt_step p = {0};
+    p.lr = tdm_lr_schedule_value(&o->learning_rate, iterations);
+    double t = (double)iterations + 1.0;
+    p.beta1_power = (float)pow((double)o->beta1, t);
+    p.beta2_power = (float)pow((double)o->beta2, t);
+    p.weight_decay = (float)((double)p.lr * (double)o->weight_decay);
+    return p;
+}
+
+int tdm_optimizer_same_arithmetic(const tdm_device *a, const tdm_device *b)
+{
+    return a == b ||
+           (a->ops == b->ops && !strcmp(a->desc.name, b->desc.name) &&
+            !strcmp(a->desc.vendor, b->desc.vendor) && !strcmp(a->desc.driver, b->desc.driver));
+}
+
+int tdm_optimizer_computes_copy(const tdm_variable *var, size_t copy)
+{
+    return tdm_optimizer_same_arithmetic(var->copies[copy]->device, var->copies[0]->device);
+}
+
+/* The one kernel call per kind, on dev: views[0] w, views[1] g, then the slots in
+ * the order of tdm_optimizer_slot_names, each of n floats. */
+static tdm_status run_kernel(const tdm_optimizer *opt, const tdm_opt_step *step, tdm_device *dev,
+                             const tdm_buffer_view *views, size_t n)
+{
+    const tdm_optimizer_options *o = &opt->opts;
+    if (n == 0)
+        return TDM_OK;
+    if (n > UINT32_MAX)
+        return tdm_fail(TDM_ERR_UNSUPPORTED,
+                        "%zu elements; optimizer kernels take at most 2^32 - 1", n);
+    tdm_kernel_call c = {0};
+    for (size_t b = 0; b < 2 + opt->slot_count; b++)
+        c.views[b] = views[b];
+    c.u[0] = (uint32_t)n;
+    c.f[0] = step->lr;
+    switch (o->kind) {
+    case TDM_OPT_SGD: c.kernel = TDM_KERNEL_sgd; break;
+    case TDM_OPT_MOMENTUM:
+        c.kernel = TDM_KERNEL_momentum;
+        c.u[1] = (uint32_t)o->nesterov;
+        c.f[1] = o->momentum;
+        break;
+    case TDM_OPT_ADAGRAD:
+        c.kernel = TDM_KERNEL_adagrad;
+        c.f[1] = o->epsilon;
+        break;
+    case TDM_OPT_RMSPROP:
+        c.kernel = TDM_KERNEL_rmsprop;
+        /* Uncentered, the kernel neither reads nor writes mg: any view of n floats. */
+        if (!o->centered)
+            c.views[4] = c.views[3];
+        c.u[1] = (uint32_t)o->centered;
+        c.f[1] = o->rho;
+        c.f[2] = o->momentum;
+        c.f[3] = o->epsilon;
+        break;
+    case TDM_OPT_ADAM:
+    case TDM_OPT_ADAMW:
+        c.kernel = o->kind == TDM_OPT_ADAM ? TDM_KERNEL_adam : TDM_KERNEL_adamw;
+        c.f[1] = o->beta1;
+        c.f[2] = o->beta2;
+        c.f[3] = o->epsilon;
+        c.f[4] = step->beta1_power;
+        c.f[5] = step->beta2_power;
+        c.f[6] = step->weight_decay;
+        break;
+    }
+    return tdm_kernel_run(dev, &c);
+}
+
+/* Copy `copy` of var and of its slots, in place, with g on that copy's device. */
+static tdm_status update_in_place(const tdm_optimizer *opt, const tdm_opt_step *step,
+                                  tdm_variable *var, tdm_variable *const *slots, size_t copy,
+                                  const tdm_buffer_view *g)
+{
+    tdm_tensor *w = var->copies[copy];
+    tdm_buffer_view views[2 + TDM_OPT_MAX_SLOTS];
+    views[0] = tdm_tensor_view(w);
+    views[1] = *g;
+    for (size_t k = 0; k < opt->slot_count; k++) {
+        const tdm_tensor *slot = slots[k]->copies[copy];
+        if (slot->device != w->device)
+            return tdm_fail(TDM_ERR_INVALID_STATE,
+                            "copy %zu of slot '%s' is on %s, its variable's on %s", copy,
+                            slots[k]->name, slot->device->desc.id, w->device->desc.id);
+        views[2 + k] = tdm_tensor_view(slot);
+    }
+    return run_kernel(opt, step, w->device, views, var->count);
+}
+
+/* Copy `to` of var and of its slots takes copy `from`'s bytes. */
+static tdm_status copy_state(const tdm_optimizer *opt, tdm_variable *var,
+                             tdm_variable *const *slots, size_t from, size_t to)
+{
+    tdm_status s = TDM_OK;
+    for (size_t k = 0; k <= opt->slot_count && s == TDM_OK; k++) {
+        const tdm_variable *v = k ? slots[k - 1] : var;
+        if (v->count)
+            s = tdm_tensor_copy(v->copies[to], v->copies[from]);
+    }
+    return s;
+}
+
+tdm_status tdm_optimizer_update_var(const tdm_optimizer *opt, const tdm_opt_step *step,
+                                    tdm_variable *var, tdm_variable *const *slots,
+                                    const tdm_buffer_view *grads, const char *func)
+{
+    tdm_status s = TDM_OK;
+    for (size_t c = 0; c < var->copy_count && s == TDM_OK; c++)
+        if (tdm_optimizer_computes_copy(var, c)) {
+            s = update_in_place(opt, step, var, slots, c, &grads[c]);
+            if (s != TDM_OK)
+                return tdm_fail_context(s, "%s: %s update of variable '%s', copy %zu", func,
+                                        tdm_optimizer_name(opt), var->name, c);
+        }
+    /* Devices of other arithmetic would round differently: they take copy 0's bits. */
+    for (size_t c = 1; c < var->copy_count && s == TDM_OK; c++)
+        if (!tdm_optimizer_computes_copy(var, c)) {
+            s = copy_state(opt, var, slots, 0, c);
+            if (s != TDM_OK)
+                return tdm_fail_context(s, "%s: variable '%s': copying the update to copy %zu",
+                                        func, var->name, c);
+        }
+    s = tdm_variable_check_if_asked(var, func);
+    for (size_t k = 0; k < opt->slot_count && s == TDM_OK; k++)
+        s = tdm_variable_check_if_asked(slots[k], func);
+    return s;
+}
+
+/* ---- tdm_optimizer_apply ---- */
+
+static tdm_status check_grad(const tdm_variable *var, const tdm_tensor *g, size_t i,
+                             const char *func)
+{
+    if (!g)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: grads[%zu] (of variable '%s') is NULL", func,
+                        i, var->name);
+    if (tdm_tensor_dtype(g) != TDM_F32 || tdm_tensor_count(g) != var->count)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: the gradient of variable '%s' is an %s tensor of %zu elements; "
+                        "pass an f32 tensor of the variable's %zu elements",
+                        func, var->name, tdm_dtype_name(tdm_tensor_dtype(g)), tdm_tensor_count(g),
+                        var->count);
+    return TDM_OK;
+}
+
+/* Every copy of var with g, copied first to each copy's device that lacks it. */
+static tdm_status apply_everywhere(const tdm_optimizer *opt, const tdm_opt_step *step,
+                                   tdm_variable *var, tdm_variable *const *slots,
+                                   const tdm_tensor *g, const char *func)
+{
+    size_t n = var->copy_count;
+    tdm_tensor **tmp = calloc(n ? n : 1, sizeof *tmp);
+    tdm_buffer_view *views = calloc(n ? n : 1, sizeof *views);
+    tdm_status s =
+        tmp && views ? TDM_OK : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    for (size_t c = 0; c < n && s == TDM_OK; c++) {
+        const tdm_tensor *copy = var->copies[c];
+        if (!tdm_optimizer_computes_copy(var, c))
+            continue; /* takes copy 0's result */
+        if (g->device == copy->device) {
+            views[c] = tdm_tensor_view(g);
+            continue;
+        }
+        s = tdm_tensor_create_like(copy->device, copy, &tmp[c]);
+        if (s == TDM_OK && var->count)
+            s = tdm_tensor_copy(tmp[c], g);
+        if (s == TDM_OK)
+            views[c] = tdm_tensor_view(tmp[c]);
+        else
+            tdm_fail_context(s, "%s: the gradient of variable '%s' to copy %zu's device", func,
+                             var->name, c);
+    }
+    if (s == TDM_OK)
+        s = tdm_optimizer_update_var(opt, step, var, slots, views, func);
+    for (size_t c = 0; tmp && c < n; c++)
+        tdm_tensor_destroy(tmp[c]);
+    free(tmp);
+    free(views);
+    return s;
+}
+
+/* In a replica function only a one-replica strategy may apply directly. */
+static tdm_status check_mode(const tdm_optimizer *opt, const char *func)
+{
+    const tdm_replica_context *rc = tdm_mode()->replica;
+    if (!rc)
+        return tdm_require_cross_replica(opt->strategy, func);
+    if (rc->strategy != opt->strategy)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: called from a replica function of another strategy than the "
+                        "optimizer's",
+                        func);
+    if (rc->strategy->replica_count > 1)
+        return tdm_fail(TDM_ERR_INVALID_STATE,
+                        "%s: called from replica %zu's function with %zu replicas: each replica "
+                        "would apply its own gradients, a different update on each copy; wrap "
+                        "the optimizer in a tower optimizer (tdm_tower_optimizer_create) and call "
+                        "tdm_tower_optimizer_apply from every tower, or apply in cross-replica "
+                        "context",
+                        func, rc->id, rc->strategy->replica_count);
+    return TDM_OK;
+}
+
+tdm_status tdm_optimizer_apply(tdm_optimizer *opt, tdm_variable *const *vars,
+                               tdm_tensor *const *grads, size_t count)
+{
+    static const char func[] = "tdm_optimizer_apply";
+    TDM_CHECK_ARG(opt, func);
+    tdm_status s = check_mode(opt, func);
+    if (s == TDM_OK)
+        s = tdm_optimizer_check_vars(opt, vars, count, func);
+    if (s == TDM_OK && count)
+        TDM_CHECK_ARG(grads, func);
+    for (size_t i = 0; i < count && s == TDM_OK; i++)
+        s = check_grad(vars[i], grads[i], i, func);
+    if (s != TDM_OK)
+        return s;
+    size_t per = opt->slot_count;
+    tdm_variable **slots = calloc(count * per + 1, sizeof *slots);
+    if (!slots)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    s = tdm_optimizer_lookup_slots(opt, vars, count, slots, func);
+    tdm_opt_step step = tdm_optimizer_step_params(opt, tdm_optimizer_iterations(opt));
+    for (size_t i = 0; i < count && s == TDM_OK; i++)
+        s = apply_everywhere(opt, &step, vars[i], slots + i * per, grads[i], func);
+    free(slots);
+    if (s == TDM_OK)
+        atomic_fetch_add(&opt->iterations, 1);
+    return s;
+}
+
+/* ---- tdm_optimizer_apply_local ---- */
+
+static tdm_status check_local_grad(const tdm_variable *var, const tdm_buffer_view *g,
+                                   const tdm_device *dev, size_t i, const char *func)
+{
+    if (!g->buffer)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: grads[%zu] (of variable '%s') is NULL", func,
+                        i, var->name);
+    if (tdm_buffer_device(g->buffer) != dev)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: the gradient of variable '%s' is on %s, not on the replica's "
+                        "device %s",
+                        func, var->name, tdm_buffer_device(g->buffer)->desc.id, dev->desc.id);
+    if (g->size < var->count * sizeof(float))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: the gradient view of variable '%s' holds %zu bytes; the variable "
+                        "has %zu f32 elements",
+                        func, var->name, g->size, var->count);
+    return TDM_OK;
+}
+
+/* Copy `copy` of var, on a device whose arithmetic differs from copy 0's: the update
+ * runs on copy 0's device, over scratch copies of this copy's state and of g (equal,
+ * bit for bit, to what copy 0's replica updates there), and comes back. Copy 0 itself
+ * is left to its own replica, so the replicas need not wait for each other. */
+static tdm_status update_elsewhere(const tdm_optimizer *opt, const tdm_opt_step *step,
+                                   tdm_variable *var, tdm_variable *const *slots, size_t copy,
+                                   const tdm_buffer_view *g)
+{
+    if (var->count == 0)
+        return TDM_OK;
+    tdm_device *there = var->copies[0]->device;
+    size_t k = opt->slot_count, bytes = var->count * sizeof(float);
+    tdm_tensor *scratch[2 + TDM_OPT_MAX_SLOTS] = {0};
+    tdm_buffer_view views[2 + TDM_OPT_MAX_SLOTS];
+    tdm_status s = TDM_OK;
+    for (size_t b = 0; b < 2 + k && s == TDM_OK; b++) {
+        s = tdm_tensor_create_like(there, var->copies[copy], &scratch[b]);
+        if (s == TDM_OK)
+            views[b] = tdm_tensor_view(scratch[b]);
+    }
+    tdm_buffer_view gv = *g;
+    gv.size = bytes;
+    if (s == TDM_OK)
+        s = tdm_tensor_copy(scratch[0], var->copies[copy]);
+    if (s == TDM_OK)
+        s = tdm_buffer_copy(&views[1], &gv);
+    for (size_t j = 0; j < k && s == TDM_OK; j++)
+        s = tdm_tensor_copy(scratch[2 + j], slots[j]->copies[copy]);
+    if (s == TDM_OK)
+        s = run_kernel(opt, step, there, views, var->count);
+    if (s == TDM_OK)
+        s = tdm_tensor_copy(var->copies[copy], scratch[0]);
+    for (size_t j = 0; j < k && s == TDM_OK; j++)
+        s = tdm_tensor_copy(slots[j]->copies[copy], scratch[2 + j]);
+    for (size_t b = 0; b < 2 + k; b++)
+        tdm_tensor_destroy(scratch[b]);
+    return s;
+}
+
+tdm_status tdm_optimizer_apply_local(tdm_optimizer *opt, tdm_replica_context *rc,
+                                     tdm_variable *const *vars, const tdm_buffer_view *grads,
+                                     size_t count)
+{
+    static const char func[] = "tdm_optimizer_apply_local";
+    TDM_CHECK_ARG(opt, func);
+    TDM_CHECK_ARG(rc, func);
+    if (rc->strategy != opt->strategy)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: the replica context is of another strategy than the optimizer's",
+                        func);
+    tdm_status s = tdm_optimizer_check_vars(opt, vars, count, func);
+    if (s == TDM_OK && count)
+        TDM_CHECK_ARG(grads, func);
+    if (s != TDM_OK)
+        return s;
+    tdm_device *dev = tdm_replica_device(rc);
+    size_t per = opt->slot_count;
+    tdm_variable **slots = calloc(count * per + 1, sizeof *slots);
+    if (!slots)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    s = tdm_optimizer_lookup_slots(opt, vars, count, slots, func);
+    tdm_opt_step step = tdm_optimizer_step_params(opt, tdm_optimizer_iterations(opt));
+    for (size_t i = 0; i < count && s == TDM_OK; i++) {
+        int c = tdm_variable_copy_index(vars[i], dev);
+        if (c < 0)
+            s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                         "%s: variable '%s' has no copy on replica %zu's device %s", func,
+                         vars[i]->name, rc->id, dev->desc.id);
+        if (s == TDM_OK)
+            s = check_local_grad(vars[i], &grads[i], dev, i, func);
+        if (s == TDM_OK) {
+            s = tdm_optimizer_computes_copy(vars[i], (size_t)c)
+                    ? update_in_place(opt, &step, vars[i], slots + i * per, (size_t)c, &grads[i])
+                    : update_elsewhere(opt, &step, vars[i], slots + i * per, (size_t)c, &grads[i]);
+            if (s != TDM_OK)
+                tdm_fail_context(s, "%s: replica %zu: %s update of variable '%s'", func, rc->id,
+                                 tdm_optimizer_name(opt), vars[i]->name);
+        }
+    }
+    free(slots);
+    return s;
+}
