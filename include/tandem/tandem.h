@@ -19,5 +19,6 @@
 #include "tandem/variable.h"
 #include "tandem/input.h"
 #include "tandem/optimizer.h"
+#include "tandem/checkpoint.h"
 
 #endif

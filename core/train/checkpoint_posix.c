@@ -1,0 +1,290 @@
+/* Every operating-system call of the checkpoint files: directories, the temporary
+ * file and its lock, fsync, rename, listing and reading. POSIX, plus flock (Linux,
+ * the BSDs). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checkpoint_posix.h"
+#include "error.h"
+
+tdm_status tdm_ckpt_os_fail(int err, const char *func, const char *what, const char *path)
+{
+    char buf[128];
+    const char *msg = strerror_r(err, buf, sizeof buf);
+    tdm_status s = TDM_ERR_NOT_FOUND;
+    if (err == ENOMEM || err == ENOSPC || err == EDQUOT || err == EFBIG)
+        s = TDM_ERR_OUT_OF_MEMORY;
+    return tdm_fail(s, "%s: cannot %s %s: %s", func, what, path, msg);
+}
+
+char *tdm_ckpt_join(const char *dir, const char *name)
+{
+    size_t d = strlen(dir), n = strlen(name);
+    int slash = d > 0 && dir[d - 1] != '/';
+    char *p = malloc(d + (size_t)slash + n + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, dir, d);
+    if (slash)
+        p[d] = '/';
+    memcpy(p + d + slash, name, n + 1);
+    return p;
+}
+
+/* The directory that holds path's last component: "." for a bare name. */
+static char *parent_of(const char *path)
+{
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/') /* "a/b/" is "a/b" */
+        len--;
+    while (len > 0 && path[len - 1] != '/')
+        len--;
+    while (len > 1 && path[len - 1] == '/')
+        len--;
+    if (len == 0)
+        return strdup(".");
+    char *p = malloc(len + 1);
+    if (p) {
+        memcpy(p, path, len);
+        p[len] = '\0';
+    }
+    return p;
+}
+
+tdm_status tdm_ckpt_os_make_dir(const char *dir, const char *func)
+{
+    if (mkdir(dir, 0777) == 0) {
+        /* New: its own entry must persist as well as the files that go into it. */
+        char *parent = parent_of(dir);
+        if (!parent)
+            return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+        tdm_status s = tdm_ckpt_os_sync_dir(parent, func);
+        free(parent);
+        return s;
+    }
+    int err = errno;
+    struct stat st;
+    if (err == EEXIST && stat(dir, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return TDM_OK;
+        err = ENOTDIR;
+    }
+    return tdm_ckpt_os_fail(err, func, "create the directory", dir);
+}
+
+tdm_status tdm_ckpt_os_create_temp(const char *dir, const char *final_name, const char *func,
+                                   char **path, FILE **f)
+{
+    static atomic_uint counter;
+    *path = NULL;
+    *f = NULL;
+    char name[128];
+    for (int attempt = 0;; attempt++) {
+        snprintf(name, sizeof name, ".%s.tmp-%ld-%u", final_name, (long)getpid(),
+                 atomic_fetch_add(&counter, 1));
+        char *p = tdm_ckpt_join(dir, name);
+        if (!p)
+            return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+        int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd < 0) {
+            int err = errno;
+            if (err == EEXIST && attempt < 100) { /* left by a process with our pid */
+                free(p);
+                continue;
+            }
+            tdm_status s = tdm_ckpt_os_fail(err, func, "create the temporary file", p);
+            free(p);
+            return s;
+        }
+        /* Taken at once: prune skips files whose lock is held. */
+        FILE *file = flock(fd, LOCK_EX | LOCK_NB) == 0 ? fdopen(fd, "wb") : NULL;
+        if (!file) {
+            int err = errno;
+            unlink(p);
+            close(fd);
+            tdm_status s = tdm_ckpt_os_fail(err, func, "lock and open the temporary file", p);
+            free(p);
+            return s;
+        }
+        *path = p;
+        *f = file;
+        return TDM_OK;
+    }
+}
+
+tdm_status tdm_ckpt_os_sync_file(FILE *f, const char *path, const char *func)
+{
+    if (fflush(f) != 0)
+        return tdm_ckpt_os_fail(errno, func, "write", path);
+    if (fsync(fileno(f)) != 0)
+        return tdm_ckpt_os_fail(errno, func, "fsync", path);
+    return TDM_OK;
+}
+
+tdm_status tdm_ckpt_os_rename(const char *from, const char *to, const char *func)
+{
+    if (rename(from, to) == 0)
+        return TDM_OK;
+    int err = errno;
+    char buf[128];
+    tdm_status s = err == ENOMEM || err == ENOSPC || err == EDQUOT ? TDM_ERR_OUT_OF_MEMORY
+                                                                   : TDM_ERR_NOT_FOUND;
+    return tdm_fail(s, "%s: cannot rename %s to %s: %s", func, from, to,
+                    strerror_r(err, buf, sizeof buf));
+}
+
+tdm_status tdm_ckpt_os_sync_dir(const char *dir, const char *func)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return tdm_ckpt_os_fail(errno, func, "open the directory", dir);
+    int rc = fsync(fd), err = errno;
+    close(fd);
+    if (rc != 0 && err != EINVAL)
+        return tdm_ckpt_os_fail(err, func, "fsync the directory", dir);
+    return TDM_OK;
+}
+
+int tdm_ckpt_os_remove(const char *path)
+{
+    if (unlink(path) == 0)
+        return 1;
+    return errno == ENOENT ? 0 : -1;
+}
+
+int tdm_ckpt_os_remove_if_unlocked(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return errno == ENOENT ? 0 : -1;
+    int removed = 0;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+        /* Unlinked while held: no writer can be between creating and locking it. */
+        removed = unlink(path) == 0 ? 1 : errno == ENOENT ? 0 : -1;
+    } else if (errno != EWOULDBLOCK) {
+        removed = -1;
+    }
+    int err = errno;
+    close(fd);
+    errno = err;
+    return removed;
+}
+
+tdm_status tdm_ckpt_os_list(const char *dir, const char *func, tdm_ckpt_entry_fn fn, void *user)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return tdm_ckpt_os_fail(errno, func, "open the directory", dir);
+    for (;;) {
+        errno = 0;
+        struct dirent *e = readdir(d);
+        if (!e) {
+            int err = errno;
+            closedir(d);
+            return err ? tdm_ckpt_os_fail(err, func, "list the directory", dir) : TDM_OK;
+        }
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (fn(e->d_name, user))
+            break;
+    }
+    closedir(d);
+    return TDM_OK;
+}
+
+/* read() until n bytes or the end of the file; the bytes read, -1 on an error. */
+static ssize_t read_full(int fd, unsigned char *p, size_t n, off_t offset)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, p + got, n - got, offset + (off_t)got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+/* Opens a regular file for reading; -1 with errno set otherwise. */
+static int open_regular(const char *path, struct stat *st)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+        int err = S_ISDIR(st->st_mode) ? EISDIR : errno ? errno : EINVAL;
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    return fd;
+}
+
+tdm_status tdm_ckpt_os_read_file(const char *path, const char *func, unsigned char **data,
+                                 size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    struct stat st = {0};
+    errno = 0;
+    int fd = open_regular(path, &st);
+    if (fd < 0)
+        return tdm_ckpt_os_fail(errno, func, "open", path);
+    if ((uint64_t)st.st_size >= SIZE_MAX) {
+        close(fd);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: %s: %" PRIu64 " bytes do not fit in memory",
+                        func, path, (uint64_t)st.st_size);
+    }
+    size_t n = (size_t)st.st_size;
+    unsigned char *p = malloc(n ? n : 1);
+    if (!p) {
+        close(fd);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: %s: no host memory for its %zu bytes", func,
+                        path, n);
+    }
+    ssize_t got = read_full(fd, p, n, 0);
+    int err = errno;
+    close(fd);
+    if (got < 0) {
+        free(p);
+        return tdm_ckpt_os_fail(err, func, "read", path);
+    }
+    *data = p;
+    *size = (size_t)got; /* shorter if it shrank meanwhile: judged as truncated */
+    return TDM_OK;
+}
+
+int tdm_ckpt_os_read_ends(const char *path, unsigned char *head, size_t head_size,
+                          size_t *head_got, unsigned char *tail, size_t tail_size,
+                          size_t *tail_got, uint64_t *file_size)
+{
+    struct stat st = {0};
+    errno = 0;
+    int fd = open_regular(path, &st);
+    if (fd < 0)
+        return -1;
+    *file_size = (uint64_t)st.st_size;
+    *tail_got = 0;
+    ssize_t h = read_full(fd, head, head_size, 0), t = 0;
+    if (h >= 0 && (uint64_t)st.st_size >= head_size + tail_size) {
+        t = read_full(fd, tail, tail_size, st.st_size - (off_t)tail_size);
+        *tail_got = t == (ssize_t)tail_size ? tail_size : 0;
+    }
+    close(fd);
+    if (h < 0 || t < 0)
+        return -1;
+    *head_got = (size_t)h;
+    return 0;
+}

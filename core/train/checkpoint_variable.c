@@ -1,0 +1,64 @@
+/* Variables in checkpoints: saved as their cross-replica value (a sync-on-read
+ * variable's SUM or MEAN over its copies), restored with a cross-replica assign (a
+ * SUM sync-on-read variable's copies get x / N each). */
+#include <stdlib.h>
+
+#include "error.h"
+#include "strategy_impl.h"
+#include "tandem/checkpoint.h"
+
+/* Cross-replica or default mode only: in a replica or update function a read or an
+ * assign would touch one copy only. */
+static tdm_status require_cross_replica(const tdm_variable *var, const char *func)
+{
+    if (tdm_mode()->update)
+        return tdm_fail(TDM_ERR_INVALID_STATE,
+                        "%s: variable '%s' in an update function: checkpoints save and restore "
+                        "whole variables, in cross-replica or default mode",
+                        func, var->name);
+    return tdm_require_cross_replica(var->strategy, func);
+}
+
+tdm_status tdm_checkpoint_add_variable(tdm_checkpoint_writer *w, const tdm_variable *var)
+{
+    static const char func[] = "tdm_checkpoint_add_variable";
+    TDM_CHECK_ARG(w, func);
+    TDM_CHECK_ARG(var, func);
+    tdm_status s = require_cross_replica(var, func);
+    if (s != TDM_OK)
+        return s;
+    size_t bytes = var->count * sizeof(float);
+    float *value = malloc(bytes ? bytes : 1);
+    if (!value)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: variable '%s': out of host memory", func,
+                        var->name);
+    s = tdm_variable_read(var, value, bytes);
+    if (s != TDM_OK)
+        tdm_fail_context(s, "%s: variable '%s'", func, var->name);
+    else
+        s = tdm_checkpoint_add(w, var->name, TDM_F32, &var->shape, value);
+    free(value);
+    return s;
+}
+
+tdm_status tdm_checkpoint_restore_variable(const tdm_checkpoint *c, tdm_variable *var)
+{
+    static const char func[] = "tdm_checkpoint_restore_variable";
+    TDM_CHECK_ARG(c, func);
+    TDM_CHECK_ARG(var, func);
+    tdm_status s = require_cross_replica(var, func);
+    if (s != TDM_OK)
+        return s;
+    size_t bytes = var->count * sizeof(float);
+    float *value = malloc(bytes ? bytes : 1);
+    if (!value)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: variable '%s': out of host memory", func,
+                        var->name);
+    s = tdm_checkpoint_read(c, var->name, TDM_F32, &var->shape, value, bytes);
+    if (s == TDM_OK)
+        s = tdm_variable_assign_host(var, TDM_ASSIGN, value, bytes);
+    if (s != TDM_OK)
+        tdm_fail_context(s, "%s: variable '%s'", func, var->name);
+    free(value);
+    return s;
+}
