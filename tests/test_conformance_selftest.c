@@ -135,6 +135,34 @@ static void mse_half_gradient(const tdm_launch *l)
     }
 }
 
+/* Gathers the batch's rows in reverse order: the wrong end of the index list. */
+static void gather_reversed(const tdm_launch *l)
+{
+    uint32_t *y = ref_u(l, 0), *x = ref_u(l, 1), *idx = ref_u(l, 2);
+    uint32_t rows = l->u[0], cols = l->u[1];
+    for (uint32_t r = 0; r < rows; r++)
+        for (uint32_t c = 0; c < cols; c++)
+            y[(size_t)r * cols + c] = x[(size_t)idx[rows - 1 - r] * cols + c];
+}
+
+/* Treats the labels as 1-based. */
+static void one_hot_shifted(const tdm_launch *l)
+{
+    float *y = ref_f(l, 0);
+    uint32_t *labels = ref_u(l, 1), rows = l->u[0], cols = l->u[1];
+    for (uint32_t r = 0; r < rows; r++)
+        for (uint32_t c = 0; c < cols; c++)
+            y[(size_t)r * cols + c] = c + 1 == labels[r] ? 1.0f : 0.0f;
+}
+
+/* fmaxf and fminf: a NaN gradient is clipped to a bound instead of staying NaN. */
+static void clip_drops_nan(const tdm_launch *l)
+{
+    float *y = ref_f(l, 0), *x = ref_f(l, 1);
+    for (uint32_t i = 0; i < l->u[0]; i++)
+        y[i] = fminf(fmaxf(x[i], l->f[0]), l->f[1]);
+}
+
 static const struct {
     tdm_kernel kernel;
     void (*wrong)(const tdm_launch *);
@@ -143,6 +171,7 @@ static const struct {
     {TDM_KERNEL_sum, sum_drops_last},     {TDM_KERNEL_adam, adam_eps_inside},
     {TDM_KERNEL_gelu, gelu_tanh},         {TDM_KERNEL_softmax_xent, softmax_unstable},
     {TDM_KERNEL_dropout, dropout_wrong_word}, {TDM_KERNEL_mse, mse_half_gradient},
+    {TDM_KERNEL_gather_rows, gather_reversed}, {TDM_KERNEL_one_hot, one_hot_shifted},
 };
 
 /* Kernels that are wrong only in a case or two: each must fail exactly there. */
@@ -153,6 +182,7 @@ static const struct {
     {TDM_KERNEL_dropout, dropout_no_wrap},
     {TDM_KERNEL_copy, copy_signless},
     {TDM_KERNEL_scale, scale_scribbles},
+    {TDM_KERNEL_clip, clip_drops_nan},
 };
 #define WRONG_COUNT (sizeof wrong_kernels / sizeof wrong_kernels[0])
 

@@ -584,6 +584,37 @@ static void check_shuffle_once_split(void)
     tdm_dataset_destroy(ds);
 }
 
+/* After examples are selected, shuffle(seed) permutes the selected ones, as
+ * shuffle_once(seed) reorders them for epoch 0: the same order, whether the iterator
+ * shuffles table rows or its own positions among the selected examples (the indices a
+ * dataset cached on the devices gathers by). */
+static void check_shuffle_after_selection(void)
+{
+    run_record a, b;
+    tdm_dataset *every = fourteen(), *once = fourteen();
+    tdm_dataset *both[2] = {every, once};
+    for (int i = 0; i < 2; i++) { /* 2, 4, 6, 8, 10, 12: skip 1, every other one */
+        CHECK_OK(tdm_dataset_skip(both[i], 1));
+        CHECK_OK(tdm_dataset_shard(both[i], 2, 1));
+        CHECK(tdm_dataset_example_count(both[i]) == 6);
+    }
+    CHECK_OK(tdm_dataset_shuffle(every, 42));
+    CHECK_OK(tdm_dataset_batch(every, 4, 0));
+    CHECK_OK(tdm_dataset_repeat(every, 2));
+    CHECK_OK(tdm_dataset_shuffle_once(once, 42));
+    CHECK(run(every, &a) == 4 && a.sizes[0] == 4 && a.sizes[1] == 2);
+    CHECK(run(once, &b) == 6);
+    CHECK(memcmp(a.labels, b.labels, 6 * sizeof *a.labels) == 0);
+    CHECK(memcmp(a.labels, a.labels + 6, 6 * sizeof *a.labels) != 0); /* epoch 1 differs */
+    int seen[N14] = {0};
+    for (int i = 0; i < 12; i++)
+        seen[a.labels[i]]++;
+    for (int i = 0; i < N14; i++)
+        CHECK(seen[i] == (i % 2 == 0 && i >= 2 ? 2 : 0));
+    tdm_dataset_destroy(every);
+    tdm_dataset_destroy(once);
+}
+
 /* ---- map and standardisation ------------------------------------------------------ */
 
 typedef struct scale_map {
@@ -812,6 +843,7 @@ int main(int argc, char **argv)
     check_split();
     check_shuffle();
     check_shuffle_once_split();
+    check_shuffle_after_selection();
     check_map();
     check_standardize();
     check_position_resume();

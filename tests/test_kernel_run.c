@@ -9,7 +9,7 @@
 
 static const char *const known_uints[] = {
     "n", "chunk", "rows", "cols", "inputs", "nesterov", "centered", "seed_lo", "seed_hi",
-    "offset", "m", "k", "lda", "ldb", "ldc", "trans_a", "trans_b"};
+    "offset", "m", "k", "lda", "ldb", "ldc", "trans_a", "trans_b", "src_rows"};
 
 static int known_uint(const char *name)
 {

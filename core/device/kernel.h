@@ -37,7 +37,7 @@ typedef struct tdm_tolerance {
 
 /* Buffer extents, in elements of the buffer's type. */
 typedef enum tdm_extent {
-    TDM_EXTENT_N, TDM_EXTENT_P, TDM_EXTENT_R, TDM_EXTENT_C, TDM_EXTENT_RC,
+    TDM_EXTENT_N, TDM_EXTENT_P, TDM_EXTENT_R, TDM_EXTENT_C, TDM_EXTENT_RC, TDM_EXTENT_SC,
     TDM_EXTENT_GA, TDM_EXTENT_GB, TDM_EXTENT_GC,
     TDM_EXTENT_INVALID /* a typo in kernels.def */
 } tdm_extent;
@@ -49,7 +49,8 @@ typedef struct tdm_kernel_buffer {
     int written;   /* 'w' */
     int read;      /* not write-only: 'r' with 'w', or no 'w' */
     int positive;  /* 'p' */
-    int labels;    /* 'l' */
+    int labels;    /* 'l': class labels in [0, cols) */
+    int indices;   /* 'i': row indices in [0, src_rows) */
     int optional;  /* 'o' */
 } tdm_kernel_buffer;
 

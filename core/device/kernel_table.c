@@ -28,7 +28,7 @@ static pthread_once_t parsed = PTHREAD_ONCE_INIT;
 
 static tdm_extent parse_extent(const char *s)
 {
-    static const char *const names[] = {"N", "P", "R", "C", "RC", "GA", "GB", "GC"};
+    static const char *const names[] = {"N", "P", "R", "C", "RC", "SC", "GA", "GB", "GC"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(s, names[i]) == 0)
             return (tdm_extent)i;
@@ -48,6 +48,7 @@ static void parse_buffer(char *spec, tdm_kernel_buffer *b)
     b->read = !b->written || strchr(flags, 'r') != NULL;
     b->positive = strchr(flags, 'p') != NULL;
     b->labels = strchr(flags, 'l') != NULL;
+    b->indices = strchr(flags, 'i') != NULL;
     b->optional = strchr(flags, 'o') != NULL;
 }
 
@@ -148,6 +149,7 @@ uint64_t tdm_kernel_extent(const tdm_kernel_info *info, const uint32_t *u, tdm_e
     case TDM_EXTENT_R: return rows;
     case TDM_EXTENT_C: return cols;
     case TDM_EXTENT_RC: return rows * cols;
+    case TDM_EXTENT_SC: return U("src_rows") * cols;
     case TDM_EXTENT_GA: return matrix_span(ta ? k : m, ta ? m : k, U("lda"));
     case TDM_EXTENT_GB: return matrix_span(tb ? n : k, tb ? k : n, U("ldb"));
     case TDM_EXTENT_GC: return matrix_span(m, n, U("ldc"));

@@ -29,6 +29,7 @@ void tdm_distributed_dataset_destroy(tdm_distributed_dataset *dist)
         return;
     for (size_t p = 0; p < dist->pipeline_count; p++)
         tdm_dataset_destroy(dist->pipelines[p]);
+    tdm_input_cache_release(dist->cache);
     free(dist->pipelines);
     free(dist);
 }
@@ -86,6 +87,8 @@ tdm_status tdm_distribute_dataset(tdm_strategy *s, const tdm_dataset *ds,
         st = tdm_dataset_clone(ds, NULL, ds->row_count, &dist->pipelines[0]);
     if (st == TDM_OK)
         dist->pipeline_count = 1;
+    if (st == TDM_OK && dist->opts.cache_on_devices)
+        st = tdm_input_cache_create(s, dist->pipelines[0], func, &dist->cache);
     if (st != TDM_OK) {
         tdm_distributed_dataset_destroy(dist);
         return st;

@@ -1,6 +1,9 @@
 /* Distributed iterators. With prefetch, a thread per iterator gathers and uploads
  * step k + 1 while the caller holds step k (double buffering: at most two steps are
- * on the devices); next hands the ready step over and releases the previous one. */
+ * on the devices); next hands the ready step over and releases the previous one.
+ * The iterator's position is that of the next step it delivers, tracked apart from
+ * the host iterators, which run a step ahead while one is prefetched; seek stops the
+ * producer, drops its step, moves the host iterators and starts it again. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +16,8 @@
 /* A step as it passes from the producer to the caller. */
 typedef struct tdm_step_slot {
     tdm_distributed_batch batch;
-    size_t *rows; /* [replicas], what batch.replica_rows points to */
+    size_t *rows;               /* [replicas], what batch.replica_rows points to */
+    tdm_dataset_position after; /* where the pipelines stand after this step */
     tdm_status status;
     char error[512]; /* the producer's message, when status is a failure */
 } tdm_step_slot;
@@ -22,6 +26,7 @@ struct tdm_distributed_iterator {
     tdm_strategy *strategy;
     tdm_step_source src;
     int prefetch;
+    tdm_dataset_position pos;    /* of the next step delivered (the caller's thread's) */
     tdm_step_slot current, next; /* the caller's step; the producer's (prefetch) */
     int next_full, done, stop, thread_started;
     pthread_t thread;
@@ -52,13 +57,13 @@ static double produce(tdm_distributed_iterator *it, tdm_step_slot *slot)
     tdm_status s = tdm_step_source_next(&it->src);
     const tdm_host_step *st = &it->src.step;
     if (s == TDM_OK && st->total)
-        s = tdm_step_upload(it->strategy, st, it->src.feature_count, &slot->batch.features,
-                            &slot->batch.labels);
+        s = tdm_step_upload(it->strategy, &it->src, &slot->batch.features, &slot->batch.labels);
     slot->status = s;
     if (s != TDM_OK) {
         snprintf(slot->error, sizeof slot->error, "%s", tdm_last_error());
         return now_seconds() - start;
     }
+    slot->after = tdm_step_source_position(&it->src);
     memcpy(slot->rows, st->rows, it->src.replicas * sizeof *slot->rows);
     slot->batch.global_batch_size = st->total;
     slot->batch.epoch = st->epoch;
@@ -143,6 +148,8 @@ tdm_status tdm_distributed_iterator_next(tdm_distributed_iterator *it,
         else
             next_direct(it);
         it->done = slot_final(&it->current);
+        if (it->current.status == TDM_OK)
+            it->pos = it->current.after;
         pthread_mutex_lock(&it->lock);
         it->stats.steps += it->current.batch.global_batch_size != 0;
         pthread_mutex_unlock(&it->lock);
@@ -162,17 +169,74 @@ tdm_status tdm_distributed_iterator_stats(tdm_distributed_iterator *it, tdm_inpu
     return TDM_OK;
 }
 
+/* Stops the prefetch thread, if it runs; it finishes the step it is producing. */
+static void stop_producer(tdm_distributed_iterator *it)
+{
+    if (!it->thread_started)
+        return;
+    pthread_mutex_lock(&it->lock);
+    it->stop = 1;
+    pthread_cond_broadcast(&it->changed);
+    pthread_mutex_unlock(&it->lock);
+    pthread_join(it->thread, NULL);
+    it->thread_started = 0;
+    it->stop = 0;
+}
+
+static tdm_status start_producer(tdm_distributed_iterator *it, const char *func)
+{
+    if (!it->prefetch)
+        return TDM_OK;
+    it->thread_started = pthread_create(&it->thread, NULL, producer_main, it) == 0;
+    return it->thread_started
+               ? TDM_OK
+               : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot start the prefetch thread", func);
+}
+
+tdm_status tdm_distributed_iterator_position(const tdm_distributed_iterator *it,
+                                             tdm_dataset_position *pos)
+{
+    TDM_CHECK_ARG(it, "tdm_distributed_iterator_position");
+    TDM_CHECK_ARG(pos, "tdm_distributed_iterator_position");
+    *pos = it->pos;
+    return TDM_OK;
+}
+
+tdm_status tdm_distributed_iterator_seek(tdm_distributed_iterator *it,
+                                         const tdm_dataset_position *pos)
+{
+    const char *func = "tdm_distributed_iterator_seek";
+    TDM_CHECK_ARG(it, func);
+    TDM_CHECK_ARG(pos, func);
+    stop_producer(it);
+    slot_release(&it->next); /* a prefetched step: the host iterators are past it */
+    it->next_full = 0;
+    tdm_status s = tdm_step_source_seek(&it->src, pos);
+    if (s == TDM_OK) {
+        it->pos = *pos;
+        it->done = 0; /* resumes after the end, or after a failure */
+        it->current.status = TDM_OK;
+    } else {
+        s = tdm_fail_context(s, "%s", func);
+        tdm_step_source_seek(&it->src, &it->pos); /* where the caller stands: valid */
+    }
+    if (!it->done) {
+        tdm_status started = start_producer(it, func);
+        if (started != TDM_OK) { /* next would wait forever: fail it instead */
+            it->done = 1;
+            it->current.status = started;
+            snprintf(it->current.error, sizeof it->current.error, "%s", tdm_last_error());
+            s = started;
+        }
+    }
+    return s;
+}
+
 void tdm_distributed_iterator_destroy(tdm_distributed_iterator *it)
 {
     if (!it)
         return;
-    if (it->thread_started) {
-        pthread_mutex_lock(&it->lock);
-        it->stop = 1;
-        pthread_cond_broadcast(&it->changed);
-        pthread_mutex_unlock(&it->lock);
-        pthread_join(it->thread, NULL);
-    }
+    stop_producer(it);
     slot_release(&it->current);
     slot_release(&it->next);
     free(it->current.rows);
@@ -212,11 +276,10 @@ tdm_status tdm_distributed_iterator_create(const tdm_distributed_dataset *dist,
     tdm_status s = init_slots(it, tdm_strategy_num_replicas(dist->strategy));
     if (s == TDM_OK)
         s = tdm_step_source_init(&it->src, dist);
-    if (s == TDM_OK && it->prefetch) {
-        it->thread_started = pthread_create(&it->thread, NULL, producer_main, it) == 0;
-        if (!it->thread_started)
-            s = tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot start the prefetch thread", func);
-    }
+    if (s == TDM_OK)
+        it->pos = tdm_step_source_position(&it->src);
+    if (s == TDM_OK)
+        s = start_producer(it, func);
     if (s != TDM_OK) {
         tdm_distributed_iterator_destroy(it);
         return s;

@@ -3,8 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dataset_impl.h"
 #include "error.h"
 #include "input_impl.h"
+#include "kernel.h"
 
 static size_t step_capacity(const tdm_distributed_dataset *dist, size_t replicas)
 {
@@ -22,10 +24,20 @@ tdm_status tdm_step_source_init(tdm_step_source *src, const tdm_distributed_data
     src->iterators = calloc(dist->pipeline_count, sizeof *src->iterators);
     src->pipeline_count = dist->pipeline_count;
     src->step.rows = calloc(src->replicas, sizeof *src->step.rows);
-    /* + 1: valid arrays even for a step of no rows */
-    src->step.features = malloc(src->capacity * src->feature_count * sizeof(float) + 1);
-    src->step.labels = malloc(src->capacity * sizeof(int32_t) + 1);
-    if (!src->iterators || !src->step.rows || !src->step.features || !src->step.labels)
+    /* + 1: valid arrays even for a step of no rows; cached, no rows reach the host */
+    size_t rows = dist->cache ? 0 : src->capacity;
+    src->step.features = malloc(rows * src->feature_count * sizeof(float) + 1);
+    src->step.labels = malloc(rows * sizeof(int32_t) + 1);
+    int ok = src->iterators && src->step.rows && src->step.features && src->step.labels;
+    if (dist->cache) {
+        src->cache = tdm_input_cache_retain(dist->cache);
+        src->order = malloc(src->cache->examples * sizeof *src->order + 1);
+        src->device_order = calloc(src->replicas, sizeof *src->device_order);
+        src->device_epoch = calloc(src->replicas, sizeof *src->device_epoch);
+        src->device_valid = calloc(src->replicas, sizeof *src->device_valid);
+        ok = ok && src->order && src->device_order && src->device_epoch && src->device_valid;
+    }
+    if (!ok)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY,
                         "tdm_distributed_iterator_create: no host memory for steps of %zu x %zu "
                         "features",
@@ -46,7 +58,35 @@ void tdm_step_source_free(tdm_step_source *src)
     free(src->step.rows);
     free(src->step.features);
     free(src->step.labels);
+    for (size_t i = 0; src->device_order && i < src->replicas; i++)
+        tdm_tensor_destroy(src->device_order[i]);
+    free(src->device_order);
+    free(src->device_epoch);
+    free(src->device_valid);
+    free(src->order);
+    tdm_input_cache_release(src->cache);
     memset(src, 0, sizeof *src);
+}
+
+tdm_dataset_position tdm_step_source_position(const tdm_step_source *src)
+{
+    tdm_dataset_position pos = {0, 0};
+    tdm_dataset_iterator_position(src->iterators[0], &pos);
+    return pos;
+}
+
+tdm_status tdm_step_source_seek(tdm_step_source *src, const tdm_dataset_position *pos)
+{
+    tdm_dataset_position back = tdm_step_source_position(src);
+    for (size_t p = 0; p < src->pipeline_count; p++) {
+        tdm_status s = tdm_dataset_iterator_seek(src->iterators[p], pos);
+        if (s != TDM_OK) {
+            while (p-- > 0) /* pipelines built alike accept the same positions */
+                tdm_dataset_iterator_seek(src->iterators[p], &back);
+            return s;
+        }
+    }
+    return TDM_OK;
 }
 
 /* Appends a host batch to the step, for replica r. */
@@ -60,8 +100,17 @@ static void append(tdm_step_source *src, const tdm_batch *b, size_t r)
     st->total += b->count;
 }
 
-/* One global batch: the first count % N replicas get ceil(count / N) rows, the rest
- * floor(count / N); the slices are consecutive, in replica order. */
+/* The first count % N replicas get ceil(count / N) rows, the rest floor(count / N);
+ * the slices are consecutive, in replica order. */
+static void split_global(tdm_step_source *src, size_t count)
+{
+    size_t n = src->replicas;
+    for (size_t i = 0; i < n; i++)
+        src->step.rows[i] = count / n + (i < count % n);
+    src->step.total = count;
+}
+
+/* One global batch, gathered on the host. */
 static tdm_status next_global(tdm_step_source *src)
 {
     const tdm_batch *b;
@@ -69,11 +118,31 @@ static tdm_status next_global(tdm_step_source *src)
     if (s != TDM_OK)
         return s;
     append(src, b, 0);
-    size_t n = src->replicas;
-    for (size_t i = 0; i < n; i++)
-        src->step.rows[i] = b->count / n + (i < b->count % n);
+    split_global(src, b->count);
     src->step.epoch = b->epoch;
     src->step.index = b->index;
+    return TDM_OK;
+}
+
+/* One global batch of a cached dataset: a run of its epoch's order of examples, which
+ * are the cache's rows; the same batches as next_global, since both follow the same
+ * iterator. The order is converted to uint32 once per epoch. */
+static tdm_status next_cached(tdm_step_source *src)
+{
+    const size_t *order;
+    tdm_dataset_position at;
+    size_t first,
+        count = tdm_dataset_iterator_next_examples(src->iterators[0], &order, &first, &at);
+    if (count && (!src->order_valid || at.epoch != src->order_epoch)) {
+        for (size_t i = 0; i < src->cache->examples; i++)
+            src->order[i] = (uint32_t)order[i]; /* the cache checked the range */
+        src->order_epoch = at.epoch;
+        src->order_valid = 1;
+    }
+    split_global(src, count);
+    src->step.first = first;
+    src->step.epoch = at.epoch;
+    src->step.index = at.batch;
     return TDM_OK;
 }
 
@@ -100,17 +169,64 @@ tdm_status tdm_step_source_next(tdm_step_source *src)
 {
     src->step.total = 0;
     memset(src->step.rows, 0, src->replicas * sizeof *src->step.rows);
-    return src->mode == TDM_INPUT_GLOBAL ? next_global(src) : next_per_replica(src);
+    if (src->mode == TDM_INPUT_PER_REPLICA)
+        return next_per_replica(src);
+    return src->cache ? next_cached(src) : next_global(src);
 }
 
-/* Replica i's slice as a tensor of `width` columns (0: a vector) on dev. */
+/* Replica i's slice as a tensor of `width` columns (0: a vector) on dev; written from
+ * data unless data is NULL. */
 static tdm_status upload_slice(tdm_device *dev, tdm_dtype dtype, const void *data, size_t rows,
                                size_t width, tdm_tensor **out)
 {
     tdm_shape shape = width ? TDM_SHAPE(rows, width) : TDM_SHAPE(rows);
     tdm_status s = tdm_tensor_create(dev, dtype, &shape, out);
-    if (s == TDM_OK && rows)
+    if (s == TDM_OK && rows && data)
         s = tdm_tensor_write(*out, data, tdm_tensor_bytes(*out));
+    return s;
+}
+
+/* y[r] = x[idx[r]] for r < rows, rows of `cols` words (gather_rows). */
+static tdm_status gather(tdm_device *dev, tdm_tensor *y, const tdm_tensor *x, tdm_buffer_view idx,
+                         size_t rows, size_t cols, size_t src_rows)
+{
+    tdm_kernel_call call;
+    memset(&call, 0, sizeof call);
+    call.kernel = TDM_KERNEL_gather_rows;
+    call.views[0] = tdm_tensor_view(y);
+    call.views[1] = tdm_tensor_view(x);
+    call.views[2] = idx;
+    call.u[0] = (uint32_t)rows;
+    call.u[1] = (uint32_t)cols;
+    call.u[2] = (uint32_t)src_rows;
+    return tdm_kernel_run(dev, &call);
+}
+
+/* Replica i's slice of a cached step, `rows` examples from `first` in the epoch's
+ * order: the order written to the device if it holds another epoch's (once per epoch;
+ * a write is ordered after the gathers of earlier steps that read the old one), then
+ * features and labels gathered from the cache by that run of it. */
+static tdm_status gather_slice(tdm_step_source *src, size_t first, size_t rows, size_t i,
+                               tdm_device *dev, tdm_tensor *f, tdm_tensor *l)
+{
+    const tdm_input_cache *c = src->cache;
+    tdm_status s = TDM_OK;
+    if (!src->device_order[i])
+        s = tdm_tensor_create(dev, TDM_I32, &TDM_SHAPE(c->examples), &src->device_order[i]);
+    if (s == TDM_OK && (!src->device_valid[i] || src->device_epoch[i] != src->order_epoch)) {
+        src->device_valid[i] = 0;
+        s = tdm_tensor_write(src->device_order[i], src->order, c->examples * sizeof *src->order);
+        src->device_valid[i] = s == TDM_OK;
+        src->device_epoch[i] = src->order_epoch;
+    }
+    if (s != TDM_OK)
+        return s;
+    tdm_buffer_view idx = tdm_tensor_view(src->device_order[i]);
+    idx.offset += first * sizeof *src->order;
+    idx.size = rows * sizeof *src->order;
+    s = gather(dev, f, c->features[i], idx, rows, src->feature_count, c->examples);
+    if (s == TDM_OK)
+        s = gather(dev, l, c->labels[i], idx, rows, 1, c->examples);
     return s;
 }
 
@@ -120,20 +236,25 @@ static void destroy_all(tdm_tensor **t, size_t n)
         tdm_tensor_destroy(t[i]);
 }
 
-tdm_status tdm_step_upload(tdm_strategy *s, const tdm_host_step *step, size_t feature_count,
-                           tdm_value **features, tdm_value **labels)
+tdm_status tdm_step_upload(tdm_strategy *s, tdm_step_source *src, tdm_value **features,
+                           tdm_value **labels)
 {
-    size_t n = tdm_strategy_num_replicas(s), first = 0;
+    const tdm_host_step *step = &src->step;
+    size_t n = tdm_strategy_num_replicas(s), first = 0, fc = src->feature_count;
     tdm_tensor **f = calloc(2 * n, sizeof *f), **l = f + n;
     if (!f)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_distributed_iterator_next: no host memory");
     tdm_status st = TDM_OK;
+    int cached = src->cache != NULL;
     for (size_t i = 0; i < n && st == TDM_OK; first += step->rows[i++]) {
         tdm_device *dev = tdm_strategy_device(s, i);
-        st = upload_slice(dev, TDM_F32, step->features + first * feature_count, step->rows[i],
-                          feature_count, &f[i]);
+        size_t rows = step->rows[i];
+        st = upload_slice(dev, TDM_F32, cached ? NULL : step->features + first * fc, rows, fc,
+                          &f[i]);
         if (st == TDM_OK)
-            st = upload_slice(dev, TDM_I32, step->labels + first, step->rows[i], 0, &l[i]);
+            st = upload_slice(dev, TDM_I32, cached ? NULL : step->labels + first, rows, 0, &l[i]);
+        if (st == TDM_OK && cached && rows)
+            st = gather_slice(src, step->first + first, rows, i, dev, f[i], l[i]);
         if (st != TDM_OK)
             st = tdm_fail_context(st, "replica %zu", i);
     }

@@ -113,6 +113,24 @@ tdm_status tdm_dataset_apply_maps(const tdm_dataset *ds, float *features, size_t
     return TDM_OK;
 }
 
+tdm_status tdm_dataset_examples(const tdm_dataset *ds, float *features, int32_t *labels,
+                                const char *func)
+{
+    const tdm_table *t = ds->table;
+    size_t fc = t->feature_count, full = tdm_dataset_full_batch(ds);
+    for (size_t j = 0; j < ds->row_count; j++) {
+        memcpy(features + j * fc, t->features + ds->rows[j] * fc, fc * sizeof(float));
+        labels[j] = t->labels[ds->rows[j]];
+    }
+    for (size_t first = 0; first < ds->row_count; first += full) {
+        size_t count = ds->row_count - first < full ? ds->row_count - first : full;
+        tdm_status s = tdm_dataset_apply_maps(ds, features + first * fc, count, func);
+        if (s != TDM_OK)
+            return s;
+    }
+    return TDM_OK;
+}
+
 size_t tdm_dataset_full_batch(const tdm_dataset *ds)
 {
     return ds->batch_size ? ds->batch_size : 1;

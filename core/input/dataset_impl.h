@@ -75,6 +75,22 @@ size_t tdm_dataset_full_batch(const tdm_dataset *ds);
 tdm_status tdm_dataset_apply_maps(const tdm_dataset *ds, float *features, size_t count,
                                   const char *func);
 
+/* The dataset's examples in their own order (example j is table row rows[j], the
+ * numbering tdm_dataset_iterator_next_examples uses), as batches deliver them: features
+ * [row_count, feature_count] after the maps, which run over runs of at most one full
+ * batch (a map sees no more rows at once than iteration gives it), and labels
+ * [row_count]. A map's failure is returned, naming func. */
+tdm_status tdm_dataset_examples(const tdm_dataset *ds, float *features, int32_t *labels,
+                                const char *func);
+
+/* Advances like tdm_dataset_iterator_next, but neither gathers nor maps: returns the
+ * number of examples in the next batch (0 at the end of the data). *order points at
+ * the batch's whole epoch in delivery order (example_count indices, see
+ * tdm_dataset_examples; valid until the iterator's next call), of which the batch is
+ * the run from *first; *at is the batch's position (epoch, index in the epoch). */
+size_t tdm_dataset_iterator_next_examples(tdm_dataset_iterator *it, const size_t **order,
+                                          size_t *first, tdm_dataset_position *at);
+
 /* Converts a label read from a file to a class index. Returns 0 and sets *out, or
  * returns -1 and writes why the value is not one to `why`. */
 int tdm_label_from_value(double value, size_t class_count, int32_t *out, char *why,

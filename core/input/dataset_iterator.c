@@ -8,7 +8,8 @@
 
 struct tdm_dataset_iterator {
     tdm_dataset *ds; /* a private snapshot of the pipeline */
-    size_t *order;   /* the table rows of epoch `order_epoch`, in delivery order */
+    size_t *order;   /* epoch `order_epoch`'s examples (indices into ds->rows), in
+                        delivery order */
     uint64_t order_epoch;
     int order_valid;
     tdm_dataset_position pos;
@@ -28,22 +29,34 @@ static void prepare_order(tdm_dataset_iterator *it)
     const tdm_dataset *ds = it->ds;
     if (it->order_valid && it->order_epoch == it->pos.epoch)
         return;
-    memcpy(it->order, ds->rows, ds->row_count * sizeof *it->order);
+    for (size_t i = 0; i < ds->row_count; i++)
+        it->order[i] = i;
+    /* The shuffle moves positions whatever they hold: the table rows it delivers are
+     * those of shuffling ds->rows itself. */
     if (ds->shuffled)
         tdm_shuffle(it->order, ds->row_count, ds->seed, it->pos.epoch);
     it->order_epoch = it->pos.epoch;
     it->order_valid = 1;
 }
 
+/* The current batch's examples: a run of `order`; returns their count. */
+static size_t batch_examples(const tdm_dataset_iterator *it, const size_t **examples)
+{
+    const tdm_dataset *ds = it->ds;
+    size_t full = tdm_dataset_full_batch(ds);
+    size_t first = (size_t)it->pos.batch * full;
+    *examples = it->order + first;
+    return ds->row_count - first < full ? ds->row_count - first : full;
+}
+
 static size_t gather(tdm_dataset_iterator *it)
 {
     const tdm_dataset *ds = it->ds;
     const tdm_table *t = ds->table;
-    size_t full = tdm_dataset_full_batch(ds);
-    size_t first = (size_t)it->pos.batch * full;
-    size_t count = ds->row_count - first < full ? ds->row_count - first : full;
+    const size_t *examples;
+    size_t count = batch_examples(it, &examples);
     for (size_t i = 0; i < count; i++) {
-        size_t row = it->order[first + i];
+        size_t row = ds->rows[examples[i]];
         memcpy(it->features + i * t->feature_count, t->features + row * t->feature_count,
                t->feature_count * sizeof(float));
         it->labels[i] = t->labels[row];
@@ -78,6 +91,22 @@ tdm_status tdm_dataset_iterator_next(tdm_dataset_iterator *it, const tdm_batch *
     it->batch.count = count;
     advance(it);
     return TDM_OK;
+}
+
+size_t tdm_dataset_iterator_next_examples(tdm_dataset_iterator *it, const size_t **order,
+                                          size_t *first, tdm_dataset_position *at)
+{
+    *at = it->pos;
+    *order = it->order;
+    *first = 0;
+    if (at_end(it))
+        return 0;
+    prepare_order(it);
+    const size_t *examples;
+    size_t count = batch_examples(it, &examples);
+    *first = (size_t)(examples - it->order);
+    advance(it);
+    return count;
 }
 
 tdm_status tdm_dataset_iterator_position(const tdm_dataset_iterator *it, tdm_dataset_position *pos)

@@ -51,9 +51,16 @@ TDM_API tdm_status tdm_shard_files(const char *const *paths, size_t count, size_
 /* ---- distributed datasets ------------------------------------------------------ */
 
 typedef struct tdm_distribute_options {
-    size_t size;  /* sizeof(tdm_distribute_options): set by the INIT macro */
-    int prefetch; /* 1 (default): a thread per iterator uploads step k + 1 while the
-                     caller uses step k; 0: next uploads itself */
+    size_t size;          /* sizeof(tdm_distribute_options): set by the INIT macro */
+    int prefetch;         /* 1 (default): a thread per iterator uploads step k + 1 while the
+                             caller uses step k; 0: next uploads itself */
+    int cache_on_devices; /* 1: tdm_distribute_dataset copies the dataset's examples (after
+                             its maps, which then run once, there) to every replica's
+                             device, and each step gathers its rows on the devices by
+                             row indices (an epoch's order is written once per epoch);
+                             the batches are bitwise those of 0, the default, where each
+                             step's rows are gathered on the host and uploaded. Only
+                             tdm_distribute_dataset reads it (docs/DISTRIBUTION.md) */
 } tdm_distribute_options;
 
 #define TDM_DISTRIBUTE_OPTIONS_INIT                                                                \
@@ -108,9 +115,27 @@ TDM_API void tdm_distributed_iterator_destroy(tdm_distributed_iterator *it);
 
 /* Releases the previous step and delivers the next. The end of the data is TDM_OK with
  * global_batch_size 0, again on every later call. A failure (a map function, a device)
- * is returned by this call and every later one. */
+ * is returned by this call and every later one, until a seek. */
 TDM_API tdm_status tdm_distributed_iterator_next(tdm_distributed_iterator *it,
                                                  const tdm_distributed_batch **out);
+
+/* Where the iterator stands: the position of the next step it delivers, a step
+ * prefetched on the devices not counted. With tdm_distribute_dataset, a step is one
+ * global batch, and this is that batch's position in the dataset's pipeline
+ * (tdm_dataset_position); with tdm_distribute_datasets_from_function, it is the
+ * pipeline's position before the step's first batch (each step takes one batch per
+ * replica from there). After the last step it is the end of the data. */
+TDM_API tdm_status tdm_distributed_iterator_position(const tdm_distributed_iterator *it,
+                                                     tdm_dataset_position *pos);
+
+/* Moves so that the next step delivered is the one that followed pos in an iterator
+ * over the same distributed dataset built the same way (same data, transformations,
+ * seed and replica count); a prefetched step is dropped, and the step the caller holds
+ * stays valid until next. Resumes an iterator that reached the end or failed. Errors
+ * as tdm_dataset_iterator_seek (TDM_ERR_INVALID_ARGUMENT past the end of the data),
+ * and the iterator then stays where it was. Not concurrently with next. */
+TDM_API tdm_status tdm_distributed_iterator_seek(tdm_distributed_iterator *it,
+                                                 const tdm_dataset_position *pos);
 
 /* Where the time goes. upload: gathering a step on the host and writing it to the
  * devices (on the prefetch thread, overlapping the caller); wait: how long next

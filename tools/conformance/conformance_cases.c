@@ -114,6 +114,9 @@ static void apply_shape(const tdm_kernel_info *info, conf_case *c, const shape *
     case TDM_GRID_COLS:
         set_uint(info, c, "rows", s->a);
         set_uint(info, c, "cols", s->b);
+        /* A gather's source: more rows than it gathers (every row at most once or
+         * twice), or fewer (rows repeat). */
+        set_uint(info, c, "src_rows", index & 1 ? s->a / 2 + 1 : s->a + 5);
         snprintf(c->label, sizeof c->label, "%ux%u", s->a, s->b);
         break;
     case TDM_GRID_TILES:

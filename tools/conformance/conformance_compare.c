@@ -129,6 +129,28 @@ static void check_input(compare_ctx *x, unsigned b)
     }
 }
 
+/* Words (uint32 outputs: gathered features and labels) must be the reference's, bit
+ * for bit; guard elements must come back untouched. */
+static void check_words(compare_ctx *x, unsigned b)
+{
+    const tdm_kernel_buffer *kb = &tdm_kernel_get(x->c->kernel)->buffers[b];
+    const uint32_t *got = x->got->host[b], *want = x->want->host[b], *orig = x->in->host[b];
+    size_t first = x->c->offset, last = first + x->in->elements[b];
+    for (size_t i = 0; i < x->in->total[b]; i++) {
+        int inside = i >= first && i < last;
+        if (got[i] == (inside ? want[i] : orig[i]))
+            continue;
+        char what[160];
+        if (inside)
+            snprintf(what, sizeof what, "%s[%zu] = 0x%08x, expected 0x%08x", kb->name, i - first,
+                     (unsigned)got[i], (unsigned)want[i]);
+        else
+            snprintf(what, sizeof what, "wrote outside its view");
+        x->r->worst_ratio = INFINITY;
+        note_failure(x, what);
+    }
+}
+
 static void check_buffer(compare_ctx *x, unsigned b)
 {
     const tdm_kernel_buffer *kb = &tdm_kernel_get(x->c->kernel)->buffers[b];
@@ -152,7 +174,9 @@ void conf_compare(const conf_case *c, const conf_buffers *in, const conf_buffers
     for (unsigned b = 0; b < info->buffer_count; b++) {
         if (!info->buffers[b].written)
             check_input(&x, b);
-        else if (info->buffers[b].type != 'u')
+        else if (info->buffers[b].type == 'u')
+            check_words(&x, b);
+        else
             check_buffer(&x, b);
     }
     r->cases++;

@@ -53,12 +53,17 @@ static float float_value(rng *r, conf_data data, int positive)
 static void fill_buffer(const conf_case *c, const tdm_kernel_buffer *kb, void *host,
                         size_t total, rng *r)
 {
-    uint32_t cols = (uint32_t)tdm_kernel_uint(tdm_kernel_get(c->kernel), c->u, "cols");
+    const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
+    uint32_t cols = (uint32_t)tdm_kernel_uint(info, c->u, "cols");
+    uint32_t src_rows = (uint32_t)tdm_kernel_uint(info, c->u, "src_rows");
+    /* Labels and row indices are drawn in their range; other words take every bit
+     * pattern (a gather must move NaN payloads and denormals untouched). */
+    uint32_t range = kb->labels ? cols : kb->indices ? src_rows : 0;
     for (size_t i = 0; i < total; i++) {
         if (kb->type == 'h')
             ((uint16_t *)host)[i] = (uint16_t)next_u32(r); /* every bit pattern */
         else if (kb->type == 'u')
-            ((uint32_t *)host)[i] = kb->labels && cols ? next_u32(r) % cols : next_u32(r);
+            ((uint32_t *)host)[i] = range ? next_u32(r) % range : next_u32(r);
         else
             ((float *)host)[i] = float_value(r, c->data, kb->positive);
     }

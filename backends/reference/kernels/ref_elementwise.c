@@ -112,3 +112,14 @@ void ref_bias_add(const tdm_launch *l)
         for (uint32_t c = 0; c < cols; c++)
             y[(size_t)r * cols + c] = x[(size_t)r * cols + c] + b[c];
 }
+
+/* Two comparisons, as every backend writes them: a NaN fails both and passes through,
+ * and a zero keeps its sign unless a bound replaces it. */
+void ref_clip(const tdm_launch *l)
+{
+    float *y = ref_f(l, 0), *x = ref_f(l, 1), lo = l->f[0], hi = l->f[1];
+    for (uint32_t i = 0; i < l->u[0]; i++) {
+        float t = x[i] < lo ? lo : x[i];
+        y[i] = t > hi ? hi : t;
+    }
+}

@@ -115,3 +115,12 @@ void ref_dropout(const tdm_launch *l)
         y[i] = u >= rate ? x[i] / (1.0f - rate) : 0.0f;
     }
 }
+
+void ref_one_hot(const tdm_launch *l)
+{
+    float *y = ref_f(l, 0);
+    uint32_t *labels = ref_u(l, 1), rows = l->u[0], cols = l->u[1];
+    for (uint32_t r = 0; r < rows; r++)
+        for (uint32_t c = 0; c < cols; c++)
+            y[(size_t)r * cols + c] = c == labels[r] ? 1.0f : 0.0f;
+}
