@@ -2,6 +2,7 @@
  * CLBlast's kernels skip reading C when beta == 0, so NaN in C's old contents does not
  * propagate (checked with CLBlast 1.5.3 on both its direct and its indirect path; the
  * conformance tool checks it on every device). */
+#include <pthread.h>
 #include <stdint.h>
 
 #include "error.h"
@@ -96,13 +97,19 @@ tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch)
     if (u[2] == 0) /* op(A) * op(B) is zero: C = beta * C, and beta 1 keeps C as it is */
         return beta == 1.0f ? TDM_OK : scale_c(dev, launch, u[0], u[1], u[5], beta);
 
+    /* Replicas call from their own threads; concurrent first calls (compiling and
+     * caching a kernel) failed now and then with CLBlastUnexpectedError, so calls are
+     * serialised. They only enqueue: the GEMMs themselves still overlap. */
+    static pthread_mutex_t clblast_lock = PTHREAD_MUTEX_INITIALIZER;
     cl_command_queue queue = tdm_opencl_dev(dev)->queue;
+    pthread_mutex_lock(&clblast_lock);
     CLBlastStatusCode s = CLBlastSgemm(
         CLBlastLayoutRowMajor, u[6] ? CLBlastTransposeYes : CLBlastTransposeNo,
         u[7] ? CLBlastTransposeYes : CLBlastTransposeNo, u[0], u[1], u[2], alpha,
         tdm_opencl_mem(launch->buffers[1]), launch->offsets[1], u[3],
         tdm_opencl_mem(launch->buffers[2]), launch->offsets[2], u[4], beta,
         tdm_opencl_mem(launch->buffers[0]), launch->offsets[0], u[5], &queue, NULL);
+    pthread_mutex_unlock(&clblast_lock);
     if (s != CLBlastSuccess)
         return tdm_fail(clblast_status(s),
                         "%s '%s': gemm (m %u, n %u, k %u): CLBlastSgemm failed: %s (%d)",
