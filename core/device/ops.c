@@ -3,6 +3,7 @@
 
 #include "error.h"
 #include "kernel.h"
+#include "ops_check.h"
 #include "tandem/ops.h"
 #include "tensor_impl.h"
 
@@ -10,27 +11,15 @@
 static tdm_status check(const char *func, const tdm_tensor *y, const tdm_tensor *const *in,
                         size_t n)
 {
-    if (!y)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: the output tensor is NULL", func);
-    for (size_t i = 0; i <= n; i++) {
-        const tdm_tensor *t = i ? in[i - 1] : y;
-        if (!t)
-            return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: input %zu is NULL", func, i);
-        if (t->dtype != TDM_F32)
-            return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: tensors must be f32, one is %s",
-                            func, tdm_dtype_name(t->dtype));
-        if (t->device != y->device)
-            return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                            "%s: every tensor must be on the output's device", func);
-        if (t->count != y->count)
-            return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                            "%s: element counts differ (%zu and %zu)", func, y->count,
-                            t->count);
+    tdm_status s = tdm_ops_check(func, "output", y, TDM_F32, NULL);
+    static const char *const names[] = {"x", "y"};
+    for (size_t i = 0; i < n && s == TDM_OK; i++) {
+        const char *what = n == 1 ? "x" : names[i];
+        s = tdm_ops_check(func, what, in[i], TDM_F32, y->device);
+        if (s == TDM_OK)
+            s = tdm_ops_check_count(func, what, in[i], y->count);
     }
-    if (y->count > UINT32_MAX)
-        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s: %zu elements are more than one launch takes",
-                        func, y->count);
-    return TDM_OK;
+    return s;
 }
 
 static tdm_status run(const char *func, tdm_kernel kernel, tdm_tensor *y,
@@ -47,8 +36,7 @@ static tdm_status run(const char *func, tdm_kernel kernel, tdm_tensor *y,
         call.views[i + 1] = tdm_tensor_view(in[i]);
     call.u[0] = (uint32_t)y->count;
     call.f[0] = alpha;
-    s = tdm_kernel_run(y->device, &call);
-    return s == TDM_OK ? s : tdm_fail_context(s, "%s", func);
+    return tdm_ops_run(func, y, &call);
 }
 
 tdm_status tdm_op_fill(tdm_tensor *y, float value)
@@ -66,8 +54,8 @@ tdm_status tdm_op_axpy(tdm_tensor *y, float alpha, const tdm_tensor *x)
     return run("tdm_op_axpy", TDM_KERNEL_axpy, y, &x, 1, alpha);
 }
 
-static tdm_status binary(const char *func, tdm_kernel kernel, tdm_tensor *z,
-                         const tdm_tensor *x, const tdm_tensor *y)
+static tdm_status binary(const char *func, tdm_kernel kernel, tdm_tensor *z, const tdm_tensor *x,
+                         const tdm_tensor *y)
 {
     const tdm_tensor *in[2] = {x, y};
     return run(func, kernel, z, in, 2, 0.0f);

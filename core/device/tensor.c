@@ -71,7 +71,7 @@ tdm_status tdm_tensor_create(tdm_device *dev, tdm_dtype dtype, const tdm_shape *
     tdm_tensor *t = calloc(1, sizeof *t);
     if (!t)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_tensor_create: out of host memory");
-    *t = (tdm_tensor){.device = dev, .dtype = dtype, .shape = *shape};
+    *t = (tdm_tensor){.device = dev, .dtype = dtype, .shape = *shape, .owner = 1};
     t->count = tdm_shape_count(shape);
     size_t bytes = t->count * tdm_dtype_size(dtype);
     s = tdm_buffer_alloc(dev, bytes ? bytes : 4, &t->buffer);
@@ -92,8 +92,35 @@ void tdm_tensor_destroy(tdm_tensor *t)
 {
     if (!t)
         return;
-    tdm_buffer_free(t->buffer);
+    if (t->owner)
+        tdm_buffer_free(t->buffer);
     free(t);
+}
+
+tdm_status tdm_tensor_slice(tdm_tensor *parent, size_t offset, const tdm_shape *shape,
+                            tdm_tensor **out)
+{
+    TDM_CHECK_ARG(out, "tdm_tensor_slice");
+    *out = NULL;
+    TDM_CHECK_ARG(parent, "tdm_tensor_slice");
+    tdm_status s = tdm_check_shape(shape, "tdm_tensor_slice");
+    if (s != TDM_OK)
+        return s;
+    size_t count = tdm_shape_count(shape);
+    if (offset > parent->count || count > parent->count - offset)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "tdm_tensor_slice: elements [%zu, %zu) are outside the parent's %zu",
+                        offset, offset + count, parent->count);
+    tdm_tensor *t = malloc(sizeof *t);
+    if (!t)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_tensor_slice: out of host memory");
+    *t = *parent;
+    t->shape = *shape;
+    t->count = count;
+    t->offset = parent->offset + offset * tdm_dtype_size(parent->dtype);
+    t->owner = 0;
+    *out = t;
+    return TDM_OK;
 }
 
 /* TDM_ERR_INVALID_ARGUMENT unless size is the tensor's byte size. */
@@ -112,7 +139,7 @@ tdm_status tdm_tensor_write(tdm_tensor *t, const void *src, size_t size)
     tdm_status s = check_size(t, size, "tdm_tensor_write");
     if (s == TDM_OK && size && !src)
         s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_tensor_write: argument 'src' is NULL");
-    return s != TDM_OK ? s : tdm_buffer_write(t->buffer, 0, src, size);
+    return s != TDM_OK ? s : tdm_buffer_write(t->buffer, t->offset, src, size);
 }
 
 tdm_status tdm_tensor_read(const tdm_tensor *t, void *dst, size_t size)
@@ -120,7 +147,7 @@ tdm_status tdm_tensor_read(const tdm_tensor *t, void *dst, size_t size)
     tdm_status s = check_size(t, size, "tdm_tensor_read");
     if (s == TDM_OK && size && !dst)
         s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_tensor_read: argument 'dst' is NULL");
-    return s != TDM_OK ? s : tdm_buffer_read(t->buffer, 0, dst, size);
+    return s != TDM_OK ? s : tdm_buffer_read(t->buffer, t->offset, dst, size);
 }
 
 tdm_status tdm_tensor_copy(tdm_tensor *dst, const tdm_tensor *src)
@@ -164,6 +191,6 @@ size_t tdm_tensor_bytes(const tdm_tensor *t)
 
 tdm_buffer_view tdm_tensor_view(const tdm_tensor *t)
 {
-    tdm_buffer_view v = {t ? t->buffer : NULL, 0, tdm_tensor_bytes(t)};
+    tdm_buffer_view v = {t ? t->buffer : NULL, t ? t->offset : 0, tdm_tensor_bytes(t)};
     return v;
 }

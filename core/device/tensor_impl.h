@@ -1,5 +1,6 @@
 /* Internal: the tensor struct. A tensor owns one buffer of at least 4 bytes (an
- * empty tensor still has a buffer, so every tensor has a device and a view). */
+ * empty tensor still has a buffer, so every tensor has a device and a view), or is a
+ * slice of another tensor's buffer. */
 #ifndef TDM_CORE_TENSOR_IMPL_H
 #define TDM_CORE_TENSOR_IMPL_H
 
@@ -10,7 +11,9 @@ struct tdm_tensor {
     tdm_buffer *buffer;
     tdm_dtype dtype;
     tdm_shape shape;
-    size_t count; /* elements */
+    size_t count;  /* elements */
+    size_t offset; /* bytes into buffer: nonzero only for slices */
+    int owner;     /* 1: destroy frees the buffer; 0: a slice */
 };
 
 /* Checks a shape: rank <= TDM_MAX_RANK; names func in the message. */

@@ -302,3 +302,16 @@ tdm_status tdm_strategy_colocate_end(tdm_strategy *s)
     m->colocate = NULL;
     return TDM_OK;
 }
+
+size_t tdm_strategy_trainable_variables(tdm_strategy *s, tdm_variable **out, size_t capacity)
+{
+    if (!s)
+        return 0;
+    size_t n = 0;
+    pthread_mutex_lock(&s->lock);
+    for (tdm_variable *v = s->variables; v; v = v->next)
+        if (v->trainable && n++ < capacity && out)
+            out[n - 1] = v;
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tandem/nn.h"
 #include "tandem/variable.h"
 
 #ifdef __cplusplus
@@ -24,12 +25,6 @@ extern "C" {
 
 typedef struct tdm_optimizer tdm_optimizer;
 typedef struct tdm_tower_optimizer tdm_tower_optimizer;
-
-/* How a loss is reduced over examples (SEMANTICS.md, Gradients and loss scaling). */
-typedef enum tdm_loss_reduction {
-    TDM_LOSS_SUM_OVER_BATCH_SIZE = 0, /* sum / global batch size: the default */
-    TDM_LOSS_SUM = 1
-} tdm_loss_reduction;
 
 /* ---- learning-rate schedules ------------------------------------------------- */
 

@@ -14,6 +14,7 @@
 #include "tandem/dataset.h"
 #include "tandem/tensor.h"
 #include "tandem/ops.h"
+#include "tandem/nn.h"
 #include "tandem/values.h"
 #include "tandem/strategy.h"
 #include "tandem/variable.h"

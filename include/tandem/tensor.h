@@ -45,6 +45,13 @@ TDM_API const char *tdm_dtype_name(tdm_dtype dtype);
 TDM_API tdm_status tdm_tensor_create(tdm_device *dev, tdm_dtype dtype, const tdm_shape *shape,
                                      tdm_tensor **out);
 
+/* A tensor over `shape`'s count of elements of parent, from element `offset` on:
+ * same dtype and device, same memory (writes to either show in the other). It must
+ * not outlive parent; destroying it leaves parent alone. One buffer holding many
+ * tensors lets one collective reduce them all (a flat gradient). */
+TDM_API tdm_status tdm_tensor_slice(tdm_tensor *parent, size_t offset, const tdm_shape *shape,
+                                    tdm_tensor **out);
+
 /* Waits for the device, then releases the tensor. NULL-safe. */
 TDM_API void tdm_tensor_destroy(tdm_tensor *t);
 

@@ -114,6 +114,12 @@ TDM_API tdm_variable *tdm_update_variable(const tdm_update_context *uc);
 TDM_API tdm_status tdm_strategy_colocate_vars_with(tdm_strategy *s, tdm_variable *var);
 TDM_API tdm_status tdm_strategy_colocate_end(tdm_strategy *s);
 
+/* The strategy's trainable variables, in creation order (TensorFlow's
+ * trainable_variables): stores up to capacity of them in out and returns their
+ * number. */
+TDM_API size_t tdm_strategy_trainable_variables(tdm_strategy *s, tdm_variable **out,
+                                                size_t capacity);
+
 /* Verifies that every copy of every mirrored variable of the strategy is bitwise
  * identical; TDM_ERR_INVALID_STATE names the first variable, copy and element that
  * differ. */

@@ -1,0 +1,154 @@
+/* The public layer operations: matrix product, bias, activations and dropout, each a
+ * checked call of the table's kernels. */
+#include <string.h>
+
+#include "error.h"
+#include "ops_check.h"
+#include "tandem/nn.h"
+#include "tandem/ops.h"
+#include "tensor_impl.h"
+
+static tdm_kernel_call call_of(tdm_kernel kernel, const tdm_tensor *const *views, size_t n)
+{
+    tdm_kernel_call call;
+    memset(&call, 0, sizeof call);
+    call.kernel = kernel;
+    for (size_t i = 0; i < n; i++)
+        call.views[i] = tdm_tensor_view(views[i]);
+    return call;
+}
+
+static size_t rows_of(const tdm_tensor *t, int trans)
+{
+    return t->shape.rank == 2 ? t->shape.dims[trans ? 1 : 0] : 0;
+}
+
+static size_t cols_of(const tdm_tensor *t, int trans)
+{
+    return t->shape.rank == 2 ? t->shape.dims[trans ? 0 : 1] : 0;
+}
+
+static tdm_status check_matmul(const char *f, const tdm_tensor *c, const tdm_tensor *a, int trans_a,
+                               const tdm_tensor *b, int trans_b)
+{
+    tdm_status s = tdm_ops_check(f, "c", c, TDM_F32, NULL);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "a", a, TDM_F32, c->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "b", b, TDM_F32, c->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check_matrix(f, "a", a, a->shape.dims[0], 0);
+    if (s == TDM_OK)
+        s = tdm_ops_check_matrix(f, "b", b, b->shape.dims[0], 0);
+    if (s == TDM_OK && cols_of(a, trans_a) != rows_of(b, trans_b))
+        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: op(a) has %zu columns but op(b) has %zu rows",
+                     f, cols_of(a, trans_a), rows_of(b, trans_b));
+    if (s == TDM_OK)
+        s = tdm_ops_check_matrix(f, "c", c, rows_of(a, trans_a), cols_of(b, trans_b));
+    return s;
+}
+
+tdm_status tdm_op_matmul(tdm_tensor *c, const tdm_tensor *a, int trans_a, const tdm_tensor *b,
+                         int trans_b, float alpha, float beta)
+{
+    const char *f = "tdm_op_matmul";
+    tdm_status s = check_matmul(f, c, a, trans_a, b, trans_b);
+    if (s != TDM_OK || c->count == 0)
+        return s;
+    const tdm_tensor *views[] = {c, a, b};
+    tdm_kernel_call call = call_of(TDM_KERNEL_gemm, views, 3);
+    uint32_t u[] = {(uint32_t)rows_of(a, trans_a),
+                    (uint32_t)cols_of(b, trans_b),
+                    (uint32_t)cols_of(a, trans_a),
+                    (uint32_t)a->shape.dims[1],
+                    (uint32_t)b->shape.dims[1],
+                    (uint32_t)c->shape.dims[1],
+                    trans_a ? 1u : 0u,
+                    trans_b ? 1u : 0u};
+    memcpy(call.u, u, sizeof u);
+    call.f[0] = alpha;
+    call.f[1] = beta;
+    if (u[2] == 0) /* an empty inner dimension: c = beta * c */
+        return beta == 0.0f ? tdm_op_fill(c, 0.0f) : tdm_op_scale(c, c, beta);
+    return tdm_ops_run(f, c, &call);
+}
+
+tdm_status tdm_op_bias_add(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *b)
+{
+    const char *f = "tdm_op_bias_add";
+    tdm_status s = tdm_ops_check(f, "y", y, TDM_F32, NULL);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "x", x, TDM_F32, y->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "b", b, TDM_F32, y->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check_matrix(f, "y", y, rows_of(x, 0), b->count);
+    if (s == TDM_OK)
+        s = tdm_ops_check_matrix(f, "x", x, rows_of(y, 0), b->count);
+    if (s != TDM_OK || y->count == 0)
+        return s;
+    const tdm_tensor *views[] = {y, x, b};
+    tdm_kernel_call call = call_of(TDM_KERNEL_bias_add, views, 3);
+    call.u[0] = (uint32_t)y->shape.dims[0];
+    call.u[1] = (uint32_t)y->shape.dims[1];
+    return tdm_ops_run(f, y, &call);
+}
+
+tdm_status tdm_op_sum_rows(tdm_tensor *out, const tdm_tensor *x)
+{
+    const char *f = "tdm_op_sum_rows";
+    tdm_status s = tdm_ops_check(f, "out", out, TDM_F32, NULL);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "x", x, TDM_F32, out->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check_matrix(f, "x", x, rows_of(x, 0), out->count);
+    if (s != TDM_OK || out->count == 0)
+        return s;
+    if (x->count == 0) /* no rows: the sums are 0 */
+        return tdm_op_fill(out, 0.0f);
+    const tdm_tensor *views[] = {out, x};
+    tdm_kernel_call call = call_of(TDM_KERNEL_sum_axis0, views, 2);
+    call.u[0] = (uint32_t)x->shape.dims[0];
+    call.u[1] = (uint32_t)x->shape.dims[1];
+    return tdm_ops_run(f, out, &call);
+}
+
+tdm_status tdm_op_sum(tdm_tensor *out, const tdm_tensor *x)
+{
+    const char *f = "tdm_op_sum";
+    tdm_status s = tdm_ops_check(f, "out", out, TDM_F32, NULL);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "x", x, TDM_F32, out->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check_count(f, "out", out, 1);
+    if (s != TDM_OK)
+        return s;
+    if (x->count == 0)
+        return tdm_op_fill(out, 0.0f);
+    /* One chunk of n: one work-group sums in a fixed order, deterministic per device. */
+    const tdm_tensor *views[] = {out, x};
+    tdm_kernel_call call = call_of(TDM_KERNEL_sum, views, 2);
+    call.u[0] = call.u[1] = (uint32_t)x->count;
+    return tdm_ops_run(f, out, &call);
+}
+
+tdm_status tdm_op_dropout(tdm_tensor *y, const tdm_tensor *x, float rate, uint64_t seed,
+                          uint32_t offset)
+{
+    const char *f = "tdm_op_dropout";
+    tdm_status s = tdm_ops_check(f, "y", y, TDM_F32, NULL);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "x", x, TDM_F32, y->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check_count(f, "x", x, y->count);
+    if (s == TDM_OK && !(rate >= 0.0f && rate < 1.0f))
+        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: rate %g is outside [0, 1)", f, (double)rate);
+    if (s != TDM_OK || y->count == 0)
+        return s;
+    const tdm_tensor *views[] = {y, x};
+    tdm_kernel_call call = call_of(TDM_KERNEL_dropout, views, 2);
+    uint32_t u[] = {(uint32_t)y->count, (uint32_t)seed, (uint32_t)(seed >> 32), offset};
+    memcpy(call.u, u, sizeof u);
+    call.f[0] = rate;
+    return tdm_ops_run(f, y, &call);
+}

@@ -1,0 +1,68 @@
+/* The public loss operations: per-example losses and their gradients in one kernel. */
+#include <string.h>
+
+#include "error.h"
+#include "ops_check.h"
+#include "tandem/nn.h"
+#include "tandem/ops.h"
+#include "tensor_impl.h"
+
+static tdm_kernel_call call_of(tdm_kernel kernel, const tdm_tensor *const *views, size_t n,
+                               float grad_scale)
+{
+    tdm_kernel_call call;
+    memset(&call, 0, sizeof call);
+    call.kernel = kernel;
+    for (size_t i = 0; i < n; i++)
+        call.views[i] = tdm_tensor_view(views[i]);
+    call.f[0] = grad_scale;
+    return call;
+}
+
+tdm_status tdm_op_softmax_xent(tdm_tensor *loss, tdm_tensor *dlogits, const tdm_tensor *logits,
+                               const tdm_tensor *labels, float grad_scale)
+{
+    const char *f = "tdm_op_softmax_xent";
+    tdm_status s = tdm_ops_check(f, "logits", logits, TDM_F32, NULL);
+    if (s == TDM_OK)
+        s = tdm_ops_check_matrix(f, "logits", logits, logits->shape.dims[0], 0);
+    size_t rows = s == TDM_OK ? logits->shape.dims[0] : 0;
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "loss", loss, TDM_F32, logits->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check_count(f, "loss", loss, rows);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "dlogits", dlogits, TDM_F32, logits->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check_count(f, "dlogits", dlogits, logits->count);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "labels", labels, TDM_I32, logits->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check_count(f, "labels", labels, rows);
+    if (s != TDM_OK || logits->count == 0)
+        return s;
+    const tdm_tensor *views[] = {loss, dlogits, logits, labels};
+    tdm_kernel_call call = call_of(TDM_KERNEL_softmax_xent, views, 4, grad_scale);
+    call.u[0] = (uint32_t)rows;
+    call.u[1] = (uint32_t)logits->shape.dims[1];
+    return tdm_ops_run(f, loss, &call);
+}
+
+tdm_status tdm_op_mse(tdm_tensor *loss, tdm_tensor *dpred, const tdm_tensor *pred,
+                      const tdm_tensor *target, float grad_scale)
+{
+    const char *f = "tdm_op_mse";
+    const tdm_tensor *views[] = {loss, dpred, pred, target};
+    const char *names[] = {"loss", "dpred", "pred", "target"};
+    tdm_status s = tdm_ops_check(f, "pred", pred, TDM_F32, NULL);
+    for (size_t i = 0; i < 4 && s == TDM_OK; i++) {
+        s = tdm_ops_check(f, names[i], views[i], TDM_F32, pred->device);
+        if (s == TDM_OK)
+            s = tdm_ops_check_count(f, names[i], views[i], pred->count);
+    }
+    if (s != TDM_OK || pred->count == 0)
+        return s;
+    tdm_kernel_call call = call_of(TDM_KERNEL_mse, views, 4, grad_scale);
+    call.u[0] = (uint32_t)pred->count;
+    return tdm_ops_run(f, loss, &call);
+}
