@@ -19,7 +19,11 @@
 #include "tandem/strategy.h"
 #include "tandem/variable.h"
 #include "tandem/input.h"
-#include "tandem/optimizer.h"
 #include "tandem/checkpoint.h"
+#include "tandem/optimizer.h"
+#include "tandem/train.h"
+#include "tandem/model.h"
+#include "tandem/step.h"
+#include "tandem/monitor.h"
 
 #endif

@@ -1,0 +1,41 @@
+/* The model's forward pass: per layer x W + b, the activation, and dropout in
+ * training. */
+#include "error.h"
+#include "model_impl.h"
+
+static tdm_status dense(const tdm_model *m, const tdm_model_views *v, size_t l, const tdm_tensor *x,
+                        size_t copy)
+{
+    tdm_tensor *w = tdm_variable_copy(m->vars[2 * l], copy);
+    tdm_tensor *b = tdm_variable_copy(m->vars[2 * l + 1], copy);
+    tdm_status s = tdm_op_matmul(v->z[l], x, 0, w, 0, 1.0f, 0.0f);
+    if (s == TDM_OK)
+        s = tdm_op_bias_add(v->z[l], v->z[l], b);
+    if (s == TDM_OK)
+        s = tdm_op_activation(m->layers[l].activation, v->a[l], v->z[l]);
+    return s;
+}
+
+/* The mask of layer l in a step: keyed by the step, offset by the slice's first row
+ * in the global batch, so each example gets the same mask on any replica count. */
+tdm_status tdm_model_dropout(const tdm_model *m, size_t l, uint64_t step, size_t first_row,
+                             tdm_tensor *y, const tdm_tensor *x)
+{
+    size_t units = m->layers[l].units;
+    return tdm_op_dropout(y, x, m->layers[l].dropout, tdm_model_dropout_seed(m, step, l),
+                          (uint32_t)(first_row * units));
+}
+
+tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
+                             const tdm_forward_args *fa)
+{
+    const tdm_tensor *x = fa->x;
+    tdm_status s = TDM_OK;
+    for (size_t l = 0; l < v->layers && s == TDM_OK; l++) {
+        s = dense(m, v, l, x, fa->copy);
+        if (s == TDM_OK && v->dropped[l])
+            s = tdm_model_dropout(m, l, fa->step, fa->first_row, v->dropped[l], v->a[l]);
+        x = v->out[l];
+    }
+    return s;
+}

@@ -1,0 +1,195 @@
+/* The monitor: runs a step, reports progress, writes periodic checkpoints and
+ * restores the newest one. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "step_impl.h"
+#include "tandem/monitor.h"
+
+struct tdm_monitor {
+    tdm_step *step;
+    tdm_monitor_options opts;
+    char *dir;
+    uint64_t global_step;
+    uint64_t saved_step; /* of the last checkpoint written or restored */
+    int saved;           /* whether there is one */
+    int exhausted;
+    atomic_int cancel;
+};
+
+static tdm_status check_options(const tdm_step *step, const tdm_monitor_options *o)
+{
+    const char *f = "tdm_monitor_create";
+    if (o->size != sizeof *o)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: options.size is %zu, expected %zu: use "
+                        "TDM_MONITOR_OPTIONS_INIT",
+                        f, o->size, sizeof *o);
+    if (o->checkpoint_dir && !tdm_step_checkpointable(step))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: checkpoints need a step with save and restore", f);
+    if (!o->save_extra != !o->restore_extra)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: save_extra and restore_extra go together",
+                        f);
+    return TDM_OK;
+}
+
+tdm_status tdm_monitor_create(tdm_step *step, const tdm_monitor_options *opts, tdm_monitor **out)
+{
+    TDM_CHECK_ARG(out, "tdm_monitor_create");
+    *out = NULL;
+    TDM_CHECK_ARG(step, "tdm_monitor_create");
+    TDM_CHECK_ARG(opts, "tdm_monitor_create");
+    tdm_status s = check_options(step, opts);
+    if (s != TDM_OK)
+        return s;
+    tdm_monitor *m = calloc(1, sizeof *m);
+    if (!m || (opts->checkpoint_dir && !(m->dir = strdup(opts->checkpoint_dir)))) {
+        free(m);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_monitor_create: out of host memory");
+    }
+    m->step = step;
+    m->opts = *opts;
+    m->opts.checkpoint_dir = m->dir;
+    m->opts.keep = opts->keep ? opts->keep : 3;
+    *out = m;
+    return TDM_OK;
+}
+
+void tdm_monitor_destroy(tdm_monitor *m)
+{
+    if (!m)
+        return;
+    free(m->dir);
+    free(m);
+}
+
+static tdm_status write_checkpoint(tdm_monitor *m, tdm_checkpoint_writer *w)
+{
+    tdm_status s = tdm_step_save(m->step, w);
+    if (s == TDM_OK && m->opts.save_extra)
+        s = m->opts.save_extra(w, m->opts.extra_user);
+    return s;
+}
+
+tdm_status tdm_monitor_save(tdm_monitor *m)
+{
+    TDM_CHECK_ARG(m, "tdm_monitor_save");
+    if (!m->dir)
+        return tdm_fail(TDM_ERR_INVALID_STATE, "tdm_monitor_save: no checkpoint directory");
+    tdm_checkpoint_writer *w = NULL;
+    tdm_status s = tdm_checkpoint_writer_create(m->dir, m->global_step, &w);
+    if (s == TDM_OK)
+        s = write_checkpoint(m, w);
+    if (s == TDM_OK)
+        s = tdm_checkpoint_commit(w);
+    else
+        tdm_checkpoint_writer_abort(w);
+    if (s == TDM_OK)
+        s = tdm_checkpoint_prune(m->dir, m->opts.keep);
+    if (s == TDM_OK) {
+        m->saved = 1;
+        m->saved_step = m->global_step;
+    }
+    return s == TDM_OK ? s : tdm_fail_context(s, "tdm_monitor_save");
+}
+
+static tdm_status restore_from(tdm_monitor *m, const char *path)
+{
+    tdm_checkpoint *c = NULL;
+    tdm_status s = tdm_checkpoint_open(path, &c);
+    if (s == TDM_OK)
+        s = tdm_step_restore(m->step, c);
+    if (s == TDM_OK && m->opts.restore_extra)
+        s = m->opts.restore_extra(c, m->opts.extra_user);
+    if (s == TDM_OK) {
+        m->global_step = m->saved_step = tdm_checkpoint_step(c);
+        m->saved = 1;
+    }
+    tdm_checkpoint_close(c);
+    return s == TDM_OK ? s : tdm_fail_context(s, "restoring %s", path);
+}
+
+tdm_status tdm_monitor_restore(tdm_monitor *m, int *restored, uint64_t *global_step)
+{
+    TDM_CHECK_ARG(m, "tdm_monitor_restore");
+    TDM_CHECK_ARG(restored, "tdm_monitor_restore");
+    *restored = 0;
+    if (!m->dir)
+        return tdm_fail(TDM_ERR_INVALID_STATE, "tdm_monitor_restore: no checkpoint directory");
+    char path[4096];
+    uint64_t step = 0;
+    tdm_status s = tdm_checkpoint_latest(m->dir, path, sizeof path, &step);
+    if (s == TDM_ERR_NOT_FOUND)
+        return TDM_OK;
+    if (s == TDM_OK)
+        s = restore_from(m, path);
+    if (s != TDM_OK)
+        return tdm_fail_context(s, "tdm_monitor_restore");
+    *restored = 1;
+    if (global_step)
+        *global_step = m->global_step;
+    return TDM_OK;
+}
+
+/* Whether the call just run crossed a multiple of checkpoint_every, or ended the
+ * input with steps not yet saved. */
+static int checkpoint_due(const tdm_monitor *m, uint64_t before, const tdm_step_result *r)
+{
+    uint64_t every = m->opts.checkpoint_every;
+    if (!m->dir || (m->saved && m->saved_step == r->global_step))
+        return 0;
+    return r->end_of_input || (every && r->global_step / every != before / every);
+}
+
+static tdm_status one_call(tdm_monitor *m, tdm_step_result *r)
+{
+    uint64_t before = m->global_step;
+    tdm_status s = tdm_step_run(m->step, r);
+    if (s != TDM_OK)
+        return s;
+    m->global_step = r->global_step;
+    m->exhausted = r->end_of_input;
+    if (checkpoint_due(m, before, r))
+        s = tdm_monitor_save(m);
+    if (s == TDM_OK && m->opts.progress && m->opts.progress(r, m->opts.progress_user))
+        atomic_store(&m->cancel, 1);
+    return s;
+}
+
+tdm_status tdm_monitor_run_steps(tdm_monitor *m, uint64_t n, uint64_t *done)
+{
+    TDM_CHECK_ARG(m, "tdm_monitor_run_steps");
+    uint64_t ran = 0;
+    tdm_status s = TDM_OK;
+    atomic_store(&m->cancel, 0);
+    while (s == TDM_OK && !m->exhausted && (n == 0 || ran < n) && !atomic_load(&m->cancel)) {
+        tdm_step_result r;
+        s = one_call(m, &r);
+        ran += r.steps;
+    }
+    if (s == TDM_OK && atomic_load(&m->cancel))
+        s = tdm_fail(TDM_ERR_CANCELLED, "tdm_monitor_run_steps: cancelled after %llu steps",
+                     (unsigned long long)ran);
+    if (done)
+        *done = ran;
+    return s;
+}
+
+int tdm_monitor_input_exhausted(const tdm_monitor *m)
+{
+    return m ? m->exhausted : 0;
+}
+
+uint64_t tdm_monitor_global_step(const tdm_monitor *m)
+{
+    return m ? m->global_step : 0;
+}
+
+void tdm_monitor_cancel(tdm_monitor *m)
+{
+    if (m)
+        atomic_store(&m->cancel, 1);
+}

@@ -1,0 +1,25 @@
+/* Internal: the input step that the single-loss step is built on. */
+#ifndef TDM_TRAIN_STEP_IMPL_H
+#define TDM_TRAIN_STEP_IMPL_H
+
+#include "tandem/step.h"
+
+/* Whether the step can save and restore its state. */
+int tdm_step_checkpointable(const tdm_step *step);
+
+typedef struct tdm_input_step {
+    tdm_distributed_iterator *it;
+    tdm_input_step_fn fn;
+    void *user;
+    size_t iterations;
+    uint64_t steps; /* run so far: the global step of a plain input step */
+} tdm_input_step;
+
+tdm_status tdm_input_step_init(tdm_input_step *in, const tdm_distributed_dataset *dist,
+                               tdm_input_step_fn fn, void *user, size_t iterations);
+void tdm_input_step_free(tdm_input_step *in);
+tdm_status tdm_input_step_run(void *self, tdm_step_result *out);
+tdm_status tdm_input_step_save(void *self, tdm_checkpoint_writer *w);
+tdm_status tdm_input_step_restore(void *self, const tdm_checkpoint *c);
+
+#endif

@@ -1,0 +1,228 @@
+/* The train op: its variables, its flat gradient buffers, and its accessors. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "kernel_ops.h"
+#include "optimizer_impl.h"
+#include "train_op_impl.h"
+
+static tdm_status check_options(const tdm_train_op_options *o)
+{
+    const char *f = "tdm_train_op_create";
+    if (o->size != sizeof *o)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: options.size is %zu, expected %zu: use "
+                        "TDM_TRAIN_OP_OPTIONS_INIT",
+                        f, o->size, sizeof *o);
+    if (!o->loss_fn || !o->optimizer)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: a loss function and an optimizer are "
+                        "required",
+                        f);
+    if (!(o->clip_global_norm >= 0.0f) || !(o->clip_value >= 0.0f))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: clip_global_norm and clip_value must be "
+                        ">= 0 (0: off)",
+                        f);
+    if ((unsigned)o->reduction > TDM_LOSS_SUM)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: unknown loss reduction %d", f,
+                        (int)o->reduction);
+    return TDM_OK;
+}
+
+/* The variables to train: the given list, or every trainable one. */
+static tdm_status choose_variables(tdm_train_op *op)
+{
+    const tdm_train_op_options *o = &op->opts;
+    size_t n = o->var_list ? o->var_count : tdm_strategy_trainable_variables(op->strategy, NULL, 0);
+    if (n == 0)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "tdm_train_op_create: no variables to train "
+                        "(the list is empty and the strategy has no trainable variable)");
+    op->vars = calloc(n, sizeof *op->vars);
+    if (!op->vars)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
+    if (o->var_list)
+        memcpy(op->vars, o->var_list, n * sizeof *op->vars);
+    else
+        tdm_strategy_trainable_variables(op->strategy, op->vars, n);
+    for (size_t i = 0; i < n; i++) {
+        if (!op->vars[i])
+            return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_train_op_create: variable %zu is NULL",
+                            i);
+        tdm_shape shape = tdm_variable_shape(op->vars[i]);
+        op->total += tdm_shape_count(&shape);
+    }
+    op->var_count = n;
+    op->opts.var_list = NULL;
+    return TDM_OK;
+}
+
+static tdm_status make_slices(tdm_train_op *op, tdm_train_replica *r)
+{
+    size_t offset = 0;
+    tdm_status s = TDM_OK;
+    for (size_t i = 0; i < op->var_count && s == TDM_OK; i++) {
+        tdm_shape shape = tdm_variable_shape(op->vars[i]);
+        s = tdm_tensor_slice(r->flat, offset, &shape, &r->grads[i]);
+        if (s == TDM_OK)
+            r->views[i] = tdm_tensor_view(r->grads[i]);
+        offset += tdm_shape_count(&shape);
+    }
+    if (s == TDM_OK)
+        s = tdm_tensor_slice(r->flat, 0, &TDM_SHAPE(op->total), &r->all);
+    if (s == TDM_OK)
+        s = tdm_tensor_slice(r->flat, op->total, &TDM_SCALAR, &r->loss);
+    return s;
+}
+
+static tdm_status make_replica(tdm_train_op *op, size_t id)
+{
+    tdm_train_replica *r = &op->replicas[id];
+    tdm_device *dev = tdm_strategy_device(op->strategy, id);
+    r->grads = calloc(op->var_count, sizeof *r->grads);
+    r->views = calloc(op->var_count, sizeof *r->views);
+    if (!r->grads || !r->views)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
+    tdm_status s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(op->total + 1), &r->flat);
+    if (s == TDM_OK)
+        s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(op->scratch_count), &r->scratch);
+    return s == TDM_OK ? make_slices(op, r) : s;
+}
+
+static void free_replica(tdm_train_op *op, tdm_train_replica *r)
+{
+    for (size_t i = 0; r->grads && i < op->var_count; i++)
+        tdm_tensor_destroy(r->grads[i]);
+    tdm_tensor_destroy(r->all);
+    tdm_tensor_destroy(r->loss);
+    tdm_tensor_destroy(r->flat);
+    tdm_tensor_destroy(r->scratch);
+    free(r->grads);
+    free(r->views);
+}
+
+/* Whether the gradients may differ between replicas after the transforms: a norm
+ * or a callback computed on devices that round differently. (The optimizer itself
+ * keeps such copies identical: tdm_optimizer_computes_copy.) */
+static int needs_resync(const tdm_train_op *op)
+{
+    tdm_strategy *s = op->strategy;
+    if (op->opts.clip_global_norm <= 0.0f && !op->opts.transform)
+        return 0;
+    for (size_t i = 1; i < tdm_strategy_num_replicas(s); i++)
+        if (!tdm_optimizer_same_arithmetic(tdm_strategy_device(s, 0), tdm_strategy_device(s, i)))
+            return 1;
+    return 0;
+}
+
+static tdm_status build(tdm_train_op *op)
+{
+    tdm_status s = choose_variables(op);
+    if (s == TDM_OK)
+        s = tdm_optimizer_create_slots(op->opts.optimizer, op->vars, op->var_count);
+    size_t replicas = tdm_strategy_num_replicas(op->strategy);
+    size_t elements = op->total + 1;
+    op->scratch_count = tdm_global_norm_scratch(&elements, 1) + 1;
+    op->replicas = calloc(replicas, sizeof *op->replicas);
+    op->summaries = calloc(op->var_count ? op->var_count : 1, sizeof *op->summaries);
+    if (s == TDM_OK && (!op->replicas || !op->summaries))
+        s = tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
+    for (size_t i = 0; i < replicas && s == TDM_OK; i++)
+        s = make_replica(op, i);
+    op->resync = needs_resync(op);
+    return s;
+}
+
+tdm_status tdm_train_op_create(tdm_strategy *s, const tdm_train_op_options *opts,
+                               tdm_train_op **out)
+{
+    TDM_CHECK_ARG(out, "tdm_train_op_create");
+    *out = NULL;
+    TDM_CHECK_ARG(s, "tdm_train_op_create");
+    TDM_CHECK_ARG(opts, "tdm_train_op_create");
+    tdm_status st = check_options(opts);
+    if (st != TDM_OK)
+        return st;
+    tdm_train_op *op = calloc(1, sizeof *op);
+    if (!op)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
+    op->strategy = s;
+    op->opts = *opts;
+    st = build(op);
+    if (st != TDM_OK) {
+        tdm_train_op_destroy(op);
+        return st;
+    }
+    *out = op;
+    return TDM_OK;
+}
+
+void tdm_train_op_destroy(tdm_train_op *op)
+{
+    if (!op)
+        return;
+    for (size_t i = 0; op->replicas && i < tdm_strategy_num_replicas(op->strategy); i++)
+        free_replica(op, &op->replicas[i]);
+    free(op->replicas);
+    free(op->summaries);
+    free(op->vars);
+    free(op);
+}
+
+uint64_t tdm_train_op_global_step(const tdm_train_op *op)
+{
+    return op ? op->global_step : 0;
+}
+
+tdm_status tdm_train_op_set_global_step(tdm_train_op *op, uint64_t step)
+{
+    TDM_CHECK_ARG(op, "tdm_train_op_set_global_step");
+    tdm_status s = tdm_optimizer_set_iterations(op->opts.optimizer, step);
+    if (s == TDM_OK)
+        op->global_step = step;
+    return s;
+}
+
+size_t tdm_train_op_variable_count(const tdm_train_op *op)
+{
+    return op ? op->var_count : 0;
+}
+
+tdm_variable *tdm_train_op_variable(const tdm_train_op *op, size_t i)
+{
+    return op && i < op->var_count ? op->vars[i] : NULL;
+}
+
+tdm_optimizer *tdm_train_op_optimizer(const tdm_train_op *op)
+{
+    return op ? op->opts.optimizer : NULL;
+}
+
+tdm_strategy *tdm_train_op_strategy(const tdm_train_op *op)
+{
+    return op ? op->strategy : NULL;
+}
+
+uint64_t tdm_train_op_seed(const tdm_train_op *op)
+{
+    return op ? op->opts.seed : 0;
+}
+
+tdm_status tdm_train_op_gradient_summary(const tdm_train_op *op, size_t i,
+                                         tdm_gradient_summary *out)
+{
+    TDM_CHECK_ARG(op, "tdm_train_op_gradient_summary");
+    TDM_CHECK_ARG(out, "tdm_train_op_gradient_summary");
+    if (!op->have_summaries)
+        return tdm_fail(TDM_ERR_INVALID_STATE, "tdm_train_op_gradient_summary: no summaries: "
+                                               "set gradient_summaries and run a step first");
+    if (i >= op->var_count)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "tdm_train_op_gradient_summary: variable %zu "
+                        "of %zu",
+                        i, op->var_count);
+    *out = op->summaries[i];
+    return TDM_OK;
+}

@@ -1,0 +1,93 @@
+/* The train op's handling of reduced gradients: check_numerics, clipping, the
+ * user's transform, summaries, and keeping copies on mixed devices identical. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "kernel_ops.h"
+#include "optimizer_impl.h"
+#include "train_op_impl.h"
+
+/* The flat buffer on the host, for the rare paths that need elements. */
+static tdm_status read_flat(const tdm_train_op *op, tdm_train_replica *r, float **out)
+{
+    *out = malloc((op->total + 1) * sizeof **out);
+    if (!*out)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "out of host memory");
+    tdm_status s = tdm_tensor_read(r->flat, *out, (op->total + 1) * sizeof **out);
+    if (s != TDM_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    return s;
+}
+
+/* Which part is not finite, for the message. */
+static tdm_status numeric_error(const tdm_train_op *op, tdm_train_replica *r)
+{
+    float *h = NULL;
+    tdm_status s = read_flat(op, r, &h);
+    if (s != TDM_OK)
+        return s;
+    size_t offset = 0;
+    if (!isfinite(h[op->total]))
+        s = tdm_fail(TDM_ERR_NUMERIC,
+                     "check_numerics: loss is inf or nan (%g); no variable "
+                     "was updated",
+                     (double)h[op->total]);
+    for (size_t i = 0; i < op->var_count && s == TDM_OK; i++) {
+        tdm_shape shape = tdm_variable_shape(op->vars[i]);
+        for (size_t e = 0; e < tdm_shape_count(&shape) && s == TDM_OK; e++)
+            if (!isfinite(h[offset + e]))
+                s = tdm_fail(TDM_ERR_NUMERIC,
+                             "check_numerics: the gradient of '%s' is inf or "
+                             "nan (element %zu: %g); no variable was updated",
+                             tdm_variable_name(op->vars[i]), e, (double)h[offset + e]);
+        offset += tdm_shape_count(&shape);
+    }
+    free(h);
+    return s;
+}
+
+static tdm_buffer_view scratch_view(const tdm_train_replica *r, size_t first, size_t count)
+{
+    tdm_buffer_view v = tdm_tensor_view(r->scratch);
+    v.offset += first * sizeof(float);
+    v.size = count * sizeof(float);
+    return v;
+}
+
+static tdm_kernel_call call_of(tdm_kernel kernel, tdm_buffer_view out, tdm_buffer_view in, size_t n,
+                               size_t chunk)
+{
+    tdm_kernel_call call;
+    memset(&call, 0, sizeof call);
+    call.kernel = kernel;
+    call.views[0] = out;
+    call.views[1] = in;
+    call.u[0] = (uint32_t)n;
+    call.u[1] = (uint32_t)chunk;
+    return call;
+}
+
+/* One flag per chunk of the flat buffer (1: all finite), then their sum, which is
+ * the chunk count exactly when everything is finite. */
+tdm_status tdm_train_check_numerics(tdm_train_op *op, tdm_train_replica *r)
+{
+    size_t n = op->total + 1, parts = (n + TDM_NORM_CHUNK - 1) / TDM_NORM_CHUNK;
+    tdm_device *dev = tdm_tensor_device(r->flat);
+    tdm_buffer_view flags = scratch_view(r, 0, parts), sum = scratch_view(r, parts, 1);
+    tdm_kernel_call check =
+        call_of(TDM_KERNEL_all_finite, flags, tdm_tensor_view(r->flat), n, TDM_NORM_CHUNK);
+    tdm_kernel_call total = call_of(TDM_KERNEL_sum, sum, flags, parts, parts);
+    tdm_status s = tdm_kernel_run(dev, &check);
+    if (s == TDM_OK)
+        s = tdm_kernel_run(dev, &total);
+    float finite = 0.0f;
+    if (s == TDM_OK)
+        s = tdm_buffer_read(sum.buffer, sum.offset, &finite, sizeof finite);
+    if (s == TDM_OK && finite != (float)parts)
+        s = numeric_error(op, r);
+    return s;
+}

@@ -1,0 +1,72 @@
+/* The train op's checkpoint state: the global step, the seed, the trained variables
+ * and the optimizer's slots. */
+#include "error.h"
+#include "optimizer_impl.h"
+#include "train_op_impl.h"
+
+tdm_status tdm_train_each_variable(const tdm_train_op *op, tdm_train_var_fn fn, void *ctx)
+{
+    const char *names[TDM_OPT_MAX_SLOTS];
+    size_t slots = tdm_optimizer_slot_names(op->opts.optimizer, names, TDM_OPT_MAX_SLOTS);
+    tdm_status s = TDM_OK;
+    for (size_t i = 0; i < op->var_count && s == TDM_OK; i++) {
+        s = fn(ctx, op->vars[i]);
+        for (size_t k = 0; k < slots && s == TDM_OK; k++) {
+            tdm_variable *slot = NULL;
+            s = tdm_optimizer_get_slot(op->opts.optimizer, op->vars[i], names[k], &slot);
+            if (s == TDM_OK)
+                s = fn(ctx, slot);
+        }
+    }
+    return s;
+}
+
+static tdm_status save_var(void *w, tdm_variable *var)
+{
+    return tdm_checkpoint_add_variable(w, var);
+}
+
+static tdm_status restore_var(void *c, tdm_variable *var)
+{
+    return tdm_checkpoint_restore_variable(c, var);
+}
+
+tdm_status tdm_train_op_save(const tdm_train_op *op, tdm_checkpoint_writer *w)
+{
+    TDM_CHECK_ARG(op, "tdm_train_op_save");
+    TDM_CHECK_ARG(w, "tdm_train_op_save");
+    tdm_status s = tdm_checkpoint_add_u64(w, "train/global_step", op->global_step);
+    if (s == TDM_OK)
+        s = tdm_checkpoint_add_u64(w, "train/seed", op->opts.seed);
+    if (s == TDM_OK)
+        s = tdm_strategy_scope_enter(op->strategy);
+    if (s != TDM_OK)
+        return tdm_fail_context(s, "tdm_train_op_save");
+    s = tdm_train_each_variable(op, save_var, w);
+    tdm_strategy_scope_exit(op->strategy);
+    return s == TDM_OK ? s : tdm_fail_context(s, "tdm_train_op_save");
+}
+
+tdm_status tdm_train_op_restore(tdm_train_op *op, const tdm_checkpoint *c)
+{
+    TDM_CHECK_ARG(op, "tdm_train_op_restore");
+    TDM_CHECK_ARG(c, "tdm_train_op_restore");
+    uint64_t step = 0, seed = 0;
+    tdm_status s = tdm_checkpoint_read_u64(c, "train/global_step", &step);
+    if (s == TDM_OK)
+        s = tdm_checkpoint_read_u64(c, "train/seed", &seed);
+    if (s == TDM_OK && seed != op->opts.seed)
+        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                     "the checkpoint was written with seed %llu, this "
+                     "run uses %llu: resume with the same seed",
+                     (unsigned long long)seed, (unsigned long long)op->opts.seed);
+    if (s == TDM_OK)
+        s = tdm_strategy_scope_enter(op->strategy);
+    if (s != TDM_OK)
+        return tdm_fail_context(s, "tdm_train_op_restore");
+    s = tdm_train_each_variable(op, restore_var, (void *)c);
+    tdm_strategy_scope_exit(op->strategy);
+    if (s == TDM_OK)
+        s = tdm_train_op_set_global_step(op, step);
+    return s == TDM_OK ? s : tdm_fail_context(s, "tdm_train_op_restore");
+}

@@ -1,0 +1,102 @@
+/* One step of the train op: loss and gradients on every replica, one all-reduce of
+ * them all, checks and transforms, then the same update on every replica. */
+#include "error.h"
+#include "optimizer_impl.h"
+#include "train_op_impl.h"
+
+float tdm_loss_args_scale(const tdm_loss_args *args)
+{
+    if (!args || args->reduction == TDM_LOSS_SUM)
+        return 1.0f;
+    return tdm_loss_scale(args->global_batch_size);
+}
+
+static tdm_loss_args loss_args(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r)
+{
+    size_t id = tdm_replica_id(rc), first = 0;
+    for (size_t i = 0; i < id; i++)
+        first += op->batch->replica_rows[i];
+    tdm_loss_args a = {.rc = rc,
+                       .features = tdm_replica_arg(rc, 0),
+                       .labels = tdm_replica_arg(rc, 1),
+                       .rows = op->batch->replica_rows[id],
+                       .global_batch_size = op->batch->global_batch_size,
+                       .first_row = first,
+                       .step = op->global_step,
+                       .seed = op->opts.seed,
+                       .reduction = op->opts.reduction,
+                       .vars = op->vars,
+                       .grads = r->grads,
+                       .var_count = op->var_count,
+                       .loss = r->loss};
+    return a;
+}
+
+/* Everything after the all-reduce; nothing changes a variable before the checks. */
+static tdm_status apply(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r)
+{
+    tdm_status s = op->opts.check_numerics ? tdm_train_check_numerics(op, r) : TDM_OK;
+    if (s == TDM_OK)
+        s = tdm_train_transform(op, rc, r);
+    if (s == TDM_OK && op->opts.gradient_summaries && tdm_replica_id(rc) == 0)
+        s = tdm_train_summarize(op, r);
+    if (s == TDM_OK)
+        s = tdm_optimizer_apply_local(op->opts.optimizer, rc, op->vars, r->views, op->var_count);
+    if (s == TDM_OK && op->opts.update_ops)
+        s = op->opts.update_ops(rc, op->opts.update_ops_user);
+    return s;
+}
+
+static tdm_status replica_step(tdm_replica_context *rc, void *user)
+{
+    tdm_train_op *op = user;
+    tdm_train_replica *r = &op->replicas[tdm_replica_id(rc)];
+    tdm_loss_args a = loss_args(op, rc, r);
+    tdm_status s = op->opts.loss_fn(&a, op->opts.loss_user);
+    if (s == TDM_OK)
+        s = tdm_replica_all_reduce(rc, TDM_REDUCE_SUM, r->flat);
+    if (s == TDM_OK)
+        s = apply(op, rc, r);
+    if (s == TDM_OK && tdm_replica_id(rc) == 0) {
+        float loss;
+        s = tdm_tensor_read(r->loss, &loss, sizeof loss);
+        op->loss = loss;
+    }
+    return s;
+}
+
+static tdm_status check_batch(const tdm_train_op *op, const tdm_distributed_batch *b)
+{
+    if (!b->global_batch_size || !b->features || !b->labels)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "tdm_train_op_run: the batch is empty (the end of the data)");
+    if (b->num_replicas != tdm_strategy_num_replicas(op->strategy))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "tdm_train_op_run: the batch is split over %zu replicas, the strategy "
+                        "has %zu",
+                        b->num_replicas, tdm_strategy_num_replicas(op->strategy));
+    return TDM_OK;
+}
+
+tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batch *batch, double *loss)
+{
+    TDM_CHECK_ARG(op, "tdm_train_op_run");
+    TDM_CHECK_ARG(batch, "tdm_train_op_run");
+    tdm_status s = check_batch(op, batch);
+    if (s != TDM_OK)
+        return s;
+    tdm_value *args[] = {batch->features, batch->labels};
+    op->batch = batch;
+    s = tdm_strategy_run(op->strategy, replica_step, op, args, 2, NULL);
+    op->batch = NULL;
+    if (s == TDM_OK && op->resync)
+        s = tdm_train_resync(op);
+    if (s != TDM_OK)
+        return tdm_fail_context(s, "tdm_train_op_run: step %llu",
+                                (unsigned long long)op->global_step);
+    op->have_summaries = op->opts.gradient_summaries;
+    s = tdm_train_op_set_global_step(op, op->global_step + 1);
+    if (s == TDM_OK && loss)
+        *loss = op->loss;
+    return s;
+}

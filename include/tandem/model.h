@@ -1,0 +1,84 @@
+/* tandem: a sequential model of dense layers with its loss, trained by the train op
+ * (train.h): the model's variables live on every device of its strategy, and
+ * tdm_model_loss is a loss function computing one replica's loss and gradients
+ * with an explicit forward and backward pass over the kernel table. */
+#ifndef TANDEM_MODEL_H
+#define TANDEM_MODEL_H
+
+#include "tandem/dataset.h"
+#include "tandem/nn.h"
+#include "tandem/train.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tdm_model tdm_model;
+
+typedef enum tdm_loss_kind {
+    TDM_LOSS_SOFTMAX_CROSS_ENTROPY, /* logits against class labels */
+    TDM_LOSS_MEAN_SQUARED_ERROR     /* outputs against one-hot class labels */
+} tdm_loss_kind;
+
+/* One dense layer: y = dropout(act(x W + b)). */
+typedef struct tdm_dense_layer {
+    size_t units;
+    tdm_activation activation;
+    float dropout; /* rate in [0, 1), applied in training only */
+} tdm_dense_layer;
+
+typedef struct tdm_model_options {
+    size_t size; /* sizeof(tdm_model_options) */
+    size_t input_features;
+    const tdm_dense_layer *layers; /* the last is the output layer: units = classes */
+    size_t layer_count;
+    tdm_loss_kind loss;
+    tdm_loss_reduction reduction;
+    uint64_t seed; /* initial weights (Glorot uniform, or He uniform for
+                      relu and gelu; biases 0) and dropout masks */
+} tdm_model_options;
+
+#define TDM_MODEL_OPTIONS_INIT                                                                     \
+    {                                                                                              \
+        .size = sizeof(tdm_model_options), .loss = TDM_LOSS_SOFTMAX_CROSS_ENTROPY,                 \
+        .reduction = TDM_LOSS_SUM_OVER_BATCH_SIZE                                                  \
+    }
+
+/* Creates the model's variables on the strategy ("dense<i>/kernel" [in, units] and
+ * "dense<i>/bias" [units]), in cross-replica or default mode. */
+TDM_API tdm_status tdm_model_create(tdm_strategy *s, const tdm_model_options *opts,
+                                    tdm_model **out);
+
+/* Releases the model and its variables. NULL-safe. */
+TDM_API void tdm_model_destroy(tdm_model *m);
+
+/* The variables in layer order, kernel before bias: 2 per layer. */
+TDM_API size_t tdm_model_variable_count(const tdm_model *m);
+TDM_API tdm_variable *tdm_model_variable(const tdm_model *m, size_t i);
+
+/* Trainable parameters over every layer. */
+TDM_API size_t tdm_model_parameter_count(const tdm_model *m);
+
+/* A tdm_loss_fn (user: the model): the replica's forward pass, its share of the loss
+ * (the model's reduction) and the gradients of the model's variables, which must
+ * be args->vars in tdm_model_variable order. Dropout masks depend on the seed, the
+ * global step and each example's index in the global batch, not on the replica
+ * count. */
+TDM_API tdm_status tdm_model_loss(const tdm_loss_args *args, void *model);
+
+/* Evaluation over every example of ds, in its batches (an unbatched dataset goes one
+ * example at a time), on the strategy's first device with the first copies of the variables, no
+ * dropout: the mean per-example loss and the fraction of examples whose highest output is their
+ * label. Cross-replica or default mode. */
+typedef struct tdm_evaluation {
+    double loss;
+    double accuracy;
+    size_t examples;
+} tdm_evaluation;
+TDM_API tdm_status tdm_model_evaluate(tdm_model *m, const tdm_dataset *ds, tdm_evaluation *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

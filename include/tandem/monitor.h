@@ -1,0 +1,71 @@
+/* tandem: the monitor, which runs a step until a count or the end of the input,
+ * writes periodic checkpoints, and resumes from the newest complete one. */
+#ifndef TANDEM_MONITOR_H
+#define TANDEM_MONITOR_H
+
+#include "tandem/step.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tdm_monitor tdm_monitor;
+
+/* Called after every call of the step; a non-zero return stops the run (cancel). */
+typedef int (*tdm_monitor_progress_fn)(const tdm_step_result *r, void *user);
+
+typedef struct tdm_monitor_options {
+    size_t size;                /* sizeof(tdm_monitor_options) */
+    const char *checkpoint_dir; /* NULL: no checkpoints */
+    uint64_t checkpoint_every;  /* global steps between checkpoints; 0: only
+                                   tdm_monitor_save */
+    size_t keep;                /* newest checkpoints kept; default 3 */
+    tdm_monitor_progress_fn progress;
+    void *progress_user;
+    /* Extra state of the caller in each checkpoint (both or neither). */
+    tdm_status (*save_extra)(tdm_checkpoint_writer *w, void *user);
+    tdm_status (*restore_extra)(const tdm_checkpoint *c, void *user);
+    void *extra_user;
+} tdm_monitor_options;
+
+#define TDM_MONITOR_OPTIONS_INIT                                                                   \
+    {                                                                                              \
+        .size = sizeof(tdm_monitor_options), .keep = 3                                             \
+    }
+
+/* The monitor of a step (borrowed); a checkpoint directory needs a checkpointable
+ * step. */
+TDM_API tdm_status tdm_monitor_create(tdm_step *step, const tdm_monitor_options *opts,
+                                      tdm_monitor **out);
+TDM_API void tdm_monitor_destroy(tdm_monitor *m); /* NULL-safe */
+
+/* Restores the newest complete checkpoint of the directory: *restored is 1 and
+ * *global_step its step, or 0 when there is none. A corrupt or foreign newest
+ * checkpoint is TDM_ERR_CORRUPT_DATA (naming the file and the tensor), not skipped. */
+TDM_API tdm_status tdm_monitor_restore(tdm_monitor *m, int *restored, uint64_t *global_step);
+
+/* Runs the step until n training steps ran (n 0: no limit) or the input ended:
+ * both end normally, with *done (may be NULL) the steps run. A checkpoint is written
+ * whenever the global step passes a multiple of checkpoint_every, and at the end of
+ * the input. A progress callback asking to stop, or tdm_monitor_cancel, ends it with
+ * TDM_ERR_CANCELLED after the step in progress. */
+TDM_API tdm_status tdm_monitor_run_steps(tdm_monitor *m, uint64_t n, uint64_t *done);
+
+/* Whether the input has ended. */
+TDM_API int tdm_monitor_input_exhausted(const tdm_monitor *m);
+
+/* The global step after the last step run or restored. */
+TDM_API uint64_t tdm_monitor_global_step(const tdm_monitor *m);
+
+/* Writes a checkpoint now (the directory must be set). */
+TDM_API tdm_status tdm_monitor_save(tdm_monitor *m);
+
+/* Asks a run_steps in progress (on another thread) to stop after its current step.
+ * Thread-safe. */
+TDM_API void tdm_monitor_cancel(tdm_monitor *m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,145 @@
+/* tandem: the train op (TensorFlow's create_train_op): one synchronous training step
+ * on every replica of a strategy.
+ *
+ * A step runs the loss function on each replica's slice of the batch, all-reduces
+ * the replicas' gradients and losses with SUM in one collective, checks them
+ * (check_numerics), transforms them (clipping, a callback), and applies the
+ * optimizer on every replica with the identical reduced gradients, so the mirrored
+ * copies stay bitwise identical. The global step advances once per step. */
+#ifndef TANDEM_TRAIN_H
+#define TANDEM_TRAIN_H
+
+#include "tandem/checkpoint.h"
+#include "tandem/input.h"
+#include "tandem/nn.h"
+#include "tandem/optimizer.h"
+#include "tandem/variable.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tdm_train_op tdm_train_op;
+
+/* What a loss function receives: one replica's slice of the step, and where its
+ * results go. */
+typedef struct tdm_loss_args {
+    tdm_replica_context *rc;    /* the replica; its device holds every tensor below */
+    const tdm_tensor *features; /* f32 [rows, feature_count] */
+    const tdm_tensor *labels;   /* i32 [rows] */
+    size_t rows;                /* this replica's examples; may be 0 (an empty slice) */
+    size_t global_batch_size;   /* the step's examples over every replica */
+    size_t first_row;           /* this slice's first row within the global batch */
+    uint64_t step;              /* the global step this step computes */
+    uint64_t seed;              /* the train op's seed (dropout masks) */
+    tdm_loss_reduction reduction;
+    tdm_variable *const *vars; /* the variables being trained */
+    tdm_tensor *const *grads;  /* write d(loss) / d(vars[i]) into grads[i] (f32, the
+                                  variable's shape) */
+    size_t var_count;
+    tdm_tensor *loss; /* write this replica's share of the step's loss (f32,
+                         one element): see tdm_loss_args_scale */
+} tdm_loss_args;
+
+/* A loss function: called on every replica's thread, in its replica context. It
+ * must write every gradient and the loss, also for an empty slice (zeros). */
+typedef tdm_status (*tdm_loss_fn)(const tdm_loss_args *args, void *user);
+
+/* The factor per-example losses and their gradients are multiplied by so that the
+ * replicas' shares sum to the step's loss: 1 / global_batch_size for
+ * SUM_OVER_BATCH_SIZE (0 for an empty step), 1 for SUM. */
+TDM_API float tdm_loss_args_scale(const tdm_loss_args *args);
+
+/* A gradient transform: called on every replica with the reduced gradients (equal on
+ * every replica, so it must act the same on each), before they are applied. */
+typedef tdm_status (*tdm_gradient_transform_fn)(tdm_replica_context *rc, tdm_tensor *const *grads,
+                                                tdm_variable *const *vars, size_t count,
+                                                void *user);
+
+/* Update ops: run on every replica after the variables are updated, before the step
+ * returns its loss (e.g. a moving average of a sync-on-read statistic). */
+typedef tdm_status (*tdm_update_ops_fn)(tdm_replica_context *rc, void *user);
+
+typedef struct tdm_train_op_options {
+    size_t size;         /* sizeof(tdm_train_op_options) */
+    tdm_loss_fn loss_fn; /* required */
+    void *loss_user;
+    tdm_optimizer *optimizer;      /* required; borrowed; slots are created */
+    tdm_variable *const *var_list; /* NULL: every trainable variable of the strategy */
+    size_t var_count;
+    tdm_loss_reduction reduction;        /* passed to loss_fn; default SUM_OVER_BATCH_SIZE */
+    uint64_t seed;                       /* passed to loss_fn */
+    float clip_global_norm;              /* > 0: scale the gradients so that their global
+                                            L2 norm is at most this */
+    float clip_value;                    /* > 0: clip every gradient element into
+                                            [-clip_value, clip_value] */
+    tdm_gradient_transform_fn transform; /* after clipping; NULL: none */
+    void *transform_user;
+    tdm_update_ops_fn update_ops; /* NULL: none */
+    void *update_ops_user;
+    int gradient_summaries; /* 1: record each variable's gradient norm and
+                               histogram every step (reads them to the host) */
+    int check_numerics;     /* 1 (default): a NaN or Inf loss or gradient
+                               fails the step with TDM_ERR_NUMERIC before any
+                               variable changes */
+} tdm_train_op_options;
+
+#define TDM_TRAIN_OP_OPTIONS_INIT                                                                  \
+    {                                                                                              \
+        .size = sizeof(tdm_train_op_options), .reduction = TDM_LOSS_SUM_OVER_BATCH_SIZE,           \
+        .check_numerics = 1                                                                        \
+    }
+
+/* Creates the train op of a strategy (cross-replica or default mode): fixes the
+ * variables to train (an empty list is TDM_ERR_INVALID_ARGUMENT), creates the
+ * optimizer's slots and one flat gradient buffer per replica. The global step
+ * starts at 0. */
+TDM_API tdm_status tdm_train_op_create(tdm_strategy *s, const tdm_train_op_options *opts,
+                                       tdm_train_op **out);
+
+/* NULL-safe. */
+TDM_API void tdm_train_op_destroy(tdm_train_op *op);
+
+/* Runs one step on a distributed batch (tdm_distributed_iterator_next) and stores
+ * the step's loss (the sum of the replicas' shares) in *loss. An empty step (the end
+ * of the data) is TDM_ERR_INVALID_ARGUMENT. On TDM_ERR_NUMERIC nothing changed: not
+ * the variables, the slots nor the global step. */
+TDM_API tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batch *batch,
+                                    double *loss);
+
+TDM_API uint64_t tdm_train_op_global_step(const tdm_train_op *op);
+
+/* Sets the global step and the optimizer's iterations (restoring a checkpoint). */
+TDM_API tdm_status tdm_train_op_set_global_step(tdm_train_op *op, uint64_t step);
+
+/* The train op's state in a checkpoint: "train/global_step", "train/seed", every
+ * trained variable and every optimizer slot, by name. Restoring checks that the
+ * seed is the one this op was made with (a run resumed with another seed would not
+ * continue the same training: TDM_ERR_INVALID_ARGUMENT naming both). Cross-replica
+ * or default mode. */
+TDM_API tdm_status tdm_train_op_save(const tdm_train_op *op, tdm_checkpoint_writer *w);
+TDM_API tdm_status tdm_train_op_restore(tdm_train_op *op, const tdm_checkpoint *c);
+
+TDM_API size_t tdm_train_op_variable_count(const tdm_train_op *op);
+TDM_API tdm_variable *tdm_train_op_variable(const tdm_train_op *op, size_t i);
+TDM_API tdm_optimizer *tdm_train_op_optimizer(const tdm_train_op *op);
+TDM_API tdm_strategy *tdm_train_op_strategy(const tdm_train_op *op);
+TDM_API uint64_t tdm_train_op_seed(const tdm_train_op *op);
+
+/* Gradient summaries of the last step (gradient_summaries on): variable i's
+ * gradient L2 norm and a histogram of its elements over TDM_HISTOGRAM_BINS equal
+ * bins between their minimum and maximum. TDM_ERR_INVALID_STATE before a step. */
+#define TDM_HISTOGRAM_BINS 16
+typedef struct tdm_gradient_summary {
+    double norm;
+    float min, max;
+    uint64_t counts[TDM_HISTOGRAM_BINS];
+} tdm_gradient_summary;
+TDM_API tdm_status tdm_train_op_gradient_summary(const tdm_train_op *op, size_t i,
+                                                 tdm_gradient_summary *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

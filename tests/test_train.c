@@ -1,0 +1,377 @@
+/* Training: the train op on a strategy's replicas equals one replica on the global
+ * batch, check_numerics stops a step before anything changes, clipping and
+ * summaries, the op-level API in a custom loss function, steps and the monitor with
+ * checkpoints that resume bit for bit. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define STEPS 50
+#define MAX_VARS 6
+
+static tdm_context *ctx;
+static tdm_device *devs[3];
+static size_t n_devs;
+static const char *digits_path;
+
+/* One training setup: strategy, model, optimizer and train op. */
+typedef struct trainer {
+    tdm_strategy *strategy;
+    tdm_model *model;
+    tdm_optimizer *opt;
+    tdm_train_op *op;
+} trainer;
+
+static tdm_dataset *digits(size_t batch, int64_t epochs)
+{
+    tdm_dataset *ds = NULL, *train = NULL, *test = NULL;
+    CHECK_OK(tdm_dataset_from_csv(digits_path, NULL, &ds));
+    CHECK_OK(tdm_dataset_split(ds, 0.8, &train, &test));
+    float mean[64], std[64];
+    CHECK_OK(tdm_dataset_feature_stats(train, mean, std));
+    CHECK_OK(tdm_dataset_standardize(train, mean, std));
+    CHECK_OK(tdm_dataset_shuffle(train, 7));
+    CHECK_OK(tdm_dataset_batch(train, batch, 0));
+    CHECK_OK(tdm_dataset_repeat(train, epochs));
+    tdm_dataset_destroy(ds);
+    tdm_dataset_destroy(test);
+    return train;
+}
+
+static void trainer_open(trainer *t, tdm_device *const *d, size_t n, tdm_optimizer_kind kind,
+                         size_t outputs)
+{
+    memset(t, 0, sizeof *t);
+    CHECK_OK(n == 1 ? tdm_strategy_create_one_device(d[0], NULL, &t->strategy)
+                    : tdm_strategy_create_mirrored(ctx, d, n, NULL, &t->strategy));
+    tdm_dense_layer layers[] = {{32, TDM_ACT_RELU, 0.25f}, {outputs, TDM_ACT_LINEAR, 0.0f}};
+    tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
+    mo.input_features = 64;
+    mo.layers = layers;
+    mo.layer_count = 2;
+    mo.seed = 11;
+    CHECK_OK(tdm_model_create(t->strategy, &mo, &t->model));
+    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
+    oo.kind = kind;
+    oo.learning_rate.initial = kind == TDM_OPT_SGD ? 0.1f : 0.01f;
+    CHECK_OK(tdm_optimizer_create(t->strategy, &oo, &t->opt));
+    tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
+    to.loss_fn = tdm_model_loss;
+    to.loss_user = t->model;
+    to.optimizer = t->opt;
+    to.seed = 3;
+    CHECK_OK(tdm_train_op_create(t->strategy, &to, &t->op));
+}
+
+static void trainer_close(trainer *t)
+{
+    tdm_train_op_destroy(t->op);
+    tdm_optimizer_destroy(t->opt);
+    tdm_model_destroy(t->model);
+    tdm_strategy_destroy(t->strategy);
+}
+
+/* Runs up to `steps` steps and records each loss. */
+static size_t train_steps(trainer *t, tdm_dataset *ds, size_t steps, double *losses)
+{
+    tdm_distributed_dataset *dist = NULL;
+    tdm_distributed_iterator *it = NULL;
+    CHECK_OK(tdm_distribute_dataset(t->strategy, ds, NULL, &dist));
+    CHECK_OK(tdm_distributed_iterator_create(dist, &it));
+    size_t done = 0;
+    const tdm_distributed_batch *b = NULL;
+    while (done < steps && it && tdm_distributed_iterator_next(it, &b) == TDM_OK &&
+           b->global_batch_size) {
+        tdm_status s = tdm_train_op_run(t->op, b, &losses[done]);
+        CHECK_OK(s);
+        if (s != TDM_OK)
+            break;
+        done++;
+    }
+    tdm_distributed_iterator_destroy(it);
+    tdm_distributed_dataset_destroy(dist);
+    return done;
+}
+
+/* The bar of SEMANTICS.md: with the same seed, global batch and SGD, the loss of the
+ * N-replica run matches one replica at every step (the 23rd is a partial batch of
+ * 29, split unevenly), dropout included. */
+static void check_equivalence(void)
+{
+    tdm_dataset *ds = digits(64, 3);
+    trainer one, many;
+    double a[STEPS], b[STEPS];
+    trainer_open(&one, devs, 1, TDM_OPT_SGD, 10);
+    trainer_open(&many, devs, n_devs, TDM_OPT_SGD, 10);
+    CHECK(train_steps(&one, ds, STEPS, a) == STEPS);
+    CHECK(train_steps(&many, ds, STEPS, b) == STEPS);
+    double worst = 0.0;
+    for (size_t i = 0; i < STEPS; i++)
+        worst = fmax(worst, fabs(a[i] - b[i]) / fabs(a[i]));
+    CHECK(worst <= 1e-4);
+    CHECK(a[STEPS - 1] < 0.5 * a[0]); /* it learns */
+    CHECK(tdm_train_op_global_step(many.op) == STEPS);
+    CHECK_OK(tdm_strategy_check_mirrored(many.strategy));
+    if (worst > 1e-4)
+        fprintf(stderr, "equivalence: worst relative loss difference %g\n", worst);
+    trainer_close(&one);
+    trainer_close(&many);
+    tdm_dataset_destroy(ds);
+}
+
+/* Reads every trained variable's first copy, concatenated. */
+static size_t read_weights(const trainer *t, float *out, size_t capacity)
+{
+    size_t used = 0;
+    for (size_t i = 0; i < tdm_train_op_variable_count(t->op); i++) {
+        tdm_tensor *c = tdm_variable_copy(tdm_train_op_variable(t->op, i), 0);
+        size_t n = tdm_tensor_count(c);
+        if (used + n > capacity)
+            break;
+        CHECK_OK(tdm_tensor_read(c, out + used, n * sizeof(float)));
+        used += n;
+    }
+    return used;
+}
+
+/* A model with 5 outputs on 10 classes: labels 5..9 give a NaN loss. */
+static void check_numerics(void)
+{
+    tdm_dataset *ds = digits(64, 1);
+    trainer t;
+    trainer_open(&t, devs, n_devs, TDM_OPT_ADAM, 5);
+    static float before[4096], after[4096];
+    size_t n = read_weights(&t, before, 4096);
+    tdm_distributed_dataset *dist = NULL;
+    tdm_distributed_iterator *it = NULL;
+    const tdm_distributed_batch *b = NULL;
+    CHECK_OK(tdm_distribute_dataset(t.strategy, ds, NULL, &dist));
+    CHECK_OK(tdm_distributed_iterator_create(dist, &it));
+    CHECK_OK(tdm_distributed_iterator_next(it, &b));
+    double loss = 0.0;
+    CHECK_FAILS(tdm_train_op_run(t.op, b, &loss), TDM_ERR_NUMERIC, "loss is inf or nan");
+    CHECK(read_weights(&t, after, 4096) == n && memcmp(before, after, n * sizeof(float)) == 0);
+    CHECK(tdm_train_op_global_step(t.op) == 0);
+    CHECK(tdm_optimizer_iterations(t.opt) == 0);
+    tdm_variable *m = NULL;
+    CHECK_OK(tdm_optimizer_get_slot(t.opt, tdm_train_op_variable(t.op, 0), "m", &m));
+    static float slot[64 * 32];
+    CHECK_OK(tdm_tensor_read(tdm_variable_copy(m, 0), slot, sizeof slot));
+    CHECK(slot[0] == 0.0f && slot[64 * 32 - 1] == 0.0f);
+    tdm_distributed_iterator_destroy(it);
+    tdm_distributed_dataset_destroy(dist);
+    trainer_close(&t);
+    tdm_dataset_destroy(ds);
+}
+
+/* A custom loss function over the op-level API: loss = sum(w * x) over the rows of
+ * the replica, so d/dw = the column sums of x, scaled for the global batch. The
+ * grads of `bad` hold a NaN when asked. */
+typedef struct linear_loss {
+    int nan_gradient;
+} linear_loss;
+
+static tdm_status linear_loss_fn(const tdm_loss_args *a, void *user)
+{
+    linear_loss *ll = user;
+    tdm_tensor *y = NULL, *per_row = NULL;
+    tdm_device *dev = tdm_replica_device(a->rc);
+    size_t rows = a->rows;
+    tdm_status s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(rows, 1), &y);
+    if (s == TDM_OK)
+        s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(rows), &per_row);
+    tdm_tensor *w = tdm_variable_local(a->vars[0], a->rc);
+    tdm_tensor *w_col = NULL;
+    if (s == TDM_OK)
+        s = tdm_tensor_slice(w, 0, &TDM_SHAPE(64, 1), &w_col);
+    if (s == TDM_OK)
+        s = tdm_op_matmul(y, a->features, 0, w_col, 0, 1.0f, 0.0f);
+    if (s == TDM_OK)
+        s = tdm_op_sum(a->loss, y);
+    if (s == TDM_OK)
+        s = tdm_op_scale(a->loss, a->loss, tdm_loss_args_scale(a));
+    if (s == TDM_OK) /* d(sum of x w) / dw = column sums of x */
+        s = tdm_op_sum_rows(a->grads[0], a->features);
+    if (s == TDM_OK)
+        s = tdm_op_scale(a->grads[0], a->grads[0], tdm_loss_args_scale(a));
+    if (s == TDM_OK && ll->nan_gradient)
+        s = tdm_op_fill(a->grads[0], NAN);
+    tdm_tensor_destroy(w_col);
+    tdm_tensor_destroy(y);
+    tdm_tensor_destroy(per_row);
+    return s;
+}
+
+/* Clip by value and by global norm, summaries, and a NaN gradient named. */
+static void check_custom_loss_and_clipping(void)
+{
+    tdm_strategy *s = NULL;
+    CHECK_OK(tdm_strategy_create_mirrored(ctx, devs, n_devs, NULL, &s));
+    tdm_variable_options vo = TDM_VARIABLE_OPTIONS_INIT;
+    vo.name = "w";
+    vo.shape = TDM_SHAPE(64);
+    tdm_variable *w = NULL;
+    CHECK_OK(tdm_variable_create(s, &vo, &w));
+    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
+    oo.learning_rate.initial = 1.0f;
+    tdm_optimizer *opt = NULL;
+    CHECK_OK(tdm_optimizer_create(s, &oo, &opt));
+    linear_loss ll = {0};
+    tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
+    to.loss_fn = linear_loss_fn;
+    to.loss_user = &ll;
+    to.optimizer = opt;
+    to.clip_value = 0.25f;
+    to.clip_global_norm = 1.0f;
+    to.gradient_summaries = 1;
+    tdm_train_op *op = NULL;
+    CHECK_OK(tdm_train_op_create(s, &to, &op));
+
+    /* One batch of 16 examples with features x[r][c] = c + 1, so every gradient
+     * element is c + 1 (the mean over rows) before clipping. */
+    float f[16 * 64];
+    int32_t labels[16] = {0};
+    for (size_t i = 0; i < 16 * 64; i++)
+        f[i] = (float)(i % 64 + 1);
+    tdm_dataset *ds = NULL;
+    CHECK_OK(tdm_dataset_from_arrays(f, labels, 16, 64, 1, &ds));
+    CHECK_OK(tdm_dataset_batch(ds, 16, 0));
+    double loss;
+    CHECK(train_steps(&(trainer){s, NULL, opt, op}, ds, 1, &loss) == 1);
+    CHECK(loss == 0.0); /* w was 0 */
+    /* every element clipped to 0.25, norm 0.25 * 8 = 2, scaled to 1: each 0.125 */
+    float got[64];
+    CHECK_OK(tdm_variable_read(w, got, sizeof got));
+    CHECK(got[0] == -0.125f && got[63] == -0.125f);
+    tdm_gradient_summary sum;
+    CHECK_OK(tdm_train_op_gradient_summary(op, 0, &sum));
+    CHECK(fabs(sum.norm - 1.0) < 1e-6 && sum.min == 0.125f && sum.counts[0] == 64);
+    CHECK_FAILS(tdm_train_op_gradient_summary(op, 1, &sum), TDM_ERR_INVALID_ARGUMENT, "variable 1");
+
+    ll.nan_gradient = 1;
+    tdm_distributed_dataset *dist = NULL;
+    tdm_distributed_iterator *it = NULL;
+    const tdm_distributed_batch *b = NULL;
+    CHECK_OK(tdm_distribute_dataset(s, ds, NULL, &dist));
+    CHECK_OK(tdm_distributed_iterator_create(dist, &it));
+    CHECK_OK(tdm_distributed_iterator_next(it, &b));
+    CHECK_FAILS(tdm_train_op_run(op, b, &loss), TDM_ERR_NUMERIC, "gradient of 'w'");
+    CHECK_OK(tdm_variable_read(w, got, sizeof got));
+    CHECK(got[0] == -0.125f);
+    tdm_distributed_iterator_destroy(it);
+    tdm_distributed_dataset_destroy(dist);
+    tdm_dataset_destroy(ds);
+    tdm_train_op_destroy(op);
+    tdm_optimizer_destroy(opt);
+    tdm_strategy_destroy(s);
+}
+
+static void check_errors(void)
+{
+    tdm_strategy *s = NULL;
+    CHECK_OK(tdm_strategy_create_mirrored(ctx, devs, n_devs, NULL, &s));
+    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
+    tdm_optimizer *opt = NULL;
+    CHECK_OK(tdm_optimizer_create(s, &oo, &opt));
+    tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
+    tdm_train_op *op = NULL;
+    to.optimizer = opt;
+    CHECK_FAILS(tdm_train_op_create(s, &to, &op), TDM_ERR_INVALID_ARGUMENT, "loss function");
+    to.loss_fn = linear_loss_fn;
+    CHECK_FAILS(tdm_train_op_create(s, &to, &op), TDM_ERR_INVALID_ARGUMENT,
+                "no variables to train");
+    CHECK(op == NULL);
+    tdm_single_loss_step_options so = TDM_SINGLE_LOSS_STEP_OPTIONS_INIT;
+    tdm_step *step = NULL;
+    CHECK_FAILS(tdm_single_loss_step_create(&so, &step), TDM_ERR_INVALID_ARGUMENT,
+                "train op is required");
+    tdm_optimizer_destroy(opt);
+    tdm_strategy_destroy(s);
+}
+
+/* A monitor over a single-loss step. */
+typedef struct run {
+    trainer t;
+    tdm_step *step;
+    tdm_monitor *monitor;
+} run;
+
+static void run_open(run *r, tdm_dataset *ds, const char *dir)
+{
+    trainer_open(&r->t, devs, n_devs, TDM_OPT_ADAM, 10);
+    tdm_single_loss_step_options so = TDM_SINGLE_LOSS_STEP_OPTIONS_INIT;
+    so.train_op = r->t.op;
+    so.dataset = ds;
+    CHECK_OK(tdm_single_loss_step_create(&so, &r->step));
+    tdm_monitor_options mo = TDM_MONITOR_OPTIONS_INIT;
+    mo.checkpoint_dir = dir;
+    mo.checkpoint_every = 10;
+    CHECK_OK(tdm_monitor_create(r->step, &mo, &r->monitor));
+}
+
+static void run_close(run *r)
+{
+    tdm_monitor_destroy(r->monitor);
+    tdm_step_destroy(r->step);
+    trainer_close(&r->t);
+}
+
+/* An interrupted run resumed from its newest checkpoint ends with exactly the
+ * weights of an uninterrupted one; the input's end ends run_steps normally. */
+static void check_monitor_resume(void)
+{
+    char dir[] = "/tmp/tandem-train-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    tdm_dataset *ds = digits(64, 2); /* 2 epochs of 23 steps */
+    run a, b;
+    uint64_t done = 0;
+    run_open(&a, ds, NULL);
+    CHECK_OK(tdm_monitor_run_steps(a.monitor, 0, &done));
+    CHECK(done == 46 && tdm_monitor_input_exhausted(a.monitor));
+    static float want[4096], got[4096];
+    size_t n = read_weights(&a.t, want, 4096);
+    run_close(&a);
+
+    run_open(&a, ds, dir); /* "killed" after 27 steps: checkpoints at 10 and 20 */
+    CHECK_OK(tdm_monitor_run_steps(a.monitor, 27, &done));
+    CHECK(done == 27 && !tdm_monitor_input_exhausted(a.monitor));
+    run_close(&a);
+    run_open(&b, ds, dir);
+    int restored = 0;
+    uint64_t step = 0;
+    CHECK_OK(tdm_monitor_restore(b.monitor, &restored, &step));
+    CHECK(restored && step == 20);
+    CHECK_OK(tdm_monitor_run_steps(b.monitor, 0, &done));
+    CHECK(done == 26 && tdm_train_op_global_step(b.t.op) == 46);
+    CHECK(read_weights(&b.t, got, 4096) == n && memcmp(want, got, n * sizeof(float)) == 0);
+    run_close(&b);
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    CHECK(system(cmd) == 0);
+    tdm_dataset_destroy(ds);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_train SCENARIO DIGITS_CSV\n");
+        return 2;
+    }
+    digits_path = argv[2];
+    ctx = test_context(TDM_BACKENDS_ALL);
+    n_devs = test_scenario_devices(ctx, argv[1], devs);
+    CHECK(n_devs >= 2);
+    if (n_devs >= 2) {
+        check_equivalence();
+        check_numerics();
+        check_custom_loss_and_clipping();
+        check_errors();
+        check_monitor_resume();
+    }
+    CHECK(tdm_context_validation_messages(ctx) == 0);
+    tdm_context_destroy(ctx);
+    return test_finish(argv[1]);
+}
