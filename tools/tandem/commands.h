@@ -5,5 +5,6 @@
 /* Each returns the process exit status. argv[0] is the subcommand's name. */
 int cmd_devices(int argc, char **argv);
 int cmd_conformance(int argc, char **argv);
+int cmd_train(int argc, char **argv);
 
 #endif

@@ -10,6 +10,7 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *summary;
 } commands[] = {
+    {"train", cmd_train, "train a model data-parallel over the devices (digits by default)"},
     {"devices", cmd_devices, "list every device on every backend"},
     {"conformance", cmd_conformance, "check every kernel on every device against the reference"},
 };

@@ -1,0 +1,23 @@
+#!/bin/sh
+# tandem train on the bundled digits reaches the bar (>= 96 % test accuracy within 30
+# epochs) on the devices given, and writes its metrics and plot.
+# usage: cli_train.sh TANDEM DEVICES EPOCHS
+set -eu
+tandem=$1
+devices=$2
+epochs=$3
+out=$(mktemp -d "${TMPDIR:-/tmp}/tandem-cli-train-XXXXXX")
+trap 'rm -rf "$out"' EXIT
+"$tandem" train --devices "$devices" --epochs "$epochs" --no-progress \
+  --metrics "$out/m.csv" --plot "$out/p.png" >"$out/log"
+cat "$out/log"
+fail=0
+accuracy=$(sed -n 's/^done .*test accuracy \([0-9.]*\)%$/\1/p' "$out/log")
+[ -n "$accuracy" ] || { echo "no summary line"; exit 1; }
+awk -v a="$accuracy" 'BEGIN { exit !(a >= 96) }' || { echo "test accuracy $accuracy% < 96%"; fail=1; }
+[ "$(grep -c '^epoch' "$out/log")" -eq "$epochs" ] || { echo "want $epochs epoch lines"; fail=1; }
+[ "$(wc -l <"$out/m.csv")" -eq $((epochs + 1)) ] || { echo "want a header and a row per epoch in the metrics"; fail=1; }
+head -c 8 "$out/p.png" | od -An -c | grep -q 'P   N   G' || { echo "the plot is no PNG"; fail=1; }
+"$tandem" train --bogus >/dev/null 2>&1 && { echo "a bad option must fail"; fail=1; }
+[ $fail -eq 0 ] && echo "cli_train: ok ($accuracy%)"
+exit $fail

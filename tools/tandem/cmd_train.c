@@ -1,0 +1,58 @@
+/* tandem train: trains a multi-layer perceptron data-parallel over the chosen
+ * devices, the bundled digits by default, and reports how it learns. */
+#include <stdio.h>
+#include <time.h>
+
+#include "commands.h"
+#include "train_session.h"
+
+static void print_setup(const train_session *ts)
+{
+    const train_options *o = ts->opts;
+    size_t replicas = tdm_strategy_num_replicas(ts->strategy);
+    printf("data     %s: %zu features, %zu classes, %zu training / %zu test examples\n",
+           ts->data.path, ts->data.features, ts->data.classes, ts->data.train_examples,
+           ts->data.test_examples);
+    printf("model    %zu parameters, optimizer %s, learning rate %g, global batch %zu\n",
+           tdm_model_parameter_count(ts->model), tdm_optimizer_name(ts->optimizer),
+           (double)tdm_optimizer_learning_rate(ts->optimizer), o->batch);
+    printf("strategy %s over %zu replica%s:\n", o->strategy, replicas, replicas == 1 ? "" : "s");
+    for (size_t r = 0; r < replicas; r++) {
+        tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+        tdm_device_describe(tdm_strategy_device(ts->strategy, r), &d);
+        printf("  replica %zu: %s (%s)\n", r, d.id, d.name);
+    }
+    fflush(stdout);
+}
+
+static void print_summary(const train_session *ts, double seconds)
+{
+    const train_epoch *last = ts->epochs_done ? &ts->history[ts->epochs_done - 1] : NULL;
+    printf("done     %u epochs, %llu steps in %.2f s on %zu replica%s (%s): test accuracy "
+           "%.2f%%\n",
+           ts->epochs_done, (unsigned long long)tdm_train_op_global_step(ts->op), seconds,
+           tdm_strategy_num_replicas(ts->strategy),
+           tdm_strategy_num_replicas(ts->strategy) == 1 ? "" : "s", ts->opts->strategy,
+           last ? 100.0 * last->test_accuracy : 0.0);
+}
+
+int cmd_train(int argc, char **argv)
+{
+    train_options o;
+    int exit_status = 0;
+    if (train_options_parse(argc, argv, &o, &exit_status))
+        return exit_status;
+    train_session ts;
+    if (train_session_open(&o, &ts) != 0)
+        return 1;
+    print_setup(&ts);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int status = train_session_run(&ts);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (status == 0)
+        print_summary(&ts,
+                      (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    train_session_close(&ts);
+    return status == 0 ? 0 : 1;
+}

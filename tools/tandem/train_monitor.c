@@ -1,0 +1,84 @@
+/* tandem train: the monitor, its checkpoints of the epoch history, and --resume. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "train_session.h"
+
+/* Per finished epoch: train loss, test loss, test accuracy. Times are not kept, so
+ * that a resumed run's checkpoints equal an uninterrupted run's byte for byte. */
+#define HISTORY_COLUMNS 3
+
+static tdm_status save_history(tdm_checkpoint_writer *w, void *user)
+{
+    train_session *ts = user;
+    size_t n = ts->epochs_done;
+    float *h = malloc((n ? n : 1) * HISTORY_COLUMNS * sizeof *h);
+    if (!h)
+        return TDM_ERR_OUT_OF_MEMORY;
+    for (size_t e = 0; e < n; e++) {
+        h[e * HISTORY_COLUMNS] = (float)ts->history[e].train_loss;
+        h[e * HISTORY_COLUMNS + 1] = (float)ts->history[e].test_loss;
+        h[e * HISTORY_COLUMNS + 2] = (float)ts->history[e].test_accuracy;
+    }
+    tdm_status s = tdm_checkpoint_add(w, "cli/history", TDM_F32, &TDM_SHAPE(n, HISTORY_COLUMNS), h);
+    free(h);
+    return s;
+}
+
+static tdm_status restore_history(const tdm_checkpoint *c, void *user)
+{
+    train_session *ts = user;
+    size_t n = (size_t)(tdm_train_op_global_step(ts->op) / ts->data.steps_per_epoch);
+    if (n > ts->opts->epochs)
+        n = ts->opts->epochs;
+    float *h = malloc((n ? n : 1) * HISTORY_COLUMNS * sizeof *h);
+    if (!h)
+        return TDM_ERR_OUT_OF_MEMORY;
+    tdm_status s = tdm_checkpoint_read(c, "cli/history", TDM_F32, &TDM_SHAPE(n, HISTORY_COLUMNS), h,
+                                       n * HISTORY_COLUMNS * sizeof *h);
+    for (size_t e = 0; s == TDM_OK && e < n; e++)
+        ts->history[e] = (train_epoch){(unsigned)e + 1,
+                                       h[e * HISTORY_COLUMNS],
+                                       h[e * HISTORY_COLUMNS + 1],
+                                       h[e * HISTORY_COLUMNS + 2],
+                                       NAN,
+                                       NAN};
+    if (s == TDM_OK)
+        ts->epochs_done = (unsigned)n;
+    free(h);
+    return s;
+}
+
+static int resume(train_session *ts)
+{
+    int restored = 0;
+    uint64_t step = 0;
+    if (tdm_monitor_restore(ts->monitor, &restored, &step) != TDM_OK) {
+        fprintf(stderr, "tandem train: --resume: %s\n", tdm_last_error());
+        return -1;
+    }
+    if (restored)
+        printf("resumed from global step %llu (epoch %u of %u) in %s\n", (unsigned long long)step,
+               ts->epochs_done, ts->opts->epochs, ts->opts->checkpoint_dir);
+    else
+        printf("no checkpoint in %s: starting afresh\n", ts->opts->checkpoint_dir);
+    return 0;
+}
+
+int train_monitor_open(train_session *ts)
+{
+    const train_options *o = ts->opts;
+    tdm_monitor_options mo = TDM_MONITOR_OPTIONS_INIT;
+    mo.checkpoint_dir = o->checkpoint_dir;
+    mo.progress = train_on_step;
+    mo.progress_user = ts;
+    mo.save_extra = save_history;
+    mo.restore_extra = restore_history;
+    mo.extra_user = ts;
+    if (tdm_monitor_create(ts->step, &mo, &ts->monitor) != TDM_OK) {
+        fprintf(stderr, "tandem train: monitor: %s\n", tdm_last_error());
+        return -1;
+    }
+    return o->resume ? resume(ts) : 0;
+}

@@ -1,0 +1,42 @@
+/* tandem train: its options and their parsing. */
+#ifndef TANDEM_CLI_TRAIN_OPTIONS_H
+#define TANDEM_CLI_TRAIN_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device_select.h"
+
+#define MAX_LAYERS 16
+
+typedef struct train_options {
+    const char *data;         /* CSV, or IDX images with labels; NULL: the digits */
+    const char *labels;       /* IDX labels: makes data an IDX images file */
+    const char *label_column; /* CSV: index or header name; NULL: the last column */
+    int header;               /* CSV has a header line */
+    int standardize;          /* per-feature standardisation from the training split */
+    size_t hidden[MAX_LAYERS];
+    size_t hidden_count;
+    const char *activation;
+    float dropout;
+    const char *optimizer;
+    float lr;
+    size_t batch; /* global */
+    unsigned epochs;
+    double test_fraction;
+    const char *device_ids[MAX_SELECTED];
+    size_t device_id_count;
+    const char *strategy; /* "mirrored" or "one-device" */
+    uint64_t seed;
+    int deterministic;
+    const char *checkpoint_dir;
+    int resume;
+    const char *metrics;
+    const char *plot;
+    int progress; /* 1 bar, 0 plain lines, -1 bar when stdout is a terminal */
+} train_options;
+
+/* 0 to go on; otherwise 1 with *exit_status set (--help, a bad option). */
+int train_options_parse(int argc, char **argv, train_options *o, int *exit_status);
+
+#endif

@@ -1,0 +1,95 @@
+/* tandem train: the epoch loop with its progress display, evaluation, checkpoints,
+ * and the final summary, metrics and plot. */
+#include <signal.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "metrics_file.h"
+#include "plot_png.h"
+#include "train_session.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* After every step: the bar; a Ctrl-C stops the run after this step. */
+int train_on_step(const tdm_step_result *r, void *user)
+{
+    epoch_state *e = &((train_session *)user)->current;
+    e->steps += r->steps;
+    e->examples += r->examples;
+    e->loss_sum += r->loss * (double)r->steps;
+    progress_step(&e->bar, e->epoch, e->steps, e->loss_sum / (double)e->steps, e->examples,
+                  now() - e->start);
+    return interrupted;
+}
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "\ntandem train: %s: %s\n", what, tdm_last_error());
+    return -1;
+}
+
+static int run_epoch(train_session *ts, epoch_state *e)
+{
+    e->steps = e->examples = 0;
+    e->loss_sum = 0.0;
+    e->start = now();
+    if (tdm_monitor_run_steps(ts->monitor, ts->data.steps_per_epoch, NULL) != TDM_OK)
+        return fail(interrupted ? "interrupted" : "training");
+    tdm_evaluation ev;
+    if (tdm_model_evaluate(ts->model, ts->data.test, &ev) != TDM_OK)
+        return fail("evaluation");
+    double seconds = now() - e->start;
+    train_epoch *rec = &ts->history[ts->epochs_done++];
+    *rec = (train_epoch){e->epoch, e->steps ? e->loss_sum / (double)e->steps : 0.0,
+                         ev.loss,  ev.accuracy,
+                         seconds,  (double)e->examples / seconds};
+    progress_epoch(&e->bar, rec, e->steps);
+    if (ts->opts->checkpoint_dir && tdm_monitor_save(ts->monitor) != TDM_OK)
+        return fail("checkpoint");
+    return 0;
+}
+
+static int write_outputs(const train_session *ts)
+{
+    char err[512];
+    const train_options *o = ts->opts;
+    if (o->metrics && metrics_write(o->metrics, ts->history, ts->epochs_done, err, sizeof err)) {
+        fprintf(stderr, "tandem train: %s\n", err);
+        return -1;
+    }
+    if (o->plot && plot_write_png(o->plot, ts->history, ts->epochs_done, err, sizeof err)) {
+        fprintf(stderr, "tandem train: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+int train_session_run(train_session *ts)
+{
+    const train_options *o = ts->opts;
+    epoch_state *e = &ts->current;
+    int tty = o->progress >= 0 ? o->progress : isatty(fileno(stdout));
+    progress_begin(&e->bar, stdout, tty, o->epochs, ts->data.steps_per_epoch);
+    signal(SIGINT, on_interrupt);
+    int status = 0;
+    while (status == 0 && ts->epochs_done < o->epochs) {
+        e->epoch = ts->epochs_done + 1;
+        status = run_epoch(ts, e);
+    }
+    signal(SIGINT, SIG_DFL);
+    return write_outputs(ts) || status ? -1 : 0;
+}

@@ -1,0 +1,115 @@
+/* tandem train: building the strategy, model, optimizer, train op, step and monitor. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "train_session.h"
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "tandem train: %s: %s\n", what, tdm_last_error());
+    return -1;
+}
+
+static int make_strategy(train_session *ts)
+{
+    const train_options *o = ts->opts;
+    tdm_device *reference, *devices[MAX_SELECTED];
+    size_t count = 0;
+    if (cli_select_devices(ts->ctx, o->device_ids, o->device_id_count, &reference, devices,
+                           &count) != 0)
+        return -1;
+    if (count == 0 && reference)
+        devices[count++] = reference;
+    tdm_strategy_options so = TDM_STRATEGY_OPTIONS_INIT;
+    so.check_mirrored = o->deterministic;
+    tdm_status s;
+    if (!strcmp(o->strategy, "one-device"))
+        s = tdm_strategy_create_one_device(devices[0], &so, &ts->strategy);
+    else if (!strcmp(o->strategy, "mirrored"))
+        s = tdm_strategy_create_mirrored(ts->ctx, devices, count, &so, &ts->strategy);
+    else {
+        fprintf(stderr, "tandem train: no strategy '%s' (mirrored, one-device)\n", o->strategy);
+        return -1;
+    }
+    return s == TDM_OK ? 0 : fail("strategy");
+}
+
+static int make_model(train_session *ts)
+{
+    const train_options *o = ts->opts;
+    tdm_dense_layer layers[MAX_LAYERS + 1];
+    tdm_activation act;
+    if (tdm_activation_parse(o->activation, &act) != TDM_OK)
+        return fail("--activation");
+    for (size_t l = 0; l < o->hidden_count; l++)
+        layers[l] = (tdm_dense_layer){o->hidden[l], act, o->dropout};
+    layers[o->hidden_count] = (tdm_dense_layer){ts->data.classes, TDM_ACT_LINEAR, 0.0f};
+    tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
+    mo.input_features = ts->data.features;
+    mo.layers = layers;
+    mo.layer_count = o->hidden_count + 1;
+    mo.seed = o->seed;
+    return tdm_model_create(ts->strategy, &mo, &ts->model) == TDM_OK ? 0 : fail("model");
+}
+
+static int make_train_op(train_session *ts)
+{
+    const train_options *o = ts->opts;
+    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
+    if (tdm_optimizer_kind_parse(o->optimizer, &oo) != TDM_OK)
+        return fail("--optimizer");
+    int plain = oo.kind == TDM_OPT_SGD || oo.kind == TDM_OPT_MOMENTUM;
+    oo.learning_rate.initial = o->lr > 0.0f ? o->lr : plain ? 0.1f : 0.001f;
+    if (tdm_optimizer_create(ts->strategy, &oo, &ts->optimizer) != TDM_OK)
+        return fail("optimizer");
+    tdm_variable *vars[2 * (MAX_LAYERS + 1)];
+    size_t n = tdm_model_variable_count(ts->model);
+    for (size_t i = 0; i < n; i++)
+        vars[i] = tdm_model_variable(ts->model, i);
+    tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
+    to.loss_fn = tdm_model_loss;
+    to.loss_user = ts->model;
+    to.optimizer = ts->optimizer;
+    to.var_list = vars;
+    to.var_count = n;
+    to.seed = o->seed;
+    return tdm_train_op_create(ts->strategy, &to, &ts->op) == TDM_OK ? 0 : fail("train op");
+}
+
+static int make_step(train_session *ts)
+{
+    tdm_single_loss_step_options so = TDM_SINGLE_LOSS_STEP_OPTIONS_INIT;
+    so.train_op = ts->op;
+    so.dataset = ts->data.train;
+    so.distribute.prefetch = !ts->opts->deterministic;
+    return tdm_single_loss_step_create(&so, &ts->step) == TDM_OK ? 0 : fail("input");
+}
+
+int train_session_open(const train_options *o, train_session *ts)
+{
+    memset(ts, 0, sizeof *ts);
+    ts->opts = o;
+    ts->history = calloc(o->epochs ? o->epochs : 1, sizeof *ts->history);
+    if (!ts->history || train_data_load(o, &ts->data) != 0 || !(ts->ctx = cli_context()) ||
+        make_strategy(ts) || make_model(ts) || make_train_op(ts) || make_step(ts) ||
+        train_monitor_open(ts)) {
+        train_session_close(ts);
+        return -1;
+    }
+    return 0;
+}
+
+void train_session_close(train_session *ts)
+{
+    tdm_monitor_destroy(ts->monitor);
+    tdm_step_destroy(ts->step);
+    tdm_train_op_destroy(ts->op);
+    tdm_optimizer_destroy(ts->optimizer);
+    tdm_model_destroy(ts->model);
+    tdm_strategy_destroy(ts->strategy);
+    tdm_context_destroy(ts->ctx);
+    train_data_free(&ts->data);
+    free(ts->history);
+    memset(ts, 0, sizeof *ts);
+}

@@ -1,0 +1,48 @@
+/* tandem train: the objects of one training run, built from the options. */
+#ifndef TANDEM_CLI_TRAIN_SESSION_H
+#define TANDEM_CLI_TRAIN_SESSION_H
+
+#include "tandem/monitor.h"
+#include "tandem/tandem.h"
+#include "progress.h"
+#include "train_data.h"
+#include "train_report.h"
+
+/* The epoch in progress, for the progress display. */
+typedef struct epoch_state {
+    progress bar;
+    unsigned epoch;
+    size_t steps, examples;
+    double loss_sum, start;
+} epoch_state;
+
+typedef struct train_session {
+    const train_options *opts;
+    train_data data;
+    tdm_context *ctx;
+    tdm_strategy *strategy;
+    tdm_model *model;
+    tdm_optimizer *optimizer;
+    tdm_train_op *op;
+    tdm_step *step;
+    tdm_monitor *monitor;
+    train_epoch *history; /* [opts->epochs] */
+    unsigned epochs_done;
+    epoch_state current;
+} train_session;
+
+/* Builds everything; 0, or -1 after printing why (the session is then freed). */
+int train_session_open(const train_options *o, train_session *ts);
+void train_session_close(train_session *ts);
+
+/* The monitor, with the history of finished epochs in each checkpoint; restores the
+ * newest checkpoint with --resume. 0, or -1 after printing why. */
+int train_monitor_open(train_session *ts);
+
+/* The monitor's progress callback (user: the session). */
+int train_on_step(const tdm_step_result *r, void *user);
+
+/* Runs the remaining epochs with progress output; 0, or -1 after printing why. */
+int train_session_run(train_session *ts);
+
+#endif
