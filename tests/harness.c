@@ -34,16 +34,14 @@ tdm_context *test_context(uint32_t backends)
     return ctx;
 }
 
-size_t test_devices_of(tdm_context *ctx, tdm_backend_kind backend, tdm_device **out,
-                       size_t max)
+size_t test_devices_of(tdm_context *ctx, tdm_backend_kind backend, tdm_device **out, size_t max)
 {
     size_t found = 0;
     for (size_t i = 0; i < tdm_context_device_count(ctx) && found < max; i++) {
         tdm_device *dev;
         tdm_device_desc desc = TDM_DEVICE_DESC_INIT;
         if (tdm_context_device(ctx, i, &dev) == TDM_OK &&
-            tdm_device_describe(dev, &desc) == TDM_OK && desc.backend == backend &&
-            desc.parent < 0)
+            tdm_device_describe(dev, &desc) == TDM_OK && desc.backend == backend && desc.parent < 0)
             out[found++] = dev;
     }
     return found;
@@ -89,4 +87,15 @@ void test_random_bytes(void *dst, size_t size, unsigned seed)
         x ^= x << 17;
         p[i] = (unsigned char)(x >> 24);
     }
+}
+
+uint32_t test_scenario_backends(const char *scenario)
+{
+    if (!strcmp(scenario, "reference"))
+        return TDM_BACKEND_BIT(TDM_BACKEND_REFERENCE);
+    if (!strcmp(scenario, "opencl"))
+        return TDM_BACKEND_BIT(TDM_BACKEND_OPENCL);
+    if (!strcmp(scenario, "vulkan-logical"))
+        return TDM_BACKEND_BIT(TDM_BACKEND_VULKAN);
+    return TDM_BACKENDS_ALL;
 }

@@ -10,35 +10,35 @@
 
 extern int test_failures;
 
-#define CHECK(cond)                                                                      \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            test_failures++;                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);     \
-        }                                                                                \
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            test_failures++;                                                                       \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
+        }                                                                                          \
     } while (0)
 
 /* A call that must succeed; on failure prints the status and tdm_last_error(). */
-#define CHECK_OK(call)                                                                   \
-    do {                                                                                 \
-        tdm_status check_ok_status_ = (call);                                            \
-        if (check_ok_status_ != TDM_OK) {                                                \
-            test_failures++;                                                             \
-            fprintf(stderr, "%s:%d: %s returned %s: %s\n", __FILE__, __LINE__, #call,    \
-                    tdm_status_str(check_ok_status_), tdm_last_error());                 \
-        }                                                                                \
+#define CHECK_OK(call)                                                                             \
+    do {                                                                                           \
+        tdm_status check_ok_status_ = (call);                                                      \
+        if (check_ok_status_ != TDM_OK) {                                                          \
+            test_failures++;                                                                       \
+            fprintf(stderr, "%s:%d: %s returned %s: %s\n", __FILE__, __LINE__, #call,              \
+                    tdm_status_str(check_ok_status_), tdm_last_error());                           \
+        }                                                                                          \
     } while (0)
 
 /* A call that must fail with `expected` and a last error containing `needle`. */
-#define CHECK_FAILS(call, expected, needle)                                              \
-    do {                                                                                 \
-        tdm_status check_fails_status_ = (call);                                         \
-        if (check_fails_status_ != (expected) || !strstr(tdm_last_error(), (needle))) {  \
-            test_failures++;                                                             \
-            fprintf(stderr, "%s:%d: %s returned %s ('%s'), expected %s mentioning '%s'\n", \
-                    __FILE__, __LINE__, #call, tdm_status_str(check_fails_status_),      \
-                    tdm_last_error(), tdm_status_str(expected), (needle));               \
-        }                                                                                \
+#define CHECK_FAILS(call, expected, needle)                                                        \
+    do {                                                                                           \
+        tdm_status check_fails_status_ = (call);                                                   \
+        if (check_fails_status_ != (expected) || !strstr(tdm_last_error(), (needle))) {            \
+            test_failures++;                                                                       \
+            fprintf(stderr, "%s:%d: %s returned %s ('%s'), expected %s mentioning '%s'\n",         \
+                    __FILE__, __LINE__, #call, tdm_status_str(check_fails_status_),                \
+                    tdm_last_error(), tdm_status_str(expected), (needle));                         \
+        }                                                                                          \
     } while (0)
 
 /* Ends main: prints a summary line and returns the exit status. */
@@ -49,8 +49,7 @@ int test_finish(const char *name);
 tdm_context *test_context(uint32_t backends);
 
 /* The context's devices of one backend, physical only, in order; returns how many. */
-size_t test_devices_of(tdm_context *ctx, tdm_backend_kind backend, tdm_device **out,
-                       size_t max);
+size_t test_devices_of(tdm_context *ctx, tdm_backend_kind backend, tdm_device **out, size_t max);
 
 /* The replicas' devices of a distribution test scenario:
  *   reference       the reference device split into 3 logical devices
@@ -60,6 +59,10 @@ size_t test_devices_of(tdm_context *ctx, tdm_backend_kind backend, tdm_device **
  * Returns how many devices it placed in out (at most 3), 0 if the context lacks
  * them; fails the test on an unknown name. */
 size_t test_scenario_devices(tdm_context *ctx, const char *scenario, tdm_device **out);
+
+/* The backends a scenario needs (test_context's argument): fewer backends, faster
+ * start-up. */
+uint32_t test_scenario_backends(const char *scenario);
 
 /* Deterministic pseudo-random bytes (xorshift), different for each seed. */
 void test_random_bytes(void *dst, size_t size, unsigned seed);

@@ -899,24 +899,13 @@ static void test_default_strategy(void)
     tdm_variable_destroy(w);
 }
 
-static uint32_t backends_of(const char *scenario)
-{
-    if (!strcmp(scenario, "reference"))
-        return TDM_BACKEND_BIT(TDM_BACKEND_REFERENCE);
-    if (!strcmp(scenario, "opencl"))
-        return TDM_BACKEND_BIT(TDM_BACKEND_OPENCL);
-    if (!strcmp(scenario, "vulkan-logical"))
-        return TDM_BACKEND_BIT(TDM_BACKEND_VULKAN);
-    return TDM_BACKENDS_ALL;
-}
-
 int main(int argc, char **argv)
 {
     if (argc != 2) {
         fprintf(stderr, "usage: test_optimizer SCENARIO\n");
         return 2;
     }
-    ctx = test_context(backends_of(argv[1]));
+    ctx = test_context(test_scenario_backends(argv[1]));
     n = test_scenario_devices(ctx, argv[1], devs);
     if (n < 2) {
         fprintf(stderr, "scenario %s: no devices for it\n", argv[1]);

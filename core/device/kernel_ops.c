@@ -19,8 +19,8 @@ size_t tdm_global_norm_scratch(const size_t *elements, size_t count)
     return total;
 }
 
-static tdm_kernel_call call_of(tdm_kernel kernel, tdm_buffer_view out, tdm_buffer_view in,
-                               uint32_t n, uint32_t second)
+tdm_kernel_call tdm_kernel_call_of(tdm_kernel kernel, tdm_buffer_view out, tdm_buffer_view in,
+                                   uint32_t n, uint32_t second)
 {
     tdm_kernel_call call;
     memset(&call, 0, sizeof call);
@@ -48,8 +48,8 @@ tdm_status tdm_global_norm(tdm_device *dev, const tdm_buffer_view *tensors, size
     tdm_status s = TDM_OK;
     for (size_t i = 0; i < count && s == TDM_OK; i++) {
         size_t n = tensors[i].size / sizeof(float), parts = partials_of(n);
-        tdm_kernel_call c = call_of(TDM_KERNEL_sum_squares, slice(scratch, used, parts),
-                                    tensors[i], (uint32_t)n, TDM_NORM_CHUNK);
+        tdm_kernel_call c = tdm_kernel_call_of(TDM_KERNEL_sum_squares, slice(scratch, used, parts),
+                                               tensors[i], (uint32_t)n, TDM_NORM_CHUNK);
         s = tdm_kernel_run(dev, &c);
         used += parts;
     }
@@ -60,9 +60,10 @@ tdm_status tdm_global_norm(tdm_device *dev, const tdm_buffer_view *tensors, size
         return tdm_buffer_write(out->buffer, out->offset, &zero, sizeof zero);
     }
     /* One chunk over every partial gives the sum; then its square root. */
-    tdm_kernel_call total = call_of(TDM_KERNEL_sum, slice(out, 0, 1), slice(scratch, 0, used),
-                                    (uint32_t)used, (uint32_t)used);
-    tdm_kernel_call root = call_of(TDM_KERNEL_sqrt, slice(out, 0, 1), slice(out, 0, 1), 1, 0);
+    tdm_kernel_call total = tdm_kernel_call_of(
+        TDM_KERNEL_sum, slice(out, 0, 1), slice(scratch, 0, used), (uint32_t)used, (uint32_t)used);
+    tdm_kernel_call root =
+        tdm_kernel_call_of(TDM_KERNEL_sqrt, slice(out, 0, 1), slice(out, 0, 1), 1, 0);
     s = tdm_kernel_run(dev, &total);
     if (s == TDM_OK)
         s = tdm_kernel_run(dev, &root);

@@ -28,12 +28,8 @@ static tdm_status run(const char *func, tdm_kernel kernel, tdm_tensor *y,
     tdm_status s = check(func, y, in, n);
     if (s != TDM_OK || y->count == 0)
         return s;
-    tdm_kernel_call call;
-    memset(&call, 0, sizeof call);
-    call.kernel = kernel;
-    call.views[0] = tdm_tensor_view(y);
-    for (size_t i = 0; i < n; i++)
-        call.views[i + 1] = tdm_tensor_view(in[i]);
+    const tdm_tensor *views[3] = {y, n > 0 ? in[0] : NULL, n > 1 ? in[1] : NULL};
+    tdm_kernel_call call = tdm_ops_call(kernel, views, n + 1);
     call.u[0] = (uint32_t)y->count;
     call.f[0] = alpha;
     return tdm_ops_run(func, y, &call);

@@ -57,13 +57,8 @@ static tdm_status check_act(const char *f, tdm_activation act, const tdm_tensor 
 static tdm_status launch(const char *f, tdm_kernel kernel, tdm_tensor *out, const tdm_tensor *a,
                          const tdm_tensor *b)
 {
-    tdm_kernel_call call;
-    memset(&call, 0, sizeof call);
-    call.kernel = kernel;
-    call.views[0] = tdm_tensor_view(out);
-    call.views[1] = tdm_tensor_view(a);
-    if (b)
-        call.views[2] = tdm_tensor_view(b);
+    const tdm_tensor *views[] = {out, a, b};
+    tdm_kernel_call call = tdm_ops_call(kernel, views, b ? 3 : 2);
     call.u[0] = (uint32_t)out->count;
     return tdm_ops_run(f, out, &call);
 }

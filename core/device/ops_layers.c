@@ -8,16 +8,6 @@
 #include "tandem/ops.h"
 #include "tensor_impl.h"
 
-static tdm_kernel_call call_of(tdm_kernel kernel, const tdm_tensor *const *views, size_t n)
-{
-    tdm_kernel_call call;
-    memset(&call, 0, sizeof call);
-    call.kernel = kernel;
-    for (size_t i = 0; i < n; i++)
-        call.views[i] = tdm_tensor_view(views[i]);
-    return call;
-}
-
 static size_t rows_of(const tdm_tensor *t, int trans)
 {
     return t->shape.rank == 2 ? t->shape.dims[trans ? 1 : 0] : 0;
@@ -56,7 +46,7 @@ tdm_status tdm_op_matmul(tdm_tensor *c, const tdm_tensor *a, int trans_a, const 
     if (s != TDM_OK || c->count == 0)
         return s;
     const tdm_tensor *views[] = {c, a, b};
-    tdm_kernel_call call = call_of(TDM_KERNEL_gemm, views, 3);
+    tdm_kernel_call call = tdm_ops_call(TDM_KERNEL_gemm, views, 3);
     uint32_t u[] = {(uint32_t)rows_of(a, trans_a),
                     (uint32_t)cols_of(b, trans_b),
                     (uint32_t)cols_of(a, trans_a),
@@ -88,7 +78,7 @@ tdm_status tdm_op_bias_add(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor 
     if (s != TDM_OK || y->count == 0)
         return s;
     const tdm_tensor *views[] = {y, x, b};
-    tdm_kernel_call call = call_of(TDM_KERNEL_bias_add, views, 3);
+    tdm_kernel_call call = tdm_ops_call(TDM_KERNEL_bias_add, views, 3);
     call.u[0] = (uint32_t)y->shape.dims[0];
     call.u[1] = (uint32_t)y->shape.dims[1];
     return tdm_ops_run(f, y, &call);
@@ -107,7 +97,7 @@ tdm_status tdm_op_sum_rows(tdm_tensor *out, const tdm_tensor *x)
     if (x->count == 0) /* no rows: the sums are 0 */
         return tdm_op_fill(out, 0.0f);
     const tdm_tensor *views[] = {out, x};
-    tdm_kernel_call call = call_of(TDM_KERNEL_sum_axis0, views, 2);
+    tdm_kernel_call call = tdm_ops_call(TDM_KERNEL_sum_axis0, views, 2);
     call.u[0] = (uint32_t)x->shape.dims[0];
     call.u[1] = (uint32_t)x->shape.dims[1];
     return tdm_ops_run(f, out, &call);
@@ -127,7 +117,7 @@ tdm_status tdm_op_sum(tdm_tensor *out, const tdm_tensor *x)
         return tdm_op_fill(out, 0.0f);
     /* One chunk of n: one work-group sums in a fixed order, deterministic per device. */
     const tdm_tensor *views[] = {out, x};
-    tdm_kernel_call call = call_of(TDM_KERNEL_sum, views, 2);
+    tdm_kernel_call call = tdm_ops_call(TDM_KERNEL_sum, views, 2);
     call.u[0] = call.u[1] = (uint32_t)x->count;
     return tdm_ops_run(f, out, &call);
 }
@@ -146,7 +136,7 @@ tdm_status tdm_op_dropout(tdm_tensor *y, const tdm_tensor *x, float rate, uint64
     if (s != TDM_OK || y->count == 0)
         return s;
     const tdm_tensor *views[] = {y, x};
-    tdm_kernel_call call = call_of(TDM_KERNEL_dropout, views, 2);
+    tdm_kernel_call call = tdm_ops_call(TDM_KERNEL_dropout, views, 2);
     uint32_t u[] = {(uint32_t)y->count, (uint32_t)seed, (uint32_t)(seed >> 32), offset};
     memcpy(call.u, u, sizeof u);
     call.f[0] = rate;

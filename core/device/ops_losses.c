@@ -7,18 +7,6 @@
 #include "tandem/ops.h"
 #include "tensor_impl.h"
 
-static tdm_kernel_call call_of(tdm_kernel kernel, const tdm_tensor *const *views, size_t n,
-                               float grad_scale)
-{
-    tdm_kernel_call call;
-    memset(&call, 0, sizeof call);
-    call.kernel = kernel;
-    for (size_t i = 0; i < n; i++)
-        call.views[i] = tdm_tensor_view(views[i]);
-    call.f[0] = grad_scale;
-    return call;
-}
-
 tdm_status tdm_op_softmax_xent(tdm_tensor *loss, tdm_tensor *dlogits, const tdm_tensor *logits,
                                const tdm_tensor *labels, float grad_scale)
 {
@@ -42,7 +30,8 @@ tdm_status tdm_op_softmax_xent(tdm_tensor *loss, tdm_tensor *dlogits, const tdm_
     if (s != TDM_OK || logits->count == 0)
         return s;
     const tdm_tensor *views[] = {loss, dlogits, logits, labels};
-    tdm_kernel_call call = call_of(TDM_KERNEL_softmax_xent, views, 4, grad_scale);
+    tdm_kernel_call call = tdm_ops_call(TDM_KERNEL_softmax_xent, views, 4);
+    call.f[0] = grad_scale;
     call.u[0] = (uint32_t)rows;
     call.u[1] = (uint32_t)logits->shape.dims[1];
     return tdm_ops_run(f, loss, &call);
@@ -62,7 +51,8 @@ tdm_status tdm_op_mse(tdm_tensor *loss, tdm_tensor *dpred, const tdm_tensor *pre
     }
     if (s != TDM_OK || pred->count == 0)
         return s;
-    tdm_kernel_call call = call_of(TDM_KERNEL_mse, views, 4, grad_scale);
+    tdm_kernel_call call = tdm_ops_call(TDM_KERNEL_mse, views, 4);
+    call.f[0] = grad_scale;
     call.u[0] = (uint32_t)pred->count;
     return tdm_ops_run(f, loss, &call);
 }

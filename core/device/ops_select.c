@@ -19,11 +19,8 @@ tdm_status tdm_op_clip(tdm_tensor *y, const tdm_tensor *x, float lo, float hi)
                      (double)hi);
     if (s != TDM_OK || y->count == 0)
         return s;
-    tdm_kernel_call call;
-    memset(&call, 0, sizeof call);
-    call.kernel = TDM_KERNEL_clip;
-    call.views[0] = tdm_tensor_view(y);
-    call.views[1] = tdm_tensor_view(x);
+    const tdm_tensor *views[] = {y, x};
+    tdm_kernel_call call = tdm_ops_call(TDM_KERNEL_clip, views, 2);
     call.u[0] = (uint32_t)y->count;
     call.f[0] = lo;
     call.f[1] = hi;
@@ -40,11 +37,8 @@ tdm_status tdm_op_one_hot(tdm_tensor *y, const tdm_tensor *labels)
         s = tdm_ops_check_matrix(f, "y", y, labels->count, 0);
     if (s != TDM_OK || y->count == 0)
         return s;
-    tdm_kernel_call call;
-    memset(&call, 0, sizeof call);
-    call.kernel = TDM_KERNEL_one_hot;
-    call.views[0] = tdm_tensor_view(y);
-    call.views[1] = tdm_tensor_view(labels);
+    const tdm_tensor *views[] = {y, labels};
+    tdm_kernel_call call = tdm_ops_call(TDM_KERNEL_one_hot, views, 2);
     call.u[0] = (uint32_t)y->shape.dims[0];
     call.u[1] = (uint32_t)y->shape.dims[1];
     return tdm_ops_run(f, y, &call);

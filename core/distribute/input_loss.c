@@ -1,10 +1,8 @@
 /* Loss scaling: per-example losses summed and divided by the step's global batch
  * size, so that summing the replicas' results gives the mean over the whole step. */
-#include <string.h>
-
 #include "error.h"
-#include "kernel.h"
 #include "tandem/input.h"
+#include "tandem/nn.h"
 #include "tandem/ops.h"
 
 float tdm_loss_scale(size_t global_batch_size)
@@ -42,17 +40,8 @@ tdm_status tdm_compute_average_loss(const tdm_tensor *per_example_losses, size_t
     tdm_status s = check_tensors(per_example_losses, global_batch_size, out, func);
     if (s != TDM_OK)
         return s;
-    size_t n = tdm_tensor_count(per_example_losses);
-    if (n == 0) /* an empty replica: contributes nothing to the global sum */
-        return tdm_op_fill(out, 0.0f);
-    /* One chunk of n: one work-group sums in a fixed order, deterministic per device. */
-    tdm_kernel_call sum;
-    memset(&sum, 0, sizeof sum);
-    sum.kernel = TDM_KERNEL_sum;
-    sum.views[0] = tdm_tensor_view(out);
-    sum.views[1] = tdm_tensor_view(per_example_losses);
-    sum.u[0] = sum.u[1] = (uint32_t)n;
-    s = tdm_kernel_run(tdm_tensor_device(out), &sum);
+    /* An empty replica sums to 0: it contributes nothing to the global sum. */
+    s = tdm_op_sum(out, per_example_losses);
     if (s == TDM_OK)
         s = tdm_op_scale(out, out, tdm_loss_scale(global_batch_size));
     return s == TDM_OK ? s : tdm_fail_context(s, "%s", func);

@@ -19,20 +19,30 @@ static tdm_status require_cross_replica(const tdm_variable *var, const char *fun
     return tdm_require_cross_replica(var->strategy, func);
 }
 
-tdm_status tdm_checkpoint_add_variable(tdm_checkpoint_writer *w, const tdm_variable *var)
+/* Checks the mode and allocates a host buffer of the variable's size. */
+static tdm_status prepare(const tdm_variable *var, const char *func, float **value)
 {
-    static const char func[] = "tdm_checkpoint_add_variable";
-    TDM_CHECK_ARG(w, func);
-    TDM_CHECK_ARG(var, func);
+    *value = NULL;
     tdm_status s = require_cross_replica(var, func);
     if (s != TDM_OK)
         return s;
-    size_t bytes = var->count * sizeof(float);
-    float *value = malloc(bytes ? bytes : 1);
-    if (!value)
+    *value = malloc(var->count ? var->count * sizeof(float) : 1);
+    if (!*value)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: variable '%s': out of host memory", func,
                         var->name);
-    s = tdm_variable_read(var, value, bytes);
+    return TDM_OK;
+}
+
+tdm_status tdm_checkpoint_add_variable(tdm_checkpoint_writer *w, const tdm_variable *var)
+{
+    static const char func[] = "tdm_checkpoint_add_variable";
+    float *value;
+    TDM_CHECK_ARG(w, func);
+    TDM_CHECK_ARG(var, func);
+    tdm_status s = prepare(var, func, &value);
+    if (s != TDM_OK)
+        return s;
+    s = tdm_variable_read(var, value, var->count * sizeof(float));
     if (s != TDM_OK)
         tdm_fail_context(s, "%s: variable '%s'", func, var->name);
     else
@@ -44,16 +54,13 @@ tdm_status tdm_checkpoint_add_variable(tdm_checkpoint_writer *w, const tdm_varia
 tdm_status tdm_checkpoint_restore_variable(const tdm_checkpoint *c, tdm_variable *var)
 {
     static const char func[] = "tdm_checkpoint_restore_variable";
+    float *value;
     TDM_CHECK_ARG(c, func);
     TDM_CHECK_ARG(var, func);
-    tdm_status s = require_cross_replica(var, func);
+    tdm_status s = prepare(var, func, &value);
     if (s != TDM_OK)
         return s;
     size_t bytes = var->count * sizeof(float);
-    float *value = malloc(bytes ? bytes : 1);
-    if (!value)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: variable '%s': out of host memory", func,
-                        var->name);
     s = tdm_checkpoint_read(c, var->name, TDM_F32, &var->shape, value, bytes);
     if (s == TDM_OK)
         s = tdm_variable_assign_host(var, TDM_ASSIGN, value, bytes);

@@ -55,7 +55,7 @@ static tdm_status run_batch(tdm_model *m, tdm_tensor *input, const tdm_batch *b,
     tdm_forward_args fa = {x, 0, 0, 0, 0};
     s = tdm_model_forward(m, &v, &fa);
     if (s == TDM_OK)
-        s = tdm_tensor_read(v.out[v.layers - 1], host, b->count * classes * sizeof(float));
+        s = tdm_tensor_read(v.out[v.b.layers - 1], host, b->count * classes * sizeof(float));
     tdm_model_views_free(&v);
     tdm_tensor_destroy(x);
     return s;

@@ -8,11 +8,11 @@ static tdm_status dense(const tdm_model *m, const tdm_model_views *v, size_t l, 
 {
     tdm_tensor *w = tdm_variable_copy(m->vars[2 * l], copy);
     tdm_tensor *b = tdm_variable_copy(m->vars[2 * l + 1], copy);
-    tdm_status s = tdm_op_matmul(v->z[l], x, 0, w, 0, 1.0f, 0.0f);
+    tdm_status s = tdm_op_matmul(v->b.z[l], x, 0, w, 0, 1.0f, 0.0f);
     if (s == TDM_OK)
-        s = tdm_op_bias_add(v->z[l], v->z[l], b);
+        s = tdm_op_bias_add(v->b.z[l], v->b.z[l], b);
     if (s == TDM_OK)
-        s = tdm_op_activation(m->layers[l].activation, v->a[l], v->z[l]);
+        s = tdm_op_activation(m->layers[l].activation, v->b.a[l], v->b.z[l]);
     return s;
 }
 
@@ -31,10 +31,10 @@ tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
 {
     const tdm_tensor *x = fa->x;
     tdm_status s = TDM_OK;
-    for (size_t l = 0; l < v->layers && s == TDM_OK; l++) {
+    for (size_t l = 0; l < v->b.layers && s == TDM_OK; l++) {
         s = dense(m, v, l, x, fa->copy);
-        if (s == TDM_OK && v->dropped[l])
-            s = tdm_model_dropout(m, l, fa->step, fa->first_row, v->dropped[l], v->a[l]);
+        if (s == TDM_OK && v->b.dropped[l])
+            s = tdm_model_dropout(m, l, fa->step, fa->first_row, v->b.dropped[l], v->b.a[l]);
         x = v->out[l];
     }
     return s;

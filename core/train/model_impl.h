@@ -5,17 +5,23 @@
 
 #include "tandem/model.h"
 
-/* One replica's activations and gradients, rows_capacity rows per layer; a step
- * uses slices of them with its own row count. */
-typedef struct tdm_model_scratch {
-    tdm_device *device;
-    size_t rows_capacity;
+/* The tensors of the passes: per layer, and the loss's. */
+typedef struct tdm_model_buffers {
+    size_t layers;
     tdm_tensor **z;       /* [layers]: x W + b */
     tdm_tensor **a;       /* [layers]: act(z) */
     tdm_tensor **dropped; /* [layers]: dropout(a), NULL for layers without dropout */
     tdm_tensor **g;       /* [layers]: d(loss) / d(layer output), then / d(z) */
     tdm_tensor *losses;   /* [rows]: per-example losses */
     tdm_tensor *target;   /* [rows, classes]: one-hot labels (mean squared error) */
+} tdm_model_buffers;
+
+/* One replica's buffers, rows_capacity rows each; a step uses slices of them with its
+ * own row count. */
+typedef struct tdm_model_scratch {
+    tdm_device *device;
+    size_t rows_capacity;
+    tdm_model_buffers b;
 } tdm_model_scratch;
 
 struct tdm_model {
@@ -37,11 +43,10 @@ void tdm_model_scratch_free(const tdm_model *m, tdm_model_scratch *sc);
 
 /* Slices of a scratch for one step's rows: the tensors the passes use. */
 typedef struct tdm_model_views {
-    size_t layers, rows;
-    tdm_tensor **z, **a, **dropped, **g; /* dropped[l]: NULL without dropout */
-    tdm_tensor **out;                    /* [layers]: dropped[l] when training with
-                                            dropout, else a[l] (not owned) */
-    tdm_tensor *losses, *target;
+    size_t rows;
+    tdm_model_buffers b; /* b.dropped[l]: NULL also when not training */
+    tdm_tensor **out;    /* [layers]: b.dropped[l] when training with dropout, else
+                            b.a[l] (not owned) */
 } tdm_model_views;
 
 tdm_status tdm_model_views_make(const tdm_model *m, tdm_model_scratch *sc, size_t rows,

@@ -8,11 +8,12 @@
 static tdm_status output_loss(const tdm_model *m, const tdm_model_views *v, const tdm_loss_args *a,
                               float scale)
 {
-    size_t last = v->layers - 1;
+    size_t last = v->b.layers - 1;
     if (m->opts.loss == TDM_LOSS_SOFTMAX_CROSS_ENTROPY)
-        return tdm_op_softmax_xent(v->losses, v->g[last], v->out[last], a->labels, scale);
-    tdm_status s = tdm_op_one_hot(v->target, a->labels);
-    return s != TDM_OK ? s : tdm_op_mse(v->losses, v->g[last], v->out[last], v->target, scale);
+        return tdm_op_softmax_xent(v->b.losses, v->b.g[last], v->out[last], a->labels, scale);
+    tdm_status s = tdm_op_one_hot(v->b.target, a->labels);
+    return s != TDM_OK ? s
+                       : tdm_op_mse(v->b.losses, v->b.g[last], v->out[last], v->b.target, scale);
 }
 
 /* Layer l's gradients, given d(loss) / d(output of l) in g[l]; leaves d(loss) /
@@ -21,17 +22,18 @@ static tdm_status backward_layer(const tdm_model *m, const tdm_model_views *v,
                                  const tdm_loss_args *a, size_t l)
 {
     tdm_status s = TDM_OK;
-    if (v->dropped[l])
-        s = tdm_model_dropout(m, l, a->step, a->first_row, v->g[l], v->g[l]);
+    if (v->b.dropped[l])
+        s = tdm_model_dropout(m, l, a->step, a->first_row, v->b.g[l], v->b.g[l]);
     if (s == TDM_OK)
-        s = tdm_op_activation_grad(m->layers[l].activation, v->g[l], v->g[l], v->z[l], v->a[l]);
+        s = tdm_op_activation_grad(m->layers[l].activation, v->b.g[l], v->b.g[l], v->b.z[l],
+                                   v->b.a[l]);
     const tdm_tensor *x = l ? v->out[l - 1] : a->features;
     if (s == TDM_OK)
-        s = tdm_op_matmul(a->grads[2 * l], x, 1, v->g[l], 0, 1.0f, 0.0f);
+        s = tdm_op_matmul(a->grads[2 * l], x, 1, v->b.g[l], 0, 1.0f, 0.0f);
     if (s == TDM_OK)
-        s = tdm_op_sum_rows(a->grads[2 * l + 1], v->g[l]);
+        s = tdm_op_sum_rows(a->grads[2 * l + 1], v->b.g[l]);
     if (s == TDM_OK && l > 0)
-        s = tdm_op_matmul(v->g[l - 1], v->g[l], 0, tdm_variable_local(m->vars[2 * l], a->rc), 1,
+        s = tdm_op_matmul(v->b.g[l - 1], v->b.g[l], 0, tdm_variable_local(m->vars[2 * l], a->rc), 1,
                           1.0f, 0.0f);
     return s;
 }
@@ -44,10 +46,10 @@ static tdm_status passes(const tdm_model *m, const tdm_model_views *v, const tdm
     if (s == TDM_OK)
         s = output_loss(m, v, a, scale);
     if (s == TDM_OK)
-        s = tdm_op_sum(a->loss, v->losses);
+        s = tdm_op_sum(a->loss, v->b.losses);
     if (s == TDM_OK)
         s = tdm_op_scale(a->loss, a->loss, scale);
-    for (size_t l = v->layers; l-- > 0 && s == TDM_OK;)
+    for (size_t l = v->b.layers; l-- > 0 && s == TDM_OK;)
         s = backward_layer(m, v, a, l);
     return s;
 }

@@ -1,23 +1,43 @@
-/* Per-replica activation buffers of the model, grown to the largest slice seen. */
+/* Per-replica buffers of the model, grown to the largest slice seen, and the
+ * slices a step uses. */
 #include <stdlib.h>
 
 #include "error.h"
 #include "model_impl.h"
 
+static tdm_status buffers_alloc(tdm_model_buffers *b, size_t layers)
+{
+    *b = (tdm_model_buffers){.layers = layers};
+    b->z = calloc(layers, sizeof *b->z);
+    b->a = calloc(layers, sizeof *b->a);
+    b->dropped = calloc(layers, sizeof *b->dropped);
+    b->g = calloc(layers, sizeof *b->g);
+    if (!b->z || !b->a || !b->dropped || !b->g)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "model: out of host memory");
+    return TDM_OK;
+}
+
+static void buffers_free(tdm_model_buffers *b)
+{
+    for (size_t l = 0; l < b->layers; l++) {
+        tdm_tensor_destroy(b->z ? b->z[l] : NULL);
+        tdm_tensor_destroy(b->a ? b->a[l] : NULL);
+        tdm_tensor_destroy(b->dropped ? b->dropped[l] : NULL);
+        tdm_tensor_destroy(b->g ? b->g[l] : NULL);
+    }
+    free(b->z);
+    free(b->a);
+    free(b->dropped);
+    free(b->g);
+    tdm_tensor_destroy(b->losses);
+    tdm_tensor_destroy(b->target);
+    *b = (tdm_model_buffers){0};
+}
+
 void tdm_model_scratch_free(const tdm_model *m, tdm_model_scratch *sc)
 {
-    for (size_t l = 0; l < m->opts.layer_count; l++) {
-        tdm_tensor_destroy(sc->z ? sc->z[l] : NULL);
-        tdm_tensor_destroy(sc->a ? sc->a[l] : NULL);
-        tdm_tensor_destroy(sc->dropped ? sc->dropped[l] : NULL);
-        tdm_tensor_destroy(sc->g ? sc->g[l] : NULL);
-    }
-    free(sc->z);
-    free(sc->a);
-    free(sc->dropped);
-    free(sc->g);
-    tdm_tensor_destroy(sc->losses);
-    tdm_tensor_destroy(sc->target);
+    (void)m;
+    buffers_free(&sc->b);
     *sc = (tdm_model_scratch){0};
 }
 
@@ -28,29 +48,23 @@ static tdm_status matrix(tdm_device *dev, size_t rows, size_t cols, tdm_tensor *
 
 static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t rows)
 {
-    size_t layers = m->opts.layer_count;
-    sc->z = calloc(layers, sizeof *sc->z);
-    sc->a = calloc(layers, sizeof *sc->a);
-    sc->dropped = calloc(layers, sizeof *sc->dropped);
-    sc->g = calloc(layers, sizeof *sc->g);
-    if (!sc->z || !sc->a || !sc->dropped || !sc->g)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "model: out of host memory");
-    tdm_status s = TDM_OK;
-    for (size_t l = 0; l < layers && s == TDM_OK; l++) {
+    tdm_model_buffers *b = &sc->b;
+    tdm_status s = buffers_alloc(b, m->opts.layer_count);
+    for (size_t l = 0; l < b->layers && s == TDM_OK; l++) {
         size_t units = m->layers[l].units;
-        s = matrix(sc->device, rows, units, &sc->z[l]);
+        s = matrix(sc->device, rows, units, &b->z[l]);
         if (s == TDM_OK)
-            s = matrix(sc->device, rows, units, &sc->a[l]);
+            s = matrix(sc->device, rows, units, &b->a[l]);
         if (s == TDM_OK)
-            s = matrix(sc->device, rows, units, &sc->g[l]);
+            s = matrix(sc->device, rows, units, &b->g[l]);
         if (s == TDM_OK && m->layers[l].dropout > 0.0f)
-            s = matrix(sc->device, rows, units, &sc->dropped[l]);
+            s = matrix(sc->device, rows, units, &b->dropped[l]);
     }
-    size_t classes = m->layers[layers - 1].units;
+    size_t classes = m->layers[b->layers - 1].units;
     if (s == TDM_OK)
-        s = tdm_tensor_create(sc->device, TDM_F32, &TDM_SHAPE(rows), &sc->losses);
+        s = tdm_tensor_create(sc->device, TDM_F32, &TDM_SHAPE(rows), &b->losses);
     if (s == TDM_OK)
-        s = matrix(sc->device, rows, classes, &sc->target);
+        s = matrix(sc->device, rows, classes, &b->target);
     return s;
 }
 
@@ -70,7 +84,7 @@ tdm_status tdm_model_scratch_reserve(const tdm_model *m, tdm_model_scratch *sc, 
     return TDM_OK;
 }
 
-/* A slice of t's first rows rows (t is [capacity, cols] or [capacity]). */
+/* A slice of t's first rows rows (t is [capacity, cols] or [capacity]); NULL stays. */
 static tdm_status rows_of(tdm_tensor *t, size_t rows, tdm_tensor **out)
 {
     if (!t) {
@@ -82,38 +96,36 @@ static tdm_status rows_of(tdm_tensor *t, size_t rows, tdm_tensor **out)
     return tdm_tensor_slice(t, 0, &shape, out);
 }
 
-static tdm_status views_alloc(tdm_model_views *v, size_t layers)
+static tdm_status slice_layer(const tdm_model_buffers *from, tdm_model_buffers *to, size_t l,
+                              size_t rows, int training)
 {
-    v->layers = layers;
-    v->z = calloc(layers, sizeof *v->z);
-    v->a = calloc(layers, sizeof *v->a);
-    v->dropped = calloc(layers, sizeof *v->dropped);
-    v->g = calloc(layers, sizeof *v->g);
-    v->out = calloc(layers, sizeof *v->out);
-    if (!v->z || !v->a || !v->dropped || !v->g || !v->out)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "model: out of host memory");
-    return TDM_OK;
+    tdm_status s = rows_of(from->z[l], rows, &to->z[l]);
+    if (s == TDM_OK)
+        s = rows_of(from->a[l], rows, &to->a[l]);
+    if (s == TDM_OK)
+        s = rows_of(from->g[l], rows, &to->g[l]);
+    if (s == TDM_OK && training)
+        s = rows_of(from->dropped[l], rows, &to->dropped[l]);
+    return s;
 }
 
 tdm_status tdm_model_views_make(const tdm_model *m, tdm_model_scratch *sc, size_t rows,
                                 int training, tdm_model_views *v)
 {
     *v = (tdm_model_views){.rows = rows};
-    tdm_status s = views_alloc(v, m->opts.layer_count);
-    for (size_t l = 0; l < v->layers && s == TDM_OK; l++) {
-        s = rows_of(sc->z[l], rows, &v->z[l]);
-        if (s == TDM_OK)
-            s = rows_of(sc->a[l], rows, &v->a[l]);
-        if (s == TDM_OK)
-            s = rows_of(sc->g[l], rows, &v->g[l]);
-        if (s == TDM_OK && training)
-            s = rows_of(sc->dropped[l], rows, &v->dropped[l]);
-        v->out[l] = v->dropped[l] ? v->dropped[l] : v->a[l];
+    tdm_model_buffers *b = &v->b;
+    tdm_status s = buffers_alloc(b, m->opts.layer_count);
+    v->out = calloc(b->layers, sizeof *v->out);
+    if (s == TDM_OK && !v->out)
+        s = tdm_fail(TDM_ERR_OUT_OF_MEMORY, "model: out of host memory");
+    for (size_t l = 0; l < b->layers && s == TDM_OK; l++) {
+        s = slice_layer(&sc->b, b, l, rows, training);
+        v->out[l] = b->dropped[l] ? b->dropped[l] : b->a[l];
     }
     if (s == TDM_OK)
-        s = rows_of(sc->losses, rows, &v->losses);
+        s = rows_of(sc->b.losses, rows, &b->losses);
     if (s == TDM_OK)
-        s = rows_of(sc->target, rows, &v->target);
+        s = rows_of(sc->b.target, rows, &b->target);
     if (s != TDM_OK)
         tdm_model_views_free(v);
     return s;
@@ -121,18 +133,7 @@ tdm_status tdm_model_views_make(const tdm_model *m, tdm_model_scratch *sc, size_
 
 void tdm_model_views_free(tdm_model_views *v)
 {
-    for (size_t l = 0; l < v->layers; l++) {
-        tdm_tensor_destroy(v->z ? v->z[l] : NULL);
-        tdm_tensor_destroy(v->a ? v->a[l] : NULL);
-        tdm_tensor_destroy(v->dropped ? v->dropped[l] : NULL);
-        tdm_tensor_destroy(v->g ? v->g[l] : NULL);
-    }
-    free(v->z);
-    free(v->a);
-    free(v->dropped);
-    free(v->g);
+    buffers_free(&v->b);
     free(v->out);
-    tdm_tensor_destroy(v->losses);
-    tdm_tensor_destroy(v->target);
     *v = (tdm_model_views){0};
 }

@@ -58,19 +58,6 @@ static tdm_buffer_view scratch_view(const tdm_train_replica *r, size_t first, si
     return v;
 }
 
-static tdm_kernel_call call_of(tdm_kernel kernel, tdm_buffer_view out, tdm_buffer_view in, size_t n,
-                               size_t chunk)
-{
-    tdm_kernel_call call;
-    memset(&call, 0, sizeof call);
-    call.kernel = kernel;
-    call.views[0] = out;
-    call.views[1] = in;
-    call.u[0] = (uint32_t)n;
-    call.u[1] = (uint32_t)chunk;
-    return call;
-}
-
 /* One flag per chunk of the flat buffer (1: all finite), then their sum, which is
  * the chunk count exactly when everything is finite. */
 tdm_status tdm_train_check_numerics(tdm_train_op *op, tdm_train_replica *r)
@@ -78,9 +65,10 @@ tdm_status tdm_train_check_numerics(tdm_train_op *op, tdm_train_replica *r)
     size_t n = op->total + 1, parts = (n + TDM_NORM_CHUNK - 1) / TDM_NORM_CHUNK;
     tdm_device *dev = tdm_tensor_device(r->flat);
     tdm_buffer_view flags = scratch_view(r, 0, parts), sum = scratch_view(r, parts, 1);
-    tdm_kernel_call check =
-        call_of(TDM_KERNEL_all_finite, flags, tdm_tensor_view(r->flat), n, TDM_NORM_CHUNK);
-    tdm_kernel_call total = call_of(TDM_KERNEL_sum, sum, flags, parts, parts);
+    tdm_kernel_call check = tdm_kernel_call_of(
+        TDM_KERNEL_all_finite, flags, tdm_tensor_view(r->flat), (uint32_t)n, TDM_NORM_CHUNK);
+    tdm_kernel_call total =
+        tdm_kernel_call_of(TDM_KERNEL_sum, sum, flags, (uint32_t)parts, (uint32_t)parts);
     tdm_status s = tdm_kernel_run(dev, &check);
     if (s == TDM_OK)
         s = tdm_kernel_run(dev, &total);

@@ -2,6 +2,7 @@
  * them all, checks and transforms, then the same update on every replica. */
 #include "error.h"
 #include "optimizer_impl.h"
+#include "strategy_impl.h"
 #include "train_op_impl.h"
 
 float tdm_loss_args_scale(const tdm_loss_args *args)
@@ -91,6 +92,8 @@ tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batch *batch
     op->batch = NULL;
     if (s == TDM_OK && op->resync)
         s = tdm_train_resync(op);
+    if (s == TDM_OK && op->strategy->opts.check_mirrored) /* the copies the step wrote */
+        s = tdm_strategy_check_mirrored(op->strategy);
     if (s != TDM_OK)
         return tdm_fail_context(s, "tdm_train_op_run: step %llu",
                                 (unsigned long long)op->global_step);
