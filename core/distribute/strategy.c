@@ -196,6 +196,12 @@ void tdm_strategy_destroy(tdm_strategy *s)
         free_strategy(s);
 }
 
+const char *tdm_collective_algorithm_name(tdm_collective_algorithm algorithm)
+{
+    static const char *const names[] = {"auto", "one-device", "ring", "tree", "direct"};
+    return (unsigned)algorithm < sizeof names / sizeof names[0] ? names[algorithm] : NULL;
+}
+
 tdm_strategy_kind tdm_strategy_kind_of(const tdm_strategy *s)
 {
     return s ? s->kind : TDM_STRATEGY_DEFAULT;

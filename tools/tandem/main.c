@@ -13,6 +13,7 @@ static const struct {
     {"train", cmd_train, "train a model data-parallel over the devices (digits by default)"},
     {"devices", cmd_devices, "list every device on every backend"},
     {"conformance", cmd_conformance, "check every kernel on every device against the reference"},
+    {"bench", cmd_bench, "measure collectives and training against in-run ceilings"},
 };
 
 static void usage(FILE *out)
