@@ -155,6 +155,7 @@ tdm_status tdm_strategy_create_mirrored(tdm_context *ctx, tdm_device *const *dev
 
 static void free_strategy(tdm_strategy *s)
 {
+    tdm_strategy_stop_workers(s);
     tdm_strategy_free_variables(s);
     pthread_mutex_destroy(&s->lock);
     free(s->devices);
