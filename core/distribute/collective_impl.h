@@ -56,6 +56,13 @@ static inline tdm_device *coll_dev(const tdm_buffer_view *v)
 /* Whether a kernel on a may read b's buffers (one OpenCL context, host memory). */
 int coll_shares(const tdm_device *a, const tdm_device *b);
 tdm_buffer_view coll_slice(const tdm_buffer_view *v, size_t offset, size_t size);
+
+/* Part i of `parts` nearly equal parts of a tensor of `bytes`, cut on 64-byte
+ * boundaries (whole cache lines and vector loads); trailing parts may be empty. */
+typedef struct coll_part {
+    size_t offset, size; /* bytes, multiples of 4 */
+} coll_part;
+coll_part coll_part_of(size_t bytes, size_t parts, size_t i);
 tdm_status coll_scratch_view(coll_scratch *s, tdm_device *dev, size_t size, tdm_buffer_view *out);
 void coll_scratch_release(coll_scratch *s);
 /* Copies src to every destination but src itself (asynchronous, like tdm_buffer_copy). */
@@ -77,6 +84,11 @@ tdm_status coll_fold(tdm_device *dev, tdm_reduce_op op, const tdm_buffer_view *a
                      const tdm_buffer_view *in, size_t n);
 tdm_status coll_finalize(tdm_device *dev, tdm_reduce_op op, const tdm_buffer_view *acc,
                          size_t count);
+/* On dev, every out[k] = op over in[0..n) in order (MEAN: then scaled by 1 / n), in
+ * one pass where the kernels allow (outputs may be inputs), else through scratch.
+ * dev reaches every view. */
+tdm_status coll_fold_to(const coll_job *job, tdm_device *dev, const tdm_buffer_view *out,
+                        size_t n_out, const tdm_buffer_view *in, size_t n);
 
 /* The algorithms, one file each. */
 tdm_status coll_one_device(const coll_job *job);

@@ -15,6 +15,15 @@ tdm_buffer_view coll_slice(const tdm_buffer_view *v, size_t offset, size_t size)
     return (tdm_buffer_view){v->buffer, v->offset + offset, size};
 }
 
+coll_part coll_part_of(size_t bytes, size_t parts, size_t i)
+{
+    size_t elements = bytes / 4, per = (elements + parts - 1) / parts;
+    per = (per + 15) / 16 * 16;
+    size_t first = i * per < elements ? i * per : elements;
+    size_t last = first + per < elements ? first + per : elements;
+    return (coll_part){first * 4, (last - first) * 4};
+}
+
 tdm_status coll_scratch_view(coll_scratch *s, tdm_device *dev, size_t size, tdm_buffer_view *out)
 {
     if (s->used == s->capacity) {
@@ -42,8 +51,7 @@ void coll_scratch_release(coll_scratch *s)
     *s = (coll_scratch){0};
 }
 
-tdm_status coll_copy_to_all(const tdm_buffer_view *src, const tdm_buffer_view *dsts,
-                            size_t count)
+tdm_status coll_copy_to_all(const tdm_buffer_view *src, const tdm_buffer_view *dsts, size_t count)
 {
     tdm_status s = TDM_OK;
     for (size_t i = 0; i < count && s == TDM_OK; i++)
