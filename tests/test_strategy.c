@@ -503,7 +503,7 @@ static void reduce_to_with(tdm_collective_algorithm algorithm, tdm_value *v, tdm
 
 static void check_reduce_to(void)
 {
-    for (int a = TDM_COLLECTIVE_AUTO; a <= TDM_COLLECTIVE_DIRECT; a++) {
+    for (int a = TDM_COLLECTIVE_AUTO; a <= TDM_COLLECTIVE_HOST; a++) {
         tdm_strategy_options o = TDM_STRATEGY_OPTIONS_INIT;
         o.algorithm = (tdm_collective_algorithm)a;
         o.reduce_device = (int)n_devs - 1; /* a chosen target */

@@ -75,6 +75,9 @@ tdm_status coll_order_init(coll_order *o, const coll_job *job, tdm_event *const 
 void coll_order_free(coll_order *o);
 /* Before a kernel on `by` reads or writes memory of `owner` in place. */
 tdm_status coll_order_access(coll_order *o, tdm_device *by, tdm_device *owner);
+/* Before the host reads or writes memory of dev in place: waits on the host for
+ * dev's ready event. */
+tdm_status coll_order_host_ready(coll_order *o, tdm_device *dev);
 /* Once the plan is issued: every owner waits for its accessors' done events. */
 tdm_status coll_order_settle(coll_order *o);
 
@@ -95,6 +98,7 @@ tdm_status coll_one_device(const coll_job *job);
 tdm_status coll_ring(const coll_job *job);
 tdm_status coll_tree(const coll_job *job);
 tdm_status coll_direct(const coll_job *job);
+tdm_status coll_host(const coll_job *job);
 /* collective_tree.c: the number of runs of consecutive values sharing memory. */
 size_t coll_group_count(const tdm_buffer_view *values, size_t count);
 

@@ -76,6 +76,16 @@ tdm_status coll_order_access(coll_order *o, tdm_device *by, tdm_device *owner)
     return s;
 }
 
+tdm_status coll_order_host_ready(coll_order *o, tdm_device *dev)
+{
+    size_t t = index_of(o, dev);
+    if (t == o->n)
+        return tdm_fail(TDM_ERR_INVALID_STATE, "collective: %s is not part of the plan",
+                        dev->desc.id);
+    tdm_status s = o->ready[t] ? TDM_OK : tdm_device_record_event(dev, &o->ready[t]);
+    return s == TDM_OK ? tdm_event_wait(o->ready[t]) : s;
+}
+
 tdm_status coll_order_settle(coll_order *o)
 {
     tdm_status first = TDM_OK;

@@ -4,8 +4,6 @@
 #include "collective_impl.h"
 #include "error.h"
 
-#define RING_MIN_BYTES ((size_t)1 << 20)
-
 static int all_share(const tdm_buffer_view *values, size_t count)
 {
     for (size_t i = 1; i < count; i++)
@@ -14,20 +12,17 @@ static int all_share(const tdm_buffer_view *values, size_t count)
     return 1;
 }
 
-/* AUTO: with shared memory everywhere, one kernel reads every buffer in place (no
+/* AUTO: with shared memory everywhere, the devices fold their parts in place (no
  * copies at all). Where only some devices share, they reduce locally first (fewer
- * staged copies). Otherwise a large tensor on 3+ devices goes around the ring, which
- * spreads the reduction and the host traffic over every device; small tensors and
- * pairs go through one device, the fewest transfers and launches. */
+ * staged transfers). Otherwise the host folds while it stages: each value crosses
+ * to the host once and back once, and not at all where the host reaches it. */
 static tdm_collective_algorithm choose(const coll_job *job)
 {
     if (all_share(job->values, job->count))
         return TDM_COLLECTIVE_DIRECT;
     if (coll_group_count(job->values, job->count) < job->count)
         return TDM_COLLECTIVE_TREE;
-    if (job->count >= 3 && job->values[0].size >= RING_MIN_BYTES)
-        return TDM_COLLECTIVE_RING;
-    return TDM_COLLECTIVE_ONE_DEVICE;
+    return TDM_COLLECTIVE_HOST;
 }
 
 static tdm_status run(const coll_job *job, tdm_collective_algorithm algorithm)
@@ -38,6 +33,7 @@ static tdm_status run(const coll_job *job, tdm_collective_algorithm algorithm)
     case TDM_COLLECTIVE_RING: return coll_ring(job);
     case TDM_COLLECTIVE_TREE: return coll_tree(job);
     case TDM_COLLECTIVE_DIRECT: return coll_direct(job);
+    case TDM_COLLECTIVE_HOST: return coll_host(job);
     }
     return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: no algorithm %d", job->func, (int)algorithm);
 }
@@ -93,8 +89,7 @@ tdm_status tdm_reduce_to(tdm_reduce_op op, const tdm_buffer_view *values, size_t
     return s == TDM_OK ? reduce(&job, &o) : s;
 }
 
-tdm_status tdm_broadcast(const tdm_buffer_view *src, const tdm_buffer_view *dsts,
-                         size_t dst_count)
+tdm_status tdm_broadcast(const tdm_buffer_view *src, const tdm_buffer_view *dsts, size_t dst_count)
 {
     const char *f = "tdm_broadcast";
     tdm_status s = coll_check_values(f, "src", src, 1);

@@ -78,7 +78,7 @@ static tdm_status read_options(const tdm_strategy_options *opts, tdm_strategy_op
     tdm_status s = tdm_options_read(out, sizeof *out, opts, func);
     if (s != TDM_OK)
         return s;
-    if (out->algorithm > TDM_COLLECTIVE_DIRECT)
+    if (out->algorithm > TDM_COLLECTIVE_HOST)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: unknown algorithm %d", func,
                         (int)out->algorithm);
     if (out->check_mirrored < 0) {
@@ -199,7 +199,8 @@ void tdm_strategy_destroy(tdm_strategy *s)
 
 const char *tdm_collective_algorithm_name(tdm_collective_algorithm algorithm)
 {
-    static const char *const names[] = {"auto", "one-device", "ring", "tree", "direct"};
+    static const char *const names[] = {"auto", "one-device", "ring", "tree", "direct",
+                                          "host"};
     return (unsigned)algorithm < sizeof names / sizeof names[0] ? names[algorithm] : NULL;
 }
 

@@ -40,16 +40,22 @@ typedef enum tdm_reduce_op {
  * (replica 0 first) with exact kernels: for a fixed replica count all return the
  * same bits. */
 typedef enum tdm_collective_algorithm {
-    TDM_COLLECTIVE_AUTO,       /* the fastest correct path for the devices at hand */
+    TDM_COLLECTIVE_AUTO,       /* DIRECT where every device shares memory, TREE where some
+                                  do, else HOST */
     TDM_COLLECTIVE_ONE_DEVICE, /* ReductionToOneDevice: reduce on one device, broadcast */
     TDM_COLLECTIVE_RING,       /* reduce-scatter then all-gather, one slice per device */
     TDM_COLLECTIVE_TREE,       /* hierarchical: devices sharing memory reduce locally,
                                   the groups' partials are chained, then broadcast */
-    TDM_COLLECTIVE_DIRECT      /* devices that share memory: one kernel reads every
-                                  peer's buffer (one OpenCL context, host memory) */
+    TDM_COLLECTIVE_DIRECT,     /* devices that share memory: each device folds its part
+                                  of every peer's buffer in place and writes it to every
+                                  destination (one OpenCL context, host memory) */
+    TDM_COLLECTIVE_HOST        /* fold on the host in chunks, reading and writing device
+                                  memory in place where the host can address it (CPU
+                                  drivers, integrated GPUs), else through pinned staging:
+                                  devices that cannot reach each other */
 } tdm_collective_algorithm;
 
-/* The algorithm's name: "auto", "one-device", "ring", "tree", "direct"; NULL for a
+/* The algorithm's name: "auto", "one-device", "ring", "tree", "direct", "host"; NULL for a
  * value that names none (so callers may list them all by counting up from AUTO). */
 TDM_API const char *tdm_collective_algorithm_name(tdm_collective_algorithm algorithm);
 
