@@ -40,7 +40,8 @@ static tdm_status run(const coll_job *job, tdm_collective_algorithm algorithm)
 
 /* Checked arguments in; every destination's device is ordered after the result
  * when it returns. */
-static tdm_status reduce(coll_job *job, const tdm_collective_options *opts)
+static tdm_status reduce(coll_job *job, const tdm_collective_options *opts,
+                         tdm_event *const *ready)
 {
     if (job->values[0].size == 0)
         return TDM_OK;
@@ -49,7 +50,7 @@ static tdm_status reduce(coll_job *job, const tdm_collective_options *opts)
     job->scratch = &scratch;
     job->order = &order;
     job->reduce_on = opts->reduce_on;
-    tdm_status s = coll_order_init(&order, job, NULL);
+    tdm_status s = coll_order_init(&order, job, ready);
     if (s != TDM_OK)
         return s;
     s = run(job, opts->algorithm);
@@ -76,7 +77,21 @@ tdm_status tdm_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values, size_
     coll_job job = {"tdm_all_reduce", op, values, count, values, count, -1, NULL, NULL};
     tdm_collective_options o;
     tdm_status s = check(&job, opts, &o);
-    return s == TDM_OK ? reduce(&job, &o) : s;
+    return s == TDM_OK ? reduce(&job, &o, NULL) : s;
+}
+
+tdm_status tdm_all_reduce_after(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
+                                tdm_event *const *ready, const tdm_collective_options *opts)
+{
+    coll_job job = {"tdm_all_reduce", op, values, count, values, count, -1, NULL, NULL};
+    tdm_collective_options o;
+    tdm_status s = check(&job, opts, &o);
+    return s == TDM_OK ? reduce(&job, &o, ready) : s;
+}
+
+int tdm_all_reduce_blocks(const tdm_buffer_view *values, size_t count)
+{
+    return !all_share(values, count);
 }
 
 tdm_status tdm_reduce_to(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
@@ -86,7 +101,7 @@ tdm_status tdm_reduce_to(tdm_reduce_op op, const tdm_buffer_view *values, size_t
     coll_job job = {"tdm_reduce_to", op, values, count, dsts, dst_count, -1, NULL, NULL};
     tdm_collective_options o;
     tdm_status s = check(&job, opts, &o);
-    return s == TDM_OK ? reduce(&job, &o) : s;
+    return s == TDM_OK ? reduce(&job, &o, NULL) : s;
 }
 
 tdm_status tdm_broadcast(const tdm_buffer_view *src, const tdm_buffer_view *dsts, size_t dst_count)

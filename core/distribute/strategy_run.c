@@ -25,6 +25,7 @@ static void replica_main(tdm_job *job)
     pthread_mutex_lock(&rs->lock);
     if (s != TDM_OK)
         run_state_fail(rs, t->rc.id, s, tdm_last_error());
+    run_collectives_replica_done(rs, t->rc.id);
     rs->finished++;
     pthread_cond_signal(&rs->coordinator_wake);
     pthread_mutex_unlock(&rs->lock);
@@ -58,6 +59,21 @@ void tdm_strategy_stop_workers(tdm_strategy *s)
         tdm_worker_stop(&s->workers[i]);
     free(s->workers);
     s->workers = NULL;
+    tdm_worker_stop(&s->engine);
+}
+
+tdm_status tdm_strategy_engine(tdm_strategy *s, tdm_worker **out)
+{
+    pthread_mutex_lock(&s->lock);
+    tdm_status st = s->engine.started ? TDM_OK : tdm_worker_start(&s->engine);
+    pthread_mutex_unlock(&s->lock);
+    *out = st == TDM_OK ? &s->engine : NULL;
+    return st;
+}
+
+tdm_worker *tdm_strategy_engine_worker(tdm_strategy *s)
+{
+    return &s->engine;
 }
 
 /* Replica i's component of each argument; plain values are copied to the replica's
@@ -161,6 +177,7 @@ static tdm_status run_replicas(struct run_state *rs, replica_thread *threads)
         tdm_worker_post(&rs->strategy->workers[i], &threads[i].job);
     }
     run_state_coordinate(rs);
+    run_collectives_drain(rs);
     for (size_t i = 0; i < rs->n; i++) /* the jobs' memory goes with the run */
         tdm_worker_wait(&rs->strategy->workers[i], &threads[i].job);
     if (rs->failed == TDM_OK)
