@@ -21,6 +21,11 @@ run() {
   "$@"
 }
 
+# Figures only compare within a session: say when, where and how busy it was.
+printf '== Machine\n%s\n%s, %s cores; load average %s\n%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" \
+  "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)" "$(nproc)" \
+  "$(cut -d' ' -f1-3 /proc/loadavg)" "$(mpirun --version | head -n1)"
+
 mpirun="mpirun --allow-run-as-root --oversubscribe -np 2"
 sizes="-b 1M -e 256M -f 2"
 run "Open MPI MPI_Allreduce, 2 processes, buffers reused" $mpirun build/mpi_allreduce $sizes
