@@ -1,6 +1,7 @@
 #!/bin/sh
 # tandem train on the bundled digits reaches the bar (>= 96 % test accuracy within 30
-# epochs) on the devices given, and writes its metrics and plot.
+# epochs) on the devices given, and writes its metrics and plot; bad output paths
+# stop it before it trains.
 # usage: cli_train.sh TANDEM DEVICES EPOCHS
 set -eu
 tandem=$1
@@ -19,5 +20,16 @@ awk -v a="$accuracy" 'BEGIN { exit !(a >= 96) }' || { echo "test accuracy $accur
 [ "$(wc -l <"$out/m.csv")" -eq $((epochs + 1)) ] || { echo "want a header and a row per epoch in the metrics"; fail=1; }
 head -c 8 "$out/p.png" | od -An -c | grep -q 'P   N   G' || { echo "the plot is no PNG"; fail=1; }
 "$tandem" train --bogus >/dev/null 2>&1 && { echo "a bad option must fail"; fail=1; }
+refused() { # REASON OPTIONS...: fails before the first epoch, saying why
+  reason=$1
+  shift
+  if "$tandem" train --devices "$devices" --no-progress "$@" >"$out/refused" 2>&1 ||
+     grep -q '^epoch' "$out/refused" || ! grep -q -- "$reason" "$out/refused"; then
+    cat "$out/refused"; echo "want a refusal before training: $reason"; fail=1
+  fi
+}
+refused "--plot: cannot write $out/none/p.png: No such file" --plot "$out/none/p.png"
+refused "--metrics: cannot write $out: it is a directory" --metrics "$out"
+refused "--save: cannot write $out/none/m.st" --save "$out/none/m.st"
 [ $fail -eq 0 ] && echo "cli_train: ok ($accuracy%)"
 exit $fail

@@ -176,6 +176,11 @@ size_t tdm_model_input_count(const tdm_model *m)
     return m ? m->opts.input_features : 0;
 }
 
+tdm_loss_kind tdm_model_loss_kind(const tdm_model *m)
+{
+    return m ? m->opts.loss : TDM_LOSS_SOFTMAX_CROSS_ENTROPY;
+}
+
 size_t tdm_model_output_count(const tdm_model *m)
 {
     return m ? m->layers[m->opts.layer_count - 1].units : 0;

@@ -65,6 +65,9 @@ TDM_API size_t tdm_model_parameter_count(const tdm_model *m);
 TDM_API size_t tdm_model_input_count(const tdm_model *m);
 TDM_API size_t tdm_model_output_count(const tdm_model *m);
 
+/* The loss the model trains with, which says what its outputs mean. */
+TDM_API tdm_loss_kind tdm_model_loss_kind(const tdm_model *m);
+
 /* A tdm_loss_fn (user: the model): the replica's forward pass, its share of the loss
  * (the model's reduction) and the gradients of the model's variables, which must
  * be args->vars in tdm_model_variable order. Dropout masks depend on the seed, the

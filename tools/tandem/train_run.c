@@ -1,5 +1,5 @@
 /* tandem train: the epoch loop with its progress display, evaluation, checkpoints,
- * and the final summary, metrics and plot. */
+ * and the final summary, metrics, plot and saved model. */
 #include <signal.h>
 #include <stdio.h>
 #include <time.h>
@@ -63,7 +63,8 @@ static int run_epoch(train_session *ts, epoch_state *e)
     return 0;
 }
 
-static int write_outputs(const train_session *ts)
+/* After the run: the metrics, the plot, and the model when the run completed. */
+static int write_outputs(const train_session *ts, int completed)
 {
     char err[512];
     const train_options *o = ts->opts;
@@ -73,6 +74,10 @@ static int write_outputs(const train_session *ts)
     }
     if (o->plot && plot_write_png(o->plot, ts->history, ts->epochs_done, err, sizeof err)) {
         fprintf(stderr, "tandem train: %s\n", err);
+        return -1;
+    }
+    if (completed && o->save && tdm_model_save(ts->model, o->save) != TDM_OK) {
+        fprintf(stderr, "tandem train: --save: %s\n", tdm_last_error());
         return -1;
     }
     return 0;
@@ -91,5 +96,5 @@ int train_session_run(train_session *ts)
         status = run_epoch(ts, e);
     }
     signal(SIGINT, SIG_DFL);
-    return write_outputs(ts) || status ? -1 : 0;
+    return write_outputs(ts, status == 0) || status ? -1 : 0;
 }
