@@ -1,7 +1,7 @@
 #!/bin/sh
 # tandem train on the bundled digits reaches the bar (>= 96 % test accuracy within 30
 # epochs) on the devices given, and writes its metrics and plot; bad output paths
-# stop it before it trains.
+# and a one-device strategy over several devices stop it before it trains.
 # usage: cli_train.sh TANDEM DEVICES EPOCHS
 set -eu
 tandem=$1
@@ -31,5 +31,8 @@ refused() { # REASON OPTIONS...: fails before the first epoch, saying why
 refused "--plot: cannot write $out/none/p.png: No such file" --plot "$out/none/p.png"
 refused "--metrics: cannot write $out: it is a directory" --metrics "$out"
 refused "--save: cannot write $out/none/m.st" --save "$out/none/m.st"
+case $devices in *,*)
+  refused "one-device trains on one device, but --devices selects 2" --strategy one-device ;;
+esac
 [ $fail -eq 0 ] && echo "cli_train: ok ($accuracy%)"
 exit $fail

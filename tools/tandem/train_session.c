@@ -22,6 +22,13 @@ static int make_strategy(train_session *ts)
         return -1;
     if (count == 0 && reference)
         devices[count++] = reference;
+    if (!strcmp(o->strategy, "one-device") && o->device_id_count && count > 1) {
+        fprintf(stderr,
+                "tandem train: --strategy one-device trains on one device, but --devices selects "
+                "%zu: name one, or use --strategy mirrored\n",
+                count);
+        return -1;
+    }
     tdm_strategy_options so = TDM_STRATEGY_OPTIONS_INIT;
     so.check_mirrored = o->deterministic;
     tdm_status s;
