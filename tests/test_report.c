@@ -74,34 +74,70 @@ static const train_epoch two_epochs[2] = {
     {2, 0.1234567891, NAN, 0.96875, 1.25, 1200.5},
 };
 
+static const char *const run_devices[] = {"opencl:0 (pthread \"x\")", "vulkan:0 (llvmpipe)"};
+static const char *const run_names[] = {"epochs", "layers"};
+static const char *const run_values[] = {"2", "128,128"};
+static const train_run run = {"0.1.0", run_devices, 2, run_names, run_values, 2};
+
 static void test_metrics(void)
 {
     char csv[160], json[160], err[256] = "";
     scratch_path(csv, sizeof csv, "metrics.csv");
     scratch_path(json, sizeof json, "metrics.json");
-    CHECK(metrics_write(csv, two_epochs, 2, err, sizeof err) == 0);
-    check_file_is(csv, "epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second\n"
+    CHECK(metrics_write(csv, &run, two_epochs, 2, err, sizeof err) == 0);
+    check_file_is(csv, "# tandem 0.1.0\n"
+                       "# devices: opencl:0 (pthread \"x\"); vulkan:0 (llvmpipe)\n"
+                       "# options: epochs=2 layers=128,128\n"
+                       "epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second\n"
                        "1,0.5,0.25,0.9375,1.5,1000\n"
                        "2,0.123456789,,0.96875,1.25,1200.5\n");
-    CHECK(metrics_write(json, two_epochs, 2, err, sizeof err) == 0);
-    check_file_is(json, "{\"epochs\": [\n"
-                        "  {\"epoch\": 1, \"train_loss\": 0.5, \"test_loss\": 0.25, "
-                        "\"test_accuracy\": 0.9375, \"seconds\": 1.5, "
-                        "\"examples_per_second\": 1000},\n"
-                        "  {\"epoch\": 2, \"train_loss\": 0.123456789, \"test_loss\": null, "
-                        "\"test_accuracy\": 0.96875, \"seconds\": 1.25, "
-                        "\"examples_per_second\": 1200.5}\n"
-                        "]}\n");
-    /* Rewriting replaces the file whole; an empty record is a header alone. */
-    CHECK(metrics_write(csv, two_epochs, 0, err, sizeof err) == 0);
-    check_file_is(csv, "epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second\n");
-    CHECK(metrics_write(json, two_epochs, 0, err, sizeof err) == 0);
-    check_file_is(json, "{\"epochs\": []}\n");
+    CHECK(metrics_write(json, &run, two_epochs, 2, err, sizeof err) == 0);
+    check_file_is(json, "{\n"
+                        "  \"run\": {\n"
+                        "    \"tandem\": \"0.1.0\",\n"
+                        "    \"devices\": [\n"
+                        "      \"opencl:0 (pthread \\\"x\\\")\",\n"
+                        "      \"vulkan:0 (llvmpipe)\"\n"
+                        "    ],\n"
+                        "    \"options\": {\n"
+                        "      \"epochs\": \"2\",\n"
+                        "      \"layers\": \"128,128\"\n"
+                        "    }\n"
+                        "  },\n"
+                        "  \"epochs\": [\n"
+                        "    {\n"
+                        "      \"epoch\": 1,\n"
+                        "      \"train_loss\": 0.5,\n"
+                        "      \"test_loss\": 0.25,\n"
+                        "      \"test_accuracy\": 0.9375,\n"
+                        "      \"seconds\": 1.5,\n"
+                        "      \"examples_per_second\": 1000\n"
+                        "    },\n"
+                        "    {\n"
+                        "      \"epoch\": 2,\n"
+                        "      \"train_loss\": 0.123456789,\n"
+                        "      \"test_loss\": null,\n"
+                        "      \"test_accuracy\": 0.96875,\n"
+                        "      \"seconds\": 1.25,\n"
+                        "      \"examples_per_second\": 1200.5\n"
+                        "    }\n"
+                        "  ]\n"
+                        "}\n");
+    /* Rewriting replaces the file whole; an empty record is the run and a header. */
+    CHECK(metrics_write(csv, &run, two_epochs, 0, err, sizeof err) == 0);
+    check_file_is(csv, "# tandem 0.1.0\n"
+                       "# devices: opencl:0 (pthread \"x\"); vulkan:0 (llvmpipe)\n"
+                       "# options: epochs=2 layers=128,128\n"
+                       "epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second\n");
+    CHECK(metrics_write(json, &run, two_epochs, 0, err, sizeof err) == 0);
+    char *text = read_all(json, NULL);
+    CHECK(text && strstr(text, "\n  \"epochs\": []\n}\n"));
+    free(text);
     CHECK(scratch_entries() == 2);
 
     char missing[160];
     scratch_path(missing, sizeof missing, "no-such-dir/metrics.csv");
-    CHECK(metrics_write(missing, two_epochs, 2, err, sizeof err) == -1);
+    CHECK(metrics_write(missing, &run, two_epochs, 2, err, sizeof err) == -1);
     CHECK(strncmp(err, "cannot write ", 13) == 0 && strstr(err, missing));
     CHECK(strstr(err, "No such file or directory"));
     unlink(csv);
