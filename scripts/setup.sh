@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 packages="build-essential cmake pkg-config zlib1g-dev
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libclblast-dev
-  libvulkan-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers"
+  libvulkan-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers
+  tmux"
 
 missing=""
 for p in $packages; do
