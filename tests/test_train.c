@@ -97,9 +97,9 @@ static size_t train_steps(trainer *t, tdm_dataset *ds, size_t steps, double *los
     return done;
 }
 
-/* The bar of SEMANTICS.md: with the same seed, global batch and SGD, the loss of the
- * N-replica run matches one replica at every step (the 23rd is a partial batch of
- * 29, split unevenly), dropout included. */
+/* The rule of docs/SEMANTICS.md (Losses and gradients): with the same seed, global
+ * batch and SGD, the loss of the N-replica run matches one replica at every step (the
+ * 23rd is a partial batch of 29, split unevenly), dropout included. */
 static void check_equivalence(void)
 {
     tdm_dataset *ds = digits(64, 3);
