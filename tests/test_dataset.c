@@ -148,7 +148,7 @@ static void csv_fails(const char *name, const char *text, const tdm_csv_options 
 static void check_csv_skip_rows_and_layout(void)
 {
     const char *path = write_text("sklearn.csv", "3,2,setosa,versicolor\nsepal,petal,target\n"
-                                                  "5.1,1.4,0\n\n4.9,1.3,1\n6.3,6.0,1\n");
+                                                 "5.1,1.4,0\n\n4.9,1.3,1\n6.3,6.0,1\n");
     tdm_csv_layout layout;
     tdm_csv_options o = TDM_CSV_OPTIONS_INIT;
     o.skip_rows = 1;

@@ -257,8 +257,9 @@ static tdm_status parse_text(csv_parse *c, char *text, size_t size)
     c->next = text;
     for (size_t i = 0; i < c->opts.skip_rows; i++)
         if (!next_line(c))
-            return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s: skip_rows is %zu, the file has %zu lines",
-                            func, c->path, c->opts.skip_rows, c->line);
+            return tdm_fail(TDM_ERR_CORRUPT_DATA,
+                            "%s: %s: skip_rows is %zu, the file has %zu lines", func, c->path,
+                            c->opts.skip_rows, c->line);
     char *first_data = NULL;
     s = read_shape(c, &first_data);
     return s == TDM_OK ? read_rows(c, first_data) : s;

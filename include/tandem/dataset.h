@@ -59,12 +59,12 @@ TDM_API tdm_status tdm_dataset_from_arrays(const float *features, const int32_t 
 
 /* Where tdm_dataset_from_csv found the examples, for a caller to show its user. */
 typedef struct tdm_csv_layout {
-    size_t columns;      /* fields per line */
-    int label_column;    /* 0-based; TDM_CSV_NO_LABEL when every column is a feature */
-    size_t header_line;  /* the header's line, counted from 1; 0 without a header */
-    size_t first_line;   /* the first and the last data line, counted from 1 */
+    size_t columns;     /* fields per line */
+    int label_column;   /* 0-based; TDM_CSV_NO_LABEL when every column is a feature */
+    size_t header_line; /* the header's line, counted from 1; 0 without a header */
+    size_t first_line;  /* the first and the last data line, counted from 1 */
     size_t last_line;
-    size_t blank_lines;  /* blank lines skipped among the data */
+    size_t blank_lines; /* blank lines skipped among the data */
 } tdm_csv_layout;
 
 /* label_column for a file of features only: every example gets label 0. */
@@ -93,11 +93,12 @@ typedef struct tdm_csv_options {
 
 /* Reads a CSV file of numbers: one example per line, every line with the same number
  * of fields (at least two, or one without a label), the label column's value an
- * integral class index, every other column a feature in column order. Blank lines are skipped; "\r\n" endings
- * are accepted; spaces around a field are ignored; fields are not quoted (a header's
- * names may be). Numbers are read in the "C" locale, whatever the program's locale.
- * Errors name "path:line:column", both counted from 1, the column as a field number
- * ("path:line" for a fault of the whole line). opts may be NULL for the defaults. */
+ * integral class index, every other column a feature in column order. Blank lines
+ * are skipped; "\r\n" endings are accepted; spaces around a field are ignored;
+ * fields are not quoted (a header's names may be). Numbers are read in the "C"
+ * locale, whatever the program's locale. Errors name "path:line:column", both counted
+ * from 1, the column as a field number ("path:line" for a fault of the whole line).
+ * opts may be NULL for the defaults. */
 TDM_API tdm_status tdm_dataset_from_csv(const char *path, const tdm_csv_options *opts,
                                         tdm_dataset **out);
 

@@ -81,8 +81,8 @@ static int predict_all(predict_run *p, predict_output *out, size_t *examples, si
     float *outputs = malloc(PREDICT_ROWS * classes * sizeof *outputs);
     int32_t *predicted = malloc(PREDICT_ROWS * sizeof *predicted);
     tdm_dataset_iterator *it = NULL;
-    tdm_status s = outputs && predicted ? tdm_dataset_iterator_create(p->data, &it)
-                                        : TDM_ERR_OUT_OF_MEMORY;
+    tdm_status s =
+        outputs && predicted ? tdm_dataset_iterator_create(p->data, &it) : TDM_ERR_OUT_OF_MEMORY;
     const tdm_batch *b = NULL;
     while (s == TDM_OK && (s = tdm_dataset_iterator_next(it, &b)) == TDM_OK && b->count) {
         s = tdm_model_predict(p->model, b->features, b->count, outputs);
@@ -114,8 +114,8 @@ static int run(predict_run *p)
     fprintf(info, "data     %s: %s\n", o->data.path, p->used);
     predict_output out;
     int probabilities = tdm_model_loss_kind(p->model) == TDM_LOSS_SOFTMAX_CROSS_ENTROPY;
-    if (predict_output_open(&out, o->output, tdm_model_output_count(p->model), probabilities,
-                            err, sizeof err) != 0)
+    if (predict_output_open(&out, o->output, tdm_model_output_count(p->model), probabilities, err,
+                            sizeof err) != 0)
         return fail("--output", err);
     size_t examples = 0, correct = 0;
     if (predict_all(p, &out, &examples, &correct) != 0) {

@@ -25,8 +25,8 @@ static void feature_columns(const tdm_csv_layout *l, char *out, size_t size)
         snprintf(out, size, "columns 1-%zu but %zu", n, label);
 }
 
-static void describe_csv(const data_source *src, const tdm_csv_options *csv,
-                         const tdm_dataset *ds, char *used_text, size_t size)
+static void describe_csv(const data_source *src, const tdm_csv_options *csv, const tdm_dataset *ds,
+                         char *used_text, size_t size)
 {
     const tdm_csv_layout *l = csv->layout;
     char columns[64], notes[96] = "", label[96] = "";
@@ -73,8 +73,7 @@ static tdm_status load_csv(const data_source *src, tdm_dataset **out, char *used
     return s;
 }
 
-tdm_status data_source_load(const data_source *src, tdm_dataset **out, char *used,
-                            size_t used_size)
+tdm_status data_source_load(const data_source *src, tdm_dataset **out, char *used, size_t used_size)
 {
     if (!src->labels)
         return load_csv(src, out, used, used_size);

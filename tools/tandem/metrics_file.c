@@ -87,8 +87,8 @@ static int ends_with(const char *s, const char *suffix)
     return len >= suffix_len && strcmp(s + len - suffix_len, suffix) == 0;
 }
 
-int metrics_write(const char *path, const train_run *run, const train_epoch *e, size_t n,
-                  char *err, size_t err_size)
+int metrics_write(const char *path, const train_run *run, const train_epoch *e, size_t n, char *err,
+                  size_t err_size)
 {
     atomic_file a;
     if (atomic_file_open(&a, path, err, err_size) != 0)

@@ -16,7 +16,7 @@
  *   epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second
  * and a row per epoch. Numbers are written with %.9g; a non-finite one is null in
  * JSON, empty in CSV. 0 on success; else -1 with "cannot write PATH: reason" in err. */
-int metrics_write(const char *path, const train_run *run, const train_epoch *e, size_t n,
-                  char *err, size_t err_size);
+int metrics_write(const char *path, const train_run *run, const train_epoch *e, size_t n, char *err,
+                  size_t err_size);
 
 #endif

@@ -7,22 +7,21 @@
 
 static int usage(FILE *out, int status)
 {
-    fprintf(out,
-            "usage: tandem predict --model FILE --data FILE [OPTIONS]\n\n"
-            "Predicts the class of every example in --data with a model saved by\n"
-            "'tandem train --save', and reports the accuracy when the data has labels.\n\n"
-            "  --model FILE         the model (architecture, weights, standardisation)\n"
-            "  --data FILE          CSV of features, with or without a label column, or IDX\n"
-            "                       images (with --labels)\n"
-            "  --labels FILE        IDX labels for IDX images in --data\n"
-            "  --label-column C     CSV label column: 0-based index, or a name with --header\n"
-            "                       (default: the last column if there is one more column\n"
-            "                       than the model has features, else none)\n"
-            "  --header             the CSV's first line names its columns\n"
-            "  --skip-rows N        CSV lines to pass over before the header or the data\n"
-            "  --output FILE        the predictions as CSV (default: standard output): the\n"
-            "                       class, then each class's probability\n"
-            "  --device ID          where to run it (default: the first usable device)\n");
+    fprintf(out, "usage: tandem predict --model FILE --data FILE [OPTIONS]\n\n"
+                 "Predicts the class of every example in --data with a model saved by\n"
+                 "'tandem train --save', and reports the accuracy when the data has labels.\n\n"
+                 "  --model FILE         the model (architecture, weights, standardisation)\n"
+                 "  --data FILE          CSV of features, with or without a label column, or IDX\n"
+                 "                       images (with --labels)\n"
+                 "  --labels FILE        IDX labels for IDX images in --data\n"
+                 "  --label-column C     CSV label column: 0-based index, or a name with --header\n"
+                 "                       (default: the last column if there is one more column\n"
+                 "                       than the model has features, else none)\n"
+                 "  --header             the CSV's first line names its columns\n"
+                 "  --skip-rows N        CSV lines to pass over before the header or the data\n"
+                 "  --output FILE        the predictions as CSV (default: standard output): the\n"
+                 "                       class, then each class's probability\n"
+                 "  --device ID          where to run it (default: the first usable device)\n");
     return status;
 }
 

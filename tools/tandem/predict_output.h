@@ -24,8 +24,7 @@ int predict_output_open(predict_output *p, const char *path, size_t classes, int
                         char *err, size_t err_size);
 
 /* rows rows of outputs [rows, classes]; each row's class goes to predicted[row]. */
-void predict_output_rows(predict_output *p, const float *outputs, size_t rows,
-                         int32_t *predicted);
+void predict_output_rows(predict_output *p, const float *outputs, size_t rows, int32_t *predicted);
 
 /* Finishes the file (renamed into place). 0, or -1 with the reason in err. */
 int predict_output_close(predict_output *p, char *err, size_t err_size);

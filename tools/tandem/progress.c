@@ -101,9 +101,10 @@ static void compose(line *l, int width, size_t step, size_t total, char *out, si
     for (int i = 0; i < l->n; i++)
         if (keep[i] && l->f[i].is_bar) {
             int extra = room - used;
-            bar_cells = MIN_BAR_CELLS + (extra > BAR_CELLS - MIN_BAR_CELLS ? BAR_CELLS - MIN_BAR_CELLS
-                                         : extra > 0                         ? extra
-                                                                             : 0);
+            bar_cells =
+                MIN_BAR_CELLS + (extra > BAR_CELLS - MIN_BAR_CELLS ? BAR_CELLS - MIN_BAR_CELLS
+                                 : extra > 0                       ? extra
+                                                                   : 0);
             put_bar(l->f[i].text, sizeof l->f[i].text, step, total, bar_cells);
         }
     size_t len = 0;

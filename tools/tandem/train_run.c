@@ -47,8 +47,8 @@ static int write_metrics(const train_session *ts)
 {
     char err[512];
     const char *path = ts->opts->metrics;
-    if (!path || metrics_write(path, &ts->record.run, ts->history, ts->epochs_done, err,
-                               sizeof err) == 0)
+    if (!path ||
+        metrics_write(path, &ts->record.run, ts->history, ts->epochs_done, err, sizeof err) == 0)
         return 0;
     fprintf(stderr, "\ntandem train: %s\n", err);
     return -1;

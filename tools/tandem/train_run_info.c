@@ -34,8 +34,8 @@ static void add_layers(run_record *r, const train_options *o)
     char text[MAX_LAYERS * 12] = "";
     size_t used = 0;
     for (size_t l = 0; l < o->hidden_count; l++)
-        used += (size_t)snprintf(text + used, sizeof text - used, "%s%zu", l ? "," : "",
-                                 o->hidden[l]);
+        used +=
+            (size_t)snprintf(text + used, sizeof text - used, "%s%zu", l ? "," : "", o->hidden[l]);
     add(r, "layers", "%s", text);
 }
 
