@@ -175,25 +175,31 @@ static void check_foreign(const char *digits)
     const char csv[] = "1.0,2.0,3.0,0\n4.0,5.0,6.0,1\n";
     write_all(bad, csv, sizeof csv - 1);
     check_refused(bad, TDM_ERR_CORRUPT_DATA, "not a safetensors file");
+    /* Headers over the same 8 bytes of data, each with what its refusal says. */
+    static const struct {
+        const char *header, *needle;
+    } cases[] = {
+        {"{\"__metadata__\":{\"format\":\"pt\"},"
+         "\"weight\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}",
+         "not a tandem model (its __metadata__ has format 'pt'"},
+        {"{\"weight\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}",
+         "format '(none)'"},
+        {"{\"weight\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},}",
+         "not valid: expected a string at byte 67"},
+        {"{\"weight\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}",
+         "'weight': its data_offsets do not span its 12 bytes"},
+        {"{\"weight\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",
+         "4 bytes after the last tensor's data"},
+        {"{\"weight\":{\"dtype\":\"Q4\",\"shape\":[2],\"data_offsets\":[0,8]}}",
+         "unknown dtype 'Q4'"},
+        {"{\"weight\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8],\"x\":1}}",
+         "an unknown key in a tensor entry"},
+    };
     const float w[2] = {1, 2};
-    write_safetensors(bad,
-                      "{\"__metadata__\":{\"format\":\"pt\"},"
-                      "\"weight\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}",
-                      w, sizeof w);
-    check_refused(bad, TDM_ERR_CORRUPT_DATA,
-                  "not a tandem model (its __metadata__ has format 'pt'");
-    write_safetensors(bad, "{\"weight\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}",
-                      w, sizeof w);
-    check_refused(bad, TDM_ERR_CORRUPT_DATA, "format '(none)'");
-    write_safetensors(bad, "{\"weight\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},}",
-                      w, sizeof w);
-    check_refused(bad, TDM_ERR_CORRUPT_DATA, "not valid: expected a string at byte 67");
-    write_safetensors(bad, "{\"weight\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}",
-                      w, sizeof w);
-    check_refused(bad, TDM_ERR_CORRUPT_DATA, "'weight': its data_offsets do not span its 12 bytes");
-    write_safetensors(bad, "{\"weight\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}",
-                      w, sizeof w);
-    check_refused(bad, TDM_ERR_CORRUPT_DATA, "4 bytes after the last tensor's data");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_safetensors(bad, cases[i].header, w, sizeof w);
+        check_refused(bad, TDM_ERR_CORRUPT_DATA, cases[i].needle);
+    }
 }
 
 #define META(version)                                                                              \

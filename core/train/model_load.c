@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <locale.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,18 +26,6 @@ typedef struct loader {
     const tdm_st_tensor *mean, *std;
 } loader;
 
-static tdm_status bad(const loader *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static tdm_status bad(const loader *l, const char *fmt, ...)
-{
-    char what[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s: %s", func, l->path, what);
-}
-
 static const char *meta(const loader *l, const char *key)
 {
     return tdm_st_metadata(&l->f, key);
@@ -49,15 +36,17 @@ static tdm_status check_identity(const loader *l)
 {
     const char *format = meta(l, "format"), *version = meta(l, "format_version");
     if (!format || strcmp(format, TDM_MODEL_FORMAT) != 0)
-        return bad(l,
-                   "a safetensors file, but not a tandem model (its __metadata__ has format "
-                   "'%s', not '" TDM_MODEL_FORMAT "')",
-                   format ? format : "(none)");
+        return tdm_st_corrupt(
+            func, l->path,
+            "a safetensors file, but not a tandem model (its __metadata__ has format "
+            "'%s', not '" TDM_MODEL_FORMAT "')",
+            format ? format : "(none)");
     char *end = NULL;
     errno = 0;
     unsigned long long v = version ? strtoull(version, &end, 10) : 0;
     if (!version || !*version || *end || errno || v == 0)
-        return bad(l, "format_version '%s' is not a version number", version ? version : "(none)");
+        return tdm_st_corrupt(func, l->path, "format_version '%s' is not a version number",
+                              version ? version : "(none)");
     if (v > TDM_MODEL_FORMAT_VERSION)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s: %s: model format version %llu is newer than this tandem reads (%d)",
@@ -65,11 +54,13 @@ static tdm_status check_identity(const loader *l)
     const char *crc = meta(l, TDM_MODEL_CRC_KEY);
     unsigned long stored = crc && strlen(crc) == 8 ? strtoul(crc, &end, 16) : 0;
     if (!crc || strlen(crc) != 8 || *end)
-        return bad(l, "no " TDM_MODEL_CRC_KEY " of 8 hex digits in its __metadata__");
+        return tdm_st_corrupt(func, l->path,
+                              "no " TDM_MODEL_CRC_KEY " of 8 hex digits in its __metadata__");
     uint32_t actual = tdm_ckpt_crc(0, l->f.data, l->f.data_size);
     if (actual != stored)
-        return bad(l, "damaged: the weights' CRC-32 is %08" PRIx32 ", the file says %08lx", actual,
-                   stored);
+        return tdm_st_corrupt(func, l->path,
+                              "damaged: the weights' CRC-32 is %08" PRIx32 ", the file says %08lx",
+                              actual, stored);
     return TDM_OK;
 }
 
@@ -78,14 +69,14 @@ static tdm_status check_tensor(const loader *l, const char *name, const tdm_st_t
                                size_t rank, uint64_t d0, uint64_t d1)
 {
     if (!t)
-        return bad(l, "tensor '%s' is missing", name);
+        return tdm_st_corrupt(func, l->path, "tensor '%s' is missing", name);
     if (strcmp(t->dtype, "F32") != 0 || t->rank != rank || (d0 && t->dims[0] != d0) ||
         (rank == 2 && d1 && t->dims[1] != d1) || t->dims[0] == 0 || t->dims[rank - 1] == 0)
-        return bad(l,
-                   "tensor '%s' is %s of rank %zu [%" PRIu64 "%s...]: the model needs float32 "
-                   "of rank %zu matching the layers around it",
-                   name, t->dtype, t->rank, t->rank ? t->dims[0] : 0, t->rank > 1 ? ", " : "",
-                   rank);
+        return tdm_st_corrupt(
+            func, l->path,
+            "tensor '%s' is %s of rank %zu [%" PRIu64 "%s...]: the model needs float32 "
+            "of rank %zu matching the layers around it",
+            name, t->dtype, t->rank, t->rank ? t->dims[0] : 0, t->rank > 1 ? ", " : "", rank);
     return TDM_OK;
 }
 
@@ -105,13 +96,15 @@ static tdm_status layer(loader *l, size_t i, uint64_t in, locale_t c)
     snprintf(key, sizeof key, "dense%zu/activation", i);
     const char *act = meta(l, key);
     if (!act || tdm_activation_parse(act, &l->layers[i].activation) != TDM_OK)
-        return bad(l, "%s is '%s', not an activation tandem knows", key, act ? act : "(none)");
+        return tdm_st_corrupt(func, l->path, "%s is '%s', not an activation tandem knows", key,
+                              act ? act : "(none)");
     snprintf(key, sizeof key, "dense%zu/dropout", i);
     const char *rate = meta(l, key);
     char *end = NULL;
     double dropout = rate ? strtod_l(rate, &end, c) : -1.0;
     if (!rate || !*rate || *end || !(dropout >= 0.0 && dropout < 1.0))
-        return bad(l, "%s is '%s', not a rate in [0, 1)", key, rate ? rate : "(none)");
+        return tdm_st_corrupt(func, l->path, "%s is '%s', not a rate in [0, 1)", key,
+                              rate ? rate : "(none)");
     l->layers[i].units = (size_t)units;
     l->layers[i].dropout = (float)dropout;
     return TDM_OK;
@@ -138,9 +131,9 @@ static tdm_status training_options(loader *l)
     errno = 0;
     unsigned long long v = seed ? strtoull(seed, &end, 10) : 0;
     if (kind < 0 || red < 0 || !seed || !*seed || *end || errno)
-        return bad(l, "its loss '%s', reduction '%s' or seed '%s' is missing or unknown",
-                   loss ? loss : "(none)", reduction ? reduction : "(none)",
-                   seed ? seed : "(none)");
+        return tdm_st_corrupt(
+            func, l->path, "its loss '%s', reduction '%s' or seed '%s' is missing or unknown",
+            loss ? loss : "(none)", reduction ? reduction : "(none)", seed ? seed : "(none)");
     l->opts.loss = (tdm_loss_kind)kind;
     l->opts.reduction = (tdm_loss_reduction)red;
     l->opts.seed = v;
@@ -152,7 +145,7 @@ static tdm_status architecture(loader *l)
 {
     size_t count = count_layers(l);
     if (!count)
-        return bad(l, "no layers: tensor 'dense0/kernel' is missing");
+        return tdm_st_corrupt(func, l->path, "no layers: tensor 'dense0/kernel' is missing");
     l->layers = calloc(count, sizeof *l->layers);
     l->vars = calloc(2 * count, sizeof *l->vars);
     if (!l->layers || !l->vars)
@@ -181,7 +174,7 @@ static tdm_status architecture(loader *l)
         for (size_t v = 0; v < 2 * count && !known; v++)
             known = t == l->vars[v];
         if (!known)
-            s = bad(l, "tensor '%s' is not part of a tandem model", t->name);
+            s = tdm_st_corrupt(func, l->path, "tensor '%s' is not part of a tandem model", t->name);
     }
     l->opts.input_features = features;
     l->opts.layers = l->layers;
@@ -215,7 +208,9 @@ static tdm_status build(loader *l, tdm_strategy *s, tdm_model **out)
         st = tdm_model_create_with(s, &l->opts, (const float *const *)values, func, out);
     if (st == TDM_OK && l->mean &&
         tdm_model_set_standardization(*out, values[vars], values[vars + 1]) != TDM_OK)
-        st = bad(l, "its input standardisation has a value that is not finite or a negative std");
+        st = tdm_st_corrupt(
+            func, l->path,
+            "its input standardisation has a value that is not finite or a negative std");
     if (st != TDM_OK && *out) {
         tdm_model_destroy(*out);
         *out = NULL;

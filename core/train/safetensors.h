@@ -50,6 +50,10 @@ tdm_status tdm_st_parse(const unsigned char *bytes, size_t size, const char *fun
                         tdm_st_file *out);
 void tdm_st_free(tdm_st_file *f);
 
+/* TDM_ERR_CORRUPT_DATA with "func: path: <fmt>": how every fault of a file reads. */
+tdm_status tdm_st_corrupt(const char *func, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* The metadata value of key, or NULL. */
 const char *tdm_st_metadata(const tdm_st_file *f, const char *key);
 

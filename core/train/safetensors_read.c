@@ -32,17 +32,14 @@ size_t tdm_st_dtype_size(const char *dtype)
     return 0;
 }
 
-static tdm_status corrupt(const reader *r, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static tdm_status corrupt(const reader *r, const char *fmt, ...)
+tdm_status tdm_st_corrupt(const char *func, const char *path, const char *fmt, ...)
 {
     char what[256];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s: %s", r->func, r->path, what);
+    return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s: %s", func, path, what);
 }
 
 static tdm_status json_fault(const reader *r)
@@ -192,15 +189,17 @@ static tdm_status check_sizes(const reader *r)
         const tdm_st_tensor *t = &r->f->tensors[i];
         uint64_t bytes = tdm_st_dtype_size(t->dtype);
         if (!bytes)
-            return corrupt(r, "tensor '%s' has an unknown dtype '%s'", t->name, t->dtype);
+            return tdm_st_corrupt(r->func, r->path, "tensor '%s' has an unknown dtype '%s'",
+                                  t->name, t->dtype);
         for (size_t d = 0; d < t->rank; d++) {
             if (t->dims[d] && bytes > UINT64_MAX / t->dims[d])
-                return corrupt(r, "tensor '%s' is too large", t->name);
+                return tdm_st_corrupt(r->func, r->path, "tensor '%s' is too large", t->name);
             bytes *= t->dims[d];
         }
         if (t->end < t->begin || t->end - t->begin != bytes)
-            return corrupt(r, "tensor '%s': its data_offsets do not span its %llu bytes", t->name,
-                           (unsigned long long)bytes);
+            return tdm_st_corrupt(r->func, r->path,
+                                  "tensor '%s': its data_offsets do not span its %llu bytes",
+                                  t->name, (unsigned long long)bytes);
     }
     return TDM_OK;
 }
@@ -219,17 +218,20 @@ static tdm_status check_coverage(const reader *r)
     tdm_status s = TDM_OK;
     for (size_t i = 0; i < f->tensor_count && s == TDM_OK; i++) {
         if (order[i]->begin != at)
-            s = corrupt(r, "tensor '%s' does not start where the one before it ends (byte %llu)",
-                        order[i]->name, (unsigned long long)at);
+            s = tdm_st_corrupt(
+                r->func, r->path,
+                "tensor '%s' does not start where the one before it ends (byte %llu)",
+                order[i]->name, (unsigned long long)at);
         else if (order[i]->end > f->data_size)
-            s = corrupt(r,
-                        "truncated: tensor '%s' ends past the end of the file (%zu bytes of data)",
-                        order[i]->name, f->data_size);
+            s = tdm_st_corrupt(
+                r->func, r->path,
+                "truncated: tensor '%s' ends past the end of the file (%zu bytes of data)",
+                order[i]->name, f->data_size);
         at = order[i]->end;
     }
     if (s == TDM_OK && at != f->data_size)
-        s = corrupt(r, "%llu bytes after the last tensor's data",
-                    (unsigned long long)(f->data_size - at));
+        s = tdm_st_corrupt(r->func, r->path, "%llu bytes after the last tensor's data",
+                           (unsigned long long)(f->data_size - at));
     free(order);
     return s;
 }
@@ -237,14 +239,19 @@ static tdm_status check_coverage(const reader *r)
 static tdm_status parse(reader *r, const unsigned char *bytes, size_t size)
 {
     if (size < 8)
-        return corrupt(r, "truncated: %zu bytes, shorter than the 8-byte header length", size);
+        return tdm_st_corrupt(r->func, r->path,
+                              "truncated: %zu bytes, shorter than the 8-byte header length", size);
     uint64_t n = tdm_ckpt_load_u64(bytes);
     if (n <= TDM_ST_MAX_HEADER && n > size - 8 && n >= 2 && size > 8 && bytes[8] == '{')
-        return corrupt(r, "truncated: the header length is %llu bytes, the file holds %zu after it",
-                       (unsigned long long)n, size - 8);
+        return tdm_st_corrupt(
+            r->func, r->path,
+            "truncated: the header length is %llu bytes, the file holds %zu after it",
+            (unsigned long long)n, size - 8);
     if (n > TDM_ST_MAX_HEADER || n > size - 8 || n < 2 || bytes[8] != '{')
-        return corrupt(r, "not a safetensors file: it does not start with a header length and a "
-                          "JSON header");
+        return tdm_st_corrupt(
+            r->func, r->path,
+            "not a safetensors file: it does not start with a header length and a "
+            "JSON header");
     r->header_at = 8;
     tdm_json_init(&r->j, (const char *)bytes + 8, (size_t)n);
     if (header(r))
