@@ -12,7 +12,11 @@ tdm_status coll_direct(const coll_job *job)
                             "%s and %s do not", job->func, root->desc.id,
                             coll_dev(&job->values[i])->desc.id);
     tdm_buffer_view acc;
-    tdm_status s = coll_scratch_view(job->scratch, root, job->values[0].size, &acc);
+    tdm_status s = TDM_OK;
+    for (size_t i = 0; i < job->count && s == TDM_OK; i++)
+        s = coll_order_access(job->order, root, coll_dev(&job->values[i]));
+    if (s == TDM_OK)
+        s = coll_scratch_view(job->scratch, root, job->values[0].size, &acc);
     if (s == TDM_OK)
         s = coll_fold(root, job->op, &acc, job->values, job->count);
     if (s == TDM_OK)

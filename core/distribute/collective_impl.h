@@ -1,17 +1,29 @@
 /* Internal: what the collective algorithms share. Every algorithm reduces into
- * scratch first and writes the destinations last, so destinations may be the
- * values themselves (all-reduce). */
+ * scratch first (or in one pass that reads every input before it writes) and
+ * writes the destinations last, so destinations may be the values themselves
+ * (all-reduce). Plans are issued, not completed: see docs/ARCHITECTURE.md,
+ * "Ordering rules". */
 #ifndef TDM_CORE_COLLECTIVE_IMPL_H
 #define TDM_CORE_COLLECTIVE_IMPL_H
 
 #include "collectives.h"
 #include "device_impl.h"
 
-/* Scratch buffers of one call, freed together once every device has finished. */
+/* Scratch buffers of one call, from the devices' pools, returned together once the
+ * plan is issued (scratch_pool.h says why that is safe). */
 typedef struct coll_scratch {
     tdm_buffer **list;
     size_t used, capacity;
 } coll_scratch;
+
+/* The devices of one plan and the events around its in-place peer accesses. */
+typedef struct coll_order {
+    size_t n;
+    tdm_device **dev;      /* every device of the values and destinations, once */
+    tdm_event **ready;     /* [n]: recorded on first access, or given by the caller */
+    unsigned char *given;  /* [n]: ready[i] is the caller's, not freed here */
+    unsigned char *touched; /* [a * n + t]: dev[a] accessed dev[t]'s memory in place */
+} coll_order;
 
 /* One reduction: values in replica order, the result into every destination. */
 typedef struct coll_job {
@@ -23,6 +35,7 @@ typedef struct coll_job {
     size_t dst_count;
     int reduce_on; /* index of a value, or -1 */
     coll_scratch *scratch;
+    coll_order *order;
 } coll_job;
 
 /* collective_checks.c: TDM_ERR_INVALID_ARGUMENT naming the argument. */
@@ -44,12 +57,19 @@ static inline tdm_device *coll_dev(const tdm_buffer_view *v)
 int coll_shares(const tdm_device *a, const tdm_device *b);
 tdm_buffer_view coll_slice(const tdm_buffer_view *v, size_t offset, size_t size);
 tdm_status coll_scratch_view(coll_scratch *s, tdm_device *dev, size_t size, tdm_buffer_view *out);
-void coll_scratch_free(coll_scratch *s);
-/* Finishes the device of every view; the first failure wins. */
-tdm_status coll_finish(const tdm_buffer_view *views, size_t count);
+void coll_scratch_release(coll_scratch *s);
 /* Copies src to every destination but src itself (asynchronous, like tdm_buffer_copy). */
 tdm_status coll_copy_to_all(const tdm_buffer_view *src, const tdm_buffer_view *dsts,
                             size_t count);
+
+/* collective_order.c: ready is NULL, or every value's ready event (the caller keeps
+ * them); the others are recorded on first access. */
+tdm_status coll_order_init(coll_order *o, const coll_job *job, tdm_event *const *ready);
+void coll_order_free(coll_order *o);
+/* Before a kernel on `by` reads or writes memory of `owner` in place. */
+tdm_status coll_order_access(coll_order *o, tdm_device *by, tdm_device *owner);
+/* Once the plan is issued: every owner waits for its accessors' done events. */
+tdm_status coll_order_settle(coll_order *o);
 
 /* collective_fold.c: on dev, acc = in[0] op in[1] op ... in order (every input
  * readable by dev); then, for MEAN, acc *= 1 / count. */

@@ -63,9 +63,8 @@ tdm_status coll_ring(const coll_job *job)
     for (size_t i = 0; i < job->count && s == TDM_OK; i++)
         if (slice_of(job, i).size)
             s = reduce_slice(job, i, in, &reduced[i]);
-    /* Every slice is read before any destination, possibly a value, is written. */
-    if (s == TDM_OK)
-        s = coll_finish(job->values, job->count);
+    /* Each value's slices were copied out before the gather writes it: a copy runs
+     * after the source's earlier work and holds back its later work. */
     if (s == TDM_OK)
         s = gather(job, reduced);
     free(in);

@@ -3,6 +3,7 @@
 
 #include "collective_impl.h"
 #include "error.h"
+#include "scratch_pool.h"
 
 int coll_shares(const tdm_device *a, const tdm_device *b)
 {
@@ -25,30 +26,20 @@ tdm_status coll_scratch_view(coll_scratch *s, tdm_device *dev, size_t size, tdm_
         s->capacity = capacity;
     }
     tdm_buffer *buf;
-    tdm_status st = tdm_buffer_alloc(dev, size, &buf);
+    tdm_status st = tdm_scratch_acquire(dev, size, &buf);
     if (st != TDM_OK)
         return tdm_fail_context(st, "collective scratch");
     s->list[s->used++] = buf;
-    *out = tdm_buffer_whole(buf);
+    *out = (tdm_buffer_view){buf, 0, size};
     return TDM_OK;
 }
 
-void coll_scratch_free(coll_scratch *s)
+void coll_scratch_release(coll_scratch *s)
 {
     for (size_t i = 0; i < s->used; i++)
-        tdm_buffer_free(s->list[i]);
+        tdm_scratch_release(s->list[i]);
     free(s->list);
     *s = (coll_scratch){0};
-}
-
-tdm_status coll_finish(const tdm_buffer_view *views, size_t count)
-{
-    tdm_status first = TDM_OK;
-    for (size_t i = 0; i < count; i++) {
-        tdm_status s = tdm_device_finish(coll_dev(&views[i]));
-        first = first != TDM_OK ? first : s;
-    }
-    return first;
 }
 
 tdm_status coll_copy_to_all(const tdm_buffer_view *src, const tdm_buffer_view *dsts,

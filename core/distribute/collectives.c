@@ -1,5 +1,6 @@
-/* The collectives' entry points: argument checks, the choice of algorithm, and
- * completion on every device involved before returning. */
+/* The collectives' entry points: argument checks, the choice of algorithm, and the
+ * events that order the plan's in-place accesses; they return once the plan is
+ * issued. */
 #include "collective_impl.h"
 #include "error.h"
 
@@ -41,23 +42,25 @@ static tdm_status run(const coll_job *job, tdm_collective_algorithm algorithm)
     return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: no algorithm %d", job->func, (int)algorithm);
 }
 
-/* Checked arguments in; every device involved has finished when it returns. */
+/* Checked arguments in; every destination's device is ordered after the result
+ * when it returns. */
 static tdm_status reduce(coll_job *job, const tdm_collective_options *opts)
 {
     if (job->values[0].size == 0)
         return TDM_OK;
     coll_scratch scratch = {0};
+    coll_order order;
     job->scratch = &scratch;
+    job->order = &order;
     job->reduce_on = opts->reduce_on;
-    /* Kernels may read peers' buffers in place: the users' writes must be done. */
-    tdm_status s = coll_finish(job->values, job->count);
-    if (s == TDM_OK)
-        s = run(job, opts->algorithm);
-    tdm_status done = coll_finish(job->values, job->count);
-    if (done == TDM_OK)
-        done = coll_finish(job->dsts, job->dst_count);
-    coll_scratch_free(&scratch);
-    return s != TDM_OK ? s : done;
+    tdm_status s = coll_order_init(&order, job, NULL);
+    if (s != TDM_OK)
+        return s;
+    s = run(job, opts->algorithm);
+    tdm_status settled = coll_order_settle(&order);
+    coll_order_free(&order);
+    coll_scratch_release(&scratch);
+    return s != TDM_OK ? s : settled;
 }
 
 static tdm_status check(const coll_job *job, const tdm_collective_options *opts,
@@ -74,7 +77,7 @@ static tdm_status check(const coll_job *job, const tdm_collective_options *opts,
 tdm_status tdm_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
                           const tdm_collective_options *opts)
 {
-    coll_job job = {"tdm_all_reduce", op, values, count, values, count, -1, NULL};
+    coll_job job = {"tdm_all_reduce", op, values, count, values, count, -1, NULL, NULL};
     tdm_collective_options o;
     tdm_status s = check(&job, opts, &o);
     return s == TDM_OK ? reduce(&job, &o) : s;
@@ -84,7 +87,7 @@ tdm_status tdm_reduce_to(tdm_reduce_op op, const tdm_buffer_view *values, size_t
                          const tdm_buffer_view *dsts, size_t dst_count,
                          const tdm_collective_options *opts)
 {
-    coll_job job = {"tdm_reduce_to", op, values, count, dsts, dst_count, -1, NULL};
+    coll_job job = {"tdm_reduce_to", op, values, count, dsts, dst_count, -1, NULL, NULL};
     tdm_collective_options o;
     tdm_status s = check(&job, opts, &o);
     return s == TDM_OK ? reduce(&job, &o) : s;
@@ -99,7 +102,5 @@ tdm_status tdm_broadcast(const tdm_buffer_view *src, const tdm_buffer_view *dsts
         s = coll_check_dsts(f, dsts, dst_count, src->size);
     if (s != TDM_OK)
         return s;
-    s = coll_copy_to_all(src, dsts, dst_count);
-    tdm_status done = coll_finish(dsts, dst_count);
-    return s != TDM_OK ? s : done;
+    return coll_copy_to_all(src, dsts, dst_count);
 }

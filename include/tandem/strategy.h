@@ -49,6 +49,10 @@ typedef enum tdm_collective_algorithm {
                                   peer's buffer (one OpenCL context, host memory) */
 } tdm_collective_algorithm;
 
+/* The algorithm's name: "auto", "one-device", "ring", "tree", "direct"; NULL for a
+ * value that names none (so callers may list them all by counting up from AUTO). */
+TDM_API const char *tdm_collective_algorithm_name(tdm_collective_algorithm algorithm);
+
 typedef struct tdm_strategy_options {
     size_t size;                        /* sizeof(tdm_strategy_options) */
     tdm_collective_algorithm algorithm; /* all-reduce algorithm; default AUTO */
