@@ -211,33 +211,32 @@ static void check_foreign(const char *digits)
 #define BIAS(at, end)                                                                              \
     ",\"dense0/bias\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[" at "," end "]}"
 
+#define EXTRA ",\"extra\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[32,36]}"
+
 /* Well-formed safetensors files whose model is wrong. */
 static void check_wrong_models(void)
 {
     char bad[96];
     scratch(bad, sizeof bad, "wrong.safetensors");
-    const float v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-    write_safetensors(bad, META("1") KERNEL("[3,2]", "24") BIAS("24", "32") "}", v, sizeof v);
+    const float v[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}; /* kernel [3, 2], bias [2], one more */
+    const size_t model_bytes = 8 * sizeof(float);
+    write_safetensors(bad, META("1") KERNEL("[3,2]", "24") BIAS("24", "32") "}", v, model_bytes);
     tdm_model *m = NULL;
     CHECK_OK(tdm_model_load(strategy, bad, &m)); /* the control: this one is right */
     CHECK(tdm_model_input_count(m) == 3 && tdm_model_output_count(m) == 2);
     tdm_model_destroy(m);
-    write_safetensors(bad, META("2") KERNEL("[3,2]", "24") BIAS("24", "32") "}", v, sizeof v);
+    write_safetensors(bad, META("2") KERNEL("[3,2]", "24") BIAS("24", "32") "}", v, model_bytes);
     check_refused(bad, TDM_ERR_UNSUPPORTED, "format version 2 is newer than this tandem reads (1)");
-    write_safetensors(
-        bad,
-        META("1") KERNEL("[3,2]", "24") BIAS(
-            "24", "32") ",\"extra\":{\"dtype\":\"F32\",\"shape\":[],\"data_offsets\":[32,36]}}",
-        v, 36);
+    write_safetensors(bad, META("1") KERNEL("[3,2]", "24") BIAS("24", "32") EXTRA "}", v, sizeof v);
     check_refused(bad, TDM_ERR_CORRUPT_DATA, "tensor 'extra' is not part of a tandem model");
-    write_safetensors(bad, META("1") KERNEL("[4,2]", "32") "}", v, sizeof v);
+    write_safetensors(bad, META("1") KERNEL("[4,2]", "32") "}", v, model_bytes);
     check_refused(bad, TDM_ERR_CORRUPT_DATA, "tensor 'dense0/bias' is missing");
-    write_safetensors(bad, META("1") KERNEL("[2,3]", "24") BIAS("24", "32") "}", v, sizeof v);
+    write_safetensors(bad, META("1") KERNEL("[2,3]", "24") BIAS("24", "32") "}", v, model_bytes);
     check_refused(bad, TDM_ERR_CORRUPT_DATA, "tensor 'dense0/bias' is F32 of rank 1 [2");
     write_safetensors(bad,
                       META("1") ",\"input/mean\":{\"dtype\":\"F32\",\"shape\":[2],"
                                 "\"data_offsets\":[0,8]}}",
-                      v, 8);
+                      v, 2 * sizeof(float));
     check_refused(bad, TDM_ERR_CORRUPT_DATA, "no layers");
 }
 

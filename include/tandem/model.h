@@ -106,7 +106,8 @@ TDM_API tdm_status tdm_model_set_standardization(tdm_model *m, const float *mean
  * on the strategy's first device with the first copies of the variables (a mirrored
  * strategy keeps every copy identical), without dropout, so it works the same on any
  * strategy and gives the outputs tdm_model_evaluate scores. rows 0 does nothing.
- * Cross-replica or default mode; not while a step trains the model. */
+ * Cross-replica or default mode; not while a step trains the model, nor beside
+ * another prediction or evaluation of the same model (they share its buffers). */
 TDM_API tdm_status tdm_model_predict(tdm_model *m, const float *features, size_t rows,
                                      float *outputs);
 
