@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 ./scripts/install-missing.sh build-essential cmake pkg-config zlib1g-dev \
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libclblast-dev \
-  libvulkan-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers
+  libvulkan-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers \
+  tmux
 
 # Warnings are errors in CI; a user's newer compiler should not break their build.
 werror=OFF

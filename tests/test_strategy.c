@@ -1,6 +1,6 @@
 /* Strategies, contexts, run and merge_call, per-replica values, Strategy.reduce and
- * the cross-device ops (SEMANTICS.md: Contexts, Strategies, Cross-device ops,
- * Strategy.reduce) on the replicas of a scenario (see test_scenario_devices). */
+ * the cross-device ops (docs/SEMANTICS.md: Modes, Strategies, Reductions) on the
+ * replicas of a scenario (see test_scenario_devices). */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>

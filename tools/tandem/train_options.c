@@ -18,6 +18,11 @@ static int usage(FILE *out, int status)
             "  --labels FILE        IDX labels for IDX images in --data\n"
             "  --label-column C     CSV label column: 0-based index, or a name with --header\n"
             "  --header             the CSV's first line names its columns\n"
+            "  --skip-rows N        CSV lines to pass over before the header or the data\n"
+            "                       (scikit-learn's exports start with a line of counts)\n"
+            "  --test-data FILE     the test split's own file, read like --data (default:\n"
+            "                       hold out --test-fraction of the data)\n"
+            "  --test-labels FILE   IDX labels for IDX images in --test-data\n"
             "  --no-standardize     keep features as they are (default: standardise them\n"
             "                       with the training split's mean and deviation)\n"
             "  --layers 128,128     hidden layer sizes (default 128,128)\n"
@@ -28,10 +33,11 @@ static int usage(FILE *out, int status)
             "  --lr RATE            learning rate (default 0.001; 0.1 for sgd and momentum)\n"
             "  --batch N            global batch size over all replicas (default 64)\n"
             "  --epochs N           (default 10)\n"
-            "  --test-fraction F    held out for testing (default 0.2)\n"
+            "  --test-fraction F    held out for testing without --test-data (default 0.2)\n"
             "  --devices LIST       device ids or indices, comma-separated (default: every\n"
             "                       usable device; see 'tandem devices')\n"
-            "  --strategy NAME      mirrored (default) or one-device (the first device)\n"
+            "  --strategy NAME      mirrored (default), or one-device (the one device named\n"
+            "                       by --devices, or the first usable one)\n"
             "  --seed N             weights, shuffling and dropout (default 1)\n"
             "  --deterministic      verify after every step that every copy of every\n"
             "                       variable is bitwise identical; no prefetch thread\n"
@@ -39,6 +45,8 @@ static int usage(FILE *out, int status)
             "  --resume             continue from the newest checkpoint in DIR\n"
             "  --metrics FILE       per-epoch metrics, CSV (or JSON for FILE.json)\n"
             "  --plot FILE.png      loss and accuracy curves\n"
+            "  --save FILE          the trained model, its architecture and standardisation\n"
+            "                       (a safetensors file: see 'tandem predict')\n"
             "  --progress / --no-progress   force the progress bar on or off\n");
     return status;
 }
@@ -93,6 +101,9 @@ static int string_option(const char *a, char *v, train_options *o)
                         : !strcmp(a, "--checkpoint-dir") ? &o->checkpoint_dir
                         : !strcmp(a, "--metrics")        ? &o->metrics
                         : !strcmp(a, "--plot")           ? &o->plot
+                        : !strcmp(a, "--save")           ? &o->save
+                        : !strcmp(a, "--test-data")      ? &o->test_data
+                        : !strcmp(a, "--test-labels")    ? &o->test_labels
                                                          : NULL;
     if (!slot)
         return -1;
@@ -120,6 +131,8 @@ static int option_with_value(const char *a, char *v, train_options *o)
         o->test_fraction = strtod(v, &end);
     else if (!strcmp(a, "--seed"))
         o->seed = strtoull(v, &end, 10);
+    else if (!strcmp(a, "--skip-rows"))
+        o->skip_rows = strtoul(v, &end, 10);
     else
         return string_option(a, v, o);
     return end == v || *end ? -1 : 0;
@@ -162,6 +175,12 @@ int train_options_parse(int argc, char **argv, train_options *o, int *exit_statu
     }
     if (o->resume && !o->checkpoint_dir) {
         fprintf(stderr, "tandem train: --resume needs --checkpoint-dir\n");
+        *exit_status = 2;
+        return 1;
+    }
+    if ((o->test_labels && !o->test_data) || (o->test_data && !o->labels != !o->test_labels)) {
+        fprintf(stderr, "tandem train: --test-data and --test-labels go with --data and "
+                        "--labels: IDX images and labels for both, or CSV for both\n");
         *exit_status = 2;
         return 1;
     }
