@@ -4,6 +4,7 @@
  * checkpoints that resume bit for bit, and a trained model's predictions after a save
  * and a load. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,8 +43,9 @@ static tdm_dataset *digits(size_t batch, int64_t epochs)
     return train;
 }
 
-static void trainer_open(trainer *t, tdm_device *const *d, size_t n, tdm_optimizer_kind kind,
-                         size_t outputs)
+/* bucket_bytes 0: the train op's default buckets. */
+static void trainer_open_buckets(trainer *t, tdm_device *const *d, size_t n,
+                                 tdm_optimizer_kind kind, size_t outputs, size_t bucket_bytes)
 {
     memset(t, 0, sizeof *t);
     CHECK_OK(n == 1 ? tdm_strategy_create_one_device(d[0], NULL, &t->strategy)
@@ -64,7 +66,15 @@ static void trainer_open(trainer *t, tdm_device *const *d, size_t n, tdm_optimiz
     to.loss_user = t->model;
     to.optimizer = t->opt;
     to.seed = 3;
+    if (bucket_bytes)
+        to.bucket_bytes = to.first_bucket_bytes = bucket_bytes;
     CHECK_OK(tdm_train_op_create(t->strategy, &to, &t->op));
+}
+
+static void trainer_open(trainer *t, tdm_device *const *d, size_t n, tdm_optimizer_kind kind,
+                         size_t outputs)
+{
+    trainer_open_buckets(t, d, n, kind, outputs, 0);
 }
 
 static void trainer_close(trainer *t)
@@ -136,6 +146,35 @@ static size_t read_weights(const trainer *t, float *out, size_t capacity)
         used += n;
     }
     return used;
+}
+
+/* Gradient buckets change when the all-reduces run, never what they compute: one
+ * bucket per variable (each started by the model's backward as soon as its layer is
+ * done) trains bitwise like one bucket for everything, and like one replica. */
+static void check_buckets(void)
+{
+    tdm_dataset *ds = digits(64, 3);
+    trainer whole, split, one;
+    double a[STEPS], b[STEPS], c[STEPS];
+    trainer_open_buckets(&whole, devs, n_devs, TDM_OPT_ADAM, 10, SIZE_MAX);
+    trainer_open_buckets(&split, devs, n_devs, TDM_OPT_ADAM, 10, 4);
+    trainer_open_buckets(&one, devs, 1, TDM_OPT_ADAM, 10, 4);
+    CHECK(train_steps(&whole, ds, STEPS, a) == STEPS);
+    CHECK(train_steps(&split, ds, STEPS, b) == STEPS);
+    CHECK(train_steps(&one, ds, STEPS, c) == STEPS);
+    float wa[4096], wb[4096];
+    size_t na = read_weights(&whole, wa, 4096), nb = read_weights(&split, wb, 4096);
+    CHECK(na == nb && na > 0 && memcmp(wa, wb, na * sizeof *wa) == 0);
+    for (size_t i = 0; i < STEPS; i++) {
+        CHECK(a[i] == b[i] && fabs(b[i] - c[i]) <= 1e-4 * fabs(c[i]));
+        if (a[i] != b[i] || fabs(b[i] - c[i]) > 1e-4 * fabs(c[i]))
+            fprintf(stderr, "step %zu: one bucket %.9g, split %.9g, one replica %.9g\n", i, a[i],
+                    b[i], c[i]);
+    }
+    trainer_close(&whole);
+    trainer_close(&split);
+    trainer_close(&one);
+    tdm_dataset_destroy(ds);
 }
 
 /* A model with 5 outputs on 10 classes: labels 5..9 give a NaN loss. */
@@ -510,6 +549,7 @@ int main(int argc, char **argv)
     CHECK(n_devs >= 2);
     if (n_devs >= 2) {
         check_equivalence();
+        check_buckets();
         check_numerics();
         check_custom_loss_and_clipping();
         check_errors();

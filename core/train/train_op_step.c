@@ -29,7 +29,8 @@ static tdm_loss_args loss_args(tdm_train_op *op, tdm_replica_context *rc, tdm_tr
                        .vars = op->vars,
                        .grads = r->grads,
                        .var_count = op->var_count,
-                       .loss = r->loss};
+                       .loss = r->loss,
+                       .train = r};
     return a;
 }
 
@@ -53,9 +54,10 @@ static tdm_status replica_step(tdm_replica_context *rc, void *user)
     tdm_train_op *op = user;
     tdm_train_replica *r = &op->replicas[tdm_replica_id(rc)];
     tdm_loss_args a = loss_args(op, rc, r);
+    tdm_train_buckets_begin(r, rc);
     tdm_status s = op->opts.loss_fn(&a, op->opts.loss_user);
     if (s == TDM_OK)
-        s = tdm_replica_all_reduce(rc, TDM_REDUCE_SUM, r->flat);
+        s = tdm_train_buckets_finish(r);
     if (s == TDM_OK)
         s = apply(op, rc, r);
     if (s == TDM_OK && tdm_replica_id(rc) == 0) {

@@ -2,7 +2,8 @@
  * on every replica of a strategy.
  *
  * A step runs the loss function on each replica's slice of the batch, all-reduces
- * the replicas' gradients and losses with SUM in one collective, checks them
+ * the replicas' gradients and losses with SUM in buckets that overlap the backward
+ * pass (tdm_loss_args_gradient_ready), checks them
  * (check_numerics), transforms them (clipping, a callback), and applies the
  * optimizer on every replica with the identical reduced gradients, so the mirrored
  * copies stay bitwise identical. The global step advances once per step. */
@@ -39,6 +40,8 @@ typedef struct tdm_loss_args {
     size_t var_count;
     tdm_tensor *loss; /* write this replica's share of the step's loss (f32,
                          one element): see tdm_loss_args_scale */
+    struct tdm_train_replica *train; /* the train op's own state for this replica:
+                                        tdm_loss_args_gradient_ready uses it */
 } tdm_loss_args;
 
 /* A loss function: called on every replica's thread, in its replica context. It
@@ -49,6 +52,15 @@ typedef tdm_status (*tdm_loss_fn)(const tdm_loss_args *args, void *user);
  * replicas' shares sum to the step's loss: 1 / global_batch_size for
  * SUM_OVER_BATCH_SIZE (0 for an empty step), 1 for SUM. */
 TDM_API float tdm_loss_args_scale(const tdm_loss_args *args);
+
+/* Optional, from a loss function: grads[i] is final. The train op's gradients are
+ * all-reduced in buckets (tdm_train_op_options.bucket_bytes), the last layer's
+ * first; a bucket's all-reduce starts as soon as every gradient in it is ready and
+ * the buckets before it have started, and overlaps the rest of the backward pass.
+ * Whatever is not marked is taken as ready when the loss function returns, and the
+ * last bucket, which carries the loss, starts then. The results are the same bits
+ * as without marks. Outside a train op's step it does nothing. */
+TDM_API tdm_status tdm_loss_args_gradient_ready(const tdm_loss_args *args, size_t i);
 
 /* A gradient transform: called on every replica with the reduced gradients (equal on
  * every replica, so it must act the same on each), before they are applied. */
@@ -82,12 +94,18 @@ typedef struct tdm_train_op_options {
     int check_numerics;     /* 1 (default): a NaN or Inf loss or gradient
                                fails the step with TDM_ERR_NUMERIC before any
                                variable changes */
+    size_t bucket_bytes;       /* gradients are all-reduced in buckets of at most this
+                                  many bytes (a larger variable is a bucket of its own),
+                                  in reverse variable order; default 25 MiB, as PyTorch's
+                                  DDP; SIZE_MAX: one bucket */
+    size_t first_bucket_bytes; /* the first bucket's bound, smaller so that the first
+                                  all-reduce starts early; default 1 MiB */
 } tdm_train_op_options;
 
 #define TDM_TRAIN_OP_OPTIONS_INIT                                                                  \
     {                                                                                              \
         .size = sizeof(tdm_train_op_options), .reduction = TDM_LOSS_SUM_OVER_BATCH_SIZE,           \
-        .check_numerics = 1                                                                        \
+        .check_numerics = 1, .bucket_bytes = (size_t)25 << 20, .first_bucket_bytes = (size_t)1 << 20 \
     }
 
 /* Creates the train op of a strategy (cross-replica or default mode): fixes the
