@@ -7,6 +7,7 @@
 #include "error.h"
 #include "input_impl.h"
 #include "kernel.h"
+#include "strategy_impl.h"
 
 static size_t step_capacity(const tdm_distributed_dataset *dist, size_t replicas)
 {
@@ -18,6 +19,7 @@ tdm_status tdm_step_source_init(tdm_step_source *src, const tdm_distributed_data
 {
     memset(src, 0, sizeof *src);
     src->mode = dist->mode;
+    src->strategy = dist->strategy;
     src->replicas = tdm_strategy_num_replicas(dist->strategy);
     src->feature_count = tdm_dataset_feature_count(dist->pipelines[0]);
     src->capacity = step_capacity(dist, src->replicas);
@@ -100,13 +102,11 @@ static void append(tdm_step_source *src, const tdm_batch *b, size_t r)
     st->total += b->count;
 }
 
-/* The first count % N replicas get ceil(count / N) rows, the rest floor(count / N);
- * the slices are consecutive, in replica order. */
+/* By the strategy's batch shares (even by default); the slices are consecutive, in
+ * replica order. */
 static void split_global(tdm_step_source *src, size_t count)
 {
-    size_t n = src->replicas;
-    for (size_t i = 0; i < n; i++)
-        src->step.rows[i] = count / n + (i < count % n);
+    tdm_strategy_split_batch(src->strategy, count, src->step.rows);
     src->step.total = count;
 }
 

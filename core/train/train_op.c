@@ -132,8 +132,9 @@ static tdm_status build(tdm_train_op *op)
     size_t elements = op->total + 1;
     op->scratch_count = tdm_global_norm_scratch(&elements, 1) + 1;
     op->replicas = calloc(replicas, sizeof *op->replicas);
+    op->rates = calloc(replicas, sizeof *op->rates);
     op->summaries = calloc(op->var_count ? op->var_count : 1, sizeof *op->summaries);
-    if (s == TDM_OK && (!op->replicas || !op->summaries))
+    if (s == TDM_OK && (!op->replicas || !op->summaries || !op->rates))
         s = tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
     for (size_t i = 0; i < replicas && s == TDM_OK; i++)
         s = make_replica(op, i);
@@ -178,6 +179,7 @@ void tdm_train_op_destroy(tdm_train_op *op)
     free(op->bucket_of);
     free(op->bucket_end);
     free(op->bucket_vars);
+    free(op->rates);
     free(op);
 }
 

@@ -69,16 +69,21 @@ void tdm_train_buckets_begin(tdm_train_replica *r, tdm_replica_context *rc)
     const tdm_train_op *op = r->op;
     r->rc = rc;
     r->started = 0;
+    r->timed = tdm_train_balance_measures(op);
+    r->began = tdm_train_seconds();
     for (size_t i = 0; i < op->var_count; i++)
         r->ready[i] = 0;
     for (size_t b = 0; b < op->bucket_count; b++)
         r->unready[b] = op->bucket_vars[b] + (b + 1 == op->bucket_count);
 }
 
-/* Starts, in order, every bucket whose gradients are all ready. */
+/* Starts, in order, every bucket whose gradients are all ready (none while the loss
+ * function is being timed). */
 static tdm_status start_ready(tdm_train_replica *r)
 {
     tdm_status s = TDM_OK;
+    if (r->timed)
+        return s;
     while (s == TDM_OK && r->started < r->op->bucket_count && !r->unready[r->started]) {
         s = tdm_replica_all_reduce_start(r->rc, TDM_REDUCE_SUM, r->buckets[r->started],
                                          &r->pending[r->started]);
@@ -109,13 +114,28 @@ tdm_status tdm_loss_args_gradient_ready(const tdm_loss_args *args, size_t i)
     return start_ready(r);
 }
 
+/* The device has run the loss function alone: nothing of other replicas held it. */
+static tdm_status time_loss_function(tdm_train_replica *r)
+{
+    tdm_event *done = NULL;
+    tdm_status s = tdm_device_record_event(tdm_replica_device(r->rc), &done);
+    if (s == TDM_OK)
+        s = tdm_event_wait(done);
+    tdm_event_destroy(done);
+    r->seconds = tdm_train_seconds() - r->began;
+    r->timed = 0;
+    return s;
+}
+
 tdm_status tdm_train_buckets_finish(tdm_train_replica *r)
 {
     const tdm_train_op *op = r->op;
     for (size_t i = 0; i < op->var_count; i++)
         mark(r, i);
     r->unready[op->bucket_count - 1]--; /* the loss */
-    tdm_status s = start_ready(r);
+    tdm_status s = r->timed ? time_loss_function(r) : TDM_OK;
+    if (s == TDM_OK)
+        s = start_ready(r);
     for (size_t b = 0; b < r->started; b++) {
         tdm_status w = tdm_pending_wait(r->pending[b]);
         s = s != TDM_OK ? s : w;

@@ -24,6 +24,8 @@ typedef struct tdm_train_replica {
                                 not yet ready this step */
     unsigned char *ready;    /* [var_count] */
     size_t started;          /* buckets started this step */
+    int timed;               /* this step measures the loss function: no early starts */
+    double began, seconds;   /* when the loss function began; how long it took */
 } tdm_train_replica;
 
 struct tdm_train_op {
@@ -45,6 +47,7 @@ struct tdm_train_op {
     const tdm_distributed_batch *batch; /* during a step */
     double loss;                        /* the step's, read by replica 0 */
     tdm_gradient_summary *summaries;    /* [var_count], when asked for */
+    double *rates;                      /* [replicas]: balance's examples per second */
     int have_summaries;
 };
 
@@ -57,6 +60,12 @@ void tdm_train_buckets_free(tdm_train_op *op, tdm_train_replica *r);
 void tdm_train_buckets_begin(tdm_train_replica *r, tdm_replica_context *rc);
 /* After it: the rest is ready; starts what is left and waits for every bucket. */
 tdm_status tdm_train_buckets_finish(tdm_train_replica *r);
+
+/* train_op_balance.c: whether this step is one that balance measures, and after
+ * it, the strategy's new batch shares. */
+int tdm_train_balance_measures(const tdm_train_op *op);
+tdm_status tdm_train_balance_update(tdm_train_op *op, const tdm_distributed_batch *batch);
+double tdm_train_seconds(void);
 
 /* After the all-reduce, on every replica: TDM_ERR_NUMERIC naming the loss or the
  * first variable whose gradient holds a NaN or an infinity. */

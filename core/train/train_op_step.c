@@ -100,7 +100,10 @@ tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batch *batch
         return tdm_fail_context(s, "tdm_train_op_run: step %llu",
                                 (unsigned long long)op->global_step);
     op->have_summaries = op->opts.gradient_summaries;
-    s = tdm_train_op_set_global_step(op, op->global_step + 1);
+    if (tdm_train_balance_measures(op))
+        s = tdm_train_balance_update(op, batch);
+    if (s == TDM_OK)
+        s = tdm_train_op_set_global_step(op, op->global_step + 1);
     if (s == TDM_OK && loss)
         *loss = op->loss;
     return s;

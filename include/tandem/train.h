@@ -100,6 +100,13 @@ typedef struct tdm_train_op_options {
                                   DDP; SIZE_MAX: one bucket */
     size_t first_bucket_bytes; /* the first bucket's bound, smaller so that the first
                                   all-reduce starts early; default 1 MiB */
+    int balance;               /* 1: measure each replica's examples per second (on steps
+                                  1 to 3, then every 100th: its device runs the loss
+                                  function alone, timed, before any all-reduce) and set
+                                  the strategy's batch shares in proportion, so that fast
+                                  and slow devices finish together. The update stays that
+                                  of the global batch; the split, and so the rounding,
+                                  then depends on timing. 0 (default): off */
 } tdm_train_op_options;
 
 #define TDM_TRAIN_OP_OPTIONS_INIT                                                                  \
@@ -126,6 +133,11 @@ TDM_API tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batc
                                     double *loss);
 
 TDM_API uint64_t tdm_train_op_global_step(const tdm_train_op *op);
+
+/* With `balance`: replica i's measured examples per second (0 before its first
+ * measurement). */
+TDM_API tdm_status tdm_train_op_replica_rate(const tdm_train_op *op, size_t replica,
+                                             double *examples_per_second);
 
 /* Sets the global step and the optimizer's iterations (restoring a checkpoint). */
 TDM_API tdm_status tdm_train_op_set_global_step(tdm_train_op *op, uint64_t step);

@@ -39,6 +39,9 @@ static int usage(FILE *out, int status)
             "  --strategy NAME      mirrored (default), or one-device (the one device named\n"
             "                       by --devices, or the first usable one)\n"
             "  --seed N             weights, shuffling and dropout (default 1)\n"
+            "  --balance            give faster devices a larger share of each batch,\n"
+            "                       measured as training runs (the update stays that of\n"
+            "                       the global batch)\n"
             "  --deterministic      verify after every step that every copy of every\n"
             "                       variable is bitwise identical; no prefetch thread\n"
             "  --checkpoint-dir DIR checkpoint at the end of every epoch\n"
@@ -143,6 +146,7 @@ static int flag(const char *a, train_options *o)
     int *slot = !strcmp(a, "--header")           ? &o->header
                 : !strcmp(a, "--no-standardize") ? &o->standardize
                 : !strcmp(a, "--deterministic")  ? &o->deterministic
+                : !strcmp(a, "--balance")        ? &o->balance
                 : !strcmp(a, "--resume")         ? &o->resume
                 : !strcmp(a, "--progress")       ? &o->progress
                 : !strcmp(a, "--no-progress")    ? &o->progress

@@ -32,6 +32,7 @@ typedef struct train_options {
     const char *strategy; /* "mirrored" or "one-device" */
     uint64_t seed;
     int deterministic;
+    int balance;
     const char *checkpoint_dir;
     int resume;
     const char *metrics;
