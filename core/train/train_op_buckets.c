@@ -69,7 +69,7 @@ void tdm_train_buckets_begin(tdm_train_replica *r, tdm_replica_context *rc)
     const tdm_train_op *op = r->op;
     r->rc = rc;
     r->started = 0;
-    r->timed = tdm_train_balance_measures(op);
+    r->timed = op->profiling || tdm_train_balance_measures(op);
     r->began = tdm_train_seconds();
     for (size_t i = 0; i < op->var_count; i++)
         r->ready[i] = 0;
@@ -123,6 +123,7 @@ static tdm_status time_loss_function(tdm_train_replica *r)
         s = tdm_event_wait(done);
     tdm_event_destroy(done);
     r->seconds = tdm_train_seconds() - r->began;
+    r->profile.loss_seconds += r->seconds;
     r->timed = 0;
     return s;
 }

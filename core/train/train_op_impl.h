@@ -26,6 +26,7 @@ typedef struct tdm_train_replica {
     size_t started;          /* buckets started this step */
     int timed;               /* this step measures the loss function: no early starts */
     double began, seconds;   /* when the loss function began; how long it took */
+    tdm_train_profile profile;
 } tdm_train_replica;
 
 struct tdm_train_op {
@@ -48,6 +49,7 @@ struct tdm_train_op {
     double loss;                        /* the step's, read by replica 0 */
     tdm_gradient_summary *summaries;    /* [var_count], when asked for */
     double *rates;                      /* [replicas]: balance's examples per second */
+    int profiling;
     int have_summaries;
 };
 
@@ -61,7 +63,7 @@ void tdm_train_buckets_begin(tdm_train_replica *r, tdm_replica_context *rc);
 /* After it: the rest is ready; starts what is left and waits for every bucket. */
 tdm_status tdm_train_buckets_finish(tdm_train_replica *r);
 
-/* train_op_balance.c: whether this step is one that balance measures, and after
+/* train_op_timing.c: whether this step is one that balance measures, and after
  * it, the strategy's new batch shares. */
 int tdm_train_balance_measures(const tdm_train_op *op);
 tdm_status tdm_train_balance_update(tdm_train_op *op, const tdm_distributed_batch *batch);

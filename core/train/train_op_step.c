@@ -58,8 +58,16 @@ static tdm_status replica_step(tdm_replica_context *rc, void *user)
     tdm_status s = op->opts.loss_fn(&a, op->opts.loss_user);
     if (s == TDM_OK)
         s = tdm_train_buckets_finish(r);
+    double reduced = 0.0;
+    if (s == TDM_OK && op->profiling && (s = tdm_device_finish(tdm_replica_device(rc))) == TDM_OK)
+        reduced = tdm_train_seconds();
     if (s == TDM_OK)
         s = apply(op, rc, r);
+    if (s == TDM_OK && op->profiling && (s = tdm_device_finish(tdm_replica_device(rc))) == TDM_OK) {
+        r->profile.all_reduce_seconds += reduced - (r->began + r->seconds);
+        r->profile.update_seconds += tdm_train_seconds() - reduced;
+        r->profile.steps++;
+    }
     if (s == TDM_OK && tdm_replica_id(rc) == 0) {
         float loss;
         s = tdm_tensor_read(r->loss, &loss, sizeof loss);

@@ -134,6 +134,24 @@ TDM_API tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batc
 
 TDM_API uint64_t tdm_train_op_global_step(const tdm_train_op *op);
 
+/* Where a replica's steps spend their time, for benchmarks. While profiling is on,
+ * each step waits for the device at every phase boundary, so the phases do not
+ * overlap (the buckets start only after the backward pass): time a run without
+ * profiling for throughput, and one with it for the breakdown. */
+typedef struct tdm_train_profile {
+    uint64_t steps;            /* profiled steps */
+    double loss_seconds;       /* forward and backward, until the device has run them */
+    double all_reduce_seconds; /* until the summed gradients are on the device, waiting
+                                  for the slowest replica included */
+    double update_seconds;     /* checks, transforms, the optimizer and update ops */
+} tdm_train_profile;
+
+/* Turns profiling on (counters cleared) or off. */
+TDM_API tdm_status tdm_train_op_set_profiling(tdm_train_op *op, int on);
+/* Replica i's totals since profiling was turned on. */
+TDM_API tdm_status tdm_train_op_profile(const tdm_train_op *op, size_t replica,
+                                        tdm_train_profile *out);
+
 /* With `balance`: replica i's measured examples per second (0 before its first
  * measurement). */
 TDM_API tdm_status tdm_train_op_replica_rate(const tdm_train_op *op, size_t replica,

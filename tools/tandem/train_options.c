@@ -76,7 +76,7 @@ static int parse_devices(char *list, train_options *o)
     return o->device_id_count ? 0 : -1;
 }
 
-static void defaults(train_options *o)
+void train_options_defaults(train_options *o)
 {
     memset(o, 0, sizeof *o);
     o->standardize = 1;
@@ -159,7 +159,7 @@ static int flag(const char *a, train_options *o)
 
 int train_options_parse(int argc, char **argv, train_options *o, int *exit_status)
 {
-    defaults(o);
+    train_options_defaults(o);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--help")) {

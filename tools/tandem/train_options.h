@@ -41,6 +41,9 @@ typedef struct train_options {
     int progress; /* 1 bar, 0 plain lines, -1 bar when stdout is a terminal */
 } train_options;
 
+/* The defaults: the digits MLP of the Quick start. */
+void train_options_defaults(train_options *o);
+
 /* 0 to go on; otherwise 1 with *exit_status set (--help, a bad option). */
 int train_options_parse(int argc, char **argv, train_options *o, int *exit_status);
 

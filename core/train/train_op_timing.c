@@ -1,6 +1,7 @@
-/* Uneven batch shares by device speed (docs/ARCHITECTURE.md, "Uneven shares"): on a
- * few steps each replica's loss function runs alone on its device and is timed; the
- * strategy's batch shares follow the replicas' examples per second. */
+/* Timing a replica's step. Uneven batch shares by device speed (docs/ARCHITECTURE.md,
+ * "Uneven shares"): on a few steps each replica's loss function runs alone on its
+ * device and is timed; the strategy's batch shares follow the replicas' examples per
+ * second. Profiling times every step's phases the same way. */
 #include <stdlib.h>
 #include <time.h>
 
@@ -59,5 +60,25 @@ tdm_status tdm_train_op_replica_rate(const tdm_train_op *op, size_t replica,
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_train_op_replica_rate: replica %zu of %zu",
                         replica, tdm_strategy_num_replicas(op->strategy));
     *examples_per_second = op->rates ? op->rates[replica] : 0.0;
+    return TDM_OK;
+}
+
+tdm_status tdm_train_op_set_profiling(tdm_train_op *op, int on)
+{
+    TDM_CHECK_ARG(op, "tdm_train_op_set_profiling");
+    for (size_t i = 0; on && i < tdm_strategy_num_replicas(op->strategy); i++)
+        op->replicas[i].profile = (tdm_train_profile){0};
+    op->profiling = on != 0;
+    return TDM_OK;
+}
+
+tdm_status tdm_train_op_profile(const tdm_train_op *op, size_t replica, tdm_train_profile *out)
+{
+    TDM_CHECK_ARG(op, "tdm_train_op_profile");
+    TDM_CHECK_ARG(out, "tdm_train_op_profile");
+    if (replica >= tdm_strategy_num_replicas(op->strategy))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_train_op_profile: replica %zu of %zu",
+                        replica, tdm_strategy_num_replicas(op->strategy));
+    *out = op->replicas[replica].profile;
     return TDM_OK;
 }
