@@ -9,6 +9,16 @@ static void check_status_names(void)
     CHECK(strcmp(tdm_status_str(TDM_OK), "TDM_OK") == 0);
     CHECK(strcmp(tdm_status_str(TDM_ERR_OUT_OF_MEMORY), "TDM_ERR_OUT_OF_MEMORY") == 0);
     CHECK(strcmp(tdm_status_str((tdm_status)999), "TDM_ERR_UNKNOWN") == 0);
+    CHECK(strstr(tdm_status_description(TDM_ERR_NOT_FOUND), "no such device") != NULL);
+    CHECK(strstr(tdm_status_description((tdm_status)999), "unknown") != NULL);
+    /* Every code of the list has its name and its description. */
+#define TDM_STATUS(name, value, description)                                                       \
+    CHECK(strcmp(tdm_status_str(name), #name) == 0 &&                                              \
+          strcmp(tdm_status_description(name), description) == 0 && description[0]);
+#include "tandem/status.def"
+#undef TDM_STATUS
+    /* Values are ABI: they never move. */
+    CHECK(TDM_ERR_INVALID_ARGUMENT == 1 && TDM_ERR_BACKEND == 9 && TDM_ERR_CANCELLED == 11);
     CHECK(strcmp(tdm_backend_name(TDM_BACKEND_VULKAN), "vulkan") == 0);
     CHECK(tdm_backend_built(TDM_BACKEND_REFERENCE));
 }
@@ -101,13 +111,11 @@ static void check_buffer_args(tdm_device *dev)
     CHECK_FAILS(tdm_buffer_write(buf, 0, NULL, 1), TDM_ERR_INVALID_ARGUMENT, "'src'");
     CHECK_FAILS(tdm_buffer_write(buf, 10, bytes, 7), TDM_ERR_INVALID_ARGUMENT, "past the end");
     CHECK_FAILS(tdm_buffer_write(buf, 17, bytes, 0), TDM_ERR_INVALID_ARGUMENT, "past the end");
-    CHECK_FAILS(tdm_buffer_read(buf, SIZE_MAX, bytes, 2), TDM_ERR_INVALID_ARGUMENT,
-                "past the end");
+    CHECK_FAILS(tdm_buffer_read(buf, SIZE_MAX, bytes, 2), TDM_ERR_INVALID_ARGUMENT, "past the end");
     CHECK_FAILS(tdm_buffer_read(buf, 0, NULL, 1), TDM_ERR_INVALID_ARGUMENT, "'dst'");
     CHECK_OK(tdm_buffer_read(buf, 16, NULL, 0));
     CHECK_FAILS(tdm_buffer_fill(buf, 0, bytes, 3, 6), TDM_ERR_INVALID_ARGUMENT, "pattern_size");
-    CHECK_FAILS(tdm_buffer_fill(buf, 0, bytes, 128, 0), TDM_ERR_INVALID_ARGUMENT,
-                "pattern_size");
+    CHECK_FAILS(tdm_buffer_fill(buf, 0, bytes, 128, 0), TDM_ERR_INVALID_ARGUMENT, "pattern_size");
     CHECK_FAILS(tdm_buffer_fill(buf, 2, bytes, 4, 8), TDM_ERR_INVALID_ARGUMENT, "multiples");
     CHECK_FAILS(tdm_buffer_fill(buf, 0, bytes, 4, 6), TDM_ERR_INVALID_ARGUMENT, "multiples");
     CHECK_FAILS(tdm_buffer_fill(buf, 8, bytes, 4, 12), TDM_ERR_INVALID_ARGUMENT, "past the end");
