@@ -1,21 +1,9 @@
 # The shared library libtandem.so and the static libtandem.a, from one object set,
 # and tandem_internal, the same objects as a plain archive for the tree's own tools
 # and tests, which reach internals (the kernel table, the collectives).
-# Object libraries pass no link dependencies on: name them here.
-set(tandem_deps Threads::Threads m ZLIB::ZLIB)
-set(TDM_PC_REQUIRES " zlib")
-if(TDM_HAVE_OPENCL)
-  list(APPEND tandem_deps OpenCL::OpenCL)
-  string(APPEND TDM_PC_REQUIRES " OpenCL")
-endif()
-if(TDM_HAVE_CLBLAST)
-  list(APPEND tandem_deps clblast)
-  string(APPEND TDM_PC_REQUIRES " clblast")
-endif()
-if(TDM_HAVE_VULKAN)
-  list(APPEND tandem_deps Vulkan::Vulkan)
-  string(APPEND TDM_PC_REQUIRES " vulkan")
-endif()
+# Object libraries pass no link dependencies on: name them here. The backends' loaders
+# are not among them: they are opened at run time (core/device/library.h).
+set(tandem_deps Threads::Threads m ZLIB::ZLIB ${CMAKE_DL_LIBS})
 
 get_property(object_libraries GLOBAL PROPERTY TDM_OBJECT_LIBRARIES)
 set(objects "")

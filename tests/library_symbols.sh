@@ -1,7 +1,8 @@
 #!/bin/sh
 # The libraries export the public API alone: every symbol libtandem.so exports is
 # a tdm_ one, and libtandem.a exports exactly the same list (its internals are
-# local, so they cannot clash with a program's own names).
+# local, so they cannot clash with a program's own names, the hidden globals named
+# like Vulkan's functions included).
 set -eu
 shared=$1 static=$2
 work=$(mktemp -d)
@@ -18,6 +19,16 @@ fi
 if ! diff "$work/shared" "$work/static" >"$work/diff"; then
     echo "libtandem.a exports another list than libtandem.so (< shared, > static):"
     cat "$work/diff"
+    fail=1
+fi
+# The GPU loaders are opened at run time, never linked: no NEEDED entry, and no
+# OpenCL, CLBlast or Vulkan function among the static library's undefined symbols.
+if readelf -d "$shared" | grep -E 'NEEDED.*(libOpenCL|libclblast|libvulkan)'; then
+    echo "libtandem.so must not link the OpenCL, CLBlast or Vulkan loader"
+    fail=1
+fi
+if nm -u "$static" | grep -E ' (cl[A-Z]|CLBlast|vk[A-Z])'; then
+    echo "libtandem.a must not need OpenCL, CLBlast or Vulkan functions at link time"
     fail=1
 fi
 [ $fail -eq 0 ] && echo "library_symbols: $(wc -l <"$work/shared") public symbols in both"

@@ -42,6 +42,26 @@ static void check_options(void)
     tdm_context_destroy(NULL);
 }
 
+/* Each backend says whether it loaded and why not; ctx has the reference alone. */
+static void check_backend_status(tdm_context *ctx)
+{
+    tdm_status status = TDM_ERR_BACKEND;
+    const char *message = NULL;
+    CHECK_OK(tdm_context_backend_status(ctx, TDM_BACKEND_REFERENCE, &status, &message));
+    CHECK(status == TDM_OK && message && strcmp(message, "built in") == 0);
+    CHECK_OK(tdm_context_backend_status(ctx, TDM_BACKEND_OPENCL, &status, &message));
+    CHECK(status ==
+          (tdm_backend_built(TDM_BACKEND_OPENCL) ? TDM_ERR_NOT_FOUND : TDM_ERR_UNSUPPORTED));
+    CHECK(strstr(message, tdm_backend_built(TDM_BACKEND_OPENCL) ? "not requested" : "no opencl"));
+    CHECK_OK(tdm_context_backend_status(ctx, TDM_BACKEND_VULKAN, &status, NULL));
+    CHECK_FAILS(tdm_context_backend_status(ctx, (tdm_backend_kind)7, &status, &message),
+                TDM_ERR_INVALID_ARGUMENT, "kind 7");
+    CHECK_FAILS(tdm_context_backend_status(NULL, TDM_BACKEND_OPENCL, &status, &message),
+                TDM_ERR_INVALID_ARGUMENT, "'ctx'");
+    CHECK_FAILS(tdm_context_backend_status(ctx, TDM_BACKEND_OPENCL, NULL, &message),
+                TDM_ERR_INVALID_ARGUMENT, "'status'");
+}
+
 static void check_device_args(tdm_context *ctx, tdm_device *dev)
 {
     tdm_device *out;
@@ -162,6 +182,7 @@ int main(void)
     tdm_context *ctx = test_context(TDM_BACKEND_BIT(TDM_BACKEND_REFERENCE));
     tdm_device *dev;
     CHECK_OK(tdm_context_device(ctx, 0, &dev));
+    check_backend_status(ctx);
     check_device_args(ctx, dev);
     check_logical_descriptions(ctx, dev);
     check_memory_budget(dev);

@@ -1,0 +1,35 @@
+/* Internal: shared libraries opened at run time. The backends load their drivers'
+ * loaders (libOpenCL.so.1, libclblast.so.1, libvulkan.so.1) this way, so tandem
+ * starts where they are missing and reports that backend as unavailable. */
+#ifndef TDM_CORE_LIBRARY_H
+#define TDM_CORE_LIBRARY_H
+
+#include <pthread.h>
+
+typedef struct tdm_library {
+    const char *soname; /* "libOpenCL.so.1" */
+    pthread_mutex_t lock;
+    int tried;      /* tdm_library_load ran */
+    int loaded;     /* ... and found the library and its symbols */
+    void *handle;   /* NULL when it could not be opened */
+    char note[512]; /* the file it was loaded from, or why it was not */
+} tdm_library;
+
+#define TDM_LIBRARY_INIT(soname)                                                                   \
+    {                                                                                              \
+        (soname), PTHREAD_MUTEX_INITIALIZER, 0, 0, NULL,                                           \
+        {                                                                                          \
+            0                                                                                      \
+        }                                                                                          \
+    }
+
+/* On the first call, opens lib->soname for the rest of the process (never closed:
+ * the drivers it loads may keep threads and callbacks of their own) and calls
+ * resolve, which fetches the symbols with tdm_library_symbol and returns 0 if one
+ * is missing. Thread-safe. Returns lib->loaded; lib->note says why not. */
+int tdm_library_load(tdm_library *lib, int (*resolve)(tdm_library *lib));
+
+/* The named symbol; NULL, with the note naming it, when the library lacks it. */
+void *tdm_library_symbol(tdm_library *lib, const char *name);
+
+#endif
