@@ -2,7 +2,6 @@
  * calls, once per process. */
 #define TDM_OPENCL_API_LOADER
 
-#include "error.h"
 #include "library.h"
 #include "opencl_api.h"
 
@@ -12,18 +11,14 @@ static tdm_library opencl = TDM_LIBRARY_INIT("libOpenCL.so.1");
 
 static int resolve(tdm_library *lib)
 {
-    int missing = 0;
-#define TDM_OPENCL_RESOLVE(name)                                                                   \
-    tdm_opencl_entry.name = (__typeof__(name) *)tdm_library_symbol(lib, #name);                    \
-    missing |= !tdm_opencl_entry.name;
+    int found = 1;
+#define TDM_OPENCL_RESOLVE(name) TDM_LIBRARY_FETCH(lib, tdm_opencl_entry.name, #name, found);
     TDM_OPENCL_FUNCTIONS(TDM_OPENCL_RESOLVE)
 #undef TDM_OPENCL_RESOLVE
-    return !missing;
+    return found;
 }
 
 tdm_status tdm_opencl_load(const char **note)
 {
-    int loaded = tdm_library_load(&opencl, resolve);
-    *note = opencl.note;
-    return loaded ? TDM_OK : tdm_fail(TDM_ERR_NOT_FOUND, "opencl: %s", opencl.note);
+    return tdm_library_require(&opencl, resolve, "opencl", note);
 }

@@ -18,8 +18,9 @@ static __typeof__(CLBlastSgemm) *clblast_sgemm;
 
 static int resolve(tdm_library *lib)
 {
-    clblast_sgemm = (__typeof__(CLBlastSgemm) *)tdm_library_symbol(lib, "CLBlastSgemm");
-    return clblast_sgemm != NULL;
+    int found = 1;
+    TDM_LIBRARY_FETCH(lib, clblast_sgemm, "CLBlastSgemm", found);
+    return found;
 }
 
 int tdm_opencl_gemm_load(const char **note)

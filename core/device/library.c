@@ -3,6 +3,7 @@
 #include <link.h>
 #include <stdio.h>
 
+#include "error.h"
 #include "library.h"
 
 static int open_library(tdm_library *lib)
@@ -28,6 +29,14 @@ int tdm_library_load(tdm_library *lib, int (*resolve)(tdm_library *lib))
     int loaded = lib->loaded;
     pthread_mutex_unlock(&lib->lock);
     return loaded;
+}
+
+tdm_status tdm_library_require(tdm_library *lib, int (*resolve)(tdm_library *lib),
+                               const char *backend, const char **note)
+{
+    int loaded = tdm_library_load(lib, resolve);
+    *note = lib->note;
+    return loaded ? TDM_OK : tdm_fail(TDM_ERR_NOT_FOUND, "%s: %s", backend, lib->note);
 }
 
 void *tdm_library_symbol(tdm_library *lib, const char *name)

@@ -6,6 +6,8 @@
 
 #include <pthread.h>
 
+#include "tandem/status.h"
+
 typedef struct tdm_library {
     const char *soname; /* "libOpenCL.so.1" */
     pthread_mutex_t lock;
@@ -29,7 +31,17 @@ typedef struct tdm_library {
  * is missing. Thread-safe. Returns lib->loaded; lib->note says why not. */
 int tdm_library_load(tdm_library *lib, int (*resolve)(tdm_library *lib));
 
+/* tdm_library_load for a backend's own loader, which it cannot do without: TDM_OK,
+ * or TDM_ERR_NOT_FOUND with "<backend>: <why not>". *note: lib->note. */
+tdm_status tdm_library_require(tdm_library *lib, int (*resolve)(tdm_library *lib),
+                               const char *backend, const char **note);
+
 /* The named symbol; NULL, with the note naming it, when the library lacks it. */
 void *tdm_library_symbol(tdm_library *lib, const char *name);
+
+/* In a resolve function: the symbol `name` into the function pointer `slot`, and
+ * `found` cleared when it is missing. */
+#define TDM_LIBRARY_FETCH(lib, slot, name, found)                                                  \
+    ((slot) = (__typeof__(slot))tdm_library_symbol((lib), (name)), (found) &= (slot) != NULL)
 
 #endif
