@@ -39,20 +39,14 @@ static void print_table(const tdm_device_desc *descs, size_t n)
         printf("(no devices: install an OpenCL or Vulkan driver)\n");
 }
 
-#define BACKEND_KINDS 3
-
-/* Every backend, available or not and why: a missing driver or loader library. The
- * message's "opencl: " prefix repeats the first column. */
+/* Every backend, available or not and why: a missing driver or loader library. */
 static void print_backends(tdm_context *ctx)
 {
     printf("\n%-10s %s\n", "backend", "status");
-    for (int kind = 0; kind < BACKEND_KINDS; kind++) {
-        const char *name = tdm_backend_name((tdm_backend_kind)kind), *message;
+    for (int kind = 0; kind < CLI_BACKEND_KINDS; kind++) {
+        const char *name = tdm_backend_name((tdm_backend_kind)kind);
         tdm_status status;
-        tdm_context_backend_status(ctx, (tdm_backend_kind)kind, &status, &message);
-        size_t len = strlen(name);
-        if (!strncmp(message, name, len) && !strncmp(message + len, ": ", 2))
-            message += len + 2;
+        const char *message = cli_backend_status(ctx, (tdm_backend_kind)kind, &status);
         if (status == TDM_OK)
             printf("%-10s available: %s\n", name, message);
         else
@@ -63,7 +57,7 @@ static void print_backends(tdm_context *ctx)
 static void json_backends(json_writer *w, tdm_context *ctx)
 {
     json_begin_array(w, "backends");
-    for (int kind = 0; kind < BACKEND_KINDS; kind++) {
+    for (int kind = 0; kind < CLI_BACKEND_KINDS; kind++) {
         tdm_status status;
         const char *message;
         tdm_context_backend_status(ctx, (tdm_backend_kind)kind, &status, &message);
