@@ -17,9 +17,9 @@ function(tdm_compile_shaders out_c out_spv_list)
     get_filename_component(name ${shader} NAME_WE)
     add_custom_command(
       OUTPUT ${dir}/${name}.h ${dir}/${name}.spv
-      COMMAND Vulkan::glslangValidator -V --target-env vulkan1.1 --quiet ${include_dir}
+      COMMAND ${TDM_GLSLANG_VALIDATOR} -V --target-env vulkan1.1 --quiet ${include_dir}
               --vn tdm_spv_${name} -o ${dir}/${name}.h ${shader}
-      COMMAND Vulkan::glslangValidator -V --target-env vulkan1.1 --quiet ${include_dir}
+      COMMAND ${TDM_GLSLANG_VALIDATOR} -V --target-env vulkan1.1 --quiet ${include_dir}
               -o ${dir}/${name}.spv ${shader}
       DEPENDS ${shader} ${shader_includes}
       COMMENT "Compiling shader ${name}.comp to SPIR-V"

@@ -1,4 +1,6 @@
-# Finds what each backend needs; sets TDM_HAVE_OPENCL / TDM_HAVE_VULKAN.
+# Finds what each backend needs to build; sets TDM_HAVE_OPENCL / TDM_HAVE_VULKAN /
+# TDM_HAVE_CLBLAST. Only headers (and glslang for the shaders): the loaders
+# libOpenCL.so.1, libclblast.so.1 and libvulkan.so.1 are opened at run time.
 function(tdm_resolve_backend name option found)
   if(option STREQUAL "ON" AND NOT found)
     message(FATAL_ERROR "TDM_WITH_${name}=ON but its dependencies were not found")
@@ -13,25 +15,26 @@ endfunction()
 find_package(Threads REQUIRED)
 
 if(NOT TDM_WITH_OPENCL STREQUAL "OFF")
-  find_package(OpenCL)
+  find_path(TDM_OPENCL_INCLUDE_DIR CL/cl.h DOC "OpenCL headers (opencl-c-headers)")
 endif()
-tdm_resolve_backend(OPENCL "${TDM_WITH_OPENCL}" "${OpenCL_FOUND}")
+tdm_resolve_backend(OPENCL "${TDM_WITH_OPENCL}" "${TDM_OPENCL_INCLUDE_DIR}")
 
 # GEMM on OpenCL devices runs on CLBlast; without it that one kernel is unsupported.
 set(TDM_HAVE_CLBLAST OFF)
 if(TDM_HAVE_OPENCL AND NOT TDM_WITH_CLBLAST STREQUAL "OFF")
-  find_package(CLBlast CONFIG QUIET)
-  if(TARGET clblast)
+  find_path(TDM_CLBLAST_INCLUDE_DIR clblast_c.h DOC "CLBlast's C header (libclblast-dev)")
+  if(TDM_CLBLAST_INCLUDE_DIR)
     set(TDM_HAVE_CLBLAST ON)
   elseif(TDM_WITH_CLBLAST STREQUAL "ON")
-    message(FATAL_ERROR "TDM_WITH_CLBLAST=ON but CLBlast was not found (libclblast-dev)")
+    message(FATAL_ERROR "TDM_WITH_CLBLAST=ON but clblast_c.h was not found (libclblast-dev)")
   endif()
 endif()
 
+set(vulkan_ready FALSE)
 if(NOT TDM_WITH_VULKAN STREQUAL "OFF")
-  find_package(Vulkan COMPONENTS glslangValidator)
-  set(vulkan_ready FALSE)
-  if(Vulkan_FOUND AND Vulkan_glslangValidator_FOUND)
+  find_path(TDM_VULKAN_INCLUDE_DIR vulkan/vulkan.h DOC "Vulkan headers (libvulkan-dev)")
+  find_program(TDM_GLSLANG_VALIDATOR glslangValidator DOC "glslang (glslang-tools)")
+  if(TDM_VULKAN_INCLUDE_DIR AND TDM_GLSLANG_VALIDATOR)
     set(vulkan_ready TRUE)
   endif()
 endif()

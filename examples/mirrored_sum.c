@@ -1,4 +1,4 @@
-/* The distribution model on one page: a mirrored strategy over every usable device,
+/* The distribution model on one page: a mirrored strategy over the default devices,
  * one global batch split into per-replica slices, a replica function, Strategy.reduce
  * with the true element count, and a mirrored variable written from the replicas.
  *
@@ -35,7 +35,7 @@ static tdm_status double_slice(tdm_replica_context *rc, void *user_data)
     return s == TDM_OK ? tdm_variable_assign_host(steps, TDM_ASSIGN_ADD, &one, sizeof one) : s;
 }
 
-/* Splits x = 0..9 over the replicas in order: 10 = 4 + 3 + 3 on three replicas. */
+/* Splits x = 0..9 over the replicas in order: 10 = 5 + 5 on two, 4 + 3 + 3 on three. */
 static int split_batch(tdm_strategy *s, tdm_value **out)
 {
     size_t n = tdm_strategy_num_replicas(s), first = 0;
@@ -61,7 +61,7 @@ int main(void)
     tdm_value *batch, *doubled;
     tdm_tensor *sum, *mean;
     TRY(tdm_context_create(NULL, &ctx));
-    TRY(tdm_strategy_create_mirrored(ctx, NULL, 0, NULL, &s)); /* every usable device */
+    TRY(tdm_strategy_create_mirrored(ctx, NULL, 0, NULL, &s)); /* the default devices */
     TRY(tdm_strategy_scope_enter(s));
     tdm_variable_options vo = TDM_VARIABLE_OPTIONS_INIT;
     vo.name = "steps";

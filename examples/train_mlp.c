@@ -1,5 +1,5 @@
 /* Training a classifier with tandem from start to finish, as an application embeds
- * it: a dataset, a mirrored strategy over every usable device, a model, an
+ * it: a dataset, a mirrored strategy over the default devices, a model, an
  * optimizer, a train op, a distributed iterator, a monitor whose progress callback
  * reports each epoch while another thread stops the run (as a Stop button would),
  * then evaluation, saving, loading and prediction. docs/GETTING_STARTED.md walks
@@ -187,7 +187,7 @@ int main(int argc, char **argv)
     tdm_context *ctx;
     tdm_strategy *s;
     TRY(tdm_context_create(NULL, &ctx));                       /* every backend */
-    TRY(tdm_strategy_create_mirrored(ctx, NULL, 0, NULL, &s)); /* every usable device */
+    TRY(tdm_strategy_create_mirrored(ctx, NULL, 0, NULL, &s)); /* the default devices */
     printf("%zu replicas:", tdm_strategy_num_replicas(s));
     for (size_t r = 0; r < tdm_strategy_num_replicas(s); r++) {
         tdm_device_desc desc = TDM_DEVICE_DESC_INIT;

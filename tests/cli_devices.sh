@@ -1,6 +1,7 @@
 #!/bin/sh
 # tandem devices with POCL_DEVICES="pthread pthread" and lavapipe: two OpenCL
-# devices and the Vulkan device, in the table and in --json.
+# devices and the Vulkan device, and every backend available, in the table and in
+# --json.
 set -eu
 tandem=$1
 json=$("$tandem" devices --json)
@@ -12,6 +13,13 @@ fail=0
 [ "$(count "$table" ' opencl:')" -eq 2 ] || { echo "want 2 OpenCL rows in the table"; fail=1; }
 [ "$(count "$table" ' vulkan:')" -ge 1 ] || { echo "want a Vulkan row in the table"; fail=1; }
 printf '%s\n' "$table" | head -n 1 | grep -q "max alloc" || { echo "table header missing"; fail=1; }
+for backend in reference opencl vulkan; do
+    printf '%s\n' "$table" | grep -q "^$backend  *available: " ||
+        { echo "want $backend listed as available"; fail=1; }
+done
+printf '%s\n' "$table" | grep -q "^opencl .*gemm through .*libclblast" ||
+    { echo "want OpenCL's gemm through CLBlast"; fail=1; }
+[ "$(count "$json" '"available": true')" -eq 3 ] || { echo "want 3 available backends in --json"; fail=1; }
 "$tandem" devices --bogus >/dev/null 2>&1 && { echo "a bad option must fail"; fail=1; }
 [ $fail -eq 0 ] && echo "cli_devices: ok"
 printf '%s\n' "$table"

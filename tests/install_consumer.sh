@@ -3,7 +3,8 @@
 # would: tests/consumer three ways (pkg-config, CMake's tandem::tandem and
 # tandem::tandem_static) and examples/train_mlp.c through pkg-config and through
 # find_package, running each. The installed tandem finds its bundled data under its
-# own prefix, not in the build or source tree.
+# own prefix, not in the build or source tree. Neither package file requires the
+# OpenCL, CLBlast or Vulkan loader.
 # usage: install_consumer.sh BUILD_DIR CONSUMER_DIR EXAMPLES_DIR
 set -eu
 build=$1 source=$2 examples=$3
@@ -12,6 +13,12 @@ trap 'rm -rf "$work"' EXIT
 prefix="$work/prefix"
 cmake --install "$build" --prefix "$prefix" >/dev/null
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+# The GPU loaders are opened at run time: neither package file may require them.
+if cat "$prefix/lib/pkgconfig/tandem.pc" "$prefix/lib/cmake/tandem/tandemConfig.cmake" |
+    grep -v '^ *#' | grep -iE 'opencl|clblast|vulkan'; then
+    echo "install_consumer: the package files require a GPU loader"
+    exit 1
+fi
 cc -std=c11 -Wall -Wextra -Werror "$source/main.c" $(pkg-config --cflags --libs tandem) \
    -Wl,-rpath,"$prefix/lib" -o "$work/main_pc"
 "$work/main_pc"

@@ -9,6 +9,16 @@ static void check_status_names(void)
     CHECK(strcmp(tdm_status_str(TDM_OK), "TDM_OK") == 0);
     CHECK(strcmp(tdm_status_str(TDM_ERR_OUT_OF_MEMORY), "TDM_ERR_OUT_OF_MEMORY") == 0);
     CHECK(strcmp(tdm_status_str((tdm_status)999), "TDM_ERR_UNKNOWN") == 0);
+    CHECK(strstr(tdm_status_description(TDM_ERR_NOT_FOUND), "no such device") != NULL);
+    CHECK(strstr(tdm_status_description((tdm_status)999), "unknown") != NULL);
+    /* Every code of the list has its name and its description. */
+#define TDM_STATUS(name, value, description)                                                       \
+    CHECK(strcmp(tdm_status_str(name), #name) == 0 &&                                              \
+          strcmp(tdm_status_description(name), description) == 0 && description[0]);
+#include "tandem/status.def"
+#undef TDM_STATUS
+    /* Values are ABI: they never move. */
+    CHECK(TDM_ERR_INVALID_ARGUMENT == 1 && TDM_ERR_BACKEND == 9 && TDM_ERR_CANCELLED == 11);
     CHECK(strcmp(tdm_backend_name(TDM_BACKEND_VULKAN), "vulkan") == 0);
     CHECK(tdm_backend_built(TDM_BACKEND_REFERENCE));
 }
@@ -30,6 +40,26 @@ static void check_options(void)
     CHECK(tdm_context_device_count(ctx) == 1);
     tdm_context_destroy(ctx);
     tdm_context_destroy(NULL);
+}
+
+/* Each backend says whether it loaded and why not; ctx has the reference alone. */
+static void check_backend_status(tdm_context *ctx)
+{
+    tdm_status status = TDM_ERR_BACKEND;
+    const char *message = NULL;
+    CHECK_OK(tdm_context_backend_status(ctx, TDM_BACKEND_REFERENCE, &status, &message));
+    CHECK(status == TDM_OK && message && strcmp(message, "built in") == 0);
+    CHECK_OK(tdm_context_backend_status(ctx, TDM_BACKEND_OPENCL, &status, &message));
+    CHECK(status ==
+          (tdm_backend_built(TDM_BACKEND_OPENCL) ? TDM_ERR_NOT_FOUND : TDM_ERR_UNSUPPORTED));
+    CHECK(strstr(message, tdm_backend_built(TDM_BACKEND_OPENCL) ? "not requested" : "no opencl"));
+    CHECK_OK(tdm_context_backend_status(ctx, TDM_BACKEND_VULKAN, &status, NULL));
+    CHECK_FAILS(tdm_context_backend_status(ctx, (tdm_backend_kind)7, &status, &message),
+                TDM_ERR_INVALID_ARGUMENT, "kind 7");
+    CHECK_FAILS(tdm_context_backend_status(NULL, TDM_BACKEND_OPENCL, &status, &message),
+                TDM_ERR_INVALID_ARGUMENT, "'ctx'");
+    CHECK_FAILS(tdm_context_backend_status(ctx, TDM_BACKEND_OPENCL, NULL, &message),
+                TDM_ERR_INVALID_ARGUMENT, "'status'");
 }
 
 static void check_device_args(tdm_context *ctx, tdm_device *dev)
@@ -101,13 +131,11 @@ static void check_buffer_args(tdm_device *dev)
     CHECK_FAILS(tdm_buffer_write(buf, 0, NULL, 1), TDM_ERR_INVALID_ARGUMENT, "'src'");
     CHECK_FAILS(tdm_buffer_write(buf, 10, bytes, 7), TDM_ERR_INVALID_ARGUMENT, "past the end");
     CHECK_FAILS(tdm_buffer_write(buf, 17, bytes, 0), TDM_ERR_INVALID_ARGUMENT, "past the end");
-    CHECK_FAILS(tdm_buffer_read(buf, SIZE_MAX, bytes, 2), TDM_ERR_INVALID_ARGUMENT,
-                "past the end");
+    CHECK_FAILS(tdm_buffer_read(buf, SIZE_MAX, bytes, 2), TDM_ERR_INVALID_ARGUMENT, "past the end");
     CHECK_FAILS(tdm_buffer_read(buf, 0, NULL, 1), TDM_ERR_INVALID_ARGUMENT, "'dst'");
     CHECK_OK(tdm_buffer_read(buf, 16, NULL, 0));
     CHECK_FAILS(tdm_buffer_fill(buf, 0, bytes, 3, 6), TDM_ERR_INVALID_ARGUMENT, "pattern_size");
-    CHECK_FAILS(tdm_buffer_fill(buf, 0, bytes, 128, 0), TDM_ERR_INVALID_ARGUMENT,
-                "pattern_size");
+    CHECK_FAILS(tdm_buffer_fill(buf, 0, bytes, 128, 0), TDM_ERR_INVALID_ARGUMENT, "pattern_size");
     CHECK_FAILS(tdm_buffer_fill(buf, 2, bytes, 4, 8), TDM_ERR_INVALID_ARGUMENT, "multiples");
     CHECK_FAILS(tdm_buffer_fill(buf, 0, bytes, 4, 6), TDM_ERR_INVALID_ARGUMENT, "multiples");
     CHECK_FAILS(tdm_buffer_fill(buf, 8, bytes, 4, 12), TDM_ERR_INVALID_ARGUMENT, "past the end");
@@ -154,6 +182,7 @@ int main(void)
     tdm_context *ctx = test_context(TDM_BACKEND_BIT(TDM_BACKEND_REFERENCE));
     tdm_device *dev;
     CHECK_OK(tdm_context_device(ctx, 0, &dev));
+    check_backend_status(ctx);
     check_device_args(ctx, dev);
     check_logical_descriptions(ctx, dev);
     check_memory_budget(dev);

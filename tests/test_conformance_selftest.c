@@ -4,6 +4,7 @@
  * which also shows that no tolerance is loose enough to accept a wrong formula. */
 #include <math.h>
 
+#include "conformance.h"
 #include "conformance_suite.h"
 #include "harness.h"
 #include "ref_kernels.h"
@@ -167,11 +168,16 @@ static const struct {
     tdm_kernel kernel;
     void (*wrong)(const tdm_launch *);
 } wrong_kernels[] = {
-    {TDM_KERNEL_axpy, axpy_short},        {TDM_KERNEL_copy, copy_overrun},
-    {TDM_KERNEL_sum, sum_drops_last},     {TDM_KERNEL_adam, adam_eps_inside},
-    {TDM_KERNEL_gelu, gelu_tanh},         {TDM_KERNEL_softmax_xent, softmax_unstable},
-    {TDM_KERNEL_dropout, dropout_wrong_word}, {TDM_KERNEL_mse, mse_half_gradient},
-    {TDM_KERNEL_gather_rows, gather_reversed}, {TDM_KERNEL_one_hot, one_hot_shifted},
+    {TDM_KERNEL_axpy, axpy_short},
+    {TDM_KERNEL_copy, copy_overrun},
+    {TDM_KERNEL_sum, sum_drops_last},
+    {TDM_KERNEL_adam, adam_eps_inside},
+    {TDM_KERNEL_gelu, gelu_tanh},
+    {TDM_KERNEL_softmax_xent, softmax_unstable},
+    {TDM_KERNEL_dropout, dropout_wrong_word},
+    {TDM_KERNEL_mse, mse_half_gradient},
+    {TDM_KERNEL_gather_rows, gather_reversed},
+    {TDM_KERNEL_one_hot, one_hot_shifted},
 };
 
 /* Kernels that are wrong only in a case or two: each must fail exactly there. */
@@ -220,8 +226,42 @@ static void check_subtle(const conf_suite *suite)
     subtle = NULL;
 }
 
+/* axpy's y[0] near zero and y[1] = 1 (scale: 1 each), as the device got them against
+ * the reference's want. */
+static conf_result compare_axpy(float got0, float want0, float got1, float want1)
+{
+    conf_case c = {.kernel = TDM_KERNEL_axpy, .u = {2}, .data = CONF_RANDOM, .label = "unit"};
+    conf_buffers in, got, want, scale;
+    conf_result r = {.supported = 1};
+    CHECK(conf_buffers_make(&c, &in) == 0 && conf_buffers_make(&c, &got) == 0 &&
+          conf_buffers_make(&c, &want) == 0 && conf_buffers_make(&c, &scale) == 0);
+    float *g = got.host[0], *w = want.host[0], *m = scale.host[0];
+    g[0] = got0, w[0] = want0, g[1] = got1, w[1] = want1, m[0] = m[1] = 1.0f;
+    conf_compare(&c, &in, &got, &want, NULL, &scale, &r);
+    conf_buffers_free(&in);
+    conf_buffers_free(&got);
+    conf_buffers_free(&want);
+    conf_buffers_free(&scale);
+    return r;
+}
+
+/* Near zero the magnitude term of the tolerance decides: a rounding error there is
+ * millions of ulps of a tiny result, so it is reported as a fraction of the
+ * tolerance, and ulps only where the result is not near zero. */
+static void check_near_zero_reporting(void)
+{
+    conf_result r = compare_axpy(1.5e-8f, 1e-8f, 1.0f, 1.0f);
+    CHECK(r.failed_cases == 0 && r.worst_near_zero && r.worst_ulps == 0);
+    CHECK(r.worst_ratio > 0.01 && r.worst_ratio < 0.1); /* 5e-9 of 2^-23 */
+    r = compare_axpy(1e-8f, 1e-8f, nextafterf(1.0f, 2.0f), 1.0f);
+    CHECK(r.failed_cases == 0 && !r.worst_near_zero && r.worst_ulps == 1.0);
+    r = compare_axpy(1e-6f, 1e-8f, 1.0f, 1.0f);
+    CHECK(r.failed_cases == 1 && r.worst_near_zero && r.worst_ratio > 1.0);
+}
+
 int main(void)
 {
+    check_near_zero_reporting();
     tdm_context *ctx = test_context(TDM_BACKEND_BIT(TDM_BACKEND_REFERENCE));
     tdm_device *ref, *pair[2];
     CHECK_OK(tdm_context_device(ctx, 0, &ref));
@@ -235,9 +275,8 @@ int main(void)
         conf_result row[2];
         conf_suite_run_kernel(&suite, wrong_kernels[i].kernel, row);
         const char *name = tdm_kernel_get(wrong_kernels[i].kernel)->name;
-        printf("%-14s right: %d/%d failed, wrong: %d/%d failed (%s)\n", name,
-               row[0].failed_cases, row[0].cases, row[1].failed_cases, row[1].cases,
-               row[1].first_failure);
+        printf("%-14s right: %d/%d failed, wrong: %d/%d failed (%s)\n", name, row[0].failed_cases,
+               row[0].cases, row[1].failed_cases, row[1].cases, row[1].first_failure);
         CHECK(row[0].supported && row[0].cases > 0 && row[0].failed_cases == 0);
         CHECK(row[1].supported && row[1].failed_cases > 0);
     }

@@ -32,8 +32,7 @@ static tdm_status get_platforms(cl_platform_id **out, cl_uint *count)
 
 /* The platform's devices in *ids (caller frees). 0 when it has none or the query
  * fails, which skips that platform only. */
-static cl_uint platform_devices(tdm_backend *be, const tdm_opencl_platform *p,
-                                cl_device_id **ids)
+static cl_uint platform_devices(tdm_backend *be, const tdm_opencl_platform *p, cl_device_id **ids)
 {
     cl_uint n = 0;
     cl_int err = clGetDeviceIDs(p->id, CL_DEVICE_TYPE_ALL, 0, NULL, &n);
@@ -45,8 +44,8 @@ static cl_uint platform_devices(tdm_backend *be, const tdm_opencl_platform *p,
     }
     if (err == CL_SUCCESS) {
         *ids = calloc(n, sizeof **ids);
-        err = *ids ? clGetDeviceIDs(p->id, CL_DEVICE_TYPE_ALL, n, *ids, NULL)
-                   : CL_OUT_OF_HOST_MEMORY;
+        err =
+            *ids ? clGetDeviceIDs(p->id, CL_DEVICE_TYPE_ALL, n, *ids, NULL) : CL_OUT_OF_HOST_MEMORY;
     }
     if (err == CL_SUCCESS)
         return n;
@@ -61,8 +60,7 @@ static cl_uint platform_devices(tdm_backend *be, const tdm_opencl_platform *p,
 static int platform_context(tdm_backend *be, tdm_opencl_platform *p, cl_uint n,
                             const cl_device_id *ids)
 {
-    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)p->id,
-                                           0};
+    const cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)p->id, 0};
     cl_int err;
 
     p->context = clCreateContext(props, n, ids, NULL, NULL, &err);
@@ -136,6 +134,10 @@ static tdm_status opencl_create(tdm_context *ctx, tdm_backend **out)
     cl_uint count = 0;
     tdm_status st;
 
+    const char *loader;
+    st = tdm_opencl_load(&loader);
+    if (st != TDM_OK)
+        return st;
     tdm_pocl_cache_prepare(ctx); /* must precede the first OpenCL call */
     st = get_platforms(&ids, &count);
     if (st != TDM_OK)
@@ -149,6 +151,9 @@ static tdm_status opencl_create(tdm_context *ctx, tdm_backend **out)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "opencl: out of host memory");
     }
     be->ctx = ctx;
+    be->opencl_note = loader;
+    if (!tdm_opencl_gemm_load(&be->gemm_note))
+        tdm_log(ctx, TDM_LOG_INFO, "opencl: gemm unsupported: %s", be->gemm_note);
     for (cl_uint i = 0; i < count && st == TDM_OK; i++)
         st = add_platform(be, ids[i]);
     free(ids);
@@ -165,10 +170,18 @@ static size_t opencl_device_count(const tdm_backend *be)
     return be->device_count;
 }
 
+static void opencl_summary(const tdm_backend *be, char *out, size_t size)
+{
+    int gemm = tdm_opencl_gemm_load(NULL);
+    snprintf(out, size, "%s, %zu platform(s); gemm %s %s", be->opencl_note, be->platform_count,
+             gemm ? "through" : "unsupported:", be->gemm_note);
+}
+
 const tdm_backend_ops tdm_opencl_backend = {
     .kind = TDM_BACKEND_OPENCL,
     .create = opencl_create,
     .destroy = opencl_destroy,
+    .summary = opencl_summary,
     .device_count = opencl_device_count,
     .describe = tdm_opencl_describe,
     .open_device = tdm_opencl_open_device,

@@ -11,6 +11,26 @@
 #ifdef TDM_HAVE_CLBLAST
 #include <clblast_c.h>
 
+#include "library.h"
+
+static tdm_library clblast = TDM_LIBRARY_INIT("libclblast.so.1");
+static __typeof__(CLBlastSgemm) *clblast_sgemm;
+
+static int resolve(tdm_library *lib)
+{
+    int found = 1;
+    TDM_LIBRARY_FETCH(lib, clblast_sgemm, "CLBlastSgemm", found);
+    return found;
+}
+
+int tdm_opencl_gemm_load(const char **note)
+{
+    int loaded = tdm_library_load(&clblast, resolve);
+    if (note)
+        *note = clblast.note;
+    return loaded;
+}
+
 /* The name of a status code of CLBlast's own; OpenCL's codes are the same as theirs. */
 static const char *clblast_error_name(CLBlastStatusCode s)
 {
@@ -38,8 +58,7 @@ static const char *clblast_error_name(CLBlastStatusCode s)
 static tdm_status clblast_status(CLBlastStatusCode s)
 {
     switch (s) {
-    case CLBlastSuccess:
-        return TDM_OK;
+    case CLBlastSuccess: return TDM_OK;
     case CLBlastNotImplemented:
     case CLBlastInvalidLocalMemUsage: /* the device has too little local memory */
         return TDM_ERR_UNSUPPORTED;
@@ -49,14 +68,11 @@ static tdm_status clblast_status(CLBlastStatusCode s)
     case CLBlastInvalidLeadDimC:
     case CLBlastInsufficientMemoryA:
     case CLBlastInsufficientMemoryB:
-    case CLBlastInsufficientMemoryC:
-        return TDM_ERR_INVALID_ARGUMENT;
+    case CLBlastInsufficientMemoryC: return TDM_ERR_INVALID_ARGUMENT;
     case CLBlastTempBufferAllocFailure:
     case CLBlastOpenCLOutOfHostMemory:
-    case CLBlastInsufficientMemoryTemp:
-        return TDM_ERR_OUT_OF_MEMORY;
-    default:
-        return (int)s > -1000 ? tdm_opencl_status((cl_int)s) : TDM_ERR_BACKEND;
+    case CLBlastInsufficientMemoryTemp: return TDM_ERR_OUT_OF_MEMORY;
+    default: return (int)s > -1000 ? tdm_opencl_status((cl_int)s) : TDM_ERR_BACKEND;
     }
 }
 
@@ -94,8 +110,13 @@ tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch)
 
     if (u[0] == 0 || u[1] == 0)
         return TDM_OK; /* C is empty */
-    if (u[2] == 0) /* op(A) * op(B) is zero: C = beta * C, and beta 1 keeps C as it is */
+    /* op(A) * op(B) is zero: C = beta * C, and beta 1 keeps C as it is */
+    if (u[2] == 0)
         return beta == 1.0f ? TDM_OK : scale_c(dev, launch, u[0], u[1], u[5], beta);
+    const char *why;
+    if (!tdm_opencl_gemm_load(&why))
+        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': gemm on OpenCL needs CLBlast: %s",
+                        dev->desc.id, dev->desc.name, why);
 
     /* Replicas call from their own threads; concurrent first calls (compiling and
      * caching a kernel) failed now and then with CLBlastUnexpectedError, so calls are
@@ -103,22 +124,28 @@ tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch)
     static pthread_mutex_t clblast_lock = PTHREAD_MUTEX_INITIALIZER;
     cl_command_queue queue = tdm_opencl_dev(dev)->queue;
     pthread_mutex_lock(&clblast_lock);
-    CLBlastStatusCode s = CLBlastSgemm(
-        CLBlastLayoutRowMajor, u[6] ? CLBlastTransposeYes : CLBlastTransposeNo,
-        u[7] ? CLBlastTransposeYes : CLBlastTransposeNo, u[0], u[1], u[2], alpha,
-        tdm_opencl_mem(launch->buffers[1]), launch->offsets[1], u[3],
-        tdm_opencl_mem(launch->buffers[2]), launch->offsets[2], u[4], beta,
-        tdm_opencl_mem(launch->buffers[0]), launch->offsets[0], u[5], &queue, NULL);
+    CLBlastStatusCode s =
+        clblast_sgemm(CLBlastLayoutRowMajor, u[6] ? CLBlastTransposeYes : CLBlastTransposeNo,
+                      u[7] ? CLBlastTransposeYes : CLBlastTransposeNo, u[0], u[1], u[2], alpha,
+                      tdm_opencl_mem(launch->buffers[1]), launch->offsets[1], u[3],
+                      tdm_opencl_mem(launch->buffers[2]), launch->offsets[2], u[4], beta,
+                      tdm_opencl_mem(launch->buffers[0]), launch->offsets[0], u[5], &queue, NULL);
     pthread_mutex_unlock(&clblast_lock);
     if (s != CLBlastSuccess)
-        return tdm_fail(clblast_status(s),
-                        "%s '%s': gemm (m %u, n %u, k %u): CLBlastSgemm failed: %s (%d)",
-                        dev->desc.id, dev->desc.name, u[0], u[1], u[2], clblast_error_name(s),
-                        (int)s);
+        return tdm_fail(
+            clblast_status(s), "%s '%s': gemm (m %u, n %u, k %u): CLBlastSgemm failed: %s (%d)",
+            dev->desc.id, dev->desc.name, u[0], u[1], u[2], clblast_error_name(s), (int)s);
     return TDM_OK;
 }
 
 #else
+
+int tdm_opencl_gemm_load(const char **note)
+{
+    if (note)
+        *note = "this build of tandem has no CLBlast (install libclblast-dev and reconfigure)";
+    return 0;
+}
 
 tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch)
 {

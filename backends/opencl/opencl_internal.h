@@ -2,14 +2,9 @@
 #ifndef TDM_OPENCL_INTERNAL_H
 #define TDM_OPENCL_INTERNAL_H
 
-/* OpenCL 1.2 entry points only, so that every ICD can run us. */
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 120
-#endif
-#include <CL/cl.h>
-#include <CL/cl_ext.h>
-
 #include <pthread.h>
+
+#include "opencl_api.h"
 
 #include "device_impl.h"
 #include "kernel.h"
@@ -35,6 +30,8 @@ typedef struct tdm_opencl_physical {
 
 struct tdm_backend {
     tdm_context *ctx;
+    const char *opencl_note; /* where libOpenCL.so.1 was loaded from */
+    const char *gemm_note;   /* where CLBlast was loaded from, or why it was not */
     tdm_opencl_platform *platforms; /* only those with a context */
     size_t platform_count;
     tdm_opencl_physical *devices;
@@ -114,7 +111,10 @@ tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch);
 int tdm_opencl_supports(const tdm_device *dev, tdm_kernel kernel);
 void tdm_opencl_kernels_release(tdm_opencl_device *d);
 
-/* opencl_gemm.c: gemm through CLBlast (TDM_ERR_UNSUPPORTED in a build without it). */
+/* opencl_gemm.c: gemm through CLBlast, which tdm_opencl_gemm_load loads from
+ * libclblast.so.1 once per process (thread-safe): 1 when it is there, else 0 and
+ * gemm is TDM_ERR_UNSUPPORTED. *note (note may be NULL): the file, or why not. */
+int tdm_opencl_gemm_load(const char **note);
 tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch);
 
 /* opencl_program.c: releases a platform's cached programs (at destroy). */

@@ -127,11 +127,9 @@ static cl_int set_args(cl_kernel k, const tdm_kernel_info *info, const tdm_launc
 int tdm_opencl_supports(const tdm_device *dev, tdm_kernel kernel)
 {
     (void)dev;
-#ifdef TDM_HAVE_CLBLAST
     if (kernel == TDM_KERNEL_gemm)
-        return 1;
-#endif
-    return kernel != TDM_KERNEL_gemm && tdm_opencl_source_find(tdm_kernel_get(kernel)->name);
+        return tdm_opencl_gemm_load(NULL);
+    return tdm_opencl_source_find(tdm_kernel_get(kernel)->name) != NULL;
 }
 
 tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch)

@@ -6,6 +6,7 @@ const tdm_backend_ops tdm_vulkan_backend = {
     .kind = TDM_BACKEND_VULKAN,
     .create = tdm_vk_create,
     .destroy = tdm_vk_destroy,
+    .summary = tdm_vk_summary,
     .device_count = tdm_vk_device_count,
     .describe = tdm_vk_describe,
     .open_device = tdm_vk_open_device,

@@ -1,4 +1,5 @@
 /* The VkInstance, the validation layer hook and the list of usable physical devices. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,8 +84,9 @@ static tdm_status check_validation_available(void)
 static tdm_status instance_failed(VkResult r)
 {
     if (r == VK_ERROR_INCOMPATIBLE_DRIVER)
-        return tdm_fail(TDM_ERR_NOT_FOUND, "vulkan: no Vulkan driver (ICD) is installed: "
-                                           "vkCreateInstance failed: %s",
+        return tdm_fail(TDM_ERR_NOT_FOUND,
+                        "vulkan: no Vulkan driver (ICD) is installed: "
+                        "vkCreateInstance failed: %s",
                         tdm_vk_result_name(r));
     if (r == VK_ERROR_LAYER_NOT_PRESENT || r == VK_ERROR_EXTENSION_NOT_PRESENT)
         return tdm_fail(TDM_ERR_UNSUPPORTED, "vulkan: vkCreateInstance failed: %s",
@@ -94,8 +96,7 @@ static tdm_status instance_failed(VkResult r)
 }
 
 /* Fills names (room for 2) and returns how many. */
-static uint32_t instance_extensions(int validate, const char **names,
-                                    VkInstanceCreateFlags *flags)
+static uint32_t instance_extensions(int validate, const char **names, VkInstanceCreateFlags *flags)
 {
     uint32_t count = 0;
     if (validate)
@@ -142,10 +143,11 @@ static tdm_status create_instance(tdm_backend *be, int validate)
 
 static tdm_status create_messenger(tdm_backend *be)
 {
-    PFN_vkCreateDebugUtilsMessengerEXT create = (PFN_vkCreateDebugUtilsMessengerEXT)
-        vkGetInstanceProcAddr(be->instance, "vkCreateDebugUtilsMessengerEXT");
-    be->destroy_messenger = (PFN_vkDestroyDebugUtilsMessengerEXT)
-        vkGetInstanceProcAddr(be->instance, "vkDestroyDebugUtilsMessengerEXT");
+    PFN_vkCreateDebugUtilsMessengerEXT create =
+        (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(be->instance,
+                                                                  "vkCreateDebugUtilsMessengerEXT");
+    be->destroy_messenger = (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+        be->instance, "vkDestroyDebugUtilsMessengerEXT");
     if (!create || !be->destroy_messenger)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "vulkan: vkCreateDebugUtilsMessengerEXT is not available");
@@ -170,8 +172,7 @@ static int usable(const tdm_backend *be, VkPhysicalDevice physical)
     int ok = has_compute_queue(physical) && tdm_vk_device_api(be, physical) >= VK_API_VERSION_1_1;
     if (!ok)
         tdm_log(be->ctx, TDM_LOG_INFO,
-                "vulkan: skipping '%s': it lacks a compute queue or Vulkan 1.1",
-                props.deviceName);
+                "vulkan: skipping '%s': it lacks a compute queue or Vulkan 1.1", props.deviceName);
     return ok;
 }
 
@@ -180,8 +181,9 @@ static tdm_status collect_devices(tdm_backend *be)
     uint32_t count = 0;
     VkResult r = vkEnumeratePhysicalDevices(be->instance, &count, NULL);
     if (r == VK_ERROR_INITIALIZATION_FAILED) /* e.g. only drivers for absent hardware */
-        return tdm_fail(TDM_ERR_NOT_FOUND, "vulkan: no working Vulkan driver (ICD): "
-                                           "vkEnumeratePhysicalDevices failed: %s",
+        return tdm_fail(TDM_ERR_NOT_FOUND,
+                        "vulkan: no working Vulkan driver (ICD): "
+                        "vkEnumeratePhysicalDevices failed: %s",
                         tdm_vk_result_name(r));
     if (r != VK_SUCCESS)
         return tdm_fail(tdm_vk_status(r), "vulkan: vkEnumeratePhysicalDevices failed: %s",
@@ -201,19 +203,23 @@ static tdm_status collect_devices(tdm_backend *be)
             be->physical[be->count++] = be->physical[i];
     if (be->count == 0)
         return tdm_fail(TDM_ERR_NOT_FOUND,
-                        "vulkan: none of the %u physical devices has a compute queue",
-                        count);
+                        "vulkan: none of the %u physical devices has a compute queue", count);
     return TDM_OK;
 }
 
 tdm_status tdm_vk_create(tdm_context *ctx, tdm_backend **out)
 {
+    const char *loader;
+    tdm_status s = tdm_vk_load(&loader);
+    if (s != TDM_OK)
+        return s;
     tdm_backend *be = calloc(1, sizeof *be);
     if (!be)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "vulkan: out of host memory");
     be->ctx = ctx;
+    be->loader_note = loader;
     int validate = tdm_context_wants_validation(ctx);
-    tdm_status s = validate ? check_validation_available() : TDM_OK;
+    s = validate ? check_validation_available() : TDM_OK;
     if (s == TDM_OK)
         s = create_instance(be, validate);
     if (s == TDM_OK && validate)
@@ -243,4 +249,11 @@ void tdm_vk_destroy(tdm_backend *be)
 size_t tdm_vk_device_count(const tdm_backend *be)
 {
     return be->count;
+}
+
+void tdm_vk_summary(const tdm_backend *be, char *out, size_t size)
+{
+    snprintf(out, size, "%s, Vulkan %u.%u instance%s", be->loader_note,
+             VK_API_VERSION_MAJOR(be->api_version), VK_API_VERSION_MINOR(be->api_version),
+             be->messenger != VK_NULL_HANDLE ? " with the validation layer" : "");
 }

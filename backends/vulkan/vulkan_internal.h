@@ -5,13 +5,14 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include <vulkan/vulkan.h>
+#include "vulkan_api.h"
 
 #include "device_impl.h"
 
 /* The physical devices of one VkInstance. */
 struct tdm_backend {
     tdm_context *ctx;
+    const char *loader_note; /* where libvulkan.so.1 was loaded from */
     VkInstance instance;
     uint32_t api_version; /* the version the instance was created with */
     VkDebugUtilsMessengerEXT messenger;
@@ -128,6 +129,7 @@ int tdm_vk_compute_family(VkPhysicalDevice physical, uint32_t *family);
 tdm_status tdm_vk_create(tdm_context *ctx, tdm_backend **out);
 void tdm_vk_destroy(tdm_backend *be);
 size_t tdm_vk_device_count(const tdm_backend *be);
+void tdm_vk_summary(const tdm_backend *be, char *out, size_t size);
 
 /* vulkan_describe.c */
 void tdm_vk_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc);

@@ -19,10 +19,14 @@ typedef struct tdm_backend tdm_backend;
 typedef struct tdm_backend_ops {
     tdm_backend_kind kind;
 
-    /* Loads the driver(s) for ctx. TDM_ERR_NOT_FOUND when none is installed, which
-     * the core logs and treats as "no devices". */
+    /* Loads the driver(s) for ctx. TDM_ERR_NOT_FOUND when none is installed (its
+     * loader library missing included), which the core logs, records as the
+     * backend's status and treats as "no devices". */
     tdm_status (*create)(tdm_context *ctx, tdm_backend **out);
     void (*destroy)(tdm_backend *be);
+    /* Optional: what the instance loaded, for tdm_context_backend_status ("the
+     * library's path, 2 platforms; gemm through ..."). NULL: "built in". */
+    void (*summary)(const tdm_backend *be, char *out, size_t size);
 
     /* Physical devices, in a stable order. describe fills every field but size, id,
      * same_hardware_as, parent and logical_*, which the core owns. */

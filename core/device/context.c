@@ -40,30 +40,62 @@ const char *tdm_backend_name(tdm_backend_kind kind)
     return "unknown";
 }
 
-/* A backend that fails to load is skipped, so one broken driver never takes the
- * other backends' devices away from the user; the log says why. */
+static void set_backend_status(tdm_context *ctx, tdm_backend_kind kind, tdm_status status,
+                               const char *message)
+{
+    ctx->backend_status[kind].status = status;
+    snprintf(ctx->backend_status[kind].message, sizeof ctx->backend_status[kind].message, "%s",
+             message);
+}
+
+/* A backend that fails to load is skipped, so one broken driver (or a missing
+ * loader library) never takes the other backends' devices away from the user; its
+ * status and the log say why. */
 static void load_backend(tdm_context *ctx, const tdm_backend_ops *ops)
 {
     const char *name = tdm_backend_name(ops->kind);
     tdm_backend *instance = NULL;
     tdm_status s = ops->create(ctx, &instance);
     if (s != TDM_OK) {
+        set_backend_status(ctx, ops->kind, s, tdm_last_error());
         tdm_log(ctx, s == TDM_ERR_NOT_FOUND ? TDM_LOG_INFO : TDM_LOG_WARN,
                 "%s backend not used: %s", name, tdm_last_error());
         return;
     }
+    char summary[sizeof ctx->backend_status[0].message] = "built in";
+    if (ops->summary)
+        ops->summary(instance, summary, sizeof summary);
+    set_backend_status(ctx, ops->kind, TDM_OK, summary);
     size_t slot = ctx->backend_count++;
     ctx->backends[slot].ops = ops;
     ctx->backends[slot].instance = instance;
     tdm_registry_open_backend_devices(ctx, ops, instance);
 }
 
+/* Every backend a status, before any loads: those this build lacks or the options
+ * leave out keep theirs. */
+static void init_backend_status(tdm_context *ctx)
+{
+    for (int kind = 0; kind < TDM_MAX_BACKENDS; kind++) {
+        char why[96];
+        tdm_status s = TDM_ERR_UNSUPPORTED;
+        snprintf(why, sizeof why, "this build of tandem has no %s backend",
+                 tdm_backend_name((tdm_backend_kind)kind));
+        if (tdm_backend_built((tdm_backend_kind)kind) &&
+            !(ctx->options.backends & TDM_BACKEND_BIT(kind))) {
+            s = TDM_ERR_NOT_FOUND;
+            snprintf(why, sizeof why, "not requested in tdm_context_options.backends");
+        }
+        set_backend_status(ctx, (tdm_backend_kind)kind, s, why);
+    }
+}
+
 static tdm_status context_init(tdm_context *ctx, const tdm_context_options *opts)
 {
     tdm_context_options defaults = TDM_CONTEXT_OPTIONS_INIT;
     ctx->options = defaults;
-    tdm_status s = tdm_options_read(&ctx->options, sizeof ctx->options, opts,
-                                    "tdm_context_create: opts");
+    tdm_status s =
+        tdm_options_read(&ctx->options, sizeof ctx->options, opts, "tdm_context_create: opts");
     if (s != TDM_OK)
         return s;
     if (pthread_mutex_init(&ctx->lock, NULL) != 0)
@@ -88,6 +120,7 @@ tdm_status tdm_context_create(const tdm_context_options *opts, tdm_context **out
         free(ctx);
         return s;
     }
+    init_backend_status(ctx);
     for (size_t i = 0; i < BUILT_BACKEND_COUNT; i++)
         if (ctx->options.backends & TDM_BACKEND_BIT(built_backends[i]->kind))
             load_backend(ctx, built_backends[i]);
@@ -170,6 +203,20 @@ int tdm_context_wants_validation(const tdm_context *ctx)
         return ctx->options.vulkan_validation > 0;
     const char *env = getenv("TDM_VK_VALIDATION");
     return env && strcmp(env, "1") == 0;
+}
+
+tdm_status tdm_context_backend_status(const tdm_context *ctx, tdm_backend_kind kind,
+                                      tdm_status *status, const char **message)
+{
+    static const char func[] = "tdm_context_backend_status";
+    TDM_CHECK_ARG(ctx, func);
+    TDM_CHECK_ARG(status, func);
+    if ((unsigned)kind >= TDM_MAX_BACKENDS)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: no backend kind %d", func, (int)kind);
+    *status = ctx->backend_status[kind].status;
+    if (message)
+        *message = ctx->backend_status[kind].message;
+    return TDM_OK;
 }
 
 size_t tdm_context_validation_messages(const tdm_context *ctx)

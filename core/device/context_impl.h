@@ -14,6 +14,11 @@ struct tdm_context {
         tdm_backend *instance;
     } backends[TDM_MAX_BACKENDS];
     size_t backend_count;
+    /* Per tdm_backend_kind: whether it loaded and what, or why not. */
+    struct {
+        tdm_status status;
+        char message[768];
+    } backend_status[TDM_MAX_BACKENDS];
     pthread_mutex_t lock; /* guards growing the device list */
     tdm_device **devices;
     atomic_size_t device_count; /* read without the lock */

@@ -12,6 +12,11 @@ void tdm_registry_open_backend_devices(tdm_context *ctx, const tdm_backend_ops *
 /* Sets same_hardware_as for devices whose UUID an earlier device already has. */
 void tdm_registry_mark_same_hardware(tdm_context *ctx);
 
+/* device_choice.c: the devices tdm_context_default_devices chooses, into out (room
+ * for every device of ctx); returns how many. The caller keeps the list from
+ * growing meanwhile. */
+size_t tdm_registry_default_devices(tdm_context *ctx, tdm_device **out);
+
 /* Frees the device's remaining buffers, closes it and frees it. */
 void tdm_registry_close_device(tdm_device *dev);
 

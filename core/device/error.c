@@ -44,18 +44,23 @@ tdm_status tdm_fail_context(tdm_status status, const char *fmt, ...)
 const char *tdm_status_str(tdm_status status)
 {
     switch (status) {
-    case TDM_OK: return "TDM_OK";
-    case TDM_ERR_INVALID_ARGUMENT: return "TDM_ERR_INVALID_ARGUMENT";
-    case TDM_ERR_OUT_OF_MEMORY: return "TDM_ERR_OUT_OF_MEMORY";
-    case TDM_ERR_DEVICE_LOST: return "TDM_ERR_DEVICE_LOST";
-    case TDM_ERR_UNSUPPORTED: return "TDM_ERR_UNSUPPORTED";
-    case TDM_ERR_NOT_FOUND: return "TDM_ERR_NOT_FOUND";
-    case TDM_ERR_CORRUPT_DATA: return "TDM_ERR_CORRUPT_DATA";
-    case TDM_ERR_NUMERIC: return "TDM_ERR_NUMERIC";
-    case TDM_ERR_TIMEOUT: return "TDM_ERR_TIMEOUT";
-    case TDM_ERR_BACKEND: return "TDM_ERR_BACKEND";
-    case TDM_ERR_INVALID_STATE: return "TDM_ERR_INVALID_STATE";
-    case TDM_ERR_CANCELLED: return "TDM_ERR_CANCELLED";
+#define TDM_STATUS(name, value, description)                                                       \
+    case name:                                                                                     \
+        return #name;
+#include "tandem/status.def"
+#undef TDM_STATUS
     }
     return "TDM_ERR_UNKNOWN";
+}
+
+const char *tdm_status_description(tdm_status status)
+{
+    switch (status) {
+#define TDM_STATUS(name, value, description)                                                       \
+    case name:                                                                                     \
+        return description;
+#include "tandem/status.def"
+#undef TDM_STATUS
+    }
+    return "an unknown status code";
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "context_impl.h"
+#include "device_registry.h"
 #include "error.h"
 #include "options.h"
 #include "strategy_impl.h"
@@ -53,21 +54,6 @@ static tdm_status check_devices(tdm_context *ctx, tdm_device *const *devices, si
         }
     }
     return TDM_OK;
-}
-
-/* Physical devices, each piece of hardware once, the reference backend only when
- * nothing else is there. Returns how many were stored (out holds every device). */
-static size_t usable_devices(tdm_context *ctx, tdm_device **out)
-{
-    size_t n = 0, total = tdm_context_device_count(ctx);
-    for (int reference = 0; reference < 2 && n == 0; reference++)
-        for (size_t i = 0; i < total; i++) {
-            tdm_device *d = ctx->devices[i];
-            if (d->desc.parent < 0 && d->desc.same_hardware_as < 0 && !atomic_load(&d->lost) &&
-                (d->desc.backend == TDM_BACKEND_REFERENCE) == reference)
-                out[n++] = d;
-        }
-    return n;
 }
 
 static tdm_status read_options(const tdm_strategy_options *opts, tdm_strategy_options *out,
@@ -146,7 +132,7 @@ tdm_status tdm_strategy_create_mirrored(tdm_context *ctx, tdm_device *const *dev
     tdm_device **usable = malloc((tdm_context_device_count(ctx) + 1) * sizeof *usable);
     if (!usable)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
-    size_t n = usable_devices(ctx, usable);
+    size_t n = tdm_registry_default_devices(ctx, usable);
     tdm_status s = n ? create(ctx, TDM_STRATEGY_MIRRORED, usable, n, opts, func, out)
                      : tdm_fail(TDM_ERR_NOT_FOUND, "%s: the context has no usable device", func);
     free(usable);
@@ -178,7 +164,7 @@ tdm_status tdm_strategy_default(tdm_context *ctx, tdm_strategy **out)
     pthread_mutex_lock(&ctx->lock);
     if (!ctx->default_strategy) {
         tdm_device **usable = malloc((tdm_context_device_count(ctx) + 1) * sizeof *usable);
-        size_t n = usable ? usable_devices(ctx, usable) : 0;
+        size_t n = usable ? tdm_registry_default_devices(ctx, usable) : 0;
         tdm_strategy *d = NULL;
         s = !usable ? tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func)
             : !n    ? tdm_fail(TDM_ERR_NOT_FOUND, "%s: the context has no usable device", func)

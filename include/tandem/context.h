@@ -52,9 +52,10 @@ typedef struct tdm_context_options {
     }
 
 /* Creates a context: initialises the requested backends that this build has and
- * opens every device they expose. A backend that is built but finds no driver
- * contributes no devices (logged at INFO), which is not an error. opts may be NULL
- * for the defaults. */
+ * opens every device they expose. A backend that is built but finds no driver, or
+ * not even its loader library (libOpenCL.so.1, libvulkan.so.1), contributes no
+ * devices (logged at INFO, and told by tdm_context_backend_status), which is not an
+ * error. opts may be NULL for the defaults. */
 TDM_API tdm_status tdm_context_create(const tdm_context_options *opts, tdm_context **out);
 
 /* Releases the context, its devices and every buffer still allocated. NULL-safe. */
@@ -62,6 +63,17 @@ TDM_API void tdm_context_destroy(tdm_context *ctx);
 
 /* Number of validation-layer messages seen so far (0 unless validation is on). */
 TDM_API size_t tdm_context_validation_messages(const tdm_context *ctx);
+
+/* Whether the backend is usable in ctx, and why not. *status is TDM_OK when it
+ * loaded (its devices are in the context, possibly none); TDM_ERR_UNSUPPORTED when
+ * this build lacks it; TDM_ERR_NOT_FOUND when its loader library or any driver is
+ * missing, or opts->backends left it out; else the error that loading it met.
+ * *message (message may be NULL) says what was loaded, e.g. the library's path and,
+ * for OpenCL, whether gemm has CLBlast (libclblast.so.1), or why it was not; it
+ * lives as long as ctx. TDM_ERR_INVALID_ARGUMENT for a NULL ctx or status or an
+ * unknown kind. */
+TDM_API tdm_status tdm_context_backend_status(const tdm_context *ctx, tdm_backend_kind kind,
+                                              tdm_status *status, const char **message);
 
 /* Whether this build of tandem includes the backend. */
 TDM_API int tdm_backend_built(tdm_backend_kind kind);

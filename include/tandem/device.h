@@ -53,6 +53,16 @@ typedef struct tdm_device_desc {
 TDM_API size_t tdm_context_device_count(const tdm_context *ctx);
 TDM_API tdm_status tdm_context_device(tdm_context *ctx, size_t index, tdm_device **out);
 
+/* The devices to use when the caller names none, as tdm_strategy_create_mirrored
+ * with NULL, 0 uses them: the physical devices, each piece of hardware once (a card
+ * seen through OpenCL and Vulkan, or two drivers, through the better one: the
+ * driver that runs every kernel, then OpenCL); of those, the GPUs when there is
+ * one, else the devices of one CPU driver (PoCL before lavapipe: two CPU drivers
+ * would share the same cores); the reference device when nothing else is there.
+ * Writes the first `capacity` of them to out and their number to *count. */
+TDM_API tdm_status tdm_context_default_devices(tdm_context *ctx, tdm_device **out, size_t capacity,
+                                               size_t *count);
+
 /* Fills *desc (whose size field the caller sets, see TDM_DEVICE_DESC_INIT). */
 TDM_API tdm_status tdm_device_describe(const tdm_device *dev, tdm_device_desc *desc);
 

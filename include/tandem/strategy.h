@@ -87,14 +87,14 @@ TDM_API tdm_status tdm_strategy_create_one_device(tdm_device *dev,
 
 /* One replica per device, in the order given: any devices of the context, logical
  * ones and mixed backends included, each at most once (and never two devices that
- * are the same hardware). devices NULL with count 0: every usable device once (the
- * physical devices, the reference backend only when nothing else is there, each
- * piece of hardware once). */
+ * are the same hardware). devices NULL with count 0: the context's default devices
+ * (tdm_context_default_devices: each piece of hardware once, GPUs when there are
+ * any, else one CPU driver's devices, else the reference). */
 TDM_API tdm_status tdm_strategy_create_mirrored(tdm_context *ctx, tdm_device *const *devices,
                                                 size_t count, const tdm_strategy_options *opts,
                                                 tdm_strategy **out);
 
-/* The context's default strategy (one replica on the first usable device), owned
+/* The context's default strategy (one replica on the first default device), owned
  * by the context: never destroy it. */
 TDM_API tdm_status tdm_strategy_default(tdm_context *ctx, tdm_strategy **out);
 

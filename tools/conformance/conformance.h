@@ -24,7 +24,7 @@ typedef struct conf_case {
     conf_data data;
     uint32_t offset; /* elements before each view (even, for float16 buffers) */
     unsigned seed;
-    int large;       /* a buffer past 128 MiB: lavapipe's binding limit */
+    int large; /* a buffer past 128 MiB: lavapipe's binding limit */
     char label[64];
 } conf_case;
 
@@ -40,11 +40,14 @@ typedef struct conf_buffers {
 
 /* The outcome of a kernel on a device over all its cases. */
 typedef struct conf_result {
-    int supported;      /* 0: the backend lacks the kernel */
+    int supported; /* 0: the backend lacks the kernel */
     int failed_cases;
     int cases;
-    double worst_ulps;  /* largest |got - want| in units of ulp(want) */
-    double worst_ratio; /* largest |got - want| / allowed */
+    double worst_ulps;   /* largest |got - want| in units of ulp(want), over the
+                            elements whose tolerance is ulps: not near zero, where a
+                            cancellation leaves a tiny result and its ulp means nothing */
+    double worst_ratio;  /* largest |got - want| / allowed, over every element */
+    int worst_near_zero; /* the worst_ratio element was near zero: report the ratio */
     char first_failure[256];
 } conf_result;
 
@@ -64,8 +67,7 @@ int conf_buffers_transform(const conf_case *c, const conf_buffers *in, conf_buff
 
 /* conformance_run.c: runs the case on dev with the given inputs; the outputs are
  * read back into `out` (a copy of `in` that the kernel updated). */
-tdm_status conf_run(tdm_device *dev, const conf_case *c, const conf_buffers *in,
-                    conf_buffers *out);
+tdm_status conf_run(tdm_device *dev, const conf_case *c, const conf_buffers *in, conf_buffers *out);
 
 /* A case uploaded to a device, for timing launches of it. */
 typedef struct conf_prepared {
@@ -86,7 +88,7 @@ void conf_release(conf_prepared *p);
  * (may be NULL) is the reference with denormals flushed, scale the magnitudes
  * (NULL: derived from the inputs). Updates r. */
 void conf_compare(const conf_case *c, const conf_buffers *in, const conf_buffers *got,
-                  const conf_buffers *want, const conf_buffers *want_ftz,
-                  const conf_buffers *scale, conf_result *r);
+                  const conf_buffers *want, const conf_buffers *want_ftz, const conf_buffers *scale,
+                  conf_result *r);
 
 #endif

@@ -22,20 +22,20 @@ typedef struct options {
 
 static int usage(FILE *out, int status)
 {
-    fprintf(out,
-            "usage: tandem conformance [--device ID]... [--kernel NAME]... [--json FILE]\n"
-            "                          [--no-large] [--perf] [--collectives]\n\n"
-            "Checks every kernel on every device against the reference backend, then\n"
-            "every collective algorithm on the device sets the context can form.\n"
-            "  --device ID    a device id from 'tandem devices' (e.g. opencl:0) or its index;\n"
-            "                 default: every device but the reference itself\n"
-            "  --kernel NAME  only this kernel (repeatable)\n"
-            "  --json FILE    also write the results as JSON\n"
-            "  --no-large     skip the cases with a buffer over 128 MiB and the 64 MiB\n"
-            "                 collectives\n"
-            "  --collectives  the collectives (alone, or with the --kernel ones); they run\n"
-            "                 by default unless --kernel is given\n"
-            "  --perf         measure GB/s of the memory-bound kernels instead\n");
+    fprintf(out, "usage: tandem conformance [--device ID]... [--kernel NAME]... [--json FILE]\n"
+                 "                          [--no-large] [--perf] [--collectives]\n\n"
+                 "Checks every kernel on every device against the reference backend, then\n"
+                 "every collective algorithm on the device sets the context can form.\n"
+                 "  --device ID    a device id from 'tandem devices' (e.g. opencl:0), its index,\n"
+                 "                 or a backend (opencl: each of its devices); default: every\n"
+                 "                 device but the reference itself\n"
+                 "  --kernel NAME  only this kernel (repeatable)\n"
+                 "  --json FILE    also write the results as JSON\n"
+                 "  --no-large     skip the cases with a buffer over 128 MiB and the 64 MiB\n"
+                 "                 collectives\n"
+                 "  --collectives  the collectives (alone, or with the --kernel ones); they run\n"
+                 "                 by default unless --kernel is given\n"
+                 "  --perf         measure GB/s of the memory-bound kernels instead\n");
     return status;
 }
 

@@ -13,8 +13,7 @@ static void print_note(const tdm_device_desc *d)
     if (d->same_hardware_as >= 0)
         printf("  (same hardware as #%d)", d->same_hardware_as);
     if (d->parent >= 0)
-        printf("  (logical %u of %u of #%d)", d->logical_index + 1, d->logical_count,
-               d->parent);
+        printf("  (logical %u of %u of #%d)", d->logical_index + 1, d->logical_count, d->parent);
 }
 
 static void print_row(size_t index, const tdm_device_desc *d)
@@ -24,20 +23,52 @@ static void print_row(size_t index, const tdm_device_desc *d)
     format_bytes(d->max_allocation, max_alloc, sizeof max_alloc);
     if (d->compute_units)
         snprintf(units, sizeof units, "%u", d->compute_units);
-    printf("%3zu  %-12s %-40.40s %-18.18s %-10s %10s %10s %4s", index, d->id, d->name,
-           d->vendor, tdm_device_type_name(d->type), memory, max_alloc, units);
+    printf("%3zu  %-12s %-40.40s %-18.18s %-10s %10s %10s %4s", index, d->id, d->name, d->vendor,
+           tdm_device_type_name(d->type), memory, max_alloc, units);
     print_note(d);
     printf("\n");
 }
 
 static void print_table(const tdm_device_desc *descs, size_t n)
 {
-    printf("%3s  %-12s %-40s %-18s %-10s %10s %10s %4s\n", "#", "device", "name", "vendor",
-           "type", "memory", "max alloc", "CUs");
+    printf("%3s  %-12s %-40s %-18s %-10s %10s %10s %4s\n", "#", "device", "name", "vendor", "type",
+           "memory", "max alloc", "CUs");
     for (size_t i = 0; i < n; i++)
         print_row(i, &descs[i]);
     if (n == 0)
         printf("(no devices: install an OpenCL or Vulkan driver)\n");
+}
+
+/* Every backend, available or not and why: a missing driver or loader library. */
+static void print_backends(tdm_context *ctx)
+{
+    printf("\n%-10s %s\n", "backend", "status");
+    for (int kind = 0; kind < CLI_BACKEND_KINDS; kind++) {
+        const char *name = tdm_backend_name((tdm_backend_kind)kind);
+        tdm_status status;
+        const char *message = cli_backend_status(ctx, (tdm_backend_kind)kind, &status);
+        if (status == TDM_OK)
+            printf("%-10s available: %s\n", name, message);
+        else
+            printf("%-10s unavailable (%s): %s\n", name, tdm_status_str(status), message);
+    }
+}
+
+static void json_backends(json_writer *w, tdm_context *ctx)
+{
+    json_begin_array(w, "backends");
+    for (int kind = 0; kind < CLI_BACKEND_KINDS; kind++) {
+        tdm_status status;
+        const char *message;
+        tdm_context_backend_status(ctx, (tdm_backend_kind)kind, &status, &message);
+        json_begin_object(w, NULL);
+        json_string(w, "name", tdm_backend_name((tdm_backend_kind)kind));
+        json_bool(w, "available", status == TDM_OK);
+        json_string(w, "status", tdm_status_str(status));
+        json_string(w, "message", message);
+        json_end_object(w);
+    }
+    json_end_array(w);
 }
 
 static void json_device(json_writer *w, size_t index, const tdm_device_desc *d)
@@ -64,7 +95,7 @@ static void json_device(json_writer *w, size_t index, const tdm_device_desc *d)
     json_end_object(w);
 }
 
-static void print_json(const tdm_device_desc *descs, size_t n)
+static void print_json(tdm_context *ctx, const tdm_device_desc *descs, size_t n)
 {
     json_writer w = {stdout, 0, 0};
     json_begin_object(&w, NULL);
@@ -72,13 +103,15 @@ static void print_json(const tdm_device_desc *descs, size_t n)
     for (size_t i = 0; i < n; i++)
         json_device(&w, i, &descs[i]);
     json_end_array(&w);
+    json_backends(&w, ctx);
     json_end_object(&w);
 }
 
 static int usage(FILE *out, int status)
 {
     fprintf(out, "usage: tandem devices [--json]\n\n"
-                 "Lists every device of every backend (reference, OpenCL, Vulkan).\n"
+                 "Lists every device of every backend (reference, OpenCL, Vulkan), then\n"
+                 "each backend: what it loaded, or why it is unavailable.\n"
                  "  --json   machine-readable output\n");
     return status;
 }
@@ -108,10 +141,12 @@ int cmd_devices(int argc, char **argv)
         tdm_context_device(ctx, i, &dev);
         tdm_device_describe(dev, &descs[i]);
     }
-    if (json)
-        print_json(descs, n);
-    else
+    if (json) {
+        print_json(ctx, descs, n);
+    } else {
         print_table(descs, n);
+        print_backends(ctx);
+    }
     tdm_context_destroy(ctx);
     return 0;
 }

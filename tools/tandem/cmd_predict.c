@@ -28,17 +28,19 @@ static int fail(const char *what, const char *why)
     return -1;
 }
 
-/* The model on the chosen device, or on the first usable one. */
+/* The model on the chosen device, or on the first default one (training's choice). */
 static int open_model(predict_run *p)
 {
-    tdm_device *dev = NULL, *reference = NULL, *devices[MAX_SELECTED];
+    tdm_device *dev = NULL;
     size_t count = 0;
     if (!(p->ctx = cli_context()))
         return -1;
     if (p->opts->device)
         dev = cli_find_device(p->ctx, p->opts->device);
-    else if (cli_select_devices(p->ctx, NULL, 0, &reference, devices, &count) == 0)
-        dev = count ? devices[0] : reference;
+    else if (tdm_context_default_devices(p->ctx, &dev, 1, &count) != TDM_OK)
+        return fail("device", tdm_last_error());
+    else if (!count)
+        return fail("device", "no usable device (see 'tandem devices')");
     if (!dev)
         return -1;
     if (tdm_strategy_create_one_device(dev, NULL, &p->strategy) != TDM_OK)

@@ -46,12 +46,16 @@ static const char *verdict(const conf_result *c)
     return !c->supported ? "NOT SUPPORTED" : c->failed_cases ? "FAIL" : "PASS";
 }
 
+/* The worst error in ulps, or as a fraction of the tolerance where the worst one
+ * was near zero (ulps of a cancelled result mean nothing). */
 static void format_cell(const conf_result *c, char *out, size_t size)
 {
     if (!c->supported)
         snprintf(out, size, "NOT SUPPORTED");
-    else if (c->worst_ulps == 0 && !c->failed_cases)
+    else if (c->worst_ratio == 0 && !c->failed_cases)
         snprintf(out, size, "PASS exact");
+    else if (c->worst_near_zero)
+        snprintf(out, size, "%s %.2g of tol", verdict(c), c->worst_ratio);
     else
         snprintf(out, size, "%s %.3g ulp", verdict(c), c->worst_ulps);
 }
@@ -86,6 +90,11 @@ void conf_report_collectives_header(void)
 /* Cells count like the kernels'; a failure's first case follows its row. */
 void conf_report_collectives_row(conf_report *r, const char *set, const conf_result *row)
 {
+    if (r->collective_count < CONF_COLL_MAX_SETS) {
+        conf_coll_row *kept = &r->collectives[r->collective_count++];
+        snprintf(kept->set, sizeof kept->set, "%s", set);
+        memcpy(kept->by_algorithm, row, sizeof kept->by_algorithm);
+    }
     printf("%-16s", set);
     for (int a = 0; a < CONF_COLL_ALGORITHMS; a++) {
         printf(" %-14s", verdict(&row[a]));
@@ -100,9 +109,18 @@ void conf_report_collectives_row(conf_report *r, const char *set, const conf_res
     for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
         if (row[a].supported && row[a].failed_cases)
             printf("FAIL %s on %s: %d of %d cases; first: %s\n",
-                   conf_coll_algorithm_name((tdm_collective_algorithm)a), set,
-                   row[a].failed_cases, row[a].cases, row[a].first_failure);
+                   conf_coll_algorithm_name((tdm_collective_algorithm)a), set, row[a].failed_cases,
+                   row[a].cases, row[a].first_failure);
     fflush(stdout);
+}
+
+/* The fields every result shares, kernel or collective. */
+static void json_result(json_writer *w, const conf_result *c)
+{
+    json_string(w, "status", verdict(c));
+    json_uint(w, "cases", (uint64_t)c->cases);
+    json_uint(w, "failed_cases", (uint64_t)c->failed_cases);
+    json_string(w, "first_failure", c->first_failure);
 }
 
 static void write_json(const conf_report *r, const tdm_kernel *kernels, FILE *out)
@@ -117,12 +135,20 @@ static void write_json(const conf_report *r, const tdm_kernel *kernels, FILE *ou
             json_begin_object(&w, NULL);
             json_string(&w, "kernel", tdm_kernel_get(kernels[k])->name);
             json_string(&w, "device", device_id(r->suite->devices[d], id));
-            json_string(&w, "status", verdict(c));
-            json_uint(&w, "cases", (uint64_t)c->cases);
-            json_uint(&w, "failed_cases", (uint64_t)c->failed_cases);
+            json_result(&w, c);
             json_double(&w, "worst_ulps", c->worst_ulps);
             json_double(&w, "worst_error_over_tolerance", c->worst_ratio);
-            json_string(&w, "first_failure", c->first_failure);
+            json_bool(&w, "worst_near_zero", c->worst_near_zero);
+            json_end_object(&w);
+        }
+    json_end_array(&w);
+    json_begin_array(&w, "collectives");
+    for (size_t s = 0; s < r->collective_count; s++)
+        for (int a = 0; a < CONF_COLL_ALGORITHMS; a++) {
+            json_begin_object(&w, NULL);
+            json_string(&w, "set", r->collectives[s].set);
+            json_string(&w, "algorithm", conf_coll_algorithm_name((tdm_collective_algorithm)a));
+            json_result(&w, &r->collectives[s].by_algorithm[a]);
             json_end_object(&w);
         }
     json_end_array(&w);

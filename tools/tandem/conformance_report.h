@@ -5,10 +5,18 @@
 #include "conformance_collectives.h"
 #include "conformance_suite.h"
 
+/* One row of the collectives table: a device set, a result per algorithm. */
+typedef struct conf_coll_row {
+    char set[48];
+    conf_result by_algorithm[CONF_COLL_ALGORITHMS];
+} conf_coll_row;
+
 typedef struct conf_report {
     const conf_suite *suite;
     conf_result *results; /* kernel_count rows of device_count */
     int kernel_count;
+    conf_coll_row collectives[CONF_COLL_MAX_SETS];
+    size_t collective_count;
     int passed, failed, skipped;
 } conf_report;
 
@@ -23,7 +31,7 @@ int conf_report_finish(conf_report *r, const tdm_kernel *kernels, const char *js
 void conf_report_end(conf_report *r);
 
 /* The collectives table: a device set per row, an algorithm per column; its cells
- * count in the closing line (the JSON file lists the kernels' cells only). */
+ * count in the closing line and go to the JSON file's "collectives". */
 void conf_report_collectives_header(void);
 void conf_report_collectives_row(conf_report *r, const char *set, const conf_result *row);
 

@@ -22,11 +22,74 @@ tdm_context *cli_context(void)
     return ctx;
 }
 
+const char *cli_backend_status(tdm_context *ctx, tdm_backend_kind kind, tdm_status *status)
+{
+    const char *name = tdm_backend_name(kind), *message;
+    tdm_context_backend_status(ctx, kind, status, &message);
+    size_t len = strlen(name);
+    if (!strncmp(message, name, len) && !strncmp(message + len, ": ", 2))
+        message += len + 2;
+    return message;
+}
+
 static tdm_device_desc describe(const tdm_device *dev)
 {
     tdm_device_desc d = TDM_DEVICE_DESC_INIT;
     tdm_device_describe(dev, &d);
     return d;
+}
+
+/* The index of the first device of the hardware dev is. */
+static size_t hardware_of(const tdm_device *dev)
+{
+    tdm_device_desc d = describe(dev);
+    return d.same_hardware_as >= 0 ? (size_t)d.same_hardware_as : tdm_device_index(dev);
+}
+
+static int is_backend(const char *name, tdm_backend_kind *kind)
+{
+    for (int k = 0; k < CLI_BACKEND_KINDS; k++)
+        if (!strcmp(name, tdm_backend_name((tdm_backend_kind)k))) {
+            *kind = (tdm_backend_kind)k;
+            return 1;
+        }
+    return 0;
+}
+
+/* Appends dev; -1 after printing why when the list is full. */
+static int append(tdm_device *dev, tdm_device **devices, size_t *count)
+{
+    if (*count == MAX_SELECTED) {
+        fprintf(stderr, "tandem: more than %d devices\n", MAX_SELECTED);
+        return -1;
+    }
+    devices[(*count)++] = dev;
+    return 0;
+}
+
+/* Appends every physical device of the backend, each piece of hardware once. */
+static int add_backend(tdm_context *ctx, tdm_backend_kind kind, tdm_device **devices, size_t *count)
+{
+    size_t first = *count;
+    for (size_t i = 0; i < tdm_context_device_count(ctx); i++) {
+        tdm_device *dev;
+        tdm_context_device(ctx, i, &dev);
+        tdm_device_desc d = describe(dev);
+        if (d.backend != kind || d.parent >= 0)
+            continue;
+        size_t j = first;
+        while (j < *count && hardware_of(devices[j]) != hardware_of(dev))
+            j++;
+        if (j == *count && append(dev, devices, count) != 0)
+            return -1;
+    }
+    if (*count > first)
+        return 0;
+    tdm_status status;
+    const char *why = cli_backend_status(ctx, kind, &status);
+    fprintf(stderr, "tandem: no %s device (%s)\n", tdm_backend_name(kind),
+            status == TDM_OK ? "the backend found none" : why);
+    return -1;
 }
 
 tdm_device *cli_find_device(tdm_context *ctx, const char *id)
@@ -43,8 +106,29 @@ tdm_device *cli_find_device(tdm_context *ctx, const char *id)
     for (size_t i = 0; i < tdm_context_device_count(ctx); i++)
         if (tdm_context_device(ctx, i, &dev) == TDM_OK && !strcmp(describe(dev).id, id))
             return dev;
-    fprintf(stderr, "tandem: no device '%s' (see 'tandem devices')\n", id);
+    fprintf(stderr,
+            "tandem: no device '%s': give ids or indices from 'tandem devices', or a backend "
+            "(reference, opencl, vulkan)\n",
+            id);
     return NULL;
+}
+
+int cli_find_devices(tdm_context *ctx, const char *const *ids, size_t id_count,
+                     tdm_device **devices, size_t *count)
+{
+    *count = 0;
+    for (size_t i = 0; i < id_count; i++) {
+        tdm_backend_kind kind;
+        if (is_backend(ids[i], &kind)) {
+            if (add_backend(ctx, kind, devices, count) != 0)
+                return -1;
+        } else {
+            tdm_device *dev = cli_find_device(ctx, ids[i]);
+            if (!dev || append(dev, devices, count) != 0)
+                return -1;
+        }
+    }
+    return 0;
 }
 
 int cli_select_devices(tdm_context *ctx, const char *const *ids, size_t id_count,
@@ -61,12 +145,46 @@ int cli_select_devices(tdm_context *ctx, const char *const *ids, size_t id_count
         else if (!id_count && d.parent < 0 && *count < MAX_SELECTED)
             devices[(*count)++] = dev;
     }
-    for (size_t i = 0; i < id_count && *count < MAX_SELECTED; i++)
-        if (!(devices[(*count)++] = cli_find_device(ctx, ids[i])))
-            return -1;
+    if (id_count && cli_find_devices(ctx, ids, id_count, devices, count) != 0)
+        return -1;
     if (!*reference) {
         fprintf(stderr, "tandem: the reference backend is missing\n");
         return -1;
+    }
+    return 0;
+}
+
+int cli_training_devices(tdm_context *ctx, const char *const *ids, size_t id_count, unsigned split,
+                         tdm_device **devices, size_t *count)
+{
+    tdm_device *chosen[MAX_SELECTED];
+    size_t n = 0;
+    if (id_count && cli_find_devices(ctx, ids, id_count, chosen, &n) != 0)
+        return -1;
+    if (!id_count && tdm_context_default_devices(ctx, chosen, MAX_SELECTED, &n) != TDM_OK) {
+        fprintf(stderr, "tandem: %s\n", tdm_last_error());
+        return -1;
+    }
+    if (n == 0) {
+        fprintf(stderr, "tandem: no usable device (see 'tandem devices')\n");
+        return -1;
+    }
+    n = n < MAX_SELECTED ? n : MAX_SELECTED;
+    if (n * split > MAX_SELECTED) {
+        fprintf(stderr, "tandem: --split %u over %zu device(s) makes %zu replicas, more than %d\n",
+                split, n, n * split, MAX_SELECTED);
+        return -1;
+    }
+    *count = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (split == 1) {
+            devices[(*count)++] = chosen[i];
+        } else if (tdm_device_split(chosen[i], split, devices + *count) == TDM_OK) {
+            *count += split;
+        } else {
+            fprintf(stderr, "tandem: --split: %s\n", tdm_last_error());
+            return -1;
+        }
     }
     return 0;
 }

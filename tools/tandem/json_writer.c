@@ -48,10 +48,22 @@ static void close_scope(json_writer *w, char bracket)
         fputc('\n', w->out);
 }
 
-void json_begin_object(json_writer *w, const char *key) { open_scope(w, key, '{'); }
-void json_end_object(json_writer *w) { close_scope(w, '}'); }
-void json_begin_array(json_writer *w, const char *key) { open_scope(w, key, '['); }
-void json_end_array(json_writer *w) { close_scope(w, ']'); }
+void json_begin_object(json_writer *w, const char *key)
+{
+    open_scope(w, key, '{');
+}
+void json_end_object(json_writer *w)
+{
+    close_scope(w, '}');
+}
+void json_begin_array(json_writer *w, const char *key)
+{
+    open_scope(w, key, '[');
+}
+void json_end_array(json_writer *w)
+{
+    close_scope(w, ']');
+}
 
 void json_string(json_writer *w, const char *key, const char *value)
 {
@@ -75,6 +87,12 @@ void json_null(json_writer *w, const char *key)
 {
     prefix(w, key);
     fputs("null", w->out);
+}
+
+void json_bool(json_writer *w, const char *key, int value)
+{
+    prefix(w, key);
+    fputs(value ? "true" : "false", w->out);
 }
 
 void json_double(json_writer *w, const char *key, double value)

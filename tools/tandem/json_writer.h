@@ -20,6 +20,7 @@ void json_string(json_writer *w, const char *key, const char *value);
 void json_uint(json_writer *w, const char *key, uint64_t value);
 void json_int(json_writer *w, const char *key, int64_t value);
 void json_null(json_writer *w, const char *key);
+void json_bool(json_writer *w, const char *key, int value);
 /* Non-finite values are written as null (JSON has no NaN). */
 void json_double(json_writer *w, const char *key, double value);
 

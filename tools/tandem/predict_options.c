@@ -21,7 +21,8 @@ static int usage(FILE *out, int status)
                  "  --skip-rows N        CSV lines to pass over before the header or the data\n"
                  "  --output FILE        the predictions as CSV (default: standard output): the\n"
                  "                       class, then each class's probability\n"
-                 "  --device ID          where to run it (default: the first usable device)\n");
+                 "  --device ID          where to run it (default: the first of train's default\n"
+                 "                       devices)\n");
     return status;
 }
 

@@ -8,7 +8,7 @@ typedef struct predict_options {
     const char *model;  /* the model file */
     data_source data;   /* the examples; a label column is optional */
     const char *output; /* predictions CSV; NULL: stdout */
-    const char *device; /* id or index; NULL: the first usable device */
+    const char *device; /* id or index; NULL: the first default device */
 } predict_options;
 
 /* 0 to go on; otherwise 1 with *exit_status set (--help, a bad option). */

@@ -10,8 +10,9 @@ static int usage(FILE *out, int status)
     fprintf(out,
             "usage: tandem train [OPTIONS]\n\n"
             "Trains a multi-layer perceptron data-parallel over the chosen devices and\n"
-            "reports test accuracy per epoch. Defaults: the bundled digits dataset, every\n"
-            "usable device with the mirrored strategy, 20%% of the data held out.\n\n"
+            "reports test accuracy per epoch. Defaults: the bundled digits dataset, the\n"
+            "default devices (see --devices) with the mirrored strategy, 20%% of the data\n"
+            "held out.\n\n"
             "  --data FILE          CSV (label in the last column unless --label-column),\n"
             "                       or IDX images with --labels (default: the bundled\n"
             "                       digits, 1797 8x8 images of 10 classes)\n"
@@ -34,10 +35,14 @@ static int usage(FILE *out, int status)
             "  --batch N            global batch size over all replicas (default 64)\n"
             "  --epochs N           (default 10)\n"
             "  --test-fraction F    held out for testing without --test-data (default 0.2)\n"
-            "  --devices LIST       device ids or indices, comma-separated (default: every\n"
-            "                       usable device; see 'tandem devices')\n"
+            "  --devices LIST       comma-separated device ids or indices from 'tandem\n"
+            "                       devices', or backends (reference, opencl, vulkan: each\n"
+            "                       of its devices). Default: each piece of hardware once,\n"
+            "                       through its better driver; the GPUs if there are any,\n"
+            "                       else one CPU driver's devices (PoCL before lavapipe)\n"
+            "  --split N            split each device into N logical ones, a replica each\n"
             "  --strategy NAME      mirrored (default), or one-device (the one device named\n"
-            "                       by --devices, or the first usable one)\n"
+            "                       by --devices, or the first default one)\n"
             "  --seed N             weights, shuffling and dropout (default 1)\n"
             "  --balance            give faster devices a larger share of each batch,\n"
             "                       measured as training runs (the update stays that of\n"
@@ -89,6 +94,7 @@ void train_options_defaults(train_options *o)
     o->test_fraction = 0.2;
     o->strategy = "mirrored";
     o->seed = 1;
+    o->split = 1;
     o->progress = -1;
 }
 
@@ -136,6 +142,8 @@ static int option_with_value(const char *a, char *v, train_options *o)
         o->seed = strtoull(v, &end, 10);
     else if (!strcmp(a, "--skip-rows"))
         o->skip_rows = strtoul(v, &end, 10);
+    else if (!strcmp(a, "--split"))
+        o->split = (unsigned)strtoul(v, &end, 10);
     else
         return string_option(a, v, o);
     return end == v || *end ? -1 : 0;

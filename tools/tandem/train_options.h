@@ -29,6 +29,7 @@ typedef struct train_options {
     double test_fraction;
     const char *device_ids[MAX_SELECTED];
     size_t device_id_count;
+    unsigned split;       /* logical devices per chosen device */
     const char *strategy; /* "mirrored" or "one-device" */
     uint64_t seed;
     int deterministic;

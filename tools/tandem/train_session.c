@@ -15,13 +15,11 @@ static int fail(const char *what)
 static int make_strategy(train_session *ts)
 {
     const train_options *o = ts->opts;
-    tdm_device *reference, *devices[MAX_SELECTED];
+    tdm_device *devices[MAX_SELECTED];
     size_t count = 0;
-    if (cli_select_devices(ts->ctx, o->device_ids, o->device_id_count, &reference, devices,
-                           &count) != 0)
+    if (cli_training_devices(ts->ctx, o->device_ids, o->device_id_count, o->split, devices,
+                             &count) != 0)
         return -1;
-    if (count == 0 && reference)
-        devices[count++] = reference;
     if (!strcmp(o->strategy, "one-device") && o->device_id_count && count > 1) {
         fprintf(stderr,
                 "tandem train: --strategy one-device trains on one device, but --devices selects "

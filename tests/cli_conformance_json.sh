@@ -1,0 +1,28 @@
+#!/bin/sh
+# tandem conformance --json holds both tables: a result per kernel and device, and
+# a result per collective device set and algorithm, with the table's verdicts.
+# usage: cli_conformance_json.sh TANDEM
+set -eu
+tandem=$1
+out=$(mktemp -d "${TMPDIR:-/tmp}/tandem-conformance-XXXXXX")
+trap 'rm -rf "$out"' EXIT
+"$tandem" conformance --kernel axpy --collectives --no-large --json "$out/c.json" >"$out/table"
+cat "$out/table"
+count() { grep -c -- "$1" "$2" || true; }
+fail=0
+devices=$(head -n 1 "$out/table" | wc -w)
+devices=$((devices - 1))
+sets=$(sed -n '/^collectives /,/ passed, /p' "$out/table" | grep -c '^[a-z].* \(PASS\|FAIL\|NOT SUPPORTED\)' || true)
+[ "$devices" -ge 1 ] && [ "$sets" -ge 1 ] || { echo "the table lacks devices or device sets"; fail=1; }
+[ "$(count '"kernel": "axpy"' "$out/c.json")" -eq "$devices" ] ||
+    { echo "want a kernel result per device in the JSON"; fail=1; }
+algorithms=$(grep '^collectives ' "$out/table" | wc -w)
+algorithms=$((algorithms - 1))
+[ "$(count '"algorithm": ' "$out/c.json")" -eq $((sets * algorithms)) ] ||
+    { echo "want $sets device sets x $algorithms algorithms in the JSON's collectives"; fail=1; }
+table_skipped=$(sed -n '/^collectives /,/ passed, /p' "$out/table" | grep -o 'NOT SUPPORTED' | wc -l)
+json_skipped=$(grep -A1 '"algorithm": ' "$out/c.json" | grep -c '"status": "NOT SUPPORTED"' || true)
+[ "$table_skipped" -eq "$json_skipped" ] ||
+    { echo "the JSON's collectives disagree with the table ($json_skipped vs $table_skipped NOT SUPPORTED)"; fail=1; }
+[ $fail -eq 0 ] && echo "cli_conformance_json: ok ($devices devices, $sets device sets, $algorithms algorithms)"
+exit $fail
