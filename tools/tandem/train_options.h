@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli_options.h"
 #include "device_select.h"
 
 #define MAX_LAYERS 16
@@ -24,7 +25,8 @@ typedef struct train_options {
     size_t batch; /* global */
     unsigned epochs;
     double test_fraction;
-    const char *device_ids[MAX_SELECTED];
+    const char *device_ids[MAX_SELECTED]; /* into device_id_text */
+    char device_id_text[MAX_SELECTED][64];
     size_t device_id_count;
     const char *strategy; /* "mirrored" or "one-device" */
     uint64_t seed;
@@ -36,7 +38,12 @@ typedef struct train_options {
     int progress; /* 1 bar, 0 plain lines, -1 bar when stdout is a terminal */
 } train_options;
 
-/* 0 to go on; otherwise 1 with *exit_status set (--help, a bad option). */
+/* Reads the options over the defaults, checking every value and the rules between
+ * them; CLI_ERROR writes why to err. Prints nothing. */
+cli_result train_options_read(int argc, char **argv, train_options *o, char *err, size_t err_size);
+
+/* train_options_read, printing the help or the error: 0 to go on; otherwise 1 with
+ * *exit_status set (0 after --help, 2 after a bad option). */
 int train_options_parse(int argc, char **argv, train_options *o, int *exit_status);
 
 #endif
