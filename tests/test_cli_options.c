@@ -104,6 +104,9 @@ static void test_refusals(void)
     REFUSED("stray", "unexpected argument 'stray'");
     REFUSED("--resume", "--resume needs --checkpoint-dir");
     REFUSED("--data a --labels b --header", "--labels reads IDX files");
+    REFUSED("--checkpoint-dir d --resume --allow-config-change lt",
+            "no item 'lt'; did you mean lr?");
+    REFUSED("--allow-config-change lr", "--allow-config-change is for --resume");
 }
 
 static void test_acceptance(void)
@@ -123,6 +126,12 @@ static void test_acceptance(void)
     CHECK(!strcmp(o.strategy, "one-device") && o.progress == 0 && o.epochs == 3);
     o = ACCEPTED("--checkpoint-dir d --resume --optimizer SGD --activation tanh");
     CHECK(o.resume && !strcmp(o.checkpoint_dir, "d") && !strcmp(o.optimizer, "SGD"));
+    CHECK(o.allow_config_change == 0);
+    o = ACCEPTED("--checkpoint-dir d --resume --allow-config-change lr,batch");
+    train_options all = ACCEPTED("--checkpoint-dir d --resume --allow-config-change all");
+    CHECK(o.allow_config_change &&
+          (o.allow_config_change & all.allow_config_change) == o.allow_config_change);
+    CHECK(o.allow_config_change != all.allow_config_change);
     train_options h;
     char err[64];
     CHECK(read_line("--epochs 3 --help", &h, err, sizeof err) == CLI_HELP);

@@ -34,6 +34,27 @@ static tdm_status load(const train_options *o, const char *path, tdm_dataset **o
     return tdm_dataset_from_csv(path, &csv, out);
 }
 
+/* FNV-1a over every example's feature and label bytes, in file order, so that a
+ * checkpoint can tell other data from the same data moved or renamed. */
+static tdm_status fingerprint(const tdm_dataset *ds, uint64_t *out)
+{
+    tdm_dataset_iterator *it = NULL;
+    tdm_status s = tdm_dataset_iterator_create(ds, &it);
+    uint64_t h = 0xcbf29ce484222325ull;
+    const tdm_batch *b = NULL;
+    while (s == TDM_OK && (s = tdm_dataset_iterator_next(it, &b)) == TDM_OK && b->count) {
+        const unsigned char *f = (const unsigned char *)b->features;
+        const unsigned char *l = (const unsigned char *)b->labels;
+        for (size_t i = 0; i < b->count * b->feature_count * sizeof(float); i++)
+            h = (h ^ f[i]) * 0x100000001b3ull;
+        for (size_t i = 0; i < b->count * sizeof(int32_t); i++)
+            h = (h ^ l[i]) * 0x100000001b3ull;
+    }
+    tdm_dataset_iterator_destroy(it);
+    *out = h;
+    return s;
+}
+
 static tdm_status standardize(tdm_dataset *train, tdm_dataset *test, size_t features)
 {
     float *mean = malloc(features * sizeof *mean), *std = malloc(features * sizeof *std);
@@ -72,6 +93,8 @@ int train_data_load(const train_options *o, train_data *d)
     d->path = o->data ? o->data : default_data();
     tdm_dataset *all = NULL;
     tdm_status s = load(o, d->path, &all);
+    if (s == TDM_OK)
+        s = fingerprint(all, &d->fingerprint);
     if (s == TDM_OK)
         s = prepare(o, all, d);
     int empty = s == TDM_OK &&

@@ -10,6 +10,7 @@ typedef struct train_data {
     tdm_dataset *train; /* shuffled per epoch, batched by the global batch, repeated */
     tdm_dataset *test;  /* batched for evaluation */
     size_t features, classes, train_examples, test_examples, steps_per_epoch;
+    uint64_t fingerprint; /* of the examples as loaded, in file order */
 } train_data;
 
 /* Loads, splits (after one shuffle with the seed), standardises with the training

@@ -5,6 +5,7 @@
 
 #include "cli_options.h"
 #include "tandem/tandem.h"
+#include "train_config.h"
 #include "train_options.h"
 
 static int usage(FILE *out, int status)
@@ -38,7 +39,11 @@ static int usage(FILE *out, int status)
             "  --deterministic      verify after every step that every copy of every\n"
             "                       variable is bitwise identical; no prefetch thread\n"
             "  --checkpoint-dir DIR checkpoint at the end of every epoch\n"
-            "  --resume             continue from the newest checkpoint in DIR\n"
+            "  --resume             continue from the newest checkpoint in DIR; damaged\n"
+            "                       newer ones are reported and kept aside as *.damaged\n"
+            "  --allow-config-change ITEMS  let --resume change these (comma-separated):\n"
+            "                       " TRAIN_CONFIG_ITEMS ", or all;\n"
+            "                       otherwise a checkpoint of another setup is refused\n"
             "  --metrics FILE       per-epoch metrics, CSV (or JSON for FILE.json)\n"
             "  --plot FILE.png      loss and accuracy curves\n"
             "  --progress / --no-progress   force the progress bar on or off\n");
@@ -226,6 +231,7 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
         FLAG("--deterministic", deterministic, 1),
         STRING("--checkpoint-dir", checkpoint_dir),
         FLAG("--resume", resume, 1),
+        CUSTOM("--allow-config-change", train_config_parse_allowed, &o->allow_config_change),
         STRING("--metrics", metrics),
         STRING("--plot", plot),
         FLAG("--progress", progress, 1),
@@ -239,6 +245,8 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
 {
     if (o->resume && !o->checkpoint_dir)
         snprintf(err, err_size, "--resume needs --checkpoint-dir");
+    else if (o->allow_config_change && !o->resume)
+        snprintf(err, err_size, "--allow-config-change is for --resume");
     else if (o->label_column && !o->header &&
              o->label_column[strspn(o->label_column, "0123456789")] != '\0')
         snprintf(err, err_size, "--label-column %.40s: a column name needs --header",

@@ -33,6 +33,7 @@ typedef struct train_options {
     int deterministic;
     const char *checkpoint_dir;
     int resume;
+    unsigned allow_config_change; /* train_config.h's items that --resume may change */
     const char *metrics;
     const char *plot;
     int progress; /* 1 bar, 0 plain lines, -1 bar when stdout is a terminal */

@@ -29,6 +29,7 @@ typedef struct train_session {
     train_epoch *history; /* [opts->epochs] */
     unsigned epochs_done;
     epoch_state current;
+    char refusal[2048]; /* why --resume refused a checkpoint's configuration */
 } train_session;
 
 /* Builds everything; 0, or -1 after printing why (the session is then freed). */
