@@ -22,9 +22,8 @@ static int flip(int fd, size_t at, unsigned bit)
 int main(void)
 {
     tdm_context *ctx = test_context(TDM_BACKEND_BIT(TDM_BACKEND_REFERENCE));
-    tdm_device *ref = NULL, *devs[2];
-    CHECK_OK(tdm_context_device(ctx, 0, &ref));
-    CHECK_OK(tdm_device_split(ref, 2, devs));
+    tdm_device *devs[3];
+    CHECK(test_scenario_devices(ctx, "reference", devs) == 3);
     char dir[SCRATCH_PATH], path[SCRATCH_PATH];
     scratch_root("tdm-bit-flips");
     scratch_path(dir, "run", 0);
@@ -32,7 +31,7 @@ int main(void)
     fixture_options o = FIXTURE_OPTIONS_INIT;
     o.checkpoint_dir = dir;
     o.checkpoint_every = 3;
-    CHECK_OK(fixture_open(&f, ctx, devs, 2, &o));
+    CHECK_OK(fixture_open(&f, ctx, devs, 3, &o));
     if (f.monitor)
         CHECK_OK(tdm_monitor_run_steps(f.monitor, 6, NULL));
     fixture_close(&f);
@@ -69,7 +68,7 @@ int main(void)
         close(fd);
     int restored = 0;
     uint64_t step = 0;
-    CHECK_OK(fixture_open(&f, ctx, devs, 2, &o));
+    CHECK_OK(fixture_open(&f, ctx, devs, 3, &o));
     if (f.monitor)
         CHECK_OK(tdm_monitor_restore(f.monitor, &restored, &step));
     CHECK(restored && step == 3 && scratch_count(dir, ".damaged") == 1);

@@ -52,7 +52,7 @@ static void on_damaged(const char *path, const char *kept_as, const char *reason
 static void child(const char *dir)
 {
     tdm_context *ctx = test_context(TDM_BACKEND_BIT(TDM_BACKEND_REFERENCE));
-    tdm_device *ref = NULL, *devs[2];
+    tdm_device *devs[3];
     fixture f;
     fixture_options o = FIXTURE_OPTIONS_INIT;
     o.epochs = 100000;
@@ -63,8 +63,8 @@ static void child(const char *dir)
     o.monitor.damaged = on_damaged;
     int restored = 0;
     uint64_t step = 0;
-    if (tdm_context_device(ctx, 0, &ref) != TDM_OK || tdm_device_split(ref, 2, devs) != TDM_OK ||
-        fixture_open(&f, ctx, devs, 2, &o) != TDM_OK ||
+    if (test_scenario_devices(ctx, "reference", devs) != 3 ||
+        fixture_open(&f, ctx, devs, 3, &o) != TDM_OK ||
         tdm_monitor_restore(f.monitor, &restored, &step) != TDM_OK) {
         fprintf(stderr, "child: %s\n", tdm_last_error());
         _exit(2);

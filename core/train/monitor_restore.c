@@ -30,11 +30,15 @@ static tdm_status check_steps(const tdm_checkpoint *c, const char *path, uint64_
         s = TDM_OK; /* a step that keeps no global step */
         inside = header;
     }
-    if (s == TDM_OK && (header != named || inside != named))
+    if (s == TDM_OK && header != named)
         s = tdm_fail(TDM_ERR_CORRUPT_DATA,
-                     "%s is named for step %" PRIu64 ", but its header says step %" PRIu64
-                     " and '%s' holds %" PRIu64,
-                     path, named, header, record, inside);
+                     "%s is named for step %" PRIu64 ", but its header says step %" PRIu64, path,
+                     named, header);
+    else if (s == TDM_OK && inside != named)
+        s = tdm_fail(TDM_ERR_CORRUPT_DATA,
+                     "%s is named for step %" PRIu64
+                     " (its header agrees), but '%s' holds %" PRIu64,
+                     path, named, record, inside);
     return s;
 }
 

@@ -1,22 +1,9 @@
 /* Reading argv against a table of options, and the nearest name to a mistyped one. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli_options.h"
-
-static cli_result fail(char *err, size_t err_size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static cli_result fail(char *err, size_t err_size, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_size, fmt, ap);
-    va_end(ap);
-    return CLI_ERROR;
-}
 
 /* Levenshtein distance, giving up (returning limit + 1) past limit. */
 static size_t distance(const char *a, const char *b, size_t limit)
@@ -72,8 +59,8 @@ static cli_result unknown(const cli_option *table, size_t count, const char *arg
     snprintf(given, sizeof given, "%.*s", (int)(len < 63 ? len : 63), arg);
     const char *near = cli_nearest(given, names, n);
     if (near)
-        return fail(err, err_size, "unknown option %s; did you mean %s?", given, near);
-    return fail(err, err_size, "unknown option %s (--help lists the options)", given);
+        return cli_fail(err, err_size, "unknown option %s; did you mean %s?", given, near);
+    return cli_fail(err, err_size, "unknown option %s (--help lists the options)", given);
 }
 
 static int whole_into(const cli_option *o, const char *value, char *why, size_t why_size)
@@ -121,7 +108,7 @@ static cli_result one(const cli_option *table, size_t count, int left, char **ar
     if (!strcmp(arg, "--help"))
         return CLI_HELP;
     if (strncmp(arg, "--", 2) != 0)
-        return fail(err, err_size, "unexpected argument '%.60s': options start with --", arg);
+        return cli_fail(err, err_size, "unexpected argument '%.60s': options start with --", arg);
     const char *eq = strchr(arg, '=');
     size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
     const cli_option *o = NULL;
@@ -132,17 +119,17 @@ static cli_result one(const cli_option *table, size_t count, int left, char **ar
         return unknown(table, count, arg, len, err, err_size);
     if (o->kind == CLI_FLAG) {
         if (eq)
-            return fail(err, err_size, "%s takes no value", o->name);
+            return cli_fail(err, err_size, "%s takes no value", o->name);
         *(int *)o->target = o->flag_value;
         return CLI_OK;
     }
     const char *value = eq ? eq + 1 : left > 1 ? args[1] : NULL;
     if (!value || (!eq && !strncmp(value, "--", 2)))
-        return fail(err, err_size, "%s needs a value", o->name);
+        return cli_fail(err, err_size, "%s needs a value", o->name);
     *used = eq ? 1 : 2;
     char why[256];
     if (value_into(o, value, why, sizeof why) != 0)
-        return fail(err, err_size, "%s: %s", o->name, why);
+        return cli_fail(err, err_size, "%s: %s", o->name, why);
     return CLI_OK;
 }
 

@@ -39,7 +39,7 @@ typedef struct cli_option {
     cli_parse_fn parse;
 } cli_option;
 
-typedef enum cli_result { CLI_OK, CLI_HELP, CLI_ERROR } cli_result;
+typedef enum cli_result { CLI_OK, CLI_HELP, CLI_ERROR = -1 } cli_result;
 
 /* Reads argv[1..argc-1] against the table: "--name VALUE" or "--name=VALUE" for
  * options with a value, "--name" for flags, "--help" for CLI_HELP. Later options
@@ -53,6 +53,11 @@ cli_result cli_parse(const cli_option *table, size_t count, int argc, char **arg
  * a third of its letters (and at least one) must change, or `given` starts it; NULL
  * otherwise. */
 const char *cli_nearest(const char *given, const char *const *names, size_t count);
+
+/* Writes a message to err; returns -1 (CLI_ERROR's value), so that a failure reads
+ * `return cli_fail(err, err_size, "...", ...);`. */
+int cli_fail(char *err, size_t err_size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* The checks cli_parse applies, for custom parsers: a whole number in [min, max],
  * a finite real in the range (open: CLI_ABOVE_LO | CLI_BELOW_HI). 0, or -1 with the

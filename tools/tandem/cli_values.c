@@ -8,10 +8,7 @@
 
 #include "cli_options.h"
 
-static int fail(char *err, size_t err_size, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t err_size, const char *fmt, ...)
+int cli_fail(char *err, size_t err_size, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -32,12 +29,12 @@ int cli_parse_whole(const char *text, uint64_t min, uint64_t max, uint64_t *out,
         v = v * 10 + d;
     }
     if (p == text || *p)
-        return fail(err, err_size, "'%.40s' is not a whole number from %llu to %llu", text,
-                    (unsigned long long)min, (unsigned long long)max);
+        return cli_fail(err, err_size, "'%.40s' is not a whole number from %llu to %llu", text,
+                        (unsigned long long)min, (unsigned long long)max);
     if (wraps || v < min || v > max)
-        return fail(err, err_size,
-                    "%.40s is out of range: expected a whole number from %llu to %llu", text,
-                    (unsigned long long)min, (unsigned long long)max);
+        return cli_fail(err, err_size,
+                        "%.40s is out of range: expected a whole number from %llu to %llu", text,
+                        (unsigned long long)min, (unsigned long long)max);
     *out = v;
     return 0;
 }
@@ -64,11 +61,11 @@ int cli_parse_real(const char *text, double lo, double hi, unsigned open, double
     if (*text && *text != ' ' && *text != '\t') /* strtod would skip leading spaces */
         v = strtod(text, &end);
     if (end == text || *end)
-        return fail(err, err_size, "'%.40s' is not a number: expected %s", text, range);
+        return cli_fail(err, err_size, "'%.40s' is not a number: expected %s", text, range);
     if (!isfinite(v))
-        return fail(err, err_size, "'%.40s' is not a finite number: expected %s", text, range);
+        return cli_fail(err, err_size, "'%.40s' is not a finite number: expected %s", text, range);
     if (!in_range(v, lo, hi, open))
-        return fail(err, err_size, "%.40s is out of range: expected %s", text, range);
+        return cli_fail(err, err_size, "%.40s is out of range: expected %s", text, range);
     *out = v;
     return 0;
 }
@@ -83,8 +80,8 @@ int cli_parse_float(const char *text, double lo, double hi, unsigned open, float
     char range[96];
     range_text(lo, hi, open, range, sizeof range);
     if (!isfinite(f) || !in_range((double)f, lo, hi, open))
-        return fail(err, err_size, "%.40s is out of range as a 32-bit float: expected %s", text,
-                    range);
+        return cli_fail(err, err_size, "%.40s is out of range as a 32-bit float: expected %s", text,
+                        range);
     *out = f;
     return 0;
 }

@@ -189,6 +189,14 @@ static void defaults(train_options *o)
     {                                                                                              \
         .name = n, .kind = CLI_CUSTOM, .target = t, .parse = fn                                    \
     }
+#define WHOLE(n, k, field, lowest, highest)                                                        \
+    {                                                                                              \
+        .name = n, .kind = k, .target = &o->field, .min = lowest, .max = highest                   \
+    }
+#define REAL(n, k, field, low, high, excluded)                                                     \
+    {                                                                                              \
+        .name = n, .kind = k, .target = &o->field, .lo = low, .hi = high, .open = excluded         \
+    }
 
 static cli_result read_table(int argc, char **argv, train_options *o, char *err, size_t err_size)
 {
@@ -200,34 +208,15 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
         FLAG("--no-standardize", standardize, 0),
         CUSTOM("--layers", parse_layers, o),
         CUSTOM("--activation", parse_activation, &o->activation),
-        {.name = "--dropout",
-         .kind = CLI_FLOAT,
-         .target = &o->dropout,
-         .lo = 0,
-         .hi = 1,
-         .open = CLI_BELOW_HI},
+        REAL("--dropout", CLI_FLOAT, dropout, 0, 1, CLI_BELOW_HI),
         CUSTOM("--optimizer", parse_optimizer, &o->optimizer),
-        {.name = "--lr",
-         .kind = CLI_FLOAT,
-         .target = &o->lr,
-         .lo = 0,
-         .hi = 1000,
-         .open = CLI_ABOVE_LO},
-        {.name = "--batch", .kind = CLI_SIZE, .target = &o->batch, .min = 1, .max = MAX_BATCH},
-        {.name = "--epochs",
-         .kind = CLI_UNSIGNED,
-         .target = &o->epochs,
-         .min = 1,
-         .max = MAX_EPOCHS},
-        {.name = "--test-fraction",
-         .kind = CLI_DOUBLE,
-         .target = &o->test_fraction,
-         .lo = 0,
-         .hi = 1,
-         .open = CLI_ABOVE_LO | CLI_BELOW_HI},
+        REAL("--lr", CLI_FLOAT, lr, 0, 1000, CLI_ABOVE_LO),
+        WHOLE("--batch", CLI_SIZE, batch, 1, MAX_BATCH),
+        WHOLE("--epochs", CLI_UNSIGNED, epochs, 1, MAX_EPOCHS),
+        REAL("--test-fraction", CLI_DOUBLE, test_fraction, 0, 1, CLI_ABOVE_LO | CLI_BELOW_HI),
         CUSTOM("--devices", parse_devices, o),
         CUSTOM("--strategy", parse_strategy, &o->strategy),
-        {.name = "--seed", .kind = CLI_U64, .target = &o->seed, .max = UINT64_MAX},
+        WHOLE("--seed", CLI_U64, seed, 0, UINT64_MAX),
         FLAG("--deterministic", deterministic, 1),
         STRING("--checkpoint-dir", checkpoint_dir),
         FLAG("--resume", resume, 1),
