@@ -4,9 +4,11 @@
 set -eu
 cd "$(dirname "$0")/.."
 
+# clang and libclang-rt-14-dev (libFuzzer) are for the fuzzing in scripts/test.sh.
 packages="build-essential cmake pkg-config zlib1g-dev
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libclblast-dev
-  libvulkan-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers"
+  libvulkan-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers
+  clang libclang-rt-14-dev"
 
 missing=""
 for p in $packages; do

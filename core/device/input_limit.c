@@ -25,7 +25,7 @@ static int parse_bytes(const char *text, uint64_t *out)
     return 0;
 }
 
-tdm_status tdm_input_limit(const char *func, uint64_t *bytes)
+tdm_status tdm_input_limit(tdm_input_kind kind, const char *func, uint64_t *bytes)
 {
     const char *env = getenv("TDM_MAX_INPUT_BYTES");
     if (env && *env) {
@@ -37,6 +37,7 @@ tdm_status tdm_input_limit(const char *func, uint64_t *bytes)
         return TDM_OK;
     }
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    *bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 16 : UINT64_MAX;
+    uint64_t share = kind == TDM_INPUT_DATA ? 16 : 2;
+    *bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / share : UINT64_MAX;
     return TDM_OK;
 }

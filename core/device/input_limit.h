@@ -8,9 +8,15 @@
 
 #include "tandem/status.h"
 
+/* What a file's bytes become in memory, which sets the default limit. */
+typedef enum tdm_input_kind {
+    TDM_INPUT_DATA,      /* parsed into a table several times the text: 1/16 of memory */
+    TDM_INPUT_CHECKPOINT /* held as it is while restored: 1/2 of memory */
+} tdm_input_kind;
+
 /* TDM_MAX_INPUT_BYTES when set: a byte count with an optional K, M, G or T suffix
- * (powers of 1024); else a sixteenth of physical memory (a parsed CSV takes several
- * times its text). A malformed variable is TDM_ERR_INVALID_ARGUMENT naming it and func. */
-tdm_status tdm_input_limit(const char *func, uint64_t *bytes);
+ * (powers of 1024); else the kind's share of physical memory. A malformed variable is
+ * TDM_ERR_INVALID_ARGUMENT naming it and func. */
+tdm_status tdm_input_limit(tdm_input_kind kind, const char *func, uint64_t *bytes);
 
 #endif

@@ -95,7 +95,7 @@ tdm_status tdm_read_file(const char *path, const char *func, char **data, size_t
     *data = NULL;
     *size = 0;
     uint64_t limit, file_size;
-    tdm_status s = tdm_input_limit(func, &limit);
+    tdm_status s = tdm_input_limit(TDM_INPUT_DATA, func, &limit);
     if (s != TDM_OK)
         return s;
     if (limit >= SIZE_MAX)

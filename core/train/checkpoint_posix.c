@@ -246,7 +246,7 @@ tdm_status tdm_ckpt_os_read_file(const char *path, const char *func, unsigned ch
     *size = 0;
     uint64_t limit, file_size;
     int fd;
-    tdm_status s = tdm_input_limit(func, &limit);
+    tdm_status s = tdm_input_limit(TDM_INPUT_CHECKPOINT, func, &limit);
     if (s == TDM_OK)
         s = open_regular(path, func, &fd, &file_size);
     if (s != TDM_OK)
@@ -255,7 +255,7 @@ tdm_status tdm_ckpt_os_read_file(const char *path, const char *func, unsigned ch
         close(fd);
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY,
                         "%s: %s: its %" PRIu64 " bytes are over the input limit of %" PRIu64
-                        " bytes (TDM_MAX_INPUT_BYTES; by default a sixteenth of physical memory)",
+                        " bytes (TDM_MAX_INPUT_BYTES; by default half of physical memory)",
                         func, path, file_size, limit);
     }
     size_t n = (size_t)file_size;
