@@ -55,6 +55,11 @@ wait $pid 2>/dev/null || true
 pid=
 train --epochs 1 --checkpoint-dir "$out/held" >/dev/null || { echo "FAIL: the lock outlived its run"; fail=1; }
 
+# The first --resume into an empty directory (once qsort(NULL, 0) under UBSan).
+train --epochs 1 --checkpoint-dir "$out/empty" --resume >"$out/stdout" 2>&1 &&
+  grep -q "^no checkpoint in $out/empty: starting afresh" "$out/stdout" || {
+  echo "FAIL: --resume into an empty directory:"; cat "$out/stdout"; fail=1; }
+
 # A damaged newest checkpoint: said on stderr, kept aside untouched, the older one used.
 ck="$out/ck"
 train --epochs 3 --checkpoint-dir "$ck" >/dev/null
