@@ -5,9 +5,12 @@
 #     (build-asan/), Vulkan and its validation layer included: any finding fails;
 #  3. each libFuzzer target for TDM_FUZZ_SECONDS (default 30) in build-fuzz/ (clang),
 #     from its seed corpus in tests/fuzz/corpus/.
+# Tests run TDM_TEST_JOBS at a time (default: one per core): most of them keep a
+# core busy only part of the time, waiting on a device queue or an fsync.
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+test_jobs=${TDM_TEST_JOBS:-$jobs}
 fuzz_seconds=${TDM_FUZZ_SECONDS:-30}
 begin=$(date +%s)
 since=$begin
@@ -17,7 +20,7 @@ took() {
   since=$now
 }
 
-ctest --test-dir build --output-on-failure
+ctest --test-dir build --output-on-failure -j"$test_jobs"
 took "the suite"
 
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTDM_SANITIZE=address,undefined \
@@ -30,7 +33,7 @@ took "the sanitizer build"
 # costs 2x, not 6x.
 ASAN_OPTIONS=detect_leaks=1:quarantine_size_mb=16 UBSAN_OPTIONS=print_stacktrace=1 \
 LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0" \
-  ctest --test-dir build-asan --output-on-failure
+  ctest --test-dir build-asan --output-on-failure -j"$test_jobs"
 took "the suite under ASan + UBSan"
 
 targets="csv idx checkpoint options"
