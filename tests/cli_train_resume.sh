@@ -1,6 +1,7 @@
 #!/bin/sh
 # Kill -9 during tandem train, then --resume: with --deterministic the run ends with
-# checkpoints identical, byte for byte, to those of an uninterrupted run.
+# checkpoints identical, byte for byte, to those of an uninterrupted run. The metrics
+# file of the killed run already holds the epochs it finished.
 # usage: cli_train_resume.sh TANDEM DEVICES
 set -eu
 tandem=$1
@@ -11,7 +12,7 @@ opts="--devices $devices --epochs 8 --dropout 0.1 --deterministic --no-progress"
 run() { "$tandem" train $opts --checkpoint-dir "$@"; }
 run "$out/whole" >/dev/null
 # exec: $! must be tandem itself, not a subshell that kill -9 would leave it behind.
-(exec "$tandem" train $opts --checkpoint-dir "$out/cut") >"$out/log" &
+(exec "$tandem" train $opts --checkpoint-dir "$out/cut" --metrics "$out/cut.csv") >"$out/log" &
 pid=$!
 # Kill once the third epoch's checkpoint is complete (its final name exists).
 while [ "$(ls "$out/cut" 2>/dev/null | grep -c '^ckpt-.*\.tdm$')" -lt 3 ]; do
@@ -20,6 +21,8 @@ while [ "$(ls "$out/cut" 2>/dev/null | grep -c '^ckpt-.*\.tdm$')" -lt 3 ]; do
 done
 kill -9 $pid
 wait $pid 2>/dev/null || true
+rows=$(grep -c '^[0-9]' "$out/cut.csv" 2>/dev/null || true)
+[ "${rows:-0}" -ge 3 ] || { echo "the killed run's metrics hold ${rows:-no} epochs, want >= 3"; exit 1; }
 run "$out/cut" --resume >"$out/log2"
 grep -q '^resumed from global step' "$out/log2" || { cat "$out/log2"; echo "did not resume"; exit 1; }
 last=$(ls "$out/whole" | grep '^ckpt-' | tail -n 1)

@@ -1,20 +1,33 @@
 #!/bin/sh
-# Installs tandem into a scratch prefix and builds tests/consumer against it three
-# ways: pkg-config (shared), CMake's tandem::tandem and tandem::tandem_static.
-# usage: install_consumer.sh BUILD SOURCE [CFLAGS]; CFLAGS holds the sanitizers of a
-# sanitizer build, which its consumers must be built with too.
+# Installs tandem into a scratch prefix and builds against it, as a user's project
+# would: tests/consumer three ways (pkg-config, CMake's tandem::tandem and
+# tandem::tandem_static) and examples/train_mlp.c through pkg-config and through
+# find_package, running each. The installed tandem finds its bundled data under its
+# own prefix, not in the build or source tree.
+# usage: install_consumer.sh BUILD_DIR CONSUMER_DIR EXAMPLES_DIR [CFLAGS]; CFLAGS
+# holds the sanitizers of a sanitizer build, which its consumers must be built with.
 set -eu
-build=$1 source=$2 flags=${3:-}
+build=$1 source=$2 examples=$3 flags=${4:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cmake --install "$build" --prefix "$work/prefix" >/dev/null
-export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
+prefix="$work/prefix"
+cmake --install "$build" --prefix "$prefix" >/dev/null
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 cc -std=c11 -Wall -Wextra -Werror $flags "$source/main.c" $(pkg-config --cflags --libs tandem) \
-   -Wl,-rpath,"$work/prefix/lib" -o "$work/main_pc"
+   -Wl,-rpath,"$prefix/lib" -o "$work/main_pc"
 "$work/main_pc"
-cmake -S "$source" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" \
-      -DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" >/dev/null
+cc -std=c11 -Wall -Wextra -Werror $flags "$examples/train_mlp.c" $(pkg-config --cflags --libs tandem) \
+   -pthread -Wl,-rpath,"$prefix/lib" -o "$work/train_mlp_pc"
+"$work/train_mlp_pc" "$prefix/share/tandem/digits.csv.gz" "$work/pc.safetensors"
+cmake -S "$source" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
+      -DTANDEM_EXAMPLES="$examples" -DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" \
+      >/dev/null
 cmake --build "$work/consumer" >/dev/null
 "$work/consumer/main_cmake"
 "$work/consumer/main_static"
+"$work/consumer/train_mlp" "$prefix/share/tandem/digits.csv.gz" "$work/cmake.safetensors"
+
+"$prefix/bin/tandem" train --devices reference:0 --epochs 1 --no-progress >"$work/log"
+grep -q "^data     $prefix/bin/../share/tandem/digits.csv.gz: 1797 examples" "$work/log" ||
+  { cat "$work/log"; echo "the installed tandem must train on the digits under its prefix"; exit 1; }
 echo "install_consumer: ok"

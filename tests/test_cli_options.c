@@ -70,6 +70,9 @@ static void test_refusals(void)
     REFUSED("--label-column 4294967296",
             "--label-column: 4294967296 is out of range: expected a whole number from 0");
     REFUSED("--label-column -1", "neither a column index");
+    REFUSED("--label-column +5", "neither a column index");
+    REFUSED("--skip-rows -1", "--skip-rows: '-1' is not a whole number from 0 to 1000000000");
+    REFUSED("--skip-rows 1000000001", "out of range");
     REFUSED("--label-column name", "a column name needs --header");
     REFUSED("--batch -3", "--batch: '-3' is not a whole number from 1 to 1048576");
     REFUSED("--batch 4611686018427387904", "--batch: 4611686018427387904 is out of range");
@@ -104,6 +107,9 @@ static void test_refusals(void)
     REFUSED("stray", "unexpected argument 'stray'");
     REFUSED("--resume", "--resume needs --checkpoint-dir");
     REFUSED("--data a --labels b --header", "--labels reads IDX files");
+    REFUSED("--data a --labels b --skip-rows 1", "--skip-rows are for CSV");
+    REFUSED("--test-labels t", "--test-data and --test-labels go with --data and --labels");
+    REFUSED("--data a --labels b --test-data t", "IDX images and labels for both");
     REFUSED("--checkpoint-dir d --resume --allow-config-change lt",
             "no item 'lt'; did you mean lr?");
     REFUSED("--allow-config-change lr", "--allow-config-change is for --resume");
@@ -124,6 +130,8 @@ static void test_acceptance(void)
                  "--label-column class --epochs 2 --epochs 3");
     CHECK(o.device_id_count == 2 && !strcmp(o.device_ids[1], "vulkan:0"));
     CHECK(!strcmp(o.strategy, "one-device") && o.progress == 0 && o.epochs == 3);
+    o = ACCEPTED("--skip-rows 1 --test-data t.csv --save m.safetensors");
+    CHECK(o.skip_rows == 1 && !strcmp(o.test_data, "t.csv") && !strcmp(o.save, "m.safetensors"));
     o = ACCEPTED("--checkpoint-dir d --resume --optimizer SGD --activation tanh");
     CHECK(o.resume && !strcmp(o.checkpoint_dir, "d") && !strcmp(o.optimizer, "SGD"));
     CHECK(o.allow_config_change == 0);

@@ -25,7 +25,7 @@ typedef struct dev_set {
 
 static const tdm_collective_algorithm algorithms[] = {
     TDM_COLLECTIVE_AUTO, TDM_COLLECTIVE_ONE_DEVICE, TDM_COLLECTIVE_RING, TDM_COLLECTIVE_TREE,
-    TDM_COLLECTIVE_DIRECT};
+    TDM_COLLECTIVE_DIRECT, TDM_COLLECTIVE_HOST};
 #define ALGORITHM_COUNT (sizeof algorithms / sizeof algorithms[0])
 static const tdm_reduce_op ops[] = {TDM_REDUCE_SUM, TDM_REDUCE_MEAN, TDM_REDUCE_MAX,
                                     TDM_REDUCE_MIN};

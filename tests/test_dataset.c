@@ -144,6 +144,60 @@ static void csv_fails(const char *name, const char *text, const tdm_csv_options 
     CHECK(ds == NULL);
 }
 
+/* scikit-learn's exports start with a line of counts (here with class names), which
+ * skip_rows passes over; the layout tells where the examples were. */
+static void check_csv_skip_rows_and_layout(void)
+{
+    const char *path = write_text("sklearn.csv", "3,2,setosa,versicolor\nsepal,petal,target\n"
+                                                 "5.1,1.4,0\n\n4.9,1.3,1\n6.3,6.0,1\n");
+    tdm_csv_layout layout;
+    tdm_csv_options o = TDM_CSV_OPTIONS_INIT;
+    o.skip_rows = 1;
+    o.header = 1;
+    o.layout = &layout;
+    tdm_dataset *ds = load_csv(path, &o);
+    float f[6];
+    int32_t l[3];
+    CHECK(read_all(ds, f, l, 3) == 3 && f[0] == 5.1f && f[5] == 6.0f && l[1] == 1);
+    CHECK(layout.columns == 3 && layout.label_column == 2 && layout.header_line == 2);
+    CHECK(layout.first_line == 3 && layout.last_line == 6 && layout.blank_lines == 1);
+    tdm_dataset_destroy(ds);
+    o.header = 0; /* or skip the header line too */
+    o.skip_rows = 2;
+    ds = load_csv(path, &o);
+    CHECK(read_all(ds, f, l, 3) == 3 && f[0] == 5.1f && l[2] == 1);
+    CHECK(layout.header_line == 0 && layout.first_line == 3 && layout.last_line == 6);
+    tdm_dataset_destroy(ds);
+    o.skip_rows = 0;
+    o.layout = NULL;
+    csv_fails("sklearn.csv", "3,2,setosa,versicolor\n5.1,1.4,0\n", &o, TDM_ERR_CORRUPT_DATA,
+              "sklearn.csv:1:3: field 'setosa' is not a number");
+    o.skip_rows = 9;
+    csv_fails("short_skip.csv", "1,2\n3,4\n", &o, TDM_ERR_CORRUPT_DATA,
+              "skip_rows is 9, the file has 2 lines");
+}
+
+/* A file of features only: every column a feature, every label 0. */
+static void check_csv_no_label(void)
+{
+    tdm_csv_layout layout;
+    tdm_csv_options o = TDM_CSV_OPTIONS_INIT;
+    o.label_column = TDM_CSV_NO_LABEL;
+    o.layout = &layout;
+    tdm_dataset *ds = load_csv(write_text("features.csv", "1,2,3\n4,5,6\n"), &o);
+    float f[6];
+    int32_t l[2] = {7, 7};
+    CHECK(tdm_dataset_feature_count(ds) == 3 && read_all(ds, f, l, 2) == 2);
+    CHECK(f[2] == 3 && f[5] == 6 && l[0] == 0 && l[1] == 0);
+    CHECK(layout.label_column == TDM_CSV_NO_LABEL && layout.columns == 3);
+    tdm_dataset_destroy(ds);
+    ds = load_csv(write_text("one.csv", "1\n2\n"), &o);
+    CHECK(tdm_dataset_feature_count(ds) == 1 && tdm_dataset_example_count(ds) == 2);
+    tdm_dataset_destroy(ds);
+    o.label_column = -3;
+    csv_fails("one.csv", "1\n", &o, TDM_ERR_INVALID_ARGUMENT, "label_column is -3");
+}
+
 static void check_csv_bad_rows(void)
 {
     tdm_status bad = TDM_ERR_CORRUPT_DATA;
@@ -881,6 +935,8 @@ int main(int argc, char **argv)
     check_csv_plain();
     check_csv_header_middle_label();
     check_csv_gzip_and_delimiter();
+    check_csv_skip_rows_and_layout();
+    check_csv_no_label();
     check_csv_bad_rows();
     check_csv_bad_files();
     check_csv_truncated_gzip();

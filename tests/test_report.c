@@ -74,34 +74,70 @@ static const train_epoch two_epochs[2] = {
     {2, 0.1234567891, NAN, 0.96875, 1.25, 1200.5},
 };
 
+static const char *const run_devices[] = {"opencl:0 (pthread \"x\")", "vulkan:0 (llvmpipe)"};
+static const char *const run_names[] = {"epochs", "layers"};
+static const char *const run_values[] = {"2", "128,128"};
+static const train_run the_run = {"0.1.0", run_devices, 2, run_names, run_values, 2};
+
 static void test_metrics(void)
 {
     char csv[160], json[160], err[256] = "";
     scratch_path(csv, sizeof csv, "metrics.csv");
     scratch_path(json, sizeof json, "metrics.json");
-    CHECK(metrics_write(csv, two_epochs, 2, err, sizeof err) == 0);
-    check_file_is(csv, "epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second\n"
+    CHECK(metrics_write(csv, &the_run, two_epochs, 2, err, sizeof err) == 0);
+    check_file_is(csv, "# tandem 0.1.0\n"
+                       "# devices: opencl:0 (pthread \"x\"); vulkan:0 (llvmpipe)\n"
+                       "# options: epochs=2 layers=128,128\n"
+                       "epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second\n"
                        "1,0.5,0.25,0.9375,1.5,1000\n"
                        "2,0.123456789,,0.96875,1.25,1200.5\n");
-    CHECK(metrics_write(json, two_epochs, 2, err, sizeof err) == 0);
-    check_file_is(json, "{\"epochs\": [\n"
-                        "  {\"epoch\": 1, \"train_loss\": 0.5, \"test_loss\": 0.25, "
-                        "\"test_accuracy\": 0.9375, \"seconds\": 1.5, "
-                        "\"examples_per_second\": 1000},\n"
-                        "  {\"epoch\": 2, \"train_loss\": 0.123456789, \"test_loss\": null, "
-                        "\"test_accuracy\": 0.96875, \"seconds\": 1.25, "
-                        "\"examples_per_second\": 1200.5}\n"
-                        "]}\n");
-    /* Rewriting replaces the file whole; an empty record is a header alone. */
-    CHECK(metrics_write(csv, two_epochs, 0, err, sizeof err) == 0);
-    check_file_is(csv, "epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second\n");
-    CHECK(metrics_write(json, two_epochs, 0, err, sizeof err) == 0);
-    check_file_is(json, "{\"epochs\": []}\n");
+    CHECK(metrics_write(json, &the_run, two_epochs, 2, err, sizeof err) == 0);
+    check_file_is(json, "{\n"
+                        "  \"run\": {\n"
+                        "    \"tandem\": \"0.1.0\",\n"
+                        "    \"devices\": [\n"
+                        "      \"opencl:0 (pthread \\\"x\\\")\",\n"
+                        "      \"vulkan:0 (llvmpipe)\"\n"
+                        "    ],\n"
+                        "    \"options\": {\n"
+                        "      \"epochs\": \"2\",\n"
+                        "      \"layers\": \"128,128\"\n"
+                        "    }\n"
+                        "  },\n"
+                        "  \"epochs\": [\n"
+                        "    {\n"
+                        "      \"epoch\": 1,\n"
+                        "      \"train_loss\": 0.5,\n"
+                        "      \"test_loss\": 0.25,\n"
+                        "      \"test_accuracy\": 0.9375,\n"
+                        "      \"seconds\": 1.5,\n"
+                        "      \"examples_per_second\": 1000\n"
+                        "    },\n"
+                        "    {\n"
+                        "      \"epoch\": 2,\n"
+                        "      \"train_loss\": 0.123456789,\n"
+                        "      \"test_loss\": null,\n"
+                        "      \"test_accuracy\": 0.96875,\n"
+                        "      \"seconds\": 1.25,\n"
+                        "      \"examples_per_second\": 1200.5\n"
+                        "    }\n"
+                        "  ]\n"
+                        "}\n");
+    /* Rewriting replaces the file whole; an empty record is the run and a header. */
+    CHECK(metrics_write(csv, &the_run, two_epochs, 0, err, sizeof err) == 0);
+    check_file_is(csv, "# tandem 0.1.0\n"
+                       "# devices: opencl:0 (pthread \"x\"); vulkan:0 (llvmpipe)\n"
+                       "# options: epochs=2 layers=128,128\n"
+                       "epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second\n");
+    CHECK(metrics_write(json, &the_run, two_epochs, 0, err, sizeof err) == 0);
+    char *text = read_all(json, NULL);
+    CHECK(text && strstr(text, "\n  \"epochs\": []\n}\n"));
+    free(text);
     CHECK(scratch_entries() == 2);
 
     char missing[160];
     scratch_path(missing, sizeof missing, "no-such-dir/metrics.csv");
-    CHECK(metrics_write(missing, two_epochs, 2, err, sizeof err) == -1);
+    CHECK(metrics_write(missing, &the_run, two_epochs, 2, err, sizeof err) == -1);
     CHECK(strncmp(err, "cannot write ", 13) == 0 && strstr(err, missing));
     CHECK(strstr(err, "No such file or directory"));
     unlink(csv);
@@ -257,8 +293,8 @@ static const train_epoch epoch3 = {3, 0.1234, 0.1502, 0.9639, 0.41, 3508};
 static const char epoch3_line[] = "epoch  3/30  23 steps  0.41 s  56.1 steps/s  3508 ex/s  "
                                   "loss 0.1234  test loss 0.1502  test acc 96.39%\n";
 
-/* Epoch 3 of 30: 23 steps of 64 examples, 10 ms each. */
-static char *run_epoch(int tty)
+/* Epoch 3 of 30: 23 steps of 64 examples, 10 ms each, fitted to `columns`. */
+static char *run_epoch(int tty, int columns)
 {
     char *text = NULL;
     size_t size = 0;
@@ -267,6 +303,7 @@ static char *run_epoch(int tty)
         return NULL;
     progress p;
     progress_begin(&p, f, tty, 30, 23);
+    p.columns = columns;
     for (size_t step = 1; step <= 23; step++)
         progress_step(&p, 3, step, step == 1 ? 0.5 : 0.1234, step * 64, step * 0.01);
     progress_epoch(&p, &epoch3, 23);
@@ -284,18 +321,19 @@ static size_t count_char(const char *s, char c)
 
 static void test_progress(void)
 {
-    char *plain = run_epoch(0);
+    char *plain = run_epoch(0, 40); /* plain lines are whole, whatever the width */
     CHECK(plain && strcmp(plain, epoch3_line) == 0);
     free(plain);
 
-    char *bar = run_epoch(1);
+    char *bar = run_epoch(1, 120);
     CHECK(bar != NULL);
     if (!bar)
         return;
-    /* Drawn at steps 1, 11 and 22 (at most 10 a second), then the epoch line. */
+    /* Drawn at steps 1, 11 and 22 (at most 10 a second), then the epoch line. The ETA
+     * is this epoch's pace over the run's 27 * 23 + 22 steps left after step 1. */
     CHECK(count_char(bar, '\r') == 4 && count_char(bar, '\n') == 1);
-    static const char first[] =
-        "\repoch  3/30 [....................]  1/23  100.0 steps/s  6400 ex/s  loss 0.5000\r";
+    static const char first[] = "\repoch  3/30 [....................]  1/23  100.0 steps/s  "
+                                "6400 ex/s  loss 0.5000  eta 0:06\r";
     CHECK(strncmp(bar, first, sizeof first - 1) == 0);
     CHECK(strstr(bar, "\repoch  3/30 [#########...........] 11/23  100.0 steps/s  6400 ex/s"));
     const char *last = strrchr(bar, '\r');
@@ -304,8 +342,45 @@ static void test_progress(void)
     free(bar);
 }
 
-/* A bar line stays within 100 columns whatever the numbers. */
-static void test_progress_width(void)
+/* The longest run of characters between line controls: what one draw shows. */
+static size_t widest_draw(const char *s)
+{
+    size_t widest = 0, run = 0;
+    for (; *s; s++) {
+        run = *s == '\r' || *s == '\n' ? 0 : run + 1;
+        widest = run > widest ? run : widest;
+    }
+    return widest;
+}
+
+/* At 60, 80 and 120 columns every draw stays off the last column (a line that wraps
+ * leaves a copy of itself behind at each redraw), keeping the loss, the ETA and the
+ * test accuracy; the bar gives way to the rates, then shrinks. */
+static void test_progress_fits(void)
+{
+    static const struct {
+        int columns;
+        const char *has, *lacks;
+    } cases[] = {{60, "eta 0:", "steps/s"},
+                 {80, "ex/s  loss 0.1234  eta 0:0", "....................]"},
+                 {120, "[###################.] 22/23", NULL}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *text = run_epoch(1, cases[i].columns);
+        CHECK(text && widest_draw(text) <= (size_t)cases[i].columns - 1);
+        CHECK(text && strstr(text, "] 11/23") && strstr(text, cases[i].has));
+        CHECK(text && (!cases[i].lacks || !strstr(text, cases[i].lacks)));
+        CHECK(text && strstr(text, "loss 0.1234  test loss 0.1502  test acc 96.39%"));
+        if (text && widest_draw(text) > (size_t)cases[i].columns - 1)
+            fprintf(stderr, "%d columns:\n%s\n", cases[i].columns, text);
+        free(text);
+    }
+    char *narrow = run_epoch(1, 20); /* narrower than what must show: cut */
+    CHECK(narrow && widest_draw(narrow) == 19);
+    free(narrow);
+}
+
+/* Extreme numbers stay within the width; the ETA counts hours. */
+static void test_progress_extremes(void)
 {
     char *text = NULL;
     size_t size = 0;
@@ -315,10 +390,34 @@ static void test_progress_width(void)
         return;
     progress p;
     progress_begin(&p, f, 1, 4000000000u, (size_t)1 << 40);
+    p.columns = 100;
     progress_step(&p, 3999999999u, (size_t)1 << 39, -1e300, (size_t)1 << 50, 1e-9);
+    progress_begin(&p, f, 1, 20, 100);
+    p.columns = 100;
+    progress_step(&p, 1, 10, 0.5, 640, 60.0); /* 6 s a step, 19 * 100 + 90 steps left */
     fclose(f);
-    CHECK(text && text[0] == '\r' && strlen(text) <= 100);
+    CHECK(text && text[0] == '\r' && widest_draw(text) <= 99);
+    CHECK(text && strstr(text, "  eta 3:19:00"));
     free(text);
+}
+
+/* Off a terminal the width comes from $COLUMNS, else 80. */
+static void test_progress_columns(void)
+{
+    progress p;
+    progress_begin(&p, stderr, 1, 1, 1);
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    p.out = f;
+    setenv("COLUMNS", "72", 1);
+    CHECK(progress_columns(&p) == 72);
+    unsetenv("COLUMNS");
+    CHECK(progress_columns(&p) == 80);
+    p.columns = 33;
+    CHECK(progress_columns(&p) == 33);
+    fclose(f);
 }
 
 int main(void)
@@ -332,7 +431,9 @@ int main(void)
     test_metrics();
     test_plot();
     test_progress();
-    test_progress_width();
+    test_progress_fits();
+    test_progress_extremes();
+    test_progress_columns();
     rmdir(tmp_dir);
     return test_finish("test_report");
 }

@@ -1,6 +1,6 @@
 /* Strategies, contexts, run and merge_call, per-replica values, Strategy.reduce and
- * the cross-device ops (SEMANTICS.md: Contexts, Strategies, Cross-device ops,
- * Strategy.reduce) on the replicas of a scenario (see test_scenario_devices). */
+ * the cross-device ops (docs/SEMANTICS.md: Modes, Strategies, Reductions) on the
+ * replicas of a scenario (see test_scenario_devices). */
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -80,8 +80,8 @@ static void check_scopes(void)
     CHECK_FAILS(tdm_strategy_scope_enter(b), TDM_ERR_INVALID_STATE, "mixing strategies");
     tdm_value *v = per_replica(b, 2, 0);
     tdm_tensor *r = NULL;
-    CHECK_FAILS(tdm_strategy_reduce(b, TDM_REDUCE_SUM, v, TDM_AXIS_NONE, &r),
-                TDM_ERR_INVALID_STATE, "mixing strategies");
+    CHECK_FAILS(tdm_strategy_reduce(b, TDM_REDUCE_SUM, v, TDM_AXIS_NONE, &r), TDM_ERR_INVALID_STATE,
+                "mixing strategies");
     CHECK_OK(tdm_strategy_scope_exit(a));
     CHECK_OK(tdm_strategy_scope_exit(a));
     CHECK(!tdm_in_cross_replica_context());
@@ -114,19 +114,19 @@ static tdm_status probe_fn(tdm_replica_context *rc, void *user)
              tdm_strategy_current(ctx, &cur) == TDM_OK && cur == s;
     tdm_tensor *t = NULL;
     tdm_value *out = NULL;
-    ok = ok &&
-         tdm_strategy_reduce(s, TDM_REDUCE_SUM, p->value, TDM_AXIS_NONE, &t) ==
-             TDM_ERR_INVALID_STATE &&
-         strstr(tdm_last_error(), "merge_call") &&
-         tdm_strategy_reduce_to(s, TDM_REDUCE_SUM, p->value, NULL, 0, &out) ==
-             TDM_ERR_INVALID_STATE &&
-         tdm_strategy_broadcast(s, tdm_replica_arg(rc, 0), NULL, 0, &out) ==
-             TDM_ERR_INVALID_STATE &&
-         tdm_strategy_run(s, probe_fn, p, NULL, 0, NULL) == TDM_ERR_INVALID_STATE &&
-         tdm_strategy_scope_enter(p->other) == TDM_ERR_INVALID_STATE &&
-         strstr(tdm_last_error(), "mixing strategies") && tdm_strategy_scope_enter(s) == TDM_OK &&
-         tdm_strategy_scope_exit(s) == TDM_OK &&
-         tdm_strategy_scope_exit(s) == TDM_ERR_INVALID_STATE; /* run's own scope */
+    ok =
+        ok &&
+        tdm_strategy_reduce(s, TDM_REDUCE_SUM, p->value, TDM_AXIS_NONE, &t) ==
+            TDM_ERR_INVALID_STATE &&
+        strstr(tdm_last_error(), "merge_call") &&
+        tdm_strategy_reduce_to(s, TDM_REDUCE_SUM, p->value, NULL, 0, &out) ==
+            TDM_ERR_INVALID_STATE &&
+        tdm_strategy_broadcast(s, tdm_replica_arg(rc, 0), NULL, 0, &out) == TDM_ERR_INVALID_STATE &&
+        tdm_strategy_run(s, probe_fn, p, NULL, 0, NULL) == TDM_ERR_INVALID_STATE &&
+        tdm_strategy_scope_enter(p->other) == TDM_ERR_INVALID_STATE &&
+        strstr(tdm_last_error(), "mixing strategies") && tdm_strategy_scope_enter(s) == TDM_OK &&
+        tdm_strategy_scope_exit(s) == TDM_OK &&
+        tdm_strategy_scope_exit(s) == TDM_ERR_INVALID_STATE; /* run's own scope */
     if (!ok)
         atomic_fetch_add(&p->bad, 1);
     if (id < MAX_REPLICAS)
@@ -312,8 +312,7 @@ static tdm_status all_reducing_fn(tdm_replica_context *rc, void *user)
 static void check_all_reduce(void)
 {
     tdm_strategy *s = mirrored(NULL);
-    const tdm_reduce_op ops[] = {TDM_REDUCE_SUM, TDM_REDUCE_MEAN, TDM_REDUCE_MAX,
-                                 TDM_REDUCE_MIN};
+    const tdm_reduce_op ops[] = {TDM_REDUCE_SUM, TDM_REDUCE_MEAN, TDM_REDUCE_MAX, TDM_REDUCE_MIN};
     for (size_t o = 0; o < 4; o++) {
         reduce_case c = {ops[o]};
         tdm_value *result = NULL;
@@ -332,6 +331,65 @@ static void check_all_reduce(void)
         tdm_value_destroy(result);
     }
     tdm_strategy_destroy(s);
+}
+
+/* Two all-reduces in flight at once on every replica, waited for in the other
+ * order, with queries; a third started and never waited for, which the run waits
+ * for when the function returns. */
+static tdm_status async_fn(tdm_replica_context *rc, void *user)
+{
+    (void)user;
+    size_t id = tdm_replica_id(rc);
+    float a[4], b[4], c[4];
+    for (int j = 0; j < 4; j++) {
+        a[j] = (float)(id * 3 + (size_t)j);
+        b[j] = (float)(10 * id) - (float)j;
+        c[j] = 1.0f;
+    }
+    tdm_device *dev = tdm_replica_device(rc);
+    tdm_tensor *ta = tensor_of(dev, TDM_SHAPE(4), a), *tb = tensor_of(dev, TDM_SHAPE(4), b),
+               *tc = tensor_of(dev, TDM_SHAPE(4), c);
+    tdm_pending *pa = NULL, *pb = NULL, *pc = NULL;
+    int done = 0;
+    CHECK_OK(tdm_replica_all_reduce_start(rc, TDM_REDUCE_SUM, ta, &pa));
+    CHECK_OK(tdm_replica_all_reduce_start(rc, TDM_REDUCE_MAX, tb, &pb));
+    CHECK_OK(tdm_pending_query(pa, &done));
+    CHECK_OK(tdm_pending_wait(pb));
+    CHECK_OK(tdm_pending_wait(pa));
+    CHECK_OK(tdm_replica_all_reduce_start(rc, TDM_REDUCE_SUM, tc, &pc));
+    float sum = 0, max = (float)(10 * (n_devs - 1));
+    for (size_t i = 0; i < n_devs; i++)
+        sum += (float)(i * 3);
+    CHECK(read_at(ta, 0) == sum && read_at(ta, 3) == sum + 3.0f * (float)n_devs);
+    CHECK(read_at(tb, 0) == max && read_at(tb, 2) == max - 2.0f);
+    tdm_tensor_destroy(ta);
+    tdm_tensor_destroy(tb);
+    return tdm_replica_set_result(rc, tc); /* pc is waited for on return */
+}
+
+static void check_async_all_reduce(void)
+{
+    tdm_strategy *s = mirrored(NULL);
+    for (int round = 0; round < 3; round++) { /* the workers and engine are reused */
+        tdm_value *result = NULL;
+        CHECK_OK(tdm_strategy_run(s, async_fn, NULL, NULL, 0, &result));
+        for (size_t i = 0; i < n_devs; i++)
+            CHECK(read_at(tdm_value_component(result, i), 1) == (float)n_devs);
+        tdm_value_destroy(result);
+    }
+    tdm_strategy_destroy(s);
+}
+
+/* The last replica asks for MEAN where the others ask for SUM. */
+static tdm_status mismatched_fn(tdm_replica_context *rc, void *user)
+{
+    (void)user;
+    float one = 1;
+    tdm_tensor *t = tensor_of(tdm_replica_device(rc), TDM_SCALAR, &one);
+    int last = tdm_replica_id(rc) + 1 == tdm_replica_num_replicas(rc);
+    tdm_status s = tdm_replica_all_reduce(rc, last ? TDM_REDUCE_MEAN : TDM_REDUCE_SUM, t);
+    tdm_tensor_destroy(t);
+    return s;
 }
 
 /* Replica 1 fails while replica 0 waits in merge_call: the run reports replica 1's
@@ -374,6 +432,9 @@ static void check_run_failures(void)
     CHECK(atomic_load(&cancelled) == (int)n_devs - 1); /* every other replica */
     CHECK_FAILS(tdm_strategy_run(s, uneven_fn, NULL, NULL, 0, NULL), TDM_ERR_INVALID_STATE,
                 "same synchronising calls");
+    if (n_devs > 1)
+        CHECK_FAILS(tdm_strategy_run(s, mismatched_fn, NULL, NULL, 0, NULL), TDM_ERR_INVALID_STATE,
+                    "(MEAN, 4 bytes)");
     CHECK_OK(tdm_strategy_run(s, all_reducing_fn, &(reduce_case){TDM_REDUCE_SUM}, NULL, 0,
                               NULL)); /* the strategy is usable again */
     tdm_strategy_destroy(s);
@@ -429,7 +490,7 @@ static float fold(tdm_reduce_op op, const float *v, size_t n)
 {
     float acc = v[0];
     for (size_t i = 1; i < n; i++)
-        acc = op == TDM_REDUCE_MAX ? fmaxf(acc, v[i])
+        acc = op == TDM_REDUCE_MAX   ? fmaxf(acc, v[i])
               : op == TDM_REDUCE_MIN ? fminf(acc, v[i])
                                      : acc + v[i];
     return op == TDM_REDUCE_MEAN ? acc * (float)(1.0 / (double)n) : acc;
@@ -495,15 +556,14 @@ static void reduce_to_with(tdm_collective_algorithm algorithm, tdm_value *v, tdm
         tdm_value_destroy(out);
     }
     CHECK_OK(tdm_strategy_reduce_to(s, TDM_REDUCE_MEAN, v, devs, 1, &out));
-    CHECK(tdm_value_count(out) == 1 &&
-          tdm_tensor_device(tdm_value_component(out, 0)) == devs[0]);
+    CHECK(tdm_value_count(out) == 1 && tdm_tensor_device(tdm_value_component(out, 0)) == devs[0]);
     expect_fold(out, TDM_REDUCE_MEAN, 1001, "reduce_to one destination");
     tdm_value_destroy(out);
 }
 
 static void check_reduce_to(void)
 {
-    for (int a = TDM_COLLECTIVE_AUTO; a <= TDM_COLLECTIVE_DIRECT; a++) {
+    for (int a = TDM_COLLECTIVE_AUTO; a <= TDM_COLLECTIVE_HOST; a++) {
         tdm_strategy_options o = TDM_STRATEGY_OPTIONS_INIT;
         o.algorithm = (tdm_collective_algorithm)a;
         o.reduce_device = (int)n_devs - 1; /* a chosen target */
@@ -565,7 +625,8 @@ static tdm_value *batch_rows(tdm_strategy *s, float *all, size_t *total)
         float data[8];
         for (size_t r = 0; r < rows[i]; r++)
             for (size_t c = 0; c < 2; c++)
-                all[(*total + r) * 2 + c] = data[r * 2 + c] = (float)(1 + *total + r) * (c ? -1.0f : 1.0f);
+                all[(*total + r) * 2 + c] = data[r * 2 + c] =
+                    (float)(1 + *total + r) * (c ? -1.0f : 1.0f);
         t[i] = tensor_of(tdm_strategy_device(s, i), TDM_SHAPE(rows[i], 2), data);
         *total += rows[i];
     }
@@ -679,6 +740,7 @@ int main(int argc, char **argv)
         check_one_device_seed();
         check_merge_call();
         check_all_reduce();
+        check_async_all_reduce();
         check_run_failures();
         check_mirrored_devices();
         check_same_hardware();

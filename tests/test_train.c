@@ -1,7 +1,8 @@
 /* Training: the train op on a strategy's replicas equals one replica on the global
  * batch, check_numerics stops a step before anything changes, clipping and
  * summaries, the op-level API in a custom loss function, steps and the monitor with
- * checkpoints that resume bit for bit. */
+ * checkpoints that resume bit for bit, and a trained model's predictions after a save
+ * and a load. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,9 +97,9 @@ static size_t train_steps(trainer *t, tdm_dataset *ds, size_t steps, double *los
     return done;
 }
 
-/* The bar of SEMANTICS.md: with the same seed, global batch and SGD, the loss of the
- * N-replica run matches one replica at every step (the 23rd is a partial batch of
- * 29, split unevenly), dropout included. */
+/* The rule of docs/SEMANTICS.md (Losses and gradients): with the same seed, global
+ * batch and SGD, the loss of the N-replica run matches one replica at every step (the
+ * 23rd is a partial batch of 29, split unevenly), dropout included. */
 static void check_equivalence(void)
 {
     tdm_dataset *ds = digits(64, 3);
@@ -415,6 +416,88 @@ static void check_monitor_resume(void)
     tdm_dataset_destroy(ds);
 }
 
+/* The raw features and labels of a dataset's examples (batched into one batch). */
+static size_t host_rows(const tdm_dataset *ds, float *x, int32_t *y, size_t capacity)
+{
+    tdm_dataset_iterator *it = NULL;
+    const tdm_batch *b = NULL;
+    CHECK_OK(tdm_dataset_iterator_create(ds, &it));
+    CHECK_OK(tdm_dataset_iterator_next(it, &b));
+    size_t n = b && b->count <= capacity ? b->count : 0;
+    if (n) {
+        memcpy(x, b->features, n * 64 * sizeof *x);
+        memcpy(y, b->labels, n * sizeof *y);
+    }
+    tdm_dataset_iterator_destroy(it);
+    return n;
+}
+
+/* The fraction of rows whose highest output is their label. */
+static double accuracy_of(const float *outputs, const int32_t *labels, size_t rows)
+{
+    size_t correct = 0;
+    for (size_t r = 0; r < rows; r++) {
+        size_t best = 0;
+        for (size_t c = 1; c < 10; c++)
+            best = outputs[r * 10 + c] > outputs[r * 10 + best] ? c : best;
+        correct += best == (size_t)labels[r];
+    }
+    return (double)correct / (double)rows;
+}
+
+/* A trained model, given its standardisation, predicts from raw features what
+ * evaluate scores on the standardised test split; saved and loaded onto a one-device
+ * strategy or onto the mirrored one, it predicts the same outputs bit for bit. */
+static void check_predict_after_load(void)
+{
+    tdm_dataset *all = NULL, *train = NULL, *test = NULL;
+    CHECK_OK(tdm_dataset_from_csv(digits_path, NULL, &all));
+    CHECK_OK(tdm_dataset_shuffle_once(all, 5));
+    CHECK_OK(tdm_dataset_split(all, 0.8, &train, &test));
+    CHECK_OK(tdm_dataset_batch(test, 512, 0));
+    static float raw[512 * 64], want[512 * 10], got[512 * 10];
+    static int32_t labels[512];
+    size_t rows = host_rows(test, raw, labels, 512);
+    CHECK(rows == 360);
+    float mean[64], std[64];
+    CHECK_OK(tdm_dataset_feature_stats(train, mean, std));
+    CHECK_OK(tdm_dataset_standardize(train, mean, std));
+    CHECK_OK(tdm_dataset_standardize(test, mean, std));
+    CHECK_OK(tdm_dataset_batch(train, 64, 0));
+    trainer t;
+    trainer_open(&t, devs, n_devs, TDM_OPT_ADAM, 10);
+    double losses[23];
+    CHECK(train_steps(&t, train, 23, losses) == 23);
+    tdm_evaluation ev;
+    CHECK_OK(tdm_model_evaluate(t.model, test, &ev));
+    CHECK(ev.examples == rows && ev.accuracy > 0.8);
+    CHECK_OK(tdm_model_set_standardization(t.model, mean, std));
+    CHECK_OK(tdm_model_predict(t.model, raw, rows, want));
+    CHECK(accuracy_of(want, labels, rows) == ev.accuracy);
+
+    char path[] = "/tmp/tandem-model-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    CHECK_OK(tdm_model_save(t.model, path));
+    tdm_strategy *strategies[2] = {NULL, t.strategy};
+    CHECK_OK(tdm_strategy_create_one_device(devs[0], NULL, &strategies[0]));
+    for (int i = 0; i < 2; i++) {
+        tdm_model *loaded = NULL;
+        CHECK_OK(tdm_model_load(strategies[i], path, &loaded));
+        memset(got, 0, sizeof got);
+        CHECK_OK(tdm_model_predict(loaded, raw, rows, got));
+        CHECK(memcmp(want, got, rows * 10 * sizeof *got) == 0);
+        tdm_model_destroy(loaded);
+    }
+    tdm_strategy_destroy(strategies[0]);
+    unlink(path);
+    trainer_close(&t);
+    tdm_dataset_destroy(all);
+    tdm_dataset_destroy(train);
+    tdm_dataset_destroy(test);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -432,6 +515,7 @@ int main(int argc, char **argv)
         check_errors();
         check_mirrored_after_steps(!strcmp(argv[1], "mixed"));
         check_monitor_resume();
+        check_predict_after_load();
     }
     CHECK(tdm_context_validation_messages(ctx) == 0);
     tdm_context_destroy(ctx);

@@ -59,6 +59,20 @@ tdm_status tdm_opencl_event_query(tdm_device *dev, void *event, int *done)
     return TDM_OK;
 }
 
+/* A barrier on dev's queue waiting for src's marker: both queues are in one
+ * context, where an event of one queue may gate another. */
+tdm_status tdm_opencl_queue_wait(tdm_device *dev, tdm_device *src, void *event)
+{
+    cl_event ev = event;
+    if (tdm_opencl_dev(dev)->context != tdm_opencl_dev(src)->context)
+        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s and %s are in different OpenCL contexts",
+                        dev->desc.id, src->desc.id);
+    cl_int err = clEnqueueBarrierWithWaitList(tdm_opencl_dev(dev)->queue, 1, &ev, NULL);
+    if (err == CL_SUCCESS)
+        err = clFlush(tdm_opencl_dev(dev)->queue);
+    return err == CL_SUCCESS ? TDM_OK : tdm_opencl_fail(dev, "clEnqueueBarrierWithWaitList", err);
+}
+
 void tdm_opencl_event_release(tdm_device *dev, void *event)
 {
     (void)dev;

@@ -107,6 +107,7 @@ tdm_status tdm_opencl_event_record(tdm_device *dev, void **event);
 tdm_status tdm_opencl_event_wait(tdm_device *dev, void *event);
 tdm_status tdm_opencl_event_query(tdm_device *dev, void *event, int *done);
 void tdm_opencl_event_release(tdm_device *dev, void *event);
+tdm_status tdm_opencl_queue_wait(tdm_device *dev, tdm_device *src, void *event);
 
 /* opencl_launch.c: the `launch` op, and the release of a device's kernels (at close). */
 tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch);

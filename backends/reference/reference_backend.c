@@ -153,6 +153,20 @@ static void host_event_release(tdm_device *dev, void *event)
     (void)event;
 }
 
+/* Every event has completed by the time it is recorded. */
+static tdm_status host_queue_wait(tdm_device *dev, tdm_device *src, void *event)
+{
+    (void)dev;
+    (void)src;
+    (void)event;
+    return TDM_OK;
+}
+
+static void *host_address(tdm_buffer *buf)
+{
+    return buf->impl;
+}
+
 const tdm_backend_ops tdm_reference_backend = {
     .kind = TDM_BACKEND_REFERENCE,
     .create = host_create,
@@ -174,4 +188,6 @@ const tdm_backend_ops tdm_reference_backend = {
     .event_wait = host_event_wait,
     .event_query = host_event_query,
     .event_release = host_event_release,
+    .queue_wait = host_queue_wait,
+    .host_address = host_address,
 };

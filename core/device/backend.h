@@ -72,11 +72,29 @@ typedef struct tdm_backend_ops {
 
     tdm_status (*finish)(tdm_device *dev);
 
-    /* Events: an opaque marker after all work submitted so far. */
+    /* Events: an opaque marker after all work submitted so far. event_wait blocks
+     * the host; event_wait and event_query may be called from any thread and must
+     * make sure the work before the event reaches the device (a backend that
+     * batches submissions flushes them). */
     tdm_status (*event_record)(tdm_device *dev, void **event);
     tdm_status (*event_wait)(tdm_device *dev, void *event);
     tdm_status (*event_query)(tdm_device *dev, void *event, int *done);
     void (*event_release)(tdm_device *dev, void *event);
+
+    /* Optional: makes dev's queue wait, without blocking the host, until `event`
+     * (recorded on src, a device of this backend, possibly dev itself) has completed:
+     * work submitted to dev afterwards runs after everything before the event.
+     * TDM_ERR_UNSUPPORTED where the backend cannot for this pair of devices; NULL:
+     * never. Either way the core then waits on the host instead. */
+    tdm_status (*queue_wait)(tdm_device *dev, tdm_device *src, void *event);
+
+    /* Optional: the host address of the buffer's memory where the host may read and
+     * write it in place (CPU drivers, integrated GPUs with coherent memory), valid for
+     * the buffer's life; NULL where it may not (the core then stages through read and
+     * write). The core reads there only after the events of the work that wrote the
+     * range have completed, writes only where no submitted work still uses the range,
+     * and expects work submitted to the device after a host write to see it. */
+    void *(*host_address)(tdm_buffer *buf);
 } tdm_backend_ops;
 
 extern const tdm_backend_ops tdm_reference_backend;

@@ -5,6 +5,7 @@
 #include "buffer_checks.h"
 #include "device_status.h"
 #include "error.h"
+#include "scratch_pool.h"
 
 tdm_status tdm_check_range(const tdm_buffer *buf, size_t offset, size_t size, const char *func,
                            const char *what)
@@ -62,7 +63,7 @@ static void link_buffer(tdm_device *dev, tdm_buffer *buf, size_t reserved)
     pthread_mutex_unlock(&dev->lock);
 }
 
-tdm_status tdm_buffer_alloc(tdm_device *dev, size_t size, tdm_buffer **out)
+static tdm_status allocate(tdm_device *dev, size_t size, tdm_buffer **out)
 {
     TDM_CHECK_ARG(dev, "tdm_buffer_alloc");
     TDM_CHECK_ARG(out, "tdm_buffer_alloc");
@@ -88,6 +89,15 @@ tdm_status tdm_buffer_alloc(tdm_device *dev, size_t size, tdm_buffer **out)
     }
     link_buffer(dev, buf, size);
     *out = buf;
+    return s;
+}
+
+/* Memory the engine keeps idle for reuse is given back before an allocation fails. */
+tdm_status tdm_buffer_alloc(tdm_device *dev, size_t size, tdm_buffer **out)
+{
+    tdm_status s = allocate(dev, size, out);
+    if (s == TDM_ERR_OUT_OF_MEMORY && dev && tdm_scratch_trim(dev))
+        s = allocate(dev, size, out);
     return s;
 }
 

@@ -6,6 +6,7 @@
 #include "context_impl.h"
 #include "device_registry.h"
 #include "error.h"
+#include "host_staging.h"
 #include "log.h"
 #include "options.h"
 
@@ -67,6 +68,10 @@ static tdm_status context_init(tdm_context *ctx, const tdm_context_options *opts
         return s;
     if (pthread_mutex_init(&ctx->lock, NULL) != 0)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_context_create: cannot create a mutex");
+    if (pthread_mutex_init(&ctx->staging_lock, NULL) != 0) {
+        pthread_mutex_destroy(&ctx->lock);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_context_create: cannot create a mutex");
+    }
     atomic_init(&ctx->validation_messages, 0);
     return TDM_OK;
 }
@@ -103,6 +108,8 @@ void tdm_context_destroy(tdm_context *ctx)
     for (size_t i = ctx->backend_count; i-- > 0;)
         ctx->backends[i].ops->destroy(ctx->backends[i].instance);
     free(ctx->devices);
+    tdm_staging_free_idle(ctx);
+    pthread_mutex_destroy(&ctx->staging_lock);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);
 }

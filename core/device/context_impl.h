@@ -5,6 +5,7 @@
 #include "device_impl.h"
 
 #define TDM_MAX_BACKENDS 3
+#define TDM_STAGING_MAX_IDLE 16 /* host staging chunks kept for reuse (host_staging.c) */
 
 struct tdm_context {
     tdm_context_options options;
@@ -22,6 +23,9 @@ struct tdm_context {
      * releases it through the function it was given (arrows point down only). */
     void *default_strategy;
     void (*default_strategy_free)(void *strategy);
+    pthread_mutex_t staging_lock; /* guards the idle staging chunks */
+    void *staging[TDM_STAGING_MAX_IDLE];
+    size_t staging_count;
 };
 
 /* Appends devices to the context's list, all or none, and sets their index. */

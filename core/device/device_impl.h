@@ -6,6 +6,10 @@
 #include <stdatomic.h>
 
 #include "backend.h"
+#include "worker.h"
+
+/* Idle scratch buffers a device keeps for reuse (scratch_pool.c). */
+#define TDM_SCRATCH_MAX_IDLE 16
 
 struct tdm_device {
     tdm_context *ctx;
@@ -21,6 +25,12 @@ struct tdm_device {
     uint64_t bytes_in_use;
     struct tdm_buffer *buffers; /* live buffers, freed with the context */
     atomic_int lost;            /* set once a backend reports TDM_ERR_DEVICE_LOST */
+    /* The engine's per-device state, guarded by lock: idle scratch buffers (among
+     * `buffers` too), and the thread that runs this device's blocking transfers for
+     * staged copies, started on first use. */
+    struct tdm_buffer *scratch[TDM_SCRATCH_MAX_IDLE];
+    size_t scratch_count;
+    tdm_worker copy_worker;
 };
 
 struct tdm_buffer {

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "copy_worker.h"
 #include "device_registry.h"
 #include "error.h"
 #include "log.h"
@@ -81,6 +82,7 @@ void tdm_registry_mark_same_hardware(tdm_context *ctx)
 
 void tdm_registry_close_device(tdm_device *dev)
 {
+    tdm_device_stop_copy_worker(dev);
     if (dev->buffers && !atomic_load(&dev->lost))
         dev->ops->finish(dev);
     while (dev->buffers) {

@@ -73,6 +73,13 @@ const tdm_kernel_info *tdm_kernel_get(tdm_kernel kernel);
 /* The kernel of that name, or TDM_KERNEL_COUNT. */
 tdm_kernel tdm_kernel_find(const char *name);
 
+/* The kernel's read-only buffers: the most its `inputs` may be. */
+unsigned tdm_kernel_input_count(const tdm_kernel_info *info);
+
+/* Whether buffer b takes part in a call with the uints u: an optional buffer is the
+ * k-th of the kernel's read-only buffers, used when k < inputs. */
+int tdm_kernel_buffer_used(const tdm_kernel_info *info, const uint32_t *u, unsigned b);
+
 /* Bytes per element of a buffer type. */
 unsigned tdm_kernel_type_size(char type);
 

@@ -34,10 +34,10 @@ static tdm_status check_uints(const tdm_kernel_info *info, const uint32_t *u)
     if (uint_index(info, "chunk") >= 0 && tdm_kernel_uint(info, u, "chunk") == 0)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: 'chunk' is 0", F, info->name);
     uint64_t inputs = tdm_kernel_uint(info, u, "inputs"), k = tdm_kernel_uint(info, u, "k");
-    if (uint_index(info, "inputs") >= 0 && (inputs < 2 || inputs > info->buffer_count - 1))
+    if (uint_index(info, "inputs") >= 0 && (inputs < 2 || inputs > tdm_kernel_input_count(info)))
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: %s: 'inputs' is %" PRIu64 ", expected 2 to %u", F, info->name, inputs,
-                        info->buffer_count - 1);
+                        tdm_kernel_input_count(info));
     if (uint_index(info, "lda") >= 0) {
         int ta = tdm_kernel_uint(info, u, "trans_a") != 0,
             tb = tdm_kernel_uint(info, u, "trans_b") != 0;
@@ -50,12 +50,6 @@ static tdm_status check_uints(const tdm_kernel_info *info, const uint32_t *u)
                             F, u[3], u[4], u[5], u[0], u[1], u[2]);
     }
     return TDM_OK;
-}
-
-/* Optional buffers (accumulate's inputs past `inputs`) may be left NULL. */
-static int buffer_needed(const tdm_kernel_info *info, const uint32_t *u, unsigned b)
-{
-    return !info->buffers[b].optional || b <= tdm_kernel_uint(info, u, "inputs");
 }
 
 /* A kernel may read and write a peer's buffer where the two devices share memory
@@ -72,7 +66,7 @@ static tdm_status check_view(const tdm_device *dev, const tdm_kernel_info *info,
     const tdm_kernel_buffer *kb = &info->buffers[b];
     const tdm_buffer_view *v = &call->views[b];
     if (!v->buffer)
-        return buffer_needed(info, call->u, b)
+        return tdm_kernel_buffer_used(info, call->u, b)
                    ? tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: buffer '%s' is NULL", F,
                               info->name, kb->name)
                    : TDM_OK;

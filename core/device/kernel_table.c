@@ -14,9 +14,12 @@ typedef struct kernel_line {
     tdm_tolerance tolerance;
 } kernel_line;
 
-#define TDM_TOL(ulps, rel, linear) {ulps, rel, linear}
+#define TDM_TOL(ulps, rel, linear)                                                                 \
+    {                                                                                              \
+        ulps, rel, linear                                                                          \
+    }
 static const kernel_line lines[TDM_KERNEL_COUNT] = {
-#define TDM_KERNEL(name, grid, wg, buffers, uints, floats, tol) \
+#define TDM_KERNEL(name, grid, wg, buffers, uints, floats, tol)                                    \
     {#name, grid, wg, buffers, uints, floats, tol},
 #include "kernels.def"
 #undef TDM_KERNEL
@@ -125,6 +128,24 @@ uint64_t tdm_kernel_uint(const tdm_kernel_info *info, const uint32_t *u, const c
         if (strcmp(info->uint_names[i], name) == 0)
             return u[i];
     return 0;
+}
+
+unsigned tdm_kernel_input_count(const tdm_kernel_info *info)
+{
+    unsigned n = 0;
+    for (unsigned b = 0; b < info->buffer_count; b++)
+        n += !info->buffers[b].written;
+    return n;
+}
+
+int tdm_kernel_buffer_used(const tdm_kernel_info *info, const uint32_t *u, unsigned b)
+{
+    if (!info->buffers[b].optional)
+        return 1;
+    unsigned k = 0; /* b's place among the read-only buffers */
+    for (unsigned i = 0; i < b; i++)
+        k += !info->buffers[i].written;
+    return k < tdm_kernel_uint(info, u, "inputs");
 }
 
 static uint64_t ceil_div(uint64_t a, uint64_t b)

@@ -1,22 +1,15 @@
-#include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdio.h>
 
+#include "copy_worker.h"
 #include "device_status.h"
 #include "error.h"
+#include "host_staging.h"
 #include "staged_copy.h"
 
-/* Large enough to amortise each transfer's fixed cost, small enough to stay cheap. */
-#define STAGING_CHUNK ((size_t)8 << 20)
-
-/* Each chunk starts on this boundary, so that backends which import host memory
- * (Vulkan's VK_EXT_external_memory_host, 4 KiB on most drivers) can copy straight
- * from and into it: two Vulkan devices then share one host allocation. */
-#define STAGING_ALIGN ((size_t)64 << 10)
-
-/* One chunk read on the helper thread; its error message travels back with it,
+/* One chunk read on src's copy worker; its error message travels back with it,
  * since the last error is per thread. */
 typedef struct chunk_read {
+    tdm_job job; /* first: the worker hands back this pointer */
     const tdm_buffer_view *src;
     size_t done, size;
     unsigned char *host;
@@ -24,62 +17,62 @@ typedef struct chunk_read {
     char message[512];
 } chunk_read;
 
-static void *read_chunk(void *arg)
+static void read_chunk(tdm_job *job)
 {
-    chunk_read *r = arg;
+    chunk_read *r = (chunk_read *)job;
     tdm_device *from = r->src->buffer->device;
     r->status = tdm_device_result(
         from, from->ops->read(r->src->buffer, r->src->offset + r->done, r->host, r->size));
     if (r->status != TDM_OK)
-        strncpy(r->message, tdm_last_error(), sizeof r->message - 1);
-    return NULL;
+        snprintf(r->message, sizeof r->message, "%s", tdm_last_error());
 }
 
-static chunk_read next_read(const tdm_buffer_view *src, size_t done, size_t chunk,
-                            unsigned char *host)
+static void start_read(tdm_worker *reader, chunk_read *r, const tdm_buffer_view *src, size_t done,
+                       unsigned char *host)
 {
-    chunk_read r = {src, done, src->size - done < chunk ? src->size - done : chunk, host,
-                    TDM_OK, ""};
-    return r;
+    size_t left = src->size - done;
+    *r = (chunk_read){.job.run = read_chunk,
+                      .src = src,
+                      .done = done,
+                      .size = left < TDM_STAGING_CHUNK ? left : TDM_STAGING_CHUNK,
+                      .host = host};
+    if (!r->size)
+        return;
+    if (reader)
+        tdm_worker_post(reader, &r->job);
+    else
+        read_chunk(&r->job); /* no thread for it: read here, in turn */
 }
 
-/* Writes the chunk just read while the next one is read on another thread (a
- * failed thread start falls back to reading it here, afterwards). */
-static tdm_status write_and_read_next(const tdm_buffer_view *dst, const chunk_read *current,
-                                      chunk_read *next)
+static tdm_status finish_read(tdm_worker *reader, chunk_read *r)
 {
-    tdm_device *to = dst->buffer->device;
-    pthread_t reader;
-    int threaded = next->size && pthread_create(&reader, NULL, read_chunk, next) == 0;
-    tdm_status s = tdm_device_result(
-        to, to->ops->write(dst->buffer, dst->offset + current->done, current->host,
-                           current->size));
-    if (threaded)
-        pthread_join(reader, NULL);
-    else if (next->size)
-        read_chunk(next);
-    if (s == TDM_OK && next->status != TDM_OK)
-        s = tdm_fail(next->status, "%s", next->message);
-    return s;
+    if (reader && r->size)
+        tdm_worker_wait(reader, &r->job);
+    return r->status == TDM_OK ? TDM_OK : tdm_fail(r->status, "%s", r->message);
 }
 
 tdm_status tdm_staged_copy(const tdm_buffer_view *dst, const tdm_buffer_view *src)
 {
-    size_t chunk = src->size < STAGING_CHUNK ? src->size : STAGING_CHUNK;
-    size_t stride = (chunk + STAGING_ALIGN - 1) / STAGING_ALIGN * STAGING_ALIGN;
-    unsigned char *host = aligned_alloc(STAGING_ALIGN, 2 * stride);
-    if (!host)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_buffer_copy: no host memory for staging");
-    chunk_read current = next_read(src, 0, chunk, host);
-    read_chunk(&current);
-    tdm_status s = current.status != TDM_OK ? tdm_fail(current.status, "%s", current.message)
-                                            : TDM_OK;
-    for (size_t k = 1; s == TDM_OK && current.size; k++) {
-        chunk_read next = next_read(src, current.done + current.size, chunk,
-                                    host + (k % 2) * stride);
-        s = write_and_read_next(dst, &current, &next);
-        current = next;
+    tdm_context *ctx = dst->buffer->device->ctx;
+    tdm_device *to = dst->buffer->device;
+    unsigned char *host[2] = {tdm_staging_acquire(ctx), tdm_staging_acquire(ctx)};
+    tdm_status s = host[0] && host[1] ? TDM_OK : TDM_ERR_OUT_OF_MEMORY;
+    tdm_worker *reader = s == TDM_OK ? tdm_device_copy_worker(src->buffer->device) : NULL;
+    chunk_read r[2];
+    if (s == TDM_OK) {
+        start_read(reader, &r[0], src, 0, host[0]);
+        s = finish_read(reader, &r[0]);
     }
-    free(host);
+    for (size_t k = 0; s == TDM_OK && r[k % 2].size; k++) {
+        chunk_read *current = &r[k % 2], *next = &r[(k + 1) % 2];
+        start_read(reader, next, src, current->done + current->size, host[(k + 1) % 2]);
+        s = tdm_device_result(to, to->ops->write(dst->buffer, dst->offset + current->done,
+                                                 current->host, current->size));
+        tdm_status read = finish_read(reader, next);
+        if (s == TDM_OK)
+            s = read;
+    }
+    tdm_staging_release(ctx, host[0]);
+    tdm_staging_release(ctx, host[1]);
     return s;
 }

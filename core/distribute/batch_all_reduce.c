@@ -103,9 +103,7 @@ static tdm_status reduce_pack(tdm_reduce_op op, const tdm_buffer_view *values, s
         s = tdm_all_reduce(op, packs, count, opts);
     if (s == TDM_OK && bytes)
         s = move(values, count, first, end, packs, 0);
-    if (packs)
-        coll_finish(values, count); /* before the scratch goes */
-    coll_scratch_free(&scratch);
+    coll_scratch_release(&scratch);
     free(packs);
     return s;
 }

@@ -83,7 +83,7 @@ tdm_status coll_check_options(const char *func, const tdm_collective_options *op
     if (opts->size != sizeof *opts)
         return tdm_fail(INVALID, "%s: opts->size is %zu, expected %zu "
                         "(use TDM_COLLECTIVE_OPTIONS_INIT)", func, opts->size, sizeof *opts);
-    if ((unsigned)opts->algorithm > TDM_COLLECTIVE_DIRECT)
+    if ((unsigned)opts->algorithm > TDM_COLLECTIVE_HOST)
         return tdm_fail(INVALID, "%s: opts->algorithm is %d, not a tdm_collective_algorithm",
                         func, (int)opts->algorithm);
     if (opts->reduce_on < -1 || (opts->reduce_on >= 0 && (size_t)opts->reduce_on >= count))

@@ -1,7 +1,8 @@
 /* The reduction on one device with the table's exact kernels, in replica order. */
 #include "collective_impl.h"
 
-#define MAX_INPUTS 7 /* accumulate's inputs */
+#define MAX_INPUTS 7      /* accumulate's inputs */
+#define MAX_PAIR_INPUTS 6 /* accumulate_pair's */
 
 /* y = kernel(x[0], ..., x[n - 1]); u[1] is accumulate's input count. */
 static tdm_status run(tdm_device *dev, tdm_kernel kernel, const tdm_buffer_view *y,
@@ -67,4 +68,48 @@ tdm_status coll_finalize(tdm_device *dev, tdm_reduce_op op, const tdm_buffer_vie
         return TDM_OK;
     /* 1/count rounded once to float: a host fold computes the same alpha. */
     return run(dev, TDM_KERNEL_scale, acc, acc, 1, (float)(1.0 / (double)count));
+}
+
+/* The scale MEAN applies: 1/count rounded once to float, as coll_finalize does. */
+static float mean_alpha(tdm_reduce_op op, size_t count)
+{
+    return op == TDM_REDUCE_MEAN ? (float)(1.0 / (double)count) : 1.0f;
+}
+
+/* out[0] = out[1] = alpha * sum(in): one pass that reads every input first. */
+static tdm_status sum_pair(tdm_device *dev, const tdm_buffer_view *y0, const tdm_buffer_view *y1,
+                           const tdm_buffer_view *in, size_t n, float alpha)
+{
+    tdm_kernel_call call = {.kernel = TDM_KERNEL_accumulate_pair};
+    call.views[0] = *y0;
+    call.views[1] = *y1;
+    for (size_t i = 0; i < n; i++)
+        call.views[2 + i] = in[i];
+    call.u[0] = (uint32_t)(y0->size / 4);
+    call.u[1] = (uint32_t)n;
+    call.f[0] = alpha;
+    return tdm_kernel_run(dev, &call);
+}
+
+tdm_status coll_fold_to(const coll_job *job, tdm_device *dev, const tdm_buffer_view *out,
+                        size_t n_out, const tdm_buffer_view *in, size_t n)
+{
+    tdm_buffer_view first = out[0];
+    tdm_status s = TDM_OK;
+    int one_pass = job->op != TDM_REDUCE_MAX && job->op != TDM_REDUCE_MIN && n >= 2 &&
+                   n <= MAX_PAIR_INPUTS && tdm_kernel_supported(dev, TDM_KERNEL_accumulate_pair);
+    if (one_pass) {
+        s = sum_pair(dev, &out[0], n_out > 1 ? &out[1] : &out[0], in, n, mean_alpha(job->op, n));
+    } else {
+        /* Several kernels in turn: the partials must not overwrite an input. */
+        s = coll_scratch_view(job->scratch, dev, out[0].size, &first);
+        if (s == TDM_OK)
+            s = coll_fold(dev, job->op, &first, in, n);
+        if (s == TDM_OK)
+            s = coll_finalize(dev, job->op, &first, n);
+    }
+    /* Further outputs copy a finished one, never an input another pass still reads. */
+    for (size_t k = one_pass ? 2 : 0; k < n_out && s == TDM_OK; k++)
+        s = run(dev, TDM_KERNEL_copy, &out[k], &first, 1, 0.0f);
+    return s;
 }

@@ -1,17 +1,29 @@
 /* Internal: what the collective algorithms share. Every algorithm reduces into
- * scratch first and writes the destinations last, so destinations may be the
- * values themselves (all-reduce). */
+ * scratch first (or in one pass that reads every input before it writes) and
+ * writes the destinations last, so destinations may be the values themselves
+ * (all-reduce). Plans are issued, not completed: see docs/ARCHITECTURE.md,
+ * "Ordering rules". */
 #ifndef TDM_CORE_COLLECTIVE_IMPL_H
 #define TDM_CORE_COLLECTIVE_IMPL_H
 
 #include "collectives.h"
 #include "device_impl.h"
 
-/* Scratch buffers of one call, freed together once every device has finished. */
+/* Scratch buffers of one call, from the devices' pools, returned together once the
+ * plan is issued (scratch_pool.h says why that is safe). */
 typedef struct coll_scratch {
     tdm_buffer **list;
     size_t used, capacity;
 } coll_scratch;
+
+/* The devices of one plan and the events around its in-place peer accesses. */
+typedef struct coll_order {
+    size_t n;
+    tdm_device **dev;      /* every device of the values and destinations, once */
+    tdm_event **ready;     /* [n]: recorded on first access, or given by the caller */
+    unsigned char *given;  /* [n]: ready[i] is the caller's, not freed here */
+    unsigned char *touched; /* [a * n + t]: dev[a] accessed dev[t]'s memory in place */
+} coll_order;
 
 /* One reduction: values in replica order, the result into every destination. */
 typedef struct coll_job {
@@ -23,6 +35,7 @@ typedef struct coll_job {
     size_t dst_count;
     int reduce_on; /* index of a value, or -1 */
     coll_scratch *scratch;
+    coll_order *order;
 } coll_job;
 
 /* collective_checks.c: TDM_ERR_INVALID_ARGUMENT naming the argument. */
@@ -43,13 +56,30 @@ static inline tdm_device *coll_dev(const tdm_buffer_view *v)
 /* Whether a kernel on a may read b's buffers (one OpenCL context, host memory). */
 int coll_shares(const tdm_device *a, const tdm_device *b);
 tdm_buffer_view coll_slice(const tdm_buffer_view *v, size_t offset, size_t size);
+
+/* Part i of `parts` nearly equal parts of a tensor of `bytes`, cut on 64-byte
+ * boundaries (whole cache lines and vector loads); trailing parts may be empty. */
+typedef struct coll_part {
+    size_t offset, size; /* bytes, multiples of 4 */
+} coll_part;
+coll_part coll_part_of(size_t bytes, size_t parts, size_t i);
 tdm_status coll_scratch_view(coll_scratch *s, tdm_device *dev, size_t size, tdm_buffer_view *out);
-void coll_scratch_free(coll_scratch *s);
-/* Finishes the device of every view; the first failure wins. */
-tdm_status coll_finish(const tdm_buffer_view *views, size_t count);
+void coll_scratch_release(coll_scratch *s);
 /* Copies src to every destination but src itself (asynchronous, like tdm_buffer_copy). */
 tdm_status coll_copy_to_all(const tdm_buffer_view *src, const tdm_buffer_view *dsts,
                             size_t count);
+
+/* collective_order.c: ready is NULL, or every value's ready event (the caller keeps
+ * them); the others are recorded on first access. */
+tdm_status coll_order_init(coll_order *o, const coll_job *job, tdm_event *const *ready);
+void coll_order_free(coll_order *o);
+/* Before a kernel on `by` reads or writes memory of `owner` in place. */
+tdm_status coll_order_access(coll_order *o, tdm_device *by, tdm_device *owner);
+/* Before the host reads or writes memory of dev in place: waits on the host for
+ * dev's ready event. */
+tdm_status coll_order_host_ready(coll_order *o, tdm_device *dev);
+/* Once the plan is issued: every owner waits for its accessors' done events. */
+tdm_status coll_order_settle(coll_order *o);
 
 /* collective_fold.c: on dev, acc = in[0] op in[1] op ... in order (every input
  * readable by dev); then, for MEAN, acc *= 1 / count. */
@@ -57,12 +87,18 @@ tdm_status coll_fold(tdm_device *dev, tdm_reduce_op op, const tdm_buffer_view *a
                      const tdm_buffer_view *in, size_t n);
 tdm_status coll_finalize(tdm_device *dev, tdm_reduce_op op, const tdm_buffer_view *acc,
                          size_t count);
+/* On dev, every out[k] = op over in[0..n) in order (MEAN: then scaled by 1 / n), in
+ * one pass where the kernels allow (outputs may be inputs), else through scratch.
+ * dev reaches every view. */
+tdm_status coll_fold_to(const coll_job *job, tdm_device *dev, const tdm_buffer_view *out,
+                        size_t n_out, const tdm_buffer_view *in, size_t n);
 
 /* The algorithms, one file each. */
 tdm_status coll_one_device(const coll_job *job);
 tdm_status coll_ring(const coll_job *job);
 tdm_status coll_tree(const coll_job *job);
 tdm_status coll_direct(const coll_job *job);
+tdm_status coll_host(const coll_job *job);
 /* collective_tree.c: the number of runs of consecutive values sharing memory. */
 size_t coll_group_count(const tdm_buffer_view *values, size_t count);
 

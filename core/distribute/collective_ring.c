@@ -6,16 +6,9 @@
 #include "collective_impl.h"
 #include "error.h"
 
-typedef struct slice {
-    size_t offset, size; /* bytes, multiples of 4 */
-} slice;
-
-static slice slice_of(const coll_job *job, size_t i)
+static coll_part slice_of(const coll_job *job, size_t i)
 {
-    size_t elements = job->values[0].size / 4, per = (elements + job->count - 1) / job->count;
-    size_t first = i * per < elements ? i * per : elements;
-    size_t last = first + per < elements ? first + per : elements;
-    return (slice){first * 4, (last - first) * 4};
+    return coll_part_of(job->values[0].size, job->count, i);
 }
 
 /* out = slice i of every value, reduced on value i's device. */
@@ -23,7 +16,7 @@ static tdm_status reduce_slice(const coll_job *job, size_t i, tdm_buffer_view *i
                                tdm_buffer_view *out)
 {
     tdm_device *dev = coll_dev(&job->values[i]);
-    slice sl = slice_of(job, i);
+    coll_part sl = slice_of(job, i);
     tdm_status s = TDM_OK;
     for (size_t j = 0; j < job->count && s == TDM_OK; j++) {
         tdm_buffer_view part = coll_slice(&job->values[j], sl.offset, sl.size);
@@ -46,7 +39,7 @@ static tdm_status gather(const coll_job *job, const tdm_buffer_view *reduced)
     tdm_status s = TDM_OK;
     for (size_t d = 0; d < job->dst_count && s == TDM_OK; d++)
         for (size_t i = 0; i < job->count && s == TDM_OK; i++) {
-            slice sl = slice_of(job, i);
+            coll_part sl = slice_of(job, i);
             tdm_buffer_view dst = coll_slice(&job->dsts[d], sl.offset, sl.size);
             if (sl.size)
                 s = tdm_buffer_copy(&dst, &reduced[i]);
@@ -63,9 +56,8 @@ tdm_status coll_ring(const coll_job *job)
     for (size_t i = 0; i < job->count && s == TDM_OK; i++)
         if (slice_of(job, i).size)
             s = reduce_slice(job, i, in, &reduced[i]);
-    /* Every slice is read before any destination, possibly a value, is written. */
-    if (s == TDM_OK)
-        s = coll_finish(job->values, job->count);
+    /* Each value's slices were copied out before the gather writes it: a copy runs
+     * after the source's earlier work and holds back its later work. */
     if (s == TDM_OK)
         s = gather(job, reduced);
     free(in);

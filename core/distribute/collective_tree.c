@@ -24,14 +24,14 @@ size_t coll_group_count(const tdm_buffer_view *values, size_t count)
     return groups;
 }
 
-/* The partial as an input on dev: read in place where dev shares its memory (once
- * its device has finished writing it), else copied over. */
+/* The partial as an input on dev: read in place where dev shares its memory (after
+ * the work that wrote it), else copied over. */
 static tdm_status partial_input(const coll_job *job, tdm_device *dev,
                                 const tdm_buffer_view *partial, tdm_buffer_view *out)
 {
     *out = *partial;
     if (coll_shares(dev, coll_dev(partial)))
-        return tdm_device_finish(coll_dev(partial));
+        return coll_order_access(job->order, dev, coll_dev(partial));
     tdm_status s = coll_scratch_view(job->scratch, dev, partial->size, out);
     return s == TDM_OK ? tdm_buffer_copy(out, partial) : s;
 }
@@ -43,8 +43,10 @@ static tdm_status reduce_run(const coll_job *job, size_t first, size_t end,
     tdm_device *dev = coll_dev(&job->values[first]);
     size_t n = 0;
     tdm_status s = chained ? partial_input(job, dev, acc, &in[n++]) : TDM_OK;
-    for (size_t i = first; i < end; i++)
+    for (size_t i = first; i < end && s == TDM_OK; i++) {
         in[n++] = job->values[i];
+        s = coll_order_access(job->order, dev, coll_dev(&job->values[i]));
+    }
     if (s == TDM_OK)
         s = coll_scratch_view(job->scratch, dev, job->values[0].size, acc);
     return s == TDM_OK ? coll_fold(dev, job->op, acc, in, n) : s;

@@ -3,6 +3,7 @@
 
 #include "collective_impl.h"
 #include "error.h"
+#include "scratch_pool.h"
 
 int coll_shares(const tdm_device *a, const tdm_device *b)
 {
@@ -12,6 +13,15 @@ int coll_shares(const tdm_device *a, const tdm_device *b)
 tdm_buffer_view coll_slice(const tdm_buffer_view *v, size_t offset, size_t size)
 {
     return (tdm_buffer_view){v->buffer, v->offset + offset, size};
+}
+
+coll_part coll_part_of(size_t bytes, size_t parts, size_t i)
+{
+    size_t elements = bytes / 4, per = (elements + parts - 1) / parts;
+    per = (per + 15) / 16 * 16;
+    size_t first = i * per < elements ? i * per : elements;
+    size_t last = first + per < elements ? first + per : elements;
+    return (coll_part){first * 4, (last - first) * 4};
 }
 
 tdm_status coll_scratch_view(coll_scratch *s, tdm_device *dev, size_t size, tdm_buffer_view *out)
@@ -25,34 +35,23 @@ tdm_status coll_scratch_view(coll_scratch *s, tdm_device *dev, size_t size, tdm_
         s->capacity = capacity;
     }
     tdm_buffer *buf;
-    tdm_status st = tdm_buffer_alloc(dev, size, &buf);
+    tdm_status st = tdm_scratch_acquire(dev, size, &buf);
     if (st != TDM_OK)
         return tdm_fail_context(st, "collective scratch");
     s->list[s->used++] = buf;
-    *out = tdm_buffer_whole(buf);
+    *out = (tdm_buffer_view){buf, 0, size};
     return TDM_OK;
 }
 
-void coll_scratch_free(coll_scratch *s)
+void coll_scratch_release(coll_scratch *s)
 {
     for (size_t i = 0; i < s->used; i++)
-        tdm_buffer_free(s->list[i]);
+        tdm_scratch_release(s->list[i]);
     free(s->list);
     *s = (coll_scratch){0};
 }
 
-tdm_status coll_finish(const tdm_buffer_view *views, size_t count)
-{
-    tdm_status first = TDM_OK;
-    for (size_t i = 0; i < count; i++) {
-        tdm_status s = tdm_device_finish(coll_dev(&views[i]));
-        first = first != TDM_OK ? first : s;
-    }
-    return first;
-}
-
-tdm_status coll_copy_to_all(const tdm_buffer_view *src, const tdm_buffer_view *dsts,
-                            size_t count)
+tdm_status coll_copy_to_all(const tdm_buffer_view *src, const tdm_buffer_view *dsts, size_t count)
 {
     tdm_status s = TDM_OK;
     for (size_t i = 0; i < count && s == TDM_OK; i++)

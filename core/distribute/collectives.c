@@ -1,9 +1,8 @@
-/* The collectives' entry points: argument checks, the choice of algorithm, and
- * completion on every device involved before returning. */
+/* The collectives' entry points: argument checks, the choice of algorithm, and the
+ * events that order the plan's in-place accesses; they return once the plan is
+ * issued. */
 #include "collective_impl.h"
 #include "error.h"
-
-#define RING_MIN_BYTES ((size_t)1 << 20)
 
 static int all_share(const tdm_buffer_view *values, size_t count)
 {
@@ -13,20 +12,17 @@ static int all_share(const tdm_buffer_view *values, size_t count)
     return 1;
 }
 
-/* AUTO: with shared memory everywhere, one kernel reads every buffer in place (no
+/* AUTO: with shared memory everywhere, the devices fold their parts in place (no
  * copies at all). Where only some devices share, they reduce locally first (fewer
- * staged copies). Otherwise a large tensor on 3+ devices goes around the ring, which
- * spreads the reduction and the host traffic over every device; small tensors and
- * pairs go through one device, the fewest transfers and launches. */
+ * staged transfers). Otherwise the host folds while it stages: each value crosses
+ * to the host once and back once, and not at all where the host reaches it. */
 static tdm_collective_algorithm choose(const coll_job *job)
 {
     if (all_share(job->values, job->count))
         return TDM_COLLECTIVE_DIRECT;
     if (coll_group_count(job->values, job->count) < job->count)
         return TDM_COLLECTIVE_TREE;
-    if (job->count >= 3 && job->values[0].size >= RING_MIN_BYTES)
-        return TDM_COLLECTIVE_RING;
-    return TDM_COLLECTIVE_ONE_DEVICE;
+    return TDM_COLLECTIVE_HOST;
 }
 
 static tdm_status run(const coll_job *job, tdm_collective_algorithm algorithm)
@@ -37,27 +33,31 @@ static tdm_status run(const coll_job *job, tdm_collective_algorithm algorithm)
     case TDM_COLLECTIVE_RING: return coll_ring(job);
     case TDM_COLLECTIVE_TREE: return coll_tree(job);
     case TDM_COLLECTIVE_DIRECT: return coll_direct(job);
+    case TDM_COLLECTIVE_HOST: return coll_host(job);
     }
     return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: no algorithm %d", job->func, (int)algorithm);
 }
 
-/* Checked arguments in; every device involved has finished when it returns. */
-static tdm_status reduce(coll_job *job, const tdm_collective_options *opts)
+/* Checked arguments in; every destination's device is ordered after the result
+ * when it returns. */
+static tdm_status reduce(coll_job *job, const tdm_collective_options *opts,
+                         tdm_event *const *ready)
 {
     if (job->values[0].size == 0)
         return TDM_OK;
     coll_scratch scratch = {0};
+    coll_order order;
     job->scratch = &scratch;
+    job->order = &order;
     job->reduce_on = opts->reduce_on;
-    /* Kernels may read peers' buffers in place: the users' writes must be done. */
-    tdm_status s = coll_finish(job->values, job->count);
-    if (s == TDM_OK)
-        s = run(job, opts->algorithm);
-    tdm_status done = coll_finish(job->values, job->count);
-    if (done == TDM_OK)
-        done = coll_finish(job->dsts, job->dst_count);
-    coll_scratch_free(&scratch);
-    return s != TDM_OK ? s : done;
+    tdm_status s = coll_order_init(&order, job, ready);
+    if (s != TDM_OK)
+        return s;
+    s = run(job, opts->algorithm);
+    tdm_status settled = coll_order_settle(&order);
+    coll_order_free(&order);
+    coll_scratch_release(&scratch);
+    return s != TDM_OK ? s : settled;
 }
 
 static tdm_status check(const coll_job *job, const tdm_collective_options *opts,
@@ -74,24 +74,37 @@ static tdm_status check(const coll_job *job, const tdm_collective_options *opts,
 tdm_status tdm_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
                           const tdm_collective_options *opts)
 {
-    coll_job job = {"tdm_all_reduce", op, values, count, values, count, -1, NULL};
+    coll_job job = {"tdm_all_reduce", op, values, count, values, count, -1, NULL, NULL};
     tdm_collective_options o;
     tdm_status s = check(&job, opts, &o);
-    return s == TDM_OK ? reduce(&job, &o) : s;
+    return s == TDM_OK ? reduce(&job, &o, NULL) : s;
+}
+
+tdm_status tdm_all_reduce_after(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
+                                tdm_event *const *ready, const tdm_collective_options *opts)
+{
+    coll_job job = {"tdm_all_reduce", op, values, count, values, count, -1, NULL, NULL};
+    tdm_collective_options o;
+    tdm_status s = check(&job, opts, &o);
+    return s == TDM_OK ? reduce(&job, &o, ready) : s;
+}
+
+int tdm_all_reduce_blocks(const tdm_buffer_view *values, size_t count)
+{
+    return !all_share(values, count);
 }
 
 tdm_status tdm_reduce_to(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
                          const tdm_buffer_view *dsts, size_t dst_count,
                          const tdm_collective_options *opts)
 {
-    coll_job job = {"tdm_reduce_to", op, values, count, dsts, dst_count, -1, NULL};
+    coll_job job = {"tdm_reduce_to", op, values, count, dsts, dst_count, -1, NULL, NULL};
     tdm_collective_options o;
     tdm_status s = check(&job, opts, &o);
-    return s == TDM_OK ? reduce(&job, &o) : s;
+    return s == TDM_OK ? reduce(&job, &o, NULL) : s;
 }
 
-tdm_status tdm_broadcast(const tdm_buffer_view *src, const tdm_buffer_view *dsts,
-                         size_t dst_count)
+tdm_status tdm_broadcast(const tdm_buffer_view *src, const tdm_buffer_view *dsts, size_t dst_count)
 {
     const char *f = "tdm_broadcast";
     tdm_status s = coll_check_values(f, "src", src, 1);
@@ -99,7 +112,5 @@ tdm_status tdm_broadcast(const tdm_buffer_view *src, const tdm_buffer_view *dsts
         s = coll_check_dsts(f, dsts, dst_count, src->size);
     if (s != TDM_OK)
         return s;
-    s = coll_copy_to_all(src, dsts, dst_count);
-    tdm_status done = coll_finish(dsts, dst_count);
-    return s != TDM_OK ? s : done;
+    return coll_copy_to_all(src, dsts, dst_count);
 }

@@ -27,11 +27,21 @@ typedef struct tdm_collective_options {
     }
 
 /* Every values[i] (count >= 1 views of equal size, a multiple of 4 bytes, each on a
- * different device) receives op over all of them. Returns when every device holds
- * the result. An algorithm the devices cannot use (DIRECT without shared memory)
+ * different device) receives op over all of them. Returns once the plan is issued:
+ * every device's later work, and blocking reads, see the result. An algorithm the devices cannot use (DIRECT without shared memory)
  * is TDM_ERR_UNSUPPORTED naming the devices. */
 tdm_status tdm_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
                           const tdm_collective_options *opts);
+
+/* tdm_all_reduce with each value's ready event given (an event after the work that
+ * wrote it; the caller keeps them): in-place accesses wait for these instead of
+ * events recorded now, so work submitted since does not hold the plan back. */
+tdm_status tdm_all_reduce_after(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
+                                tdm_event *const *ready, const tdm_collective_options *opts);
+
+/* Whether an all-reduce of these values blocks the calling thread (staged
+ * transfers, host folds): their devices do not all share memory. */
+int tdm_all_reduce_blocks(const tdm_buffer_view *values, size_t count);
 
 /* Reduces values to every destination view (dst_count >= 1: an empty destination set
  * is TDM_ERR_INVALID_ARGUMENT); MEAN divides by count, the number of contributed

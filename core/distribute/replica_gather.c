@@ -20,10 +20,14 @@ tdm_status run_state_init(struct run_state *rs, tdm_strategy *s)
     rs->users = calloc(n, sizeof *rs->users);
     rs->items = calloc(n, sizeof *rs->items);
     rs->results = calloc(n, sizeof *rs->results);
+    rs->next_seq = calloc(n, sizeof *rs->next_seq);
+    rs->returned = calloc(n, 1);
     int sync_failed = pthread_mutex_init(&rs->lock, NULL) ||
                       pthread_cond_init(&rs->coordinator_wake, NULL) ||
-                      pthread_cond_init(&rs->replicas_wake, NULL);
-    if (sync_failed || !rs->fns || !rs->funcs || !rs->users || !rs->items || !rs->results) {
+                      pthread_cond_init(&rs->replicas_wake, NULL) ||
+                      pthread_cond_init(&rs->collective_wake, NULL);
+    if (sync_failed || !rs->fns || !rs->funcs || !rs->users || !rs->items || !rs->results ||
+        !rs->next_seq || !rs->returned) {
         run_state_destroy(rs);
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_strategy_run: out of host memory");
     }
@@ -35,6 +39,9 @@ void run_state_destroy(struct run_state *rs)
     pthread_mutex_destroy(&rs->lock);
     pthread_cond_destroy(&rs->coordinator_wake);
     pthread_cond_destroy(&rs->replicas_wake);
+    pthread_cond_destroy(&rs->collective_wake);
+    free(rs->next_seq);
+    free(rs->returned);
     free(rs->fns);
     free(rs->funcs);
     free(rs->users);
@@ -42,8 +49,7 @@ void run_state_destroy(struct run_state *rs)
     free(rs->results);
 }
 
-void run_state_fail(struct run_state *rs, size_t replica, tdm_status status,
-                    const char *message)
+void run_state_fail(struct run_state *rs, size_t replica, tdm_status status, const char *message)
 {
     if (rs->failed == TDM_OK) {
         rs->failed = status;
@@ -51,6 +57,7 @@ void run_state_fail(struct run_state *rs, size_t replica, tdm_status status,
         snprintf(rs->failed_message, sizeof rs->failed_message, "%s", message);
     }
     pthread_cond_signal(&rs->coordinator_wake);
+    pthread_cond_broadcast(&rs->collective_wake);
 }
 
 /* Ends the pending gather with status and message for every waiting replica. */
@@ -136,8 +143,8 @@ tdm_status tdm_replica_gather(tdm_replica_context *rc, tdm_gather_fn fn, void *u
     size_t id = rc->id;
     pthread_mutex_lock(&rs->lock);
     if (rs->failed != TDM_OK) {
-        tdm_status s = tdm_fail(TDM_ERR_CANCELLED, "%s: cancelled: replica %zu failed: %s",
-                                func, rs->failed_replica, rs->failed_message);
+        tdm_status s = tdm_fail(TDM_ERR_CANCELLED, "%s: cancelled: replica %zu failed: %s", func,
+                                rs->failed_replica, rs->failed_message);
         pthread_mutex_unlock(&rs->lock);
         return s;
     }

@@ -7,6 +7,34 @@
 
 #define TDM_RUN_MESSAGE_MAX 1024
 
+/* One replica's handle on a collective it started (replica_collective.c). */
+struct tdm_pending {
+    struct run_collective *c;
+    size_t replica;
+};
+
+/* The k-th collective of a run: every replica's k-th start meets the others'. */
+typedef struct run_collective {
+    tdm_job job; /* first: on the strategy's engine thread, for plans that block */
+    struct run_state *run;
+    uint64_t seq;
+    const char *func;
+    tdm_reduce_op op;
+    size_t size;                /* bytes of each value */
+    tdm_buffer_view *values;    /* [n] */
+    tdm_event **ready;          /* [n]: each replica's work before its start */
+    tdm_event **finished;       /* [n]: after the plan, on each device (inline plans) */
+    unsigned char *arrived;     /* [n] */
+    unsigned char *waited;      /* [n] */
+    struct tdm_pending *handles; /* [n] */
+    size_t arrivals, waits;
+    int state;                  /* RUN_COLL_* (replica_collective.c) */
+    int on_engine;              /* issued as a job of the strategy's engine thread */
+    tdm_status status;
+    char message[TDM_RUN_MESSAGE_MAX];
+    struct run_collective *next;
+} run_collective;
+
 struct run_state {
     tdm_strategy *strategy;
     size_t n;
@@ -22,6 +50,11 @@ struct run_state {
     void **users, **items, **results;
     tdm_status gather_status; /* of the last gather, with its message */
     char gather_message[TDM_RUN_MESSAGE_MAX];
+    /* collectives started and not yet waited for by every replica, oldest first */
+    run_collective *collectives;
+    uint64_t *next_seq;           /* [n]: each replica's next collective */
+    unsigned char *returned;      /* [n]: the replica's function has returned */
+    pthread_cond_t collective_wake; /* a collective was issued, finished or failed */
     /* the first failure of a replica function: the run's result */
     tdm_status failed;
     size_t failed_replica;
@@ -40,5 +73,13 @@ void run_state_fail(struct run_state *rs, size_t replica, tdm_status status,
 /* The coordinator's loop: runs gathers as the replicas arrive at them and returns
  * once every replica function has returned. */
 void run_state_coordinate(struct run_state *rs);
+
+/* replica_collective.c: a replica's function returned (lock held): its collectives
+ * not yet waited for are waited for, and any collective others wait in that it never
+ * started fails the run. */
+void run_collectives_replica_done(struct run_state *rs, size_t replica);
+/* After every replica returned: the engine's jobs of this run finish, and what is
+ * left is freed. */
+void run_collectives_drain(struct run_state *rs);
 
 #endif

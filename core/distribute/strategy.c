@@ -78,7 +78,7 @@ static tdm_status read_options(const tdm_strategy_options *opts, tdm_strategy_op
     tdm_status s = tdm_options_read(out, sizeof *out, opts, func);
     if (s != TDM_OK)
         return s;
-    if (out->algorithm > TDM_COLLECTIVE_DIRECT)
+    if (out->algorithm > TDM_COLLECTIVE_HOST)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: unknown algorithm %d", func,
                         (int)out->algorithm);
     if (out->check_mirrored < 0) {
@@ -155,6 +155,7 @@ tdm_status tdm_strategy_create_mirrored(tdm_context *ctx, tdm_device *const *dev
 
 static void free_strategy(tdm_strategy *s)
 {
+    tdm_strategy_stop_workers(s);
     tdm_strategy_free_variables(s);
     pthread_mutex_destroy(&s->lock);
     free(s->devices);
@@ -194,6 +195,13 @@ void tdm_strategy_destroy(tdm_strategy *s)
 {
     if (s && s->kind != TDM_STRATEGY_DEFAULT)
         free_strategy(s);
+}
+
+const char *tdm_collective_algorithm_name(tdm_collective_algorithm algorithm)
+{
+    static const char *const names[] = {"auto", "one-device", "ring", "tree", "direct",
+                                          "host"};
+    return (unsigned)algorithm < sizeof names / sizeof names[0] ? names[algorithm] : NULL;
 }
 
 tdm_strategy_kind tdm_strategy_kind_of(const tdm_strategy *s)

@@ -9,6 +9,7 @@
 #include "device_impl.h"
 #include "tandem/variable.h"
 #include "tensor_impl.h"
+#include "worker.h"
 
 struct tdm_value {
     tdm_value_kind kind;
@@ -25,6 +26,9 @@ struct tdm_strategy {
     tdm_device **devices;      /* replica i runs on devices[i] */
     pthread_mutex_t lock;      /* guards the variable list */
     struct tdm_variable *variables, *last_variable; /* in creation order */
+    tdm_worker *workers;       /* one per replica, started by the first run */
+    tdm_worker engine;         /* runs the collectives that block the host, in issue
+                                  order; started by the first such collective */
     atomic_int running;        /* a run is in progress */
     atomic_int entered;        /* scope enters not yet exited, over all threads */
 };
@@ -86,6 +90,13 @@ tdm_collective_options tdm_strategy_collective_options(const tdm_strategy *s);
 
 /* Index of dev among the strategy's devices, or -1. */
 int tdm_strategy_device_index(const tdm_strategy *s, const tdm_device *dev);
+
+/* Stops and joins the replica workers and the engine thread (strategy_run.c). */
+void tdm_strategy_stop_workers(tdm_strategy *s);
+
+/* The engine thread, started on first use. */
+tdm_status tdm_strategy_engine(tdm_strategy *s, tdm_worker **out);
+tdm_worker *tdm_strategy_engine_worker(tdm_strategy *s);
 
 /* Variables of a strategy (variable.c): unlinks and frees every one. */
 void tdm_strategy_free_variables(tdm_strategy *s);

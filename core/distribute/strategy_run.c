@@ -1,5 +1,6 @@
-/* run: one host thread per replica, each in replica mode with its components of the
- * arguments; the calling thread coordinates merge calls meanwhile. */
+/* run: the strategy's persistent replica workers each run the function once, in
+ * replica mode with their components of the arguments; the calling thread
+ * coordinates merge calls meanwhile. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,26 +8,72 @@
 #include "run_state.h"
 
 typedef struct replica_thread {
+    tdm_job job; /* first: the worker hands back this pointer */
     tdm_replica_context rc;
     tdm_replica_fn fn;
     void *user_data;
-    pthread_t thread;
 } replica_thread;
 
-static void *replica_main(void *arg)
+static void replica_main(tdm_job *job)
 {
-    replica_thread *t = arg;
+    replica_thread *t = (replica_thread *)job;
     struct run_state *rs = t->rc.run;
     tdm_thread_mode *mode = tdm_mode();
     *mode = (tdm_thread_mode){.scope = t->rc.strategy, .depth = 1, .replica = &t->rc};
     tdm_status s = t->fn(&t->rc, t->user_data);
+    *mode = (tdm_thread_mode){0}; /* the worker is parked in default mode */
     pthread_mutex_lock(&rs->lock);
     if (s != TDM_OK)
         run_state_fail(rs, t->rc.id, s, tdm_last_error());
+    run_collectives_replica_done(rs, t->rc.id);
     rs->finished++;
     pthread_cond_signal(&rs->coordinator_wake);
     pthread_mutex_unlock(&rs->lock);
-    return NULL;
+}
+
+/* Starts the strategy's replica workers on its first run; they stay until it is
+ * destroyed. */
+static tdm_status start_workers(tdm_strategy *s)
+{
+    if (s->workers)
+        return TDM_OK;
+    tdm_worker *w = calloc(s->replica_count, sizeof *w);
+    if (!w)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_strategy_run: out of host memory");
+    tdm_status st = TDM_OK;
+    for (size_t i = 0; i < s->replica_count && st == TDM_OK; i++)
+        st = tdm_worker_start(&w[i]);
+    if (st != TDM_OK) {
+        for (size_t i = 0; i < s->replica_count; i++)
+            tdm_worker_stop(&w[i]);
+        free(w);
+        return tdm_fail_context(st, "tdm_strategy_run: replica workers");
+    }
+    s->workers = w;
+    return TDM_OK;
+}
+
+void tdm_strategy_stop_workers(tdm_strategy *s)
+{
+    for (size_t i = 0; s->workers && i < s->replica_count; i++)
+        tdm_worker_stop(&s->workers[i]);
+    free(s->workers);
+    s->workers = NULL;
+    tdm_worker_stop(&s->engine);
+}
+
+tdm_status tdm_strategy_engine(tdm_strategy *s, tdm_worker **out)
+{
+    pthread_mutex_lock(&s->lock);
+    tdm_status st = s->engine.started ? TDM_OK : tdm_worker_start(&s->engine);
+    pthread_mutex_unlock(&s->lock);
+    *out = st == TDM_OK ? &s->engine : NULL;
+    return st;
+}
+
+tdm_worker *tdm_strategy_engine_worker(tdm_strategy *s)
+{
+    return &s->engine;
 }
 
 /* Replica i's component of each argument; plain values are copied to the replica's
@@ -47,8 +94,8 @@ static tdm_status arg_component(tdm_strategy *s, const tdm_value *v, size_t arg,
     }
     if (v->kind != TDM_VALUE_PLAIN && v->count != s->replica_count)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "%s: args[%zu] has %zu components for %zu replicas", func, arg,
-                        v->count, s->replica_count);
+                        "%s: args[%zu] has %zu components for %zu replicas", func, arg, v->count,
+                        s->replica_count);
     *out = v->components[v->kind == TDM_VALUE_PLAIN ? 0 : i];
     if ((*out)->device != dev)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
@@ -73,8 +120,7 @@ static void run_args_free(run_args *a)
     free(a->owned);
 }
 
-static tdm_status run_args_make(tdm_strategy *s, tdm_value *const *args, size_t count,
-                                run_args *a)
+static tdm_status run_args_make(tdm_strategy *s, tdm_value *const *args, size_t count, run_args *a)
 {
     size_t n = s->replica_count;
     *a = (run_args){.count = count, .replicas = n};
@@ -106,8 +152,8 @@ static tdm_status collect_results(replica_thread *threads, size_t n, tdm_value *
     tdm_status s = TDM_OK;
     if (set && set < n)
         s = tdm_fail(TDM_ERR_INVALID_STATE,
-                     "tdm_strategy_run: %zu of %zu replicas set a result; all or none must",
-                     set, n);
+                     "tdm_strategy_run: %zu of %zu replicas set a result; all or none must", set,
+                     n);
     else if (set && result) {
         tdm_tensor **tensors = malloc(n * sizeof *tensors);
         for (size_t i = 0; tensors && i < n; i++)
@@ -123,22 +169,17 @@ static tdm_status collect_results(replica_thread *threads, size_t n, tdm_value *
     return s;
 }
 
-/* Starts every replica thread, coordinates until all have returned. */
+/* Hands every worker its replica, coordinates until all have returned. */
 static tdm_status run_replicas(struct run_state *rs, replica_thread *threads)
 {
-    size_t started = 0;
-    for (; started < rs->n; started++)
-        if (pthread_create(&threads[started].thread, NULL, replica_main, &threads[started]))
-            break;
-    if (started < rs->n) { /* the started ones finish; the others count as failed */
-        pthread_mutex_lock(&rs->lock);
-        run_state_fail(rs, started, TDM_ERR_OUT_OF_MEMORY, "cannot start a replica thread");
-        rs->finished += rs->n - started;
-        pthread_mutex_unlock(&rs->lock);
+    for (size_t i = 0; i < rs->n; i++) {
+        threads[i].job.run = replica_main;
+        tdm_worker_post(&rs->strategy->workers[i], &threads[i].job);
     }
     run_state_coordinate(rs);
-    for (size_t i = 0; i < started; i++)
-        pthread_join(threads[i].thread, NULL);
+    run_collectives_drain(rs);
+    for (size_t i = 0; i < rs->n; i++) /* the jobs' memory goes with the run */
+        tdm_worker_wait(&rs->strategy->workers[i], &threads[i].job);
     if (rs->failed == TDM_OK)
         return TDM_OK;
     return tdm_fail(rs->failed, "tdm_strategy_run: replica %zu (%s): %s", rs->failed_replica,
@@ -158,11 +199,13 @@ static tdm_status run_with_args(tdm_strategy *s, tdm_replica_fn fn, void *user_d
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_strategy_run: out of host memory");
     }
     for (size_t i = 0; i < s->replica_count; i++)
-        threads[i] = (replica_thread){
-            .rc = {.strategy = s, .id = i, .run = &rs, .args = a->tensors + i * a->count,
-                   .arg_count = a->count},
-            .fn = fn,
-            .user_data = user_data};
+        threads[i] = (replica_thread){.rc = {.strategy = s,
+                                             .id = i,
+                                             .run = &rs,
+                                             .args = a->tensors + i * a->count,
+                                             .arg_count = a->count},
+                                      .fn = fn,
+                                      .user_data = user_data};
     st = run_replicas(&rs, threads);
     tdm_status collected = collect_results(threads, s->replica_count, st == TDM_OK ? result : NULL);
     run_state_destroy(&rs);
@@ -185,6 +228,8 @@ tdm_status tdm_strategy_run(tdm_strategy *s, tdm_replica_fn fn, void *user_data,
         return tdm_fail(TDM_ERR_INVALID_STATE, "%s: the strategy is already running", func);
     run_args a;
     st = tdm_strategy_scope_enter(s);
+    if (st == TDM_OK)
+        st = start_workers(s);
     if (st == TDM_OK && (st = run_args_make(s, args, arg_count, &a)) == TDM_OK) {
         st = run_with_args(s, fn, user_data, &a, result);
         run_args_free(&a);

@@ -18,7 +18,8 @@ typedef struct csv_parse {
     char *next;        /* the unread text, NUL-terminated */
     size_t line;       /* number of the line last returned by next_line */
     size_t columns;
-    size_t label_column;
+    size_t label_column; /* SIZE_MAX: none */
+    tdm_csv_layout layout;
     char **fields; /* [columns]: the current line's fields */
     tdm_table *table;
     size_t rows; /* rows of table filled so far */
@@ -49,7 +50,7 @@ static char *next_nonblank_line(csv_parse *c)
 {
     char *line;
     while ((line = next_line(c)) && is_blank(line))
-        ;
+        c->layout.blank_lines++;
     return line;
 }
 
@@ -117,6 +118,7 @@ static tdm_status parse_row(csv_parse *c, char *line)
                         c->columns);
     split_fields(c, line);
     float *features = c->table->features + c->rows * c->table->feature_count;
+    c->table->labels[c->rows] = 0; /* stays without a label column */
     tdm_status s = TDM_OK;
     for (size_t j = 0; j < c->columns && s == TDM_OK; j++) {
         if (j == c->label_column)
@@ -124,7 +126,9 @@ static tdm_status parse_row(csv_parse *c, char *line)
         else
             s = parse_feature(c, j, features++);
     }
-    c->rows += s == TDM_OK;
+    if (s == TDM_OK && !c->rows++)
+        c->layout.first_line = c->line;
+    c->layout.last_line = c->line;
     return s;
 }
 
@@ -162,7 +166,8 @@ static tdm_status read_shape(csv_parse *c, char **data)
         return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s:%zu: no data rows, only blank lines", func,
                         c->path, c->line);
     c->columns = count_fields(first, c->opts.delimiter);
-    if (c->columns < 2)
+    int labelled = c->opts.label_column != TDM_CSV_NO_LABEL;
+    if (c->columns < 1u + labelled)
         return tdm_fail(TDM_ERR_CORRUPT_DATA,
                         "%s: %s:%zu: one column: expected features and a label, separated by '%c'",
                         func, c->path, c->line, c->opts.delimiter);
@@ -170,12 +175,15 @@ static tdm_status read_shape(csv_parse *c, char **data)
     if (!c->fields)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: no host memory", func);
     *data = c->opts.header ? NULL : first;
-    c->label_column = c->opts.label_column < 0 ? c->columns - 1 : (size_t)c->opts.label_column;
+    c->layout.header_line = c->opts.header ? c->line : 0;
+    c->label_column = !labelled                  ? SIZE_MAX
+                      : c->opts.label_column < 0 ? c->columns - 1
+                                                 : (size_t)c->opts.label_column;
     if (c->opts.label_name) {
         split_fields(c, first);
         return find_label_name(c);
     }
-    if (c->label_column >= c->columns)
+    if (labelled && c->label_column >= c->columns)
         return tdm_fail(TDM_ERR_CORRUPT_DATA,
                         "%s: %s:%zu: label_column is %zu but lines have %zu columns", func, c->path,
                         c->line, c->label_column, c->columns);
@@ -193,7 +201,8 @@ static size_t count_lines(const char *text)
 
 static tdm_status read_rows(csv_parse *c, char *line)
 {
-    tdm_status s = tdm_table_create(count_lines(c->next) + 1, c->columns - 1, &c->table);
+    size_t features = c->columns - (c->label_column != SIZE_MAX);
+    tdm_status s = tdm_table_create(count_lines(c->next) + 1, features, &c->table);
     if (!line && s == TDM_OK)
         line = next_nonblank_line(c);
     for (; line && s == TDM_OK; line = next_nonblank_line(c))
@@ -209,9 +218,13 @@ static tdm_status check_options(const tdm_csv_options *o)
     if (o->delimiter == '\0' || o->delimiter == '\n' || o->delimiter == '\r' || o->delimiter == '"')
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: delimiter 0x%02x cannot separate fields",
                         func, (unsigned)(unsigned char)o->delimiter);
-    if (o->label_column < -1)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: label_column is %d, expected >= -1", func,
+    if (o->label_column < -1 && o->label_column != TDM_CSV_NO_LABEL)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: label_column is %d, expected >= -1 or TDM_CSV_NO_LABEL", func,
                         o->label_column);
+    if (o->label_name && o->label_column == TDM_CSV_NO_LABEL)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: label_name '%s' with TDM_CSV_NO_LABEL", func,
+                        o->label_name);
     if (o->label_name && !o->header)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: label_name '%s' needs header = 1", func,
                         o->label_name);
@@ -242,6 +255,11 @@ static tdm_status parse_text(csv_parse *c, char *text, size_t size)
     if (!c->c_locale)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: no memory for the C locale", func);
     c->next = text;
+    for (size_t i = 0; i < c->opts.skip_rows; i++)
+        if (!next_line(c))
+            return tdm_fail(TDM_ERR_CORRUPT_DATA,
+                            "%s: %s: skip_rows is %zu, the file has %zu lines", func, c->path,
+                            c->opts.skip_rows, c->line);
     char *first_data = NULL;
     s = read_shape(c, &first_data);
     return s == TDM_OK ? read_rows(c, first_data) : s;
@@ -271,5 +289,11 @@ tdm_status tdm_dataset_from_csv(const char *path, const tdm_csv_options *opts, t
         return s;
     }
     tdm_table_shrink(c.table, c.rows);
-    return tdm_dataset_wrap(c.table, c.opts.class_count, out);
+    s = tdm_dataset_wrap(c.table, c.opts.class_count, out);
+    if (s == TDM_OK && c.opts.layout) {
+        c.layout.columns = c.columns;
+        c.layout.label_column = c.label_column == SIZE_MAX ? TDM_CSV_NO_LABEL : (int)c.label_column;
+        *c.opts.layout = c.layout;
+    }
+    return s;
 }

@@ -5,6 +5,7 @@
 
 #include "dataset_impl.h"
 #include "error.h"
+#include "standardize.h"
 
 #define STATS_CHUNK 256 /* rows gathered and mapped at a time */
 
@@ -72,19 +73,31 @@ tdm_status tdm_dataset_feature_stats(const tdm_dataset *ds, float *mean, float *
     return s;
 }
 
-/* The map: user holds mean[feature_count] then the divisor std (1 where std is 0). */
-static tdm_status standardize_rows(float *features, size_t count, size_t feature_count, void *user)
+void tdm_standardize_rows(float *rows, size_t count, size_t feature_count, const float *params)
 {
-    const float *mean = user;
-    const float *divisor = mean + feature_count;
+    const float *mean = params, *divisor = params + feature_count;
     for (size_t r = 0; r < count; r++)
         for (size_t f = 0; f < feature_count; f++)
-            features[r * feature_count + f] =
-                (features[r * feature_count + f] - mean[f]) / divisor[f];
+            rows[r * feature_count + f] = (rows[r * feature_count + f] - mean[f]) / divisor[f];
+}
+
+void tdm_standardize_params(const float *mean, const float *std, size_t feature_count,
+                            float *params)
+{
+    for (size_t f = 0; f < feature_count; f++) {
+        params[f] = mean[f];
+        params[feature_count + f] = std[f] > 0 ? std[f] : 1.0f;
+    }
+}
+
+/* The map: user holds the params. */
+static tdm_status standardize_map(float *features, size_t count, size_t feature_count, void *user)
+{
+    tdm_standardize_rows(features, count, feature_count, user);
     return TDM_OK;
 }
 
-static tdm_status check_stats(const float *mean, const float *std, size_t fc, const char *func)
+tdm_status tdm_standardize_check(const float *mean, const float *std, size_t fc, const char *func)
 {
     for (size_t f = 0; f < fc; f++)
         if (!isfinite(mean[f]) || !isfinite(std[f]) || std[f] < 0)
@@ -102,16 +115,13 @@ tdm_status tdm_dataset_standardize(tdm_dataset *ds, const float *mean, const flo
     TDM_CHECK_ARG(mean, func);
     TDM_CHECK_ARG(std, func);
     size_t fc = ds->table->feature_count;
-    tdm_status s = check_stats(mean, std, fc, func);
+    tdm_status s = tdm_standardize_check(mean, std, fc, func);
     if (s != TDM_OK)
         return s;
     float *params = malloc(2 * fc * sizeof(float));
     if (!params)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: no host memory", func);
-    for (size_t f = 0; f < fc; f++) {
-        params[f] = mean[f];
-        params[fc + f] = std[f] > 0 ? std[f] : 1.0f;
-    }
-    tdm_map_stage stage = {.fn = standardize_rows, .user = params, .owned = params};
+    tdm_standardize_params(mean, std, fc, params);
+    tdm_map_stage stage = {.fn = standardize_map, .user = params, .owned = params};
     return tdm_dataset_push_map(ds, &stage);
 }

@@ -44,8 +44,7 @@ char *tdm_ckpt_join(const char *dir, const char *name)
     return p;
 }
 
-/* The directory that holds path's last component: "." for a bare name. */
-static char *parent_of(const char *path)
+char *tdm_ckpt_parent_of(const char *path)
 {
     size_t len = strlen(path);
     while (len > 1 && path[len - 1] == '/') /* "a/b/" is "a/b" */
@@ -68,7 +67,7 @@ tdm_status tdm_ckpt_os_make_dir(const char *dir, const char *func)
 {
     if (mkdir(dir, 0777) == 0) {
         /* New: its own entry must persist as well as the files that go into it. */
-        char *parent = parent_of(dir);
+        char *parent = tdm_ckpt_parent_of(dir);
         if (!parent)
             return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
         tdm_status s = tdm_ckpt_os_sync_dir(parent, func);

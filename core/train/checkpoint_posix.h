@@ -19,6 +19,10 @@ tdm_status tdm_ckpt_os_fail(int err, const char *func, const char *what, const c
 /* "dir/name", malloc'd; NULL when out of memory. */
 char *tdm_ckpt_join(const char *dir, const char *name);
 
+/* The directory that holds path's last component ("." for a bare name), malloc'd;
+ * NULL when out of memory. */
+char *tdm_ckpt_parent_of(const char *path);
+
 /* Creates dir (mode 0777 less the umask) unless it is already a directory; a new
  * one is made durable with an fsync of its parent. */
 tdm_status tdm_ckpt_os_make_dir(const char *dir, const char *func);

@@ -8,15 +8,15 @@
 #include "error.h"
 #include "model_impl.h"
 #include "seed_mix.h"
+#include "standardize.h"
 
 size_t tdm_model_input_width(const tdm_model *m, size_t l)
 {
     return l ? m->layers[l - 1].units : m->opts.input_features;
 }
 
-static tdm_status check_options(const tdm_model_options *o)
+static tdm_status check_options(const tdm_model_options *o, const char *f)
 {
-    const char *f = "tdm_model_create";
     if (o->size != sizeof *o)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: options.size is %zu, expected %zu: use "
@@ -59,62 +59,76 @@ static void initial_kernel(const tdm_model *m, size_t l, float *w)
     }
 }
 
-static tdm_status create_variable(tdm_model *m, size_t l, int bias, tdm_variable **out)
+void tdm_model_variable_name(size_t i, char *buf, size_t size)
 {
-    size_t in = tdm_model_input_width(m, l), units = m->layers[l].units;
-    float *init = calloc(bias ? units : in * units, sizeof *init);
-    if (!init)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_model_create: out of host memory");
-    if (!bias)
+    snprintf(buf, size, "dense%zu/%s", i / 2, i % 2 ? "bias" : "kernel");
+}
+
+/* Variable i, from value when given, else initialised from the seed. */
+static tdm_status create_variable(tdm_model *m, size_t i, const float *value, const char *func,
+                                  tdm_variable **out)
+{
+    size_t l = i / 2, in = tdm_model_input_width(m, l), units = m->layers[l].units;
+    int bias = (int)(i % 2);
+    float *init = value ? NULL : calloc(bias ? units : in * units, sizeof *init);
+    if (!value && !init)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    if (init && !bias)
         initial_kernel(m, l, init);
     char name[48];
-    snprintf(name, sizeof name, "dense%zu/%s", l, bias ? "bias" : "kernel");
+    tdm_model_variable_name(i, name, sizeof name);
     tdm_variable_options vo = TDM_VARIABLE_OPTIONS_INIT;
     vo.name = name;
     vo.shape = bias ? TDM_SHAPE(units) : TDM_SHAPE(in, units);
-    vo.initial_value = init;
+    vo.initial_value = value ? value : init;
     tdm_status s = tdm_variable_create(m->strategy, &vo, out);
     free(init);
     return s;
 }
 
-static tdm_status build(tdm_model *m)
+static tdm_status build(tdm_model *m, const float *const *values, const char *func)
 {
     size_t layers = m->opts.layer_count, replicas = tdm_strategy_num_replicas(m->strategy);
     m->layers = malloc(layers * sizeof *m->layers);
     m->vars = calloc(2 * layers, sizeof *m->vars);
     m->scratch = calloc(replicas, sizeof *m->scratch);
     if (!m->layers || !m->vars || !m->scratch)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_model_create: out of host memory");
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     memcpy(m->layers, m->opts.layers, layers * sizeof *m->layers);
     m->opts.layers = m->layers;
     tdm_status s = TDM_OK;
     for (size_t i = 0; i < 2 * layers && s == TDM_OK; i++)
-        s = create_variable(m, i / 2, (int)(i % 2), &m->vars[i]);
+        s = create_variable(m, i, values ? values[i] : NULL, func, &m->vars[i]);
     return s;
 }
 
-tdm_status tdm_model_create(tdm_strategy *s, const tdm_model_options *opts, tdm_model **out)
+tdm_status tdm_model_create_with(tdm_strategy *s, const tdm_model_options *opts,
+                                 const float *const *values, const char *func, tdm_model **out)
 {
-    TDM_CHECK_ARG(out, "tdm_model_create");
+    TDM_CHECK_ARG(out, func);
     *out = NULL;
-    TDM_CHECK_ARG(s, "tdm_model_create");
-    TDM_CHECK_ARG(opts, "tdm_model_create");
-    tdm_status st = check_options(opts);
+    TDM_CHECK_ARG(s, func);
+    TDM_CHECK_ARG(opts, func);
+    tdm_status st = check_options(opts, func);
     if (st != TDM_OK)
         return st;
     tdm_model *m = calloc(1, sizeof *m);
     if (!m)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_model_create: out of host memory");
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     m->strategy = s;
     m->opts = *opts;
-    st = build(m);
+    st = build(m, values, func);
     if (st != TDM_OK) {
         tdm_model_destroy(m);
         return st;
     }
     *out = m;
     return TDM_OK;
+}
+
+tdm_status tdm_model_create(tdm_strategy *s, const tdm_model_options *opts, tdm_model **out)
+{
+    return tdm_model_create_with(s, opts, NULL, "tdm_model_create", out);
 }
 
 void tdm_model_destroy(tdm_model *m)
@@ -129,7 +143,53 @@ void tdm_model_destroy(tdm_model *m)
     free(m->vars);
     free(m->scratch);
     free(m->layers);
+    free(m->standardize);
+    free(m->std);
     free(m);
+}
+
+tdm_status tdm_model_set_standardization(tdm_model *m, const float *mean, const float *std)
+{
+    const char *func = "tdm_model_set_standardization";
+    TDM_CHECK_ARG(m, func);
+    if (!mean != !std)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: give both mean and std, or neither", func);
+    size_t fc = m->opts.input_features;
+    float *params = NULL, *kept = NULL;
+    if (mean) {
+        tdm_status s = tdm_standardize_check(mean, std, fc, func);
+        if (s != TDM_OK)
+            return s;
+        params = malloc(2 * fc * sizeof *params);
+        kept = malloc(fc * sizeof *kept);
+        if (!params || !kept) {
+            free(params);
+            free(kept);
+            return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+        }
+        tdm_standardize_params(mean, std, fc, params);
+        memcpy(kept, std, fc * sizeof *kept);
+    }
+    free(m->standardize);
+    free(m->std);
+    m->standardize = params;
+    m->std = kept;
+    return TDM_OK;
+}
+
+size_t tdm_model_input_count(const tdm_model *m)
+{
+    return m ? m->opts.input_features : 0;
+}
+
+tdm_loss_kind tdm_model_loss_kind(const tdm_model *m)
+{
+    return m ? m->opts.loss : TDM_LOSS_SOFTMAX_CROSS_ENTROPY;
+}
+
+size_t tdm_model_output_count(const tdm_model *m)
+{
+    return m ? m->layers[m->opts.layer_count - 1].units : 0;
 }
 
 size_t tdm_model_variable_count(const tdm_model *m)

@@ -22,6 +22,7 @@ typedef struct tdm_model_scratch {
     tdm_device *device;
     size_t rows_capacity;
     tdm_model_buffers b;
+    tdm_tensor *input; /* [rows_capacity, input_features]: inference's upload, or NULL */
 } tdm_model_scratch;
 
 struct tdm_model {
@@ -30,11 +31,27 @@ struct tdm_model {
     tdm_dense_layer *layers;
     tdm_variable **vars;        /* 2 per layer: kernel, bias */
     tdm_model_scratch *scratch; /* one per replica */
-    tdm_model_scratch eval;     /* on the first device, for evaluation */
+    tdm_model_scratch eval;     /* on the first device, for evaluation and prediction */
+    float *standardize; /* [2 * input_features]: mean then divisor (tdm_standardize_params) of
+                           the input standardisation, or NULL */
+    float *std;         /* [input_features]: its std as given, for saving */
 };
 
 /* Layer l's input width. */
 size_t tdm_model_input_width(const tdm_model *m, size_t l);
+
+/* Variable i's name: "dense<l>/kernel" or "dense<l>/bias". */
+void tdm_model_variable_name(size_t i, char *buf, size_t size);
+
+/* tdm_model_create with initial values: values[i] (host float32, variable i's shape)
+ * or, where values or values[i] is NULL, the seeded initialisation. */
+tdm_status tdm_model_create_with(tdm_strategy *s, const tdm_model_options *opts,
+                                 const float *const *values, const char *func, tdm_model **out);
+
+/* The forward pass of `rows` host rows on the first device, in chunks of the eval
+ * scratch, with the model's outputs [rows, outputs] read back into out. The rows go
+ * in as they are (no standardisation). */
+tdm_status tdm_model_infer(tdm_model *m, const float *rows_in, size_t rows, float *out);
 
 /* Makes sure sc holds rows rows on dev. */
 tdm_status tdm_model_scratch_reserve(const tdm_model *m, tdm_model_scratch *sc, tdm_device *dev,

@@ -38,6 +38,7 @@ void tdm_model_scratch_free(const tdm_model *m, tdm_model_scratch *sc)
 {
     (void)m;
     buffers_free(&sc->b);
+    tdm_tensor_destroy(sc->input);
     *sc = (tdm_model_scratch){0};
 }
 

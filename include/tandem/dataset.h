@@ -57,15 +57,33 @@ TDM_API tdm_status tdm_dataset_from_arrays(const float *features, const int32_t 
                                            size_t example_count, size_t feature_count,
                                            size_t class_count, tdm_dataset **out);
 
+/* Where tdm_dataset_from_csv found the examples, for a caller to show its user. */
+typedef struct tdm_csv_layout {
+    size_t columns;     /* fields per line */
+    int label_column;   /* 0-based; TDM_CSV_NO_LABEL when every column is a feature */
+    size_t header_line; /* the header's line, counted from 1; 0 without a header */
+    size_t first_line;  /* the first and the last data line, counted from 1 */
+    size_t last_line;
+    size_t blank_lines; /* blank lines skipped among the data */
+} tdm_csv_layout;
+
+/* label_column for a file of features only: every example gets label 0. */
+#define TDM_CSV_NO_LABEL (-2)
+
 typedef struct tdm_csv_options {
     size_t size;            /* sizeof(tdm_csv_options): set by the INIT macro */
     char delimiter;         /* field separator; default ',' */
     int header;             /* 1: the first non-blank line names the columns; default 0 */
-    int label_column;       /* 0-based column of the label; -1 (default): the last one */
+    int label_column;       /* 0-based column of the label; -1 (default): the last one;
+                               TDM_CSV_NO_LABEL: none */
     const char *label_name; /* if set, the label column is the header field of this name
                                (needs header = 1); overrides label_column */
     size_t class_count;     /* > 0: labels must lie in [0, class_count); 0 (default): no
                                upper bound, the class count is the largest label + 1 */
+    size_t skip_rows;       /* lines skipped before the header or the first data line,
+                               blank or not, unread: e.g. the line of counts that starts
+                               scikit-learn's CSV exports; default 0 */
+    tdm_csv_layout *layout; /* if set, filled in on success */
 } tdm_csv_options;
 
 #define TDM_CSV_OPTIONS_INIT                                                                       \
@@ -74,12 +92,13 @@ typedef struct tdm_csv_options {
     }
 
 /* Reads a CSV file of numbers: one example per line, every line with the same number
- * of fields (at least two), the label column's value an integral class index, every
- * other column a feature in column order. Blank lines are skipped; "\r\n" endings
- * are accepted; spaces around a field are ignored; fields are not quoted (a header's
- * names may be). Numbers are read in the "C" locale, whatever the program's locale.
- * Errors name "path:line:column", both counted from 1, the column as a field number
- * ("path:line" for a fault of the whole line). opts may be NULL for the defaults. */
+ * of fields (at least two, or one without a label), the label column's value an
+ * integral class index, every other column a feature in column order. Blank lines
+ * are skipped; "\r\n" endings are accepted; spaces around a field are ignored;
+ * fields are not quoted (a header's names may be). Numbers are read in the "C"
+ * locale, whatever the program's locale. Errors name "path:line:column", both counted
+ * from 1, the column as a field number ("path:line" for a fault of the whole line).
+ * opts may be NULL for the defaults. */
 TDM_API tdm_status tdm_dataset_from_csv(const char *path, const tdm_csv_options *opts,
                                         tdm_dataset **out);
 

@@ -1,7 +1,8 @@
 /* tandem: a sequential model of dense layers with its loss, trained by the train op
  * (train.h): the model's variables live on every device of its strategy, and
  * tdm_model_loss is a loss function computing one replica's loss and gradients
- * with an explicit forward and backward pass over the kernel table. */
+ * with an explicit forward and backward pass over the kernel table. A trained model
+ * predicts, and is saved to and loaded from a model file. */
 #ifndef TANDEM_MODEL_H
 #define TANDEM_MODEL_H
 
@@ -59,6 +60,14 @@ TDM_API tdm_variable *tdm_model_variable(const tdm_model *m, size_t i);
 /* Trainable parameters over every layer. */
 TDM_API size_t tdm_model_parameter_count(const tdm_model *m);
 
+/* Features the model takes, and outputs it gives (the last layer's units); 0 for
+ * NULL. */
+TDM_API size_t tdm_model_input_count(const tdm_model *m);
+TDM_API size_t tdm_model_output_count(const tdm_model *m);
+
+/* The loss the model trains with, which says what its outputs mean. */
+TDM_API tdm_loss_kind tdm_model_loss_kind(const tdm_model *m);
+
 /* A tdm_loss_fn (user: the model): the replica's forward pass, its share of the loss
  * (the model's reduction) and the gradients of the model's variables, which must
  * be args->vars in tdm_model_variable order. Dropout masks depend on the seed, the
@@ -76,6 +85,50 @@ typedef struct tdm_evaluation {
     size_t examples;
 } tdm_evaluation;
 TDM_API tdm_status tdm_model_evaluate(tdm_model *m, const tdm_dataset *ds, tdm_evaluation *out);
+
+/* ---- using a trained model ------------------------------------------------------
+ * A model learns from features as training saw them: usually standardised with the
+ * training split's statistics (tdm_dataset_feature_stats, tdm_dataset_standardize).
+ * To predict from features as the data has them, give the model the same statistics:
+ * tdm_model_predict then standardises its input first, and a saved model keeps them.
+ * Training and tdm_model_evaluate never apply them: their datasets carry their own
+ * maps. */
+
+/* Sets x -> (x - mean) / std per feature (a feature whose std is 0 is only centred),
+ * exactly as tdm_dataset_standardize computes it; mean and std (input_count each,
+ * finite, std >= 0) are copied. Both NULL removes it. */
+TDM_API tdm_status tdm_model_set_standardization(tdm_model *m, const float *mean, const float *std);
+
+/* The model's outputs for `rows` examples: features row-major [rows, input_count]
+ * (standardised first if the model has a standardisation), outputs [rows,
+ * output_count]: logits for softmax cross-entropy (the highest is the predicted
+ * class), the regression outputs for squared error. Runs in batches of up to 512 rows
+ * on the strategy's first device with the first copies of the variables (a mirrored
+ * strategy keeps every copy identical), without dropout, so it works the same on any
+ * strategy and gives the outputs tdm_model_evaluate scores. rows 0 does nothing.
+ * Cross-replica or default mode; not while a step trains the model, nor beside
+ * another prediction or evaluation of the same model (they share its buffers). */
+TDM_API tdm_status tdm_model_predict(tdm_model *m, const float *features, size_t rows,
+                                     float *outputs);
+
+/* ---- model files ------------------------------------------------------------------
+ * A model file holds the architecture (layers, activations, dropout rates, loss), the
+ * weights and the input standardisation, with a format version. Its layout is
+ * safetensors (8-byte little-endian header length, a JSON header, little-endian
+ * float32 data), so other tools read the weights; docs/MODEL_FILES.md describes it.
+ * Optimizer slots and the global step are not in it: checkpoints hold those. */
+
+/* Writes the model to path: to a temporary file beside it, synced, then renamed over
+ * it, so that a reader finds the old file or the new one. A file-system failure is
+ * TDM_ERR_NOT_FOUND (TDM_ERR_OUT_OF_MEMORY for a full disk) naming the path. */
+TDM_API tdm_status tdm_model_save(const tdm_model *m, const char *path);
+
+/* Creates a model on strategy s from a file written by tdm_model_save (cross-replica
+ * or default mode). A missing file is TDM_ERR_NOT_FOUND; a truncated or damaged file
+ * (the data carries a CRC-32), a file that is not safetensors, or a safetensors file
+ * that is no tandem model is TDM_ERR_CORRUPT_DATA saying which; a newer format
+ * version is TDM_ERR_UNSUPPORTED. Nothing is created then. */
+TDM_API tdm_status tdm_model_load(tdm_strategy *s, const char *path, tdm_model **out);
 
 #ifdef __cplusplus
 }

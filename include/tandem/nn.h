@@ -20,7 +20,7 @@ typedef enum tdm_activation {
     TDM_ACT_GELU
 } tdm_activation;
 
-/* How a loss is reduced over examples (SEMANTICS.md, Gradients and loss scaling):
+/* How a loss is reduced over examples (docs/SEMANTICS.md, Losses and gradients):
  * a replica's share is the sum of its per-example losses divided by the step's
  * global batch size (SUM_OVER_BATCH_SIZE), or the plain sum (SUM), so that summing
  * the replicas' shares gives the step's loss either way. */

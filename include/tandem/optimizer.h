@@ -166,7 +166,7 @@ TDM_API tdm_status tdm_optimizer_apply(tdm_optimizer *opt, tdm_variable *const *
 
 /* ---- the tower optimizer ----------------------------------------------------- */
 
-/* TowerOptimizer (SEMANTICS.md): wraps an optimizer (borrowed: it must outlive the
+/* TowerOptimizer (docs/SEMANTICS.md): wraps an optimizer (borrowed: it must outlive the
  * tower optimizer). */
 TDM_API tdm_status tdm_tower_optimizer_create(tdm_optimizer *inner, tdm_loss_reduction reduction,
                                               tdm_tower_optimizer **out);

@@ -26,7 +26,8 @@ typedef enum tdm_status {
     TDM_ERR_TIMEOUT,          /* a wait ran past its limit */
     TDM_ERR_BACKEND,          /* the OpenCL or Vulkan driver failed a call */
     TDM_ERR_INVALID_STATE,    /* the call is not allowed in the current state */
-    TDM_ERR_CANCELLED         /* tdm_cancel was called */
+    TDM_ERR_CANCELLED         /* stopped on request: tdm_monitor_cancel, a progress
+                                 callback, or a replica that failed while others waited */
 } tdm_status;
 
 /* The status' name, e.g. "TDM_ERR_OUT_OF_MEMORY". Never NULL. */

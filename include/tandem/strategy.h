@@ -40,14 +40,24 @@ typedef enum tdm_reduce_op {
  * (replica 0 first) with exact kernels: for a fixed replica count all return the
  * same bits. */
 typedef enum tdm_collective_algorithm {
-    TDM_COLLECTIVE_AUTO,       /* the fastest correct path for the devices at hand */
+    TDM_COLLECTIVE_AUTO,       /* DIRECT where every device shares memory, TREE where some
+                                  do, else HOST */
     TDM_COLLECTIVE_ONE_DEVICE, /* ReductionToOneDevice: reduce on one device, broadcast */
     TDM_COLLECTIVE_RING,       /* reduce-scatter then all-gather, one slice per device */
     TDM_COLLECTIVE_TREE,       /* hierarchical: devices sharing memory reduce locally,
                                   the groups' partials are chained, then broadcast */
-    TDM_COLLECTIVE_DIRECT      /* devices that share memory: one kernel reads every
-                                  peer's buffer (one OpenCL context, host memory) */
+    TDM_COLLECTIVE_DIRECT,     /* devices that share memory: each device folds its part
+                                  of every peer's buffer in place and writes it to every
+                                  destination (one OpenCL context, host memory) */
+    TDM_COLLECTIVE_HOST        /* fold on the host in chunks, reading and writing device
+                                  memory in place where the host can address it (CPU
+                                  drivers, integrated GPUs), else through pinned staging:
+                                  devices that cannot reach each other */
 } tdm_collective_algorithm;
+
+/* The algorithm's name: "auto", "one-device", "ring", "tree", "direct", "host"; NULL for a
+ * value that names none (so callers may list them all by counting up from AUTO). */
+TDM_API const char *tdm_collective_algorithm_name(tdm_collective_algorithm algorithm);
 
 typedef struct tdm_strategy_options {
     size_t size;                        /* sizeof(tdm_strategy_options) */
@@ -142,9 +152,35 @@ TDM_API tdm_tensor *tdm_replica_arg(const tdm_replica_context *rc, size_t i);
 TDM_API tdm_status tdm_replica_set_result(tdm_replica_context *rc, tdm_tensor *t);
 
 /* Every replica calls it with its float32 tensor of one shape; each receives op over
- * all replicas' values in place (MEAN divides by the number of replicas). */
+ * all replicas' values in place (MEAN divides by the number of replicas). The
+ * replica's later work on its device, and reads of the tensor, see the result; the
+ * call does not wait for the devices to finish. tdm_replica_all_reduce_start, then
+ * tdm_pending_wait. */
 TDM_API tdm_status tdm_replica_all_reduce(tdm_replica_context *rc, tdm_reduce_op op,
                                           tdm_tensor *value);
+
+/* An all-reduce started and not yet waited for. */
+typedef struct tdm_pending tdm_pending;
+
+/* Starts the all-reduce of tdm_replica_all_reduce and returns at once, so that the
+ * replica can issue other work meanwhile (the next layer's backward pass). Each
+ * replica's k-th start in a run meets every other replica's k-th: the calls must
+ * come in the same order with the same op and size, and a mismatch fails the run
+ * naming both sides. Until tdm_pending_wait returns, nothing may read or write the
+ * tensor, on the device or the host, nor start another collective on it. */
+TDM_API tdm_status tdm_replica_all_reduce_start(tdm_replica_context *rc, tdm_reduce_op op,
+                                                tdm_tensor *value, tdm_pending **out);
+
+/* Waits until the all-reduce is issued on every device and this replica's device is
+ * ordered after it, then releases the handle: it must not be used again. A replica
+ * that failed before joining releases the others with TDM_ERR_CANCELLED. Collectives
+ * a replica function started and did not wait for are waited for when it returns,
+ * and handles end with the run. */
+TDM_API tdm_status tdm_pending_wait(tdm_pending *p);
+
+/* *done = 1 once the all-reduce, and whatever its devices were given before, has
+ * completed on every device; never blocks. A failed all-reduce returns its error. */
+TDM_API tdm_status tdm_pending_query(tdm_pending *p, int *done);
 
 /* A merge function: runs once, in cross-replica mode, with the replicas' values
  * gathered into a PER_REPLICA value (borrowed; NULL when the replicas passed none).

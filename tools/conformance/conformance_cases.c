@@ -64,7 +64,9 @@ static void set_free_uints(const tdm_kernel_info *info, conf_case *c, unsigned i
     set_uint(info, c, "centered", index & 1);
     set_uint(info, c, "trans_a", index & 1);
     set_uint(info, c, "trans_b", (index >> 1) & 1);
-    set_uint(info, c, "inputs", 2 + index % 6);
+    unsigned most_inputs = tdm_kernel_input_count(info);
+    if (most_inputs >= 2)
+        set_uint(info, c, "inputs", 2 + index % (most_inputs - 1));
     set_uint(info, c, "seed_lo", 0x9E3779B9u * (index + 1));
     set_uint(info, c, "seed_hi", 12345u + index);
     /* Philox counters: every phase within a block of four, and one that wraps. */

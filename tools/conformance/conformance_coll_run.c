@@ -10,12 +10,10 @@
 static const size_t elements[] = {1, 4097, ((size_t)1 << 20) + 3, (size_t)1 << 24};
 #define LARGE_CASES 1 /* the last size: 64 MiB per device */
 
-static const char *const names[CONF_COLL_ALGORITHMS] = {"auto", "one_device", "ring", "tree",
-                                                         "direct"};
-
 const char *conf_coll_algorithm_name(tdm_collective_algorithm algorithm)
 {
-    return (unsigned)algorithm < CONF_COLL_ALGORITHMS ? names[algorithm] : "?";
+    const char *name = tdm_collective_algorithm_name(algorithm);
+    return name ? name : "?";
 }
 
 /* One value per device, its host copy, and the expected result. */

@@ -8,7 +8,7 @@
 
 #define CONF_COLL_MAX_SETS 4
 #define CONF_COLL_MAX_DEVICES 8
-#define CONF_COLL_ALGORITHMS 5 /* AUTO .. DIRECT */
+#define CONF_COLL_ALGORITHMS (TDM_COLLECTIVE_HOST + 1) /* AUTO .. HOST */
 
 typedef struct conf_coll_set {
     char name[48];

@@ -32,9 +32,8 @@ static tdm_kernel_call make_call(const conf_case *c, const tdm_kernel_info *info
     call.kernel = c->kernel;
     memcpy(call.u, c->u, sizeof call.u);
     memcpy(call.f, c->f, sizeof call.f);
-    uint64_t inputs = tdm_kernel_uint(info, c->u, "inputs");
     for (unsigned b = 0; b < info->buffer_count; b++) {
-        if (info->buffers[b].optional && b > inputs)
+        if (!tdm_kernel_buffer_used(info, c->u, b))
             continue; /* an unused input stays NULL, as callers leave it */
         unsigned size = tdm_kernel_type_size(info->buffers[b].type);
         call.views[b].buffer = bufs[b];

@@ -6,13 +6,22 @@
 #include "commands.h"
 #include "train_session.h"
 
+/* What was read: which lines and columns of which files. */
+static void print_data(const train_data *d)
+{
+    printf("data     %s: %s\n", d->path, d->used);
+    if (d->test_path)
+        printf("test     %s: %s\n", d->test_path, d->test_used);
+    printf("         %zu classes: %zu examples for training, %zu %s\n", d->classes,
+           d->train_examples, d->test_examples,
+           d->test_path ? "for testing" : "held out for testing");
+}
+
 static void print_setup(const train_session *ts)
 {
     const train_options *o = ts->opts;
     size_t replicas = tdm_strategy_num_replicas(ts->strategy);
-    printf("data     %s: %zu features, %zu classes, %zu training / %zu test examples\n",
-           ts->data.path, ts->data.features, ts->data.classes, ts->data.train_examples,
-           ts->data.test_examples);
+    print_data(&ts->data);
     printf("model    %zu parameters, optimizer %s, learning rate %g, global batch %zu\n",
            tdm_model_parameter_count(ts->model), tdm_optimizer_name(ts->optimizer),
            (double)tdm_optimizer_learning_rate(ts->optimizer), o->batch);

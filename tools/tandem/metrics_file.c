@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "json_writer.h"
 #include "metrics_file.h"
 
 #define FIELD_COUNT 5
@@ -27,9 +28,15 @@ static void put_number(FILE *f, double v, const char *missing)
         fputs(missing, f);
 }
 
-static void write_csv(FILE *f, const train_epoch *e, size_t n)
+static void write_csv(FILE *f, const train_run *run, const train_epoch *e, size_t n)
 {
-    fputs("epoch", f);
+    fprintf(f, "# tandem %s\n# devices:", run->version);
+    for (size_t i = 0; i < run->device_count; i++)
+        fprintf(f, "%s %s", i ? ";" : "", run->devices[i]);
+    fputs("\n# options:", f);
+    for (size_t i = 0; i < run->option_count; i++)
+        fprintf(f, " %s=%s", run->option_names[i], run->option_values[i]);
+    fputs("\nepoch", f);
     for (int k = 0; k < FIELD_COUNT; k++)
         fprintf(f, ",%s", field_names[k]);
     fputc('\n', f);
@@ -45,20 +52,33 @@ static void write_csv(FILE *f, const train_epoch *e, size_t n)
     }
 }
 
-static void write_json(FILE *f, const train_epoch *e, size_t n)
+static void write_json(FILE *f, const train_run *run, const train_epoch *e, size_t n)
 {
-    fputs(n ? "{\"epochs\": [\n" : "{\"epochs\": [", f);
+    json_writer w = {f, 0, 0};
+    json_begin_object(&w, NULL);
+    json_begin_object(&w, "run");
+    json_string(&w, "tandem", run->version);
+    json_begin_array(&w, "devices");
+    for (size_t i = 0; i < run->device_count; i++)
+        json_string(&w, NULL, run->devices[i]);
+    json_end_array(&w);
+    json_begin_object(&w, "options");
+    for (size_t i = 0; i < run->option_count; i++)
+        json_string(&w, run->option_names[i], run->option_values[i]);
+    json_end_object(&w);
+    json_end_object(&w);
+    json_begin_array(&w, "epochs");
     for (size_t i = 0; i < n; i++) {
         double v[FIELD_COUNT];
         epoch_fields(&e[i], v);
-        fprintf(f, "  {\"epoch\": %u", e[i].epoch);
-        for (int k = 0; k < FIELD_COUNT; k++) {
-            fprintf(f, ", \"%s\": ", field_names[k]);
-            put_number(f, v[k], "null");
-        }
-        fputs(i + 1 < n ? "},\n" : "}\n", f);
+        json_begin_object(&w, NULL);
+        json_uint(&w, "epoch", e[i].epoch);
+        for (int k = 0; k < FIELD_COUNT; k++)
+            json_double(&w, field_names[k], v[k]);
+        json_end_object(&w);
     }
-    fputs("]}\n", f);
+    json_end_array(&w);
+    json_end_object(&w);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -67,14 +87,15 @@ static int ends_with(const char *s, const char *suffix)
     return len >= suffix_len && strcmp(s + len - suffix_len, suffix) == 0;
 }
 
-int metrics_write(const char *path, const train_epoch *e, size_t n, char *err, size_t err_size)
+int metrics_write(const char *path, const train_run *run, const train_epoch *e, size_t n, char *err,
+                  size_t err_size)
 {
     atomic_file a;
     if (atomic_file_open(&a, path, err, err_size) != 0)
         return -1;
     if (ends_with(path, ".json"))
-        write_json(a.f, e, n);
+        write_json(a.f, run, e, n);
     else
-        write_csv(a.f, e, n);
+        write_csv(a.f, run, e, n);
     return atomic_file_commit(&a, err, err_size);
 }

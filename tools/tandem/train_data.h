@@ -6,15 +6,21 @@
 #include "train_options.h"
 
 typedef struct train_data {
-    const char *path;   /* what was loaded */
+    const char *path;      /* the training data */
+    char used[256];        /* which of its lines and columns (data_source_load) */
+    const char *test_path; /* --test-data, or NULL when the test split is held out */
+    char test_used[256];
     tdm_dataset *train; /* shuffled per epoch, batched by the global batch, repeated */
     tdm_dataset *test;  /* batched for evaluation */
+    float *mean, *std;  /* [features]: the training split's statistics, NULL with
+                           --no-standardize */
     size_t features, classes, train_examples, test_examples, steps_per_epoch;
-    uint64_t fingerprint; /* of the examples as loaded, in file order */
+    uint64_t fingerprint; /* of the examples as loaded (--data, then --test-data) */
 } train_data;
 
-/* Loads, splits (after one shuffle with the seed), standardises with the training
- * split's statistics, and batches. 0, or -1 after printing why. */
+/* Loads the data and the test data, or holds out the test split (after one shuffle
+ * with the seed), standardises both with the training split's statistics, and
+ * batches. 0, or -1 after printing why. */
 int train_data_load(const train_options *o, train_data *out);
 void train_data_free(train_data *d);
 

@@ -21,6 +21,11 @@ static int usage(FILE *out, int status)
             "  --labels FILE        IDX labels for IDX images in --data\n"
             "  --label-column C     CSV label column: 0-based index, or a name with --header\n"
             "  --header             the CSV's first line names its columns\n"
+            "  --skip-rows N        CSV lines to pass over before the header or the data\n"
+            "                       (scikit-learn's exports start with a line of counts)\n"
+            "  --test-data FILE     the test split's own file, read like --data (default:\n"
+            "                       hold out --test-fraction of the data)\n"
+            "  --test-labels FILE   IDX labels for IDX images in --test-data\n"
             "  --no-standardize     keep features as they are (default: standardise them\n"
             "                       with the training split's mean and deviation)\n"
             "  --layers 128,128     hidden layer sizes (default 128,128)\n"
@@ -31,10 +36,11 @@ static int usage(FILE *out, int status)
             "  --lr RATE            learning rate (default 0.001; 0.1 for sgd and momentum)\n"
             "  --batch N            global batch size over all replicas (default 64)\n"
             "  --epochs N           (default 10)\n"
-            "  --test-fraction F    held out for testing (default 0.2)\n"
+            "  --test-fraction F    held out for testing without --test-data (default 0.2)\n"
             "  --devices LIST       device ids or indices, comma-separated (default: every\n"
             "                       usable device; see 'tandem devices')\n"
-            "  --strategy NAME      mirrored (default) or one-device (the first device)\n"
+            "  --strategy NAME      mirrored (default), or one-device (the one device named\n"
+            "                       by --devices, or the first usable one)\n"
             "  --seed N             weights, shuffling and dropout (default 1)\n"
             "  --deterministic      verify after every step that every copy of every\n"
             "                       variable is bitwise identical; no prefetch thread\n"
@@ -46,6 +52,8 @@ static int usage(FILE *out, int status)
             "                       otherwise a checkpoint of another setup is refused\n"
             "  --metrics FILE       per-epoch metrics, CSV (or JSON for FILE.json)\n"
             "  --plot FILE.png      loss and accuracy curves\n"
+            "  --save FILE          the trained model, its architecture and standardisation\n"
+            "                       (a safetensors file: see 'tandem predict')\n"
             "  --progress / --no-progress   force the progress bar on or off\n");
     return status;
 }
@@ -54,6 +62,7 @@ static int usage(FILE *out, int status)
 #define MAX_BATCH (1u << 20)
 #define MAX_EPOCHS 1000000
 #define MAX_LABEL_COLUMN 2147483646 /* tdm_csv_options.label_column is an int */
+#define MAX_SKIP_ROWS 1000000000
 
 static int parse_layers(const char *value, void *target, char *err, size_t err_size)
 {
@@ -113,8 +122,8 @@ static int parse_label_column(const char *value, void *target, char *err, size_t
 {
     uint64_t index;
     int digits = value[strspn(value, "0123456789")] == '\0';
-    int negative = value[0] == '-' && value[1] && value[1 + strspn(value + 1, "0123456789")] == 0;
-    if (!*value || negative) {
+    /* A sign or a space would make data_source.c read a number, not a name. */
+    if (!*value || strchr("+- \t", value[0])) {
         snprintf(err, err_size, "'%.40s' is neither a column index from 0 to %d nor a column name",
                  value, MAX_LABEL_COLUMN);
         return -1;
@@ -205,6 +214,9 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
         STRING("--labels", labels),
         CUSTOM("--label-column", parse_label_column, &o->label_column),
         FLAG("--header", header, 1),
+        WHOLE("--skip-rows", CLI_SIZE, skip_rows, 0, MAX_SKIP_ROWS),
+        STRING("--test-data", test_data),
+        STRING("--test-labels", test_labels),
         FLAG("--no-standardize", standardize, 0),
         CUSTOM("--layers", parse_layers, o),
         CUSTOM("--activation", parse_activation, &o->activation),
@@ -223,6 +235,7 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
         CUSTOM("--allow-config-change", train_config_parse_allowed, &o->allow_config_change),
         STRING("--metrics", metrics),
         STRING("--plot", plot),
+        STRING("--save", save),
         FLAG("--progress", progress, 1),
         FLAG("--no-progress", progress, 0),
     };
@@ -240,9 +253,14 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
              o->label_column[strspn(o->label_column, "0123456789")] != '\0')
         snprintf(err, err_size, "--label-column %.40s: a column name needs --header",
                  o->label_column);
-    else if (o->labels && (o->label_column || o->header))
+    else if (o->labels && (o->label_column || o->header || o->skip_rows))
         snprintf(err, err_size,
-                 "--labels reads IDX files: --label-column and --header are for CSV");
+                 "--labels reads IDX files: --label-column, --header and --skip-rows are for "
+                 "CSV");
+    else if ((o->test_labels && !o->test_data) || (o->test_data && !o->labels != !o->test_labels))
+        snprintf(err, err_size,
+                 "--test-data and --test-labels go with --data and --labels: IDX "
+                 "images and labels for both, or CSV for both");
     else
         return 0;
     return -1;

@@ -15,6 +15,9 @@ typedef struct train_options {
     const char *labels;       /* IDX labels: makes data an IDX images file */
     const char *label_column; /* CSV: index or header name; NULL: the last column */
     int header;               /* CSV has a header line */
+    size_t skip_rows;         /* CSV lines to pass over first */
+    const char *test_data;    /* the test split's own file (same format); NULL: held out */
+    const char *test_labels;  /* IDX labels of test_data */
     int standardize;          /* per-feature standardisation from the training split */
     size_t hidden[MAX_LAYERS];
     size_t hidden_count;
@@ -36,6 +39,7 @@ typedef struct train_options {
     unsigned allow_config_change; /* train_config.h's items that --resume may change */
     const char *metrics;
     const char *plot;
+    const char *save; /* the trained model's file */
     int progress; /* 1 bar, 0 plain lines, -1 bar when stdout is a terminal */
 } train_options;
 

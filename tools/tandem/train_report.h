@@ -1,5 +1,5 @@
 /* One epoch of `tandem train`, as the progress display, the metrics file and the
- * plot see it. */
+ * plot see it, and the run it belongs to. */
 #ifndef TANDEM_CLI_TRAIN_REPORT_H
 #define TANDEM_CLI_TRAIN_REPORT_H
 
@@ -11,5 +11,15 @@ typedef struct train_epoch {
     double seconds;       /* wall time of the epoch */
     double examples_per_second;
 } train_epoch;
+
+/* The run an epoch history belongs to, as a metrics file records it. */
+typedef struct train_run {
+    const char *version;        /* tandem's, "0.1.0" */
+    const char *const *devices; /* one per replica: "opencl:0 (pthread-...)" */
+    size_t device_count;
+    const char *const *option_names; /* the effective options, with their values */
+    const char *const *option_values;
+    size_t option_count;
+} train_run;
 
 #endif

@@ -1,5 +1,5 @@
-/* tandem train: the epoch loop with its progress display, evaluation, checkpoints,
- * and the final summary, metrics and plot. */
+/* tandem train: the epoch loop with its progress display, evaluation, checkpoints
+ * and metrics after every epoch, and the plot and the saved model at the end. */
 #include <signal.h>
 #include <stdio.h>
 #include <time.h>
@@ -42,6 +42,18 @@ static int fail(const char *what)
     return -1;
 }
 
+/* The metrics so far, rewritten whole after every epoch. */
+static int write_metrics(const train_session *ts)
+{
+    char err[512];
+    const char *path = ts->opts->metrics;
+    if (!path ||
+        metrics_write(path, &ts->record.run, ts->history, ts->epochs_done, err, sizeof err) == 0)
+        return 0;
+    fprintf(stderr, "\ntandem train: %s\n", err);
+    return -1;
+}
+
 static int run_epoch(train_session *ts, epoch_state *e)
 {
     e->steps = e->examples = 0;
@@ -60,19 +72,20 @@ static int run_epoch(train_session *ts, epoch_state *e)
     progress_epoch(&e->bar, rec, e->steps);
     if (ts->opts->checkpoint_dir && tdm_monitor_save(ts->monitor) != TDM_OK)
         return fail("checkpoint");
-    return 0;
+    return write_metrics(ts);
 }
 
-static int write_outputs(const train_session *ts)
+/* After the run: the plot, and the model when the run completed. */
+static int write_outputs(const train_session *ts, int completed)
 {
     char err[512];
     const train_options *o = ts->opts;
-    if (o->metrics && metrics_write(o->metrics, ts->history, ts->epochs_done, err, sizeof err)) {
+    if (o->plot && plot_write_png(o->plot, ts->history, ts->epochs_done, err, sizeof err)) {
         fprintf(stderr, "tandem train: %s\n", err);
         return -1;
     }
-    if (o->plot && plot_write_png(o->plot, ts->history, ts->epochs_done, err, sizeof err)) {
-        fprintf(stderr, "tandem train: %s\n", err);
+    if (completed && o->save && tdm_model_save(ts->model, o->save) != TDM_OK) {
+        fprintf(stderr, "tandem train: --save: %s\n", tdm_last_error());
         return -1;
     }
     return 0;
@@ -85,11 +98,11 @@ int train_session_run(train_session *ts)
     int tty = o->progress >= 0 ? o->progress : isatty(fileno(stdout));
     progress_begin(&e->bar, stdout, tty, o->epochs, ts->data.steps_per_epoch);
     signal(SIGINT, on_interrupt);
-    int status = 0;
+    int status = write_metrics(ts); /* the run, before its first epoch ends */
     while (status == 0 && ts->epochs_done < o->epochs) {
         e->epoch = ts->epochs_done + 1;
         status = run_epoch(ts, e);
     }
     signal(SIGINT, SIG_DFL);
-    return write_outputs(ts) || status ? -1 : 0;
+    return write_outputs(ts, status == 0) || status ? -1 : 0;
 }

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "output_path.h"
 #include "train_session.h"
 
 static int fail(const char *what)
@@ -21,6 +22,13 @@ static int make_strategy(train_session *ts)
         return -1;
     if (count == 0 && reference)
         devices[count++] = reference;
+    if (!strcmp(o->strategy, "one-device") && o->device_id_count && count > 1) {
+        fprintf(stderr,
+                "tandem train: --strategy one-device trains on one device, but --devices selects "
+                "%zu: name one, or use --strategy mirrored\n",
+                count);
+        return -1;
+    }
     tdm_strategy_options so = TDM_STRATEGY_OPTIONS_INIT;
     so.check_mirrored = o->deterministic;
     tdm_status s;
@@ -50,7 +58,12 @@ static int make_model(train_session *ts)
     mo.layers = layers;
     mo.layer_count = o->hidden_count + 1;
     mo.seed = o->seed;
-    return tdm_model_create(ts->strategy, &mo, &ts->model) == TDM_OK ? 0 : fail("model");
+    if (tdm_model_create(ts->strategy, &mo, &ts->model) != TDM_OK)
+        return fail("model");
+    /* Predictions from a saved model start from the data as the file has it. */
+    return tdm_model_set_standardization(ts->model, ts->data.mean, ts->data.std) == TDM_OK
+               ? 0
+               : fail("model");
 }
 
 static int make_train_op(train_session *ts)
@@ -86,17 +99,33 @@ static int make_step(train_session *ts)
     return tdm_single_loss_step_create(&so, &ts->step) == TDM_OK ? 0 : fail("input");
 }
 
+/* The files the run will write, checked before it starts. */
+static int check_outputs(const train_options *o)
+{
+    const char *const paths[] = {o->metrics, o->plot, o->save};
+    const char *const names[] = {"--metrics", "--plot", "--save"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        char err[512];
+        if (paths[i] && output_path_check(paths[i], err, sizeof err) != 0) {
+            fprintf(stderr, "tandem train: %s: %s\n", names[i], err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int train_session_open(const train_options *o, train_session *ts)
 {
     memset(ts, 0, sizeof *ts);
     ts->opts = o;
     ts->history = calloc(o->epochs ? o->epochs : 1, sizeof *ts->history);
-    if (!ts->history || train_data_load(o, &ts->data) != 0 || !(ts->ctx = cli_context()) ||
-        make_strategy(ts) || make_model(ts) || make_train_op(ts) || make_step(ts) ||
-        train_monitor_open(ts)) {
+    if (!ts->history || check_outputs(o) || train_data_load(o, &ts->data) != 0 ||
+        !(ts->ctx = cli_context()) || make_strategy(ts) || make_model(ts) || make_train_op(ts) ||
+        make_step(ts) || train_monitor_open(ts)) {
         train_session_close(ts);
         return -1;
     }
+    train_run_record(ts, &ts->record);
     return 0;
 }
 
@@ -110,6 +139,7 @@ void train_session_close(train_session *ts)
     tdm_strategy_destroy(ts->strategy);
     tdm_context_destroy(ts->ctx);
     train_data_free(&ts->data);
+    train_run_record_free(&ts->record);
     free(ts->history);
     memset(ts, 0, sizeof *ts);
 }

@@ -16,6 +16,18 @@ typedef struct epoch_state {
     double loss_sum, start;
 } epoch_state;
 
+#define RUN_OPTIONS 24
+
+/* The run as its metrics file records it (train_run_info.c). */
+typedef struct run_record {
+    train_run run;
+    char version[16];
+    char device_text[MAX_SELECTED][320];
+    const char *devices[MAX_SELECTED];
+    const char *names[RUN_OPTIONS], *values[RUN_OPTIONS];
+    char *owned[RUN_OPTIONS];
+} run_record;
+
 typedef struct train_session {
     const train_options *opts;
     train_data data;
@@ -30,11 +42,16 @@ typedef struct train_session {
     unsigned epochs_done;
     epoch_state current;
     char refusal[2048]; /* why --resume refused a checkpoint's configuration */
+    run_record record;
 } train_session;
 
 /* Builds everything; 0, or -1 after printing why (the session is then freed). */
 int train_session_open(const train_options *o, train_session *ts);
 void train_session_close(train_session *ts);
+
+/* Fills the record of the session's run. */
+void train_run_record(const train_session *ts, run_record *r);
+void train_run_record_free(run_record *r);
 
 /* The monitor, with the history of finished epochs in each checkpoint; restores the
  * newest checkpoint with --resume. 0, or -1 after printing why. */

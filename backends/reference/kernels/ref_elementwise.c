@@ -89,6 +89,19 @@ void ref_accumulate(const tdm_launch *l)
     }
 }
 
+/* The same sum as accumulate, then one rounding for the scale. */
+void ref_accumulate_pair(const tdm_launch *l)
+{
+    float *y0 = ref_f(l, 0), *y1 = ref_f(l, 1), alpha = l->f[0];
+    uint32_t inputs = l->u[1];
+    for (uint32_t i = 0; i < l->u[0]; i++) {
+        float sum = ref_f(l, 2)[i];
+        for (uint32_t k = 1; k < inputs; k++)
+            sum += ref_f(l, 2 + (int)k)[i];
+        y0[i] = y1[i] = alpha * sum;
+    }
+}
+
 /* NaN wins, so a replica's NaN reaches every replica through MAX or MIN. */
 void ref_maximum(const tdm_launch *l)
 {

@@ -1,0 +1,71 @@
+#include <stdlib.h>
+
+#include "error.h"
+#include "scratch_pool.h"
+
+/* Sizes are rounded up to a quarter of their power of two (at least 4 KiB), so
+ * that calls of nearby sizes share buffers and at most a quarter is wasted. */
+static size_t rounded(size_t size)
+{
+    size_t granule = 4096;
+    while (granule < size / 4)
+        granule *= 2;
+    return (size + granule - 1) / granule * granule;
+}
+
+/* The smallest idle buffer that fits and wastes at most half of itself. */
+static tdm_buffer *take_idle(tdm_device *dev, size_t size)
+{
+    size_t best = dev->scratch_count;
+    for (size_t i = 0; i < dev->scratch_count; i++) {
+        size_t have = dev->scratch[i]->size;
+        if (have >= size && have / 2 <= size &&
+            (best == dev->scratch_count || have < dev->scratch[best]->size))
+            best = i;
+    }
+    if (best == dev->scratch_count)
+        return NULL;
+    tdm_buffer *buf = dev->scratch[best];
+    dev->scratch[best] = dev->scratch[--dev->scratch_count];
+    return buf;
+}
+
+tdm_status tdm_scratch_acquire(tdm_device *dev, size_t size, tdm_buffer **out)
+{
+    pthread_mutex_lock(&dev->lock);
+    *out = take_idle(dev, size);
+    pthread_mutex_unlock(&dev->lock);
+    if (*out)
+        return TDM_OK;
+    return tdm_buffer_alloc(dev, rounded(size), out); /* trims the pool if it must */
+}
+
+void tdm_scratch_release(tdm_buffer *buf)
+{
+    if (!buf)
+        return;
+    tdm_device *dev = buf->device;
+    pthread_mutex_lock(&dev->lock);
+    int kept = dev->scratch_count < TDM_SCRATCH_MAX_IDLE;
+    if (kept)
+        dev->scratch[dev->scratch_count++] = buf;
+    pthread_mutex_unlock(&dev->lock);
+    if (!kept)
+        tdm_buffer_free(buf);
+}
+
+size_t tdm_scratch_trim(tdm_device *dev)
+{
+    tdm_buffer *idle[TDM_SCRATCH_MAX_IDLE];
+    pthread_mutex_lock(&dev->lock);
+    size_t n = dev->scratch_count, bytes = 0;
+    for (size_t i = 0; i < n; i++)
+        idle[i] = dev->scratch[i];
+    dev->scratch_count = 0;
+    pthread_mutex_unlock(&dev->lock);
+    for (size_t i = 0; i < n; i++) {
+        bytes += idle[i]->size;
+        tdm_buffer_free(idle[i]);
+    }
+    return bytes;
+}

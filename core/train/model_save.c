@@ -1,0 +1,136 @@
+/* tdm_model_save: the model's architecture, weights and input standardisation in a
+ * safetensors file, written to a temporary file beside the target and renamed over
+ * it, so that a reader sees the old file or the new one, never half of one. */
+#include <errno.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkpoint_posix.h"
+#include "error.h"
+#include "model_file.h"
+#include "model_impl.h"
+#include "safetensors.h"
+
+#define MAX_ENTRIES(layers) (5 + 2 * (layers))
+#define VALUE_SIZE 48
+
+/* Metadata keys and values in one block of fixed-size strings. */
+typedef struct entries {
+    tdm_st_entry *e;
+    char (*text)[2][VALUE_SIZE];
+    size_t count;
+} entries;
+
+static void add(entries *m, const char *key, const char *value)
+{
+    char *k = m->text[m->count][0], *v = m->text[m->count][1];
+    snprintf(k, VALUE_SIZE, "%s", key);
+    snprintf(v, VALUE_SIZE, "%s", value);
+    m->e[m->count++] = (tdm_st_entry){k, v};
+}
+
+/* Numbers in the "C" locale, whatever the program's. */
+static void describe(const tdm_model *m, entries *out)
+{
+    locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    locale_t old = c ? uselocale(c) : (locale_t)0;
+    char key[VALUE_SIZE], value[VALUE_SIZE];
+    add(out, "format", TDM_MODEL_FORMAT);
+    snprintf(value, sizeof value, "%d", TDM_MODEL_FORMAT_VERSION);
+    add(out, "format_version", value);
+    add(out, "loss", tdm_model_loss_name(m->opts.loss));
+    add(out, "reduction", tdm_model_reduction_name(m->opts.reduction));
+    snprintf(value, sizeof value, "%llu", (unsigned long long)m->opts.seed);
+    add(out, "seed", value);
+    for (size_t l = 0; l < m->opts.layer_count; l++) {
+        snprintf(key, sizeof key, "dense%zu/activation", l);
+        add(out, key, tdm_activation_name(m->layers[l].activation));
+        snprintf(key, sizeof key, "dense%zu/dropout", l);
+        snprintf(value, sizeof value, "%.9g", (double)m->layers[l].dropout);
+        add(out, key, value);
+    }
+    if (c) {
+        uselocale(old);
+        freelocale(c);
+    }
+}
+
+/* Every variable's first copy, and the standardisation, as tensors to write. */
+static tdm_status gather(const tdm_model *m, tdm_st_out *t, float **values, char (*names)[48])
+{
+    size_t vars = tdm_model_variable_count(m);
+    tdm_status s = TDM_OK;
+    for (size_t i = 0; i < vars && s == TDM_OK; i++) {
+        tdm_tensor *copy = tdm_variable_copy(m->vars[i], 0);
+        values[i] = malloc(tdm_tensor_bytes(copy) ? tdm_tensor_bytes(copy) : 1);
+        s = values[i] ? tdm_tensor_read(copy, values[i], tdm_tensor_bytes(copy))
+                      : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "out of host memory");
+        tdm_model_variable_name(i, names[i], sizeof names[i]);
+        t[i] = (tdm_st_out){names[i], tdm_tensor_shape(copy), values[i]};
+    }
+    if (m->standardize) {
+        tdm_shape features = TDM_SHAPE(m->opts.input_features);
+        t[vars] = (tdm_st_out){TDM_MODEL_MEAN, features, m->standardize};
+        t[vars + 1] = (tdm_st_out){TDM_MODEL_STD, features, m->std};
+    }
+    return s;
+}
+
+static tdm_status write_file(const char *path, const entries *meta, const tdm_st_out *t, size_t n,
+                             const char *func)
+{
+    char *dir = tdm_ckpt_parent_of(path), *temp = NULL;
+    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+    FILE *f = NULL;
+    tdm_status s = dir ? tdm_ckpt_os_create_temp(dir, name, func, &temp, &f)
+                       : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    if (s == TDM_OK && tdm_st_write(f, meta->e, meta->count, TDM_MODEL_CRC_KEY, t, n) != 0)
+        s = tdm_ckpt_os_fail(errno, func, "write", temp);
+    if (s == TDM_OK)
+        s = tdm_ckpt_os_sync_file(f, temp, func);
+    if (s == TDM_OK)
+        s = tdm_ckpt_os_rename(temp, path, func);
+    if (f)
+        fclose(f);
+    if (s != TDM_OK && temp)
+        tdm_ckpt_os_remove(temp);
+    if (s == TDM_OK)
+        s = tdm_ckpt_os_sync_dir(dir, func);
+    free(temp);
+    free(dir);
+    return s;
+}
+
+tdm_status tdm_model_save(const tdm_model *m, const char *path)
+{
+    const char *func = "tdm_model_save";
+    TDM_CHECK_ARG(m, func);
+    TDM_CHECK_ARG(path, func);
+    if (!*path || path[strlen(path) - 1] == '/')
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: '%s' names no file", func, path);
+    size_t layers = m->opts.layer_count, vars = 2 * layers;
+    entries meta = {calloc(MAX_ENTRIES(layers), sizeof *meta.e),
+                    calloc(MAX_ENTRIES(layers), sizeof *meta.text), 0};
+    tdm_st_out *t = calloc(vars + 2, sizeof *t);
+    float **values = calloc(vars, sizeof *values);
+    char(*names)[48] = calloc(vars, sizeof *names);
+    tdm_status s = meta.e && meta.text && t && values && names
+                       ? TDM_OK
+                       : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    if (s == TDM_OK && (s = gather(m, t, values, names)) != TDM_OK)
+        tdm_fail_context(s, "%s: %s: reading the weights", func, path);
+    if (s == TDM_OK) {
+        describe(m, &meta);
+        s = write_file(path, &meta, t, vars + (m->standardize ? 2 : 0), func);
+    }
+    for (size_t i = 0; values && i < vars; i++)
+        free(values[i]);
+    free(values);
+    free(names);
+    free(t);
+    free(meta.e);
+    free(meta.text);
+    return s;
+}

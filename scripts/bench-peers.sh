@@ -1,0 +1,46 @@
+#!/bin/sh
+# Installs, builds and runs the peers that tandem's benchmarks are compared with
+# (docs/PERFORMANCE.md): Open MPI's MPI_Allreduce between two processes, and Debian's
+# PyTorch (on OpenBLAS) training the digits MLP and the wide Fashion-MNIST MLP on one
+# process and with DistributedDataParallel (gloo) over two. Run it after
+# ./scripts/setup.sh, on a machine as quiet as can be had; a benchmark, not a test.
+set -eu
+cd "$(dirname "$0")/.."
+
+./scripts/install-missing.sh python3-torch libopenblas0-pthread openmpi-bin libopenmpi-dev \
+  dataset-fashion-mnist
+
+# Open MPI may have come after build/ was configured: let CMake look for it again.
+cmake -S . -B build -U 'MPI_*' -U 'MPIEXEC_*' >/dev/null
+cmake --build build -j"$(nproc)" --target mpi_allreduce
+
+run() {
+  title=$1
+  shift
+  printf '\n== %s\n$ %s\n' "$title" "$*"
+  "$@"
+}
+
+# Figures only compare within a session: say when, where and how busy it was.
+printf '== Machine\n%s\n%s, %s cores; load average %s\n%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" \
+  "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)" "$(nproc)" \
+  "$(cut -d' ' -f1-3 /proc/loadavg)" "$(mpirun --version | head -n1)"
+
+mpirun="mpirun --allow-run-as-root --oversubscribe -np 2"
+sizes="-b 1M -e 256M -f 2"
+run "Open MPI MPI_Allreduce, 2 processes, buffers reused" $mpirun build/mpi_allreduce $sizes
+run "Open MPI MPI_Allreduce, 2 processes, buffers allocated per size" \
+  $mpirun build/mpi_allreduce $sizes --fresh
+# Open MPI allocates scratch of the message's size on every call, and glibc serves
+# blocks above 32 MiB with fresh mmaps whose pages fault on first touch: the cliff at
+# 64 MiB. Kept off mmap, the freed scratch is reused, as kept buffers would be.
+run "Open MPI MPI_Allreduce, 2 processes, buffers reused, glibc malloc without mmap" \
+  env GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967295 \
+  $mpirun -x GLIBC_TUNABLES build/mpi_allreduce $sizes
+
+torch="/usr/bin/python3 tools/peers/torch_mlp.py"
+run "PyTorch, digits MLP 64-128-128-10, 1 process" $torch digits
+run "PyTorch, digits MLP, DistributedDataParallel (gloo), 2 processes" $torch digits --procs 2
+run "PyTorch, Fashion-MNIST MLP 784-1024-1024-10, 1 process" $torch fashion
+run "PyTorch, Fashion-MNIST MLP, DistributedDataParallel (gloo), 2 processes" \
+  $torch fashion --procs 2

@@ -1,0 +1,107 @@
+#!/bin/sh
+# tandem train --save and tandem predict on the reference device: data a user has
+# (a CSV whose first line holds counts, with its own test split; IDX files with
+# theirs), a saved model whose predictions match the accuracy train reported, a
+# features-only CSV, an independent reader of the model file (Python, when present),
+# and refused model files.
+# usage: cli_predict.sh TANDEM DIGITS_CSV_GZ SOURCE_DIR
+set -eu
+tandem=$1
+digits=$2
+source=$3
+out=$(mktemp -d "${TMPDIR:-/tmp}/tandem-cli-predict-XXXXXX")
+trap 'rm -rf "$out"' EXIT
+fail=0
+check() { # MESSAGE COMMAND...: fails the test when the command fails
+  message=$1
+  shift
+  "$@" || { echo "FAILED: $message"; fail=1; }
+}
+
+# scikit-learn's CSV exports start with a line of counts: 1437 training rows and
+# 360 test rows of the digits, each behind such a line.
+zcat -f "$digits" >"$out/all.csv"
+{ echo "1437,64,digits"; head -n 1437 "$out/all.csv"; } >"$out/train.csv"
+{ echo "360,64,digits"; tail -n 360 "$out/all.csv"; } >"$out/test.csv"
+
+train() {
+  "$tandem" train --devices reference:0 --epochs 10 --no-progress "$@"
+}
+if train --data "$out/train.csv" --test-data "$out/test.csv" >"$out/log" 2>&1; then
+  echo "FAILED: a line of counts must not read as data"; fail=1
+fi
+check "the error names the line" grep -q "train.csv:1:3: label 'digits' is not a number" "$out/log"
+
+train --data "$out/train.csv" --test-data "$out/test.csv" --skip-rows 1 \
+  --save "$out/model.safetensors" >"$out/log"
+cat "$out/log"
+check "rows and columns shown" grep -q '^data .*train.csv: 1437 examples from lines 2-1438 (line 1 skipped), 64 features in columns 1-64, label in column 65$' "$out/log"
+check "the test file shown" grep -q '^test .*test.csv: 360 examples from lines 2-361' "$out/log"
+trained=$(sed -n 's/^done .*test accuracy \([0-9.]*\)%$/\1/p' "$out/log")
+
+"$tandem" predict --model "$out/model.safetensors" --data "$out/test.csv" --skip-rows 1 \
+  --device reference:0 --output "$out/p.csv" >"$out/plog"
+cat "$out/plog"
+predicted=$(sed -n 's/^done .*accuracy \([0-9.]*\)% (.*$/\1/p' "$out/plog")
+check "predict's accuracy ($predicted%) is train's ($trained%)" [ -n "$trained" ] && [ "$predicted" = "$trained" ]
+check "a header and 360 predictions" [ "$(wc -l <"$out/p.csv")" -eq 361 ]
+
+# A file of features only: no accuracy, the predictions on standard output.
+tail -n 360 "$out/all.csv" | cut -d, -f1-64 >"$out/features.csv"
+"$tandem" predict --model "$out/model.safetensors" --data "$out/features.csv" \
+  --device reference:0 >"$out/p2.csv" 2>"$out/plog2"
+check "features only: no accuracy" grep -q '^done     360 predictions$' "$out/plog2"
+check "the same predictions" cmp -s "$out/p.csv" "$out/p2.csv"
+
+if [ -x /usr/bin/python3 ]; then
+  check "an independent reader agrees" /usr/bin/python3 "$source/read_model.py" \
+    "$out/model.safetensors" "$out/features.csv" "$out/p.csv" 25
+else
+  echo "python3 is missing: the independent reader is skipped"
+fi
+
+# IDX images and labels with their own test split, as Fashion-MNIST ships.
+to_idx() { # CSV FIRST_ROW LAST_ROW IMAGES LABELS
+  LC_ALL=C awk -F, -v first="$2" -v last="$3" -v img="$4" -v lab="$5" '
+    function be32(v, f) { printf "%c%c%c%c", int(v / 16777216) % 256, int(v / 65536) % 256,
+                                 int(v / 256) % 256, v % 256 > f }
+    NR >= first && NR <= last { n++; for (i = 1; i <= 64; i++) px[n, i] = $i + 0; y[n] = $65 + 0 }
+    END { printf "%c%c%c%c", 0, 0, 8, 3 > img; be32(n, img); be32(8, img); be32(8, img)
+          for (r = 1; r <= n; r++) for (i = 1; i <= 64; i++) printf "%c", px[r, i] > img
+          printf "%c%c%c%c", 0, 0, 8, 1 > lab; be32(n, lab)
+          for (r = 1; r <= n; r++) printf "%c", y[r] > lab }' "$1"
+}
+to_idx "$out/all.csv" 1 1437 "$out/train-images" "$out/train-labels"
+to_idx "$out/all.csv" 1438 1797 "$out/test-images" "$out/test-labels"
+train --data "$out/train-images" --labels "$out/train-labels" --test-data "$out/test-images" \
+  --test-labels "$out/test-labels" --save "$out/idx.safetensors" >"$out/log"
+check "IDX data shown" grep -q '^data .*train-images: 1437 examples of 64 features (IDX)' "$out/log"
+trained=$(sed -n 's/^done .*test accuracy \([0-9.]*\)%$/\1/p' "$out/log")
+"$tandem" predict --model "$out/idx.safetensors" --data "$out/test-images" \
+  --labels "$out/test-labels" --device reference:0 --output "$out/p3.csv" >"$out/plog"
+predicted=$(sed -n 's/^done .*accuracy \([0-9.]*\)% (.*$/\1/p' "$out/plog")
+check "IDX: predict's accuracy ($predicted%) is train's ($trained%)" [ -n "$trained" ] && [ "$predicted" = "$trained" ]
+awk -v a="$trained" 'BEGIN { exit !(a >= 85) }' || { echo "FAILED: IDX accuracy $trained%"; fail=1; }
+if train --data "$out/train-images" --labels "$out/train-labels" --test-data "$out/test-images" \
+     >/dev/null 2>"$out/err"; then
+  echo "FAILED: IDX test images without labels must fail"; fail=1
+fi
+check "the error says why" grep -q 'test-labels' "$out/err"
+
+# Files that are no model: refused with the reason, nothing predicted.
+refused() { # FILE REASON
+  if "$tandem" predict --model "$1" --data "$out/features.csv" >/dev/null 2>"$out/err"; then
+    echo "FAILED: $1 must be refused"; fail=1
+  fi
+  check "$1 refused: $2" grep -q "$2" "$out/err"
+}
+refused "$out/missing.safetensors" "missing.safetensors: No such file"
+refused "$out/features.csv" "not a safetensors file"
+head -c 100 "$out/model.safetensors" >"$out/cut.safetensors"
+refused "$out/cut.safetensors" "truncated"
+"$tandem" predict --model "$out/model.safetensors" --data "$out/features.csv" \
+  --output "$out/no-such-dir/p.csv" >/dev/null 2>"$out/err" && fail=1
+check "an unwritable --output is refused first" grep -q 'output: cannot write .*no-such-dir' "$out/err"
+
+[ $fail -eq 0 ] && echo "cli_predict: ok"
+exit $fail

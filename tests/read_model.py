@@ -1,0 +1,71 @@
+#!/usr/bin/python3
+"""Reads a tandem model file with nothing but Python's standard library, as another
+tool would read a safetensors file, and checks its predictions for the first rows
+of a CSV against those `tandem predict` wrote.
+
+usage: read_model.py MODEL DATA_CSV PREDICTIONS_CSV ROWS
+"""
+import csv
+import gzip
+import json
+import math
+import struct
+import sys
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        blob = f.read()
+    (n,) = struct.unpack("<Q", blob[:8])
+    header = json.loads(blob[8:8 + n])
+    data = blob[8 + n:]
+    meta = header.pop("__metadata__")
+    tensors = {}
+    for name, t in header.items():
+        assert t["dtype"] == "F32", name
+        begin, end = t["data_offsets"]
+        tensors[name] = (t["shape"], struct.unpack("<%df" % ((end - begin) // 4), data[begin:end]))
+    return meta, tensors
+
+
+def forward(meta, tensors, x):
+    if "input/mean" in tensors:
+        mean, std = tensors["input/mean"][1], tensors["input/std"][1]
+        x = [(v - m) / (s if s > 0 else 1.0) for v, m, s in zip(x, mean, std)]
+    acts = {"linear": lambda v: v, "relu": lambda v: max(v, 0.0), "tanh": math.tanh,
+            "sigmoid": lambda v: 1.0 / (1.0 + math.exp(-v)),
+            "gelu": lambda v: 0.5 * v * (1.0 + math.erf(v / math.sqrt(2.0)))}
+    layer = 0
+    while "dense%d/kernel" % layer in tensors:
+        (rows, cols), w = tensors["dense%d/kernel" % layer]
+        b = tensors["dense%d/bias" % layer][1]
+        act = acts[meta["dense%d/activation" % layer]]
+        x = [act(sum(x[i] * w[i * cols + j] for i in range(rows)) + b[j]) for j in range(cols)]
+        layer += 1
+    top = max(x)
+    exps = [math.exp(v - top) for v in x]
+    return [e / sum(exps) for e in exps]
+
+
+def main():
+    model, data, predictions, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    meta, tensors = read_safetensors(model)
+    assert meta["format"] == "tandem-model" and meta["format_version"] == "1", meta
+    features = tensors["dense0/kernel"][0][0]
+    opener = gzip.open if data.endswith(".gz") else open
+    with opener(data, "rt") as f:
+        rows = [[float(v) for v in row[:features]] for row in csv.reader(f) if row][:count]
+    with open(predictions) as f:
+        written = list(csv.reader(f))[1:count + 1]
+    worst = 0.0
+    for x, row in zip(rows, written):
+        p = forward(meta, tensors, x)
+        assert int(row[0]) == p.index(max(p)), (row[0], p)
+        worst = max(worst, max(abs(a - float(b)) for a, b in zip(p, row[1:])))
+    assert len(rows) == count and worst < 1e-4, (len(rows), worst)
+    print("read_model: %d layers, %d rows agree (worst probability difference %.2g)"
+          % (sum(1 for k in tensors if k.endswith("/kernel")), count, worst))
+
+
+if __name__ == "__main__":
+    main()

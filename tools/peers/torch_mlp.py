@@ -1,0 +1,272 @@
+#!/usr/bin/python3
+"""PyTorch's peer of `tandem bench train`: the same MLP trained on the same data,
+prepared as `tandem train` prepares it, on one process or with DistributedDataParallel
+(gloo) over processes on this machine. Prints examples/s over the training steps
+after the warm-up, and the test accuracy.
+
+  torch_mlp.py digits [--procs N] [--epochs E] [--warmup-steps S] [--json FILE]
+  torch_mlp.py fashion ...
+
+digits: the bundled digits, 20 % held out, MLP 64-128-128-10, global batch 64.
+fashion: Fashion-MNIST's train and test files, MLP 784-1024-1024-10, global batch 256.
+Each process runs torch and OpenBLAS on the cores over the processes (--threads).
+"""
+import argparse
+import gzip
+import json
+import math
+import os
+import socket
+import struct
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORKLOADS = {  # warmup_steps None: one epoch
+    "digits": {"data": os.path.join(HERE, "..", "..", "data", "digits.csv.gz"),
+               "hidden": [128, 128], "batch": 64, "epochs": 10, "warmup_steps": None},
+    "fashion": {"data": "/usr/share/datasets/fashion-mnist",
+                "hidden": [1024, 1024], "batch": 256, "epochs": 1, "warmup_steps": 20},
+}
+TEST_FRACTION = 0.2  # tandem train's default hold-out, for data without a test split
+LEARNING_RATE = 0.001
+ADAM_EPSILON = 1e-7  # tandem's (TensorFlow's) default; PyTorch's is 1e-8
+
+# ---- tandem's generators (include/tandem/dataset.h, core/train/model.c) ----------
+
+U64 = (1 << 64) - 1
+GOLDEN = 0x9E3779B97F4A7C15
+
+
+def splitmix64_mix(z):
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & U64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & U64
+    return z ^ (z >> 31)
+
+
+def rotl(x, k):
+    return ((x << k) | (x >> (64 - k))) & U64
+
+
+def tandem_shuffle(items, seed, epoch):
+    """items in epoch `epoch`'s order for seed: xoshiro256** seeded through
+    splitmix64, Fisher-Yates with rejection, exactly as tandem shuffles."""
+    state = seed ^ splitmix64_mix(epoch)
+    s = []
+    for _ in range(4):
+        state = (state + GOLDEN) & U64
+        s.append(splitmix64_mix(state))
+    out = list(items)
+    for i in range(len(out), 1, -1):
+        threshold = (1 << 64) % i
+        while True:
+            x = (rotl((s[1] * 5) & U64, 7) * 9) & U64
+            t = (s[1] << 17) & U64
+            s[2] ^= s[0]
+            s[3] ^= s[1]
+            s[1] ^= s[2]
+            s[0] ^= s[3]
+            s[2] ^= t
+            s[3] = rotl(s[3], 45)
+            if x >= threshold:
+                break
+        j = x % i
+        out[i - 1], out[j] = out[j], out[i - 1]
+    return out
+
+
+def tandem_kernel(seed, layer, fan_in, fan_out, he):
+    """Layer `layer`'s initial kernel, [fan_in, fan_out] row-major as tandem draws it:
+    Glorot uniform, He uniform for relu, from splitmix64 keyed by seed and layer."""
+    start = splitmix64_mix(seed ^ splitmix64_mix(layer + 1))
+    steps = np.arange(1, fan_in * fan_out + 1, dtype=np.uint64)
+    z = np.uint64(start) + steps * np.uint64(GOLDEN)
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    u = (z >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+    limit = math.sqrt(6.0 / (fan_in if he else fan_in + fan_out))
+    return ((2.0 * u - 1.0) * limit).astype(np.float32).reshape(fan_in, fan_out)
+
+# ---- data, prepared as tools/tandem/train_data.c prepares it ----------------------
+
+
+def read_idx(path):
+    types = {0x08: ">u1", 0x09: ">i1", 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
+    with gzip.open(path, "rb") as f:
+        raw = f.read()
+    kind, ndim = raw[2], raw[3]
+    dims = struct.unpack(">%dI" % ndim, raw[4:4 + 4 * ndim])
+    data = np.frombuffer(raw, dtype=types[kind], offset=4 + 4 * ndim)
+    return data.reshape(dims[0], -1) if ndim > 1 else data
+
+
+def load(workload, path, seed):
+    """(train features, train labels, test features, test labels), standardised with
+    the training split's statistics."""
+    if workload == "digits":
+        table = np.loadtxt(gzip.open(path, "rt"), delimiter=",", ndmin=2)
+        x, y = table[:, :-1].astype(np.float32), table[:, -1].astype(np.int64)
+        rows = tandem_shuffle(range(len(y)), seed, 0)  # shuffle_once, then the split
+        k = math.floor((1.0 - TEST_FRACTION) * len(y))
+        train, test = rows[:k], rows[k:]
+        xtr, ytr, xte, yte = x[train], y[train], x[test], y[test]
+    else:
+        xtr = read_idx(os.path.join(path, "train-images-idx3-ubyte.gz")).astype(np.float32)
+        ytr = read_idx(os.path.join(path, "train-labels-idx1-ubyte.gz")).astype(np.int64)
+        xte = read_idx(os.path.join(path, "t10k-images-idx3-ubyte.gz")).astype(np.float32)
+        yte = read_idx(os.path.join(path, "t10k-labels-idx1-ubyte.gz")).astype(np.int64)
+    # Population statistics in double, used as float; a constant feature is centred.
+    mean = xtr.mean(axis=0, dtype=np.float64).astype(np.float32)
+    std = xtr.std(axis=0, dtype=np.float64).astype(np.float32)
+    std[std == 0] = 1
+    return (xtr - mean) / std, ytr, (xte - mean) / std, yte
+
+
+def global_batches(train_count, batch, epochs, seed):
+    """Each step's example indices: every epoch reshuffled as tandem's iterator does,
+    batches consecutive, the last one of an epoch partial."""
+    steps = []
+    for epoch in range(epochs):
+        order = tandem_shuffle(range(train_count), seed, epoch)
+        steps += [order[i:i + batch] for i in range(0, train_count, batch)]
+    return steps
+
+
+def replica_slice(count, rank, procs):
+    """tandem's split of a global batch: the first count % N replicas get one more."""
+    start = rank * (count // procs) + min(rank, count % procs)
+    return start, start + count // procs + (rank < count % procs)
+
+# ---- training ---------------------------------------------------------------------
+
+
+def make_model(widths, seed):
+    import torch
+    layers = []
+    for l in range(len(widths) - 1):
+        hidden = l < len(widths) - 2
+        linear = torch.nn.Linear(widths[l], widths[l + 1])
+        kernel = tandem_kernel(seed, l, widths[l], widths[l + 1], hidden)
+        with torch.no_grad():
+            linear.weight.copy_(torch.from_numpy(kernel.T.copy()))
+            linear.bias.zero_()
+        layers += [linear, torch.nn.ReLU()] if hidden else [linear]
+    return torch.nn.Sequential(*layers)
+
+
+def train(rank, args, threads, port):
+    import torch
+    import torch.nn.functional as F
+    torch.set_num_threads(threads)
+    distributed = args.procs > 1
+    if distributed:
+        import torch.distributed as dist
+        dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port,
+                                rank=rank, world_size=args.procs)
+    xtr, ytr, xte, yte = (torch.from_numpy(a) for a in load(args.workload, args.data, args.seed))
+    widths = [xtr.shape[1]] + args.hidden + [int(max(ytr.max(), yte.max())) + 1]
+    model = make_model(widths, args.seed)
+    net = torch.nn.parallel.DistributedDataParallel(model) if distributed else model
+    opt = torch.optim.Adam(model.parameters(), lr=LEARNING_RATE, eps=ADAM_EPSILON)
+    batches = global_batches(len(ytr), args.batch, args.epochs, args.seed)
+    steps = [torch.tensor(b) for b in batches]
+    warmup = args.warmup_steps
+    if warmup is None:  # one epoch
+        warmup = math.ceil(len(ytr) / args.batch)
+    if not 0 <= warmup < len(steps):
+        sys.exit("torch_mlp: %d warm-up steps leave none of %d to time" % (warmup, len(steps)))
+
+    def step(indices):
+        lo, hi = replica_slice(len(indices), rank, args.procs)
+        mine = indices[lo:hi]
+        logits = net(xtr.index_select(0, mine))
+        # tandem's loss: the sum over the replica's slice divided by the global batch.
+        # DDP averages the replicas' gradients, so scaling by procs makes that a sum.
+        loss = F.cross_entropy(logits, ytr.index_select(0, mine), reduction="sum")
+        (loss * (args.procs / len(indices))).backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    for indices in steps[:warmup]:
+        step(indices)
+    if distributed:
+        dist.barrier()
+    start = time.perf_counter()
+    for indices in steps[warmup:]:
+        step(indices)
+    seconds = torch.tensor([time.perf_counter() - start], dtype=torch.float64)
+    if distributed:
+        dist.all_reduce(seconds, op=dist.ReduceOp.MAX)  # the slowest process's time
+    if rank == 0:
+        with torch.no_grad():
+            accuracy = (model(xte).argmax(dim=1) == yte).double().mean().item()
+        report(args, torch.__version__, threads, widths, warmup, len(steps) - warmup,
+               sum(len(b) for b in steps[warmup:]), seconds.item(), accuracy, len(yte))
+    if distributed:
+        dist.destroy_process_group()
+
+
+def report(args, version, threads, widths, warmup, timed, examples, seconds, accuracy, tests):
+    r = {"peer": "pytorch", "torch": version, "workload": args.workload,
+         "layers": widths, "batch": args.batch, "epochs": args.epochs,
+         "processes": args.procs, "threads_per_process": threads,
+         "backend": "gloo" if args.procs > 1 else "none",
+         "warmup_steps": warmup, "timed_steps": timed, "timed_examples": examples,
+         "seconds": seconds, "examples_per_s": examples / seconds,
+         "ms_per_global_batch": 1e3 * seconds / timed,
+         "test_accuracy": accuracy, "test_examples": tests}
+    mode = "DDP gloo x %d processes" % args.procs if args.procs > 1 else "1 process"
+    print("torch %s %s %s batch %d: %s x %d threads: %.0f examples/s, %.2f ms per global batch "
+          "(%d steps timed after %d warm-up), test accuracy %.2f %% of %d"
+          % (version, args.workload, "-".join(map(str, widths)), args.batch, mode, threads,
+             r["examples_per_s"], r["ms_per_global_batch"], timed, warmup, 100 * accuracy, tests),
+          flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(r, f, indent=1)
+            f.write("\n")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("workload", choices=sorted(WORKLOADS))
+    p.add_argument("--procs", type=int, default=1,
+                   help="1: one process; N > 1: DistributedDataParallel (gloo) over N")
+    p.add_argument("--epochs", type=int, help="default: digits 10, fashion 1")
+    p.add_argument("--warmup-steps", type=int,
+                   help="untimed first steps; default: digits one epoch, fashion 20")
+    p.add_argument("--threads", type=int, help="torch and OpenBLAS threads per process; "
+                   "default: the cores over the processes")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--data", help="the digits CSV, or the Fashion-MNIST directory")
+    p.add_argument("--json", metavar="FILE", help="also write the result as JSON")
+    args = p.parse_args()
+    w = WORKLOADS[args.workload]
+    args.data = args.data or w["data"]
+    args.epochs = args.epochs or w["epochs"]
+    if args.warmup_steps is None:
+        args.warmup_steps = w["warmup_steps"]
+    args.hidden, args.batch = w["hidden"], w["batch"]
+    cores = len(os.sched_getaffinity(0))
+    threads = args.threads or max(1, cores // args.procs)
+    # OpenBLAS reads its thread count when it loads: set it before torch does.
+    os.environ["OMP_NUM_THREADS"] = os.environ["OPENBLAS_NUM_THREADS"] = str(threads)
+    if args.procs == 1:
+        train(0, args, threads, 0)
+        return
+    os.environ["GLOO_SOCKET_IFNAME"] = "lo"
+    import torch.multiprocessing
+    torch.multiprocessing.spawn(train, args=(args, threads, free_port()), nprocs=args.procs)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,509 @@
+/* tandem bench allreduce: the nccl-tests contract (-b 8 -e 256M -f 2; size, count,
+ * type, redop, time, algbw, busbw, #wrong) through the public API, as a user calls
+ * it: tdm_strategy_run with a replica function that calls tdm_replica_all_reduce.
+ * Beside each row, a plain C all-reduce of the same bytes over host memory with one
+ * thread per core, measured in the same run, and the ratio of the two. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "bench_ceiling.h"
+#include "bench_clock.h"
+#include "device_select.h"
+#include "json_writer.h"
+
+#define ALL_ALGORITHMS (-1)
+
+typedef struct ar_options {
+    const char *device_ids[MAX_SELECTED];
+    size_t device_id_count;
+    size_t min_bytes, max_bytes, factor;
+    unsigned iters, warmup, repeat;
+    int algorithm; /* a tdm_collective_algorithm, or ALL_ALGORITHMS */
+    tdm_reduce_op op;
+    const char *json_path;
+} ar_options;
+
+typedef struct ar_row {
+    size_t bytes;
+    const char *algorithm;
+    int supported;
+    double seconds, ceiling_seconds; /* per call, the best of the repeats */
+    size_t wrong;
+} ar_row;
+
+/* What the replicas share while they loop. */
+typedef struct ar_bench {
+    tdm_device *devices[MAX_SELECTED];
+    size_t n;
+    tdm_tensor *whole[MAX_SELECTED]; /* max_bytes per replica, sliced per size */
+    tdm_tensor *slice[MAX_SELECTED];
+    tdm_reduce_op op;
+    unsigned calls; /* all-reduces per run */
+} ar_bench;
+
+static const char *const op_names[] = {"sum", "mean", "max", "min"};
+
+static int usage(FILE *out, int status)
+{
+    fprintf(out,
+            "usage: tandem bench allreduce [OPTIONS]\n\n"
+            "All-reduce of one float32 tensor per replica, in place, through\n"
+            "tdm_strategy_run and tdm_replica_all_reduce; every size checked.\n"
+            "  -d, --devices LIST  device ids or indices, comma-separated (default: every\n"
+            "                      usable device; see 'tandem devices')\n"
+            "  -b, --minbytes N    smallest size (default 8; suffixes K, M, G)\n"
+            "  -e, --maxbytes N    largest size (default 256M)\n"
+            "  -f, --stepfactor N  size multiplier between rows (default 2)\n"
+            "  -a, --algorithm A   auto (default), one-device, ring, tree, direct, ... or all\n"
+            "  -o, --op OP         sum (default), mean, max, min\n"
+            "  -n, --iters N       timed calls per run (default 20)\n"
+            "  -w, --warmup N      untimed calls before them (default 5)\n"
+            "  -r, --repeat N      runs per row, alternating with the ceiling; the best\n"
+            "                      of each is kept (default 3)\n"
+            "  --json FILE         also write the rows as JSON\n");
+    return status;
+}
+
+int bench_parse_size(const char *text, size_t *out)
+{
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    unsigned shift = 0;
+    if (end == text || *text == '-')
+        return -1;
+    if (*end == 'K' || *end == 'k')
+        shift = 10;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30;
+    if (shift)
+        end++;
+    if (*end || v > (SIZE_MAX >> shift))
+        return -1;
+    *out = (size_t)v << shift;
+    return 0;
+}
+
+/* A whole number in [min, 1000000]. */
+static int parse_count(const char *text, unsigned min, unsigned *out)
+{
+    char *end;
+    unsigned long v = strtoul(text, &end, 10);
+    if (end == text || *end || *text == '-' || v < min || v > 1000000)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+static int parse_size_factor(const char *text, size_t *out)
+{
+    unsigned factor;
+    if (parse_count(text, 2, &factor))
+        return -1;
+    *out = factor;
+    return 0;
+}
+
+static int parse_algorithm(const char *text, int *out)
+{
+    if (!strcmp(text, "all")) {
+        *out = ALL_ALGORITHMS;
+        return 0;
+    }
+    for (int a = 0; tdm_collective_algorithm_name((tdm_collective_algorithm)a); a++)
+        if (!strcmp(text, tdm_collective_algorithm_name((tdm_collective_algorithm)a))) {
+            *out = a;
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_op(const char *text, tdm_reduce_op *out)
+{
+    for (size_t i = 0; i < sizeof op_names / sizeof op_names[0]; i++)
+        if (!strcmp(text, op_names[i])) {
+            *out = (tdm_reduce_op)i;
+            return 0;
+        }
+    return -1;
+}
+
+static int parse_devices(char *list, ar_options *o)
+{
+    for (char *id = strtok(list, ","); id; id = strtok(NULL, ","))
+        if (o->device_id_count < MAX_SELECTED)
+            o->device_ids[o->device_id_count++] = id;
+    return o->device_id_count ? 0 : -1;
+}
+
+static int is(const char *a, const char *short_name, const char *long_name)
+{
+    return !strcmp(a, short_name) || !strcmp(a, long_name);
+}
+
+/* Returns 0 to go on, else the exit status + 1 (a bad option or --help). */
+static int parse(int argc, char **argv, ar_options *o)
+{
+    *o = (ar_options){.min_bytes = 8,
+                      .max_bytes = (size_t)256 << 20,
+                      .factor = 2,
+                      .iters = 20,
+                      .warmup = 5,
+                      .repeat = 3,
+                      .op = TDM_REDUCE_SUM};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int bad = !v;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            return usage(stdout, 0) + 1;
+        if (is(a, "-d", "--devices"))
+            bad = bad || parse_devices(argv[i + 1], o);
+        else if (is(a, "-b", "--minbytes"))
+            bad = bad || bench_parse_size(v, &o->min_bytes);
+        else if (is(a, "-e", "--maxbytes"))
+            bad = bad || bench_parse_size(v, &o->max_bytes);
+        else if (is(a, "-f", "--stepfactor"))
+            bad = bad || parse_size_factor(v, &o->factor);
+        else if (is(a, "-a", "--algorithm"))
+            bad = bad || parse_algorithm(v, &o->algorithm);
+        else if (is(a, "-o", "--op"))
+            bad = bad || parse_op(v, &o->op);
+        else if (is(a, "-n", "--iters"))
+            bad = bad || parse_count(v, 1, &o->iters);
+        else if (is(a, "-w", "--warmup"))
+            bad = bad || parse_count(v, 0, &o->warmup);
+        else if (is(a, "-r", "--repeat"))
+            bad = bad || parse_count(v, 1, &o->repeat);
+        else if (!strcmp(a, "--json"))
+            o->json_path = v;
+        else {
+            fprintf(stderr, "tandem bench allreduce: unknown option '%s'\n\n", a);
+            return usage(stderr, 2) + 1;
+        }
+        if (bad) {
+            fprintf(stderr, "tandem bench allreduce: %s needs a valid value%s%s\n", a,
+                    v ? ", not " : "", v ? v : "");
+            return 3;
+        }
+        i++;
+    }
+    if (o->min_bytes < 4 || o->min_bytes > o->max_bytes) {
+        fprintf(stderr, "tandem bench allreduce: sizes must satisfy 4 <= -b <= -e\n");
+        return 3;
+    }
+    return 0;
+}
+
+/* Each replica calls the all-reduce `calls` times back to back, then waits for its
+ * device: a run's time covers the collectives' completion, not only their issue. */
+static tdm_status replica_loop(tdm_replica_context *rc, void *user)
+{
+    ar_bench *b = user;
+    tdm_tensor *t = b->slice[tdm_replica_id(rc)];
+    tdm_status s = TDM_OK;
+    for (unsigned k = 0; k < b->calls && s == TDM_OK; k++)
+        s = tdm_replica_all_reduce(rc, b->op, t);
+    return s == TDM_OK ? tdm_device_finish(tdm_replica_device(rc)) : s;
+}
+
+static tdm_status timed_run(tdm_strategy *st, ar_bench *b, unsigned calls, double *seconds)
+{
+    b->calls = calls;
+    double t0 = bench_seconds();
+    tdm_status s = tdm_strategy_run(st, replica_loop, b, NULL, 0, NULL);
+    *seconds = bench_seconds() - t0;
+    return s;
+}
+
+/* Small integers, so that every op's result is exact and known. */
+static float pattern(size_t replica, size_t i)
+{
+    return (float)((int)((i * 7 + replica * 3) % 17) - 8);
+}
+
+static float expected(tdm_reduce_op op, size_t n, size_t i)
+{
+    float acc = pattern(0, i);
+    for (size_t r = 1; r < n; r++) {
+        float x = pattern(r, i);
+        acc = op == TDM_REDUCE_MAX ? fmaxf(acc, x) : op == TDM_REDUCE_MIN ? fminf(acc, x) : acc + x;
+    }
+    return op == TDM_REDUCE_MEAN ? acc * (float)(1.0 / (double)n) : acc;
+}
+
+/* One all-reduce of known data; the elements that differ, over every replica. */
+static tdm_status check(tdm_strategy *st, ar_bench *b, size_t count, size_t *wrong)
+{
+    float *host = malloc(count * sizeof *host);
+    if (!host)
+        return TDM_ERR_OUT_OF_MEMORY;
+    tdm_status s = TDM_OK;
+    for (size_t r = 0; r < b->n && s == TDM_OK; r++) {
+        for (size_t i = 0; i < count; i++)
+            host[i] = pattern(r, i);
+        s = tdm_tensor_write(b->slice[r], host, count * sizeof *host);
+    }
+    double unused;
+    if (s == TDM_OK)
+        s = timed_run(st, b, 1, &unused);
+    *wrong = 0;
+    for (size_t r = 0; r < b->n && s == TDM_OK; r++) {
+        s = tdm_tensor_read(b->slice[r], host, count * sizeof *host);
+        for (size_t i = 0; s == TDM_OK && i < count; i++)
+            *wrong += host[i] != expected(b->op, b->n, i);
+    }
+    free(host);
+    return s;
+}
+
+static tdm_status measure(tdm_strategy *st, ar_bench *b, host_ceiling *ceiling, const ar_options *o,
+                          ar_row *row)
+{
+    size_t count = row->bytes / 4;
+    tdm_status s = TDM_OK;
+    for (size_t r = 0; r < b->n && s == TDM_OK; r++) {
+        tdm_tensor_destroy(b->slice[r]);
+        b->slice[r] = NULL;
+        s = tdm_tensor_slice(b->whole[r], 0, &TDM_SHAPE(count), &b->slice[r]);
+    }
+    row->seconds = row->ceiling_seconds = INFINITY;
+    for (unsigned k = 0; k < o->repeat && s == TDM_OK; k++) {
+        double t;
+        if (o->warmup)
+            s = timed_run(st, b, o->warmup, &t);
+        if (s == TDM_OK)
+            s = timed_run(st, b, o->iters, &t);
+        if (s == TDM_OK && t / o->iters < row->seconds)
+            row->seconds = t / o->iters;
+        t = host_ceiling_time(ceiling, row->bytes, o->warmup, o->iters);
+        if (t < row->ceiling_seconds)
+            row->ceiling_seconds = t;
+    }
+    return s == TDM_OK ? check(st, b, count, &row->wrong) : s;
+}
+
+/* GB/s on the bus: algbw * 2(n-1)/n, nccl-tests' busbw (0 for one replica). */
+static double busbw(size_t bytes, double seconds, size_t n)
+{
+    return (double)bytes / seconds * 1e-9 * 2.0 * (double)(n - 1) / (double)n;
+}
+
+static void print_header(const ar_bench *b, const ar_options *o, unsigned threads)
+{
+    printf("# tandem bench allreduce: %zu replicas, op %s, in place, %u calls per run after %u "
+           "warm-up, best of %u runs\n",
+           b->n, op_names[o->op], o->iters, o->warmup, o->repeat);
+    for (size_t i = 0; i < b->n; i++) {
+        tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+        tdm_device_describe(b->devices[i], &d);
+        printf("#   replica %zu: %s '%s'\n", i, d.id, d.name);
+    }
+    printf("# ceiling: a plain C all-reduce of the same bytes over host memory, %u threads\n",
+           threads);
+    if (b->n == 1)
+        printf("# one replica: busbw is 0 by definition (nothing crosses a bus); compare "
+               "time instead\n");
+    printf("#\n#%12s %12s %6s %6s %11s %11s %9s %9s %7s %12s %8s\n", "size", "count", "type",
+           "redop", "algorithm", "time", "algbw", "busbw", "#wrong", "ceiling", "of ceil");
+    printf("#%12s %12s %6s %6s %11s %11s %9s %9s %7s %12s %8s\n", "(B)", "(elements)", "", "", "",
+           "(us)", "(GB/s)", "(GB/s)", "", "busbw(GB/s)", "");
+}
+
+static void print_row(const ar_row *r, const ar_bench *b, const ar_options *o)
+{
+    if (!r->supported) {
+        printf(" %12zu %12zu %6s %6s %11s   not supported on these devices\n", r->bytes,
+               r->bytes / 4, "float", op_names[o->op], r->algorithm);
+        return;
+    }
+    double bus = busbw(r->bytes, r->seconds, b->n);
+    double ceil = busbw(r->bytes, r->ceiling_seconds, b->n);
+    printf(" %12zu %12zu %6s %6s %11s %11.1f %9.2f %9.2f %7zu %12.2f %7.0f%%\n", r->bytes,
+           r->bytes / 4, "float", op_names[o->op], r->algorithm, r->seconds * 1e6,
+           (double)r->bytes / r->seconds * 1e-9, bus, r->wrong, ceil,
+           100.0 * r->ceiling_seconds / r->seconds);
+}
+
+static void json_row(json_writer *w, const ar_row *r, const ar_bench *b, const ar_options *o)
+{
+    json_begin_object(w, NULL);
+    json_uint(w, "size", r->bytes);
+    json_uint(w, "count", r->bytes / 4);
+    json_string(w, "type", "float");
+    json_string(w, "redop", op_names[o->op]);
+    json_string(w, "algorithm", r->algorithm);
+    if (r->supported) {
+        json_double(w, "time_us", r->seconds * 1e6);
+        json_double(w, "algbw", (double)r->bytes / r->seconds * 1e-9);
+        json_double(w, "busbw", busbw(r->bytes, r->seconds, b->n));
+        json_uint(w, "wrong", r->wrong);
+        json_double(w, "ceiling_busbw", busbw(r->bytes, r->ceiling_seconds, b->n));
+        json_double(w, "of_ceiling", r->ceiling_seconds / r->seconds);
+    } else {
+        json_string(w, "note", "not supported on these devices");
+    }
+    json_end_object(w);
+}
+
+static size_t row_count(const ar_options *o)
+{
+    size_t rows = 0;
+    for (size_t bytes = o->min_bytes; bytes <= o->max_bytes; bytes *= o->factor) {
+        rows++;
+        if (bytes > o->max_bytes / o->factor)
+            break;
+    }
+    return rows;
+}
+
+/* Runs every size for one algorithm; appends rows. Returns 0, or 1 on a failure. */
+static int run_algorithm(tdm_context *ctx, ar_bench *b, host_ceiling *ceiling, const ar_options *o,
+                         int algorithm, ar_row *rows, size_t *used)
+{
+    tdm_strategy_options so = TDM_STRATEGY_OPTIONS_INIT;
+    so.algorithm = (tdm_collective_algorithm)algorithm;
+    tdm_strategy *st;
+    if (tdm_strategy_create_mirrored(ctx, b->devices, b->n, &so, &st) != TDM_OK) {
+        fprintf(stderr, "tandem bench allreduce: %s\n", tdm_last_error());
+        return 1;
+    }
+    int failed = 0;
+    for (size_t bytes = o->min_bytes, k = 0; k < row_count(o) && !failed; bytes *= o->factor, k++) {
+        ar_row *r = &rows[(*used)++];
+        *r = (ar_row){.bytes = bytes / 4 * 4,
+                      .algorithm = tdm_collective_algorithm_name(so.algorithm),
+                      .supported = 1};
+        tdm_status s = measure(st, b, ceiling, o, r);
+        if (s == TDM_ERR_UNSUPPORTED && algorithm != TDM_COLLECTIVE_AUTO)
+            r->supported = 0;
+        else if (s != TDM_OK) {
+            fprintf(stderr, "tandem bench allreduce: %s\n", tdm_last_error());
+            failed = 1;
+            (*used)--;
+            break;
+        }
+        print_row(r, b, o);
+        fflush(stdout);
+        if (!r->supported)
+            break; /* the same devices will not support a larger size either */
+    }
+    tdm_strategy_destroy(st);
+    return failed;
+}
+
+static void print_averages(const ar_row *rows, size_t used, const ar_bench *b)
+{
+    for (size_t i = 0; i < used;) {
+        size_t j = i, counted = 0;
+        double sum = 0.0;
+        for (; j < used && rows[j].algorithm == rows[i].algorithm; j++)
+            if (rows[j].supported) {
+                sum += busbw(rows[j].bytes, rows[j].seconds, b->n);
+                counted++;
+            }
+        if (counted)
+            printf("# Avg bus bandwidth (%s): %.3f GB/s\n", rows[i].algorithm,
+                   sum / (double)counted);
+        i = j;
+    }
+}
+
+static int write_json(const char *path, const ar_row *rows, size_t used, const ar_bench *b,
+                      const ar_options *o, unsigned threads)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        return 1;
+    }
+    json_writer w = {.out = f};
+    json_begin_object(&w, NULL);
+    json_uint(&w, "replicas", b->n);
+    json_begin_array(&w, "devices");
+    for (size_t i = 0; i < b->n; i++) {
+        tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+        tdm_device_describe(b->devices[i], &d);
+        json_string(&w, NULL, d.id);
+    }
+    json_end_array(&w);
+    json_uint(&w, "ceiling_threads", threads);
+    json_uint(&w, "iters", o->iters);
+    json_uint(&w, "warmup", o->warmup);
+    json_uint(&w, "repeat", o->repeat);
+    json_begin_array(&w, "rows");
+    for (size_t i = 0; i < used; i++)
+        json_row(&w, &rows[i], b, o);
+    json_end_array(&w);
+    json_end_object(&w);
+    fputc('\n', f);
+    return fclose(f) ? 1 : 0;
+}
+
+static int run(tdm_context *ctx, ar_bench *b, const ar_options *o)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned threads = cores > 0 ? (unsigned)cores : 1;
+    host_ceiling *ceiling = host_ceiling_create(b->n, o->max_bytes, threads);
+    if (!ceiling) {
+        fprintf(stderr, "tandem bench allreduce: no memory or threads for the ceiling\n");
+        return 1;
+    }
+    size_t per_algorithm = row_count(o), algorithms = 0;
+    while (tdm_collective_algorithm_name((tdm_collective_algorithm)algorithms))
+        algorithms++;
+    ar_row *rows = calloc(per_algorithm * algorithms, sizeof *rows);
+    int failed = !rows;
+    print_header(b, o, threads);
+    size_t used = 0;
+    for (int a = 0; !failed && a < (int)algorithms; a++)
+        if (o->algorithm == ALL_ALGORITHMS || o->algorithm == a)
+            failed = run_algorithm(ctx, b, ceiling, o, a, rows, &used);
+    if (!failed) {
+        print_averages(rows, used, b);
+        size_t wrong = 0;
+        for (size_t i = 0; i < used; i++)
+            wrong += rows[i].wrong;
+        printf("# Wrong elements: %zu %s\n", wrong, wrong ? "FAILED" : "OK");
+        failed = wrong != 0;
+        if (o->json_path)
+            failed |= write_json(o->json_path, rows, used, b, o, threads);
+    }
+    free(rows);
+    host_ceiling_destroy(ceiling);
+    return failed;
+}
+
+int bench_allreduce(int argc, char **argv)
+{
+    ar_options o;
+    int parsed = parse(argc, argv, &o);
+    if (parsed)
+        return parsed - 1;
+    tdm_context *ctx = cli_context();
+    if (!ctx)
+        return 1;
+    ar_bench b = {.op = o.op};
+    tdm_device *reference;
+    int status =
+        cli_select_devices(ctx, o.device_ids, o.device_id_count, &reference, b.devices, &b.n) ? 1
+                                                                                              : 0;
+    for (size_t r = 0; status == 0 && r < b.n; r++)
+        if (tdm_tensor_create(b.devices[r], TDM_F32, &TDM_SHAPE(o.max_bytes / 4), &b.whole[r]) !=
+            TDM_OK) {
+            fprintf(stderr, "tandem bench allreduce: %s\n", tdm_last_error());
+            status = 1;
+        }
+    if (status == 0)
+        status = run(ctx, &b, &o);
+    for (size_t r = 0; r < b.n; r++) {
+        tdm_tensor_destroy(b.slice[r]);
+        tdm_tensor_destroy(b.whole[r]);
+    }
+    tdm_context_destroy(ctx);
+    return status;
+}

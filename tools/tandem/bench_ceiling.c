@@ -1,0 +1,150 @@
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_ceiling.h"
+#include "bench_clock.h"
+
+struct host_ceiling {
+    float **buf;
+    size_t buffers;
+    unsigned threads;   /* the caller and threads - 1 helpers */
+    unsigned started;   /* helpers running */
+    pthread_t *helpers; /* [t - 1] runs slice t */
+    pthread_mutex_t lock;
+    pthread_cond_t go, finished;
+    unsigned long generation; /* one per call */
+    unsigned pending;         /* helpers still summing the current call */
+    size_t count;             /* elements of the current call */
+    int quit;
+};
+
+typedef struct helper_arg {
+    host_ceiling *c;
+    unsigned index;
+} helper_arg;
+
+static void reduce_slice(host_ceiling *c, unsigned t)
+{
+    size_t per = (c->count + c->threads - 1) / c->threads;
+    size_t lo = t * per < c->count ? t * per : c->count;
+    size_t hi = lo + per < c->count ? lo + per : c->count;
+    float *const *b = c->buf;
+    if (c->buffers == 2) {
+        float *x = b[0], *y = b[1];
+        for (size_t i = lo; i < hi; i++)
+            x[i] = y[i] = x[i] + y[i];
+        return;
+    }
+    for (size_t i = lo; i < hi; i++) {
+        float s = b[0][i];
+        for (size_t k = 1; k < c->buffers; k++)
+            s += b[k][i];
+        for (size_t k = 0; k < c->buffers; k++)
+            b[k][i] = s;
+    }
+}
+
+static void *helper_main(void *arg)
+{
+    helper_arg h = *(helper_arg *)arg;
+    host_ceiling *c = h.c;
+    unsigned long seen = 0;
+    free(arg);
+    pthread_mutex_lock(&c->lock);
+    for (;;) {
+        while (c->generation == seen && !c->quit)
+            pthread_cond_wait(&c->go, &c->lock);
+        if (c->quit)
+            break;
+        seen = c->generation;
+        pthread_mutex_unlock(&c->lock);
+        reduce_slice(c, h.index);
+        pthread_mutex_lock(&c->lock);
+        if (--c->pending == 0)
+            pthread_cond_signal(&c->finished);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return NULL;
+}
+
+static void call(host_ceiling *c)
+{
+    pthread_mutex_lock(&c->lock);
+    c->generation++;
+    c->pending = c->threads - 1;
+    pthread_cond_broadcast(&c->go);
+    pthread_mutex_unlock(&c->lock);
+    reduce_slice(c, 0);
+    pthread_mutex_lock(&c->lock);
+    while (c->pending)
+        pthread_cond_wait(&c->finished, &c->lock);
+    pthread_mutex_unlock(&c->lock);
+}
+
+void host_ceiling_destroy(host_ceiling *c)
+{
+    if (!c)
+        return;
+    pthread_mutex_lock(&c->lock);
+    c->quit = 1;
+    pthread_cond_broadcast(&c->go);
+    pthread_mutex_unlock(&c->lock);
+    for (unsigned t = 0; t < c->started; t++)
+        pthread_join(c->helpers[t], NULL);
+    pthread_mutex_destroy(&c->lock);
+    pthread_cond_destroy(&c->go);
+    pthread_cond_destroy(&c->finished);
+    for (size_t k = 0; c->buf && k < c->buffers; k++)
+        free(c->buf[k]);
+    free(c->buf);
+    free(c->helpers);
+    free(c);
+}
+
+host_ceiling *host_ceiling_create(size_t buffers, size_t max_bytes, unsigned threads)
+{
+    host_ceiling *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_cond_init(&c->go, NULL);
+    pthread_cond_init(&c->finished, NULL);
+    c->buffers = buffers;
+    c->threads = threads ? threads : 1;
+    c->buf = calloc(buffers, sizeof *c->buf);
+    c->helpers = calloc(c->threads, sizeof *c->helpers);
+    int ok = c->buf && c->helpers;
+    for (size_t k = 0; ok && k < buffers; k++) {
+        /* Touched once here, so that no call pays for fresh pages. */
+        ok = (c->buf[k] = malloc(max_bytes ? max_bytes : 1)) != NULL;
+        if (ok)
+            memset(c->buf[k], 0, max_bytes);
+    }
+    for (unsigned t = 1; ok && t < c->threads; t++) {
+        helper_arg *h = malloc(sizeof *h);
+        if (h)
+            *h = (helper_arg){c, t};
+        ok = h && pthread_create(&c->helpers[t - 1], NULL, helper_main, h) == 0;
+        if (ok)
+            c->started++;
+        else
+            free(h);
+    }
+    if (!ok) {
+        host_ceiling_destroy(c);
+        return NULL;
+    }
+    return c;
+}
+
+double host_ceiling_time(host_ceiling *c, size_t bytes, unsigned warmup, unsigned iters)
+{
+    c->count = bytes / sizeof(float);
+    for (unsigned i = 0; i < warmup; i++)
+        call(c);
+    double t0 = bench_seconds();
+    for (unsigned i = 0; i < iters; i++)
+        call(c);
+    return (bench_seconds() - t0) / (iters ? iters : 1);
+}

@@ -1,0 +1,149 @@
+/* tandem predict: a saved model's predictions for every example of a data file,
+ * with the accuracy when the file has labels. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "device_select.h"
+#include "output_path.h"
+#include "predict_options.h"
+#include "predict_output.h"
+
+#define PREDICT_ROWS 4096 /* examples read and predicted at a time */
+
+typedef struct predict_run {
+    const predict_options *opts;
+    tdm_context *ctx;
+    tdm_strategy *strategy;
+    tdm_model *model;
+    tdm_dataset *data;
+    int labelled;
+    char used[256];
+} predict_run;
+
+static int fail(const char *what, const char *why)
+{
+    fprintf(stderr, "tandem predict: %s: %s\n", what, why);
+    return -1;
+}
+
+/* The model on the chosen device, or on the first usable one. */
+static int open_model(predict_run *p)
+{
+    tdm_device *dev = NULL, *reference = NULL, *devices[MAX_SELECTED];
+    size_t count = 0;
+    if (!(p->ctx = cli_context()))
+        return -1;
+    if (p->opts->device)
+        dev = cli_find_device(p->ctx, p->opts->device);
+    else if (cli_select_devices(p->ctx, NULL, 0, &reference, devices, &count) == 0)
+        dev = count ? devices[0] : reference;
+    if (!dev)
+        return -1;
+    if (tdm_strategy_create_one_device(dev, NULL, &p->strategy) != TDM_OK)
+        return fail("strategy", tdm_last_error());
+    if (tdm_model_load(p->strategy, p->opts->model, &p->model) != TDM_OK)
+        return fail("--model", tdm_last_error());
+    return 0;
+}
+
+/* The data; without a label column named, a file with one column more than the model
+ * has features has its label in the last column. */
+static int load_data(predict_run *p)
+{
+    data_source src = p->opts->data;
+    size_t features = tdm_model_input_count(p->model);
+    src.no_label = !src.labels && !src.label_column;
+    tdm_status s = data_source_load(&src, &p->data, p->used, sizeof p->used);
+    if (s == TDM_OK && src.no_label && tdm_dataset_feature_count(p->data) == features + 1) {
+        tdm_dataset_destroy(p->data);
+        src.no_label = 0;
+        s = data_source_load(&src, &p->data, p->used, sizeof p->used);
+    }
+    if (s != TDM_OK)
+        return fail(src.path, tdm_last_error());
+    p->labelled = !src.no_label;
+    if (tdm_dataset_feature_count(p->data) != features) {
+        char why[160];
+        snprintf(why, sizeof why, "%zu features, but the model takes %zu",
+                 tdm_dataset_feature_count(p->data), features);
+        return fail(src.path, why);
+    }
+    return tdm_dataset_batch(p->data, PREDICT_ROWS, 0) == TDM_OK ? 0
+                                                                 : fail(src.path, tdm_last_error());
+}
+
+/* Every batch: predict, write, count the correct ones. */
+static int predict_all(predict_run *p, predict_output *out, size_t *examples, size_t *correct)
+{
+    size_t classes = tdm_model_output_count(p->model);
+    float *outputs = malloc(PREDICT_ROWS * classes * sizeof *outputs);
+    int32_t *predicted = malloc(PREDICT_ROWS * sizeof *predicted);
+    tdm_dataset_iterator *it = NULL;
+    tdm_status s =
+        outputs && predicted ? tdm_dataset_iterator_create(p->data, &it) : TDM_ERR_OUT_OF_MEMORY;
+    const tdm_batch *b = NULL;
+    while (s == TDM_OK && (s = tdm_dataset_iterator_next(it, &b)) == TDM_OK && b->count) {
+        s = tdm_model_predict(p->model, b->features, b->count, outputs);
+        if (s != TDM_OK)
+            break;
+        predict_output_rows(out, outputs, b->count, predicted);
+        for (size_t r = 0; r < b->count; r++)
+            *correct += predicted[r] == b->labels[r];
+        *examples += b->count;
+    }
+    tdm_dataset_iterator_destroy(it);
+    free(outputs);
+    free(predicted);
+    return s == TDM_OK ? 0 : fail("prediction", tdm_last_error());
+}
+
+static int run(predict_run *p)
+{
+    const predict_options *o = p->opts;
+    char err[512];
+    if (o->output && output_path_check(o->output, err, sizeof err) != 0)
+        return fail("--output", err);
+    if (open_model(p) || load_data(p))
+        return -1;
+    FILE *info = o->output ? stdout : stderr; /* stdout may carry the predictions */
+    fprintf(info, "model    %s: %zu features, %zu outputs, %zu parameters\n", o->model,
+            tdm_model_input_count(p->model), tdm_model_output_count(p->model),
+            tdm_model_parameter_count(p->model));
+    fprintf(info, "data     %s: %s\n", o->data.path, p->used);
+    predict_output out;
+    int probabilities = tdm_model_loss_kind(p->model) == TDM_LOSS_SOFTMAX_CROSS_ENTROPY;
+    if (predict_output_open(&out, o->output, tdm_model_output_count(p->model), probabilities, err,
+                            sizeof err) != 0)
+        return fail("--output", err);
+    size_t examples = 0, correct = 0;
+    if (predict_all(p, &out, &examples, &correct) != 0) {
+        predict_output_abort(&out);
+        return -1;
+    }
+    if (predict_output_close(&out, err, sizeof err) != 0)
+        return fail("--output", err);
+    fprintf(info, "done     %zu predictions%s%s", examples, o->output ? " in " : "",
+            o->output ? o->output : "");
+    if (p->labelled)
+        fprintf(info, ": accuracy %.2f%% (%zu of %zu)", 100.0 * (double)correct / (double)examples,
+                correct, examples);
+    fputc('\n', info);
+    return 0;
+}
+
+int cmd_predict(int argc, char **argv)
+{
+    predict_options o;
+    int exit_status = 0;
+    if (predict_options_parse(argc, argv, &o, &exit_status))
+        return exit_status;
+    predict_run p = {.opts = &o};
+    int status = run(&p);
+    tdm_dataset_destroy(p.data);
+    tdm_model_destroy(p.model);
+    tdm_strategy_destroy(p.strategy);
+    tdm_context_destroy(p.ctx);
+    return status == 0 ? 0 : 1;
+}
