@@ -130,6 +130,8 @@ static void test_acceptance(void)
                  "--label-column class --epochs 2 --epochs 3");
     CHECK(o.device_id_count == 2 && !strcmp(o.device_ids[1], "vulkan:0"));
     CHECK(!strcmp(o.strategy, "one-device") && o.progress == 0 && o.epochs == 3);
+    o = ACCEPTED("--balance");
+    CHECK(o.balance == 1);
     o = ACCEPTED("--skip-rows 1 --test-data t.csv --save m.safetensors");
     CHECK(o.skip_rows == 1 && !strcmp(o.test_data, "t.csv") && !strcmp(o.save, "m.safetensors"));
     o = ACCEPTED("--checkpoint-dir d --resume --optimizer SGD --activation tanh");

@@ -93,10 +93,14 @@ static void collect(tdm_strategy *s, const tdm_distributed_dataset *dist, seen *
     tdm_distributed_iterator_destroy(it);
 }
 
-/* Distributes ds (taken over) over `replicas` and records what it delivers. */
-static void run_global(tdm_dataset *ds, size_t replicas, int prefetch, seen *out)
+/* Distributes ds (taken over) over `replicas` with batch shares (NULL: even) and
+ * records what it delivers. */
+static void run_shared(tdm_dataset *ds, size_t replicas, const double *shares, int prefetch,
+                       seen *out)
 {
     tdm_strategy *s = mirrored(replicas);
+    if (shares)
+        CHECK_OK(tdm_strategy_set_batch_shares(s, shares, replicas));
     tdm_distribute_options o = TDM_DISTRIBUTE_OPTIONS_INIT;
     o.prefetch = prefetch;
     tdm_distributed_dataset *dist = NULL;
@@ -106,6 +110,11 @@ static void run_global(tdm_dataset *ds, size_t replicas, int prefetch, seen *out
         collect(s, dist, out);
     tdm_distributed_dataset_destroy(dist);
     tdm_strategy_destroy(s);
+}
+
+static void run_global(tdm_dataset *ds, size_t replicas, int prefetch, seen *out)
+{
+    run_shared(ds, replicas, NULL, prefetch, out);
 }
 
 static int rows_are(const seen *s, size_t step, size_t a, size_t b, size_t c)
@@ -142,6 +151,42 @@ static void check_split(void)
     /* 5 examples, batch 4: the partial batch of 1 leaves two replicas empty. */
     run_global(batched(5, 4, 0), 3, 1, &s);
     CHECK(s.steps == 2 && rows_are(&s, 0, 2, 1, 1) && rows_are(&s, 1, 1, 0, 0));
+}
+
+/* Batch shares: rows in proportion, the rest to the largest remainders (the lower
+ * replica on a tie), the examples in the same order; equal shares split evenly. */
+static void check_batch_shares(void)
+{
+    seen s;
+    run_shared(batched(14, 8, 0), 2, (const double[]){3, 1}, 1, &s);
+    CHECK(s.steps == 2 && rows_are(&s, 0, 6, 2, 0) && rows_are(&s, 1, 5, 1, 0));
+    CHECK(s.id_count == 14);
+    for (size_t i = 0; i < s.id_count; i++)
+        CHECK(s.ids[i] == (int)i);
+    run_shared(batched(14, 8, 0), 2, (const double[]){0, 2}, 0, &s);
+    CHECK(s.steps == 2 && rows_are(&s, 0, 0, 8, 0) && rows_are(&s, 1, 0, 6, 0));
+    run_shared(batched(14, 8, 0), 2, (const double[]){0.5, 0.5}, 0, &s);
+    CHECK(s.steps == 2 && rows_are(&s, 0, 4, 4, 0) && rows_are(&s, 1, 3, 3, 0));
+    tdm_strategy *st = mirrored(2);
+    double got[2];
+    CHECK_FAILS(tdm_strategy_set_batch_shares(st, (const double[]){0, 0}, 2),
+                TDM_ERR_INVALID_ARGUMENT, "every share is 0");
+    CHECK_FAILS(tdm_strategy_set_batch_shares(st, (const double[]){-1, 2}, 2),
+                TDM_ERR_INVALID_ARGUMENT, "shares[0]");
+    CHECK_FAILS(tdm_strategy_set_batch_shares(st, (const double[]){1}, 1), TDM_ERR_INVALID_ARGUMENT,
+                "1 shares for 2 replicas");
+    CHECK_OK(tdm_strategy_batch_shares(st, got, 2));
+    CHECK(got[0] == 0.5 && got[1] == 0.5);
+    CHECK_OK(tdm_strategy_set_batch_shares(st, (const double[]){1, 3}, 2));
+    CHECK_OK(tdm_strategy_batch_shares(st, got, 2));
+    CHECK(got[0] == 0.25 && got[1] == 0.75);
+    tdm_strategy_destroy(st);
+    if (n_devs < 3)
+        return;
+    run_shared(batched(14, 8, 0), 3, (const double[]){1, 1, 1}, 1, &s);
+    CHECK(s.steps == 2 && rows_are(&s, 0, 3, 3, 2) && rows_are(&s, 1, 2, 2, 2));
+    run_shared(batched(14, 8, 0), 3, (const double[]){2, 1, 1}, 1, &s);
+    CHECK(s.steps == 2 && rows_are(&s, 0, 4, 2, 2) && rows_are(&s, 1, 3, 2, 1));
 }
 
 static void check_drop_remainder(void)
@@ -789,6 +834,7 @@ int main(int argc, char **argv)
     CHECK(n_devs >= 2);
     if (n_devs >= 2) {
         check_split();
+        check_batch_shares();
         check_drop_remainder();
         check_order_independent_of_replicas();
         check_bad_datasets();

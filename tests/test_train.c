@@ -4,6 +4,7 @@
  * checkpoints that resume bit for bit, and a trained model's predictions after a save
  * and a load. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,8 +43,14 @@ static tdm_dataset *digits(size_t batch, int64_t epochs)
     return train;
 }
 
-static void trainer_open(trainer *t, tdm_device *const *d, size_t n, tdm_optimizer_kind kind,
-                         size_t outputs)
+/* What a trainer changes from the train op's defaults. */
+typedef struct trainer_config {
+    size_t bucket_bytes; /* 0: the default buckets */
+    int balance;
+} trainer_config;
+
+static void trainer_open_config(trainer *t, tdm_device *const *d, size_t n, tdm_optimizer_kind kind,
+                                size_t outputs, trainer_config config)
 {
     memset(t, 0, sizeof *t);
     CHECK_OK(n == 1 ? tdm_strategy_create_one_device(d[0], NULL, &t->strategy)
@@ -64,7 +71,16 @@ static void trainer_open(trainer *t, tdm_device *const *d, size_t n, tdm_optimiz
     to.loss_user = t->model;
     to.optimizer = t->opt;
     to.seed = 3;
+    if (config.bucket_bytes)
+        to.bucket_bytes = to.first_bucket_bytes = config.bucket_bytes;
+    to.balance = config.balance;
     CHECK_OK(tdm_train_op_create(t->strategy, &to, &t->op));
+}
+
+static void trainer_open(trainer *t, tdm_device *const *d, size_t n, tdm_optimizer_kind kind,
+                         size_t outputs)
+{
+    trainer_open_config(t, d, n, kind, outputs, (trainer_config){0});
 }
 
 static void trainer_close(trainer *t)
@@ -136,6 +152,63 @@ static size_t read_weights(const trainer *t, float *out, size_t capacity)
         used += n;
     }
     return used;
+}
+
+/* Gradient buckets change when the all-reduces run, never what they compute: one
+ * bucket per variable (each started by the model's backward as soon as its layer is
+ * done) trains bitwise like one bucket for everything, and like one replica. */
+static void check_buckets(void)
+{
+    tdm_dataset *ds = digits(64, 3);
+    trainer whole, split, one;
+    double a[STEPS], b[STEPS], c[STEPS];
+    trainer_open_config(&whole, devs, n_devs, TDM_OPT_ADAM, 10, (trainer_config){SIZE_MAX, 0});
+    trainer_open_config(&split, devs, n_devs, TDM_OPT_ADAM, 10, (trainer_config){4, 0});
+    trainer_open_config(&one, devs, 1, TDM_OPT_ADAM, 10, (trainer_config){4, 0});
+    CHECK(train_steps(&whole, ds, STEPS, a) == STEPS);
+    CHECK(train_steps(&split, ds, STEPS, b) == STEPS);
+    CHECK(train_steps(&one, ds, STEPS, c) == STEPS);
+    float wa[4096], wb[4096];
+    size_t na = read_weights(&whole, wa, 4096), nb = read_weights(&split, wb, 4096);
+    CHECK(na == nb && na > 0 && memcmp(wa, wb, na * sizeof *wa) == 0);
+    for (size_t i = 0; i < STEPS; i++) {
+        CHECK(a[i] == b[i] && fabs(b[i] - c[i]) <= 1e-4 * fabs(c[i]));
+        if (a[i] != b[i] || fabs(b[i] - c[i]) > 1e-4 * fabs(c[i]))
+            fprintf(stderr, "step %zu: one bucket %.9g, split %.9g, one replica %.9g\n", i, a[i],
+                    b[i], c[i]);
+    }
+    trainer_close(&whole);
+    trainer_close(&split);
+    trainer_close(&one);
+    tdm_dataset_destroy(ds);
+}
+
+/* Balance moves rows between replicas after measuring them, and the loss stays that
+ * of one replica with the global batch at every step; the shares it sets follow the
+ * replicas' measured rates. */
+static void check_balance(void)
+{
+    tdm_dataset *ds = digits(64, 3);
+    trainer balanced, one;
+    double a[STEPS], b[STEPS];
+    trainer_open_config(&balanced, devs, n_devs, TDM_OPT_SGD, 10, (trainer_config){0, 1});
+    trainer_open(&one, devs, 1, TDM_OPT_SGD, 10);
+    CHECK(train_steps(&balanced, ds, STEPS, a) == STEPS);
+    CHECK(train_steps(&one, ds, STEPS, b) == STEPS);
+    for (size_t i = 0; i < STEPS; i++)
+        CHECK(fabs(a[i] - b[i]) <= 1e-4 * fabs(b[i]));
+    double shares[3], rates[3], rate_sum = 0.0;
+    CHECK_OK(tdm_strategy_batch_shares(balanced.strategy, shares, n_devs));
+    for (size_t i = 0; i < n_devs; i++) {
+        CHECK_OK(tdm_train_op_replica_rate(balanced.op, i, &rates[i]));
+        CHECK(rates[i] > 0.0);
+        rate_sum += rates[i];
+    }
+    for (size_t i = 0; i < n_devs; i++)
+        CHECK(fabs(shares[i] - rates[i] / rate_sum) < 1e-9);
+    trainer_close(&balanced);
+    trainer_close(&one);
+    tdm_dataset_destroy(ds);
 }
 
 /* A model with 5 outputs on 10 classes: labels 5..9 give a NaN loss. */
@@ -510,6 +583,8 @@ int main(int argc, char **argv)
     CHECK(n_devs >= 2);
     if (n_devs >= 2) {
         check_equivalence();
+        check_buckets();
+        check_balance();
         check_numerics();
         check_custom_loss_and_clipping();
         check_errors();

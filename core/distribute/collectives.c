@@ -40,11 +40,13 @@ static tdm_status run(const coll_job *job, tdm_collective_algorithm algorithm)
 
 /* Checked arguments in; every destination's device is ordered after the result
  * when it returns. */
-static tdm_status reduce(coll_job *job, const tdm_collective_options *opts,
-                         tdm_event *const *ready)
+static tdm_status reduce(coll_job *job, const tdm_collective_options *opts, tdm_event *const *ready)
 {
     if (job->values[0].size == 0)
         return TDM_OK;
+    if (job->count == 1 && job->dst_count == 1 && job->dsts[0].buffer == job->values[0].buffer &&
+        job->dsts[0].offset == job->values[0].offset)
+        return TDM_OK; /* one value, reduced in place: it is already the result */
     coll_scratch scratch = {0};
     coll_order order;
     job->scratch = &scratch;

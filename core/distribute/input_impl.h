@@ -58,6 +58,7 @@ typedef struct tdm_host_step {
  * by one thread at a time (the producer, or the caller when it seeks). */
 typedef struct tdm_step_source {
     tdm_input_mode mode;
+    tdm_strategy *strategy; /* whose batch shares split global batches */
     size_t pipeline_count;
     tdm_dataset_iterator **iterators; /* [pipeline_count]: the iterator outlives dist */
     size_t replicas, feature_count, capacity;

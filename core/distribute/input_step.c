@@ -8,6 +8,7 @@
 #include "error.h"
 #include "input_impl.h"
 #include "kernel.h"
+#include "strategy_impl.h"
 
 /* The most rows one batch of ds holds: never more than an epoch's examples, so a
  * huge batch size costs no more memory than the data itself. */
@@ -38,6 +39,7 @@ tdm_status tdm_step_source_init(tdm_step_source *src, const tdm_distributed_data
 {
     memset(src, 0, sizeof *src);
     src->mode = dist->mode;
+    src->strategy = dist->strategy;
     src->replicas = tdm_strategy_num_replicas(dist->strategy);
     src->feature_count = tdm_dataset_feature_count(dist->pipelines[0]);
     /* Cached, no rows reach the host. */
@@ -127,13 +129,11 @@ static void append(tdm_step_source *src, const tdm_batch *b, size_t r)
     st->total += b->count;
 }
 
-/* The first count % N replicas get ceil(count / N) rows, the rest floor(count / N);
- * the slices are consecutive, in replica order. */
+/* By the strategy's batch shares (even by default); the slices are consecutive, in
+ * replica order. */
 static void split_global(tdm_step_source *src, size_t count)
 {
-    size_t n = src->replicas;
-    for (size_t i = 0; i < n; i++)
-        src->step.rows[i] = count / n + (i < count % n);
+    tdm_strategy_split_batch(src->strategy, count, src->step.rows);
     src->step.total = count;
 }
 

@@ -157,6 +157,7 @@ static void free_strategy(tdm_strategy *s)
 {
     tdm_strategy_stop_workers(s);
     tdm_strategy_free_variables(s);
+    free(s->shares);
     pthread_mutex_destroy(&s->lock);
     free(s->devices);
     free(s);

@@ -29,6 +29,7 @@ struct tdm_strategy {
     tdm_worker *workers;       /* one per replica, started by the first run */
     tdm_worker engine;         /* runs the collectives that block the host, in issue
                                   order; started by the first such collective */
+    double *shares;            /* [replica_count]: batch shares, guarded by lock; NULL: even */
     atomic_int running;        /* a run is in progress */
     atomic_int entered;        /* scope enters not yet exited, over all threads */
 };
@@ -87,6 +88,9 @@ tdm_status tdm_replica_gather(tdm_replica_context *rc, tdm_gather_fn fn, void *u
 
 /* The collective options of the strategy's cross-device settings. */
 tdm_collective_options tdm_strategy_collective_options(const tdm_strategy *s);
+
+/* rows[i] for each replica out of a global batch of `count` (batch_shares.c). */
+void tdm_strategy_split_batch(tdm_strategy *s, size_t count, size_t *rows);
 
 /* Index of dev among the strategy's devices, or -1. */
 int tdm_strategy_device_index(const tdm_strategy *s, const tdm_device *dev);

@@ -32,6 +32,11 @@ static tdm_status backward_layer(const tdm_model *m, const tdm_model_views *v,
         s = tdm_op_matmul(a->grads[2 * l], x, 1, v->b.g[l], 0, 1.0f, 0.0f);
     if (s == TDM_OK)
         s = tdm_op_sum_rows(a->grads[2 * l + 1], v->b.g[l]);
+    /* Their all-reduce may start while the layers below are differentiated. */
+    if (s == TDM_OK)
+        s = tdm_loss_args_gradient_ready(a, 2 * l);
+    if (s == TDM_OK)
+        s = tdm_loss_args_gradient_ready(a, 2 * l + 1);
     if (s == TDM_OK && l > 0)
         s = tdm_op_matmul(v->b.g[l - 1], v->b.g[l], 0, tdm_variable_local(m->vars[2 * l], a->rc), 1,
                           1.0f, 0.0f);

@@ -25,6 +25,11 @@ static tdm_status check_options(const tdm_train_op_options *o)
                         "%s: clip_global_norm and clip_value must be "
                         ">= 0 (0: off)",
                         f);
+    if (o->bucket_bytes < 4 || o->first_bucket_bytes < 4)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: bucket_bytes (%zu) and first_bucket_bytes (%zu) must hold a "
+                        "float at least: use TDM_TRAIN_OP_OPTIONS_INIT",
+                        f, o->bucket_bytes, o->first_bucket_bytes);
     if ((unsigned)o->reduction > TDM_LOSS_SUM)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: unknown loss reduction %d", f,
                         (int)o->reduction);
@@ -61,20 +66,18 @@ static tdm_status choose_variables(tdm_train_op *op)
 
 static tdm_status make_slices(tdm_train_op *op, tdm_train_replica *r)
 {
-    size_t offset = 0;
     tdm_status s = TDM_OK;
     for (size_t i = 0; i < op->var_count && s == TDM_OK; i++) {
         tdm_shape shape = tdm_variable_shape(op->vars[i]);
-        s = tdm_tensor_slice(r->flat, offset, &shape, &r->grads[i]);
+        s = tdm_tensor_slice(r->flat, op->offsets[i], &shape, &r->grads[i]);
         if (s == TDM_OK)
             r->views[i] = tdm_tensor_view(r->grads[i]);
-        offset += tdm_shape_count(&shape);
     }
     if (s == TDM_OK)
         s = tdm_tensor_slice(r->flat, 0, &TDM_SHAPE(op->total), &r->all);
     if (s == TDM_OK)
         s = tdm_tensor_slice(r->flat, op->total, &TDM_SCALAR, &r->loss);
-    return s;
+    return s == TDM_OK ? tdm_train_buckets_make(op, r) : s;
 }
 
 static tdm_status make_replica(tdm_train_op *op, size_t id)
@@ -93,6 +96,7 @@ static tdm_status make_replica(tdm_train_op *op, size_t id)
 
 static void free_replica(tdm_train_op *op, tdm_train_replica *r)
 {
+    tdm_train_buckets_free(op, r);
     for (size_t i = 0; r->grads && i < op->var_count; i++)
         tdm_tensor_destroy(r->grads[i]);
     tdm_tensor_destroy(r->all);
@@ -121,13 +125,16 @@ static tdm_status build(tdm_train_op *op)
 {
     tdm_status s = choose_variables(op);
     if (s == TDM_OK)
+        s = tdm_train_layout(op);
+    if (s == TDM_OK)
         s = tdm_optimizer_create_slots(op->opts.optimizer, op->vars, op->var_count);
     size_t replicas = tdm_strategy_num_replicas(op->strategy);
     size_t elements = op->total + 1;
     op->scratch_count = tdm_global_norm_scratch(&elements, 1) + 1;
     op->replicas = calloc(replicas, sizeof *op->replicas);
+    op->rates = calloc(replicas, sizeof *op->rates);
     op->summaries = calloc(op->var_count ? op->var_count : 1, sizeof *op->summaries);
-    if (s == TDM_OK && (!op->replicas || !op->summaries))
+    if (s == TDM_OK && (!op->replicas || !op->summaries || !op->rates))
         s = tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
     for (size_t i = 0; i < replicas && s == TDM_OK; i++)
         s = make_replica(op, i);
@@ -168,6 +175,11 @@ void tdm_train_op_destroy(tdm_train_op *op)
     free(op->replicas);
     free(op->summaries);
     free(op->vars);
+    free(op->offsets);
+    free(op->bucket_of);
+    free(op->bucket_end);
+    free(op->bucket_vars);
+    free(op->rates);
     free(op);
 }
 

@@ -30,7 +30,6 @@ static tdm_status numeric_error(const tdm_train_op *op, tdm_train_replica *r)
     tdm_status s = read_flat(op, r, &h);
     if (s != TDM_OK)
         return s;
-    size_t offset = 0;
     if (!isfinite(h[op->total]))
         s = tdm_fail(TDM_ERR_NUMERIC,
                      "check_numerics: loss is inf or nan (%g); no variable "
@@ -38,13 +37,13 @@ static tdm_status numeric_error(const tdm_train_op *op, tdm_train_replica *r)
                      (double)h[op->total]);
     for (size_t i = 0; i < op->var_count && s == TDM_OK; i++) {
         tdm_shape shape = tdm_variable_shape(op->vars[i]);
+        const float *g = h + op->offsets[i];
         for (size_t e = 0; e < tdm_shape_count(&shape) && s == TDM_OK; e++)
-            if (!isfinite(h[offset + e]))
+            if (!isfinite(g[e]))
                 s = tdm_fail(TDM_ERR_NUMERIC,
                              "check_numerics: the gradient of '%s' is inf or "
                              "nan (element %zu: %g); no variable was updated",
-                             tdm_variable_name(op->vars[i]), e, (double)h[offset + e]);
-        offset += tdm_shape_count(&shape);
+                             tdm_variable_name(op->vars[i]), e, (double)g[e]);
     }
     free(h);
     return s;

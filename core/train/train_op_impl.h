@@ -5,15 +5,28 @@
 
 #include "tandem/train.h"
 
-/* One replica's flat buffer: every gradient side by side, then the loss, so that
- * one all-reduce sums them all. */
+#include "tandem/strategy.h"
+
+/* One replica's flat buffer: every gradient side by side in reverse variable order,
+ * then the loss, cut into buckets that are all-reduced one by one. */
 typedef struct tdm_train_replica {
-    tdm_tensor *flat;       /* [total + 1] */
-    tdm_tensor **grads;     /* slices of flat, one per variable, in its shape */
-    tdm_tensor *all;        /* slice of flat: every gradient, [total] */
-    tdm_tensor *loss;       /* slice of flat: its last element */
-    tdm_tensor *scratch;    /* partial results of checks and norms */
-    tdm_buffer_view *views; /* the gradients as views, for the optimizer */
+    struct tdm_train_op *op;
+    tdm_replica_context *rc; /* during a step */
+    tdm_tensor *flat;        /* [total + 1] */
+    tdm_tensor **grads;      /* slices of flat, one per variable, in its shape */
+    tdm_tensor *all;         /* slice of flat: every gradient, [total] */
+    tdm_tensor *loss;        /* slice of flat: its last element */
+    tdm_tensor *scratch;     /* partial results of checks and norms */
+    tdm_buffer_view *views;  /* the gradients as views, for the optimizer */
+    tdm_tensor **buckets;    /* [bucket_count]: slices of flat */
+    tdm_pending **pending;   /* [bucket_count]: this step's all-reduces */
+    size_t *unready;         /* [bucket_count]: gradients (and, in the last, the loss)
+                                not yet ready this step */
+    unsigned char *ready;    /* [var_count] */
+    size_t started;          /* buckets started this step */
+    int timed;               /* this step measures the loss function: no early starts */
+    double began, seconds;   /* when the loss function began; how long it took */
+    tdm_train_profile profile;
 } tdm_train_replica;
 
 struct tdm_train_op {
@@ -22,6 +35,11 @@ struct tdm_train_op {
     tdm_variable **vars;
     size_t var_count;
     size_t total; /* gradient elements over every variable */
+    size_t *offsets;     /* [var_count]: each gradient's first element in flat */
+    size_t *bucket_of;   /* [var_count] */
+    size_t bucket_count;
+    size_t *bucket_end;  /* [bucket_count]: bucket k is flat[end[k - 1], end[k]) */
+    size_t *bucket_vars; /* [bucket_count]: the variables in each */
     size_t scratch_count;
     int resync; /* transforms on devices that round differently:
                    replica 0's update is copied to the others */
@@ -30,8 +48,26 @@ struct tdm_train_op {
     const tdm_distributed_batch *batch; /* during a step */
     double loss;                        /* the step's, read by replica 0 */
     tdm_gradient_summary *summaries;    /* [var_count], when asked for */
+    double *rates;                      /* [replicas]: balance's examples per second */
+    int profiling;
     int have_summaries;
 };
+
+/* train_op_buckets.c: the layout of flat (offsets and buckets) from the options. */
+tdm_status tdm_train_layout(tdm_train_op *op);
+/* A replica's bucket slices and state. */
+tdm_status tdm_train_buckets_make(tdm_train_op *op, tdm_train_replica *r);
+void tdm_train_buckets_free(tdm_train_op *op, tdm_train_replica *r);
+/* Before the loss function: nothing ready, nothing started. */
+void tdm_train_buckets_begin(tdm_train_replica *r, tdm_replica_context *rc);
+/* After it: the rest is ready; starts what is left and waits for every bucket. */
+tdm_status tdm_train_buckets_finish(tdm_train_replica *r);
+
+/* train_op_timing.c: whether this step is one that balance measures, and after
+ * it, the strategy's new batch shares. */
+int tdm_train_balance_measures(const tdm_train_op *op);
+tdm_status tdm_train_balance_update(tdm_train_op *op, const tdm_distributed_batch *batch);
+double tdm_train_seconds(void);
 
 /* After the all-reduce, on every replica: TDM_ERR_NUMERIC naming the loss or the
  * first variable whose gradient holds a NaN or an infinity. */

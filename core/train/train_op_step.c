@@ -29,7 +29,8 @@ static tdm_loss_args loss_args(tdm_train_op *op, tdm_replica_context *rc, tdm_tr
                        .vars = op->vars,
                        .grads = r->grads,
                        .var_count = op->var_count,
-                       .loss = r->loss};
+                       .loss = r->loss,
+                       .train = r};
     return a;
 }
 
@@ -53,11 +54,20 @@ static tdm_status replica_step(tdm_replica_context *rc, void *user)
     tdm_train_op *op = user;
     tdm_train_replica *r = &op->replicas[tdm_replica_id(rc)];
     tdm_loss_args a = loss_args(op, rc, r);
+    tdm_train_buckets_begin(r, rc);
     tdm_status s = op->opts.loss_fn(&a, op->opts.loss_user);
     if (s == TDM_OK)
-        s = tdm_replica_all_reduce(rc, TDM_REDUCE_SUM, r->flat);
+        s = tdm_train_buckets_finish(r);
+    double reduced = 0.0;
+    if (s == TDM_OK && op->profiling && (s = tdm_device_finish(tdm_replica_device(rc))) == TDM_OK)
+        reduced = tdm_train_seconds();
     if (s == TDM_OK)
         s = apply(op, rc, r);
+    if (s == TDM_OK && op->profiling && (s = tdm_device_finish(tdm_replica_device(rc))) == TDM_OK) {
+        r->profile.all_reduce_seconds += reduced - (r->began + r->seconds);
+        r->profile.update_seconds += tdm_train_seconds() - reduced;
+        r->profile.steps++;
+    }
     if (s == TDM_OK && tdm_replica_id(rc) == 0) {
         float loss;
         s = tdm_tensor_read(r->loss, &loss, sizeof loss);
@@ -100,7 +110,10 @@ tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batch *batch
         return tdm_fail_context(s, "tdm_train_op_run: step %llu",
                                 (unsigned long long)op->global_step);
     op->have_summaries = op->opts.gradient_summaries;
-    s = tdm_train_op_set_global_step(op, op->global_step + 1);
+    if (tdm_train_balance_measures(op))
+        s = tdm_train_balance_update(op, batch);
+    if (s == TDM_OK)
+        s = tdm_train_op_set_global_step(op, op->global_step + 1);
     if (s == TDM_OK && loss)
         *loss = op->loss;
     return s;

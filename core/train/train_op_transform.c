@@ -65,12 +65,8 @@ tdm_status tdm_train_summarize(tdm_train_op *op, tdm_train_replica *r)
     if (!h)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "gradient summaries: out of host memory");
     tdm_status s = tdm_tensor_read(r->flat, h, n * sizeof *h);
-    size_t offset = 0;
-    for (size_t i = 0; i < op->var_count && s == TDM_OK; i++) {
-        size_t count = tdm_tensor_count(r->grads[i]);
-        summarize_one(h + offset, count, &op->summaries[i]);
-        offset += count;
-    }
+    for (size_t i = 0; i < op->var_count && s == TDM_OK; i++)
+        summarize_one(h + op->offsets[i], tdm_tensor_count(r->grads[i]), &op->summaries[i]);
     free(h);
     return s;
 }

@@ -108,6 +108,17 @@ TDM_API size_t tdm_strategy_num_replicas(const tdm_strategy *s);
 /* The device of replica i, or NULL. */
 TDM_API tdm_device *tdm_strategy_device(const tdm_strategy *s, size_t replica);
 
+/* Relative shares of every global batch the replicas receive from distributed
+ * input (tdm_distribute_dataset), shares[i] >= 0 for replica i, not all 0: each
+ * batch of B examples gives replica i floor(B * share_i / sum) rows, and the rows
+ * left over go to the largest remainders (ties: the lower replica). Equal shares,
+ * the default, give TensorFlow's even split. The loss is divided by the global batch
+ * either way, so the summed gradient does not depend on the split (up to rounding).
+ * The train op's `balance` sets them from each replica's measured speed. */
+TDM_API tdm_status tdm_strategy_set_batch_shares(tdm_strategy *s, const double *shares,
+                                                 size_t count);
+TDM_API tdm_status tdm_strategy_batch_shares(tdm_strategy *s, double *shares, size_t count);
+
 /* Enters the strategy's scope on the calling thread (cross-replica mode). Entering
  * the scope already entered nests; entering another strategy's scope inside it is
  * TDM_ERR_INVALID_STATE ("mixing strategies"). Each enter needs one exit. */

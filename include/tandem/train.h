@@ -2,7 +2,8 @@
  * on every replica of a strategy.
  *
  * A step runs the loss function on each replica's slice of the batch, all-reduces
- * the replicas' gradients and losses with SUM in one collective, checks them
+ * the replicas' gradients and losses with SUM in buckets that overlap the backward
+ * pass (tdm_loss_args_gradient_ready), checks them
  * (check_numerics), transforms them (clipping, a callback), and applies the
  * optimizer on every replica with the identical reduced gradients, so the mirrored
  * copies stay bitwise identical. The global step advances once per step. */
@@ -39,6 +40,8 @@ typedef struct tdm_loss_args {
     size_t var_count;
     tdm_tensor *loss; /* write this replica's share of the step's loss (f32,
                          one element): see tdm_loss_args_scale */
+    struct tdm_train_replica *train; /* the train op's own state for this replica:
+                                        tdm_loss_args_gradient_ready uses it */
 } tdm_loss_args;
 
 /* A loss function: called on every replica's thread, in its replica context. It
@@ -49,6 +52,15 @@ typedef tdm_status (*tdm_loss_fn)(const tdm_loss_args *args, void *user);
  * replicas' shares sum to the step's loss: 1 / global_batch_size for
  * SUM_OVER_BATCH_SIZE (0 for an empty step), 1 for SUM. */
 TDM_API float tdm_loss_args_scale(const tdm_loss_args *args);
+
+/* Optional, from a loss function: grads[i] is final. The train op's gradients are
+ * all-reduced in buckets (tdm_train_op_options.bucket_bytes), the last layer's
+ * first; a bucket's all-reduce starts as soon as every gradient in it is ready and
+ * the buckets before it have started, and overlaps the rest of the backward pass.
+ * Whatever is not marked is taken as ready when the loss function returns, and the
+ * last bucket, which carries the loss, starts then. The results are the same bits
+ * as without marks. Outside a train op's step it does nothing. */
+TDM_API tdm_status tdm_loss_args_gradient_ready(const tdm_loss_args *args, size_t i);
 
 /* A gradient transform: called on every replica with the reduced gradients (equal on
  * every replica, so it must act the same on each), before they are applied. */
@@ -82,12 +94,25 @@ typedef struct tdm_train_op_options {
     int check_numerics;     /* 1 (default): a NaN or Inf loss or gradient
                                fails the step with TDM_ERR_NUMERIC before any
                                variable changes */
+    size_t bucket_bytes;       /* gradients are all-reduced in buckets of at most this
+                                  many bytes (a larger variable is a bucket of its own),
+                                  in reverse variable order; default 25 MiB, as PyTorch's
+                                  DDP; SIZE_MAX: one bucket */
+    size_t first_bucket_bytes; /* the first bucket's bound, smaller so that the first
+                                  all-reduce starts early; default 1 MiB */
+    int balance;               /* 1: measure each replica's examples per second (on steps
+                                  1 to 3, then every 100th: its device runs the loss
+                                  function alone, timed, before any all-reduce) and set
+                                  the strategy's batch shares in proportion, so that fast
+                                  and slow devices finish together. The update stays that
+                                  of the global batch; the split, and so the rounding,
+                                  then depends on timing. 0 (default): off */
 } tdm_train_op_options;
 
 #define TDM_TRAIN_OP_OPTIONS_INIT                                                                  \
     {                                                                                              \
         .size = sizeof(tdm_train_op_options), .reduction = TDM_LOSS_SUM_OVER_BATCH_SIZE,           \
-        .check_numerics = 1                                                                        \
+        .check_numerics = 1, .bucket_bytes = (size_t)25 << 20, .first_bucket_bytes = (size_t)1 << 20 \
     }
 
 /* Creates the train op of a strategy (cross-replica or default mode): fixes the
@@ -108,6 +133,29 @@ TDM_API tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batc
                                     double *loss);
 
 TDM_API uint64_t tdm_train_op_global_step(const tdm_train_op *op);
+
+/* Where a replica's steps spend their time, for benchmarks. While profiling is on,
+ * each step waits for the device at every phase boundary, so the phases do not
+ * overlap (the buckets start only after the backward pass): time a run without
+ * profiling for throughput, and one with it for the breakdown. */
+typedef struct tdm_train_profile {
+    uint64_t steps;            /* profiled steps */
+    double loss_seconds;       /* forward and backward, until the device has run them */
+    double all_reduce_seconds; /* until the summed gradients are on the device, waiting
+                                  for the slowest replica included */
+    double update_seconds;     /* checks, transforms, the optimizer and update ops */
+} tdm_train_profile;
+
+/* Turns profiling on (counters cleared) or off. */
+TDM_API tdm_status tdm_train_op_set_profiling(tdm_train_op *op, int on);
+/* Replica i's totals since profiling was turned on. */
+TDM_API tdm_status tdm_train_op_profile(const tdm_train_op *op, size_t replica,
+                                        tdm_train_profile *out);
+
+/* With `balance`: replica i's measured examples per second (0 before its first
+ * measurement). */
+TDM_API tdm_status tdm_train_op_replica_rate(const tdm_train_op *op, size_t replica,
+                                             double *examples_per_second);
 
 /* Sets the global step and the optimizer's iterations (restoring a checkpoint). */
 TDM_API tdm_status tdm_train_op_set_global_step(tdm_train_op *op, uint64_t step);

@@ -13,6 +13,7 @@ static const struct {
 } benches[] = {
     {"allreduce", bench_allreduce,
      "all-reduce bandwidth against a host all-reduce of the same bytes"},
+    {"train", bench_train, "training examples/s on each device alone and on all together"},
 };
 
 static int usage(FILE *out, int status)

@@ -45,6 +45,25 @@ static void print_summary(const train_session *ts, double seconds)
            last ? 100.0 * last->test_accuracy : 0.0);
 }
 
+/* With --balance: each replica's share of the batch and its measured speed. */
+static void print_balance(const train_session *ts)
+{
+    size_t n = tdm_strategy_num_replicas(ts->strategy);
+    double shares[MAX_SELECTED];
+    if (!ts->opts->balance || n > MAX_SELECTED ||
+        tdm_strategy_batch_shares(ts->strategy, shares, n) != TDM_OK)
+        return;
+    printf("balance ");
+    for (size_t i = 0; i < n; i++) {
+        tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+        double rate = 0.0;
+        tdm_device_describe(tdm_strategy_device(ts->strategy, i), &d);
+        tdm_train_op_replica_rate(ts->op, i, &rate);
+        printf(" %s %.0f%% (%.0f ex/s alone)", d.id, 100.0 * shares[i], rate);
+    }
+    printf("\n");
+}
+
 int cmd_train(int argc, char **argv)
 {
     train_options o;
@@ -59,9 +78,11 @@ int cmd_train(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     int status = train_session_run(&ts);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (status == 0)
+    if (status == 0) {
+        print_balance(&ts);
         print_summary(&ts,
                       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    }
     train_session_close(&ts);
     return status == 0 ? 0 : 1;
 }

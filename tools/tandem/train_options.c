@@ -42,6 +42,9 @@ static int usage(FILE *out, int status)
             "  --strategy NAME      mirrored (default), or one-device (the one device named\n"
             "                       by --devices, or the first usable one)\n"
             "  --seed N             weights, shuffling and dropout (default 1)\n"
+            "  --balance            give faster devices a larger share of each batch,\n"
+            "                       measured as training runs (the update stays that of\n"
+            "                       the global batch)\n"
             "  --deterministic      verify after every step that every copy of every\n"
             "                       variable is bitwise identical; no prefetch thread\n"
             "  --checkpoint-dir DIR checkpoint at the end of every epoch\n"
@@ -170,7 +173,7 @@ static int parse_strategy(const char *value, void *target, char *err, size_t err
     return -1;
 }
 
-static void defaults(train_options *o)
+void train_options_defaults(train_options *o)
 {
     memset(o, 0, sizeof *o);
     o->standardize = 1;
@@ -229,6 +232,7 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
         CUSTOM("--devices", parse_devices, o),
         CUSTOM("--strategy", parse_strategy, &o->strategy),
         WHOLE("--seed", CLI_U64, seed, 0, UINT64_MAX),
+        FLAG("--balance", balance, 1),
         FLAG("--deterministic", deterministic, 1),
         STRING("--checkpoint-dir", checkpoint_dir),
         FLAG("--resume", resume, 1),
@@ -268,7 +272,7 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
 
 cli_result train_options_read(int argc, char **argv, train_options *o, char *err, size_t err_size)
 {
-    defaults(o);
+    train_options_defaults(o);
     cli_result r = read_table(argc, argv, o, err, err_size);
     if (r == CLI_OK && check_combination(o, err, err_size) != 0)
         r = CLI_ERROR;

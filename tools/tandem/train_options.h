@@ -34,14 +34,18 @@ typedef struct train_options {
     const char *strategy; /* "mirrored" or "one-device" */
     uint64_t seed;
     int deterministic;
+    int balance;
     const char *checkpoint_dir;
     int resume;
     unsigned allow_config_change; /* train_config.h's items that --resume may change */
     const char *metrics;
     const char *plot;
     const char *save; /* the trained model's file */
-    int progress; /* 1 bar, 0 plain lines, -1 bar when stdout is a terminal */
+    int progress;     /* 1 bar, 0 plain lines, -1 bar when stdout is a terminal */
 } train_options;
+
+/* The defaults: the digits MLP of the Quick start. */
+void train_options_defaults(train_options *o);
 
 /* Reads the options over the defaults, checking every value and the rules between
  * them; CLI_ERROR writes why to err. Prints nothing. */

@@ -87,6 +87,7 @@ static int make_train_op(train_session *ts)
     to.var_list = vars;
     to.var_count = n;
     to.seed = o->seed;
+    to.balance = o->balance;
     return tdm_train_op_create(ts->strategy, &to, &ts->op) == TDM_OK ? 0 : fail("train op");
 }
 

@@ -1,0 +1,146 @@
+/* Gradient buckets (docs/ARCHITECTURE.md, "Gradient buckets"): the flat gradient
+ * buffer in reverse variable order, cut into buckets whose all-reduces start as
+ * soon as their gradients are ready, in bucket order on every replica, so that each
+ * replica's k-th collective is the same bucket. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "error.h"
+#include "train_op_impl.h"
+
+tdm_status tdm_train_layout(tdm_train_op *op)
+{
+    size_t n = op->var_count;
+    op->offsets = calloc(n, sizeof *op->offsets);
+    op->bucket_of = calloc(n, sizeof *op->bucket_of);
+    op->bucket_end = calloc(n + 1, sizeof *op->bucket_end);
+    op->bucket_vars = calloc(n + 1, sizeof *op->bucket_vars);
+    if (!op->offsets || !op->bucket_of || !op->bucket_end || !op->bucket_vars)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
+    size_t at = 0, first = 0, bucket = 0, cap = op->opts.first_bucket_bytes / 4;
+    for (size_t i = n; i-- > 0;) {
+        tdm_shape shape = tdm_variable_shape(op->vars[i]);
+        size_t count = tdm_shape_count(&shape);
+        if (at > first && at - first + count > cap) { /* close the bucket before i */
+            op->bucket_end[bucket++] = at;
+            first = at;
+            cap = op->opts.bucket_bytes / 4;
+        }
+        op->offsets[i] = at;
+        op->bucket_of[i] = bucket;
+        op->bucket_vars[bucket]++;
+        at += count;
+    }
+    op->bucket_end[bucket++] = at + 1; /* the last bucket carries the loss */
+    op->bucket_count = bucket;
+    return TDM_OK;
+}
+
+tdm_status tdm_train_buckets_make(tdm_train_op *op, tdm_train_replica *r)
+{
+    size_t k = op->bucket_count;
+    r->op = op;
+    r->buckets = calloc(k, sizeof *r->buckets);
+    r->pending = calloc(k, sizeof *r->pending);
+    r->unready = calloc(k, sizeof *r->unready);
+    r->ready = calloc(op->var_count, 1);
+    if (!r->buckets || !r->pending || !r->unready || !r->ready)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
+    tdm_status s = TDM_OK;
+    for (size_t b = 0; b < k && s == TDM_OK; b++) {
+        size_t first = b ? op->bucket_end[b - 1] : 0;
+        s = tdm_tensor_slice(r->flat, first, &TDM_SHAPE(op->bucket_end[b] - first), &r->buckets[b]);
+    }
+    return s;
+}
+
+void tdm_train_buckets_free(tdm_train_op *op, tdm_train_replica *r)
+{
+    for (size_t b = 0; r->buckets && b < op->bucket_count; b++)
+        tdm_tensor_destroy(r->buckets[b]);
+    free(r->buckets);
+    free(r->pending);
+    free(r->unready);
+    free(r->ready);
+}
+
+void tdm_train_buckets_begin(tdm_train_replica *r, tdm_replica_context *rc)
+{
+    const tdm_train_op *op = r->op;
+    r->rc = rc;
+    r->started = 0;
+    r->timed = op->profiling || tdm_train_balance_measures(op);
+    r->began = tdm_train_seconds();
+    for (size_t i = 0; i < op->var_count; i++)
+        r->ready[i] = 0;
+    for (size_t b = 0; b < op->bucket_count; b++)
+        r->unready[b] = op->bucket_vars[b] + (b + 1 == op->bucket_count);
+}
+
+/* Starts, in order, every bucket whose gradients are all ready (none while the loss
+ * function is being timed). */
+static tdm_status start_ready(tdm_train_replica *r)
+{
+    tdm_status s = TDM_OK;
+    if (r->timed)
+        return s;
+    while (s == TDM_OK && r->started < r->op->bucket_count && !r->unready[r->started]) {
+        s = tdm_replica_all_reduce_start(r->rc, TDM_REDUCE_SUM, r->buckets[r->started],
+                                         &r->pending[r->started]);
+        r->started++;
+    }
+    return s;
+}
+
+static void mark(tdm_train_replica *r, size_t i)
+{
+    if (!r->ready[i]) {
+        r->ready[i] = 1;
+        r->unready[r->op->bucket_of[i]]--;
+    }
+}
+
+tdm_status tdm_loss_args_gradient_ready(const tdm_loss_args *args, size_t i)
+{
+    static const char func[] = "tdm_loss_args_gradient_ready";
+    TDM_CHECK_ARG(args, func);
+    tdm_train_replica *r = args->train;
+    if (!r || !r->rc)
+        return TDM_OK; /* a loss function called on its own: nothing to overlap */
+    if (i >= r->op->var_count)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: gradient %zu of %zu", func, i,
+                        r->op->var_count);
+    mark(r, i);
+    return start_ready(r);
+}
+
+/* The device has run the loss function alone: nothing of other replicas held it. */
+static tdm_status time_loss_function(tdm_train_replica *r)
+{
+    tdm_event *done = NULL;
+    tdm_status s = tdm_device_record_event(tdm_replica_device(r->rc), &done);
+    if (s == TDM_OK)
+        s = tdm_event_wait(done);
+    tdm_event_destroy(done);
+    r->seconds = tdm_train_seconds() - r->began;
+    r->profile.loss_seconds += r->seconds;
+    r->timed = 0;
+    return s;
+}
+
+tdm_status tdm_train_buckets_finish(tdm_train_replica *r)
+{
+    const tdm_train_op *op = r->op;
+    for (size_t i = 0; i < op->var_count; i++)
+        mark(r, i);
+    r->unready[op->bucket_count - 1]--; /* the loss */
+    tdm_status s = r->timed ? time_loss_function(r) : TDM_OK;
+    if (s == TDM_OK)
+        s = start_ready(r);
+    for (size_t b = 0; b < r->started; b++) {
+        tdm_status w = tdm_pending_wait(r->pending[b]);
+        s = s != TDM_OK ? s : w;
+    }
+    r->rc = NULL;
+    return s;
+}

@@ -1,0 +1,418 @@
+/* tandem bench train: examples per second of real training steps (the train op over a
+ * distributed iterator with prefetch, as tandem train runs them) on every chosen
+ * device alone and on all of them together, with where a step's time goes and the
+ * cost of distribution: N replicas against the best single device, measured in the
+ * same run. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "bench_clock.h"
+#include "json_writer.h"
+#include "train_session.h"
+
+#define FASHION_DIR "/usr/share/datasets/fashion-mnist"
+#define MAX_ROWS (2 * (MAX_SELECTED + 1))
+
+typedef struct bench_model {
+    const char *name, *description;
+    size_t hidden[2], batch;
+    int fashion; /* Fashion-MNIST from Debian's dataset-fashion-mnist, else the digits */
+    unsigned warmup, steps, profiled;
+} bench_model;
+
+static const bench_model models[] = {
+    {"digits", "MLP 64-128-128-10, batch 64, digits", {128, 128}, 64, 0, 50, 500, 100},
+    {"wide", "MLP 784-1024-1024-10, batch 256, Fashion-MNIST", {1024, 1024}, 256, 1, 5, 40, 10},
+};
+#define MODEL_COUNT (sizeof models / sizeof models[0])
+
+typedef struct bt_options {
+    const char *device_ids[MAX_SELECTED];
+    size_t device_id_count;
+    int model;              /* index into models, or -1: all */
+    unsigned steps, warmup; /* 0: the model's own */
+    int balance;
+    const char *data_dir;
+    const char *json_path;
+} bt_options;
+
+/* One configuration's figures: throughput from a plain run, the breakdown (seconds
+ * per step) from a profiled one. */
+typedef struct bt_row {
+    const bench_model *model;
+    char devices[MAX_SELECTED * 16];
+    size_t replicas;
+    double examples_per_second, step_seconds;
+    double input, loss, all_reduce, update, idle;
+    double of_best; /* N replicas: examples/s over the best single device's */
+} bt_row;
+
+static int usage(FILE *out, int status)
+{
+    fprintf(out,
+            "usage: tandem bench train [OPTIONS]\n\n"
+            "Trains each model on every chosen device alone, then on all of them (mirrored),\n"
+            "and reports examples/s, a per-step breakdown, and N replicas against the best\n"
+            "single device.\n"
+            "  -d, --devices LIST  device ids, comma-separated (default: every usable device)\n"
+            "  -m, --model NAME    digits (64-128-128-10, batch 64) or wide (784-1024-1024-10,\n"
+            "                      batch 256, Fashion-MNIST); default: both\n"
+            "  -n, --steps N       timed steps per configuration (default: 500 digits, 40 wide)\n"
+            "  -w, --warmup N      untimed steps first (default: 50 digits, 5 wide)\n"
+            "  --balance           N replicas with uneven batch shares by device speed\n"
+            "  --data-dir DIR      Fashion-MNIST's IDX files (default " FASHION_DIR ")\n"
+            "  --json FILE         also write the rows as JSON\n");
+    return status;
+}
+
+static int parse_devices(char *list, bt_options *o)
+{
+    for (char *id = strtok(list, ","); id; id = strtok(NULL, ","))
+        if (o->device_id_count < MAX_SELECTED)
+            o->device_ids[o->device_id_count++] = id;
+    return o->device_id_count ? 0 : -1;
+}
+
+static int parse_steps(const char *text, unsigned min, unsigned *out)
+{
+    char *end;
+    unsigned long v = strtoul(text, &end, 10);
+    if (end == text || *end || *text == '-' || v < min || v > 1000000)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+static int parse_model(const char *text, int *out)
+{
+    for (size_t i = 0; i < MODEL_COUNT; i++)
+        if (!strcmp(text, models[i].name)) {
+            *out = (int)i;
+            return 0;
+        }
+    return -1;
+}
+
+static int is(const char *a, const char *short_name, const char *long_name)
+{
+    return !strcmp(a, short_name) || !strcmp(a, long_name);
+}
+
+/* 0 to go on, else the exit status + 1. */
+static int parse(int argc, char **argv, bt_options *o)
+{
+    *o = (bt_options){.model = -1, .data_dir = FASHION_DIR};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
+            return usage(stdout, 0) + 1;
+        if (!strcmp(a, "--balance")) {
+            o->balance = 1;
+            continue;
+        }
+        int bad = !v;
+        if (is(a, "-d", "--devices"))
+            bad = bad || parse_devices(argv[i + 1], o);
+        else if (is(a, "-m", "--model"))
+            bad = bad || parse_model(v, &o->model);
+        else if (is(a, "-n", "--steps"))
+            bad = bad || parse_steps(v, 1, &o->steps);
+        else if (is(a, "-w", "--warmup"))
+            bad = bad || parse_steps(v, 0, &o->warmup);
+        else if (!strcmp(a, "--data-dir"))
+            o->data_dir = v;
+        else if (!strcmp(a, "--json"))
+            o->json_path = v;
+        else {
+            fprintf(stderr, "tandem bench train: unknown option '%s'\n\n", a);
+            return usage(stderr, 2) + 1;
+        }
+        if (bad) {
+            fprintf(stderr, "tandem bench train: %s needs a valid value%s%s\n", a,
+                    v ? ", not " : "", v ? v : "");
+            return 3;
+        }
+        i++;
+    }
+    return 0;
+}
+
+/* A progress line on a terminal, rewritten in place. */
+static void show_progress(const bt_row *r, const char *phase, unsigned done, unsigned total)
+{
+    if (!isatty(STDERR_FILENO))
+        return;
+    fprintf(stderr, "\r  %-6s %-28.28s %-9s %4u/%-4u", r->model->name, r->devices, phase, done,
+            total);
+    fflush(stderr);
+}
+
+static void clear_progress(void)
+{
+    if (isatty(STDERR_FILENO))
+        fprintf(stderr, "\r%*s\r", 60, "");
+}
+
+typedef struct bt_run {
+    train_session ts;
+    tdm_distributed_dataset *dist;
+    tdm_distributed_iterator *it;
+    double input_seconds; /* in the iterator, over the steps run */
+    size_t examples;
+} bt_run;
+
+static int failed(const char *what)
+{
+    clear_progress();
+    fprintf(stderr, "tandem bench train: %s: %s\n", what, tdm_last_error());
+    return -1;
+}
+
+/* `steps` training steps; 0, or -1 after printing why. */
+static int run_steps(bt_run *b, const bt_row *r, const char *phase, unsigned steps)
+{
+    b->input_seconds = 0.0;
+    b->examples = 0;
+    for (unsigned k = 0; k < steps; k++) {
+        const tdm_distributed_batch *batch;
+        double t0 = bench_seconds();
+        if (tdm_distributed_iterator_next(b->it, &batch) != TDM_OK)
+            return failed("input");
+        b->input_seconds += bench_seconds() - t0;
+        if (!batch->global_batch_size) {
+            clear_progress();
+            fprintf(stderr, "tandem bench train: the data ended\n");
+            return -1;
+        }
+        double loss;
+        if (tdm_train_op_run(b->ts.op, batch, &loss) != TDM_OK)
+            return failed("step");
+        b->examples += batch->global_batch_size;
+        if (k % 10 == 0 || k + 1 == steps)
+            show_progress(r, phase, k + 1, steps);
+    }
+    return 0;
+}
+
+static void options_for(const bt_options *bo, const bench_model *m, const char *const *ids,
+                        size_t n, train_options *o, char paths[4][512])
+{
+    train_options_defaults(o);
+    o->hidden[0] = m->hidden[0];
+    o->hidden[1] = m->hidden[1];
+    o->batch = m->batch;
+    o->epochs = 100000; /* the data repeats for as long as the bench runs */
+    o->progress = 0;
+    o->balance = bo->balance && n > 1;
+    for (size_t i = 0; i < n; i++)
+        o->device_ids[i] = ids[i];
+    o->device_id_count = n;
+    if (m->fashion) {
+        const char *names[4] = {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+                                "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"};
+        for (int i = 0; i < 4; i++)
+            snprintf(paths[i], 512, "%s/%s", bo->data_dir, names[i]);
+        o->data = paths[0];
+        o->labels = paths[1];
+        o->test_data = paths[2];
+        o->test_labels = paths[3];
+    }
+}
+
+static void breakdown(bt_run *b, bt_row *r, double wall, unsigned steps)
+{
+    double loss = 0, all_reduce = 0, update = 0;
+    for (size_t i = 0; i < r->replicas; i++) {
+        tdm_train_profile p;
+        tdm_train_op_profile(b->ts.op, i, &p);
+        loss += p.loss_seconds;
+        all_reduce += p.all_reduce_seconds;
+        update += p.update_seconds;
+    }
+    double per = (double)steps * (double)r->replicas;
+    r->input = b->input_seconds / steps;
+    r->loss = loss / per;
+    r->all_reduce = all_reduce / per;
+    r->update = update / per;
+    r->idle = wall / steps - r->input - r->loss - r->all_reduce - r->update;
+}
+
+/* One configuration: warm-up, timed steps, then profiled steps. */
+static int measure(const bt_options *bo, const bench_model *m, const char *const *ids, size_t n,
+                   bt_row *r)
+{
+    train_options o;
+    char paths[4][512];
+    options_for(bo, m, ids, n, &o, paths);
+    bt_run b = {0};
+    if (train_session_open(&o, &b.ts) != 0)
+        return -1;
+    r->replicas = tdm_strategy_num_replicas(b.ts.strategy);
+    tdm_distribute_options d = TDM_DISTRIBUTE_OPTIONS_INIT;
+    int status = tdm_distribute_dataset(b.ts.strategy, b.ts.data.train, &d, &b.dist) != TDM_OK ||
+                         tdm_distributed_iterator_create(b.dist, &b.it) != TDM_OK
+                     ? failed("input")
+                     : 0;
+    unsigned warmup = bo->warmup ? bo->warmup : m->warmup, steps = bo->steps ? bo->steps : m->steps;
+    unsigned profiled = m->profiled < steps ? m->profiled : steps;
+    if (status == 0 && warmup)
+        status = run_steps(&b, r, "warm-up", warmup);
+    double t0 = bench_seconds();
+    if (status == 0)
+        status = run_steps(&b, r, "timed", steps);
+    double wall = bench_seconds() - t0;
+    if (status == 0) {
+        r->examples_per_second = (double)b.examples / wall;
+        r->step_seconds = wall / steps;
+        tdm_train_op_set_profiling(b.ts.op, 1);
+        t0 = bench_seconds();
+        status = run_steps(&b, r, "profiled", profiled);
+        breakdown(&b, r, bench_seconds() - t0, profiled);
+    }
+    tdm_distributed_iterator_destroy(b.it);
+    tdm_distributed_dataset_destroy(b.dist);
+    train_session_close(&b.ts);
+    return status;
+}
+
+static void print_header(void)
+{
+    printf("#%-7s %8s %-28s %9s %8s | %7s %8s %10s %7s %7s | %9s\n", "model", "replicas", "devices",
+           "ex/s", "ms/step", "input", "fwd+bwd", "all-reduce", "update", "idle", "of best 1");
+}
+
+static void print_row(const bt_row *r)
+{
+    printf(" %-7s %8zu %-28.28s %9.0f %8.3f | %7.3f %8.3f %10.3f %7.3f %7.3f |", r->model->name,
+           r->replicas, r->devices, r->examples_per_second, 1e3 * r->step_seconds, 1e3 * r->input,
+           1e3 * r->loss, 1e3 * r->all_reduce, 1e3 * r->update, 1e3 * r->idle);
+    if (r->of_best > 0.0)
+        printf(" %8.0f%%\n", 100.0 * r->of_best);
+    else
+        printf(" %9s\n", "-");
+}
+
+static void json_row(json_writer *w, const bt_row *r)
+{
+    json_begin_object(w, NULL);
+    json_string(w, "model", r->model->name);
+    json_uint(w, "replicas", r->replicas);
+    json_string(w, "devices", r->devices);
+    json_double(w, "examples_per_second", r->examples_per_second);
+    json_double(w, "ms_per_step", 1e3 * r->step_seconds);
+    json_double(w, "input_ms", 1e3 * r->input);
+    json_double(w, "forward_backward_ms", 1e3 * r->loss);
+    json_double(w, "all_reduce_ms", 1e3 * r->all_reduce);
+    json_double(w, "update_ms", 1e3 * r->update);
+    json_double(w, "idle_ms", 1e3 * r->idle);
+    if (r->of_best > 0.0) {
+        json_double(w, "of_best_single", r->of_best);
+        json_double(w, "distribution_overhead", 1.0 - r->of_best);
+    }
+    json_end_object(w);
+}
+
+static int write_json(const char *path, const bt_row *rows, size_t used)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        return 1;
+    }
+    json_writer w = {.out = f};
+    json_begin_object(&w, NULL);
+    json_begin_array(&w, "rows");
+    for (size_t i = 0; i < used; i++)
+        json_row(&w, &rows[i]);
+    json_end_array(&w);
+    json_end_object(&w);
+    fputc('\n', f);
+    return fclose(f) ? 1 : 0;
+}
+
+/* Every device alone, then all of them; appends rows. */
+static int bench_model_rows(const bt_options *bo, const bench_model *m, const char *const *ids,
+                            size_t n, bt_row *rows, size_t *used)
+{
+    double best = 0.0;
+    for (size_t i = 0; i <= n; i++) {
+        int together = i == n;
+        if (together && n == 1)
+            break;
+        bt_row *r = &rows[(*used)++];
+        *r = (bt_row){.model = m};
+        for (size_t k = together ? 0 : i; k < (together ? n : i + 1); k++)
+            snprintf(r->devices + strlen(r->devices), sizeof r->devices - strlen(r->devices),
+                     "%s%s", strlen(r->devices) ? "," : "", ids[k]);
+        if (measure(bo, m, together ? ids : &ids[i], together ? n : 1, r) != 0)
+            return 1;
+        clear_progress();
+        if (together)
+            r->of_best = r->examples_per_second / best;
+        else if (r->examples_per_second > best)
+            best = r->examples_per_second;
+        print_row(r);
+        fflush(stdout);
+    }
+    return 0;
+}
+
+/* The devices as ids: the ones given, else the CLI's default selection. */
+static int device_ids(const bt_options *o, char names[MAX_SELECTED][TDM_DEVICE_ID_MAX],
+                      const char **ids, size_t *n)
+{
+    tdm_context *ctx = cli_context();
+    tdm_device *reference, *devices[MAX_SELECTED];
+    int status =
+        ctx ? cli_select_devices(ctx, o->device_ids, o->device_id_count, &reference, devices, n)
+            : -1;
+    for (size_t i = 0; status == 0 && i < *n; i++) {
+        tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+        tdm_device_describe(devices[i], &d);
+        snprintf(names[i], TDM_DEVICE_ID_MAX, "%s", d.id);
+        ids[i] = names[i];
+    }
+    tdm_context_destroy(ctx);
+    return status;
+}
+
+int bench_train(int argc, char **argv)
+{
+    bt_options o;
+    int parsed = parse(argc, argv, &o);
+    if (parsed)
+        return parsed - 1;
+    char names[MAX_SELECTED][TDM_DEVICE_ID_MAX];
+    const char *ids[MAX_SELECTED];
+    size_t n = 0;
+    if (device_ids(&o, names, ids, &n) != 0)
+        return 1;
+    bt_row rows[MODEL_COUNT * MAX_ROWS];
+    size_t used = 0;
+    int status = 0;
+    printf("# tandem bench train: Adam, lr 0.001; examples/s over timed steps; the breakdown "
+           "(ms per step) from profiled steps,\n# which wait for the devices between phases; "
+           "'of best 1': N replicas over the best single device%s\n",
+           o.balance ? "; N replicas balanced by device speed" : "");
+    print_header();
+    for (size_t i = 0; i < MODEL_COUNT && status == 0; i++) {
+        const bench_model *m = &models[i];
+        if (o.model >= 0 && o.model != (int)i)
+            continue;
+        char probe[512];
+        snprintf(probe, sizeof probe, "%s/train-images-idx3-ubyte.gz", o.data_dir);
+        if (m->fashion && access(probe, R_OK) != 0) {
+            printf("# %s: skipped, no %s (Debian's dataset-fashion-mnist; "
+                   "scripts/bench-peers.sh installs it)\n",
+                   m->name, probe);
+            continue;
+        }
+        status = bench_model_rows(&o, m, ids, n, rows, &used);
+    }
+    if (status == 0 && o.json_path)
+        status = write_json(o.json_path, rows, used);
+    return status;
+}
