@@ -6,16 +6,23 @@ set_property(CACHE TDM_WITH_OPENCL PROPERTY STRINGS ON OFF AUTO)
 set_property(CACHE TDM_WITH_CLBLAST PROPERTY STRINGS ON OFF AUTO)
 set_property(CACHE TDM_WITH_VULKAN PROPERTY STRINGS ON OFF AUTO)
 option(TDM_WERROR "Treat compiler warnings as errors" OFF)
-set(TDM_SANITIZE "" CACHE STRING "Build with a sanitizer, e.g. address (ASan + LeakSanitizer)")
+set(TDM_SANITIZE "" CACHE STRING
+    "Build with sanitizers, e.g. address,undefined (ASan + LeakSanitizer + UBSan)")
 option(BUILD_TESTING "Build the tests" ON)
+option(TDM_FUZZ "Build the fuzz targets (tests/fuzz) with libFuzzer; needs clang" OFF)
 
 add_library(tandem_flags INTERFACE)
 target_compile_options(tandem_flags INTERFACE -Wall -Wextra -Wshadow -Wstrict-prototypes
                        -Wmissing-prototypes $<$<BOOL:${TDM_WERROR}>:-Werror>)
 target_compile_definitions(tandem_flags INTERFACE _GNU_SOURCE)
 if(TDM_SANITIZE)
-  add_compile_options(-fsanitize=${TDM_SANITIZE} -fno-omit-frame-pointer)
+  # Any finding stops the program, so that a test fails on it rather than logging it.
+  add_compile_options(-fsanitize=${TDM_SANITIZE} -fno-sanitize-recover=all
+                      -fno-omit-frame-pointer)
   add_link_options(-fsanitize=${TDM_SANITIZE})
+endif()
+if(TDM_FUZZ) # coverage for libFuzzer in everything; its main only in the fuzz targets
+  add_compile_options(-fsanitize=fuzzer-no-link)
 endif()
 
 # An object library of tandem's: position-independent, exporting only TDM_API,

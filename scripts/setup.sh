@@ -4,10 +4,11 @@
 set -eu
 cd "$(dirname "$0")/.."
 
+# clang and libclang-rt-14-dev (libFuzzer) are for the fuzzing in scripts/test.sh.
 ./scripts/install-missing.sh build-essential cmake pkg-config zlib1g-dev \
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libclblast-dev \
   libvulkan-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers \
-  tmux
+  tmux clang libclang-rt-14-dev
 
 # Warnings are errors in CI; a user's newer compiler should not break their build.
 werror=OFF

@@ -8,10 +8,11 @@ tandem=$1
 devices=$2
 out=$(mktemp -d "${TMPDIR:-/tmp}/tandem-cli-resume-XXXXXX")
 trap 'rm -rf "$out"' EXIT
-run() { "$tandem" train --devices "$devices" --epochs 8 --dropout 0.1 --deterministic \
-          --no-progress --checkpoint-dir "$@"; }
+opts="--devices $devices --epochs 8 --dropout 0.1 --deterministic --no-progress"
+run() { "$tandem" train $opts --checkpoint-dir "$@"; }
 run "$out/whole" >/dev/null
-run "$out/cut" --metrics "$out/cut.csv" >"$out/log" &
+# exec: $! must be tandem itself, not a subshell that kill -9 would leave it behind.
+(exec "$tandem" train $opts --checkpoint-dir "$out/cut" --metrics "$out/cut.csv") >"$out/log" &
 pid=$!
 # Kill once the third epoch's checkpoint is complete (its final name exists).
 while [ "$(ls "$out/cut" 2>/dev/null | grep -c '^ckpt-.*\.tdm$')" -lt 3 ]; do

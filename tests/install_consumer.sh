@@ -5,9 +5,10 @@
 # find_package, running each. The installed tandem finds its bundled data under its
 # own prefix, not in the build or source tree. Neither package file requires the
 # OpenCL, CLBlast or Vulkan loader.
-# usage: install_consumer.sh BUILD_DIR CONSUMER_DIR EXAMPLES_DIR
+# usage: install_consumer.sh BUILD_DIR CONSUMER_DIR EXAMPLES_DIR [CFLAGS]; CFLAGS
+# holds the sanitizers of a sanitizer build, which its consumers must be built with.
 set -eu
-build=$1 source=$2 examples=$3
+build=$1 source=$2 examples=$3 flags=${4:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 prefix="$work/prefix"
@@ -19,14 +20,15 @@ if cat "$prefix/lib/pkgconfig/tandem.pc" "$prefix/lib/cmake/tandem/tandemConfig.
     echo "install_consumer: the package files require a GPU loader"
     exit 1
 fi
-cc -std=c11 -Wall -Wextra -Werror "$source/main.c" $(pkg-config --cflags --libs tandem) \
+cc -std=c11 -Wall -Wextra -Werror $flags "$source/main.c" $(pkg-config --cflags --libs tandem) \
    -Wl,-rpath,"$prefix/lib" -o "$work/main_pc"
 "$work/main_pc"
-cc -std=c11 -Wall -Wextra -Werror "$examples/train_mlp.c" $(pkg-config --cflags --libs tandem) \
+cc -std=c11 -Wall -Wextra -Werror $flags "$examples/train_mlp.c" $(pkg-config --cflags --libs tandem) \
    -pthread -Wl,-rpath,"$prefix/lib" -o "$work/train_mlp_pc"
 "$work/train_mlp_pc" "$prefix/share/tandem/digits.csv.gz" "$work/pc.safetensors"
 cmake -S "$source" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$prefix" \
-      -DTANDEM_EXAMPLES="$examples" >/dev/null
+      -DTANDEM_EXAMPLES="$examples" -DCMAKE_C_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="$flags" \
+      >/dev/null
 cmake --build "$work/consumer" >/dev/null
 "$work/consumer/main_cmake"
 "$work/consumer/main_static"

@@ -158,8 +158,9 @@ static void expect_corrupt_(const char *path, const char *needle, int line)
     tdm_status s = tdm_checkpoint_open(path, &c);
     if (s != TDM_ERR_CORRUPT_DATA || !strstr(tdm_last_error(), needle) || c) {
         test_failures++;
-        fprintf(stderr, "line %d: open of %s returned %s ('%s'), expected CORRUPT_DATA "
-                        "mentioning '%s'\n",
+        fprintf(stderr,
+                "line %d: open of %s returned %s ('%s'), expected CORRUPT_DATA "
+                "mentioning '%s'\n",
                 line, path, tdm_status_str(s), tdm_last_error(), needle);
     }
     tdm_checkpoint_close(c);
@@ -270,14 +271,10 @@ static void test_round_trip(void)
     memset(long_name, 'n', 255);
     long_name[255] = '\0';
     tensor ts[] = {
-        {"scalar", TDM_F32, TDM_SCALAR, &scalar},
-        {"dense/kernel:0", TDM_F32, TDM_SHAPE(5), vec},
-        {"matrix", TDM_F32, TDM_SHAPE(2, 3), mat},
-        {"empty", TDM_F32, TDM_SHAPE(2, 0, 3), NULL},
-        {"empty_i32", TDM_I32, TDM_SHAPE(0), NULL},
-        {"rank4", TDM_F32, TDM_SHAPE(2, 3, 4, 5), four},
-        {"labels", TDM_I32, TDM_SHAPE(3, 2), ints},
-        {long_name, TDM_F32, TDM_SHAPE(100003), big},
+        {"scalar", TDM_F32, TDM_SCALAR, &scalar},   {"dense/kernel:0", TDM_F32, TDM_SHAPE(5), vec},
+        {"matrix", TDM_F32, TDM_SHAPE(2, 3), mat},  {"empty", TDM_F32, TDM_SHAPE(2, 0, 3), NULL},
+        {"empty_i32", TDM_I32, TDM_SHAPE(0), NULL}, {"rank4", TDM_F32, TDM_SHAPE(2, 3, 4, 5), four},
+        {"labels", TDM_I32, TDM_SHAPE(3, 2), ints}, {long_name, TDM_F32, TDM_SHAPE(100003), big},
     };
     size_t nt = sizeof ts / sizeof ts[0];
     struct {
@@ -324,8 +321,8 @@ static void test_round_trip(void)
     for (size_t i = 0; i < nt; i++) {
         size_t bytes = tdm_shape_count(&ts[i].shape) * 4;
         unsigned char *got = malloc(bytes ? bytes : 1);
-        CHECK_OK(tdm_checkpoint_read(c, ts[i].name, ts[i].dtype, &ts[i].shape,
-                                     bytes ? got : NULL, bytes));
+        CHECK_OK(tdm_checkpoint_read(c, ts[i].name, ts[i].dtype, &ts[i].shape, bytes ? got : NULL,
+                                     bytes));
         CHECK(!bytes || !memcmp(got, ts[i].data, bytes));
         free(got);
     }
@@ -358,8 +355,8 @@ static void test_latest_prune(void)
     CHECK(step == 11);
     final_name(other, dir, 11);
     CHECK(!strcmp(path, other));
-    CHECK_FAILS(tdm_checkpoint_latest(dir, path, strlen(other), &step),
-                TDM_ERR_INVALID_ARGUMENT, "path_size");
+    CHECK_FAILS(tdm_checkpoint_latest(dir, path, strlen(other), &step), TDM_ERR_INVALID_ARGUMENT,
+                "path_size");
     CHECK_OK(tdm_checkpoint_latest(dir, path, strlen(other) + 1, &step));
 
     /* Newer but not complete: a writer still open, a copy under a temporary name, a
@@ -581,10 +578,10 @@ static void test_corruption(void)
                     "tensor 'alpha' in checkpoint");
         CHECK_FAILS(tdm_checkpoint_read(c, "alpha", TDM_F32, &s5, out, 20), TDM_ERR_CORRUPT_DATA,
                     "is f32 [4], expected f32 [5]");
-        CHECK_FAILS(tdm_checkpoint_read(c, "alpha", TDM_F32, &s22, out, 16),
-                    TDM_ERR_CORRUPT_DATA, "expected f32 [2, 2]");
-        CHECK_FAILS(tdm_checkpoint_read(c, "alpha", TDM_I32, &s4, iout, 16),
-                    TDM_ERR_CORRUPT_DATA, "is f32 [4], expected i32 [4]");
+        CHECK_FAILS(tdm_checkpoint_read(c, "alpha", TDM_F32, &s22, out, 16), TDM_ERR_CORRUPT_DATA,
+                    "expected f32 [2, 2]");
+        CHECK_FAILS(tdm_checkpoint_read(c, "alpha", TDM_I32, &s4, iout, 16), TDM_ERR_CORRUPT_DATA,
+                    "is f32 [4], expected i32 [4]");
         CHECK_FAILS(tdm_checkpoint_read(c, "global_step", TDM_F32, &scalar, out, 4),
                     TDM_ERR_CORRUPT_DATA, "global_step");
         CHECK_FAILS(tdm_checkpoint_read_u64(c, "alpha", &v), TDM_ERR_CORRUPT_DATA,
@@ -600,6 +597,14 @@ static void test_corruption(void)
                     TDM_ERR_INVALID_ARGUMENT, "dtype");
         CHECK_OK(tdm_checkpoint_read_u64(c, "global_step", &v));
         CHECK(v == 1);
+        tdm_dtype dtype = TDM_I32;
+        tdm_shape shape = TDM_SCALAR;
+        CHECK_OK(tdm_checkpoint_tensor_shape(c, "beta", &dtype, &shape));
+        CHECK(dtype == TDM_F32 && shape.rank == 2 && shape.dims[0] == 3 && shape.dims[1] == 3);
+        CHECK_FAILS(tdm_checkpoint_tensor_shape(c, "global_step", &dtype, &shape),
+                    TDM_ERR_CORRUPT_DATA, "is a u64 value, not a tensor");
+        CHECK_FAILS(tdm_checkpoint_tensor_shape(c, "gamma", &dtype, &shape), TDM_ERR_NOT_FOUND,
+                    "'gamma'");
         tdm_checkpoint_close(c);
     }
     free(copy);
@@ -641,19 +646,15 @@ static void test_writer_failures(void)
     CHECK_OK(tdm_checkpoint_add(w, "x", TDM_F32, &s4, x));
     CHECK_FAILS(tdm_checkpoint_add(w, "x", TDM_F32, &s4, x), TDM_ERR_INVALID_ARGUMENT, "'x'");
     CHECK_FAILS(tdm_checkpoint_add(w, "", TDM_F32, &s4, x), TDM_ERR_INVALID_ARGUMENT, "empty");
-    CHECK_FAILS(tdm_checkpoint_add(w, long_name, TDM_F32, &s4, x), TDM_ERR_INVALID_ARGUMENT,
-                "255");
+    CHECK_FAILS(tdm_checkpoint_add(w, long_name, TDM_F32, &s4, x), TDM_ERR_INVALID_ARGUMENT, "255");
     CHECK_FAILS(tdm_checkpoint_add(w, "y", TDM_F32, NULL, x), TDM_ERR_INVALID_ARGUMENT, "shape");
     CHECK_FAILS(tdm_checkpoint_add(w, "y", (tdm_dtype)5, &s4, x), TDM_ERR_INVALID_ARGUMENT,
                 "dtype");
-    CHECK_FAILS(tdm_checkpoint_add(w, "y", TDM_F32, &s4, NULL), TDM_ERR_INVALID_ARGUMENT,
-                "NULL");
+    CHECK_FAILS(tdm_checkpoint_add(w, "y", TDM_F32, &s4, NULL), TDM_ERR_INVALID_ARGUMENT, "NULL");
     tdm_shape rank5 = {5, {1, 1, 1, 1}};
-    CHECK_FAILS(tdm_checkpoint_add(w, "y", TDM_F32, &rank5, x), TDM_ERR_INVALID_ARGUMENT,
-                "rank");
+    CHECK_FAILS(tdm_checkpoint_add(w, "y", TDM_F32, &rank5, x), TDM_ERR_INVALID_ARGUMENT, "rank");
     tdm_shape huge = TDM_SHAPE(SIZE_MAX / 2, 4);
-    CHECK_FAILS(tdm_checkpoint_add(w, "y", TDM_F32, &huge, x), TDM_ERR_INVALID_ARGUMENT,
-                "64 bits");
+    CHECK_FAILS(tdm_checkpoint_add(w, "y", TDM_F32, &huge, x), TDM_ERR_INVALID_ARGUMENT, "64 bits");
     CHECK_OK(tdm_checkpoint_add(w, "y", TDM_I32, &s0, NULL));
     CHECK_FAILS(tdm_checkpoint_add(NULL, "y", TDM_F32, &s4, x), TDM_ERR_INVALID_ARGUMENT, "w");
     CHECK_FAILS(tdm_checkpoint_commit(NULL), TDM_ERR_INVALID_ARGUMENT, "w");
@@ -739,8 +740,8 @@ static void expect_copies_(tdm_variable *var, const float *want, size_t count, i
         tdm_status s = tdm_tensor_read(tdm_variable_copy(var, i), got, count * sizeof(float));
         if (s != TDM_OK || memcmp(got, want, count * sizeof(float))) {
             test_failures++;
-            fprintf(stderr, "line %d: variable '%s' copy %zu: %s\n", line,
-                    tdm_variable_name(var), i, s ? tdm_last_error() : "wrong value");
+            fprintf(stderr, "line %d: variable '%s' copy %zu: %s\n", line, tdm_variable_name(var),
+                    i, s ? tdm_last_error() : "wrong value");
         }
     }
 }
@@ -771,14 +772,13 @@ static void test_variables(void)
     char dir[PATH_CAP], path[PATH_CAP];
     make_subdir(dir, "variables");
     float w0[6] = {1, -2, 3.5f, 0.25f, -0.125f, 6};
-    tdm_variable *mirrored = make_var(s, "dense/kernel", TDM_SHAPE(2, 3), TDM_SYNC_ON_WRITE,
-                                      TDM_AGG_MEAN, w0);
-    tdm_variable *sum = make_var(s, "metrics/total", TDM_SHAPE(4), TDM_SYNC_ON_READ,
-                                 TDM_AGG_SUM, NULL);
-    tdm_variable *mean = make_var(s, "metrics/mean", TDM_SHAPE(4), TDM_SYNC_ON_READ,
-                                  TDM_AGG_MEAN, NULL);
-    tdm_variable *empty = make_var(s, "empty", TDM_SHAPE(0), TDM_SYNC_ON_WRITE, TDM_AGG_NONE,
-                                   NULL);
+    tdm_variable *mirrored =
+        make_var(s, "dense/kernel", TDM_SHAPE(2, 3), TDM_SYNC_ON_WRITE, TDM_AGG_MEAN, w0);
+    tdm_variable *sum =
+        make_var(s, "metrics/total", TDM_SHAPE(4), TDM_SYNC_ON_READ, TDM_AGG_SUM, NULL);
+    tdm_variable *mean =
+        make_var(s, "metrics/mean", TDM_SHAPE(4), TDM_SYNC_ON_READ, TDM_AGG_MEAN, NULL);
+    tdm_variable *empty = make_var(s, "empty", TDM_SHAPE(0), TDM_SYNC_ON_WRITE, TDM_AGG_NONE, NULL);
     if (!mirrored || !sum || !mean || !empty) {
         tdm_strategy_destroy(s);
         tdm_context_destroy(ctx);
@@ -856,10 +856,10 @@ static void test_variables(void)
         CHECK(fabsf(back[e] - saved_sum[e]) <= 1e-6f * fabsf(saved_sum[e]));
 
     /* A variable whose shape differs, one not in the checkpoint, a replica function. */
-    tdm_variable *reshaped = make_var(s, "dense/kernel", TDM_SHAPE(6), TDM_SYNC_ON_WRITE,
-                                      TDM_AGG_NONE, NULL);
-    tdm_variable *absent = make_var(s, "dense/bias", TDM_SHAPE(3), TDM_SYNC_ON_WRITE,
-                                    TDM_AGG_NONE, NULL);
+    tdm_variable *reshaped =
+        make_var(s, "dense/kernel", TDM_SHAPE(6), TDM_SYNC_ON_WRITE, TDM_AGG_NONE, NULL);
+    tdm_variable *absent =
+        make_var(s, "dense/bias", TDM_SHAPE(3), TDM_SYNC_ON_WRITE, TDM_AGG_NONE, NULL);
     CHECK_FAILS(tdm_checkpoint_restore_variable(c, reshaped), TDM_ERR_CORRUPT_DATA,
                 "variable 'dense/kernel'");
     CHECK_FAILS(tdm_checkpoint_restore_variable(c, reshaped), TDM_ERR_CORRUPT_DATA,
@@ -868,8 +868,8 @@ static void test_variables(void)
                 "variable 'dense/bias'");
     CHECK_FAILS(tdm_checkpoint_restore_variable(c, absent), TDM_ERR_NOT_FOUND, path);
     void *args[2] = {c, mirrored};
-    CHECK_FAILS(tdm_strategy_run(s, restore_in_replica, args, NULL, 0, NULL),
-                TDM_ERR_INVALID_STATE, "replica");
+    CHECK_FAILS(tdm_strategy_run(s, restore_in_replica, args, NULL, 0, NULL), TDM_ERR_INVALID_STATE,
+                "replica");
     CHECK_FAILS(tdm_checkpoint_restore_variable(NULL, mirrored), TDM_ERR_INVALID_ARGUMENT, "c");
     CHECK_FAILS(tdm_checkpoint_add_variable(NULL, mirrored), TDM_ERR_INVALID_ARGUMENT, "w");
     EXPECT_COPIES(mirrored, w0, 6);

@@ -1,6 +1,7 @@
 /* Datasets on the host: CSV, IDX and array sources, every bad-input case, the
  * transformations, iteration and checkpoint positions. argv[1]: data/digits.csv.gz. */
 #include <math.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -236,7 +237,8 @@ static void check_csv_bad_files(void)
     CHECK_FAILS(tdm_dataset_from_csv(tmp_path("missing.csv"), NULL, &ds), TDM_ERR_NOT_FOUND,
                 "missing.csv: No such file");
     CHECK(ds == NULL);
-    CHECK_FAILS(tdm_dataset_from_csv(tmp_dir, NULL, &ds), TDM_ERR_NOT_FOUND, "cannot read");
+    CHECK_FAILS(tdm_dataset_from_csv(tmp_dir, NULL, &ds), TDM_ERR_NOT_FOUND,
+                "is a directory, not a regular file");
     CHECK(ds == NULL);
 }
 
@@ -398,6 +400,57 @@ static void check_idx_bad(void)
 /* ---- arrays and transformations ------------------------------------------------ */
 
 #define N14 14
+
+/* A FIFO with no writer once blocked the open forever, and /dev/zero was read until
+ * memory ran out: only regular files are read, and never opened in a way that waits. */
+static void check_special_files(void)
+{
+    alarm(60); /* a hang fails here rather than at ctest's timeout */
+    const char *fifo = tmp_path("fifo.csv");
+    CHECK(mkfifo(fifo, 0600) == 0);
+    tdm_dataset *ds = NULL;
+    CHECK_FAILS(tdm_dataset_from_csv(fifo, NULL, &ds), TDM_ERR_NOT_FOUND,
+                "fifo.csv is a FIFO (named pipe), not a regular file");
+    CHECK_FAILS(tdm_dataset_from_csv("/dev/zero", NULL, &ds), TDM_ERR_NOT_FOUND,
+                "/dev/zero is a character device, not a regular file");
+    const char *labels = write_idx("fifo-labels.idx", 0x08, label_dims, 1, label_bytes, 3);
+    CHECK_FAILS(tdm_dataset_from_idx(fifo, labels, NULL, &ds), TDM_ERR_NOT_FOUND, "a FIFO");
+    CHECK(ds == NULL);
+    alarm(0);
+}
+
+/* A small gzip file that expands past the input limit is refused as soon as the limit
+ * is passed, as is a plain file over it (by its size, before it is read). */
+static void check_input_limit(void)
+{
+    static char text[64 << 10];
+    for (size_t i = 0; i + 4 <= sizeof text; i += 4)
+        memcpy(text + i, "1,2\n", 4);
+    const char *bomb = write_gzip("bomb.csv.gz", text, sizeof text);
+    const char *plain = write_bytes("plain.csv", text, sizeof text);
+    tdm_dataset *ds = NULL;
+    CHECK(setenv("TDM_MAX_INPUT_BYTES", "16K", 1) == 0);
+    CHECK_FAILS(tdm_dataset_from_csv(bomb, NULL, &ds), TDM_ERR_OUT_OF_MEMORY,
+                "bomb.csv.gz holds (or decompresses to) more than 16384 bytes, the input limit");
+    CHECK_FAILS(tdm_dataset_from_csv(plain, NULL, &ds), TDM_ERR_OUT_OF_MEMORY,
+                "TDM_MAX_INPUT_BYTES");
+    CHECK(setenv("TDM_MAX_INPUT_BYTES", "64K", 1) == 0); /* exactly the text */
+    CHECK_OK(tdm_dataset_from_csv(bomb, NULL, &ds));
+    CHECK(tdm_dataset_example_count(ds) == sizeof text / 4);
+    tdm_dataset_destroy(ds);
+    ds = NULL;
+    static const char *const bad[] = {
+        "", "abc", "0", "12Q", "16KB", "99999999999999999999", "17179869184T"};
+    for (size_t i = 1; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK(setenv("TDM_MAX_INPUT_BYTES", bad[i], 1) == 0);
+        CHECK_FAILS(tdm_dataset_from_csv(plain, NULL, &ds), TDM_ERR_INVALID_ARGUMENT,
+                    "TDM_MAX_INPUT_BYTES is '");
+    }
+    CHECK(setenv("TDM_MAX_INPUT_BYTES", bad[0], 1) == 0); /* empty: the default */
+    CHECK_OK(tdm_dataset_from_csv(plain, NULL, &ds));
+    tdm_dataset_destroy(ds);
+    CHECK(unsetenv("TDM_MAX_INPUT_BYTES") == 0);
+}
 
 /* 14 examples of 2 features: example i is (i, 100 + i) with label i. */
 static tdm_dataset *fourteen(void)
@@ -891,6 +944,8 @@ int main(int argc, char **argv)
     check_idx_u8();
     check_idx_types_and_gzip();
     check_idx_bad();
+    check_special_files();
+    check_input_limit();
     check_arrays();
     check_batch();
     check_end_and_batch_info();

@@ -106,8 +106,8 @@ void tdm_buffer_free(tdm_buffer *buf)
     if (!buf)
         return;
     tdm_device *dev = buf->device;
-    if (!atomic_load(&dev->lost))
-        dev->ops->finish(dev);
+    if (!atomic_load(&dev->lost)) /* a loss seen here makes every later call fail fast */
+        tdm_device_result(dev, dev->ops->finish(dev));
     pthread_mutex_lock(&dev->lock);
     if (buf->prev)
         buf->prev->next = buf->next;

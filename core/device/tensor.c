@@ -3,14 +3,20 @@
 #include <stdlib.h>
 
 #include "device_impl.h"
+#include "checked_size.h"
 #include "error.h"
 #include "tensor_impl.h"
 
 size_t tdm_shape_count(const tdm_shape *shape)
 {
+    uint32_t rank = shape ? (shape->rank < TDM_MAX_RANK ? shape->rank : TDM_MAX_RANK) : 0;
+    for (uint32_t i = 0; i < rank; i++)
+        if (shape->dims[i] == 0)
+            return 0;
     size_t n = 1;
-    for (uint32_t i = 0; shape && i < shape->rank && i < TDM_MAX_RANK; i++)
-        n *= shape->dims[i];
+    for (uint32_t i = 0; i < rank; i++)
+        if (tdm_mul_overflows(n, shape->dims[i], &n))
+            return SIZE_MAX;
     return n;
 }
 
@@ -32,6 +38,13 @@ tdm_status tdm_check_shape(const tdm_shape *shape, const char *func)
     if (shape->rank > TDM_MAX_RANK)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: rank %u is over the maximum of %d", func,
                         shape->rank, TDM_MAX_RANK);
+    size_t bytes;
+    if (tdm_mul_overflows(tdm_shape_count(shape), sizeof(float), &bytes)) {
+        char text[128];
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: shape %s has more elements than a size_t can count in bytes", func,
+                        tdm_shape_format(shape, text, sizeof text));
+    }
     return TDM_OK;
 }
 
@@ -49,8 +62,7 @@ const char *tdm_shape_format(const tdm_shape *shape, char *buf, size_t size)
 {
     size_t used = (size_t)snprintf(buf, size, "[");
     for (uint32_t i = 0; i < shape->rank && used < size; i++)
-        used += (size_t)snprintf(buf + used, size - used, "%s%zu", i ? ", " : "",
-                                 shape->dims[i]);
+        used += (size_t)snprintf(buf + used, size - used, "%s%zu", i ? ", " : "", shape->dims[i]);
     if (used < size)
         snprintf(buf + used, size - used, "]");
     return buf;
@@ -129,8 +141,8 @@ static tdm_status check_size(const tdm_tensor *t, size_t size, const char *func)
     if (!t)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: argument 't' is NULL", func);
     if (size != tdm_tensor_bytes(t))
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: size is %zu bytes, the tensor has %zu",
-                        func, size, tdm_tensor_bytes(t));
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: size is %zu bytes, the tensor has %zu", func,
+                        size, tdm_tensor_bytes(t));
     return TDM_OK;
 }
 
@@ -155,9 +167,9 @@ tdm_status tdm_tensor_copy(tdm_tensor *dst, const tdm_tensor *src)
     TDM_CHECK_ARG(dst, "tdm_tensor_copy");
     TDM_CHECK_ARG(src, "tdm_tensor_copy");
     if (dst->dtype != src->dtype || dst->count != src->count)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "tdm_tensor_copy: dst holds %zu %s, src %zu %s", dst->count,
-                        tdm_dtype_name(dst->dtype), src->count, tdm_dtype_name(src->dtype));
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_tensor_copy: dst holds %zu %s, src %zu %s",
+                        dst->count, tdm_dtype_name(dst->dtype), src->count,
+                        tdm_dtype_name(src->dtype));
     if (dst == src || src->count == 0)
         return TDM_OK;
     tdm_buffer_view d = tdm_tensor_view(dst), s = tdm_tensor_view(src);

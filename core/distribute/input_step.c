@@ -4,15 +4,35 @@
 #include <string.h>
 
 #include "dataset_impl.h"
+#include "checked_size.h"
 #include "error.h"
 #include "input_impl.h"
 #include "kernel.h"
 #include "strategy_impl.h"
 
-static size_t step_capacity(const tdm_distributed_dataset *dist, size_t replicas)
+/* The most rows one batch of ds holds: never more than an epoch's examples, so a
+ * huge batch size costs no more memory than the data itself. */
+static size_t batch_rows(const tdm_dataset *ds)
 {
-    size_t batch = tdm_dataset_batch_size(dist->pipelines[0]);
-    return dist->mode == TDM_INPUT_GLOBAL ? batch : batch * replicas;
+    size_t batch = tdm_dataset_batch_size(ds), examples = tdm_dataset_example_count(ds);
+    return batch < examples ? batch : examples;
+}
+
+/* The most rows one step holds: one global batch, or one batch per replica from its
+ * pipeline. 1 when that does not fit in a size_t. */
+static int step_capacity_overflows(const tdm_distributed_dataset *dist, size_t replicas,
+                                   size_t *out)
+{
+    if (dist->mode == TDM_INPUT_GLOBAL) {
+        *out = batch_rows(dist->pipelines[0]);
+        return 0;
+    }
+    size_t per_pipeline = replicas / dist->pipeline_count;
+    *out = 0;
+    for (size_t r = 0; r < replicas; r++)
+        if (__builtin_add_overflow(*out, batch_rows(dist->pipelines[r / per_pipeline]), out))
+            return 1;
+    return 0;
 }
 
 tdm_status tdm_step_source_init(tdm_step_source *src, const tdm_distributed_dataset *dist)
@@ -22,13 +42,20 @@ tdm_status tdm_step_source_init(tdm_step_source *src, const tdm_distributed_data
     src->strategy = dist->strategy;
     src->replicas = tdm_strategy_num_replicas(dist->strategy);
     src->feature_count = tdm_dataset_feature_count(dist->pipelines[0]);
-    src->capacity = step_capacity(dist, src->replicas);
+    /* Cached, no rows reach the host. */
+    size_t rows = 0, feature_bytes = 0;
+    if (step_capacity_overflows(dist, src->replicas, &src->capacity) ||
+        (!dist->cache && (rows = src->capacity) &&
+         tdm_mul3_overflows(rows, src->feature_count, sizeof(float), &feature_bytes)))
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY,
+                        "tdm_distributed_iterator_create: a step of %zu replicas' batches of %zu "
+                        "features each is larger than memory can address",
+                        src->replicas, src->feature_count);
     src->iterators = calloc(dist->pipeline_count, sizeof *src->iterators);
     src->pipeline_count = dist->pipeline_count;
     src->step.rows = calloc(src->replicas, sizeof *src->step.rows);
-    /* + 1: valid arrays even for a step of no rows; cached, no rows reach the host */
-    size_t rows = dist->cache ? 0 : src->capacity;
-    src->step.features = malloc(rows * src->feature_count * sizeof(float) + 1);
+    /* + 1: valid arrays even for a step of no rows */
+    src->step.features = malloc(feature_bytes + 1);
     src->step.labels = malloc(rows * sizeof(int32_t) + 1);
     int ok = src->iterators && src->step.rows && src->step.features && src->step.labels;
     if (dist->cache) {

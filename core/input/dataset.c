@@ -161,5 +161,6 @@ size_t tdm_dataset_batches_per_epoch(const tdm_dataset *ds)
     if (!ds)
         return 0;
     size_t b = tdm_dataset_full_batch(ds);
-    return ds->drop_remainder ? ds->row_count / b : (ds->row_count + b - 1) / b;
+    /* Rounded up without row_count + b - 1, which wraps for a huge batch. */
+    return ds->row_count / b + (!ds->drop_remainder && ds->row_count % b);
 }

@@ -4,10 +4,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "error.h"
 #include "file_read.h"
+#include "input_limit.h"
+#include "regular_file.h"
 
 #define FIRST_CAPACITY (64u << 10)
 
@@ -37,25 +40,39 @@ static tdm_status read_failed(gzFile f, const char *path, const char *func, size
                     offset, msg);
 }
 
-/* Doubles *data's capacity (one byte more is always kept for the final NUL). */
-static int grow(char **data, size_t *capacity)
+static tdm_status too_large(const char *path, const char *func, uint64_t limit)
+{
+    return tdm_fail(TDM_ERR_OUT_OF_MEMORY,
+                    "%s: %s holds (or decompresses to) more than %llu bytes, the input limit "
+                    "(TDM_MAX_INPUT_BYTES; by default a sixteenth of physical memory)",
+                    func, path, (unsigned long long)limit);
+}
+
+/* Doubles *data's capacity up to limit + 1 bytes, enough to see that a file is over
+ * it (one byte more is always kept for the final NUL). */
+static int grow(char **data, size_t *capacity, uint64_t limit)
 {
     if (*capacity > (SIZE_MAX - 1) / 2)
         return -1;
-    char *bigger = realloc(*data, *capacity * 2 + 1);
-    if (!bigger)
+    size_t bigger = *capacity * 2;
+    if (bigger > limit + 1)
+        bigger = (size_t)limit + 1;
+    char *p = realloc(*data, bigger + 1);
+    if (!p)
         return -1;
-    *data = bigger;
-    *capacity *= 2;
+    *data = p;
+    *capacity = bigger;
     return 0;
 }
 
-static tdm_status read_all(gzFile f, const char *path, const char *func, char **data, size_t *size)
+/* Decompresses as it reads, and stops as soon as the data passes the limit. */
+static tdm_status read_all(gzFile f, const char *path, const char *func, uint64_t limit,
+                           char **data, size_t *size)
 {
-    size_t capacity = FIRST_CAPACITY, len = 0;
+    size_t capacity = FIRST_CAPACITY < limit + 1 ? FIRST_CAPACITY : (size_t)limit + 1, len = 0;
     *data = malloc(capacity + 1);
     for (;;) {
-        if (!*data || (len == capacity && grow(data, &capacity) != 0))
+        if (!*data || (len == capacity && grow(data, &capacity, limit) != 0))
             return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: %s: no memory for more than %zu bytes",
                             func, path, len);
         size_t want = capacity - len < INT_MAX ? capacity - len : INT_MAX;
@@ -65,6 +82,8 @@ static tdm_status read_all(gzFile f, const char *path, const char *func, char **
         if (n == 0)
             break;
         len += (size_t)n;
+        if (len > limit)
+            return too_large(path, func, limit);
     }
     (*data)[len] = '\0';
     *size = len;
@@ -75,11 +94,30 @@ tdm_status tdm_read_file(const char *path, const char *func, char **data, size_t
 {
     *data = NULL;
     *size = 0;
+    uint64_t limit, file_size;
+    tdm_status s = tdm_input_limit(TDM_INPUT_DATA, func, &limit);
+    if (s != TDM_OK)
+        return s;
+    if (limit >= SIZE_MAX)
+        limit = SIZE_MAX - 2;
+    int fd;
+    const char *kind;
     errno = 0;
-    gzFile f = gzopen(path, "rb");
-    if (!f)
+    if (tdm_open_regular(path, &fd, &file_size, &kind) != 0)
+        return kind ? tdm_fail(TDM_ERR_NOT_FOUND, "%s: %s is %s, not a regular file", func, path,
+                               kind)
+                    : open_failed(path, func);
+    if (file_size > limit) {
+        close(fd);
+        return too_large(path, func, limit);
+    }
+    errno = 0;
+    gzFile f = gzdopen(fd, "rb");
+    if (!f) {
+        close(fd);
         return open_failed(path, func);
-    tdm_status s = read_all(f, path, func, data, size);
+    }
+    s = read_all(f, path, func, limit, data, size);
     int zerr;
     gzerror(f, &zerr); /* a truncated stream ends as if complete but records an error */
     if (s == TDM_OK && zerr != Z_OK)

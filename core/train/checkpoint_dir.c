@@ -7,19 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint_dir.h"
 #include "checkpoint_format.h"
 #include "checkpoint_posix.h"
 #include "error.h"
 #include "tandem/checkpoint.h"
 
-typedef struct found {
-    uint64_t step;
-    char name[TDM_CKPT_FINAL_NAME_LEN + 1];
-} found;
-
 /* What a listing of the directory found: final names, and temporary names when asked. */
 typedef struct scan {
-    found *finals;
+    tdm_ckpt_found *finals;
     size_t final_count, final_capacity;
     char **temps;
     size_t temp_count, temp_capacity;
@@ -49,13 +45,13 @@ static int collect(const char *name, void *user)
             sc->out_of_memory = 1;
             return 1;
         }
-        found *f = &sc->finals[sc->final_count++];
+        tdm_ckpt_found *f = &sc->finals[sc->final_count++];
         f->step = step;
         memcpy(f->name, name, sizeof f->name);
     } else if (sc->want_temps && tdm_ckpt_is_temp_name(name)) {
         char *copy = strdup(name);
-        if (!copy || grow((void **)&sc->temps, &sc->temp_capacity, sc->temp_count,
-                          sizeof *sc->temps)) {
+        if (!copy ||
+            grow((void **)&sc->temps, &sc->temp_capacity, sc->temp_count, sizeof *sc->temps)) {
             free(copy);
             sc->out_of_memory = 1;
             return 1;
@@ -67,7 +63,7 @@ static int collect(const char *name, void *user)
 
 static int newest_first(const void *a, const void *b)
 {
-    uint64_t x = ((const found *)a)->step, y = ((const found *)b)->step;
+    uint64_t x = ((const tdm_ckpt_found *)a)->step, y = ((const tdm_ckpt_found *)b)->step;
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
@@ -87,14 +83,24 @@ static tdm_status list(const char *dir, const char *func, scan *sc)
         s = tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     if (s != TDM_OK)
         return s;
-    qsort(sc->finals, sc->final_count, sizeof *sc->finals, newest_first);
+    if (sc->final_count > 1) /* qsort's array may not be NULL, even for no elements */
+        qsort(sc->finals, sc->final_count, sizeof *sc->finals, newest_first);
     return TDM_OK;
 }
 
-/* Whether the file is complete: its header valid with the name's step (or of a newer
- * version, which this build cannot judge further), its footer valid and counting the
- * file's size. */
-static int complete(const char *path, uint64_t step)
+tdm_status tdm_ckpt_list_final(const char *dir, const char *func, tdm_ckpt_found **found,
+                               size_t *count)
+{
+    scan sc = {0};
+    tdm_status s = list(dir, func, &sc);
+    *found = s == TDM_OK ? sc.finals : NULL;
+    *count = s == TDM_OK ? sc.final_count : 0;
+    if (s != TDM_OK)
+        scan_free(&sc);
+    return s;
+}
+
+tdm_ckpt_state tdm_ckpt_file_state(const char *path, uint64_t step)
 {
     unsigned char head[TDM_CKPT_HEADER_SIZE], tail[TDM_CKPT_FOOTER_SIZE];
     size_t head_got = 0, tail_got = 0;
@@ -102,12 +108,20 @@ static int complete(const char *path, uint64_t step)
     uint32_t version = 0;
     if (tdm_ckpt_os_read_ends(path, head, sizeof head, &head_got, tail, sizeof tail, &tail_got,
                               &size) != 0)
-        return 0;
+        return TDM_CKPT_INCOMPLETE;
     tdm_ckpt_header_check h = tdm_ckpt_check_header(head, head_got, &version, &header_step);
     if (h == TDM_CKPT_HEADER_NEWER)
-        return 1;
+        return TDM_CKPT_NEWER;
     return h == TDM_CKPT_HEADER_OK && header_step == step && tail_got == sizeof tail &&
-           tdm_ckpt_check_footer(tail, &records, &footer_size) == 0 && footer_size == size;
+                   tdm_ckpt_check_footer(tail, &records, &footer_size) == 0 && footer_size == size
+               ? TDM_CKPT_COMPLETE
+               : TDM_CKPT_INCOMPLETE;
+}
+
+/* A checkpoint of a newer version counts as complete: this build cannot judge it. */
+static int complete(const char *path, uint64_t step)
+{
+    return tdm_ckpt_file_state(path, step) != TDM_CKPT_INCOMPLETE;
 }
 
 tdm_status tdm_checkpoint_latest(const char *dir, char *path, size_t path_size, uint64_t *step)
@@ -130,8 +144,8 @@ tdm_status tdm_checkpoint_latest(const char *dir, char *path, size_t path_size, 
             size_t len = strlen(p);
             if (len >= path_size)
                 s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                             "%s: the path %s needs %zu bytes, path_size is %zu", func, p,
-                             len + 1, path_size);
+                             "%s: the path %s needs %zu bytes, path_size is %zu", func, p, len + 1,
+                             path_size);
             else {
                 memcpy(path, p, len + 1);
                 *step = sc.finals[i].step;
@@ -154,8 +168,7 @@ tdm_status tdm_checkpoint_latest(const char *dir, char *path, size_t path_size, 
 }
 
 /* Removes dir/name; the first failure is kept in *s. 1 when removed. */
-static int remove_one(const char *dir, const char *name, int temp, const char *func,
-                      tdm_status *s)
+static int remove_one(const char *dir, const char *name, int temp, const char *func, tdm_status *s)
 {
     char *p = tdm_ckpt_join(dir, name);
     if (!p) {

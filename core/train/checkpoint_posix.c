@@ -6,14 +6,19 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "checkpoint_format.h"
 #include "checkpoint_posix.h"
 #include "error.h"
+#include "input_limit.h"
+#include "regular_file.h"
 
 tdm_status tdm_ckpt_os_fail(int err, const char *func, const char *what, const char *path)
 {
@@ -134,8 +139,8 @@ tdm_status tdm_ckpt_os_rename(const char *from, const char *to, const char *func
         return TDM_OK;
     int err = errno;
     char buf[128];
-    tdm_status s = err == ENOMEM || err == ENOSPC || err == EDQUOT ? TDM_ERR_OUT_OF_MEMORY
-                                                                   : TDM_ERR_NOT_FOUND;
+    tdm_status s =
+        err == ENOMEM || err == ENOSPC || err == EDQUOT ? TDM_ERR_OUT_OF_MEMORY : TDM_ERR_NOT_FOUND;
     return tdm_fail(s, "%s: cannot rename %s to %s: %s", func, from, to,
                     strerror_r(err, buf, sizeof buf));
 }
@@ -161,9 +166,14 @@ int tdm_ckpt_os_remove(const char *path)
 
 int tdm_ckpt_os_remove_if_unlocked(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0)
-        return errno == ENOENT ? 0 : -1;
+        return errno == ENOENT || errno == ELOOP ? 0 : -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { /* no writer made it */
+        close(fd);
+        return 0;
+    }
     int removed = 0;
     if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
         /* Unlinked while held: no writer can be between creating and locking it. */
@@ -216,19 +226,16 @@ static ssize_t read_full(int fd, unsigned char *p, size_t n, off_t offset)
     return (ssize_t)got;
 }
 
-/* Opens a regular file for reading; -1 with errno set otherwise. */
-static int open_regular(const char *path, struct stat *st)
+/* Opens a regular file for reading without blocking; its status on failure. */
+static tdm_status open_regular(const char *path, const char *func, int *fd, uint64_t *size)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
-        int err = S_ISDIR(st->st_mode) ? EISDIR : errno ? errno : EINVAL;
-        close(fd);
-        errno = err;
-        return -1;
-    }
-    return fd;
+    const char *kind;
+    errno = 0;
+    if (tdm_open_regular(path, fd, size, &kind) == 0)
+        return TDM_OK;
+    if (kind)
+        return tdm_fail(TDM_ERR_NOT_FOUND, "%s: %s is %s, not a checkpoint file", func, path, kind);
+    return tdm_ckpt_os_fail(errno, func, "open", path);
 }
 
 tdm_status tdm_ckpt_os_read_file(const char *path, const char *func, unsigned char **data,
@@ -236,17 +243,21 @@ tdm_status tdm_ckpt_os_read_file(const char *path, const char *func, unsigned ch
 {
     *data = NULL;
     *size = 0;
-    struct stat st = {0};
-    errno = 0;
-    int fd = open_regular(path, &st);
-    if (fd < 0)
-        return tdm_ckpt_os_fail(errno, func, "open", path);
-    if ((uint64_t)st.st_size >= SIZE_MAX) {
+    uint64_t limit, file_size;
+    int fd;
+    tdm_status s = tdm_input_limit(TDM_INPUT_CHECKPOINT, func, &limit);
+    if (s == TDM_OK)
+        s = open_regular(path, func, &fd, &file_size);
+    if (s != TDM_OK)
+        return s;
+    if (file_size > limit || file_size >= SIZE_MAX) {
         close(fd);
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: %s: %" PRIu64 " bytes do not fit in memory",
-                        func, path, (uint64_t)st.st_size);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY,
+                        "%s: %s: its %" PRIu64 " bytes are over the input limit of %" PRIu64
+                        " bytes (TDM_MAX_INPUT_BYTES; by default half of physical memory)",
+                        func, path, file_size, limit);
     }
-    size_t n = (size_t)st.st_size;
+    size_t n = (size_t)file_size;
     unsigned char *p = malloc(n ? n : 1);
     if (!p) {
         close(fd);
@@ -265,20 +276,18 @@ tdm_status tdm_ckpt_os_read_file(const char *path, const char *func, unsigned ch
     return TDM_OK;
 }
 
-int tdm_ckpt_os_read_ends(const char *path, unsigned char *head, size_t head_size,
-                          size_t *head_got, unsigned char *tail, size_t tail_size,
-                          size_t *tail_got, uint64_t *file_size)
+int tdm_ckpt_os_read_ends(const char *path, unsigned char *head, size_t head_size, size_t *head_got,
+                          unsigned char *tail, size_t tail_size, size_t *tail_got,
+                          uint64_t *file_size)
 {
-    struct stat st = {0};
-    errno = 0;
-    int fd = open_regular(path, &st);
-    if (fd < 0)
+    int fd;
+    const char *kind;
+    if (tdm_open_regular(path, &fd, file_size, &kind) != 0)
         return -1;
-    *file_size = (uint64_t)st.st_size;
     *tail_got = 0;
     ssize_t h = read_full(fd, head, head_size, 0), t = 0;
-    if (h >= 0 && (uint64_t)st.st_size >= head_size + tail_size) {
-        t = read_full(fd, tail, tail_size, st.st_size - (off_t)tail_size);
+    if (h >= 0 && *file_size >= head_size + tail_size) {
+        t = read_full(fd, tail, tail_size, (off_t)(*file_size - tail_size));
         *tail_got = t == (ssize_t)tail_size ? tail_size : 0;
     }
     close(fd);
@@ -286,4 +295,94 @@ int tdm_ckpt_os_read_ends(const char *path, unsigned char *head, size_t head_siz
         return -1;
     *head_got = (size_t)h;
     return 0;
+}
+
+/* "tandem (pid 4242) on host since 2026-01-02 03:04:05 UTC" */
+static void describe_holder(char *out, size_t size)
+{
+    char host[128] = "?", when[32] = "?";
+    gethostname(host, sizeof host - 1);
+    time_t now = time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm))
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
+    snprintf(out, size, "%s (pid %ld) on %s since %s", program_invocation_short_name,
+             (long)getpid(), host, when);
+}
+
+static tdm_status held(int fd, const char *dir, const char *func)
+{
+    char holder[256] = "";
+    ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
+    holder[n > 0 ? n : 0] = '\0';
+    holder[strcspn(holder, "\n")] = '\0';
+    return tdm_fail(TDM_ERR_INVALID_STATE,
+                    "%s: the checkpoint directory %s is in use by another run: %s. Two runs in "
+                    "one directory would replace each other's checkpoints; wait for it to end "
+                    "or choose another directory",
+                    func, dir, holder[0] ? holder : "its holder did not say who it is");
+}
+
+tdm_status tdm_ckpt_os_lock_dir(const char *dir, const char *func, int *fd)
+{
+    *fd = -1;
+    char *p = tdm_ckpt_join(dir, TDM_CKPT_LOCK_NAME);
+    if (!p)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    int f = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
+    struct stat st;
+    tdm_status s = TDM_OK;
+    if (f < 0)
+        s = tdm_ckpt_os_fail(errno, func, "open the lock file", p);
+    else if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode))
+        s = tdm_fail(TDM_ERR_NOT_FOUND, "%s: the lock file %s is not a regular file", func, p);
+    else if (flock(f, LOCK_EX | LOCK_NB) != 0)
+        s = errno == EWOULDBLOCK ? held(f, dir, func) : tdm_ckpt_os_fail(errno, func, "lock", p);
+    if (s == TDM_OK) {
+        char holder[512];
+        describe_holder(holder, sizeof holder);
+        size_t len = strlen(holder);
+        holder[len++] = '\n';
+        /* Saying who holds it is a courtesy for the message above: no error if it fails. */
+        if (ftruncate(f, 0) == 0)
+            (void)!pwrite(f, holder, len, 0);
+        *fd = f;
+    } else if (f >= 0) {
+        close(f);
+    }
+    free(p);
+    return s;
+}
+
+void tdm_ckpt_os_unlock_dir(int fd)
+{
+    if (fd >= 0)
+        close(fd);
+}
+
+tdm_status tdm_ckpt_os_set_aside(const char *path, const char *func, char **kept)
+{
+    size_t len = strlen(path) + 32;
+    char *to = malloc(len);
+    *kept = NULL;
+    if (!to)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    for (int n = 1; n <= 1000; n++) {
+        struct stat st;
+        snprintf(to, len, n == 1 ? "%s.damaged" : "%s.damaged-%d", path, n);
+        if (lstat(to, &st) == 0)
+            continue; /* kept from an earlier time: never replaced */
+        if (errno != ENOENT)
+            break;
+        tdm_status s = tdm_ckpt_os_rename(path, to, func);
+        if (s != TDM_OK) {
+            free(to);
+            return s;
+        }
+        *kept = to;
+        return TDM_OK;
+    }
+    int err = errno;
+    free(to);
+    return tdm_ckpt_os_fail(err ? err : EEXIST, func, "find a free name to keep aside", path);
 }

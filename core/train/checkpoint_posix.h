@@ -56,7 +56,9 @@ typedef int (*tdm_ckpt_entry_fn)(const char *name, void *user);
 tdm_status tdm_ckpt_os_list(const char *dir, const char *func, tdm_ckpt_entry_fn fn, void *user);
 
 /* Reads a whole regular file into *data (malloc'd, at least one byte allocated). A
- * missing file: TDM_ERR_NOT_FOUND. */
+ * missing file, or one that is no regular file (never opened in a way that blocks):
+ * TDM_ERR_NOT_FOUND; a file over the input limit (input_limit.h):
+ * TDM_ERR_OUT_OF_MEMORY before anything is read. */
 tdm_status tdm_ckpt_os_read_file(const char *path, const char *func, unsigned char **data,
                                  size_t *size);
 
@@ -67,5 +69,16 @@ tdm_status tdm_ckpt_os_read_file(const char *path, const char *func, unsigned ch
 int tdm_ckpt_os_read_ends(const char *path, unsigned char *head, size_t head_size,
                           size_t *head_got, unsigned char *tail, size_t tail_size,
                           size_t *tail_got, uint64_t *file_size);
+
+/* Takes the run's exclusive lock on dir: an flock on dir/TDM_CKPT_LOCK_NAME (created
+ * if missing), which then describes its holder (program, pid, host, start time). The
+ * lock ends with the process, however it ends. Held by another:
+ * TDM_ERR_INVALID_STATE quoting that description. *fd: the lock, for unlock. */
+tdm_status tdm_ckpt_os_lock_dir(const char *dir, const char *func, int *fd);
+void tdm_ckpt_os_unlock_dir(int fd); /* -1 is no lock */
+
+/* Renames path to path.damaged (path.damaged-2, ... when that name is taken: an older
+ * damaged file is never replaced); *kept the new path, malloc'd. */
+tdm_status tdm_ckpt_os_set_aside(const char *path, const char *func, char **kept);
 
 #endif

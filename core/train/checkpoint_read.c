@@ -24,7 +24,7 @@ struct tdm_checkpoint {
     uint64_t step;
     unsigned char *data;
     size_t size;
-    entry *entries;       /* one per name, in file order */
+    entry *entries; /* one per name, in file order */
     tdm_ckpt_names names;
 };
 
@@ -58,9 +58,7 @@ static tdm_status check_header(parser *p)
     uint32_t version = 0;
     size_t n = c->size < TDM_CKPT_HEADER_SIZE ? c->size : TDM_CKPT_HEADER_SIZE;
     switch (tdm_ckpt_check_header(c->data, n, &version, &c->step)) {
-    case TDM_CKPT_HEADER_OK:
-        p->pos = TDM_CKPT_HEADER_SIZE;
-        return TDM_OK;
+    case TDM_CKPT_HEADER_OK: p->pos = TDM_CKPT_HEADER_SIZE; return TDM_OK;
     case TDM_CKPT_HEADER_FOREIGN:
         return tdm_fail(TDM_ERR_CORRUPT_DATA,
                         "%s: %s is not a tandem checkpoint (it does not start with the "
@@ -76,8 +74,7 @@ static tdm_status check_header(parser *p)
                         ", newer than version %u, the newest this build of tandem reads; "
                         "read it with a newer tandem",
                         open_func, c->path, version, TDM_CKPT_VERSION);
-    case TDM_CKPT_HEADER_DAMAGED:
-        break;
+    case TDM_CKPT_HEADER_DAMAGED: break;
     }
     return tdm_fail(TDM_ERR_CORRUPT_DATA,
                     "%s: %s: the header is damaged (CRC-32 mismatch or version 0)", open_func,
@@ -124,8 +121,8 @@ static tdm_status parse_record(parser *p)
     const char *name = (const char *)r + TDM_CKPT_RECORD_HEAD_SIZE;
     if (memchr(name, '\0', len))
         return tdm_fail(TDM_ERR_CORRUPT_DATA,
-                        "%s: %s: record %zu (%s) is damaged: its name holds a NUL byte",
-                        open_func, c->path, index, after_last(p, where, sizeof where));
+                        "%s: %s: record %zu (%s) is damaged: its name holds a NUL byte", open_func,
+                        c->path, index, after_last(p, where, sizeof where));
     int n = (int)len;
     if (e.kind < TDM_CKPT_KIND_F32 || e.kind > TDM_CKPT_KIND_U64 || e.rank > TDM_CKPT_RANK_MAX ||
         (e.kind == TDM_CKPT_KIND_U64 && e.rank != 0))
@@ -182,11 +179,9 @@ static tdm_status parse_footer(parser *p)
         return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s is truncated inside the footer (%s)",
                         open_func, c->path, after_last(p, where, sizeof where));
     if (tdm_ckpt_check_footer(c->data + p->pos, &records, &file_size) != 0)
-        return tdm_fail(TDM_ERR_CORRUPT_DATA,
-                        "%s: %s: the footer (%s) is damaged", open_func, c->path,
-                        after_last(p, where, sizeof where));
-    if (records != c->names.count || file_size != c->size ||
-        left(p) != TDM_CKPT_FOOTER_SIZE)
+        return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s: the footer (%s) is damaged", open_func,
+                        c->path, after_last(p, where, sizeof where));
+    if (records != c->names.count || file_size != c->size || left(p) != TDM_CKPT_FOOTER_SIZE)
         return tdm_fail(TDM_ERR_CORRUPT_DATA,
                         "%s: %s: the footer counts %" PRIu64 " records and %" PRIu64
                         " bytes, the file holds %zu records and %zu bytes",
@@ -201,16 +196,15 @@ static tdm_status parse(tdm_checkpoint *c)
     while (s == TDM_OK) {
         char where[TDM_CKPT_NAME_MAX + 64];
         if (left(&p) < TDM_CKPT_TAG_SIZE)
-            return tdm_fail(TDM_ERR_CORRUPT_DATA,
-                            "%s: %s is truncated: it ends %s with no footer", open_func,
-                            c->path, after_last(&p, where, sizeof where));
+            return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s is truncated: it ends %s with no footer",
+                            open_func, c->path, after_last(&p, where, sizeof where));
         const unsigned char *tag = c->data + p.pos;
         if (!memcmp(tag, TDM_CKPT_FOOTER_TAG, TDM_CKPT_TAG_SIZE))
             return parse_footer(&p);
         if (memcmp(tag, TDM_CKPT_RECORD_TAG, TDM_CKPT_TAG_SIZE) != 0)
             return tdm_fail(TDM_ERR_CORRUPT_DATA,
-                            "%s: %s is damaged: no record or footer at byte %zu (%s)",
-                            open_func, c->path, p.pos, after_last(&p, where, sizeof where));
+                            "%s: %s is damaged: no record or footer at byte %zu (%s)", open_func,
+                            c->path, p.pos, after_last(&p, where, sizeof where));
         s = parse_record(&p);
     }
     return s;
@@ -288,8 +282,8 @@ tdm_status tdm_checkpoint_read(const tdm_checkpoint *c, const char *name, tdm_dt
                         "%s: tensor '%s': dtype %d is neither TDM_F32 nor TDM_I32", func, name,
                         (int)dtype);
     if (shape->rank > TDM_MAX_RANK)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: tensor '%s': rank %u is over %d", func,
-                        name, shape->rank, TDM_MAX_RANK);
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: tensor '%s': rank %u is over %d", func, name,
+                        shape->rank, TDM_MAX_RANK);
     const entry *e = find(c, name, func, "tensor");
     if (!e)
         return TDM_ERR_NOT_FOUND;
@@ -311,8 +305,8 @@ tdm_status tdm_checkpoint_read(const tdm_checkpoint *c, const char *name, tdm_dt
     }
     if (size != e->bytes)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "%s: tensor '%s' has %" PRIu64 " bytes, size is %zu", func, name,
-                        e->bytes, size);
+                        "%s: tensor '%s' has %" PRIu64 " bytes, size is %zu", func, name, e->bytes,
+                        size);
     if (size)
         TDM_CHECK_ARG(dst, func);
     const unsigned char *src = c->data + e->offset;
@@ -341,5 +335,27 @@ tdm_status tdm_checkpoint_read_u64(const tdm_checkpoint *c, const char *name, ui
                         tdm_ckpt_format_dims(has, e->rank, e->dims));
     }
     *value = tdm_ckpt_load_u64(c->data + e->offset);
+    return TDM_OK;
+}
+
+tdm_status tdm_checkpoint_tensor_shape(const tdm_checkpoint *c, const char *name, tdm_dtype *dtype,
+                                       tdm_shape *shape)
+{
+    static const char func[] = "tdm_checkpoint_tensor_shape";
+    TDM_CHECK_ARG(c, func);
+    TDM_CHECK_ARG(name, func);
+    TDM_CHECK_ARG(dtype, func);
+    TDM_CHECK_ARG(shape, func);
+    const entry *e = find(c, name, func, "tensor");
+    if (!e)
+        return TDM_ERR_NOT_FOUND;
+    if (e->kind == TDM_CKPT_KIND_U64)
+        return tdm_fail(TDM_ERR_CORRUPT_DATA,
+                        "%s: '%s' in checkpoint %s is a u64 value, not a tensor", func, name,
+                        c->path);
+    *dtype = e->kind == TDM_CKPT_KIND_F32 ? TDM_F32 : TDM_I32;
+    shape->rank = e->rank;
+    for (unsigned i = 0; i < e->rank; i++)
+        shape->dims[i] = (size_t)e->dims[i];
     return TDM_OK;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checked_size.h"
 #include "error.h"
 #include "model_impl.h"
 #include "seed_mix.h"
@@ -32,6 +33,11 @@ static tdm_status check_options(const tdm_model_options *o, const char *f)
                             "%s: layer %zu needs units > 0, a known activation and a dropout "
                             "rate in [0, 1)",
                             f, l);
+        size_t in = l ? o->layers[l - 1].units : o->input_features, bytes;
+        if (tdm_mul3_overflows(in, d->units, sizeof(float), &bytes))
+            return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                            "%s: layer %zu: %zu x %zu weights are more than memory can address", f,
+                            l, in, d->units);
     }
     if ((unsigned)o->loss > TDM_LOSS_MEAN_SQUARED_ERROR || (unsigned)o->reduction > TDM_LOSS_SUM)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: unknown loss or reduction", f);

@@ -59,7 +59,10 @@ tdm_status tdm_model_evaluate(tdm_model *m, const tdm_dataset *ds, tdm_evaluatio
     TDM_CHECK_ARG(m, "tdm_model_evaluate");
     TDM_CHECK_ARG(ds, "tdm_model_evaluate");
     TDM_CHECK_ARG(out, "tdm_model_evaluate");
+    /* Scratch for the largest batch: none holds more than the data's examples. */
     size_t rows = tdm_dataset_batch_size(ds) ? tdm_dataset_batch_size(ds) : 1;
+    if (rows > tdm_dataset_example_count(ds) && tdm_dataset_example_count(ds))
+        rows = tdm_dataset_example_count(ds);
     size_t outputs = tdm_model_output_count(m);
     if (tdm_dataset_class_count(ds) > outputs)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,

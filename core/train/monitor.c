@@ -1,23 +1,11 @@
-/* The monitor: runs a step, reports progress, writes periodic checkpoints and
- * restores the newest one. */
-#include <stdatomic.h>
+/* The monitor: runs a step, reports progress and writes periodic checkpoints into a
+ * directory it holds locked for the run (monitor_restore.c restores them). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint_posix.h"
 #include "error.h"
-#include "step_impl.h"
-#include "tandem/monitor.h"
-
-struct tdm_monitor {
-    tdm_step *step;
-    tdm_monitor_options opts;
-    char *dir;
-    uint64_t global_step;
-    uint64_t saved_step; /* of the last checkpoint written or restored */
-    int saved;           /* whether there is one */
-    int exhausted;
-    atomic_int cancel;
-};
+#include "monitor_impl.h"
 
 static tdm_status check_options(const tdm_step *step, const tdm_monitor_options *o)
 {
@@ -54,6 +42,16 @@ tdm_status tdm_monitor_create(tdm_step *step, const tdm_monitor_options *opts, t
     m->opts = *opts;
     m->opts.checkpoint_dir = m->dir;
     m->opts.keep = opts->keep ? opts->keep : 3;
+    m->lock = -1;
+    /* Held until destroyed: a second run in the directory would replace our files. */
+    if (m->dir)
+        s = tdm_ckpt_os_make_dir(m->dir, "tdm_monitor_create");
+    if (m->dir && s == TDM_OK)
+        s = tdm_ckpt_os_lock_dir(m->dir, "tdm_monitor_create", &m->lock);
+    if (s != TDM_OK) {
+        tdm_monitor_destroy(m);
+        return s;
+    }
     *out = m;
     return TDM_OK;
 }
@@ -62,6 +60,7 @@ void tdm_monitor_destroy(tdm_monitor *m)
 {
     if (!m)
         return;
+    tdm_ckpt_os_unlock_dir(m->lock);
     free(m->dir);
     free(m);
 }
@@ -94,44 +93,6 @@ tdm_status tdm_monitor_save(tdm_monitor *m)
         m->saved_step = m->global_step;
     }
     return s == TDM_OK ? s : tdm_fail_context(s, "tdm_monitor_save");
-}
-
-static tdm_status restore_from(tdm_monitor *m, const char *path)
-{
-    tdm_checkpoint *c = NULL;
-    tdm_status s = tdm_checkpoint_open(path, &c);
-    if (s == TDM_OK)
-        s = tdm_step_restore(m->step, c);
-    if (s == TDM_OK && m->opts.restore_extra)
-        s = m->opts.restore_extra(c, m->opts.extra_user);
-    if (s == TDM_OK) {
-        m->global_step = m->saved_step = tdm_checkpoint_step(c);
-        m->saved = 1;
-    }
-    tdm_checkpoint_close(c);
-    return s == TDM_OK ? s : tdm_fail_context(s, "restoring %s", path);
-}
-
-tdm_status tdm_monitor_restore(tdm_monitor *m, int *restored, uint64_t *global_step)
-{
-    TDM_CHECK_ARG(m, "tdm_monitor_restore");
-    TDM_CHECK_ARG(restored, "tdm_monitor_restore");
-    *restored = 0;
-    if (!m->dir)
-        return tdm_fail(TDM_ERR_INVALID_STATE, "tdm_monitor_restore: no checkpoint directory");
-    char path[4096];
-    uint64_t step = 0;
-    tdm_status s = tdm_checkpoint_latest(m->dir, path, sizeof path, &step);
-    if (s == TDM_ERR_NOT_FOUND)
-        return TDM_OK;
-    if (s == TDM_OK)
-        s = restore_from(m, path);
-    if (s != TDM_OK)
-        return tdm_fail_context(s, "tdm_monitor_restore");
-    *restored = 1;
-    if (global_step)
-        *global_step = m->global_step;
-    return TDM_OK;
 }
 
 /* Whether the call just run crossed a multiple of checkpoint_every, or ended the

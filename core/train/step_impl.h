@@ -4,6 +4,11 @@
 
 #include "tandem/step.h"
 
+/* The records that hold a step's global step, which the monitor checks against the
+ * step a checkpoint is named for: the train op's, and a plain input step's count. */
+#define TDM_RECORD_GLOBAL_STEP "train/global_step"
+#define TDM_RECORD_INPUT_STEPS "input/steps"
+
 /* Whether the step can save and restore its state. */
 int tdm_step_checkpointable(const tdm_step *step);
 

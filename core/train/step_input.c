@@ -55,7 +55,7 @@ tdm_status tdm_input_step_save(void *self, tdm_checkpoint_writer *w)
     if (s == TDM_OK)
         s = tdm_checkpoint_add_u64(w, "input/batch", pos.batch);
     if (s == TDM_OK)
-        s = tdm_checkpoint_add_u64(w, "input/steps", in->steps);
+        s = tdm_checkpoint_add_u64(w, TDM_RECORD_INPUT_STEPS, in->steps);
     return s;
 }
 
@@ -68,7 +68,7 @@ tdm_status tdm_input_step_restore(void *self, const tdm_checkpoint *c)
     if (s == TDM_OK)
         s = tdm_checkpoint_read_u64(c, "input/batch", &pos.batch);
     if (s == TDM_OK)
-        s = tdm_checkpoint_read_u64(c, "input/steps", &steps);
+        s = tdm_checkpoint_read_u64(c, TDM_RECORD_INPUT_STEPS, &steps);
     if (s == TDM_OK)
         s = tdm_distributed_iterator_seek(in->it, &pos);
     if (s == TDM_OK)

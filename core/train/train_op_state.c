@@ -2,6 +2,7 @@
  * and the optimizer's slots. */
 #include "error.h"
 #include "optimizer_impl.h"
+#include "step_impl.h"
 #include "train_op_impl.h"
 
 tdm_status tdm_train_each_variable(const tdm_train_op *op, tdm_train_var_fn fn, void *ctx)
@@ -35,7 +36,7 @@ tdm_status tdm_train_op_save(const tdm_train_op *op, tdm_checkpoint_writer *w)
 {
     TDM_CHECK_ARG(op, "tdm_train_op_save");
     TDM_CHECK_ARG(w, "tdm_train_op_save");
-    tdm_status s = tdm_checkpoint_add_u64(w, "train/global_step", op->global_step);
+    tdm_status s = tdm_checkpoint_add_u64(w, TDM_RECORD_GLOBAL_STEP, op->global_step);
     if (s == TDM_OK)
         s = tdm_checkpoint_add_u64(w, "train/seed", op->opts.seed);
     if (s == TDM_OK)
@@ -52,7 +53,7 @@ tdm_status tdm_train_op_restore(tdm_train_op *op, const tdm_checkpoint *c)
     TDM_CHECK_ARG(op, "tdm_train_op_restore");
     TDM_CHECK_ARG(c, "tdm_train_op_restore");
     uint64_t step = 0, seed = 0;
-    tdm_status s = tdm_checkpoint_read_u64(c, "train/global_step", &step);
+    tdm_status s = tdm_checkpoint_read_u64(c, TDM_RECORD_GLOBAL_STEP, &step);
     if (s == TDM_OK)
         s = tdm_checkpoint_read_u64(c, "train/seed", &seed);
     if (s == TDM_OK && seed != op->opts.seed)

@@ -102,6 +102,8 @@ tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batch *batch
     op->batch = NULL;
     if (s == TDM_OK && op->resync)
         s = tdm_train_resync(op);
+    else if (s != TDM_OK && s != TDM_ERR_DEVICE_LOST)
+        tdm_train_resync(op); /* a failed update may have reached some copies only */
     if (s == TDM_OK && op->strategy->opts.check_mirrored) /* the copies the step wrote */
         s = tdm_strategy_check_mirrored(op->strategy);
     if (s != TDM_OK)

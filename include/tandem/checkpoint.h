@@ -109,6 +109,12 @@ TDM_API tdm_status tdm_checkpoint_read(const tdm_checkpoint *c, const char *name
                                        tdm_dtype dtype, const tdm_shape *shape, void *dst,
                                        size_t size);
 
+/* The dtype and shape of tensor `name`, to size a read of a tensor whose shape the
+ * caller does not know: NOT_FOUND naming it and the file; CORRUPT_DATA for a u64
+ * value. */
+TDM_API tdm_status tdm_checkpoint_tensor_shape(const tdm_checkpoint *c, const char *name,
+                                               tdm_dtype *dtype, tdm_shape *shape);
+
 /* Reads the u64 value `name`: NOT_FOUND naming it and the file; CORRUPT_DATA when it
  * is a tensor. */
 TDM_API tdm_status tdm_checkpoint_read_u64(const tdm_checkpoint *c, const char *name,

@@ -14,6 +14,12 @@ typedef struct tdm_monitor tdm_monitor;
 /* Called after every call of the step; a non-zero return stops the run (cancel). */
 typedef int (*tdm_monitor_progress_fn)(const tdm_step_result *r, void *user);
 
+/* Told, by tdm_monitor_restore, of a damaged checkpoint that it renamed aside before
+ * trying the next older one: its path, the path it is kept under, and why it was
+ * refused (the verification's message). */
+typedef void (*tdm_monitor_damaged_fn)(const char *path, const char *kept_as, const char *reason,
+                                       void *user);
+
 typedef struct tdm_monitor_options {
     size_t size;                /* sizeof(tdm_monitor_options) */
     const char *checkpoint_dir; /* NULL: no checkpoints */
@@ -22,10 +28,14 @@ typedef struct tdm_monitor_options {
     size_t keep;                /* newest checkpoints kept; default 3 */
     tdm_monitor_progress_fn progress;
     void *progress_user;
-    /* Extra state of the caller in each checkpoint (both or neither). */
+    /* Extra state of the caller in each checkpoint (both or neither). restore_extra
+     * runs before the step's state is restored, so that it can refuse a checkpoint
+     * (of another configuration, say) before anything changes. */
     tdm_status (*save_extra)(tdm_checkpoint_writer *w, void *user);
     tdm_status (*restore_extra)(const tdm_checkpoint *c, void *user);
     void *extra_user;
+    tdm_monitor_damaged_fn damaged; /* may be NULL */
+    void *damaged_user;
 } tdm_monitor_options;
 
 #define TDM_MONITOR_OPTIONS_INIT                                                                   \
@@ -34,14 +44,23 @@ typedef struct tdm_monitor_options {
     }
 
 /* The monitor of a step (borrowed); a checkpoint directory needs a checkpointable
- * step. */
+ * step. The directory is created if missing (one level) and locked until the monitor
+ * is destroyed (or its process ends, however it ends): a second monitor on it, in this
+ * process or another, fails with TDM_ERR_INVALID_STATE naming the holder (program,
+ * pid, host and start), so two runs never replace each other's checkpoints. */
 TDM_API tdm_status tdm_monitor_create(tdm_step *step, const tdm_monitor_options *opts,
                                       tdm_monitor **out);
 TDM_API void tdm_monitor_destroy(tdm_monitor *m); /* NULL-safe */
 
-/* Restores the newest complete checkpoint of the directory: *restored is 1 and
- * *global_step its step, or 0 when there is none. A corrupt or foreign newest
- * checkpoint is TDM_ERR_CORRUPT_DATA (naming the file and the tensor), not skipped. */
+/* Restores the newest usable checkpoint of the directory: *restored is 1 and
+ * *global_step its step, or 0 when there is none. Every checkpoint newer than the one
+ * restored was damaged: verified whole, each file that failed (a damaged or truncated
+ * record, header or footer, no regular file, or a name, header and global step that
+ * disagree) was renamed to <name>.damaged (never overwritten, never read again) and
+ * reported through options.damaged. A checkpoint of a newer format version is
+ * TDM_ERR_CORRUPT_DATA naming both versions; a checkpoint refused by restore_extra
+ * or the step, or a file system error, is returned as it is: none of those falls
+ * back. */
 TDM_API tdm_status tdm_monitor_restore(tdm_monitor *m, int *restored, uint64_t *global_step);
 
 /* Runs the step until n training steps ran (n 0: no limit) or the input ended:

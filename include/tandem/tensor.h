@@ -32,7 +32,9 @@ typedef struct tdm_shape {
     ((tdm_shape){sizeof((size_t[]){__VA_ARGS__}) / sizeof(size_t), {__VA_ARGS__}})
 #define TDM_SCALAR ((tdm_shape){0, {0}})
 
-/* Elements the shape spans (1 for a scalar). */
+/* Elements the shape spans (1 for a scalar); SIZE_MAX when the product of its
+ * dimensions does not fit in a size_t (tensors, variables and checkpoints refuse such
+ * shapes with TDM_ERR_INVALID_ARGUMENT). */
 TDM_API size_t tdm_shape_count(const tdm_shape *shape);
 
 /* Bytes per element: 4 for both types. */

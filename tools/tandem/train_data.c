@@ -15,6 +15,25 @@ static tdm_status load(const train_options *o, const char *path, const char *lab
     return data_source_load(&src, out, used, used_size);
 }
 
+/* Folds every example's feature and label bytes, in file order, into the FNV-1a hash
+ * *h, so that a checkpoint can tell other data from the same data moved or renamed. */
+static tdm_status fingerprint(const tdm_dataset *ds, uint64_t *h)
+{
+    tdm_dataset_iterator *it = NULL;
+    tdm_status s = tdm_dataset_iterator_create(ds, &it);
+    const tdm_batch *b = NULL;
+    while (s == TDM_OK && (s = tdm_dataset_iterator_next(it, &b)) == TDM_OK && b->count) {
+        const unsigned char *f = (const unsigned char *)b->features;
+        const unsigned char *l = (const unsigned char *)b->labels;
+        for (size_t i = 0; i < b->count * b->feature_count * sizeof(float); i++)
+            *h = (*h ^ f[i]) * 0x100000001b3ull;
+        for (size_t i = 0; i < b->count * sizeof(int32_t); i++)
+            *h = (*h ^ l[i]) * 0x100000001b3ull;
+    }
+    tdm_dataset_iterator_destroy(it);
+    return s;
+}
+
 static tdm_status standardize(train_data *d)
 {
     size_t features = tdm_dataset_feature_count(d->train);
@@ -63,7 +82,8 @@ static int split(const train_options *o, tdm_dataset *all, train_data *d)
     }
     d->train = all;
     d->test_path = o->test_data;
-    if (load(o, o->test_data, o->test_labels, &d->test, d->test_used, sizeof d->test_used))
+    if (load(o, o->test_data, o->test_labels, &d->test, d->test_used, sizeof d->test_used) ||
+        fingerprint(d->test, &d->fingerprint))
         return fail(o->test_data, tdm_last_error(), d);
     if (tdm_dataset_feature_count(d->test) == tdm_dataset_feature_count(all))
         return 0;
@@ -78,8 +98,12 @@ int train_data_load(const train_options *o, train_data *d)
     memset(d, 0, sizeof *d);
     d->path = o->data ? o->data : bundled_digits();
     tdm_dataset *all = NULL;
-    if (load(o, d->path, o->labels, &all, d->used, sizeof d->used) != TDM_OK)
+    d->fingerprint = 0xcbf29ce484222325ull;
+    if (load(o, d->path, o->labels, &all, d->used, sizeof d->used) != TDM_OK ||
+        fingerprint(all, &d->fingerprint) != TDM_OK) {
+        tdm_dataset_destroy(all);
         return fail(d->path, tdm_last_error(), d);
+    }
     if (split(o, all, d) != 0)
         return -1;
     d->features = tdm_dataset_feature_count(d->train);

@@ -15,6 +15,7 @@ typedef struct train_data {
     float *mean, *std;  /* [features]: the training split's statistics, NULL with
                            --no-standardize */
     size_t features, classes, train_examples, test_examples, steps_per_epoch;
+    uint64_t fingerprint; /* of the examples as loaded (--data, then --test-data) */
 } train_data;
 
 /* Loads the data and the test data, or holds out the test split (after one shuffle

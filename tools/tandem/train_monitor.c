@@ -1,8 +1,10 @@
-/* tandem train: the monitor, its checkpoints of the epoch history, and --resume. */
+/* tandem train: the monitor, its checkpoints of the epoch history and the run's
+ * configuration, and --resume. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "train_config.h"
 #include "train_session.h"
 
 /* Per finished epoch: train loss, test loss, test accuracy. Times are not kept, so
@@ -23,13 +25,17 @@ static tdm_status save_history(tdm_checkpoint_writer *w, void *user)
     }
     tdm_status s = tdm_checkpoint_add(w, "cli/history", TDM_F32, &TDM_SHAPE(n, HISTORY_COLUMNS), h);
     free(h);
-    return s;
+    return s == TDM_OK ? train_config_save(ts, w) : s;
 }
 
+/* Before the training state is restored: the configuration first, then the epochs
+ * finished by the checkpoint's step. */
 static tdm_status restore_history(const tdm_checkpoint *c, void *user)
 {
     train_session *ts = user;
-    size_t n = (size_t)(tdm_train_op_global_step(ts->op) / ts->data.steps_per_epoch);
+    if (train_config_check(ts, c, ts->refusal, sizeof ts->refusal) != 0)
+        return TDM_ERR_INVALID_ARGUMENT;
+    size_t n = (size_t)(tdm_checkpoint_step(c) / ts->data.steps_per_epoch);
     if (n > ts->opts->epochs)
         n = ts->opts->epochs;
     float *h = malloc((n ? n : 1) * HISTORY_COLUMNS * sizeof *h);
@@ -50,12 +56,23 @@ static tdm_status restore_history(const tdm_checkpoint *c, void *user)
     return s;
 }
 
+/* A damaged checkpoint that --resume passed over: said on stderr, where it is kept. */
+static void on_damaged(const char *path, const char *kept_as, const char *reason, void *user)
+{
+    (void)user;
+    fprintf(stderr,
+            "tandem train: --resume: %s is damaged and was not used: %s\n"
+            "tandem train: --resume: it is kept as %s; trying the next older checkpoint\n",
+            path, reason, kept_as);
+}
+
 static int resume(train_session *ts)
 {
     int restored = 0;
     uint64_t step = 0;
     if (tdm_monitor_restore(ts->monitor, &restored, &step) != TDM_OK) {
-        fprintf(stderr, "tandem train: --resume: %s\n", tdm_last_error());
+        fprintf(stderr, "tandem train: --resume: %s\n",
+                ts->refusal[0] ? ts->refusal : tdm_last_error());
         return -1;
     }
     if (restored)
@@ -76,6 +93,7 @@ int train_monitor_open(train_session *ts)
     mo.save_extra = save_history;
     mo.restore_extra = restore_history;
     mo.extra_user = ts;
+    mo.damaged = on_damaged;
     if (tdm_monitor_create(ts->step, &mo, &ts->monitor) != TDM_OK) {
         fprintf(stderr, "tandem train: monitor: %s\n", tdm_last_error());
         return -1;

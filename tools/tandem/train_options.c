@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_options.h"
+#include "tandem/tandem.h"
+#include "train_config.h"
 #include "train_options.h"
 
 static int usage(FILE *out, int status)
@@ -50,7 +53,11 @@ static int usage(FILE *out, int status)
             "  --deterministic      verify after every step that every copy of every\n"
             "                       variable is bitwise identical; no prefetch thread\n"
             "  --checkpoint-dir DIR checkpoint at the end of every epoch\n"
-            "  --resume             continue from the newest checkpoint in DIR\n"
+            "  --resume             continue from the newest checkpoint in DIR; damaged\n"
+            "                       newer ones are reported and kept aside as *.damaged\n"
+            "  --allow-config-change ITEMS  let --resume change these (comma-separated):\n"
+            "                       " TRAIN_CONFIG_ITEMS ", or all;\n"
+            "                       otherwise a checkpoint of another setup is refused\n"
             "  --metrics FILE       per-epoch metrics, CSV (or JSON for FILE.json)\n"
             "  --plot FILE.png      loss and accuracy curves\n"
             "  --save FILE          the trained model, its architecture and standardisation\n"
@@ -59,26 +66,117 @@ static int usage(FILE *out, int status)
     return status;
 }
 
-static int parse_layers(const char *text, train_options *o)
+#define MAX_UNITS 65536
+#define MAX_BATCH (1u << 20)
+#define MAX_EPOCHS 1000000
+#define MAX_LABEL_COLUMN 2147483646 /* tdm_csv_options.label_column is an int */
+#define MAX_SKIP_ROWS 1000000000
+#define MAX_SPLIT 64 /* tdm_device_split's limit */
+
+static int parse_layers(const char *value, void *target, char *err, size_t err_size)
 {
+    train_options *o = target;
     o->hidden_count = 0;
-    for (const char *p = text; *p;) {
-        char *end;
-        unsigned long units = strtoul(p, &end, 10);
-        if (end == p || !units || o->hidden_count == MAX_LAYERS || (*end && *end != ','))
+    for (const char *p = value;; p++) {
+        char unit[32];
+        size_t len = strcspn(p, ",");
+        if (o->hidden_count == MAX_LAYERS) {
+            snprintf(err, err_size, "at most %d hidden layers", MAX_LAYERS);
             return -1;
-        o->hidden[o->hidden_count++] = units;
-        p = *end ? end + 1 : end;
+        }
+        snprintf(unit, sizeof unit, "%.*s", (int)(len < sizeof unit - 1 ? len : sizeof unit - 1),
+                 p);
+        uint64_t units;
+        if (len >= sizeof unit || cli_parse_whole(unit, 1, MAX_UNITS, &units, err, err_size)) {
+            if (len >= sizeof unit)
+                snprintf(err, err_size, "'%.20s...' is not a whole number from 1 to %d", unit,
+                         MAX_UNITS);
+            return -1;
+        }
+        o->hidden[o->hidden_count++] = (size_t)units;
+        p += len;
+        if (!*p)
+            return 0;
     }
+}
+
+static int parse_devices(const char *value, void *target, char *err, size_t err_size)
+{
+    train_options *o = target;
+    o->device_id_count = 0;
+    for (const char *p = value;; p++) {
+        size_t len = strcspn(p, ",");
+        if (!len || o->device_id_count == MAX_SELECTED) {
+            snprintf(err, err_size,
+                     !len ? "'%.60s' has an empty device id" : "'%.60s' names more than %d devices",
+                     value, MAX_SELECTED);
+            return -1;
+        }
+        if (len >= sizeof o->device_id_text[0]) {
+            snprintf(err, err_size, "'%.40s...' is not a device id", p);
+            return -1;
+        }
+        memcpy(o->device_id_text[o->device_id_count], p, len);
+        o->device_id_text[o->device_id_count][len] = '\0';
+        o->device_ids[o->device_id_count] = o->device_id_text[o->device_id_count];
+        o->device_id_count++;
+        p += len;
+        if (!*p)
+            return 0;
+    }
+}
+
+/* A 0-based index, or a header name (checked against --header later). */
+static int parse_label_column(const char *value, void *target, char *err, size_t err_size)
+{
+    uint64_t index;
+    int digits = value[strspn(value, "0123456789")] == '\0';
+    /* A sign or a space would make data_source.c read a number, not a name. */
+    if (!*value || strchr("+- \t", value[0])) {
+        snprintf(err, err_size, "'%.40s' is neither a column index from 0 to %d nor a column name",
+                 value, MAX_LABEL_COLUMN);
+        return -1;
+    }
+    if (digits && cli_parse_whole(value, 0, MAX_LABEL_COLUMN, &index, err, err_size) != 0)
+        return -1;
+    *(const char **)target = value;
     return 0;
 }
 
-static int parse_devices(char *list, train_options *o)
+static int parse_activation(const char *value, void *target, char *err, size_t err_size)
 {
-    for (char *id = strtok(list, ","); id; id = strtok(NULL, ","))
-        if (o->device_id_count < MAX_SELECTED)
-            o->device_ids[o->device_id_count++] = id;
-    return o->device_id_count ? 0 : -1;
+    tdm_activation act;
+    if (tdm_activation_parse(value, &act) != TDM_OK) {
+        snprintf(err, err_size, "%s", strstr(tdm_last_error(), "no activation"));
+        return -1;
+    }
+    *(const char **)target = value;
+    return 0;
+}
+
+static int parse_optimizer(const char *value, void *target, char *err, size_t err_size)
+{
+    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
+    if (tdm_optimizer_kind_parse(value, &oo) != TDM_OK) {
+        snprintf(err, err_size, "%s", strstr(tdm_last_error(), "unknown optimizer"));
+        return -1;
+    }
+    *(const char **)target = value;
+    return 0;
+}
+
+static int parse_strategy(const char *value, void *target, char *err, size_t err_size)
+{
+    static const char *const names[] = {"mirrored", "one-device"};
+    for (size_t i = 0; i < 2; i++)
+        if (!strcmp(value, names[i])) {
+            *(const char **)target = names[i];
+            return 0;
+        }
+    const char *near = cli_nearest(value, names, 2);
+    snprintf(err, err_size, "no strategy '%.40s'%s%s%s (mirrored, one-device)", value,
+             near ? "; did you mean " : "", near ? near : "", near ? "?" : "");
+    return -1;
 }
 
 void train_options_defaults(train_options *o)
@@ -98,103 +196,106 @@ void train_options_defaults(train_options *o)
     o->progress = -1;
 }
 
-/* A string option; 0 if known. */
-static int string_option(const char *a, char *v, train_options *o)
+#define STRING(n, field)                                                                           \
+    {                                                                                              \
+        .name = n, .kind = CLI_STRING, .target = &o->field                                         \
+    }
+#define FLAG(n, field, v)                                                                          \
+    {                                                                                              \
+        .name = n, .kind = CLI_FLAG, .target = &o->field, .flag_value = v                          \
+    }
+#define CUSTOM(n, fn, t)                                                                           \
+    {                                                                                              \
+        .name = n, .kind = CLI_CUSTOM, .target = t, .parse = fn                                    \
+    }
+#define WHOLE(n, k, field, lowest, highest)                                                        \
+    {                                                                                              \
+        .name = n, .kind = k, .target = &o->field, .min = lowest, .max = highest                   \
+    }
+#define REAL(n, k, field, low, high, excluded)                                                     \
+    {                                                                                              \
+        .name = n, .kind = k, .target = &o->field, .lo = low, .hi = high, .open = excluded         \
+    }
+
+static cli_result read_table(int argc, char **argv, train_options *o, char *err, size_t err_size)
 {
-    const char **slot = !strcmp(a, "--data")             ? &o->data
-                        : !strcmp(a, "--labels")         ? &o->labels
-                        : !strcmp(a, "--label-column")   ? &o->label_column
-                        : !strcmp(a, "--activation")     ? &o->activation
-                        : !strcmp(a, "--optimizer")      ? &o->optimizer
-                        : !strcmp(a, "--strategy")       ? &o->strategy
-                        : !strcmp(a, "--checkpoint-dir") ? &o->checkpoint_dir
-                        : !strcmp(a, "--metrics")        ? &o->metrics
-                        : !strcmp(a, "--plot")           ? &o->plot
-                        : !strcmp(a, "--save")           ? &o->save
-                        : !strcmp(a, "--test-data")      ? &o->test_data
-                        : !strcmp(a, "--test-labels")    ? &o->test_labels
-                                                         : NULL;
-    if (!slot)
-        return -1;
-    *slot = v;
-    return 0;
+    const cli_option table[] = {
+        STRING("--data", data),
+        STRING("--labels", labels),
+        CUSTOM("--label-column", parse_label_column, &o->label_column),
+        FLAG("--header", header, 1),
+        WHOLE("--skip-rows", CLI_SIZE, skip_rows, 0, MAX_SKIP_ROWS),
+        STRING("--test-data", test_data),
+        STRING("--test-labels", test_labels),
+        FLAG("--no-standardize", standardize, 0),
+        CUSTOM("--layers", parse_layers, o),
+        CUSTOM("--activation", parse_activation, &o->activation),
+        REAL("--dropout", CLI_FLOAT, dropout, 0, 1, CLI_BELOW_HI),
+        CUSTOM("--optimizer", parse_optimizer, &o->optimizer),
+        REAL("--lr", CLI_FLOAT, lr, 0, 1000, CLI_ABOVE_LO),
+        WHOLE("--batch", CLI_SIZE, batch, 1, MAX_BATCH),
+        WHOLE("--epochs", CLI_UNSIGNED, epochs, 1, MAX_EPOCHS),
+        REAL("--test-fraction", CLI_DOUBLE, test_fraction, 0, 1, CLI_ABOVE_LO | CLI_BELOW_HI),
+        CUSTOM("--devices", parse_devices, o),
+        WHOLE("--split", CLI_UNSIGNED, split, 1, MAX_SPLIT),
+        CUSTOM("--strategy", parse_strategy, &o->strategy),
+        WHOLE("--seed", CLI_U64, seed, 0, UINT64_MAX),
+        FLAG("--balance", balance, 1),
+        FLAG("--deterministic", deterministic, 1),
+        STRING("--checkpoint-dir", checkpoint_dir),
+        FLAG("--resume", resume, 1),
+        CUSTOM("--allow-config-change", train_config_parse_allowed, &o->allow_config_change),
+        STRING("--metrics", metrics),
+        STRING("--plot", plot),
+        STRING("--save", save),
+        FLAG("--progress", progress, 1),
+        FLAG("--no-progress", progress, 0),
+    };
+    return cli_parse(table, sizeof table / sizeof table[0], argc, argv, err, err_size);
 }
 
-/* One option with its value; 0 if known and valid. */
-static int option_with_value(const char *a, char *v, train_options *o)
+/* Rules between options, once all are read. */
+static int check_combination(const train_options *o, char *err, size_t err_size)
 {
-    char *end = NULL;
-    if (!strcmp(a, "--layers"))
-        return parse_layers(v, o);
-    if (!strcmp(a, "--devices"))
-        return parse_devices(v, o);
-    if (!strcmp(a, "--dropout"))
-        o->dropout = strtof(v, &end);
-    else if (!strcmp(a, "--lr"))
-        o->lr = strtof(v, &end);
-    else if (!strcmp(a, "--batch"))
-        o->batch = strtoul(v, &end, 10);
-    else if (!strcmp(a, "--epochs"))
-        o->epochs = (unsigned)strtoul(v, &end, 10);
-    else if (!strcmp(a, "--test-fraction"))
-        o->test_fraction = strtod(v, &end);
-    else if (!strcmp(a, "--seed"))
-        o->seed = strtoull(v, &end, 10);
-    else if (!strcmp(a, "--skip-rows"))
-        o->skip_rows = strtoul(v, &end, 10);
-    else if (!strcmp(a, "--split"))
-        o->split = (unsigned)strtoul(v, &end, 10);
+    if (o->resume && !o->checkpoint_dir)
+        snprintf(err, err_size, "--resume needs --checkpoint-dir");
+    else if (o->allow_config_change && !o->resume)
+        snprintf(err, err_size, "--allow-config-change is for --resume");
+    else if (o->label_column && !o->header &&
+             o->label_column[strspn(o->label_column, "0123456789")] != '\0')
+        snprintf(err, err_size, "--label-column %.40s: a column name needs --header",
+                 o->label_column);
+    else if (o->labels && (o->label_column || o->header || o->skip_rows))
+        snprintf(err, err_size,
+                 "--labels reads IDX files: --label-column, --header and --skip-rows are for "
+                 "CSV");
+    else if ((o->test_labels && !o->test_data) || (o->test_data && !o->labels != !o->test_labels))
+        snprintf(err, err_size,
+                 "--test-data and --test-labels go with --data and --labels: IDX "
+                 "images and labels for both, or CSV for both");
     else
-        return string_option(a, v, o);
-    return end == v || *end ? -1 : 0;
+        return 0;
+    return -1;
 }
 
-static int flag(const char *a, train_options *o)
+cli_result train_options_read(int argc, char **argv, train_options *o, char *err, size_t err_size)
 {
-    int *slot = !strcmp(a, "--header")           ? &o->header
-                : !strcmp(a, "--no-standardize") ? &o->standardize
-                : !strcmp(a, "--deterministic")  ? &o->deterministic
-                : !strcmp(a, "--balance")        ? &o->balance
-                : !strcmp(a, "--resume")         ? &o->resume
-                : !strcmp(a, "--progress")       ? &o->progress
-                : !strcmp(a, "--no-progress")    ? &o->progress
-                                                 : NULL;
-    if (!slot)
-        return -1;
-    *slot = strcmp(a, "--no-standardize") && strcmp(a, "--no-progress");
-    return 0;
+    train_options_defaults(o);
+    cli_result r = read_table(argc, argv, o, err, err_size);
+    if (r == CLI_OK && check_combination(o, err, err_size) != 0)
+        r = CLI_ERROR;
+    return r;
 }
 
 int train_options_parse(int argc, char **argv, train_options *o, int *exit_status)
 {
-    train_options_defaults(o);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help")) {
-            *exit_status = usage(stdout, 0);
-            return 1;
-        }
-        if (flag(a, o) == 0)
-            continue;
-        if (i + 1 < argc && option_with_value(a, argv[i + 1], o) == 0) {
-            i++;
-            continue;
-        }
-        fprintf(stderr, "tandem train: bad option or value: %s%s%s\n\n", a, i + 1 < argc ? " " : "",
-                i + 1 < argc ? argv[i + 1] : "");
-        *exit_status = usage(stderr, 2);
-        return 1;
+    char err[512];
+    switch (train_options_read(argc, argv, o, err, sizeof err)) {
+    case CLI_OK: return 0;
+    case CLI_HELP: *exit_status = usage(stdout, 0); return 1;
+    case CLI_ERROR: break;
     }
-    if (o->resume && !o->checkpoint_dir) {
-        fprintf(stderr, "tandem train: --resume needs --checkpoint-dir\n");
-        *exit_status = 2;
-        return 1;
-    }
-    if ((o->test_labels && !o->test_data) || (o->test_data && !o->labels != !o->test_labels)) {
-        fprintf(stderr, "tandem train: --test-data and --test-labels go with --data and "
-                        "--labels: IDX images and labels for both, or CSV for both\n");
-        *exit_status = 2;
-        return 1;
-    }
-    return 0;
+    fprintf(stderr, "tandem train: %s\n", err);
+    *exit_status = 2;
+    return 1;
 }

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cli_options.h"
 #include "device_select.h"
 
 #define MAX_LAYERS 16
@@ -27,7 +28,8 @@ typedef struct train_options {
     size_t batch; /* global */
     unsigned epochs;
     double test_fraction;
-    const char *device_ids[MAX_SELECTED];
+    const char *device_ids[MAX_SELECTED]; /* into device_id_text */
+    char device_id_text[MAX_SELECTED][64];
     size_t device_id_count;
     unsigned split;       /* logical devices per chosen device */
     const char *strategy; /* "mirrored" or "one-device" */
@@ -36,16 +38,22 @@ typedef struct train_options {
     int balance;
     const char *checkpoint_dir;
     int resume;
+    unsigned allow_config_change; /* train_config.h's items that --resume may change */
     const char *metrics;
     const char *plot;
     const char *save; /* the trained model's file */
-    int progress; /* 1 bar, 0 plain lines, -1 bar when stdout is a terminal */
+    int progress;     /* 1 bar, 0 plain lines, -1 bar when stdout is a terminal */
 } train_options;
 
 /* The defaults: the digits MLP of the Quick start. */
 void train_options_defaults(train_options *o);
 
-/* 0 to go on; otherwise 1 with *exit_status set (--help, a bad option). */
+/* Reads the options over the defaults, checking every value and the rules between
+ * them; CLI_ERROR writes why to err. Prints nothing. */
+cli_result train_options_read(int argc, char **argv, train_options *o, char *err, size_t err_size);
+
+/* train_options_read, printing the help or the error: 0 to go on; otherwise 1 with
+ * *exit_status set (0 after --help, 2 after a bad option). */
 int train_options_parse(int argc, char **argv, train_options *o, int *exit_status);
 
 #endif

@@ -41,6 +41,7 @@ typedef struct train_session {
     train_epoch *history; /* [opts->epochs] */
     unsigned epochs_done;
     epoch_state current;
+    char refusal[2048]; /* why --resume refused a checkpoint's configuration */
     run_record record;
 } train_session;
 

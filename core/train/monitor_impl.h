@@ -1,0 +1,23 @@
+/* Internal: the monitor's state, shared by running and saving (monitor.c) and
+ * restoring (monitor_restore.c). */
+#ifndef TDM_TRAIN_MONITOR_IMPL_H
+#define TDM_TRAIN_MONITOR_IMPL_H
+
+#include <stdatomic.h>
+
+#include "step_impl.h"
+#include "tandem/monitor.h"
+
+struct tdm_monitor {
+    tdm_step *step;
+    tdm_monitor_options opts;
+    char *dir;
+    int lock; /* the directory's lock (checkpoint_posix.h); -1 without a directory */
+    uint64_t global_step;
+    uint64_t saved_step; /* of the last checkpoint written or restored */
+    int saved;           /* whether there is one */
+    int exhausted;
+    atomic_int cancel;
+};
+
+#endif

@@ -1,0 +1,112 @@
+/* Restoring the newest usable checkpoint. Newest first, each file under a final name
+ * is verified whole; one that is damaged, or whose name, header and global step
+ * disagree (a forged or renamed file, which would otherwise hide every newer one),
+ * is renamed aside, so that no later save can overwrite it, and reported before the
+ * next older one is tried. A newer format version, a configuration the caller
+ * refuses, or a failing device or disk stops the restore instead: those are not
+ * damage, and falling back would hide them. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "checkpoint_dir.h"
+#include "checkpoint_posix.h"
+#include "error.h"
+#include "monitor_impl.h"
+
+static const char func[] = "tdm_monitor_restore";
+
+/* The step inside: the train op's global step, else a plain input step's count. */
+static tdm_status check_steps(const tdm_checkpoint *c, const char *path, uint64_t named)
+{
+    uint64_t header = tdm_checkpoint_step(c), inside = 0;
+    const char *record = TDM_RECORD_GLOBAL_STEP;
+    tdm_status s = tdm_checkpoint_read_u64(c, record, &inside);
+    if (s == TDM_ERR_NOT_FOUND) {
+        record = TDM_RECORD_INPUT_STEPS;
+        s = tdm_checkpoint_read_u64(c, record, &inside);
+    }
+    if (s == TDM_ERR_NOT_FOUND) {
+        s = TDM_OK; /* a step that keeps no global step */
+        inside = header;
+    }
+    if (s == TDM_OK && header != named)
+        s = tdm_fail(TDM_ERR_CORRUPT_DATA,
+                     "%s is named for step %" PRIu64 ", but its header says step %" PRIu64, path,
+                     named, header);
+    else if (s == TDM_OK && inside != named)
+        s = tdm_fail(TDM_ERR_CORRUPT_DATA,
+                     "%s is named for step %" PRIu64
+                     " (its header agrees), but '%s' holds %" PRIu64,
+                     path, named, record, inside);
+    return s;
+}
+
+/* Restores path into the step; *damaged when it failed for being damaged. */
+static tdm_status restore_one(tdm_monitor *m, const char *path, uint64_t step, int *damaged)
+{
+    tdm_ckpt_state state = tdm_ckpt_file_state(path, step);
+    tdm_checkpoint *c = NULL;
+    tdm_status s = tdm_checkpoint_open(path, &c);
+    if (s == TDM_OK)
+        s = check_steps(c, path, step);
+    *damaged = s != TDM_OK && state != TDM_CKPT_NEWER &&
+               (state == TDM_CKPT_INCOMPLETE || s == TDM_ERR_CORRUPT_DATA);
+    /* The caller's state first: it may refuse a checkpoint of another configuration
+     * before anything changes. */
+    if (s == TDM_OK && m->opts.restore_extra)
+        s = m->opts.restore_extra(c, m->opts.extra_user);
+    if (s == TDM_OK)
+        s = tdm_step_restore(m->step, c);
+    if (s == TDM_OK) {
+        m->global_step = m->saved_step = step;
+        m->saved = 1;
+    }
+    tdm_checkpoint_close(c);
+    return s;
+}
+
+/* Renames the damaged file aside and tells the caller. */
+static tdm_status set_aside(tdm_monitor *m, const char *path)
+{
+    char reason[1024];
+    snprintf(reason, sizeof reason, "%s", tdm_last_error());
+    char *kept = NULL;
+    tdm_status s = tdm_ckpt_os_set_aside(path, func, &kept);
+    if (s == TDM_OK) {
+        s = tdm_ckpt_os_sync_dir(m->dir, func);
+        if (m->opts.damaged)
+            m->opts.damaged(path, kept, reason, m->opts.damaged_user);
+    }
+    free(kept);
+    return s;
+}
+
+tdm_status tdm_monitor_restore(tdm_monitor *m, int *restored, uint64_t *global_step)
+{
+    TDM_CHECK_ARG(m, func);
+    TDM_CHECK_ARG(restored, func);
+    *restored = 0;
+    if (!m->dir)
+        return tdm_fail(TDM_ERR_INVALID_STATE, "%s: no checkpoint directory", func);
+    tdm_ckpt_found *found = NULL;
+    size_t count = 0;
+    tdm_status s = tdm_ckpt_list_final(m->dir, func, &found, &count);
+    for (size_t i = 0; s == TDM_OK && !*restored && i < count; i++) {
+        char *path = tdm_ckpt_join(m->dir, found[i].name);
+        int damaged = 0;
+        s = path ? restore_one(m, path, found[i].step, &damaged)
+                 : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+        if (s == TDM_OK)
+            *restored = 1;
+        else if (damaged)
+            s = set_aside(m, path);
+        else
+            s = tdm_fail_context(s, "%s: restoring %s", func, path);
+        free(path);
+    }
+    free(found);
+    if (s == TDM_OK && *restored && global_step)
+        *global_step = m->global_step;
+    return s;
+}

@@ -1,0 +1,169 @@
+/* tandem train's options: every value is checked as it is read (no wrapping, no NaN,
+ * no silent default), the message names the option and its range, and a mistyped
+ * option gets the nearest one suggested. */
+#include <math.h>
+
+#include "harness.h"
+#include "train_options.h"
+
+/* Splits a command line at spaces into argv (after "train"). */
+static int split(char *line, char **argv, int max)
+{
+    int argc = 0;
+    argv[argc++] = "train";
+    for (char *t = strtok(line, " "); t && argc < max; t = strtok(NULL, " "))
+        argv[argc++] = t;
+    return argc;
+}
+
+static cli_result read_line(const char *line, train_options *o, char *err, size_t err_size)
+{
+    static char copy[512];
+    char *argv[32];
+    snprintf(copy, sizeof copy, "%s", line);
+    err[0] = '\0';
+    return train_options_read(split(copy, argv, 32), argv, o, err, err_size);
+}
+
+/* A command line that must be refused with a message containing `needle`. */
+static void refused_(const char *line, const char *needle, int at)
+{
+    train_options o;
+    char err[512];
+    cli_result r = read_line(line, &o, err, sizeof err);
+    if (r != CLI_ERROR || !strstr(err, needle)) {
+        test_failures++;
+        fprintf(stderr, "line %d: '%s': got %d '%s', expected an error with '%s'\n", at, line,
+                (int)r, err, needle);
+    }
+}
+#define REFUSED(line, needle) refused_(line, needle, __LINE__)
+
+static train_options accepted_(const char *line, int at)
+{
+    train_options o;
+    char err[512];
+    if (read_line(line, &o, err, sizeof err) != CLI_OK) {
+        test_failures++;
+        fprintf(stderr, "line %d: '%s' refused: %s\n", at, line, err);
+    }
+    return o;
+}
+#define ACCEPTED(line) accepted_(line, __LINE__)
+
+static void test_refusals(void)
+{
+    /* The values a user found wrapping or replaced without a word. */
+    REFUSED("--epochs -3", "--epochs: '-3' is not a whole number from 1 to 1000000");
+    REFUSED("--epochs -1", "--epochs: '-1' is not a whole number");
+    REFUSED("--epochs 4294967296", "--epochs: 4294967296 is out of range");
+    REFUSED("--epochs 0", "from 1 to 1000000");
+    REFUSED("--epochs 18446744073709551616", "out of range");
+    REFUSED("--epochs 3x", "'3x' is not a whole number");
+    REFUSED("--epochs 1e3", "not a whole number");
+    REFUSED("--lr nan", "--lr: 'nan' is not a finite number: expected a number x with 0 < x");
+    REFUSED("--lr inf", "not a finite number");
+    REFUSED("--lr -1", "--lr: -1 is out of range");
+    REFUSED("--lr 0", "0 < x <= 1000");
+    REFUSED("--lr 1e-50", "as a 32-bit float");
+    REFUSED("--lr 0.1.", "not a number");
+    REFUSED("--label-column 4294967296",
+            "--label-column: 4294967296 is out of range: expected a whole number from 0");
+    REFUSED("--label-column -1", "neither a column index");
+    REFUSED("--label-column +5", "neither a column index");
+    REFUSED("--skip-rows -1", "--skip-rows: '-1' is not a whole number from 0 to 1000000000");
+    REFUSED("--skip-rows 1000000001", "out of range");
+    REFUSED("--label-column name", "a column name needs --header");
+    REFUSED("--batch -3", "--batch: '-3' is not a whole number from 1 to 1048576");
+    REFUSED("--batch 4611686018427387904", "--batch: 4611686018427387904 is out of range");
+    REFUSED("--batch 0", "from 1 to");
+    REFUSED("--test-fraction 1.5", "--test-fraction: 1.5 is out of range: expected a number x "
+                                   "with 0 < x < 1");
+    REFUSED("--test-fraction 0", "out of range");
+    REFUSED("--test-fraction -0.5", "out of range");
+    REFUSED("--dropout 1", "0 <= x < 1");
+    REFUSED("--dropout -0.1", "out of range");
+    REFUSED("--seed -1", "--seed: '-1' is not a whole number from 0 to 18446744073709551615");
+    REFUSED("--seed 18446744073709551616", "out of range");
+    REFUSED("--layers 0", "--layers: 0 is out of range");
+    REFUSED("--layers 128,,3", "is not a whole number");
+    REFUSED("--layers 128,", "is not a whole number");
+    REFUSED("--layers 99999999999999999999", "out of range");
+    REFUSED("--layers 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", "at most 16 hidden layers");
+    REFUSED("--devices a,,b", "empty device id");
+    REFUSED("--devices "
+            "0,1,2,3,4,5,6,7,8,9,0,1,2,3,4,5,6,7,8,9,0,1,2,3,4,5,6,7,8,9,0,1,2",
+            "more than 32 devices");
+    REFUSED("--activation rleu", "--activation: no activation 'rleu'");
+    REFUSED("--optimizer adm", "--optimizer: unknown optimizer 'adm'");
+    REFUSED("--strategy mirored", "no strategy 'mirored'; did you mean mirrored?");
+    /* Names, values and the rules between options. */
+    REFUSED("--epoch 3", "unknown option --epoch; did you mean --epochs?");
+    REFUSED("--chekpoint-dir x", "did you mean --checkpoint-dir?");
+    REFUSED("--zzzzzz", "unknown option --zzzzzz (--help lists the options)");
+    REFUSED("--epochs", "--epochs needs a value");
+    REFUSED("--data --epochs 3", "--data needs a value");
+    REFUSED("--header=1", "--header takes no value");
+    REFUSED("stray", "unexpected argument 'stray'");
+    REFUSED("--resume", "--resume needs --checkpoint-dir");
+    REFUSED("--data a --labels b --header", "--labels reads IDX files");
+    REFUSED("--data a --labels b --skip-rows 1", "--skip-rows are for CSV");
+    REFUSED("--test-labels t", "--test-data and --test-labels go with --data and --labels");
+    REFUSED("--data a --labels b --test-data t", "IDX images and labels for both");
+    REFUSED("--checkpoint-dir d --resume --allow-config-change lt",
+            "no item 'lt'; did you mean lr?");
+    REFUSED("--allow-config-change lr", "--allow-config-change is for --resume");
+}
+
+static void test_acceptance(void)
+{
+    train_options o = ACCEPTED("");
+    CHECK(o.epochs == 10 && o.batch == 64 && o.lr == 0.0f && o.seed == 1);
+    CHECK(o.hidden_count == 2 && o.hidden[1] == 128 && fabs(o.test_fraction - 0.2) < 1e-12);
+    o = ACCEPTED("--epochs 1000000 --batch=1048576 --lr 1000 --seed 18446744073709551615");
+    CHECK(o.epochs == 1000000 && o.batch == 1048576 && o.lr == 1000.0f);
+    CHECK(o.seed == UINT64_MAX);
+    o = ACCEPTED("--layers 3,65536 --dropout 0 --test-fraction 0.999 --label-column 2147483646");
+    CHECK(o.hidden_count == 2 && o.hidden[0] == 3 && o.hidden[1] == 65536 && o.dropout == 0.0f);
+    CHECK(o.label_column && !strcmp(o.label_column, "2147483646"));
+    o = ACCEPTED("--devices opencl:0,vulkan:0 --strategy one-device --no-progress --header "
+                 "--label-column class --epochs 2 --epochs 3");
+    CHECK(o.device_id_count == 2 && !strcmp(o.device_ids[1], "vulkan:0"));
+    CHECK(!strcmp(o.strategy, "one-device") && o.progress == 0 && o.epochs == 3);
+    o = ACCEPTED("--balance");
+    CHECK(o.balance == 1);
+    o = ACCEPTED("--skip-rows 1 --test-data t.csv --save m.safetensors");
+    CHECK(o.skip_rows == 1 && !strcmp(o.test_data, "t.csv") && !strcmp(o.save, "m.safetensors"));
+    o = ACCEPTED("--checkpoint-dir d --resume --optimizer SGD --activation tanh");
+    CHECK(o.resume && !strcmp(o.checkpoint_dir, "d") && !strcmp(o.optimizer, "SGD"));
+    CHECK(o.allow_config_change == 0);
+    o = ACCEPTED("--checkpoint-dir d --resume --allow-config-change lr,batch");
+    train_options all = ACCEPTED("--checkpoint-dir d --resume --allow-config-change all");
+    CHECK(o.allow_config_change &&
+          (o.allow_config_change & all.allow_config_change) == o.allow_config_change);
+    CHECK(o.allow_config_change != all.allow_config_change);
+    train_options h;
+    char err[64];
+    CHECK(read_line("--epochs 3 --help", &h, err, sizeof err) == CLI_HELP);
+}
+
+static void test_nearest(void)
+{
+    static const char *const names[] = {"--epochs", "--checkpoint-dir", "--lr", "--labels"};
+    CHECK(cli_nearest("--epoch", names, 4) == names[0]);
+    CHECK(cli_nearest("--epohcs", names, 4) == names[0]);
+    CHECK(cli_nearest("--check", names, 4) == names[1]);
+    CHECK(cli_nearest("--lt", names, 4) == names[2]);
+    CHECK(cli_nearest("--label", names, 4) == names[3]);
+    CHECK(cli_nearest("--bogus", names, 4) == NULL);
+    CHECK(cli_nearest("-", names, 4) == NULL);
+    CHECK(cli_nearest("--", names, 4) == NULL);
+}
+
+int main(void)
+{
+    test_refusals();
+    test_acceptance();
+    test_nearest();
+    return test_finish("test_cli_options");
+}

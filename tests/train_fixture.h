@@ -1,0 +1,54 @@
+/* A small training run for the reliability tests: a synthetic dataset, an MLP, Adam,
+ * the train op, a single-loss step and a monitor. Opening returns the first failure
+ * instead of stopping the test, and closing frees whatever was built, so that tests
+ * can fail any stage (faults, locks, damaged checkpoints) and check what is left. */
+#ifndef TDM_TEST_TRAIN_FIXTURE_H
+#define TDM_TEST_TRAIN_FIXTURE_H
+
+#include "tandem/monitor.h"
+#include "tandem/tandem.h"
+
+#define FIXTURE_FEATURES 8
+#define FIXTURE_CLASSES 4
+#define FIXTURE_EXAMPLES 96
+
+typedef struct fixture_options {
+    size_t batch;                /* global batch; default 16 */
+    int64_t epochs;              /* default 4 */
+    size_t hidden;               /* units of the one hidden layer; default 16 */
+    const char *checkpoint_dir;  /* NULL: no checkpoints */
+    uint64_t checkpoint_every;   /* global steps */
+    tdm_monitor_options monitor; /* callbacks and keep; dir and every are set from above */
+} fixture_options;
+
+#define FIXTURE_OPTIONS_INIT                                                                       \
+    {                                                                                              \
+        .batch = 16, .epochs = 4, .hidden = 16, .monitor = TDM_MONITOR_OPTIONS_INIT                \
+    }
+
+typedef struct fixture {
+    tdm_strategy *strategy;
+    tdm_model *model;
+    tdm_optimizer *opt;
+    tdm_train_op *op;
+    tdm_dataset *data;
+    tdm_step *step;
+    tdm_monitor *monitor;
+} fixture;
+
+/* Builds the run on devs (mirrored over n > 1, one device for n = 1); the first
+ * failing call's status, with *f holding what was built before it. */
+tdm_status fixture_open(fixture *f, tdm_context *ctx, tdm_device *const *devs, size_t n,
+                        const fixture_options *o);
+
+/* Frees everything built. */
+void fixture_close(fixture *f);
+
+/* Whether every copy of every trained variable and slot holds the same bytes. */
+int fixture_copies_identical(const fixture *f);
+
+/* Reads every trained variable (cross-replica) into out, in order, returning the
+ * floats written (at most cap). */
+size_t fixture_weights(const fixture *f, float *out, size_t cap);
+
+#endif

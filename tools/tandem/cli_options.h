@@ -1,0 +1,73 @@
+/* Command-line options read from a table. Every value is checked as it is read:
+ * whole numbers are plain decimal digits that must not wrap, reals must be finite,
+ * both must lie in the option's range, and the message names the option and that
+ * range. A mistyped option name gets the nearest known one suggested. Nothing is
+ * printed: messages go to the caller's buffer. */
+#ifndef TANDEM_CLI_OPTIONS_H
+#define TANDEM_CLI_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum cli_kind {
+    CLI_FLAG,     /* no value: *(int *)target = flag_value */
+    CLI_STRING,   /* *(const char **)target = the value, which must not be empty */
+    CLI_UNSIGNED, /* *(unsigned *)target: a whole number in [min, max] */
+    CLI_SIZE,     /* *(size_t *)target: likewise */
+    CLI_U64,      /* *(uint64_t *)target: likewise */
+    CLI_FLOAT,    /* *(float *)target: a finite number in the range lo..hi */
+    CLI_DOUBLE,   /* *(double *)target: likewise */
+    CLI_CUSTOM    /* parse(value, target, err, err_size) */
+} cli_kind;
+
+/* Range ends that reals may not take (CLI_FLOAT, CLI_DOUBLE). */
+#define CLI_ABOVE_LO 1u /* the value must be greater than lo */
+#define CLI_BELOW_HI 2u /* the value must be less than hi */
+
+/* Parses value into target; 0, or -1 with the reason (without the option's name)
+ * written to err. */
+typedef int (*cli_parse_fn)(const char *value, void *target, char *err, size_t err_size);
+
+typedef struct cli_option {
+    const char *name; /* "--epochs" */
+    cli_kind kind;
+    void *target;
+    uint64_t min, max; /* whole numbers */
+    double lo, hi;     /* reals */
+    unsigned open;     /* reals: CLI_ABOVE_LO | CLI_BELOW_HI */
+    int flag_value;    /* CLI_FLAG */
+    cli_parse_fn parse;
+} cli_option;
+
+typedef enum cli_result { CLI_OK, CLI_HELP, CLI_ERROR = -1 } cli_result;
+
+/* Reads argv[1..argc-1] against the table: "--name VALUE" or "--name=VALUE" for
+ * options with a value, "--name" for flags, "--help" for CLI_HELP. Later options
+ * override earlier ones. CLI_ERROR writes one line to err: an unknown option (with
+ * the nearest known name when one is close), a missing value, or a value out of
+ * range, e.g. "--epochs: '-3' is not a whole number from 1 to 1000000". */
+cli_result cli_parse(const cli_option *table, size_t count, int argc, char **argv, char *err,
+                     size_t err_size);
+
+/* The name among names[0..count-1] nearest to `given` by edit distance, when at most
+ * a third of its letters (and at least one) must change, or `given` starts it; NULL
+ * otherwise. */
+const char *cli_nearest(const char *given, const char *const *names, size_t count);
+
+/* Writes a message to err; returns -1 (CLI_ERROR's value), so that a failure reads
+ * `return cli_fail(err, err_size, "...", ...);`. */
+int cli_fail(char *err, size_t err_size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The checks cli_parse applies, for custom parsers: a whole number in [min, max],
+ * a finite real in the range (open: CLI_ABOVE_LO | CLI_BELOW_HI). 0, or -1 with the
+ * reason in err. */
+int cli_parse_whole(const char *text, uint64_t min, uint64_t max, uint64_t *out, char *err,
+                    size_t err_size);
+int cli_parse_real(const char *text, double lo, double hi, unsigned open, double *out, char *err,
+                   size_t err_size);
+/* cli_parse_real, then still in the range as a float (a tiny value may round to 0). */
+int cli_parse_float(const char *text, double lo, double hi, unsigned open, float *out, char *err,
+                    size_t err_size);
+
+#endif

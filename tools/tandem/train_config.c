@@ -1,0 +1,171 @@
+/* tandem train: the configuration recorded in checkpoints and checked on --resume. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_options.h"
+#include "train_config.h"
+#include "train_session.h"
+
+#define RECORD_PREFIX "cli/config/"
+#define VALUE_MAX 256
+
+static const char *const item_names[] = {"layers",  "lr",    "optimizer", "activation",
+                                         "dropout", "batch", "data"};
+#define ITEM_COUNT (sizeof item_names / sizeof item_names[0])
+#define ALL_ITEMS ((1u << ITEM_COUNT) - 1)
+
+int train_config_parse_allowed(const char *list, void *allowed, char *err, size_t err_size)
+{
+    unsigned *set = allowed;
+    for (const char *p = list;; p++) {
+        char name[32];
+        size_t len = strcspn(p, ",");
+        snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), p);
+        size_t i = 0;
+        while (i < ITEM_COUNT && strcmp(name, item_names[i]))
+            i++;
+        if (i < ITEM_COUNT)
+            *set |= 1u << i;
+        else if (!strcmp(name, "all"))
+            *set = ALL_ITEMS;
+        else {
+            const char *near = cli_nearest(name, item_names, ITEM_COUNT);
+            snprintf(err, err_size, "no item '%s'%s%s%s: the items are %s, or all", name,
+                     near ? "; did you mean " : "", near ? near : "", near ? "?" : "",
+                     TRAIN_CONFIG_ITEMS);
+            return -1;
+        }
+        p += len;
+        if (!*p)
+            return 0;
+    }
+}
+
+static void optimizer_text(const train_session *ts, char *out, size_t size)
+{
+    tdm_optimizer_options o = TDM_OPTIMIZER_OPTIONS_INIT;
+    tdm_optimizer_get_options(ts->optimizer, &o);
+    const char *name = tdm_optimizer_name(ts->optimizer);
+    switch (o.kind) {
+    case TDM_OPT_SGD: snprintf(out, size, "%s", name); break;
+    case TDM_OPT_MOMENTUM: snprintf(out, size, "%s (momentum %g)", name, o.momentum); break;
+    case TDM_OPT_ADAGRAD:
+        snprintf(out, size, "%s (initial accumulator %g, epsilon %g)", name, o.initial_accumulator,
+                 o.epsilon);
+        break;
+    case TDM_OPT_RMSPROP:
+        snprintf(out, size, "%s (rho %g, momentum %g, epsilon %g%s)", name, o.rho, o.momentum,
+                 o.epsilon, o.centered ? ", centered" : "");
+        break;
+    case TDM_OPT_ADAM:
+    case TDM_OPT_ADAMW:
+        snprintf(out, size, "%s (beta1 %g, beta2 %g, epsilon %g, weight decay %g)", name, o.beta1,
+                 o.beta2, o.epsilon, o.kind == TDM_OPT_ADAMW ? o.weight_decay : 0.0f);
+        break;
+    }
+}
+
+/* This run's value of each item, in item_names order. */
+static void current(const train_session *ts, char values[ITEM_COUNT][VALUE_MAX])
+{
+    const train_options *o = ts->opts;
+    size_t used = 0;
+    values[0][0] = '\0';
+    for (size_t l = 0; l < o->hidden_count && used < VALUE_MAX; l++)
+        used += (size_t)snprintf(values[0] + used, VALUE_MAX - used, "%s%zu", l ? "," : "",
+                                 o->hidden[l]);
+    snprintf(values[1], VALUE_MAX, "%g", (double)tdm_optimizer_learning_rate(ts->optimizer));
+    optimizer_text(ts, values[2], VALUE_MAX);
+    tdm_activation act = TDM_ACT_RELU;
+    tdm_activation_parse(o->activation, &act);
+    snprintf(values[3], VALUE_MAX, "%s", tdm_activation_name(act));
+    snprintf(values[4], VALUE_MAX, "%g", (double)o->dropout);
+    snprintf(values[5], VALUE_MAX, "%zu", o->batch);
+    const train_data *d = &ts->data;
+    snprintf(values[6], VALUE_MAX,
+             "%zu examples of %zu features in %zu classes (content %016llx), test fraction %g, "
+             "%s",
+             d->train_examples + d->test_examples, d->features, d->classes,
+             (unsigned long long)d->fingerprint, o->test_fraction,
+             o->standardize ? "standardized" : "not standardized");
+}
+
+tdm_status train_config_save(const train_session *ts, tdm_checkpoint_writer *w)
+{
+    char values[ITEM_COUNT][VALUE_MAX];
+    current(ts, values);
+    tdm_status s = TDM_OK;
+    for (size_t i = 0; i < ITEM_COUNT && s == TDM_OK; i++) {
+        int32_t text[VALUE_MAX];
+        size_t len = strlen(values[i]);
+        for (size_t k = 0; k < len; k++)
+            text[k] = (unsigned char)values[i][k];
+        char name[64];
+        snprintf(name, sizeof name, RECORD_PREFIX "%s", item_names[i]);
+        s = tdm_checkpoint_add(w, name, TDM_I32, &TDM_SHAPE(len), text);
+    }
+    return s;
+}
+
+/* The recorded text of one item: 1 when found, 0 when the checkpoint lacks it. */
+static int recorded(const tdm_checkpoint *c, size_t item, char *out)
+{
+    char name[64];
+    snprintf(name, sizeof name, RECORD_PREFIX "%s", item_names[item]);
+    tdm_dtype dtype;
+    tdm_shape shape;
+    int32_t text[VALUE_MAX];
+    if (tdm_checkpoint_tensor_shape(c, name, &dtype, &shape) != TDM_OK || dtype != TDM_I32 ||
+        shape.rank != 1 || shape.dims[0] >= VALUE_MAX ||
+        tdm_checkpoint_read(c, name, TDM_I32, &shape, text, shape.dims[0] * sizeof *text) != TDM_OK)
+        return 0;
+    for (size_t k = 0; k < shape.dims[0]; k++)
+        out[k] = (char)text[k];
+    out[shape.dims[0]] = '\0';
+    return 1;
+}
+
+int train_config_check(const train_session *ts, const tdm_checkpoint *c, char *err, size_t err_size)
+{
+    char now[ITEM_COUNT][VALUE_MAX], then[VALUE_MAX];
+    current(ts, now);
+    unsigned allowed = ts->opts->allow_config_change, refused = 0;
+    size_t used = 0;
+    for (size_t i = 0; i < ITEM_COUNT; i++) {
+        if (!recorded(c, i, then)) {
+            if (allowed == ALL_ITEMS)
+                continue;
+            snprintf(err, err_size,
+                     "the checkpoint records no '%s' of its configuration (an older tandem "
+                     "wrote it); --allow-config-change all resumes it as it is",
+                     item_names[i]);
+            return -1;
+        }
+        if (!strcmp(then, now[i]))
+            continue;
+        if (allowed & 1u << i) {
+            printf("note     --%s changed from %s to %s (--allow-config-change)\n", item_names[i],
+                   then, now[i]);
+            continue;
+        }
+        refused |= 1u << i;
+        if (used < err_size)
+            used += (size_t)snprintf(err + used, err_size - used,
+                                     "%s--%s: the checkpoint has %s, this run %s",
+                                     used ? "; "
+                                          : "the checkpoint was written with another "
+                                            "configuration: ",
+                                     item_names[i], then, now[i]);
+    }
+    char names[128] = "";
+    for (size_t i = 0, n = 0; i < ITEM_COUNT; i++)
+        if (refused & 1u << i)
+            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? "," : "", item_names[i]);
+    if (refused && used < err_size)
+        snprintf(err + used, err_size - used,
+                 ". Resume with the same options, or change them deliberately with "
+                 "--allow-config-change %s",
+                 names);
+    return refused ? -1 : 0;
+}
