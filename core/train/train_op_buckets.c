@@ -87,7 +87,8 @@ static tdm_status start_ready(tdm_train_replica *r)
     while (s == TDM_OK && r->started < r->op->bucket_count && !r->unready[r->started]) {
         s = tdm_replica_all_reduce_start(r->rc, TDM_REDUCE_SUM, r->buckets[r->started],
                                          &r->pending[r->started]);
-        r->started++;
+        if (s == TDM_OK)
+            r->started++; /* only started buckets are waited for */
     }
     return s;
 }
