@@ -1,5 +1,6 @@
-/* finish and events: an event is the number of the last submission when it was
- * recorded, and completes with it. */
+/* finish and events: an event is the number of the submission that
+ * completes the work recorded before it (the open batch's, if there is one), and
+ * completes with it. Waiting or asking submits that batch first. */
 #include <stdlib.h>
 
 #include "error.h"
@@ -8,16 +9,15 @@
 tdm_status tdm_vk_finish(tdm_device *dev)
 {
     tdm_vk_device *vd = dev->impl;
-    return tdm_vk_wait(vd, tdm_vk_last_submitted(vd));
+    return tdm_vk_wait(vd, tdm_vk_last_recorded(vd));
 }
 
 tdm_status tdm_vk_event_record(tdm_device *dev, void **event)
 {
     uint64_t *value = malloc(sizeof *value);
     if (!value)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory for an event",
-                        dev->desc.id);
-    *value = tdm_vk_last_submitted(dev->impl);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory for an event", dev->desc.id);
+    *value = tdm_vk_last_recorded(dev->impl);
     *event = value;
     return TDM_OK;
 }

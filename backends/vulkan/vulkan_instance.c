@@ -8,6 +8,14 @@
 
 #define TDM_VK_VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
 
+/* TDM_VK_SYNC_VALIDATION=1 (with validation): the layer also checks that barriers
+ * order every access to memory that needs it, which is slow. */
+static int wants_sync_validation(void)
+{
+    const char *value = getenv("TDM_VK_SYNC_VALIDATION");
+    return value && strcmp(value, "1") == 0;
+}
+
 static int instance_has_layer(const char *name)
 {
     uint32_t count = 0;
@@ -83,8 +91,9 @@ static tdm_status check_validation_available(void)
 static tdm_status instance_failed(VkResult r)
 {
     if (r == VK_ERROR_INCOMPATIBLE_DRIVER)
-        return tdm_fail(TDM_ERR_NOT_FOUND, "vulkan: no Vulkan driver (ICD) is installed: "
-                                           "vkCreateInstance failed: %s",
+        return tdm_fail(TDM_ERR_NOT_FOUND,
+                        "vulkan: no Vulkan driver (ICD) is installed: "
+                        "vkCreateInstance failed: %s",
                         tdm_vk_result_name(r));
     if (r == VK_ERROR_LAYER_NOT_PRESENT || r == VK_ERROR_EXTENSION_NOT_PRESENT)
         return tdm_fail(TDM_ERR_UNSUPPORTED, "vulkan: vkCreateInstance failed: %s",
@@ -93,13 +102,15 @@ static tdm_status instance_failed(VkResult r)
                     tdm_vk_result_name(r), (int)r);
 }
 
-/* Fills names (room for 2) and returns how many. */
-static uint32_t instance_extensions(int validate, const char **names,
+/* Fills names (room for 3) and returns how many. */
+static uint32_t instance_extensions(int validate, int sync, const char **names,
                                     VkInstanceCreateFlags *flags)
 {
     uint32_t count = 0;
     if (validate)
         names[count++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    if (validate && sync) /* the layer offers it */
+        names[count++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
     /* Lists drivers such as MoltenVK that are not fully conformant. */
     if (instance_has_extension(NULL, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME)) {
         names[count++] = VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME;
@@ -115,11 +126,20 @@ static tdm_status create_instance(tdm_backend *be, int validate)
         return tdm_fail(TDM_ERR_NOT_FOUND, "vulkan: the Vulkan loader is older than 1.1");
     be->api_version = loader >= VK_API_VERSION_1_2 ? VK_API_VERSION_1_2 : VK_API_VERSION_1_1;
 
-    const char *extensions[2];
+    const char *extensions[3];
     VkInstanceCreateFlags flags = 0;
-    uint32_t extension_count = instance_extensions(validate, extensions, &flags);
+    int sync = wants_sync_validation();
+    uint32_t extension_count = instance_extensions(validate, sync, extensions, &flags);
     const char *layer = TDM_VK_VALIDATION_LAYER;
+    VkValidationFeatureEnableEXT sync_feature =
+        VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+    VkValidationFeaturesEXT features = {
+        .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+        .enabledValidationFeatureCount = 1,
+        .pEnabledValidationFeatures = &sync_feature,
+    };
     VkDebugUtilsMessengerCreateInfoEXT messenger = messenger_info(be->ctx);
+    messenger.pNext = sync ? &features : NULL;
     VkApplicationInfo app = {
         .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
         .pApplicationName = "tandem",
@@ -142,10 +162,11 @@ static tdm_status create_instance(tdm_backend *be, int validate)
 
 static tdm_status create_messenger(tdm_backend *be)
 {
-    PFN_vkCreateDebugUtilsMessengerEXT create = (PFN_vkCreateDebugUtilsMessengerEXT)
-        vkGetInstanceProcAddr(be->instance, "vkCreateDebugUtilsMessengerEXT");
-    be->destroy_messenger = (PFN_vkDestroyDebugUtilsMessengerEXT)
-        vkGetInstanceProcAddr(be->instance, "vkDestroyDebugUtilsMessengerEXT");
+    PFN_vkCreateDebugUtilsMessengerEXT create =
+        (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(be->instance,
+                                                                  "vkCreateDebugUtilsMessengerEXT");
+    be->destroy_messenger = (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(
+        be->instance, "vkDestroyDebugUtilsMessengerEXT");
     if (!create || !be->destroy_messenger)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "vulkan: vkCreateDebugUtilsMessengerEXT is not available");
@@ -170,8 +191,7 @@ static int usable(const tdm_backend *be, VkPhysicalDevice physical)
     int ok = has_compute_queue(physical) && tdm_vk_device_api(be, physical) >= VK_API_VERSION_1_1;
     if (!ok)
         tdm_log(be->ctx, TDM_LOG_INFO,
-                "vulkan: skipping '%s': it lacks a compute queue or Vulkan 1.1",
-                props.deviceName);
+                "vulkan: skipping '%s': it lacks a compute queue or Vulkan 1.1", props.deviceName);
     return ok;
 }
 
@@ -180,8 +200,9 @@ static tdm_status collect_devices(tdm_backend *be)
     uint32_t count = 0;
     VkResult r = vkEnumeratePhysicalDevices(be->instance, &count, NULL);
     if (r == VK_ERROR_INITIALIZATION_FAILED) /* e.g. only drivers for absent hardware */
-        return tdm_fail(TDM_ERR_NOT_FOUND, "vulkan: no working Vulkan driver (ICD): "
-                                           "vkEnumeratePhysicalDevices failed: %s",
+        return tdm_fail(TDM_ERR_NOT_FOUND,
+                        "vulkan: no working Vulkan driver (ICD): "
+                        "vkEnumeratePhysicalDevices failed: %s",
                         tdm_vk_result_name(r));
     if (r != VK_SUCCESS)
         return tdm_fail(tdm_vk_status(r), "vulkan: vkEnumeratePhysicalDevices failed: %s",
@@ -201,8 +222,7 @@ static tdm_status collect_devices(tdm_backend *be)
             be->physical[be->count++] = be->physical[i];
     if (be->count == 0)
         return tdm_fail(TDM_ERR_NOT_FOUND,
-                        "vulkan: none of the %u physical devices has a compute queue",
-                        count);
+                        "vulkan: none of the %u physical devices has a compute queue", count);
     return TDM_OK;
 }
 
