@@ -1,4 +1,4 @@
-/* finish and events: an event is the number of the submission that
+/* finish, events and queue waits: an event is the number of the submission that
  * completes the work recorded before it (the open batch's, if there is one), and
  * completes with it. Waiting or asking submits that batch first. */
 #include <stdlib.h>
@@ -36,4 +36,18 @@ void tdm_vk_event_release(tdm_device *dev, void *event)
 {
     (void)dev;
     free(event);
+}
+
+/* One queue per VkDevice, and every tdm_device has its own VkDevice: only a device
+ * waiting for itself needs nothing (its later work is ordered after its earlier work
+ * wherever the data asks for it). A semaphore cannot cross VkDevices without
+ * exporting it, so the core waits on the host for the rest. */
+tdm_status tdm_vk_queue_wait(tdm_device *dev, tdm_device *src, void *event)
+{
+    (void)event;
+    if (dev->impl == src->impl)
+        return TDM_OK;
+    return tdm_fail(TDM_ERR_UNSUPPORTED,
+                    "%s waiting for %s: two VkDevices share no semaphore; the host waits",
+                    dev->desc.id, src->desc.id);
 }

@@ -246,6 +246,7 @@ tdm_status tdm_vk_event_record(tdm_device *dev, void **event);
 tdm_status tdm_vk_event_wait(tdm_device *dev, void *event);
 tdm_status tdm_vk_event_query(tdm_device *dev, void *event, int *done);
 void tdm_vk_event_release(tdm_device *dev, void *event);
+tdm_status tdm_vk_queue_wait(tdm_device *dev, tdm_device *src, void *event);
 
 /* vulkan_memory.c */
 /* The first type in `allowed` with the first of choices that any allowed type has. */
@@ -260,6 +261,7 @@ tdm_status tdm_vk_sync_mapped(tdm_vk_device *vd, const tdm_vk_buffer *vb, size_t
 /* vulkan_buffer.c */
 tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf);
 void tdm_vk_buffer_free(tdm_buffer *buf);
+void *tdm_vk_host_address(tdm_buffer *buf);
 
 /* vulkan_staging.c */
 tdm_status tdm_vk_staged_write(tdm_vk_device *vd, VkBuffer dst, size_t offset,
