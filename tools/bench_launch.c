@@ -12,9 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "tandem/tandem.h"
+#include "bench_util.h"
 
 #define OUTPUTS 16
 #define MAX_ROUNDS 64
@@ -27,19 +26,9 @@ typedef struct bench {
     tdm_tensor *x, *y[OUTPUTS];
 } bench;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int failed(tdm_status s, const char *what)
 {
-    if (s == TDM_OK)
-        return 0;
-    fprintf(stderr, "bench_launch: %s: %s: %s\n", what, tdm_status_str(s), tdm_last_error());
-    return 1;
+    return bench_failed("bench_launch", s, what);
 }
 
 static int parse(int argc, char **argv, bench *b)
@@ -93,19 +82,13 @@ static int create_tensors(bench *b)
 /* Launches per second of one round, or a negative number on failure. */
 static double run_round(const bench *b, int chain)
 {
-    double start = now();
+    double start = bench_now();
     int ok = 1;
     for (int i = 0; ok && i < b->launches; i++)
         ok = chain ? !failed(tdm_op_axpy(b->y[0], 1e-3f, b->x), "axpy")
                    : !failed(tdm_op_scale(b->y[i % OUTPUTS], b->x, 0.5f), "scale");
     ok = ok && !failed(tdm_device_finish(b->dev), "finish");
-    return ok ? b->launches / (now() - start) : -1;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return ok ? b->launches / (bench_now() - start) : -1;
 }
 
 static int measure(const bench *b)
@@ -116,7 +99,7 @@ static int measure(const bench *b)
             if ((rate[chain][round] = run_round(b, chain)) < 0)
                 return 0;
     for (int chain = 1; chain >= 0; chain--) {
-        qsort(rate[chain], (size_t)b->rounds, sizeof rate[chain][0], cmp_double);
+        bench_sort(rate[chain], (size_t)b->rounds);
         printf("  %-11s median %8.0f launches/s, best %8.0f\n", chain ? "chain" : "independent",
                rate[chain][b->rounds / 2], rate[chain][b->rounds - 1]);
     }
