@@ -208,19 +208,22 @@ typedef struct event_handoff {
     tdm_status status;
 } event_handoff;
 
+/* Sets the flag and wakes its waiters; what was written before goes with it. */
+static void raise_flag(event_handoff *h, int *flag)
+{
+    pthread_mutex_lock(&h->lock);
+    *flag = 1;
+    pthread_cond_broadcast(&h->changed);
+    pthread_mutex_unlock(&h->lock);
+}
+
 static void *record_then_leave(void *arg)
 {
     event_handoff *h = arg;
-    tdm_status s = chain_run(&h->c, h->ones, CHAIN_STEPS);
-    tdm_event *event = NULL;
-    if (s == TDM_OK)
-        s = tdm_device_record_event(h->dev, &event);
-    pthread_mutex_lock(&h->lock);
-    h->event = event;
-    h->status = s;
-    h->recorded = 1;
-    pthread_cond_broadcast(&h->changed);
-    pthread_mutex_unlock(&h->lock);
+    h->status = chain_run(&h->c, h->ones, CHAIN_STEPS);
+    if (h->status == TDM_OK)
+        h->status = tdm_device_record_event(h->dev, &h->event);
+    raise_flag(h, &h->recorded);
     return NULL;
 }
 
@@ -258,12 +261,9 @@ static void *wait_for_event(void *arg)
                              : tdm_event_wait(event);
     if (s == TDM_OK && !h->poll)
         s = tdm_event_query(event, &done);
-    pthread_mutex_lock(&h->lock);
     h->status = s;
     h->done = done;
-    h->finished = 1;
-    pthread_cond_broadcast(&h->changed);
-    pthread_mutex_unlock(&h->lock);
+    raise_flag(h, &h->finished);
     return NULL;
 }
 
