@@ -8,13 +8,13 @@
  * query, blocking host transfers, from any thread), when it holds
  * TDM_VK_BATCH_COMMANDS commands, or once it has been open TDM_VK_BATCH_NS.
  *
- * The bounds: on lavapipe a submission of its own costs a launch about 15 us of host
+ * The bounds: on lavapipe a submission of its own cost a launch 15 to 30 us of host
  * time more than recording it into a batch (bench_launch, docs/PERFORMANCE.md). At
- * 64 commands that is a quarter of a microsecond each, far below what recording and
+ * 64 commands that is under half a microsecond each, far below what recording and
  * running a launch cost, while the device does not wait for a long recording to end
  * before it starts. 1 ms bounds how long a device waits for work the host recorded
  * and then left alone (a thread waiting on another device, say), and keeps what the
- * batches closed by the clock cost in submissions to about 1.5 % of a core. */
+ * batches closed by the clock cost in submissions to a few percent of a core. */
 #include <time.h>
 
 #include "error.h"
