@@ -48,7 +48,7 @@ typedef struct tdm_vk_range {
     VkDeviceSize begin, end;
 } tdm_vk_range;
 
-/* Ranges a batch tracks per list: a few buffers' worth; past that, every range. */
+/* Ranges a batch tracks per list; past that, ranges widen, then stand for all. */
 #define TDM_VK_TRACKED_RANGES 16
 
 typedef struct tdm_vk_ranges {
@@ -92,7 +92,10 @@ typedef struct tdm_vk_device {
     VkCommandPool pool;
     tdm_vk_slot *slots;
     size_t slot_count;
-    uint64_t submitted; /* number of the last submission */
+    uint64_t submitted;   /* number of the last submission */
+    VkSemaphore timeline; /* VK_NULL_HANDLE: a fence per slot instead */
+    PFN_vkWaitSemaphores wait_semaphores;
+    PFN_vkGetSemaphoreCounterValue get_counter;
 
     /* The open batch: commands recorded, not yet submitted; it will be submission
      * submitted + 1. NULL: none. */
@@ -109,9 +112,6 @@ typedef struct tdm_vk_device {
     pthread_t flusher;
     pthread_cond_t flusher_wake; /* CLOCK_MONOTONIC; signalled with vd->lock held */
     int flusher_ready, flusher_running, flusher_idle, flusher_stop;
-    VkSemaphore timeline; /* VK_NULL_HANDLE: a fence per slot instead */
-    PFN_vkWaitSemaphores wait_semaphores;
-    PFN_vkGetSemaphoreCounterValue get_counter;
 
     /* Compute pipelines, created on first use: one per kernel of the table, then
      * fill_words. All share one layout: TDM_KERNEL_MAX_BUFFERS storage buffers at
