@@ -13,9 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "tandem/tandem.h"
+#include "bench_util.h"
 
 #define MAX_REPLICAS 8
 #define MAX_ROUNDS 64
@@ -29,19 +28,9 @@ typedef struct bench {
     tdm_device *devices[MAX_REPLICAS];
 } bench;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int failed(tdm_status s, const char *what)
 {
-    if (s == TDM_OK)
-        return 0;
-    fprintf(stderr, "bench_input: %s: %s: %s\n", what, tdm_status_str(s), tdm_last_error());
-    return 1;
+    return bench_failed("bench_input", s, what);
 }
 
 static int parse(int argc, char **argv, bench *b)
@@ -130,23 +119,17 @@ static double run_config(const bench *b, const tdm_dataset *ds, int prefetch, in
              !failed(tdm_distributed_iterator_create(dist, &it), "iterator");
     for (int k = 0; ok && k < 50; k++) /* warm-up: program builds, first allocations */
         ok = !failed(tdm_distributed_iterator_next(it, &step), "next");
-    double start = now();
+    double start = bench_now();
     for (int k = 0; ok && k < b->steps; k++) {
         ok = !failed(tdm_distributed_iterator_next(it, &step), "next");
         for (size_t r = 0; ok && r < b->replicas; r++)
             ok = !failed(tdm_device_finish(b->devices[r]), "finish");
     }
     if (ok)
-        rate = b->steps / (now() - start);
+        rate = b->steps / (bench_now() - start);
     tdm_distributed_iterator_destroy(it);
     tdm_distributed_dataset_destroy(dist);
     return rate;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 static int measure(const bench *b, const tdm_dataset *ds)
@@ -159,7 +142,7 @@ static int measure(const bench *b, const tdm_dataset *ds)
     printf("%s x%zu, batch %zu, %zu features: %d rounds of %d steps\n", b->backend, b->replicas,
            b->batch, tdm_dataset_feature_count(ds), b->rounds, b->steps);
     for (int c = 0; c < CONFIGS; c++) {
-        qsort(rate[c], (size_t)b->rounds, sizeof rate[c][0], cmp_double);
+        bench_sort(rate[c], (size_t)b->rounds);
         printf("  prefetch %d, cache_on_devices %d: median %8.0f steps/s, best %8.0f\n", c < 2,
                c & 1, rate[c][b->rounds / 2], rate[c][b->rounds - 1]);
     }

@@ -25,4 +25,6 @@ const tdm_backend_ops tdm_vulkan_backend = {
     .event_wait = tdm_vk_event_wait,
     .event_query = tdm_vk_event_query,
     .event_release = tdm_vk_event_release,
+    .queue_wait = tdm_vk_queue_wait,
+    .host_address = tdm_vk_host_address,
 };

@@ -25,8 +25,7 @@ static tdm_status create_buffer(tdm_vk_device *vd, size_t size, tdm_vk_buffer *v
     return r == VK_SUCCESS ? TDM_OK : tdm_vk_fail(vd, "vkCreateBuffer", r);
 }
 
-static tdm_status map_if_visible(tdm_vk_device *vd, tdm_vk_buffer *vb,
-                                 VkMemoryPropertyFlags flags)
+static tdm_status map_if_visible(tdm_vk_device *vd, tdm_vk_buffer *vb, VkMemoryPropertyFlags flags)
 {
     if (!(flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) || vd->force_staging)
         return TDM_OK;
@@ -75,4 +74,17 @@ void tdm_vk_buffer_free(tdm_buffer *buf)
     if (buf->impl)
         destroy(buf->device->impl, buf->impl);
     buf->impl = NULL;
+}
+
+/* Host-coherent memory of a unified-memory device only: elsewhere mapped memory is
+ * a slow window across a bus, or needs flushes the core does not make. The rule
+ * that makes it safe with batches is in backend.h: the core writes only where an
+ * event after every earlier use of the range has completed, and a batch recorded
+ * before the write holds no such use; work recorded after the write is submitted
+ * after it, and a submission makes earlier host writes visible. */
+void *tdm_vk_host_address(tdm_buffer *buf)
+{
+    const tdm_vk_device *vd = buf->device->impl;
+    const tdm_vk_buffer *vb = buf->impl;
+    return vd->unified_memory && vb->coherent ? vb->mapped : NULL;
 }

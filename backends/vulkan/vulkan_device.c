@@ -84,8 +84,7 @@ static tdm_status create_timeline(tdm_vk_device *vd, int timeline)
         .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
         .initialValue = 0,
     };
-    VkSemaphoreCreateInfo info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO,
-                                  .pNext = &type};
+    VkSemaphoreCreateInfo info = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &type};
     VkResult r = vkCreateSemaphore(vd->device, &info, NULL, &vd->timeline);
     return r == VK_SUCCESS ? TDM_OK : tdm_vk_fail(vd, "vkCreateSemaphore", r);
 }
@@ -124,13 +123,15 @@ static void log_import(const tdm_backend *be, const tdm_vk_device *vd, int switc
                 "alignment %llu bytes)",
                 vd->dev->desc.id, (unsigned long long)vd->import_alignment);
     else
-        tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: host memory import unavailable (%s)",
-                vd->dev->desc.id, switched_off ? "TDM_VK_NO_HOST_IMPORT" : "not offered");
+        tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: host memory import unavailable (%s)", vd->dev->desc.id,
+                switched_off ? "TDM_VK_NO_HOST_IMPORT" : "not offered");
 }
 
-/* Releases whatever part of vd was created; the device must be idle. */
+/* Releases whatever part of vd was created; the device must be idle. A batch still
+ * open is dropped with the command pool. */
 static void release(tdm_vk_device *vd)
 {
+    tdm_vk_flusher_stop(vd);
     if (vd->device != VK_NULL_HANDLE) {
         tdm_vk_pipeline_release(vd);
         tdm_vk_staging_release(vd);
@@ -147,8 +148,8 @@ static void release(tdm_vk_device *vd)
 static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
 {
     if (!tdm_vk_compute_family(vd->physical, &vd->queue_family))
-        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': no compute queue family",
-                        vd->dev->desc.id, vd->dev->desc.name);
+        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': no compute queue family", vd->dev->desc.id,
+                        vd->dev->desc.name);
     int timeline = timeline_support(be, vd->physical);
     /* TDM_VK_NO_HOST_IMPORT=1 keeps the staging path, so that tests cover both. */
     int no_import = env_flag("TDM_VK_NO_HOST_IMPORT");
@@ -169,7 +170,7 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
             vd->queue_family, timeline ? "timeline semaphore" : "fences",
             vd->force_staging ? ", staging forced" : "");
     log_import(be, vd, no_import);
-    return TDM_OK;
+    return tdm_vk_flusher_start(vd);
 }
 
 tdm_status tdm_vk_open_device(tdm_backend *be, size_t index, tdm_device *dev)
@@ -203,6 +204,7 @@ void tdm_vk_close_device(tdm_device *dev)
     tdm_vk_device *vd = dev->impl;
     if (!vd)
         return;
+    tdm_vk_flusher_stop(vd);
     vkDeviceWaitIdle(vd->device); /* nothing to do on failure: everything goes anyway */
     tdm_log(dev->ctx, TDM_LOG_DEBUG, "%s: host transfers: %llu bytes imported, %llu staged",
             dev->desc.id, (unsigned long long)vd->imported_bytes,

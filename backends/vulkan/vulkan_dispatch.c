@@ -1,19 +1,29 @@
 /* What every dispatch records, fills and kernel launches alike: storage buffer
  * windows, a descriptor set from the slot's pool, the pipeline and its push constants.
  *
- * Each slot owns one descriptor pool for TDM_VK_SETS_PER_SUBMIT sets, reset whenever
- * the slot is recorded again (its previous submission has completed by then), so
+ * Each slot owns one descriptor pool for TDM_VK_BATCH_COMMANDS sets, reset whenever
+ * the slot opens a batch again (its previous submission has completed by then), so
  * descriptor memory stays bounded by the slot count however long a program runs. */
 #include "error.h"
 #include "vulkan_internal.h"
 
-void tdm_vk_window(const tdm_vk_device *vd, VkDeviceSize size, VkDeviceSize offset,
-                   VkDescriptorBufferInfo *window)
+void tdm_vk_window(const tdm_vk_device *vd, VkDeviceSize buffer_size, VkDeviceSize offset,
+                   VkDeviceSize size, VkDescriptorBufferInfo *window)
 {
     window->offset = offset - offset % vd->storage_alignment;
-    window->range = size - window->offset;
+    VkDeviceSize end = (offset + size + 3) / 4 * 4; /* shaders access whole words */
+    if (end < window->offset + 4)                   /* a range is never empty */
+        end = window->offset + 4;
+    if (end > buffer_size)
+        end = buffer_size;
+    window->range = end - window->offset;
     if (window->range > vd->max_storage_range)
         window->range = vd->max_storage_range;
+}
+
+tdm_vk_access tdm_vk_window_access(const VkDescriptorBufferInfo *window, int write)
+{
+    return (tdm_vk_access){window->buffer, window->offset, window->offset + window->range, write};
 }
 
 tdm_status tdm_vk_descriptors_reset(tdm_vk_device *vd, tdm_vk_slot *slot)
@@ -23,10 +33,10 @@ tdm_status tdm_vk_descriptors_reset(tdm_vk_device *vd, tdm_vk_slot *slot)
         return r == VK_SUCCESS ? TDM_OK : tdm_vk_fail(vd, "vkResetDescriptorPool", r);
     }
     VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                 TDM_VK_SETS_PER_SUBMIT * TDM_KERNEL_MAX_BUFFERS};
+                                 TDM_VK_BATCH_COMMANDS * TDM_KERNEL_MAX_BUFFERS};
     VkDescriptorPoolCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
-        .maxSets = TDM_VK_SETS_PER_SUBMIT,
+        .maxSets = TDM_VK_BATCH_COMMANDS,
         .poolSizeCount = 1,
         .pPoolSizes = &size,
     };
@@ -35,8 +45,8 @@ tdm_status tdm_vk_descriptors_reset(tdm_vk_device *vd, tdm_vk_slot *slot)
 }
 
 tdm_status tdm_vk_bind(tdm_vk_device *vd, tdm_vk_slot *slot, size_t index, const char *name,
-                       const VkDescriptorBufferInfo *windows, uint32_t count,
-                       const void *constants, uint32_t size)
+                       const VkDescriptorBufferInfo *windows, uint32_t count, const void *constants,
+                       uint32_t size)
 {
     VkPipeline pipeline;
     tdm_status s = tdm_vk_pipeline(vd, index, name, &pipeline);
@@ -65,8 +75,8 @@ tdm_status tdm_vk_bind(tdm_vk_device *vd, tdm_vk_slot *slot, size_t index, const
         };
     vkUpdateDescriptorSets(vd->device, count, writes, 0, NULL);
     vkCmdBindPipeline(slot->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-    vkCmdBindDescriptorSets(slot->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vd->pipeline_layout, 0,
-                            1, &set, 0, NULL);
+    vkCmdBindDescriptorSets(slot->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, vd->pipeline_layout, 0, 1,
+                            &set, 0, NULL);
     vkCmdPushConstants(slot->cmd, vd->pipeline_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, size,
                        constants);
     return TDM_OK;

@@ -1,5 +1,6 @@
-/* finish and events: an event is the number of the last submission when it was
- * recorded, and completes with it. */
+/* finish, events and queue waits: an event is the number of the submission that
+ * completes the work recorded before it (the open batch's, if there is one), and
+ * completes with it. Waiting or asking submits that batch first. */
 #include <stdlib.h>
 
 #include "error.h"
@@ -8,16 +9,15 @@
 tdm_status tdm_vk_finish(tdm_device *dev)
 {
     tdm_vk_device *vd = dev->impl;
-    return tdm_vk_wait(vd, tdm_vk_last_submitted(vd));
+    return tdm_vk_wait(vd, tdm_vk_last_recorded(vd));
 }
 
 tdm_status tdm_vk_event_record(tdm_device *dev, void **event)
 {
     uint64_t *value = malloc(sizeof *value);
     if (!value)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory for an event",
-                        dev->desc.id);
-    *value = tdm_vk_last_submitted(dev->impl);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory for an event", dev->desc.id);
+    *value = tdm_vk_last_recorded(dev->impl);
     *event = value;
     return TDM_OK;
 }
@@ -36,4 +36,18 @@ void tdm_vk_event_release(tdm_device *dev, void *event)
 {
     (void)dev;
     free(event);
+}
+
+/* One queue per VkDevice, and every tdm_device has its own VkDevice: only a device
+ * waiting for itself needs nothing (its later work is ordered after its earlier work
+ * wherever the data asks for it). A semaphore cannot cross VkDevices without
+ * exporting it, so the core waits on the host for the rest. */
+tdm_status tdm_vk_queue_wait(tdm_device *dev, tdm_device *src, void *event)
+{
+    (void)event;
+    if (dev->impl == src->impl)
+        return TDM_OK;
+    return tdm_fail(TDM_ERR_UNSUPPORTED,
+                    "%s waiting for %s: two VkDevices share no semaphore; the host waits",
+                    dev->desc.id, src->desc.id);
 }

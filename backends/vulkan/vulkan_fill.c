@@ -30,23 +30,31 @@ static tdm_status record_fill_buffer(tdm_vk_device *vd, tdm_vk_slot *slot, void 
     return TDM_OK;
 }
 
-/* Records one window from a->next and advances a->next past it. */
-static tdm_status record_window(tdm_vk_device *vd, tdm_vk_slot *slot, fill_args *a)
+/* The window from a->next, and the words of the fill it reaches. */
+static size_t next_window(const tdm_vk_device *vd, const fill_args *a,
+                          VkDescriptorBufferInfo *window)
 {
-    VkDescriptorBufferInfo window = {.buffer = a->buffer};
-    tdm_vk_window(vd, a->buffer_size, a->next, &window);
-    size_t base = window.offset, range = window.range;
-    size_t count = min_size((range - (a->next - base)) / 4, (a->end - a->next) / 4);
+    window->buffer = a->buffer;
+    tdm_vk_window(vd, a->buffer_size, a->next, a->end - a->next, window);
+    return min_size((window->range - (a->next - window->offset)) / 4, (a->end - a->next) / 4);
+}
+
+/* Records the window from a->next and advances a->next past it. */
+static tdm_status record_window(tdm_vk_device *vd, tdm_vk_slot *slot, void *arg)
+{
+    fill_args *a = arg;
+    VkDescriptorBufferInfo window;
+    size_t count = next_window(vd, a, &window);
     size_t phase = (a->next - a->start) / 4 % a->words;
     tdm_vk_fill_constants c = {
-        .first_word = (uint32_t)((a->next - base) / 4),
+        .first_word = (uint32_t)((a->next - window.offset) / 4),
         .word_count = (uint32_t)count,
         .pattern_words = (uint32_t)a->words,
     };
     for (size_t i = 0; i < a->words; i++)
         c.pattern[i] = a->pattern[(i + phase) % a->words];
-    tdm_status s = tdm_vk_bind(vd, slot, TDM_VK_PIPELINE_FILL_WORDS, "fill_words", &window, 1,
-                               &c, sizeof c);
+    tdm_status s =
+        tdm_vk_bind(vd, slot, TDM_VK_PIPELINE_FILL_WORDS, "fill_words", &window, 1, &c, sizeof c);
     if (s != TDM_OK)
         return s;
     /* The shader loops, so the group count only needs to cover the device. */
@@ -55,27 +63,26 @@ static tdm_status record_window(tdm_vk_device *vd, tdm_vk_slot *slot, fill_args 
     return TDM_OK;
 }
 
-static tdm_status record_windows(tdm_vk_device *vd, tdm_vk_slot *slot, void *arg)
-{
-    fill_args *a = arg;
-    tdm_status s = tdm_vk_descriptors_reset(vd, slot);
-    for (int w = 0; w < TDM_VK_SETS_PER_SUBMIT && s == TDM_OK && a->next < a->end; w++)
-        s = record_window(vd, slot, a);
-    return s;
-}
-
 tdm_status tdm_vk_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern, size_t words,
                        size_t size)
 {
     tdm_vk_device *vd = buf->device->impl;
     const tdm_vk_buffer *vb = buf->impl;
     fill_args a = {vb->buffer, buf->size, offset, offset, offset + size, pattern, words};
+    tdm_vk_command cmd = {.record = record_fill_buffer, .arg = &a, .access_count = 1};
     if (size == 0)
         return TDM_OK;
-    if (words == 1)
-        return tdm_vk_submit(vd, record_fill_buffer, &a, NULL);
+    if (words == 1) {
+        cmd.access[0] = (tdm_vk_access){vb->buffer, offset, offset + size, 1};
+        return tdm_vk_record(vd, &cmd, NULL);
+    }
+    cmd.record = record_window;
     tdm_status s = TDM_OK;
-    while (s == TDM_OK && a.next < a.end)
-        s = tdm_vk_submit(vd, record_windows, &a, NULL);
+    while (s == TDM_OK && a.next < a.end) {
+        VkDescriptorBufferInfo window;
+        next_window(vd, &a, &window);
+        cmd.access[0] = tdm_vk_window_access(&window, 1);
+        s = tdm_vk_record(vd, &cmd, NULL);
+    }
     return s;
 }

@@ -9,6 +9,14 @@
 
 #define TDM_VK_VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
 
+/* TDM_VK_SYNC_VALIDATION=1 (with validation): the layer also checks that barriers
+ * order every access to memory that needs it, which is slow. */
+static int wants_sync_validation(void)
+{
+    const char *value = getenv("TDM_VK_SYNC_VALIDATION");
+    return value && strcmp(value, "1") == 0;
+}
+
 static int instance_has_layer(const char *name)
 {
     uint32_t count = 0;
@@ -95,12 +103,15 @@ static tdm_status instance_failed(VkResult r)
                     tdm_vk_result_name(r), (int)r);
 }
 
-/* Fills names (room for 2) and returns how many. */
-static uint32_t instance_extensions(int validate, const char **names, VkInstanceCreateFlags *flags)
+/* Fills names (room for 3) and returns how many. */
+static uint32_t instance_extensions(int validate, int sync, const char **names,
+                                    VkInstanceCreateFlags *flags)
 {
     uint32_t count = 0;
     if (validate)
         names[count++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    if (validate && sync) /* the layer offers it */
+        names[count++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
     /* Lists drivers such as MoltenVK that are not fully conformant. */
     if (instance_has_extension(NULL, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME)) {
         names[count++] = VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME;
@@ -116,11 +127,20 @@ static tdm_status create_instance(tdm_backend *be, int validate)
         return tdm_fail(TDM_ERR_NOT_FOUND, "vulkan: the Vulkan loader is older than 1.1");
     be->api_version = loader >= VK_API_VERSION_1_2 ? VK_API_VERSION_1_2 : VK_API_VERSION_1_1;
 
-    const char *extensions[2];
+    const char *extensions[3];
     VkInstanceCreateFlags flags = 0;
-    uint32_t extension_count = instance_extensions(validate, extensions, &flags);
+    int sync = wants_sync_validation();
+    uint32_t extension_count = instance_extensions(validate, sync, extensions, &flags);
     const char *layer = TDM_VK_VALIDATION_LAYER;
+    VkValidationFeatureEnableEXT sync_feature =
+        VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+    VkValidationFeaturesEXT features = {
+        .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+        .enabledValidationFeatureCount = 1,
+        .pEnabledValidationFeatures = &sync_feature,
+    };
     VkDebugUtilsMessengerCreateInfoEXT messenger = messenger_info(be->ctx);
+    messenger.pNext = sync ? &features : NULL;
     VkApplicationInfo app = {
         .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
         .pApplicationName = "tandem",

@@ -25,16 +25,50 @@ struct tdm_backend {
 typedef struct tdm_vk_slot {
     VkCommandBuffer cmd;
     VkFence fence;                /* only without timeline semaphores */
-    VkDescriptorPool descriptors; /* created by the first dispatch recorded here */
-    uint64_t value;               /* submission number it signals; 0: idle */
+    VkDescriptorPool descriptors; /* created when the slot first records a batch */
+    uint64_t value;               /* submission number it signals; 0: idle or recording */
 } tdm_vk_slot;
 
 /* Pipelines: kernel k of the table at index k, then the fill shader. */
 #define TDM_VK_PIPELINE_FILL_WORDS ((size_t)TDM_KERNEL_COUNT)
 #define TDM_VK_PIPELINE_COUNT (TDM_VK_PIPELINE_FILL_WORDS + 1)
 
-/* Descriptor sets a slot's pool holds: the dispatches one command buffer records. */
-#define TDM_VK_SETS_PER_SUBMIT 16
+/* Commands one batch records; each takes at most one descriptor set from its slot's
+ * pool, which has this many. vulkan_batch.c says why this bound. */
+#define TDM_VK_BATCH_COMMANDS 64
+
+/* Bytes [begin, end) of a buffer that a command reads, or writes (and maybe reads). */
+typedef struct tdm_vk_access {
+    VkBuffer buffer;
+    VkDeviceSize begin, end;
+    int write;
+} tdm_vk_access;
+
+typedef struct tdm_vk_range {
+    VkBuffer buffer;
+    VkDeviceSize begin, end;
+} tdm_vk_range;
+
+/* Ranges a batch tracks per list; past that, ranges widen, then stand for all. */
+#define TDM_VK_TRACKED_RANGES 16
+
+typedef struct tdm_vk_ranges {
+    tdm_vk_range range[TDM_VK_TRACKED_RANGES];
+    size_t count;
+    int overflow; /* stands for every range of every buffer */
+} tdm_vk_ranges;
+
+/* What the commands of the open batch left that a later command may have to wait for. */
+typedef struct tdm_vk_hazards {
+    tdm_vk_ranges written; /* since the last memory barrier */
+    tdm_vk_ranges read;    /* since the last barrier of either kind */
+} tdm_vk_hazards;
+
+typedef enum tdm_vk_barrier {
+    TDM_VK_BARRIER_NONE,
+    TDM_VK_BARRIER_EXECUTION, /* write after read */
+    TDM_VK_BARRIER_MEMORY     /* read or write after write */
+} tdm_vk_barrier;
 
 typedef struct tdm_vk_device {
     tdm_device *dev; /* for messages */
@@ -54,15 +88,31 @@ typedef struct tdm_vk_device {
     int unified_memory; /* integrated GPU or CPU: mapping device memory costs nothing */
     int force_staging;  /* TDM_VK_FORCE_STAGING: never map device buffers */
 
-    /* Guards the queue, the command pool, the slots and the pipelines. */
+    /* Guards the queue, the command pool, the slots, the open batch and the pipelines. */
     pthread_mutex_t lock;
     VkCommandPool pool;
     tdm_vk_slot *slots;
     size_t slot_count;
-    uint64_t submitted; /* number of the last submission */
+    uint64_t submitted;   /* number of the last submission */
     VkSemaphore timeline; /* VK_NULL_HANDLE: a fence per slot instead */
     PFN_vkWaitSemaphores wait_semaphores;
     PFN_vkGetSemaphoreCounterValue get_counter;
+
+    /* The open batch: commands recorded, not yet submitted; it will be submission
+     * submitted + 1. NULL: none. */
+    tdm_vk_slot *batch;
+    uint32_t batch_commands;
+    uint64_t batch_opened_ns; /* CLOCK_MONOTONIC */
+    tdm_vk_hazards hazards;
+    /* Set when a batch could not be submitted: its work is lost, so every later call
+     * on the device fails with the call and result that lost it. */
+    const char *lost_call;
+    VkResult lost_result;
+
+    /* The thread that submits a batch left open too long (vulkan_flusher.c). */
+    pthread_t flusher;
+    pthread_cond_t flusher_wake; /* CLOCK_MONOTONIC; signalled with vd->lock held */
+    int flusher_ready, flusher_running, flusher_idle, flusher_stop;
 
     /* Compute pipelines, created on first use: one per kernel of the table, then
      * fill_words. All share one layout: TDM_KERNEL_MAX_BUFFERS storage buffers at
@@ -138,16 +188,59 @@ void tdm_vk_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc)
 tdm_status tdm_vk_open_device(tdm_backend *be, size_t index, tdm_device *dev);
 void tdm_vk_close_device(tdm_device *dev);
 
-/* vulkan_submit.c: every command buffer is recorded by a callback under vd->lock,
- * between barriers that order it after all earlier submissions and make its
- * writes visible to the host. */
+/* vulkan_submit.c: command buffer slots, queue submissions and waiting for them;
+ * under vd->lock unless said otherwise. */
+/* An idle slot, a new one, or (all TDM_VK_MAX_SLOTS in flight) the oldest once done. */
+tdm_status tdm_vk_acquire_slot(tdm_vk_device *vd, tdm_vk_slot **out);
+/* Submits the slot's ended command buffer as submission vd->submitted + 1. */
+VkResult tdm_vk_queue_submit(tdm_vk_device *vd, tdm_vk_slot *slot);
+/* Waits until submission `value` (at most vd->submitted) has completed; not under
+ * vd->lock with a timeline semaphore, under it with fences. */
+tdm_status tdm_vk_wait_submitted(tdm_vk_device *vd, uint64_t value);
+tdm_status tdm_vk_submitted_done(tdm_vk_device *vd, uint64_t value, int *done);
+void tdm_vk_release_slots(tdm_vk_device *vd);
+
+/* vulkan_hazards.c: the barrier a command with these accesses needs after the
+ * commands of the open batch; then clear what the barrier covers and add its own. */
+tdm_vk_barrier tdm_vk_hazard_barrier(const tdm_vk_hazards *h, const tdm_vk_access *access,
+                                     size_t count);
+void tdm_vk_hazard_clear(tdm_vk_hazards *h, tdm_vk_barrier barrier);
+void tdm_vk_hazard_add(tdm_vk_hazards *h, const tdm_vk_access *access, size_t count);
+
+/* vulkan_batch.c: commands are recorded into the device's open batch, after the
+ * barriers their accesses need, and submitted together. A command's record
+ * callback runs under vd->lock and allocates at most one descriptor set. */
 typedef tdm_status (*tdm_vk_record_fn)(tdm_vk_device *vd, tdm_vk_slot *slot, void *arg);
-tdm_status tdm_vk_submit(tdm_vk_device *vd, tdm_vk_record_fn record, void *arg,
-                         uint64_t *value);
+typedef struct tdm_vk_command {
+    tdm_vk_record_fn record;
+    void *arg;
+    size_t access_count;
+    tdm_vk_access access[TDM_KERNEL_MAX_BUFFERS];
+} tdm_vk_command;
+/* Records the command; *value (may be NULL) is the submission that completes it. */
+tdm_status tdm_vk_record(tdm_vk_device *vd, const tdm_vk_command *cmd, uint64_t *value);
+/* Records the command and submits the batch now: for host transfers, whose host side
+ * waits for the copy. */
+tdm_status tdm_vk_submit(tdm_vk_device *vd, const tdm_vk_command *cmd, uint64_t *value);
+/* The submission that completes every command recorded so far. */
+uint64_t tdm_vk_last_recorded(tdm_vk_device *vd);
+/* Waits for, or asks about, submission `value`, first submitting the open batch if
+ * the value is its own; from any thread. */
 tdm_status tdm_vk_wait(tdm_vk_device *vd, uint64_t value);
 tdm_status tdm_vk_is_done(tdm_vk_device *vd, uint64_t value, int *done);
-uint64_t tdm_vk_last_submitted(tdm_vk_device *vd);
-void tdm_vk_release_slots(tdm_vk_device *vd);
+/* Under vd->lock: submits the open batch, if any. */
+tdm_status tdm_vk_submit_batch(tdm_vk_device *vd);
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t tdm_vk_now_ns(void);
+/* How long a batch may stay open: vulkan_batch.c says why. */
+#define TDM_VK_BATCH_NS ((uint64_t)1000000)
+
+/* vulkan_flusher.c: the thread that submits a batch open for TDM_VK_BATCH_NS. Start
+ * fails only when the thread cannot be created; stop joins it (not under vd->lock). */
+tdm_status tdm_vk_flusher_start(tdm_vk_device *vd);
+void tdm_vk_flusher_stop(tdm_vk_device *vd);
+/* Under vd->lock, when a batch opens: wakes the flusher if it sleeps. */
+void tdm_vk_flusher_notify(tdm_vk_device *vd);
 
 /* vulkan_events.c */
 tdm_status tdm_vk_finish(tdm_device *dev);
@@ -155,27 +248,28 @@ tdm_status tdm_vk_event_record(tdm_device *dev, void **event);
 tdm_status tdm_vk_event_wait(tdm_device *dev, void *event);
 tdm_status tdm_vk_event_query(tdm_device *dev, void *event, int *done);
 void tdm_vk_event_release(tdm_device *dev, void *event);
+tdm_status tdm_vk_queue_wait(tdm_device *dev, tdm_device *src, void *event);
 
 /* vulkan_memory.c */
 /* The first type in `allowed` with the first of choices that any allowed type has. */
 int tdm_vk_find_type(const tdm_vk_device *vd, uint32_t allowed,
                      const VkMemoryPropertyFlags *choices, size_t count, uint32_t *index);
 /* Allocates and binds memory of the first type matching one of choices, in order. */
-tdm_status tdm_vk_allocate(tdm_vk_device *vd, VkBuffer buffer,
-                           const VkMemoryPropertyFlags *choices, size_t count,
-                           VkDeviceMemory *memory, VkMemoryPropertyFlags *got);
+tdm_status tdm_vk_allocate(tdm_vk_device *vd, VkBuffer buffer, const VkMemoryPropertyFlags *choices,
+                           size_t count, VkDeviceMemory *memory, VkMemoryPropertyFlags *got);
 tdm_status tdm_vk_sync_mapped(tdm_vk_device *vd, const tdm_vk_buffer *vb, size_t offset,
                               size_t size, int to_device);
 
 /* vulkan_buffer.c */
 tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf);
 void tdm_vk_buffer_free(tdm_buffer *buf);
+void *tdm_vk_host_address(tdm_buffer *buf);
 
 /* vulkan_staging.c */
 tdm_status tdm_vk_staged_write(tdm_vk_device *vd, VkBuffer dst, size_t offset,
                                const unsigned char *src, size_t size);
-tdm_status tdm_vk_staged_read(tdm_vk_device *vd, VkBuffer src, size_t offset,
-                              unsigned char *dst, size_t size);
+tdm_status tdm_vk_staged_read(tdm_vk_device *vd, VkBuffer src, size_t offset, unsigned char *dst,
+                              size_t size);
 void tdm_vk_staging_release(tdm_vk_device *vd);
 
 /* vulkan_host_import.c */
@@ -192,42 +286,43 @@ void tdm_vk_import_release(tdm_vk_device *vd, tdm_vk_imported *imported);
 /* vulkan_host_transfer.c: host transfers of unmapped buffers, by import or staging. */
 tdm_status tdm_vk_host_write(tdm_vk_device *vd, VkBuffer dst, size_t offset,
                              const unsigned char *src, size_t size);
-tdm_status tdm_vk_host_read(tdm_vk_device *vd, VkBuffer src, size_t offset,
-                            unsigned char *dst, size_t size);
+tdm_status tdm_vk_host_read(tdm_vk_device *vd, VkBuffer src, size_t offset, unsigned char *dst,
+                            size_t size);
 
 /* vulkan_transfer.c */
-tdm_status tdm_vk_copy_region(tdm_vk_device *vd, VkBuffer dst, size_t dst_offset,
-                              VkBuffer src, size_t src_offset, size_t size,
-                              uint64_t *value);
+/* A copy for host transfers: submitted at once, as their host side waits for it. */
+tdm_status tdm_vk_copy_region(tdm_vk_device *vd, VkBuffer dst, size_t dst_offset, VkBuffer src,
+                              size_t src_offset, size_t size, uint64_t *value);
 tdm_status tdm_vk_write(tdm_buffer *buf, size_t offset, const void *src, size_t size);
 tdm_status tdm_vk_read(tdm_buffer *buf, size_t offset, void *dst, size_t size);
-tdm_status tdm_vk_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
-                       size_t src_offset, size_t size);
+tdm_status tdm_vk_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size_t src_offset,
+                       size_t size);
 
 /* vulkan_pipeline.c: under vd->lock (in a record callback). The pipeline at `index`
  * (TDM_VK_PIPELINE_*), compiled from the embedded module `name` on first use. */
-tdm_status tdm_vk_pipeline(tdm_vk_device *vd, size_t index, const char *name,
-                           VkPipeline *out);
+tdm_status tdm_vk_pipeline(tdm_vk_device *vd, size_t index, const char *name, VkPipeline *out);
 void tdm_vk_pipeline_release(tdm_vk_device *vd);
 
 /* vulkan_dispatch.c: what fills and kernel launches share, under vd->lock. */
-/* The window a storage binding reaches from byte `offset` of a buffer of `size`
- * bytes (offset < size): base rounded down to minStorageBufferOffsetAlignment, range
- * at most maxStorageBufferRange. Sets window->offset and window->range. */
-void tdm_vk_window(const tdm_vk_device *vd, VkDeviceSize size, VkDeviceSize offset,
-                   VkDescriptorBufferInfo *window);
+/* The window a storage binding of [offset, offset + size) of a buffer of buffer_size
+ * bytes takes (offset < buffer_size): from offset rounded down to
+ * minStorageBufferOffsetAlignment to the end rounded up to a word, at most
+ * maxStorageBufferRange bytes. Sets window->offset and window->range. */
+void tdm_vk_window(const tdm_vk_device *vd, VkDeviceSize buffer_size, VkDeviceSize offset,
+                   VkDeviceSize size, VkDescriptorBufferInfo *window);
+/* The window as an access: what the validation layer, too, counts as touched. */
+tdm_vk_access tdm_vk_window_access(const VkDescriptorBufferInfo *window, int write);
 /* Readies the slot's descriptor pool (its previous submission has completed). */
 tdm_status tdm_vk_descriptors_reset(tdm_vk_device *vd, tdm_vk_slot *slot);
 /* Binds pipeline `index` with a new set holding windows[0..count) at bindings
- * 0..count-1, and pushes `size` bytes of constants. At most TDM_VK_SETS_PER_SUBMIT
- * per command buffer. */
+ * 0..count-1, and pushes `size` bytes of constants. */
 tdm_status tdm_vk_bind(tdm_vk_device *vd, tdm_vk_slot *slot, size_t index, const char *name,
-                       const VkDescriptorBufferInfo *windows, uint32_t count,
-                       const void *constants, uint32_t size);
+                       const VkDescriptorBufferInfo *windows, uint32_t count, const void *constants,
+                       uint32_t size);
 
 /* vulkan_fill.c */
-tdm_status tdm_vk_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern,
-                       size_t words, size_t size);
+tdm_status tdm_vk_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern, size_t words,
+                       size_t size);
 
 /* vulkan_launch.c */
 tdm_status tdm_vk_launch(tdm_device *dev, const tdm_launch *launch);

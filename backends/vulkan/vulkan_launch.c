@@ -1,11 +1,13 @@
 /* Kernel launches: shaders/NAME.comp for every kernel of core/device/kernels.def.
  *
- * Buffer b of the kernel's table line is bound at binding b as a window: from its
- * view's byte offset rounded down to minStorageBufferOffsetAlignment, reaching at
- * most maxStorageBufferRange bytes. The push constants (kernel_args.glsl) carry the
- * view's offset within the window in elements, and the table's uints and floats.
- * open_device set max_binding_bytes to maxStorageBufferRange less the alignment, so
- * the core's splitting leaves every range a launch touches inside its window. */
+ * Buffer b of the kernel's table line is bound at binding b as a window over the
+ * elements the table's extent gives it: from its view's byte offset rounded down to
+ * minStorageBufferOffsetAlignment, at most maxStorageBufferRange bytes. The push
+ * constants (kernel_args.glsl) carry the view's offset within the window in
+ * elements, and the table's uints and floats. open_device set max_binding_bytes to
+ * maxStorageBufferRange less the alignment, so the core's splitting leaves every
+ * range a launch touches inside its window. The windows are also what the launch
+ * reads and writes for the batch's barriers. */
 #include <string.h>
 
 #include "error.h"
@@ -22,29 +24,36 @@ typedef struct launch_args {
 static tdm_status record_launch(tdm_vk_device *vd, tdm_vk_slot *slot, void *arg)
 {
     launch_args *a = arg;
-    tdm_status s = tdm_vk_descriptors_reset(vd, slot);
-    if (s == TDM_OK)
-        s = tdm_vk_bind(vd, slot, (size_t)a->launch->kernel, a->info->name, a->windows,
-                        a->info->buffer_count, &a->constants, sizeof a->constants);
+    tdm_status s = tdm_vk_bind(vd, slot, (size_t)a->launch->kernel, a->info->name, a->windows,
+                               a->info->buffer_count, &a->constants, sizeof a->constants);
     if (s == TDM_OK)
         vkCmdDispatch(slot->cmd, a->launch->groups, 1, 1);
     return s;
 }
 
-/* Buffer b's window and its view's offset within it; an unused (NULL) optional
- * buffer binds the first buffer, which the kernel never reads through it. */
-static void bind_view(const tdm_vk_device *vd, launch_args *a, unsigned b)
+/* Buffer b's window and its view's offset within it. An unused (NULL) optional
+ * buffer binds buffer 0's window, which the kernel never reads through it, so that
+ * it adds nothing to what the launch touches. */
+static void bind_view(const tdm_vk_device *vd, launch_args *a, unsigned b, tdm_vk_command *cmd)
 {
     const tdm_launch *l = a->launch;
-    const tdm_buffer *buf = l->buffers[b] ? l->buffers[b] : l->buffers[0];
-    uint64_t size = tdm_kernel_type_size(a->info->buffers[b].type);
-    uint64_t offset = l->buffers[b] ? (uint64_t)l->offsets[b] * size : 0;
+    VkDescriptorBufferInfo *w = &a->windows[b];
+    if (!l->buffers[b]) {
+        *w = a->windows[0];
+        a->constants.off[b] = 0;
+        return;
+    }
+    const tdm_buffer *buf = l->buffers[b];
+    const tdm_kernel_buffer *kb = &a->info->buffers[b];
+    uint64_t size = tdm_kernel_type_size(kb->type);
+    uint64_t offset = (uint64_t)l->offsets[b] * size;
+    uint64_t bytes = tdm_kernel_extent(a->info, l->u, kb->extent) * size;
     if (offset >= buf->size) /* an empty view at the end: nothing is reached */
         offset = 0;
-    VkDescriptorBufferInfo *w = &a->windows[b];
     w->buffer = ((const tdm_vk_buffer *)buf->impl)->buffer;
-    tdm_vk_window(vd, buf->size, offset, w);
+    tdm_vk_window(vd, buf->size, offset, bytes, w);
     a->constants.off[b] = (uint32_t)((offset - w->offset) / size);
+    cmd->access[cmd->access_count++] = tdm_vk_window_access(w, kb->written);
 }
 
 /* Kernels whose shader this build embeds. */
@@ -69,9 +78,10 @@ tdm_status tdm_vk_launch(tdm_device *dev, const tdm_launch *launch)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: buffer '%s' is NULL", dev->desc.id,
                         info->name, info->buffers[0].name);
     launch_args a = {.info = info, .launch = launch};
+    tdm_vk_command cmd = {.record = record_launch, .arg = &a};
     for (unsigned b = 0; b < info->buffer_count; b++)
-        bind_view(vd, &a, b);
+        bind_view(vd, &a, b, &cmd);
     memcpy(a.constants.u, launch->u, sizeof a.constants.u);
     memcpy(a.constants.f, launch->f, sizeof a.constants.f);
-    return tdm_vk_submit(vd, record_launch, &a, NULL);
+    return tdm_vk_record(vd, &cmd, NULL);
 }

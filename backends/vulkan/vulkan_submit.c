@@ -1,4 +1,4 @@
-/* Recording and submitting command buffers, and waiting for them.
+/* Command buffer slots, queue submissions, and waiting for them.
  *
  * Submission n signals value n on the device's timeline semaphore (or, without
  * one, the fence of its slot). A slot whose submission has completed is reused,
@@ -60,8 +60,7 @@ static tdm_status fences_done(tdm_vk_device *vd, uint64_t value, int *done)
 }
 
 /* Under vd->lock. completed is the timeline's value (unused with fences). */
-static tdm_status slot_idle(tdm_vk_device *vd, tdm_vk_slot *slot, uint64_t completed,
-                            int *idle)
+static tdm_status slot_idle(tdm_vk_device *vd, tdm_vk_slot *slot, uint64_t completed, int *idle)
 {
     *idle = slot->value == 0 || (vd->timeline && slot->value <= completed);
     if (!*idle && !vd->timeline) {
@@ -116,8 +115,7 @@ static tdm_status reuse_oldest(tdm_vk_device *vd, tdm_vk_slot **out)
     for (size_t i = 1; i < vd->slot_count; i++)
         if (vd->slots[i].value < oldest->value)
             oldest = &vd->slots[i];
-    tdm_status s = vd->timeline ? wait_timeline(vd, oldest->value)
-                                : wait_fences(vd, oldest->value);
+    tdm_status s = vd->timeline ? wait_timeline(vd, oldest->value) : wait_fences(vd, oldest->value);
     int idle = 0;
     if (s == TDM_OK)
         s = slot_idle(vd, oldest, oldest->value, &idle);
@@ -125,7 +123,7 @@ static tdm_status reuse_oldest(tdm_vk_device *vd, tdm_vk_slot **out)
     return s;
 }
 
-static tdm_status acquire_slot(tdm_vk_device *vd, tdm_vk_slot **out)
+tdm_status tdm_vk_acquire_slot(tdm_vk_device *vd, tdm_vk_slot **out)
 {
     uint64_t completed = 0;
     tdm_status s = vd->timeline ? completed_value(vd, &completed) : TDM_OK;
@@ -142,49 +140,7 @@ static tdm_status acquire_slot(tdm_vk_device *vd, tdm_vk_slot **out)
     return vd->slot_count < TDM_VK_MAX_SLOTS ? new_slot(vd, out) : reuse_oldest(vd, out);
 }
 
-/* Orders this command buffer after every earlier one on the queue. */
-static void barrier_before(VkCommandBuffer cmd)
-{
-    VkMemoryBarrier barrier = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-        .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
-        .dstAccessMask = VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
-    };
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
-                         VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 1, &barrier, 0, NULL, 0, NULL);
-}
-
-/* Makes its writes visible to host reads of mapped memory once it has completed. */
-static void barrier_after(VkCommandBuffer cmd)
-{
-    VkMemoryBarrier barrier = {
-        .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-        .srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT,
-        .dstAccessMask = VK_ACCESS_HOST_READ_BIT,
-    };
-    vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-                         0, 1, &barrier, 0, NULL, 0, NULL);
-}
-
-static tdm_status record(tdm_vk_device *vd, tdm_vk_slot *slot, tdm_vk_record_fn fn, void *arg)
-{
-    VkCommandBufferBeginInfo begin = {
-        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-        .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
-    };
-    VkResult r = vkBeginCommandBuffer(slot->cmd, &begin);
-    if (r != VK_SUCCESS)
-        return tdm_vk_fail(vd, "vkBeginCommandBuffer", r);
-    barrier_before(slot->cmd);
-    tdm_status s = fn(vd, slot, arg);
-    barrier_after(slot->cmd);
-    r = vkEndCommandBuffer(slot->cmd); /* also when fn failed: the slot stays usable */
-    if (s == TDM_OK && r != VK_SUCCESS)
-        s = tdm_vk_fail(vd, "vkEndCommandBuffer", r);
-    return s;
-}
-
-static tdm_status queue_submit(tdm_vk_device *vd, tdm_vk_slot *slot)
+VkResult tdm_vk_queue_submit(tdm_vk_device *vd, tdm_vk_slot *slot)
 {
     uint64_t value = vd->submitted + 1;
     VkTimelineSemaphoreSubmitInfo timeline = {
@@ -201,60 +157,26 @@ static tdm_status queue_submit(tdm_vk_device *vd, tdm_vk_slot *slot)
         .pSignalSemaphores = &vd->timeline,
     };
     VkResult r = vkQueueSubmit(vd->queue, 1, &info, slot->fence);
-    if (r != VK_SUCCESS)
-        return tdm_vk_fail(vd, "vkQueueSubmit", r);
-    vd->submitted = value;
-    slot->value = value;
-    return TDM_OK;
-}
-
-tdm_status tdm_vk_submit(tdm_vk_device *vd, tdm_vk_record_fn fn, void *arg, uint64_t *value)
-{
-    pthread_mutex_lock(&vd->lock);
-    tdm_vk_slot *slot = NULL;
-    tdm_status s = acquire_slot(vd, &slot);
-    if (s == TDM_OK)
-        s = record(vd, slot, fn, arg);
-    if (s == TDM_OK)
-        s = queue_submit(vd, slot);
-    if (s == TDM_OK && value)
-        *value = vd->submitted;
-    pthread_mutex_unlock(&vd->lock);
-    return s;
-}
-
-tdm_status tdm_vk_wait(tdm_vk_device *vd, uint64_t value)
-{
-    if (value == 0)
-        return TDM_OK;
-    if (vd->timeline)
-        return wait_timeline(vd, value);
-    pthread_mutex_lock(&vd->lock);
-    tdm_status s = wait_fences(vd, value);
-    pthread_mutex_unlock(&vd->lock);
-    return s;
-}
-
-tdm_status tdm_vk_is_done(tdm_vk_device *vd, uint64_t value, int *done)
-{
-    if (vd->timeline) {
-        uint64_t completed = 0;
-        tdm_status s = completed_value(vd, &completed);
-        *done = s == TDM_OK && completed >= value;
-        return s;
+    if (r == VK_SUCCESS) {
+        vd->submitted = value;
+        slot->value = value;
     }
-    pthread_mutex_lock(&vd->lock);
-    tdm_status s = fences_done(vd, value, done);
-    pthread_mutex_unlock(&vd->lock);
-    return s;
+    return r;
 }
 
-uint64_t tdm_vk_last_submitted(tdm_vk_device *vd)
+tdm_status tdm_vk_wait_submitted(tdm_vk_device *vd, uint64_t value)
 {
-    pthread_mutex_lock(&vd->lock);
-    uint64_t value = vd->submitted;
-    pthread_mutex_unlock(&vd->lock);
-    return value;
+    return vd->timeline ? wait_timeline(vd, value) : wait_fences(vd, value);
+}
+
+tdm_status tdm_vk_submitted_done(tdm_vk_device *vd, uint64_t value, int *done)
+{
+    if (!vd->timeline)
+        return fences_done(vd, value, done);
+    uint64_t completed = 0;
+    tdm_status s = completed_value(vd, &completed);
+    *done = s == TDM_OK && completed >= value;
+    return s;
 }
 
 /* The device is idle; command buffers go with the pool. */

@@ -17,13 +17,25 @@ static tdm_status record_copy(tdm_vk_device *vd, tdm_vk_slot *slot, void *arg)
     return TDM_OK;
 }
 
-tdm_status tdm_vk_copy_region(tdm_vk_device *vd, VkBuffer dst, size_t dst_offset,
-                              VkBuffer src, size_t src_offset, size_t size,
-                              uint64_t *value)
+/* Records the copy into the open batch, or with submit also submits the batch. */
+static tdm_status copy_region(tdm_vk_device *vd, VkBuffer dst, size_t dst_offset, VkBuffer src,
+                              size_t src_offset, size_t size, int submit, uint64_t *value)
 {
-    copy_args args = {dst, src, {.srcOffset = src_offset, .dstOffset = dst_offset,
-                                 .size = size}};
-    return tdm_vk_submit(vd, record_copy, &args, value);
+    copy_args args = {dst, src, {.srcOffset = src_offset, .dstOffset = dst_offset, .size = size}};
+    tdm_vk_command cmd = {
+        .record = record_copy,
+        .arg = &args,
+        .access_count = 2,
+        .access = {{src, src_offset, src_offset + size, 0},
+                   {dst, dst_offset, dst_offset + size, 1}},
+    };
+    return submit ? tdm_vk_submit(vd, &cmd, value) : tdm_vk_record(vd, &cmd, value);
+}
+
+tdm_status tdm_vk_copy_region(tdm_vk_device *vd, VkBuffer dst, size_t dst_offset, VkBuffer src,
+                              size_t src_offset, size_t size, uint64_t *value)
+{
+    return copy_region(vd, dst, dst_offset, src, src_offset, size, 1, value);
 }
 
 tdm_status tdm_vk_write(tdm_buffer *buf, size_t offset, const void *src, size_t size)
@@ -58,8 +70,8 @@ tdm_status tdm_vk_read(tdm_buffer *buf, size_t offset, void *dst, size_t size)
     return s;
 }
 
-tdm_status tdm_vk_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
-                       size_t src_offset, size_t size)
+tdm_status tdm_vk_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size_t src_offset,
+                       size_t size)
 {
     if (dst->device != src->device) /* two VkDevices: the core stages such copies */
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s -> %s: Vulkan copies only within one device",
@@ -67,6 +79,6 @@ tdm_status tdm_vk_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
     if (size == 0)
         return TDM_OK;
     tdm_vk_buffer *d = dst->impl, *s = src->impl;
-    return tdm_vk_copy_region(dst->device->impl, d->buffer, dst_offset, s->buffer, src_offset,
-                              size, NULL);
+    return copy_region(dst->device->impl, d->buffer, dst_offset, s->buffer, src_offset, size, 0,
+                       NULL);
 }

@@ -97,7 +97,11 @@ typedef struct tdm_backend_ops {
      * the buffer's life; NULL where it may not (the core then stages through read and
      * write). The core reads there only after the events of the work that wrote the
      * range have completed, writes only where no submitted work still uses the range,
-     * and expects work submitted to the device after a host write to see it. */
+     * and expects work submitted to the device after a host write to see it.
+     * "Submitted" means handed to the backend, which may still hold it unsent (a
+     * batching backend): the core knows that earlier work no longer uses a range only
+     * from an event recorded after that work having completed (event_wait returned,
+     * event_query said done), never from having issued it long ago. */
     void *(*host_address)(tdm_buffer *buf);
 } tdm_backend_ops;
 
