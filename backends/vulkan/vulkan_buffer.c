@@ -71,8 +71,13 @@ tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf)
 
 void tdm_vk_buffer_free(tdm_buffer *buf)
 {
+    tdm_vk_device *vd = buf->device->impl;
+    /* Nothing to wait for when the core has waited; after a loss the core saw, work
+     * recorded or in flight may still use the buffer (a device the driver reports
+     * lost returns at once). */
+    (void)tdm_vk_wait(vd, tdm_vk_last_recorded(vd));
     if (buf->impl)
-        destroy(buf->device->impl, buf->impl);
+        destroy(vd, buf->impl);
     buf->impl = NULL;
 }
 

@@ -42,7 +42,9 @@ typedef struct tdm_backend_ops {
     /* buf->device and buf->size are set; sets buf->impl. The core has checked the
      * size against the device's limits. */
     tdm_status (*buffer_alloc)(tdm_buffer *buf);
-    /* The core has waited for the device to finish. */
+    /* The core has waited for the device to finish, except after a loss that it saw
+     * (a fault of one call, say) while the driver may still run earlier work: then
+     * the backend must not release memory that work in flight may use. */
     void (*buffer_free)(tdm_buffer *buf);
 
     /* Blocking host transfers, ordered after earlier operations on the device. */
