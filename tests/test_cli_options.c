@@ -90,10 +90,10 @@ static void test_refusals(void)
     REFUSED("--layers 128,", "is not a whole number");
     REFUSED("--layers 99999999999999999999", "out of range");
     REFUSED("--layers 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", "at most 16 hidden layers");
-    REFUSED("--devices a,,b", "empty device id");
+    REFUSED("--devices a,,b", "has an empty device id");
     REFUSED("--devices "
             "0,1,2,3,4,5,6,7,8,9,0,1,2,3,4,5,6,7,8,9,0,1,2,3,4,5,6,7,8,9,0,1,2",
-            "more than 32 devices");
+            "more than 32 device ids");
     REFUSED("--activation rleu", "--activation: no activation 'rleu'");
     REFUSED("--optimizer adm", "--optimizer: unknown optimizer 'adm'");
     REFUSED("--strategy mirored", "no strategy 'mirored'; did you mean mirrored?");
@@ -128,7 +128,7 @@ static void test_acceptance(void)
     CHECK(o.label_column && !strcmp(o.label_column, "2147483646"));
     o = ACCEPTED("--devices opencl:0,vulkan:0 --strategy one-device --no-progress --header "
                  "--label-column class --epochs 2 --epochs 3");
-    CHECK(o.device_id_count == 2 && !strcmp(o.device_ids[1], "vulkan:0"));
+    CHECK(o.devices.count == 2 && !strcmp(o.devices.item[1], "vulkan:0"));
     CHECK(!strcmp(o.strategy, "one-device") && o.progress == 0 && o.epochs == 3);
     o = ACCEPTED("--balance");
     CHECK(o.balance == 1);
@@ -160,10 +160,72 @@ static void test_nearest(void)
     CHECK(cli_nearest("--", names, 4) == NULL);
 }
 
+/* What the other commands' tables use: short names, sizes with units, lists that
+ * repeat, and choices among names. */
+static void test_table_kinds(void)
+{
+    size_t bytes = 0;
+    unsigned count = 0;
+    int choice = -1;
+    cli_list list = {.what = "device id", .max = 3};
+    const cli_option table[] = {
+        {.name = "--maxbytes",
+         .short_name = "-e",
+         .kind = CLI_BYTES,
+         .target = &bytes,
+         .min = 4,
+         .max = (uint64_t)1 << 40},
+        {.name = "--iters",
+         .short_name = "-n",
+         .kind = CLI_UNSIGNED,
+         .target = &count,
+         .min = 1,
+         .max = 9},
+        {.name = "--devices",
+         .short_name = "-d",
+         .kind = CLI_CUSTOM,
+         .target = &list,
+         .parse = cli_parse_list},
+    };
+    char err[256], *ok[] = {"x", "-e", "256M", "-n", "3", "-d", "a,b", "--devices", "c"};
+    CHECK(cli_parse(table, 3, 9, ok, err, sizeof err) == CLI_OK);
+    CHECK(bytes == (size_t)256 << 20 && count == 3 && list.count == 3);
+    CHECK(!strcmp(list.item[0], "a") && !strcmp(list.item[2], "c"));
+    char *too_many[] = {"x", "-d", "d"};
+    CHECK(cli_parse(table, 3, 3, too_many, err, sizeof err) == CLI_ERROR);
+    CHECK(strstr(err, "--devices: more than 3 device ids") != NULL);
+    char *help[] = {"x", "-h"};
+    CHECK(cli_parse(table, 3, 2, help, err, sizeof err) == CLI_HELP);
+    static const struct {
+        const char *value, *needle;
+    } bad_sizes[] = {{"3", "out of range"},
+                     {"1T", "not a size"},
+                     {"2G5", "not a size"},
+                     {"-1K", "not a size"},
+                     {"17179869184G", "out of range"}};
+    for (size_t i = 0; i < sizeof bad_sizes / sizeof bad_sizes[0]; i++) {
+        char *argv[] = {"x", "-e", (char *)bad_sizes[i].value};
+        CHECK(cli_parse(table, 3, 3, argv, err, sizeof err) == CLI_ERROR);
+        CHECK(strstr(err, "--maxbytes: ") == err && strstr(err, bad_sizes[i].needle) != NULL);
+    }
+    char *small_k[] = {"x", "--maxbytes=8k"};
+    CHECK(cli_parse(table, 3, 2, small_k, err, sizeof err) == CLI_OK && bytes == 8192);
+    char *unknown_short[] = {"x", "-q", "1"};
+    CHECK(cli_parse(table, 3, 3, unknown_short, err, sizeof err) == CLI_ERROR);
+    CHECK(strstr(err, "unknown option -q") != NULL);
+
+    static const char *const models[] = {"digits", "wide"};
+    choice = cli_parse_choice("wide", "model", models, 2, err, sizeof err);
+    CHECK(choice == 1);
+    choice = cli_parse_choice("digit", "model", models, 2, err, sizeof err);
+    CHECK(choice == -1 && !strcmp(err, "no model 'digit'; did you mean digits? (digits, wide)"));
+}
+
 int main(void)
 {
     test_refusals();
     test_acceptance();
     test_nearest();
+    test_table_kinds();
     return test_finish("test_cli_options");
 }

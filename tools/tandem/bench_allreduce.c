@@ -12,14 +12,14 @@
 #include "bench.h"
 #include "bench_ceiling.h"
 #include "bench_clock.h"
+#include "cli_options.h"
 #include "device_select.h"
 #include "json_writer.h"
 
 #define ALL_ALGORITHMS (-1)
 
 typedef struct ar_options {
-    const char *device_ids[MAX_SELECTED];
-    size_t device_id_count;
+    cli_list devices;
     size_t min_bytes, max_bytes, factor;
     unsigned iters, warmup, repeat;
     int algorithm; /* a tdm_collective_algorithm, or ALL_ALGORITHMS */
@@ -68,133 +68,106 @@ static int usage(FILE *out, int status)
     return status;
 }
 
-int bench_parse_size(const char *text, size_t *out)
+/* -a: an algorithm's name, or "all". */
+static int parse_algorithm(const char *value, void *target, char *err, size_t err_size)
 {
-    char *end;
-    unsigned long long v = strtoull(text, &end, 10);
-    unsigned shift = 0;
-    if (end == text || *text == '-')
-        return -1;
-    if (*end == 'K' || *end == 'k')
-        shift = 10;
-    else if (*end == 'M' || *end == 'm')
-        shift = 20;
-    else if (*end == 'G' || *end == 'g')
-        shift = 30;
-    if (shift)
-        end++;
-    if (*end || v > (SIZE_MAX >> shift))
-        return -1;
-    *out = (size_t)v << shift;
-    return 0;
-}
-
-/* A whole number in [min, 1000000]. */
-static int parse_count(const char *text, unsigned min, unsigned *out)
-{
-    char *end;
-    unsigned long v = strtoul(text, &end, 10);
-    if (end == text || *end || *text == '-' || v < min || v > 1000000)
-        return -1;
-    *out = (unsigned)v;
-    return 0;
-}
-
-static int parse_size_factor(const char *text, size_t *out)
-{
-    unsigned factor;
-    if (parse_count(text, 2, &factor))
-        return -1;
-    *out = factor;
-    return 0;
-}
-
-static int parse_algorithm(const char *text, int *out)
-{
-    if (!strcmp(text, "all")) {
-        *out = ALL_ALGORITHMS;
-        return 0;
+    const char *names[16];
+    size_t count = 0;
+    while (count < 15 && tdm_collective_algorithm_name((tdm_collective_algorithm)count)) {
+        names[count] = tdm_collective_algorithm_name((tdm_collective_algorithm)count);
+        count++;
     }
-    for (int a = 0; tdm_collective_algorithm_name((tdm_collective_algorithm)a); a++)
-        if (!strcmp(text, tdm_collective_algorithm_name((tdm_collective_algorithm)a))) {
-            *out = a;
-            return 0;
-        }
-    return -1;
+    names[count] = "all";
+    int a = cli_parse_choice(value, "algorithm", names, count + 1, err, err_size);
+    if (a < 0)
+        return -1;
+    *(int *)target = (size_t)a == count ? ALL_ALGORITHMS : a;
+    return 0;
 }
 
-static int parse_op(const char *text, tdm_reduce_op *out)
+static int parse_op(const char *value, void *target, char *err, size_t err_size)
 {
-    for (size_t i = 0; i < sizeof op_names / sizeof op_names[0]; i++)
-        if (!strcmp(text, op_names[i])) {
-            *out = (tdm_reduce_op)i;
-            return 0;
-        }
-    return -1;
+    int op = cli_parse_choice(value, "reduction", op_names, sizeof op_names / sizeof op_names[0],
+                              err, err_size);
+    if (op < 0)
+        return -1;
+    *(tdm_reduce_op *)target = (tdm_reduce_op)op;
+    return 0;
 }
 
-static int parse_devices(char *list, ar_options *o)
+/* 0 to go on; otherwise 1 with *exit_status set (--help, a bad option). */
+static int parse(int argc, char **argv, ar_options *o, int *exit_status)
 {
-    for (char *id = strtok(list, ","); id; id = strtok(NULL, ","))
-        if (o->device_id_count < MAX_SELECTED)
-            o->device_ids[o->device_id_count++] = id;
-    return o->device_id_count ? 0 : -1;
-}
-
-static int is(const char *a, const char *short_name, const char *long_name)
-{
-    return !strcmp(a, short_name) || !strcmp(a, long_name);
-}
-
-/* Returns 0 to go on, else the exit status + 1 (a bad option or --help). */
-static int parse(int argc, char **argv, ar_options *o)
-{
-    *o = (ar_options){.min_bytes = 8,
+    *o = (ar_options){.devices = {.what = "device id", .max = MAX_SELECTED},
+                      .min_bytes = 8,
                       .max_bytes = (size_t)256 << 20,
                       .factor = 2,
                       .iters = 20,
                       .warmup = 5,
                       .repeat = 3,
                       .op = TDM_REDUCE_SUM};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int bad = !v;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-            return usage(stdout, 0) + 1;
-        if (is(a, "-d", "--devices"))
-            bad = bad || parse_devices(argv[i + 1], o);
-        else if (is(a, "-b", "--minbytes"))
-            bad = bad || bench_parse_size(v, &o->min_bytes);
-        else if (is(a, "-e", "--maxbytes"))
-            bad = bad || bench_parse_size(v, &o->max_bytes);
-        else if (is(a, "-f", "--stepfactor"))
-            bad = bad || parse_size_factor(v, &o->factor);
-        else if (is(a, "-a", "--algorithm"))
-            bad = bad || parse_algorithm(v, &o->algorithm);
-        else if (is(a, "-o", "--op"))
-            bad = bad || parse_op(v, &o->op);
-        else if (is(a, "-n", "--iters"))
-            bad = bad || parse_count(v, 1, &o->iters);
-        else if (is(a, "-w", "--warmup"))
-            bad = bad || parse_count(v, 0, &o->warmup);
-        else if (is(a, "-r", "--repeat"))
-            bad = bad || parse_count(v, 1, &o->repeat);
-        else if (!strcmp(a, "--json"))
-            o->json_path = v;
-        else {
-            fprintf(stderr, "tandem bench allreduce: unknown option '%s'\n\n", a);
-            return usage(stderr, 2) + 1;
-        }
-        if (bad) {
-            fprintf(stderr, "tandem bench allreduce: %s needs a valid value%s%s\n", a,
-                    v ? ", not " : "", v ? v : "");
-            return 3;
-        }
-        i++;
-    }
-    if (o->min_bytes < 4 || o->min_bytes > o->max_bytes) {
-        fprintf(stderr, "tandem bench allreduce: sizes must satisfy 4 <= -b <= -e\n");
-        return 3;
+    const uint64_t max_bytes = (uint64_t)1 << 40, max_count = 1000000;
+    const cli_option table[] = {
+        {.name = "--devices",
+         .short_name = "-d",
+         .kind = CLI_CUSTOM,
+         .target = &o->devices,
+         .parse = cli_parse_list},
+        {.name = "--minbytes",
+         .short_name = "-b",
+         .kind = CLI_BYTES,
+         .target = &o->min_bytes,
+         .min = 4,
+         .max = max_bytes},
+        {.name = "--maxbytes",
+         .short_name = "-e",
+         .kind = CLI_BYTES,
+         .target = &o->max_bytes,
+         .min = 4,
+         .max = max_bytes},
+        {.name = "--stepfactor",
+         .short_name = "-f",
+         .kind = CLI_SIZE,
+         .target = &o->factor,
+         .min = 2,
+         .max = 1024},
+        {.name = "--algorithm",
+         .short_name = "-a",
+         .kind = CLI_CUSTOM,
+         .target = &o->algorithm,
+         .parse = parse_algorithm},
+        {.name = "--op",
+         .short_name = "-o",
+         .kind = CLI_CUSTOM,
+         .target = &o->op,
+         .parse = parse_op},
+        {.name = "--iters",
+         .short_name = "-n",
+         .kind = CLI_UNSIGNED,
+         .target = &o->iters,
+         .min = 1,
+         .max = max_count},
+        {.name = "--warmup",
+         .short_name = "-w",
+         .kind = CLI_UNSIGNED,
+         .target = &o->warmup,
+         .max = max_count},
+        {.name = "--repeat",
+         .short_name = "-r",
+         .kind = CLI_UNSIGNED,
+         .target = &o->repeat,
+         .min = 1,
+         .max = max_count},
+        {.name = "--json", .kind = CLI_STRING, .target = &o->json_path},
+    };
+    if (cli_parse_command("bench allreduce", table, sizeof table / sizeof table[0], argc, argv,
+                          usage, exit_status))
+        return 1;
+    if (o->min_bytes > o->max_bytes) {
+        fprintf(stderr, "tandem bench allreduce: -b (%zu) is larger than -e (%zu)\n", o->min_bytes,
+                o->max_bytes);
+        *exit_status = 2;
+        return 1;
     }
     return 0;
 }
@@ -481,17 +454,15 @@ static int run(tdm_context *ctx, ar_bench *b, const ar_options *o)
 int bench_allreduce(int argc, char **argv)
 {
     ar_options o;
-    int parsed = parse(argc, argv, &o);
-    if (parsed)
-        return parsed - 1;
+    int exit_status = 0;
+    if (parse(argc, argv, &o, &exit_status))
+        return exit_status;
     tdm_context *ctx = cli_context();
     if (!ctx)
         return 1;
     ar_bench b = {.op = o.op};
     tdm_device *reference;
-    int status =
-        cli_select_devices(ctx, o.device_ids, o.device_id_count, &reference, b.devices, &b.n) ? 1
-                                                                                              : 0;
+    int status = cli_select_devices(ctx, &o.devices, &reference, b.devices, &b.n) ? 1 : 0;
     for (size_t r = 0; status == 0 && r < b.n; r++)
         if (tdm_tensor_create(b.devices[r], TDM_F32, &TDM_SHAPE(o.max_bytes / 4), &b.whole[r]) !=
             TDM_OK) {

@@ -10,6 +10,7 @@
 
 #include "bench.h"
 #include "bench_clock.h"
+#include "cli_options.h"
 #include "json_writer.h"
 #include "train_session.h"
 
@@ -30,8 +31,7 @@ static const bench_model models[] = {
 #define MODEL_COUNT (sizeof models / sizeof models[0])
 
 typedef struct bt_options {
-    const char *device_ids[MAX_SELECTED];
-    size_t device_id_count;
+    cli_list devices;
     int model;              /* index into models, or -1: all */
     unsigned steps, warmup; /* 0: the model's own */
     int balance;
@@ -68,76 +68,53 @@ static int usage(FILE *out, int status)
     return status;
 }
 
-static int parse_devices(char *list, bt_options *o)
+static int parse_model(const char *value, void *target, char *err, size_t err_size)
 {
-    for (char *id = strtok(list, ","); id; id = strtok(NULL, ","))
-        if (o->device_id_count < MAX_SELECTED)
-            o->device_ids[o->device_id_count++] = id;
-    return o->device_id_count ? 0 : -1;
-}
-
-static int parse_steps(const char *text, unsigned min, unsigned *out)
-{
-    char *end;
-    unsigned long v = strtoul(text, &end, 10);
-    if (end == text || *end || *text == '-' || v < min || v > 1000000)
-        return -1;
-    *out = (unsigned)v;
-    return 0;
-}
-
-static int parse_model(const char *text, int *out)
-{
+    const char *names[MODEL_COUNT];
     for (size_t i = 0; i < MODEL_COUNT; i++)
-        if (!strcmp(text, models[i].name)) {
-            *out = (int)i;
-            return 0;
-        }
-    return -1;
-}
-
-static int is(const char *a, const char *short_name, const char *long_name)
-{
-    return !strcmp(a, short_name) || !strcmp(a, long_name);
-}
-
-/* 0 to go on, else the exit status + 1. */
-static int parse(int argc, char **argv, bt_options *o)
-{
-    *o = (bt_options){.model = -1, .data_dir = FASHION_DIR};
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h"))
-            return usage(stdout, 0) + 1;
-        if (!strcmp(a, "--balance")) {
-            o->balance = 1;
-            continue;
-        }
-        int bad = !v;
-        if (is(a, "-d", "--devices"))
-            bad = bad || parse_devices(argv[i + 1], o);
-        else if (is(a, "-m", "--model"))
-            bad = bad || parse_model(v, &o->model);
-        else if (is(a, "-n", "--steps"))
-            bad = bad || parse_steps(v, 1, &o->steps);
-        else if (is(a, "-w", "--warmup"))
-            bad = bad || parse_steps(v, 0, &o->warmup);
-        else if (!strcmp(a, "--data-dir"))
-            o->data_dir = v;
-        else if (!strcmp(a, "--json"))
-            o->json_path = v;
-        else {
-            fprintf(stderr, "tandem bench train: unknown option '%s'\n\n", a);
-            return usage(stderr, 2) + 1;
-        }
-        if (bad) {
-            fprintf(stderr, "tandem bench train: %s needs a valid value%s%s\n", a,
-                    v ? ", not " : "", v ? v : "");
-            return 3;
-        }
-        i++;
-    }
+        names[i] = models[i].name;
+    int m = cli_parse_choice(value, "model", names, MODEL_COUNT, err, err_size);
+    if (m < 0)
+        return -1;
+    *(int *)target = m;
     return 0;
+}
+
+/* 0 to go on; otherwise 1 with *exit_status set (--help, a bad option). */
+static int parse(int argc, char **argv, bt_options *o, int *exit_status)
+{
+    *o = (bt_options){.devices = {.what = "device id", .max = MAX_SELECTED},
+                      .model = -1,
+                      .data_dir = FASHION_DIR};
+    const uint64_t max_steps = 1000000;
+    const cli_option table[] = {
+        {.name = "--devices",
+         .short_name = "-d",
+         .kind = CLI_CUSTOM,
+         .target = &o->devices,
+         .parse = cli_parse_list},
+        {.name = "--model",
+         .short_name = "-m",
+         .kind = CLI_CUSTOM,
+         .target = &o->model,
+         .parse = parse_model},
+        {.name = "--steps",
+         .short_name = "-n",
+         .kind = CLI_UNSIGNED,
+         .target = &o->steps,
+         .min = 1,
+         .max = max_steps},
+        {.name = "--warmup",
+         .short_name = "-w",
+         .kind = CLI_UNSIGNED,
+         .target = &o->warmup,
+         .max = max_steps},
+        {.name = "--balance", .kind = CLI_FLAG, .target = &o->balance, .flag_value = 1},
+        {.name = "--data-dir", .kind = CLI_STRING, .target = &o->data_dir},
+        {.name = "--json", .kind = CLI_STRING, .target = &o->json_path},
+    };
+    return cli_parse_command("bench train", table, sizeof table / sizeof table[0], argc, argv,
+                             usage, exit_status);
 }
 
 /* A progress line on a terminal, rewritten in place. */
@@ -208,8 +185,8 @@ static void options_for(const bt_options *bo, const bench_model *m, const char *
     o->progress = 0;
     o->balance = bo->balance && n > 1;
     for (size_t i = 0; i < n; i++)
-        o->device_ids[i] = ids[i];
-    o->device_id_count = n;
+        snprintf(o->devices.item[i], CLI_ITEM_MAX, "%s", ids[i]);
+    o->devices.count = n;
     if (m->fashion) {
         const char *names[4] = {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
                                 "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"};
@@ -366,9 +343,7 @@ static int device_ids(const bt_options *o, char names[MAX_SELECTED][TDM_DEVICE_I
 {
     tdm_context *ctx = cli_context();
     tdm_device *reference, *devices[MAX_SELECTED];
-    int status =
-        ctx ? cli_select_devices(ctx, o->device_ids, o->device_id_count, &reference, devices, n)
-            : -1;
+    int status = ctx ? cli_select_devices(ctx, &o->devices, &reference, devices, n) : -1;
     for (size_t i = 0; status == 0 && i < *n; i++) {
         tdm_device_desc d = TDM_DEVICE_DESC_INIT;
         tdm_device_describe(devices[i], &d);
@@ -382,9 +357,9 @@ static int device_ids(const bt_options *o, char names[MAX_SELECTED][TDM_DEVICE_I
 int bench_train(int argc, char **argv)
 {
     bt_options o;
-    int parsed = parse(argc, argv, &o);
-    if (parsed)
-        return parsed - 1;
+    int exit_status = 0;
+    if (parse(argc, argv, &o, &exit_status))
+        return exit_status;
     char names[MAX_SELECTED][TDM_DEVICE_ID_MAX];
     const char *ids[MAX_SELECTED];
     size_t n = 0;

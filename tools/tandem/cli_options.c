@@ -92,6 +92,13 @@ static int value_into(const cli_option *o, const char *value, char *why, size_t 
     case CLI_U64: return whole_into(o, value, why, why_size);
     case CLI_FLOAT: return cli_parse_float(value, o->lo, o->hi, o->open, o->target, why, why_size);
     case CLI_DOUBLE: return cli_parse_real(value, o->lo, o->hi, o->open, o->target, why, why_size);
+    case CLI_BYTES: {
+        uint64_t v;
+        if (cli_parse_bytes(value, o->min, o->max, &v, why, why_size) != 0)
+            return -1;
+        *(size_t *)o->target = (size_t)v;
+        return 0;
+    }
     case CLI_CUSTOM: return o->parse(value, o->target, why, why_size);
     case CLI_FLAG: break;
     }
@@ -105,15 +112,16 @@ static cli_result one(const cli_option *table, size_t count, int left, char **ar
 {
     const char *arg = args[0];
     *used = 1;
-    if (!strcmp(arg, "--help"))
+    if (!strcmp(arg, "--help") || !strcmp(arg, "-h"))
         return CLI_HELP;
-    if (strncmp(arg, "--", 2) != 0)
+    if (arg[0] != '-' || !arg[1])
         return cli_fail(err, err_size, "unexpected argument '%.60s': options start with --", arg);
-    const char *eq = strchr(arg, '=');
+    const char *eq = strncmp(arg, "--", 2) ? NULL : strchr(arg, '='); /* not after -x */
     size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
     const cli_option *o = NULL;
     for (size_t i = 0; i < count && !o; i++)
-        if (strlen(table[i].name) == len && !strncmp(table[i].name, arg, len))
+        if ((strlen(table[i].name) == len && !strncmp(table[i].name, arg, len)) ||
+            (table[i].short_name && !strcmp(table[i].short_name, arg)))
             o = &table[i];
     if (!o)
         return unknown(table, count, arg, len, err, err_size);
@@ -144,4 +152,54 @@ cli_result cli_parse(const cli_option *table, size_t count, int argc, char **arg
         i += used;
     }
     return CLI_OK;
+}
+
+int cli_parse_command(const char *command, const cli_option *table, size_t count, int argc,
+                      char **argv, int (*usage)(FILE *out, int status), int *exit_status)
+{
+    char err[512];
+    switch (cli_parse(table, count, argc, argv, err, sizeof err)) {
+    case CLI_OK: return 0;
+    case CLI_HELP: *exit_status = usage(stdout, 0); return 1;
+    case CLI_ERROR: break;
+    }
+    fprintf(stderr, "tandem %s: %s\n", command, err);
+    *exit_status = 2;
+    return 1;
+}
+
+int cli_parse_choice(const char *value, const char *what, const char *const *names, size_t count,
+                     char *err, size_t err_size)
+{
+    char all[256] = "";
+    for (size_t i = 0; i < count; i++) {
+        if (!strcmp(value, names[i]))
+            return (int)i;
+        size_t used = strlen(all);
+        snprintf(all + used, sizeof all - used, "%s%s", i ? ", " : "", names[i]);
+    }
+    const char *near = cli_nearest(value, names, count);
+    return cli_fail(err, err_size, "no %s '%.40s'%s%s%s (%s)", what, value,
+                    near ? "; did you mean " : "", near ? near : "", near ? "?" : "", all);
+}
+
+int cli_parse_list(const char *value, void *target, char *err, size_t err_size)
+{
+    cli_list *list = target;
+    size_t max = list->max && list->max < CLI_LIST_MAX ? list->max : CLI_LIST_MAX;
+    for (const char *p = value;; p++) {
+        size_t len = strcspn(p, ",");
+        if (!len)
+            return cli_fail(err, err_size, "'%.60s' has an empty %s", value, list->what);
+        if (list->count == max)
+            return cli_fail(err, err_size, "more than %zu %ss", max, list->what);
+        if (len >= CLI_ITEM_MAX)
+            return cli_fail(err, err_size, "'%.40s...' is not a %s", p, list->what);
+        memcpy(list->item[list->count], p, len);
+        list->item[list->count][len] = '\0';
+        list->count++;
+        p += len;
+        if (!*p)
+            return 0;
+    }
 }

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef enum cli_kind {
     CLI_FLAG,     /* no value: *(int *)target = flag_value */
@@ -17,6 +18,8 @@ typedef enum cli_kind {
     CLI_U64,      /* *(uint64_t *)target: likewise */
     CLI_FLOAT,    /* *(float *)target: a finite number in the range lo..hi */
     CLI_DOUBLE,   /* *(double *)target: likewise */
+    CLI_BYTES,    /* *(size_t *)target: a whole number with an optional K, M or G (powers
+                     of 1024) in [min, max] bytes */
     CLI_CUSTOM    /* parse(value, target, err, err_size) */
 } cli_kind;
 
@@ -29,7 +32,8 @@ typedef enum cli_kind {
 typedef int (*cli_parse_fn)(const char *value, void *target, char *err, size_t err_size);
 
 typedef struct cli_option {
-    const char *name; /* "--epochs" */
+    const char *name;       /* "--epochs" */
+    const char *short_name; /* "-e", or NULL */
     cli_kind kind;
     void *target;
     uint64_t min, max; /* whole numbers */
@@ -41,13 +45,20 @@ typedef struct cli_option {
 
 typedef enum cli_result { CLI_OK, CLI_HELP, CLI_ERROR = -1 } cli_result;
 
-/* Reads argv[1..argc-1] against the table: "--name VALUE" or "--name=VALUE" for
- * options with a value, "--name" for flags, "--help" for CLI_HELP. Later options
+/* Reads argv[1..argc-1] against the table: "--name VALUE", "--name=VALUE" or
+ * "-n VALUE" for options with a value, "--name" or "-n" for flags, "--help" or "-h"
+ * for CLI_HELP. Later options
  * override earlier ones. CLI_ERROR writes one line to err: an unknown option (with
  * the nearest known name when one is close), a missing value, or a value out of
  * range, e.g. "--epochs: '-3' is not a whole number from 1 to 1000000". */
 cli_result cli_parse(const cli_option *table, size_t count, int argc, char **argv, char *err,
                      size_t err_size);
+
+/* cli_parse for a subcommand, which prints: 0 to go on; otherwise 1 with
+ * *exit_status set: --help prints usage(stdout, 0); a bad option prints
+ * "tandem COMMAND: why" to stderr, and the status is 2. */
+int cli_parse_command(const char *command, const cli_option *table, size_t count, int argc,
+                      char **argv, int (*usage)(FILE *out, int status), int *exit_status);
 
 /* The name among names[0..count-1] nearest to `given` by edit distance, when at most
  * a third of its letters (and at least one) must change, or `given` starts it; NULL
@@ -66,8 +77,30 @@ int cli_parse_whole(const char *text, uint64_t min, uint64_t max, uint64_t *out,
                     size_t err_size);
 int cli_parse_real(const char *text, double lo, double hi, unsigned open, double *out, char *err,
                    size_t err_size);
+/* A size in bytes: digits, then optionally K, M or G (powers of 1024). */
+int cli_parse_bytes(const char *text, uint64_t min, uint64_t max, uint64_t *out, char *err,
+                    size_t err_size);
 /* cli_parse_real, then still in the range as a float (a tiny value may round to 0). */
 int cli_parse_float(const char *text, double lo, double hi, unsigned open, float *out, char *err,
                     size_t err_size);
+
+/* The index among names[0..count-1] that value is; otherwise -1 with a message that
+ * names `what` ("model"), suggests the nearest name, and lists them all. */
+int cli_parse_choice(const char *value, const char *what, const char *const *names, size_t count,
+                     char *err, size_t err_size);
+
+/* A list option: comma-separated items, which may also repeat ("--device a --device
+ * b,c" is three), copied so that the value is not modified. */
+#define CLI_LIST_MAX 64
+#define CLI_ITEM_MAX 64
+typedef struct cli_list { /* no pointers into itself: it may be copied */
+    const char *what;     /* an item, for messages: "device id" */
+    size_t max;           /* the most items, at most CLI_LIST_MAX */
+    char item[CLI_LIST_MAX][CLI_ITEM_MAX];
+    size_t count;
+} cli_list;
+
+/* A CLI_CUSTOM parser whose target is a cli_list: appends each item of value. */
+int cli_parse_list(const char *value, void *target, char *err, size_t err_size);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli_options.h"
 
@@ -36,6 +37,30 @@ int cli_parse_whole(const char *text, uint64_t min, uint64_t max, uint64_t *out,
                         "%.40s is out of range: expected a whole number from %llu to %llu", text,
                         (unsigned long long)min, (unsigned long long)max);
     *out = v;
+    return 0;
+}
+
+int cli_parse_bytes(const char *text, uint64_t min, uint64_t max, uint64_t *out, char *err,
+                    size_t err_size)
+{
+    size_t digits = strspn(text, "0123456789");
+    const char *units = "KMGkmg";
+    const char *unit = digits && text[digits] ? strchr(units, text[digits]) : NULL;
+    char number[32];
+    if (!digits || digits >= sizeof number || (text[digits] && (!unit || text[digits + 1])))
+        return cli_fail(err, err_size,
+                        "'%.40s' is not a size: expected digits and optionally K, M or G, "
+                        "from %llu to %llu bytes",
+                        text, (unsigned long long)min, (unsigned long long)max);
+    memcpy(number, text, digits);
+    number[digits] = '\0';
+    unsigned shift = unit ? 10u * (unsigned)((unit - units) % 3 + 1) : 0;
+    uint64_t v;
+    if (cli_parse_whole(number, 0, UINT64_MAX >> shift, &v, err, err_size) != 0 ||
+        (v << shift) < min || (v << shift) > max)
+        return cli_fail(err, err_size, "%.40s is out of range: expected %llu to %llu bytes", text,
+                        (unsigned long long)min, (unsigned long long)max);
+    *out = v << shift;
     return 0;
 }
 

@@ -6,14 +6,13 @@
 
 #include "commands.h"
 #include "conformance_report.h"
+#include "cli_options.h"
 #include "conformance_suite.h"
 #include "device_select.h"
 
 typedef struct options {
-    const char *device_ids[MAX_SELECTED];
-    size_t device_id_count;
-    const char *kernel_names[TDM_KERNEL_COUNT];
-    size_t kernel_name_count;
+    cli_list devices;
+    cli_list kernels;
     const char *json_path;
     int large;
     int perf;
@@ -28,8 +27,9 @@ static int usage(FILE *out, int status)
                  "every collective algorithm on the device sets the context can form.\n"
                  "  --device ID    a device id from 'tandem devices' (e.g. opencl:0), its index,\n"
                  "                 or a backend (opencl: each of its devices); default: every\n"
-                 "                 device but the reference itself\n"
-                 "  --kernel NAME  only this kernel (repeatable)\n"
+                 "                 device but the reference itself (repeatable, or\n"
+                 "                 comma-separated)\n"
+                 "  --kernel NAME  only this kernel (repeatable, or comma-separated)\n"
                  "  --json FILE    also write the results as JSON\n"
                  "  --no-large     skip the cases with a buffer over 128 MiB and the 64 MiB\n"
                  "                 collectives\n"
@@ -42,49 +42,39 @@ static int usage(FILE *out, int status)
 /* 0 to go on; otherwise 1 with *exit_status set (--help, a bad option). */
 static int parse(int argc, char **argv, options *o, int *exit_status)
 {
-    memset(o, 0, sizeof *o);
-    o->large = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *next = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--device") && next && o->device_id_count < MAX_SELECTED)
-            o->device_ids[o->device_id_count++] = argv[++i];
-        else if (!strcmp(a, "--kernel") && next && o->kernel_name_count < TDM_KERNEL_COUNT)
-            o->kernel_names[o->kernel_name_count++] = argv[++i];
-        else if (!strcmp(a, "--json") && next)
-            o->json_path = argv[++i];
-        else if (!strcmp(a, "--no-large"))
-            o->large = 0;
-        else if (!strcmp(a, "--perf"))
-            o->perf = 1;
-        else if (!strcmp(a, "--collectives"))
-            o->collectives = 1;
-        else {
-            int help = !strcmp(a, "--help");
-            *exit_status = usage(help ? stdout : stderr, help ? 0 : 2);
-            return 1;
-        }
-    }
-    return 0;
+    *o = (options){.devices = {.what = "device id", .max = MAX_SELECTED},
+                   .kernels = {.what = "kernel name", .max = TDM_KERNEL_COUNT},
+                   .large = 1};
+    const cli_option table[] = {
+        {.name = "--device", .kind = CLI_CUSTOM, .target = &o->devices, .parse = cli_parse_list},
+        {.name = "--kernel", .kind = CLI_CUSTOM, .target = &o->kernels, .parse = cli_parse_list},
+        {.name = "--json", .kind = CLI_STRING, .target = &o->json_path},
+        {.name = "--no-large", .kind = CLI_FLAG, .target = &o->large, .flag_value = 0},
+        {.name = "--perf", .kind = CLI_FLAG, .target = &o->perf, .flag_value = 1},
+        {.name = "--collectives", .kind = CLI_FLAG, .target = &o->collectives, .flag_value = 1},
+    };
+    return cli_parse_command("conformance", table, sizeof table / sizeof table[0], argc, argv,
+                             usage, exit_status);
 }
 
 /* The kernels to check, in table order; -1 if a name is unknown. */
 static int select_kernels(const options *o, tdm_kernel *out)
 {
-    if (o->kernel_name_count == 0 && o->collectives)
+    if (o->kernels.count == 0 && o->collectives)
         return 0;
-    if (o->kernel_name_count == 0) {
+    if (o->kernels.count == 0) {
         for (int k = 0; k < TDM_KERNEL_COUNT; k++)
             out[k] = (tdm_kernel)k;
         return TDM_KERNEL_COUNT;
     }
-    for (size_t i = 0; i < o->kernel_name_count; i++) {
-        out[i] = tdm_kernel_find(o->kernel_names[i]);
+    for (size_t i = 0; i < o->kernels.count; i++) {
+        out[i] = tdm_kernel_find(o->kernels.item[i]);
         if (out[i] == TDM_KERNEL_COUNT) {
-            fprintf(stderr, "tandem conformance: no kernel '%s'\n", o->kernel_names[i]);
+            fprintf(stderr, "tandem conformance: no kernel '%s'\n", o->kernels.item[i]);
             return -1;
         }
     }
-    return (int)o->kernel_name_count;
+    return (int)o->kernels.count;
 }
 
 /* Every set the context can form; splitting adds logical devices to ctx. */
@@ -111,7 +101,7 @@ static int run_checks(tdm_context *ctx, const conf_suite *suite, const tdm_kerne
         conf_suite_run_kernel(suite, kernels[k], row);
         conf_report_print_row(&report, kernels[k], row);
     }
-    if (o->collectives || o->kernel_name_count == 0)
+    if (o->collectives || o->kernels.count == 0)
         run_collectives(ctx, &report, o->large);
     int failed = conf_report_finish(&report, kernels, o->json_path);
     conf_report_end(&report);
@@ -136,8 +126,7 @@ int cmd_conformance(int argc, char **argv)
     suite.devices = devices;
     suite.large = o.large;
     rc = 2;
-    if (cli_select_devices(ctx, o.device_ids, o.device_id_count, &suite.reference, devices,
-                           &suite.device_count) == 0)
+    if (cli_select_devices(ctx, &o.devices, &suite.reference, devices, &suite.device_count) == 0)
         rc = o.perf ? conf_perf(&suite, kernels, kernel_count)
                     : run_checks(ctx, &suite, kernels, kernel_count, &o);
     size_t messages = tdm_context_validation_messages(ctx);

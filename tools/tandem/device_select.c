@@ -113,17 +113,16 @@ tdm_device *cli_find_device(tdm_context *ctx, const char *id)
     return NULL;
 }
 
-int cli_find_devices(tdm_context *ctx, const char *const *ids, size_t id_count,
-                     tdm_device **devices, size_t *count)
+int cli_find_devices(tdm_context *ctx, const cli_list *ids, tdm_device **devices, size_t *count)
 {
     *count = 0;
-    for (size_t i = 0; i < id_count; i++) {
+    for (size_t i = 0; i < ids->count; i++) {
         tdm_backend_kind kind;
-        if (is_backend(ids[i], &kind)) {
+        if (is_backend(ids->item[i], &kind)) {
             if (add_backend(ctx, kind, devices, count) != 0)
                 return -1;
         } else {
-            tdm_device *dev = cli_find_device(ctx, ids[i]);
+            tdm_device *dev = cli_find_device(ctx, ids->item[i]);
             if (!dev || append(dev, devices, count) != 0)
                 return -1;
         }
@@ -131,8 +130,8 @@ int cli_find_devices(tdm_context *ctx, const char *const *ids, size_t id_count,
     return 0;
 }
 
-int cli_select_devices(tdm_context *ctx, const char *const *ids, size_t id_count,
-                       tdm_device **reference, tdm_device **devices, size_t *count)
+int cli_select_devices(tdm_context *ctx, const cli_list *ids, tdm_device **reference,
+                       tdm_device **devices, size_t *count)
 {
     *reference = NULL;
     *count = 0;
@@ -142,10 +141,10 @@ int cli_select_devices(tdm_context *ctx, const char *const *ids, size_t id_count
         tdm_device_desc d = describe(dev);
         if (d.backend == TDM_BACKEND_REFERENCE && !*reference)
             *reference = dev;
-        else if (!id_count && d.parent < 0 && *count < MAX_SELECTED)
+        else if (!ids->count && d.parent < 0 && *count < MAX_SELECTED)
             devices[(*count)++] = dev;
     }
-    if (id_count && cli_find_devices(ctx, ids, id_count, devices, count) != 0)
+    if (ids->count && cli_find_devices(ctx, ids, devices, count) != 0)
         return -1;
     if (!*reference) {
         fprintf(stderr, "tandem: the reference backend is missing\n");
@@ -154,14 +153,14 @@ int cli_select_devices(tdm_context *ctx, const char *const *ids, size_t id_count
     return 0;
 }
 
-int cli_training_devices(tdm_context *ctx, const char *const *ids, size_t id_count, unsigned split,
+int cli_training_devices(tdm_context *ctx, const cli_list *ids, unsigned split,
                          tdm_device **devices, size_t *count)
 {
     tdm_device *chosen[MAX_SELECTED];
     size_t n = 0;
-    if (id_count && cli_find_devices(ctx, ids, id_count, chosen, &n) != 0)
+    if (ids->count && cli_find_devices(ctx, ids, chosen, &n) != 0)
         return -1;
-    if (!id_count && tdm_context_default_devices(ctx, chosen, MAX_SELECTED, &n) != TDM_OK) {
+    if (!ids->count && tdm_context_default_devices(ctx, chosen, MAX_SELECTED, &n) != TDM_OK) {
         fprintf(stderr, "tandem: %s\n", tdm_last_error());
         return -1;
     }

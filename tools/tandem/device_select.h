@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "cli_options.h"
 #include "tandem/tandem.h"
 
 #define MAX_SELECTED 32
@@ -24,18 +25,17 @@ tdm_device *cli_find_device(tdm_context *ctx, const char *id);
  * ("opencl:1", "vulkan:0/1"), its index ("2"), or a backend name ("opencl",
  * "vulkan", "reference"): every physical device of that backend, each piece of
  * hardware once. Returns 0, or -1 after printing why. */
-int cli_find_devices(tdm_context *ctx, const char *const *ids, size_t id_count,
-                     tdm_device **devices, size_t *count);
+int cli_find_devices(tdm_context *ctx, const cli_list *ids, tdm_device **devices, size_t *count);
 
 /* For the conformance check: the reference device, and the devices ids name
  * (default: every physical device but the reference). 0, or -1 after printing why. */
-int cli_select_devices(tdm_context *ctx, const char *const *ids, size_t id_count,
-                       tdm_device **reference, tdm_device **devices, size_t *count);
+int cli_select_devices(tdm_context *ctx, const cli_list *ids, tdm_device **reference,
+                       tdm_device **devices, size_t *count);
 
 /* For training: the devices ids name, else the library's default choice
  * (tdm_context_default_devices), each split into `split` logical devices when split
  * is over 1. 0, or -1 after printing why. */
-int cli_training_devices(tdm_context *ctx, const char *const *ids, size_t id_count, unsigned split,
+int cli_training_devices(tdm_context *ctx, const cli_list *ids, unsigned split,
                          tdm_device **devices, size_t *count);
 
 #endif

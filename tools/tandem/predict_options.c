@@ -1,9 +1,10 @@
 /* tandem predict: option parsing. The data options are train's, where they apply. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "cli_options.h"
 #include "predict_options.h"
+#include "train_options.h"
 
 static int usage(FILE *out, int status)
 {
@@ -26,54 +27,28 @@ static int usage(FILE *out, int status)
     return status;
 }
 
-static const char **string_slot(const char *a, predict_options *o)
-{
-    return !strcmp(a, "--model")          ? &o->model
-           : !strcmp(a, "--data")         ? &o->data.path
-           : !strcmp(a, "--labels")       ? &o->data.labels
-           : !strcmp(a, "--label-column") ? &o->data.label_column
-           : !strcmp(a, "--output")       ? &o->output
-           : !strcmp(a, "--device")       ? &o->device
-                                          : NULL;
-}
-
-/* One option with its value; 0 if known and valid. */
-static int option_with_value(const char *a, const char *v, predict_options *o)
-{
-    if (!strcmp(a, "--skip-rows")) {
-        char *end;
-        o->data.skip_rows = strtoul(v, &end, 10);
-        return end == v || *end ? -1 : 0;
-    }
-    const char **slot = string_slot(a, o);
-    if (!slot)
-        return -1;
-    *slot = v;
-    return 0;
-}
-
 int predict_options_parse(int argc, char **argv, predict_options *o, int *exit_status)
 {
     memset(o, 0, sizeof *o);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help")) {
-            *exit_status = usage(stdout, 0);
-            return 1;
-        }
-        if (!strcmp(a, "--header")) {
-            o->data.header = 1;
-            continue;
-        }
-        if (i + 1 < argc && option_with_value(a, argv[i + 1], o) == 0) {
-            i++;
-            continue;
-        }
-        fprintf(stderr, "tandem predict: bad option or value: %s%s%s\n\n", a,
-                i + 1 < argc ? " " : "", i + 1 < argc ? argv[i + 1] : "");
-        *exit_status = usage(stderr, 2);
+    const cli_option table[] = {
+        {.name = "--model", .kind = CLI_STRING, .target = &o->model},
+        {.name = "--data", .kind = CLI_STRING, .target = &o->data.path},
+        {.name = "--labels", .kind = CLI_STRING, .target = &o->data.labels},
+        {.name = "--label-column",
+         .kind = CLI_CUSTOM,
+         .target = &o->data.label_column,
+         .parse = train_parse_label_column},
+        {.name = "--header", .kind = CLI_FLAG, .target = &o->data.header, .flag_value = 1},
+        {.name = "--skip-rows",
+         .kind = CLI_SIZE,
+         .target = &o->data.skip_rows,
+         .max = TRAIN_MAX_SKIP_ROWS},
+        {.name = "--output", .kind = CLI_STRING, .target = &o->output},
+        {.name = "--device", .kind = CLI_STRING, .target = &o->device},
+    };
+    if (cli_parse_command("predict", table, sizeof table / sizeof table[0], argc, argv, usage,
+                          exit_status))
         return 1;
-    }
     if (!o->model || !o->data.path) {
         fprintf(stderr, "tandem predict: --model and --data are required\n\n");
         *exit_status = usage(stderr, 2);

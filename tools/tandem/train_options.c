@@ -70,8 +70,7 @@ static int usage(FILE *out, int status)
 #define MAX_BATCH (1u << 20)
 #define MAX_EPOCHS 1000000
 #define MAX_LABEL_COLUMN 2147483646 /* tdm_csv_options.label_column is an int */
-#define MAX_SKIP_ROWS 1000000000
-#define MAX_SPLIT 64 /* tdm_device_split's limit */
+#define MAX_SPLIT 64                /* tdm_device_split's limit */
 
 static int parse_layers(const char *value, void *target, char *err, size_t err_size)
 {
@@ -100,34 +99,7 @@ static int parse_layers(const char *value, void *target, char *err, size_t err_s
     }
 }
 
-static int parse_devices(const char *value, void *target, char *err, size_t err_size)
-{
-    train_options *o = target;
-    o->device_id_count = 0;
-    for (const char *p = value;; p++) {
-        size_t len = strcspn(p, ",");
-        if (!len || o->device_id_count == MAX_SELECTED) {
-            snprintf(err, err_size,
-                     !len ? "'%.60s' has an empty device id" : "'%.60s' names more than %d devices",
-                     value, MAX_SELECTED);
-            return -1;
-        }
-        if (len >= sizeof o->device_id_text[0]) {
-            snprintf(err, err_size, "'%.40s...' is not a device id", p);
-            return -1;
-        }
-        memcpy(o->device_id_text[o->device_id_count], p, len);
-        o->device_id_text[o->device_id_count][len] = '\0';
-        o->device_ids[o->device_id_count] = o->device_id_text[o->device_id_count];
-        o->device_id_count++;
-        p += len;
-        if (!*p)
-            return 0;
-    }
-}
-
-/* A 0-based index, or a header name (checked against --header later). */
-static int parse_label_column(const char *value, void *target, char *err, size_t err_size)
+int train_parse_label_column(const char *value, void *target, char *err, size_t err_size)
 {
     uint64_t index;
     int digits = value[strspn(value, "0123456789")] == '\0';
@@ -168,15 +140,11 @@ static int parse_optimizer(const char *value, void *target, char *err, size_t er
 static int parse_strategy(const char *value, void *target, char *err, size_t err_size)
 {
     static const char *const names[] = {"mirrored", "one-device"};
-    for (size_t i = 0; i < 2; i++)
-        if (!strcmp(value, names[i])) {
-            *(const char **)target = names[i];
-            return 0;
-        }
-    const char *near = cli_nearest(value, names, 2);
-    snprintf(err, err_size, "no strategy '%.40s'%s%s%s (mirrored, one-device)", value,
-             near ? "; did you mean " : "", near ? near : "", near ? "?" : "");
-    return -1;
+    int i = cli_parse_choice(value, "strategy", names, 2, err, err_size);
+    if (i < 0)
+        return -1;
+    *(const char **)target = names[i];
+    return 0;
 }
 
 void train_options_defaults(train_options *o)
@@ -192,6 +160,8 @@ void train_options_defaults(train_options *o)
     o->test_fraction = 0.2;
     o->strategy = "mirrored";
     o->seed = 1;
+    o->devices.what = "device id";
+    o->devices.max = MAX_SELECTED;
     o->split = 1;
     o->progress = -1;
 }
@@ -222,9 +192,9 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
     const cli_option table[] = {
         STRING("--data", data),
         STRING("--labels", labels),
-        CUSTOM("--label-column", parse_label_column, &o->label_column),
+        CUSTOM("--label-column", train_parse_label_column, &o->label_column),
         FLAG("--header", header, 1),
-        WHOLE("--skip-rows", CLI_SIZE, skip_rows, 0, MAX_SKIP_ROWS),
+        WHOLE("--skip-rows", CLI_SIZE, skip_rows, 0, TRAIN_MAX_SKIP_ROWS),
         STRING("--test-data", test_data),
         STRING("--test-labels", test_labels),
         FLAG("--no-standardize", standardize, 0),
@@ -236,7 +206,7 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
         WHOLE("--batch", CLI_SIZE, batch, 1, MAX_BATCH),
         WHOLE("--epochs", CLI_UNSIGNED, epochs, 1, MAX_EPOCHS),
         REAL("--test-fraction", CLI_DOUBLE, test_fraction, 0, 1, CLI_ABOVE_LO | CLI_BELOW_HI),
-        CUSTOM("--devices", parse_devices, o),
+        CUSTOM("--devices", cli_parse_list, &o->devices),
         WHOLE("--split", CLI_UNSIGNED, split, 1, MAX_SPLIT),
         CUSTOM("--strategy", parse_strategy, &o->strategy),
         WHOLE("--seed", CLI_U64, seed, 0, UINT64_MAX),

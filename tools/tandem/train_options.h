@@ -28,9 +28,7 @@ typedef struct train_options {
     size_t batch; /* global */
     unsigned epochs;
     double test_fraction;
-    const char *device_ids[MAX_SELECTED]; /* into device_id_text */
-    char device_id_text[MAX_SELECTED][64];
-    size_t device_id_count;
+    cli_list devices;     /* device ids, indices or backend names; none: the default */
     unsigned split;       /* logical devices per chosen device */
     const char *strategy; /* "mirrored" or "one-device" */
     uint64_t seed;
@@ -44,6 +42,12 @@ typedef struct train_options {
     const char *save; /* the trained model's file */
     int progress;     /* 1 bar, 0 plain lines, -1 bar when stdout is a terminal */
 } train_options;
+
+/* CSV options that tandem predict shares: the most lines --skip-rows passes over,
+ * and --label-column's parser (a 0-based index, or a header name, which the data
+ * check matches against --header). */
+#define TRAIN_MAX_SKIP_ROWS 1000000000
+int train_parse_label_column(const char *value, void *target, char *err, size_t err_size);
 
 /* The defaults: the digits MLP of the Quick start. */
 void train_options_defaults(train_options *o);

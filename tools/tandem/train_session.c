@@ -17,10 +17,10 @@ static int make_strategy(train_session *ts)
     const train_options *o = ts->opts;
     tdm_device *devices[MAX_SELECTED];
     size_t count = 0;
-    if (cli_training_devices(ts->ctx, o->device_ids, o->device_id_count, o->split, devices,
+    if (cli_training_devices(ts->ctx, &o->devices, o->split, devices,
                              &count) != 0)
         return -1;
-    if (!strcmp(o->strategy, "one-device") && o->device_id_count && count > 1) {
+    if (!strcmp(o->strategy, "one-device") && o->devices.count && count > 1) {
         fprintf(stderr,
                 "tandem train: --strategy one-device trains on one device, but --devices selects "
                 "%zu: name one, or use --strategy mirrored\n",
