@@ -169,23 +169,9 @@ static void test_table_kinds(void)
     int choice = -1;
     cli_list list = {.what = "device id", .max = 3};
     const cli_option table[] = {
-        {.name = "--maxbytes",
-         .short_name = "-e",
-         .kind = CLI_BYTES,
-         .target = &bytes,
-         .min = 4,
-         .max = (uint64_t)1 << 40},
-        {.name = "--iters",
-         .short_name = "-n",
-         .kind = CLI_UNSIGNED,
-         .target = &count,
-         .min = 1,
-         .max = 9},
-        {.name = "--devices",
-         .short_name = "-d",
-         .kind = CLI_CUSTOM,
-         .target = &list,
-         .parse = cli_parse_list},
+        {CLI_ENTRY("--maxbytes", "-e", CLI_BYTES, &bytes), .min = 4, .max = (uint64_t)1 << 40},
+        {CLI_ENTRY("--iters", "-n", CLI_UNSIGNED, &count), .min = 1, .max = 9},
+        {CLI_ENTRY("--devices", "-d", CLI_CUSTOM, &list), .parse = cli_parse_list},
     };
     char err[256], *ok[] = {"x", "-e", "256M", "-n", "3", "-d", "a,b", "--devices", "c"};
     CHECK(cli_parse(table, 3, 9, ok, err, sizeof err) == CLI_OK);

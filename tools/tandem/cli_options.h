@@ -43,6 +43,11 @@ typedef struct cli_option {
     cli_parse_fn parse;
 } cli_option;
 
+/* A table entry's names, kind and target, so that an entry fits one line:
+ * {CLI_ENTRY("--iters", "-n", CLI_UNSIGNED, &o->iters), .min = 1, .max = 1000}. */
+#define CLI_ENTRY(long_name, short, entry_kind, entry_target)                                      \
+    .name = (long_name), .short_name = (short), .kind = (entry_kind), .target = (entry_target)
+
 typedef enum cli_result { CLI_OK, CLI_HELP, CLI_ERROR = -1 } cli_result;
 
 /* Reads argv[1..argc-1] against the table: "--name VALUE", "--name=VALUE" or

@@ -46,12 +46,12 @@ static int parse(int argc, char **argv, options *o, int *exit_status)
                    .kernels = {.what = "kernel name", .max = TDM_KERNEL_COUNT},
                    .large = 1};
     const cli_option table[] = {
-        {.name = "--device", .kind = CLI_CUSTOM, .target = &o->devices, .parse = cli_parse_list},
-        {.name = "--kernel", .kind = CLI_CUSTOM, .target = &o->kernels, .parse = cli_parse_list},
-        {.name = "--json", .kind = CLI_STRING, .target = &o->json_path},
-        {.name = "--no-large", .kind = CLI_FLAG, .target = &o->large, .flag_value = 0},
-        {.name = "--perf", .kind = CLI_FLAG, .target = &o->perf, .flag_value = 1},
-        {.name = "--collectives", .kind = CLI_FLAG, .target = &o->collectives, .flag_value = 1},
+        {CLI_ENTRY("--device", NULL, CLI_CUSTOM, &o->devices), .parse = cli_parse_list},
+        {CLI_ENTRY("--kernel", NULL, CLI_CUSTOM, &o->kernels), .parse = cli_parse_list},
+        {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path)},
+        {CLI_ENTRY("--no-large", NULL, CLI_FLAG, &o->large), .flag_value = 0},
+        {CLI_ENTRY("--perf", NULL, CLI_FLAG, &o->perf), .flag_value = 1},
+        {CLI_ENTRY("--collectives", NULL, CLI_FLAG, &o->collectives), .flag_value = 1},
     };
     return cli_parse_command("conformance", table, sizeof table / sizeof table[0], argc, argv,
                              usage, exit_status);

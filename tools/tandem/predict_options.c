@@ -31,20 +31,15 @@ int predict_options_parse(int argc, char **argv, predict_options *o, int *exit_s
 {
     memset(o, 0, sizeof *o);
     const cli_option table[] = {
-        {.name = "--model", .kind = CLI_STRING, .target = &o->model},
-        {.name = "--data", .kind = CLI_STRING, .target = &o->data.path},
-        {.name = "--labels", .kind = CLI_STRING, .target = &o->data.labels},
-        {.name = "--label-column",
-         .kind = CLI_CUSTOM,
-         .target = &o->data.label_column,
+        {CLI_ENTRY("--model", NULL, CLI_STRING, &o->model)},
+        {CLI_ENTRY("--data", NULL, CLI_STRING, &o->data.path)},
+        {CLI_ENTRY("--labels", NULL, CLI_STRING, &o->data.labels)},
+        {CLI_ENTRY("--label-column", NULL, CLI_CUSTOM, &o->data.label_column),
          .parse = train_parse_label_column},
-        {.name = "--header", .kind = CLI_FLAG, .target = &o->data.header, .flag_value = 1},
-        {.name = "--skip-rows",
-         .kind = CLI_SIZE,
-         .target = &o->data.skip_rows,
-         .max = TRAIN_MAX_SKIP_ROWS},
-        {.name = "--output", .kind = CLI_STRING, .target = &o->output},
-        {.name = "--device", .kind = CLI_STRING, .target = &o->device},
+        {CLI_ENTRY("--header", NULL, CLI_FLAG, &o->data.header), .flag_value = 1},
+        {CLI_ENTRY("--skip-rows", NULL, CLI_SIZE, &o->data.skip_rows), .max = TRAIN_MAX_SKIP_ROWS},
+        {CLI_ENTRY("--output", NULL, CLI_STRING, &o->output)},
+        {CLI_ENTRY("--device", NULL, CLI_STRING, &o->device)},
     };
     if (cli_parse_command("predict", table, sizeof table / sizeof table[0], argc, argv, usage,
                           exit_status))

@@ -168,23 +168,23 @@ void train_options_defaults(train_options *o)
 
 #define STRING(n, field)                                                                           \
     {                                                                                              \
-        .name = n, .kind = CLI_STRING, .target = &o->field                                         \
+        CLI_ENTRY(n, NULL, CLI_STRING, &o->field)                                                  \
     }
 #define FLAG(n, field, v)                                                                          \
     {                                                                                              \
-        .name = n, .kind = CLI_FLAG, .target = &o->field, .flag_value = v                          \
+        CLI_ENTRY(n, NULL, CLI_FLAG, &o->field), .flag_value = v                                   \
     }
 #define CUSTOM(n, fn, t)                                                                           \
     {                                                                                              \
-        .name = n, .kind = CLI_CUSTOM, .target = t, .parse = fn                                    \
+        CLI_ENTRY(n, NULL, CLI_CUSTOM, t), .parse = fn                                             \
     }
 #define WHOLE(n, k, field, lowest, highest)                                                        \
     {                                                                                              \
-        .name = n, .kind = k, .target = &o->field, .min = lowest, .max = highest                   \
+        CLI_ENTRY(n, NULL, k, &o->field), .min = lowest, .max = highest                            \
     }
 #define REAL(n, k, field, low, high, excluded)                                                     \
     {                                                                                              \
-        .name = n, .kind = k, .target = &o->field, .lo = low, .hi = high, .open = excluded         \
+        CLI_ENTRY(n, NULL, k, &o->field), .lo = low, .hi = high, .open = excluded                  \
     }
 
 static cli_result read_table(int argc, char **argv, train_options *o, char *err, size_t err_size)
