@@ -1,12 +1,14 @@
 #!/bin/sh
-# tandem conformance --json holds both tables: a result per kernel and device, and
-# a result per collective device set and algorithm, with the table's verdicts.
+# tandem conformance --json holds its three tables: a result per kernel and device,
+# per gradient check and device (the reference's included), and per collective
+# device set and algorithm, with the table's verdicts.
 # usage: cli_conformance_json.sh TANDEM
 set -eu
 tandem=$1
 out=$(mktemp -d "${TMPDIR:-/tmp}/tandem-conformance-XXXXXX")
 trap 'rm -rf "$out"' EXIT
-"$tandem" conformance --kernel axpy --collectives --no-large --json "$out/c.json" >"$out/table"
+"$tandem" conformance --kernel axpy,tanh_grad --grad --collectives --no-large \
+    --json "$out/c.json" >"$out/table"
 cat "$out/table"
 count() { grep -c -- "$1" "$2" || true; }
 fail=0
@@ -16,6 +18,13 @@ sets=$(sed -n '/^collectives /,/ passed, /p' "$out/table" | grep -c '^[a-z].* \(
 [ "$devices" -ge 1 ] && [ "$sets" -ge 1 ] || { echo "the table lacks devices or device sets"; fail=1; }
 [ "$(count '"kernel": "axpy"' "$out/c.json")" -eq "$devices" ] ||
     { echo "want a kernel result per device in the JSON"; fail=1; }
+grad_devices=$(grep '^gradients ' "$out/table" | wc -w)
+grad_devices=$((grad_devices - 1))
+[ "$grad_devices" -eq $((devices + 1)) ] ||
+    { echo "want the gradient checks on the reference and the $devices devices"; fail=1; }
+[ "$(count '"check": "tanh_grad"' "$out/c.json")" -eq "$grad_devices" ] &&
+    [ "$(count '"check": ' "$out/c.json")" -eq "$grad_devices" ] ||
+    { echo "want tanh_grad's check alone, a result per device, in the JSON's gradients"; fail=1; }
 algorithms=$(grep '^collectives ' "$out/table" | wc -w)
 algorithms=$((algorithms - 1))
 [ "$(count '"algorithm": ' "$out/c.json")" -eq $((sets * algorithms)) ] ||
@@ -24,5 +33,5 @@ table_skipped=$(sed -n '/^collectives /,/ passed, /p' "$out/table" | grep -o 'NO
 json_skipped=$(grep -A1 '"algorithm": ' "$out/c.json" | grep -c '"status": "NOT SUPPORTED"' || true)
 [ "$table_skipped" -eq "$json_skipped" ] ||
     { echo "the JSON's collectives disagree with the table ($json_skipped vs $table_skipped NOT SUPPORTED)"; fail=1; }
-[ $fail -eq 0 ] && echo "cli_conformance_json: ok ($devices devices, $sets device sets, $algorithms algorithms)"
+[ $fail -eq 0 ] && echo "cli_conformance_json: ok ($devices devices, $grad_devices for gradients, $sets device sets, $algorithms algorithms)"
 exit $fail

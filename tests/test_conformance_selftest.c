@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "conformance.h"
+#include "conformance_grad.h"
 #include "conformance_suite.h"
 #include "harness.h"
 #include "ref_kernels.h"
@@ -164,10 +165,74 @@ static void clip_drops_nan(const tdm_launch *l)
         y[i] = fminf(fmaxf(x[i], l->f[0]), l->f[1]);
 }
 
-static const struct {
+/* Tests the sign of dy instead of x. */
+static void relu_grad_by_dy(const tdm_launch *l)
+{
+    float *dx = ref_f(l, 0), *dy = ref_f(l, 1);
+    for (uint32_t i = 0; i < l->u[0]; i++)
+        dx[i] = dy[i] > 0 ? dy[i] : 0.0f;
+}
+
+/* 1 - y where 1 - y^2 is due. */
+static void tanh_grad_unsquared(const tdm_launch *l)
+{
+    float *dx = ref_f(l, 0), *dy = ref_f(l, 1), *y = ref_f(l, 2);
+    for (uint32_t i = 0; i < l->u[0]; i++)
+        dx[i] = dy[i] * (1.0f - y[i]);
+}
+
+/* y where y (1 - y) is due. */
+static void sigmoid_grad_no_complement(const tdm_launch *l)
+{
+    float *dx = ref_f(l, 0), *dy = ref_f(l, 1), *y = ref_f(l, 2);
+    for (uint32_t i = 0; i < l->u[0]; i++)
+        dx[i] = dy[i] * y[i];
+}
+
+/* Phi(x) alone: the x phi(x) term of GELU's derivative forgotten. */
+static void gelu_grad_cdf_only(const tdm_launch *l)
+{
+    float *dx = ref_f(l, 0), *dy = ref_f(l, 1), *x = ref_f(l, 2);
+    for (uint32_t i = 0; i < l->u[0]; i++)
+        dx[i] = dy[i] * (float)(0.5 * erfc(-x[i] / sqrt(2.0)));
+}
+
+/* Bias gradients that miss the batch's last example. */
+static void sum_axis0_skips_last_row(const tdm_launch *l)
+{
+    float *out = ref_f(l, 0), *x = ref_f(l, 1);
+    uint32_t rows = l->u[0], cols = l->u[1];
+    for (uint32_t c = 0; c < cols; c++) {
+        double acc = 0;
+        for (uint32_t r = 0; r + 1 < rows; r++)
+            acc += x[(size_t)r * cols + c];
+        out[c] = (float)acc;
+    }
+}
+
+/* The right loss, but a gradient that ignores grad_scale. */
+static void softmax_xent_unscaled_gradient(const tdm_launch *l)
+{
+    tdm_launch unscaled = *l;
+    unscaled.f[0] = 1.0f;
+    ref_softmax_xent(&unscaled);
+}
+
+/* alpha applied only when A is not transposed (the backward's A^T dC). */
+static void gemm_alpha_lost_when_transposed(const tdm_launch *l)
+{
+    tdm_launch unscaled = *l;
+    if (l->u[6])
+        unscaled.f[0] = 1.0f;
+    ref_gemm(&unscaled);
+}
+
+typedef struct wrong_kernel {
     tdm_kernel kernel;
     void (*wrong)(const tdm_launch *);
-} wrong_kernels[] = {
+} wrong_kernel;
+
+static const wrong_kernel wrong_kernels[] = {
     {TDM_KERNEL_axpy, axpy_short},
     {TDM_KERNEL_copy, copy_overrun},
     {TDM_KERNEL_sum, sum_drops_last},
@@ -179,34 +244,38 @@ static const struct {
     {TDM_KERNEL_gather_rows, gather_reversed},
     {TDM_KERNEL_one_hot, one_hot_shifted},
 };
+#define WRONG_COUNT (sizeof wrong_kernels / sizeof wrong_kernels[0])
 
 /* Kernels that are wrong only in a case or two: each must fail exactly there. */
-static const struct {
-    tdm_kernel kernel;
-    void (*wrong)(const tdm_launch *);
-} subtle_kernels[] = {
+static const wrong_kernel subtle_kernels[] = {
     {TDM_KERNEL_dropout, dropout_no_wrap},
     {TDM_KERNEL_copy, copy_signless},
     {TDM_KERNEL_scale, scale_scribbles},
     {TDM_KERNEL_clip, clip_drops_nan},
 };
-#define WRONG_COUNT (sizeof wrong_kernels / sizeof wrong_kernels[0])
 
-static void (*subtle)(const tdm_launch *); /* replaces the set above when set */
-static tdm_kernel subtle_kernel;
+/* Derivatives a reference could share with a backend, forward kernels right: each
+ * must fail its gradient check. */
+static const wrong_kernel wrong_derivatives[] = {
+    {TDM_KERNEL_relu_grad, relu_grad_by_dy},
+    {TDM_KERNEL_tanh_grad, tanh_grad_unsquared},
+    {TDM_KERNEL_sigmoid_grad, sigmoid_grad_no_complement},
+    {TDM_KERNEL_gelu_grad, gelu_grad_cdf_only},
+    {TDM_KERNEL_sum_axis0, sum_axis0_skips_last_row},
+    {TDM_KERNEL_softmax_xent, softmax_xent_unscaled_gradient},
+    {TDM_KERNEL_mse, mse_half_gradient},
+    {TDM_KERNEL_gemm, gemm_alpha_lost_when_transposed},
+};
+
+/* The wrong device's kernels: the whole wrong set, or one kernel of the others. */
+static const wrong_kernel *active = wrong_kernels;
+static size_t active_count = WRONG_COUNT;
 
 static tdm_status wrong_launch(tdm_device *dev, const tdm_launch *l)
 {
-    if (subtle) {
-        if (l->kernel == subtle_kernel)
-            subtle(l);
-        else
-            tdm_reference_launch(dev, l);
-        return TDM_OK;
-    }
-    for (size_t i = 0; i < WRONG_COUNT; i++)
-        if (wrong_kernels[i].kernel == l->kernel) {
-            wrong_kernels[i].wrong(l);
+    for (size_t i = 0; i < active_count; i++)
+        if (active[i].kernel == l->kernel) {
+            active[i].wrong(l);
             return TDM_OK;
         }
     return tdm_reference_launch(dev, l);
@@ -216,14 +285,39 @@ static void check_subtle(const conf_suite *suite)
 {
     for (size_t i = 0; i < sizeof subtle_kernels / sizeof subtle_kernels[0]; i++) {
         conf_result row[2];
-        subtle = subtle_kernels[i].wrong;
-        subtle_kernel = subtle_kernels[i].kernel;
-        conf_suite_run_kernel(suite, subtle_kernel, row);
-        printf("%-14s subtly wrong: %d/%d failed (%s)\n", tdm_kernel_get(subtle_kernel)->name,
+        active = &subtle_kernels[i], active_count = 1;
+        conf_suite_run_kernel(suite, active->kernel, row);
+        printf("%-14s subtly wrong: %d/%d failed (%s)\n", tdm_kernel_get(active->kernel)->name,
                row[1].failed_cases, row[1].cases, row[1].first_failure);
         CHECK(row[1].failed_cases > 0);
     }
-    subtle = NULL;
+}
+
+/* Every gradient check passes on the right device; each wrong derivative fails the
+ * check of its kernel on the wrong one. */
+static void check_derivatives(tdm_device *right, tdm_device *wrong)
+{
+    for (size_t c = 0; c < conf_grad_count(); c++) {
+        conf_result r;
+        conf_grad_run(right, c, &r);
+        printf("%-14s right: %d/%d failed, worst %.2g of tol %s\n", conf_grad_name(c),
+               r.failed_cases, r.cases, r.worst_ratio, r.first_failure);
+        CHECK(r.supported && r.cases > 0 && r.failed_cases == 0);
+    }
+    for (size_t i = 0; i < sizeof wrong_derivatives / sizeof wrong_derivatives[0]; i++) {
+        active = &wrong_derivatives[i], active_count = 1;
+        int failed = 0;
+        for (size_t c = 0; c < conf_grad_count(); c++) {
+            if (!conf_grad_uses(c, active->kernel))
+                continue;
+            conf_result r;
+            conf_grad_run(wrong, c, &r);
+            printf("%-14s wrong derivative: %d/%d failed (%s)\n", conf_grad_name(c), r.failed_cases,
+                   r.cases, r.first_failure);
+            failed += r.failed_cases;
+        }
+        CHECK(failed > 0);
+    }
 }
 
 /* axpy's y[0] near zero and y[1] = 1 (scale: 1 each), as the device got them against
@@ -281,6 +375,7 @@ int main(void)
         CHECK(row[1].supported && row[1].failed_cases > 0);
     }
     check_subtle(&suite);
+    check_derivatives(pair[0], pair[1]);
     tdm_context_destroy(ctx);
     return test_finish("test_conformance_selftest");
 }

@@ -91,4 +91,7 @@ void conf_compare(const conf_case *c, const conf_buffers *in, const conf_buffers
                   const conf_buffers *want, const conf_buffers *want_ftz, const conf_buffers *scale,
                   conf_result *r);
 
+/* The spacing of floats at |x| (0 for infinities and NaN). */
+double conf_ulp(float x);
+
 #endif

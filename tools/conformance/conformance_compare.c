@@ -8,7 +8,7 @@
 #include "conformance.h"
 #include "ref_kernels.h"
 
-static double ulp_of(float x)
+double conf_ulp(float x)
 {
     float a = fabsf(x);
     if (!isfinite(a))
@@ -106,7 +106,7 @@ static void check_element(compare_ctx *x, unsigned b, char type, size_t i, size_
     double scale = x->scale ? fabs(element(x->scale, b, type, i))
                             : input_magnitude(x->c, x->in, view_i, x->in->elements[b]);
     int exact = (x->c->data == CONF_INTEGER && tol->linear) || (!tol->ulps && !tol->rel);
-    double ulp_part = tol->ulps * ulp_of(want), rel_part = tol->rel * scale;
+    double ulp_part = tol->ulps * conf_ulp(want), rel_part = tol->rel * scale;
     double allowed = exact ? 0.0 : ulp_part + rel_part;
     /* Near zero (relative to the inputs) the magnitude term sets the tolerance, and
      * counting ulps of a tiny result would report millions for a rounding error. */
@@ -125,7 +125,7 @@ static void check_element(compare_ctx *x, unsigned b, char type, size_t i, size_
         x->r->worst_near_zero = near_zero;
     }
     if (!near_zero && isfinite(want) && isfinite(got) && want != 0.0f) {
-        double ulps = fabs((double)got - want) / ulp_of(want);
+        double ulps = fabs((double)got - want) / conf_ulp(want);
         x->r->worst_ulps = ulps > x->r->worst_ulps ? ulps : x->r->worst_ulps;
     }
     if (m > 1.0) {

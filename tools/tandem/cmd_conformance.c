@@ -1,6 +1,7 @@
 /* tandem conformance: every kernel on every device against the reference backend,
- * then every collective algorithm on every device set, PASS / FAIL / NOT SUPPORTED
- * tables, and an exit status that is non-zero if and only if something failed. */
+ * every backward kernel against finite differences of its forward kernel, then every
+ * collective algorithm on every device set, PASS / FAIL / NOT SUPPORTED tables, and
+ * an exit status that is non-zero if and only if something failed. */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,14 +18,17 @@ typedef struct options {
     int large;
     int perf;
     int collectives;
+    int grad;
 } options;
 
 static int usage(FILE *out, int status)
 {
     fprintf(out, "usage: tandem conformance [--device ID]... [--kernel NAME]... [--json FILE]\n"
-                 "                          [--no-large] [--perf] [--collectives]\n\n"
-                 "Checks every kernel on every device against the reference backend, then\n"
-                 "every collective algorithm on the device sets the context can form.\n"
+                 "                          [--no-large] [--perf] [--grad] [--collectives]\n\n"
+                 "Checks every kernel on every device against the reference backend, every\n"
+                 "backward kernel and loss gradient against central finite differences of its\n"
+                 "forward kernel (on the reference too), then every collective algorithm on\n"
+                 "the device sets the context can form.\n"
                  "  --device ID    a device id from 'tandem devices' (e.g. opencl:0), its index,\n"
                  "                 or a backend (opencl: each of its devices); default: every\n"
                  "                 device but the reference itself (repeatable, or\n"
@@ -33,8 +37,9 @@ static int usage(FILE *out, int status)
                  "  --json FILE    also write the results as JSON\n"
                  "  --no-large     skip the cases with a buffer over 128 MiB and the 64 MiB\n"
                  "                 collectives\n"
-                 "  --collectives  the collectives (alone, or with the --kernel ones); they run\n"
-                 "                 by default unless --kernel is given\n"
+                 "  --grad         the gradient checks (alone, or those of the --kernel ones)\n"
+                 "  --collectives  the collectives (alone, or with the --kernel ones)\n"
+                 "                 Both run by default unless --kernel is given.\n"
                  "  --perf         measure GB/s of the memory-bound kernels instead\n");
     return status;
 }
@@ -52,6 +57,7 @@ static int parse(int argc, char **argv, options *o, int *exit_status)
         {CLI_ENTRY("--no-large", NULL, CLI_FLAG, &o->large), .flag_value = 0},
         {CLI_ENTRY("--perf", NULL, CLI_FLAG, &o->perf), .flag_value = 1},
         {CLI_ENTRY("--collectives", NULL, CLI_FLAG, &o->collectives), .flag_value = 1},
+        {CLI_ENTRY("--grad", NULL, CLI_FLAG, &o->grad), .flag_value = 1},
     };
     return cli_parse_command("conformance", table, sizeof table / sizeof table[0], argc, argv,
                              usage, exit_status);
@@ -60,7 +66,7 @@ static int parse(int argc, char **argv, options *o, int *exit_status)
 /* The kernels to check, in table order; -1 if a name is unknown. */
 static int select_kernels(const options *o, tdm_kernel *out)
 {
-    if (o->kernels.count == 0 && o->collectives)
+    if (o->kernels.count == 0 && (o->collectives || o->grad))
         return 0;
     if (o->kernels.count == 0) {
         for (int k = 0; k < TDM_KERNEL_COUNT; k++)
@@ -90,6 +96,37 @@ static void run_collectives(tdm_context *ctx, conf_report *report, int large)
     }
 }
 
+/* The reference first (its derivatives are checked too), then the selected devices. */
+static size_t grad_devices(const conf_suite *suite, tdm_device **out)
+{
+    size_t count = 0;
+    out[count++] = suite->reference;
+    for (size_t d = 0; d < suite->device_count; d++)
+        if (suite->devices[d] != suite->reference)
+            out[count++] = suite->devices[d];
+    return count;
+}
+
+/* The checks that run one of the kernels, or all of them. */
+static void run_gradients(conf_report *report, const tdm_kernel *kernels, int kernel_count)
+{
+    tdm_device *devices[MAX_SELECTED + 1];
+    size_t count = grad_devices(report->suite, devices);
+    if (conf_report_gradients_header(report, devices, count) != 0)
+        return;
+    for (size_t check = 0; check < conf_grad_count(); check++) {
+        int wanted = kernel_count == 0;
+        for (int k = 0; k < kernel_count; k++)
+            wanted |= conf_grad_uses(check, kernels[k]);
+        if (!wanted)
+            continue;
+        conf_result row[MAX_SELECTED + 1];
+        for (size_t d = 0; d < count; d++)
+            conf_grad_run(devices[d], check, &row[d]);
+        conf_report_gradients_row(report, check, row);
+    }
+}
+
 static int run_checks(tdm_context *ctx, const conf_suite *suite, const tdm_kernel *kernels,
                       int kernel_count, const options *o)
 {
@@ -101,7 +138,10 @@ static int run_checks(tdm_context *ctx, const conf_suite *suite, const tdm_kerne
         conf_suite_run_kernel(suite, kernels[k], row);
         conf_report_print_row(&report, kernels[k], row);
     }
-    if (o->collectives || o->kernels.count == 0)
+    int by_default = o->kernels.count == 0 && !o->collectives && !o->grad;
+    if (o->grad || by_default)
+        run_gradients(&report, kernels, o->kernels.count ? kernel_count : 0);
+    if (o->collectives || by_default)
         run_collectives(ctx, &report, o->large);
     int failed = conf_report_finish(&report, kernels, o->json_path);
     conf_report_end(&report);

@@ -60,6 +60,16 @@ static void format_cell(const conf_result *c, char *out, size_t size)
         snprintf(out, size, "%s %.3g ulp", verdict(c), c->worst_ulps);
 }
 
+static void count_cell(conf_report *r, const conf_result *c)
+{
+    if (!c->supported)
+        r->skipped++;
+    else if (c->failed_cases)
+        r->failed++;
+    else
+        r->passed++;
+}
+
 void conf_report_print_row(conf_report *r, tdm_kernel kernel, const conf_result *row)
 {
     printf("%-14s", tdm_kernel_get(kernel)->name);
@@ -67,12 +77,7 @@ void conf_report_print_row(conf_report *r, tdm_kernel kernel, const conf_result 
         char cell[64];
         format_cell(&row[d], cell, sizeof cell);
         printf(" %-*s", CELL_WIDTH, cell);
-        if (!row[d].supported)
-            r->skipped++;
-        else if (row[d].failed_cases)
-            r->failed++;
-        else
-            r->passed++;
+        count_cell(r, &row[d]);
     }
     printf("\n");
     fflush(stdout);
@@ -98,12 +103,7 @@ void conf_report_collectives_row(conf_report *r, const char *set, const conf_res
     printf("%-16s", set);
     for (int a = 0; a < CONF_COLL_ALGORITHMS; a++) {
         printf(" %-14s", verdict(&row[a]));
-        if (!row[a].supported)
-            r->skipped++;
-        else if (row[a].failed_cases)
-            r->failed++;
-        else
-            r->passed++;
+        count_cell(r, &row[a]);
     }
     printf("\n");
     for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
@@ -111,6 +111,45 @@ void conf_report_collectives_row(conf_report *r, const char *set, const conf_res
             printf("FAIL %s on %s: %d of %d cases; first: %s\n",
                    conf_coll_algorithm_name((tdm_collective_algorithm)a), set, row[a].failed_cases,
                    row[a].cases, row[a].first_failure);
+    fflush(stdout);
+}
+
+int conf_report_gradients_header(conf_report *r, tdm_device *const *devices, size_t count)
+{
+    r->grad_devices = malloc((count ? count : 1) * sizeof *devices); /* kept for the JSON */
+    r->gradients = calloc(conf_grad_count() * (count ? count : 1), sizeof *r->gradients);
+    if (!r->grad_devices || !r->gradients)
+        return -1;
+    memcpy(r->grad_devices, devices, count * sizeof *devices);
+    r->grad_device_count = count;
+    char id[TDM_DEVICE_ID_MAX];
+    printf("\n%-14s", "gradients");
+    for (size_t d = 0; d < count; d++)
+        printf(" %-*s", CELL_WIDTH, device_id(devices[d], id));
+    printf("\n");
+    fflush(stdout);
+    return 0;
+}
+
+void conf_report_gradients_row(conf_report *r, size_t check, const conf_result *row)
+{
+    char id[TDM_DEVICE_ID_MAX];
+    size_t kept = r->grad_row_count++;
+    r->grad_rows[kept] = check;
+    memcpy(&r->gradients[kept * r->grad_device_count], row, r->grad_device_count * sizeof *row);
+    printf("%-14s", conf_grad_name(check));
+    for (size_t d = 0; d < r->grad_device_count; d++) {
+        char cell[64];
+        format_cell(&row[d], cell, sizeof cell);
+        printf(" %-*s", CELL_WIDTH, cell);
+        count_cell(r, &row[d]);
+    }
+    printf("\n");
+    for (size_t d = 0; d < r->grad_device_count; d++)
+        if (row[d].supported && row[d].failed_cases)
+            printf("FAIL %s on %s: %d of %d cases; first: %s\n", conf_grad_name(check),
+                   device_id(r->grad_devices[d], id), row[d].failed_cases, row[d].cases,
+                   row[d].first_failure);
     fflush(stdout);
 }
 
@@ -152,6 +191,18 @@ static void write_json(const conf_report *r, const tdm_kernel *kernels, FILE *ou
             json_end_object(&w);
         }
     json_end_array(&w);
+    json_begin_array(&w, "gradients");
+    for (size_t g = 0; g < r->grad_row_count; g++)
+        for (size_t d = 0; d < r->grad_device_count; d++) {
+            const conf_result *c = &r->gradients[g * r->grad_device_count + d];
+            json_begin_object(&w, NULL);
+            json_string(&w, "check", conf_grad_name(r->grad_rows[g]));
+            json_string(&w, "device", device_id(r->grad_devices[d], id));
+            json_result(&w, c);
+            json_double(&w, "worst_error_over_tolerance", c->worst_ratio);
+            json_end_object(&w);
+        }
+    json_end_array(&w);
     json_uint(&w, "passed", (uint64_t)r->passed);
     json_uint(&w, "failed", (uint64_t)r->failed);
     json_uint(&w, "skipped", (uint64_t)r->skipped);
@@ -190,4 +241,6 @@ int conf_report_finish(conf_report *r, const tdm_kernel *kernels, const char *js
 void conf_report_end(conf_report *r)
 {
     free(r->results);
+    free(r->gradients);
+    free(r->grad_devices);
 }

@@ -3,7 +3,10 @@
 #define TANDEM_CLI_CONFORMANCE_REPORT_H
 
 #include "conformance_collectives.h"
+#include "conformance_grad.h"
 #include "conformance_suite.h"
+
+#define CONF_GRAD_MAX 32 /* at least conf_grad_count() */
 
 /* One row of the collectives table: a device set, a result per algorithm. */
 typedef struct conf_coll_row {
@@ -13,6 +16,12 @@ typedef struct conf_coll_row {
 
 typedef struct conf_report {
     const conf_suite *suite;
+    /* The gradient checks: a row per check, a column per device they ran on. */
+    tdm_device **grad_devices;
+    size_t grad_device_count;
+    conf_result *gradients; /* conf_grad_count() rows of grad_device_count */
+    size_t grad_rows[CONF_GRAD_MAX];
+    size_t grad_row_count;
     conf_result *results; /* kernel_count rows of device_count */
     int kernel_count;
     conf_coll_row collectives[CONF_COLL_MAX_SETS];
@@ -34,6 +43,12 @@ void conf_report_end(conf_report *r);
  * count in the closing line and go to the JSON file's "collectives". */
 void conf_report_collectives_header(void);
 void conf_report_collectives_row(conf_report *r, const char *set, const conf_result *row);
+
+/* The gradient table: a check per row, a device per column (the reference's
+ * derivatives too); its cells count in the closing line and go to the JSON file's
+ * "gradients". -1 if out of memory. */
+int conf_report_gradients_header(conf_report *r, tdm_device *const *devices, size_t count);
+void conf_report_gradients_row(conf_report *r, size_t check, const conf_result *row);
 
 /* conformance_perf.c: --perf, GB/s of memory-bound kernels next to copy. */
 int conf_perf(const conf_suite *suite, const tdm_kernel *kernels, int kernel_count);

@@ -1,0 +1,316 @@
+/* The gradient checks: each backward kernel or loss gradient of the table, the
+ * forward kernel it differentiates, and the point where they are compared. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conformance_grad_problem.h"
+
+#define ELEMENTS 1031u /* past a work-group or two, and prime */
+#define GRAD_SCALE 0.375f
+
+/* A call with random data on the finite-difference grid (labels in range). */
+static tdm_status make_call(conf_case *c, conf_buffers *b, tdm_kernel kernel, const uint32_t *u,
+                            const float *f, unsigned seed)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(kernel);
+    memset(c, 0, sizeof *c);
+    c->kernel = kernel;
+    memcpy(c->u, u, info->uint_count * sizeof *u);
+    if (f)
+        memcpy(c->f, f, info->float_count * sizeof *f);
+    c->data = CONF_RANDOM;
+    c->seed = seed;
+    snprintf(c->label, sizeof c->label, "%s", info->name);
+    if (conf_buffers_make(c, b) != 0)
+        return TDM_ERR_OUT_OF_MEMORY;
+    for (unsigned k = 0; k < info->buffer_count; k++) {
+        float *v = b->host[k];
+        for (size_t i = 0; info->buffers[k].type == 'f' && i < b->total[k]; i++)
+            v[i] = (float)(nearbyint(v[i] / GRAD_GRID) * GRAD_GRID);
+    }
+    return TDM_OK;
+}
+
+static void copy_view(conf_buffers *to, unsigned to_buffer, const conf_buffers *from,
+                      unsigned from_buffer)
+{
+    memcpy(to->host[to_buffer], from->host[from_buffer],
+           from->elements[from_buffer] * sizeof(float));
+}
+
+/* The loss weighs output o by values[o], or by `constant` where values is NULL. */
+static tdm_status weigh(grad_problem *p, const float *values, float constant)
+{
+    size_t n = p->fwd_in.elements[p->out];
+    p->weight = malloc((n ? n : 1) * sizeof *p->weight);
+    if (!p->weight)
+        return TDM_ERR_OUT_OF_MEMORY;
+    for (size_t o = 0; o < n; o++)
+        p->weight[o] = values ? values[o] : constant;
+    return TDM_OK;
+}
+
+static size_t one_round(const grad_problem *p, size_t j)
+{
+    (void)p, (void)j;
+    return 0;
+}
+
+static long same_element(const grad_problem *p, size_t o, size_t round)
+{
+    (void)p, (void)round;
+    return (long)o;
+}
+
+/* The forward and backward of one element-wise map, y = f(x): the backward takes
+ * dy (the loss's weights) and either x or the forward's own output y. */
+static tdm_status elementwise(tdm_device *dev, grad_problem *p, tdm_kernel forward,
+                              tdm_kernel backward, const uint32_t *u, const float *f,
+                              int takes_output)
+{
+    tdm_status s = make_call(&p->fwd, &p->fwd_in, forward, u, f, 1);
+    if (s == TDM_OK)
+        s = make_call(&p->bwd, &p->bwd_in, backward, u, f, 2);
+    if (s != TDM_OK)
+        return s;
+    p->out = 0, p->wrt = 1, p->grad = 0;
+    p->rounds = 1, p->round_of = one_round, p->owner = same_element;
+    if (backward != forward && !takes_output)
+        copy_view(&p->bwd_in, 2, &p->fwd_in, 1);
+    if (takes_output) {
+        conf_buffers y;
+        if (conf_buffers_transform(&p->fwd, &p->fwd_in, &y, 0, 0) != 0)
+            return TDM_ERR_OUT_OF_MEMORY;
+        s = conf_run(dev, &p->fwd, &p->fwd_in, &y);
+        if (s == TDM_OK)
+            copy_view(&p->bwd_in, 2, &y, 0);
+        conf_buffers_free(&y);
+    }
+    return s == TDM_OK ? weigh(p, p->bwd_in.host[1], 0) : s;
+}
+
+/* Maps whose backward takes x, and maps whose backward takes the output y. */
+static tdm_status map_of_input(tdm_device *dev, const grad_check *g, size_t index, grad_problem *p)
+{
+    (void)index;
+    const uint32_t u[] = {ELEMENTS};
+    return elementwise(dev, p, g->forward, g->backward, u, NULL, 0);
+}
+
+static tdm_status map_of_output(tdm_device *dev, const grad_check *g, size_t index, grad_problem *p)
+{
+    (void)index;
+    const uint32_t u[] = {ELEMENTS};
+    return elementwise(dev, p, g->forward, g->backward, u, NULL, 1);
+}
+
+static tdm_status relu_problem(tdm_device *dev, const grad_check *g, size_t index, grad_problem *p)
+{
+    tdm_status s = map_of_input(dev, g, index, p);
+    float *x[2] = {p->fwd_in.host[1], p->bwd_in.host[2]};
+    for (size_t i = 0; s == TDM_OK && i < ELEMENTS; i++)
+        if (fabsf(x[0][i]) < 4 * GRAD_STEP) /* clear of the kink by more than the stencil */
+            x[0][i] = x[1][i] = copysignf(fabsf(x[0][i]) + 4 * (float)GRAD_STEP, x[0][i]);
+    return s;
+}
+
+/* The backward pass of dropout is the same kernel, with the same mask, on dy. */
+static tdm_status dropout_problem(tdm_device *dev, const grad_check *g, size_t index,
+                                  grad_problem *p)
+{
+    (void)g, (void)index;
+    const uint32_t u[] = {ELEMENTS, 0x9e3779b9u, 0x7f4a7c15u, 4093};
+    const float f[] = {0.3f};
+    return elementwise(dev, p, TDM_KERNEL_dropout, TDM_KERNEL_dropout, u, f, 0);
+}
+
+/* y[r, c] = x[r, c] + b[c]: every output of column c depends on b[c] alone. */
+static long bias_column(const grad_problem *p, size_t o, size_t round)
+{
+    (void)round;
+    return (long)(o % p->fwd.u[1]);
+}
+
+static tdm_status bias_problem(tdm_device *dev, const grad_check *g, size_t index, grad_problem *p)
+{
+    (void)g, (void)dev, (void)index;
+    const uint32_t u[] = {13, 7};
+    tdm_status s = make_call(&p->fwd, &p->fwd_in, TDM_KERNEL_bias_add, u, NULL, 1);
+    if (s == TDM_OK)
+        s = make_call(&p->bwd, &p->bwd_in, TDM_KERNEL_sum_axis0, u, NULL, 2);
+    p->out = 0, p->wrt = 2, p->grad = 0;
+    p->rounds = 1, p->round_of = one_round, p->owner = bias_column;
+    return s == TDM_OK ? weigh(p, p->bwd_in.host[1], 0) : s;
+}
+
+/* A loss kernel gives its own gradient: the same call, scaled by its grad_scale. */
+static tdm_status loss_problem(grad_problem *p, tdm_kernel kernel, const uint32_t *u)
+{
+    const float f[] = {GRAD_SCALE};
+    tdm_status s = make_call(&p->fwd, &p->fwd_in, kernel, u, f, 1);
+    if (s != TDM_OK)
+        return s;
+    p->bwd = p->fwd;
+    if (conf_buffers_transform(&p->fwd, &p->fwd_in, &p->bwd_in, 0, 0) != 0)
+        return TDM_ERR_OUT_OF_MEMORY;
+    p->out = 0, p->wrt = 2, p->grad = 1;
+    p->rounds = 1, p->round_of = one_round, p->owner = same_element;
+    return weigh(p, NULL, GRAD_SCALE);
+}
+
+/* Row r's loss depends on every logit of the row: a round moves one column. */
+static size_t logit_column(const grad_problem *p, size_t j)
+{
+    return j % p->fwd.u[1];
+}
+
+static long row_logit(const grad_problem *p, size_t o, size_t round)
+{
+    return (long)(o * p->fwd.u[1] + round);
+}
+
+static tdm_status softmax_xent_problem(tdm_device *dev, const grad_check *g, size_t index,
+                                       grad_problem *p)
+{
+    (void)g, (void)dev, (void)index;
+    const uint32_t u[] = {9, 10};
+    tdm_status s = loss_problem(p, TDM_KERNEL_softmax_xent, u);
+    p->rounds = u[1], p->round_of = logit_column, p->owner = row_logit;
+    return s;
+}
+
+static tdm_status mse_problem(tdm_device *dev, const grad_check *g, size_t index, grad_problem *p)
+{
+    (void)g, (void)dev, (void)index;
+    const uint32_t u[] = {ELEMENTS};
+    return loss_problem(p, TDM_KERNEL_mse, u);
+}
+
+/* GEMM, C = alpha op(A) op(B) with m x k, k x n and m x n, every matrix with a
+ * leading dimension past its width. The loss weighs C by dC; then
+ * d op(A) = alpha dC op(B)^T and d op(B) = alpha op(A)^T dC, each one GEMM. */
+enum { GM, GN, GK, GLDA, GLDB, GLDC, GTA, GTB };
+
+/* Row i and column j of C's element o; -1 for its padding. */
+static long c_row(const grad_problem *p, size_t o)
+{
+    return o % p->fwd.u[GLDC] < p->fwd.u[GN] ? (long)(o / p->fwd.u[GLDC]) : -1;
+}
+
+/* A round moves op(A)'s column p (C's row i depends on op(A)[i, p] alone). */
+static size_t a_round(const grad_problem *p, size_t j)
+{
+    const uint32_t *u = p->fwd.u;
+    return u[GTA] ? j / u[GLDA] : j % u[GLDA];
+}
+
+static long a_owner(const grad_problem *p, size_t o, size_t round)
+{
+    const uint32_t *u = p->fwd.u;
+    long i = c_row(p, o);
+    if (i < 0 || round >= u[GK])
+        return -1;
+    return u[GTA] ? (long)(round * u[GLDA]) + i : i * (long)u[GLDA] + (long)round;
+}
+
+/* A round moves op(B)'s row p (C's column j depends on op(B)[p, j] alone). */
+static size_t b_round(const grad_problem *p, size_t j)
+{
+    const uint32_t *u = p->fwd.u;
+    return u[GTB] ? j % u[GLDB] : j / u[GLDB];
+}
+
+static long b_owner(const grad_problem *p, size_t o, size_t round)
+{
+    const uint32_t *u = p->fwd.u;
+    long j = (long)(o % u[GLDC]);
+    if (c_row(p, o) < 0 || round >= u[GK])
+        return -1;
+    return u[GTB] ? j * (long)u[GLDB] + (long)round : (long)(round * u[GLDB]) + j;
+}
+
+/* Case index: bit 1 transposes A, bit 0 transposes B. */
+static tdm_status gemm_problem(size_t index, grad_problem *p, int wrt_b)
+{
+    const uint32_t m = 5, n = 7, k = 6, ta = (uint32_t)(index >> 1), tb = (uint32_t)(index & 1);
+    const uint32_t lda = (ta ? m : k) + 2, ldb = (tb ? k : n) + 1, ldc = n + 3;
+    const uint32_t u[] = {m, n, k, lda, ldb, ldc, ta, tb};
+    const float f[] = {1.5f, 0.0f};
+    /* The backward GEMM's scalars, and which of its inputs are dC and the forward's
+     * other matrix (buffers: 0 C, 1 A, 2 B). */
+    uint32_t bu[8];
+    unsigned dc, other;
+    if (!wrt_b && !ta) {
+        const uint32_t v[8] = {m, k, n, ldc, ldb, lda, 0, !tb};
+        memcpy(bu, v, sizeof bu);
+        dc = 1, other = 2;
+    } else if (!wrt_b) {
+        const uint32_t v[8] = {k, m, n, ldb, ldc, lda, tb, 1};
+        memcpy(bu, v, sizeof bu);
+        dc = 2, other = 1;
+    } else if (!tb) {
+        const uint32_t v[8] = {k, n, m, lda, ldc, ldb, !ta, 0};
+        memcpy(bu, v, sizeof bu);
+        dc = 2, other = 1;
+    } else {
+        const uint32_t v[8] = {n, k, m, ldc, lda, ldb, 1, ta};
+        memcpy(bu, v, sizeof bu);
+        dc = 1, other = 2;
+    }
+    tdm_status s = make_call(&p->fwd, &p->fwd_in, TDM_KERNEL_gemm, u, f, 1);
+    if (s == TDM_OK)
+        s = make_call(&p->bwd, &p->bwd_in, TDM_KERNEL_gemm, bu, f, 2);
+    if (s != TDM_OK)
+        return s;
+    snprintf(p->bwd.label, sizeof p->bwd.label, "d%c, A%s B%s", wrt_b ? 'B' : 'A', ta ? "^T" : "",
+             tb ? "^T" : "");
+    p->out = 0, p->grad = 0, p->wrt = wrt_b ? 2 : 1;
+    copy_view(&p->bwd_in, other, &p->fwd_in, wrt_b ? 1 : 2);
+    float *dc_values = p->bwd_in.host[dc];
+    for (size_t o = 0; o < p->fwd_in.elements[0]; o++)
+        if (c_row(p, o) < 0)
+            dc_values[o] = 0; /* C's padding is no output */
+    p->rounds = wrt_b ? (tb ? ldb : k) : (ta ? k : lda);
+    p->round_of = wrt_b ? b_round : a_round;
+    p->owner = wrt_b ? b_owner : a_owner;
+    return weigh(p, dc_values, 0);
+}
+
+static tdm_status gemm_a_problem(tdm_device *dev, const grad_check *g, size_t index,
+                                 grad_problem *p)
+{
+    (void)g, (void)dev;
+    return gemm_problem(index, p, 0);
+}
+
+static tdm_status gemm_b_problem(tdm_device *dev, const grad_check *g, size_t index,
+                                 grad_problem *p)
+{
+    (void)g, (void)dev;
+    return gemm_problem(index, p, 1);
+}
+
+static const grad_check checks[] = {
+    {"relu_grad", TDM_KERNEL_relu, TDM_KERNEL_relu_grad, 1, relu_problem},
+    {"tanh_grad", TDM_KERNEL_tanh, TDM_KERNEL_tanh_grad, 1, map_of_output},
+    {"sigmoid_grad", TDM_KERNEL_sigmoid, TDM_KERNEL_sigmoid_grad, 1, map_of_output},
+    {"gelu_grad", TDM_KERNEL_gelu, TDM_KERNEL_gelu_grad, 1, map_of_input},
+    {"dropout dx", TDM_KERNEL_dropout, TDM_KERNEL_dropout, 1, dropout_problem},
+    {"sum_axis0 db", TDM_KERNEL_bias_add, TDM_KERNEL_sum_axis0, 1, bias_problem},
+    {"softmax_xent", TDM_KERNEL_softmax_xent, TDM_KERNEL_softmax_xent, 1, softmax_xent_problem},
+    {"mse", TDM_KERNEL_mse, TDM_KERNEL_mse, 1, mse_problem},
+    {"gemm dA", TDM_KERNEL_gemm, TDM_KERNEL_gemm, 4, gemm_a_problem},
+    {"gemm dB", TDM_KERNEL_gemm, TDM_KERNEL_gemm, 4, gemm_b_problem},
+};
+
+size_t grad_check_count(void)
+{
+    return sizeof checks / sizeof checks[0];
+}
+
+const grad_check *grad_check_get(size_t check)
+{
+    return &checks[check];
+}
