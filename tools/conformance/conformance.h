@@ -55,7 +55,7 @@ typedef struct conf_result {
  * count. `large` adds the > 128 MiB case where the kernel's grid can split. */
 size_t conf_cases(tdm_kernel kernel, int large, conf_case *out, size_t max);
 
-/* The case --perf times: n elements, two inputs for accumulate. */
+/* The case `tandem bench kernels` times: n elements, two inputs for accumulate. */
 conf_case conf_perf_case(tdm_kernel kernel, uint32_t n);
 
 /* conformance_data.c: fills the case's input buffers (allocating every buffer). */

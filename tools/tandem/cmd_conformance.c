@@ -16,7 +16,6 @@ typedef struct options {
     cli_list kernels;
     const char *json_path;
     int large;
-    int perf;
     int collectives;
     int grad;
 } options;
@@ -24,7 +23,7 @@ typedef struct options {
 static int usage(FILE *out, int status)
 {
     fprintf(out, "usage: tandem conformance [--device ID]... [--kernel NAME]... [--json FILE]\n"
-                 "                          [--no-large] [--perf] [--grad] [--collectives]\n\n"
+                 "                          [--no-large] [--grad] [--collectives]\n\n"
                  "Checks every kernel on every device against the reference backend, every\n"
                  "backward kernel and loss gradient against central finite differences of its\n"
                  "forward kernel (on the reference too), then every collective algorithm on\n"
@@ -40,7 +39,7 @@ static int usage(FILE *out, int status)
                  "  --grad         the gradient checks (alone, or those of the --kernel ones)\n"
                  "  --collectives  the collectives (alone, or with the --kernel ones)\n"
                  "                 Both run by default unless --kernel is given.\n"
-                 "  --perf         measure GB/s of the memory-bound kernels instead\n");
+                 "'tandem bench kernels' measures the memory-bound kernels' GB/s.\n");
     return status;
 }
 
@@ -55,7 +54,6 @@ static int parse(int argc, char **argv, options *o, int *exit_status)
         {CLI_ENTRY("--kernel", NULL, CLI_CUSTOM, &o->kernels), .parse = cli_parse_list},
         {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path)},
         {CLI_ENTRY("--no-large", NULL, CLI_FLAG, &o->large), .flag_value = 0},
-        {CLI_ENTRY("--perf", NULL, CLI_FLAG, &o->perf), .flag_value = 1},
         {CLI_ENTRY("--collectives", NULL, CLI_FLAG, &o->collectives), .flag_value = 1},
         {CLI_ENTRY("--grad", NULL, CLI_FLAG, &o->grad), .flag_value = 1},
     };
@@ -167,8 +165,7 @@ int cmd_conformance(int argc, char **argv)
     suite.large = o.large;
     rc = 2;
     if (cli_select_devices(ctx, &o.devices, &suite.reference, devices, &suite.device_count) == 0)
-        rc = o.perf ? conf_perf(&suite, kernels, kernel_count)
-                    : run_checks(ctx, &suite, kernels, kernel_count, &o);
+        rc = run_checks(ctx, &suite, kernels, kernel_count, &o);
     size_t messages = tdm_context_validation_messages(ctx);
     if (messages) { /* a kernel that breaks the Vulkan rules is not conformant either */
         printf("%zu Vulkan validation message(s): see above\n", messages);

@@ -50,7 +50,4 @@ void conf_report_collectives_row(conf_report *r, const char *set, const conf_res
 int conf_report_gradients_header(conf_report *r, tdm_device *const *devices, size_t count);
 void conf_report_gradients_row(conf_report *r, size_t check, const conf_result *row);
 
-/* conformance_perf.c: --perf, GB/s of memory-bound kernels next to copy. */
-int conf_perf(const conf_suite *suite, const tdm_kernel *kernels, int kernel_count);
-
 #endif

@@ -1,0 +1,277 @@
+/* tandem bench kernels: the bandwidth of each memory-bound kernel against two
+ * ceilings measured in the same run, neither of them tandem's own code: the
+ * device's buffer copy (clEnqueueCopyBuffer, vkCmdCopyBuffer; memcpy on the
+ * reference) and a host memcpy of the same bytes. GB/s counts the bytes read plus
+ * the bytes written. The kernel's launches alternate with both copies and each keeps
+ * its best time, so that load from elsewhere skews the ratios as little as
+ * possible. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "bench_clock.h"
+#include "cli_options.h"
+#include "conformance.h"
+#include "device_select.h"
+#include "json_writer.h"
+
+typedef struct kb_options {
+    cli_list devices, kernels;
+    size_t bytes; /* per float buffer */
+    unsigned repeat;
+    const char *json_path;
+} kb_options;
+
+typedef struct kb_row {
+    char device[TDM_DEVICE_ID_MAX];
+    const char *kernel;
+    double gbs, device_copy_gbs, memcpy_gbs; /* 0: could not run */
+} kb_row;
+
+static int usage(FILE *out, int status)
+{
+    fprintf(out,
+            "usage: tandem bench kernels [OPTIONS]\n\n"
+            "GB/s of each memory-bound kernel (bytes read + written) beside the device's\n"
+            "own buffer copy and a host memcpy of the same bytes, measured in turn.\n"
+            "  -d, --devices LIST  device ids, indices or backends (default: every device\n"
+            "                      but the reference; see 'tandem devices')\n"
+            "  -k, --kernel LIST   only these kernels (default: every memory-bound one)\n"
+            "  -s, --size N        bytes per float32 buffer (default 64M; suffixes K, M, G)\n"
+            "  -r, --repeat N      launches of each, alternating; the best counts (default 10)\n"
+            "  --json FILE         also write the rows as JSON\n");
+    return status;
+}
+
+/* 0 to go on; otherwise 1 with *exit_status set (--help, a bad option). */
+static int parse(int argc, char **argv, kb_options *o, int *exit_status)
+{
+    *o = (kb_options){.devices = {.what = "device id", .max = MAX_SELECTED},
+                      .kernels = {.what = "kernel name", .max = TDM_KERNEL_COUNT},
+                      .bytes = (size_t)64 << 20,
+                      .repeat = 10};
+    const cli_option table[] = {
+        {CLI_ENTRY("--devices", "-d", CLI_CUSTOM, &o->devices), .parse = cli_parse_list},
+        {CLI_ENTRY("--kernel", "-k", CLI_CUSTOM, &o->kernels), .parse = cli_parse_list},
+        {CLI_ENTRY("--size", "-s", CLI_BYTES, &o->bytes), .min = 4, .max = (uint64_t)1 << 30},
+        {CLI_ENTRY("--repeat", "-r", CLI_UNSIGNED, &o->repeat), .min = 1, .max = 10000},
+        {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path)},
+    };
+    return cli_parse_command("bench kernels", table, sizeof table / sizeof table[0], argc, argv,
+                             usage, exit_status);
+}
+
+static int memory_bound(const tdm_kernel_info *info)
+{
+    return info->grid == TDM_GRID_N || info->grid == TDM_GRID_PAIRS ||
+           info->grid == TDM_GRID_CHUNKS;
+}
+
+/* Bytes one launch reads and writes. */
+static double bytes_moved(const conf_case *c, const conf_buffers *bufs)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
+    double bytes = 0;
+    for (unsigned b = 0; b < info->buffer_count; b++) {
+        const tdm_kernel_buffer *kb = &info->buffers[b];
+        if (!tdm_kernel_buffer_used(info, c->u, b))
+            continue;
+        double size = (double)bufs->elements[b] * tdm_kernel_type_size(kb->type);
+        bytes += size * (kb->read + kb->written);
+    }
+    return bytes;
+}
+
+static void keep_best(double *best, double seconds)
+{
+    if (*best == 0 || seconds < *best)
+        *best = seconds;
+}
+
+/* The two ceilings' buffers: on the device, and on the host (touched once). */
+typedef struct ceilings {
+    tdm_device *dev;
+    tdm_buffer *dst, *src;
+    char *host_dst, *host_src;
+    size_t bytes;
+    double device_best, host_best;
+} ceilings;
+
+static tdm_status ceilings_begin(tdm_device *dev, size_t bytes, ceilings *c)
+{
+    memset(c, 0, sizeof *c);
+    c->dev = dev;
+    c->bytes = bytes;
+    c->host_dst = malloc(bytes);
+    c->host_src = malloc(bytes);
+    if (!c->host_dst || !c->host_src)
+        return TDM_ERR_OUT_OF_MEMORY;
+    memset(c->host_src, 1, bytes);
+    memset(c->host_dst, 0, bytes);
+    tdm_status s = tdm_buffer_alloc(dev, bytes, &c->src);
+    if (s == TDM_OK)
+        s = tdm_buffer_alloc(dev, bytes, &c->dst);
+    if (s == TDM_OK)
+        s = tdm_buffer_write(c->src, 0, c->host_src, bytes);
+    return s;
+}
+
+static tdm_status ceilings_time(ceilings *c)
+{
+    tdm_buffer_view dst = tdm_buffer_whole(c->dst), src = tdm_buffer_whole(c->src);
+    double t0 = bench_seconds();
+    tdm_status s = tdm_buffer_copy(&dst, &src);
+    if (s == TDM_OK)
+        s = tdm_device_finish(c->dev);
+    double t1 = bench_seconds();
+    memcpy(c->host_dst, c->host_src, c->bytes);
+    double t2 = bench_seconds();
+    if (s == TDM_OK)
+        keep_best(&c->device_best, t1 - t0);
+    keep_best(&c->host_best, t2 - t1);
+    return s;
+}
+
+static void ceilings_end(ceilings *c)
+{
+    tdm_buffer_free(c->dst);
+    tdm_buffer_free(c->src);
+    free(c->host_dst);
+    free(c->host_src);
+}
+
+/* One kernel's row: its launches alternate with both copies. */
+static tdm_status measure(tdm_device *dev, tdm_kernel kernel, const kb_options *o, kb_row *row)
+{
+    conf_case c = conf_perf_case(kernel, (uint32_t)(o->bytes / 4));
+    conf_buffers in;
+    conf_prepared prepared;
+    ceilings ceil;
+    double best = 0;
+    if (conf_buffers_make(&c, &in) != 0)
+        return TDM_ERR_OUT_OF_MEMORY;
+    tdm_status s = conf_prepare(dev, &c, &in, &prepared);
+    if (s == TDM_OK) {
+        s = ceilings_begin(dev, o->bytes, &ceil);
+        for (unsigned i = 0; i < o->repeat && s == TDM_OK; i++) {
+            double seconds;
+            s = ceilings_time(&ceil);
+            if (s == TDM_OK)
+                s = conf_launch_timed(&prepared, &seconds);
+            if (s == TDM_OK)
+                keep_best(&best, seconds);
+        }
+        if (s == TDM_OK) {
+            row->gbs = bytes_moved(&c, &in) / best / 1e9;
+            row->device_copy_gbs = 2.0 * (double)o->bytes / ceil.device_best / 1e9;
+            row->memcpy_gbs = 2.0 * (double)o->bytes / ceil.host_best / 1e9;
+        }
+        ceilings_end(&ceil);
+        conf_release(&prepared);
+    }
+    conf_buffers_free(&in);
+    return s;
+}
+
+/* The kernels named, or every memory-bound one; -1 after printing why. */
+static int select_kernels(const kb_options *o, tdm_kernel *out)
+{
+    int count = 0;
+    for (int k = 0; k < TDM_KERNEL_COUNT && o->kernels.count == 0; k++)
+        if (memory_bound(tdm_kernel_get((tdm_kernel)k)))
+            out[count++] = (tdm_kernel)k;
+    for (size_t i = 0; i < o->kernels.count; i++) {
+        tdm_kernel k = tdm_kernel_find(o->kernels.item[i]);
+        if (k == TDM_KERNEL_COUNT || !memory_bound(tdm_kernel_get(k))) {
+            fprintf(stderr, "tandem bench kernels: '%s' is not a memory-bound kernel\n",
+                    o->kernels.item[i]);
+            return -1;
+        }
+        out[count++] = k;
+    }
+    return count;
+}
+
+static void write_json(const char *path, const kb_row *rows, size_t count)
+{
+    FILE *out = fopen(path, "w");
+    if (!out) {
+        perror(path);
+        return;
+    }
+    json_writer w = {out, 0, 0};
+    json_begin_object(&w, NULL);
+    json_begin_array(&w, "results");
+    for (size_t i = 0; i < count; i++) {
+        json_begin_object(&w, NULL);
+        json_string(&w, "device", rows[i].device);
+        json_string(&w, "kernel", rows[i].kernel);
+        json_double(&w, "gbs", rows[i].gbs);
+        json_double(&w, "device_copy_gbs", rows[i].device_copy_gbs);
+        json_double(&w, "memcpy_gbs", rows[i].memcpy_gbs);
+        json_end_object(&w);
+    }
+    json_end_array(&w);
+    json_end_object(&w);
+    fclose(out);
+}
+
+/* Prints a device's rows into rows; returns how many kernels could not run. */
+static int bench_device(tdm_device *dev, const tdm_kernel *kernels, int count, const kb_options *o,
+                        kb_row *rows)
+{
+    tdm_device_desc desc = TDM_DEVICE_DESC_INIT;
+    tdm_device_describe(dev, &desc);
+    printf("%s (%s): %zu bytes per buffer, best of %u, alternating with the ceilings\n", desc.id,
+           desc.name, o->bytes, o->repeat);
+    printf("  %-14s %8s %9s %7s %8s %9s\n", "kernel", "GB/s", "dev copy", "of dev", "memcpy",
+           "of memcpy");
+    int missed = 0;
+    for (int k = 0; k < count; k++) {
+        kb_row *row = &rows[k];
+        *row = (kb_row){.kernel = tdm_kernel_get(kernels[k])->name};
+        snprintf(row->device, sizeof row->device, "%s", desc.id);
+        if (measure(dev, kernels[k], o, row) != TDM_OK) {
+            printf("  %-14s %8s  %s\n", row->kernel, "n/a", tdm_last_error());
+            missed++;
+        } else {
+            printf("  %-14s %8.2f %9.2f %6.0f%% %8.2f %8.0f%%\n", row->kernel, row->gbs,
+                   row->device_copy_gbs, 100 * row->gbs / row->device_copy_gbs, row->memcpy_gbs,
+                   100 * row->gbs / row->memcpy_gbs);
+        }
+        fflush(stdout);
+    }
+    return missed;
+}
+
+int bench_kernels(int argc, char **argv)
+{
+    kb_options o;
+    int rc;
+    if (parse(argc, argv, &o, &rc))
+        return rc;
+    tdm_kernel kernels[TDM_KERNEL_COUNT];
+    int count = select_kernels(&o, kernels);
+    if (count < 0)
+        return 2;
+    tdm_context *ctx = cli_context();
+    if (!ctx)
+        return 1;
+    tdm_device *reference, *devices[MAX_SELECTED];
+    size_t device_count;
+    kb_row *rows = NULL;
+    rc = 2;
+    if (cli_select_devices(ctx, &o.devices, &reference, devices, &device_count) == 0) {
+        rows = calloc(device_count * (size_t)count + 1, sizeof *rows);
+        rc = rows ? 0 : 1;
+    }
+    for (size_t d = 0; rows && d < device_count; d++)
+        if (bench_device(devices[d], kernels, count, &o, &rows[d * (size_t)count]))
+            rc = 1;
+    if (rows && o.json_path)
+        write_json(o.json_path, rows, device_count * (size_t)count);
+    free(rows);
+    tdm_context_destroy(ctx);
+    return rc;
+}
