@@ -4,6 +4,8 @@
  * conformance tool checks it on every device). */
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
 #include "opencl_internal.h"
@@ -12,14 +14,18 @@
 #include <clblast_c.h>
 
 #include "library.h"
+#include "log.h"
+#include "opencl_gemm_tuning.h"
 
 static tdm_library clblast = TDM_LIBRARY_INIT("libclblast.so.1");
 static __typeof__(CLBlastSgemm) *clblast_sgemm;
+static __typeof__(CLBlastOverrideParameters) *clblast_override;
 
 static int resolve(tdm_library *lib)
 {
     int found = 1;
     TDM_LIBRARY_FETCH(lib, clblast_sgemm, "CLBlastSgemm", found);
+    TDM_LIBRARY_FETCH(lib, clblast_override, "CLBlastOverrideParameters", found);
     return found;
 }
 
@@ -103,6 +109,36 @@ static tdm_status scale_c(tdm_device *dev, const tdm_launch *gemm, uint64_t m, u
     return TDM_OK;
 }
 
+/* Before a physical device's first gemm (logical devices share theirs), the shipped
+ * parameters for it, if any. A set CLBlast refuses leaves its defaults, with a
+ * warning: gemm still runs. Called with clblast_lock held. */
+#define TUNED_MAX 64
+static void apply_tuning(const tdm_device *dev)
+{
+    static cl_device_id tuned[TUNED_MAX];
+    static size_t tuned_count;
+    const tdm_opencl_device *d = tdm_opencl_dev(dev);
+    for (size_t i = 0; i < tuned_count; i++)
+        if (tuned[i] == d->device)
+            return;
+    if (tuned_count < TUNED_MAX)
+        tuned[tuned_count++] = d->device;
+    const char *setting = getenv("TDM_CLBLAST_TUNING");
+    if (setting && !strcmp(setting, "off"))
+        return; /* CLBlast's own defaults, to measure what the parameters give */
+    const tdm_clblast_parameters *p = tdm_opencl_gemm_tuning(d->platform->name, dev->desc.type);
+    for (; p && p->kernel; p++) {
+        const char *names[TDM_CLBLAST_MAX_PARAMETERS]; /* CLBlast takes them non-const */
+        memcpy(names, p->names, sizeof names);
+        CLBlastStatusCode s = clblast_override(d->device, p->kernel, CLBlastPrecisionSingle,
+                                               p->count, names, p->values);
+        if (s != CLBlastSuccess)
+            tdm_log(dev->ctx, TDM_LOG_WARN,
+                    "%s '%s': CLBlast refused tandem's %s parameters (%s, %d): its defaults stay",
+                    dev->desc.id, dev->desc.name, p->kernel, clblast_error_name(s), (int)s);
+    }
+}
+
 tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch)
 {
     const uint32_t *u = launch->u; /* m n k lda ldb ldc trans_a trans_b */
@@ -124,6 +160,7 @@ tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch)
     static pthread_mutex_t clblast_lock = PTHREAD_MUTEX_INITIALIZER;
     cl_command_queue queue = tdm_opencl_dev(dev)->queue;
     pthread_mutex_lock(&clblast_lock);
+    apply_tuning(dev);
     CLBlastStatusCode s =
         clblast_sgemm(CLBlastLayoutRowMajor, u[6] ? CLBlastTransposeYes : CLBlastTransposeNo,
                       u[7] ? CLBlastTransposeYes : CLBlastTransposeNo, u[0], u[1], u[2], alpha,
@@ -145,6 +182,36 @@ int tdm_opencl_gemm_load(const char **note)
     if (note)
         *note = "this build of tandem has no CLBlast (install libclblast-dev and reconfigure)";
     return 0;
+}
+
+/* Before a physical device's first gemm (logical devices share theirs), the shipped
+ * parameters for it, if any. A set CLBlast refuses leaves its defaults, with a
+ * warning: gemm still runs. Called with clblast_lock held. */
+#define TUNED_MAX 64
+static void apply_tuning(const tdm_device *dev)
+{
+    static cl_device_id tuned[TUNED_MAX];
+    static size_t tuned_count;
+    const tdm_opencl_device *d = tdm_opencl_dev(dev);
+    for (size_t i = 0; i < tuned_count; i++)
+        if (tuned[i] == d->device)
+            return;
+    if (tuned_count < TUNED_MAX)
+        tuned[tuned_count++] = d->device;
+    const char *setting = getenv("TDM_CLBLAST_TUNING");
+    if (setting && !strcmp(setting, "off"))
+        return; /* CLBlast's own defaults, to measure what the parameters give */
+    const tdm_clblast_parameters *p = tdm_opencl_gemm_tuning(d->platform->name, dev->desc.type);
+    for (; p && p->kernel; p++) {
+        const char *names[TDM_CLBLAST_MAX_PARAMETERS]; /* CLBlast takes them non-const */
+        memcpy(names, p->names, sizeof names);
+        CLBlastStatusCode s = clblast_override(d->device, p->kernel, CLBlastPrecisionSingle,
+                                               p->count, names, p->values);
+        if (s != CLBlastSuccess)
+            tdm_log(dev->ctx, TDM_LOG_WARN,
+                    "%s '%s': CLBlast refused tandem's %s parameters (%s, %d): its defaults stay",
+                    dev->desc.id, dev->desc.name, p->kernel, clblast_error_name(s), (int)s);
+    }
 }
 
 tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch)

@@ -6,6 +6,7 @@
 
 /* Each returns the process exit status. argv[0] is the benchmark's name. */
 int bench_allreduce(int argc, char **argv);
+int bench_gemm(int argc, char **argv);
 int bench_kernels(int argc, char **argv);
 int bench_train(int argc, char **argv);
 

@@ -13,6 +13,7 @@ static const struct {
 } benches[] = {
     {"allreduce", bench_allreduce,
      "all-reduce bandwidth against a host all-reduce of the same bytes"},
+    {"gemm", bench_gemm, "GEMM GFLOP/s on each device against OpenBLAS on the host"},
     {"kernels", bench_kernels,
      "memory-bound kernels against the device's buffer copy and host memcpy"},
     {"train", bench_train, "training examples/s on each device alone and on all together"},

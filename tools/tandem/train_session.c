@@ -17,8 +17,7 @@ static int make_strategy(train_session *ts)
     const train_options *o = ts->opts;
     tdm_device *devices[MAX_SELECTED];
     size_t count = 0;
-    if (cli_training_devices(ts->ctx, &o->devices, o->split, devices,
-                             &count) != 0)
+    if (cli_training_devices(ts->ctx, &o->devices, o->split, devices, &count) != 0)
         return -1;
     if (!strcmp(o->strategy, "one-device") && o->devices.count && count > 1) {
         fprintf(stderr,

@@ -1,0 +1,32 @@
+#!/bin/sh
+# The benchmarks run from a build and say what they measured: every row of bench
+# kernels, gemm and allreduce present, each with its in-run ceiling or peer, and no
+# wrong result. Nothing here asserts a speed.
+# usage: cli_bench.sh TANDEM
+set -eu
+tandem=$1
+out=$(mktemp -d "${TMPDIR:-/tmp}/tandem-bench-XXXXXX")
+trap 'rm -rf "$out"' EXIT
+fail=0
+count() { grep -c -- "$1" "$2" || true; }
+
+"$tandem" bench kernels -d opencl:0,vulkan:0 -k copy,axpy,sum -s 256K -r 2 \
+    --json "$out/k.json" >"$out/kernels"
+cat "$out/kernels"
+[ "$(grep -cE '^  (copy|axpy|sum) +[0-9.]+ +[0-9.]+ +[0-9]+% +[0-9.]+ +[0-9]+%$' "$out/kernels")" -eq 6 ] ||
+    { echo "want copy, axpy and sum with GB/s and both ceilings on each device"; fail=1; }
+[ "$(count '"device_copy_gbs"' "$out/k.json")" -eq 6 ] || { echo "want 6 rows in the JSON"; fail=1; }
+
+"$tandem" bench gemm -d opencl:0,vulkan:0 -b 16 -e 64 -f 2 -r 1 --json "$out/g.json" >"$out/gemm"
+cat "$out/gemm"
+# OpenBLAS is measured beside each row where it is installed, else shown as '-'.
+[ "$(grep -cE '^ +(16|32|64) +[0-9.]+ +([0-9.]+ +[0-9]+%|- +-) +0$' "$out/gemm")" -eq 6 ] ||
+    { echo "want sizes 16, 32 and 64 on each device, OpenBLAS beside them, none wrong"; fail=1; }
+
+"$tandem" bench allreduce -d opencl:0,opencl:1 -b 1K -e 64K -f 8 -n 2 -w 1 -r 1 >"$out/allreduce"
+cat "$out/allreduce"
+[ "$(grep -cE '^ +[0-9]+ +[0-9]+ +float +sum ' "$out/allreduce")" -eq 3 ] ||
+    { echo "want 3 all-reduce rows"; fail=1; }
+grep -q '# Avg bus bandwidth' "$out/allreduce" || { echo "want the average busbw footer"; fail=1; }
+[ $fail -eq 0 ] && echo "cli_bench: ok"
+exit $fail
