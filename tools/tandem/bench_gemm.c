@@ -177,12 +177,6 @@ static double host_gemm(cblas_sgemm_fn sgemm, gemm_data *d)
     return bench_seconds() - t0;
 }
 
-static void keep_best(double *best, double seconds)
-{
-    if (*best == 0 || seconds < *best)
-        *best = seconds;
-}
-
 /* One row: a warm-up launch (program builds), then the repeats in turn. */
 static tdm_status measure(tdm_device *dev, cblas_sgemm_fn sgemm, const gemm_options *o,
                           gemm_row *row)
@@ -198,9 +192,9 @@ static tdm_status measure(tdm_device *dev, cblas_sgemm_fn sgemm, const gemm_opti
         row->wrong = count_wrong(d.a, d.b, d.c, d.n);
     for (unsigned i = 0; i < o->repeat && s == TDM_OK; i++) {
         s = device_gemm(dev, &d, &seconds);
-        keep_best(&best, seconds);
+        bench_keep_best(&best, seconds);
         if (sgemm)
-            keep_best(&host_best, host_gemm(sgemm, &d));
+            bench_keep_best(&host_best, host_gemm(sgemm, &d));
     }
     double flops = 2.0 * (double)d.n * (double)d.n * (double)d.n;
     if (s == TDM_OK) {

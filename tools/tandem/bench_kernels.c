@@ -83,12 +83,6 @@ static double bytes_moved(const conf_case *c, const conf_buffers *bufs)
     return bytes;
 }
 
-static void keep_best(double *best, double seconds)
-{
-    if (*best == 0 || seconds < *best)
-        *best = seconds;
-}
-
 /* The two ceilings' buffers: on the device, and on the host (touched once). */
 typedef struct ceilings {
     tdm_device *dev;
@@ -128,8 +122,8 @@ static tdm_status ceilings_time(ceilings *c)
     memcpy(c->host_dst, c->host_src, c->bytes);
     double t2 = bench_seconds();
     if (s == TDM_OK)
-        keep_best(&c->device_best, t1 - t0);
-    keep_best(&c->host_best, t2 - t1);
+        bench_keep_best(&c->device_best, t1 - t0);
+    bench_keep_best(&c->host_best, t2 - t1);
     return s;
 }
 
@@ -160,7 +154,7 @@ static tdm_status measure(tdm_device *dev, tdm_kernel kernel, const kb_options *
             if (s == TDM_OK)
                 s = conf_launch_timed(&prepared, &seconds);
             if (s == TDM_OK)
-                keep_best(&best, seconds);
+                bench_keep_best(&best, seconds);
         }
         if (s == TDM_OK) {
             row->gbs = bytes_moved(&c, &in) / best / 1e9;
