@@ -25,14 +25,18 @@ static void check_table(void)
         const tdm_kernel_info *info = tdm_kernel_get((tdm_kernel)k);
         CHECK(info && info->name[0] && info->buffer_count >= 1 && info->wg >= 1);
         CHECK(tdm_kernel_find(info->name) == (tdm_kernel)k);
+        /* Types, extents and flags are checked as the table compiles; what is left is
+         * a buffer nobody reads or writes, and names used twice. */
         for (unsigned b = 0; b < info->buffer_count; b++) {
             const tdm_kernel_buffer *kb = &info->buffers[b];
-            CHECK(strchr("fhu", kb->type) && kb->extent != TDM_EXTENT_INVALID);
+            CHECK(kb->read || kb->written);
+            for (unsigned other = 0; other < b; other++)
+                CHECK(strcmp(kb->name, info->buffers[other].name) != 0);
         }
         for (unsigned u = 0; u < info->uint_count; u++)
             CHECK(known_uint(info->uint_names[u]));
         for (unsigned f = 0; f < info->float_count; f++)
-            CHECK(info->float_min[f] <= info->float_max[f]);
+            CHECK(info->floats[f].min <= info->floats[f].max);
         /* The splitter moves u[0] = n (and chunk's u[1]) along. */
         if (info->grid == TDM_GRID_N || info->grid == TDM_GRID_PAIRS ||
             info->grid == TDM_GRID_CHUNKS)

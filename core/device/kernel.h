@@ -38,36 +38,40 @@ typedef struct tdm_tolerance {
 /* Buffer extents, in elements of the buffer's type. */
 typedef enum tdm_extent {
     TDM_EXTENT_N, TDM_EXTENT_P, TDM_EXTENT_R, TDM_EXTENT_C, TDM_EXTENT_RC, TDM_EXTENT_SC,
-    TDM_EXTENT_GA, TDM_EXTENT_GB, TDM_EXTENT_GC,
-    TDM_EXTENT_INVALID /* a typo in kernels.def */
+    TDM_EXTENT_GA, TDM_EXTENT_GB, TDM_EXTENT_GC
 } tdm_extent;
 
 typedef struct tdm_kernel_buffer {
-    char name[16];
+    const char *name;
     char type;     /* 'f' float32, 'h' float16, 'u' uint32 */
     tdm_extent extent;
-    int written;   /* 'w' */
-    int read;      /* not write-only: 'r' with 'w', or no 'w' */
-    int positive;  /* 'p' */
-    int labels;    /* 'l': class labels in [0, cols) */
-    int indices;   /* 'i': row indices in [0, src_rows) */
-    int optional;  /* 'o' */
+    int written;   /* TDM_W or TDM_RW */
+    int read;      /* TDM_R or TDM_RW */
+    int positive;  /* TDM_POSITIVE */
+    int labels;    /* TDM_LABELS: class labels in [0, cols) */
+    int indices;   /* TDM_INDICES: row indices in [0, src_rows) */
+    int optional;  /* TDM_OPTIONAL */
 } tdm_kernel_buffer;
 
-/* One kernel, from its line in kernels.def. */
+/* A float argument and the range the conformance tool draws it from. */
+typedef struct tdm_kernel_float {
+    const char *name;
+    float min, max;
+} tdm_kernel_float;
+
+/* One kernel, from its entry in kernels.def. */
 typedef struct tdm_kernel_info {
     const char *name;
     tdm_grid grid;
     unsigned wg;
     tdm_tolerance tolerance;
     unsigned buffer_count, uint_count, float_count;
-    tdm_kernel_buffer buffers[TDM_KERNEL_MAX_BUFFERS];
-    char uint_names[TDM_KERNEL_MAX_UINTS][16];
-    char float_names[TDM_KERNEL_MAX_FLOATS][16];
-    float float_min[TDM_KERNEL_MAX_FLOATS], float_max[TDM_KERNEL_MAX_FLOATS];
+    const tdm_kernel_buffer *buffers; /* [buffer_count] */
+    const char *const *uint_names;    /* [uint_count] */
+    const tdm_kernel_float *floats;   /* [float_count] */
 } tdm_kernel_info;
 
-/* The parsed table entry (thread-safe; parsed once). */
+/* The table entry, compiled from kernels.def. */
 const tdm_kernel_info *tdm_kernel_get(tdm_kernel kernel);
 
 /* The kernel of that name, or TDM_KERNEL_COUNT. */

@@ -1,118 +1,81 @@
-/* The kernel table as data: kernels.def's strings parsed once into tdm_kernel_info. */
-#include <pthread.h>
-#include <stdio.h>
-#include <stdlib.h>
+/* The kernel table compiled from kernels.def. Each entry's lists become static
+ * arrays ended by a zeroed sentinel (so that an empty list needs no empty
+ * initializer), and its counts are their lengths. A misspelt type, extent or flag
+ * is an undeclared identifier. */
 #include <string.h>
 
 #include "kernel.h"
 
-typedef struct kernel_line {
-    const char *name;
-    tdm_grid grid;
-    unsigned wg;
-    const char *buffers, *uints, *floats;
-    tdm_tolerance tolerance;
-} kernel_line;
+enum {
+    TDM_R = 1,
+    TDM_W = 2,
+    TDM_RW = TDM_R | TDM_W,
+    TDM_POSITIVE = 4,
+    TDM_LABELS = 8,
+    TDM_INDICES = 16,
+    TDM_OPTIONAL = 32
+};
+#define TDM_TYPE_F32 'f'
+#define TDM_TYPE_F16 'h'
+#define TDM_TYPE_U32 'u'
 
-#define TDM_TOL(ulps, rel, linear)                                                                 \
-    {                                                                                              \
-        ulps, rel, linear                                                                          \
-    }
-static const kernel_line lines[TDM_KERNEL_COUNT] = {
-#define TDM_KERNEL(name, grid, wg, buffers, uints, floats, tol)                                    \
-    {#name, grid, wg, buffers, uints, floats, tol},
+#define TDM_BUFFERS(...) __VA_ARGS__
+#define TDM_UINTS(...) __VA_ARGS__
+#define TDM_FLOATS(...) __VA_ARGS__
+#define TDM_BUF(name, type, extent, flags)                                                         \
+    {#name,                                                                                        \
+     TDM_TYPE_##type,                                                                              \
+     TDM_EXTENT_##extent,                                                                          \
+     ((flags)&TDM_W) != 0,                                                                         \
+     ((flags)&TDM_R) != 0,                                                                         \
+     ((flags)&TDM_POSITIVE) != 0,                                                                  \
+     ((flags)&TDM_LABELS) != 0,                                                                    \
+     ((flags)&TDM_INDICES) != 0,                                                                   \
+     ((flags)&TDM_OPTIONAL) != 0},
+#define TDM_U(name) #name,
+#define TDM_F(name, min, max) {#name, min, max},
+#define LENGTH(array) (sizeof array / sizeof array[0] - 1) /* without the sentinel */
+
+#define TDM_KERNEL(name, grid, wg, tolerance, buffers, uints, floats)                              \
+    static const tdm_kernel_buffer buffers_##name[] = {buffers{0}};                                \
+    static const char *const uints_##name[] = {uints NULL};                                        \
+    static const tdm_kernel_float floats_##name[] = {floats{0}};                                   \
+    _Static_assert(LENGTH(buffers_##name) >= 1 &&                                                  \
+                       LENGTH(buffers_##name) <= TDM_KERNEL_MAX_BUFFERS,                           \
+                   #name ": 1 to TDM_KERNEL_MAX_BUFFERS buffers");                                 \
+    _Static_assert(LENGTH(uints_##name) <= TDM_KERNEL_MAX_UINTS,                                   \
+                   #name ": at most TDM_KERNEL_MAX_UINTS uints");                                  \
+    _Static_assert(LENGTH(floats_##name) <= TDM_KERNEL_MAX_FLOATS,                                 \
+                   #name ": at most TDM_KERNEL_MAX_FLOATS floats");
+#include "kernels.def"
+#undef TDM_KERNEL
+
+#define TDM_TOL(ulps, rel, linear) {ulps, rel, linear}
+static const tdm_kernel_info infos[TDM_KERNEL_COUNT] = {
+#define TDM_KERNEL(name, grid, wg, tolerance, buffers, uints, floats)                              \
+    [TDM_KERNEL_##name] = {#name,                                                                  \
+                           grid,                                                                   \
+                           wg,                                                                     \
+                           tolerance,                                                              \
+                           LENGTH(buffers_##name),                                                 \
+                           LENGTH(uints_##name),                                                   \
+                           LENGTH(floats_##name),                                                  \
+                           buffers_##name,                                                         \
+                           uints_##name,                                                           \
+                           floats_##name},
 #include "kernels.def"
 #undef TDM_KERNEL
 };
-#undef TDM_TOL
-
-static tdm_kernel_info infos[TDM_KERNEL_COUNT];
-static pthread_once_t parsed = PTHREAD_ONCE_INIT;
-
-static tdm_extent parse_extent(const char *s)
-{
-    static const char *const names[] = {"N", "P", "R", "C", "RC", "SC", "GA", "GB", "GC"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (strcmp(s, names[i]) == 0)
-            return (tdm_extent)i;
-    return TDM_EXTENT_INVALID; /* test_kernel_run checks that no entry has one */
-}
-
-/* "name:type:extent[:flags]" */
-static void parse_buffer(char *spec, tdm_kernel_buffer *b)
-{
-    char *save = NULL, *name = strtok_r(spec, ":", &save), *type = strtok_r(NULL, ":", &save);
-    char *extent = strtok_r(NULL, ":", &save), *flags = strtok_r(NULL, ":", &save);
-    snprintf(b->name, sizeof b->name, "%s", name);
-    b->type = type ? type[0] : '?';
-    b->extent = parse_extent(extent ? extent : "");
-    flags = flags ? flags : "";
-    b->written = strchr(flags, 'w') != NULL;
-    b->read = !b->written || strchr(flags, 'r') != NULL;
-    b->positive = strchr(flags, 'p') != NULL;
-    b->labels = strchr(flags, 'l') != NULL;
-    b->indices = strchr(flags, 'i') != NULL;
-    b->optional = strchr(flags, 'o') != NULL;
-}
-
-/* Calls fn for each space-separated word of list; returns the count. */
-static unsigned each_word(const char *list, unsigned max, void (*fn)(char *, unsigned, void *),
-                          void *arg)
-{
-    char copy[512], *save = NULL;
-    snprintf(copy, sizeof copy, "%s", list);
-    unsigned n = 0;
-    for (char *w = strtok_r(copy, " ", &save); w && n < max; w = strtok_r(NULL, " ", &save))
-        fn(w, n++, arg);
-    return n;
-}
-
-static void add_buffer(char *word, unsigned i, void *info)
-{
-    parse_buffer(word, &((tdm_kernel_info *)info)->buffers[i]);
-}
-
-static void add_uint(char *word, unsigned i, void *info)
-{
-    snprintf(((tdm_kernel_info *)info)->uint_names[i], 16, "%s", word);
-}
-
-/* "name:min:max" */
-static void add_float(char *word, unsigned i, void *arg)
-{
-    tdm_kernel_info *info = arg;
-    char *save = NULL, *name = strtok_r(word, ":", &save), *lo = strtok_r(NULL, ":", &save);
-    char *hi = strtok_r(NULL, ":", &save);
-    snprintf(info->float_names[i], 16, "%s", name);
-    info->float_min[i] = lo ? strtof(lo, NULL) : 0.0f;
-    info->float_max[i] = hi ? strtof(hi, NULL) : 0.0f;
-}
-
-static void parse_all(void)
-{
-    for (int k = 0; k < TDM_KERNEL_COUNT; k++) {
-        const kernel_line *l = &lines[k];
-        tdm_kernel_info *info = &infos[k];
-        info->name = l->name;
-        info->grid = l->grid;
-        info->wg = l->wg;
-        info->tolerance = l->tolerance;
-        info->buffer_count = each_word(l->buffers, TDM_KERNEL_MAX_BUFFERS, add_buffer, info);
-        info->uint_count = each_word(l->uints, TDM_KERNEL_MAX_UINTS, add_uint, info);
-        info->float_count = each_word(l->floats, TDM_KERNEL_MAX_FLOATS, add_float, info);
-    }
-}
 
 const tdm_kernel_info *tdm_kernel_get(tdm_kernel kernel)
 {
-    pthread_once(&parsed, parse_all);
     return kernel < TDM_KERNEL_COUNT ? &infos[kernel] : NULL;
 }
 
 tdm_kernel tdm_kernel_find(const char *name)
 {
     for (int k = 0; k < TDM_KERNEL_COUNT; k++)
-        if (strcmp(lines[k].name, name) == 0)
+        if (strcmp(infos[k].name, name) == 0)
             return (tdm_kernel)k;
     return TDM_KERNEL_COUNT;
 }
@@ -174,7 +137,6 @@ uint64_t tdm_kernel_extent(const tdm_kernel_info *info, const uint32_t *u, tdm_e
     case TDM_EXTENT_GA: return matrix_span(ta ? k : m, ta ? m : k, U("lda"));
     case TDM_EXTENT_GB: return matrix_span(tb ? n : k, tb ? k : n, U("ldb"));
     case TDM_EXTENT_GC: return matrix_span(m, n, U("ldc"));
-    case TDM_EXTENT_INVALID: break;
     }
     return 0;
 #undef U

@@ -90,7 +90,7 @@ static void set_gemm_dims(const tdm_kernel_info *info, conf_case *c, const shape
 static void set_floats(const tdm_kernel_info *info, conf_case *c)
 {
     for (unsigned i = 0; i < info->float_count; i++) {
-        float lo = info->float_min[i], hi = info->float_max[i];
+        float lo = info->floats[i].min, hi = info->floats[i].max;
         float v = lo + (hi - lo) * uniform(c->seed, 1000 + i);
         /* Integer data stays exact only with integer scalars. */
         c->f[i] = c->data == CONF_INTEGER ? (float)(int)(v + (v < 0 ? -0.5f : 0.5f)) : v;
