@@ -8,8 +8,8 @@
 #include "harness.h"
 
 static const char *const known_uints[] = {
-    "n", "chunk", "rows", "cols", "inputs", "nesterov", "centered", "seed_lo", "seed_hi",
-    "offset", "m", "k", "lda", "ldb", "ldc", "trans_a", "trans_b", "src_rows"};
+    "n",      "chunk", "rows", "cols", "inputs", "nesterov", "centered", "seed_lo", "seed_hi",
+    "offset", "m",     "k",    "lda",  "ldb",    "ldc",      "trans_a",  "trans_b", "src_rows"};
 
 static int known_uint(const char *name)
 {

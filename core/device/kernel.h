@@ -37,20 +37,27 @@ typedef struct tdm_tolerance {
 
 /* Buffer extents, in elements of the buffer's type. */
 typedef enum tdm_extent {
-    TDM_EXTENT_N, TDM_EXTENT_P, TDM_EXTENT_R, TDM_EXTENT_C, TDM_EXTENT_RC, TDM_EXTENT_SC,
-    TDM_EXTENT_GA, TDM_EXTENT_GB, TDM_EXTENT_GC
+    TDM_EXTENT_N,
+    TDM_EXTENT_P,
+    TDM_EXTENT_R,
+    TDM_EXTENT_C,
+    TDM_EXTENT_RC,
+    TDM_EXTENT_SC,
+    TDM_EXTENT_GA,
+    TDM_EXTENT_GB,
+    TDM_EXTENT_GC
 } tdm_extent;
 
 typedef struct tdm_kernel_buffer {
     const char *name;
-    char type;     /* 'f' float32, 'h' float16, 'u' uint32 */
+    char type; /* 'f' float32, 'h' float16, 'u' uint32 */
     tdm_extent extent;
-    int written;   /* TDM_W or TDM_RW */
-    int read;      /* TDM_R or TDM_RW */
-    int positive;  /* TDM_POSITIVE */
-    int labels;    /* TDM_LABELS: class labels in [0, cols) */
-    int indices;   /* TDM_INDICES: row indices in [0, src_rows) */
-    int optional;  /* TDM_OPTIONAL */
+    int written;  /* TDM_W or TDM_RW */
+    int read;     /* TDM_R or TDM_RW */
+    int positive; /* TDM_POSITIVE */
+    int labels;   /* TDM_LABELS: class labels in [0, cols) */
+    int indices;  /* TDM_INDICES: row indices in [0, src_rows) */
+    int optional; /* TDM_OPTIONAL */
 } tdm_kernel_buffer;
 
 /* A float argument and the range the conformance tool draws it from. */

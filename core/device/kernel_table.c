@@ -50,7 +50,10 @@ enum {
 #include "kernels.def"
 #undef TDM_KERNEL
 
-#define TDM_TOL(ulps, rel, linear) {ulps, rel, linear}
+#define TDM_TOL(ulps, rel, linear)                                                                 \
+    {                                                                                              \
+        ulps, rel, linear                                                                          \
+    }
 static const tdm_kernel_info infos[TDM_KERNEL_COUNT] = {
 #define TDM_KERNEL(name, grid, wg, tolerance, buffers, uints, floats)                              \
     [TDM_KERNEL_##name] = {#name,                                                                  \
