@@ -1,9 +1,8 @@
 /* The global L2 norm over a list of tensors: partial sums of squares of every
  * tensor side by side in scratch, one sum over all of them, one square root. */
-#include <string.h>
-
 #include "device_impl.h"
 #include "error.h"
+#include "kernel_args.h"
 #include "kernel_ops.h"
 
 static size_t partials_of(size_t elements)
@@ -17,19 +16,6 @@ size_t tdm_global_norm_scratch(const size_t *elements, size_t count)
     for (size_t i = 0; i < count; i++)
         total += partials_of(elements[i]);
     return total;
-}
-
-tdm_kernel_call tdm_kernel_call_of(tdm_kernel kernel, tdm_buffer_view out, tdm_buffer_view in,
-                                   uint32_t n, uint32_t second)
-{
-    tdm_kernel_call call;
-    memset(&call, 0, sizeof call);
-    call.kernel = kernel;
-    call.views[0] = out;
-    call.views[1] = in;
-    call.u[0] = n;
-    call.u[1] = second;
-    return call;
 }
 
 static tdm_buffer_view slice(const tdm_buffer_view *v, size_t first, size_t floats)
@@ -48,9 +34,11 @@ tdm_status tdm_global_norm(tdm_device *dev, const tdm_buffer_view *tensors, size
     tdm_status s = TDM_OK;
     for (size_t i = 0; i < count && s == TDM_OK; i++) {
         size_t n = tensors[i].size / sizeof(float), parts = partials_of(n);
-        tdm_kernel_call c = tdm_kernel_call_of(TDM_KERNEL_sum_squares, slice(scratch, used, parts),
-                                               tensors[i], (uint32_t)n, TDM_NORM_CHUNK);
-        s = tdm_kernel_run(dev, &c);
+        const tdm_sum_squares_args partials = {.out = slice(scratch, used, parts),
+                                               .x = tensors[i],
+                                               .n = (uint32_t)n,
+                                               .chunk = TDM_NORM_CHUNK};
+        s = tdm_sum_squares_run(dev, &partials);
         used += parts;
     }
     if (s != TDM_OK)
@@ -60,12 +48,13 @@ tdm_status tdm_global_norm(tdm_device *dev, const tdm_buffer_view *tensors, size
         return tdm_buffer_write(out->buffer, out->offset, &zero, sizeof zero);
     }
     /* One chunk over every partial gives the sum; then its square root. */
-    tdm_kernel_call total = tdm_kernel_call_of(
-        TDM_KERNEL_sum, slice(out, 0, 1), slice(scratch, 0, used), (uint32_t)used, (uint32_t)used);
-    tdm_kernel_call root =
-        tdm_kernel_call_of(TDM_KERNEL_sqrt, slice(out, 0, 1), slice(out, 0, 1), 1, 0);
-    s = tdm_kernel_run(dev, &total);
+    const tdm_sum_args total = {.out = slice(out, 0, 1),
+                                .x = slice(scratch, 0, used),
+                                .n = (uint32_t)used,
+                                .chunk = (uint32_t)used};
+    const tdm_sqrt_args root = {.y = slice(out, 0, 1), .x = slice(out, 0, 1), .n = 1};
+    s = tdm_sum_run(dev, &total);
     if (s == TDM_OK)
-        s = tdm_kernel_run(dev, &root);
+        s = tdm_sqrt_run(dev, &root);
     return s == TDM_OK ? s : tdm_fail_context(s, "tdm_global_norm");
 }

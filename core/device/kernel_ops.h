@@ -7,11 +7,6 @@
 /* Elements per partial sum: one work-group each, long enough to amortise it. */
 #define TDM_NORM_CHUNK 65536u
 
-/* A call of kernel with one output and one input view and its first two uint
- * arguments (n, and chunk or the like); the reductions of the core use it. */
-tdm_kernel_call tdm_kernel_call_of(tdm_kernel kernel, tdm_buffer_view out, tdm_buffer_view in,
-                                   uint32_t n, uint32_t second);
-
 /* Floats of scratch tdm_global_norm needs for these tensors (element counts). */
 size_t tdm_global_norm_scratch(const size_t *elements, size_t count);
 

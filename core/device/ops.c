@@ -1,8 +1,6 @@
 /* The public element-wise operations: checked calls of the table's kernels. */
-#include <string.h>
-
 #include "error.h"
-#include "kernel.h"
+#include "kernel_args.h"
 #include "ops_check.h"
 #include "tandem/ops.h"
 #include "tensor_impl.h"
@@ -22,52 +20,62 @@ static tdm_status check(const char *func, const tdm_tensor *y, const tdm_tensor 
     return s;
 }
 
-static tdm_status run(const char *func, tdm_kernel kernel, tdm_tensor *y,
-                      const tdm_tensor *const *in, size_t n, float alpha)
+/* The checks, and whether there is anything to launch: 0 when *s is an error or y
+ * is empty. */
+static int ready(const char *func, const tdm_tensor *y, const tdm_tensor *const *in, size_t n,
+                 tdm_status *s)
 {
-    tdm_status s = check(func, y, in, n);
-    if (s != TDM_OK || y->count == 0)
-        return s;
-    const tdm_tensor *views[3] = {y, n > 0 ? in[0] : NULL, n > 1 ? in[1] : NULL};
-    tdm_kernel_call call = tdm_ops_call(kernel, views, n + 1);
-    call.u[0] = (uint32_t)y->count;
-    call.f[0] = alpha;
-    return tdm_ops_run(func, y, &call);
+    *s = check(func, y, in, n);
+    return *s == TDM_OK && y->count > 0;
 }
 
 tdm_status tdm_op_fill(tdm_tensor *y, float value)
 {
-    return run("tdm_op_fill", TDM_KERNEL_fill, y, NULL, 0, value);
+    tdm_status s;
+    if (!ready("tdm_op_fill", y, NULL, 0, &s))
+        return s;
+    const tdm_fill_args a = {.y = tdm_tensor_view(y), .n = (uint32_t)y->count, .value = value};
+    tdm_kernel_call call = tdm_fill_call(&a);
+    return tdm_ops_run("tdm_op_fill", y, &call);
 }
 
 tdm_status tdm_op_scale(tdm_tensor *y, const tdm_tensor *x, float alpha)
 {
-    return run("tdm_op_scale", TDM_KERNEL_scale, y, &x, 1, alpha);
+    tdm_status s;
+    if (!ready("tdm_op_scale", y, &x, 1, &s))
+        return s;
+    const tdm_scale_args a = {
+        .y = tdm_tensor_view(y), .x = tdm_tensor_view(x), .n = (uint32_t)y->count, .alpha = alpha};
+    tdm_kernel_call call = tdm_scale_call(&a);
+    return tdm_ops_run("tdm_op_scale", y, &call);
 }
 
 tdm_status tdm_op_axpy(tdm_tensor *y, float alpha, const tdm_tensor *x)
 {
-    return run("tdm_op_axpy", TDM_KERNEL_axpy, y, &x, 1, alpha);
+    tdm_status s;
+    if (!ready("tdm_op_axpy", y, &x, 1, &s))
+        return s;
+    const tdm_axpy_args a = {
+        .y = tdm_tensor_view(y), .x = tdm_tensor_view(x), .n = (uint32_t)y->count, .alpha = alpha};
+    tdm_kernel_call call = tdm_axpy_call(&a);
+    return tdm_ops_run("tdm_op_axpy", y, &call);
 }
 
-static tdm_status binary(const char *func, tdm_kernel kernel, tdm_tensor *z, const tdm_tensor *x,
-                         const tdm_tensor *y)
-{
-    const tdm_tensor *in[2] = {x, y};
-    return run(func, kernel, z, in, 2, 0.0f);
-}
-
-tdm_status tdm_op_add(tdm_tensor *z, const tdm_tensor *x, const tdm_tensor *y)
-{
-    return binary("tdm_op_add", TDM_KERNEL_add, z, x, y);
-}
-
-tdm_status tdm_op_sub(tdm_tensor *z, const tdm_tensor *x, const tdm_tensor *y)
-{
-    return binary("tdm_op_sub", TDM_KERNEL_sub, z, x, y);
-}
-
-tdm_status tdm_op_mul(tdm_tensor *z, const tdm_tensor *x, const tdm_tensor *y)
-{
-    return binary("tdm_op_mul", TDM_KERNEL_mul, z, x, y);
-}
+/* add, sub and mul share their arguments: z, x, y and n. */
+#define BINARY_OP(op)                                                                              \
+    tdm_status tdm_op_##op(tdm_tensor *z, const tdm_tensor *x, const tdm_tensor *y)                \
+    {                                                                                              \
+        const tdm_tensor *in[2] = {x, y};                                                          \
+        tdm_status s;                                                                              \
+        if (!ready("tdm_op_" #op, z, in, 2, &s))                                                   \
+            return s;                                                                              \
+        const tdm_##op##_args a = {.z = tdm_tensor_view(z),                                        \
+                                   .x = tdm_tensor_view(x),                                        \
+                                   .y = tdm_tensor_view(y),                                        \
+                                   .n = (uint32_t)z->count};                                       \
+        tdm_kernel_call call = tdm_##op##_call(&a);                                                \
+        return tdm_ops_run("tdm_op_" #op, z, &call);                                               \
+    }
+BINARY_OP(add)
+BINARY_OP(sub)
+BINARY_OP(mul)

@@ -2,21 +2,52 @@
 #include <string.h>
 
 #include "error.h"
+#include "kernel_args.h"
 #include "ops_check.h"
 #include "tandem/nn.h"
 #include "tandem/ops.h"
 #include "tensor_impl.h"
 
+/* The activations share their arguments: y, x and n forward; dx, dy, n and x or,
+ * where the gradient is cheaper from it, the forward's output y backward. */
+typedef tdm_kernel_call (*forward_call)(tdm_buffer_view y, tdm_buffer_view x, uint32_t n);
+typedef tdm_kernel_call (*backward_call)(tdm_buffer_view dx, tdm_buffer_view dy, tdm_buffer_view x,
+                                         tdm_buffer_view y, uint32_t n);
+
+#define FORWARD(kernel)                                                                            \
+    static tdm_kernel_call kernel##_forward(tdm_buffer_view y, tdm_buffer_view x, uint32_t n)      \
+    {                                                                                              \
+        const tdm_##kernel##_args a = {.y = y, .x = x, .n = n};                                    \
+        return tdm_##kernel##_call(&a);                                                            \
+    }
+/* from: x or y, the field the kernel's table entry names */
+#define BACKWARD(kernel, from)                                                                     \
+    static tdm_kernel_call kernel##_backward(tdm_buffer_view dx, tdm_buffer_view dy,               \
+                                             tdm_buffer_view x, tdm_buffer_view y, uint32_t n)     \
+    {                                                                                              \
+        const tdm_##kernel##_grad_args a = {.dx = dx, .dy = dy, .from = from, .n = n};             \
+        (void)x, (void)y;                                                                          \
+        return tdm_##kernel##_grad_call(&a);                                                       \
+    }
+FORWARD(relu)
+FORWARD(tanh)
+FORWARD(sigmoid)
+FORWARD(gelu)
+BACKWARD(relu, x)
+BACKWARD(tanh, y)
+BACKWARD(sigmoid, y)
+BACKWARD(gelu, x)
+
 static const struct {
     const char *name;
-    tdm_kernel forward, backward;
-    int backward_uses_output; /* the gradient is cheaper from y than from x */
+    forward_call forward;
+    backward_call backward;
 } activations[] = {
-    [TDM_ACT_LINEAR] = {"linear", TDM_KERNEL_COUNT, TDM_KERNEL_COUNT, 0},
-    [TDM_ACT_RELU] = {"relu", TDM_KERNEL_relu, TDM_KERNEL_relu_grad, 0},
-    [TDM_ACT_TANH] = {"tanh", TDM_KERNEL_tanh, TDM_KERNEL_tanh_grad, 1},
-    [TDM_ACT_SIGMOID] = {"sigmoid", TDM_KERNEL_sigmoid, TDM_KERNEL_sigmoid_grad, 1},
-    [TDM_ACT_GELU] = {"gelu", TDM_KERNEL_gelu, TDM_KERNEL_gelu_grad, 0},
+    [TDM_ACT_LINEAR] = {"linear", NULL, NULL},
+    [TDM_ACT_RELU] = {"relu", relu_forward, relu_backward},
+    [TDM_ACT_TANH] = {"tanh", tanh_forward, tanh_backward},
+    [TDM_ACT_SIGMOID] = {"sigmoid", sigmoid_forward, sigmoid_backward},
+    [TDM_ACT_GELU] = {"gelu", gelu_forward, gelu_backward},
 };
 #define ACTIVATION_COUNT (sizeof activations / sizeof activations[0])
 
@@ -54,15 +85,6 @@ static tdm_status check_act(const char *f, tdm_activation act, const tdm_tensor 
     return s;
 }
 
-static tdm_status launch(const char *f, tdm_kernel kernel, tdm_tensor *out, const tdm_tensor *a,
-                         const tdm_tensor *b)
-{
-    const tdm_tensor *views[] = {out, a, b};
-    tdm_kernel_call call = tdm_ops_call(kernel, views, b ? 3 : 2);
-    call.u[0] = (uint32_t)out->count;
-    return tdm_ops_run(f, out, &call);
-}
-
 tdm_status tdm_op_activation(tdm_activation act, tdm_tensor *y, const tdm_tensor *x)
 {
     const char *f = "tdm_op_activation";
@@ -72,7 +94,9 @@ tdm_status tdm_op_activation(tdm_activation act, tdm_tensor *y, const tdm_tensor
         return s;
     if (act == TDM_ACT_LINEAR)
         return y == x ? TDM_OK : tdm_tensor_copy(y, x);
-    return launch(f, activations[act].forward, y, x, NULL);
+    tdm_kernel_call call =
+        activations[act].forward(tdm_tensor_view(y), tdm_tensor_view(x), (uint32_t)y->count);
+    return tdm_ops_run(f, y, &call);
 }
 
 tdm_status tdm_op_activation_grad(tdm_activation act, tdm_tensor *dx, const tdm_tensor *dy,
@@ -86,6 +110,8 @@ tdm_status tdm_op_activation_grad(tdm_activation act, tdm_tensor *dx, const tdm_
         return s;
     if (act == TDM_ACT_LINEAR)
         return dx == dy ? TDM_OK : tdm_tensor_copy(dx, dy);
-    return launch(f, activations[act].backward, dx, dy,
-                  activations[act].backward_uses_output ? y : x);
+    tdm_kernel_call call =
+        activations[act].backward(tdm_tensor_view(dx), tdm_tensor_view(dy), tdm_tensor_view(x),
+                                  tdm_tensor_view(y), (uint32_t)dx->count);
+    return tdm_ops_run(f, dx, &call);
 }

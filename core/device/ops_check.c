@@ -1,8 +1,6 @@
 /* Argument checks of the public operations, with messages naming the argument. */
 #include "ops_check.h"
 
-#include <string.h>
-
 #include "error.h"
 #include "tensor_impl.h"
 
@@ -43,16 +41,6 @@ tdm_status tdm_ops_check_count(const char *func, const char *what, const tdm_ten
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: '%s' has %zu elements, expected %zu", func,
                         what, t->count, count);
     return TDM_OK;
-}
-
-tdm_kernel_call tdm_ops_call(tdm_kernel kernel, const tdm_tensor *const *views, size_t n)
-{
-    tdm_kernel_call call;
-    memset(&call, 0, sizeof call);
-    call.kernel = kernel;
-    for (size_t i = 0; i < n; i++)
-        call.views[i] = tdm_tensor_view(views[i]);
-    return call;
 }
 
 tdm_status tdm_ops_run(const char *func, const tdm_tensor *first, const tdm_kernel_call *call)

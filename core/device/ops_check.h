@@ -19,10 +19,6 @@ tdm_status tdm_ops_check_matrix(const char *func, const char *what, const tdm_te
 tdm_status tdm_ops_check_count(const char *func, const char *what, const tdm_tensor *t,
                                size_t count);
 
-/* A call of kernel with the tensors' views as its first n buffers; the caller sets
- * the scalars. */
-tdm_kernel_call tdm_ops_call(tdm_kernel kernel, const tdm_tensor *const *views, size_t n);
-
 /* Runs the call on the device of its first view, naming func on failure. */
 tdm_status tdm_ops_run(const char *func, const tdm_tensor *first, const tdm_kernel_call *call);
 

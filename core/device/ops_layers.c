@@ -1,8 +1,7 @@
 /* The public layer operations: matrix product, bias, activations and dropout, each a
  * checked call of the table's kernels. */
-#include <string.h>
-
 #include "error.h"
+#include "kernel_args.h"
 #include "ops_check.h"
 #include "tandem/nn.h"
 #include "tandem/ops.h"
@@ -45,21 +44,22 @@ tdm_status tdm_op_matmul(tdm_tensor *c, const tdm_tensor *a, int trans_a, const 
     tdm_status s = check_matmul(f, c, a, trans_a, b, trans_b);
     if (s != TDM_OK || c->count == 0)
         return s;
-    const tdm_tensor *views[] = {c, a, b};
-    tdm_kernel_call call = tdm_ops_call(TDM_KERNEL_gemm, views, 3);
-    uint32_t u[] = {(uint32_t)rows_of(a, trans_a),
-                    (uint32_t)cols_of(b, trans_b),
-                    (uint32_t)cols_of(a, trans_a),
-                    (uint32_t)a->shape.dims[1],
-                    (uint32_t)b->shape.dims[1],
-                    (uint32_t)c->shape.dims[1],
-                    trans_a ? 1u : 0u,
-                    trans_b ? 1u : 0u};
-    memcpy(call.u, u, sizeof u);
-    call.f[0] = alpha;
-    call.f[1] = beta;
-    if (u[2] == 0) /* an empty inner dimension: c = beta * c */
+    const tdm_gemm_args g = {.c = tdm_tensor_view(c),
+                             .a = tdm_tensor_view(a),
+                             .b = tdm_tensor_view(b),
+                             .m = (uint32_t)rows_of(a, trans_a),
+                             .n = (uint32_t)cols_of(b, trans_b),
+                             .k = (uint32_t)cols_of(a, trans_a),
+                             .lda = (uint32_t)a->shape.dims[1],
+                             .ldb = (uint32_t)b->shape.dims[1],
+                             .ldc = (uint32_t)c->shape.dims[1],
+                             .trans_a = trans_a ? 1u : 0u,
+                             .trans_b = trans_b ? 1u : 0u,
+                             .alpha = alpha,
+                             .beta = beta};
+    if (g.k == 0) /* an empty inner dimension: c = beta * c */
         return beta == 0.0f ? tdm_op_fill(c, 0.0f) : tdm_op_scale(c, c, beta);
+    tdm_kernel_call call = tdm_gemm_call(&g);
     return tdm_ops_run(f, c, &call);
 }
 
@@ -77,10 +77,12 @@ tdm_status tdm_op_bias_add(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor 
         s = tdm_ops_check_matrix(f, "x", x, rows_of(y, 0), b->count);
     if (s != TDM_OK || y->count == 0)
         return s;
-    const tdm_tensor *views[] = {y, x, b};
-    tdm_kernel_call call = tdm_ops_call(TDM_KERNEL_bias_add, views, 3);
-    call.u[0] = (uint32_t)y->shape.dims[0];
-    call.u[1] = (uint32_t)y->shape.dims[1];
+    const tdm_bias_add_args a = {.y = tdm_tensor_view(y),
+                                 .x = tdm_tensor_view(x),
+                                 .b = tdm_tensor_view(b),
+                                 .rows = (uint32_t)y->shape.dims[0],
+                                 .cols = (uint32_t)y->shape.dims[1]};
+    tdm_kernel_call call = tdm_bias_add_call(&a);
     return tdm_ops_run(f, y, &call);
 }
 
@@ -96,10 +98,11 @@ tdm_status tdm_op_sum_rows(tdm_tensor *out, const tdm_tensor *x)
         return s;
     if (x->count == 0) /* no rows: the sums are 0 */
         return tdm_op_fill(out, 0.0f);
-    const tdm_tensor *views[] = {out, x};
-    tdm_kernel_call call = tdm_ops_call(TDM_KERNEL_sum_axis0, views, 2);
-    call.u[0] = (uint32_t)x->shape.dims[0];
-    call.u[1] = (uint32_t)x->shape.dims[1];
+    const tdm_sum_axis0_args a = {.out = tdm_tensor_view(out),
+                                  .x = tdm_tensor_view(x),
+                                  .rows = (uint32_t)x->shape.dims[0],
+                                  .cols = (uint32_t)x->shape.dims[1]};
+    tdm_kernel_call call = tdm_sum_axis0_call(&a);
     return tdm_ops_run(f, out, &call);
 }
 
@@ -116,9 +119,11 @@ tdm_status tdm_op_sum(tdm_tensor *out, const tdm_tensor *x)
     if (x->count == 0)
         return tdm_op_fill(out, 0.0f);
     /* One chunk of n: one work-group sums in a fixed order, deterministic per device. */
-    const tdm_tensor *views[] = {out, x};
-    tdm_kernel_call call = tdm_ops_call(TDM_KERNEL_sum, views, 2);
-    call.u[0] = call.u[1] = (uint32_t)x->count;
+    const tdm_sum_args a = {.out = tdm_tensor_view(out),
+                            .x = tdm_tensor_view(x),
+                            .n = (uint32_t)x->count,
+                            .chunk = (uint32_t)x->count};
+    tdm_kernel_call call = tdm_sum_call(&a);
     return tdm_ops_run(f, out, &call);
 }
 
@@ -135,10 +140,13 @@ tdm_status tdm_op_dropout(tdm_tensor *y, const tdm_tensor *x, float rate, uint64
         s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: rate %g is outside [0, 1)", f, (double)rate);
     if (s != TDM_OK || y->count == 0)
         return s;
-    const tdm_tensor *views[] = {y, x};
-    tdm_kernel_call call = tdm_ops_call(TDM_KERNEL_dropout, views, 2);
-    uint32_t u[] = {(uint32_t)y->count, (uint32_t)seed, (uint32_t)(seed >> 32), offset};
-    memcpy(call.u, u, sizeof u);
-    call.f[0] = rate;
+    const tdm_dropout_args a = {.y = tdm_tensor_view(y),
+                                .x = tdm_tensor_view(x),
+                                .n = (uint32_t)y->count,
+                                .seed_lo = (uint32_t)seed,
+                                .seed_hi = (uint32_t)(seed >> 32),
+                                .offset = offset,
+                                .rate = rate};
+    tdm_kernel_call call = tdm_dropout_call(&a);
     return tdm_ops_run(f, y, &call);
 }

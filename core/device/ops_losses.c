@@ -1,7 +1,6 @@
 /* The public loss operations: per-example losses and their gradients in one kernel. */
-#include <string.h>
-
 #include "error.h"
+#include "kernel_args.h"
 #include "ops_check.h"
 #include "tandem/nn.h"
 #include "tandem/ops.h"
@@ -29,11 +28,14 @@ tdm_status tdm_op_softmax_xent(tdm_tensor *loss, tdm_tensor *dlogits, const tdm_
         s = tdm_ops_check_count(f, "labels", labels, rows);
     if (s != TDM_OK || logits->count == 0)
         return s;
-    const tdm_tensor *views[] = {loss, dlogits, logits, labels};
-    tdm_kernel_call call = tdm_ops_call(TDM_KERNEL_softmax_xent, views, 4);
-    call.f[0] = grad_scale;
-    call.u[0] = (uint32_t)rows;
-    call.u[1] = (uint32_t)logits->shape.dims[1];
+    const tdm_softmax_xent_args a = {.loss = tdm_tensor_view(loss),
+                                     .dlogits = tdm_tensor_view(dlogits),
+                                     .logits = tdm_tensor_view(logits),
+                                     .labels = tdm_tensor_view(labels),
+                                     .rows = (uint32_t)rows,
+                                     .cols = (uint32_t)logits->shape.dims[1],
+                                     .grad_scale = grad_scale};
+    tdm_kernel_call call = tdm_softmax_xent_call(&a);
     return tdm_ops_run(f, loss, &call);
 }
 
@@ -51,8 +53,12 @@ tdm_status tdm_op_mse(tdm_tensor *loss, tdm_tensor *dpred, const tdm_tensor *pre
     }
     if (s != TDM_OK || pred->count == 0)
         return s;
-    tdm_kernel_call call = tdm_ops_call(TDM_KERNEL_mse, views, 4);
-    call.f[0] = grad_scale;
-    call.u[0] = (uint32_t)pred->count;
+    const tdm_mse_args a = {.loss = tdm_tensor_view(loss),
+                            .dpred = tdm_tensor_view(dpred),
+                            .pred = tdm_tensor_view(pred),
+                            .target = tdm_tensor_view(target),
+                            .n = (uint32_t)pred->count,
+                            .grad_scale = grad_scale};
+    tdm_kernel_call call = tdm_mse_call(&a);
     return tdm_ops_run(f, loss, &call);
 }

@@ -1,7 +1,6 @@
 /* The public selection operations: clip by value and one-hot labels. */
-#include <string.h>
-
 #include "error.h"
+#include "kernel_args.h"
 #include "ops_check.h"
 #include "tandem/nn.h"
 #include "tensor_impl.h"
@@ -19,11 +18,12 @@ tdm_status tdm_op_clip(tdm_tensor *y, const tdm_tensor *x, float lo, float hi)
                      (double)hi);
     if (s != TDM_OK || y->count == 0)
         return s;
-    const tdm_tensor *views[] = {y, x};
-    tdm_kernel_call call = tdm_ops_call(TDM_KERNEL_clip, views, 2);
-    call.u[0] = (uint32_t)y->count;
-    call.f[0] = lo;
-    call.f[1] = hi;
+    const tdm_clip_args a = {.y = tdm_tensor_view(y),
+                             .x = tdm_tensor_view(x),
+                             .n = (uint32_t)y->count,
+                             .lo = lo,
+                             .hi = hi};
+    tdm_kernel_call call = tdm_clip_call(&a);
     return tdm_ops_run(f, y, &call);
 }
 
@@ -37,9 +37,10 @@ tdm_status tdm_op_one_hot(tdm_tensor *y, const tdm_tensor *labels)
         s = tdm_ops_check_matrix(f, "y", y, labels->count, 0);
     if (s != TDM_OK || y->count == 0)
         return s;
-    const tdm_tensor *views[] = {y, labels};
-    tdm_kernel_call call = tdm_ops_call(TDM_KERNEL_one_hot, views, 2);
-    call.u[0] = (uint32_t)y->shape.dims[0];
-    call.u[1] = (uint32_t)y->shape.dims[1];
+    const tdm_one_hot_args a = {.y = tdm_tensor_view(y),
+                                .labels = tdm_tensor_view(labels),
+                                .rows = (uint32_t)y->shape.dims[0],
+                                .cols = (uint32_t)y->shape.dims[1]};
+    tdm_kernel_call call = tdm_one_hot_call(&a);
     return tdm_ops_run(f, y, &call);
 }

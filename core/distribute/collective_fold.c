@@ -1,21 +1,49 @@
 /* The reduction on one device with the table's exact kernels, in replica order. */
 #include "collective_impl.h"
+#include "kernel_args.h"
 
 #define MAX_INPUTS 7      /* accumulate's inputs */
 #define MAX_PAIR_INPUTS 6 /* accumulate_pair's */
 
-/* y = kernel(x[0], ..., x[n - 1]); u[1] is accumulate's input count. */
-static tdm_status run(tdm_device *dev, tdm_kernel kernel, const tdm_buffer_view *y,
-                      const tdm_buffer_view *x, size_t n, float alpha)
+static uint32_t floats_in(const tdm_buffer_view *v)
 {
-    tdm_kernel_call call = {.kernel = kernel};
-    call.views[0] = *y;
-    for (size_t i = 0; i < n; i++)
-        call.views[1 + i] = x[i];
-    call.u[0] = (uint32_t)(y->size / 4);
-    call.u[1] = (uint32_t)n;
-    call.f[0] = alpha;
-    return tdm_kernel_run(dev, &call);
+    return (uint32_t)(v->size / sizeof(float));
+}
+
+static tdm_status copy(tdm_device *dev, const tdm_buffer_view *y, const tdm_buffer_view *x)
+{
+    const tdm_copy_args a = {.y = *y, .x = *x, .n = floats_in(y)};
+    return tdm_copy_run(dev, &a);
+}
+
+/* y = ((x[0] + x[1]) + ...) + x[n - 1], 2 <= n <= MAX_INPUTS. */
+static tdm_status accumulate(tdm_device *dev, const tdm_buffer_view *y, const tdm_buffer_view *x,
+                             size_t n)
+{
+    tdm_accumulate_args a = {
+        .y = *y, .x0 = x[0], .x1 = x[1], .n = floats_in(y), .inputs = (uint32_t)n};
+    tdm_buffer_view *optional[] = {&a.x2, &a.x3, &a.x4, &a.x5, &a.x6};
+    for (size_t i = 2; i < n; i++)
+        *optional[i - 2] = x[i];
+    return tdm_accumulate_run(dev, &a);
+}
+
+/* z = max(x, y) or min(x, y), element-wise. */
+typedef tdm_status (*pairwise_fn)(tdm_device *dev, const tdm_buffer_view *z,
+                                  const tdm_buffer_view *x, const tdm_buffer_view *y);
+
+static tdm_status maximum(tdm_device *dev, const tdm_buffer_view *z, const tdm_buffer_view *x,
+                          const tdm_buffer_view *y)
+{
+    const tdm_maximum_args a = {.z = *z, .x = *x, .y = *y, .n = floats_in(z)};
+    return tdm_maximum_run(dev, &a);
+}
+
+static tdm_status minimum(tdm_device *dev, const tdm_buffer_view *z, const tdm_buffer_view *x,
+                          const tdm_buffer_view *y)
+{
+    const tdm_minimum_args a = {.z = *z, .x = *x, .y = *y, .n = floats_in(z)};
+    return tdm_minimum_run(dev, &a);
 }
 
 /* ((x0 + x1) + ...) in groups of up to 7 inputs, each group's partial entering the
@@ -25,27 +53,25 @@ static tdm_status sum(tdm_device *dev, const tdm_buffer_view *acc, const tdm_buf
 {
     tdm_buffer_view group[MAX_INPUTS];
     size_t done = n < MAX_INPUTS ? n : MAX_INPUTS;
-    tdm_status s = run(dev, TDM_KERNEL_accumulate, acc, in, done, 0.0f);
+    tdm_status s = accumulate(dev, acc, in, done);
     while (done < n && s == TDM_OK) {
         size_t k = n - done < MAX_INPUTS - 1 ? n - done : MAX_INPUTS - 1;
         group[0] = *acc;
         for (size_t i = 0; i < k; i++)
             group[1 + i] = in[done + i];
-        s = run(dev, TDM_KERNEL_accumulate, acc, group, k + 1, 0.0f);
+        s = accumulate(dev, acc, group, k + 1);
         done += k;
     }
     return s;
 }
 
 /* max(max(x0, x1), x2) ... pairwise (NaN wins), likewise min. */
-static tdm_status extremum(tdm_device *dev, tdm_kernel kernel, const tdm_buffer_view *acc,
+static tdm_status extremum(tdm_device *dev, pairwise_fn pairwise, const tdm_buffer_view *acc,
                            const tdm_buffer_view *in, size_t n)
 {
-    tdm_status s = run(dev, kernel, acc, in, 2, 0.0f);
-    for (size_t i = 2; i < n && s == TDM_OK; i++) {
-        tdm_buffer_view pair[2] = {*acc, in[i]};
-        s = run(dev, kernel, acc, pair, 2, 0.0f);
-    }
+    tdm_status s = pairwise(dev, acc, &in[0], &in[1]);
+    for (size_t i = 2; i < n && s == TDM_OK; i++)
+        s = pairwise(dev, acc, acc, &in[i]);
     return s;
 }
 
@@ -53,11 +79,11 @@ tdm_status coll_fold(tdm_device *dev, tdm_reduce_op op, const tdm_buffer_view *a
                      const tdm_buffer_view *in, size_t n)
 {
     if (n == 1)
-        return run(dev, TDM_KERNEL_copy, acc, in, 1, 0.0f);
+        return copy(dev, acc, in);
     if (op == TDM_REDUCE_MAX)
-        return extremum(dev, TDM_KERNEL_maximum, acc, in, n);
+        return extremum(dev, maximum, acc, in, n);
     if (op == TDM_REDUCE_MIN)
-        return extremum(dev, TDM_KERNEL_minimum, acc, in, n);
+        return extremum(dev, minimum, acc, in, n);
     return sum(dev, acc, in, n);
 }
 
@@ -67,7 +93,9 @@ tdm_status coll_finalize(tdm_device *dev, tdm_reduce_op op, const tdm_buffer_vie
     if (op != TDM_REDUCE_MEAN)
         return TDM_OK;
     /* 1/count rounded once to float: a host fold computes the same alpha. */
-    return run(dev, TDM_KERNEL_scale, acc, acc, 1, (float)(1.0 / (double)count));
+    const tdm_scale_args a = {
+        .y = *acc, .x = *acc, .n = floats_in(acc), .alpha = (float)(1.0 / (double)count)};
+    return tdm_scale_run(dev, &a);
 }
 
 /* The scale MEAN applies: 1/count rounded once to float, as coll_finalize does. */
@@ -80,15 +108,17 @@ static float mean_alpha(tdm_reduce_op op, size_t count)
 static tdm_status sum_pair(tdm_device *dev, const tdm_buffer_view *y0, const tdm_buffer_view *y1,
                            const tdm_buffer_view *in, size_t n, float alpha)
 {
-    tdm_kernel_call call = {.kernel = TDM_KERNEL_accumulate_pair};
-    call.views[0] = *y0;
-    call.views[1] = *y1;
-    for (size_t i = 0; i < n; i++)
-        call.views[2 + i] = in[i];
-    call.u[0] = (uint32_t)(y0->size / 4);
-    call.u[1] = (uint32_t)n;
-    call.f[0] = alpha;
-    return tdm_kernel_run(dev, &call);
+    tdm_accumulate_pair_args a = {.y0 = *y0,
+                                  .y1 = *y1,
+                                  .x0 = in[0],
+                                  .x1 = in[1],
+                                  .n = floats_in(y0),
+                                  .inputs = (uint32_t)n,
+                                  .alpha = alpha};
+    tdm_buffer_view *optional[] = {&a.x2, &a.x3, &a.x4, &a.x5};
+    for (size_t i = 2; i < n; i++)
+        *optional[i - 2] = in[i];
+    return tdm_accumulate_pair_run(dev, &a);
 }
 
 tdm_status coll_fold_to(const coll_job *job, tdm_device *dev, const tdm_buffer_view *out,
@@ -110,6 +140,6 @@ tdm_status coll_fold_to(const coll_job *job, tdm_device *dev, const tdm_buffer_v
     }
     /* Further outputs copy a finished one, never an input another pass still reads. */
     for (size_t k = one_pass ? 2 : 0; k < n_out && s == TDM_OK; k++)
-        s = run(dev, TDM_KERNEL_copy, &out[k], &first, 1, 0.0f);
+        s = copy(dev, &out[k], &first);
     return s;
 }

@@ -8,7 +8,7 @@
 #include "dataset_impl.h"
 #include "error.h"
 #include "input_impl.h"
-#include "kernel.h"
+#include "kernel_args.h"
 
 tdm_input_cache *tdm_input_cache_retain(tdm_input_cache *cache)
 {
@@ -32,13 +32,14 @@ void tdm_input_cache_release(tdm_input_cache *cache)
  * whole of x at once (Vulkan's maxStorageBufferRange), and launches nothing. */
 static tdm_status probe(tdm_device *dev, tdm_tensor *x, size_t src_rows, size_t cols)
 {
-    tdm_kernel_call call;
-    memset(&call, 0, sizeof call);
-    call.kernel = TDM_KERNEL_gather_rows;
-    call.views[0] = call.views[1] = call.views[2] = tdm_tensor_view(x);
-    call.u[1] = (uint32_t)cols;
-    call.u[2] = (uint32_t)src_rows;
-    return tdm_kernel_run(dev, &call);
+    const tdm_buffer_view whole = tdm_tensor_view(x);
+    const tdm_gather_rows_args a = {.y = whole,
+                                    .x = whole,
+                                    .idx = whole,
+                                    .rows = 0,
+                                    .cols = (uint32_t)cols,
+                                    .src_rows = (uint32_t)src_rows};
+    return tdm_gather_rows_run(dev, &a);
 }
 
 /* Replica i's copy: the host arrays written to its device. */

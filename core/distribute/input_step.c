@@ -7,7 +7,7 @@
 #include "checked_size.h"
 #include "error.h"
 #include "input_impl.h"
-#include "kernel.h"
+#include "kernel_args.h"
 #include "strategy_impl.h"
 
 /* The most rows one batch of ds holds: never more than an epoch's examples, so a
@@ -217,16 +217,13 @@ static tdm_status upload_slice(tdm_device *dev, tdm_dtype dtype, const void *dat
 static tdm_status gather(tdm_device *dev, tdm_tensor *y, const tdm_tensor *x, tdm_buffer_view idx,
                          size_t rows, size_t cols, size_t src_rows)
 {
-    tdm_kernel_call call;
-    memset(&call, 0, sizeof call);
-    call.kernel = TDM_KERNEL_gather_rows;
-    call.views[0] = tdm_tensor_view(y);
-    call.views[1] = tdm_tensor_view(x);
-    call.views[2] = idx;
-    call.u[0] = (uint32_t)rows;
-    call.u[1] = (uint32_t)cols;
-    call.u[2] = (uint32_t)src_rows;
-    return tdm_kernel_run(dev, &call);
+    const tdm_gather_rows_args a = {.y = tdm_tensor_view(y),
+                                    .x = tdm_tensor_view(x),
+                                    .idx = idx,
+                                    .rows = (uint32_t)rows,
+                                    .cols = (uint32_t)cols,
+                                    .src_rows = (uint32_t)src_rows};
+    return tdm_gather_rows_run(dev, &a);
 }
 
 /* Replica i's slice of a cached step, `rows` examples from `first` in the epoch's

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "kernel.h"
+#include "kernel_args.h"
 #include "optimizer_impl.h"
 #include "variable_impl.h"
 
@@ -44,44 +44,74 @@ static tdm_status run_kernel(const tdm_optimizer *opt, const tdm_opt_step *step,
     if (n > UINT32_MAX)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%zu elements; optimizer kernels take at most 2^32 - 1", n);
-    tdm_kernel_call c = {0};
-    for (size_t b = 0; b < 2 + opt->slot_count; b++)
-        c.views[b] = views[b];
-    c.u[0] = (uint32_t)n;
-    c.f[0] = step->lr;
+    const tdm_buffer_view *w = &views[0], *g = &views[1], *slot = &views[2];
+    const uint32_t count = (uint32_t)n;
     switch (o->kind) {
-    case TDM_OPT_SGD: c.kernel = TDM_KERNEL_sgd; break;
-    case TDM_OPT_MOMENTUM:
-        c.kernel = TDM_KERNEL_momentum;
-        c.u[1] = (uint32_t)o->nesterov;
-        c.f[1] = o->momentum;
-        break;
-    case TDM_OPT_ADAGRAD:
-        c.kernel = TDM_KERNEL_adagrad;
-        c.f[1] = o->epsilon;
-        break;
-    case TDM_OPT_RMSPROP:
-        c.kernel = TDM_KERNEL_rmsprop;
-        /* Uncentered, the kernel neither reads nor writes mg: any view of n floats. */
-        if (!o->centered)
-            c.views[4] = c.views[3];
-        c.u[1] = (uint32_t)o->centered;
-        c.f[1] = o->rho;
-        c.f[2] = o->momentum;
-        c.f[3] = o->epsilon;
-        break;
-    case TDM_OPT_ADAM:
-    case TDM_OPT_ADAMW:
-        c.kernel = o->kind == TDM_OPT_ADAM ? TDM_KERNEL_adam : TDM_KERNEL_adamw;
-        c.f[1] = o->beta1;
-        c.f[2] = o->beta2;
-        c.f[3] = o->epsilon;
-        c.f[4] = step->beta1_power;
-        c.f[5] = step->beta2_power;
-        c.f[6] = step->weight_decay;
-        break;
+    case TDM_OPT_SGD: {
+        const tdm_sgd_args a = {.w = *w, .g = *g, .n = count, .lr = step->lr};
+        return tdm_sgd_run(dev, &a);
     }
-    return tdm_kernel_run(dev, &c);
+    case TDM_OPT_MOMENTUM: {
+        const tdm_momentum_args a = {.w = *w,
+                                     .g = *g,
+                                     .m = slot[0],
+                                     .n = count,
+                                     .nesterov = (uint32_t)o->nesterov,
+                                     .lr = step->lr,
+                                     .momentum = o->momentum};
+        return tdm_momentum_run(dev, &a);
+    }
+    case TDM_OPT_ADAGRAD: {
+        const tdm_adagrad_args a = {
+            .w = *w, .g = *g, .acc = slot[0], .n = count, .lr = step->lr, .eps = o->epsilon};
+        return tdm_adagrad_run(dev, &a);
+    }
+    case TDM_OPT_RMSPROP: {
+        /* Uncentered, the kernel neither reads nor writes mg: any view of n floats. */
+        const tdm_rmsprop_args a = {.w = *w,
+                                    .g = *g,
+                                    .ms = slot[0],
+                                    .mom = slot[1],
+                                    .mg = o->centered ? slot[2] : slot[1],
+                                    .n = count,
+                                    .centered = (uint32_t)o->centered,
+                                    .lr = step->lr,
+                                    .rho = o->rho,
+                                    .momentum = o->momentum,
+                                    .eps = o->epsilon};
+        return tdm_rmsprop_run(dev, &a);
+    }
+    case TDM_OPT_ADAM: {
+        const tdm_adam_args a = {.w = *w,
+                                 .g = *g,
+                                 .m = slot[0],
+                                 .v = slot[1],
+                                 .n = count,
+                                 .lr = step->lr,
+                                 .beta1 = o->beta1,
+                                 .beta2 = o->beta2,
+                                 .eps = o->epsilon,
+                                 .beta1_power = step->beta1_power,
+                                 .beta2_power = step->beta2_power};
+        return tdm_adam_run(dev, &a);
+    }
+    case TDM_OPT_ADAMW: {
+        const tdm_adamw_args a = {.w = *w,
+                                  .g = *g,
+                                  .m = slot[0],
+                                  .v = slot[1],
+                                  .n = count,
+                                  .lr = step->lr,
+                                  .beta1 = o->beta1,
+                                  .beta2 = o->beta2,
+                                  .eps = o->epsilon,
+                                  .beta1_power = step->beta1_power,
+                                  .beta2_power = step->beta2_power,
+                                  .weight_decay = step->weight_decay};
+        return tdm_adamw_run(dev, &a);
+    }
+    }
+    return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "optimizer kind %d has no kernel", (int)o->kind);
 }
 
 /* Copy `copy` of var and of its slots, in place, with g on that copy's device. */

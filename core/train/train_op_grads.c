@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "kernel_args.h"
 #include "kernel_ops.h"
 #include "optimizer_impl.h"
 #include "train_op_impl.h"
@@ -64,13 +65,13 @@ tdm_status tdm_train_check_numerics(tdm_train_op *op, tdm_train_replica *r)
     size_t n = op->total + 1, parts = (n + TDM_NORM_CHUNK - 1) / TDM_NORM_CHUNK;
     tdm_device *dev = tdm_tensor_device(r->flat);
     tdm_buffer_view flags = scratch_view(r, 0, parts), sum = scratch_view(r, parts, 1);
-    tdm_kernel_call check = tdm_kernel_call_of(
-        TDM_KERNEL_all_finite, flags, tdm_tensor_view(r->flat), (uint32_t)n, TDM_NORM_CHUNK);
-    tdm_kernel_call total =
-        tdm_kernel_call_of(TDM_KERNEL_sum, sum, flags, (uint32_t)parts, (uint32_t)parts);
-    tdm_status s = tdm_kernel_run(dev, &check);
+    const tdm_all_finite_args check = {
+        .out = flags, .x = tdm_tensor_view(r->flat), .n = (uint32_t)n, .chunk = TDM_NORM_CHUNK};
+    const tdm_sum_args total = {
+        .out = sum, .x = flags, .n = (uint32_t)parts, .chunk = (uint32_t)parts};
+    tdm_status s = tdm_all_finite_run(dev, &check);
     if (s == TDM_OK)
-        s = tdm_kernel_run(dev, &total);
+        s = tdm_sum_run(dev, &total);
     float finite = 0.0f;
     if (s == TDM_OK)
         s = tdm_buffer_read(sum.buffer, sum.offset, &finite, sizeof finite);

@@ -1,0 +1,58 @@
+/* Internal: a typed call per kernel of kernels.def, generated from its entry.
+ * tdm_<kernel>_args names the kernel's buffer views, uints and floats as the table
+ * does; tdm_<kernel>_call builds the positional tdm_kernel_call from them, and
+ * tdm_<kernel>_run launches it. So no caller spells an argument's position, and a
+ * misspelt argument does not compile. */
+#ifndef TDM_CORE_KERNEL_ARGS_H
+#define TDM_CORE_KERNEL_ARGS_H
+
+#include <string.h>
+
+#include "kernel.h"
+
+#define TDM_BUFFERS(...) __VA_ARGS__
+#define TDM_UINTS(...) __VA_ARGS__
+#define TDM_FLOATS(...) __VA_ARGS__
+
+#define TDM_BUF(name, type, extent, flags) tdm_buffer_view name;
+#define TDM_U(name) uint32_t name;
+#define TDM_F(name, min, max) float name;
+#define TDM_KERNEL(name, grid, wg, tolerance, buffers, uints, floats)                              \
+    typedef struct tdm_##name##_args {                                                             \
+        buffers uints floats                                                                       \
+    } tdm_##name##_args;
+#include "kernels.def"
+#undef TDM_KERNEL
+#undef TDM_BUF
+#undef TDM_U
+#undef TDM_F
+
+#define TDM_BUF(name, type, extent, flags) call.views[b++] = args->name;
+#define TDM_U(name) call.u[u++] = args->name;
+#define TDM_F(name, min, max) call.f[f++] = args->name;
+#define TDM_KERNEL(name, grid, wg, tolerance, buffers, uints, floats)                              \
+    static inline tdm_kernel_call tdm_##name##_call(const tdm_##name##_args *args)                 \
+    {                                                                                              \
+        tdm_kernel_call call;                                                                      \
+        unsigned b = 0, u = 0, f = 0;                                                              \
+        memset(&call, 0, sizeof call);                                                             \
+        call.kernel = TDM_KERNEL_##name;                                                           \
+        buffers uints floats;                                                                      \
+        (void)b, (void)u, (void)f;                                                                 \
+        return call;                                                                               \
+    }                                                                                              \
+    static inline tdm_status tdm_##name##_run(tdm_device *dev, const tdm_##name##_args *args)      \
+    {                                                                                              \
+        tdm_kernel_call call = tdm_##name##_call(args);                                            \
+        return tdm_kernel_run(dev, &call);                                                         \
+    }
+#include "kernels.def"
+#undef TDM_KERNEL
+#undef TDM_BUF
+#undef TDM_U
+#undef TDM_F
+#undef TDM_BUFFERS
+#undef TDM_UINTS
+#undef TDM_FLOATS
+
+#endif
