@@ -14,26 +14,29 @@
 /* Off by one: the last element is never updated. */
 static void axpy_short(const tdm_launch *l)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1);
-    for (uint32_t i = 0; i + 1 < l->u[0]; i++)
-        y[i] += l->f[0] * x[i];
+    const ref_axpy_args a = ref_axpy_unpack(l);
+    float *y = a.y, *x = a.x;
+    for (uint32_t i = 0; i + 1 < a.n; i++)
+        y[i] += a.alpha * x[i];
 }
 
 /* Writes one element past the end of its view. */
 static void copy_overrun(const tdm_launch *l)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    const ref_copy_args a = ref_copy_unpack(l);
+    float *y = a.y, *x = a.x;
+    for (uint32_t i = 0; i < a.n; i++)
         y[i] = x[i];
-    if (l->u[0])
-        y[l->u[0]] = x[0];
+    if (a.n)
+        y[a.n] = x[0];
 }
 
 /* Drops the last element of every chunk. */
 static void sum_drops_last(const tdm_launch *l)
 {
-    float *out = ref_f(l, 0), *x = ref_f(l, 1);
-    uint32_t n = l->u[0], chunk = l->u[1];
+    const ref_sum_args a = ref_sum_unpack(l);
+    float *out = a.out, *x = a.x;
+    uint32_t n = a.n, chunk = a.chunk;
     for (uint32_t c = 0; (uint64_t)c * chunk < n; c++) {
         double acc = 0;
         uint32_t end = n - c * chunk < chunk ? n : c * chunk + chunk;
@@ -46,10 +49,11 @@ static void sum_drops_last(const tdm_launch *l)
 /* Epsilon inside the square root: Keras's formula, not TensorFlow's ApplyAdam. */
 static void adam_eps_inside(const tdm_launch *l)
 {
-    float *w = ref_f(l, 0), *g = ref_f(l, 1), *m = ref_f(l, 2), *v = ref_f(l, 3);
-    float b1 = l->f[1], b2 = l->f[2], eps = l->f[3];
-    float lr_t = l->f[0] * sqrtf(1.0f - l->f[5]) / (1.0f - l->f[4]);
-    for (uint32_t i = 0; i < l->u[0]; i++) {
+    const ref_adam_args a = ref_adam_unpack(l);
+    float *w = a.w, *g = a.g, *m = a.m, *v = a.v;
+    float b1 = a.beta1, b2 = a.beta2, eps = a.eps;
+    float lr_t = a.lr * sqrtf(1.0f - a.beta2_power) / (1.0f - a.beta1_power);
+    for (uint32_t i = 0; i < a.n; i++) {
         m[i] = b1 * m[i] + (1.0f - b1) * g[i];
         v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
         w[i] -= lr_t * m[i] / sqrtf(v[i] + eps);
@@ -59,8 +63,9 @@ static void adam_eps_inside(const tdm_launch *l)
 /* The tanh approximation of GELU instead of the exact erf form. */
 static void gelu_tanh(const tdm_launch *l)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1);
-    for (uint32_t i = 0; i < l->u[0]; i++) {
+    const ref_gelu_args a = ref_gelu_unpack(l);
+    float *y = a.y, *x = a.x;
+    for (uint32_t i = 0; i < a.n; i++) {
         float v = x[i];
         y[i] = 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
     }
@@ -69,8 +74,9 @@ static void gelu_tanh(const tdm_launch *l)
 /* No maximum subtracted: large logits overflow. */
 static void softmax_unstable(const tdm_launch *l)
 {
-    float *loss = ref_f(l, 0), *dl = ref_f(l, 1), *logits = ref_f(l, 2);
-    uint32_t *labels = ref_u(l, 3), rows = l->u[0], cols = l->u[1];
+    const ref_softmax_xent_args a = ref_softmax_xent_unpack(l);
+    float *loss = a.loss, *dl = a.dlogits, *logits = a.logits;
+    uint32_t *labels = a.labels, rows = a.rows, cols = a.cols;
     for (uint32_t r = 0; r < rows; r++) {
         const float *z = logits + (size_t)r * cols;
         float total = 0;
@@ -78,17 +84,18 @@ static void softmax_unstable(const tdm_launch *l)
             total += expf(z[c]);
         loss[r] = logf(total) - z[labels[r]];
         for (uint32_t c = 0; c < cols; c++)
-            dl[(size_t)r * cols + c] = l->f[0] * (expf(z[c]) / total - (c == labels[r]));
+            dl[(size_t)r * cols + c] = a.grad_scale * (expf(z[c]) / total - (c == labels[r]));
     }
 }
 
 /* The neighbouring Philox word: a different mask from the same seed. */
 static void dropout_wrong_word(const tdm_launch *l)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1), rate = l->f[0];
-    const uint32_t key[2] = {l->u[1], l->u[2]};
-    for (uint32_t i = 0; i < l->u[0]; i++) {
-        uint32_t j = l->u[3] + i, counter[4] = {j >> 2, 0, 0, 0}, r[4];
+    const ref_dropout_args a = ref_dropout_unpack(l);
+    float *y = a.y, *x = a.x, rate = a.rate;
+    const uint32_t key[2] = {a.seed_lo, a.seed_hi};
+    for (uint32_t i = 0; i < a.n; i++) {
+        uint32_t j = a.offset + i, counter[4] = {j >> 2, 0, 0, 0}, r[4];
         ref_philox4x32_10(counter, key, r);
         float u = (float)(r[(j + 1) & 3] >> 8) * 0x1p-24f;
         y[i] = u >= rate ? x[i] / (1.0f - rate) : 0.0f;
@@ -98,10 +105,11 @@ static void dropout_wrong_word(const tdm_launch *l)
 /* Counts past 2^32 instead of wrapping: a different mask once the counter wraps. */
 static void dropout_no_wrap(const tdm_launch *l)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1), rate = l->f[0];
-    const uint32_t key[2] = {l->u[1], l->u[2]};
-    for (uint32_t i = 0; i < l->u[0]; i++) {
-        uint64_t j = (uint64_t)l->u[3] + i;
+    const ref_dropout_args a = ref_dropout_unpack(l);
+    float *y = a.y, *x = a.x, rate = a.rate;
+    const uint32_t key[2] = {a.seed_lo, a.seed_hi};
+    for (uint32_t i = 0; i < a.n; i++) {
+        uint64_t j = (uint64_t)a.offset + i;
         uint32_t counter[4] = {(uint32_t)(j >> 2), (uint32_t)(j >> 34), 0, 0}, r[4];
         ref_philox4x32_10(counter, key, r);
         float u = (float)(r[j & 3] >> 8) * 0x1p-24f;
@@ -112,17 +120,19 @@ static void dropout_no_wrap(const tdm_launch *l)
 /* Turns -0 into +0. */
 static void copy_signless(const tdm_launch *l)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    const ref_copy_args a = ref_copy_unpack(l);
+    float *y = a.y, *x = a.x;
+    for (uint32_t i = 0; i < a.n; i++)
         y[i] = x[i] == 0.0f ? 0.0f : x[i];
 }
 
 /* Right result, but scribbles on its input after reading it. */
 static void scale_scribbles(const tdm_launch *l)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1);
-    for (uint32_t i = 0; i < l->u[0]; i++) {
-        y[i] = l->f[0] * x[i];
+    const ref_scale_args a = ref_scale_unpack(l);
+    float *y = a.y, *x = a.x;
+    for (uint32_t i = 0; i < a.n; i++) {
+        y[i] = a.alpha * x[i];
         x[i] = 1.0f;
     }
 }
@@ -130,18 +140,20 @@ static void scale_scribbles(const tdm_launch *l)
 /* Forgets the factor 2 of the squared error's derivative. */
 static void mse_half_gradient(const tdm_launch *l)
 {
-    float *loss = ref_f(l, 0), *dp = ref_f(l, 1), *p = ref_f(l, 2), *t = ref_f(l, 3);
-    for (uint32_t i = 0; i < l->u[0]; i++) {
+    const ref_mse_args a = ref_mse_unpack(l);
+    float *loss = a.loss, *dp = a.dpred, *p = a.pred, *t = a.target;
+    for (uint32_t i = 0; i < a.n; i++) {
         loss[i] = (p[i] - t[i]) * (p[i] - t[i]);
-        dp[i] = l->f[0] * (p[i] - t[i]);
+        dp[i] = a.grad_scale * (p[i] - t[i]);
     }
 }
 
 /* Gathers the batch's rows in reverse order: the wrong end of the index list. */
 static void gather_reversed(const tdm_launch *l)
 {
-    uint32_t *y = ref_u(l, 0), *x = ref_u(l, 1), *idx = ref_u(l, 2);
-    uint32_t rows = l->u[0], cols = l->u[1];
+    const ref_gather_rows_args a = ref_gather_rows_unpack(l);
+    uint32_t *y = a.y, *x = a.x, *idx = a.idx;
+    uint32_t rows = a.rows, cols = a.cols;
     for (uint32_t r = 0; r < rows; r++)
         for (uint32_t c = 0; c < cols; c++)
             y[(size_t)r * cols + c] = x[(size_t)idx[rows - 1 - r] * cols + c];
@@ -150,8 +162,9 @@ static void gather_reversed(const tdm_launch *l)
 /* Treats the labels as 1-based. */
 static void one_hot_shifted(const tdm_launch *l)
 {
-    float *y = ref_f(l, 0);
-    uint32_t *labels = ref_u(l, 1), rows = l->u[0], cols = l->u[1];
+    const ref_one_hot_args a = ref_one_hot_unpack(l);
+    float *y = a.y;
+    uint32_t *labels = a.labels, rows = a.rows, cols = a.cols;
     for (uint32_t r = 0; r < rows; r++)
         for (uint32_t c = 0; c < cols; c++)
             y[(size_t)r * cols + c] = c + 1 == labels[r] ? 1.0f : 0.0f;
@@ -160,48 +173,54 @@ static void one_hot_shifted(const tdm_launch *l)
 /* fmaxf and fminf: a NaN gradient is clipped to a bound instead of staying NaN. */
 static void clip_drops_nan(const tdm_launch *l)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1);
-    for (uint32_t i = 0; i < l->u[0]; i++)
-        y[i] = fminf(fmaxf(x[i], l->f[0]), l->f[1]);
+    const ref_clip_args a = ref_clip_unpack(l);
+    float *y = a.y, *x = a.x;
+    for (uint32_t i = 0; i < a.n; i++)
+        y[i] = fminf(fmaxf(x[i], a.lo), a.hi);
 }
 
 /* Tests the sign of dy instead of x. */
 static void relu_grad_by_dy(const tdm_launch *l)
 {
-    float *dx = ref_f(l, 0), *dy = ref_f(l, 1);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    const ref_relu_grad_args a = ref_relu_grad_unpack(l);
+    float *dx = a.dx, *dy = a.dy;
+    for (uint32_t i = 0; i < a.n; i++)
         dx[i] = dy[i] > 0 ? dy[i] : 0.0f;
 }
 
 /* 1 - y where 1 - y^2 is due. */
 static void tanh_grad_unsquared(const tdm_launch *l)
 {
-    float *dx = ref_f(l, 0), *dy = ref_f(l, 1), *y = ref_f(l, 2);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    const ref_tanh_grad_args a = ref_tanh_grad_unpack(l);
+    float *dx = a.dx, *dy = a.dy, *y = a.y;
+    for (uint32_t i = 0; i < a.n; i++)
         dx[i] = dy[i] * (1.0f - y[i]);
 }
 
 /* y where y (1 - y) is due. */
 static void sigmoid_grad_no_complement(const tdm_launch *l)
 {
-    float *dx = ref_f(l, 0), *dy = ref_f(l, 1), *y = ref_f(l, 2);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    const ref_sigmoid_grad_args a = ref_sigmoid_grad_unpack(l);
+    float *dx = a.dx, *dy = a.dy, *y = a.y;
+    for (uint32_t i = 0; i < a.n; i++)
         dx[i] = dy[i] * y[i];
 }
 
 /* Phi(x) alone: the x phi(x) term of GELU's derivative forgotten. */
 static void gelu_grad_cdf_only(const tdm_launch *l)
 {
-    float *dx = ref_f(l, 0), *dy = ref_f(l, 1), *x = ref_f(l, 2);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    const ref_gelu_grad_args a = ref_gelu_grad_unpack(l);
+    float *dx = a.dx, *dy = a.dy, *x = a.x;
+    for (uint32_t i = 0; i < a.n; i++)
         dx[i] = dy[i] * (float)(0.5 * erfc(-x[i] / sqrt(2.0)));
 }
 
 /* Bias gradients that miss the batch's last example. */
 static void sum_axis0_skips_last_row(const tdm_launch *l)
 {
-    float *out = ref_f(l, 0), *x = ref_f(l, 1);
-    uint32_t rows = l->u[0], cols = l->u[1];
+    const ref_sum_axis0_args a = ref_sum_axis0_unpack(l);
+    float *out = a.out, *x = a.x;
+    uint32_t rows = a.rows, cols = a.cols;
     for (uint32_t c = 0; c < cols; c++) {
         double acc = 0;
         for (uint32_t r = 0; r + 1 < rows; r++)
@@ -213,17 +232,17 @@ static void sum_axis0_skips_last_row(const tdm_launch *l)
 /* The right loss, but a gradient that ignores grad_scale. */
 static void softmax_xent_unscaled_gradient(const tdm_launch *l)
 {
-    tdm_launch unscaled = *l;
-    unscaled.f[0] = 1.0f;
+    ref_softmax_xent_args unscaled = ref_softmax_xent_unpack(l);
+    unscaled.grad_scale = 1.0f;
     ref_softmax_xent(&unscaled);
 }
 
 /* alpha applied only when A is not transposed (the backward's A^T dC). */
 static void gemm_alpha_lost_when_transposed(const tdm_launch *l)
 {
-    tdm_launch unscaled = *l;
-    if (l->u[6])
-        unscaled.f[0] = 1.0f;
+    ref_gemm_args unscaled = ref_gemm_unpack(l);
+    if (unscaled.trans_a)
+        unscaled.alpha = 1.0f;
     ref_gemm(&unscaled);
 }
 

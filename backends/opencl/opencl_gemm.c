@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "kernel_args.h"
 #include "opencl_internal.h"
 
 #ifdef TDM_HAVE_CLBLAST
@@ -82,31 +83,24 @@ static tdm_status clblast_status(CLBlastStatusCode s)
     }
 }
 
-/* C = beta * C over m rows of n at offset c_off with leading dimension ldc, with the
- * table's fill (beta == 0: NaN must not survive) or scale kernel: gemm with k == 0,
- * which CLBlast rejects. One launch when the rows are contiguous, else one per row. */
+/* C = beta * C over m rows of n with leading dimension ldc, with the table's fill
+ * (beta == 0: NaN must not survive) or scale kernel: gemm with k == 0, which CLBlast
+ * rejects. One launch when the rows are contiguous, else one per row. */
 static tdm_status scale_c(tdm_device *dev, const tdm_launch *gemm, uint64_t m, uint64_t n,
                           uint64_t ldc, float beta)
 {
     const int contiguous = ldc == n && m * n <= UINT32_MAX;
     const uint64_t rows = contiguous ? 1 : m, count = contiguous ? m * n : n;
-    tdm_launch l = {.kernel = beta == 0.0f ? TDM_KERNEL_fill : TDM_KERNEL_scale};
-
-    l.buffers[0] = l.buffers[1] = gemm->buffers[0];
-    l.u[0] = (uint32_t)count;
-    l.f[0] = beta; /* fill's value (0) or scale's alpha */
-    l.groups = (uint32_t)((count + 63) / 64 < 4096 ? (count + 63) / 64 : 4096);
-    for (uint64_t r = 0; r < rows; r++) {
-        const uint64_t offset = gemm->offsets[0] + r * ldc;
-        if (offset > UINT32_MAX)
-            return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s '%s': gemm: C's offset is out of range",
-                            dev->desc.id, dev->desc.name);
-        l.offsets[0] = l.offsets[1] = (uint32_t)offset;
-        tdm_status st = tdm_opencl_launch(dev, &l);
-        if (st != TDM_OK)
-            return st;
+    const unsigned at = tdm_gemm_slots_of().c;
+    tdm_status st = TDM_OK;
+    for (uint64_t r = 0; r < rows && st == TDM_OK; r++) {
+        const tdm_buffer_view c = {gemm->buffers[at], (gemm->offsets[at] + r * ldc) * sizeof(float),
+                                   count * sizeof(float)};
+        const tdm_fill_args zero = {.y = c, .n = (uint32_t)count, .value = 0.0f};
+        const tdm_scale_args scale = {.y = c, .x = c, .n = (uint32_t)count, .alpha = beta};
+        st = beta == 0.0f ? tdm_fill_run(dev, &zero) : tdm_scale_run(dev, &scale);
     }
-    return TDM_OK;
+    return st;
 }
 
 /* Before a physical device's first gemm (logical devices share theirs), the shipped
@@ -141,14 +135,14 @@ static void apply_tuning(const tdm_device *dev)
 
 tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch)
 {
-    const uint32_t *u = launch->u; /* m n k lda ldb ldc trans_a trans_b */
-    const float alpha = launch->f[0], beta = launch->f[1];
+    const tdm_gemm_scalars g = tdm_gemm_scalars_of(launch);
+    const tdm_gemm_slots at = tdm_gemm_slots_of();
 
-    if (u[0] == 0 || u[1] == 0)
+    if (g.m == 0 || g.n == 0)
         return TDM_OK; /* C is empty */
     /* op(A) * op(B) is zero: C = beta * C, and beta 1 keeps C as it is */
-    if (u[2] == 0)
-        return beta == 1.0f ? TDM_OK : scale_c(dev, launch, u[0], u[1], u[5], beta);
+    if (g.k == 0)
+        return g.beta == 1.0f ? TDM_OK : scale_c(dev, launch, g.m, g.n, g.ldc, g.beta);
     const char *why;
     if (!tdm_opencl_gemm_load(&why))
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': gemm on OpenCL needs CLBlast: %s",
@@ -161,17 +155,17 @@ tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch)
     cl_command_queue queue = tdm_opencl_dev(dev)->queue;
     pthread_mutex_lock(&clblast_lock);
     apply_tuning(dev);
-    CLBlastStatusCode s =
-        clblast_sgemm(CLBlastLayoutRowMajor, u[6] ? CLBlastTransposeYes : CLBlastTransposeNo,
-                      u[7] ? CLBlastTransposeYes : CLBlastTransposeNo, u[0], u[1], u[2], alpha,
-                      tdm_opencl_mem(launch->buffers[1]), launch->offsets[1], u[3],
-                      tdm_opencl_mem(launch->buffers[2]), launch->offsets[2], u[4], beta,
-                      tdm_opencl_mem(launch->buffers[0]), launch->offsets[0], u[5], &queue, NULL);
+    CLBlastStatusCode s = clblast_sgemm(
+        CLBlastLayoutRowMajor, g.trans_a ? CLBlastTransposeYes : CLBlastTransposeNo,
+        g.trans_b ? CLBlastTransposeYes : CLBlastTransposeNo, g.m, g.n, g.k, g.alpha,
+        tdm_opencl_mem(launch->buffers[at.a]), launch->offsets[at.a], g.lda,
+        tdm_opencl_mem(launch->buffers[at.b]), launch->offsets[at.b], g.ldb, g.beta,
+        tdm_opencl_mem(launch->buffers[at.c]), launch->offsets[at.c], g.ldc, &queue, NULL);
     pthread_mutex_unlock(&clblast_lock);
     if (s != CLBlastSuccess)
-        return tdm_fail(
-            clblast_status(s), "%s '%s': gemm (m %u, n %u, k %u): CLBlastSgemm failed: %s (%d)",
-            dev->desc.id, dev->desc.name, u[0], u[1], u[2], clblast_error_name(s), (int)s);
+        return tdm_fail(clblast_status(s),
+                        "%s '%s': gemm (m %u, n %u, k %u): CLBlastSgemm failed: %s (%d)",
+                        dev->desc.id, dev->desc.name, g.m, g.n, g.k, clblast_error_name(s), (int)s);
     return TDM_OK;
 }
 

@@ -1,8 +1,9 @@
 /* Internal: a typed call per kernel of kernels.def, generated from its entry.
  * tdm_<kernel>_args names the kernel's buffer views, uints and floats as the table
  * does; tdm_<kernel>_call builds the positional tdm_kernel_call from them, and
- * tdm_<kernel>_run launches it. So no caller spells an argument's position, and a
- * misspelt argument does not compile. */
+ * tdm_<kernel>_run launches it; a backend reads a launch's scalars by name with
+ * tdm_<kernel>_scalars_of and finds its buffers with tdm_<kernel>_slots_of. So no caller spells an
+ * argument's position, and a misspelt argument does not compile. */
 #ifndef TDM_CORE_KERNEL_ARGS_H
 #define TDM_CORE_KERNEL_ARGS_H
 
@@ -45,6 +46,62 @@
     {                                                                                              \
         tdm_kernel_call call = tdm_##name##_call(args);                                            \
         return tdm_kernel_run(dev, &call);                                                         \
+    }
+#include "kernels.def"
+#undef TDM_KERNEL
+#undef TDM_BUF
+#undef TDM_U
+#undef TDM_F
+
+/* For backends: a launch's scalars by name (tdm_<kernel>_scalars_of). */
+#define TDM_BUF(name, type, extent, flags)
+#define TDM_U(name) uint32_t name;
+#define TDM_F(name, min, max) float name;
+#define TDM_KERNEL(name, grid, wg, tolerance, buffers, uints, floats)                              \
+    typedef struct tdm_##name##_scalars {                                                          \
+        uints floats                                                                               \
+    } tdm_##name##_scalars;
+#include "kernels.def"
+#undef TDM_KERNEL
+#undef TDM_U
+#undef TDM_F
+
+#define TDM_U(name) scalars.name = launch->u[u++];
+#define TDM_F(name, min, max) scalars.name = launch->f[f++];
+#define TDM_KERNEL(name, grid, wg, tolerance, buffers, uints, floats)                              \
+    static inline tdm_##name##_scalars tdm_##name##_scalars_of(const tdm_launch *launch)           \
+    {                                                                                              \
+        tdm_##name##_scalars scalars;                                                              \
+        unsigned u = 0, f = 0;                                                                     \
+        uints floats;                                                                              \
+        (void)u, (void)f;                                                                          \
+        return scalars;                                                                            \
+    }
+#include "kernels.def"
+#undef TDM_KERNEL
+#undef TDM_BUF
+#undef TDM_U
+#undef TDM_F
+
+/* For backends: where each buffer sits in a launch (tdm_<kernel>_slots()). */
+#define TDM_U(name)
+#define TDM_F(name, min, max)
+#define TDM_BUF(name, type, extent, flags) unsigned name;
+#define TDM_KERNEL(name, grid, wg, tolerance, buffers, uints, floats)                              \
+    typedef struct tdm_##name##_slots {                                                            \
+        buffers                                                                                    \
+    } tdm_##name##_slots;
+#include "kernels.def"
+#undef TDM_KERNEL
+#undef TDM_BUF
+
+#define TDM_BUF(name, type, extent, flags) slots.name = b++;
+#define TDM_KERNEL(name, grid, wg, tolerance, buffers, uints, floats)                              \
+    static inline tdm_##name##_slots tdm_##name##_slots_of(void)                                   \
+    {                                                                                              \
+        tdm_##name##_slots slots;                                                                  \
+        unsigned b = 0;                                                                            \
+        buffers return slots;                                                                      \
     }
 #include "kernels.def"
 #undef TDM_KERNEL

@@ -3,124 +3,126 @@
 
 #include "ref_kernels.h"
 
-void ref_fill(const tdm_launch *l)
+void ref_fill(const ref_fill_args *args)
 {
-    float *y = ref_f(l, 0);
-    for (uint32_t i = 0; i < l->u[0]; i++)
-        y[i] = l->f[0];
+    float *y = args->y;
+    for (uint32_t i = 0; i < args->n; i++)
+        y[i] = args->value;
 }
 
-void ref_copy(const tdm_launch *l)
+void ref_copy(const ref_copy_args *args)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    float *y = args->y, *x = args->x;
+    for (uint32_t i = 0; i < args->n; i++)
         y[i] = x[i];
 }
 
-void ref_scale(const tdm_launch *l)
+void ref_scale(const ref_scale_args *args)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1);
-    for (uint32_t i = 0; i < l->u[0]; i++)
-        y[i] = l->f[0] * x[i];
+    float *y = args->y, *x = args->x;
+    for (uint32_t i = 0; i < args->n; i++)
+        y[i] = args->alpha * x[i];
 }
 
 /* In double: the exact alpha * x + y, rounded once. */
-void ref_axpy(const tdm_launch *l)
+void ref_axpy(const ref_axpy_args *args)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1);
-    for (uint32_t i = 0; i < l->u[0]; i++)
-        y[i] = (float)((double)l->f[0] * x[i] + y[i]);
+    float *y = args->y, *x = args->x;
+    for (uint32_t i = 0; i < args->n; i++)
+        y[i] = (float)((double)args->alpha * x[i] + y[i]);
 }
 
-void ref_add(const tdm_launch *l)
+void ref_add(const ref_add_args *args)
 {
-    float *z = ref_f(l, 0), *x = ref_f(l, 1), *y = ref_f(l, 2);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    float *z = args->z, *x = args->x, *y = args->y;
+    for (uint32_t i = 0; i < args->n; i++)
         z[i] = x[i] + y[i];
 }
 
-void ref_sub(const tdm_launch *l)
+void ref_sub(const ref_sub_args *args)
 {
-    float *z = ref_f(l, 0), *x = ref_f(l, 1), *y = ref_f(l, 2);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    float *z = args->z, *x = args->x, *y = args->y;
+    for (uint32_t i = 0; i < args->n; i++)
         z[i] = x[i] - y[i];
 }
 
-void ref_mul(const tdm_launch *l)
+void ref_mul(const ref_mul_args *args)
 {
-    float *z = ref_f(l, 0), *x = ref_f(l, 1), *y = ref_f(l, 2);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    float *z = args->z, *x = args->x, *y = args->y;
+    for (uint32_t i = 0; i < args->n; i++)
         z[i] = x[i] * y[i];
 }
 
-void ref_sqrt(const tdm_launch *l)
+void ref_sqrt(const ref_sqrt_args *args)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    float *y = args->y, *x = args->x;
+    for (uint32_t i = 0; i < args->n; i++)
         y[i] = sqrtf(x[i]);
 }
 
-void ref_cast_f32_f16(const tdm_launch *l)
+void ref_cast_f32_f16(const ref_cast_f32_f16_args *args)
 {
-    uint16_t *y = ref_h(l, 0);
-    float *x = ref_f(l, 1);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    uint16_t *y = args->y;
+    float *x = args->x;
+    for (uint32_t i = 0; i < args->n; i++)
         y[i] = ref_f32_to_f16(x[i]);
 }
 
-void ref_cast_f16_f32(const tdm_launch *l)
+void ref_cast_f16_f32(const ref_cast_f16_f32_args *args)
 {
-    float *y = ref_f(l, 0);
-    uint16_t *x = ref_h(l, 1);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    float *y = args->y;
+    uint16_t *x = args->x;
+    for (uint32_t i = 0; i < args->n; i++)
         y[i] = ref_f16_to_f32(x[i]);
 }
 
 /* Left to right in float: the order every backend must follow. */
-void ref_accumulate(const tdm_launch *l)
+void ref_accumulate(const ref_accumulate_args *args)
 {
-    float *y = ref_f(l, 0);
-    uint32_t inputs = l->u[1];
-    for (uint32_t i = 0; i < l->u[0]; i++) {
-        float sum = ref_f(l, 1)[i];
+    float *y = args->y;
+    const float *x[] = {args->x0, args->x1, args->x2, args->x3, args->x4, args->x5, args->x6};
+    uint32_t inputs = args->inputs;
+    for (uint32_t i = 0; i < args->n; i++) {
+        float sum = x[0][i];
         for (uint32_t k = 1; k < inputs; k++)
-            sum += ref_f(l, 1 + (int)k)[i];
+            sum += x[k][i];
         y[i] = sum;
     }
 }
 
 /* The same sum as accumulate, then one rounding for the scale. */
-void ref_accumulate_pair(const tdm_launch *l)
+void ref_accumulate_pair(const ref_accumulate_pair_args *args)
 {
-    float *y0 = ref_f(l, 0), *y1 = ref_f(l, 1), alpha = l->f[0];
-    uint32_t inputs = l->u[1];
-    for (uint32_t i = 0; i < l->u[0]; i++) {
-        float sum = ref_f(l, 2)[i];
+    float *y0 = args->y0, *y1 = args->y1, alpha = args->alpha;
+    const float *x[] = {args->x0, args->x1, args->x2, args->x3, args->x4, args->x5};
+    uint32_t inputs = args->inputs;
+    for (uint32_t i = 0; i < args->n; i++) {
+        float sum = x[0][i];
         for (uint32_t k = 1; k < inputs; k++)
-            sum += ref_f(l, 2 + (int)k)[i];
+            sum += x[k][i];
         y0[i] = y1[i] = alpha * sum;
     }
 }
 
 /* NaN wins, so a replica's NaN reaches every replica through MAX or MIN. */
-void ref_maximum(const tdm_launch *l)
+void ref_maximum(const ref_maximum_args *args)
 {
-    float *z = ref_f(l, 0), *x = ref_f(l, 1), *y = ref_f(l, 2);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    float *z = args->z, *x = args->x, *y = args->y;
+    for (uint32_t i = 0; i < args->n; i++)
         z[i] = isnan(x[i]) || isnan(y[i]) ? NAN : (y[i] > x[i] ? y[i] : x[i]);
 }
 
-void ref_minimum(const tdm_launch *l)
+void ref_minimum(const ref_minimum_args *args)
 {
-    float *z = ref_f(l, 0), *x = ref_f(l, 1), *y = ref_f(l, 2);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    float *z = args->z, *x = args->x, *y = args->y;
+    for (uint32_t i = 0; i < args->n; i++)
         z[i] = isnan(x[i]) || isnan(y[i]) ? NAN : (y[i] < x[i] ? y[i] : x[i]);
 }
 
-void ref_bias_add(const tdm_launch *l)
+void ref_bias_add(const ref_bias_add_args *args)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1), *b = ref_f(l, 2);
-    uint32_t rows = l->u[0], cols = l->u[1];
+    float *y = args->y, *x = args->x, *b = args->b;
+    uint32_t rows = args->rows, cols = args->cols;
     for (uint32_t r = 0; r < rows; r++)
         for (uint32_t c = 0; c < cols; c++)
             y[(size_t)r * cols + c] = x[(size_t)r * cols + c] + b[c];
@@ -128,10 +130,10 @@ void ref_bias_add(const tdm_launch *l)
 
 /* Two comparisons, as every backend writes them: a NaN fails both and passes through,
  * and a zero keeps its sign unless a bound replaces it. */
-void ref_clip(const tdm_launch *l)
+void ref_clip(const ref_clip_args *args)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1), lo = l->f[0], hi = l->f[1];
-    for (uint32_t i = 0; i < l->u[0]; i++) {
+    float *y = args->y, *x = args->x, lo = args->lo, hi = args->hi;
+    for (uint32_t i = 0; i < args->n; i++) {
         float t = x[i] < lo ? lo : x[i];
         y[i] = t > hi ? hi : t;
     }

@@ -1,12 +1,13 @@
 /* GEMM, row-major: C = alpha * op(A) * op(B) + beta * C, dot products in double. */
 #include "ref_kernels.h"
 
-void ref_gemm(const tdm_launch *l)
+void ref_gemm(const ref_gemm_args *args)
 {
-    float *c = ref_f(l, 0), *a = ref_f(l, 1), *b = ref_f(l, 2);
-    uint32_t m = l->u[0], n = l->u[1], k = l->u[2], lda = l->u[3], ldb = l->u[4], ldc = l->u[5];
-    int ta = l->u[6] != 0, tb = l->u[7] != 0;
-    float alpha = l->f[0], beta = l->f[1];
+    float *c = args->c, *a = args->a, *b = args->b;
+    uint32_t m = args->m, n = args->n, k = args->k, lda = args->lda, ldb = args->ldb,
+             ldc = args->ldc;
+    int ta = args->trans_a != 0, tb = args->trans_b != 0;
+    float alpha = args->alpha, beta = args->beta;
     for (uint32_t i = 0; i < m; i++)
         for (uint32_t j = 0; j < n; j++) {
             double dot = 0.0;

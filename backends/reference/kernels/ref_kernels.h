@@ -9,25 +9,9 @@
 
 #include <stdint.h>
 
-#include "device_impl.h"
+#include "ref_args.h"
 
-/* Buffer b of the launch at its offset, as floats, halves or uints. */
-static inline float *ref_f(const tdm_launch *l, int b)
-{
-    return (float *)l->buffers[b]->impl + l->offsets[b];
-}
-
-static inline uint16_t *ref_h(const tdm_launch *l, int b)
-{
-    return (uint16_t *)l->buffers[b]->impl + l->offsets[b];
-}
-
-static inline uint32_t *ref_u(const tdm_launch *l, int b)
-{
-    return (uint32_t *)l->buffers[b]->impl + l->offsets[b];
-}
-
-#define TDM_KERNEL(name, ...) void ref_##name(const tdm_launch *l);
+#define TDM_KERNEL(name, ...) void ref_##name(const ref_##name##_args *args);
 #include "kernels.def"
 #undef TDM_KERNEL
 

@@ -4,15 +4,19 @@
 
 #include "reference_launch.h"
 
-static void (*const kernels[TDM_KERNEL_COUNT])(const tdm_launch *) = {
-#define TDM_KERNEL(name, ...) [TDM_KERNEL_##name] = ref_##name,
-#include "kernels.def"
-#undef TDM_KERNEL
-};
-
 tdm_status tdm_reference_launch(tdm_device *dev, const tdm_launch *launch)
 {
     (void)dev;
-    kernels[launch->kernel](launch);
+    switch (launch->kernel) {
+#define TDM_KERNEL(name, ...)                                                                      \
+    case TDM_KERNEL_##name: {                                                                      \
+        const ref_##name##_args args = ref_##name##_unpack(launch);                                \
+        ref_##name(&args);                                                                         \
+        break;                                                                                     \
+    }
+#include "kernels.def"
+#undef TDM_KERNEL
+    case TDM_KERNEL_COUNT: break;
+    }
     return TDM_OK;
 }

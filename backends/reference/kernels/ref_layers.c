@@ -3,45 +3,45 @@
 
 #include "ref_kernels.h"
 
-void ref_relu(const tdm_launch *l)
+void ref_relu(const ref_relu_args *args)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    float *y = args->y, *x = args->x;
+    for (uint32_t i = 0; i < args->n; i++)
         y[i] = isnan(x[i]) || x[i] > 0.0f ? x[i] : 0.0f;
 }
 
-void ref_relu_grad(const tdm_launch *l)
+void ref_relu_grad(const ref_relu_grad_args *args)
 {
-    float *dx = ref_f(l, 0), *dy = ref_f(l, 1), *x = ref_f(l, 2);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    float *dx = args->dx, *dy = args->dy, *x = args->x;
+    for (uint32_t i = 0; i < args->n; i++)
         dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
 }
 
-void ref_tanh(const tdm_launch *l)
+void ref_tanh(const ref_tanh_args *args)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    float *y = args->y, *x = args->x;
+    for (uint32_t i = 0; i < args->n; i++)
         y[i] = tanhf(x[i]);
 }
 
-void ref_tanh_grad(const tdm_launch *l)
+void ref_tanh_grad(const ref_tanh_grad_args *args)
 {
-    float *dx = ref_f(l, 0), *dy = ref_f(l, 1), *y = ref_f(l, 2);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    float *dx = args->dx, *dy = args->dy, *y = args->y;
+    for (uint32_t i = 0; i < args->n; i++)
         dx[i] = dy[i] * (1.0f - y[i] * y[i]);
 }
 
-void ref_sigmoid(const tdm_launch *l)
+void ref_sigmoid(const ref_sigmoid_args *args)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    float *y = args->y, *x = args->x;
+    for (uint32_t i = 0; i < args->n; i++)
         y[i] = (float)(1.0 / (1.0 + exp(-(double)x[i])));
 }
 
-void ref_sigmoid_grad(const tdm_launch *l)
+void ref_sigmoid_grad(const ref_sigmoid_grad_args *args)
 {
-    float *dx = ref_f(l, 0), *dy = ref_f(l, 1), *y = ref_f(l, 2);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    float *dx = args->dx, *dy = args->dy, *y = args->y;
+    for (uint32_t i = 0; i < args->n; i++)
         dx[i] = dy[i] * y[i] * (1.0f - y[i]);
 }
 
@@ -51,18 +51,18 @@ static double normal_cdf(double x)
     return 0.5 * erfc(-x / sqrt(2.0));
 }
 
-void ref_gelu(const tdm_launch *l)
+void ref_gelu(const ref_gelu_args *args)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1);
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    float *y = args->y, *x = args->x;
+    for (uint32_t i = 0; i < args->n; i++)
         y[i] = (float)(x[i] * normal_cdf(x[i]));
 }
 
-void ref_gelu_grad(const tdm_launch *l)
+void ref_gelu_grad(const ref_gelu_grad_args *args)
 {
-    float *dx = ref_f(l, 0), *dy = ref_f(l, 1), *x = ref_f(l, 2);
+    float *dx = args->dx, *dy = args->dy, *x = args->x;
     const double inv_sqrt_2pi = 0.3989422804014327;
-    for (uint32_t i = 0; i < l->u[0]; i++) {
+    for (uint32_t i = 0; i < args->n; i++) {
         double v = x[i], pdf = inv_sqrt_2pi * exp(-0.5 * v * v);
         dx[i] = (float)(dy[i] * (normal_cdf(v) + v * pdf));
     }
@@ -85,41 +85,41 @@ static void xent_row(const float *logits, uint32_t cols, uint32_t label, float g
     }
 }
 
-void ref_softmax_xent(const tdm_launch *l)
+void ref_softmax_xent(const ref_softmax_xent_args *args)
 {
-    float *loss = ref_f(l, 0), *dlogits = ref_f(l, 1), *logits = ref_f(l, 2);
-    uint32_t *labels = ref_u(l, 3), rows = l->u[0], cols = l->u[1];
+    float *loss = args->loss, *dlogits = args->dlogits, *logits = args->logits;
+    uint32_t *labels = args->labels, rows = args->rows, cols = args->cols;
     for (uint32_t r = 0; r < rows; r++)
-        xent_row(logits + (size_t)r * cols, cols, labels[r], l->f[0], loss + r,
+        xent_row(logits + (size_t)r * cols, cols, labels[r], args->grad_scale, loss + r,
                  dlogits + (size_t)r * cols);
 }
 
-void ref_mse(const tdm_launch *l)
+void ref_mse(const ref_mse_args *args)
 {
-    float *loss = ref_f(l, 0), *dpred = ref_f(l, 1), *pred = ref_f(l, 2), *target = ref_f(l, 3);
-    for (uint32_t i = 0; i < l->u[0]; i++) {
+    float *loss = args->loss, *dpred = args->dpred, *pred = args->pred, *target = args->target;
+    for (uint32_t i = 0; i < args->n; i++) {
         float diff = pred[i] - target[i];
         loss[i] = diff * diff;
-        dpred[i] = l->f[0] * 2.0f * diff;
+        dpred[i] = args->grad_scale * 2.0f * diff;
     }
 }
 
-void ref_dropout(const tdm_launch *l)
+void ref_dropout(const ref_dropout_args *args)
 {
-    float *y = ref_f(l, 0), *x = ref_f(l, 1), rate = l->f[0];
-    const uint32_t key[2] = {l->u[1], l->u[2]};
-    for (uint32_t i = 0; i < l->u[0]; i++) {
-        uint32_t j = l->u[3] + i, counter[4] = {j >> 2, 0, 0, 0}, r[4];
+    float *y = args->y, *x = args->x, rate = args->rate;
+    const uint32_t key[2] = {args->seed_lo, args->seed_hi};
+    for (uint32_t i = 0; i < args->n; i++) {
+        uint32_t j = args->offset + i, counter[4] = {j >> 2, 0, 0, 0}, r[4];
         ref_philox4x32_10(counter, key, r);
         float u = (float)(r[j & 3] >> 8) * 0x1p-24f;
         y[i] = u >= rate ? x[i] / (1.0f - rate) : 0.0f;
     }
 }
 
-void ref_one_hot(const tdm_launch *l)
+void ref_one_hot(const ref_one_hot_args *args)
 {
-    float *y = ref_f(l, 0);
-    uint32_t *labels = ref_u(l, 1), rows = l->u[0], cols = l->u[1];
+    float *y = args->y;
+    uint32_t *labels = args->labels, rows = args->rows, cols = args->cols;
     for (uint32_t r = 0; r < rows; r++)
         for (uint32_t c = 0; c < cols; c++)
             y[(size_t)r * cols + c] = c == labels[r] ? 1.0f : 0.0f;

@@ -5,45 +5,45 @@
 #include "ref_kernels.h"
 
 /* w -= lr * g */
-void ref_sgd(const tdm_launch *l)
+void ref_sgd(const ref_sgd_args *args)
 {
-    float *w = ref_f(l, 0), *g = ref_f(l, 1), lr = l->f[0];
-    for (uint32_t i = 0; i < l->u[0]; i++)
+    float *w = args->w, *g = args->g, lr = args->lr;
+    for (uint32_t i = 0; i < args->n; i++)
         w[i] = (float)(w[i] - (double)lr * g[i]);
 }
 
 /* ApplyMomentum: m = momentum * m + g; w -= lr * m, or with Nesterov
  * w -= lr * g + lr * momentum * m */
-void ref_momentum(const tdm_launch *l)
+void ref_momentum(const ref_momentum_args *args)
 {
-    float *w = ref_f(l, 0), *g = ref_f(l, 1), *m = ref_f(l, 2);
-    float lr = l->f[0], mu = l->f[1];
-    for (uint32_t i = 0; i < l->u[0]; i++) {
+    float *w = args->w, *g = args->g, *m = args->m;
+    float lr = args->lr, mu = args->momentum;
+    for (uint32_t i = 0; i < args->n; i++) {
         m[i] = mu * m[i] + g[i];
-        w[i] -= l->u[1] ? lr * g[i] + lr * mu * m[i] : lr * m[i];
+        w[i] -= args->nesterov ? lr * g[i] + lr * mu * m[i] : lr * m[i];
     }
 }
 
 /* ApplyAdagradV2: acc += g * g; w -= lr * g / (sqrt(acc) + eps) */
-void ref_adagrad(const tdm_launch *l)
+void ref_adagrad(const ref_adagrad_args *args)
 {
-    float *w = ref_f(l, 0), *g = ref_f(l, 1), *acc = ref_f(l, 2);
-    float lr = l->f[0], eps = l->f[1];
-    for (uint32_t i = 0; i < l->u[0]; i++) {
+    float *w = args->w, *g = args->g, *acc = args->acc;
+    float lr = args->lr, eps = args->eps;
+    for (uint32_t i = 0; i < args->n; i++) {
         acc[i] += g[i] * g[i];
         w[i] -= lr * g[i] / (sqrtf(acc[i]) + eps);
     }
 }
 
 /* ApplyRMSProp / ApplyCenteredRMSProp: eps inside the square root */
-void ref_rmsprop(const tdm_launch *l)
+void ref_rmsprop(const ref_rmsprop_args *args)
 {
-    float *w = ref_f(l, 0), *g = ref_f(l, 1), *ms = ref_f(l, 2), *mom = ref_f(l, 3);
-    float *mg = ref_f(l, 4), lr = l->f[0], rho = l->f[1], mu = l->f[2], eps = l->f[3];
-    for (uint32_t i = 0; i < l->u[0]; i++) {
+    float *w = args->w, *g = args->g, *ms = args->ms, *mom = args->mom;
+    float *mg = args->mg, lr = args->lr, rho = args->rho, mu = args->momentum, eps = args->eps;
+    for (uint32_t i = 0; i < args->n; i++) {
         ms[i] = rho * ms[i] + (1.0f - rho) * g[i] * g[i];
         float denom = ms[i];
-        if (l->u[1]) {
+        if (args->centered) {
             mg[i] = rho * mg[i] + (1.0f - rho) * g[i];
             denom = ms[i] - mg[i] * mg[i];
         }
@@ -52,21 +52,31 @@ void ref_rmsprop(const tdm_launch *l)
     }
 }
 
-/* ApplyAdam: bias correction folded into the learning rate, eps outside sqrt */
-static void adam_step(const tdm_launch *l, int decoupled_decay)
+/* ApplyAdam: bias correction folded into the learning rate, eps outside sqrt; with
+ * decay > 0 (AdamW), w -= decay * w first, with the old w. adam and adamw share
+ * their arguments but for adamw's weight_decay. */
+static void adam_step(const ref_adam_args *args, float decay)
 {
-    float *w = ref_f(l, 0), *g = ref_f(l, 1), *m = ref_f(l, 2), *v = ref_f(l, 3);
-    float lr = l->f[0], b1 = l->f[1], b2 = l->f[2], eps = l->f[3];
-    float lr_t = lr * sqrtf(1.0f - l->f[5]) / (1.0f - l->f[4]);
-    for (uint32_t i = 0; i < l->u[0]; i++) {
+    float *w = args->w, *g = args->g, *m = args->m, *v = args->v;
+    float lr = args->lr, b1 = args->beta1, b2 = args->beta2, eps = args->eps;
+    float lr_t = lr * sqrtf(1.0f - args->beta2_power) / (1.0f - args->beta1_power);
+    for (uint32_t i = 0; i < args->n; i++) {
         m[i] = b1 * m[i] + (1.0f - b1) * g[i];
         v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
-        float old = decoupled_decay ? w[i] - l->f[6] * w[i] : w[i];
+        float old = decay != 0.0f ? w[i] - decay * w[i] : w[i];
         w[i] = old - lr_t * m[i] / (sqrtf(v[i]) + eps);
     }
 }
 
-void ref_adam(const tdm_launch *l) { adam_step(l, 0); }
+void ref_adam(const ref_adam_args *args)
+{
+    adam_step(args, 0.0f);
+}
 
-/* AdamW: the decay uses the old w, then the Adam step */
-void ref_adamw(const tdm_launch *l) { adam_step(l, 1); }
+void ref_adamw(const ref_adamw_args *args)
+{
+    const ref_adam_args adam = {args->w,   args->g,           args->m,          args->v,
+                                args->n,   args->lr,          args->beta1,      args->beta2,
+                                args->eps, args->beta1_power, args->beta2_power};
+    adam_step(&adam, args->weight_decay);
+}
