@@ -2,12 +2,8 @@
  * added left to right in float (no reassociation), so the result is the reference's bit
  * for bit. Inputs x{inputs}..x6 are unused (the backend binds some buffer there). */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_accumulate(global float *y, global const float *x0, global const float *x1,
-                           global const float *x2, global const float *x3, global const float *x4,
-                           global const float *x5, global const float *x6, uint y_off, uint x0_off,
-                           uint x1_off, uint x2_off, uint x3_off, uint x4_off, uint x5_off,
-                           uint x6_off, uint n, uint inputs)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_accumulate(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

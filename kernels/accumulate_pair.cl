@@ -3,13 +3,8 @@
  * reference. Every lane is loaded before either output is stored, so outputs may be
  * inputs. */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_accumulate_pair(global float *y0, global float *y1, global const float *x0,
-                                global const float *x1, global const float *x2,
-                                global const float *x3, global const float *x4,
-                                global const float *x5, uint y0_off, uint y1_off, uint x0_off,
-                                uint x1_off, uint x2_off, uint x3_off, uint x4_off, uint x5_off,
-                                uint n, uint inputs, float alpha)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_accumulate_pair(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

@@ -1,9 +1,8 @@
 /* adagrad (TensorFlow's ApplyAdagradV2: eps outside the square root), i in [0, n):
  *   acc += g * g;  w -= lr * g / (sqrt(acc) + eps) */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_adagrad(global float *w, global const float *g, global float *acc, uint w_off,
-                        uint g_off, uint acc_off, uint n, float lr, float eps)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_adagrad(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

@@ -4,11 +4,8 @@
  *   m = beta1 * m + (1 - beta1) * g;  v = beta2 * v + (1 - beta2) * g * g
  *   w -= lr_t * m / (sqrt(v) + eps) */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_adamw(global float *w, global const float *g, global float *m, global float *v,
-                      uint w_off, uint g_off, uint m_off, uint v_off, uint n, float lr,
-                      float beta1, float beta2, float eps, float beta1_power, float beta2_power,
-                      float weight_decay)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_adamw(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
     const float lr_t = lr * sqrt(1.0f - beta2_power) / (1.0f - beta1_power);

@@ -3,15 +3,12 @@
  * out[c] = reduce(x[c * chunk .. min(n, (c + 1) * chunk))) for c < ceil(n / chunk).
  * One work-group per chunk (grid-stride over chunks): each item checks a strided part
  * of the chunk, four elements at a time, then a tree in local memory combines the
- * group's 64 answers. Tolerance 0. */
+ * group's TDM_WG answers. Tolerance 0. */
 
-#define WG 64
-
-__attribute__((reqd_work_group_size(WG, 1, 1)))
-kernel void tdm_all_finite(global float *out, global const float *x, uint out_off,
-                           uint x_off, uint n, uint chunk)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_all_finite(TDM_SIGNATURE)
 {
-    local int part[WG];
+    local int part[TDM_WG];
     const size_t lid = get_local_id(0);
     const size_t chunks = chunk ? n / chunk + (n % chunk != 0) : 0;
 
@@ -22,11 +19,11 @@ kernel void tdm_all_finite(global float *out, global const float *x, uint out_of
         const size_t quads = len / 4 + (len % 4 != 0);
         int4 bad = 0;
 
-        for (size_t q = lid; q < quads; q += WG)
+        for (size_t q = lid; q < quads; q += TDM_WG)
             bad |= !isfinite(load4(x + begin, q, len)); /* lanes past the end read 0 */
         part[lid] = any(bad);
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint h = WG / 2; h > 0; h >>= 1) {
+        for (uint h = TDM_WG / 2; h > 0; h >>= 1) {
             if (lid < h)
                 part[lid] |= part[lid + h];
             barrier(CLK_LOCAL_MEM_FENCE);

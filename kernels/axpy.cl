@@ -1,9 +1,8 @@
 /* axpy: y[i] = alpha * x[i] + y[i], i in [0, n), rounded once (fma) like the
  * reference; the table allows one rounding or two. */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_axpy(global float *y, global const float *x, uint y_off, uint x_off, uint n,
-                     float alpha)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_axpy(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

@@ -6,9 +6,8 @@ size_t next_col(size_t c, uint cols)
     return c + 1 < cols ? c + 1 : 0;
 }
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_bias_add(global float *y, global const float *x, global const float *b,
-                         uint y_off, uint x_off, uint b_off, uint rows, uint cols)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_bias_add(TDM_SIGNATURE)
 {
     const size_t cells = (size_t)rows * cols;
     const size_t quads = cells / 4 + (cells % 4 != 0);

@@ -2,9 +2,8 @@
  * words, read with vload_half* so that cl_khr_fp16 is not needed (16-bit alignment,
  * any offset works). Tolerance 0. */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_cast_f16_f32(global float *y, global const half *x, uint y_off, uint x_off,
-                             uint n)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_cast_f16_f32(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

@@ -3,9 +3,8 @@
  * that cl_khr_fp16 is not needed (both need only 16-bit alignment, any offset works).
  * Tolerance 0. */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_cast_f32_f16(global half *y, global const float *x, uint y_off, uint x_off,
-                             uint n)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_cast_f32_f16(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

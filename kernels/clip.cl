@@ -2,9 +2,8 @@
  * y = t > hi ? hi : t. A NaN fails both comparisons and passes through (fmin and fmax
  * would drop it); a zero keeps its sign unless a bound replaces it. Tolerance 0. */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_clip(global float *y, global const float *x, uint y_off, uint x_off, uint n,
-                     float lo, float hi)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_clip(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

@@ -57,9 +57,8 @@ void drop_block(global float *y, global const float *x, long first, uint n, uint
     }
 }
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_dropout(global float *y, global const float *x, uint y_off, uint x_off, uint n,
-                        uint seed_lo, uint seed_hi, uint offset, float rate)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_dropout(TDM_SIGNATURE)
 {
     const uint shift = offset & 3u; /* j & 3 of element 0 */
     const size_t blocks = ((size_t)n + shift + 3) / 4, quads = (blocks + 3) / 4;

@@ -1,7 +1,7 @@
 /* fill: y[i] = value, i in [0, n). Tolerance 0. */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_fill(global float *y, uint y_off, uint n, float value)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_fill(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

@@ -3,10 +3,8 @@
  * int32 labels gather alike, bit for bit; an index not below src_rows gives a row of
  * zeros (never a read outside x). One item per cell of y. Tolerance 0. */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_gather_rows(global uint *y, global const uint *x, global const uint *idx,
-                            uint y_off, uint x_off, uint idx_off, uint rows, uint cols,
-                            uint src_rows)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_gather_rows(TDM_SIGNATURE)
 {
     const size_t cells = (size_t)rows * cols;
 

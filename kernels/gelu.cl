@@ -2,8 +2,8 @@
  * TensorFlow's default), i in [0, n). Phi(x) = erfc(-x / sqrt(2)) / 2 keeps its
  * accuracy in the left tail, where 1 + erf(...) would cancel. */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_gelu(global float *y, global const float *x, uint y_off, uint x_off, uint n)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_gelu(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

@@ -4,9 +4,8 @@
 
 #define INV_SQRT_2PI 0.398942280401432678f
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_gelu_grad(global float *dx, global const float *dy, global const float *x,
-                          uint dx_off, uint dy_off, uint x_off, uint n)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_gelu_grad(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

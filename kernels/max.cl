@@ -2,9 +2,7 @@
  * out[c] = reduce(x[c * chunk .. min(n, (c + 1) * chunk))) for c < ceil(n / chunk).
  * One work-group per chunk (grid-stride over chunks): each item folds a strided part of
  * the chunk, four elements at a time, then a tree in local memory combines the group's
- * 64 partials. Tolerance 0. */
-
-#define WG 64
+ * TDM_WG partials. Tolerance 0. */
 
 /* The larger of a and b, or NaN when either is NaN (fmax would drop the NaN); for
  * float and float4 alike (a vector condition selects per lane). a and b are evaluated
@@ -22,11 +20,10 @@ float4 load4_padded(global const float *p, size_t q, size_t n, float pad)
     return (float4)(p[i], i + 1 < n ? p[i + 1] : pad, i + 2 < n ? p[i + 2] : pad, pad);
 }
 
-__attribute__((reqd_work_group_size(WG, 1, 1)))
-kernel void tdm_max(global float *out, global const float *x, uint out_off, uint x_off, uint n,
-                    uint chunk)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_max(TDM_SIGNATURE)
 {
-    local float part[WG];
+    local float part[TDM_WG];
     const size_t lid = get_local_id(0);
     const size_t chunks = chunk ? n / chunk + (n % chunk != 0) : 0;
 
@@ -37,14 +34,14 @@ kernel void tdm_max(global float *out, global const float *x, uint out_off, uint
         const size_t quads = len / 4 + (len % 4 != 0);
         float4 m = -INFINITY;
 
-        for (size_t q = lid; q < quads; q += WG) {
+        for (size_t q = lid; q < quads; q += TDM_WG) {
             const float4 v = load4_padded(x + begin, q, len, -INFINITY);
             m = MAX_NAN(m, v);
         }
         const float m01 = MAX_NAN(m.x, m.y), m23 = MAX_NAN(m.z, m.w);
         part[lid] = MAX_NAN(m01, m23);
         barrier(CLK_LOCAL_MEM_FENCE);
-        for (uint h = WG / 2; h > 0; h >>= 1) {
+        for (uint h = TDM_WG / 2; h > 0; h >>= 1) {
             if (lid < h) {
                 const float a = part[lid], b = part[lid + h];
                 part[lid] = MAX_NAN(a, b);

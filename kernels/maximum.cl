@@ -1,9 +1,8 @@
 /* maximum: z[i] = max(x[i], y[i]), NaN if either is NaN; for equal values (and zeros of
  * both signs) x's, as the reference's "y > x ? y : x". Tolerance 0. */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_maximum(global float *z, global const float *x, global const float *y, uint z_off,
-                    uint x_off, uint y_off, uint n)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_maximum(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

@@ -3,9 +3,8 @@
  *   w -= lr * m                              (nesterov == 0)
  *   w -= lr * g + lr * momentum * m          (nesterov != 0, with the new m) */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_momentum(global float *w, global const float *g, global float *m, uint w_off,
-                         uint g_off, uint m_off, uint n, uint nesterov, float lr, float momentum)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_momentum(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

@@ -1,10 +1,8 @@
 /* mse: with d = pred[i] - target[i], i in [0, n):
  *   loss[i] = d * d;  dpred[i] = grad_scale * 2 * d */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_mse(global float *loss, global float *dpred, global const float *pred,
-                    global const float *target, uint loss_off, uint dpred_off, uint pred_off,
-                    uint target_off, uint n, float grad_scale)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_mse(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

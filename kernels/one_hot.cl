@@ -1,9 +1,8 @@
 /* one_hot: y[r, c] = (c == labels[r]) ? 1 : 0, row-major rows x cols; a label outside
  * [0, cols) gives a row of zeros. One item per cell. Tolerance 0. */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_one_hot(global float *y, global const uint *labels, uint y_off, uint labels_off,
-                        uint rows, uint cols)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_one_hot(TDM_SIGNATURE)
 {
     const size_t cells = (size_t)rows * cols;
 

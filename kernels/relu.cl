@@ -1,8 +1,8 @@
 /* relu: y[i] = max(x[i], 0), NaN stays NaN, i in [0, n). Written as the reference
  * writes it, so that even the sign of a zero result matches. Tolerance 0. */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_relu(global float *y, global const float *x, uint y_off, uint x_off, uint n)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_relu(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

@@ -1,8 +1,7 @@
 /* relu_grad: dx[i] = x[i] > 0 ? dy[i] : 0, i in [0, n). Tolerance 0. */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_relu_grad(global float *dx, global const float *dy, global const float *x,
-                          uint dx_off, uint dy_off, uint x_off, uint n)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_relu_grad(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

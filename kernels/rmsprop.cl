@@ -5,11 +5,8 @@
  *   mom = momentum * mom + lr * g / sqrt(denom + eps);  w -= mom
  * mg is neither read nor written unless centered. */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_rmsprop(global float *w, global const float *g, global float *ms,
-                        global float *mom, global float *mg, uint w_off, uint g_off, uint ms_off,
-                        uint mom_off, uint mg_off, uint n, uint centered, float lr, float rho,
-                        float momentum, float eps)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_rmsprop(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

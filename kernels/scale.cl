@@ -1,8 +1,7 @@
 /* scale: y[i] = alpha * x[i], i in [0, n). Tolerance 0. */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_scale(global float *y, global const float *x, uint y_off, uint x_off, uint n,
-                      float alpha)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_scale(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

@@ -1,9 +1,8 @@
 /* sgd: w[i] -= lr * g[i], i in [0, n), rounded once (fma), as the reference does it:
  * with two roundings, w - lr * g can be several ulps off where the terms cancel. */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_sgd(global float *w, global const float *g, uint w_off, uint g_off, uint n,
-                    float lr)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_sgd(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

@@ -1,7 +1,7 @@
 /* sigmoid: y[i] = 1 / (1 + exp(-x[i])), i in [0, n). */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_sigmoid(global float *y, global const float *x, uint y_off, uint x_off, uint n)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_sigmoid(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

@@ -1,8 +1,7 @@
 /* sigmoid_grad: dx[i] = dy[i] * y[i] * (1 - y[i]), y the forward output, i in [0, n). */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_sigmoid_grad(global float *dx, global const float *dy, global const float *y,
-                             uint dx_off, uint dy_off, uint y_off, uint n)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_sigmoid_grad(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

@@ -6,11 +6,8 @@
  * overflows; s is summed with Kahan compensation. One item per row. A NaN logit makes
  * the row NaN; a label outside [0, cols) (the table promises none) gives a NaN loss. */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_softmax_xent(global float *loss, global float *dlogits,
-                             global const float *logits, global const uint *labels,
-                             uint loss_off, uint dlogits_off, uint logits_off, uint labels_off,
-                             uint rows, uint cols, float grad_scale)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_softmax_xent(TDM_SIGNATURE)
 {
     loss += loss_off;
     dlogits += dlogits_off;

@@ -1,8 +1,8 @@
 /* sqrt: y[i] = sqrt(x[i]), NaN for x < 0, i in [0, n). Tolerance 3 ulps (correctly
  * rounded where the backend builds with -cl-fp32-correctly-rounded-divide-sqrt). */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_sqrt(global float *y, global const float *x, uint y_off, uint x_off, uint n)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_sqrt(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

@@ -1,8 +1,7 @@
 /* sub: z[i] = x[i] - y[i], i in [0, n). Tolerance 0. */
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_sub(global float *z, global const float *x, global const float *y, uint z_off,
-                    uint x_off, uint y_off, uint n)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_sub(TDM_SIGNATURE)
 {
     const size_t quads = n / 4 + (n % 4 != 0);
 

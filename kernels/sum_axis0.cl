@@ -31,9 +31,8 @@ float4 column_sums(global const float *x, size_t q, uint rows, uint cols, float 
     return s - lost;
 }
 
-__attribute__((reqd_work_group_size(64, 1, 1)))
-kernel void tdm_sum_axis0(global float *out, global const float *x, uint out_off, uint x_off,
-                          uint rows, uint cols)
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_sum_axis0(TDM_SIGNATURE)
 {
     const size_t quads = cols / 4 + (cols % 4 != 0);
 

@@ -7,8 +7,7 @@
  * the result is. Tolerance rel 2^-20, linear. */
 
 __attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
-kernel void tdm_sum_squares(global float *out, global const float *x, uint out_off,
-                            uint x_off, uint n, uint chunk)
+kernel void tdm_sum_squares(TDM_SIGNATURE)
 {
     local float part[TDM_WG];
     local int odd[TDM_WG];

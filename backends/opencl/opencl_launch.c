@@ -4,11 +4,53 @@
  *   the buffers in table order, then one uint element offset per buffer in the same
  *   order, then the uints in table order, then the floats in table order.
  * gemm goes to CLBlast instead (opencl_gemm.c). */
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "error.h"
 #include "opencl_internal.h"
 #include "opencl_program.h"
+
+/* Text appended to a fixed buffer; `used` passes `size` when it did not fit. */
+typedef struct text {
+    char *out;
+    size_t size, used;
+} text;
+
+static void append(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void append(text *t, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    int n = vsnprintf(t->out + t->used, t->used < t->size ? t->size - t->used : 0, fmt, args);
+    va_end(args);
+    t->used += n >= 0 ? (size_t)n : t->size + 1;
+}
+
+/* The table's word on a kernel, as OpenCL C put before its source: TDM_WG, its
+ * work-group size, and TDM_SIGNATURE, the parameter list that kernels/NAME.cl
+ * declares as `kernel void tdm_NAME(TDM_SIGNATURE)`: the buffers (const where only
+ * read), one uint element offset per buffer (NAME_off), the uints, the floats, in
+ * table order. So a kernel file cannot disagree with the table on its arguments or
+ * its work-group size. -1 if out cannot hold it. */
+static int signature_source(const tdm_kernel_info *info, char *out, size_t size)
+{
+    text t = {out, size, 0};
+    append(&t, "#define TDM_WG %u\n#define TDM_SIGNATURE ", info->wg);
+    for (unsigned b = 0; b < info->buffer_count; b++) {
+        const tdm_kernel_buffer *kb = &info->buffers[b];
+        const char *type = kb->type == 'h' ? "half" : kb->type == 'u' ? "uint" : "float";
+        append(&t, "%sglobal %s%s *%s", b ? ", " : "", kb->written ? "" : "const ", type, kb->name);
+    }
+    for (unsigned b = 0; b < info->buffer_count; b++)
+        append(&t, ", uint %s_off", info->buffers[b].name);
+    for (unsigned u = 0; u < info->uint_count; u++)
+        append(&t, ", uint %s", info->uint_names[u]);
+    for (unsigned f = 0; f < info->float_count; f++)
+        append(&t, ", float %s", info->floats[f].name);
+    append(&t, "\n");
+    return t.used < size ? 0 : -1;
+}
 
 /* Creates the cl_kernel tdm_NAME for dev, building its program first (compiled once
  * per cl_device_id, cached by opencl_program.c), and checks it against the table. */
@@ -26,9 +68,13 @@ static tdm_status create_kernel(tdm_device *dev, const tdm_kernel_info *info, cl
                         dev->desc.id, dev->desc.name, info->name, info->name);
     snprintf(program_name, sizeof program_name, "kernels/%s.cl", info->name);
     snprintf(kernel_name, sizeof kernel_name, "tdm_%s", info->name);
-    const char *const sources[] = {tdm_opencl_source_find("prelude"), source};
-    tdm_status st = tdm_opencl_build_program(dev, program_name, sources, 2, d->build_options,
-                                             &program);
+    char signature[1024];
+    if (signature_source(info, signature, sizeof signature) != 0)
+        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s: kernel %s's signature is too long", program_name,
+                        info->name);
+    const char *const sources[] = {signature, tdm_opencl_source_find("prelude"), source};
+    tdm_status st =
+        tdm_opencl_build_program(dev, program_name, sources, 3, d->build_options, &program);
     if (st != TDM_OK)
         return st;
     cl_kernel kernel = clCreateKernel(program, kernel_name, &err);
@@ -44,8 +90,8 @@ static tdm_status create_kernel(tdm_device *dev, const tdm_kernel_info *info, cl
     const cl_uint want = 2 * info->buffer_count + info->uint_count + info->float_count;
     err = clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof args, &args, NULL);
     if (err == CL_SUCCESS)
-        err = clGetKernelWorkGroupInfo(kernel, d->device, CL_KERNEL_WORK_GROUP_SIZE,
-                                       sizeof wg_max, &wg_max, NULL);
+        err = clGetKernelWorkGroupInfo(kernel, d->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg_max,
+                                       &wg_max, NULL);
     if (err != CL_SUCCESS)
         st = tdm_fail(tdm_opencl_status(err), "%s '%s': %s: querying kernel %s failed: %s (%d)",
                       dev->desc.id, dev->desc.name, program_name, kernel_name,
@@ -137,9 +183,10 @@ tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch)
     const tdm_kernel_info *info = tdm_kernel_get(launch->kernel);
 
     if (!info || !launch->buffers[0])
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s '%s': launch of an unknown kernel (%d) "
-                        "or without its first buffer", dev->desc.id, dev->desc.name,
-                        (int)launch->kernel);
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s '%s': launch of an unknown kernel (%d) "
+                        "or without its first buffer",
+                        dev->desc.id, dev->desc.name, (int)launch->kernel);
     if (launch->kernel == TDM_KERNEL_gemm)
         return tdm_opencl_gemm(dev, launch);
     if (launch->groups == 0)
@@ -162,8 +209,8 @@ tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch)
     pthread_mutex_unlock(&d->kernel_lock);
     if (err != CL_SUCCESS)
         return tdm_fail(tdm_opencl_status(err), "%s '%s': kernel %s: %s failed: %s (%d)",
-                        dev->desc.id, dev->desc.name, info->name, call,
-                        tdm_opencl_error_name(err), (int)err);
+                        dev->desc.id, dev->desc.name, info->name, call, tdm_opencl_error_name(err),
+                        (int)err);
     return TDM_OK;
 }
 
