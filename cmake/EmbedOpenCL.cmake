@@ -1,5 +1,6 @@
 # Embeds kernels/*.cl and the prelude kernels/*.clh into the library as NUL-terminated strings, with
-# tdm_opencl_source_find(name). An edited kernel regenerates the file.
+# tdm_opencl_source_find(name); a kernel's #include of a family body (kernels/FAMILY.clh) is
+# inlined. An edited kernel or family regenerates the file.
 function(tdm_embed_opencl_sources out_c)
   file(GLOB sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernels/*.cl
        ${PROJECT_SOURCE_DIR}/kernels/*.clh)

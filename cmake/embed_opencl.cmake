@@ -4,7 +4,16 @@ set(body "/* Generated from the .cl files in kernels/ by cmake/embed_opencl.cmak
 string(APPEND body "#include <stddef.h>\n#include <string.h>\n\n")
 foreach(src IN LISTS SOURCES)
   get_filename_component(name ${src} NAME_WE)
-  file(READ ${src} hex HEX)
+  get_filename_component(dir ${src} DIRECTORY)
+  # A kernel of a family includes the family's body (kernels/FAMILY.clh): inline
+  # it here, since the OpenCL compiler sees only the strings it is given.
+  file(READ ${src} text)
+  string(REGEX MATCH "#include \"([a-z0-9_]+\\.clh)\"" include "${text}")
+  if(include)
+    file(READ ${dir}/${CMAKE_MATCH_1} family)
+    string(REPLACE "${include}" "${family}" text "${text}")
+  endif()
+  string(HEX "${text}" hex)
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," hex "${hex}")
   string(REGEX REPLACE "(0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,0x..,)" "\\1\n" hex "${hex}")
   string(APPEND body "static const char cl_${name}[] = {\n${hex}0x00};\n\n")

@@ -1,15 +1,4 @@
 /* add: z[i] = x[i] + y[i], i in [0, n). Tolerance 0. */
 
-__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
-kernel void tdm_add(TDM_SIGNATURE)
-{
-    const size_t quads = n / 4 + (n % 4 != 0);
-
-    z += z_off;
-    x += x_off;
-    y += y_off;
-    /* Four elements per item and iteration (the last quad may be partial). */
-    for (size_t q = get_global_id(0); q < quads; q += get_global_size(0)) {
-        store4(load4(x, q, n) + load4(y, q, n), z, q, n);
-    }
-}
+#define TDM_BINARY(a, b) ((a) + (b))
+#include "binary.clh"

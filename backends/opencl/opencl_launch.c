@@ -28,15 +28,17 @@ static void append(text *t, const char *fmt, ...)
 }
 
 /* The table's word on a kernel, as OpenCL C put before its source: TDM_WG, its
- * work-group size, and TDM_SIGNATURE, the parameter list that kernels/NAME.cl
- * declares as `kernel void tdm_NAME(TDM_SIGNATURE)`: the buffers (const where only
+ * work-group size, TDM_KERNEL_NAME (tdm_NAME, for family bodies), and
+ * TDM_SIGNATURE, the parameter list that kernels/NAME.cl declares as
+ * `kernel void tdm_NAME(TDM_SIGNATURE)`: the buffers (const where only
  * read), one uint element offset per buffer (NAME_off), the uints, the floats, in
  * table order. So a kernel file cannot disagree with the table on its arguments or
  * its work-group size. -1 if out cannot hold it. */
 static int signature_source(const tdm_kernel_info *info, char *out, size_t size)
 {
     text t = {out, size, 0};
-    append(&t, "#define TDM_WG %u\n#define TDM_SIGNATURE ", info->wg);
+    append(&t, "#define TDM_WG %u\n#define TDM_KERNEL_NAME tdm_%s\n#define TDM_SIGNATURE ",
+           info->wg, info->name);
     for (unsigned b = 0; b < info->buffer_count; b++) {
         const tdm_kernel_buffer *kb = &info->buffers[b];
         const char *type = kb->type == 'h' ? "half" : kb->type == 'u' ? "uint" : "float";
