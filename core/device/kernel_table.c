@@ -5,19 +5,7 @@
 #include <string.h>
 
 #include "kernel.h"
-
-enum {
-    TDM_R = 1,
-    TDM_W = 2,
-    TDM_RW = TDM_R | TDM_W,
-    TDM_POSITIVE = 4,
-    TDM_LABELS = 8,
-    TDM_INDICES = 16,
-    TDM_OPTIONAL = 32
-};
-#define TDM_TYPE_F32 'f'
-#define TDM_TYPE_F16 'h'
-#define TDM_TYPE_U32 'u'
+#include "kernel_flags.h"
 
 #define TDM_BUFFERS(...) __VA_ARGS__
 #define TDM_UINTS(...) __VA_ARGS__
