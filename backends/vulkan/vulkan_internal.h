@@ -84,6 +84,9 @@ typedef struct tdm_vk_device {
     VkDeviceSize atom_size;
     uint32_t max_groups;
     uint32_t max_push_constants;
+    /* Specialization constant 0, the local_size_x of every shader that declares
+     * local_size_x_id = 0 (vulkan_pipeline.c). */
+    uint32_t group_size;
 
     int unified_memory; /* integrated GPU or CPU: mapping device memory costs nothing */
     int force_staging;  /* TDM_VK_FORCE_STAGING: never map device buffers */

@@ -73,12 +73,22 @@ static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spi
         snprintf(call, sizeof call, "vkCreateShaderModule (%s)", spirv->name);
         return tdm_vk_fail(vd, call, r);
     }
+    /* Constant 0: the device's group size (vulkan_device.c); shaders with a fixed
+     * local size (gemm, fill_words) do not declare it, and an unused entry is ignored. */
+    VkSpecializationMapEntry group_size_entry = {.constantID = 0, .size = sizeof(uint32_t)};
+    VkSpecializationInfo specialization = {
+        .mapEntryCount = 1,
+        .pMapEntries = &group_size_entry,
+        .dataSize = sizeof vd->group_size,
+        .pData = &vd->group_size,
+    };
     VkComputePipelineCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                   .module = module,
-                  .pName = "main"},
+                  .pName = "main",
+                  .pSpecializationInfo = &specialization},
         .layout = vd->pipeline_layout,
     };
     r = vkCreateComputePipelines(vd->device, VK_NULL_HANDLE, 1, &info, NULL, out);
