@@ -3,27 +3,29 @@
 // A is m x k with leading dimension lda (k x m when trans_a), likewise B with ldb;
 // C is m x n with ldc. beta == 0 ignores C's old contents, NaN included.
 //
-// Register blocking: each invocation computes a 16 x 32 block of C, grid-stride over
-// the blocks (neighbouring invocations take neighbouring blocks along a row of C, so
-// they share op(A)'s rows), held as 4 x 8 mat4s of 4 x 4 (column r of acc[i][j]: row
-// 4i + r of the block, its columns 4j .. 4j + 3). K advances four at a time: the
-// invocation loads the 16 x 4 values of op(A) and 4 x 32 of op(B) it needs as mat4s,
-// each from four vec4 loads where the block is inside the matrices and A and B are
-// 16-byte aligned (view offset and leading dimension multiples of 4; likewise C for
-// the result), else one by one with out-of-range elements as zeros, then adds their
-// 2048 products as 32 mat4 products. No shared memory and no barriers: on CPU
-// drivers every access is a loop over the SIMD lanes and a barrier a switch between
-// coroutines, so loading from the matrices themselves (cached) costs no more than
-// staging them, and the cost is the values loaded per product, 1/32 + 1/16 here
-// (16 x 16 blocks: 1/8, and 20-30 % slower on lavapipe at 1024^3). The group is the
-// device's size (TDM_GROUP_SIZE). Products are summed per STEP_K before joining the
-// total, so the error grows with STEP_K + k / STEP_K, not k.
+// Register blocking: each invocation computes a block of 4 ROWS4 x 4 COLS4 elements of
+// C (16 x 32 on CPU drivers, 4 x 4 on GPUs), grid-stride over the blocks (neighbouring
+// invocations take neighbouring blocks along a row of C, so they share op(A)'s rows),
+// held as mat4s (column r of acc[i][j]: row 4i + r of the block, its columns
+// 4j .. 4j + 3). K advances four at a time: the invocation loads the values of op(A)
+// and op(B) it needs as mat4s, each from four vec4 loads where the block is inside the
+// matrices and A and B are 16-byte aligned (view offset and leading dimension
+// multiples of 4; likewise C for the result), else one by one with out-of-range
+// elements as zeros, then adds ROWS4 x COLS4 mat4 products. No shared memory and no
+// barriers: on CPU drivers every access is a loop over the SIMD lanes and a barrier a
+// switch between coroutines, so loading from the matrices themselves (cached) costs no
+// more than staging them, and the cost is the values loaded per product: 1/32 + 1/16
+// for 16 x 32 (16 x 16 blocks: 1/8, and 20-30 % slower on lavapipe at 1024^3). The
+// group is the device's size (TDM_GROUP_SIZE). Products are summed per STEP_K before
+// joining the total, so the error grows with STEP_K + k / STEP_K, not k.
 #extension GL_GOOGLE_include_directive : require
 #include "kernel_args.glsl"
 
 #define STEP_K 16u
-#define ROWS4 4u // the block's rows, in fours
-#define COLS4 8u // its columns, in fours
+// The block's rows and columns, in fours: 16 x 32 unless the backend specializes
+// them for its device (vulkan_device.c: 4 x 4 on GPUs, which need more invocations).
+layout(constant_id = 1) const uint ROWS4 = 4u;
+layout(constant_id = 2) const uint COLS4 = 8u;
 TDM_GROUP_SIZE;
 TDM_BUFFER_AND_QUADS(0, , float, vec4, c);
 TDM_BUFFER_AND_QUADS(1, readonly, float, vec4, a);

@@ -3,6 +3,7 @@
  * TDM_KERNEL_MAX_BUFFERS storage buffers at set 0, the kernels' 96 bytes of push
  * constants, of which fill_words uses the first 76). Each step keeps what it made,
  * so a failed attempt can be retried without leaks. */
+#include <stddef.h>
 #include <stdio.h>
 
 #include "error.h"
@@ -73,14 +74,18 @@ static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spi
         snprintf(call, sizeof call, "vkCreateShaderModule (%s)", spirv->name);
         return tdm_vk_fail(vd, call, r);
     }
-    /* Constant 0: the device's group size (vulkan_device.c); shaders with a fixed
-     * local size (gemm, fill_words) do not declare it, and an unused entry is ignored. */
-    VkSpecializationMapEntry group_size_entry = {.constantID = 0, .size = sizeof(uint32_t)};
+    /* The device's constants (vulkan_device.c); an entry a shader does not declare
+     * is ignored (fill_words declares none). */
+    VkSpecializationMapEntry entries[] = {
+        {0, offsetof(struct tdm_vk_specialization, group_size), sizeof(uint32_t)},
+        {1, offsetof(struct tdm_vk_specialization, gemm_rows4), sizeof(uint32_t)},
+        {2, offsetof(struct tdm_vk_specialization, gemm_cols4), sizeof(uint32_t)},
+    };
     VkSpecializationInfo specialization = {
-        .mapEntryCount = 1,
-        .pMapEntries = &group_size_entry,
-        .dataSize = sizeof vd->group_size,
-        .pData = &vd->group_size,
+        .mapEntryCount = sizeof entries / sizeof entries[0],
+        .pMapEntries = entries,
+        .dataSize = sizeof vd->specialization,
+        .pData = &vd->specialization,
     };
     VkComputePipelineCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
