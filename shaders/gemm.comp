@@ -134,7 +134,16 @@ void main()
     uint blocks_n = n / cols + (n % cols != 0u ? 1u : 0u);
     uint blocks = (m / rows + (m % rows != 0u ? 1u : 0u)) * blocks_n;
     bool inputs_aligned = aligned(1, args.u[3]) && aligned(2, args.u[4]);
-    for (uint t = gl_GlobalInvocationID.x; t < blocks; t += TDM_STRIDE) {
+    // The core launches a group per 16 x 16 of C, more than the blocks need: the
+    // busy groups are spread evenly over the launch (every spacing-th), since a CPU
+    // driver hands each thread a contiguous range of groups.
+    uint size = gl_WorkGroupSize.x, needed = blocks / size + (blocks % size != 0u ? 1u : 0u);
+    uint spacing = max(1u, gl_NumWorkGroups.x / max(needed, 1u));
+    if (gl_WorkGroupID.x % spacing != 0u)
+        return;
+    uint slots = (gl_NumWorkGroups.x + spacing - 1u) / spacing;
+    uint first = gl_WorkGroupID.x / spacing * size + gl_LocalInvocationID.x;
+    for (uint t = first; t < blocks; t += slots * size) {
         uint row0 = t / blocks_n * rows, col0 = t % blocks_n * cols;
         bool inside = row0 + rows <= m && col0 + cols <= n;
         mat4 acc[ROWS4][COLS4];
