@@ -6,39 +6,50 @@
 #extension GL_GOOGLE_include_directive : require
 #include "kernel_args.glsl"
 
-layout(local_size_x = 64) in;
-TDM_BUFFER(0, writeonly, float, y);
-TDM_BUFFER(1, readonly, float, x0);
-TDM_BUFFER(2, readonly, float, x1);
-TDM_BUFFER(3, readonly, float, x2);
-TDM_BUFFER(4, readonly, float, x3);
-TDM_BUFFER(5, readonly, float, x4);
-TDM_BUFFER(6, readonly, float, x5);
-TDM_BUFFER(7, readonly, float, x6);
+TDM_BUFFER_AND_QUADS(0, writeonly, float, vec4, y);
+TDM_BUFFER_AND_QUADS(1, readonly, float, vec4, x0);
+TDM_BUFFER_AND_QUADS(2, readonly, float, vec4, x1);
+TDM_BUFFER_AND_QUADS(3, readonly, float, vec4, x2);
+TDM_BUFFER_AND_QUADS(4, readonly, float, vec4, x3);
+TDM_BUFFER_AND_QUADS(5, readonly, float, vec4, x4);
+TDM_BUFFER_AND_QUADS(6, readonly, float, vec4, x5);
+TDM_BUFFER_AND_QUADS(7, readonly, float, vec4, x6);
 
-void main()
+void tdm_ew_item(uint i)
 {
-    uint n = args.u[0], inputs = args.u[1];
-    // Two inputs, the case of every pairwise reduction, get a loop without branches.
-    if (inputs == 2u) {
-        for (uint i = gl_GlobalInvocationID.x; i < n; i += TDM_STRIDE) {
-            precise float s = x0[args.off[1] + i] + x1[args.off[2] + i];
-            y[args.off[0] + i] = s;
-        }
-        return;
-    }
-    for (uint i = gl_GlobalInvocationID.x; i < n; i += TDM_STRIDE) {
-        precise float s = x0[args.off[1] + i] + x1[args.off[2] + i];
-        if (inputs > 2u)
-            s += x2[args.off[3] + i];
-        if (inputs > 3u)
-            s += x3[args.off[4] + i];
-        if (inputs > 4u)
-            s += x4[args.off[5] + i];
-        if (inputs > 5u)
-            s += x5[args.off[6] + i];
-        if (inputs > 6u)
-            s += x6[args.off[7] + i];
-        y[args.off[0] + i] = s;
-    }
+    uint inputs = args.u[1];
+    precise float s = x0[args.off[1] + i] + x1[args.off[2] + i];
+    if (inputs > 2u)
+        s += x2[args.off[3] + i];
+    if (inputs > 3u)
+        s += x3[args.off[4] + i];
+    if (inputs > 4u)
+        s += x4[args.off[5] + i];
+    if (inputs > 5u)
+        s += x5[args.off[6] + i];
+    if (inputs > 6u)
+        s += x6[args.off[7] + i];
+    y[args.off[0] + i] = s;
 }
+
+// vec4 additions are per component: the same order, the same bits.
+void tdm_ew_quad(uint i)
+{
+    uint inputs = args.u[1];
+    precise vec4 s = x04[TDM_QUAD(1, i)] + x14[TDM_QUAD(2, i)];
+    if (inputs > 2u)
+        s += x24[TDM_QUAD(3, i)];
+    if (inputs > 3u)
+        s += x34[TDM_QUAD(4, i)];
+    if (inputs > 4u)
+        s += x44[TDM_QUAD(5, i)];
+    if (inputs > 5u)
+        s += x54[TDM_QUAD(6, i)];
+    if (inputs > 6u)
+        s += x64[TDM_QUAD(7, i)];
+    y4[TDM_QUAD(0, i)] = s;
+}
+
+// Views past `inputs` are never read, whatever their offsets.
+#define TDM_EW_VIEWS (1u + args.u[1])
+#include "elementwise.glsl"

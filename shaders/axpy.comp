@@ -3,14 +3,18 @@
 #extension GL_GOOGLE_include_directive : require
 #include "kernel_args.glsl"
 
-layout(local_size_x = 64) in;
-TDM_BUFFER(0, , float, y);
-TDM_BUFFER(1, readonly, float, x);
+TDM_BUFFER_AND_QUADS(0, , float, vec4, y);
+TDM_BUFFER_AND_QUADS(1, readonly, float, vec4, x);
 
-void main()
+void tdm_ew_item(uint i)
 {
-    uint n = args.u[0];
-    float alpha = args.f[0];
-    for (uint i = gl_GlobalInvocationID.x; i < n; i += TDM_STRIDE)
-        y[args.off[0] + i] = alpha * x[args.off[1] + i] + y[args.off[0] + i];
+    y[args.off[0] + i] = args.f[0] * x[args.off[1] + i] + y[args.off[0] + i];
 }
+
+void tdm_ew_quad(uint i)
+{
+    y4[TDM_QUAD(0, i)] = args.f[0] * x4[TDM_QUAD(1, i)] + y4[TDM_QUAD(0, i)];
+}
+
+#define TDM_EW_VIEWS 2
+#include "elementwise.glsl"

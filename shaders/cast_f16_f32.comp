@@ -5,19 +5,23 @@
 #include "kernel_args.glsl"
 #include "half.glsl"
 
-layout(local_size_x = 64) in;
-TDM_BUFFER(0, writeonly, uint, y);
-TDM_BUFFER(1, readonly, uint, x);
+TDM_BUFFER_AND_QUADS(0, writeonly, uint, uvec4, y);
+TDM_BUFFER_AND_QUADS(1, readonly, uint, uvec2, x);
 
-void main()
+void tdm_cast_pair(uint p)
 {
-    uint n = args.u[0];
-    uint pairs = n / 2u + (n & 1u);
-    uint y0 = args.off[0], x0 = args.off[1] / 2u;
-    for (uint p = gl_GlobalInvocationID.x; p < pairs; p += TDM_STRIDE) {
-        uint word = x[x0 + p];
-        y[y0 + 2u * p] = tdm_half_to_float(word & 0xffffu);
-        if (2u * p + 1u < n)
-            y[y0 + 2u * p + 1u] = tdm_half_to_float(word >> 16);
-    }
+    uint n = args.u[0], y0 = args.off[0];
+    uint word = x[args.off[1] / 2u + p];
+    y[y0 + 2u * p] = tdm_half_to_float(word & 0xffffu);
+    if (2u * p + 1u < n)
+        y[y0 + 2u * p + 1u] = tdm_half_to_float(word >> 16);
 }
+
+void tdm_cast_quad(uint i)
+{
+    uvec2 words = x4[TDM_QUAD(1, i)];
+    y4[TDM_QUAD(0, i)] = uvec4(tdm_half_to_float(words.x & 0xffffu), tdm_half_to_float(words.x >> 16),
+                               tdm_half_to_float(words.y & 0xffffu), tdm_half_to_float(words.y >> 16));
+}
+
+#include "cast_pairs.glsl"

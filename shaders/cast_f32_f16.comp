@@ -6,19 +6,22 @@
 #include "kernel_args.glsl"
 #include "half.glsl"
 
-layout(local_size_x = 64) in;
-TDM_BUFFER(0, , uint, y);
-TDM_BUFFER(1, readonly, uint, x);
+TDM_BUFFER_AND_QUADS(0, , uint, uvec2, y);
+TDM_BUFFER_AND_QUADS(1, readonly, uint, uvec4, x);
 
-void main()
+void tdm_cast_pair(uint p)
 {
-    uint n = args.u[0];
-    uint pairs = n / 2u + (n & 1u);
-    uint y0 = args.off[0] / 2u, x0 = args.off[1];
-    for (uint p = gl_GlobalInvocationID.x; p < pairs; p += TDM_STRIDE) {
-        uint lo = tdm_float_to_half(x[x0 + 2u * p]);
-        uint hi = 2u * p + 1u < n ? tdm_float_to_half(x[x0 + 2u * p + 1u])
-                                  : y[y0 + p] >> 16;
-        y[y0 + p] = lo | (hi << 16);
-    }
+    uint n = args.u[0], y0 = args.off[0] / 2u, x0 = args.off[1];
+    uint lo = tdm_float_to_half(x[x0 + 2u * p]);
+    uint hi = 2u * p + 1u < n ? tdm_float_to_half(x[x0 + 2u * p + 1u]) : y[y0 + p] >> 16;
+    y[y0 + p] = lo | (hi << 16);
 }
+
+void tdm_cast_quad(uint i)
+{
+    uvec4 v = x4[TDM_QUAD(1, i)];
+    y4[TDM_QUAD(0, i)] = uvec2(tdm_float_to_half(v.x) | (tdm_float_to_half(v.y) << 16),
+                               tdm_float_to_half(v.z) | (tdm_float_to_half(v.w) << 16));
+}
+
+#include "cast_pairs.glsl"

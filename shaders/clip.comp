@@ -6,18 +6,12 @@
 #extension GL_GOOGLE_include_directive : require
 #include "kernel_args.glsl"
 
-layout(local_size_x = 64) in;
-TDM_BUFFER(0, writeonly, float, y);
-TDM_BUFFER(1, readonly, float, x);
-
-void main()
+float tdm_map(float a)
 {
-    uint n = args.u[0];
     float lo = args.f[0], hi = args.f[1];
-    for (uint i = gl_GlobalInvocationID.x; i < n; i += TDM_STRIDE) {
-        float a = x[args.off[1] + i];
-        float t = a < lo ? lo : a;
-        t = t > hi ? hi : t;
-        y[args.off[0] + i] = isnan(a) ? a : t;
-    }
+    float t = a < lo ? lo : a;
+    t = t > hi ? hi : t;
+    return isnan(a) ? a : t;
 }
+
+#include "map_unary.glsl"

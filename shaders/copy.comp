@@ -3,13 +3,12 @@
 #extension GL_GOOGLE_include_directive : require
 #include "kernel_args.glsl"
 
-layout(local_size_x = 64) in;
-TDM_BUFFER(0, writeonly, uint, y);
-TDM_BUFFER(1, readonly, uint, x);
+#define TDM_MAP_T uint
+#define TDM_MAP_T4 uvec4
 
-void main()
+uint tdm_map(uint a)
 {
-    uint n = args.u[0];
-    for (uint i = gl_GlobalInvocationID.x; i < n; i += TDM_STRIDE)
-        y[args.off[0] + i] = x[args.off[1] + i];
+    return a;
 }
+
+#include "map_unary.glsl"

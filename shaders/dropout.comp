@@ -7,9 +7,8 @@
 #extension GL_GOOGLE_include_directive : require
 #include "kernel_args.glsl"
 
-layout(local_size_x = 64) in;
-TDM_BUFFER(0, writeonly, float, y);
-TDM_BUFFER(1, readonly, float, x);
+TDM_BUFFER_AND_QUADS(0, writeonly, float, vec4, y);
+TDM_BUFFER_AND_QUADS(1, readonly, float, vec4, x);
 
 // One Philox round: two 32 x 32 -> 64-bit products, their halves mixed with the
 // other counter words and the key.
@@ -32,18 +31,41 @@ uvec4 philox4x32_10(uvec4 ctr, uvec2 key)
     return ctr;
 }
 
-void main()
+// Element i of the view: kept (scaled) or dropped by word r of its Philox block.
+float dropout_one(float xi, uint r)
 {
-    uint n = args.u[0];
-    uvec2 key = uvec2(args.u[1], args.u[2]);
-    uint offset = args.u[3];
     float rate = args.f[0];
-    float keep_scale = 1.0 - rate;
-    for (uint i = gl_GlobalInvocationID.x; i < n; i += TDM_STRIDE) {
-        uint j = offset + i; // wraps mod 2^32
-        uvec4 r = philox4x32_10(uvec4(j >> 2, 0u, 0u, 0u), key);
-        float u = float(r[j & 3u] >> 8) * (1.0 / 16777216.0);
-        float xi = x[args.off[1] + i];
-        y[args.off[0] + i] = u >= rate ? xi / keep_scale : 0.0;
-    }
+    float u = float(r >> 8) * (1.0 / 16777216.0);
+    return u >= rate ? xi / (1.0 - rate) : 0.0;
 }
+
+uvec4 philox_block(uint j)
+{
+    return philox4x32_10(uvec4(j >> 2, 0u, 0u, 0u), uvec2(args.u[1], args.u[2]));
+}
+
+uint philox_word(uint j)
+{
+    return philox_block(j)[j & 3u];
+}
+
+void tdm_ew_item(uint i)
+{
+    uint j = args.u[3] + i; // wraps mod 2^32
+    y[args.off[0] + i] = dropout_one(x[args.off[1] + i], philox_word(j));
+}
+
+// Where j is a multiple of 4 one Philox block serves the four items.
+void tdm_ew_quad(uint i)
+{
+    uint j = args.u[3] + i;
+    uvec4 r = (j & 3u) == 0u ? philox_block(j)
+                             : uvec4(philox_word(j), philox_word(j + 1u), philox_word(j + 2u),
+                                     philox_word(j + 3u));
+    vec4 xq = x4[TDM_QUAD(1, i)];
+    y4[TDM_QUAD(0, i)] = vec4(dropout_one(xq.x, r.x), dropout_one(xq.y, r.y),
+                              dropout_one(xq.z, r.z), dropout_one(xq.w, r.w));
+}
+
+#define TDM_EW_VIEWS 2
+#include "elementwise.glsl"

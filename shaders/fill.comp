@@ -4,13 +4,17 @@
 #extension GL_GOOGLE_include_directive : require
 #include "kernel_args.glsl"
 
-layout(local_size_x = 64) in;
-TDM_BUFFER(0, writeonly, uint, y);
+TDM_BUFFER_AND_QUADS(0, writeonly, uint, uvec4, y);
 
-void main()
+void tdm_ew_item(uint i)
 {
-    uint n = args.u[0];
-    uint bits = floatBitsToUint(args.f[0]);
-    for (uint i = gl_GlobalInvocationID.x; i < n; i += TDM_STRIDE)
-        y[args.off[0] + i] = bits;
+    y[args.off[0] + i] = floatBitsToUint(args.f[0]);
 }
+
+void tdm_ew_quad(uint i)
+{
+    y4[TDM_QUAD(0, i)] = uvec4(floatBitsToUint(args.f[0]));
+}
+
+#define TDM_EW_VIEWS 1
+#include "elementwise.glsl"

@@ -4,17 +4,9 @@
 #include "kernel_args.glsl"
 #include "tdm_math.glsl"
 
-layout(local_size_x = 64) in;
-TDM_BUFFER(0, writeonly, float, dx);
-TDM_BUFFER(1, readonly, float, dy);
-TDM_BUFFER(2, readonly, float, x);
-
-void main()
+float tdm_map(float dy, float x)
 {
-    uint n = args.u[0];
-    for (uint i = gl_GlobalInvocationID.x; i < n; i += TDM_STRIDE) {
-        float g = dy[args.off[1] + i];
-        float v = x[args.off[2] + i];
-        dx[args.off[0] + i] = g * (tdm_normal_cdf(v) + v * tdm_normal_pdf(v));
-    }
+    return dy * (tdm_normal_cdf(x) + x * tdm_normal_pdf(x));
 }
+
+#include "map_binary.glsl"

@@ -3,60 +3,176 @@
 // A is m x k with leading dimension lda (k x m when trans_a), likewise B with ldb;
 // C is m x n with ldc. beta == 0 ignores C's old contents, NaN included.
 //
-// One work-group of 16 x 16 invocations per 16 x 16 tile of C, grid-stride over the
-// tiles; each invocation computes one element of its tile. K advances in steps of 16:
-// the group stages a 16 x 16 block of op(A) and of op(B) in shared memory (loading
-// along the matrix's rows whatever the transposition, so that neighbouring
-// invocations read neighbouring words), then every invocation takes its dot product
-// over the block. Out-of-range elements are staged as zeros.
+// Register blocking: each invocation computes a block of 4 ROWS4 x 4 COLS4 elements of
+// C (16 x 32 on CPU drivers, 4 x 4 on GPUs), grid-stride over the blocks (neighbouring
+// invocations take neighbouring blocks along a row of C, so they share op(A)'s rows),
+// held as mat4s (column r of acc[i][j]: row 4i + r of the block, its columns
+// 4j .. 4j + 3). K advances four at a time: the invocation loads the values of op(A)
+// and op(B) it needs as mat4s, each from four vec4 loads where the block is inside the
+// matrices and A and B are 16-byte aligned (view offset and leading dimension
+// multiples of 4; likewise C for the result), else one by one with out-of-range
+// elements as zeros, then adds ROWS4 x COLS4 mat4 products. No shared memory and no
+// barriers: on CPU drivers every access is a loop over the SIMD lanes and a barrier a
+// switch between coroutines, so loading from the matrices themselves (cached) costs no
+// more than staging them, and the cost is the values loaded per product: 1/32 + 1/16
+// for 16 x 32 (16 x 16 blocks: 1/8, and 20-30 % slower on lavapipe at 1024^3). The
+// group is the device's size (TDM_GROUP_SIZE). Products are summed per STEP_K before
+// joining the total, so the error grows with STEP_K + k / STEP_K, not k.
 #extension GL_GOOGLE_include_directive : require
 #include "kernel_args.glsl"
 
-#define TILE 16u
-layout(local_size_x = 256) in;
-TDM_BUFFER(0, , float, c);
-TDM_BUFFER(1, readonly, float, a);
-TDM_BUFFER(2, readonly, float, b);
+#define STEP_K 16u
+// The block's rows and columns, in fours: 16 x 32 unless the backend specializes
+// them for its device (vulkan_device.c: 4 x 4 on GPUs, which need more invocations).
+layout(constant_id = 1) const uint ROWS4 = 4u;
+layout(constant_id = 2) const uint COLS4 = 8u;
+TDM_GROUP_SIZE;
+TDM_BUFFER_AND_QUADS(0, , float, vec4, c);
+TDM_BUFFER_AND_QUADS(1, readonly, float, vec4, a);
+TDM_BUFFER_AND_QUADS(2, readonly, float, vec4, b);
 
-shared float tile_a[TILE][TILE + 1u]; // tile_a[i][p] = op(A)[row0 + i][k0 + p]
-shared float tile_b[TILE][TILE + 1u]; // tile_b[p][j] = op(B)[k0 + p][col0 + j]
+bool aligned(uint b, uint ld)
+{
+    return ((args.off[b] | ld) & 3u) == 0u;
+}
+
+// op(A)[row0 + r][p .. p + 3] for r < 4, as columns; A is 16-byte aligned.
+mat4 quads_a(uint row0, uint p)
+{
+    uint lda = args.u[3];
+    if (args.u[6] == 0u)
+        return mat4(a4[TDM_QUAD(1, row0 * lda + p)], a4[TDM_QUAD(1, (row0 + 1u) * lda + p)],
+                    a4[TDM_QUAD(1, (row0 + 2u) * lda + p)], a4[TDM_QUAD(1, (row0 + 3u) * lda + p)]);
+    return transpose(mat4(a4[TDM_QUAD(1, p * lda + row0)], a4[TDM_QUAD(1, (p + 1u) * lda + row0)],
+                          a4[TDM_QUAD(1, (p + 2u) * lda + row0)],
+                          a4[TDM_QUAD(1, (p + 3u) * lda + row0)]));
+}
+
+// op(B)[p + q][col0 .. col0 + 3] for q < 4, as columns; B is 16-byte aligned.
+mat4 quads_b(uint col0, uint p)
+{
+    uint ldb = args.u[4];
+    if (args.u[7] == 0u)
+        return mat4(b4[TDM_QUAD(2, p * ldb + col0)], b4[TDM_QUAD(2, (p + 1u) * ldb + col0)],
+                    b4[TDM_QUAD(2, (p + 2u) * ldb + col0)], b4[TDM_QUAD(2, (p + 3u) * ldb + col0)]);
+    return transpose(mat4(b4[TDM_QUAD(2, col0 * ldb + p)], b4[TDM_QUAD(2, (col0 + 1u) * ldb + p)],
+                          b4[TDM_QUAD(2, (col0 + 2u) * ldb + p)],
+                          b4[TDM_QUAD(2, (col0 + 3u) * ldb + p)]));
+}
+
+// One element of op(A) or op(B), zero out of range.
+float single_a(uint row, uint p)
+{
+    if (row >= args.u[0] || p >= args.u[2])
+        return 0.0;
+    uint lda = args.u[3];
+    return a[args.off[1] + (args.u[6] != 0u ? p * lda + row : row * lda + p)];
+}
+
+float single_b(uint p, uint col)
+{
+    if (col >= args.u[1] || p >= args.u[2])
+        return 0.0;
+    uint ldb = args.u[4];
+    return b[args.off[2] + (args.u[7] != 0u ? col * ldb + p : p * ldb + col)];
+}
+
+vec4 singles_a(uint row, uint p)
+{
+    return vec4(single_a(row, p), single_a(row, p + 1u), single_a(row, p + 2u),
+                single_a(row, p + 3u));
+}
+
+vec4 singles_b(uint p, uint col0)
+{
+    return vec4(single_b(p, col0), single_b(p, col0 + 1u), single_b(p, col0 + 2u),
+                single_b(p, col0 + 3u));
+}
+
+mat4 singles_a4(uint row0, uint p)
+{
+    return mat4(singles_a(row0, p), singles_a(row0 + 1u, p), singles_a(row0 + 2u, p),
+                singles_a(row0 + 3u, p));
+}
+
+mat4 singles_b4(uint col0, uint p)
+{
+    return mat4(singles_b(p, col0), singles_b(p + 1u, col0), singles_b(p + 2u, col0),
+                singles_b(p + 3u, col0));
+}
+
+// One row of the result, columns col0 .. col0 + 3, into C.
+void store_row(uint row, uint col0, vec4 v, bool quads)
+{
+    uint n = args.u[1], ldc = args.u[5];
+    float alpha = args.f[0], beta = args.f[1];
+    v *= alpha;
+    uint ic = row * ldc + col0;
+    if (quads) {
+        c4[TDM_QUAD(0, ic)] = beta == 0.0 ? v : v + beta * c4[TDM_QUAD(0, ic)];
+        return;
+    }
+    if (row >= args.u[0])
+        return;
+    for (uint i = 0u; i < 4u; i++)
+        if (col0 + i < n) {
+            uint e = args.off[0] + ic + i;
+            c[e] = beta == 0.0 ? v[i] : v[i] + beta * c[e];
+        }
+}
+
+void store_quarter(uint row0, uint col0, mat4 rows, bool quads)
+{
+    for (uint r = 0u; r < 4u; r++)
+        store_row(row0 + r, col0, rows[r], quads);
+}
 
 void main()
 {
     uint m = args.u[0], n = args.u[1], k = args.u[2];
-    uint lda = args.u[3], ldb = args.u[4], ldc = args.u[5];
-    bool trans_a = args.u[6] != 0u, trans_b = args.u[7] != 0u;
-    float alpha = args.f[0], beta = args.f[1];
-    uint tx = gl_LocalInvocationID.x % TILE, ty = gl_LocalInvocationID.x / TILE;
-    uint tiles_n = n / TILE + (n % TILE != 0u ? 1u : 0u);
-    uint tiles = (m / TILE + (m % TILE != 0u ? 1u : 0u)) * tiles_n;
-
-    for (uint t = gl_WorkGroupID.x; t < tiles; t += gl_NumWorkGroups.x) {
-        uint row0 = t / tiles_n * TILE, col0 = t % tiles_n * TILE;
-        float acc = 0.0;
-        for (uint k0 = 0u; k0 < k; k0 += TILE) {
-            // op(A)[i][p]: A[i * lda + p], or A[p * lda + i] transposed; the
-            // invocation's tx runs along A's rows either way.
-            uint i = trans_a ? tx : ty, p = trans_a ? ty : tx;
-            bool in_a = row0 + i < m && k0 + p < k;
-            uint ia = trans_a ? (k0 + p) * lda + row0 + i : (row0 + i) * lda + k0 + p;
-            tile_a[i][p] = in_a ? a[args.off[1] + ia] : 0.0;
-            // op(B)[p][j]: B[p * ldb + j], or B[j * ldb + p] transposed.
-            uint q = trans_b ? tx : ty, j = trans_b ? ty : tx;
-            bool in_b = k0 + q < k && col0 + j < n;
-            uint ib = trans_b ? (col0 + j) * ldb + k0 + q : (k0 + q) * ldb + col0 + j;
-            tile_b[q][j] = in_b ? b[args.off[2] + ib] : 0.0;
-            barrier();
-            float block = 0.0; // summed per block: error grows with 16 + k / 16, not k
-            for (uint s = 0u; s < TILE; s++)
-                block += tile_a[ty][s] * tile_b[s][tx];
-            acc += block;
-            barrier();
+    uint rows = ROWS4 * 4u, cols = COLS4 * 4u;
+    uint blocks_n = n / cols + (n % cols != 0u ? 1u : 0u);
+    uint blocks = (m / rows + (m % rows != 0u ? 1u : 0u)) * blocks_n;
+    bool inputs_aligned = aligned(1, args.u[3]) && aligned(2, args.u[4]);
+    // The core launches a group per 16 x 16 of C, more than the blocks need: the
+    // busy groups are spread evenly over the launch (every spacing-th), since a CPU
+    // driver hands each thread a contiguous range of groups.
+    uint size = gl_WorkGroupSize.x, needed = blocks / size + (blocks % size != 0u ? 1u : 0u);
+    uint spacing = max(1u, gl_NumWorkGroups.x / max(needed, 1u));
+    if (gl_WorkGroupID.x % spacing != 0u)
+        return;
+    uint slots = (gl_NumWorkGroups.x + spacing - 1u) / spacing;
+    uint first = gl_WorkGroupID.x / spacing * size + gl_LocalInvocationID.x;
+    for (uint t = first; t < blocks; t += slots * size) {
+        uint row0 = t / blocks_n * rows, col0 = t % blocks_n * cols;
+        bool inside = row0 + rows <= m && col0 + cols <= n;
+        mat4 acc[ROWS4][COLS4];
+        for (uint i = 0u; i < ROWS4; i++)
+            for (uint j = 0u; j < COLS4; j++)
+                acc[i][j] = mat4(0.0);
+        for (uint k0 = 0u; k0 < k; k0 += STEP_K) {
+            mat4 partial[ROWS4][COLS4];
+            for (uint i = 0u; i < ROWS4; i++)
+                for (uint j = 0u; j < COLS4; j++)
+                    partial[i][j] = mat4(0.0);
+            for (uint p = k0; p < min(k, k0 + STEP_K); p += 4u) {
+                bool quads = inside && inputs_aligned && p + 4u <= k;
+                mat4 av[ROWS4], bv[COLS4];
+                for (uint i = 0u; i < ROWS4; i++)
+                    av[i] = quads ? quads_a(row0 + 4u * i, p) : singles_a4(row0 + 4u * i, p);
+                for (uint j = 0u; j < COLS4; j++)
+                    bv[j] = quads ? quads_b(col0 + 4u * j, p) : singles_b4(col0 + 4u * j, p);
+                for (uint i = 0u; i < ROWS4; i++)
+                    for (uint j = 0u; j < COLS4; j++)
+                        partial[i][j] += bv[j] * av[i];
+            }
+            for (uint i = 0u; i < ROWS4; i++)
+                for (uint j = 0u; j < COLS4; j++)
+                    acc[i][j] += partial[i][j];
         }
-        uint row = row0 + ty, col = col0 + tx;
-        if (row < m && col < n) {
-            uint ic = args.off[0] + row * ldc + col;
-            c[ic] = beta == 0.0 ? alpha * acc : alpha * acc + beta * c[ic];
-        }
+        bool quads = inside && aligned(0, args.u[5]);
+        for (uint i = 0u; i < ROWS4; i++)
+            for (uint j = 0u; j < COLS4; j++)
+                store_quarter(row0 + 4u * i, col0 + 4u * j, acc[i][j], quads);
     }
 }

@@ -15,6 +15,11 @@ layout(push_constant) uniform Args {
     float f[8];
 } args;
 
+// The work-group size: the table's 64 unless the backend specializes constant 0 for
+// its device (vulkan_device.c). Shaders built around a fixed size (gemm) declare their
+// own.
+#define TDM_GROUP_SIZE layout(local_size_x = 64, local_size_x_id = 0) in
+
 // Grid-stride loops: invocations in the whole dispatch, so that any group count
 // (up to 65535) covers any number of items.
 #define TDM_STRIDE (gl_NumWorkGroups.x * gl_WorkGroupSize.x)
@@ -22,6 +27,13 @@ layout(push_constant) uniform Args {
 // Storage buffer declarations: binding b, block Buffer<b>, array `name`.
 #define TDM_BUFFER(b, qualifier, type, name) \
     layout(std430, set = 0, binding = b) qualifier buffer Buffer##b { type name[]; }
+
+// The same binding also as an array of 4-vectors, `name`4: a vec4 of view b covers
+// elements i .. i + 3 where off[b] + i is a multiple of 4, at TDM_QUAD(b, i).
+#define TDM_BUFFER_AND_QUADS(b, qualifier, type, type4, name) \
+    TDM_BUFFER(b, qualifier, type, name);                     \
+    layout(std430, set = 0, binding = b) qualifier buffer Buffer##b##Quads { type4 name##4[]; }
+#define TDM_QUAD(b, i) ((args.off[b] + (i)) >> 2)
 
 // A quiet NaN and infinities (GLSL has no literals for them).
 float tdm_nan()

@@ -4,21 +4,33 @@
 #extension GL_GOOGLE_include_directive : require
 #include "kernel_args.glsl"
 
-layout(local_size_x = 64) in;
-TDM_BUFFER(0, , float, w);
-TDM_BUFFER(1, readonly, float, g);
-TDM_BUFFER(2, , float, m);
+TDM_BUFFER_AND_QUADS(0, , float, vec4, w);
+TDM_BUFFER_AND_QUADS(1, readonly, float, vec4, g);
+TDM_BUFFER_AND_QUADS(2, , float, vec4, m);
 
-void main()
+void momentum_step(inout float wi, float gi, inout float mi)
 {
-    uint n = args.u[0];
-    bool nesterov = args.u[1] != 0u;
     float lr = args.f[0], momentum = args.f[1];
-    for (uint i = gl_GlobalInvocationID.x; i < n; i += TDM_STRIDE) {
-        float gi = g[args.off[1] + i];
-        float mi = momentum * m[args.off[2] + i] + gi;
-        m[args.off[2] + i] = mi;
-        float step = nesterov ? lr * gi + lr * momentum * mi : lr * mi;
-        w[args.off[0] + i] -= step;
-    }
+    mi = momentum * mi + gi;
+    wi -= args.u[1] != 0u ? lr * gi + lr * momentum * mi : lr * mi;
 }
+
+void tdm_ew_item(uint i)
+{
+    float wi = w[args.off[0] + i], mi = m[args.off[2] + i];
+    momentum_step(wi, g[args.off[1] + i], mi);
+    m[args.off[2] + i] = mi;
+    w[args.off[0] + i] = wi;
+}
+
+void tdm_ew_quad(uint i)
+{
+    vec4 wq = w4[TDM_QUAD(0, i)], gq = g4[TDM_QUAD(1, i)], mq = m4[TDM_QUAD(2, i)];
+    for (int k = 0; k < 4; k++)
+        momentum_step(wq[k], gq[k], mq[k]);
+    m4[TDM_QUAD(2, i)] = mq;
+    w4[TDM_QUAD(0, i)] = wq;
+}
+
+#define TDM_EW_VIEWS 3
+#include "elementwise.glsl"

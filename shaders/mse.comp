@@ -3,19 +3,24 @@
 #extension GL_GOOGLE_include_directive : require
 #include "kernel_args.glsl"
 
-layout(local_size_x = 64) in;
-TDM_BUFFER(0, writeonly, float, loss);
-TDM_BUFFER(1, writeonly, float, dpred);
-TDM_BUFFER(2, readonly, float, pred);
-TDM_BUFFER(3, readonly, float, target);
+TDM_BUFFER_AND_QUADS(0, writeonly, float, vec4, loss);
+TDM_BUFFER_AND_QUADS(1, writeonly, float, vec4, dpred);
+TDM_BUFFER_AND_QUADS(2, readonly, float, vec4, pred);
+TDM_BUFFER_AND_QUADS(3, readonly, float, vec4, target);
 
-void main()
+void tdm_ew_item(uint i)
 {
-    uint n = args.u[0];
-    float scale2 = args.f[0] * 2.0; // exact
-    for (uint i = gl_GlobalInvocationID.x; i < n; i += TDM_STRIDE) {
-        float d = pred[args.off[2] + i] - target[args.off[3] + i];
-        loss[args.off[0] + i] = d * d;
-        dpred[args.off[1] + i] = scale2 * d;
-    }
+    float d = pred[args.off[2] + i] - target[args.off[3] + i];
+    loss[args.off[0] + i] = d * d;
+    dpred[args.off[1] + i] = (args.f[0] * 2.0) * d; // the doubling is exact
 }
+
+void tdm_ew_quad(uint i)
+{
+    vec4 d = pred4[TDM_QUAD(2, i)] - target4[TDM_QUAD(3, i)];
+    loss4[TDM_QUAD(0, i)] = d * d;
+    dpred4[TDM_QUAD(1, i)] = (args.f[0] * 2.0) * d;
+}
+
+#define TDM_EW_VIEWS 4
+#include "elementwise.glsl"

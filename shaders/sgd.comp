@@ -3,14 +3,18 @@
 #extension GL_GOOGLE_include_directive : require
 #include "kernel_args.glsl"
 
-layout(local_size_x = 64) in;
-TDM_BUFFER(0, , float, w);
-TDM_BUFFER(1, readonly, float, g);
+TDM_BUFFER_AND_QUADS(0, , float, vec4, w);
+TDM_BUFFER_AND_QUADS(1, readonly, float, vec4, g);
 
-void main()
+void tdm_ew_item(uint i)
 {
-    uint n = args.u[0];
-    float lr = args.f[0];
-    for (uint i = gl_GlobalInvocationID.x; i < n; i += TDM_STRIDE)
-        w[args.off[0] + i] -= lr * g[args.off[1] + i];
+    w[args.off[0] + i] -= args.f[0] * g[args.off[1] + i];
 }
+
+void tdm_ew_quad(uint i)
+{
+    w4[TDM_QUAD(0, i)] -= args.f[0] * g4[TDM_QUAD(1, i)];
+}
+
+#define TDM_EW_VIEWS 2
+#include "elementwise.glsl"

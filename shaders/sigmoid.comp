@@ -5,15 +5,9 @@
 #include "kernel_args.glsl"
 #include "tdm_math.glsl"
 
-layout(local_size_x = 64) in;
-TDM_BUFFER(0, writeonly, float, y);
-TDM_BUFFER(1, readonly, float, x);
-
-void main()
+float tdm_map(float a)
 {
-    uint n = args.u[0];
-    for (uint i = gl_GlobalInvocationID.x; i < n; i += TDM_STRIDE) {
-        float a = x[args.off[1] + i];
-        y[args.off[0] + i] = isnan(a) ? a : 1.0 / (1.0 + tdm_exp(-a));
-    }
+    return isnan(a) ? a : 1.0 / (1.0 + tdm_exp(-a));
 }
+
+#include "map_unary.glsl"

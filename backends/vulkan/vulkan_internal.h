@@ -84,6 +84,13 @@ typedef struct tdm_vk_device {
     VkDeviceSize atom_size;
     uint32_t max_groups;
     uint32_t max_push_constants;
+    /* The shaders' specialization constants (vulkan_pipeline.c), in constant_id
+     * order: 0 the local_size_x of every shader that declares local_size_x_id = 0,
+     * 1 and 2 the rows and columns, in fours, of the block of C a gemm invocation
+     * computes. */
+    struct tdm_vk_specialization {
+        uint32_t group_size, gemm_rows4, gemm_cols4;
+    } specialization;
 
     int unified_memory; /* integrated GPU or CPU: mapping device memory costs nothing */
     int force_staging;  /* TDM_VK_FORCE_STAGING: never map device buffers */

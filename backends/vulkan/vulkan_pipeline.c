@@ -3,6 +3,7 @@
  * TDM_KERNEL_MAX_BUFFERS storage buffers at set 0, the kernels' 96 bytes of push
  * constants, of which fill_words uses the first 76). Each step keeps what it made,
  * so a failed attempt can be retried without leaks. */
+#include <stddef.h>
 #include <stdio.h>
 
 #include "error.h"
@@ -73,12 +74,26 @@ static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spi
         snprintf(call, sizeof call, "vkCreateShaderModule (%s)", spirv->name);
         return tdm_vk_fail(vd, call, r);
     }
+    /* The device's constants (vulkan_device.c); an entry a shader does not declare
+     * is ignored (fill_words declares none). */
+    VkSpecializationMapEntry entries[] = {
+        {0, offsetof(struct tdm_vk_specialization, group_size), sizeof(uint32_t)},
+        {1, offsetof(struct tdm_vk_specialization, gemm_rows4), sizeof(uint32_t)},
+        {2, offsetof(struct tdm_vk_specialization, gemm_cols4), sizeof(uint32_t)},
+    };
+    VkSpecializationInfo specialization = {
+        .mapEntryCount = sizeof entries / sizeof entries[0],
+        .pMapEntries = entries,
+        .dataSize = sizeof vd->specialization,
+        .pData = &vd->specialization,
+    };
     VkComputePipelineCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
         .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
                   .stage = VK_SHADER_STAGE_COMPUTE_BIT,
                   .module = module,
-                  .pName = "main"},
+                  .pName = "main",
+                  .pSpecializationInfo = &specialization},
         .layout = vd->pipeline_layout,
     };
     r = vkCreateComputePipelines(vd->device, VK_NULL_HANDLE, 1, &info, NULL, out);
