@@ -22,7 +22,9 @@ typedef struct conf_case {
     uint32_t u[TDM_KERNEL_MAX_UINTS];
     float f[TDM_KERNEL_MAX_FLOATS];
     conf_data data;
-    uint32_t offset; /* elements before each view (even, for float16 buffers) */
+    /* elements before each buffer's view (even for float16 buffers); views at
+     * different offsets cover kernels that move several elements per access */
+    uint32_t offset[TDM_KERNEL_MAX_BUFFERS];
     unsigned seed;
     int large; /* a buffer past 128 MiB: lavapipe's binding limit */
     char label[64];

@@ -50,7 +50,7 @@ static double input_magnitude(const conf_case *c, const conf_buffers *in, size_t
             count = cols;
         }
         for (size_t i = first; i < first + count && i < in->elements[b]; i++) {
-            double v = fabs(element(in, b, 'f', c->offset + i));
+            double v = fabs(element(in, b, 'f', c->offset[b] + i));
             worst = isfinite(v) && v > worst ? v : worst;
         }
     }
@@ -155,7 +155,7 @@ static void check_words(compare_ctx *x, unsigned b)
 {
     const tdm_kernel_buffer *kb = &tdm_kernel_get(x->c->kernel)->buffers[b];
     const uint32_t *got = x->got->host[b], *want = x->want->host[b], *orig = x->in->host[b];
-    size_t first = x->c->offset, last = first + x->in->elements[b];
+    size_t first = x->c->offset[b], last = first + x->in->elements[b];
     for (size_t i = 0; i < x->in->total[b]; i++) {
         int inside = i >= first && i < last;
         if (got[i] == (inside ? want[i] : orig[i]))
@@ -174,7 +174,7 @@ static void check_words(compare_ctx *x, unsigned b)
 static void check_buffer(compare_ctx *x, unsigned b)
 {
     const tdm_kernel_buffer *kb = &tdm_kernel_get(x->c->kernel)->buffers[b];
-    size_t size = tdm_kernel_type_size(kb->type), first = x->c->offset;
+    size_t size = tdm_kernel_type_size(kb->type), first = x->c->offset[b];
     size_t last = first + x->in->elements[b];
     const unsigned char *got = x->got->host[b], *orig = x->in->host[b];
     for (size_t i = 0; i < x->in->total[b]; i++) {

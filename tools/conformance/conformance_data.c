@@ -77,7 +77,7 @@ int conf_buffers_make(const conf_case *c, conf_buffers *bufs)
     for (unsigned b = 0; b < info->buffer_count; b++) {
         const tdm_kernel_buffer *kb = &info->buffers[b];
         bufs->elements[b] = tdm_kernel_extent(info, c->u, kb->extent);
-        bufs->total[b] = c->offset + bufs->elements[b] + CONF_GUARD;
+        bufs->total[b] = c->offset[b] + bufs->elements[b] + CONF_GUARD;
         bufs->host[b] = malloc(bufs->total[b] * tdm_kernel_type_size(kb->type));
         if (!bufs->host[b]) {
             conf_buffers_free(bufs);

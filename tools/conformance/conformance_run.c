@@ -37,7 +37,7 @@ static tdm_kernel_call make_call(const conf_case *c, const tdm_kernel_info *info
             continue; /* an unused input stays NULL, as callers leave it */
         unsigned size = tdm_kernel_type_size(info->buffers[b].type);
         call.views[b].buffer = bufs[b];
-        call.views[b].offset = (size_t)c->offset * size;
+        call.views[b].offset = (size_t)c->offset[b] * size;
         call.views[b].size = in->elements[b] * size;
     }
     return call;
