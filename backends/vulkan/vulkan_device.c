@@ -100,7 +100,7 @@ static tdm_status create_pool(tdm_vk_device *vd)
     return r == VK_SUCCESS ? TDM_OK : tdm_vk_fail(vd, "vkCreateCommandPool", r);
 }
 
-/* GPUs: the table's 64 invocations per group, and 4 x 4 blocks of C per gemm
+/* GPUs: each kernel's table group size (group_size 0), and 4 x 4 blocks of C per gemm
  * invocation so that a matrix keeps thousands of invocations busy. CPU drivers run a
  * group as a loop over SIMD vectors of subgroupSize lanes, each memory access a loop
  * over the lanes, and invocations without an item cost nearly as much as busy ones:
@@ -110,7 +110,7 @@ static tdm_status create_pool(tdm_vk_device *vd)
 static struct tdm_vk_specialization specialization_for(const tdm_vk_device *vd,
                                                        const VkPhysicalDeviceProperties *props)
 {
-    struct tdm_vk_specialization gpu = {.group_size = 64, .gemm_rows4 = 1, .gemm_cols4 = 1};
+    struct tdm_vk_specialization gpu = {.group_size = 0, .gemm_rows4 = 1, .gemm_cols4 = 1};
     VkPhysicalDeviceSubgroupProperties subgroup = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
     };
@@ -124,7 +124,7 @@ static struct tdm_vk_specialization specialization_for(const tdm_vk_device *vd,
     uint32_t size = subgroup.subgroupSize;
     int usable = size >= 4 && size <= 64 && (size & (size - 1)) == 0;
     return (struct tdm_vk_specialization){
-        .group_size = usable ? size : 64, .gemm_rows4 = 4, .gemm_cols4 = 8};
+        .group_size = usable ? size : 0, .gemm_rows4 = 4, .gemm_cols4 = 8};
 }
 
 static void record_limits(tdm_vk_device *vd)

@@ -89,7 +89,8 @@ typedef struct tdm_vk_device {
      * 1 and 2 the rows and columns, in fours, of the block of C a gemm invocation
      * computes. */
     struct tdm_vk_specialization {
-        uint32_t group_size, gemm_rows4, gemm_cols4;
+        uint32_t group_size; /* 0: each kernel's from the table */
+        uint32_t gemm_rows4, gemm_cols4;
     } specialization;
 
     int unified_memory; /* integrated GPU or CPU: mapping device memory costs nothing */

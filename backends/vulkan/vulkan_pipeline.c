@@ -40,8 +40,9 @@ static tdm_status create_pipeline_layout(tdm_vk_device *vd)
     if (vd->pipeline_layout != VK_NULL_HANDLE)
         return TDM_OK;
     if (vd->max_push_constants < sizeof(tdm_vk_kernel_args))
-        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': kernels need %zu bytes of push "
-                                             "constants, the device has %u",
+        return tdm_fail(TDM_ERR_UNSUPPORTED,
+                        "%s '%s': kernels need %zu bytes of push "
+                        "constants, the device has %u",
                         vd->dev->desc.id, vd->dev->desc.name, sizeof(tdm_vk_kernel_args),
                         vd->max_push_constants);
     VkPushConstantRange range = {
@@ -60,7 +61,7 @@ static tdm_status create_pipeline_layout(tdm_vk_device *vd)
 }
 
 static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spirv,
-                                  VkPipeline *out)
+                                  uint32_t table_group_size, VkPipeline *out)
 {
     VkShaderModuleCreateInfo module_info = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
@@ -74,8 +75,12 @@ static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spi
         snprintf(call, sizeof call, "vkCreateShaderModule (%s)", spirv->name);
         return tdm_vk_fail(vd, call, r);
     }
-    /* The device's constants (vulkan_device.c); an entry a shader does not declare
-     * is ignored (fill_words declares none). */
+    /* The device's constants (vulkan_device.c), the group size the table's unless the
+     * device has its own; an entry a shader does not declare is ignored (fill_words
+     * declares none). */
+    struct tdm_vk_specialization constants = vd->specialization;
+    if (constants.group_size == 0)
+        constants.group_size = table_group_size;
     VkSpecializationMapEntry entries[] = {
         {0, offsetof(struct tdm_vk_specialization, group_size), sizeof(uint32_t)},
         {1, offsetof(struct tdm_vk_specialization, gemm_rows4), sizeof(uint32_t)},
@@ -84,8 +89,8 @@ static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spi
     VkSpecializationInfo specialization = {
         .mapEntryCount = sizeof entries / sizeof entries[0],
         .pMapEntries = entries,
-        .dataSize = sizeof vd->specialization,
-        .pData = &vd->specialization,
+        .dataSize = sizeof constants,
+        .pData = &constants,
     };
     VkComputePipelineCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
@@ -117,7 +122,10 @@ tdm_status tdm_vk_pipeline(tdm_vk_device *vd, size_t index, const char *name, Vk
         if (s == TDM_OK)
             s = create_pipeline_layout(vd);
         if (s == TDM_OK)
-            s = create_pipeline(vd, spirv, &vd->pipelines[index]);
+            s = create_pipeline(vd, spirv,
+                                index < TDM_KERNEL_COUNT ? tdm_kernel_get((tdm_kernel)index)->wg
+                                                         : 0, /* fill_words fixes its own */
+                                &vd->pipelines[index]);
         if (s != TDM_OK)
             return s;
     }
