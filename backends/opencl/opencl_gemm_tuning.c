@@ -20,12 +20,6 @@ static const tdm_clblast_parameters pocl_cpu[] = {
      {"GEMMK", "KREG", "KWG", "KWI", "MDIMA", "MDIMC", "MWG", "NDIMB", "NDIMC", "NWG", "SA", "SB",
       "STRM", "STRN", "VWM", "VWN"},
      {0, 1, 32, 2, 8, 8, 64, 8, 8, 64, 0, 0, 0, 0, 4, 4}},
-    /* XgemmDirect, the one-kernel GEMM of small products (below 512^3 multiply-adds),
-     * from clblast_tuner_xgemm_direct at 256^3: 32 x 32 tiles, vectors of 2. */
-    {"XgemmDirect",
-     10,
-     {"KWID", "MDIMAD", "MDIMCD", "NDIMBD", "NDIMCD", "PADA", "PADB", "VWMD", "VWND", "WGD"},
-     {2, 16, 16, 8, 8, 1, 1, 2, 2, 32}},
     /* The copies, pads and transposes around it (clblast_tuner_copy_fast, _copy_pad,
      * _transpose_fast and _transpose_pad at 1024 x 1024): 2.3 to 2.9 times their
      * default speed. */
