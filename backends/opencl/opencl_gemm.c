@@ -178,36 +178,6 @@ int tdm_opencl_gemm_load(const char **note)
     return 0;
 }
 
-/* Before a physical device's first gemm (logical devices share theirs), the shipped
- * parameters for it, if any. A set CLBlast refuses leaves its defaults, with a
- * warning: gemm still runs. Called with clblast_lock held. */
-#define TUNED_MAX 64
-static void apply_tuning(const tdm_device *dev)
-{
-    static cl_device_id tuned[TUNED_MAX];
-    static size_t tuned_count;
-    const tdm_opencl_device *d = tdm_opencl_dev(dev);
-    for (size_t i = 0; i < tuned_count; i++)
-        if (tuned[i] == d->device)
-            return;
-    if (tuned_count < TUNED_MAX)
-        tuned[tuned_count++] = d->device;
-    const char *setting = getenv("TDM_CLBLAST_TUNING");
-    if (setting && !strcmp(setting, "off"))
-        return; /* CLBlast's own defaults, to measure what the parameters give */
-    const tdm_clblast_parameters *p = tdm_opencl_gemm_tuning(d->platform->name, dev->desc.type);
-    for (; p && p->kernel; p++) {
-        const char *names[TDM_CLBLAST_MAX_PARAMETERS]; /* CLBlast takes them non-const */
-        memcpy(names, p->names, sizeof names);
-        CLBlastStatusCode s = clblast_override(d->device, p->kernel, CLBlastPrecisionSingle,
-                                               p->count, names, p->values);
-        if (s != CLBlastSuccess)
-            tdm_log(dev->ctx, TDM_LOG_WARN,
-                    "%s '%s': CLBlast refused tandem's %s parameters (%s, %d): its defaults stay",
-                    dev->desc.id, dev->desc.name, p->kernel, clblast_error_name(s), (int)s);
-    }
-}
-
 tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch)
 {
     (void)launch;
