@@ -45,6 +45,11 @@ static tdm_status run_kernel(const tdm_optimizer *opt, const tdm_opt_step *step,
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%zu elements; optimizer kernels take at most 2^32 - 1", n);
     const tdm_buffer_view *w = &views[0], *g = &views[1], *slot = &views[2];
+/* adam and adamw share these; adamw adds its weight decay. */
+#define ADAM_ARGS                                                                                  \
+    .w = *w, .g = *g, .m = slot[0], .v = slot[1], .n = count, .lr = step->lr, .beta1 = o->beta1,   \
+    .beta2 = o->beta2, .eps = o->epsilon, .beta1_power = step->beta1_power,                        \
+    .beta2_power = step->beta2_power
     const uint32_t count = (uint32_t)n;
     switch (o->kind) {
     case TDM_OPT_SGD: {
@@ -82,36 +87,16 @@ static tdm_status run_kernel(const tdm_optimizer *opt, const tdm_opt_step *step,
         return tdm_rmsprop_run(dev, &a);
     }
     case TDM_OPT_ADAM: {
-        const tdm_adam_args a = {.w = *w,
-                                 .g = *g,
-                                 .m = slot[0],
-                                 .v = slot[1],
-                                 .n = count,
-                                 .lr = step->lr,
-                                 .beta1 = o->beta1,
-                                 .beta2 = o->beta2,
-                                 .eps = o->epsilon,
-                                 .beta1_power = step->beta1_power,
-                                 .beta2_power = step->beta2_power};
+        const tdm_adam_args a = {ADAM_ARGS};
         return tdm_adam_run(dev, &a);
     }
     case TDM_OPT_ADAMW: {
-        const tdm_adamw_args a = {.w = *w,
-                                  .g = *g,
-                                  .m = slot[0],
-                                  .v = slot[1],
-                                  .n = count,
-                                  .lr = step->lr,
-                                  .beta1 = o->beta1,
-                                  .beta2 = o->beta2,
-                                  .eps = o->epsilon,
-                                  .beta1_power = step->beta1_power,
-                                  .beta2_power = step->beta2_power,
-                                  .weight_decay = step->weight_decay};
+        const tdm_adamw_args a = {ADAM_ARGS, .weight_decay = step->weight_decay};
         return tdm_adamw_run(dev, &a);
     }
     }
     return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "optimizer kind %d has no kernel", (int)o->kind);
+#undef ADAM_ARGS
 }
 
 /* Copy `copy` of var and of its slots, in place, with g on that copy's device. */

@@ -1,6 +1,7 @@
 /* Optimizer updates with their slots, in float, following TensorFlow's training ops
  * (tensorflow/core/kernels/training_ops.cc) term by term. */
 #include <math.h>
+#include <stddef.h>
 
 #include "ref_kernels.h"
 
@@ -53,9 +54,10 @@ void ref_rmsprop(const ref_rmsprop_args *args)
 }
 
 /* ApplyAdam: bias correction folded into the learning rate, eps outside sqrt; with
- * decay > 0 (AdamW), w -= decay * w first, with the old w. adam and adamw share
+ * a decay (AdamW, decay not NULL), w -= *decay * w first, with the old w, even when
+ * *decay is 0 (an infinite w then turns NaN, as on a device). adam and adamw share
  * their arguments but for adamw's weight_decay. */
-static void adam_step(const ref_adam_args *args, float decay)
+static void adam_step(const ref_adam_args *args, const float *decay)
 {
     float *w = args->w, *g = args->g, *m = args->m, *v = args->v;
     float lr = args->lr, b1 = args->beta1, b2 = args->beta2, eps = args->eps;
@@ -63,20 +65,28 @@ static void adam_step(const ref_adam_args *args, float decay)
     for (uint32_t i = 0; i < args->n; i++) {
         m[i] = b1 * m[i] + (1.0f - b1) * g[i];
         v[i] = b2 * v[i] + (1.0f - b2) * g[i] * g[i];
-        float old = decay != 0.0f ? w[i] - decay * w[i] : w[i];
+        float old = decay ? w[i] - *decay * w[i] : w[i];
         w[i] = old - lr_t * m[i] / (sqrtf(v[i]) + eps);
     }
 }
 
 void ref_adam(const ref_adam_args *args)
 {
-    adam_step(args, 0.0f);
+    adam_step(args, NULL);
 }
 
 void ref_adamw(const ref_adamw_args *args)
 {
-    const ref_adam_args adam = {args->w,   args->g,           args->m,          args->v,
-                                args->n,   args->lr,          args->beta1,      args->beta2,
-                                args->eps, args->beta1_power, args->beta2_power};
-    adam_step(&adam, args->weight_decay);
+    const ref_adam_args adam = {.w = args->w,
+                                .g = args->g,
+                                .m = args->m,
+                                .v = args->v,
+                                .n = args->n,
+                                .lr = args->lr,
+                                .beta1 = args->beta1,
+                                .beta2 = args->beta2,
+                                .eps = args->eps,
+                                .beta1_power = args->beta1_power,
+                                .beta2_power = args->beta2_power};
+    adam_step(&adam, &args->weight_decay);
 }
