@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_json.h"
 #include "bench_clock.h"
 #include "cli_options.h"
 #include "device_select.h"
-#include "json_writer.h"
 
 #define CHECKED_ELEMENTS 64
 
@@ -205,28 +205,16 @@ static tdm_status measure(tdm_device *dev, cblas_sgemm_fn sgemm, const gemm_opti
     return s;
 }
 
-static void write_json(const char *path, const gemm_row *rows, size_t count)
+static void json_row(json_writer *w, const void *rows, size_t i)
 {
-    FILE *out = fopen(path, "w");
-    if (!out) {
-        perror(path);
-        return;
-    }
-    json_writer w = {out, 0, 0};
-    json_begin_object(&w, NULL);
-    json_begin_array(&w, "results");
-    for (size_t i = 0; i < count; i++) {
-        json_begin_object(&w, NULL);
-        json_string(&w, "device", rows[i].device);
-        json_uint(&w, "size", rows[i].size);
-        json_double(&w, "gflops", rows[i].gflops);
-        json_double(&w, "openblas_gflops", rows[i].openblas_gflops);
-        json_uint(&w, "wrong", rows[i].wrong);
-        json_end_object(&w);
-    }
-    json_end_array(&w);
-    json_end_object(&w);
-    fclose(out);
+    const gemm_row *r = (const gemm_row *)rows + i;
+    json_begin_object(w, NULL);
+    json_string(w, "device", r->device);
+    json_uint(w, "size", r->size);
+    json_double(w, "gflops", r->gflops);
+    json_double(w, "openblas_gflops", r->openblas_gflops);
+    json_uint(w, "wrong", r->wrong);
+    json_end_object(w);
 }
 
 /* Prints and fills a device's rows; returns how many went wrong or could not run. */
@@ -282,8 +270,8 @@ int bench_gemm(int argc, char **argv)
     for (size_t d = 0; rows && d < device_count; d++)
         if (bench_device(devices[d], sgemm, &o, rows, &count))
             rc = 1;
-    if (rows && o.json_path)
-        write_json(o.json_path, rows, count);
+    if (rows && o.json_path && bench_write_rows(o.json_path, json_row, rows, count))
+        rc = 1;
     free(rows);
     if (ctx)
         tdm_context_destroy(ctx);

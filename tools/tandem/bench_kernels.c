@@ -10,11 +10,11 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_json.h"
 #include "bench_clock.h"
 #include "cli_options.h"
 #include "conformance.h"
 #include "device_select.h"
-#include "json_writer.h"
 
 typedef struct kb_options {
     cli_list devices, kernels;
@@ -135,22 +135,22 @@ static void ceilings_end(ceilings *c)
     free(c->host_src);
 }
 
-/* One kernel's row: its launches alternate with both copies. */
-static tdm_status measure(tdm_device *dev, tdm_kernel kernel, const kb_options *o, kb_row *row)
+/* One kernel's row: its launches alternate with both copies, whose best times
+ * start afresh for the row (the buffers are the device's, allocated once). */
+static tdm_status measure(ceilings *ceil, tdm_kernel kernel, const kb_options *o, kb_row *row)
 {
     conf_case c = conf_perf_case(kernel, (uint32_t)(o->bytes / 4));
     conf_buffers in;
     conf_prepared prepared;
-    ceilings ceil;
     double best = 0;
     if (conf_buffers_make(&c, &in) != 0)
         return TDM_ERR_OUT_OF_MEMORY;
-    tdm_status s = conf_prepare(dev, &c, &in, &prepared);
+    tdm_status s = conf_prepare(ceil->dev, &c, &in, &prepared);
     if (s == TDM_OK) {
-        s = ceilings_begin(dev, o->bytes, &ceil);
+        ceil->device_best = ceil->host_best = 0;
         for (unsigned i = 0; i < o->repeat && s == TDM_OK; i++) {
             double seconds;
-            s = ceilings_time(&ceil);
+            s = ceilings_time(ceil);
             if (s == TDM_OK)
                 s = conf_launch_timed(&prepared, &seconds);
             if (s == TDM_OK)
@@ -158,10 +158,9 @@ static tdm_status measure(tdm_device *dev, tdm_kernel kernel, const kb_options *
         }
         if (s == TDM_OK) {
             row->gbs = bytes_moved(&c, &in) / best / 1e9;
-            row->device_copy_gbs = 2.0 * (double)o->bytes / ceil.device_best / 1e9;
-            row->memcpy_gbs = 2.0 * (double)o->bytes / ceil.host_best / 1e9;
+            row->device_copy_gbs = 2.0 * (double)o->bytes / ceil->device_best / 1e9;
+            row->memcpy_gbs = 2.0 * (double)o->bytes / ceil->host_best / 1e9;
         }
-        ceilings_end(&ceil);
         conf_release(&prepared);
     }
     conf_buffers_free(&in);
@@ -187,28 +186,16 @@ static int select_kernels(const kb_options *o, tdm_kernel *out)
     return count;
 }
 
-static void write_json(const char *path, const kb_row *rows, size_t count)
+static void json_row(json_writer *w, const void *rows, size_t i)
 {
-    FILE *out = fopen(path, "w");
-    if (!out) {
-        perror(path);
-        return;
-    }
-    json_writer w = {out, 0, 0};
-    json_begin_object(&w, NULL);
-    json_begin_array(&w, "results");
-    for (size_t i = 0; i < count; i++) {
-        json_begin_object(&w, NULL);
-        json_string(&w, "device", rows[i].device);
-        json_string(&w, "kernel", rows[i].kernel);
-        json_double(&w, "gbs", rows[i].gbs);
-        json_double(&w, "device_copy_gbs", rows[i].device_copy_gbs);
-        json_double(&w, "memcpy_gbs", rows[i].memcpy_gbs);
-        json_end_object(&w);
-    }
-    json_end_array(&w);
-    json_end_object(&w);
-    fclose(out);
+    const kb_row *r = (const kb_row *)rows + i;
+    json_begin_object(w, NULL);
+    json_string(w, "device", r->device);
+    json_string(w, "kernel", r->kernel);
+    json_double(w, "gbs", r->gbs);
+    json_double(w, "device_copy_gbs", r->device_copy_gbs);
+    json_double(w, "memcpy_gbs", r->memcpy_gbs);
+    json_end_object(w);
 }
 
 /* Prints a device's rows into rows; returns how many kernels could not run. */
@@ -221,12 +208,14 @@ static int bench_device(tdm_device *dev, const tdm_kernel *kernels, int count, c
            desc.name, o->bytes, o->repeat);
     printf("  %-14s %8s %9s %7s %8s %9s\n", "kernel", "GB/s", "dev copy", "of dev", "memcpy",
            "of memcpy");
+    ceilings ceil;
+    tdm_status s = ceilings_begin(dev, o->bytes, &ceil);
     int missed = 0;
     for (int k = 0; k < count; k++) {
         kb_row *row = &rows[k];
         *row = (kb_row){.kernel = tdm_kernel_get(kernels[k])->name};
         snprintf(row->device, sizeof row->device, "%s", desc.id);
-        if (measure(dev, kernels[k], o, row) != TDM_OK) {
+        if (s != TDM_OK || measure(&ceil, kernels[k], o, row) != TDM_OK) {
             printf("  %-14s %8s  %s\n", row->kernel, "n/a", tdm_last_error());
             missed++;
         } else {
@@ -236,6 +225,7 @@ static int bench_device(tdm_device *dev, const tdm_kernel *kernels, int count, c
         }
         fflush(stdout);
     }
+    ceilings_end(&ceil);
     return missed;
 }
 
@@ -263,8 +253,9 @@ int bench_kernels(int argc, char **argv)
     for (size_t d = 0; rows && d < device_count; d++)
         if (bench_device(devices[d], kernels, count, &o, &rows[d * (size_t)count]))
             rc = 1;
-    if (rows && o.json_path)
-        write_json(o.json_path, rows, device_count * (size_t)count);
+    if (rows && o.json_path &&
+        bench_write_rows(o.json_path, json_row, rows, device_count * (size_t)count))
+        rc = 1;
     free(rows);
     tdm_context_destroy(ctx);
     return rc;

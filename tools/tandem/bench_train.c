@@ -11,7 +11,7 @@
 #include "bench.h"
 #include "bench_clock.h"
 #include "cli_options.h"
-#include "json_writer.h"
+#include "bench_json.h"
 #include "train_session.h"
 
 #define FASHION_DIR "/usr/share/datasets/fashion-mnist"
@@ -255,8 +255,9 @@ static void print_row(const bt_row *r)
         printf(" %9s\n", "-");
 }
 
-static void json_row(json_writer *w, const bt_row *r)
+static void json_row(json_writer *w, const void *rows, size_t i)
 {
+    const bt_row *r = (const bt_row *)rows + i;
     json_begin_object(w, NULL);
     json_string(w, "model", r->model->name);
     json_uint(w, "replicas", r->replicas);
@@ -273,24 +274,6 @@ static void json_row(json_writer *w, const bt_row *r)
         json_double(w, "distribution_overhead", 1.0 - r->of_best);
     }
     json_end_object(w);
-}
-
-static int write_json(const char *path, const bt_row *rows, size_t used)
-{
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        perror(path);
-        return 1;
-    }
-    json_writer w = {.out = f};
-    json_begin_object(&w, NULL);
-    json_begin_array(&w, "rows");
-    for (size_t i = 0; i < used; i++)
-        json_row(&w, &rows[i]);
-    json_end_array(&w);
-    json_end_object(&w);
-    fputc('\n', f);
-    return fclose(f) ? 1 : 0;
 }
 
 /* Every device alone, then all of them; appends rows. */
@@ -371,6 +354,6 @@ int bench_train(int argc, char **argv)
         status = bench_model_rows(&o, m, ids, n, rows, &used);
     }
     if (status == 0 && o.json_path)
-        status = write_json(o.json_path, rows, used);
+        status = bench_write_rows(o.json_path, json_row, rows, used);
     return status;
 }
