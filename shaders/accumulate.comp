@@ -4,52 +4,53 @@
 // result is bitwise the reference's. Inputs past `inputs` are bound to something
 // valid (the backend binds y there) but never read.
 #extension GL_GOOGLE_include_directive : require
-#include "kernel_args.glsl"
+#define TDM_KERNEL_accumulate
+#include "kernel_bindings.glsl"
 
-TDM_BUFFER_AND_QUADS(0, writeonly, float, vec4, y);
-TDM_BUFFER_AND_QUADS(1, readonly, float, vec4, x0);
-TDM_BUFFER_AND_QUADS(2, readonly, float, vec4, x1);
-TDM_BUFFER_AND_QUADS(3, readonly, float, vec4, x2);
-TDM_BUFFER_AND_QUADS(4, readonly, float, vec4, x3);
-TDM_BUFFER_AND_QUADS(5, readonly, float, vec4, x4);
-TDM_BUFFER_AND_QUADS(6, readonly, float, vec4, x5);
-TDM_BUFFER_AND_QUADS(7, readonly, float, vec4, x6);
+TDM_VIEW_AND_QUADS(y);
+TDM_VIEW_AND_QUADS(x0);
+TDM_VIEW_AND_QUADS(x1);
+TDM_VIEW_AND_QUADS(x2);
+TDM_VIEW_AND_QUADS(x3);
+TDM_VIEW_AND_QUADS(x4);
+TDM_VIEW_AND_QUADS(x5);
+TDM_VIEW_AND_QUADS(x6);
 
 void tdm_ew_item(uint i)
 {
-    uint inputs = args.u[1];
-    precise float s = x0[args.off[1] + i] + x1[args.off[2] + i];
+    uint inputs = TDM_U_inputs;
+    precise float s = x0[TDM_OFF_x0 + i] + x1[TDM_OFF_x1 + i];
     if (inputs > 2u)
-        s += x2[args.off[3] + i];
+        s += x2[TDM_OFF_x2 + i];
     if (inputs > 3u)
-        s += x3[args.off[4] + i];
+        s += x3[TDM_OFF_x3 + i];
     if (inputs > 4u)
-        s += x4[args.off[5] + i];
+        s += x4[TDM_OFF_x4 + i];
     if (inputs > 5u)
-        s += x5[args.off[6] + i];
+        s += x5[TDM_OFF_x5 + i];
     if (inputs > 6u)
-        s += x6[args.off[7] + i];
-    y[args.off[0] + i] = s;
+        s += x6[TDM_OFF_x6 + i];
+    y[TDM_OFF_y + i] = s;
 }
 
 // vec4 additions are per component: the same order, the same bits.
 void tdm_ew_quad(uint i)
 {
-    uint inputs = args.u[1];
-    precise vec4 s = x04[TDM_QUAD(1, i)] + x14[TDM_QUAD(2, i)];
+    uint inputs = TDM_U_inputs;
+    precise vec4 s = x04[TDM_QUAD(x0, i)] + x14[TDM_QUAD(x1, i)];
     if (inputs > 2u)
-        s += x24[TDM_QUAD(3, i)];
+        s += x24[TDM_QUAD(x2, i)];
     if (inputs > 3u)
-        s += x34[TDM_QUAD(4, i)];
+        s += x34[TDM_QUAD(x3, i)];
     if (inputs > 4u)
-        s += x44[TDM_QUAD(5, i)];
+        s += x44[TDM_QUAD(x4, i)];
     if (inputs > 5u)
-        s += x54[TDM_QUAD(6, i)];
+        s += x54[TDM_QUAD(x5, i)];
     if (inputs > 6u)
-        s += x64[TDM_QUAD(7, i)];
-    y4[TDM_QUAD(0, i)] = s;
+        s += x64[TDM_QUAD(x6, i)];
+    y4[TDM_QUAD(y, i)] = s;
 }
 
 // Views past `inputs` are never read, whatever their offsets.
-#define TDM_EW_VIEWS (1u + args.u[1])
+#define TDM_EW_VIEWS (1u + TDM_U_inputs)
 #include "elementwise.glsl"

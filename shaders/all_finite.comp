@@ -1,7 +1,8 @@
 #version 450
 // all_finite: out[c] = 1 if every element of the chunk is finite, else 0.
 #extension GL_GOOGLE_include_directive : require
-#include "kernel_args.glsl"
+#define TDM_KERNEL_all_finite
+#include "kernel_bindings.glsl"
 
 #define TDM_REDUCE_T uint
 #define TDM_REDUCE_IDENTITY 1u

@@ -12,16 +12,15 @@
 //   TDM_REDUCE_COMBINE(a, b) two partials combined
 //   TDM_REDUCE_STORE(p)      the float written for a chunk's result p
 // and, for sums (a float partial combined by +), TDM_REDUCE_KAHAN, which compensates
-// each invocation's long sequential sum (kahan.glsl). Binds out (binding 0, float)
-// and x (binding 1, float).
+// each invocation's long sequential sum (kahan.glsl). Binds the table's out (as
+// out_: `out` is a GLSL keyword) and x.
 #ifndef TDM_CHUNK_REDUCE_GLSL
 #define TDM_CHUNK_REDUCE_GLSL
 
 #include "kahan.glsl"
 
-TDM_GROUP_SIZE;
-TDM_BUFFER(0, writeonly, float, out_);
-TDM_BUFFER_AND_QUADS(1, readonly, float, vec4, x);
+TDM_VIEW_AS(out, out_, float);
+TDM_VIEW_AND_QUADS(x);
 
 shared TDM_REDUCE_T partials[gl_WorkGroupSize.x];
 
@@ -72,12 +71,12 @@ TDM_REDUCE_T fold(uint base, uint count)
 
 void main()
 {
-    uint n = args.u[0], chunk = args.u[1];
+    uint n = TDM_U_n, chunk = TDM_U_chunk;
     uint nchunks = n / chunk + (n % chunk != 0u ? 1u : 0u);
     uint t = gl_LocalInvocationID.x;
     for (uint c = gl_WorkGroupID.x; c < nchunks; c += gl_NumWorkGroups.x) {
         uint start = c * chunk;
-        partials[t] = fold(args.off[1] + start, min(chunk, n - start));
+        partials[t] = fold(TDM_OFF_x + start, min(chunk, n - start));
         barrier();
         for (uint half_ = gl_WorkGroupSize.x / 2u; half_ > 0u; half_ /= 2u) {
             if (t < half_)
@@ -85,7 +84,7 @@ void main()
             barrier();
         }
         if (t == 0u)
-            out_[args.off[0] + c] = TDM_REDUCE_STORE(partials[0]);
+            out_[TDM_OFF_out + c] = TDM_REDUCE_STORE(partials[0]);
         barrier(); // partials[0] is read before the next chunk overwrites it
     }
 }

@@ -4,11 +4,12 @@
 // max are undefined for NaN, and a compiler may turn the selects into them: the NaN
 // is passed through explicitly). Tolerance 0.
 #extension GL_GOOGLE_include_directive : require
-#include "kernel_args.glsl"
+#define TDM_KERNEL_clip
+#include "kernel_bindings.glsl"
 
 float tdm_map(float a)
 {
-    float lo = args.f[0], hi = args.f[1];
+    float lo = TDM_F_lo, hi = TDM_F_hi;
     float t = a < lo ? lo : a;
     t = t > hi ? hi : t;
     return isnan(a) ? a : t;

@@ -5,10 +5,11 @@
 // j = offset + i (mod 2^32). The mask depends only on (seed, j): every backend draws
 // the same one.
 #extension GL_GOOGLE_include_directive : require
-#include "kernel_args.glsl"
+#define TDM_KERNEL_dropout
+#include "kernel_bindings.glsl"
 
-TDM_BUFFER_AND_QUADS(0, writeonly, float, vec4, y);
-TDM_BUFFER_AND_QUADS(1, readonly, float, vec4, x);
+TDM_VIEW_AND_QUADS(y);
+TDM_VIEW_AND_QUADS(x);
 
 // One Philox round: two 32 x 32 -> 64-bit products, their halves mixed with the
 // other counter words and the key.
@@ -34,14 +35,14 @@ uvec4 philox4x32_10(uvec4 ctr, uvec2 key)
 // Element i of the view: kept (scaled) or dropped by word r of its Philox block.
 float dropout_one(float xi, uint r)
 {
-    float rate = args.f[0];
+    float rate = TDM_F_rate;
     float u = float(r >> 8) * (1.0 / 16777216.0);
     return u >= rate ? xi / (1.0 - rate) : 0.0;
 }
 
 uvec4 philox_block(uint j)
 {
-    return philox4x32_10(uvec4(j >> 2, 0u, 0u, 0u), uvec2(args.u[1], args.u[2]));
+    return philox4x32_10(uvec4(j >> 2, 0u, 0u, 0u), uvec2(TDM_U_seed_lo, TDM_U_seed_hi));
 }
 
 uint philox_word(uint j)
@@ -51,21 +52,20 @@ uint philox_word(uint j)
 
 void tdm_ew_item(uint i)
 {
-    uint j = args.u[3] + i; // wraps mod 2^32
-    y[args.off[0] + i] = dropout_one(x[args.off[1] + i], philox_word(j));
+    uint j = TDM_U_offset + i; // wraps mod 2^32
+    y[TDM_OFF_y + i] = dropout_one(x[TDM_OFF_x + i], philox_word(j));
 }
 
 // Where j is a multiple of 4 one Philox block serves the four items.
 void tdm_ew_quad(uint i)
 {
-    uint j = args.u[3] + i;
+    uint j = TDM_U_offset + i;
     uvec4 r = (j & 3u) == 0u ? philox_block(j)
                              : uvec4(philox_word(j), philox_word(j + 1u), philox_word(j + 2u),
                                      philox_word(j + 3u));
-    vec4 xq = x4[TDM_QUAD(1, i)];
-    y4[TDM_QUAD(0, i)] = vec4(dropout_one(xq.x, r.x), dropout_one(xq.y, r.y),
+    vec4 xq = x4[TDM_QUAD(x, i)];
+    y4[TDM_QUAD(y, i)] = vec4(dropout_one(xq.x, r.x), dropout_one(xq.y, r.y),
                               dropout_one(xq.z, r.z), dropout_one(xq.w, r.w));
 }
 
-#define TDM_EW_VIEWS 2
 #include "elementwise.glsl"

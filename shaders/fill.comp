@@ -2,19 +2,19 @@
 // fill: y[i] = value. Stored as the value's bits, so any float (NaN payloads,
 // denormals) arrives unchanged.
 #extension GL_GOOGLE_include_directive : require
-#include "kernel_args.glsl"
+#define TDM_KERNEL_fill
+#include "kernel_bindings.glsl"
 
-TDM_BUFFER_AND_QUADS(0, writeonly, uint, uvec4, y);
+TDM_VIEW_AND_QUADS_AS(y, y, uint, uvec4);
 
 void tdm_ew_item(uint i)
 {
-    y[args.off[0] + i] = floatBitsToUint(args.f[0]);
+    y[TDM_OFF_y + i] = floatBitsToUint(TDM_F_value);
 }
 
 void tdm_ew_quad(uint i)
 {
-    y4[TDM_QUAD(0, i)] = uvec4(floatBitsToUint(args.f[0]));
+    y4[TDM_QUAD(y, i)] = uvec4(floatBitsToUint(TDM_F_value));
 }
 
-#define TDM_EW_VIEWS 1
 #include "elementwise.glsl"

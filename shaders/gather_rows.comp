@@ -4,20 +4,20 @@
 // int32 labels gather alike, bit for bit; an index not below src_rows gives a row of
 // zeros (never a read outside x). One item per cell of y. Tolerance 0.
 #extension GL_GOOGLE_include_directive : require
-#include "kernel_args.glsl"
+#define TDM_KERNEL_gather_rows
+#include "kernel_bindings.glsl"
 
-layout(local_size_x = 64) in;
-TDM_BUFFER(0, writeonly, uint, y);
-TDM_BUFFER(1, readonly, uint, x);
-TDM_BUFFER(2, readonly, uint, idx);
+TDM_VIEW(y);
+TDM_VIEW(x);
+TDM_VIEW(idx);
 
 void main()
 {
-    uint rows = args.u[0], cols = args.u[1], src_rows = args.u[2];
+    uint rows = TDM_U_rows, cols = TDM_U_cols, src_rows = TDM_U_src_rows;
     uint cells = rows * cols;
     for (uint i = gl_GlobalInvocationID.x; i < cells; i += TDM_STRIDE) {
         uint r = i / cols;
-        uint s = idx[args.off[2] + r];
-        y[args.off[0] + i] = s < src_rows ? x[args.off[1] + s * cols + (i - r * cols)] : 0u;
+        uint s = idx[TDM_OFF_idx + r];
+        y[TDM_OFF_y + i] = s < src_rows ? x[TDM_OFF_x + s * cols + (i - r * cols)] : 0u;
     }
 }

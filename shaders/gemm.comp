@@ -16,65 +16,65 @@
 // switch between coroutines, so loading from the matrices themselves (cached) costs no
 // more than staging them, and the cost is the values loaded per product: 1/32 + 1/16
 // for 16 x 32 (16 x 16 blocks: 1/8, and 20-30 % slower on lavapipe at 1024^3). The
-// group is the device's size (TDM_GROUP_SIZE). Products are summed per STEP_K before
+// group is the device's size (constant 0). Products are summed per STEP_K before
 // joining the total, so the error grows with STEP_K + k / STEP_K, not k.
 #extension GL_GOOGLE_include_directive : require
-#include "kernel_args.glsl"
+#define TDM_KERNEL_gemm
+#include "kernel_bindings.glsl"
 
 #define STEP_K 16u
 // The block's rows and columns, in fours: 16 x 32 unless the backend specializes
 // them for its device (vulkan_device.c: 4 x 4 on GPUs, which need more invocations).
 layout(constant_id = 1) const uint ROWS4 = 4u;
 layout(constant_id = 2) const uint COLS4 = 8u;
-TDM_GROUP_SIZE;
-TDM_BUFFER_AND_QUADS(0, , float, vec4, c);
-TDM_BUFFER_AND_QUADS(1, readonly, float, vec4, a);
-TDM_BUFFER_AND_QUADS(2, readonly, float, vec4, b);
+TDM_VIEW_AND_QUADS(c);
+TDM_VIEW_AND_QUADS(a);
+TDM_VIEW_AND_QUADS(b);
 
-bool aligned(uint b, uint ld)
+bool aligned(uint off, uint ld)
 {
-    return ((args.off[b] | ld) & 3u) == 0u;
+    return ((off | ld) & 3u) == 0u;
 }
 
 // op(A)[row0 + r][p .. p + 3] for r < 4, as columns; A is 16-byte aligned.
 mat4 quads_a(uint row0, uint p)
 {
-    uint lda = args.u[3];
-    if (args.u[6] == 0u)
-        return mat4(a4[TDM_QUAD(1, row0 * lda + p)], a4[TDM_QUAD(1, (row0 + 1u) * lda + p)],
-                    a4[TDM_QUAD(1, (row0 + 2u) * lda + p)], a4[TDM_QUAD(1, (row0 + 3u) * lda + p)]);
-    return transpose(mat4(a4[TDM_QUAD(1, p * lda + row0)], a4[TDM_QUAD(1, (p + 1u) * lda + row0)],
-                          a4[TDM_QUAD(1, (p + 2u) * lda + row0)],
-                          a4[TDM_QUAD(1, (p + 3u) * lda + row0)]));
+    uint lda = TDM_U_lda;
+    if (TDM_U_trans_a == 0u)
+        return mat4(a4[TDM_QUAD(a, row0 * lda + p)], a4[TDM_QUAD(a, (row0 + 1u) * lda + p)],
+                    a4[TDM_QUAD(a, (row0 + 2u) * lda + p)], a4[TDM_QUAD(a, (row0 + 3u) * lda + p)]);
+    return transpose(mat4(a4[TDM_QUAD(a, p * lda + row0)], a4[TDM_QUAD(a, (p + 1u) * lda + row0)],
+                          a4[TDM_QUAD(a, (p + 2u) * lda + row0)],
+                          a4[TDM_QUAD(a, (p + 3u) * lda + row0)]));
 }
 
 // op(B)[p + q][col0 .. col0 + 3] for q < 4, as columns; B is 16-byte aligned.
 mat4 quads_b(uint col0, uint p)
 {
-    uint ldb = args.u[4];
-    if (args.u[7] == 0u)
-        return mat4(b4[TDM_QUAD(2, p * ldb + col0)], b4[TDM_QUAD(2, (p + 1u) * ldb + col0)],
-                    b4[TDM_QUAD(2, (p + 2u) * ldb + col0)], b4[TDM_QUAD(2, (p + 3u) * ldb + col0)]);
-    return transpose(mat4(b4[TDM_QUAD(2, col0 * ldb + p)], b4[TDM_QUAD(2, (col0 + 1u) * ldb + p)],
-                          b4[TDM_QUAD(2, (col0 + 2u) * ldb + p)],
-                          b4[TDM_QUAD(2, (col0 + 3u) * ldb + p)]));
+    uint ldb = TDM_U_ldb;
+    if (TDM_U_trans_b == 0u)
+        return mat4(b4[TDM_QUAD(b, p * ldb + col0)], b4[TDM_QUAD(b, (p + 1u) * ldb + col0)],
+                    b4[TDM_QUAD(b, (p + 2u) * ldb + col0)], b4[TDM_QUAD(b, (p + 3u) * ldb + col0)]);
+    return transpose(mat4(b4[TDM_QUAD(b, col0 * ldb + p)], b4[TDM_QUAD(b, (col0 + 1u) * ldb + p)],
+                          b4[TDM_QUAD(b, (col0 + 2u) * ldb + p)],
+                          b4[TDM_QUAD(b, (col0 + 3u) * ldb + p)]));
 }
 
 // One element of op(A) or op(B), zero out of range.
 float single_a(uint row, uint p)
 {
-    if (row >= args.u[0] || p >= args.u[2])
+    if (row >= TDM_U_m || p >= TDM_U_k)
         return 0.0;
-    uint lda = args.u[3];
-    return a[args.off[1] + (args.u[6] != 0u ? p * lda + row : row * lda + p)];
+    uint lda = TDM_U_lda;
+    return a[TDM_OFF_a + (TDM_U_trans_a != 0u ? p * lda + row : row * lda + p)];
 }
 
 float single_b(uint p, uint col)
 {
-    if (col >= args.u[1] || p >= args.u[2])
+    if (col >= TDM_U_n || p >= TDM_U_k)
         return 0.0;
-    uint ldb = args.u[4];
-    return b[args.off[2] + (args.u[7] != 0u ? col * ldb + p : p * ldb + col)];
+    uint ldb = TDM_U_ldb;
+    return b[TDM_OFF_b + (TDM_U_trans_b != 0u ? col * ldb + p : p * ldb + col)];
 }
 
 vec4 singles_a(uint row, uint p)
@@ -104,19 +104,19 @@ mat4 singles_b4(uint col0, uint p)
 // One row of the result, columns col0 .. col0 + 3, into C.
 void store_row(uint row, uint col0, vec4 v, bool quads)
 {
-    uint n = args.u[1], ldc = args.u[5];
-    float alpha = args.f[0], beta = args.f[1];
+    uint n = TDM_U_n, ldc = TDM_U_ldc;
+    float alpha = TDM_F_alpha, beta = TDM_F_beta;
     v *= alpha;
     uint ic = row * ldc + col0;
     if (quads) {
-        c4[TDM_QUAD(0, ic)] = beta == 0.0 ? v : v + beta * c4[TDM_QUAD(0, ic)];
+        c4[TDM_QUAD(c, ic)] = beta == 0.0 ? v : v + beta * c4[TDM_QUAD(c, ic)];
         return;
     }
-    if (row >= args.u[0])
+    if (row >= TDM_U_m)
         return;
     for (uint i = 0u; i < 4u; i++)
         if (col0 + i < n) {
-            uint e = args.off[0] + ic + i;
+            uint e = TDM_OFF_c + ic + i;
             c[e] = beta == 0.0 ? v[i] : v[i] + beta * c[e];
         }
 }
@@ -129,11 +129,11 @@ void store_quarter(uint row0, uint col0, mat4 rows, bool quads)
 
 void main()
 {
-    uint m = args.u[0], n = args.u[1], k = args.u[2];
+    uint m = TDM_U_m, n = TDM_U_n, k = TDM_U_k;
     uint rows = ROWS4 * 4u, cols = COLS4 * 4u;
     uint blocks_n = n / cols + (n % cols != 0u ? 1u : 0u);
     uint blocks = (m / rows + (m % rows != 0u ? 1u : 0u)) * blocks_n;
-    bool inputs_aligned = aligned(1, args.u[3]) && aligned(2, args.u[4]);
+    bool inputs_aligned = aligned(TDM_OFF_a, TDM_U_lda) && aligned(TDM_OFF_b, TDM_U_ldb);
     // The core launches a group per 16 x 16 of C, more than the blocks need: the
     // busy groups are spread evenly over the launch (every spacing-th), since a CPU
     // driver hands each thread a contiguous range of groups.
@@ -170,7 +170,7 @@ void main()
                 for (uint j = 0u; j < COLS4; j++)
                     acc[i][j] += partial[i][j];
         }
-        bool quads = inside && aligned(0, args.u[5]);
+        bool quads = inside && aligned(TDM_OFF_c, TDM_U_ldc);
         for (uint i = 0u; i < ROWS4; i++)
             for (uint j = 0u; j < COLS4; j++)
                 store_quarter(row0 + 4u * i, col0 + 4u * j, acc[i][j], quads);

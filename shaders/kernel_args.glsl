@@ -6,6 +6,8 @@
 // is where the kernel's view starts within that window, in elements of the buffer's
 // type (float16 buffers: in halves, always even, so the first word is off[b] / 2).
 // u[] and f[] are the table's uint and float arguments, in the table's order.
+// Shaders reach all of them by name (kernel_bindings.glsl, generated from the table),
+// never by position.
 #ifndef TDM_KERNEL_ARGS_GLSL
 #define TDM_KERNEL_ARGS_GLSL
 
@@ -15,25 +17,39 @@ layout(push_constant) uniform Args {
     float f[8];
 } args;
 
-// The work-group size: the table's 64 unless the backend specializes constant 0 for
-// its device (vulkan_device.c). Shaders built around a fixed size (gemm) declare their
-// own.
-#define TDM_GROUP_SIZE layout(local_size_x = 64, local_size_x_id = 0) in
-
 // Grid-stride loops: invocations in the whole dispatch, so that any group count
 // (up to 65535) covers any number of items.
 #define TDM_STRIDE (gl_NumWorkGroups.x * gl_WorkGroupSize.x)
 
-// Storage buffer declarations: binding b, block Buffer<b>, array `name`.
-#define TDM_BUFFER(b, qualifier, type, name) \
-    layout(std430, set = 0, binding = b) qualifier buffer Buffer##b { type name[]; }
+// Buffers by their names in the table: kernel_bindings.glsl defines, per buffer v,
+// its binding TDM_BIND_v, access TDM_ACCESS_v, element types TDM_TYPE_v and
+// TDM_TYPE4_v, and element offset TDM_OFF_v. The macros below expand their view
+// argument first, so a family may pass a macro naming the view.
+#define TDM_PASTE(a, b) a##b
+#define TDM_OFF(view) TDM_PASTE(TDM_OFF_, view)
 
-// The same binding also as an array of 4-vectors, `name`4: a vec4 of view b covers
-// elements i .. i + 3 where off[b] + i is a multiple of 4, at TDM_QUAD(b, i).
-#define TDM_BUFFER_AND_QUADS(b, qualifier, type, type4, name) \
-    TDM_BUFFER(b, qualifier, type, name);                     \
-    layout(std430, set = 0, binding = b) qualifier buffer Buffer##b##Quads { type4 name##4[]; }
-#define TDM_QUAD(b, i) ((args.off[b] + (i)) >> 2)
+// View `view` declared as the array `array` of `type` (the table's or other words of
+// the same size: copy moves float bits as uint).
+#define TDM_VIEW_AS(view, array, type)                                          \
+    layout(std430, set = 0, binding = TDM_PASTE(TDM_BIND_, view))               \
+        TDM_PASTE(TDM_ACCESS_, view) buffer TDM_PASTE(View_, array) { type array[]; }
+
+// The same binding also as the array `array`4 of 4-vectors: one covers elements
+// i .. i + 3 of the view where its offset + i is a multiple of 4, at TDM_QUAD(view, i).
+#define TDM_VIEW_AND_QUADS_AS(view, array, type, type4)                         \
+    TDM_VIEW_AS(view, array, type);                                             \
+    layout(std430, set = 0, binding = TDM_PASTE(TDM_BIND_, view))               \
+        TDM_PASTE(TDM_ACCESS_, view) buffer TDM_PASTE(Quads_, array) { type4 TDM_PASTE(array, 4)[]; }
+#define TDM_QUAD(view, i) ((TDM_OFF(view) + (i)) >> 2)
+
+// The offset of the kernel's b-th buffer, for code that runs over all of its views
+// (b < TDM_BUFFER_COUNT).
+#define TDM_OFF_OF(b) args.off[b]
+
+// A view under its own name, as the table's element type.
+#define TDM_VIEW(view) TDM_VIEW_AS(view, view, TDM_PASTE(TDM_TYPE_, view))
+#define TDM_VIEW_AND_QUADS(view) \
+    TDM_VIEW_AND_QUADS_AS(view, view, TDM_PASTE(TDM_TYPE_, view), TDM_PASTE(TDM_TYPE4_, view))
 
 // A quiet NaN and infinities (GLSL has no literals for them).
 float tdm_nan()

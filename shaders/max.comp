@@ -3,7 +3,8 @@
 // is undefined for NaN, so the combination tests it: a NaN `a` wins, and a > b is
 // false for a NaN `b`, which then wins.
 #extension GL_GOOGLE_include_directive : require
-#include "kernel_args.glsl"
+#define TDM_KERNEL_max
+#include "kernel_bindings.glsl"
 
 float max_nan(float a, float b)
 {

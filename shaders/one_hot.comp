@@ -2,18 +2,18 @@
 // one_hot: y[r, c] = (c == labels[r]) ? 1 : 0, row-major rows x cols; a label outside
 // [0, cols) gives a row of zeros. One item per cell. Tolerance 0.
 #extension GL_GOOGLE_include_directive : require
-#include "kernel_args.glsl"
+#define TDM_KERNEL_one_hot
+#include "kernel_bindings.glsl"
 
-layout(local_size_x = 64) in;
-TDM_BUFFER(0, writeonly, float, y);
-TDM_BUFFER(1, readonly, uint, labels);
+TDM_VIEW(y);
+TDM_VIEW(labels);
 
 void main()
 {
-    uint rows = args.u[0], cols = args.u[1];
+    uint rows = TDM_U_rows, cols = TDM_U_cols;
     uint cells = rows * cols;
     for (uint i = gl_GlobalInvocationID.x; i < cells; i += TDM_STRIDE) {
         uint r = i / cols;
-        y[args.off[0] + i] = (i - r * cols == labels[args.off[1] + r]) ? 1.0 : 0.0;
+        y[TDM_OFF_y + i] = (i - r * cols == labels[TDM_OFF_labels + r]) ? 1.0 : 0.0;
     }
 }

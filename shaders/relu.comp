@@ -1,7 +1,8 @@
 #version 450
 // relu: y[i] = max(x[i], 0); NaN stays NaN (GLSL's max is undefined for NaN).
 #extension GL_GOOGLE_include_directive : require
-#include "kernel_args.glsl"
+#define TDM_KERNEL_relu
+#include "kernel_bindings.glsl"
 
 float tdm_map(float a)
 {

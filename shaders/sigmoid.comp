@@ -2,7 +2,8 @@
 // sigmoid: y[i] = 1 / (1 + exp(-x[i])), exp being tdm_exp (tdm_math.glsl); for x < -88.7
 // exp overflows to infinity, giving 0 (the true value is a denormal or zero).
 #extension GL_GOOGLE_include_directive : require
-#include "kernel_args.glsl"
+#define TDM_KERNEL_sigmoid
+#include "kernel_bindings.glsl"
 #include "tdm_math.glsl"
 
 float tdm_map(float a)

@@ -7,22 +7,22 @@
 // One item per row; exp is tdm_exp (tdm_math.glsl), s a compensated sum (kahan.glsl).
 // A label outside [0, cols) gives a NaN loss and no one-hot term.
 #extension GL_GOOGLE_include_directive : require
-#include "kernel_args.glsl"
+#define TDM_KERNEL_softmax_xent
+#include "kernel_bindings.glsl"
 #include "tdm_math.glsl"
 #include "kahan.glsl"
 
-layout(local_size_x = 64) in;
-TDM_BUFFER(0, writeonly, float, loss);
-TDM_BUFFER(1, writeonly, float, dlogits);
-TDM_BUFFER(2, readonly, float, logits);
-TDM_BUFFER(3, readonly, uint, labels);
+TDM_VIEW(loss);
+TDM_VIEW(dlogits);
+TDM_VIEW(logits);
+TDM_VIEW(labels);
 
 void main()
 {
-    uint rows = args.u[0], cols = args.u[1];
-    float grad_scale = args.f[0];
+    uint rows = TDM_U_rows, cols = TDM_U_cols;
+    float grad_scale = TDM_F_grad_scale;
     for (uint r = gl_GlobalInvocationID.x; r < rows; r += TDM_STRIDE) {
-        uint in0 = args.off[2] + r * cols, out0 = args.off[1] + r * cols;
+        uint in0 = TDM_OFF_logits + r * cols, out0 = TDM_OFF_dlogits + r * cols;
         float mx = -tdm_inf();
         for (uint c = 0u; c < cols; c++) {
             float l = logits[in0 + c];
@@ -32,9 +32,9 @@ void main()
         for (uint c = 0u; c < cols; c++)
             tdm_kahan_add(s, comp, tdm_exp(logits[in0 + c] - mx));
         s -= comp;
-        uint label = labels[args.off[3] + r];
+        uint label = labels[TDM_OFF_labels + r];
         float picked = label < cols ? logits[in0 + label] : tdm_nan();
-        loss[args.off[0] + r] = (mx + log(s)) - picked;
+        loss[TDM_OFF_loss + r] = (mx + log(s)) - picked;
         for (uint c = 0u; c < cols; c++) {
             float p = tdm_exp(logits[in0 + c] - mx) / s;
             dlogits[out0 + c] = grad_scale * (c == label ? p - 1.0 : p);

@@ -1,7 +1,8 @@
 #version 450
 // sqrt: y[i] = sqrt(x[i]); NaN for x < 0 and for NaN (GLSL leaves both undefined).
 #extension GL_GOOGLE_include_directive : require
-#include "kernel_args.glsl"
+#define TDM_KERNEL_sqrt
+#include "kernel_bindings.glsl"
 
 float tdm_map(float a)
 {

@@ -1,7 +1,8 @@
 #version 450
 // sub: z[i] = x[i] - y[i] (tolerance 0).
 #extension GL_GOOGLE_include_directive : require
-#include "kernel_args.glsl"
+#define TDM_KERNEL_sub
+#include "kernel_bindings.glsl"
 
 float tdm_map(float a, float b)
 {

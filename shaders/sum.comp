@@ -2,7 +2,8 @@
 // sum: out[c] = x[c * chunk] + ... over each chunk (in any order: within tolerance),
 // compensated so that long chunks keep their accuracy.
 #extension GL_GOOGLE_include_directive : require
-#include "kernel_args.glsl"
+#define TDM_KERNEL_sum
+#include "kernel_bindings.glsl"
 
 #define TDM_REDUCE_T float
 #define TDM_REDUCE_IDENTITY 0.0

@@ -2,7 +2,8 @@
 // sum_squares: out[c] = the sum of x * x over each chunk (partials of a global L2 norm),
 // compensated so that long chunks keep their accuracy.
 #extension GL_GOOGLE_include_directive : require
-#include "kernel_args.glsl"
+#define TDM_KERNEL_sum_squares
+#include "kernel_bindings.glsl"
 
 #define TDM_REDUCE_T float
 #define TDM_REDUCE_IDENTITY 0.0

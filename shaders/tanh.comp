@@ -1,7 +1,8 @@
 #version 450
 // tanh: y[i] = tanh(x[i]), accurate near 0 and +-1 for large |x| (tdm_math.glsl).
 #extension GL_GOOGLE_include_directive : require
-#include "kernel_args.glsl"
+#define TDM_KERNEL_tanh
+#include "kernel_bindings.glsl"
 #include "tdm_math.glsl"
 
 float tdm_map(float a)
