@@ -33,7 +33,8 @@ part() {
 part "the suite" ctest --test-dir build --output-on-failure -j"$test_jobs"
 
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTDM_SANITIZE=address,undefined \
-      -DTDM_WITH_OPENCL=ON -DTDM_WITH_CLBLAST=ON -DTDM_WITH_VULKAN=ON -DTDM_WERROR=ON >/dev/null
+      -DTDM_WITH_OPENCL=ON -DTDM_WITH_CLBLAST=ON -DTDM_WITH_VULKAN=ON -DTDM_WITH_MPI=ON \
+      -DTDM_WERROR=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 took "the sanitizer build"
 # PoCL and its LLVM keep some allocations until exit; tests/lsan.supp names them,
@@ -54,7 +55,7 @@ targets="csv idx checkpoint options"
 # without libclblast-dev builds it), so that configuration compiles, with clang too.
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DTDM_FUZZ=ON -DTDM_SANITIZE=address,undefined -DTDM_WITH_OPENCL=ON \
-      -DTDM_WITH_CLBLAST=OFF -DTDM_WITH_VULKAN=OFF -DTDM_WERROR=ON >/dev/null
+      -DTDM_WITH_CLBLAST=OFF -DTDM_WITH_VULKAN=OFF -DTDM_WITH_MPI=OFF -DTDM_WERROR=ON >/dev/null
 cmake --build build-fuzz -j"$jobs" $(for t in $targets; do printf -- '--target fuzz_%s ' "$t"; done)
 took "the fuzzing build"
 fuzz() {

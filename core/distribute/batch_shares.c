@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "error.h"
+#include "ranks.h"
 #include "strategy_impl.h"
 
 tdm_status tdm_strategy_set_batch_shares(tdm_strategy *s, const double *shares, size_t count)
@@ -12,6 +13,11 @@ tdm_status tdm_strategy_set_batch_shares(tdm_strategy *s, const double *shares, 
     static const char func[] = "tdm_strategy_set_batch_shares";
     TDM_CHECK_ARG(s, func);
     TDM_CHECK_ARG(shares, func);
+    if (s->global_replicas != s->replica_count)
+        return tdm_fail(TDM_ERR_UNSUPPORTED,
+                        "%s: shares split a batch within one process; a multi-worker job splits "
+                        "it evenly over its workers",
+                        func);
     if (count != s->replica_count)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %zu shares for %zu replicas", func, count,
                         s->replica_count);
@@ -83,9 +89,36 @@ static void split_by_shares(const double *shares, size_t n, size_t count, size_t
             }
 }
 
-void tdm_strategy_split_batch(tdm_strategy *s, size_t count, size_t *rows)
+size_t tdm_batch_size_for_worker(size_t global_batch, size_t workers, size_t per_worker,
+                                 size_t worker, size_t j)
+{
+    size_t n = workers * per_worker, k = (j + n - per_worker * worker % n) % n;
+    return global_batch / n + (k < global_batch % n);
+}
+
+/* TensorFlow's batch_sizes_for_worker: worker w's list is the base list (ceil sizes
+ * first) rolled by R*w, and at step `step` its replicas take entries step*R ..
+ * step*R + R-1 of it; the workers' rows follow one another in worker order. */
+static size_t split_over_workers(const tdm_strategy *s, size_t count, uint64_t step, size_t *rows)
+{
+    size_t workers = s->ranks->count, r = s->replica_count, skip = 0;
+    size_t first = (size_t)(step % workers) * r;
+    for (size_t w = 0; w <= s->ranks->rank; w++)
+        for (size_t i = 0; i < r; i++) {
+            size_t size = tdm_batch_size_for_worker(count, workers, r, w, first + i);
+            if (w < s->ranks->rank)
+                skip += size;
+            else
+                rows[i] = size;
+        }
+    return skip;
+}
+
+size_t tdm_strategy_split_batch(tdm_strategy *s, size_t count, uint64_t step, size_t *rows)
 {
     size_t n = s->replica_count;
+    if (s->global_replicas != n)
+        return split_over_workers(s, count, step, rows);
     pthread_mutex_lock(&s->lock);
     if (s->shares)
         split_by_shares(s->shares, n, count, rows);
@@ -93,4 +126,5 @@ void tdm_strategy_split_batch(tdm_strategy *s, size_t count, size_t *rows)
         for (size_t i = 0; i < n; i++)
             rows[i] = count / n + (i < count % n);
     pthread_mutex_unlock(&s->lock);
+    return 0;
 }

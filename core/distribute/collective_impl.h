@@ -8,6 +8,7 @@
 
 #include "collectives.h"
 #include "device_impl.h"
+#include "ranks.h"
 
 /* Scratch buffers of one call, from the devices' pools, returned together once the
  * plan is issued (scratch_pool.h says why that is safe). */
@@ -19,9 +20,9 @@ typedef struct coll_scratch {
 /* The devices of one plan and the events around its in-place peer accesses. */
 typedef struct coll_order {
     size_t n;
-    tdm_device **dev;      /* every device of the values and destinations, once */
-    tdm_event **ready;     /* [n]: recorded on first access, or given by the caller */
-    unsigned char *given;  /* [n]: ready[i] is the caller's, not freed here */
+    tdm_device **dev;       /* every device of the values and destinations, once */
+    tdm_event **ready;      /* [n]: recorded on first access, or given by the caller */
+    unsigned char *given;   /* [n]: ready[i] is the caller's, not freed here */
     unsigned char *touched; /* [a * n + t]: dev[a] accessed dev[t]'s memory in place */
 } coll_order;
 
@@ -36,7 +37,14 @@ typedef struct coll_job {
     int reduce_on; /* index of a value, or -1 */
     coll_scratch *scratch;
     coll_order *order;
+    tdm_collective_algorithm algorithm; /* resolved options, for the plans that nest */
+    tdm_ranks *ranks;                   /* other processes take part; NULL: none */
 } coll_job;
+
+/* collectives.c: runs the plan `algorithm` (AUTO: the devices' choice) on job. */
+tdm_status coll_run(const coll_job *job, tdm_collective_algorithm algorithm);
+/* collective_ranks.c: the job across the ranks too (job->ranks with count > 1). */
+tdm_status coll_ranks(const coll_job *job);
 
 /* collective_checks.c: TDM_ERR_INVALID_ARGUMENT naming the argument. */
 tdm_status coll_check_op(const char *func, tdm_reduce_op op);
@@ -45,8 +53,8 @@ tdm_status coll_check_values(const char *func, const char *name, const tdm_buffe
 tdm_status coll_check_dsts(const char *func, const tdm_buffer_view *dsts, size_t dst_count,
                            size_t size);
 /* Fills *out with opts or the defaults. */
-tdm_status coll_check_options(const char *func, const tdm_collective_options *opts,
-                              size_t count, tdm_collective_options *out);
+tdm_status coll_check_options(const char *func, const tdm_collective_options *opts, size_t count,
+                              tdm_collective_options *out);
 
 /* collective_util.c */
 static inline tdm_device *coll_dev(const tdm_buffer_view *v)
@@ -66,8 +74,7 @@ coll_part coll_part_of(size_t bytes, size_t parts, size_t i);
 tdm_status coll_scratch_view(coll_scratch *s, tdm_device *dev, size_t size, tdm_buffer_view *out);
 void coll_scratch_release(coll_scratch *s);
 /* Copies src to every destination but src itself (asynchronous, like tdm_buffer_copy). */
-tdm_status coll_copy_to_all(const tdm_buffer_view *src, const tdm_buffer_view *dsts,
-                            size_t count);
+tdm_status coll_copy_to_all(const tdm_buffer_view *src, const tdm_buffer_view *dsts, size_t count);
 
 /* collective_order.c: ready is NULL, or every value's ready event (the caller keeps
  * them); the others are recorded on first access. */

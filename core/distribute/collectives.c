@@ -25,10 +25,17 @@ static tdm_collective_algorithm choose(const coll_job *job)
     return TDM_COLLECTIVE_HOST;
 }
 
-static tdm_status run(const coll_job *job, tdm_collective_algorithm algorithm)
+static int across_ranks(const tdm_ranks *ranks)
 {
+    return ranks && ranks->count > 1;
+}
+
+tdm_status coll_run(const coll_job *job, tdm_collective_algorithm algorithm)
+{
+    if (across_ranks(job->ranks))
+        return coll_ranks(job);
     switch (algorithm) {
-    case TDM_COLLECTIVE_AUTO: return run(job, choose(job));
+    case TDM_COLLECTIVE_AUTO: return coll_run(job, choose(job));
     case TDM_COLLECTIVE_ONE_DEVICE: return coll_one_device(job);
     case TDM_COLLECTIVE_RING: return coll_ring(job);
     case TDM_COLLECTIVE_TREE: return coll_tree(job);
@@ -45,17 +52,19 @@ static tdm_status reduce(coll_job *job, const tdm_collective_options *opts, tdm_
     if (job->values[0].size == 0)
         return TDM_OK;
     if (job->count == 1 && job->dst_count == 1 && job->dsts[0].buffer == job->values[0].buffer &&
-        job->dsts[0].offset == job->values[0].offset)
+        job->dsts[0].offset == job->values[0].offset && !across_ranks(opts->ranks))
         return TDM_OK; /* one value, reduced in place: it is already the result */
     coll_scratch scratch = {0};
     coll_order order;
     job->scratch = &scratch;
     job->order = &order;
     job->reduce_on = opts->reduce_on;
+    job->algorithm = opts->algorithm;
+    job->ranks = opts->ranks;
     tdm_status s = coll_order_init(&order, job, ready);
     if (s != TDM_OK)
         return s;
-    s = run(job, opts->algorithm);
+    s = coll_run(job, opts->algorithm);
     tdm_status settled = coll_order_settle(&order);
     coll_order_free(&order);
     coll_scratch_release(&scratch);
@@ -76,7 +85,13 @@ static tdm_status check(const coll_job *job, const tdm_collective_options *opts,
 tdm_status tdm_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
                           const tdm_collective_options *opts)
 {
-    coll_job job = {"tdm_all_reduce", op, values, count, values, count, -1, NULL, NULL};
+    coll_job job = {.func = "tdm_all_reduce",
+                    .op = op,
+                    .values = values,
+                    .count = count,
+                    .dsts = values,
+                    .dst_count = count,
+                    .reduce_on = -1};
     tdm_collective_options o;
     tdm_status s = check(&job, opts, &o);
     return s == TDM_OK ? reduce(&job, &o, NULL) : s;
@@ -85,22 +100,35 @@ tdm_status tdm_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values, size_
 tdm_status tdm_all_reduce_after(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
                                 tdm_event *const *ready, const tdm_collective_options *opts)
 {
-    coll_job job = {"tdm_all_reduce", op, values, count, values, count, -1, NULL, NULL};
+    coll_job job = {.func = "tdm_all_reduce",
+                    .op = op,
+                    .values = values,
+                    .count = count,
+                    .dsts = values,
+                    .dst_count = count,
+                    .reduce_on = -1};
     tdm_collective_options o;
     tdm_status s = check(&job, opts, &o);
     return s == TDM_OK ? reduce(&job, &o, ready) : s;
 }
 
-int tdm_all_reduce_blocks(const tdm_buffer_view *values, size_t count)
+int tdm_all_reduce_blocks(const tdm_buffer_view *values, size_t count,
+                          const tdm_collective_options *opts)
 {
-    return !all_share(values, count);
+    return across_ranks(opts->ranks) || !all_share(values, count);
 }
 
 tdm_status tdm_reduce_to(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
                          const tdm_buffer_view *dsts, size_t dst_count,
                          const tdm_collective_options *opts)
 {
-    coll_job job = {"tdm_reduce_to", op, values, count, dsts, dst_count, -1, NULL, NULL};
+    coll_job job = {.func = "tdm_reduce_to",
+                    .op = op,
+                    .values = values,
+                    .count = count,
+                    .dsts = dsts,
+                    .dst_count = dst_count,
+                    .reduce_on = -1};
     tdm_collective_options o;
     tdm_status s = check(&job, opts, &o);
     return s == TDM_OK ? reduce(&job, &o, NULL) : s;

@@ -18,18 +18,20 @@ typedef struct tdm_collective_options {
     tdm_collective_algorithm algorithm; /* default AUTO */
     int reduce_on;                      /* ONE_DEVICE: index of the value whose device
                                            reduces; -1 (default): the first */
+    struct tdm_ranks *ranks;            /* a multi-worker job's processes: the values of
+                                           every rank are reduced together; NULL: this
+                                           process alone */
 } tdm_collective_options;
 
-#define TDM_COLLECTIVE_OPTIONS_INIT                                                     \
-    {                                                                                  \
-        .size = sizeof(tdm_collective_options), .algorithm = TDM_COLLECTIVE_AUTO,      \
-        .reduce_on = -1                                                                \
+#define TDM_COLLECTIVE_OPTIONS_INIT                                                                \
+    {                                                                                              \
+        .size = sizeof(tdm_collective_options), .algorithm = TDM_COLLECTIVE_AUTO, .reduce_on = -1  \
     }
 
 /* Every values[i] (count >= 1 views of equal size, a multiple of 4 bytes, each on a
  * different device) receives op over all of them. Returns once the plan is issued:
- * every device's later work, and blocking reads, see the result. An algorithm the devices cannot use (DIRECT without shared memory)
- * is TDM_ERR_UNSUPPORTED naming the devices. */
+ * every device's later work, and blocking reads, see the result. An algorithm the devices cannot
+ * use (DIRECT without shared memory) is TDM_ERR_UNSUPPORTED naming the devices. */
 tdm_status tdm_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
                           const tdm_collective_options *opts);
 
@@ -41,7 +43,8 @@ tdm_status tdm_all_reduce_after(tdm_reduce_op op, const tdm_buffer_view *values,
 
 /* Whether an all-reduce of these values blocks the calling thread (staged
  * transfers, host folds): their devices do not all share memory. */
-int tdm_all_reduce_blocks(const tdm_buffer_view *values, size_t count);
+int tdm_all_reduce_blocks(const tdm_buffer_view *values, size_t count,
+                          const tdm_collective_options *opts);
 
 /* Reduces values to every destination view (dst_count >= 1: an empty destination set
  * is TDM_ERR_INVALID_ARGUMENT); MEAN divides by count, the number of contributed
@@ -51,8 +54,7 @@ tdm_status tdm_reduce_to(tdm_reduce_op op, const tdm_buffer_view *values, size_t
                          const tdm_collective_options *opts);
 
 /* Copies src to every destination (dst_count >= 1). */
-tdm_status tdm_broadcast(const tdm_buffer_view *src, const tdm_buffer_view *dsts,
-                         size_t dst_count);
+tdm_status tdm_broadcast(const tdm_buffer_view *src, const tdm_buffer_view *dsts, size_t dst_count);
 
 /* How a batch of tensors is packed into fewer, larger all-reduces. */
 typedef struct tdm_packing {
@@ -63,7 +65,10 @@ typedef struct tdm_packing {
                               current would pass this bound; 0: one pack for all */
 } tdm_packing;
 
-#define TDM_PACKING_INIT {.size = sizeof(tdm_packing)}
+#define TDM_PACKING_INIT                                                                           \
+    {                                                                                              \
+        .size = sizeof(tdm_packing)                                                                \
+    }
 
 /* All-reduces `tensors` tensors at once: values[t * count + i] is tensor t on device
  * i (the same device i for every t). Tensors are packed (packing may be NULL: one

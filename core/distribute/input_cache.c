@@ -72,7 +72,7 @@ tdm_status tdm_input_cache_create(tdm_strategy *s, const tdm_dataset *ds, const 
                         "%s: cache_on_devices: %zu examples of %zu features are more than 2^32 "
                         "elements, which a kernel cannot index",
                         func, rows, fc);
-    size_t n = tdm_strategy_num_replicas(s);
+    size_t n = tdm_strategy_num_local_replicas(s);
     tdm_input_cache *c = calloc(1, sizeof *c);
     float *features = malloc(rows * fc * sizeof(float) + 1);
     int32_t *labels = malloc(rows * sizeof(int32_t) + 1);

@@ -5,6 +5,7 @@
 #include "dataset_impl.h"
 #include "error.h"
 #include "input_impl.h"
+#include "strategy_impl.h"
 #include "options.h"
 
 tdm_status tdm_input_context_per_replica_batch_size(const tdm_input_context *ic, size_t global,
@@ -80,7 +81,13 @@ tdm_status tdm_distribute_dataset(tdm_strategy *s, const tdm_dataset *ds,
     *out = NULL;
     TDM_CHECK_ARG(ds, func);
     tdm_distributed_dataset *dist = NULL;
-    tdm_status st = create(s, TDM_INPUT_GLOBAL, 1, opts, func, &dist);
+    tdm_status st = s && s->uneven_workers
+                        ? tdm_fail(TDM_ERR_UNSUPPORTED,
+                                   "%s: the workers of this job have different numbers of "
+                                   "replicas; a global batch is split over workers of equal "
+                                   "replica counts (or use tdm_distribute_datasets_from_function)",
+                                   func)
+                        : create(s, TDM_INPUT_GLOBAL, 1, opts, func, &dist);
     if (st == TDM_OK)
         st = check_pipeline(dist, ds, func, "global");
     if (st == TDM_OK) /* a snapshot: later transformations of ds do not reach it */
@@ -97,8 +104,8 @@ tdm_status tdm_distribute_dataset(tdm_strategy *s, const tdm_dataset *ds,
     return TDM_OK;
 }
 
-/* One process is one input pipeline; with several workers, each would call fn for its
- * own pipeline id and feed its own block of replicas. */
+/* One process is one input pipeline: worker w of a multi-worker job calls fn for
+ * pipeline w of num_workers, which feeds its own replicas. */
 tdm_status tdm_distribute_datasets_from_function(tdm_strategy *s, tdm_dataset_fn fn, void *user,
                                                  tdm_distributed_dataset **out)
 {
@@ -111,9 +118,11 @@ tdm_status tdm_distribute_datasets_from_function(tdm_strategy *s, tdm_dataset_fn
     tdm_status st = create(s, TDM_INPUT_PER_REPLICA, pipelines, NULL, func, &dist);
     if (st != TDM_OK)
         return st;
-    tdm_input_context ic = {.num_input_pipelines = pipelines,
+    size_t worker = tdm_strategy_worker_index(s);
+    tdm_input_context ic = {.num_input_pipelines = tdm_strategy_num_workers(s),
+                            .input_pipeline_id = worker,
                             .num_replicas_in_sync = tdm_strategy_num_replicas(s)};
-    for (; st == TDM_OK && ic.input_pipeline_id < pipelines; ic.input_pipeline_id++) {
+    for (; st == TDM_OK && ic.input_pipeline_id < worker + pipelines; ic.input_pipeline_id++) {
         tdm_dataset *ds = NULL;
         st = fn(&ic, user, &ds);
         if (st != TDM_OK)

@@ -48,6 +48,7 @@ typedef struct tdm_host_step {
     int32_t *labels; /* [total] */
     size_t *rows;    /* [replicas] */
     size_t total;
+    size_t skip;  /* rows of other workers before this process's first replica */
     size_t first; /* cached: the step's first example in its epoch's order */
     uint64_t epoch, index;
 } tdm_host_step;

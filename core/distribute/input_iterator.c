@@ -66,6 +66,7 @@ static double produce(tdm_distributed_iterator *it, tdm_step_slot *slot)
     slot->after = tdm_step_source_position(&it->src);
     memcpy(slot->rows, st->rows, it->src.replicas * sizeof *slot->rows);
     slot->batch.global_batch_size = st->total;
+    slot->batch.first_row = st->skip;
     slot->batch.epoch = st->epoch;
     slot->batch.index = st->index;
     return now_seconds() - start;
@@ -273,7 +274,7 @@ tdm_status tdm_distributed_iterator_create(const tdm_distributed_dataset *dist,
     pthread_cond_init(&it->changed, NULL);
     it->strategy = dist->strategy;
     it->prefetch = dist->opts.prefetch != 0;
-    tdm_status s = init_slots(it, tdm_strategy_num_replicas(dist->strategy));
+    tdm_status s = init_slots(it, tdm_strategy_num_local_replicas(dist->strategy));
     if (s == TDM_OK)
         s = tdm_step_source_init(&it->src, dist);
     if (s == TDM_OK)

@@ -40,7 +40,7 @@ tdm_status tdm_step_source_init(tdm_step_source *src, const tdm_distributed_data
     memset(src, 0, sizeof *src);
     src->mode = dist->mode;
     src->strategy = dist->strategy;
-    src->replicas = tdm_strategy_num_replicas(dist->strategy);
+    src->replicas = tdm_strategy_num_local_replicas(dist->strategy);
     src->feature_count = tdm_dataset_feature_count(dist->pipelines[0]);
     /* Cached, no rows reach the host. */
     size_t rows = 0, feature_bytes = 0;
@@ -131,9 +131,9 @@ static void append(tdm_step_source *src, const tdm_batch *b, size_t r)
 
 /* By the strategy's batch shares (even by default); the slices are consecutive, in
  * replica order. */
-static void split_global(tdm_step_source *src, size_t count)
+static void split_global(tdm_step_source *src, size_t count, uint64_t step)
 {
-    tdm_strategy_split_batch(src->strategy, count, src->step.rows);
+    src->step.skip = tdm_strategy_split_batch(src->strategy, count, step, src->step.rows);
     src->step.total = count;
 }
 
@@ -145,7 +145,7 @@ static tdm_status next_global(tdm_step_source *src)
     if (s != TDM_OK)
         return s;
     append(src, b, 0);
-    split_global(src, b->count);
+    split_global(src, b->count, b->index);
     src->step.epoch = b->epoch;
     src->step.index = b->index;
     return TDM_OK;
@@ -166,7 +166,7 @@ static tdm_status next_cached(tdm_step_source *src)
         src->order_epoch = at.epoch;
         src->order_valid = 1;
     }
-    split_global(src, count);
+    split_global(src, count, at.batch);
     src->step.first = first;
     src->step.epoch = at.epoch;
     src->step.index = at.batch;
@@ -264,7 +264,7 @@ tdm_status tdm_step_upload(tdm_strategy *s, tdm_step_source *src, tdm_value **fe
                            tdm_value **labels)
 {
     const tdm_host_step *step = &src->step;
-    size_t n = tdm_strategy_num_replicas(s), first = 0, fc = src->feature_count;
+    size_t n = tdm_strategy_num_local_replicas(s), first = step->skip, fc = src->feature_count;
     tdm_tensor **f = calloc(2 * n, sizeof *f), **l = f + n;
     if (!f)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_distributed_iterator_next: no host memory");

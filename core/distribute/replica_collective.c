@@ -103,7 +103,8 @@ static void issue(run_collective *c)
     struct run_state *rs = c->run;
     tdm_worker *engine = NULL;
     /* Without an engine thread, the plan runs here: slower, never wrong. */
-    if (tdm_all_reduce_blocks(c->values, rs->n) &&
+    tdm_collective_options o = tdm_strategy_collective_options(rs->strategy);
+    if (tdm_all_reduce_blocks(c->values, rs->n, &o) &&
         tdm_strategy_engine(rs->strategy, &engine) == TDM_OK) {
         c->job.run = engine_job;
         c->on_engine = 1;

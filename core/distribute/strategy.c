@@ -6,6 +6,7 @@
 #include "device_registry.h"
 #include "error.h"
 #include "options.h"
+#include "ranks.h"
 #include "strategy_impl.h"
 
 static const char *device_id(const tdm_device *dev)
@@ -30,9 +31,9 @@ static int same_hardware(const tdm_device *a, const tdm_device *b)
     return pa->desc.same_hardware_as == (int)rb || pb->desc.same_hardware_as == (int)ra;
 }
 
-static tdm_status check_devices(tdm_context *ctx, tdm_device *const *devices, size_t count)
+static tdm_status check_devices(tdm_context *ctx, tdm_device *const *devices, size_t count,
+                                const char *func)
 {
-    static const char func[] = "tdm_strategy_create_mirrored";
     for (size_t i = 0; i < count; i++) {
         if (!devices[i])
             return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: devices[%zu] is NULL", func, i);
@@ -71,8 +72,49 @@ static tdm_status read_options(const tdm_strategy_options *opts, tdm_strategy_op
         const char *env = getenv("TDM_CHECK_MIRRORED");
         out->check_mirrored = env && !strcmp(env, "1");
     }
+    if (out->check_collectives < 0) {
+        const char *env = getenv("TDM_CHECK_COLLECTIVES");
+        out->check_collectives = env && !strcmp(env, "1");
+    }
+    if (!(out->collective_timeout > 0)) {
+        const char *env = getenv("TDM_COLLECTIVE_TIMEOUT");
+        char *end = NULL;
+        double t = env ? strtod(env, &end) : 0;
+        out->collective_timeout = env && end != env && !*end && t > 0 ? t : 300;
+    }
     out->size = sizeof *out;
     return TDM_OK;
+}
+
+static tdm_status create(tdm_context *ctx, tdm_strategy_kind kind, tdm_device *const *devices,
+                         size_t count, const tdm_strategy_options *opts, const char *func,
+                         tdm_strategy **out);
+
+/* Devices given (checked), or the context's default devices. */
+static tdm_status create_over(tdm_context *ctx, tdm_strategy_kind kind, tdm_device *const *devices,
+                              size_t count, const tdm_strategy_options *opts, const char *func,
+                              tdm_strategy **out)
+{
+    TDM_CHECK_ARG(out, func);
+    *out = NULL;
+    TDM_CHECK_ARG(ctx, func);
+    if (!devices != !count)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: pass devices with count > 0, or NULL and 0 for every usable "
+                        "device",
+                        func);
+    if (devices) {
+        tdm_status s = check_devices(ctx, devices, count, func);
+        return s != TDM_OK ? s : create(ctx, kind, devices, count, opts, func, out);
+    }
+    tdm_device **usable = malloc((tdm_context_device_count(ctx) + 1) * sizeof *usable);
+    if (!usable)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    size_t n = tdm_registry_default_devices(ctx, usable);
+    tdm_status s = n ? create(ctx, kind, usable, n, opts, func, out)
+                     : tdm_fail(TDM_ERR_NOT_FOUND, "%s: the context has no usable device", func);
+    free(usable);
+    return s;
 }
 
 static tdm_status create(tdm_context *ctx, tdm_strategy_kind kind, tdm_device *const *devices,
@@ -87,7 +129,11 @@ static tdm_status create(tdm_context *ctx, tdm_strategy_kind kind, tdm_device *c
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     }
     memcpy(devs, devices, count * sizeof *devs);
-    *s = (tdm_strategy){.ctx = ctx, .kind = kind, .replica_count = count, .devices = devs};
+    *s = (tdm_strategy){.ctx = ctx,
+                        .kind = kind,
+                        .replica_count = count,
+                        .global_replicas = count,
+                        .devices = devs};
     tdm_status st = read_options(opts, &s->opts, func);
     if (st == TDM_OK && s->opts.reduce_device >= (int)count)
         st = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
@@ -113,30 +159,30 @@ tdm_status tdm_strategy_create_one_device(tdm_device *dev, const tdm_strategy_op
                   "tdm_strategy_create_one_device", out);
 }
 
-tdm_status tdm_strategy_create_mirrored(tdm_context *ctx, tdm_device *const *devices,
-                                        size_t count, const tdm_strategy_options *opts,
-                                        tdm_strategy **out)
+tdm_status tdm_strategy_create_mirrored(tdm_context *ctx, tdm_device *const *devices, size_t count,
+                                        const tdm_strategy_options *opts, tdm_strategy **out)
 {
-    static const char func[] = "tdm_strategy_create_mirrored";
-    TDM_CHECK_ARG(out, func);
-    *out = NULL;
-    TDM_CHECK_ARG(ctx, func);
-    if (!devices != !count)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "%s: pass devices with count > 0, or NULL and 0 for every usable "
-                        "device", func);
-    if (devices) {
-        tdm_status s = check_devices(ctx, devices, count);
-        return s != TDM_OK ? s : create(ctx, TDM_STRATEGY_MIRRORED, devices, count, opts, func, out);
+    return create_over(ctx, TDM_STRATEGY_MIRRORED, devices, count, opts,
+                       "tdm_strategy_create_mirrored", out);
+}
+
+tdm_status tdm_strategy_create_multi_worker(tdm_context *ctx, tdm_device *const *devices,
+                                            size_t count, const tdm_strategy_options *opts,
+                                            tdm_strategy **out)
+{
+    static const char func[] = "tdm_strategy_create_multi_worker";
+    tdm_strategy *s = NULL;
+    tdm_status st = create_over(ctx, TDM_STRATEGY_MULTI_WORKER, devices, count, opts, func, &s);
+    if (st == TDM_OK)
+        st = tdm_ranks_open(s->opts.collective_timeout, s->opts.check_collectives, func, &s->ranks);
+    if (st == TDM_OK)
+        st = tdm_strategy_count_replicas(s, func);
+    if (st != TDM_OK) {
+        tdm_strategy_destroy(s);
+        return st;
     }
-    tdm_device **usable = malloc((tdm_context_device_count(ctx) + 1) * sizeof *usable);
-    if (!usable)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
-    size_t n = tdm_registry_default_devices(ctx, usable);
-    tdm_status s = n ? create(ctx, TDM_STRATEGY_MIRRORED, usable, n, opts, func, out)
-                     : tdm_fail(TDM_ERR_NOT_FOUND, "%s: the context has no usable device", func);
-    free(usable);
-    return s;
+    *out = s;
+    return TDM_OK;
 }
 
 static void free_strategy(tdm_strategy *s)
@@ -144,6 +190,7 @@ static void free_strategy(tdm_strategy *s)
     tdm_strategy_stop_workers(s);
     tdm_strategy_free_variables(s);
     free(s->shares);
+    tdm_ranks_close(s->ranks);
     pthread_mutex_destroy(&s->lock);
     free(s->devices);
     free(s);
@@ -186,8 +233,7 @@ void tdm_strategy_destroy(tdm_strategy *s)
 
 const char *tdm_collective_algorithm_name(tdm_collective_algorithm algorithm)
 {
-    static const char *const names[] = {"auto", "one-device", "ring", "tree", "direct",
-                                          "host"};
+    static const char *const names[] = {"auto", "one-device", "ring", "tree", "direct", "host"};
     return (unsigned)algorithm < sizeof names / sizeof names[0] ? names[algorithm] : NULL;
 }
 
@@ -198,7 +244,27 @@ tdm_strategy_kind tdm_strategy_kind_of(const tdm_strategy *s)
 
 size_t tdm_strategy_num_replicas(const tdm_strategy *s)
 {
+    return s ? s->global_replicas : 0;
+}
+
+size_t tdm_strategy_num_local_replicas(const tdm_strategy *s)
+{
     return s ? s->replica_count : 0;
+}
+
+size_t tdm_strategy_num_workers(const tdm_strategy *s)
+{
+    return s && s->ranks ? s->ranks->count : 1;
+}
+
+size_t tdm_strategy_worker_index(const tdm_strategy *s)
+{
+    return s && s->ranks ? s->ranks->rank : 0;
+}
+
+int tdm_strategy_is_chief(const tdm_strategy *s)
+{
+    return tdm_strategy_worker_index(s) == 0;
 }
 
 tdm_device *tdm_strategy_device(const tdm_strategy *s, size_t replica)
@@ -219,5 +285,6 @@ tdm_collective_options tdm_strategy_collective_options(const tdm_strategy *s)
     tdm_collective_options o = TDM_COLLECTIVE_OPTIONS_INIT;
     o.algorithm = s->opts.algorithm;
     o.reduce_on = s->opts.reduce_device;
+    o.ranks = s->ranks;
     return o;
 }

@@ -23,15 +23,19 @@ struct tdm_strategy {
     tdm_strategy_kind kind;
     tdm_strategy_options opts; /* check_mirrored resolved to 0 or 1 */
     size_t replica_count;
-    tdm_device **devices;      /* replica i runs on devices[i] */
-    pthread_mutex_t lock;      /* guards the variable list */
+    tdm_device **devices;                           /* replica i runs on devices[i] */
+    pthread_mutex_t lock;                           /* guards the variable list */
     struct tdm_variable *variables, *last_variable; /* in creation order */
-    tdm_worker *workers;       /* one per replica, started by the first run */
-    tdm_worker engine;         /* runs the collectives that block the host, in issue
-                                  order; started by the first such collective */
-    double *shares;            /* [replica_count]: batch shares, guarded by lock; NULL: even */
-    atomic_int running;        /* a run is in progress */
-    atomic_int entered;        /* scope enters not yet exited, over all threads */
+    tdm_worker *workers;                            /* one per replica, started by the first run */
+    tdm_worker engine;       /* runs the collectives that block the host, in issue
+                                order; started by the first such collective */
+    double *shares;          /* [replica_count]: batch shares, guarded by lock; NULL: even */
+    struct tdm_ranks *ranks; /* multi-worker: the job's processes; else NULL */
+    size_t first_replica;    /* global id of this process's replica 0 */
+    size_t global_replicas;  /* over every process (replica_count for one process) */
+    int uneven_workers;      /* multi-worker: the processes' replica counts differ */
+    atomic_int running;      /* a run is in progress */
+    atomic_int entered;      /* scope enters not yet exited, over all threads */
 };
 
 struct tdm_replica_context {
@@ -47,12 +51,12 @@ struct tdm_variable {
     tdm_strategy *strategy;
     char *name;
     tdm_shape shape;
-    size_t count;                 /* elements */
-    tdm_synchronization sync;     /* AUTO resolved to ON_WRITE */
+    size_t count;             /* elements */
+    tdm_synchronization sync; /* AUTO resolved to ON_WRITE */
     tdm_aggregation aggregation;
     int trainable;
     size_t copy_count;
-    tdm_tensor **copies;          /* copies[i] on the i-th device of the variable */
+    tdm_tensor **copies; /* copies[i] on the i-th device of the variable */
     struct tdm_variable *prev, *next;
 };
 
@@ -89,8 +93,13 @@ tdm_status tdm_replica_gather(tdm_replica_context *rc, tdm_gather_fn fn, void *u
 /* The collective options of the strategy's cross-device settings. */
 tdm_collective_options tdm_strategy_collective_options(const tdm_strategy *s);
 
-/* rows[i] for each replica out of a global batch of `count` (batch_shares.c). */
-void tdm_strategy_split_batch(tdm_strategy *s, size_t count, size_t *rows);
+/* rows[i] for each of this process's replicas out of global batch number `step` of
+ * `count` rows; returns the rows before this process's (other workers'). */
+size_t tdm_strategy_split_batch(tdm_strategy *s, size_t count, uint64_t step, size_t *rows);
+
+/* Entry j of worker `worker`'s list in TensorFlow's batch_sizes_for_worker. */
+size_t tdm_batch_size_for_worker(size_t global_batch, size_t workers, size_t per_worker,
+                                 size_t worker, size_t j);
 
 /* Index of dev among the strategy's devices, or -1. */
 int tdm_strategy_device_index(const tdm_strategy *s, const tdm_device *dev);
@@ -101,6 +110,17 @@ void tdm_strategy_stop_workers(tdm_strategy *s);
 /* The engine thread, started on first use. */
 tdm_status tdm_strategy_engine(tdm_strategy *s, tdm_worker **out);
 tdm_worker *tdm_strategy_engine_worker(tdm_strategy *s);
+
+/* Multi-worker (strategy_ranks.c): sets first_replica and global_replicas from every
+ * process's replica count; gives every copy the chief's copies[0] (a collective:
+ * every process calls it, in the same order). */
+tdm_status tdm_strategy_count_replicas(tdm_strategy *s, const char *func);
+tdm_status tdm_strategy_broadcast_from_chief(tdm_strategy *s, const tdm_buffer_view *copies,
+                                             size_t count, const char *what);
+
+/* A mirrored variable's copies against the chief's (every process calls it):
+ * TDM_ERR_INVALID_STATE naming the first rank and element that differ. */
+tdm_status tdm_variable_check_across_ranks(const tdm_variable *var, const char *func);
 
 /* Variables of a strategy (variable.c): unlinks and frees every one. */
 void tdm_strategy_free_variables(tdm_strategy *s);

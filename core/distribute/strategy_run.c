@@ -241,12 +241,17 @@ tdm_status tdm_strategy_run(tdm_strategy *s, tdm_replica_fn fn, void *user_data,
 
 size_t tdm_replica_id(const tdm_replica_context *rc)
 {
+    return rc ? rc->strategy->first_replica + rc->id : 0;
+}
+
+size_t tdm_replica_local_id(const tdm_replica_context *rc)
+{
     return rc ? rc->id : 0;
 }
 
 size_t tdm_replica_num_replicas(const tdm_replica_context *rc)
 {
-    return rc ? rc->strategy->replica_count : 0;
+    return rc ? rc->strategy->global_replicas : 0;
 }
 
 tdm_device *tdm_replica_device(const tdm_replica_context *rc)

@@ -1,5 +1,6 @@
 /* Variables: creation with a copy per device, the strategy's list of them, accessors
  * and colocate_vars_with. Reads, writes and updates live in variable_*.c. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,6 +144,21 @@ static void link_variable(tdm_strategy *s, tdm_variable *var)
     pthread_mutex_unlock(&s->lock);
 }
 
+/* Every process of a multi-worker job starts from the chief's values. */
+static tdm_status broadcast_initial(tdm_variable *var)
+{
+    tdm_buffer_view *views = malloc(var->copy_count * sizeof *views);
+    if (!views)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", create_func);
+    for (size_t i = 0; i < var->copy_count; i++)
+        views[i] = tdm_tensor_view(var->copies[i]);
+    char what[96];
+    snprintf(what, sizeof what, "%s '%s'", create_func, var->name);
+    tdm_status s = tdm_strategy_broadcast_from_chief(var->strategy, views, var->copy_count, what);
+    free(views);
+    return s;
+}
+
 tdm_status tdm_variable_create(tdm_strategy *s, const tdm_variable_options *opts,
                                tdm_variable **out)
 {
@@ -172,6 +188,8 @@ tdm_status tdm_variable_create(tdm_strategy *s, const tdm_variable_options *opts
         st = fill_variable(var, s, &o, count);
     if (st == TDM_OK)
         st = make_copies(var, devs, o.initial_value);
+    if (st == TDM_OK)
+        st = broadcast_initial(var);
     free(devs);
     if (st != TDM_OK) {
         if (var)

@@ -124,8 +124,11 @@ tdm_status tdm_strategy_check_mirrored(tdm_strategy *s)
     /* The lock keeps the list still while copies are read. */
     pthread_mutex_lock(&s->lock);
     for (tdm_variable *v = s->variables; v && st == TDM_OK; v = v->next)
-        if (tdm_variable_mirrored(v))
+        if (tdm_variable_mirrored(v)) {
             st = tdm_variable_check_copies(v, func);
+            if (st == TDM_OK)
+                st = tdm_variable_check_across_ranks(v, func);
+        }
     pthread_mutex_unlock(&s->lock);
     return st;
 }

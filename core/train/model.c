@@ -88,7 +88,7 @@ static tdm_status create_variable(tdm_model *m, size_t i, const float *value, co
 
 static tdm_status build(tdm_model *m, const float *const *values, const char *func)
 {
-    size_t layers = m->opts.layer_count, replicas = tdm_strategy_num_replicas(m->strategy);
+    size_t layers = m->opts.layer_count, replicas = tdm_strategy_num_local_replicas(m->strategy);
     m->layers = malloc(layers * sizeof *m->layers);
     m->vars = calloc(2 * layers, sizeof *m->vars);
     m->scratch = calloc(replicas, sizeof *m->scratch);
@@ -135,7 +135,7 @@ void tdm_model_destroy(tdm_model *m)
 {
     if (!m)
         return;
-    for (size_t r = 0; m->scratch && r < tdm_strategy_num_replicas(m->strategy); r++)
+    for (size_t r = 0; m->scratch && r < tdm_strategy_num_local_replicas(m->strategy); r++)
         tdm_model_scratch_free(m, &m->scratch[r]);
     tdm_model_scratch_free(m, &m->eval);
     for (size_t i = 0; m->vars && i < 2 * m->opts.layer_count; i++)

@@ -46,7 +46,7 @@ static tdm_status backward_layer(const tdm_model *m, const tdm_model_views *v,
 static tdm_status passes(const tdm_model *m, const tdm_model_views *v, const tdm_loss_args *a)
 {
     float scale = tdm_loss_args_scale(a);
-    tdm_forward_args fa = {a->features, tdm_replica_id(a->rc), a->first_row, a->step, 1};
+    tdm_forward_args fa = {a->features, tdm_replica_local_id(a->rc), a->first_row, a->step, 1};
     tdm_status s = tdm_model_forward(m, v, &fa);
     if (s == TDM_OK)
         s = output_loss(m, v, a, scale);
@@ -91,7 +91,7 @@ tdm_status tdm_model_loss(const tdm_loss_args *args, void *model)
     tdm_status s = check_args(m, args);
     if (s != TDM_OK || args->rows == 0)
         return s != TDM_OK ? s : zeros(args);
-    tdm_model_scratch *sc = &m->scratch[tdm_replica_id(args->rc)];
+    tdm_model_scratch *sc = &m->scratch[tdm_replica_local_id(args->rc)];
     s = tdm_model_scratch_reserve(m, sc, tdm_replica_device(args->rc), args->rows);
     tdm_model_views v;
     if (s == TDM_OK)

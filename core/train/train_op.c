@@ -115,7 +115,7 @@ static int needs_resync(const tdm_train_op *op)
     tdm_strategy *s = op->strategy;
     if (op->opts.clip_global_norm <= 0.0f && !op->opts.transform)
         return 0;
-    for (size_t i = 1; i < tdm_strategy_num_replicas(s); i++)
+    for (size_t i = 1; i < tdm_strategy_num_local_replicas(s); i++)
         if (!tdm_optimizer_same_arithmetic(tdm_strategy_device(s, 0), tdm_strategy_device(s, i)))
             return 1;
     return 0;
@@ -128,7 +128,7 @@ static tdm_status build(tdm_train_op *op)
         s = tdm_train_layout(op);
     if (s == TDM_OK)
         s = tdm_optimizer_create_slots(op->opts.optimizer, op->vars, op->var_count);
-    size_t replicas = tdm_strategy_num_replicas(op->strategy);
+    size_t replicas = tdm_strategy_num_local_replicas(op->strategy);
     size_t elements = op->total + 1;
     op->scratch_count = tdm_global_norm_scratch(&elements, 1) + 1;
     op->replicas = calloc(replicas, sizeof *op->replicas);
@@ -170,7 +170,7 @@ void tdm_train_op_destroy(tdm_train_op *op)
 {
     if (!op)
         return;
-    for (size_t i = 0; op->replicas && i < tdm_strategy_num_replicas(op->strategy); i++)
+    for (size_t i = 0; op->replicas && i < tdm_strategy_num_local_replicas(op->strategy); i++)
         free_replica(op, &op->replicas[i]);
     free(op->replicas);
     free(op->summaries);

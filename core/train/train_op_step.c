@@ -14,7 +14,7 @@ float tdm_loss_args_scale(const tdm_loss_args *args)
 
 static tdm_loss_args loss_args(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r)
 {
-    size_t id = tdm_replica_id(rc), first = 0;
+    size_t id = tdm_replica_local_id(rc), first = op->batch->first_row;
     for (size_t i = 0; i < id; i++)
         first += op->batch->replica_rows[i];
     tdm_loss_args a = {.rc = rc,
@@ -40,7 +40,7 @@ static tdm_status apply(tdm_train_op *op, tdm_replica_context *rc, tdm_train_rep
     tdm_status s = op->opts.check_numerics ? tdm_train_check_numerics(op, r) : TDM_OK;
     if (s == TDM_OK)
         s = tdm_train_transform(op, rc, r);
-    if (s == TDM_OK && op->opts.gradient_summaries && tdm_replica_id(rc) == 0)
+    if (s == TDM_OK && op->opts.gradient_summaries && tdm_replica_local_id(rc) == 0)
         s = tdm_train_summarize(op, r);
     if (s == TDM_OK)
         s = tdm_optimizer_apply_local(op->opts.optimizer, rc, op->vars, r->views, op->var_count);
@@ -52,7 +52,7 @@ static tdm_status apply(tdm_train_op *op, tdm_replica_context *rc, tdm_train_rep
 static tdm_status replica_step(tdm_replica_context *rc, void *user)
 {
     tdm_train_op *op = user;
-    tdm_train_replica *r = &op->replicas[tdm_replica_id(rc)];
+    tdm_train_replica *r = &op->replicas[tdm_replica_local_id(rc)];
     tdm_loss_args a = loss_args(op, rc, r);
     tdm_train_buckets_begin(r, rc);
     tdm_status s = op->opts.loss_fn(&a, op->opts.loss_user);
@@ -68,7 +68,7 @@ static tdm_status replica_step(tdm_replica_context *rc, void *user)
         r->profile.update_seconds += tdm_train_seconds() - reduced;
         r->profile.steps++;
     }
-    if (s == TDM_OK && tdm_replica_id(rc) == 0) {
+    if (s == TDM_OK && tdm_replica_local_id(rc) == 0) {
         float loss;
         s = tdm_tensor_read(r->loss, &loss, sizeof loss);
         op->loss = loss;
@@ -81,11 +81,11 @@ static tdm_status check_batch(const tdm_train_op *op, const tdm_distributed_batc
     if (!b->global_batch_size || !b->features || !b->labels)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "tdm_train_op_run: the batch is empty (the end of the data)");
-    if (b->num_replicas != tdm_strategy_num_replicas(op->strategy))
+    if (b->num_replicas != tdm_strategy_num_local_replicas(op->strategy))
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "tdm_train_op_run: the batch is split over %zu replicas, the strategy "
                         "has %zu",
-                        b->num_replicas, tdm_strategy_num_replicas(op->strategy));
+                        b->num_replicas, tdm_strategy_num_local_replicas(op->strategy));
     return TDM_OK;
 }
 

@@ -27,7 +27,7 @@ int tdm_train_balance_measures(const tdm_train_op *op)
 
 tdm_status tdm_train_balance_update(tdm_train_op *op, const tdm_distributed_batch *batch)
 {
-    size_t n = tdm_strategy_num_replicas(op->strategy), known = 0;
+    size_t n = tdm_strategy_num_local_replicas(op->strategy), known = 0;
     double sum = 0.0;
     for (size_t i = 0; i < n; i++) {
         const tdm_train_replica *r = &op->replicas[i];
@@ -56,9 +56,9 @@ tdm_status tdm_train_op_replica_rate(const tdm_train_op *op, size_t replica,
 {
     TDM_CHECK_ARG(op, "tdm_train_op_replica_rate");
     TDM_CHECK_ARG(examples_per_second, "tdm_train_op_replica_rate");
-    if (replica >= tdm_strategy_num_replicas(op->strategy))
+    if (replica >= tdm_strategy_num_local_replicas(op->strategy))
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_train_op_replica_rate: replica %zu of %zu",
-                        replica, tdm_strategy_num_replicas(op->strategy));
+                        replica, tdm_strategy_num_local_replicas(op->strategy));
     *examples_per_second = op->rates ? op->rates[replica] : 0.0;
     return TDM_OK;
 }
@@ -66,7 +66,7 @@ tdm_status tdm_train_op_replica_rate(const tdm_train_op *op, size_t replica,
 tdm_status tdm_train_op_set_profiling(tdm_train_op *op, int on)
 {
     TDM_CHECK_ARG(op, "tdm_train_op_set_profiling");
-    for (size_t i = 0; on && i < tdm_strategy_num_replicas(op->strategy); i++)
+    for (size_t i = 0; on && i < tdm_strategy_num_local_replicas(op->strategy); i++)
         op->replicas[i].profile = (tdm_train_profile){0};
     op->profiling = on != 0;
     return TDM_OK;
@@ -76,9 +76,9 @@ tdm_status tdm_train_op_profile(const tdm_train_op *op, size_t replica, tdm_trai
 {
     TDM_CHECK_ARG(op, "tdm_train_op_profile");
     TDM_CHECK_ARG(out, "tdm_train_op_profile");
-    if (replica >= tdm_strategy_num_replicas(op->strategy))
+    if (replica >= tdm_strategy_num_local_replicas(op->strategy))
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_train_op_profile: replica %zu of %zu",
-                        replica, tdm_strategy_num_replicas(op->strategy));
+                        replica, tdm_strategy_num_local_replicas(op->strategy));
     *out = op->replicas[replica].profile;
     return TDM_OK;
 }

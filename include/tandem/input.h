@@ -99,11 +99,14 @@ TDM_API void tdm_distributed_dataset_destroy(tdm_distributed_dataset *dist);
 typedef struct tdm_distributed_batch {
     tdm_value *features;        /* PER_REPLICA f32 [rows_i, feature_count]; NULL at end */
     tdm_value *labels;          /* PER_REPLICA i32 [rows_i]; NULL at end */
-    size_t global_batch_size;   /* sum of the rows_i; 0 only at the end of the data */
-    const size_t *replica_rows; /* [num_replicas]: rows_i */
-    size_t num_replicas;
+    size_t global_batch_size;   /* sum of the rows_i over every process of the job; 0
+                                   only at the end of the data */
+    const size_t *replica_rows; /* [num_replicas]: rows_i of this process's replicas */
+    size_t num_replicas;        /* this process's replicas */
     uint64_t epoch; /* of the step's first batch */
     uint64_t index; /* of that batch within its epoch */
+    size_t first_row; /* in the global batch, of this process's first replica: the rows
+                         of the workers before it (0 in a job of one process) */
 } tdm_distributed_batch;
 
 TDM_API tdm_status tdm_distributed_iterator_create(const tdm_distributed_dataset *dist,

@@ -24,9 +24,11 @@ typedef struct tdm_strategy tdm_strategy;
 typedef struct tdm_replica_context tdm_replica_context;
 
 typedef enum tdm_strategy_kind {
-    TDM_STRATEGY_DEFAULT,    /* no strategy entered: one replica on the default device */
-    TDM_STRATEGY_ONE_DEVICE, /* one replica on a chosen device */
-    TDM_STRATEGY_MIRRORED    /* one replica per device, synchronous, variables mirrored */
+    TDM_STRATEGY_DEFAULT,     /* no strategy entered: one replica on the default device */
+    TDM_STRATEGY_ONE_DEVICE,  /* one replica on a chosen device */
+    TDM_STRATEGY_MIRRORED,    /* one replica per device, synchronous, variables mirrored */
+    TDM_STRATEGY_MULTI_WORKER /* mirrored across the processes of an MPI job: each
+                                 process (worker) runs one replica per local device */
 } tdm_strategy_kind;
 
 typedef enum tdm_reduce_op {
@@ -72,17 +74,26 @@ typedef struct tdm_strategy_options {
                                            verify its copies are bitwise identical and fail
                                            naming the first difference. 1 on, 0 off, -1
                                            (default): TDM_CHECK_MIRRORED=1 in the environment */
+    double collective_timeout;          /* multi-worker: seconds a collective waits for the
+                                           other processes before it fails with
+                                           TDM_ERR_TIMEOUT naming the missing ones; <= 0
+                                           (default): TDM_COLLECTIVE_TIMEOUT, else 300 */
+    int check_collectives;              /* multi-worker debug: every process announces each
+                                           collective with its caller's description, and a
+                                           call that differs on another process fails on
+                                           both naming both. 1 on, 0 off (sizes and
+                                           operations are always compared), -1 (default):
+                                           TDM_CHECK_COLLECTIVES=1 in the environment */
 } tdm_strategy_options;
 
-#define TDM_STRATEGY_OPTIONS_INIT                                                       \
-    {                                                                                  \
-        .size = sizeof(tdm_strategy_options), .algorithm = TDM_COLLECTIVE_AUTO,        \
-        .reduce_device = -1, .check_mirrored = -1                                      \
+#define TDM_STRATEGY_OPTIONS_INIT                                                                  \
+    {                                                                                              \
+        .size = sizeof(tdm_strategy_options), .algorithm = TDM_COLLECTIVE_AUTO,                    \
+        .reduce_device = -1, .check_mirrored = -1, .check_collectives = -1                         \
     }
 
 /* One replica on `dev`. opts may be NULL. */
-TDM_API tdm_status tdm_strategy_create_one_device(tdm_device *dev,
-                                                  const tdm_strategy_options *opts,
+TDM_API tdm_status tdm_strategy_create_one_device(tdm_device *dev, const tdm_strategy_options *opts,
                                                   tdm_strategy **out);
 
 /* One replica per device, in the order given: any devices of the context, logical
@@ -94,6 +105,26 @@ TDM_API tdm_status tdm_strategy_create_mirrored(tdm_context *ctx, tdm_device *co
                                                 size_t count, const tdm_strategy_options *opts,
                                                 tdm_strategy **out);
 
+/* Mirrored across processes (TensorFlow's MultiWorkerMirroredStrategy): every process
+ * of the MPI job this one belongs to (started by mpirun) calls it, each with its own
+ * local devices as for tdm_strategy_create_mirrored (the counts may differ). Replica
+ * ids are global: rank 0's replicas first. Every collective spans every process, and
+ * creating a variable gives every process the values of rank 0 (the chief). Needs
+ * libtandem_mpi (built where Open MPI is installed), opened on this call:
+ * TDM_ERR_UNSUPPORTED without it. A process that is not part of an MPI job is a job
+ * of one. */
+TDM_API tdm_status tdm_strategy_create_multi_worker(tdm_context *ctx, tdm_device *const *devices,
+                                                    size_t count, const tdm_strategy_options *opts,
+                                                    tdm_strategy **out);
+
+/* Processes (workers) of the strategy's job, this process's index among them (0 is the
+ * chief), and whether it is the chief: 1, 0, 1 for strategies of one process. */
+TDM_API size_t tdm_strategy_num_workers(const tdm_strategy *s);
+TDM_API size_t tdm_strategy_worker_index(const tdm_strategy *s);
+TDM_API int tdm_strategy_is_chief(const tdm_strategy *s);
+/* Replicas of this process: tdm_strategy_num_replicas for strategies of one process. */
+TDM_API size_t tdm_strategy_num_local_replicas(const tdm_strategy *s);
+
 /* The context's default strategy (one replica on the first default device), owned
  * by the context: never destroy it. */
 TDM_API tdm_status tdm_strategy_default(tdm_context *ctx, tdm_strategy **out);
@@ -103,9 +134,9 @@ TDM_API tdm_status tdm_strategy_default(tdm_context *ctx, tdm_strategy **out);
 TDM_API void tdm_strategy_destroy(tdm_strategy *s);
 
 TDM_API tdm_strategy_kind tdm_strategy_kind_of(const tdm_strategy *s);
-/* Replicas that run in sync: TensorFlow's num_replicas_in_sync. */
+/* Replicas that run in sync, over every process: TensorFlow's num_replicas_in_sync. */
 TDM_API size_t tdm_strategy_num_replicas(const tdm_strategy *s);
-/* The device of replica i, or NULL. */
+/* The device of this process's replica i (0 .. num_local_replicas - 1), or NULL. */
 TDM_API tdm_device *tdm_strategy_device(const tdm_strategy *s, size_t replica);
 
 /* Relative shares of every global batch the replicas receive from distributed
@@ -147,11 +178,15 @@ typedef tdm_status (*tdm_replica_fn)(tdm_replica_context *rc, void *user_data);
  * the replicas handed to tdm_replica_set_result (NULL if none did). Runs in the
  * strategy's scope; from a replica function it is TDM_ERR_INVALID_STATE. */
 TDM_API tdm_status tdm_strategy_run(tdm_strategy *s, tdm_replica_fn fn, void *user_data,
-                                    tdm_value *const *args, size_t arg_count,
-                                    tdm_value **result);
+                                    tdm_value *const *args, size_t arg_count, tdm_value **result);
 
-/* TensorFlow's replica_id_in_sync_group, in [0, num_replicas). */
+/* TensorFlow's replica_id_in_sync_group, in [0, num_replicas): global across the
+ * processes of a multi-worker job. */
 TDM_API size_t tdm_replica_id(const tdm_replica_context *rc);
+/* The replica's index among this process's replicas: its device is
+ * tdm_strategy_device(s, tdm_replica_local_id(rc)). Equal to tdm_replica_id for
+ * strategies of one process. */
+TDM_API size_t tdm_replica_local_id(const tdm_replica_context *rc);
 TDM_API size_t tdm_replica_num_replicas(const tdm_replica_context *rc);
 TDM_API tdm_device *tdm_replica_device(const tdm_replica_context *rc);
 TDM_API tdm_strategy *tdm_replica_strategy(const tdm_replica_context *rc);
@@ -197,16 +232,15 @@ TDM_API tdm_status tdm_pending_query(tdm_pending *p, int *done);
  * gathered into a PER_REPLICA value (borrowed; NULL when the replicas passed none).
  * It may set *result to a value of one component per replica (taken over: replica i
  * receives component i). */
-typedef tdm_status (*tdm_merge_fn)(tdm_strategy *s, const tdm_value *gathered,
-                                   void *user_data, tdm_value **result);
+typedef tdm_status (*tdm_merge_fn)(tdm_strategy *s, const tdm_value *gathered, void *user_data,
+                                   tdm_value **result);
 
 /* Pauses until every replica has called merge_call, runs fn once, then resumes each
  * replica with its component of fn's result in *out (the replica owns it; NULL if
  * none; out may be NULL to discard it). Every replica must pass the same fn and
  * either all a value or all NULL. */
-TDM_API tdm_status tdm_replica_merge_call(tdm_replica_context *rc, tdm_merge_fn fn,
-                                          void *user_data, tdm_tensor *value,
-                                          tdm_tensor **out);
+TDM_API tdm_status tdm_replica_merge_call(tdm_replica_context *rc, tdm_merge_fn fn, void *user_data,
+                                          tdm_tensor *value, tdm_tensor **out);
 
 /* Reduce along no axis: element-wise across the replicas only. */
 #define TDM_AXIS_NONE (-1)
@@ -217,15 +251,15 @@ TDM_API tdm_status tdm_replica_merge_call(tdm_replica_context *rc, tdm_merge_fn 
  * match), then the results are combined; MEAN divides by the total count along k
  * over all replicas. MEAN of i32 values gives f32. A PLAIN value is returned as is
  * for MEAN, MAX, MIN and for one replica; SUM of it with N > 1 is an error. */
-TDM_API tdm_status tdm_strategy_reduce(tdm_strategy *s, tdm_reduce_op op,
-                                       const tdm_value *value, int axis, tdm_tensor **out);
+TDM_API tdm_status tdm_strategy_reduce(tdm_strategy *s, tdm_reduce_op op, const tdm_value *value,
+                                       int axis, tdm_tensor **out);
 
 /* Cross-device reduce: op over value's components, written to every destination
  * device (dests NULL: the value's own devices; an empty set is an error) as a
  * MIRRORED value. MEAN divides by the number of components. */
-TDM_API tdm_status tdm_strategy_reduce_to(tdm_strategy *s, tdm_reduce_op op,
-                                          const tdm_value *value, tdm_device *const *dests,
-                                          size_t dest_count, tdm_value **out);
+TDM_API tdm_status tdm_strategy_reduce_to(tdm_strategy *s, tdm_reduce_op op, const tdm_value *value,
+                                          tdm_device *const *dests, size_t dest_count,
+                                          tdm_value **out);
 
 /* reduce_to of `count` values at once; values on their own devices (dests NULL) are
  * all-reduced in packs (the strategy's num_packs / bytes_per_pack). out receives

@@ -121,7 +121,8 @@ TDM_API size_t tdm_strategy_trainable_variables(tdm_strategy *s, tdm_variable **
                                                 size_t capacity);
 
 /* Verifies that every copy of every mirrored variable of the strategy is bitwise
- * identical; TDM_ERR_INVALID_STATE names the first variable, copy and element that
+ * identical, in every process of a multi-worker job (where every process calls it);
+ * TDM_ERR_INVALID_STATE names the first variable, copy (or rank) and element that
  * differ. */
 TDM_API tdm_status tdm_strategy_check_mirrored(tdm_strategy *s);
 

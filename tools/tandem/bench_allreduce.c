@@ -2,7 +2,10 @@
  * type, redop, time, algbw, busbw, #wrong) through the public API, as a user calls
  * it: tdm_strategy_run with a replica function that calls tdm_replica_all_reduce.
  * Beside each row, a plain C all-reduce of the same bytes over host memory with one
- * thread per core, measured in the same run, and the ratio of the two. */
+ * thread per core, measured in the same run, and the ratio of the two. With
+ * --multi-worker, under mpirun: every process's devices in one job (ranks x local
+ * devices), the chief printing; its peer is tools/peers/mpi_allreduce, plain
+ * MPI_Allreduce of the same bytes, run beside it (scripts/bench-peers.sh). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@ typedef struct ar_options {
     int algorithm; /* a tdm_collective_algorithm, or ALL_ALGORITHMS */
     tdm_reduce_op op;
     const char *json_path;
+    int multi_worker; /* one job over the processes of mpirun */
 } ar_options;
 
 typedef struct ar_row {
@@ -42,7 +46,9 @@ typedef struct ar_bench {
     tdm_tensor *whole[MAX_SELECTED]; /* max_bytes per replica, sliced per size */
     tdm_tensor *slice[MAX_SELECTED];
     tdm_reduce_op op;
-    unsigned calls; /* all-reduces per run */
+    unsigned calls;      /* all-reduces per run */
+    size_t first, total; /* this process's first replica, and the job's replicas */
+    size_t workers;
 } ar_bench;
 
 static const char *const op_names[] = {"sum", "mean", "max", "min"};
@@ -64,7 +70,11 @@ static int usage(FILE *out, int status)
             "  -w, --warmup N      untimed calls before them (default 5)\n"
             "  -r, --repeat N      runs per row, alternating with the ceiling; the best\n"
             "                      of each is kept (default 3)\n"
-            "  --json FILE         also write the rows as JSON\n");
+            "  --json FILE         also write the rows as JSON\n"
+            "  --multi-worker      under mpirun: one job over every process's devices\n"
+            "                      (ranks x local devices); the first process prints, and\n"
+            "                      the host ceiling is left out: compare with\n"
+            "                      tools/peers/mpi_allreduce (plain MPI_Allreduce)\n");
     return status;
 }
 
@@ -118,6 +128,7 @@ static int parse(int argc, char **argv, ar_options *o, int *exit_status)
         {CLI_ENTRY("--warmup", "-w", CLI_UNSIGNED, &o->warmup), .max = max_count},
         {CLI_ENTRY("--repeat", "-r", CLI_UNSIGNED, &o->repeat), .min = 1, .max = max_count},
         {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path)},
+        {CLI_ENTRY("--multi-worker", NULL, CLI_FLAG, &o->multi_worker), .flag_value = 1},
     };
     if (cli_parse_command("bench allreduce", table, sizeof table / sizeof table[0], argc, argv,
                           usage, exit_status))
@@ -136,7 +147,7 @@ static int parse(int argc, char **argv, ar_options *o, int *exit_status)
 static tdm_status replica_loop(tdm_replica_context *rc, void *user)
 {
     ar_bench *b = user;
-    tdm_tensor *t = b->slice[tdm_replica_id(rc)];
+    tdm_tensor *t = b->slice[tdm_replica_local_id(rc)];
     tdm_status s = TDM_OK;
     for (unsigned k = 0; k < b->calls && s == TDM_OK; k++)
         s = tdm_replica_all_reduce(rc, b->op, t);
@@ -177,7 +188,7 @@ static tdm_status check(tdm_strategy *st, ar_bench *b, size_t count, size_t *wro
     tdm_status s = TDM_OK;
     for (size_t r = 0; r < b->n && s == TDM_OK; r++) {
         for (size_t i = 0; i < count; i++)
-            host[i] = pattern(r, i);
+            host[i] = pattern(b->first + r, i);
         s = tdm_tensor_write(b->slice[r], host, count * sizeof *host);
     }
     double unused;
@@ -187,7 +198,7 @@ static tdm_status check(tdm_strategy *st, ar_bench *b, size_t count, size_t *wro
     for (size_t r = 0; r < b->n && s == TDM_OK; r++) {
         s = tdm_tensor_read(b->slice[r], host, count * sizeof *host);
         for (size_t i = 0; s == TDM_OK && i < count; i++)
-            *wrong += host[i] != expected(b->op, b->n, i);
+            *wrong += host[i] != expected(b->op, b->total, i);
     }
     free(host);
     return s;
@@ -212,6 +223,8 @@ static tdm_status measure(tdm_strategy *st, ar_bench *b, host_ceiling *ceiling, 
             s = timed_run(st, b, o->iters, &t);
         if (s == TDM_OK && t / o->iters < row->seconds)
             row->seconds = t / o->iters;
+        if (!ceiling)
+            continue;
         t = host_ceiling_time(ceiling, row->bytes, o->warmup, o->iters);
         if (t < row->ceiling_seconds)
             row->ceiling_seconds = t;
@@ -229,15 +242,23 @@ static void print_header(const ar_bench *b, const ar_options *o, unsigned thread
 {
     printf("# tandem bench allreduce: %zu replicas, op %s, in place, %u calls per run after %u "
            "warm-up, best of %u runs\n",
-           b->n, op_names[o->op], o->iters, o->warmup, o->repeat);
+           b->total, op_names[o->op], o->iters, o->warmup, o->repeat);
+    if (o->multi_worker)
+        printf("# multi-worker: %zu processes of %zu replicas each; the chief's devices:\n",
+               b->workers, b->n);
     for (size_t i = 0; i < b->n; i++) {
         tdm_device_desc d = TDM_DEVICE_DESC_INIT;
         tdm_device_describe(b->devices[i], &d);
         printf("#   replica %zu: %s '%s'\n", i, d.id, d.name);
     }
-    printf("# ceiling: a plain C all-reduce of the same bytes over host memory, %u threads\n",
-           threads);
-    if (b->n == 1)
+    if (o->multi_worker)
+        printf("# no ceiling in this run: compare with plain MPI_Allreduce of the same bytes,\n"
+               "# mpirun -np %zu build/mpi_allreduce -b %zu -e %zu -f %zu\n",
+               b->workers, o->min_bytes, o->max_bytes, o->factor);
+    else
+        printf("# ceiling: a plain C all-reduce of the same bytes over host memory, %u threads\n",
+               threads);
+    if (b->total == 1)
         printf("# one replica: busbw is 0 by definition (nothing crosses a bus); compare "
                "time instead\n");
     printf("#\n#%12s %12s %6s %6s %11s %11s %9s %9s %7s %12s %8s\n", "size", "count", "type",
@@ -253,12 +274,15 @@ static void print_row(const ar_row *r, const ar_bench *b, const ar_options *o)
                r->bytes / 4, "float", op_names[o->op], r->algorithm);
         return;
     }
-    double bus = busbw(r->bytes, r->seconds, b->n);
-    double ceil = busbw(r->bytes, r->ceiling_seconds, b->n);
-    printf(" %12zu %12zu %6s %6s %11s %11.1f %9.2f %9.2f %7zu %12.2f %7.0f%%\n", r->bytes,
-           r->bytes / 4, "float", op_names[o->op], r->algorithm, r->seconds * 1e6,
-           (double)r->bytes / r->seconds * 1e-9, bus, r->wrong, ceil,
-           100.0 * r->ceiling_seconds / r->seconds);
+    double bus = busbw(r->bytes, r->seconds, b->total);
+    printf(" %12zu %12zu %6s %6s %11s %11.1f %9.2f %9.2f %7zu", r->bytes, r->bytes / 4, "float",
+           op_names[o->op], r->algorithm, r->seconds * 1e6, (double)r->bytes / r->seconds * 1e-9,
+           bus, r->wrong);
+    if (isfinite(r->ceiling_seconds))
+        printf(" %12.2f %7.0f%%\n", busbw(r->bytes, r->ceiling_seconds, b->total),
+               100.0 * r->ceiling_seconds / r->seconds);
+    else
+        printf(" %12s %8s\n", "-", "-");
 }
 
 static void json_row(json_writer *w, const ar_row *r, const ar_bench *b, const ar_options *o)
@@ -272,10 +296,12 @@ static void json_row(json_writer *w, const ar_row *r, const ar_bench *b, const a
     if (r->supported) {
         json_double(w, "time_us", r->seconds * 1e6);
         json_double(w, "algbw", (double)r->bytes / r->seconds * 1e-9);
-        json_double(w, "busbw", busbw(r->bytes, r->seconds, b->n));
+        json_double(w, "busbw", busbw(r->bytes, r->seconds, b->total));
         json_uint(w, "wrong", r->wrong);
-        json_double(w, "ceiling_busbw", busbw(r->bytes, r->ceiling_seconds, b->n));
-        json_double(w, "of_ceiling", r->ceiling_seconds / r->seconds);
+        if (isfinite(r->ceiling_seconds)) {
+            json_double(w, "ceiling_busbw", busbw(r->bytes, r->ceiling_seconds, b->total));
+            json_double(w, "of_ceiling", r->ceiling_seconds / r->seconds);
+        }
     } else {
         json_string(w, "note", "not supported on these devices");
     }
@@ -300,7 +326,9 @@ static int run_algorithm(tdm_context *ctx, ar_bench *b, host_ceiling *ceiling, c
     tdm_strategy_options so = TDM_STRATEGY_OPTIONS_INIT;
     so.algorithm = (tdm_collective_algorithm)algorithm;
     tdm_strategy *st;
-    if (tdm_strategy_create_mirrored(ctx, b->devices, b->n, &so, &st) != TDM_OK) {
+    if ((o->multi_worker
+             ? tdm_strategy_create_multi_worker(ctx, b->devices, b->n, &so, &st)
+             : tdm_strategy_create_mirrored(ctx, b->devices, b->n, &so, &st)) != TDM_OK) {
         fprintf(stderr, "tandem bench allreduce: %s\n", tdm_last_error());
         return 1;
     }
@@ -335,7 +363,7 @@ static void print_averages(const ar_row *rows, size_t used, const ar_bench *b)
         double sum = 0.0;
         for (; j < used && rows[j].algorithm == rows[i].algorithm; j++)
             if (rows[j].supported) {
-                sum += busbw(rows[j].bytes, rows[j].seconds, b->n);
+                sum += busbw(rows[j].bytes, rows[j].seconds, b->total);
                 counted++;
             }
         if (counted)
@@ -355,7 +383,8 @@ static int write_json(const char *path, const ar_row *rows, size_t used, const a
     }
     json_writer w = {.out = f};
     json_begin_object(&w, NULL);
-    json_uint(&w, "replicas", b->n);
+    json_uint(&w, "replicas", b->total);
+    json_uint(&w, "processes", b->workers);
     json_begin_array(&w, "devices");
     for (size_t i = 0; i < b->n; i++) {
         tdm_device_desc d = TDM_DEVICE_DESC_INIT;
@@ -380,8 +409,9 @@ static int run(tdm_context *ctx, ar_bench *b, const ar_options *o)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned threads = cores > 0 ? (unsigned)cores : 1;
-    host_ceiling *ceiling = host_ceiling_create(b->n, o->max_bytes, threads);
-    if (!ceiling) {
+    host_ceiling *ceiling =
+        o->multi_worker ? NULL : host_ceiling_create(b->n, o->max_bytes, threads);
+    if (!ceiling && !o->multi_worker) {
         fprintf(stderr, "tandem bench allreduce: no memory or threads for the ceiling\n");
         return 1;
     }
@@ -402,12 +432,34 @@ static int run(tdm_context *ctx, ar_bench *b, const ar_options *o)
             wrong += rows[i].wrong;
         printf("# Wrong elements: %zu %s\n", wrong, wrong ? "FAILED" : "OK");
         failed = wrong != 0;
-        if (o->json_path)
+        if (o->json_path && b->first == 0) /* the chief's */
             failed |= write_json(o->json_path, rows, used, b, o, threads);
     }
     free(rows);
     host_ceiling_destroy(ceiling);
     return failed;
+}
+
+/* The job's shape, from a strategy made for the purpose; the chief alone prints. */
+static int learn_job(tdm_context *ctx, ar_bench *b)
+{
+    tdm_strategy *st = NULL;
+    if (tdm_strategy_create_multi_worker(ctx, b->devices, b->n, NULL, &st) != TDM_OK) {
+        fprintf(stderr, "tandem bench allreduce: %s\n", tdm_last_error());
+        return 1;
+    }
+    b->total = tdm_strategy_num_replicas(st);
+    b->workers = tdm_strategy_num_workers(st);
+    int chief = tdm_strategy_is_chief(st);
+    for (size_t w = 0; w < tdm_strategy_worker_index(st); w++)
+        b->first += b->n; /* every process selects the same number of devices */
+    tdm_strategy_destroy(st);
+    if (b->total != b->n * b->workers) {
+        fprintf(stderr, "tandem bench allreduce: --multi-worker needs the same number of "
+                        "devices in every process\n");
+        return 1;
+    }
+    return chief || freopen("/dev/null", "w", stdout) ? 0 : 1;
 }
 
 int bench_allreduce(int argc, char **argv)
@@ -428,6 +480,10 @@ int bench_allreduce(int argc, char **argv)
             fprintf(stderr, "tandem bench allreduce: %s\n", tdm_last_error());
             status = 1;
         }
+    b.total = b.n;
+    b.workers = 1;
+    if (status == 0 && o.multi_worker)
+        status = learn_job(ctx, &b);
     if (status == 0)
         status = run(ctx, &b, &o);
     for (size_t r = 0; r < b.n; r++) {

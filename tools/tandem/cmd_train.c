@@ -20,12 +20,17 @@ static void print_data(const train_data *d)
 static void print_setup(const train_session *ts)
 {
     const train_options *o = ts->opts;
-    size_t replicas = tdm_strategy_num_replicas(ts->strategy);
+    size_t replicas = tdm_strategy_num_local_replicas(ts->strategy),
+           all = tdm_strategy_num_replicas(ts->strategy),
+           workers = tdm_strategy_num_workers(ts->strategy);
     print_data(&ts->data);
     printf("model    %zu parameters, optimizer %s, learning rate %g, global batch %zu\n",
            tdm_model_parameter_count(ts->model), tdm_optimizer_name(ts->optimizer),
            (double)tdm_optimizer_learning_rate(ts->optimizer), o->batch);
-    printf("strategy %s over %zu replica%s:\n", o->strategy, replicas, replicas == 1 ? "" : "s");
+    printf("strategy %s over %zu replica%s", o->strategy, all, all == 1 ? "" : "s");
+    if (workers > 1)
+        printf(" in %zu processes; the chief's", workers);
+    printf(":\n");
     for (size_t r = 0; r < replicas; r++) {
         tdm_device_desc d = TDM_DEVICE_DESC_INIT;
         tdm_device_describe(tdm_strategy_device(ts->strategy, r), &d);
@@ -48,7 +53,7 @@ static void print_summary(const train_session *ts, double seconds)
 /* With --balance: each replica's share of the batch and its measured speed. */
 static void print_balance(const train_session *ts)
 {
-    size_t n = tdm_strategy_num_replicas(ts->strategy);
+    size_t n = tdm_strategy_num_local_replicas(ts->strategy);
     double shares[MAX_SELECTED];
     if (!ts->opts->balance || n > MAX_SELECTED ||
         tdm_strategy_batch_shares(ts->strategy, shares, n) != TDM_OK)
@@ -73,6 +78,11 @@ int cmd_train(int argc, char **argv)
     train_session ts;
     if (train_session_open(&o, &ts) != 0)
         return 1;
+    /* The chief speaks for a multi-worker job; the others report only failures. */
+    if (!tdm_strategy_is_chief(ts.strategy) && !freopen("/dev/null", "w", stdout)) {
+        train_session_close(&ts);
+        return 1;
+    }
     print_setup(&ts);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -44,8 +44,12 @@ static int usage(FILE *out, int status)
             "                       through its better driver; the GPUs if there are any,\n"
             "                       else one CPU driver's devices (PoCL before lavapipe)\n"
             "  --split N            split each device into N logical ones, a replica each\n"
-            "  --strategy NAME      mirrored (default), or one-device (the one device named\n"
-            "                       by --devices, or the first default one)\n"
+            "  --strategy NAME      mirrored (default), one-device (the one device named\n"
+            "                       by --devices, or the first default one), or\n"
+            "                       multi-worker: every process of 'mpirun -np N tandem\n"
+            "                       train ...' trains on its --devices, the global batch\n"
+            "                       split over them all; only the first process (the\n"
+            "                       chief) prints, checkpoints and writes files\n"
             "  --seed N             weights, shuffling and dropout (default 1)\n"
             "  --balance            give faster devices a larger share of each batch,\n"
             "                       measured as training runs (the update stays that of\n"
@@ -139,8 +143,8 @@ static int parse_optimizer(const char *value, void *target, char *err, size_t er
 
 static int parse_strategy(const char *value, void *target, char *err, size_t err_size)
 {
-    static const char *const names[] = {"mirrored", "one-device"};
-    int i = cli_parse_choice(value, "strategy", names, 2, err, err_size);
+    static const char *const names[] = {"mirrored", "one-device", "multi-worker"};
+    int i = cli_parse_choice(value, "strategy", names, 3, err, err_size);
     if (i < 0)
         return -1;
     *(const char **)target = names[i];

@@ -33,11 +33,34 @@ static int make_strategy(train_session *ts)
         s = tdm_strategy_create_one_device(devices[0], &so, &ts->strategy);
     else if (!strcmp(o->strategy, "mirrored"))
         s = tdm_strategy_create_mirrored(ts->ctx, devices, count, &so, &ts->strategy);
+    else if (!strcmp(o->strategy, "multi-worker"))
+        s = tdm_strategy_create_multi_worker(ts->ctx, devices, count, &so, &ts->strategy);
     else {
-        fprintf(stderr, "tandem train: no strategy '%s' (mirrored, one-device)\n", o->strategy);
+        fprintf(stderr, "tandem train: no strategy '%s' (mirrored, one-device, multi-worker)\n",
+                o->strategy);
         return -1;
     }
     return s == TDM_OK ? 0 : fail("strategy");
+}
+
+/* In a multi-worker job the chief alone writes checkpoints, metrics, the plot and the
+ * model; the other workers train the same steps and keep nothing. */
+static int take_role(train_session *ts)
+{
+    if (tdm_strategy_num_workers(ts->strategy) < 2)
+        return 0;
+    if (ts->opts->resume) {
+        fprintf(stderr, "tandem train: --resume is not supported with --strategy multi-worker "
+                        "over several processes yet: resume on one process\n");
+        return -1;
+    }
+    if (tdm_strategy_is_chief(ts->strategy))
+        return 0;
+    ts->worker_opts = *ts->opts;
+    ts->worker_opts.checkpoint_dir = ts->worker_opts.metrics = NULL;
+    ts->worker_opts.plot = ts->worker_opts.save = NULL;
+    ts->opts = &ts->worker_opts;
+    return 0;
 }
 
 static int make_model(train_session *ts)
@@ -118,8 +141,8 @@ int train_session_open(const train_options *o, train_session *ts)
     ts->opts = o;
     ts->history = calloc(o->epochs ? o->epochs : 1, sizeof *ts->history);
     if (!ts->history || check_outputs(o) || train_data_load(o, &ts->data) != 0 ||
-        !(ts->ctx = cli_context()) || make_strategy(ts) || make_model(ts) || make_train_op(ts) ||
-        make_step(ts) || train_monitor_open(ts)) {
+        !(ts->ctx = cli_context()) || make_strategy(ts) || take_role(ts) || make_model(ts) ||
+        make_train_op(ts) || make_step(ts) || train_monitor_open(ts)) {
         train_session_close(ts);
         return -1;
     }

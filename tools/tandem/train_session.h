@@ -29,7 +29,8 @@ typedef struct run_record {
 } run_record;
 
 typedef struct train_session {
-    const train_options *opts;
+    const train_options *opts; /* the caller's, or worker_opts */
+    train_options worker_opts; /* a multi-worker job's non-chief: no files written */
     train_data data;
     tdm_context *ctx;
     tdm_strategy *strategy;

@@ -1,0 +1,61 @@
+/* Internal: the contract between the core and a transport between processes
+ * (transports/mpi builds the one there is). Host memory only; no MPI header here.
+ * Every call is made by one thread at a time. A call that fails writes why into
+ * `why` (NUL-terminated, at most why_size bytes) and returns its status. */
+#ifndef TDM_CORE_RANK_TRANSPORT_H
+#define TDM_CORE_RANK_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tandem/status.h"
+
+/* Bumped on any change to the structs below: a plugin of another version is refused. */
+#define TDM_RANK_TRANSPORT_VERSION 1
+
+typedef struct tdm_rank_link tdm_rank_link; /* the plugin's state */
+
+typedef enum tdm_rank_op { TDM_RANK_SUM, TDM_RANK_MAX, TDM_RANK_MIN } tdm_rank_op;
+
+/* What every rank announces before a collective's data moves. */
+typedef struct tdm_rank_call {
+    uint64_t seq;          /* the collective's number on this link, from 0 */
+    uint32_t kind;         /* TDM_RANK_ALL_REDUCE, TDM_RANK_BROADCAST */
+    uint32_t op;           /* tdm_rank_op */
+    uint64_t bytes;        /* of the data every rank passes */
+    uint64_t contributors; /* values this rank folded in (summed: MEAN's divisor) */
+    uint64_t chunk;        /* the piece this rank would move at a time (the smallest wins:
+                              every rank must cut the data alike); 0 for broadcasts */
+    char what[96];         /* the caller's description: compared in debug mode */
+} tdm_rank_call;
+
+enum { TDM_RANK_ALL_REDUCE = 1, TDM_RANK_BROADCAST = 2 };
+
+typedef struct tdm_rank_transport {
+    unsigned version; /* TDM_RANK_TRANSPORT_VERSION */
+    const char *name; /* "mpi" */
+    /* Joins the job: *rank of *ranks. timeout_s bounds every later collective;
+     * check_order compares the callers' descriptions as well as sizes. */
+    tdm_status (*open)(double timeout_s, int check_order, tdm_rank_link **out, size_t *rank,
+                       size_t *ranks, char *why, size_t why_size);
+    /* Every rank announces its call (seq, sizes); a missing, late or different one
+     * fails here. *agreed: contributors summed over the ranks, the smallest chunk. */
+    tdm_status (*announce)(tdm_rank_link *link, const tdm_rank_call *call, tdm_rank_call *agreed,
+                           char *why, size_t why_size);
+    /* floats[n] becomes op over every rank's, in place, the same bits everywhere. */
+    tdm_status (*all_reduce)(tdm_rank_link *link, float *floats, size_t n, tdm_rank_op op,
+                             const tdm_rank_call *call, char *why, size_t why_size);
+    /* bytes[size] becomes root's. */
+    tdm_status (*broadcast)(tdm_rank_link *link, void *bytes, size_t size, size_t root,
+                            const tdm_rank_call *call, char *why, size_t why_size);
+    /* Leaves the job. MPI stays initialised for the process: the plugin finalises it
+     * at exit if it initialised it and no collective failed (a missing rank would hold
+     * the finalisation forever). NULL-safe. */
+    void (*close)(tdm_rank_link *link);
+} tdm_rank_transport;
+
+/* The one symbol a transport plugin exports. */
+typedef const tdm_rank_transport *(*tdm_rank_transport_entry)(void);
+#define TDM_RANK_TRANSPORT_ENTRY "tdm_rank_transport_v1"
+
+#endif

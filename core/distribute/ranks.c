@@ -1,0 +1,148 @@
+/* The processes of a multi-worker job: the transport plugin, loaded on first use,
+ * and collectives that announce themselves before their data moves. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "library.h"
+#include "ranks.h"
+
+#define PLUGIN_SONAME "libtandem_mpi.so.0"
+
+static char plugin_path[4096];
+static tdm_library plugin = TDM_LIBRARY_INIT(plugin_path);
+static const tdm_rank_transport *transport;
+static pthread_once_t path_once = PTHREAD_ONCE_INIT;
+
+/* TDM_MPI_LIBRARY, else the plugin beside the object this code is linked into (the
+ * installed libtandem.so, or a program of the build tree), else the search path. */
+static void choose_path(void)
+{
+    const char *env = getenv("TDM_MPI_LIBRARY");
+    Dl_info info;
+    snprintf(plugin_path, sizeof plugin_path, "%s", PLUGIN_SONAME);
+    if (env && env[0]) {
+        snprintf(plugin_path, sizeof plugin_path, "%s", env);
+    } else if (dladdr((void *)choose_path, &info) && info.dli_fname) {
+        const char *slash = strrchr(info.dli_fname, '/');
+        char beside[sizeof plugin_path];
+        if (slash &&
+            snprintf(beside, sizeof beside, "%.*s/%s", (int)(slash - info.dli_fname),
+                     info.dli_fname, PLUGIN_SONAME) < (int)sizeof beside &&
+            access(beside, R_OK) == 0)
+            snprintf(plugin_path, sizeof plugin_path, "%s", beside);
+    }
+}
+
+static int resolve(tdm_library *lib)
+{
+    tdm_rank_transport_entry entry = NULL;
+    int found = 1;
+    TDM_LIBRARY_FETCH(lib, entry, TDM_RANK_TRANSPORT_ENTRY, found);
+    transport = found ? entry() : NULL;
+    if (transport && transport->version != TDM_RANK_TRANSPORT_VERSION) {
+        snprintf(lib->note, sizeof lib->note, "%s is transport version %u, this tandem needs %u",
+                 lib->soname, transport->version, TDM_RANK_TRANSPORT_VERSION);
+        transport = NULL;
+    }
+    return transport != NULL;
+}
+
+tdm_status tdm_ranks_open(double timeout_s, int check_order, const char *func, tdm_ranks **out)
+{
+    *out = NULL;
+    pthread_once(&path_once, choose_path);
+    if (!tdm_library_load(&plugin, resolve))
+        return tdm_fail(TDM_ERR_UNSUPPORTED,
+                        "%s: no transport between processes: %s (build tandem with Open MPI, "
+                        "libopenmpi-dev, for libtandem_mpi)",
+                        func, plugin.note);
+    tdm_ranks *r = calloc(1, sizeof *r);
+    if (!r || pthread_mutex_init(&r->lock, NULL)) {
+        free(r);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    }
+    char why[1024];
+    tdm_status s =
+        transport->open(timeout_s, check_order, &r->link, &r->rank, &r->count, why, sizeof why);
+    if (s != TDM_OK) {
+        pthread_mutex_destroy(&r->lock);
+        free(r);
+        return tdm_fail(s, "%s: %s", func, why);
+    }
+    r->transport = transport;
+    r->check_order = check_order;
+    *out = r;
+    return TDM_OK;
+}
+
+void tdm_ranks_close(tdm_ranks *r)
+{
+    if (!r)
+        return;
+    r->transport->close(r->link);
+    free(r->slots);
+    pthread_mutex_destroy(&r->lock);
+    free(r);
+}
+
+tdm_status tdm_ranks_begin(tdm_ranks *r, uint32_t kind, tdm_rank_op op, uint64_t bytes,
+                           uint64_t contributors, uint64_t chunk, const char *what,
+                           tdm_ranks_call *out)
+{
+    pthread_mutex_lock(&r->lock);
+    *out = (tdm_ranks_call){.ranks = r,
+                            .call = {.seq = r->next_seq++,
+                                     .kind = kind,
+                                     .op = op,
+                                     .bytes = bytes,
+                                     .contributors = contributors,
+                                     .chunk = chunk}};
+    if (r->check_order)
+        snprintf(out->call.what, sizeof out->call.what, "%s", what);
+    char why[1024];
+    tdm_status s = r->transport->announce(r->link, &out->call, &out->agreed, why, sizeof why);
+    if (s != TDM_OK) {
+        pthread_mutex_unlock(&r->lock);
+        return tdm_fail(s, "%s", why);
+    }
+    return TDM_OK;
+}
+
+tdm_status tdm_ranks_all_reduce(tdm_ranks_call *c, float *floats, size_t n)
+{
+    char why[1024];
+    tdm_ranks *r = c->ranks;
+    tdm_status s = r->transport->all_reduce(r->link, floats, n, (tdm_rank_op)c->call.op, &c->call,
+                                            why, sizeof why);
+    return s == TDM_OK ? TDM_OK : tdm_fail(s, "%s", why);
+}
+
+tdm_status tdm_ranks_broadcast(tdm_ranks_call *c, void *bytes, size_t size, size_t root)
+{
+    char why[1024];
+    tdm_ranks *r = c->ranks;
+    tdm_status s = r->transport->broadcast(r->link, bytes, size, root, &c->call, why, sizeof why);
+    return s == TDM_OK ? TDM_OK : tdm_fail(s, "%s", why);
+}
+
+void tdm_ranks_end(tdm_ranks_call *c)
+{
+    pthread_mutex_unlock(&c->ranks->lock);
+}
+
+float *tdm_ranks_slots(tdm_ranks *r, size_t bytes)
+{
+    if (bytes <= r->slot_bytes)
+        return r->slots;
+    float *grown = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!grown)
+        return NULL;
+    free(r->slots);
+    r->slots = grown;
+    r->slot_bytes = bytes;
+    return grown;
+}

@@ -1,0 +1,31 @@
+#!/bin/sh
+# tandem train --strategy multi-worker under mpirun (cli_multi_worker.sh TANDEM MPIEXEC):
+# - 2 processes of one PoCL device each train digits to the very bits of one process
+#   training on both devices with the same global batch (2-way sums are exact in
+#   either order), checked after every step across processes (--deterministic);
+# - 3 processes of one reference device each stay bitwise identical to each other
+#   (--deterministic) and reach the accuracy of one process on three devices within a
+#   point (3-way sums round in another order).
+set -eu
+tandem=$1 mpiexec=$2
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+run() { timeout 300 "$mpiexec" --allow-run-as-root --oversubscribe "$@"; }
+accuracy() { sed -n 's/.*test accuracy \([0-9.]*\)%.*/\1/p' "$1"; }
+
+"$tandem" train --devices opencl:0,opencl:1 --epochs 4 --no-progress --save "$dir/one.tdm" \
+    > "$dir/one.txt"
+run -np 2 "$tandem" train --strategy multi-worker --devices opencl:0 --epochs 4 --no-progress \
+    --deterministic --save "$dir/two.tdm" > "$dir/two.txt"
+cat "$dir/two.txt"
+grep -q 'in 2 processes' "$dir/two.txt"
+cmp "$dir/one.tdm" "$dir/two.tdm"
+echo "2 workers: the same model, bit for bit, as 1 process on 2 devices"
+
+"$tandem" train --devices reference --split 3 --epochs 4 --no-progress > "$dir/ref1.txt"
+run -np 3 "$tandem" train --strategy multi-worker --devices reference --epochs 4 --no-progress \
+    --deterministic > "$dir/ref3.txt"
+cat "$dir/ref3.txt"
+a1=$(accuracy "$dir/ref1.txt") a3=$(accuracy "$dir/ref3.txt")
+echo "3 workers: test accuracy $a3% against $a1% for 1 process on 3 devices"
+awk -v a="$a1" -v b="$a3" 'BEGIN { d = a - b; exit !(d < 1 && d > -1 && b > 90) }'

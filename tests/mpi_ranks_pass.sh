@@ -1,0 +1,17 @@
+#!/bin/sh
+# mpi_ranks_pass.sh NP MPIEXEC PROGRAM ARGS...: runs PROGRAM on NP processes and
+# passes when the ranks expected to survive each print "rank R: PASS" (for kill and
+# stall, every rank but 1). mpirun's own status is not used: with a rank killed on
+# purpose it reports that rank's death.
+np=$1 mpiexec=$2
+shift 2
+mode=$(eval echo "\${$#}")
+out=$(timeout 120 "$mpiexec" --allow-run-as-root --oversubscribe --enable-recovery \
+      -np "$np" "$@" 2>&1)
+echo "$out"
+expected=$np
+case $mode in kill|stall) expected=$((np - 1)) ;; esac
+passed=$(echo "$out" | grep -c '^rank [0-9]*: PASS')
+skipped=$(echo "$out" | grep -c '^rank [0-9]*: SKIP')
+[ "$skipped" -gt 0 ] && exit 0
+[ "$passed" -ge "$expected" ] || { echo "FAIL: $passed of $expected ranks passed"; exit 1; }
