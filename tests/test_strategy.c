@@ -709,6 +709,77 @@ static void check_reduce_kinds(void)
     tdm_strategy_destroy(s);
 }
 
+/* has_strategy, require_replica_context and get_loss_reduction as TensorFlow has them. */
+typedef struct module_probe {
+    tdm_replica_context *_Atomic ctxs[MAX_REPLICAS]; /* every replica's, during the run */
+    atomic_int bad, merged;
+    tdm_tensor *losses[MAX_REPLICAS], *loss[MAX_REPLICAS];
+} module_probe;
+
+/* In cross-replica mode, with every replica's context alive. */
+static tdm_status module_merge(tdm_strategy *s, const tdm_value *gathered, void *user,
+                               tdm_value **result)
+{
+    module_probe *p = user;
+    (void)s, (void)gathered, (void)result;
+    if (tdm_require_replica_context(p->ctxs[0]) == TDM_ERR_INVALID_STATE &&
+        strstr(tdm_last_error(), "called in cross-replica mode") && tdm_has_strategy())
+        atomic_fetch_add(&p->merged, 1);
+    return TDM_OK;
+}
+
+static tdm_status module_fn(tdm_replica_context *rc, void *user)
+{
+    module_probe *p = user;
+    size_t id = tdm_replica_id(rc), n = tdm_replica_num_replicas(rc);
+    atomic_store(&p->ctxs[id], rc);
+    for (size_t i = 0; i < n; i++) /* replicas run concurrently: all arrive */
+        while (!atomic_load(&p->ctxs[i]))
+            ;
+    int ok = tdm_has_strategy() && tdm_require_replica_context(rc) == TDM_OK &&
+             tdm_require_replica_context(p->ctxs[(id + 1) % n]) == TDM_ERR_INVALID_STATE &&
+             strstr(tdm_last_error(), "another replica's function") &&
+             tdm_get_loss_reduction() == TDM_REDUCE_SUM;
+    tdm_status s = tdm_replica_merge_call(rc, module_merge, p, NULL, NULL);
+    ok = ok && s == TDM_OK && tdm_compute_average_loss(p->losses[id], 8, p->loss[id]) == TDM_OK &&
+         tdm_get_loss_reduction() == TDM_REDUCE_MEAN;
+    if (!ok)
+        atomic_fetch_add(&p->bad, 1);
+    return s;
+}
+
+static void check_module_functions(void)
+{
+    tdm_strategy *s = mirrored(NULL), *d = NULL;
+    module_probe p = {0};
+    const float four[4] = {1, 2, 3, 4};
+    for (size_t i = 0; i < n_devs; i++) {
+        p.losses[i] = tensor_of(devs[i], TDM_SHAPE(4), four);
+        p.loss[i] = tensor_of(devs[i], TDM_SCALAR, NULL);
+    }
+    CHECK(!tdm_has_strategy());
+    CHECK(tdm_get_loss_reduction() == TDM_REDUCE_SUM);
+    CHECK_OK(tdm_strategy_default(ctx, &d));
+    CHECK_OK(tdm_strategy_scope_enter(d));
+    CHECK(!tdm_has_strategy()); /* the default strategy is no strategy */
+    CHECK_OK(tdm_strategy_scope_exit(d));
+    CHECK_OK(tdm_strategy_scope_enter(s));
+    CHECK(tdm_has_strategy());
+    CHECK(tdm_get_loss_reduction() == TDM_REDUCE_SUM); /* no loss computed yet */
+    CHECK_OK(tdm_strategy_run(s, module_fn, &p, NULL, 0, NULL));
+    CHECK(atomic_load(&p.bad) == 0);
+    CHECK(atomic_load(&p.merged) == 1);
+    CHECK(tdm_get_loss_reduction() == TDM_REDUCE_MEAN);
+    CHECK_OK(tdm_strategy_scope_exit(s));
+    CHECK(!tdm_has_strategy());
+    CHECK_FAILS(tdm_require_replica_context(NULL), TDM_ERR_INVALID_ARGUMENT, "rc");
+    for (size_t i = 0; i < n_devs; i++) {
+        tdm_tensor_destroy(p.losses[i]);
+        tdm_tensor_destroy(p.loss[i]);
+    }
+    tdm_strategy_destroy(s);
+}
+
 /* Default mode: one replica; reductions are identities. */
 static void check_default_strategy(void)
 {
@@ -749,6 +820,7 @@ int main(int argc, char **argv)
         check_reduce_axis();
         check_reduce_kinds();
         check_default_strategy();
+        check_module_functions();
     }
     CHECK(tdm_context_validation_messages(ctx) == 0);
     tdm_context_destroy(ctx);

@@ -1,6 +1,7 @@
 /* Loss scaling: per-example losses summed and divided by the step's global batch
  * size, so that summing the replicas' results gives the mean over the whole step. */
 #include "error.h"
+#include "strategy_impl.h"
 #include "tandem/input.h"
 #include "tandem/nn.h"
 #include "tandem/ops.h"
@@ -40,6 +41,9 @@ tdm_status tdm_compute_average_loss(const tdm_tensor *per_example_losses, size_t
     tdm_status s = check_tensors(per_example_losses, global_batch_size, out, func);
     if (s != TDM_OK)
         return s;
+    tdm_replica_context *rc = tdm_replica_context_current();
+    tdm_strategy_note_loss_reduction(rc ? tdm_replica_strategy(rc) : NULL,
+                                     TDM_LOSS_SUM_OVER_BATCH_SIZE);
     /* An empty replica sums to 0: it contributes nothing to the global sum. */
     s = tdm_op_sum(out, per_example_losses);
     if (s == TDM_OK)

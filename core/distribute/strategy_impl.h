@@ -7,6 +7,7 @@
 
 #include "collectives.h"
 #include "device_impl.h"
+#include "tandem/nn.h" /* tdm_loss_reduction */
 #include "tandem/variable.h"
 #include "tensor_impl.h"
 #include "worker.h"
@@ -34,6 +35,7 @@ struct tdm_strategy {
     size_t first_replica;    /* global id of this process's replica 0 */
     size_t global_replicas;  /* over every process (replica_count for one process) */
     int uneven_workers;      /* multi-worker: the processes' replica counts differ */
+    atomic_int loss_reduction; /* tdm_loss_reduction + 1 of the last loss; 0: none */
     atomic_int running;      /* a run is in progress */
     atomic_int entered;      /* scope enters not yet exited, over all threads */
 };
@@ -89,6 +91,9 @@ typedef tdm_status (*tdm_gather_fn)(tdm_strategy *s, void *const *items, void *u
                                     void **results);
 tdm_status tdm_replica_gather(tdm_replica_context *rc, tdm_gather_fn fn, void *user_data,
                               void *item, void **result, const char *func);
+
+/* Records the reduction of a loss computed under s, for tdm_get_loss_reduction. */
+void tdm_strategy_note_loss_reduction(tdm_strategy *s, tdm_loss_reduction reduction);
 
 /* The collective options of the strategy's cross-device settings. */
 tdm_collective_options tdm_strategy_collective_options(const tdm_strategy *s);

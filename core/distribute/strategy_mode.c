@@ -75,3 +75,42 @@ int tdm_in_cross_replica_context(void)
 {
     return mode.scope && !mode.replica;
 }
+
+/* The strategy the thread works under: its replica function's, else its scope's. */
+static tdm_strategy *current(void)
+{
+    return mode.replica ? mode.replica->strategy : mode.scope;
+}
+
+int tdm_has_strategy(void)
+{
+    return current() && current()->kind != TDM_STRATEGY_DEFAULT;
+}
+
+tdm_status tdm_require_replica_context(const tdm_replica_context *rc)
+{
+    static const char func[] = "tdm_require_replica_context";
+    TDM_CHECK_ARG(rc, func);
+    if (mode.replica == rc)
+        return TDM_OK;
+    return tdm_fail(TDM_ERR_INVALID_STATE, "%s: called in %s, not in the given replica's function",
+                    func,
+                    mode.replica ? "another replica's function"
+                    : mode.scope ? "cross-replica mode"
+                                 : "default mode (no strategy entered)");
+}
+
+void tdm_strategy_note_loss_reduction(tdm_strategy *s, tdm_loss_reduction reduction)
+{
+    if (s)
+        atomic_store(&s->loss_reduction, (int)reduction + 1);
+}
+
+tdm_reduce_op tdm_get_loss_reduction(void)
+{
+    tdm_strategy *s = current();
+    if (!s || s->kind == TDM_STRATEGY_DEFAULT)
+        return TDM_REDUCE_SUM;
+    int noted = atomic_load(&s->loss_reduction);
+    return noted == TDM_LOSS_SUM_OVER_BATCH_SIZE + 1 ? TDM_REDUCE_MEAN : TDM_REDUCE_SUM;
+}

@@ -97,6 +97,7 @@ tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batch *batch
     if (s != TDM_OK)
         return s;
     tdm_value *args[] = {batch->features, batch->labels};
+    tdm_strategy_note_loss_reduction(op->strategy, op->opts.reduction);
     op->batch = batch;
     s = tdm_strategy_run(op->strategy, replica_step, op, args, 2, NULL);
     op->batch = NULL;

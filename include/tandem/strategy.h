@@ -167,6 +167,22 @@ TDM_API tdm_replica_context *tdm_replica_context_current(void);
  * thread, or inside a merge function), else 0. */
 TDM_API int tdm_in_cross_replica_context(void);
 
+/* 1 when a strategy other than a context's default is current on the calling thread
+ * (its scope entered, or in one of its replica functions): TensorFlow's has_strategy. */
+TDM_API int tdm_has_strategy(void);
+
+/* TDM_OK when the calling thread runs rc's replica function; otherwise
+ * TDM_ERR_INVALID_STATE saying where it is instead (cross-replica mode, another
+ * replica's function, no strategy at all): TensorFlow's require_replica_context. */
+TDM_API tdm_status tdm_require_replica_context(const tdm_replica_context *rc);
+
+/* How the optimizer should treat gradients of the losses computed under the current
+ * strategy (TensorFlow's get_loss_reduction): TDM_REDUCE_MEAN when the last loss
+ * computed under it (tdm_compute_average_loss, or a train op's loss) was averaged over
+ * the global batch, TDM_REDUCE_SUM when it was a plain sum, and TDM_REDUCE_SUM under
+ * a context's default strategy or before any loss was computed. */
+TDM_API tdm_reduce_op tdm_get_loss_reduction(void);
+
 /* A replica function; a status other than TDM_OK stops the run (replicas waiting in
  * merge_call are released with TDM_ERR_CANCELLED) and becomes run's status. */
 typedef tdm_status (*tdm_replica_fn)(tdm_replica_context *rc, void *user_data);
