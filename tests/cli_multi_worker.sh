@@ -2,7 +2,8 @@
 # tandem train --strategy multi-worker under mpirun (cli_multi_worker.sh TANDEM MPIEXEC):
 # - 2 processes of one PoCL device each train digits to the very bits of one process
 #   training on both devices with the same global batch (2-way sums are exact in
-#   either order), checked after every step across processes (--deterministic);
+#   either order), checked after every step across processes (--deterministic), and
+#   again when stopped and resumed from the chief's checkpoint;
 # - 3 processes of one reference device each stay bitwise identical to each other
 #   (--deterministic) and reach the accuracy of one process on three devices within a
 #   point (3-way sums round in another order).
@@ -21,6 +22,17 @@ cat "$dir/two.txt"
 grep -q 'in 2 processes' "$dir/two.txt"
 cmp "$dir/one.tdm" "$dir/two.tdm"
 echo "2 workers: the same model, bit for bit, as 1 process on 2 devices"
+
+# Stopped after 2 epochs and resumed to 4: the chief's checkpoint reaches the other
+# process through the chief, and the run ends on the same bits.
+run -np 2 "$tandem" train --strategy multi-worker --devices opencl:0 --epochs 2 --no-progress \
+    --checkpoint-dir "$dir/ckpt" > /dev/null
+run -np 2 "$tandem" train --strategy multi-worker --devices opencl:0 --epochs 4 --no-progress \
+    --checkpoint-dir "$dir/ckpt" --resume --deterministic --save "$dir/resumed.tdm" \
+    > "$dir/resumed.txt"
+grep -q 'resumed from global step 46' "$dir/resumed.txt"
+cmp "$dir/one.tdm" "$dir/resumed.tdm"
+echo "2 workers resumed after 2 of 4 epochs: the same model, bit for bit"
 
 "$tandem" train --devices reference --split 3 --epochs 4 --no-progress > "$dir/ref1.txt"
 run -np 3 "$tandem" train --strategy multi-worker --devices reference --epochs 4 --no-progress \

@@ -126,3 +126,21 @@ tdm_status tdm_variable_check_across_ranks(const tdm_variable *var, const char *
     free(where);
     return st;
 }
+
+tdm_status tdm_strategy_broadcast_host(tdm_strategy *s, void *bytes, size_t size)
+{
+    static const char func[] = "tdm_strategy_broadcast_host";
+    TDM_CHECK_ARG(s, func);
+    if (size)
+        TDM_CHECK_ARG(bytes, func);
+    tdm_ranks *r = s->ranks;
+    if (!r || r->count < 2 || size == 0)
+        return TDM_OK;
+    tdm_ranks_call call;
+    tdm_status st = tdm_ranks_begin(r, TDM_RANK_BROADCAST, TDM_RANK_SUM, size, 1, 0, func, &call);
+    if (st == TDM_OK) {
+        st = tdm_ranks_broadcast(&call, bytes, size, 0);
+        tdm_ranks_end(&call);
+    }
+    return st == TDM_OK ? TDM_OK : tdm_fail_context(st, "%s", func);
+}

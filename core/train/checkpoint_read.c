@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "checkpoint_format.h"
+#include "checkpoint_memory.h"
 #include "checkpoint_names.h"
 #include "checkpoint_posix.h"
 #include "error.h"
@@ -210,25 +211,43 @@ static tdm_status parse(tdm_checkpoint *c)
     return s;
 }
 
-tdm_status tdm_checkpoint_open(const char *path, tdm_checkpoint **out)
+/* A checkpoint over data (taken over, freed with it), named `path` in messages. */
+static tdm_status open_data(const char *path, unsigned char *data, size_t size,
+                            tdm_checkpoint **out)
 {
-    TDM_CHECK_ARG(out, open_func);
-    *out = NULL;
-    TDM_CHECK_ARG(path, open_func);
     tdm_checkpoint *c = calloc(1, sizeof *c);
     if (!c || !(c->path = strdup(path))) {
         free(c);
+        free(data);
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", open_func);
     }
-    tdm_status s = tdm_ckpt_os_read_file(path, open_func, &c->data, &c->size);
-    if (s == TDM_OK)
-        s = parse(c);
+    c->data = data;
+    c->size = size;
+    tdm_status s = parse(c);
     if (s != TDM_OK) {
         tdm_checkpoint_close(c);
         return s;
     }
     *out = c;
     return TDM_OK;
+}
+
+tdm_status tdm_checkpoint_open_bytes(const char *label, unsigned char *data, size_t size,
+                                     tdm_checkpoint **out)
+{
+    *out = NULL;
+    return open_data(label, data, size, out);
+}
+
+tdm_status tdm_checkpoint_open(const char *path, tdm_checkpoint **out)
+{
+    TDM_CHECK_ARG(out, open_func);
+    *out = NULL;
+    TDM_CHECK_ARG(path, open_func);
+    unsigned char *data = NULL;
+    size_t size = 0;
+    tdm_status s = tdm_ckpt_os_read_file(path, open_func, &data, &size);
+    return s == TDM_OK ? open_data(path, data, size, out) : s;
 }
 
 void tdm_checkpoint_close(tdm_checkpoint *c)

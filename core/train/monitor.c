@@ -40,6 +40,12 @@ tdm_status tdm_monitor_create(tdm_step *step, const tdm_monitor_options *opts, t
     }
     m->step = step;
     m->opts = *opts;
+    m->follower = opts->strategy && tdm_strategy_num_workers(opts->strategy) > 1 &&
+                  !tdm_strategy_is_chief(opts->strategy);
+    if (m->follower) { /* the chief's alone */
+        free(m->dir);
+        m->dir = NULL;
+    }
     m->opts.checkpoint_dir = m->dir;
     m->opts.keep = opts->keep ? opts->keep : 3;
     m->lock = -1;
@@ -76,6 +82,8 @@ static tdm_status write_checkpoint(tdm_monitor *m, tdm_checkpoint_writer *w)
 tdm_status tdm_monitor_save(tdm_monitor *m)
 {
     TDM_CHECK_ARG(m, "tdm_monitor_save");
+    if (m->follower)
+        return TDM_OK; /* the chief writes the job's checkpoints */
     if (!m->dir)
         return tdm_fail(TDM_ERR_INVALID_STATE, "tdm_monitor_save: no checkpoint directory");
     tdm_checkpoint_writer *w = NULL;

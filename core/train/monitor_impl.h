@@ -17,6 +17,7 @@ struct tdm_monitor {
     uint64_t saved_step; /* of the last checkpoint written or restored */
     int saved;           /* whether there is one */
     int exhausted;
+    int follower; /* a multi-worker process other than the chief: no directory */
     atomic_int cancel;
 };
 

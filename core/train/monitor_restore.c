@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "checkpoint_dir.h"
+#include "checkpoint_memory.h"
 #include "checkpoint_posix.h"
 #include "error.h"
 #include "monitor_impl.h"
@@ -42,6 +43,20 @@ static tdm_status check_steps(const tdm_checkpoint *c, const char *path, uint64_
     return s;
 }
 
+/* The caller's state first: it may refuse a checkpoint of another configuration
+ * before anything changes; then the step's. */
+static tdm_status restore_state(tdm_monitor *m, const tdm_checkpoint *c, uint64_t step)
+{
+    tdm_status s = m->opts.restore_extra ? m->opts.restore_extra(c, m->opts.extra_user) : TDM_OK;
+    if (s == TDM_OK)
+        s = tdm_step_restore(m->step, c);
+    if (s == TDM_OK) {
+        m->global_step = m->saved_step = step;
+        m->saved = 1;
+    }
+    return s;
+}
+
 /* Restores path into the step; *damaged when it failed for being damaged. */
 static tdm_status restore_one(tdm_monitor *m, const char *path, uint64_t step, int *damaged)
 {
@@ -52,16 +67,8 @@ static tdm_status restore_one(tdm_monitor *m, const char *path, uint64_t step, i
         s = check_steps(c, path, step);
     *damaged = s != TDM_OK && state != TDM_CKPT_NEWER &&
                (state == TDM_CKPT_INCOMPLETE || s == TDM_ERR_CORRUPT_DATA);
-    /* The caller's state first: it may refuse a checkpoint of another configuration
-     * before anything changes. */
-    if (s == TDM_OK && m->opts.restore_extra)
-        s = m->opts.restore_extra(c, m->opts.extra_user);
     if (s == TDM_OK)
-        s = tdm_step_restore(m->step, c);
-    if (s == TDM_OK) {
-        m->global_step = m->saved_step = step;
-        m->saved = 1;
-    }
+        s = restore_state(m, c, step);
     tdm_checkpoint_close(c);
     return s;
 }
@@ -82,13 +89,60 @@ static tdm_status set_aside(tdm_monitor *m, const char *path)
     return s;
 }
 
-tdm_status tdm_monitor_restore(tdm_monitor *m, int *restored, uint64_t *global_step)
+/* A multi-worker job: the chief sends the file it restored (its size first: 0 for
+ * none, CHIEF_FAILED when it could not restore), and every other process restores
+ * the same bytes, so the job goes on from one state without a shared directory. */
+#define CHIEF_FAILED UINT64_MAX
+
+static tdm_status send_restored(tdm_monitor *m, tdm_status chief, const char *path)
 {
-    TDM_CHECK_ARG(m, func);
-    TDM_CHECK_ARG(restored, func);
-    *restored = 0;
-    if (!m->dir)
-        return tdm_fail(TDM_ERR_INVALID_STATE, "%s: no checkpoint directory", func);
+    unsigned char *data = NULL;
+    size_t size = 0;
+    tdm_status s =
+        chief == TDM_OK && path ? tdm_ckpt_os_read_file(path, func, &data, &size) : chief;
+    uint64_t announced = s != TDM_OK ? CHIEF_FAILED : size;
+    tdm_status sent = tdm_strategy_broadcast_host(m->opts.strategy, &announced, sizeof announced);
+    if (sent == TDM_OK && announced != CHIEF_FAILED)
+        sent = tdm_strategy_broadcast_host(m->opts.strategy, data, size);
+    free(data);
+    return s != TDM_OK ? s : sent;
+}
+
+static tdm_status receive_restored(tdm_monitor *m, int *restored)
+{
+    uint64_t size = 0;
+    tdm_status s = tdm_strategy_broadcast_host(m->opts.strategy, &size, sizeof size);
+    if (s != TDM_OK || size == 0)
+        return s;
+    if (size == CHIEF_FAILED)
+        return tdm_fail(TDM_ERR_REMOTE, "%s: the chief could not restore its checkpoint", func);
+    unsigned char *data = malloc(size);
+    if (!data)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY,
+                        "%s: no host memory for the chief's %" PRIu64 " byte checkpoint", func,
+                        size);
+    s = tdm_strategy_broadcast_host(m->opts.strategy, data, size);
+    tdm_checkpoint *c = NULL;
+    if (s == TDM_OK)
+        s = tdm_checkpoint_open_bytes("the chief's checkpoint", data, size, &c);
+    else
+        free(data);
+    if (s == TDM_OK)
+        s = restore_state(m, c, tdm_checkpoint_step(c));
+    tdm_checkpoint_close(c);
+    *restored = s == TDM_OK;
+    return s;
+}
+
+static int multi_worker(const tdm_monitor *m)
+{
+    return m->opts.strategy && tdm_strategy_num_workers(m->opts.strategy) > 1;
+}
+
+/* The newest usable checkpoint of the directory; *path: the file restored (freed by
+ * the caller), NULL when none was. */
+static tdm_status restore_newest(tdm_monitor *m, int *restored, char **restored_path)
+{
     tdm_ckpt_found *found = NULL;
     size_t count = 0;
     tdm_status s = tdm_ckpt_list_final(m->dir, func, &found, &count);
@@ -97,15 +151,45 @@ tdm_status tdm_monitor_restore(tdm_monitor *m, int *restored, uint64_t *global_s
         int damaged = 0;
         s = path ? restore_one(m, path, found[i].step, &damaged)
                  : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
-        if (s == TDM_OK)
+        if (s == TDM_OK) {
             *restored = 1;
-        else if (damaged)
+            *restored_path = path;
+            path = NULL;
+        } else if (damaged) {
             s = set_aside(m, path);
-        else
+        } else {
             s = tdm_fail_context(s, "%s: restoring %s", func, path);
+        }
         free(path);
     }
     free(found);
+    return s;
+}
+
+tdm_status tdm_monitor_restore(tdm_monitor *m, int *restored, uint64_t *global_step)
+{
+    TDM_CHECK_ARG(m, func);
+    TDM_CHECK_ARG(restored, func);
+    *restored = 0;
+    tdm_status s = TDM_OK;
+    if (m->follower) {
+        s = receive_restored(m, restored);
+    } else {
+        if (!m->dir)
+            return tdm_fail(TDM_ERR_INVALID_STATE, "%s: no checkpoint directory", func);
+        char *path = NULL;
+        s = restore_newest(m, restored, &path);
+        if (multi_worker(m)) {
+            char why[1024];
+            snprintf(why, sizeof why, "%s", tdm_last_error());
+            tdm_status sent = send_restored(m, s, path);
+            if (s != TDM_OK) /* the chief's own failure is the one to report */
+                s = tdm_fail(s, "%s", why);
+            else
+                s = sent;
+        }
+        free(path);
+    }
     if (s == TDM_OK && *restored && global_step)
         *global_step = m->global_step;
     return s;

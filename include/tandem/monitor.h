@@ -36,6 +36,10 @@ typedef struct tdm_monitor_options {
     void *extra_user;
     tdm_monitor_damaged_fn damaged; /* may be NULL */
     void *damaged_user;
+    tdm_strategy *strategy; /* a multi-worker job's strategy: its chief alone reads and
+                               writes checkpoint_dir, and restoring gives every other
+                               process the chief's checkpoint (no shared directory
+                               needed); they save nothing. NULL: this process alone */
 } tdm_monitor_options;
 
 #define TDM_MONITOR_OPTIONS_INIT                                                                   \
@@ -76,7 +80,8 @@ TDM_API int tdm_monitor_input_exhausted(const tdm_monitor *m);
 /* The global step after the last step run or restored. */
 TDM_API uint64_t tdm_monitor_global_step(const tdm_monitor *m);
 
-/* Writes a checkpoint now (the directory must be set). */
+/* Writes a checkpoint now (the directory must be set). In a multi-worker job
+ * (options.strategy) only the chief writes; the others return TDM_OK. */
 TDM_API tdm_status tdm_monitor_save(tdm_monitor *m);
 
 /* Asks a run_steps in progress (on another thread) to stop after its current step.

@@ -117,6 +117,11 @@ TDM_API tdm_status tdm_strategy_create_multi_worker(tdm_context *ctx, tdm_device
                                                     size_t count, const tdm_strategy_options *opts,
                                                     tdm_strategy **out);
 
+/* Multi-worker: every process passes a buffer of the same size; afterwards every one
+ * holds the chief's bytes (a collective: every process calls it, in the same order as
+ * its other collectives). A strategy of one process leaves the bytes as they are. */
+TDM_API tdm_status tdm_strategy_broadcast_host(tdm_strategy *s, void *bytes, size_t size);
+
 /* Processes (workers) of the strategy's job, this process's index among them (0 is the
  * chief), and whether it is the chief: 1, 0, 1 for strategies of one process. */
 TDM_API size_t tdm_strategy_num_workers(const tdm_strategy *s);

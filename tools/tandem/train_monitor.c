@@ -94,6 +94,7 @@ int train_monitor_open(train_session *ts)
     mo.restore_extra = restore_history;
     mo.extra_user = ts;
     mo.damaged = on_damaged;
+    mo.strategy = ts->strategy; /* multi-worker: the chief's directory, for every process */
     if (tdm_monitor_create(ts->step, &mo, &ts->monitor) != TDM_OK) {
         fprintf(stderr, "tandem train: monitor: %s\n", tdm_last_error());
         return -1;

@@ -43,22 +43,14 @@ static int make_strategy(train_session *ts)
     return s == TDM_OK ? 0 : fail("strategy");
 }
 
-/* In a multi-worker job the chief alone writes checkpoints, metrics, the plot and the
- * model; the other workers train the same steps and keep nothing. */
+/* In a multi-worker job the chief alone writes metrics, the plot and the model (and,
+ * through the monitor, the checkpoints); the other workers train the same steps. */
 static int take_role(train_session *ts)
 {
-    if (tdm_strategy_num_workers(ts->strategy) < 2)
-        return 0;
-    if (ts->opts->resume) {
-        fprintf(stderr, "tandem train: --resume is not supported with --strategy multi-worker "
-                        "over several processes yet: resume on one process\n");
-        return -1;
-    }
-    if (tdm_strategy_is_chief(ts->strategy))
+    if (tdm_strategy_num_workers(ts->strategy) < 2 || tdm_strategy_is_chief(ts->strategy))
         return 0;
     ts->worker_opts = *ts->opts;
-    ts->worker_opts.checkpoint_dir = ts->worker_opts.metrics = NULL;
-    ts->worker_opts.plot = ts->worker_opts.save = NULL;
+    ts->worker_opts.metrics = ts->worker_opts.plot = ts->worker_opts.save = NULL;
     ts->opts = &ts->worker_opts;
     return 0;
 }
