@@ -45,6 +45,7 @@
     X(clReleaseMemObject)                                                                          \
     X(clReleaseProgram)                                                                            \
     X(clSetKernelArg)                                                                              \
+    X(clSetMemObjectDestructorCallback)                                                            \
     X(clWaitForEvents)
 
 typedef struct tdm_opencl_api {
@@ -92,6 +93,7 @@ tdm_status tdm_opencl_load(const char **note);
 #define clReleaseMemObject tdm_opencl_entry.clReleaseMemObject
 #define clReleaseProgram tdm_opencl_entry.clReleaseProgram
 #define clSetKernelArg tdm_opencl_entry.clSetKernelArg
+#define clSetMemObjectDestructorCallback tdm_opencl_entry.clSetMemObjectDestructorCallback
 #define clWaitForEvents tdm_opencl_entry.clWaitForEvents
 #endif
 

@@ -1,5 +1,7 @@
 /* Buffers: cl_mem objects of the platform's context, so that every device of that
  * context can use and copy them. */
+#include <stdlib.h>
+
 #include "error.h"
 #include "opencl_internal.h"
 
@@ -11,18 +13,26 @@ static int is_allocation_failure(cl_int err)
            err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE;
 }
 
-/* PoCL allocates lazily, so an allocation failure may only surface on first use. */
+/* PoCL allocates lazily, so an allocation failure may only surface on first use.
+ * On a CPU driver that stores a buffer in the host memory it is given, tandem gives
+ * it memory of its own, which the host then reads and writes in place. */
 tdm_status tdm_opencl_buffer_alloc(tdm_buffer *buf)
 {
     const tdm_device *dev = buf->device;
+    tdm_opencl_device *d = tdm_opencl_dev(dev);
+    tdm_opencl_buffer *b = calloc(1, sizeof *b);
+    if (!b)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", dev->desc.id,
+                        dev->desc.name);
     cl_int err;
-    cl_mem mem = clCreateBuffer(tdm_opencl_dev(dev)->context, CL_MEM_READ_WRITE, buf->size,
-                                NULL, &err);
-
+    b->mem = d->host_memory && buf->size
+                 ? tdm_opencl_create_in_host_memory(d, buf->size, &b->host, &err)
+                 : clCreateBuffer(d->context, CL_MEM_READ_WRITE, buf->size, NULL, &err);
     if (err == CL_SUCCESS) {
-        buf->impl = mem;
+        buf->impl = b;
         return TDM_OK;
     }
+    free(b);
     return tdm_fail(is_allocation_failure(err) ? TDM_ERR_OUT_OF_MEMORY : TDM_ERR_BACKEND,
                     "%s '%s': could not allocate %zu bytes (%.1f MiB): clCreateBuffer "
                     "failed: %s (%d)",
@@ -32,7 +42,9 @@ tdm_status tdm_opencl_buffer_alloc(tdm_buffer *buf)
 
 void tdm_opencl_buffer_free(tdm_buffer *buf)
 {
-    clReleaseMemObject(tdm_opencl_mem(buf));
+    tdm_opencl_buffer *b = buf->impl;
+    clReleaseMemObject(b->mem); /* its host memory goes with it, once no command uses it */
+    free(b);
     buf->impl = NULL;
 }
 
@@ -55,8 +67,8 @@ tdm_status tdm_opencl_read(tdm_buffer *buf, size_t offset, void *dst, size_t siz
                                      CL_TRUE, offset, size, dst, 0, NULL, NULL));
 }
 
-tdm_status tdm_opencl_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern,
-                           size_t words, size_t size)
+tdm_status tdm_opencl_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern, size_t words,
+                           size_t size)
 {
     return check(buf->device, "clEnqueueFillBuffer",
                  clEnqueueFillBuffer(tdm_opencl_dev(buf->device)->queue, tdm_opencl_mem(buf),
@@ -83,8 +95,8 @@ static tdm_status flushed(const tdm_device *dev, const char *call, cl_int err)
 /* Between the queues of two devices of one context: a marker on src's queue lets
  * the copy on dst's queue see src's earlier work, and a barrier on src's queue
  * keeps src's later work from overwriting src before the copy has read it. */
-static tdm_status copy_peer(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
-                            size_t src_offset, size_t size)
+static tdm_status copy_peer(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size_t src_offset,
+                            size_t size)
 {
     cl_command_queue src_queue = tdm_opencl_dev(src->device)->queue;
     cl_event ready = NULL, copied = NULL;
@@ -93,9 +105,9 @@ static tdm_status copy_peer(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
 
     if (st == TDM_OK)
         st = flushed(dst->device, "clEnqueueCopyBuffer",
-                     clEnqueueCopyBuffer(tdm_opencl_dev(dst->device)->queue,
-                                         tdm_opencl_mem(src), tdm_opencl_mem(dst), src_offset,
-                                         dst_offset, size, 1, &ready, &copied));
+                     clEnqueueCopyBuffer(tdm_opencl_dev(dst->device)->queue, tdm_opencl_mem(src),
+                                         tdm_opencl_mem(dst), src_offset, dst_offset, size, 1,
+                                         &ready, &copied));
     if (st == TDM_OK)
         st = flushed(src->device, "clEnqueueBarrierWithWaitList",
                      clEnqueueBarrierWithWaitList(src_queue, 1, &copied, NULL));
@@ -106,14 +118,14 @@ static tdm_status copy_peer(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
     return st;
 }
 
-tdm_status tdm_opencl_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
-                           size_t src_offset, size_t size)
+tdm_status tdm_opencl_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size_t src_offset,
+                           size_t size)
 {
     cl_command_queue queue = tdm_opencl_dev(dst->device)->queue;
 
     if (queue != tdm_opencl_dev(src->device)->queue)
         return copy_peer(dst, dst_offset, src, src_offset, size);
     return check(dst->device, "clEnqueueCopyBuffer",
-                 clEnqueueCopyBuffer(queue, tdm_opencl_mem(src), tdm_opencl_mem(dst),
-                                     src_offset, dst_offset, size, 0, NULL, NULL));
+                 clEnqueueCopyBuffer(queue, tdm_opencl_mem(src), tdm_opencl_mem(dst), src_offset,
+                                     dst_offset, size, 0, NULL, NULL));
 }

@@ -47,6 +47,7 @@ tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev
         return tdm_opencl_fail(dev, "clCreateCommandQueue", err);
     }
     choose_build_options(d);
+    d->host_memory = tdm_opencl_probe_host_memory(d);
     dev->impl = d;
     dev->max_binding_bytes = 0; /* kernels reach a whole cl_mem: no binding-range limit */
     return TDM_OK;

@@ -30,8 +30,8 @@ typedef struct tdm_opencl_physical {
 
 struct tdm_backend {
     tdm_context *ctx;
-    const char *opencl_note; /* where libOpenCL.so.1 was loaded from */
-    const char *gemm_note;   /* where CLBlast was loaded from, or why it was not */
+    const char *opencl_note;        /* where libOpenCL.so.1 was loaded from */
+    const char *gemm_note;          /* where CLBlast was loaded from, or why it was not */
     tdm_opencl_platform *platforms; /* only those with a context */
     size_t platform_count;
     tdm_opencl_physical *devices;
@@ -51,7 +51,14 @@ typedef struct tdm_opencl_device {
     pthread_mutex_t kernel_lock;
     cl_kernel kernels[TDM_KERNEL_COUNT];
     char build_options[64]; /* for every table kernel's program on this device */
+    int host_memory;        /* buffers live in host memory the host may address (opencl_host.c) */
 } tdm_opencl_device;
+
+/* buf->impl: the cl_mem, and where the host addresses its memory (NULL: nowhere). */
+typedef struct tdm_opencl_buffer {
+    cl_mem mem;
+    void *host;
+} tdm_opencl_buffer;
 
 static inline tdm_opencl_device *tdm_opencl_dev(const tdm_device *dev)
 {
@@ -60,7 +67,7 @@ static inline tdm_opencl_device *tdm_opencl_dev(const tdm_device *dev)
 
 static inline cl_mem tdm_opencl_mem(const tdm_buffer *buf)
 {
-    return (cl_mem)buf->impl;
+    return ((const tdm_opencl_buffer *)buf->impl)->mem;
 }
 
 /* opencl_errors.c */
@@ -83,6 +90,15 @@ void tdm_pocl_cache_prepare(const tdm_context *ctx);
 /* opencl_describe.c */
 void tdm_opencl_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc);
 
+/* opencl_host.c: whether the device's buffers may live in host memory that the host
+ * addresses (a CPU driver that uses such memory as the buffer's storage, as a probe
+ * confirms); a buffer over tandem's own host memory, freed with the cl_mem; the
+ * address the core reads and writes in place. */
+int tdm_opencl_probe_host_memory(tdm_opencl_device *d);
+cl_mem tdm_opencl_create_in_host_memory(tdm_opencl_device *d, size_t size, void **host,
+                                        cl_int *err);
+void *tdm_opencl_host_address(tdm_buffer *buf);
+
 /* opencl_device.c */
 tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev);
 void tdm_opencl_close_device(tdm_device *dev);
@@ -93,11 +109,11 @@ tdm_status tdm_opencl_buffer_alloc(tdm_buffer *buf);
 void tdm_opencl_buffer_free(tdm_buffer *buf);
 tdm_status tdm_opencl_write(tdm_buffer *buf, size_t offset, const void *src, size_t size);
 tdm_status tdm_opencl_read(tdm_buffer *buf, size_t offset, void *dst, size_t size);
-tdm_status tdm_opencl_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern,
-                           size_t words, size_t size);
+tdm_status tdm_opencl_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern, size_t words,
+                           size_t size);
 int tdm_opencl_can_copy(const tdm_device *dst, const tdm_device *src);
-tdm_status tdm_opencl_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
-                           size_t src_offset, size_t size);
+tdm_status tdm_opencl_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size_t src_offset,
+                           size_t size);
 
 /* opencl_event.c */
 tdm_status tdm_opencl_event_record(tdm_device *dev, void **event);
