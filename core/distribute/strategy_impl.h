@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 
 #include "collectives.h"
+#include "variable_access.h"
 #include "device_impl.h"
 #include "tandem/nn.h" /* tdm_loss_reduction */
 #include "tandem/variable.h"
@@ -28,16 +29,16 @@ struct tdm_strategy {
     pthread_mutex_t lock;                           /* guards the variable list */
     struct tdm_variable *variables, *last_variable; /* in creation order */
     tdm_worker *workers;                            /* one per replica, started by the first run */
-    tdm_worker engine;       /* runs the collectives that block the host, in issue
-                                order; started by the first such collective */
-    double *shares;          /* [replica_count]: batch shares, guarded by lock; NULL: even */
-    struct tdm_ranks *ranks; /* multi-worker: the job's processes; else NULL */
-    size_t first_replica;    /* global id of this process's replica 0 */
-    size_t global_replicas;  /* over every process (replica_count for one process) */
-    int uneven_workers;      /* multi-worker: the processes' replica counts differ */
+    tdm_worker engine;         /* runs the collectives that block the host, in issue
+                                  order; started by the first such collective */
+    double *shares;            /* [replica_count]: batch shares, guarded by lock; NULL: even */
+    struct tdm_ranks *ranks;   /* multi-worker: the job's processes; else NULL */
+    size_t first_replica;      /* global id of this process's replica 0 */
+    size_t global_replicas;    /* over every process (replica_count for one process) */
+    int uneven_workers;        /* multi-worker: the processes' replica counts differ */
     atomic_int loss_reduction; /* tdm_loss_reduction + 1 of the last loss; 0: none */
-    atomic_int running;      /* a run is in progress */
-    atomic_int entered;      /* scope enters not yet exited, over all threads */
+    atomic_int running;        /* a run is in progress */
+    atomic_int entered;        /* scope enters not yet exited, over all threads */
 };
 
 struct tdm_replica_context {
@@ -77,26 +78,6 @@ typedef struct tdm_thread_mode {
 } tdm_thread_mode;
 
 tdm_thread_mode *tdm_mode(void);
-
-/* TDM_ERR_INVALID_STATE unless the thread may run a cross-replica operation of s:
- * not in a replica function ("use tdm_replica_merge_call"), and no other strategy
- * entered ("mixing strategies"). */
-tdm_status tdm_require_cross_replica(const tdm_strategy *s, const char *func);
-
-/* Gathers one item from every replica (strategy_merge.c): fn runs once, on the
- * thread that called run, in cross-replica mode, with items[i] from replica i and
- * the user_data of replica 0; it may fill results[i] (all NULL on entry), which
- * replica i receives in *result. Every replica must pass the same fn. */
-typedef tdm_status (*tdm_gather_fn)(tdm_strategy *s, void *const *items, void *user_data,
-                                    void **results);
-tdm_status tdm_replica_gather(tdm_replica_context *rc, tdm_gather_fn fn, void *user_data,
-                              void *item, void **result, const char *func);
-
-/* Records the reduction of a loss computed under s, for tdm_get_loss_reduction. */
-void tdm_strategy_note_loss_reduction(tdm_strategy *s, tdm_loss_reduction reduction);
-
-/* The collective options of the strategy's cross-device settings. */
-tdm_collective_options tdm_strategy_collective_options(const tdm_strategy *s);
 
 /* rows[i] for each of this process's replicas out of global batch number `step` of
  * `count` rows; returns the rows before this process's (other workers'). */

@@ -114,3 +114,15 @@ tdm_reduce_op tdm_get_loss_reduction(void)
     int noted = atomic_load(&s->loss_reduction);
     return noted == TDM_LOSS_SUM_OVER_BATCH_SIZE + 1 ? TDM_REDUCE_MEAN : TDM_REDUCE_SUM;
 }
+
+int tdm_in_update_function(void)
+{
+    return mode.update != NULL;
+}
+
+tdm_variable *tdm_colocate_swap(tdm_variable *var)
+{
+    tdm_variable *previous = mode.colocate;
+    mode.colocate = var;
+    return previous;
+}

@@ -333,3 +333,13 @@ size_t tdm_strategy_trainable_variables(tdm_strategy *s, tdm_variable **out, siz
     pthread_mutex_unlock(&s->lock);
     return n;
 }
+
+tdm_strategy *tdm_variable_strategy(const tdm_variable *var)
+{
+    return var->strategy;
+}
+
+size_t tdm_variable_count(const tdm_variable *var)
+{
+    return var->count;
+}

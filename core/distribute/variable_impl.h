@@ -4,13 +4,6 @@
 
 #include "strategy_impl.h"
 
-/* Index of the variable's copy on dev, or -1. */
-int tdm_variable_copy_index(const tdm_variable *var, const tdm_device *dev);
-
-/* Whether every write must reach every copy (ON_WRITE). SYNC_NONE exists only with
- * one copy and behaves like a plain variable. */
-int tdm_variable_mirrored(const tdm_variable *var);
-
 /* Whether the variable is distributed in TensorFlow's sense (a MirroredVariable or
  * SyncOnReadVariable of a mirrored strategy), so that an aggregation of NONE cannot
  * combine replicas' writes or copies. One-device and default strategies hold plain
@@ -23,8 +16,5 @@ const char *tdm_assign_op_name(tdm_assign_op op);
 /* Verifies that the copies are bitwise identical; TDM_ERR_INVALID_STATE names func,
  * the variable, the first copy and element that differ and both values. */
 tdm_status tdm_variable_check_copies(const tdm_variable *var, const char *func);
-
-/* The same when the strategy asked for it (check_mirrored) and var is mirrored. */
-tdm_status tdm_variable_check_if_asked(const tdm_variable *var, const char *func);
 
 #endif

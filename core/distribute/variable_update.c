@@ -132,3 +132,8 @@ tdm_status tdm_strategy_check_mirrored(tdm_strategy *s)
     pthread_mutex_unlock(&s->lock);
     return st;
 }
+
+int tdm_strategy_checks_mirrored(const tdm_strategy *s)
+{
+    return s->opts.check_mirrored;
+}

@@ -4,19 +4,19 @@
 #include <stdlib.h>
 
 #include "error.h"
-#include "strategy_impl.h"
+#include "variable_access.h"
 #include "tandem/checkpoint.h"
 
 /* Cross-replica or default mode only: in a replica or update function a read or an
  * assign would touch one copy only. */
 static tdm_status require_cross_replica(const tdm_variable *var, const char *func)
 {
-    if (tdm_mode()->update)
+    if (tdm_in_update_function())
         return tdm_fail(TDM_ERR_INVALID_STATE,
                         "%s: variable '%s' in an update function: checkpoints save and restore "
                         "whole variables, in cross-replica or default mode",
-                        func, var->name);
-    return tdm_require_cross_replica(var->strategy, func);
+                        func, tdm_variable_name(var));
+    return tdm_require_cross_replica(tdm_variable_strategy(var), func);
 }
 
 /* Checks the mode and allocates a host buffer of the variable's size. */
@@ -26,10 +26,10 @@ static tdm_status prepare(const tdm_variable *var, const char *func, float **val
     tdm_status s = require_cross_replica(var, func);
     if (s != TDM_OK)
         return s;
-    *value = malloc(var->count ? var->count * sizeof(float) : 1);
+    *value = malloc(tdm_variable_count(var) ? tdm_variable_count(var) * sizeof(float) : 1);
     if (!*value)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: variable '%s': out of host memory", func,
-                        var->name);
+                        tdm_variable_name(var));
     return TDM_OK;
 }
 
@@ -42,11 +42,12 @@ tdm_status tdm_checkpoint_add_variable(tdm_checkpoint_writer *w, const tdm_varia
     tdm_status s = prepare(var, func, &value);
     if (s != TDM_OK)
         return s;
-    s = tdm_variable_read(var, value, var->count * sizeof(float));
+    s = tdm_variable_read(var, value, tdm_variable_count(var) * sizeof(float));
     if (s != TDM_OK)
-        tdm_fail_context(s, "%s: variable '%s'", func, var->name);
-    else
-        s = tdm_checkpoint_add(w, var->name, TDM_F32, &var->shape, value);
+        tdm_fail_context(s, "%s: variable '%s'", func, tdm_variable_name(var));
+    tdm_shape shape = tdm_variable_shape(var);
+    if (s == TDM_OK)
+        s = tdm_checkpoint_add(w, tdm_variable_name(var), TDM_F32, &shape, value);
     free(value);
     return s;
 }
@@ -60,12 +61,13 @@ tdm_status tdm_checkpoint_restore_variable(const tdm_checkpoint *c, tdm_variable
     tdm_status s = prepare(var, func, &value);
     if (s != TDM_OK)
         return s;
-    size_t bytes = var->count * sizeof(float);
-    s = tdm_checkpoint_read(c, var->name, TDM_F32, &var->shape, value, bytes);
+    size_t bytes = tdm_variable_count(var) * sizeof(float);
+    tdm_shape shape = tdm_variable_shape(var);
+    s = tdm_checkpoint_read(c, tdm_variable_name(var), TDM_F32, &shape, value, bytes);
     if (s == TDM_OK)
         s = tdm_variable_assign_host(var, TDM_ASSIGN, value, bytes);
     if (s != TDM_OK)
-        tdm_fail_context(s, "%s: variable '%s'", func, var->name);
+        tdm_fail_context(s, "%s: variable '%s'", func, tdm_variable_name(var));
     free(value);
     return s;
 }

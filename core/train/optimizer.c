@@ -10,7 +10,7 @@
 #include "error.h"
 #include "optimizer_impl.h"
 #include "options.h"
-#include "variable_impl.h"
+#include "variable_access.h"
 
 static const char create_func[] = "tdm_optimizer_create";
 
@@ -232,13 +232,13 @@ tdm_status tdm_optimizer_set_iterations(tdm_optimizer *opt, uint64_t n)
 {
     static const char func[] = "tdm_optimizer_set_iterations";
     TDM_CHECK_ARG(opt, func);
-    const tdm_thread_mode *m = tdm_mode();
-    if (m->replica)
+    const tdm_replica_context *rc = tdm_replica_context_current();
+    if (rc)
         return tdm_fail(TDM_ERR_INVALID_STATE,
                         "%s: called from replica %zu's function: iterations count steps, not "
                         "replicas; set them in cross-replica context (e.g. a merge function "
                         "through tdm_replica_merge_call)",
-                        func, m->replica->id);
+                        func, tdm_replica_local_id(rc));
     atomic_store(&opt->iterations, n);
     return TDM_OK;
 }
@@ -274,11 +274,11 @@ tdm_status tdm_optimizer_check_vars(const tdm_optimizer *opt, tdm_variable *cons
     for (size_t i = 0; i < count; i++) {
         if (!vars[i])
             return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: vars[%zu] is NULL", func, i);
-        if (vars[i]->strategy != opt->strategy)
+        if (tdm_variable_strategy(vars[i]) != opt->strategy)
             return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                             "%s: variable '%s' belongs to another strategy than the "
                             "optimizer's; create the optimizer on the variable's strategy",
-                            func, vars[i]->name);
+                            func, tdm_variable_name(vars[i]));
     }
     return TDM_OK;
 }
@@ -289,7 +289,7 @@ static tdm_status missing_slots(const tdm_optimizer *opt, const tdm_variable *va
                     "%s: variable '%s' has no slots of this %s optimizer; call "
                     "tdm_optimizer_create_slots with it first (in cross-replica context, "
                     "before the step)",
-                    func, var->name, tdm_optimizer_name(opt));
+                    func, tdm_variable_name(var), tdm_optimizer_name(opt));
 }
 
 tdm_status tdm_optimizer_lookup_slots(const tdm_optimizer *opt, tdm_variable *const *vars,
@@ -327,26 +327,27 @@ static tdm_status grow_entries(tdm_optimizer *opt, const char *func)
 static tdm_status make_slot(tdm_optimizer *opt, tdm_variable *var, const char *slot, float value,
                             tdm_variable **out, const char *func)
 {
-    size_t len = strlen(var->name) + strlen(slot) + 2;
+    size_t len = strlen(tdm_variable_name(var)) + strlen(slot) + 2;
     char *name = malloc(len);
     if (!name)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
-    snprintf(name, len, "%s/%s", var->name, slot);
+    snprintf(name, len, "%s/%s", tdm_variable_name(var), slot);
     tdm_variable_options vo = TDM_VARIABLE_OPTIONS_INIT;
     vo.name = name;
-    vo.shape = var->shape;
-    vo.synchronization = var->sync;
+    vo.shape = tdm_variable_shape(var);
+    vo.synchronization = tdm_variable_synchronization(var);
     vo.trainable = 0;
     /* A slot lives where its variable lives (TensorFlow colocates them): the same
      * devices in the same order, so copy c of a slot sits beside copy c of var. */
-    tdm_thread_mode *m = tdm_mode();
-    tdm_variable *saved = m->colocate;
-    m->colocate = var;
+    tdm_variable *saved = tdm_colocate_swap(var);
     tdm_status st = tdm_variable_create(opt->strategy, &vo, out);
-    m->colocate = saved;
-    for (size_t c = 0; st == TDM_OK && value != 0.0f && var->count && c < (*out)->copy_count; c++) {
-        tdm_buffer_view v = tdm_tensor_view((*out)->copies[c]);
-        st = tdm_buffer_fill(v.buffer, v.offset, &value, sizeof value, var->count * sizeof value);
+    tdm_colocate_swap(saved);
+    for (size_t c = 0; st == TDM_OK && value != 0.0f && tdm_variable_count(var) &&
+                       c < tdm_variable_copy_count((*out));
+         c++) {
+        tdm_buffer_view v = tdm_tensor_view(tdm_variable_copy((*out), c));
+        st = tdm_buffer_fill(v.buffer, v.offset, &value, sizeof value,
+                             tdm_variable_count(var) * sizeof value);
     }
     if (st != TDM_OK) {
         tdm_variable_destroy(*out);
@@ -360,12 +361,12 @@ static tdm_status make_slot(tdm_optimizer *opt, tdm_variable *var, const char *s
 static tdm_status check_slot_var(const tdm_optimizer *opt, const tdm_variable *var,
                                  const char *func)
 {
-    if (var->sync == TDM_SYNC_ON_READ)
+    if (tdm_variable_synchronization(var) == TDM_SYNC_ON_READ)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: variable '%s' is sync-on-read: its copies differ, so an optimizer "
                         "cannot keep them (and its slots) in step; train mirrored (ON_WRITE) "
                         "variables",
-                        func, var->name);
+                        func, tdm_variable_name(var));
     (void)opt;
     return TDM_OK;
 }
@@ -401,13 +402,13 @@ tdm_status tdm_optimizer_create_slots(tdm_optimizer *opt, tdm_variable *const *v
     tdm_status st = tdm_optimizer_check_vars(opt, vars, count, func);
     if (st != TDM_OK)
         return st;
-    const tdm_thread_mode *m = tdm_mode();
-    if (m->replica)
+    const tdm_replica_context *rc = tdm_replica_context_current();
+    if (rc)
         return tdm_fail(TDM_ERR_INVALID_STATE,
                         "%s: called from replica %zu's function: slots are variables, created "
                         "once for all replicas; create them in cross-replica context (before "
                         "tdm_strategy_run, or in a merge function)",
-                        func, m->replica->id);
+                        func, tdm_replica_local_id(rc));
     st = tdm_require_cross_replica(opt->strategy, func);
     size_t hint = 0;
     pthread_mutex_lock(&opt->lock);
@@ -445,10 +446,10 @@ tdm_status tdm_optimizer_get_slot(const tdm_optimizer *opt, const tdm_variable *
         return opt->slot_count
                    ? tdm_fail(TDM_ERR_NOT_FOUND,
                               "%s: variable '%s' has no slot '%s': the slots of %s are %s", func,
-                              var->name, name, tdm_optimizer_name(opt), valid)
+                              tdm_variable_name(var), name, tdm_optimizer_name(opt), valid)
                    : tdm_fail(TDM_ERR_NOT_FOUND,
                               "%s: variable '%s' has no slot '%s': %s keeps no slots", func,
-                              var->name, name, tdm_optimizer_name(opt));
+                              tdm_variable_name(var), name, tdm_optimizer_name(opt));
     tdm_optimizer *o = (tdm_optimizer *)opt; /* the lock only */
     size_t hint = 0;
     pthread_mutex_lock(&o->lock);
@@ -460,6 +461,6 @@ tdm_status tdm_optimizer_get_slot(const tdm_optimizer *opt, const tdm_variable *
         return tdm_fail(TDM_ERR_NOT_FOUND,
                         "%s: variable '%s' has no slot '%s' yet: the slots of %s (%s) are made "
                         "by tdm_optimizer_create_slots",
-                        func, var->name, name, tdm_optimizer_name(opt), valid);
+                        func, tdm_variable_name(var), name, tdm_optimizer_name(opt), valid);
     return TDM_OK;
 }

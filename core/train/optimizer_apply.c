@@ -7,7 +7,9 @@
 #include "error.h"
 #include "kernel_args.h"
 #include "optimizer_impl.h"
-#include "variable_impl.h"
+#include "device_impl.h"
+#include "tensor_impl.h"
+#include "variable_access.h"
 
 tdm_opt_step tdm_optimizer_step_params(const tdm_optimizer *opt, uint64_t iterations)
 {
@@ -30,7 +32,8 @@ int tdm_optimizer_same_arithmetic(const tdm_device *a, const tdm_device *b)
 
 int tdm_optimizer_computes_copy(const tdm_variable *var, size_t copy)
 {
-    return tdm_optimizer_same_arithmetic(var->copies[copy]->device, var->copies[0]->device);
+    return tdm_optimizer_same_arithmetic(tdm_tensor_device(tdm_variable_copy(var, copy)),
+                                         tdm_tensor_device(tdm_variable_copy(var, 0)));
 }
 
 /* The one kernel call per kind, on dev: views[0] w, views[1] g, then the slots in
@@ -104,19 +107,19 @@ static tdm_status update_in_place(const tdm_optimizer *opt, const tdm_opt_step *
                                   tdm_variable *var, tdm_variable *const *slots, size_t copy,
                                   const tdm_buffer_view *g)
 {
-    tdm_tensor *w = var->copies[copy];
+    tdm_tensor *w = tdm_variable_copy(var, copy);
     tdm_buffer_view views[2 + TDM_OPT_MAX_SLOTS];
     views[0] = tdm_tensor_view(w);
     views[1] = *g;
     for (size_t k = 0; k < opt->slot_count; k++) {
-        const tdm_tensor *slot = slots[k]->copies[copy];
+        const tdm_tensor *slot = tdm_variable_copy(slots[k], copy);
         if (slot->device != w->device)
             return tdm_fail(TDM_ERR_INVALID_STATE,
                             "copy %zu of slot '%s' is on %s, its variable's on %s", copy,
-                            slots[k]->name, slot->device->desc.id, w->device->desc.id);
+                            tdm_variable_name(slots[k]), slot->device->desc.id, w->device->desc.id);
         views[2 + k] = tdm_tensor_view(slot);
     }
-    return run_kernel(opt, step, w->device, views, var->count);
+    return run_kernel(opt, step, w->device, views, tdm_variable_count(var));
 }
 
 /* Copy `to` of var and of its slots takes copy `from`'s bytes. */
@@ -126,8 +129,8 @@ static tdm_status copy_state(const tdm_optimizer *opt, tdm_variable *var,
     tdm_status s = TDM_OK;
     for (size_t k = 0; k <= opt->slot_count && s == TDM_OK; k++) {
         const tdm_variable *v = k ? slots[k - 1] : var;
-        if (v->count)
-            s = tdm_tensor_copy(v->copies[to], v->copies[from]);
+        if (tdm_variable_count(v))
+            s = tdm_tensor_copy(tdm_variable_copy(v, to), tdm_variable_copy(v, from));
     }
     return s;
 }
@@ -137,20 +140,20 @@ tdm_status tdm_optimizer_update_var(const tdm_optimizer *opt, const tdm_opt_step
                                     const tdm_buffer_view *grads, const char *func)
 {
     tdm_status s = TDM_OK;
-    for (size_t c = 0; c < var->copy_count && s == TDM_OK; c++)
+    for (size_t c = 0; c < tdm_variable_copy_count(var) && s == TDM_OK; c++)
         if (tdm_optimizer_computes_copy(var, c)) {
             s = update_in_place(opt, step, var, slots, c, &grads[c]);
             if (s != TDM_OK)
                 return tdm_fail_context(s, "%s: %s update of variable '%s', copy %zu", func,
-                                        tdm_optimizer_name(opt), var->name, c);
+                                        tdm_optimizer_name(opt), tdm_variable_name(var), c);
         }
     /* Devices of other arithmetic would round differently: they take copy 0's bits. */
-    for (size_t c = 1; c < var->copy_count && s == TDM_OK; c++)
+    for (size_t c = 1; c < tdm_variable_copy_count(var) && s == TDM_OK; c++)
         if (!tdm_optimizer_computes_copy(var, c)) {
             s = copy_state(opt, var, slots, 0, c);
             if (s != TDM_OK)
                 return tdm_fail_context(s, "%s: variable '%s': copying the update to copy %zu",
-                                        func, var->name, c);
+                                        func, tdm_variable_name(var), c);
         }
     s = tdm_variable_check_if_asked(var, func);
     for (size_t k = 0; k < opt->slot_count && s == TDM_OK; k++)
@@ -165,13 +168,13 @@ static tdm_status check_grad(const tdm_variable *var, const tdm_tensor *g, size_
 {
     if (!g)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: grads[%zu] (of variable '%s') is NULL", func,
-                        i, var->name);
-    if (tdm_tensor_dtype(g) != TDM_F32 || tdm_tensor_count(g) != var->count)
+                        i, tdm_variable_name(var));
+    if (tdm_tensor_dtype(g) != TDM_F32 || tdm_tensor_count(g) != tdm_variable_count(var))
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: the gradient of variable '%s' is an %s tensor of %zu elements; "
                         "pass an f32 tensor of the variable's %zu elements",
-                        func, var->name, tdm_dtype_name(tdm_tensor_dtype(g)), tdm_tensor_count(g),
-                        var->count);
+                        func, tdm_variable_name(var), tdm_dtype_name(tdm_tensor_dtype(g)),
+                        tdm_tensor_count(g), tdm_variable_count(var));
     return TDM_OK;
 }
 
@@ -180,13 +183,13 @@ static tdm_status apply_everywhere(const tdm_optimizer *opt, const tdm_opt_step 
                                    tdm_variable *var, tdm_variable *const *slots,
                                    const tdm_tensor *g, const char *func)
 {
-    size_t n = var->copy_count;
+    size_t n = tdm_variable_copy_count(var);
     tdm_tensor **tmp = calloc(n ? n : 1, sizeof *tmp);
     tdm_buffer_view *views = calloc(n ? n : 1, sizeof *views);
     tdm_status s =
         tmp && views ? TDM_OK : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     for (size_t c = 0; c < n && s == TDM_OK; c++) {
-        const tdm_tensor *copy = var->copies[c];
+        const tdm_tensor *copy = tdm_variable_copy(var, c);
         if (!tdm_optimizer_computes_copy(var, c))
             continue; /* takes copy 0's result */
         if (g->device == copy->device) {
@@ -194,13 +197,13 @@ static tdm_status apply_everywhere(const tdm_optimizer *opt, const tdm_opt_step 
             continue;
         }
         s = tdm_tensor_create_like(copy->device, copy, &tmp[c]);
-        if (s == TDM_OK && var->count)
+        if (s == TDM_OK && tdm_variable_count(var))
             s = tdm_tensor_copy(tmp[c], g);
         if (s == TDM_OK)
             views[c] = tdm_tensor_view(tmp[c]);
         else
             tdm_fail_context(s, "%s: the gradient of variable '%s' to copy %zu's device", func,
-                             var->name, c);
+                             tdm_variable_name(var), c);
     }
     if (s == TDM_OK)
         s = tdm_optimizer_update_var(opt, step, var, slots, views, func);
@@ -214,22 +217,23 @@ static tdm_status apply_everywhere(const tdm_optimizer *opt, const tdm_opt_step 
 /* In a replica function only a one-replica strategy may apply directly. */
 static tdm_status check_mode(const tdm_optimizer *opt, const char *func)
 {
-    const tdm_replica_context *rc = tdm_mode()->replica;
+    const tdm_replica_context *rc = tdm_replica_context_current();
     if (!rc)
         return tdm_require_cross_replica(opt->strategy, func);
-    if (rc->strategy != opt->strategy)
+    if (tdm_replica_strategy(rc) != opt->strategy)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: called from a replica function of another strategy than the "
                         "optimizer's",
                         func);
-    if (rc->strategy->replica_count > 1)
+    if (tdm_strategy_num_local_replicas(tdm_replica_strategy(rc)) > 1)
         return tdm_fail(TDM_ERR_INVALID_STATE,
                         "%s: called from replica %zu's function with %zu replicas: each replica "
                         "would apply its own gradients, a different update on each copy; wrap "
                         "the optimizer in a tower optimizer (tdm_tower_optimizer_create) and call "
                         "tdm_tower_optimizer_apply from every tower, or apply in cross-replica "
                         "context",
-                        func, rc->id, rc->strategy->replica_count);
+                        func, tdm_replica_local_id(rc),
+                        tdm_strategy_num_local_replicas(tdm_replica_strategy(rc)));
     return TDM_OK;
 }
 
@@ -268,17 +272,18 @@ static tdm_status check_local_grad(const tdm_variable *var, const tdm_buffer_vie
 {
     if (!g->buffer)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: grads[%zu] (of variable '%s') is NULL", func,
-                        i, var->name);
+                        i, tdm_variable_name(var));
     if (tdm_buffer_device(g->buffer) != dev)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: the gradient of variable '%s' is on %s, not on the replica's "
                         "device %s",
-                        func, var->name, tdm_buffer_device(g->buffer)->desc.id, dev->desc.id);
-    if (g->size < var->count * sizeof(float))
+                        func, tdm_variable_name(var), tdm_buffer_device(g->buffer)->desc.id,
+                        dev->desc.id);
+    if (g->size < tdm_variable_count(var) * sizeof(float))
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: the gradient view of variable '%s' holds %zu bytes; the variable "
                         "has %zu f32 elements",
-                        func, var->name, g->size, var->count);
+                        func, tdm_variable_name(var), g->size, tdm_variable_count(var));
     return TDM_OK;
 }
 
@@ -290,32 +295,32 @@ static tdm_status update_elsewhere(const tdm_optimizer *opt, const tdm_opt_step 
                                    tdm_variable *var, tdm_variable *const *slots, size_t copy,
                                    const tdm_buffer_view *g)
 {
-    if (var->count == 0)
+    if (tdm_variable_count(var) == 0)
         return TDM_OK;
-    tdm_device *there = var->copies[0]->device;
-    size_t k = opt->slot_count, bytes = var->count * sizeof(float);
+    tdm_device *there = tdm_tensor_device(tdm_variable_copy(var, 0));
+    size_t k = opt->slot_count, bytes = tdm_variable_count(var) * sizeof(float);
     tdm_tensor *scratch[2 + TDM_OPT_MAX_SLOTS] = {0};
     tdm_buffer_view views[2 + TDM_OPT_MAX_SLOTS];
     tdm_status s = TDM_OK;
     for (size_t b = 0; b < 2 + k && s == TDM_OK; b++) {
-        s = tdm_tensor_create_like(there, var->copies[copy], &scratch[b]);
+        s = tdm_tensor_create_like(there, tdm_variable_copy(var, copy), &scratch[b]);
         if (s == TDM_OK)
             views[b] = tdm_tensor_view(scratch[b]);
     }
     tdm_buffer_view gv = *g;
     gv.size = bytes;
     if (s == TDM_OK)
-        s = tdm_tensor_copy(scratch[0], var->copies[copy]);
+        s = tdm_tensor_copy(scratch[0], tdm_variable_copy(var, copy));
     if (s == TDM_OK)
         s = tdm_buffer_copy(&views[1], &gv);
     for (size_t j = 0; j < k && s == TDM_OK; j++)
-        s = tdm_tensor_copy(scratch[2 + j], slots[j]->copies[copy]);
+        s = tdm_tensor_copy(scratch[2 + j], tdm_variable_copy(slots[j], copy));
     if (s == TDM_OK)
-        s = run_kernel(opt, step, there, views, var->count);
+        s = run_kernel(opt, step, there, views, tdm_variable_count(var));
     if (s == TDM_OK)
-        s = tdm_tensor_copy(var->copies[copy], scratch[0]);
+        s = tdm_tensor_copy(tdm_variable_copy(var, copy), scratch[0]);
     for (size_t j = 0; j < k && s == TDM_OK; j++)
-        s = tdm_tensor_copy(slots[j]->copies[copy], scratch[2 + j]);
+        s = tdm_tensor_copy(tdm_variable_copy(slots[j], copy), scratch[2 + j]);
     for (size_t b = 0; b < 2 + k; b++)
         tdm_tensor_destroy(scratch[b]);
     return s;
@@ -328,7 +333,7 @@ tdm_status tdm_optimizer_apply_local(tdm_optimizer *opt, tdm_replica_context *rc
     static const char func[] = "tdm_optimizer_apply_local";
     TDM_CHECK_ARG(opt, func);
     TDM_CHECK_ARG(rc, func);
-    if (rc->strategy != opt->strategy)
+    if (tdm_replica_strategy(rc) != opt->strategy)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: the replica context is of another strategy than the optimizer's",
                         func);
@@ -349,7 +354,7 @@ tdm_status tdm_optimizer_apply_local(tdm_optimizer *opt, tdm_replica_context *rc
         if (c < 0)
             s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                          "%s: variable '%s' has no copy on replica %zu's device %s", func,
-                         vars[i]->name, rc->id, dev->desc.id);
+                         tdm_variable_name(vars[i]), tdm_replica_local_id(rc), dev->desc.id);
         if (s == TDM_OK)
             s = check_local_grad(vars[i], &grads[i], dev, i, func);
         if (s == TDM_OK) {
@@ -357,8 +362,9 @@ tdm_status tdm_optimizer_apply_local(tdm_optimizer *opt, tdm_replica_context *rc
                     ? update_in_place(opt, &step, vars[i], slots + i * per, (size_t)c, &grads[i])
                     : update_elsewhere(opt, &step, vars[i], slots + i * per, (size_t)c, &grads[i]);
             if (s != TDM_OK)
-                tdm_fail_context(s, "%s: replica %zu: %s update of variable '%s'", func, rc->id,
-                                 tdm_optimizer_name(opt), vars[i]->name);
+                tdm_fail_context(s, "%s: replica %zu: %s update of variable '%s'", func,
+                                 tdm_replica_local_id(rc), tdm_optimizer_name(opt),
+                                 tdm_variable_name(vars[i]));
         }
     }
     free(slots);

@@ -7,7 +7,9 @@
 
 #include "error.h"
 #include "optimizer_impl.h"
-#include "variable_impl.h"
+#include "device_impl.h"
+#include "tensor_impl.h"
+#include "variable_access.h"
 
 static const char apply_func[] = "tdm_tower_optimizer_apply";
 
@@ -91,17 +93,18 @@ static void check_tower_args(tower_item *it, const tdm_replica_context *rc)
         const tdm_tensor *g = it->grads[i];
         if (!g)
             s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: grads[%zu] (of variable '%s') is NULL",
-                         apply_func, i, var->name);
-        else if (g->dtype != TDM_F32 || g->count != var->count)
+                         apply_func, i, tdm_variable_name(var));
+        else if (g->dtype != TDM_F32 || g->count != tdm_variable_count(var))
             s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                          "%s: the gradient of variable '%s' is an %s tensor of %zu elements; "
                          "pass an f32 tensor of the variable's %zu elements",
-                         apply_func, var->name, tdm_dtype_name(g->dtype), g->count, var->count);
+                         apply_func, tdm_variable_name(var), tdm_dtype_name(g->dtype), g->count,
+                         tdm_variable_count(var));
         else if (g->device != tdm_replica_device(rc))
             s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                          "%s: the gradient of variable '%s' is on %s, not on the tower's device "
                          "%s; pass each tower's gradients on its own device",
-                         apply_func, var->name, g->device->desc.id,
+                         apply_func, tdm_variable_name(var), g->device->desc.id,
                          tdm_replica_device(rc)->desc.id);
     }
     it->status = s;
@@ -127,7 +130,7 @@ static tdm_status different_calls(const tower_item *a, size_t i, const tower_ite
         while (k < a->count && a->vars[k] == b->vars[k])
             k++;
         snprintf(what, sizeof what, "variable %zu is '%s' on tower 0, '%s' on tower %zu", k,
-                 a->vars[k]->name, b->vars[k]->name, i);
+                 tdm_variable_name(a->vars[k]), tdm_variable_name(b->vars[k]), i);
     }
     return tdm_fail(TDM_ERR_INVALID_STATE,
                     "%s: towers made different optimizer calls: towers 0 and %zu: %s; every "
@@ -137,12 +140,12 @@ static tdm_status different_calls(const tower_item *a, size_t i, const tower_ite
 
 static tdm_status check_items(const tdm_strategy *s, tower_item *const *items)
 {
-    for (size_t i = 0; i < s->replica_count; i++)
+    for (size_t i = 0; i < tdm_strategy_num_local_replicas(s); i++)
         if (items[i]->status != TDM_OK)
             return tdm_fail(items[i]->status, "%s: tower %zu: %s", apply_func, i,
                             items[i]->message);
     const tower_item *a = items[0];
-    for (size_t i = 1; i < s->replica_count; i++) {
+    for (size_t i = 1; i < tdm_strategy_num_local_replicas(s); i++) {
         const tower_item *b = items[i];
         if (a->t != b->t || a->count != b->count ||
             (a->count && memcmp(a->vars, b->vars, a->count * sizeof *a->vars)))
@@ -158,7 +161,8 @@ static tdm_status sum_and_apply(const tdm_optimizer *opt, const tdm_opt_step *st
                                 tdm_variable *const *slots)
 {
     tdm_variable *var = items[0]->vars[i];
-    size_t n = var->copy_count, bytes = var->count * sizeof(float), dst_count = 0;
+    size_t n = tdm_variable_copy_count(var), bytes = tdm_variable_count(var) * sizeof(float),
+           dst_count = 0;
     tdm_tensor **sums = calloc(n ? n : 1, sizeof *sums);
     tdm_buffer_view *grads = calloc(n ? n : 1, sizeof *grads);
     tdm_buffer_view *views = calloc(towers + n, sizeof *views);
@@ -168,7 +172,8 @@ static tdm_status sum_and_apply(const tdm_optimizer *opt, const tdm_opt_step *st
     for (size_t c = 0; c < n && s == TDM_OK; c++) {
         if (!tdm_optimizer_computes_copy(var, c))
             continue;
-        s = tdm_tensor_create_like(var->copies[c]->device, var->copies[c], &sums[c]);
+        s = tdm_tensor_create_like(tdm_tensor_device(tdm_variable_copy(var, c)),
+                                   tdm_variable_copy(var, c), &sums[c]);
         if (s == TDM_OK) {
             grads[c] = tdm_tensor_view(sums[c]);
             views[towers + dst_count] = grads[c];
@@ -180,11 +185,11 @@ static tdm_status sum_and_apply(const tdm_optimizer *opt, const tdm_opt_step *st
         views[r].size = bytes;
     }
     if (s == TDM_OK && bytes) {
-        tdm_collective_options o = tdm_strategy_collective_options(var->strategy);
+        tdm_collective_options o = tdm_strategy_collective_options(tdm_variable_strategy(var));
         s = tdm_reduce_to(TDM_REDUCE_SUM, views, towers, views + towers, dst_count, &o);
         if (s != TDM_OK)
             tdm_fail_context(s, "%s: summing the towers' gradients of variable '%s'", apply_func,
-                             var->name);
+                             tdm_variable_name(var));
     }
     if (s == TDM_OK)
         s = tdm_optimizer_update_var(opt, step, var, slots, grads, apply_func);
@@ -213,7 +218,7 @@ static tdm_status merge_apply(tdm_strategy *s, void *const *items, void *user_da
     st = tdm_optimizer_lookup_slots(opt, ti[0]->vars, count, slots, apply_func);
     tdm_opt_step step = tdm_optimizer_step_params(opt, tdm_optimizer_iterations(opt));
     for (size_t i = 0; i < count && st == TDM_OK; i++)
-        st = sum_and_apply(opt, &step, ti, s->replica_count, i, slots + i * per);
+        st = sum_and_apply(opt, &step, ti, tdm_strategy_num_local_replicas(s), i, slots + i * per);
     free(slots);
     if (st == TDM_OK)
         atomic_fetch_add(&opt->iterations, 1);
@@ -226,13 +231,13 @@ tdm_status tdm_tower_optimizer_apply(tdm_tower_optimizer *t, tdm_replica_context
 {
     TDM_CHECK_ARG(t, apply_func);
     TDM_CHECK_ARG(rc, apply_func);
-    if (tdm_mode()->replica != rc)
+    if (tdm_replica_context_current() != rc)
         return tdm_fail(TDM_ERR_INVALID_STATE,
                         "%s: called outside this tower's replica function; every tower calls it "
                         "from its replica function with its own replica context (in "
                         "cross-replica context, call tdm_optimizer_apply)",
                         apply_func);
-    if (rc->strategy != t->inner->strategy)
+    if (tdm_replica_strategy(rc) != t->inner->strategy)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: the replica function runs on another strategy than the "
                         "optimizer's",

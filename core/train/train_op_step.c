@@ -2,7 +2,7 @@
  * them all, checks and transforms, then the same update on every replica. */
 #include "error.h"
 #include "optimizer_impl.h"
-#include "strategy_impl.h"
+#include "variable_access.h"
 #include "train_op_impl.h"
 
 float tdm_loss_args_scale(const tdm_loss_args *args)
@@ -105,7 +105,7 @@ tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batch *batch
         s = tdm_train_resync(op);
     else if (s != TDM_OK && s != TDM_ERR_DEVICE_LOST)
         tdm_train_resync(op); /* a failed update may have reached some copies only */
-    if (s == TDM_OK && op->strategy->opts.check_mirrored) /* the copies the step wrote */
+    if (s == TDM_OK && tdm_strategy_checks_mirrored(op->strategy)) /* the copies the step wrote */
         s = tdm_strategy_check_mirrored(op->strategy);
     if (s != TDM_OK)
         return tdm_fail_context(s, "tdm_train_op_run: step %llu",

@@ -1,0 +1,54 @@
+/* Internal: what the modules above distribute (core/train) may ask of it beyond the
+ * public API, so that they never reach into its structs. */
+#ifndef TDM_CORE_VARIABLE_ACCESS_H
+#define TDM_CORE_VARIABLE_ACCESS_H
+
+#include "collectives.h"
+#include "tandem/nn.h" /* tdm_loss_reduction */
+#include "tandem/strategy.h"
+#include "tandem/variable.h"
+
+/* Variables: their strategy, their element count; which copy lives on dev. */
+tdm_strategy *tdm_variable_strategy(const tdm_variable *var);
+size_t tdm_variable_count(const tdm_variable *var);
+/* Index of the variable's copy on dev, or -1. */
+int tdm_variable_copy_index(const tdm_variable *var, const tdm_device *dev);
+
+/* Whether every write must reach every copy (ON_WRITE). SYNC_NONE exists only with
+ * one copy and behaves like a plain variable. */
+int tdm_variable_mirrored(const tdm_variable *var);
+
+/* Verifies that the copies are bitwise identical when the strategy asked for it
+ * (check_mirrored) and var is mirrored. */
+tdm_status tdm_variable_check_if_asked(const tdm_variable *var, const char *func);
+
+/* Whether s verifies mirrored copies after every write (check_mirrored). */
+int tdm_strategy_checks_mirrored(const tdm_strategy *s);
+
+/* The calling thread's mode: whether it runs an update function; the variable new
+ * variables are colocated with (tdm_strategy_colocate_vars_with), set to var and the
+ * previous one returned, so that a caller can restore it. */
+int tdm_in_update_function(void);
+tdm_variable *tdm_colocate_swap(tdm_variable *var);
+
+/* TDM_ERR_INVALID_STATE unless the thread may run a cross-replica operation of s:
+ * not in a replica function ("use tdm_replica_merge_call"), and no other strategy
+ * entered ("mixing strategies"). */
+tdm_status tdm_require_cross_replica(const tdm_strategy *s, const char *func);
+
+/* Gathers one item from every replica (replica_gather.c): fn runs once, on the
+ * thread that called run, in cross-replica mode, with items[i] from replica i and
+ * the user_data of replica 0; it may fill results[i] (all NULL on entry), which
+ * replica i receives in *result. Every replica must pass the same fn. */
+typedef tdm_status (*tdm_gather_fn)(tdm_strategy *s, void *const *items, void *user_data,
+                                    void **results);
+tdm_status tdm_replica_gather(tdm_replica_context *rc, tdm_gather_fn fn, void *user_data,
+                              void *item, void **result, const char *func);
+
+/* Records the reduction of a loss computed under s, for tdm_get_loss_reduction. */
+void tdm_strategy_note_loss_reduction(tdm_strategy *s, tdm_loss_reduction reduction);
+
+/* The collective options of the strategy's cross-device settings. */
+tdm_collective_options tdm_strategy_collective_options(const tdm_strategy *s);
+
+#endif
