@@ -28,15 +28,37 @@ if(TDM_FUZZ) # coverage for libFuzzer in everything; its main only in the fuzz t
   add_compile_options(-fsanitize=fuzzer-no-link)
 endif()
 
+# The include root of a target that may include the internal headers of the core
+# modules listed (device, ops, input, distribute, train), as "device/error.h": a
+# directory of links to those modules alone, so that including any other module's
+# header does not compile. Sets <var> to it.
+function(tdm_module_root var name)
+  set(root ${PROJECT_BINARY_DIR}/modules/${name})
+  file(MAKE_DIRECTORY ${root})
+  # Links left from an earlier configuration with other modules go (file(REMOVE)
+  # removes a link, never what it points to).
+  file(GLOB stale LIST_DIRECTORIES true RELATIVE ${root} ${root}/*)
+  foreach(entry IN LISTS stale)
+    if(NOT entry IN_LIST ARGN)
+      file(REMOVE ${root}/${entry})
+    endif()
+  endforeach()
+  foreach(module IN LISTS ARGN)
+    file(CREATE_LINK ${PROJECT_SOURCE_DIR}/core/${module} ${root}/${module} SYMBOLIC)
+  endforeach()
+  set(${var} ${root} PARENT_SCOPE)
+endfunction()
+
 # An object library of tandem's: position-independent, exporting only TDM_API,
-# seeing the public headers and the core's internal ones. Collected in
-# TDM_OBJECT_LIBRARIES for TandemLibrary.
+# seeing the public headers and the internal headers of the core MODULES it names
+# (tdm_module_root). Collected in TDM_OBJECT_LIBRARIES for TandemLibrary.
 function(tdm_object_library name)
-  add_library(${name} OBJECT ${ARGN})
+  cmake_parse_arguments(L "" "" "MODULES" ${ARGN})
+  add_library(${name} OBJECT ${L_UNPARSED_ARGUMENTS})
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON
                         C_VISIBILITY_PRESET hidden)
-  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include
-                             ${PROJECT_SOURCE_DIR}/core/device)
+  tdm_module_root(root ${name} ${L_MODULES})
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include ${root})
   target_link_libraries(${name} PRIVATE tandem_flags Threads::Threads)
   set_property(GLOBAL APPEND PROPERTY TDM_OBJECT_LIBRARIES ${name})
 endfunction()

@@ -3,9 +3,9 @@
  * find devices that can copy directly. */
 #include <stdatomic.h>
 
-#include "device_impl.h"
-#include "kernel.h"
-#include "error.h"
+#include "device/device_impl.h"
+#include "device/kernel.h"
+#include "device/error.h"
 #include "fault_backend.h"
 
 #define BACKENDS 3

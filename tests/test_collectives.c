@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "collectives.h"
+#include "distribute/collectives.h"
 #include "harness.h"
 
 #define MAX_SET 8

@@ -2,7 +2,7 @@
  * each piece of hardware once, GPUs else one CPU driver's devices, else the
  * reference. Runs with PoCL x2 and lavapipe (argument "cpus"), or with two copies of
  * lavapipe's ICD, which are one piece of hardware seen twice ("two-icds"). */
-#include "device_impl.h"
+#include "device/device_impl.h"
 #include "harness.h"
 
 static tdm_device_desc describe(tdm_device *dev)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "conformance_suite.h"
-#include "device_impl.h"
+#include "device/device_impl.h"
 #include "harness.h"
 
 static const char *const known_uints[] = {

@@ -10,7 +10,7 @@
  * the open batch until the event wait submitted it) saw the old contents. */
 #include <stdlib.h>
 
-#include "device_impl.h"
+#include "device/device_impl.h"
 #include "harness.h"
 
 #define N 256

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "error.h"
-#include "log.h"
+#include "device/error.h"
+#include "device/log.h"
 #include "opencl_internal.h"
 
 /* All platforms the ICD loader offers; NOT_FOUND when there is none. */

@@ -7,15 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "kernel_args.h"
+#include "device/error.h"
+#include "device/kernel_args.h"
 #include "opencl_internal.h"
 
 #ifdef TDM_HAVE_CLBLAST
 #include <clblast_c.h>
 
-#include "library.h"
-#include "log.h"
+#include "device/library.h"
+#include "device/log.h"
 #include "opencl_gemm_tuning.h"
 
 static tdm_library clblast = TDM_LIBRARY_INIT("libclblast.so.1");

@@ -6,8 +6,8 @@
 
 #include "opencl_api.h"
 
-#include "device_impl.h"
-#include "kernel.h"
+#include "device/device_impl.h"
+#include "device/kernel.h"
 
 /* A program cache entry; defined in opencl_program.c. */
 typedef struct tdm_opencl_program tdm_opencl_program;

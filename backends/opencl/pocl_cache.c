@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "device/log.h"
 #include "opencl_internal.h"
 
 /* PoCL's default: $XDG_CACHE_HOME/pocl/kcache, else $HOME/.cache/pocl/kcache.

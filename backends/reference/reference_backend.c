@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "device_impl.h"
-#include "error.h"
+#include "device/device_impl.h"
+#include "device/error.h"
 #include "reference_launch.h"
 
 struct tdm_backend {

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "log.h"
+#include "device/error.h"
+#include "device/log.h"
 #include "vulkan_internal.h"
 
 /* Test switches: any value but "0" turns them on. */

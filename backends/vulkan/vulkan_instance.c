@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "log.h"
+#include "device/error.h"
+#include "device/log.h"
 #include "vulkan_internal.h"
 
 #define TDM_VK_VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"

@@ -7,7 +7,7 @@
 
 #include "vulkan_api.h"
 
-#include "device_impl.h"
+#include "device/device_impl.h"
 
 /* The physical devices of one VkInstance. */
 struct tdm_backend {

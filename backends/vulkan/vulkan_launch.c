@@ -10,7 +10,7 @@
  * reads and writes for the batch's barriers. */
 #include <string.h>
 
-#include "error.h"
+#include "device/error.h"
 #include "spirv_modules.h"
 #include "vulkan_internal.h"
 

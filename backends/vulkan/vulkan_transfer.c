@@ -1,7 +1,7 @@
 /* Host writes and reads, and copies between buffers of one device. */
 #include <string.h>
 
-#include "error.h"
+#include "device/error.h"
 #include "vulkan_internal.h"
 
 typedef struct copy_args {

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel.h"
+#include "device/kernel.h"
 #include "tandem/buffer.h"
 
 /* A backend instance for one context; each backend defines the struct. */

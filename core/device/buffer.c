@@ -2,10 +2,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "buffer_checks.h"
-#include "device_status.h"
-#include "error.h"
-#include "scratch_pool.h"
+#include "device/buffer_checks.h"
+#include "device/device_status.h"
+#include "device/error.h"
+#include "device/scratch_pool.h"
 
 tdm_status tdm_check_range(const tdm_buffer *buf, size_t offset, size_t size, const char *func,
                            const char *what)

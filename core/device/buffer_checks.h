@@ -2,7 +2,7 @@
 #ifndef TDM_CORE_BUFFER_CHECKS_H
 #define TDM_CORE_BUFFER_CHECKS_H
 
-#include "device_impl.h"
+#include "device/device_impl.h"
 
 /* TDM_ERR_INVALID_ARGUMENT unless [offset, offset + size) lies within buf. */
 tdm_status tdm_check_range(const tdm_buffer *buf, size_t offset, size_t size, const char *func,

@@ -1,9 +1,9 @@
 /* tdm_buffer_copy: direct where the backend can reach both buffers, otherwise
  * staged through host memory in chunks (staged_copy.c). */
-#include "buffer_checks.h"
-#include "device_status.h"
-#include "error.h"
-#include "staged_copy.h"
+#include "device/buffer_checks.h"
+#include "device/device_status.h"
+#include "device/error.h"
+#include "device/staged_copy.h"
 
 static tdm_status check_copy(const tdm_buffer_view *dst, const tdm_buffer_view *src)
 {

@@ -6,9 +6,9 @@
  * written from the host. */
 #include <string.h>
 
-#include "buffer_checks.h"
-#include "device_status.h"
-#include "error.h"
+#include "device/buffer_checks.h"
+#include "device/device_status.h"
+#include "device/error.h"
 
 #define MAX_PATTERN 64
 

@@ -3,12 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context_impl.h"
-#include "device_registry.h"
-#include "error.h"
-#include "host_staging.h"
-#include "log.h"
-#include "options.h"
+#include "device/context_impl.h"
+#include "device/device_registry.h"
+#include "device/error.h"
+#include "device/host_staging.h"
+#include "device/log.h"
+#include "device/options.h"
 
 /* Every backend this build has, in discovery order. */
 static const tdm_backend_ops *const built_backends[] = {

@@ -2,7 +2,7 @@
 #ifndef TDM_CORE_CONTEXT_IMPL_H
 #define TDM_CORE_CONTEXT_IMPL_H
 
-#include "device_impl.h"
+#include "device/device_impl.h"
 
 #define TDM_MAX_BACKENDS 3
 #define TDM_STAGING_MAX_IDLE 16 /* host staging chunks kept for reuse (host_staging.c) */

@@ -5,7 +5,7 @@
 #ifndef TDM_CORE_COPY_WORKER_H
 #define TDM_CORE_COPY_WORKER_H
 
-#include "device_impl.h"
+#include "device/device_impl.h"
 
 /* The device's copy worker, started on first use; NULL (with the last error set)
  * when no thread can be started. */

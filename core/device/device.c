@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device_status.h"
-#include "error.h"
+#include "device/device_status.h"
+#include "device/error.h"
 
 tdm_status tdm_device_check_alive(const tdm_device *dev, const char *func)
 {

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context_impl.h"
-#include "device_registry.h"
-#include "error.h"
+#include "device/context_impl.h"
+#include "device/device_registry.h"
+#include "device/error.h"
 
 static int runs_every_kernel(const tdm_device *dev)
 {

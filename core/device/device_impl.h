@@ -5,8 +5,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "backend.h"
-#include "worker.h"
+#include "device/backend.h"
+#include "device/worker.h"
 
 /* Idle scratch buffers a device keeps for reuse (scratch_pool.c). */
 #define TDM_SCRATCH_MAX_IDLE 16

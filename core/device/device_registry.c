@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "copy_worker.h"
-#include "device_registry.h"
-#include "error.h"
-#include "log.h"
+#include "device/copy_worker.h"
+#include "device/device_registry.h"
+#include "device/error.h"
+#include "device/log.h"
 
 static tdm_device *device_new(tdm_context *ctx, const tdm_backend_ops *ops,
                               tdm_backend *instance, size_t backend_index)

@@ -2,7 +2,7 @@
 #ifndef TDM_CORE_DEVICE_REGISTRY_H
 #define TDM_CORE_DEVICE_REGISTRY_H
 
-#include "context_impl.h"
+#include "device/context_impl.h"
 
 /* Describes and opens every physical device of a loaded backend and adds it to the
  * context; a device that fails to open is skipped with a warning. */

@@ -2,7 +2,7 @@
 #ifndef TDM_CORE_DEVICE_STATUS_H
 #define TDM_CORE_DEVICE_STATUS_H
 
-#include "device_impl.h"
+#include "device/device_impl.h"
 
 /* TDM_ERR_DEVICE_LOST (with a message) if the device was lost earlier, else TDM_OK. */
 tdm_status tdm_device_check_alive(const tdm_device *dev, const char *func);

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "error.h"
+#include "device/error.h"
 
 #define TDM_ERROR_MAX 4096
 

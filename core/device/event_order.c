@@ -1,6 +1,6 @@
-#include "device_status.h"
-#include "error.h"
-#include "event_order.h"
+#include "device/device_status.h"
+#include "device/error.h"
+#include "device/event_order.h"
 
 tdm_status tdm_device_wait_event(tdm_device *dev, tdm_event *event)
 {

@@ -3,7 +3,7 @@
 #ifndef TDM_CORE_EVENT_ORDER_H
 #define TDM_CORE_EVENT_ORDER_H
 
-#include "device_impl.h"
+#include "device/device_impl.h"
 
 /* Work submitted to dev after this call runs after everything submitted to the
  * event's device before the event. dev's queue waits without the host where the

@@ -1,7 +1,7 @@
 #include <stdlib.h>
 
-#include "error.h"
-#include "host_staging.h"
+#include "device/error.h"
+#include "device/host_staging.h"
 
 void *tdm_staging_acquire(tdm_context *ctx)
 {

@@ -5,7 +5,7 @@
 #ifndef TDM_CORE_HOST_STAGING_H
 #define TDM_CORE_HOST_STAGING_H
 
-#include "context_impl.h"
+#include "device/context_impl.h"
 
 #define TDM_STAGING_CHUNK ((size_t)8 << 20)
 #define TDM_STAGING_ALIGN ((size_t)64 << 10)

@@ -24,7 +24,7 @@ typedef enum tdm_grid {
 
 typedef enum tdm_kernel {
 #define TDM_KERNEL(name, ...) TDM_KERNEL_##name,
-#include "kernels.def"
+#include "device/kernels.def"
 #undef TDM_KERNEL
     TDM_KERNEL_COUNT
 } tdm_kernel;

@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "kernel.h"
+#include "device/kernel.h"
 
 #define TDM_BUFFERS(...) __VA_ARGS__
 #define TDM_UINTS(...) __VA_ARGS__
@@ -22,7 +22,7 @@
     typedef struct tdm_##name##_args {                                                             \
         buffers uints floats                                                                       \
     } tdm_##name##_args;
-#include "kernels.def"
+#include "device/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_BUF
 #undef TDM_U
@@ -47,7 +47,7 @@
         tdm_kernel_call call = tdm_##name##_call(args);                                            \
         return tdm_kernel_run(dev, &call);                                                         \
     }
-#include "kernels.def"
+#include "device/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_BUF
 #undef TDM_U
@@ -61,7 +61,7 @@
     typedef struct tdm_##name##_scalars {                                                          \
         uints floats                                                                               \
     } tdm_##name##_scalars;
-#include "kernels.def"
+#include "device/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_U
 #undef TDM_F
@@ -77,7 +77,7 @@
         (void)u, (void)f;                                                                          \
         return scalars;                                                                            \
     }
-#include "kernels.def"
+#include "device/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_BUF
 #undef TDM_U
@@ -91,7 +91,7 @@
     typedef struct tdm_##name##_slots {                                                            \
         buffers                                                                                    \
     } tdm_##name##_slots;
-#include "kernels.def"
+#include "device/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_BUF
 
@@ -103,7 +103,7 @@
         unsigned b = 0;                                                                            \
         buffers return slots;                                                                      \
     }
-#include "kernels.def"
+#include "device/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_BUF
 #undef TDM_U

@@ -1,9 +1,9 @@
 /* The global L2 norm over a list of tensors: partial sums of squares of every
  * tensor side by side in scratch, one sum over all of them, one square root. */
-#include "device_impl.h"
-#include "error.h"
-#include "kernel_args.h"
-#include "kernel_ops.h"
+#include "device/device_impl.h"
+#include "device/error.h"
+#include "device/kernel_args.h"
+#include "device/kernel_ops.h"
 
 static size_t partials_of(size_t elements)
 {

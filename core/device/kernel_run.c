@@ -3,10 +3,10 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "buffer_checks.h"
-#include "device_status.h"
-#include "error.h"
-#include "kernel.h"
+#include "device/buffer_checks.h"
+#include "device/device_status.h"
+#include "device/error.h"
+#include "device/kernel.h"
 
 static const char *F = "tdm_kernel_run";
 

@@ -4,8 +4,8 @@
  * is an undeclared identifier. */
 #include <string.h>
 
-#include "kernel.h"
-#include "kernel_flags.h"
+#include "device/kernel.h"
+#include "device/kernel_flags.h"
 
 #define TDM_BUFFERS(...) __VA_ARGS__
 #define TDM_UINTS(...) __VA_ARGS__
@@ -35,7 +35,7 @@
                    #name ": at most TDM_KERNEL_MAX_UINTS uints");                                  \
     _Static_assert(LENGTH(floats_##name) <= TDM_KERNEL_MAX_FLOATS,                                 \
                    #name ": at most TDM_KERNEL_MAX_FLOATS floats");
-#include "kernels.def"
+#include "device/kernels.def"
 #undef TDM_KERNEL
 
 #define TDM_TOL(ulps, rel, linear)                                                                 \
@@ -54,7 +54,7 @@ static const tdm_kernel_info infos[TDM_KERNEL_COUNT] = {
                            buffers_##name,                                                         \
                            uints_##name,                                                           \
                            floats_##name},
-#include "kernels.def"
+#include "device/kernels.def"
 #undef TDM_KERNEL
 };
 

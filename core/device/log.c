@@ -2,8 +2,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "context_impl.h"
-#include "log.h"
+#include "device/context_impl.h"
+#include "device/log.h"
 
 void tdm_log(const tdm_context *ctx, tdm_log_level level, const char *fmt, ...)
 {

@@ -1,7 +1,7 @@
 #include <stdlib.h>
 
-#include "error.h"
-#include "scratch_pool.h"
+#include "device/error.h"
+#include "device/scratch_pool.h"
 
 /* Sizes are rounded up to a quarter of their power of two (at least 4 KiB), so
  * that calls of nearby sizes share buffers and at most a quarter is wasted. */

@@ -2,7 +2,7 @@
 #ifndef TDM_CORE_STAGED_COPY_H
 #define TDM_CORE_STAGED_COPY_H
 
-#include "device_impl.h"
+#include "device/device_impl.h"
 
 /* Copies src to dst (same size, different devices) in chunks through two pooled
  * host chunks: src's copy worker reads chunk k + 1 while this thread writes chunk k

@@ -2,10 +2,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "device_impl.h"
-#include "checked_size.h"
-#include "error.h"
-#include "tensor_impl.h"
+#include "device/device_impl.h"
+#include "device/checked_size.h"
+#include "device/error.h"
+#include "device/tensor_impl.h"
 
 size_t tdm_shape_count(const tdm_shape *shape)
 {

@@ -1,7 +1,7 @@
 #include <string.h>
 
-#include "error.h"
-#include "worker.h"
+#include "device/error.h"
+#include "device/worker.h"
 
 static void *worker_main(void *arg)
 {

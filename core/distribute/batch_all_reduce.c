@@ -1,8 +1,8 @@
 /* tdm_batch_all_reduce: tensors packed into fewer, larger all-reduces. */
 #include <stdlib.h>
 
-#include "collective_impl.h"
-#include "error.h"
+#include "distribute/collective_impl.h"
+#include "device/error.h"
 
 static const char *F = "tdm_batch_all_reduce";
 

@@ -2,8 +2,8 @@
  * in packs (fewer, larger collectives); other destinations take one reduce each. */
 #include <stdlib.h>
 
-#include "cross_device.h"
-#include "error.h"
+#include "distribute/cross_device.h"
+#include "device/error.h"
 
 /* Whether every value is f32 with one component per device of values[0], in order. */
 static int packable(const tdm_value *const *values, size_t count)

@@ -4,9 +4,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "error.h"
-#include "ranks.h"
-#include "strategy_impl.h"
+#include "device/error.h"
+#include "distribute/ranks.h"
+#include "distribute/strategy_impl.h"
 
 tdm_status tdm_strategy_set_batch_shares(tdm_strategy *s, const double *shares, size_t count)
 {

@@ -2,9 +2,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "buffer_checks.h"
-#include "collective_impl.h"
-#include "error.h"
+#include "device/buffer_checks.h"
+#include "distribute/collective_impl.h"
+#include "device/error.h"
 
 #define INVALID TDM_ERR_INVALID_ARGUMENT
 

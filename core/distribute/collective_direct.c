@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "collective_impl.h"
-#include "error.h"
+#include "distribute/collective_impl.h"
+#include "device/error.h"
 
 static tdm_status check_shared(const coll_job *job, tdm_device *dev)
 {

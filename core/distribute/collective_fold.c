@@ -1,6 +1,6 @@
 /* The reduction on one device with the table's exact kernels, in replica order. */
-#include "collective_impl.h"
-#include "kernel_args.h"
+#include "distribute/collective_impl.h"
+#include "device/kernel_args.h"
 
 #define MAX_INPUTS 7      /* accumulate's inputs */
 #define MAX_PAIR_INPUTS 6 /* accumulate_pair's */

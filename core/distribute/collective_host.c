@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "collective_impl.h"
-#include "copy_worker.h"
-#include "device_status.h"
-#include "error.h"
-#include "host_staging.h"
+#include "distribute/collective_impl.h"
+#include "device/copy_worker.h"
+#include "device/device_status.h"
+#include "device/error.h"
+#include "device/host_staging.h"
 
 /* Small enough that a unit's accumulator and input stay in cache. */
 #define UNIT_BYTES ((size_t)1 << 20)

@@ -6,9 +6,9 @@
 #ifndef TDM_CORE_COLLECTIVE_IMPL_H
 #define TDM_CORE_COLLECTIVE_IMPL_H
 
-#include "collectives.h"
-#include "device_impl.h"
-#include "ranks.h"
+#include "distribute/collectives.h"
+#include "device/device_impl.h"
+#include "distribute/ranks.h"
 
 /* Scratch buffers of one call, from the devices' pools, returned together once the
  * plan is issued (scratch_pool.h says why that is safe). */

@@ -2,8 +2,8 @@
  * the result copied to every destination. */
 #include <stdlib.h>
 
-#include "collective_impl.h"
-#include "error.h"
+#include "distribute/collective_impl.h"
+#include "device/error.h"
 
 /* The chosen value's device, else the first destination's (TF's default). */
 static tdm_device *reducing_device(const coll_job *job)

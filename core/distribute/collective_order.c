@@ -4,9 +4,9 @@
  * event. Copies order themselves and need none of this. */
 #include <stdlib.h>
 
-#include "collective_impl.h"
-#include "error.h"
-#include "event_order.h"
+#include "distribute/collective_impl.h"
+#include "device/error.h"
+#include "device/event_order.h"
 
 static size_t index_of(const coll_order *o, const tdm_device *dev)
 {

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective_impl.h"
-#include "copy_worker.h"
-#include "device_status.h"
-#include "error.h"
+#include "distribute/collective_impl.h"
+#include "device/copy_worker.h"
+#include "device/device_status.h"
+#include "device/error.h"
 
 #define SLOTS 3 /* chunk k is reduced while k+1 is read and k-1 written */
 #define MIN_CHUNK ((size_t)256 << 10)

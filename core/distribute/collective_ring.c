@@ -3,8 +3,8 @@
  * every value, then every destination gathers all the reduced slices. */
 #include <stdlib.h>
 
-#include "collective_impl.h"
-#include "error.h"
+#include "distribute/collective_impl.h"
+#include "device/error.h"
 
 static coll_part slice_of(const coll_job *job, size_t i)
 {

@@ -4,8 +4,8 @@
  * ((v0 + v1) + v2) + ... The last partial is the result. */
 #include <stdlib.h>
 
-#include "collective_impl.h"
-#include "error.h"
+#include "distribute/collective_impl.h"
+#include "device/error.h"
 
 /* One past the last value of the run starting at `first`. */
 static size_t run_end(const tdm_buffer_view *values, size_t count, size_t first)

@@ -1,9 +1,9 @@
 /* Scratch, copies and completion shared by the collective algorithms. */
 #include <stdlib.h>
 
-#include "collective_impl.h"
-#include "error.h"
-#include "scratch_pool.h"
+#include "distribute/collective_impl.h"
+#include "device/error.h"
+#include "device/scratch_pool.h"
 
 int coll_shares(const tdm_device *a, const tdm_device *b)
 {

@@ -1,8 +1,8 @@
 /* The collectives' entry points: argument checks, the choice of algorithm, and the
  * events that order the plan's in-place accesses; they return once the plan is
  * issued. */
-#include "collective_impl.h"
-#include "error.h"
+#include "distribute/collective_impl.h"
+#include "device/error.h"
 
 static int all_share(const tdm_buffer_view *values, size_t count)
 {

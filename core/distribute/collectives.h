@@ -10,7 +10,7 @@
 #ifndef TDM_CORE_COLLECTIVES_H
 #define TDM_CORE_COLLECTIVES_H
 
-#include "kernel.h"
+#include "device/kernel.h"
 #include "tandem/strategy.h" /* tdm_reduce_op, tdm_collective_algorithm */
 
 typedef struct tdm_collective_options {

@@ -2,8 +2,8 @@
  * batch_reduce_to and broadcast, over the collectives. */
 #include <stdlib.h>
 
-#include "cross_device.h"
-#include "error.h"
+#include "distribute/cross_device.h"
+#include "device/error.h"
 
 tdm_status xd_check_op(tdm_reduce_op op, const char *func)
 {

@@ -2,7 +2,7 @@
 #ifndef TDM_CORE_CROSS_DEVICE_H
 #define TDM_CORE_CROSS_DEVICE_H
 
-#include "strategy_impl.h"
+#include "distribute/strategy_impl.h"
 
 tdm_status xd_check_op(tdm_reduce_op op, const char *func);
 

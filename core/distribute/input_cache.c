@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset_impl.h"
-#include "error.h"
-#include "input_impl.h"
-#include "kernel_args.h"
+#include "input/dataset_impl.h"
+#include "device/error.h"
+#include "distribute/input_impl.h"
+#include "device/kernel_args.h"
 
 tdm_input_cache *tdm_input_cache_retain(tdm_input_cache *cache)
 {

@@ -2,11 +2,11 @@
  * context; and the input context's per-replica batch size. */
 #include <stdlib.h>
 
-#include "dataset_impl.h"
-#include "error.h"
-#include "input_impl.h"
-#include "strategy_impl.h"
-#include "options.h"
+#include "input/dataset_impl.h"
+#include "device/error.h"
+#include "distribute/input_impl.h"
+#include "distribute/strategy_impl.h"
+#include "device/options.h"
 
 tdm_status tdm_input_context_per_replica_batch_size(const tdm_input_context *ic, size_t global,
                                                     size_t *out)

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "error.h"
-#include "input_impl.h"
+#include "device/error.h"
+#include "distribute/input_impl.h"
 
 /* A step as it passes from the producer to the caller. */
 typedef struct tdm_step_slot {

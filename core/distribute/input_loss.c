@@ -1,7 +1,7 @@
 /* Loss scaling: per-example losses summed and divided by the step's global batch
  * size, so that summing the replicas' results gives the mean over the whole step. */
-#include "error.h"
-#include "strategy_impl.h"
+#include "device/error.h"
+#include "distribute/strategy_impl.h"
 #include "tandem/input.h"
 #include "tandem/nn.h"
 #include "tandem/ops.h"

@@ -3,12 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset_impl.h"
-#include "checked_size.h"
-#include "error.h"
-#include "input_impl.h"
-#include "kernel_args.h"
-#include "strategy_impl.h"
+#include "input/dataset_impl.h"
+#include "device/checked_size.h"
+#include "device/error.h"
+#include "distribute/input_impl.h"
+#include "device/kernel_args.h"
+#include "distribute/strategy_impl.h"
 
 /* The most rows one batch of ds holds: never more than an epoch's examples, so a
  * huge batch size costs no more memory than the data itself. */

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "error.h"
-#include "library.h"
-#include "ranks.h"
+#include "device/error.h"
+#include "device/library.h"
+#include "distribute/ranks.h"
 
 #define PLUGIN_SONAME "libtandem_mpi.so.0"
 

@@ -6,7 +6,7 @@
 
 #include <pthread.h>
 
-#include "rank_transport.h"
+#include "distribute/rank_transport.h"
 
 typedef struct tdm_ranks {
     const tdm_rank_transport *transport;

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "run_state.h"
+#include "device/error.h"
+#include "distribute/run_state.h"
 
 enum { RUN_COLL_ARRIVING, RUN_COLL_ISSUING, RUN_COLL_DONE, RUN_COLL_FAILED };
 

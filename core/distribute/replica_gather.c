@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "run_state.h"
+#include "device/error.h"
+#include "distribute/run_state.h"
 
 tdm_status run_state_init(struct run_state *rs, tdm_strategy *s)
 {

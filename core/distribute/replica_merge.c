@@ -1,8 +1,8 @@
 /* merge_call and all_reduce in replica context, built on the replicas' gather. */
 #include <stdlib.h>
 
-#include "error.h"
-#include "strategy_impl.h"
+#include "device/error.h"
+#include "distribute/strategy_impl.h"
 
 /* What each replica brings to a merge call. */
 typedef struct merge_item {

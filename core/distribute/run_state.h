@@ -3,7 +3,7 @@
 #ifndef TDM_CORE_RUN_STATE_H
 #define TDM_CORE_RUN_STATE_H
 
-#include "strategy_impl.h"
+#include "distribute/strategy_impl.h"
 
 #define TDM_RUN_MESSAGE_MAX 1024
 

@@ -2,12 +2,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "context_impl.h"
-#include "device_registry.h"
-#include "error.h"
-#include "options.h"
-#include "ranks.h"
-#include "strategy_impl.h"
+#include "device/context_impl.h"
+#include "device/device_registry.h"
+#include "device/error.h"
+#include "device/options.h"
+#include "distribute/ranks.h"
+#include "distribute/strategy_impl.h"
 
 static const char *device_id(const tdm_device *dev)
 {

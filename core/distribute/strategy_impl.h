@@ -5,13 +5,13 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "collectives.h"
-#include "variable_access.h"
-#include "device_impl.h"
+#include "distribute/collectives.h"
+#include "distribute/variable_access.h"
+#include "device/device_impl.h"
 #include "tandem/nn.h" /* tdm_loss_reduction */
 #include "tandem/variable.h"
-#include "tensor_impl.h"
-#include "worker.h"
+#include "device/tensor_impl.h"
+#include "device/worker.h"
 
 struct tdm_value {
     tdm_value_kind kind;

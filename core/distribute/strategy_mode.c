@@ -1,8 +1,8 @@
 /* The calling thread's mode (default, cross-replica, replica) and strategy scopes.
  * Thread-local: replicas run on their own threads, each in replica mode, while the
  * thread that called run stays in cross-replica mode for merge functions. */
-#include "error.h"
-#include "strategy_impl.h"
+#include "device/error.h"
+#include "distribute/strategy_impl.h"
 
 static _Thread_local tdm_thread_mode mode;
 

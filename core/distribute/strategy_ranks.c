@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device_status.h"
-#include "error.h"
-#include "ranks.h"
-#include "strategy_impl.h"
+#include "device/device_status.h"
+#include "device/error.h"
+#include "distribute/ranks.h"
+#include "distribute/strategy_impl.h"
 
 tdm_status tdm_strategy_count_replicas(tdm_strategy *s, const char *func)
 {

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "cross_device.h"
-#include "error.h"
+#include "distribute/cross_device.h"
+#include "device/error.h"
 
 static const char func[] = "tdm_strategy_reduce";
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "run_state.h"
+#include "device/error.h"
+#include "distribute/run_state.h"
 
 typedef struct replica_thread {
     tdm_job job; /* first: the worker hands back this pointer */

@@ -1,8 +1,8 @@
 /* Distributed values: one tensor per replica or device, or one plain tensor. */
 #include <stdlib.h>
 
-#include "error.h"
-#include "strategy_impl.h"
+#include "device/error.h"
+#include "distribute/strategy_impl.h"
 
 static tdm_status check_components(tdm_value_kind kind, tdm_tensor *const *components,
                                    size_t count)

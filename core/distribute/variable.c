@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "options.h"
-#include "variable_impl.h"
+#include "device/error.h"
+#include "device/options.h"
+#include "distribute/variable_impl.h"
 
 static const char create_func[] = "tdm_variable_create";
 

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "device/error.h"
 #include "tandem/ops.h"
-#include "variable_impl.h"
+#include "distribute/variable_impl.h"
 
 /* What is written: one tensor on any device, one tensor per copy on that copy's
  * device (local), or host floats. */

@@ -2,7 +2,7 @@
 #ifndef TDM_CORE_VARIABLE_IMPL_H
 #define TDM_CORE_VARIABLE_IMPL_H
 
-#include "strategy_impl.h"
+#include "distribute/strategy_impl.h"
 
 /* Whether the variable is distributed in TensorFlow's sense (a MirroredVariable or
  * SyncOnReadVariable of a mirrored strategy), so that an aggregation of NONE cannot

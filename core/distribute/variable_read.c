@@ -3,8 +3,8 @@
  * aggregate over its copies. */
 #include <stdlib.h>
 
-#include "error.h"
-#include "variable_impl.h"
+#include "device/error.h"
+#include "distribute/variable_impl.h"
 
 static const char func[] = "tdm_variable_read";
 

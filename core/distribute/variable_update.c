@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "variable_impl.h"
+#include "device/error.h"
+#include "distribute/variable_impl.h"
 
 tdm_status tdm_strategy_update(tdm_strategy *s, tdm_variable *var, tdm_update_fn fn,
                                void *user_data)

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset_impl.h"
-#include "error.h"
+#include "input/dataset_impl.h"
+#include "device/error.h"
 
 static tdm_status no_memory(const char *what)
 {

@@ -2,8 +2,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "dataset_impl.h"
-#include "error.h"
+#include "input/dataset_impl.h"
+#include "device/error.h"
 
 static const char *const func = "tdm_dataset_from_arrays";
 

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset_impl.h"
-#include "error.h"
-#include "file_read.h"
-#include "options.h"
+#include "input/dataset_impl.h"
+#include "device/error.h"
+#include "input/file_read.h"
+#include "device/options.h"
 
 static const char *const func = "tdm_dataset_from_csv";
 

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset_impl.h"
-#include "error.h"
-#include "shuffle.h"
+#include "input/dataset_impl.h"
+#include "device/error.h"
+#include "input/shuffle.h"
 
 struct tdm_dataset_iterator {
     tdm_dataset *ds; /* a private snapshot of the pipeline */

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset_impl.h"
-#include "error.h"
-#include "shuffle.h"
+#include "input/dataset_impl.h"
+#include "device/error.h"
+#include "input/shuffle.h"
 
 static const char *const stage_names[] = {
     [TDM_STAGE_EXAMPLES] = "selecting examples",

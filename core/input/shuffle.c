@@ -1,6 +1,6 @@
 /* Fisher-Yates driven by xoshiro256**, seeded through splitmix64: a permutation that
  * depends on nothing but (seed, epoch), the same on every platform. */
-#include "shuffle.h"
+#include "input/shuffle.h"
 
 typedef struct rng {
     uint64_t s[4];

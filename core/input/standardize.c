@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset_impl.h"
-#include "error.h"
-#include "standardize.h"
+#include "input/dataset_impl.h"
+#include "device/error.h"
+#include "input/standardize.h"
 
 #define STATS_CHUNK 256 /* rows gathered and mapped at a time */
 

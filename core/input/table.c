@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "dataset_impl.h"
-#include "error.h"
+#include "input/dataset_impl.h"
+#include "device/error.h"
 
 tdm_status tdm_table_create(size_t rows, size_t feature_count, tdm_table **out)
 {

@@ -1,9 +1,9 @@
 /* The public element-wise operations: checked calls of the table's kernels. */
-#include "error.h"
-#include "kernel_args.h"
-#include "ops_check.h"
+#include "device/error.h"
+#include "device/kernel_args.h"
+#include "ops/ops_check.h"
 #include "tandem/ops.h"
-#include "tensor_impl.h"
+#include "device/tensor_impl.h"
 
 /* Every tensor is float32, on y's device, with y's element count. */
 static tdm_status check(const char *func, const tdm_tensor *y, const tdm_tensor *const *in,

@@ -1,12 +1,12 @@
 /* The public activations and their gradients: one kernel each in the table. */
 #include <string.h>
 
-#include "error.h"
-#include "kernel_args.h"
-#include "ops_check.h"
+#include "device/error.h"
+#include "device/kernel_args.h"
+#include "ops/ops_check.h"
 #include "tandem/nn.h"
 #include "tandem/ops.h"
-#include "tensor_impl.h"
+#include "device/tensor_impl.h"
 
 /* The activations share their arguments: y, x and n forward; dx, dy, n and x or,
  * where the gradient is cheaper from it, the forward's output y backward. */

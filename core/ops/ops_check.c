@@ -1,8 +1,8 @@
 /* Argument checks of the public operations, with messages naming the argument. */
-#include "ops_check.h"
+#include "ops/ops_check.h"
 
-#include "error.h"
-#include "tensor_impl.h"
+#include "device/error.h"
+#include "device/tensor_impl.h"
 
 tdm_status tdm_ops_check(const char *func, const char *what, const tdm_tensor *t, tdm_dtype dtype,
                          const tdm_device *dev)

@@ -1,11 +1,11 @@
 /* The public layer operations: matrix product, bias, activations and dropout, each a
  * checked call of the table's kernels. */
-#include "error.h"
-#include "kernel_args.h"
-#include "ops_check.h"
+#include "device/error.h"
+#include "device/kernel_args.h"
+#include "ops/ops_check.h"
 #include "tandem/nn.h"
 #include "tandem/ops.h"
-#include "tensor_impl.h"
+#include "device/tensor_impl.h"
 
 static size_t rows_of(const tdm_tensor *t, int trans)
 {

@@ -1,10 +1,10 @@
 /* The public loss operations: per-example losses and their gradients in one kernel. */
-#include "error.h"
-#include "kernel_args.h"
-#include "ops_check.h"
+#include "device/error.h"
+#include "device/kernel_args.h"
+#include "ops/ops_check.h"
 #include "tandem/nn.h"
 #include "tandem/ops.h"
-#include "tensor_impl.h"
+#include "device/tensor_impl.h"
 
 tdm_status tdm_op_softmax_xent(tdm_tensor *loss, tdm_tensor *dlogits, const tdm_tensor *logits,
                                const tdm_tensor *labels, float grad_scale)

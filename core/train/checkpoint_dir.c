@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint_dir.h"
-#include "checkpoint_format.h"
-#include "checkpoint_posix.h"
-#include "error.h"
+#include "train/checkpoint_dir.h"
+#include "train/checkpoint_format.h"
+#include "train/checkpoint_posix.h"
+#include "device/error.h"
 #include "tandem/checkpoint.h"
 
 /* What a listing of the directory found: final names, and temporary names when asked. */

@@ -14,11 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "checkpoint_format.h"
-#include "checkpoint_posix.h"
-#include "error.h"
-#include "input_limit.h"
-#include "regular_file.h"
+#include "train/checkpoint_format.h"
+#include "train/checkpoint_posix.h"
+#include "device/error.h"
+#include "device/input_limit.h"
+#include "device/regular_file.h"
 
 tdm_status tdm_ckpt_os_fail(int err, const char *func, const char *what, const char *path)
 {

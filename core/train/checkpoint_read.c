@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint_format.h"
-#include "checkpoint_memory.h"
-#include "checkpoint_names.h"
-#include "checkpoint_posix.h"
-#include "error.h"
+#include "train/checkpoint_format.h"
+#include "train/checkpoint_memory.h"
+#include "train/checkpoint_names.h"
+#include "train/checkpoint_posix.h"
+#include "device/error.h"
 #include "tandem/checkpoint.h"
 
 typedef struct entry {

@@ -3,8 +3,8 @@
  * SUM sync-on-read variable's copies get x / N each). */
 #include <stdlib.h>
 
-#include "error.h"
-#include "variable_access.h"
+#include "device/error.h"
+#include "distribute/variable_access.h"
 #include "tandem/checkpoint.h"
 
 /* Cross-replica or default mode only: in a replica or update function a read or an

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint_format.h"
-#include "checkpoint_names.h"
-#include "checkpoint_posix.h"
-#include "error.h"
+#include "train/checkpoint_format.h"
+#include "train/checkpoint_names.h"
+#include "train/checkpoint_posix.h"
+#include "device/error.h"
 #include "tandem/checkpoint.h"
 
 struct tdm_checkpoint_writer {

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checked_size.h"
-#include "error.h"
-#include "model_impl.h"
-#include "seed_mix.h"
-#include "standardize.h"
+#include "device/checked_size.h"
+#include "device/error.h"
+#include "train/model_impl.h"
+#include "train/seed_mix.h"
+#include "input/standardize.h"
 
 size_t tdm_model_input_width(const tdm_model *m, size_t l)
 {

@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "error.h"
-#include "model_impl.h"
+#include "device/error.h"
+#include "train/model_impl.h"
 
 typedef struct totals {
     double loss;

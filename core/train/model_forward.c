@@ -1,7 +1,7 @@
 /* The model's forward pass: per layer x W + b, the activation, and dropout in
  * training. */
-#include "error.h"
-#include "model_impl.h"
+#include "device/error.h"
+#include "train/model_impl.h"
 
 static tdm_status dense(const tdm_model *m, const tdm_model_views *v, size_t l, const tdm_tensor *x,
                         size_t copy)

@@ -1,8 +1,8 @@
 /* Inference: the forward pass of host rows on the strategy's first device, in
  * chunks, with the first copies of the variables and no dropout. Evaluation and
  * prediction both run on it. */
-#include "error.h"
-#include "model_impl.h"
+#include "device/error.h"
+#include "train/model_impl.h"
 
 #define INFER_ROWS 512 /* rows per forward pass: bounds the device memory it takes */
 

@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint_format.h"
-#include "checkpoint_posix.h"
-#include "error.h"
-#include "model_file.h"
-#include "model_impl.h"
-#include "safetensors.h"
+#include "train/checkpoint_format.h"
+#include "train/checkpoint_posix.h"
+#include "device/error.h"
+#include "train/model_file.h"
+#include "train/model_impl.h"
+#include "train/safetensors.h"
 
 static const char *const func = "tdm_model_load";
 

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "model_impl.h"
-#include "standardize.h"
+#include "device/error.h"
+#include "train/model_impl.h"
+#include "input/standardize.h"
 
 #define STANDARDIZE_ROWS 512 /* rows standardised at a time into a host copy */
 

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint_posix.h"
-#include "error.h"
-#include "model_file.h"
-#include "model_impl.h"
-#include "safetensors.h"
+#include "train/checkpoint_posix.h"
+#include "device/error.h"
+#include "train/model_file.h"
+#include "train/model_impl.h"
+#include "train/safetensors.h"
 
 #define MAX_ENTRIES(layers) (5 + 2 * (layers))
 #define VALUE_SIZE 48

@@ -2,8 +2,8 @@
  * slices a step uses. */
 #include <stdlib.h>
 
-#include "error.h"
-#include "model_impl.h"
+#include "device/error.h"
+#include "train/model_impl.h"
 
 static tdm_status buffers_alloc(tdm_model_buffers *b, size_t layers)
 {

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint_posix.h"
-#include "error.h"
-#include "monitor_impl.h"
+#include "train/checkpoint_posix.h"
+#include "device/error.h"
+#include "train/monitor_impl.h"
 
 static tdm_status check_options(const tdm_step *step, const tdm_monitor_options *o)
 {

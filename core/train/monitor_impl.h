@@ -5,7 +5,7 @@
 
 #include <stdatomic.h>
 
-#include "step_impl.h"
+#include "train/step_impl.h"
 #include "tandem/monitor.h"
 
 struct tdm_monitor {

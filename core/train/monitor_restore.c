@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "checkpoint_dir.h"
-#include "checkpoint_memory.h"
-#include "checkpoint_posix.h"
-#include "error.h"
-#include "monitor_impl.h"
+#include "train/checkpoint_dir.h"
+#include "train/checkpoint_memory.h"
+#include "train/checkpoint_posix.h"
+#include "device/error.h"
+#include "train/monitor_impl.h"
 
 static const char func[] = "tdm_monitor_restore";
 

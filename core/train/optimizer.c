@@ -7,10 +7,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "error.h"
-#include "optimizer_impl.h"
-#include "options.h"
-#include "variable_access.h"
+#include "device/error.h"
+#include "train/optimizer_impl.h"
+#include "device/options.h"
+#include "distribute/variable_access.h"
 
 static const char create_func[] = "tdm_optimizer_create";
 

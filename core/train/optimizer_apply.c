@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "kernel_args.h"
-#include "optimizer_impl.h"
-#include "device_impl.h"
-#include "tensor_impl.h"
-#include "variable_access.h"
+#include "device/error.h"
+#include "device/kernel_args.h"
+#include "train/optimizer_impl.h"
+#include "device/device_impl.h"
+#include "device/tensor_impl.h"
+#include "distribute/variable_access.h"
 
 tdm_opt_step tdm_optimizer_step_params(const tdm_optimizer *opt, uint64_t iterations)
 {

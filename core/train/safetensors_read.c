@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint_format.h"
-#include "error.h"
-#include "json_scan.h"
-#include "safetensors.h"
+#include "train/checkpoint_format.h"
+#include "device/error.h"
+#include "train/json_scan.h"
+#include "train/safetensors.h"
 
 typedef struct reader {
     tdm_json j;

@@ -1,8 +1,8 @@
 /* The Step interface: a table of functions and the object they act on. */
 #include <stdlib.h>
 
-#include "error.h"
-#include "step_impl.h"
+#include "device/error.h"
+#include "train/step_impl.h"
 
 struct tdm_step {
     tdm_step_ops ops;

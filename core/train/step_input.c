@@ -2,8 +2,8 @@
  * the input position is its checkpoint state. */
 #include <stdlib.h>
 
-#include "error.h"
-#include "step_impl.h"
+#include "device/error.h"
+#include "train/step_impl.h"
 
 tdm_status tdm_input_step_init(tdm_input_step *in, const tdm_distributed_dataset *dist,
                                tdm_input_step_fn fn, void *user, size_t iterations)

@@ -2,8 +2,8 @@
  * checkpoint state is the input position and the train op's state. */
 #include <stdlib.h>
 
-#include "error.h"
-#include "step_impl.h"
+#include "device/error.h"
+#include "train/step_impl.h"
 
 typedef struct single_loss_step {
     tdm_input_step input;

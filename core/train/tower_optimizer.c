@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "optimizer_impl.h"
-#include "device_impl.h"
-#include "tensor_impl.h"
-#include "variable_access.h"
+#include "device/error.h"
+#include "train/optimizer_impl.h"
+#include "device/device_impl.h"
+#include "device/tensor_impl.h"
+#include "distribute/variable_access.h"
 
 static const char apply_func[] = "tdm_tower_optimizer_apply";
 

@@ -2,10 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "kernel_ops.h"
-#include "optimizer_impl.h"
-#include "train_op_impl.h"
+#include "device/error.h"
+#include "device/kernel_ops.h"
+#include "train/optimizer_impl.h"
+#include "train/train_op_impl.h"
 
 static tdm_status check_options(const tdm_train_op_options *o)
 {

@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "error.h"
-#include "train_op_impl.h"
+#include "device/error.h"
+#include "train/train_op_impl.h"
 
 tdm_status tdm_train_layout(tdm_train_op *op)
 {

@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "kernel_args.h"
-#include "kernel_ops.h"
-#include "optimizer_impl.h"
-#include "train_op_impl.h"
+#include "device/error.h"
+#include "device/kernel_args.h"
+#include "device/kernel_ops.h"
+#include "train/optimizer_impl.h"
+#include "train/train_op_impl.h"
 
 /* The flat buffer on the host, for the rare paths that need elements. */
 static tdm_status read_flat(const tdm_train_op *op, tdm_train_replica *r, float **out)

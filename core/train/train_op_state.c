@@ -1,9 +1,9 @@
 /* The train op's checkpoint state: the global step, the seed, the trained variables
  * and the optimizer's slots. */
-#include "error.h"
-#include "optimizer_impl.h"
-#include "step_impl.h"
-#include "train_op_impl.h"
+#include "device/error.h"
+#include "train/optimizer_impl.h"
+#include "train/step_impl.h"
+#include "train/train_op_impl.h"
 
 tdm_status tdm_train_each_variable(const tdm_train_op *op, tdm_train_var_fn fn, void *ctx)
 {

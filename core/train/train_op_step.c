@@ -1,9 +1,9 @@
 /* One step of the train op: loss and gradients on every replica, one all-reduce of
  * them all, checks and transforms, then the same update on every replica. */
-#include "error.h"
-#include "optimizer_impl.h"
-#include "variable_access.h"
-#include "train_op_impl.h"
+#include "device/error.h"
+#include "train/optimizer_impl.h"
+#include "distribute/variable_access.h"
+#include "train/train_op_impl.h"
 
 float tdm_loss_args_scale(const tdm_loss_args *args)
 {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "error.h"
-#include "train_op_impl.h"
+#include "device/error.h"
+#include "train/train_op_impl.h"
 
 #define FIRST_MEASURED 1 /* step 0 warms up: kernels compile, memory is touched */
 #define LAST_EARLY 3

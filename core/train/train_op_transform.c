@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "kernel_ops.h"
+#include "device/error.h"
+#include "device/kernel_ops.h"
 #include "tandem/ops.h"
-#include "train_op_impl.h"
+#include "train/train_op_impl.h"
 
 /* TensorFlow's clip_by_global_norm: g * clip / max(norm, clip). */
 static tdm_status clip_global_norm(tdm_train_op *op, tdm_train_replica *r)

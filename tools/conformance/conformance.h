@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel.h"
+#include "device/kernel.h"
 #include "tandem/tandem.h"
 
 typedef enum conf_data {

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "device_impl.h"
+#include "device/device_impl.h"
 
 #define REF_TYPE_F32 float
 #define REF_TYPE_F16 uint16_t
@@ -24,7 +24,7 @@
     typedef struct ref_##name##_args {                                                             \
         buffers uints floats                                                                       \
     } ref_##name##_args;
-#include "kernels.def"
+#include "device/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_BUF
 #undef TDM_U
@@ -46,7 +46,7 @@
         (void)b, (void)u, (void)f;                                                                 \
         return args;                                                                               \
     }
-#include "kernels.def"
+#include "device/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_BUF
 #undef TDM_U

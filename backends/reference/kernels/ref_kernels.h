@@ -12,7 +12,7 @@
 #include "ref_args.h"
 
 #define TDM_KERNEL(name, ...) void ref_##name(const ref_##name##_args *args);
-#include "kernels.def"
+#include "device/kernels.def"
 #undef TDM_KERNEL
 
 /* IEEE binary16 conversions, round to nearest even (ref_half.c). */

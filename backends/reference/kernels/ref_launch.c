@@ -14,7 +14,7 @@ tdm_status tdm_reference_launch(tdm_device *dev, const tdm_launch *launch)
         ref_##name(&args);                                                                         \
         break;                                                                                     \
     }
-#include "kernels.def"
+#include "device/kernels.def"
 #undef TDM_KERNEL
     case TDM_KERNEL_COUNT: break;
     }

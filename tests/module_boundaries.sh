@@ -1,0 +1,42 @@
+#!/bin/sh
+# module_boundaries.sh CC INCLUDE MODULES_DIR: each core module's object library sees
+# the internal headers of the modules below it and of no other (tdm_module_root). For
+# every library root: a header of each module it may use compiles, and a header of
+# each module it may not is an error. The allowed sets are docs/ARCHITECTURE.md's.
+set -eu
+cc=$1 include=$2 roots=$3
+probe=$(mktemp --suffix=.c)
+trap 'rm -f "$probe"' EXIT
+header() { # a header of module $1
+  case $1 in
+    device) echo device/error.h ;; ops) echo ops/ops_check.h ;;
+    input) echo input/dataset_impl.h ;; distribute) echo distribute/collectives.h ;;
+    train) echo train/optimizer_impl.h ;;
+  esac
+}
+failed=0
+check() { # library, module, expected (yes: compiles, no: refused)
+  printf '#include "%s"\n' "$(header "$2")" > "$probe"
+  if "$cc" -fsyntax-only -D_GNU_SOURCE -I"$include" -I"$roots/$1" "$probe" 2>/dev/null; then
+    got=yes
+  else
+    got=no
+  fi
+  if [ "$got" != "$3" ]; then
+    echo "FAIL: $1 including $(header "$2"): expected $3, got $got"
+    failed=1
+  fi
+}
+all="device ops input distribute train"
+for entry in "tandem_device:device" "tandem_ops:device ops" "tandem_input:device input" \
+             "tandem_distribute:device input distribute" \
+             "tandem_train:device input distribute train" "tandem_backend_reference:device" \
+             "tandem_backend_opencl:device" "tandem_backend_vulkan:device"; do
+  lib=${entry%%:*} allowed=${entry#*:}
+  [ -d "$roots/$lib" ] || continue
+  for module in $all; do
+    case " $allowed " in *" $module "*) check "$lib" "$module" yes ;; *) check "$lib" "$module" no ;; esac
+  done
+done
+[ "$failed" = 0 ] && echo "every module sees the modules below it and no other"
+exit "$failed"
