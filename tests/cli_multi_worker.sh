@@ -4,6 +4,7 @@
 #   training on both devices with the same global batch (2-way sums are exact in
 #   either order), checked after every step across processes (--deterministic), and
 #   again when stopped and resumed from the chief's checkpoint;
+# - a process on PoCL and one on lavapipe train to the bits of one process on both;
 # - 3 processes of one reference device each stay bitwise identical to each other
 #   (--deterministic) and reach the accuracy of one process on three devices within a
 #   point (3-way sums round in another order).
@@ -33,6 +34,16 @@ run -np 2 "$tandem" train --strategy multi-worker --devices opencl:0 --epochs 4 
 grep -q 'resumed from global step 46' "$dir/resumed.txt"
 cmp "$dir/one.tdm" "$dir/resumed.tdm"
 echo "2 workers resumed after 2 of 4 epochs: the same model, bit for bit"
+
+# One process on PoCL, the other on lavapipe: OpenCL and Vulkan in one job, to the
+# bits of one process holding both devices.
+"$tandem" train --devices opencl:0,vulkan:0 --epochs 2 --no-progress --save "$dir/mixed1.tdm" \
+    > /dev/null
+run -np 2 sh -c 'exec "$0" train --strategy multi-worker --no-progress --epochs 2 \
+    --devices "$([ "$OMPI_COMM_WORLD_RANK" = 0 ] && echo opencl:0 || echo vulkan:0)" \
+    --save "$1"' "$tandem" "$dir/mixed2.tdm" > /dev/null
+cmp "$dir/mixed1.tdm" "$dir/mixed2.tdm"
+echo "PoCL in one process, lavapipe in the other: the same model, bit for bit"
 
 "$tandem" train --devices reference --split 3 --epochs 4 --no-progress > "$dir/ref1.txt"
 run -np 3 "$tandem" train --strategy multi-worker --devices reference --epochs 4 --no-progress \
