@@ -39,7 +39,6 @@ typedef struct job {
     const char *mode;
     size_t rank;
     tdm_tensor *small[3], *big[3];
-    float got_ids;    /* sum of every replica's id + 1, as replica 0 saw it */
     tdm_status fault; /* kill, stall, mismatch: what replica 0's collective returned */
     char fault_message[1024];
     double fault_after;
