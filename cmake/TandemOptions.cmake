@@ -28,24 +28,39 @@ if(TDM_FUZZ) # coverage for libFuzzer in everything; its main only in the fuzz t
   add_compile_options(-fsanitize=fuzzer-no-link)
 endif()
 
-# The include root of a target that may include the internal headers of the core
-# modules listed (device, ops, input, distribute, train), as "device/error.h": a
-# directory of links to those modules alone, so that including any other module's
-# header does not compile. Sets <var> to it.
+# The include root of a target that may include the internal headers listed: whole
+# core modules (device, ops, input, distribute, train) or single headers of one
+# ("distribute/variable_access.h"), included as "device/error.h". It is a directory
+# of links to those alone, so that including any other header does not compile.
+# Sets <var> to it.
 function(tdm_module_root var name)
   set(root ${PROJECT_BINARY_DIR}/modules/${name})
+  # Another configuration's links go first (file(REMOVE) removes a link, never what
+  # it points to; the directories left are tandem's own, empty by then).
+  if(EXISTS ${root}/.sees)
+    file(READ ${root}/.sees before)
+  endif()
+  if(NOT "${before}" STREQUAL "${ARGN}")
+    file(GLOB entries LIST_DIRECTORIES true ${root}/*)
+    foreach(entry IN LISTS entries)
+      if(IS_SYMLINK ${entry})
+        file(REMOVE ${entry})
+      else()
+        file(GLOB links ${entry}/*)
+        file(REMOVE ${links})
+        file(REMOVE_RECURSE ${entry})
+      endif()
+    endforeach()
+  endif()
   file(MAKE_DIRECTORY ${root})
-  # Links left from an earlier configuration with other modules go (file(REMOVE)
-  # removes a link, never what it points to).
-  file(GLOB stale LIST_DIRECTORIES true RELATIVE ${root} ${root}/*)
-  foreach(entry IN LISTS stale)
-    if(NOT entry IN_LIST ARGN)
-      file(REMOVE ${root}/${entry})
+  foreach(item IN LISTS ARGN)
+    if(item MATCHES "/")
+      get_filename_component(module ${item} DIRECTORY)
+      file(MAKE_DIRECTORY ${root}/${module})
     endif()
+    file(CREATE_LINK ${PROJECT_SOURCE_DIR}/core/${item} ${root}/${item} SYMBOLIC)
   endforeach()
-  foreach(module IN LISTS ARGN)
-    file(CREATE_LINK ${PROJECT_SOURCE_DIR}/core/${module} ${root}/${module} SYMBOLIC)
-  endforeach()
+  file(WRITE ${root}/.sees "${ARGN}")
   set(${var} ${root} PARENT_SCOPE)
 endfunction()
 
