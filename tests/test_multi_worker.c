@@ -279,7 +279,10 @@ static void run_faults(tdm_strategy *s, job *j)
         CHECK(j->fault == TDM_ERR_INVALID_STATE);
         CHECK(strstr(j->fault_message, "rank 0 called") ||
               strstr(j->fault_message, "rank 1 called"));
-        CHECK(strstr(j->fault_message, "256 bytes") && strstr(j->fault_message, "bytes"));
+        /* Both sides' calls: the small tensor's 256 bytes and the big one's. */
+        char big[64];
+        snprintf(big, sizeof big, "%zu bytes", (size_t)BIG * sizeof(float));
+        CHECK(strstr(j->fault_message, "256 bytes") && strstr(j->fault_message, big));
         return;
     }
     CHECK(j->fault == TDM_ERR_TIMEOUT);

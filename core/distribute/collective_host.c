@@ -5,12 +5,12 @@
  * operations as the kernels (so the bits match every other plan), and writes every
  * destination the same way. Host accesses in place wait for the owner's ready
  * event first; blocking reads and writes are ordered by their queues. */
-#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "distribute/collective_impl.h"
+#include "distribute/float_fold.h"
 #include "device/copy_worker.h"
 #include "device/device_status.h"
 #include "device/error.h"
@@ -36,13 +36,6 @@ typedef struct host_job {
     tdm_worker *worker; /* NULL: runs on the calling thread */
 } host_job;
 
-static unsigned char *address_of(const tdm_buffer_view *v)
-{
-    tdm_device *dev = coll_dev(v);
-    void *base = dev->ops->host_address ? dev->ops->host_address(v->buffer) : NULL;
-    return base ? (unsigned char *)base + v->offset : NULL;
-}
-
 static tdm_status read_into(const tdm_buffer_view *v, size_t offset, float *dst, size_t bytes)
 {
     tdm_device *dev = coll_dev(v);
@@ -54,20 +47,6 @@ static tdm_status write_from(const tdm_buffer_view *v, size_t offset, const floa
 {
     tdm_device *dev = coll_dev(v);
     return tdm_device_result(dev, dev->ops->write(v->buffer, v->offset + offset, src, bytes));
-}
-
-/* acc[i] = acc[i] op x[i], as the accumulate, maximum and minimum kernels do. */
-static void fold(tdm_reduce_op op, float *restrict acc, const float *restrict x, size_t n)
-{
-    if (op == TDM_REDUCE_MAX)
-        for (size_t i = 0; i < n; i++)
-            acc[i] = isnan(acc[i]) || isnan(x[i]) ? NAN : (x[i] > acc[i] ? x[i] : acc[i]);
-    else if (op == TDM_REDUCE_MIN)
-        for (size_t i = 0; i < n; i++)
-            acc[i] = isnan(acc[i]) || isnan(x[i]) ? NAN : (x[i] < acc[i] ? x[i] : acc[i]);
-    else
-        for (size_t i = 0; i < n; i++)
-            acc[i] = acc[i] + x[i];
 }
 
 static tdm_status unit(host_plan *p, size_t u, float *acc_slot, float *in_slot)
@@ -88,7 +67,7 @@ static tdm_status unit(host_plan *p, size_t u, float *acc_slot, float *in_slot)
         if (!x && (s = read_into(&job->values[j], offset, in_slot, bytes)) == TDM_OK)
             x = in_slot;
         if (s == TDM_OK)
-            fold(job->op, acc, x, n);
+            tdm_fold_floats(tdm_fold_op_of(job->op), acc, x, n, 0);
     }
     if (s == TDM_OK && job->op == TDM_REDUCE_MEAN) {
         const float alpha = (float)(1.0 / (double)job->count); /* as coll_finalize */
@@ -144,11 +123,11 @@ static tdm_status prepare(const coll_job *job, host_plan *p)
 {
     tdm_status s = TDM_OK;
     for (size_t j = 0; j < job->count && s == TDM_OK; j++) {
-        p->value_at[j] = address_of(&job->values[j]);
+        p->value_at[j] = coll_host_address(&job->values[j]);
         s = host_ready(job, p->value_at[j], coll_dev(&job->values[j]));
     }
     for (size_t d = 0; d < job->dst_count && s == TDM_OK; d++) {
-        p->dst_at[d] = address_of(&job->dsts[d]);
+        p->dst_at[d] = coll_host_address(&job->dsts[d]);
         s = host_ready(job, p->dst_at[d], coll_dev(&job->dsts[d]));
     }
     p->acc_in_dst = p->dst_at[0] && job->dsts[0].buffer == job->values[0].buffer &&

@@ -64,6 +64,9 @@ static inline tdm_device *coll_dev(const tdm_buffer_view *v)
 /* Whether a kernel on a may read b's buffers (one OpenCL context, host memory). */
 int coll_shares(const tdm_device *a, const tdm_device *b);
 tdm_buffer_view coll_slice(const tdm_buffer_view *v, size_t offset, size_t size);
+/* Where the host reads and writes the view in place (CPU drivers, host-visible
+ * memory), or NULL: only between events (docs/ARCHITECTURE.md, "Ordering rules"). */
+unsigned char *coll_host_address(const tdm_buffer_view *v);
 
 /* Part i of `parts` nearly equal parts of a tensor of `bytes`, cut on 64-byte
  * boundaries (whole cache lines and vector loads); trailing parts may be empty. */

@@ -30,13 +30,6 @@ typedef struct chunk_copy {
     tdm_status status;
 } chunk_copy;
 
-static void *address_of(const tdm_buffer_view *v)
-{
-    tdm_device *dev = coll_dev(v);
-    void *base = dev->ops->host_address ? dev->ops->host_address(v->buffer) : NULL;
-    return base ? (unsigned char *)base + v->offset : NULL;
-}
-
 /* Before the host touches dev's memory in place: everything issued to it is done. */
 static tdm_status drain(tdm_device *dev)
 {
@@ -52,7 +45,7 @@ static void run_copy(tdm_job *job)
 {
     chunk_copy *c = (chunk_copy *)job;
     tdm_device *dev = coll_dev(c->view);
-    unsigned char *at = address_of(c->view);
+    unsigned char *at = coll_host_address(c->view);
     if (at && c->to_device)
         memcpy(at + c->offset, c->slot, c->bytes);
     else if (c->to_device)
@@ -186,12 +179,14 @@ static tdm_status pipeline(ranks_plan *p)
     return s != TDM_OK ? s : settled;
 }
 
-static tdm_status fold_locally(const coll_job *job, tdm_reduce_op op)
+/* This rank's values into its first. MEAN folds as SUM everywhere and divides once,
+ * by the job's count of values. */
+static tdm_status fold_locally(const coll_job *job)
 {
     if (job->count == 1)
         return TDM_OK;
     coll_job local = *job;
-    local.op = op;
+    local.op = job->op == TDM_REDUCE_MEAN ? TDM_REDUCE_SUM : job->op;
     local.dsts = job->values;
     local.dst_count = 1;
     local.ranks = NULL;
@@ -201,9 +196,9 @@ static tdm_status fold_locally(const coll_job *job, tdm_reduce_op op)
 /* Devices the host will touch in place must be done with what came before. */
 static tdm_status drain_in_place(const coll_job *job)
 {
-    tdm_status s = address_of(&job->values[0]) ? drain(coll_dev(&job->values[0])) : TDM_OK;
+    tdm_status s = coll_host_address(&job->values[0]) ? drain(coll_dev(&job->values[0])) : TDM_OK;
     for (size_t d = 0; d < job->dst_count && s == TDM_OK; d++)
-        if (address_of(&job->dsts[d]))
+        if (coll_host_address(&job->dsts[d]))
             s = drain(coll_dev(&job->dsts[d]));
     return s;
 }
@@ -215,22 +210,22 @@ static tdm_status drain_in_place(const coll_job *job)
 static size_t proposed_chunk(const coll_job *job)
 {
     size_t size = job->values[0].size;
-    if (address_of(&job->values[0]) && job->dst_count == 1)
+    if (coll_host_address(&job->values[0]) && job->dst_count == 1)
         return size;
     size_t chunk = size / 4;
     chunk = chunk < MIN_CHUNK ? MIN_CHUNK : chunk > MAX_CHUNK ? MAX_CHUNK : chunk;
     return (chunk + 63) / 64 * 64;
 }
 
-static tdm_status exchange(const coll_job *job, tdm_ranks_call *call, tdm_reduce_op local_op)
+static tdm_status exchange(const coll_job *job, tdm_ranks_call *call)
 {
     size_t size = job->values[0].size;
     ranks_plan p = {.job = job,
                     .call = call,
-                    .in_place = address_of(&job->values[0]),
+                    .in_place = (float *)coll_host_address(&job->values[0]),
                     .chunk = call->agreed.chunk};
     p.chunks = (size + p.chunk - 1) / p.chunk;
-    tdm_status s = fold_locally(job, local_op);
+    tdm_status s = fold_locally(job);
     if (s == TDM_OK)
         s = drain_in_place(job);
     p.reads = calloc(p.chunks * (1 + job->dst_count), sizeof *p.reads);
@@ -248,16 +243,13 @@ static tdm_status exchange(const coll_job *job, tdm_ranks_call *call, tdm_reduce
 
 tdm_status coll_ranks(const coll_job *job)
 {
-    static const tdm_rank_op rank_ops[] = {TDM_RANK_SUM, TDM_RANK_SUM, TDM_RANK_MAX, TDM_RANK_MIN};
-    /* MEAN folds as SUM everywhere and divides once, by the job's count of values. */
-    tdm_reduce_op local_op = job->op == TDM_REDUCE_MEAN ? TDM_REDUCE_SUM : job->op;
     tdm_ranks_call call;
     tdm_status s =
-        tdm_ranks_begin(job->ranks, TDM_RANK_ALL_REDUCE, rank_ops[job->op], job->values[0].size,
-                        job->count, proposed_chunk(job), job->func, &call);
+        tdm_ranks_begin(job->ranks, TDM_RANK_ALL_REDUCE, tdm_fold_op_of(job->op),
+                        job->values[0].size, job->count, proposed_chunk(job), job->func, &call);
     if (s != TDM_OK)
         return tdm_fail_context(s, "%s", job->func);
-    s = exchange(job, &call, local_op);
+    s = exchange(job, &call);
     tdm_ranks_end(&call);
     return s;
 }

@@ -59,3 +59,10 @@ tdm_status coll_copy_to_all(const tdm_buffer_view *src, const tdm_buffer_view *d
             s = tdm_buffer_copy(&dsts[i], src);
     return s;
 }
+
+unsigned char *coll_host_address(const tdm_buffer_view *v)
+{
+    tdm_device *dev = coll_dev(v);
+    void *base = dev->ops->host_address ? dev->ops->host_address(v->buffer) : NULL;
+    return base ? (unsigned char *)base + v->offset : NULL;
+}

@@ -85,16 +85,7 @@ static tdm_status check(const coll_job *job, const tdm_collective_options *opts,
 tdm_status tdm_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
                           const tdm_collective_options *opts)
 {
-    coll_job job = {.func = "tdm_all_reduce",
-                    .op = op,
-                    .values = values,
-                    .count = count,
-                    .dsts = values,
-                    .dst_count = count,
-                    .reduce_on = -1};
-    tdm_collective_options o;
-    tdm_status s = check(&job, opts, &o);
-    return s == TDM_OK ? reduce(&job, &o, NULL) : s;
+    return tdm_all_reduce_after(op, values, count, NULL, opts);
 }
 
 tdm_status tdm_all_reduce_after(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "distribute/float_fold.h" /* tdm_fold_op */
 #include "tandem/status.h"
 
 /* Bumped on any change to the structs below: a plugin of another version is refused. */
@@ -15,13 +16,11 @@
 
 typedef struct tdm_rank_link tdm_rank_link; /* the plugin's state */
 
-typedef enum tdm_rank_op { TDM_RANK_SUM, TDM_RANK_MAX, TDM_RANK_MIN } tdm_rank_op;
-
 /* What every rank announces before a collective's data moves. */
 typedef struct tdm_rank_call {
     uint64_t seq;          /* the collective's number on this link, from 0 */
     uint32_t kind;         /* TDM_RANK_ALL_REDUCE, TDM_RANK_BROADCAST */
-    uint32_t op;           /* tdm_rank_op */
+    uint32_t op;           /* tdm_fold_op */
     uint64_t bytes;        /* of the data every rank passes */
     uint64_t contributors; /* values this rank folded in (summed: MEAN's divisor) */
     uint64_t chunk;        /* the piece this rank would move at a time (the smallest wins:
@@ -43,7 +42,7 @@ typedef struct tdm_rank_transport {
     tdm_status (*announce)(tdm_rank_link *link, const tdm_rank_call *call, tdm_rank_call *agreed,
                            char *why, size_t why_size);
     /* floats[n] becomes op over every rank's, in place, the same bits everywhere. */
-    tdm_status (*all_reduce)(tdm_rank_link *link, float *floats, size_t n, tdm_rank_op op,
+    tdm_status (*all_reduce)(tdm_rank_link *link, float *floats, size_t n, tdm_fold_op op,
                              const tdm_rank_call *call, char *why, size_t why_size);
     /* bytes[size] becomes root's. */
     tdm_status (*broadcast)(tdm_rank_link *link, void *bytes, size_t size, size_t root,

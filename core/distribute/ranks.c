@@ -89,7 +89,7 @@ void tdm_ranks_close(tdm_ranks *r)
     free(r);
 }
 
-tdm_status tdm_ranks_begin(tdm_ranks *r, uint32_t kind, tdm_rank_op op, uint64_t bytes,
+tdm_status tdm_ranks_begin(tdm_ranks *r, uint32_t kind, tdm_fold_op op, uint64_t bytes,
                            uint64_t contributors, uint64_t chunk, const char *what,
                            tdm_ranks_call *out)
 {
@@ -116,7 +116,7 @@ tdm_status tdm_ranks_all_reduce(tdm_ranks_call *c, float *floats, size_t n)
 {
     char why[1024];
     tdm_ranks *r = c->ranks;
-    tdm_status s = r->transport->all_reduce(r->link, floats, n, (tdm_rank_op)c->call.op, &c->call,
+    tdm_status s = r->transport->all_reduce(r->link, floats, n, (tdm_fold_op)c->call.op, &c->call,
                                             why, sizeof why);
     return s == TDM_OK ? TDM_OK : tdm_fail(s, "%s", why);
 }
@@ -145,4 +145,28 @@ float *tdm_ranks_slots(tdm_ranks *r, size_t bytes)
     r->slots = grown;
     r->slot_bytes = bytes;
     return grown;
+}
+
+tdm_status tdm_ranks_reduce_floats(tdm_ranks *r, tdm_fold_op op, float *floats, size_t n,
+                                   const char *what)
+{
+    tdm_ranks_call call;
+    tdm_status s =
+        tdm_ranks_begin(r, TDM_RANK_ALL_REDUCE, op, n * sizeof *floats, 1, 0, what, &call);
+    if (s == TDM_OK) {
+        s = tdm_ranks_all_reduce(&call, floats, n);
+        tdm_ranks_end(&call);
+    }
+    return s;
+}
+
+tdm_status tdm_ranks_broadcast_bytes(tdm_ranks *r, void *bytes, size_t size, const char *what)
+{
+    tdm_ranks_call call;
+    tdm_status s = tdm_ranks_begin(r, TDM_RANK_BROADCAST, TDM_FOLD_SUM, size, 1, 0, what, &call);
+    if (s == TDM_OK) {
+        s = tdm_ranks_broadcast(&call, bytes, size, 0);
+        tdm_ranks_end(&call);
+    }
+    return s;
 }

@@ -34,12 +34,18 @@ typedef struct tdm_ranks_call {
     tdm_rank_call agreed; /* contributors summed over every rank, the smallest chunk */
 } tdm_ranks_call;
 
-tdm_status tdm_ranks_begin(tdm_ranks *r, uint32_t kind, tdm_rank_op op, uint64_t bytes,
+tdm_status tdm_ranks_begin(tdm_ranks *r, uint32_t kind, tdm_fold_op op, uint64_t bytes,
                            uint64_t contributors, uint64_t chunk, const char *what,
                            tdm_ranks_call *out);
 tdm_status tdm_ranks_all_reduce(tdm_ranks_call *c, float *floats, size_t n);
 tdm_status tdm_ranks_broadcast(tdm_ranks_call *c, void *bytes, size_t size, size_t root);
 void tdm_ranks_end(tdm_ranks_call *c);
+
+/* One whole collective on host memory (begin, the data, end): floats[n] becomes op
+ * over every rank's; bytes[size] becomes the chief's. `what` names it. */
+tdm_status tdm_ranks_reduce_floats(tdm_ranks *r, tdm_fold_op op, float *floats, size_t n,
+                                   const char *what);
+tdm_status tdm_ranks_broadcast_bytes(tdm_ranks *r, void *bytes, size_t size, const char *what);
 
 /* At least `bytes` of staging, kept from call to call; NULL without memory. Only
  * between tdm_ranks_begin and tdm_ranks_end. */

@@ -16,13 +16,7 @@ tdm_status tdm_strategy_count_replicas(tdm_strategy *s, const char *func)
     if (!counts)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     counts[r->rank] = (float)s->replica_count;
-    tdm_ranks_call call;
-    tdm_status st = tdm_ranks_begin(r, TDM_RANK_ALL_REDUCE, TDM_RANK_SUM, r->count * sizeof *counts,
-                                    1, 0, func, &call);
-    if (st == TDM_OK) {
-        st = tdm_ranks_all_reduce(&call, counts, r->count);
-        tdm_ranks_end(&call);
-    }
+    tdm_status st = tdm_ranks_reduce_floats(r, TDM_FOLD_SUM, counts, r->count, func);
     if (st == TDM_OK) {
         s->first_replica = s->global_replicas = 0;
         for (size_t i = 0; i < r->count; i++) {
@@ -57,15 +51,10 @@ tdm_status tdm_strategy_broadcast_from_chief(tdm_strategy *s, const tdm_buffer_v
     unsigned char *host = malloc(size);
     if (!host)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", what);
-    tdm_ranks_call call;
-    tdm_status st = tdm_ranks_begin(r, TDM_RANK_BROADCAST, TDM_RANK_SUM, size, 1, 0, what, &call);
-    if (st == TDM_OK) {
-        if (r->rank == 0)
-            st = read_view(&copies[0], host);
-        if (st == TDM_OK)
-            st = tdm_ranks_broadcast(&call, host, size, 0);
-        tdm_ranks_end(&call);
-    }
+    /* A chief that cannot read its copy fails here; the others then time out naming it. */
+    tdm_status st = r->rank == 0 ? read_view(&copies[0], host) : TDM_OK;
+    if (st == TDM_OK)
+        st = tdm_ranks_broadcast_bytes(r, host, size, what);
     /* The chief's copies already hold these values. */
     for (size_t i = 0; st == TDM_OK && r->rank != 0 && i < count; i++)
         st = write_view(&copies[i], host);
@@ -82,27 +71,14 @@ static tdm_status compare_with_chief(tdm_ranks *r, const float *mine, size_t n, 
     if (!chief)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", what);
     memcpy(chief, mine, n * sizeof *chief);
-    tdm_ranks_call call;
-    tdm_status st =
-        tdm_ranks_begin(r, TDM_RANK_BROADCAST, TDM_RANK_SUM, n * sizeof *chief, 1, 0, what, &call);
-    if (st == TDM_OK) {
-        st = tdm_ranks_broadcast(&call, chief, n * sizeof *chief, 0);
-        tdm_ranks_end(&call);
-    }
+    tdm_status st = tdm_ranks_broadcast_bytes(r, chief, n * sizeof *chief, what);
     size_t e = 0;
     while (st == TDM_OK && e < n && !memcmp(&chief[e], &mine[e], sizeof *chief))
         e++;
     free(chief);
     memset(where, 0, r->count * sizeof *where);
     where[r->rank] = e < n ? (float)(e + 1) : 0.0f; /* exact below 2^24 elements */
-    if (st == TDM_OK)
-        st = tdm_ranks_begin(r, TDM_RANK_ALL_REDUCE, TDM_RANK_MAX, r->count * sizeof *where, 1, 0,
-                             what, &call);
-    if (st == TDM_OK) {
-        st = tdm_ranks_all_reduce(&call, where, r->count);
-        tdm_ranks_end(&call);
-    }
-    return st;
+    return st == TDM_OK ? tdm_ranks_reduce_floats(r, TDM_FOLD_MAX, where, r->count, what) : st;
 }
 
 tdm_status tdm_variable_check_across_ranks(const tdm_variable *var, const char *func)
@@ -136,11 +112,6 @@ tdm_status tdm_strategy_broadcast_host(tdm_strategy *s, void *bytes, size_t size
     tdm_ranks *r = s->ranks;
     if (!r || r->count < 2 || size == 0)
         return TDM_OK;
-    tdm_ranks_call call;
-    tdm_status st = tdm_ranks_begin(r, TDM_RANK_BROADCAST, TDM_RANK_SUM, size, 1, 0, func, &call);
-    if (st == TDM_OK) {
-        st = tdm_ranks_broadcast(&call, bytes, size, 0);
-        tdm_ranks_end(&call);
-    }
+    tdm_status st = tdm_ranks_broadcast_bytes(r, bytes, size, func);
     return st == TDM_OK ? TDM_OK : tdm_fail_context(st, "%s", func);
 }

@@ -451,8 +451,7 @@ static int learn_job(tdm_context *ctx, ar_bench *b)
     b->total = tdm_strategy_num_replicas(st);
     b->workers = tdm_strategy_num_workers(st);
     int chief = tdm_strategy_is_chief(st);
-    for (size_t w = 0; w < tdm_strategy_worker_index(st); w++)
-        b->first += b->n; /* every process selects the same number of devices */
+    b->first = b->n * tdm_strategy_worker_index(st); /* n in every process: checked below */
     tdm_strategy_destroy(st);
     if (b->total != b->n * b->workers) {
         fprintf(stderr, "tandem bench allreduce: --multi-worker needs the same number of "

@@ -318,21 +318,6 @@ static tdm_status ring_step(tdm_rank_link *link, const float *out, int out_count
     return code == MPI_SUCCESS ? TDM_OK : mpi_fail(link, code, "a ring step", why, why_size);
 }
 
-/* acc = in op acc: the part accumulated by the ranks to the left, then this rank's,
- * with NaN winning MAX and MIN as in the local folds. */
-static void fold(tdm_rank_op op, float *restrict acc, const float *restrict in, size_t n)
-{
-    if (op == TDM_RANK_MAX)
-        for (size_t i = 0; i < n; i++)
-            acc[i] = isnan(in[i]) || isnan(acc[i]) ? NAN : (acc[i] > in[i] ? acc[i] : in[i]);
-    else if (op == TDM_RANK_MIN)
-        for (size_t i = 0; i < n; i++)
-            acc[i] = isnan(in[i]) || isnan(acc[i]) ? NAN : (acc[i] < in[i] ? acc[i] : in[i]);
-    else
-        for (size_t i = 0; i < n; i++)
-            acc[i] = in[i] + acc[i];
-}
-
 /* Part k of x (n floats in parts of `part`): the last ones may be short or empty. */
 static float *part_at(float *x, size_t n, size_t part, size_t k)
 {
@@ -350,7 +335,7 @@ static int part_len(size_t n, size_t part, size_t k)
  * reduce-scatter in which part p is summed around the ring from rank p + 1, then an
  * all-gather. Each part is reduced once, in a fixed order, so every rank gets the same
  * bits; with two ranks the one sum is the one a single process computes. */
-static tdm_status all_reduce(tdm_rank_link *link, float *x, size_t n, tdm_rank_op op,
+static tdm_status all_reduce(tdm_rank_link *link, float *x, size_t n, tdm_fold_op op,
                              const tdm_rank_call *call, char *why, size_t why_size)
 {
     if (link->broken != TDM_OK)
@@ -374,7 +359,9 @@ static tdm_status all_reduce(tdm_rank_link *link, float *x, size_t n, tdm_rank_o
         s = ring_step(link, part_at(x, n, part, out), part_len(n, part, out), link->scratch,
                       part_len(n, part, in), call, why, why_size);
         if (s == TDM_OK)
-            fold(op, part_at(x, n, part, in), link->scratch, (size_t)part_len(n, part, in));
+            /* the part accumulated by the ranks to the left, then this rank's */
+            tdm_fold_floats(op, part_at(x, n, part, in), link->scratch,
+                            (size_t)part_len(n, part, in), 1);
     }
     for (size_t step = 0; step + 1 < p && s == TDM_OK; step++) {
         size_t out = (me + 1 + p - step) % p, in = (me + p - step) % p;
