@@ -89,8 +89,9 @@ static void split_by_shares(const double *shares, size_t n, size_t count, size_t
             }
 }
 
-size_t tdm_batch_size_for_worker(size_t global_batch, size_t workers, size_t per_worker,
-                                 size_t worker, size_t j)
+/* Entry j of worker `worker`'s list in TensorFlow's batch_sizes_for_worker. */
+static size_t batch_size_for_worker(size_t global_batch, size_t workers, size_t per_worker,
+                                    size_t worker, size_t j)
 {
     size_t n = workers * per_worker, k = (j + n - per_worker * worker % n) % n;
     return global_batch / n + (k < global_batch % n);
@@ -105,7 +106,7 @@ static size_t split_over_workers(const tdm_strategy *s, size_t count, uint64_t s
     size_t first = (size_t)(step % workers) * r;
     for (size_t w = 0; w <= s->ranks->rank; w++)
         for (size_t i = 0; i < r; i++) {
-            size_t size = tdm_batch_size_for_worker(count, workers, r, w, first + i);
+            size_t size = batch_size_for_worker(count, workers, r, w, first + i);
             if (w < s->ranks->rank)
                 skip += size;
             else

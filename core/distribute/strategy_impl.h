@@ -83,10 +83,6 @@ tdm_thread_mode *tdm_mode(void);
  * `count` rows; returns the rows before this process's (other workers'). */
 size_t tdm_strategy_split_batch(tdm_strategy *s, size_t count, uint64_t step, size_t *rows);
 
-/* Entry j of worker `worker`'s list in TensorFlow's batch_sizes_for_worker. */
-size_t tdm_batch_size_for_worker(size_t global_batch, size_t workers, size_t per_worker,
-                                 size_t worker, size_t j);
-
 /* Index of dev among the strategy's devices, or -1. */
 int tdm_strategy_device_index(const tdm_strategy *s, const tdm_device *dev);
 

@@ -12,4 +12,7 @@
 tdm_status tdm_checkpoint_open_bytes(const char *label, unsigned char *data, size_t size,
                                      tdm_checkpoint **out);
 
+/* The bytes a checkpoint was read from, *size of them: what the chief sends. */
+const unsigned char *tdm_checkpoint_bytes(const tdm_checkpoint *c, size_t *size);
+
 #endif

@@ -250,6 +250,12 @@ tdm_status tdm_checkpoint_open(const char *path, tdm_checkpoint **out)
     return s == TDM_OK ? open_data(path, data, size, out) : s;
 }
 
+const unsigned char *tdm_checkpoint_bytes(const tdm_checkpoint *c, size_t *size)
+{
+    *size = c->size;
+    return c->data;
+}
+
 void tdm_checkpoint_close(tdm_checkpoint *c)
 {
     if (!c)

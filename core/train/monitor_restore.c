@@ -57,8 +57,10 @@ static tdm_status restore_state(tdm_monitor *m, const tdm_checkpoint *c, uint64_
     return s;
 }
 
-/* Restores path into the step; *damaged when it failed for being damaged. */
-static tdm_status restore_one(tdm_monitor *m, const char *path, uint64_t step, int *damaged)
+/* Restores path into the step; *damaged when it failed for being damaged. Restored,
+ * the checkpoint is handed to *kept (the caller closes it) where kept is not NULL. */
+static tdm_status restore_one(tdm_monitor *m, const char *path, uint64_t step, int *damaged,
+                              tdm_checkpoint **kept)
 {
     tdm_ckpt_state state = tdm_ckpt_file_state(path, step);
     tdm_checkpoint *c = NULL;
@@ -69,6 +71,10 @@ static tdm_status restore_one(tdm_monitor *m, const char *path, uint64_t step, i
                (state == TDM_CKPT_INCOMPLETE || s == TDM_ERR_CORRUPT_DATA);
     if (s == TDM_OK)
         s = restore_state(m, c, step);
+    if (s == TDM_OK && kept) {
+        *kept = c;
+        c = NULL;
+    }
     tdm_checkpoint_close(c);
     return s;
 }
@@ -94,18 +100,15 @@ static tdm_status set_aside(tdm_monitor *m, const char *path)
  * the same bytes, so the job goes on from one state without a shared directory. */
 #define CHIEF_FAILED UINT64_MAX
 
-static tdm_status send_restored(tdm_monitor *m, tdm_status chief, const char *path)
+static tdm_status send_restored(tdm_monitor *m, tdm_status chief, const tdm_checkpoint *c)
 {
-    unsigned char *data = NULL;
     size_t size = 0;
-    tdm_status s =
-        chief == TDM_OK && path ? tdm_ckpt_os_read_file(path, func, &data, &size) : chief;
-    uint64_t announced = s != TDM_OK ? CHIEF_FAILED : size;
+    const unsigned char *data = c ? tdm_checkpoint_bytes(c, &size) : NULL;
+    uint64_t announced = chief != TDM_OK ? CHIEF_FAILED : size;
     tdm_status sent = tdm_strategy_broadcast_host(m->opts.strategy, &announced, sizeof announced);
-    if (sent == TDM_OK && announced != CHIEF_FAILED)
-        sent = tdm_strategy_broadcast_host(m->opts.strategy, data, size);
-    free(data);
-    return s != TDM_OK ? s : sent;
+    if (sent == TDM_OK && announced != CHIEF_FAILED) /* the broadcast only reads the chief's */
+        sent = tdm_strategy_broadcast_host(m->opts.strategy, (void *)data, size);
+    return sent;
 }
 
 static tdm_status receive_restored(tdm_monitor *m, int *restored)
@@ -139,9 +142,9 @@ static int multi_worker(const tdm_monitor *m)
     return m->opts.strategy && tdm_strategy_num_workers(m->opts.strategy) > 1;
 }
 
-/* The newest usable checkpoint of the directory; *path: the file restored (freed by
- * the caller), NULL when none was. */
-static tdm_status restore_newest(tdm_monitor *m, int *restored, char **restored_path)
+/* The newest usable checkpoint of the directory; *kept (when not NULL): the one
+ * restored, for the caller to close, NULL when none was. */
+static tdm_status restore_newest(tdm_monitor *m, int *restored, tdm_checkpoint **kept)
 {
     tdm_ckpt_found *found = NULL;
     size_t count = 0;
@@ -149,12 +152,10 @@ static tdm_status restore_newest(tdm_monitor *m, int *restored, char **restored_
     for (size_t i = 0; s == TDM_OK && !*restored && i < count; i++) {
         char *path = tdm_ckpt_join(m->dir, found[i].name);
         int damaged = 0;
-        s = path ? restore_one(m, path, found[i].step, &damaged)
+        s = path ? restore_one(m, path, found[i].step, &damaged, kept)
                  : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
         if (s == TDM_OK) {
             *restored = 1;
-            *restored_path = path;
-            path = NULL;
         } else if (damaged) {
             s = set_aside(m, path);
         } else {
@@ -177,18 +178,18 @@ tdm_status tdm_monitor_restore(tdm_monitor *m, int *restored, uint64_t *global_s
     } else {
         if (!m->dir)
             return tdm_fail(TDM_ERR_INVALID_STATE, "%s: no checkpoint directory", func);
-        char *path = NULL;
-        s = restore_newest(m, restored, &path);
+        tdm_checkpoint *c = NULL;
+        s = restore_newest(m, restored, multi_worker(m) ? &c : NULL);
         if (multi_worker(m)) {
             char why[1024];
             snprintf(why, sizeof why, "%s", tdm_last_error());
-            tdm_status sent = send_restored(m, s, path);
+            tdm_status sent = send_restored(m, s, c);
             if (s != TDM_OK) /* the chief's own failure is the one to report */
                 s = tdm_fail(s, "%s", why);
             else
                 s = sent;
         }
-        free(path);
+        tdm_checkpoint_close(c);
     }
     if (s == TDM_OK && *restored && global_step)
         *global_step = m->global_step;

@@ -78,11 +78,6 @@ int cmd_train(int argc, char **argv)
     train_session ts;
     if (train_session_open(&o, &ts) != 0)
         return 1;
-    /* The chief speaks for a multi-worker job; the others report only failures. */
-    if (!tdm_strategy_is_chief(ts.strategy) && !freopen("/dev/null", "w", stdout)) {
-        train_session_close(&ts);
-        return 1;
-    }
     print_setup(&ts);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

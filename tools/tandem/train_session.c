@@ -43,16 +43,21 @@ static int make_strategy(train_session *ts)
     return s == TDM_OK ? 0 : fail("strategy");
 }
 
-/* In a multi-worker job the chief alone writes metrics, the plot and the model (and,
- * through the monitor, the checkpoints); the other workers train the same steps. */
+/* In a multi-worker job the chief alone speaks and writes metrics, the plot and the
+ * model (and, through the monitor, the checkpoints); the other workers train the same
+ * steps and report only failures, on stderr. */
 static int take_role(train_session *ts)
 {
-    if (tdm_strategy_num_workers(ts->strategy) < 2 || tdm_strategy_is_chief(ts->strategy))
+    if (tdm_strategy_is_chief(ts->strategy))
         return 0;
     ts->worker_opts = *ts->opts;
     ts->worker_opts.metrics = ts->worker_opts.plot = ts->worker_opts.save = NULL;
     ts->opts = &ts->worker_opts;
-    return 0;
+    if (freopen("/dev/null", "w", stdout))
+        return 0;
+    fprintf(stderr, "tandem train: worker %zu cannot silence its output\n",
+            tdm_strategy_worker_index(ts->strategy));
+    return -1;
 }
 
 static int make_model(train_session *ts)

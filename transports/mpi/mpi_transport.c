@@ -30,6 +30,8 @@ struct tdm_rank_link {
     char broken_why[512];
     tdm_rank_call *received; /* [ranks]: the peers' announcements */
     MPI_Request *requests;   /* [2 * ranks] */
+    int *arrived;            /* [ranks]: whose announcement came */
+    int *completed;          /* [2 * ranks]: MPI_Testsome's indices */
     float *scratch;          /* a part received from the left, kept between calls */
     size_t scratch_floats;
 };
@@ -163,7 +165,11 @@ static tdm_status open_link(double timeout_s, int check_order, tdm_rank_link **o
     }
     link->received = calloc((size_t)link->ranks, sizeof *link->received);
     link->requests = calloc(2 * (size_t)link->ranks, sizeof *link->requests);
-    if (!link->received || !link->requests) {
+    link->arrived = calloc((size_t)link->ranks, sizeof *link->arrived);
+    link->completed = calloc(2 * (size_t)link->ranks, sizeof *link->completed);
+    if (!link->received || !link->requests || !link->arrived || !link->completed) {
+        free(link->arrived);
+        free(link->completed);
         free(link->received);
         free(link->requests);
         free(link);
@@ -214,9 +220,8 @@ static tdm_status announce(tdm_rank_link *link, const tdm_rank_call *call, tdm_r
     if (link->broken != TDM_OK)
         return fail(NULL, link->broken, why, why_size, "%s", link->broken_why);
     int n = link->ranks, pending = 0, code = MPI_SUCCESS;
-    int *arrived = calloc(3 * (size_t)n, sizeof *arrived), *index = arrived + n;
-    if (!arrived)
-        return fail(NULL, TDM_ERR_OUT_OF_MEMORY, why, why_size, "out of host memory");
+    int *arrived = link->arrived, *index = link->completed;
+    memset(arrived, 0, (size_t)n * sizeof *arrived);
     for (int r = 0; r < n && code == MPI_SUCCESS; r++) {
         link->requests[2 * r] = link->requests[2 * r + 1] = MPI_REQUEST_NULL;
         if (r == link->rank)
@@ -243,7 +248,6 @@ static tdm_status announce(tdm_rank_link *link, const tdm_rank_call *call, tdm_r
             char missing[256], mine[256];
             list_missing(link, arrived, missing, sizeof missing);
             describe(call, mine, sizeof mine);
-            free(arrived);
             if (!missing[0]) /* every announcement came; ours was not taken */
                 return fail(link, TDM_ERR_TIMEOUT, why, why_size,
                             "rank %d: a rank did not take its announcement of %s within %g s",
@@ -256,7 +260,6 @@ static tdm_status announce(tdm_rank_link *link, const tdm_rank_call *call, tdm_r
         if (pending > 0)
             pause_after(spun);
     }
-    free(arrived);
     if (code != MPI_SUCCESS)
         return mpi_fail(link, code, "announcing a collective", why, why_size);
     return check_calls(link, call, agreed, why, why_size);
@@ -400,6 +403,8 @@ static void close_link(tdm_rank_link *link)
     }
     free(link->received);
     free(link->requests);
+    free(link->arrived);
+    free(link->completed);
     free(link->scratch);
     free(link);
 }
