@@ -200,6 +200,17 @@ static tdm_strategy *mirrored(int check)
     return s;
 }
 
+/* Workers on every device; the variables on the last device, then the first. */
+static tdm_strategy *parameter_server(void)
+{
+    tdm_strategy_options o = TDM_STRATEGY_OPTIONS_INIT;
+    o.check_mirrored = 1;
+    tdm_device *ps[2] = {devs[n - 1], devs[0]};
+    tdm_strategy *s = NULL;
+    CHECK_OK(tdm_strategy_create_parameter_server(ctx, devs, n, ps, 2, &o, &s));
+    return s;
+}
+
 /* The optimizer configurations every path is tried with. */
 static tdm_optimizer_options config(size_t i, const char **label)
 {
@@ -757,6 +768,60 @@ static void test_unwrapped(tdm_strategy *s, tdm_strategy *one)
     tdm_variable_destroy(w);
 }
 
+/* Parameter servers: variables round-robin over the parameter devices, slots at the
+ * home alone, and no per-replica update (the home is updated once). */
+static void test_parameter_server_placement(tdm_strategy *s)
+{
+    float init[E];
+    make_init(init, E);
+    tdm_optimizer_options o = TDM_OPTIMIZER_OPTIONS_INIT;
+    o.kind = TDM_OPT_ADAM;
+    tdm_optimizer *opt = NULL;
+    CHECK_OK(tdm_optimizer_create(s, &o, &opt));
+    tdm_variable *vars[3] = {make_var(s, "ps_a", E, init, TDM_SYNC_AUTO),
+                             make_var(s, "ps_b", E, init, TDM_SYNC_AUTO),
+                             make_var(s, "ps_c", E, init, TDM_SYNC_AUTO)};
+    tdm_variable *local = make_var(s, "ps_read", E, NULL, TDM_SYNC_ON_READ);
+    if (!opt || !vars[0] || !vars[1] || !vars[2] || !local)
+        return;
+    CHECK(tdm_strategy_kind_of(s) == TDM_STRATEGY_PARAMETER_SERVER);
+    CHECK(tdm_strategy_num_parameter_devices(s) == 2);
+    CHECK(tdm_strategy_parameter_device(s, 1) == devs[0]);
+    CHECK(tdm_strategy_parameter_device(s, 2) == NULL);
+    for (size_t i = 0; i < 3; i++) {
+        tdm_device *home = tdm_strategy_parameter_device(s, i % 2);
+        CHECK(tdm_variable_home(vars[i]) == home);
+        CHECK(tdm_variable_copy_count(vars[i]) == n + 1);
+        CHECK(tdm_tensor_device(tdm_variable_copy(vars[i], n)) == home);
+        for (size_t c = 0; c < n; c++)
+            CHECK(tdm_tensor_device(tdm_variable_copy(vars[i], c)) == devs[c]);
+    }
+    CHECK(tdm_variable_home(local) == NULL);
+    CHECK(tdm_variable_copy_count(local) == n);
+    CHECK_OK(tdm_optimizer_create_slots(opt, vars, 3));
+    tdm_variable *slot = NULL;
+    CHECK_OK(tdm_optimizer_get_slot(opt, vars[1], "m", &slot));
+    CHECK(slot && tdm_variable_copy_count(slot) == 1);
+    CHECK(slot && tdm_tensor_device(tdm_variable_copy(slot, 0)) == devs[0]);
+    CHECK(slot && tdm_variable_home(slot) == devs[0]);
+    float g[E];
+    make_grad(g, E, 1, 5);
+    job j;
+    job_init(&j, opt, vars[0], g, 1, 0);
+    RUN_JOB(s, &j, TDM_ERR_INVALID_STATE, "parameter device");
+    CHECK(tdm_optimizer_iterations(opt) == 0);
+    tdm_optimizer_destroy(opt);
+    for (size_t i = 0; i < 3; i++)
+        tdm_variable_destroy(vars[i]);
+    tdm_variable_destroy(local);
+    tdm_strategy *bad = NULL;
+    CHECK_FAILS(tdm_strategy_create_parameter_server(ctx, devs, n, NULL, 0, NULL, &bad),
+                TDM_ERR_INVALID_ARGUMENT, "parameter device");
+    tdm_device *twice[2] = {devs[0], devs[0]};
+    CHECK_FAILS(tdm_strategy_create_parameter_server(ctx, devs, n, twice, 2, NULL, &bad),
+                TDM_ERR_INVALID_ARGUMENT, "used twice");
+}
+
 /* The tower optimizer: the update uses the sum of the towers' gradients, once. */
 static void test_tower(tdm_strategy *s)
 {
@@ -924,6 +989,14 @@ int main(int argc, char **argv)
     test_unwrapped(s, one);
     test_tower(s);
     test_default_strategy();
+    /* The cross-replica and tower paths again, with each update at a home. */
+    tdm_strategy *ps = parameter_server();
+    if (ps) {
+        test_parameter_server_placement(ps);
+        test_kinds_cross_replica(ps);
+        test_tower(ps);
+    }
+    tdm_strategy_destroy(ps);
     tdm_strategy_destroy(one);
     tdm_strategy_destroy(s);
     CHECK(tdm_context_validation_messages(ctx) == 0);

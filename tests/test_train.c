@@ -47,14 +47,21 @@ static tdm_dataset *digits(size_t batch, int64_t epochs)
 typedef struct trainer_config {
     size_t bucket_bytes; /* 0: the default buckets */
     int balance;
+    tdm_device *const *ps; /* ps_count > 0: a parameter-server strategy with these */
+    size_t ps_count;
 } trainer_config;
 
 static void trainer_open_config(trainer *t, tdm_device *const *d, size_t n, tdm_optimizer_kind kind,
                                 size_t outputs, trainer_config config)
 {
     memset(t, 0, sizeof *t);
-    CHECK_OK(n == 1 ? tdm_strategy_create_one_device(d[0], NULL, &t->strategy)
-                    : tdm_strategy_create_mirrored(ctx, d, n, NULL, &t->strategy));
+    tdm_strategy_options so = TDM_STRATEGY_OPTIONS_INIT;
+    so.check_mirrored = config.ps_count > 0;
+    CHECK_OK(config.ps_count ? tdm_strategy_create_parameter_server(ctx, d, n, config.ps,
+                                                                    config.ps_count, &so,
+                                                                    &t->strategy)
+             : n == 1        ? tdm_strategy_create_one_device(d[0], NULL, &t->strategy)
+                             : tdm_strategy_create_mirrored(ctx, d, n, NULL, &t->strategy));
     tdm_dense_layer layers[] = {{32, TDM_ACT_RELU, 0.25f}, {outputs, TDM_ACT_LINEAR, 0.0f}};
     tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
     mo.input_features = 64;
@@ -154,6 +161,47 @@ static size_t read_weights(const trainer *t, float *out, size_t capacity)
     return used;
 }
 
+/* A parameter-server strategy trains like mirrored training of the same steps: the
+ * same losses, and the same weights, bit for bit where the parameter devices compute
+ * like the workers (an update at a home on another backend rounds its own way). */
+static void check_parameter_server(int mixed)
+{
+    tdm_dataset *ds = digits(64, 3);
+    tdm_device *ps[2] = {devs[n_devs - 1], devs[0]};
+    trainer mirrored, served;
+    trainer_open(&mirrored, devs, n_devs, TDM_OPT_ADAM, 10);
+    trainer_open_config(&served, devs, n_devs, TDM_OPT_ADAM, 10,
+                        (trainer_config){.ps = ps, .ps_count = 2});
+    double a[STEPS], b[STEPS];
+    CHECK(train_steps(&mirrored, ds, STEPS, a) == STEPS);
+    CHECK(train_steps(&served, ds, STEPS, b) == STEPS);
+    float wa[4096], wb[4096];
+    size_t na = read_weights(&mirrored, wa, 4096), nb = read_weights(&served, wb, 4096);
+    CHECK(na == nb && na > 0);
+    double worst_loss = 0.0, worst_weight = 0.0;
+    for (size_t i = 0; i < STEPS; i++)
+        worst_loss = fmax(worst_loss, fabs(a[i] - b[i]) / fabs(a[i]));
+    for (size_t i = 0; i < na && i < nb; i++)
+        worst_weight = fmax(worst_weight, fabs((double)wa[i] - wb[i]) / fmax(fabs(wa[i]), 1e-3));
+    if (mixed) {
+        CHECK(worst_loss <= 1e-4);
+        CHECK(worst_weight <= 1e-3);
+    } else {
+        CHECK(worst_loss == 0.0);
+        CHECK(na == nb && !memcmp(wa, wb, na * sizeof *wa));
+    }
+    CHECK(b[STEPS - 1] < 0.5 * b[0]);
+    CHECK(tdm_train_op_global_step(served.op) == STEPS);
+    tdm_variable *first = tdm_train_op_variable(served.op, 0);
+    CHECK(tdm_variable_home(first) == ps[0] || tdm_variable_home(first) == ps[1]);
+    CHECK_OK(tdm_strategy_check_mirrored(served.strategy));
+    fprintf(stderr, "parameter server: worst loss difference %g, weight difference %g\n",
+            worst_loss, worst_weight);
+    trainer_close(&mirrored);
+    trainer_close(&served);
+    tdm_dataset_destroy(ds);
+}
+
 /* Gradient buckets change when the all-reduces run, never what they compute: one
  * bucket per variable (each started by the model's backward as soon as its layer is
  * done) trains bitwise like one bucket for everything, and like one replica. */
@@ -162,9 +210,9 @@ static void check_buckets(void)
     tdm_dataset *ds = digits(64, 3);
     trainer whole, split, one;
     double a[STEPS], b[STEPS], c[STEPS];
-    trainer_open_config(&whole, devs, n_devs, TDM_OPT_ADAM, 10, (trainer_config){SIZE_MAX, 0});
-    trainer_open_config(&split, devs, n_devs, TDM_OPT_ADAM, 10, (trainer_config){4, 0});
-    trainer_open_config(&one, devs, 1, TDM_OPT_ADAM, 10, (trainer_config){4, 0});
+    trainer_open_config(&whole, devs, n_devs, TDM_OPT_ADAM, 10, (trainer_config){.bucket_bytes = SIZE_MAX});
+    trainer_open_config(&split, devs, n_devs, TDM_OPT_ADAM, 10, (trainer_config){.bucket_bytes = 4});
+    trainer_open_config(&one, devs, 1, TDM_OPT_ADAM, 10, (trainer_config){.bucket_bytes = 4});
     CHECK(train_steps(&whole, ds, STEPS, a) == STEPS);
     CHECK(train_steps(&split, ds, STEPS, b) == STEPS);
     CHECK(train_steps(&one, ds, STEPS, c) == STEPS);
@@ -191,7 +239,7 @@ static void check_balance(void)
     tdm_dataset *ds = digits(64, 3);
     trainer balanced, one;
     double a[STEPS], b[STEPS];
-    trainer_open_config(&balanced, devs, n_devs, TDM_OPT_SGD, 10, (trainer_config){0, 1});
+    trainer_open_config(&balanced, devs, n_devs, TDM_OPT_SGD, 10, (trainer_config){.balance = 1});
     trainer_open(&one, devs, 1, TDM_OPT_SGD, 10);
     CHECK(train_steps(&balanced, ds, STEPS, a) == STEPS);
     CHECK(train_steps(&one, ds, STEPS, b) == STEPS);
@@ -584,6 +632,7 @@ int main(int argc, char **argv)
     if (n_devs >= 2) {
         check_equivalence();
         check_buckets();
+        check_parameter_server(!strcmp(argv[1], "mixed"));
         check_balance();
         check_numerics();
         check_custom_loss_and_clipping();

@@ -185,6 +185,39 @@ tdm_status tdm_strategy_create_multi_worker(tdm_context *ctx, tdm_device *const 
     return TDM_OK;
 }
 
+tdm_status tdm_strategy_create_parameter_server(tdm_context *ctx, tdm_device *const *workers,
+                                                size_t worker_count, tdm_device *const *ps,
+                                                size_t ps_count, const tdm_strategy_options *opts,
+                                                tdm_strategy **out)
+{
+    static const char func[] = "tdm_strategy_create_parameter_server";
+    TDM_CHECK_ARG(out, func);
+    *out = NULL;
+    TDM_CHECK_ARG(ctx, func);
+    if (!workers || !worker_count || !ps || !ps_count)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: pass at least one worker device and one parameter device "
+                        "(%zu workers, %zu parameter devices)",
+                        func, workers ? worker_count : 0, ps ? ps_count : 0);
+    tdm_status st = check_devices(ctx, workers, worker_count, func);
+    if (st == TDM_OK)
+        st = check_devices(ctx, ps, ps_count, func);
+    tdm_strategy *s = NULL;
+    if (st == TDM_OK)
+        st = create(ctx, TDM_STRATEGY_PARAMETER_SERVER, workers, worker_count, opts, func, &s);
+    if (st != TDM_OK)
+        return st;
+    s->ps_devices = malloc(ps_count * sizeof *s->ps_devices);
+    if (!s->ps_devices) {
+        tdm_strategy_destroy(s);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    }
+    memcpy(s->ps_devices, ps, ps_count * sizeof *ps);
+    s->ps_count = ps_count;
+    *out = s;
+    return TDM_OK;
+}
+
 static void free_strategy(tdm_strategy *s)
 {
     tdm_strategy_stop_workers(s);
@@ -192,6 +225,7 @@ static void free_strategy(tdm_strategy *s)
     free(s->shares);
     tdm_ranks_close(s->ranks);
     pthread_mutex_destroy(&s->lock);
+    free(s->ps_devices);
     free(s->devices);
     free(s);
 }
@@ -265,6 +299,16 @@ size_t tdm_strategy_worker_index(const tdm_strategy *s)
 int tdm_strategy_is_chief(const tdm_strategy *s)
 {
     return tdm_strategy_worker_index(s) == 0;
+}
+
+size_t tdm_strategy_num_parameter_devices(const tdm_strategy *s)
+{
+    return s ? s->ps_count : 0;
+}
+
+tdm_device *tdm_strategy_parameter_device(const tdm_strategy *s, size_t i)
+{
+    return s && i < s->ps_count ? s->ps_devices[i] : NULL;
 }
 
 tdm_device *tdm_strategy_device(const tdm_strategy *s, size_t replica)

@@ -36,6 +36,9 @@ struct tdm_strategy {
     size_t first_replica;      /* global id of this process's replica 0 */
     size_t global_replicas;    /* over every process (replica_count for one process) */
     int uneven_workers;        /* multi-worker: the processes' replica counts differ */
+    tdm_device **ps_devices;   /* parameter-server: [ps_count] devices that hold variables */
+    size_t ps_count;
+    size_t next_home;          /* the parameter device of the next variable, under lock */
     atomic_int loss_reduction; /* tdm_loss_reduction + 1 of the last loss; 0: none */
     atomic_int running;        /* a run is in progress */
     atomic_int entered;        /* scope enters not yet exited, over all threads */
@@ -60,6 +63,7 @@ struct tdm_variable {
     int trainable;
     size_t copy_count;
     tdm_tensor **copies; /* copies[i] on the i-th device of the variable */
+    int home;            /* parameter-server: the copy that holds the value; else -1 */
     struct tdm_variable *prev, *next;
 };
 

@@ -25,7 +25,18 @@ int tdm_variable_mirrored(const tdm_variable *var)
 
 int tdm_variable_distributed(const tdm_variable *var)
 {
-    return var->strategy->kind == TDM_STRATEGY_MIRRORED;
+    tdm_strategy_kind k = var->strategy->kind;
+    return k != TDM_STRATEGY_DEFAULT && k != TDM_STRATEGY_ONE_DEVICE;
+}
+
+size_t tdm_variable_primary(const tdm_variable *var)
+{
+    return var->home >= 0 ? (size_t)var->home : 0;
+}
+
+int tdm_variable_has_home(const tdm_variable *var)
+{
+    return var->home >= 0;
 }
 
 const char *tdm_assign_op_name(tdm_assign_op op)
@@ -71,18 +82,38 @@ static tdm_status check_mode(const tdm_strategy *s, const char *name)
     return tdm_require_cross_replica(s, create_func);
 }
 
-/* The devices the copies go on: those of the colocate_vars_with target when this
- * thread set one for s, else the strategy's, in replica order. *devs is malloc'ed. */
-static tdm_status placement(const tdm_strategy *s, tdm_device ***devs, size_t *count)
+/* Where the copies go, and which is the home (-1: none):
+ *  - colocated with a variable of s (tdm_strategy_colocate_vars_with): on its home's
+ *    device alone when it has one (optimizer slots live at the home), else on its
+ *    devices;
+ *  - a mirrored variable of a parameter-server strategy: a cache on every worker
+ *    device, then its home on the next parameter device, round-robin;
+ *  - else on the strategy's devices, in replica order.
+ * *devs is malloc'ed. */
+static tdm_status placement(tdm_strategy *s, const tdm_variable_options *o, tdm_device ***devs,
+                            size_t *count, int *home)
 {
     const tdm_variable *target = tdm_mode()->colocate;
     int colocated = target && target->strategy == s;
-    *count = colocated ? target->copy_count : s->replica_count;
+    int at_home = colocated && target->home >= 0;
+    int placed = !colocated && s->ps_count && o->synchronization != TDM_SYNC_ON_READ;
+    *count = at_home     ? 1
+             : colocated ? target->copy_count
+                         : s->replica_count + (placed ? 1 : 0);
+    *home = at_home ? 0 : placed ? (int)s->replica_count : -1;
     *devs = malloc(*count * sizeof **devs);
     if (!*devs)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", create_func);
     for (size_t i = 0; i < *count; i++)
-        (*devs)[i] = colocated ? target->copies[i]->device : s->devices[i];
+        (*devs)[i] = at_home     ? target->copies[target->home]->device
+                     : colocated ? target->copies[i]->device
+                     : i < s->replica_count ? s->devices[i]
+                                            : NULL;
+    if (placed) {
+        pthread_mutex_lock(&s->lock);
+        (*devs)[s->replica_count] = s->ps_devices[s->next_home++ % s->ps_count];
+        pthread_mutex_unlock(&s->lock);
+    }
     return TDM_OK;
 }
 
@@ -173,7 +204,8 @@ tdm_status tdm_variable_create(tdm_strategy *s, const tdm_variable_options *opts
         return st;
     tdm_device **devs;
     size_t count;
-    st = placement(s, &devs, &count);
+    int home;
+    st = placement(s, &o, &devs, &count, &home);
     if (st != TDM_OK)
         return st;
     if (o.synchronization == TDM_SYNC_NONE && (count > 1 || s->replica_count > 1))
@@ -186,6 +218,8 @@ tdm_status tdm_variable_create(tdm_strategy *s, const tdm_variable_options *opts
         st = tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", create_func);
     if (st == TDM_OK)
         st = fill_variable(var, s, &o, count);
+    if (var)
+        var->home = home;
     if (st == TDM_OK)
         st = make_copies(var, devs, o.initial_value);
     if (st == TDM_OK)
@@ -277,6 +311,11 @@ size_t tdm_variable_copy_count(const tdm_variable *var)
 tdm_tensor *tdm_variable_copy(const tdm_variable *var, size_t i)
 {
     return var && i < var->copy_count ? var->copies[i] : NULL;
+}
+
+tdm_device *tdm_variable_home(const tdm_variable *var)
+{
+    return var && var->home >= 0 ? var->copies[var->home]->device : NULL;
 }
 
 tdm_tensor *tdm_variable_local(const tdm_variable *var, const tdm_replica_context *rc)

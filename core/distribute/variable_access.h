@@ -14,6 +14,11 @@ size_t tdm_variable_count(const tdm_variable *var);
 /* Index of the variable's copy on dev, or -1. */
 int tdm_variable_copy_index(const tdm_variable *var, const tdm_device *dev);
 
+/* The copy that holds the value: a parameter-server variable's home, else copy 0.
+ * Whether the variable has a home (lives on a parameter device). */
+size_t tdm_variable_primary(const tdm_variable *var);
+int tdm_variable_has_home(const tdm_variable *var);
+
 /* Whether every write must reach every copy (ON_WRITE). SYNC_NONE exists only with
  * one copy and behaves like a plain variable. */
 int tdm_variable_mirrored(const tdm_variable *var);

@@ -73,7 +73,7 @@ static tdm_status fold_copies(const tdm_variable *var, float *dst)
 static tdm_status read_cross_replica(const tdm_variable *var, float *dst)
 {
     if (var->sync != TDM_SYNC_ON_READ || var->aggregation == TDM_AGG_ONLY_FIRST_REPLICA)
-        return read_copy(var, 0, dst);
+        return read_copy(var, tdm_variable_primary(var), dst);
     if (var->aggregation == TDM_AGG_NONE) {
         if (!tdm_variable_distributed(var))
             return read_copy(var, 0, dst);

@@ -338,7 +338,8 @@ static tdm_status make_slot(tdm_optimizer *opt, tdm_variable *var, const char *s
     vo.synchronization = tdm_variable_synchronization(var);
     vo.trainable = 0;
     /* A slot lives where its variable lives (TensorFlow colocates them): the same
-     * devices in the same order, so copy c of a slot sits beside copy c of var. */
+     * devices in the same order, so copy c of a slot sits beside copy c of var; a
+     * parameter-server variable's slots live at its home alone. */
     tdm_variable *saved = tdm_colocate_swap(var);
     tdm_status st = tdm_variable_create(opt->strategy, &vo, out);
     tdm_colocate_swap(saved);

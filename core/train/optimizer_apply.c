@@ -32,6 +32,8 @@ int tdm_optimizer_same_arithmetic(const tdm_device *a, const tdm_device *b)
 
 int tdm_optimizer_computes_copy(const tdm_variable *var, size_t copy)
 {
+    if (tdm_variable_has_home(var))
+        return copy == tdm_variable_primary(var);
     return tdm_optimizer_same_arithmetic(tdm_tensor_device(tdm_variable_copy(var, copy)),
                                          tdm_tensor_device(tdm_variable_copy(var, 0)));
 }
@@ -112,7 +114,9 @@ static tdm_status update_in_place(const tdm_optimizer *opt, const tdm_opt_step *
     views[0] = tdm_tensor_view(w);
     views[1] = *g;
     for (size_t k = 0; k < opt->slot_count; k++) {
-        const tdm_tensor *slot = tdm_variable_copy(slots[k], copy);
+        /* At a home the slots have their one copy. */
+        const tdm_tensor *slot = tdm_variable_copy(
+            slots[k], tdm_variable_has_home(var) ? tdm_variable_primary(slots[k]) : copy);
         if (slot->device != w->device)
             return tdm_fail(TDM_ERR_INVALID_STATE,
                             "copy %zu of slot '%s' is on %s, its variable's on %s", copy,
@@ -135,10 +139,31 @@ static tdm_status copy_state(const tdm_optimizer *opt, tdm_variable *var,
     return s;
 }
 
+/* A parameter-server variable: the update at its home, then every cache takes it. */
+static tdm_status update_home(const tdm_optimizer *opt, const tdm_opt_step *step,
+                              tdm_variable *var, tdm_variable *const *slots,
+                              const tdm_buffer_view *grads, const char *func)
+{
+    size_t home = tdm_variable_primary(var);
+    tdm_status s = update_in_place(opt, step, var, slots, home, &grads[home]);
+    if (s != TDM_OK)
+        return tdm_fail_context(s, "%s: %s update of variable '%s' at its home", func,
+                                tdm_optimizer_name(opt), tdm_variable_name(var));
+    for (size_t c = 0; c < tdm_variable_copy_count(var) && s == TDM_OK; c++)
+        if (c != home && tdm_variable_count(var))
+            s = tdm_tensor_copy(tdm_variable_copy(var, c), tdm_variable_copy(var, home));
+    if (s != TDM_OK)
+        return tdm_fail_context(s, "%s: variable '%s': refreshing the workers' copies", func,
+                                tdm_variable_name(var));
+    return tdm_variable_check_if_asked(var, func);
+}
+
 tdm_status tdm_optimizer_update_var(const tdm_optimizer *opt, const tdm_opt_step *step,
                                     tdm_variable *var, tdm_variable *const *slots,
                                     const tdm_buffer_view *grads, const char *func)
 {
+    if (tdm_variable_has_home(var))
+        return update_home(opt, step, var, slots, grads, func);
     tdm_status s = TDM_OK;
     for (size_t c = 0; c < tdm_variable_copy_count(var) && s == TDM_OK; c++)
         if (tdm_optimizer_computes_copy(var, c)) {
@@ -351,7 +376,13 @@ tdm_status tdm_optimizer_apply_local(tdm_optimizer *opt, tdm_replica_context *rc
     tdm_opt_step step = tdm_optimizer_step_params(opt, tdm_optimizer_iterations(opt));
     for (size_t i = 0; i < count && s == TDM_OK; i++) {
         int c = tdm_variable_copy_index(vars[i], dev);
-        if (c < 0)
+        if (tdm_variable_has_home(vars[i]))
+            s = tdm_fail(TDM_ERR_INVALID_STATE,
+                         "%s: variable '%s' lives on parameter device %s, where it is updated "
+                         "once for every replica; update it with tdm_optimizer_apply, a tower "
+                         "optimizer or the train op",
+                         func, tdm_variable_name(vars[i]), tdm_variable_home(vars[i])->desc.id);
+        else if (c < 0)
             s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                          "%s: variable '%s' has no copy on replica %zu's device %s", func,
                          tdm_variable_name(vars[i]), tdm_replica_local_id(rc), dev->desc.id);

@@ -138,7 +138,10 @@ static tdm_status build(tdm_train_op *op)
         s = tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
     for (size_t i = 0; i < replicas && s == TDM_OK; i++)
         s = make_replica(op, i);
-    op->resync = needs_resync(op);
+    if (s == TDM_OK && tdm_strategy_num_parameter_devices(op->strategy))
+        s = tdm_train_homes_make(op); /* the update runs once, at the homes */
+    else
+        op->resync = needs_resync(op);
     return s;
 }
 
@@ -173,6 +176,7 @@ void tdm_train_op_destroy(tdm_train_op *op)
     for (size_t i = 0; op->replicas && i < tdm_strategy_num_local_replicas(op->strategy); i++)
         free_replica(op, &op->replicas[i]);
     free(op->replicas);
+    tdm_train_homes_free(op);
     free(op->summaries);
     free(op->vars);
     free(op->offsets);

@@ -43,6 +43,8 @@ struct tdm_train_op {
     size_t scratch_count;
     int resync; /* transforms on devices that round differently:
                    replica 0's update is copied to the others */
+    tdm_tensor **home_grads; /* parameter-server: [var_count], each on its variable's
+                                home; NULL for other strategies */
     tdm_train_replica *replicas;
     uint64_t global_step;
     const tdm_distributed_batch *batch; /* during a step */
@@ -62,6 +64,13 @@ void tdm_train_buckets_free(tdm_train_op *op, tdm_train_replica *r);
 void tdm_train_buckets_begin(tdm_train_replica *r, tdm_replica_context *rc);
 /* After it: the rest is ready; starts what is left and waits for every bucket. */
 tdm_status tdm_train_buckets_finish(tdm_train_replica *r);
+
+/* train_op_homes.c, parameter-server strategies: a gradient buffer at each
+ * variable's home; after the replicas' all-reduce, the update of every variable at
+ * its home from replica 0's sum, and the caches refreshed. */
+tdm_status tdm_train_homes_make(tdm_train_op *op);
+void tdm_train_homes_free(tdm_train_op *op);
+tdm_status tdm_train_update_homes(tdm_train_op *op);
 
 /* train_op_timing.c: whether this step is one that balance measures, and after
  * it, the strategy's new batch shares. */
@@ -84,8 +93,9 @@ typedef tdm_status (*tdm_train_var_fn)(void *ctx, tdm_variable *var);
 tdm_status tdm_train_each_variable(const tdm_train_op *op, tdm_train_var_fn fn, void *ctx);
 
 /* Cross-replica, after a step with a clipping norm or a transform computed on
- * devices that round differently: copies replica 0's variables and slots to the
- * other replicas, so the copies stay bitwise identical. */
+ * devices that round differently, or after a failed update: copies the copy that
+ * holds each value (replica 0's, or a home) of the variables and slots to the
+ * others, so the copies stay bitwise identical. */
 tdm_status tdm_train_resync(tdm_train_op *op);
 
 #endif

@@ -42,7 +42,7 @@ static tdm_status apply(tdm_train_op *op, tdm_replica_context *rc, tdm_train_rep
         s = tdm_train_transform(op, rc, r);
     if (s == TDM_OK && op->opts.gradient_summaries && tdm_replica_local_id(rc) == 0)
         s = tdm_train_summarize(op, r);
-    if (s == TDM_OK)
+    if (s == TDM_OK && !op->home_grads) /* parameter servers: once, after the run */
         s = tdm_optimizer_apply_local(op->opts.optimizer, rc, op->vars, r->views, op->var_count);
     if (s == TDM_OK && op->opts.update_ops)
         s = op->opts.update_ops(rc, op->opts.update_ops_user);
@@ -101,6 +101,8 @@ tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batch *batch
     op->batch = batch;
     s = tdm_strategy_run(op->strategy, replica_step, op, args, 2, NULL);
     op->batch = NULL;
+    if (s == TDM_OK && op->home_grads)
+        s = tdm_train_update_homes(op);
     if (s == TDM_OK && op->resync)
         s = tdm_train_resync(op);
     else if (s != TDM_OK && s != TDM_ERR_DEVICE_LOST)

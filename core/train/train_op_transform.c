@@ -7,6 +7,7 @@
 #include "device/error.h"
 #include "device/kernel_ops.h"
 #include "tandem/ops.h"
+#include "distribute/variable_access.h"
 #include "train/train_op_impl.h"
 
 /* TensorFlow's clip_by_global_norm: g * clip / max(norm, clip). */
@@ -71,16 +72,19 @@ tdm_status tdm_train_summarize(tdm_train_op *op, tdm_train_replica *r)
     return s;
 }
 
-static tdm_status copy_from_first(void *ctx, tdm_variable *var)
+/* Every copy takes the one that holds the value (copy 0, or a home). */
+static tdm_status copy_from_primary(void *ctx, tdm_variable *var)
 {
     (void)ctx;
     tdm_status s = TDM_OK;
-    for (size_t c = 1; c < tdm_variable_copy_count(var) && s == TDM_OK; c++)
-        s = tdm_tensor_copy(tdm_variable_copy(var, c), tdm_variable_copy(var, 0));
+    size_t from = tdm_variable_primary(var);
+    for (size_t c = 0; c < tdm_variable_copy_count(var) && s == TDM_OK; c++)
+        if (c != from)
+            s = tdm_tensor_copy(tdm_variable_copy(var, c), tdm_variable_copy(var, from));
     return s;
 }
 
 tdm_status tdm_train_resync(tdm_train_op *op)
 {
-    return tdm_train_each_variable(op, copy_from_first, NULL);
+    return tdm_train_each_variable(op, copy_from_primary, NULL);
 }

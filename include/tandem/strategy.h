@@ -27,8 +27,11 @@ typedef enum tdm_strategy_kind {
     TDM_STRATEGY_DEFAULT,     /* no strategy entered: one replica on the default device */
     TDM_STRATEGY_ONE_DEVICE,  /* one replica on a chosen device */
     TDM_STRATEGY_MIRRORED,    /* one replica per device, synchronous, variables mirrored */
-    TDM_STRATEGY_MULTI_WORKER /* mirrored across the processes of an MPI job: each
-                                 process (worker) runs one replica per local device */
+    TDM_STRATEGY_MULTI_WORKER, /* mirrored across the processes of an MPI job: each
+                                  process (worker) runs one replica per local device */
+    TDM_STRATEGY_PARAMETER_SERVER /* one replica per worker device; each mirrored variable
+                                     is kept and updated on one parameter device (its
+                                     home) and cached on the workers */
 } tdm_strategy_kind;
 
 typedef enum tdm_reduce_op {
@@ -116,6 +119,29 @@ TDM_API tdm_status tdm_strategy_create_mirrored(tdm_context *ctx, tdm_device *co
 TDM_API tdm_status tdm_strategy_create_multi_worker(tdm_context *ctx, tdm_device *const *devices,
                                                     size_t count, const tdm_strategy_options *opts,
                                                     tdm_strategy **out);
+
+/* TensorFlow's parameter-server strategy in one process: one replica per worker
+ * device (checked as for tdm_strategy_create_mirrored), and parameter devices that
+ * hold the variables. Each mirrored (ON_WRITE) variable is placed on one parameter
+ * device, round-robin in creation order (the first on ps[0], the second on ps[1],
+ * ...): that copy, its home, is the variable's value, and the optimizer keeps the
+ * variable's slots there alone. Every worker device holds a cached copy that its
+ * replica reads. Gradients are summed over the replicas, the update runs once at the
+ * home, and the caches take the new value before the next step reads them, so the
+ * training is synchronous and matches mirrored training of the same steps. A
+ * parameter device may also be a worker device. Sync-on-read variables stay with the
+ * replicas, a copy each. */
+TDM_API tdm_status tdm_strategy_create_parameter_server(tdm_context *ctx,
+                                                        tdm_device *const *workers,
+                                                        size_t worker_count,
+                                                        tdm_device *const *ps, size_t ps_count,
+                                                        const tdm_strategy_options *opts,
+                                                        tdm_strategy **out);
+
+/* Parameter devices of a parameter-server strategy (0 for other kinds), and the i-th
+ * of them or NULL. */
+TDM_API size_t tdm_strategy_num_parameter_devices(const tdm_strategy *s);
+TDM_API tdm_device *tdm_strategy_parameter_device(const tdm_strategy *s, size_t i);
 
 /* Multi-worker: every process passes a buffer of the same size; afterwards every one
  * holds the chief's bytes (a collective: every process calls it, in the same order as

@@ -59,11 +59,16 @@ TDM_API tdm_synchronization tdm_variable_synchronization(const tdm_variable *var
 TDM_API tdm_aggregation tdm_variable_aggregation(const tdm_variable *var);
 TDM_API int tdm_variable_trainable(const tdm_variable *var);
 
-/* The copies, one per device, in the order of the strategy's replicas. Kernels may
- * use them directly; a write outside the calls below must keep mirrored copies
+/* The copies, one per device, in the order of the strategy's replicas; under a
+ * parameter-server strategy a mirrored variable's home follows its caches as the last
+ * copy, and a variable colocated with it (an optimizer slot) has its home alone. Kernels
+ * may use them directly; a write outside the calls below must keep mirrored copies
  * identical (check_mirrored verifies it). */
 TDM_API size_t tdm_variable_copy_count(const tdm_variable *var);
 TDM_API tdm_tensor *tdm_variable_copy(const tdm_variable *var, size_t i);
+/* The parameter device that holds the variable's value under a parameter-server
+ * strategy, else NULL. */
+TDM_API tdm_device *tdm_variable_home(const tdm_variable *var);
 /* The copy on the replica's device. */
 TDM_API tdm_tensor *tdm_variable_local(const tdm_variable *var, const tdm_replica_context *rc);
 

@@ -36,6 +36,11 @@ static void print_setup(const train_session *ts)
         tdm_device_describe(tdm_strategy_device(ts->strategy, r), &d);
         printf("  replica %zu: %s (%s)\n", r, d.id, d.name);
     }
+    for (size_t i = 0; i < tdm_strategy_num_parameter_devices(ts->strategy); i++) {
+        tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+        tdm_device_describe(tdm_strategy_parameter_device(ts->strategy, i), &d);
+        printf("  parameters %zu: %s (%s)\n", i, d.id, d.name);
+    }
     fflush(stdout);
 }
 

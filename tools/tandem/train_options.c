@@ -49,7 +49,11 @@ static int usage(FILE *out, int status)
             "                       multi-worker: every process of 'mpirun -np N tandem\n"
             "                       train ...' trains on its --devices, the global batch\n"
             "                       split over them all; only the first process (the\n"
-            "                       chief) prints, checkpoints and writes files\n"
+            "                       chief) prints, checkpoints and writes files;\n"
+            "                       parameter-server: replicas on --devices, each\n"
+            "                       variable kept and updated on one of --ps-devices\n"
+            "  --ps-devices LIST    the parameter devices of --strategy parameter-server,\n"
+            "                       as for --devices (default: the first training device)\n"
             "  --seed N             weights, shuffling and dropout (default 1)\n"
             "  --balance            give faster devices a larger share of each batch,\n"
             "                       measured as training runs (the update stays that of\n"
@@ -143,8 +147,9 @@ static int parse_optimizer(const char *value, void *target, char *err, size_t er
 
 static int parse_strategy(const char *value, void *target, char *err, size_t err_size)
 {
-    static const char *const names[] = {"mirrored", "one-device", "multi-worker"};
-    int i = cli_parse_choice(value, "strategy", names, 3, err, err_size);
+    static const char *const names[] = {"mirrored", "one-device", "multi-worker",
+                                        "parameter-server"};
+    int i = cli_parse_choice(value, "strategy", names, 4, err, err_size);
     if (i < 0)
         return -1;
     *(const char **)target = names[i];
@@ -167,6 +172,8 @@ void train_options_defaults(train_options *o)
     o->devices.what = "device id";
     o->devices.max = MAX_SELECTED;
     o->split = 1;
+    o->ps_devices.what = "device id";
+    o->ps_devices.max = MAX_SELECTED;
     o->progress = -1;
 }
 
@@ -213,6 +220,7 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
         CUSTOM("--devices", cli_parse_list, &o->devices),
         WHOLE("--split", CLI_UNSIGNED, split, 1, MAX_SPLIT),
         CUSTOM("--strategy", parse_strategy, &o->strategy),
+        CUSTOM("--ps-devices", cli_parse_list, &o->ps_devices),
         WHOLE("--seed", CLI_U64, seed, 0, UINT64_MAX),
         FLAG("--balance", balance, 1),
         FLAG("--deterministic", deterministic, 1),
@@ -231,7 +239,9 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
 /* Rules between options, once all are read. */
 static int check_combination(const train_options *o, char *err, size_t err_size)
 {
-    if (o->resume && !o->checkpoint_dir)
+    if (o->ps_devices.count && strcmp(o->strategy, "parameter-server"))
+        snprintf(err, err_size, "--ps-devices is for --strategy parameter-server");
+    else if (o->resume && !o->checkpoint_dir)
         snprintf(err, err_size, "--resume needs --checkpoint-dir");
     else if (o->allow_config_change && !o->resume)
         snprintf(err, err_size, "--allow-config-change is for --resume");

@@ -30,7 +30,8 @@ typedef struct train_options {
     double test_fraction;
     cli_list devices;     /* device ids, indices or backend names; none: the default */
     unsigned split;       /* logical devices per chosen device */
-    const char *strategy; /* "mirrored" or "one-device" */
+    const char *strategy; /* "mirrored", "one-device", "multi-worker", "parameter-server" */
+    cli_list ps_devices;  /* parameter-server: the parameter devices; none: the first device */
     uint64_t seed;
     int deterministic;
     int balance;

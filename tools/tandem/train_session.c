@@ -12,6 +12,23 @@ static int fail(const char *what)
     return -1;
 }
 
+/* Replicas on the training devices, variables on --ps-devices (default: the first
+ * training device). */
+static int make_parameter_server(train_session *ts, tdm_device *const *workers, size_t count,
+                                 const tdm_strategy_options *so)
+{
+    tdm_device *ps[MAX_SELECTED];
+    size_t ps_count = 1;
+    ps[0] = workers[0];
+    if (ts->opts->ps_devices.count &&
+        cli_find_devices(ts->ctx, &ts->opts->ps_devices, ps, &ps_count) != 0)
+        return -1;
+    if (tdm_strategy_create_parameter_server(ts->ctx, workers, count, ps, ps_count, so,
+                                             &ts->strategy) != TDM_OK)
+        return fail("strategy");
+    return 0;
+}
+
 static int make_strategy(train_session *ts)
 {
     const train_options *o = ts->opts;
@@ -35,8 +52,12 @@ static int make_strategy(train_session *ts)
         s = tdm_strategy_create_mirrored(ts->ctx, devices, count, &so, &ts->strategy);
     else if (!strcmp(o->strategy, "multi-worker"))
         s = tdm_strategy_create_multi_worker(ts->ctx, devices, count, &so, &ts->strategy);
+    else if (!strcmp(o->strategy, "parameter-server"))
+        return make_parameter_server(ts, devices, count, &so);
     else {
-        fprintf(stderr, "tandem train: no strategy '%s' (mirrored, one-device, multi-worker)\n",
+        fprintf(stderr,
+                "tandem train: no strategy '%s' (mirrored, one-device, multi-worker, "
+                "parameter-server)\n",
                 o->strategy);
         return -1;
     }
