@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -1015,6 +1016,99 @@ static void test_default_strategy(void)
     /* v stays: the context releases the default strategy and its variables. */
 }
 
+/* An int64 counter from the replica function: not allowed there (any other status
+ * than OK fails the run, and the test). */
+static tdm_status add_in_replica_fn(tdm_replica_context *rc, void *user)
+{
+    (void)rc;
+    const int64_t one[2] = {1, 1};
+    tdm_status s = tdm_variable_assign_int64(user, TDM_ASSIGN_ADD, one, 2);
+    return s == TDM_ERR_INVALID_STATE && strstr(tdm_last_error(), "merge_call") ? TDM_OK
+                                                                                  : TDM_ERR_NUMERIC;
+}
+
+/* int64 variables count exactly past 2^24 (and 2^53), stay mirrored, refuse float
+ * writes, training and overflow, and survive a checkpoint. */
+static void test_int64(tdm_strategy *s)
+{
+    tdm_variable_options o = TDM_VARIABLE_OPTIONS_INIT;
+    const int64_t init[2] = {INT64_C(1) << 24, (INT64_C(1) << 62) + 1};
+    o.name = "counters";
+    o.shape = TDM_SHAPE(2);
+    o.dtype = TDM_I64;
+    o.initial_int64 = init;
+    tdm_variable *v = NULL;
+    CHECK_OK(tdm_variable_create(s, &o, &v));
+    if (!v)
+        return;
+    CHECK(tdm_variable_dtype(v) == TDM_I64);
+    CHECK(!tdm_variable_trainable(v));
+    const int64_t one[2] = {1, 1};
+    for (int i = 0; i < 3; i++)
+        CHECK_OK(tdm_variable_assign_int64(v, TDM_ASSIGN_ADD, one, 2));
+    int64_t got[2] = {0, 0};
+    CHECK_OK(tdm_variable_read(v, got, sizeof got));
+    CHECK(got[0] == (INT64_C(1) << 24) + 3); /* a float32 counter stops at 2^24 */
+    CHECK(got[1] == (INT64_C(1) << 62) + 4);
+    CHECK_OK(tdm_strategy_check_mirrored(s));
+    for (size_t c = 0; c < tdm_variable_copy_count(v); c++) {
+        int64_t copy[2] = {0, 0};
+        CHECK_OK(tdm_tensor_read(tdm_variable_copy(v, c), copy, sizeof copy));
+        CHECK(!memcmp(copy, got, sizeof got));
+    }
+    const int64_t big[2] = {INT64_MAX, 0};
+    CHECK_FAILS(tdm_variable_assign_int64(v, TDM_ASSIGN_ADD, big, 2), TDM_ERR_INVALID_ARGUMENT,
+                "int64 range");
+    CHECK_OK(tdm_variable_read(v, got, sizeof got));
+    CHECK(got[0] == (INT64_C(1) << 24) + 3); /* nothing written */
+    CHECK_FAILS(tdm_variable_assign_int64(v, TDM_ASSIGN_SUB, one, 1), TDM_ERR_INVALID_ARGUMENT,
+                "has 2 elements");
+    float f[4] = {0};
+    CHECK_FAILS(tdm_variable_assign_host(v, TDM_ASSIGN, f, 16), TDM_ERR_INVALID_ARGUMENT,
+                "tdm_variable_assign_int64");
+    CHECK_FAILS(tdm_variable_read(v, f, 8), TDM_ERR_INVALID_ARGUMENT, "i64");
+    CHECK_OK(tdm_strategy_run(s, add_in_replica_fn, v, NULL, 0, NULL));
+
+    /* A checkpoint holds the exact values. */
+    char dir[] = "/tmp/tandem-int64-XXXXXX", path[4096];
+    CHECK(mkdtemp(dir) != NULL);
+    tdm_checkpoint_writer *w = NULL;
+    CHECK_OK(tdm_checkpoint_writer_create(dir, 1, &w));
+    CHECK_OK(tdm_checkpoint_add_variable(w, v));
+    CHECK_OK(tdm_checkpoint_commit(w));
+    const int64_t zero[2] = {0, 0};
+    CHECK_OK(tdm_variable_assign_int64(v, TDM_ASSIGN, zero, 2));
+    tdm_checkpoint *c = NULL;
+    uint64_t step = 0;
+    CHECK_OK(tdm_checkpoint_latest(dir, path, sizeof path, &step));
+    CHECK(step == 1);
+    CHECK_OK(tdm_checkpoint_open(path, &c));
+    tdm_dtype dtype = TDM_F32;
+    tdm_shape shape;
+    CHECK_OK(tdm_checkpoint_tensor_shape(c, "counters", &dtype, &shape));
+    CHECK(dtype == TDM_I64);
+    CHECK_OK(tdm_checkpoint_restore_variable(c, v));
+    CHECK_OK(tdm_variable_read(v, got, sizeof got));
+    CHECK(got[0] == (INT64_C(1) << 24) + 3 && got[1] == (INT64_C(1) << 62) + 4);
+    tdm_checkpoint_close(c);
+    remove(path);
+    rmdir(dir);
+    tdm_variable_destroy(v);
+
+    /* What an int64 variable cannot be. */
+    tdm_variable *bad = NULL;
+    o.trainable = 1;
+    CHECK_FAILS(tdm_variable_create(s, &o, &bad), TDM_ERR_INVALID_ARGUMENT, "trainable");
+    o.trainable = -1;
+    o.synchronization = TDM_SYNC_ON_READ;
+    CHECK_FAILS(tdm_variable_create(s, &o, &bad), TDM_ERR_INVALID_ARGUMENT, "ON_READ");
+    o.synchronization = TDM_SYNC_AUTO;
+    o.dtype = TDM_I32;
+    CHECK_FAILS(tdm_variable_create(s, &o, &bad), TDM_ERR_INVALID_ARGUMENT, "TDM_F32 or TDM_I64");
+    o.dtype = TDM_F32;
+    CHECK_FAILS(tdm_variable_create(s, &o, &bad), TDM_ERR_INVALID_ARGUMENT, "initial_int64");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -1057,6 +1151,7 @@ int main(int argc, char **argv)
     test_update(s, TDM_SYNC_ON_READ);
     test_update_errors(s, one);
     test_check_mirrored(s);
+    test_int64(s);
     test_colocate(s, one);
     test_single_replica(one);
     test_default_strategy();

@@ -22,13 +22,12 @@ size_t tdm_shape_count(const tdm_shape *shape)
 
 size_t tdm_dtype_size(tdm_dtype dtype)
 {
-    (void)dtype;
-    return 4;
+    return dtype == TDM_I64 ? 8 : 4;
 }
 
 const char *tdm_dtype_name(tdm_dtype dtype)
 {
-    return dtype == TDM_I32 ? "i32" : dtype == TDM_F32 ? "f32" : "unknown";
+    return dtype == TDM_I32 ? "i32" : dtype == TDM_F32 ? "f32" : dtype == TDM_I64 ? "i64" : "unknown";
 }
 
 tdm_status tdm_check_shape(const tdm_shape *shape, const char *func)
@@ -77,7 +76,7 @@ tdm_status tdm_tensor_create(tdm_device *dev, tdm_dtype dtype, const tdm_shape *
     tdm_status s = tdm_check_shape(shape, "tdm_tensor_create");
     if (s != TDM_OK)
         return s;
-    if (dtype != TDM_F32 && dtype != TDM_I32)
+    if (dtype != TDM_F32 && dtype != TDM_I32 && dtype != TDM_I64)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_tensor_create: unknown dtype %d",
                         (int)dtype);
     tdm_tensor *t = calloc(1, sizeof *t);

@@ -58,6 +58,7 @@ struct tdm_variable {
     char *name;
     tdm_shape shape;
     size_t count;             /* elements */
+    tdm_dtype dtype;          /* TDM_F32 or TDM_I64 */
     tdm_synchronization sync; /* AUTO resolved to ON_WRITE */
     tdm_aggregation aggregation;
     int trainable;

@@ -90,14 +90,16 @@ tdm_status tdm_variable_check_across_ranks(const tdm_variable *var, const char *
     float *mine = malloc(first.size), *where = malloc(r->count * sizeof *where);
     tdm_status st = mine && where ? read_view(&first, mine)
                                   : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    /* Compared as 4-byte words: an int64 element is two. */
+    size_t words_per = tdm_dtype_size(var->dtype) / sizeof(float);
     if (st == TDM_OK)
-        st = compare_with_chief(r, mine, var->count, where, func);
+        st = compare_with_chief(r, mine, var->count * words_per, where, func);
     for (size_t k = 1; st == TDM_OK && k < r->count; k++)
         if (where[k] > 0)
             st = tdm_fail(TDM_ERR_INVALID_STATE,
                           "%s: variable '%s' differs between processes: rank %zu's copy differs "
                           "from the chief's first at element %zu",
-                          func, var->name, k, (size_t)where[k] - 1);
+                          func, var->name, k, ((size_t)where[k] - 1) / words_per);
     free(mine);
     free(where);
     return st;

@@ -44,6 +44,32 @@ const char *tdm_assign_op_name(tdm_assign_op op)
     return op == TDM_ASSIGN ? "assign" : op == TDM_ASSIGN_ADD ? "assign_add" : "assign_sub";
 }
 
+/* int64 variables are exact counters: mirrored, never trained, set from int64s. */
+static tdm_status check_dtype(const tdm_variable_options *o, const char *name)
+{
+    if (o->dtype != TDM_F32 && o->dtype != TDM_I64)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: variable '%s': dtype %s; variables are TDM_F32 or TDM_I64",
+                        create_func, name, tdm_dtype_name(o->dtype));
+    if (o->dtype == TDM_F32 && o->initial_int64)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: variable '%s': initial_int64 is for TDM_I64 variables; give a "
+                        "float32 variable initial_value",
+                        create_func, name);
+    if (o->dtype != TDM_I64)
+        return TDM_OK;
+    const char *wrong = o->initial_value                           ? "initial_value (floats)"
+                        : o->trainable == 1                        ? "trainable"
+                        : o->synchronization == TDM_SYNC_ON_READ   ? "synchronization ON_READ"
+                                                                   : NULL;
+    if (wrong)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: int64 variable '%s' cannot be %s: int64 variables are mirrored "
+                        "counters, not trained, with initial_int64 as their initial value",
+                        create_func, name, wrong);
+    return TDM_OK;
+}
+
 /* Reads the caller's options over the defaults and checks the enums. */
 static tdm_status read_options(const tdm_variable_options *opts, tdm_variable_options *o)
 {
@@ -65,7 +91,7 @@ static tdm_status read_options(const tdm_variable_options *opts, tdm_variable_op
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: variable '%s': trainable is %d; use 1, 0 or -1 (the default)",
                         create_func, name, o->trainable);
-    return TDM_OK;
+    return check_dtype(o, name);
 }
 
 /* Creation is cross-replica: a replica function runs N times and would make N
@@ -126,13 +152,14 @@ static void free_variable(tdm_variable *var)
     free(var);
 }
 
-/* Allocates the copies on the given devices, each holding the initial value. */
-static tdm_status make_copies(tdm_variable *var, tdm_device *const *devs, const float *init)
+/* Allocates the copies on the given devices, each holding the initial value (NULL:
+ * zeros, which are zero bytes in either dtype). */
+static tdm_status make_copies(tdm_variable *var, tdm_device *const *devs, const void *init)
 {
-    size_t bytes = var->count * sizeof(float);
+    size_t bytes = tdm_variable_bytes(var);
     static const float zero = 0.0f;
     for (size_t i = 0; i < var->copy_count; i++) {
-        tdm_status s = tdm_tensor_create(devs[i], TDM_F32, &var->shape, &var->copies[i]);
+        tdm_status s = tdm_tensor_create(devs[i], var->dtype, &var->shape, &var->copies[i]);
         if (s == TDM_OK && bytes) {
             tdm_buffer_view v = tdm_tensor_view(var->copies[i]);
             s = init ? tdm_tensor_write(var->copies[i], init, bytes)
@@ -153,9 +180,11 @@ static tdm_status fill_variable(tdm_variable *var, tdm_strategy *s, const tdm_va
     var->name = strdup(o->name ? o->name : "variable");
     var->shape = o->shape;
     var->count = tdm_shape_count(&o->shape);
+    var->dtype = o->dtype;
     var->sync = o->synchronization == TDM_SYNC_AUTO ? TDM_SYNC_ON_WRITE : o->synchronization;
     var->aggregation = o->aggregation;
-    var->trainable = o->trainable >= 0 ? o->trainable : var->sync != TDM_SYNC_ON_READ;
+    var->trainable = o->trainable >= 0 ? o->trainable
+                                       : var->sync != TDM_SYNC_ON_READ && var->dtype == TDM_F32;
     var->copy_count = copy_count;
     var->copies = calloc(copy_count, sizeof *var->copies);
     if (!var->name || !var->copies)
@@ -221,7 +250,8 @@ tdm_status tdm_variable_create(tdm_strategy *s, const tdm_variable_options *opts
     if (var)
         var->home = home;
     if (st == TDM_OK)
-        st = make_copies(var, devs, o.initial_value);
+        st = make_copies(var, devs,
+                         o.dtype == TDM_I64 ? (const void *)o.initial_int64 : o.initial_value);
     if (st == TDM_OK)
         st = broadcast_initial(var);
     free(devs);
@@ -301,6 +331,16 @@ tdm_aggregation tdm_variable_aggregation(const tdm_variable *var)
 int tdm_variable_trainable(const tdm_variable *var)
 {
     return var ? var->trainable : 0;
+}
+
+tdm_dtype tdm_variable_dtype(const tdm_variable *var)
+{
+    return var ? var->dtype : TDM_F32;
+}
+
+size_t tdm_variable_bytes(const tdm_variable *var)
+{
+    return var->count * tdm_dtype_size(var->dtype);
 }
 
 size_t tdm_variable_copy_count(const tdm_variable *var)

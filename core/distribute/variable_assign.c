@@ -310,6 +310,8 @@ tdm_status tdm_variable_assign(tdm_variable *var, tdm_assign_op op, const tdm_te
     static const char func[] = "tdm_variable_assign";
     TDM_CHECK_ARG(var, func);
     TDM_CHECK_ARG(value, func);
+    if (var->dtype != TDM_F32)
+        return tdm_variable_int64_only(var, func);
     tdm_shape shape = tdm_tensor_shape(value);
     if (tdm_tensor_dtype(value) != TDM_F32 || tdm_tensor_count(value) != var->count) {
         char want[96], got[96];
@@ -330,6 +332,8 @@ tdm_status tdm_variable_assign_host(tdm_variable *var, tdm_assign_op op, const f
 {
     static const char func[] = "tdm_variable_assign_host";
     TDM_CHECK_ARG(var, func);
+    if (var->dtype != TDM_F32)
+        return tdm_variable_int64_only(var, func);
     if (size != var->count * sizeof(float)) {
         char want[96];
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,

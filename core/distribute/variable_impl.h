@@ -10,6 +10,13 @@
  * variables, for which writes and reads need no aggregation. */
 int tdm_variable_distributed(const tdm_variable *var);
 
+/* The bytes of one copy: its elements times its dtype's size. */
+size_t tdm_variable_bytes(const tdm_variable *var);
+
+/* TDM_ERR_INVALID_ARGUMENT: func writes float32 variables; int64 ones take
+ * tdm_variable_assign_int64. */
+tdm_status tdm_variable_int64_only(const tdm_variable *var, const char *func);
+
 /* "assign", "assign_add", "assign_sub". */
 const char *tdm_assign_op_name(tdm_assign_op op);
 

@@ -41,7 +41,7 @@ static int local_index(const tdm_variable *var)
 /* Copy i into host memory; a device error names the variable and copy. */
 static tdm_status read_copy(const tdm_variable *var, size_t i, float *dst)
 {
-    tdm_status s = tdm_tensor_read(var->copies[i], dst, var->count * sizeof(float));
+    tdm_status s = tdm_tensor_read(var->copies[i], dst, tdm_variable_bytes(var));
     return s == TDM_OK ? s : tdm_fail_context(s, "%s: variable '%s', copy %zu", func, var->name, i);
 }
 
@@ -91,10 +91,11 @@ static tdm_status read_cross_replica(const tdm_variable *var, float *dst)
 tdm_status tdm_variable_read(const tdm_variable *var, void *dst, size_t size)
 {
     TDM_CHECK_ARG(var, func);
-    if (size != var->count * sizeof(float))
+    if (size != tdm_variable_bytes(var))
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "%s: variable '%s' has %zu elements (%zu bytes), size is %zu bytes", func,
-                        var->name, var->count, var->count * sizeof(float), size);
+                        "%s: variable '%s' has %zu %s elements (%zu bytes), size is %zu bytes",
+                        func, var->name, var->count, tdm_dtype_name(var->dtype),
+                        tdm_variable_bytes(var), size);
     if (size)
         TDM_CHECK_ARG(dst, func);
     int i = local_index(var);

@@ -60,15 +60,32 @@ static void format_value(float x, float other, char *buf, size_t size)
         snprintf(buf + strlen(buf), size - strlen(buf), " (bits 0x%08x)", (unsigned)bits);
 }
 
+/* Element e of a copy as text: a float in hex (with its bits when both are NaN), or
+ * an int64. */
+static void format_element(const tdm_variable *var, const unsigned char *x,
+                           const unsigned char *other, char *buf, size_t size)
+{
+    if (var->dtype == TDM_I64) {
+        int64_t v;
+        memcpy(&v, x, sizeof v);
+        snprintf(buf, size, "%lld", (long long)v);
+        return;
+    }
+    float a, b;
+    memcpy(&a, x, sizeof a);
+    memcpy(&b, other, sizeof b);
+    format_value(a, b, buf, size);
+}
+
 static tdm_status differs(const tdm_variable *var, const char *func, size_t copy, size_t e,
-                          float want, float got)
+                          const unsigned char *want, const unsigned char *got)
 {
     tdm_device_desc desc = TDM_DEVICE_DESC_INIT;
     if (tdm_device_describe(var->copies[copy]->device, &desc) != TDM_OK)
         snprintf(desc.id, sizeof desc.id, "?");
     char a[64], b[64];
-    format_value(want, got, a, sizeof a);
-    format_value(got, want, b, sizeof b);
+    format_element(var, want, got, a, sizeof a);
+    format_element(var, got, want, b, sizeof b);
     return tdm_fail(TDM_ERR_INVALID_STATE,
                     "%s: variable '%s': copy %zu (device %s) differs from copy 0 at element %zu: "
                     "%s vs %s (check_mirrored: copies of a mirrored variable must stay bitwise "
@@ -77,18 +94,18 @@ static tdm_status differs(const tdm_variable *var, const char *func, size_t copy
                     func, var->name, copy, desc.id, e, a, b);
 }
 
-static tdm_status read_copy(const tdm_variable *var, size_t i, float *dst, const char *func)
+static tdm_status read_copy(const tdm_variable *var, size_t i, void *dst, const char *func)
 {
-    tdm_status s = tdm_tensor_read(var->copies[i], dst, var->count * sizeof(float));
+    tdm_status s = tdm_tensor_read(var->copies[i], dst, tdm_variable_bytes(var));
     return s == TDM_OK ? s : tdm_fail_context(s, "%s: variable '%s', copy %zu", func, var->name, i);
 }
 
 tdm_status tdm_variable_check_copies(const tdm_variable *var, const char *func)
 {
-    size_t bytes = var->count * sizeof(float);
+    size_t bytes = tdm_variable_bytes(var), elem = tdm_dtype_size(var->dtype);
     if (var->copy_count < 2 || bytes == 0)
         return TDM_OK;
-    float *first = malloc(bytes), *other = malloc(bytes);
+    unsigned char *first = malloc(bytes), *other = malloc(bytes);
     tdm_status s =
         first && other ? TDM_OK : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     if (s == TDM_OK)
@@ -98,9 +115,9 @@ tdm_status tdm_variable_check_copies(const tdm_variable *var, const char *func)
         if (s != TDM_OK || !memcmp(first, other, bytes))
             continue;
         size_t e = 0;
-        while (!memcmp(&first[e], &other[e], sizeof(float)))
+        while (!memcmp(first + e * elem, other + e * elem, elem))
             e++;
-        s = differs(var, func, c, e, first[e], other[e]);
+        s = differs(var, func, c, e, first + e * elem, other + e * elem);
     }
     free(first);
     free(other);

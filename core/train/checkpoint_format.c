@@ -72,6 +72,7 @@ const char *tdm_ckpt_kind_name(unsigned kind)
     case TDM_CKPT_KIND_F32: return "f32";
     case TDM_CKPT_KIND_I32: return "i32";
     case TDM_CKPT_KIND_U64: return "u64";
+    case TDM_CKPT_KIND_I64: return "i64";
     }
     return "an unknown kind";
 }

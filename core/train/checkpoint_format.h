@@ -11,12 +11,13 @@
  *   record  (one per tensor or u64 value)
  *     0  tag          4 bytes  'T' 'R' 'E' 'C'
  *     4  name length  u16      1..255
- *     6  kind         u8       1 f32, 2 i32, 3 u64
+ *     6  kind         u8       1 f32, 2 i32, 3 u64, 4 i64
  *     7  rank         u8       0..4 (0 for a u64 value)
  *     8  name         name length bytes, no NUL
  *        dims         u64 x rank
- *        byte count   u64      element count x 4 (x 8 for a u64 value)
- *        data         byte count bytes: u32 bit patterns (f32, i32) or one u64
+ *        byte count   u64      element count x 4 (x 8 for i64 and a u64 value)
+ *        data         byte count bytes: u32 bit patterns (f32, i32), u64 bit
+ *                     patterns (i64) or one u64
  *        crc          u32      CRC-32 of the record from its tag to the end of its data
  *   footer  (32 bytes)
  *     0  tag          4 bytes  'T' 'E' 'N' 'D'
@@ -64,7 +65,10 @@
 #define TDM_CKPT_RANK_MAX 4
 
 /* Record kinds. */
-enum { TDM_CKPT_KIND_F32 = 1, TDM_CKPT_KIND_I32 = 2, TDM_CKPT_KIND_U64 = 3 };
+enum { TDM_CKPT_KIND_F32 = 1, TDM_CKPT_KIND_I32 = 2, TDM_CKPT_KIND_U64 = 3, TDM_CKPT_KIND_I64 = 4 };
+
+/* Bytes per element of a record kind. */
+#define TDM_CKPT_KIND_BYTES(kind) ((kind) == TDM_CKPT_KIND_U64 || (kind) == TDM_CKPT_KIND_I64 ? 8u : 4u)
 
 /* Final file names: "ckpt-" STEP ".tdm", STEP in 20 decimal digits (every uint64_t),
  * so that names sort like steps. Temporary files: "." final name ".tmp-" XXXXXX. */

@@ -125,7 +125,7 @@ static tdm_status parse_record(parser *p)
                         "%s: %s: record %zu (%s) is damaged: its name holds a NUL byte", open_func,
                         c->path, index, after_last(p, where, sizeof where));
     int n = (int)len;
-    if (e.kind < TDM_CKPT_KIND_F32 || e.kind > TDM_CKPT_KIND_U64 || e.rank > TDM_CKPT_RANK_MAX ||
+    if (e.kind < TDM_CKPT_KIND_F32 || e.kind > TDM_CKPT_KIND_I64 || e.rank > TDM_CKPT_RANK_MAX ||
         (e.kind == TDM_CKPT_KIND_U64 && e.rank != 0))
         return tdm_fail(TDM_ERR_CORRUPT_DATA,
                         "%s: %s: tensor '%.*s' (record %zu) is damaged: kind %u, rank %u",
@@ -135,7 +135,7 @@ static tdm_status parse_record(parser *p)
         return tdm_fail(TDM_ERR_CORRUPT_DATA,
                         "%s: %s is truncated inside tensor '%.*s' (record %zu), in its shape",
                         open_func, c->path, n, name, index);
-    uint64_t count = 1, elem = e.kind == TDM_CKPT_KIND_U64 ? 8 : 4;
+    uint64_t count = 1, elem = TDM_CKPT_KIND_BYTES(e.kind);
     int overflow = 0;
     for (unsigned i = 0; i < e.rank; i++, pos += 8) {
         e.dims[i] = tdm_ckpt_load_u64(r + pos);
@@ -302,17 +302,19 @@ tdm_status tdm_checkpoint_read(const tdm_checkpoint *c, const char *name, tdm_dt
     TDM_CHECK_ARG(c, func);
     TDM_CHECK_ARG(name, func);
     TDM_CHECK_ARG(shape, func);
-    if (dtype != TDM_F32 && dtype != TDM_I32)
+    if (dtype != TDM_F32 && dtype != TDM_I32 && dtype != TDM_I64)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "%s: tensor '%s': dtype %d is neither TDM_F32 nor TDM_I32", func, name,
-                        (int)dtype);
+                        "%s: tensor '%s': dtype %d is none of TDM_F32, TDM_I32, TDM_I64", func,
+                        name, (int)dtype);
     if (shape->rank > TDM_MAX_RANK)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: tensor '%s': rank %u is over %d", func, name,
                         shape->rank, TDM_MAX_RANK);
     const entry *e = find(c, name, func, "tensor");
     if (!e)
         return TDM_ERR_NOT_FOUND;
-    unsigned kind = dtype == TDM_F32 ? TDM_CKPT_KIND_F32 : TDM_CKPT_KIND_I32;
+    unsigned kind = dtype == TDM_F32   ? TDM_CKPT_KIND_F32
+                    : dtype == TDM_I32 ? TDM_CKPT_KIND_I32
+                                       : TDM_CKPT_KIND_I64;
     uint64_t want[TDM_CKPT_RANK_MAX] = {0};
     int same = e->kind == kind && e->rank == shape->rank;
     for (unsigned i = 0; i < shape->rank; i++) {
@@ -336,7 +338,11 @@ tdm_status tdm_checkpoint_read(const tdm_checkpoint *c, const char *name, tdm_dt
         TDM_CHECK_ARG(dst, func);
     const unsigned char *src = c->data + e->offset;
     unsigned char *out = dst;
-    for (size_t i = 0; i < size; i += 4) {
+    for (size_t i = 0; kind == TDM_CKPT_KIND_I64 && i < size; i += 8) {
+        uint64_t v = tdm_ckpt_load_u64(src + i);
+        memcpy(out + i, &v, 8);
+    }
+    for (size_t i = 0; kind != TDM_CKPT_KIND_I64 && i < size; i += 4) {
         uint32_t v = tdm_ckpt_load_u32(src + i);
         memcpy(out + i, &v, 4);
     }
@@ -378,7 +384,9 @@ tdm_status tdm_checkpoint_tensor_shape(const tdm_checkpoint *c, const char *name
         return tdm_fail(TDM_ERR_CORRUPT_DATA,
                         "%s: '%s' in checkpoint %s is a u64 value, not a tensor", func, name,
                         c->path);
-    *dtype = e->kind == TDM_CKPT_KIND_F32 ? TDM_F32 : TDM_I32;
+    *dtype = e->kind == TDM_CKPT_KIND_F32   ? TDM_F32
+             : e->kind == TDM_CKPT_KIND_I32 ? TDM_I32
+                                            : TDM_I64;
     shape->rank = e->rank;
     for (unsigned i = 0; i < e->rank; i++)
         shape->dims[i] = (size_t)e->dims[i];

@@ -20,13 +20,14 @@ static tdm_status require_cross_replica(const tdm_variable *var, const char *fun
 }
 
 /* Checks the mode and allocates a host buffer of the variable's size. */
-static tdm_status prepare(const tdm_variable *var, const char *func, float **value)
+static tdm_status prepare(const tdm_variable *var, const char *func, void **value, size_t *bytes)
 {
     *value = NULL;
+    *bytes = tdm_variable_count(var) * tdm_dtype_size(tdm_variable_dtype(var));
     tdm_status s = require_cross_replica(var, func);
     if (s != TDM_OK)
         return s;
-    *value = malloc(tdm_variable_count(var) ? tdm_variable_count(var) * sizeof(float) : 1);
+    *value = malloc(*bytes ? *bytes : 1);
     if (!*value)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: variable '%s': out of host memory", func,
                         tdm_variable_name(var));
@@ -36,18 +37,19 @@ static tdm_status prepare(const tdm_variable *var, const char *func, float **val
 tdm_status tdm_checkpoint_add_variable(tdm_checkpoint_writer *w, const tdm_variable *var)
 {
     static const char func[] = "tdm_checkpoint_add_variable";
-    float *value;
+    void *value;
+    size_t bytes;
     TDM_CHECK_ARG(w, func);
     TDM_CHECK_ARG(var, func);
-    tdm_status s = prepare(var, func, &value);
+    tdm_status s = prepare(var, func, &value, &bytes);
     if (s != TDM_OK)
         return s;
-    s = tdm_variable_read(var, value, tdm_variable_count(var) * sizeof(float));
+    s = tdm_variable_read(var, value, bytes);
     if (s != TDM_OK)
         tdm_fail_context(s, "%s: variable '%s'", func, tdm_variable_name(var));
     tdm_shape shape = tdm_variable_shape(var);
     if (s == TDM_OK)
-        s = tdm_checkpoint_add(w, tdm_variable_name(var), TDM_F32, &shape, value);
+        s = tdm_checkpoint_add(w, tdm_variable_name(var), tdm_variable_dtype(var), &shape, value);
     free(value);
     return s;
 }
@@ -55,17 +57,20 @@ tdm_status tdm_checkpoint_add_variable(tdm_checkpoint_writer *w, const tdm_varia
 tdm_status tdm_checkpoint_restore_variable(const tdm_checkpoint *c, tdm_variable *var)
 {
     static const char func[] = "tdm_checkpoint_restore_variable";
-    float *value;
+    void *value;
+    size_t bytes;
     TDM_CHECK_ARG(c, func);
     TDM_CHECK_ARG(var, func);
-    tdm_status s = prepare(var, func, &value);
+    tdm_status s = prepare(var, func, &value, &bytes);
     if (s != TDM_OK)
         return s;
-    size_t bytes = tdm_variable_count(var) * sizeof(float);
     tdm_shape shape = tdm_variable_shape(var);
-    s = tdm_checkpoint_read(c, tdm_variable_name(var), TDM_F32, &shape, value, bytes);
+    tdm_dtype dtype = tdm_variable_dtype(var);
+    s = tdm_checkpoint_read(c, tdm_variable_name(var), dtype, &shape, value, bytes);
     if (s == TDM_OK)
-        s = tdm_variable_assign_host(var, TDM_ASSIGN, value, bytes);
+        s = dtype == TDM_I64
+                ? tdm_variable_assign_int64(var, TDM_ASSIGN, value, tdm_variable_count(var))
+                : tdm_variable_assign_host(var, TDM_ASSIGN, value, bytes);
     if (s != TDM_OK)
         tdm_fail_context(s, "%s: variable '%s'", func, tdm_variable_name(var));
     free(value);

@@ -54,20 +54,28 @@ static tdm_status put(tdm_checkpoint_writer *w, const char *func, uint32_t *crc,
 }
 
 /* The data of a tensor: `count` 4-byte elements, each stored as a little-endian u32. */
+/* count elements of `elem` bytes (4 or 8), each stored little-endian. */
 static tdm_status put_elements(tdm_checkpoint_writer *w, const char *func, uint32_t *crc,
-                               const unsigned char *data, uint64_t count)
+                               const unsigned char *data, uint64_t count, unsigned elem)
 {
     enum { CHUNK = 4096 };
-    unsigned char buf[CHUNK * 4];
+    unsigned char buf[CHUNK * 8];
     tdm_status s = TDM_OK;
     for (uint64_t done = 0; done < count && s == TDM_OK;) {
         size_t n = count - done < CHUNK ? (size_t)(count - done) : CHUNK;
         for (size_t i = 0; i < n; i++) {
-            uint32_t v;
-            memcpy(&v, data + (done + i) * 4, 4);
-            tdm_ckpt_store_u32(buf + i * 4, v);
+            const unsigned char *from = data + (done + i) * elem;
+            if (elem == 8) {
+                uint64_t v;
+                memcpy(&v, from, 8);
+                tdm_ckpt_store_u64(buf + i * 8, v);
+            } else {
+                uint32_t v;
+                memcpy(&v, from, 4);
+                tdm_ckpt_store_u32(buf + i * 4, v);
+            }
         }
-        s = put(w, func, crc, buf, n * 4);
+        s = put(w, func, crc, buf, n * elem);
         done += n;
     }
     return s;
@@ -90,7 +98,7 @@ static tdm_status put_record(tdm_checkpoint_writer *w, const char *func, const c
     len += name_len;
     for (unsigned i = 0; i < rank; i++, len += 8)
         tdm_ckpt_store_u64(head + len, shape->dims[i]);
-    tdm_ckpt_store_u64(head + len, kind == TDM_CKPT_KIND_U64 ? 8 : count * 4);
+    tdm_ckpt_store_u64(head + len, kind == TDM_CKPT_KIND_U64 ? 8 : count * TDM_CKPT_KIND_BYTES(kind));
     len += 8;
     uint32_t crc = 0;
     tdm_status s = put(w, func, &crc, head, len);
@@ -99,7 +107,7 @@ static tdm_status put_record(tdm_checkpoint_writer *w, const char *func, const c
         tdm_ckpt_store_u64(v, u64);
         s = put(w, func, &crc, v, sizeof v);
     } else if (s == TDM_OK) {
-        s = put_elements(w, func, &crc, data, count);
+        s = put_elements(w, func, &crc, data, count, TDM_CKPT_KIND_BYTES(kind));
     }
     unsigned char tail[TDM_CKPT_CRC_SIZE];
     tdm_ckpt_store_u32(tail, crc);
@@ -187,17 +195,20 @@ tdm_status tdm_checkpoint_add(tdm_checkpoint_writer *w, const char *name, tdm_dt
     if (s != TDM_OK)
         return s;
     TDM_CHECK_ARG(shape, func);
-    if (dtype != TDM_F32 && dtype != TDM_I32)
+    if (dtype != TDM_F32 && dtype != TDM_I32 && dtype != TDM_I64)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "%s: tensor '%s': dtype %d is neither TDM_F32 nor TDM_I32", func, name,
-                        (int)dtype);
+                        "%s: tensor '%s': dtype %d is none of TDM_F32, TDM_I32, TDM_I64", func,
+                        name, (int)dtype);
     if (shape->rank > TDM_MAX_RANK)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: tensor '%s': rank %u is over %d", func,
                         name, shape->rank, TDM_MAX_RANK);
+    unsigned kind = dtype == TDM_F32   ? TDM_CKPT_KIND_F32
+                    : dtype == TDM_I32 ? TDM_CKPT_KIND_I32
+                                       : TDM_CKPT_KIND_I64;
     uint64_t count = 1;
     for (uint32_t i = 0; i < shape->rank; i++) {
         uint64_t d = shape->dims[i];
-        if (d && count > UINT64_MAX / 4 / d)
+        if (d && count > UINT64_MAX / TDM_CKPT_KIND_BYTES(kind) / d)
             return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                             "%s: tensor '%s': its shape spans more bytes than fit in 64 bits",
                             func, name);
@@ -209,9 +220,7 @@ tdm_status tdm_checkpoint_add(tdm_checkpoint_writer *w, const char *name, tdm_dt
                         count);
     s = register_name(w, name, len, func);
     if (s == TDM_OK)
-        s = put_record(w, func, name, len,
-                       dtype == TDM_F32 ? TDM_CKPT_KIND_F32 : TDM_CKPT_KIND_I32, shape, count,
-                       data, 0);
+        s = put_record(w, func, name, len, kind, shape, count, data, 0);
     return s;
 }
 

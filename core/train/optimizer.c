@@ -279,6 +279,11 @@ tdm_status tdm_optimizer_check_vars(const tdm_optimizer *opt, tdm_variable *cons
                             "%s: variable '%s' belongs to another strategy than the "
                             "optimizer's; create the optimizer on the variable's strategy",
                             func, tdm_variable_name(vars[i]));
+        if (tdm_variable_dtype(vars[i]) != TDM_F32)
+            return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                            "%s: variable '%s' is %s; optimizers update float32 variables", func,
+                            tdm_variable_name(vars[i]),
+                            tdm_dtype_name(tdm_variable_dtype(vars[i])));
     }
     return TDM_OK;
 }

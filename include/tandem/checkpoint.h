@@ -38,7 +38,7 @@ TDM_API tdm_status tdm_checkpoint_writer_create(const char *dir, uint64_t step,
                                                 tdm_checkpoint_writer **out);
 
 /* Adds a named tensor (name unique within the checkpoint, 1 to 255 bytes; data: the
- * shape's count of 4-byte elements of dtype TDM_F32 or TDM_I32, NULL allowed when
+ * shape's count of elements of dtype TDM_F32, TDM_I32 (4 bytes) or TDM_I64 (8), NULL allowed when
  * the count is 0). A rejected argument (TDM_ERR_INVALID_ARGUMENT: a repeated name, a
  * bad dtype or shape) writes nothing and leaves the writer usable; a failed write
  * (disk full, I/O error) leaves it failed: further adds and the commit fail with
@@ -103,8 +103,8 @@ TDM_API const char *tdm_checkpoint_name(const tdm_checkpoint *c, size_t i);
 
 /* Copies tensor `name` out after checking dtype and shape: NOT_FOUND naming the
  * tensor and the file; CORRUPT_DATA naming the tensor and both shapes/dtypes when
- * they differ (a u64 value read as a tensor too). size: the shape's count times 4
- * (INVALID_ARGUMENT otherwise). */
+ * they differ (a u64 value read as a tensor too). size: the shape's count times the
+ * dtype's size (INVALID_ARGUMENT otherwise). */
 TDM_API tdm_status tdm_checkpoint_read(const tdm_checkpoint *c, const char *name,
                                        tdm_dtype dtype, const tdm_shape *shape, void *dst,
                                        size_t size);

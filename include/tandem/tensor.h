@@ -15,7 +15,9 @@ typedef struct tdm_tensor tdm_tensor;
 
 typedef enum tdm_dtype {
     TDM_F32 = 0, /* what every kernel computes in */
-    TDM_I32 = 1  /* counts and labels; reductions of them run on the host */
+    TDM_I32 = 1, /* counts and labels; reductions of them run on the host */
+    TDM_I64 = 2  /* exact counters (int64 variables, checkpoints); no kernel computes
+                    in it: written and read from the host */
 } tdm_dtype;
 
 #define TDM_MAX_RANK 4

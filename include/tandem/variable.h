@@ -35,6 +35,10 @@ typedef struct tdm_variable_options {
     tdm_aggregation aggregation; /* default NONE */
     int trainable;               /* 1 / 0; -1 (default): 1 unless ON_READ */
     const float *initial_value;  /* shape's element count of floats; NULL: zeros */
+    tdm_dtype dtype;             /* TDM_F32 (default) or TDM_I64: an exact integer
+                                    variable (a step counter past 2^24), mirrored and not
+                                    trainable, written with tdm_variable_assign_int64 */
+    const int64_t *initial_int64; /* TDM_I64: the initial values; NULL: zeros */
 } tdm_variable_options;
 
 #define TDM_VARIABLE_OPTIONS_INIT                                                      \
@@ -43,7 +47,7 @@ typedef struct tdm_variable_options {
         .aggregation = TDM_AGG_NONE, .trainable = -1                                   \
     }
 
-/* Creates a float32 variable with a copy on each device of the strategy (or of the
+/* Creates a variable (float32, or int64 with dtype TDM_I64) with a copy on each device of the strategy (or of the
  * variable named by tdm_strategy_colocate_vars_with), every copy holding the initial
  * value. Cross-replica or default mode only. */
 TDM_API tdm_status tdm_variable_create(tdm_strategy *s, const tdm_variable_options *opts,
@@ -58,6 +62,7 @@ TDM_API tdm_shape tdm_variable_shape(const tdm_variable *var);
 TDM_API tdm_synchronization tdm_variable_synchronization(const tdm_variable *var);
 TDM_API tdm_aggregation tdm_variable_aggregation(const tdm_variable *var);
 TDM_API int tdm_variable_trainable(const tdm_variable *var);
+TDM_API tdm_dtype tdm_variable_dtype(const tdm_variable *var);
 
 /* The copies, one per device, in the order of the strategy's replicas; under a
  * parameter-server strategy a mirrored variable's home follows its caches as the last
@@ -72,7 +77,7 @@ TDM_API tdm_device *tdm_variable_home(const tdm_variable *var);
 /* The copy on the replica's device. */
 TDM_API tdm_tensor *tdm_variable_local(const tdm_variable *var, const tdm_replica_context *rc);
 
-/* Reads the variable into host memory (size: its bytes). In a replica function or
+/* Reads the variable into host memory (size: its bytes, 8 per element for int64). In a replica function or
  * an update function: the local copy. Cross-replica: a mirrored variable's first
  * copy; a sync-on-read variable's SUM or MEAN over the copies (ONLY_FIRST_REPLICA:
  * the first copy; NONE: an error). */
@@ -99,6 +104,15 @@ TDM_API tdm_status tdm_variable_assign(tdm_variable *var, tdm_assign_op op,
  * ONLY_FIRST_REPLICA unchanged and is an error for SUM with more than one replica. */
 TDM_API tdm_status tdm_variable_assign_host(tdm_variable *var, tdm_assign_op op,
                                             const float *data, size_t size);
+
+/* An int64 variable's assign / assign_add / assign_sub with host values (count: its
+ * element count), in exact integer arithmetic, written to every copy. Cross-replica
+ * or default mode (a replica function steps there through tdm_replica_merge_call);
+ * in a multi-worker job every process makes the same call. A result past the int64
+ * range is refused (TDM_ERR_INVALID_ARGUMENT naming the element) and nothing is
+ * written. tdm_variable_assign and tdm_variable_assign_host refuse int64 variables. */
+TDM_API tdm_status tdm_variable_assign_int64(tdm_variable *var, tdm_assign_op op,
+                                             const int64_t *values, size_t count);
 
 /* An update function: called once per copy of the variable, in the update context
  * of that copy's device. */
