@@ -569,6 +569,51 @@ static double accuracy_of(const float *outputs, const int32_t *labels, size_t ro
 /* A trained model, given its standardisation, predicts from raw features what
  * evaluate scores on the standardised test split; saved and loaded onto a one-device
  * strategy or onto the mirrored one, it predicts the same outputs bit for bit. */
+/* DistributeConfig: training mirrored, evaluating on one device; every evaluation
+ * sees the weights training has reached, and scores what the trained model scores
+ * (exactly where the eval device computes like the first replica's). */
+static void check_eval_strategy(int mixed)
+{
+    tdm_dataset *all = NULL, *train = NULL, *test = NULL;
+    CHECK_OK(tdm_dataset_from_csv(digits_path, NULL, &all));
+    CHECK_OK(tdm_dataset_split(all, 0.8, &train, &test));
+    CHECK_OK(tdm_dataset_batch(test, 100, 0));
+    CHECK_OK(tdm_dataset_batch(train, 64, 0));
+    CHECK_OK(tdm_dataset_repeat(train, 2));
+    trainer t;
+    trainer_open(&t, devs, n_devs, TDM_OPT_ADAM, 10);
+    tdm_strategy *eval = NULL;
+    CHECK_OK(tdm_strategy_create_one_device(devs[n_devs - 1], NULL, &eval));
+    tdm_distribute_config config = TDM_DISTRIBUTE_CONFIG_INIT;
+    config.train_distribute = t.strategy;
+    config.eval_distribute = eval;
+    tdm_evaluator *e = NULL;
+    CHECK_OK(tdm_evaluator_create(t.model, &config, &e));
+    CHECK(e && tdm_evaluator_model(e) != t.model);
+    double losses[40];
+    for (int round = 0; round < 2 && e; round++) {
+        CHECK(train_steps(&t, train, 20, losses) == 20);
+        tdm_evaluation got, want;
+        CHECK_OK(tdm_evaluator_run(e, test, &got));
+        CHECK_OK(tdm_model_evaluate(t.model, test, &want));
+        CHECK(got.examples == want.examples && got.examples == 360);
+        CHECK(mixed ? fabs(got.loss - want.loss) <= 1e-5 * want.loss : got.loss == want.loss);
+        CHECK(mixed ? fabs(got.accuracy - want.accuracy) <= 0.01 : got.accuracy == want.accuracy);
+        fprintf(stderr, "eval strategy, round %d: loss %.6f (trained model %.6f)\n", round,
+                got.loss, want.loss);
+    }
+    tdm_evaluator_destroy(e);
+    tdm_evaluator *bad = NULL;
+    config.train_distribute = eval;
+    CHECK_FAILS(tdm_evaluator_create(t.model, &config, &bad), TDM_ERR_INVALID_ARGUMENT,
+                "train_distribute");
+    trainer_close(&t);
+    tdm_strategy_destroy(eval);
+    tdm_dataset_destroy(all);
+    tdm_dataset_destroy(train);
+    tdm_dataset_destroy(test);
+}
+
 static void check_predict_after_load(void)
 {
     tdm_dataset *all = NULL, *train = NULL, *test = NULL;
@@ -640,6 +685,7 @@ int main(int argc, char **argv)
         check_mirrored_after_steps(!strcmp(argv[1], "mixed"));
         check_monitor_resume();
         check_predict_after_load();
+        check_eval_strategy(!strcmp(argv[1], "mixed"));
     }
     CHECK(tdm_context_validation_messages(ctx) == 0);
     tdm_context_destroy(ctx);

@@ -86,6 +86,33 @@ typedef struct tdm_evaluation {
 } tdm_evaluation;
 TDM_API tdm_status tdm_model_evaluate(tdm_model *m, const tdm_dataset *ds, tdm_evaluation *out);
 
+/* ---- training and evaluating under different strategies ---------------------------
+ * TensorFlow's DistributeConfig: one strategy trains, another evaluates (training
+ * mirrored over every GPU or worker, evaluation on one device, say). */
+typedef struct tdm_distribute_config {
+    size_t size;                    /* sizeof(tdm_distribute_config) */
+    tdm_strategy *train_distribute; /* the model's strategy; NULL: the model's */
+    tdm_strategy *eval_distribute;  /* NULL: evaluation runs under the model's strategy */
+} tdm_distribute_config;
+
+#define TDM_DISTRIBUTE_CONFIG_INIT {.size = sizeof(tdm_distribute_config)}
+
+typedef struct tdm_evaluator tdm_evaluator;
+
+/* An evaluator of m under config's eval strategy: the model's architecture created
+ * again there (cross-replica or default mode), whose weights are refreshed from m by
+ * every tdm_evaluator_run, so each evaluation sees the weights training has reached.
+ * Without an eval strategy (or with m's own) it evaluates m itself. m must outlive
+ * it. */
+TDM_API tdm_status tdm_evaluator_create(tdm_model *m, const tdm_distribute_config *config,
+                                        tdm_evaluator **out);
+/* tdm_model_evaluate of the eval strategy's model, after the refresh. */
+TDM_API tdm_status tdm_evaluator_run(tdm_evaluator *e, const tdm_dataset *ds,
+                                     tdm_evaluation *out);
+/* The model evaluated: the copy on the eval strategy, or m. */
+TDM_API tdm_model *tdm_evaluator_model(const tdm_evaluator *e);
+TDM_API void tdm_evaluator_destroy(tdm_evaluator *e); /* NULL-safe */
+
 /* ---- using a trained model ------------------------------------------------------
  * A model learns from features as training saw them: usually standardised with the
  * training split's statistics (tdm_dataset_feature_stats, tdm_dataset_standardize).

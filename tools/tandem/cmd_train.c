@@ -41,6 +41,11 @@ static void print_setup(const train_session *ts)
         tdm_device_describe(tdm_strategy_parameter_device(ts->strategy, i), &d);
         printf("  parameters %zu: %s (%s)\n", i, d.id, d.name);
     }
+    if (ts->eval_strategy) {
+        tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+        tdm_device_describe(tdm_strategy_device(ts->eval_strategy, 0), &d);
+        printf("evaluation on %s (%s)\n", d.id, d.name);
+    }
     fflush(stdout);
 }
 

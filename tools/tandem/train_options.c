@@ -54,6 +54,9 @@ static int usage(FILE *out, int status)
             "                       variable kept and updated on one of --ps-devices\n"
             "  --ps-devices LIST    the parameter devices of --strategy parameter-server,\n"
             "                       as for --devices (default: the first training device)\n"
+            "  --eval-devices LIST  evaluate after each epoch under another strategy than\n"
+            "                       training's: on these devices (default: the first\n"
+            "                       training device)\n"
             "  --seed N             weights, shuffling and dropout (default 1)\n"
             "  --balance            give faster devices a larger share of each batch,\n"
             "                       measured as training runs (the update stays that of\n"
@@ -174,6 +177,8 @@ void train_options_defaults(train_options *o)
     o->split = 1;
     o->ps_devices.what = "device id";
     o->ps_devices.max = MAX_SELECTED;
+    o->eval_devices.what = "device id";
+    o->eval_devices.max = MAX_SELECTED;
     o->progress = -1;
 }
 
@@ -221,6 +226,7 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
         WHOLE("--split", CLI_UNSIGNED, split, 1, MAX_SPLIT),
         CUSTOM("--strategy", parse_strategy, &o->strategy),
         CUSTOM("--ps-devices", cli_parse_list, &o->ps_devices),
+        CUSTOM("--eval-devices", cli_parse_list, &o->eval_devices),
         WHOLE("--seed", CLI_U64, seed, 0, UINT64_MAX),
         FLAG("--balance", balance, 1),
         FLAG("--deterministic", deterministic, 1),

@@ -62,7 +62,7 @@ static int run_epoch(train_session *ts, epoch_state *e)
     if (tdm_monitor_run_steps(ts->monitor, ts->data.steps_per_epoch, NULL) != TDM_OK)
         return fail(interrupted ? "interrupted" : "training");
     tdm_evaluation ev;
-    if (tdm_model_evaluate(ts->model, ts->data.test, &ev) != TDM_OK)
+    if (tdm_evaluator_run(ts->evaluator, ts->data.test, &ev) != TDM_OK)
         return fail("evaluation");
     double seconds = now() - e->start;
     train_epoch *rec = &ts->history[ts->epochs_done++];

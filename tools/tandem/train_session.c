@@ -104,6 +104,29 @@ static int make_model(train_session *ts)
                : fail("model");
 }
 
+/* DistributeConfig: evaluation on --eval-devices (one device, or mirrored over
+ * several), else under the training strategy. */
+static int make_evaluator(train_session *ts)
+{
+    tdm_distribute_config config = TDM_DISTRIBUTE_CONFIG_INIT;
+    config.train_distribute = ts->strategy;
+    if (ts->opts->eval_devices.count) {
+        tdm_device *devices[MAX_SELECTED];
+        size_t count = 0;
+        if (cli_find_devices(ts->ctx, &ts->opts->eval_devices, devices, &count) != 0)
+            return -1;
+        tdm_status s = count == 1 ? tdm_strategy_create_one_device(devices[0], NULL,
+                                                                     &ts->eval_strategy)
+                                  : tdm_strategy_create_mirrored(ts->ctx, devices, count, NULL,
+                                                                 &ts->eval_strategy);
+        if (s != TDM_OK)
+            return fail("--eval-devices");
+        config.eval_distribute = ts->eval_strategy;
+    }
+    return tdm_evaluator_create(ts->model, &config, &ts->evaluator) == TDM_OK ? 0
+                                                                               : fail("evaluation");
+}
+
 static int make_train_op(train_session *ts)
 {
     const train_options *o = ts->opts;
@@ -160,7 +183,7 @@ int train_session_open(const train_options *o, train_session *ts)
     ts->history = calloc(o->epochs ? o->epochs : 1, sizeof *ts->history);
     if (!ts->history || check_outputs(o) || train_data_load(o, &ts->data) != 0 ||
         !(ts->ctx = cli_context()) || make_strategy(ts) || take_role(ts) || make_model(ts) ||
-        make_train_op(ts) || make_step(ts) || train_monitor_open(ts)) {
+        make_evaluator(ts) || make_train_op(ts) || make_step(ts) || train_monitor_open(ts)) {
         train_session_close(ts);
         return -1;
     }
@@ -174,6 +197,8 @@ void train_session_close(train_session *ts)
     tdm_step_destroy(ts->step);
     tdm_train_op_destroy(ts->op);
     tdm_optimizer_destroy(ts->optimizer);
+    tdm_evaluator_destroy(ts->evaluator);
+    tdm_strategy_destroy(ts->eval_strategy);
     tdm_model_destroy(ts->model);
     tdm_strategy_destroy(ts->strategy);
     tdm_context_destroy(ts->ctx);

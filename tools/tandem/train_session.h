@@ -35,6 +35,8 @@ typedef struct train_session {
     tdm_context *ctx;
     tdm_strategy *strategy;
     tdm_model *model;
+    tdm_strategy *eval_strategy; /* --eval-devices, else NULL */
+    tdm_evaluator *evaluator;    /* the model under eval_strategy, or the model itself */
     tdm_optimizer *optimizer;
     tdm_train_op *op;
     tdm_step *step;

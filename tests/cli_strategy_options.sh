@@ -1,9 +1,11 @@
 #!/bin/sh
-# tandem train --strategy parameter-server in one process: variables kept and updated
-# on the parameter devices train exactly like mirrored variables, so the checkpoints
-# of both runs are identical byte for byte; a run resumed from its second epoch ends
-# like the whole run; --ps-devices without the strategy is refused.
-# usage: cli_parameter_server.sh TANDEM WORKERS PS_DEVICES
+# tandem train's strategies beside mirrored training, on two worker devices:
+# --strategy parameter-server in one process keeps and updates the variables on the
+# parameter devices and trains exactly like mirrored training, so the checkpoints of
+# both runs are identical byte for byte; a run resumed from its second epoch ends like
+# the whole run; --ps-devices without the strategy is refused. --eval-devices (an
+# eval strategy on the other devices) scores every epoch like training's own.
+# usage: cli_strategy_options.sh TANDEM WORKERS OTHER_DEVICES
 set -eu
 tandem=$1
 workers=$2
@@ -27,4 +29,9 @@ status=0
 "$tandem" train --ps-devices "$ps" --epochs 1 >"$out/log3" 2>&1 || status=$?
 [ $status -eq 2 ] && grep -q 'ps-devices is for --strategy parameter-server' "$out/log3" ||
   { cat "$out/log3"; echo "--ps-devices without the strategy: exit $status"; exit 1; }
-echo "cli_parameter_server: ok (final $last identical to mirrored and to the resumed run)"
+"$tandem" train $opts --eval-devices "$ps" >"$out/log4"
+grep -q "^evaluation on ${ps%%,*} " "$out/log4" || { cat "$out/log4"; echo "no eval device listed"; exit 1; }
+grep '^epoch' "$out/log" | sed 's/.*test loss/test loss/' >"$out/scores"
+grep '^epoch' "$out/log4" | sed 's/.*test loss/test loss/' >"$out/scores4"
+cmp "$out/scores" "$out/scores4" || { paste "$out/scores" "$out/scores4"; echo "the eval strategy scores differently"; exit 1; }
+echo "cli_strategy_options: ok (final $last identical to mirrored and to the resumed run; the eval strategy scores alike)"
