@@ -7,7 +7,9 @@
 # - a process on PoCL and one on lavapipe train to the bits of one process on both;
 # - 3 processes of one reference device each stay bitwise identical to each other
 #   (--deterministic) and reach the accuracy of one process on three devices within a
-#   point (3-way sums round in another order).
+#   point (3-way sums round in another order);
+# - 2 workers and 1 parameter server train asynchronously to the accuracy of one
+#   process within two points.
 set -eu
 tandem=$1 mpiexec=$2
 dir=$(mktemp -d)
@@ -52,3 +54,21 @@ cat "$dir/ref3.txt"
 a1=$(accuracy "$dir/ref1.txt") a3=$(accuracy "$dir/ref3.txt")
 echo "3 workers: test accuracy $a3% against $a1% for 1 process on 3 devices"
 awk -v a="$a1" -v b="$a3" 'BEGIN { d = a - b; exit !(d < 1 && d > -1 && b > 90) }'
+
+# Parameter servers across processes: ranks 0 and 1 train on their halves of the data
+# and rank 2 keeps and updates the variables; the chief reaches the accuracy of one
+# process within two points, and the server ends cleanly once both have said goodbye
+# (mpirun's status). A checkpoint directory is refused before anything starts.
+"$tandem" train --devices opencl:0 --epochs 10 --no-progress > "$dir/ps1.txt"
+run -np 3 "$tandem" train --strategy parameter-server --ps-processes 1 --devices opencl:0 \
+    --epochs 10 --no-progress > "$dir/ps3.txt"
+cat "$dir/ps3.txt"
+grep -q 'in each of 2 worker processes, 1 parameter server' "$dir/ps3.txt"
+p1=$(accuracy "$dir/ps1.txt") p3=$(accuracy "$dir/ps3.txt")
+echo "parameter servers: test accuracy $p3% against $p1% for 1 process"
+awk -v a="$p1" -v b="$p3" 'BEGIN { d = a - b; exit !(d < 2 && d > -2 && b > 90) }'
+if "$tandem" train --strategy parameter-server --ps-processes 1 --checkpoint-dir "$dir/no" \
+    > "$dir/refused.txt" 2>&1; then
+  echo "--checkpoint-dir with --ps-processes must be refused"; exit 1
+fi
+grep -q 'checkpoints do not reach' "$dir/refused.txt"

@@ -1,5 +1,6 @@
 #include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "harness.h"
 
@@ -98,4 +99,29 @@ uint32_t test_scenario_backends(const char *scenario)
     if (!strcmp(scenario, "vulkan-logical"))
         return TDM_BACKEND_BIT(TDM_BACKEND_VULKAN);
     return TDM_BACKENDS_ALL;
+}
+
+double test_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+size_t test_mpi_rank(void)
+{
+    const char *r = getenv("OMPI_COMM_WORLD_RANK");
+    return r ? (size_t)atoi(r) : 0;
+}
+
+size_t test_mpi_start(tdm_context *ctx, const char *scenario, size_t rank, double timeout_s,
+                      tdm_device **devs, tdm_strategy_options *opts)
+{
+    size_t have = test_scenario_devices(ctx, scenario, devs);
+    if (!have)
+        printf("rank %zu: SKIP: no %s devices\n", rank, scenario);
+    tdm_strategy_options o = TDM_STRATEGY_OPTIONS_INIT;
+    o.collective_timeout = timeout_s;
+    *opts = o;
+    return have;
 }

@@ -64,6 +64,18 @@ size_t test_scenario_devices(tdm_context *ctx, const char *scenario, tdm_device 
  * start-up. */
 uint32_t test_scenario_backends(const char *scenario);
 
+/* Seconds on the monotonic clock. */
+double test_seconds(void);
+
+/* This process's rank in an mpirun job (Open MPI's OMPI_COMM_WORLD_RANK), 0 outside. */
+size_t test_mpi_rank(void);
+
+/* A rank's start under mpirun: the scenario's devices (as test_scenario_devices) and
+ * strategy options with a collective timeout of timeout_s; with no devices, prints
+ * "rank R: SKIP" (which mpi_ranks_pass.sh accepts) and returns 0. */
+size_t test_mpi_start(tdm_context *ctx, const char *scenario, size_t rank, double timeout_s,
+                     tdm_device **devs, tdm_strategy_options *opts);
+
 /* Deterministic pseudo-random bytes (xorshift), different for each seed. */
 void test_random_bytes(void *dst, size_t size, unsigned seed);
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # mpi_ranks_pass.sh NP MPIEXEC PROGRAM ARGS...: runs PROGRAM on NP processes and
-# passes when the ranks expected to survive each print "rank R: PASS" (for kill and
-# stall, every rank but 1). mpirun's own status is not used: with a rank killed on
+# passes when the ranks expected to survive each print "rank R: PASS" (for kill,
+# stall and the lost_* modes, every rank but the one that dies). mpirun's own status is not used: with a rank killed on
 # purpose it reports that rank's death.
 np=$1 mpiexec=$2
 shift 2
@@ -10,7 +10,7 @@ out=$(timeout 120 "$mpiexec" --allow-run-as-root --oversubscribe --enable-recove
       -np "$np" "$@" 2>&1)
 echo "$out"
 expected=$np
-case $mode in kill|stall) expected=$((np - 1)) ;; esac
+case $mode in kill|stall|lost_server|lost_worker) expected=$((np - 1)) ;; esac
 passed=$(echo "$out" | grep -c '^rank [0-9]*: PASS')
 skipped=$(echo "$out" | grep -c '^rank [0-9]*: SKIP')
 [ "$skipped" -gt 0 ] && exit 0

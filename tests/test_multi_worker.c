@@ -14,26 +14,12 @@
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
 
 #define TIMEOUT_S 2.0
 #define BIG (3 * 262144 + 5) /* floats: several MiB, not a multiple of anything */
-
-static size_t rank_of(void)
-{
-    const char *r = getenv("OMPI_COMM_WORLD_RANK");
-    return r ? (size_t)atoi(r) : 0;
-}
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 typedef struct job {
     const char *mode;
@@ -165,11 +151,11 @@ static tdm_status fault_fn(tdm_replica_context *rc, void *user)
         tdm_tensor *t = j->small[local];
         if (j->rank == 1 && k == 2 && !strcmp(j->mode, "mismatch"))
             t = j->big[local];
-        double start = now();
+        double start = test_seconds();
         s = tdm_replica_all_reduce(rc, TDM_REDUCE_SUM, t);
         if (s != TDM_OK && local == 0) {
             j->fault = s;
-            j->fault_after = now() - start;
+            j->fault_after = test_seconds() - start;
             snprintf(j->fault_message, sizeof j->fault_message, "%s", tdm_last_error());
         }
     }
@@ -298,19 +284,17 @@ int main(int argc, char **argv)
             "usage: test_multi_worker reference|opencl collectives|input|mismatch|kill|stall\n");
         return 2;
     }
-    size_t rank = rank_of();
+    size_t rank = test_mpi_rank();
     tdm_context *ctx = test_context(test_scenario_backends(argv[1]));
     tdm_device *devs[3];
-    size_t have = test_scenario_devices(ctx, argv[1], devs);
+    tdm_strategy_options o;
+    size_t have = test_mpi_start(ctx, argv[1], rank, TIMEOUT_S, devs, &o);
     size_t local = !strcmp(argv[2], "input") ? 2 : 1 + rank % 2;
     local = local < have ? local : have;
     if (!have) {
-        printf("rank %zu: SKIP: no %s devices\n", rank, argv[1]);
         tdm_context_destroy(ctx);
         return 0;
     }
-    tdm_strategy_options o = TDM_STRATEGY_OPTIONS_INIT;
-    o.collective_timeout = TIMEOUT_S;
     tdm_strategy *s = NULL;
     CHECK_OK(tdm_strategy_create_multi_worker(ctx, devs, local, &o, &s));
     if (!s)

@@ -227,20 +227,13 @@ static void *record_then_leave(void *arg)
     return NULL;
 }
 
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Polling gives up after the timeout and reports what it saw. */
 static tdm_status poll_event(tdm_event *event, int *done)
 {
-    double give_up = seconds_now() + EVENT_TIMEOUT_S / 2;
+    double give_up = test_seconds() + EVENT_TIMEOUT_S / 2;
     tdm_status s = TDM_OK;
     *done = 0;
-    while (s == TDM_OK && !*done && seconds_now() < give_up) {
+    while (s == TDM_OK && !*done && test_seconds() < give_up) {
         s = tdm_event_query(event, done);
         nanosleep(&(struct timespec){0, 1000000}, NULL);
     }

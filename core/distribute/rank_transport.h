@@ -12,7 +12,10 @@
 #include "tandem/status.h"
 
 /* Bumped on any change to the structs below: a plugin of another version is refused. */
-#define TDM_RANK_TRANSPORT_VERSION 1
+#define TDM_RANK_TRANSPORT_VERSION 2
+
+/* A receive from whichever rank sends first. */
+#define TDM_RANK_ANY ((size_t)-1)
 
 typedef struct tdm_rank_link tdm_rank_link; /* the plugin's state */
 
@@ -47,6 +50,15 @@ typedef struct tdm_rank_transport {
     /* bytes[size] becomes root's. */
     tdm_status (*broadcast)(tdm_rank_link *link, void *bytes, size_t size, size_t root,
                             const tdm_rank_call *call, char *why, size_t why_size);
+    /* Messages of request and reply protocols (parameter servers), apart from the
+     * collectives: send waits, with the link's deadline, until rank `to` has taken
+     * bytes[size]; receive waits as long for a message from `from` (TDM_RANK_ANY: any
+     * rank) and gives it in link-owned memory, valid until the next receive, with its
+     * size and sender. A rank that does not take or send in time is named. */
+    tdm_status (*send)(tdm_rank_link *link, size_t to, const void *bytes, size_t size, char *why,
+                       size_t why_size);
+    tdm_status (*receive)(tdm_rank_link *link, size_t from, const void **bytes, size_t *size,
+                          size_t *sender, char *why, size_t why_size);
     /* Leaves the job. MPI stays initialised for the process: the plugin finalises it
      * at exit if it initialised it and no collective failed (a missing rank would hold
      * the finalisation forever). NULL-safe. */
@@ -55,6 +67,6 @@ typedef struct tdm_rank_transport {
 
 /* The one symbol a transport plugin exports. */
 typedef const tdm_rank_transport *(*tdm_rank_transport_entry)(void);
-#define TDM_RANK_TRANSPORT_ENTRY "tdm_rank_transport_v1"
+#define TDM_RANK_TRANSPORT_ENTRY "tdm_rank_transport_v2"
 
 #endif

@@ -79,6 +79,22 @@ tdm_status tdm_ranks_open(double timeout_s, int check_order, const char *func, t
     return TDM_OK;
 }
 
+tdm_status tdm_ranks_send(tdm_ranks *r, size_t to, const void *bytes, size_t size,
+                          const char *what)
+{
+    char why[1024];
+    tdm_status s = r->transport->send(r->link, to, bytes, size, why, sizeof why);
+    return s == TDM_OK ? s : tdm_fail(s, "%s: %s", what, why);
+}
+
+tdm_status tdm_ranks_receive(tdm_ranks *r, size_t from, const void **bytes, size_t *size,
+                             size_t *sender, const char *what)
+{
+    char why[1024];
+    tdm_status s = r->transport->receive(r->link, from, bytes, size, sender, why, sizeof why);
+    return s == TDM_OK ? s : tdm_fail(s, "%s: %s", what, why);
+}
+
 void tdm_ranks_close(tdm_ranks *r)
 {
     if (!r)

@@ -218,12 +218,37 @@ tdm_status tdm_strategy_create_parameter_server(tdm_context *ctx, tdm_device *co
     return TDM_OK;
 }
 
+tdm_status tdm_strategy_create_parameter_server_job(tdm_context *ctx, tdm_device *const *devices,
+                                                    size_t count, size_t ps_processes,
+                                                    const tdm_strategy_options *opts,
+                                                    tdm_strategy **out)
+{
+    static const char func[] = "tdm_strategy_create_parameter_server_job";
+    tdm_strategy *s = NULL;
+    tdm_status st = create_over(ctx, TDM_STRATEGY_PARAMETER_SERVER, devices, count, opts, func, &s);
+    if (st == TDM_OK)
+        st = tdm_ranks_open(s->opts.collective_timeout, s->opts.check_collectives, func, &s->job);
+    if (st == TDM_OK && (ps_processes == 0 || ps_processes >= s->job->count))
+        st = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                      "%s: a job of %zu processes cannot have %zu parameter servers: it needs "
+                      "at least one server and one worker (start it with mpirun -np N)",
+                      func, s->job->count, ps_processes);
+    if (st != TDM_OK) {
+        tdm_strategy_destroy(s);
+        return st;
+    }
+    s->job_servers = ps_processes;
+    *out = s;
+    return TDM_OK;
+}
+
 static void free_strategy(tdm_strategy *s)
 {
     tdm_strategy_stop_workers(s);
     tdm_strategy_free_variables(s);
     free(s->shares);
     tdm_ranks_close(s->ranks);
+    tdm_ranks_close(s->job);
     pthread_mutex_destroy(&s->lock);
     free(s->ps_devices);
     free(s->devices);
@@ -288,12 +313,22 @@ size_t tdm_strategy_num_local_replicas(const tdm_strategy *s)
 
 size_t tdm_strategy_num_workers(const tdm_strategy *s)
 {
-    return s && s->ranks ? s->ranks->count : 1;
+    return !s ? 1 : s->ranks ? s->ranks->count : s->job ? s->job->count - s->job_servers : 1;
 }
 
 size_t tdm_strategy_worker_index(const tdm_strategy *s)
 {
-    return s && s->ranks ? s->ranks->rank : 0;
+    return !s ? 0 : s->ranks ? s->ranks->rank : s->job ? s->job->rank : 0;
+}
+
+size_t tdm_strategy_num_parameter_servers(const tdm_strategy *s)
+{
+    return s && s->job ? s->job_servers : 0;
+}
+
+int tdm_strategy_is_parameter_server(const tdm_strategy *s)
+{
+    return s && s->job && s->job->rank >= s->job->count - s->job_servers;
 }
 
 int tdm_strategy_is_chief(const tdm_strategy *s)

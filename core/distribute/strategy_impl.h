@@ -39,6 +39,9 @@ struct tdm_strategy {
     tdm_device **ps_devices;   /* parameter-server: [ps_count] devices that hold variables */
     size_t ps_count;
     size_t next_home;          /* the parameter device of the next variable, under lock */
+    struct tdm_ranks *job;     /* a parameter-server job's processes (the workers do not
+                                  reduce across it: ranks stays NULL); else NULL */
+    size_t job_servers;        /* its last job_servers ranks serve variables */
     atomic_int loss_reduction; /* tdm_loss_reduction + 1 of the last loss; 0: none */
     atomic_int running;        /* a run is in progress */
     atomic_int entered;        /* scope enters not yet exited, over all threads */

@@ -124,9 +124,10 @@ static int needs_resync(const tdm_train_op *op)
 static tdm_status build(tdm_train_op *op)
 {
     tdm_status s = choose_variables(op);
+    int served = tdm_strategy_num_parameter_servers(op->strategy) > 0; /* slots live there */
     if (s == TDM_OK)
         s = tdm_train_layout(op);
-    if (s == TDM_OK)
+    if (s == TDM_OK && !served)
         s = tdm_optimizer_create_slots(op->opts.optimizer, op->vars, op->var_count);
     size_t replicas = tdm_strategy_num_local_replicas(op->strategy);
     size_t elements = op->total + 1;
@@ -140,6 +141,8 @@ static tdm_status build(tdm_train_op *op)
         s = make_replica(op, i);
     if (s == TDM_OK && tdm_strategy_num_parameter_devices(op->strategy))
         s = tdm_train_homes_make(op); /* the update runs once, at the homes */
+    else if (s == TDM_OK && served)
+        s = tdm_train_remote_open(op); /* the update runs on the servers */
     else
         op->resync = needs_resync(op);
     return s;
@@ -173,6 +176,7 @@ void tdm_train_op_destroy(tdm_train_op *op)
 {
     if (!op)
         return;
+    tdm_train_remote_close(op);
     for (size_t i = 0; op->replicas && i < tdm_strategy_num_local_replicas(op->strategy); i++)
         free_replica(op, &op->replicas[i]);
     free(op->replicas);

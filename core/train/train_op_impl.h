@@ -45,6 +45,7 @@ struct tdm_train_op {
                    replica 0's update is copied to the others */
     tdm_tensor **home_grads; /* parameter-server: [var_count], each on its variable's
                                 home; NULL for other strategies */
+    struct tdm_train_remote *remote; /* a parameter-server job's worker: its servers */
     tdm_train_replica *replicas;
     uint64_t global_step;
     const tdm_distributed_batch *batch; /* during a step */
@@ -71,6 +72,15 @@ tdm_status tdm_train_buckets_finish(tdm_train_replica *r);
 tdm_status tdm_train_homes_make(tdm_train_op *op);
 void tdm_train_homes_free(tdm_train_op *op);
 tdm_status tdm_train_update_homes(tdm_train_op *op);
+
+/* train_op_remote.c, a parameter-server job's worker: joining the servers (and
+ * taking their values and global step), one step's push of replica 0's summed
+ * gradients and the new values written into every copy (*step: the servers' global
+ * step), and the goodbye. */
+typedef struct tdm_train_remote tdm_train_remote;
+tdm_status tdm_train_remote_open(tdm_train_op *op);
+tdm_status tdm_train_remote_step(tdm_train_op *op, uint64_t *step);
+void tdm_train_remote_close(tdm_train_op *op);
 
 /* train_op_timing.c: whether this step is one that balance measures, and after
  * it, the strategy's new batch shares. */

@@ -32,10 +32,23 @@ static tdm_status restore_var(void *c, tdm_variable *var)
     return tdm_checkpoint_restore_variable(c, var);
 }
 
+/* A parameter-server job keeps the optimizer's state on its servers, which
+ * checkpoints cannot reach yet. */
+static tdm_status not_here(const tdm_train_op *op, const char *func)
+{
+    (void)op;
+    return tdm_fail(TDM_ERR_UNSUPPORTED,
+                    "%s: the train op of a parameter-server job's worker: the variables' "
+                    "optimizer state lives on the servers, which checkpoints do not reach yet",
+                    func);
+}
+
 tdm_status tdm_train_op_save(const tdm_train_op *op, tdm_checkpoint_writer *w)
 {
     TDM_CHECK_ARG(op, "tdm_train_op_save");
     TDM_CHECK_ARG(w, "tdm_train_op_save");
+    if (op->remote)
+        return not_here(op, "tdm_train_op_save");
     tdm_status s = tdm_checkpoint_add_u64(w, TDM_RECORD_GLOBAL_STEP, op->global_step);
     if (s == TDM_OK)
         s = tdm_checkpoint_add_u64(w, "train/seed", op->opts.seed);
@@ -52,6 +65,8 @@ tdm_status tdm_train_op_restore(tdm_train_op *op, const tdm_checkpoint *c)
 {
     TDM_CHECK_ARG(op, "tdm_train_op_restore");
     TDM_CHECK_ARG(c, "tdm_train_op_restore");
+    if (op->remote)
+        return not_here(op, "tdm_train_op_restore");
     uint64_t step = 0, seed = 0;
     tdm_status s = tdm_checkpoint_read_u64(c, TDM_RECORD_GLOBAL_STEP, &step);
     if (s == TDM_OK)

@@ -42,7 +42,7 @@ static tdm_status apply(tdm_train_op *op, tdm_replica_context *rc, tdm_train_rep
         s = tdm_train_transform(op, rc, r);
     if (s == TDM_OK && op->opts.gradient_summaries && tdm_replica_local_id(rc) == 0)
         s = tdm_train_summarize(op, r);
-    if (s == TDM_OK && !op->home_grads) /* parameter servers: once, after the run */
+    if (s == TDM_OK && !op->home_grads && !op->remote) /* parameter servers: after the run */
         s = tdm_optimizer_apply_local(op->opts.optimizer, rc, op->vars, r->views, op->var_count);
     if (s == TDM_OK && op->opts.update_ops)
         s = op->opts.update_ops(rc, op->opts.update_ops_user);
@@ -101,8 +101,11 @@ tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batch *batch
     op->batch = batch;
     s = tdm_strategy_run(op->strategy, replica_step, op, args, 2, NULL);
     op->batch = NULL;
+    uint64_t next = op->global_step + 1;
     if (s == TDM_OK && op->home_grads)
         s = tdm_train_update_homes(op);
+    if (s == TDM_OK && op->remote)
+        s = tdm_train_remote_step(op, &next);
     if (s == TDM_OK && op->resync)
         s = tdm_train_resync(op);
     else if (s != TDM_OK && s != TDM_ERR_DEVICE_LOST)
@@ -116,7 +119,7 @@ tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batch *batch
     if (tdm_train_balance_measures(op))
         s = tdm_train_balance_update(op, batch);
     if (s == TDM_OK)
-        s = tdm_train_op_set_global_step(op, op->global_step + 1);
+        s = tdm_train_op_set_global_step(op, next);
     if (s == TDM_OK && loss)
         *loss = op->loss;
     return s;

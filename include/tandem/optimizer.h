@@ -164,6 +164,18 @@ TDM_API float tdm_optimizer_learning_rate(const tdm_optimizer *opt);
 TDM_API tdm_status tdm_optimizer_apply(tdm_optimizer *opt, tdm_variable *const *vars,
                                        tdm_tensor *const *grads, size_t count);
 
+/* A parameter server of a job (tdm_strategy_create_parameter_server_job): serves the
+ * trainable variables of opt's strategy to the workers' train ops until every worker
+ * has said goodbye. A worker's train op names the variables it keeps here (by name
+ * and size: the server creates the same model), takes their values, and then pushes
+ * its summed gradients every step; each push is applied with opt at once, in arrival
+ * order, and answered with the new values and the global step (every push of every
+ * worker counts one). A request that does not match (an unknown variable, another
+ * size) is refused to that worker alone. A worker that neither sends nor says goodbye
+ * within collective_timeout fails the service with TDM_ERR_TIMEOUT naming the workers
+ * still expected. Cross-replica or default mode. */
+TDM_API tdm_status tdm_optimizer_serve(tdm_optimizer *opt);
+
 /* ---- the tower optimizer ----------------------------------------------------- */
 
 /* TowerOptimizer (docs/SEMANTICS.md): wraps an optimizer (borrowed: it must outlive the

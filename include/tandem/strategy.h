@@ -138,6 +138,27 @@ TDM_API tdm_status tdm_strategy_create_parameter_server(tdm_context *ctx,
                                                         const tdm_strategy_options *opts,
                                                         tdm_strategy **out);
 
+/* TensorFlow's parameter-server strategy across processes: every process of the MPI
+ * job calls it; the last ps_processes ranks are parameter servers, the others workers
+ * (rank 0 the chief). A worker runs one replica per device given, synchronously among
+ * them as mirrored training does; its train op sends the replicas' summed gradients
+ * to the servers every step and takes the new values back, without waiting for the
+ * other workers. A server keeps and updates the trainable variables it is given (round-
+ * robin in the train op's order over the servers) on its devices[0], serving them with
+ * tdm_optimizer_serve. Every request has the collective_timeout deadline: a server
+ * that does not answer is named by the workers, and a worker that disappears by the
+ * servers. Needs libtandem_mpi and a job of at least ps_processes + 1 processes. */
+TDM_API tdm_status tdm_strategy_create_parameter_server_job(tdm_context *ctx,
+                                                            tdm_device *const *devices,
+                                                            size_t count, size_t ps_processes,
+                                                            const tdm_strategy_options *opts,
+                                                            tdm_strategy **out);
+
+/* Parameter-server processes of the strategy's job (0 for other strategies), and
+ * whether this process is one of them. */
+TDM_API size_t tdm_strategy_num_parameter_servers(const tdm_strategy *s);
+TDM_API int tdm_strategy_is_parameter_server(const tdm_strategy *s);
+
 /* Parameter devices of a parameter-server strategy (0 for other kinds), and the i-th
  * of them or NULL. */
 TDM_API size_t tdm_strategy_num_parameter_devices(const tdm_strategy *s);
@@ -149,7 +170,8 @@ TDM_API tdm_device *tdm_strategy_parameter_device(const tdm_strategy *s, size_t 
 TDM_API tdm_status tdm_strategy_broadcast_host(tdm_strategy *s, void *bytes, size_t size);
 
 /* Processes (workers) of the strategy's job, this process's index among them (0 is the
- * chief), and whether it is the chief: 1, 0, 1 for strategies of one process. */
+ * chief), and whether it is the chief: 1, 0, 1 for strategies of one process. In a
+ * parameter-server job the servers are not workers: a server's index is its rank. */
 TDM_API size_t tdm_strategy_num_workers(const tdm_strategy *s);
 TDM_API size_t tdm_strategy_worker_index(const tdm_strategy *s);
 TDM_API int tdm_strategy_is_chief(const tdm_strategy *s);

@@ -28,7 +28,11 @@ static void print_setup(const train_session *ts)
            tdm_model_parameter_count(ts->model), tdm_optimizer_name(ts->optimizer),
            (double)tdm_optimizer_learning_rate(ts->optimizer), o->batch);
     printf("strategy %s over %zu replica%s", o->strategy, all, all == 1 ? "" : "s");
-    if (workers > 1)
+    size_t servers = tdm_strategy_num_parameter_servers(ts->strategy);
+    if (servers)
+        printf(" in each of %zu worker processes, %zu parameter server%s; the chief's", workers,
+               servers, servers == 1 ? "" : "s");
+    else if (workers > 1)
         printf(" in %zu processes; the chief's", workers);
     printf(":\n");
     for (size_t r = 0; r < replicas; r++) {
@@ -88,6 +92,14 @@ int cmd_train(int argc, char **argv)
     train_session ts;
     if (train_session_open(&o, &ts) != 0)
         return 1;
+    if (tdm_strategy_is_parameter_server(ts.strategy)) {
+        /* Serves the workers until they are done; they print. */
+        int served = tdm_optimizer_serve(ts.optimizer) == TDM_OK;
+        if (!served)
+            fprintf(stderr, "tandem train: parameter server: %s\n", tdm_last_error());
+        train_session_close(&ts);
+        return served ? 0 : 1;
+    }
     print_setup(&ts);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -48,9 +48,11 @@ static tdm_status standardize(train_data *d)
     return s;
 }
 
-static tdm_status prepare(const train_options *o, train_data *d)
+static tdm_status prepare(const train_options *o, size_t shards, size_t shard, train_data *d)
 {
     tdm_status s = o->standardize ? standardize(d) : TDM_OK;
+    if (s == TDM_OK && shards > 1)
+        s = tdm_dataset_shard(d->train, shards, shard);
     if (s == TDM_OK)
         s = tdm_dataset_shuffle(d->train, o->seed);
     if (s == TDM_OK)
@@ -93,7 +95,7 @@ static int split(const train_options *o, tdm_dataset *all, train_data *d)
     return fail(o->test_data, why, d);
 }
 
-int train_data_load(const train_options *o, train_data *d)
+int train_data_load(const train_options *o, size_t shards, size_t shard, train_data *d)
 {
     memset(d, 0, sizeof *d);
     d->path = o->data ? o->data : bundled_digits();
@@ -110,7 +112,7 @@ int train_data_load(const train_options *o, train_data *d)
     d->classes = tdm_dataset_class_count(d->train) > tdm_dataset_class_count(d->test)
                      ? tdm_dataset_class_count(d->train)
                      : tdm_dataset_class_count(d->test);
-    if (prepare(o, d) != TDM_OK)
+    if (prepare(o, shards, shard, d) != TDM_OK)
         return fail(d->path, tdm_last_error(), d);
     if (!tdm_dataset_example_count(d->train) || !tdm_dataset_example_count(d->test))
         return fail(d->path, "too few examples for both a training and a test split", d);

@@ -19,9 +19,10 @@ typedef struct train_data {
 } train_data;
 
 /* Loads the data and the test data, or holds out the test split (after one shuffle
- * with the seed), standardises both with the training split's statistics, and
- * batches. 0, or -1 after printing why. */
-int train_data_load(const train_options *o, train_data *out);
+ * with the seed), standardises both with the training split's statistics, keeps
+ * shard `shard` of `shards` of the training split (a parameter-server job's worker
+ * trains on its own), and batches. 0, or -1 after printing why. */
+int train_data_load(const train_options *o, size_t shards, size_t shard, train_data *out);
 void train_data_free(train_data *d);
 
 #endif

@@ -54,6 +54,11 @@ static int usage(FILE *out, int status)
             "                       variable kept and updated on one of --ps-devices\n"
             "  --ps-devices LIST    the parameter devices of --strategy parameter-server,\n"
             "                       as for --devices (default: the first training device)\n"
+            "  --ps-processes N     with --strategy parameter-server under mpirun: the last\n"
+            "                       N processes keep and update the variables (on their\n"
+            "                       first --devices device), the others train on their\n"
+            "                       shard of the data and exchange gradients and values\n"
+            "                       with them, without waiting for each other\n"
             "  --eval-devices LIST  evaluate after each epoch under another strategy than\n"
             "                       training's: on these devices (default: the first\n"
             "                       training device)\n"
@@ -227,6 +232,7 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
         CUSTOM("--strategy", parse_strategy, &o->strategy),
         CUSTOM("--ps-devices", cli_parse_list, &o->ps_devices),
         CUSTOM("--eval-devices", cli_parse_list, &o->eval_devices),
+        WHOLE("--ps-processes", CLI_SIZE, ps_processes, 1, 4096),
         WHOLE("--seed", CLI_U64, seed, 0, UINT64_MAX),
         FLAG("--balance", balance, 1),
         FLAG("--deterministic", deterministic, 1),
@@ -245,8 +251,17 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
 /* Rules between options, once all are read. */
 static int check_combination(const train_options *o, char *err, size_t err_size)
 {
-    if (o->ps_devices.count && strcmp(o->strategy, "parameter-server"))
-        snprintf(err, err_size, "--ps-devices is for --strategy parameter-server");
+    if ((o->ps_devices.count || o->ps_processes) && strcmp(o->strategy, "parameter-server"))
+        snprintf(err, err_size, "--%s is for --strategy parameter-server",
+                 o->ps_devices.count ? "ps-devices" : "ps-processes");
+    else if (o->ps_devices.count && o->ps_processes)
+        snprintf(err, err_size,
+                 "--ps-devices (parameter devices in one process) and --ps-processes "
+                 "(parameter-server processes) exclude each other");
+    else if (o->ps_processes && o->checkpoint_dir)
+        snprintf(err, err_size,
+                 "--checkpoint-dir: a job with --ps-processes keeps the optimizer's state on "
+                 "its servers, which checkpoints do not reach yet");
     else if (o->resume && !o->checkpoint_dir)
         snprintf(err, err_size, "--resume needs --checkpoint-dir");
     else if (o->allow_config_change && !o->resume)

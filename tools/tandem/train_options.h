@@ -32,6 +32,7 @@ typedef struct train_options {
     unsigned split;       /* logical devices per chosen device */
     const char *strategy; /* "mirrored", "one-device", "multi-worker", "parameter-server" */
     cli_list ps_devices;  /* parameter-server: the parameter devices; none: the first device */
+    size_t ps_processes;  /* parameter-server under mpirun: serving processes; 0: one process */
     cli_list eval_devices; /* the eval strategy's devices; none: evaluate under training's */
     uint64_t seed;
     int deterministic;

@@ -17,6 +17,12 @@ static int fail(const char *what)
 static int make_parameter_server(train_session *ts, tdm_device *const *workers, size_t count,
                                  const tdm_strategy_options *so)
 {
+    if (ts->opts->ps_processes)
+        return tdm_strategy_create_parameter_server_job(ts->ctx, workers, count,
+                                                        ts->opts->ps_processes, so,
+                                                        &ts->strategy) == TDM_OK
+                   ? 0
+                   : fail("strategy");
     tdm_device *ps[MAX_SELECTED];
     size_t ps_count = 1;
     ps[0] = workers[0];
@@ -127,7 +133,7 @@ static int make_evaluator(train_session *ts)
                                                                                : fail("evaluation");
 }
 
-static int make_train_op(train_session *ts)
+static int make_optimizer(train_session *ts)
 {
     const train_options *o = ts->opts;
     tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
@@ -135,8 +141,13 @@ static int make_train_op(train_session *ts)
         return fail("--optimizer");
     int plain = oo.kind == TDM_OPT_SGD || oo.kind == TDM_OPT_MOMENTUM;
     oo.learning_rate.initial = o->lr > 0.0f ? o->lr : plain ? 0.1f : 0.001f;
-    if (tdm_optimizer_create(ts->strategy, &oo, &ts->optimizer) != TDM_OK)
-        return fail("optimizer");
+    return tdm_optimizer_create(ts->strategy, &oo, &ts->optimizer) == TDM_OK ? 0
+                                                                              : fail("optimizer");
+}
+
+static int make_train_op(train_session *ts)
+{
+    const train_options *o = ts->opts;
     tdm_variable *vars[2 * (MAX_LAYERS + 1)];
     size_t n = tdm_model_variable_count(ts->model);
     for (size_t i = 0; i < n; i++)
@@ -176,14 +187,27 @@ static int check_outputs(const train_options *o)
     return 0;
 }
 
+/* A parameter-server job's worker trains on its shard of the data. */
+static int load_data(train_session *ts)
+{
+    size_t servers = tdm_strategy_num_parameter_servers(ts->strategy);
+    size_t shards = servers ? tdm_strategy_num_workers(ts->strategy) : 1;
+    size_t shard = servers && !tdm_strategy_is_parameter_server(ts->strategy)
+                       ? tdm_strategy_worker_index(ts->strategy)
+                       : 0;
+    return train_data_load(ts->opts, shards, shard, &ts->data);
+}
+
 int train_session_open(const train_options *o, train_session *ts)
 {
     memset(ts, 0, sizeof *ts);
     ts->opts = o;
     ts->history = calloc(o->epochs ? o->epochs : 1, sizeof *ts->history);
-    if (!ts->history || check_outputs(o) || train_data_load(o, &ts->data) != 0 ||
-        !(ts->ctx = cli_context()) || make_strategy(ts) || take_role(ts) || make_model(ts) ||
-        make_evaluator(ts) || make_train_op(ts) || make_step(ts) || train_monitor_open(ts)) {
+    if (!ts->history || check_outputs(o) || !(ts->ctx = cli_context()) || make_strategy(ts) ||
+        take_role(ts) || load_data(ts) || make_model(ts) || make_evaluator(ts) ||
+        make_optimizer(ts) ||
+        (!tdm_strategy_is_parameter_server(ts->strategy) &&
+         (make_train_op(ts) || make_step(ts) || train_monitor_open(ts)))) {
         train_session_close(ts);
         return -1;
     }

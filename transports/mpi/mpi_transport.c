@@ -19,7 +19,7 @@
 
 #define TDM_EXPORT __attribute__((visibility("default")))
 
-enum { ANNOUNCE_TAG = 0x7464, RING_TAG = 0x7465 };
+enum { ANNOUNCE_TAG = 0x7464, RING_TAG = 0x7465, MESSAGE_TAG = 0x7466 };
 
 struct tdm_rank_link {
     MPI_Comm comm; /* a duplicate of MPI_COMM_WORLD: no clash with the application */
@@ -34,6 +34,8 @@ struct tdm_rank_link {
     int *completed;          /* [2 * ranks]: MPI_Testsome's indices */
     float *scratch;          /* a part received from the left, kept between calls */
     size_t scratch_floats;
+    unsigned char *inbox; /* the last message received */
+    size_t inbox_bytes;
 };
 
 static int any_broken; /* a link failed: a peer may be missing, so no finalisation */
@@ -394,6 +396,75 @@ static tdm_status broadcast(tdm_rank_link *link, void *bytes, size_t size, size_
     return TDM_OK;
 }
 
+static tdm_status send_message(tdm_rank_link *link, size_t to, const void *bytes, size_t size,
+                               char *why, size_t why_size)
+{
+    if (link->broken != TDM_OK)
+        return fail(NULL, link->broken, why, why_size, "%s", link->broken_why);
+    if (size > INT_MAX)
+        return fail(NULL, TDM_ERR_UNSUPPORTED, why, why_size,
+                    "a message of %zu bytes passes MPI's int count", size);
+    MPI_Request request;
+    int code =
+        MPI_Isend(bytes, (int)size, MPI_BYTE, (int)to, MESSAGE_TAG, link->comm, &request);
+    double start = now();
+    for (int done = 0; code == MPI_SUCCESS && !done;) {
+        code = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (done || code != MPI_SUCCESS)
+            break;
+        double spun = now() - start;
+        if (spun > link->timeout_s)
+            return fail(link, TDM_ERR_TIMEOUT, why, why_size,
+                        "rank %d: rank %zu did not take a message of %zu bytes within %g s "
+                        "(died or stalled)",
+                        link->rank, to, size, link->timeout_s);
+        pause_after(spun);
+    }
+    return code == MPI_SUCCESS ? TDM_OK : mpi_fail(link, code, "sending a message", why, why_size);
+}
+
+static tdm_status receive_message(tdm_rank_link *link, size_t from, const void **bytes,
+                                  size_t *size, size_t *sender, char *why, size_t why_size)
+{
+    if (link->broken != TDM_OK)
+        return fail(NULL, link->broken, why, why_size, "%s", link->broken_why);
+    int source = from == TDM_RANK_ANY ? MPI_ANY_SOURCE : (int)from, flag = 0, count = 0;
+    MPI_Status status;
+    double start = now();
+    int code = MPI_SUCCESS;
+    while (code == MPI_SUCCESS && !flag) {
+        code = MPI_Iprobe(source, MESSAGE_TAG, link->comm, &flag, &status);
+        double spun = now() - start;
+        if (code == MPI_SUCCESS && !flag && spun > link->timeout_s) {
+            char whom[32];
+            snprintf(whom, sizeof whom, from == TDM_RANK_ANY ? "any rank" : "rank %zu", from);
+            return fail(link, TDM_ERR_TIMEOUT, why, why_size,
+                        "rank %d: no message from %s within %g s (died or stalled)", link->rank,
+                        whom, link->timeout_s);
+        }
+        if (!flag)
+            pause_after(spun);
+    }
+    if (code == MPI_SUCCESS)
+        code = MPI_Get_count(&status, MPI_BYTE, &count);
+    if (code == MPI_SUCCESS && (size_t)count > link->inbox_bytes) {
+        unsigned char *grown = realloc(link->inbox, (size_t)count);
+        if (!grown)
+            return fail(NULL, TDM_ERR_OUT_OF_MEMORY, why, why_size, "out of host memory");
+        link->inbox = grown;
+        link->inbox_bytes = (size_t)count;
+    }
+    if (code == MPI_SUCCESS)
+        code = MPI_Recv(link->inbox, count, MPI_BYTE, status.MPI_SOURCE, MESSAGE_TAG, link->comm,
+                        MPI_STATUS_IGNORE);
+    if (code != MPI_SUCCESS)
+        return mpi_fail(link, code, "receiving a message", why, why_size);
+    *bytes = link->inbox;
+    *size = (size_t)count;
+    *sender = (size_t)status.MPI_SOURCE;
+    return TDM_OK;
+}
+
 static void close_link(tdm_rank_link *link)
 {
     if (!link)
@@ -406,14 +477,24 @@ static void close_link(tdm_rank_link *link)
     free(link->arrived);
     free(link->completed);
     free(link->scratch);
+    free(link->inbox);
     free(link);
 }
 
-TDM_EXPORT const tdm_rank_transport *tdm_rank_transport_v1(void);
+TDM_EXPORT const tdm_rank_transport *tdm_rank_transport_v2(void);
 
-const tdm_rank_transport *tdm_rank_transport_v1(void)
+const tdm_rank_transport *tdm_rank_transport_v2(void)
 {
     static const tdm_rank_transport transport = {
-        TDM_RANK_TRANSPORT_VERSION, "mpi", open_link, announce, all_reduce, broadcast, close_link};
+        .version = TDM_RANK_TRANSPORT_VERSION,
+        .name = "mpi",
+        .open = open_link,
+        .announce = announce,
+        .all_reduce = all_reduce,
+        .broadcast = broadcast,
+        .send = send_message,
+        .receive = receive_message,
+        .close = close_link,
+    };
     return &transport;
 }

@@ -1,0 +1,243 @@
+/* A parameter server of a job: keeps the variables the workers' train ops give it,
+ * applies each push with the optimizer at once, in arrival order, and answers with
+ * the new values, until every worker has said goodbye (ps_protocol.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/error.h"
+#include "distribute/variable_access.h"
+#include "train/optimizer_impl.h"
+#include "train/ps_protocol.h"
+
+static const char func[] = "tdm_optimizer_serve";
+
+/* What the server holds for one worker: its variables, as indices into `vars`. */
+typedef struct client {
+    size_t *index;
+    size_t count, floats;
+    int joined, gone;
+} client;
+
+typedef struct server {
+    tdm_optimizer *opt;
+    tdm_strategy *strategy;
+    tdm_variable **vars; /* the strategy's trainable variables */
+    tdm_tensor **grads;  /* [var_count]: a gradient buffer each, made on first use */
+    size_t var_count;
+    client *clients; /* [workers]: the worker ranks come first */
+    size_t workers, left;
+    uint64_t pushes;
+    unsigned char *out; /* the answer being built */
+    size_t out_bytes;
+} server;
+
+static tdm_status send_error(server *sv, size_t to, const char *text)
+{
+    size_t len = strlen(text) + 1;
+    tdm_status s = tdm_ps_reserve(&sv->out, &sv->out_bytes, sizeof(tdm_ps_header) + len, func);
+    if (s != TDM_OK)
+        return s;
+    tdm_ps_header h = {.kind = TDM_PS_ERROR};
+    memcpy(sv->out, &h, sizeof h);
+    memcpy(sv->out + sizeof h, text, len);
+    return tdm_strategy_job_send(sv->strategy, to, sv->out, sizeof h + len, func);
+}
+
+/* VALUES: the client's variables as they are now. */
+static tdm_status send_values(server *sv, size_t to, const client *c)
+{
+    tdm_status s = tdm_ps_reserve(&sv->out, &sv->out_bytes,
+                                  sizeof(tdm_ps_header) + c->floats * sizeof(float), func);
+    tdm_ps_header h = {.kind = TDM_PS_VALUES, .count = (uint32_t)c->count, .step = sv->pushes};
+    if (s == TDM_OK)
+        memcpy(sv->out, &h, sizeof h);
+    float *at = (float *)(sv->out + sizeof h);
+    for (size_t i = 0; i < c->count && s == TDM_OK; i++) {
+        tdm_variable *var = sv->vars[c->index[i]];
+        s = tdm_variable_read(var, at, tdm_variable_count(var) * sizeof(float));
+        at += tdm_variable_count(var);
+    }
+    return s == TDM_OK ? tdm_strategy_job_send(sv->strategy, to, sv->out,
+                                               sizeof h + c->floats * sizeof(float), func)
+                       : s;
+}
+
+/* HELLO: each entry names one of this server's variables with its size. */
+static tdm_status join(server *sv, size_t from, const tdm_ps_header *h, const void *body,
+                       size_t bytes, char *why, size_t why_size)
+{
+    client *c = &sv->clients[from];
+    if (c->joined || bytes != h->count * sizeof(tdm_ps_entry)) {
+        snprintf(why, why_size, "worker %zu: a malformed or repeated hello", from);
+        return TDM_ERR_INVALID_ARGUMENT;
+    }
+    c->index = calloc(h->count ? h->count : 1, sizeof *c->index);
+    if (!c->index)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    const tdm_ps_entry *e = body;
+    for (size_t i = 0; i < h->count; i++) {
+        size_t k = 0;
+        while (k < sv->var_count &&
+               strncmp(tdm_variable_name(sv->vars[k]), e[i].name, TDM_PS_NAME_MAX))
+            k++;
+        if (k == sv->var_count || tdm_variable_count(sv->vars[k]) != e[i].elements) {
+            snprintf(why, why_size,
+                     "worker %zu trains '%.*s' (%llu elements), which this server %s", from,
+                     TDM_PS_NAME_MAX, e[i].name, (unsigned long long)e[i].elements,
+                     k == sv->var_count ? "does not have among its trainable variables"
+                                        : "has with another size");
+            return TDM_ERR_INVALID_ARGUMENT;
+        }
+        c->index[i] = k;
+        c->floats += e[i].elements;
+    }
+    c->count = h->count;
+    c->joined = 1;
+    tdm_status s = TDM_OK;
+    for (size_t i = 0; i < c->count && s == TDM_OK; i++) {
+        size_t k = c->index[i];
+        s = tdm_optimizer_create_slots(sv->opt, &sv->vars[k], 1);
+        if (s == TDM_OK && !sv->grads[k])
+            s = tdm_tensor_create(tdm_tensor_device(tdm_variable_copy(sv->vars[k], 0)), TDM_F32,
+                                  &TDM_SHAPE(tdm_variable_count(sv->vars[k])), &sv->grads[k]);
+    }
+    return s;
+}
+
+/* PUSH: the client's gradients, applied in one optimizer step. */
+static tdm_status apply(server *sv, size_t from, const tdm_ps_header *h, const float *g,
+                        size_t bytes, char *why, size_t why_size)
+{
+    client *c = &sv->clients[from];
+    if (!c->joined || h->count != c->count || bytes != c->floats * sizeof(float)) {
+        snprintf(why, why_size, "worker %zu: a push of %u variables (%zu bytes) for %zu", from,
+                 h->count, bytes, c->count);
+        return TDM_ERR_INVALID_ARGUMENT;
+    }
+    tdm_variable **vars = malloc((c->count + 1) * sizeof *vars);
+    tdm_tensor **grads = malloc((c->count + 1) * sizeof *grads);
+    tdm_status s =
+        vars && grads ? TDM_OK : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    for (size_t i = 0; i < c->count && s == TDM_OK; i++) {
+        size_t k = c->index[i], n = tdm_variable_count(sv->vars[k]);
+        vars[i] = sv->vars[k];
+        grads[i] = sv->grads[k];
+        s = tdm_tensor_write(grads[i], g, n * sizeof *g);
+        g += n;
+    }
+    if (s == TDM_OK)
+        s = tdm_optimizer_apply(sv->opt, vars, grads, c->count);
+    free(vars);
+    free(grads);
+    if (s == TDM_OK)
+        sv->pushes++;
+    return s;
+}
+
+static void leave(server *sv, client *c)
+{
+    if (!c->gone) {
+        c->gone = 1;
+        sv->left--;
+    }
+}
+
+/* One request, answered. A refused one is answered with ERROR and the server goes on
+ * (the worker fails); a failure of the server itself ends the service. */
+static tdm_status handle(server *sv, size_t from, const unsigned char *bytes, size_t size)
+{
+    char why[1024] = "";
+    tdm_ps_header h;
+    if (from >= sv->workers || size < sizeof h)
+        return tdm_fail(TDM_ERR_INVALID_STATE,
+                        "%s: rank %zu sent %zu bytes; only workers (ranks below %zu) make "
+                        "requests",
+                        func, from, size, sv->workers);
+    memcpy(&h, bytes, sizeof h);
+    const unsigned char *body = bytes + sizeof h;
+    size_t body_bytes = size - sizeof h;
+    client *c = &sv->clients[from];
+    tdm_status s = TDM_OK;
+    switch (h.kind) {
+    case TDM_PS_HELLO: s = join(sv, from, &h, body, body_bytes, why, sizeof why); break;
+    case TDM_PS_PUSH:
+        s = apply(sv, from, &h, (const float *)body, body_bytes, why, sizeof why);
+        break;
+    case TDM_PS_BYE: leave(sv, c); return TDM_OK;
+    default:
+        snprintf(why, sizeof why, "worker %zu: unknown request %u", from, h.kind);
+        s = TDM_ERR_INVALID_ARGUMENT;
+    }
+    if (why[0]) { /* refused: the worker stops, and need not say goodbye */
+        leave(sv, c);
+        return send_error(sv, from, why);
+    }
+    if (s != TDM_OK) {
+        char text[1024];
+        snprintf(text, sizeof text, "%s", tdm_last_error());
+        send_error(sv, from, text);
+        return s;
+    }
+    return send_values(sv, from, c);
+}
+
+/* The workers that have not said goodbye, as "0, 2". */
+static void list_left(const server *sv, char *out, size_t size)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (size_t w = 0; w < sv->workers && used < size; w++)
+        if (!sv->clients[w].gone)
+            used += (size_t)snprintf(out + used, size - used, "%s%zu", used ? ", " : "", w);
+}
+
+static tdm_status serve(server *sv)
+{
+    tdm_status s = TDM_OK;
+    while (s == TDM_OK && sv->left > 0) {
+        const void *bytes = NULL;
+        size_t size = 0, from = 0;
+        s = tdm_strategy_job_receive(sv->strategy, TDM_JOB_ANY, &bytes, &size, &from, func);
+        if (s != TDM_OK) {
+            char left[256];
+            list_left(sv, left, sizeof left);
+            return tdm_fail_context(s, "%s: waiting for workers %s", func, left);
+        }
+        s = handle(sv, from, bytes, size);
+    }
+    return s;
+}
+
+tdm_status tdm_optimizer_serve(tdm_optimizer *opt)
+{
+    TDM_CHECK_ARG(opt, func);
+    tdm_strategy *s = opt->strategy;
+    if (!tdm_strategy_is_parameter_server(s))
+        return tdm_fail(TDM_ERR_INVALID_STATE,
+                        "%s: this process is no parameter server of a job "
+                        "(tdm_strategy_create_parameter_server_job): workers train",
+                        func);
+    server sv = {.opt = opt, .strategy = s, .workers = tdm_strategy_num_workers(s)};
+    sv.left = sv.workers;
+    sv.var_count = tdm_strategy_trainable_variables(s, NULL, 0);
+    sv.vars = calloc(sv.var_count + 1, sizeof *sv.vars);
+    sv.grads = calloc(sv.var_count + 1, sizeof *sv.grads);
+    sv.clients = calloc(sv.workers, sizeof *sv.clients);
+    tdm_status st = sv.vars && sv.grads && sv.clients
+                        ? TDM_OK
+                        : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    if (st == TDM_OK) {
+        tdm_strategy_trainable_variables(s, sv.vars, sv.var_count);
+        st = serve(&sv);
+    }
+    for (size_t k = 0; sv.grads && k < sv.var_count; k++)
+        tdm_tensor_destroy(sv.grads[k]);
+    for (size_t w = 0; sv.clients && w < sv.workers; w++)
+        free(sv.clients[w].index);
+    free(sv.clients);
+    free(sv.grads);
+    free(sv.vars);
+    free(sv.out);
+    return st;
+}
