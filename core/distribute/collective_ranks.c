@@ -30,17 +30,6 @@ typedef struct chunk_copy {
     tdm_status status;
 } chunk_copy;
 
-/* Before the host touches dev's memory in place: everything issued to it is done. */
-static tdm_status drain(tdm_device *dev)
-{
-    tdm_event *done = NULL;
-    tdm_status s = tdm_device_record_event(dev, &done);
-    if (s == TDM_OK)
-        s = tdm_event_wait(done);
-    tdm_event_destroy(done);
-    return s;
-}
-
 static void run_copy(tdm_job *job)
 {
     chunk_copy *c = (chunk_copy *)job;
@@ -193,13 +182,33 @@ static tdm_status fold_locally(const coll_job *job)
     return coll_run(&local, job->algorithm);
 }
 
-/* Devices the host will touch in place must be done with what came before. */
+/* Before the host touches dev's memory in place: everything issued to it is done. */
+static tdm_status drain(tdm_device *dev)
+{
+    tdm_event *done = NULL;
+    tdm_status s = tdm_device_record_event(dev, &done);
+    if (s == TDM_OK)
+        s = tdm_event_wait(done);
+    tdm_event_destroy(done);
+    return s;
+}
+
+/* Devices the host will touch in place must be done with what came before. With one
+ * value that is the work before its ready event, where the caller gave one (an event
+ * recorded now costs a round trip through the driver, and waits for work queued
+ * since); after a local fold, the fold's work too. */
+static tdm_status host_ready(const coll_job *job, tdm_device *dev)
+{
+    return job->count == 1 ? coll_order_host_ready(job->order, dev) : drain(dev);
+}
+
 static tdm_status drain_in_place(const coll_job *job)
 {
-    tdm_status s = coll_host_address(&job->values[0]) ? drain(coll_dev(&job->values[0])) : TDM_OK;
+    tdm_status s = coll_host_address(&job->values[0]) ? host_ready(job, coll_dev(&job->values[0]))
+                                                      : TDM_OK;
     for (size_t d = 0; d < job->dst_count && s == TDM_OK; d++)
         if (coll_host_address(&job->dsts[d]))
-            s = drain(coll_dev(&job->dsts[d]));
+            s = host_ready(job, coll_dev(&job->dsts[d]));
     return s;
 }
 
