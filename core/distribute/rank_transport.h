@@ -31,7 +31,8 @@ typedef struct tdm_rank_call {
     char what[96];         /* the caller's description: compared in debug mode */
 } tdm_rank_call;
 
-enum { TDM_RANK_ALL_REDUCE = 1, TDM_RANK_BROADCAST = 2 };
+/* TDM_RANK_CLOSE: the goodbye every rank announces when it closes its link. */
+enum { TDM_RANK_ALL_REDUCE = 1, TDM_RANK_BROADCAST = 2, TDM_RANK_CLOSE = 3 };
 
 typedef struct tdm_rank_transport {
     unsigned version; /* TDM_RANK_TRANSPORT_VERSION */

@@ -95,10 +95,24 @@ tdm_status tdm_ranks_receive(tdm_ranks *r, size_t from, const void **bytes, size
     return s == TDM_OK ? s : tdm_fail(s, "%s: %s", what, why);
 }
 
+/* Every rank announces its goodbye within the deadline, or the link is left broken:
+ * MPI's finalisation at exit waits for every rank, and one that died (that this
+ * process never exchanged with: another worker of a parameter-server job) would hold
+ * it forever. The thread's last error is left alone. */
+static void say_goodbye(tdm_ranks *r)
+{
+    if (r->count < 2)
+        return;
+    tdm_rank_call call = {.seq = r->next_seq++, .kind = TDM_RANK_CLOSE}, agreed;
+    char why[512];
+    r->transport->announce(r->link, &call, &agreed, why, sizeof why);
+}
+
 void tdm_ranks_close(tdm_ranks *r)
 {
     if (!r)
         return;
+    say_goodbye(r);
     r->transport->close(r->link);
     free(r->slots);
     pthread_mutex_destroy(&r->lock);

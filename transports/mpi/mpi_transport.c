@@ -104,7 +104,7 @@ static void yield_between_tests(void)
 
 static const char *kind_name(uint32_t kind)
 {
-    return kind == TDM_RANK_BROADCAST ? "broadcast" : "all-reduce";
+    return kind == TDM_RANK_BROADCAST ? "broadcast" : kind == TDM_RANK_CLOSE ? "close" : "all-reduce";
 }
 
 static const char *op_name(uint32_t op)
