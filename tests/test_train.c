@@ -49,6 +49,8 @@ typedef struct trainer_config {
     int balance;
     tdm_device *const *ps; /* ps_count > 0: a parameter-server strategy with these */
     size_t ps_count;
+    float loss_scale; /* > 0: dynamic loss scaling from this scale */
+    uint32_t growth_steps;
 } trainer_config;
 
 static void trainer_open_config(trainer *t, tdm_device *const *d, size_t n, tdm_optimizer_kind kind,
@@ -81,6 +83,8 @@ static void trainer_open_config(trainer *t, tdm_device *const *d, size_t n, tdm_
     if (config.bucket_bytes)
         to.bucket_bytes = to.first_bucket_bytes = config.bucket_bytes;
     to.balance = config.balance;
+    to.loss_scale = config.loss_scale;
+    to.loss_scale_growth_steps = config.growth_steps;
     CHECK_OK(tdm_train_op_create(t->strategy, &to, &t->op));
 }
 
@@ -199,6 +203,64 @@ static void check_parameter_server(int mixed)
             worst_loss, worst_weight);
     trainer_close(&mirrored);
     trainer_close(&served);
+    tdm_dataset_destroy(ds);
+}
+
+/* Dynamic loss scaling (LossScaleOptimizer): a power-of-two scale changes no bit of
+ * the training; a scale that overflows the loss skips the step (no variable changes,
+ * the global step advances, the skip is counted) and halves; a run of finite steps
+ * doubles it; training then converges. */
+static void check_loss_scaling(void)
+{
+    tdm_dataset *ds = digits(64, 3);
+    trainer plain, scaled;
+    trainer_open(&plain, devs, n_devs, TDM_OPT_ADAM, 10);
+    trainer_open_config(&scaled, devs, n_devs, TDM_OPT_ADAM, 10,
+                        (trainer_config){.loss_scale = 32768.0f});
+    double a[STEPS], b[STEPS];
+    CHECK(train_steps(&plain, ds, STEPS, a) == STEPS);
+    CHECK(train_steps(&scaled, ds, STEPS, b) == STEPS);
+    float wa[4096], wb[4096];
+    size_t na = read_weights(&plain, wa, 4096), nb = read_weights(&scaled, wb, 4096);
+    CHECK(na == nb && !memcmp(wa, wb, na * sizeof *wa));
+    CHECK(!memcmp(a, b, sizeof a));
+    float scale = 0.0f;
+    uint64_t skipped = 1;
+    CHECK_OK(tdm_train_op_loss_scale(scaled.op, &scale, &skipped));
+    CHECK(scale == 32768.0f && skipped == 0);
+    trainer_close(&plain);
+    trainer_close(&scaled);
+
+    /* 2^127 times a loss above 2 is past the largest float. */
+    trainer over;
+    trainer_open_config(&over, devs, n_devs, TDM_OPT_ADAM, 10,
+                        (trainer_config){.loss_scale = 0x1p127f, .growth_steps = 5});
+    float before[4096], after[4096];
+    size_t n = read_weights(&over, before, 4096);
+    double losses[STEPS];
+    CHECK(train_steps(&over, ds, 1, losses) == 1);
+    read_weights(&over, after, 4096);
+    CHECK(!memcmp(before, after, n * sizeof *before)); /* skipped */
+    CHECK_OK(tdm_train_op_loss_scale(over.op, &scale, &skipped));
+    CHECK(scale == 0x1p126f && skipped == 1);
+    CHECK(tdm_train_op_global_step(over.op) == 1);
+    CHECK(train_steps(&over, ds, STEPS, losses) == STEPS);
+    CHECK_OK(tdm_train_op_loss_scale(over.op, &scale, &skipped));
+    fprintf(stderr, "loss scaling: scale %g after %llu skipped steps, loss %.4f -> %.4f\n",
+            (double)scale, (unsigned long long)skipped, losses[0], losses[STEPS - 1]);
+    CHECK(skipped >= 1 && scale >= 1.0f);
+    CHECK(losses[STEPS - 1] < 0.5 * losses[skipped + 1 < STEPS ? skipped + 1 : 0]);
+    CHECK_OK(tdm_strategy_check_mirrored(over.strategy));
+    trainer_close(&over);
+
+    /* Growth: 3 finite steps in a row double the scale. */
+    trainer grow;
+    trainer_open_config(&grow, devs, n_devs, TDM_OPT_SGD, 10,
+                        (trainer_config){.loss_scale = 4.0f, .growth_steps = 3});
+    CHECK(train_steps(&grow, ds, 7, losses) == 7);
+    CHECK_OK(tdm_train_op_loss_scale(grow.op, &scale, &skipped));
+    CHECK(scale == 16.0f && skipped == 0);
+    trainer_close(&grow);
     tdm_dataset_destroy(ds);
 }
 
@@ -482,9 +544,9 @@ typedef struct run {
     tdm_monitor *monitor;
 } run;
 
-static void run_open(run *r, tdm_dataset *ds, const char *dir)
+static void run_open(run *r, tdm_dataset *ds, const char *dir, trainer_config config)
 {
-    trainer_open(&r->t, devs, n_devs, TDM_OPT_ADAM, 10);
+    trainer_open_config(&r->t, devs, n_devs, TDM_OPT_ADAM, 10, config);
     tdm_single_loss_step_options so = TDM_SINGLE_LOSS_STEP_OPTIONS_INIT;
     so.train_op = r->t.op;
     so.dataset = ds;
@@ -503,26 +565,30 @@ static void run_close(run *r)
 }
 
 /* An interrupted run resumed from its newest checkpoint ends with exactly the
- * weights of an uninterrupted one; the input's end ends run_steps normally. */
-static void check_monitor_resume(void)
+ * weights of an uninterrupted one (and, with loss scaling, the same scale and skips);
+ * the input's end ends run_steps normally. */
+static void check_monitor_resume(trainer_config config)
 {
     char dir[] = "/tmp/tandem-train-XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
     tdm_dataset *ds = digits(64, 2); /* 2 epochs of 23 steps */
     run a, b;
     uint64_t done = 0;
-    run_open(&a, ds, NULL);
+    run_open(&a, ds, NULL, config);
     CHECK_OK(tdm_monitor_run_steps(a.monitor, 0, &done));
     CHECK(done == 46 && tdm_monitor_input_exhausted(a.monitor));
     static float want[4096], got[4096];
     size_t n = read_weights(&a.t, want, 4096);
+    float want_scale = 0.0f, got_scale = 0.0f;
+    uint64_t want_skipped = 0, got_skipped = 0;
+    CHECK_OK(tdm_train_op_loss_scale(a.t.op, &want_scale, &want_skipped));
     run_close(&a);
 
-    run_open(&a, ds, dir); /* "killed" after 27 steps: checkpoints at 10 and 20 */
+    run_open(&a, ds, dir, config); /* "killed" after 27 steps: checkpoints at 10 and 20 */
     CHECK_OK(tdm_monitor_run_steps(a.monitor, 27, &done));
     CHECK(done == 27 && !tdm_monitor_input_exhausted(a.monitor));
     run_close(&a);
-    run_open(&b, ds, dir);
+    run_open(&b, ds, dir, config);
     int restored = 0;
     uint64_t step = 0;
     CHECK_OK(tdm_monitor_restore(b.monitor, &restored, &step));
@@ -530,6 +596,10 @@ static void check_monitor_resume(void)
     CHECK_OK(tdm_monitor_run_steps(b.monitor, 0, &done));
     CHECK(done == 26 && tdm_train_op_global_step(b.t.op) == 46);
     CHECK(read_weights(&b.t, got, 4096) == n && memcmp(want, got, n * sizeof(float)) == 0);
+    CHECK_OK(tdm_train_op_loss_scale(b.t.op, &got_scale, &got_skipped));
+    CHECK(got_scale == want_scale && got_skipped == want_skipped);
+    if (config.loss_scale > 0.0f)
+        CHECK(want_skipped > 0); /* the scale moved during the run */
     run_close(&b);
     char cmd[64];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -678,12 +748,14 @@ int main(int argc, char **argv)
         check_equivalence();
         check_buckets();
         check_parameter_server(!strcmp(argv[1], "mixed"));
+        check_loss_scaling();
         check_balance();
         check_numerics();
         check_custom_loss_and_clipping();
         check_errors();
         check_mirrored_after_steps(!strcmp(argv[1], "mixed"));
-        check_monitor_resume();
+        check_monitor_resume((trainer_config){0});
+        check_monitor_resume((trainer_config){.loss_scale = 0x1p127f, .growth_steps = 4});
         check_predict_after_load();
         check_eval_strategy(!strcmp(argv[1], "mixed"));
     }

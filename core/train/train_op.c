@@ -1,4 +1,5 @@
 /* The train op: its variables, its flat gradient buffers, and its accessors. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,11 @@ static tdm_status check_options(const tdm_train_op_options *o)
     if ((unsigned)o->reduction > TDM_LOSS_SUM)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: unknown loss reduction %d", f,
                         (int)o->reduction);
+    if (!(o->loss_scale >= 0.0f) || isinf(o->loss_scale))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: loss_scale is %g; give a finite initial scale > 0 (32768 is "
+                        "TensorFlow's), or 0 for none",
+                        f, (double)o->loss_scale);
     return TDM_OK;
 }
 
@@ -141,6 +147,10 @@ static tdm_status build(tdm_train_op *op)
         s = make_replica(op, i);
     if (s == TDM_OK && tdm_strategy_num_parameter_devices(op->strategy))
         s = tdm_train_homes_make(op); /* the update runs once, at the homes */
+    else if (s == TDM_OK && served && op->opts.loss_scale > 0.0f)
+        s = tdm_fail(TDM_ERR_UNSUPPORTED,
+                     "tdm_train_op_create: loss scaling in a parameter-server job: a skipped "
+                     "step would have to be agreed with the servers, which is not done yet");
     else if (s == TDM_OK && served)
         s = tdm_train_remote_open(op); /* the update runs on the servers */
     else
@@ -163,6 +173,7 @@ tdm_status tdm_train_op_create(tdm_strategy *s, const tdm_train_op_options *opts
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
     op->strategy = s;
     op->opts = *opts;
+    op->loss_scale = opts->loss_scale;
     st = build(op);
     if (st != TDM_OK) {
         tdm_train_op_destroy(op);

@@ -60,7 +60,7 @@ static tdm_buffer_view scratch_view(const tdm_train_replica *r, size_t first, si
 
 /* One flag per chunk of the flat buffer (1: all finite), then their sum, which is
  * the chunk count exactly when everything is finite. */
-tdm_status tdm_train_check_numerics(tdm_train_op *op, tdm_train_replica *r)
+tdm_status tdm_train_all_finite(tdm_train_op *op, tdm_train_replica *r, int *finite)
 {
     size_t n = op->total + 1, parts = (n + TDM_NORM_CHUNK - 1) / TDM_NORM_CHUNK;
     tdm_device *dev = tdm_tensor_device(r->flat);
@@ -72,10 +72,16 @@ tdm_status tdm_train_check_numerics(tdm_train_op *op, tdm_train_replica *r)
     tdm_status s = tdm_all_finite_run(dev, &check);
     if (s == TDM_OK)
         s = tdm_sum_run(dev, &total);
-    float finite = 0.0f;
+    float finite_parts = 0.0f;
     if (s == TDM_OK)
-        s = tdm_buffer_read(sum.buffer, sum.offset, &finite, sizeof finite);
-    if (s == TDM_OK && finite != (float)parts)
-        s = numeric_error(op, r);
+        s = tdm_buffer_read(sum.buffer, sum.offset, &finite_parts, sizeof finite_parts);
+    *finite = finite_parts == (float)parts;
     return s;
+}
+
+tdm_status tdm_train_check_numerics(tdm_train_op *op, tdm_train_replica *r)
+{
+    int finite = 0;
+    tdm_status s = tdm_train_all_finite(op, r, &finite);
+    return s == TDM_OK && !finite ? numeric_error(op, r) : s;
 }

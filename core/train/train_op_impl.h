@@ -51,6 +51,10 @@ struct tdm_train_op {
     const tdm_distributed_batch *batch; /* during a step */
     double loss;                        /* the step's, read by replica 0 */
     tdm_gradient_summary *summaries;    /* [var_count], when asked for */
+    float loss_scale;                   /* dynamic loss scaling: the current scale */
+    uint32_t good_steps;                /* finite steps in a row at this scale */
+    uint64_t skipped_steps;             /* steps skipped for overflow */
+    int step_overflowed;                /* this step's gradients were not all finite */
     double *rates;                      /* [replicas]: balance's examples per second */
     int profiling;
     int have_summaries;
@@ -91,6 +95,17 @@ double tdm_train_seconds(void);
 /* After the all-reduce, on every replica: TDM_ERR_NUMERIC naming the loss or the
  * first variable whose gradient holds a NaN or an infinity. */
 tdm_status tdm_train_check_numerics(tdm_train_op *op, tdm_train_replica *r);
+
+/* After the all-reduce, on every replica: whether the loss and every gradient are
+ * finite. */
+tdm_status tdm_train_all_finite(tdm_train_op *op, tdm_train_replica *r, int *finite);
+
+/* train_op_loss_scale.c, dynamic loss scaling: the step's gradients divided by the
+ * scale, or the step marked skipped when they overflowed (on every replica, which
+ * all see the same sums); after the step, the scale's update. */
+tdm_status tdm_train_unscale(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r,
+                             int *skip);
+void tdm_train_loss_scale_update(tdm_train_op *op);
 
 /* Clipping and the user's transform, on every replica. */
 tdm_status tdm_train_transform(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r);

@@ -1,5 +1,8 @@
-/* The train op's checkpoint state: the global step, the seed, the trained variables
- * and the optimizer's slots. */
+/* The train op's checkpoint state: the global step, the seed, the dynamic loss
+ * scale, the trained variables and the optimizer's slots. */
+#include <math.h>
+#include <string.h>
+
 #include "device/error.h"
 #include "train/optimizer_impl.h"
 #include "train/step_impl.h"
@@ -32,6 +35,46 @@ static tdm_status restore_var(void *c, tdm_variable *var)
     return tdm_checkpoint_restore_variable(c, var);
 }
 
+/* Dynamic loss scaling's state: the scale (its float bits), the finite steps in a
+ * row at it and the steps skipped, so that a resumed run scales as the whole one. */
+static const char *const loss_scale_records[] = {"train/loss_scale", "train/loss_scale_good_steps",
+                                                 "train/loss_scale_skipped_steps"};
+
+static tdm_status save_loss_scale(const tdm_train_op *op, tdm_checkpoint_writer *w)
+{
+    uint32_t bits;
+    memcpy(&bits, &op->loss_scale, sizeof bits);
+    const uint64_t values[] = {bits, op->good_steps, op->skipped_steps};
+    tdm_status s = TDM_OK;
+    for (size_t i = 0; i < 3 && s == TDM_OK; i++)
+        s = tdm_checkpoint_add_u64(w, loss_scale_records[i], values[i]);
+    return s;
+}
+
+/* A checkpoint of a run without loss scaling leaves the initial state. */
+static tdm_status restore_loss_scale(tdm_train_op *op, const tdm_checkpoint *c)
+{
+    uint64_t values[3] = {0, 0, 0};
+    tdm_status s = TDM_OK;
+    for (size_t i = 0; i < 3 && s == TDM_OK; i++)
+        s = tdm_checkpoint_read_u64(c, loss_scale_records[i], &values[i]);
+    if (s == TDM_ERR_NOT_FOUND)
+        return TDM_OK;
+    uint32_t bits = (uint32_t)values[0];
+    float scale;
+    memcpy(&scale, &bits, sizeof scale);
+    if (s == TDM_OK && (!(scale >= 1.0f) || isinf(scale) || values[1] > UINT32_MAX))
+        return tdm_fail(TDM_ERR_CORRUPT_DATA,
+                        "the checkpoint's loss scale is %g after %llu good steps: damaged",
+                        (double)scale, (unsigned long long)values[1]);
+    if (s == TDM_OK) {
+        op->loss_scale = scale;
+        op->good_steps = (uint32_t)values[1];
+        op->skipped_steps = values[2];
+    }
+    return s;
+}
+
 /* A parameter-server job keeps the optimizer's state on its servers, which
  * checkpoints cannot reach yet. */
 static tdm_status not_here(const tdm_train_op *op, const char *func)
@@ -52,6 +95,8 @@ tdm_status tdm_train_op_save(const tdm_train_op *op, tdm_checkpoint_writer *w)
     tdm_status s = tdm_checkpoint_add_u64(w, TDM_RECORD_GLOBAL_STEP, op->global_step);
     if (s == TDM_OK)
         s = tdm_checkpoint_add_u64(w, "train/seed", op->opts.seed);
+    if (s == TDM_OK && op->opts.loss_scale > 0.0f)
+        s = save_loss_scale(op, w);
     if (s == TDM_OK)
         s = tdm_strategy_scope_enter(op->strategy);
     if (s != TDM_OK)
@@ -76,6 +121,8 @@ tdm_status tdm_train_op_restore(tdm_train_op *op, const tdm_checkpoint *c)
                      "the checkpoint was written with seed %llu, this "
                      "run uses %llu: resume with the same seed",
                      (unsigned long long)seed, (unsigned long long)op->opts.seed);
+    if (s == TDM_OK && op->opts.loss_scale > 0.0f)
+        s = restore_loss_scale(op, c);
     if (s == TDM_OK)
         s = tdm_strategy_scope_enter(op->strategy);
     if (s != TDM_OK)

@@ -7,9 +7,11 @@
 
 float tdm_loss_args_scale(const tdm_loss_args *args)
 {
-    if (!args || args->reduction == TDM_LOSS_SUM)
+    if (!args)
         return 1.0f;
-    return tdm_loss_scale(args->global_batch_size);
+    float scaled = args->loss_scale > 0.0f ? args->loss_scale : 1.0f;
+    return args->reduction == TDM_LOSS_SUM ? scaled
+                                            : scaled * tdm_loss_scale(args->global_batch_size);
 }
 
 static tdm_loss_args loss_args(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r)
@@ -30,19 +32,25 @@ static tdm_loss_args loss_args(tdm_train_op *op, tdm_replica_context *rc, tdm_tr
                        .grads = r->grads,
                        .var_count = op->var_count,
                        .loss = r->loss,
-                       .train = r};
+                       .train = r,
+                       .loss_scale = op->opts.loss_scale > 0.0f ? op->loss_scale : 1.0f};
     return a;
 }
 
-/* Everything after the all-reduce; nothing changes a variable before the checks. */
+/* Everything after the all-reduce; nothing changes a variable before the checks.
+ * With loss scaling, gradients that overflowed skip the update instead of failing. */
 static tdm_status apply(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r)
 {
-    tdm_status s = op->opts.check_numerics ? tdm_train_check_numerics(op, r) : TDM_OK;
-    if (s == TDM_OK)
+    int skip = 0;
+    tdm_status s = op->opts.loss_scale > 0.0f ? tdm_train_unscale(op, rc, r, &skip)
+                   : op->opts.check_numerics  ? tdm_train_check_numerics(op, r)
+                                              : TDM_OK;
+    if (s == TDM_OK && !skip)
         s = tdm_train_transform(op, rc, r);
-    if (s == TDM_OK && op->opts.gradient_summaries && tdm_replica_local_id(rc) == 0)
+    if (s == TDM_OK && !skip && op->opts.gradient_summaries && tdm_replica_local_id(rc) == 0)
         s = tdm_train_summarize(op, r);
-    if (s == TDM_OK && !op->home_grads && !op->remote) /* parameter servers: after the run */
+    if (s == TDM_OK && !skip && !op->home_grads &&
+        !op->remote) /* parameter servers: after the run */
         s = tdm_optimizer_apply_local(op->opts.optimizer, rc, op->vars, r->views, op->var_count);
     if (s == TDM_OK && op->opts.update_ops)
         s = op->opts.update_ops(rc, op->opts.update_ops_user);
@@ -71,7 +79,7 @@ static tdm_status replica_step(tdm_replica_context *rc, void *user)
     if (s == TDM_OK && tdm_replica_local_id(rc) == 0) {
         float loss;
         s = tdm_tensor_read(r->loss, &loss, sizeof loss);
-        op->loss = loss;
+        op->loss = op->opts.loss_scale > 0.0f ? loss / op->loss_scale : loss;
     }
     return s;
 }
@@ -102,7 +110,7 @@ tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batch *batch
     s = tdm_strategy_run(op->strategy, replica_step, op, args, 2, NULL);
     op->batch = NULL;
     uint64_t next = op->global_step + 1;
-    if (s == TDM_OK && op->home_grads)
+    if (s == TDM_OK && op->home_grads && !op->step_overflowed)
         s = tdm_train_update_homes(op);
     if (s == TDM_OK && op->remote)
         s = tdm_train_remote_step(op, &next);
@@ -112,10 +120,14 @@ tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batch *batch
         tdm_train_resync(op); /* a failed update may have reached some copies only */
     if (s == TDM_OK && tdm_strategy_checks_mirrored(op->strategy)) /* the copies the step wrote */
         s = tdm_strategy_check_mirrored(op->strategy);
-    if (s != TDM_OK)
+    if (s != TDM_OK) {
+        op->step_overflowed = 0;
         return tdm_fail_context(s, "tdm_train_op_run: step %llu",
                                 (unsigned long long)op->global_step);
-    op->have_summaries = op->opts.gradient_summaries;
+    }
+    op->have_summaries = op->opts.gradient_summaries && !op->step_overflowed;
+    if (op->opts.loss_scale > 0.0f)
+        tdm_train_loss_scale_update(op);
     if (tdm_train_balance_measures(op))
         s = tdm_train_balance_update(op, batch);
     if (s == TDM_OK)

@@ -42,6 +42,8 @@ typedef struct tdm_loss_args {
                          one element): see tdm_loss_args_scale */
     struct tdm_train_replica *train; /* the train op's own state for this replica:
                                         tdm_loss_args_gradient_ready uses it */
+    float loss_scale; /* the train op's dynamic loss scale, in tdm_loss_args_scale;
+                         0 or 1 when off */
 } tdm_loss_args;
 
 /* A loss function: called on every replica's thread, in its replica context. It
@@ -50,7 +52,8 @@ typedef tdm_status (*tdm_loss_fn)(const tdm_loss_args *args, void *user);
 
 /* The factor per-example losses and their gradients are multiplied by so that the
  * replicas' shares sum to the step's loss: 1 / global_batch_size for
- * SUM_OVER_BATCH_SIZE (0 for an empty step), 1 for SUM. */
+ * SUM_OVER_BATCH_SIZE (0 for an empty step), 1 for SUM; times the loss scale when
+ * the train op scales the loss (tdm_train_op_options.loss_scale). */
 TDM_API float tdm_loss_args_scale(const tdm_loss_args *args);
 
 /* Optional, from a loss function: grads[i] is final. The train op's gradients are
@@ -107,6 +110,15 @@ typedef struct tdm_train_op_options {
                                   and slow devices finish together. The update stays that
                                   of the global batch; the split, and so the rounding,
                                   then depends on timing. 0 (default): off */
+    float loss_scale; /* > 0: dynamic loss scaling (TensorFlow's LossScaleOptimizer),
+                         starting at this scale (TensorFlow's default is 32768). The loss
+                         and its gradients are multiplied by the scale, and the
+                         gradients divided by it after the all-reduce. A step whose
+                         gradients are not all finite changes no variable (the global
+                         step still advances, as TensorFlow's iterations do), is counted,
+                         and halves the scale (not below 1); loss_scale_growth_steps
+                         finite steps in a row double it. 0 (default): off */
+    uint32_t loss_scale_growth_steps; /* 0: 2000, TensorFlow's default */
 } tdm_train_op_options;
 
 #define TDM_TRAIN_OP_OPTIONS_INIT                                                                  \
@@ -121,6 +133,11 @@ typedef struct tdm_train_op_options {
  * starts at 0. */
 TDM_API tdm_status tdm_train_op_create(tdm_strategy *s, const tdm_train_op_options *opts,
                                        tdm_train_op **out);
+
+/* The current dynamic loss scale and the steps skipped for overflow so far
+ * (1 and 0 without loss scaling). */
+TDM_API tdm_status tdm_train_op_loss_scale(const tdm_train_op *op, float *scale,
+                                           uint64_t *skipped_steps);
 
 /* NULL-safe. */
 TDM_API void tdm_train_op_destroy(tdm_train_op *op);

@@ -53,6 +53,17 @@ static void print_setup(const train_session *ts)
     fflush(stdout);
 }
 
+/* With --loss-scale: the scale reached and the steps skipped for overflow. */
+static void print_loss_scale(const train_session *ts)
+{
+    float scale = 1.0f;
+    uint64_t skipped = 0;
+    if (!ts->opts->loss_scale || tdm_train_op_loss_scale(ts->op, &scale, &skipped) != TDM_OK)
+        return;
+    printf("loss scale %g, %llu step%s skipped for overflow\n", (double)scale,
+           (unsigned long long)skipped, skipped == 1 ? "" : "s");
+}
+
 static void print_summary(const train_session *ts, double seconds)
 {
     const train_epoch *last = ts->epochs_done ? &ts->history[ts->epochs_done - 1] : NULL;
@@ -107,6 +118,7 @@ int cmd_train(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (status == 0) {
         print_balance(&ts);
+        print_loss_scale(&ts);
         print_summary(&ts,
                       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
     }

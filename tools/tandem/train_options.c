@@ -36,6 +36,9 @@ static int usage(FILE *out, int status)
             "                       adamw\n"
             "  --lr RATE            learning rate (default 0.001; 0.1 for sgd and momentum)\n"
             "  --batch N            global batch size over all replicas (default 64)\n"
+            "  --loss-scale S       dynamic loss scaling from scale S (32768 is TensorFlow's\n"
+            "                       default): a step whose gradients overflow is skipped\n"
+            "                       and halves the scale, 2000 good steps double it\n"
             "  --epochs N           (default 10)\n"
             "  --test-fraction F    held out for testing without --test-data (default 0.2)\n"
             "  --devices LIST       comma-separated device ids or indices from 'tandem\n"
@@ -224,6 +227,7 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
         REAL("--dropout", CLI_FLOAT, dropout, 0, 1, CLI_BELOW_HI),
         CUSTOM("--optimizer", parse_optimizer, &o->optimizer),
         REAL("--lr", CLI_FLOAT, lr, 0, 1000, CLI_ABOVE_LO),
+        REAL("--loss-scale", CLI_FLOAT, loss_scale, 1, 1e38, 0),
         WHOLE("--batch", CLI_SIZE, batch, 1, MAX_BATCH),
         WHOLE("--epochs", CLI_UNSIGNED, epochs, 1, MAX_EPOCHS),
         REAL("--test-fraction", CLI_DOUBLE, test_fraction, 0, 1, CLI_ABOVE_LO | CLI_BELOW_HI),

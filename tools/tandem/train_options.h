@@ -25,6 +25,7 @@ typedef struct train_options {
     float dropout;
     const char *optimizer;
     float lr;
+    float loss_scale; /* > 0: dynamic loss scaling from this scale */
     size_t batch; /* global */
     unsigned epochs;
     double test_fraction;

@@ -160,6 +160,7 @@ static int make_train_op(train_session *ts)
     to.var_count = n;
     to.seed = o->seed;
     to.balance = o->balance;
+    to.loss_scale = o->loss_scale;
     return tdm_train_op_create(ts->strategy, &to, &ts->op) == TDM_OK ? 0 : fail("train op");
 }
 

@@ -1,0 +1,48 @@
+/* Dynamic loss scaling, as TensorFlow's LossScaleOptimizer: the loss function scales
+ * the loss and its gradients (tdm_loss_args_scale); after the all-reduce the sums are
+ * divided by the scale, or the step is skipped when they overflowed; then the scale
+ * halves after an overflow and doubles after a run of finite steps. */
+#include <math.h>
+
+#include "device/error.h"
+#include "tandem/ops.h"
+#include "train/train_op_impl.h"
+
+tdm_status tdm_train_unscale(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r,
+                             int *skip)
+{
+    int finite = 0;
+    tdm_status s = tdm_train_all_finite(op, r, &finite);
+    *skip = s == TDM_OK && !finite;
+    if (s != TDM_OK || *skip) {
+        if (*skip && tdm_replica_local_id(rc) == 0)
+            op->step_overflowed = 1; /* every replica saw the same sums */
+        return s;
+    }
+    return tdm_op_scale(r->all, r->all, 1.0f / op->loss_scale);
+}
+
+void tdm_train_loss_scale_update(tdm_train_op *op)
+{
+    uint32_t growth = op->opts.loss_scale_growth_steps ? op->opts.loss_scale_growth_steps : 2000;
+    if (op->step_overflowed) {
+        op->skipped_steps++;
+        op->good_steps = 0;
+        op->loss_scale = op->loss_scale / 2.0f < 1.0f ? 1.0f : op->loss_scale / 2.0f;
+    } else if (++op->good_steps >= growth) {
+        op->good_steps = 0;
+        if (isfinite(op->loss_scale * 2.0f))
+            op->loss_scale *= 2.0f;
+    }
+    op->step_overflowed = 0;
+}
+
+tdm_status tdm_train_op_loss_scale(const tdm_train_op *op, float *scale, uint64_t *skipped_steps)
+{
+    TDM_CHECK_ARG(op, "tdm_train_op_loss_scale");
+    if (scale)
+        *scale = op->opts.loss_scale > 0.0f ? op->loss_scale : 1.0f;
+    if (skipped_steps)
+        *skipped_steps = op->skipped_steps;
+    return TDM_OK;
+}
