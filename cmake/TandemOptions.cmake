@@ -23,6 +23,9 @@ if(TDM_SANITIZE)
   add_compile_options(-fsanitize=${TDM_SANITIZE} -fno-sanitize-recover=all
                       -fno-omit-frame-pointer)
   add_link_options(-fsanitize=${TDM_SANITIZE})
+  # Drivers stay loaded until exit (the Vulkan loader's own sanitizer option,
+  # LOADER_DISABLE_DYNAMIC_LIBRARY_UNLOADING, is newer than Debian 12's loader).
+  add_compile_definitions(TDM_KEEP_DRIVERS_LOADED)
 endif()
 if(TDM_FUZZ) # coverage for libFuzzer in everything; its main only in the fuzz targets
   add_compile_options(-fsanitize=fuzzer-no-link)
