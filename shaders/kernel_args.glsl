@@ -1,5 +1,6 @@
-// The arguments every kernel of core/device/kernels.def receives (96 bytes of push
-// constants; the Vulkan backend pushes them for every launch).
+// The arguments every kernel of core/device/kernels.def receives (128 bytes of push,
+// Vulkan's least maxPushConstantsSize; the Vulkan backend pushes them for every
+// launch).
 //
 // Buffer b of the kernel's table line is bound at set 0, binding b, as a window of
 // the tdm_buffer that starts on a minStorageBufferOffsetAlignment boundary; off[b]
@@ -13,7 +14,7 @@
 
 layout(push_constant) uniform Args {
     uint off[8];
-    uint u[8];
+    uint u[16];
     float f[8];
 } args;
 

@@ -5,11 +5,14 @@
 
 #include "conformance_suite.h"
 #include "device/device_impl.h"
+#include "device/kernel_args.h"
 #include "harness.h"
 
 static const char *const known_uints[] = {
-    "n",      "chunk", "rows", "cols", "inputs", "nesterov", "centered", "seed_lo", "seed_hi",
-    "offset", "m",     "k",    "lda",  "ldb",    "ldc",      "trans_a",  "trans_b", "src_rows"};
+    "n",       "chunk",    "rows",  "cols",     "inputs",   "nesterov", "centered", "seed_lo",
+    "seed_hi", "offset",   "m",     "k",        "lda",      "ldb",      "ldc",      "trans_a",
+    "trans_b", "src_rows", "batch", "h",        "w",        "c",        "oh",       "ow",
+    "oc",      "kh",       "kw",    "stride_h", "stride_w", "pad_top",  "pad_left"};
 
 static int known_uint(const char *name)
 {
@@ -99,6 +102,34 @@ static void check_bad_calls(tdm_device *dev, tdm_device *other)
     c.u[0] = c.u[1] = c.u[2] = 4; /* m = n = k = 4 with lda 3 */
     c.u[3] = 3, c.u[4] = 4, c.u[5] = 4;
     CHECK_FAILS(tdm_kernel_run(dev, &c), TDM_ERR_INVALID_ARGUMENT, "leading dimension");
+    const tdm_conv2d_args conv = {.y = {a, 0, 4096},
+                                  .x = {b, 0, 4096},
+                                  .f = {b, 0, 4096},
+                                  .batch = 1,
+                                  .h = 3,
+                                  .w = 3,
+                                  .c = 1,
+                                  .oh = 3,
+                                  .ow = 3,
+                                  .oc = 1,
+                                  .kh = 3,
+                                  .kw = 3,
+                                  .stride_h = 1,
+                                  .stride_w = 1,
+                                  .pad_top = 1,
+                                  .pad_left = 1};
+    tdm_conv2d_args bad = conv;
+    CHECK_OK(tdm_conv2d_run(dev, &bad));
+    bad.stride_w = 0;
+    CHECK_FAILS(tdm_conv2d_run(dev, &bad), TDM_ERR_INVALID_ARGUMENT, "a stride is 0");
+    bad = conv;
+    bad.h = 1u << 31;
+    CHECK_FAILS(tdm_conv2d_run(dev, &bad), TDM_ERR_INVALID_ARGUMENT, "past 2^31");
+    bad = conv; /* batch * oh * ow * oc past 2^64: the extent saturates, never wraps */
+    bad.batch = bad.c = UINT32_MAX;
+    bad.h = bad.w = bad.oh = bad.ow = 1u << 29;
+    CHECK_FAILS(tdm_conv2d_run(dev, &bad), TDM_ERR_INVALID_ARGUMENT,
+                "the call needs 18446744073709551615");
     c.kernel = TDM_KERNEL_COUNT;
     CHECK_FAILS(tdm_kernel_run(dev, &c), TDM_ERR_INVALID_ARGUMENT, "no kernel");
 }

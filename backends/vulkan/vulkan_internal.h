@@ -124,7 +124,7 @@ typedef struct tdm_vk_device {
 
     /* Compute pipelines, created on first use: one per kernel of the table, then
      * fill_words. All share one layout: TDM_KERNEL_MAX_BUFFERS storage buffers at
-     * set 0 and the 96 bytes of tdm_vk_kernel_args. */
+     * set 0 and the 128 bytes of tdm_vk_kernel_args. */
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout pipeline_layout;
     VkPipeline pipelines[TDM_VK_PIPELINE_COUNT];
@@ -157,7 +157,7 @@ typedef struct tdm_vk_buffer {
     int coherent;
 } tdm_vk_buffer;
 
-/* The push constants of every kernel (shaders/kernel_args.glsl, 96 bytes). */
+/* The push constants of every kernel (shaders/kernel_args.glsl, 128 bytes). */
 typedef struct tdm_vk_kernel_args {
     uint32_t off[TDM_KERNEL_MAX_BUFFERS]; /* view offset within the bound window */
     uint32_t u[TDM_KERNEL_MAX_UINTS];

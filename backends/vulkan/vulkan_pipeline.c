@@ -1,6 +1,6 @@
 /* Compute pipelines, created on first use under the device lock: one per kernel of
  * the table and one for fill_words, all with one pipeline layout (up to
- * TDM_KERNEL_MAX_BUFFERS storage buffers at set 0, the kernels' 96 bytes of push
+ * TDM_KERNEL_MAX_BUFFERS storage buffers at set 0, the kernels' 128 bytes of push
  * constants, of which fill_words uses the first 76). Each step keeps what it made,
  * so a failed attempt can be retried without leaks. */
 #include <stddef.h>
@@ -10,7 +10,7 @@
 #include "spirv_modules.h"
 #include "vulkan_internal.h"
 
-_Static_assert(sizeof(tdm_vk_kernel_args) == 96, "kernel_args.glsl expects 96 bytes");
+_Static_assert(sizeof(tdm_vk_kernel_args) == 128, "kernel_args.glsl expects 128 bytes");
 _Static_assert(sizeof(tdm_vk_fill_constants) <= sizeof(tdm_vk_kernel_args),
                "the fill constants must fit the shared push range");
 

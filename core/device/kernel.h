@@ -7,7 +7,7 @@
 #include "tandem/buffer.h"
 
 #define TDM_KERNEL_MAX_BUFFERS 8
-#define TDM_KERNEL_MAX_UINTS 8
+#define TDM_KERNEL_MAX_UINTS 16
 #define TDM_KERNEL_MAX_FLOATS 8
 #define TDM_KERNEL_MAX_GROUPS 65535u /* the smallest maxComputeWorkGroupCount[0] */
 
@@ -19,7 +19,8 @@ typedef enum tdm_grid {
     TDM_GRID_ROWS,   /* one item per row: u[0] = rows */
     TDM_GRID_COLS,   /* one item per column: u[1] = cols */
     TDM_GRID_CHUNKS, /* one work-group per chunk: u[0] = n, u[1] = chunk */
-    TDM_GRID_TILES   /* one work-group per 16 x 16 tile of C: u[0] = m, u[1] = n */
+    TDM_GRID_TILES,  /* one work-group per 16 x 16 tile of C: u[0] = m, u[1] = n */
+    TDM_GRID_OUTPUT  /* one item per element of the first buffer (convolution, pooling) */
 } tdm_grid;
 
 typedef enum tdm_kernel {
@@ -45,7 +46,11 @@ typedef enum tdm_extent {
     TDM_EXTENT_SC,
     TDM_EXTENT_GA,
     TDM_EXTENT_GB,
-    TDM_EXTENT_GC
+    TDM_EXTENT_GC,
+    TDM_EXTENT_IM, /* an NHWC image: batch * h * w * c */
+    TDM_EXTENT_OM, /* a convolution's output: batch * oh * ow * oc */
+    TDM_EXTENT_PM, /* a pooling's output: batch * oh * ow * c */
+    TDM_EXTENT_FL  /* an HWIO filter: kh * kw * c * oc */
 } tdm_extent;
 
 typedef struct tdm_kernel_buffer {

@@ -23,6 +23,27 @@ static uint64_t ceil_div(uint64_t a, uint64_t b)
     return b ? (a + b - 1) / b : 0;
 }
 
+/* Convolution and pooling: strides of at least 1, and window positions that int32
+ * arithmetic reaches, negative ones (padding) included. */
+static tdm_status check_window(const tdm_kernel_info *info, const uint32_t *u)
+{
+    if (uint_index(info, "stride_h") < 0)
+        return TDM_OK;
+    uint64_t sh = tdm_kernel_uint(info, u, "stride_h"), sw = tdm_kernel_uint(info, u, "stride_w");
+    if (sh == 0 || sw == 0)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: a stride is 0", F, info->name);
+    uint64_t rows = tdm_kernel_uint(info, u, "oh") * sh + tdm_kernel_uint(info, u, "kh") +
+                    tdm_kernel_uint(info, u, "h") + tdm_kernel_uint(info, u, "pad_top");
+    uint64_t cols = tdm_kernel_uint(info, u, "ow") * sw + tdm_kernel_uint(info, u, "kw") +
+                    tdm_kernel_uint(info, u, "w") + tdm_kernel_uint(info, u, "pad_left");
+    if (rows > INT32_MAX || cols > INT32_MAX)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: %s: the image, its window and padding reach past 2^31 rows or "
+                        "columns",
+                        F, info->name);
+    return TDM_OK;
+}
+
 /* The uints whose values the kernels rely on. */
 static tdm_status check_uints(const tdm_kernel_info *info, const uint32_t *u)
 {
@@ -49,7 +70,7 @@ static tdm_status check_uints(const tdm_kernel_info *info, const uint32_t *u)
                             "(lda %u, ldb %u, ldc %u for m %u, n %u, k %u)",
                             F, u[3], u[4], u[5], u[0], u[1], u[2]);
     }
-    return TDM_OK;
+    return check_window(info, u);
 }
 
 /* A kernel may read and write a peer's buffer where the two devices share memory
@@ -115,6 +136,7 @@ static uint64_t groups_for(const tdm_kernel_info *info, const uint32_t *u)
         items = tdm_kernel_uint(info, u, "rows") * tdm_kernel_uint(info, u, "cols");
         break;
     case TDM_GRID_ROWS: items = tdm_kernel_uint(info, u, "rows"); break;
+    case TDM_GRID_OUTPUT: items = tdm_kernel_extent(info, u, info->buffers[0].extent); break;
     case TDM_GRID_COLS: items = tdm_kernel_uint(info, u, "cols"); break;
     case TDM_GRID_CHUNKS:
         groups = ceil_div(tdm_kernel_uint(info, u, "n"), tdm_kernel_uint(info, u, "chunk"));

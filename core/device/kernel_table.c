@@ -113,6 +113,15 @@ static uint64_t matrix_span(uint64_t rows, uint64_t cols, uint64_t ld)
     return rows && cols ? (rows - 1) * ld + cols : 0;
 }
 
+/* a * b * c * d, saturated: image extents of four uint32 factors can pass 2^64, and a
+ * wrapped extent would pass a buffer too small. */
+static uint64_t product4(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    uint64_t p = a * b; /* both below 2^32 */
+    uint64_t q = c * d;
+    return q && p > UINT64_MAX / q ? UINT64_MAX : p * q;
+}
+
 uint64_t tdm_kernel_extent(const tdm_kernel_info *info, const uint32_t *u, tdm_extent extent)
 {
 #define U(name) tdm_kernel_uint(info, u, name)
@@ -128,6 +137,10 @@ uint64_t tdm_kernel_extent(const tdm_kernel_info *info, const uint32_t *u, tdm_e
     case TDM_EXTENT_GA: return matrix_span(ta ? k : m, ta ? m : k, U("lda"));
     case TDM_EXTENT_GB: return matrix_span(tb ? n : k, tb ? k : n, U("ldb"));
     case TDM_EXTENT_GC: return matrix_span(m, n, U("ldc"));
+    case TDM_EXTENT_IM: return product4(U("batch"), U("h"), U("w"), U("c"));
+    case TDM_EXTENT_OM: return product4(U("batch"), U("oh"), U("ow"), U("oc"));
+    case TDM_EXTENT_PM: return product4(U("batch"), U("oh"), U("ow"), U("c"));
+    case TDM_EXTENT_FL: return product4(U("kh"), U("kw"), U("c"), U("oc"));
     }
     return 0;
 #undef U

@@ -1,7 +1,8 @@
 /* The cases every kernel is checked on: sizes 0 and 1, primes, sizes around the
  * work-group size, large ones, edge values, and, for linear kernels, integer data
- * that must match the reference exactly. Chosen by the kernel's grid alone, so a
- * new kernel needs no code here. */
+ * that must match the reference exactly; image shapes (strides, windows, SAME, VALID
+ * and full padding) for convolution and pooling. Chosen by the kernel's grid alone,
+ * so a new kernel needs no code here. */
 #include <stdio.h>
 #include <string.h>
 
@@ -38,6 +39,32 @@ static const shape gemm_shapes[] = {
     {33, 17, 65, CONF_RANDOM}, {9, 7, 0, CONF_RANDOM},     {64, 64, 64, CONF_EDGE},
     {31, 47, 13, CONF_EDGE},   {127, 129, 131, CONF_RANDOM}, {100, 90, 257, CONF_INTEGER},
     {0, 4, 4, CONF_RANDOM},
+};
+
+/* Convolution and pooling: an NHWC image, a window, its strides and padding (SAME:
+ * TensorFlow's; VALID: none; FULL: the window's size less one, every position of
+ * every window an output sees); oc is the convolution's output channels. */
+typedef enum { SAME, VALID, FULL } padding;
+typedef struct image_shape {
+    uint32_t batch, h, w, c, oc, kh, kw, sh, sw;
+    padding pad;
+    conf_data data;
+} image_shape;
+
+static const image_shape image_shapes[] = {
+    {0, 5, 5, 3, 4, 3, 3, 1, 1, SAME, CONF_RANDOM},
+    {1, 1, 1, 1, 1, 1, 1, 1, 1, VALID, CONF_RANDOM},
+    {1, 5, 5, 3, 4, 3, 3, 1, 1, SAME, CONF_INTEGER},
+    {2, 7, 6, 3, 5, 3, 3, 2, 2, SAME, CONF_RANDOM},
+    {2, 7, 6, 3, 5, 3, 3, 2, 2, SAME, CONF_EDGE},
+    {1, 9, 8, 2, 3, 5, 5, 1, 1, VALID, CONF_RANDOM},
+    {3, 8, 9, 4, 2, 3, 2, 2, 1, SAME, CONF_RANDOM},
+    {2, 6, 7, 3, 4, 3, 3, 1, 2, FULL, CONF_RANDOM},
+    {2, 9, 9, 2, 3, 1, 1, 2, 2, VALID, CONF_INTEGER},
+    {2, 4, 4, 3, 3, 2, 2, 3, 3, SAME, CONF_RANDOM}, /* stride past the window: gaps */
+    {2, 31, 33, 5, 7, 4, 4, 2, 2, SAME, CONF_INTEGER},
+    {1, 13, 11, 3, 2, 3, 3, 1, 1, SAME, CONF_EDGE},
+    {4, 32, 32, 16, 16, 3, 3, 1, 1, SAME, CONF_RANDOM},
 };
 
 /* A deterministic value in [0, 1) from a seed and an index. */
@@ -87,6 +114,40 @@ static void set_gemm_dims(const tdm_kernel_info *info, conf_case *c, const shape
     set_uint(info, c, "ldc", n + pad);
 }
 
+/* Output size and leading padding of one dimension. */
+static void window_dims(uint32_t size, uint32_t k, uint32_t stride, padding pad, uint32_t *out,
+                        uint32_t *lead)
+{
+    uint32_t total = 0;
+    if (pad == SAME) {
+        *out = (size + stride - 1) / stride;
+        total = *out && (*out - 1) * stride + k > size ? (*out - 1) * stride + k - size : 0;
+        *lead = total / 2;
+    } else if (pad == VALID) {
+        *out = size >= k ? (size - k) / stride + 1 : 0;
+        *lead = 0;
+    } else {
+        *out = (size + k - 2) / stride + 1;
+        *lead = k - 1;
+    }
+}
+
+static void apply_image_shape(const tdm_kernel_info *info, conf_case *c, const image_shape *s)
+{
+    static const char *const pads[] = {"same", "valid", "full"};
+    uint32_t oh, ow, top, left;
+    window_dims(s->h, s->kh, s->sh, s->pad, &oh, &top);
+    window_dims(s->w, s->kw, s->sw, s->pad, &ow, &left);
+    const char *names[] = {"batch", "h",  "w",        "c",        "oc",      "kh",      "kw",
+                           "oh",    "ow", "stride_h", "stride_w", "pad_top", "pad_left"};
+    const uint32_t values[] = {s->batch, s->h, s->w, s->c,  s->oc, s->kh,  s->kw,
+                               oh,       ow,   s->sh, s->sw, top,   left};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+        set_uint(info, c, names[i], values[i]);
+    snprintf(c->label, sizeof c->label, "%ux%ux%ux%u k%ux%u s%ux%u %s", s->batch, s->h, s->w,
+             s->c, s->kh, s->kw, s->sh, s->sw, pads[s->pad]);
+}
+
 static void set_floats(const tdm_kernel_info *info, conf_case *c)
 {
     for (unsigned i = 0; i < info->float_count; i++) {
@@ -121,6 +182,8 @@ static void apply_shape(const tdm_kernel_info *info, conf_case *c, const shape *
         set_uint(info, c, "src_rows", index & 1 ? s->a / 2 + 1 : s->a + 5);
         snprintf(c->label, sizeof c->label, "%ux%u", s->a, s->b);
         break;
+    case TDM_GRID_OUTPUT: /* image shapes: apply_image_shape */
+        break;
     case TDM_GRID_TILES:
         set_gemm_dims(info, c, s, index);
         snprintf(c->label, sizeof c->label, "%ux%ux%u%s%s", s->a, s->b, s->c,
@@ -139,7 +202,8 @@ static const shape *shapes_for(tdm_grid grid, size_t *count)
     case TDM_GRID_COLS: return SHAPES(matrix_shapes);
     case TDM_GRID_TILES: return SHAPES(gemm_shapes);
     case TDM_GRID_N:
-    case TDM_GRID_PAIRS: break;
+    case TDM_GRID_PAIRS:
+    case TDM_GRID_OUTPUT: break;
     }
     return SHAPES(element_shapes);
 #undef SHAPES
@@ -166,35 +230,52 @@ static void set_offsets(const tdm_kernel_info *info, conf_case *c, unsigned inde
         c->offset[b] = halves ? 2 + 2 * (b & 1) : 1 + b % 4;
 }
 
-static conf_case make_case(tdm_kernel kernel, const shape *s, unsigned index)
+/* A case of shape s, or of the image shape where s is NULL. */
+static conf_case make_case(tdm_kernel kernel, const shape *s, const image_shape *image,
+                           unsigned index)
 {
     const tdm_kernel_info *info = tdm_kernel_get(kernel);
     conf_case c;
     memset(&c, 0, sizeof c);
     c.kernel = kernel;
-    c.data = s->data;
+    c.data = s ? s->data : image->data;
     c.seed = 7919u * (unsigned)kernel + 104729u * index + 1;
     set_offsets(info, &c, index);
     set_free_uints(info, &c, index);
-    apply_shape(info, &c, s, index);
+    if (s)
+        apply_shape(info, &c, s, index);
+    else
+        apply_image_shape(info, &c, image);
     set_floats(info, &c);
     return c;
+}
+
+/* Integer data proves nothing extra for nonlinear kernels with a tolerance. */
+static int skips(const tdm_kernel_info *info, conf_data data)
+{
+    return data == CONF_INTEGER && !info->tolerance.linear &&
+           info->tolerance.ulps + info->tolerance.rel > 0;
 }
 
 size_t conf_cases(tdm_kernel kernel, int large, conf_case *out, size_t max)
 {
     const tdm_kernel_info *info = tdm_kernel_get(kernel);
     size_t count, n = 0;
+    if (info->grid == TDM_GRID_OUTPUT) {
+        count = sizeof image_shapes / sizeof image_shapes[0];
+        for (size_t i = 0; i < count && n < max; i++)
+            if (!skips(info, image_shapes[i].data))
+                out[n++] = make_case(kernel, NULL, &image_shapes[i], (unsigned)i);
+        return n;
+    }
     const shape *shapes = shapes_for(info->grid, &count);
     for (size_t i = 0; i < count && n < max; i++) {
-        if (shapes[i].data == CONF_INTEGER && !info->tolerance.linear &&
-            info->tolerance.ulps + info->tolerance.rel > 0)
-            continue; /* integer data proves nothing extra for nonlinear kernels */
-        out[n++] = make_case(kernel, &shapes[i], (unsigned)i);
+        if (!skips(info, shapes[i].data))
+            out[n++] = make_case(kernel, &shapes[i], NULL, (unsigned)i);
     }
     if (large && takes_large_case(kernel) && n < max) {
         shape big = {LARGE_ELEMENTS, info->grid == TDM_GRID_CHUNKS ? 1u << 20 : 0, 0, CONF_RANDOM};
-        out[n] = make_case(kernel, &big, (unsigned)count);
+        out[n] = make_case(kernel, &big, NULL, (unsigned)count);
         out[n].large = 1;
         snprintf(out[n].label, sizeof out[n].label, "n=%u (%u MiB)", big.a, big.a / (1 << 18));
         n++;
@@ -206,7 +287,7 @@ conf_case conf_perf_case(tdm_kernel kernel, uint32_t n)
 {
     const tdm_kernel_info *info = tdm_kernel_get(kernel);
     shape s = {n, info->grid == TDM_GRID_CHUNKS ? 4096u : 0, 0, CONF_RANDOM};
-    conf_case c = make_case(kernel, &s, 0);
+    conf_case c = make_case(kernel, &s, NULL, 0);
     for (unsigned i = 0; i < info->uint_count; i++)
         if (strcmp(info->uint_names[i], "inputs") == 0)
             c.u[i] = 2; /* accumulate: y = x0 + x1, as a two-device reduction does */

@@ -292,6 +292,129 @@ static tdm_status gemm_b_problem(tdm_device *dev, const grad_check *g, size_t in
     return gemm_problem(index, p, 1);
 }
 
+/* Convolution and pooling: the uints of conv2d and its gradients, and a window's
+ * place in them (pooling has no oc: its uints are these without it). */
+enum { IB, IH, IW, IC, IOH, IOW, IOC, IKH, IKW, ISH, ISW, IPT, IPL, IMAGE_UINTS };
+typedef struct image_dims {
+    uint32_t batch, h, w, c, oh, ow, oc, kh, kw, sh, sw, pt, pl;
+} image_dims;
+
+/* The cases: 3x3 SAME; a 3x2 window with strides 2 and 1, padded on one side only;
+ * a 2x2 window with stride 3 (input positions no window sees). */
+static const image_dims image_cases[] = {
+    {2, 5, 5, 3, 5, 5, 4, 3, 3, 1, 1, 1, 1},
+    {2, 7, 6, 2, 4, 6, 3, 3, 2, 2, 1, 1, 0},
+    {1, 6, 6, 2, 2, 2, 3, 2, 2, 3, 3, 0, 0},
+};
+#define IMAGE_CASES (sizeof image_cases / sizeof image_cases[0])
+
+static image_dims dims_of(const grad_problem *p)
+{
+    const uint32_t *u = p->fwd.u;
+    /* pooling's uints skip oc: those after it sit one place earlier */
+    unsigned pool = tdm_kernel_get(p->fwd.kernel)->uint_count < IMAGE_UINTS;
+    image_dims d = {.batch = u[IB], .h = u[IH], .w = u[IW], .c = u[IC], .oh = u[IOH],
+                    .ow = u[IOW], .oc = pool ? u[IC] : u[IOC], .kh = u[IKH - pool],
+                    .kw = u[IKW - pool], .sh = u[ISH - pool], .sw = u[ISW - pool],
+                    .pt = u[IPT - pool], .pl = u[IPL - pool]};
+    return d;
+}
+
+/* A round of image inputs: one channel, rows and columns each at one residue modulo
+ * the window, so that a window holds at most one input of a round. */
+static size_t image_round(const grad_problem *p, size_t j)
+{
+    image_dims d = dims_of(p);
+    size_t ch = j % d.c, s = j / d.c % d.w, r = j / d.c / d.w % d.h;
+    return (ch * d.kh + r % d.kh) * d.kw + s % d.kw;
+}
+
+/* The position in the window starting at `start` congruent to `residue`, or -1
+ * past the image. */
+static long window_member(long start, uint32_t k, size_t residue, uint32_t size)
+{
+    long start_residue = (start % (long)k + (long)k) % (long)k;
+    long at = start + ((long)residue - start_residue + (long)k) % (long)k;
+    return at >= 0 && at < (long)size ? at : -1;
+}
+
+/* The input of `round` that output o's window holds (o's channel: the round's for
+ * pooling, every channel for a convolution), or -1. */
+static long image_owner(const grad_problem *p, size_t o, size_t round)
+{
+    image_dims d = dims_of(p);
+    size_t ch = round / (d.kh * d.kw), t = o / d.oc, col = t % d.ow, row = t / d.ow % d.oh;
+    size_t b = t / d.ow / d.oh;
+    int pool = tdm_kernel_get(p->fwd.kernel)->uint_count < IMAGE_UINTS;
+    if (pool && o % d.c != ch)
+        return -1;
+    long r = window_member((long)(row * d.sh) - d.pt, d.kh, round / d.kw % d.kh, d.h);
+    long s = window_member((long)(col * d.sw) - d.pl, d.kw, round % d.kw, d.w);
+    if (r < 0 || s < 0)
+        return -1;
+    return (long)(((b * d.h + (size_t)r) * d.w + (size_t)s) * d.c + ch);
+}
+
+/* A round of filter elements: one (p, q, ch), every output channel. */
+static size_t filter_round(const grad_problem *p, size_t j)
+{
+    return j / dims_of(p).oc;
+}
+
+static long filter_owner(const grad_problem *p, size_t o, size_t round)
+{
+    size_t oc = dims_of(p).oc;
+    return (long)(round * oc + o % oc);
+}
+
+static void image_label(grad_problem *p, const char *what)
+{
+    image_dims d = dims_of(p);
+    snprintf(p->bwd.label, sizeof p->bwd.label, "%s %ux%ux%ux%u k%ux%u s%ux%u", what, d.batch,
+             d.h, d.w, d.c, d.kh, d.kw, d.sh, d.sw);
+}
+
+/* conv2d (y, x, f): dx from conv2d_grad_input (dx, dy, f), df from conv2d_grad_filter
+ * (df, x, dy); the loss weighs y by dy. */
+static tdm_status conv_problem(size_t index, grad_problem *p, int wrt_filter)
+{
+    const image_dims *d = &image_cases[index];
+    const uint32_t u[IMAGE_UINTS] = {d->batch, d->h,  d->w,  d->c,  d->oh, d->ow, d->oc,
+                                     d->kh,    d->kw, d->sh, d->sw, d->pt, d->pl};
+    tdm_kernel bwd = wrt_filter ? TDM_KERNEL_conv2d_grad_filter : TDM_KERNEL_conv2d_grad_input;
+    tdm_status s = make_call(&p->fwd, &p->fwd_in, TDM_KERNEL_conv2d, u, NULL, 1);
+    if (s == TDM_OK)
+        s = make_call(&p->bwd, &p->bwd_in, bwd, u, NULL, 2);
+    if (s != TDM_OK)
+        return s;
+    image_label(p, wrt_filter ? "df" : "dx");
+    p->out = 0, p->grad = 0, p->wrt = wrt_filter ? 2 : 1;
+    /* the other forward input: f for dx, x for df */
+    copy_view(&p->bwd_in, wrt_filter ? 1 : 2, &p->fwd_in, wrt_filter ? 1 : 2);
+    if (wrt_filter) {
+        p->rounds = (size_t)d->kh * d->kw * d->c;
+        p->round_of = filter_round, p->owner = filter_owner;
+    } else {
+        p->rounds = (size_t)d->c * d->kh * d->kw;
+        p->round_of = image_round, p->owner = image_owner;
+    }
+    return weigh(p, p->bwd_in.host[wrt_filter ? 2 : 1], 0);
+}
+
+static tdm_status conv_x_problem(tdm_device *dev, const grad_check *g, size_t index,
+                                 grad_problem *p)
+{
+    (void)g, (void)dev;
+    return conv_problem(index, p, 0);
+}
+
+static tdm_status conv_f_problem(tdm_device *dev, const grad_check *g, size_t index,
+                                 grad_problem *p)
+{
+    (void)g, (void)dev;
+    return conv_problem(index, p, 1);
+}
+
 static const grad_check checks[] = {
     {"relu_grad", TDM_KERNEL_relu, TDM_KERNEL_relu_grad, 1, relu_problem},
     {"tanh_grad", TDM_KERNEL_tanh, TDM_KERNEL_tanh_grad, 1, map_of_output},
@@ -303,6 +426,8 @@ static const grad_check checks[] = {
     {"mse", TDM_KERNEL_mse, TDM_KERNEL_mse, 1, mse_problem},
     {"gemm dA", TDM_KERNEL_gemm, TDM_KERNEL_gemm, 4, gemm_a_problem},
     {"gemm dB", TDM_KERNEL_gemm, TDM_KERNEL_gemm, 4, gemm_b_problem},
+    {"conv2d dx", TDM_KERNEL_conv2d, TDM_KERNEL_conv2d_grad_input, IMAGE_CASES, conv_x_problem},
+    {"conv2d df", TDM_KERNEL_conv2d, TDM_KERNEL_conv2d_grad_filter, IMAGE_CASES, conv_f_problem},
 };
 
 size_t grad_check_count(void)

@@ -19,7 +19,7 @@
 #include "device/kernel_flags.h"
 
 /* The sizes of kernel_args.glsl's push-constant arrays. */
-enum { MAX_BUFFERS = 8, MAX_UINTS = 8, MAX_FLOATS = 8 };
+enum { MAX_BUFFERS = 8, MAX_UINTS = 16, MAX_FLOATS = 8 };
 
 static FILE *out;
 static const char *kernel;
