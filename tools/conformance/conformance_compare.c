@@ -27,8 +27,33 @@ static float element(const conf_buffers *bufs, unsigned b, char type, size_t i)
     return ((const float *)bufs->host[b])[i];
 }
 
+/* A pooling gradient's image element e: the largest magnitude of dy (buffer b) over
+ * the outputs whose windows hold it. */
+static double window_magnitude(const conf_case *c, const conf_buffers *in, unsigned b, size_t e)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
+#define U(name) ((long)tdm_kernel_uint(info, c->u, name))
+    long w = U("w"), ch = U("c"), oh = U("oh"), ow = U("ow"), sh = U("stride_h"), sw = U("stride_w");
+    long t = (long)e / ch, s = t % w, r = t / w % U("h"), image = t / w / U("h");
+    double worst = 0.0;
+    for (long i = 0; i < oh; i++) {
+        long top = i * sh - U("pad_top");
+        for (long j = 0; r >= top && r < top + U("kh") && j < ow; j++) {
+            long left = j * sw - U("pad_left");
+            if (s < left || s >= left + U("kw"))
+                continue;
+            size_t o = (size_t)(((image * oh + i) * ow + j) * ch + (long)e % ch);
+            double v = fabs(element(in, b, 'f', c->offset[b] + o));
+            worst = isfinite(v) && v > worst ? v : worst;
+        }
+    }
+    return worst;
+#undef U
+}
+
 /* The magnitude a nonlinear kernel's rounding scales with: the largest input of the
- * same element, or of the same row for row kernels. */
+ * same element, of the same row for row kernels, of the windows that hold the
+ * element for pooling gradients. */
 static double input_magnitude(const conf_case *c, const conf_buffers *in, size_t out_index,
                               size_t out_elements)
 {
@@ -40,6 +65,11 @@ static double input_magnitude(const conf_case *c, const conf_buffers *in, size_t
         if (!kb->read || kb->type != 'f')
             continue;
         size_t first = out_index, count = 1;
+        if (kb->extent == TDM_EXTENT_PM && info->buffers[0].extent == TDM_EXTENT_IM) {
+            double v = window_magnitude(c, in, b, out_index);
+            worst = v > worst ? v : worst;
+            continue;
+        }
         if (kb->extent == TDM_EXTENT_C && cols)
             first = out_index % cols; /* a per-column input: this element's column */
         else if (kb->extent == TDM_EXTENT_RC && in->elements[b] != out_elements) {
@@ -103,8 +133,10 @@ static void check_element(compare_ctx *x, unsigned b, char type, size_t i, size_
 {
     const tdm_tolerance *tol = &tdm_kernel_get(x->c->kernel)->tolerance;
     float got = element(x->got, b, type, i), want = element(x->want, b, type, i);
+    /* (no tolerance relative to the inputs: no scale to find) */
     double scale = x->scale ? fabs(element(x->scale, b, type, i))
-                            : input_magnitude(x->c, x->in, view_i, x->in->elements[b]);
+                   : tol->rel ? input_magnitude(x->c, x->in, view_i, x->in->elements[b])
+                              : 0.0;
     int exact = (x->c->data == CONF_INTEGER && tol->linear) || (!tol->ulps && !tol->rel);
     double ulp_part = tol->ulps * conf_ulp(want), rel_part = tol->rel * scale;
     double allowed = exact ? 0.0 : ulp_part + rel_part;

@@ -415,6 +415,49 @@ static tdm_status conv_f_problem(tdm_device *dev, const grad_check *g, size_t in
     return conv_problem(index, p, 1);
 }
 
+/* max_pool2d (y, x) and max_pool2d_grad (dx, dy, x), or avg_pool2d (y, x) and
+ * avg_pool2d_grad (dx, dy); the loss weighs y by dy. Max pooling's inputs are distinct,
+ * 2^-5 apart, so that no step of the stencil changes a window's maximum. */
+static tdm_status pool_problem(size_t index, grad_problem *p, int max)
+{
+    const image_dims *d = &image_cases[index];
+    const uint32_t u[IMAGE_UINTS - 1] = {d->batch, d->h,  d->w,  d->c,  d->oh, d->ow,
+                                         d->kh,    d->kw, d->sh, d->sw, d->pt, d->pl};
+    tdm_kernel fwd = max ? TDM_KERNEL_max_pool2d : TDM_KERNEL_avg_pool2d;
+    tdm_kernel bwd = max ? TDM_KERNEL_max_pool2d_grad : TDM_KERNEL_avg_pool2d_grad;
+    tdm_status s = make_call(&p->fwd, &p->fwd_in, fwd, u, NULL, 1);
+    if (s == TDM_OK)
+        s = make_call(&p->bwd, &p->bwd_in, bwd, u, NULL, 2);
+    if (s != TDM_OK)
+        return s;
+    image_label(p, "dx");
+    p->out = 0, p->grad = 0, p->wrt = 1;
+    p->rounds = (size_t)d->c * d->kh * d->kw;
+    p->round_of = image_round, p->owner = image_owner;
+    if (max) {
+        float *x = p->fwd_in.host[1];
+        size_t n = p->fwd_in.elements[1]; /* 7919 is prime to every case's size */
+        for (size_t j = 0; j < n; j++)
+            x[j] = (float)((double)((long)(j * 7919 % n) - (long)n / 2) * 0x1p-5);
+        copy_view(&p->bwd_in, 2, &p->fwd_in, 1);
+    }
+    return weigh(p, p->bwd_in.host[1], 0);
+}
+
+static tdm_status max_pool_problem(tdm_device *dev, const grad_check *g, size_t index,
+                                   grad_problem *p)
+{
+    (void)g, (void)dev;
+    return pool_problem(index, p, 1);
+}
+
+static tdm_status avg_pool_problem(tdm_device *dev, const grad_check *g, size_t index,
+                                   grad_problem *p)
+{
+    (void)g, (void)dev;
+    return pool_problem(index, p, 0);
+}
+
 static const grad_check checks[] = {
     {"relu_grad", TDM_KERNEL_relu, TDM_KERNEL_relu_grad, 1, relu_problem},
     {"tanh_grad", TDM_KERNEL_tanh, TDM_KERNEL_tanh_grad, 1, map_of_output},
@@ -428,6 +471,10 @@ static const grad_check checks[] = {
     {"gemm dB", TDM_KERNEL_gemm, TDM_KERNEL_gemm, 4, gemm_b_problem},
     {"conv2d dx", TDM_KERNEL_conv2d, TDM_KERNEL_conv2d_grad_input, IMAGE_CASES, conv_x_problem},
     {"conv2d df", TDM_KERNEL_conv2d, TDM_KERNEL_conv2d_grad_filter, IMAGE_CASES, conv_f_problem},
+    {"max_pool2d dx", TDM_KERNEL_max_pool2d, TDM_KERNEL_max_pool2d_grad, IMAGE_CASES,
+     max_pool_problem},
+    {"avg_pool2d dx", TDM_KERNEL_avg_pool2d, TDM_KERNEL_avg_pool2d_grad, IMAGE_CASES,
+     avg_pool_problem},
 };
 
 size_t grad_check_count(void)

@@ -2,22 +2,7 @@
  * in float, in the order kernels.def gives, as the devices sum, so that every backend
  * agrees bit for bit. Window positions outside the image are padding and add nothing. */
 #include "ref_kernels.h"
-
-/* Input row (or column) of output position i at window offset p; -1 for padding. */
-static int64_t window_pos(uint32_t i, uint32_t stride, uint32_t pad, uint32_t p, uint32_t size)
-{
-    int64_t r = (int64_t)i * stride - pad + p;
-    return r >= 0 && r < size ? r : -1;
-}
-
-/* Output position i whose window holds input position r at offset p; -1 for none. */
-static int64_t output_pos(uint32_t r, uint32_t stride, uint32_t pad, uint32_t p, uint32_t size)
-{
-    int64_t num = (int64_t)r + pad - p;
-    if (num < 0 || num % stride != 0 || num / stride >= size)
-        return -1;
-    return num / stride;
-}
+#include "ref_window.h"
 
 void ref_conv2d(const ref_conv2d_args *a)
 {
@@ -28,9 +13,9 @@ void ref_conv2d(const ref_conv2d_args *a)
         size_t b = t / a->ow / a->oh;
         float sum = 0.0f;
         for (uint32_t p = 0; p < a->kh; p++) {
-            int64_t r = window_pos(row, a->stride_h, a->pad_top, p, a->h);
+            int64_t r = ref_window_pos(row, a->stride_h, a->pad_top, p, a->h);
             for (uint32_t q = 0; r >= 0 && q < a->kw; q++) {
-                int64_t s = window_pos(j, a->stride_w, a->pad_left, q, a->w);
+                int64_t s = ref_window_pos(j, a->stride_w, a->pad_left, q, a->w);
                 if (s < 0)
                     continue;
                 const float *x = a->x + ((b * a->h + (size_t)r) * a->w + (size_t)s) * a->c;
@@ -52,9 +37,9 @@ void ref_conv2d_grad_input(const ref_conv2d_grad_input_args *a)
         size_t b = t / a->w / a->h;
         float sum = 0.0f;
         for (uint32_t p = 0; p < a->kh; p++) {
-            int64_t row = output_pos(r, a->stride_h, a->pad_top, p, a->oh);
+            int64_t row = ref_output_pos(r, a->stride_h, a->pad_top, p, a->oh);
             for (uint32_t q = 0; row >= 0 && q < a->kw; q++) {
-                int64_t j = output_pos(s, a->stride_w, a->pad_left, q, a->ow);
+                int64_t j = ref_output_pos(s, a->stride_w, a->pad_left, q, a->ow);
                 if (j < 0)
                     continue;
                 const float *dy = a->dy + ((b * a->oh + (size_t)row) * a->ow + (size_t)j) * a->oc;
@@ -76,9 +61,9 @@ void ref_conv2d_grad_filter(const ref_conv2d_grad_filter_args *a)
         float sum = 0.0f;
         for (size_t b = 0; b < a->batch; b++)
             for (uint32_t row = 0; row < a->oh; row++) {
-                int64_t r = window_pos(row, a->stride_h, a->pad_top, p, a->h);
+                int64_t r = ref_window_pos(row, a->stride_h, a->pad_top, p, a->h);
                 for (uint32_t j = 0; r >= 0 && j < a->ow; j++) {
-                    int64_t s = window_pos(j, a->stride_w, a->pad_left, q, a->w);
+                    int64_t s = ref_window_pos(j, a->stride_w, a->pad_left, q, a->w);
                     if (s < 0)
                         continue;
                     size_t xi = ((b * a->h + (size_t)r) * a->w + (size_t)s) * a->c + ch;
