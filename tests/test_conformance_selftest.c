@@ -246,6 +246,161 @@ static void gemm_alpha_lost_when_transposed(const tdm_launch *l)
     ref_gemm(&unscaled);
 }
 
+/* The filter read as HWOI instead of HWIO: input and output channels swapped. */
+static void conv2d_filter_hwoi(const tdm_launch *l)
+{
+    const ref_conv2d_args a = ref_conv2d_unpack(l);
+    size_t count = (size_t)a.batch * a.oh * a.ow * a.oc;
+    for (size_t i = 0; i < count; i++) {
+        size_t o = i % a.oc, t = i / a.oc, b = t / a.ow / a.oh;
+        long row = (long)(t / a.ow % a.oh), col = (long)(t % a.ow);
+        float sum = 0.0f;
+        for (uint32_t p = 0; p < a.kh; p++)
+            for (uint32_t q = 0; q < a.kw; q++) {
+                long r = row * a.stride_h - a.pad_top + p, s = col * a.stride_w - a.pad_left + q;
+                for (uint32_t ch = 0; r >= 0 && r < a.h && s >= 0 && s < a.w && ch < a.c; ch++)
+                    sum += a.x[((b * a.h + (size_t)r) * a.w + (size_t)s) * a.c + ch] *
+                           a.f[(((size_t)p * a.kw + q) * a.oc + o) * a.c + ch];
+            }
+        a.y[i] = sum;
+    }
+}
+
+/* The window's mean or maximum over every position, padding as zeros. */
+static float padded_window(const float *x, size_t b, long r0, long s0, size_t ch, uint32_t h,
+                           uint32_t w, uint32_t c, uint32_t kh, uint32_t kw, int max)
+{
+    float acc = max ? -INFINITY : 0.0f;
+    for (long r = r0; r < r0 + kh; r++)
+        for (long s = s0; s < s0 + kw; s++) {
+            int inside = r >= 0 && r < h && s >= 0 && s < w;
+            float v = inside ? x[((b * h + (size_t)r) * w + (size_t)s) * c + ch] : 0.0f;
+            acc = max ? (v > acc ? v : acc) : acc + v;
+        }
+    return max ? acc : acc / (float)(kh * kw);
+}
+
+/* Padding counted as zeros: it wins a window of negative inputs. */
+static void max_pool2d_zero_padding(const tdm_launch *l)
+{
+    const ref_max_pool2d_args a = ref_max_pool2d_unpack(l);
+    size_t count = (size_t)a.batch * a.oh * a.ow * a.c;
+    for (size_t o = 0; o < count; o++) {
+        size_t ch = o % a.c, t = o / a.c, b = t / a.ow / a.oh;
+        long r0 = (long)(t / a.ow % a.oh) * a.stride_h - a.pad_top;
+        long s0 = (long)(t % a.ow) * a.stride_w - a.pad_left;
+        a.y[o] = padded_window(a.x, b, r0, s0, ch, a.h, a.w, a.c, a.kh, a.kw, 1);
+    }
+}
+
+/* Padding counted in the mean (Keras's count_include_pad), not TensorFlow's SAME. */
+static void avg_pool2d_counts_padding(const tdm_launch *l)
+{
+    const ref_avg_pool2d_args a = ref_avg_pool2d_unpack(l);
+    size_t count = (size_t)a.batch * a.oh * a.ow * a.c;
+    for (size_t o = 0; o < count; o++) {
+        size_t ch = o % a.c, t = o / a.c, b = t / a.ow / a.oh;
+        long r0 = (long)(t / a.ow % a.oh) * a.stride_h - a.pad_top;
+        long s0 = (long)(t % a.ow) * a.stride_w - a.pad_left;
+        a.y[o] = padded_window(a.x, b, r0, s0, ch, a.h, a.w, a.c, a.kh, a.kw, 0);
+    }
+}
+
+/* The gradient with respect to x of a convolution by the unflipped filter: the
+ * window offset p taken as kh - 1 - p. */
+static void conv2d_grad_input_unflipped(const tdm_launch *l)
+{
+    const ref_conv2d_grad_input_args a = ref_conv2d_grad_input_unpack(l);
+    size_t count = (size_t)a.batch * a.h * a.w * a.c;
+    for (size_t i = 0; i < count; i++) {
+        size_t ch = i % a.c, t = i / a.c, b = t / a.w / a.h;
+        long r = (long)(t / a.w % a.h), s = (long)(t % a.w);
+        float sum = 0.0f;
+        for (long p = 0; p < a.kh; p++)
+            for (long q = 0; q < a.kw; q++) {
+                long nr = r + a.pad_top - p, ns = s + a.pad_left - q;
+                if (nr < 0 || ns < 0 || nr % a.stride_h || ns % a.stride_w ||
+                    nr / a.stride_h >= a.oh || ns / a.stride_w >= a.ow)
+                    continue;
+                size_t yi =
+                    ((b * a.oh + (size_t)(nr / a.stride_h)) * a.ow + (size_t)(ns / a.stride_w)) *
+                    a.oc;
+                size_t fi =
+                    (((size_t)(a.kh - 1 - p) * a.kw + (size_t)(a.kw - 1 - q)) * a.c + ch) * a.oc;
+                for (uint32_t o = 0; o < a.oc; o++)
+                    sum += a.dy[yi + o] * a.f[fi + o];
+            }
+        a.dx[i] = sum;
+    }
+}
+
+/* The filter's gradient with the padding's offset forgotten. */
+static void conv2d_grad_filter_unpadded(const tdm_launch *l)
+{
+    ref_conv2d_grad_filter_args unpadded = ref_conv2d_grad_filter_unpack(l);
+    unpadded.pad_top = unpadded.pad_left = 0;
+    ref_conv2d_grad_filter(&unpadded);
+}
+
+/* Every dy of a window to every input of it, as if each were its maximum. */
+static void max_pool2d_grad_everywhere(const tdm_launch *l)
+{
+    const ref_max_pool2d_grad_args a = ref_max_pool2d_grad_unpack(l);
+    size_t count = (size_t)a.batch * a.h * a.w * a.c;
+    for (size_t e = 0; e < count; e++)
+        a.dx[e] = 0.0f;
+    for (size_t o = 0; o < (size_t)a.batch * a.oh * a.ow * a.c; o++) {
+        size_t ch = o % a.c, t = o / a.c, b = t / a.ow / a.oh;
+        long r0 = (long)(t / a.ow % a.oh) * a.stride_h - a.pad_top;
+        long s0 = (long)(t % a.ow) * a.stride_w - a.pad_left;
+        for (long r = r0; r < r0 + a.kh; r++)
+            for (long s = s0; r >= 0 && r < a.h && s < s0 + a.kw; s++)
+                if (s >= 0 && s < a.w)
+                    a.dx[((b * a.h + (size_t)r) * a.w + (size_t)s) * a.c + ch] += a.dy[o];
+    }
+}
+
+/* Ties to the last of equal inputs instead of the first. */
+static void max_pool2d_grad_last_of_ties(const tdm_launch *l)
+{
+    const ref_max_pool2d_grad_args a = ref_max_pool2d_grad_unpack(l);
+    size_t count = (size_t)a.batch * a.h * a.w * a.c;
+    for (size_t e = 0; e < count; e++)
+        a.dx[e] = 0.0f;
+    for (size_t o = 0; o < (size_t)a.batch * a.oh * a.ow * a.c; o++) {
+        size_t ch = o % a.c, t = o / a.c, b = t / a.ow / a.oh, best = SIZE_MAX;
+        long r0 = (long)(t / a.ow % a.oh) * a.stride_h - a.pad_top;
+        long s0 = (long)(t % a.ow) * a.stride_w - a.pad_left;
+        for (long r = r0; r < r0 + a.kh; r++)
+            for (long s = s0; r >= 0 && r < a.h && s < s0 + a.kw; s++) {
+                size_t at = ((b * a.h + (size_t)r) * a.w + (size_t)s) * a.c + ch;
+                if (s >= 0 && s < a.w && (best == SIZE_MAX || a.x[at] >= a.x[best]))
+                    best = at;
+            }
+        if (best != SIZE_MAX)
+            a.dx[best] += a.dy[o];
+    }
+}
+
+/* Each window's dy spread over all of its positions, padding included. */
+static void avg_pool2d_grad_counts_padding(const tdm_launch *l)
+{
+    const ref_avg_pool2d_grad_args a = ref_avg_pool2d_grad_unpack(l);
+    size_t count = (size_t)a.batch * a.h * a.w * a.c;
+    for (size_t e = 0; e < count; e++)
+        a.dx[e] = 0.0f;
+    for (size_t o = 0; o < (size_t)a.batch * a.oh * a.ow * a.c; o++) {
+        size_t ch = o % a.c, t = o / a.c, b = t / a.ow / a.oh;
+        long r0 = (long)(t / a.ow % a.oh) * a.stride_h - a.pad_top;
+        long s0 = (long)(t % a.ow) * a.stride_w - a.pad_left;
+        for (long r = r0; r < r0 + a.kh; r++)
+            for (long s = s0; r >= 0 && r < a.h && s < s0 + a.kw; s++)
+                if (s >= 0 && s < a.w)
+                    a.dx[((b * a.h + (size_t)r) * a.w + (size_t)s) * a.c + ch] +=
+                        a.dy[o] / (float)(a.kh * a.kw);
+    }
+}
+
 typedef struct wrong_kernel {
     tdm_kernel kernel;
     void (*wrong)(const tdm_launch *);
@@ -262,6 +417,9 @@ static const wrong_kernel wrong_kernels[] = {
     {TDM_KERNEL_mse, mse_half_gradient},
     {TDM_KERNEL_gather_rows, gather_reversed},
     {TDM_KERNEL_one_hot, one_hot_shifted},
+    {TDM_KERNEL_conv2d, conv2d_filter_hwoi},
+    {TDM_KERNEL_max_pool2d, max_pool2d_zero_padding},
+    {TDM_KERNEL_avg_pool2d, avg_pool2d_counts_padding},
 };
 #define WRONG_COUNT (sizeof wrong_kernels / sizeof wrong_kernels[0])
 
@@ -271,6 +429,7 @@ static const wrong_kernel subtle_kernels[] = {
     {TDM_KERNEL_copy, copy_signless},
     {TDM_KERNEL_scale, scale_scribbles},
     {TDM_KERNEL_clip, clip_drops_nan},
+    {TDM_KERNEL_max_pool2d_grad, max_pool2d_grad_last_of_ties},
 };
 
 /* Derivatives a reference could share with a backend, forward kernels right: each
@@ -284,6 +443,10 @@ static const wrong_kernel wrong_derivatives[] = {
     {TDM_KERNEL_softmax_xent, softmax_xent_unscaled_gradient},
     {TDM_KERNEL_mse, mse_half_gradient},
     {TDM_KERNEL_gemm, gemm_alpha_lost_when_transposed},
+    {TDM_KERNEL_conv2d_grad_input, conv2d_grad_input_unflipped},
+    {TDM_KERNEL_conv2d_grad_filter, conv2d_grad_filter_unpadded},
+    {TDM_KERNEL_max_pool2d_grad, max_pool2d_grad_everywhere},
+    {TDM_KERNEL_avg_pool2d_grad, avg_pool2d_grad_counts_padding},
 };
 
 /* The wrong device's kernels: the whole wrong set, or one kernel of the others. */
