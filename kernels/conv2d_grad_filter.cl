@@ -1,7 +1,8 @@
-/* conv2d_grad_filter: df[p, q, ch, o] = sum over (b, i, j), b outermost, of
+/* conv2d_grad_filter: df[p, q, ch, o] += sum over (b, i, j), b outermost, of
  * x[b, i * stride_h - pad_top + p, j * stride_w - pad_left + q, ch] * dy[b, i, j, o],
- * padding skipped. A gather: one item per element of df, no atomics, summed in float
- * in the table's order (contraction off), as the reference sums. Tolerance 0. */
+ * padding skipped, the sum continuing from df's value (the core launches long sums in
+ * pieces). A gather: one item per element of df, no atomics, summed in float in the
+ * table's order (contraction off), as the reference sums. Tolerance 0. */
 
 __attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
 kernel void tdm_conv2d_grad_filter(TDM_SIGNATURE)
@@ -14,7 +15,7 @@ kernel void tdm_conv2d_grad_filter(TDM_SIGNATURE)
     for (size_t i = get_global_id(0); i < count; i += get_global_size(0)) {
         const size_t o = i % oc, t = i / oc, ch = t % c;
         const int q = (int)(t / c % kw), p = (int)(t / c / kw);
-        float sum = 0.0f;
+        float sum = df[i]; /* the sum continues from df */
 
         for (size_t b = 0; b < batch; b++)
             for (int row = 0; row < (int)oh; row++) {

@@ -1,9 +1,10 @@
 #version 450
-// conv2d_grad_filter: df[p, q, ch, o] = sum over (b, i, j), b outermost, of
+// conv2d_grad_filter: df[p, q, ch, o] += sum over (b, i, j), b outermost, of
 // x[b, i * stride_h - pad_top + p, j * stride_w - pad_left + q, ch] * dy[b, i, j, o],
-// padding skipped. A gather: one item per element of df, no atomics, summed in float
-// in the table's order (precise: no fused multiply-add), as the reference sums.
-// Tolerance 0.
+// padding skipped, the sum continuing from df's value (the core launches long sums in
+// pieces: lavapipe ends an invocation's loops after 65535 iterations). A gather: one
+// item per element of df, no atomics, summed in float in the table's order (precise:
+// no fused multiply-add), as the reference sums. Tolerance 0.
 #extension GL_GOOGLE_include_directive : require
 #define TDM_KERNEL_conv2d_grad_filter
 #include "kernel_bindings.glsl"
@@ -19,7 +20,7 @@ void main()
     for (uint i = gl_GlobalInvocationID.x; i < count; i += TDM_STRIDE) {
         uint o = i % oc, t = i / oc, ch = t % c;
         int q = int(t / c % TDM_U_kw), p = int(t / c / TDM_U_kw);
-        precise float sum = 0.0;
+        precise float sum = df[TDM_OFF_df + i]; // the sum continues from df
         for (uint b = 0u; b < TDM_U_batch; b++)
             for (int row = 0; row < int(oh); row++) {
                 int r = row * int(TDM_U_stride_h) - int(TDM_U_pad_top) + p;

@@ -1,12 +1,14 @@
 /* The kernel table and tdm_kernel_run: every entry parses to something sensible,
  * bad calls are refused with a message naming the argument, and launches split for
  * a small binding limit give the reference's results exactly. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "conformance_suite.h"
 #include "device/device_impl.h"
 #include "device/kernel_args.h"
 #include "harness.h"
+#include "ref_kernels.h"
 
 static const char *const known_uints[] = {
     "n",       "chunk",    "rows",  "cols",     "inputs",   "nesterov", "centered", "seed_lo",
@@ -189,6 +191,66 @@ static void check_splitting(tdm_device *ref, tdm_device *small)
     CHECK_FAILS(tdm_kernel_run(small, &c), TDM_ERR_UNSUPPORTED, "binds at once");
 }
 
+/* conv2d_grad_filter launched in pieces (whole images; output rows of one image, the
+ * first piece starting in the padding) must give, bit for bit, what one pass of the
+ * reference kernel over the whole sum gives. */
+static void check_filter_gradient_pieces(tdm_device *dev)
+{
+    /* batch, h, w, c, oh, ow, oc, kh, kw, stride_h, stride_w, pad_top, pad_left */
+    static const uint32_t shapes[][13] = {
+        {20, 20, 20, 2, 20, 20, 3, 3, 3, 1, 1, 1, 1},     /* 421 iterations an image */
+        {2, 131, 150, 1, 66, 75, 2, 5, 4, 2, 2, 2, 1},    /* 76 per row of outputs */
+        {1, 40, 3000, 1, 40, 3000, 1, 3, 1, 1, 1, 1, 0}}; /* one row per piece */
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        const uint32_t *u = shapes[k];
+        size_t nx = (size_t)u[0] * u[1] * u[2] * u[3], ny = (size_t)u[0] * u[4] * u[5] * u[6];
+        size_t nf = (size_t)u[7] * u[8] * u[3] * u[6];
+        float *x = malloc(nx * sizeof *x), *dy = malloc(ny * sizeof *dy);
+        float *want = malloc(nf * sizeof *want), *got = malloc(nf * sizeof *got);
+        CHECK(x && dy && want && got);
+        for (size_t i = 0; i < nx; i++)
+            x[i] = (float)((i * 7919) % 1999) / 999.0f - 1.0f;
+        for (size_t i = 0; i < ny; i++)
+            dy[i] = (float)((i * 104729) % 2003) / 1001.0f - 1.0f;
+        for (size_t i = 0; i < nf; i++)
+            want[i] = (float)i / 7.0f;
+        tdm_buffer *bx, *bdy, *bdf;
+        CHECK_OK(tdm_buffer_alloc(dev, nx * sizeof *x, &bx));
+        CHECK_OK(tdm_buffer_alloc(dev, ny * sizeof *dy, &bdy));
+        CHECK_OK(tdm_buffer_alloc(dev, nf * sizeof *want, &bdf));
+        CHECK_OK(tdm_buffer_write(bx, 0, x, nx * sizeof *x));
+        CHECK_OK(tdm_buffer_write(bdy, 0, dy, ny * sizeof *dy));
+        CHECK_OK(tdm_buffer_write(bdf, 0, want, nf * sizeof *want));
+        const tdm_conv2d_grad_filter_args args = {{bdf, 0, nf * sizeof *want},
+                                                  {bx, 0, nx * sizeof *x},
+                                                  {bdy, 0, ny * sizeof *dy},
+                                                  u[0],
+                                                  u[1],
+                                                  u[2],
+                                                  u[3],
+                                                  u[4],
+                                                  u[5],
+                                                  u[6],
+                                                  u[7],
+                                                  u[8],
+                                                  u[9],
+                                                  u[10],
+                                                  u[11],
+                                                  u[12]};
+        CHECK_OK(tdm_conv2d_grad_filter_run(dev, &args));
+        CHECK_OK(tdm_buffer_read(bdf, 0, got, nf * sizeof *got));
+        const ref_conv2d_grad_filter_args whole = {want, x,     dy,    u[0], u[1], u[2],
+                                                   u[3], u[4],  u[5],  u[6], u[7], u[8],
+                                                   u[9], u[10], u[11], u[12]};
+        ref_conv2d_grad_filter(&whole);
+        CHECK(memcmp(want, got, nf * sizeof *got) == 0);
+        tdm_buffer_free(bx);
+        tdm_buffer_free(bdy);
+        tdm_buffer_free(bdf);
+        free(x), free(dy), free(want), free(got);
+    }
+}
+
 int main(void)
 {
     check_table();
@@ -198,6 +260,7 @@ int main(void)
     CHECK_OK(tdm_device_split(ref, 2, pair));
     check_bad_calls(pair[0], pair[1]);
     check_splitting(ref, pair[1]);
+    check_filter_gradient_pieces(ref);
     tdm_context_destroy(ctx);
     return test_finish("test_kernel_run");
 }

@@ -7,6 +7,7 @@
 #include "device/device_status.h"
 #include "device/error.h"
 #include "device/kernel.h"
+#include "device/kernel_args.h"
 
 static const char *F = "tdm_kernel_run";
 
@@ -218,6 +219,64 @@ static tdm_status launch_in_pieces(tdm_device *dev, const tdm_kernel_info *info,
     return s;
 }
 
+/* The most loop iterations one invocation of a piece of conv2d_grad_filter may run.
+ * The filter's gradient sums batch * oh * ow terms per element, and lavapipe (Mesa
+ * 22.3's llvmpipe) silently ends the loops of a work-group once its invocations have
+ * run 65535 iterations in all: 64 invocations in vectors of 4 or more lanes leave
+ * 4095 to each. */
+#define FILTER_LOOP_BUDGET 4000u
+
+/* conv2d_grad_filter in pieces whose loops stay within the budget: runs of whole
+ * images, or runs of output rows of one image (the view of x starts at the piece's
+ * first window row, or the padding above it shrinks). The kernel adds its sums to df,
+ * so each piece continues the sums of the last in the order of one launch: the result
+ * is bitwise that of one launch, on every device. */
+static tdm_status launch_filter_gradient(tdm_device *dev, const tdm_kernel_info *info,
+                                         const tdm_launch *l)
+{
+    const tdm_conv2d_grad_filter_scalars s = tdm_conv2d_grad_filter_scalars_of(l);
+    const tdm_conv2d_grad_filter_slots slot = tdm_conv2d_grad_filter_slots_of();
+    uint64_t items = tdm_kernel_extent(info, l->u, info->buffers[slot.df].extent);
+    /* each invocation loops over this many elements of df (the grid-stride loop) */
+    uint64_t rounds = ceil_div(items, (uint64_t)TDM_KERNEL_MAX_GROUPS * info->wg);
+    uint64_t budget = rounds ? FILTER_LOOP_BUDGET / rounds : FILTER_LOOP_BUDGET;
+    uint64_t per_row = 1 + (uint64_t)s.ow, per_image = 1 + s.oh * per_row;
+    tdm_launch part = *l;
+    if (s.batch * per_image + 1 <= budget)
+        return launch_once(dev, info, &part);
+    if (per_row + 2 > budget)
+        return tdm_fail(TDM_ERR_UNSUPPORTED,
+                        "%s: conv2d_grad_filter: %" PRIu64 " elements of df per invocation "
+                        "with rows of %u outputs pass a loop budget of %u iterations",
+                        F, items, s.ow, FILTER_LOOP_BUDGET);
+    uint64_t images = (budget - 1) / per_image, rows = (budget - 2) / per_row;
+    uint64_t image_x = (uint64_t)s.h * s.w * s.c, image_dy = (uint64_t)s.oh * s.ow * s.oc;
+    int ib = uint_index(info, "batch"), ih = uint_index(info, "h"), ioh = uint_index(info, "oh"),
+        ipt = uint_index(info, "pad_top");
+    tdm_status st = TDM_OK;
+    for (uint64_t b = 0; b < s.batch && images && st == TDM_OK; b += images) {
+        part.u[ib] = (uint32_t)(s.batch - b < images ? s.batch - b : images);
+        part.offsets[slot.x] = l->offsets[slot.x] + (uint32_t)(b * image_x);
+        part.offsets[slot.dy] = l->offsets[slot.dy] + (uint32_t)(b * image_dy);
+        st = launch_once(dev, info, &part);
+    }
+    for (uint64_t b = 0; b < s.batch && !images && st == TDM_OK; b++)
+        for (uint64_t i = 0; i < s.oh && st == TDM_OK; i += rows) {
+            /* the piece's first window row; above the image, its padding instead */
+            int64_t first = (int64_t)(i * s.stride_h) - s.pad_top;
+            uint64_t skip = first <= 0 ? 0 : (uint64_t)first < s.h ? (uint64_t)first : s.h;
+            part.u[ib] = 1;
+            part.u[ioh] = (uint32_t)(s.oh - i < rows ? s.oh - i : rows);
+            part.u[ih] = (uint32_t)(s.h - skip);
+            part.u[ipt] = (uint32_t)(first < 0 ? -first : 0);
+            part.offsets[slot.x] = l->offsets[slot.x] + (uint32_t)(b * image_x + skip * s.w * s.c);
+            part.offsets[slot.dy] =
+                l->offsets[slot.dy] + (uint32_t)(b * image_dy + i * s.ow * s.oc);
+            st = launch_once(dev, info, &part);
+        }
+    return st;
+}
+
 int tdm_kernel_supported(const tdm_device *dev, tdm_kernel kernel)
 {
     return dev && kernel < TDM_KERNEL_COUNT && dev->ops->launch &&
@@ -242,7 +301,10 @@ tdm_status tdm_kernel_run(tdm_device *dev, const tdm_kernel_call *call)
                         "of it for %s",
                         F, info->name, tdm_backend_name(dev->desc.backend), dev->desc.id);
     tdm_launch l = make_launch(info, call);
-    if (!dev->max_binding_bytes || widest_range(info, l.u) <= dev->max_binding_bytes)
+    int fits = !dev->max_binding_bytes || widest_range(info, l.u) <= dev->max_binding_bytes;
+    if (fits && call->kernel == TDM_KERNEL_conv2d_grad_filter)
+        return launch_filter_gradient(dev, info, &l);
+    if (fits)
         return launch_once(dev, info, &l);
     if (info->grid == TDM_GRID_N || info->grid == TDM_GRID_PAIRS || info->grid == TDM_GRID_CHUNKS)
         return launch_in_pieces(dev, info, &l);

@@ -42,8 +42,9 @@ static const shape gemm_shapes[] = {
 };
 
 /* Convolution and pooling: an NHWC image, a window, its strides and padding (SAME:
- * TensorFlow's; VALID: none; FULL: the window's size less one, every position of
- * every window an output sees); oc is the convolution's output channels. */
+ * TensorFlow's; VALID: none; FULL: the window's size less one on each side, so that
+ * every input position meets every window offset); oc is the convolution's output
+ * channels. */
 typedef enum { SAME, VALID, FULL } padding;
 typedef struct image_shape {
     uint32_t batch, h, w, c, oc, kh, kw, sh, sw;
@@ -65,6 +66,11 @@ static const image_shape image_shapes[] = {
     {2, 31, 33, 5, 7, 4, 4, 2, 2, SAME, CONF_INTEGER},
     {1, 13, 11, 3, 2, 3, 3, 1, 1, SAME, CONF_EDGE},
     {4, 32, 32, 16, 16, 3, 3, 1, 1, SAME, CONF_RANDOM},
+    /* filter gradients launched in pieces of 3 images (the core's loop budget) */
+    {40, 32, 32, 2, 2, 3, 3, 1, 1, SAME, CONF_RANDOM},
+    /* more items than 65535 groups of 64 hold: the grid-stride loops go round; filter
+     * gradients in pieces of one output row */
+    {1, 2100, 2100, 1, 1, 1, 1, 1, 1, VALID, CONF_RANDOM},
 };
 
 /* A deterministic value in [0, 1) from a seed and an index. */

@@ -27,28 +27,35 @@ static float element(const conf_buffers *bufs, unsigned b, char type, size_t i)
     return ((const float *)bufs->host[b])[i];
 }
 
+/* The outputs whose windows (k wide, every stride, after pad) hold input position r:
+ * [*first, *last], empty where first > last. */
+static void holding(long r, long k, long stride, long pad, long outputs, long *first, long *last)
+{
+    long lowest = r + pad - k + 1; /* the first output's window ends at or after r */
+    *first = lowest <= 0 ? 0 : (lowest + stride - 1) / stride;
+    *last = (r + pad) / stride < outputs - 1 ? (r + pad) / stride : outputs - 1;
+}
+
 /* A pooling gradient's image element e: the largest magnitude of dy (buffer b) over
  * the outputs whose windows hold it. */
 static double window_magnitude(const conf_case *c, const conf_buffers *in, unsigned b, size_t e)
 {
     const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
 #define U(name) ((long)tdm_kernel_uint(info, c->u, name))
-    long w = U("w"), ch = U("c"), oh = U("oh"), ow = U("ow"), sh = U("stride_h"), sw = U("stride_w");
+    long w = U("w"), ch = U("c"), oh = U("oh"), ow = U("ow");
     long t = (long)e / ch, s = t % w, r = t / w % U("h"), image = t / w / U("h");
+    long i0, i1, j0, j1;
+    holding(r, U("kh"), U("stride_h"), U("pad_top"), oh, &i0, &i1);
+    holding(s, U("kw"), U("stride_w"), U("pad_left"), ow, &j0, &j1);
+#undef U
     double worst = 0.0;
-    for (long i = 0; i < oh; i++) {
-        long top = i * sh - U("pad_top");
-        for (long j = 0; r >= top && r < top + U("kh") && j < ow; j++) {
-            long left = j * sw - U("pad_left");
-            if (s < left || s >= left + U("kw"))
-                continue;
+    for (long i = i0; i <= i1; i++)
+        for (long j = j0; j <= j1; j++) {
             size_t o = (size_t)(((image * oh + i) * ow + j) * ch + (long)e % ch);
             double v = fabs(element(in, b, 'f', c->offset[b] + o));
             worst = isfinite(v) && v > worst ? v : worst;
         }
-    }
     return worst;
-#undef U
 }
 
 /* The magnitude a nonlinear kernel's rounding scales with: the largest input of the
@@ -134,7 +141,7 @@ static void check_element(compare_ctx *x, unsigned b, char type, size_t i, size_
     const tdm_tolerance *tol = &tdm_kernel_get(x->c->kernel)->tolerance;
     float got = element(x->got, b, type, i), want = element(x->want, b, type, i);
     /* (no tolerance relative to the inputs: no scale to find) */
-    double scale = x->scale ? fabs(element(x->scale, b, type, i))
+    double scale = x->scale   ? fabs(element(x->scale, b, type, i))
                    : tol->rel ? input_magnitude(x->c, x->in, view_i, x->in->elements[b])
                               : 0.0;
     int exact = (x->c->data == CONF_INTEGER && tol->linear) || (!tol->ulps && !tol->rel);

@@ -58,7 +58,7 @@ void ref_conv2d_grad_filter(const ref_conv2d_grad_filter_args *a)
     for (size_t i = 0; i < count; i++) {
         size_t o = i % a->oc, t = i / a->oc, ch = t % a->c;
         uint32_t q = (uint32_t)(t / a->c % a->kw), p = (uint32_t)(t / a->c / a->kw);
-        float sum = 0.0f;
+        float sum = a->df[i]; /* the sum continues from df */
         for (size_t b = 0; b < a->batch; b++)
             for (uint32_t row = 0; row < a->oh; row++) {
                 int64_t r = ref_window_pos(row, a->stride_h, a->pad_top, p, a->h);
