@@ -221,9 +221,10 @@ static tdm_status launch_in_pieces(tdm_device *dev, const tdm_kernel_info *info,
 
 /* The most loop iterations one invocation of a piece of conv2d_grad_filter may run.
  * The filter's gradient sums batch * oh * ow terms per element, and lavapipe (Mesa
- * 22.3's llvmpipe) silently ends the loops of a work-group once its invocations have
- * run 65535 iterations in all: 64 invocations in vectors of 4 or more lanes leave
- * 4095 to each. */
+ * 22.3's llvmpipe) ends long shader loops early, silently: one busy work-group's
+ * invocations stop after 65535 iterations, and with a few groups busy far sooner (5
+ * groups of 8 invocations came back wrong at 15855 iterations each, right at 11627).
+ * Dispatches of hundreds of groups have come back right at 3900. */
 #define FILTER_LOOP_BUDGET 4000u
 
 /* conv2d_grad_filter in pieces whose loops stay within the budget: runs of whole
