@@ -1,7 +1,7 @@
 /* avg_pool2d_grad: dx[b, r, s, ch] = sum over (p, q) in order of
  * dy[b, i, j, ch] / count(i, j) for the outputs (i, j) whose window holds (r, s) at
  * (p, q), count(i, j) their positions inside the image (pool_window.clh). A gather:
- * one item per element of dx, no atomics. Tolerance 3 ulps and 2^-18 of the largest
+ * one item per element of dx, no atomics. Tolerance 3 ulps and 2^-16 of the largest
  * dy (OpenCL allows each division 2.5 ulps). */
 
 #include "pool_window.clh"
