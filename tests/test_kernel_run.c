@@ -251,6 +251,56 @@ static void check_filter_gradient_pieces(tdm_device *dev)
     }
 }
 
+/* On a device whose driver ends long loops early, a convolution whose window loops
+ * past the budget is refused, one within it runs, and a filter gradient of any length
+ * runs in pieces. */
+static void check_loop_budget(tdm_device *dev)
+{
+    dev->max_loop_iterations = TDM_KERNEL_LOOP_BUDGET;
+    tdm_buffer *a, *b;
+    CHECK_OK(tdm_buffer_alloc(dev, 4 << 20, &a));
+    CHECK_OK(tdm_buffer_alloc(dev, 4 << 20, &b));
+    tdm_conv2d_args conv = {.y = {a, 0, 4 << 20},
+                            .x = {b, 0, 4 << 20},
+                            .f = {b, 0, 4 << 20},
+                            .batch = 1,
+                            .h = 3,
+                            .w = 3,
+                            .c = 400,
+                            .oh = 3,
+                            .ow = 3,
+                            .oc = 4,
+                            .kh = 3,
+                            .kw = 3,
+                            .stride_h = 1,
+                            .stride_w = 1,
+                            .pad_top = 1,
+                            .pad_left = 1};
+    CHECK_OK(tdm_conv2d_run(dev, &conv)); /* 3 * (1 + 3 * 401) = 3612 a window */
+    conv.c = 500;
+    CHECK_FAILS(tdm_conv2d_run(dev, &conv), TDM_ERR_UNSUPPORTED, "loop iterations an invocation");
+    const tdm_conv2d_grad_filter_args filter = {.df = {a, 0, 4 << 20},
+                                                .x = {b, 0, 4 << 20},
+                                                .dy = {b, 0, 4 << 20},
+                                                .batch = 2,
+                                                .h = 300,
+                                                .w = 300,
+                                                .c = 1,
+                                                .oh = 300,
+                                                .ow = 300,
+                                                .oc = 1,
+                                                .kh = 3,
+                                                .kw = 3,
+                                                .stride_h = 1,
+                                                .stride_w = 1,
+                                                .pad_top = 1,
+                                                .pad_left = 1};
+    CHECK_OK(tdm_conv2d_grad_filter_run(dev, &filter));
+    tdm_buffer_free(a);
+    tdm_buffer_free(b);
+    dev->max_loop_iterations = 0;
+}
+
 int main(void)
 {
     check_table();
@@ -261,6 +311,7 @@ int main(void)
     check_bad_calls(pair[0], pair[1]);
     check_splitting(ref, pair[1]);
     check_filter_gradient_pieces(ref);
+    check_loop_budget(pair[0]);
     tdm_context_destroy(ctx);
     return test_finish("test_kernel_run");
 }

@@ -142,6 +142,23 @@ static void record_limits(tdm_vk_device *vd)
     vkGetPhysicalDeviceMemoryProperties(vd->physical, &vd->memory);
 }
 
+/* Whether the device is lavapipe, whose shader loops end early (TDM_KERNEL_LOOP_BUDGET). */
+static int is_llvmpipe(const tdm_backend *be, VkPhysicalDevice physical)
+{
+    if (tdm_vk_device_api(be, physical) < VK_API_VERSION_1_2 &&
+        !tdm_vk_has_extension(physical, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME))
+        return 0;
+    VkPhysicalDeviceDriverProperties driver = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
+    };
+    VkPhysicalDeviceProperties2 props = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+        .pNext = &driver,
+    };
+    vkGetPhysicalDeviceProperties2(physical, &props);
+    return driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
+}
+
 /* Once per device: which path its unmapped host transfers can take. */
 static void log_import(const tdm_backend *be, const tdm_vk_device *vd, int switched_off)
 {
@@ -193,6 +210,7 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
     record_limits(vd);
     /* A kernel's view starts up to an alignment past its window's base. */
     vd->dev->max_binding_bytes = vd->max_storage_range - vd->storage_alignment;
+    vd->dev->max_loop_iterations = is_llvmpipe(be, vd->physical) ? TDM_KERNEL_LOOP_BUDGET : 0;
     vd->force_staging = env_flag("TDM_VK_FORCE_STAGING");
     tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: queue family %u, completion by %s%s", vd->dev->desc.id,
             vd->queue_family, timeline ? "timeline semaphore" : "fences",

@@ -21,6 +21,9 @@ struct tdm_device {
     void *impl;           /* the backend's state */
     uint64_t max_binding_bytes; /* set by open_device: the most bytes of one buffer a
                                    kernel can reach in one launch; 0 = no limit */
+    uint32_t max_loop_iterations; /* set by open_device where the driver ends long shader
+                                     loops early (lavapipe): the most loop iterations
+                                     one invocation may run; 0 = no limit */
     pthread_mutex_t lock; /* guards bytes_in_use and the buffer list */
     uint64_t bytes_in_use;
     struct tdm_buffer *buffers; /* live buffers, freed with the context */

@@ -10,6 +10,13 @@
 #define TDM_KERNEL_MAX_UINTS 16
 #define TDM_KERNEL_MAX_FLOATS 8
 #define TDM_KERNEL_MAX_GROUPS 65535u /* the smallest maxComputeWorkGroupCount[0] */
+/* The most loop iterations one item of a kernel may run on a device whose driver ends
+ * long shader loops early, silently. lavapipe (Mesa 22.3's llvmpipe) ends an
+ * invocation's loops after 65535 iterations in all, and runs each work-group as one
+ * SIMD vector of 4 or 8 lanes (the Vulkan backend's group size for CPU drivers), so
+ * that each invocation takes 8 or 16 of the items of a launch sized for groups of 64:
+ * 16 items of 4000 iterations stay within the limit. */
+#define TDM_KERNEL_LOOP_BUDGET 4000u
 
 /* How the core sizes a launch; each kernel loops grid-stride over its items. */
 typedef enum tdm_grid {

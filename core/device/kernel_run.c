@@ -219,15 +219,16 @@ static tdm_status launch_in_pieces(tdm_device *dev, const tdm_kernel_info *info,
     return s;
 }
 
-/* The most loop iterations one invocation of a piece of conv2d_grad_filter may run.
- * The filter's gradient sums batch * oh * ow terms per element, and lavapipe (Mesa
- * 22.3's llvmpipe) ends long shader loops early, silently: one busy work-group's
- * invocations stop after 65535 iterations, and with a few groups busy far sooner (5
- * groups of 8 invocations came back wrong at 15855 iterations each, right at 11627).
- * Dispatches of hundreds of groups have come back right at 3900. */
-#define FILTER_LOOP_BUDGET 4000u
+/* Elements of the first buffer each invocation loops over (the grid-stride loop). */
+static uint64_t rounds_of(const tdm_kernel_info *info, const uint32_t *u)
+{
+    uint64_t items = tdm_kernel_extent(info, u, info->buffers[0].extent);
+    return ceil_div(items, (uint64_t)TDM_KERNEL_MAX_GROUPS * info->wg);
+}
 
-/* conv2d_grad_filter in pieces whose loops stay within the budget: runs of whole
+/* conv2d_grad_filter sums batch * oh * ow terms per element, past what lavapipe's
+ * loops run (TDM_KERNEL_LOOP_BUDGET): on every device, so that every device takes the
+ * same pieces, the core launches it in pieces within the budget: runs of whole
  * images, or runs of output rows of one image (the view of x starts at the piece's
  * first window row, or the padding above it shrinks). The kernel adds its sums to df,
  * so each piece continues the sums of the last in the order of one launch: the result
@@ -237,10 +238,8 @@ static tdm_status launch_filter_gradient(tdm_device *dev, const tdm_kernel_info 
 {
     const tdm_conv2d_grad_filter_scalars s = tdm_conv2d_grad_filter_scalars_of(l);
     const tdm_conv2d_grad_filter_slots slot = tdm_conv2d_grad_filter_slots_of();
-    uint64_t items = tdm_kernel_extent(info, l->u, info->buffers[slot.df].extent);
-    /* each invocation loops over this many elements of df (the grid-stride loop) */
-    uint64_t rounds = ceil_div(items, (uint64_t)TDM_KERNEL_MAX_GROUPS * info->wg);
-    uint64_t budget = rounds ? FILTER_LOOP_BUDGET / rounds : FILTER_LOOP_BUDGET;
+    uint64_t rounds = rounds_of(info, l->u);
+    uint64_t budget = rounds ? TDM_KERNEL_LOOP_BUDGET / rounds : TDM_KERNEL_LOOP_BUDGET;
     uint64_t per_row = 1 + (uint64_t)s.ow, per_image = 1 + s.oh * per_row;
     tdm_launch part = *l;
     if (s.batch * per_image + 1 <= budget)
@@ -249,7 +248,7 @@ static tdm_status launch_filter_gradient(tdm_device *dev, const tdm_kernel_info 
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s: conv2d_grad_filter: %" PRIu64 " elements of df per invocation "
                         "with rows of %u outputs pass a loop budget of %u iterations",
-                        F, items, s.ow, FILTER_LOOP_BUDGET);
+                        F, rounds, s.ow, TDM_KERNEL_LOOP_BUDGET);
     uint64_t images = (budget - 1) / per_image, rows = (budget - 2) / per_row;
     uint64_t image_x = (uint64_t)s.h * s.w * s.c, image_dy = (uint64_t)s.oh * s.ow * s.oc;
     int ib = uint_index(info, "batch"), ih = uint_index(info, "h"), ioh = uint_index(info, "oh"),
@@ -278,6 +277,40 @@ static tdm_status launch_filter_gradient(tdm_device *dev, const tdm_kernel_info 
     return st;
 }
 
+/* Loop iterations one item of a kernel that loops over a window runs (the nested
+ * loops of its source), or 0 for the others: conv2d_grad_filter is launched in pieces
+ * instead. */
+static uint64_t window_loops(const tdm_kernel_info *info, tdm_kernel kernel, const uint32_t *u)
+{
+    uint64_t kh = tdm_kernel_uint(info, u, "kh"), kw = tdm_kernel_uint(info, u, "kw");
+    switch (kernel) {
+    case TDM_KERNEL_conv2d: return kh * (1 + kw * (1 + tdm_kernel_uint(info, u, "c")));
+    case TDM_KERNEL_conv2d_grad_input: return kh * (1 + kw * (1 + tdm_kernel_uint(info, u, "oc")));
+    case TDM_KERNEL_max_pool2d_grad: return kh * (1 + kw * (1 + kh * (1 + kw)));
+    case TDM_KERNEL_max_pool2d:
+    case TDM_KERNEL_avg_pool2d:
+    case TDM_KERNEL_avg_pool2d_grad: return kh * (1 + kw);
+    default: return 0;
+    }
+}
+
+/* Where the device's driver ends long loops early, a launch whose invocations would
+ * loop longer is refused, not run into a wrong result. */
+static tdm_status check_loops(const tdm_device *dev, const tdm_kernel_info *info,
+                              const tdm_kernel_call *call)
+{
+    uint64_t loops = window_loops(info, call->kernel, call->u);
+    if (!dev->max_loop_iterations || !loops)
+        return TDM_OK;
+    loops = (loops + 1) * rounds_of(info, call->u);
+    if (loops <= dev->max_loop_iterations)
+        return TDM_OK;
+    return tdm_fail(TDM_ERR_UNSUPPORTED,
+                    "%s: %s: %" PRIu64 " loop iterations an invocation, more than %s runs "
+                    "right (%u: its driver ends longer loops early)",
+                    F, info->name, loops, dev->desc.id, dev->max_loop_iterations);
+}
+
 int tdm_kernel_supported(const tdm_device *dev, tdm_kernel kernel)
 {
     return dev && kernel < TDM_KERNEL_COUNT && dev->ops->launch &&
@@ -301,6 +334,9 @@ tdm_status tdm_kernel_run(tdm_device *dev, const tdm_kernel_call *call)
                         "%s: %s: the %s backend has no implementation "
                         "of it for %s",
                         F, info->name, tdm_backend_name(dev->desc.backend), dev->desc.id);
+    s = check_loops(dev, info, call);
+    if (s != TDM_OK)
+        return s;
     tdm_launch l = make_launch(info, call);
     int fits = !dev->max_binding_bytes || widest_range(info, l.u) <= dev->max_binding_bytes;
     if (fits && call->kernel == TDM_KERNEL_conv2d_grad_filter)
