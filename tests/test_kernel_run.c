@@ -253,7 +253,8 @@ static void check_filter_gradient_pieces(tdm_device *dev)
 
 /* On a device whose driver ends long loops early, a convolution whose window loops
  * past the budget is refused, one within it runs, and a filter gradient of any length
- * runs in pieces. */
+ * runs in pieces; so is a column sum over too many rows (lavapipe summed 70000 ones to
+ * 65535). */
 static void check_loop_budget(tdm_device *dev)
 {
     dev->max_loop_iterations = TDM_KERNEL_LOOP_BUDGET;
@@ -296,6 +297,11 @@ static void check_loop_budget(tdm_device *dev)
                                                 .pad_top = 1,
                                                 .pad_left = 1};
     CHECK_OK(tdm_conv2d_grad_filter_run(dev, &filter));
+    tdm_sum_axis0_args column = {.out = {a, 0, 16}, .x = {b, 0, 4 << 20}, .rows = 3000, .cols = 4};
+    CHECK_OK(tdm_sum_axis0_run(dev, &column));
+    column.rows = 70000;
+    CHECK_FAILS(tdm_sum_axis0_run(dev, &column), TDM_ERR_UNSUPPORTED,
+                "loop iterations a work-group");
     tdm_buffer_free(a);
     tdm_buffer_free(b);
     dev->max_loop_iterations = 0;

@@ -277,9 +277,8 @@ static tdm_status launch_filter_gradient(tdm_device *dev, const tdm_kernel_info 
     return st;
 }
 
-/* Loop iterations one item of a kernel that loops over a window runs (the nested
- * loops of its source), or 0 for the others: conv2d_grad_filter is launched in pieces
- * instead. */
+/* Loop iterations one item of a window kernel runs (the nested loops of its source),
+ * or 0 for the others: conv2d_grad_filter is launched in pieces instead. */
 static uint64_t window_loops(const tdm_kernel_info *info, tdm_kernel kernel, const uint32_t *u)
 {
     uint64_t kh = tdm_kernel_uint(info, u, "kh"), kw = tdm_kernel_uint(info, u, "kw");
@@ -294,12 +293,37 @@ static uint64_t window_loops(const tdm_kernel_info *info, tdm_kernel kernel, con
     }
 }
 
+/* sum_axis0 (rows an item, one item a column) and softmax_xent (each of its three
+ * loops over cols, one item a row). lavapipe counts the loop iterations of a
+ * work-group's SIMD vectors together, and a vector holds 4 items or more: a group of
+ * few items loops as long as 16 budgets allow over as many vectors as it fills (a
+ * column sum of 4 columns ran right over 60000 rows and wrong over 70000). */
+static tdm_status check_row_loops(const tdm_device *dev, const tdm_kernel_info *info,
+                                  const tdm_kernel_call *call)
+{
+    int sums = call->kernel == TDM_KERNEL_sum_axis0;
+    if (!dev->max_loop_iterations || (!sums && call->kernel != TDM_KERNEL_softmax_xent))
+        return TDM_OK;
+    uint64_t loops = tdm_kernel_uint(info, call->u, sums ? "rows" : "cols");
+    uint64_t items = tdm_kernel_uint(info, call->u, sums ? "cols" : "rows");
+    uint64_t in_group = items < info->wg ? items : info->wg, vectors = ceil_div(in_group, 4);
+    uint64_t total = (loops + 1) * rounds_of(info, call->u) * vectors;
+    if (total <= 16 * (uint64_t)dev->max_loop_iterations)
+        return TDM_OK;
+    return tdm_fail(TDM_ERR_UNSUPPORTED,
+                    "%s: %s: %" PRIu64 " loop iterations a work-group, more than %s runs "
+                    "right (%u: its driver ends longer loops early)",
+                    F, info->name, total, dev->desc.id, 16 * dev->max_loop_iterations);
+}
+
 /* Where the device's driver ends long loops early, a launch whose invocations would
  * loop longer is refused, not run into a wrong result. */
 static tdm_status check_loops(const tdm_device *dev, const tdm_kernel_info *info,
                               const tdm_kernel_call *call)
 {
     uint64_t loops = window_loops(info, call->kernel, call->u);
+    if (!loops)
+        return check_row_loops(dev, info, call);
     if (!dev->max_loop_iterations || !loops)
         return TDM_OK;
     loops = (loops + 1) * rounds_of(info, call->u);
