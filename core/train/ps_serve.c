@@ -12,9 +12,11 @@
 
 static const char func[] = "tdm_optimizer_serve";
 
-/* What the server holds for one worker: its variables, as indices into `vars`. */
+/* What the server holds for one worker: its variables in the worker's order, and
+ * their gradient buffers (the server's, shared by every worker). */
 typedef struct client {
-    size_t *index;
+    tdm_variable **vars;
+    tdm_tensor **grads;
     size_t count, floats;
     int joined, gone;
 } client;
@@ -54,7 +56,7 @@ static tdm_status send_values(server *sv, size_t to, const client *c)
         memcpy(sv->out, &h, sizeof h);
     float *at = (float *)(sv->out + sizeof h);
     for (size_t i = 0; i < c->count && s == TDM_OK; i++) {
-        tdm_variable *var = sv->vars[c->index[i]];
+        tdm_variable *var = c->vars[i];
         s = tdm_variable_read(var, at, tdm_variable_count(var) * sizeof(float));
         at += tdm_variable_count(var);
     }
@@ -72,8 +74,9 @@ static tdm_status join(server *sv, size_t from, const tdm_ps_header *h, const vo
         snprintf(why, why_size, "worker %zu: a malformed or repeated hello", from);
         return TDM_ERR_INVALID_ARGUMENT;
     }
-    c->index = calloc(h->count ? h->count : 1, sizeof *c->index);
-    if (!c->index)
+    c->vars = calloc(h->count ? h->count : 1, sizeof *c->vars);
+    c->grads = calloc(h->count ? h->count : 1, sizeof *c->grads);
+    if (!c->vars || !c->grads)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     const tdm_ps_entry *e = body;
     for (size_t i = 0; i < h->count; i++) {
@@ -89,20 +92,19 @@ static tdm_status join(server *sv, size_t from, const tdm_ps_header *h, const vo
                                         : "has with another size");
             return TDM_ERR_INVALID_ARGUMENT;
         }
-        c->index[i] = k;
+        tdm_status s = TDM_OK;
+        if (!sv->grads[k])
+            s = tdm_tensor_create(tdm_tensor_device(tdm_variable_copy(sv->vars[k], 0)), TDM_F32,
+                                  &TDM_SHAPE(tdm_variable_count(sv->vars[k])), &sv->grads[k]);
+        if (s != TDM_OK)
+            return s;
+        c->vars[i] = sv->vars[k];
+        c->grads[i] = sv->grads[k];
         c->floats += e[i].elements;
     }
     c->count = h->count;
     c->joined = 1;
-    tdm_status s = TDM_OK;
-    for (size_t i = 0; i < c->count && s == TDM_OK; i++) {
-        size_t k = c->index[i];
-        s = tdm_optimizer_create_slots(sv->opt, &sv->vars[k], 1);
-        if (s == TDM_OK && !sv->grads[k])
-            s = tdm_tensor_create(tdm_tensor_device(tdm_variable_copy(sv->vars[k], 0)), TDM_F32,
-                                  &TDM_SHAPE(tdm_variable_count(sv->vars[k])), &sv->grads[k]);
-    }
-    return s;
+    return tdm_optimizer_create_slots(sv->opt, c->vars, c->count);
 }
 
 /* PUSH: the client's gradients, applied in one optimizer step. */
@@ -115,21 +117,14 @@ static tdm_status apply(server *sv, size_t from, const tdm_ps_header *h, const f
                  h->count, bytes, c->count);
         return TDM_ERR_INVALID_ARGUMENT;
     }
-    tdm_variable **vars = malloc((c->count + 1) * sizeof *vars);
-    tdm_tensor **grads = malloc((c->count + 1) * sizeof *grads);
-    tdm_status s =
-        vars && grads ? TDM_OK : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    tdm_status s = TDM_OK;
     for (size_t i = 0; i < c->count && s == TDM_OK; i++) {
-        size_t k = c->index[i], n = tdm_variable_count(sv->vars[k]);
-        vars[i] = sv->vars[k];
-        grads[i] = sv->grads[k];
-        s = tdm_tensor_write(grads[i], g, n * sizeof *g);
+        size_t n = tdm_variable_count(c->vars[i]);
+        s = tdm_tensor_write(c->grads[i], g, n * sizeof *g);
         g += n;
     }
     if (s == TDM_OK)
-        s = tdm_optimizer_apply(sv->opt, vars, grads, c->count);
-    free(vars);
-    free(grads);
+        s = tdm_optimizer_apply(sv->opt, c->vars, c->grads, c->count);
     if (s == TDM_OK)
         sv->pushes++;
     return s;
@@ -234,7 +229,7 @@ tdm_status tdm_optimizer_serve(tdm_optimizer *opt)
     for (size_t k = 0; sv.grads && k < sv.var_count; k++)
         tdm_tensor_destroy(sv.grads[k]);
     for (size_t w = 0; sv.clients && w < sv.workers; w++)
-        free(sv.clients[w].index);
+        free(sv.clients[w].vars), free(sv.clients[w].grads);
     free(sv.clients);
     free(sv.grads);
     free(sv.vars);
