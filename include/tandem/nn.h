@@ -80,6 +80,51 @@ TDM_API tdm_status tdm_op_softmax_xent(tdm_tensor *loss, tdm_tensor *dlogits,
 TDM_API tdm_status tdm_op_mse(tdm_tensor *loss, tdm_tensor *dpred, const tdm_tensor *pred,
                               const tdm_tensor *target, float grad_scale);
 
+/* ---- convolution and pooling over NHWC images ----------------------------------
+ * x is [batch, h, w, c]; an output [batch, oh, ow, *] whose element (i, j) sees the
+ * window of input rows i * stride_h - pad_top + (0 .. height - 1) and columns
+ * j * stride_w - pad_left + (0 .. width - 1); positions outside the image are zero
+ * padding. The output's shape says how many windows there are, so TensorFlow's SAME
+ * and VALID padding are both the caller's arithmetic (tdm_window_same gives SAME's).
+ * Every sum runs in a fixed order, so the results do not depend on the device's
+ * scheduling; the gradients are gathers, without atomics. */
+typedef struct tdm_window {
+    size_t height, width;      /* the window (a convolution's: its filter's kh and kw) */
+    size_t stride_h, stride_w; /* at least 1 */
+    size_t pad_top, pad_left;  /* zero rows above and columns left of the image */
+} tdm_window;
+
+/* TensorFlow's SAME padding of a window over an image of h x w: *out_h = ceil(h /
+ * stride_h) windows down (*out_w across), padding split with the extra row or column
+ * at the bottom or right; the window's height, width and strides as given. */
+TDM_API void tdm_window_same(tdm_window *win, size_t h, size_t w, size_t *out_h, size_t *out_w);
+
+/* y[b, i, j, o] = sum over the window's (p, q) and channels ch of x[b, r, s, ch] *
+ * f[p, q, ch, o]: x [batch, h, w, c], f [height, width, c, oc] (HWIO), y [batch, oh,
+ * ow, oc]. */
+TDM_API tdm_status tdm_op_conv2d(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *f,
+                                 const tdm_window *win);
+/* dx = d(loss) / dx of tdm_op_conv2d, from dy = d(loss) / dy. */
+TDM_API tdm_status tdm_op_conv2d_grad_input(tdm_tensor *dx, const tdm_tensor *dy,
+                                            const tdm_tensor *f, const tdm_window *win);
+/* df = d(loss) / df of tdm_op_conv2d, from its input x and dy. */
+TDM_API tdm_status tdm_op_conv2d_grad_filter(tdm_tensor *df, const tdm_tensor *x,
+                                             const tdm_tensor *dy, const tdm_window *win);
+
+typedef enum tdm_pooling {
+    TDM_POOL_MAX,    /* the window's largest input: the first of equal ones, the first NaN */
+    TDM_POOL_AVERAGE /* the mean of the window's inputs inside the image (SAME's rule) */
+} tdm_pooling;
+
+/* y[b, i, j, ch] = the pooling of x[b, r, s, ch] over window (i, j): x [batch, h, w,
+ * c], y [batch, oh, ow, c]. A window with no input inside the image gives 0. */
+TDM_API tdm_status tdm_op_pool2d(tdm_pooling kind, tdm_tensor *y, const tdm_tensor *x,
+                                 const tdm_window *win);
+/* dx = d(loss) / dx of tdm_op_pool2d from dy; x is the forward's input (max pooling
+ * routes dy to the input it chose; average pooling ignores x, which may be NULL). */
+TDM_API tdm_status tdm_op_pool2d_grad(tdm_pooling kind, tdm_tensor *dx, const tdm_tensor *dy,
+                                      const tdm_tensor *x, const tdm_window *win);
+
 #ifdef __cplusplus
 }
 #endif

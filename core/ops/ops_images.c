@@ -1,0 +1,233 @@
+/* The public convolution and pooling operations over NHWC images: shape checks, then
+ * the table's kernels. */
+#include "device/error.h"
+#include "device/kernel_args.h"
+#include "device/tensor_impl.h"
+#include "ops/ops_check.h"
+#include "tandem/nn.h"
+#include "tandem/ops.h"
+
+/* The uints every image kernel takes, read off the tensors' shapes. */
+typedef struct image_geometry {
+    uint32_t batch, h, w, c, oh, ow, oc, kh, kw, stride_h, stride_w, pad_top, pad_left;
+} image_geometry;
+
+void tdm_window_same(tdm_window *win, size_t h, size_t w, size_t *out_h, size_t *out_w)
+{
+    size_t sh = win->stride_h ? win->stride_h : 1, sw = win->stride_w ? win->stride_w : 1;
+    *out_h = (h + sh - 1) / sh;
+    *out_w = (w + sw - 1) / sw;
+    size_t need_h = (*out_h ? *out_h - 1 : 0) * sh + win->height;
+    size_t need_w = (*out_w ? *out_w - 1 : 0) * sw + win->width;
+    win->pad_top = need_h > h ? (need_h - h) / 2 : 0;
+    win->pad_left = need_w > w ? (need_w - w) / 2 : 0;
+}
+
+static tdm_status check_rank4(const char *f, const char *what, const tdm_tensor *t)
+{
+    char got[64];
+    if (t->shape.rank != 4)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: '%s' has shape %s, expected rank 4", f, what,
+                        tdm_shape_format(&t->shape, got, sizeof got));
+    return TDM_OK;
+}
+
+static tdm_status check_window(const char *f, const tdm_window *win)
+{
+    if (!win)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: argument 'win' is NULL", f);
+    if (!win->height || !win->width || !win->stride_h || !win->stride_w ||
+        win->height > UINT32_MAX || win->width > UINT32_MAX || win->stride_h > UINT32_MAX ||
+        win->stride_w > UINT32_MAX)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: a window of %zu x %zu with strides %zu x %zu: each must be at least "
+                        "1",
+                        f, win->height, win->width, win->stride_h, win->stride_w);
+    if (win->pad_top >= win->height || win->pad_left >= win->width)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: padding %zu above and %zu left of the image: each must be less "
+                        "than the window (%zu x %zu), or whole windows would see only padding",
+                        f, win->pad_top, win->pad_left, win->height, win->width);
+    return TDM_OK;
+}
+
+/* image [batch, h, w, c] and out [batch, oh, ow, oc] (oc = c for pooling, filter
+ * NULL) on one device, with the filter [kh, kw, c, oc] matching the window. */
+static tdm_status check_images(const char *f, const char *in_name, const tdm_tensor *image,
+                               const char *out_name, const tdm_tensor *out,
+                               const tdm_tensor *filter, const tdm_window *win, image_geometry *g)
+{
+    tdm_status s = tdm_ops_check(f, out_name, out, TDM_F32, NULL);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, in_name, image, TDM_F32, out->device);
+    if (s == TDM_OK && filter)
+        s = tdm_ops_check(f, "f", filter, TDM_F32, out->device);
+    if (s == TDM_OK)
+        s = check_window(f, win);
+    if (s == TDM_OK)
+        s = check_rank4(f, in_name, image);
+    if (s == TDM_OK)
+        s = check_rank4(f, out_name, out);
+    if (s == TDM_OK && filter)
+        s = check_rank4(f, "f", filter);
+    if (s != TDM_OK)
+        return s;
+    const size_t *x = image->shape.dims, *y = out->shape.dims;
+    size_t oc = filter ? filter->shape.dims[3] : x[3];
+    if (y[0] != x[0] || y[3] != oc)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: '%s' is [%zu, %zu, %zu, %zu]; with '%s' of batch %zu it must be "
+                        "[%zu, *, *, %zu]",
+                        f, out_name, y[0], y[1], y[2], y[3], in_name, x[0], x[0], oc);
+    if (filter && (filter->shape.dims[0] != win->height || filter->shape.dims[1] != win->width ||
+                   filter->shape.dims[2] != x[3]))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: the filter is [%zu, %zu, %zu, %zu]; a %zu x %zu window over %zu "
+                        "channels needs [%zu, %zu, %zu, out]",
+                        f, filter->shape.dims[0], filter->shape.dims[1], filter->shape.dims[2],
+                        filter->shape.dims[3], win->height, win->width, x[3], win->height,
+                        win->width, x[3]);
+    *g = (image_geometry){(uint32_t)x[0],
+                          (uint32_t)x[1],
+                          (uint32_t)x[2],
+                          (uint32_t)x[3],
+                          (uint32_t)y[1],
+                          (uint32_t)y[2],
+                          (uint32_t)oc,
+                          (uint32_t)win->height,
+                          (uint32_t)win->width,
+                          (uint32_t)win->stride_h,
+                          (uint32_t)win->stride_w,
+                          (uint32_t)win->pad_top,
+                          (uint32_t)win->pad_left};
+    return TDM_OK;
+}
+
+#define CONV_UINTS(g)                                                                              \
+    .batch = (g).batch, .h = (g).h, .w = (g).w, .c = (g).c, .oh = (g).oh, .ow = (g).ow,            \
+    .oc = (g).oc, .kh = (g).kh, .kw = (g).kw, .stride_h = (g).stride_h, .stride_w = (g).stride_w,  \
+    .pad_top = (g).pad_top, .pad_left = (g).pad_left
+#define POOL_UINTS(g)                                                                              \
+    .batch = (g).batch, .h = (g).h, .w = (g).w, .c = (g).c, .oh = (g).oh, .ow = (g).ow,            \
+    .kh = (g).kh, .kw = (g).kw, .stride_h = (g).stride_h, .stride_w = (g).stride_w,                \
+    .pad_top = (g).pad_top, .pad_left = (g).pad_left
+
+tdm_status tdm_op_conv2d(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *f,
+                         const tdm_window *win)
+{
+    const char *fn = "tdm_op_conv2d";
+    image_geometry g;
+    tdm_status s = check_images(fn, "x", x, "y", y, f, win, &g);
+    if (s != TDM_OK || y->count == 0)
+        return s;
+    if (x->count == 0 || f->count == 0) /* no terms: every sum is 0 */
+        return tdm_op_fill(y, 0.0f);
+    const tdm_conv2d_args a = {
+        .y = tdm_tensor_view(y), .x = tdm_tensor_view(x), .f = tdm_tensor_view(f), CONV_UINTS(g)};
+    tdm_kernel_call call = tdm_conv2d_call(&a);
+    return tdm_ops_run(fn, y, &call);
+}
+
+tdm_status tdm_op_conv2d_grad_input(tdm_tensor *dx, const tdm_tensor *dy, const tdm_tensor *f,
+                                    const tdm_window *win)
+{
+    const char *fn = "tdm_op_conv2d_grad_input";
+    image_geometry g;
+    tdm_status s = check_images(fn, "dx", dx, "dy", dy, f, win, &g);
+    if (s != TDM_OK || dx->count == 0)
+        return s;
+    if (dy->count == 0 || f->count == 0)
+        return tdm_op_fill(dx, 0.0f);
+    const tdm_conv2d_grad_input_args a = {.dx = tdm_tensor_view(dx),
+                                          .dy = tdm_tensor_view(dy),
+                                          .f = tdm_tensor_view(f),
+                                          CONV_UINTS(g)};
+    tdm_kernel_call call = tdm_conv2d_grad_input_call(&a);
+    return tdm_ops_run(fn, dx, &call);
+}
+
+tdm_status tdm_op_conv2d_grad_filter(tdm_tensor *df, const tdm_tensor *x, const tdm_tensor *dy,
+                                     const tdm_window *win)
+{
+    const char *fn = "tdm_op_conv2d_grad_filter";
+    image_geometry g;
+    tdm_status s = df ? check_images(fn, "x", x, "dy", dy, df, win, &g)
+                      : tdm_ops_check(fn, "df", df, TDM_F32, NULL);
+    if (s != TDM_OK || df->count == 0)
+        return s;
+    /* The kernel adds to df: the gradient alone starts from zeros. */
+    s = tdm_op_fill(df, 0.0f);
+    if (s != TDM_OK || x->count == 0 || dy->count == 0)
+        return s;
+    const tdm_conv2d_grad_filter_args a = {.df = tdm_tensor_view(df),
+                                           .x = tdm_tensor_view(x),
+                                           .dy = tdm_tensor_view(dy),
+                                           CONV_UINTS(g)};
+    tdm_kernel_call call = tdm_conv2d_grad_filter_call(&a);
+    return tdm_ops_run(fn, df, &call);
+}
+
+static tdm_status check_kind(const char *fn, tdm_pooling kind)
+{
+    if ((unsigned)kind > TDM_POOL_AVERAGE)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: unknown pooling %d", fn, (int)kind);
+    return TDM_OK;
+}
+
+tdm_status tdm_op_pool2d(tdm_pooling kind, tdm_tensor *y, const tdm_tensor *x,
+                         const tdm_window *win)
+{
+    const char *fn = "tdm_op_pool2d";
+    image_geometry g;
+    tdm_status s = check_kind(fn, kind);
+    if (s == TDM_OK)
+        s = check_images(fn, "x", x, "y", y, NULL, win, &g);
+    if (s != TDM_OK || y->count == 0)
+        return s;
+    if (x->count == 0) /* every window lies outside an empty image */
+        return tdm_op_fill(y, 0.0f);
+    tdm_kernel_call call;
+    if (kind == TDM_POOL_MAX) {
+        const tdm_max_pool2d_args a = {
+            .y = tdm_tensor_view(y), .x = tdm_tensor_view(x), POOL_UINTS(g)};
+        call = tdm_max_pool2d_call(&a);
+    } else {
+        const tdm_avg_pool2d_args a = {
+            .y = tdm_tensor_view(y), .x = tdm_tensor_view(x), POOL_UINTS(g)};
+        call = tdm_avg_pool2d_call(&a);
+    }
+    return tdm_ops_run(fn, y, &call);
+}
+
+tdm_status tdm_op_pool2d_grad(tdm_pooling kind, tdm_tensor *dx, const tdm_tensor *dy,
+                              const tdm_tensor *x, const tdm_window *win)
+{
+    const char *fn = "tdm_op_pool2d_grad";
+    image_geometry g;
+    tdm_status s = check_kind(fn, kind);
+    if (s == TDM_OK)
+        s = check_images(fn, "dx", dx, "dy", dy, NULL, win, &g);
+    if (s == TDM_OK && kind == TDM_POOL_MAX) {
+        s = tdm_ops_check(fn, "x", x, TDM_F32, dx->device);
+        if (s == TDM_OK && !tdm_shape_equal(&x->shape, &dx->shape))
+            s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                         "%s: 'x' must have the shape of 'dx', the forward's input", fn);
+    }
+    if (s != TDM_OK || dx->count == 0)
+        return s;
+    if (dy->count == 0)
+        return tdm_op_fill(dx, 0.0f);
+    tdm_kernel_call call;
+    if (kind == TDM_POOL_MAX) {
+        const tdm_max_pool2d_grad_args a = {.dx = tdm_tensor_view(dx),
+                                            .dy = tdm_tensor_view(dy),
+                                            .x = tdm_tensor_view(x),
+                                            POOL_UINTS(g)};
+        call = tdm_max_pool2d_grad_call(&a);
+    } else {
+        const tdm_avg_pool2d_grad_args a = {
+            .dx = tdm_tensor_view(dx), .dy = tdm_tensor_view(dy), POOL_UINTS(g)};
+        call = tdm_avg_pool2d_grad_call(&a);
+    }
+    return tdm_ops_run(fn, dx, &call);
+}
