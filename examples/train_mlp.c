@@ -196,7 +196,8 @@ int main(int argc, char **argv)
     }
     printf("\n");
 
-    tdm_dense_layer layers[] = {{64, TDM_ACT_RELU, 0.0f}, {CLASSES, TDM_ACT_LINEAR, 0.0f}};
+    tdm_layer layers[] = {TDM_DENSE(64, TDM_ACT_RELU, 0.0f),
+                          TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
     tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
     mo.input_features = FEATURES;
     mo.layers = layers;

@@ -88,6 +88,29 @@ if train --data "$out/train-images" --labels "$out/train-labels" --test-data "$o
 fi
 check "the error says why" grep -q 'test-labels' "$out/err"
 
+# A convolutional network on the IDX images (8 x 8, one channel, read as a square):
+# its file holds the layers, predict gives train's accuracy, and the independent
+# reader computes the same probabilities through its own convolution and pooling.
+train --data "$out/train-images" --labels "$out/train-labels" --test-data "$out/test-images" \
+  --test-labels "$out/test-labels" --layers conv16k3,pool2,avgpool2s1valid,conv16k2s2,32 \
+  --save "$out/cnn.safetensors" >"$out/log"
+check "the CNN's layers in the run" grep -q 'conv16k3,pool2,avgpool2s1valid,conv16k2s2,32' "$out/log"
+trained=$(sed -n 's/^done .*test accuracy \([0-9.]*\)%$/\1/p' "$out/log")
+"$tandem" predict --model "$out/cnn.safetensors" --data "$out/test-images" \
+  --labels "$out/test-labels" --device reference:0 --output "$out/p4.csv" >"$out/plog"
+predicted=$(sed -n 's/^done .*accuracy \([0-9.]*\)% (.*$/\1/p' "$out/plog")
+check "CNN: predict's accuracy ($predicted%) is train's ($trained%)" [ -n "$trained" ] && [ "$predicted" = "$trained" ]
+awk -v a="$trained" 'BEGIN { exit !(a >= 75) }' || { echo "FAILED: CNN accuracy $trained%"; fail=1; }
+if [ -x /usr/bin/python3 ]; then
+  tail -n 360 "$out/all.csv" | cut -d, -f1-64 >"$out/test-features.csv"
+  check "an independent reader computes the CNN" /usr/bin/python3 "$source/read_model.py" \
+    "$out/cnn.safetensors" "$out/test-features.csv" "$out/p4.csv" 25
+fi
+if train --layers conv8k3,24 --input-shape 8x4x3 >/dev/null 2>"$out/err"; then
+  echo "FAILED: an input shape of another size must fail"; fail=1
+fi
+check "the error says why" grep -q 'the data has 64 features, which is not the count --input-shape gives' "$out/err"
+
 # Files that are no model: refused with the reason, nothing predicted.
 refused() { # FILE REASON
   if "$tandem" predict --model "$1" --data "$out/features.csv" >/dev/null 2>"$out/err"; then

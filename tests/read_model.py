@@ -28,20 +28,70 @@ def read_safetensors(path):
     return meta, tensors
 
 
+ACTS = {"linear": lambda v: v, "relu": lambda v: max(v, 0.0), "tanh": math.tanh,
+        "sigmoid": lambda v: 1.0 / (1.0 + math.exp(-v)),
+        "gelu": lambda v: 0.5 * v * (1.0 + math.erf(v / math.sqrt(2.0)))}
+
+
+def pair(text):
+    a, b = text.split("x")
+    return int(a), int(b)
+
+
+def windows(size, k, stride, padding):
+    """TensorFlow's SAME or VALID: the number of windows and the padding before them."""
+    if padding == "valid":
+        return (size - k) // stride + 1, 0
+    out = -(-size // stride)
+    return out, max((out - 1) * stride + k - size, 0) // 2
+
+
+def image_layer(meta, tensors, name, kind, x, shape):
+    """A conv2d or pooling layer over x, an NHWC image of one example (flat list)."""
+    h, w, c = shape
+    if kind == "conv2d":
+        (kh, kw, _, oc), f = tensors[name + "/kernel"]
+        bias = tensors[name + "/bias"][1]
+    else:
+        kh, kw = pair(meta[name + "/window"])
+        oc = c
+    sh, sw = pair(meta[name + "/strides"])
+    oh, top = windows(h, kh, sh, meta[name + "/padding"])
+    ow, left = windows(w, kw, sw, meta[name + "/padding"])
+    y = []
+    for i in range(oh):
+        for j in range(ow):
+            cells = [(r, s, p, q) for p in range(kh) for q in range(kw)
+                     for r, s in [(i * sh - top + p, j * sw - left + q)]
+                     if 0 <= r < h and 0 <= s < w]
+            for o in range(oc):
+                if kind == "conv2d":
+                    v = sum(x[(r * w + s) * c + ch] * f[((p * kw + q) * c + ch) * oc + o]
+                            for r, s, p, q in cells for ch in range(c))
+                    y.append(ACTS[meta[name + "/activation"]](v + bias[o]))
+                elif not cells:
+                    y.append(0.0)
+                elif kind == "max_pool2d":
+                    y.append(max(x[(r * w + s) * c + o] for r, s, _, _ in cells))
+                else:
+                    y.append(sum(x[(r * w + s) * c + o] for r, s, _, _ in cells) / len(cells))
+    return y, (oh, ow, oc)
+
+
 def forward(meta, tensors, x):
     if "input/mean" in tensors:
         mean, std = tensors["input/mean"][1], tensors["input/std"][1]
         x = [(v - m) / (s if s > 0 else 1.0) for v, m, s in zip(x, mean, std)]
-    acts = {"linear": lambda v: v, "relu": lambda v: max(v, 0.0), "tanh": math.tanh,
-            "sigmoid": lambda v: 1.0 / (1.0 + math.exp(-v)),
-            "gelu": lambda v: 0.5 * v * (1.0 + math.erf(v / math.sqrt(2.0)))}
-    layer = 0
-    while "dense%d/kernel" % layer in tensors:
-        (rows, cols), w = tensors["dense%d/kernel" % layer]
-        b = tensors["dense%d/bias" % layer][1]
-        act = acts[meta["dense%d/activation" % layer]]
+    shape = [int(v) for v in meta["input_shape"].split("x")] if "input_shape" in meta else None
+    for layer, kind in enumerate(meta["layers"].split(",")):
+        name = "%s%d" % (kind, layer)
+        if kind != "dense":
+            x, shape = image_layer(meta, tensors, name, kind, x, shape)
+            continue
+        (rows, cols), w = tensors[name + "/kernel"]
+        b = tensors[name + "/bias"][1]
+        act = ACTS[meta[name + "/activation"]]
         x = [act(sum(x[i] * w[i * cols + j] for i in range(rows)) + b[j]) for j in range(cols)]
-        layer += 1
     top = max(x)
     exps = [math.exp(v - top) for v in x]
     return [e / sum(exps) for e in exps]
@@ -50,8 +100,10 @@ def forward(meta, tensors, x):
 def main():
     model, data, predictions, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
     meta, tensors = read_safetensors(model)
-    assert meta["format"] == "tandem-model" and meta["format_version"] == "1", meta
-    features = tensors["dense0/kernel"][0][0]
+    assert meta["format"] == "tandem-model" and meta["format_version"] == "2", meta
+    first = "%s0/kernel" % meta["layers"].split(",")[0]
+    features = (math.prod(int(v) for v in meta["input_shape"].split("x"))
+                if "input_shape" in meta else tensors[first][0][0])
     opener = gzip.open if data.endswith(".gz") else open
     with opener(data, "rt") as f:
         rows = [[float(v) for v in row[:features]] for row in csv.reader(f) if row][:count]

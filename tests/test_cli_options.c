@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "harness.h"
+#include "layer_spec.h"
 #include "train_options.h"
 
 /* Splits a command line at spaces into argv (after "train"). */
@@ -85,10 +86,19 @@ static void test_refusals(void)
     REFUSED("--dropout -0.1", "out of range");
     REFUSED("--seed -1", "--seed: '-1' is not a whole number from 0 to 18446744073709551615");
     REFUSED("--seed 18446744073709551616", "out of range");
-    REFUSED("--layers 0", "--layers: 0 is out of range");
-    REFUSED("--layers 128,,3", "is not a whole number");
-    REFUSED("--layers 128,", "is not a whole number");
-    REFUSED("--layers 99999999999999999999", "out of range");
+    REFUSED("--layers 0", "--layers: '0' is not a layer");
+    REFUSED("--layers 128,,3", "'' is not a layer");
+    REFUSED("--layers 128,", "'' is not a layer");
+    REFUSED("--layers 99999999999999999999", "is not a layer: give units (1 to 65536)");
+    REFUSED("--layers 65537", "'65537' is not a layer");
+    REFUSED("--layers conv32", "'conv32' is not a layer");
+    REFUSED("--layers conv32k0", "'conv32k0' is not a layer");
+    REFUSED("--layers conv32k3s0", "'conv32k3s0' is not a layer");
+    REFUSED("--layers pool2same", "'pool2same' is not a layer");
+    REFUSED("--layers dense", "'dense' is not a layer");
+    REFUSED("--input-shape 28x28", "'28x28' is not HEIGHTxWIDTHxCHANNELS");
+    REFUSED("--input-shape 28x0x1", "'28x0x1' is not HEIGHTxWIDTHxCHANNELS");
+    REFUSED("--input-shape 28x28x1x", "'28x28x1x' is not HEIGHTxWIDTHxCHANNELS");
     REFUSED("--layers 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", "at most 16 hidden layers");
     REFUSED("--devices a,,b", "has an empty device id");
     REFUSED("--devices "
@@ -115,16 +125,47 @@ static void test_refusals(void)
     REFUSED("--allow-config-change lr", "--allow-config-change is for --resume");
 }
 
+/* The compact description: each item's fields, and its canonical text read back. */
+static void test_layer_spec(void)
+{
+    train_options o =
+        ACCEPTED("--layers conv32k5x3s2valid,pool3s2,maxpool2,avgpool2x1,dense10,conv8k3s1 "
+                 "--input-shape 28x14x3");
+    const tdm_layer *h = o.hidden;
+    CHECK(o.hidden_count == 6);
+    CHECK(h[0].kind == TDM_LAYER_CONV2D && h[0].units == 32 && h[0].kernel_h == 5 &&
+          h[0].kernel_w == 3 && h[0].stride_h == 2 && h[0].stride_w == 2 &&
+          h[0].padding == TDM_PADDING_VALID);
+    CHECK(h[1].kind == TDM_LAYER_MAX_POOL2D && h[1].kernel_h == 3 && h[1].stride_w == 2 &&
+          h[1].padding == TDM_PADDING_SAME);
+    CHECK(h[2].kind == TDM_LAYER_MAX_POOL2D && h[2].kernel_w == 2 && h[2].stride_h == 0);
+    CHECK(h[3].kind == TDM_LAYER_AVG_POOL2D && h[3].kernel_h == 2 && h[3].kernel_w == 1);
+    CHECK(h[4].kind == TDM_LAYER_DENSE && h[4].units == 10);
+    CHECK(h[5].kind == TDM_LAYER_CONV2D && h[5].stride_h == 1);
+    CHECK(o.input_shape[0] == 28 && o.input_shape[1] == 14 && o.input_shape[2] == 3);
+    char text[256];
+    layer_spec_format(h, o.hidden_count, text, sizeof text);
+    CHECK(!strcmp(text, "conv32k5x3s2valid,pool3s2,pool2,avgpool2x1,10,conv8k3"));
+    tdm_layer back[MAX_LAYERS];
+    size_t n = 0;
+    char err[128];
+    CHECK(layer_spec_parse(text, back, MAX_LAYERS, &n, err, sizeof err) == 0 && n == 6);
+    CHECK(back[0].kind == h[0].kind && back[0].units == 32 && back[0].kernel_w == 3 &&
+          back[0].stride_w == 2 && back[0].padding == TDM_PADDING_VALID && back[5].units == 8);
+}
+
 static void test_acceptance(void)
 {
     train_options o = ACCEPTED("");
     CHECK(o.epochs == 10 && o.batch == 64 && o.lr == 0.0f && o.seed == 1);
-    CHECK(o.hidden_count == 2 && o.hidden[1] == 128 && fabs(o.test_fraction - 0.2) < 1e-12);
+    CHECK(o.hidden_count == 2 && o.hidden[1].units == 128 && fabs(o.test_fraction - 0.2) < 1e-12);
     o = ACCEPTED("--epochs 1000000 --batch=1048576 --lr 1000 --seed 18446744073709551615");
     CHECK(o.epochs == 1000000 && o.batch == 1048576 && o.lr == 1000.0f);
     CHECK(o.seed == UINT64_MAX);
     o = ACCEPTED("--layers 3,65536 --dropout 0 --test-fraction 0.999 --label-column 2147483646");
-    CHECK(o.hidden_count == 2 && o.hidden[0] == 3 && o.hidden[1] == 65536 && o.dropout == 0.0f);
+    CHECK(o.hidden_count == 2 && o.hidden[0].units == 3 && o.hidden[1].units == 65536 &&
+          o.dropout == 0.0f);
+    CHECK(o.hidden[0].kind == TDM_LAYER_DENSE && o.hidden[1].kind == TDM_LAYER_DENSE);
     CHECK(o.label_column && !strcmp(o.label_column, "2147483646"));
     o = ACCEPTED("--devices opencl:0,vulkan:0 --strategy one-device --no-progress --header "
                  "--label-column class --epochs 2 --epochs 3");
@@ -211,6 +252,7 @@ int main(void)
 {
     test_refusals();
     test_acceptance();
+    test_layer_spec();
     test_nearest();
     test_table_kinds();
     return test_finish("test_cli_options");

@@ -66,7 +66,7 @@ static void write_safetensors(const char *path, const char *header, const void *
 
 static tdm_model *small_model(uint64_t seed)
 {
-    tdm_dense_layer layers[] = {{5, TDM_ACT_TANH, 0.5f}, {3, TDM_ACT_LINEAR, 0.0f}};
+    tdm_layer layers[] = {TDM_DENSE(5, TDM_ACT_TANH, 0.5f), TDM_DENSE(3, TDM_ACT_LINEAR, 0.0f)};
     tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
     mo.input_features = 4;
     mo.layers = layers;
@@ -225,14 +225,15 @@ static void check_wrong_models(void)
     CHECK_OK(tdm_model_load(strategy, bad, &m)); /* the control: this one is right */
     CHECK(tdm_model_input_count(m) == 3 && tdm_model_output_count(m) == 2);
     tdm_model_destroy(m);
-    write_safetensors(bad, META("2") KERNEL("[3,2]", "24") BIAS("24", "32") "}", v, model_bytes);
-    check_refused(bad, TDM_ERR_UNSUPPORTED, "format version 2 is newer than this tandem reads (1)");
+    write_safetensors(bad, META("3") KERNEL("[3,2]", "24") BIAS("24", "32") "}", v, model_bytes);
+    check_refused(bad, TDM_ERR_UNSUPPORTED, "format version 3 is newer than this tandem reads (2)");
     write_safetensors(bad, META("1") KERNEL("[3,2]", "24") BIAS("24", "32") EXTRA "}", v, sizeof v);
     check_refused(bad, TDM_ERR_CORRUPT_DATA, "tensor 'extra' is not part of a tandem model");
     write_safetensors(bad, META("1") KERNEL("[4,2]", "32") "}", v, model_bytes);
     check_refused(bad, TDM_ERR_CORRUPT_DATA, "tensor 'dense0/bias' is missing");
     write_safetensors(bad, META("1") KERNEL("[2,3]", "24") BIAS("24", "32") "}", v, model_bytes);
-    check_refused(bad, TDM_ERR_CORRUPT_DATA, "tensor 'dense0/bias' is F32 of rank 1 [2");
+    check_refused(bad, TDM_ERR_CORRUPT_DATA,
+                  "tensor 'dense0/bias' is [2], where the layers before it make it [3]");
     write_safetensors(bad,
                       META("1") ",\"input/mean\":{\"dtype\":\"F32\",\"shape\":[2],"
                                 "\"data_offsets\":[0,8]}}",

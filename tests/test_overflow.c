@@ -40,7 +40,7 @@ static void check_shapes(void)
     vo.shape = huge;
     tdm_variable *v = NULL;
     CHECK_FAILS(tdm_variable_create(s, &vo, &v), TDM_ERR_INVALID_ARGUMENT, "size_t");
-    tdm_dense_layer layers[] = {{HUGE, TDM_ACT_RELU, 0.0f}, {4, TDM_ACT_LINEAR, 0.0f}};
+    tdm_layer layers[] = {TDM_DENSE(HUGE, TDM_ACT_RELU, 0.0f), TDM_DENSE(4, TDM_ACT_LINEAR, 0.0f)};
     tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
     mo.input_features = 8;
     mo.layers = layers;

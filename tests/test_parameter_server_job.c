@@ -24,7 +24,8 @@
 
 static tdm_model *make_model(tdm_strategy *s, size_t hidden)
 {
-    tdm_dense_layer layers[] = {{hidden, TDM_ACT_RELU, 0.0f}, {10, TDM_ACT_LINEAR, 0.0f}};
+    tdm_layer layers[] = {TDM_DENSE(hidden, TDM_ACT_RELU, 0.0f),
+                          TDM_DENSE(10, TDM_ACT_LINEAR, 0.0f)};
     tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
     mo.input_features = 64;
     mo.layers = layers;

@@ -59,12 +59,12 @@ static void trainer_open_config(trainer *t, tdm_device *const *d, size_t n, tdm_
     memset(t, 0, sizeof *t);
     tdm_strategy_options so = TDM_STRATEGY_OPTIONS_INIT;
     so.check_mirrored = config.ps_count > 0;
-    CHECK_OK(config.ps_count ? tdm_strategy_create_parameter_server(ctx, d, n, config.ps,
-                                                                    config.ps_count, &so,
-                                                                    &t->strategy)
-             : n == 1        ? tdm_strategy_create_one_device(d[0], NULL, &t->strategy)
-                             : tdm_strategy_create_mirrored(ctx, d, n, NULL, &t->strategy));
-    tdm_dense_layer layers[] = {{32, TDM_ACT_RELU, 0.25f}, {outputs, TDM_ACT_LINEAR, 0.0f}};
+    CHECK_OK(config.ps_count ? tdm_strategy_create_parameter_server(
+                                   ctx, d, n, config.ps, config.ps_count, &so, &t->strategy)
+             : n == 1 ? tdm_strategy_create_one_device(d[0], NULL, &t->strategy)
+                      : tdm_strategy_create_mirrored(ctx, d, n, NULL, &t->strategy));
+    tdm_layer layers[] = {TDM_DENSE(32, TDM_ACT_RELU, 0.25f),
+                          TDM_DENSE(outputs, TDM_ACT_LINEAR, 0.0f)};
     tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
     mo.input_features = 64;
     mo.layers = layers;
@@ -272,8 +272,10 @@ static void check_buckets(void)
     tdm_dataset *ds = digits(64, 3);
     trainer whole, split, one;
     double a[STEPS], b[STEPS], c[STEPS];
-    trainer_open_config(&whole, devs, n_devs, TDM_OPT_ADAM, 10, (trainer_config){.bucket_bytes = SIZE_MAX});
-    trainer_open_config(&split, devs, n_devs, TDM_OPT_ADAM, 10, (trainer_config){.bucket_bytes = 4});
+    trainer_open_config(&whole, devs, n_devs, TDM_OPT_ADAM, 10,
+                        (trainer_config){.bucket_bytes = SIZE_MAX});
+    trainer_open_config(&split, devs, n_devs, TDM_OPT_ADAM, 10,
+                        (trainer_config){.bucket_bytes = 4});
     trainer_open_config(&one, devs, 1, TDM_OPT_ADAM, 10, (trainer_config){.bucket_bytes = 4});
     CHECK(train_steps(&whole, ds, STEPS, a) == STEPS);
     CHECK(train_steps(&split, ds, STEPS, b) == STEPS);

@@ -28,8 +28,8 @@ static tdm_status make_data(const fixture_options *o, tdm_dataset **out)
 
 static tdm_status make_model(fixture *f, const fixture_options *o)
 {
-    tdm_dense_layer layers[] = {{o->hidden, TDM_ACT_RELU, 0.1f},
-                                {FIXTURE_CLASSES, TDM_ACT_LINEAR, 0.0f}};
+    tdm_layer layers[] = {TDM_DENSE(o->hidden, TDM_ACT_RELU, 0.1f),
+                          TDM_DENSE(FIXTURE_CLASSES, TDM_ACT_LINEAR, 0.0f)};
     tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
     mo.input_features = FIXTURE_FEATURES;
     mo.layers = layers;

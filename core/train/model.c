@@ -10,76 +10,54 @@
 #include "train/seed_mix.h"
 #include "input/standardize.h"
 
-size_t tdm_model_input_width(const tdm_model *m, size_t l)
-{
-    return l ? m->layers[l - 1].units : m->opts.input_features;
-}
-
-static tdm_status check_options(const tdm_model_options *o, const char *f)
+static tdm_status check_size(const tdm_model_options *o, const char *f)
 {
     if (o->size != sizeof *o)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: options.size is %zu, expected %zu: use "
                         "TDM_MODEL_OPTIONS_INIT",
                         f, o->size, sizeof *o);
-    if (!o->input_features || !o->layers || !o->layer_count)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "%s: a model needs input_features and at least one layer", f);
-    for (size_t l = 0; l < o->layer_count; l++) {
-        const tdm_dense_layer *d = &o->layers[l];
-        if (!d->units || (unsigned)d->activation > TDM_ACT_GELU ||
-            !(d->dropout >= 0.0f && d->dropout < 1.0f))
-            return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                            "%s: layer %zu needs units > 0, a known activation and a dropout "
-                            "rate in [0, 1)",
-                            f, l);
-        size_t in = l ? o->layers[l - 1].units : o->input_features, bytes;
-        if (tdm_mul3_overflows(in, d->units, sizeof(float), &bytes))
-            return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                            "%s: layer %zu: %zu x %zu weights are more than memory can address", f,
-                            l, in, d->units);
-    }
-    if ((unsigned)o->loss > TDM_LOSS_MEAN_SQUARED_ERROR || (unsigned)o->reduction > TDM_LOSS_SUM)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: unknown loss or reduction", f);
     return TDM_OK;
 }
 
-/* Glorot uniform (He uniform for relu and gelu), drawn from the seed on the host so
+/* Glorot uniform (He uniform for relu and gelu) over the kernel's fans (a
+ * convolution's: the window times its channels), drawn from the seed on the host so
  * that every device count starts from the same weights. */
-static void initial_kernel(const tdm_model *m, size_t l, float *w)
+static void initial_kernel(const tdm_model *m, size_t l, float *w, size_t count)
 {
-    size_t in = tdm_model_input_width(m, l), out = m->layers[l].units;
-    tdm_activation act = m->layers[l].activation;
-    int he = act == TDM_ACT_RELU || act == TDM_ACT_GELU;
+    const tdm_layer *d = &m->layers[l];
+    const tdm_layer_plan *p = &m->plans[l];
+    size_t window = d->kind == TDM_LAYER_CONV2D ? d->kernel_h * d->kernel_w : 1;
+    size_t in = d->kind == TDM_LAYER_CONV2D ? window * p->in_c : tdm_plan_in_features(p);
+    size_t out = window * d->units;
+    int he = d->activation == TDM_ACT_RELU || d->activation == TDM_ACT_GELU;
     double limit = sqrt(6.0 / (double)(he ? in : in + out));
     uint64_t state = tdm_seed_mix(m->opts.seed ^ tdm_seed_mix(l + 1));
-    for (size_t i = 0; i < in * out; i++) {
+    for (size_t i = 0; i < count; i++) {
         double u = (double)(tdm_seed_next(&state) >> 11) * 0x1p-53; /* [0, 1) */
         w[i] = (float)((2.0 * u - 1.0) * limit);
     }
-}
-
-void tdm_model_variable_name(size_t i, char *buf, size_t size)
-{
-    snprintf(buf, size, "dense%zu/%s", i / 2, i % 2 ? "bias" : "kernel");
 }
 
 /* Variable i, from value when given, else initialised from the seed. */
 static tdm_status create_variable(tdm_model *m, size_t i, const float *value, const char *func,
                                   tdm_variable **out)
 {
-    size_t l = i / 2, in = tdm_model_input_width(m, l), units = m->layers[l].units;
-    int bias = (int)(i % 2);
-    float *init = value ? NULL : calloc(bias ? units : in * units, sizeof *init);
+    size_t l = tdm_model_variable_layer(m, i), count = 1;
+    int bias = i > m->plans[l].first_var;
+    tdm_shape shape = tdm_layer_variable_shape(&m->layers[l], &m->plans[l], bias);
+    for (size_t k = 0; k < shape.rank; k++)
+        count *= shape.dims[k];
+    float *init = value ? NULL : calloc(count, sizeof *init);
     if (!value && !init)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     if (init && !bias)
-        initial_kernel(m, l, init);
+        initial_kernel(m, l, init, count);
     char name[48];
-    tdm_model_variable_name(i, name, sizeof name);
+    tdm_model_variable_name(m, i, name, sizeof name);
     tdm_variable_options vo = TDM_VARIABLE_OPTIONS_INIT;
     vo.name = name;
-    vo.shape = bias ? TDM_SHAPE(units) : TDM_SHAPE(in, units);
+    vo.shape = shape;
     vo.initial_value = value ? value : init;
     tdm_status s = tdm_variable_create(m->strategy, &vo, out);
     free(init);
@@ -89,15 +67,23 @@ static tdm_status create_variable(tdm_model *m, size_t i, const float *value, co
 static tdm_status build(tdm_model *m, const float *const *values, const char *func)
 {
     size_t layers = m->opts.layer_count, replicas = tdm_strategy_num_local_replicas(m->strategy);
+    if (!m->opts.layers || !layers)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: a model needs at least one layer", func);
     m->layers = malloc(layers * sizeof *m->layers);
-    m->vars = calloc(2 * layers, sizeof *m->vars);
+    m->plans = calloc(layers, sizeof *m->plans);
     m->scratch = calloc(replicas, sizeof *m->scratch);
-    if (!m->layers || !m->vars || !m->scratch)
+    if (!m->layers || !m->plans || !m->scratch)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     memcpy(m->layers, m->opts.layers, layers * sizeof *m->layers);
     m->opts.layers = m->layers;
-    tdm_status s = TDM_OK;
-    for (size_t i = 0; i < 2 * layers && s == TDM_OK; i++)
+    tdm_status s = tdm_model_plan(&m->opts, m->plans, func);
+    if (s != TDM_OK)
+        return s;
+    m->var_count = m->plans[layers - 1].first_var + m->plans[layers - 1].var_count;
+    m->vars = calloc(m->var_count ? m->var_count : 1, sizeof *m->vars);
+    if (!m->vars)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    for (size_t i = 0; i < m->var_count && s == TDM_OK; i++)
         s = create_variable(m, i, values ? values[i] : NULL, func, &m->vars[i]);
     return s;
 }
@@ -109,7 +95,7 @@ tdm_status tdm_model_create_with(tdm_strategy *s, const tdm_model_options *opts,
     *out = NULL;
     TDM_CHECK_ARG(s, func);
     TDM_CHECK_ARG(opts, func);
-    tdm_status st = check_options(opts, func);
+    tdm_status st = check_size(opts, func);
     if (st != TDM_OK)
         return st;
     tdm_model *m = calloc(1, sizeof *m);
@@ -138,11 +124,12 @@ void tdm_model_destroy(tdm_model *m)
     for (size_t r = 0; m->scratch && r < tdm_strategy_num_local_replicas(m->strategy); r++)
         tdm_model_scratch_free(m, &m->scratch[r]);
     tdm_model_scratch_free(m, &m->eval);
-    for (size_t i = 0; m->vars && i < 2 * m->opts.layer_count; i++)
+    for (size_t i = 0; m->vars && i < m->var_count; i++)
         tdm_variable_destroy(m->vars[i]);
     free(m->vars);
     free(m->scratch);
     free(m->layers);
+    free(m->plans);
     free(m->standardize);
     free(m->std);
     free(m);
@@ -189,24 +176,26 @@ tdm_loss_kind tdm_model_loss_kind(const tdm_model *m)
 
 size_t tdm_model_output_count(const tdm_model *m)
 {
-    return m ? m->layers[m->opts.layer_count - 1].units : 0;
+    return m ? tdm_plan_out_features(&m->plans[m->opts.layer_count - 1]) : 0;
 }
 
 size_t tdm_model_variable_count(const tdm_model *m)
 {
-    return m ? 2 * m->opts.layer_count : 0;
+    return m ? m->var_count : 0;
 }
 
 tdm_variable *tdm_model_variable(const tdm_model *m, size_t i)
 {
-    return m && i < 2 * m->opts.layer_count ? m->vars[i] : NULL;
+    return m && i < m->var_count ? m->vars[i] : NULL;
 }
 
 size_t tdm_model_parameter_count(const tdm_model *m)
 {
     size_t n = 0;
-    for (size_t l = 0; m && l < m->opts.layer_count; l++)
-        n += (tdm_model_input_width(m, l) + 1) * m->layers[l].units;
+    for (size_t i = 0; m && i < m->var_count; i++) {
+        tdm_shape shape = tdm_variable_shape(m->vars[i]);
+        n += tdm_shape_count(&shape);
+    }
     return n;
 }
 

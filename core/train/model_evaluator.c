@@ -32,7 +32,7 @@ static tdm_status read_config(const tdm_model *m, const tdm_distribute_config *c
 static size_t largest_variable(const tdm_model *m)
 {
     size_t most = 1;
-    for (size_t i = 0; i < 2 * m->opts.layer_count; i++) {
+    for (size_t i = 0; i < m->var_count; i++) {
         tdm_shape shape = tdm_variable_shape(m->vars[i]);
         size_t n = tdm_shape_count(&shape);
         most = n > most ? n : most;
@@ -72,7 +72,7 @@ tdm_status tdm_evaluator_create(tdm_model *m, const tdm_distribute_config *confi
 static tdm_status refresh(tdm_evaluator *e)
 {
     tdm_status s = TDM_OK;
-    for (size_t i = 0; i < 2 * e->trained->opts.layer_count && s == TDM_OK; i++) {
+    for (size_t i = 0; i < e->trained->var_count && s == TDM_OK; i++) {
         tdm_shape shape = tdm_variable_shape(e->trained->vars[i]);
         size_t bytes = tdm_shape_count(&shape) * sizeof *e->host;
         s = tdm_variable_read(e->trained->vars[i], e->host, bytes);

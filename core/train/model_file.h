@@ -2,12 +2,19 @@
  * shared by its writer and its reader. docs/MODEL_FILES.md describes it for readers
  * in other tools.
  *
- *   tensors       "dense<l>/kernel" [in, units] and "dense<l>/bias" [units] per layer,
- *                 F32; "input/mean" and "input/std" [input_features] when the model
+ *   tensors       per dense layer "dense<l>/kernel" [in, units] and "dense<l>/bias"
+ *                 [units], per conv2d layer "conv2d<l>/kernel" [kh, kw, c, units] and
+ *                 "conv2d<l>/bias" [units], F32 (l: the layer's index among all
+ *                 layers); "input/mean" and "input/std" [input_features] when the model
  *                 standardises its input
- *   __metadata__  "format": "tandem-model", "format_version": "1",
- *                 "loss", "reduction", "seed", and per layer "dense<l>/activation",
- *                 "dense<l>/dropout"; "data_crc32": the CRC-32 of the data section
+ *   __metadata__  "format": "tandem-model", "format_version": "2", "loss",
+ *                 "reduction", "seed"; "layers": the kinds in order ("conv2d,
+ *                 max_pool2d,dense"); "input_shape": "HxWxC" for an image input; per
+ *                 dense or conv2d layer "<kind><l>/activation" and "<kind><l>/dropout",
+ *                 per conv2d or pooling layer "<kind><l>/strides" ("2x2") and
+ *                 "<kind><l>/padding" ("same", "valid"), per pooling layer
+ *                 "<kind><l>/window"; "data_crc32": the CRC-32 of the data section.
+ *                 Version 1 files hold dense layers only and no "layers" key.
  */
 #ifndef TDM_TRAIN_MODEL_FILE_H
 #define TDM_TRAIN_MODEL_FILE_H
@@ -15,7 +22,7 @@
 #include "tandem/model.h"
 
 #define TDM_MODEL_FORMAT "tandem-model"
-#define TDM_MODEL_FORMAT_VERSION 1
+#define TDM_MODEL_FORMAT_VERSION 2
 #define TDM_MODEL_CRC_KEY "data_crc32"
 #define TDM_MODEL_MEAN "input/mean"
 #define TDM_MODEL_STD "input/std"

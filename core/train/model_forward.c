@@ -1,19 +1,16 @@
-/* The model's forward pass: per layer x W + b, the activation, and dropout in
- * training. */
+/* The model's forward pass: per layer x W + b (a convolution, a pooling), the
+ * activation, and dropout in training. */
 #include "device/error.h"
 #include "train/model_impl.h"
 
 static tdm_status dense(const tdm_model *m, const tdm_model_views *v, size_t l, const tdm_tensor *x,
                         size_t copy)
 {
-    tdm_tensor *w = tdm_variable_copy(m->vars[2 * l], copy);
-    tdm_tensor *b = tdm_variable_copy(m->vars[2 * l + 1], copy);
+    size_t first = m->plans[l].first_var;
+    tdm_tensor *w = tdm_variable_copy(m->vars[first], copy);
+    tdm_tensor *b = tdm_variable_copy(m->vars[first + 1], copy);
     tdm_status s = tdm_op_matmul(v->b.z[l], x, 0, w, 0, 1.0f, 0.0f);
-    if (s == TDM_OK)
-        s = tdm_op_bias_add(v->b.z[l], v->b.z[l], b);
-    if (s == TDM_OK)
-        s = tdm_op_activation(m->layers[l].activation, v->b.a[l], v->b.z[l]);
-    return s;
+    return s == TDM_OK ? tdm_op_bias_add(v->b.z[l], v->b.z[l], b) : s;
 }
 
 /* The mask of layer l in a step: keyed by the step, offset by the slice's first row
@@ -21,9 +18,9 @@ static tdm_status dense(const tdm_model *m, const tdm_model_views *v, size_t l, 
 tdm_status tdm_model_dropout(const tdm_model *m, size_t l, uint64_t step, size_t first_row,
                              tdm_tensor *y, const tdm_tensor *x)
 {
-    size_t units = m->layers[l].units;
+    size_t features = tdm_plan_out_features(&m->plans[l]);
     return tdm_op_dropout(y, x, m->layers[l].dropout, tdm_model_dropout_seed(m, step, l),
-                          (uint32_t)(first_row * units));
+                          (uint32_t)(first_row * features));
 }
 
 tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
@@ -32,7 +29,10 @@ tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
     const tdm_tensor *x = fa->x;
     tdm_status s = TDM_OK;
     for (size_t l = 0; l < v->b.layers && s == TDM_OK; l++) {
-        s = dense(m, v, l, x, fa->copy);
+        s = m->layers[l].kind == TDM_LAYER_DENSE ? dense(m, v, l, x, fa->copy)
+                                                 : tdm_model_image_forward(m, v, l, x, fa->copy);
+        if (s == TDM_OK && v->b.a[l])
+            s = tdm_op_activation(m->layers[l].activation, v->b.a[l], v->b.z[l]);
         if (s == TDM_OK && v->b.dropped[l])
             s = tdm_model_dropout(m, l, fa->step, fa->first_row, v->b.dropped[l], v->b.a[l]);
         x = v->out[l];

@@ -5,13 +5,52 @@
 
 #include "tandem/model.h"
 
+#include "tandem/nn.h"
+
+/* A layer's place in the model, derived once from the options: its input and output
+ * as images (a flat vector is 1 x 1 x features), its window, its variables. */
+typedef struct tdm_layer_plan {
+    size_t in_h, in_w, in_c;
+    size_t out_h, out_w, out_c;
+    tdm_window win;   /* conv2d and pooling */
+    size_t first_var; /* its variables: kernel then bias, from m->vars[first_var] */
+    size_t var_count; /* 2 for dense and conv2d, 0 for pooling */
+} tdm_layer_plan;
+
+static inline size_t tdm_plan_in_features(const tdm_layer_plan *p)
+{
+    return p->in_h * p->in_w * p->in_c;
+}
+
+static inline size_t tdm_plan_out_features(const tdm_layer_plan *p)
+{
+    return p->out_h * p->out_w * p->out_c;
+}
+
+/* Whether the layer's output goes through an activation (dense and conv2d). */
+static inline int tdm_layer_activates(const tdm_layer *l)
+{
+    return l->kind == TDM_LAYER_DENSE || l->kind == TDM_LAYER_CONV2D;
+}
+
+/* The options checked, and the plan of every layer in plans[layer_count]; input_features is
+ * set from the image where it is 0. */
+tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const char *func);
+
+/* A dense or conv2d layer's kernel (a dense [in, units], a filter [kh, kw, c, units]) or
+ * bias ([units]) shape. */
+tdm_shape tdm_layer_variable_shape(const tdm_layer *d, const tdm_layer_plan *p, int bias);
+
 /* The tensors of the passes: per layer, and the loss's. */
 typedef struct tdm_model_buffers {
     size_t layers;
-    tdm_tensor **z;       /* [layers]: x W + b */
-    tdm_tensor **a;       /* [layers]: act(z) */
+    tdm_tensor **z;       /* [layers]: the layer's product before its activation (x W + b,
+                             conv2d(x, f) + b), or a pooling's output */
+    tdm_tensor **a;       /* [layers]: act(z); NULL for pooling */
     tdm_tensor **dropped; /* [layers]: dropout(a), NULL for layers without dropout */
     tdm_tensor **g;       /* [layers]: d(loss) / d(layer output), then / d(z) */
+    tdm_tensor **partial; /* [layers]: conv2d's bias gradient summed over the batch only,
+                             [out_h * out_w, units]; NULL for other layers */
     tdm_tensor *losses;   /* [rows]: per-example losses */
     tdm_tensor *target;   /* [rows, classes]: one-hot labels (mean squared error) */
 } tdm_model_buffers;
@@ -28,8 +67,10 @@ typedef struct tdm_model_scratch {
 struct tdm_model {
     tdm_strategy *strategy;
     tdm_model_options opts;
-    tdm_dense_layer *layers;
-    tdm_variable **vars;        /* 2 per layer: kernel, bias */
+    tdm_layer *layers;
+    tdm_layer_plan *plans; /* [layer_count] */
+    size_t var_count;
+    tdm_variable **vars;        /* [var_count]: per dense or conv2d layer, kernel then bias */
     tdm_model_scratch *scratch; /* one per replica */
     tdm_model_scratch eval;     /* on the first device, for evaluation and prediction */
     float *standardize; /* [2 * input_features]: mean then divisor (tdm_standardize_params) of
@@ -37,11 +78,18 @@ struct tdm_model {
     float *std;         /* [input_features]: its std as given, for saving */
 };
 
-/* Layer l's input width. */
-size_t tdm_model_input_width(const tdm_model *m, size_t l);
+/* "dense", "conv2d", "max_pool2d", "avg_pool2d": the prefix of a layer's variable
+ * names and its kind in model files. */
+const char *tdm_layer_kind_name(tdm_layer_kind kind);
 
-/* Variable i's name: "dense<l>/kernel" or "dense<l>/bias". */
-void tdm_model_variable_name(size_t i, char *buf, size_t size);
+/* Layer l's variable names: "<kind><l>/kernel" and "<kind><l>/bias". */
+void tdm_layer_variable_name(tdm_layer_kind kind, size_t l, int bias, char *buf, size_t size);
+
+/* Variable i's name. */
+void tdm_model_variable_name(const tdm_model *m, size_t i, char *buf, size_t size);
+
+/* The layer variable i belongs to. */
+size_t tdm_model_variable_layer(const tdm_model *m, size_t i);
 
 /* tdm_model_create with initial values: values[i] (host float32, variable i's shape)
  * or, where values or values[i] is NULL, the seeded initialisation. */
@@ -81,6 +129,18 @@ typedef struct tdm_forward_args {
 } tdm_forward_args;
 tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
                              const tdm_forward_args *fa);
+
+/* Image layer l's forward pass: z[l] = conv2d(x, f) + b, or the pooling of x, with
+ * copy `copy` of the variables. */
+tdm_status tdm_model_image_forward(const tdm_model *m, const tdm_model_views *v, size_t l,
+                                   const tdm_tensor *x, size_t copy);
+/* conv2d layer l's filter and bias gradients, from its input x and g[l] = d(loss) /
+ * dz. */
+tdm_status tdm_model_conv_grads(const tdm_model *m, const tdm_model_views *v, size_t l,
+                                const tdm_tensor *x, tdm_tensor *df, tdm_tensor *db);
+/* dx = d(loss) / d(image layer l's input x), from g[l]; f is conv2d's filter. */
+tdm_status tdm_model_image_grad_input(const tdm_model *m, const tdm_model_views *v, size_t l,
+                                      const tdm_tensor *x, tdm_tensor *dx, const tdm_tensor *f);
 
 /* Layer l's dropout key for a step. */
 uint64_t tdm_model_dropout_seed(const tdm_model *m, uint64_t step, size_t l);

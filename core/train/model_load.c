@@ -11,6 +11,7 @@
 #include "train/checkpoint_format.h"
 #include "train/checkpoint_posix.h"
 #include "device/error.h"
+#include "device/tensor_impl.h"
 #include "train/model_file.h"
 #include "train/model_impl.h"
 #include "train/safetensors.h"
@@ -21,8 +22,9 @@ typedef struct loader {
     const char *path;
     tdm_st_file f;
     tdm_model_options opts;
-    tdm_dense_layer *layers;
-    const tdm_st_tensor **vars; /* [2 * layers]: kernel, bias */
+    tdm_layer *layers;
+    tdm_layer_plan *plans;
+    const tdm_st_tensor **vars; /* [2 * layers]: per layer its kernel and bias, or NULL */
     const tdm_st_tensor *mean, *std;
 } loader;
 
@@ -64,61 +66,188 @@ static tdm_status check_identity(const loader *l)
     return TDM_OK;
 }
 
-/* A float32 tensor of the given rank (and, where non-zero, dimensions). */
-static tdm_status check_tensor(const loader *l, const char *name, const tdm_st_tensor *t,
-                               size_t rank, uint64_t d0, uint64_t d1)
+/* A float32 tensor with a dimension in every place. */
+static tdm_status check_tensor(const loader *l, const char *name, const tdm_st_tensor *t)
 {
     if (!t)
         return tdm_st_corrupt(func, l->path, "tensor '%s' is missing", name);
-    if (strcmp(t->dtype, "F32") != 0 || t->rank != rank || (d0 && t->dims[0] != d0) ||
-        (rank == 2 && d1 && t->dims[1] != d1) || t->dims[0] == 0 || t->dims[rank - 1] == 0)
-        return tdm_st_corrupt(
-            func, l->path,
-            "tensor '%s' is %s of rank %zu [%" PRIu64 "%s...]: the model needs float32 "
-            "of rank %zu matching the layers around it",
-            name, t->dtype, t->rank, t->rank ? t->dims[0] : 0, t->rank > 1 ? ", " : "", rank);
+    int empty = t->rank == 0;
+    for (size_t k = 0; k < t->rank; k++)
+        empty |= t->dims[k] == 0;
+    if (strcmp(t->dtype, "F32") != 0 || empty)
+        return tdm_st_corrupt(func, l->path,
+                              "tensor '%s' is %s of rank %zu: the model needs "
+                              "float32 without empty dimensions",
+                              name, t->dtype, t->rank);
     return TDM_OK;
 }
 
-static tdm_status layer(loader *l, size_t i, uint64_t in, locale_t c)
+/* The tensor's shape is the one the layers before it give. */
+static tdm_status check_shape(const loader *l, const char *name, const tdm_st_tensor *t,
+                              const tdm_shape *want)
 {
-    char kernel[48], bias[48], key[48];
-    tdm_model_variable_name(2 * i, kernel, sizeof kernel);
-    tdm_model_variable_name(2 * i + 1, bias, sizeof bias);
-    l->vars[2 * i] = tdm_st_find(&l->f, kernel);
-    l->vars[2 * i + 1] = tdm_st_find(&l->f, bias);
-    tdm_status s = check_tensor(l, kernel, l->vars[2 * i], 2, in, 0);
-    uint64_t units = s == TDM_OK ? l->vars[2 * i]->dims[1] : 0;
-    if (s == TDM_OK)
-        s = check_tensor(l, bias, l->vars[2 * i + 1], 1, units, 0);
-    if (s != TDM_OK)
-        return s;
-    snprintf(key, sizeof key, "dense%zu/activation", i);
+    int same = t->rank == want->rank;
+    tdm_shape got = {.rank = t->rank < TDM_MAX_RANK ? t->rank : TDM_MAX_RANK};
+    for (size_t k = 0; k < got.rank; k++) {
+        got.dims[k] = (size_t)t->dims[k];
+        same &= t->dims[k] == want->dims[k];
+    }
+    char have[64], need[64];
+    if (!same)
+        return tdm_st_corrupt(
+            func, l->path, "tensor '%s' is %s%s, where the layers before it make it %s", name,
+            tdm_shape_format(&got, have, sizeof have), t->rank > TDM_MAX_RANK ? " and more" : "",
+            tdm_shape_format(want, need, sizeof need));
+    return TDM_OK;
+}
+
+/* "<a>x<b>" of whole numbers from 1 to 4096 under "<prefix>/<what>". */
+static tdm_status pair(const loader *l, const char *prefix, const char *what, size_t *a, size_t *b)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s/%s", prefix, what);
+    const char *v = meta(l, key);
+    unsigned long x = 0, y = 0;
+    int used = 0;
+    if (!v || sscanf(v, "%4lux%4lu%n", &x, &y, &used) != 2 || v[used] || !x || !y || x > 4096 ||
+        y > 4096)
+        return tdm_st_corrupt(func, l->path, "%s is '%s', not <height>x<width>", key,
+                              v ? v : "(none)");
+    *a = x;
+    *b = y;
+    return TDM_OK;
+}
+
+/* A dense or conv2d layer's activation and dropout. */
+static tdm_status activation(loader *l, const char *prefix, tdm_layer *d, locale_t c)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s/activation", prefix);
     const char *act = meta(l, key);
-    if (!act || tdm_activation_parse(act, &l->layers[i].activation) != TDM_OK)
+    if (!act || tdm_activation_parse(act, &d->activation) != TDM_OK)
         return tdm_st_corrupt(func, l->path, "%s is '%s', not an activation tandem knows", key,
                               act ? act : "(none)");
-    snprintf(key, sizeof key, "dense%zu/dropout", i);
+    snprintf(key, sizeof key, "%s/dropout", prefix);
     const char *rate = meta(l, key);
     char *end = NULL;
     double dropout = rate ? strtod_l(rate, &end, c) : -1.0;
     if (!rate || !*rate || *end || !(dropout >= 0.0 && dropout < 1.0))
         return tdm_st_corrupt(func, l->path, "%s is '%s', not a rate in [0, 1)", key,
                               rate ? rate : "(none)");
-    l->layers[i].units = (size_t)units;
-    l->layers[i].dropout = (float)dropout;
+    d->dropout = (float)dropout;
     return TDM_OK;
 }
 
-static size_t count_layers(const loader *l)
+/* A conv2d or pooling layer's strides and padding (and a pooling's window). */
+static tdm_status window(loader *l, const char *prefix, tdm_layer *d)
 {
-    size_t n = 0;
-    char name[48];
-    for (;; n++) {
-        tdm_model_variable_name(2 * n, name, sizeof name);
-        if (!tdm_st_find(&l->f, name))
-            return n;
+    tdm_status s = d->kind == TDM_LAYER_CONV2D
+                       ? TDM_OK
+                       : pair(l, prefix, "window", &d->kernel_h, &d->kernel_w);
+    if (s == TDM_OK)
+        s = pair(l, prefix, "strides", &d->stride_h, &d->stride_w);
+    char key[64];
+    snprintf(key, sizeof key, "%s/padding", prefix);
+    const char *padding = meta(l, key);
+    int same = padding && strcmp(padding, "same") == 0;
+    if (s == TDM_OK && !same && !(padding && strcmp(padding, "valid") == 0))
+        s = tdm_st_corrupt(func, l->path, "%s is '%s', not 'same' or 'valid'", key,
+                           padding ? padding : "(none)");
+    d->padding = same ? TDM_PADDING_SAME : TDM_PADDING_VALID;
+    return s;
+}
+
+/* Layer i of kind d->kind: its settings, and its tensors, whose shapes give a dense
+ * or conv2d layer's units (and a filter's window). */
+static tdm_status layer(loader *l, size_t i, tdm_layer *d, locale_t c)
+{
+    char prefix[48], kernel[48], bias[48];
+    snprintf(prefix, sizeof prefix, "%s%zu", tdm_layer_kind_name(d->kind), i);
+    tdm_status s = d->kind == TDM_LAYER_DENSE ? TDM_OK : window(l, prefix, d);
+    if (s != TDM_OK || !tdm_layer_activates(d))
+        return s;
+    tdm_layer_variable_name(d->kind, i, 0, kernel, sizeof kernel);
+    tdm_layer_variable_name(d->kind, i, 1, bias, sizeof bias);
+    const tdm_st_tensor *k = l->vars[2 * i] = tdm_st_find(&l->f, kernel);
+    l->vars[2 * i + 1] = tdm_st_find(&l->f, bias);
+    s = check_tensor(l, kernel, k);
+    if (s == TDM_OK)
+        s = check_tensor(l, bias, l->vars[2 * i + 1]);
+    if (s == TDM_OK)
+        s = activation(l, prefix, d, c);
+    if (s == TDM_OK && k->rank != (d->kind == TDM_LAYER_DENSE ? 2u : 4u))
+        s = tdm_st_corrupt(func, l->path, "tensor '%s' has rank %zu, a %s kernel's is %d", kernel,
+                           k->rank, tdm_layer_kind_name(d->kind),
+                           d->kind == TDM_LAYER_DENSE ? 2 : 4);
+    if (s != TDM_OK)
+        return s;
+    d->units = (size_t)k->dims[k->rank - 1];
+    if (d->kind == TDM_LAYER_CONV2D) {
+        d->kernel_h = (size_t)k->dims[0];
+        d->kernel_w = (size_t)k->dims[1];
     }
+    return TDM_OK;
+}
+
+/* The layers' kinds: the "layers" list, or (version 1) as many dense layers as
+ * there are dense kernels. */
+static tdm_status kinds(loader *l, size_t *count)
+{
+    const char *list = meta(l, "layers");
+    char name[48];
+    if (!list) {
+        for (*count = 0;; ++*count) {
+            tdm_layer_variable_name(TDM_LAYER_DENSE, *count, 0, name, sizeof name);
+            if (!tdm_st_find(&l->f, name))
+                break;
+        }
+    } else {
+        *count = 1;
+        for (const char *p = list; *p; p++)
+            *count += *p == ',';
+    }
+    if (!*count)
+        return tdm_st_corrupt(func, l->path, "no layers: tensor 'dense0/kernel' is missing");
+    l->layers = calloc(*count, sizeof *l->layers);
+    l->plans = calloc(*count, sizeof *l->plans);
+    l->vars = calloc(2 * *count, sizeof *l->vars);
+    if (!l->layers || !l->plans || !l->vars)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    for (size_t i = 0; list && i < *count; i++) {
+        size_t len = strcspn(list, ",");
+        int kind = -1;
+        for (int k = 0; k <= TDM_LAYER_AVG_POOL2D && kind < 0; k++)
+            if (strlen(tdm_layer_kind_name((tdm_layer_kind)k)) == len &&
+                strncmp(list, tdm_layer_kind_name((tdm_layer_kind)k), len) == 0)
+                kind = k;
+        if (kind < 0)
+            return tdm_st_corrupt(func, l->path, "layer %zu is '%.*s', not a kind tandem knows", i,
+                                  (int)(len < 32 ? len : 32), list);
+        l->layers[i].kind = (tdm_layer_kind)kind;
+        list += len + (list[len] == ',');
+    }
+    return TDM_OK;
+}
+
+/* The input: the image "input_shape" gives, or the first dense kernel's rows. */
+static tdm_status input(loader *l)
+{
+    const char *shape = meta(l, "input_shape");
+    if (!shape) {
+        if (l->layers[0].kind != TDM_LAYER_DENSE)
+            return tdm_st_corrupt(func, l->path, "no input_shape for its %s first layer",
+                                  tdm_layer_kind_name(l->layers[0].kind));
+        l->opts.input_features = (size_t)l->vars[0]->dims[0];
+        return TDM_OK;
+    }
+    unsigned long h = 0, w = 0, c = 0;
+    int used = 0;
+    if (sscanf(shape, "%9lux%9lux%9lu%n", &h, &w, &c, &used) != 3 || shape[used] || !h || !w || !c)
+        return tdm_st_corrupt(func, l->path, "input_shape is '%s', not HxWxC", shape);
+    l->opts.input_height = h;
+    l->opts.input_width = w;
+    l->opts.input_channels = c;
+    return TDM_OK;
 }
 
 /* Loss, reduction and seed. */
@@ -140,34 +269,61 @@ static tdm_status training_options(loader *l)
     return TDM_OK;
 }
 
+/* Every variable's tensor has the shape the plan of the layers gives. */
+static tdm_status check_shapes(loader *l)
+{
+    char name[48];
+    tdm_status s = TDM_OK;
+    for (size_t i = 0; i < 2 * l->opts.layer_count && s == TDM_OK; i++) {
+        const tdm_layer *d = &l->layers[i / 2];
+        if (!l->vars[i])
+            continue;
+        tdm_shape want = tdm_layer_variable_shape(d, &l->plans[i / 2], (int)(i % 2));
+        tdm_layer_variable_name(d->kind, i / 2, (int)(i % 2), name, sizeof name);
+        s = check_shape(l, name, l->vars[i], &want);
+    }
+    return s;
+}
+
 /* The layers, the standardisation, and no tensor besides. */
 static tdm_status architecture(loader *l)
 {
-    size_t count = count_layers(l);
-    if (!count)
-        return tdm_st_corrupt(func, l->path, "no layers: tensor 'dense0/kernel' is missing");
-    l->layers = calloc(count, sizeof *l->layers);
-    l->vars = calloc(2 * count, sizeof *l->vars);
-    if (!l->layers || !l->vars)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    size_t count = 0;
+    tdm_status s = kinds(l, &count);
+    if (s != TDM_OK)
+        return s;
     locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     if (!c)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: no memory for the C locale", func);
-    tdm_status s = TDM_OK;
     for (size_t i = 0; i < count && s == TDM_OK; i++)
-        s = layer(l, i, i ? l->layers[i - 1].units : 0, c);
+        s = layer(l, i, &l->layers[i], c);
     freelocale(c);
+    if (s == TDM_OK)
+        s = input(l);
     if (s != TDM_OK)
         return s;
-    size_t features = (size_t)l->vars[0]->dims[0];
+    l->opts.layers = l->layers;
+    l->opts.layer_count = count;
+    s = tdm_model_plan(&l->opts, l->plans, func);
+    if (s != TDM_OK)
+        return tdm_st_corrupt(func, l->path, "its layers do not fit together: %s",
+                              tdm_last_error());
+    s = check_shapes(l);
+    size_t features = l->opts.input_features, vars = 0;
+    for (size_t i = 0; i < 2 * count; i++)
+        vars += l->vars[i] != NULL;
     l->mean = tdm_st_find(&l->f, TDM_MODEL_MEAN);
     l->std = tdm_st_find(&l->f, TDM_MODEL_STD);
-    if (l->mean || l->std)
-        s = check_tensor(l, l->mean ? TDM_MODEL_STD : TDM_MODEL_MEAN, l->mean ? l->std : l->mean, 1,
-                         features, 0);
-    if (s == TDM_OK && l->mean)
-        s = check_tensor(l, TDM_MODEL_MEAN, l->mean, 1, features, 0);
-    size_t expected = 2 * count + (l->mean ? 2 : 0);
+    const tdm_shape flat = TDM_SHAPE(features);
+    if (s == TDM_OK && (l->mean || l->std)) {
+        const char *missing = l->mean ? TDM_MODEL_STD : TDM_MODEL_MEAN;
+        s = check_tensor(l, missing, l->mean ? l->std : l->mean);
+        if (s == TDM_OK)
+            s = check_shape(l, TDM_MODEL_MEAN, l->mean, &flat);
+        if (s == TDM_OK)
+            s = check_shape(l, TDM_MODEL_STD, l->std, &flat);
+    }
+    size_t expected = vars + (l->mean ? 2 : 0);
     for (size_t i = 0; s == TDM_OK && l->f.tensor_count != expected && i < l->f.tensor_count; i++) {
         const tdm_st_tensor *t = &l->f.tensors[i];
         int known = t == l->mean || t == l->std;
@@ -176,9 +332,6 @@ static tdm_status architecture(loader *l)
         if (!known)
             s = tdm_st_corrupt(func, l->path, "tensor '%s' is not part of a tandem model", t->name);
     }
-    l->opts.input_features = features;
-    l->opts.layers = l->layers;
-    l->opts.layer_count = count;
     return s == TDM_OK ? training_options(l) : s;
 }
 
@@ -196,11 +349,16 @@ static float *decode(const loader *l, const tdm_st_tensor *t)
 
 static tdm_status build(loader *l, tdm_strategy *s, tdm_model **out)
 {
-    size_t vars = 2 * l->opts.layer_count;
+    size_t vars = 0;
+    const tdm_st_tensor **tensors = calloc(2 * l->opts.layer_count + 2, sizeof *tensors);
+    for (size_t i = 0; tensors && i < 2 * l->opts.layer_count; i++)
+        if (l->vars[i])
+            tensors[vars++] = l->vars[i];
     float **values = calloc(vars + 2, sizeof *values);
-    tdm_status st = values ? TDM_OK : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "out of host memory");
+    tdm_status st =
+        values && tensors ? TDM_OK : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "out of host memory");
     for (size_t i = 0; i < vars + 2 && st == TDM_OK; i++) {
-        const tdm_st_tensor *t = i < vars ? l->vars[i] : i == vars ? l->mean : l->std;
+        const tdm_st_tensor *t = i < vars ? tensors[i] : i == vars ? l->mean : l->std;
         if (t && !(values[i] = decode(l, t)))
             st = tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     }
@@ -218,6 +376,7 @@ static tdm_status build(loader *l, tdm_strategy *s, tdm_model **out)
     for (size_t i = 0; values && i < vars + 2; i++)
         free(values[i]);
     free(values);
+    free(tensors);
     return st;
 }
 
@@ -241,6 +400,7 @@ tdm_status tdm_model_load(tdm_strategy *s, const char *path, tdm_model **out)
         st = build(&l, s, out);
     tdm_st_free(&l.f);
     free(l.layers);
+    free(l.plans);
     free(l.vars);
     free(bytes);
     return st;

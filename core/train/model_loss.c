@@ -16,6 +16,28 @@ static tdm_status output_loss(const tdm_model *m, const tdm_model_views *v, cons
                        : tdm_op_mse(v->b.losses, v->b.g[last], v->out[last], v->b.target, scale);
 }
 
+/* The gradients of layer l's variables (none for pooling), from g[l] = d(loss) /
+ * dz; x is the layer's input. */
+static tdm_status variable_grads(const tdm_model *m, const tdm_model_views *v,
+                                 const tdm_loss_args *a, size_t l, const tdm_tensor *x)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    if (!p->var_count)
+        return TDM_OK;
+    tdm_tensor *dk = a->grads[p->first_var], *db = a->grads[p->first_var + 1];
+    tdm_status s = m->layers[l].kind == TDM_LAYER_CONV2D
+                       ? tdm_model_conv_grads(m, v, l, x, dk, db)
+                       : tdm_op_matmul(dk, x, 1, v->b.g[l], 0, 1.0f, 0.0f);
+    if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_DENSE)
+        s = tdm_op_sum_rows(db, v->b.g[l]);
+    /* Their all-reduce may start while the layers below are differentiated. */
+    if (s == TDM_OK)
+        s = tdm_loss_args_gradient_ready(a, p->first_var);
+    if (s == TDM_OK)
+        s = tdm_loss_args_gradient_ready(a, p->first_var + 1);
+    return s;
+}
+
 /* Layer l's gradients, given d(loss) / d(output of l) in g[l]; leaves d(loss) /
  * d(output of l - 1) in g[l - 1]. */
 static tdm_status backward_layer(const tdm_model *m, const tdm_model_views *v,
@@ -24,23 +46,19 @@ static tdm_status backward_layer(const tdm_model *m, const tdm_model_views *v,
     tdm_status s = TDM_OK;
     if (v->b.dropped[l])
         s = tdm_model_dropout(m, l, a->step, a->first_row, v->b.g[l], v->b.g[l]);
-    if (s == TDM_OK)
+    if (s == TDM_OK && v->b.a[l])
         s = tdm_op_activation_grad(m->layers[l].activation, v->b.g[l], v->b.g[l], v->b.z[l],
                                    v->b.a[l]);
     const tdm_tensor *x = l ? v->out[l - 1] : a->features;
     if (s == TDM_OK)
-        s = tdm_op_matmul(a->grads[2 * l], x, 1, v->b.g[l], 0, 1.0f, 0.0f);
-    if (s == TDM_OK)
-        s = tdm_op_sum_rows(a->grads[2 * l + 1], v->b.g[l]);
-    /* Their all-reduce may start while the layers below are differentiated. */
-    if (s == TDM_OK)
-        s = tdm_loss_args_gradient_ready(a, 2 * l);
-    if (s == TDM_OK)
-        s = tdm_loss_args_gradient_ready(a, 2 * l + 1);
-    if (s == TDM_OK && l > 0)
-        s = tdm_op_matmul(v->b.g[l - 1], v->b.g[l], 0, tdm_variable_local(m->vars[2 * l], a->rc), 1,
-                          1.0f, 0.0f);
-    return s;
+        s = variable_grads(m, v, a, l, x);
+    if (s != TDM_OK || l == 0)
+        return s;
+    const tdm_layer_plan *p = &m->plans[l];
+    tdm_tensor *kernel = p->var_count ? tdm_variable_local(m->vars[p->first_var], a->rc) : NULL;
+    if (m->layers[l].kind == TDM_LAYER_DENSE)
+        return tdm_op_matmul(v->b.g[l - 1], v->b.g[l], 0, kernel, 1, 1.0f, 0.0f);
+    return tdm_model_image_grad_input(m, v, l, x, v->b.g[l - 1], kernel);
 }
 
 static tdm_status passes(const tdm_model *m, const tdm_model_views *v, const tdm_loss_args *a)
@@ -70,11 +88,11 @@ static tdm_status zeros(const tdm_loss_args *a)
 
 static tdm_status check_args(const tdm_model *m, const tdm_loss_args *a)
 {
-    if (a->var_count != 2 * m->opts.layer_count)
+    if (a->var_count != m->var_count)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "tdm_model_loss: %zu variables to train, the model has %zu: train "
                         "exactly the model's variables",
-                        a->var_count, 2 * m->opts.layer_count);
+                        a->var_count, m->var_count);
     for (size_t i = 0; i < a->var_count; i++)
         if (a->vars[i] != m->vars[i])
             return tdm_fail(TDM_ERR_INVALID_ARGUMENT,

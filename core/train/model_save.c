@@ -13,8 +13,9 @@
 #include "train/model_impl.h"
 #include "train/safetensors.h"
 
-#define MAX_ENTRIES(layers) (5 + 2 * (layers))
+#define MAX_ENTRIES(layers) (8 + 4 * (layers))
 #define VALUE_SIZE 48
+#define KIND_SIZE 12 /* the longest kind name and its comma */
 
 /* Metadata keys and values in one block of fixed-size strings. */
 typedef struct entries {
@@ -31,12 +32,45 @@ static void add(entries *m, const char *key, const char *value)
     m->e[m->count++] = (tdm_st_entry){k, v};
 }
 
-/* Numbers in the "C" locale, whatever the program's. */
-static void describe(const tdm_model *m, entries *out)
+/* "<a>x<b>" */
+static void add_pair(entries *m, const char *prefix, const char *what, size_t a, size_t b)
+{
+    char key[VALUE_SIZE], value[VALUE_SIZE];
+    snprintf(key, sizeof key, "%s/%s", prefix, what);
+    snprintf(value, sizeof value, "%zux%zu", a, b);
+    add(m, key, value);
+}
+
+/* A layer's settings beside its tensors' shapes, under "<kind><l>/". */
+static void describe_layer(const tdm_model *m, size_t l, entries *out)
+{
+    const tdm_layer *d = &m->layers[l];
+    const tdm_layer_plan *p = &m->plans[l];
+    char prefix[32], key[VALUE_SIZE], value[VALUE_SIZE];
+    snprintf(prefix, sizeof prefix, "%s%zu", tdm_layer_kind_name(d->kind), l);
+    if (tdm_layer_activates(d)) {
+        snprintf(key, sizeof key, "%s/activation", prefix);
+        add(out, key, tdm_activation_name(d->activation));
+        snprintf(key, sizeof key, "%s/dropout", prefix);
+        snprintf(value, sizeof value, "%.9g", (double)d->dropout);
+        add(out, key, value);
+    }
+    if (d->kind == TDM_LAYER_DENSE)
+        return;
+    if (d->kind != TDM_LAYER_CONV2D)
+        add_pair(out, prefix, "window", d->kernel_h, d->kernel_w);
+    add_pair(out, prefix, "strides", p->win.stride_h, p->win.stride_w);
+    snprintf(key, sizeof key, "%s/padding", prefix);
+    add(out, key, d->padding == TDM_PADDING_VALID ? "valid" : "same");
+}
+
+/* Numbers in the "C" locale, whatever the program's; kinds is the "layers" value's
+ * space (KIND_SIZE a layer). */
+static void describe(const tdm_model *m, entries *out, char *kinds)
 {
     locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     locale_t old = c ? uselocale(c) : (locale_t)0;
-    char key[VALUE_SIZE], value[VALUE_SIZE];
+    char value[VALUE_SIZE];
     add(out, "format", TDM_MODEL_FORMAT);
     snprintf(value, sizeof value, "%d", TDM_MODEL_FORMAT_VERSION);
     add(out, "format_version", value);
@@ -44,13 +78,18 @@ static void describe(const tdm_model *m, entries *out)
     add(out, "reduction", tdm_model_reduction_name(m->opts.reduction));
     snprintf(value, sizeof value, "%llu", (unsigned long long)m->opts.seed);
     add(out, "seed", value);
-    for (size_t l = 0; l < m->opts.layer_count; l++) {
-        snprintf(key, sizeof key, "dense%zu/activation", l);
-        add(out, key, tdm_activation_name(m->layers[l].activation));
-        snprintf(key, sizeof key, "dense%zu/dropout", l);
-        snprintf(value, sizeof value, "%.9g", (double)m->layers[l].dropout);
-        add(out, key, value);
+    if (m->opts.input_height) {
+        snprintf(value, sizeof value, "%zux%zux%zu", m->opts.input_height, m->opts.input_width,
+                 m->opts.input_channels);
+        add(out, "input_shape", value);
     }
+    kinds[0] = '\0';
+    for (size_t l = 0; l < m->opts.layer_count; l++) {
+        strcat(kinds, l ? "," : "");
+        strcat(kinds, tdm_layer_kind_name(m->layers[l].kind));
+        describe_layer(m, l, out);
+    }
+    out->e[out->count++] = (tdm_st_entry){"layers", kinds};
     if (c) {
         uselocale(old);
         freelocale(c);
@@ -67,7 +106,7 @@ static tdm_status gather(const tdm_model *m, tdm_st_out *t, float **values, char
         values[i] = malloc(tdm_tensor_bytes(copy) ? tdm_tensor_bytes(copy) : 1);
         s = values[i] ? tdm_tensor_read(copy, values[i], tdm_tensor_bytes(copy))
                       : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "out of host memory");
-        tdm_model_variable_name(i, names[i], sizeof names[i]);
+        tdm_model_variable_name(m, i, names[i], sizeof names[i]);
         t[i] = (tdm_st_out){names[i], tdm_tensor_shape(copy), values[i]};
     }
     if (m->standardize) {
@@ -110,19 +149,20 @@ tdm_status tdm_model_save(const tdm_model *m, const char *path)
     TDM_CHECK_ARG(path, func);
     if (!*path || path[strlen(path) - 1] == '/')
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: '%s' names no file", func, path);
-    size_t layers = m->opts.layer_count, vars = 2 * layers;
+    size_t layers = m->opts.layer_count, vars = m->var_count;
     entries meta = {calloc(MAX_ENTRIES(layers), sizeof *meta.e),
                     calloc(MAX_ENTRIES(layers), sizeof *meta.text), 0};
+    char *kinds = malloc(layers * KIND_SIZE);
     tdm_st_out *t = calloc(vars + 2, sizeof *t);
-    float **values = calloc(vars, sizeof *values);
-    char(*names)[48] = calloc(vars, sizeof *names);
-    tdm_status s = meta.e && meta.text && t && values && names
+    float **values = calloc(vars + 1, sizeof *values);
+    char(*names)[48] = calloc(vars + 1, sizeof *names);
+    tdm_status s = meta.e && meta.text && kinds && t && values && names
                        ? TDM_OK
                        : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     if (s == TDM_OK && (s = gather(m, t, values, names)) != TDM_OK)
         tdm_fail_context(s, "%s: %s: reading the weights", func, path);
     if (s == TDM_OK) {
-        describe(m, &meta);
+        describe(m, &meta, kinds);
         s = write_file(path, &meta, t, vars + (m->standardize ? 2 : 0), func);
     }
     for (size_t i = 0; values && i < vars; i++)
@@ -132,5 +172,6 @@ tdm_status tdm_model_save(const tdm_model *m, const char *path)
     free(t);
     free(meta.e);
     free(meta.text);
+    free(kinds);
     return s;
 }

@@ -12,7 +12,8 @@ static tdm_status buffers_alloc(tdm_model_buffers *b, size_t layers)
     b->a = calloc(layers, sizeof *b->a);
     b->dropped = calloc(layers, sizeof *b->dropped);
     b->g = calloc(layers, sizeof *b->g);
-    if (!b->z || !b->a || !b->dropped || !b->g)
+    b->partial = calloc(layers, sizeof *b->partial);
+    if (!b->z || !b->a || !b->dropped || !b->g || !b->partial)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "model: out of host memory");
     return TDM_OK;
 }
@@ -24,7 +25,9 @@ static void buffers_free(tdm_model_buffers *b)
         tdm_tensor_destroy(b->a ? b->a[l] : NULL);
         tdm_tensor_destroy(b->dropped ? b->dropped[l] : NULL);
         tdm_tensor_destroy(b->g ? b->g[l] : NULL);
+        tdm_tensor_destroy(b->partial ? b->partial[l] : NULL);
     }
+    free(b->partial);
     free(b->z);
     free(b->a);
     free(b->dropped);
@@ -52,16 +55,19 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
     tdm_model_buffers *b = &sc->b;
     tdm_status s = buffers_alloc(b, m->opts.layer_count);
     for (size_t l = 0; l < b->layers && s == TDM_OK; l++) {
-        size_t units = m->layers[l].units;
-        s = matrix(sc->device, rows, units, &b->z[l]);
+        const tdm_layer_plan *p = &m->plans[l];
+        size_t features = tdm_plan_out_features(p);
+        s = matrix(sc->device, rows, features, &b->z[l]);
+        if (s == TDM_OK && tdm_layer_activates(&m->layers[l]))
+            s = matrix(sc->device, rows, features, &b->a[l]);
         if (s == TDM_OK)
-            s = matrix(sc->device, rows, units, &b->a[l]);
-        if (s == TDM_OK)
-            s = matrix(sc->device, rows, units, &b->g[l]);
+            s = matrix(sc->device, rows, features, &b->g[l]);
         if (s == TDM_OK && m->layers[l].dropout > 0.0f)
-            s = matrix(sc->device, rows, units, &b->dropped[l]);
+            s = matrix(sc->device, rows, features, &b->dropped[l]);
+        if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_CONV2D)
+            s = matrix(sc->device, p->out_h * p->out_w, p->out_c, &b->partial[l]);
     }
-    size_t classes = m->layers[b->layers - 1].units;
+    size_t classes = tdm_model_output_count(m);
     if (s == TDM_OK)
         s = tdm_tensor_create(sc->device, TDM_F32, &TDM_SHAPE(rows), &b->losses);
     if (s == TDM_OK)
@@ -107,6 +113,10 @@ static tdm_status slice_layer(const tdm_model_buffers *from, tdm_model_buffers *
         s = rows_of(from->g[l], rows, &to->g[l]);
     if (s == TDM_OK && training)
         s = rows_of(from->dropped[l], rows, &to->dropped[l]);
+    if (s == TDM_OK && from->partial[l]) {
+        tdm_shape whole = tdm_tensor_shape(from->partial[l]);
+        s = tdm_tensor_slice(from->partial[l], 0, &whole, &to->partial[l]);
+    }
     return s;
 }
 
@@ -121,7 +131,7 @@ tdm_status tdm_model_views_make(const tdm_model *m, tdm_model_scratch *sc, size_
         s = tdm_fail(TDM_ERR_OUT_OF_MEMORY, "model: out of host memory");
     for (size_t l = 0; l < b->layers && s == TDM_OK; l++) {
         s = slice_layer(&sc->b, b, l, rows, training);
-        v->out[l] = b->dropped[l] ? b->dropped[l] : b->a[l];
+        v->out[l] = b->dropped[l] ? b->dropped[l] : b->a[l] ? b->a[l] : b->z[l];
     }
     if (s == TDM_OK)
         s = rows_of(sc->b.losses, rows, &b->losses);

@@ -21,22 +21,66 @@ typedef enum tdm_loss_kind {
     TDM_LOSS_MEAN_SQUARED_ERROR     /* outputs against one-hot class labels */
 } tdm_loss_kind;
 
-/* One dense layer: y = dropout(act(x W + b)). */
-typedef struct tdm_dense_layer {
-    size_t units;
-    tdm_activation activation;
-    float dropout; /* rate in [0, 1), applied in training only */
-} tdm_dense_layer;
+typedef enum tdm_layer_kind {
+    TDM_LAYER_DENSE,      /* y = dropout(act(x W + b)), x flattened: kernel [in, units] */
+    TDM_LAYER_CONV2D,     /* y = dropout(act(conv2d(x, f) + b)): f [kh, kw, c, units] */
+    TDM_LAYER_MAX_POOL2D, /* y = the largest x of each window, per channel */
+    TDM_LAYER_AVG_POOL2D  /* y = the mean x of each window inside the image, per channel */
+} tdm_layer_kind;
 
+typedef enum tdm_padding {
+    TDM_PADDING_SAME, /* ceil(in / stride) windows, zero padding split around the image */
+    TDM_PADDING_VALID /* only windows wholly inside the image */
+} tdm_padding;
+
+/* One layer; images are NHWC (TensorFlow's default layout). TDM_DENSE and the
+ * macros below it initialise one. */
+typedef struct tdm_layer {
+    tdm_layer_kind kind;
+    size_t units;              /* dense: outputs; conv2d: filters (output channels) */
+    tdm_activation activation; /* dense and conv2d */
+    float dropout;             /* dense and conv2d: rate in [0, 1), in training only */
+    size_t kernel_h, kernel_w; /* conv2d and pooling: the window */
+    size_t stride_h, stride_w; /* conv2d and pooling; 0: 1 for conv2d, the window for
+                                  pooling (Keras' defaults) */
+    tdm_padding padding;       /* conv2d and pooling */
+} tdm_layer;
+
+#define TDM_DENSE(units_, activation_, dropout_)                                                   \
+    {                                                                                              \
+        .kind = TDM_LAYER_DENSE, .units = (units_), .activation = (activation_),                   \
+        .dropout = (dropout_)                                                                      \
+    }
+/* filters_ filters of k_ x k_, stride 1, SAME padding */
+#define TDM_CONV2D(filters_, k_, activation_)                                                      \
+    {                                                                                              \
+        .kind = TDM_LAYER_CONV2D, .units = (filters_), .activation = (activation_),                \
+        .kernel_h = (k_), .kernel_w = (k_)                                                         \
+    }
+/* windows of k_ x k_ with stride k_, SAME padding */
+#define TDM_MAX_POOL2D(k_)                                                                         \
+    {                                                                                              \
+        .kind = TDM_LAYER_MAX_POOL2D, .kernel_h = (k_), .kernel_w = (k_)                           \
+    }
+#define TDM_AVG_POOL2D(k_)                                                                         \
+    {                                                                                              \
+        .kind = TDM_LAYER_AVG_POOL2D, .kernel_h = (k_), .kernel_w = (k_)                           \
+    }
+
+/* A model's first layer sees input_features values per example; convolution and
+ * pooling see them as an image [input_height, input_width, input_channels], which
+ * must then be given (input_features 0 takes their product). A dense layer after an
+ * image flattens it. */
 typedef struct tdm_model_options {
     size_t size; /* sizeof(tdm_model_options) */
     size_t input_features;
-    const tdm_dense_layer *layers; /* the last is the output layer: units = classes */
+    const tdm_layer *layers; /* the last is the output layer: dense, units = classes */
     size_t layer_count;
     tdm_loss_kind loss;
     tdm_loss_reduction reduction;
     uint64_t seed; /* initial weights (Glorot uniform, or He uniform for
                       relu and gelu; biases 0) and dropout masks */
+    size_t input_height, input_width, input_channels; /* 0: a flat input */
 } tdm_model_options;
 
 #define TDM_MODEL_OPTIONS_INIT                                                                     \
@@ -45,15 +89,17 @@ typedef struct tdm_model_options {
         .reduction = TDM_LOSS_SUM_OVER_BATCH_SIZE                                                  \
     }
 
-/* Creates the model's variables on the strategy ("dense<i>/kernel" [in, units] and
- * "dense<i>/bias" [units]), in cross-replica or default mode. */
+/* Creates the model's variables on the strategy, named by layer kind and index:
+ * "dense<i>/kernel" [in, units] and "dense<i>/bias" [units], "conv2d<i>/kernel" [kh,
+ * kw, c, units] and "conv2d<i>/bias" [units]; pooling has none. Cross-replica or
+ * default mode. */
 TDM_API tdm_status tdm_model_create(tdm_strategy *s, const tdm_model_options *opts,
                                     tdm_model **out);
 
 /* Releases the model and its variables. NULL-safe. */
 TDM_API void tdm_model_destroy(tdm_model *m);
 
-/* The variables in layer order, kernel before bias: 2 per layer. */
+/* The variables in layer order, kernel before bias: 2 per dense or conv2d layer. */
 TDM_API size_t tdm_model_variable_count(const tdm_model *m);
 TDM_API tdm_variable *tdm_model_variable(const tdm_model *m, size_t i);
 
@@ -95,7 +141,10 @@ typedef struct tdm_distribute_config {
     tdm_strategy *eval_distribute;  /* NULL: evaluation runs under the model's strategy */
 } tdm_distribute_config;
 
-#define TDM_DISTRIBUTE_CONFIG_INIT {.size = sizeof(tdm_distribute_config)}
+#define TDM_DISTRIBUTE_CONFIG_INIT                                                                 \
+    {                                                                                              \
+        .size = sizeof(tdm_distribute_config)                                                      \
+    }
 
 typedef struct tdm_evaluator tdm_evaluator;
 
@@ -107,8 +156,7 @@ typedef struct tdm_evaluator tdm_evaluator;
 TDM_API tdm_status tdm_evaluator_create(tdm_model *m, const tdm_distribute_config *config,
                                         tdm_evaluator **out);
 /* tdm_model_evaluate of the eval strategy's model, after the refresh. */
-TDM_API tdm_status tdm_evaluator_run(tdm_evaluator *e, const tdm_dataset *ds,
-                                     tdm_evaluation *out);
+TDM_API tdm_status tdm_evaluator_run(tdm_evaluator *e, const tdm_dataset *ds, tdm_evaluation *out);
 /* The model evaluated: the copy on the eval strategy, or m. */
 TDM_API tdm_model *tdm_evaluator_model(const tdm_evaluator *e);
 TDM_API void tdm_evaluator_destroy(tdm_evaluator *e); /* NULL-safe */

@@ -12,6 +12,7 @@
 #include "bench_clock.h"
 #include "cli_options.h"
 #include "bench_json.h"
+#include "layer_spec.h"
 #include "train_session.h"
 
 #define FASHION_DIR "/usr/share/datasets/fashion-mnist"
@@ -19,14 +20,17 @@
 
 typedef struct bench_model {
     const char *name, *description;
-    size_t hidden[2], batch;
+    const char *layers; /* --layers of tandem train */
+    size_t batch;
     int fashion; /* Fashion-MNIST from Debian's dataset-fashion-mnist, else the digits */
     unsigned warmup, steps, profiled;
 } bench_model;
 
 static const bench_model models[] = {
-    {"digits", "MLP 64-128-128-10, batch 64, digits", {128, 128}, 64, 0, 50, 500, 100},
-    {"wide", "MLP 784-1024-1024-10, batch 256, Fashion-MNIST", {1024, 1024}, 256, 1, 5, 40, 10},
+    {"digits", "MLP 64-128-128-10, batch 64, digits", "128,128", 64, 0, 50, 500, 100},
+    {"wide", "MLP 784-1024-1024-10, batch 256, Fashion-MNIST", "1024,1024", 256, 1, 5, 40, 10},
+    {"fashion-cnn", "CNN conv32k3,pool2,conv64k3,pool2,128-10, batch 64, Fashion-MNIST",
+     "conv32k3,pool2,conv64k3,pool2,128", 64, 1, 5, 40, 10},
 };
 #define MODEL_COUNT (sizeof models / sizeof models[0])
 
@@ -58,10 +62,12 @@ static int usage(FILE *out, int status)
             "and reports examples/s, a per-step breakdown, and N replicas against the best\n"
             "single device.\n"
             "  -d, --devices LIST  device ids, comma-separated (default: every usable device)\n"
-            "  -m, --model NAME    digits (64-128-128-10, batch 64) or wide (784-1024-1024-10,\n"
-            "                      batch 256, Fashion-MNIST); default: both\n"
-            "  -n, --steps N       timed steps per configuration (default: 500 digits, 40 wide)\n"
-            "  -w, --warmup N      untimed steps first (default: 50 digits, 5 wide)\n"
+            "  -m, --model NAME    digits (64-128-128-10, batch 64), wide (784-1024-1024-10,\n"
+            "                      batch 256, Fashion-MNIST) or fashion-cnn (conv32k3,pool2,\n"
+            "                      conv64k3,pool2,128, batch 64, Fashion-MNIST); default: all\n"
+            "  -n, --steps N       timed steps per configuration (default: 500 digits, 40 the\n"
+            "                      others)\n"
+            "  -w, --warmup N      untimed steps first (default: 50 digits, 5 the others)\n"
             "  --balance           N replicas with uneven batch shares by device speed\n"
             "  --data-dir DIR      Fashion-MNIST's IDX files (default " FASHION_DIR ")\n"
             "  --json FILE         also write the rows as JSON\n");
@@ -105,7 +111,7 @@ static void show_progress(const bt_row *r, const char *phase, unsigned done, uns
 {
     if (!isatty(STDERR_FILENO))
         return;
-    fprintf(stderr, "\r  %-6s %-28.28s %-9s %4u/%-4u", r->model->name, r->devices, phase, done,
+    fprintf(stderr, "\r  %-11s %-28.28s %-9s %4u/%-4u", r->model->name, r->devices, phase, done,
             total);
     fflush(stderr);
 }
@@ -161,8 +167,8 @@ static void options_for(const bt_options *bo, const bench_model *m, const char *
                         size_t n, train_options *o, char paths[4][512])
 {
     train_options_defaults(o);
-    o->hidden[0] = m->hidden[0];
-    o->hidden[1] = m->hidden[1];
+    char err[128];
+    layer_spec_parse(m->layers, o->hidden, MAX_LAYERS, &o->hidden_count, err, sizeof err);
     o->batch = m->batch;
     o->epochs = 100000; /* the data repeats for as long as the bench runs */
     o->progress = 0;
@@ -240,13 +246,14 @@ static int measure(const bt_options *bo, const bench_model *m, const char *const
 
 static void print_header(void)
 {
-    printf("#%-7s %8s %-28s %9s %8s | %7s %8s %10s %7s %7s | %9s\n", "model", "replicas", "devices",
-           "ex/s", "ms/step", "input", "fwd+bwd", "all-reduce", "update", "idle", "of best 1");
+    printf("#%-11s %8s %-28s %9s %8s | %7s %8s %10s %7s %7s | %9s\n", "model", "replicas",
+           "devices", "ex/s", "ms/step", "input", "fwd+bwd", "all-reduce", "update", "idle",
+           "of best 1");
 }
 
 static void print_row(const bt_row *r)
 {
-    printf(" %-7s %8zu %-28.28s %9.0f %8.3f | %7.3f %8.3f %10.3f %7.3f %7.3f |", r->model->name,
+    printf(" %-11s %8zu %-28.28s %9.0f %8.3f | %7.3f %8.3f %10.3f %7.3f %7.3f |", r->model->name,
            r->replicas, r->devices, r->examples_per_second, 1e3 * r->step_seconds, 1e3 * r->input,
            1e3 * r->loss, 1e3 * r->all_reduce, 1e3 * r->update, 1e3 * r->idle);
     if (r->of_best > 0.0)

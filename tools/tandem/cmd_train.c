@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "layer_spec.h"
 #include "train_session.h"
 
 /* What was read: which lines and columns of which files. */
@@ -24,9 +25,13 @@ static void print_setup(const train_session *ts)
            all = tdm_strategy_num_replicas(ts->strategy),
            workers = tdm_strategy_num_workers(ts->strategy);
     print_data(&ts->data);
-    printf("model    %zu parameters, optimizer %s, learning rate %g, global batch %zu\n",
-           tdm_model_parameter_count(ts->model), tdm_optimizer_name(ts->optimizer),
-           (double)tdm_optimizer_learning_rate(ts->optimizer), o->batch);
+    char layers[MAX_LAYERS * 32];
+    layer_spec_format(o->hidden, o->hidden_count, layers, sizeof layers);
+    printf("model    layers %s, %zu outputs: %zu parameters\n", layers,
+           tdm_model_output_count(ts->model), tdm_model_parameter_count(ts->model));
+    printf("         optimizer %s, learning rate %g, global batch %zu\n",
+           tdm_optimizer_name(ts->optimizer), (double)tdm_optimizer_learning_rate(ts->optimizer),
+           o->batch);
     printf("strategy %s over %zu replica%s", o->strategy, all, all == 1 ? "" : "s");
     size_t servers = tdm_strategy_num_parameter_servers(ts->strategy);
     if (servers)

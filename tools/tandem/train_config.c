@@ -5,6 +5,8 @@
 
 #include "cli_options.h"
 #include "train_config.h"
+
+#include "layer_spec.h"
 #include "train_session.h"
 
 #define RECORD_PREFIX "cli/config/"
@@ -70,11 +72,7 @@ static void optimizer_text(const train_session *ts, char *out, size_t size)
 static void current(const train_session *ts, char values[ITEM_COUNT][VALUE_MAX])
 {
     const train_options *o = ts->opts;
-    size_t used = 0;
-    values[0][0] = '\0';
-    for (size_t l = 0; l < o->hidden_count && used < VALUE_MAX; l++)
-        used += (size_t)snprintf(values[0] + used, VALUE_MAX - used, "%s%zu", l ? "," : "",
-                                 o->hidden[l]);
+    layer_spec_format(o->hidden, o->hidden_count, values[0], VALUE_MAX);
     snprintf(values[1], VALUE_MAX, "%g", (double)tdm_optimizer_learning_rate(ts->optimizer));
     optimizer_text(ts, values[2], VALUE_MAX);
     tdm_activation act = TDM_ACT_RELU;

@@ -8,6 +8,8 @@
 #include "train_config.h"
 #include "train_options.h"
 
+#include "layer_spec.h"
+
 static int usage(FILE *out, int status)
 {
     fprintf(out,
@@ -29,7 +31,12 @@ static int usage(FILE *out, int status)
             "  --test-labels FILE   IDX labels for IDX images in --test-data\n"
             "  --no-standardize     keep features as they are (default: standardise them\n"
             "                       with the training split's mean and deviation)\n"
-            "  --layers 128,128     hidden layer sizes (default 128,128)\n"
+            "  --layers 128,128     hidden layers (default 128,128): units of a dense layer,\n"
+            "                       conv32k3 (32 filters of 3x3), pool2 (max), avgpool2;\n"
+            "                       s2 after a window strides 2, valid pads nothing (e.g.\n"
+            "                       --layers conv32k3,pool2,conv64k3,pool2,128)\n"
+            "  --input-shape HxWxC  the image the features form (default: square images of\n"
+            "                       one channel, for convolution and pooling)\n"
             "  --activation NAME    relu (default), tanh, sigmoid, gelu, linear\n"
             "  --dropout RATE       dropout after each hidden layer (default 0)\n"
             "  --optimizer NAME     sgd, momentum, nesterov, adagrad, rmsprop, adam (default),\n"
@@ -94,28 +101,26 @@ static int usage(FILE *out, int status)
 static int parse_layers(const char *value, void *target, char *err, size_t err_size)
 {
     train_options *o = target;
-    o->hidden_count = 0;
-    for (const char *p = value;; p++) {
-        char unit[32];
-        size_t len = strcspn(p, ",");
-        if (o->hidden_count == MAX_LAYERS) {
-            snprintf(err, err_size, "at most %d hidden layers", MAX_LAYERS);
+    return layer_spec_parse(value, o->hidden, MAX_LAYERS, &o->hidden_count, err, err_size);
+}
+
+/* HxWxC, each from 1 to 65536 */
+static int parse_input_shape(const char *value, void *target, char *err, size_t err_size)
+{
+    size_t *shape = target;
+    const char *p = value;
+    for (int k = 0; k < 3; k++) {
+        char *end;
+        unsigned long long v = *p >= '0' && *p <= '9' ? strtoull(p, &end, 10) : 0;
+        if (!v || v > 65536 || *end != (k < 2 ? 'x' : '\0')) {
+            snprintf(err, err_size,
+                     "'%.40s' is not HEIGHTxWIDTHxCHANNELS (28x28x1, say), each 1 to 65536", value);
             return -1;
         }
-        snprintf(unit, sizeof unit, "%.*s", (int)(len < sizeof unit - 1 ? len : sizeof unit - 1),
-                 p);
-        uint64_t units;
-        if (len >= sizeof unit || cli_parse_whole(unit, 1, MAX_UNITS, &units, err, err_size)) {
-            if (len >= sizeof unit)
-                snprintf(err, err_size, "'%.20s...' is not a whole number from 1 to %d", unit,
-                         MAX_UNITS);
-            return -1;
-        }
-        o->hidden[o->hidden_count++] = (size_t)units;
-        p += len;
-        if (!*p)
-            return 0;
+        shape[k] = (size_t)v;
+        p = end + 1;
     }
+    return 0;
 }
 
 int train_parse_label_column(const char *value, void *target, char *err, size_t err_size)
@@ -171,7 +176,7 @@ void train_options_defaults(train_options *o)
 {
     memset(o, 0, sizeof *o);
     o->standardize = 1;
-    o->hidden[0] = o->hidden[1] = 128;
+    o->hidden[0] = o->hidden[1] = (tdm_layer)TDM_DENSE(128, TDM_ACT_RELU, 0.0f);
     o->hidden_count = 2;
     o->activation = "relu";
     o->optimizer = "adam";
@@ -223,6 +228,7 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
         STRING("--test-labels", test_labels),
         FLAG("--no-standardize", standardize, 0),
         CUSTOM("--layers", parse_layers, o),
+        CUSTOM("--input-shape", parse_input_shape, o->input_shape),
         CUSTOM("--activation", parse_activation, &o->activation),
         REAL("--dropout", CLI_FLOAT, dropout, 0, 1, CLI_BELOW_HI),
         CUSTOM("--optimizer", parse_optimizer, &o->optimizer),

@@ -7,33 +7,35 @@
 
 #include "cli_options.h"
 #include "device_select.h"
+#include "tandem/model.h"
 
 #define MAX_LAYERS 16
 
 typedef struct train_options {
-    const char *data;         /* CSV, or IDX images with labels; NULL: the digits */
-    const char *labels;       /* IDX labels: makes data an IDX images file */
-    const char *label_column; /* CSV: index or header name; NULL: the last column */
-    int header;               /* CSV has a header line */
-    size_t skip_rows;         /* CSV lines to pass over first */
-    const char *test_data;    /* the test split's own file (same format); NULL: held out */
-    const char *test_labels;  /* IDX labels of test_data */
-    int standardize;          /* per-feature standardisation from the training split */
-    size_t hidden[MAX_LAYERS];
+    const char *data;             /* CSV, or IDX images with labels; NULL: the digits */
+    const char *labels;           /* IDX labels: makes data an IDX images file */
+    const char *label_column;     /* CSV: index or header name; NULL: the last column */
+    int header;                   /* CSV has a header line */
+    size_t skip_rows;             /* CSV lines to pass over first */
+    const char *test_data;        /* the test split's own file (same format); NULL: held out */
+    const char *test_labels;      /* IDX labels of test_data */
+    int standardize;              /* per-feature standardisation from the training split */
+    tdm_layer hidden[MAX_LAYERS]; /* --layers (layer_spec.h): kind, units, window */
     size_t hidden_count;
+    size_t input_shape[3]; /* --input-shape: height, width, channels; 0: from the data */
     const char *activation;
     float dropout;
     const char *optimizer;
     float lr;
     float loss_scale; /* > 0: dynamic loss scaling from this scale */
-    size_t batch; /* global */
+    size_t batch;     /* global */
     unsigned epochs;
     double test_fraction;
-    cli_list devices;     /* device ids, indices or backend names; none: the default */
-    unsigned split;       /* logical devices per chosen device */
-    const char *strategy; /* "mirrored", "one-device", "multi-worker", "parameter-server" */
-    cli_list ps_devices;  /* parameter-server: the parameter devices; none: the first device */
-    size_t ps_processes;  /* parameter-server under mpirun: serving processes; 0: one process */
+    cli_list devices;      /* device ids, indices or backend names; none: the default */
+    unsigned split;        /* logical devices per chosen device */
+    const char *strategy;  /* "mirrored", "one-device", "multi-worker", "parameter-server" */
+    cli_list ps_devices;   /* parameter-server: the parameter devices; none: the first device */
+    size_t ps_processes;   /* parameter-server under mpirun: serving processes; 0: one process */
     cli_list eval_devices; /* the eval strategy's devices; none: evaluate under training's */
     uint64_t seed;
     int deterministic;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "layer_spec.h"
 #include "train_session.h"
 
 static void add(run_record *r, const char *name, const char *fmt, ...)
@@ -31,11 +32,8 @@ static void add(run_record *r, const char *name, const char *fmt, ...)
 
 static void add_layers(run_record *r, const train_options *o)
 {
-    char text[MAX_LAYERS * 12] = "";
-    size_t used = 0;
-    for (size_t l = 0; l < o->hidden_count; l++)
-        used +=
-            (size_t)snprintf(text + used, sizeof text - used, "%s%zu", l ? "," : "", o->hidden[l]);
+    char text[MAX_LAYERS * 32];
+    layer_spec_format(o->hidden, o->hidden_count, text, sizeof text);
     add(r, "layers", "%s", text);
 }
 

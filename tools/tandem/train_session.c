@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "output_path.h"
+#include "layer_spec.h"
 #include "train_session.h"
 
 static int fail(const char *what)
@@ -18,9 +19,8 @@ static int make_parameter_server(train_session *ts, tdm_device *const *workers, 
                                  const tdm_strategy_options *so)
 {
     if (ts->opts->ps_processes)
-        return tdm_strategy_create_parameter_server_job(ts->ctx, workers, count,
-                                                        ts->opts->ps_processes, so,
-                                                        &ts->strategy) == TDM_OK
+        return tdm_strategy_create_parameter_server_job(
+                   ts->ctx, workers, count, ts->opts->ps_processes, so, &ts->strategy) == TDM_OK
                    ? 0
                    : fail("strategy");
     tdm_device *ps[MAX_SELECTED];
@@ -87,21 +87,55 @@ static int take_role(train_session *ts)
     return -1;
 }
 
+/* The image the features form: --input-shape, or a square of one channel. */
+static int input_image(const train_session *ts, tdm_model_options *mo)
+{
+    const train_options *o = ts->opts;
+    size_t side = 1, features = ts->data.features;
+    while ((side + 1) * (side + 1) <= features)
+        side++;
+    size_t h = o->input_shape[0], w = o->input_shape[1], c = o->input_shape[2];
+    if (!h) {
+        h = w = side;
+        c = 1;
+    }
+    if (h * w * c != features) {
+        fprintf(stderr, "tandem train: the data has %zu features, which %s\n", features,
+                o->input_shape[0] ? "is not the count --input-shape gives"
+                                  : "form no square image for convolution and pooling: give "
+                                    "--input-shape HxWxC");
+        return -1;
+    }
+    mo->input_height = h;
+    mo->input_width = w;
+    mo->input_channels = c;
+    return 0;
+}
+
 static int make_model(train_session *ts)
 {
     const train_options *o = ts->opts;
-    tdm_dense_layer layers[MAX_LAYERS + 1];
+    tdm_layer layers[MAX_LAYERS + 1];
     tdm_activation act;
     if (tdm_activation_parse(o->activation, &act) != TDM_OK)
         return fail("--activation");
-    for (size_t l = 0; l < o->hidden_count; l++)
-        layers[l] = (tdm_dense_layer){o->hidden[l], act, o->dropout};
-    layers[o->hidden_count] = (tdm_dense_layer){ts->data.classes, TDM_ACT_LINEAR, 0.0f};
+    /* activation after every dense and conv2d layer, dropout after every dense one */
+    for (size_t l = 0; l < o->hidden_count; l++) {
+        layers[l] = o->hidden[l];
+        if (layers[l].kind == TDM_LAYER_DENSE || layers[l].kind == TDM_LAYER_CONV2D)
+            layers[l].activation = act;
+        if (layers[l].kind == TDM_LAYER_DENSE)
+            layers[l].dropout = o->dropout;
+    }
+    layers[o->hidden_count] = (tdm_layer)TDM_DENSE(ts->data.classes, TDM_ACT_LINEAR, 0.0f);
     tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
     mo.input_features = ts->data.features;
     mo.layers = layers;
     mo.layer_count = o->hidden_count + 1;
     mo.seed = o->seed;
+    if ((o->input_shape[0] || layer_spec_has_images(o->hidden, o->hidden_count)) &&
+        input_image(ts, &mo) != 0)
+        return -1;
     if (tdm_model_create(ts->strategy, &mo, &ts->model) != TDM_OK)
         return fail("model");
     /* Predictions from a saved model start from the data as the file has it. */
@@ -121,16 +155,16 @@ static int make_evaluator(train_session *ts)
         size_t count = 0;
         if (cli_find_devices(ts->ctx, &ts->opts->eval_devices, devices, &count) != 0)
             return -1;
-        tdm_status s = count == 1 ? tdm_strategy_create_one_device(devices[0], NULL,
-                                                                     &ts->eval_strategy)
-                                  : tdm_strategy_create_mirrored(ts->ctx, devices, count, NULL,
-                                                                 &ts->eval_strategy);
+        tdm_status s =
+            count == 1
+                ? tdm_strategy_create_one_device(devices[0], NULL, &ts->eval_strategy)
+                : tdm_strategy_create_mirrored(ts->ctx, devices, count, NULL, &ts->eval_strategy);
         if (s != TDM_OK)
             return fail("--eval-devices");
         config.eval_distribute = ts->eval_strategy;
     }
     return tdm_evaluator_create(ts->model, &config, &ts->evaluator) == TDM_OK ? 0
-                                                                               : fail("evaluation");
+                                                                              : fail("evaluation");
 }
 
 static int make_optimizer(train_session *ts)
@@ -142,7 +176,7 @@ static int make_optimizer(train_session *ts)
     int plain = oo.kind == TDM_OPT_SGD || oo.kind == TDM_OPT_MOMENTUM;
     oo.learning_rate.initial = o->lr > 0.0f ? o->lr : plain ? 0.1f : 0.001f;
     return tdm_optimizer_create(ts->strategy, &oo, &ts->optimizer) == TDM_OK ? 0
-                                                                              : fail("optimizer");
+                                                                             : fail("optimizer");
 }
 
 static int make_train_op(train_session *ts)

@@ -1,0 +1,178 @@
+/* A model's layers checked and laid out: each layer's input and output images, its
+ * window and its variables, and the names they go by. */
+#include <stdio.h>
+
+#include "device/checked_size.h"
+#include "device/error.h"
+#include "train/model_impl.h"
+
+static const char *const kind_names[] = {"dense", "conv2d", "max_pool2d", "avg_pool2d"};
+
+const char *tdm_layer_kind_name(tdm_layer_kind kind)
+{
+    return kind_names[kind];
+}
+
+void tdm_layer_variable_name(tdm_layer_kind kind, size_t l, int bias, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%zu/%s", kind_names[kind], l, bias ? "bias" : "kernel");
+}
+
+size_t tdm_model_variable_layer(const tdm_model *m, size_t i)
+{
+    size_t l = 0;
+    while (m->plans[l].first_var + m->plans[l].var_count <= i)
+        l++;
+    return l;
+}
+
+void tdm_model_variable_name(const tdm_model *m, size_t i, char *buf, size_t size)
+{
+    size_t l = tdm_model_variable_layer(m, i);
+    tdm_layer_variable_name(m->layers[l].kind, l, i > m->plans[l].first_var, buf, size);
+}
+
+tdm_shape tdm_layer_variable_shape(const tdm_layer *d, const tdm_layer_plan *p, int bias)
+{
+    if (bias)
+        return TDM_SHAPE(d->units);
+    if (d->kind == TDM_LAYER_CONV2D)
+        return TDM_SHAPE(d->kernel_h, d->kernel_w, p->in_c, d->units);
+    return TDM_SHAPE(tdm_plan_in_features(p), d->units);
+}
+
+/* The input as an image: given in full, or flat. */
+static tdm_status input_image(tdm_model_options *o, tdm_layer_plan *first, const char *f)
+{
+    size_t h = o->input_height, w = o->input_width, c = o->input_channels, n;
+    if (!h && !w && !c) {
+        *first = (tdm_layer_plan){.in_h = 1, .in_w = 1, .in_c = o->input_features};
+        return o->input_features
+                   ? TDM_OK
+                   : tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: a model needs input_features", f);
+    }
+    if (!h || !w || !c || tdm_mul3_overflows(h, w, c, &n) || n > UINT32_MAX ||
+        (o->input_features && o->input_features != n))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: an input image of %zu x %zu x %zu needs all three dimensions, and "
+                        "input_features (%zu) 0 or their product",
+                        f, h, w, c, o->input_features);
+    o->input_features = n;
+    *first = (tdm_layer_plan){.in_h = h, .in_w = w, .in_c = c};
+    return TDM_OK;
+}
+
+/* Windows along one dimension of `in` positions, and the padding before them. */
+static tdm_status windows(size_t in, size_t k, size_t stride, tdm_padding padding, size_t *out,
+                          size_t *pad, const char *f, size_t l)
+{
+    if (padding == TDM_PADDING_VALID) {
+        if (in < k)
+            return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                            "%s: layer %zu: a window of %zu does not fit its input of %zu with "
+                            "VALID padding",
+                            f, l, k, in);
+        *out = (in - k) / stride + 1;
+        *pad = 0;
+        return TDM_OK;
+    }
+    *out = (in + stride - 1) / stride;
+    size_t need = (*out - 1) * stride + k;
+    *pad = need > in ? (need - in) / 2 : 0;
+    return TDM_OK;
+}
+
+/* The window of a conv2d or pooling layer, and its output image. */
+static tdm_status image_layer(const tdm_layer *d, tdm_layer_plan *p, const char *f, size_t l)
+{
+    int pool = d->kind != TDM_LAYER_CONV2D;
+    if (!d->kernel_h || !d->kernel_w || d->kernel_h > 4096 || d->kernel_w > 4096 ||
+        d->stride_h > 4096 || d->stride_w > 4096 || (unsigned)d->padding > TDM_PADDING_VALID)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: layer %zu (%s) needs a window of 1 to 4096 each way, strides up to "
+                        "4096 and a known padding",
+                        f, l, kind_names[d->kind]);
+    p->win = (tdm_window){.height = d->kernel_h,
+                          .width = d->kernel_w,
+                          .stride_h = d->stride_h ? d->stride_h
+                                      : pool      ? d->kernel_h
+                                                  : 1,
+                          .stride_w = d->stride_w ? d->stride_w
+                                      : pool      ? d->kernel_w
+                                                  : 1};
+    tdm_status s = windows(p->in_h, d->kernel_h, p->win.stride_h, d->padding, &p->out_h,
+                           &p->win.pad_top, f, l);
+    if (s == TDM_OK)
+        s = windows(p->in_w, d->kernel_w, p->win.stride_w, d->padding, &p->out_w, &p->win.pad_left,
+                    f, l);
+    p->out_c = pool ? p->in_c : d->units;
+    return s;
+}
+
+static tdm_status check_layer(const tdm_layer *d, const char *f, size_t l)
+{
+    if ((unsigned)d->kind > TDM_LAYER_AVG_POOL2D)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: layer %zu has an unknown kind %d", f, l,
+                        (int)d->kind);
+    if (!tdm_layer_activates(d)) {
+        if (d->units || d->activation != TDM_ACT_LINEAR || d->dropout != 0.0f)
+            return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                            "%s: layer %zu (%s) takes no units, activation or dropout", f, l,
+                            kind_names[d->kind]);
+        return TDM_OK;
+    }
+    if (!d->units || (unsigned)d->activation > TDM_ACT_GELU ||
+        !(d->dropout >= 0.0f && d->dropout < 1.0f))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: layer %zu needs units > 0, a known activation and a dropout "
+                        "rate in [0, 1)",
+                        f, l);
+    return TDM_OK;
+}
+
+tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const char *f)
+{
+    tdm_status s = input_image(o, &plans[0], f);
+    size_t vars = 0;
+    for (size_t l = 0; l < o->layer_count && s == TDM_OK; l++) {
+        const tdm_layer *d = &o->layers[l];
+        tdm_layer_plan *p = &plans[l];
+        if (l)
+            *p = (tdm_layer_plan){
+                .in_h = plans[l - 1].out_h, .in_w = plans[l - 1].out_w, .in_c = plans[l - 1].out_c};
+        s = check_layer(d, f, l);
+        if (s != TDM_OK)
+            break;
+        if (d->kind == TDM_LAYER_DENSE) {
+            p->out_h = p->out_w = 1;
+            p->out_c = d->units;
+        } else if (l ? o->layers[l - 1].kind == TDM_LAYER_DENSE : !o->input_height) {
+            s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: layer %zu (%s) needs an image: %s", f, l,
+                         kind_names[d->kind],
+                         l ? "a dense layer's output is flat"
+                           : "give input_height, input_width and input_channels");
+        } else {
+            s = image_layer(d, p, f, l);
+        }
+        size_t in = tdm_plan_in_features(p), weights, out;
+        size_t fan = d->kind == TDM_LAYER_DENSE ? in : d->kernel_h * d->kernel_w * p->in_c;
+        if (s == TDM_OK &&
+            tdm_mul3_overflows(fan, d->units ? d->units : 1, sizeof(float), &weights))
+            s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                         "%s: layer %zu: %zu x %zu weights are more than memory can address", f, l,
+                         fan, d->units);
+        if (s == TDM_OK &&
+            (tdm_mul3_overflows(p->out_h, p->out_w, p->out_c, &out) || out > UINT32_MAX))
+            s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                         "%s: layer %zu: %zu x %zu x %zu outputs an example are more than one "
+                         "launch addresses",
+                         f, l, p->out_h, p->out_w, p->out_c);
+        p->first_var = vars;
+        p->var_count = tdm_layer_activates(d) ? 2 : 0;
+        vars += p->var_count;
+    }
+    if (s == TDM_OK &&
+        ((unsigned)o->loss > TDM_LOSS_MEAN_SQUARED_ERROR || (unsigned)o->reduction > TDM_LOSS_SUM))
+        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: unknown loss or reduction", f);
+    return s;
+}

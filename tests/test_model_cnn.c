@@ -1,0 +1,418 @@
+/* Convolutional models: the digits as 8 x 8 images through convolution, max and
+ * average pooling and dense layers. N replicas train like one replica on the global
+ * batch; the model's gradients (conv2d filters and biases, pooling's routing, the
+ * flattening dense layer) match central differences of its loss; a saved model
+ * predicts the same bits after loading; options that make no model are refused. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "scratch.h"
+
+#define STEPS 30
+#define FEATURES 64
+#define CLASSES 10
+
+static tdm_context *ctx;
+static tdm_device *devs[3];
+static size_t n_devs;
+static const char *digits_path;
+
+/* conv 6 filters 3x3 SAME, max pool 2 (4x4), conv 8 filters 3x3 stride 1 VALID (2x2),
+ * average pool 2 over SAME (1x1), dense 16 with dropout, dense 10. */
+static const tdm_layer cnn[] = {
+    TDM_CONV2D(6, 3, TDM_ACT_RELU),
+    TDM_MAX_POOL2D(2),
+    {.kind = TDM_LAYER_CONV2D,
+     .units = 8,
+     .activation = TDM_ACT_TANH,
+     .kernel_h = 3,
+     .kernel_w = 3,
+     .padding = TDM_PADDING_VALID},
+    TDM_AVG_POOL2D(2),
+    TDM_DENSE(16, TDM_ACT_RELU, 0.25f),
+    TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f),
+};
+#define CNN_LAYERS (sizeof cnn / sizeof cnn[0])
+
+static tdm_model_options cnn_options(void)
+{
+    tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
+    mo.layers = cnn;
+    mo.layer_count = CNN_LAYERS;
+    mo.input_height = mo.input_width = 8;
+    mo.input_channels = 1;
+    mo.seed = 5;
+    return mo;
+}
+
+typedef struct trainer {
+    tdm_strategy *strategy;
+    tdm_model *model;
+    tdm_optimizer *opt;
+    tdm_train_op *op;
+} trainer;
+
+static void trainer_open(trainer *t, tdm_device *const *d, size_t n, float lr)
+{
+    memset(t, 0, sizeof *t);
+    CHECK_OK(n == 1 ? tdm_strategy_create_one_device(d[0], NULL, &t->strategy)
+                    : tdm_strategy_create_mirrored(ctx, d, n, NULL, &t->strategy));
+    tdm_model_options mo = cnn_options();
+    CHECK_OK(tdm_model_create(t->strategy, &mo, &t->model));
+    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
+    oo.kind = TDM_OPT_SGD;
+    oo.learning_rate.initial = lr;
+    CHECK_OK(tdm_optimizer_create(t->strategy, &oo, &t->opt));
+    CHECK(tdm_model_variable_count(t->model) == 8);
+    tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
+    to.loss_fn = tdm_model_loss;
+    to.loss_user = t->model;
+    to.optimizer = t->opt;
+    to.seed = 3;
+    CHECK_OK(tdm_train_op_create(t->strategy, &to, &t->op));
+}
+
+static void trainer_close(trainer *t)
+{
+    tdm_train_op_destroy(t->op);
+    tdm_optimizer_destroy(t->opt);
+    tdm_model_destroy(t->model);
+    tdm_strategy_destroy(t->strategy);
+}
+
+static tdm_dataset *digits(size_t batch, int64_t epochs)
+{
+    tdm_dataset *ds = NULL, *train = NULL, *test = NULL;
+    CHECK_OK(tdm_dataset_from_csv(digits_path, NULL, &ds));
+    CHECK_OK(tdm_dataset_split(ds, 0.8, &train, &test));
+    float mean[FEATURES], std[FEATURES];
+    CHECK_OK(tdm_dataset_feature_stats(train, mean, std));
+    CHECK_OK(tdm_dataset_standardize(train, mean, std));
+    CHECK_OK(tdm_dataset_shuffle(train, 7));
+    CHECK_OK(tdm_dataset_batch(train, batch, 0));
+    CHECK_OK(tdm_dataset_repeat(train, epochs));
+    tdm_dataset_destroy(ds);
+    tdm_dataset_destroy(test);
+    return train;
+}
+
+static size_t train_steps(trainer *t, tdm_dataset *ds, size_t steps, double *losses)
+{
+    tdm_distributed_dataset *dist = NULL;
+    tdm_distributed_iterator *it = NULL;
+    CHECK_OK(tdm_distribute_dataset(t->strategy, ds, NULL, &dist));
+    CHECK_OK(tdm_distributed_iterator_create(dist, &it));
+    size_t done = 0;
+    const tdm_distributed_batch *b = NULL;
+    while (done < steps && it && tdm_distributed_iterator_next(it, &b) == TDM_OK &&
+           b->global_batch_size) {
+        if (tdm_train_op_run(t->op, b, &losses[done]) != TDM_OK) {
+            CHECK_OK(tdm_train_op_run(t->op, b, &losses[done]));
+            break;
+        }
+        done++;
+    }
+    tdm_distributed_iterator_destroy(it);
+    tdm_distributed_dataset_destroy(dist);
+    return done;
+}
+
+/* The N == 1 rule for a convolutional model: every step's loss within 1e-4 of one
+ * replica's on the same global batch (the 23rd a partial batch, split unevenly), and
+ * the loss falls. */
+static void check_equivalence(void)
+{
+    tdm_dataset *ds = digits(64, 2);
+    trainer one, many;
+    double a[STEPS], b[STEPS];
+    trainer_open(&one, devs, 1, 0.1f);
+    trainer_open(&many, devs, n_devs, 0.1f);
+    CHECK(train_steps(&one, ds, STEPS, a) == STEPS);
+    CHECK(train_steps(&many, ds, STEPS, b) == STEPS);
+    double worst = 0.0;
+    for (size_t i = 0; i < STEPS; i++)
+        worst = fmax(worst, fabs(a[i] - b[i]) / fabs(a[i]));
+    fprintf(stderr,
+            "cnn: %zu replicas against 1: worst relative loss difference %g; loss %.4f -> "
+            "%.4f\n",
+            n_devs, worst, a[0], a[STEPS - 1]);
+    CHECK(worst <= 1e-4);
+    CHECK(a[STEPS - 1] < 0.85 * a[0]);
+    CHECK_OK(tdm_strategy_check_mirrored(many.strategy));
+    trainer_close(&one);
+    trainer_close(&many);
+    tdm_dataset_destroy(ds);
+}
+
+/* The mean loss of the batch under the model's current weights. */
+static double batch_loss(tdm_model *m, const tdm_dataset *batch)
+{
+    tdm_evaluation e;
+    CHECK_OK(tdm_model_evaluate(m, batch, &e));
+    return e.loss;
+}
+
+/* One SGD step of rate 1 on one batch moves every weight by minus its gradient; each
+ * tested weight's gradient must match the central difference of the loss. The
+ * dense layer's dropout would make the step's loss another function than the
+ * evaluation's, so this model keeps the other layers and drops no units. */
+static void check_gradients(void)
+{
+    enum { ROWS = 24 };
+    tdm_dataset *all = digits(ROWS, 1);
+    tdm_dataset_iterator *it = NULL;
+    const tdm_batch *first = NULL;
+    CHECK_OK(tdm_dataset_iterator_create(all, &it));
+    CHECK_OK(tdm_dataset_iterator_next(it, &first));
+    tdm_dataset *batch = NULL;
+    CHECK_OK(
+        tdm_dataset_from_arrays(first->features, first->labels, ROWS, FEATURES, CLASSES, &batch));
+    CHECK_OK(tdm_dataset_batch(batch, ROWS, 0));
+    tdm_layer layers[CNN_LAYERS];
+    memcpy(layers, cnn, sizeof layers);
+    layers[4].dropout = 0.0f;
+    trainer t;
+    memset(&t, 0, sizeof t);
+    CHECK_OK(tdm_strategy_create_mirrored(ctx, devs, n_devs, NULL, &t.strategy));
+    tdm_model_options mo = cnn_options();
+    mo.layers = layers;
+    CHECK_OK(tdm_model_create(t.strategy, &mo, &t.model));
+    size_t n_vars = tdm_model_variable_count(t.model);
+    float *before[8] = {0}, *after[8] = {0};
+    for (size_t v = 0; v < n_vars && v < 8; v++) {
+        tdm_shape shape = tdm_variable_shape(tdm_model_variable(t.model, v));
+        size_t n = tdm_shape_count(&shape);
+        before[v] = malloc(n * sizeof(float));
+        after[v] = malloc(n * sizeof(float));
+        CHECK_OK(tdm_variable_read(tdm_model_variable(t.model, v), before[v], n * sizeof(float)));
+    }
+    double loss0 = batch_loss(t.model, batch);
+    /* the step: SGD of rate 1 on the same batch */
+    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
+    oo.kind = TDM_OPT_SGD;
+    oo.learning_rate.initial = 1.0f;
+    CHECK_OK(tdm_optimizer_create(t.strategy, &oo, &t.opt));
+    tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
+    to.loss_fn = tdm_model_loss;
+    to.loss_user = t.model;
+    to.optimizer = t.opt;
+    CHECK_OK(tdm_train_op_create(t.strategy, &to, &t.op));
+    double step_loss = 0.0;
+    CHECK(train_steps(&t, batch, 1, &step_loss) == 1);
+    CHECK(fabs(step_loss - loss0) <= 1e-5 * fabs(loss0));
+    /* every variable back to its weights before the step, then one weight at a time */
+    for (size_t v = 0; v < n_vars && v < 8; v++) {
+        tdm_variable *var = tdm_model_variable(t.model, v);
+        tdm_shape shape = tdm_variable_shape(var);
+        size_t bytes = tdm_shape_count(&shape) * sizeof(float);
+        CHECK_OK(tdm_variable_read(var, after[v], bytes));
+        CHECK_OK(tdm_variable_assign_host(var, TDM_ASSIGN, before[v], bytes));
+    }
+    double worst = 0.0;
+    size_t tested = 0;
+    for (size_t v = 0; v < n_vars && v < 8; v++) {
+        tdm_variable *var = tdm_model_variable(t.model, v);
+        tdm_shape shape = tdm_variable_shape(var);
+        size_t n = tdm_shape_count(&shape), bytes = n * sizeof(float);
+        for (size_t k = 0; k < n; k += n / 5 + 1, tested++) {
+            double grad = (double)before[v][k] - after[v][k], h = 2e-3, saved = before[v][k];
+            before[v][k] = (float)(saved + h);
+            CHECK_OK(tdm_variable_assign_host(var, TDM_ASSIGN, before[v], bytes));
+            double up = batch_loss(t.model, batch);
+            before[v][k] = (float)(saved - h);
+            CHECK_OK(tdm_variable_assign_host(var, TDM_ASSIGN, before[v], bytes));
+            double down = batch_loss(t.model, batch);
+            before[v][k] = (float)saved;
+            CHECK_OK(tdm_variable_assign_host(var, TDM_ASSIGN, before[v], bytes));
+            double numeric = (up - down) / (2 * h), err = fabs(numeric - grad);
+            if (err > 3e-2 * fabs(grad) + 2e-4)
+                fprintf(stderr, "  %s[%zu]: gradient %.6g, central difference %.6g\n",
+                        tdm_variable_name(var), k, grad, numeric);
+            CHECK(err <= 3e-2 * fabs(grad) + 2e-4);
+            worst = fmax(worst, err / (fabs(grad) + 1e-3));
+        }
+    }
+    fprintf(stderr,
+            "cnn: %zu gradients against central differences, worst error %.3g of "
+            "|gradient| + 1e-3\n",
+            tested, worst);
+    for (size_t v = 0; v < 8; v++) {
+        free(before[v]);
+        free(after[v]);
+    }
+    trainer_close(&t);
+    tdm_dataset_iterator_destroy(it);
+    tdm_dataset_destroy(batch);
+    tdm_dataset_destroy(all);
+}
+
+/* A trained CNN saved and loaded predicts the same bits, and its file names the layers. */
+static void check_file(void)
+{
+    tdm_dataset *ds = digits(64, 1);
+    trainer t;
+    double losses[10];
+    trainer_open(&t, devs, n_devs, 0.1f);
+    CHECK(train_steps(&t, ds, 10, losses) == 10);
+    float x[4 * FEATURES], want[4 * CLASSES], got[4 * CLASSES];
+    for (size_t i = 0; i < 4 * FEATURES; i++)
+        x[i] = (float)((i * 7) % 13) / 6.0f - 1.0f;
+    CHECK_OK(tdm_model_predict(t.model, x, 4, want));
+    char path[4096];
+    scratch_root("tdm_cnn");
+    scratch_path(path, "cnn.safetensors", 0);
+    CHECK_OK(tdm_model_save(t.model, path));
+    tdm_model *back = NULL;
+    CHECK_OK(tdm_model_load(t.strategy, path, &back));
+    CHECK_OK(tdm_model_predict(back, x, 4, got));
+    CHECK(!memcmp(want, got, sizeof got));
+    CHECK(tdm_model_parameter_count(back) == tdm_model_parameter_count(t.model));
+    CHECK(tdm_model_parameter_count(back) == 6 * 9 + 6 + 8 * 54 + 8 + 8 * 16 + 16 + 16 * 10 + 10);
+    CHECK(tdm_model_input_count(back) == FEATURES && tdm_model_output_count(back) == CLASSES);
+    tdm_model_destroy(back);
+    scratch_remove();
+    trainer_close(&t);
+    tdm_dataset_destroy(ds);
+}
+
+/* The public operations on a case worked by hand, SAME's arithmetic, and the
+ * arguments they refuse. */
+static void check_ops(void)
+{
+    tdm_device *d = devs[n_devs - 1];
+    tdm_tensor *x = NULL, *f = NULL, *y = NULL, *p = NULL, *dx = NULL;
+    CHECK_OK(tdm_tensor_create(d, TDM_F32, &TDM_SHAPE(1, 3, 3, 1), &x));
+    CHECK_OK(tdm_tensor_create(d, TDM_F32, &TDM_SHAPE(2, 2, 1, 2), &f));
+    CHECK_OK(tdm_tensor_create(d, TDM_F32, &TDM_SHAPE(1, 2, 2, 2), &y));
+    CHECK_OK(tdm_tensor_create(d, TDM_F32, &TDM_SHAPE(1, 2, 2, 1), &p));
+    CHECK_OK(tdm_tensor_create(d, TDM_F32, &TDM_SHAPE(1, 3, 3, 1), &dx));
+    const float xv[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, fv[8] = {1, 0, 1, 0, 1, 0, 1, 1};
+    CHECK_OK(tdm_tensor_write(x, xv, sizeof xv));
+    CHECK_OK(tdm_tensor_write(f, fv, sizeof fv));
+    /* a 2x2 window, stride 1, no padding: filter 0 sums the window, filter 1 takes
+     * its bottom right */
+    tdm_window win = {.height = 2, .width = 2, .stride_h = 1, .stride_w = 1};
+    float got[8];
+    CHECK_OK(tdm_op_conv2d(y, x, f, &win));
+    CHECK_OK(tdm_tensor_read(y, got, sizeof got));
+    const float want[8] = {12, 5, 16, 6, 24, 8, 28, 9};
+    CHECK(!memcmp(got, want, sizeof want));
+    /* max pooling 2x2 stride 2 with SAME padding over 3x3: 2x2 windows, the last row
+     * and column padded */
+    tdm_window pool = {.height = 2, .width = 2, .stride_h = 2, .stride_w = 2};
+    size_t oh = 0, ow = 0;
+    tdm_window_same(&pool, 3, 3, &oh, &ow);
+    CHECK(oh == 2 && ow == 2 && pool.pad_top == 0 && pool.pad_left == 0);
+    CHECK_OK(tdm_op_pool2d(TDM_POOL_MAX, p, x, &pool));
+    CHECK_OK(tdm_tensor_read(p, got, 4 * sizeof(float)));
+    CHECK(got[0] == 5 && got[1] == 6 && got[2] == 8 && got[3] == 9);
+    const float ones[4] = {1, 1, 1, 1};
+    CHECK_OK(tdm_tensor_write(p, ones, sizeof ones));
+    CHECK_OK(tdm_op_pool2d_grad(TDM_POOL_MAX, dx, p, x, &pool));
+    float g[9];
+    CHECK_OK(tdm_tensor_read(dx, g, sizeof g));
+    CHECK(g[4] == 1 && g[5] == 1 && g[7] == 1 && g[8] == 1 && g[0] == 0 && g[3] == 0);
+    tdm_window odd = {.height = 3, .width = 1, .stride_h = 2, .stride_w = 1};
+    tdm_window_same(&odd, 4, 5, &oh, &ow);
+    CHECK(oh == 2 && ow == 5 && odd.pad_top == 0 && odd.pad_left == 0);
+    odd.stride_h = 1;
+    tdm_window_same(&odd, 4, 5, &oh, &ow);
+    CHECK(oh == 4 && odd.pad_top == 1);
+    /* refusals */
+    CHECK_FAILS(tdm_op_conv2d(p, x, f, &win), TDM_ERR_INVALID_ARGUMENT,
+                "'y' is [1, 2, 2, 1]; with 'x' of batch 1 it must be [1, *, *, 2]");
+    win.height = 3;
+    CHECK_FAILS(tdm_op_conv2d(y, x, f, &win), TDM_ERR_INVALID_ARGUMENT,
+                "the filter is [2, 2, 1, 2]; a 3 x 2 window over 1 channels needs");
+    win.height = 2;
+    win.stride_w = 0;
+    CHECK_FAILS(tdm_op_conv2d(y, x, f, &win), TDM_ERR_INVALID_ARGUMENT, "each must be at least 1");
+    win.stride_w = 1;
+    win.pad_left = 2;
+    CHECK_FAILS(tdm_op_conv2d_grad_input(x, y, f, &win), TDM_ERR_INVALID_ARGUMENT,
+                "padding 0 above and 2 left of the image");
+    win.pad_left = 0;
+    CHECK_FAILS(tdm_op_conv2d_grad_filter(f, f, y, &win), TDM_ERR_INVALID_ARGUMENT,
+                "'dy' is [1, 2, 2, 2]; with 'x' of batch 2");
+    CHECK_FAILS(tdm_op_pool2d(TDM_POOL_MAX, p, f, NULL), TDM_ERR_INVALID_ARGUMENT,
+                "argument 'win' is NULL");
+    CHECK_FAILS(tdm_op_pool2d_grad(TDM_POOL_MAX, dx, p, NULL, &pool), TDM_ERR_INVALID_ARGUMENT,
+                "argument 'x' is NULL");
+    CHECK_FAILS(tdm_op_pool2d((tdm_pooling)7, p, x, &pool), TDM_ERR_INVALID_ARGUMENT,
+                "unknown pooling 7");
+    tdm_tensor *flat = NULL;
+    CHECK_OK(tdm_tensor_create(d, TDM_F32, &TDM_SHAPE(9), &flat));
+    CHECK_FAILS(tdm_op_pool2d(TDM_POOL_AVERAGE, p, flat, &pool), TDM_ERR_INVALID_ARGUMENT,
+                "'x' has shape [9], expected rank 4");
+    tdm_tensor_destroy(flat);
+    tdm_tensor_destroy(dx);
+    tdm_tensor_destroy(p);
+    tdm_tensor_destroy(y);
+    tdm_tensor_destroy(f);
+    tdm_tensor_destroy(x);
+}
+
+/* Options that make no model, each refused with its reason. */
+static void check_refusals(void)
+{
+    tdm_strategy *s = NULL;
+    CHECK_OK(tdm_strategy_create_one_device(devs[0], NULL, &s));
+    tdm_model *m = NULL;
+    tdm_layer layers[3] = {TDM_CONV2D(4, 3, TDM_ACT_RELU), TDM_DENSE(3, TDM_ACT_LINEAR, 0.0f)};
+    tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
+    mo.layers = layers;
+    mo.layer_count = 2;
+    mo.input_features = 64;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 0 (conv2d) needs an image: give input_height");
+    mo.input_height = mo.input_width = 8;
+    mo.input_channels = 2;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "input_features (64) 0 or their product");
+    mo.input_channels = 1;
+    layers[0].padding = TDM_PADDING_VALID;
+    layers[0].kernel_h = 9;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 0: a window of 9 does not fit its input of 8 with VALID padding");
+    layers[0] = (tdm_layer)TDM_DENSE(4, TDM_ACT_RELU, 0.0f);
+    layers[1] = (tdm_layer)TDM_MAX_POOL2D(2);
+    layers[2] = (tdm_layer)TDM_DENSE(3, TDM_ACT_LINEAR, 0.0f);
+    mo.layer_count = 3;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 1 (max_pool2d) needs an image: a dense layer's output is flat");
+    layers[0] = (tdm_layer)TDM_AVG_POOL2D(2);
+    layers[0].units = 3;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 0 (avg_pool2d) takes no units, activation or dropout");
+    layers[0].units = 0;
+    layers[0].kind = (tdm_layer_kind)9;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 0 has an unknown kind 9");
+    CHECK(m == NULL);
+    tdm_strategy_destroy(s);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_model_cnn SCENARIO DIGITS_CSV\n");
+        return 2;
+    }
+    digits_path = argv[2];
+    ctx = test_context(test_scenario_backends(argv[1]));
+    n_devs = test_scenario_devices(ctx, argv[1], devs);
+    CHECK(n_devs >= 2);
+    if (n_devs >= 2) {
+        check_equivalence();
+        check_gradients();
+        check_file();
+        check_ops();
+        check_refusals();
+    }
+    CHECK(tdm_context_validation_messages(ctx) == 0);
+    tdm_context_destroy(ctx);
+    return test_finish(argv[1]);
+}

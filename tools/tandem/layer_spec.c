@@ -1,0 +1,149 @@
+/* Reading and writing tandem train's compact model description (layer_spec.h). */
+#include "layer_spec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_UNITS 65536
+#define MAX_WINDOW 4096
+
+/* A whole number from 1 to max at *p, moving p past it; 0 when there is none. */
+static size_t number(const char **p, size_t max)
+{
+    if (**p < '0' || **p > '9')
+        return 0;
+    char *end;
+    unsigned long long v = strtoull(*p, &end, 10);
+    *p = end;
+    return v >= 1 && v <= max ? (size_t)v : 0;
+}
+
+static int starts(const char **p, const char *word)
+{
+    size_t n = strlen(word);
+    if (strncmp(*p, word, n) != 0)
+        return 0;
+    *p += n;
+    return 1;
+}
+
+/* The window's k<h>[x<w>], then s<stride>[x<stride>] and "valid", of a conv2d or pooling item. */
+static int window(const char **p, tdm_layer *d, int conv)
+{
+    if (conv && !starts(p, "k"))
+        return -1;
+    d->kernel_h = d->kernel_w = number(p, MAX_WINDOW);
+    if (starts(p, "x"))
+        d->kernel_w = number(p, MAX_WINDOW);
+    if (!d->kernel_h || !d->kernel_w)
+        return -1;
+    if (starts(p, "s")) {
+        d->stride_h = d->stride_w = number(p, MAX_WINDOW);
+        if (starts(p, "x"))
+            d->stride_w = number(p, MAX_WINDOW);
+        if (!d->stride_h || !d->stride_w)
+            return -1;
+    }
+    d->padding = starts(p, "valid") ? TDM_PADDING_VALID : TDM_PADDING_SAME;
+    return 0;
+}
+
+static int item(const char *p, tdm_layer *d)
+{
+    *d = (tdm_layer){.kind = TDM_LAYER_DENSE};
+    if (starts(&p, "conv")) {
+        d->kind = TDM_LAYER_CONV2D;
+        d->units = number(&p, MAX_UNITS);
+        if (!d->units || window(&p, d, 1))
+            return -1;
+    } else if (starts(&p, "avgpool")) {
+        d->kind = TDM_LAYER_AVG_POOL2D;
+        if (window(&p, d, 0))
+            return -1;
+    } else if (starts(&p, "maxpool") || starts(&p, "pool")) {
+        d->kind = TDM_LAYER_MAX_POOL2D;
+        if (window(&p, d, 0))
+            return -1;
+    } else {
+        starts(&p, "dense");
+        d->units = number(&p, MAX_UNITS);
+        if (!d->units)
+            return -1;
+    }
+    return *p ? -1 : 0;
+}
+
+int layer_spec_parse(const char *text, tdm_layer *layers, size_t max, size_t *count, char *err,
+                     size_t err_size)
+{
+    *count = 0;
+    for (const char *p = text;; p++) {
+        char one[48];
+        size_t len = strcspn(p, ",");
+        if (*count == max) {
+            snprintf(err, err_size, "at most %zu hidden layers", max);
+            return -1;
+        }
+        snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one - 1 ? len : sizeof one - 1), p);
+        if (len >= sizeof one || item(one, &layers[*count]) != 0) {
+            snprintf(err, err_size,
+                     "'%.20s%s' is not a layer: give units (1 to %d), dense<units>, "
+                     "conv<filters>k<size>, pool<size> or avgpool<size> (then s<stride>, valid)",
+                     one, len > 20 ? "..." : "", MAX_UNITS);
+            return -1;
+        }
+        ++*count;
+        p += len;
+        if (!*p)
+            return 0;
+    }
+}
+
+/* "<a>" or "<a>x<b>" */
+static int pair(char *buf, size_t size, size_t a, size_t b)
+{
+    return a == b ? snprintf(buf, size, "%zu", a) : snprintf(buf, size, "%zux%zu", a, b);
+}
+
+static void format_one(const tdm_layer *d, char *buf, size_t size)
+{
+    static const char *const prefix[] = {"", "conv", "pool", "avgpool"};
+    char window[48] = "", stride[48] = "";
+    if (d->kind == TDM_LAYER_DENSE) {
+        snprintf(buf, size, "%zu", d->units);
+        return;
+    }
+    pair(window, sizeof window, d->kernel_h, d->kernel_w);
+    int pool = d->kind != TDM_LAYER_CONV2D;
+    size_t sh = d->stride_h ? d->stride_h : pool ? d->kernel_h : 1;
+    size_t sw = d->stride_w ? d->stride_w : pool ? d->kernel_w : 1;
+    if (sh != (pool ? d->kernel_h : 1) || sw != (pool ? d->kernel_w : 1)) {
+        stride[0] = 's';
+        pair(stride + 1, sizeof stride - 1, sh, sw);
+    }
+    const char *valid = d->padding == TDM_PADDING_VALID ? "valid" : "";
+    if (pool)
+        snprintf(buf, size, "%s%s%s%s", prefix[d->kind], window, stride, valid);
+    else
+        snprintf(buf, size, "conv%zuk%s%s%s", d->units, window, stride, valid);
+}
+
+void layer_spec_format(const tdm_layer *layers, size_t count, char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t l = 0; l < count && used < size; l++) {
+        char one[64];
+        format_one(&layers[l], one, sizeof one);
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", l ? "," : "", one);
+    }
+}
+
+int layer_spec_has_images(const tdm_layer *layers, size_t count)
+{
+    for (size_t l = 0; l < count; l++)
+        if (layers[l].kind != TDM_LAYER_DENSE)
+            return 1;
+    return 0;
+}
