@@ -401,6 +401,28 @@ static void avg_pool2d_grad_counts_padding(const tdm_launch *l)
     }
 }
 
+/* col2im that reads each window's columns (q, p) for (p, q): the window transposed. */
+static void col2im_window_transposed(const tdm_launch *l)
+{
+    const ref_col2im_args a = ref_col2im_unpack(l);
+    size_t row = (size_t)a.kh * a.kw * a.c;
+    for (size_t e = 0; e < (size_t)a.batch * a.h * a.w * a.c; e++) {
+        size_t ch = e % a.c, t = e / a.c, b = t / a.w / a.h;
+        long r = (long)(t / a.w % a.h), s = (long)(t % a.w);
+        float sum = 0.0f;
+        for (long p = 0; p < a.kh; p++)
+            for (long q = 0; q < a.kw; q++) {
+                long i = r + a.pad_top - p, j = s + a.pad_left - q;
+                if (i < 0 || j < 0 || i % a.stride_h || j % a.stride_w || i / a.stride_h >= a.oh ||
+                    j / a.stride_w >= a.ow)
+                    continue;
+                size_t at = (b * a.oh + (size_t)(i / a.stride_h)) * a.ow + (size_t)(j / a.stride_w);
+                sum += a.col[at * row + ((size_t)q * a.kh + (size_t)p) * a.c + ch];
+            }
+        a.dx[e] = sum;
+    }
+}
+
 typedef struct wrong_kernel {
     tdm_kernel kernel;
     void (*wrong)(const tdm_launch *);
@@ -447,6 +469,7 @@ static const wrong_kernel wrong_derivatives[] = {
     {TDM_KERNEL_conv2d_grad_filter, conv2d_grad_filter_unpadded},
     {TDM_KERNEL_max_pool2d_grad, max_pool2d_grad_everywhere},
     {TDM_KERNEL_avg_pool2d_grad, avg_pool2d_grad_counts_padding},
+    {TDM_KERNEL_col2im, col2im_window_transposed},
 };
 
 /* The wrong device's kernels: the whole wrong set, or one kernel of the others. */

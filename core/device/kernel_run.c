@@ -288,7 +288,8 @@ static uint64_t window_loops(const tdm_kernel_info *info, tdm_kernel kernel, con
     case TDM_KERNEL_max_pool2d_grad: return kh * (1 + kw * (1 + kh * (1 + kw)));
     case TDM_KERNEL_max_pool2d:
     case TDM_KERNEL_avg_pool2d:
-    case TDM_KERNEL_avg_pool2d_grad: return kh * (1 + kw);
+    case TDM_KERNEL_avg_pool2d_grad:
+    case TDM_KERNEL_col2im: return kh * (1 + kw);
     default: return 0;
     }
 }

@@ -141,6 +141,11 @@ uint64_t tdm_kernel_extent(const tdm_kernel_info *info, const uint32_t *u, tdm_e
     case TDM_EXTENT_OM: return product4(U("batch"), U("oh"), U("ow"), U("oc"));
     case TDM_EXTENT_PM: return product4(U("batch"), U("oh"), U("ow"), U("c"));
     case TDM_EXTENT_FL: return product4(U("kh"), U("kw"), U("c"), U("oc"));
+    case TDM_EXTENT_CL: {
+        uint64_t positions = product4(U("batch"), U("oh"), U("ow"), 1);
+        uint64_t window = product4(U("kh"), U("kw"), U("c"), 1);
+        return window && positions > UINT64_MAX / window ? UINT64_MAX : positions * window;
+    }
     }
     return 0;
 #undef U

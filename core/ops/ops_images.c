@@ -4,6 +4,7 @@
 #include "device/kernel_args.h"
 #include "device/tensor_impl.h"
 #include "ops/ops_check.h"
+#include "ops/ops_images.h"
 #include "tandem/nn.h"
 #include "tandem/ops.h"
 
@@ -229,5 +230,114 @@ tdm_status tdm_op_pool2d_grad(tdm_pooling kind, tdm_tensor *dx, const tdm_tensor
             .dx = tdm_tensor_view(dx), .dy = tdm_tensor_view(dy), POOL_UINTS(g)};
         call = tdm_avg_pool2d_grad_call(&a);
     }
+    return tdm_ops_run(fn, dx, &call);
+}
+
+/* t's first count elements as a rows x cols matrix; the lowered passes only read a
+ * const t. */
+static tdm_status matrix_view(const tdm_tensor *t, size_t rows, size_t cols, tdm_tensor **out)
+{
+    return tdm_tensor_slice((tdm_tensor *)t, 0, &TDM_SHAPE(rows, cols), out);
+}
+
+/* col holds the im2col matrix of g's positions. */
+static tdm_status check_col(const char *fn, const tdm_tensor *col, const image_geometry *g,
+                            const tdm_device *dev)
+{
+    size_t need = (size_t)g->batch * g->oh * g->ow * g->kh * g->kw * g->c;
+    tdm_status s = tdm_ops_check(fn, "col", col, TDM_F32, dev);
+    if (s == TDM_OK && col->count < need)
+        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                     "%s: 'col' has %zu elements, the im2col matrix needs %zu", fn, col->count,
+                     need);
+    return s;
+}
+
+tdm_status tdm_conv2d_lowered(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *f,
+                              tdm_tensor *col, const tdm_window *win)
+{
+    const char *fn = "tdm_conv2d_lowered";
+    image_geometry g;
+    tdm_status s = check_images(fn, "x", x, "y", y, f, win, &g);
+    if (s == TDM_OK)
+        s = check_col(fn, col, &g, y->device);
+    if (s != TDM_OK || y->count == 0)
+        return s;
+    if (x->count == 0 || f->count == 0)
+        return tdm_op_fill(y, 0.0f);
+    size_t positions = (size_t)g.batch * g.oh * g.ow, window = (size_t)g.kh * g.kw * g.c;
+    const tdm_im2col_args a = {.col = tdm_tensor_view(col), .x = tdm_tensor_view(x), POOL_UINTS(g)};
+    tdm_kernel_call call = tdm_im2col_call(&a);
+    s = tdm_ops_run(fn, col, &call);
+    tdm_tensor *cm = NULL, *fm = NULL, *ym = NULL;
+    if (s == TDM_OK)
+        s = matrix_view(col, positions, window, &cm);
+    if (s == TDM_OK)
+        s = matrix_view(f, window, g.oc, &fm);
+    if (s == TDM_OK)
+        s = matrix_view(y, positions, g.oc, &ym);
+    if (s == TDM_OK)
+        s = tdm_op_matmul(ym, cm, 0, fm, 0, 1.0f, 0.0f);
+    tdm_tensor_destroy(ym);
+    tdm_tensor_destroy(fm);
+    tdm_tensor_destroy(cm);
+    return s;
+}
+
+tdm_status tdm_conv2d_lowered_grad_filter(tdm_tensor *df, const tdm_tensor *col,
+                                          const tdm_tensor *x, const tdm_tensor *dy,
+                                          const tdm_window *win)
+{
+    const char *fn = "tdm_conv2d_lowered_grad_filter";
+    image_geometry g;
+    tdm_status s = check_images(fn, "x", x, "dy", dy, df, win, &g);
+    if (s == TDM_OK)
+        s = check_col(fn, col, &g, df->device);
+    if (s != TDM_OK || df->count == 0)
+        return s;
+    size_t positions = (size_t)g.batch * g.oh * g.ow, window = (size_t)g.kh * g.kw * g.c;
+    tdm_tensor *cm = NULL, *dfm = NULL, *dym = NULL;
+    s = matrix_view(col, positions, window, &cm);
+    if (s == TDM_OK)
+        s = matrix_view(df, window, g.oc, &dfm);
+    if (s == TDM_OK)
+        s = matrix_view(dy, positions, g.oc, &dym);
+    if (s == TDM_OK)
+        s = tdm_op_matmul(dfm, cm, 1, dym, 0, 1.0f, 0.0f);
+    tdm_tensor_destroy(dym);
+    tdm_tensor_destroy(dfm);
+    tdm_tensor_destroy(cm);
+    return s;
+}
+
+tdm_status tdm_conv2d_lowered_grad_input(tdm_tensor *dx, const tdm_tensor *dy, const tdm_tensor *f,
+                                         tdm_tensor *col, const tdm_window *win)
+{
+    const char *fn = "tdm_conv2d_lowered_grad_input";
+    image_geometry g;
+    tdm_status s = check_images(fn, "dx", dx, "dy", dy, f, win, &g);
+    if (s == TDM_OK)
+        s = check_col(fn, col, &g, dx->device);
+    if (s != TDM_OK || dx->count == 0)
+        return s;
+    if (dy->count == 0 || f->count == 0)
+        return tdm_op_fill(dx, 0.0f);
+    size_t positions = (size_t)g.batch * g.oh * g.ow, window = (size_t)g.kh * g.kw * g.c;
+    tdm_tensor *cm = NULL, *fm = NULL, *dym = NULL;
+    s = matrix_view(col, positions, window, &cm);
+    if (s == TDM_OK)
+        s = matrix_view(f, window, g.oc, &fm);
+    if (s == TDM_OK)
+        s = matrix_view(dy, positions, g.oc, &dym);
+    if (s == TDM_OK)
+        s = tdm_op_matmul(cm, dym, 0, fm, 1, 1.0f, 0.0f);
+    tdm_tensor_destroy(dym);
+    tdm_tensor_destroy(fm);
+    tdm_tensor_destroy(cm);
+    if (s != TDM_OK)
+        return s;
+    const tdm_col2im_args a = {
+        .dx = tdm_tensor_view(dx), .col = tdm_tensor_view(col), POOL_UINTS(g)};
+    tdm_kernel_call call = tdm_col2im_call(&a);
     return tdm_ops_run(fn, dx, &call);
 }

@@ -49,6 +49,8 @@ typedef struct tdm_model_buffers {
     tdm_tensor **a;       /* [layers]: act(z); NULL for pooling */
     tdm_tensor **dropped; /* [layers]: dropout(a), NULL for layers without dropout */
     tdm_tensor **g;       /* [layers]: d(loss) / d(layer output), then / d(z) */
+    tdm_tensor **col;     /* [layers]: a lowered conv2d's im2col matrix, [rows, out_h *
+                             out_w * kh * kw * c]; NULL for other layers */
     tdm_tensor **partial; /* [layers]: conv2d's bias gradient summed over the batch only,
                              [out_h * out_w, units]; NULL for other layers */
     tdm_tensor *losses;   /* [rows]: per-example losses */
@@ -129,6 +131,10 @@ typedef struct tdm_forward_args {
 } tdm_forward_args;
 tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
                              const tdm_forward_args *fa);
+
+/* Whether convolutions run as im2col and GEMM on dev rather than as the direct
+ * kernels. */
+int tdm_model_conv_lowered(const tdm_device *dev);
 
 /* Image layer l's forward pass: z[l] = conv2d(x, f) + b, or the pooling of x, with
  * copy `copy` of the variables. */

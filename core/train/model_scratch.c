@@ -13,7 +13,8 @@ static tdm_status buffers_alloc(tdm_model_buffers *b, size_t layers)
     b->dropped = calloc(layers, sizeof *b->dropped);
     b->g = calloc(layers, sizeof *b->g);
     b->partial = calloc(layers, sizeof *b->partial);
-    if (!b->z || !b->a || !b->dropped || !b->g || !b->partial)
+    b->col = calloc(layers, sizeof *b->col);
+    if (!b->z || !b->a || !b->dropped || !b->g || !b->partial || !b->col)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "model: out of host memory");
     return TDM_OK;
 }
@@ -26,8 +27,10 @@ static void buffers_free(tdm_model_buffers *b)
         tdm_tensor_destroy(b->dropped ? b->dropped[l] : NULL);
         tdm_tensor_destroy(b->g ? b->g[l] : NULL);
         tdm_tensor_destroy(b->partial ? b->partial[l] : NULL);
+        tdm_tensor_destroy(b->col ? b->col[l] : NULL);
     }
     free(b->partial);
+    free(b->col);
     free(b->z);
     free(b->a);
     free(b->dropped);
@@ -66,6 +69,10 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
             s = matrix(sc->device, rows, features, &b->dropped[l]);
         if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_CONV2D)
             s = matrix(sc->device, p->out_h * p->out_w, p->out_c, &b->partial[l]);
+        if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_CONV2D &&
+            tdm_model_conv_lowered(sc->device))
+            s = matrix(sc->device, rows,
+                       p->out_h * p->out_w * p->win.height * p->win.width * p->in_c, &b->col[l]);
     }
     size_t classes = tdm_model_output_count(m);
     if (s == TDM_OK)
@@ -113,6 +120,8 @@ static tdm_status slice_layer(const tdm_model_buffers *from, tdm_model_buffers *
         s = rows_of(from->g[l], rows, &to->g[l]);
     if (s == TDM_OK && training)
         s = rows_of(from->dropped[l], rows, &to->dropped[l]);
+    if (s == TDM_OK)
+        s = rows_of(from->col[l], rows, &to->col[l]);
     if (s == TDM_OK && from->partial[l]) {
         tdm_shape whole = tdm_tensor_shape(from->partial[l]);
         s = tdm_tensor_slice(from->partial[l], 0, &whole, &to->partial[l]);

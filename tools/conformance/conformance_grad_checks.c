@@ -313,10 +313,19 @@ static image_dims dims_of(const grad_problem *p)
     const uint32_t *u = p->fwd.u;
     /* pooling's uints skip oc: those after it sit one place earlier */
     unsigned pool = tdm_kernel_get(p->fwd.kernel)->uint_count < IMAGE_UINTS;
-    image_dims d = {.batch = u[IB], .h = u[IH], .w = u[IW], .c = u[IC], .oh = u[IOH],
-                    .ow = u[IOW], .oc = pool ? u[IC] : u[IOC], .kh = u[IKH - pool],
-                    .kw = u[IKW - pool], .sh = u[ISH - pool], .sw = u[ISW - pool],
-                    .pt = u[IPT - pool], .pl = u[IPL - pool]};
+    image_dims d = {.batch = u[IB],
+                    .h = u[IH],
+                    .w = u[IW],
+                    .c = u[IC],
+                    .oh = u[IOH],
+                    .ow = u[IOW],
+                    .oc = pool ? u[IC] : u[IOC],
+                    .kh = u[IKH - pool],
+                    .kw = u[IKW - pool],
+                    .sh = u[ISH - pool],
+                    .sw = u[ISW - pool],
+                    .pt = u[IPT - pool],
+                    .pl = u[IPL - pool]};
     return d;
 }
 
@@ -370,8 +379,8 @@ static long filter_owner(const grad_problem *p, size_t o, size_t round)
 static void image_label(grad_problem *p, const char *what)
 {
     image_dims d = dims_of(p);
-    snprintf(p->bwd.label, sizeof p->bwd.label, "%s %ux%ux%ux%u k%ux%u s%ux%u", what, d.batch,
-             d.h, d.w, d.c, d.kh, d.kw, d.sh, d.sw);
+    snprintf(p->bwd.label, sizeof p->bwd.label, "%s %ux%ux%ux%u k%ux%u s%ux%u", what, d.batch, d.h,
+             d.w, d.c, d.kh, d.kw, d.sh, d.sw);
 }
 
 /* conv2d (y, x, f): dx from conv2d_grad_input (dx, dy, f), df from conv2d_grad_filter
@@ -458,6 +467,41 @@ static tdm_status avg_pool_problem(tdm_device *dev, const grad_check *g, size_t 
     return pool_problem(index, p, 0);
 }
 
+/* The input that im2col's element o copies, or -1 for padding: each element of col
+ * copies at most one input, so one round perturbs them all. */
+static long copied_input(const grad_problem *p, size_t o, size_t round)
+{
+    (void)round;
+    image_dims d = dims_of(p);
+    size_t row = (size_t)d.kh * d.kw * d.c, within = o % row, t = o / row;
+    size_t ch = within % d.c, pq = within / d.c, b = t / d.ow / d.oh;
+    long r = (long)(t / d.ow % d.oh * d.sh) - (long)d.pt + (long)(pq / d.kw);
+    long s = (long)(t % d.ow * d.sw) - (long)d.pl + (long)(pq % d.kw);
+    if (r < 0 || r >= (long)d.h || s < 0 || s >= (long)d.w)
+        return -1;
+    return (long)(((b * d.h + (size_t)r) * d.w + (size_t)s) * d.c + ch);
+}
+
+/* im2col (col, x) and col2im (dx, col): the loss weighs col by the backward's col. */
+static tdm_status im2col_problem(tdm_device *dev, const grad_check *g, size_t index,
+                                 grad_problem *p)
+{
+    (void)g, (void)dev;
+    const image_dims *d = &image_cases[index];
+    const uint32_t u[IMAGE_UINTS - 1] = {d->batch, d->h,  d->w,  d->c,  d->oh, d->ow,
+                                         d->kh,    d->kw, d->sh, d->sw, d->pt, d->pl};
+    tdm_status s = make_call(&p->fwd, &p->fwd_in, TDM_KERNEL_im2col, u, NULL, 1);
+    if (s == TDM_OK)
+        s = make_call(&p->bwd, &p->bwd_in, TDM_KERNEL_col2im, u, NULL, 2);
+    if (s != TDM_OK)
+        return s;
+    image_label(p, "dx");
+    p->out = 0, p->grad = 0, p->wrt = 1;
+    p->rounds = 1;
+    p->round_of = one_round, p->owner = copied_input;
+    return weigh(p, p->bwd_in.host[1], 0);
+}
+
 static const grad_check checks[] = {
     {"relu_grad", TDM_KERNEL_relu, TDM_KERNEL_relu_grad, 1, relu_problem},
     {"tanh_grad", TDM_KERNEL_tanh, TDM_KERNEL_tanh_grad, 1, map_of_output},
@@ -475,6 +519,7 @@ static const grad_check checks[] = {
      max_pool_problem},
     {"avg_pool2d dx", TDM_KERNEL_avg_pool2d, TDM_KERNEL_avg_pool2d_grad, IMAGE_CASES,
      avg_pool_problem},
+    {"im2col dx", TDM_KERNEL_im2col, TDM_KERNEL_col2im, IMAGE_CASES, im2col_problem},
 };
 
 size_t grad_check_count(void)
