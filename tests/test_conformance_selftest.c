@@ -401,6 +401,37 @@ static void avg_pool2d_grad_counts_padding(const tdm_launch *l)
     }
 }
 
+/* Epsilon outside the square root: 1 / (sqrt(v) + epsilon). */
+static void batch_norm_stats_eps_outside(const tdm_launch *l)
+{
+    const ref_batch_norm_stats_args a = ref_batch_norm_stats_unpack(l);
+    for (uint32_t c = 0; c < a.cols; c++) {
+        float m = a.sum[c] * a.inv_count, v = a.sumsq[c] * a.inv_count - m * m;
+        a.mean[c] = m;
+        a.inv_std[c] = 1.0f / (sqrtf(v < 0.0f ? 0.0f : v) + a.epsilon);
+    }
+}
+
+/* The unbiased variance of a row, its squares over cols - 1 (Bessel's correction). */
+static void layer_norm_unbiased(const tdm_launch *l)
+{
+    ref_layer_norm_args a = ref_layer_norm_unpack(l);
+    for (uint32_t r = 0; r < a.rows; r++) {
+        const float *x = a.x + (size_t)r * a.cols;
+        float s = 0.0f, q = 0.0f;
+        for (uint32_t c = 0; c < a.cols; c++)
+            s += x[c];
+        float m = s * a.inv_cols;
+        for (uint32_t c = 0; c < a.cols; c++)
+            q += (x[c] - m) * (x[c] - m);
+        float is = 1.0f / sqrtf(q / (float)(a.cols - 1) + a.epsilon);
+        a.mean[r] = m;
+        a.inv_std[r] = is;
+        for (uint32_t c = 0; c < a.cols; c++)
+            a.y[(size_t)r * a.cols + c] = ((x[c] - m) * is) * a.gamma[c] + a.beta[c];
+    }
+}
+
 /* Batch norm's gradient through the mean alone: the term of x_hat, through the
  * variance, forgotten. */
 static void batch_norm_grad_no_variance_term(const tdm_launch *l)
@@ -452,6 +483,8 @@ static const wrong_kernel wrong_kernels[] = {
     {TDM_KERNEL_conv2d, conv2d_filter_hwoi},
     {TDM_KERNEL_max_pool2d, max_pool2d_zero_padding},
     {TDM_KERNEL_avg_pool2d, avg_pool2d_counts_padding},
+    {TDM_KERNEL_batch_norm_stats, batch_norm_stats_eps_outside},
+    {TDM_KERNEL_layer_norm, layer_norm_unbiased},
 };
 #define WRONG_COUNT (sizeof wrong_kernels / sizeof wrong_kernels[0])
 
