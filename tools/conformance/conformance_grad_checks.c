@@ -546,7 +546,8 @@ static tdm_status batch_norm_problem(tdm_device *dev, const grad_check *g, size_
     if (conf_buffers_transform(&p->fwd, &p->fwd_in, &y, 0, 0) != 0)
         return TDM_ERR_OUT_OF_MEMORY;
     s = batch_norm_forward(dev, p, &p->fwd_in, &y);
-    float **b = (float **)p->bwd_in.host, xhat_dy[BN_ROWS * BN_COLS];
+    void *const *b = p->bwd_in.host;
+    float xhat_dy[BN_ROWS * BN_COLS];
     copy_view(&p->bwd_in, 2, &p->fwd_in, 1);
     copy_view(&p->bwd_in, 3, &y, 2);
     copy_view(&p->bwd_in, 4, &y, 3);
