@@ -423,6 +423,69 @@ static void col2im_window_transposed(const tdm_launch *l)
     }
 }
 
+/* Epsilon outside the square root: 1 / (sqrt(v) + epsilon). */
+static void batch_norm_stats_eps_outside(const tdm_launch *l)
+{
+    const ref_batch_norm_stats_args a = ref_batch_norm_stats_unpack(l);
+    for (uint32_t c = 0; c < a.cols; c++) {
+        float m = a.sum[c] * a.inv_count, v = a.sumsq[c] * a.inv_count - m * m;
+        a.mean[c] = m;
+        a.inv_std[c] = 1.0f / (sqrtf(v < 0.0f ? 0.0f : v) + a.epsilon);
+    }
+}
+
+/* The unbiased variance of a row, its squares over cols - 1 (Bessel's correction). */
+static void layer_norm_unbiased(const tdm_launch *l)
+{
+    ref_layer_norm_args a = ref_layer_norm_unpack(l);
+    for (uint32_t r = 0; r < a.rows; r++) {
+        const float *x = a.x + (size_t)r * a.cols;
+        float s = 0.0f, q = 0.0f;
+        for (uint32_t c = 0; c < a.cols; c++)
+            s += x[c];
+        float m = s * a.inv_cols;
+        for (uint32_t c = 0; c < a.cols; c++)
+            q += (x[c] - m) * (x[c] - m);
+        float is = 1.0f / sqrtf(q / (float)(a.cols - 1) + a.epsilon);
+        a.mean[r] = m;
+        a.inv_std[r] = is;
+        for (uint32_t c = 0; c < a.cols; c++)
+            a.y[(size_t)r * a.cols + c] = ((x[c] - m) * is) * a.gamma[c] + a.beta[c];
+    }
+}
+
+/* Batch norm's gradient through the mean alone: the term of x_hat, through the
+ * variance, forgotten. */
+static void batch_norm_grad_no_variance_term(const tdm_launch *l)
+{
+    const ref_batch_norm_grad_args a = ref_batch_norm_grad_unpack(l);
+    for (size_t i = 0; i < (size_t)a.rows * a.cols; i++) {
+        size_t c = i % a.cols;
+        a.dx[i] = (a.gamma[c] * a.inv_std[c]) * (a.dy[i] - a.sum_dy[c] * a.inv_count);
+    }
+}
+
+/* Layer norm's gradient with the row means taken of dy where those of dy * gamma are
+ * due. */
+static void layer_norm_grad_means_of_dy(const tdm_launch *l)
+{
+    const ref_layer_norm_grad_args a = ref_layer_norm_grad_unpack(l);
+    for (uint32_t r = 0; r < a.rows; r++) {
+        size_t row = (size_t)r * a.cols;
+        float m = a.mean[r], is = a.inv_std[r], s1 = 0.0f, s2 = 0.0f;
+        for (uint32_t c = 0; c < a.cols; c++) {
+            s1 += a.dy[row + c];
+            s2 += a.dy[row + c] * ((a.x[row + c] - m) * is);
+        }
+        for (uint32_t c = 0; c < a.cols; c++) {
+            float xh = (a.x[row + c] - m) * is;
+            a.dx[row + c] =
+                is * ((a.dy[row + c] * a.gamma[c] - s1 * a.inv_cols) - xh * (s2 * a.inv_cols));
+            a.xhat_dy[row + c] = a.dy[row + c] * xh;
+        }
+    }
+}
+
 typedef struct wrong_kernel {
     tdm_kernel kernel;
     void (*wrong)(const tdm_launch *);
@@ -442,6 +505,8 @@ static const wrong_kernel wrong_kernels[] = {
     {TDM_KERNEL_conv2d, conv2d_filter_hwoi},
     {TDM_KERNEL_max_pool2d, max_pool2d_zero_padding},
     {TDM_KERNEL_avg_pool2d, avg_pool2d_counts_padding},
+    {TDM_KERNEL_batch_norm_stats, batch_norm_stats_eps_outside},
+    {TDM_KERNEL_layer_norm, layer_norm_unbiased},
 };
 #define WRONG_COUNT (sizeof wrong_kernels / sizeof wrong_kernels[0])
 
@@ -470,6 +535,8 @@ static const wrong_kernel wrong_derivatives[] = {
     {TDM_KERNEL_max_pool2d_grad, max_pool2d_grad_everywhere},
     {TDM_KERNEL_avg_pool2d_grad, avg_pool2d_grad_counts_padding},
     {TDM_KERNEL_col2im, col2im_window_transposed},
+    {TDM_KERNEL_batch_norm_grad, batch_norm_grad_no_variance_term},
+    {TDM_KERNEL_layer_norm_grad, layer_norm_grad_means_of_dy},
 };
 
 /* The wrong device's kernels: the whole wrong set, or one kernel of the others. */

@@ -254,7 +254,7 @@ static void check_filter_gradient_pieces(tdm_device *dev)
 /* On a device whose driver ends long loops early, a convolution whose window loops
  * past the budget is refused, one within it runs, and a filter gradient of any length
  * runs in pieces; so is a column sum over too many rows (lavapipe summed 70000 ones to
- * 65535). */
+ * 65535), and a row whose loops over its columns add up past the limit. */
 static void check_loop_budget(tdm_device *dev)
 {
     dev->max_loop_iterations = TDM_KERNEL_LOOP_BUDGET;
@@ -301,6 +301,30 @@ static void check_loop_budget(tdm_device *dev)
     CHECK_OK(tdm_sum_axis0_run(dev, &column));
     column.rows = 70000;
     CHECK_FAILS(tdm_sum_axis0_run(dev, &column), TDM_ERR_UNSUPPORTED,
+                "loop iterations a work-group");
+    /* three loops over a row's columns: counted together */
+    tdm_layer_norm_args norm = {.y = {a, 0, 2 << 20},
+                                .mean = {a, 2 << 20, 16},
+                                .inv_std = {a, (2 << 20) + 16, 16},
+                                .x = {b, 0, 4 << 20},
+                                .gamma = {b, 0, 4 << 20},
+                                .beta = {b, 0, 4 << 20},
+                                .rows = 1,
+                                .cols = 21000,
+                                .inv_cols = 1.0f / 21000,
+                                .epsilon = 1e-3f};
+    CHECK_OK(tdm_layer_norm_run(dev, &norm));
+    norm.cols = 22000;
+    CHECK_FAILS(tdm_layer_norm_run(dev, &norm), TDM_ERR_UNSUPPORTED,
+                "loop iterations a work-group");
+    tdm_softmax_xent_args xent = {.loss = {a, 0, 16},
+                                  .dlogits = {a, 16, 4 << 19},
+                                  .logits = {b, 0, 4 << 20},
+                                  .labels = {b, 0, 16},
+                                  .rows = 1,
+                                  .cols = 22000,
+                                  .grad_scale = 1.0f};
+    CHECK_FAILS(tdm_softmax_xent_run(dev, &xent), TDM_ERR_UNSUPPORTED,
                 "loop iterations a work-group");
     tdm_buffer_free(a);
     tdm_buffer_free(b);

@@ -24,7 +24,7 @@ typedef enum tdm_grid {
     TDM_GRID_PAIRS,  /* one item per pair of elements (float16 packing): u[0] = n */
     TDM_GRID_CELLS,  /* one item per matrix cell: u[0] = rows, u[1] = cols */
     TDM_GRID_ROWS,   /* one item per row: u[0] = rows */
-    TDM_GRID_COLS,   /* one item per column: u[1] = cols */
+    TDM_GRID_COLS,   /* one item per column: the uint cols */
     TDM_GRID_CHUNKS, /* one work-group per chunk: u[0] = n, u[1] = chunk */
     TDM_GRID_TILES,  /* one work-group per 16 x 16 tile of C: u[0] = m, u[1] = n */
     TDM_GRID_OUTPUT  /* one item per element of the first buffer (convolution, pooling) */

@@ -294,21 +294,40 @@ static uint64_t window_loops(const tdm_kernel_info *info, tdm_kernel kernel, con
     }
 }
 
-/* sum_axis0 (rows an item, one item a column) and softmax_xent (each of its three
- * loops over cols, one item a row). lavapipe counts the loop iterations of a
- * work-group's SIMD vectors together, and a vector holds 4 items or more: a group of
- * few items loops as long as 16 budgets allow over as many vectors as it fills (a
- * column sum of 4 columns ran right over 60000 rows and wrong over 70000). */
+/* The kernels whose loops take their count from the arguments: per item (a column,
+ * or a row), `passes` loops over `length` elements. */
+typedef struct row_loops {
+    tdm_kernel kernel;
+    const char *length, *items;
+    unsigned passes;
+} row_loops;
+
+static const row_loops row_kernels[] = {
+    {TDM_KERNEL_sum_axis0, "rows", "cols", 1},
+    {TDM_KERNEL_softmax_xent, "cols", "rows", 3},
+    {TDM_KERNEL_layer_norm, "cols", "rows", 3},
+    {TDM_KERNEL_layer_norm_grad, "cols", "rows", 2},
+};
+
+/* lavapipe counts the iterations of all the loops of an invocation together (a
+ * softmax or layer norm of one row ran right over 21000 columns, three loops of them,
+ * and wrong over 22000), and an invocation takes the items of 4 lanes or more of a
+ * group the core sized for 64: a group of few items loops as long as 16 budgets allow
+ * over as many vectors as it fills (a column sum of 4 columns ran right over 60000 rows
+ * and wrong over 70000). */
 static tdm_status check_row_loops(const tdm_device *dev, const tdm_kernel_info *info,
                                   const tdm_kernel_call *call)
 {
-    int sums = call->kernel == TDM_KERNEL_sum_axis0;
-    if (!dev->max_loop_iterations || (!sums && call->kernel != TDM_KERNEL_softmax_xent))
+    const row_loops *k = NULL;
+    for (size_t i = 0; i < sizeof row_kernels / sizeof row_kernels[0]; i++)
+        k = row_kernels[i].kernel == call->kernel ? &row_kernels[i] : k;
+    if (!dev->max_loop_iterations || !k)
         return TDM_OK;
-    uint64_t loops = tdm_kernel_uint(info, call->u, sums ? "rows" : "cols");
-    uint64_t items = tdm_kernel_uint(info, call->u, sums ? "cols" : "rows");
+    uint64_t loops = k->passes * tdm_kernel_uint(info, call->u, k->length);
+    uint64_t items = tdm_kernel_uint(info, call->u, k->items);
     uint64_t in_group = items < info->wg ? items : info->wg, vectors = ceil_div(in_group, 4);
-    uint64_t total = (loops + 1) * rounds_of(info, call->u) * vectors;
+    uint64_t rounds = ceil_div(items, (uint64_t)TDM_KERNEL_MAX_GROUPS * info->wg);
+    uint64_t total = (loops + 1) * rounds * vectors;
     if (total <= 16 * (uint64_t)dev->max_loop_iterations)
         return TDM_OK;
     return tdm_fail(TDM_ERR_UNSUPPORTED,

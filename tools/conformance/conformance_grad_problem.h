@@ -19,7 +19,12 @@ struct grad_problem {
     unsigned wrt;        /* the forward buffer differentiated */
     unsigned out;        /* the forward buffer the loss weighs */
     float *weight;       /* loss = sum over o of weight[o] * out[o] (owned) */
-    conf_case bwd;       /* the call that gives d loss / d wrt */
+    /* Runs the forward on inputs `in` into `out` (fwd's buffers) as a caller composes
+     * it from several kernels (batch norm: column sums, statistics, then fwd itself);
+     * NULL where fwd alone is the forward. */
+    tdm_status (*forward)(tdm_device *dev, const grad_problem *p, const conf_buffers *in,
+                          conf_buffers *out);
+    conf_case bwd; /* the call that gives d loss / d wrt */
     conf_buffers bwd_in;
     unsigned grad; /* its buffer that receives the gradient */
     /* Inputs are perturbed in rounds such that every output depends on at most one
