@@ -38,9 +38,11 @@ run "Open MPI MPI_Allreduce, 2 processes, buffers reused, glibc malloc without m
   env GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967295 \
   $mpirun -x GLIBC_TUNABLES build/mpi_allreduce $sizes
 
-torch="/usr/bin/python3 tools/peers/torch_mlp.py"
+torch="/usr/bin/python3 tools/peers/torch_train.py"
 run "PyTorch, digits MLP 64-128-128-10, 1 process" $torch digits
 run "PyTorch, digits MLP, DistributedDataParallel (gloo), 2 processes" $torch digits --procs 2
 run "PyTorch, Fashion-MNIST MLP 784-1024-1024-10, 1 process" $torch fashion
 run "PyTorch, Fashion-MNIST MLP, DistributedDataParallel (gloo), 2 processes" \
   $torch fashion --procs 2
+run "PyTorch, Fashion-MNIST CNN conv32k3,pool2,conv64k3,pool2,128, 1 process" \
+  $torch fashion-cnn

@@ -1,14 +1,18 @@
 #!/usr/bin/python3
-"""PyTorch's peer of `tandem bench train`: the same MLP trained on the same data,
-prepared as `tandem train` prepares it, on one process or with DistributedDataParallel
-(gloo) over processes on this machine. Prints examples/s over the training steps
-after the warm-up, and the test accuracy.
+"""PyTorch's peer of `tandem bench train` and `tandem train`: the same network trained
+on the same data, prepared as `tandem train` prepares it, from the same initial
+weights, on one process or with DistributedDataParallel (gloo) over processes on this
+machine. Prints examples/s over the training steps after the warm-up, and the test
+accuracy.
 
-  torch_mlp.py digits [--procs N] [--epochs E] [--warmup-steps S] [--json FILE]
-  torch_mlp.py fashion ...
+  torch_train.py digits [--procs N] [--epochs E] [--warmup-steps S] [--json FILE]
+  torch_train.py fashion ...
+  torch_train.py fashion-cnn ...
 
 digits: the bundled digits, 20 % held out, MLP 64-128-128-10, global batch 64.
 fashion: Fashion-MNIST's train and test files, MLP 784-1024-1024-10, global batch 256.
+fashion-cnn: Fashion-MNIST, `tandem train --layers conv32k3,pool2,conv64k3,pool2,128`
+(SAME padding, relu; NHWC flattening as tandem's), global batch 64.
 Each process runs torch and OpenBLAS on the cores over the processes (--threads).
 """
 import argparse
@@ -29,6 +33,9 @@ WORKLOADS = {  # warmup_steps None: one epoch
                "hidden": [128, 128], "batch": 64, "epochs": 10, "warmup_steps": None},
     "fashion": {"data": "/usr/share/datasets/fashion-mnist",
                 "hidden": [1024, 1024], "batch": 256, "epochs": 1, "warmup_steps": 20},
+    "fashion-cnn": {"data": "/usr/share/datasets/fashion-mnist",
+                    "hidden": ["conv32k3", "pool2", "conv64k3", "pool2", 128], "batch": 64,
+                    "epochs": 1, "warmup_steps": 20, "image": (28, 28, 1)},
 }
 TEST_FRACTION = 0.2  # tandem train's default hold-out, for data without a test split
 LEARNING_RATE = 0.001
@@ -77,18 +84,23 @@ def tandem_shuffle(items, seed, epoch):
     return out
 
 
-def tandem_kernel(seed, layer, fan_in, fan_out, he):
+def tandem_kernel(seed, layer, fan_in, fan_out, he, count=None):
     """Layer `layer`'s initial kernel, [fan_in, fan_out] row-major as tandem draws it:
-    Glorot uniform, He uniform for relu, from splitmix64 keyed by seed and layer."""
+    Glorot uniform, He uniform for relu, from splitmix64 keyed by seed and layer.
+    A filter's fans are its window times its channels; count then gives its size, and
+    the values come flat, in HWIO order."""
     start = splitmix64_mix(seed ^ splitmix64_mix(layer + 1))
-    steps = np.arange(1, fan_in * fan_out + 1, dtype=np.uint64)
+    flat = count is not None
+    count = count or fan_in * fan_out
+    steps = np.arange(1, count + 1, dtype=np.uint64)
     z = np.uint64(start) + steps * np.uint64(GOLDEN)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     z = z ^ (z >> np.uint64(31))
     u = (z >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
     limit = math.sqrt(6.0 / (fan_in if he else fan_in + fan_out))
-    return ((2.0 * u - 1.0) * limit).astype(np.float32).reshape(fan_in, fan_out)
+    values = ((2.0 * u - 1.0) * limit).astype(np.float32)
+    return values if flat else values.reshape(fan_in, fan_out)
 
 # ---- data, prepared as tools/tandem/train_data.c prepares it ----------------------
 
@@ -143,18 +155,52 @@ def replica_slice(count, rank, procs):
 # ---- training ---------------------------------------------------------------------
 
 
-def make_model(widths, seed):
+def make_model(layers, inputs, classes, seed, image=None):
+    """tandem's layers (units, "conv<F>k<K>", "pool<K>") and then the output layer,
+    with tandem's initial weights: relu after every hidden dense and conv layer, SAME
+    padding, stride 1 for a convolution and the window for pooling, and a dense layer
+    after an image reading it in NHWC order, as tandem flattens."""
     import torch
-    layers = []
-    for l in range(len(widths) - 1):
-        hidden = l < len(widths) - 2
-        linear = torch.nn.Linear(widths[l], widths[l + 1])
-        kernel = tandem_kernel(seed, l, widths[l], widths[l + 1], hidden)
-        with torch.no_grad():
-            linear.weight.copy_(torch.from_numpy(kernel.T.copy()))
-            linear.bias.zero_()
-        layers += [linear, torch.nn.ReLU()] if hidden else [linear]
-    return torch.nn.Sequential(*layers)
+
+    class Image(torch.nn.Module):  # [rows, h * w * c] in NHWC -> [rows, c, h, w]
+        def forward(self, x):
+            return x.reshape(-1, *image).permute(0, 3, 1, 2)
+
+    class Flatten(torch.nn.Module):  # [rows, c, h, w] -> [rows, h * w * c] in NHWC
+        def forward(self, x):
+            return x.permute(0, 2, 3, 1).flatten(1)
+
+    h, w, c = image or (1, 1, inputs)
+    mods, flat = ([Image()] if image else []), image is None
+    specs = list(layers) + [classes]
+    for l, spec in enumerate(specs):
+        hidden = l < len(specs) - 1
+        if isinstance(spec, str) and spec.startswith("conv"):
+            filters, k = (int(v) for v in spec[4:].split("k"))
+            conv = torch.nn.Conv2d(c, filters, k, padding="same")
+            kernel = tandem_kernel(seed, l, k * k * c, k * k * filters, True,
+                                   count=k * k * c * filters).reshape(k, k, c, filters)
+            with torch.no_grad():
+                conv.weight.copy_(torch.from_numpy(kernel.transpose(3, 2, 0, 1).copy()))
+                conv.bias.zero_()
+            mods += [conv, torch.nn.ReLU()]
+            c = filters
+        elif isinstance(spec, str) and spec.startswith("pool"):
+            k = int(spec[4:])
+            mods.append(torch.nn.MaxPool2d(k, ceil_mode=True))  # SAME: the last window padded
+            h, w = -(-h // k), -(-w // k)
+        else:
+            if not flat:
+                mods.append(Flatten())
+                flat = True
+            linear = torch.nn.Linear(h * w * c, spec)
+            kernel = tandem_kernel(seed, l, h * w * c, spec, hidden)
+            with torch.no_grad():
+                linear.weight.copy_(torch.from_numpy(kernel.T.copy()))
+                linear.bias.zero_()
+            mods += [linear, torch.nn.ReLU()] if hidden else [linear]
+            h, w, c = 1, 1, spec
+    return torch.nn.Sequential(*mods)
 
 
 def train(rank, args, threads, port):
@@ -167,8 +213,9 @@ def train(rank, args, threads, port):
         dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port,
                                 rank=rank, world_size=args.procs)
     xtr, ytr, xte, yte = (torch.from_numpy(a) for a in load(args.workload, args.data, args.seed))
-    widths = [xtr.shape[1]] + args.hidden + [int(max(ytr.max(), yte.max())) + 1]
-    model = make_model(widths, args.seed)
+    classes = int(max(ytr.max(), yte.max())) + 1
+    widths = [xtr.shape[1]] + args.hidden + [classes]
+    model = make_model(args.hidden, xtr.shape[1], classes, args.seed, args.image)
     net = torch.nn.parallel.DistributedDataParallel(model) if distributed else model
     opt = torch.optim.Adam(model.parameters(), lr=LEARNING_RATE, eps=ADAM_EPSILON)
     batches = global_batches(len(ytr), args.batch, args.epochs, args.seed)
@@ -177,7 +224,7 @@ def train(rank, args, threads, port):
     if warmup is None:  # one epoch
         warmup = math.ceil(len(ytr) / args.batch)
     if not 0 <= warmup < len(steps):
-        sys.exit("torch_mlp: %d warm-up steps leave none of %d to time" % (warmup, len(steps)))
+        sys.exit("torch_train: %d warm-up steps leave none of %d to time" % (warmup, len(steps)))
 
     def step(indices):
         lo, hi = replica_slice(len(indices), rank, args.procs)
@@ -241,7 +288,7 @@ def main():
     p.add_argument("workload", choices=sorted(WORKLOADS))
     p.add_argument("--procs", type=int, default=1,
                    help="1: one process; N > 1: DistributedDataParallel (gloo) over N")
-    p.add_argument("--epochs", type=int, help="default: digits 10, fashion 1")
+    p.add_argument("--epochs", type=int, help="default: digits 10, fashion and fashion-cnn 1")
     p.add_argument("--warmup-steps", type=int,
                    help="untimed first steps; default: digits one epoch, fashion 20")
     p.add_argument("--threads", type=int, help="torch and OpenBLAS threads per process; "
@@ -255,7 +302,7 @@ def main():
     args.epochs = args.epochs or w["epochs"]
     if args.warmup_steps is None:
         args.warmup_steps = w["warmup_steps"]
-    args.hidden, args.batch = w["hidden"], w["batch"]
+    args.hidden, args.batch, args.image = w["hidden"], w["batch"], w.get("image")
     cores = len(os.sched_getaffinity(0))
     threads = args.threads or max(1, cores // args.procs)
     # OpenBLAS reads its thread count when it loads: set it before torch does.

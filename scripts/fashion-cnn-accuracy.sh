@@ -1,0 +1,39 @@
+#!/bin/sh
+# The small CNN on Fashion-MNIST (docs/PERFORMANCE.md, "A CNN on Fashion-MNIST"):
+# tandem train over two PoCL devices and over PoCL and lavapipe, and PyTorch training
+# the same network from the same initial weights on the same batches, each for the
+# same epochs, with the test accuracy on the official test split. Installs what it
+# needs, builds, then runs for a while (about an hour on two cores); a benchmark, not
+# a test. Usage: scripts/fashion-cnn-accuracy.sh [EPOCHS] (default 5)
+set -eu
+cd "$(dirname "$0")/.."
+epochs=${1:-5}
+
+./scripts/install-missing.sh python3-torch libopenblas0-pthread dataset-fashion-mnist
+./scripts/setup.sh >/dev/null
+
+data=/usr/share/datasets/fashion-mnist
+layers=conv32k3,pool2,conv64k3,pool2,128
+export POCL_DEVICES="pthread pthread" POCL_CACHE_DIR="$PWD/build/pocl-cache"
+lvp=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
+[ -f "$lvp" ] && export VK_ICD_FILENAMES="$lvp"
+
+run() {
+  title=$1
+  shift
+  printf '\n== %s\n$ %s\n' "$title" "$*"
+  "$@"
+}
+
+printf '== Machine\n%s\n%s, %s cores\n' "$(date -u '+%Y-%m-%d %H:%M UTC')" \
+  "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)" "$(nproc)"
+train() {
+  build/tandem train --data "$data/train-images-idx3-ubyte.gz" \
+    --labels "$data/train-labels-idx1-ubyte.gz" --test-data "$data/t10k-images-idx3-ubyte.gz" \
+    --test-labels "$data/t10k-labels-idx1-ubyte.gz" --layers "$layers" --epochs "$epochs" \
+    --no-progress "$@"
+}
+run "tandem, PoCL x2" train --devices opencl:0,opencl:1
+run "PyTorch, the same network, 1 process" \
+  /usr/bin/python3 tools/peers/torch_train.py fashion-cnn --epochs "$epochs" --warmup-steps 0
+run "tandem, PoCL + lavapipe, batch shares by speed" train --devices opencl:0,vulkan:0 --balance
