@@ -85,6 +85,14 @@ def forward(meta, tensors, x):
     shape = [int(v) for v in meta["input_shape"].split("x")] if "input_shape" in meta else None
     for layer, kind in enumerate(meta["layers"].split(",")):
         name = "%s%d" % (kind, layer)
+        if kind == "batch_norm":
+            channels = shape[2] if shape else len(x)
+            mean, var = (tensors[name + k][1] for k in ("/moving_mean", "/moving_variance"))
+            gamma, beta = (tensors[name + k][1] for k in ("/gamma", "/beta"))
+            eps = float(meta[name + "/epsilon"])
+            x = [(v - mean[i % channels]) / math.sqrt(var[i % channels] + eps) * gamma[i % channels]
+                 + beta[i % channels] for i, v in enumerate(x)]
+            continue
         if kind != "dense":
             x, shape = image_layer(meta, tensors, name, kind, x, shape)
             continue
@@ -92,6 +100,7 @@ def forward(meta, tensors, x):
         b = tensors[name + "/bias"][1]
         act = ACTS[meta[name + "/activation"]]
         x = [act(sum(x[i] * w[i * cols + j] for i in range(rows)) + b[j]) for j in range(cols)]
+        shape = None
     top = max(x)
     exps = [math.exp(v - top) for v in x]
     return [e / sum(exps) for e in exps]

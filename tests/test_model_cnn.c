@@ -55,24 +55,30 @@ typedef struct trainer {
     tdm_train_op *op;
 } trainer;
 
-static void trainer_open(trainer *t, tdm_device *const *d, size_t n, float lr)
+static void trainer_open_model(trainer *t, tdm_device *const *d, size_t n, float lr,
+                               const tdm_model_options *mo)
 {
     memset(t, 0, sizeof *t);
     CHECK_OK(n == 1 ? tdm_strategy_create_one_device(d[0], NULL, &t->strategy)
                     : tdm_strategy_create_mirrored(ctx, d, n, NULL, &t->strategy));
-    tdm_model_options mo = cnn_options();
-    CHECK_OK(tdm_model_create(t->strategy, &mo, &t->model));
+    CHECK_OK(tdm_model_create(t->strategy, mo, &t->model));
     tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
     oo.kind = TDM_OPT_SGD;
     oo.learning_rate.initial = lr;
     CHECK_OK(tdm_optimizer_create(t->strategy, &oo, &t->opt));
-    CHECK(tdm_model_variable_count(t->model) == 8);
     tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
     to.loss_fn = tdm_model_loss;
     to.loss_user = t->model;
     to.optimizer = t->opt;
     to.seed = 3;
     CHECK_OK(tdm_train_op_create(t->strategy, &to, &t->op));
+}
+
+static void trainer_open(trainer *t, tdm_device *const *d, size_t n, float lr)
+{
+    tdm_model_options mo = cnn_options();
+    trainer_open_model(t, d, n, lr, &mo);
+    CHECK(tdm_model_variable_count(t->model) == 8);
 }
 
 static void trainer_close(trainer *t)
@@ -278,6 +284,88 @@ static void check_file(void)
     tdm_dataset_destroy(ds);
 }
 
+/* Batch normalisation across replicas (SyncBatchNormalization): 2 or 3 replicas
+ * normalise with the global batch's statistics, so every step's loss matches one
+ * replica's within 1e-4, including a step of one example where the other replicas
+ * hold none; the moving statistics match too, and every replica's copy of them is
+ * the same; a saved model predicts the same bits with them after loading. */
+static void check_batch_norm(int mixed)
+{
+    enum { BN_STEPS = 10 };
+    static const tdm_layer bn_layers[] = {
+        TDM_CONV2D(6, 3, TDM_ACT_RELU),
+        TDM_BATCH_NORM(),
+        TDM_MAX_POOL2D(2),
+        TDM_DENSE(16, TDM_ACT_RELU, 0.0f),
+        TDM_BATCH_NORM(),
+        TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f),
+    };
+    tdm_model_options mo = cnn_options();
+    mo.layers = bn_layers;
+    mo.layer_count = sizeof bn_layers / sizeof bn_layers[0];
+    /* 1437 = 4 * 359 + 1: the fifth step holds one example */
+    tdm_dataset *ds = digits(359, 2);
+    trainer one, many;
+    double a[BN_STEPS], b[BN_STEPS];
+    trainer_open_model(&one, devs, 1, 0.1f, &mo);
+    trainer_open_model(&many, devs, n_devs, 0.1f, &mo);
+    CHECK(tdm_model_variable_count(many.model) == 10);
+    CHECK(train_steps(&one, ds, BN_STEPS, a) == BN_STEPS);
+    CHECK(train_steps(&many, ds, BN_STEPS, b) == BN_STEPS);
+    double worst = 0.0, worst_state = 0.0;
+    for (size_t i = 0; i < BN_STEPS; i++)
+        worst = fmax(worst, fabs(a[i] - b[i]) / fabs(a[i]));
+    const char *names[] = {"batch_norm1/moving_mean", "batch_norm1/moving_variance",
+                           "batch_norm4/moving_mean", "batch_norm4/moving_variance"};
+    CHECK(tdm_model_state_count(many.model) == 4 && tdm_model_state(many.model, 4) == NULL);
+    for (size_t k = 0; k < 4 && tdm_model_state_count(many.model) == 4; k++) {
+        float want[16], got[16], copy[16], first[16];
+        tdm_variable *v1 = tdm_model_state(one.model, k), *vn = tdm_model_state(many.model, k);
+        CHECK(!strcmp(tdm_variable_name(vn), names[k]));
+        tdm_shape shape = tdm_variable_shape(vn);
+        size_t n = tdm_shape_count(&shape);
+        CHECK(n == (k < 2 ? 6u : 16u));
+        CHECK_OK(tdm_variable_read(v1, want, n * sizeof(float)));
+        CHECK_OK(tdm_variable_read(vn, got, n * sizeof(float)));
+        for (size_t i = 0; i < n; i++)
+            worst_state = fmax(worst_state,
+                               fabs((double)want[i] - got[i]) / fmax(fabs((double)want[i]), 1e-3));
+        for (size_t r = 0; r < n_devs; r++) { /* every replica wrote the same statistics */
+            CHECK_OK(tdm_tensor_read(tdm_variable_copy(vn, r), copy, n * sizeof(float)));
+            if (r == 0)
+                memcpy(first, copy, n * sizeof(float));
+            for (size_t i = 0; i < n; i++) /* within rounding where backends differ */
+                CHECK(mixed ? fabs((double)copy[i] - first[i]) <= 1e-5 * fmax(fabs(first[i]), 1e-3)
+                            : copy[i] == first[i]);
+        }
+    }
+    fprintf(stderr,
+            "batch norm: %zu replicas against 1: worst relative loss difference %g, "
+            "moving statistics %g; loss %.4f -> %.4f\n",
+            n_devs, worst, worst_state, a[0], a[BN_STEPS - 1]);
+    CHECK(worst <= 1e-4);
+    CHECK(worst_state <= 1e-4);
+    CHECK(a[BN_STEPS - 1] < a[0]);
+    /* inference uses the moving statistics, and a file keeps them */
+    float x[3 * FEATURES], want[3 * CLASSES], got[3 * CLASSES];
+    for (size_t i = 0; i < 3 * FEATURES; i++)
+        x[i] = (float)((i * 5) % 11) / 5.0f - 1.0f;
+    CHECK_OK(tdm_model_predict(many.model, x, 3, want));
+    char path[4096];
+    scratch_root("tdm_bn");
+    scratch_path(path, "bn.safetensors", 0);
+    CHECK_OK(tdm_model_save(many.model, path));
+    tdm_model *back = NULL;
+    CHECK_OK(tdm_model_load(one.strategy, path, &back));
+    CHECK_OK(tdm_model_predict(back, x, 3, got));
+    CHECK(!memcmp(want, got, sizeof got));
+    tdm_model_destroy(back);
+    scratch_remove();
+    trainer_close(&one);
+    trainer_close(&many);
+    tdm_dataset_destroy(ds);
+}
+
 /* The public operations on a case worked by hand, SAME's arithmetic, and the
  * arguments they refuse. */
 static void check_ops(void)
@@ -409,6 +497,7 @@ int main(int argc, char **argv)
         check_equivalence();
         check_gradients();
         check_file();
+        check_batch_norm(!strcmp(argv[1], "mixed"));
         check_ops();
         check_refusals();
     }

@@ -51,13 +51,46 @@ static tdm_status create_variable(tdm_model *m, size_t i, const float *value, co
     float *init = value ? NULL : calloc(count, sizeof *init);
     if (!value && !init)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
-    if (init && !bias)
+    int norm = m->layers[l].kind == TDM_LAYER_BATCH_NORM;
+    for (size_t k = 0; init && norm && !bias && k < count; k++)
+        init[k] = 1.0f; /* gamma */
+    if (init && !bias && !norm)
         initial_kernel(m, l, init, count);
     char name[48];
     tdm_model_variable_name(m, i, name, sizeof name);
     tdm_variable_options vo = TDM_VARIABLE_OPTIONS_INIT;
     vo.name = name;
     vo.shape = shape;
+    vo.initial_value = value ? value : init;
+    tdm_status s = tdm_variable_create(m->strategy, &vo, out);
+    free(init);
+    return s;
+}
+
+/* Batch norm's moving statistic k (mean, then variance, per layer): sync-on-read,
+ * averaged on a cross-replica read, not trainable; from value, else the mean 0 and
+ * the variance 1. */
+static tdm_status create_state(tdm_model *m, size_t k, const float *value, const char *func,
+                               tdm_variable **out)
+{
+    size_t l = 0;
+    while (m->layers[l].kind != TDM_LAYER_BATCH_NORM || m->plans[l].first_state + 2 <= k)
+        l++;
+    size_t channels = m->plans[l].in_c;
+    int variance = k > m->plans[l].first_state;
+    float *init = value ? NULL : malloc(channels * sizeof *init);
+    if (!value && !init)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    for (size_t c = 0; init && c < channels; c++)
+        init[c] = variance ? 1.0f : 0.0f;
+    char name[48];
+    tdm_layer_state_name(l, variance, name, sizeof name);
+    tdm_variable_options vo = TDM_VARIABLE_OPTIONS_INIT;
+    vo.name = name;
+    vo.shape = TDM_SHAPE(channels);
+    vo.synchronization = TDM_SYNC_ON_READ;
+    vo.aggregation = TDM_AGG_MEAN;
+    vo.trainable = 0;
     vo.initial_value = value ? value : init;
     tdm_status s = tdm_variable_create(m->strategy, &vo, out);
     free(init);
@@ -79,12 +112,18 @@ static tdm_status build(tdm_model *m, const float *const *values, const char *fu
     tdm_status s = tdm_model_plan(&m->opts, m->plans, func);
     if (s != TDM_OK)
         return s;
-    m->var_count = m->plans[layers - 1].first_var + m->plans[layers - 1].var_count;
+    const tdm_layer_plan *last = &m->plans[layers - 1];
+    m->var_count = last->first_var + last->var_count;
+    m->state_count =
+        last->first_state + (m->layers[layers - 1].kind == TDM_LAYER_BATCH_NORM ? 2 : 0);
     m->vars = calloc(m->var_count ? m->var_count : 1, sizeof *m->vars);
-    if (!m->vars)
+    m->states = calloc(m->state_count ? m->state_count : 1, sizeof *m->states);
+    if (!m->vars || !m->states)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     for (size_t i = 0; i < m->var_count && s == TDM_OK; i++)
         s = create_variable(m, i, values ? values[i] : NULL, func, &m->vars[i]);
+    for (size_t k = 0; k < m->state_count && s == TDM_OK; k++)
+        s = create_state(m, k, values ? values[m->var_count + k] : NULL, func, &m->states[k]);
     return s;
 }
 
@@ -126,7 +165,10 @@ void tdm_model_destroy(tdm_model *m)
     tdm_model_scratch_free(m, &m->eval);
     for (size_t i = 0; m->vars && i < m->var_count; i++)
         tdm_variable_destroy(m->vars[i]);
+    for (size_t k = 0; m->states && k < m->state_count; k++)
+        tdm_variable_destroy(m->states[k]);
     free(m->vars);
+    free(m->states);
     free(m->scratch);
     free(m->layers);
     free(m->plans);
@@ -187,6 +229,16 @@ size_t tdm_model_variable_count(const tdm_model *m)
 tdm_variable *tdm_model_variable(const tdm_model *m, size_t i)
 {
     return m && i < m->var_count ? m->vars[i] : NULL;
+}
+
+size_t tdm_model_state_count(const tdm_model *m)
+{
+    return m ? m->state_count : 0;
+}
+
+tdm_variable *tdm_model_state(const tdm_model *m, size_t k)
+{
+    return m && k < m->state_count ? m->states[k] : NULL;
 }
 
 size_t tdm_model_parameter_count(const tdm_model *m)

@@ -68,19 +68,23 @@ tdm_status tdm_evaluator_create(tdm_model *m, const tdm_distribute_config *confi
     return TDM_OK;
 }
 
-/* The copy takes every trained weight, through the host. */
+/* The copy takes every trained weight and moving statistic, through the host. */
 static tdm_status refresh(tdm_evaluator *e)
 {
+    const tdm_model *m = e->trained;
     tdm_status s = TDM_OK;
-    for (size_t i = 0; i < e->trained->var_count && s == TDM_OK; i++) {
-        tdm_shape shape = tdm_variable_shape(e->trained->vars[i]);
+    for (size_t i = 0; i < m->var_count + m->state_count && s == TDM_OK; i++) {
+        int state = i >= m->var_count;
+        tdm_variable *from = state ? m->states[i - m->var_count] : m->vars[i];
+        tdm_variable *to = state ? e->copy->states[i - m->var_count] : e->copy->vars[i];
+        tdm_shape shape = tdm_variable_shape(from);
         size_t bytes = tdm_shape_count(&shape) * sizeof *e->host;
-        s = tdm_variable_read(e->trained->vars[i], e->host, bytes);
+        s = tdm_variable_read(from, e->host, bytes);
         if (s == TDM_OK)
-            s = tdm_variable_assign_host(e->copy->vars[i], TDM_ASSIGN, e->host, bytes);
+            s = tdm_variable_assign_host(to, TDM_ASSIGN, e->host, bytes);
         if (s != TDM_OK)
             tdm_fail_context(s, "tdm_evaluator_run: copying '%s' to the eval strategy",
-                             tdm_variable_name(e->trained->vars[i]));
+                             tdm_variable_name(from));
     }
     return s;
 }

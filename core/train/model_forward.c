@@ -29,8 +29,10 @@ tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
     const tdm_tensor *x = fa->x;
     tdm_status s = TDM_OK;
     for (size_t l = 0; l < v->b.layers && s == TDM_OK; l++) {
-        s = m->layers[l].kind == TDM_LAYER_DENSE ? dense(m, v, l, x, fa->copy)
-                                                 : tdm_model_image_forward(m, v, l, x, fa->copy);
+        tdm_layer_kind kind = m->layers[l].kind;
+        s = kind == TDM_LAYER_DENSE        ? dense(m, v, l, x, fa->copy)
+            : kind == TDM_LAYER_BATCH_NORM ? tdm_model_norm_forward(m, v, l, x, fa)
+                                           : tdm_model_image_forward(m, v, l, x, fa->copy);
         if (s == TDM_OK && v->b.a[l])
             s = tdm_op_activation(m->layers[l].activation, v->b.a[l], v->b.z[l]);
         if (s == TDM_OK && v->b.dropped[l])

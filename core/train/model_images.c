@@ -82,9 +82,7 @@ tdm_status tdm_model_conv_grads(const tdm_model *m, const tdm_model_views *v, si
         s = v->b.col[l] ? tdm_conv2d_lowered_grad_filter(df, v->b.col[l], xi, gi, &p->win)
                         : tdm_op_conv2d_grad_filter(df, xi, gi, &p->win);
     if (s == TDM_OK)
-        s = tdm_op_sum_rows(v->b.partial[l], v->b.g[l]);
-    if (s == TDM_OK)
-        s = tdm_op_sum_rows(db, v->b.partial[l]);
+        s = tdm_model_channel_sums(v, l, db, v->b.g[l]);
     tdm_tensor_destroy(gi);
     tdm_tensor_destroy(xi);
     return s;

@@ -12,9 +12,11 @@
 typedef struct tdm_layer_plan {
     size_t in_h, in_w, in_c;
     size_t out_h, out_w, out_c;
-    tdm_window win;   /* conv2d and pooling */
-    size_t first_var; /* its variables: kernel then bias, from m->vars[first_var] */
-    size_t var_count; /* 2 for dense and conv2d, 0 for pooling */
+    tdm_window win;     /* conv2d and pooling */
+    size_t first_var;   /* its variables: kernel then bias (gamma then beta), from
+                           m->vars[first_var] */
+    size_t var_count;   /* 2 for dense, conv2d and batch norm, 0 for pooling */
+    size_t first_state; /* batch norm: its moving mean, then variance, in m->states */
 } tdm_layer_plan;
 
 static inline size_t tdm_plan_in_features(const tdm_layer_plan *p)
@@ -51,6 +53,9 @@ typedef struct tdm_model_buffers {
     tdm_tensor **g;       /* [layers]: d(loss) / d(layer output), then / d(z) */
     tdm_tensor **col;     /* [layers]: a lowered conv2d's im2col matrix, [rows, out_h *
                              out_w * kh * kw * c]; NULL for other layers */
+    tdm_tensor **norm;    /* [layers]: batch norm's per-channel values, [6, channels]:
+                             sums of x and x * x (then of dy and dy * x_hat), mean,
+                             inv_std, and two of scratch; NULL for other layers */
     tdm_tensor **partial; /* [layers]: conv2d's bias gradient summed over the batch only,
                              [out_h * out_w, units]; NULL for other layers */
     tdm_tensor *losses;   /* [rows]: per-example losses */
@@ -72,7 +77,10 @@ struct tdm_model {
     tdm_layer *layers;
     tdm_layer_plan *plans; /* [layer_count] */
     size_t var_count;
-    tdm_variable **vars;        /* [var_count]: per dense or conv2d layer, kernel then bias */
+    tdm_variable **vars; /* [var_count]: per dense or conv2d layer kernel then bias, per
+                            batch norm gamma then beta */
+    size_t state_count;
+    tdm_variable **states;      /* [state_count]: per batch norm its moving mean and variance */
     tdm_model_scratch *scratch; /* one per replica */
     tdm_model_scratch eval;     /* on the first device, for evaluation and prediction */
     float *standardize; /* [2 * input_features]: mean then divisor (tdm_standardize_params) of
@@ -84,8 +92,17 @@ struct tdm_model {
  * names and its kind in model files. */
 const char *tdm_layer_kind_name(tdm_layer_kind kind);
 
-/* Layer l's variable names: "<kind><l>/kernel" and "<kind><l>/bias". */
+/* Layer l's variable names: "<kind><l>/kernel" and "<kind><l>/bias" ("/gamma" and
+ * "/beta" for batch norm). */
 void tdm_layer_variable_name(tdm_layer_kind kind, size_t l, int bias, char *buf, size_t size);
+
+/* Batch norm layer l's moving statistic: "batch_norm<l>/moving_mean" or
+ * "batch_norm<l>/moving_variance". */
+void tdm_layer_state_name(size_t l, int variance, char *buf, size_t size);
+
+/* Batch norm's epsilon and momentum, the defaults where 0. */
+float tdm_layer_epsilon(const tdm_layer *d);
+float tdm_layer_momentum(const tdm_layer *d);
 
 /* Variable i's name. */
 void tdm_model_variable_name(const tdm_model *m, size_t i, char *buf, size_t size);
@@ -93,8 +110,9 @@ void tdm_model_variable_name(const tdm_model *m, size_t i, char *buf, size_t siz
 /* The layer variable i belongs to. */
 size_t tdm_model_variable_layer(const tdm_model *m, size_t i);
 
-/* tdm_model_create with initial values: values[i] (host float32, variable i's shape)
- * or, where values or values[i] is NULL, the seeded initialisation. */
+/* tdm_model_create with initial values: values[i] (host float32, variable i's shape),
+ * then values[var_count + k] for the moving statistic k, or, where values or an
+ * entry is NULL, the seeded initialisation. */
 tdm_status tdm_model_create_with(tdm_strategy *s, const tdm_model_options *opts,
                                  const float *const *values, const char *func, tdm_model **out);
 
@@ -128,6 +146,8 @@ typedef struct tdm_forward_args {
     size_t copy, first_row;
     uint64_t step;
     int training;
+    tdm_replica_context *rc; /* training: the replica, whose batch norms all-reduce */
+    size_t global_rows;      /* training: the step's global batch */
 } tdm_forward_args;
 tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
                              const tdm_forward_args *fa);
@@ -147,6 +167,21 @@ tdm_status tdm_model_conv_grads(const tdm_model *m, const tdm_model_views *v, si
 /* dx = d(loss) / d(image layer l's input x), from g[l]; f is conv2d's filter. */
 tdm_status tdm_model_image_grad_input(const tdm_model *m, const tdm_model_views *v, size_t l,
                                       const tdm_tensor *x, tdm_tensor *dx, const tdm_tensor *f);
+
+/* out[channels] = the sums over rows and positions of t [rows, positions * channels],
+ * in two short passes through layer l's partial buffer (one over rows * positions
+ * would loop past lavapipe's limit). */
+tdm_status tdm_model_channel_sums(const tdm_model_views *v, size_t l, tdm_tensor *out,
+                                  const tdm_tensor *t);
+
+/* Batch norm layer l: z[l] from its input x, with the global batch's statistics in
+ * training (an all-reduce, and the moving statistics updated) or the moving ones. */
+tdm_status tdm_model_norm_forward(const tdm_model *m, const tdm_model_views *v, size_t l,
+                                  const tdm_tensor *x, const tdm_forward_args *fa);
+/* Its gradients: gamma's and beta's, and, below the first layer, the input's into
+ * g[l - 1] (another all-reduce); z[l] is scratch. */
+tdm_status tdm_model_norm_backward(const tdm_model *m, const tdm_model_views *v, size_t l,
+                                   const tdm_loss_args *a, const tdm_tensor *x);
 
 /* Layer l's dropout key for a step. */
 uint64_t tdm_model_dropout_seed(const tdm_model *m, uint64_t step, size_t l);

@@ -21,7 +21,7 @@ static tdm_status run_chunk(tdm_model *m, const float *x, size_t rows, float *ou
         tdm_tensor_destroy(input);
         return s;
     }
-    tdm_forward_args fa = {input, 0, 0, 0, 0};
+    tdm_forward_args fa = {.x = input};
     s = tdm_model_forward(m, &v, &fa);
     if (s == TDM_OK)
         s = tdm_tensor_read(v.out[v.b.layers - 1], out, rows * outputs * sizeof(float));

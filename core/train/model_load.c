@@ -24,7 +24,8 @@ typedef struct loader {
     tdm_model_options opts;
     tdm_layer *layers;
     tdm_layer_plan *plans;
-    const tdm_st_tensor **vars; /* [2 * layers]: per layer its kernel and bias, or NULL */
+    const tdm_st_tensor **vars; /* [4 * layers]: per layer its kernel and bias (batch norm:
+                                   gamma, beta, moving mean and variance), or NULL */
     const tdm_st_tensor *mean, *std;
 } loader;
 
@@ -159,20 +160,58 @@ static tdm_status window(loader *l, const char *prefix, tdm_layer *d)
 
 /* Layer i of kind d->kind: its settings, and its tensors, whose shapes give a dense
  * or conv2d layer's units (and a filter's window). */
+/* A float in [lo, hi) under "<prefix>/<what>". */
+static tdm_status number(const loader *l, const char *prefix, const char *what, double lo,
+                         double hi, locale_t c, float *out)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s/%s", prefix, what);
+    const char *text = meta(l, key);
+    char *end = NULL;
+    double v = text ? strtod_l(text, &end, c) : -1.0;
+    if (!text || !*text || *end || !(v >= lo && v < hi))
+        return tdm_st_corrupt(func, l->path, "%s is '%s', not a number in [%g, %g)", key,
+                              text ? text : "(none)", lo, hi);
+    *out = (float)v;
+    return TDM_OK;
+}
+
+/* A batch norm's four tensors, its epsilon and its momentum. */
+static tdm_status batch_norm(loader *l, size_t i, const char *prefix, tdm_layer *d, locale_t c)
+{
+    char name[48];
+    tdm_status s = TDM_OK;
+    for (int k = 0; k < 4 && s == TDM_OK; k++) {
+        if (k < 2)
+            tdm_layer_variable_name(d->kind, i, k, name, sizeof name);
+        else
+            tdm_layer_state_name(i, k == 3, name, sizeof name);
+        l->vars[4 * i + (size_t)k] = tdm_st_find(&l->f, name);
+        s = check_tensor(l, name, l->vars[4 * i + (size_t)k]);
+    }
+    if (s == TDM_OK)
+        s = number(l, prefix, "epsilon", 1e-12, 1.0, c, &d->epsilon);
+    if (s == TDM_OK)
+        s = number(l, prefix, "momentum", 0.0, 1.0, c, &d->momentum);
+    return s;
+}
+
 static tdm_status layer(loader *l, size_t i, tdm_layer *d, locale_t c)
 {
     char prefix[48], kernel[48], bias[48];
     snprintf(prefix, sizeof prefix, "%s%zu", tdm_layer_kind_name(d->kind), i);
+    if (d->kind == TDM_LAYER_BATCH_NORM)
+        return batch_norm(l, i, prefix, d, c);
     tdm_status s = d->kind == TDM_LAYER_DENSE ? TDM_OK : window(l, prefix, d);
     if (s != TDM_OK || !tdm_layer_activates(d))
         return s;
     tdm_layer_variable_name(d->kind, i, 0, kernel, sizeof kernel);
     tdm_layer_variable_name(d->kind, i, 1, bias, sizeof bias);
-    const tdm_st_tensor *k = l->vars[2 * i] = tdm_st_find(&l->f, kernel);
-    l->vars[2 * i + 1] = tdm_st_find(&l->f, bias);
+    const tdm_st_tensor *k = l->vars[4 * i] = tdm_st_find(&l->f, kernel);
+    l->vars[4 * i + 1] = tdm_st_find(&l->f, bias);
     s = check_tensor(l, kernel, k);
     if (s == TDM_OK)
-        s = check_tensor(l, bias, l->vars[2 * i + 1]);
+        s = check_tensor(l, bias, l->vars[4 * i + 1]);
     if (s == TDM_OK)
         s = activation(l, prefix, d, c);
     if (s == TDM_OK && k->rank != (d->kind == TDM_LAYER_DENSE ? 2u : 4u))
@@ -210,13 +249,13 @@ static tdm_status kinds(loader *l, size_t *count)
         return tdm_st_corrupt(func, l->path, "no layers: tensor 'dense0/kernel' is missing");
     l->layers = calloc(*count, sizeof *l->layers);
     l->plans = calloc(*count, sizeof *l->plans);
-    l->vars = calloc(2 * *count, sizeof *l->vars);
+    l->vars = calloc(4 * *count, sizeof *l->vars);
     if (!l->layers || !l->plans || !l->vars)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     for (size_t i = 0; list && i < *count; i++) {
         size_t len = strcspn(list, ",");
         int kind = -1;
-        for (int k = 0; k <= TDM_LAYER_AVG_POOL2D && kind < 0; k++)
+        for (int k = 0; k <= TDM_LAYER_BATCH_NORM && kind < 0; k++)
             if (strlen(tdm_layer_kind_name((tdm_layer_kind)k)) == len &&
                 strncmp(list, tdm_layer_kind_name((tdm_layer_kind)k), len) == 0)
                 kind = k;
@@ -274,12 +313,17 @@ static tdm_status check_shapes(loader *l)
 {
     char name[48];
     tdm_status s = TDM_OK;
-    for (size_t i = 0; i < 2 * l->opts.layer_count && s == TDM_OK; i++) {
-        const tdm_layer *d = &l->layers[i / 2];
+    for (size_t i = 0; i < 4 * l->opts.layer_count && s == TDM_OK; i++) {
+        const tdm_layer *d = &l->layers[i / 4];
+        const tdm_layer_plan *p = &l->plans[i / 4];
+        int k = (int)(i % 4);
         if (!l->vars[i])
             continue;
-        tdm_shape want = tdm_layer_variable_shape(d, &l->plans[i / 2], (int)(i % 2));
-        tdm_layer_variable_name(d->kind, i / 2, (int)(i % 2), name, sizeof name);
+        tdm_shape want = k < 2 ? tdm_layer_variable_shape(d, p, k) : TDM_SHAPE(p->in_c);
+        if (k < 2)
+            tdm_layer_variable_name(d->kind, i / 4, k, name, sizeof name);
+        else
+            tdm_layer_state_name(i / 4, k == 3, name, sizeof name);
         s = check_shape(l, name, l->vars[i], &want);
     }
     return s;
@@ -310,7 +354,7 @@ static tdm_status architecture(loader *l)
                               tdm_last_error());
     s = check_shapes(l);
     size_t features = l->opts.input_features, vars = 0;
-    for (size_t i = 0; i < 2 * count; i++)
+    for (size_t i = 0; i < 4 * count; i++)
         vars += l->vars[i] != NULL;
     l->mean = tdm_st_find(&l->f, TDM_MODEL_MEAN);
     l->std = tdm_st_find(&l->f, TDM_MODEL_STD);
@@ -327,7 +371,7 @@ static tdm_status architecture(loader *l)
     for (size_t i = 0; s == TDM_OK && l->f.tensor_count != expected && i < l->f.tensor_count; i++) {
         const tdm_st_tensor *t = &l->f.tensors[i];
         int known = t == l->mean || t == l->std;
-        for (size_t v = 0; v < 2 * count && !known; v++)
+        for (size_t v = 0; v < 4 * count && !known; v++)
             known = t == l->vars[v];
         if (!known)
             s = tdm_st_corrupt(func, l->path, "tensor '%s' is not part of a tandem model", t->name);
@@ -349,11 +393,13 @@ static float *decode(const loader *l, const tdm_st_tensor *t)
 
 static tdm_status build(loader *l, tdm_strategy *s, tdm_model **out)
 {
-    size_t vars = 0;
-    const tdm_st_tensor **tensors = calloc(2 * l->opts.layer_count + 2, sizeof *tensors);
-    for (size_t i = 0; tensors && i < 2 * l->opts.layer_count; i++)
-        if (l->vars[i])
-            tensors[vars++] = l->vars[i];
+    /* the trainable variables in layer order, then the moving statistics */
+    size_t vars = 0, n = 4 * l->opts.layer_count;
+    const tdm_st_tensor **tensors = calloc(n + 2, sizeof *tensors);
+    for (size_t states = 0; tensors && states < 2; states++)
+        for (size_t i = 0; i < n; i++)
+            if (l->vars[i] && (i % 4 >= 2) == (int)states)
+                tensors[vars++] = l->vars[i];
     float **values = calloc(vars + 2, sizeof *values);
     tdm_status st =
         values && tensors ? TDM_OK : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "out of host memory");

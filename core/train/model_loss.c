@@ -22,7 +22,7 @@ static tdm_status variable_grads(const tdm_model *m, const tdm_model_views *v,
                                  const tdm_loss_args *a, size_t l, const tdm_tensor *x)
 {
     const tdm_layer_plan *p = &m->plans[l];
-    if (!p->var_count)
+    if (!p->var_count || m->layers[l].kind == TDM_LAYER_BATCH_NORM)
         return TDM_OK;
     tdm_tensor *dk = a->grads[p->first_var], *db = a->grads[p->first_var + 1];
     tdm_status s = m->layers[l].kind == TDM_LAYER_CONV2D
@@ -50,6 +50,8 @@ static tdm_status backward_layer(const tdm_model *m, const tdm_model_views *v,
         s = tdm_op_activation_grad(m->layers[l].activation, v->b.g[l], v->b.g[l], v->b.z[l],
                                    v->b.a[l]);
     const tdm_tensor *x = l ? v->out[l - 1] : a->features;
+    if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_BATCH_NORM)
+        return tdm_model_norm_backward(m, v, l, a, x);
     if (s == TDM_OK)
         s = variable_grads(m, v, a, l, x);
     if (s != TDM_OK || l == 0)
@@ -64,7 +66,8 @@ static tdm_status backward_layer(const tdm_model *m, const tdm_model_views *v,
 static tdm_status passes(const tdm_model *m, const tdm_model_views *v, const tdm_loss_args *a)
 {
     float scale = tdm_loss_args_scale(a);
-    tdm_forward_args fa = {a->features, tdm_replica_local_id(a->rc), a->first_row, a->step, 1};
+    tdm_forward_args fa = {a->features, tdm_replica_local_id(a->rc), a->first_row, a->step, 1,
+                           a->rc,       a->global_batch_size};
     tdm_status s = tdm_model_forward(m, v, &fa);
     if (s == TDM_OK)
         s = output_loss(m, v, a, scale);
@@ -107,8 +110,12 @@ tdm_status tdm_model_loss(const tdm_loss_args *args, void *model)
     TDM_CHECK_ARG(model, "tdm_model_loss");
     tdm_model *m = model;
     tdm_status s = check_args(m, args);
-    if (s != TDM_OK || args->rows == 0)
+    /* An empty slice contributes nothing, but batch norms still meet the other
+     * replicas in their all-reduces: their passes run over no rows. */
+    if (s != TDM_OK || (args->rows == 0 && !m->state_count))
         return s != TDM_OK ? s : zeros(args);
+    if (args->global_batch_size == 0)
+        return zeros(args);
     tdm_model_scratch *sc = &m->scratch[tdm_replica_local_id(args->rc)];
     s = tdm_model_scratch_reserve(m, sc, tdm_replica_device(args->rc), args->rows);
     tdm_model_views v;

@@ -6,7 +6,8 @@
 #include "device/error.h"
 #include "train/model_impl.h"
 
-static const char *const kind_names[] = {"dense", "conv2d", "max_pool2d", "avg_pool2d"};
+static const char *const kind_names[] = {"dense", "conv2d", "max_pool2d", "avg_pool2d",
+                                         "batch_norm"};
 
 const char *tdm_layer_kind_name(tdm_layer_kind kind)
 {
@@ -15,7 +16,24 @@ const char *tdm_layer_kind_name(tdm_layer_kind kind)
 
 void tdm_layer_variable_name(tdm_layer_kind kind, size_t l, int bias, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s%zu/%s", kind_names[kind], l, bias ? "bias" : "kernel");
+    int norm = kind == TDM_LAYER_BATCH_NORM;
+    snprintf(buf, size, "%s%zu/%s", kind_names[kind], l,
+             bias ? (norm ? "beta" : "bias") : (norm ? "gamma" : "kernel"));
+}
+
+void tdm_layer_state_name(size_t l, int variance, char *buf, size_t size)
+{
+    snprintf(buf, size, "batch_norm%zu/%s", l, variance ? "moving_variance" : "moving_mean");
+}
+
+float tdm_layer_epsilon(const tdm_layer *d)
+{
+    return d->epsilon > 0.0f ? d->epsilon : 1e-3f;
+}
+
+float tdm_layer_momentum(const tdm_layer *d)
+{
+    return d->momentum > 0.0f ? d->momentum : 0.99f;
 }
 
 size_t tdm_model_variable_layer(const tdm_model *m, size_t i)
@@ -34,6 +52,8 @@ void tdm_model_variable_name(const tdm_model *m, size_t i, char *buf, size_t siz
 
 tdm_shape tdm_layer_variable_shape(const tdm_layer *d, const tdm_layer_plan *p, int bias)
 {
+    if (d->kind == TDM_LAYER_BATCH_NORM)
+        return TDM_SHAPE(p->in_c);
     if (bias)
         return TDM_SHAPE(d->units);
     if (d->kind == TDM_LAYER_CONV2D)
@@ -111,9 +131,17 @@ static tdm_status image_layer(const tdm_layer *d, tdm_layer_plan *p, const char 
 
 static tdm_status check_layer(const tdm_layer *d, const char *f, size_t l)
 {
-    if ((unsigned)d->kind > TDM_LAYER_AVG_POOL2D)
+    if ((unsigned)d->kind > TDM_LAYER_BATCH_NORM)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: layer %zu has an unknown kind %d", f, l,
                         (int)d->kind);
+    if (d->kind == TDM_LAYER_BATCH_NORM &&
+        (d->units || d->activation != TDM_ACT_LINEAR || d->dropout != 0.0f ||
+         !(d->epsilon >= 0.0f && d->epsilon < 1.0f) ||
+         !(d->momentum >= 0.0f && d->momentum < 1.0f)))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: layer %zu (batch_norm) takes no units, activation or dropout, an "
+                        "epsilon in [0, 1) and a momentum in [0, 1)",
+                        f, l);
     if (!tdm_layer_activates(d)) {
         if (d->units || d->activation != TDM_ACT_LINEAR || d->dropout != 0.0f)
             return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
@@ -133,7 +161,7 @@ static tdm_status check_layer(const tdm_layer *d, const char *f, size_t l)
 tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const char *f)
 {
     tdm_status s = input_image(o, &plans[0], f);
-    size_t vars = 0;
+    size_t vars = 0, states = 0;
     for (size_t l = 0; l < o->layer_count && s == TDM_OK; l++) {
         const tdm_layer *d = &o->layers[l];
         tdm_layer_plan *p = &plans[l];
@@ -146,6 +174,8 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
         if (d->kind == TDM_LAYER_DENSE) {
             p->out_h = p->out_w = 1;
             p->out_c = d->units;
+        } else if (d->kind == TDM_LAYER_BATCH_NORM) {
+            p->out_h = p->in_h, p->out_w = p->in_w, p->out_c = p->in_c;
         } else if (l ? o->layers[l - 1].kind == TDM_LAYER_DENSE : !o->input_height) {
             s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: layer %zu (%s) needs an image: %s", f, l,
                          kind_names[d->kind],
@@ -168,8 +198,10 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
                          "launch addresses",
                          f, l, p->out_h, p->out_w, p->out_c);
         p->first_var = vars;
-        p->var_count = tdm_layer_activates(d) ? 2 : 0;
+        p->var_count = tdm_layer_activates(d) || d->kind == TDM_LAYER_BATCH_NORM ? 2 : 0;
         vars += p->var_count;
+        p->first_state = states;
+        states += d->kind == TDM_LAYER_BATCH_NORM ? 2 : 0;
     }
     if (s == TDM_OK &&
         ((unsigned)o->loss > TDM_LOSS_MEAN_SQUARED_ERROR || (unsigned)o->reduction > TDM_LOSS_SUM))

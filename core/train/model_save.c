@@ -55,7 +55,15 @@ static void describe_layer(const tdm_model *m, size_t l, entries *out)
         snprintf(value, sizeof value, "%.9g", (double)d->dropout);
         add(out, key, value);
     }
-    if (d->kind == TDM_LAYER_DENSE)
+    if (d->kind == TDM_LAYER_BATCH_NORM) {
+        snprintf(key, sizeof key, "%s/epsilon", prefix);
+        snprintf(value, sizeof value, "%.9g", (double)tdm_layer_epsilon(d));
+        add(out, key, value);
+        snprintf(key, sizeof key, "%s/momentum", prefix);
+        snprintf(value, sizeof value, "%.9g", (double)tdm_layer_momentum(d));
+        add(out, key, value);
+    }
+    if (d->kind == TDM_LAYER_DENSE || d->kind == TDM_LAYER_BATCH_NORM)
         return;
     if (d->kind != TDM_LAYER_CONV2D)
         add_pair(out, prefix, "window", d->kernel_h, d->kernel_w);
@@ -97,17 +105,34 @@ static void describe(const tdm_model *m, entries *out, char *kinds)
 }
 
 /* Every variable's first copy, and the standardisation, as tensors to write. */
+/* The name of tensor i: a trainable variable's, then a moving statistic's. */
+static void tensor_name(const tdm_model *m, size_t i, char *buf, size_t size)
+{
+    if (i < m->var_count) {
+        tdm_model_variable_name(m, i, buf, size);
+        return;
+    }
+    size_t k = i - m->var_count, l = 0;
+    while (m->layers[l].kind != TDM_LAYER_BATCH_NORM || m->plans[l].first_state + 2 <= k)
+        l++;
+    tdm_layer_state_name(l, k > m->plans[l].first_state, buf, size);
+}
+
+/* Every variable's first copy (which prediction uses), and the standardisation, as
+ * tensors to write. */
 static tdm_status gather(const tdm_model *m, tdm_st_out *t, float **values, char (*names)[48])
 {
-    size_t vars = tdm_model_variable_count(m);
+    size_t vars = m->var_count + m->state_count;
     tdm_status s = TDM_OK;
     for (size_t i = 0; i < vars && s == TDM_OK; i++) {
-        tdm_tensor *copy = tdm_variable_copy(m->vars[i], 0);
-        values[i] = malloc(tdm_tensor_bytes(copy) ? tdm_tensor_bytes(copy) : 1);
-        s = values[i] ? tdm_tensor_read(copy, values[i], tdm_tensor_bytes(copy))
+        tdm_variable *var = i < m->var_count ? m->vars[i] : m->states[i - m->var_count];
+        tdm_shape shape = tdm_variable_shape(var);
+        size_t bytes = tdm_shape_count(&shape) * sizeof(float);
+        values[i] = malloc(bytes ? bytes : 1);
+        s = values[i] ? tdm_tensor_read(tdm_variable_copy(var, 0), values[i], bytes)
                       : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "out of host memory");
-        tdm_model_variable_name(m, i, names[i], sizeof names[i]);
-        t[i] = (tdm_st_out){names[i], tdm_tensor_shape(copy), values[i]};
+        tensor_name(m, i, names[i], sizeof names[i]);
+        t[i] = (tdm_st_out){names[i], shape, values[i]};
     }
     if (m->standardize) {
         tdm_shape features = TDM_SHAPE(m->opts.input_features);
@@ -149,7 +174,7 @@ tdm_status tdm_model_save(const tdm_model *m, const char *path)
     TDM_CHECK_ARG(path, func);
     if (!*path || path[strlen(path) - 1] == '/')
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: '%s' names no file", func, path);
-    size_t layers = m->opts.layer_count, vars = m->var_count;
+    size_t layers = m->opts.layer_count, vars = m->var_count + m->state_count;
     entries meta = {calloc(MAX_ENTRIES(layers), sizeof *meta.e),
                     calloc(MAX_ENTRIES(layers), sizeof *meta.text), 0};
     char *kinds = malloc(layers * KIND_SIZE);

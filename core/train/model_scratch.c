@@ -14,7 +14,8 @@ static tdm_status buffers_alloc(tdm_model_buffers *b, size_t layers)
     b->g = calloc(layers, sizeof *b->g);
     b->partial = calloc(layers, sizeof *b->partial);
     b->col = calloc(layers, sizeof *b->col);
-    if (!b->z || !b->a || !b->dropped || !b->g || !b->partial || !b->col)
+    b->norm = calloc(layers, sizeof *b->norm);
+    if (!b->z || !b->a || !b->dropped || !b->g || !b->partial || !b->col || !b->norm)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "model: out of host memory");
     return TDM_OK;
 }
@@ -28,7 +29,9 @@ static void buffers_free(tdm_model_buffers *b)
         tdm_tensor_destroy(b->g ? b->g[l] : NULL);
         tdm_tensor_destroy(b->partial ? b->partial[l] : NULL);
         tdm_tensor_destroy(b->col ? b->col[l] : NULL);
+        tdm_tensor_destroy(b->norm ? b->norm[l] : NULL);
     }
+    free(b->norm);
     free(b->partial);
     free(b->col);
     free(b->z);
@@ -67,8 +70,12 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
             s = matrix(sc->device, rows, features, &b->g[l]);
         if (s == TDM_OK && m->layers[l].dropout > 0.0f)
             s = matrix(sc->device, rows, features, &b->dropped[l]);
-        if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_CONV2D)
+        int conv = m->layers[l].kind == TDM_LAYER_CONV2D;
+        int norm = m->layers[l].kind == TDM_LAYER_BATCH_NORM;
+        if (s == TDM_OK && (conv || norm))
             s = matrix(sc->device, p->out_h * p->out_w, p->out_c, &b->partial[l]);
+        if (s == TDM_OK && norm)
+            s = matrix(sc->device, 6, p->out_c, &b->norm[l]);
         if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_CONV2D &&
             tdm_model_conv_lowered(sc->device))
             s = matrix(sc->device, rows,
@@ -110,6 +117,16 @@ static tdm_status rows_of(tdm_tensor *t, size_t rows, tdm_tensor **out)
     return tdm_tensor_slice(t, 0, &shape, out);
 }
 
+/* All of t (a buffer whose size does not follow the rows); NULL stays. */
+static tdm_status whole_of(tdm_tensor *t, tdm_tensor **out)
+{
+    *out = NULL;
+    if (!t)
+        return TDM_OK;
+    tdm_shape whole = tdm_tensor_shape(t);
+    return tdm_tensor_slice(t, 0, &whole, out);
+}
+
 static tdm_status slice_layer(const tdm_model_buffers *from, tdm_model_buffers *to, size_t l,
                               size_t rows, int training)
 {
@@ -122,10 +139,10 @@ static tdm_status slice_layer(const tdm_model_buffers *from, tdm_model_buffers *
         s = rows_of(from->dropped[l], rows, &to->dropped[l]);
     if (s == TDM_OK)
         s = rows_of(from->col[l], rows, &to->col[l]);
-    if (s == TDM_OK && from->partial[l]) {
-        tdm_shape whole = tdm_tensor_shape(from->partial[l]);
-        s = tdm_tensor_slice(from->partial[l], 0, &whole, &to->partial[l]);
-    }
+    if (s == TDM_OK)
+        s = whole_of(from->partial[l], &to->partial[l]);
+    if (s == TDM_OK)
+        s = whole_of(from->norm[l], &to->norm[l]);
     return s;
 }
 

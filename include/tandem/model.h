@@ -25,7 +25,10 @@ typedef enum tdm_layer_kind {
     TDM_LAYER_DENSE,      /* y = dropout(act(x W + b)), x flattened: kernel [in, units] */
     TDM_LAYER_CONV2D,     /* y = dropout(act(conv2d(x, f) + b)): f [kh, kw, c, units] */
     TDM_LAYER_MAX_POOL2D, /* y = the largest x of each window, per channel */
-    TDM_LAYER_AVG_POOL2D  /* y = the mean x of each window inside the image, per channel */
+    TDM_LAYER_AVG_POOL2D, /* y = the mean x of each window inside the image, per channel */
+    TDM_LAYER_BATCH_NORM  /* y = (x - mean) / sqrt(var + epsilon) * gamma + beta per channel:
+                             in training the batch's statistics over every replica (and
+                             every example's positions), in inference the moving ones */
 } tdm_layer_kind;
 
 typedef enum tdm_padding {
@@ -44,6 +47,8 @@ typedef struct tdm_layer {
     size_t stride_h, stride_w; /* conv2d and pooling; 0: 1 for conv2d, the window for
                                   pooling (Keras' defaults) */
     tdm_padding padding;       /* conv2d and pooling */
+    float epsilon;             /* batch norm: added to the variance; 0: 1e-3 (Keras') */
+    float momentum;            /* batch norm: of the moving statistics, in [0, 1); 0: 0.99 */
 } tdm_layer;
 
 #define TDM_DENSE(units_, activation_, dropout_)                                                   \
@@ -65,6 +70,11 @@ typedef struct tdm_layer {
 #define TDM_AVG_POOL2D(k_)                                                                         \
     {                                                                                              \
         .kind = TDM_LAYER_AVG_POOL2D, .kernel_h = (k_), .kernel_w = (k_)                           \
+    }
+/* Keras' defaults: epsilon 1e-3, momentum 0.99 */
+#define TDM_BATCH_NORM()                                                                           \
+    {                                                                                              \
+        .kind = TDM_LAYER_BATCH_NORM                                                               \
     }
 
 /* A model's first layer sees input_features values per example; convolution and
@@ -91,7 +101,12 @@ typedef struct tdm_model_options {
 
 /* Creates the model's variables on the strategy, named by layer kind and index:
  * "dense<i>/kernel" [in, units] and "dense<i>/bias" [units], "conv2d<i>/kernel" [kh,
- * kw, c, units] and "conv2d<i>/bias" [units]; pooling has none. Cross-replica or
+ * kw, c, units] and "conv2d<i>/bias" [units], "batch_norm<i>/gamma" and
+ * "batch_norm<i>/beta" [channels]; pooling has none. Batch normalisation also keeps
+ * "batch_norm<i>/moving_mean" and "batch_norm<i>/moving_variance": sync-on-read
+ * variables with aggregation MEAN, not trainable, which every replica updates with
+ * the same global statistics in each training step (TensorFlow's
+ * SyncBatchNormalization), so a cross-replica read gives them. Cross-replica or
  * default mode. */
 TDM_API tdm_status tdm_model_create(tdm_strategy *s, const tdm_model_options *opts,
                                     tdm_model **out);
@@ -99,9 +114,15 @@ TDM_API tdm_status tdm_model_create(tdm_strategy *s, const tdm_model_options *op
 /* Releases the model and its variables. NULL-safe. */
 TDM_API void tdm_model_destroy(tdm_model *m);
 
-/* The variables in layer order, kernel before bias: 2 per dense or conv2d layer. */
+/* The trainable variables in layer order, kernel before bias (gamma before beta): 2
+ * per dense, conv2d or batch-norm layer. The moving statistics are not among them. */
 TDM_API size_t tdm_model_variable_count(const tdm_model *m);
 TDM_API tdm_variable *tdm_model_variable(const tdm_model *m, size_t i);
+
+/* The variables that are not trained: per batch-norm layer its moving mean, then its
+ * moving variance, in layer order; NULL past the end. */
+TDM_API size_t tdm_model_state_count(const tdm_model *m);
+TDM_API tdm_variable *tdm_model_state(const tdm_model *m, size_t k);
 
 /* Trainable parameters over every layer. */
 TDM_API size_t tdm_model_parameter_count(const tdm_model *m);

@@ -52,7 +52,9 @@ static int window(const char **p, tdm_layer *d, int conv)
 static int item(const char *p, tdm_layer *d)
 {
     *d = (tdm_layer){.kind = TDM_LAYER_DENSE};
-    if (starts(&p, "conv")) {
+    if (starts(&p, "bn")) {
+        d->kind = TDM_LAYER_BATCH_NORM;
+    } else if (starts(&p, "conv")) {
         d->kind = TDM_LAYER_CONV2D;
         d->units = number(&p, MAX_UNITS);
         if (!d->units || window(&p, d, 1))
@@ -89,7 +91,8 @@ int layer_spec_parse(const char *text, tdm_layer *layers, size_t max, size_t *co
         if (len >= sizeof one || item(one, &layers[*count]) != 0) {
             snprintf(err, err_size,
                      "'%.20s%s' is not a layer: give units (1 to %d), dense<units>, "
-                     "conv<filters>k<size>, pool<size> or avgpool<size> (then s<stride>, valid)",
+                     "conv<filters>k<size>, pool<size> or avgpool<size> (then s<stride>, "
+                     "valid), or bn",
                      one, len > 20 ? "..." : "", MAX_UNITS);
             return -1;
         }
@@ -110,6 +113,10 @@ static void format_one(const tdm_layer *d, char *buf, size_t size)
 {
     static const char *const prefix[] = {"", "conv", "pool", "avgpool"};
     char window[48] = "", stride[48] = "";
+    if (d->kind == TDM_LAYER_BATCH_NORM) {
+        snprintf(buf, size, "bn");
+        return;
+    }
     if (d->kind == TDM_LAYER_DENSE) {
         snprintf(buf, size, "%zu", d->units);
         return;

@@ -4,6 +4,7 @@
  *   conv32k3                  a convolution of 32 filters of 3 x 3 (k5x3: 5 high, 3 wide)
  *   pool2 / maxpool2          max pooling over 2 x 2 windows
  *   avgpool2                  average pooling
+ *   bn                        batch normalisation, its statistics over every replica
  *
  * A convolution or pooling item may end with s<stride> (default 1 for a convolution,
  * the window for pooling) and "valid" (default: SAME padding), as in conv64k3s2valid.

@@ -1,0 +1,235 @@
+/* Batch normalisation's passes, TensorFlow's SyncBatchNormalization: in training each
+ * replica sums x and x * x per channel over its rows and positions, one all-reduce
+ * gives every replica the sums of the global batch, and all normalise with the same
+ * statistics, so N replicas train as one device would on the global batch. The
+ * backward pass all-reduces the sums of dy and dy * x_hat the same way. Every replica
+ * writes the same global statistics into its copy of the moving mean and variance,
+ * so their copies stay equal. */
+#include <float.h>
+
+#include "device/error.h"
+#include "device/kernel_args.h"
+#include "device/tensor_impl.h"
+#include "tandem/ops.h"
+#include "train/model_impl.h"
+
+/* The rows of a layer's `norm` buffer [6, channels]. */
+typedef struct norm_views {
+    tdm_tensor *sums;     /* rows 0-1: what the all-reduce sums */
+    tdm_tensor *sum, *sq; /* row 0: of x (of dy); row 1: of x * x (of dy * x_hat) */
+    tdm_tensor *mean, *inv_std;
+    tdm_tensor *tmp, *var; /* rows 4, 5: scratch */
+} norm_views;
+
+static void norm_views_free(norm_views *n)
+{
+    tdm_tensor *all[] = {n->sums, n->sum, n->sq, n->mean, n->inv_std, n->tmp, n->var};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        tdm_tensor_destroy(all[i]);
+    *n = (norm_views){0};
+}
+
+static tdm_status norm_views_make(tdm_tensor *norm, size_t c, norm_views *n)
+{
+    *n = (norm_views){0};
+    tdm_tensor **rows[] = {&n->sum, &n->sq, &n->mean, &n->inv_std, &n->tmp, &n->var};
+    tdm_status s = tdm_tensor_slice(norm, 0, &TDM_SHAPE(2 * c), &n->sums);
+    for (size_t r = 0; r < 6 && s == TDM_OK; r++)
+        s = tdm_tensor_slice(norm, r * c, &TDM_SHAPE(c), rows[r]);
+    if (s != TDM_OK)
+        norm_views_free(n);
+    return s;
+}
+
+/* t [rows, positions * channels] seen as [rows * positions, channels]. */
+static tdm_status channels_view(const tdm_tensor *t, size_t rows, const tdm_layer_plan *p,
+                                tdm_tensor **out)
+{
+    return tdm_tensor_slice((tdm_tensor *)t, 0, &TDM_SHAPE(rows * p->in_h * p->in_w, p->in_c), out);
+}
+
+tdm_status tdm_model_channel_sums(const tdm_model_views *v, size_t l, tdm_tensor *out,
+                                  const tdm_tensor *t)
+{
+    tdm_status s = tdm_op_sum_rows(v->b.partial[l], t);
+    return s == TDM_OK ? tdm_op_sum_rows(out, v->b.partial[l]) : s;
+}
+
+/* 1 / (the global batch's rows times the positions of an example). */
+static float inv_count(const tdm_layer_plan *p, size_t global_rows)
+{
+    return (float)(1.0 / ((double)global_rows * (double)(p->in_h * p->in_w)));
+}
+
+/* The moving statistics after a training step: m * moving + (1 - m) * the batch's
+ * (its mean, and its variance sq * inv_count - mean^2, never below 0). */
+static tdm_status update_moving(const tdm_model *m, size_t l, tdm_replica_context *rc,
+                                const norm_views *n, float inv)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    float momentum = tdm_layer_momentum(&m->layers[l]);
+    tdm_tensor *mean = tdm_variable_local(m->states[p->first_state], rc);
+    tdm_tensor *var = tdm_variable_local(m->states[p->first_state + 1], rc);
+    tdm_status s = tdm_op_mul(n->tmp, n->mean, n->mean);
+    if (s == TDM_OK)
+        s = tdm_op_scale(n->var, n->sq, inv);
+    if (s == TDM_OK)
+        s = tdm_op_sub(n->var, n->var, n->tmp);
+    if (s == TDM_OK)
+        s = tdm_op_clip(n->var, n->var, 0.0f, FLT_MAX);
+    if (s == TDM_OK)
+        s = tdm_op_scale(mean, mean, momentum);
+    if (s == TDM_OK)
+        s = tdm_op_axpy(mean, 1.0f - momentum, n->mean);
+    if (s == TDM_OK)
+        s = tdm_op_scale(var, var, momentum);
+    if (s == TDM_OK)
+        s = tdm_op_axpy(var, 1.0f - momentum, n->var);
+    return s;
+}
+
+/* mean and inv_std of the global batch (training) into n. */
+static tdm_status batch_statistics(const tdm_model *m, const tdm_model_views *v, size_t l,
+                                   const tdm_tensor *x, const tdm_forward_args *fa,
+                                   const norm_views *n)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    tdm_status s = tdm_model_channel_sums(v, l, n->sum, x);
+    if (s == TDM_OK)
+        s = tdm_op_mul(v->b.z[l], x, x);
+    if (s == TDM_OK)
+        s = tdm_model_channel_sums(v, l, n->sq, v->b.z[l]);
+    if (s == TDM_OK)
+        s = tdm_replica_all_reduce(fa->rc, TDM_REDUCE_SUM, n->sums);
+    float inv = inv_count(p, fa->global_rows);
+    const tdm_batch_norm_stats_args a = {.mean = tdm_tensor_view(n->mean),
+                                         .inv_std = tdm_tensor_view(n->inv_std),
+                                         .sum = tdm_tensor_view(n->sum),
+                                         .sumsq = tdm_tensor_view(n->sq),
+                                         .cols = (uint32_t)p->in_c,
+                                         .inv_count = inv,
+                                         .epsilon = tdm_layer_epsilon(&m->layers[l])};
+    if (s == TDM_OK)
+        s = tdm_batch_norm_stats_run(n->mean->device, &a);
+    return s == TDM_OK ? update_moving(m, l, fa->rc, n, inv) : s;
+}
+
+/* mean and inv_std of the moving statistics (inference): the mean as it is, inv_std
+ * = 1 / sqrt(variance + epsilon), the stats kernel over a mean of 0. */
+static tdm_status moving_statistics(const tdm_model *m, size_t l, size_t copy, const norm_views *n)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    tdm_tensor *mean = tdm_variable_copy(m->states[p->first_state], copy);
+    tdm_tensor *var = tdm_variable_copy(m->states[p->first_state + 1], copy);
+    tdm_status s = tdm_op_fill(n->tmp, 0.0f);
+    if (s == TDM_OK)
+        s = tdm_tensor_copy(n->mean, mean);
+    const tdm_batch_norm_stats_args a = {.mean = tdm_tensor_view(n->var),
+                                         .inv_std = tdm_tensor_view(n->inv_std),
+                                         .sum = tdm_tensor_view(n->tmp),
+                                         .sumsq = tdm_tensor_view(var),
+                                         .cols = (uint32_t)p->in_c,
+                                         .inv_count = 1.0f,
+                                         .epsilon = tdm_layer_epsilon(&m->layers[l])};
+    return s == TDM_OK ? tdm_batch_norm_stats_run(n->mean->device, &a) : s;
+}
+
+tdm_status tdm_model_norm_forward(const tdm_model *m, const tdm_model_views *v, size_t l,
+                                  const tdm_tensor *x, const tdm_forward_args *fa)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    norm_views n;
+    tdm_status s = norm_views_make(v->b.norm[l], p->in_c, &n);
+    if (s != TDM_OK)
+        return s;
+    s = fa->training ? batch_statistics(m, v, l, x, fa, &n) : moving_statistics(m, l, fa->copy, &n);
+    tdm_tensor *xs = NULL, *ys = NULL;
+    if (s == TDM_OK && v->rows)
+        s = channels_view(x, v->rows, p, &xs);
+    if (s == TDM_OK && v->rows)
+        s = channels_view(v->b.z[l], v->rows, p, &ys);
+    if (s == TDM_OK && v->rows) {
+        const tdm_batch_norm_apply_args a = {
+            .y = tdm_tensor_view(ys),
+            .x = tdm_tensor_view(xs),
+            .mean = tdm_tensor_view(n.mean),
+            .inv_std = tdm_tensor_view(n.inv_std),
+            .gamma = tdm_tensor_view(tdm_variable_copy(m->vars[p->first_var], fa->copy)),
+            .beta = tdm_tensor_view(tdm_variable_copy(m->vars[p->first_var + 1], fa->copy)),
+            .rows = (uint32_t)(v->rows * p->in_h * p->in_w),
+            .cols = (uint32_t)p->in_c};
+        s = tdm_batch_norm_apply_run(ys->device, &a);
+    }
+    tdm_tensor_destroy(ys);
+    tdm_tensor_destroy(xs);
+    norm_views_free(&n);
+    return s;
+}
+
+tdm_status tdm_model_norm_backward(const tdm_model *m, const tdm_model_views *v, size_t l,
+                                   const tdm_loss_args *a, const tdm_tensor *x)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    tdm_tensor *dgamma = a->grads[p->first_var], *dbeta = a->grads[p->first_var + 1];
+    tdm_tensor *xs = NULL, *dys = NULL, *ts = NULL, *dxs = NULL;
+    norm_views n;
+    tdm_status s = norm_views_make(v->b.norm[l], p->in_c, &n);
+    if (s != TDM_OK)
+        return s;
+    uint32_t rows = (uint32_t)(v->rows * p->in_h * p->in_w), cols = (uint32_t)p->in_c;
+    if (rows) {
+        s = channels_view(x, v->rows, p, &xs);
+        if (s == TDM_OK)
+            s = channels_view(v->b.g[l], v->rows, p, &dys);
+        if (s == TDM_OK) /* z holds this layer's output, which no pass needs any more */
+            s = channels_view(v->b.z[l], v->rows, p, &ts);
+        const tdm_batch_norm_xhat_dy_args xd = {.xhat_dy = tdm_tensor_view(ts),
+                                                .dy = tdm_tensor_view(dys),
+                                                .x = tdm_tensor_view(xs),
+                                                .mean = tdm_tensor_view(n.mean),
+                                                .inv_std = tdm_tensor_view(n.inv_std),
+                                                .rows = rows,
+                                                .cols = cols};
+        if (s == TDM_OK)
+            s = tdm_batch_norm_xhat_dy_run(ts->device, &xd);
+    }
+    /* this replica's sums are gamma's and beta's gradients, which the train op sums */
+    if (s == TDM_OK)
+        s = tdm_model_channel_sums(v, l, n.sum, v->b.g[l]);
+    if (s == TDM_OK)
+        s = rows ? tdm_model_channel_sums(v, l, n.sq, v->b.z[l]) : tdm_op_fill(n.sq, 0.0f);
+    if (s == TDM_OK)
+        s = tdm_op_scale(dgamma, n.sq, 1.0f);
+    if (s == TDM_OK)
+        s = tdm_op_scale(dbeta, n.sum, 1.0f);
+    if (s == TDM_OK)
+        s = tdm_loss_args_gradient_ready(a, p->first_var);
+    if (s == TDM_OK)
+        s = tdm_loss_args_gradient_ready(a, p->first_var + 1);
+    /* the input's gradient needs the global sums */
+    if (s == TDM_OK && l > 0)
+        s = tdm_replica_all_reduce(a->rc, TDM_REDUCE_SUM, n.sums);
+    if (s == TDM_OK && l > 0 && rows)
+        s = channels_view(v->b.g[l - 1], v->rows, p, &dxs);
+    if (s == TDM_OK && l > 0 && rows) {
+        const tdm_batch_norm_grad_args g = {
+            .dx = tdm_tensor_view(dxs),
+            .dy = tdm_tensor_view(dys),
+            .x = tdm_tensor_view(xs),
+            .mean = tdm_tensor_view(n.mean),
+            .inv_std = tdm_tensor_view(n.inv_std),
+            .gamma = tdm_tensor_view(tdm_variable_local(m->vars[p->first_var], a->rc)),
+            .sum_dy = tdm_tensor_view(n.sum),
+            .sum_dy_xhat = tdm_tensor_view(n.sq),
+            .rows = rows,
+            .cols = cols,
+            .inv_count = inv_count(p, a->global_batch_size)};
+        s = tdm_batch_norm_grad_run(dxs->device, &g);
+    }
+    tdm_tensor_destroy(dxs);
+    tdm_tensor_destroy(ts);
+    tdm_tensor_destroy(dys);
+    tdm_tensor_destroy(xs);
+    norm_views_free(&n);
+    return s;
+}
