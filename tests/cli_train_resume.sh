@@ -27,4 +27,14 @@ run "$out/cut" --resume >"$out/log2"
 grep -q '^resumed from global step' "$out/log2" || { cat "$out/log2"; echo "did not resume"; exit 1; }
 last=$(ls "$out/whole" | grep '^ckpt-' | tail -n 1)
 cmp "$out/whole/$last" "$out/cut/$last" || { echo "resumed run differs from the whole run"; exit 1; }
-echo "cli_train_resume: ok ($(head -n 1 "$out/log2"), final $last identical)"
+
+# A CNN with batch normalisation: the moving statistics are in the checkpoints too,
+# so a run stopped after 2 epochs and resumed ends with the whole run's bytes.
+cnn="--devices $devices --layers conv4k3,bn,pool2,16 --deterministic --no-progress"
+"$tandem" train $cnn --epochs 3 --checkpoint-dir "$out/bn-whole" >/dev/null
+"$tandem" train $cnn --epochs 2 --checkpoint-dir "$out/bn-cut" >/dev/null
+"$tandem" train $cnn --epochs 3 --checkpoint-dir "$out/bn-cut" --resume >/dev/null
+last_bn=$(ls "$out/bn-whole" | grep '^ckpt-' | tail -n 1)
+cmp "$out/bn-whole/$last_bn" "$out/bn-cut/$last_bn" ||
+  { echo "the resumed CNN with batch norm differs from the whole run"; exit 1; }
+echo "cli_train_resume: ok ($(head -n 1 "$out/log2"), final $last identical; with batch norm too)"

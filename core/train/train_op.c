@@ -67,6 +67,19 @@ static tdm_status choose_variables(tdm_train_op *op)
     }
     op->var_count = n;
     op->opts.var_list = NULL;
+    if (o->state_count && !o->state_list)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "tdm_train_op_create: state_count is %zu but state_list is NULL",
+                        o->state_count);
+    op->states = calloc(o->state_count ? o->state_count : 1, sizeof *op->states);
+    if (!op->states)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
+    for (size_t i = 0; i < o->state_count; i++)
+        if (!(op->states[i] = o->state_list[i]))
+            return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                            "tdm_train_op_create: state variable %zu is NULL", i);
+    op->state_count = o->state_count;
+    op->opts.state_list = NULL;
     return TDM_OK;
 }
 
@@ -194,6 +207,7 @@ void tdm_train_op_destroy(tdm_train_op *op)
     tdm_train_homes_free(op);
     free(op->summaries);
     free(op->vars);
+    free(op->states);
     free(op->offsets);
     free(op->bucket_of);
     free(op->bucket_end);

@@ -34,6 +34,8 @@ struct tdm_train_op {
     tdm_train_op_options opts;
     tdm_variable **vars;
     size_t var_count;
+    tdm_variable **states; /* opts.state_list, kept */
+    size_t state_count;
     size_t total; /* gradient elements over every variable */
     size_t *offsets;     /* [var_count]: each gradient's first element in flat */
     size_t *bucket_of;   /* [var_count] */

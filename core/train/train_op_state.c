@@ -1,5 +1,5 @@
 /* The train op's checkpoint state: the global step, the seed, the dynamic loss
- * scale, the trained variables and the optimizer's slots. */
+ * scale, the trained variables, the optimizer's slots and the state variables. */
 #include <math.h>
 #include <string.h>
 
@@ -102,6 +102,8 @@ tdm_status tdm_train_op_save(const tdm_train_op *op, tdm_checkpoint_writer *w)
     if (s != TDM_OK)
         return tdm_fail_context(s, "tdm_train_op_save");
     s = tdm_train_each_variable(op, save_var, w);
+    for (size_t i = 0; i < op->state_count && s == TDM_OK; i++)
+        s = tdm_checkpoint_add_variable(w, op->states[i]);
     tdm_strategy_scope_exit(op->strategy);
     return s == TDM_OK ? s : tdm_fail_context(s, "tdm_train_op_save");
 }
@@ -128,6 +130,8 @@ tdm_status tdm_train_op_restore(tdm_train_op *op, const tdm_checkpoint *c)
     if (s != TDM_OK)
         return tdm_fail_context(s, "tdm_train_op_restore");
     s = tdm_train_each_variable(op, restore_var, (void *)c);
+    for (size_t i = 0; i < op->state_count && s == TDM_OK; i++)
+        s = tdm_checkpoint_restore_variable(c, op->states[i]);
     tdm_strategy_scope_exit(op->strategy);
     if (s == TDM_OK)
         s = tdm_train_op_set_global_step(op, step);

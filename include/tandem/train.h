@@ -38,12 +38,12 @@ typedef struct tdm_loss_args {
     tdm_tensor *const *grads;  /* write d(loss) / d(vars[i]) into grads[i] (f32, the
                                   variable's shape) */
     size_t var_count;
-    tdm_tensor *loss; /* write this replica's share of the step's loss (f32,
-                         one element): see tdm_loss_args_scale */
+    tdm_tensor *loss;                /* write this replica's share of the step's loss (f32,
+                                        one element): see tdm_loss_args_scale */
     struct tdm_train_replica *train; /* the train op's own state for this replica:
                                         tdm_loss_args_gradient_ready uses it */
-    float loss_scale; /* the train op's dynamic loss scale, in tdm_loss_args_scale;
-                         0 or 1 when off */
+    float loss_scale;                /* the train op's dynamic loss scale, in tdm_loss_args_scale;
+                                        0 or 1 when off */
 } tdm_loss_args;
 
 /* A loss function: called on every replica's thread, in its replica context. It
@@ -82,6 +82,10 @@ typedef struct tdm_train_op_options {
     tdm_optimizer *optimizer;      /* required; borrowed; slots are created */
     tdm_variable *const *var_list; /* NULL: every trainable variable of the strategy */
     size_t var_count;
+    tdm_variable *const *state_list; /* variables the loss function changes without
+                                        training them (a batch norm's moving statistics,
+                                        tdm_model_state): checkpointed with the rest */
+    size_t state_count;
     tdm_loss_reduction reduction;        /* passed to loss_fn; default SUM_OVER_BATCH_SIZE */
     uint64_t seed;                       /* passed to loss_fn */
     float clip_global_norm;              /* > 0: scale the gradients so that their global
@@ -92,11 +96,11 @@ typedef struct tdm_train_op_options {
     void *transform_user;
     tdm_update_ops_fn update_ops; /* NULL: none */
     void *update_ops_user;
-    int gradient_summaries; /* 1: record each variable's gradient norm and
-                               histogram every step (reads them to the host) */
-    int check_numerics;     /* 1 (default): a NaN or Inf loss or gradient
-                               fails the step with TDM_ERR_NUMERIC before any
-                               variable changes */
+    int gradient_summaries;    /* 1: record each variable's gradient norm and
+                                  histogram every step (reads them to the host) */
+    int check_numerics;        /* 1 (default): a NaN or Inf loss or gradient
+                                  fails the step with TDM_ERR_NUMERIC before any
+                                  variable changes */
     size_t bucket_bytes;       /* gradients are all-reduced in buckets of at most this
                                   many bytes (a larger variable is a bucket of its own),
                                   in reverse variable order; default 25 MiB, as PyTorch's
@@ -110,21 +114,22 @@ typedef struct tdm_train_op_options {
                                   and slow devices finish together. The update stays that
                                   of the global batch; the split, and so the rounding,
                                   then depends on timing. 0 (default): off */
-    float loss_scale; /* > 0: dynamic loss scaling (TensorFlow's LossScaleOptimizer),
-                         starting at this scale (TensorFlow's default is 32768). The loss
-                         and its gradients are multiplied by the scale, and the
-                         gradients divided by it after the all-reduce. A step whose
-                         gradients are not all finite changes no variable (the global
-                         step still advances, as TensorFlow's iterations do), is counted,
-                         and halves the scale (not below 1); loss_scale_growth_steps
-                         finite steps in a row double it. 0 (default): off */
+    float loss_scale;          /* > 0: dynamic loss scaling (TensorFlow's LossScaleOptimizer),
+                                  starting at this scale (TensorFlow's default is 32768). The loss
+                                  and its gradients are multiplied by the scale, and the
+                                  gradients divided by it after the all-reduce. A step whose
+                                  gradients are not all finite changes no variable (the global
+                                  step still advances, as TensorFlow's iterations do), is counted,
+                                  and halves the scale (not below 1); loss_scale_growth_steps
+                                  finite steps in a row double it. 0 (default): off */
     uint32_t loss_scale_growth_steps; /* 0: 2000, TensorFlow's default */
 } tdm_train_op_options;
 
 #define TDM_TRAIN_OP_OPTIONS_INIT                                                                  \
     {                                                                                              \
         .size = sizeof(tdm_train_op_options), .reduction = TDM_LOSS_SUM_OVER_BATCH_SIZE,           \
-        .check_numerics = 1, .bucket_bytes = (size_t)25 << 20, .first_bucket_bytes = (size_t)1 << 20 \
+        .check_numerics = 1, .bucket_bytes = (size_t)25 << 20,                                     \
+        .first_bucket_bytes = (size_t)1 << 20                                                      \
     }
 
 /* Creates the train op of a strategy (cross-replica or default mode): fixes the

@@ -182,16 +182,20 @@ static int make_optimizer(train_session *ts)
 static int make_train_op(train_session *ts)
 {
     const train_options *o = ts->opts;
-    tdm_variable *vars[2 * (MAX_LAYERS + 1)];
-    size_t n = tdm_model_variable_count(ts->model);
+    tdm_variable *vars[2 * (MAX_LAYERS + 1)], *states[2 * MAX_LAYERS];
+    size_t n = tdm_model_variable_count(ts->model), k = tdm_model_state_count(ts->model);
     for (size_t i = 0; i < n; i++)
         vars[i] = tdm_model_variable(ts->model, i);
+    for (size_t i = 0; i < k; i++)
+        states[i] = tdm_model_state(ts->model, i);
     tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
     to.loss_fn = tdm_model_loss;
     to.loss_user = ts->model;
     to.optimizer = ts->optimizer;
     to.var_list = vars;
     to.var_count = n;
+    to.state_list = states;
+    to.state_count = k;
     to.seed = o->seed;
     to.balance = o->balance;
     to.loss_scale = o->loss_scale;
