@@ -92,9 +92,9 @@ check "the error says why" grep -q 'test-labels' "$out/err"
 # its file holds the layers, predict gives train's accuracy, and the independent
 # reader computes the same probabilities through its own convolution and pooling.
 train --data "$out/train-images" --labels "$out/train-labels" --test-data "$out/test-images" \
-  --test-labels "$out/test-labels" --layers conv16k3,bn,pool2,avgpool2s1valid,conv16k2s2,32,bn \
+  --test-labels "$out/test-labels" --layers conv16k3,bn,pool2,avgpool2s1valid,conv16k2s2,ln,32,bn \
   --save "$out/cnn.safetensors" >"$out/log"
-check "the CNN's layers in the run" grep -q 'conv16k3,bn,pool2,avgpool2s1valid,conv16k2s2,32,bn' "$out/log"
+check "the CNN's layers in the run" grep -q 'conv16k3,bn,pool2,avgpool2s1valid,conv16k2s2,ln,32,bn' "$out/log"
 trained=$(sed -n 's/^done .*test accuracy \([0-9.]*\)%$/\1/p' "$out/log")
 "$tandem" predict --model "$out/cnn.safetensors" --data "$out/test-images" \
   --labels "$out/test-labels" --device reference:0 --output "$out/p4.csv" >"$out/plog"

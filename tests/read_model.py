@@ -85,13 +85,21 @@ def forward(meta, tensors, x):
     shape = [int(v) for v in meta["input_shape"].split("x")] if "input_shape" in meta else None
     for layer, kind in enumerate(meta["layers"].split(",")):
         name = "%s%d" % (kind, layer)
-        if kind == "batch_norm":
-            channels = shape[2] if shape else len(x)
-            mean, var = (tensors[name + k][1] for k in ("/moving_mean", "/moving_variance"))
+        if kind in ("batch_norm", "layer_norm"):
+            c = shape[2] if shape else len(x)
             gamma, beta = (tensors[name + k][1] for k in ("/gamma", "/beta"))
             eps = float(meta[name + "/epsilon"])
-            x = [(v - mean[i % channels]) / math.sqrt(var[i % channels] + eps) * gamma[i % channels]
-                 + beta[i % channels] for i, v in enumerate(x)]
+            if kind == "batch_norm":
+                mean, var = (tensors[name + k][1] for k in ("/moving_mean", "/moving_variance"))
+            else:  # each position's own statistics over its channels
+                mean, var = [], []
+                for at in range(0, len(x), c):
+                    m = sum(x[at:at + c]) / c
+                    mean += [m] * c
+                    var += [sum((v - m) ** 2 for v in x[at:at + c]) / c] * c
+            pick = (lambda i: i % c) if kind == "batch_norm" else (lambda i: i)
+            x = [(v - mean[pick(i)]) / math.sqrt(var[pick(i)] + eps) * gamma[i % c] + beta[i % c]
+                 for i, v in enumerate(x)]
             continue
         if kind != "dense":
             x, shape = image_layer(meta, tensors, name, kind, x, shape)

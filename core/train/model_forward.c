@@ -32,6 +32,7 @@ tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
         tdm_layer_kind kind = m->layers[l].kind;
         s = kind == TDM_LAYER_DENSE        ? dense(m, v, l, x, fa->copy)
             : kind == TDM_LAYER_BATCH_NORM ? tdm_model_norm_forward(m, v, l, x, fa)
+            : kind == TDM_LAYER_LAYER_NORM ? tdm_model_layer_norm_forward(m, v, l, x, fa->copy)
                                            : tdm_model_image_forward(m, v, l, x, fa->copy);
         if (s == TDM_OK && v->b.a[l])
             s = tdm_op_activation(m->layers[l].activation, v->b.a[l], v->b.z[l]);

@@ -35,6 +35,12 @@ static inline int tdm_layer_activates(const tdm_layer *l)
     return l->kind == TDM_LAYER_DENSE || l->kind == TDM_LAYER_CONV2D;
 }
 
+/* Whether the kind normalises (batch or layer norm: gamma and beta per channel). */
+static inline int tdm_layer_normalises(tdm_layer_kind kind)
+{
+    return kind == TDM_LAYER_BATCH_NORM || kind == TDM_LAYER_LAYER_NORM;
+}
+
 /* The options checked, and the plan of every layer in plans[layer_count]; input_features is
  * set from the image where it is 0. */
 tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const char *func);
@@ -46,20 +52,23 @@ tdm_shape tdm_layer_variable_shape(const tdm_layer *d, const tdm_layer_plan *p, 
 /* The tensors of the passes: per layer, and the loss's. */
 typedef struct tdm_model_buffers {
     size_t layers;
-    tdm_tensor **z;       /* [layers]: the layer's product before its activation (x W + b,
-                             conv2d(x, f) + b), or a pooling's output */
-    tdm_tensor **a;       /* [layers]: act(z); NULL for pooling */
-    tdm_tensor **dropped; /* [layers]: dropout(a), NULL for layers without dropout */
-    tdm_tensor **g;       /* [layers]: d(loss) / d(layer output), then / d(z) */
-    tdm_tensor **col;     /* [layers]: a lowered conv2d's im2col matrix, [rows, out_h *
-                             out_w * kh * kw * c]; NULL for other layers */
-    tdm_tensor **norm;    /* [layers]: batch norm's per-channel values, [6, channels]:
-                             sums of x and x * x (then of dy and dy * x_hat), mean,
-                             inv_std, and two of scratch; NULL for other layers */
-    tdm_tensor **partial; /* [layers]: conv2d's bias gradient summed over the batch only,
-                             [out_h * out_w, units]; NULL for other layers */
-    tdm_tensor *losses;   /* [rows]: per-example losses */
-    tdm_tensor *target;   /* [rows, classes]: one-hot labels (mean squared error) */
+    tdm_tensor **z;         /* [layers]: the layer's product before its activation (x W + b,
+                               conv2d(x, f) + b), or a pooling's output */
+    tdm_tensor **a;         /* [layers]: act(z); NULL for pooling */
+    tdm_tensor **dropped;   /* [layers]: dropout(a), NULL for layers without dropout */
+    tdm_tensor **g;         /* [layers]: d(loss) / d(layer output), then / d(z) */
+    tdm_tensor **col;       /* [layers]: a lowered conv2d's im2col matrix, [rows, out_h *
+                               out_w * kh * kw * c], or a layer norm's dy * x_hat [rows,
+                               features]; NULL for other layers */
+    tdm_tensor **row_stats; /* [layers]: a layer norm's mean, then inv_std, of each row's
+                               positions, [rows, 2 * positions]; NULL for others */
+    tdm_tensor **norm;      /* [layers]: batch norm's per-channel values, [6, channels]:
+                               sums of x and x * x (then of dy and dy * x_hat), mean,
+                               inv_std, and two of scratch; NULL for other layers */
+    tdm_tensor **partial;   /* [layers]: conv2d's bias gradient summed over the batch only,
+                               [out_h * out_w, units]; NULL for other layers */
+    tdm_tensor *losses;     /* [rows]: per-example losses */
+    tdm_tensor *target;     /* [rows, classes]: one-hot labels (mean squared error) */
 } tdm_model_buffers;
 
 /* One replica's buffers, rows_capacity rows each; a step uses slices of them with its
@@ -173,6 +182,13 @@ tdm_status tdm_model_image_grad_input(const tdm_model *m, const tdm_model_views 
  * would loop past lavapipe's limit). */
 tdm_status tdm_model_channel_sums(const tdm_model_views *v, size_t l, tdm_tensor *out,
                                   const tdm_tensor *t);
+
+/* Layer norm layer l: z[l] from x, each position normalised over its channels. */
+tdm_status tdm_model_layer_norm_forward(const tdm_model *m, const tdm_model_views *v, size_t l,
+                                        const tdm_tensor *x, size_t copy);
+/* Its gradients: gamma's, beta's and, below the first layer, the input's. */
+tdm_status tdm_model_layer_norm_backward(const tdm_model *m, const tdm_model_views *v, size_t l,
+                                         const tdm_loss_args *a, const tdm_tensor *x);
 
 /* Batch norm layer l: z[l] from its input x, with the global batch's statistics in
  * training (an all-reduce, and the moving statistics updated) or the moving ones. */

@@ -176,12 +176,14 @@ static tdm_status number(const loader *l, const char *prefix, const char *what, 
     return TDM_OK;
 }
 
-/* A batch norm's four tensors, its epsilon and its momentum. */
-static tdm_status batch_norm(loader *l, size_t i, const char *prefix, tdm_layer *d, locale_t c)
+/* A batch norm's four tensors, its epsilon and its momentum; a layer norm's two and
+ * its epsilon. */
+static tdm_status normalisation(loader *l, size_t i, const char *prefix, tdm_layer *d, locale_t c)
 {
     char name[48];
     tdm_status s = TDM_OK;
-    for (int k = 0; k < 4 && s == TDM_OK; k++) {
+    int batch = d->kind == TDM_LAYER_BATCH_NORM;
+    for (int k = 0; k < (batch ? 4 : 2) && s == TDM_OK; k++) {
         if (k < 2)
             tdm_layer_variable_name(d->kind, i, k, name, sizeof name);
         else
@@ -191,7 +193,7 @@ static tdm_status batch_norm(loader *l, size_t i, const char *prefix, tdm_layer 
     }
     if (s == TDM_OK)
         s = number(l, prefix, "epsilon", 1e-12, 1.0, c, &d->epsilon);
-    if (s == TDM_OK)
+    if (s == TDM_OK && batch)
         s = number(l, prefix, "momentum", 0.0, 1.0, c, &d->momentum);
     return s;
 }
@@ -200,8 +202,8 @@ static tdm_status layer(loader *l, size_t i, tdm_layer *d, locale_t c)
 {
     char prefix[48], kernel[48], bias[48];
     snprintf(prefix, sizeof prefix, "%s%zu", tdm_layer_kind_name(d->kind), i);
-    if (d->kind == TDM_LAYER_BATCH_NORM)
-        return batch_norm(l, i, prefix, d, c);
+    if (tdm_layer_normalises(d->kind))
+        return normalisation(l, i, prefix, d, c);
     tdm_status s = d->kind == TDM_LAYER_DENSE ? TDM_OK : window(l, prefix, d);
     if (s != TDM_OK || !tdm_layer_activates(d))
         return s;
@@ -255,7 +257,7 @@ static tdm_status kinds(loader *l, size_t *count)
     for (size_t i = 0; list && i < *count; i++) {
         size_t len = strcspn(list, ",");
         int kind = -1;
-        for (int k = 0; k <= TDM_LAYER_BATCH_NORM && kind < 0; k++)
+        for (int k = 0; k <= TDM_LAYER_LAYER_NORM && kind < 0; k++)
             if (strlen(tdm_layer_kind_name((tdm_layer_kind)k)) == len &&
                 strncmp(list, tdm_layer_kind_name((tdm_layer_kind)k), len) == 0)
                 kind = k;

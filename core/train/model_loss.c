@@ -22,7 +22,7 @@ static tdm_status variable_grads(const tdm_model *m, const tdm_model_views *v,
                                  const tdm_loss_args *a, size_t l, const tdm_tensor *x)
 {
     const tdm_layer_plan *p = &m->plans[l];
-    if (!p->var_count || m->layers[l].kind == TDM_LAYER_BATCH_NORM)
+    if (!p->var_count || tdm_layer_normalises(m->layers[l].kind))
         return TDM_OK;
     tdm_tensor *dk = a->grads[p->first_var], *db = a->grads[p->first_var + 1];
     tdm_status s = m->layers[l].kind == TDM_LAYER_CONV2D
@@ -52,6 +52,8 @@ static tdm_status backward_layer(const tdm_model *m, const tdm_model_views *v,
     const tdm_tensor *x = l ? v->out[l - 1] : a->features;
     if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_BATCH_NORM)
         return tdm_model_norm_backward(m, v, l, a, x);
+    if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_LAYER_NORM)
+        return tdm_model_layer_norm_backward(m, v, l, a, x);
     if (s == TDM_OK)
         s = variable_grads(m, v, a, l, x);
     if (s != TDM_OK || l == 0)

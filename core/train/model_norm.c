@@ -233,3 +233,92 @@ tdm_status tdm_model_norm_backward(const tdm_model *m, const tdm_model_views *v,
     norm_views_free(&n);
     return s;
 }
+
+/* A layer norm's per-position means and inv_stds: the first and second halves of
+ * its row_stats view. */
+static tdm_status row_statistics(const tdm_model_views *v, size_t l, size_t positions,
+                                 tdm_tensor **mean, tdm_tensor **inv_std)
+{
+    size_t n = v->rows * positions;
+    tdm_status s = tdm_tensor_slice(v->b.row_stats[l], 0, &TDM_SHAPE(n), mean);
+    return s == TDM_OK ? tdm_tensor_slice(v->b.row_stats[l], n, &TDM_SHAPE(n), inv_std) : s;
+}
+
+tdm_status tdm_model_layer_norm_forward(const tdm_model *m, const tdm_model_views *v, size_t l,
+                                        const tdm_tensor *x, size_t copy)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    size_t positions = p->in_h * p->in_w;
+    if (!v->rows)
+        return TDM_OK;
+    tdm_tensor *xs = NULL, *ys = NULL, *mean = NULL, *inv_std = NULL;
+    tdm_status s = channels_view(x, v->rows, p, &xs);
+    if (s == TDM_OK)
+        s = channels_view(v->b.z[l], v->rows, p, &ys);
+    if (s == TDM_OK)
+        s = row_statistics(v, l, positions, &mean, &inv_std);
+    if (s == TDM_OK) {
+        const tdm_layer_norm_args a = {
+            .y = tdm_tensor_view(ys),
+            .mean = tdm_tensor_view(mean),
+            .inv_std = tdm_tensor_view(inv_std),
+            .x = tdm_tensor_view(xs),
+            .gamma = tdm_tensor_view(tdm_variable_copy(m->vars[p->first_var], copy)),
+            .beta = tdm_tensor_view(tdm_variable_copy(m->vars[p->first_var + 1], copy)),
+            .rows = (uint32_t)(v->rows * positions),
+            .cols = (uint32_t)p->in_c,
+            .inv_cols = (float)(1.0 / (double)p->in_c),
+            .epsilon = tdm_layer_epsilon(&m->layers[l])};
+        s = tdm_layer_norm_run(ys->device, &a);
+    }
+    tdm_tensor_destroy(inv_std);
+    tdm_tensor_destroy(mean);
+    tdm_tensor_destroy(ys);
+    tdm_tensor_destroy(xs);
+    return s;
+}
+
+tdm_status tdm_model_layer_norm_backward(const tdm_model *m, const tdm_model_views *v, size_t l,
+                                         const tdm_loss_args *a, const tdm_tensor *x)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    size_t positions = p->in_h * p->in_w;
+    tdm_tensor *dgamma = a->grads[p->first_var], *dbeta = a->grads[p->first_var + 1];
+    tdm_tensor *xs = NULL, *dys = NULL, *dxs = NULL, *xds = NULL, *mean = NULL, *inv_std = NULL;
+    tdm_status s = channels_view(x, v->rows, p, &xs);
+    if (s == TDM_OK)
+        s = channels_view(v->b.g[l], v->rows, p, &dys);
+    /* below the first layer dx is the input's gradient; at the first, z is scratch */
+    if (s == TDM_OK)
+        s = channels_view(l ? v->b.g[l - 1] : v->b.z[l], v->rows, p, &dxs);
+    if (s == TDM_OK)
+        s = channels_view(v->b.col[l], v->rows, p, &xds);
+    if (s == TDM_OK)
+        s = row_statistics(v, l, positions, &mean, &inv_std);
+    if (s == TDM_OK && v->rows) {
+        const tdm_layer_norm_grad_args g = {
+            .dx = tdm_tensor_view(dxs),
+            .xhat_dy = tdm_tensor_view(xds),
+            .dy = tdm_tensor_view(dys),
+            .x = tdm_tensor_view(xs),
+            .mean = tdm_tensor_view(mean),
+            .inv_std = tdm_tensor_view(inv_std),
+            .gamma = tdm_tensor_view(tdm_variable_local(m->vars[p->first_var], a->rc)),
+            .rows = (uint32_t)(v->rows * positions),
+            .cols = (uint32_t)p->in_c,
+            .inv_cols = (float)(1.0 / (double)p->in_c)};
+        s = tdm_layer_norm_grad_run(dxs->device, &g);
+    }
+    if (s == TDM_OK)
+        s = tdm_model_channel_sums(v, l, dgamma, v->b.col[l]);
+    if (s == TDM_OK)
+        s = tdm_model_channel_sums(v, l, dbeta, v->b.g[l]);
+    if (s == TDM_OK)
+        s = tdm_loss_args_gradient_ready(a, p->first_var);
+    if (s == TDM_OK)
+        s = tdm_loss_args_gradient_ready(a, p->first_var + 1);
+    tdm_tensor *all[] = {inv_std, mean, xds, dxs, dys, xs};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        tdm_tensor_destroy(all[i]);
+    return s;
+}

@@ -6,8 +6,8 @@
 #include "device/error.h"
 #include "train/model_impl.h"
 
-static const char *const kind_names[] = {"dense", "conv2d", "max_pool2d", "avg_pool2d",
-                                         "batch_norm"};
+static const char *const kind_names[] = {"dense",      "conv2d",     "max_pool2d",
+                                         "avg_pool2d", "batch_norm", "layer_norm"};
 
 const char *tdm_layer_kind_name(tdm_layer_kind kind)
 {
@@ -16,7 +16,7 @@ const char *tdm_layer_kind_name(tdm_layer_kind kind)
 
 void tdm_layer_variable_name(tdm_layer_kind kind, size_t l, int bias, char *buf, size_t size)
 {
-    int norm = kind == TDM_LAYER_BATCH_NORM;
+    int norm = tdm_layer_normalises(kind);
     snprintf(buf, size, "%s%zu/%s", kind_names[kind], l,
              bias ? (norm ? "beta" : "bias") : (norm ? "gamma" : "kernel"));
 }
@@ -52,7 +52,7 @@ void tdm_model_variable_name(const tdm_model *m, size_t i, char *buf, size_t siz
 
 tdm_shape tdm_layer_variable_shape(const tdm_layer *d, const tdm_layer_plan *p, int bias)
 {
-    if (d->kind == TDM_LAYER_BATCH_NORM)
+    if (tdm_layer_normalises(d->kind))
         return TDM_SHAPE(p->in_c);
     if (bias)
         return TDM_SHAPE(d->units);
@@ -131,17 +131,17 @@ static tdm_status image_layer(const tdm_layer *d, tdm_layer_plan *p, const char 
 
 static tdm_status check_layer(const tdm_layer *d, const char *f, size_t l)
 {
-    if ((unsigned)d->kind > TDM_LAYER_BATCH_NORM)
+    if ((unsigned)d->kind > TDM_LAYER_LAYER_NORM)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: layer %zu has an unknown kind %d", f, l,
                         (int)d->kind);
-    if (d->kind == TDM_LAYER_BATCH_NORM &&
+    if (tdm_layer_normalises(d->kind) &&
         (d->units || d->activation != TDM_ACT_LINEAR || d->dropout != 0.0f ||
          !(d->epsilon >= 0.0f && d->epsilon < 1.0f) ||
          !(d->momentum >= 0.0f && d->momentum < 1.0f)))
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "%s: layer %zu (batch_norm) takes no units, activation or dropout, an "
+                        "%s: layer %zu (%s) takes no units, activation or dropout, an "
                         "epsilon in [0, 1) and a momentum in [0, 1)",
-                        f, l);
+                        f, l, kind_names[d->kind]);
     if (!tdm_layer_activates(d)) {
         if (d->units || d->activation != TDM_ACT_LINEAR || d->dropout != 0.0f)
             return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
@@ -174,7 +174,7 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
         if (d->kind == TDM_LAYER_DENSE) {
             p->out_h = p->out_w = 1;
             p->out_c = d->units;
-        } else if (d->kind == TDM_LAYER_BATCH_NORM) {
+        } else if (tdm_layer_normalises(d->kind)) {
             p->out_h = p->in_h, p->out_w = p->in_w, p->out_c = p->in_c;
         } else if (l ? o->layers[l - 1].kind == TDM_LAYER_DENSE : !o->input_height) {
             s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: layer %zu (%s) needs an image: %s", f, l,
@@ -198,7 +198,7 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
                          "launch addresses",
                          f, l, p->out_h, p->out_w, p->out_c);
         p->first_var = vars;
-        p->var_count = tdm_layer_activates(d) || d->kind == TDM_LAYER_BATCH_NORM ? 2 : 0;
+        p->var_count = tdm_layer_activates(d) || tdm_layer_normalises(d->kind) ? 2 : 0;
         vars += p->var_count;
         p->first_state = states;
         states += d->kind == TDM_LAYER_BATCH_NORM ? 2 : 0;

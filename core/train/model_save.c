@@ -55,15 +55,17 @@ static void describe_layer(const tdm_model *m, size_t l, entries *out)
         snprintf(value, sizeof value, "%.9g", (double)d->dropout);
         add(out, key, value);
     }
-    if (d->kind == TDM_LAYER_BATCH_NORM) {
+    if (tdm_layer_normalises(d->kind)) {
         snprintf(key, sizeof key, "%s/epsilon", prefix);
         snprintf(value, sizeof value, "%.9g", (double)tdm_layer_epsilon(d));
         add(out, key, value);
+    }
+    if (d->kind == TDM_LAYER_BATCH_NORM) {
         snprintf(key, sizeof key, "%s/momentum", prefix);
         snprintf(value, sizeof value, "%.9g", (double)tdm_layer_momentum(d));
         add(out, key, value);
     }
-    if (d->kind == TDM_LAYER_DENSE || d->kind == TDM_LAYER_BATCH_NORM)
+    if (d->kind == TDM_LAYER_DENSE || tdm_layer_normalises(d->kind))
         return;
     if (d->kind != TDM_LAYER_CONV2D)
         add_pair(out, prefix, "window", d->kernel_h, d->kernel_w);

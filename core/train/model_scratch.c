@@ -15,7 +15,9 @@ static tdm_status buffers_alloc(tdm_model_buffers *b, size_t layers)
     b->partial = calloc(layers, sizeof *b->partial);
     b->col = calloc(layers, sizeof *b->col);
     b->norm = calloc(layers, sizeof *b->norm);
-    if (!b->z || !b->a || !b->dropped || !b->g || !b->partial || !b->col || !b->norm)
+    b->row_stats = calloc(layers, sizeof *b->row_stats);
+    if (!b->z || !b->a || !b->dropped || !b->g || !b->partial || !b->col || !b->norm ||
+        !b->row_stats)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "model: out of host memory");
     return TDM_OK;
 }
@@ -30,8 +32,10 @@ static void buffers_free(tdm_model_buffers *b)
         tdm_tensor_destroy(b->partial ? b->partial[l] : NULL);
         tdm_tensor_destroy(b->col ? b->col[l] : NULL);
         tdm_tensor_destroy(b->norm ? b->norm[l] : NULL);
+        tdm_tensor_destroy(b->row_stats ? b->row_stats[l] : NULL);
     }
     free(b->norm);
+    free(b->row_stats);
     free(b->partial);
     free(b->col);
     free(b->z);
@@ -70,14 +74,16 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
             s = matrix(sc->device, rows, features, &b->g[l]);
         if (s == TDM_OK && m->layers[l].dropout > 0.0f)
             s = matrix(sc->device, rows, features, &b->dropped[l]);
-        int conv = m->layers[l].kind == TDM_LAYER_CONV2D;
-        int norm = m->layers[l].kind == TDM_LAYER_BATCH_NORM;
-        if (s == TDM_OK && (conv || norm))
+        tdm_layer_kind kind = m->layers[l].kind;
+        if (s == TDM_OK && (kind == TDM_LAYER_CONV2D || tdm_layer_normalises(kind)))
             s = matrix(sc->device, p->out_h * p->out_w, p->out_c, &b->partial[l]);
-        if (s == TDM_OK && norm)
+        if (s == TDM_OK && kind == TDM_LAYER_BATCH_NORM)
             s = matrix(sc->device, 6, p->out_c, &b->norm[l]);
-        if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_CONV2D &&
-            tdm_model_conv_lowered(sc->device))
+        if (s == TDM_OK && kind == TDM_LAYER_LAYER_NORM)
+            s = matrix(sc->device, rows, 2 * p->out_h * p->out_w, &b->row_stats[l]);
+        if (s == TDM_OK && kind == TDM_LAYER_LAYER_NORM)
+            s = matrix(sc->device, rows, features, &b->col[l]);
+        if (s == TDM_OK && kind == TDM_LAYER_CONV2D && tdm_model_conv_lowered(sc->device))
             s = matrix(sc->device, rows,
                        p->out_h * p->out_w * p->win.height * p->win.width * p->in_c, &b->col[l]);
     }
@@ -139,6 +145,8 @@ static tdm_status slice_layer(const tdm_model_buffers *from, tdm_model_buffers *
         s = rows_of(from->dropped[l], rows, &to->dropped[l]);
     if (s == TDM_OK)
         s = rows_of(from->col[l], rows, &to->col[l]);
+    if (s == TDM_OK)
+        s = rows_of(from->row_stats[l], rows, &to->row_stats[l]);
     if (s == TDM_OK)
         s = whole_of(from->partial[l], &to->partial[l]);
     if (s == TDM_OK)

@@ -26,9 +26,11 @@ typedef enum tdm_layer_kind {
     TDM_LAYER_CONV2D,     /* y = dropout(act(conv2d(x, f) + b)): f [kh, kw, c, units] */
     TDM_LAYER_MAX_POOL2D, /* y = the largest x of each window, per channel */
     TDM_LAYER_AVG_POOL2D, /* y = the mean x of each window inside the image, per channel */
-    TDM_LAYER_BATCH_NORM  /* y = (x - mean) / sqrt(var + epsilon) * gamma + beta per channel:
+    TDM_LAYER_BATCH_NORM, /* y = (x - mean) / sqrt(var + epsilon) * gamma + beta per channel:
                              in training the batch's statistics over every replica (and
                              every example's positions), in inference the moving ones */
+    TDM_LAYER_LAYER_NORM  /* the same over the channels of each example's position, with
+                             that position's own statistics (no cross-replica part) */
 } tdm_layer_kind;
 
 typedef enum tdm_padding {
@@ -47,7 +49,7 @@ typedef struct tdm_layer {
     size_t stride_h, stride_w; /* conv2d and pooling; 0: 1 for conv2d, the window for
                                   pooling (Keras' defaults) */
     tdm_padding padding;       /* conv2d and pooling */
-    float epsilon;             /* batch norm: added to the variance; 0: 1e-3 (Keras') */
+    float epsilon;             /* batch and layer norm: added to the variance; 0: 1e-3 */
     float momentum;            /* batch norm: of the moving statistics, in [0, 1); 0: 0.99 */
 } tdm_layer;
 
@@ -76,6 +78,10 @@ typedef struct tdm_layer {
     {                                                                                              \
         .kind = TDM_LAYER_BATCH_NORM                                                               \
     }
+#define TDM_LAYER_NORM()                                                                           \
+    {                                                                                              \
+        .kind = TDM_LAYER_LAYER_NORM                                                               \
+    }
 
 /* A model's first layer sees input_features values per example; convolution and
  * pooling see them as an image [input_height, input_width, input_channels], which
@@ -102,12 +108,12 @@ typedef struct tdm_model_options {
 /* Creates the model's variables on the strategy, named by layer kind and index:
  * "dense<i>/kernel" [in, units] and "dense<i>/bias" [units], "conv2d<i>/kernel" [kh,
  * kw, c, units] and "conv2d<i>/bias" [units], "batch_norm<i>/gamma" and
- * "batch_norm<i>/beta" [channels]; pooling has none. Batch normalisation also keeps
- * "batch_norm<i>/moving_mean" and "batch_norm<i>/moving_variance": sync-on-read
- * variables with aggregation MEAN, not trainable, which every replica updates with
- * the same global statistics in each training step (TensorFlow's
- * SyncBatchNormalization), so a cross-replica read gives them. Cross-replica or
- * default mode. */
+ * "batch_norm<i>/beta" [channels] (layer norm likewise); pooling has none. Batch
+ * normalisation also keeps "batch_norm<i>/moving_mean" and
+ * "batch_norm<i>/moving_variance": sync-on-read variables with aggregation MEAN, not
+ * trainable, which every replica updates with the same global statistics in each
+ * training step (TensorFlow's SyncBatchNormalization), so a cross-replica read gives
+ * them. Cross-replica or default mode. */
 TDM_API tdm_status tdm_model_create(tdm_strategy *s, const tdm_model_options *opts,
                                     tdm_model **out);
 
@@ -115,7 +121,7 @@ TDM_API tdm_status tdm_model_create(tdm_strategy *s, const tdm_model_options *op
 TDM_API void tdm_model_destroy(tdm_model *m);
 
 /* The trainable variables in layer order, kernel before bias (gamma before beta): 2
- * per dense, conv2d or batch-norm layer. The moving statistics are not among them. */
+ * per dense, conv2d, batch-norm or layer-norm layer. The moving statistics are not among them. */
 TDM_API size_t tdm_model_variable_count(const tdm_model *m);
 TDM_API tdm_variable *tdm_model_variable(const tdm_model *m, size_t i);
 

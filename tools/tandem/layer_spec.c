@@ -54,6 +54,8 @@ static int item(const char *p, tdm_layer *d)
     *d = (tdm_layer){.kind = TDM_LAYER_DENSE};
     if (starts(&p, "bn")) {
         d->kind = TDM_LAYER_BATCH_NORM;
+    } else if (starts(&p, "ln")) {
+        d->kind = TDM_LAYER_LAYER_NORM;
     } else if (starts(&p, "conv")) {
         d->kind = TDM_LAYER_CONV2D;
         d->units = number(&p, MAX_UNITS);
@@ -92,7 +94,7 @@ int layer_spec_parse(const char *text, tdm_layer *layers, size_t max, size_t *co
             snprintf(err, err_size,
                      "'%.20s%s' is not a layer: give units (1 to %d), dense<units>, "
                      "conv<filters>k<size>, pool<size> or avgpool<size> (then s<stride>, "
-                     "valid), or bn",
+                     "valid), bn or ln",
                      one, len > 20 ? "..." : "", MAX_UNITS);
             return -1;
         }
@@ -113,8 +115,8 @@ static void format_one(const tdm_layer *d, char *buf, size_t size)
 {
     static const char *const prefix[] = {"", "conv", "pool", "avgpool"};
     char window[48] = "", stride[48] = "";
-    if (d->kind == TDM_LAYER_BATCH_NORM) {
-        snprintf(buf, size, "bn");
+    if (d->kind == TDM_LAYER_BATCH_NORM || d->kind == TDM_LAYER_LAYER_NORM) {
+        snprintf(buf, size, d->kind == TDM_LAYER_BATCH_NORM ? "bn" : "ln");
         return;
     }
     if (d->kind == TDM_LAYER_DENSE) {

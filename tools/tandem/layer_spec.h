@@ -5,6 +5,7 @@
  *   pool2 / maxpool2          max pooling over 2 x 2 windows
  *   avgpool2                  average pooling
  *   bn                        batch normalisation, its statistics over every replica
+ *   ln                        layer normalisation over each position's channels
  *
  * A convolution or pooling item may end with s<stride> (default 1 for a convolution,
  * the window for pooling) and "valid" (default: SAME padding), as in conv64k3s2valid.
