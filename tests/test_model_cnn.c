@@ -181,14 +181,9 @@ static void check_gradients(void)
     /* the CNN without dropout, with layer norms over each position's channels and over
      * a dense layer's units, both after tanh: after relu a position whose channels are
      * all 0 has no variance, and a central difference across that kink means nothing */
-    const tdm_layer layers[] = {cnn[0],
-                                cnn[1],
-                                cnn[2],
-                                TDM_LAYER_NORM(),
-                                cnn[3],
-                                TDM_DENSE(16, TDM_ACT_TANH, 0.0f),
-                                TDM_LAYER_NORM(),
-                                cnn[5]};
+    const tdm_layer layers[] = {cnn[0],           cnn[1], cnn[2],
+                                TDM_LAYER_NORM(), cnn[3], TDM_DENSE(16, TDM_ACT_TANH, 0.0f),
+                                TDM_LAYER_NORM(), cnn[5]};
     trainer t;
     memset(&t, 0, sizeof t);
     CHECK_OK(tdm_strategy_create_mirrored(ctx, devs, n_devs, NULL, &t.strategy));
@@ -357,6 +352,20 @@ static void check_batch_norm(int mixed)
     CHECK(worst <= 1e-4);
     CHECK(worst_state <= 1e-4);
     CHECK(a[BN_STEPS - 1] < a[0]);
+    /* a global batch smaller than the replicas: from the first step a replica holds
+     * no example and still meets the others in every all-reduce */
+    trainer small_one, small_many;
+    tdm_dataset *tiny = digits(n_devs - 1, 1);
+    double c[3], d[3];
+    trainer_open_model(&small_one, devs, 1, 0.1f, &mo);
+    trainer_open_model(&small_many, devs, n_devs, 0.1f, &mo);
+    CHECK(train_steps(&small_one, tiny, 3, c) == 3);
+    CHECK(train_steps(&small_many, tiny, 3, d) == 3);
+    for (size_t i = 0; i < 3; i++)
+        CHECK(fabs(c[i] - d[i]) <= 1e-4 * fabs(c[i]));
+    trainer_close(&small_one);
+    trainer_close(&small_many);
+    tdm_dataset_destroy(tiny);
     /* inference uses the moving statistics, and a file keeps them */
     float x[3 * FEATURES], want[3 * CLASSES], got[3 * CLASSES];
     for (size_t i = 0; i < 3 * FEATURES; i++)
