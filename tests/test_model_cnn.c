@@ -10,6 +10,7 @@
 
 #include "harness.h"
 #include "scratch.h"
+#include "train_fixture.h"
 
 #define STEPS 30
 #define FEATURES 64
@@ -107,23 +108,7 @@ static tdm_dataset *digits(size_t batch, int64_t epochs)
 
 static size_t train_steps(trainer *t, tdm_dataset *ds, size_t steps, double *losses)
 {
-    tdm_distributed_dataset *dist = NULL;
-    tdm_distributed_iterator *it = NULL;
-    CHECK_OK(tdm_distribute_dataset(t->strategy, ds, NULL, &dist));
-    CHECK_OK(tdm_distributed_iterator_create(dist, &it));
-    size_t done = 0;
-    const tdm_distributed_batch *b = NULL;
-    while (done < steps && it && tdm_distributed_iterator_next(it, &b) == TDM_OK &&
-           b->global_batch_size) {
-        if (tdm_train_op_run(t->op, b, &losses[done]) != TDM_OK) {
-            CHECK_OK(tdm_train_op_run(t->op, b, &losses[done]));
-            break;
-        }
-        done++;
-    }
-    tdm_distributed_iterator_destroy(it);
-    tdm_distributed_dataset_destroy(dist);
-    return done;
+    return fixture_train_steps(t->strategy, t->op, ds, steps, losses);
 }
 
 /* The N == 1 rule for a convolutional model: every step's loss within 1e-4 of one
@@ -261,6 +246,28 @@ static void check_gradients(void)
     tdm_dataset_destroy(all);
 }
 
+/* m saved and loaded onto s predicts the same bits, and the same counts. */
+static void check_saved_predictions(tdm_model *m, tdm_strategy *s)
+{
+    float x[4 * FEATURES], want[4 * CLASSES], got[4 * CLASSES];
+    for (size_t i = 0; i < 4 * FEATURES; i++)
+        x[i] = (float)((i * 7) % 13) / 6.0f - 1.0f;
+    CHECK_OK(tdm_model_predict(m, x, 4, want));
+    char path[4096];
+    scratch_root("tdm_cnn");
+    scratch_path(path, "model.safetensors", 0);
+    CHECK_OK(tdm_model_save(m, path));
+    tdm_model *back = NULL;
+    CHECK_OK(tdm_model_load(s, path, &back));
+    CHECK_OK(tdm_model_predict(back, x, 4, got));
+    CHECK(!memcmp(want, got, sizeof got));
+    CHECK(tdm_model_parameter_count(back) == tdm_model_parameter_count(m));
+    CHECK(tdm_model_state_count(back) == tdm_model_state_count(m));
+    CHECK(tdm_model_input_count(back) == FEATURES && tdm_model_output_count(back) == CLASSES);
+    tdm_model_destroy(back);
+    scratch_remove();
+}
+
 /* A trained CNN saved and loaded predicts the same bits, and its file names the layers. */
 static void check_file(void)
 {
@@ -269,23 +276,9 @@ static void check_file(void)
     double losses[10];
     trainer_open(&t, devs, n_devs, 0.1f);
     CHECK(train_steps(&t, ds, 10, losses) == 10);
-    float x[4 * FEATURES], want[4 * CLASSES], got[4 * CLASSES];
-    for (size_t i = 0; i < 4 * FEATURES; i++)
-        x[i] = (float)((i * 7) % 13) / 6.0f - 1.0f;
-    CHECK_OK(tdm_model_predict(t.model, x, 4, want));
-    char path[4096];
-    scratch_root("tdm_cnn");
-    scratch_path(path, "cnn.safetensors", 0);
-    CHECK_OK(tdm_model_save(t.model, path));
-    tdm_model *back = NULL;
-    CHECK_OK(tdm_model_load(t.strategy, path, &back));
-    CHECK_OK(tdm_model_predict(back, x, 4, got));
-    CHECK(!memcmp(want, got, sizeof got));
-    CHECK(tdm_model_parameter_count(back) == tdm_model_parameter_count(t.model));
-    CHECK(tdm_model_parameter_count(back) == 6 * 9 + 6 + 8 * 54 + 8 + 8 * 16 + 16 + 16 * 10 + 10);
-    CHECK(tdm_model_input_count(back) == FEATURES && tdm_model_output_count(back) == CLASSES);
-    tdm_model_destroy(back);
-    scratch_remove();
+    CHECK(tdm_model_parameter_count(t.model) ==
+          6 * 9 + 6 + 8 * 54 + 8 + 8 * 16 + 16 + 16 * 10 + 10);
+    check_saved_predictions(t.model, t.strategy);
     trainer_close(&t);
     tdm_dataset_destroy(ds);
 }
@@ -367,20 +360,7 @@ static void check_batch_norm(int mixed)
     trainer_close(&small_many);
     tdm_dataset_destroy(tiny);
     /* inference uses the moving statistics, and a file keeps them */
-    float x[3 * FEATURES], want[3 * CLASSES], got[3 * CLASSES];
-    for (size_t i = 0; i < 3 * FEATURES; i++)
-        x[i] = (float)((i * 5) % 11) / 5.0f - 1.0f;
-    CHECK_OK(tdm_model_predict(many.model, x, 3, want));
-    char path[4096];
-    scratch_root("tdm_bn");
-    scratch_path(path, "bn.safetensors", 0);
-    CHECK_OK(tdm_model_save(many.model, path));
-    tdm_model *back = NULL;
-    CHECK_OK(tdm_model_load(one.strategy, path, &back));
-    CHECK_OK(tdm_model_predict(back, x, 3, got));
-    CHECK(!memcmp(want, got, sizeof got));
-    tdm_model_destroy(back);
-    scratch_remove();
+    check_saved_predictions(many.model, one.strategy);
     trainer_close(&one);
     trainer_close(&many);
     tdm_dataset_destroy(ds);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "train_fixture.h"
 
 #define STEPS 50
 #define MAX_VARS 6
@@ -102,26 +103,9 @@ static void trainer_close(trainer *t)
     tdm_strategy_destroy(t->strategy);
 }
 
-/* Runs up to `steps` steps and records each loss. */
 static size_t train_steps(trainer *t, tdm_dataset *ds, size_t steps, double *losses)
 {
-    tdm_distributed_dataset *dist = NULL;
-    tdm_distributed_iterator *it = NULL;
-    CHECK_OK(tdm_distribute_dataset(t->strategy, ds, NULL, &dist));
-    CHECK_OK(tdm_distributed_iterator_create(dist, &it));
-    size_t done = 0;
-    const tdm_distributed_batch *b = NULL;
-    while (done < steps && it && tdm_distributed_iterator_next(it, &b) == TDM_OK &&
-           b->global_batch_size) {
-        tdm_status s = tdm_train_op_run(t->op, b, &losses[done]);
-        CHECK_OK(s);
-        if (s != TDM_OK)
-            break;
-        done++;
-    }
-    tdm_distributed_iterator_destroy(it);
-    tdm_distributed_dataset_destroy(dist);
-    return done;
+    return fixture_train_steps(t->strategy, t->op, ds, steps, losses);
 }
 
 /* The rule of docs/SEMANTICS.md (Losses and gradients): with the same seed, global

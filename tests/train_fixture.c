@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness.h"
 #include "train_fixture.h"
 
 /* Features from a fixed pattern, labels from the features, so the run can learn. */
@@ -129,4 +130,26 @@ size_t fixture_weights(const fixture *f, float *out, size_t cap)
         used += count;
     }
     return used;
+}
+
+size_t fixture_train_steps(tdm_strategy *s, tdm_train_op *op, const tdm_dataset *ds, size_t steps,
+                           double *losses)
+{
+    tdm_distributed_dataset *dist = NULL;
+    tdm_distributed_iterator *it = NULL;
+    CHECK_OK(tdm_distribute_dataset(s, ds, NULL, &dist));
+    CHECK_OK(tdm_distributed_iterator_create(dist, &it));
+    size_t done = 0;
+    const tdm_distributed_batch *b = NULL;
+    while (done < steps && it && tdm_distributed_iterator_next(it, &b) == TDM_OK &&
+           b->global_batch_size) {
+        tdm_status st = tdm_train_op_run(op, b, &losses[done]);
+        CHECK_OK(st);
+        if (st != TDM_OK)
+            break;
+        done++;
+    }
+    tdm_distributed_iterator_destroy(it);
+    tdm_distributed_dataset_destroy(dist);
+    return done;
 }

@@ -51,4 +51,9 @@ int fixture_copies_identical(const fixture *f);
  * floats written (at most cap). */
 size_t fixture_weights(const fixture *f, float *out, size_t cap);
 
+/* Runs up to `steps` train-op steps over ds distributed on s, recording each loss;
+ * the steps run (a failing step is a failed check and ends the run). */
+size_t fixture_train_steps(tdm_strategy *s, tdm_train_op *op, const tdm_dataset *ds, size_t steps,
+                           double *losses);
+
 #endif

@@ -253,6 +253,34 @@ static tdm_status check_col(const char *fn, const tdm_tensor *col, const image_g
     return s;
 }
 
+/* The matrices of a lowered convolution: the im2col matrix [positions, window], the
+ * filter [window, oc] and the output [positions, oc]. */
+typedef struct lowered {
+    tdm_tensor *col, *filter, *out;
+} lowered;
+
+static void lowered_free(lowered *m)
+{
+    tdm_tensor_destroy(m->out);
+    tdm_tensor_destroy(m->filter);
+    tdm_tensor_destroy(m->col);
+}
+
+static tdm_status lowered_views(const image_geometry *g, const tdm_tensor *col,
+                                const tdm_tensor *filter, const tdm_tensor *out, lowered *m)
+{
+    size_t positions = (size_t)g->batch * g->oh * g->ow, window = (size_t)g->kh * g->kw * g->c;
+    *m = (lowered){0};
+    tdm_status s = matrix_view(col, positions, window, &m->col);
+    if (s == TDM_OK)
+        s = matrix_view(filter, window, g->oc, &m->filter);
+    if (s == TDM_OK)
+        s = matrix_view(out, positions, g->oc, &m->out);
+    if (s != TDM_OK)
+        lowered_free(m);
+    return s;
+}
+
 tdm_status tdm_conv2d_lowered(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *f,
                               tdm_tensor *col, const tdm_window *win)
 {
@@ -265,22 +293,14 @@ tdm_status tdm_conv2d_lowered(tdm_tensor *y, const tdm_tensor *x, const tdm_tens
         return s;
     if (x->count == 0 || f->count == 0)
         return tdm_op_fill(y, 0.0f);
-    size_t positions = (size_t)g.batch * g.oh * g.ow, window = (size_t)g.kh * g.kw * g.c;
     const tdm_im2col_args a = {.col = tdm_tensor_view(col), .x = tdm_tensor_view(x), POOL_UINTS(g)};
     tdm_kernel_call call = tdm_im2col_call(&a);
     s = tdm_ops_run(fn, col, &call);
-    tdm_tensor *cm = NULL, *fm = NULL, *ym = NULL;
-    if (s == TDM_OK)
-        s = matrix_view(col, positions, window, &cm);
-    if (s == TDM_OK)
-        s = matrix_view(f, window, g.oc, &fm);
-    if (s == TDM_OK)
-        s = matrix_view(y, positions, g.oc, &ym);
-    if (s == TDM_OK)
-        s = tdm_op_matmul(ym, cm, 0, fm, 0, 1.0f, 0.0f);
-    tdm_tensor_destroy(ym);
-    tdm_tensor_destroy(fm);
-    tdm_tensor_destroy(cm);
+    lowered m;
+    if (s == TDM_OK && (s = lowered_views(&g, col, f, y, &m)) == TDM_OK) {
+        s = tdm_op_matmul(m.out, m.col, 0, m.filter, 0, 1.0f, 0.0f);
+        lowered_free(&m);
+    }
     return s;
 }
 
@@ -295,18 +315,11 @@ tdm_status tdm_conv2d_lowered_grad_filter(tdm_tensor *df, const tdm_tensor *col,
         s = check_col(fn, col, &g, df->device);
     if (s != TDM_OK || df->count == 0)
         return s;
-    size_t positions = (size_t)g.batch * g.oh * g.ow, window = (size_t)g.kh * g.kw * g.c;
-    tdm_tensor *cm = NULL, *dfm = NULL, *dym = NULL;
-    s = matrix_view(col, positions, window, &cm);
-    if (s == TDM_OK)
-        s = matrix_view(df, window, g.oc, &dfm);
-    if (s == TDM_OK)
-        s = matrix_view(dy, positions, g.oc, &dym);
-    if (s == TDM_OK)
-        s = tdm_op_matmul(dfm, cm, 1, dym, 0, 1.0f, 0.0f);
-    tdm_tensor_destroy(dym);
-    tdm_tensor_destroy(dfm);
-    tdm_tensor_destroy(cm);
+    lowered m;
+    if ((s = lowered_views(&g, col, df, dy, &m)) == TDM_OK) {
+        s = tdm_op_matmul(m.filter, m.col, 1, m.out, 0, 1.0f, 0.0f);
+        lowered_free(&m);
+    }
     return s;
 }
 
@@ -322,18 +335,11 @@ tdm_status tdm_conv2d_lowered_grad_input(tdm_tensor *dx, const tdm_tensor *dy, c
         return s;
     if (dy->count == 0 || f->count == 0)
         return tdm_op_fill(dx, 0.0f);
-    size_t positions = (size_t)g.batch * g.oh * g.ow, window = (size_t)g.kh * g.kw * g.c;
-    tdm_tensor *cm = NULL, *fm = NULL, *dym = NULL;
-    s = matrix_view(col, positions, window, &cm);
-    if (s == TDM_OK)
-        s = matrix_view(f, window, g.oc, &fm);
-    if (s == TDM_OK)
-        s = matrix_view(dy, positions, g.oc, &dym);
-    if (s == TDM_OK)
-        s = tdm_op_matmul(cm, dym, 0, fm, 1, 1.0f, 0.0f);
-    tdm_tensor_destroy(dym);
-    tdm_tensor_destroy(fm);
-    tdm_tensor_destroy(cm);
+    lowered m;
+    if ((s = lowered_views(&g, col, f, dy, &m)) == TDM_OK) {
+        s = tdm_op_matmul(m.col, m.out, 0, m.filter, 1, 1.0f, 0.0f);
+        lowered_free(&m);
+    }
     if (s != TDM_OK)
         return s;
     const tdm_col2im_args a = {

@@ -83,22 +83,16 @@ static tdm_status input_image(tdm_model_options *o, tdm_layer_plan *first, const
 }
 
 /* Windows along one dimension of `in` positions, and the padding before them. */
-static tdm_status windows(size_t in, size_t k, size_t stride, tdm_padding padding, size_t *out,
-                          size_t *pad, const char *f, size_t l)
+/* VALID's windows along one dimension of `in` positions (SAME's are tdm_window_same's). */
+static tdm_status valid_windows(size_t in, size_t k, size_t stride, size_t *out, const char *f,
+                                size_t l)
 {
-    if (padding == TDM_PADDING_VALID) {
-        if (in < k)
-            return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                            "%s: layer %zu: a window of %zu does not fit its input of %zu with "
-                            "VALID padding",
-                            f, l, k, in);
-        *out = (in - k) / stride + 1;
-        *pad = 0;
-        return TDM_OK;
-    }
-    *out = (in + stride - 1) / stride;
-    size_t need = (*out - 1) * stride + k;
-    *pad = need > in ? (need - in) / 2 : 0;
+    if (in < k)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: layer %zu: a window of %zu does not fit its input of %zu with "
+                        "VALID padding",
+                        f, l, k, in);
+    *out = (in - k) / stride + 1;
     return TDM_OK;
 }
 
@@ -120,11 +114,13 @@ static tdm_status image_layer(const tdm_layer *d, tdm_layer_plan *p, const char 
                           .stride_w = d->stride_w ? d->stride_w
                                       : pool      ? d->kernel_w
                                                   : 1};
-    tdm_status s = windows(p->in_h, d->kernel_h, p->win.stride_h, d->padding, &p->out_h,
-                           &p->win.pad_top, f, l);
-    if (s == TDM_OK)
-        s = windows(p->in_w, d->kernel_w, p->win.stride_w, d->padding, &p->out_w, &p->win.pad_left,
-                    f, l);
+    tdm_status s = TDM_OK;
+    if (d->padding == TDM_PADDING_SAME)
+        tdm_window_same(&p->win, p->in_h, p->in_w, &p->out_h, &p->out_w);
+    else
+        s = valid_windows(p->in_h, d->kernel_h, p->win.stride_h, &p->out_h, f, l);
+    if (s == TDM_OK && d->padding == TDM_PADDING_VALID)
+        s = valid_windows(p->in_w, d->kernel_w, p->win.stride_w, &p->out_w, f, l);
     p->out_c = pool ? p->in_c : d->units;
     return s;
 }
