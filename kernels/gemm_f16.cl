@@ -1,0 +1,101 @@
+/* gemm_f16: C = alpha * op(A) * op(B) + beta * C, row-major, A and B float16 stored as
+ * 16-bit words (read with vload_half*, so cl_khr_fp16 is not needed), C float32;
+ * beta == 0 ignores C's old contents, NaN included. Tolerance as gemm's.
+ *
+ * Register blocking, as shaders/gemm.glsl: each item computes ROWS x COLS of C (a
+ * float8 per row), grid-stride over the blocks, K one at a time: one row of op(B)
+ * (a vload_half8 where it lies inside B untransposed) times ROWS values of op(A),
+ * 16 loads per 64 products. No local memory: on CPU drivers the matrices' own lines
+ * are in cache. Products are summed per STEP_K before joining the total, so the error
+ * grows with STEP_K + k / STEP_K, not k. */
+
+#define ROWS 8
+#define COLS 8
+#define STEP_K 16
+
+/* op(A)[row][p], zero out of range. */
+float elem_a(global const half *a, uint m, uint k, uint lda, uint ta, uint row, uint p)
+{
+    if (row >= m || p >= k)
+        return 0.0f;
+    return vload_half(ta ? (size_t)p * lda + row : (size_t)row * lda + p, a);
+}
+
+/* op(B)[p][col], zero out of range. */
+float elem_b(global const half *b, uint n, uint k, uint ldb, uint tb, uint p, uint col)
+{
+    if (col >= n || p >= k)
+        return 0.0f;
+    return vload_half(tb ? (size_t)col * ldb + p : (size_t)p * ldb + col, b);
+}
+
+/* op(B)[p][col0 .. col0 + 7]; `inside`: all eight columns are below n. vload_half8
+ * needs only 16-bit alignment, so any offset and ldb work. */
+float8 row_b(global const half *b, uint n, uint k, uint ldb, uint tb, uint p, uint col0,
+             int inside)
+{
+    if (!tb && inside)
+        return vload_half8(0, b + (size_t)p * ldb + col0);
+    return (float8)(elem_b(b, n, k, ldb, tb, p, col0), elem_b(b, n, k, ldb, tb, p, col0 + 1),
+                    elem_b(b, n, k, ldb, tb, p, col0 + 2), elem_b(b, n, k, ldb, tb, p, col0 + 3),
+                    elem_b(b, n, k, ldb, tb, p, col0 + 4), elem_b(b, n, k, ldb, tb, p, col0 + 5),
+                    elem_b(b, n, k, ldb, tb, p, col0 + 6), elem_b(b, n, k, ldb, tb, p, col0 + 7));
+}
+
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_gemm_f16(TDM_SIGNATURE)
+{
+    const size_t blocks_n = n / COLS + (n % COLS != 0);
+    const size_t blocks = (m / ROWS + (m % ROWS != 0)) * blocks_n;
+    /* The core launches an item per element of C, far more than the blocks need: the
+     * busy groups are spread evenly over the launch (every spacing-th), since a CPU
+     * driver hands each thread a contiguous range of groups. */
+    const size_t groups = get_num_groups(0), needed = blocks / TDM_WG + (blocks % TDM_WG != 0);
+    const size_t spacing = max((size_t)1, groups / max(needed, (size_t)1));
+    const size_t group = get_group_id(0);
+
+    if (group % spacing != 0)
+        return;
+    const size_t slots = (groups + spacing - 1) / spacing;
+    c += c_off;
+    a += a_off;
+    b += b_off;
+    for (size_t t = group / spacing * TDM_WG + get_local_id(0); t < blocks; t += slots * TDM_WG) {
+        const uint row0 = (uint)(t / blocks_n) * ROWS, col0 = (uint)(t % blocks_n) * COLS;
+        const int inside = col0 + COLS <= n;
+        float8 acc[ROWS];
+
+        for (int i = 0; i < ROWS; i++)
+            acc[i] = 0.0f;
+        for (uint k0 = 0; k0 < k; k0 += STEP_K) {
+            const uint end = min(k, k0 + STEP_K);
+            float8 part[ROWS];
+
+            for (int i = 0; i < ROWS; i++)
+                part[i] = 0.0f;
+            for (uint p = k0; p < end; p++) {
+                /* A product of two halves is exact in float, so a fused multiply-add
+                 * rounds as the product and the sum do. */
+#pragma OPENCL FP_CONTRACT ON
+                const float8 bv = row_b(b, n, k, ldb, trans_b, p, col0, inside);
+                for (int i = 0; i < ROWS; i++)
+                    part[i] += elem_a(a, m, k, lda, trans_a, row0 + i, p) * bv;
+            }
+            for (int i = 0; i < ROWS; i++)
+                acc[i] += part[i];
+        }
+        for (uint i = 0; i < ROWS && row0 + i < m; i++) {
+            global float *out = c + (size_t)(row0 + i) * ldc + col0;
+            const float8 v = alpha * acc[i];
+            float vals[COLS];
+
+            if (inside) {
+                vstore8(beta == 0.0f ? v : v + beta * vload8(0, out), 0, out);
+                continue;
+            }
+            vstore8(v, 0, vals);
+            for (uint j = 0; j < COLS && col0 + j < n; j++)
+                out[j] = beta == 0.0f ? vals[j] : vals[j] + beta * out[j];
+        }
+    }
+}

@@ -1,0 +1,51 @@
+#version 450
+// gemm_f16: C = alpha * op(A) * op(B) + beta * C with A and B float16, C float32
+// (gemm.glsl). Halves are converted exactly from their bits (half.glsl), so no device
+// float16 support is needed; their products are exact in float and summed in float.
+#extension GL_GOOGLE_include_directive : require
+#define TDM_KERNEL_gemm_f16
+#include "kernel_bindings.glsl"
+#include "half.glsl"
+
+// Words of two halves, the lower-addressed element in the low 16 bits; a quad is the
+// uvec2 of four halves.
+TDM_VIEW_AND_QUADS(a);
+TDM_VIEW_AND_QUADS(b);
+
+float half_at(uint word, uint element)
+{
+    return uintBitsToFloat(tdm_half_to_float((element & 1u) != 0u ? word >> 16 : word & 0xffffu));
+}
+
+vec4 halves4(uvec2 words)
+{
+    return vec4(uintBitsToFloat(tdm_half_to_float(words.x & 0xffffu)),
+                uintBitsToFloat(tdm_half_to_float(words.x >> 16)),
+                uintBitsToFloat(tdm_half_to_float(words.y & 0xffffu)),
+                uintBitsToFloat(tdm_half_to_float(words.y >> 16)));
+}
+
+vec4 tdm_gemm_quad_a(uint i)
+{
+    return halves4(a4[TDM_QUAD(a, i)]);
+}
+
+// An element may sit in either half of its word: lda and the row may be odd.
+float tdm_gemm_single_a(uint i)
+{
+    uint e = TDM_OFF_a + i;
+    return half_at(a[e >> 1], e);
+}
+
+vec4 tdm_gemm_quad_b(uint i)
+{
+    return halves4(b4[TDM_QUAD(b, i)]);
+}
+
+float tdm_gemm_single_b(uint i)
+{
+    uint e = TDM_OFF_b + i;
+    return half_at(b[e >> 1], e);
+}
+
+#include "gemm.glsl"
