@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "conformance.h"
+#include "ref_kernels.h"
 
 typedef struct rng {
     uint64_t state;
@@ -26,8 +27,8 @@ static float next_unit(rng *r) /* [0, 1) */
 /* Values where kernels go wrong: specials, denormals, extremes, and values whose
  * float16 conversion overflows or turns subnormal. */
 static const float edge_values[] = {
-    NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-40f, -1e-40f, 1e30f, -1e30f, 1e-30f,
-    FLT_MAX, -FLT_MAX, FLT_MIN, 65504.0f, 65520.0f, 6e-8f, -3e-5f, 88.8f, -104.0f,
+    NAN,     INFINITY, -INFINITY, 0.0f,     -0.0f,    1e-40f, -1e-40f, 1e30f, -1e30f,  1e-30f,
+    FLT_MAX, -FLT_MAX, FLT_MIN,   65504.0f, 65520.0f, 6e-8f,  -3e-5f,  88.8f, -104.0f,
 };
 #define EDGE_COUNT (sizeof edge_values / sizeof edge_values[0])
 
@@ -35,23 +36,19 @@ static float float_value(rng *r, conf_data data, int positive)
 {
     float v;
     switch (data) {
-    case CONF_INTEGER:
-        v = (float)((int)(next_u32(r) % 17) - 8);
-        break;
+    case CONF_INTEGER: v = (float)((int)(next_u32(r) % 17) - 8); break;
     case CONF_EDGE:
         v = next_u32(r) & 1 ? edge_values[next_u32(r) % EDGE_COUNT] : 4 * next_unit(r) - 2;
         break;
-    default:
-        v = 4 * next_unit(r) - 2;
-        break;
+    default: v = 4 * next_unit(r) - 2; break;
     }
     /* Accumulators of squares are never negative; keep them clear of zero so that
      * centered RMSProp's ms - mg^2 stays positive for random data. */
     return positive ? (data == CONF_RANDOM ? 1.0f + fabsf(v) : fabsf(v)) : v;
 }
 
-static void fill_buffer(const conf_case *c, const tdm_kernel_buffer *kb, void *host,
-                        size_t total, rng *r)
+static void fill_buffer(const conf_case *c, const tdm_kernel_buffer *kb, void *host, size_t total,
+                        rng *r)
 {
     const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
     uint32_t cols = (uint32_t)tdm_kernel_uint(info, c->u, "cols");
@@ -59,8 +56,14 @@ static void fill_buffer(const conf_case *c, const tdm_kernel_buffer *kb, void *h
     /* Labels and row indices are drawn in their range; other words take every bit
      * pattern (a gather must move NaN payloads and denormals untouched). */
     uint32_t range = kb->labels ? cols : kb->indices ? src_rows : 0;
+    /* Float16 operands of a linear kernel (gemm_f16) take the case's values rounded to
+     * half, so that integer data stays exact and random data within the range its
+     * tolerance is argued for; the casts' halves take every bit pattern. */
+    int half_values = kb->type == 'h' && info->tolerance.linear;
     for (size_t i = 0; i < total; i++) {
-        if (kb->type == 'h')
+        if (half_values)
+            ((uint16_t *)host)[i] = ref_f32_to_f16(float_value(r, c->data, kb->positive));
+        else if (kb->type == 'h')
             ((uint16_t *)host)[i] = (uint16_t)next_u32(r); /* every bit pattern */
         else if (kb->type == 'u')
             ((uint32_t *)host)[i] = range ? next_u32(r) % range : next_u32(r);
@@ -108,6 +111,14 @@ static float transform(float x, int flush_denormals, int absolute)
     return x;
 }
 
+/* Absolute values of halves, infinities and NaN as 0, as transform does. A half
+ * denormal is a normal float, which no device flushes. */
+static void transform_halves(uint16_t *h, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        h[i] = (h[i] & 0x7C00u) == 0x7C00u ? 0 : h[i] & 0x7FFFu;
+}
+
 int conf_buffers_transform(const conf_case *c, const conf_buffers *in, conf_buffers *out,
                            int flush_denormals, int absolute)
 {
@@ -124,6 +135,8 @@ int conf_buffers_transform(const conf_case *c, const conf_buffers *in, conf_buff
             return -1;
         }
         memcpy(out->host[b], in->host[b], bytes);
+        if (info->buffers[b].type == 'h' && absolute)
+            transform_halves(out->host[b], in->total[b]);
         if (info->buffers[b].type != 'f')
             continue;
         float *v = out->host[b];
