@@ -246,6 +246,23 @@ static void gemm_alpha_lost_when_transposed(const tdm_launch *l)
     ref_gemm(&unscaled);
 }
 
+/* Each float16 read from the other half of its word: the pair's order swapped. */
+static void gemm_f16_halves_swapped(const tdm_launch *l)
+{
+    const ref_gemm_f16_args g = ref_gemm_f16_unpack(l);
+    for (uint32_t i = 0; i < g.m; i++)
+        for (uint32_t j = 0; j < g.n; j++) {
+            double dot = 0.0;
+            for (uint32_t p = 0; p < g.k; p++) {
+                size_t ia = g.trans_a ? (size_t)p * g.lda + i : (size_t)i * g.lda + p;
+                size_t ib = g.trans_b ? (size_t)j * g.ldb + p : (size_t)p * g.ldb + j;
+                dot += (double)ref_f16_to_f32(g.a[ia ^ 1]) * ref_f16_to_f32(g.b[ib ^ 1]);
+            }
+            float *out = &g.c[(size_t)i * g.ldc + j];
+            *out = (float)(g.alpha * dot + (g.beta == 0.0f ? 0.0 : (double)g.beta * *out));
+        }
+}
+
 /* The filter read as HWOI instead of HWIO: input and output channels swapped. */
 static void conv2d_filter_hwoi(const tdm_launch *l)
 {
@@ -502,6 +519,7 @@ static const wrong_kernel wrong_kernels[] = {
     {TDM_KERNEL_mse, mse_half_gradient},
     {TDM_KERNEL_gather_rows, gather_reversed},
     {TDM_KERNEL_one_hot, one_hot_shifted},
+    {TDM_KERNEL_gemm_f16, gemm_f16_halves_swapped},
     {TDM_KERNEL_conv2d, conv2d_filter_hwoi},
     {TDM_KERNEL_max_pool2d, max_pool2d_zero_padding},
     {TDM_KERNEL_avg_pool2d, avg_pool2d_counts_padding},
