@@ -246,6 +246,16 @@ static void gemm_alpha_lost_when_transposed(const tdm_launch *l)
     ref_gemm(&unscaled);
 }
 
+/* The same bug in the float16 GEMM, which mixed-precision training backpropagates
+ * through as well. */
+static void gemm_f16_alpha_lost_when_transposed(const tdm_launch *l)
+{
+    ref_gemm_f16_args unscaled = ref_gemm_f16_unpack(l);
+    if (unscaled.trans_a)
+        unscaled.alpha = 1.0f;
+    ref_gemm_f16(&unscaled);
+}
+
 /* Each float16 read from the other half of its word: the pair's order swapped. */
 static void gemm_f16_halves_swapped(const tdm_launch *l)
 {
@@ -548,6 +558,7 @@ static const wrong_kernel wrong_derivatives[] = {
     {TDM_KERNEL_softmax_xent, softmax_xent_unscaled_gradient},
     {TDM_KERNEL_mse, mse_half_gradient},
     {TDM_KERNEL_gemm, gemm_alpha_lost_when_transposed},
+    {TDM_KERNEL_gemm_f16, gemm_f16_alpha_lost_when_transposed},
     {TDM_KERNEL_conv2d_grad_input, conv2d_grad_input_unflipped},
     {TDM_KERNEL_conv2d_grad_filter, conv2d_grad_filter_unpadded},
     {TDM_KERNEL_max_pool2d_grad, max_pool2d_grad_everywhere},

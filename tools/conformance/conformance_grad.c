@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "conformance_grad_problem.h"
+#include "ref_kernels.h"
 
 static const double stencil_step[4] = {2, 1, -1, -2};
 static const double stencil_coef[4] = {-1, 8, -8, 1};
@@ -72,10 +73,15 @@ static tdm_status forward_shifted(tdm_device *dev, const grad_problem *p, size_t
     conf_buffers in, got;
     if (conf_buffers_transform(&p->fwd, &p->fwd_in, &in, 0, 0) != 0)
         return TDM_ERR_OUT_OF_MEMORY;
+    /* exact: inputs sit on a grid finer than h, halves on one they hold (make_call) */
+    int half = tdm_kernel_get(p->fwd.kernel)->buffers[p->wrt].type == 'h';
     float *x = in.host[p->wrt];
+    uint16_t *h = in.host[p->wrt];
     for (size_t j = 0; j < in.elements[p->wrt]; j++)
-        if (p->round_of(p, j) == round)
-            x[j] = (float)(x[j] + shift); /* exact: inputs sit on a grid finer than h */
+        if (p->round_of(p, j) == round && half)
+            h[j] = ref_f32_to_f16((float)(ref_f16_to_f32(h[j]) + shift));
+        else if (p->round_of(p, j) == round)
+            x[j] = (float)(x[j] + shift);
     tdm_status s = TDM_ERR_OUT_OF_MEMORY;
     if (conf_buffers_transform(&p->fwd, &in, &got, 0, 0) == 0) {
         s = p->forward ? p->forward(dev, p, &in, &got) : conf_run(dev, &p->fwd, &in, &got);

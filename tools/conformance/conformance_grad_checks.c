@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "conformance_grad_problem.h"
+#include "ref_kernels.h"
 
 #define ELEMENTS 1031u /* past a work-group or two, and prime */
 #define GRAD_SCALE 0.375f
@@ -27,8 +28,12 @@ static tdm_status make_call(conf_case *c, conf_buffers *b, tdm_kernel kernel, co
         return TDM_ERR_OUT_OF_MEMORY;
     for (unsigned k = 0; k < info->buffer_count; k++) {
         float *v = b->host[k];
+        uint16_t *h = b->host[k];
         for (size_t i = 0; info->buffers[k].type == 'f' && i < b->total[k]; i++)
             v[i] = (float)(nearbyint(v[i] / GRAD_GRID) * GRAD_GRID);
+        for (size_t i = 0; info->buffers[k].type == 'h' && i < b->total[k]; i++)
+            h[i] = ref_f32_to_f16(
+                (float)(nearbyint(ref_f16_to_f32(h[i]) / GRAD_HALF_GRID) * GRAD_HALF_GRID));
     }
     return TDM_OK;
 }
@@ -231,8 +236,9 @@ static long b_owner(const grad_problem *p, size_t o, size_t round)
     return u[GTB] ? j * (long)u[GLDB] + (long)round : (long)(round * u[GLDB]) + j;
 }
 
-/* Case index: bit 1 transposes A, bit 0 transposes B. */
-static tdm_status gemm_problem(size_t index, grad_problem *p, int wrt_b)
+/* Case index: bit 1 transposes A, bit 0 transposes B. gemm_f16's backward takes dC as
+ * float16, as mixed-precision training casts it. */
+static tdm_status gemm_problem(tdm_kernel kernel, size_t index, grad_problem *p, int wrt_b)
 {
     const uint32_t m = 5, n = 7, k = 6, ta = (uint32_t)(index >> 1), tb = (uint32_t)(index & 1);
     const uint32_t lda = (ta ? m : k) + 2, ldb = (tb ? k : n) + 1, ldc = n + 3;
@@ -259,37 +265,49 @@ static tdm_status gemm_problem(size_t index, grad_problem *p, int wrt_b)
         memcpy(bu, v, sizeof bu);
         dc = 1, other = 2;
     }
-    tdm_status s = make_call(&p->fwd, &p->fwd_in, TDM_KERNEL_gemm, u, f, 1);
+    tdm_status s = make_call(&p->fwd, &p->fwd_in, kernel, u, f, 1);
     if (s == TDM_OK)
-        s = make_call(&p->bwd, &p->bwd_in, TDM_KERNEL_gemm, bu, f, 2);
+        s = make_call(&p->bwd, &p->bwd_in, kernel, bu, f, 2);
     if (s != TDM_OK)
         return s;
     snprintf(p->bwd.label, sizeof p->bwd.label, "d%c, A%s B%s", wrt_b ? 'B' : 'A', ta ? "^T" : "",
              tb ? "^T" : "");
     p->out = 0, p->grad = 0, p->wrt = wrt_b ? 2 : 1;
-    copy_view(&p->bwd_in, other, &p->fwd_in, wrt_b ? 1 : 2);
-    float *dc_values = p->bwd_in.host[dc];
-    for (size_t o = 0; o < p->fwd_in.elements[0]; o++)
+    /* A and B are float or float16 alike: bytes of their elements. */
+    size_t size = tdm_kernel_type_size(tdm_kernel_get(kernel)->buffers[1].type);
+    memcpy(p->bwd_in.host[other], p->fwd_in.host[wrt_b ? 1 : 2],
+           p->fwd_in.elements[wrt_b ? 1 : 2] * size);
+    size_t outs = p->fwd_in.elements[0];
+    unsigned char *dc_bytes = p->bwd_in.host[dc];
+    float *dc_values = malloc((outs ? outs : 1) * sizeof *dc_values);
+    if (!dc_values)
+        return TDM_ERR_OUT_OF_MEMORY;
+    for (size_t o = 0; o < outs; o++) {
         if (c_row(p, o) < 0)
-            dc_values[o] = 0; /* C's padding is no output */
+            memset(dc_bytes + o * size, 0, size); /* C's padding is no output */
+        dc_values[o] = size == sizeof(uint16_t) ? ref_f16_to_f32(((uint16_t *)dc_bytes)[o])
+                                                : ((float *)dc_bytes)[o];
+    }
     p->rounds = wrt_b ? (tb ? ldb : k) : (ta ? k : lda);
     p->round_of = wrt_b ? b_round : a_round;
     p->owner = wrt_b ? b_owner : a_owner;
-    return weigh(p, dc_values, 0);
+    s = weigh(p, dc_values, 0);
+    free(dc_values);
+    return s;
 }
 
 static tdm_status gemm_a_problem(tdm_device *dev, const grad_check *g, size_t index,
                                  grad_problem *p)
 {
-    (void)g, (void)dev;
-    return gemm_problem(index, p, 0);
+    (void)dev;
+    return gemm_problem(g->forward, index, p, 0);
 }
 
 static tdm_status gemm_b_problem(tdm_device *dev, const grad_check *g, size_t index,
                                  grad_problem *p)
 {
-    (void)g, (void)dev;
-    return gemm_problem(index, p, 1);
+    (void)dev;
+    return gemm_problem(g->forward, index, p, 1);
 }
 
 /* Convolution and pooling: the uints of conv2d and its gradients, and a window's
@@ -653,6 +671,8 @@ static const grad_check checks[] = {
     {"mse", TDM_KERNEL_mse, TDM_KERNEL_mse, 1, mse_problem},
     {"gemm dA", TDM_KERNEL_gemm, TDM_KERNEL_gemm, 4, gemm_a_problem},
     {"gemm dB", TDM_KERNEL_gemm, TDM_KERNEL_gemm, 4, gemm_b_problem},
+    {"gemm_f16 dA", TDM_KERNEL_gemm_f16, TDM_KERNEL_gemm_f16, 4, gemm_a_problem},
+    {"gemm_f16 dB", TDM_KERNEL_gemm_f16, TDM_KERNEL_gemm_f16, 4, gemm_b_problem},
     {"conv2d dx", TDM_KERNEL_conv2d, TDM_KERNEL_conv2d_grad_input, IMAGE_CASES, conv_x_problem},
     {"conv2d df", TDM_KERNEL_conv2d, TDM_KERNEL_conv2d_grad_filter, IMAGE_CASES, conv_f_problem},
     {"max_pool2d dx", TDM_KERNEL_max_pool2d, TDM_KERNEL_max_pool2d_grad, IMAGE_CASES,

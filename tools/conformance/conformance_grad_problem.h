@@ -11,6 +11,9 @@
  * float32. */
 #define GRAD_STEP 0x1p-7
 #define GRAD_GRID 0x1p-12
+/* Float16 inputs lie on a grid of GRAD_HALF_GRID within [-2, 2]: x + s * GRAD_STEP
+ * then needs at most 10 bits below its leading one, which a half holds. */
+#define GRAD_HALF_GRID 0x1p-8
 
 typedef struct grad_problem grad_problem;
 struct grad_problem {
