@@ -44,6 +44,23 @@ float16 row_b(global const half *b, uint n, uint k, uint ldb, uint tb, uint p, u
     return vload16(0, v);
 }
 
+/* op(B)[p .. p + 3][col0 .. col0 + COLS - 1] of a transposed B, all inside: four
+ * halves from each of COLS rows of B, instead of COLS scalar loads per p. */
+void rows4_bt(global const half *b, uint ldb, uint p, uint col0, float16 *rows)
+{
+    float t[4][COLS];
+
+    for (uint j = 0; j < COLS; j++) {
+        const float4 q = vload_half4(0, b + (size_t)(col0 + j) * ldb + p);
+        t[0][j] = q.s0;
+        t[1][j] = q.s1;
+        t[2][j] = q.s2;
+        t[3][j] = q.s3;
+    }
+    for (uint s = 0; s < 4; s++)
+        rows[s] = vload16(0, t[s]);
+}
+
 __attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
 kernel void tdm_gemm_f16(TDM_SIGNATURE)
 {
@@ -75,13 +92,22 @@ kernel void tdm_gemm_f16(TDM_SIGNATURE)
 
             for (int i = 0; i < ROWS; i++)
                 part[i] = 0.0f;
-            for (uint p = k0; p < end; p++) {
+            for (uint p = k0; p < end;) {
                 /* A product of two halves is exact in float, so a fused multiply-add
                  * rounds as the product and the sum do. */
 #pragma OPENCL FP_CONTRACT ON
-                const float16 bv = row_b(b, n, k, ldb, trans_b, p, col0, inside);
-                for (int i = 0; i < ROWS; i++)
-                    part[i] += elem_a(a, m, k, lda, trans_a, row0 + i, p) * bv;
+                float16 bv[4];
+                uint steps = 1;
+
+                if (trans_b && inside && p + 4 <= end) {
+                    rows4_bt(b, ldb, p, col0, bv);
+                    steps = 4;
+                } else {
+                    bv[0] = row_b(b, n, k, ldb, trans_b, p, col0, inside);
+                }
+                for (uint s = 0; s < steps; s++, p++)
+                    for (int i = 0; i < ROWS; i++)
+                        part[i] += elem_a(a, m, k, lda, trans_a, row0 + i, p) * bv[s];
             }
             for (int i = 0; i < ROWS; i++)
                 acc[i] += part[i];
