@@ -106,7 +106,7 @@ static tdm_status create_pool(tdm_vk_device *vd)
  * over the lanes, and invocations without an item cost nearly as much as busy ones:
  * one vector per group keeps every invocation busy (lavapipe's vec4 copy: 1.7 GB/s
  * with 64, 3.1 with 8), and gemm's 16 x 32 blocks load fewer values per product
- * (gemm.comp). */
+ * (gemm.glsl). */
 static struct tdm_vk_specialization specialization_for(const tdm_vk_device *vd,
                                                        const VkPhysicalDeviceProperties *props)
 {

@@ -86,8 +86,8 @@ typedef struct tdm_vk_device {
     uint32_t max_push_constants;
     /* The shaders' specialization constants (vulkan_pipeline.c), in constant_id
      * order: 0 the local_size_x of every shader that declares local_size_x_id = 0,
-     * 1 and 2 the rows and columns, in fours, of the block of C a gemm invocation
-     * computes. */
+     * 1 and 2 the rows and columns, in fours, of the block of C a gemm or gemm_f16
+     * invocation computes (gemm.glsl). */
     struct tdm_vk_specialization {
         uint32_t group_size; /* 0: each kernel's from the table */
         uint32_t gemm_rows4, gemm_cols4;

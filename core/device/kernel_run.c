@@ -67,9 +67,9 @@ static tdm_status check_uints(const tdm_kernel_info *info, const uint32_t *u)
         if (tdm_kernel_uint(info, u, "lda") < (ta ? m : k) ||
             tdm_kernel_uint(info, u, "ldb") < (tb ? k : n) || tdm_kernel_uint(info, u, "ldc") < n)
             return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                            "%s: gemm: a leading dimension is smaller than its matrix's row "
+                            "%s: %s: a leading dimension is smaller than its matrix's row "
                             "(lda %u, ldb %u, ldc %u for m %u, n %u, k %u)",
-                            F, u[3], u[4], u[5], u[0], u[1], u[2]);
+                            F, info->name, u[3], u[4], u[5], u[0], u[1], u[2]);
     }
     return check_window(info, u);
 }
