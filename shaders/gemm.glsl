@@ -7,10 +7,11 @@
 // invocations take neighbouring blocks along a row of C, so they share op(A)'s rows),
 // held as mat4s (column r of acc[i][j]: row 4i + r of the block, its columns
 // 4j .. 4j + 3). K advances four at a time: the invocation loads the values of op(A)
-// and op(B) it needs as mat4s, each from four vec4 loads where the block is inside the
-// matrices and A and B are aligned to quads (view offset and leading dimension
-// multiples of 4; likewise C for the result), else one by one with out-of-range
-// elements as zeros, then adds ROWS4 x COLS4 mat4 products. No shared memory and no
+// and op(B) it needs as mat4s, each from four quads (a vec4 of floats, a uvec2 of
+// halves) where the block is inside the matrices and A and B are aligned to quads
+// (view offset and leading dimension multiples of 4; likewise C for the result), else
+// one by one with out-of-range elements as zeros, then adds ROWS4 x COLS4 mat4
+// products. No shared memory and no
 // barriers: on CPU drivers every access is a loop over the SIMD lanes and a barrier a
 // switch between coroutines, so loading from the matrices themselves (cached) costs no
 // more than staging them, and the cost is the values loaded per product: 1/32 + 1/16
