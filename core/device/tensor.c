@@ -22,12 +22,16 @@ size_t tdm_shape_count(const tdm_shape *shape)
 
 size_t tdm_dtype_size(tdm_dtype dtype)
 {
-    return dtype == TDM_I64 ? 8 : 4;
+    return dtype == TDM_I64 ? 8 : dtype == TDM_F16 ? 2 : 4;
 }
 
 const char *tdm_dtype_name(tdm_dtype dtype)
 {
-    return dtype == TDM_I32 ? "i32" : dtype == TDM_F32 ? "f32" : dtype == TDM_I64 ? "i64" : "unknown";
+    return dtype == TDM_I32   ? "i32"
+           : dtype == TDM_F32 ? "f32"
+           : dtype == TDM_I64 ? "i64"
+           : dtype == TDM_F16 ? "f16"
+                              : "unknown";
 }
 
 tdm_status tdm_check_shape(const tdm_shape *shape, const char *func)
@@ -76,7 +80,7 @@ tdm_status tdm_tensor_create(tdm_device *dev, tdm_dtype dtype, const tdm_shape *
     tdm_status s = tdm_check_shape(shape, "tdm_tensor_create");
     if (s != TDM_OK)
         return s;
-    if (dtype != TDM_F32 && dtype != TDM_I32 && dtype != TDM_I64)
+    if (dtype != TDM_F32 && dtype != TDM_I32 && dtype != TDM_I64 && dtype != TDM_F16)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_tensor_create: unknown dtype %d",
                         (int)dtype);
     tdm_tensor *t = calloc(1, sizeof *t);
@@ -84,7 +88,9 @@ tdm_status tdm_tensor_create(tdm_device *dev, tdm_dtype dtype, const tdm_shape *
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_tensor_create: out of host memory");
     *t = (tdm_tensor){.device = dev, .dtype = dtype, .shape = *shape, .owner = 1};
     t->count = tdm_shape_count(shape);
-    size_t bytes = t->count * tdm_dtype_size(dtype);
+    /* whole words: the kernels move float16 in pairs, an odd count's last pair
+     * included */
+    size_t bytes = (t->count * tdm_dtype_size(dtype) + 3) / 4 * 4;
     s = tdm_buffer_alloc(dev, bytes ? bytes : 4, &t->buffer);
     if (s != TDM_OK) {
         free(t);

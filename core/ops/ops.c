@@ -61,6 +61,30 @@ tdm_status tdm_op_axpy(tdm_tensor *y, float alpha, const tdm_tensor *x)
     return tdm_ops_run("tdm_op_axpy", y, &call);
 }
 
+tdm_status tdm_op_cast(tdm_tensor *y, const tdm_tensor *x)
+{
+    const char *f = "tdm_op_cast";
+    int to_half = y && y->dtype == TDM_F16;
+    tdm_status s = tdm_ops_check(f, "y", y, to_half ? TDM_F16 : TDM_F32, NULL);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "x", x, to_half ? TDM_F32 : TDM_F16, y->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check_count(f, "x", x, y->count);
+    if (s != TDM_OK || y->count == 0)
+        return s;
+    tdm_kernel_call call;
+    if (to_half) {
+        const tdm_cast_f32_f16_args a = {
+            .y = tdm_tensor_view(y), .x = tdm_tensor_view(x), .n = (uint32_t)y->count};
+        call = tdm_cast_f32_f16_call(&a);
+    } else {
+        const tdm_cast_f16_f32_args a = {
+            .y = tdm_tensor_view(y), .x = tdm_tensor_view(x), .n = (uint32_t)y->count};
+        call = tdm_cast_f16_f32_call(&a);
+    }
+    return tdm_ops_run(f, y, &call);
+}
+
 /* add, sub and mul share their arguments: z, x, y and n. */
 #define BINARY_OP(op)                                                                              \
     tdm_status tdm_op_##op(tdm_tensor *z, const tdm_tensor *x, const tdm_tensor *y)                \

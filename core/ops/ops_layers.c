@@ -20,11 +20,12 @@ static size_t cols_of(const tdm_tensor *t, int trans)
 static tdm_status check_matmul(const char *f, const tdm_tensor *c, const tdm_tensor *a, int trans_a,
                                const tdm_tensor *b, int trans_b)
 {
+    tdm_dtype in = a && a->dtype == TDM_F16 ? TDM_F16 : TDM_F32; /* both f32 or both f16 */
     tdm_status s = tdm_ops_check(f, "c", c, TDM_F32, NULL);
     if (s == TDM_OK)
-        s = tdm_ops_check(f, "a", a, TDM_F32, c->device);
+        s = tdm_ops_check(f, "a", a, in, c->device);
     if (s == TDM_OK)
-        s = tdm_ops_check(f, "b", b, TDM_F32, c->device);
+        s = tdm_ops_check(f, "b", b, in, c->device);
     if (s == TDM_OK)
         s = tdm_ops_check_matrix(f, "a", a, a->shape.dims[0], 0);
     if (s == TDM_OK)
@@ -60,6 +61,10 @@ tdm_status tdm_op_matmul(tdm_tensor *c, const tdm_tensor *a, int trans_a, const 
     if (g.k == 0) /* an empty inner dimension: c = beta * c */
         return beta == 0.0f ? tdm_op_fill(c, 0.0f) : tdm_op_scale(c, c, beta);
     tdm_kernel_call call = tdm_gemm_call(&g);
+    /* gemm_f16's arguments are gemm's, in the same order; the launch checks the
+     * views against its own entry */
+    if (a->dtype == TDM_F16)
+        call.kernel = TDM_KERNEL_gemm_f16;
     return tdm_ops_run(f, c, &call);
 }
 

@@ -34,7 +34,10 @@ TDM_API const char *tdm_activation_name(tdm_activation act);
 TDM_API tdm_status tdm_activation_parse(const char *name, tdm_activation *out);
 
 /* c = alpha * op(a) * op(b) + beta * c for 2-D tensors, op(a) m x k, op(b) k x n,
- * c m x n; op transposes when trans_* is 1. beta 0 ignores c's old contents. */
+ * c m x n; op transposes when trans_* is 1. beta 0 ignores c's old contents. c is
+ * f32; a and b are both f32, or both f16 (mixed precision: every product of two
+ * halves is exact in f32, and the sums are f32, as a tensor core with f32
+ * accumulation; no device f16 support is needed). */
 TDM_API tdm_status tdm_op_matmul(tdm_tensor *c, const tdm_tensor *a, int trans_a,
                                  const tdm_tensor *b, int trans_b, float alpha, float beta);
 

@@ -16,8 +16,11 @@ typedef struct tdm_tensor tdm_tensor;
 typedef enum tdm_dtype {
     TDM_F32 = 0, /* what every kernel computes in */
     TDM_I32 = 1, /* counts and labels; reductions of them run on the host */
-    TDM_I64 = 2  /* exact counters (int64 variables, checkpoints); no kernel computes
+    TDM_I64 = 2, /* exact counters (int64 variables, checkpoints); no kernel computes
                     in it: written and read from the host */
+    TDM_F16 = 3  /* IEEE binary16, 2 bytes, for storage: tdm_op_cast converts, and
+                    tdm_op_matmul multiplies f16 operands, summing in f32 (mixed
+                    precision). Host data is the 16-bit patterns. */
 } tdm_dtype;
 
 #define TDM_MAX_RANK 4
@@ -30,7 +33,7 @@ typedef struct tdm_shape {
 } tdm_shape;
 
 /* Shape literals: TDM_SHAPE(2, 3) is a 2 x 3 matrix, TDM_SCALAR a scalar. */
-#define TDM_SHAPE(...)                                                                 \
+#define TDM_SHAPE(...)                                                                             \
     ((tdm_shape){sizeof((size_t[]){__VA_ARGS__}) / sizeof(size_t), {__VA_ARGS__}})
 #define TDM_SCALAR ((tdm_shape){0, {0}})
 
@@ -39,10 +42,10 @@ typedef struct tdm_shape {
  * shapes with TDM_ERR_INVALID_ARGUMENT). */
 TDM_API size_t tdm_shape_count(const tdm_shape *shape);
 
-/* Bytes per element: 4 for both types. */
+/* Bytes per element: 2 for f16, 4 for f32 and i32, 8 for i64. */
 TDM_API size_t tdm_dtype_size(tdm_dtype dtype);
 
-/* "f32" or "i32". */
+/* "f32", "i32", "i64" or "f16". */
 TDM_API const char *tdm_dtype_name(tdm_dtype dtype);
 
 /* Allocates a tensor on the device; its contents are undefined until written. */

@@ -1,0 +1,174 @@
+/* float16 tensors on every device of a scenario: tdm_op_cast rounds to nearest even,
+ * overflows to infinity and converts back exactly, and tdm_op_matmul multiplies f16
+ * operands with f32 sums, against a double-precision product of the same halves on
+ * the host; mismatched dtypes and odd f16 offsets are refused. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "tandem/tandem.h"
+
+/* f32 inputs and the half each rounds to (Python's struct 'e' format gives them). */
+static const struct {
+    float value;
+    uint16_t half;
+} casts[] = {
+    {0.0f, 0x0000},       {-0.0f, 0x8000},    {1.0f, 0x3c00},       {-2.5f, 0xc100},
+    {1.0f / 3, 0x3555},   {65504.0f, 0x7bff}, {65519.0f, 0x7bff},   {65520.0f, 0x7c00},
+    {-1e6f, 0xfc00},      {INFINITY, 0x7c00}, {1e-8f, 0x0000},      {6e-8f, 0x0001},
+    {1e-3f, 0x1419},      {3.14159f, 0x4248}, {0x1.8p-24f, 0x0002}, /* a tie: to even */
+    {0x1.4p-23f, 0x0002}, /* 2.5 times the smallest half, a tie: to even */
+};
+#define CASTS (sizeof casts / sizeof casts[0])
+
+/* The value of half bits h, exactly. */
+static double half_value(uint16_t h)
+{
+    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    double v = e == 31 ? (m ? NAN : INFINITY) : e ? ldexp(1024 + m, e - 25) : ldexp(m, -24);
+    return h & 0x8000 ? -v : v;
+}
+
+static void check_cast(tdm_device *dev)
+{
+    float in[CASTS + 1], back[CASTS + 1];
+    uint16_t got[CASTS + 1];
+    for (size_t i = 0; i < CASTS; i++)
+        in[i] = casts[i].value;
+    in[CASTS] = NAN;
+    tdm_tensor *x = NULL, *h = NULL, *y = NULL;
+    CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(CASTS + 1), &x));
+    CHECK_OK(tdm_tensor_create(dev, TDM_F16, &TDM_SHAPE(CASTS + 1), &h));
+    CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(CASTS + 1), &y));
+    CHECK(tdm_tensor_bytes(h) == 2 * (CASTS + 1) && !strcmp(tdm_dtype_name(TDM_F16), "f16"));
+    CHECK_OK(tdm_tensor_write(x, in, sizeof in));
+    CHECK_OK(tdm_op_cast(h, x));
+    CHECK_OK(tdm_op_cast(y, h));
+    CHECK_OK(tdm_tensor_read(h, got, sizeof got));
+    CHECK_OK(tdm_tensor_read(y, back, sizeof back));
+    for (size_t i = 0; i < CASTS; i++) {
+        if (got[i] != casts[i].half || (double)back[i] != half_value(casts[i].half))
+            fprintf(stderr, "cast %a: half %#06x (want %#06x), back %a\n", (double)in[i], got[i],
+                    casts[i].half, (double)back[i]);
+        CHECK(got[i] == casts[i].half);
+        CHECK((double)back[i] == half_value(casts[i].half));
+    }
+    CHECK((got[CASTS] & 0x7c00) == 0x7c00 && (got[CASTS] & 0x3ff) && isnan(back[CASTS]));
+
+    tdm_tensor *odd = NULL;
+    CHECK_OK(tdm_tensor_slice(h, 1, &TDM_SHAPE(4), &odd));
+    tdm_tensor *four = NULL;
+    CHECK_OK(tdm_tensor_slice(x, 0, &TDM_SHAPE(4), &four));
+    CHECK_FAILS(tdm_op_cast(odd, four), TDM_ERR_INVALID_ARGUMENT, "multiple of 4");
+    CHECK_FAILS(tdm_op_cast(y, x), TDM_ERR_INVALID_ARGUMENT, "'x' must be f16");
+    CHECK_FAILS(tdm_op_cast(h, h), TDM_ERR_INVALID_ARGUMENT, "'x' must be f32");
+    CHECK_FAILS(tdm_op_cast(h, four), TDM_ERR_INVALID_ARGUMENT, "elements");
+    tdm_tensor_destroy(four);
+    tdm_tensor_destroy(odd);
+    tdm_tensor_destroy(y);
+    tdm_tensor_destroy(h);
+    tdm_tensor_destroy(x);
+}
+
+/* An f32 tensor of rows x cols from host values, and its f16 rounding. */
+static void upload(tdm_device *dev, const float *v, size_t rows, size_t cols, tdm_tensor **f32,
+                   tdm_tensor **f16)
+{
+    CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(rows, cols), f32));
+    CHECK_OK(tdm_tensor_create(dev, TDM_F16, &TDM_SHAPE(rows, cols), f16));
+    CHECK_OK(tdm_tensor_write(*f32, v, rows * cols * sizeof(float)));
+    CHECK_OK(tdm_op_cast(*f16, *f32));
+}
+
+/* c = 0.5 * op(a) * op(b) + c0 in f16 operands, for each transposition, against the
+ * product of the halves in double: within 1e-5 of the sum of the terms' magnitudes
+ * (f32 sums); and it differs from the product of the unrounded f32 operands. */
+static void check_matmul(tdm_device *dev)
+{
+    enum { M = 37, N = 29, K = 53 };
+    static float a[M * K], b[K * N], c0[M * N], c[M * N], exact[M * N];
+    static uint16_t ah[M * K], bh[K * N];
+    srand(11);
+    for (size_t i = 0; i < M * K; i++)
+        a[i] = (float)rand() / RAND_MAX * 4.0f - 2.0f;
+    for (size_t i = 0; i < K * N; i++)
+        b[i] = (float)rand() / RAND_MAX * 4.0f - 2.0f;
+    for (size_t i = 0; i < M * N; i++)
+        c0[i] = (float)rand() / RAND_MAX - 0.5f;
+    for (int trans = 0; trans < 4; trans++) {
+        int ta = trans & 1, tb = trans >> 1;
+        /* the same values, stored transposed where op transposes */
+        tdm_tensor *a32 = NULL, *a16 = NULL, *b32 = NULL, *b16 = NULL, *ct = NULL, *c32 = NULL;
+        upload(dev, a, ta ? K : M, ta ? M : K, &a32, &a16);
+        upload(dev, b, tb ? N : K, tb ? K : N, &b32, &b16);
+        CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(M, N), &ct));
+        CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(M, N), &c32));
+        CHECK_OK(tdm_tensor_write(ct, c0, sizeof c0));
+        CHECK_OK(tdm_tensor_write(c32, c0, sizeof c0));
+        CHECK_OK(tdm_op_matmul(ct, a16, ta, b16, tb, 0.5f, 1.0f));
+        CHECK_OK(tdm_op_matmul(c32, a32, ta, b32, tb, 0.5f, 1.0f));
+        CHECK_OK(tdm_tensor_read(a16, ah, sizeof ah));
+        CHECK_OK(tdm_tensor_read(b16, bh, sizeof bh));
+        CHECK_OK(tdm_tensor_read(ct, c, sizeof c));
+        CHECK_OK(tdm_tensor_read(c32, exact, sizeof exact));
+        double worst = 0.0;
+        size_t differ = 0;
+        size_t lda = ta ? M : K, ldb = tb ? K : N;
+        for (size_t i = 0; i < M; i++)
+            for (size_t j = 0; j < N; j++) {
+                double sum = 0.0, mag = fabs(c0[i * N + j]);
+                for (size_t p = 0; p < K; p++) {
+                    double x = half_value(ah[ta ? p * lda + i : i * lda + p]);
+                    double y = half_value(bh[tb ? j * ldb + p : p * ldb + j]);
+                    sum += x * y;
+                    mag += fabs(0.5 * x * y);
+                }
+                double want = 0.5 * sum + c0[i * N + j];
+                worst = fmax(worst, fabs(c[i * N + j] - want) / mag);
+                differ += c[i * N + j] != exact[i * N + j];
+            }
+        if (worst > 1e-5 || differ < M * N / 2)
+            fprintf(stderr,
+                    "matmul f16 (trans %d %d): worst error %g of the magnitudes, %zu of %d "
+                    "differ from f32\n",
+                    ta, tb, worst, differ, M * N);
+        CHECK(worst <= 1e-5);
+        CHECK(differ >= M * N / 2); /* the operands were rounded */
+        CHECK_FAILS(tdm_op_matmul(ct, a16, ta, b32, tb, 1.0f, 0.0f), TDM_ERR_INVALID_ARGUMENT,
+                    "'b' must be f16");
+        CHECK_FAILS(tdm_op_matmul(ct, a32, ta, b16, tb, 1.0f, 0.0f), TDM_ERR_INVALID_ARGUMENT,
+                    "'b' must be f32");
+        tdm_tensor *wrong = NULL;
+        CHECK_OK(tdm_tensor_create(dev, TDM_F16, &TDM_SHAPE(M, N), &wrong));
+        CHECK_FAILS(tdm_op_matmul(wrong, a16, ta, b16, tb, 1.0f, 0.0f), TDM_ERR_INVALID_ARGUMENT,
+                    "'c' must be f32");
+        tdm_tensor_destroy(wrong);
+        tdm_tensor_destroy(c32);
+        tdm_tensor_destroy(ct);
+        tdm_tensor_destroy(b16);
+        tdm_tensor_destroy(b32);
+        tdm_tensor_destroy(a16);
+        tdm_tensor_destroy(a32);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_half_ops SCENARIO\n");
+        return 2;
+    }
+    tdm_context *ctx = test_context(test_scenario_backends(argv[1]));
+    tdm_device *devs[3];
+    size_t n = test_scenario_devices(ctx, argv[1], devs);
+    CHECK(n >= 1);
+    for (size_t i = 0; i < n; i++) {
+        check_cast(devs[i]);
+        check_matmul(devs[i]);
+    }
+    CHECK(tdm_context_validation_messages(ctx) == 0);
+    tdm_context_destroy(ctx);
+    return test_finish(argv[1]);
+}
