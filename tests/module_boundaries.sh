@@ -40,7 +40,7 @@ for entry in "tandem_device:device" "tandem_ops:device ops" "tandem_input:device
   done
 done
 # train sees distribute, input and ops through their narrow headers alone.
-printf '#include "distribute/variable_access.h"\n#include "input/standardize.h"\n#include "ops/ops_images.h"\n' > "$probe"
+printf '#include "distribute/variable_access.h"\n#include "input/standardize.h"\n#include "ops/ops_images.h"\n#include "ops/ops_mixed.h"\n' > "$probe"
 "$cc" -fsyntax-only -D_GNU_SOURCE -I"$include" -I"$roots/tandem_train" "$probe" ||
   { echo "FAIL: tandem_train cannot include its narrow headers"; failed=1; }
 [ "$failed" = 0 ] && echo "every module sees the modules below it and no other"

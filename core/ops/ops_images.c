@@ -58,6 +58,7 @@ static tdm_status check_images(const char *f, const char *in_name, const tdm_ten
                                const char *out_name, const tdm_tensor *out,
                                const tdm_tensor *filter, const tdm_window *win, image_geometry *g)
 {
+    *g = (image_geometry){0}; /* set on every path, for the optimiser's flow analysis */
     tdm_status s = tdm_ops_check(f, out_name, out, TDM_F32, NULL);
     if (s == TDM_OK)
         s = tdm_ops_check(f, in_name, image, TDM_F32, out->device);
@@ -282,7 +283,7 @@ static tdm_status lowered_views(const image_geometry *g, const tdm_tensor *col,
 }
 
 tdm_status tdm_conv2d_lowered(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *f,
-                              tdm_tensor *col, const tdm_window *win)
+                              tdm_tensor *col, const tdm_window *win, const tdm_halves *halves)
 {
     const char *fn = "tdm_conv2d_lowered";
     image_geometry g;
@@ -298,7 +299,7 @@ tdm_status tdm_conv2d_lowered(tdm_tensor *y, const tdm_tensor *x, const tdm_tens
     s = tdm_ops_run(fn, col, &call);
     lowered m;
     if (s == TDM_OK && (s = lowered_views(&g, col, f, y, &m)) == TDM_OK) {
-        s = tdm_op_matmul(m.out, m.col, 0, m.filter, 0, 1.0f, 0.0f);
+        s = tdm_matmul_mixed(halves, m.out, m.col, 0, m.filter, 0, 1.0f, 0.0f);
         lowered_free(&m);
     }
     return s;
@@ -306,7 +307,7 @@ tdm_status tdm_conv2d_lowered(tdm_tensor *y, const tdm_tensor *x, const tdm_tens
 
 tdm_status tdm_conv2d_lowered_grad_filter(tdm_tensor *df, const tdm_tensor *col,
                                           const tdm_tensor *x, const tdm_tensor *dy,
-                                          const tdm_window *win)
+                                          const tdm_window *win, const tdm_halves *halves)
 {
     const char *fn = "tdm_conv2d_lowered_grad_filter";
     image_geometry g;
@@ -317,14 +318,15 @@ tdm_status tdm_conv2d_lowered_grad_filter(tdm_tensor *df, const tdm_tensor *col,
         return s;
     lowered m;
     if ((s = lowered_views(&g, col, df, dy, &m)) == TDM_OK) {
-        s = tdm_op_matmul(m.filter, m.col, 1, m.out, 0, 1.0f, 0.0f);
+        s = tdm_matmul_mixed(halves, m.filter, m.col, 1, m.out, 0, 1.0f, 0.0f);
         lowered_free(&m);
     }
     return s;
 }
 
 tdm_status tdm_conv2d_lowered_grad_input(tdm_tensor *dx, const tdm_tensor *dy, const tdm_tensor *f,
-                                         tdm_tensor *col, const tdm_window *win)
+                                         tdm_tensor *col, const tdm_window *win,
+                                         const tdm_halves *halves)
 {
     const char *fn = "tdm_conv2d_lowered_grad_input";
     image_geometry g;
@@ -337,7 +339,7 @@ tdm_status tdm_conv2d_lowered_grad_input(tdm_tensor *dx, const tdm_tensor *dy, c
         return tdm_op_fill(dx, 0.0f);
     lowered m;
     if ((s = lowered_views(&g, col, f, dy, &m)) == TDM_OK) {
-        s = tdm_op_matmul(m.col, m.out, 0, m.filter, 1, 1.0f, 0.0f);
+        s = tdm_matmul_mixed(halves, m.col, m.out, 0, m.filter, 1, 1.0f, 0.0f);
         lowered_free(&m);
     }
     if (s != TDM_OK)

@@ -9,7 +9,7 @@ static tdm_status dense(const tdm_model *m, const tdm_model_views *v, size_t l, 
     size_t first = m->plans[l].first_var;
     tdm_tensor *w = tdm_variable_copy(m->vars[first], copy);
     tdm_tensor *b = tdm_variable_copy(m->vars[first + 1], copy);
-    tdm_status s = tdm_op_matmul(v->b.z[l], x, 0, w, 0, 1.0f, 0.0f);
+    tdm_status s = tdm_matmul_mixed(&v->halves, v->b.z[l], x, 0, w, 0, 1.0f, 0.0f);
     return s == TDM_OK ? tdm_op_bias_add(v->b.z[l], v->b.z[l], b) : s;
 }
 

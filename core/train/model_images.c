@@ -27,10 +27,10 @@ static tdm_status output_image(const tdm_layer_plan *p, const tdm_tensor *t, siz
 /* Measured with tandem bench train -m fashion-cnn (docs/PERFORMANCE.md): im2col and
  * GEMM train 1.9x faster than the direct kernels on PoCL (CLBlast) and on lavapipe
  * (the tiled GEMM shader), and 0.6x as fast on the reference backend, whose GEMM sums
- * in double. */
-int tdm_model_conv_lowered(const tdm_device *dev)
+ * in double. Mixed precision lowers them everywhere: its f16 operands are GEMM's. */
+int tdm_model_conv_lowered(const tdm_model *m, const tdm_device *dev)
 {
-    return dev->desc.backend != TDM_BACKEND_REFERENCE;
+    return m->opts.compute_dtype == TDM_F16 || dev->desc.backend != TDM_BACKEND_REFERENCE;
 }
 
 static tdm_pooling pooling_of(const tdm_layer *d)
@@ -52,7 +52,7 @@ tdm_status tdm_model_image_forward(const tdm_model *m, const tdm_model_views *v,
         s = tdm_op_pool2d(pooling_of(d), zi, xi, &p->win);
     if (s == TDM_OK && d->kind == TDM_LAYER_CONV2D) {
         tdm_tensor *f = tdm_variable_copy(m->vars[p->first_var], copy);
-        s = v->b.col[l] ? tdm_conv2d_lowered(zi, xi, f, v->b.col[l], &p->win)
+        s = v->b.col[l] ? tdm_conv2d_lowered(zi, xi, f, v->b.col[l], &p->win, &v->halves)
                         : tdm_op_conv2d(zi, xi, f, &p->win);
         /* the bias of every position: the output as rows of channels */
         if (s == TDM_OK)
@@ -79,8 +79,9 @@ tdm_status tdm_model_conv_grads(const tdm_model *m, const tdm_model_views *v, si
     if (s == TDM_OK)
         s = output_image(p, v->b.g[l], v->rows, &gi);
     if (s == TDM_OK)
-        s = v->b.col[l] ? tdm_conv2d_lowered_grad_filter(df, v->b.col[l], xi, gi, &p->win)
-                        : tdm_op_conv2d_grad_filter(df, xi, gi, &p->win);
+        s = v->b.col[l]
+                ? tdm_conv2d_lowered_grad_filter(df, v->b.col[l], xi, gi, &p->win, &v->halves)
+                : tdm_op_conv2d_grad_filter(df, xi, gi, &p->win);
     if (s == TDM_OK)
         s = tdm_model_channel_sums(v, l, db, v->b.g[l]);
     tdm_tensor_destroy(gi);
@@ -101,8 +102,9 @@ tdm_status tdm_model_image_grad_input(const tdm_model *m, const tdm_model_views 
     if (s == TDM_OK)
         s = output_image(p, v->b.g[l], v->rows, &gi);
     if (s == TDM_OK && d->kind == TDM_LAYER_CONV2D)
-        s = v->b.col[l] ? tdm_conv2d_lowered_grad_input(dxi, gi, f, v->b.col[l], &p->win)
-                        : tdm_op_conv2d_grad_input(dxi, gi, f, &p->win);
+        s = v->b.col[l]
+                ? tdm_conv2d_lowered_grad_input(dxi, gi, f, v->b.col[l], &p->win, &v->halves)
+                : tdm_op_conv2d_grad_input(dxi, gi, f, &p->win);
     else if (s == TDM_OK)
         s = tdm_op_pool2d_grad(pooling_of(d), dxi, gi, xi, &p->win);
     tdm_tensor_destroy(gi);

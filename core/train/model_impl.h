@@ -5,6 +5,7 @@
 
 #include "tandem/model.h"
 
+#include "ops/ops_mixed.h"
 #include "tandem/nn.h"
 
 /* A layer's place in the model, derived once from the options: its input and output
@@ -78,6 +79,8 @@ typedef struct tdm_model_scratch {
     size_t rows_capacity;
     tdm_model_buffers b;
     tdm_tensor *input; /* [rows_capacity, input_features]: inference's upload, or NULL */
+    tdm_halves halves; /* mixed precision: f16 copies of a product's operands, each as large
+                          as the largest operand; NULL members in f32 */
 } tdm_model_scratch;
 
 struct tdm_model {
@@ -141,6 +144,7 @@ typedef struct tdm_model_views {
     tdm_model_buffers b; /* b.dropped[l]: NULL also when not training */
     tdm_tensor **out;    /* [layers]: b.dropped[l] when training with dropout, else
                             b.a[l] (not owned) */
+    tdm_halves halves;   /* the scratch's (not owned) */
 } tdm_model_views;
 
 tdm_status tdm_model_views_make(const tdm_model *m, tdm_model_scratch *sc, size_t rows,
@@ -161,9 +165,9 @@ typedef struct tdm_forward_args {
 tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
                              const tdm_forward_args *fa);
 
-/* Whether convolutions run as im2col and GEMM on dev rather than as the direct
+/* Whether m's convolutions run as im2col and GEMM on dev rather than as the direct
  * kernels. */
-int tdm_model_conv_lowered(const tdm_device *dev);
+int tdm_model_conv_lowered(const tdm_model *m, const tdm_device *dev);
 
 /* Image layer l's forward pass: z[l] = conv2d(x, f) + b, or the pooling of x, with
  * copy `copy` of the variables. */

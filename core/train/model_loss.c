@@ -27,7 +27,7 @@ static tdm_status variable_grads(const tdm_model *m, const tdm_model_views *v,
     tdm_tensor *dk = a->grads[p->first_var], *db = a->grads[p->first_var + 1];
     tdm_status s = m->layers[l].kind == TDM_LAYER_CONV2D
                        ? tdm_model_conv_grads(m, v, l, x, dk, db)
-                       : tdm_op_matmul(dk, x, 1, v->b.g[l], 0, 1.0f, 0.0f);
+                       : tdm_matmul_mixed(&v->halves, dk, x, 1, v->b.g[l], 0, 1.0f, 0.0f);
     if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_DENSE)
         s = tdm_op_sum_rows(db, v->b.g[l]);
     /* Their all-reduce may start while the layers below are differentiated. */
@@ -61,7 +61,7 @@ static tdm_status backward_layer(const tdm_model *m, const tdm_model_views *v,
     const tdm_layer_plan *p = &m->plans[l];
     tdm_tensor *kernel = p->var_count ? tdm_variable_local(m->vars[p->first_var], a->rc) : NULL;
     if (m->layers[l].kind == TDM_LAYER_DENSE)
-        return tdm_op_matmul(v->b.g[l - 1], v->b.g[l], 0, kernel, 1, 1.0f, 0.0f);
+        return tdm_matmul_mixed(&v->halves, v->b.g[l - 1], v->b.g[l], 0, kernel, 1, 1.0f, 0.0f);
     return tdm_model_image_grad_input(m, v, l, x, v->b.g[l - 1], kernel);
 }
 

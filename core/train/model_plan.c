@@ -202,5 +202,9 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
     if (s == TDM_OK &&
         ((unsigned)o->loss > TDM_LOSS_MEAN_SQUARED_ERROR || (unsigned)o->reduction > TDM_LOSS_SUM))
         s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: unknown loss or reduction", f);
+    if (s == TDM_OK && o->compute_dtype != TDM_F32 && o->compute_dtype != TDM_F16)
+        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                     "%s: compute_dtype is %s; models compute in f32 or f16", f,
+                     tdm_dtype_name(o->compute_dtype));
     return s;
 }

@@ -52,12 +52,43 @@ void tdm_model_scratch_free(const tdm_model *m, tdm_model_scratch *sc)
     (void)m;
     buffers_free(&sc->b);
     tdm_tensor_destroy(sc->input);
+    tdm_tensor_destroy(sc->halves.a);
+    tdm_tensor_destroy(sc->halves.b);
     *sc = (tdm_model_scratch){0};
 }
 
 static tdm_status matrix(tdm_device *dev, size_t rows, size_t cols, tdm_tensor **out)
 {
     return tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(rows, cols), out);
+}
+
+/* The largest operand of any layer's matrix products on rows rows: its input (or
+ * im2col matrix), its output gradient or its weights. */
+static size_t largest_operand(const tdm_model *m, size_t rows)
+{
+    size_t largest = 0;
+    for (size_t l = 0; l < m->opts.layer_count; l++) {
+        const tdm_layer_plan *p = &m->plans[l];
+        if (!tdm_layer_activates(&m->layers[l]))
+            continue;
+        size_t window = p->win.height * p->win.width * p->in_c, weights = window * p->out_c;
+        size_t input = rows * p->out_h * p->out_w * window, grad = rows * tdm_plan_out_features(p);
+        if (m->layers[l].kind == TDM_LAYER_DENSE)
+            input = rows * tdm_plan_in_features(p), weights = tdm_plan_in_features(p) * p->out_c;
+        largest = input > largest ? input : largest;
+        largest = grad > largest ? grad : largest;
+        largest = weights > largest ? weights : largest;
+    }
+    return largest;
+}
+
+static tdm_status halves_alloc(const tdm_model *m, tdm_model_scratch *sc, size_t rows)
+{
+    if (m->opts.compute_dtype != TDM_F16)
+        return TDM_OK;
+    tdm_shape shape = TDM_SHAPE(largest_operand(m, rows));
+    tdm_status s = tdm_tensor_create(sc->device, TDM_F16, &shape, &sc->halves.a);
+    return s == TDM_OK ? tdm_tensor_create(sc->device, TDM_F16, &shape, &sc->halves.b) : s;
 }
 
 static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t rows)
@@ -83,7 +114,7 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
             s = matrix(sc->device, rows, 2 * p->out_h * p->out_w, &b->row_stats[l]);
         if (s == TDM_OK && kind == TDM_LAYER_LAYER_NORM)
             s = matrix(sc->device, rows, features, &b->col[l]);
-        if (s == TDM_OK && kind == TDM_LAYER_CONV2D && tdm_model_conv_lowered(sc->device))
+        if (s == TDM_OK && kind == TDM_LAYER_CONV2D && tdm_model_conv_lowered(m, sc->device))
             s = matrix(sc->device, rows,
                        p->out_h * p->out_w * p->win.height * p->win.width * p->in_c, &b->col[l]);
     }
@@ -92,7 +123,7 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
         s = tdm_tensor_create(sc->device, TDM_F32, &TDM_SHAPE(rows), &b->losses);
     if (s == TDM_OK)
         s = matrix(sc->device, rows, classes, &b->target);
-    return s;
+    return s == TDM_OK ? halves_alloc(m, sc, rows) : s;
 }
 
 tdm_status tdm_model_scratch_reserve(const tdm_model *m, tdm_model_scratch *sc, tdm_device *dev,
@@ -157,7 +188,7 @@ static tdm_status slice_layer(const tdm_model_buffers *from, tdm_model_buffers *
 tdm_status tdm_model_views_make(const tdm_model *m, tdm_model_scratch *sc, size_t rows,
                                 int training, tdm_model_views *v)
 {
-    *v = (tdm_model_views){.rows = rows};
+    *v = (tdm_model_views){.rows = rows, .halves = sc->halves};
     tdm_model_buffers *b = &v->b;
     tdm_status s = buffers_alloc(b, m->opts.layer_count);
     v->out = calloc(b->layers, sizeof *v->out);

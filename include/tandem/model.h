@@ -97,6 +97,15 @@ typedef struct tdm_model_options {
     uint64_t seed; /* initial weights (Glorot uniform, or He uniform for
                       relu and gelu; biases 0) and dropout masks */
     size_t input_height, input_width, input_channels; /* 0: a flat input */
+    tdm_dtype compute_dtype; /* TDM_F32 (0), or TDM_F16 for mixed precision: every matrix
+                                product of the dense and convolution layers, forward and
+                                backward, rounds its operands to f16 and sums in f32
+                                (convolutions through im2col on every backend). The
+                                variables stay f32, the optimizer updates them in f32, and
+                                everything else computes in f32. Train it with a loss
+                                scale (tdm_train_op_options.loss_scale): gradients below
+                                f16's range would round to zero, and an f16 overflow
+                                (infinity) then skips the step. */
 } tdm_model_options;
 
 #define TDM_MODEL_OPTIONS_INIT                                                                     \
