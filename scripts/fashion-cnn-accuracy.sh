@@ -1,13 +1,17 @@
 #!/bin/sh
 # The small CNN on Fashion-MNIST (docs/PERFORMANCE.md, "A CNN on Fashion-MNIST"):
-# tandem train over two PoCL devices and over PoCL and lavapipe, and PyTorch training
-# the same network from the same initial weights on the same batches, each for the
-# same epochs, with the test accuracy on the official test split. Installs what it
-# needs, builds, then runs for a while (about an hour on two cores); a benchmark, not
-# a test. Usage: scripts/fashion-cnn-accuracy.sh [EPOCHS] (default 5)
+# tandem train over two PoCL devices (in f32 and in mixed precision) and over PoCL and
+# lavapipe, and PyTorch training the same network from the same initial weights on the
+# same batches, each for the same epochs, with the test accuracy on the official test
+# split. Installs what it needs, builds, then runs for a while (about 25 minutes a
+# tandem run on two cores); a benchmark, not a test.
+# Usage: scripts/fashion-cnn-accuracy.sh [EPOCHS] [RUNS]
+#   EPOCHS  default 5
+#   RUNS    comma-separated, of pocl2, torch, pair, pocl2-f16 (default: all four)
 set -eu
 cd "$(dirname "$0")/.."
 epochs=${1:-5}
+runs=,${2:-pocl2,torch,pair,pocl2-f16},
 
 ./scripts/install-missing.sh python3-torch libopenblas0-pthread dataset-fashion-mnist
 ./scripts/setup.sh >/dev/null
@@ -18,9 +22,10 @@ export POCL_DEVICES="pthread pthread" POCL_CACHE_DIR="$PWD/build/pocl-cache"
 lvp=/usr/share/vulkan/icd.d/lvp_icd.x86_64.json
 [ -f "$lvp" ] && export VK_ICD_FILENAMES="$lvp"
 
-run() {
-  title=$1
-  shift
+run() { # NAME TITLE COMMAND...: runs the command when RUNS names it
+  name=$1 title=$2
+  shift 2
+  case $runs in *,"$name",*) ;; *) return 0 ;; esac
   printf '\n== %s\n$ %s\n' "$title" "$*"
   "$@"
 }
@@ -33,7 +38,10 @@ train() {
     --test-labels "$data/t10k-labels-idx1-ubyte.gz" --layers "$layers" --epochs "$epochs" \
     --no-progress "$@"
 }
-run "tandem, PoCL x2" train --devices opencl:0,opencl:1
-run "PyTorch, the same network, 1 process" \
+run pocl2 "tandem, PoCL x2" train --devices opencl:0,opencl:1
+run torch "PyTorch, the same network, 1 process" \
   /usr/bin/python3 tools/peers/torch_train.py fashion-cnn --epochs "$epochs" --warmup-steps 0
-run "tandem, PoCL + lavapipe, batch shares by speed" train --devices opencl:0,vulkan:0 --balance
+run pair "tandem, PoCL + lavapipe, batch shares by speed" \
+  train --devices opencl:0,vulkan:0 --balance
+run pocl2-f16 "tandem, PoCL x2, mixed precision" \
+  train --devices opencl:0,opencl:1 --mixed-precision

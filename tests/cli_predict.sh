@@ -106,6 +106,20 @@ if [ -x /usr/bin/python3 ]; then
   check "an independent reader computes the CNN" /usr/bin/python3 "$source/read_model.py" \
     "$out/cnn.safetensors" "$out/test-features.csv" "$out/p4.csv" 25
 fi
+# Mixed precision: f16 operands in the products under a loss scale of 32768; the saved
+# model holds f32 weights, so predict (in f32) lands within a point of train's accuracy.
+train --data "$out/train-images" --labels "$out/train-labels" --test-data "$out/test-images" \
+  --test-labels "$out/test-labels" --layers conv16k3,pool2,32 --mixed-precision \
+  --save "$out/mixed.safetensors" >"$out/log"
+cat "$out/log"
+check "mixed precision in the run" grep -q '; mixed precision (f16 products, f32 sums)$' "$out/log"
+check "its loss scale" grep -q '^loss scale 32768, 0 steps skipped for overflow$' "$out/log"
+trained=$(sed -n 's/^done .*test accuracy \([0-9.]*\)%$/\1/p' "$out/log")
+"$tandem" predict --model "$out/mixed.safetensors" --data "$out/test-images" \
+  --labels "$out/test-labels" --device reference:0 --output "$out/p5.csv" >"$out/plog"
+predicted=$(sed -n 's/^done .*accuracy \([0-9.]*\)% (.*$/\1/p' "$out/plog")
+awk -v a="$trained" -v p="$predicted" 'BEGIN { d = a - p; exit !(a >= 80 && d <= 1 && d >= -1) }' ||
+  { echo "FAILED: mixed precision: train $trained%, predict $predicted%"; fail=1; }
 if train --layers conv8k3,24 --input-shape 8x4x3 >/dev/null 2>"$out/err"; then
   echo "FAILED: an input shape of another size must fail"; fail=1
 fi

@@ -39,6 +39,7 @@ typedef struct bt_options {
     int model;              /* index into models, or -1: all */
     unsigned steps, warmup; /* 0: the model's own */
     int balance;
+    int mixed_precision;
     const char *data_dir;
     const char *json_path;
 } bt_options;
@@ -69,6 +70,8 @@ static int usage(FILE *out, int status)
             "                      others)\n"
             "  -w, --warmup N      untimed steps first (default: 50 digits, 5 the others)\n"
             "  --balance           N replicas with uneven batch shares by device speed\n"
+            "  --mixed-precision   f16 operands in the matrix products, f32 sums, loss scale\n"
+            "                      32768 (tandem train --mixed-precision)\n"
             "  --data-dir DIR      Fashion-MNIST's IDX files (default " FASHION_DIR ")\n"
             "  --json FILE         also write the rows as JSON\n");
     return status;
@@ -99,6 +102,7 @@ static int parse(int argc, char **argv, bt_options *o, int *exit_status)
         {CLI_ENTRY("--steps", "-n", CLI_UNSIGNED, &o->steps), .min = 1, .max = max_steps},
         {CLI_ENTRY("--warmup", "-w", CLI_UNSIGNED, &o->warmup), .max = max_steps},
         {CLI_ENTRY("--balance", NULL, CLI_FLAG, &o->balance), .flag_value = 1},
+        {CLI_ENTRY("--mixed-precision", NULL, CLI_FLAG, &o->mixed_precision), .flag_value = 1},
         {CLI_ENTRY("--data-dir", NULL, CLI_STRING, &o->data_dir)},
         {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path)},
     };
@@ -173,6 +177,8 @@ static void options_for(const bt_options *bo, const bench_model *m, const char *
     o->epochs = 100000; /* the data repeats for as long as the bench runs */
     o->progress = 0;
     o->balance = bo->balance && n > 1;
+    o->mixed_precision = bo->mixed_precision;
+    o->loss_scale = bo->mixed_precision ? 32768.0f : 0.0f;
     for (size_t i = 0; i < n; i++)
         snprintf(o->devices.item[i], CLI_ITEM_MAX, "%s", ids[i]);
     o->devices.count = n;
@@ -343,8 +349,9 @@ int bench_train(int argc, char **argv)
     int status = 0;
     printf("# tandem bench train: Adam, lr 0.001; examples/s over timed steps; the breakdown "
            "(ms per step) from profiled steps,\n# which wait for the devices between phases; "
-           "'of best 1': N replicas over the best single device%s\n",
-           o.balance ? "; N replicas balanced by device speed" : "");
+           "'of best 1': N replicas over the best single device%s%s\n",
+           o.balance ? "; N replicas balanced by device speed" : "",
+           o.mixed_precision ? "; mixed precision (f16 products, f32 sums)" : "");
     print_header();
     for (size_t i = 0; i < MODEL_COUNT && status == 0; i++) {
         const bench_model *m = &models[i];

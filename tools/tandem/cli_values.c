@@ -98,7 +98,7 @@ int cli_parse_real(const char *text, double lo, double hi, unsigned open, double
 int cli_parse_float(const char *text, double lo, double hi, unsigned open, float *out, char *err,
                     size_t err_size)
 {
-    double v;
+    double v = 0.0;
     if (cli_parse_real(text, lo, hi, open, &v, err, err_size) != 0)
         return -1;
     float f = (float)v;

@@ -27,8 +27,9 @@ static void print_setup(const train_session *ts)
     print_data(&ts->data);
     char layers[MAX_LAYERS * 32];
     layer_spec_format(o->hidden, o->hidden_count, layers, sizeof layers);
-    printf("model    layers %s, %zu outputs: %zu parameters\n", layers,
-           tdm_model_output_count(ts->model), tdm_model_parameter_count(ts->model));
+    printf("model    layers %s, %zu outputs: %zu parameters%s\n", layers,
+           tdm_model_output_count(ts->model), tdm_model_parameter_count(ts->model),
+           o->mixed_precision ? "; mixed precision (f16 products, f32 sums)" : "");
     printf("         optimizer %s, learning rate %g, global batch %zu\n",
            tdm_optimizer_name(ts->optimizer), (double)tdm_optimizer_learning_rate(ts->optimizer),
            o->batch);

@@ -46,6 +46,9 @@ static int usage(FILE *out, int status)
             "  --loss-scale S       dynamic loss scaling from scale S (32768 is TensorFlow's\n"
             "                       default): a step whose gradients overflow is skipped\n"
             "                       and halves the scale, 2000 good steps double it\n"
+            "  --mixed-precision    the dense and convolution layers' matrix products take\n"
+            "                       f16 operands and sum in f32; weights stay f32. Implies\n"
+            "                       --loss-scale 32768 unless given\n"
             "  --epochs N           (default 10)\n"
             "  --test-fraction F    held out for testing without --test-data (default 0.2)\n"
             "  --devices LIST       comma-separated device ids or indices from 'tandem\n"
@@ -234,6 +237,7 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
         CUSTOM("--optimizer", parse_optimizer, &o->optimizer),
         REAL("--lr", CLI_FLOAT, lr, 0, 1000, CLI_ABOVE_LO),
         REAL("--loss-scale", CLI_FLOAT, loss_scale, 1, 1e38, 0),
+        FLAG("--mixed-precision", mixed_precision, 1),
         WHOLE("--batch", CLI_SIZE, batch, 1, MAX_BATCH),
         WHOLE("--epochs", CLI_UNSIGNED, epochs, 1, MAX_EPOCHS),
         REAL("--test-fraction", CLI_DOUBLE, test_fraction, 0, 1, CLI_ABOVE_LO | CLI_BELOW_HI),
@@ -299,6 +303,9 @@ cli_result train_options_read(int argc, char **argv, train_options *o, char *err
     cli_result r = read_table(argc, argv, o, err, err_size);
     if (r == CLI_OK && check_combination(o, err, err_size) != 0)
         r = CLI_ERROR;
+    /* without a loss scale, gradients below f16's smallest values would vanish */
+    if (o->mixed_precision && !o->loss_scale)
+        o->loss_scale = 32768.0f;
     return r;
 }
 

@@ -27,8 +27,9 @@ typedef struct train_options {
     float dropout;
     const char *optimizer;
     float lr;
-    float loss_scale; /* > 0: dynamic loss scaling from this scale */
-    size_t batch;     /* global */
+    float loss_scale;    /* > 0: dynamic loss scaling from this scale */
+    int mixed_precision; /* f16 operands in the matrix products, f32 sums */
+    size_t batch;        /* global */
     unsigned epochs;
     double test_fraction;
     cli_list devices;      /* device ids, indices or backend names; none: the default */
