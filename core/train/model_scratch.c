@@ -62,19 +62,27 @@ static tdm_status matrix(tdm_device *dev, size_t rows, size_t cols, tdm_tensor *
     return tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(rows, cols), out);
 }
 
-/* The largest operand of any layer's matrix products on rows rows: its input (or
- * im2col matrix), its output gradient or its weights. */
+/* The columns of a lowered convolution's im2col matrix: a row per example, every
+ * output position's window. */
+static size_t im2col_columns(const tdm_layer_plan *p)
+{
+    return p->out_h * p->out_w * p->win.height * p->win.width * p->in_c;
+}
+
+/* The largest operand of any layer's matrix products on rows rows: its input (a
+ * convolution's im2col matrix), its output gradient or its kernel. */
 static size_t largest_operand(const tdm_model *m, size_t rows)
 {
     size_t largest = 0;
     for (size_t l = 0; l < m->opts.layer_count; l++) {
+        const tdm_layer *d = &m->layers[l];
         const tdm_layer_plan *p = &m->plans[l];
-        if (!tdm_layer_activates(&m->layers[l]))
+        if (!tdm_layer_activates(d))
             continue;
-        size_t window = p->win.height * p->win.width * p->in_c, weights = window * p->out_c;
-        size_t input = rows * p->out_h * p->out_w * window, grad = rows * tdm_plan_out_features(p);
-        if (m->layers[l].kind == TDM_LAYER_DENSE)
-            input = rows * tdm_plan_in_features(p), weights = tdm_plan_in_features(p) * p->out_c;
+        tdm_shape kernel = tdm_layer_variable_shape(d, p, 0);
+        size_t weights = tdm_shape_count(&kernel), grad = rows * tdm_plan_out_features(p);
+        size_t input =
+            rows * (d->kind == TDM_LAYER_CONV2D ? im2col_columns(p) : tdm_plan_in_features(p));
         largest = input > largest ? input : largest;
         largest = grad > largest ? grad : largest;
         largest = weights > largest ? weights : largest;
@@ -115,8 +123,7 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
         if (s == TDM_OK && kind == TDM_LAYER_LAYER_NORM)
             s = matrix(sc->device, rows, features, &b->col[l]);
         if (s == TDM_OK && kind == TDM_LAYER_CONV2D && tdm_model_conv_lowered(m, sc->device))
-            s = matrix(sc->device, rows,
-                       p->out_h * p->out_w * p->win.height * p->win.width * p->in_c, &b->col[l]);
+            s = matrix(sc->device, rows, im2col_columns(p), &b->col[l]);
     }
     size_t classes = tdm_model_output_count(m);
     if (s == TDM_OK)

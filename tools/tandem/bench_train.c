@@ -178,7 +178,7 @@ static void options_for(const bt_options *bo, const bench_model *m, const char *
     o->progress = 0;
     o->balance = bo->balance && n > 1;
     o->mixed_precision = bo->mixed_precision;
-    o->loss_scale = bo->mixed_precision ? 32768.0f : 0.0f;
+    train_options_imply(o);
     for (size_t i = 0; i < n; i++)
         snprintf(o->devices.item[i], CLI_ITEM_MAX, "%s", ids[i]);
     o->devices.count = n;

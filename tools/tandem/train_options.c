@@ -297,15 +297,20 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
     return -1;
 }
 
+void train_options_imply(train_options *o)
+{
+    /* without a loss scale, gradients below f16's smallest values would vanish */
+    if (o->mixed_precision && !o->loss_scale)
+        o->loss_scale = 32768.0f;
+}
+
 cli_result train_options_read(int argc, char **argv, train_options *o, char *err, size_t err_size)
 {
     train_options_defaults(o);
     cli_result r = read_table(argc, argv, o, err, err_size);
     if (r == CLI_OK && check_combination(o, err, err_size) != 0)
         r = CLI_ERROR;
-    /* without a loss scale, gradients below f16's smallest values would vanish */
-    if (o->mixed_precision && !o->loss_scale)
-        o->loss_scale = 32768.0f;
+    train_options_imply(o);
     return r;
 }
 

@@ -59,6 +59,10 @@ int train_parse_label_column(const char *value, void *target, char *err, size_t 
 /* The defaults: the digits MLP of the Quick start. */
 void train_options_defaults(train_options *o);
 
+/* What options imply once set: --mixed-precision a loss scale of 32768 unless one
+ * was given. */
+void train_options_imply(train_options *o);
+
 /* Reads the options over the defaults, checking every value and the rules between
  * them; CLI_ERROR writes why to err. Prints nothing. */
 cli_result train_options_read(int argc, char **argv, train_options *o, char *err, size_t err_size);
