@@ -5,13 +5,15 @@
 # same batches, each for the same epochs, with the test accuracy on the official test
 # split. Installs what it needs, builds, then runs for a while (about 25 minutes a
 # tandem run on two cores); a benchmark, not a test.
-# Usage: scripts/fashion-cnn-accuracy.sh [EPOCHS] [RUNS]
-#   EPOCHS  default 5
-#   RUNS    comma-separated, of pocl2, torch, pair, pocl2-f16 (default: all four)
+# Usage: scripts/fashion-cnn-accuracy.sh [EPOCHS] [RUNS] [LR_DECAY]
+#   EPOCHS    default 5
+#   RUNS      comma-separated, of pocl2, torch, pair, pocl2-f16 (default: all four)
+#   LR_DECAY  none (default) or cosine, for every run (--lr-decay)
 set -eu
 cd "$(dirname "$0")/.."
 epochs=${1:-5}
 runs=,${2:-pocl2,torch,pair,pocl2-f16},
+decay=${3:-none}
 
 ./scripts/install-missing.sh python3-torch libopenblas0-pthread dataset-fashion-mnist
 ./scripts/setup.sh >/dev/null
@@ -36,12 +38,13 @@ train() {
   build/tandem train --data "$data/train-images-idx3-ubyte.gz" \
     --labels "$data/train-labels-idx1-ubyte.gz" --test-data "$data/t10k-images-idx3-ubyte.gz" \
     --test-labels "$data/t10k-labels-idx1-ubyte.gz" --layers "$layers" --epochs "$epochs" \
-    --no-progress "$@"
+    --lr-decay "$decay" --no-progress "$@"
 }
 run pocl2 "tandem, PoCL x2" train --devices opencl:0,opencl:1
 run torch "PyTorch, the same network, 1 process" \
-  /usr/bin/python3 tools/peers/torch_train.py fashion-cnn --epochs "$epochs" --warmup-steps 0
-run pair "tandem, PoCL + lavapipe, batch shares by speed" \
-  train --devices opencl:0,vulkan:0 --balance
+  /usr/bin/python3 tools/peers/torch_train.py fashion-cnn --epochs "$epochs" --warmup-steps 0 \
+  --lr-decay "$decay"
+# even halves of each batch: --balance would make the numbers depend on timing
+run pair "tandem, PoCL + lavapipe" train --devices opencl:0,vulkan:0
 run pocl2-f16 "tandem, PoCL x2, mixed precision" \
   train --devices opencl:0,opencl:1 --mixed-precision

@@ -84,5 +84,13 @@ train --epochs 5 --checkpoint-dir "$ck" --resume --lr 0.01 --allow-config-change
   >"$out/stdout" 2>&1 && grep -q '^note     --lr changed from 0.001 to 0.01' "$out/stdout" &&
   grep -q '^resumed from global step 92 ' "$out/stdout" || {
   echo "FAIL: --allow-config-change lr:"; cat "$out/stdout"; fail=1; }
+
+# A decaying rate belongs to the configuration: a run of other length decays another
+# way, so resuming it with more epochs is refused like another --lr.
+train --epochs 2 --lr-decay cosine --checkpoint-dir "$out/cosine" >"$out/stdout"
+grep -q '^ *optimizer Adam, learning rate 0.001, cosine decay to 0 over 46 steps,' "$out/stdout" || {
+  echo "FAIL: --lr-decay cosine:"; cat "$out/stdout"; fail=1; }
+refused 1 "--lr: the checkpoint has 0.001, cosine decay to 0 over 46 steps, this run 0.001, cosine decay to 0 over 69 steps" \
+  --epochs 3 --lr-decay cosine --checkpoint-dir "$out/cosine" --resume
 [ $fail -eq 0 ] && echo "cli_train_reliability: ok"
 exit $fail

@@ -107,6 +107,7 @@ static void test_refusals(void)
     REFUSED("--activation rleu", "--activation: no activation 'rleu'");
     REFUSED("--optimizer adm", "--optimizer: unknown optimizer 'adm'");
     REFUSED("--strategy mirored", "no strategy 'mirored'; did you mean mirrored?");
+    REFUSED("--lr-decay cos", "no learning-rate decay 'cos'; did you mean cosine? (none, cosine)");
     /* Names, values and the rules between options. */
     REFUSED("--epoch 3", "unknown option --epoch; did you mean --epochs?");
     REFUSED("--chekpoint-dir x", "did you mean --checkpoint-dir?");
@@ -123,6 +124,8 @@ static void test_refusals(void)
     REFUSED("--checkpoint-dir d --resume --allow-config-change lt",
             "no item 'lt'; did you mean lr?");
     REFUSED("--allow-config-change lr", "--allow-config-change is for --resume");
+    REFUSED("--strategy parameter-server --ps-processes 1 --lr-decay cosine",
+            "the steps the rate decays over are not known in advance");
 }
 
 /* The compact description: each item's fields, and its canonical text read back. */
@@ -173,6 +176,9 @@ static void test_acceptance(void)
     CHECK(!strcmp(o.strategy, "one-device") && o.progress == 0 && o.epochs == 3);
     o = ACCEPTED("--balance");
     CHECK(o.balance == 1 && !o.mixed_precision && o.loss_scale == 0.0f);
+    CHECK(!strcmp(o.lr_decay, "none"));
+    o = ACCEPTED("--lr-decay cosine --strategy parameter-server");
+    CHECK(!strcmp(o.lr_decay, "cosine"));
     o = ACCEPTED("--mixed-precision"); /* f16 gradients need a loss scale */
     CHECK(o.mixed_precision == 1 && o.loss_scale == 32768.0f);
     o = ACCEPTED("--loss-scale 1024 --mixed-precision");

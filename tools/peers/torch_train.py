@@ -5,7 +5,8 @@ weights, on one process or with DistributedDataParallel (gloo) over processes on
 machine. Prints examples/s over the training steps after the warm-up, and the test
 accuracy.
 
-  torch_train.py digits [--procs N] [--epochs E] [--warmup-steps S] [--json FILE]
+  torch_train.py digits [--procs N] [--epochs E] [--warmup-steps S] [--lr-decay cosine]
+                        [--json FILE]
   torch_train.py fashion ...
   torch_train.py fashion-cnn ...
 
@@ -13,6 +14,8 @@ digits: the bundled digits, 20 % held out, MLP 64-128-128-10, global batch 64.
 fashion: Fashion-MNIST's train and test files, MLP 784-1024-1024-10, global batch 256.
 fashion-cnn: Fashion-MNIST, `tandem train --layers conv32k3,pool2,conv64k3,pool2,128`
 (SAME padding, relu; NHWC flattening as tandem's), global batch 64.
+Adam at 0.001; --lr-decay cosine lowers the rate of step k of T to
+0.001 * (1 + cos(pi k / T)) / 2, as `tandem train --lr-decay cosine` does.
 Each process runs torch and OpenBLAS on the cores over the processes (--threads).
 """
 import argparse
@@ -226,7 +229,17 @@ def train(rank, args, threads, port):
     if not 0 <= warmup < len(steps):
         sys.exit("torch_train: %d warm-up steps leave none of %d to time" % (warmup, len(steps)))
 
+    def rate(k):  # tandem's TDM_LR_WARMUP_COSINE without warm-up, down to 0
+        if args.lr_decay == "none":
+            return LEARNING_RATE
+        return LEARNING_RATE * 0.5 * (1.0 + math.cos(math.pi * k / len(steps)))
+
+    done = [0]
+
     def step(indices):
+        for group in opt.param_groups:
+            group["lr"] = rate(done[0])
+        done[0] += 1
         lo, hi = replica_slice(len(indices), rank, args.procs)
         mine = indices[lo:hi]
         logits = net(xtr.index_select(0, mine))
@@ -259,6 +272,7 @@ def train(rank, args, threads, port):
 def report(args, version, threads, widths, warmup, timed, examples, seconds, accuracy, tests):
     r = {"peer": "pytorch", "torch": version, "workload": args.workload,
          "layers": widths, "batch": args.batch, "epochs": args.epochs,
+         "lr_decay": args.lr_decay,
          "processes": args.procs, "threads_per_process": threads,
          "backend": "gloo" if args.procs > 1 else "none",
          "warmup_steps": warmup, "timed_steps": timed, "timed_examples": examples,
@@ -266,9 +280,10 @@ def report(args, version, threads, widths, warmup, timed, examples, seconds, acc
          "ms_per_global_batch": 1e3 * seconds / timed,
          "test_accuracy": accuracy, "test_examples": tests}
     mode = "DDP gloo x %d processes" % args.procs if args.procs > 1 else "1 process"
-    print("torch %s %s %s batch %d: %s x %d threads: %.0f examples/s, %.2f ms per global batch "
+    print("torch %s %s %s batch %d%s: %s x %d threads: %.0f examples/s, %.2f ms per global batch "
           "(%d steps timed after %d warm-up), test accuracy %.2f %% of %d"
-          % (version, args.workload, "-".join(map(str, widths)), args.batch, mode, threads,
+          % (version, args.workload, "-".join(map(str, widths)), args.batch,
+             ", cosine lr decay" if args.lr_decay == "cosine" else "", mode, threads,
              r["examples_per_s"], r["ms_per_global_batch"], timed, warmup, 100 * accuracy, tests),
           flush=True)
     if args.json:
@@ -294,6 +309,8 @@ def main():
     p.add_argument("--threads", type=int, help="torch and OpenBLAS threads per process; "
                    "default: the cores over the processes")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--lr-decay", choices=["none", "cosine"], default="none",
+                   help="cosine: the rate falls from 0.001 to 0 over the run's steps")
     p.add_argument("--data", help="the digits CSV, or the Fashion-MNIST directory")
     p.add_argument("--json", metavar="FILE", help="also write the result as JSON")
     args = p.parse_args()

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "layer_spec.h"
+#include "train_config.h"
 #include "train_session.h"
 
 /* What was read: which lines and columns of which files. */
@@ -30,9 +31,10 @@ static void print_setup(const train_session *ts)
     printf("model    layers %s, %zu outputs: %zu parameters%s\n", layers,
            tdm_model_output_count(ts->model), tdm_model_parameter_count(ts->model),
            o->mixed_precision ? "; mixed precision (f16 products, f32 sums)" : "");
-    printf("         optimizer %s, learning rate %g, global batch %zu\n",
-           tdm_optimizer_name(ts->optimizer), (double)tdm_optimizer_learning_rate(ts->optimizer),
-           o->batch);
+    char lr[128];
+    train_lr_text(ts, lr, sizeof lr);
+    printf("         optimizer %s, learning rate %s, global batch %zu\n",
+           tdm_optimizer_name(ts->optimizer), lr, o->batch);
     printf("strategy %s over %zu replica%s", o->strategy, all, all == 1 ? "" : "s");
     size_t servers = tdm_strategy_num_parameter_servers(ts->strategy);
     if (servers)

@@ -68,12 +68,24 @@ static void optimizer_text(const train_session *ts, char *out, size_t size)
     }
 }
 
+void train_lr_text(const train_session *ts, char *out, size_t size)
+{
+    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
+    tdm_optimizer_get_options(ts->optimizer, &oo);
+    const tdm_lr_schedule *lr = &oo.learning_rate;
+    if (lr->kind == TDM_LR_WARMUP_COSINE)
+        snprintf(out, size, "%g, cosine decay to %g over %llu steps", (double)lr->initial,
+                 (double)lr->final_rate, (unsigned long long)lr->total_steps);
+    else
+        snprintf(out, size, "%g", (double)lr->initial);
+}
+
 /* This run's value of each item, in item_names order. */
 static void current(const train_session *ts, char values[ITEM_COUNT][VALUE_MAX])
 {
     const train_options *o = ts->opts;
     layer_spec_format(o->hidden, o->hidden_count, values[0], VALUE_MAX);
-    snprintf(values[1], VALUE_MAX, "%g", (double)tdm_optimizer_learning_rate(ts->optimizer));
+    train_lr_text(ts, values[1], VALUE_MAX);
     optimizer_text(ts, values[2], VALUE_MAX);
     tdm_activation act = TDM_ACT_RELU;
     tdm_activation_parse(o->activation, &act);

@@ -18,6 +18,11 @@ struct train_session;
 /* --allow-config-change's list into a set of items (a cli_parse_fn). */
 int train_config_parse_allowed(const char *list, void *allowed, char *err, size_t err_size);
 
+/* The learning rate as the setup line and the checkpoints state it: "0.001", or
+ * "0.001, cosine decay to 0 over 4690 steps" (a run of other epochs decays another
+ * way, so --resume compares the whole schedule). */
+void train_lr_text(const struct train_session *ts, char *out, size_t size);
+
 /* Records the configuration as "cli/config/<item>" tensors: the value's text, one
  * byte per i32 element. */
 tdm_status train_config_save(const struct train_session *ts, tdm_checkpoint_writer *w);

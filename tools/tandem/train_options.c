@@ -14,10 +14,11 @@ static int usage(FILE *out, int status)
 {
     fprintf(out,
             "usage: tandem train [OPTIONS]\n\n"
-            "Trains a multi-layer perceptron data-parallel over the chosen devices and\n"
-            "reports test accuracy per epoch. Defaults: the bundled digits dataset, the\n"
-            "default devices (see --devices) with the mirrored strategy, 20%% of the data\n"
-            "held out.\n\n"
+            "Trains a network of dense, convolution, pooling and normalisation layers\n"
+            "data-parallel over the chosen devices and reports test accuracy per epoch.\n"
+            "Defaults: a multi-layer perceptron on the bundled digits dataset, the default\n"
+            "devices (see --devices) with the mirrored strategy, 20%% of the data held\n"
+            "out.\n\n"
             "  --data FILE          CSV (label in the last column unless --label-column),\n"
             "                       or IDX images with --labels (default: the bundled\n"
             "                       digits, 1797 8x8 images of 10 classes)\n"
@@ -33,8 +34,10 @@ static int usage(FILE *out, int status)
             "                       with the training split's mean and deviation)\n"
             "  --layers 128,128     hidden layers (default 128,128): units of a dense layer,\n"
             "                       conv32k3 (32 filters of 3x3), pool2 (max), avgpool2;\n"
-            "                       s2 after a window strides 2, valid pads nothing (e.g.\n"
-            "                       --layers conv32k3,pool2,conv64k3,pool2,128)\n"
+            "                       s2 after a window strides 2, valid pads nothing; bn\n"
+            "                       (batch normalisation, statistics of the global batch\n"
+            "                       over every replica), ln (layer normalisation) (e.g.\n"
+            "                       --layers conv32k3,bn,pool2,conv64k3,pool2,128)\n"
             "  --input-shape HxWxC  the image the features form (default: square images of\n"
             "                       one channel, for convolution and pooling)\n"
             "  --activation NAME    relu (default), tanh, sigmoid, gelu, linear\n"
@@ -42,6 +45,9 @@ static int usage(FILE *out, int status)
             "  --optimizer NAME     sgd, momentum, nesterov, adagrad, rmsprop, adam (default),\n"
             "                       adamw\n"
             "  --lr RATE            learning rate (default 0.001; 0.1 for sgd and momentum)\n"
+            "  --lr-decay NAME      none (default: the rate stays --lr), or cosine: from\n"
+            "                       --lr down to 0 over the run's steps, along half a\n"
+            "                       cosine (Keras's CosineDecay)\n"
             "  --batch N            global batch size over all replicas (default 64)\n"
             "  --loss-scale S       dynamic loss scaling from scale S (32768 is TensorFlow's\n"
             "                       default): a step whose gradients overflow is skipped\n"
@@ -164,6 +170,16 @@ static int parse_optimizer(const char *value, void *target, char *err, size_t er
     return 0;
 }
 
+static int parse_lr_decay(const char *value, void *target, char *err, size_t err_size)
+{
+    static const char *const names[] = {"none", "cosine"};
+    int i = cli_parse_choice(value, "learning-rate decay", names, 2, err, err_size);
+    if (i < 0)
+        return -1;
+    *(const char **)target = names[i];
+    return 0;
+}
+
 static int parse_strategy(const char *value, void *target, char *err, size_t err_size)
 {
     static const char *const names[] = {"mirrored", "one-device", "multi-worker",
@@ -183,6 +199,7 @@ void train_options_defaults(train_options *o)
     o->hidden_count = 2;
     o->activation = "relu";
     o->optimizer = "adam";
+    o->lr_decay = "none";
     o->batch = 64;
     o->epochs = 10;
     o->test_fraction = 0.2;
@@ -236,6 +253,7 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
         REAL("--dropout", CLI_FLOAT, dropout, 0, 1, CLI_BELOW_HI),
         CUSTOM("--optimizer", parse_optimizer, &o->optimizer),
         REAL("--lr", CLI_FLOAT, lr, 0, 1000, CLI_ABOVE_LO),
+        CUSTOM("--lr-decay", parse_lr_decay, &o->lr_decay),
         REAL("--loss-scale", CLI_FLOAT, loss_scale, 1, 1e38, 0),
         FLAG("--mixed-precision", mixed_precision, 1),
         WHOLE("--batch", CLI_SIZE, batch, 1, MAX_BATCH),
@@ -276,6 +294,10 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
         snprintf(err, err_size,
                  "--checkpoint-dir: a job with --ps-processes keeps the optimizer's state on "
                  "its servers, which checkpoints do not reach yet");
+    else if (o->ps_processes && strcmp(o->lr_decay, "none"))
+        snprintf(err, err_size,
+                 "--lr-decay: a job with --ps-processes updates as its workers' gradients "
+                 "arrive, so the steps the rate decays over are not known in advance");
     else if (o->resume && !o->checkpoint_dir)
         snprintf(err, err_size, "--resume needs --checkpoint-dir");
     else if (o->allow_config_change && !o->resume)

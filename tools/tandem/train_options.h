@@ -27,9 +27,10 @@ typedef struct train_options {
     float dropout;
     const char *optimizer;
     float lr;
-    float loss_scale;    /* > 0: dynamic loss scaling from this scale */
-    int mixed_precision; /* f16 operands in the matrix products, f32 sums */
-    size_t batch;        /* global */
+    const char *lr_decay; /* "none" or "cosine" (to 0 over the run's steps) */
+    float loss_scale;     /* > 0: dynamic loss scaling from this scale */
+    int mixed_precision;  /* f16 operands in the matrix products, f32 sums */
+    size_t batch;         /* global */
     unsigned epochs;
     double test_fraction;
     cli_list devices;      /* device ids, indices or backend names; none: the default */

@@ -75,7 +75,10 @@ void train_run_record(const train_session *ts, run_record *r)
     add(r, "activation", "%s", o->activation);
     add(r, "dropout", "%g", (double)o->dropout);
     add(r, "optimizer", "%s", o->optimizer);
-    add(r, "lr", "%g", (double)tdm_optimizer_learning_rate(ts->optimizer));
+    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
+    tdm_optimizer_get_options(ts->optimizer, &oo);
+    add(r, "lr", "%g", (double)oo.learning_rate.initial);
+    add(r, "lr-decay", "%s", o->lr_decay);
     add(r, "batch", "%zu", o->batch);
     add(r, "epochs", "%u", o->epochs);
     add(r, "strategy", "%s", o->strategy);

@@ -176,6 +176,11 @@ static int make_optimizer(train_session *ts)
         return fail("--optimizer");
     int plain = oo.kind == TDM_OPT_SGD || oo.kind == TDM_OPT_MOMENTUM;
     oo.learning_rate.initial = o->lr > 0.0f ? o->lr : plain ? 0.1f : 0.001f;
+    if (!strcmp(o->lr_decay, "cosine")) {
+        /* a cosine without warm-up ends at 0 on the run's last step */
+        oo.learning_rate.kind = TDM_LR_WARMUP_COSINE;
+        oo.learning_rate.total_steps = (uint64_t)o->epochs * ts->data.steps_per_epoch;
+    }
     return tdm_optimizer_create(ts->strategy, &oo, &ts->optimizer) == TDM_OK ? 0
                                                                              : fail("optimizer");
 }
