@@ -100,6 +100,8 @@ static void test_refusals(void)
     REFUSED("--input-shape 28x0x1", "'28x0x1' is not HEIGHTxWIDTHxCHANNELS");
     REFUSED("--input-shape 28x28x1x", "'28x28x1x' is not HEIGHTxWIDTHxCHANNELS");
     REFUSED("--layers 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", "at most 16 hidden layers");
+    REFUSED("--layers 8,res0", "'res0' is not a layer");
+    REFUSED("--layers 8,res", "'res' is not a layer");
     REFUSED("--devices a,,b", "has an empty device id");
     REFUSED("--devices "
             "0,1,2,3,4,5,6,7,8,9,0,1,2,3,4,5,6,7,8,9,0,1,2,3,4,5,6,7,8,9,0,1,2",
@@ -155,6 +157,12 @@ static void test_layer_spec(void)
     CHECK(layer_spec_parse(text, back, MAX_LAYERS, &n, err, sizeof err) == 0 && n == 6);
     CHECK(back[0].kind == h[0].kind && back[0].units == 32 && back[0].kernel_w == 3 &&
           back[0].stride_w == 2 && back[0].padding == TDM_PADDING_VALID && back[5].units == 8);
+    o = ACCEPTED("--layers 16,bn,16,res2,ln");
+    CHECK(o.hidden_count == 5 && h[3].kind == TDM_LAYER_RESIDUAL && h[3].skip == 2 &&
+          h[1].kind == TDM_LAYER_BATCH_NORM && h[4].kind == TDM_LAYER_LAYER_NORM);
+    CHECK(!layer_spec_has_images(h, o.hidden_count)); /* normalising a flat input keeps it flat */
+    layer_spec_format(h, o.hidden_count, text, sizeof text);
+    CHECK(!strcmp(text, "16,bn,16,res2,ln"));
 }
 
 static void test_acceptance(void)

@@ -222,6 +222,28 @@ static double batch_loss(tdm_model *m, const tdm_dataset *batch)
     return e.loss;
 }
 
+/* m saved and loaded onto s predicts the same bits, and the same counts. */
+static void check_saved_predictions(tdm_model *m, tdm_strategy *s)
+{
+    float x[4 * FEATURES], want[4 * CLASSES], got[4 * CLASSES];
+    for (size_t i = 0; i < 4 * FEATURES; i++)
+        x[i] = (float)((i * 7) % 13) / 6.0f - 1.0f;
+    CHECK_OK(tdm_model_predict(m, x, 4, want));
+    char path[4096];
+    scratch_root("tdm_cnn");
+    scratch_path(path, "model.safetensors", 0);
+    CHECK_OK(tdm_model_save(m, path));
+    tdm_model *back = NULL;
+    CHECK_OK(tdm_model_load(s, path, &back));
+    CHECK_OK(tdm_model_predict(back, x, 4, got));
+    CHECK(!memcmp(want, got, sizeof got));
+    CHECK(tdm_model_parameter_count(back) == tdm_model_parameter_count(m));
+    CHECK(tdm_model_state_count(back) == tdm_model_state_count(m));
+    CHECK(tdm_model_input_count(back) == FEATURES && tdm_model_output_count(back) == CLASSES);
+    tdm_model_destroy(back);
+    scratch_remove();
+}
+
 /* One SGD step of rate 1 on one batch moves every weight by minus its gradient; each
  * tested weight's gradient must match the central difference of the loss. The
  * dense layer's dropout would make the step's loss another function than the
@@ -241,10 +263,14 @@ static void check_gradients(void)
     CHECK_OK(tdm_dataset_batch(batch, ROWS, 0));
     /* the CNN without dropout, with layer norms over each position's channels and over
      * a dense layer's units, both after tanh: after relu a position whose channels are
-     * all 0 has no variance, and a central difference across that kink means nothing */
-    const tdm_layer layers[] = {cnn[0],           cnn[1], cnn[2],
-                                TDM_LAYER_NORM(), cnn[3], TDM_DENSE(16, TDM_ACT_TANH, 0.0f),
-                                TDM_LAYER_NORM(), cnn[5]};
+     * all 0 has no variance, and a central difference across that kink means nothing;
+     * and two shortcuts, one over a convolution, one over a layer norm and a dense layer */
+    const tdm_layer layers[] = {cnn[0],           TDM_CONV2D(6, 3, TDM_ACT_TANH),
+                                TDM_RESIDUAL(1),  cnn[1],
+                                cnn[2],           TDM_LAYER_NORM(),
+                                cnn[3],           TDM_DENSE(16, TDM_ACT_TANH, 0.0f),
+                                TDM_LAYER_NORM(), TDM_DENSE(16, TDM_ACT_TANH, 0.0f),
+                                TDM_RESIDUAL(2),  cnn[5]};
     trainer t;
     memset(&t, 0, sizeof t);
     CHECK_OK(tdm_strategy_create_mirrored(ctx, devs, n_devs, NULL, &t.strategy));
@@ -253,9 +279,9 @@ static void check_gradients(void)
     mo.layer_count = sizeof layers / sizeof layers[0];
     CHECK_OK(tdm_model_create(t.strategy, &mo, &t.model));
     size_t n_vars = tdm_model_variable_count(t.model);
-    CHECK(n_vars == 12);
-    float *before[12] = {0}, *after[12] = {0};
-    for (size_t v = 0; v < n_vars && v < 12; v++) {
+    CHECK(n_vars == 16);
+    float *before[16] = {0}, *after[16] = {0};
+    for (size_t v = 0; v < n_vars && v < 16; v++) {
         tdm_shape shape = tdm_variable_shape(tdm_model_variable(t.model, v));
         size_t n = tdm_shape_count(&shape);
         before[v] = malloc(n * sizeof(float));
@@ -277,7 +303,7 @@ static void check_gradients(void)
     CHECK(train_steps(&t, batch, 1, &step_loss) == 1);
     CHECK(fabs(step_loss - loss0) <= 1e-5 * fabs(loss0));
     /* every variable back to its weights before the step, then one weight at a time */
-    for (size_t v = 0; v < n_vars && v < 12; v++) {
+    for (size_t v = 0; v < n_vars && v < 16; v++) {
         tdm_variable *var = tdm_model_variable(t.model, v);
         tdm_shape shape = tdm_variable_shape(var);
         size_t bytes = tdm_shape_count(&shape) * sizeof(float);
@@ -286,7 +312,7 @@ static void check_gradients(void)
     }
     double worst = 0.0;
     size_t tested = 0;
-    for (size_t v = 0; v < n_vars && v < 12; v++) {
+    for (size_t v = 0; v < n_vars && v < 16; v++) {
         tdm_variable *var = tdm_model_variable(t.model, v);
         tdm_shape shape = tdm_variable_shape(var);
         size_t n = tdm_shape_count(&shape), bytes = n * sizeof(float);
@@ -312,36 +338,15 @@ static void check_gradients(void)
             "cnn: %zu gradients against central differences, worst error %.3g of "
             "|gradient| + 1e-3\n",
             tested, worst);
-    for (size_t v = 0; v < 12; v++) {
+    for (size_t v = 0; v < 16; v++) {
         free(before[v]);
         free(after[v]);
     }
+    check_saved_predictions(t.model, t.strategy); /* the shortcuts are in the file */
     trainer_close(&t);
     tdm_dataset_iterator_destroy(it);
     tdm_dataset_destroy(batch);
     tdm_dataset_destroy(all);
-}
-
-/* m saved and loaded onto s predicts the same bits, and the same counts. */
-static void check_saved_predictions(tdm_model *m, tdm_strategy *s)
-{
-    float x[4 * FEATURES], want[4 * CLASSES], got[4 * CLASSES];
-    for (size_t i = 0; i < 4 * FEATURES; i++)
-        x[i] = (float)((i * 7) % 13) / 6.0f - 1.0f;
-    CHECK_OK(tdm_model_predict(m, x, 4, want));
-    char path[4096];
-    scratch_root("tdm_cnn");
-    scratch_path(path, "model.safetensors", 0);
-    CHECK_OK(tdm_model_save(m, path));
-    tdm_model *back = NULL;
-    CHECK_OK(tdm_model_load(s, path, &back));
-    CHECK_OK(tdm_model_predict(back, x, 4, got));
-    CHECK(!memcmp(want, got, sizeof got));
-    CHECK(tdm_model_parameter_count(back) == tdm_model_parameter_count(m));
-    CHECK(tdm_model_state_count(back) == tdm_model_state_count(m));
-    CHECK(tdm_model_input_count(back) == FEATURES && tdm_model_output_count(back) == CLASSES);
-    tdm_model_destroy(back);
-    scratch_remove();
 }
 
 /* A trained CNN saved and loaded predicts the same bits, and its file names the layers. */
@@ -555,7 +560,21 @@ static void check_refusals(void)
     layers[0].kind = (tdm_layer_kind)9;
     CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
                 "layer 0 has an unknown kind 9");
+    layers[0] = (tdm_layer)TDM_RESIDUAL(1);
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 0 (residual) has skip 1; a shortcut starts from 1 to the layer's index "
+                "layers back");
     layers[0] = (tdm_layer)TDM_AVG_POOL2D(2);
+    layers[0].skip = 1;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 0 (avg_pool2d) has skip 1; only a residual layer skips");
+    layers[0] = (tdm_layer)TDM_CONV2D(4, 3, TDM_ACT_RELU);
+    layers[1] = (tdm_layer)TDM_RESIDUAL(1);
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 1 (residual) adds the input of layer 0, 8 x 8 x 1, to its own, 8 x 8 x "
+                "4: a shortcut joins equal shapes");
+    layers[0] = (tdm_layer)TDM_AVG_POOL2D(2);
+    layers[1] = (tdm_layer)TDM_MAX_POOL2D(2);
     mo.compute_dtype = TDM_I32;
     CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
                 "compute_dtype is i32; models compute in f32 or f16");

@@ -1,6 +1,7 @@
-/* The model's forward pass: per layer x W + b (a convolution, a pooling), the
- * activation, and dropout in training. */
+/* The model's forward pass: per layer x W + b (a convolution, a pooling, a
+ * normalisation, a shortcut's sum), the activation, and dropout in training. */
 #include "device/error.h"
+#include "tandem/ops.h"
 #include "train/model_impl.h"
 
 static tdm_status dense(const tdm_model *m, const tdm_model_views *v, size_t l, const tdm_tensor *x,
@@ -11,6 +12,14 @@ static tdm_status dense(const tdm_model *m, const tdm_model_views *v, size_t l, 
     tdm_tensor *b = tdm_variable_copy(m->vars[first + 1], copy);
     tdm_status s = tdm_matmul_mixed(&v->halves, v->b.z[l], x, 0, w, 0, 1.0f, 0.0f);
     return s == TDM_OK ? tdm_op_bias_add(v->b.z[l], v->b.z[l], b) : s;
+}
+
+/* A residual layer: z = x + the input of the layer its shortcut starts at. */
+static tdm_status residual(const tdm_model *m, const tdm_model_views *v, size_t l,
+                           const tdm_tensor *x, const tdm_tensor *model_input)
+{
+    size_t from = l - m->layers[l].skip;
+    return tdm_op_add(v->b.z[l], x, from ? v->out[from - 1] : model_input);
 }
 
 /* The mask of layer l in a step: keyed by the step, offset by the slice's first row
@@ -33,6 +42,7 @@ tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
         s = kind == TDM_LAYER_DENSE        ? dense(m, v, l, x, fa->copy)
             : kind == TDM_LAYER_BATCH_NORM ? tdm_model_norm_forward(m, v, l, x, fa)
             : kind == TDM_LAYER_LAYER_NORM ? tdm_model_layer_norm_forward(m, v, l, x, fa->copy)
+            : kind == TDM_LAYER_RESIDUAL   ? residual(m, v, l, x, fa->x)
                                            : tdm_model_image_forward(m, v, l, x, fa->copy);
         if (s == TDM_OK && v->b.a[l])
             s = tdm_op_activation(m->layers[l].activation, v->b.a[l], v->b.z[l]);

@@ -198,12 +198,30 @@ static tdm_status normalisation(loader *l, size_t i, const char *prefix, tdm_lay
     return s;
 }
 
+/* A residual layer's skip, a whole number (tdm_model_plan checks its range). */
+static tdm_status skip(const loader *l, const char *prefix, tdm_layer *d)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s/skip", prefix);
+    const char *text = meta(l, key);
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = text && *text >= '0' && *text <= '9' ? strtoull(text, &end, 10) : 0;
+    if (!v || *end || errno)
+        return tdm_st_corrupt(func, l->path, "%s is '%s', not a whole number from 1", key,
+                              text ? text : "(none)");
+    d->skip = (size_t)v;
+    return TDM_OK;
+}
+
 static tdm_status layer(loader *l, size_t i, tdm_layer *d, locale_t c)
 {
     char prefix[48], kernel[48], bias[48];
     snprintf(prefix, sizeof prefix, "%s%zu", tdm_layer_kind_name(d->kind), i);
     if (tdm_layer_normalises(d->kind))
         return normalisation(l, i, prefix, d, c);
+    if (d->kind == TDM_LAYER_RESIDUAL)
+        return skip(l, prefix, d);
     tdm_status s = d->kind == TDM_LAYER_DENSE ? TDM_OK : window(l, prefix, d);
     if (s != TDM_OK || !tdm_layer_activates(d))
         return s;
@@ -257,7 +275,7 @@ static tdm_status kinds(loader *l, size_t *count)
     for (size_t i = 0; list && i < *count; i++) {
         size_t len = strcspn(list, ",");
         int kind = -1;
-        for (int k = 0; k <= TDM_LAYER_LAYER_NORM && kind < 0; k++)
+        for (int k = 0; k <= TDM_LAYER_RESIDUAL && kind < 0; k++)
             if (strlen(tdm_layer_kind_name((tdm_layer_kind)k)) == len &&
                 strncmp(list, tdm_layer_kind_name((tdm_layer_kind)k), len) == 0)
                 kind = k;

@@ -54,6 +54,8 @@ static tdm_status backward_layer(const tdm_model *m, const tdm_model_views *v,
         return tdm_model_norm_backward(m, v, l, a, x);
     if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_LAYER_NORM)
         return tdm_model_layer_norm_backward(m, v, l, a, x);
+    if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_RESIDUAL) /* d(x + shortcut) / dx = 1 */
+        return tdm_tensor_copy(v->b.g[l - 1], v->b.g[l]);
     if (s == TDM_OK)
         s = variable_grads(m, v, a, l, x);
     if (s != TDM_OK || l == 0)
@@ -63,6 +65,17 @@ static tdm_status backward_layer(const tdm_model *m, const tdm_model_views *v,
     if (m->layers[l].kind == TDM_LAYER_DENSE)
         return tdm_matmul_mixed(&v->halves, v->b.g[l - 1], v->b.g[l], 0, kernel, 1, 1.0f, 0.0f);
     return tdm_model_image_grad_input(m, v, l, x, v->b.g[l - 1], kernel);
+}
+
+/* Once layer l has left d(loss) / d(its input) in g[l - 1]: the shortcuts that start
+ * at that input add their layers' gradients, d(x + shortcut) / d(shortcut) = 1. */
+static tdm_status add_shortcut_grads(const tdm_model *m, const tdm_model_views *v, size_t l)
+{
+    tdm_status s = TDM_OK;
+    for (size_t r = l + 1; r < v->b.layers && s == TDM_OK; r++)
+        if (m->layers[r].kind == TDM_LAYER_RESIDUAL && r - m->layers[r].skip == l)
+            s = tdm_op_add(v->b.g[l - 1], v->b.g[l - 1], v->b.g[r]);
+    return s;
 }
 
 static tdm_status passes(const tdm_model *m, const tdm_model_views *v, const tdm_loss_args *a)
@@ -77,8 +90,11 @@ static tdm_status passes(const tdm_model *m, const tdm_model_views *v, const tdm
         s = tdm_op_sum(a->loss, v->b.losses);
     if (s == TDM_OK)
         s = tdm_op_scale(a->loss, a->loss, scale);
-    for (size_t l = v->b.layers; l-- > 0 && s == TDM_OK;)
+    for (size_t l = v->b.layers; l-- > 0 && s == TDM_OK;) {
         s = backward_layer(m, v, a, l);
+        if (s == TDM_OK && l)
+            s = add_shortcut_grads(m, v, l);
+    }
     return s;
 }
 

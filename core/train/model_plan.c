@@ -6,8 +6,8 @@
 #include "device/error.h"
 #include "train/model_impl.h"
 
-static const char *const kind_names[] = {"dense",      "conv2d",     "max_pool2d",
-                                         "avg_pool2d", "batch_norm", "layer_norm"};
+static const char *const kind_names[] = {"dense",      "conv2d",     "max_pool2d", "avg_pool2d",
+                                         "batch_norm", "layer_norm", "residual"};
 
 const char *tdm_layer_kind_name(tdm_layer_kind kind)
 {
@@ -127,9 +127,15 @@ static tdm_status image_layer(const tdm_layer *d, tdm_layer_plan *p, const char 
 
 static tdm_status check_layer(const tdm_layer *d, const char *f, size_t l)
 {
-    if ((unsigned)d->kind > TDM_LAYER_LAYER_NORM)
+    if ((unsigned)d->kind > TDM_LAYER_RESIDUAL)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: layer %zu has an unknown kind %d", f, l,
                         (int)d->kind);
+    if (d->kind == TDM_LAYER_RESIDUAL ? !d->skip || d->skip > l : d->skip != 0)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: layer %zu (%s) has skip %zu; %s", f, l,
+                        kind_names[d->kind], d->skip,
+                        d->kind == TDM_LAYER_RESIDUAL
+                            ? "a shortcut starts from 1 to the layer's index layers back"
+                            : "only a residual layer skips");
     if (tdm_layer_normalises(d->kind) &&
         (d->units || d->activation != TDM_ACT_LINEAR || d->dropout != 0.0f ||
          !(d->epsilon >= 0.0f && d->epsilon < 1.0f) ||
@@ -154,6 +160,21 @@ static tdm_status check_layer(const tdm_layer *d, const char *f, size_t l)
     return TDM_OK;
 }
 
+/* A residual layer's shortcut: the input of layer l - skip has the shape of layer
+ * l's, which it keeps. */
+static tdm_status shortcut(tdm_layer_plan *plans, size_t l, size_t skip, const char *f)
+{
+    tdm_layer_plan *p = &plans[l];
+    const tdm_layer_plan *from = &plans[l - skip];
+    p->out_h = p->in_h, p->out_w = p->in_w, p->out_c = p->in_c;
+    if (from->in_h == p->in_h && from->in_w == p->in_w && from->in_c == p->in_c)
+        return TDM_OK;
+    return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                    "%s: layer %zu (residual) adds the input of layer %zu, %zu x %zu x %zu, to "
+                    "its own, %zu x %zu x %zu: a shortcut joins equal shapes",
+                    f, l, l - skip, from->in_h, from->in_w, from->in_c, p->in_h, p->in_w, p->in_c);
+}
+
 tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const char *f)
 {
     tdm_status s = input_image(o, &plans[0], f);
@@ -172,6 +193,8 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
             p->out_c = d->units;
         } else if (tdm_layer_normalises(d->kind)) {
             p->out_h = p->in_h, p->out_w = p->in_w, p->out_c = p->in_c;
+        } else if (d->kind == TDM_LAYER_RESIDUAL) {
+            s = shortcut(plans, l, d->skip, f);
         } else if (l ? o->layers[l - 1].kind == TDM_LAYER_DENSE : !o->input_height) {
             s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: layer %zu (%s) needs an image: %s", f, l,
                          kind_names[d->kind],

@@ -65,7 +65,13 @@ static void describe_layer(const tdm_model *m, size_t l, entries *out)
         snprintf(value, sizeof value, "%.9g", (double)tdm_layer_momentum(d));
         add(out, key, value);
     }
-    if (d->kind == TDM_LAYER_DENSE || tdm_layer_normalises(d->kind))
+    if (d->kind == TDM_LAYER_RESIDUAL) {
+        snprintf(key, sizeof key, "%s/skip", prefix);
+        snprintf(value, sizeof value, "%zu", d->skip);
+        add(out, key, value);
+    }
+    if (d->kind == TDM_LAYER_DENSE || d->kind == TDM_LAYER_RESIDUAL ||
+        tdm_layer_normalises(d->kind))
         return;
     if (d->kind != TDM_LAYER_CONV2D)
         add_pair(out, prefix, "window", d->kernel_h, d->kernel_w);

@@ -1,4 +1,5 @@
-/* tandem: a sequential model of dense layers with its loss, trained by the train op
+/* tandem: a model of dense, convolution, pooling, normalisation and residual layers
+ * in sequence, with its loss, trained by the train op
  * (train.h): the model's variables live on every device of its strategy, and
  * tdm_model_loss is a loss function computing one replica's loss and gradients
  * with an explicit forward and backward pass over the kernel table. A trained model
@@ -29,8 +30,11 @@ typedef enum tdm_layer_kind {
     TDM_LAYER_BATCH_NORM, /* y = (x - mean) / sqrt(var + epsilon) * gamma + beta per channel:
                              in training the batch's statistics over every replica (and
                              every example's positions), in inference the moving ones */
-    TDM_LAYER_LAYER_NORM  /* the same over the channels of each example's position, with
+    TDM_LAYER_LAYER_NORM, /* the same over the channels of each example's position, with
                              that position's own statistics (no cross-replica part) */
+    TDM_LAYER_RESIDUAL    /* y = x + the input of the layer `skip` layers back (ResNet's
+                             shortcut: the layers skipped learn a residual); that input
+                             has x's shape */
 } tdm_layer_kind;
 
 typedef enum tdm_padding {
@@ -51,6 +55,8 @@ typedef struct tdm_layer {
     tdm_padding padding;       /* conv2d and pooling */
     float epsilon;             /* batch and layer norm: added to the variance; 0: 1e-3 */
     float momentum;            /* batch norm: of the moving statistics, in [0, 1); 0: 0.99 */
+    size_t skip;               /* residual: how many layers back its shortcut starts, from 1
+                                  (y = x + the previous layer's input) to the layer's index */
 } tdm_layer;
 
 #define TDM_DENSE(units_, activation_, dropout_)                                                   \
@@ -81,6 +87,11 @@ typedef struct tdm_layer {
 #define TDM_LAYER_NORM()                                                                           \
     {                                                                                              \
         .kind = TDM_LAYER_LAYER_NORM                                                               \
+    }
+/* adds the input of the layer skip_ layers back to its own input */
+#define TDM_RESIDUAL(skip_)                                                                        \
+    {                                                                                              \
+        .kind = TDM_LAYER_RESIDUAL, .skip = (skip_)                                                \
     }
 
 /* A model's first layer sees input_features values per example; convolution and

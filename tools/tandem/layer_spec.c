@@ -7,6 +7,7 @@
 
 #define MAX_UNITS 65536
 #define MAX_WINDOW 4096
+#define MAX_SKIP 64 /* more than a model has layers */
 
 /* A whole number from 1 to max at *p, moving p past it; 0 when there is none. */
 static size_t number(const char **p, size_t max)
@@ -56,6 +57,11 @@ static int item(const char *p, tdm_layer *d)
         d->kind = TDM_LAYER_BATCH_NORM;
     } else if (starts(&p, "ln")) {
         d->kind = TDM_LAYER_LAYER_NORM;
+    } else if (starts(&p, "res")) {
+        d->kind = TDM_LAYER_RESIDUAL;
+        d->skip = number(&p, MAX_SKIP);
+        if (!d->skip)
+            return -1;
     } else if (starts(&p, "conv")) {
         d->kind = TDM_LAYER_CONV2D;
         d->units = number(&p, MAX_UNITS);
@@ -94,7 +100,7 @@ int layer_spec_parse(const char *text, tdm_layer *layers, size_t max, size_t *co
             snprintf(err, err_size,
                      "'%.20s%s' is not a layer: give units (1 to %d), dense<units>, "
                      "conv<filters>k<size>, pool<size> or avgpool<size> (then s<stride>, "
-                     "valid), bn or ln",
+                     "valid), bn, ln or res<layers>",
                      one, len > 20 ? "..." : "", MAX_UNITS);
             return -1;
         }
@@ -119,8 +125,9 @@ static void format_one(const tdm_layer *d, char *buf, size_t size)
         snprintf(buf, size, d->kind == TDM_LAYER_BATCH_NORM ? "bn" : "ln");
         return;
     }
-    if (d->kind == TDM_LAYER_DENSE) {
-        snprintf(buf, size, "%zu", d->units);
+    if (d->kind == TDM_LAYER_DENSE || d->kind == TDM_LAYER_RESIDUAL) {
+        snprintf(buf, size, d->kind == TDM_LAYER_DENSE ? "%zu" : "res%zu",
+                 d->kind == TDM_LAYER_DENSE ? d->units : d->skip);
         return;
     }
     pair(window, sizeof window, d->kernel_h, d->kernel_w);
@@ -152,7 +159,8 @@ void layer_spec_format(const tdm_layer *layers, size_t count, char *buf, size_t 
 int layer_spec_has_images(const tdm_layer *layers, size_t count)
 {
     for (size_t l = 0; l < count; l++)
-        if (layers[l].kind != TDM_LAYER_DENSE)
+        if (layers[l].kind == TDM_LAYER_CONV2D || layers[l].kind == TDM_LAYER_MAX_POOL2D ||
+            layers[l].kind == TDM_LAYER_AVG_POOL2D)
             return 1;
     return 0;
 }

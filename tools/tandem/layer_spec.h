@@ -6,6 +6,8 @@
  *   avgpool2                  average pooling
  *   bn                        batch normalisation, its statistics over every replica
  *   ln                        layer normalisation over each position's channels
+ *   res2                      a shortcut: adds the input of the 2 layers before it to
+ *                             their output (ResNet's residual connection)
  *
  * A convolution or pooling item may end with s<stride> (default 1 for a convolution,
  * the window for pooling) and "valid" (default: SAME padding), as in conv64k3s2valid.
