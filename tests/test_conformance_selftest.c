@@ -159,6 +159,15 @@ static void gather_reversed(const tdm_launch *l)
             y[(size_t)r * cols + c] = x[(size_t)idx[rows - 1 - r] * cols + c];
 }
 
+/* Rounds to nearest instead of truncating toward zero (lrintf, C's default mode). */
+static void cast_f32_i32_rounded(const tdm_launch *l)
+{
+    const ref_cast_f32_i32_args a = ref_cast_f32_i32_unpack(l);
+    for (uint32_t i = 0; i < a.n; i++)
+        a.y[i] =
+            a.x[i] > -0x1p31f && a.x[i] < 0x1p31f ? (uint32_t)(int32_t)lrintf(a.x[i]) : 0x80000000u;
+}
+
 /* Treats the labels as 1-based. */
 static void one_hot_shifted(const tdm_launch *l)
 {
@@ -529,6 +538,7 @@ static const wrong_kernel wrong_kernels[] = {
     {TDM_KERNEL_mse, mse_half_gradient},
     {TDM_KERNEL_gather_rows, gather_reversed},
     {TDM_KERNEL_one_hot, one_hot_shifted},
+    {TDM_KERNEL_cast_f32_i32, cast_f32_i32_rounded},
     {TDM_KERNEL_gemm_f16, gemm_f16_halves_swapped},
     {TDM_KERNEL_conv2d, conv2d_filter_hwoi},
     {TDM_KERNEL_max_pool2d, max_pool2d_zero_padding},

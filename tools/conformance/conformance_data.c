@@ -24,11 +24,13 @@ static float next_unit(rng *r) /* [0, 1) */
     return (float)(next_u32(r) >> 8) * 0x1p-24f;
 }
 
-/* Values where kernels go wrong: specials, denormals, extremes, and values whose
- * float16 conversion overflows or turns subnormal. */
+/* Values where kernels go wrong: specials, denormals, extremes, values whose float16
+ * conversion overflows or turns subnormal, and the edges of int32's range (the
+ * largest float below 2^31 converts, 2^31 does not). */
 static const float edge_values[] = {
-    NAN,     INFINITY, -INFINITY, 0.0f,     -0.0f,    1e-40f, -1e-40f, 1e30f, -1e30f,  1e-30f,
-    FLT_MAX, -FLT_MAX, FLT_MIN,   65504.0f, 65520.0f, 6e-8f,  -3e-5f,  88.8f, -104.0f,
+    NAN,    INFINITY, -INFINITY, 0.0f,     -0.0f,          1e-40f,   -1e-40f,         1e30f,
+    -1e30f, 1e-30f,   FLT_MAX,   -FLT_MAX, FLT_MIN,        65504.0f, 65520.0f,        6e-8f,
+    -3e-5f, 88.8f,    -104.0f,   0x1p31f,  0x1.fffffep30f, -0x1p31f, -0x1.fffffep30f,
 };
 #define EDGE_COUNT (sizeof edge_values / sizeof edge_values[0])
 

@@ -76,6 +76,16 @@ void ref_cast_f16_f32(const ref_cast_f16_f32_args *args)
         y[i] = ref_f16_to_f32(x[i]);
 }
 
+/* Truncation in the range where it is defined, INT32_MIN's bits elsewhere and for
+ * NaN (whose comparisons are false). */
+void ref_cast_f32_i32(const ref_cast_f32_i32_args *args)
+{
+    uint32_t *y = args->y;
+    float *x = args->x;
+    for (uint32_t i = 0; i < args->n; i++)
+        y[i] = x[i] > -0x1p31f && x[i] < 0x1p31f ? (uint32_t)(int32_t)x[i] : 0x80000000u;
+}
+
 /* Left to right in float: the order every backend must follow. */
 void ref_accumulate(const ref_accumulate_args *args)
 {
