@@ -168,6 +168,24 @@ static void cast_f32_i32_rounded(const tdm_launch *l)
             a.x[i] > -0x1p31f && a.x[i] < 0x1p31f ? (uint32_t)(int32_t)lrintf(a.x[i]) : 0x80000000u;
 }
 
+/* Starts every sum from zero, not from dx: a second piece of rows loses the first's. */
+static void gather_rows_grad_restarts(const tdm_launch *l)
+{
+    const ref_gather_rows_grad_args a = ref_gather_rows_grad_unpack(l);
+    for (size_t i = 0; i < (size_t)a.src_rows * a.cols; i++)
+        a.dx[i] = 0.0f;
+    ref_gather_rows_grad(&a);
+}
+
+/* Assigns each row's dy where a scatter should add: the last row of an id wins. */
+static void gather_rows_grad_last_wins(const tdm_launch *l)
+{
+    const ref_gather_rows_grad_args a = ref_gather_rows_grad_unpack(l);
+    for (uint32_t r = 0; r < a.rows; r++)
+        for (uint32_t c = 0; a.idx[r] < a.src_rows && c < a.cols; c++)
+            a.dx[(size_t)a.idx[r] * a.cols + c] = a.dy[(size_t)r * a.cols + c];
+}
+
 /* Treats the labels as 1-based. */
 static void one_hot_shifted(const tdm_launch *l)
 {
@@ -539,6 +557,7 @@ static const wrong_kernel wrong_kernels[] = {
     {TDM_KERNEL_gather_rows, gather_reversed},
     {TDM_KERNEL_one_hot, one_hot_shifted},
     {TDM_KERNEL_cast_f32_i32, cast_f32_i32_rounded},
+    {TDM_KERNEL_gather_rows_grad, gather_rows_grad_restarts},
     {TDM_KERNEL_gemm_f16, gemm_f16_halves_swapped},
     {TDM_KERNEL_conv2d, conv2d_filter_hwoi},
     {TDM_KERNEL_max_pool2d, max_pool2d_zero_padding},
@@ -574,6 +593,7 @@ static const wrong_kernel wrong_derivatives[] = {
     {TDM_KERNEL_max_pool2d_grad, max_pool2d_grad_everywhere},
     {TDM_KERNEL_avg_pool2d_grad, avg_pool2d_grad_counts_padding},
     {TDM_KERNEL_col2im, col2im_window_transposed},
+    {TDM_KERNEL_gather_rows_grad, gather_rows_grad_last_wins},
     {TDM_KERNEL_batch_norm_grad, batch_norm_grad_no_variance_term},
     {TDM_KERNEL_layer_norm_grad, layer_norm_grad_means_of_dy},
 };

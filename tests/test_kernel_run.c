@@ -251,6 +251,46 @@ static void check_filter_gradient_pieces(tdm_device *dev)
     }
 }
 
+/* gather_rows_grad launched in pieces of rows (9001 rows: three pieces), every view
+ * at an offset, must give bit for bit what one pass of the reference kernel gives. */
+static void check_gather_gradient_pieces(tdm_device *dev)
+{
+    enum { ROWS = 9001, COLS = 3, SRC = 5, AT = 7 };
+    const size_t ndx = AT + SRC * COLS, ndy = AT + ROWS * COLS, nidx = AT + ROWS;
+    float *dy = malloc(ndy * sizeof *dy), *want = malloc(ndx * sizeof *want);
+    float *got = malloc(ndx * sizeof *got);
+    uint32_t *idx = malloc(nidx * sizeof *idx);
+    CHECK(dy && want && got && idx);
+    for (size_t i = 0; i < ndy; i++)
+        dy[i] = (float)((i * 7919) % 1999) / 999.0f - 1.0f;
+    for (size_t i = 0; i < nidx; i++)
+        idx[i] = (uint32_t)(i * 13 % (SRC + 1)); /* SRC: past the source, adds nothing */
+    for (size_t i = 0; i < ndx; i++)
+        want[i] = (float)i / 7.0f;
+    tdm_buffer *bdx, *bdy, *bidx;
+    CHECK_OK(tdm_buffer_alloc(dev, ndx * sizeof *want, &bdx));
+    CHECK_OK(tdm_buffer_alloc(dev, ndy * sizeof *dy, &bdy));
+    CHECK_OK(tdm_buffer_alloc(dev, nidx * sizeof *idx, &bidx));
+    CHECK_OK(tdm_buffer_write(bdx, 0, want, ndx * sizeof *want));
+    CHECK_OK(tdm_buffer_write(bdy, 0, dy, ndy * sizeof *dy));
+    CHECK_OK(tdm_buffer_write(bidx, 0, idx, nidx * sizeof *idx));
+    const tdm_gather_rows_grad_args args = {{bdx, AT * 4, (ndx - AT) * 4},
+                                            {bdy, AT * 4, (ndy - AT) * 4},
+                                            {bidx, AT * 4, (nidx - AT) * 4},
+                                            ROWS,
+                                            COLS,
+                                            SRC};
+    CHECK_OK(tdm_gather_rows_grad_run(dev, &args));
+    CHECK_OK(tdm_buffer_read(bdx, 0, got, ndx * sizeof *got));
+    const ref_gather_rows_grad_args whole = {want + AT, dy + AT, idx + AT, ROWS, COLS, SRC};
+    ref_gather_rows_grad(&whole);
+    CHECK(memcmp(want, got, ndx * sizeof *got) == 0);
+    tdm_buffer_free(bidx);
+    tdm_buffer_free(bdy);
+    tdm_buffer_free(bdx);
+    free(dy), free(want), free(got), free(idx);
+}
+
 /* On a device whose driver ends long loops early, a convolution whose window loops
  * past the budget is refused, one within it runs, and a filter gradient of any length
  * runs in pieces; so is a column sum over too many rows (lavapipe summed 70000 ones to
@@ -341,6 +381,7 @@ int main(void)
     check_bad_calls(pair[0], pair[1]);
     check_splitting(ref, pair[1]);
     check_filter_gradient_pieces(ref);
+    check_gather_gradient_pieces(ref);
     check_loop_budget(pair[0]);
     tdm_context_destroy(ctx);
     return test_finish("test_kernel_run");

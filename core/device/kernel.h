@@ -27,7 +27,8 @@ typedef enum tdm_grid {
     TDM_GRID_COLS,   /* one item per column: the uint cols */
     TDM_GRID_CHUNKS, /* one work-group per chunk: u[0] = n, u[1] = chunk */
     TDM_GRID_TILES,  /* one work-group per 16 x 16 tile of C: u[0] = m, u[1] = n */
-    TDM_GRID_OUTPUT  /* one item per element of the first buffer (convolution, pooling) */
+    TDM_GRID_OUTPUT  /* one item per element of the first buffer (convolution, pooling,
+                        gather_rows_grad) */
 } tdm_grid;
 
 typedef enum tdm_kernel {

@@ -277,6 +277,31 @@ static tdm_status launch_filter_gradient(tdm_device *dev, const tdm_kernel_info 
     return st;
 }
 
+/* gather_rows_grad sums `rows` terms per element of dx, past what lavapipe's loops run
+ * at enough rows: as conv2d_grad_filter, the core launches it on every device in
+ * pieces of budget - 1 rows (an item's loop over them, and its own iteration), the
+ * views of dy and idx moved to the piece's first row. The kernel adds to dx, so each
+ * piece continues the sums of the last: bitwise one launch, on every device. dx spans
+ * less than 2^32 elements, at most 1025 rounds, so a piece holds 2 rows or more. */
+static tdm_status launch_gather_gradient(tdm_device *dev, const tdm_kernel_info *info,
+                                         const tdm_launch *l)
+{
+    const tdm_gather_rows_grad_scalars s = tdm_gather_rows_grad_scalars_of(l);
+    const tdm_gather_rows_grad_slots slot = tdm_gather_rows_grad_slots_of();
+    uint64_t rounds = rounds_of(info, l->u);
+    uint64_t piece = (rounds ? TDM_KERNEL_LOOP_BUDGET / rounds : TDM_KERNEL_LOOP_BUDGET) - 1;
+    int ir = uint_index(info, "rows");
+    tdm_launch part = *l;
+    tdm_status st = TDM_OK;
+    for (uint64_t r = 0; r < s.rows && st == TDM_OK; r += piece) {
+        part.u[ir] = (uint32_t)(s.rows - r < piece ? s.rows - r : piece);
+        part.offsets[slot.dy] = l->offsets[slot.dy] + (uint32_t)(r * s.cols);
+        part.offsets[slot.idx] = l->offsets[slot.idx] + (uint32_t)r;
+        st = launch_once(dev, info, &part);
+    }
+    return st;
+}
+
 /* Loop iterations one item of a window kernel runs (the nested loops of its source),
  * or 0 for the others: conv2d_grad_filter is launched in pieces instead. */
 static uint64_t window_loops(const tdm_kernel_info *info, tdm_kernel kernel, const uint32_t *u)
@@ -385,6 +410,8 @@ tdm_status tdm_kernel_run(tdm_device *dev, const tdm_kernel_call *call)
     int fits = !dev->max_binding_bytes || widest_range(info, l.u) <= dev->max_binding_bytes;
     if (fits && call->kernel == TDM_KERNEL_conv2d_grad_filter)
         return launch_filter_gradient(dev, info, &l);
+    if (fits && call->kernel == TDM_KERNEL_gather_rows_grad)
+        return launch_gather_gradient(dev, info, &l);
     if (fits)
         return launch_once(dev, info, &l);
     if (info->grid == TDM_GRID_N || info->grid == TDM_GRID_PAIRS || info->grid == TDM_GRID_CHUNKS)

@@ -1,8 +1,9 @@
 /* The cases every kernel is checked on: sizes 0 and 1, primes, sizes around the
  * work-group size, large ones, edge values, and, for linear kernels, integer data
  * that must match the reference exactly; image shapes (strides, windows, SAME, VALID
- * and full padding) for convolution and pooling. Chosen by the kernel's grid alone,
- * so a new kernel needs no code here. */
+ * and full padding) for convolution and pooling. Chosen by the kernel's grid (and, for
+ * one item per element of the first buffer, whether it is an image), so a new kernel
+ * needs no code here. */
 #include <stdio.h>
 #include <string.h>
 
@@ -11,7 +12,7 @@
 #define LARGE_ELEMENTS ((uint32_t)34 << 20) /* 136 MiB of floats */
 
 typedef struct shape {
-    uint32_t a, b, c; /* n, chunk | rows, cols | m, n, k */
+    uint32_t a, b, c; /* n, chunk | rows, cols, src_rows (0: the rule below) | m, n, k */
     conf_data data;
 } shape;
 
@@ -33,6 +34,14 @@ static const shape matrix_shapes[] = {
     {0, 5, 0, CONF_RANDOM},   {1, 1, 0, CONF_RANDOM},    {3, 7, 0, CONF_RANDOM},
     {64, 10, 0, CONF_RANDOM}, {97, 13, 0, CONF_EDGE},    {97, 13, 0, CONF_INTEGER},
     {1031, 10, 0, CONF_RANDOM}, {13, 1031, 0, CONF_RANDOM}, {5, 3001, 0, CONF_EDGE},
+};
+/* A gather's adjoint, one item per element of its source: the matrix shapes, and sums
+ * over more rows than lavapipe's loops run, which the core launches in pieces. */
+static const shape source_shapes[] = {
+    {0, 5, 0, CONF_RANDOM},     {1, 1, 0, CONF_RANDOM},     {3, 7, 0, CONF_RANDOM},
+    {64, 10, 0, CONF_RANDOM},   {97, 13, 0, CONF_EDGE},     {97, 13, 0, CONF_INTEGER},
+    {1031, 10, 0, CONF_RANDOM}, {13, 1031, 0, CONF_RANDOM}, {5, 3001, 0, CONF_EDGE},
+    {4001, 2, 3, CONF_EDGE},    {70001, 3, 7, CONF_RANDOM},
 };
 static const shape gemm_shapes[] = {
     {1, 1, 1, CONF_RANDOM},    {7, 5, 3, CONF_RANDOM},     {16, 16, 16, CONF_INTEGER},
@@ -181,14 +190,13 @@ static void apply_shape(const tdm_kernel_info *info, conf_case *c, const shape *
     case TDM_GRID_CELLS:
     case TDM_GRID_ROWS:
     case TDM_GRID_COLS:
+    case TDM_GRID_OUTPUT: /* a gather's adjoint; images: apply_image_shape */
         set_uint(info, c, "rows", s->a);
         set_uint(info, c, "cols", s->b);
         /* A gather's source: more rows than it gathers (every row at most once or
          * twice), or fewer (rows repeat). */
-        set_uint(info, c, "src_rows", index & 1 ? s->a / 2 + 1 : s->a + 5);
+        set_uint(info, c, "src_rows", s->c ? s->c : index & 1 ? s->a / 2 + 1 : s->a + 5);
         snprintf(c->label, sizeof c->label, "%ux%u", s->a, s->b);
-        break;
-    case TDM_GRID_OUTPUT: /* image shapes: apply_image_shape */
         break;
     case TDM_GRID_TILES:
         set_gemm_dims(info, c, s, index);
@@ -207,9 +215,9 @@ static const shape *shapes_for(tdm_grid grid, size_t *count)
     case TDM_GRID_ROWS:
     case TDM_GRID_COLS: return SHAPES(matrix_shapes);
     case TDM_GRID_TILES: return SHAPES(gemm_shapes);
+    case TDM_GRID_OUTPUT: return SHAPES(source_shapes);
     case TDM_GRID_N:
-    case TDM_GRID_PAIRS:
-    case TDM_GRID_OUTPUT: break;
+    case TDM_GRID_PAIRS: break;
     }
     return SHAPES(element_shapes);
 #undef SHAPES
@@ -256,6 +264,15 @@ static conf_case make_case(tdm_kernel kernel, const shape *s, const image_shape 
     return c;
 }
 
+/* Convolution and pooling take images; a gather's adjoint, rows of its source. */
+static int takes_images(const tdm_kernel_info *info)
+{
+    for (unsigned i = 0; i < info->uint_count; i++)
+        if (strcmp(info->uint_names[i], "batch") == 0)
+            return 1;
+    return 0;
+}
+
 /* Integer data proves nothing extra for nonlinear kernels with a tolerance. */
 static int skips(const tdm_kernel_info *info, conf_data data)
 {
@@ -267,7 +284,7 @@ size_t conf_cases(tdm_kernel kernel, int large, conf_case *out, size_t max)
 {
     const tdm_kernel_info *info = tdm_kernel_get(kernel);
     size_t count, n = 0;
-    if (info->grid == TDM_GRID_OUTPUT) {
+    if (info->grid == TDM_GRID_OUTPUT && takes_images(info)) {
         count = sizeof image_shapes / sizeof image_shapes[0];
         for (size_t i = 0; i < count && n < max; i++)
             if (!skips(info, image_shapes[i].data))

@@ -520,6 +520,41 @@ static tdm_status im2col_problem(tdm_device *dev, const grad_check *g, size_t in
     return weigh(p, p->bwd_in.host[1], 0);
 }
 
+/* gather_rows (y, x, idx) with respect to x, and gather_rows_grad (dx, dy, idx) with
+ * the same ids; the loss weighs y by dy. More rows than the source holds, so ids
+ * repeat (a row's gradient is a sum) and some source rows are gathered by none. */
+#define GATHER_ROWS 40u
+#define GATHER_COLS 6u
+#define GATHER_SOURCE 9u
+
+/* Output (r, c) copies x[idx[r], c] alone, so one round moves every input. */
+static long gathered_input(const grad_problem *p, size_t o, size_t round)
+{
+    (void)round;
+    const uint32_t *idx = p->fwd_in.host[2];
+    return (long)((size_t)idx[o / GATHER_COLS] * GATHER_COLS + o % GATHER_COLS);
+}
+
+static tdm_status gather_problem(tdm_device *dev, const grad_check *g, size_t index,
+                                 grad_problem *p)
+{
+    (void)g, (void)dev, (void)index;
+    const uint32_t u[] = {GATHER_ROWS, GATHER_COLS, GATHER_SOURCE};
+    tdm_status s = make_call(&p->fwd, &p->fwd_in, TDM_KERNEL_gather_rows, u, NULL, 1);
+    if (s == TDM_OK)
+        s = make_call(&p->bwd, &p->bwd_in, TDM_KERNEL_gather_rows_grad, u, NULL, 2);
+    if (s != TDM_OK)
+        return s;
+    p->out = 0, p->wrt = 1, p->grad = 0;
+    p->rounds = 1, p->round_of = one_round, p->owner = gathered_input;
+    /* the source's 32-bit words (any bits, as drawn) become floats on the grid */
+    float *x = p->fwd_in.host[1];
+    for (size_t j = 0; j < p->fwd_in.elements[1]; j++)
+        x[j] = (float)((double)((long)(j * 7919 % 4097) - 2048) * GRAD_GRID);
+    copy_view(&p->bwd_in, 2, &p->fwd_in, 2);
+    return weigh(p, p->bwd_in.host[1], 0);
+}
+
 /* Runs `kernel` on dev with views[b] as buffer b (inputs read from it, outputs
  * written back to it), every view at offset 0. */
 static tdm_status run_views(tdm_device *dev, tdm_kernel kernel, const uint32_t *u, const float *f,
@@ -680,6 +715,7 @@ static const grad_check checks[] = {
     {"avg_pool2d dx", TDM_KERNEL_avg_pool2d, TDM_KERNEL_avg_pool2d_grad, IMAGE_CASES,
      avg_pool_problem},
     {"im2col dx", TDM_KERNEL_im2col, TDM_KERNEL_col2im, IMAGE_CASES, im2col_problem},
+    {"gather_rows dx", TDM_KERNEL_gather_rows, TDM_KERNEL_gather_rows_grad, 1, gather_problem},
     {"batch_norm dx", TDM_KERNEL_batch_norm_apply, TDM_KERNEL_batch_norm_grad, 1,
      batch_norm_problem},
     {"layer_norm dx", TDM_KERNEL_layer_norm, TDM_KERNEL_layer_norm_grad, 1, layer_norm_problem},
