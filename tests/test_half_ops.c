@@ -1,7 +1,10 @@
 /* float16 tensors on every device of a scenario: tdm_op_cast rounds to nearest even,
  * overflows to infinity and converts back exactly, and tdm_op_matmul multiplies f16
  * operands with f32 sums, against a double-precision product of the same halves on
- * the host; mismatched dtypes and odd f16 offsets are refused. */
+ * the host; mismatched dtypes and odd f16 offsets are refused. Then the other casts
+ * and lookups that take no f32 arithmetic: f32 to i32 truncated, INT32_MIN outside
+ * int32's range; embedding rows gathered bit for bit, and their gradient summed in
+ * the ids' order, bitwise as a host loop, over more rows than one launch may loop. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,6 +73,201 @@ static void check_cast(tdm_device *dev)
     tdm_tensor_destroy(y);
     tdm_tensor_destroy(h);
     tdm_tensor_destroy(x);
+}
+
+/* f32 to i32: truncation toward zero inside (-2^31, 2^31), INT32_MIN elsewhere. */
+static void check_cast_int(tdm_device *dev)
+{
+    static const struct {
+        float value;
+        int32_t want;
+    } ints[] = {
+        {0.0f, 0},
+        {-0.0f, 0},
+        {2.9f, 2},
+        {-2.9f, -2},
+        {-0.5f, 0},
+        {0.5f, 0},
+        {1e-40f, 0},
+        {123456.75f, 123456},
+        {0x1.fffffep30f, 2147483520}, /* the largest float below 2^31 */
+        {-0x1.fffffep30f, -2147483520},
+        {0x1p31f, INT32_MIN},
+        {-0x1p31f, INT32_MIN},
+        {1e30f, INT32_MIN},
+        {-1e30f, INT32_MIN},
+        {INFINITY, INT32_MIN},
+        {-INFINITY, INT32_MIN},
+        {NAN, INT32_MIN},
+    };
+    enum { COUNT = sizeof ints / sizeof ints[0] };
+    float in[COUNT];
+    int32_t got[COUNT];
+    for (size_t i = 0; i < COUNT; i++)
+        in[i] = ints[i].value;
+    tdm_tensor *x = NULL, *y = NULL, *h = NULL;
+    CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(COUNT), &x));
+    CHECK_OK(tdm_tensor_create(dev, TDM_I32, &TDM_SHAPE(COUNT), &y));
+    CHECK_OK(tdm_tensor_create(dev, TDM_F16, &TDM_SHAPE(COUNT), &h));
+    CHECK_OK(tdm_tensor_write(x, in, sizeof in));
+    CHECK_OK(tdm_op_cast(y, x));
+    CHECK_OK(tdm_tensor_read(y, got, sizeof got));
+    for (size_t i = 0; i < COUNT; i++) {
+        if (got[i] != ints[i].want)
+            fprintf(stderr, "cast %a to i32: %d, want %d\n", (double)in[i], got[i], ints[i].want);
+        CHECK(got[i] == ints[i].want);
+    }
+    CHECK_FAILS(tdm_op_cast(y, y), TDM_ERR_INVALID_ARGUMENT, "'x' must be f32, it is i32");
+    CHECK_FAILS(tdm_op_cast(y, h), TDM_ERR_INVALID_ARGUMENT, "'x' must be f32, it is f16");
+    tdm_tensor *fewer = NULL;
+    CHECK_OK(tdm_tensor_slice(x, 0, &TDM_SHAPE(4), &fewer));
+    CHECK_FAILS(tdm_op_cast(y, fewer), TDM_ERR_INVALID_ARGUMENT, "'x' has 4 elements");
+    tdm_tensor_destroy(fewer);
+    tdm_tensor_destroy(h);
+    tdm_tensor_destroy(y);
+    tdm_tensor_destroy(x);
+}
+
+/* Rows of a [5, 3] table by ids of any shape, bit for bit (-0 and a NaN's payload
+ * too); an id past the table or negative gives zeros. Then the refusals. */
+static void check_embedding_lookup(tdm_device *dev)
+{
+    enum { VOCAB = 5, DIM = 3, N = 6 };
+    static const int32_t ids[N] = {4, 0, -1, 5, 2, 4};
+    uint32_t table[VOCAB * DIM], want[N * DIM], got[N * DIM];
+    for (size_t i = 0; i < VOCAB * DIM; i++) {
+        float v = (float)i * 1.25f - 7.0f;
+        memcpy(&table[i], &v, sizeof v);
+    }
+    table[1 * DIM + 2] = 0x80000000u; /* -0 */
+    table[2 * DIM + 0] = 0x7fc01234u; /* a NaN with a payload */
+    for (size_t i = 0; i < N; i++)
+        for (size_t c = 0; c < DIM; c++)
+            want[i * DIM + c] = ids[i] >= 0 && ids[i] < VOCAB ? table[ids[i] * DIM + c] : 0u;
+    tdm_tensor *t = NULL, *id = NULL, *y = NULL, *flat = NULL, *wide = NULL;
+    CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(VOCAB, DIM), &t));
+    CHECK_OK(tdm_tensor_create(dev, TDM_I32, &TDM_SHAPE(2, 3), &id));
+    CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(N, DIM), &y));
+    CHECK_OK(tdm_tensor_write(t, table, sizeof table));
+    CHECK_OK(tdm_tensor_write(id, ids, sizeof ids));
+    CHECK_OK(tdm_op_embedding_lookup(y, t, id));
+    CHECK_OK(tdm_tensor_read(y, got, sizeof got));
+    CHECK(memcmp(got, want, sizeof want) == 0);
+
+    CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(VOCAB * DIM), &flat));
+    CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(N, DIM + 1), &wide));
+    CHECK_FAILS(tdm_op_embedding_lookup(wide, t, id), TDM_ERR_INVALID_ARGUMENT,
+                "'y' has shape [6, 4], expected [6, 3]: a row of 'table' (3 wide) for each of "
+                "the 6 ids");
+    CHECK_FAILS(tdm_op_embedding_lookup(y, flat, id), TDM_ERR_INVALID_ARGUMENT,
+                "'table' has shape [15], expected a matrix [vocab, dim]");
+    CHECK_FAILS(tdm_op_embedding_lookup(y, t, y), TDM_ERR_INVALID_ARGUMENT,
+                "'ids' must be i32, it is f32");
+    CHECK_FAILS(tdm_op_embedding_lookup(y, id, id), TDM_ERR_INVALID_ARGUMENT,
+                "'table' must be f32, it is i32");
+    CHECK_FAILS(tdm_op_embedding_lookup(NULL, t, id), TDM_ERR_INVALID_ARGUMENT,
+                "argument 'y' is NULL");
+    tdm_tensor_destroy(wide);
+    tdm_tensor_destroy(flat);
+    tdm_tensor_destroy(y);
+    tdm_tensor_destroy(id);
+    tdm_tensor_destroy(t);
+}
+
+/* The embedding gradient of n ids into [vocab, dim] over dtable filled with garbage
+ * first (it is overwritten), bitwise against the host's sums in the ids' order. */
+static void check_grad_of(tdm_device *dev, const int32_t *ids, const float *dy, size_t n,
+                          size_t vocab, size_t dim)
+{
+    float *want = calloc(vocab * dim, sizeof *want), *got = malloc(vocab * dim * sizeof *got);
+    CHECK(want && got);
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; ids[i] >= 0 && (size_t)ids[i] < vocab && c < dim; c++)
+            want[(size_t)ids[i] * dim + c] += dy[i * dim + c];
+    tdm_tensor *dt = NULL, *d = NULL, *id = NULL;
+    CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(vocab, dim), &dt));
+    CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(n, dim), &d));
+    CHECK_OK(tdm_tensor_create(dev, TDM_I32, &TDM_SHAPE(n), &id));
+    for (size_t i = 0; i < vocab * dim; i++)
+        got[i] = 99.0f;
+    CHECK_OK(tdm_tensor_write(dt, got, vocab * dim * sizeof *got));
+    CHECK_OK(tdm_tensor_write(d, dy, n * dim * sizeof *dy));
+    CHECK_OK(tdm_tensor_write(id, ids, n * sizeof *ids));
+    CHECK_OK(tdm_op_embedding_grad(dt, d, id));
+    CHECK_OK(tdm_tensor_read(dt, got, vocab * dim * sizeof *got));
+    size_t differ = 0;
+    for (size_t i = 0; i < vocab * dim; i++)
+        differ += memcmp(&got[i], &want[i], sizeof *got) != 0;
+    if (differ)
+        fprintf(stderr, "embedding grad of %zu ids: %zu of %zu elements differ\n", n, differ,
+                vocab * dim);
+    CHECK(differ == 0);
+    tdm_tensor_destroy(id);
+    tdm_tensor_destroy(d);
+    tdm_tensor_destroy(dt);
+    free(got);
+    free(want);
+}
+
+/* Repeated ids whose float sums depend on the order (1e8 + 1 - 1e8 + 1 is 1 in order,
+ * 0 in reverse), ids outside the table, no ids at all; then 70001 ids, more rows than
+ * lavapipe's loops run: the core launches them in pieces. */
+static void check_embedding_grad(tdm_device *dev)
+{
+    static const int32_t ids[] = {2, 0, 2, 7, -3, 2, 0, 3, 2};
+    static const float dy[9][3] = {{1e8f, 1, 2},   {0.5f, 3, -1}, {1, 1e-8f, 4},
+                                   {5, 6, 7},      {8, 9, 10},    {-1e8f, 3, 1e8f},
+                                   {2, -2, 0.25f}, {1, 1, 1},     {1, 1e8f, -1e8f}};
+    check_grad_of(dev, ids, (const float *)dy, 9, 4, 3);
+    check_grad_of(dev, ids, (const float *)dy, 0, 4, 3);
+    enum { LONG = 70001, VOCAB = 3, DIM = 2 };
+    int32_t *many = malloc(LONG * sizeof *many);
+    float *terms = malloc(LONG * DIM * sizeof *terms);
+    CHECK(many && terms);
+    for (size_t i = 0; i < LONG; i++)
+        many[i] = (int32_t)(i * 7 % (VOCAB + 1)) - (i % 5 == 0); /* -1 and 3 miss */
+    for (size_t i = 0; i < LONG * DIM; i++)
+        terms[i] = ldexpf((float)((long)(i * 7919 % 1999) - 999), (int)(i % 23) - 11);
+    check_grad_of(dev, many, terms, LONG, VOCAB, DIM);
+    free(terms);
+    free(many);
+
+    tdm_tensor *dt = NULL, *d = NULL, *id = NULL, *cube = NULL;
+    CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(4, 3), &dt));
+    CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(9, 2), &d));
+    CHECK_OK(tdm_tensor_create(dev, TDM_I32, &TDM_SHAPE(9), &id));
+    CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(2, 2, 3), &cube));
+    CHECK_FAILS(tdm_op_embedding_grad(dt, d, id), TDM_ERR_INVALID_ARGUMENT,
+                "'dy' has shape [9, 2], expected [9, 3]: a row of 'dtable' (3 wide) for each "
+                "of the 9 ids");
+    CHECK_FAILS(tdm_op_embedding_grad(cube, d, id), TDM_ERR_INVALID_ARGUMENT,
+                "'dtable' has shape [2, 2, 3], expected a matrix [vocab, dim]");
+    CHECK_FAILS(tdm_op_embedding_grad(dt, d, d), TDM_ERR_INVALID_ARGUMENT,
+                "'ids' must be i32, it is f32");
+    CHECK_FAILS(tdm_op_embedding_grad(id, d, id), TDM_ERR_INVALID_ARGUMENT,
+                "'dtable' must be f32, it is i32");
+    CHECK_FAILS(tdm_op_embedding_grad(dt, NULL, id), TDM_ERR_INVALID_ARGUMENT,
+                "argument 'dy' is NULL");
+    tdm_tensor_destroy(cube);
+    tdm_tensor_destroy(id);
+    tdm_tensor_destroy(d);
+    tdm_tensor_destroy(dt);
+}
+
+/* Tensors on two devices are refused, naming the one off the output's device. */
+static void check_embedding_devices(tdm_device *a, tdm_device *b)
+{
+    tdm_tensor *y = NULL, *t = NULL, *id = NULL;
+    CHECK_OK(tdm_tensor_create(a, TDM_F32, &TDM_SHAPE(2, 3), &y));
+    CHECK_OK(tdm_tensor_create(a, TDM_F32, &TDM_SHAPE(4, 3), &t));
+    CHECK_OK(tdm_tensor_create(b, TDM_I32, &TDM_SHAPE(2), &id));
+    CHECK_FAILS(tdm_op_embedding_lookup(y, t, id), TDM_ERR_INVALID_ARGUMENT,
+                "'ids' lies on another device than the output");
+    CHECK_FAILS(tdm_op_embedding_grad(t, y, id), TDM_ERR_INVALID_ARGUMENT,
+                "'ids' lies on another device than the output");
+    tdm_tensor_destroy(id);
+    tdm_tensor_destroy(t);
+    tdm_tensor_destroy(y);
 }
 
 /* An f32 tensor of rows x cols from host values, and its f16 rounding. */
@@ -167,7 +365,12 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n; i++) {
         check_cast(devs[i]);
         check_matmul(devs[i]);
+        check_cast_int(devs[i]);
+        check_embedding_lookup(devs[i]);
+        check_embedding_grad(devs[i]);
     }
+    if (n >= 2)
+        check_embedding_devices(devs[0], devs[1]);
     CHECK(tdm_context_validation_messages(ctx) == 0);
     tdm_context_destroy(ctx);
     return test_finish(argv[1]);

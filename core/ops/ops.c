@@ -64,10 +64,11 @@ tdm_status tdm_op_axpy(tdm_tensor *y, float alpha, const tdm_tensor *x)
 tdm_status tdm_op_cast(tdm_tensor *y, const tdm_tensor *x)
 {
     const char *f = "tdm_op_cast";
-    int to_half = y && y->dtype == TDM_F16;
-    tdm_status s = tdm_ops_check(f, "y", y, to_half ? TDM_F16 : TDM_F32, NULL);
+    /* y's dtype picks the conversion: to f16 or i32 from f32, else to f32 from f16 */
+    int to_half = y && y->dtype == TDM_F16, to_int = y && y->dtype == TDM_I32;
+    tdm_status s = tdm_ops_check(f, "y", y, to_half ? TDM_F16 : to_int ? TDM_I32 : TDM_F32, NULL);
     if (s == TDM_OK)
-        s = tdm_ops_check(f, "x", x, to_half ? TDM_F32 : TDM_F16, y->device);
+        s = tdm_ops_check(f, "x", x, to_half || to_int ? TDM_F32 : TDM_F16, y->device);
     if (s == TDM_OK)
         s = tdm_ops_check_count(f, "x", x, y->count);
     if (s != TDM_OK || y->count == 0)
@@ -77,6 +78,10 @@ tdm_status tdm_op_cast(tdm_tensor *y, const tdm_tensor *x)
         const tdm_cast_f32_f16_args a = {
             .y = tdm_tensor_view(y), .x = tdm_tensor_view(x), .n = (uint32_t)y->count};
         call = tdm_cast_f32_f16_call(&a);
+    } else if (to_int) {
+        const tdm_cast_f32_i32_args a = {
+            .y = tdm_tensor_view(y), .x = tdm_tensor_view(x), .n = (uint32_t)y->count};
+        call = tdm_cast_f32_i32_call(&a);
     } else {
         const tdm_cast_f16_f32_args a = {
             .y = tdm_tensor_view(y), .x = tdm_tensor_view(x), .n = (uint32_t)y->count};
