@@ -106,6 +106,24 @@ if [ -x /usr/bin/python3 ]; then
   check "an independent reader computes the CNN" /usr/bin/python3 "$source/read_model.py" \
     "$out/cnn.safetensors" "$out/test-features.csv" "$out/p4.csv" 25
 fi
+# The pixel values as ids (0 to 16) of an embedding, and a shortcut over a
+# convolution: not standardised, saved with both, and the independent reader looks
+# the ids up and adds the shortcut itself.
+train --data "$out/train-images" --labels "$out/train-labels" --test-data "$out/test-images" \
+  --test-labels "$out/test-labels" --layers emb17x4,conv8k3,conv8k3,res1,pool2,32 \
+  --save "$out/emb.safetensors" >"$out/log"
+check "the embedding in the run" grep -q 'layers emb17x4,conv8k3,conv8k3,res1,pool2,32,' "$out/log"
+trained=$(sed -n 's/^done .*test accuracy \([0-9.]*\)%$/\1/p' "$out/log")
+"$tandem" predict --model "$out/emb.safetensors" --data "$out/test-images" \
+  --labels "$out/test-labels" --device reference:0 --output "$out/p6.csv" >"$out/plog"
+predicted=$(sed -n 's/^done .*accuracy \([0-9.]*\)% (.*$/\1/p' "$out/plog")
+check "embedding: predict's accuracy ($predicted%) is train's ($trained%)" [ -n "$trained" ] && [ "$predicted" = "$trained" ]
+awk -v a="$trained" 'BEGIN { exit !(a >= 75) }' || { echo "FAILED: embedding accuracy $trained%"; fail=1; }
+if [ -x /usr/bin/python3 ]; then
+  check "an independent reader computes the embedding and the shortcut" /usr/bin/python3 \
+    "$source/read_model.py" "$out/emb.safetensors" "$out/test-features.csv" "$out/p6.csv" 25
+fi
+
 # Mixed precision: f16 operands in the products under a loss scale of 32768; the saved
 # model holds f32 weights, so predict (in f32) lands within a point of train's accuracy.
 train --data "$out/train-images" --labels "$out/train-labels" --test-data "$out/test-images" \

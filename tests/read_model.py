@@ -78,13 +78,32 @@ def image_layer(meta, tensors, name, kind, x, shape):
     return y, (oh, ow, oc)
 
 
+def embedding(tensors, name, x, shape):
+    """Each value an id (truncated), row id of the table; zeros outside it."""
+    (vocab, units), table = tensors[name + "/embeddings"]
+    y = []
+    for v in x:
+        i = math.trunc(v)
+        y += table[i * units:(i + 1) * units] if 0 <= i < vocab else [0.0] * units
+    h, w, c = shape
+    return y, ((1, c, units) if h == w == 1 else (h, w, c * units))
+
+
 def forward(meta, tensors, x):
     if "input/mean" in tensors:
         mean, std = tensors["input/mean"][1], tensors["input/std"][1]
         x = [(v - m) / (s if s > 0 else 1.0) for v, m, s in zip(x, mean, std)]
     shape = [int(v) for v in meta["input_shape"].split("x")] if "input_shape" in meta else None
+    inputs = []  # each layer's input, for the shortcuts
     for layer, kind in enumerate(meta["layers"].split(",")):
         name = "%s%d" % (kind, layer)
+        inputs.append(x)
+        if kind == "embedding":
+            x, shape = embedding(tensors, name, x, shape)
+            continue
+        if kind == "residual":
+            x = [a + b for a, b in zip(x, inputs[layer - int(meta[name + "/skip"])])]
+            continue
         if kind in ("batch_norm", "layer_norm"):
             c = shape[2] if shape else len(x)
             gamma, beta = (tensors[name + k][1] for k in ("/gamma", "/beta"))
@@ -133,7 +152,7 @@ def main():
         worst = max(worst, max(abs(a - float(b)) for a, b in zip(p, row[1:])))
     assert len(rows) == count and worst < 1e-4, (len(rows), worst)
     print("read_model: %d layers, %d rows agree (worst probability difference %.2g)"
-          % (sum(1 for k in tensors if k.endswith("/kernel")), count, worst))
+          % (len(meta["layers"].split(",")), count, worst))
 
 
 if __name__ == "__main__":

@@ -102,6 +102,8 @@ static void test_refusals(void)
     REFUSED("--layers 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", "at most 16 hidden layers");
     REFUSED("--layers 8,res0", "'res0' is not a layer");
     REFUSED("--layers 8,res", "'res' is not a layer");
+    REFUSED("--layers emb17,8", "'emb17' is not a layer");
+    REFUSED("--layers emb16777217x2", "'emb16777217x2' is not a layer");
     REFUSED("--devices a,,b", "has an empty device id");
     REFUSED("--devices "
             "0,1,2,3,4,5,6,7,8,9,0,1,2,3,4,5,6,7,8,9,0,1,2,3,4,5,6,7,8,9,0,1,2",
@@ -163,6 +165,12 @@ static void test_layer_spec(void)
     CHECK(!layer_spec_has_images(h, o.hidden_count)); /* normalising a flat input keeps it flat */
     layer_spec_format(h, o.hidden_count, text, sizeof text);
     CHECK(!strcmp(text, "16,bn,16,res2,ln"));
+    CHECK(o.standardize == 1);
+    o = ACCEPTED("--layers emb17x4,conv8k3,pool2,16"); /* ids are not standardised */
+    CHECK(h[0].kind == TDM_LAYER_EMBEDDING && h[0].vocab == 17 && h[0].units == 4 &&
+          o.standardize == 0);
+    layer_spec_format(h, o.hidden_count, text, sizeof text);
+    CHECK(!strcmp(text, "emb17x4,conv8k3,pool2,16"));
 }
 
 static void test_acceptance(void)

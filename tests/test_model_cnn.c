@@ -92,14 +92,17 @@ static void trainer_close(trainer *t)
     tdm_strategy_destroy(t->strategy);
 }
 
-static tdm_dataset *digits(size_t batch, int64_t epochs)
+/* The digits' training split; raw: the pixel values as they are, whole numbers from
+ * 0 to 16 (an embedding's ids), else standardised. */
+static tdm_dataset *digits_as(size_t batch, int64_t epochs, int raw)
 {
     tdm_dataset *ds = NULL, *train = NULL, *test = NULL;
     CHECK_OK(tdm_dataset_from_csv(digits_path, NULL, &ds));
     CHECK_OK(tdm_dataset_split(ds, 0.8, &train, &test));
     float mean[FEATURES], std[FEATURES];
     CHECK_OK(tdm_dataset_feature_stats(train, mean, std));
-    CHECK_OK(tdm_dataset_standardize(train, mean, std));
+    if (!raw)
+        CHECK_OK(tdm_dataset_standardize(train, mean, std));
     CHECK_OK(tdm_dataset_shuffle(train, 7));
     CHECK_OK(tdm_dataset_batch(train, batch, 0));
     CHECK_OK(tdm_dataset_repeat(train, epochs));
@@ -108,36 +111,47 @@ static tdm_dataset *digits(size_t batch, int64_t epochs)
     return train;
 }
 
+static tdm_dataset *digits(size_t batch, int64_t epochs)
+{
+    return digits_as(batch, epochs, 0);
+}
+
 static size_t train_steps(trainer *t, tdm_dataset *ds, size_t steps, double *losses)
 {
     return fixture_train_steps(t->strategy, t->op, ds, steps, losses);
 }
 
-/* The N == 1 rule for a convolutional model: every step's loss within 1e-4 of one
+/* The N == 1 rule for a model of these options: every step's loss within 1e-4 of one
  * replica's on the same global batch (the 23rd a partial batch, split unevenly), and
  * the loss falls. */
-static void check_equivalence(void)
+static void check_equivalence_of(const char *what, const tdm_model_options *mo, int raw, float lr)
 {
-    tdm_dataset *ds = digits(64, 2);
+    tdm_dataset *ds = digits_as(64, 2, raw);
     trainer one, many;
     double a[STEPS], b[STEPS];
-    trainer_open(&one, devs, 1, 0.1f);
-    trainer_open(&many, devs, n_devs, 0.1f);
+    trainer_open_model(&one, devs, 1, lr, mo, 0.0f);
+    trainer_open_model(&many, devs, n_devs, lr, mo, 0.0f);
     CHECK(train_steps(&one, ds, STEPS, a) == STEPS);
     CHECK(train_steps(&many, ds, STEPS, b) == STEPS);
     double worst = 0.0;
     for (size_t i = 0; i < STEPS; i++)
         worst = fmax(worst, fabs(a[i] - b[i]) / fabs(a[i]));
     fprintf(stderr,
-            "cnn: %zu replicas against 1: worst relative loss difference %g; loss %.4f -> "
+            "%s: %zu replicas against 1: worst relative loss difference %g; loss %.4f -> "
             "%.4f\n",
-            n_devs, worst, a[0], a[STEPS - 1]);
+            what, n_devs, worst, a[0], a[STEPS - 1]);
     CHECK(worst <= 1e-4);
     CHECK(a[STEPS - 1] < 0.85 * a[0]);
     CHECK_OK(tdm_strategy_check_mirrored(many.strategy));
     trainer_close(&one);
     trainer_close(&many);
     tdm_dataset_destroy(ds);
+}
+
+static void check_equivalence(void)
+{
+    tdm_model_options mo = cnn_options();
+    check_equivalence_of("cnn", &mo, 0, 0.1f);
 }
 
 /* Mixed precision: with f16 operands in every product the losses follow the f32
@@ -244,15 +258,14 @@ static void check_saved_predictions(tdm_model *m, tdm_strategy *s)
     scratch_remove();
 }
 
-/* One SGD step of rate 1 on one batch moves every weight by minus its gradient; each
- * tested weight's gradient must match the central difference of the loss. The
- * dense layer's dropout would make the step's loss another function than the
- * evaluation's, so this model drops no units; it adds layer norms, whose training
- * and inference are the same function. */
-static void check_gradients(void)
+/* Every variable's gradient after one SGD step of rate 1 on ROWS examples (of the
+ * digits, raw or standardised) against central differences of the loss, for a model
+ * of these layers mirrored over every device; then its saved file predicts the same
+ * bits. */
+static void check_gradients_of(const char *what, const tdm_layer *layers, size_t count, int raw)
 {
     enum { ROWS = 24 };
-    tdm_dataset *all = digits(ROWS, 1);
+    tdm_dataset *all = digits_as(ROWS, 1, raw);
     tdm_dataset_iterator *it = NULL;
     const tdm_batch *first = NULL;
     CHECK_OK(tdm_dataset_iterator_create(all, &it));
@@ -261,27 +274,17 @@ static void check_gradients(void)
     CHECK_OK(
         tdm_dataset_from_arrays(first->features, first->labels, ROWS, FEATURES, CLASSES, &batch));
     CHECK_OK(tdm_dataset_batch(batch, ROWS, 0));
-    /* the CNN without dropout, with layer norms over each position's channels and over
-     * a dense layer's units, both after tanh: after relu a position whose channels are
-     * all 0 has no variance, and a central difference across that kink means nothing;
-     * and two shortcuts, one over a convolution, one over a layer norm and a dense layer */
-    const tdm_layer layers[] = {cnn[0],           TDM_CONV2D(6, 3, TDM_ACT_TANH),
-                                TDM_RESIDUAL(1),  cnn[1],
-                                cnn[2],           TDM_LAYER_NORM(),
-                                cnn[3],           TDM_DENSE(16, TDM_ACT_TANH, 0.0f),
-                                TDM_LAYER_NORM(), TDM_DENSE(16, TDM_ACT_TANH, 0.0f),
-                                TDM_RESIDUAL(2),  cnn[5]};
     trainer t;
     memset(&t, 0, sizeof t);
     CHECK_OK(tdm_strategy_create_mirrored(ctx, devs, n_devs, NULL, &t.strategy));
     tdm_model_options mo = cnn_options();
     mo.layers = layers;
-    mo.layer_count = sizeof layers / sizeof layers[0];
+    mo.layer_count = count;
     CHECK_OK(tdm_model_create(t.strategy, &mo, &t.model));
     size_t n_vars = tdm_model_variable_count(t.model);
-    CHECK(n_vars == 16);
-    float *before[16] = {0}, *after[16] = {0};
-    for (size_t v = 0; v < n_vars && v < 16; v++) {
+    float **before = calloc(n_vars, sizeof *before), **after = calloc(n_vars, sizeof *after);
+    CHECK(before && after);
+    for (size_t v = 0; v < n_vars; v++) {
         tdm_shape shape = tdm_variable_shape(tdm_model_variable(t.model, v));
         size_t n = tdm_shape_count(&shape);
         before[v] = malloc(n * sizeof(float));
@@ -303,7 +306,7 @@ static void check_gradients(void)
     CHECK(train_steps(&t, batch, 1, &step_loss) == 1);
     CHECK(fabs(step_loss - loss0) <= 1e-5 * fabs(loss0));
     /* every variable back to its weights before the step, then one weight at a time */
-    for (size_t v = 0; v < n_vars && v < 16; v++) {
+    for (size_t v = 0; v < n_vars; v++) {
         tdm_variable *var = tdm_model_variable(t.model, v);
         tdm_shape shape = tdm_variable_shape(var);
         size_t bytes = tdm_shape_count(&shape) * sizeof(float);
@@ -312,7 +315,7 @@ static void check_gradients(void)
     }
     double worst = 0.0;
     size_t tested = 0;
-    for (size_t v = 0; v < n_vars && v < 16; v++) {
+    for (size_t v = 0; v < n_vars; v++) {
         tdm_variable *var = tdm_model_variable(t.model, v);
         tdm_shape shape = tdm_variable_shape(var);
         size_t n = tdm_shape_count(&shape), bytes = n * sizeof(float);
@@ -335,18 +338,49 @@ static void check_gradients(void)
         }
     }
     fprintf(stderr,
-            "cnn: %zu gradients against central differences, worst error %.3g of "
+            "%s: %zu gradients against central differences, worst error %.3g of "
             "|gradient| + 1e-3\n",
-            tested, worst);
-    for (size_t v = 0; v < 16; v++) {
+            what, tested, worst);
+    for (size_t v = 0; v < n_vars; v++) {
         free(before[v]);
         free(after[v]);
     }
-    check_saved_predictions(t.model, t.strategy); /* the shortcuts are in the file */
+    free(before);
+    free(after);
+    check_saved_predictions(t.model, t.strategy);
     trainer_close(&t);
     tdm_dataset_iterator_destroy(it);
     tdm_dataset_destroy(batch);
     tdm_dataset_destroy(all);
+}
+
+/* The CNN without dropout, with layer norms over each position's channels and over a
+ * dense layer's units, both after tanh (after relu a position whose channels are all
+ * 0 has no variance, and a central difference across that kink means nothing), and
+ * two shortcuts, one over a convolution, one over a layer norm and a dense layer. */
+static void check_gradients(void)
+{
+    const tdm_layer layers[] = {cnn[0],           TDM_CONV2D(6, 3, TDM_ACT_TANH),
+                                TDM_RESIDUAL(1),  cnn[1],
+                                cnn[2],           TDM_LAYER_NORM(),
+                                cnn[3],           TDM_DENSE(16, TDM_ACT_TANH, 0.0f),
+                                TDM_LAYER_NORM(), TDM_DENSE(16, TDM_ACT_TANH, 0.0f),
+                                TDM_RESIDUAL(2),  cnn[5]};
+    check_gradients_of("cnn", layers, sizeof layers / sizeof layers[0], 0);
+}
+
+/* An embedding of the digits' pixel values (ids 0 to 16) as 3 channels each, under a
+ * convolution: N replicas train as one, its table's gradient (the rows each id
+ * took, summed) matches central differences, and a saved file keeps it. */
+static void check_embedding(void)
+{
+    const tdm_layer layers[] = {TDM_EMBEDDING(17, 3), TDM_CONV2D(6, 3, TDM_ACT_TANH),
+                                TDM_AVG_POOL2D(2), TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
+    tdm_model_options mo = cnn_options();
+    mo.layers = layers;
+    mo.layer_count = sizeof layers / sizeof layers[0];
+    check_equivalence_of("embedding", &mo, 1, 0.5f); /* small initial rows learn slowly */
+    check_gradients_of("embedding", layers, mo.layer_count, 1);
 }
 
 /* A trained CNN saved and loaded predicts the same bits, and its file names the layers. */
@@ -573,8 +607,19 @@ static void check_refusals(void)
     CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
                 "layer 1 (residual) adds the input of layer 0, 8 x 8 x 1, to its own, 8 x 8 x "
                 "4: a shortcut joins equal shapes");
-    layers[0] = (tdm_layer)TDM_AVG_POOL2D(2);
+    layers[1] = (tdm_layer)TDM_EMBEDDING(10, 2);
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 1 (embedding) has vocab 10 and units 2; an embedding is the first layer");
+    layers[0] = (tdm_layer)TDM_EMBEDDING((size_t)1 << 24 | 1, 2);
     layers[1] = (tdm_layer)TDM_MAX_POOL2D(2);
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "with a vocabulary of 1 to 2^24 ids");
+    layers[0] = (tdm_layer)TDM_AVG_POOL2D(2);
+    layers[0].vocab = 3;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 0 (avg_pool2d) has vocab 3 and units 0; only an embedding has a "
+                "vocabulary");
+    layers[0] = (tdm_layer)TDM_AVG_POOL2D(2);
     mo.compute_dtype = TDM_I32;
     CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
                 "compute_dtype is i32; models compute in f32 or f16");
@@ -595,6 +640,7 @@ int main(int argc, char **argv)
     if (n_devs >= 2) {
         check_equivalence();
         check_gradients();
+        check_embedding();
         check_file();
         check_batch_norm(!strcmp(argv[1], "mixed"));
         check_mixed_precision();

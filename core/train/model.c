@@ -31,7 +31,8 @@ static void initial_kernel(const tdm_model *m, size_t l, float *w, size_t count)
     size_t in = d->kind == TDM_LAYER_CONV2D ? window * p->in_c : tdm_plan_in_features(p);
     size_t out = window * d->units;
     int he = d->activation == TDM_ACT_RELU || d->activation == TDM_ACT_GELU;
-    double limit = sqrt(6.0 / (double)(he ? in : in + out));
+    /* an embedding's rows: Keras' uniform in [-0.05, 0.05] */
+    double limit = d->kind == TDM_LAYER_EMBEDDING ? 0.05 : sqrt(6.0 / (double)(he ? in : in + out));
     uint64_t state = tdm_seed_mix(m->opts.seed ^ tdm_seed_mix(l + 1));
     for (size_t i = 0; i < count; i++) {
         double u = (double)(tdm_seed_next(&state) >> 11) * 0x1p-53; /* [0, 1) */

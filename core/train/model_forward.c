@@ -43,6 +43,7 @@ tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
             : kind == TDM_LAYER_BATCH_NORM ? tdm_model_norm_forward(m, v, l, x, fa)
             : kind == TDM_LAYER_LAYER_NORM ? tdm_model_layer_norm_forward(m, v, l, x, fa->copy)
             : kind == TDM_LAYER_RESIDUAL   ? residual(m, v, l, x, fa->x)
+            : kind == TDM_LAYER_EMBEDDING  ? tdm_model_embedding_forward(m, v, x, fa->copy)
                                            : tdm_model_image_forward(m, v, l, x, fa->copy);
         if (s == TDM_OK && v->b.a[l])
             s = tdm_op_activation(m->layers[l].activation, v->b.a[l], v->b.z[l]);

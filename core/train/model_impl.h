@@ -36,6 +36,9 @@ static inline int tdm_layer_activates(const tdm_layer *l)
     return l->kind == TDM_LAYER_DENSE || l->kind == TDM_LAYER_CONV2D;
 }
 
+/* The most ids an embedding knows: every id is exact as a float32 input. */
+#define TDM_EMBEDDING_MAX_VOCAB ((size_t)1 << 24)
+
 /* Whether the kind normalises (batch or layer norm: gamma and beta per channel). */
 static inline int tdm_layer_normalises(tdm_layer_kind kind)
 {
@@ -68,6 +71,7 @@ typedef struct tdm_model_buffers {
                                inv_std, and two of scratch; NULL for other layers */
     tdm_tensor **partial;   /* [layers]: conv2d's bias gradient summed over the batch only,
                                [out_h * out_w, units]; NULL for other layers */
+    tdm_tensor *ids;        /* [rows, input_features], i32: an embedding's ids, or NULL */
     tdm_tensor *losses;     /* [rows]: per-example losses */
     tdm_tensor *target;     /* [rows, classes]: one-hot labels (mean squared error) */
 } tdm_model_buffers;
@@ -193,6 +197,14 @@ tdm_status tdm_model_layer_norm_forward(const tdm_model *m, const tdm_model_view
 /* Its gradients: gamma's, beta's and, below the first layer, the input's. */
 tdm_status tdm_model_layer_norm_backward(const tdm_model *m, const tdm_model_views *v, size_t l,
                                          const tdm_loss_args *a, const tdm_tensor *x);
+
+/* The embedding (layer 0): z[0] from the model's input x, its ids, with copy `copy`
+ * of the table. */
+tdm_status tdm_model_embedding_forward(const tdm_model *m, const tdm_model_views *v,
+                                       const tdm_tensor *x, size_t copy);
+/* Its table's gradient from g[0], marked ready. */
+tdm_status tdm_model_embedding_backward(const tdm_model *m, const tdm_model_views *v,
+                                        const tdm_loss_args *a);
 
 /* Batch norm layer l: z[l] from its input x, with the global batch's statistics in
  * training (an all-reduce, and the moving statistics updated) or the moving ones. */

@@ -214,6 +214,23 @@ static tdm_status skip(const loader *l, const char *prefix, tdm_layer *d)
     return TDM_OK;
 }
 
+/* An embedding's table, whose shape gives its vocabulary and units. */
+static tdm_status table(loader *l, size_t i, tdm_layer *d)
+{
+    char name[48];
+    tdm_layer_variable_name(d->kind, i, 0, name, sizeof name);
+    const tdm_st_tensor *t = l->vars[4 * i] = tdm_st_find(&l->f, name);
+    tdm_status s = check_tensor(l, name, t);
+    if (s == TDM_OK && t->rank != 2)
+        s = tdm_st_corrupt(func, l->path, "tensor '%s' has rank %zu, an embedding table's is 2",
+                           name, t->rank);
+    if (s != TDM_OK)
+        return s;
+    d->vocab = (size_t)t->dims[0];
+    d->units = (size_t)t->dims[1];
+    return TDM_OK;
+}
+
 static tdm_status layer(loader *l, size_t i, tdm_layer *d, locale_t c)
 {
     char prefix[48], kernel[48], bias[48];
@@ -222,6 +239,8 @@ static tdm_status layer(loader *l, size_t i, tdm_layer *d, locale_t c)
         return normalisation(l, i, prefix, d, c);
     if (d->kind == TDM_LAYER_RESIDUAL)
         return skip(l, prefix, d);
+    if (d->kind == TDM_LAYER_EMBEDDING)
+        return table(l, i, d);
     tdm_status s = d->kind == TDM_LAYER_DENSE ? TDM_OK : window(l, prefix, d);
     if (s != TDM_OK || !tdm_layer_activates(d))
         return s;
@@ -275,7 +294,7 @@ static tdm_status kinds(loader *l, size_t *count)
     for (size_t i = 0; list && i < *count; i++) {
         size_t len = strcspn(list, ",");
         int kind = -1;
-        for (int k = 0; k <= TDM_LAYER_RESIDUAL && kind < 0; k++)
+        for (int k = 0; k <= TDM_LAYER_EMBEDDING && kind < 0; k++)
             if (strlen(tdm_layer_kind_name((tdm_layer_kind)k)) == len &&
                 strncmp(list, tdm_layer_kind_name((tdm_layer_kind)k), len) == 0)
                 kind = k;

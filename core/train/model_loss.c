@@ -54,6 +54,8 @@ static tdm_status backward_layer(const tdm_model *m, const tdm_model_views *v,
         return tdm_model_norm_backward(m, v, l, a, x);
     if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_LAYER_NORM)
         return tdm_model_layer_norm_backward(m, v, l, a, x);
+    if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_EMBEDDING) /* the first: no dx */
+        return tdm_model_embedding_backward(m, v, a);
     if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_RESIDUAL) /* d(x + shortcut) / dx = 1 */
         return tdm_tensor_copy(v->b.g[l - 1], v->b.g[l]);
     if (s == TDM_OK)

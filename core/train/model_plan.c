@@ -7,7 +7,7 @@
 #include "train/model_impl.h"
 
 static const char *const kind_names[] = {"dense",      "conv2d",     "max_pool2d", "avg_pool2d",
-                                         "batch_norm", "layer_norm", "residual"};
+                                         "batch_norm", "layer_norm", "residual",   "embedding"};
 
 const char *tdm_layer_kind_name(tdm_layer_kind kind)
 {
@@ -18,7 +18,9 @@ void tdm_layer_variable_name(tdm_layer_kind kind, size_t l, int bias, char *buf,
 {
     int norm = tdm_layer_normalises(kind);
     snprintf(buf, size, "%s%zu/%s", kind_names[kind], l,
-             bias ? (norm ? "beta" : "bias") : (norm ? "gamma" : "kernel"));
+             kind == TDM_LAYER_EMBEDDING ? "embeddings"
+             : bias                      ? (norm ? "beta" : "bias")
+                                         : (norm ? "gamma" : "kernel"));
 }
 
 void tdm_layer_state_name(size_t l, int variance, char *buf, size_t size)
@@ -54,6 +56,8 @@ tdm_shape tdm_layer_variable_shape(const tdm_layer *d, const tdm_layer_plan *p, 
 {
     if (tdm_layer_normalises(d->kind))
         return TDM_SHAPE(p->in_c);
+    if (d->kind == TDM_LAYER_EMBEDDING)
+        return TDM_SHAPE(d->vocab, d->units);
     if (bias)
         return TDM_SHAPE(d->units);
     if (d->kind == TDM_LAYER_CONV2D)
@@ -127,7 +131,7 @@ static tdm_status image_layer(const tdm_layer *d, tdm_layer_plan *p, const char 
 
 static tdm_status check_layer(const tdm_layer *d, const char *f, size_t l)
 {
-    if ((unsigned)d->kind > TDM_LAYER_RESIDUAL)
+    if ((unsigned)d->kind > TDM_LAYER_EMBEDDING)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: layer %zu has an unknown kind %d", f, l,
                         (int)d->kind);
     if (d->kind == TDM_LAYER_RESIDUAL ? !d->skip || d->skip > l : d->skip != 0)
@@ -136,6 +140,20 @@ static tdm_status check_layer(const tdm_layer *d, const char *f, size_t l)
                         d->kind == TDM_LAYER_RESIDUAL
                             ? "a shortcut starts from 1 to the layer's index layers back"
                             : "only a residual layer skips");
+    if (d->kind == TDM_LAYER_EMBEDDING
+            ? l || !d->units || !d->vocab || d->vocab > TDM_EMBEDDING_MAX_VOCAB ||
+                  d->activation != TDM_ACT_LINEAR || d->dropout != 0.0f
+            : d->vocab != 0)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: layer %zu (%s) has vocab %zu and units %zu; %s", f, l,
+                        kind_names[d->kind], d->vocab, d->units,
+                        d->kind != TDM_LAYER_EMBEDDING
+                            ? "only an embedding has a vocabulary"
+                            : "an embedding is the first layer (its input is the model's ids), "
+                              "with a vocabulary of 1 to 2^24 ids, units > 0, and no "
+                              "activation or dropout");
+    if (d->kind == TDM_LAYER_EMBEDDING)
+        return TDM_OK;
     if (tdm_layer_normalises(d->kind) &&
         (d->units || d->activation != TDM_ACT_LINEAR || d->dropout != 0.0f ||
          !(d->epsilon >= 0.0f && d->epsilon < 1.0f) ||
@@ -158,6 +176,16 @@ static tdm_status check_layer(const tdm_layer *d, const char *f, size_t l)
                         "rate in [0, 1)",
                         f, l);
     return TDM_OK;
+}
+
+/* An embedding's output: each id's channels become units channels; a flat input is
+ * a row of positions. */
+static void lookup(tdm_layer_plan *p, size_t units)
+{
+    int flat = p->in_h == 1 && p->in_w == 1;
+    p->out_h = p->in_h;
+    p->out_w = flat ? p->in_c : p->in_w;
+    p->out_c = flat ? units : p->in_c * units;
 }
 
 /* A residual layer's shortcut: the input of layer l - skip has the shape of layer
@@ -195,6 +223,8 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
             p->out_h = p->in_h, p->out_w = p->in_w, p->out_c = p->in_c;
         } else if (d->kind == TDM_LAYER_RESIDUAL) {
             s = shortcut(plans, l, d->skip, f);
+        } else if (d->kind == TDM_LAYER_EMBEDDING) {
+            lookup(p, d->units);
         } else if (l ? o->layers[l - 1].kind == TDM_LAYER_DENSE : !o->input_height) {
             s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: layer %zu (%s) needs an image: %s", f, l,
                          kind_names[d->kind],
@@ -204,7 +234,9 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
             s = image_layer(d, p, f, l);
         }
         size_t in = tdm_plan_in_features(p), weights, out;
-        size_t fan = d->kind == TDM_LAYER_DENSE ? in : d->kernel_h * d->kernel_w * p->in_c;
+        size_t fan = d->kind == TDM_LAYER_DENSE       ? in
+                     : d->kind == TDM_LAYER_EMBEDDING ? d->vocab
+                                                      : d->kernel_h * d->kernel_w * p->in_c;
         if (s == TDM_OK &&
             tdm_mul3_overflows(fan, d->units ? d->units : 1, sizeof(float), &weights))
             s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
@@ -217,7 +249,9 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
                          "launch addresses",
                          f, l, p->out_h, p->out_w, p->out_c);
         p->first_var = vars;
-        p->var_count = tdm_layer_activates(d) || tdm_layer_normalises(d->kind) ? 2 : 0;
+        p->var_count = tdm_layer_activates(d) || tdm_layer_normalises(d->kind) ? 2
+                       : d->kind == TDM_LAYER_EMBEDDING                        ? 1
+                                                                               : 0;
         vars += p->var_count;
         p->first_state = states;
         states += d->kind == TDM_LAYER_BATCH_NORM ? 2 : 0;

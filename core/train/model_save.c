@@ -71,7 +71,7 @@ static void describe_layer(const tdm_model *m, size_t l, entries *out)
         add(out, key, value);
     }
     if (d->kind == TDM_LAYER_DENSE || d->kind == TDM_LAYER_RESIDUAL ||
-        tdm_layer_normalises(d->kind))
+        d->kind == TDM_LAYER_EMBEDDING || tdm_layer_normalises(d->kind))
         return;
     if (d->kind != TDM_LAYER_CONV2D)
         add_pair(out, prefix, "window", d->kernel_h, d->kernel_w);
@@ -94,9 +94,10 @@ static void describe(const tdm_model *m, entries *out, char *kinds)
     add(out, "reduction", tdm_model_reduction_name(m->opts.reduction));
     snprintf(value, sizeof value, "%llu", (unsigned long long)m->opts.seed);
     add(out, "seed", value);
-    if (m->opts.input_height) {
-        snprintf(value, sizeof value, "%zux%zux%zu", m->opts.input_height, m->opts.input_width,
-                 m->opts.input_channels);
+    const tdm_layer_plan *in = &m->plans[0];
+    /* an embedding's table does not tell how many ids an example has */
+    if (m->opts.input_height || m->layers[0].kind == TDM_LAYER_EMBEDDING) {
+        snprintf(value, sizeof value, "%zux%zux%zu", in->in_h, in->in_w, in->in_c);
         add(out, "input_shape", value);
     }
     kinds[0] = '\0';

@@ -42,6 +42,7 @@ static void buffers_free(tdm_model_buffers *b)
     free(b->a);
     free(b->dropped);
     free(b->g);
+    tdm_tensor_destroy(b->ids);
     tdm_tensor_destroy(b->losses);
     tdm_tensor_destroy(b->target);
     *b = (tdm_model_buffers){0};
@@ -126,6 +127,9 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
             s = matrix(sc->device, rows, im2col_columns(p), &b->col[l]);
     }
     size_t classes = tdm_model_output_count(m);
+    if (s == TDM_OK && m->layers[0].kind == TDM_LAYER_EMBEDDING)
+        s = tdm_tensor_create(sc->device, TDM_I32, &TDM_SHAPE(rows, m->opts.input_features),
+                              &b->ids);
     if (s == TDM_OK)
         s = tdm_tensor_create(sc->device, TDM_F32, &TDM_SHAPE(rows), &b->losses);
     if (s == TDM_OK)
@@ -205,6 +209,8 @@ tdm_status tdm_model_views_make(const tdm_model *m, tdm_model_scratch *sc, size_
         s = slice_layer(&sc->b, b, l, rows, training);
         v->out[l] = b->dropped[l] ? b->dropped[l] : b->a[l] ? b->a[l] : b->z[l];
     }
+    if (s == TDM_OK)
+        s = rows_of(sc->b.ids, rows, &b->ids);
     if (s == TDM_OK)
         s = rows_of(sc->b.losses, rows, &b->losses);
     if (s == TDM_OK)

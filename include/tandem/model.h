@@ -1,5 +1,5 @@
-/* tandem: a model of dense, convolution, pooling, normalisation and residual layers
- * in sequence, with its loss, trained by the train op
+/* tandem: a model of embedding, dense, convolution, pooling, normalisation and
+ * residual layers in sequence, with its loss, trained by the train op
  * (train.h): the model's variables live on every device of its strategy, and
  * tdm_model_loss is a loss function computing one replica's loss and gradients
  * with an explicit forward and backward pass over the kernel table. A trained model
@@ -32,9 +32,15 @@ typedef enum tdm_layer_kind {
                              every example's positions), in inference the moving ones */
     TDM_LAYER_LAYER_NORM, /* the same over the channels of each example's position, with
                              that position's own statistics (no cross-replica part) */
-    TDM_LAYER_RESIDUAL    /* y = x + the input of the layer `skip` layers back (ResNet's
+    TDM_LAYER_RESIDUAL,   /* y = x + the input of the layer `skip` layers back (ResNet's
                              shortcut: the layers skipped learn a residual); that input
                              has x's shape */
+    TDM_LAYER_EMBEDDING   /* each input value is an id, a whole number below vocab, and
+                             becomes row id of the table [vocab, units] (Keras'
+                             Embedding); an id outside [0, vocab) becomes zeros. The first
+                             layer only: its input is the model's. A flat input of n ids
+                             is a row of n positions of units channels; an image's
+                             channel c of a pixel becomes channels c * units onwards */
 } tdm_layer_kind;
 
 typedef enum tdm_padding {
@@ -57,6 +63,8 @@ typedef struct tdm_layer {
     float momentum;            /* batch norm: of the moving statistics, in [0, 1); 0: 0.99 */
     size_t skip;               /* residual: how many layers back its shortcut starts, from 1
                                   (y = x + the previous layer's input) to the layer's index */
+    size_t vocab;              /* embedding: the ids it knows, 1 to 2^24 (every id is exact
+                                  as a float32 input) */
 } tdm_layer;
 
 #define TDM_DENSE(units_, activation_, dropout_)                                                   \
@@ -87,6 +95,11 @@ typedef struct tdm_layer {
 #define TDM_LAYER_NORM()                                                                           \
     {                                                                                              \
         .kind = TDM_LAYER_LAYER_NORM                                                               \
+    }
+/* vocab_ ids, each a vector of dim_ values (initially uniform in [-0.05, 0.05]) */
+#define TDM_EMBEDDING(vocab_, dim_)                                                                \
+    {                                                                                              \
+        .kind = TDM_LAYER_EMBEDDING, .units = (dim_), .vocab = (vocab_)                            \
     }
 /* adds the input of the layer skip_ layers back to its own input */
 #define TDM_RESIDUAL(skip_)                                                                        \

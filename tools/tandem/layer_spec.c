@@ -7,7 +7,8 @@
 
 #define MAX_UNITS 65536
 #define MAX_WINDOW 4096
-#define MAX_SKIP 64 /* more than a model has layers */
+#define MAX_SKIP 64          /* more than a model has layers */
+#define MAX_VOCAB (1u << 24) /* tdm_layer.vocab's */
 
 /* A whole number from 1 to max at *p, moving p past it; 0 when there is none. */
 static size_t number(const char **p, size_t max)
@@ -57,6 +58,12 @@ static int item(const char *p, tdm_layer *d)
         d->kind = TDM_LAYER_BATCH_NORM;
     } else if (starts(&p, "ln")) {
         d->kind = TDM_LAYER_LAYER_NORM;
+    } else if (starts(&p, "emb")) {
+        d->kind = TDM_LAYER_EMBEDDING;
+        d->vocab = number(&p, MAX_VOCAB);
+        d->units = starts(&p, "x") ? number(&p, MAX_UNITS) : 0;
+        if (!d->vocab || !d->units)
+            return -1;
     } else if (starts(&p, "res")) {
         d->kind = TDM_LAYER_RESIDUAL;
         d->skip = number(&p, MAX_SKIP);
@@ -100,7 +107,7 @@ int layer_spec_parse(const char *text, tdm_layer *layers, size_t max, size_t *co
             snprintf(err, err_size,
                      "'%.20s%s' is not a layer: give units (1 to %d), dense<units>, "
                      "conv<filters>k<size>, pool<size> or avgpool<size> (then s<stride>, "
-                     "valid), bn, ln or res<layers>",
+                     "valid), bn, ln, res<layers> or emb<vocab>x<units>",
                      one, len > 20 ? "..." : "", MAX_UNITS);
             return -1;
         }
@@ -123,6 +130,10 @@ static void format_one(const tdm_layer *d, char *buf, size_t size)
     char window[48] = "", stride[48] = "";
     if (d->kind == TDM_LAYER_BATCH_NORM || d->kind == TDM_LAYER_LAYER_NORM) {
         snprintf(buf, size, d->kind == TDM_LAYER_BATCH_NORM ? "bn" : "ln");
+        return;
+    }
+    if (d->kind == TDM_LAYER_EMBEDDING) {
+        snprintf(buf, size, "emb%zux%zu", d->vocab, d->units);
         return;
     }
     if (d->kind == TDM_LAYER_DENSE || d->kind == TDM_LAYER_RESIDUAL) {

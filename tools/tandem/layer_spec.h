@@ -8,6 +8,8 @@
  *   ln                        layer normalisation over each position's channels
  *   res2                      a shortcut: adds the input of the 2 layers before it to
  *                             their output (ResNet's residual connection)
+ *   emb256x8                  an embedding, first only: each feature is an id below 256,
+ *                             looked up as 8 values
  *
  * A convolution or pooling item may end with s<stride> (default 1 for a convolution,
  * the window for pooling) and "valid" (default: SAME padding), as in conv64k3s2valid.

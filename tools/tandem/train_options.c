@@ -39,7 +39,9 @@ static int usage(FILE *out, int status)
             "                       over every replica), ln (layer normalisation), res2\n"
             "                       (adds the input of the 2 layers before it to their\n"
             "                       output) (e.g. --layers conv32k3,bn,pool2,conv64k3,\n"
-            "                       conv64k3,res1,pool2,128)\n"
+            "                       conv64k3,res1,pool2,128); emb256x8, first only, takes\n"
+            "                       each feature as an id below 256 and looks it up as 8\n"
+            "                       values (the features are then not standardised)\n"
             "  --input-shape HxWxC  the image the features form (default: square images of\n"
             "                       one channel, for convolution and pooling)\n"
             "  --activation NAME    relu (default), tanh, sigmoid, gelu, linear\n"
@@ -323,6 +325,9 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
 
 void train_options_imply(train_options *o)
 {
+    /* an embedding's input values are ids, not measurements to standardise */
+    if (o->hidden_count && o->hidden[0].kind == TDM_LAYER_EMBEDDING)
+        o->standardize = 0;
     /* without a loss scale, gradients below f16's smallest values would vanish */
     if (o->mixed_precision && !o->loss_scale)
         o->loss_scale = 32768.0f;

@@ -61,7 +61,7 @@ int train_parse_label_column(const char *value, void *target, char *err, size_t 
 void train_options_defaults(train_options *o);
 
 /* What options imply once set: --mixed-precision a loss scale of 32768 unless one
- * was given. */
+ * was given, an embedding first no standardisation. */
 void train_options_imply(train_options *o);
 
 /* Reads the options over the defaults, checking every value and the rules between
