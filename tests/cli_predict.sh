@@ -73,15 +73,27 @@ to_idx() { # CSV FIRST_ROW LAST_ROW IMAGES LABELS
 }
 to_idx "$out/all.csv" 1 1437 "$out/train-images" "$out/train-labels"
 to_idx "$out/all.csv" 1438 1797 "$out/test-images" "$out/test-labels"
-train --data "$out/train-images" --labels "$out/train-labels" --test-data "$out/test-images" \
-  --test-labels "$out/test-labels" --save "$out/idx.safetensors" >"$out/log"
+# Trains on the IDX split with OPTIONS, saves NAME.safetensors, and predicts the test
+# images with it into NAME.csv: sets $trained and $predicted (accuracies in %).
+fit_and_predict() { # NAME OPTIONS...
+  name=$1
+  shift
+  train --data "$out/train-images" --labels "$out/train-labels" --test-data "$out/test-images" \
+    --test-labels "$out/test-labels" --save "$out/$name.safetensors" "$@" >"$out/log"
+  trained=$(sed -n 's/^done .*test accuracy \([0-9.]*\)%$/\1/p' "$out/log")
+  "$tandem" predict --model "$out/$name.safetensors" --data "$out/test-images" \
+    --labels "$out/test-labels" --device reference:0 --output "$out/$name.csv" >"$out/plog"
+  predicted=$(sed -n 's/^done .*accuracy \([0-9.]*\)% (.*$/\1/p' "$out/plog")
+}
+# NAME BAR: predict's accuracy is train's, which reaches BAR %.
+same_accuracy() {
+  check "$1: predict's accuracy ($predicted%) is train's ($trained%)" [ -n "$trained" ] &&
+    [ "$predicted" = "$trained" ]
+  awk -v a="$trained" -v bar="$2" 'BEGIN { exit !(a >= bar) }' || { echo "FAILED: $1 accuracy $trained%"; fail=1; }
+}
+fit_and_predict idx
 check "IDX data shown" grep -q '^data .*train-images: 1437 examples of 64 features (IDX)' "$out/log"
-trained=$(sed -n 's/^done .*test accuracy \([0-9.]*\)%$/\1/p' "$out/log")
-"$tandem" predict --model "$out/idx.safetensors" --data "$out/test-images" \
-  --labels "$out/test-labels" --device reference:0 --output "$out/p3.csv" >"$out/plog"
-predicted=$(sed -n 's/^done .*accuracy \([0-9.]*\)% (.*$/\1/p' "$out/plog")
-check "IDX: predict's accuracy ($predicted%) is train's ($trained%)" [ -n "$trained" ] && [ "$predicted" = "$trained" ]
-awk -v a="$trained" 'BEGIN { exit !(a >= 85) }' || { echo "FAILED: IDX accuracy $trained%"; fail=1; }
+same_accuracy IDX 85
 if train --data "$out/train-images" --labels "$out/train-labels" --test-data "$out/test-images" \
      >/dev/null 2>"$out/err"; then
   echo "FAILED: IDX test images without labels must fail"; fail=1
@@ -91,51 +103,31 @@ check "the error says why" grep -q 'test-labels' "$out/err"
 # A convolutional network on the IDX images (8 x 8, one channel, read as a square):
 # its file holds the layers, predict gives train's accuracy, and the independent
 # reader computes the same probabilities through its own convolution and pooling.
-train --data "$out/train-images" --labels "$out/train-labels" --test-data "$out/test-images" \
-  --test-labels "$out/test-labels" --layers conv16k3,bn,pool2,avgpool2s1valid,conv16k2s2,ln,32,bn \
-  --save "$out/cnn.safetensors" >"$out/log"
+fit_and_predict cnn --layers conv16k3,bn,pool2,avgpool2s1valid,conv16k2s2,ln,32,bn
 check "the CNN's layers in the run" grep -q 'conv16k3,bn,pool2,avgpool2s1valid,conv16k2s2,ln,32,bn' "$out/log"
-trained=$(sed -n 's/^done .*test accuracy \([0-9.]*\)%$/\1/p' "$out/log")
-"$tandem" predict --model "$out/cnn.safetensors" --data "$out/test-images" \
-  --labels "$out/test-labels" --device reference:0 --output "$out/p4.csv" >"$out/plog"
-predicted=$(sed -n 's/^done .*accuracy \([0-9.]*\)% (.*$/\1/p' "$out/plog")
-check "CNN: predict's accuracy ($predicted%) is train's ($trained%)" [ -n "$trained" ] && [ "$predicted" = "$trained" ]
-awk -v a="$trained" 'BEGIN { exit !(a >= 75) }' || { echo "FAILED: CNN accuracy $trained%"; fail=1; }
+same_accuracy CNN 75
+tail -n 360 "$out/all.csv" | cut -d, -f1-64 >"$out/test-features.csv"
 if [ -x /usr/bin/python3 ]; then
-  tail -n 360 "$out/all.csv" | cut -d, -f1-64 >"$out/test-features.csv"
   check "an independent reader computes the CNN" /usr/bin/python3 "$source/read_model.py" \
-    "$out/cnn.safetensors" "$out/test-features.csv" "$out/p4.csv" 25
+    "$out/cnn.safetensors" "$out/test-features.csv" "$out/cnn.csv" 25
 fi
 # The pixel values as ids (0 to 16) of an embedding, and a shortcut over a
 # convolution: not standardised, saved with both, and the independent reader looks
 # the ids up and adds the shortcut itself.
-train --data "$out/train-images" --labels "$out/train-labels" --test-data "$out/test-images" \
-  --test-labels "$out/test-labels" --layers emb17x4,conv8k3,conv8k3,res1,pool2,32 \
-  --save "$out/emb.safetensors" >"$out/log"
+fit_and_predict emb --layers emb17x4,conv8k3,conv8k3,res1,pool2,32
 check "the embedding in the run" grep -q 'layers emb17x4,conv8k3,conv8k3,res1,pool2,32,' "$out/log"
-trained=$(sed -n 's/^done .*test accuracy \([0-9.]*\)%$/\1/p' "$out/log")
-"$tandem" predict --model "$out/emb.safetensors" --data "$out/test-images" \
-  --labels "$out/test-labels" --device reference:0 --output "$out/p6.csv" >"$out/plog"
-predicted=$(sed -n 's/^done .*accuracy \([0-9.]*\)% (.*$/\1/p' "$out/plog")
-check "embedding: predict's accuracy ($predicted%) is train's ($trained%)" [ -n "$trained" ] && [ "$predicted" = "$trained" ]
-awk -v a="$trained" 'BEGIN { exit !(a >= 75) }' || { echo "FAILED: embedding accuracy $trained%"; fail=1; }
+same_accuracy embedding 75
 if [ -x /usr/bin/python3 ]; then
   check "an independent reader computes the embedding and the shortcut" /usr/bin/python3 \
-    "$source/read_model.py" "$out/emb.safetensors" "$out/test-features.csv" "$out/p6.csv" 25
+    "$source/read_model.py" "$out/emb.safetensors" "$out/test-features.csv" "$out/emb.csv" 25
 fi
 
 # Mixed precision: f16 operands in the products under a loss scale of 32768; the saved
 # model holds f32 weights, so predict (in f32) lands within a point of train's accuracy.
-train --data "$out/train-images" --labels "$out/train-labels" --test-data "$out/test-images" \
-  --test-labels "$out/test-labels" --layers conv16k3,pool2,32 --mixed-precision \
-  --save "$out/mixed.safetensors" >"$out/log"
+fit_and_predict mixed --layers conv16k3,pool2,32 --mixed-precision
 cat "$out/log"
 check "mixed precision in the run" grep -q '; mixed precision (f16 products, f32 sums)$' "$out/log"
 check "its loss scale" grep -q '^loss scale 32768, 0 steps skipped for overflow$' "$out/log"
-trained=$(sed -n 's/^done .*test accuracy \([0-9.]*\)%$/\1/p' "$out/log")
-"$tandem" predict --model "$out/mixed.safetensors" --data "$out/test-images" \
-  --labels "$out/test-labels" --device reference:0 --output "$out/p5.csv" >"$out/plog"
-predicted=$(sed -n 's/^done .*accuracy \([0-9.]*\)% (.*$/\1/p' "$out/plog")
 awk -v a="$trained" -v p="$predicted" 'BEGIN { d = a - p; exit !(a >= 80 && d <= 1 && d >= -1) }' ||
   { echo "FAILED: mixed precision: train $trained%, predict $predicted%"; fail=1; }
 if train --layers conv8k3,24 --input-shape 8x4x3 >/dev/null 2>"$out/err"; then

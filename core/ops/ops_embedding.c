@@ -23,33 +23,31 @@ static tdm_status check_table(const char *f, const char *what, const tdm_tensor 
     return TDM_OK;
 }
 
-/* rows is [n, dim]: a row of the table's width for each of the n ids. */
-static tdm_status check_rows(const char *f, const char *what, const tdm_tensor *rows,
-                             const char *table_name, const tdm_tensor *table, size_t n)
+/* The operands of both ops: f32 rows [n, dim] (a row of the table for each id) and
+ * table [vocab, dim], and n i32 ids, all on the device of `out`, which is rows or
+ * table. */
+static tdm_status check_operands(const char *f, const tdm_tensor *out, const char *rows_name,
+                                 const tdm_tensor *rows, const char *table_name,
+                                 const tdm_tensor *table, const tdm_tensor *ids)
 {
-    char got[64];
-    size_t dim = table->shape.dims[1];
-    if (rows->shape.rank != 2 || rows->shape.dims[0] != n || rows->shape.dims[1] != dim)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "%s: '%s' has shape %s, expected [%zu, %zu]: a row of '%s' (%zu wide) "
-                        "for each of the %zu ids",
-                        f, what, tdm_shape_format(&rows->shape, got, sizeof got), n, dim,
-                        table_name, dim, n);
-    return TDM_OK;
+    int rows_out = out == rows;
+    tdm_status s = tdm_ops_check(f, rows_out ? rows_name : table_name, out, TDM_F32, NULL);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, rows_out ? table_name : rows_name, rows_out ? table : rows, TDM_F32,
+                          out->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "ids", ids, TDM_I32, out->device);
+    if (s == TDM_OK)
+        s = check_table(f, table_name, table);
+    if (s == TDM_OK)
+        s = tdm_ops_check_matrix(f, rows_name, rows, ids->count, table->shape.dims[1]);
+    return s;
 }
 
 tdm_status tdm_op_embedding_lookup(tdm_tensor *y, const tdm_tensor *table, const tdm_tensor *ids)
 {
     const char *f = "tdm_op_embedding_lookup";
-    tdm_status s = tdm_ops_check(f, "y", y, TDM_F32, NULL);
-    if (s == TDM_OK)
-        s = tdm_ops_check(f, "table", table, TDM_F32, y->device);
-    if (s == TDM_OK)
-        s = tdm_ops_check(f, "ids", ids, TDM_I32, y->device);
-    if (s == TDM_OK)
-        s = check_table(f, "table", table);
-    if (s == TDM_OK)
-        s = check_rows(f, "y", y, "table", table, ids->count);
+    tdm_status s = check_operands(f, y, "y", y, "table", table, ids);
     if (s != TDM_OK || y->count == 0)
         return s;
     if (table->count == 0) /* every id lies outside an empty table */
@@ -68,15 +66,7 @@ tdm_status tdm_op_embedding_lookup(tdm_tensor *y, const tdm_tensor *table, const
 tdm_status tdm_op_embedding_grad(tdm_tensor *dtable, const tdm_tensor *dy, const tdm_tensor *ids)
 {
     const char *f = "tdm_op_embedding_grad";
-    tdm_status s = tdm_ops_check(f, "dtable", dtable, TDM_F32, NULL);
-    if (s == TDM_OK)
-        s = tdm_ops_check(f, "dy", dy, TDM_F32, dtable->device);
-    if (s == TDM_OK)
-        s = tdm_ops_check(f, "ids", ids, TDM_I32, dtable->device);
-    if (s == TDM_OK)
-        s = check_table(f, "dtable", dtable);
-    if (s == TDM_OK)
-        s = check_rows(f, "dy", dy, "dtable", dtable, ids->count);
+    tdm_status s = check_operands(f, dtable, "dy", dy, "dtable", dtable, ids);
     if (s != TDM_OK || dtable->count == 0)
         return s;
     /* The kernel adds to dtable: the gradient alone starts from zeros. */
