@@ -293,7 +293,7 @@ static void gemm_f16_halves_swapped(const tdm_launch *l)
             for (uint32_t p = 0; p < g.k; p++) {
                 size_t ia = g.trans_a ? (size_t)p * g.lda + i : (size_t)i * g.lda + p;
                 size_t ib = g.trans_b ? (size_t)j * g.ldb + p : (size_t)p * g.ldb + j;
-                dot += (double)ref_f16_to_f32(g.a[ia ^ 1]) * ref_f16_to_f32(g.b[ib ^ 1]);
+                dot += (double)tdm_f32_from_f16(g.a[ia ^ 1]) * tdm_f32_from_f16(g.b[ib ^ 1]);
             }
             float *out = &g.c[(size_t)i * g.ldc + j];
             *out = (float)(g.alpha * dot + (g.beta == 0.0f ? 0.0 : (double)g.beta * *out));

@@ -23,7 +23,7 @@ double conf_ulp(float x)
 static float element(const conf_buffers *bufs, unsigned b, char type, size_t i)
 {
     if (type == 'h')
-        return ref_f16_to_f32(((const uint16_t *)bufs->host[b])[i]);
+        return tdm_f32_from_f16(((const uint16_t *)bufs->host[b])[i]);
     return ((const float *)bufs->host[b])[i];
 }
 

@@ -64,7 +64,7 @@ static void fill_buffer(const conf_case *c, const tdm_kernel_buffer *kb, void *h
     int half_values = kb->type == 'h' && info->tolerance.linear;
     for (size_t i = 0; i < total; i++) {
         if (half_values)
-            ((uint16_t *)host)[i] = ref_f32_to_f16(float_value(r, c->data, kb->positive));
+            ((uint16_t *)host)[i] = tdm_f16_from_f32(float_value(r, c->data, kb->positive));
         else if (kb->type == 'h')
             ((uint16_t *)host)[i] = (uint16_t)next_u32(r); /* every bit pattern */
         else if (kb->type == 'u')

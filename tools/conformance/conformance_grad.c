@@ -79,7 +79,7 @@ static tdm_status forward_shifted(tdm_device *dev, const grad_problem *p, size_t
     uint16_t *h = in.host[p->wrt];
     for (size_t j = 0; j < in.elements[p->wrt]; j++)
         if (p->round_of(p, j) == round && half)
-            h[j] = ref_f32_to_f16((float)(ref_f16_to_f32(h[j]) + shift));
+            h[j] = tdm_f16_from_f32((float)(tdm_f32_from_f16(h[j]) + shift));
         else if (p->round_of(p, j) == round)
             x[j] = (float)(x[j] + shift);
     tdm_status s = TDM_ERR_OUT_OF_MEMORY;

@@ -32,8 +32,8 @@ static tdm_status make_call(conf_case *c, conf_buffers *b, tdm_kernel kernel, co
         for (size_t i = 0; info->buffers[k].type == 'f' && i < b->total[k]; i++)
             v[i] = (float)(nearbyint(v[i] / GRAD_GRID) * GRAD_GRID);
         for (size_t i = 0; info->buffers[k].type == 'h' && i < b->total[k]; i++)
-            h[i] = ref_f32_to_f16(
-                (float)(nearbyint(ref_f16_to_f32(h[i]) / GRAD_HALF_GRID) * GRAD_HALF_GRID));
+            h[i] = tdm_f16_from_f32(
+                (float)(nearbyint(tdm_f32_from_f16(h[i]) / GRAD_HALF_GRID) * GRAD_HALF_GRID));
     }
     return TDM_OK;
 }
@@ -285,7 +285,7 @@ static tdm_status gemm_problem(tdm_kernel kernel, size_t index, grad_problem *p,
     for (size_t o = 0; o < outs; o++) {
         if (c_row(p, o) < 0)
             memset(dc_bytes + o * size, 0, size); /* C's padding is no output */
-        dc_values[o] = size == sizeof(uint16_t) ? ref_f16_to_f32(((uint16_t *)dc_bytes)[o])
+        dc_values[o] = size == sizeof(uint16_t) ? tdm_f32_from_f16(((uint16_t *)dc_bytes)[o])
                                                 : ((float *)dc_bytes)[o];
     }
     p->rounds = wrt_b ? (tb ? ldb : k) : (ta ? k : lda);

@@ -65,7 +65,7 @@ void ref_cast_f32_f16(const ref_cast_f32_f16_args *args)
     uint16_t *y = args->y;
     float *x = args->x;
     for (uint32_t i = 0; i < args->n; i++)
-        y[i] = ref_f32_to_f16(x[i]);
+        y[i] = tdm_f16_from_f32(x[i]);
 }
 
 void ref_cast_f16_f32(const ref_cast_f16_f32_args *args)
@@ -73,7 +73,7 @@ void ref_cast_f16_f32(const ref_cast_f16_f32_args *args)
     float *y = args->y;
     uint16_t *x = args->x;
     for (uint32_t i = 0; i < args->n; i++)
-        y[i] = ref_f16_to_f32(x[i]);
+        y[i] = tdm_f32_from_f16(x[i]);
 }
 
 /* Truncation in the range where it is defined, INT32_MIN's bits elsewhere and for

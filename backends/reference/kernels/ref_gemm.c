@@ -13,7 +13,7 @@ static float load_f32(const void *base, size_t i)
 
 static float load_f16(const void *base, size_t i)
 {
-    return ref_f16_to_f32(((const uint16_t *)base)[i]);
+    return tdm_f32_from_f16(((const uint16_t *)base)[i]);
 }
 
 /* The scalars of gemm and gemm_f16, which share them. */

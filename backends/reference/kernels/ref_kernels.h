@@ -9,15 +9,13 @@
 
 #include <stdint.h>
 
+#include "device/half_bits.h"
 #include "ref_args.h"
 
 #define TDM_KERNEL(name, ...) void ref_##name(const ref_##name##_args *args);
 #include "device/kernels.def"
 #undef TDM_KERNEL
 
-/* IEEE binary16 conversions, round to nearest even (ref_half.c). */
-uint16_t ref_f32_to_f16(float x);
-float ref_f16_to_f32(uint16_t h);
 
 /* Random123's philox4x32 with 10 rounds (ref_philox.c). */
 void ref_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
