@@ -100,6 +100,8 @@ tdm_kernel tdm_kernel_find(const char *name);
 
 /* The kernel's read-only buffers: the most its `inputs` may be. */
 unsigned tdm_kernel_input_count(const tdm_kernel_info *info);
+/* Its read-only buffers that are not optional: the fewest its `inputs` may be. */
+unsigned tdm_kernel_required_input_count(const tdm_kernel_info *info);
 
 /* Whether buffer b takes part in a call with the uints u: an optional buffer is the
  * k-th of the kernel's read-only buffers, used when k < inputs. */

@@ -56,10 +56,12 @@ static tdm_status check_uints(const tdm_kernel_info *info, const uint32_t *u)
     if (uint_index(info, "chunk") >= 0 && tdm_kernel_uint(info, u, "chunk") == 0)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: 'chunk' is 0", F, info->name);
     uint64_t inputs = tdm_kernel_uint(info, u, "inputs"), k = tdm_kernel_uint(info, u, "k");
-    if (uint_index(info, "inputs") >= 0 && (inputs < 2 || inputs > tdm_kernel_input_count(info)))
+    unsigned fewest = tdm_kernel_required_input_count(info);
+    if (uint_index(info, "inputs") >= 0 &&
+        (inputs < fewest || inputs > tdm_kernel_input_count(info)))
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "%s: %s: 'inputs' is %" PRIu64 ", expected 2 to %u", F, info->name, inputs,
-                        tdm_kernel_input_count(info));
+                        "%s: %s: 'inputs' is %" PRIu64 ", expected %u to %u", F, info->name, inputs,
+                        fewest, tdm_kernel_input_count(info));
     if (uint_index(info, "lda") >= 0) {
         int ta = tdm_kernel_uint(info, u, "trans_a") != 0,
             tb = tdm_kernel_uint(info, u, "trans_b") != 0;

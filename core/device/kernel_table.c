@@ -92,6 +92,14 @@ unsigned tdm_kernel_input_count(const tdm_kernel_info *info)
     return n;
 }
 
+unsigned tdm_kernel_required_input_count(const tdm_kernel_info *info)
+{
+    unsigned n = 0;
+    for (unsigned b = 0; b < info->buffer_count; b++)
+        n += !info->buffers[b].written && !info->buffers[b].optional;
+    return n;
+}
+
 int tdm_kernel_buffer_used(const tdm_kernel_info *info, const uint32_t *u, unsigned b)
 {
     if (!info->buffers[b].optional)

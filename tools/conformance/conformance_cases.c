@@ -17,22 +17,37 @@ typedef struct shape {
 } shape;
 
 static const shape element_shapes[] = {
-    {0, 0, 0, CONF_RANDOM},    {1, 0, 0, CONF_RANDOM},     {2, 0, 0, CONF_EDGE},
-    {7, 0, 0, CONF_RANDOM},    {63, 0, 0, CONF_RANDOM},    {64, 0, 0, CONF_INTEGER},
+    {0, 0, 0, CONF_RANDOM},
+    {1, 0, 0, CONF_RANDOM},
+    {2, 0, 0, CONF_EDGE},
+    {7, 0, 0, CONF_RANDOM},
+    {63, 0, 0, CONF_RANDOM},
+    {64, 0, 0, CONF_INTEGER},
     /* index 4 (n = 63) is kept by every kernel: its Philox counter wraps at 2^32 */
-    {65, 0, 0, CONF_RANDOM},   {97, 0, 0, CONF_EDGE},      {1031, 0, 0, CONF_RANDOM},
-    {1031, 0, 0, CONF_EDGE},   {65537, 0, 0, CONF_RANDOM}, {65537, 0, 0, CONF_INTEGER},
+    {65, 0, 0, CONF_RANDOM},
+    {97, 0, 0, CONF_EDGE},
+    {1031, 0, 0, CONF_RANDOM},
+    {1031, 0, 0, CONF_EDGE},
+    {65537, 0, 0, CONF_RANDOM},
+    {65537, 0, 0, CONF_INTEGER},
     {1048579, 0, 0, CONF_RANDOM},
 };
 static const shape chunk_shapes[] = {
-    {1, 1, 0, CONF_RANDOM},        {7, 3, 0, CONF_RANDOM},         {7, 3, 0, CONF_EDGE},
-    {97, 64, 0, CONF_RANDOM},      {97, 97, 0, CONF_INTEGER},      {1031, 100, 0, CONF_EDGE},
-    {1031, 1024, 0, CONF_RANDOM},  {65537, 4096, 0, CONF_RANDOM},  {65537, 65537, 0, CONF_INTEGER},
-    {65537, 65537, 0, CONF_RANDOM}, {1048579, 1048579, 0, CONF_RANDOM},
+    {1, 1, 0, CONF_RANDOM},
+    {7, 3, 0, CONF_RANDOM},
+    {7, 3, 0, CONF_EDGE},
+    {97, 64, 0, CONF_RANDOM},
+    {97, 97, 0, CONF_INTEGER},
+    {1031, 100, 0, CONF_EDGE},
+    {1031, 1024, 0, CONF_RANDOM},
+    {65537, 4096, 0, CONF_RANDOM},
+    {65537, 65537, 0, CONF_INTEGER},
+    {65537, 65537, 0, CONF_RANDOM},
+    {1048579, 1048579, 0, CONF_RANDOM},
 };
 static const shape matrix_shapes[] = {
-    {0, 5, 0, CONF_RANDOM},   {1, 1, 0, CONF_RANDOM},    {3, 7, 0, CONF_RANDOM},
-    {64, 10, 0, CONF_RANDOM}, {97, 13, 0, CONF_EDGE},    {97, 13, 0, CONF_INTEGER},
+    {0, 5, 0, CONF_RANDOM},     {1, 1, 0, CONF_RANDOM},     {3, 7, 0, CONF_RANDOM},
+    {64, 10, 0, CONF_RANDOM},   {97, 13, 0, CONF_EDGE},     {97, 13, 0, CONF_INTEGER},
     {1031, 10, 0, CONF_RANDOM}, {13, 1031, 0, CONF_RANDOM}, {5, 3001, 0, CONF_EDGE},
 };
 /* A gather's adjoint, one item per element of its source: the matrix shapes, and sums
@@ -44,8 +59,8 @@ static const shape source_shapes[] = {
     {4001, 2, 3, CONF_EDGE},    {70001, 3, 7, CONF_RANDOM},
 };
 static const shape gemm_shapes[] = {
-    {1, 1, 1, CONF_RANDOM},    {7, 5, 3, CONF_RANDOM},     {16, 16, 16, CONF_INTEGER},
-    {33, 17, 65, CONF_RANDOM}, {9, 7, 0, CONF_RANDOM},     {64, 64, 64, CONF_EDGE},
+    {1, 1, 1, CONF_RANDOM},    {7, 5, 3, CONF_RANDOM},       {16, 16, 16, CONF_INTEGER},
+    {33, 17, 65, CONF_RANDOM}, {9, 7, 0, CONF_RANDOM},       {64, 64, 64, CONF_EDGE},
     {31, 47, 13, CONF_EDGE},   {127, 129, 131, CONF_RANDOM}, {100, 90, 257, CONF_INTEGER},
     {0, 4, 4, CONF_RANDOM},
 };
@@ -106,9 +121,11 @@ static void set_free_uints(const tdm_kernel_info *info, conf_case *c, unsigned i
     set_uint(info, c, "centered", index & 1);
     set_uint(info, c, "trans_a", index & 1);
     set_uint(info, c, "trans_b", (index >> 1) & 1);
-    unsigned most_inputs = tdm_kernel_input_count(info);
-    if (most_inputs >= 2)
-        set_uint(info, c, "inputs", 2 + index % (most_inputs - 1));
+    /* every count of inputs from the fewest (the required buffers) to the most */
+    unsigned most_inputs = tdm_kernel_input_count(info),
+             fewest = tdm_kernel_required_input_count(info);
+    if (most_inputs > fewest)
+        set_uint(info, c, "inputs", fewest + index % (most_inputs - fewest + 1));
     set_uint(info, c, "seed_lo", 0x9E3779B9u * (index + 1));
     set_uint(info, c, "seed_hi", 12345u + index);
     /* Philox counters: every phase within a block of four, and one that wraps. */
@@ -116,8 +133,7 @@ static void set_free_uints(const tdm_kernel_info *info, conf_case *c, unsigned i
 }
 
 /* Leading dimensions: exact for even cases, padded by 3 for odd ones. */
-static void set_gemm_dims(const tdm_kernel_info *info, conf_case *c, const shape *s,
-                          unsigned index)
+static void set_gemm_dims(const tdm_kernel_info *info, conf_case *c, const shape *s, unsigned index)
 {
     uint32_t m = s->a, n = s->b, k = s->c, pad = (index & 1) * 3;
     int ta = index & 1, tb = (index >> 1) & 1;
@@ -155,12 +171,12 @@ static void apply_image_shape(const tdm_kernel_info *info, conf_case *c, const i
     window_dims(s->w, s->kw, s->sw, s->pad, &ow, &left);
     const char *names[] = {"batch", "h",  "w",        "c",        "oc",      "kh",      "kw",
                            "oh",    "ow", "stride_h", "stride_w", "pad_top", "pad_left"};
-    const uint32_t values[] = {s->batch, s->h, s->w, s->c,  s->oc, s->kh,  s->kw,
+    const uint32_t values[] = {s->batch, s->h, s->w,  s->c,  s->oc, s->kh, s->kw,
                                oh,       ow,   s->sh, s->sw, top,   left};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
         set_uint(info, c, names[i], values[i]);
-    snprintf(c->label, sizeof c->label, "%ux%ux%ux%u k%ux%u s%ux%u %s", s->batch, s->h, s->w,
-             s->c, s->kh, s->kw, s->sh, s->sw, pads[s->pad]);
+    snprintf(c->label, sizeof c->label, "%ux%ux%ux%u k%ux%u s%ux%u %s", s->batch, s->h, s->w, s->c,
+             s->kh, s->kw, s->sh, s->sw, pads[s->pad]);
 }
 
 static void set_floats(const tdm_kernel_info *info, conf_case *c)
@@ -173,8 +189,7 @@ static void set_floats(const tdm_kernel_info *info, conf_case *c)
     }
 }
 
-static void apply_shape(const tdm_kernel_info *info, conf_case *c, const shape *s,
-                        unsigned index)
+static void apply_shape(const tdm_kernel_info *info, conf_case *c, const shape *s, unsigned index)
 {
     switch (info->grid) {
     case TDM_GRID_N:

@@ -114,6 +114,21 @@ void ref_accumulate_pair(const ref_accumulate_pair_args *args)
     }
 }
 
+/* accumulate's order over halves, each partial sum rounded to float16, then one
+ * rounding of the scaled sum. */
+void ref_accumulate_f16(const ref_accumulate_f16_args *args)
+{
+    uint16_t *y = args->y;
+    const uint16_t *x[] = {args->x0, args->x1, args->x2, args->x3, args->x4, args->x5, args->x6};
+    uint32_t inputs = args->inputs;
+    for (uint32_t i = 0; i < args->n; i++) {
+        float sum = tdm_f32_from_f16(x[0][i]);
+        for (uint32_t k = 1; k < inputs; k++)
+            sum = tdm_f32_from_f16(tdm_f16_from_f32(sum + tdm_f32_from_f16(x[k][i])));
+        y[i] = tdm_f16_from_f32(args->alpha * sum);
+    }
+}
+
 /* NaN wins, so a replica's NaN reaches every replica through MAX or MIN. */
 void ref_maximum(const ref_maximum_args *args)
 {
