@@ -6,11 +6,12 @@
  *   mixed           reference + every OpenCL device + the first Vulkan device
  * argv[2] is the number of physical devices the environment must provide. Every
  * result must equal the host's fold in replica order bit for bit, whatever the
- * algorithm. */
+ * algorithm; float16 sums too, each partial rounded to float16. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "device/half_bits.h"
 #include "distribute/collectives.h"
 #include "harness.h"
 
@@ -24,8 +25,8 @@ typedef struct dev_set {
 } dev_set;
 
 static const tdm_collective_algorithm algorithms[] = {
-    TDM_COLLECTIVE_AUTO, TDM_COLLECTIVE_ONE_DEVICE, TDM_COLLECTIVE_RING, TDM_COLLECTIVE_TREE,
-    TDM_COLLECTIVE_DIRECT, TDM_COLLECTIVE_HOST};
+    TDM_COLLECTIVE_AUTO, TDM_COLLECTIVE_ONE_DEVICE, TDM_COLLECTIVE_RING,
+    TDM_COLLECTIVE_TREE, TDM_COLLECTIVE_DIRECT,     TDM_COLLECTIVE_HOST};
 #define ALGORITHM_COUNT (sizeof algorithms / sizeof algorithms[0])
 static const tdm_reduce_op ops[] = {TDM_REDUCE_SUM, TDM_REDUCE_MEAN, TDM_REDUCE_MAX,
                                     TDM_REDUCE_MIN};
@@ -169,6 +170,82 @@ static void check_all_reduce(const dev_set *set, tdm_reduce_op op, size_t size, 
     tensors_free(&t);
 }
 
+/* The host fold of float16 values in replica order: each partial sum rounded to
+ * float16, the additions and MEAN's scaling in float. */
+static void host_fold_halves(tdm_reduce_op op, uint16_t *const *in, size_t count, size_t n,
+                             uint16_t *out)
+{
+    for (size_t e = 0; e < n; e++) {
+        float acc = tdm_f32_from_f16(in[0][e]);
+        for (size_t i = 1; i < count; i++)
+            acc = tdm_f32_from_f16(tdm_f16_from_f32(acc + tdm_f32_from_f16(in[i][e])));
+        out[e] = tdm_f16_from_f32(op == TDM_REDUCE_MEAN ? acc * (float)(1.0 / (double)count) : acc);
+    }
+}
+
+/* Every view holds want's bits. */
+static void tensors_expect_bits(const tensors *t, const void *want, const char *what)
+{
+    uint16_t *got = host_alloc(t->n * 4);
+    const uint16_t *w = want;
+    for (size_t i = 0; i < t->count; i++) {
+        CHECK_OK(tdm_buffer_read(t->buf[i], GUARD, got, t->n * 4));
+        for (size_t e = 0; e < 2 * t->n; e++)
+            if (got[e] != w[e]) {
+                fprintf(stderr, "%s: value %zu, half %zu of %zu is 0x%04x, expected 0x%04x\n", what,
+                        i, e, 2 * t->n, got[e], w[e]);
+                CHECK(got[e] == w[e]);
+                break;
+            }
+    }
+    free(got);
+}
+
+/* Float16 SUM and MEAN by every algorithm give the host's fold of halves: values of
+ * widely varying magnitude, subnormals among them, and one element whose sum passes
+ * 65504 (infinity). */
+static void check_all_reduce_f16(const dev_set *set, tdm_reduce_op op, size_t size)
+{
+    tensors t;
+    tensors_make(&t, set->dev, set->n, size);
+    size_t halves = 2 * t.n;
+    float *x = host_alloc(halves * sizeof *x);
+    uint16_t *in[MAX_SET];
+    for (size_t i = 0; i < set->n; i++) {
+        make_data(x, halves, (unsigned)(size + 11 * i), 0);
+        in[i] = (uint16_t *)(void *)t.host[i];
+        for (size_t e = 0; e < halves; e++)
+            in[i][e] = tdm_f16_from_f32(e == halves - 1 ? 40000.0f : x[e]);
+    }
+    uint16_t *want = host_alloc(size);
+    host_fold_halves(op, in, set->n, halves, want);
+    if (op == TDM_REDUCE_SUM)
+        CHECK(want[halves - 1] == 0x7C00); /* +infinity */
+    tdm_collective_options o = TDM_COLLECTIVE_OPTIONS_INIT;
+    o.dtype = TDM_F16;
+    for (size_t a = 0; a < ALGORITHM_COUNT; a++) {
+        char what[96];
+        snprintf(what, sizeof what, "f16 all-reduce algorithm %d op %d, %zu bytes",
+                 (int)algorithms[a], (int)op, size);
+        tensors_upload(&t);
+        o.algorithm = algorithms[a];
+        tdm_status s = tdm_all_reduce(op, t.view, set->n, &o);
+        if (algorithms[a] == TDM_COLLECTIVE_DIRECT && !set->shares) {
+            CHECK_FAILS(s, TDM_ERR_UNSUPPORTED, "share memory");
+            continue;
+        }
+        CHECK_OK(s);
+        tensors_expect_bits(&t, want, what);
+    }
+    o.algorithm = TDM_COLLECTIVE_AUTO;
+    CHECK_FAILS(tdm_all_reduce(TDM_REDUCE_MAX, t.view, set->n, &o), TDM_ERR_UNSUPPORTED, "float16");
+    o.dtype = TDM_I32;
+    CHECK_FAILS(tdm_all_reduce(op, t.view, set->n, &o), TDM_ERR_INVALID_ARGUMENT, "dtype");
+    free(x);
+    free(want);
+    tensors_free(&t);
+}
+
 /* Values on all devices but the last; destinations on the last (holding no value)
  * and the first. MEAN divides by the number of values; the values stay unchanged. */
 static void check_reduce_to(const dev_set *set, tdm_reduce_op op)
@@ -241,8 +318,7 @@ static void check_batch(const dev_set *set)
     for (size_t p = 0; p < sizeof packings / sizeof packings[0]; p++) {
         for (size_t k = 0; k < TENSORS; k++)
             tensors_upload(&t[k]);
-        CHECK_OK(tdm_batch_all_reduce(TDM_REDUCE_MEAN, views, TENSORS, set->n, packings[p],
-                                      NULL));
+        CHECK_OK(tdm_batch_all_reduce(TDM_REDUCE_MEAN, views, TENSORS, set->n, packings[p], NULL));
         for (size_t k = 0; k < TENSORS; k++)
             tensors_expect(&t[k], want[k], "batch_all_reduce");
     }
@@ -271,8 +347,7 @@ static void check_bad_arguments(const dev_set *set)
     tdm_collective_options o = TDM_COLLECTIVE_OPTIONS_INIT;
     o.reduce_on = 2;
     CHECK_FAILS(tdm_all_reduce(sum, v, 2, &o), TDM_ERR_INVALID_ARGUMENT, "reduce_on");
-    CHECK_FAILS(tdm_reduce_to(sum, v, 2, t.view, 0, NULL), TDM_ERR_INVALID_ARGUMENT,
-                "'dst_count'");
+    CHECK_FAILS(tdm_reduce_to(sum, v, 2, t.view, 0, NULL), TDM_ERR_INVALID_ARGUMENT, "'dst_count'");
     CHECK_FAILS(tdm_reduce_to(sum, v, 2, NULL, 1, NULL), TDM_ERR_INVALID_ARGUMENT, "'dsts'");
     CHECK_FAILS(tdm_broadcast(v, v + 1, 0), TDM_ERR_INVALID_ARGUMENT, "'dst_count'");
     CHECK_FAILS(tdm_broadcast(NULL, v, 1), TDM_ERR_INVALID_ARGUMENT, "'src'");
@@ -344,6 +419,10 @@ int main(int argc, char **argv)
         check_reduce_to(&set, ops[o]);
     }
     check_all_reduce(&set, TDM_REDUCE_MAX, 4 * 4097, 0, 1);
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        check_all_reduce_f16(&set, TDM_REDUCE_SUM, sizes[s]);
+        check_all_reduce_f16(&set, TDM_REDUCE_MEAN, sizes[s]);
+    }
     check_broadcast(&set);
     check_batch(&set);
     check_bad_arguments(&set);

@@ -1,7 +1,8 @@
 /* The multi-worker strategy under mpirun: test_multi_worker SCENARIO MODE
  *   SCENARIO  reference | opencl: rank r takes 1 + r % 2 local devices of it
  *   MODE      collectives  ids, sums, means, NaN-winning MAX, bitwise agreement of a
- *                          large non-exact sum across ranks, and the chief's variables;
+ *                          large non-exact sum across ranks, in float32 and in float16,
+ *                          and the chief's variables;
  *             input        2 local replicas per rank: global batches of 7 split by
  *                          TensorFlow's batch_sizes_for_worker (2 workers x 2 replicas:
  *                          worker 0 [2,2 | 2,1], worker 1 [2,1 | 2,2]), every row once;
@@ -58,6 +59,58 @@ static tdm_status collectives_fn(tdm_replica_context *rc, void *user)
     if (s == TDM_OK)
         s = tdm_replica_all_reduce(rc, TDM_REDUCE_SUM, j->big[local]);
     return s;
+}
+
+/* The values of collectives_fn's big sum but the last (an odd count) as float16,
+ * summed in float16, back in float32; the last element 0 on every rank. */
+static tdm_status f16_fn(tdm_replica_context *rc, void *user)
+{
+    job *j = user;
+    size_t local = tdm_replica_local_id(rc), id = tdm_replica_id(rc);
+    float *big = malloc(BIG * sizeof *big);
+    if (!big)
+        return TDM_ERR_OUT_OF_MEMORY;
+    for (size_t i = 0; i < BIG; i++)
+        big[i] = i + 1 < BIG ? sinf((float)(i + 1) * 0.001f * (float)(id + 1)) / 3.0f : 0.0f;
+    tdm_status s = tdm_tensor_write(j->big[local], big, BIG * sizeof *big);
+    free(big);
+    tdm_tensor *part = NULL, *halves = NULL;
+    tdm_device *dev = tdm_replica_device(rc);
+    if (s == TDM_OK)
+        s = tdm_tensor_slice(j->big[local], 0, &TDM_SHAPE(BIG - 1), &part);
+    if (s == TDM_OK)
+        s = tdm_tensor_create(dev, TDM_F16, &TDM_SHAPE(BIG - 1), &halves);
+    if (s == TDM_OK)
+        s = tdm_op_cast(halves, part);
+    if (s == TDM_OK)
+        s = tdm_replica_all_reduce(rc, TDM_REDUCE_SUM, halves);
+    if (s == TDM_OK)
+        s = tdm_op_cast(part, halves);
+    tdm_tensor_destroy(halves);
+    tdm_tensor_destroy(part);
+    return s;
+}
+
+/* Every replica's float16 sums lie within the roundings of the float sums: each
+ * value and each partial sum off by half a unit of 2^-10 at most (|sums| < 2). */
+static void check_f16_sums(tdm_strategy *s, job *j, size_t local)
+{
+    size_t n = tdm_strategy_num_replicas(s);
+    float *got = malloc(BIG * sizeof *got);
+    CHECK(got != NULL);
+    for (size_t r = 0; got && r < local; r++) {
+        CHECK_OK(tdm_tensor_read(j->big[r], got, BIG * sizeof *got));
+        double worst = 0.0;
+        for (size_t i = 0; i + 1 < BIG; i++) {
+            double want = 0.0;
+            for (size_t g = 0; g < n; g++)
+                want += sinf((float)(i + 1) * 0.001f * (float)(g + 1)) / 3.0f;
+            worst = fmax(worst, fabs(got[i] - want));
+        }
+        CHECK(worst > 0.0 && worst <= (double)(2 * n) * 0x1p-11);
+        CHECK(got[BIG - 1] == 0.0f);
+    }
+    free(got);
 }
 
 static void check_collectives(tdm_strategy *s, job *j, size_t local)
@@ -321,6 +374,9 @@ int main(int argc, char **argv)
             CHECK_OK(tdm_tensor_read(j.small[r], v, sizeof v));
             CHECK(v[0] == (float)(n - 1) && isnan(v[7]));
         }
+        CHECK_OK(tdm_strategy_run(s, f16_fn, &j, NULL, 0, NULL));
+        check_f16_sums(s, &j, local);
+        CHECK_OK(tdm_strategy_run(s, agree_fn, &j, NULL, 0, NULL)); /* the same bits */
         check_variable(s, rank);
     } else if (!strcmp(argv[2], "input")) {
         check_input(s, rank);

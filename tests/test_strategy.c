@@ -333,6 +333,45 @@ static void check_all_reduce(void)
     tdm_strategy_destroy(s);
 }
 
+/* Replica i's 4 values i * 3 + j as float16, summed in float16, back in float32
+ * (whole numbers: exact); each refusal of a float16 all-reduce names its cause. */
+static tdm_status f16_reducing_fn(tdm_replica_context *rc, void *user)
+{
+    (void)user;
+    float v[4];
+    for (int j = 0; j < 4; j++)
+        v[j] = (float)(tdm_replica_id(rc) * 3 + (size_t)j);
+    tdm_device *dev = tdm_replica_device(rc);
+    tdm_tensor *t = tensor_of(dev, TDM_SHAPE(4), v), *h = NULL, *odd = NULL;
+    CHECK_OK(tdm_tensor_create(dev, TDM_F16, &TDM_SHAPE(4), &h));
+    CHECK_OK(tdm_tensor_create(dev, TDM_F16, &TDM_SHAPE(3), &odd));
+    CHECK_OK(tdm_op_cast(h, t));
+    CHECK_FAILS(tdm_replica_all_reduce(rc, TDM_REDUCE_MAX, h), TDM_ERR_UNSUPPORTED, "float16");
+    CHECK_FAILS(tdm_replica_all_reduce(rc, TDM_REDUCE_SUM, odd), TDM_ERR_UNSUPPORTED, "even");
+    tdm_status s = tdm_replica_all_reduce(rc, TDM_REDUCE_SUM, h);
+    if (s == TDM_OK)
+        s = tdm_op_cast(t, h);
+    tdm_tensor_destroy(h);
+    tdm_tensor_destroy(odd);
+    return s == TDM_OK ? tdm_replica_set_result(rc, t) : s;
+}
+
+static void check_f16_all_reduce(void)
+{
+    tdm_strategy *s = mirrored(NULL);
+    tdm_value *result = NULL;
+    CHECK_OK(tdm_strategy_run(s, f16_reducing_fn, NULL, NULL, 0, &result));
+    for (size_t j = 0; j < 4; j++) {
+        float sum = 0;
+        for (size_t i = 0; i < n_devs; i++)
+            sum += (float)(i * 3 + j);
+        for (size_t i = 0; i < n_devs; i++)
+            CHECK(read_at(tdm_value_component(result, i), j) == sum);
+    }
+    tdm_value_destroy(result);
+    tdm_strategy_destroy(s);
+}
+
 /* Two all-reduces in flight at once on every replica, waited for in the other
  * order, with queries; a third started and never waited for, which the run waits
  * for when the function returns. */
@@ -378,6 +417,20 @@ static void check_async_all_reduce(void)
         tdm_value_destroy(result);
     }
     tdm_strategy_destroy(s);
+}
+
+/* The last replica reduces 2 float32 values where the others reduce 4 float16 ones:
+ * the same bytes, another dtype. */
+static tdm_status mistyped_fn(tdm_replica_context *rc, void *user)
+{
+    (void)user;
+    int last = tdm_replica_id(rc) + 1 == tdm_replica_num_replicas(rc);
+    tdm_tensor *t = NULL;
+    CHECK_OK(tdm_tensor_create(tdm_replica_device(rc), last ? TDM_F32 : TDM_F16,
+                               &TDM_SHAPE(last ? 2 : 4), &t));
+    tdm_status s = tdm_replica_all_reduce(rc, TDM_REDUCE_SUM, t);
+    tdm_tensor_destroy(t);
+    return s;
 }
 
 /* The last replica asks for MEAN where the others ask for SUM. */
@@ -434,7 +487,10 @@ static void check_run_failures(void)
                 "same synchronising calls");
     if (n_devs > 1)
         CHECK_FAILS(tdm_strategy_run(s, mismatched_fn, NULL, NULL, 0, NULL), TDM_ERR_INVALID_STATE,
-                    "(MEAN, 4 bytes)");
+                    "(MEAN, 4 bytes of f32)");
+    if (n_devs > 1)
+        CHECK_FAILS(tdm_strategy_run(s, mistyped_fn, NULL, NULL, 0, NULL), TDM_ERR_INVALID_STATE,
+                    "(SUM, 8 bytes of f32)");
     CHECK_OK(tdm_strategy_run(s, all_reducing_fn, &(reduce_case){TDM_REDUCE_SUM}, NULL, 0,
                               NULL)); /* the strategy is usable again */
     tdm_strategy_destroy(s);
@@ -811,6 +867,7 @@ int main(int argc, char **argv)
         check_one_device_seed();
         check_merge_call();
         check_all_reduce();
+        check_f16_all_reduce();
         check_async_all_reduce();
         check_run_failures();
         check_mirrored_devices();

@@ -67,13 +67,11 @@ static tdm_status unit(host_plan *p, size_t u, float *acc_slot, float *in_slot)
         if (!x && (s = read_into(&job->values[j], offset, in_slot, bytes)) == TDM_OK)
             x = in_slot;
         if (s == TDM_OK)
-            tdm_fold_floats(tdm_fold_op_of(job->op), acc, x, n, 0);
+            tdm_fold_floats(tdm_fold_op_of(job->op, job->dtype), acc, x, n, 0);
     }
-    if (s == TDM_OK && job->op == TDM_REDUCE_MEAN) {
-        const float alpha = (float)(1.0 / (double)job->count); /* as coll_finalize */
-        for (size_t i = 0; i < n; i++)
-            acc[i] = alpha * acc[i];
-    }
+    if (s == TDM_OK && job->op == TDM_REDUCE_MEAN) /* 1/count as coll_finalize rounds it */
+        tdm_fold_scale(tdm_fold_op_of(job->op, job->dtype), acc, n,
+                       (float)(1.0 / (double)job->count));
     for (size_t d = p->acc_in_dst ? 1 : 0; d < job->dst_count && s == TDM_OK; d++) {
         if (p->dst_at[d])
             memcpy(p->dst_at[d] + offset, acc, bytes);

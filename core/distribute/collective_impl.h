@@ -30,6 +30,7 @@ typedef struct coll_order {
 typedef struct coll_job {
     const char *func; /* the public entry point, for messages */
     tdm_reduce_op op;
+    tdm_dtype dtype; /* TDM_F32, or TDM_F16 (SUM and MEAN) */
     const tdm_buffer_view *values;
     size_t count;
     const tdm_buffer_view *dsts;
@@ -52,6 +53,8 @@ tdm_status coll_check_values(const char *func, const char *name, const tdm_buffe
                              size_t count);
 tdm_status coll_check_dsts(const char *func, const tdm_buffer_view *dsts, size_t dst_count,
                            size_t size);
+/* TDM_ERR_UNSUPPORTED for a float16 MAX or MIN. */
+tdm_status coll_check_dtype(const char *func, tdm_reduce_op op, tdm_dtype dtype);
 /* Fills *out with opts or the defaults. */
 tdm_status coll_check_options(const char *func, const tdm_collective_options *opts, size_t count,
                               tdm_collective_options *out);
@@ -91,11 +94,11 @@ tdm_status coll_order_host_ready(coll_order *o, tdm_device *dev);
 /* Once the plan is issued: every owner waits for its accessors' done events. */
 tdm_status coll_order_settle(coll_order *o);
 
-/* collective_fold.c: on dev, acc = in[0] op in[1] op ... in order (every input
- * readable by dev); then, for MEAN, acc *= 1 / count. */
-tdm_status coll_fold(tdm_device *dev, tdm_reduce_op op, const tdm_buffer_view *acc,
+/* collective_fold.c: on dev, acc = in[0] op in[1] op ... in order with job's op and
+ * dtype (every input readable by dev); then, for MEAN, acc *= 1 / count. */
+tdm_status coll_fold(const coll_job *job, tdm_device *dev, const tdm_buffer_view *acc,
                      const tdm_buffer_view *in, size_t n);
-tdm_status coll_finalize(tdm_device *dev, tdm_reduce_op op, const tdm_buffer_view *acc,
+tdm_status coll_finalize(const coll_job *job, tdm_device *dev, const tdm_buffer_view *acc,
                          size_t count);
 /* On dev, every out[k] = op over in[0..n) in order (MEAN: then scaled by 1 / n), in
  * one pass where the kernels allow (outputs may be inputs), else through scratch.

@@ -30,9 +30,9 @@ tdm_status coll_one_device(const coll_job *job)
     if (s == TDM_OK)
         s = coll_scratch_view(job->scratch, root, size, &acc);
     if (s == TDM_OK)
-        s = coll_fold(root, job->op, &acc, in, job->count);
+        s = coll_fold(job, root, &acc, in, job->count);
     if (s == TDM_OK)
-        s = coll_finalize(root, job->op, &acc, job->count);
+        s = coll_finalize(job, root, &acc, job->count);
     if (s == TDM_OK)
         s = coll_copy_to_all(&acc, job->dsts, job->dst_count);
     free(in);

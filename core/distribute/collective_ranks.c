@@ -128,12 +128,9 @@ static tdm_status reduce_chunk(ranks_plan *p, size_t k)
     float *slot = slot_of(p, k);
     size_t n = chunk_bytes(p, k) / sizeof(float);
     tdm_status s = tdm_ranks_all_reduce(p->call, slot, n);
-    if (s == TDM_OK && p->job->op == TDM_REDUCE_MEAN) {
-        const float alpha = (float)(1.0 / (double)p->call->agreed.contributors); /* as
-                                                                                    coll_finalize */
-        for (size_t i = 0; i < n; i++)
-            slot[i] = alpha * slot[i];
-    }
+    if (s == TDM_OK && p->job->op == TDM_REDUCE_MEAN) /* 1/count as coll_finalize rounds it */
+        tdm_fold_scale(tdm_fold_op_of(p->job->op, p->job->dtype), slot, n,
+                       (float)(1.0 / (double)p->call->agreed.contributors));
     return s;
 }
 
@@ -204,8 +201,8 @@ static tdm_status host_ready(const coll_job *job, tdm_device *dev)
 
 static tdm_status drain_in_place(const coll_job *job)
 {
-    tdm_status s = coll_host_address(&job->values[0]) ? host_ready(job, coll_dev(&job->values[0]))
-                                                      : TDM_OK;
+    tdm_status s =
+        coll_host_address(&job->values[0]) ? host_ready(job, coll_dev(&job->values[0])) : TDM_OK;
     for (size_t d = 0; d < job->dst_count && s == TDM_OK; d++)
         if (coll_host_address(&job->dsts[d]))
             s = host_ready(job, coll_dev(&job->dsts[d]));
@@ -254,7 +251,7 @@ tdm_status coll_ranks(const coll_job *job)
 {
     tdm_ranks_call call;
     tdm_status s =
-        tdm_ranks_begin(job->ranks, TDM_RANK_ALL_REDUCE, tdm_fold_op_of(job->op),
+        tdm_ranks_begin(job->ranks, TDM_RANK_ALL_REDUCE, tdm_fold_op_of(job->op, job->dtype),
                         job->values[0].size, job->count, proposed_chunk(job), job->func, &call);
     if (s != TDM_OK)
         return tdm_fail_context(s, "%s", job->func);

@@ -30,8 +30,8 @@ static tdm_status reduce_slice(const coll_job *job, size_t i, tdm_buffer_view *i
     if (s == TDM_OK)
         s = coll_scratch_view(job->scratch, dev, sl.size, out);
     if (s == TDM_OK)
-        s = coll_fold(dev, job->op, out, in, job->count);
-    return s == TDM_OK ? coll_finalize(dev, job->op, out, job->count) : s;
+        s = coll_fold(job, dev, out, in, job->count);
+    return s == TDM_OK ? coll_finalize(job, dev, out, job->count) : s;
 }
 
 static tdm_status gather(const coll_job *job, const tdm_buffer_view *reduced)

@@ -37,8 +37,8 @@ static tdm_status partial_input(const coll_job *job, tdm_device *dev,
 }
 
 /* acc = partial (if any) op values[first..end) on the run's first device. */
-static tdm_status reduce_run(const coll_job *job, size_t first, size_t end,
-                             tdm_buffer_view *in, tdm_buffer_view *acc, int chained)
+static tdm_status reduce_run(const coll_job *job, size_t first, size_t end, tdm_buffer_view *in,
+                             tdm_buffer_view *acc, int chained)
 {
     tdm_device *dev = coll_dev(&job->values[first]);
     size_t n = 0;
@@ -49,7 +49,7 @@ static tdm_status reduce_run(const coll_job *job, size_t first, size_t end,
     }
     if (s == TDM_OK)
         s = coll_scratch_view(job->scratch, dev, job->values[0].size, acc);
-    return s == TDM_OK ? coll_fold(dev, job->op, acc, in, n) : s;
+    return s == TDM_OK ? coll_fold(job, dev, acc, in, n) : s;
 }
 
 tdm_status coll_tree(const coll_job *job)
@@ -64,6 +64,6 @@ tdm_status coll_tree(const coll_job *job)
     }
     free(in);
     if (s == TDM_OK)
-        s = coll_finalize(coll_dev(&acc), job->op, &acc, job->count);
+        s = coll_finalize(job, coll_dev(&acc), &acc, job->count);
     return s == TDM_OK ? coll_copy_to_all(&acc, job->dsts, job->dst_count) : s;
 }

@@ -61,6 +61,7 @@ static tdm_status reduce(coll_job *job, const tdm_collective_options *opts, tdm_
     job->reduce_on = opts->reduce_on;
     job->algorithm = opts->algorithm;
     job->ranks = opts->ranks;
+    job->dtype = opts->dtype;
     tdm_status s = coll_order_init(&order, job, ready);
     if (s != TDM_OK)
         return s;
@@ -79,7 +80,9 @@ static tdm_status check(const coll_job *job, const tdm_collective_options *opts,
         s = coll_check_values(job->func, "values", job->values, job->count);
     if (s == TDM_OK)
         s = coll_check_dsts(job->func, job->dsts, job->dst_count, job->values[0].size);
-    return s == TDM_OK ? coll_check_options(job->func, opts, job->count, resolved) : s;
+    if (s == TDM_OK)
+        s = coll_check_options(job->func, opts, job->count, resolved);
+    return s == TDM_OK ? coll_check_dtype(job->func, job->op, resolved->dtype) : s;
 }
 
 tdm_status tdm_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,

@@ -1,5 +1,7 @@
 /* Internal: cross-device collectives over one float32 tensor per device, the data
- * plane of the distribution strategies (TensorFlow's CrossDeviceOps).
+ * plane of the distribution strategies (TensorFlow's CrossDeviceOps), or one float16
+ * tensor per device for SUM and MEAN (the options' dtype), each partial sum rounded
+ * to float16 as it is handed on, in every algorithm alike.
  *
  * Determinism: every algorithm reduces each element as ((v0 op v1) op v2) ... in the
  * order of the values given (replica order), with the table's exact kernels
@@ -12,6 +14,7 @@
 
 #include "device/kernel.h"
 #include "tandem/strategy.h" /* tdm_reduce_op, tdm_collective_algorithm */
+#include "tandem/tensor.h"   /* tdm_dtype */
 
 typedef struct tdm_collective_options {
     size_t size;                        /* sizeof(tdm_collective_options) */
@@ -21,6 +24,9 @@ typedef struct tdm_collective_options {
     struct tdm_ranks *ranks;            /* a multi-worker job's processes: the values of
                                            every rank are reduced together; NULL: this
                                            process alone */
+    tdm_dtype dtype;                    /* of the values: TDM_F32 (default), or TDM_F16
+                                           for SUM and MEAN (pairs of halves: sizes stay
+                                           multiples of 4 bytes) */
 } tdm_collective_options;
 
 #define TDM_COLLECTIVE_OPTIONS_INIT                                                                \

@@ -12,7 +12,7 @@
 #include "tandem/status.h"
 
 /* Bumped on any change to the structs below: a plugin of another version is refused. */
-#define TDM_RANK_TRANSPORT_VERSION 2
+#define TDM_RANK_TRANSPORT_VERSION 3
 
 /* A receive from whichever rank sends first. */
 #define TDM_RANK_ANY ((size_t)-1)
@@ -23,7 +23,7 @@ typedef struct tdm_rank_link tdm_rank_link; /* the plugin's state */
 typedef struct tdm_rank_call {
     uint64_t seq;          /* the collective's number on this link, from 0 */
     uint32_t kind;         /* TDM_RANK_ALL_REDUCE, TDM_RANK_BROADCAST */
-    uint32_t op;           /* tdm_fold_op */
+    uint32_t op;           /* tdm_fold_op (SUM_F16: halves, two per float) */
     uint64_t bytes;        /* of the data every rank passes */
     uint64_t contributors; /* values this rank folded in (summed: MEAN's divisor) */
     uint64_t chunk;        /* the piece this rank would move at a time (the smallest wins:
@@ -45,7 +45,8 @@ typedef struct tdm_rank_transport {
      * fails here. *agreed: contributors summed over the ranks, the smallest chunk. */
     tdm_status (*announce)(tdm_rank_link *link, const tdm_rank_call *call, tdm_rank_call *agreed,
                            char *why, size_t why_size);
-    /* floats[n] becomes op over every rank's, in place, the same bits everywhere. */
+    /* floats[n] becomes op over every rank's, in place, the same bits everywhere (SUM_F16:
+     * the 2n halves they hold). */
     tdm_status (*all_reduce)(tdm_rank_link *link, float *floats, size_t n, tdm_fold_op op,
                              const tdm_rank_call *call, char *why, size_t why_size);
     /* bytes[size] becomes root's. */
@@ -68,6 +69,6 @@ typedef struct tdm_rank_transport {
 
 /* The one symbol a transport plugin exports. */
 typedef const tdm_rank_transport *(*tdm_rank_transport_entry)(void);
-#define TDM_RANK_TRANSPORT_ENTRY "tdm_rank_transport_v2"
+#define TDM_RANK_TRANSPORT_ENTRY "tdm_rank_transport_v3"
 
 #endif

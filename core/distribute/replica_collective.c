@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "device/error.h"
+#include "distribute/collective_impl.h" /* coll_check_dtype */
 #include "distribute/run_state.h"
 
 enum { RUN_COLL_ARRIVING, RUN_COLL_ISSUING, RUN_COLL_DONE, RUN_COLL_FAILED };
@@ -85,6 +86,7 @@ static tdm_status run_plan(run_collective *c)
 {
     tdm_strategy *s = c->run->strategy;
     tdm_collective_options o = tdm_strategy_collective_options(s);
+    o.dtype = c->dtype;
     return tdm_all_reduce_after(c->op, c->values, s->replica_count, c->ready, &o);
 }
 
@@ -122,37 +124,45 @@ static tdm_status check_start(tdm_replica_context *rc, tdm_reduce_op op, const t
 {
     if (tdm_mode()->replica != rc)
         return tdm_fail(TDM_ERR_INVALID_STATE, "%s: called outside this replica's function", func);
-    if (value->dtype != TDM_F32 || value->device != tdm_replica_device(rc))
+    if ((value->dtype != TDM_F32 && value->dtype != TDM_F16) ||
+        value->device != tdm_replica_device(rc))
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "%s: the value must be an f32 tensor on the replica's device", func);
+                        "%s: the value must be an f32 or f16 tensor on the replica's device", func);
     if ((unsigned)op > TDM_REDUCE_MIN)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: unknown op %d", func, (int)op);
-    return TDM_OK;
+    if (value->dtype == TDM_F16 && tdm_tensor_count(value) % 2)
+        return tdm_fail(TDM_ERR_UNSUPPORTED,
+                        "%s: an f16 value of %zu elements; f16 all-reduces move pairs of halves, "
+                        "so the count must be even (give the tensor one more element)",
+                        func, tdm_tensor_count(value));
+    return coll_check_dtype(func, op, value->dtype);
 }
 
 static const char *const op_names[] = {"SUM", "MEAN", "MAX", "MIN"};
 
 /* Lock held: the replica's start against the first one's. */
-static tdm_status match(run_collective *c, size_t id, tdm_reduce_op op, size_t size,
-                        const char *func)
+static tdm_status match(run_collective *c, size_t id, tdm_reduce_op op, tdm_dtype dtype,
+                        size_t size, const char *func)
 {
     if (c->arrivals == 0) {
         c->op = op;
+        c->dtype = dtype;
         c->size = size;
         c->func = func;
         return TDM_OK;
     }
-    if (c->op == op && c->size == size && c->func == func)
+    if (c->op == op && c->dtype == dtype && c->size == size && c->func == func)
         return TDM_OK;
     size_t first = 0;
     while (!c->arrived[first])
         first++;
     char m[TDM_RUN_MESSAGE_MAX];
     snprintf(m, sizeof m,
-             "collective #%llu: replica %zu called %s(%s, %zu bytes), replica %zu %s(%s, %zu "
-             "bytes): every replica must make the same collective calls in the same order",
-             (unsigned long long)c->seq, first, c->func, op_names[c->op], c->size, id, func,
-             op_names[op], size);
+             "collective #%llu: replica %zu called %s(%s, %zu bytes of %s), replica %zu %s(%s, "
+             "%zu bytes of %s): every replica must make the same collective calls in the same "
+             "order",
+             (unsigned long long)c->seq, first, c->func, op_names[c->op], c->size,
+             tdm_dtype_name(c->dtype), id, func, op_names[op], size, tdm_dtype_name(dtype));
     run_state_fail(c->run, id, TDM_ERR_INVALID_STATE, m);
     complete(c, TDM_ERR_INVALID_STATE, m);
     return tdm_fail(TDM_ERR_INVALID_STATE, "%s: %s", func, m);
@@ -172,7 +182,7 @@ static void abandon(struct run_state *rs, run_collective *c, size_t gone)
 
 /* Lock held: registers the replica with its next collective. *issue_it is set for
  * the last arrival. */
-static tdm_status arrive(struct run_state *rs, size_t id, tdm_reduce_op op,
+static tdm_status arrive(struct run_state *rs, size_t id, tdm_reduce_op op, tdm_dtype dtype,
                          const tdm_buffer_view *view, tdm_event *ready, const char *func,
                          run_collective **out, int *issue_it)
 {
@@ -189,7 +199,7 @@ static tdm_status arrive(struct run_state *rs, size_t id, tdm_reduce_op op,
             abandon(rs, c, j);
         }
     tdm_status s = c->state == RUN_COLL_FAILED ? tdm_fail(c->status, "%s: %s", func, c->message)
-                                               : match(c, id, op, view->size, func);
+                                               : match(c, id, op, dtype, view->size, func);
     if (s != TDM_OK)
         return s;
     c->values[id] = *view;
@@ -221,7 +231,7 @@ tdm_status tdm_replica_all_reduce_start(tdm_replica_context *rc, tdm_reduce_op o
     run_collective *c = NULL;
     int issue_it = 0;
     pthread_mutex_lock(&rs->lock);
-    s = arrive(rs, rc->id, op, &view, ready, func, &c, &issue_it);
+    s = arrive(rs, rc->id, op, value->dtype, &view, ready, func, &c, &issue_it);
     pthread_mutex_unlock(&rs->lock);
     if (s != TDM_OK) {
         tdm_event_destroy(ready);

@@ -20,16 +20,17 @@ typedef struct run_collective {
     uint64_t seq;
     const char *func;
     tdm_reduce_op op;
-    size_t size;                /* bytes of each value */
-    tdm_buffer_view *values;    /* [n] */
-    tdm_event **ready;          /* [n]: each replica's work before its start */
-    tdm_event **finished;       /* [n]: after the plan, on each device (inline plans) */
-    unsigned char *arrived;     /* [n] */
-    unsigned char *waited;      /* [n] */
+    tdm_dtype dtype;             /* TDM_F32, or TDM_F16 (SUM, MEAN) */
+    size_t size;                 /* bytes of each value */
+    tdm_buffer_view *values;     /* [n] */
+    tdm_event **ready;           /* [n]: each replica's work before its start */
+    tdm_event **finished;        /* [n]: after the plan, on each device (inline plans) */
+    unsigned char *arrived;      /* [n] */
+    unsigned char *waited;       /* [n] */
     struct tdm_pending *handles; /* [n] */
     size_t arrivals, waits;
-    int state;                  /* RUN_COLL_* (replica_collective.c) */
-    int on_engine;              /* issued as a job of the strategy's engine thread */
+    int state;     /* RUN_COLL_* (replica_collective.c) */
+    int on_engine; /* issued as a job of the strategy's engine thread */
     tdm_status status;
     char message[TDM_RUN_MESSAGE_MAX];
     struct run_collective *next;
@@ -52,8 +53,8 @@ struct run_state {
     char gather_message[TDM_RUN_MESSAGE_MAX];
     /* collectives started and not yet waited for by every replica, oldest first */
     run_collective *collectives;
-    uint64_t *next_seq;           /* [n]: each replica's next collective */
-    unsigned char *returned;      /* [n]: the replica's function has returned */
+    uint64_t *next_seq;             /* [n]: each replica's next collective */
+    unsigned char *returned;        /* [n]: the replica's function has returned */
     pthread_cond_t collective_wake; /* a collective was issued, finished or failed */
     /* the first failure of a replica function: the run's result */
     tdm_status failed;
@@ -67,8 +68,7 @@ void run_state_destroy(struct run_state *rs);
 
 /* Records a replica's failure (the first one wins) and wakes the coordinator.
  * Called with the lock held. */
-void run_state_fail(struct run_state *rs, size_t replica, tdm_status status,
-                    const char *message);
+void run_state_fail(struct run_state *rs, size_t replica, tdm_status status, const char *message);
 
 /* The coordinator's loop: runs gathers as the replicas arrive at them and returns
  * once every replica function has returned. */

@@ -24,11 +24,11 @@ typedef struct tdm_strategy tdm_strategy;
 typedef struct tdm_replica_context tdm_replica_context;
 
 typedef enum tdm_strategy_kind {
-    TDM_STRATEGY_DEFAULT,     /* no strategy entered: one replica on the default device */
-    TDM_STRATEGY_ONE_DEVICE,  /* one replica on a chosen device */
-    TDM_STRATEGY_MIRRORED,    /* one replica per device, synchronous, variables mirrored */
-    TDM_STRATEGY_MULTI_WORKER, /* mirrored across the processes of an MPI job: each
-                                  process (worker) runs one replica per local device */
+    TDM_STRATEGY_DEFAULT,         /* no strategy entered: one replica on the default device */
+    TDM_STRATEGY_ONE_DEVICE,      /* one replica on a chosen device */
+    TDM_STRATEGY_MIRRORED,        /* one replica per device, synchronous, variables mirrored */
+    TDM_STRATEGY_MULTI_WORKER,    /* mirrored across the processes of an MPI job: each
+                                     process (worker) runs one replica per local device */
     TDM_STRATEGY_PARAMETER_SERVER /* one replica per worker device; each mirrored variable
                                      is kept and updated on one parameter device (its
                                      home) and cached on the workers */
@@ -131,12 +131,9 @@ TDM_API tdm_status tdm_strategy_create_multi_worker(tdm_context *ctx, tdm_device
  * training is synchronous and matches mirrored training of the same steps. A
  * parameter device may also be a worker device. Sync-on-read variables stay with the
  * replicas, a copy each. */
-TDM_API tdm_status tdm_strategy_create_parameter_server(tdm_context *ctx,
-                                                        tdm_device *const *workers,
-                                                        size_t worker_count,
-                                                        tdm_device *const *ps, size_t ps_count,
-                                                        const tdm_strategy_options *opts,
-                                                        tdm_strategy **out);
+TDM_API tdm_status tdm_strategy_create_parameter_server(
+    tdm_context *ctx, tdm_device *const *workers, size_t worker_count, tdm_device *const *ps,
+    size_t ps_count, const tdm_strategy_options *opts, tdm_strategy **out);
 
 /* TensorFlow's parameter-server strategy across processes: every process of the MPI
  * job calls it; the last ps_processes ranks are parameter servers, the others workers
@@ -270,7 +267,12 @@ TDM_API tdm_status tdm_replica_set_result(tdm_replica_context *rc, tdm_tensor *t
  * all replicas' values in place (MEAN divides by the number of replicas). The
  * replica's later work on its device, and reads of the tensor, see the result; the
  * call does not wait for the devices to finish. tdm_replica_all_reduce_start, then
- * tdm_pending_wait. */
+ * tdm_pending_wait.
+ * A float16 tensor (an even number of elements) is reduced in float16 for SUM and
+ * MEAN, half the bytes to move: each partial sum is rounded to float16 as it is
+ * handed on (the additions in float), in replica order, so every algorithm and
+ * device gives the same bits; a sum past 65504 is infinity. MAX and MIN of float16
+ * values are TDM_ERR_UNSUPPORTED. */
 TDM_API tdm_status tdm_replica_all_reduce(tdm_replica_context *rc, tdm_reduce_op op,
                                           tdm_tensor *value);
 
@@ -280,7 +282,7 @@ typedef struct tdm_pending tdm_pending;
 /* Starts the all-reduce of tdm_replica_all_reduce and returns at once, so that the
  * replica can issue other work meanwhile (the next layer's backward pass). Each
  * replica's k-th start in a run meets every other replica's k-th: the calls must
- * come in the same order with the same op and size, and a mismatch fails the run
+ * come in the same order with the same op, dtype and size, and a mismatch fails the run
  * naming both sides. Until tdm_pending_wait returns, nothing may read or write the
  * tensor, on the device or the host, nor start another collective on it. */
 TDM_API tdm_status tdm_replica_all_reduce_start(tdm_replica_context *rc, tdm_reduce_op op,

@@ -27,6 +27,7 @@ typedef struct ar_options {
     unsigned iters, warmup, repeat;
     int algorithm; /* a tdm_collective_algorithm, or ALL_ALGORITHMS */
     tdm_reduce_op op;
+    tdm_dtype dtype; /* TDM_F32, or TDM_F16 (sum, mean) */
     const char *json_path;
     int multi_worker; /* one job over the processes of mpirun */
 } ar_options;
@@ -46,19 +47,28 @@ typedef struct ar_bench {
     tdm_tensor *whole[MAX_SELECTED]; /* max_bytes per replica, sliced per size */
     tdm_tensor *slice[MAX_SELECTED];
     tdm_reduce_op op;
+    tdm_dtype dtype;
+    size_t element;      /* bytes */
     unsigned calls;      /* all-reduces per run */
     size_t first, total; /* this process's first replica, and the job's replicas */
     size_t workers;
 } ar_bench;
 
 static const char *const op_names[] = {"sum", "mean", "max", "min"};
+static const char *const dtype_options[] = {"f32", "f16"};
+
+/* nccl-tests' names of the types */
+static const char *type_name(tdm_dtype dtype)
+{
+    return dtype == TDM_F16 ? "half" : "float";
+}
 
 static int usage(FILE *out, int status)
 {
     fprintf(out,
             "usage: tandem bench allreduce [OPTIONS]\n\n"
-            "All-reduce of one float32 tensor per replica, in place, through\n"
-            "tdm_strategy_run and tdm_replica_all_reduce; every size checked.\n"
+            "All-reduce of one tensor per replica, in place, through tdm_strategy_run\n"
+            "and tdm_replica_all_reduce; every size checked.\n"
             "  -d, --devices LIST  device ids or indices, comma-separated (default: every\n"
             "                      usable device; see 'tandem devices')\n"
             "  -b, --minbytes N    smallest size (default 8; suffixes K, M, G)\n"
@@ -66,6 +76,7 @@ static int usage(FILE *out, int status)
             "  -f, --stepfactor N  size multiplier between rows (default 2)\n"
             "  -a, --algorithm A   auto (default), one-device, ring, tree, direct, ... or all\n"
             "  -o, --op OP         sum (default), mean, max, min\n"
+            "  -t, --dtype T       f32 (default), or f16 (sum and mean, summed in f16)\n"
             "  -n, --iters N       timed calls per run (default 20)\n"
             "  -w, --warmup N      untimed calls before them (default 5)\n"
             "  -r, --repeat N      runs per row, alternating with the ceiling; the best\n"
@@ -92,6 +103,15 @@ static int parse_algorithm(const char *value, void *target, char *err, size_t er
     if (a < 0)
         return -1;
     *(int *)target = (size_t)a == count ? ALL_ALGORITHMS : a;
+    return 0;
+}
+
+static int parse_dtype(const char *value, void *target, char *err, size_t err_size)
+{
+    int d = cli_parse_choice(value, "dtype", dtype_options, 2, err, err_size);
+    if (d < 0)
+        return -1;
+    *(tdm_dtype *)target = d ? TDM_F16 : TDM_F32;
     return 0;
 }
 
@@ -124,6 +144,7 @@ static int parse(int argc, char **argv, ar_options *o, int *exit_status)
         {CLI_ENTRY("--stepfactor", "-f", CLI_SIZE, &o->factor), .min = 2, .max = 1024},
         {CLI_ENTRY("--algorithm", "-a", CLI_CUSTOM, &o->algorithm), .parse = parse_algorithm},
         {CLI_ENTRY("--op", "-o", CLI_CUSTOM, &o->op), .parse = parse_op},
+        {CLI_ENTRY("--dtype", "-t", CLI_CUSTOM, &o->dtype), .parse = parse_dtype},
         {CLI_ENTRY("--iters", "-n", CLI_UNSIGNED, &o->iters), .min = 1, .max = max_count},
         {CLI_ENTRY("--warmup", "-w", CLI_UNSIGNED, &o->warmup), .max = max_count},
         {CLI_ENTRY("--repeat", "-r", CLI_UNSIGNED, &o->repeat), .min = 1, .max = max_count},
@@ -133,6 +154,11 @@ static int parse(int argc, char **argv, ar_options *o, int *exit_status)
     if (cli_parse_command("bench allreduce", table, sizeof table / sizeof table[0], argc, argv,
                           usage, exit_status))
         return 1;
+    if (o->dtype == TDM_F16 && (o->op == TDM_REDUCE_MAX || o->op == TDM_REDUCE_MIN)) {
+        fprintf(stderr, "tandem bench allreduce: f16 all-reduces sum (--op sum or mean)\n");
+        *exit_status = 2;
+        return 1;
+    }
     if (o->min_bytes > o->max_bytes) {
         fprintf(stderr, "tandem bench allreduce: -b (%zu) is larger than -e (%zu)\n", o->min_bytes,
                 o->max_bytes);
@@ -179,6 +205,35 @@ static float expected(tdm_reduce_op op, size_t n, size_t i)
     return op == TDM_REDUCE_MEAN ? acc * (float)(1.0 / (double)n) : acc;
 }
 
+/* Replica r's values as floats, written to or read from its slice; f16 slices
+ * convert on the device through an f32 tensor. */
+static tdm_status move_floats(ar_bench *b, size_t r, float *host, size_t count, int write)
+{
+    size_t bytes = count * sizeof *host;
+    if (b->dtype == TDM_F32)
+        return write ? tdm_tensor_write(b->slice[r], host, bytes)
+                     : tdm_tensor_read(b->slice[r], host, bytes);
+    tdm_tensor *wide = NULL;
+    tdm_status s = tdm_tensor_create(b->devices[r], TDM_F32, &TDM_SHAPE(count), &wide);
+    if (s == TDM_OK && write)
+        s = tdm_tensor_write(wide, host, bytes);
+    if (s == TDM_OK)
+        s = write ? tdm_op_cast(b->slice[r], wide) : tdm_op_cast(wide, b->slice[r]);
+    if (s == TDM_OK && !write)
+        s = tdm_tensor_read(wide, host, bytes);
+    tdm_tensor_destroy(wide);
+    return s;
+}
+
+/* Whether got is the expected value: exactly, but for an f16 mean within its one
+ * rounding to f16 (2^-11 relative). */
+static int right(const ar_bench *b, float got, float want)
+{
+    if (b->dtype == TDM_F16 && b->op == TDM_REDUCE_MEAN)
+        return fabsf(got - want) <= fabsf(want) * 0x1p-11f;
+    return got == want;
+}
+
 /* One all-reduce of known data; the elements that differ, over every replica. */
 static tdm_status check(tdm_strategy *st, ar_bench *b, size_t count, size_t *wrong)
 {
@@ -189,16 +244,16 @@ static tdm_status check(tdm_strategy *st, ar_bench *b, size_t count, size_t *wro
     for (size_t r = 0; r < b->n && s == TDM_OK; r++) {
         for (size_t i = 0; i < count; i++)
             host[i] = pattern(b->first + r, i);
-        s = tdm_tensor_write(b->slice[r], host, count * sizeof *host);
+        s = move_floats(b, r, host, count, 1);
     }
     double unused;
     if (s == TDM_OK)
         s = timed_run(st, b, 1, &unused);
     *wrong = 0;
     for (size_t r = 0; r < b->n && s == TDM_OK; r++) {
-        s = tdm_tensor_read(b->slice[r], host, count * sizeof *host);
+        s = move_floats(b, r, host, count, 0);
         for (size_t i = 0; s == TDM_OK && i < count; i++)
-            *wrong += host[i] != expected(b->op, b->total, i);
+            *wrong += !right(b, host[i], expected(b->op, b->total, i));
     }
     free(host);
     return s;
@@ -207,7 +262,7 @@ static tdm_status check(tdm_strategy *st, ar_bench *b, size_t count, size_t *wro
 static tdm_status measure(tdm_strategy *st, ar_bench *b, host_ceiling *ceiling, const ar_options *o,
                           ar_row *row)
 {
-    size_t count = row->bytes / 4;
+    size_t count = row->bytes / b->element;
     tdm_status s = TDM_OK;
     for (size_t r = 0; r < b->n && s == TDM_OK; r++) {
         tdm_tensor_destroy(b->slice[r]);
@@ -240,9 +295,9 @@ static double busbw(size_t bytes, double seconds, size_t n)
 
 static void print_header(const ar_bench *b, const ar_options *o, unsigned threads)
 {
-    printf("# tandem bench allreduce: %zu replicas, op %s, in place, %u calls per run after %u "
-           "warm-up, best of %u runs\n",
-           b->total, op_names[o->op], o->iters, o->warmup, o->repeat);
+    printf("# tandem bench allreduce: %zu replicas, op %s of %s, in place, %u calls per run after "
+           "%u warm-up, best of %u runs\n",
+           b->total, op_names[o->op], tdm_dtype_name(b->dtype), o->iters, o->warmup, o->repeat);
     if (o->multi_worker)
         printf("# multi-worker: %zu processes of %zu replicas each; the chief's devices:\n",
                b->workers, b->n);
@@ -271,13 +326,13 @@ static void print_row(const ar_row *r, const ar_bench *b, const ar_options *o)
 {
     if (!r->supported) {
         printf(" %12zu %12zu %6s %6s %11s   not supported on these devices\n", r->bytes,
-               r->bytes / 4, "float", op_names[o->op], r->algorithm);
+               r->bytes / b->element, type_name(b->dtype), op_names[o->op], r->algorithm);
         return;
     }
     double bus = busbw(r->bytes, r->seconds, b->total);
-    printf(" %12zu %12zu %6s %6s %11s %11.1f %9.2f %9.2f %7zu", r->bytes, r->bytes / 4, "float",
-           op_names[o->op], r->algorithm, r->seconds * 1e6, (double)r->bytes / r->seconds * 1e-9,
-           bus, r->wrong);
+    printf(" %12zu %12zu %6s %6s %11s %11.1f %9.2f %9.2f %7zu", r->bytes, r->bytes / b->element,
+           type_name(b->dtype), op_names[o->op], r->algorithm, r->seconds * 1e6,
+           (double)r->bytes / r->seconds * 1e-9, bus, r->wrong);
     if (isfinite(r->ceiling_seconds))
         printf(" %12.2f %7.0f%%\n", busbw(r->bytes, r->ceiling_seconds, b->total),
                100.0 * r->ceiling_seconds / r->seconds);
@@ -289,8 +344,8 @@ static void json_row(json_writer *w, const ar_row *r, const ar_bench *b, const a
 {
     json_begin_object(w, NULL);
     json_uint(w, "size", r->bytes);
-    json_uint(w, "count", r->bytes / 4);
-    json_string(w, "type", "float");
+    json_uint(w, "count", r->bytes / b->element);
+    json_string(w, "type", type_name(b->dtype));
     json_string(w, "redop", op_names[o->op]);
     json_string(w, "algorithm", r->algorithm);
     if (r->supported) {
@@ -470,12 +525,12 @@ int bench_allreduce(int argc, char **argv)
     tdm_context *ctx = cli_context();
     if (!ctx)
         return 1;
-    ar_bench b = {.op = o.op};
+    ar_bench b = {.op = o.op, .dtype = o.dtype, .element = o.dtype == TDM_F16 ? 2 : 4};
     tdm_device *reference;
     int status = cli_select_devices(ctx, &o.devices, &reference, b.devices, &b.n) ? 1 : 0;
     for (size_t r = 0; status == 0 && r < b.n; r++)
-        if (tdm_tensor_create(b.devices[r], TDM_F32, &TDM_SHAPE(o.max_bytes / 4), &b.whole[r]) !=
-            TDM_OK) {
+        if (tdm_tensor_create(b.devices[r], b.dtype, &TDM_SHAPE(o.max_bytes / 4 * 4 / b.element),
+                              &b.whole[r]) != TDM_OK) {
             fprintf(stderr, "tandem bench allreduce: %s\n", tdm_last_error());
             status = 1;
         }

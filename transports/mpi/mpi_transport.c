@@ -104,13 +104,15 @@ static void yield_between_tests(void)
 
 static const char *kind_name(uint32_t kind)
 {
-    return kind == TDM_RANK_BROADCAST ? "broadcast" : kind == TDM_RANK_CLOSE ? "close" : "all-reduce";
+    return kind == TDM_RANK_BROADCAST ? "broadcast"
+           : kind == TDM_RANK_CLOSE   ? "close"
+                                      : "all-reduce";
 }
 
 static const char *op_name(uint32_t op)
 {
-    static const char *const names[] = {"SUM", "MAX", "MIN"};
-    return op < 3 ? names[op] : "?";
+    static const char *const names[] = {"SUM", "MAX", "MIN", "SUM of f16"};
+    return op < sizeof names / sizeof names[0] ? names[op] : "?";
 }
 
 static void describe(const tdm_rank_call *c, char *out, size_t size)
@@ -405,8 +407,7 @@ static tdm_status send_message(tdm_rank_link *link, size_t to, const void *bytes
         return fail(NULL, TDM_ERR_UNSUPPORTED, why, why_size,
                     "a message of %zu bytes passes MPI's int count", size);
     MPI_Request request;
-    int code =
-        MPI_Isend(bytes, (int)size, MPI_BYTE, (int)to, MESSAGE_TAG, link->comm, &request);
+    int code = MPI_Isend(bytes, (int)size, MPI_BYTE, (int)to, MESSAGE_TAG, link->comm, &request);
     double start = now();
     for (int done = 0; code == MPI_SUCCESS && !done;) {
         code = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
@@ -481,9 +482,9 @@ static void close_link(tdm_rank_link *link)
     free(link);
 }
 
-TDM_EXPORT const tdm_rank_transport *tdm_rank_transport_v2(void);
+TDM_EXPORT const tdm_rank_transport *tdm_rank_transport_v3(void);
 
-const tdm_rank_transport *tdm_rank_transport_v2(void)
+const tdm_rank_transport *tdm_rank_transport_v3(void)
 {
     static const tdm_rank_transport transport = {
         .version = TDM_RANK_TRANSPORT_VERSION,
