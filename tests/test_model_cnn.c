@@ -56,9 +56,11 @@ typedef struct trainer {
     tdm_train_op *op;
 } trainer;
 
-/* loss_scale > 0: dynamic loss scaling from that scale. */
-static void trainer_open_model(trainer *t, tdm_device *const *d, size_t n, float lr,
-                               const tdm_model_options *mo, float loss_scale)
+/* loss_scale > 0: dynamic loss scaling from that scale; gradients all-reduced as
+ * all_reduce (f32 or f16; f16 in buckets of 1 KiB, several per step). */
+static void trainer_open_reduced(trainer *t, tdm_device *const *d, size_t n, float lr,
+                                 const tdm_model_options *mo, float loss_scale,
+                                 tdm_dtype all_reduce)
 {
     memset(t, 0, sizeof *t);
     CHECK_OK(n == 1 ? tdm_strategy_create_one_device(d[0], NULL, &t->strategy)
@@ -74,7 +76,16 @@ static void trainer_open_model(trainer *t, tdm_device *const *d, size_t n, float
     to.optimizer = t->opt;
     to.seed = 3;
     to.loss_scale = loss_scale;
+    to.all_reduce_dtype = all_reduce;
+    if (all_reduce == TDM_F16)
+        to.bucket_bytes = to.first_bucket_bytes = 1024;
     CHECK_OK(tdm_train_op_create(t->strategy, &to, &t->op));
+}
+
+static void trainer_open_model(trainer *t, tdm_device *const *d, size_t n, float lr,
+                               const tdm_model_options *mo, float loss_scale)
+{
+    trainer_open_reduced(t, d, n, lr, mo, loss_scale, TDM_F32);
 }
 
 static void trainer_open(trainer *t, tdm_device *const *d, size_t n, float lr)
@@ -198,32 +209,79 @@ static void check_mixed_precision(void)
     tdm_dataset_destroy(ds);
 }
 
+/* Gradients all-reduced in f16: every replica gets the same sums (the copies stay
+ * mirrored) and the losses follow the f32 all-reduce's closely but not bitwise (each
+ * gradient and partial sum keeps 11 bits); the loss itself stays f32. */
+static void check_f16_all_reduce(void)
+{
+    tdm_dataset *ds = digits(64, 2);
+    tdm_model_options mo = cnn_options();
+    tdm_layer odd[CNN_LAYERS];
+    memcpy(odd, cnn, sizeof cnn);
+    odd[4].units = 15; /* an odd bucket, padded in f16: 15 x 10 + 10 + 15 gradients */
+    mo.layers = odd;
+    trainer f32, f16;
+    double a[STEPS], b[STEPS];
+    trainer_open_model(&f32, devs, n_devs, 0.1f, &mo, 32768.0f);
+    trainer_open_reduced(&f16, devs, n_devs, 0.1f, &mo, 32768.0f, TDM_F16);
+    CHECK(train_steps(&f32, ds, STEPS, a) == STEPS);
+    CHECK(train_steps(&f16, ds, STEPS, b) == STEPS);
+    double vs_f32 = 0.0;
+    for (size_t i = 0; i < STEPS; i++)
+        vs_f32 = fmax(vs_f32, fabs(b[i] - a[i]) / fabs(a[i]));
+    float scale = 0.0f;
+    uint64_t skipped = 1;
+    CHECK_OK(tdm_train_op_loss_scale(f16.op, &scale, &skipped));
+    fprintf(stderr,
+            "cnn with an f16 all-reduce over %zu replicas: worst relative loss difference to "
+            "f32's %g; loss %.4f -> %.4f; %llu steps skipped\n",
+            n_devs, vs_f32, b[0], b[STEPS - 1], (unsigned long long)skipped);
+    CHECK(b[0] == a[0]); /* the first loss comes before any update, in f32 */
+    CHECK(vs_f32 > 0.0 && vs_f32 <= 3e-2);
+    CHECK(b[STEPS - 1] < 0.85 * b[0]);
+    CHECK(skipped == 0 && scale == 32768.0f);
+    CHECK_OK(tdm_strategy_check_mirrored(f16.strategy));
+    trainer_close(&f32);
+    trainer_close(&f16);
+    tdm_dataset_destroy(ds);
+}
+
+/* Steps skipped from a loss scale of 2^24, with trainer *t's: counted, each halving
+ * the scale, fewer than half the steps; returns the count. */
+static uint64_t skipped_from_2_24(trainer *t, tdm_dataset *ds, const char *what)
+{
+    double b[STEPS];
+    CHECK(train_steps(t, ds, STEPS, b) == STEPS);
+    float scale = 0.0f;
+    uint64_t k = 0;
+    CHECK_OK(tdm_train_op_loss_scale(t->op, &scale, &k));
+    fprintf(stderr,
+            "cnn from loss scale 2^24, %s: %llu steps skipped (scale %g); loss %.4f -> "
+            "%.4f\n",
+            what, (unsigned long long)k, (double)scale, b[0], b[STEPS - 1]);
+    CHECK(k < STEPS / 2 && scale == ldexpf(0x1p24f, -(int)k));
+    CHECK(b[STEPS - 1] < 0.85 * b[0]);
+    return k;
+}
+
 /* An f16 overflow: from a loss scale of 2^24 the scaled gradients pass f16's largest
- * value (65504) and round to infinity, so the train op skips those steps, counts them
- * and halves the scale until they fit; in f32 the same scale never overflows. */
+ * value (65504) and round to infinity, in the products of mixed precision or in an
+ * f16 all-reduce, so the train op skips those steps, counts them and halves the
+ * scale until they fit; in f32 the same scale never overflows. */
 static void check_f16_overflow(void)
 {
     tdm_dataset *ds = digits(64, 2);
     tdm_model_options mo = cnn_options();
-    trainer f32, f16;
-    double a[STEPS], b[STEPS];
+    trainer f32, reduced, f16;
     trainer_open_model(&f32, devs, n_devs, 0.1f, &mo, 0x1p24f);
+    trainer_open_reduced(&reduced, devs, n_devs, 0.1f, &mo, 0x1p24f, TDM_F16);
     mo.compute_dtype = TDM_F16;
     trainer_open_model(&f16, devs, n_devs, 0.1f, &mo, 0x1p24f);
-    CHECK(train_steps(&f32, ds, STEPS, a) == STEPS);
-    CHECK(train_steps(&f16, ds, STEPS, b) == STEPS);
-    float s32 = 0.0f, s16 = 0.0f;
-    uint64_t k32 = 1, k16 = 0;
-    CHECK_OK(tdm_train_op_loss_scale(f32.op, &s32, &k32));
-    CHECK_OK(tdm_train_op_loss_scale(f16.op, &s16, &k16));
-    fprintf(stderr,
-            "cnn from loss scale 2^24: f32 skipped %llu steps, f16 %llu (scale %g); "
-            "f16 loss %.4f -> %.4f\n",
-            (unsigned long long)k32, (unsigned long long)k16, (double)s16, b[0], b[STEPS - 1]);
-    CHECK(k32 == 0 && s32 == 0x1p24f);
-    CHECK(k16 > 0 && k16 < STEPS / 2 && s16 == ldexpf(0x1p24f, -(int)k16));
-    CHECK(b[STEPS - 1] < 0.85 * b[0]);
+    CHECK(skipped_from_2_24(&f32, ds, "f32") == 0);
+    CHECK(skipped_from_2_24(&reduced, ds, "f16 all-reduce") > 0);
+    CHECK(skipped_from_2_24(&f16, ds, "f16 products") > 0);
     trainer_close(&f32);
+    trainer_close(&reduced);
     trainer_close(&f16);
     tdm_dataset_destroy(ds);
 }
@@ -644,6 +702,7 @@ int main(int argc, char **argv)
         check_file();
         check_batch_norm(!strcmp(argv[1], "mixed"));
         check_mixed_precision();
+        check_f16_all_reduce();
         check_f16_overflow();
         check_ops();
         check_refusals();

@@ -39,6 +39,11 @@ static tdm_status check_options(const tdm_train_op_options *o)
                         "%s: loss_scale is %g; give a finite initial scale > 0 (32768 is "
                         "TensorFlow's), or 0 for none",
                         f, (double)o->loss_scale);
+    if (o->all_reduce_dtype != TDM_F32 && o->all_reduce_dtype != TDM_F16)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: all_reduce_dtype is %d; gradients are all-reduced as TDM_F32 or "
+                        "TDM_F16",
+                        f, (int)o->all_reduce_dtype);
     return TDM_OK;
 }
 

@@ -1,11 +1,15 @@
 /* Gradient buckets (docs/ARCHITECTURE.md, "Gradient buckets"): the flat gradient
  * buffer in reverse variable order, cut into buckets whose all-reduces start as
  * soon as their gradients are ready, in bucket order on every replica, so that each
- * replica's k-th collective is the same bucket. */
+ * replica's k-th collective is the same bucket. With a float16 all-reduce each
+ * bucket's gradients are cast to float16 before it starts and back once it is done;
+ * the loss, which a loss scale would take past float16's range, follows the last
+ * bucket in float32. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "device/error.h"
+#include "tandem/ops.h"
 #include "train/train_op_impl.h"
 
 tdm_status tdm_train_layout(tdm_train_op *op)
@@ -36,12 +40,34 @@ tdm_status tdm_train_layout(tdm_train_op *op)
     return TDM_OK;
 }
 
+/* Bucket b's gradients, their float16 copy (a zero after them where their count is
+ * odd: the all-reduce moves pairs) and the copy's slice over them. */
+static tdm_status make_halves(const tdm_train_op *op, tdm_train_replica *r, size_t b)
+{
+    size_t first = b ? op->bucket_end[b - 1] : 0;
+    size_t count = op->bucket_end[b] - first - (b + 1 == op->bucket_count);
+    size_t even = count + count % 2;
+    tdm_status s = tdm_tensor_slice(r->flat, first, &TDM_SHAPE(count), &r->bucket_grads[b]);
+    if (s == TDM_OK)
+        s = tdm_tensor_create(tdm_tensor_device(r->flat), TDM_F16, &TDM_SHAPE(even),
+                              &r->bucket_halves[b]);
+    if (s == TDM_OK && even != count) {
+        uint16_t *zeros = calloc(even, sizeof *zeros);
+        s = zeros ? tdm_tensor_write(r->bucket_halves[b], zeros, even * sizeof *zeros)
+                  : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
+        free(zeros);
+    }
+    return s == TDM_OK
+               ? tdm_tensor_slice(r->bucket_halves[b], 0, &TDM_SHAPE(count), &r->halves_used[b])
+               : s;
+}
+
 tdm_status tdm_train_buckets_make(tdm_train_op *op, tdm_train_replica *r)
 {
     size_t k = op->bucket_count;
     r->op = op;
     r->buckets = calloc(k, sizeof *r->buckets);
-    r->pending = calloc(k, sizeof *r->pending);
+    r->pending = calloc(k + 1, sizeof *r->pending);
     r->unready = calloc(k, sizeof *r->unready);
     r->ready = calloc(op->var_count, 1);
     if (!r->buckets || !r->pending || !r->unready || !r->ready)
@@ -51,14 +77,31 @@ tdm_status tdm_train_buckets_make(tdm_train_op *op, tdm_train_replica *r)
         size_t first = b ? op->bucket_end[b - 1] : 0;
         s = tdm_tensor_slice(r->flat, first, &TDM_SHAPE(op->bucket_end[b] - first), &r->buckets[b]);
     }
+    if (s != TDM_OK || op->opts.all_reduce_dtype != TDM_F16)
+        return s;
+    r->bucket_grads = calloc(k, sizeof *r->bucket_grads);
+    r->bucket_halves = calloc(k, sizeof *r->bucket_halves);
+    r->halves_used = calloc(k, sizeof *r->halves_used);
+    if (!r->bucket_grads || !r->bucket_halves || !r->halves_used)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
+    for (size_t b = 0; b < k && s == TDM_OK; b++)
+        s = make_halves(op, r, b);
     return s;
+}
+
+static void destroy_all(tdm_tensor **tensors, size_t n)
+{
+    for (size_t i = 0; tensors && i < n; i++)
+        tdm_tensor_destroy(tensors[i]);
+    free(tensors);
 }
 
 void tdm_train_buckets_free(tdm_train_op *op, tdm_train_replica *r)
 {
-    for (size_t b = 0; r->buckets && b < op->bucket_count; b++)
-        tdm_tensor_destroy(r->buckets[b]);
-    free(r->buckets);
+    destroy_all(r->halves_used, op->bucket_count); /* slices before their parents */
+    destroy_all(r->bucket_halves, op->bucket_count);
+    destroy_all(r->bucket_grads, op->bucket_count);
+    destroy_all(r->buckets, op->bucket_count);
     free(r->pending);
     free(r->unready);
     free(r->ready);
@@ -75,6 +118,32 @@ void tdm_train_buckets_begin(tdm_train_replica *r, tdm_replica_context *rc)
         r->ready[i] = 0;
     for (size_t b = 0; b < op->bucket_count; b++)
         r->unready[b] = op->bucket_vars[b] + (b + 1 == op->bucket_count);
+    for (size_t b = 0; b <= op->bucket_count; b++)
+        r->pending[b] = NULL;
+}
+
+/* Bucket b's all-reduce (as float16: its gradients', then the loss's). */
+static tdm_status start_bucket(tdm_train_replica *r, size_t b)
+{
+    size_t k = r->op->bucket_count;
+    if (!r->bucket_halves)
+        return tdm_replica_all_reduce_start(r->rc, TDM_REDUCE_SUM, r->buckets[b], &r->pending[b]);
+    tdm_status s = tdm_op_cast(r->halves_used[b], r->bucket_grads[b]);
+    if (s == TDM_OK)
+        s = tdm_replica_all_reduce_start(r->rc, TDM_REDUCE_SUM, r->bucket_halves[b],
+                                         &r->pending[b]);
+    if (s == TDM_OK && b + 1 == k)
+        s = tdm_replica_all_reduce_start(r->rc, TDM_REDUCE_SUM, r->loss, &r->pending[k]);
+    return s;
+}
+
+/* Waits for bucket b's all-reduce, and brings float16 sums back into the gradients. */
+static tdm_status finish_bucket(tdm_train_replica *r, size_t b)
+{
+    tdm_status s = tdm_pending_wait(r->pending[b]);
+    if (s == TDM_OK && r->bucket_halves)
+        s = tdm_op_cast(r->bucket_grads[b], r->halves_used[b]);
+    return s;
 }
 
 /* Starts, in order, every bucket whose gradients are all ready (none while the loss
@@ -85,8 +154,7 @@ static tdm_status start_ready(tdm_train_replica *r)
     if (r->timed)
         return s;
     while (s == TDM_OK && r->started < r->op->bucket_count && !r->unready[r->started]) {
-        s = tdm_replica_all_reduce_start(r->rc, TDM_REDUCE_SUM, r->buckets[r->started],
-                                         &r->pending[r->started]);
+        s = start_bucket(r, r->started);
         if (s == TDM_OK)
             r->started++; /* only started buckets are waited for */
     }
@@ -139,7 +207,11 @@ tdm_status tdm_train_buckets_finish(tdm_train_replica *r)
     if (s == TDM_OK)
         s = start_ready(r);
     for (size_t b = 0; b < r->started; b++) {
-        tdm_status w = tdm_pending_wait(r->pending[b]);
+        tdm_status w = finish_bucket(r, b);
+        s = s != TDM_OK ? s : w;
+    }
+    if (r->pending[op->bucket_count]) { /* the loss, apart */
+        tdm_status w = tdm_pending_wait(r->pending[op->bucket_count]);
         s = s != TDM_OK ? s : w;
     }
     r->rc = NULL;

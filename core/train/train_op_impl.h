@@ -19,13 +19,20 @@ typedef struct tdm_train_replica {
     tdm_tensor *scratch;     /* partial results of checks and norms */
     tdm_buffer_view *views;  /* the gradients as views, for the optimizer */
     tdm_tensor **buckets;    /* [bucket_count]: slices of flat */
-    tdm_pending **pending;   /* [bucket_count]: this step's all-reduces */
-    size_t *unready;         /* [bucket_count]: gradients (and, in the last, the loss)
-                                not yet ready this step */
-    unsigned char *ready;    /* [var_count] */
-    size_t started;          /* buckets started this step */
-    int timed;               /* this step measures the loss function: no early starts */
-    double began, seconds;   /* when the loss function began; how long it took */
+    /* With all_reduce_dtype F16 (else NULL), per bucket: its gradients (the loss stays
+     * float32 and out), and their float16 copy, which is what is all-reduced, padded
+     * to an even count with a zero. */
+    tdm_tensor **bucket_grads;  /* [bucket_count]: slices of flat */
+    tdm_tensor **bucket_halves; /* [bucket_count]: [even count] */
+    tdm_tensor **halves_used;   /* [bucket_count]: slices of bucket_halves, [count] */
+    tdm_pending **pending;      /* [bucket_count + 1]: this step's all-reduces (the last:
+                                   the loss's own, with F16) */
+    size_t *unready;            /* [bucket_count]: gradients (and, in the last, the loss)
+                                   not yet ready this step */
+    unsigned char *ready;       /* [var_count] */
+    size_t started;             /* buckets started this step */
+    int timed;                  /* this step measures the loss function: no early starts */
+    double began, seconds;      /* when the loss function began; how long it took */
     tdm_train_profile profile;
 } tdm_train_replica;
 
@@ -36,17 +43,17 @@ struct tdm_train_op {
     size_t var_count;
     tdm_variable **states; /* opts.state_list, kept */
     size_t state_count;
-    size_t total; /* gradient elements over every variable */
-    size_t *offsets;     /* [var_count]: each gradient's first element in flat */
-    size_t *bucket_of;   /* [var_count] */
+    size_t total;      /* gradient elements over every variable */
+    size_t *offsets;   /* [var_count]: each gradient's first element in flat */
+    size_t *bucket_of; /* [var_count] */
     size_t bucket_count;
     size_t *bucket_end;  /* [bucket_count]: bucket k is flat[end[k - 1], end[k]) */
     size_t *bucket_vars; /* [bucket_count]: the variables in each */
     size_t scratch_count;
-    int resync; /* transforms on devices that round differently:
-                   replica 0's update is copied to the others */
-    tdm_tensor **home_grads; /* parameter-server: [var_count], each on its variable's
-                                home; NULL for other strategies */
+    int resync;                      /* transforms on devices that round differently:
+                                        replica 0's update is copied to the others */
+    tdm_tensor **home_grads;         /* parameter-server: [var_count], each on its variable's
+                                        home; NULL for other strategies */
     struct tdm_train_remote *remote; /* a parameter-server job's worker: its servers */
     tdm_train_replica *replicas;
     uint64_t global_step;

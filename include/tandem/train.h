@@ -123,6 +123,14 @@ typedef struct tdm_train_op_options {
                                   and halves the scale (not below 1); loss_scale_growth_steps
                                   finite steps in a row double it. 0 (default): off */
     uint32_t loss_scale_growth_steps; /* 0: 2000, TensorFlow's default */
+    tdm_dtype all_reduce_dtype;       /* TDM_F32 (0, default), or TDM_F16: each bucket's
+                                         gradients are cast to float16, summed across the
+                                         replicas in float16 (half the bytes to move;
+                                         tdm_replica_all_reduce says how it rounds) and
+                                         cast back; the loss stays float32. Give it a
+                                         loss_scale: a sum past 65504 is infinity, which
+                                         the scale turns into a skipped step, and small
+                                         gradients keep their digits */
 } tdm_train_op_options;
 
 #define TDM_TRAIN_OP_OPTIONS_INIT                                                                  \

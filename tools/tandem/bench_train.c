@@ -40,6 +40,7 @@ typedef struct bt_options {
     unsigned steps, warmup; /* 0: the model's own */
     int balance;
     int mixed_precision;
+    int f16_all_reduce;
     const char *data_dir;
     const char *json_path;
 } bt_options;
@@ -72,6 +73,8 @@ static int usage(FILE *out, int status)
             "  --balance           N replicas with uneven batch shares by device speed\n"
             "  --mixed-precision   f16 operands in the matrix products, f32 sums, loss scale\n"
             "                      32768 (tandem train --mixed-precision)\n"
+            "  --f16-all-reduce    gradients summed across replicas in f16, loss scale\n"
+            "                      32768 (tandem train --f16-all-reduce)\n"
             "  --data-dir DIR      Fashion-MNIST's IDX files (default " FASHION_DIR ")\n"
             "  --json FILE         also write the rows as JSON\n");
     return status;
@@ -103,6 +106,7 @@ static int parse(int argc, char **argv, bt_options *o, int *exit_status)
         {CLI_ENTRY("--warmup", "-w", CLI_UNSIGNED, &o->warmup), .max = max_steps},
         {CLI_ENTRY("--balance", NULL, CLI_FLAG, &o->balance), .flag_value = 1},
         {CLI_ENTRY("--mixed-precision", NULL, CLI_FLAG, &o->mixed_precision), .flag_value = 1},
+        {CLI_ENTRY("--f16-all-reduce", NULL, CLI_FLAG, &o->f16_all_reduce), .flag_value = 1},
         {CLI_ENTRY("--data-dir", NULL, CLI_STRING, &o->data_dir)},
         {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path)},
     };
@@ -178,6 +182,7 @@ static void options_for(const bt_options *bo, const bench_model *m, const char *
     o->progress = 0;
     o->balance = bo->balance && n > 1;
     o->mixed_precision = bo->mixed_precision;
+    o->f16_all_reduce = bo->f16_all_reduce;
     train_options_imply(o);
     for (size_t i = 0; i < n; i++)
         snprintf(o->devices.item[i], CLI_ITEM_MAX, "%s", ids[i]);
@@ -349,9 +354,10 @@ int bench_train(int argc, char **argv)
     int status = 0;
     printf("# tandem bench train: Adam, lr 0.001; examples/s over timed steps; the breakdown "
            "(ms per step) from profiled steps,\n# which wait for the devices between phases; "
-           "'of best 1': N replicas over the best single device%s%s\n",
+           "'of best 1': N replicas over the best single device%s%s%s\n",
            o.balance ? "; N replicas balanced by device speed" : "",
-           o.mixed_precision ? "; mixed precision (f16 products, f32 sums)" : "");
+           o.mixed_precision ? "; mixed precision (f16 products, f32 sums)" : "",
+           o.f16_all_reduce ? "; gradients all-reduced in f16" : "");
     print_header();
     for (size_t i = 0; i < MODEL_COUNT && status == 0; i++) {
         const bench_model *m = &models[i];

@@ -42,6 +42,8 @@ static void print_setup(const train_session *ts)
                servers, servers == 1 ? "" : "s");
     else if (workers > 1)
         printf(" in %zu processes; the chief's", workers);
+    if (o->f16_all_reduce)
+        printf(" (gradients all-reduced in f16)");
     printf(":\n");
     for (size_t r = 0; r < replicas; r++) {
         tdm_device_desc d = TDM_DEVICE_DESC_INIT;

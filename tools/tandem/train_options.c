@@ -59,6 +59,8 @@ static int usage(FILE *out, int status)
             "  --mixed-precision    the dense and convolution layers' matrix products take\n"
             "                       f16 operands and sum in f32; weights stay f32. Implies\n"
             "                       --loss-scale 32768 unless given\n"
+            "  --f16-all-reduce     sum the gradients across replicas in f16: half the\n"
+            "                       bytes to move. Implies --loss-scale 32768 unless given\n"
             "  --epochs N           (default 10)\n"
             "  --test-fraction F    held out for testing without --test-data (default 0.2)\n"
             "  --devices LIST       comma-separated device ids or indices from 'tandem\n"
@@ -260,6 +262,7 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
         CUSTOM("--lr-decay", parse_lr_decay, &o->lr_decay),
         REAL("--loss-scale", CLI_FLOAT, loss_scale, 1, 1e38, 0),
         FLAG("--mixed-precision", mixed_precision, 1),
+        FLAG("--f16-all-reduce", f16_all_reduce, 1),
         WHOLE("--batch", CLI_SIZE, batch, 1, MAX_BATCH),
         WHOLE("--epochs", CLI_UNSIGNED, epochs, 1, MAX_EPOCHS),
         REAL("--test-fraction", CLI_DOUBLE, test_fraction, 0, 1, CLI_ABOVE_LO | CLI_BELOW_HI),
@@ -329,7 +332,7 @@ void train_options_imply(train_options *o)
     if (o->hidden_count && o->hidden[0].kind == TDM_LAYER_EMBEDDING)
         o->standardize = 0;
     /* without a loss scale, gradients below f16's smallest values would vanish */
-    if (o->mixed_precision && !o->loss_scale)
+    if ((o->mixed_precision || o->f16_all_reduce) && !o->loss_scale)
         o->loss_scale = 32768.0f;
 }
 

@@ -30,6 +30,7 @@ typedef struct train_options {
     const char *lr_decay; /* "none" or "cosine" (to 0 over the run's steps) */
     float loss_scale;     /* > 0: dynamic loss scaling from this scale */
     int mixed_precision;  /* f16 operands in the matrix products, f32 sums */
+    int f16_all_reduce;   /* gradients summed across replicas in f16 */
     size_t batch;         /* global */
     unsigned epochs;
     double test_fraction;
@@ -60,8 +61,8 @@ int train_parse_label_column(const char *value, void *target, char *err, size_t 
 /* The defaults: the digits MLP of the Quick start. */
 void train_options_defaults(train_options *o);
 
-/* What options imply once set: --mixed-precision a loss scale of 32768 unless one
- * was given, an embedding first no standardisation. */
+/* What options imply once set: --mixed-precision and --f16-all-reduce a loss scale
+ * of 32768 unless one was given, an embedding first no standardisation. */
 void train_options_imply(train_options *o);
 
 /* Reads the options over the defaults, checking every value and the rules between

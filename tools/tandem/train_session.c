@@ -205,6 +205,7 @@ static int make_train_op(train_session *ts)
     to.seed = o->seed;
     to.balance = o->balance;
     to.loss_scale = o->loss_scale;
+    to.all_reduce_dtype = o->f16_all_reduce ? TDM_F16 : TDM_F32;
     return tdm_train_op_create(ts->strategy, &to, &ts->op) == TDM_OK ? 0 : fail("train op");
 }
 
