@@ -92,6 +92,15 @@ static void check_bad_calls(tdm_device *dev, tdm_device *other)
     c.views[2] = c.views[1];
     c.u[1] = 8;
     CHECK_FAILS(tdm_kernel_run(dev, &c), TDM_ERR_INVALID_ARGUMENT, "'inputs' is 8");
+    /* The fewest inputs are the kernel's required ones: two for accumulate, one for
+     * accumulate_f16. */
+    c.u[1] = 1;
+    CHECK_FAILS(tdm_kernel_run(dev, &c), TDM_ERR_INVALID_ARGUMENT,
+                "'inputs' is 1, expected 2 to 7");
+    c.kernel = TDM_KERNEL_accumulate_f16;
+    c.u[1] = 0;
+    CHECK_FAILS(tdm_kernel_run(dev, &c), TDM_ERR_INVALID_ARGUMENT,
+                "'inputs' is 0, expected 1 to 7");
     c.kernel = TDM_KERNEL_sum;
     c.u[1] = 0;
     CHECK_FAILS(tdm_kernel_run(dev, &c), TDM_ERR_INVALID_ARGUMENT, "'chunk' is 0");
