@@ -1,11 +1,14 @@
 /* The collectives section's cases: all-reduce of integer-valued data (exact in
- * any order) and random floats (bitwise the host's fold in replica order). */
+ * any order), random floats (bitwise the host's fold in replica order) and random
+ * halves, two to a float (bitwise the host's fold with every partial rounded to
+ * float16). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "conformance_collectives.h"
+#include "device/half_bits.h"
 
 static const size_t elements[] = {1, 4097, ((size_t)1 << 20) + 3, (size_t)1 << 24};
 #define LARGE_CASES 1 /* the last size: 64 MiB per device */
@@ -25,6 +28,7 @@ typedef struct coll_case {
     float *host[CONF_COLL_MAX_DEVICES];
     float *want, *got;
     const char *data;
+    tdm_dtype dtype; /* F16: each float holds two halves */
 } coll_case;
 
 static void generate(float *x, size_t n, uint64_t seed, int integer)
@@ -40,8 +44,37 @@ static void generate(float *x, size_t n, uint64_t seed, int integer)
     }
 }
 
+/* Each float becomes two halves: its own value and -0.75 times it. */
+static void to_halves(float *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint16_t pair[2] = {tdm_f16_from_f32(x[i]), tdm_f16_from_f32(-0.75f * x[i])};
+        memcpy(&x[i], pair, sizeof pair);
+    }
+}
+
+static void fold_halves(coll_case *c, tdm_reduce_op op)
+{
+    float alpha = (float)(1.0 / (double)c->set->n);
+    for (size_t e = 0; e < 2 * c->n; e++) {
+        uint16_t h;
+        memcpy(&h, (const char *)c->host[0] + 2 * e, sizeof h);
+        float acc = tdm_f32_from_f16(h);
+        for (size_t i = 1; i < c->set->n; i++) {
+            memcpy(&h, (const char *)c->host[i] + 2 * e, sizeof h);
+            acc = tdm_f32_from_f16(tdm_f16_from_f32(acc + tdm_f32_from_f16(h)));
+        }
+        h = tdm_f16_from_f32(op == TDM_REDUCE_MEAN ? alpha * acc : acc);
+        memcpy((char *)c->want + 2 * e, &h, sizeof h);
+    }
+}
+
 static void fold(coll_case *c, tdm_reduce_op op)
 {
+    if (c->dtype == TDM_F16) {
+        fold_halves(c, op);
+        return;
+    }
     float alpha = (float)(1.0 / (double)c->set->n);
     for (size_t e = 0; e < c->n; e++) {
         float acc = c->host[0][e];
@@ -66,6 +99,7 @@ static void check(coll_case *c, tdm_reduce_op op, tdm_collective_algorithm algor
         s = tdm_buffer_write(c->buf[i], 0, c->host[i], c->n * 4);
     tdm_collective_options o = TDM_COLLECTIVE_OPTIONS_INIT;
     o.algorithm = algorithm;
+    o.dtype = c->dtype;
     s = s == TDM_OK ? tdm_all_reduce(op, c->view, c->set->n, &o) : s;
     if (s == TDM_ERR_UNSUPPORTED) {
         r->supported = 0;
@@ -73,8 +107,9 @@ static void check(coll_case *c, tdm_reduce_op op, tdm_collective_algorithm algor
     }
     r->cases++;
     char what[200];
-    int len = snprintf(what, sizeof what, "%s, %zu elements, %s data: ",
-                       op == TDM_REDUCE_SUM ? "sum" : "mean", c->n, c->data);
+    int len = snprintf(what, sizeof what,
+                       "%s, %zu elements, %s data: ", op == TDM_REDUCE_SUM ? "sum" : "mean",
+                       c->dtype == TDM_F16 ? 2 * c->n : c->n, c->data);
     size_t differ = c->set->n;
     for (size_t i = 0; i < c->set->n && s == TDM_OK && differ == c->set->n; i++) {
         s = tdm_buffer_read(c->buf[i], 0, c->got, c->n * 4);
@@ -125,10 +160,15 @@ static void run_size(const conf_coll_set *set, size_t n, conf_result *r)
         case_free(&c);
         return;
     }
-    for (int integer = 1; integer >= 0; integer--) {
-        c.data = integer ? "integer" : "random";
-        for (size_t i = 0; i < set->n; i++)
-            generate(c.host[i], n, n * 31 + i, integer);
+    static const char *const kinds[] = {"integer", "random", "float16"};
+    for (int kind = 0; kind < 3; kind++) {
+        c.data = kinds[kind];
+        c.dtype = kind == 2 ? TDM_F16 : TDM_F32;
+        for (size_t i = 0; i < set->n; i++) {
+            generate(c.host[i], n, n * 31 + i, kind == 0);
+            if (c.dtype == TDM_F16)
+                to_halves(c.host[i], n);
+        }
         for (size_t o = 0; o < 2; o++) {
             fold(&c, ops[o]);
             for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
