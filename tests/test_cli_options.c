@@ -191,7 +191,7 @@ static void test_acceptance(void)
     CHECK(o.devices.count == 2 && !strcmp(o.devices.item[1], "vulkan:0"));
     CHECK(!strcmp(o.strategy, "one-device") && o.progress == 0 && o.epochs == 3);
     o = ACCEPTED("--balance");
-    CHECK(o.balance == 1 && !o.mixed_precision && o.loss_scale == 0.0f);
+    CHECK(o.balance == 1 && !o.mixed_precision && !o.f16_all_reduce && o.loss_scale == 0.0f);
     CHECK(!strcmp(o.lr_decay, "none"));
     o = ACCEPTED("--lr-decay cosine --strategy parameter-server");
     CHECK(!strcmp(o.lr_decay, "cosine"));
@@ -199,6 +199,8 @@ static void test_acceptance(void)
     CHECK(o.mixed_precision == 1 && o.loss_scale == 32768.0f);
     o = ACCEPTED("--loss-scale 1024 --mixed-precision");
     CHECK(o.mixed_precision == 1 && o.loss_scale == 1024.0f);
+    o = ACCEPTED("--f16-all-reduce"); /* f16 sums need a loss scale too */
+    CHECK(o.f16_all_reduce == 1 && !o.mixed_precision && o.loss_scale == 32768.0f);
     o = ACCEPTED("--skip-rows 1 --test-data t.csv --save m.safetensors");
     CHECK(o.skip_rows == 1 && !strcmp(o.test_data, "t.csv") && !strcmp(o.save, "m.safetensors"));
     o = ACCEPTED("--checkpoint-dir d --resume --optimizer SGD --activation tanh");
