@@ -4,6 +4,8 @@
 #   training on both devices with the same global batch (2-way sums are exact in
 #   either order), checked after every step across processes (--deterministic), and
 #   again when stopped and resumed from the chief's checkpoint;
+# - the same with the gradients summed in f16, which a 2-way sum rounds once either way
+#   (and which differ from f32's);
 # - a process on PoCL and one on lavapipe train to the bits of one process on both;
 # - 3 processes of one reference device each stay bitwise identical to each other
 #   (--deterministic) and reach the accuracy of one process on three devices within a
@@ -25,6 +27,16 @@ cat "$dir/two.txt"
 grep -q 'in 2 processes' "$dir/two.txt"
 cmp "$dir/one.tdm" "$dir/two.tdm"
 echo "2 workers: the same model, bit for bit, as 1 process on 2 devices"
+
+"$tandem" train --devices opencl:0,opencl:1 --epochs 2 --no-progress --f16-all-reduce \
+    --save "$dir/one16.tdm" > /dev/null
+run -np 2 "$tandem" train --strategy multi-worker --devices opencl:0 --epochs 2 --no-progress \
+    --f16-all-reduce --save "$dir/two16.tdm" > /dev/null
+cmp "$dir/one16.tdm" "$dir/two16.tdm"
+"$tandem" train --devices opencl:0,opencl:1 --epochs 2 --no-progress --loss-scale 32768 \
+    --save "$dir/one32.tdm" > /dev/null
+! cmp -s "$dir/one16.tdm" "$dir/one32.tdm"
+echo "2 workers summing in f16: the same model, bit for bit, as 1 process doing so"
 
 # Stopped after 2 epochs and resumed to 4: the chief's checkpoint reaches the other
 # process through the chief, and the run ends on the same bits.
