@@ -1,13 +1,15 @@
 #!/bin/sh
 # The small CNN on Fashion-MNIST (docs/PERFORMANCE.md, "A CNN on Fashion-MNIST"):
-# tandem train over two PoCL devices (in f32 and in mixed precision) and over PoCL and
+# tandem train over two PoCL devices (in f32, in mixed precision and with the gradients
+# all-reduced in f16) and over PoCL and
 # lavapipe, and PyTorch training the same network from the same initial weights on the
 # same batches, each for the same epochs, with the test accuracy on the official test
 # split. Installs what it needs, builds, then runs for a while (about 25 minutes a
 # tandem run on two cores); a benchmark, not a test.
 # Usage: scripts/fashion-cnn-accuracy.sh [EPOCHS] [RUNS] [LR_DECAY]
 #   EPOCHS    default 5
-#   RUNS      comma-separated, of pocl2, torch, pair, pocl2-f16 (default: all four)
+#   RUNS      comma-separated, of pocl2, torch, pair, pocl2-f16, pocl2-f16ar (default:
+#             the first four)
 #   LR_DECAY  none (default) or cosine, for every run (--lr-decay)
 set -eu
 cd "$(dirname "$0")/.."
@@ -48,3 +50,5 @@ run torch "PyTorch, the same network, 1 process" \
 run pair "tandem, PoCL + lavapipe" train --devices opencl:0,vulkan:0
 run pocl2-f16 "tandem, PoCL x2, mixed precision" \
   train --devices opencl:0,opencl:1 --mixed-precision
+run pocl2-f16ar "tandem, PoCL x2, gradients all-reduced in f16" \
+  train --devices opencl:0,opencl:1 --f16-all-reduce
