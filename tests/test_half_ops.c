@@ -288,11 +288,11 @@ static void check_matmul(tdm_device *dev)
     static uint16_t ah[M * K], bh[K * N];
     srand(11);
     for (size_t i = 0; i < M * K; i++)
-        a[i] = (float)rand() / RAND_MAX * 4.0f - 2.0f;
+        a[i] = (float)rand() / (float)RAND_MAX * 4.0f - 2.0f;
     for (size_t i = 0; i < K * N; i++)
-        b[i] = (float)rand() / RAND_MAX * 4.0f - 2.0f;
+        b[i] = (float)rand() / (float)RAND_MAX * 4.0f - 2.0f;
     for (size_t i = 0; i < M * N; i++)
-        c0[i] = (float)rand() / RAND_MAX - 0.5f;
+        c0[i] = (float)rand() / (float)RAND_MAX - 0.5f;
     for (int trans = 0; trans < 4; trans++) {
         int ta = trans & 1, tb = trans >> 1;
         /* the same values, stored transposed where op transposes */

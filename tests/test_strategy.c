@@ -807,7 +807,8 @@ static tdm_status module_fn(tdm_replica_context *rc, void *user)
 static void check_module_functions(void)
 {
     tdm_strategy *s = mirrored(NULL), *d = NULL;
-    module_probe p = {0};
+    /* zero throughout: clang refuses {0}, whose 0 would meet the atomic pointers */
+    module_probe p = {.merged = 0};
     const float four[4] = {1, 2, 3, 4};
     for (size_t i = 0; i < n_devs; i++) {
         p.losses[i] = tensor_of(devs[i], TDM_SHAPE(4), four);
