@@ -17,11 +17,6 @@ float4 round_sum(float4 s)
     return as_float4((bits & 0x80000000u) | r);
 }
 
-float round_sum1(float s)
-{
-    return round_sum((float4)s).x;
-}
-
 __attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
 kernel void tdm_accumulate_f16(TDM_SIGNATURE)
 {
@@ -35,40 +30,21 @@ kernel void tdm_accumulate_f16(TDM_SIGNATURE)
     x4 += x4_off;
     x5 += x5_off;
     x6 += x6_off;
-    /* Four elements per item and iteration; a last partial quad one by one. */
+    /* Four elements per item and iteration (the last quad may be partial). */
     for (size_t q = get_global_id(0); q < quads; q += get_global_size(0)) {
-        if (4 * q + 4 <= n) {
-            float4 s = vload_half4(q, x0);
-            if (inputs > 1)
-                s = round_sum(s + vload_half4(q, x1));
-            if (inputs > 2)
-                s = round_sum(s + vload_half4(q, x2));
-            if (inputs > 3)
-                s = round_sum(s + vload_half4(q, x3));
-            if (inputs > 4)
-                s = round_sum(s + vload_half4(q, x4));
-            if (inputs > 5)
-                s = round_sum(s + vload_half4(q, x5));
-            if (inputs > 6)
-                s = round_sum(s + vload_half4(q, x6));
-            vstore_half4_rte(alpha * s, q, y);
-            continue;
-        }
-        for (size_t k = 4 * q; k < n; k++) {
-            float s = vload_half(k, x0);
-            if (inputs > 1)
-                s = round_sum1(s + vload_half(k, x1));
-            if (inputs > 2)
-                s = round_sum1(s + vload_half(k, x2));
-            if (inputs > 3)
-                s = round_sum1(s + vload_half(k, x3));
-            if (inputs > 4)
-                s = round_sum1(s + vload_half(k, x4));
-            if (inputs > 5)
-                s = round_sum1(s + vload_half(k, x5));
-            if (inputs > 6)
-                s = round_sum1(s + vload_half(k, x6));
-            vstore_half_rte(alpha * s, k, y);
-        }
+        float4 s = load4_half(x0, q, n);
+        if (inputs > 1)
+            s = round_sum(s + load4_half(x1, q, n));
+        if (inputs > 2)
+            s = round_sum(s + load4_half(x2, q, n));
+        if (inputs > 3)
+            s = round_sum(s + load4_half(x3, q, n));
+        if (inputs > 4)
+            s = round_sum(s + load4_half(x4, q, n));
+        if (inputs > 5)
+            s = round_sum(s + load4_half(x5, q, n));
+        if (inputs > 6)
+            s = round_sum(s + load4_half(x6, q, n));
+        store4_half(alpha * s, y, q, n);
     }
 }

@@ -132,6 +132,15 @@ static size_t train_steps(trainer *t, tdm_dataset *ds, size_t steps, double *los
     return fixture_train_steps(t->strategy, t->op, ds, steps, losses);
 }
 
+/* The largest |got - want| / |want| over the steps' losses. */
+static double worst_relative(const double *got, const double *want)
+{
+    double worst = 0.0;
+    for (size_t i = 0; i < STEPS; i++)
+        worst = fmax(worst, fabs(got[i] - want[i]) / fabs(want[i]));
+    return worst;
+}
+
 /* The N == 1 rule for a model of these options: every step's loss within 1e-4 of one
  * replica's on the same global batch (the 23rd a partial batch, split unevenly), and
  * the loss falls. */
@@ -144,9 +153,7 @@ static void check_equivalence_of(const char *what, const tdm_model_options *mo, 
     trainer_open_model(&many, devs, n_devs, lr, mo, 0.0f);
     CHECK(train_steps(&one, ds, STEPS, a) == STEPS);
     CHECK(train_steps(&many, ds, STEPS, b) == STEPS);
-    double worst = 0.0;
-    for (size_t i = 0; i < STEPS; i++)
-        worst = fmax(worst, fabs(a[i] - b[i]) / fabs(a[i]));
+    double worst = worst_relative(b, a);
     fprintf(stderr,
             "%s: %zu replicas against 1: worst relative loss difference %g; loss %.4f -> "
             "%.4f\n",
@@ -185,11 +192,7 @@ static void check_mixed_precision(void)
     CHECK(train_steps(&f32, ds, STEPS, a) == STEPS);
     CHECK(train_steps(&one, ds, STEPS, b) == STEPS);
     CHECK(train_steps(&many, ds, STEPS, c) == STEPS);
-    double vs_f32 = 0.0, vs_one = 0.0;
-    for (size_t i = 0; i < STEPS; i++) {
-        vs_f32 = fmax(vs_f32, fabs(c[i] - a[i]) / fabs(a[i]));
-        vs_one = fmax(vs_one, fabs(c[i] - b[i]) / fabs(b[i]));
-    }
+    double vs_f32 = worst_relative(c, a), vs_one = worst_relative(c, b);
     float scale = 0.0f;
     uint64_t skipped = 1;
     CHECK_OK(tdm_train_op_loss_scale(many.op, &scale, &skipped));
@@ -226,9 +229,7 @@ static void check_f16_all_reduce(void)
     trainer_open_reduced(&f16, devs, n_devs, 0.1f, &mo, 32768.0f, TDM_F16);
     CHECK(train_steps(&f32, ds, STEPS, a) == STEPS);
     CHECK(train_steps(&f16, ds, STEPS, b) == STEPS);
-    double vs_f32 = 0.0;
-    for (size_t i = 0; i < STEPS; i++)
-        vs_f32 = fmax(vs_f32, fabs(b[i] - a[i]) / fabs(a[i]));
+    double vs_f32 = worst_relative(b, a);
     float scale = 0.0f;
     uint64_t skipped = 1;
     CHECK_OK(tdm_train_op_loss_scale(f16.op, &scale, &skipped));

@@ -62,6 +62,13 @@ static tdm_status minimum(tdm_device *dev, const tdm_buffer_view *z, const tdm_b
     return tdm_minimum_run(dev, &a);
 }
 
+/* One group's sum, with the kernel of the dtype. */
+static tdm_status accumulate_as(tdm_device *dev, tdm_dtype dtype, const tdm_buffer_view *y,
+                                const tdm_buffer_view *x, size_t n)
+{
+    return dtype == TDM_F16 ? accumulate_halves(dev, y, x, n, 1.0f) : accumulate(dev, y, x, n);
+}
+
 /* ((x0 + x1) + ...) in groups of up to 7 inputs, each group's partial entering the
  * next as its x0 (in place: every element is read before it is written). */
 static tdm_status sum(tdm_device *dev, tdm_dtype dtype, const tdm_buffer_view *acc,
@@ -69,15 +76,13 @@ static tdm_status sum(tdm_device *dev, tdm_dtype dtype, const tdm_buffer_view *a
 {
     tdm_buffer_view group[MAX_INPUTS];
     size_t done = n < MAX_INPUTS ? n : MAX_INPUTS;
-    tdm_status s = dtype == TDM_F16 ? accumulate_halves(dev, acc, in, done, 1.0f)
-                                    : accumulate(dev, acc, in, done);
+    tdm_status s = accumulate_as(dev, dtype, acc, in, done);
     while (done < n && s == TDM_OK) {
         size_t k = n - done < MAX_INPUTS - 1 ? n - done : MAX_INPUTS - 1;
         group[0] = *acc;
         for (size_t i = 0; i < k; i++)
             group[1 + i] = in[done + i];
-        s = dtype == TDM_F16 ? accumulate_halves(dev, acc, group, k + 1, 1.0f)
-                             : accumulate(dev, acc, group, k + 1);
+        s = accumulate_as(dev, dtype, acc, group, k + 1);
         done += k;
     }
     return s;
