@@ -56,6 +56,10 @@ static void test_refusals(void)
 {
     /* The values a user found wrapping or replaced without a word. */
     REFUSED("--epochs -3", "--epochs: '-3' is not a whole number from 1 to 1000000");
+    REFUSED("--conv gemm", "--conv: no convolution algorithm 'gemm' (auto, direct, lowered, "
+                           "measured)");
+    REFUSED("--conv direct --mixed-precision",
+            "--conv direct: --mixed-precision's f16 operands are a matrix product's");
     REFUSED("--epochs -1", "--epochs: '-1' is not a whole number");
     REFUSED("--epochs 4294967296", "--epochs: 4294967296 is out of range");
     REFUSED("--epochs 0", "from 1 to 1000000");
@@ -199,6 +203,9 @@ static void test_acceptance(void)
     CHECK(o.mixed_precision == 1 && o.loss_scale == 32768.0f);
     o = ACCEPTED("--loss-scale 1024 --mixed-precision");
     CHECK(o.mixed_precision == 1 && o.loss_scale == 1024.0f);
+    CHECK(!strcmp(ACCEPTED("").conv, "auto"));
+    o = ACCEPTED("--conv measured --mixed-precision");
+    CHECK(!strcmp(o.conv, "measured") && o.mixed_precision);
     o = ACCEPTED("--f16-all-reduce"); /* f16 sums need a loss scale too */
     CHECK(o.f16_all_reduce == 1 && !o.mixed_precision && o.loss_scale == 32768.0f);
     o = ACCEPTED("--skip-rows 1 --test-data t.csv --save m.safetensors");

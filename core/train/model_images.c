@@ -1,6 +1,5 @@
 /* The passes of the image layers (conv2d and pooling): the model keeps every
  * activation as a [rows, features] matrix, which these view as NHWC images. */
-#include "device/device_impl.h"
 #include "device/error.h"
 #include "ops/ops_images.h"
 #include "train/model_impl.h"
@@ -22,15 +21,6 @@ static tdm_status output_image(const tdm_layer_plan *p, const tdm_tensor *t, siz
                                tdm_tensor **out)
 {
     return image(t, rows, p->out_h, p->out_w, p->out_c, out);
-}
-
-/* Measured with tandem bench train -m fashion-cnn (docs/PERFORMANCE.md): im2col and
- * GEMM train 1.9x faster than the direct kernels on PoCL (CLBlast) and on lavapipe
- * (the tiled GEMM shader), and 0.6x as fast on the reference backend, whose GEMM sums
- * in double. Mixed precision lowers them everywhere: its f16 operands are GEMM's. */
-int tdm_model_conv_lowered(const tdm_model *m, const tdm_device *dev)
-{
-    return m->opts.compute_dtype == TDM_F16 || dev->desc.backend != TDM_BACKEND_REFERENCE;
 }
 
 static tdm_pooling pooling_of(const tdm_layer *d)

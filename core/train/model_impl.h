@@ -82,9 +82,12 @@ typedef struct tdm_model_scratch {
     tdm_device *device;
     size_t rows_capacity;
     tdm_model_buffers b;
-    tdm_tensor *input; /* [rows_capacity, input_features]: inference's upload, or NULL */
-    tdm_halves halves; /* mixed precision: f16 copies of a product's operands, each as large
-                          as the largest operand; NULL members in f32 */
+    tdm_tensor *input;        /* [rows_capacity, input_features]: inference's upload, or NULL */
+    tdm_halves halves;        /* mixed precision: f16 copies of a product's operands, each as large
+                                 as the largest operand; NULL members in f32 */
+    tdm_conv_algorithm *conv; /* [layers]: how conv2d layer l computes on the device, DIRECT
+                                 or LOWERED, or MEASURED until timed (kept while the device
+                                 stays) */
 } tdm_model_scratch;
 
 struct tdm_model {
@@ -137,9 +140,10 @@ tdm_status tdm_model_create_with(tdm_strategy *s, const tdm_model_options *opts,
  * in as they are (no standardisation). */
 tdm_status tdm_model_infer(tdm_model *m, const float *rows_in, size_t rows, float *out);
 
-/* Makes sure sc holds rows rows on dev. */
+/* Makes sure sc holds rows rows on dev, for training (forward and backward passes) or
+ * not; measures the convolutions whose choice waits for it. */
 tdm_status tdm_model_scratch_reserve(const tdm_model *m, tdm_model_scratch *sc, tdm_device *dev,
-                                     size_t rows);
+                                     size_t rows, int training);
 void tdm_model_scratch_free(const tdm_model *m, tdm_model_scratch *sc);
 
 /* Slices of a scratch for one step's rows: the tensors the passes use. */
@@ -169,9 +173,14 @@ typedef struct tdm_forward_args {
 tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
                              const tdm_forward_args *fa);
 
-/* Whether m's convolutions run as im2col and GEMM on dev rather than as the direct
- * kernels. */
-int tdm_model_conv_lowered(const tdm_model *m, const tdm_device *dev);
+/* How m's convolutions compute on dev by the options' rule: DIRECT, LOWERED, or
+ * MEASURED where that waits for tdm_model_conv_measure. */
+tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev);
+
+/* Decides every sc->conv[l] that waits, timing both ways on rows rows (forward, and
+ * the gradients in training) with sc's im2col buffers; nothing on 0 rows. */
+tdm_status tdm_model_conv_measure(const tdm_model *m, tdm_model_scratch *sc, size_t rows,
+                                  int training);
 
 /* Image layer l's forward pass: z[l] = conv2d(x, f) + b, or the pooling of x, with
  * copy `copy` of the variables. */

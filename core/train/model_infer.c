@@ -35,7 +35,7 @@ tdm_status tdm_model_infer(tdm_model *m, const float *x, size_t rows, float *out
     tdm_device *dev = tdm_strategy_device(m->strategy, 0);
     size_t chunk = rows < INFER_ROWS ? rows : INFER_ROWS;
     size_t cols = m->opts.input_features, outputs = tdm_model_output_count(m);
-    tdm_status s = tdm_model_scratch_reserve(m, &m->eval, dev, chunk);
+    tdm_status s = tdm_model_scratch_reserve(m, &m->eval, dev, chunk, 0);
     if (s == TDM_OK && !m->eval.input)
         s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(m->eval.rows_capacity, cols),
                               &m->eval.input);

@@ -137,7 +137,7 @@ tdm_status tdm_model_loss(const tdm_loss_args *args, void *model)
     if (args->global_batch_size == 0)
         return zeros(args);
     tdm_model_scratch *sc = &m->scratch[tdm_replica_local_id(args->rc)];
-    s = tdm_model_scratch_reserve(m, sc, tdm_replica_device(args->rc), args->rows);
+    s = tdm_model_scratch_reserve(m, sc, tdm_replica_device(args->rc), args->rows, 1);
     tdm_model_views v;
     if (s == TDM_OK)
         s = tdm_model_views_make(m, sc, args->rows, 1, &v);

@@ -55,6 +55,7 @@ void tdm_model_scratch_free(const tdm_model *m, tdm_model_scratch *sc)
     tdm_tensor_destroy(sc->input);
     tdm_tensor_destroy(sc->halves.a);
     tdm_tensor_destroy(sc->halves.b);
+    free(sc->conv);
     *sc = (tdm_model_scratch){0};
 }
 
@@ -123,7 +124,7 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
             s = matrix(sc->device, rows, 2 * p->out_h * p->out_w, &b->row_stats[l]);
         if (s == TDM_OK && kind == TDM_LAYER_LAYER_NORM)
             s = matrix(sc->device, rows, features, &b->col[l]);
-        if (s == TDM_OK && kind == TDM_LAYER_CONV2D && tdm_model_conv_lowered(m, sc->device))
+        if (s == TDM_OK && kind == TDM_LAYER_CONV2D && sc->conv[l] != TDM_CONV_DIRECT)
             s = matrix(sc->device, rows, im2col_columns(p), &b->col[l]);
     }
     size_t classes = tdm_model_output_count(m);
@@ -137,14 +138,46 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
     return s == TDM_OK ? halves_alloc(m, sc, rows) : s;
 }
 
+/* sc->conv on sc->device: kept, where an earlier reservation on it chose, else by the
+ * rule. */
+static tdm_status choose_convolutions(const tdm_model *m, tdm_model_scratch *sc,
+                                      tdm_conv_algorithm *kept)
+{
+    sc->conv = kept ? kept : calloc(m->opts.layer_count, sizeof *sc->conv);
+    if (!sc->conv)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "model: out of host memory");
+    for (size_t l = 0; l < m->opts.layer_count && !kept; l++)
+        sc->conv[l] = m->layers[l].kind == TDM_LAYER_CONV2D ? tdm_model_conv_rule(m, sc->device)
+                                                            : TDM_CONV_AUTO;
+    return TDM_OK;
+}
+
+/* The im2col matrices of the convolutions measured faster direct. */
+static void drop_direct_columns(tdm_model_scratch *sc)
+{
+    for (size_t l = 0; l < sc->b.layers; l++)
+        if (sc->conv[l] == TDM_CONV_DIRECT && sc->b.col[l]) {
+            tdm_tensor_destroy(sc->b.col[l]);
+            sc->b.col[l] = NULL;
+        }
+}
+
 tdm_status tdm_model_scratch_reserve(const tdm_model *m, tdm_model_scratch *sc, tdm_device *dev,
-                                     size_t rows)
+                                     size_t rows, int training)
 {
     if (sc->device == dev && sc->rows_capacity >= rows)
         return TDM_OK;
+    tdm_conv_algorithm *kept = sc->device == dev ? sc->conv : NULL;
+    sc->conv = kept ? NULL : sc->conv;
     tdm_model_scratch_free(m, sc);
     sc->device = dev;
-    tdm_status s = allocate(m, sc, rows);
+    tdm_status s = choose_convolutions(m, sc, kept);
+    if (s == TDM_OK)
+        s = allocate(m, sc, rows);
+    if (s == TDM_OK)
+        s = tdm_model_conv_measure(m, sc, rows, training);
+    if (s == TDM_OK)
+        drop_direct_columns(sc);
     if (s != TDM_OK) {
         tdm_model_scratch_free(m, sc);
         return s;

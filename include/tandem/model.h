@@ -107,6 +107,29 @@ typedef struct tdm_layer {
         .kind = TDM_LAYER_RESIDUAL, .skip = (skip_)                                                \
     }
 
+/* How the convolution layers compute: the direct kernels (each output element a sum in
+ * a fixed order, the reference's bits) or lowered to im2col and a matrix product
+ * (GEMM's speed and its rounding). */
+typedef enum tdm_conv_algorithm {
+    TDM_CONV_AUTO = 0, /* lowered on OpenCL and Vulkan devices, direct on the reference
+                          backend (measured on CPU drivers, docs/PERFORMANCE.md); lowered
+                          everywhere with compute_dtype TDM_F16 */
+    TDM_CONV_DIRECT,   /* f32 only: mixed precision's f16 operands are GEMM's */
+    TDM_CONV_LOWERED,
+    TDM_CONV_MEASURED /* per layer and per replica's device: both ways timed on the
+                         replica's first rows (forward, and in training the gradients),
+                         the faster kept for the model's life. Where the two are close
+                         the winner can change from run to run, and they round
+                         differently, so a run's numbers are no longer a function of
+                         its inputs alone: a checkpoint resumes bit for bit only where
+                         the same choices are made again */
+} tdm_conv_algorithm;
+
+/* "auto", "direct", "lowered", "measured"; "unknown" out of range. */
+TDM_API const char *tdm_conv_algorithm_name(tdm_conv_algorithm a);
+/* The algorithm of that name; TDM_ERR_NOT_FOUND for another. */
+TDM_API tdm_status tdm_conv_algorithm_parse(const char *name, tdm_conv_algorithm *out);
+
 /* A model's first layer sees input_features values per example; convolution and
  * pooling see them as an image [input_height, input_width, input_channels], which
  * must then be given (input_features 0 takes their product). A dense layer after an
@@ -121,15 +144,16 @@ typedef struct tdm_model_options {
     uint64_t seed; /* initial weights (Glorot uniform, or He uniform for
                       relu and gelu; biases 0) and dropout masks */
     size_t input_height, input_width, input_channels; /* 0: a flat input */
-    tdm_dtype compute_dtype; /* TDM_F32 (0), or TDM_F16 for mixed precision: every matrix
-                                product of the dense and convolution layers, forward and
-                                backward, rounds its operands to f16 and sums in f32
-                                (convolutions through im2col on every backend). The
-                                variables stay f32, the optimizer updates them in f32, and
-                                everything else computes in f32. Train it with a loss
-                                scale (tdm_train_op_options.loss_scale): gradients below
-                                f16's range would round to zero, and an f16 overflow
-                                (infinity) then skips the step. */
+    tdm_dtype compute_dtype;           /* TDM_F32 (0), or TDM_F16 for mixed precision: every matrix
+                                          product of the dense and convolution layers, forward and
+                                          backward, rounds its operands to f16 and sums in f32
+                                          (convolutions through im2col on every backend). The
+                                          variables stay f32, the optimizer updates them in f32, and
+                                          everything else computes in f32. Train it with a loss
+                                          scale (tdm_train_op_options.loss_scale): gradients below
+                                          f16's range would round to zero, and an f16 overflow
+                                          (infinity) then skips the step. */
+    tdm_conv_algorithm conv_algorithm; /* TDM_CONV_AUTO (0) */
 } tdm_model_options;
 
 #define TDM_MODEL_OPTIONS_INIT                                                                     \
@@ -170,6 +194,13 @@ TDM_API size_t tdm_model_parameter_count(const tdm_model *m);
  * NULL. */
 TDM_API size_t tdm_model_input_count(const tdm_model *m);
 TDM_API size_t tdm_model_output_count(const tdm_model *m);
+
+/* How conv2d layer `layer` computes on local replica `replica`'s device:
+ * TDM_CONV_DIRECT or TDM_CONV_LOWERED, or TDM_CONV_MEASURED while a measured choice
+ * waits for the replica's first step. TDM_ERR_INVALID_ARGUMENT for another layer kind
+ * or an index out of range. */
+TDM_API tdm_status tdm_model_conv_algorithm_used(const tdm_model *m, size_t replica, size_t layer,
+                                                 tdm_conv_algorithm *out);
 
 /* The loss the model trains with, which says what its outputs mean. */
 TDM_API tdm_loss_kind tdm_model_loss_kind(const tdm_model *m);

@@ -41,6 +41,7 @@ typedef struct bt_options {
     int balance;
     int mixed_precision;
     int f16_all_reduce;
+    const char *conv;
     const char *data_dir;
     const char *json_path;
 } bt_options;
@@ -75,6 +76,7 @@ static int usage(FILE *out, int status)
             "                      32768 (tandem train --mixed-precision)\n"
             "  --f16-all-reduce    gradients summed across replicas in f16, loss scale\n"
             "                      32768 (tandem train --f16-all-reduce)\n"
+            "  --conv HOW          auto, direct, lowered or measured (tandem train --conv)\n"
             "  --data-dir DIR      Fashion-MNIST's IDX files (default " FASHION_DIR ")\n"
             "  --json FILE         also write the rows as JSON\n");
     return status;
@@ -97,6 +99,7 @@ static int parse(int argc, char **argv, bt_options *o, int *exit_status)
 {
     *o = (bt_options){.devices = {.what = "device id", .max = MAX_SELECTED},
                       .model = -1,
+                      .conv = "auto",
                       .data_dir = FASHION_DIR};
     const uint64_t max_steps = 1000000;
     const cli_option table[] = {
@@ -107,6 +110,7 @@ static int parse(int argc, char **argv, bt_options *o, int *exit_status)
         {CLI_ENTRY("--balance", NULL, CLI_FLAG, &o->balance), .flag_value = 1},
         {CLI_ENTRY("--mixed-precision", NULL, CLI_FLAG, &o->mixed_precision), .flag_value = 1},
         {CLI_ENTRY("--f16-all-reduce", NULL, CLI_FLAG, &o->f16_all_reduce), .flag_value = 1},
+        {CLI_ENTRY("--conv", NULL, CLI_CUSTOM, &o->conv), .parse = train_parse_conv},
         {CLI_ENTRY("--data-dir", NULL, CLI_STRING, &o->data_dir)},
         {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path)},
     };
@@ -183,6 +187,7 @@ static void options_for(const bt_options *bo, const bench_model *m, const char *
     o->balance = bo->balance && n > 1;
     o->mixed_precision = bo->mixed_precision;
     o->f16_all_reduce = bo->f16_all_reduce;
+    o->conv = bo->conv;
     train_options_imply(o);
     for (size_t i = 0; i < n; i++)
         snprintf(o->devices.item[i], CLI_ITEM_MAX, "%s", ids[i]);
@@ -248,6 +253,11 @@ static int measure(const bt_options *bo, const bench_model *m, const char *const
         t0 = bench_seconds();
         status = run_steps(&b, r, "profiled", profiled);
         breakdown(&b, r, bench_seconds() - t0, profiled);
+    }
+    for (size_t i = 0; i < n && status == 0 && !strcmp(bo->conv, "measured"); i++) {
+        printf("# %s", ids[i]);
+        train_print_convolutions(&b.ts, i);
+        printf("\n");
     }
     tdm_distributed_iterator_destroy(b.it);
     tdm_distributed_dataset_destroy(b.dist);
@@ -354,10 +364,10 @@ int bench_train(int argc, char **argv)
     int status = 0;
     printf("# tandem bench train: Adam, lr 0.001; examples/s over timed steps; the breakdown "
            "(ms per step) from profiled steps,\n# which wait for the devices between phases; "
-           "'of best 1': N replicas over the best single device%s%s%s\n",
+           "'of best 1': N replicas over the best single device%s%s%s; convolutions %s\n",
            o.balance ? "; N replicas balanced by device speed" : "",
            o.mixed_precision ? "; mixed precision (f16 products, f32 sums)" : "",
-           o.f16_all_reduce ? "; gradients all-reduced in f16" : "");
+           o.f16_all_reduce ? "; gradients all-reduced in f16" : "", o.conv);
     print_header();
     for (size_t i = 0; i < MODEL_COUNT && status == 0; i++) {
         const bench_model *m = &models[i];

@@ -1,6 +1,7 @@
 /* tandem train: trains a multi-layer perceptron data-parallel over the chosen
  * devices, the bundled digits by default, and reports how it learns. */
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "commands.h"
@@ -17,6 +18,21 @@ static void print_data(const train_data *d)
     printf("         %zu classes: %zu examples for training, %zu %s\n", d->classes,
            d->train_examples, d->test_examples,
            d->test_path ? "for testing" : "held out for testing");
+}
+
+/* With --conv measured: what the first step chose on each replica's device. */
+static void print_measured_convolutions(const train_session *ts)
+{
+    if (strcmp(ts->opts->conv, "measured") ||
+        !layer_spec_has_images(ts->opts->hidden, ts->opts->hidden_count))
+        return;
+    for (size_t r = 0; r < tdm_strategy_num_local_replicas(ts->strategy); r++) {
+        tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+        tdm_device_describe(tdm_strategy_device(ts->strategy, r), &d);
+        printf("measured replica %zu (%s)", r, d.id);
+        train_print_convolutions(ts, r);
+        printf("\n");
+    }
 }
 
 static void print_setup(const train_session *ts)
@@ -48,7 +64,9 @@ static void print_setup(const train_session *ts)
     for (size_t r = 0; r < replicas; r++) {
         tdm_device_desc d = TDM_DEVICE_DESC_INIT;
         tdm_device_describe(tdm_strategy_device(ts->strategy, r), &d);
-        printf("  replica %zu: %s (%s)\n", r, d.id, d.name);
+        printf("  replica %zu: %s (%s)", r, d.id, d.name);
+        train_print_convolutions(ts, r);
+        printf("\n");
     }
     for (size_t i = 0; i < tdm_strategy_num_parameter_devices(ts->strategy); i++) {
         tdm_device_desc d = TDM_DEVICE_DESC_INIT;
@@ -128,6 +146,7 @@ int cmd_train(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (status == 0) {
         print_balance(&ts);
+        print_measured_convolutions(&ts);
         print_loss_scale(&ts);
         print_summary(&ts,
                       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);

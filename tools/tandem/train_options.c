@@ -61,6 +61,12 @@ static int usage(FILE *out, int status)
             "                       --loss-scale 32768 unless given\n"
             "  --f16-all-reduce     sum the gradients across replicas in f16: half the\n"
             "                       bytes to move. Implies --loss-scale 32768 unless given\n"
+            "  --conv HOW           how convolutions compute: auto (default: through GEMM\n"
+            "                       on OpenCL and Vulkan, direct on the reference\n"
+            "                       backend), direct, lowered (im2col and GEMM), or\n"
+            "                       measured: both timed per layer on each device at the\n"
+            "                       first step, the faster kept (a rerun may choose\n"
+            "                       otherwise where they are close)\n"
             "  --epochs N           (default 10)\n"
             "  --test-fraction F    held out for testing without --test-data (default 0.2)\n"
             "  --devices LIST       comma-separated device ids or indices from 'tandem\n"
@@ -176,6 +182,17 @@ static int parse_optimizer(const char *value, void *target, char *err, size_t er
     return 0;
 }
 
+int train_parse_conv(const char *value, void *target, char *err, size_t err_size)
+{
+    tdm_conv_algorithm a;
+    if (tdm_conv_algorithm_parse(value, &a) != TDM_OK) {
+        snprintf(err, err_size, "%s", strstr(tdm_last_error(), "no convolution"));
+        return -1;
+    }
+    *(const char **)target = tdm_conv_algorithm_name(a);
+    return 0;
+}
+
 static int parse_lr_decay(const char *value, void *target, char *err, size_t err_size)
 {
     static const char *const names[] = {"none", "cosine"};
@@ -205,6 +222,7 @@ void train_options_defaults(train_options *o)
     o->hidden_count = 2;
     o->activation = "relu";
     o->optimizer = "adam";
+    o->conv = "auto";
     o->lr_decay = "none";
     o->batch = 64;
     o->epochs = 10;
@@ -263,6 +281,7 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
         REAL("--loss-scale", CLI_FLOAT, loss_scale, 1, 1e38, 0),
         FLAG("--mixed-precision", mixed_precision, 1),
         FLAG("--f16-all-reduce", f16_all_reduce, 1),
+        CUSTOM("--conv", train_parse_conv, &o->conv),
         WHOLE("--batch", CLI_SIZE, batch, 1, MAX_BATCH),
         WHOLE("--epochs", CLI_UNSIGNED, epochs, 1, MAX_EPOCHS),
         REAL("--test-fraction", CLI_DOUBLE, test_fraction, 0, 1, CLI_ABOVE_LO | CLI_BELOW_HI),
@@ -305,6 +324,10 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
         snprintf(err, err_size,
                  "--lr-decay: a job with --ps-processes updates as its workers' gradients "
                  "arrive, so the steps the rate decays over are not known in advance");
+    else if (o->mixed_precision && !strcmp(o->conv, "direct"))
+        snprintf(err, err_size,
+                 "--conv direct: --mixed-precision's f16 operands are a matrix product's, so "
+                 "its convolutions go through GEMM");
     else if (o->resume && !o->checkpoint_dir)
         snprintf(err, err_size, "--resume needs --checkpoint-dir");
     else if (o->allow_config_change && !o->resume)

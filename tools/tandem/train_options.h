@@ -31,6 +31,7 @@ typedef struct train_options {
     float loss_scale;     /* > 0: dynamic loss scaling from this scale */
     int mixed_precision;  /* f16 operands in the matrix products, f32 sums */
     int f16_all_reduce;   /* gradients summed across replicas in f16 */
+    const char *conv;     /* --conv: auto, direct, lowered or measured */
     size_t batch;         /* global */
     unsigned epochs;
     double test_fraction;
@@ -57,6 +58,10 @@ typedef struct train_options {
  * check matches against --header). */
 #define TRAIN_MAX_SKIP_ROWS 1000000000
 int train_parse_label_column(const char *value, void *target, char *err, size_t err_size);
+
+/* --conv's parser, which tandem bench train shares: an algorithm's name
+ * (tdm_conv_algorithm_name), stored as the library's own string. */
+int train_parse_conv(const char *value, void *target, char *err, size_t err_size);
 
 /* The defaults: the digits MLP of the Quick start. */
 void train_options_defaults(train_options *o);

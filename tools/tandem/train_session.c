@@ -134,6 +134,8 @@ static int make_model(train_session *ts)
     mo.layer_count = o->hidden_count + 1;
     mo.seed = o->seed;
     mo.compute_dtype = o->mixed_precision ? TDM_F16 : TDM_F32;
+    if (tdm_conv_algorithm_parse(o->conv, &mo.conv_algorithm) != TDM_OK)
+        return fail("--conv");
     if ((o->input_shape[0] || layer_spec_has_images(o->hidden, o->hidden_count)) &&
         input_image(ts, &mo) != 0)
         return -1;
@@ -276,4 +278,21 @@ void train_session_close(train_session *ts)
     train_run_record_free(&ts->record);
     free(ts->history);
     memset(ts, 0, sizeof *ts);
+}
+
+void train_print_convolutions(const train_session *ts, size_t r)
+{
+    const char *sep = ", convolutions";
+    for (size_t l = 0; l < ts->opts->hidden_count; l++) {
+        tdm_conv_algorithm a;
+        if (ts->opts->hidden[l].kind != TDM_LAYER_CONV2D ||
+            tdm_model_conv_algorithm_used(ts->model, r, l, &a) != TDM_OK)
+            continue;
+        if (a == TDM_CONV_MEASURED) {
+            printf("%s measured at the first step", sep);
+            return;
+        }
+        printf("%s conv%zu %s", sep, l, tdm_conv_algorithm_name(a));
+        sep = ",";
+    }
 }

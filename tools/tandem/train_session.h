@@ -50,6 +50,11 @@ typedef struct train_session {
 
 /* Builds everything; 0, or -1 after printing why (the session is then freed). */
 int train_session_open(const train_options *o, train_session *ts);
+
+/* Prints how replica r's convolutions compute, layer by layer: ", convolutions conv0
+ * direct, conv2 lowered", or ", convolutions measured at the first step" before it;
+ * nothing without convolutions. */
+void train_print_convolutions(const train_session *ts, size_t r);
 void train_session_close(train_session *ts);
 
 /* Fills the record of the session's run. */

@@ -1,0 +1,169 @@
+/* How each convolution layer computes on a device: direct kernels or lowered to
+ * im2col and GEMM, by the options' rule or, measured, by timing both on the device
+ * with the layer's shapes and the step's rows. */
+#include <string.h>
+
+#include "device/device_impl.h"
+#include "device/error.h"
+#include "device/log.h"
+#include "ops/ops_images.h"
+#include "tandem/ops.h"
+#include "train/model_impl.h"
+#include "train/train_op_impl.h" /* tdm_train_seconds */
+
+static const char *const algorithm_names[] = {"auto", "direct", "lowered", "measured"};
+#define ALGORITHM_COUNT (sizeof algorithm_names / sizeof algorithm_names[0])
+
+const char *tdm_conv_algorithm_name(tdm_conv_algorithm a)
+{
+    return (size_t)a < ALGORITHM_COUNT ? algorithm_names[a] : "unknown";
+}
+
+tdm_status tdm_conv_algorithm_parse(const char *name, tdm_conv_algorithm *out)
+{
+    TDM_CHECK_ARG(name, "tdm_conv_algorithm_parse");
+    TDM_CHECK_ARG(out, "tdm_conv_algorithm_parse");
+    for (size_t i = 0; i < ALGORITHM_COUNT; i++)
+        if (!strcmp(name, algorithm_names[i])) {
+            *out = (tdm_conv_algorithm)i;
+            return TDM_OK;
+        }
+    return tdm_fail(TDM_ERR_NOT_FOUND,
+                    "tdm_conv_algorithm_parse: no convolution algorithm '%s' (auto, direct, "
+                    "lowered, measured)",
+                    name);
+}
+
+/* Measured with tandem bench train -m fashion-cnn (docs/PERFORMANCE.md): im2col and
+ * GEMM train 1.9x faster than the direct kernels on PoCL (CLBlast) and on lavapipe
+ * (the tiled GEMM shader), and 0.6x as fast on the reference backend, whose GEMM sums
+ * in double. Mixed precision lowers them everywhere: its f16 operands are GEMM's. */
+tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev)
+{
+    tdm_conv_algorithm a = m->opts.conv_algorithm;
+    if (m->opts.compute_dtype == TDM_F16 || a == TDM_CONV_LOWERED)
+        return TDM_CONV_LOWERED;
+    if (a == TDM_CONV_AUTO)
+        return dev->desc.backend == TDM_BACKEND_REFERENCE ? TDM_CONV_DIRECT : TDM_CONV_LOWERED;
+    return a;
+}
+
+/* The tensors of one layer's trial: its input and output images, a filter and its
+ * gradient, all zeros (no subnormal slows either way), and the scratch's im2col. */
+typedef struct trial {
+    tdm_tensor *x, *y, *f, *df, *col;
+    const tdm_window *win;
+    int training;
+} trial;
+
+/* The layer's passes one way: the forward, and in training the filter's and the
+ * input's gradients (dy is y, dx is x). */
+static tdm_status passes(const trial *t, int lowered)
+{
+    tdm_status s = lowered ? tdm_conv2d_lowered(t->y, t->x, t->f, t->col, t->win, NULL)
+                           : tdm_op_conv2d(t->y, t->x, t->f, t->win);
+    if (s == TDM_OK && t->training)
+        s = lowered ? tdm_conv2d_lowered_grad_filter(t->df, t->col, t->x, t->y, t->win, NULL)
+                    : tdm_op_conv2d_grad_filter(t->df, t->x, t->y, t->win);
+    if (s == TDM_OK && t->training)
+        s = lowered ? tdm_conv2d_lowered_grad_input(t->x, t->y, t->f, t->col, t->win, NULL)
+                    : tdm_op_conv2d_grad_input(t->x, t->y, t->f, t->win);
+    return s;
+}
+
+#define TIMED_RUNS 2 /* after one that compiles kernels and touches memory */
+
+/* The fastest of the timed runs one way, in seconds. */
+static tdm_status time_passes(const trial *t, tdm_device *dev, int lowered, double *best)
+{
+    tdm_status s = passes(t, lowered);
+    if (s == TDM_OK)
+        s = tdm_device_finish(dev);
+    *best = 0.0;
+    for (int run = 0; run < TIMED_RUNS && s == TDM_OK; run++) {
+        double began = tdm_train_seconds();
+        s = passes(t, lowered);
+        if (s == TDM_OK)
+            s = tdm_device_finish(dev);
+        double took = tdm_train_seconds() - began;
+        *best = run == 0 || took < *best ? took : *best;
+    }
+    return s;
+}
+
+static tdm_status zeros(tdm_device *dev, const tdm_shape *shape, tdm_tensor **out)
+{
+    tdm_status s = tdm_tensor_create(dev, TDM_F32, shape, out);
+    return s == TDM_OK ? tdm_op_fill(*out, 0.0f) : s;
+}
+
+/* Times layer l both ways on rows rows; the direct kernels' refusal of a shape
+ * (lavapipe's loop budget, TDM_ERR_UNSUPPORTED) makes it lowered. */
+static tdm_status measure_layer(const tdm_model *m, tdm_model_scratch *sc, size_t l, size_t rows,
+                                int training)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    trial t = {.win = &p->win, .training = training};
+    tdm_shape filter = tdm_layer_variable_shape(&m->layers[l], p, 0), col;
+    tdm_status s = zeros(sc->device, &TDM_SHAPE(rows, p->in_h, p->in_w, p->in_c), &t.x);
+    if (s == TDM_OK)
+        s = zeros(sc->device, &TDM_SHAPE(rows, p->out_h, p->out_w, p->out_c), &t.y);
+    if (s == TDM_OK)
+        s = zeros(sc->device, &filter, &t.f);
+    if (s == TDM_OK)
+        s = zeros(sc->device, &filter, &t.df);
+    if (s == TDM_OK) {
+        col = tdm_tensor_shape(sc->b.col[l]);
+        col.dims[0] = rows;
+        s = tdm_tensor_slice(sc->b.col[l], 0, &col, &t.col);
+    }
+    double direct = 0.0, lowered = 0.0;
+    if (s == TDM_OK)
+        s = time_passes(&t, sc->device, 1, &lowered);
+    tdm_status direct_status = s == TDM_OK ? time_passes(&t, sc->device, 0, &direct) : s;
+    if (direct_status != TDM_ERR_UNSUPPORTED)
+        s = direct_status;
+    if (s == TDM_OK) {
+        sc->conv[l] =
+            direct_status == TDM_OK && direct < lowered ? TDM_CONV_DIRECT : TDM_CONV_LOWERED;
+        tdm_log(sc->device->ctx, TDM_LOG_INFO,
+                "conv2d layer %zu on %s, %zu rows: direct %.3f ms%s, lowered %.3f ms: %s", l,
+                sc->device->desc.id, rows, 1e3 * direct,
+                direct_status == TDM_OK ? "" : " (refused)", 1e3 * lowered,
+                tdm_conv_algorithm_name(sc->conv[l]));
+    }
+    tdm_tensor_destroy(t.col);
+    tdm_tensor_destroy(t.df);
+    tdm_tensor_destroy(t.f);
+    tdm_tensor_destroy(t.y);
+    tdm_tensor_destroy(t.x);
+    return s;
+}
+
+tdm_status tdm_model_conv_measure(const tdm_model *m, tdm_model_scratch *sc, size_t rows,
+                                  int training)
+{
+    tdm_status s = TDM_OK;
+    for (size_t l = 0; l < m->opts.layer_count && s == TDM_OK && rows; l++)
+        if (sc->conv[l] == TDM_CONV_MEASURED)
+            s = measure_layer(m, sc, l, rows, training);
+    return s;
+}
+
+tdm_status tdm_model_conv_algorithm_used(const tdm_model *m, size_t replica, size_t layer,
+                                         tdm_conv_algorithm *out)
+{
+    TDM_CHECK_ARG(m, "tdm_model_conv_algorithm_used");
+    TDM_CHECK_ARG(out, "tdm_model_conv_algorithm_used");
+    size_t replicas = tdm_strategy_num_local_replicas(m->strategy);
+    if (replica >= replicas || layer >= m->opts.layer_count ||
+        m->layers[layer].kind != TDM_LAYER_CONV2D)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "tdm_model_conv_algorithm_used: replica %zu of %zu, layer %zu of %zu: "
+                        "give a local replica and a conv2d layer",
+                        replica, replicas, layer, m->opts.layer_count);
+    const tdm_model_scratch *sc = &m->scratch[replica];
+    tdm_device *dev = tdm_strategy_device(m->strategy, replica);
+    *out = sc->device == dev && sc->conv ? sc->conv[layer] : tdm_model_conv_rule(m, dev);
+    return TDM_OK;
+}
