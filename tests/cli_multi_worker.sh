@@ -6,6 +6,8 @@
 #   again when stopped and resumed from the chief's checkpoint;
 # - the same with the gradients summed in f16, which a 2-way sum rounds once either way
 #   (and which differ from f32's);
+# - the same for a CNN with batch normalisation, whose statistics are then summed
+#   across the processes (each process's own would give another model);
 # - a process on PoCL and one on lavapipe train to the bits of one process on both;
 # - 3 processes of one reference device each stay bitwise identical to each other
 #   (--deterministic) and reach the accuracy of one process on three devices within a
@@ -37,6 +39,13 @@ cmp "$dir/one16.tdm" "$dir/two16.tdm"
     --save "$dir/one32.tdm" > /dev/null
 ! cmp -s "$dir/one16.tdm" "$dir/one32.tdm"
 echo "2 workers summing in f16: the same model, bit for bit, as 1 process doing so"
+
+cnn="--layers conv8k3,bn,pool2,32,bn --epochs 2 --no-progress"
+"$tandem" train --devices opencl:0,opencl:1 $cnn --save "$dir/bn1.tdm" > /dev/null
+run -np 2 "$tandem" train --strategy multi-worker --devices opencl:0 $cnn --deterministic \
+    --save "$dir/bn2.tdm" > /dev/null
+cmp "$dir/bn1.tdm" "$dir/bn2.tdm"
+echo "2 workers normalising their batch together: the same model, bit for bit, as 1 process"
 
 # Stopped after 2 epochs and resumed to 4: the chief's checkpoint reaches the other
 # process through the chief, and the run ends on the same bits.
