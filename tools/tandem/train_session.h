@@ -16,7 +16,7 @@ typedef struct epoch_state {
     double loss_sum, start;
 } epoch_state;
 
-#define RUN_OPTIONS 24
+#define RUN_OPTIONS 32
 
 /* The run as its metrics file records it (train_run_info.c). */
 typedef struct run_record {
