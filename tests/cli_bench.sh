@@ -1,7 +1,8 @@
 #!/bin/sh
 # The benchmarks run from a build and say what they measured: every row of bench
 # kernels, gemm and allreduce present, each with its in-run ceiling or peer, and no
-# wrong result. Nothing here asserts a speed.
+# wrong result; bench train's rows, with each replica's buffers. Nothing here
+# asserts a speed.
 # usage: cli_bench.sh TANDEM
 set -eu
 tandem=$1
@@ -28,5 +29,11 @@ cat "$out/allreduce"
 [ "$(grep -cE '^ +[0-9]+ +[0-9]+ +float +sum ' "$out/allreduce")" -eq 3 ] ||
     { echo "want 3 all-reduce rows"; fail=1; }
 grep -q '# Avg bus bandwidth' "$out/allreduce" || { echo "want the average busbw footer"; fail=1; }
+"$tandem" bench train -m digits -d opencl:0,opencl:1 -n 2 -w 1 >"$out/train"
+cat "$out/train"
+[ "$(grep -cE '^ digits +[12] opencl:' "$out/train")" -eq 3 ] ||
+    { echo "want digits on each device and on both"; fail=1; }
+[ "$(grep -cE '^# opencl:[01]: training buffers [0-9.]+ MiB$' "$out/train")" -eq 4 ] ||
+    { echo "want each replica's training buffers in each configuration"; fail=1; }
 [ $fail -eq 0 ] && echo "cli_bench: ok"
 exit $fail

@@ -2,7 +2,8 @@
  * direct on the reference backend), forced direct or lowered, or measured per layer
  * on each replica's device at its first step. Forced choices train alike to f32
  * rounding; a measured model trains bit for bit as one forced to what it chose, so
- * the measurement leaves nothing behind; options that cannot work are refused. */
+ * the measurement leaves nothing behind (nor the losing way's im2col matrix, which
+ * tdm_model_scratch_bytes sees); options that cannot work are refused. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -112,6 +113,13 @@ static void run_train(run *r)
     }
 }
 
+static size_t scratch_bytes(const run *r)
+{
+    size_t bytes = 1;
+    CHECK_OK(tdm_model_scratch_bytes(r->model, 0, &bytes));
+    return bytes;
+}
+
 static void run_close(run *r)
 {
     tdm_train_op_destroy(r->op);
@@ -185,8 +193,11 @@ static void check_forced_agree(void)
         run direct, lowered;
         run_open(&direct, devs + i, 1, TDM_CONV_DIRECT);
         run_open(&lowered, devs + i, 1, TDM_CONV_LOWERED);
+        CHECK(scratch_bytes(&direct) == 0);
         run_train(&direct);
         run_train(&lowered);
+        /* lowered, the layer keeps its im2col matrix: a row of 8 x 8 windows of 3 x 3 */
+        CHECK(scratch_bytes(&lowered) - scratch_bytes(&direct) == BATCH * 64 * 9 * sizeof(float));
         double worst = worst_relative(&lowered, &direct);
         fprintf(stderr, "device %zu: lowered against direct: worst relative difference %g\n", i,
                 worst);
@@ -212,6 +223,7 @@ static void check_measured(void)
         run_open(&forced, devs + i, 1, chose);
         run_train(&forced);
         CHECK(!memcmp(measured.losses, forced.losses, sizeof measured.losses));
+        CHECK(scratch_bytes(&measured) == scratch_bytes(&forced)); /* the loser's buffer freed */
         CHECK(measured.weight_count == forced.weight_count &&
               !memcmp(measured.weights, forced.weights, measured.weight_count * sizeof(float)));
         run_close(&measured);
@@ -245,6 +257,9 @@ static void check_refusals(void)
                 "layer 1 of 3: give a local replica and a conv2d layer");
     CHECK_FAILS(tdm_model_conv_algorithm_used(m, 1, 0, &a), TDM_ERR_INVALID_ARGUMENT,
                 "replica 1 of 1");
+    size_t bytes;
+    CHECK_FAILS(tdm_model_scratch_bytes(m, 1, &bytes), TDM_ERR_INVALID_ARGUMENT,
+                "replica 1 of 1 local replicas");
     tdm_model_destroy(m);
     tdm_strategy_destroy(s);
     for (int i = TDM_CONV_AUTO; i <= TDM_CONV_MEASURED; i++) {

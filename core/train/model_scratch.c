@@ -253,6 +253,32 @@ tdm_status tdm_model_views_make(const tdm_model *m, tdm_model_scratch *sc, size_
     return s;
 }
 
+static size_t bytes_of(const tdm_tensor *t)
+{
+    return t ? tdm_tensor_bytes(t) : 0;
+}
+
+tdm_status tdm_model_scratch_bytes(const tdm_model *m, size_t replica, size_t *out)
+{
+    TDM_CHECK_ARG(m, "tdm_model_scratch_bytes");
+    TDM_CHECK_ARG(out, "tdm_model_scratch_bytes");
+    size_t replicas = tdm_strategy_num_local_replicas(m->strategy);
+    if (replica >= replicas)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "tdm_model_scratch_bytes: replica %zu of %zu local replicas", replica,
+                        replicas);
+    const tdm_model_scratch *sc = &m->scratch[replica];
+    const tdm_model_buffers *b = &sc->b;
+    size_t bytes = bytes_of(b->ids) + bytes_of(b->losses) + bytes_of(b->target) +
+                   bytes_of(sc->input) + bytes_of(sc->halves.a) + bytes_of(sc->halves.b);
+    for (size_t l = 0; l < b->layers; l++)
+        bytes += bytes_of(b->z[l]) + bytes_of(b->a[l]) + bytes_of(b->dropped[l]) +
+                 bytes_of(b->g[l]) + bytes_of(b->col[l]) + bytes_of(b->row_stats[l]) +
+                 bytes_of(b->norm[l]) + bytes_of(b->partial[l]);
+    *out = bytes;
+    return TDM_OK;
+}
+
 void tdm_model_views_free(tdm_model_views *v)
 {
     buffers_free(&v->b);

@@ -202,6 +202,14 @@ TDM_API size_t tdm_model_output_count(const tdm_model *m);
 TDM_API tdm_status tdm_model_conv_algorithm_used(const tdm_model *m, size_t replica, size_t layer,
                                                  tdm_conv_algorithm *out);
 
+/* The device memory, in bytes, that local replica `replica`'s training buffers hold
+ * now: the layers' activations and their gradients, im2col matrices, normalisation
+ * statistics, the loss's and mixed precision's halves. They grow to the largest batch
+ * share the replica has trained on; 0 before its first step. The variables and the
+ * optimizer's slots are not counted. TDM_ERR_INVALID_ARGUMENT for a replica out of
+ * range. */
+TDM_API tdm_status tdm_model_scratch_bytes(const tdm_model *m, size_t replica, size_t *out);
+
 /* The loss the model trains with, which says what its outputs mean. */
 TDM_API tdm_loss_kind tdm_model_loss_kind(const tdm_model *m);
 

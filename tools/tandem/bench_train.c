@@ -254,8 +254,10 @@ static int measure(const bt_options *bo, const bench_model *m, const char *const
         status = run_steps(&b, r, "profiled", profiled);
         breakdown(&b, r, bench_seconds() - t0, profiled);
     }
-    for (size_t i = 0; i < n && status == 0 && !strcmp(bo->conv, "measured"); i++) {
-        printf("# %s", ids[i]);
+    for (size_t i = 0; i < n && status == 0; i++) {
+        size_t bytes = 0;
+        tdm_model_scratch_bytes(b.ts.model, i, &bytes);
+        printf("# %s: training buffers %.1f MiB", ids[i], (double)bytes / (1 << 20));
         train_print_convolutions(&b.ts, i);
         printf("\n");
     }
