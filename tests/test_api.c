@@ -1,5 +1,6 @@
 /* The public API's argument checks, errors and options, on the reference backend. */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "harness.h"
@@ -40,6 +41,29 @@ static void check_options(void)
     CHECK(tdm_context_device_count(ctx) == 1);
     tdm_context_destroy(ctx);
     tdm_context_destroy(NULL);
+}
+
+/* Whether a struct ends with its last field: bytes of tail padding would let a 4-byte
+ * field added there keep the size, and a caller built before it would pass the
+ * padding's garbage as its value. */
+#define ENDS_WITH(type, last) (sizeof(type) == offsetof(type, last) + sizeof(((type *)0)->last))
+
+/* Every options struct versioned by its size field grows when a field is added. */
+static void check_no_tail_padding(void)
+{
+    CHECK(ENDS_WITH(tdm_context_options, vulkan_validation));
+    CHECK(ENDS_WITH(tdm_csv_options, layout));
+    CHECK(ENDS_WITH(tdm_idx_options, class_count));
+    CHECK(ENDS_WITH(tdm_device_desc, logical_count));
+    CHECK(ENDS_WITH(tdm_distribute_options, cache_on_devices));
+    CHECK(ENDS_WITH(tdm_model_options, reserved));
+    CHECK(ENDS_WITH(tdm_distribute_config, eval_distribute));
+    CHECK(ENDS_WITH(tdm_monitor_options, strategy));
+    CHECK(ENDS_WITH(tdm_optimizer_options, reserved));
+    CHECK(ENDS_WITH(tdm_single_loss_step_options, distribute));
+    CHECK(ENDS_WITH(tdm_strategy_options, reserved));
+    CHECK(ENDS_WITH(tdm_train_op_options, reserved));
+    CHECK(ENDS_WITH(tdm_variable_options, initial_int64));
 }
 
 /* Each backend says whether it loaded and why not; ctx has the reference alone. */
@@ -179,6 +203,7 @@ int main(void)
 {
     check_status_names();
     check_options();
+    check_no_tail_padding();
     tdm_context *ctx = test_context(TDM_BACKEND_BIT(TDM_BACKEND_REFERENCE));
     tdm_device *dev;
     CHECK_OK(tdm_context_device(ctx, 0, &dev));

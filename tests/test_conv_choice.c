@@ -44,8 +44,8 @@ static tdm_model_options options(tdm_conv_algorithm a)
     return mo;
 }
 
-/* Each class a bright quadrant over noise. */
-static tdm_dataset *images(void)
+/* Each class a bright quadrant over noise, in batches of `batch`. */
+static tdm_dataset *images(size_t batch)
 {
     static float x[EXAMPLES * FEATURES];
     static int32_t y[EXAMPLES];
@@ -61,7 +61,7 @@ static tdm_dataset *images(void)
     }
     tdm_dataset *ds = NULL;
     CHECK_OK(tdm_dataset_from_arrays(x, y, EXAMPLES, FEATURES, CLASSES, &ds));
-    CHECK_OK(tdm_dataset_batch(ds, BATCH, 0));
+    CHECK_OK(tdm_dataset_batch(ds, batch, 0));
     CHECK_OK(tdm_dataset_repeat(ds, 4));
     return ds;
 }
@@ -97,7 +97,7 @@ static void run_open(run *r, tdm_device *const *d, size_t n, tdm_conv_algorithm 
 /* STEPS steps, then the weights (the first copies). */
 static void run_train(run *r)
 {
-    tdm_dataset *ds = images();
+    tdm_dataset *ds = images(BATCH);
     CHECK(fixture_train_steps(r->strategy, r->op, ds, STEPS, r->losses) == STEPS);
     tdm_dataset_destroy(ds);
     r->weight_count = 0;
@@ -224,6 +224,13 @@ static void check_measured(void)
         run_train(&forced);
         CHECK(!memcmp(measured.losses, forced.losses, sizeof measured.losses));
         CHECK(scratch_bytes(&measured) == scratch_bytes(&forced)); /* the loser's buffer freed */
+        /* A larger batch grows the buffers; the choice stays. */
+        size_t before = scratch_bytes(&measured);
+        tdm_dataset *larger = images(2 * BATCH);
+        double losses[2];
+        CHECK(fixture_train_steps(measured.strategy, measured.op, larger, 2, losses) == 2);
+        CHECK(used(&measured, 0) == chose && scratch_bytes(&measured) > before);
+        tdm_dataset_destroy(larger);
         CHECK(measured.weight_count == forced.weight_count &&
               !memcmp(measured.weights, forced.weights, measured.weight_count * sizeof(float)));
         run_close(&measured);
@@ -250,6 +257,15 @@ static void check_refusals(void)
                 "conv_algorithm direct with compute_dtype f16");
     mo = options((tdm_conv_algorithm)7);
     CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT, "unknown conv_algorithm 7");
+    mo = options(TDM_CONV_AUTO);
+    mo.reserved[1] = 1;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "options.reserved is not 0: use TDM_MODEL_OPTIONS_INIT");
+    tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
+    to.reserved[0] = 1;
+    tdm_train_op *op = NULL;
+    CHECK_FAILS(tdm_train_op_create(s, &to, &op), TDM_ERR_INVALID_ARGUMENT,
+                "options.reserved is not 0: use TDM_TRAIN_OP_OPTIONS_INIT");
     mo = options(TDM_CONV_AUTO);
     CHECK_OK(tdm_model_create(s, &mo, &m));
     tdm_conv_algorithm a;

@@ -55,10 +55,11 @@ typedef struct trial {
     tdm_tensor *x, *y, *f, *df, *col;
     const tdm_window *win;
     int training;
+    int input_grad; /* training below the first layer: the model's input has no gradient */
 } trial;
 
-/* The layer's passes one way: the forward, and in training the filter's and the
- * input's gradients (dy is y, dx is x). */
+/* The layer's passes one way, as a step runs them: the forward, and in training the
+ * filter's gradient and, but for the first layer, the input's (dy is y, dx is x). */
 static tdm_status passes(const trial *t, int lowered)
 {
     tdm_status s = lowered ? tdm_conv2d_lowered(t->y, t->x, t->f, t->col, t->win, NULL)
@@ -66,7 +67,7 @@ static tdm_status passes(const trial *t, int lowered)
     if (s == TDM_OK && t->training)
         s = lowered ? tdm_conv2d_lowered_grad_filter(t->df, t->col, t->x, t->y, t->win, NULL)
                     : tdm_op_conv2d_grad_filter(t->df, t->x, t->y, t->win);
-    if (s == TDM_OK && t->training)
+    if (s == TDM_OK && t->input_grad)
         s = lowered ? tdm_conv2d_lowered_grad_input(t->x, t->y, t->f, t->col, t->win, NULL)
                     : tdm_op_conv2d_grad_input(t->x, t->y, t->f, t->win);
     return s;
@@ -102,7 +103,7 @@ static tdm_status race(const trial *t, tdm_device *dev, double best[2], tdm_stat
                 *direct = r;
             else
                 s = r;
-            if (run > 0 && took < best[lowered])
+            if (r == TDM_OK && run > 0 && took < best[lowered])
                 best[lowered] = took;
         }
     return s;
@@ -120,7 +121,7 @@ static tdm_status measure_layer(const tdm_model *m, tdm_model_scratch *sc, size_
                                 int training)
 {
     const tdm_layer_plan *p = &m->plans[l];
-    trial t = {.win = &p->win, .training = training};
+    trial t = {.win = &p->win, .training = training, .input_grad = training && l > 0};
     tdm_shape filter = tdm_layer_variable_shape(&m->layers[l], p, 0), col;
     tdm_status s = zeros(sc->device, &TDM_SHAPE(rows, p->in_h, p->in_w, p->in_c), &t.x);
     if (s == TDM_OK)

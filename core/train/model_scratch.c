@@ -178,8 +178,11 @@ tdm_status tdm_model_scratch_reserve(const tdm_model *m, tdm_model_scratch *sc, 
         s = tdm_model_conv_measure(m, sc, rows, training);
     if (s == TDM_OK)
         drop_direct_columns(sc);
-    if (s != TDM_OK) {
+    if (s != TDM_OK) { /* no buffers, but the choices made on dev stay */
+        tdm_conv_algorithm *chosen = sc->conv;
+        sc->conv = NULL;
         tdm_model_scratch_free(m, sc);
+        *sc = (tdm_model_scratch){.device = chosen ? dev : NULL, .conv = chosen};
         return s;
     }
     sc->rows_capacity = rows;

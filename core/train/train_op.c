@@ -16,6 +16,11 @@ static tdm_status check_options(const tdm_train_op_options *o)
                         "%s: options.size is %zu, expected %zu: use "
                         "TDM_TRAIN_OP_OPTIONS_INIT",
                         f, o->size, sizeof *o);
+    if (o->reserved[0] || o->reserved[1])
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: options.reserved is not 0: use TDM_TRAIN_OP_OPTIONS_INIT (a caller "
+                        "built against a newer header sets fields this library does not have)",
+                        f);
     if (!o->loss_fn || !o->optimizer)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: a loss function and an optimizer are "

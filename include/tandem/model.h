@@ -154,6 +154,8 @@ typedef struct tdm_model_options {
                                           f16's range would round to zero, and an f16 overflow
                                           (infinity) then skips the step. */
     tdm_conv_algorithm conv_algorithm; /* TDM_CONV_AUTO (0) */
+    uint32_t reserved[2]; /* 0 (the INIT macro's): room for later fields, which a caller
+                             built before them leaves 0 */
 } tdm_model_options;
 
 #define TDM_MODEL_OPTIONS_INIT                                                                     \

@@ -91,6 +91,8 @@ typedef struct tdm_optimizer_options {
     float weight_decay;            /* ADAMW: 0.004, >= 0 (decoupled; scaled by the rate, as
                                       Keras: w -= rate * weight_decay * w) */
     float initial_accumulator;     /* ADAGRAD: 0.1, >= 0 */
+    uint32_t reserved[3];          /* 0 (the INIT macro's): room for later fields, which a
+                                      caller built before them leaves 0 */
 } tdm_optimizer_options;
 
 #define TDM_OPTIMIZER_OPTIONS_INIT                                                                 \

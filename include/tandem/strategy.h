@@ -87,6 +87,8 @@ typedef struct tdm_strategy_options {
                                            both naming both. 1 on, 0 off (sizes and
                                            operations are always compared), -1 (default):
                                            TDM_CHECK_COLLECTIVES=1 in the environment */
+    uint32_t reserved[3]; /* 0 (the INIT macro's): room for later fields, which a caller
+                             built before them leaves 0 */
 } tdm_strategy_options;
 
 #define TDM_STRATEGY_OPTIONS_INIT                                                                  \

@@ -131,6 +131,8 @@ typedef struct tdm_train_op_options {
                                          loss_scale: a sum past 65504 is infinity, which
                                          the scale turns into a skipped step, and small
                                          gradients keep their digits */
+    uint32_t reserved[2];             /* 0 (the INIT macro's): room for later fields,
+                                         which a caller built before them leaves 0 */
 } tdm_train_op_options;
 
 #define TDM_TRAIN_OP_OPTIONS_INIT                                                                  \
