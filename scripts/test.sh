@@ -4,7 +4,8 @@
 #  2. the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer
 #     (build-asan/), Vulkan and its validation layer included: any finding fails;
 #  3. each libFuzzer target for TDM_FUZZ_SECONDS (default 30) in build-fuzz/ (clang),
-#     from its seed corpus in tests/fuzz/corpus/.
+#     from its seed corpus in tests/fuzz/corpus/;
+#  4. the whole tree, every backend, built by clang with -Werror (build-clang/).
 # A failing part does not stop the later ones; the exit status is non-zero if any
 # failed. Tests run TDM_TEST_JOBS at a time (default: one per core): most of them keep
 # a core busy only part of the time, waiting on a device queue or an fsync.
@@ -73,6 +74,13 @@ fuzz() {
 for t in $targets; do
   part "fuzz_$t" fuzz "$t"
 done
+
+# clang warns where GCC does not, and compiles branches that only it takes; the
+# fuzzing build leaves out CLBlast, Vulkan and MPI, so the whole tree is built again.
+cmake -S . -B build-clang -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DTDM_WITH_OPENCL=ON -DTDM_WITH_CLBLAST=ON -DTDM_WITH_VULKAN=ON -DTDM_WITH_MPI=ON \
+      -DTDM_WERROR=ON >/dev/null
+part "the clang build" cmake --build build-clang -j"$jobs"
 
 total=$(($(date +%s) - begin))
 if [ -n "$failed" ]; then
