@@ -203,9 +203,9 @@ static void test_acceptance(void)
     CHECK(o.mixed_precision == 1 && o.loss_scale == 32768.0f);
     o = ACCEPTED("--loss-scale 1024 --mixed-precision");
     CHECK(o.mixed_precision == 1 && o.loss_scale == 1024.0f);
-    CHECK(!strcmp(ACCEPTED("").conv, "auto"));
+    CHECK(ACCEPTED("").conv == TDM_CONV_AUTO);
     o = ACCEPTED("--conv measured --mixed-precision");
-    CHECK(!strcmp(o.conv, "measured") && o.mixed_precision);
+    CHECK(o.conv == TDM_CONV_MEASURED && o.mixed_precision);
     o = ACCEPTED("--f16-all-reduce"); /* f16 sums need a loss scale too */
     CHECK(o.f16_all_reduce == 1 && !o.mixed_precision && o.loss_scale == 32768.0f);
     o = ACCEPTED("--skip-rows 1 --test-data t.csv --save m.safetensors");

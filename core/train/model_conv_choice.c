@@ -97,8 +97,10 @@ static tdm_status race(const trial *t, tdm_device *dev, double best[2], tdm_stat
     *direct = TDM_OK;
     for (int run = 0; run < RUNS && s == TDM_OK; run++)
         for (int lowered = 1; lowered >= 0 && s == TDM_OK; lowered--) {
-            double took = INFINITY;
-            tdm_status r = lowered || *direct == TDM_OK ? timed(t, dev, lowered, &took) : *direct;
+            if (!lowered && *direct != TDM_OK)
+                continue;
+            double took;
+            tdm_status r = timed(t, dev, lowered, &took);
             if (!lowered && r == TDM_ERR_UNSUPPORTED)
                 *direct = r;
             else

@@ -41,7 +41,7 @@ typedef struct bt_options {
     int balance;
     int mixed_precision;
     int f16_all_reduce;
-    const char *conv;
+    tdm_conv_algorithm conv;
     const char *data_dir;
     const char *json_path;
 } bt_options;
@@ -99,7 +99,6 @@ static int parse(int argc, char **argv, bt_options *o, int *exit_status)
 {
     *o = (bt_options){.devices = {.what = "device id", .max = MAX_SELECTED},
                       .model = -1,
-                      .conv = "auto",
                       .data_dir = FASHION_DIR};
     const uint64_t max_steps = 1000000;
     const cli_option table[] = {
@@ -369,7 +368,8 @@ int bench_train(int argc, char **argv)
            "'of best 1': N replicas over the best single device%s%s%s; convolutions %s\n",
            o.balance ? "; N replicas balanced by device speed" : "",
            o.mixed_precision ? "; mixed precision (f16 products, f32 sums)" : "",
-           o.f16_all_reduce ? "; gradients all-reduced in f16" : "", o.conv);
+           o.f16_all_reduce ? "; gradients all-reduced in f16" : "",
+           tdm_conv_algorithm_name(o.conv));
     print_header();
     for (size_t i = 0; i < MODEL_COUNT && status == 0; i++) {
         const bench_model *m = &models[i];

@@ -1,7 +1,6 @@
 /* tandem train: trains a multi-layer perceptron data-parallel over the chosen
  * devices, the bundled digits by default, and reports how it learns. */
 #include <stdio.h>
-#include <string.h>
 #include <time.h>
 
 #include "commands.h"
@@ -23,7 +22,7 @@ static void print_data(const train_data *d)
 /* With --conv measured: what the first step chose on each replica's device. */
 static void print_measured_convolutions(const train_session *ts)
 {
-    if (strcmp(ts->opts->conv, "measured") || ts->opts->mixed_precision ||
+    if (ts->opts->conv != TDM_CONV_MEASURED || ts->opts->mixed_precision ||
         !layer_spec_has_images(ts->opts->hidden, ts->opts->hidden_count))
         return;
     for (size_t r = 0; r < tdm_strategy_num_local_replicas(ts->strategy); r++) {

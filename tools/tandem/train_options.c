@@ -189,7 +189,7 @@ int train_parse_conv(const char *value, void *target, char *err, size_t err_size
         snprintf(err, err_size, "%s", strstr(tdm_last_error(), "no convolution"));
         return -1;
     }
-    *(const char **)target = tdm_conv_algorithm_name(a);
+    *(tdm_conv_algorithm *)target = a;
     return 0;
 }
 
@@ -222,7 +222,6 @@ void train_options_defaults(train_options *o)
     o->hidden_count = 2;
     o->activation = "relu";
     o->optimizer = "adam";
-    o->conv = "auto";
     o->lr_decay = "none";
     o->batch = 64;
     o->epochs = 10;
@@ -324,7 +323,7 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
         snprintf(err, err_size,
                  "--lr-decay: a job with --ps-processes updates as its workers' gradients "
                  "arrive, so the steps the rate decays over are not known in advance");
-    else if (o->mixed_precision && !strcmp(o->conv, "direct"))
+    else if (o->mixed_precision && o->conv == TDM_CONV_DIRECT)
         snprintf(err, err_size,
                  "--conv direct: --mixed-precision's f16 operands are a matrix product's, so "
                  "its convolutions go through GEMM");

@@ -27,12 +27,12 @@ typedef struct train_options {
     float dropout;
     const char *optimizer;
     float lr;
-    const char *lr_decay; /* "none" or "cosine" (to 0 over the run's steps) */
-    float loss_scale;     /* > 0: dynamic loss scaling from this scale */
-    int mixed_precision;  /* f16 operands in the matrix products, f32 sums */
-    int f16_all_reduce;   /* gradients summed across replicas in f16 */
-    const char *conv;     /* --conv: auto, direct, lowered or measured */
-    size_t batch;         /* global */
+    const char *lr_decay;    /* "none" or "cosine" (to 0 over the run's steps) */
+    float loss_scale;        /* > 0: dynamic loss scaling from this scale */
+    int mixed_precision;     /* f16 operands in the matrix products, f32 sums */
+    int f16_all_reduce;      /* gradients summed across replicas in f16 */
+    tdm_conv_algorithm conv; /* --conv: auto (default), direct, lowered or measured */
+    size_t batch;            /* global */
     unsigned epochs;
     double test_fraction;
     cli_list devices;      /* device ids, indices or backend names; none: the default */
@@ -60,7 +60,7 @@ typedef struct train_options {
 int train_parse_label_column(const char *value, void *target, char *err, size_t err_size);
 
 /* --conv's parser, which tandem bench train shares: an algorithm's name
- * (tdm_conv_algorithm_name), stored as the library's own string. */
+ * (tdm_conv_algorithm_name) into a tdm_conv_algorithm. */
 int train_parse_conv(const char *value, void *target, char *err, size_t err_size);
 
 /* The defaults: the digits MLP of the Quick start. */

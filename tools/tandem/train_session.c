@@ -134,8 +134,7 @@ static int make_model(train_session *ts)
     mo.layer_count = o->hidden_count + 1;
     mo.seed = o->seed;
     mo.compute_dtype = o->mixed_precision ? TDM_F16 : TDM_F32;
-    if (tdm_conv_algorithm_parse(o->conv, &mo.conv_algorithm) != TDM_OK)
-        return fail("--conv");
+    mo.conv_algorithm = o->conv;
     if ((o->input_shape[0] || layer_spec_has_images(o->hidden, o->hidden_count)) &&
         input_image(ts, &mo) != 0)
         return -1;
