@@ -20,6 +20,6 @@ kernel void tdm_bias_add(TDM_SIGNATURE)
     for (size_t q = get_global_id(0); q < quads; q += get_global_size(0)) {
         const size_t c0 = 4 * q % cols, c1 = next_col(c0, cols), c2 = next_col(c1, cols);
         const float4 bias = (float4)(b[c0], b[c1], b[c2], b[next_col(c2, cols)]);
-        store4(load4(x, q, cells) + bias, y, q, cells);
+        STORE4(LOAD4(x, q, cells) + bias, y, q, cells);
     }
 }

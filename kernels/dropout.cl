@@ -39,21 +39,21 @@ void philox4x32_10(uint4 c0, uint k0, uint k1, uint4 w[4])
 
 /* One block: elements first + l for l = j & 3 in 0..3, those in [0, n), with r the
  * block's four generator words. */
-void drop_block(global float *y, global const float *x, long first, uint n, uint4 r,
+void drop_block(global TYPE(y) *y, global const TYPE(x) *x, long first, uint n, uint4 r,
                 float rate, float keep_scale)
 {
     const float4 u = convert_float4(r >> 8) * 0x1p-24f;
 
     if (first >= 0 && first + 4 <= (long)n) {
-        const float4 v = vload4(0, x + first); /* float alignment is enough */
-        vstore4(u >= rate ? v / keep_scale : 0.0f, 0, y + first); /* per lane */
+        const float4 v = LOAD4_AT(x, first); /* element alignment is enough */
+        STORE4_AT(u >= rate ? v / keep_scale : 0.0f, y, first); /* per lane */
         return;
     }
     const float ul[4] = {u.x, u.y, u.z, u.w}; /* the first or last block: partly outside */
     for (int l = 0; l < 4; l++) {
         const long i = first + l;
         if (i >= 0 && i < (long)n)
-            y[i] = ul[l] >= rate ? x[i] / keep_scale : 0.0f;
+            STORE(y, i, ul[l] >= rate ? LOAD(x, i) / keep_scale : 0.0f);
     }
 }
 

@@ -11,7 +11,7 @@ kernel void tdm_gelu(TDM_SIGNATURE)
     x += x_off;
     /* Four elements per item and iteration (the last quad may be partial). */
     for (size_t q = get_global_id(0); q < quads; q += get_global_size(0)) {
-        const float4 v = load4(x, q, n);
-        store4(v * (0.5f * erfc(-v * M_SQRT1_2_F)), y, q, n);
+        const float4 v = LOAD4(x, q, n);
+        STORE4(v * (0.5f * erfc(-v * M_SQRT1_2_F)), y, q, n);
     }
 }

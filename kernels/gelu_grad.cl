@@ -14,9 +14,9 @@ kernel void tdm_gelu_grad(TDM_SIGNATURE)
     x += x_off;
     /* Four elements per item and iteration (the last quad may be partial). */
     for (size_t q = get_global_id(0); q < quads; q += get_global_size(0)) {
-        const float4 v = load4(x, q, n);
+        const float4 v = LOAD4(x, q, n);
         const float4 cdf = 0.5f * erfc(-v * M_SQRT1_2_F);
         const float4 pdf = exp(-0.5f * v * v) * INV_SQRT_2PI;
-        store4(load4(dy, q, n) * (cdf + v * pdf), dx, q, n);
+        STORE4(LOAD4(dy, q, n) * (cdf + v * pdf), dx, q, n);
     }
 }

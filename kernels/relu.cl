@@ -10,7 +10,7 @@ kernel void tdm_relu(TDM_SIGNATURE)
     x += x_off;
     /* Four elements per item and iteration (the last quad may be partial). */
     for (size_t q = get_global_id(0); q < quads; q += get_global_size(0)) {
-        const float4 v = load4(x, q, n);
-        store4(isnan(v) || v > 0.0f ? v : 0.0f, y, q, n); /* a vector condition selects per lane */
+        const float4 v = LOAD4(x, q, n);
+        STORE4(isnan(v) || v > 0.0f ? v : 0.0f, y, q, n); /* a vector condition selects per lane */
     }
 }

@@ -10,6 +10,6 @@ kernel void tdm_relu_grad(TDM_SIGNATURE)
     x += x_off;
     /* Four elements per item and iteration (the last quad may be partial). */
     for (size_t q = get_global_id(0); q < quads; q += get_global_size(0)) {
-        store4(load4(x, q, n) > 0.0f ? load4(dy, q, n) : 0.0f, dx, q, n); /* per lane */
+        STORE4(LOAD4(x, q, n) > 0.0f ? LOAD4(dy, q, n) : 0.0f, dx, q, n); /* per lane */
     }
 }

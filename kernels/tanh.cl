@@ -9,6 +9,6 @@ kernel void tdm_tanh(TDM_SIGNATURE)
     x += x_off;
     /* Four elements per item and iteration (the last quad may be partial). */
     for (size_t q = get_global_id(0); q < quads; q += get_global_size(0)) {
-        store4(tanh(load4(x, q, n)), y, q, n);
+        STORE4(tanh(LOAD4(x, q, n)), y, q, n);
     }
 }

@@ -10,7 +10,7 @@ kernel void tdm_tanh_grad(TDM_SIGNATURE)
     y += y_off;
     /* Four elements per item and iteration (the last quad may be partial). */
     for (size_t q = get_global_id(0); q < quads; q += get_global_size(0)) {
-        const float4 yi = load4(y, q, n);
-        store4(load4(dy, q, n) * (1.0f - yi * yi), dx, q, n);
+        const float4 yi = LOAD4(y, q, n);
+        STORE4(LOAD4(dy, q, n) * (1.0f - yi * yi), dx, q, n);
     }
 }

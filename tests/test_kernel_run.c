@@ -52,6 +52,48 @@ static void check_table(void)
     CHECK(tdm_kernel_find("no_such_kernel") == TDM_KERNEL_COUNT);
 }
 
+/* Whether the kernel marks an activation buffer. */
+static int has_activation(const tdm_kernel_info *info)
+{
+    for (unsigned b = 0; b < info->buffer_count; b++)
+        if (info->buffers[b].activation)
+            return 1;
+    return 0;
+}
+
+/* A float16 twin is its kernel with the activations, and only they, in F16; every
+ * kernel that marks an activation has exactly one twin. */
+static void check_twins(void)
+{
+    int twins = 0;
+    for (int k = 0; k < TDM_KERNEL_COUNT; k++) {
+        const tdm_kernel_info *info = tdm_kernel_get((tdm_kernel)k);
+        const tdm_kernel_info *base = tdm_kernel_get(info->base);
+        int named_twins = 0;
+        for (int t = 0; t < TDM_KERNEL_COUNT; t++)
+            named_twins += t != k && tdm_kernel_get((tdm_kernel)t)->base == (tdm_kernel)k;
+        if (info == base) {
+            CHECK(named_twins == has_activation(info));
+            continue;
+        }
+        twins++;
+        char name[64];
+        snprintf(name, sizeof name, "%s_f16", base->name);
+        CHECK(!strcmp(info->name, name) && base->base == info->base);
+        CHECK(info->grid == base->grid && info->wg == base->wg &&
+              info->buffer_count == base->buffer_count && info->uint_count == base->uint_count &&
+              info->float_count == base->float_count);
+        for (unsigned b = 0; b < info->buffer_count; b++) {
+            const tdm_kernel_buffer *tb = &info->buffers[b], *kb = &base->buffers[b];
+            CHECK(!strcmp(tb->name, kb->name) && tb->extent == kb->extent &&
+                  tb->written == kb->written && tb->activation == kb->activation);
+            CHECK(tb->type == (kb->activation ? 'h' : kb->type));
+            CHECK(!kb->activation || kb->type == 'f');
+        }
+    }
+    CHECK(twins > 0);
+}
+
 static tdm_kernel_call axpy_call(tdm_buffer *y, tdm_buffer *x, uint32_t n)
 {
     tdm_kernel_call c;
@@ -383,6 +425,7 @@ static void check_loop_budget(tdm_device *dev)
 int main(void)
 {
     check_table();
+    check_twins();
     tdm_context *ctx = test_context(TDM_BACKEND_BIT(TDM_BACKEND_REFERENCE));
     tdm_device *ref, *pair[2];
     CHECK_OK(tdm_context_device(ctx, 0, &ref));

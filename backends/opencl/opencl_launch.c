@@ -33,12 +33,35 @@ static void append(text *t, const char *fmt, ...)
  * `kernel void tdm_NAME(TDM_SIGNATURE)`: the buffers (const where only
  * read), one uint element offset per buffer (NAME_off), the uints, the floats, in
  * table order. So a kernel file cannot disagree with the table on its arguments or
- * its work-group size. -1 if out cannot hold it. */
+ * its work-group size. Each float or half buffer also gets the accessors that the
+ * prelude's LOAD4, STORE4, LOAD, STORE, LOAD4_AT, STORE4_AT and TYPE name it by, so
+ * that one source serves a kernel and its float16 twin. -1 if out cannot hold it. */
 static int signature_source(const tdm_kernel_info *info, char *out, size_t size)
 {
+    const char *name = tdm_kernel_get(info->base)->name;
     text t = {out, size, 0};
-    append(&t, "#define TDM_WG %u\n#define TDM_KERNEL_NAME tdm_%s\n#define TDM_SIGNATURE ",
-           info->wg, info->name);
+    append(&t, "#define TDM_WG %u\n#define TDM_KERNEL_NAME tdm_%s\n", info->wg, name);
+    for (unsigned b = 0; b < info->buffer_count; b++) {
+        const tdm_kernel_buffer *kb = &info->buffers[b];
+        const char *p = kb->name;
+        if (kb->type == 'f')
+            append(&t,
+                   "#define TDM_TYPE_%s float\n#define TDM_LOAD4_%s load4\n"
+                   "#define TDM_STORE4_%s store4\n#define TDM_LOAD_%s(i) %s[i]\n"
+                   "#define TDM_STORE_%s(i, v) (%s[i] = (v))\n"
+                   "#define TDM_LOAD4_AT_%s(i) vload4(0, %s + (i))\n"
+                   "#define TDM_STORE4_AT_%s(v, i) vstore4(v, 0, %s + (i))\n",
+                   p, p, p, p, p, p, p, p, p, p, p);
+        else if (kb->type == 'h')
+            append(&t,
+                   "#define TDM_TYPE_%s half\n#define TDM_LOAD4_%s load4_half\n"
+                   "#define TDM_STORE4_%s store4_half\n#define TDM_LOAD_%s(i) vload_half(i, %s)\n"
+                   "#define TDM_STORE_%s(i, v) vstore_half_rte(v, i, %s)\n"
+                   "#define TDM_LOAD4_AT_%s(i) vload_half4(0, %s + (i))\n"
+                   "#define TDM_STORE4_AT_%s(v, i) vstore_half4_rte(v, 0, %s + (i))\n",
+                   p, p, p, p, p, p, p, p, p, p, p);
+    }
+    append(&t, "#define TDM_SIGNATURE ");
     for (unsigned b = 0; b < info->buffer_count; b++) {
         const tdm_kernel_buffer *kb = &info->buffers[b];
         const char *type = kb->type == 'h' ? "half" : kb->type == 'u' ? "uint" : "float";
@@ -55,22 +78,25 @@ static int signature_source(const tdm_kernel_info *info, char *out, size_t size)
 }
 
 /* Creates the cl_kernel tdm_NAME for dev, building its program first (compiled once
- * per cl_device_id, cached by opencl_program.c), and checks it against the table. */
+ * per cl_device_id, cached by opencl_program.c), and checks it against the table. A
+ * float16 twin is its kernel's source compiled with the twin's signature. */
 static tdm_status create_kernel(tdm_device *dev, const tdm_kernel_info *info, cl_kernel *out)
 {
     tdm_opencl_device *d = tdm_opencl_dev(dev);
-    const char *source = tdm_opencl_source_find(info->name);
-    char program_name[64], kernel_name[64];
+    const char *base = tdm_kernel_get(info->base)->name;
+    const char *source = tdm_opencl_source_find(base);
+    char program_name[96], kernel_name[64];
     cl_program program;
     cl_int err;
 
     if (!source)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s '%s': kernel '%s' has no OpenCL implementation (kernels/%s.cl)",
-                        dev->desc.id, dev->desc.name, info->name, info->name);
-    snprintf(program_name, sizeof program_name, "kernels/%s.cl", info->name);
-    snprintf(kernel_name, sizeof kernel_name, "tdm_%s", info->name);
-    char signature[1024];
+                        dev->desc.id, dev->desc.name, info->name, base);
+    snprintf(program_name, sizeof program_name, "kernels/%s.cl%s", base,
+             info == tdm_kernel_get(info->base) ? "" : " (float16 activations)");
+    snprintf(kernel_name, sizeof kernel_name, "tdm_%s", base);
+    char signature[4096];
     if (signature_source(info, signature, sizeof signature) != 0)
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s: kernel %s's signature is too long", program_name,
                         info->name);
@@ -177,7 +203,7 @@ int tdm_opencl_supports(const tdm_device *dev, tdm_kernel kernel)
     (void)dev;
     if (kernel == TDM_KERNEL_gemm)
         return tdm_opencl_gemm_load(NULL);
-    return tdm_opencl_source_find(tdm_kernel_get(kernel)->name) != NULL;
+    return tdm_opencl_source_find(tdm_kernel_get(tdm_kernel_get(kernel)->base)->name) != NULL;
 }
 
 tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch)

@@ -6,4 +6,7 @@
 
 tdm_status tdm_reference_launch(tdm_device *dev, const tdm_launch *launch);
 
+/* A float16 twin's launch (kernels/ref_half_twin.c). */
+tdm_status tdm_reference_half_twin(tdm_device *dev, const tdm_launch *launch);
+
 #endif

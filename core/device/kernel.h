@@ -31,10 +31,14 @@ typedef enum tdm_grid {
                         gather_rows_grad) */
 } tdm_grid;
 
+/* The table's kernels in its order, then their float16 twins (kernels.def's last
+ * section). */
 typedef enum tdm_kernel {
 #define TDM_KERNEL(name, ...) TDM_KERNEL_##name,
+#define TDM_HALF_TWIN(name) TDM_KERNEL_##name##_f16,
 #include "device/kernels.def"
 #undef TDM_KERNEL
+#undef TDM_HALF_TWIN
     TDM_KERNEL_COUNT
 } tdm_kernel;
 
@@ -72,6 +76,7 @@ typedef struct tdm_kernel_buffer {
     int labels;   /* TDM_LABELS: class labels in [0, cols) */
     int indices;  /* TDM_INDICES: row indices in [0, src_rows) */
     int optional; /* TDM_OPTIONAL */
+    int activation; /* TDM_ACT: float16 in the kernel's twin */
 } tdm_kernel_buffer;
 
 /* A float argument and the range the conformance tool draws it from. */
@@ -83,6 +88,7 @@ typedef struct tdm_kernel_float {
 /* One kernel, from its entry in kernels.def. */
 typedef struct tdm_kernel_info {
     const char *name;
+    tdm_kernel base; /* the kernel whose sources it runs: itself, or a twin's kernel */
     tdm_grid grid;
     unsigned wg;
     tdm_tolerance tolerance;
@@ -92,7 +98,8 @@ typedef struct tdm_kernel_info {
     const tdm_kernel_float *floats;   /* [float_count] */
 } tdm_kernel_info;
 
-/* The table entry, compiled from kernels.def. */
+/* The table entry, compiled from kernels.def; a twin's is its kernel's with the
+ * activations' type F16 and the name NAME_f16. */
 const tdm_kernel_info *tdm_kernel_get(tdm_kernel kernel);
 
 /* The kernel of that name, or TDM_KERNEL_COUNT. */

@@ -11,7 +11,8 @@ enum {
     TDM_POSITIVE = 4,
     TDM_LABELS = 8,
     TDM_INDICES = 16,
-    TDM_OPTIONAL = 32
+    TDM_OPTIONAL = 32,
+    TDM_ACT = 64 /* an activation: float16 in the kernel's TDM_HALF_TWIN */
 };
 
 /* A buffer's type as the table's char for it. */

@@ -1,7 +1,9 @@
 /* The kernel table compiled from kernels.def. Each entry's lists become static
  * arrays ended by a zeroed sentinel (so that an empty list needs no empty
  * initializer), and its counts are their lengths. A misspelt type, extent or flag
- * is an undeclared identifier. */
+ * is an undeclared identifier. The float16 twins are derived from their kernels'
+ * entries once, at the first look-up. */
+#include <pthread.h>
 #include <string.h>
 
 #include "device/kernel.h"
@@ -19,7 +21,8 @@
      ((flags)&TDM_POSITIVE) != 0,                                                                  \
      ((flags)&TDM_LABELS) != 0,                                                                    \
      ((flags)&TDM_INDICES) != 0,                                                                   \
-     ((flags)&TDM_OPTIONAL) != 0},
+     ((flags)&TDM_OPTIONAL) != 0,                                                                  \
+     ((flags)&TDM_ACT) != 0},
 #define TDM_U(name) #name,
 #define TDM_F(name, min, max) {#name, min, max},
 #define LENGTH(array) (sizeof array / sizeof array[0] - 1) /* without the sentinel */
@@ -42,9 +45,10 @@
     {                                                                                              \
         ulps, rel, linear                                                                          \
     }
-static const tdm_kernel_info infos[TDM_KERNEL_COUNT] = {
+static const tdm_kernel_info infos[] = {
 #define TDM_KERNEL(name, grid, wg, tolerance, buffers, uints, floats)                              \
     [TDM_KERNEL_##name] = {#name,                                                                  \
+                           TDM_KERNEL_##name,                                                      \
                            grid,                                                                   \
                            wg,                                                                     \
                            tolerance,                                                              \
@@ -57,16 +61,61 @@ static const tdm_kernel_info infos[TDM_KERNEL_COUNT] = {
 #include "device/kernels.def"
 #undef TDM_KERNEL
 };
+#define KERNELS (sizeof infos / sizeof infos[0])
+#define TWINS (TDM_KERNEL_COUNT - KERNELS)
+
+/* The twins follow every kernel (kernels.def's last section), in the enum's order. */
+#define TDM_KERNEL(...)
+#define TDM_HALF_TWIN(name)                                                                        \
+    _Static_assert(TDM_KERNEL_##name##_f16 >= KERNELS, #name ": twins come after the kernels");
+#include "device/kernels.def"
+#undef TDM_HALF_TWIN
+
+static const tdm_kernel twin_bases[] = {
+#define TDM_HALF_TWIN(name) TDM_KERNEL_##name,
+#include "device/kernels.def"
+#undef TDM_HALF_TWIN
+};
+static const char *const twin_names[] = {
+#define TDM_HALF_TWIN(name) #name "_f16",
+#include "device/kernels.def"
+#undef TDM_HALF_TWIN
+};
+#undef TDM_KERNEL
+
+static tdm_kernel_info twins[TWINS];
+static tdm_kernel_buffer twin_buffers[TWINS][TDM_KERNEL_MAX_BUFFERS];
+static pthread_once_t twins_once = PTHREAD_ONCE_INIT;
+
+static void derive_twins(void)
+{
+    for (size_t t = 0; t < TWINS; t++) {
+        const tdm_kernel_info *base = &infos[twin_bases[t]];
+        twins[t] = *base;
+        twins[t].name = twin_names[t];
+        for (unsigned b = 0; b < base->buffer_count; b++) {
+            twin_buffers[t][b] = base->buffers[b];
+            if (base->buffers[b].activation)
+                twin_buffers[t][b].type = TDM_TYPE_F16;
+        }
+        twins[t].buffers = twin_buffers[t];
+    }
+}
 
 const tdm_kernel_info *tdm_kernel_get(tdm_kernel kernel)
 {
-    return kernel < TDM_KERNEL_COUNT ? &infos[kernel] : NULL;
+    if (kernel < KERNELS)
+        return &infos[kernel];
+    if (kernel >= TDM_KERNEL_COUNT)
+        return NULL;
+    pthread_once(&twins_once, derive_twins);
+    return &twins[kernel - KERNELS];
 }
 
 tdm_kernel tdm_kernel_find(const char *name)
 {
     for (int k = 0; k < TDM_KERNEL_COUNT; k++)
-        if (strcmp(infos[k].name, name) == 0)
+        if (strcmp(tdm_kernel_get((tdm_kernel)k)->name, name) == 0)
             return (tdm_kernel)k;
     return TDM_KERNEL_COUNT;
 }

@@ -58,10 +58,13 @@ static void fill_buffer(const conf_case *c, const tdm_kernel_buffer *kb, void *h
     /* Labels and row indices are drawn in their range; other words take every bit
      * pattern (a gather must move NaN payloads and denormals untouched). */
     uint32_t range = kb->labels ? cols : kb->indices ? src_rows : 0;
-    /* Float16 operands of a linear kernel (gemm_f16) take the case's values rounded to
-     * half, so that integer data stays exact and random data within the range its
-     * tolerance is argued for; the casts' halves take every bit pattern. */
-    int half_values = kb->type == 'h' && info->tolerance.linear;
+    /* Float16 operands of a linear kernel (gemm_f16) and a twin's activations take the
+     * case's values rounded to half, so that integer data stays exact, random data
+     * within the range its tolerance is argued for and a twin meets its kernel's edge
+     * values (those past 65504 as infinities); the casts' halves take every bit
+     * pattern. */
+    int twin = info != tdm_kernel_get(info->base);
+    int half_values = kb->type == 'h' && (info->tolerance.linear || twin);
     for (size_t i = 0; i < total; i++) {
         if (half_values)
             ((uint16_t *)host)[i] = tdm_f16_from_f32(float_value(r, c->data, kb->positive));
