@@ -4,7 +4,27 @@
 # shaders/*.glsl (GL_GOOGLE_include_directive) and kernel_bindings.glsl, which the
 # host program `generator` writes from the kernel table: every module depends on
 # every include, so an edited shader, include or table entry rebuilds.
+#
+# A kernel with a TDM_HALF_TWIN(NAME) line in the table (its float16 twin) has its
+# shader compiled a second time with -DTDM_HALF_TWIN into the module NAME_f16: one
+# source per kernel, whose twin section of kernel_bindings.glsl views the activations
+# as halves. The lines are read when CMake configures, and an edit of the table
+# configures again.
 function(tdm_compile_shaders out_c out_spv_list generator)
+  set(table ${PROJECT_SOURCE_DIR}/core/device/kernels.def)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${table})
+  file(STRINGS ${table} twin_lines REGEX "^TDM_HALF_TWIN\\([A-Za-z0-9_]+\\)")
+  set(twins "")
+  foreach(line IN LISTS twin_lines)
+    string(REGEX REPLACE "^TDM_HALF_TWIN\\(([A-Za-z0-9_]+)\\).*" "\\1" twin ${line})
+    if(NOT EXISTS ${PROJECT_SOURCE_DIR}/shaders/${twin}.comp)
+      message(FATAL_ERROR "kernels.def: TDM_HALF_TWIN(${twin}) but no shaders/${twin}.comp")
+    endif()
+    if(EXISTS ${PROJECT_SOURCE_DIR}/shaders/${twin}_f16.comp)
+      message(FATAL_ERROR "shaders/${twin}_f16.comp: the twin of ${twin} is built from ${twin}.comp")
+    endif()
+    list(APPEND twins ${twin})
+  endforeach()
   file(GLOB shaders CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/shaders/*.comp)
   file(GLOB shader_includes CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/shaders/*.glsl)
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/spirv)
@@ -22,20 +42,31 @@ function(tdm_compile_shaders out_c out_spv_list generator)
   set(includes "")
   set(entries "")
   foreach(shader IN LISTS shaders)
-    get_filename_component(name ${shader} NAME_WE)
-    add_custom_command(
-      OUTPUT ${dir}/${name}.h ${dir}/${name}.spv
-      COMMAND ${TDM_GLSLANG_VALIDATOR} -V --target-env vulkan1.1 --quiet ${include_dirs}
-              --vn tdm_spv_${name} -o ${dir}/${name}.h ${shader}
-      COMMAND ${TDM_GLSLANG_VALIDATOR} -V --target-env vulkan1.1 --quiet ${include_dirs}
-              -o ${dir}/${name}.spv ${shader}
-      DEPENDS ${shader} ${shader_includes} ${bindings}
-      COMMENT "Compiling shader ${name}.comp to SPIR-V"
-      VERBATIM)
-    list(APPEND headers ${dir}/${name}.h)
-    list(APPEND spvs ${dir}/${name}.spv)
-    string(APPEND includes "#include \"${name}.h\"\n")
-    string(APPEND entries "    {\"${name}\", tdm_spv_${name}, sizeof tdm_spv_${name}},\n")
+    get_filename_component(source ${shader} NAME)
+    get_filename_component(base ${shader} NAME_WE)
+    set(modules ${base})
+    if(base IN_LIST twins)
+      list(APPEND modules ${base}_f16)
+    endif()
+    foreach(name IN LISTS modules)
+      set(defines "")
+      if(NOT name STREQUAL base)
+        set(defines -DTDM_HALF_TWIN)
+      endif()
+      add_custom_command(
+        OUTPUT ${dir}/${name}.h ${dir}/${name}.spv
+        COMMAND ${TDM_GLSLANG_VALIDATOR} -V --target-env vulkan1.1 --quiet ${include_dirs}
+                ${defines} --vn tdm_spv_${name} -o ${dir}/${name}.h ${shader}
+        COMMAND ${TDM_GLSLANG_VALIDATOR} -V --target-env vulkan1.1 --quiet ${include_dirs}
+                ${defines} -o ${dir}/${name}.spv ${shader}
+        DEPENDS ${shader} ${shader_includes} ${bindings}
+        COMMENT "Compiling shader ${source} to SPIR-V module ${name}"
+        VERBATIM)
+      list(APPEND headers ${dir}/${name}.h)
+      list(APPEND spvs ${dir}/${name}.spv)
+      string(APPEND includes "#include \"${name}.h\"\n")
+      string(APPEND entries "    {\"${name}\", tdm_spv_${name}, sizeof tdm_spv_${name}},\n")
+    endforeach()
   endforeach()
   configure_file(${PROJECT_SOURCE_DIR}/cmake/spirv_modules.c.in ${out_c}.in @ONLY)
   add_custom_command(

@@ -34,17 +34,6 @@ uint tdm_input_word(uint k, uint p)
     }
 }
 
-float tdm_half_value(uint bits)
-{
-    return uintBitsToFloat(tdm_half_to_float(bits & 0xffffu));
-}
-
-// x rounded to the nearest float16, as float16 bits.
-uint tdm_to_half(float x)
-{
-    return tdm_float_to_half(floatBitsToUint(x));
-}
-
 void main()
 {
     uint n = TDM_U_n, inputs = TDM_U_inputs;
@@ -57,12 +46,12 @@ void main()
         for (uint k = 1u; k < inputs; k++) {
             precise float sum_lo = lo + tdm_half_value(words[k]);
             precise float sum_hi = hi + tdm_half_value(words[k] >> 16);
-            lo = tdm_half_value(tdm_to_half(sum_lo));
-            hi = tdm_half_value(tdm_to_half(sum_hi));
+            lo = tdm_half_value(tdm_half_bits(sum_lo));
+            hi = tdm_half_value(tdm_half_bits(sum_hi));
         }
         precise float scaled_lo = TDM_F_alpha * lo, scaled_hi = TDM_F_alpha * hi;
         uint y_at = TDM_OFF_y / 2u + p;
-        uint high = 2u * p + 1u < n ? tdm_to_half(scaled_hi) : y[y_at] >> 16;
-        y[y_at] = tdm_to_half(scaled_lo) | (high << 16);
+        uint high = 2u * p + 1u < n ? tdm_half_bits(scaled_hi) : y[y_at] >> 16;
+        y[y_at] = tdm_half_bits(scaled_lo) | (high << 16);
     }
 }

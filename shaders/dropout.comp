@@ -3,7 +3,8 @@
 // u = (r >> 8) * 2^-24, r = word (j & 3) of Philox4x32-10 (Random123's philox4x32,
 // 10 rounds) with counter (j >> 2, 0, 0, 0) and key (seed_lo, seed_hi), where
 // j = offset + i (mod 2^32). The mask depends only on (seed, j): every backend draws
-// the same one.
+// the same one. y and x are views of halves in the float16 twin (the accessors of
+// kernel_args.glsl serve both).
 #extension GL_GOOGLE_include_directive : require
 #define TDM_KERNEL_dropout
 #include "kernel_bindings.glsl"
@@ -53,7 +54,7 @@ uint philox_word(uint j)
 void tdm_ew_item(uint i)
 {
     uint j = TDM_U_offset + i; // wraps mod 2^32
-    y[TDM_OFF_y + i] = dropout_one(x[TDM_OFF_x + i], philox_word(j));
+    TDM_STORE(y, i, dropout_one(TDM_LOAD(x, i), philox_word(j)));
 }
 
 // Where j is a multiple of 4 one Philox block serves the four items.
@@ -63,9 +64,9 @@ void tdm_ew_quad(uint i)
     uvec4 r = (j & 3u) == 0u ? philox_block(j)
                              : uvec4(philox_word(j), philox_word(j + 1u), philox_word(j + 2u),
                                      philox_word(j + 3u));
-    vec4 xq = x4[TDM_QUAD(x, i)];
-    y4[TDM_QUAD(y, i)] = vec4(dropout_one(xq.x, r.x), dropout_one(xq.y, r.y),
-                              dropout_one(xq.z, r.z), dropout_one(xq.w, r.w));
+    vec4 xq = TDM_LOAD4(x, i);
+    TDM_STORE4(y, i, vec4(dropout_one(xq.x, r.x), dropout_one(xq.y, r.y), dropout_one(xq.z, r.z),
+                          dropout_one(xq.w, r.w)));
 }
 
 #include "elementwise.glsl"

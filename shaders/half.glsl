@@ -1,7 +1,9 @@
 // Exact float32 <-> float16 conversions on bit patterns, so that every device rounds
 // alike (GLSL's packHalf2x16 leaves rounding and overflow to the implementation, and
 // float arithmetic may flush denormals). float16 buffers are uint[] words holding two
-// halves, the lower-addressed element in the low 16 bits.
+// halves, the lower-addressed element in the low 16 bits, except a float16 twin's
+// activations, uint16_t[] (kernel_bindings.glsl), which tdm_half_value and
+// tdm_half_bits below convert.
 #ifndef TDM_HALF_GLSL
 #define TDM_HALF_GLSL
 
@@ -48,6 +50,29 @@ uint tdm_half_to_float(uint h)
     // Denormal m * 2^-24: normalise so that the top bit (at b) becomes implicit.
     uint b = uint(findMSB(m));
     return sign | ((b + 103u) << 23) | ((m << (23u - b)) & 0x7fffffu);
+}
+
+// A half's value (its bits the low 16 of h; the high ones are ignored), exactly, and
+// a float rounded to a half's bits (nearest even).
+float tdm_half_value(uint h)
+{
+    return uintBitsToFloat(tdm_half_to_float(h));
+}
+
+vec4 tdm_half_values(uvec4 h)
+{
+    return vec4(tdm_half_value(h.x), tdm_half_value(h.y), tdm_half_value(h.z),
+                tdm_half_value(h.w));
+}
+
+uint tdm_half_bits(float v)
+{
+    return tdm_float_to_half(floatBitsToUint(v));
+}
+
+uvec4 tdm_half_bits4(vec4 v)
+{
+    return uvec4(tdm_half_bits(v.x), tdm_half_bits(v.y), tdm_half_bits(v.z), tdm_half_bits(v.w));
 }
 
 #endif

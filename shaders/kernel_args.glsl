@@ -52,6 +52,17 @@ layout(push_constant) uniform Args {
 #define TDM_VIEW_AND_QUADS(view) \
     TDM_VIEW_AND_QUADS_AS(view, view, TDM_PASTE(TDM_TYPE_, view), TDM_PASTE(TDM_TYPE4_, view))
 
+// Element i of a view and the 4-vector of elements i .. i + 3 (the TDM_QUAD rule),
+// the view declared under its own name (TDM_VIEW, TDM_VIEW_AND_QUADS, or the _AS
+// forms with array = view), as values: floats for float views and for a float16
+// twin's activations, which kernel_bindings.glsl converts from and to halves, so that
+// one source serves a kernel and its twin; a view declared as other words (copy's
+// uint) gives and takes those words.
+#define TDM_LOAD(view, i) TDM_PASTE(TDM_LOAD_, view)(i)
+#define TDM_STORE(view, i, value) TDM_PASTE(TDM_STORE_, view)(i, value)
+#define TDM_LOAD4(view, i) TDM_PASTE(TDM_LOAD4_, view)(i)
+#define TDM_STORE4(view, i, value) TDM_PASTE(TDM_STORE4_, view)(i, value)
+
 // A quiet NaN and infinities (GLSL has no literals for them).
 float tdm_nan()
 {

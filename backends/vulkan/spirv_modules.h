@@ -11,7 +11,8 @@ typedef struct tdm_spirv_module {
     const uint32_t *code;
     size_t size; /* bytes */
 } tdm_spirv_module;
-/* The embedded module compiled from shaders/NAME.comp, or NULL. */
+/* The embedded module compiled from shaders/NAME.comp (a float16 twin's, NAME_f16:
+ * from NAME.comp with TDM_HALF_TWIN), or NULL. */
 const tdm_spirv_module *tdm_spirv_module_find(const char *name);
 
 #endif

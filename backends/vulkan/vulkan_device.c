@@ -43,10 +43,24 @@ static tdm_status create_device(tdm_vk_device *vd, int timeline)
     /* Required wherever it is offered (MoltenVK). */
     if (tdm_vk_has_extension(vd->physical, "VK_KHR_portability_subset"))
         extensions[extension_count++] = "VK_KHR_portability_subset";
+    /* The features to enable, chained: those the device has and the backend uses. */
+    void *chain = NULL;
     VkPhysicalDeviceTimelineSemaphoreFeatures features = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
         .timelineSemaphore = VK_TRUE,
     };
+    VkPhysicalDevice16BitStorageFeatures storage16 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+        .storageBuffer16BitAccess = VK_TRUE,
+    };
+    if (timeline) {
+        features.pNext = chain;
+        chain = &features;
+    }
+    if (vd->storage16) {
+        storage16.pNext = chain;
+        chain = &storage16;
+    }
     float priority = 1.0f;
     VkDeviceQueueCreateInfo queue = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
@@ -56,7 +70,7 @@ static tdm_status create_device(tdm_vk_device *vd, int timeline)
     };
     VkDeviceCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-        .pNext = timeline ? &features : NULL,
+        .pNext = chain,
         .queueCreateInfoCount = 1,
         .pQueueCreateInfos = &queue,
         .enabledExtensionCount = extension_count,
@@ -199,6 +213,9 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
     /* TDM_VK_NO_HOST_IMPORT=1 keeps the staging path, so that tests cover both. */
     int no_import = env_flag("TDM_VK_NO_HOST_IMPORT");
     vd->import_alignment = no_import ? 0 : tdm_vk_import_alignment(vd->physical);
+    /* TDM_VK_NO_16BIT_STORAGE=1 leaves the feature off, so that tests cover a device
+     * without it. */
+    vd->storage16 = !env_flag("TDM_VK_NO_16BIT_STORAGE") && tdm_vk_has_storage16(vd->physical);
     tdm_status s = create_device(vd, timeline);
     if (s == TDM_OK)
         s = create_pool(vd);
@@ -212,9 +229,10 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
     vd->dev->max_binding_bytes = vd->max_storage_range - vd->storage_alignment;
     vd->dev->max_loop_iterations = is_llvmpipe(be, vd->physical) ? TDM_KERNEL_LOOP_BUDGET : 0;
     vd->force_staging = env_flag("TDM_VK_FORCE_STAGING");
-    tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: queue family %u, completion by %s%s", vd->dev->desc.id,
+    tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: queue family %u, completion by %s%s%s", vd->dev->desc.id,
             vd->queue_family, timeline ? "timeline semaphore" : "fences",
-            vd->force_staging ? ", staging forced" : "");
+            vd->force_staging ? ", staging forced" : "",
+            vd->storage16 ? "" : ", no storageBuffer16BitAccess (no float16 twins)");
     log_import(be, vd, no_import);
     return tdm_vk_flusher_start(vd);
 }

@@ -96,6 +96,10 @@ typedef struct tdm_vk_device {
     int unified_memory; /* integrated GPU or CPU: mapping device memory costs nothing */
     int force_staging;  /* TDM_VK_FORCE_STAGING: never map device buffers */
 
+    /* storageBuffer16BitAccess, enabled: the float16 twins' shaders store each half
+     * as its own 16-bit element, as a word of two would race its neighbour's store. */
+    int storage16;
+
     /* Guards the queue, the command pool, the slots, the open batch and the pipelines. */
     pthread_mutex_t lock;
     VkCommandPool pool;
@@ -180,6 +184,9 @@ tdm_status tdm_vk_fail(const tdm_vk_device *vd, const char *call, VkResult resul
 /* vulkan_properties.c */
 uint32_t tdm_vk_device_api(const tdm_backend *be, VkPhysicalDevice physical);
 int tdm_vk_has_extension(VkPhysicalDevice physical, const char *name);
+/* Whether storage buffers may hold 16-bit elements (storageBuffer16BitAccess of
+ * VkPhysicalDevice16BitStorageFeatures), which the float16 twins' shaders use. */
+int tdm_vk_has_storage16(VkPhysicalDevice physical);
 /* The first queue family with compute queues; 0 if there is none. */
 int tdm_vk_compute_family(VkPhysicalDevice physical, uint32_t *family);
 

@@ -7,7 +7,12 @@
  * elements, and the table's uints and floats. open_device set max_binding_bytes to
  * maxStorageBufferRange less the alignment, so the core's splitting leaves every
  * range a launch touches inside its window. The windows are also what the launch
- * reads and writes for the batch's barriers. */
+ * reads and writes for the batch's barriers.
+ *
+ * A float16 twin (kernels.def's TDM_HALF_TWIN) runs the module NAME_f16, its kernel's
+ * shader built again over arrays of 16-bit halves: only on a device with
+ * storageBuffer16BitAccess, which a word of two halves cannot stand in for (two
+ * invocations storing the halves of one word would race). */
 #include <string.h>
 
 #include "device/error.h"
@@ -56,11 +61,19 @@ static void bind_view(const tdm_vk_device *vd, launch_args *a, unsigned b, tdm_v
     cmd->access[cmd->access_count++] = tdm_vk_window_access(w, kb->written);
 }
 
-/* Kernels whose shader this build embeds. */
+/* Whether the kernel is a float16 twin that dev cannot run. */
+static int lacks_storage16(const tdm_device *dev, tdm_kernel kernel)
+{
+    const tdm_vk_device *vd = dev->impl;
+    return tdm_kernel_get(kernel)->base != kernel && !vd->storage16;
+}
+
+/* Kernels whose shader this build embeds, less the twins a device without 16-bit
+ * storage cannot run. */
 int tdm_vk_supports(const tdm_device *dev, tdm_kernel kernel)
 {
-    (void)dev;
-    return tdm_spirv_module_find(tdm_kernel_get(kernel)->name) != NULL;
+    return tdm_spirv_module_find(tdm_kernel_get(kernel)->name) != NULL &&
+           !lacks_storage16(dev, kernel);
 }
 
 tdm_status tdm_vk_launch(tdm_device *dev, const tdm_launch *launch)
@@ -73,7 +86,13 @@ tdm_status tdm_vk_launch(tdm_device *dev, const tdm_launch *launch)
     if (!tdm_spirv_module_find(info->name))
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s '%s': kernel %s has no shader (shaders/%s.comp) in this build",
-                        dev->desc.id, dev->desc.name, info->name, info->name);
+                        dev->desc.id, dev->desc.name, info->name, tdm_kernel_get(info->base)->name);
+    if (lacks_storage16(dev, launch->kernel))
+        return tdm_fail(TDM_ERR_UNSUPPORTED,
+                        "%s '%s': kernel %s stores float16 activations, which needs "
+                        "storageBuffer16BitAccess (Vulkan 1.1's 16-bit storage), and the device "
+                        "lacks it",
+                        dev->desc.id, dev->desc.name, info->name);
     if (!launch->buffers[0])
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: buffer '%s' is NULL", dev->desc.id,
                         info->name, info->buffers[0].name);

@@ -29,6 +29,20 @@ int tdm_vk_has_extension(VkPhysicalDevice physical, const char *name)
     return found;
 }
 
+/* Core in Vulkan 1.1, which every device the backend keeps has, but optional. */
+int tdm_vk_has_storage16(VkPhysicalDevice physical)
+{
+    VkPhysicalDevice16BitStorageFeatures storage16 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+    };
+    VkPhysicalDeviceFeatures2 features = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = &storage16,
+    };
+    vkGetPhysicalDeviceFeatures2(physical, &features);
+    return storage16.storageBuffer16BitAccess == VK_TRUE;
+}
+
 int tdm_vk_compute_family(VkPhysicalDevice physical, uint32_t *family)
 {
     uint32_t count = 0;

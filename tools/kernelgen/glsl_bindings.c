@@ -10,27 +10,69 @@
  *     vector of four elements) and TDM_OFF_<buffer> (its element offset); the
  *     declaration macros of kernel_args.glsl take the element type from the shader,
  *     so a family may view a buffer as other words (copy moves float bits as uint);
+ *   - per buffer but a float16 view of words, the accessors of its element i and of
+ *     the 4-vector at i by the view's name (kernel_args.glsl's TDM_LOAD, TDM_STORE,
+ *     TDM_LOAD4, TDM_STORE4, through the arrays of TDM_VIEW_AND_QUADS), which let
+ *     one source serve a kernel and its float16 twin;
  *   - TDM_U_<uint> and TDM_F_<float>, the push constants by name.
+ * A kernel with a TDM_HALF_TWIN line has two sections: its own where TDM_HALF_TWIN is
+ * not defined, and its twin's where it is (glslang -DTDM_HALF_TWIN builds the module
+ * NAME_f16, cmake/CompileShaders.cmake). The twin's bindings and arguments are the
+ * kernel's; its TDM_ACT buffers are arrays of uint16_t (GL_EXT_shader_16bit_storage:
+ * one element per half, so that storing one does not race its neighbour's store
+ * into the same word), whose accessors convert exactly with half.glsl's bit-pattern
+ * conversions (nearest even, denormals kept) rather than float16_t arithmetic or
+ * packHalf2x16, whose rounding the implementation chooses.
  * So a shader cannot disagree with the table on its bindings, its arguments or its
  * group size. An entry the push constants cannot hold fails the build.
  * usage: glsl_bindings OUTPUT */
 #include <stdio.h>
+#include <string.h>
 
 #include "device/kernel_flags.h"
 
 /* The sizes of kernel_args.glsl's push-constant arrays. */
 enum { MAX_BUFFERS = 8, MAX_UINTS = 16, MAX_FLOATS = 8 };
 
+/* Bounds the TDM_HALF_TWIN lines the generator keeps. */
+enum { MAX_TWINS = 64 };
+
 static FILE *out;
 static const char *kernel;
 static unsigned buffer_count, uint_count, float_count;
 static int failed;
+static const char *twins[MAX_TWINS]; /* the kernels with a TDM_HALF_TWIN line */
+static unsigned twin_count;
+static int in_twin; /* writing a twin's section */
 
+static void add_twin(const char *name)
+{
+    if (twin_count == MAX_TWINS) {
+        fprintf(stderr, "glsl_bindings: more than %u TDM_HALF_TWIN lines\n", MAX_TWINS);
+        failed = 1;
+        return;
+    }
+    twins[twin_count++] = name;
+}
+
+static int has_twin(const char *name)
+{
+    for (unsigned t = 0; t < twin_count; t++)
+        if (strcmp(twins[t], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* A kernel's section applies to the build of its own module, or of its twin's. */
 static void begin(const char *name, unsigned wg)
 {
     kernel = name;
     buffer_count = uint_count = float_count = 0;
-    fprintf(out, "\n#if defined(TDM_KERNEL_%s)\n#define TDM_KERNEL_DECLARED\n", name);
+    fprintf(out, "\n#if defined(TDM_KERNEL_%s) && %sdefined(TDM_HALF_TWIN)\n", name,
+            in_twin ? "" : "!");
+    fprintf(out, "#define TDM_KERNEL_DECLARED\n");
+    if (in_twin)
+        fprintf(out, "#include \"half.glsl\"\n");
     fprintf(out, "layout(local_size_x = %u, local_size_x_id = 0) in;\n", wg);
     if (wg == 0) {
         fprintf(stderr, "glsl_bindings: kernel %s: work-group size 0\n", name);
@@ -48,19 +90,56 @@ static unsigned next(unsigned *count, unsigned max, const char *what)
     return (*count)++;
 }
 
+/* The accessors of a view whose elements are its values (float, or the words a
+ * family declares it as). */
+static void plain_accessors(const char *v)
+{
+    fprintf(out, "#define TDM_LOAD_%s(i) %s[TDM_OFF_%s + (i)]\n", v, v, v);
+    fprintf(out, "#define TDM_STORE_%s(i, value) %s[TDM_OFF_%s + (i)] = (value)\n", v, v, v);
+    fprintf(out, "#define TDM_LOAD4_%s(i) %s4[TDM_QUAD(%s, i)]\n", v, v, v);
+    fprintf(out, "#define TDM_STORE4_%s(i, value) %s4[TDM_QUAD(%s, i)] = (value)\n", v, v, v);
+}
+
+/* The accessors of a twin's activation: float values from and to uint16_t halves. */
+static void half_accessors(const char *v)
+{
+    fprintf(out, "#define TDM_LOAD_%s(i) tdm_half_value(uint(%s[TDM_OFF_%s + (i)]))\n", v, v, v);
+    fprintf(
+        out,
+        "#define TDM_STORE_%s(i, value) %s[TDM_OFF_%s + (i)] = uint16_t(tdm_half_bits(value))\n", v,
+        v, v);
+    fprintf(out, "#define TDM_LOAD4_%s(i) tdm_half_values(uvec4(%s4[TDM_QUAD(%s, i)]))\n", v, v, v);
+    fprintf(
+        out,
+        "#define TDM_STORE4_%s(i, value) %s4[TDM_QUAD(%s, i)] = u16vec4(tdm_half_bits4(value))\n",
+        v, v, v);
+}
+
 /* One buffer's names. Its access: readonly where the table only reads it, writeonly
- * where it only writes it, except a float16 view, whose words hold two halves of which
- * the view may own one: the other is read to be kept. */
+ * where it only writes it, except a float16 view of words, which hold two halves of
+ * which the view may own one: the other is read to be kept. A twin's activation is
+ * an array of halves instead, each its own element. */
 static void buffer(const char *name, const char *type, const char *type4, int half, int flags)
 {
     unsigned b = next(&buffer_count, MAX_BUFFERS, "buffers");
+    int act = in_twin && (flags & TDM_ACT);
+    if (act && half) {
+        fprintf(stderr, "glsl_bindings: kernel %s: activation %s is float16 already\n", kernel,
+                name);
+        failed = 1;
+    }
     const char *access = !(flags & TDM_W)            ? "readonly"
                          : !(flags & TDM_R) && !half ? "writeonly"
                                                      : "";
     fprintf(out, "#define TDM_BIND_%s %u\n", name, b);
     fprintf(out, "#define TDM_ACCESS_%s %s\n", name, access);
-    fprintf(out, "#define TDM_TYPE_%s %s\n#define TDM_TYPE4_%s %s\n", name, type, name, type4);
+    fprintf(out, "#define TDM_TYPE_%s %s\n#define TDM_TYPE4_%s %s\n", name, act ? "uint16_t" : type,
+            name, act ? "u16vec4" : type4);
     fprintf(out, "#define TDM_OFF_%s args.off[%u]\n", name, b);
+    if (act)
+        half_accessors(name);
+    else if (!half) /* a float16 view of words has its family's own pair code */
+        plain_accessors(name);
 }
 
 static void uint_arg(const char *name)
@@ -90,9 +169,12 @@ static void end(void)
 #define TDM_BUF(name, type, extent, flags) buffer(#name, GLSL_TYPES_##type, (flags));
 #define TDM_U(name) uint_arg(#name);
 #define TDM_F(name, min, max) float_arg(#name);
-#define TDM_KERNEL(name, grid, wg, tolerance, buffers, uints, floats)                              \
-    begin(#name, wg);                                                                              \
-    buffers uints floats end();
+/* A section per kernel, and one more for its twin. */
+#define SECTIONS(name, grid, wg, tolerance, buffers, uints, floats)                                \
+    for (in_twin = 0; in_twin <= has_twin(#name); in_twin++) {                                     \
+        begin(#name, wg);                                                                          \
+        buffers uints floats end();                                                                \
+    }
 
 int main(int argc, char **argv)
 {
@@ -105,11 +187,25 @@ int main(int argc, char **argv)
         perror(argv[1]);
         return 1;
     }
-    fprintf(out, "// Generated from core/device/kernels.def by tools/kernelgen/glsl_bindings.c.\n"
-                 "// A shader defines TDM_KERNEL_<name>, then includes this file.\n"
-                 "#include \"kernel_args.glsl\"\n");
+    /* First the kernels that have a twin, which the table lists last. */
+#define TDM_KERNEL(...)
+#define TDM_HALF_TWIN(name) add_twin(#name);
 #include "device/kernels.def"
-    fprintf(out, "\n#ifndef TDM_KERNEL_DECLARED\n"
+#undef TDM_KERNEL
+#undef TDM_HALF_TWIN
+    fprintf(out, "// Generated from core/device/kernels.def by tools/kernelgen/glsl_bindings.c.\n"
+                 "// A shader defines TDM_KERNEL_<name>, then includes this file; the build of\n"
+                 "// a float16 twin defines TDM_HALF_TWIN as well.\n"
+                 "#ifdef TDM_HALF_TWIN\n"
+                 "#extension GL_EXT_shader_16bit_storage : require\n"
+                 "#endif\n"
+                 "#include \"kernel_args.glsl\"\n");
+#define TDM_KERNEL SECTIONS
+#include "device/kernels.def"
+    fprintf(out, "\n#if !defined(TDM_KERNEL_DECLARED) && defined(TDM_HALF_TWIN)\n"
+                 "#error \"TDM_HALF_TWIN: define TDM_KERNEL_<name> of a TDM_HALF_TWIN line of "
+                 "kernels.def\"\n"
+                 "#elif !defined(TDM_KERNEL_DECLARED)\n"
                  "#error \"define TDM_KERNEL_<name> of kernels.def before including this file\"\n"
                  "#endif\n");
     if (fclose(out) != 0) {
