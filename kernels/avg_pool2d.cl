@@ -22,7 +22,7 @@ kernel void tdm_avg_pool2d(TDM_SIGNATURE)
 
         for (int r = max(r0, 0); r < min(r0 + (int)kh, (int)h); r++)
             for (int s = max(s0, 0); s < min(s0 + (int)kw, (int)w); s++)
-                sum += x[((b * h + (size_t)r) * w + (size_t)s) * c + ch];
-        y[o] = n ? sum / (float)n : 0.0f;
+                sum += LOAD(x, ((b * h + (size_t)r) * w + (size_t)s) * c + ch);
+        STORE(y, o, n ? sum / (float)n : 0.0f);
     }
 }

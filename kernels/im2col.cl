@@ -15,8 +15,9 @@ kernel void tdm_im2col(TDM_SIGNATURE)
         const int r = (int)(t / ow % oh) * (int)stride_h - (int)pad_top + (int)(pq / kw);
         const int s = (int)(t % ow) * (int)stride_w - (int)pad_left + (int)(pq % kw);
 
-        col[e] = r >= 0 && r < (int)h && s >= 0 && s < (int)w
-                     ? x[((b * h + (size_t)r) * w + (size_t)s) * c + ch]
-                     : 0.0f;
+        STORE(col, e,
+              r >= 0 && r < (int)h && s >= 0 && s < (int)w
+                  ? LOAD(x, ((b * h + (size_t)r) * w + (size_t)s) * c + ch)
+                  : 0.0f);
     }
 }

@@ -16,6 +16,6 @@ kernel void tdm_max_pool2d(TDM_SIGNATURE)
         const size_t ch = o % c, t = o / c;
         const long at = tdm_window_max(x, t / ow / oh, (int)(t / ow % oh), (int)(t % ow), ch,
                                    TDM_POOL_DIMS);
-        y[o] = at < 0 ? 0.0f : x[at];
+        STORE(y, o, at < 0 ? 0.0f : LOAD(x, at));
     }
 }

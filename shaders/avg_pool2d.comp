@@ -25,7 +25,7 @@ void main()
         precise float sum = 0.0;
         for (int r = max(r0, 0); r < min(r0 + int(TDM_U_kh), int(h)); r++)
             for (int s = max(s0, 0); s < min(s0 + int(TDM_U_kw), int(w)); s++)
-                sum += x[TDM_OFF_x + ((b * h + uint(r)) * w + uint(s)) * c + ch];
-        y[TDM_OFF_y + o] = n != 0u ? sum / float(n) : 0.0;
+                sum += TDM_LOAD(x, ((b * h + uint(r)) * w + uint(s)) * c + ch);
+        TDM_STORE(y, o, n != 0u ? sum / float(n) : 0.0);
     }
 }

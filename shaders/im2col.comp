@@ -19,7 +19,6 @@ void main()
         int r = int(t / ow % oh) * int(TDM_U_stride_h) - int(TDM_U_pad_top) + int(pq / kw);
         int s = int(t % ow) * int(TDM_U_stride_w) - int(TDM_U_pad_left) + int(pq % kw);
         bool inside = r >= 0 && r < int(h) && s >= 0 && s < int(w);
-        col[TDM_OFF_col + e] =
-            inside ? x[TDM_OFF_x + ((b * h + uint(r)) * w + uint(s)) * c + ch] : 0.0;
+        TDM_STORE(col, e, inside ? TDM_LOAD(x, ((b * h + uint(r)) * w + uint(s)) * c + ch) : 0.0);
     }
 }

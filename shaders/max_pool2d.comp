@@ -19,6 +19,6 @@ void main()
     for (uint o = gl_GlobalInvocationID.x; o < count; o += TDM_STRIDE) {
         uint t = o / c;
         int at = tdm_window_max(t / ow / oh, int(t / ow % oh), int(t % ow), o % c);
-        y[TDM_OFF_y + o] = at < 0 ? 0.0 : x[TDM_OFF_x + uint(at)];
+        TDM_STORE(y, o, at < 0 ? 0.0 : TDM_LOAD(x, uint(at)));
     }
 }

@@ -32,7 +32,7 @@ int tdm_window_max(uint b, int i, int j, uint ch)
     for (int r = max(r0, 0); r < min(r0 + int(TDM_U_kh), int(h)); r++)
         for (int s = max(s0, 0); s < min(s0 + int(TDM_U_kw), int(w)); s++) {
             int at = int(((b * h + uint(r)) * w + uint(s)) * c + ch);
-            float v = x[TDM_OFF_x + uint(at)];
+            float v = TDM_LOAD(x, uint(at));
             if (best < 0 || (!isnan(top) && (v > top || isnan(v)))) {
                 best = at;
                 top = v;

@@ -6,7 +6,7 @@
 #include "json_writer.h"
 
 #define CELL_WIDTH 22
-#define NAME_WIDTH 18 /* the longest kernel name, conv2d_grad_filter */
+#define NAME_WIDTH 20 /* the longest kernel name, max_pool2d_grad_f16, and a space */
 
 static const char *device_id(const tdm_device *dev, char *buf)
 {
