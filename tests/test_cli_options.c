@@ -60,6 +60,8 @@ static void test_refusals(void)
                            "measured)");
     REFUSED("--conv direct --mixed-precision",
             "--conv direct: --mixed-precision's f16 operands are a matrix product's");
+    REFUSED("--f16-activations --conv direct",
+            "--conv direct: --mixed-precision's f16 operands are a matrix product's");
     REFUSED("--epochs -1", "--epochs: '-1' is not a whole number");
     REFUSED("--epochs 4294967296", "--epochs: 4294967296 is out of range");
     REFUSED("--epochs 0", "from 1 to 1000000");
@@ -208,6 +210,9 @@ static void test_acceptance(void)
     CHECK(o.conv == TDM_CONV_MEASURED && o.mixed_precision);
     o = ACCEPTED("--f16-all-reduce"); /* f16 sums need a loss scale too */
     CHECK(o.f16_all_reduce == 1 && !o.mixed_precision && o.loss_scale == 32768.0f);
+    CHECK(!o.f16_activations);
+    o = ACCEPTED("--f16-activations"); /* stored halves are the products' operands */
+    CHECK(o.f16_activations && o.mixed_precision && o.loss_scale == 32768.0f);
     o = ACCEPTED("--skip-rows 1 --test-data t.csv --save m.safetensors");
     CHECK(o.skip_rows == 1 && !strcmp(o.test_data, "t.csv") && !strcmp(o.save, "m.safetensors"));
     o = ACCEPTED("--checkpoint-dir d --resume --optimizer SGD --activation tanh");

@@ -258,7 +258,7 @@ static void check_refusals(void)
     mo = options((tdm_conv_algorithm)7);
     CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT, "unknown conv_algorithm 7");
     mo = options(TDM_CONV_AUTO);
-    mo.reserved[1] = 1;
+    mo.reserved[0] = 1;
     CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
                 "options.reserved is not 0: use TDM_MODEL_OPTIONS_INIT");
     tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;

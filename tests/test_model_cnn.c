@@ -212,6 +212,73 @@ static void check_mixed_precision(void)
     tdm_dataset_destroy(ds);
 }
 
+/* The device memory f16 activations save on an MLP whose first layer's input is its
+ * largest rounded operand, from its layers: each hidden layer's product and
+ * activation, and dropout's output, in 2 bytes instead of 4 (the output layer's stay
+ * f32; a product goes through the layer's f32 gradient buffer, free until the
+ * backward pass). */
+static size_t mlp_savings(const tdm_layer *layers, size_t count, size_t rows)
+{
+    size_t saved = 0;
+    for (size_t l = 0; l + 1 < count; l++)
+        saved += (2 + (layers[l].dropout > 0.0f)) * rows * layers[l].units * 2;
+    return saved;
+}
+
+/* f16 activations: every layer's outputs but the output layer's stored as halves.
+ * The CNN (relu and tanh, max and average pooling, dropout) follows mixed precision's
+ * f32 activations closely but not bitwise: relu commutes with rounding to half, tanh
+ * does not. An MLP with a residual layer holds exactly the bytes the halves save. */
+static void check_f16_activations(void)
+{
+    tdm_dataset *ds = digits(64, 2);
+    tdm_model_options mo = cnn_options();
+    mo.compute_dtype = TDM_F16;
+    trainer mixed, f16;
+    double a[STEPS], b[STEPS];
+    trainer_open_model(&mixed, devs, n_devs, 0.1f, &mo, 32768.0f);
+    mo.activation_dtype = TDM_F16;
+    trainer_open_model(&f16, devs, n_devs, 0.1f, &mo, 32768.0f);
+    CHECK(train_steps(&mixed, ds, STEPS, a) == STEPS);
+    CHECK(train_steps(&f16, ds, STEPS, b) == STEPS);
+    double vs_mixed = worst_relative(b, a);
+    size_t bytes_mixed = 0, bytes_f16 = 0;
+    CHECK_OK(tdm_model_scratch_bytes(mixed.model, 0, &bytes_mixed));
+    CHECK_OK(tdm_model_scratch_bytes(f16.model, 0, &bytes_f16));
+    fprintf(stderr,
+            "cnn with f16 activations over %zu replicas: worst relative loss difference to "
+            "f32 activations' %g; loss %.4f -> %.4f; buffers %zu bytes, %zu with f32 "
+            "activations\n",
+            n_devs, vs_mixed, b[0], b[STEPS - 1], bytes_f16, bytes_mixed);
+    CHECK(vs_mixed > 0.0 && vs_mixed <= 3e-2);
+    CHECK(b[STEPS - 1] < 0.85 * b[0]);
+    CHECK(bytes_f16 < bytes_mixed);
+    CHECK_OK(tdm_strategy_check_mirrored(f16.strategy));
+    trainer_close(&mixed);
+    trainer_close(&f16);
+
+    const tdm_layer mlp[] = {TDM_DENSE(24, TDM_ACT_TANH, 0.25f), TDM_DENSE(24, TDM_ACT_RELU, 0.0f),
+                             TDM_RESIDUAL(1), TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
+    tdm_model_options flat = TDM_MODEL_OPTIONS_INIT;
+    flat.layers = mlp;
+    flat.layer_count = sizeof mlp / sizeof mlp[0];
+    flat.input_features = FEATURES;
+    flat.compute_dtype = TDM_F16;
+    trainer_open_model(&mixed, devs, 1, 0.1f, &flat, 32768.0f);
+    flat.activation_dtype = TDM_F16;
+    trainer_open_model(&f16, devs, 1, 0.1f, &flat, 32768.0f);
+    CHECK(train_steps(&mixed, ds, 3, a) == 3);
+    CHECK(train_steps(&f16, ds, 3, b) == 3);
+    CHECK_OK(tdm_model_scratch_bytes(mixed.model, 0, &bytes_mixed));
+    CHECK_OK(tdm_model_scratch_bytes(f16.model, 0, &bytes_f16));
+    const tdm_layer counted[] = {mlp[0], mlp[1], {.units = 24}, mlp[3]}; /* residual: 1 */
+    CHECK(bytes_mixed - bytes_f16 == mlp_savings(counted, 4, 64) - 64 * 24 * 2);
+    CHECK(fabs(b[0] - a[0]) <= 1e-2 * a[0] && b[2] < b[0]);
+    trainer_close(&mixed);
+    trainer_close(&f16);
+    tdm_dataset_destroy(ds);
+}
+
 /* Gradients all-reduced in f16: every replica gets the same sums (the copies stay
  * mirrored) and the losses follow the f32 all-reduce's closely but not bitwise (each
  * gradient and partial sum keeps 11 bits); the loss itself stays f32. */
@@ -682,6 +749,30 @@ static void check_refusals(void)
     mo.compute_dtype = TDM_I32;
     CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
                 "compute_dtype is i32; models compute in f32 or f16");
+    mo.compute_dtype = TDM_F32;
+    mo.activation_dtype = TDM_F16;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "activation_dtype f16 needs compute_dtype f16");
+    mo.compute_dtype = TDM_F16;
+    mo.activation_dtype = TDM_I32;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "activation_dtype is i32; activations are stored in f32 or f16");
+    mo.activation_dtype = TDM_F16;
+    layers[0] = (tdm_layer)TDM_CONV2D(4, 3, TDM_ACT_RELU);
+    layers[1] = (tdm_layer)TDM_BATCH_NORM();
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_UNSUPPORTED,
+                "layer 1 (batch_norm) with activation_dtype f16: normalisation and embedding "
+                "layers keep f32 activations so far");
+    layers[1] = (tdm_layer)TDM_RESIDUAL(1);
+    layers[0].padding = TDM_PADDING_SAME;
+    layers[0].units = 1;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_UNSUPPORTED,
+                "layer 1 (residual) adds the model's f32 input to f16 activations");
+    layers[1] = (tdm_layer)TDM_MAX_POOL2D(2);
+    mo.layer_count = 2;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_UNSUPPORTED,
+                "layer 1 (max_pool2d) is the output layer: with activation_dtype f16 the output "
+                "layer is dense or conv2d");
     CHECK(m == NULL);
     tdm_strategy_destroy(s);
 }
@@ -703,6 +794,7 @@ int main(int argc, char **argv)
         check_file();
         check_batch_norm(!strcmp(argv[1], "mixed"));
         check_mixed_precision();
+        check_f16_activations();
         check_f16_all_reduce();
         check_f16_overflow();
         check_ops();

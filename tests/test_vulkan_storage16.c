@@ -4,8 +4,9 @@
  *                               supported, and add_f16 rounds ties to even and keeps
  *                               denormals, bit for bit
  *   test_vulkan_storage16 off   (TDM_VK_NO_16BIT_STORAGE=1) no twin is supported while
- *                               its kernel is, and a twin's launch through the ops table
- *                               fails naming the feature
+ *                               its kernel is, a twin's launch through the ops table
+ *                               fails naming the feature, and so does the creation of a
+ *                               model with f16 activations
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -82,6 +83,24 @@ static void check_launch_refused(tdm_device *dev)
     tdm_buffer_free(b);
 }
 
+/* A model that would store its activations in f16 is refused when it is made. */
+static void check_model_refused(tdm_device *dev)
+{
+    tdm_strategy *s = NULL;
+    tdm_model *m = NULL;
+    CHECK_OK(tdm_strategy_create_one_device(dev, NULL, &s));
+    const tdm_layer layers[] = {TDM_DENSE(8, TDM_ACT_RELU, 0.0f), TDM_DENSE(2, TDM_ACT_LINEAR, 0.0f)};
+    tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
+    mo.layers = layers;
+    mo.layer_count = 2;
+    mo.input_features = 4;
+    mo.compute_dtype = mo.activation_dtype = TDM_F16;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_UNSUPPORTED,
+                "activation_dtype f16: replica 0's device vulkan:0 does not run add_f16");
+    CHECK(m == NULL);
+    tdm_strategy_destroy(s);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2 || (strcmp(argv[1], "on") && strcmp(argv[1], "off"))) {
@@ -99,8 +118,10 @@ int main(int argc, char **argv)
     check_supported(dev, on);
     if (on)
         check_add(dev);
-    else
+    else {
         check_launch_refused(dev);
+        check_model_refused(dev);
+    }
     CHECK(tdm_context_validation_messages(ctx) == 0);
     tdm_context_destroy(ctx);
     return test_finish(argv[1]);

@@ -102,6 +102,9 @@ typedef struct tdm_kernel_info {
  * activations' type F16 and the name NAME_f16. */
 const tdm_kernel_info *tdm_kernel_get(tdm_kernel kernel);
 
+/* The kernel's float16 twin (kernels.def: TDM_HALF_TWIN), or TDM_KERNEL_COUNT. */
+tdm_kernel tdm_kernel_half_twin(tdm_kernel kernel);
+
 /* The kernel of that name, or TDM_KERNEL_COUNT. */
 tdm_kernel tdm_kernel_find(const char *name);
 

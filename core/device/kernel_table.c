@@ -112,6 +112,14 @@ const tdm_kernel_info *tdm_kernel_get(tdm_kernel kernel)
     return &twins[kernel - KERNELS];
 }
 
+tdm_kernel tdm_kernel_half_twin(tdm_kernel kernel)
+{
+    for (size_t t = 0; t < TWINS; t++)
+        if (twin_bases[t] == kernel)
+            return (tdm_kernel)(KERNELS + t);
+    return TDM_KERNEL_COUNT;
+}
+
 tdm_kernel tdm_kernel_find(const char *name)
 {
     for (int k = 0; k < TDM_KERNEL_COUNT; k++)

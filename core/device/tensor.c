@@ -140,6 +140,31 @@ tdm_status tdm_tensor_slice(tdm_tensor *parent, size_t offset, const tdm_shape *
     return TDM_OK;
 }
 
+tdm_status tdm_tensor_reinterpret(tdm_tensor *t, tdm_dtype dtype, const tdm_shape *shape,
+                                  tdm_tensor **out)
+{
+    const char *f = "tdm_tensor_reinterpret";
+    *out = NULL;
+    tdm_status s = tdm_check_shape(shape, f);
+    if (s != TDM_OK)
+        return s;
+    size_t count = tdm_shape_count(shape);
+    if (count > tdm_tensor_bytes(t) / tdm_dtype_size(dtype))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: %zu elements of %s pass the tensor's %zu bytes", f, count,
+                        tdm_dtype_name(dtype), tdm_tensor_bytes(t));
+    tdm_tensor *r = malloc(sizeof *r);
+    if (!r)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", f);
+    *r = *t;
+    r->dtype = dtype;
+    r->shape = *shape;
+    r->count = count;
+    r->owner = 0;
+    *out = r;
+    return TDM_OK;
+}
+
 /* TDM_ERR_INVALID_ARGUMENT unless size is the tensor's byte size. */
 static tdm_status check_size(const tdm_tensor *t, size_t size, const char *func)
 {

@@ -25,6 +25,12 @@ int tdm_shape_equal(const tdm_shape *a, const tdm_shape *b);
 /* Formats a shape as "[2, 3]" into buf. */
 const char *tdm_shape_format(const tdm_shape *shape, char *buf, size_t size);
 
+/* *out = a tensor of dtype and shape over t's first bytes (t's memory read as other
+ * elements: scratch that one pass holds in f16 and a later one in f32), not owning
+ * them; INVALID_ARGUMENT where they pass t's bytes. */
+tdm_status tdm_tensor_reinterpret(tdm_tensor *t, tdm_dtype dtype, const tdm_shape *shape,
+                                  tdm_tensor **out);
+
 /* A tensor like t (dtype and shape) on dev. */
 tdm_status tdm_tensor_create_like(tdm_device *dev, const tdm_tensor *t, tdm_tensor **out);
 

@@ -5,15 +5,15 @@
 #include "tandem/ops.h"
 #include "device/tensor_impl.h"
 
-/* Every tensor is float32, on y's device, with y's element count. */
-static tdm_status check(const char *func, const tdm_tensor *y, const tdm_tensor *const *in,
-                        size_t n)
+/* Every tensor is of dtype, on y's device, with y's element count. */
+static tdm_status check_as(const char *func, tdm_dtype dtype, const tdm_tensor *y,
+                           const tdm_tensor *const *in, size_t n)
 {
-    tdm_status s = tdm_ops_check(func, "output", y, TDM_F32, NULL);
+    tdm_status s = tdm_ops_check(func, "output", y, dtype, NULL);
     static const char *const names[] = {"x", "y"};
     for (size_t i = 0; i < n && s == TDM_OK; i++) {
         const char *what = n == 1 ? "x" : names[i];
-        s = tdm_ops_check(func, what, in[i], TDM_F32, y->device);
+        s = tdm_ops_check(func, what, in[i], dtype, y->device);
         if (s == TDM_OK)
             s = tdm_ops_check_count(func, what, in[i], y->count);
     }
@@ -22,11 +22,18 @@ static tdm_status check(const char *func, const tdm_tensor *y, const tdm_tensor 
 
 /* The checks, and whether there is anything to launch: 0 when *s is an error or y
  * is empty. */
+static int ready_as(const char *func, tdm_dtype dtype, const tdm_tensor *y,
+                    const tdm_tensor *const *in, size_t n, tdm_status *s)
+{
+    *s = check_as(func, dtype, y, in, n);
+    return *s == TDM_OK && y->count > 0;
+}
+
+/* The same for float32 tensors. */
 static int ready(const char *func, const tdm_tensor *y, const tdm_tensor *const *in, size_t n,
                  tdm_status *s)
 {
-    *s = check(func, y, in, n);
-    return *s == TDM_OK && y->count > 0;
+    return ready_as(func, TDM_F32, y, in, n, s);
 }
 
 tdm_status tdm_op_fill(tdm_tensor *y, float value)
@@ -90,21 +97,24 @@ tdm_status tdm_op_cast(tdm_tensor *y, const tdm_tensor *x)
     return tdm_ops_run(f, y, &call);
 }
 
-/* add, sub and mul share their arguments: z, x, y and n. */
-#define BINARY_OP(op)                                                                              \
+/* add, sub and mul share their arguments: z, x, y and n; `storage` is their dtype
+ * (add also sums float16 activations, through its twin). */
+#define BINARY_OP(op, storage)                                                                     \
     tdm_status tdm_op_##op(tdm_tensor *z, const tdm_tensor *x, const tdm_tensor *y)                \
     {                                                                                              \
         const tdm_tensor *in[2] = {x, y};                                                          \
+        const tdm_dtype dtype = storage;                                                           \
         tdm_status s;                                                                              \
-        if (!ready("tdm_op_" #op, z, in, 2, &s))                                                   \
+        if (!ready_as("tdm_op_" #op, dtype, z, in, 2, &s))                                         \
             return s;                                                                              \
         const tdm_##op##_args a = {.z = tdm_tensor_view(z),                                        \
                                    .x = tdm_tensor_view(x),                                        \
                                    .y = tdm_tensor_view(y),                                        \
                                    .n = (uint32_t)z->count};                                       \
         tdm_kernel_call call = tdm_##op##_call(&a);                                                \
+        tdm_ops_store_as(&call, dtype);                                                            \
         return tdm_ops_run("tdm_op_" #op, z, &call);                                               \
     }
-BINARY_OP(add)
-BINARY_OP(sub)
-BINARY_OP(mul)
+BINARY_OP(add, tdm_ops_storage(z))
+BINARY_OP(sub, TDM_F32)
+BINARY_OP(mul, TDM_F32)

@@ -71,14 +71,16 @@ tdm_status tdm_activation_parse(const char *name, tdm_activation *out)
                     name);
 }
 
+/* out and in[] on one device, with out's element count; in[i] of dtypes[i]. */
 static tdm_status check_act(const char *f, tdm_activation act, const tdm_tensor *out,
-                            const tdm_tensor *const *in, const char *const *names, size_t n)
+                            tdm_dtype out_dtype, const tdm_tensor *const *in,
+                            const tdm_dtype *dtypes, const char *const *names, size_t n)
 {
     if ((size_t)act >= ACTIVATION_COUNT)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: unknown activation %d", f, (int)act);
-    tdm_status s = tdm_ops_check(f, "output", out, TDM_F32, NULL);
+    tdm_status s = tdm_ops_check(f, "output", out, out_dtype, NULL);
     for (size_t i = 0; i < n && s == TDM_OK; i++) {
-        s = tdm_ops_check(f, names[i], in[i], TDM_F32, out->device);
+        s = tdm_ops_check(f, names[i], in[i], dtypes[i], out->device);
         if (s == TDM_OK)
             s = tdm_ops_check_count(f, names[i], in[i], out->count);
     }
@@ -89,13 +91,15 @@ tdm_status tdm_op_activation(tdm_activation act, tdm_tensor *y, const tdm_tensor
 {
     const char *f = "tdm_op_activation";
     const char *names[] = {"x"};
-    tdm_status s = check_act(f, act, y, &x, names, 1);
+    const tdm_dtype storage = tdm_ops_storage(y); /* y and x: f32, or f16 activations */
+    tdm_status s = check_act(f, act, y, storage, &x, &storage, names, 1);
     if (s != TDM_OK || y->count == 0)
         return s;
     if (act == TDM_ACT_LINEAR)
         return y == x ? TDM_OK : tdm_tensor_copy(y, x);
     tdm_kernel_call call =
         activations[act].forward(tdm_tensor_view(y), tdm_tensor_view(x), (uint32_t)y->count);
+    tdm_ops_store_as(&call, storage);
     return tdm_ops_run(f, y, &call);
 }
 
@@ -105,7 +109,9 @@ tdm_status tdm_op_activation_grad(tdm_activation act, tdm_tensor *dx, const tdm_
     const char *f = "tdm_op_activation_grad";
     const tdm_tensor *in[] = {dy, x, y};
     const char *names[] = {"dy", "x", "y"};
-    tdm_status s = check_act(f, act, dx, in, names, 3);
+    const tdm_dtype storage = tdm_ops_storage(x); /* the forward's x and y */
+    const tdm_dtype dtypes[] = {TDM_F32, storage, storage};
+    tdm_status s = check_act(f, act, dx, TDM_F32, in, dtypes, names, 3);
     if (s != TDM_OK || dx->count == 0)
         return s;
     if (act == TDM_ACT_LINEAR)
@@ -113,5 +119,6 @@ tdm_status tdm_op_activation_grad(tdm_activation act, tdm_tensor *dx, const tdm_
     tdm_kernel_call call =
         activations[act].backward(tdm_tensor_view(dx), tdm_tensor_view(dy), tdm_tensor_view(x),
                                   tdm_tensor_view(y), (uint32_t)dx->count);
+    tdm_ops_store_as(&call, storage);
     return tdm_ops_run(f, dx, &call);
 }

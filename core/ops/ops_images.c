@@ -54,14 +54,15 @@ static tdm_status check_window(const char *f, const tdm_window *win)
 
 /* image [batch, h, w, c] and out [batch, oh, ow, oc] (oc = c for pooling, filter
  * NULL) on one device, with the filter [kh, kw, c, oc] matching the window. */
-static tdm_status check_images(const char *f, const char *in_name, const tdm_tensor *image,
-                               const char *out_name, const tdm_tensor *out,
-                               const tdm_tensor *filter, const tdm_window *win, image_geometry *g)
+static tdm_status check_images_as(const char *f, const char *in_name, const tdm_tensor *image,
+                                  tdm_dtype in_dtype, const char *out_name, const tdm_tensor *out,
+                                  tdm_dtype out_dtype, const tdm_tensor *filter,
+                                  const tdm_window *win, image_geometry *g)
 {
     *g = (image_geometry){0}; /* set on every path, for the optimiser's flow analysis */
-    tdm_status s = tdm_ops_check(f, out_name, out, TDM_F32, NULL);
+    tdm_status s = tdm_ops_check(f, out_name, out, out_dtype, NULL);
     if (s == TDM_OK)
-        s = tdm_ops_check(f, in_name, image, TDM_F32, out->device);
+        s = tdm_ops_check(f, in_name, image, in_dtype, out->device);
     if (s == TDM_OK && filter)
         s = tdm_ops_check(f, "f", filter, TDM_F32, out->device);
     if (s == TDM_OK)
@@ -103,6 +104,14 @@ static tdm_status check_images(const char *f, const char *in_name, const tdm_ten
                           (uint32_t)win->pad_top,
                           (uint32_t)win->pad_left};
     return TDM_OK;
+}
+
+/* The same for float32 images. */
+static tdm_status check_images(const char *f, const char *in_name, const tdm_tensor *image,
+                               const char *out_name, const tdm_tensor *out,
+                               const tdm_tensor *filter, const tdm_window *win, image_geometry *g)
+{
+    return check_images_as(f, in_name, image, TDM_F32, out_name, out, TDM_F32, filter, win, g);
 }
 
 #define CONV_UINTS(g)                                                                              \
@@ -180,10 +189,11 @@ tdm_status tdm_op_pool2d(tdm_pooling kind, tdm_tensor *y, const tdm_tensor *x,
                          const tdm_window *win)
 {
     const char *fn = "tdm_op_pool2d";
+    const tdm_dtype storage = tdm_ops_storage(y); /* y and x: f32, or f16 activations */
     image_geometry g;
     tdm_status s = check_kind(fn, kind);
     if (s == TDM_OK)
-        s = check_images(fn, "x", x, "y", y, NULL, win, &g);
+        s = check_images_as(fn, "x", x, storage, "y", y, storage, NULL, win, &g);
     if (s != TDM_OK || y->count == 0)
         return s;
     if (x->count == 0) /* every window lies outside an empty image */
@@ -198,6 +208,7 @@ tdm_status tdm_op_pool2d(tdm_pooling kind, tdm_tensor *y, const tdm_tensor *x,
             .y = tdm_tensor_view(y), .x = tdm_tensor_view(x), POOL_UINTS(g)};
         call = tdm_avg_pool2d_call(&a);
     }
+    tdm_ops_store_as(&call, storage);
     return tdm_ops_run(fn, y, &call);
 }
 
@@ -209,8 +220,9 @@ tdm_status tdm_op_pool2d_grad(tdm_pooling kind, tdm_tensor *dx, const tdm_tensor
     tdm_status s = check_kind(fn, kind);
     if (s == TDM_OK)
         s = check_images(fn, "dx", dx, "dy", dy, NULL, win, &g);
+    const tdm_dtype storage = tdm_ops_storage(x); /* max pooling's x: f32 or f16 */
     if (s == TDM_OK && kind == TDM_POOL_MAX) {
-        s = tdm_ops_check(fn, "x", x, TDM_F32, dx->device);
+        s = tdm_ops_check(fn, "x", x, storage, dx->device);
         if (s == TDM_OK && !tdm_shape_equal(&x->shape, &dx->shape))
             s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                          "%s: 'x' must have the shape of 'dx', the forward's input", fn);
@@ -226,6 +238,7 @@ tdm_status tdm_op_pool2d_grad(tdm_pooling kind, tdm_tensor *dx, const tdm_tensor
                                             .x = tdm_tensor_view(x),
                                             POOL_UINTS(g)};
         call = tdm_max_pool2d_grad_call(&a);
+        tdm_ops_store_as(&call, storage);
     } else {
         const tdm_avg_pool2d_grad_args a = {
             .dx = tdm_tensor_view(dx), .dy = tdm_tensor_view(dy), POOL_UINTS(g)};
@@ -242,11 +255,11 @@ static tdm_status matrix_view(const tdm_tensor *t, size_t rows, size_t cols, tdm
 }
 
 /* col holds the im2col matrix of g's positions. */
-static tdm_status check_col(const char *fn, const tdm_tensor *col, const image_geometry *g,
-                            const tdm_device *dev)
+static tdm_status check_col(const char *fn, const tdm_tensor *col, tdm_dtype dtype,
+                            const image_geometry *g, const tdm_device *dev)
 {
     size_t need = (size_t)g->batch * g->oh * g->ow * g->kh * g->kw * g->c;
-    tdm_status s = tdm_ops_check(fn, "col", col, TDM_F32, dev);
+    tdm_status s = tdm_ops_check(fn, "col", col, dtype, dev);
     if (s == TDM_OK && col->count < need)
         s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                      "%s: 'col' has %zu elements, the im2col matrix needs %zu", fn, col->count,
@@ -286,16 +299,18 @@ tdm_status tdm_conv2d_lowered(tdm_tensor *y, const tdm_tensor *x, const tdm_tens
                               tdm_tensor *col, const tdm_window *win, const tdm_halves *halves)
 {
     const char *fn = "tdm_conv2d_lowered";
+    const tdm_dtype storage = tdm_ops_storage(x); /* x and col: f32, or f16 activations */
     image_geometry g;
-    tdm_status s = check_images(fn, "x", x, "y", y, f, win, &g);
+    tdm_status s = check_images_as(fn, "x", x, storage, "y", y, TDM_F32, f, win, &g);
     if (s == TDM_OK)
-        s = check_col(fn, col, &g, y->device);
+        s = check_col(fn, col, storage, &g, y->device);
     if (s != TDM_OK || y->count == 0)
         return s;
     if (x->count == 0 || f->count == 0)
         return tdm_op_fill(y, 0.0f);
     const tdm_im2col_args a = {.col = tdm_tensor_view(col), .x = tdm_tensor_view(x), POOL_UINTS(g)};
     tdm_kernel_call call = tdm_im2col_call(&a);
+    tdm_ops_store_as(&call, storage);
     s = tdm_ops_run(fn, col, &call);
     lowered m;
     if (s == TDM_OK && (s = lowered_views(&g, col, f, y, &m)) == TDM_OK) {
@@ -310,10 +325,11 @@ tdm_status tdm_conv2d_lowered_grad_filter(tdm_tensor *df, const tdm_tensor *col,
                                           const tdm_window *win, const tdm_halves *halves)
 {
     const char *fn = "tdm_conv2d_lowered_grad_filter";
+    const tdm_dtype storage = tdm_ops_storage(x); /* x and col: f32, or f16 activations */
     image_geometry g;
-    tdm_status s = check_images(fn, "x", x, "dy", dy, df, win, &g);
+    tdm_status s = check_images_as(fn, "x", x, storage, "dy", dy, TDM_F32, df, win, &g);
     if (s == TDM_OK)
-        s = check_col(fn, col, &g, df->device);
+        s = check_col(fn, col, storage, &g, df->device);
     if (s != TDM_OK || df->count == 0)
         return s;
     lowered m;
@@ -332,7 +348,7 @@ tdm_status tdm_conv2d_lowered_grad_input(tdm_tensor *dx, const tdm_tensor *dy, c
     image_geometry g;
     tdm_status s = check_images(fn, "dx", dx, "dy", dy, f, win, &g);
     if (s == TDM_OK)
-        s = check_col(fn, col, &g, dx->device);
+        s = check_col(fn, col, TDM_F32, &g, dx->device); /* it holds d(loss) / dcol */
     if (s != TDM_OK || dx->count == 0)
         return s;
     if (dy->count == 0 || f->count == 0)

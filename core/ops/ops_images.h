@@ -9,7 +9,8 @@
 #include "ops/ops_mixed.h"
 #include "tandem/nn.h"
 
-/* col = im2col(x), then y = col * f. */
+/* col = im2col(x), then y = col * f. x and col may hold f16 activations (both; y
+ * stays f32): the halves are then the product's operand as they are. */
 tdm_status tdm_conv2d_lowered(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *f,
                               tdm_tensor *col, const tdm_window *win, const tdm_halves *halves);
 
@@ -19,7 +20,7 @@ tdm_status tdm_conv2d_lowered_grad_filter(tdm_tensor *df, const tdm_tensor *col,
                                           const tdm_tensor *x, const tdm_tensor *dy,
                                           const tdm_window *win, const tdm_halves *halves);
 
-/* col = dy * f^T, then dx = col2im(col): col is overwritten. */
+/* col = dy * f^T, then dx = col2im(col): col (f32) is overwritten. */
 tdm_status tdm_conv2d_lowered_grad_input(tdm_tensor *dx, const tdm_tensor *dy, const tdm_tensor *f,
                                          tdm_tensor *col, const tdm_window *win,
                                          const tdm_halves *halves);

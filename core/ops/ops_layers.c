@@ -71,7 +71,8 @@ tdm_status tdm_op_matmul(tdm_tensor *c, const tdm_tensor *a, int trans_a, const 
 tdm_status tdm_op_bias_add(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *b)
 {
     const char *f = "tdm_op_bias_add";
-    tdm_status s = tdm_ops_check(f, "y", y, TDM_F32, NULL);
+    const tdm_dtype storage = tdm_ops_storage(y); /* y may hold f16 activations */
+    tdm_status s = tdm_ops_check(f, "y", y, storage, NULL);
     if (s == TDM_OK)
         s = tdm_ops_check(f, "x", x, TDM_F32, y->device);
     if (s == TDM_OK)
@@ -88,6 +89,7 @@ tdm_status tdm_op_bias_add(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor 
                                  .rows = (uint32_t)y->shape.dims[0],
                                  .cols = (uint32_t)y->shape.dims[1]};
     tdm_kernel_call call = tdm_bias_add_call(&a);
+    tdm_ops_store_as(&call, storage);
     return tdm_ops_run(f, y, &call);
 }
 
@@ -136,9 +138,10 @@ tdm_status tdm_op_dropout(tdm_tensor *y, const tdm_tensor *x, float rate, uint64
                           uint32_t offset)
 {
     const char *f = "tdm_op_dropout";
-    tdm_status s = tdm_ops_check(f, "y", y, TDM_F32, NULL);
+    const tdm_dtype storage = tdm_ops_storage(y); /* y and x: f32, or f16 activations */
+    tdm_status s = tdm_ops_check(f, "y", y, storage, NULL);
     if (s == TDM_OK)
-        s = tdm_ops_check(f, "x", x, TDM_F32, y->device);
+        s = tdm_ops_check(f, "x", x, storage, y->device);
     if (s == TDM_OK)
         s = tdm_ops_check_count(f, "x", x, y->count);
     if (s == TDM_OK && !(rate >= 0.0f && rate < 1.0f))
@@ -153,5 +156,6 @@ tdm_status tdm_op_dropout(tdm_tensor *y, const tdm_tensor *x, float rate, uint64
                                 .offset = offset,
                                 .rate = rate};
     tdm_kernel_call call = tdm_dropout_call(&a);
+    tdm_ops_store_as(&call, storage);
     return tdm_ops_run(f, y, &call);
 }

@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "device/checked_size.h"
+#include "device/device_impl.h"
 #include "device/error.h"
+#include "device/kernel.h"
 #include "train/model_impl.h"
 #include "train/seed_mix.h"
 #include "input/standardize.h"
@@ -17,7 +19,7 @@ static tdm_status check_size(const tdm_model_options *o, const char *f)
                         "%s: options.size is %zu, expected %zu: use "
                         "TDM_MODEL_OPTIONS_INIT",
                         f, o->size, sizeof *o);
-    if (o->reserved[0] || o->reserved[1])
+    if (o->reserved[0])
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: options.reserved is not 0: use TDM_MODEL_OPTIONS_INIT (a caller built "
                         "against a newer header sets fields this library does not have)",
@@ -103,6 +105,28 @@ static tdm_status create_state(tdm_model *m, size_t k, const float *value, const
     return s;
 }
 
+/* With f16 activations, every replica's device runs the kernels' float16 twins:
+ * refused when the model is made, rather than at its first step. */
+static tdm_status check_half_storage(const tdm_model *m, const char *func)
+{
+    if (m->opts.activation_dtype != TDM_F16)
+        return TDM_OK;
+    for (size_t r = 0; r < tdm_strategy_num_local_replicas(m->strategy); r++) {
+        tdm_device *dev = tdm_strategy_device(m->strategy, r);
+        for (int k = 0; k < TDM_KERNEL_COUNT; k++) {
+            const tdm_kernel_info *info = tdm_kernel_get((tdm_kernel)k);
+            if (info->base == (tdm_kernel)k || tdm_kernel_supported(dev, (tdm_kernel)k))
+                continue;
+            return tdm_fail(TDM_ERR_UNSUPPORTED,
+                            "%s: activation_dtype f16: replica %zu's device %s does not run %s, "
+                            "which stores activations in f16 (a Vulkan device needs "
+                            "storageBuffer16BitAccess)",
+                            func, r, dev->desc.id, info->name);
+        }
+    }
+    return TDM_OK;
+}
+
 static tdm_status build(tdm_model *m, const float *const *values, const char *func)
 {
     size_t layers = m->opts.layer_count, replicas = tdm_strategy_num_local_replicas(m->strategy);
@@ -116,6 +140,8 @@ static tdm_status build(tdm_model *m, const float *const *values, const char *fu
     memcpy(m->layers, m->opts.layers, layers * sizeof *m->layers);
     m->opts.layers = m->layers;
     tdm_status s = tdm_model_plan(&m->opts, m->plans, func);
+    if (s == TDM_OK)
+        s = check_half_storage(m, func);
     if (s != TDM_OK)
         return s;
     const tdm_layer_plan *last = &m->plans[layers - 1];

@@ -4,14 +4,29 @@
 #include "tandem/ops.h"
 #include "train/model_impl.h"
 
+tdm_status tdm_model_product(const tdm_model *m, const tdm_model_views *v, size_t l,
+                             const tdm_shape *shape, tdm_tensor **out)
+{
+    *out = NULL;
+    if (m->plans[l].storage == TDM_F32)
+        return tdm_tensor_slice(v->b.z[l], 0, shape, out);
+    return tdm_tensor_slice(v->b.g[l], 0, shape, out);
+}
+
 static tdm_status dense(const tdm_model *m, const tdm_model_views *v, size_t l, const tdm_tensor *x,
                         size_t copy)
 {
     size_t first = m->plans[l].first_var;
     tdm_tensor *w = tdm_variable_copy(m->vars[first], copy);
     tdm_tensor *b = tdm_variable_copy(m->vars[first + 1], copy);
-    tdm_status s = tdm_matmul_mixed(&v->halves, v->b.z[l], x, 0, w, 0, 1.0f, 0.0f);
-    return s == TDM_OK ? tdm_op_bias_add(v->b.z[l], v->b.z[l], b) : s;
+    tdm_tensor *product = NULL;
+    tdm_status s = tdm_model_product(m, v, l, &TDM_SHAPE(v->rows, m->layers[l].units), &product);
+    if (s == TDM_OK)
+        s = tdm_matmul_mixed(&v->halves, product, x, 0, w, 0, 1.0f, 0.0f);
+    if (s == TDM_OK)
+        s = tdm_op_bias_add(v->b.z[l], product, b);
+    tdm_tensor_destroy(product);
+    return s;
 }
 
 /* A residual layer: z = x + the input of the layer its shortcut starts at. */

@@ -18,6 +18,7 @@ typedef struct tdm_layer_plan {
                            m->vars[first_var] */
     size_t var_count;   /* 2 for dense, conv2d and batch norm, 0 for pooling */
     size_t first_state; /* batch norm: its moving mean, then variance, in m->states */
+    tdm_dtype storage;  /* its outputs z, a and dropout's: f32, or f16 activations */
 } tdm_layer_plan;
 
 static inline size_t tdm_plan_in_features(const tdm_layer_plan *p)
@@ -172,6 +173,12 @@ typedef struct tdm_forward_args {
 } tdm_forward_args;
 tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
                              const tdm_forward_args *fa);
+
+/* *out = where dense or conv2d layer l's product goes before its bias is added into
+ * z[l], viewed as shape: z[l] itself, or with f16 activations g[l], f32 and of z's
+ * size, which the backward pass writes only later. */
+tdm_status tdm_model_product(const tdm_model *m, const tdm_model_views *v, size_t l,
+                             const tdm_shape *shape, tdm_tensor **out);
 
 /* How m's convolutions compute on dev by the options' rule: DIRECT, LOWERED, or
  * MEASURED where that waits for tdm_model_conv_measure. */

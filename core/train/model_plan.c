@@ -203,6 +203,64 @@ static tdm_status shortcut(tdm_layer_plan *plans, size_t l, size_t skip, const c
                     f, l, l - skip, from->in_h, from->in_w, from->in_c, p->in_h, p->in_w, p->in_c);
 }
 
+/* The dtype layer l's outputs are stored in with f16 activations: f16 but for the
+ * output layer, whose outputs the loss reads in f32; a pooling or residual layer's
+ * kernel takes one dtype, its input's. The layers whose kernels have no f16 twin yet
+ * are refused. */
+static tdm_status layer_storage(const tdm_model_options *o, tdm_layer_plan *plans, size_t l,
+                                const char *f)
+{
+    const tdm_layer *d = &o->layers[l];
+    tdm_dtype in = l ? plans[l - 1].storage : TDM_F32; /* the model's input is f32 */
+    int last = l + 1 == o->layer_count;
+    if (tdm_layer_normalises(d->kind) || d->kind == TDM_LAYER_EMBEDDING)
+        return tdm_fail(TDM_ERR_UNSUPPORTED,
+                        "%s: layer %zu (%s) with activation_dtype f16: normalisation and "
+                        "embedding layers keep f32 activations so far",
+                        f, l, kind_names[d->kind]);
+    if (tdm_layer_activates(d)) {
+        plans[l].storage = last ? TDM_F32 : TDM_F16;
+        return TDM_OK;
+    }
+    size_t from = d->kind == TDM_LAYER_RESIDUAL ? l - d->skip : l;
+    tdm_dtype shortcut = from ? plans[from - 1].storage : TDM_F32;
+    if (last && in == TDM_F16)
+        return tdm_fail(TDM_ERR_UNSUPPORTED,
+                        "%s: layer %zu (%s) is the output layer: with activation_dtype f16 the "
+                        "output layer is dense or conv2d, whose outputs stay f32 for the loss",
+                        f, l, kind_names[d->kind]);
+    if (shortcut != in)
+        return tdm_fail(TDM_ERR_UNSUPPORTED,
+                        "%s: layer %zu (residual) adds the model's f32 input to f16 "
+                        "activations (activation_dtype f16): start its shortcut after the "
+                        "first layer",
+                        f, l);
+    plans[l].storage = in;
+    return TDM_OK;
+}
+
+/* Every layer's storage (layer_storage), f32 throughout without f16 activations. */
+static tdm_status plan_storage(const tdm_model_options *o, tdm_layer_plan *plans, const char *f)
+{
+    for (size_t l = 0; l < o->layer_count; l++)
+        plans[l].storage = TDM_F32;
+    if (o->activation_dtype == TDM_F32)
+        return TDM_OK;
+    if (o->activation_dtype != TDM_F16)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: activation_dtype is %s; activations are stored in f32 or f16", f,
+                        tdm_dtype_name(o->activation_dtype));
+    if (o->compute_dtype != TDM_F16)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: activation_dtype f16 needs compute_dtype f16: the stored halves "
+                        "are the matrix products' f16 operands",
+                        f);
+    tdm_status s = TDM_OK;
+    for (size_t l = 0; l < o->layer_count && s == TDM_OK; l++)
+        s = layer_storage(o, plans, l, f);
+    return s;
+}
+
 tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const char *f)
 {
     tdm_status s = input_image(o, &plans[0], f);
@@ -271,5 +329,5 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
                      "%s: conv_algorithm direct with compute_dtype f16: mixed precision's f16 "
                      "operands are a matrix product's, so its convolutions are lowered",
                      f);
-    return s;
+    return s == TDM_OK ? plan_storage(o, plans, f) : s;
 }

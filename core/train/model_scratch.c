@@ -64,6 +64,14 @@ static tdm_status matrix(tdm_device *dev, size_t rows, size_t cols, tdm_tensor *
     return tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(rows, cols), out);
 }
 
+/* An activation matrix, in the layer's storage dtype. */
+static tdm_status stored(tdm_device *dev, tdm_dtype storage, size_t rows, size_t cols,
+                         tdm_tensor **out)
+{
+    return tdm_tensor_create(dev, storage, &TDM_SHAPE(rows, cols), out);
+}
+
+
 /* The columns of a lowered convolution's im2col matrix: a row per example, every
  * output position's window. */
 static size_t im2col_columns(const tdm_layer_plan *p)
@@ -71,8 +79,9 @@ static size_t im2col_columns(const tdm_layer_plan *p)
     return p->out_h * p->out_w * p->win.height * p->win.width * p->in_c;
 }
 
-/* The largest operand of any layer's matrix products on rows rows: its input (a
- * convolution's im2col matrix), its output gradient or its kernel. */
+/* The largest operand of any layer's matrix products on rows rows that is rounded
+ * into the halves: its input (a convolution's im2col matrix) unless stored in f16,
+ * its output gradient or its kernel. */
 static size_t largest_operand(const tdm_model *m, size_t rows)
 {
     size_t largest = 0;
@@ -83,8 +92,10 @@ static size_t largest_operand(const tdm_model *m, size_t rows)
             continue;
         tdm_shape kernel = tdm_layer_variable_shape(d, p, 0);
         size_t weights = tdm_shape_count(&kernel), grad = rows * tdm_plan_out_features(p);
-        size_t input =
-            rows * (d->kind == TDM_LAYER_CONV2D ? im2col_columns(p) : tdm_plan_in_features(p));
+        int stored_half = l && m->plans[l - 1].storage == TDM_F16;
+        size_t input = stored_half ? 0
+                                   : rows * (d->kind == TDM_LAYER_CONV2D ? im2col_columns(p)
+                                                                         : tdm_plan_in_features(p));
         largest = input > largest ? input : largest;
         largest = grad > largest ? grad : largest;
         largest = weights > largest ? weights : largest;
@@ -108,13 +119,13 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
     for (size_t l = 0; l < b->layers && s == TDM_OK; l++) {
         const tdm_layer_plan *p = &m->plans[l];
         size_t features = tdm_plan_out_features(p);
-        s = matrix(sc->device, rows, features, &b->z[l]);
+        s = stored(sc->device, p->storage, rows, features, &b->z[l]);
         if (s == TDM_OK && tdm_layer_activates(&m->layers[l]))
-            s = matrix(sc->device, rows, features, &b->a[l]);
+            s = stored(sc->device, p->storage, rows, features, &b->a[l]);
         if (s == TDM_OK)
             s = matrix(sc->device, rows, features, &b->g[l]);
         if (s == TDM_OK && m->layers[l].dropout > 0.0f)
-            s = matrix(sc->device, rows, features, &b->dropped[l]);
+            s = stored(sc->device, p->storage, rows, features, &b->dropped[l]);
         tdm_layer_kind kind = m->layers[l].kind;
         if (s == TDM_OK && (kind == TDM_LAYER_CONV2D || tdm_layer_normalises(kind)))
             s = matrix(sc->device, p->out_h * p->out_w, p->out_c, &b->partial[l]);
@@ -124,8 +135,10 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
             s = matrix(sc->device, rows, 2 * p->out_h * p->out_w, &b->row_stats[l]);
         if (s == TDM_OK && kind == TDM_LAYER_LAYER_NORM)
             s = matrix(sc->device, rows, features, &b->col[l]);
+        /* in the dtype of the layer's input, which im2col copies */
+        tdm_dtype in = l ? m->plans[l - 1].storage : TDM_F32;
         if (s == TDM_OK && kind == TDM_LAYER_CONV2D && sc->conv[l] != TDM_CONV_DIRECT)
-            s = matrix(sc->device, rows, im2col_columns(p), &b->col[l]);
+            s = stored(sc->device, in, rows, im2col_columns(p), &b->col[l]);
     }
     size_t classes = tdm_model_output_count(m);
     if (s == TDM_OK && m->layers[0].kind == TDM_LAYER_EMBEDDING)

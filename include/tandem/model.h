@@ -154,7 +154,16 @@ typedef struct tdm_model_options {
                                           f16's range would round to zero, and an f16 overflow
                                           (infinity) then skips the step. */
     tdm_conv_algorithm conv_algorithm; /* TDM_CONV_AUTO (0) */
-    uint32_t reserved[2]; /* 0 (the INIT macro's): room for later fields, which a caller
+    tdm_dtype activation_dtype;        /* TDM_F32 (0), or TDM_F16 (with compute_dtype TDM_F16):
+                                          the activations that the passes keep from the forward
+                                          pass to the backward one (each layer's output before
+                                          and after its activation, and dropout's) are stored as
+                                          f16, in half the memory; the output layer's stay f32,
+                                          as do the gradients and the loss. Dense, convolution,
+                                          pooling and residual layers; a device without f16
+                                          storage (Vulkan's storageBuffer16BitAccess) is refused
+                                          with TDM_ERR_UNSUPPORTED. */
+    uint32_t reserved[1]; /* 0 (the INIT macro's): room for later fields, which a caller
                              built before them leaves 0 */
 } tdm_model_options;
 

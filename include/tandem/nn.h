@@ -41,7 +41,8 @@ TDM_API tdm_status tdm_activation_parse(const char *name, tdm_activation *out);
 TDM_API tdm_status tdm_op_matmul(tdm_tensor *c, const tdm_tensor *a, int trans_a,
                                  const tdm_tensor *b, int trans_b, float alpha, float beta);
 
-/* y[r, c] = x[r, c] + b[c]: x and y rows x cols, b cols. */
+/* y[r, c] = x[r, c] + b[c]: x and y rows x cols, b cols. y may be f16 (an activation
+ * stored in half, rounded to nearest even); x and b are f32. */
 TDM_API tdm_status tdm_op_bias_add(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *b);
 
 /* out[c] = sum over r of x[r, c] (a bias gradient): x rows x cols, out cols. */
@@ -57,17 +58,20 @@ TDM_API tdm_status tdm_op_clip(tdm_tensor *y, const tdm_tensor *x, float lo, flo
  * outside [0, classes) gives a row of zeros. */
 TDM_API tdm_status tdm_op_one_hot(tdm_tensor *y, const tdm_tensor *labels);
 
-/* y = act(x) (y may be x). */
+/* y = act(x) (y may be x). x and y are both f32, or both f16: activations stored in
+ * half, computed in f32 and rounded to nearest even (no device f16 arithmetic). */
 TDM_API tdm_status tdm_op_activation(tdm_activation act, tdm_tensor *y, const tdm_tensor *x);
 
 /* dx = dy * act'(x), from the forward's input x and output y (the kernels use
- * whichever is cheaper; dx may be dy). */
+ * whichever is cheaper; dx may be dy). dx and dy are f32; x and y both f32, or both
+ * f16 (the forward's activations stored in half). */
 TDM_API tdm_status tdm_op_activation_grad(tdm_activation act, tdm_tensor *dx, const tdm_tensor *dy,
                                           const tdm_tensor *x, const tdm_tensor *y);
 
 /* Inverted dropout: y = keep ? x / (1 - rate) : 0, the mask drawn by Philox from
  * (seed, offset + i), so every device draws the same mask for the same arguments;
- * the backward pass is the same call on dy. rate in [0, 1). */
+ * the backward pass is the same call on dy. rate in [0, 1). x and y both f32, or
+ * both f16. */
 TDM_API tdm_status tdm_op_dropout(tdm_tensor *y, const tdm_tensor *x, float rate, uint64_t seed,
                                   uint32_t offset);
 
@@ -120,11 +124,13 @@ typedef enum tdm_pooling {
 } tdm_pooling;
 
 /* y[b, i, j, ch] = the pooling of x[b, r, s, ch] over window (i, j): x [batch, h, w,
- * c], y [batch, oh, ow, c]. A window with no input inside the image gives 0. */
+ * c], y [batch, oh, ow, c]. A window with no input inside the image gives 0. x and y
+ * both f32, or both f16. */
 TDM_API tdm_status tdm_op_pool2d(tdm_pooling kind, tdm_tensor *y, const tdm_tensor *x,
                                  const tdm_window *win);
 /* dx = d(loss) / dx of tdm_op_pool2d from dy; x is the forward's input (max pooling
- * routes dy to the input it chose; average pooling ignores x, which may be NULL). */
+ * routes dy to the input it chose, x f32 or f16; average pooling ignores x, which may
+ * be NULL). dx and dy are f32. */
 TDM_API tdm_status tdm_op_pool2d_grad(tdm_pooling kind, tdm_tensor *dx, const tdm_tensor *dy,
                                       const tdm_tensor *x, const tdm_window *win);
 

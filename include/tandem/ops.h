@@ -18,7 +18,8 @@ TDM_API tdm_status tdm_op_fill(tdm_tensor *y, float value);
 TDM_API tdm_status tdm_op_scale(tdm_tensor *y, const tdm_tensor *x, float alpha);
 /* y += alpha * x */
 TDM_API tdm_status tdm_op_axpy(tdm_tensor *y, float alpha, const tdm_tensor *x);
-/* z = x + y, z = x - y, z = x * y (z may be x or y) */
+/* z = x + y, z = x - y, z = x * y (z may be x or y); f32, or for add also all three
+ * f16 (activations stored in half: the sum rounded to nearest even) */
 TDM_API tdm_status tdm_op_add(tdm_tensor *z, const tdm_tensor *x, const tdm_tensor *y);
 TDM_API tdm_status tdm_op_sub(tdm_tensor *z, const tdm_tensor *x, const tdm_tensor *y);
 TDM_API tdm_status tdm_op_mul(tdm_tensor *z, const tdm_tensor *x, const tdm_tensor *y);

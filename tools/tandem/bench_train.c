@@ -41,6 +41,7 @@ typedef struct bt_options {
     int balance;
     int mixed_precision;
     int f16_all_reduce;
+    int f16_activations;
     tdm_conv_algorithm conv;
     const char *data_dir;
     const char *json_path;
@@ -76,6 +77,8 @@ static int usage(FILE *out, int status)
             "                      32768 (tandem train --mixed-precision)\n"
             "  --f16-all-reduce    gradients summed across replicas in f16, loss scale\n"
             "                      32768 (tandem train --f16-all-reduce)\n"
+            "  --f16-activations   activations kept in f16, mixed precision (tandem train\n"
+            "                      --f16-activations)\n"
             "  --conv HOW          auto, direct, lowered or measured (tandem train --conv)\n"
             "  --data-dir DIR      Fashion-MNIST's IDX files (default " FASHION_DIR ")\n"
             "  --json FILE         also write the rows as JSON\n");
@@ -109,6 +112,7 @@ static int parse(int argc, char **argv, bt_options *o, int *exit_status)
         {CLI_ENTRY("--balance", NULL, CLI_FLAG, &o->balance), .flag_value = 1},
         {CLI_ENTRY("--mixed-precision", NULL, CLI_FLAG, &o->mixed_precision), .flag_value = 1},
         {CLI_ENTRY("--f16-all-reduce", NULL, CLI_FLAG, &o->f16_all_reduce), .flag_value = 1},
+        {CLI_ENTRY("--f16-activations", NULL, CLI_FLAG, &o->f16_activations), .flag_value = 1},
         {CLI_ENTRY("--conv", NULL, CLI_CUSTOM, &o->conv), .parse = train_parse_conv},
         {CLI_ENTRY("--data-dir", NULL, CLI_STRING, &o->data_dir)},
         {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path)},
@@ -186,6 +190,7 @@ static void options_for(const bt_options *bo, const bench_model *m, const char *
     o->balance = bo->balance && n > 1;
     o->mixed_precision = bo->mixed_precision;
     o->f16_all_reduce = bo->f16_all_reduce;
+    o->f16_activations = bo->f16_activations;
     o->conv = bo->conv;
     train_options_imply(o);
     for (size_t i = 0; i < n; i++)
@@ -365,9 +370,11 @@ int bench_train(int argc, char **argv)
     int status = 0;
     printf("# tandem bench train: Adam, lr 0.001; examples/s over timed steps; the breakdown "
            "(ms per step) from profiled steps,\n# which wait for the devices between phases; "
-           "'of best 1': N replicas over the best single device%s%s%s; convolutions %s\n",
+           "'of best 1': N replicas over the best single device%s%s%s%s; convolutions %s\n",
            o.balance ? "; N replicas balanced by device speed" : "",
-           o.mixed_precision ? "; mixed precision (f16 products, f32 sums)" : "",
+           o.mixed_precision || o.f16_activations ? "; mixed precision (f16 products, f32 sums)"
+                                                  : "",
+           o.f16_activations ? "; f16 activations" : "",
            o.f16_all_reduce ? "; gradients all-reduced in f16" : "",
            tdm_conv_algorithm_name(o.conv));
     print_header();

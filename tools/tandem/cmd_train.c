@@ -43,9 +43,10 @@ static void print_setup(const train_session *ts)
     print_data(&ts->data);
     char layers[MAX_LAYERS * 32];
     layer_spec_format(o->hidden, o->hidden_count, layers, sizeof layers);
-    printf("model    layers %s, %zu outputs: %zu parameters%s\n", layers,
+    printf("model    layers %s, %zu outputs: %zu parameters%s%s\n", layers,
            tdm_model_output_count(ts->model), tdm_model_parameter_count(ts->model),
-           o->mixed_precision ? "; mixed precision (f16 products, f32 sums)" : "");
+           o->mixed_precision ? "; mixed precision (f16 products, f32 sums)" : "",
+           o->f16_activations ? ", f16 activations" : "");
     char lr[128];
     train_lr_text(ts, lr, sizeof lr);
     printf("         optimizer %s, learning rate %s, global batch %zu\n",

@@ -61,6 +61,9 @@ static int usage(FILE *out, int status)
             "                       --loss-scale 32768 unless given\n"
             "  --f16-all-reduce     sum the gradients across replicas in f16: half the\n"
             "                       bytes to move. Implies --loss-scale 32768 unless given\n"
+            "  --f16-activations    keep the activations between layers in f16: half their\n"
+            "                       memory (dense, conv2d, pooling and residual layers).\n"
+            "                       Implies --mixed-precision\n"
             "  --conv HOW           how convolutions compute: auto (default: through GEMM\n"
             "                       on OpenCL and Vulkan, direct on the reference\n"
             "                       backend), direct, lowered (im2col and GEMM), or\n"
@@ -280,6 +283,7 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
         REAL("--loss-scale", CLI_FLOAT, loss_scale, 1, 1e38, 0),
         FLAG("--mixed-precision", mixed_precision, 1),
         FLAG("--f16-all-reduce", f16_all_reduce, 1),
+        FLAG("--f16-activations", f16_activations, 1),
         CUSTOM("--conv", train_parse_conv, &o->conv),
         WHOLE("--batch", CLI_SIZE, batch, 1, MAX_BATCH),
         WHOLE("--epochs", CLI_UNSIGNED, epochs, 1, MAX_EPOCHS),
@@ -323,7 +327,7 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
         snprintf(err, err_size,
                  "--lr-decay: a job with --ps-processes updates as its workers' gradients "
                  "arrive, so the steps the rate decays over are not known in advance");
-    else if (o->mixed_precision && o->conv == TDM_CONV_DIRECT)
+    else if ((o->mixed_precision || o->f16_activations) && o->conv == TDM_CONV_DIRECT)
         snprintf(err, err_size,
                  "--conv direct: --mixed-precision's f16 operands are a matrix product's, so "
                  "its convolutions go through GEMM");
@@ -353,6 +357,9 @@ void train_options_imply(train_options *o)
     /* an embedding's input values are ids, not measurements to standardise */
     if (o->hidden_count && o->hidden[0].kind == TDM_LAYER_EMBEDDING)
         o->standardize = 0;
+    /* f16 activations are the products' f16 operands as they are stored */
+    if (o->f16_activations)
+        o->mixed_precision = 1;
     /* without a loss scale, gradients below f16's smallest values would vanish */
     if ((o->mixed_precision || o->f16_all_reduce) && !o->loss_scale)
         o->loss_scale = 32768.0f;

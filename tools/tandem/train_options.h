@@ -31,6 +31,7 @@ typedef struct train_options {
     float loss_scale;        /* > 0: dynamic loss scaling from this scale */
     int mixed_precision;     /* f16 operands in the matrix products, f32 sums */
     int f16_all_reduce;      /* gradients summed across replicas in f16 */
+    int f16_activations;     /* activations kept in f16 (implies mixed_precision) */
     tdm_conv_algorithm conv; /* --conv: auto (default), direct, lowered or measured */
     size_t batch;            /* global */
     unsigned epochs;
@@ -66,8 +67,9 @@ int train_parse_conv(const char *value, void *target, char *err, size_t err_size
 /* The defaults: the digits MLP of the Quick start. */
 void train_options_defaults(train_options *o);
 
-/* What options imply once set: --mixed-precision and --f16-all-reduce a loss scale
- * of 32768 unless one was given, an embedding first no standardisation. */
+/* What options imply once set: --f16-activations mixed precision, --mixed-precision
+ * and --f16-all-reduce a loss scale of 32768 unless one was given, an embedding first
+ * no standardisation. */
 void train_options_imply(train_options *o);
 
 /* Reads the options over the defaults, checking every value and the rules between

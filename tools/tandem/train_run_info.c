@@ -85,7 +85,10 @@ void train_run_record(const train_session *ts, run_record *r)
     add(r, "seed", "%llu", (unsigned long long)o->seed);
     add(r, "deterministic", "%s", o->deterministic ? "yes" : "no");
     add(r, "balance", "%s", o->balance ? "yes" : "no");
-    add(r, "precision", "%s", o->mixed_precision ? "mixed f16" : "f32");
+    add(r, "precision", "%s",
+        o->f16_activations   ? "mixed f16, f16 activations"
+        : o->mixed_precision ? "mixed f16"
+                             : "f32");
     add(r, "all-reduce", "%s", o->f16_all_reduce ? "f16" : "f32");
     add(r, "conv", "%s", tdm_conv_algorithm_name(o->conv));
     r->run = (train_run){r->version, r->devices, replicas < MAX_SELECTED ? replicas : MAX_SELECTED,

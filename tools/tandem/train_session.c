@@ -134,6 +134,7 @@ static int make_model(train_session *ts)
     mo.layer_count = o->hidden_count + 1;
     mo.seed = o->seed;
     mo.compute_dtype = o->mixed_precision ? TDM_F16 : TDM_F32;
+    mo.activation_dtype = o->f16_activations ? TDM_F16 : TDM_F32;
     mo.conv_algorithm = o->conv;
     if ((o->input_shape[0] || layer_spec_has_images(o->hidden, o->hidden_count)) &&
         input_image(ts, &mo) != 0)
