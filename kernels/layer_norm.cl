@@ -16,21 +16,20 @@ kernel void tdm_layer_norm(TDM_SIGNATURE)
     gamma += gamma_off;
     beta += beta_off;
     for (size_t r = get_global_id(0); r < rows; r += get_global_size(0)) {
-        global const float *xr = x + r * cols;
-        global float *yr = y + r * cols;
+        const size_t row = r * cols;
         float s = 0.0f, q = 0.0f;
 
         for (uint c = 0; c < cols; c++)
-            s = s + xr[c];
+            s = s + LOAD(x, row + c);
         const float m = s * inv_cols;
         for (uint c = 0; c < cols; c++) {
-            const float d = xr[c] - m;
+            const float d = LOAD(x, row + c) - m;
             q = q + d * d;
         }
         const float is = rsqrt(q * inv_cols + epsilon);
         mean[r] = m;
         inv_std[r] = is;
         for (uint c = 0; c < cols; c++)
-            yr[c] = ((xr[c] - m) * is) * gamma[c] + beta[c];
+            STORE(y, row + c, ((LOAD(x, row + c) - m) * is) * gamma[c] + beta[c]);
     }
 }

@@ -21,13 +21,13 @@ kernel void tdm_layer_norm_grad(TDM_SIGNATURE)
         float s1 = 0.0f, s2 = 0.0f;
 
         for (uint c = 0; c < cols; c++) {
-            const float g = dy[row + c] * gamma[c], xh = (x[row + c] - m) * is;
+            const float g = dy[row + c] * gamma[c], xh = (LOAD(x, row + c) - m) * is;
             s1 = s1 + g;
             s2 = s2 + g * xh;
         }
         const float a1 = s1 * inv_cols, a2 = s2 * inv_cols;
         for (uint c = 0; c < cols; c++) {
-            const float g = dy[row + c] * gamma[c], xh = (x[row + c] - m) * is;
+            const float g = dy[row + c] * gamma[c], xh = (LOAD(x, row + c) - m) * is;
             dx[row + c] = is * ((g - a1) - xh * a2);
             xhat_dy[row + c] = dy[row + c] * xh;
         }

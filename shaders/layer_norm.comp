@@ -22,13 +22,13 @@ void main()
     uint rows = TDM_U_rows, cols = TDM_U_cols;
     float inv_cols = TDM_F_inv_cols;
     for (uint r = gl_GlobalInvocationID.x; r < rows; r += TDM_STRIDE) {
-        uint in0 = TDM_OFF_x + r * cols, out0 = TDM_OFF_y + r * cols;
+        uint row = r * cols;
         precise float s = 0.0, q = 0.0;
         for (uint c = 0u; c < cols; c++)
-            s = s + x[in0 + c];
+            s = s + TDM_LOAD(x, row + c);
         precise float m = s * inv_cols;
         for (uint c = 0u; c < cols; c++) {
-            precise float d = x[in0 + c] - m;
+            precise float d = TDM_LOAD(x, row + c) - m;
             q = q + d * d;
         }
         precise float shifted = q * inv_cols + TDM_F_epsilon;
@@ -36,9 +36,9 @@ void main()
         mean[TDM_OFF_mean + r] = m;
         inv_std[TDM_OFF_inv_std + r] = is;
         for (uint c = 0u; c < cols; c++) {
-            precise float v = ((x[in0 + c] - m) * is) * gamma[TDM_OFF_gamma + c] +
+            precise float v = ((TDM_LOAD(x, row + c) - m) * is) * gamma[TDM_OFF_gamma + c] +
                               beta[TDM_OFF_beta + c];
-            y[out0 + c] = v;
+            TDM_STORE(y, row + c, v);
         }
     }
 }

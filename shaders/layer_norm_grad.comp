@@ -27,7 +27,7 @@ void main()
         precise float s1 = 0.0, s2 = 0.0;
         for (uint c = 0u; c < cols; c++) {
             precise float g = dy[TDM_OFF_dy + row + c] * gamma[TDM_OFF_gamma + c];
-            precise float xh = (x[TDM_OFF_x + row + c] - m) * is;
+            precise float xh = (TDM_LOAD(x, row + c) - m) * is;
             s1 = s1 + g;
             s2 = s2 + g * xh;
         }
@@ -35,7 +35,7 @@ void main()
         for (uint c = 0u; c < cols; c++) {
             float dyc = dy[TDM_OFF_dy + row + c];
             precise float g = dyc * gamma[TDM_OFF_gamma + c];
-            precise float xh = (x[TDM_OFF_x + row + c] - m) * is;
+            precise float xh = (TDM_LOAD(x, row + c) - m) * is;
             precise float d = is * ((g - a1) - xh * a2);
             precise float p = dyc * xh;
             dx[TDM_OFF_dx + row + c] = d;

@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "tandem/buffer.h"
+#include "tandem/tensor.h"
 
 #define TDM_KERNEL_MAX_BUFFERS 8
 #define TDM_KERNEL_MAX_UINTS 16
@@ -145,6 +146,11 @@ typedef struct tdm_kernel_call {
     uint32_t u[TDM_KERNEL_MAX_UINTS];
     float f[TDM_KERNEL_MAX_FLOATS];
 } tdm_kernel_call;
+
+/* Makes the call its kernel's float16 twin where the activations are stored as
+ * TDM_F16 (any other storage leaves it); a kernel without a twin becomes
+ * TDM_KERNEL_COUNT, which tdm_kernel_run refuses. */
+void tdm_kernel_store_as(tdm_kernel_call *call, tdm_dtype storage);
 
 /* Whether dev's backend implements the kernel. */
 int tdm_kernel_supported(const tdm_device *dev, tdm_kernel kernel);

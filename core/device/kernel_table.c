@@ -120,6 +120,12 @@ tdm_kernel tdm_kernel_half_twin(tdm_kernel kernel)
     return TDM_KERNEL_COUNT;
 }
 
+void tdm_kernel_store_as(tdm_kernel_call *call, tdm_dtype storage)
+{
+    if (storage == TDM_F16)
+        call->kernel = tdm_kernel_half_twin(call->kernel);
+}
+
 tdm_kernel tdm_kernel_find(const char *name)
 {
     for (int k = 0; k < TDM_KERNEL_COUNT; k++)

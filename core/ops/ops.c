@@ -112,7 +112,7 @@ tdm_status tdm_op_cast(tdm_tensor *y, const tdm_tensor *x)
                                    .y = tdm_tensor_view(y),                                        \
                                    .n = (uint32_t)z->count};                                       \
         tdm_kernel_call call = tdm_##op##_call(&a);                                                \
-        tdm_ops_store_as(&call, dtype);                                                            \
+        tdm_kernel_store_as(&call, dtype);                                                         \
         return tdm_ops_run("tdm_op_" #op, z, &call);                                               \
     }
 BINARY_OP(add, tdm_ops_storage(z))

@@ -99,7 +99,7 @@ tdm_status tdm_op_activation(tdm_activation act, tdm_tensor *y, const tdm_tensor
         return y == x ? TDM_OK : tdm_tensor_copy(y, x);
     tdm_kernel_call call =
         activations[act].forward(tdm_tensor_view(y), tdm_tensor_view(x), (uint32_t)y->count);
-    tdm_ops_store_as(&call, storage);
+    tdm_kernel_store_as(&call, storage);
     return tdm_ops_run(f, y, &call);
 }
 
@@ -119,6 +119,6 @@ tdm_status tdm_op_activation_grad(tdm_activation act, tdm_tensor *dx, const tdm_
     tdm_kernel_call call =
         activations[act].backward(tdm_tensor_view(dx), tdm_tensor_view(dy), tdm_tensor_view(x),
                                   tdm_tensor_view(y), (uint32_t)dx->count);
-    tdm_ops_store_as(&call, storage);
+    tdm_kernel_store_as(&call, storage);
     return tdm_ops_run(f, dx, &call);
 }

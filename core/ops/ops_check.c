@@ -27,13 +27,6 @@ tdm_dtype tdm_ops_storage(const tdm_tensor *t)
     return t && t->dtype == TDM_F16 ? TDM_F16 : TDM_F32;
 }
 
-void tdm_ops_store_as(tdm_kernel_call *call, tdm_dtype storage)
-{
-    if (storage == TDM_F16) /* every caller's kernel has a twin: tdm_kernel_run refuses
-                               TDM_KERNEL_COUNT otherwise */
-        call->kernel = tdm_kernel_half_twin(call->kernel);
-}
-
 tdm_status tdm_ops_check_matrix(const char *func, const char *what, const tdm_tensor *t,
                                 size_t rows, size_t cols)
 {

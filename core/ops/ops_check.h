@@ -15,9 +15,6 @@ tdm_status tdm_ops_check(const char *func, const char *what, const tdm_tensor *t
  * the checks then demand). */
 tdm_dtype tdm_ops_storage(const tdm_tensor *t);
 
-/* Makes the call its kernel's float16 twin where the activations are stored in f16. */
-void tdm_ops_store_as(tdm_kernel_call *call, tdm_dtype storage);
-
 /* t is a matrix (rank 2) of rows x cols; cols 0 accepts any column count. */
 tdm_status tdm_ops_check_matrix(const char *func, const char *what, const tdm_tensor *t,
                                 size_t rows, size_t cols);

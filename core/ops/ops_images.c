@@ -208,7 +208,7 @@ tdm_status tdm_op_pool2d(tdm_pooling kind, tdm_tensor *y, const tdm_tensor *x,
             .y = tdm_tensor_view(y), .x = tdm_tensor_view(x), POOL_UINTS(g)};
         call = tdm_avg_pool2d_call(&a);
     }
-    tdm_ops_store_as(&call, storage);
+    tdm_kernel_store_as(&call, storage);
     return tdm_ops_run(fn, y, &call);
 }
 
@@ -238,7 +238,7 @@ tdm_status tdm_op_pool2d_grad(tdm_pooling kind, tdm_tensor *dx, const tdm_tensor
                                             .x = tdm_tensor_view(x),
                                             POOL_UINTS(g)};
         call = tdm_max_pool2d_grad_call(&a);
-        tdm_ops_store_as(&call, storage);
+        tdm_kernel_store_as(&call, storage);
     } else {
         const tdm_avg_pool2d_grad_args a = {
             .dx = tdm_tensor_view(dx), .dy = tdm_tensor_view(dy), POOL_UINTS(g)};
@@ -310,7 +310,7 @@ tdm_status tdm_conv2d_lowered(tdm_tensor *y, const tdm_tensor *x, const tdm_tens
         return tdm_op_fill(y, 0.0f);
     const tdm_im2col_args a = {.col = tdm_tensor_view(col), .x = tdm_tensor_view(x), POOL_UINTS(g)};
     tdm_kernel_call call = tdm_im2col_call(&a);
-    tdm_ops_store_as(&call, storage);
+    tdm_kernel_store_as(&call, storage);
     s = tdm_ops_run(fn, col, &call);
     lowered m;
     if (s == TDM_OK && (s = lowered_views(&g, col, f, y, &m)) == TDM_OK) {

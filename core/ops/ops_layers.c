@@ -89,7 +89,7 @@ tdm_status tdm_op_bias_add(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor 
                                  .rows = (uint32_t)y->shape.dims[0],
                                  .cols = (uint32_t)y->shape.dims[1]};
     tdm_kernel_call call = tdm_bias_add_call(&a);
-    tdm_ops_store_as(&call, storage);
+    tdm_kernel_store_as(&call, storage);
     return tdm_ops_run(f, y, &call);
 }
 
@@ -156,6 +156,6 @@ tdm_status tdm_op_dropout(tdm_tensor *y, const tdm_tensor *x, float rate, uint64
                                 .offset = offset,
                                 .rate = rate};
     tdm_kernel_call call = tdm_dropout_call(&a);
-    tdm_ops_store_as(&call, storage);
+    tdm_kernel_store_as(&call, storage);
     return tdm_ops_run(f, y, &call);
 }

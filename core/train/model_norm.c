@@ -269,7 +269,9 @@ tdm_status tdm_model_layer_norm_forward(const tdm_model *m, const tdm_model_view
             .cols = (uint32_t)p->in_c,
             .inv_cols = (float)(1.0 / (double)p->in_c),
             .epsilon = tdm_layer_epsilon(&m->layers[l])};
-        s = tdm_layer_norm_run(ys->device, &a);
+        tdm_kernel_call call = tdm_layer_norm_call(&a);
+        tdm_kernel_store_as(&call, tdm_tensor_dtype(xs)); /* x and y: f32, or f16 activations */
+        s = tdm_kernel_run(ys->device, &call);
     }
     tdm_tensor_destroy(inv_std);
     tdm_tensor_destroy(mean);
@@ -307,7 +309,9 @@ tdm_status tdm_model_layer_norm_backward(const tdm_model *m, const tdm_model_vie
             .rows = (uint32_t)(v->rows * positions),
             .cols = (uint32_t)p->in_c,
             .inv_cols = (float)(1.0 / (double)p->in_c)};
-        s = tdm_layer_norm_grad_run(dxs->device, &g);
+        tdm_kernel_call call = tdm_layer_norm_grad_call(&g);
+        tdm_kernel_store_as(&call, tdm_tensor_dtype(xs)); /* the forward's x: f32 or f16 */
+        s = tdm_kernel_run(dxs->device, &call);
     }
     if (s == TDM_OK)
         s = tdm_model_channel_sums(v, l, dgamma, v->b.col[l]);
