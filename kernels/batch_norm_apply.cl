@@ -15,6 +15,6 @@ kernel void tdm_batch_norm_apply(TDM_SIGNATURE)
     beta += beta_off;
     for (size_t i = get_global_id(0); i < cells; i += get_global_size(0)) {
         const size_t c = i % cols;
-        y[i] = ((x[i] - mean[c]) * inv_std[c]) * gamma[c] + beta[c];
+        STORE(y, i, ((LOAD(x, i) - mean[c]) * inv_std[c]) * gamma[c] + beta[c]);
     }
 }

@@ -19,7 +19,7 @@ kernel void tdm_batch_norm_grad(TDM_SIGNATURE)
     sum_dy_xhat += sum_dy_xhat_off;
     for (size_t i = get_global_id(0); i < cells; i += get_global_size(0)) {
         const size_t c = i % cols;
-        const float xh = (x[i] - mean[c]) * inv_std[c];
+        const float xh = (LOAD(x, i) - mean[c]) * inv_std[c];
         const float t = (dy[i] - sum_dy[c] * inv_count) - xh * (sum_dy_xhat[c] * inv_count);
 
         dx[i] = (gamma[c] * inv_std[c]) * t;

@@ -14,6 +14,6 @@ kernel void tdm_batch_norm_xhat_dy(TDM_SIGNATURE)
     inv_std += inv_std_off;
     for (size_t i = get_global_id(0); i < cells; i += get_global_size(0)) {
         const size_t c = i % cols;
-        xhat_dy[i] = dy[i] * ((x[i] - mean[c]) * inv_std[c]);
+        xhat_dy[i] = dy[i] * ((LOAD(x, i) - mean[c]) * inv_std[c]);
     }
 }

@@ -18,9 +18,9 @@ void main()
     uint cells = TDM_U_rows * cols;
     for (uint i = gl_GlobalInvocationID.x; i < cells; i += TDM_STRIDE) {
         uint c = i % cols;
-        precise float r = ((x[TDM_OFF_x + i] - mean[TDM_OFF_mean + c]) *
+        precise float r = ((TDM_LOAD(x, i) - mean[TDM_OFF_mean + c]) *
                            inv_std[TDM_OFF_inv_std + c]) * gamma[TDM_OFF_gamma + c] +
                           beta[TDM_OFF_beta + c];
-        y[TDM_OFF_y + i] = r;
+        TDM_STORE(y, i, r);
     }
 }

@@ -25,7 +25,7 @@ void main()
     for (uint i = gl_GlobalInvocationID.x; i < cells; i += TDM_STRIDE) {
         uint c = i % cols;
         float is = inv_std[TDM_OFF_inv_std + c];
-        precise float xh = (x[TDM_OFF_x + i] - mean[TDM_OFF_mean + c]) * is;
+        precise float xh = (TDM_LOAD(x, i) - mean[TDM_OFF_mean + c]) * is;
         precise float t = (dy[TDM_OFF_dy + i] - sum_dy[TDM_OFF_sum_dy + c] * inv_count) -
                           xh * (sum_dy_xhat[TDM_OFF_sum_dy_xhat + c] * inv_count);
         precise float r = (gamma[TDM_OFF_gamma + c] * is) * t;

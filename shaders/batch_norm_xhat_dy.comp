@@ -19,7 +19,7 @@ void main()
     for (uint i = gl_GlobalInvocationID.x; i < cells; i += TDM_STRIDE) {
         uint c = i % cols;
         precise float r = dy[TDM_OFF_dy + i] *
-                          ((x[TDM_OFF_x + i] - mean[TDM_OFF_mean + c]) * inv_std[TDM_OFF_inv_std + c]);
+                          ((TDM_LOAD(x, i) - mean[TDM_OFF_mean + c]) * inv_std[TDM_OFF_inv_std + c]);
         xhat_dy[TDM_OFF_xhat_dy + i] = r;
     }
 }

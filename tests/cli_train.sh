@@ -40,7 +40,7 @@ refused() { # REASON OPTIONS...: fails before the first epoch, saying why
 refused "--plot: cannot write $out/none/p.png: No such file" --plot "$out/none/p.png"
 refused "--metrics: cannot write $out: it is a directory" --metrics "$out"
 refused "--save: cannot write $out/none/m.st" --save "$out/none/m.st"
-refused "layer 1 (batch_norm) with activation_dtype f16" --f16-activations --layers conv8k3,bn,32
+refused "layer 0 (embedding) with activation_dtype f16" --f16-activations --layers emb17x4,32
 case $devices in *,*)
   refused "one-device trains on one device, but --devices selects 2" --strategy one-device ;;
 esac

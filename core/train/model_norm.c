@@ -94,11 +94,18 @@ static tdm_status batch_statistics(const tdm_model *m, const tdm_model_views *v,
                                    const norm_views *n)
 {
     const tdm_layer_plan *p = &m->plans[l];
-    tdm_status s = tdm_model_channel_sums(v, l, n->sum, x);
+    /* f16 activations are summed from an exact f32 copy in g, which the backward pass
+     * fills only later; the squares go where the copy is, else in z */
+    int half = tdm_tensor_dtype(x) == TDM_F16;
+    const tdm_tensor *xf = half ? v->b.g[l] : x;
+    tdm_tensor *squares = half ? v->b.g[l] : v->b.z[l];
+    tdm_status s = half ? tdm_op_cast(v->b.g[l], x) : TDM_OK;
     if (s == TDM_OK)
-        s = tdm_op_mul(v->b.z[l], x, x);
+        s = tdm_model_channel_sums(v, l, n->sum, xf);
     if (s == TDM_OK)
-        s = tdm_model_channel_sums(v, l, n->sq, v->b.z[l]);
+        s = tdm_op_mul(squares, xf, xf);
+    if (s == TDM_OK)
+        s = tdm_model_channel_sums(v, l, n->sq, squares);
     if (s == TDM_OK)
         s = tdm_replica_all_reduce(fa->rc, TDM_REDUCE_SUM, n->sums);
     float inv = inv_count(p, fa->global_rows);
@@ -158,7 +165,9 @@ tdm_status tdm_model_norm_forward(const tdm_model *m, const tdm_model_views *v, 
             .beta = tdm_tensor_view(tdm_variable_copy(m->vars[p->first_var + 1], fa->copy)),
             .rows = (uint32_t)(v->rows * p->in_h * p->in_w),
             .cols = (uint32_t)p->in_c};
-        s = tdm_batch_norm_apply_run(ys->device, &a);
+        tdm_kernel_call call = tdm_batch_norm_apply_call(&a);
+        tdm_kernel_store_as(&call, tdm_tensor_dtype(xs)); /* x and y: f32, or f16 */
+        s = tdm_kernel_run(ys->device, &call);
     }
     tdm_tensor_destroy(ys);
     tdm_tensor_destroy(xs);
@@ -177,12 +186,16 @@ tdm_status tdm_model_norm_backward(const tdm_model *m, const tdm_model_views *v,
     if (s != TDM_OK)
         return s;
     uint32_t rows = (uint32_t)(v->rows * p->in_h * p->in_w), cols = (uint32_t)p->in_c;
+    /* dy * x_hat's scratch: z, this layer's output, which no pass needs any more; with
+     * f16 activations g[l - 1] (the layer is not the first: the model's input is f32),
+     * which dx fills only at the end */
+    tdm_tensor *scratch = tdm_tensor_dtype(x) == TDM_F16 && l ? v->b.g[l - 1] : v->b.z[l];
     if (rows) {
         s = channels_view(x, v->rows, p, &xs);
         if (s == TDM_OK)
             s = channels_view(v->b.g[l], v->rows, p, &dys);
-        if (s == TDM_OK) /* z holds this layer's output, which no pass needs any more */
-            s = channels_view(v->b.z[l], v->rows, p, &ts);
+        if (s == TDM_OK)
+            s = channels_view(scratch, v->rows, p, &ts);
         const tdm_batch_norm_xhat_dy_args xd = {.xhat_dy = tdm_tensor_view(ts),
                                                 .dy = tdm_tensor_view(dys),
                                                 .x = tdm_tensor_view(xs),
@@ -190,14 +203,16 @@ tdm_status tdm_model_norm_backward(const tdm_model *m, const tdm_model_views *v,
                                                 .inv_std = tdm_tensor_view(n.inv_std),
                                                 .rows = rows,
                                                 .cols = cols};
+        tdm_kernel_call call = tdm_batch_norm_xhat_dy_call(&xd);
+        tdm_kernel_store_as(&call, tdm_tensor_dtype(xs)); /* the forward's x: f32 or f16 */
         if (s == TDM_OK)
-            s = tdm_batch_norm_xhat_dy_run(ts->device, &xd);
+            s = tdm_kernel_run(ts->device, &call);
     }
     /* this replica's sums are gamma's and beta's gradients, which the train op sums */
     if (s == TDM_OK)
         s = tdm_model_channel_sums(v, l, n.sum, v->b.g[l]);
     if (s == TDM_OK)
-        s = rows ? tdm_model_channel_sums(v, l, n.sq, v->b.z[l]) : tdm_op_fill(n.sq, 0.0f);
+        s = rows ? tdm_model_channel_sums(v, l, n.sq, scratch) : tdm_op_fill(n.sq, 0.0f);
     if (s == TDM_OK)
         s = tdm_op_scale(dgamma, n.sq, 1.0f);
     if (s == TDM_OK)
@@ -224,7 +239,9 @@ tdm_status tdm_model_norm_backward(const tdm_model *m, const tdm_model_views *v,
             .rows = rows,
             .cols = cols,
             .inv_count = inv_count(p, a->global_batch_size)};
-        s = tdm_batch_norm_grad_run(dxs->device, &g);
+        tdm_kernel_call call = tdm_batch_norm_grad_call(&g);
+        tdm_kernel_store_as(&call, tdm_tensor_dtype(xs)); /* the forward's x: f32 or f16 */
+        s = tdm_kernel_run(dxs->device, &call);
     }
     tdm_tensor_destroy(dxs);
     tdm_tensor_destroy(ts);

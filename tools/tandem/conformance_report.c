@@ -6,7 +6,18 @@
 #include "json_writer.h"
 
 #define CELL_WIDTH 22
-#define NAME_WIDTH 20 /* the longest kernel name, max_pool2d_grad_f16, and a space */
+
+/* The first column: as wide as the longest kernel name (the grad checks' are
+ * shorter), and a space. */
+static int name_width(void)
+{
+    size_t widest = 0;
+    for (int k = 0; k < TDM_KERNEL_COUNT; k++) {
+        size_t len = strlen(tdm_kernel_get((tdm_kernel)k)->name);
+        widest = len > widest ? len : widest;
+    }
+    return (int)widest + 1;
+}
 
 static const char *device_id(const tdm_device *dev, char *buf)
 {
@@ -29,7 +40,7 @@ int conf_report_begin(conf_report *r, const conf_suite *suite, int kernel_count)
     if (!kernel_count) /* the collectives alone */
         return 0;
     char id[TDM_DEVICE_ID_MAX];
-    printf("%-*s", NAME_WIDTH, "kernel");
+    printf("%-*s", name_width(), "kernel");
     for (size_t d = 0; d < suite->device_count; d++)
         printf(" %-*s", CELL_WIDTH, device_id(suite->devices[d], id));
     printf("\n");
@@ -73,7 +84,7 @@ static void count_cell(conf_report *r, const conf_result *c)
 
 void conf_report_print_row(conf_report *r, tdm_kernel kernel, const conf_result *row)
 {
-    printf("%-*s", NAME_WIDTH, tdm_kernel_get(kernel)->name);
+    printf("%-*s", name_width(), tdm_kernel_get(kernel)->name);
     for (size_t d = 0; d < r->suite->device_count; d++) {
         char cell[64];
         format_cell(&row[d], cell, sizeof cell);
@@ -124,7 +135,7 @@ int conf_report_gradients_header(conf_report *r, tdm_device *const *devices, siz
     memcpy(r->grad_devices, devices, count * sizeof *devices);
     r->grad_device_count = count;
     char id[TDM_DEVICE_ID_MAX];
-    printf("\n%-*s", NAME_WIDTH, "gradients");
+    printf("\n%-*s", name_width(), "gradients");
     for (size_t d = 0; d < count; d++)
         printf(" %-*s", CELL_WIDTH, device_id(devices[d], id));
     printf("\n");
@@ -138,7 +149,7 @@ void conf_report_gradients_row(conf_report *r, size_t check, const conf_result *
     size_t kept = r->grad_row_count++;
     r->grad_rows[kept] = check;
     memcpy(&r->gradients[kept * r->grad_device_count], row, r->grad_device_count * sizeof *row);
-    printf("%-*s", NAME_WIDTH, conf_grad_name(check));
+    printf("%-*s", name_width(), conf_grad_name(check));
     for (size_t d = 0; d < r->grad_device_count; d++) {
         char cell[64];
         format_cell(&row[d], cell, sizeof cell);
