@@ -205,20 +205,14 @@ static tdm_status shortcut(tdm_layer_plan *plans, size_t l, size_t skip, const c
 
 /* The dtype layer l's outputs are stored in with f16 activations: f16 but for the
  * output layer, whose outputs the loss reads in f32; a pooling, normalisation or
- * residual layer's kernel takes one dtype, its input's. The embedding, whose kernel
- * has no f16 twin yet, is refused. */
+ * residual layer's kernel takes one dtype, its input's. */
 static tdm_status layer_storage(const tdm_model_options *o, tdm_layer_plan *plans, size_t l,
                                 const char *f)
 {
     const tdm_layer *d = &o->layers[l];
     tdm_dtype in = l ? plans[l - 1].storage : TDM_F32; /* the model's input is f32 */
     int last = l + 1 == o->layer_count;
-    if (d->kind == TDM_LAYER_EMBEDDING)
-        return tdm_fail(TDM_ERR_UNSUPPORTED,
-                        "%s: layer %zu (embedding) with activation_dtype f16: an embedding "
-                        "keeps f32 activations so far",
-                        f, l);
-    if (tdm_layer_activates(d)) {
+    if (tdm_layer_activates(d) || d->kind == TDM_LAYER_EMBEDDING) {
         plans[l].storage = last ? TDM_F32 : TDM_F16;
         return TDM_OK;
     }

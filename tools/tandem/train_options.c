@@ -62,7 +62,7 @@ static int usage(FILE *out, int status)
             "  --f16-all-reduce     sum the gradients across replicas in f16: half the\n"
             "                       bytes to move. Implies --loss-scale 32768 unless given\n"
             "  --f16-activations    keep the activations between layers in f16: half their\n"
-            "                       memory (every layer but an embedding).\n"
+            "                       memory (the output layer's stay f32).\n"
             "                       Implies --mixed-precision\n"
             "  --conv HOW           how convolutions compute: auto (default: through GEMM\n"
             "                       on OpenCL and Vulkan, direct on the reference\n"
