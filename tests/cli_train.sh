@@ -1,9 +1,8 @@
 #!/bin/sh
 # tandem train on the bundled digits reaches the bar (>= 96 % test accuracy within 30
 # epochs) on the devices given, and writes its metrics (with the run) and plot; a CNN
-# trains with its activations in f16 and says so; bad output paths, a one-device
-# strategy over several devices and a shortcut from the f32 input to f16 activations
-# stop it before it trains.
+# trains with its activations in f16 and says so; bad output paths and a one-device
+# strategy over several devices stop it before it trains.
 # usage: cli_train.sh TANDEM DEVICES EPOCHS
 set -eu
 tandem=$1
@@ -40,7 +39,6 @@ refused() { # REASON OPTIONS...: fails before the first epoch, saying why
 refused "--plot: cannot write $out/none/p.png: No such file" --plot "$out/none/p.png"
 refused "--metrics: cannot write $out: it is a directory" --metrics "$out"
 refused "--save: cannot write $out/none/m.st" --save "$out/none/m.st"
-refused "layer 1 (residual) adds the model's f32 input to f16 activations" --f16-activations --layers 64,res1
 case $devices in *,*)
   refused "one-device trains on one device, but --devices selects 2" --strategy one-device ;;
 esac

@@ -29,12 +29,20 @@ static tdm_status dense(const tdm_model *m, const tdm_model_views *v, size_t l, 
     return s;
 }
 
-/* A residual layer: z = x + the input of the layer its shortcut starts at. */
+/* A residual layer: z = x + the input of the layer its shortcut starts at. z is
+ * stored as x is; a shortcut stored otherwise (the model's f32 input to f16
+ * activations) is converted into z first. */
 static tdm_status residual(const tdm_model *m, const tdm_model_views *v, size_t l,
                            const tdm_tensor *x, const tdm_tensor *model_input)
 {
     size_t from = l - m->layers[l].skip;
-    return tdm_op_add(v->b.z[l], x, from ? v->out[from - 1] : model_input);
+    const tdm_tensor *shortcut = from ? v->out[from - 1] : model_input;
+    tdm_status s = TDM_OK;
+    if (tdm_tensor_dtype(shortcut) != tdm_tensor_dtype(v->b.z[l])) {
+        s = tdm_op_cast(v->b.z[l], shortcut);
+        shortcut = v->b.z[l];
+    }
+    return s == TDM_OK ? tdm_op_add(v->b.z[l], x, shortcut) : s;
 }
 
 /* The mask of layer l in a step: keyed by the step, offset by the slice's first row

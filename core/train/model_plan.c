@@ -216,19 +216,11 @@ static tdm_status layer_storage(const tdm_model_options *o, tdm_layer_plan *plan
         plans[l].storage = last ? TDM_F32 : TDM_F16;
         return TDM_OK;
     }
-    size_t from = d->kind == TDM_LAYER_RESIDUAL ? l - d->skip : l;
-    tdm_dtype shortcut = from ? plans[from - 1].storage : TDM_F32;
     if (last && in == TDM_F16)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s: layer %zu (%s) is the output layer: with activation_dtype f16 the "
                         "output layer is dense or conv2d, whose outputs stay f32 for the loss",
                         f, l, kind_names[d->kind]);
-    if (shortcut != in)
-        return tdm_fail(TDM_ERR_UNSUPPORTED,
-                        "%s: layer %zu (residual) adds the model's f32 input to f16 "
-                        "activations (activation_dtype f16): start its shortcut after the "
-                        "first layer",
-                        f, l);
     plans[l].storage = in;
     return TDM_OK;
 }

@@ -159,11 +159,11 @@ typedef struct tdm_model_options {
                                           pass to the backward one (each layer's output before
                                           and after its activation, and dropout's) are stored as
                                           f16, in half the memory; the output layer's stay f32,
-                                          as do the gradients and the loss. Every layer kind; a
-                                          residual layer that adds the f32 input to f16
-                                          activations is refused, as is a device without f16
-                                          storage (Vulkan's storageBuffer16BitAccess) is refused
-                                          with TDM_ERR_UNSUPPORTED. */
+                                          as do the gradients and the loss. Every layer kind (a
+                                          pooling or normalisation output layer is refused);
+                                          a device without f16 storage (Vulkan's
+                                          storageBuffer16BitAccess) is refused with
+                                          TDM_ERR_UNSUPPORTED. */
     uint32_t reserved[1]; /* 0 (the INIT macro's): room for later fields, which a caller
                              built before them leaves 0 */
 } tdm_model_options;
