@@ -36,10 +36,13 @@ static void holding(long r, long k, long stride, long pad, long outputs, long *f
     *last = (r + pad) / stride < outputs - 1 ? (r + pad) / stride : outputs - 1;
 }
 
-/* The spacing of halves at |x|: a float16 twin's rounding of its float result. */
+/* The spacing of halves at |x|: a float16 twin's rounding of its float result (0
+ * for infinities and NaN, as conf_ulp). */
 static double half_ulp(float x)
 {
     double a = fabs((double)x);
+    if (!isfinite(a))
+        return 0.0;
     return a < 0x1p-14 ? 0x1p-24 : ldexp(1.0, ilogb(a) - 10);
 }
 
