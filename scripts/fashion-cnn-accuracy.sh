@@ -8,8 +8,8 @@
 # tandem run on two cores); a benchmark, not a test.
 # Usage: scripts/fashion-cnn-accuracy.sh [EPOCHS] [RUNS] [LR_DECAY]
 #   EPOCHS    default 5
-#   RUNS      comma-separated, of pocl2, torch, pair, pocl2-f16, pocl2-f16ar (default:
-#             the first four)
+#   RUNS      comma-separated, of pocl2, torch, pair, pocl2-f16, pocl2-f16ar,
+#             pocl2-f16act (default: the first four)
 #   LR_DECAY  none (default) or cosine, for every run (--lr-decay)
 set -eu
 cd "$(dirname "$0")/.."
@@ -52,3 +52,5 @@ run pocl2-f16 "tandem, PoCL x2, mixed precision" \
   train --devices opencl:0,opencl:1 --mixed-precision
 run pocl2-f16ar "tandem, PoCL x2, gradients all-reduced in f16" \
   train --devices opencl:0,opencl:1 --f16-all-reduce
+run pocl2-f16act "tandem, PoCL x2, f16 activations" \
+  train --devices opencl:0,opencl:1 --f16-activations
