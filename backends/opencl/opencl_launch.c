@@ -27,45 +27,36 @@ static void append(text *t, const char *fmt, ...)
     t->used += n >= 0 ? (size_t)n : t->size + 1;
 }
 
+/* Buffer b's OpenCL C element type. */
+static const char *element_type(const tdm_kernel_info *info, unsigned b)
+{
+    char type = info->buffers[b].type;
+    return type == 'h' ? "half" : type == 'u' ? "uint" : "float";
+}
+
 /* The table's word on a kernel, as OpenCL C put before its source: TDM_WG, its
  * work-group size, TDM_KERNEL_NAME (tdm_NAME, for family bodies), and
  * TDM_SIGNATURE, the parameter list that kernels/NAME.cl declares as
  * `kernel void tdm_NAME(TDM_SIGNATURE)`: the buffers (const where only
  * read), one uint element offset per buffer (NAME_off), the uints, the floats, in
  * table order. So a kernel file cannot disagree with the table on its arguments or
- * its work-group size. Each float or half buffer also gets the accessors that the
- * prelude's LOAD4, STORE4, LOAD, STORE, LOAD4_AT, STORE4_AT and TYPE name it by, so
- * that one source serves a kernel and its float16 twin. -1 if out cannot hold it. */
+ * its work-group size. Each float or half buffer's element type is TDM_TYPE_NAME, by
+ * which the prelude's LOAD4, STORE4, LOAD, STORE, LOAD4_AT and STORE4_AT pick their
+ * accessor, so that one source serves a kernel and its float16 twin. -1 if out cannot
+ * hold it. */
 static int signature_source(const tdm_kernel_info *info, char *out, size_t size)
 {
     const char *name = tdm_kernel_get(info->base)->name;
     text t = {out, size, 0};
     append(&t, "#define TDM_WG %u\n#define TDM_KERNEL_NAME tdm_%s\n", info->wg, name);
-    for (unsigned b = 0; b < info->buffer_count; b++) {
-        const tdm_kernel_buffer *kb = &info->buffers[b];
-        const char *p = kb->name;
-        if (kb->type == 'f')
-            append(&t,
-                   "#define TDM_TYPE_%s float\n#define TDM_LOAD4_%s load4\n"
-                   "#define TDM_STORE4_%s store4\n#define TDM_LOAD_%s(i) %s[i]\n"
-                   "#define TDM_STORE_%s(i, v) (%s[i] = (v))\n"
-                   "#define TDM_LOAD4_AT_%s(i) vload4(0, %s + (i))\n"
-                   "#define TDM_STORE4_AT_%s(v, i) vstore4(v, 0, %s + (i))\n",
-                   p, p, p, p, p, p, p, p, p, p, p);
-        else if (kb->type == 'h')
-            append(&t,
-                   "#define TDM_TYPE_%s half\n#define TDM_LOAD4_%s load4_half\n"
-                   "#define TDM_STORE4_%s store4_half\n#define TDM_LOAD_%s(i) vload_half(i, %s)\n"
-                   "#define TDM_STORE_%s(i, v) vstore_half_rte(v, i, %s)\n"
-                   "#define TDM_LOAD4_AT_%s(i) vload_half4(0, %s + (i))\n"
-                   "#define TDM_STORE4_AT_%s(v, i) vstore_half4_rte(v, 0, %s + (i))\n",
-                   p, p, p, p, p, p, p, p, p, p, p);
-    }
+    for (unsigned b = 0; b < info->buffer_count; b++)
+        if (info->buffers[b].type != 'u')
+            append(&t, "#define TDM_TYPE_%s %s\n", info->buffers[b].name, element_type(info, b));
     append(&t, "#define TDM_SIGNATURE ");
     for (unsigned b = 0; b < info->buffer_count; b++) {
         const tdm_kernel_buffer *kb = &info->buffers[b];
-        const char *type = kb->type == 'h' ? "half" : kb->type == 'u' ? "uint" : "float";
-        append(&t, "%sglobal %s%s *%s", b ? ", " : "", kb->written ? "" : "const ", type, kb->name);
+        append(&t, "%sglobal %s%s *%s", b ? ", " : "", kb->written ? "" : "const ",
+               element_type(info, b), kb->name);
     }
     for (unsigned b = 0; b < info->buffer_count; b++)
         append(&t, ", uint %s_off", info->buffers[b].name);
@@ -96,7 +87,7 @@ static tdm_status create_kernel(tdm_device *dev, const tdm_kernel_info *info, cl
     snprintf(program_name, sizeof program_name, "kernels/%s.cl%s", base,
              info == tdm_kernel_get(info->base) ? "" : " (float16 activations)");
     snprintf(kernel_name, sizeof kernel_name, "tdm_%s", base);
-    char signature[4096];
+    char signature[1024];
     if (signature_source(info, signature, sizeof signature) != 0)
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s: kernel %s's signature is too long", program_name,
                         info->name);
