@@ -152,6 +152,10 @@ typedef struct tdm_kernel_call {
  * TDM_KERNEL_COUNT, which tdm_kernel_run refuses. */
 void tdm_kernel_store_as(tdm_kernel_call *call, tdm_dtype storage);
 
+/* tdm_kernel_run of the call made its twin where the activations are stored as
+ * TDM_F16. */
+tdm_status tdm_kernel_run_as(tdm_device *dev, tdm_kernel_call call, tdm_dtype storage);
+
 /* Whether dev's backend implements the kernel. */
 int tdm_kernel_supported(const tdm_device *dev, tdm_kernel kernel);
 

@@ -388,6 +388,12 @@ int tdm_kernel_supported(const tdm_device *dev, tdm_kernel kernel)
            (!dev->ops->supports || dev->ops->supports(dev, kernel));
 }
 
+tdm_status tdm_kernel_run_as(tdm_device *dev, tdm_kernel_call call, tdm_dtype storage)
+{
+    tdm_kernel_store_as(&call, storage);
+    return tdm_kernel_run(dev, &call);
+}
+
 tdm_status tdm_kernel_run(tdm_device *dev, const tdm_kernel_call *call)
 {
     TDM_CHECK_ARG(dev, "tdm_kernel_run");

@@ -165,9 +165,7 @@ tdm_status tdm_model_norm_forward(const tdm_model *m, const tdm_model_views *v, 
             .beta = tdm_tensor_view(tdm_variable_copy(m->vars[p->first_var + 1], fa->copy)),
             .rows = (uint32_t)(v->rows * p->in_h * p->in_w),
             .cols = (uint32_t)p->in_c};
-        tdm_kernel_call call = tdm_batch_norm_apply_call(&a);
-        tdm_kernel_store_as(&call, tdm_tensor_dtype(xs)); /* x and y: f32, or f16 */
-        s = tdm_kernel_run(ys->device, &call);
+        s = tdm_kernel_run_as(ys->device, tdm_batch_norm_apply_call(&a), tdm_tensor_dtype(xs));
     }
     tdm_tensor_destroy(ys);
     tdm_tensor_destroy(xs);
@@ -203,10 +201,9 @@ tdm_status tdm_model_norm_backward(const tdm_model *m, const tdm_model_views *v,
                                                 .inv_std = tdm_tensor_view(n.inv_std),
                                                 .rows = rows,
                                                 .cols = cols};
-        tdm_kernel_call call = tdm_batch_norm_xhat_dy_call(&xd);
-        tdm_kernel_store_as(&call, tdm_tensor_dtype(xs)); /* the forward's x: f32 or f16 */
-        if (s == TDM_OK)
-            s = tdm_kernel_run(ts->device, &call);
+        if (s == TDM_OK) /* the forward's x: f32 or f16 */
+            s = tdm_kernel_run_as(ts->device, tdm_batch_norm_xhat_dy_call(&xd),
+                                  tdm_tensor_dtype(xs));
     }
     /* this replica's sums are gamma's and beta's gradients, which the train op sums */
     if (s == TDM_OK)
@@ -239,9 +236,7 @@ tdm_status tdm_model_norm_backward(const tdm_model *m, const tdm_model_views *v,
             .rows = rows,
             .cols = cols,
             .inv_count = inv_count(p, a->global_batch_size)};
-        tdm_kernel_call call = tdm_batch_norm_grad_call(&g);
-        tdm_kernel_store_as(&call, tdm_tensor_dtype(xs)); /* the forward's x: f32 or f16 */
-        s = tdm_kernel_run(dxs->device, &call);
+        s = tdm_kernel_run_as(dxs->device, tdm_batch_norm_grad_call(&g), tdm_tensor_dtype(xs));
     }
     tdm_tensor_destroy(dxs);
     tdm_tensor_destroy(ts);
@@ -286,9 +281,7 @@ tdm_status tdm_model_layer_norm_forward(const tdm_model *m, const tdm_model_view
             .cols = (uint32_t)p->in_c,
             .inv_cols = (float)(1.0 / (double)p->in_c),
             .epsilon = tdm_layer_epsilon(&m->layers[l])};
-        tdm_kernel_call call = tdm_layer_norm_call(&a);
-        tdm_kernel_store_as(&call, tdm_tensor_dtype(xs)); /* x and y: f32, or f16 activations */
-        s = tdm_kernel_run(ys->device, &call);
+        s = tdm_kernel_run_as(ys->device, tdm_layer_norm_call(&a), tdm_tensor_dtype(xs));
     }
     tdm_tensor_destroy(inv_std);
     tdm_tensor_destroy(mean);
@@ -326,9 +319,7 @@ tdm_status tdm_model_layer_norm_backward(const tdm_model *m, const tdm_model_vie
             .rows = (uint32_t)(v->rows * positions),
             .cols = (uint32_t)p->in_c,
             .inv_cols = (float)(1.0 / (double)p->in_c)};
-        tdm_kernel_call call = tdm_layer_norm_grad_call(&g);
-        tdm_kernel_store_as(&call, tdm_tensor_dtype(xs)); /* the forward's x: f32 or f16 */
-        s = tdm_kernel_run(dxs->device, &call);
+        s = tdm_kernel_run_as(dxs->device, tdm_layer_norm_grad_call(&g), tdm_tensor_dtype(xs));
     }
     if (s == TDM_OK)
         s = tdm_model_channel_sums(v, l, dgamma, v->b.col[l]);
