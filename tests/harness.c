@@ -48,6 +48,17 @@ size_t test_devices_of(tdm_context *ctx, tdm_backend_kind backend, tdm_device **
     return found;
 }
 
+tdm_device *test_first_device(tdm_context *ctx, tdm_backend_kind backend)
+{
+    tdm_device *dev = NULL;
+    if (test_devices_of(ctx, backend, &dev, 1) != 1) {
+        fprintf(stderr, "no %s device\n", tdm_backend_name(backend));
+        tdm_context_destroy(ctx);
+        exit(1);
+    }
+    return dev;
+}
+
 /* Replaces out[0] by `count` logical devices split from it. */
 static size_t split_first(tdm_device **out, uint32_t count)
 {

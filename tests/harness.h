@@ -51,6 +51,10 @@ tdm_context *test_context(uint32_t backends);
 /* The context's devices of one backend, physical only, in order; returns how many. */
 size_t test_devices_of(tdm_context *ctx, tdm_backend_kind backend, tdm_device **out, size_t max);
 
+/* The context's first physical device of one backend; ends the test (exit 1, the
+ * context destroyed) if it has none. */
+tdm_device *test_first_device(tdm_context *ctx, tdm_backend_kind backend);
+
 /* The replicas' devices of a distribution test scenario:
  *   reference       the reference device split into 3 logical devices
  *   opencl          the first two OpenCL devices (PoCL x2: one context)
