@@ -71,7 +71,6 @@ static tdm_status stored(tdm_device *dev, tdm_dtype storage, size_t rows, size_t
     return tdm_tensor_create(dev, storage, &TDM_SHAPE(rows, cols), out);
 }
 
-
 /* The columns of a lowered convolution's im2col matrix: a row per example, every
  * output position's window. */
 static size_t im2col_columns(const tdm_layer_plan *p)

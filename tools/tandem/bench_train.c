@@ -368,15 +368,14 @@ int bench_train(int argc, char **argv)
     bt_row rows[MODEL_COUNT * MAX_ROWS];
     size_t used = 0;
     int status = 0;
-    printf("# tandem bench train: Adam, lr 0.001; examples/s over timed steps; the breakdown "
-           "(ms per step) from profiled steps,\n# which wait for the devices between phases; "
-           "'of best 1': N replicas over the best single device%s%s%s%s; convolutions %s\n",
-           o.balance ? "; N replicas balanced by device speed" : "",
-           o.mixed_precision || o.f16_activations ? "; mixed precision (f16 products, f32 sums)"
-                                                  : "",
-           o.f16_activations ? "; f16 activations" : "",
-           o.f16_all_reduce ? "; gradients all-reduced in f16" : "",
-           tdm_conv_algorithm_name(o.conv));
+    printf(
+        "# tandem bench train: Adam, lr 0.001; examples/s over timed steps; the breakdown "
+        "(ms per step) from profiled steps,\n# which wait for the devices between phases; "
+        "'of best 1': N replicas over the best single device%s%s%s%s; convolutions %s\n",
+        o.balance ? "; N replicas balanced by device speed" : "",
+        o.mixed_precision || o.f16_activations ? "; mixed precision (f16 products, f32 sums)" : "",
+        o.f16_activations ? "; f16 activations" : "",
+        o.f16_all_reduce ? "; gradients all-reduced in f16" : "", tdm_conv_algorithm_name(o.conv));
     print_header();
     for (size_t i = 0; i < MODEL_COUNT && status == 0; i++) {
         const bench_model *m = &models[i];

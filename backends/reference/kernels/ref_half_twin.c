@@ -40,8 +40,8 @@ tdm_status tdm_reference_half_twin(tdm_device *dev, const tdm_launch *launch)
         if (!v.values[b]) {
             free_views(&v);
             return tdm_fail(TDM_ERR_OUT_OF_MEMORY,
-                            "%s: %s: no host memory for a float copy of %llu halves",
-                            dev->desc.id, twin->name, (unsigned long long)v.count[b]);
+                            "%s: %s: no host memory for a float copy of %llu halves", dev->desc.id,
+                            twin->name, (unsigned long long)v.count[b]);
         }
         const uint16_t *h = halves_of(launch, b);
         for (uint64_t i = 0; i < v.count[b]; i++)

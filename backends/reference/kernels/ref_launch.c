@@ -14,7 +14,8 @@ tdm_status tdm_reference_launch(tdm_device *dev, const tdm_launch *launch)
         break;                                                                                     \
     }
 #define TDM_HALF_TWIN(name)                                                                        \
-    case TDM_KERNEL_##name##_f16: return tdm_reference_half_twin(dev, launch);
+    case TDM_KERNEL_##name##_f16:                                                                  \
+        return tdm_reference_half_twin(dev, launch);
 #include "device/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_HALF_TWIN
