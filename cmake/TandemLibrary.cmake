@@ -2,7 +2,7 @@
 # and tandem_internal, the same objects as a plain archive for the tree's own tools
 # and tests, which reach internals (the kernel table, the collectives).
 # Object libraries pass no link dependencies on: name them here. The backends' loaders
-# are not among them: they are opened at run time (core/device/library.h).
+# are not among them: they are opened at run time (core/base/library.h).
 set(tandem_deps Threads::Threads m ZLIB::ZLIB ${CMAKE_DL_LIBS})
 
 get_property(object_libraries GLOBAL PROPERTY TDM_OBJECT_LIBRARIES)

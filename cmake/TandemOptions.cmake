@@ -33,7 +33,7 @@ endif()
 
 # The include root of a target that may include the internal headers listed: whole
 # core modules (device, ops, input, distribute, train) or single headers of one
-# ("distribute/variable_access.h"), included as "device/error.h". It is a directory
+# ("distribute/variable_access.h"), included as "base/error.h". It is a directory
 # of links to those alone, so that including any other header does not compile.
 # Sets <var> to it.
 function(tdm_module_root var name)

@@ -5,7 +5,7 @@
 
 #include "device/device_impl.h"
 #include "device/kernel.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "fault_backend.h"
 
 #define BACKENDS 3

@@ -10,7 +10,7 @@ probe=$(mktemp --suffix=.c)
 trap 'rm -f "$probe"' EXIT
 header() { # a header of module $1
   case $1 in
-    device) echo device/error.h ;; ops) echo ops/ops_check.h ;;
+    base) echo base/error.h ;; device) echo device/kernel.h ;; ops) echo ops/ops_check.h ;;
     input) echo input/dataset_impl.h ;; distribute) echo distribute/strategy_impl.h ;;
     train) echo train/optimizer_impl.h ;;
   esac
@@ -28,11 +28,11 @@ check() { # library, module, expected (yes: compiles, no: refused)
     failed=1
   fi
 }
-all="device ops input distribute train"
-for entry in "tandem_device:device" "tandem_ops:device ops" "tandem_input:device input" \
-             "tandem_distribute:device input distribute" \
-             "tandem_train:device train" "tandem_backend_reference:device" \
-             "tandem_backend_opencl:device" "tandem_backend_vulkan:device"; do
+all="base device ops input distribute train"
+for entry in "tandem_base:base" "tandem_device:base device" "tandem_ops:base device ops" \
+             "tandem_input:base device input" "tandem_distribute:base device input distribute" \
+             "tandem_train:base device train" "tandem_backend_reference:base device" \
+             "tandem_backend_opencl:base device" "tandem_backend_vulkan:base device"; do
   lib=${entry%%:*} allowed=${entry#*:}
   [ -d "$roots/$lib" ] || continue
   for module in $all; do

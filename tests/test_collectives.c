@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "device/half_bits.h"
+#include "base/half_bits.h"
 #include "distribute/collectives.h"
 #include "harness.h"
 

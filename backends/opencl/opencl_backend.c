@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "device/log.h"
 #include "opencl_internal.h"
 

@@ -1,5 +1,5 @@
 /* Events: markers on a device's queue. */
-#include "device/error.h"
+#include "base/error.h"
 #include "opencl_internal.h"
 
 tdm_status tdm_opencl_event_record(tdm_device *dev, void **event)

@@ -7,14 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "device/kernel_args.h"
 #include "opencl_internal.h"
 
 #ifdef TDM_HAVE_CLBLAST
 #include <clblast_c.h>
 
-#include "device/library.h"
+#include "base/library.h"
 #include "device/log.h"
 #include "opencl_gemm_tuning.h"
 

@@ -7,7 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "opencl_internal.h"
 #include "opencl_program.h"
 

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "device/device_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "reference_launch.h"
 
 struct tdm_backend {

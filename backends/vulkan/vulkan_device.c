@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "device/log.h"
 #include "vulkan_internal.h"
 

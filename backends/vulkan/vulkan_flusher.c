@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "vulkan_internal.h"
 
 static void *flusher_main(void *arg)

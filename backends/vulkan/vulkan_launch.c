@@ -15,7 +15,7 @@
  * invocations storing the halves of one word would race). */
 #include <string.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "spirv_modules.h"
 #include "vulkan_internal.h"
 

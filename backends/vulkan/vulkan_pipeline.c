@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "spirv_modules.h"
 #include "vulkan_internal.h"
 

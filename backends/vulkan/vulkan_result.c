@@ -1,7 +1,7 @@
 /* VkResult names and their mapping onto tdm_status. */
 #include "vulkan_internal.h"
 
-#include "device/error.h"
+#include "base/error.h"
 
 #define TDM_VK_RESULT_CASE(r) \
     case r:                   \

@@ -3,7 +3,7 @@
  * the other. */
 #include <string.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "vulkan_internal.h"
 
 #define TDM_VK_STAGING_BYTES ((size_t)8 << 20)

@@ -1,7 +1,7 @@
 /* Host writes and reads, and copies between buffers of one device. */
 #include <string.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "vulkan_internal.h"
 
 typedef struct copy_args {

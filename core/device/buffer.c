@@ -4,7 +4,7 @@
 
 #include "device/buffer_checks.h"
 #include "device/device_status.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "device/scratch_pool.h"
 
 tdm_status tdm_check_range(const tdm_buffer *buf, size_t offset, size_t size, const char *func,

@@ -2,7 +2,7 @@
  * staged through host memory in chunks (staged_copy.c). */
 #include "device/buffer_checks.h"
 #include "device/device_status.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "device/staged_copy.h"
 
 static tdm_status check_copy(const tdm_buffer_view *dst, const tdm_buffer_view *src)

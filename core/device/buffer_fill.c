@@ -8,7 +8,7 @@
 
 #include "device/buffer_checks.h"
 #include "device/device_status.h"
-#include "device/error.h"
+#include "base/error.h"
 
 #define MAX_PATTERN 64
 

@@ -5,10 +5,10 @@
 
 #include "device/context_impl.h"
 #include "device/device_registry.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "device/host_staging.h"
 #include "device/log.h"
-#include "device/options.h"
+#include "base/options.h"
 
 /* Every backend this build has, in discovery order. */
 static const tdm_backend_ops *const built_backends[] = {

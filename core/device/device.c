@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "device/device_status.h"
-#include "device/error.h"
+#include "base/error.h"
 
 tdm_status tdm_device_check_alive(const tdm_device *dev, const char *func)
 {

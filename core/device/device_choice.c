@@ -6,7 +6,7 @@
 
 #include "device/context_impl.h"
 #include "device/device_registry.h"
-#include "device/error.h"
+#include "base/error.h"
 
 /* The table's kernels; their float16 twins are a feature a device may lack. */
 static int runs_every_kernel(const tdm_device *dev)

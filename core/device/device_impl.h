@@ -6,7 +6,7 @@
 #include <stdatomic.h>
 
 #include "device/backend.h"
-#include "device/worker.h"
+#include "base/worker.h"
 
 /* Idle scratch buffers a device keeps for reuse (scratch_pool.c). */
 #define TDM_SCRATCH_MAX_IDLE 16

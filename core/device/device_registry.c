@@ -4,7 +4,7 @@
 
 #include "device/copy_worker.h"
 #include "device/device_registry.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "device/log.h"
 
 static tdm_device *device_new(tdm_context *ctx, const tdm_backend_ops *ops,

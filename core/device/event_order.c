@@ -1,5 +1,5 @@
 #include "device/device_status.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "device/event_order.h"
 
 tdm_status tdm_device_wait_event(tdm_device *dev, tdm_event *event)

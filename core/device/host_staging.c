@@ -1,6 +1,6 @@
 #include <stdlib.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "device/host_staging.h"
 
 void *tdm_staging_acquire(tdm_context *ctx)

@@ -1,7 +1,7 @@
 /* The global L2 norm over a list of tensors: partial sums of squares of every
  * tensor side by side in scratch, one sum over all of them, one square root. */
 #include "device/device_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "device/kernel_args.h"
 #include "device/kernel_ops.h"
 

@@ -5,7 +5,7 @@
 
 #include "device/buffer_checks.h"
 #include "device/device_status.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "device/kernel.h"
 #include "device/kernel_args.h"
 

@@ -1,6 +1,6 @@
 #include <stdlib.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "device/scratch_pool.h"
 
 /* Sizes are rounded up to a quarter of their power of two (at least 4 KiB), so

@@ -2,7 +2,7 @@
 
 #include "device/copy_worker.h"
 #include "device/device_status.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "device/host_staging.h"
 #include "device/staged_copy.h"
 

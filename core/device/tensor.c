@@ -3,8 +3,8 @@
 #include <stdlib.h>
 
 #include "device/device_impl.h"
-#include "device/checked_size.h"
-#include "device/error.h"
+#include "base/checked_size.h"
+#include "base/error.h"
 #include "device/tensor_impl.h"
 
 size_t tdm_shape_count(const tdm_shape *shape)

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "distribute/collective_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 
 static const char *F = "tdm_batch_all_reduce";
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "distribute/cross_device.h"
-#include "device/error.h"
+#include "base/error.h"
 
 /* Whether every value is f32 with one component per device of values[0], in order. */
 static int packable(const tdm_value *const *values, size_t count)

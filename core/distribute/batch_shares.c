@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "distribute/ranks.h"
 #include "distribute/strategy_impl.h"
 

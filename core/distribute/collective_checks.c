@@ -4,7 +4,7 @@
 
 #include "device/buffer_checks.h"
 #include "distribute/collective_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 
 #define INVALID TDM_ERR_INVALID_ARGUMENT
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "distribute/collective_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 
 static tdm_status check_shared(const coll_job *job, tdm_device *dev)
 {

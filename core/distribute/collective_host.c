@@ -13,7 +13,7 @@
 #include "distribute/float_fold.h"
 #include "device/copy_worker.h"
 #include "device/device_status.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "device/host_staging.h"
 
 /* Small enough that a unit's accumulator and input stay in cache. */

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "distribute/collective_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 
 /* The chosen value's device, else the first destination's (TF's default). */
 static tdm_device *reducing_device(const coll_job *job)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "distribute/collective_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "device/event_order.h"
 
 static size_t index_of(const coll_order *o, const tdm_device *dev)

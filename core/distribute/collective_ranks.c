@@ -13,7 +13,7 @@
 #include "distribute/collective_impl.h"
 #include "device/copy_worker.h"
 #include "device/device_status.h"
-#include "device/error.h"
+#include "base/error.h"
 
 #define SLOTS 3 /* chunk k is reduced while k+1 is read and k-1 written */
 #define MIN_CHUNK ((size_t)256 << 10)

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "distribute/collective_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 
 static coll_part slice_of(const coll_job *job, size_t i)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "distribute/collective_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 
 /* One past the last value of the run starting at `first`. */
 static size_t run_end(const tdm_buffer_view *values, size_t count, size_t first)

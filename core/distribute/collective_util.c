@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "distribute/collective_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "device/scratch_pool.h"
 
 int coll_shares(const tdm_device *a, const tdm_device *b)

@@ -2,7 +2,7 @@
  * events that order the plan's in-place accesses; they return once the plan is
  * issued. */
 #include "distribute/collective_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 
 static int all_share(const tdm_buffer_view *values, size_t count)
 {

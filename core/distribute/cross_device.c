@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "distribute/cross_device.h"
-#include "device/error.h"
+#include "base/error.h"
 
 tdm_status xd_check_op(tdm_reduce_op op, const char *func)
 {

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "device/half_bits.h"
+#include "base/half_bits.h"
 #include "tandem/strategy.h" /* tdm_reduce_op */
 #include "tandem/tensor.h"   /* tdm_dtype */
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "input/dataset_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "distribute/input_impl.h"
 #include "device/kernel_args.h"
 

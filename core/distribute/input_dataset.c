@@ -3,10 +3,10 @@
 #include <stdlib.h>
 
 #include "input/dataset_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "distribute/input_impl.h"
 #include "distribute/strategy_impl.h"
-#include "device/options.h"
+#include "base/options.h"
 
 tdm_status tdm_input_context_per_replica_batch_size(const tdm_input_context *ic, size_t global,
                                                     size_t *out)

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "distribute/input_impl.h"
 
 /* A step as it passes from the producer to the caller. */

@@ -1,6 +1,6 @@
 /* Loss scaling: per-example losses summed and divided by the step's global batch
  * size, so that summing the replicas' results gives the mean over the whole step. */
-#include "device/error.h"
+#include "base/error.h"
 #include "distribute/strategy_impl.h"
 #include "tandem/input.h"
 #include "tandem/nn.h"

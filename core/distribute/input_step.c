@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "input/dataset_impl.h"
-#include "device/checked_size.h"
-#include "device/error.h"
+#include "base/checked_size.h"
+#include "base/error.h"
 #include "distribute/input_impl.h"
 #include "device/kernel_args.h"
 #include "distribute/strategy_impl.h"

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "device/error.h"
-#include "device/library.h"
+#include "base/error.h"
+#include "base/library.h"
 #include "distribute/ranks.h"
 
 #define PLUGIN_SONAME "libtandem_mpi.so.0"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "distribute/collective_impl.h" /* coll_check_dtype */
 #include "distribute/run_state.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "distribute/run_state.h"
 
 tdm_status run_state_init(struct run_state *rs, tdm_strategy *s)

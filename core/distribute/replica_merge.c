@@ -1,7 +1,7 @@
 /* merge_call and all_reduce in replica context, built on the replicas' gather. */
 #include <stdlib.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "distribute/strategy_impl.h"
 
 /* What each replica brings to a merge call. */

@@ -4,8 +4,8 @@
 
 #include "device/context_impl.h"
 #include "device/device_registry.h"
-#include "device/error.h"
-#include "device/options.h"
+#include "base/error.h"
+#include "base/options.h"
 #include "distribute/ranks.h"
 #include "distribute/strategy_impl.h"
 

@@ -11,7 +11,7 @@
 #include "tandem/nn.h" /* tdm_loss_reduction */
 #include "tandem/variable.h"
 #include "device/tensor_impl.h"
-#include "device/worker.h"
+#include "base/worker.h"
 
 struct tdm_value {
     tdm_value_kind kind;

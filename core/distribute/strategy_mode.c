@@ -1,7 +1,7 @@
 /* The calling thread's mode (default, cross-replica, replica) and strategy scopes.
  * Thread-local: replicas run on their own threads, each in replica mode, while the
  * thread that called run stays in cross-replica mode for merge functions. */
-#include "device/error.h"
+#include "base/error.h"
 #include "distribute/strategy_impl.h"
 
 static _Thread_local tdm_thread_mode mode;

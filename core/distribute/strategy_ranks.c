@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "device/device_status.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "distribute/ranks.h"
 #include "distribute/strategy_impl.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "distribute/cross_device.h"
-#include "device/error.h"
+#include "base/error.h"
 
 static const char func[] = "tdm_strategy_reduce";
 

@@ -1,7 +1,7 @@
 /* Distributed values: one tensor per replica or device, or one plain tensor. */
 #include <stdlib.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "distribute/strategy_impl.h"
 
 static tdm_status check_components(tdm_value_kind kind, tdm_tensor *const *components,

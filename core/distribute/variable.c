@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/error.h"
-#include "device/options.h"
+#include "base/error.h"
+#include "base/options.h"
 #include "distribute/variable_impl.h"
 
 static const char create_func[] = "tdm_variable_create";

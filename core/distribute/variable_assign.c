@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "tandem/ops.h"
 #include "distribute/variable_impl.h"
 

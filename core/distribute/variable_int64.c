@@ -3,7 +3,7 @@
  * stay identical without any device arithmetic. */
 #include <stdlib.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "distribute/variable_impl.h"
 
 tdm_status tdm_variable_int64_only(const tdm_variable *var, const char *func)

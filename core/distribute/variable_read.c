@@ -3,7 +3,7 @@
  * aggregate over its copies. */
 #include <stdlib.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "distribute/variable_impl.h"
 
 static const char func[] = "tdm_variable_read";

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "distribute/variable_impl.h"
 
 tdm_status tdm_strategy_update(tdm_strategy *s, tdm_variable *var, tdm_update_fn fn,

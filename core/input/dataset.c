@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "input/dataset_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 
 static tdm_status no_memory(const char *what)
 {

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "input/dataset_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 
 static const char *const func = "tdm_dataset_from_arrays";
 

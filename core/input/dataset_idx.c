@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "input/dataset_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "input/file_read.h"
-#include "device/options.h"
+#include "base/options.h"
 
 static const char *const func = "tdm_dataset_from_idx";
 

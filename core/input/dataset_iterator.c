@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "input/dataset_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "input/shuffle.h"
 
 struct tdm_dataset_iterator {

@@ -1,6 +1,6 @@
 /* Sharding for several input pipelines: by element, or by file. */
 #include "input/dataset_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "tandem/input.h"
 
 static tdm_status check_shard(size_t num_shards, size_t index, const char *func)

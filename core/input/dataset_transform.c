@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "input/dataset_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "input/shuffle.h"
 
 static const char *const stage_names[] = {

@@ -7,10 +7,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "input/file_read.h"
-#include "device/input_limit.h"
-#include "device/regular_file.h"
+#include "base/input_limit.h"
+#include "base/regular_file.h"
 
 #define FIRST_CAPACITY (64u << 10)
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "input/dataset_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "input/standardize.h"
 
 #define STATS_CHUNK 256 /* rows gathered and mapped at a time */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "input/dataset_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 
 tdm_status tdm_table_create(size_t rows, size_t feature_count, tdm_table **out)
 {

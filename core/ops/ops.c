@@ -1,5 +1,5 @@
 /* The public element-wise operations: checked calls of the table's kernels. */
-#include "device/error.h"
+#include "base/error.h"
 #include "device/kernel_args.h"
 #include "ops/ops_check.h"
 #include "tandem/ops.h"

@@ -1,7 +1,7 @@
 /* The public activations and their gradients: one kernel each in the table. */
 #include <string.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "device/kernel_args.h"
 #include "ops/ops_check.h"
 #include "tandem/nn.h"

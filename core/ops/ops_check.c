@@ -1,7 +1,7 @@
 /* Argument checks of the public operations, with messages naming the argument. */
 #include "ops/ops_check.h"
 
-#include "device/error.h"
+#include "base/error.h"
 #include "device/tensor_impl.h"
 
 tdm_status tdm_ops_check(const char *func, const char *what, const tdm_tensor *t, tdm_dtype dtype,

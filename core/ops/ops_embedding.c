@@ -1,7 +1,7 @@
 /* The public embedding operations: rows of a table looked up by int32 ids, and the
  * table's gradient summed in the ids' order, each a checked call of the table's
  * gather kernels. */
-#include "device/error.h"
+#include "base/error.h"
 #include "device/kernel_args.h"
 #include "device/tensor_impl.h"
 #include "ops/ops_check.h"

@@ -1,6 +1,6 @@
 /* The public convolution and pooling operations over NHWC images: shape checks, then
  * the table's kernels. */
-#include "device/error.h"
+#include "base/error.h"
 #include "device/kernel_args.h"
 #include "device/tensor_impl.h"
 #include "ops/ops_check.h"

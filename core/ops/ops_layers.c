@@ -1,6 +1,6 @@
 /* The public layer operations: matrix product, bias, activations and dropout, each a
  * checked call of the table's kernels. */
-#include "device/error.h"
+#include "base/error.h"
 #include "device/kernel_args.h"
 #include "ops/ops_check.h"
 #include "tandem/nn.h"

@@ -1,5 +1,5 @@
 /* The public loss operations: per-example losses and their gradients in one kernel. */
-#include "device/error.h"
+#include "base/error.h"
 #include "device/kernel_args.h"
 #include "ops/ops_check.h"
 #include "tandem/nn.h"

@@ -2,7 +2,7 @@
  * caller's scratch, then one f16 product. */
 #include "ops/ops_mixed.h"
 
-#include "device/error.h"
+#include "base/error.h"
 #include "tandem/nn.h"
 #include "tandem/ops.h"
 

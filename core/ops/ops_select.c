@@ -1,5 +1,5 @@
 /* The public selection operations: clip by value and one-hot labels. */
-#include "device/error.h"
+#include "base/error.h"
 #include "device/kernel_args.h"
 #include "ops/ops_check.h"
 #include "tandem/nn.h"

@@ -10,7 +10,7 @@
 #include "train/checkpoint_dir.h"
 #include "train/checkpoint_format.h"
 #include "train/checkpoint_posix.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "tandem/checkpoint.h"
 
 /* What a listing of the directory found: final names, and temporary names when asked. */

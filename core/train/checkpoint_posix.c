@@ -16,9 +16,9 @@
 
 #include "train/checkpoint_format.h"
 #include "train/checkpoint_posix.h"
-#include "device/error.h"
-#include "device/input_limit.h"
-#include "device/regular_file.h"
+#include "base/error.h"
+#include "base/input_limit.h"
+#include "base/regular_file.h"
 
 tdm_status tdm_ckpt_os_fail(int err, const char *func, const char *what, const char *path)
 {

@@ -9,7 +9,7 @@
 #include "train/checkpoint_memory.h"
 #include "train/checkpoint_names.h"
 #include "train/checkpoint_posix.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "tandem/checkpoint.h"
 
 typedef struct entry {

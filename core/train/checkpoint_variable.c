@@ -3,7 +3,7 @@
  * SUM sync-on-read variable's copies get x / N each). */
 #include <stdlib.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "distribute/variable_access.h"
 #include "tandem/checkpoint.h"
 

@@ -2,7 +2,7 @@
 #include <inttypes.h>
 #include <math.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "tandem/optimizer.h"
 
 static const char check_func[] = "tdm_lr_schedule_check";

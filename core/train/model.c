@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/checked_size.h"
+#include "base/checked_size.h"
 #include "device/device_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "device/kernel.h"
 #include "train/model_impl.h"
 #include "train/seed_mix.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "device/device_impl.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "device/log.h"
 #include "ops/ops_images.h"
 #include "tandem/ops.h"

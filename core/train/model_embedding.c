@@ -1,7 +1,7 @@
 /* The embedding layer: the model's input values are ids, each looked up as a row of
  * the table; its gradient sums the rows of d(loss) / d(output) that each id took, in
  * order, so that it is the same bits on every device and replica count. */
-#include "device/error.h"
+#include "base/error.h"
 #include "tandem/ops.h"
 #include "train/model_impl.h"
 

@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "train/model_impl.h"
 
 typedef struct totals {

@@ -3,8 +3,8 @@
  * from the trained model before every evaluation. */
 #include <stdlib.h>
 
-#include "device/error.h"
-#include "device/options.h"
+#include "base/error.h"
+#include "base/options.h"
 #include "train/model_impl.h"
 
 struct tdm_evaluator {

@@ -1,6 +1,6 @@
 /* The model's forward pass: per layer x W + b (a convolution, a pooling, a
  * normalisation, a shortcut's sum), the activation, and dropout in training. */
-#include "device/error.h"
+#include "base/error.h"
 #include "tandem/ops.h"
 #include "train/model_impl.h"
 

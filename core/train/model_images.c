@@ -1,6 +1,6 @@
 /* The passes of the image layers (conv2d and pooling): the model keeps every
  * activation as a [rows, features] matrix, which these view as NHWC images. */
-#include "device/error.h"
+#include "base/error.h"
 #include "device/tensor_impl.h"
 #include "ops/ops_images.h"
 #include "train/model_impl.h"

@@ -1,7 +1,7 @@
 /* Inference: the forward pass of host rows on the strategy's first device, in
  * chunks, with the first copies of the variables and no dropout. Evaluation and
  * prediction both run on it. */
-#include "device/error.h"
+#include "base/error.h"
 #include "train/model_impl.h"
 
 #define INFER_ROWS 512 /* rows per forward pass: bounds the device memory it takes */

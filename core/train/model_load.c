@@ -10,7 +10,7 @@
 
 #include "train/checkpoint_format.h"
 #include "train/checkpoint_posix.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "device/tensor_impl.h"
 #include "train/model_file.h"
 #include "train/model_impl.h"

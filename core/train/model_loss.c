@@ -1,6 +1,6 @@
 /* The model's loss function: forward, the loss and its gradient with respect to the
  * output, then backward through every layer into the variables' gradients. */
-#include "device/error.h"
+#include "base/error.h"
 #include "train/model_impl.h"
 #include "tandem/ops.h"
 

@@ -7,7 +7,7 @@
  * so their copies stay equal. */
 #include <float.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "device/kernel_args.h"
 #include "device/tensor_impl.h"
 #include "tandem/ops.h"

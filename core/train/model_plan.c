@@ -2,8 +2,8 @@
  * window and its variables, and the names they go by. */
 #include <stdio.h>
 
-#include "device/checked_size.h"
-#include "device/error.h"
+#include "base/checked_size.h"
+#include "base/error.h"
 #include "train/model_impl.h"
 
 static const char *const kind_names[] = {"dense",      "conv2d",     "max_pool2d", "avg_pool2d",

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "train/model_impl.h"
 #include "input/standardize.h"
 

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "train/checkpoint_posix.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "train/model_file.h"
 #include "train/model_impl.h"
 #include "train/safetensors.h"

@@ -2,7 +2,7 @@
  * slices a step uses. */
 #include <stdlib.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "train/model_impl.h"
 
 static tdm_status buffers_alloc(tdm_model_buffers *b, size_t layers)

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "train/checkpoint_posix.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "train/monitor_impl.h"
 
 static tdm_status check_options(const tdm_step *step, const tdm_monitor_options *o)

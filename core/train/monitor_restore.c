@@ -12,7 +12,7 @@
 #include "train/checkpoint_dir.h"
 #include "train/checkpoint_memory.h"
 #include "train/checkpoint_posix.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "train/monitor_impl.h"
 
 static const char func[] = "tdm_monitor_restore";

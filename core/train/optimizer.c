@@ -7,9 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "train/optimizer_impl.h"
-#include "device/options.h"
+#include "base/options.h"
 #include "distribute/variable_access.h"
 
 static const char create_func[] = "tdm_optimizer_create";

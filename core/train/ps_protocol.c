@@ -1,7 +1,7 @@
 /* The buffer the parameter-server messages are built in, on either side. */
 #include <stdlib.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "train/ps_protocol.h"
 
 tdm_status tdm_ps_reserve(unsigned char **buf, size_t *capacity, size_t bytes, const char *func)

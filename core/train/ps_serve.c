@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "distribute/variable_access.h"
 #include "train/optimizer_impl.h"
 #include "train/ps_protocol.h"

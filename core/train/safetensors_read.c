@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "train/checkpoint_format.h"
-#include "device/error.h"
+#include "base/error.h"
 #include "train/json_scan.h"
 #include "train/safetensors.h"
 

@@ -1,7 +1,7 @@
 /* The Step interface: a table of functions and the object they act on. */
 #include <stdlib.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "train/step_impl.h"
 
 struct tdm_step {

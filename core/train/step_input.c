@@ -2,7 +2,7 @@
  * the input position is its checkpoint state. */
 #include <stdlib.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "train/step_impl.h"
 
 tdm_status tdm_input_step_init(tdm_input_step *in, const tdm_distributed_dataset *dist,

@@ -2,7 +2,7 @@
  * checkpoint state is the input position and the train op's state. */
 #include <stdlib.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "train/step_impl.h"
 
 typedef struct single_loss_step {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "train/optimizer_impl.h"
 #include "device/device_impl.h"
 #include "device/tensor_impl.h"

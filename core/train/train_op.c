@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "device/kernel_ops.h"
 #include "train/optimizer_impl.h"
 #include "train/train_op_impl.h"

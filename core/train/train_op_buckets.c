@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "tandem/ops.h"
 #include "train/train_op_impl.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "device/kernel_args.h"
 #include "device/kernel_ops.h"
 #include "train/optimizer_impl.h"

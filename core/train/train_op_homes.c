@@ -3,7 +3,7 @@
  * the workers' caches then take the new value (tdm_optimizer_update_var). */
 #include <stdlib.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "device/tensor_impl.h"
 #include "train/optimizer_impl.h"
 #include "distribute/variable_access.h"

@@ -4,7 +4,7 @@
  * halves after an overflow and doubles after a run of finite steps. */
 #include <math.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "tandem/ops.h"
 #include "train/train_op_impl.h"
 

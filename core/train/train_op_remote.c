@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "distribute/variable_access.h"
 #include "train/ps_protocol.h"
 #include "train/train_op_impl.h"

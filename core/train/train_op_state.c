@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "train/optimizer_impl.h"
 #include "train/step_impl.h"
 #include "train/train_op_impl.h"

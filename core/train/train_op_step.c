@@ -1,6 +1,6 @@
 /* One step of the train op: loss and gradients on every replica, one all-reduce of
  * them all, checks and transforms, then the same update on every replica. */
-#include "device/error.h"
+#include "base/error.h"
 #include "train/optimizer_impl.h"
 #include "distribute/variable_access.h"
 #include "train/train_op_impl.h"

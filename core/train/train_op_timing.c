@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "device/error.h"
+#include "base/error.h"
 #include "train/train_op_impl.h"
 
 #define FIRST_MEASURED 1 /* step 0 warms up: kernels compile, memory is touched */

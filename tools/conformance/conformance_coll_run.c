@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "conformance_collectives.h"
-#include "device/half_bits.h"
+#include "base/half_bits.h"
 
 static const size_t elements[] = {1, 4097, ((size_t)1 << 20) + 3, (size_t)1 << 24};
 #define LARGE_CASES 1 /* the last size: 64 MiB per device */

@@ -4,8 +4,8 @@
  * definition. Copies rather than half arithmetic keep one reference per kernel. */
 #include <stdlib.h>
 
-#include "device/error.h"
-#include "device/half_bits.h"
+#include "base/error.h"
+#include "base/half_bits.h"
 #include "reference_launch.h"
 
 /* The float copies of a launch's half views, as buffers the kernel reads at offset 0. */

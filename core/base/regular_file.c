@@ -4,7 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "device/regular_file.h"
+#include "base/regular_file.h"
 
 static const char *kind_of(mode_t mode)
 {

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "device/error.h"
+#include "base/error.h"
 
 #define TDM_ERROR_MAX 4096
 

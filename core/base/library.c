@@ -3,8 +3,8 @@
 #include <link.h>
 #include <stdio.h>
 
-#include "device/error.h"
-#include "device/library.h"
+#include "base/error.h"
+#include "base/library.h"
 
 static int open_library(tdm_library *lib)
 {

@@ -1,7 +1,7 @@
 #include <string.h>
 
-#include "device/error.h"
-#include "device/options.h"
+#include "base/error.h"
+#include "base/options.h"
 
 tdm_status tdm_options_read(void *dst, size_t dst_size, const void *src, const char *what)
 {

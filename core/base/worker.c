@@ -1,7 +1,7 @@
 #include <string.h>
 
-#include "device/error.h"
-#include "device/worker.h"
+#include "base/error.h"
+#include "base/worker.h"
 
 static void *worker_main(void *arg)
 {

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "device/error.h"
-#include "device/input_limit.h"
+#include "base/error.h"
+#include "base/input_limit.h"
 
 static int parse_bytes(const char *text, uint64_t *out)
 {
