@@ -32,7 +32,7 @@ if(TDM_FUZZ) # coverage for libFuzzer in everything; its main only in the fuzz t
 endif()
 
 # The include root of a target that may include the internal headers listed: whole
-# core modules (device, ops, input, distribute, train) or single headers of one
+# core modules (base, device, collective, ops, input, distribute, train) or single headers of one
 # ("distribute/variable_access.h"), included as "base/error.h". It is a directory
 # of links to those alone, so that including any other header does not compile.
 # Sets <var> to it.
@@ -65,6 +65,12 @@ function(tdm_module_root var name)
     endif()
     file(CREATE_LINK ${PROJECT_SOURCE_DIR}/core/${item} ${root}/${item} SYMBOLIC)
   endforeach()
+  # The collective engine's processes include the transport contract, which stands
+  # alone with the transports.
+  if("collective" IN_LIST ARGN)
+    file(CREATE_LINK ${PROJECT_SOURCE_DIR}/transports/rank_transport.h ${root}/rank_transport.h
+         SYMBOLIC)
+  endif()
   file(WRITE ${root}/.sees "${ARGN}")
   set(${var} ${root} PARENT_SCOPE)
 endfunction()

@@ -11,7 +11,8 @@ trap 'rm -f "$probe"' EXIT
 header() { # a header of module $1
   case $1 in
     base) echo base/error.h ;; device) echo device/kernel.h ;; ops) echo ops/ops_check.h ;;
-    input) echo input/dataset_impl.h ;; distribute) echo distribute/strategy_impl.h ;;
+    collective) echo collective/collective_impl.h ;; input) echo input/dataset_impl.h ;;
+    distribute) echo distribute/strategy_impl.h ;;
     train) echo train/optimizer_impl.h ;;
   esac
 }
@@ -28,9 +29,11 @@ check() { # library, module, expected (yes: compiles, no: refused)
     failed=1
   fi
 }
-all="base device ops input distribute train"
-for entry in "tandem_base:base" "tandem_device:base device" "tandem_ops:base device ops" \
-             "tandem_input:base device input" "tandem_distribute:base device input distribute" \
+all="base device collective ops input distribute train"
+for entry in "tandem_base:base" "tandem_device:base device" \
+             "tandem_collective:base device collective" "tandem_ops:base device ops" \
+             "tandem_input:base device input" \
+             "tandem_distribute:base device collective input distribute" \
              "tandem_train:base device train" "tandem_backend_reference:base device" \
              "tandem_backend_opencl:base device" "tandem_backend_vulkan:base device"; do
   lib=${entry%%:*} allowed=${entry#*:}
@@ -40,8 +43,12 @@ for entry in "tandem_base:base" "tandem_device:base device" "tandem_ops:base dev
   done
 done
 # train sees distribute, input and ops through their narrow headers alone.
-printf '#include "distribute/variable_access.h"\n#include "input/standardize.h"\n#include "ops/ops_images.h"\n#include "ops/ops_mixed.h"\n' > "$probe"
+printf '#include "distribute/variable_access.h"\n#include "collective/collectives.h"\n#include "input/standardize.h"\n#include "ops/ops_images.h"\n#include "ops/ops_mixed.h"\n' > "$probe"
 "$cc" -fsyntax-only -D_GNU_SOURCE -I"$include" -I"$roots/tandem_train" "$probe" ||
   { echo "FAIL: tandem_train cannot include its narrow headers"; failed=1; }
+# The transport contract stands alone: the public headers and nothing of the core.
+printf '#include "rank_transport.h"\n' > "$probe"
+"$cc" -fsyntax-only -I"$include" -I"$include/../transports" "$probe" ||
+  { echo "FAIL: transports/rank_transport.h needs more than the public headers"; failed=1; }
 [ "$failed" = 0 ] && echo "every module sees the modules below it and no other"
 exit "$failed"

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "base/half_bits.h"
-#include "distribute/collectives.h"
+#include "collective/collectives.h"
 #include "harness.h"
 
 #define MAX_SET 8
@@ -356,6 +356,11 @@ static void check_bad_arguments(const dev_set *set)
     tdm_buffer_view swapped[4] = {t.view[0], t.view[1], t.view[1], t.view[0]};
     CHECK_FAILS(tdm_batch_all_reduce(sum, swapped, 2, 2, NULL, NULL), TDM_ERR_INVALID_ARGUMENT,
                 "device i");
+    /* Checked once, by the batch: the message names the function the user called. */
+    tdm_collective_options halves = TDM_COLLECTIVE_OPTIONS_INIT;
+    halves.dtype = TDM_F16;
+    CHECK_FAILS(tdm_batch_all_reduce(TDM_REDUCE_MAX, swapped, 1, 2, NULL, &halves),
+                TDM_ERR_UNSUPPORTED, "tdm_batch_all_reduce");
     tensors_free(&t);
 }
 

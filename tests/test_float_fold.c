@@ -4,7 +4,7 @@
  * the vector paths of the fold and the scaling against the scalar ones. */
 #include <stdlib.h>
 
-#include "distribute/float_fold.h"
+#include "collective/float_fold.h"
 #include "harness.h"
 
 static uint32_t bits_of(float x)

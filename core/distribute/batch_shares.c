@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
-#include "distribute/ranks.h"
+#include "collective/ranks.h"
 #include "distribute/strategy_impl.h"
 
 tdm_status tdm_strategy_set_batch_shares(tdm_strategy *s, const double *shares, size_t count)

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "distribute/collective_impl.h" /* coll_check_dtype */
+#include "collective/collectives.h"
 #include "distribute/run_state.h"
 
 enum { RUN_COLL_ARRIVING, RUN_COLL_ISSUING, RUN_COLL_DONE, RUN_COLL_FAILED };
@@ -87,7 +87,15 @@ static tdm_status run_plan(run_collective *c)
     tdm_strategy *s = c->run->strategy;
     tdm_collective_options o = tdm_strategy_collective_options(s);
     o.dtype = c->dtype;
-    return tdm_all_reduce_after(c->op, c->values, s->replica_count, c->ready, &o);
+    tdm_collective_call call = {.func = c->func,
+                                .op = c->op,
+                                .values = c->values,
+                                .count = s->replica_count,
+                                .dsts = c->values,
+                                .dst_count = s->replica_count,
+                                .ready = c->ready};
+    tdm_status st = tdm_collective_check(&call, &o);
+    return st == TDM_OK ? tdm_collective_run(&call) : st;
 }
 
 static void engine_job(tdm_job *job)
@@ -135,7 +143,7 @@ static tdm_status check_start(tdm_replica_context *rc, tdm_reduce_op op, const t
                         "%s: an f16 value of %zu elements; f16 all-reduces move pairs of halves, "
                         "so the count must be even (give the tensor one more element)",
                         func, tdm_tensor_count(value));
-    return coll_check_dtype(func, op, value->dtype);
+    return tdm_collective_check_dtype(func, op, value->dtype);
 }
 
 static const char *const op_names[] = {"SUM", "MEAN", "MAX", "MIN"};

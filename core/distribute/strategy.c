@@ -6,7 +6,7 @@
 #include "device/device_registry.h"
 #include "base/error.h"
 #include "base/options.h"
-#include "distribute/ranks.h"
+#include "collective/ranks.h"
 #include "distribute/strategy_impl.h"
 
 static const char *device_id(const tdm_device *dev)

@@ -5,7 +5,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "distribute/collectives.h"
+#include "collective/collectives.h"
 #include "distribute/variable_access.h"
 #include "device/device_impl.h"
 #include "tandem/nn.h" /* tdm_loss_reduction */

@@ -1,6 +1,6 @@
 /* A parameter-server job's processes as the train module sees them: ranks and
  * point-to-point messages, over the rank transport. */
-#include "distribute/ranks.h"
+#include "collective/ranks.h"
 #include "distribute/strategy_impl.h"
 
 _Static_assert(TDM_JOB_ANY == TDM_RANK_ANY, "one 'any rank' for the train module and transports");

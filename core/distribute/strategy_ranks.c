@@ -6,7 +6,7 @@
 
 #include "device/device_status.h"
 #include "base/error.h"
-#include "distribute/ranks.h"
+#include "collective/ranks.h"
 #include "distribute/strategy_impl.h"
 
 tdm_status tdm_strategy_count_replicas(tdm_strategy *s, const char *func)

@@ -3,7 +3,7 @@
 #ifndef TDM_CORE_VARIABLE_ACCESS_H
 #define TDM_CORE_VARIABLE_ACCESS_H
 
-#include "distribute/collectives.h"
+#include "collective/collectives.h"
 #include "tandem/nn.h" /* tdm_loss_reduction */
 #include "tandem/strategy.h"
 #include "tandem/variable.h"

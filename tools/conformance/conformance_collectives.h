@@ -3,7 +3,7 @@
 #ifndef TDM_CONFORMANCE_COLLECTIVES_H
 #define TDM_CONFORMANCE_COLLECTIVES_H
 
-#include "distribute/collectives.h"
+#include "collective/collectives.h"
 #include "conformance.h"
 
 #define CONF_COLL_MAX_SETS 4

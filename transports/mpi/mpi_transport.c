@@ -1,4 +1,4 @@
-/* libtandem_mpi: the rank transport over MPI (core/distribute/rank_transport.h). The
+/* libtandem_mpi: the rank transport over MPI (transports/rank_transport.h). The
  * only code linked with MPI; the core opens it at run time. Every wait polls
  * against a deadline, so a rank that died or stalls is reported, never waited for
  * forever; after such a failure the link is broken and MPI is not finalised.
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "distribute/rank_transport.h"
+#include "rank_transport.h"
 
 #define TDM_EXPORT __attribute__((visibility("default")))
 
@@ -342,7 +342,7 @@ static int part_len(size_t n, size_t part, size_t k)
  * reduce-scatter in which part p is summed around the ring from rank p + 1, then an
  * all-gather. Each part is reduced once, in a fixed order, so every rank gets the same
  * bits; with two ranks the one sum is the one a single process computes. */
-static tdm_status all_reduce(tdm_rank_link *link, float *x, size_t n, tdm_fold_op op,
+static tdm_status all_reduce(tdm_rank_link *link, float *x, size_t n, tdm_rank_fold fold,
                              const tdm_rank_call *call, char *why, size_t why_size)
 {
     if (link->broken != TDM_OK)
@@ -367,8 +367,7 @@ static tdm_status all_reduce(tdm_rank_link *link, float *x, size_t n, tdm_fold_o
                       part_len(n, part, in), call, why, why_size);
         if (s == TDM_OK)
             /* the part accumulated by the ranks to the left, then this rank's */
-            tdm_fold_floats(op, part_at(x, n, part, in), link->scratch,
-                            (size_t)part_len(n, part, in), 1);
+            fold(call->op, part_at(x, n, part, in), link->scratch, (size_t)part_len(n, part, in));
     }
     for (size_t step = 0; step + 1 < p && s == TDM_OK; step++) {
         size_t out = (me + 1 + p - step) % p, in = (me + p - step) % p;
@@ -482,9 +481,9 @@ static void close_link(tdm_rank_link *link)
     free(link);
 }
 
-TDM_EXPORT const tdm_rank_transport *tdm_rank_transport_v3(void);
+TDM_EXPORT const tdm_rank_transport *tdm_rank_transport_v4(void);
 
-const tdm_rank_transport *tdm_rank_transport_v3(void)
+const tdm_rank_transport *tdm_rank_transport_v4(void)
 {
     static const tdm_rank_transport transport = {
         .version = TDM_RANK_TRANSPORT_VERSION,

@@ -1,7 +1,7 @@
-/* The collectives' entry points: argument checks, the choice of algorithm, and the
- * events that order the plan's in-place accesses; they return once the plan is
+/* The collectives' entry points: argument checks, once, the choice of algorithm, and
+ * the events that order the plan's in-place accesses; they return once the plan is
  * issued. */
-#include "distribute/collective_impl.h"
+#include "collective/collective_impl.h"
 #include "base/error.h"
 
 static int all_share(const tdm_buffer_view *values, size_t count)
@@ -45,65 +45,67 @@ tdm_status coll_run(const coll_job *job, tdm_collective_algorithm algorithm)
     return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: no algorithm %d", job->func, (int)algorithm);
 }
 
-/* Checked arguments in; every destination's device is ordered after the result
- * when it returns. */
-static tdm_status reduce(coll_job *job, const tdm_collective_options *opts, tdm_event *const *ready)
+tdm_status tdm_collective_run(const tdm_collective_call *call)
 {
-    if (job->values[0].size == 0)
+    const tdm_collective_options *opts = &call->opts;
+    if (call->values[0].size == 0)
         return TDM_OK;
-    if (job->count == 1 && job->dst_count == 1 && job->dsts[0].buffer == job->values[0].buffer &&
-        job->dsts[0].offset == job->values[0].offset && !across_ranks(opts->ranks))
+    if (call->count == 1 && call->dst_count == 1 && call->dsts[0].buffer == call->values[0].buffer &&
+        call->dsts[0].offset == call->values[0].offset && !across_ranks(opts->ranks))
         return TDM_OK; /* one value, reduced in place: it is already the result */
     coll_scratch scratch = {0};
     coll_order order;
-    job->scratch = &scratch;
-    job->order = &order;
-    job->reduce_on = opts->reduce_on;
-    job->algorithm = opts->algorithm;
-    job->ranks = opts->ranks;
-    job->dtype = opts->dtype;
-    tdm_status s = coll_order_init(&order, job, ready);
+    coll_job job = {.func = call->func,
+                    .op = call->op,
+                    .dtype = opts->dtype,
+                    .values = call->values,
+                    .count = call->count,
+                    .dsts = call->dsts,
+                    .dst_count = call->dst_count,
+                    .reduce_on = opts->reduce_on,
+                    .scratch = &scratch,
+                    .order = &order,
+                    .algorithm = opts->algorithm,
+                    .ranks = opts->ranks};
+    tdm_status s = coll_order_init(&order, &job, call->ready);
     if (s != TDM_OK)
         return s;
-    s = coll_run(job, opts->algorithm);
+    s = coll_run(&job, opts->algorithm);
     tdm_status settled = coll_order_settle(&order);
     coll_order_free(&order);
     coll_scratch_release(&scratch);
     return s != TDM_OK ? s : settled;
 }
 
-static tdm_status check(const coll_job *job, const tdm_collective_options *opts,
-                        tdm_collective_options *resolved)
+tdm_status tdm_collective_check(tdm_collective_call *call, const tdm_collective_options *opts)
 {
-    tdm_status s = coll_check_op(job->func, job->op);
+    const char *f = call->func;
+    tdm_status s = coll_check_op(f, call->op);
     if (s == TDM_OK)
-        s = coll_check_values(job->func, "values", job->values, job->count);
+        s = coll_check_values(f, "values", call->values, call->count);
     if (s == TDM_OK)
-        s = coll_check_dsts(job->func, job->dsts, job->dst_count, job->values[0].size);
+        s = coll_check_dsts(f, call->dsts, call->dst_count, call->values[0].size);
     if (s == TDM_OK)
-        s = coll_check_options(job->func, opts, job->count, resolved);
-    return s == TDM_OK ? coll_check_dtype(job->func, job->op, resolved->dtype) : s;
+        s = coll_check_options(f, opts, call->count, &call->opts);
+    return s == TDM_OK ? tdm_collective_check_dtype(f, call->op, call->opts.dtype) : s;
+}
+
+static tdm_status check_and_run(tdm_collective_call *call, const tdm_collective_options *opts)
+{
+    tdm_status s = tdm_collective_check(call, opts);
+    return s == TDM_OK ? tdm_collective_run(call) : s;
 }
 
 tdm_status tdm_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
                           const tdm_collective_options *opts)
 {
-    return tdm_all_reduce_after(op, values, count, NULL, opts);
-}
-
-tdm_status tdm_all_reduce_after(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
-                                tdm_event *const *ready, const tdm_collective_options *opts)
-{
-    coll_job job = {.func = "tdm_all_reduce",
-                    .op = op,
-                    .values = values,
-                    .count = count,
-                    .dsts = values,
-                    .dst_count = count,
-                    .reduce_on = -1};
-    tdm_collective_options o;
-    tdm_status s = check(&job, opts, &o);
-    return s == TDM_OK ? reduce(&job, &o, ready) : s;
+    tdm_collective_call call = {.func = "tdm_all_reduce",
+                                .op = op,
+                                .values = values,
+                                .count = count,
+                                .dsts = values,
+                                .dst_count = count};
+    return check_and_run(&call, opts);
 }
 
 int tdm_all_reduce_blocks(const tdm_buffer_view *values, size_t count,
@@ -116,18 +118,14 @@ tdm_status tdm_reduce_to(tdm_reduce_op op, const tdm_buffer_view *values, size_t
                          const tdm_buffer_view *dsts, size_t dst_count,
                          const tdm_collective_options *opts)
 {
-    coll_job job = {.func = "tdm_reduce_to",
-                    .op = op,
-                    .values = values,
-                    .count = count,
-                    .dsts = dsts,
-                    .dst_count = dst_count,
-                    .reduce_on = -1};
-    tdm_collective_options o;
-    tdm_status s = check(&job, opts, &o);
-    return s == TDM_OK ? reduce(&job, &o, NULL) : s;
+    tdm_collective_call call = {.func = "tdm_reduce_to",
+                                .op = op,
+                                .values = values,
+                                .count = count,
+                                .dsts = dsts,
+                                .dst_count = dst_count};
+    return check_and_run(&call, opts);
 }
-
 tdm_status tdm_broadcast(const tdm_buffer_view *src, const tdm_buffer_view *dsts, size_t dst_count)
 {
     const char *f = "tdm_broadcast";

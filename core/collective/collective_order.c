@@ -4,7 +4,7 @@
  * event. Copies order themselves and need none of this. */
 #include <stdlib.h>
 
-#include "distribute/collective_impl.h"
+#include "collective/collective_impl.h"
 #include "base/error.h"
 #include "device/event_order.h"
 

@@ -1,12 +1,13 @@
 /* Internal: the processes of a multi-worker job, through the rank transport plugin
- * (rank_transport.h), which is opened at run time so that MPI is needed only by
+ * (transports/rank_transport.h), which is opened at run time so that MPI is needed only by
  * those who ask for it. */
 #ifndef TDM_CORE_RANKS_H
 #define TDM_CORE_RANKS_H
 
 #include <pthread.h>
 
-#include "distribute/rank_transport.h"
+#include "collective/float_fold.h"
+#include "rank_transport.h"
 
 typedef struct tdm_ranks {
     const tdm_rank_transport *transport;

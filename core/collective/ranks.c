@@ -8,7 +8,7 @@
 
 #include "base/error.h"
 #include "base/library.h"
-#include "distribute/ranks.h"
+#include "collective/ranks.h"
 
 #define PLUGIN_SONAME "libtandem_mpi.so.0"
 
@@ -142,12 +142,23 @@ tdm_status tdm_ranks_begin(tdm_ranks *r, uint32_t kind, tdm_fold_op op, uint64_t
     return TDM_OK;
 }
 
+_Static_assert((int)TDM_FOLD_SUM == TDM_RANK_FOLD_SUM && (int)TDM_FOLD_MAX == TDM_RANK_FOLD_MAX &&
+                   (int)TDM_FOLD_MIN == TDM_RANK_FOLD_MIN &&
+                   (int)TDM_FOLD_SUM_F16 == TDM_RANK_FOLD_SUM_F16,
+               "the contract's fold codes are the host fold's");
+
+/* The transport folds with the host fold, whose bits are every plan's. */
+static void fold_earlier(uint32_t op, float *acc, const float *earlier, size_t n)
+{
+    tdm_fold_floats((tdm_fold_op)op, acc, earlier, n, 1);
+}
+
 tdm_status tdm_ranks_all_reduce(tdm_ranks_call *c, float *floats, size_t n)
 {
     char why[1024];
     tdm_ranks *r = c->ranks;
-    tdm_status s = r->transport->all_reduce(r->link, floats, n, (tdm_fold_op)c->call.op, &c->call,
-                                            why, sizeof why);
+    tdm_status s = r->transport->all_reduce(r->link, floats, n, fold_earlier, &c->call, why,
+                                            sizeof why);
     return s == TDM_OK ? TDM_OK : tdm_fail(s, "%s", why);
 }
 

@@ -2,7 +2,7 @@
  * the result copied to every destination. */
 #include <stdlib.h>
 
-#include "distribute/collective_impl.h"
+#include "collective/collective_impl.h"
 #include "base/error.h"
 
 /* The chosen value's device, else the first destination's (TF's default). */

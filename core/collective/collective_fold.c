@@ -2,7 +2,7 @@
  * float32 values with accumulate, maximum and minimum; float16 values with
  * accumulate_f16, whose rounding of every partial sum is what a plan that hands
  * partials on between devices does, so every algorithm gives the same bits. */
-#include "distribute/collective_impl.h"
+#include "collective/collective_impl.h"
 #include "device/kernel_args.h"
 
 #define MAX_INPUTS 7      /* accumulate's inputs */

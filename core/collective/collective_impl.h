@@ -6,9 +6,9 @@
 #ifndef TDM_CORE_COLLECTIVE_IMPL_H
 #define TDM_CORE_COLLECTIVE_IMPL_H
 
-#include "distribute/collectives.h"
+#include "collective/collectives.h"
 #include "device/device_impl.h"
-#include "distribute/ranks.h"
+#include "collective/ranks.h"
 
 /* Scratch buffers of one call, from the devices' pools, returned together once the
  * plan is issued (scratch_pool.h says why that is safe). */
@@ -53,8 +53,6 @@ tdm_status coll_check_values(const char *func, const char *name, const tdm_buffe
                              size_t count);
 tdm_status coll_check_dsts(const char *func, const tdm_buffer_view *dsts, size_t dst_count,
                            size_t size);
-/* TDM_ERR_UNSUPPORTED for a float16 MAX or MIN. */
-tdm_status coll_check_dtype(const char *func, tdm_reduce_op op, tdm_dtype dtype);
 /* Fills *out with opts or the defaults. */
 tdm_status coll_check_options(const char *func, const tdm_collective_options *opts, size_t count,
                               tdm_collective_options *out);

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "distribute/collective_impl.h"
-#include "distribute/float_fold.h"
+#include "collective/collective_impl.h"
+#include "collective/float_fold.h"
 #include "device/copy_worker.h"
 #include "device/device_status.h"
 #include "base/error.h"

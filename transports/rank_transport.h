@@ -1,29 +1,37 @@
-/* Internal: the contract between the core and a transport between processes
- * (transports/mpi builds the one there is). Host memory only; no MPI header here.
+/* The contract between the core and a transport between processes (transports/mpi
+ * builds the one there is). It stands alone: no core header, no MPI header, host
+ * memory only. The plugin moves bytes; the core's fold, handed to all_reduce, computes.
  * Every call is made by one thread at a time. A call that fails writes why into
  * `why` (NUL-terminated, at most why_size bytes) and returns its status. */
-#ifndef TDM_CORE_RANK_TRANSPORT_H
-#define TDM_CORE_RANK_TRANSPORT_H
+#ifndef TDM_RANK_TRANSPORT_H
+#define TDM_RANK_TRANSPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "distribute/float_fold.h" /* tdm_fold_op */
 #include "tandem/status.h"
 
 /* Bumped on any change to the structs below: a plugin of another version is refused. */
-#define TDM_RANK_TRANSPORT_VERSION 3
+#define TDM_RANK_TRANSPORT_VERSION 4
 
 /* A receive from whichever rank sends first. */
 #define TDM_RANK_ANY ((size_t)-1)
 
 typedef struct tdm_rank_link tdm_rank_link; /* the plugin's state */
 
+/* The fold of an all-reduce (tdm_rank_call.op). SUM_F16: the floats hold halves, two
+ * per float. */
+enum { TDM_RANK_FOLD_SUM = 0, TDM_RANK_FOLD_MAX = 1, TDM_RANK_FOLD_MIN = 2, TDM_RANK_FOLD_SUM_F16 = 3 };
+
+/* acc[0, n) becomes earlier op acc, element by element, as the core folds on devices and
+ * on the host, so every rank's sums have the bits of one process's. */
+typedef void (*tdm_rank_fold)(uint32_t op, float *acc, const float *earlier, size_t n);
+
 /* What every rank announces before a collective's data moves. */
 typedef struct tdm_rank_call {
     uint64_t seq;          /* the collective's number on this link, from 0 */
     uint32_t kind;         /* TDM_RANK_ALL_REDUCE, TDM_RANK_BROADCAST */
-    uint32_t op;           /* tdm_fold_op (SUM_F16: halves, two per float) */
+    uint32_t op;           /* TDM_RANK_FOLD_* */
     uint64_t bytes;        /* of the data every rank passes */
     uint64_t contributors; /* values this rank folded in (summed: MEAN's divisor) */
     uint64_t chunk;        /* the piece this rank would move at a time (the smallest wins:
@@ -45,9 +53,9 @@ typedef struct tdm_rank_transport {
      * fails here. *agreed: contributors summed over the ranks, the smallest chunk. */
     tdm_status (*announce)(tdm_rank_link *link, const tdm_rank_call *call, tdm_rank_call *agreed,
                            char *why, size_t why_size);
-    /* floats[n] becomes op over every rank's, in place, the same bits everywhere (SUM_F16:
-     * the 2n halves they hold). */
-    tdm_status (*all_reduce)(tdm_rank_link *link, float *floats, size_t n, tdm_fold_op op,
+    /* floats[n] becomes call->op over every rank's, in place, the same bits everywhere,
+     * each part folded by fold in a fixed order of ranks. */
+    tdm_status (*all_reduce)(tdm_rank_link *link, float *floats, size_t n, tdm_rank_fold fold,
                              const tdm_rank_call *call, char *why, size_t why_size);
     /* bytes[size] becomes root's. */
     tdm_status (*broadcast)(tdm_rank_link *link, void *bytes, size_t size, size_t root,
@@ -69,6 +77,6 @@ typedef struct tdm_rank_transport {
 
 /* The one symbol a transport plugin exports. */
 typedef const tdm_rank_transport *(*tdm_rank_transport_entry)(void);
-#define TDM_RANK_TRANSPORT_ENTRY "tdm_rank_transport_v3"
+#define TDM_RANK_TRANSPORT_ENTRY "tdm_rank_transport_v4"
 
 #endif

@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 #include "device/buffer_checks.h"
-#include "distribute/collective_impl.h"
+#include "collective/collective_impl.h"
 #include "base/error.h"
 
 #define INVALID TDM_ERR_INVALID_ARGUMENT
@@ -104,7 +104,7 @@ tdm_status coll_check_options(const char *func, const tdm_collective_options *op
     return TDM_OK;
 }
 
-tdm_status coll_check_dtype(const char *func, tdm_reduce_op op, tdm_dtype dtype)
+tdm_status tdm_collective_check_dtype(const char *func, tdm_reduce_op op, tdm_dtype dtype)
 {
     if (dtype == TDM_F16 && (op == TDM_REDUCE_MAX || op == TDM_REDUCE_MIN))
         return tdm_fail(TDM_ERR_UNSUPPORTED,

@@ -1,7 +1,7 @@
 /* tdm_batch_all_reduce: tensors packed into fewer, larger all-reduces. */
 #include <stdlib.h>
 
-#include "distribute/collective_impl.h"
+#include "collective/collective_impl.h"
 #include "base/error.h"
 
 static const char *F = "tdm_batch_all_reduce";
@@ -86,11 +86,25 @@ static tdm_status move(const tdm_buffer_view *values, size_t count, size_t first
     return s;
 }
 
+/* All-reduces checked views in place, as the batch the user called. */
+static tdm_status all_reduce(tdm_reduce_op op, const tdm_buffer_view *views, size_t count,
+                             const tdm_collective_options *opts)
+{
+    tdm_collective_call call = {.func = F,
+                                .op = op,
+                                .values = views,
+                                .count = count,
+                                .dsts = views,
+                                .dst_count = count,
+                                .opts = *opts};
+    return tdm_collective_run(&call);
+}
+
 static tdm_status reduce_pack(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
                               size_t first, size_t end, const tdm_collective_options *opts)
 {
     if (end - first == 1) /* nothing to concatenate */
-        return tdm_all_reduce(op, values + first * count, count, opts);
+        return all_reduce(op, values + first * count, count, opts);
     size_t bytes = bytes_before(values, count, end) - bytes_before(values, count, first);
     coll_scratch scratch = {0};
     tdm_buffer_view *packs = malloc(count * sizeof *packs);
@@ -100,7 +114,7 @@ static tdm_status reduce_pack(tdm_reduce_op op, const tdm_buffer_view *values, s
     if (s == TDM_OK && bytes)
         s = move(values, count, first, end, packs, 1);
     if (s == TDM_OK && bytes)
-        s = tdm_all_reduce(op, packs, count, opts);
+        s = all_reduce(op, packs, count, opts);
     if (s == TDM_OK && bytes)
         s = move(values, count, first, end, packs, 0);
     coll_scratch_release(&scratch);
@@ -108,7 +122,8 @@ static tdm_status reduce_pack(tdm_reduce_op op, const tdm_buffer_view *values, s
     return s;
 }
 
-/* Every tensor checked like tdm_all_reduce's values, on the same devices as tensor 0. */
+/* Every tensor checked like tdm_all_reduce's values, on the same devices as tensor 0,
+ * and the options with the dtype: once, here, for every pack. */
 static tdm_status check(tdm_reduce_op op, const tdm_buffer_view *values, size_t tensors,
                         size_t count, const tdm_packing *packing)
 {
@@ -140,6 +155,8 @@ tdm_status tdm_batch_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values,
     tdm_status s = check(op, values, tensors, count, packing);
     if (s == TDM_OK)
         s = coll_check_options(F, opts, count, &o);
+    if (s == TDM_OK)
+        s = tdm_collective_check_dtype(F, op, o.dtype);
     size_t *ends = s == TDM_OK ? malloc(tensors * sizeof *ends) : NULL;
     if (s == TDM_OK && !ends)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", F);

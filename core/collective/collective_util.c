@@ -1,7 +1,7 @@
 /* Scratch, copies and completion shared by the collective algorithms. */
 #include <stdlib.h>
 
-#include "distribute/collective_impl.h"
+#include "collective/collective_impl.h"
 #include "base/error.h"
 #include "device/scratch_pool.h"
 

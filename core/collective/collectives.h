@@ -34,18 +34,40 @@ typedef struct tdm_collective_options {
         .size = sizeof(tdm_collective_options), .algorithm = TDM_COLLECTIVE_AUTO, .reduce_on = -1  \
     }
 
+/* One reduction, checked once by tdm_collective_check and then run by
+ * tdm_collective_run, which checks nothing again: a caller that checks its own
+ * arguments (a strategy, a batch) names itself in every message, as the function the
+ * user called. */
+typedef struct tdm_collective_call {
+    const char *func; /* the function the user called, for messages */
+    tdm_reduce_op op;
+    const tdm_buffer_view *values; /* count >= 1, one per device, in replica order */
+    size_t count;
+    const tdm_buffer_view *dsts; /* dst_count >= 1; an all-reduce's are its values */
+    size_t dst_count;
+    tdm_event *const *ready;      /* NULL, or each value's ready event (the caller keeps
+                                     them): in-place accesses wait for these instead of
+                                     events recorded now */
+    tdm_collective_options opts;  /* resolved by tdm_collective_check */
+} tdm_collective_call;
+
+/* Checks every argument of call, naming call->func, and resolves opts (NULL: the
+ * defaults) into call->opts. */
+tdm_status tdm_collective_check(tdm_collective_call *call, const tdm_collective_options *opts);
+
+/* Runs a checked call: every destination receives op over the values. Returns once
+ * the plan is issued (see tdm_all_reduce). */
+tdm_status tdm_collective_run(const tdm_collective_call *call);
+
+/* TDM_ERR_UNSUPPORTED naming func for a float16 MAX or MIN. */
+tdm_status tdm_collective_check_dtype(const char *func, tdm_reduce_op op, tdm_dtype dtype);
+
 /* Every values[i] (count >= 1 views of equal size, a multiple of 4 bytes, each on a
  * different device) receives op over all of them. Returns once the plan is issued:
  * every device's later work, and blocking reads, see the result. An algorithm the devices cannot
  * use (DIRECT without shared memory) is TDM_ERR_UNSUPPORTED naming the devices. */
 tdm_status tdm_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
                           const tdm_collective_options *opts);
-
-/* tdm_all_reduce with each value's ready event given (an event after the work that
- * wrote it; the caller keeps them): in-place accesses wait for these instead of
- * events recorded now, so work submitted since does not hold the plan back. */
-tdm_status tdm_all_reduce_after(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,
-                                tdm_event *const *ready, const tdm_collective_options *opts);
 
 /* Whether an all-reduce of these values blocks the calling thread (staged
  * transfers, host folds): their devices do not all share memory. */

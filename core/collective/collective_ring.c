@@ -3,7 +3,7 @@
  * every value, then every destination gathers all the reduced slices. */
 #include <stdlib.h>
 
-#include "distribute/collective_impl.h"
+#include "collective/collective_impl.h"
 #include "base/error.h"
 
 static coll_part slice_of(const coll_job *job, size_t i)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "distribute/collective_impl.h"
+#include "collective/collective_impl.h"
 #include "device/copy_worker.h"
 #include "device/device_status.h"
 #include "base/error.h"

@@ -4,7 +4,7 @@
  * ((v0 + v1) + v2) + ... The last partial is the result. */
 #include <stdlib.h>
 
-#include "distribute/collective_impl.h"
+#include "collective/collective_impl.h"
 #include "base/error.h"
 
 /* One past the last value of the run starting at `first`. */
