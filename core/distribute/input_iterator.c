@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "distribute/input_impl.h"
 
@@ -35,13 +35,6 @@ struct tdm_distributed_iterator {
     tdm_input_stats stats;
 };
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void slot_release(tdm_step_slot *slot)
 {
     tdm_value_destroy(slot->batch.features);
@@ -53,7 +46,7 @@ static void slot_release(tdm_step_slot *slot)
 /* Gathers and uploads the next step into slot; returns the seconds it took. */
 static double produce(tdm_distributed_iterator *it, tdm_step_slot *slot)
 {
-    double start = now_seconds();
+    double start = tdm_seconds();
     tdm_status s = tdm_step_source_next(&it->src);
     const tdm_host_step *st = &it->src.step;
     if (s == TDM_OK && st->total)
@@ -61,7 +54,7 @@ static double produce(tdm_distributed_iterator *it, tdm_step_slot *slot)
     slot->status = s;
     if (s != TDM_OK) {
         snprintf(slot->error, sizeof slot->error, "%s", tdm_last_error());
-        return now_seconds() - start;
+        return tdm_seconds() - start;
     }
     slot->after = tdm_step_source_position(&it->src);
     memcpy(slot->rows, st->rows, it->src.replicas * sizeof *slot->rows);
@@ -69,7 +62,7 @@ static double produce(tdm_distributed_iterator *it, tdm_step_slot *slot)
     slot->batch.first_row = st->skip;
     slot->batch.epoch = st->epoch;
     slot->batch.index = st->index;
-    return now_seconds() - start;
+    return tdm_seconds() - start;
 }
 
 static int slot_final(const tdm_step_slot *slot)
@@ -111,14 +104,14 @@ static void take_next(tdm_distributed_iterator *it)
 
 static void next_prefetched(tdm_distributed_iterator *it)
 {
-    double start = now_seconds();
+    double start = tdm_seconds();
     pthread_mutex_lock(&it->lock);
     int ready = it->next_full;
     while (!it->next_full)
         pthread_cond_wait(&it->changed, &it->lock);
     take_next(it);
     it->stats.steps_ready += ready && it->current.batch.global_batch_size;
-    it->stats.wait_seconds += now_seconds() - start;
+    it->stats.wait_seconds += tdm_seconds() - start;
     pthread_cond_broadcast(&it->changed);
     pthread_mutex_unlock(&it->lock);
 }

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/checkpoint_posix.h"
+#include "checkpoint/checkpoint_posix.h"
 #include "base/error.h"
 #include "train/monitor_impl.h"
 

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "train/checkpoint_dir.h"
-#include "train/checkpoint_memory.h"
-#include "train/checkpoint_posix.h"
+#include "checkpoint/checkpoint_dir.h"
+#include "checkpoint/checkpoint_memory.h"
+#include "checkpoint/checkpoint_posix.h"
 #include "base/error.h"
 #include "train/monitor_impl.h"
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "tandem/ops.h"
 #include "train/train_op_impl.h"
@@ -113,7 +114,7 @@ void tdm_train_buckets_begin(tdm_train_replica *r, tdm_replica_context *rc)
     r->rc = rc;
     r->started = 0;
     r->timed = op->profiling || tdm_train_balance_measures(op);
-    r->began = tdm_train_seconds();
+    r->began = tdm_seconds();
     for (size_t i = 0; i < op->var_count; i++)
         r->ready[i] = 0;
     for (size_t b = 0; b < op->bucket_count; b++)
@@ -191,7 +192,7 @@ static tdm_status time_loss_function(tdm_train_replica *r)
     if (s == TDM_OK)
         s = tdm_event_wait(done);
     tdm_event_destroy(done);
-    r->seconds = tdm_train_seconds() - r->began;
+    r->seconds = tdm_seconds() - r->began;
     r->profile.loss_seconds += r->seconds;
     r->timed = 0;
     return s;

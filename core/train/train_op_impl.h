@@ -99,7 +99,6 @@ void tdm_train_remote_close(tdm_train_op *op);
  * it, the strategy's new batch shares. */
 int tdm_train_balance_measures(const tdm_train_op *op);
 tdm_status tdm_train_balance_update(tdm_train_op *op, const tdm_distributed_batch *batch);
-double tdm_train_seconds(void);
 
 /* After the all-reduce, on every replica: TDM_ERR_NUMERIC naming the loss or the
  * first variable whose gradient holds a NaN or an infinity. */

@@ -1,5 +1,6 @@
 /* One step of the train op: loss and gradients on every replica, one all-reduce of
  * them all, checks and transforms, then the same update on every replica. */
+#include "base/clock.h"
 #include "base/error.h"
 #include "train/optimizer_impl.h"
 #include "distribute/variable_access.h"
@@ -68,12 +69,12 @@ static tdm_status replica_step(tdm_replica_context *rc, void *user)
         s = tdm_train_buckets_finish(r);
     double reduced = 0.0;
     if (s == TDM_OK && op->profiling && (s = tdm_device_finish(tdm_replica_device(rc))) == TDM_OK)
-        reduced = tdm_train_seconds();
+        reduced = tdm_seconds();
     if (s == TDM_OK)
         s = apply(op, rc, r);
     if (s == TDM_OK && op->profiling && (s = tdm_device_finish(tdm_replica_device(rc))) == TDM_OK) {
         r->profile.all_reduce_seconds += reduced - (r->began + r->seconds);
-        r->profile.update_seconds += tdm_train_seconds() - reduced;
+        r->profile.update_seconds += tdm_seconds() - reduced;
         r->profile.steps++;
     }
     if (s == TDM_OK && tdm_replica_local_id(rc) == 0) {

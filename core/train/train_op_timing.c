@@ -3,21 +3,14 @@
  * device and is timed; the strategy's batch shares follow the replicas' examples per
  * second. Profiling times every step's phases the same way. */
 #include <stdlib.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "train/train_op_impl.h"
 
 #define FIRST_MEASURED 1 /* step 0 warms up: kernels compile, memory is touched */
 #define LAST_EARLY 3
 #define PERIOD 100
-
-double tdm_train_seconds(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 int tdm_train_balance_measures(const tdm_train_op *op)
 {

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/checkpoint_format.h"
+#include "checkpoint/checkpoint_format.h"
 #include "base/error.h"
-#include "train/json_scan.h"
-#include "train/safetensors.h"
+#include "checkpoint/json_scan.h"
+#include "checkpoint/safetensors.h"
 
 typedef struct reader {
     tdm_json j;

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/checkpoint_format.h"
-#include "train/checkpoint_posix.h"
+#include "checkpoint/checkpoint_format.h"
+#include "checkpoint/checkpoint_posix.h"
 #include "base/error.h"
 #include "device/tensor_impl.h"
-#include "train/model_file.h"
-#include "train/model_impl.h"
-#include "train/safetensors.h"
+#include "checkpoint/model_file.h"
+#include "model/model_impl.h"
+#include "checkpoint/safetensors.h"
 
 static const char *const func = "tdm_model_load";
 

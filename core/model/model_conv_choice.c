@@ -9,8 +9,8 @@
 #include "device/log.h"
 #include "ops/ops_images.h"
 #include "tandem/ops.h"
-#include "train/model_impl.h"
-#include "train/train_op_impl.h" /* tdm_train_seconds */
+#include "model/model_impl.h"
+#include "base/clock.h"
 
 static const char *const algorithm_names[] = {"auto", "direct", "lowered", "measured"};
 #define ALGORITHM_COUNT (sizeof algorithm_names / sizeof algorithm_names[0])
@@ -78,11 +78,11 @@ static tdm_status passes(const trial *t, int lowered)
 /* One run one way, in seconds. */
 static tdm_status timed(const trial *t, tdm_device *dev, int lowered, double *took)
 {
-    double began = tdm_train_seconds();
+    double began = tdm_seconds();
     tdm_status s = passes(t, lowered);
     if (s == TDM_OK)
         s = tdm_device_finish(dev);
-    *took = tdm_train_seconds() - began;
+    *took = tdm_seconds() - began;
     return s;
 }
 

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/json_scan.h"
+#include "checkpoint/json_scan.h"
 
 void tdm_json_init(tdm_json *j, const char *text, size_t size)
 {

@@ -1,7 +1,7 @@
 /* The model's loss function: forward, the loss and its gradient with respect to the
  * output, then backward through every layer into the variables' gradients. */
 #include "base/error.h"
-#include "train/model_impl.h"
+#include "model/model_impl.h"
 #include "tandem/ops.h"
 
 /* Per-example losses and d(loss) / d(output), scaled for the step. */

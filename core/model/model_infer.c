@@ -2,7 +2,7 @@
  * chunks, with the first copies of the variables and no dropout. Evaluation and
  * prediction both run on it. */
 #include "base/error.h"
-#include "train/model_impl.h"
+#include "model/model_impl.h"
 
 #define INFER_ROWS 512 /* rows per forward pass: bounds the device memory it takes */
 

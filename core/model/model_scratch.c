@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
-#include "train/model_impl.h"
+#include "model/model_impl.h"
 
 static tdm_status buffers_alloc(tdm_model_buffers *b, size_t layers)
 {

@@ -2,7 +2,7 @@
  * normalisation, a shortcut's sum), the activation, and dropout in training. */
 #include "base/error.h"
 #include "tandem/ops.h"
-#include "train/model_impl.h"
+#include "model/model_impl.h"
 
 tdm_status tdm_model_product(const tdm_model *m, const tdm_model_views *v, size_t l,
                              const tdm_shape *shape, tdm_tensor **out)

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <zlib.h>
 
-#include "train/checkpoint_format.h"
+#include "checkpoint/checkpoint_format.h"
 
 uint32_t tdm_ckpt_crc(uint32_t crc, const unsigned char *p, size_t n)
 {

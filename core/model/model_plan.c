@@ -4,7 +4,7 @@
 
 #include "base/checked_size.h"
 #include "base/error.h"
-#include "train/model_impl.h"
+#include "model/model_impl.h"
 
 static const char *const kind_names[] = {"dense",      "conv2d",     "max_pool2d", "avg_pool2d",
                                          "batch_norm", "layer_norm", "residual",   "embedding"};

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "train/model_impl.h"
+#include "model/model_impl.h"
 #include "input/standardize.h"
 
 #define STANDARDIZE_ROWS 512 /* rows standardised at a time into a host copy */

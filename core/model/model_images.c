@@ -3,7 +3,7 @@
 #include "base/error.h"
 #include "device/tensor_impl.h"
 #include "ops/ops_images.h"
-#include "train/model_impl.h"
+#include "model/model_impl.h"
 
 /* t's first rows * h * w * c elements as an image; the passes only read a const t. */
 static tdm_status image(const tdm_tensor *t, size_t rows, size_t h, size_t w, size_t c,

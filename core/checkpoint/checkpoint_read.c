@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/checkpoint_format.h"
-#include "train/checkpoint_memory.h"
-#include "train/checkpoint_names.h"
-#include "train/checkpoint_posix.h"
+#include "checkpoint/checkpoint_format.h"
+#include "checkpoint/checkpoint_memory.h"
+#include "checkpoint/checkpoint_names.h"
+#include "checkpoint/checkpoint_posix.h"
 #include "base/error.h"
 #include "tandem/checkpoint.h"
 

@@ -11,7 +11,7 @@
 #include "device/kernel_args.h"
 #include "device/tensor_impl.h"
 #include "tandem/ops.h"
-#include "train/model_impl.h"
+#include "model/model_impl.h"
 
 /* The rows of a layer's `norm` buffer [6, channels]. */
 typedef struct norm_views {

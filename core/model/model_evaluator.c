@@ -5,7 +5,7 @@
 
 #include "base/error.h"
 #include "base/options.h"
-#include "train/model_impl.h"
+#include "model/model_impl.h"
 
 struct tdm_evaluator {
     tdm_model *trained;

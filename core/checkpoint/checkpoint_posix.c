@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "train/checkpoint_format.h"
-#include "train/checkpoint_posix.h"
+#include "checkpoint/checkpoint_format.h"
+#include "checkpoint/checkpoint_posix.h"
 #include "base/error.h"
 #include "base/input_limit.h"
 #include "base/regular_file.h"

@@ -3,7 +3,7 @@
  * order, so that it is the same bits on every device and replica count. */
 #include "base/error.h"
 #include "tandem/ops.h"
-#include "train/model_impl.h"
+#include "model/model_impl.h"
 
 /* t [rows, positions * units] as [rows * positions, units]: a row per id. */
 static tdm_status per_id(const tdm_model *m, tdm_tensor *t, tdm_tensor **out)

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/checkpoint_names.h"
+#include "checkpoint/checkpoint_names.h"
 
 static size_t hash(const char *name, size_t len)
 {

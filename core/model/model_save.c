@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/checkpoint_posix.h"
+#include "checkpoint/checkpoint_posix.h"
 #include "base/error.h"
-#include "train/model_file.h"
-#include "train/model_impl.h"
-#include "train/safetensors.h"
+#include "checkpoint/model_file.h"
+#include "model/model_impl.h"
+#include "checkpoint/safetensors.h"
 
 #define MAX_ENTRIES(layers) (8 + 4 * (layers))
 #define VALUE_SIZE 48

@@ -8,8 +8,8 @@
 #include "device/device_impl.h"
 #include "base/error.h"
 #include "device/kernel.h"
-#include "train/model_impl.h"
-#include "train/seed_mix.h"
+#include "model/model_impl.h"
+#include "model/seed_mix.h"
 #include "input/standardize.h"
 
 static tdm_status check_size(const tdm_model_options *o, const char *f)

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "train/checkpoint_format.h"
+#include "checkpoint/checkpoint_format.h"
 #include "tandem/status.h"
 
 typedef struct tdm_ckpt_found {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
-#include "train/model_impl.h"
+#include "model/model_impl.h"
 
 typedef struct totals {
     double loss;

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/checkpoint_format.h"
-#include "train/checkpoint_names.h"
-#include "train/checkpoint_posix.h"
+#include "checkpoint/checkpoint_format.h"
+#include "checkpoint/checkpoint_names.h"
+#include "checkpoint/checkpoint_posix.h"
 #include "base/error.h"
 #include "tandem/checkpoint.h"
 

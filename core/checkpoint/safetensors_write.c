@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "train/checkpoint_format.h"
-#include "train/safetensors.h"
+#include "checkpoint/checkpoint_format.h"
+#include "checkpoint/safetensors.h"
 
 /* A growing text buffer; a failed append leaves failed set. */
 typedef struct text {
