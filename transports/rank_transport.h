@@ -21,7 +21,12 @@ typedef struct tdm_rank_link tdm_rank_link; /* the plugin's state */
 
 /* The fold of an all-reduce (tdm_rank_call.op). SUM_F16: the floats hold halves, two
  * per float. */
-enum { TDM_RANK_FOLD_SUM = 0, TDM_RANK_FOLD_MAX = 1, TDM_RANK_FOLD_MIN = 2, TDM_RANK_FOLD_SUM_F16 = 3 };
+enum {
+    TDM_RANK_FOLD_SUM = 0,
+    TDM_RANK_FOLD_MAX = 1,
+    TDM_RANK_FOLD_MIN = 2,
+    TDM_RANK_FOLD_SUM_F16 = 3
+};
 
 /* acc[0, n) becomes earlier op acc, element by element, as the core folds on devices and
  * on the host, so every rank's sums have the bits of one process's. */

@@ -17,8 +17,8 @@ static size_t bytes_before(const tdm_buffer_view *values, size_t count, size_t t
 
 /* num_packs: pack p ends at the tensor boundary nearest p / packs of the bytes,
  * leaving every pack at least one tensor. */
-static size_t split_even(const tdm_buffer_view *values, size_t tensors, size_t count,
-                         size_t packs, size_t *ends)
+static size_t split_even(const tdm_buffer_view *values, size_t tensors, size_t count, size_t packs,
+                         size_t *ends)
 {
     packs = packs < tensors ? packs : tensors;
     double total = (double)bytes_before(values, count, tensors);
@@ -133,16 +133,19 @@ static tdm_status check(tdm_reduce_op op, const tdm_buffer_view *values, size_t 
     if (s == TDM_OK && tensors == 0)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: argument 'tensors' is 0", F);
     if (s == TDM_OK && packing && packing->size != sizeof *packing)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: packing->size is %zu, expected %zu "
-                        "(use TDM_PACKING_INIT)", F, packing->size, sizeof *packing);
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: packing->size is %zu, expected %zu "
+                        "(use TDM_PACKING_INIT)",
+                        F, packing->size, sizeof *packing);
     for (size_t t = 0; t < tensors && s == TDM_OK; t++) {
         s = coll_check_values(F, "values", values + t * count, count);
         for (size_t i = 0; i < count && s == TDM_OK; i++)
             if (coll_dev(&values[t * count + i]) != coll_dev(&values[i]))
-                return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: values[%zu] is on %s, but "
+                return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                                "%s: values[%zu] is on %s, but "
                                 "values[%zu] on %s: device i must hold every tensor's value i",
-                                F, t * count + i, coll_dev(&values[t * count + i])->desc.id,
-                                i, coll_dev(&values[i])->desc.id);
+                                F, t * count + i, coll_dev(&values[t * count + i])->desc.id, i,
+                                coll_dev(&values[i])->desc.id);
     }
     return s;
 }

@@ -50,7 +50,8 @@ tdm_status tdm_collective_run(const tdm_collective_call *call)
     const tdm_collective_options *opts = &call->opts;
     if (call->values[0].size == 0)
         return TDM_OK;
-    if (call->count == 1 && call->dst_count == 1 && call->dsts[0].buffer == call->values[0].buffer &&
+    if (call->count == 1 && call->dst_count == 1 &&
+        call->dsts[0].buffer == call->values[0].buffer &&
         call->dsts[0].offset == call->values[0].offset && !across_ranks(opts->ranks))
         return TDM_OK; /* one value, reduced in place: it is already the result */
     coll_scratch scratch = {0};

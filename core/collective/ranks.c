@@ -79,8 +79,7 @@ tdm_status tdm_ranks_open(double timeout_s, int check_order, const char *func, t
     return TDM_OK;
 }
 
-tdm_status tdm_ranks_send(tdm_ranks *r, size_t to, const void *bytes, size_t size,
-                          const char *what)
+tdm_status tdm_ranks_send(tdm_ranks *r, size_t to, const void *bytes, size_t size, const char *what)
 {
     char why[1024];
     tdm_status s = r->transport->send(r->link, to, bytes, size, why, sizeof why);
@@ -157,8 +156,8 @@ tdm_status tdm_ranks_all_reduce(tdm_ranks_call *c, float *floats, size_t n)
 {
     char why[1024];
     tdm_ranks *r = c->ranks;
-    tdm_status s = r->transport->all_reduce(r->link, floats, n, fold_earlier, &c->call, why,
-                                            sizeof why);
+    tdm_status s =
+        r->transport->all_reduce(r->link, floats, n, fold_earlier, &c->call, why, sizeof why);
     return s == TDM_OK ? TDM_OK : tdm_fail(s, "%s", why);
 }
 

@@ -94,12 +94,13 @@ size_t tdm_strategy_split_batch(tdm_strategy *s, size_t count, uint64_t step, si
 /* Index of dev among the strategy's devices, or -1. */
 int tdm_strategy_device_index(const tdm_strategy *s, const tdm_device *dev);
 
-/* Stops and joins the replica workers and the engine thread (strategy_run.c). */
+/* Stops and joins the replica workers (strategy_run.c). */
 void tdm_strategy_stop_workers(tdm_strategy *s);
 
-/* The engine thread, started on first use. */
+/* The engine thread, started on first use (strategy_engine.c). */
 tdm_status tdm_strategy_engine(tdm_strategy *s, tdm_worker **out);
 tdm_worker *tdm_strategy_engine_worker(tdm_strategy *s);
+void tdm_strategy_stop_engine(tdm_strategy *s);
 
 /* Multi-worker (strategy_ranks.c): sets first_replica and global_replicas from every
  * process's replica count; gives every copy the chief's copies[0] (a collective:

@@ -56,16 +56,6 @@ tdm_status tdm_strategy_scope_exit(tdm_strategy *s)
     return TDM_OK;
 }
 
-tdm_status tdm_strategy_current(tdm_context *ctx, tdm_strategy **out)
-{
-    TDM_CHECK_ARG(out, "tdm_strategy_current");
-    if (mode.scope) {
-        *out = mode.scope;
-        return TDM_OK;
-    }
-    return tdm_strategy_default(ctx, out);
-}
-
 tdm_replica_context *tdm_replica_context_current(void)
 {
     return mode.replica;
