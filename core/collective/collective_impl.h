@@ -42,8 +42,11 @@ typedef struct coll_job {
     tdm_ranks *ranks;                   /* other processes take part; NULL: none */
 } coll_job;
 
-/* collectives.c: runs the plan `algorithm` (AUTO: the devices' choice) on job. */
-tdm_status coll_run(const coll_job *job, tdm_collective_algorithm algorithm);
+/* collective_plan.c: runs the plan `algorithm` (AUTO: the devices' choice) on this
+ * process's values of job. */
+tdm_status coll_run_plan(const coll_job *job, tdm_collective_algorithm algorithm);
+/* Whether every value's device shares memory with the first's. */
+int coll_all_share(const tdm_buffer_view *values, size_t count);
 /* collective_ranks.c: the job across the ranks too (job->ranks with count > 1). */
 tdm_status coll_ranks(const coll_job *job);
 

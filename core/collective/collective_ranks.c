@@ -176,7 +176,7 @@ static tdm_status fold_locally(const coll_job *job)
     local.dsts = job->values;
     local.dst_count = 1;
     local.ranks = NULL;
-    return coll_run(&local, job->algorithm);
+    return coll_run_plan(&local, job->algorithm);
 }
 
 /* Before the host touches dev's memory in place: everything issued to it is done. */

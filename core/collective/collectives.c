@@ -4,45 +4,9 @@
 #include "collective/collective_impl.h"
 #include "base/error.h"
 
-static int all_share(const tdm_buffer_view *values, size_t count)
-{
-    for (size_t i = 1; i < count; i++)
-        if (!coll_shares(coll_dev(&values[0]), coll_dev(&values[i])))
-            return 0;
-    return 1;
-}
-
-/* AUTO: with shared memory everywhere, the devices fold their parts in place (no
- * copies at all). Where only some devices share, they reduce locally first (fewer
- * staged transfers). Otherwise the host folds while it stages: each value crosses
- * to the host once and back once, and not at all where the host reaches it. */
-static tdm_collective_algorithm choose(const coll_job *job)
-{
-    if (all_share(job->values, job->count))
-        return TDM_COLLECTIVE_DIRECT;
-    if (coll_group_count(job->values, job->count) < job->count)
-        return TDM_COLLECTIVE_TREE;
-    return TDM_COLLECTIVE_HOST;
-}
-
 static int across_ranks(const tdm_ranks *ranks)
 {
     return ranks && ranks->count > 1;
-}
-
-tdm_status coll_run(const coll_job *job, tdm_collective_algorithm algorithm)
-{
-    if (across_ranks(job->ranks))
-        return coll_ranks(job);
-    switch (algorithm) {
-    case TDM_COLLECTIVE_AUTO: return coll_run(job, choose(job));
-    case TDM_COLLECTIVE_ONE_DEVICE: return coll_one_device(job);
-    case TDM_COLLECTIVE_RING: return coll_ring(job);
-    case TDM_COLLECTIVE_TREE: return coll_tree(job);
-    case TDM_COLLECTIVE_DIRECT: return coll_direct(job);
-    case TDM_COLLECTIVE_HOST: return coll_host(job);
-    }
-    return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: no algorithm %d", job->func, (int)algorithm);
 }
 
 tdm_status tdm_collective_run(const tdm_collective_call *call)
@@ -71,7 +35,7 @@ tdm_status tdm_collective_run(const tdm_collective_call *call)
     tdm_status s = coll_order_init(&order, &job, call->ready);
     if (s != TDM_OK)
         return s;
-    s = coll_run(&job, opts->algorithm);
+    s = across_ranks(job.ranks) ? coll_ranks(&job) : coll_run_plan(&job, opts->algorithm);
     tdm_status settled = coll_order_settle(&order);
     coll_order_free(&order);
     coll_scratch_release(&scratch);
@@ -112,7 +76,7 @@ tdm_status tdm_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values, size_
 int tdm_all_reduce_blocks(const tdm_buffer_view *values, size_t count,
                           const tdm_collective_options *opts)
 {
-    return across_ranks(opts->ranks) || !all_share(values, count);
+    return across_ranks(opts->ranks) || !coll_all_share(values, count);
 }
 
 tdm_status tdm_reduce_to(tdm_reduce_op op, const tdm_buffer_view *values, size_t count,

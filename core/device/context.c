@@ -30,16 +30,6 @@ int tdm_backend_built(tdm_backend_kind kind)
     return 0;
 }
 
-const char *tdm_backend_name(tdm_backend_kind kind)
-{
-    switch (kind) {
-    case TDM_BACKEND_REFERENCE: return "reference";
-    case TDM_BACKEND_OPENCL: return "opencl";
-    case TDM_BACKEND_VULKAN: return "vulkan";
-    }
-    return "unknown";
-}
-
 static void set_backend_status(tdm_context *ctx, tdm_backend_kind kind, tdm_status status,
                                const char *message)
 {
@@ -145,29 +135,6 @@ void tdm_context_destroy(tdm_context *ctx)
     pthread_mutex_destroy(&ctx->staging_lock);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);
-}
-
-tdm_status tdm_context_add_devices(tdm_context *ctx, tdm_device *const *devs, size_t n)
-{
-    pthread_mutex_lock(&ctx->lock);
-    size_t count = ctx->device_count;
-    if (count + n > ctx->device_capacity) {
-        size_t capacity = 2 * (count + n);
-        tdm_device **grown = realloc(ctx->devices, capacity * sizeof *grown);
-        if (!grown) {
-            pthread_mutex_unlock(&ctx->lock);
-            return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "out of host memory listing devices");
-        }
-        ctx->devices = grown;
-        ctx->device_capacity = capacity;
-    }
-    for (size_t i = 0; i < n; i++) {
-        devs[i]->index = count + i;
-        ctx->devices[count + i] = devs[i];
-    }
-    atomic_store(&ctx->device_count, count + n);
-    pthread_mutex_unlock(&ctx->lock);
-    return TDM_OK;
 }
 
 size_t tdm_context_device_count(const tdm_context *ctx)

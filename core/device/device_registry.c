@@ -7,8 +7,8 @@
 #include "base/error.h"
 #include "device/log.h"
 
-static tdm_device *device_new(tdm_context *ctx, const tdm_backend_ops *ops,
-                              tdm_backend *instance, size_t backend_index)
+static tdm_device *device_new(tdm_context *ctx, const tdm_backend_ops *ops, tdm_backend *instance,
+                              size_t backend_index)
 {
     tdm_device *dev = calloc(1, sizeof *dev);
     if (!dev)
@@ -97,11 +97,9 @@ void tdm_registry_close_device(tdm_device *dev)
 
 /* Logical devices: one physical device split into replicas, each with a queue of
  * its own and an equal share of the memory. */
-static tdm_status open_logical(tdm_device *parent, uint32_t index, uint32_t count,
-                               tdm_device **out)
+static tdm_status open_logical(tdm_device *parent, uint32_t index, uint32_t count, tdm_device **out)
 {
-    tdm_device *dev = device_new(parent->ctx, parent->ops, parent->backend,
-                                 parent->backend_index);
+    tdm_device *dev = device_new(parent->ctx, parent->ops, parent->backend, parent->backend_index);
     if (!dev)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_device_split: out of host memory");
     dev->desc = parent->desc;
@@ -129,9 +127,8 @@ tdm_status tdm_device_split(tdm_device *dev, uint32_t count, tdm_device **out)
     TDM_CHECK_ARG(dev, "tdm_device_split");
     TDM_CHECK_ARG(out, "tdm_device_split");
     if (count == 0 || count > TDM_MAX_LOGICAL)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "tdm_device_split: count is %u, expected 1 to %d", count,
-                        TDM_MAX_LOGICAL);
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_device_split: count is %u, expected 1 to %d",
+                        count, TDM_MAX_LOGICAL);
     if (dev->desc.parent >= 0)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "tdm_device_split: %s is already a logical device; split its parent",
@@ -150,4 +147,37 @@ tdm_status tdm_device_split(tdm_device *dev, uint32_t count, tdm_device **out)
         out[i] = NULL;
     }
     return s;
+}
+
+const char *tdm_backend_name(tdm_backend_kind kind)
+{
+    switch (kind) {
+    case TDM_BACKEND_REFERENCE: return "reference";
+    case TDM_BACKEND_OPENCL: return "opencl";
+    case TDM_BACKEND_VULKAN: return "vulkan";
+    }
+    return "unknown";
+}
+
+tdm_status tdm_context_add_devices(tdm_context *ctx, tdm_device *const *devs, size_t n)
+{
+    pthread_mutex_lock(&ctx->lock);
+    size_t count = ctx->device_count;
+    if (count + n > ctx->device_capacity) {
+        size_t capacity = 2 * (count + n);
+        tdm_device **grown = realloc(ctx->devices, capacity * sizeof *grown);
+        if (!grown) {
+            pthread_mutex_unlock(&ctx->lock);
+            return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "out of host memory listing devices");
+        }
+        ctx->devices = grown;
+        ctx->device_capacity = capacity;
+    }
+    for (size_t i = 0; i < n; i++) {
+        devs[i]->index = count + i;
+        ctx->devices[count + i] = devs[i];
+    }
+    atomic_store(&ctx->device_count, count + n);
+    pthread_mutex_unlock(&ctx->lock);
+    return TDM_OK;
 }

@@ -1,6 +1,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
+#include "device/buffer_memory.h"
 #include "device/scratch_pool.h"
 
 /* Sizes are rounded up to a quarter of their power of two (at least 4 KiB), so
@@ -37,7 +38,7 @@ tdm_status tdm_scratch_acquire(tdm_device *dev, size_t size, tdm_buffer **out)
     pthread_mutex_unlock(&dev->lock);
     if (*out)
         return TDM_OK;
-    return tdm_buffer_alloc(dev, rounded(size), out); /* trims the pool if it must */
+    return tdm_scratch_allocate(dev, rounded(size), out);
 }
 
 void tdm_scratch_release(tdm_buffer *buf)
@@ -68,4 +69,12 @@ size_t tdm_scratch_trim(tdm_device *dev)
         tdm_buffer_free(idle[i]);
     }
     return bytes;
+}
+
+tdm_status tdm_scratch_allocate(tdm_device *dev, size_t size, tdm_buffer **out)
+{
+    tdm_status s = tdm_buffer_allocate(dev, size, out);
+    if (s == TDM_ERR_OUT_OF_MEMORY && dev && tdm_scratch_trim(dev))
+        s = tdm_buffer_allocate(dev, size, out);
+    return s;
 }

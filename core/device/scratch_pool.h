@@ -18,6 +18,10 @@ tdm_status tdm_scratch_acquire(tdm_device *dev, size_t size, tdm_buffer **out);
 /* Returns a buffer from tdm_scratch_acquire to dev's pool (NULL-safe). */
 void tdm_scratch_release(tdm_buffer *buf);
 
+/* A new buffer of size bytes on dev; where memory runs short, the idle scratch
+ * buffers are freed first and the allocation tried once more. */
+tdm_status tdm_scratch_allocate(tdm_device *dev, size_t size, tdm_buffer **out);
+
 /* Frees the device's idle scratch buffers; returns how many bytes it freed. */
 size_t tdm_scratch_trim(tdm_device *dev);
 

@@ -248,11 +248,6 @@ tdm_loss_kind tdm_model_loss_kind(const tdm_model *m)
     return m ? m->opts.loss : TDM_LOSS_SOFTMAX_CROSS_ENTROPY;
 }
 
-size_t tdm_model_output_count(const tdm_model *m)
-{
-    return m ? tdm_plan_out_features(&m->plans[m->opts.layer_count - 1]) : 0;
-}
-
 size_t tdm_model_variable_count(const tdm_model *m)
 {
     return m ? m->var_count : 0;

@@ -4,15 +4,6 @@
 #include "tandem/ops.h"
 #include "model/model_impl.h"
 
-tdm_status tdm_model_product(const tdm_model *m, const tdm_model_views *v, size_t l,
-                             const tdm_shape *shape, tdm_tensor **out)
-{
-    *out = NULL;
-    if (m->plans[l].storage == TDM_F32)
-        return tdm_tensor_slice(v->b.z[l], 0, shape, out);
-    return tdm_tensor_slice(v->b.g[l], 0, shape, out);
-}
-
 static tdm_status dense(const tdm_model *m, const tdm_model_views *v, size_t l, const tdm_tensor *x,
                         size_t copy)
 {

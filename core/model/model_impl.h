@@ -177,8 +177,14 @@ tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
 /* *out = where dense or conv2d layer l's product goes before its bias is added into
  * z[l], viewed as shape: z[l] itself, or with f16 activations g[l], f32 and of z's
  * size, which the backward pass writes only later. */
-tdm_status tdm_model_product(const tdm_model *m, const tdm_model_views *v, size_t l,
-                             const tdm_shape *shape, tdm_tensor **out);
+static inline tdm_status tdm_model_product(const tdm_model *m, const tdm_model_views *v, size_t l,
+                                           const tdm_shape *shape, tdm_tensor **out)
+{
+    *out = NULL;
+    if (m->plans[l].storage == TDM_F32)
+        return tdm_tensor_slice(v->b.z[l], 0, shape, out);
+    return tdm_tensor_slice(v->b.g[l], 0, shape, out);
+}
 
 /* How m's convolutions compute on dev by the options' rule: DIRECT, LOWERED, or
  * MEASURED where that waits for tdm_model_conv_measure. */

@@ -317,3 +317,8 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
                      f);
     return s == TDM_OK ? plan_storage(o, plans, f) : s;
 }
+
+size_t tdm_model_output_count(const tdm_model *m)
+{
+    return m ? tdm_plan_out_features(&m->plans[m->opts.layer_count - 1]) : 0;
+}

@@ -231,15 +231,6 @@ uint64_t tdm_train_op_global_step(const tdm_train_op *op)
     return op ? op->global_step : 0;
 }
 
-tdm_status tdm_train_op_set_global_step(tdm_train_op *op, uint64_t step)
-{
-    TDM_CHECK_ARG(op, "tdm_train_op_set_global_step");
-    tdm_status s = tdm_optimizer_set_iterations(op->opts.optimizer, step);
-    if (s == TDM_OK)
-        op->global_step = step;
-    return s;
-}
-
 size_t tdm_train_op_variable_count(const tdm_train_op *op)
 {
     return op ? op->var_count : 0;

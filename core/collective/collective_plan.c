@@ -1,0 +1,38 @@
+/* The plan of one process's values: the algorithm asked for, or AUTO's choice by
+ * which devices share memory. */
+#include "base/error.h"
+#include "collective/collective_impl.h"
+
+int coll_all_share(const tdm_buffer_view *values, size_t count)
+{
+    for (size_t i = 1; i < count; i++)
+        if (!coll_shares(coll_dev(&values[0]), coll_dev(&values[i])))
+            return 0;
+    return 1;
+}
+
+/* AUTO: with shared memory everywhere, the devices fold their parts in place (no
+ * copies at all). Where only some devices share, they reduce locally first (fewer
+ * staged transfers). Otherwise the host folds while it stages: each value crosses
+ * to the host once and back once, and not at all where the host reaches it. */
+static tdm_collective_algorithm choose(const coll_job *job)
+{
+    if (coll_all_share(job->values, job->count))
+        return TDM_COLLECTIVE_DIRECT;
+    if (coll_group_count(job->values, job->count) < job->count)
+        return TDM_COLLECTIVE_TREE;
+    return TDM_COLLECTIVE_HOST;
+}
+
+tdm_status coll_run_plan(const coll_job *job, tdm_collective_algorithm algorithm)
+{
+    switch (algorithm) {
+    case TDM_COLLECTIVE_AUTO: return coll_run_plan(job, choose(job));
+    case TDM_COLLECTIVE_ONE_DEVICE: return coll_one_device(job);
+    case TDM_COLLECTIVE_RING: return coll_ring(job);
+    case TDM_COLLECTIVE_TREE: return coll_tree(job);
+    case TDM_COLLECTIVE_DIRECT: return coll_direct(job);
+    case TDM_COLLECTIVE_HOST: return coll_host(job);
+    }
+    return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: no algorithm %d", job->func, (int)algorithm);
+}
