@@ -54,8 +54,8 @@ typedef struct ar_bench {
     size_t workers;
 } ar_bench;
 
-static const char *const op_names[] = {"sum", "mean", "max", "min"};
-static const char *const dtype_options[] = {"f32", "f16"};
+static const char *const op_names[] = {"sum", "mean", "max", "min", NULL};
+static const char *const dtype_options[] = {"f32", "f16", NULL};
 
 /* nccl-tests' names of the types */
 static const char *type_name(tdm_dtype dtype)
@@ -94,12 +94,13 @@ static int parse_algorithm(const char *value, void *target, char *err, size_t er
 {
     const char *names[16];
     size_t count = 0;
-    while (count < 15 && tdm_collective_algorithm_name((tdm_collective_algorithm)count)) {
+    while (count < 14 && tdm_collective_algorithm_name((tdm_collective_algorithm)count)) {
         names[count] = tdm_collective_algorithm_name((tdm_collective_algorithm)count);
         count++;
     }
     names[count] = "all";
-    int a = cli_parse_choice(value, "algorithm", names, count + 1, err, err_size);
+    names[count + 1] = NULL;
+    int a = cli_parse_choice(value, "algorithm", names, err, err_size);
     if (a < 0)
         return -1;
     *(int *)target = (size_t)a == count ? ALL_ALGORITHMS : a;
@@ -108,7 +109,7 @@ static int parse_algorithm(const char *value, void *target, char *err, size_t er
 
 static int parse_dtype(const char *value, void *target, char *err, size_t err_size)
 {
-    int d = cli_parse_choice(value, "dtype", dtype_options, 2, err, err_size);
+    int d = cli_parse_choice(value, "dtype", dtype_options, err, err_size);
     if (d < 0)
         return -1;
     *(tdm_dtype *)target = d ? TDM_F16 : TDM_F32;
@@ -117,8 +118,7 @@ static int parse_dtype(const char *value, void *target, char *err, size_t err_si
 
 static int parse_op(const char *value, void *target, char *err, size_t err_size)
 {
-    int op = cli_parse_choice(value, "reduction", op_names, sizeof op_names / sizeof op_names[0],
-                              err, err_size);
+    int op = cli_parse_choice(value, "reduction", op_names, err, err_size);
     if (op < 0)
         return -1;
     *(tdm_reduce_op *)target = (tdm_reduce_op)op;

@@ -87,10 +87,10 @@ static int usage(FILE *out, int status)
 
 static int parse_model(const char *value, void *target, char *err, size_t err_size)
 {
-    const char *names[MODEL_COUNT];
+    const char *names[MODEL_COUNT + 1] = {NULL};
     for (size_t i = 0; i < MODEL_COUNT; i++)
         names[i] = models[i].name;
-    int m = cli_parse_choice(value, "model", names, MODEL_COUNT, err, err_size);
+    int m = cli_parse_choice(value, "model", names, err, err_size);
     if (m < 0)
         return -1;
     *(int *)target = m;

@@ -168,19 +168,27 @@ int cli_parse_command(const char *command, const cli_option *table, size_t count
     return 1;
 }
 
-int cli_parse_choice(const char *value, const char *what, const char *const *names, size_t count,
-                     char *err, size_t err_size)
+int cli_fail_choice(const char *value, const char *what, const char *const *names, char *err,
+                    size_t err_size)
 {
-    char all[256] = "";
-    for (size_t i = 0; i < count; i++) {
-        if (!strcmp(value, names[i]))
-            return (int)i;
+    char all[512] = "";
+    size_t count = 0;
+    for (; names[count]; count++) {
         size_t used = strlen(all);
-        snprintf(all + used, sizeof all - used, "%s%s", i ? ", " : "", names[i]);
+        snprintf(all + used, sizeof all - used, "%s%s", count ? ", " : "", names[count]);
     }
     const char *near = cli_nearest(value, names, count);
     return cli_fail(err, err_size, "no %s '%.40s'%s%s%s (%s)", what, value,
                     near ? "; did you mean " : "", near ? near : "", near ? "?" : "", all);
+}
+
+int cli_parse_choice(const char *value, const char *what, const char *const *names, char *err,
+                     size_t err_size)
+{
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(value, names[i]))
+            return i;
+    return cli_fail_choice(value, what, names, err, err_size);
 }
 
 int cli_parse_list(const char *value, void *target, char *err, size_t err_size)

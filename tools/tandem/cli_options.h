@@ -89,10 +89,15 @@ int cli_parse_bytes(const char *text, uint64_t min, uint64_t max, uint64_t *out,
 int cli_parse_float(const char *text, double lo, double hi, unsigned open, float *out, char *err,
                     size_t err_size);
 
-/* The index among names[0..count-1] that value is; otherwise -1 with a message that
- * names `what` ("model"), suggests the nearest name, and lists them all. */
-int cli_parse_choice(const char *value, const char *what, const char *const *names, size_t count,
-                     char *err, size_t err_size);
+/* The index among names (NULL-terminated) that value is; otherwise -1 with
+ * cli_fail_choice's message. */
+int cli_parse_choice(const char *value, const char *what, const char *const *names, char *err,
+                     size_t err_size);
+
+/* Writes "no WHAT 'value'; did you mean NAME? (every name)" to err, for a value
+ * outside names (NULL-terminated), and returns -1. */
+int cli_fail_choice(const char *value, const char *what, const char *const *names, char *err,
+                    size_t err_size);
 
 /* A list option: comma-separated items, which may also repeat ("--device a --device
  * b,c" is three), copied so that the value is not modified. */

@@ -167,8 +167,7 @@ static int parse_activation(const char *value, void *target, char *err, size_t e
 {
     tdm_activation act;
     if (tdm_activation_parse(value, &act) != TDM_OK) {
-        snprintf(err, err_size, "%s", strstr(tdm_last_error(), "no activation"));
-        return -1;
+        return cli_fail_choice(value, "activation", tdm_activation_names(), err, err_size);
     }
     *(const char **)target = value;
     return 0;
@@ -178,8 +177,7 @@ static int parse_optimizer(const char *value, void *target, char *err, size_t er
 {
     tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
     if (tdm_optimizer_kind_parse(value, &oo) != TDM_OK) {
-        snprintf(err, err_size, "%s", strstr(tdm_last_error(), "unknown optimizer"));
-        return -1;
+        return cli_fail_choice(value, "optimizer", tdm_optimizer_kind_names(), err, err_size);
     }
     *(const char **)target = value;
     return 0;
@@ -189,8 +187,8 @@ int train_parse_conv(const char *value, void *target, char *err, size_t err_size
 {
     tdm_conv_algorithm a;
     if (tdm_conv_algorithm_parse(value, &a) != TDM_OK) {
-        snprintf(err, err_size, "%s", strstr(tdm_last_error(), "no convolution"));
-        return -1;
+        return cli_fail_choice(value, "convolution algorithm", tdm_conv_algorithm_names(), err,
+                               err_size);
     }
     *(tdm_conv_algorithm *)target = a;
     return 0;
@@ -198,8 +196,8 @@ int train_parse_conv(const char *value, void *target, char *err, size_t err_size
 
 static int parse_lr_decay(const char *value, void *target, char *err, size_t err_size)
 {
-    static const char *const names[] = {"none", "cosine"};
-    int i = cli_parse_choice(value, "learning-rate decay", names, 2, err, err_size);
+    static const char *const names[] = {"none", "cosine", NULL};
+    int i = cli_parse_choice(value, "learning-rate decay", names, err, err_size);
     if (i < 0)
         return -1;
     *(const char **)target = names[i];
@@ -209,8 +207,8 @@ static int parse_lr_decay(const char *value, void *target, char *err, size_t err
 static int parse_strategy(const char *value, void *target, char *err, size_t err_size)
 {
     static const char *const names[] = {"mirrored", "one-device", "multi-worker",
-                                        "parameter-server"};
-    int i = cli_parse_choice(value, "strategy", names, 4, err, err_size);
+                                        "parameter-server", NULL};
+    int i = cli_parse_choice(value, "strategy", names, err, err_size);
     if (i < 0)
         return -1;
     *(const char **)target = names[i];
