@@ -2,6 +2,7 @@
  * no silent default), the message names the option and its range, and a mistyped
  * option gets the nearest one suggested. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "harness.h"
 #include "layer_spec.h"
@@ -95,7 +96,8 @@ static void test_refusals(void)
     REFUSED("--layers 0", "--layers: '0' is not a layer");
     REFUSED("--layers 128,,3", "'' is not a layer");
     REFUSED("--layers 128,", "'' is not a layer");
-    REFUSED("--layers 99999999999999999999", "is not a layer: give units (1 to 65536)");
+    REFUSED("--layers 99999999999999999999",
+            "is not a layer: give <units> or dense<units> (1 to 65536)");
     REFUSED("--layers 65537", "'65537' is not a layer");
     REFUSED("--layers conv32", "'conv32' is not a layer");
     REFUSED("--layers conv32k0", "'conv32k0' is not a layer");
@@ -257,6 +259,66 @@ static void test_library_names(void)
     }
 }
 
+/* Every layer kind the library lists has a --layers form whose example reads back as
+ * that kind, and the help names the kind. */
+static void test_layer_kinds(const char *help)
+{
+    const char *const *kinds = tdm_layer_kind_names();
+    for (size_t k = 0; kinds[k]; k++) {
+        const char *example = layer_spec_example((tdm_layer_kind)k);
+        tdm_layer layers[2];
+        size_t count = 0;
+        char err[512], line[64];
+        snprintf(line, sizeof line, "  %s: ", kinds[k]); /* a line of its own */
+        if (!example || layer_spec_parse(example, layers, 2, &count, err, sizeof err) != 0 ||
+            count != 1 || layers[0].kind != (tdm_layer_kind)k || !strstr(help, line)) {
+            test_failures++;
+            fprintf(stderr,
+                    "layer kind %s: no --layers form that reads back, or not in the "
+                    "help\n",
+                    kinds[k]);
+        }
+    }
+}
+
+/* tandem train --help: generated from the table, so every option is there, each with
+ * its help, and the names each library list holds under its option. */
+static void test_help(void)
+{
+    char *help = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&help, &size);
+    train_options_usage(out);
+    fclose(out);
+    static const char start[] = "usage: tandem train [OPTIONS]\n\nTrains ";
+    CHECK(strncmp(help, start, strlen(start)) == 0);
+    static const char *const options[] = {"--data FILE ", "--layers LIST ", "--activation NAME ",
+                                          "--allow-config-change ITEMS ", "--no-progress "};
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+        CHECK(strstr(help, options[i]) != NULL);
+    static const struct {
+        const char *line;
+        const char *const *(*names)(void);
+    } lists[] = {{"NAME: linear", tdm_activation_names},
+                 {"NAME: sgd", tdm_optimizer_kind_names},
+                 {"HOW: auto", tdm_conv_algorithm_names}};
+    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
+        const char *at = strstr(help, lists[l].line);
+        const char *const *names = lists[l].names();
+        for (size_t i = 0; names[i]; i++)
+            if (!at || !strstr(at, names[i])) {
+                test_failures++;
+                fprintf(stderr, "--help does not list %s after '%s'\n", names[i], lists[l].line);
+            }
+    }
+    int wide = 0;
+    for (const char *p = help; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0))
+        wide += strcspn(p, "\n") > 80;
+    CHECK(wide == 0);
+    test_layer_kinds(help);
+    free(help);
+}
+
 static void test_nearest(void)
 {
     static const char *const names[] = {"--epochs", "--checkpoint-dir", "--lr", "--labels"};
@@ -323,6 +385,7 @@ int main(void)
     test_acceptance();
     test_layer_spec();
     test_library_names();
+    test_help();
     test_nearest();
     test_table_kinds();
     return test_finish("test_cli_options");

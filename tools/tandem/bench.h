@@ -4,6 +4,12 @@
 
 #include <stddef.h>
 
+/* The help of the options the benchmarks share. */
+#define BENCH_HELP_DEVICES                                                                         \
+    "device ids, indices or backends (default: every device but the reference; see 'tandem "       \
+    "devices')"
+#define BENCH_HELP_JSON "also write the rows as JSON"
+
 /* Each returns the process exit status. argv[0] is the benchmark's name. */
 int bench_allreduce(int argc, char **argv);
 int bench_gemm(int argc, char **argv);

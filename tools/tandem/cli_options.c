@@ -154,16 +154,19 @@ cli_result cli_parse(const cli_option *table, size_t count, int argc, char **arg
     return CLI_OK;
 }
 
-int cli_parse_command(const char *command, const cli_option *table, size_t count, int argc,
-                      char **argv, int (*usage)(FILE *out, int status), int *exit_status)
+int cli_parse_command(const cli_command *cmd, const cli_option *table, size_t count, int argc,
+                      char **argv, int *exit_status)
 {
     char err[512];
     switch (cli_parse(table, count, argc, argv, err, sizeof err)) {
     case CLI_OK: return 0;
-    case CLI_HELP: *exit_status = usage(stdout, 0); return 1;
+    case CLI_HELP:
+        cli_usage(stdout, cmd, table, count);
+        *exit_status = 0;
+        return 1;
     case CLI_ERROR: break;
     }
-    fprintf(stderr, "tandem %s: %s\n", command, err);
+    fprintf(stderr, "tandem %s: %s\n", cmd->name, err);
     *exit_status = 2;
     return 1;
 }

@@ -10,112 +10,6 @@
 
 #include "layer_spec.h"
 
-static int usage(FILE *out, int status)
-{
-    fprintf(out,
-            "usage: tandem train [OPTIONS]\n\n"
-            "Trains a network of dense, convolution, pooling and normalisation layers\n"
-            "data-parallel over the chosen devices and reports test accuracy per epoch.\n"
-            "Defaults: a multi-layer perceptron on the bundled digits dataset, the default\n"
-            "devices (see --devices) with the mirrored strategy, 20%% of the data held\n"
-            "out.\n\n"
-            "  --data FILE          CSV (label in the last column unless --label-column),\n"
-            "                       or IDX images with --labels (default: the bundled\n"
-            "                       digits, 1797 8x8 images of 10 classes)\n"
-            "  --labels FILE        IDX labels for IDX images in --data\n"
-            "  --label-column C     CSV label column: 0-based index, or a name with --header\n"
-            "  --header             the CSV's first line names its columns\n"
-            "  --skip-rows N        CSV lines to pass over before the header or the data\n"
-            "                       (scikit-learn's exports start with a line of counts)\n"
-            "  --test-data FILE     the test split's own file, read like --data (default:\n"
-            "                       hold out --test-fraction of the data)\n"
-            "  --test-labels FILE   IDX labels for IDX images in --test-data\n"
-            "  --no-standardize     keep features as they are (default: standardise them\n"
-            "                       with the training split's mean and deviation)\n"
-            "  --layers 128,128     hidden layers (default 128,128): units of a dense layer,\n"
-            "                       conv32k3 (32 filters of 3x3), pool2 (max), avgpool2;\n"
-            "                       s2 after a window strides 2, valid pads nothing; bn\n"
-            "                       (batch normalisation, statistics of the global batch\n"
-            "                       over every replica), ln (layer normalisation), res2\n"
-            "                       (adds the input of the 2 layers before it to their\n"
-            "                       output) (e.g. --layers conv32k3,bn,pool2,conv64k3,\n"
-            "                       conv64k3,res1,pool2,128); emb256x8, first only, takes\n"
-            "                       each feature as an id below 256 and looks it up as 8\n"
-            "                       values (the features are then not standardised)\n"
-            "  --input-shape HxWxC  the image the features form (default: square images of\n"
-            "                       one channel, for convolution and pooling)\n"
-            "  --activation NAME    relu (default), tanh, sigmoid, gelu, linear\n"
-            "  --dropout RATE       dropout after each hidden layer (default 0)\n"
-            "  --optimizer NAME     sgd, momentum, nesterov, adagrad, rmsprop, adam (default),\n"
-            "                       adamw\n"
-            "  --lr RATE            learning rate (default 0.001; 0.1 for sgd and momentum)\n"
-            "  --lr-decay NAME      none (default: the rate stays --lr), or cosine: from\n"
-            "                       --lr down to 0 over the run's steps, along half a\n"
-            "                       cosine (Keras's CosineDecay)\n"
-            "  --batch N            global batch size over all replicas (default 64)\n"
-            "  --loss-scale S       dynamic loss scaling from scale S (32768 is TensorFlow's\n"
-            "                       default): a step whose gradients overflow is skipped\n"
-            "                       and halves the scale, 2000 good steps double it\n"
-            "  --mixed-precision    the dense and convolution layers' matrix products take\n"
-            "                       f16 operands and sum in f32; weights stay f32. Implies\n"
-            "                       --loss-scale 32768 unless given\n"
-            "  --f16-all-reduce     sum the gradients across replicas in f16: half the\n"
-            "                       bytes to move. Implies --loss-scale 32768 unless given\n"
-            "  --f16-activations    keep the activations between layers in f16: half their\n"
-            "                       memory (the output layer's stay f32).\n"
-            "                       Implies --mixed-precision\n"
-            "  --conv HOW           how convolutions compute: auto (default: through GEMM\n"
-            "                       on OpenCL and Vulkan, direct on the reference\n"
-            "                       backend), direct, lowered (im2col and GEMM), or\n"
-            "                       measured: both timed per layer on each device at the\n"
-            "                       first step, the faster kept (a rerun may choose\n"
-            "                       otherwise where they are close)\n"
-            "  --epochs N           (default 10)\n"
-            "  --test-fraction F    held out for testing without --test-data (default 0.2)\n"
-            "  --devices LIST       comma-separated device ids or indices from 'tandem\n"
-            "                       devices', or backends (reference, opencl, vulkan: each\n"
-            "                       of its devices). Default: each piece of hardware once,\n"
-            "                       through its better driver; the GPUs if there are any,\n"
-            "                       else one CPU driver's devices (PoCL before lavapipe)\n"
-            "  --split N            split each device into N logical ones, a replica each\n"
-            "  --strategy NAME      mirrored (default), one-device (the one device named\n"
-            "                       by --devices, or the first default one), or\n"
-            "                       multi-worker: every process of 'mpirun -np N tandem\n"
-            "                       train ...' trains on its --devices, the global batch\n"
-            "                       split over them all; only the first process (the\n"
-            "                       chief) prints, checkpoints and writes files;\n"
-            "                       parameter-server: replicas on --devices, each\n"
-            "                       variable kept and updated on one of --ps-devices\n"
-            "  --ps-devices LIST    the parameter devices of --strategy parameter-server,\n"
-            "                       as for --devices (default: the first training device)\n"
-            "  --ps-processes N     with --strategy parameter-server under mpirun: the last\n"
-            "                       N processes keep and update the variables (on their\n"
-            "                       first --devices device), the others train on their\n"
-            "                       shard of the data and exchange gradients and values\n"
-            "                       with them, without waiting for each other\n"
-            "  --eval-devices LIST  evaluate after each epoch on these devices, under a\n"
-            "                       strategy of their own (default: under training's, on\n"
-            "                       its first device)\n"
-            "  --seed N             weights, shuffling and dropout (default 1)\n"
-            "  --balance            give faster devices a larger share of each batch,\n"
-            "                       measured as training runs (the update stays that of\n"
-            "                       the global batch)\n"
-            "  --deterministic      verify after every step that every copy of every\n"
-            "                       variable is bitwise identical; no prefetch thread\n"
-            "  --checkpoint-dir DIR checkpoint at the end of every epoch\n"
-            "  --resume             continue from the newest checkpoint in DIR; damaged\n"
-            "                       newer ones are reported and kept aside as *.damaged\n"
-            "  --allow-config-change ITEMS  let --resume change these (comma-separated):\n"
-            "                       " TRAIN_CONFIG_ITEMS ", or all;\n"
-            "                       otherwise a checkpoint of another setup is refused\n"
-            "  --metrics FILE       per-epoch metrics, CSV (or JSON for FILE.json)\n"
-            "  --plot FILE.png      loss and accuracy curves\n"
-            "  --save FILE          the trained model, its architecture and standardisation\n"
-            "                       (a safetensors file: see 'tandem predict')\n"
-            "  --progress / --no-progress   force the progress bar on or off\n");
-    return status;
-}
-
 #define MAX_UNITS 65536
 #define MAX_BATCH (1u << 20)
 #define MAX_EPOCHS 1000000
@@ -194,24 +88,25 @@ int train_parse_conv(const char *value, void *target, char *err, size_t err_size
     return 0;
 }
 
+static const char *const lr_decay_names[] = {"none", "cosine", NULL};
+static const char *const strategy_names[] = {"mirrored", "one-device", "multi-worker",
+                                             "parameter-server", NULL};
+
 static int parse_lr_decay(const char *value, void *target, char *err, size_t err_size)
 {
-    static const char *const names[] = {"none", "cosine", NULL};
-    int i = cli_parse_choice(value, "learning-rate decay", names, err, err_size);
+    int i = cli_parse_choice(value, "learning-rate decay", lr_decay_names, err, err_size);
     if (i < 0)
         return -1;
-    *(const char **)target = names[i];
+    *(const char **)target = lr_decay_names[i];
     return 0;
 }
 
 static int parse_strategy(const char *value, void *target, char *err, size_t err_size)
 {
-    static const char *const names[] = {"mirrored", "one-device", "multi-worker",
-                                        "parameter-server", NULL};
-    int i = cli_parse_choice(value, "strategy", names, err, err_size);
+    int i = cli_parse_choice(value, "strategy", strategy_names, err, err_size);
     if (i < 0)
         return -1;
-    *(const char **)target = names[i];
+    *(const char **)target = strategy_names[i];
     return 0;
 }
 
@@ -239,72 +134,165 @@ void train_options_defaults(train_options *o)
     o->progress = -1;
 }
 
-#define STRING(n, field)                                                                           \
+#define STRING(n, field, a, h)                                                                     \
     {                                                                                              \
-        CLI_ENTRY(n, NULL, CLI_STRING, &o->field)                                                  \
+        CLI_ENTRY(n, NULL, CLI_STRING, &o->field), .arg = a, .help = h                             \
     }
-#define FLAG(n, field, v)                                                                          \
+#define FLAG(n, field, v, h)                                                                       \
     {                                                                                              \
-        CLI_ENTRY(n, NULL, CLI_FLAG, &o->field), .flag_value = v                                   \
+        CLI_ENTRY(n, NULL, CLI_FLAG, &o->field), .flag_value = v, .help = h                        \
     }
-#define CUSTOM(n, fn, t)                                                                           \
+#define CUSTOM(n, fn, t, a, h)                                                                     \
     {                                                                                              \
-        CLI_ENTRY(n, NULL, CLI_CUSTOM, t), .parse = fn                                             \
+        CLI_ENTRY(n, NULL, CLI_CUSTOM, t), .parse = fn, .arg = a, .help = h                        \
     }
-#define WHOLE(n, k, field, lowest, highest)                                                        \
+#define WHOLE(n, k, field, lowest, highest, a, h)                                                  \
     {                                                                                              \
-        CLI_ENTRY(n, NULL, k, &o->field), .min = lowest, .max = highest                            \
+        CLI_ENTRY(n, NULL, k, &o->field), .min = lowest, .max = highest, .arg = a, .help = h       \
     }
-#define REAL(n, k, field, low, high, excluded)                                                     \
+#define REAL(n, k, field, low, high, excluded, a, h)                                               \
     {                                                                                              \
-        CLI_ENTRY(n, NULL, k, &o->field), .lo = low, .hi = high, .open = excluded                  \
+        CLI_ENTRY(n, NULL, k, &o->field), .lo = low, .hi = high, .open = excluded, .arg = a,       \
+                                          .help = h                                                \
     }
 
-static cli_result read_table(int argc, char **argv, train_options *o, char *err, size_t err_size)
+static const cli_command train_command = {
+    .name = "train",
+    .about = "Trains a network of dense, convolution, pooling and normalisation layers "
+             "data-parallel over the chosen devices and reports test accuracy per epoch. "
+             "Defaults: a multi-layer perceptron on the bundled digits dataset, the default "
+             "devices (see --devices) with the mirrored strategy, 20% of the data held out.",
+};
+
+/* Reads argv against the table; with help, writes the help instead (CLI_HELP). */
+static cli_result read_table(int argc, char **argv, train_options *o, char *err, size_t err_size,
+                             FILE *help)
 {
+    char layers_help[1536];
+    snprintf(layers_help, sizeof layers_help,
+             "hidden layers, comma-separated (default 128,128), e.g. "
+             "conv32k3,bn,pool2,conv64k3,conv64k3,res1,pool2,128. A convolution or pooling "
+             "window may end in s<stride> (s2: stride 2) and valid (no padding), as in "
+             "conv64k3s2valid; an embedding's features are not standardised. The kinds:");
+    layer_spec_help(layers_help + strlen(layers_help), sizeof layers_help - strlen(layers_help));
     const cli_option table[] = {
-        STRING("--data", data),
-        STRING("--labels", labels),
-        CUSTOM("--label-column", train_parse_label_column, &o->label_column),
-        FLAG("--header", header, 1),
-        WHOLE("--skip-rows", CLI_SIZE, skip_rows, 0, TRAIN_MAX_SKIP_ROWS),
-        STRING("--test-data", test_data),
-        STRING("--test-labels", test_labels),
-        FLAG("--no-standardize", standardize, 0),
-        CUSTOM("--layers", parse_layers, o),
-        CUSTOM("--input-shape", parse_input_shape, o->input_shape),
-        CUSTOM("--activation", parse_activation, &o->activation),
-        REAL("--dropout", CLI_FLOAT, dropout, 0, 1, CLI_BELOW_HI),
-        CUSTOM("--optimizer", parse_optimizer, &o->optimizer),
-        REAL("--lr", CLI_FLOAT, lr, 0, 1000, CLI_ABOVE_LO),
-        CUSTOM("--lr-decay", parse_lr_decay, &o->lr_decay),
-        REAL("--loss-scale", CLI_FLOAT, loss_scale, 1, 1e38, 0),
-        FLAG("--mixed-precision", mixed_precision, 1),
-        FLAG("--f16-all-reduce", f16_all_reduce, 1),
-        FLAG("--f16-activations", f16_activations, 1),
-        CUSTOM("--conv", train_parse_conv, &o->conv),
-        WHOLE("--batch", CLI_SIZE, batch, 1, MAX_BATCH),
-        WHOLE("--epochs", CLI_UNSIGNED, epochs, 1, MAX_EPOCHS),
-        REAL("--test-fraction", CLI_DOUBLE, test_fraction, 0, 1, CLI_ABOVE_LO | CLI_BELOW_HI),
-        CUSTOM("--devices", cli_parse_list, &o->devices),
-        WHOLE("--split", CLI_UNSIGNED, split, 1, MAX_SPLIT),
-        CUSTOM("--strategy", parse_strategy, &o->strategy),
-        CUSTOM("--ps-devices", cli_parse_list, &o->ps_devices),
-        CUSTOM("--eval-devices", cli_parse_list, &o->eval_devices),
-        WHOLE("--ps-processes", CLI_SIZE, ps_processes, 1, 4096),
-        WHOLE("--seed", CLI_U64, seed, 0, UINT64_MAX),
-        FLAG("--balance", balance, 1),
-        FLAG("--deterministic", deterministic, 1),
-        STRING("--checkpoint-dir", checkpoint_dir),
-        FLAG("--resume", resume, 1),
-        CUSTOM("--allow-config-change", train_config_parse_allowed, &o->allow_config_change),
-        STRING("--metrics", metrics),
-        STRING("--plot", plot),
-        STRING("--save", save),
-        FLAG("--progress", progress, 1),
-        FLAG("--no-progress", progress, 0),
+        STRING("--data", data, "FILE",
+               TRAIN_HELP_DATA " (default: the bundled digits, 1797 8x8 images of 10 classes)"),
+        STRING("--labels", labels, "FILE", TRAIN_HELP_LABELS),
+        CUSTOM("--label-column", train_parse_label_column, &o->label_column, "C",
+               TRAIN_HELP_LABEL_COLUMN " (default: the last column)"),
+        FLAG("--header", header, 1, TRAIN_HELP_HEADER),
+        WHOLE("--skip-rows", CLI_SIZE, skip_rows, 0, TRAIN_MAX_SKIP_ROWS, "N",
+              TRAIN_HELP_SKIP_ROWS " (scikit-learn's exports start with a line of counts)"),
+        STRING("--test-data", test_data, "FILE",
+               "the test split's own file, read like --data (default: hold out "
+               "--test-fraction of the data)"),
+        STRING("--test-labels", test_labels, "FILE", "IDX labels for IDX images in --test-data"),
+        FLAG("--no-standardize", standardize, 0,
+             "keep features as they are (default: standardise them with the training split's "
+             "mean and deviation)"),
+        CUSTOM("--layers", parse_layers, o, "LIST", layers_help),
+        CUSTOM("--input-shape", parse_input_shape, o->input_shape, "HxWxC",
+               "the image the features form (default: square images of one channel, for "
+               "convolution and pooling)"),
+        {CLI_ENTRY("--activation", NULL, CLI_CUSTOM, &o->activation), .parse = parse_activation,
+         .arg = "NAME", .help = "the hidden layers' activation (default relu)",
+         .choices = tdm_activation_names()},
+        REAL("--dropout", CLI_FLOAT, dropout, 0, 1, CLI_BELOW_HI, "RATE",
+             "dropout after each hidden layer (default 0)"),
+        {CLI_ENTRY("--optimizer", NULL, CLI_CUSTOM, &o->optimizer), .parse = parse_optimizer,
+         .arg = "NAME", .help = "the update rule (default adam)",
+         .choices = tdm_optimizer_kind_names()},
+        REAL("--lr", CLI_FLOAT, lr, 0, 1000, CLI_ABOVE_LO, "RATE",
+             "learning rate (default 0.001; 0.1 for sgd and momentum)"),
+        {CLI_ENTRY("--lr-decay", NULL, CLI_CUSTOM, &o->lr_decay), .parse = parse_lr_decay,
+         .arg = "NAME",
+         .help = "none (default: the rate stays --lr), or cosine: from --lr down to 0 over the "
+                 "run's steps, along half a cosine (Keras's CosineDecay)",
+         .choices = lr_decay_names},
+        WHOLE("--batch", CLI_SIZE, batch, 1, MAX_BATCH, "N",
+              "global batch size over all replicas (default 64)"),
+        REAL("--loss-scale", CLI_FLOAT, loss_scale, 1, 1e38, 0, "S",
+             "dynamic loss scaling from scale S (32768 is TensorFlow's default): a step whose "
+             "gradients overflow is skipped and halves the scale, 2000 good steps double it"),
+        FLAG("--mixed-precision", mixed_precision, 1,
+             "the dense and convolution layers' matrix products take f16 operands and sum in "
+             "f32; weights stay f32. Implies --loss-scale 32768 unless given"),
+        FLAG("--f16-all-reduce", f16_all_reduce, 1,
+             "sum the gradients across replicas in f16: half the bytes to move. Implies "
+             "--loss-scale 32768 unless given"),
+        FLAG("--f16-activations", f16_activations, 1,
+             "keep the activations between layers in f16: half their memory (the output "
+             "layer's stay f32). Implies --mixed-precision"),
+        {CLI_ENTRY("--conv", NULL, CLI_CUSTOM, &o->conv), .parse = train_parse_conv, .arg = "HOW",
+         .help = TRAIN_HELP_CONV, .choices = tdm_conv_algorithm_names()},
+        WHOLE("--epochs", CLI_UNSIGNED, epochs, 1, MAX_EPOCHS, "N", "(default 10)"),
+        REAL("--test-fraction", CLI_DOUBLE, test_fraction, 0, 1, CLI_ABOVE_LO | CLI_BELOW_HI, "F",
+             "held out for testing without --test-data (default 0.2)"),
+        CUSTOM("--devices", cli_parse_list, &o->devices, "LIST",
+               "comma-separated device ids or indices from 'tandem devices', or backends "
+               "(reference, opencl, vulkan: each of its devices). Default: each piece of "
+               "hardware once, through its better driver; the GPUs if there are any, else one "
+               "CPU driver's devices (PoCL before lavapipe)"),
+        WHOLE("--split", CLI_UNSIGNED, split, 1, MAX_SPLIT, "N",
+              "split each device into N logical ones, a replica each"),
+        {CLI_ENTRY("--strategy", NULL, CLI_CUSTOM, &o->strategy), .parse = parse_strategy,
+         .arg = "NAME",
+         .help = "mirrored (default), one-device (the one device named by --devices, or the "
+                 "first default one), or multi-worker: every process of 'mpirun -np N tandem "
+                 "train ...' trains on its --devices, the global batch split over them all; "
+                 "only the first process (the chief) prints, checkpoints and writes files; "
+                 "parameter-server: replicas on --devices, each variable kept and updated on "
+                 "one of --ps-devices",
+         .choices = strategy_names},
+        CUSTOM("--ps-devices", cli_parse_list, &o->ps_devices, "LIST",
+               "the parameter devices of --strategy parameter-server, as for --devices "
+               "(default: the first training device)"),
+        WHOLE("--ps-processes", CLI_SIZE, ps_processes, 1, 4096, "N",
+              "with --strategy parameter-server under mpirun: the last N processes keep and "
+              "update the variables (on their first --devices device), the others train on "
+              "their shard of the data and exchange gradients and values with them, without "
+              "waiting for each other"),
+        CUSTOM("--eval-devices", cli_parse_list, &o->eval_devices, "LIST",
+               "evaluate after each epoch on these devices, under a strategy of their own "
+               "(default: under training's, on its first device)"),
+        WHOLE("--seed", CLI_U64, seed, 0, UINT64_MAX, "N",
+              "weights, shuffling and dropout (default 1)"),
+        FLAG("--balance", balance, 1,
+             "give faster devices a larger share of each batch, measured as training runs "
+             "(the update stays that of the global batch)"),
+        FLAG("--deterministic", deterministic, 1,
+             "verify after every step that every copy of every variable is bitwise "
+             "identical; no prefetch thread"),
+        STRING("--checkpoint-dir", checkpoint_dir, "DIR", "checkpoint at the end of every epoch"),
+        FLAG("--resume", resume, 1,
+             "continue from the newest checkpoint in DIR; damaged newer ones are reported "
+             "and kept aside as *.damaged"),
+        {CLI_ENTRY("--allow-config-change", NULL, CLI_CUSTOM, &o->allow_config_change),
+         .parse = train_config_parse_allowed, .arg = "ITEMS",
+         .help = "let --resume change these (comma-separated); otherwise a checkpoint of "
+                 "another setup is refused",
+         .choices = train_config_items},
+        STRING("--metrics", metrics, "FILE", "per-epoch metrics, CSV (or JSON for FILE.json)"),
+        STRING("--plot", plot, "FILE.png", "loss and accuracy curves"),
+        STRING("--save", save, "FILE",
+               "the trained model, its architecture and standardisation (a safetensors file: "
+               "see 'tandem predict')"),
+        FLAG("--progress", progress, 1, "force the progress bar on"),
+        FLAG("--no-progress", progress, 0, "force the progress bar off"),
     };
-    return cli_parse(table, sizeof table / sizeof table[0], argc, argv, err, err_size);
+    size_t count = sizeof table / sizeof table[0];
+    if (!help)
+        return cli_parse(table, count, argc, argv, err, err_size);
+    cli_usage(help, &train_command, table, count);
+    return CLI_HELP;
+}
+
+void train_options_usage(FILE *out)
+{
+    train_options o;
+    train_options_defaults(&o);
+    read_table(0, NULL, &o, NULL, 0, out);
 }
 
 /* Rules between options, once all are read. */
@@ -366,7 +354,7 @@ void train_options_imply(train_options *o)
 cli_result train_options_read(int argc, char **argv, train_options *o, char *err, size_t err_size)
 {
     train_options_defaults(o);
-    cli_result r = read_table(argc, argv, o, err, err_size);
+    cli_result r = read_table(argc, argv, o, err, err_size, NULL);
     if (r == CLI_OK && check_combination(o, err, err_size) != 0)
         r = CLI_ERROR;
     train_options_imply(o);
@@ -378,7 +366,10 @@ int train_options_parse(int argc, char **argv, train_options *o, int *exit_statu
     char err[512];
     switch (train_options_read(argc, argv, o, err, sizeof err)) {
     case CLI_OK: return 0;
-    case CLI_HELP: *exit_status = usage(stdout, 0); return 1;
+    case CLI_HELP:
+        train_options_usage(stdout);
+        *exit_status = 0;
+        return 1;
     case CLI_ERROR: break;
     }
     fprintf(stderr, "tandem train: %s\n", err);
