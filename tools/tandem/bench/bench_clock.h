@@ -1,7 +1,9 @@
-/* The benchmarks' clock, and their rule of keeping the best of repeated timings. */
+/* The benchmarks' clock, and their rules of keeping the best of repeated timings or
+ * the median and best of rounds' rates. */
 #ifndef TANDEM_CLI_BENCH_CLOCK_H
 #define TANDEM_CLI_BENCH_CLOCK_H
 
+#include <stdlib.h>
 #include <time.h>
 
 /* Monotonic seconds. */
@@ -17,6 +19,18 @@ static inline void bench_keep_best(double *best, double seconds)
 {
     if (*best == 0 || seconds < *best)
         *best = seconds;
+}
+
+static inline int bench_compare_rates(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts the rounds' rates ascending: the median is at [n / 2], the best at [n - 1]. */
+static inline void bench_sort_rates(double *rates, size_t n)
+{
+    qsort(rates, n, sizeof *rates, bench_compare_rates);
 }
 
 #endif
