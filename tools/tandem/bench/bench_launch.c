@@ -6,8 +6,6 @@
  *                one only when it overwrites the same y.
  * The median and the best round are printed. A benchmark: it asserts nothing. */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "bench.h"
 #include "bench_clock.h"

@@ -1,6 +1,5 @@
 /* tandem devices: a table (or JSON) of every device on every backend. */
 #include <stdio.h>
-#include <string.h>
 
 #include "cli_options.h"
 #include "commands.h"
