@@ -1,8 +1,8 @@
 #!/bin/sh
 # The benchmarks run from a build and say what they measured: every row of bench
 # kernels, gemm and allreduce present, each with its in-run ceiling or peer, and no
-# wrong result; bench train's rows, with each replica's buffers. Nothing here
-# asserts a speed.
+# wrong result; bench train's rows, with each replica's buffers; bench input's four
+# configurations and bench launch's two patterns. Nothing here asserts a speed.
 # usage: cli_bench.sh TANDEM
 set -eu
 tandem=$1
@@ -35,5 +35,14 @@ cat "$out/train"
     { echo "want digits on each device and on both"; fail=1; }
 [ "$(grep -cE '^# opencl:[01]: training buffers [0-9.]+ MiB$' "$out/train")" -eq 4 ] ||
     { echo "want each replica's training buffers in each configuration"; fail=1; }
+
+"$tandem" bench input --backend opencl --replicas 2 --steps 20 --rounds 3 >"$out/input"
+cat "$out/input"
+[ "$(grep -cE '^  prefetch [01], cache_on_devices [01]: median +[0-9]+ steps/s, best +[0-9]+$' \
+    "$out/input")" -eq 4 ] || { echo "want the four input configurations"; fail=1; }
+"$tandem" bench launch --device vulkan:0 --launches 100 --rounds 3 >"$out/launch"
+cat "$out/launch"
+[ "$(grep -cE '^  (chain|independent) +median +[0-9]+ launches/s, best +[0-9]+$' \
+    "$out/launch")" -eq 2 ] || { echo "want chained and independent launches"; fail=1; }
 [ $fail -eq 0 ] && echo "cli_bench: ok"
 exit $fail

@@ -24,6 +24,47 @@ static void check_status_names(void)
     CHECK(tdm_backend_built(TDM_BACKEND_REFERENCE));
 }
 
+/* The lists of names are the parsers' own: each name parses (to its index where the
+ * enum follows the list), and an unknown name's message lists every one. */
+static void check_name_lists(void)
+{
+    const char *const *names = tdm_activation_names();
+    size_t i = 0;
+    for (; names[i]; i++) {
+        tdm_activation act = (tdm_activation)99;
+        CHECK_OK(tdm_activation_parse(names[i], &act));
+        CHECK((size_t)act == i && !strcmp(tdm_activation_name(act), names[i]));
+    }
+    CHECK(i == (size_t)TDM_ACT_GELU + 1);
+    tdm_activation act;
+    CHECK_FAILS(tdm_activation_parse("rleu", &act), TDM_ERR_NOT_FOUND, "no activation 'rleu' (");
+    for (i = 0; names[i]; i++)
+        CHECK(strstr(tdm_last_error(), names[i]) != NULL);
+
+    names = tdm_optimizer_kind_names();
+    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
+    for (i = 0; names[i]; i++)
+        CHECK_OK(tdm_optimizer_kind_parse(names[i], &oo));
+    CHECK(i == 7 && oo.kind == TDM_OPT_ADAMW);
+    CHECK_FAILS(tdm_optimizer_kind_parse("adm", &oo), TDM_ERR_NOT_FOUND, "no optimizer 'adm' (");
+    for (i = 0; names[i]; i++)
+        CHECK(strstr(tdm_last_error(), names[i]) != NULL);
+
+    names = tdm_conv_algorithm_names();
+    for (i = 0; names[i]; i++) {
+        tdm_conv_algorithm a = (tdm_conv_algorithm)99;
+        CHECK_OK(tdm_conv_algorithm_parse(names[i], &a));
+        CHECK((size_t)a == i);
+    }
+    CHECK(i == (size_t)TDM_CONV_MEASURED + 1);
+
+    names = tdm_layer_kind_names();
+    for (i = 0; names[i]; i++)
+        CHECK(!strcmp(tdm_layer_kind_name((tdm_layer_kind)i), names[i]));
+    CHECK(i == (size_t)TDM_LAYER_EMBEDDING + 1);
+    CHECK(!strcmp(tdm_layer_kind_name((tdm_layer_kind)i), "unknown"));
+}
+
 static void check_options(void)
 {
     tdm_context *ctx = (tdm_context *)1;
@@ -202,6 +243,7 @@ static void check_thread_local_errors(tdm_device *dev)
 int main(void)
 {
     check_status_names();
+    check_name_lists();
     check_options();
     check_no_tail_padding();
     tdm_context *ctx = test_context(TDM_BACKEND_BIT(TDM_BACKEND_REFERENCE));

@@ -2,6 +2,7 @@
  * no silent default), the message names the option and its range, and a mistyped
  * option gets the nearest one suggested. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "harness.h"
 #include "layer_spec.h"
@@ -95,7 +96,8 @@ static void test_refusals(void)
     REFUSED("--layers 0", "--layers: '0' is not a layer");
     REFUSED("--layers 128,,3", "'' is not a layer");
     REFUSED("--layers 128,", "'' is not a layer");
-    REFUSED("--layers 99999999999999999999", "is not a layer: give units (1 to 65536)");
+    REFUSED("--layers 99999999999999999999",
+            "is not a layer: give <units> or dense<units> (1 to 65536)");
     REFUSED("--layers 65537", "'65537' is not a layer");
     REFUSED("--layers conv32", "'conv32' is not a layer");
     REFUSED("--layers conv32k0", "'conv32k0' is not a layer");
@@ -115,7 +117,7 @@ static void test_refusals(void)
             "0,1,2,3,4,5,6,7,8,9,0,1,2,3,4,5,6,7,8,9,0,1,2,3,4,5,6,7,8,9,0,1,2",
             "more than 32 device ids");
     REFUSED("--activation rleu", "--activation: no activation 'rleu'");
-    REFUSED("--optimizer adm", "--optimizer: unknown optimizer 'adm'");
+    REFUSED("--optimizer adm", "--optimizer: no optimizer 'adm'; did you mean adam? (sgd, ");
     REFUSED("--strategy mirored", "no strategy 'mirored'; did you mean mirrored?");
     REFUSED("--lr-decay cos", "no learning-rate decay 'cos'; did you mean cosine? (none, cosine)");
     /* Names, values and the rules between options. */
@@ -228,6 +230,95 @@ static void test_acceptance(void)
     CHECK(read_line("--epochs 3 --help", &h, err, sizeof err) == CLI_HELP);
 }
 
+/* Every name the library lists is accepted, and an unknown one's message lists them
+ * all: the CLI keeps no list of its own to fall behind. */
+static void test_library_names(void)
+{
+    static const struct {
+        const char *option;
+        const char *const *(*names)(void);
+    } lists[] = {{"--activation", tdm_activation_names},
+                 {"--optimizer", tdm_optimizer_kind_names},
+                 {"--conv", tdm_conv_algorithm_names}};
+    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
+        const char *const *names = lists[l].names();
+        char line[128], err[512];
+        train_options o;
+        for (size_t i = 0; names[i]; i++) {
+            snprintf(line, sizeof line, "%s %s", lists[l].option, names[i]);
+            ACCEPTED(line);
+        }
+        snprintf(line, sizeof line, "%s bogus", lists[l].option);
+        CHECK(read_line(line, &o, err, sizeof err) == CLI_ERROR);
+        CHECK(strstr(err, lists[l].option) == err && strstr(err, "'bogus'"));
+        for (size_t i = 0; names[i]; i++)
+            if (!strstr(err, names[i])) {
+                test_failures++;
+                fprintf(stderr, "'%s': '%s' does not list %s\n", line, err, names[i]);
+            }
+    }
+}
+
+/* Every layer kind the library lists has a --layers form whose example reads back as
+ * that kind, and the help names the kind. */
+static void test_layer_kinds(const char *help)
+{
+    const char *const *kinds = tdm_layer_kind_names();
+    for (size_t k = 0; kinds[k]; k++) {
+        const char *example = layer_spec_example((tdm_layer_kind)k);
+        tdm_layer layers[2];
+        size_t count = 0;
+        char err[512], line[64];
+        snprintf(line, sizeof line, "  %s: ", kinds[k]); /* a line of its own */
+        if (!example || layer_spec_parse(example, layers, 2, &count, err, sizeof err) != 0 ||
+            count != 1 || layers[0].kind != (tdm_layer_kind)k || !strstr(help, line)) {
+            test_failures++;
+            fprintf(stderr,
+                    "layer kind %s: no --layers form that reads back, or not in the "
+                    "help\n",
+                    kinds[k]);
+        }
+    }
+}
+
+/* tandem train --help: generated from the table, so every option is there, each with
+ * its help, and the names each library list holds under its option. */
+static void test_help(void)
+{
+    char *help = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&help, &size);
+    train_options_usage(out);
+    fclose(out);
+    static const char start[] = "usage: tandem train [OPTIONS]\n\nTrains ";
+    CHECK(strncmp(help, start, strlen(start)) == 0);
+    static const char *const options[] = {"--data FILE ", "--layers LIST ", "--activation NAME ",
+                                          "--allow-config-change ITEMS ", "--no-progress "};
+    for (size_t i = 0; i < sizeof options / sizeof options[0]; i++)
+        CHECK(strstr(help, options[i]) != NULL);
+    static const struct {
+        const char *line;
+        const char *const *(*names)(void);
+    } lists[] = {{"NAME: linear", tdm_activation_names},
+                 {"NAME: sgd", tdm_optimizer_kind_names},
+                 {"HOW: auto", tdm_conv_algorithm_names}};
+    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
+        const char *at = strstr(help, lists[l].line);
+        const char *const *names = lists[l].names();
+        for (size_t i = 0; names[i]; i++)
+            if (!at || !strstr(at, names[i])) {
+                test_failures++;
+                fprintf(stderr, "--help does not list %s after '%s'\n", names[i], lists[l].line);
+            }
+    }
+    int wide = 0;
+    for (const char *p = help; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0))
+        wide += strcspn(p, "\n") > 80;
+    CHECK(wide == 0);
+    test_layer_kinds(help);
+    free(help);
+}
+
 static void test_nearest(void)
 {
     static const char *const names[] = {"--epochs", "--checkpoint-dir", "--lr", "--labels"};
@@ -281,10 +372,10 @@ static void test_table_kinds(void)
     CHECK(cli_parse(table, 3, 3, unknown_short, err, sizeof err) == CLI_ERROR);
     CHECK(strstr(err, "unknown option -q") != NULL);
 
-    static const char *const models[] = {"digits", "wide"};
-    choice = cli_parse_choice("wide", "model", models, 2, err, sizeof err);
+    static const char *const models[] = {"digits", "wide", NULL};
+    choice = cli_parse_choice("wide", "model", models, err, sizeof err);
     CHECK(choice == 1);
-    choice = cli_parse_choice("digit", "model", models, 2, err, sizeof err);
+    choice = cli_parse_choice("digit", "model", models, err, sizeof err);
     CHECK(choice == -1 && !strcmp(err, "no model 'digit'; did you mean digits? (digits, wide)"));
 }
 
@@ -293,6 +384,8 @@ int main(void)
     test_refusals();
     test_acceptance();
     test_layer_spec();
+    test_library_names();
+    test_help();
     test_nearest();
     test_table_kinds();
     return test_finish("test_cli_options");

@@ -9,7 +9,7 @@
  * TDM_VK_BATCH_COMMANDS commands, or once it has been open TDM_VK_BATCH_NS.
  *
  * The bounds: on lavapipe a submission of its own cost a launch 15 to 30 us of host
- * time more than recording it into a batch (bench_launch, docs/PERFORMANCE.md). At
+ * time more than recording it into a batch (tandem bench launch, docs/PERFORMANCE.md). At
  * 64 commands that is under half a microsecond each, far below what recording and
  * running a launch cost, while the device does not wait for a long recording to end
  * before it starts. 1 ms bounds how long a device waits for work the host recorded

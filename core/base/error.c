@@ -41,6 +41,20 @@ tdm_status tdm_fail_context(tdm_status status, const char *fmt, ...)
     return status;
 }
 
+tdm_status tdm_fail_name(const char *func, const char *what, const char *name,
+                         const char *const *names)
+{
+    int n = snprintf(last_error, sizeof last_error, "%s: no %s '%.64s' (", func, what, name);
+    size_t used = n < 0 ? 0 : (size_t)n;
+    for (size_t i = 0; names[i] && used < sizeof last_error; i++) {
+        n = snprintf(last_error + used, sizeof last_error - used, "%s%s", i ? ", " : "", names[i]);
+        used += n < 0 ? 0 : (size_t)n;
+    }
+    if (used < sizeof last_error)
+        snprintf(last_error + used, sizeof last_error - used, ")");
+    return TDM_ERR_NOT_FOUND;
+}
+
 const char *tdm_status_str(tdm_status status)
 {
     switch (status) {

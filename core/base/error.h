@@ -14,6 +14,11 @@ tdm_status tdm_fail(tdm_status status, const char *fmt, ...)
 tdm_status tdm_fail_context(tdm_status status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* TDM_ERR_NOT_FOUND for a name outside a NULL-terminated list, the message listing
+ * the list: "func: no WHAT 'name' (a, b, c)". */
+tdm_status tdm_fail_name(const char *func, const char *what, const char *name,
+                         const char *const *names);
+
 /* Checks a pointer argument: fails with TDM_ERR_INVALID_ARGUMENT naming it. */
 #define TDM_CHECK_ARG(ptr, func)                                                         \
     do {                                                                                 \

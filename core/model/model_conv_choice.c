@@ -12,8 +12,13 @@
 #include "model/model_impl.h"
 #include "base/clock.h"
 
-static const char *const algorithm_names[] = {"auto", "direct", "lowered", "measured"};
-#define ALGORITHM_COUNT (sizeof algorithm_names / sizeof algorithm_names[0])
+static const char *const algorithm_names[] = {"auto", "direct", "lowered", "measured", NULL};
+#define ALGORITHM_COUNT (sizeof algorithm_names / sizeof algorithm_names[0] - 1)
+
+const char *const *tdm_conv_algorithm_names(void)
+{
+    return algorithm_names;
+}
 
 const char *tdm_conv_algorithm_name(tdm_conv_algorithm a)
 {
@@ -29,10 +34,8 @@ tdm_status tdm_conv_algorithm_parse(const char *name, tdm_conv_algorithm *out)
             *out = (tdm_conv_algorithm)i;
             return TDM_OK;
         }
-    return tdm_fail(TDM_ERR_NOT_FOUND,
-                    "tdm_conv_algorithm_parse: no convolution algorithm '%s' (auto, direct, "
-                    "lowered, measured)",
-                    name);
+    return tdm_fail_name("tdm_conv_algorithm_parse", "convolution algorithm", name,
+                         algorithm_names);
 }
 
 /* Measured with tandem bench train -m fashion-cnn (docs/PERFORMANCE.md): im2col and

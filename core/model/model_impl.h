@@ -108,10 +108,6 @@ struct tdm_model {
     float *std;         /* [input_features]: its std as given, for saving */
 };
 
-/* "dense", "conv2d", "max_pool2d", "avg_pool2d": the prefix of a layer's variable
- * names and its kind in model files. */
-const char *tdm_layer_kind_name(tdm_layer_kind kind);
-
 /* Layer l's variable names: "<kind><l>/kernel" and "<kind><l>/bias" ("/gamma" and
  * "/beta" for batch norm). */
 void tdm_layer_variable_name(tdm_layer_kind kind, size_t l, int bias, char *buf, size_t size);

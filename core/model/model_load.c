@@ -291,12 +291,12 @@ static tdm_status kinds(loader *l, size_t *count)
     l->vars = calloc(4 * *count, sizeof *l->vars);
     if (!l->layers || !l->plans || !l->vars)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    const char *const *names = tdm_layer_kind_names();
     for (size_t i = 0; list && i < *count; i++) {
         size_t len = strcspn(list, ",");
         int kind = -1;
-        for (int k = 0; k <= TDM_LAYER_EMBEDDING && kind < 0; k++)
-            if (strlen(tdm_layer_kind_name((tdm_layer_kind)k)) == len &&
-                strncmp(list, tdm_layer_kind_name((tdm_layer_kind)k), len) == 0)
+        for (int k = 0; names[k] && kind < 0; k++)
+            if (strlen(names[k]) == len && strncmp(list, names[k], len) == 0)
                 kind = k;
         if (kind < 0)
             return tdm_st_corrupt(func, l->path, "layer %zu is '%.*s', not a kind tandem knows", i,

@@ -6,12 +6,19 @@
 #include "base/error.h"
 #include "model/model_impl.h"
 
-static const char *const kind_names[] = {"dense",      "conv2d",     "max_pool2d", "avg_pool2d",
-                                         "batch_norm", "layer_norm", "residual",   "embedding"};
+static const char *const kind_names[] = {"dense",      "conv2d",     "max_pool2d",
+                                         "avg_pool2d", "batch_norm", "layer_norm",
+                                         "residual",   "embedding",  NULL};
+#define KIND_COUNT (sizeof kind_names / sizeof kind_names[0] - 1)
+
+const char *const *tdm_layer_kind_names(void)
+{
+    return kind_names;
+}
 
 const char *tdm_layer_kind_name(tdm_layer_kind kind)
 {
-    return kind_names[kind];
+    return (size_t)kind < KIND_COUNT ? kind_names[kind] : "unknown";
 }
 
 void tdm_layer_variable_name(tdm_layer_kind kind, size_t l, int bias, char *buf, size_t size)

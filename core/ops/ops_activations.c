@@ -38,22 +38,30 @@ BACKWARD(tanh, y)
 BACKWARD(sigmoid, y)
 BACKWARD(gelu, x)
 
+/* The names tdm_activation_parse reads and tdm_activation_names lists, by value. */
+static const char *const activation_names[] = {
+    [TDM_ACT_LINEAR] = "linear",   [TDM_ACT_RELU] = "relu", [TDM_ACT_TANH] = "tanh",
+    [TDM_ACT_SIGMOID] = "sigmoid", [TDM_ACT_GELU] = "gelu", NULL};
+#define ACTIVATION_COUNT (sizeof activation_names / sizeof activation_names[0] - 1)
+
 static const struct {
-    const char *name;
     forward_call forward;
     backward_call backward;
-} activations[] = {
-    [TDM_ACT_LINEAR] = {"linear", NULL, NULL},
-    [TDM_ACT_RELU] = {"relu", relu_forward, relu_backward},
-    [TDM_ACT_TANH] = {"tanh", tanh_forward, tanh_backward},
-    [TDM_ACT_SIGMOID] = {"sigmoid", sigmoid_forward, sigmoid_backward},
-    [TDM_ACT_GELU] = {"gelu", gelu_forward, gelu_backward},
+} activations[ACTIVATION_COUNT] = {
+    [TDM_ACT_RELU] = {relu_forward, relu_backward},
+    [TDM_ACT_TANH] = {tanh_forward, tanh_backward},
+    [TDM_ACT_SIGMOID] = {sigmoid_forward, sigmoid_backward},
+    [TDM_ACT_GELU] = {gelu_forward, gelu_backward},
 };
-#define ACTIVATION_COUNT (sizeof activations / sizeof activations[0])
+
+const char *const *tdm_activation_names(void)
+{
+    return activation_names;
+}
 
 const char *tdm_activation_name(tdm_activation act)
 {
-    return (size_t)act < ACTIVATION_COUNT ? activations[act].name : "unknown";
+    return (size_t)act < ACTIVATION_COUNT ? activation_names[act] : "unknown";
 }
 
 tdm_status tdm_activation_parse(const char *name, tdm_activation *out)
@@ -61,14 +69,11 @@ tdm_status tdm_activation_parse(const char *name, tdm_activation *out)
     TDM_CHECK_ARG(name, "tdm_activation_parse");
     TDM_CHECK_ARG(out, "tdm_activation_parse");
     for (size_t i = 0; i < ACTIVATION_COUNT; i++)
-        if (strcmp(name, activations[i].name) == 0) {
+        if (strcmp(name, activation_names[i]) == 0) {
             *out = (tdm_activation)i;
             return TDM_OK;
         }
-    return tdm_fail(TDM_ERR_NOT_FOUND,
-                    "tdm_activation_parse: no activation '%s' (linear, relu, tanh, sigmoid, "
-                    "gelu)",
-                    name);
+    return tdm_fail_name("tdm_activation_parse", "activation", name, activation_names);
 }
 
 /* out and in[] on one device, with out's element count; in[i] of dtypes[i]. */

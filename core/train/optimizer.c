@@ -16,33 +16,39 @@ static const char create_func[] = "tdm_optimizer_create";
 
 /* ---- kinds and names ---- */
 
+/* The names tdm_optimizer_kind_parse reads (and tdm_optimizer_kind_names lists), and
+ * what each means, index by index. */
+static const char *const parse_names[] = {"sgd",     "momentum", "nesterov", "adagrad",
+                                          "rmsprop", "adam",     "adamw",    NULL};
 static const struct {
-    const char *parse_name;
     tdm_optimizer_kind kind;
     int nesterov;
-} parse_names[] = {
-    {"sgd", TDM_OPT_SGD, 0},           {"momentum", TDM_OPT_MOMENTUM, 0},
-    {"nesterov", TDM_OPT_MOMENTUM, 1}, {"adagrad", TDM_OPT_ADAGRAD, 0},
-    {"rmsprop", TDM_OPT_RMSPROP, 0},   {"adam", TDM_OPT_ADAM, 0},
-    {"adamw", TDM_OPT_ADAMW, 0},
+} parse_kinds[] = {
+    {TDM_OPT_SGD, 0},     {TDM_OPT_MOMENTUM, 0}, {TDM_OPT_MOMENTUM, 1}, {TDM_OPT_ADAGRAD, 0},
+    {TDM_OPT_RMSPROP, 0}, {TDM_OPT_ADAM, 0},     {TDM_OPT_ADAMW, 0},
 };
+_Static_assert(sizeof parse_names / sizeof parse_names[0] ==
+                   sizeof parse_kinds / sizeof parse_kinds[0] + 1,
+               "one meaning per name");
+
+const char *const *tdm_optimizer_kind_names(void)
+{
+    return parse_names;
+}
 
 tdm_status tdm_optimizer_kind_parse(const char *name, tdm_optimizer_options *opts)
 {
     static const char func[] = "tdm_optimizer_kind_parse";
     TDM_CHECK_ARG(name, func);
     TDM_CHECK_ARG(opts, func);
-    for (size_t i = 0; i < sizeof parse_names / sizeof parse_names[0]; i++)
-        if (!strcasecmp(name, parse_names[i].parse_name)) {
-            opts->kind = parse_names[i].kind;
+    for (size_t i = 0; parse_names[i]; i++)
+        if (!strcasecmp(name, parse_names[i])) {
+            opts->kind = parse_kinds[i].kind;
             if (opts->kind == TDM_OPT_MOMENTUM)
-                opts->nesterov = parse_names[i].nesterov;
+                opts->nesterov = parse_kinds[i].nesterov;
             return TDM_OK;
         }
-    return tdm_fail(TDM_ERR_NOT_FOUND,
-                    "%s: unknown optimizer '%s'; the optimizers are sgd, momentum, nesterov, "
-                    "adagrad, rmsprop, adam and adamw",
-                    func, name);
+    return tdm_fail_name(func, "optimizer", name, parse_names);
 }
 
 const char *tdm_optimizer_name(const tdm_optimizer *opt)

@@ -43,6 +43,13 @@ typedef enum tdm_layer_kind {
                              channel c of a pixel becomes channels c * units onwards */
 } tdm_layer_kind;
 
+/* "dense", "conv2d", "max_pool2d", "avg_pool2d", "batch_norm", "layer_norm",
+ * "residual", "embedding": the names model files record (and variables' names start
+ * with); "unknown" out of range. */
+TDM_API const char *tdm_layer_kind_name(tdm_layer_kind kind);
+/* Those names in the enum's order, NULL-terminated (static: never freed). */
+TDM_API const char *const *tdm_layer_kind_names(void);
+
 typedef enum tdm_padding {
     TDM_PADDING_SAME, /* ceil(in / stride) windows, zero padding split around the image */
     TDM_PADDING_VALID /* only windows wholly inside the image */
@@ -127,8 +134,11 @@ typedef enum tdm_conv_algorithm {
 
 /* "auto", "direct", "lowered", "measured"; "unknown" out of range. */
 TDM_API const char *tdm_conv_algorithm_name(tdm_conv_algorithm a);
-/* The algorithm of that name; TDM_ERR_NOT_FOUND for another. */
+/* The algorithm of that name; TDM_ERR_NOT_FOUND listing the names for another. */
 TDM_API tdm_status tdm_conv_algorithm_parse(const char *name, tdm_conv_algorithm *out);
+/* The names tdm_conv_algorithm_parse accepts, in the enum's order, NULL-terminated
+ * (static: never freed). */
+TDM_API const char *const *tdm_conv_algorithm_names(void);
 
 /* A model's first layer sees input_features values per example; convolution and
  * pooling see them as an image [input_height, input_width, input_channels], which

@@ -29,9 +29,13 @@ typedef enum tdm_loss_reduction {
     TDM_LOSS_SUM = 1
 } tdm_loss_reduction;
 
-/* "linear", "relu", "tanh", "sigmoid", "gelu". */
+/* "linear", "relu", "tanh", "sigmoid", "gelu"; "unknown" out of range. */
 TDM_API const char *tdm_activation_name(tdm_activation act);
+/* The activation of that name; TDM_ERR_NOT_FOUND listing the names for another. */
 TDM_API tdm_status tdm_activation_parse(const char *name, tdm_activation *out);
+/* The names tdm_activation_parse accepts, in the enum's order, NULL-terminated
+ * (static: never freed). */
+TDM_API const char *const *tdm_activation_names(void);
 
 /* c = alpha * op(a) * op(b) + beta * c for 2-D tensors, op(a) m x k, op(b) k x n,
  * c m x n; op transposes when trans_* is 1. beta 0 ignores c's old contents. c is

@@ -109,6 +109,9 @@ typedef struct tdm_optimizer_options {
  * clearing it for "momentum"; the other fields are left alone. TDM_ERR_NOT_FOUND
  * listing the names. */
 TDM_API tdm_status tdm_optimizer_kind_parse(const char *name, tdm_optimizer_options *opts);
+/* The names tdm_optimizer_kind_parse accepts, lower-case, NULL-terminated (static:
+ * never freed). */
+TDM_API const char *const *tdm_optimizer_kind_names(void);
 
 /* An optimizer of strategy s (opts NULL: the defaults, SGD at 0.01). Checks every
  * option the kind uses: TDM_ERR_INVALID_ARGUMENT naming the field. */

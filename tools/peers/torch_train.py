@@ -105,7 +105,7 @@ def tandem_kernel(seed, layer, fan_in, fan_out, he, count=None):
     values = ((2.0 * u - 1.0) * limit).astype(np.float32)
     return values if flat else values.reshape(fan_in, fan_out)
 
-# ---- data, prepared as tools/tandem/train_data.c prepares it ----------------------
+# ---- data, prepared as tools/tandem/train/train_data.c prepares it ----------------------
 
 
 def read_idx(path):

@@ -154,33 +154,44 @@ cli_result cli_parse(const cli_option *table, size_t count, int argc, char **arg
     return CLI_OK;
 }
 
-int cli_parse_command(const char *command, const cli_option *table, size_t count, int argc,
-                      char **argv, int (*usage)(FILE *out, int status), int *exit_status)
+int cli_parse_command(const cli_command *cmd, const cli_option *table, size_t count, int argc,
+                      char **argv, int *exit_status)
 {
     char err[512];
     switch (cli_parse(table, count, argc, argv, err, sizeof err)) {
     case CLI_OK: return 0;
-    case CLI_HELP: *exit_status = usage(stdout, 0); return 1;
+    case CLI_HELP:
+        cli_usage(stdout, cmd, table, count);
+        *exit_status = 0;
+        return 1;
     case CLI_ERROR: break;
     }
-    fprintf(stderr, "tandem %s: %s\n", command, err);
+    fprintf(stderr, "tandem %s: %s\n", cmd->name, err);
     *exit_status = 2;
     return 1;
 }
 
-int cli_parse_choice(const char *value, const char *what, const char *const *names, size_t count,
-                     char *err, size_t err_size)
+int cli_fail_choice(const char *value, const char *what, const char *const *names, char *err,
+                    size_t err_size)
 {
-    char all[256] = "";
-    for (size_t i = 0; i < count; i++) {
-        if (!strcmp(value, names[i]))
-            return (int)i;
+    char all[512] = "";
+    size_t count = 0;
+    for (; names[count]; count++) {
         size_t used = strlen(all);
-        snprintf(all + used, sizeof all - used, "%s%s", i ? ", " : "", names[i]);
+        snprintf(all + used, sizeof all - used, "%s%s", count ? ", " : "", names[count]);
     }
     const char *near = cli_nearest(value, names, count);
     return cli_fail(err, err_size, "no %s '%.40s'%s%s%s (%s)", what, value,
                     near ? "; did you mean " : "", near ? near : "", near ? "?" : "", all);
+}
+
+int cli_parse_choice(const char *value, const char *what, const char *const *names, char *err,
+                     size_t err_size)
+{
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(value, names[i]))
+            return i;
+    return cli_fail_choice(value, what, names, err, err_size);
 }
 
 int cli_parse_list(const char *value, void *target, char *err, size_t err_size)

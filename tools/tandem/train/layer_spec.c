@@ -91,6 +91,61 @@ static int item(const char *p, tdm_layer *d)
     return *p ? -1 : 0;
 }
 
+/* Each kind's form, for help and messages; the test checks that every kind the library
+ * lists has one, and that its example reads back as that kind. */
+static const struct {
+    tdm_layer_kind kind;
+    const char *form, *example, *what;
+} forms[] = {
+    {TDM_LAYER_DENSE, "<units> or dense<units>", "128", NULL},
+    {TDM_LAYER_CONV2D, "conv<filters>k<size>", "conv32k3",
+     "32 filters of 3x3; k5x3: 5 high, 3 wide"},
+    {TDM_LAYER_MAX_POOL2D, "pool<size> or maxpool<size>", "pool2", "the largest of each 2x2"},
+    {TDM_LAYER_AVG_POOL2D, "avgpool<size>", "avgpool2", "the mean of each 2x2"},
+    {TDM_LAYER_BATCH_NORM, "bn", "bn", "statistics of the global batch over every replica"},
+    {TDM_LAYER_LAYER_NORM, "ln", "ln", "over each position's channels"},
+    {TDM_LAYER_RESIDUAL, "res<layers>", "res2",
+     "adds the input of the 2 layers before it to their output"},
+    {TDM_LAYER_EMBEDDING, "emb<vocab>x<units>", "emb256x8",
+     "first only: each feature an id below 256, looked up as 8 values"},
+};
+#define FORM_COUNT (sizeof forms / sizeof forms[0])
+
+const char *layer_spec_example(tdm_layer_kind kind)
+{
+    for (size_t i = 0; i < FORM_COUNT; i++)
+        if (forms[i].kind == kind)
+            return forms[i].example;
+    return NULL;
+}
+
+void layer_spec_help(char *buf, size_t size)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < FORM_COUNT && used < size; i++) {
+        int plain = !strcmp(forms[i].form, forms[i].example); /* bn: no example to give */
+        used += (size_t)snprintf(buf + used, size - used, "\n%s: %s%s%s%s%s%s",
+                                 tdm_layer_kind_name(forms[i].kind), forms[i].form,
+                                 plain ? "" : ", e.g. ", plain ? "" : forms[i].example,
+                                 forms[i].what ? " (" : "", forms[i].what ? forms[i].what : "",
+                                 forms[i].what ? ")" : "");
+    }
+}
+
+/* "'x' is not a layer: give <units> or dense<units> (1 to 65536), conv<filters>k<size>, ..." */
+static int not_a_layer(const char *one, size_t len, char *err, size_t err_size)
+{
+    int n = snprintf(err, err_size, "'%.20s%s' is not a layer: give %s (1 to %d)", one,
+                     len > 20 ? "..." : "", forms[0].form, MAX_UNITS);
+    size_t used = n < 0 ? 0 : (size_t)n;
+    for (size_t i = 1; i < FORM_COUNT && used < err_size; i++)
+        used += (size_t)snprintf(err + used, err_size - used, ", %s", forms[i].form);
+    if (used < err_size)
+        snprintf(err + used, err_size - used, "; a window then takes s<stride> and valid");
+    return -1;
+}
+
 int layer_spec_parse(const char *text, tdm_layer *layers, size_t max, size_t *count, char *err,
                      size_t err_size)
 {
@@ -103,14 +158,8 @@ int layer_spec_parse(const char *text, tdm_layer *layers, size_t max, size_t *co
             return -1;
         }
         snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one - 1 ? len : sizeof one - 1), p);
-        if (len >= sizeof one || item(one, &layers[*count]) != 0) {
-            snprintf(err, err_size,
-                     "'%.20s%s' is not a layer: give units (1 to %d), dense<units>, "
-                     "conv<filters>k<size>, pool<size> or avgpool<size> (then s<stride>, "
-                     "valid), bn, ln, res<layers> or emb<vocab>x<units>",
-                     one, len > 20 ? "..." : "", MAX_UNITS);
-            return -1;
-        }
+        if (len >= sizeof one || item(one, &layers[*count]) != 0)
+            return not_a_layer(one, len, err, err_size);
         ++*count;
         p += len;
         if (!*p)

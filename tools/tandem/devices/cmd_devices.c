@@ -1,7 +1,7 @@
 /* tandem devices: a table (or JSON) of every device on every backend. */
 #include <stdio.h>
-#include <string.h>
 
+#include "cli_options.h"
 #include "commands.h"
 #include "device_select.h"
 #include "format.h"
@@ -107,28 +107,23 @@ static void print_json(tdm_context *ctx, const tdm_device_desc *descs, size_t n)
     json_end_object(&w);
 }
 
-static int usage(FILE *out, int status)
-{
-    fprintf(out, "usage: tandem devices [--json]\n\n"
-                 "Lists every device of every backend (reference, OpenCL, Vulkan), then\n"
-                 "each backend: what it loaded, or why it is unavailable.\n"
-                 "  --json   machine-readable output\n");
-    return status;
-}
+static const cli_command devices_command = {
+    .name = "devices",
+    .about = "Lists every device of every backend (reference, OpenCL, Vulkan), then each "
+             "backend: what it loaded, or why it is unavailable.",
+};
 
 #define MAX_LISTED 256
 
 int cmd_devices(int argc, char **argv)
 {
-    int json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--json") == 0)
-            json = 1;
-        else if (strcmp(argv[i], "--help") == 0)
-            return usage(stdout, 0);
-        else
-            return usage(stderr, 2);
-    }
+    int json = 0, status;
+    const cli_option table[] = {
+        {CLI_ENTRY("--json", NULL, CLI_FLAG, &json), .flag_value = 1,
+         .help = "machine-readable output"},
+    };
+    if (cli_parse_command(&devices_command, table, 1, argc, argv, &status))
+        return status;
     tdm_context *ctx = cli_context();
     if (!ctx)
         return 1;

@@ -26,6 +26,13 @@
 int layer_spec_parse(const char *text, tdm_layer *layers, size_t max, size_t *count, char *err,
                      size_t err_size);
 
+/* The help's lines, one per kind: "\n<library's kind name>: <form>, e.g. <example>
+ * (what it is)". */
+void layer_spec_help(char *buf, size_t size);
+
+/* An item of that kind ("conv32k3"); NULL for a kind without a form. */
+const char *layer_spec_example(tdm_layer_kind kind);
+
 /* The canonical text of the layers (what layer_spec_parse reads back to them). */
 void layer_spec_format(const tdm_layer *layers, size_t count, char *buf, size_t size);
 

@@ -14,10 +14,19 @@ static const struct {
     {"allreduce", bench_allreduce,
      "all-reduce bandwidth against a host all-reduce of the same bytes"},
     {"gemm", bench_gemm, "GEMM GFLOP/s on each device against OpenBLAS on the host"},
-    {"kernels", bench_kernels,
-     "memory-bound kernels against the device's buffer copy and host memcpy"},
+    {"kernels", bench_kernels, "memory-bound kernels against device copy and host memcpy"},
     {"train", bench_train, "training examples/s on each device alone and on all together"},
+    {"input", bench_input, "distributed input steps/s, cached on the devices or not"},
+    {"launch", bench_launch, "kernel launches/s on one device, chained and independent"},
 };
+
+int bench_failed(const char *name, tdm_status s, const char *what)
+{
+    if (s == TDM_OK)
+        return 0;
+    fprintf(stderr, "tandem bench %s: %s: %s\n", name, what, tdm_last_error());
+    return 1;
+}
 
 static int usage(FILE *out, int status)
 {

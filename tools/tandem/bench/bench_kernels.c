@@ -29,20 +29,11 @@ typedef struct kb_row {
     double gbs, device_copy_gbs, memcpy_gbs; /* 0: could not run */
 } kb_row;
 
-static int usage(FILE *out, int status)
-{
-    fprintf(out,
-            "usage: tandem bench kernels [OPTIONS]\n\n"
-            "GB/s of each memory-bound kernel (bytes read + written) beside the device's\n"
-            "own buffer copy and a host memcpy of the same bytes, measured in turn.\n"
-            "  -d, --devices LIST  device ids, indices or backends (default: every device\n"
-            "                      but the reference; see 'tandem devices')\n"
-            "  -k, --kernel LIST   only these kernels (default: every memory-bound one)\n"
-            "  -s, --size N        bytes per float32 buffer (default 64M; suffixes K, M, G)\n"
-            "  -r, --repeat N      launches of each, alternating; the best counts (default 10)\n"
-            "  --json FILE         also write the rows as JSON\n");
-    return status;
-}
+static const cli_command kernels_command = {
+    .name = "bench kernels",
+    .about = "GB/s of each memory-bound kernel (bytes read + written) beside the device's own "
+             "buffer copy and a host memcpy of the same bytes, measured in turn.",
+};
 
 /* 0 to go on; otherwise 1 with *exit_status set (--help, a bad option). */
 static int parse(int argc, char **argv, kb_options *o, int *exit_status)
@@ -52,14 +43,19 @@ static int parse(int argc, char **argv, kb_options *o, int *exit_status)
                       .bytes = (size_t)64 << 20,
                       .repeat = 10};
     const cli_option table[] = {
-        {CLI_ENTRY("--devices", "-d", CLI_CUSTOM, &o->devices), .parse = cli_parse_list},
-        {CLI_ENTRY("--kernel", "-k", CLI_CUSTOM, &o->kernels), .parse = cli_parse_list},
-        {CLI_ENTRY("--size", "-s", CLI_BYTES, &o->bytes), .min = 4, .max = (uint64_t)1 << 30},
-        {CLI_ENTRY("--repeat", "-r", CLI_UNSIGNED, &o->repeat), .min = 1, .max = 10000},
-        {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path)},
+        {CLI_ENTRY("--devices", "-d", CLI_CUSTOM, &o->devices), .parse = cli_parse_list,
+         .arg = "LIST", .help = BENCH_HELP_DEVICES},
+        {CLI_ENTRY("--kernel", "-k", CLI_CUSTOM, &o->kernels), .parse = cli_parse_list,
+         .arg = "LIST", .help = "only these kernels (default: every memory-bound one)"},
+        {CLI_ENTRY("--size", "-s", CLI_BYTES, &o->bytes), .min = 4, .max = (uint64_t)1 << 30,
+         .arg = "N", .help = "bytes per float32 buffer (default 64M; suffixes K, M, G)"},
+        {CLI_ENTRY("--repeat", "-r", CLI_UNSIGNED, &o->repeat), .min = 1, .max = 10000, .arg = "N",
+         .help = "launches of each, alternating; the best counts (default 10)"},
+        {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path), .arg = "FILE",
+         .help = BENCH_HELP_JSON},
     };
-    return cli_parse_command("bench kernels", table, sizeof table / sizeof table[0], argc, argv,
-                             usage, exit_status);
+    return cli_parse_command(&kernels_command, table, sizeof table / sizeof table[0], argc, argv,
+                             exit_status);
 }
 
 static int memory_bound(const tdm_kernel_info *info)

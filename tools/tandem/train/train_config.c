@@ -12,9 +12,10 @@
 #define RECORD_PREFIX "cli/config/"
 #define VALUE_MAX 256
 
-static const char *const item_names[] = {"layers",  "lr",    "optimizer", "activation",
-                                         "dropout", "batch", "data"};
-#define ITEM_COUNT (sizeof item_names / sizeof item_names[0])
+/* Bit i of the allowed set is item i; "all" sets every bit. */
+const char *const train_config_items[] = {"layers", "lr",   "optimizer", "activation", "dropout",
+                                          "batch",  "data", "all",       NULL};
+#define ITEM_COUNT 7 /* before "all" */
 #define ALL_ITEMS ((1u << ITEM_COUNT) - 1)
 
 int train_config_parse_allowed(const char *list, void *allowed, char *err, size_t err_size)
@@ -24,20 +25,10 @@ int train_config_parse_allowed(const char *list, void *allowed, char *err, size_
         char name[32];
         size_t len = strcspn(p, ",");
         snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), p);
-        size_t i = 0;
-        while (i < ITEM_COUNT && strcmp(name, item_names[i]))
-            i++;
-        if (i < ITEM_COUNT)
-            *set |= 1u << i;
-        else if (!strcmp(name, "all"))
-            *set = ALL_ITEMS;
-        else {
-            const char *near = cli_nearest(name, item_names, ITEM_COUNT);
-            snprintf(err, err_size, "no item '%s'%s%s%s: the items are %s, or all", name,
-                     near ? "; did you mean " : "", near ? near : "", near ? "?" : "",
-                     TRAIN_CONFIG_ITEMS);
+        int i = cli_parse_choice(name, "item", train_config_items, err, err_size);
+        if (i < 0)
             return -1;
-        }
+        *set |= i == ITEM_COUNT ? ALL_ITEMS : 1u << i;
         p += len;
         if (!*p)
             return 0;
@@ -80,7 +71,7 @@ void train_lr_text(const train_session *ts, char *out, size_t size)
         snprintf(out, size, "%g", (double)lr->initial);
 }
 
-/* This run's value of each item, in item_names order. */
+/* This run's value of each item, in train_config_items order. */
 static void current(const train_session *ts, char values[ITEM_COUNT][VALUE_MAX])
 {
     const train_options *o = ts->opts;
@@ -112,7 +103,7 @@ tdm_status train_config_save(const train_session *ts, tdm_checkpoint_writer *w)
         for (size_t k = 0; k < len; k++)
             text[k] = (unsigned char)values[i][k];
         char name[64];
-        snprintf(name, sizeof name, RECORD_PREFIX "%s", item_names[i]);
+        snprintf(name, sizeof name, RECORD_PREFIX "%s", train_config_items[i]);
         s = tdm_checkpoint_add(w, name, TDM_I32, &TDM_SHAPE(len), text);
     }
     return s;
@@ -122,7 +113,7 @@ tdm_status train_config_save(const train_session *ts, tdm_checkpoint_writer *w)
 static int recorded(const tdm_checkpoint *c, size_t item, char *out)
 {
     char name[64];
-    snprintf(name, sizeof name, RECORD_PREFIX "%s", item_names[item]);
+    snprintf(name, sizeof name, RECORD_PREFIX "%s", train_config_items[item]);
     tdm_dtype dtype;
     tdm_shape shape;
     int32_t text[VALUE_MAX];
@@ -149,14 +140,14 @@ int train_config_check(const train_session *ts, const tdm_checkpoint *c, char *e
             snprintf(err, err_size,
                      "the checkpoint records no '%s' of its configuration (an older tandem "
                      "wrote it); --allow-config-change all resumes it as it is",
-                     item_names[i]);
+                     train_config_items[i]);
             return -1;
         }
         if (!strcmp(then, now[i]))
             continue;
         if (allowed & 1u << i) {
-            printf("note     --%s changed from %s to %s (--allow-config-change)\n", item_names[i],
-                   then, now[i]);
+            printf("note     --%s changed from %s to %s (--allow-config-change)\n",
+                   train_config_items[i], then, now[i]);
             continue;
         }
         refused |= 1u << i;
@@ -166,12 +157,13 @@ int train_config_check(const train_session *ts, const tdm_checkpoint *c, char *e
                                      used ? "; "
                                           : "the checkpoint was written with another "
                                             "configuration: ",
-                                     item_names[i], then, now[i]);
+                                     train_config_items[i], then, now[i]);
     }
     char names[128] = "";
     for (size_t i = 0, n = 0; i < ITEM_COUNT; i++)
         if (refused & 1u << i)
-            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? "," : "", item_names[i]);
+            n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", n ? "," : "",
+                                  train_config_items[i]);
     if (refused && used < err_size)
         snprintf(err + used, err_size - used,
                  ". Resume with the same options, or change them deliberately with "

@@ -36,22 +36,12 @@ typedef void (*cblas_sgemm_fn)(int order, int trans_a, int trans_b, int m, int n
                                float alpha, const float *a, int lda, const float *b, int ldb,
                                float beta, float *c, int ldc);
 
-static int usage(FILE *out, int status)
-{
-    fprintf(out, "usage: tandem bench gemm [OPTIONS]\n\n"
-                 "GFLOP/s of C = A B (float32, m = n = k, row-major) through tdm_op_matmul on\n"
-                 "each device, beside OpenBLAS's cblas_sgemm on the host (every core) in the\n"
-                 "same run when libopenblas.so.0 is installed; sampled elements checked.\n"
-                 "  -d, --devices LIST  device ids, indices or backends (default: every device\n"
-                 "                      but the reference; see 'tandem devices')\n"
-                 "  -b, --minsize N     smallest m = n = k (default 128)\n"
-                 "  -e, --maxsize N     largest (default 1024)\n"
-                 "  -f, --stepfactor N  size multiplier between rows (default 2)\n"
-                 "  -r, --repeat N      runs per size, alternating with OpenBLAS; the best of\n"
-                 "                      each counts (default 5)\n"
-                 "  --json FILE         also write the rows as JSON\n");
-    return status;
-}
+static const cli_command gemm_command = {
+    .name = "bench gemm",
+    .about = "GFLOP/s of C = A B (float32, m = n = k, row-major) through tdm_op_matmul on each "
+             "device, beside OpenBLAS's cblas_sgemm on the host (every core) in the same run "
+             "when libopenblas.so.0 is installed; sampled elements checked.",
+};
 
 /* 0 to go on; otherwise 1 with *exit_status set (--help, a bad option). */
 static int parse(int argc, char **argv, gemm_options *o, int *exit_status)
@@ -62,14 +52,21 @@ static int parse(int argc, char **argv, gemm_options *o, int *exit_status)
                         .factor = 2,
                         .repeat = 5};
     const cli_option table[] = {
-        {CLI_ENTRY("--devices", "-d", CLI_CUSTOM, &o->devices), .parse = cli_parse_list},
-        {CLI_ENTRY("--minsize", "-b", CLI_SIZE, &o->min_size), .min = 1, .max = 16384},
-        {CLI_ENTRY("--maxsize", "-e", CLI_SIZE, &o->max_size), .min = 1, .max = 16384},
-        {CLI_ENTRY("--stepfactor", "-f", CLI_SIZE, &o->factor), .min = 2, .max = 1024},
-        {CLI_ENTRY("--repeat", "-r", CLI_UNSIGNED, &o->repeat), .min = 1, .max = 10000},
-        {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path)},
+        {CLI_ENTRY("--devices", "-d", CLI_CUSTOM, &o->devices), .parse = cli_parse_list,
+         .arg = "LIST", .help = BENCH_HELP_DEVICES},
+        {CLI_ENTRY("--minsize", "-b", CLI_SIZE, &o->min_size), .min = 1, .max = 16384, .arg = "N",
+         .help = "smallest m = n = k (default 128)"},
+        {CLI_ENTRY("--maxsize", "-e", CLI_SIZE, &o->max_size), .min = 1, .max = 16384, .arg = "N",
+         .help = "largest (default 1024)"},
+        {CLI_ENTRY("--stepfactor", "-f", CLI_SIZE, &o->factor), .min = 2, .max = 1024, .arg = "N",
+         .help = "size multiplier between rows (default 2)"},
+        {CLI_ENTRY("--repeat", "-r", CLI_UNSIGNED, &o->repeat), .min = 1, .max = 10000, .arg = "N",
+         .help = "runs per size, alternating with OpenBLAS; the best of each counts (default "
+                 "5)"},
+        {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path), .arg = "FILE",
+         .help = BENCH_HELP_JSON},
     };
-    if (cli_parse_command("bench gemm", table, sizeof table / sizeof table[0], argc, argv, usage,
+    if (cli_parse_command(&gemm_command, table, sizeof table / sizeof table[0], argc, argv,
                           exit_status))
         return 1;
     if (o->min_size > o->max_size) {

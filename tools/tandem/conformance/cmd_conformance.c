@@ -20,28 +20,15 @@ typedef struct options {
     int grad;
 } options;
 
-static int usage(FILE *out, int status)
-{
-    fprintf(out, "usage: tandem conformance [--device ID]... [--kernel NAME]... [--json FILE]\n"
-                 "                          [--no-large] [--grad] [--collectives]\n\n"
-                 "Checks every kernel on every device against the reference backend, every\n"
-                 "backward kernel and loss gradient against central finite differences of its\n"
-                 "forward kernel (on the reference too), then every collective algorithm on\n"
-                 "the device sets the context can form.\n"
-                 "  --device ID    a device id from 'tandem devices' (e.g. opencl:0), its index,\n"
-                 "                 or a backend (opencl: each of its devices); default: every\n"
-                 "                 device but the reference itself (repeatable, or\n"
-                 "                 comma-separated)\n"
-                 "  --kernel NAME  only this kernel (repeatable, or comma-separated)\n"
-                 "  --json FILE    also write the results as JSON\n"
-                 "  --no-large     skip the cases with a buffer over 128 MiB and the 64 MiB\n"
-                 "                 collectives\n"
-                 "  --grad         the gradient checks (alone, or those of the --kernel ones)\n"
-                 "  --collectives  the collectives (alone, or with the --kernel ones)\n"
-                 "                 Both run by default unless --kernel is given.\n"
-                 "'tandem bench kernels' measures the memory-bound kernels' GB/s.\n");
-    return status;
-}
+static const cli_command conformance_command = {
+    .name = "conformance",
+    .about = "Checks every kernel on every device against the reference backend, every "
+             "backward kernel and loss gradient against central finite differences of its "
+             "forward kernel (on the reference too), then every collective algorithm on the "
+             "device sets the context can form. --grad and --collectives both run by default "
+             "unless --kernel is given.",
+    .footer = "'tandem bench kernels' measures the memory-bound kernels' GB/s.",
+};
 
 /* 0 to go on; otherwise 1 with *exit_status set (--help, a bad option). */
 static int parse(int argc, char **argv, options *o, int *exit_status)
@@ -50,15 +37,23 @@ static int parse(int argc, char **argv, options *o, int *exit_status)
                    .kernels = {.what = "kernel name", .max = TDM_KERNEL_COUNT},
                    .large = 1};
     const cli_option table[] = {
-        {CLI_ENTRY("--device", NULL, CLI_CUSTOM, &o->devices), .parse = cli_parse_list},
-        {CLI_ENTRY("--kernel", NULL, CLI_CUSTOM, &o->kernels), .parse = cli_parse_list},
-        {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path)},
-        {CLI_ENTRY("--no-large", NULL, CLI_FLAG, &o->large), .flag_value = 0},
-        {CLI_ENTRY("--collectives", NULL, CLI_FLAG, &o->collectives), .flag_value = 1},
-        {CLI_ENTRY("--grad", NULL, CLI_FLAG, &o->grad), .flag_value = 1},
+        {CLI_ENTRY("--device", NULL, CLI_CUSTOM, &o->devices), .parse = cli_parse_list, .arg = "ID",
+         .help = "a device id from 'tandem devices' (e.g. opencl:0), its index, or a backend "
+                 "(opencl: each of its devices); default: every device but the reference "
+                 "itself (repeatable, or comma-separated)"},
+        {CLI_ENTRY("--kernel", NULL, CLI_CUSTOM, &o->kernels), .parse = cli_parse_list,
+         .arg = "NAME", .help = "only this kernel (repeatable, or comma-separated)"},
+        {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path), .arg = "FILE",
+         .help = "also write the results as JSON"},
+        {CLI_ENTRY("--no-large", NULL, CLI_FLAG, &o->large), .flag_value = 0,
+         .help = "skip the cases with a buffer over 128 MiB and the 64 MiB collectives"},
+        {CLI_ENTRY("--collectives", NULL, CLI_FLAG, &o->collectives), .flag_value = 1,
+         .help = "the collectives (alone, or with the --kernel ones)"},
+        {CLI_ENTRY("--grad", NULL, CLI_FLAG, &o->grad), .flag_value = 1,
+         .help = "the gradient checks (alone, or those of the --kernel ones)"},
     };
-    return cli_parse_command("conformance", table, sizeof table / sizeof table[0], argc, argv,
-                             usage, exit_status);
+    return cli_parse_command(&conformance_command, table, sizeof table / sizeof table[0], argc,
+                             argv, exit_status);
 }
 
 /* The kernels to check, in table order; -1 if a name is unknown. */

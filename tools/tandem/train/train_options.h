@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cli_options.h"
 #include "device_select.h"
@@ -60,6 +61,19 @@ typedef struct train_options {
 #define TRAIN_MAX_SKIP_ROWS 1000000000
 int train_parse_label_column(const char *value, void *target, char *err, size_t err_size);
 
+/* The help of the options tandem predict and bench train share. */
+#define TRAIN_HELP_DATA                                                                            \
+    "CSV (label in the last column unless --label-column), or IDX images with --labels"
+#define TRAIN_HELP_LABELS "IDX labels for IDX images in --data"
+#define TRAIN_HELP_LABEL_COLUMN "CSV label column: 0-based index, or a name with --header"
+#define TRAIN_HELP_HEADER "the CSV's first line names its columns"
+#define TRAIN_HELP_SKIP_ROWS "CSV lines to pass over before the header or the data"
+#define TRAIN_HELP_CONV                                                                            \
+    "how convolutions compute: auto (default: through GEMM on OpenCL and Vulkan, direct on "       \
+    "the reference backend), direct, lowered (im2col and GEMM), or measured: both timed per "      \
+    "layer on each device at the first step, the faster kept (a rerun may choose otherwise "       \
+    "where they are close)"
+
 /* --conv's parser, which tandem bench train shares: an algorithm's name
  * (tdm_conv_algorithm_name) into a tdm_conv_algorithm. */
 int train_parse_conv(const char *value, void *target, char *err, size_t err_size);
@@ -71,6 +85,9 @@ void train_options_defaults(train_options *o);
  * and --f16-all-reduce a loss scale of 32768 unless one was given, an embedding first
  * no standardisation. */
 void train_options_imply(train_options *o);
+
+/* tandem train --help, generated from the option table. */
+void train_options_usage(FILE *out);
 
 /* Reads the options over the defaults, checking every value and the rules between
  * them; CLI_ERROR writes why to err. Prints nothing. */

@@ -41,6 +41,10 @@ typedef struct cli_option {
     unsigned open;     /* reals: CLI_ABOVE_LO | CLI_BELOW_HI */
     int flag_value;    /* CLI_FLAG */
     cli_parse_fn parse;
+    const char *arg;            /* the value in the help ("FILE"); NULL for a flag */
+    const char *help;           /* what it does and its default, for cli_usage to wrap */
+    const char *const *choices; /* NULL-terminated: the names the value takes, which
+                                   cli_usage lists under the help */
 } cli_option;
 
 /* A table entry's names, kind and target, so that an entry fits one line:
@@ -49,6 +53,18 @@ typedef struct cli_option {
     .name = (long_name), .short_name = (short), .kind = (entry_kind), .target = (entry_target)
 
 typedef enum cli_result { CLI_OK, CLI_HELP, CLI_ERROR = -1 } cli_result;
+
+/* A command's help around its options' rows. */
+typedef struct cli_command {
+    const char *name;     /* "bench gemm": "usage: tandem bench gemm ..." and messages */
+    const char *synopsis; /* what follows the name on the usage line; NULL: "[OPTIONS]" */
+    const char *about;    /* the paragraph under it, wrapped; '\n' starts a line */
+    const char *footer;   /* after the options, or NULL */
+} cli_command;
+
+/* The command's help: the usage line, the paragraph, then one entry per row (names,
+ * value, the help wrapped beside them, the choices under it), then the footer. */
+void cli_usage(FILE *out, const cli_command *cmd, const cli_option *table, size_t count);
 
 /* Reads argv[1..argc-1] against the table: "--name VALUE", "--name=VALUE" or
  * "-n VALUE" for options with a value, "--name" or "-n" for flags, "--help" or "-h"
@@ -60,10 +76,10 @@ cli_result cli_parse(const cli_option *table, size_t count, int argc, char **arg
                      size_t err_size);
 
 /* cli_parse for a subcommand, which prints: 0 to go on; otherwise 1 with
- * *exit_status set: --help prints usage(stdout, 0); a bad option prints
- * "tandem COMMAND: why" to stderr, and the status is 2. */
-int cli_parse_command(const char *command, const cli_option *table, size_t count, int argc,
-                      char **argv, int (*usage)(FILE *out, int status), int *exit_status);
+ * *exit_status set: --help prints cli_usage to stdout, and the status is 0; a bad
+ * option prints "tandem COMMAND: why" to stderr, and the status is 2. */
+int cli_parse_command(const cli_command *cmd, const cli_option *table, size_t count, int argc,
+                      char **argv, int *exit_status);
 
 /* The name among names[0..count-1] nearest to `given` by edit distance, when at most
  * a third of its letters (and at least one) must change, or `given` starts it; NULL
@@ -89,10 +105,15 @@ int cli_parse_bytes(const char *text, uint64_t min, uint64_t max, uint64_t *out,
 int cli_parse_float(const char *text, double lo, double hi, unsigned open, float *out, char *err,
                     size_t err_size);
 
-/* The index among names[0..count-1] that value is; otherwise -1 with a message that
- * names `what` ("model"), suggests the nearest name, and lists them all. */
-int cli_parse_choice(const char *value, const char *what, const char *const *names, size_t count,
-                     char *err, size_t err_size);
+/* The index among names (NULL-terminated) that value is; otherwise -1 with
+ * cli_fail_choice's message. */
+int cli_parse_choice(const char *value, const char *what, const char *const *names, char *err,
+                     size_t err_size);
+
+/* Writes "no WHAT 'value'; did you mean NAME? (every name)" to err, for a value
+ * outside names (NULL-terminated), and returns -1. */
+int cli_fail_choice(const char *value, const char *what, const char *const *names, char *err,
+                    size_t err_size);
 
 /* A list option: comma-separated items, which may also repeat ("--device a --device
  * b,c" is three), copied so that the value is not modified. */

@@ -58,39 +58,26 @@ typedef struct bt_row {
     double of_best; /* N replicas: examples/s over the best single device's */
 } bt_row;
 
-static int usage(FILE *out, int status)
+static const cli_command train_command = {
+    .name = "bench train",
+    .about = "Trains each model on every chosen device alone, then on all of them (mirrored), "
+             "and reports examples/s, a per-step breakdown, and N replicas against the best "
+             "single device.",
+};
+
+/* The models' names, NULL-terminated. */
+static void model_names(const char *names[MODEL_COUNT + 1])
 {
-    fprintf(out,
-            "usage: tandem bench train [OPTIONS]\n\n"
-            "Trains each model on every chosen device alone, then on all of them (mirrored),\n"
-            "and reports examples/s, a per-step breakdown, and N replicas against the best\n"
-            "single device.\n"
-            "  -d, --devices LIST  device ids, comma-separated (default: every usable device)\n"
-            "  -m, --model NAME    digits (64-128-128-10, batch 64), wide (784-1024-1024-10,\n"
-            "                      batch 256, Fashion-MNIST) or fashion-cnn (conv32k3,pool2,\n"
-            "                      conv64k3,pool2,128, batch 64, Fashion-MNIST); default: all\n"
-            "  -n, --steps N       timed steps per configuration (default: 500 digits, 40 the\n"
-            "                      others)\n"
-            "  -w, --warmup N      untimed steps first (default: 50 digits, 5 the others)\n"
-            "  --balance           N replicas with uneven batch shares by device speed\n"
-            "  --mixed-precision   f16 operands in the matrix products, f32 sums, loss scale\n"
-            "                      32768 (tandem train --mixed-precision)\n"
-            "  --f16-all-reduce    gradients summed across replicas in f16, loss scale\n"
-            "                      32768 (tandem train --f16-all-reduce)\n"
-            "  --f16-activations   activations kept in f16, mixed precision (tandem train\n"
-            "                      --f16-activations)\n"
-            "  --conv HOW          auto, direct, lowered or measured (tandem train --conv)\n"
-            "  --data-dir DIR      Fashion-MNIST's IDX files (default " FASHION_DIR ")\n"
-            "  --json FILE         also write the rows as JSON\n");
-    return status;
+    for (size_t i = 0; i < MODEL_COUNT; i++)
+        names[i] = models[i].name;
+    names[MODEL_COUNT] = NULL;
 }
 
 static int parse_model(const char *value, void *target, char *err, size_t err_size)
 {
-    const char *names[MODEL_COUNT];
-    for (size_t i = 0; i < MODEL_COUNT; i++)
-        names[i] = models[i].name;
-    int m = cli_parse_choice(value, "model", names, MODEL_COUNT, err, err_size);
+    const char *names[MODEL_COUNT + 1];
+    model_names(names);
+    int m = cli_parse_choice(value, "model", names, err, err_size);
     if (m < 0)
         return -1;
     *(int *)target = m;
@@ -104,21 +91,39 @@ static int parse(int argc, char **argv, bt_options *o, int *exit_status)
                       .model = -1,
                       .data_dir = FASHION_DIR};
     const uint64_t max_steps = 1000000;
+    const char *names[MODEL_COUNT + 1];
+    model_names(names);
     const cli_option table[] = {
-        {CLI_ENTRY("--devices", "-d", CLI_CUSTOM, &o->devices), .parse = cli_parse_list},
-        {CLI_ENTRY("--model", "-m", CLI_CUSTOM, &o->model), .parse = parse_model},
-        {CLI_ENTRY("--steps", "-n", CLI_UNSIGNED, &o->steps), .min = 1, .max = max_steps},
-        {CLI_ENTRY("--warmup", "-w", CLI_UNSIGNED, &o->warmup), .max = max_steps},
-        {CLI_ENTRY("--balance", NULL, CLI_FLAG, &o->balance), .flag_value = 1},
-        {CLI_ENTRY("--mixed-precision", NULL, CLI_FLAG, &o->mixed_precision), .flag_value = 1},
-        {CLI_ENTRY("--f16-all-reduce", NULL, CLI_FLAG, &o->f16_all_reduce), .flag_value = 1},
-        {CLI_ENTRY("--f16-activations", NULL, CLI_FLAG, &o->f16_activations), .flag_value = 1},
-        {CLI_ENTRY("--conv", NULL, CLI_CUSTOM, &o->conv), .parse = train_parse_conv},
-        {CLI_ENTRY("--data-dir", NULL, CLI_STRING, &o->data_dir)},
-        {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path)},
+        {CLI_ENTRY("--devices", "-d", CLI_CUSTOM, &o->devices), .parse = cli_parse_list,
+         .arg = "LIST", .help = "device ids, comma-separated (default: every usable device)"},
+        {CLI_ENTRY("--model", "-m", CLI_CUSTOM, &o->model), .parse = parse_model, .arg = "NAME",
+         .help = "digits (64-128-128-10, batch 64), wide (784-1024-1024-10, batch 256, "
+                 "Fashion-MNIST) or fashion-cnn (conv32k3,pool2,conv64k3,pool2,128, batch 64, "
+                 "Fashion-MNIST); default: all",
+         .choices = names},
+        {CLI_ENTRY("--steps", "-n", CLI_UNSIGNED, &o->steps), .min = 1, .max = max_steps,
+         .arg = "N", .help = "timed steps per configuration (default: 500 digits, 40 the others)"},
+        {CLI_ENTRY("--warmup", "-w", CLI_UNSIGNED, &o->warmup), .max = max_steps, .arg = "N",
+         .help = "untimed steps first (default: 50 digits, 5 the others)"},
+        {CLI_ENTRY("--balance", NULL, CLI_FLAG, &o->balance), .flag_value = 1,
+         .help = "N replicas with uneven batch shares by device speed"},
+        {CLI_ENTRY("--mixed-precision", NULL, CLI_FLAG, &o->mixed_precision), .flag_value = 1,
+         .help = "f16 operands in the matrix products, f32 sums, loss scale 32768 (tandem "
+                 "train --mixed-precision)"},
+        {CLI_ENTRY("--f16-all-reduce", NULL, CLI_FLAG, &o->f16_all_reduce), .flag_value = 1,
+         .help = "gradients summed across replicas in f16, loss scale 32768 (tandem train "
+                 "--f16-all-reduce)"},
+        {CLI_ENTRY("--f16-activations", NULL, CLI_FLAG, &o->f16_activations), .flag_value = 1,
+         .help = "activations kept in f16, mixed precision (tandem train --f16-activations)"},
+        {CLI_ENTRY("--conv", NULL, CLI_CUSTOM, &o->conv), .parse = train_parse_conv, .arg = "HOW",
+         .help = "as tandem train --conv (default auto)", .choices = tdm_conv_algorithm_names()},
+        {CLI_ENTRY("--data-dir", NULL, CLI_STRING, &o->data_dir), .arg = "DIR",
+         .help = "Fashion-MNIST's IDX files (default " FASHION_DIR ")"},
+        {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path), .arg = "FILE",
+         .help = BENCH_HELP_JSON},
     };
-    return cli_parse_command("bench train", table, sizeof table / sizeof table[0], argc, argv,
-                             usage, exit_status);
+    return cli_parse_command(&train_command, table, sizeof table / sizeof table[0], argc, argv,
+                             exit_status);
 }
 
 /* A progress line on a terminal, rewritten in place. */

@@ -54,8 +54,8 @@ typedef struct ar_bench {
     size_t workers;
 } ar_bench;
 
-static const char *const op_names[] = {"sum", "mean", "max", "min"};
-static const char *const dtype_options[] = {"f32", "f16"};
+static const char *const op_names[] = {"sum", "mean", "max", "min", NULL};
+static const char *const dtype_options[] = {"f32", "f16", NULL};
 
 /* nccl-tests' names of the types */
 static const char *type_name(tdm_dtype dtype)
@@ -63,43 +63,34 @@ static const char *type_name(tdm_dtype dtype)
     return dtype == TDM_F16 ? "half" : "float";
 }
 
-static int usage(FILE *out, int status)
+static const cli_command allreduce_command = {
+    .name = "bench allreduce",
+    .about = "All-reduce of one tensor per replica, in place, through tdm_strategy_run and "
+             "tdm_replica_all_reduce; every size checked.",
+};
+
+#define MAX_NAMES 16
+
+/* -a's names: the library's algorithms, "all", NULL; returns the algorithms' count. */
+static size_t algorithm_names(const char *names[MAX_NAMES])
 {
-    fprintf(out,
-            "usage: tandem bench allreduce [OPTIONS]\n\n"
-            "All-reduce of one tensor per replica, in place, through tdm_strategy_run\n"
-            "and tdm_replica_all_reduce; every size checked.\n"
-            "  -d, --devices LIST  device ids or indices, comma-separated (default: every\n"
-            "                      usable device; see 'tandem devices')\n"
-            "  -b, --minbytes N    smallest size (default 8; suffixes K, M, G)\n"
-            "  -e, --maxbytes N    largest size (default 256M)\n"
-            "  -f, --stepfactor N  size multiplier between rows (default 2)\n"
-            "  -a, --algorithm A   auto (default), one-device, ring, tree, direct, ... or all\n"
-            "  -o, --op OP         sum (default), mean, max, min\n"
-            "  -t, --dtype T       f32 (default), or f16 (sum and mean, summed in f16)\n"
-            "  -n, --iters N       timed calls per run (default 20)\n"
-            "  -w, --warmup N      untimed calls before them (default 5)\n"
-            "  -r, --repeat N      runs per row, alternating with the ceiling; the best\n"
-            "                      of each is kept (default 3)\n"
-            "  --json FILE         also write the rows as JSON\n"
-            "  --multi-worker      under mpirun: one job over every process's devices\n"
-            "                      (ranks x local devices); the first process prints, and\n"
-            "                      the host ceiling is left out: compare with\n"
-            "                      tools/peers/mpi_allreduce (plain MPI_Allreduce)\n");
-    return status;
+    size_t count = 0;
+    while (count < MAX_NAMES - 2 &&
+           tdm_collective_algorithm_name((tdm_collective_algorithm)count)) {
+        names[count] = tdm_collective_algorithm_name((tdm_collective_algorithm)count);
+        count++;
+    }
+    names[count] = "all";
+    names[count + 1] = NULL;
+    return count;
 }
 
 /* -a: an algorithm's name, or "all". */
 static int parse_algorithm(const char *value, void *target, char *err, size_t err_size)
 {
-    const char *names[16];
-    size_t count = 0;
-    while (count < 15 && tdm_collective_algorithm_name((tdm_collective_algorithm)count)) {
-        names[count] = tdm_collective_algorithm_name((tdm_collective_algorithm)count);
-        count++;
-    }
-    names[count] = "all";
-    int a = cli_parse_choice(value, "algorithm", names, count + 1, err, err_size);
+    const char *names[MAX_NAMES];
+    size_t count = algorithm_names(names);
+    int a = cli_parse_choice(value, "algorithm", names, err, err_size);
     if (a < 0)
         return -1;
     *(int *)target = (size_t)a == count ? ALL_ALGORITHMS : a;
@@ -108,7 +99,7 @@ static int parse_algorithm(const char *value, void *target, char *err, size_t er
 
 static int parse_dtype(const char *value, void *target, char *err, size_t err_size)
 {
-    int d = cli_parse_choice(value, "dtype", dtype_options, 2, err, err_size);
+    int d = cli_parse_choice(value, "dtype", dtype_options, err, err_size);
     if (d < 0)
         return -1;
     *(tdm_dtype *)target = d ? TDM_F16 : TDM_F32;
@@ -117,8 +108,7 @@ static int parse_dtype(const char *value, void *target, char *err, size_t err_si
 
 static int parse_op(const char *value, void *target, char *err, size_t err_size)
 {
-    int op = cli_parse_choice(value, "reduction", op_names, sizeof op_names / sizeof op_names[0],
-                              err, err_size);
+    int op = cli_parse_choice(value, "reduction", op_names, err, err_size);
     if (op < 0)
         return -1;
     *(tdm_reduce_op *)target = (tdm_reduce_op)op;
@@ -137,22 +127,43 @@ static int parse(int argc, char **argv, ar_options *o, int *exit_status)
                       .repeat = 3,
                       .op = TDM_REDUCE_SUM};
     const uint64_t max_bytes = (uint64_t)1 << 40, max_count = 1000000;
+    const char *algorithms[MAX_NAMES];
+    algorithm_names(algorithms);
     const cli_option table[] = {
-        {CLI_ENTRY("--devices", "-d", CLI_CUSTOM, &o->devices), .parse = cli_parse_list},
-        {CLI_ENTRY("--minbytes", "-b", CLI_BYTES, &o->min_bytes), .min = 4, .max = max_bytes},
-        {CLI_ENTRY("--maxbytes", "-e", CLI_BYTES, &o->max_bytes), .min = 4, .max = max_bytes},
-        {CLI_ENTRY("--stepfactor", "-f", CLI_SIZE, &o->factor), .min = 2, .max = 1024},
-        {CLI_ENTRY("--algorithm", "-a", CLI_CUSTOM, &o->algorithm), .parse = parse_algorithm},
-        {CLI_ENTRY("--op", "-o", CLI_CUSTOM, &o->op), .parse = parse_op},
-        {CLI_ENTRY("--dtype", "-t", CLI_CUSTOM, &o->dtype), .parse = parse_dtype},
-        {CLI_ENTRY("--iters", "-n", CLI_UNSIGNED, &o->iters), .min = 1, .max = max_count},
-        {CLI_ENTRY("--warmup", "-w", CLI_UNSIGNED, &o->warmup), .max = max_count},
-        {CLI_ENTRY("--repeat", "-r", CLI_UNSIGNED, &o->repeat), .min = 1, .max = max_count},
-        {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path)},
-        {CLI_ENTRY("--multi-worker", NULL, CLI_FLAG, &o->multi_worker), .flag_value = 1},
+        {CLI_ENTRY("--devices", "-d", CLI_CUSTOM, &o->devices), .parse = cli_parse_list,
+         .arg = "LIST",
+         .help = "device ids or indices, comma-separated (default: every usable device; see "
+                 "'tandem devices')"},
+        {CLI_ENTRY("--minbytes", "-b", CLI_BYTES, &o->min_bytes), .min = 4, .max = max_bytes,
+         .arg = "N", .help = "smallest size (default 8; suffixes K, M, G)"},
+        {CLI_ENTRY("--maxbytes", "-e", CLI_BYTES, &o->max_bytes), .min = 4, .max = max_bytes,
+         .arg = "N", .help = "largest size (default 256M)"},
+        {CLI_ENTRY("--stepfactor", "-f", CLI_SIZE, &o->factor), .min = 2, .max = 1024, .arg = "N",
+         .help = "size multiplier between rows (default 2)"},
+        {CLI_ENTRY("--algorithm", "-a", CLI_CUSTOM, &o->algorithm), .parse = parse_algorithm,
+         .arg = "A", .help = "a collective algorithm (default auto), or all",
+         .choices = algorithms},
+        {CLI_ENTRY("--op", "-o", CLI_CUSTOM, &o->op), .parse = parse_op, .arg = "OP",
+         .help = "the reduction (default sum)", .choices = op_names},
+        {CLI_ENTRY("--dtype", "-t", CLI_CUSTOM, &o->dtype), .parse = parse_dtype, .arg = "T",
+         .help = "f32 (default), or f16 (sum and mean, summed in f16)", .choices = dtype_options},
+        {CLI_ENTRY("--iters", "-n", CLI_UNSIGNED, &o->iters), .min = 1, .max = max_count,
+         .arg = "N", .help = "timed calls per run (default 20)"},
+        {CLI_ENTRY("--warmup", "-w", CLI_UNSIGNED, &o->warmup), .max = max_count, .arg = "N",
+         .help = "untimed calls before them (default 5)"},
+        {CLI_ENTRY("--repeat", "-r", CLI_UNSIGNED, &o->repeat), .min = 1, .max = max_count,
+         .arg = "N",
+         .help = "runs per row, alternating with the ceiling; the best of each is kept "
+                 "(default 3)"},
+        {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path), .arg = "FILE",
+         .help = BENCH_HELP_JSON},
+        {CLI_ENTRY("--multi-worker", NULL, CLI_FLAG, &o->multi_worker), .flag_value = 1,
+         .help = "under mpirun: one job over every process's devices (ranks x local "
+                 "devices); the first process prints, and the host ceiling is left out: "
+                 "compare with tools/peers/mpi_allreduce (plain MPI_Allreduce)"},
     };
-    if (cli_parse_command("bench allreduce", table, sizeof table / sizeof table[0], argc, argv,
-                          usage, exit_status))
+    if (cli_parse_command(&allreduce_command, table, sizeof table / sizeof table[0], argc, argv,
+                          exit_status))
         return 1;
     if (o->dtype == TDM_F16 && (o->op == TDM_REDUCE_MAX || o->op == TDM_REDUCE_MIN)) {
         fprintf(stderr, "tandem bench allreduce: f16 all-reduces sum (--op sum or mean)\n");

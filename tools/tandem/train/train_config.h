@@ -12,8 +12,8 @@
 
 struct train_session;
 
-/* The items, by the names --allow-config-change takes ("all": every one). */
-#define TRAIN_CONFIG_ITEMS "layers, activation, dropout, optimizer, lr, batch, data"
+/* The names --allow-config-change takes, NULL-terminated: the items, then "all". */
+extern const char *const train_config_items[];
 
 /* --allow-config-change's list into a set of items (a cli_parse_fn). */
 int train_config_parse_allowed(const char *list, void *allowed, char *err, size_t err_size);

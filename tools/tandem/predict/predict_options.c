@@ -1,0 +1,50 @@
+/* tandem predict: option parsing. The data options are train's, where they apply. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_options.h"
+#include "predict_options.h"
+#include "train_options.h"
+
+static const cli_command predict_command = {
+    .name = "predict",
+    .synopsis = "--model FILE --data FILE [OPTIONS]",
+    .about = "Predicts the class of every example in --data with a model saved by 'tandem "
+             "train --save', and reports the accuracy when the data has labels.",
+};
+
+int predict_options_parse(int argc, char **argv, predict_options *o, int *exit_status)
+{
+    memset(o, 0, sizeof *o);
+    const cli_option table[] = {
+        {CLI_ENTRY("--model", NULL, CLI_STRING, &o->model), .arg = "FILE",
+         .help = "the model (architecture, weights, standardisation)"},
+        {CLI_ENTRY("--data", NULL, CLI_STRING, &o->data.path), .arg = "FILE",
+         .help = TRAIN_HELP_DATA ", or CSV of features alone"},
+        {CLI_ENTRY("--labels", NULL, CLI_STRING, &o->data.labels), .arg = "FILE",
+         .help = TRAIN_HELP_LABELS},
+        {CLI_ENTRY("--label-column", NULL, CLI_CUSTOM, &o->data.label_column),
+         .parse = train_parse_label_column, .arg = "C",
+         .help = TRAIN_HELP_LABEL_COLUMN " (default: the last column if there is one more "
+                                         "column than the model has features, else none)"},
+        {CLI_ENTRY("--header", NULL, CLI_FLAG, &o->data.header), .flag_value = 1,
+         .help = TRAIN_HELP_HEADER},
+        {CLI_ENTRY("--skip-rows", NULL, CLI_SIZE, &o->data.skip_rows), .max = TRAIN_MAX_SKIP_ROWS,
+         .arg = "N", .help = TRAIN_HELP_SKIP_ROWS},
+        {CLI_ENTRY("--output", NULL, CLI_STRING, &o->output), .arg = "FILE",
+         .help = "the predictions as CSV (default: standard output): the class, then each "
+                 "class's probability"},
+        {CLI_ENTRY("--device", NULL, CLI_STRING, &o->device), .arg = "ID",
+         .help = "where to run it (default: the first of train's default devices)"},
+    };
+    size_t count = sizeof table / sizeof table[0];
+    if (cli_parse_command(&predict_command, table, count, argc, argv, exit_status))
+        return 1;
+    if (!o->model || !o->data.path) {
+        fprintf(stderr, "tandem predict: --model and --data are required\n\n");
+        cli_usage(stderr, &predict_command, table, count);
+        *exit_status = 2;
+        return 1;
+    }
+    return 0;
+}
