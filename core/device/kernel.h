@@ -132,7 +132,8 @@ unsigned tdm_kernel_type_size(char type);
 /* A uint argument's name as the table spells it. */
 const char *tdm_kernel_uint_name(tdm_uint_name name);
 
-/* Where the kernel's uint argument of that name sits in u, or -1 if it has none. */
+/* Where the kernel's uint argument of that name sits in u, or -1 if it has none: for
+ * code that serves many kernels (the code of one takes TDM_UINT_AT, kernel_args.h). */
 int tdm_kernel_uint_place(const tdm_kernel_info *info, tdm_uint_name name);
 
 /* The value of the kernel's uint argument of that name in u, or 0 if it has none. */

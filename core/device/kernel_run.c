@@ -244,10 +244,10 @@ static tdm_status launch_filter_gradient(tdm_device *dev, const tdm_kernel_info 
                         F, rounds, s.ow, TDM_KERNEL_LOOP_BUDGET);
     uint64_t images = (budget - 1) / per_image, rows = (budget - 2) / per_row;
     uint64_t image_x = (uint64_t)s.h * s.w * s.c, image_dy = (uint64_t)s.oh * s.ow * s.oc;
-    int ib = tdm_kernel_uint_place(info, TDM_UINT_batch),
-        ih = tdm_kernel_uint_place(info, TDM_UINT_h),
-        ioh = tdm_kernel_uint_place(info, TDM_UINT_oh),
-        ipt = tdm_kernel_uint_place(info, TDM_UINT_pad_top);
+    const unsigned ib = TDM_UINT_AT(conv2d_grad_filter, batch),
+                   ih = TDM_UINT_AT(conv2d_grad_filter, h),
+                   ioh = TDM_UINT_AT(conv2d_grad_filter, oh),
+                   ipt = TDM_UINT_AT(conv2d_grad_filter, pad_top);
     tdm_status st = TDM_OK;
     for (uint64_t b = 0; b < s.batch && images && st == TDM_OK; b += images) {
         part.u[ib] = (uint32_t)(s.batch - b < images ? s.batch - b : images);
@@ -285,7 +285,7 @@ static tdm_status launch_gather_gradient(tdm_device *dev, const tdm_kernel_info 
     const tdm_gather_rows_grad_slots slot = tdm_gather_rows_grad_slots_of();
     uint64_t rounds = rounds_of(info, l->u);
     uint64_t piece = (rounds ? TDM_KERNEL_LOOP_BUDGET / rounds : TDM_KERNEL_LOOP_BUDGET) - 1;
-    int ir = tdm_kernel_uint_place(info, TDM_UINT_rows);
+    const unsigned ir = TDM_UINT_AT(gather_rows_grad, rows);
     tdm_launch part = *l;
     tdm_status st = TDM_OK;
     for (uint64_t r = 0; r < s.rows && st == TDM_OK; r += piece) {
@@ -315,19 +315,24 @@ static uint64_t window_loops(const tdm_kernel_info *info, tdm_kernel kernel, con
 }
 
 /* The kernels whose loops take their count from the arguments: per item (a column,
- * or a row), `passes` loops over `length` elements. */
+ * or a row), `passes` loops over `length` elements; length and items are places in u. */
 typedef struct row_loops {
     tdm_kernel kernel;
-    tdm_uint_name length, items;
+    unsigned length, items;
     unsigned passes;
 } row_loops;
 
+#define ROW_LOOPS(kernel, length, items, passes)                                                   \
+    {                                                                                              \
+        TDM_KERNEL_##kernel, TDM_UINT_AT(kernel, length), TDM_UINT_AT(kernel, items), passes       \
+    }
 static const row_loops row_kernels[] = {
-    {TDM_KERNEL_sum_axis0, TDM_UINT_rows, TDM_UINT_cols, 1},
-    {TDM_KERNEL_softmax_xent, TDM_UINT_cols, TDM_UINT_rows, 3},
-    {TDM_KERNEL_layer_norm, TDM_UINT_cols, TDM_UINT_rows, 3},
-    {TDM_KERNEL_layer_norm_grad, TDM_UINT_cols, TDM_UINT_rows, 2},
+    ROW_LOOPS(sum_axis0, rows, cols, 1),
+    ROW_LOOPS(softmax_xent, cols, rows, 3),
+    ROW_LOOPS(layer_norm, cols, rows, 3),
+    ROW_LOOPS(layer_norm_grad, cols, rows, 2),
 };
+#undef ROW_LOOPS
 
 /* lavapipe counts the iterations of all the loops of an invocation together (a
  * softmax or layer norm of one row ran right over 21000 columns, three loops of them,
@@ -343,8 +348,8 @@ static tdm_status check_row_loops(const tdm_device *dev, const tdm_kernel_info *
         k = row_kernels[i].kernel == call->kernel ? &row_kernels[i] : k;
     if (!dev->max_loop_iterations || !k)
         return TDM_OK;
-    uint64_t loops = k->passes * tdm_kernel_uint(info, call->u, k->length);
-    uint64_t items = tdm_kernel_uint(info, call->u, k->items);
+    uint64_t loops = k->passes * (uint64_t)call->u[k->length];
+    uint64_t items = call->u[k->items];
     uint64_t in_group = items < info->wg ? items : info->wg, vectors = ceil_div(in_group, 4);
     uint64_t rounds = ceil_div(items, (uint64_t)TDM_KERNEL_MAX_GROUPS * info->wg);
     uint64_t total = (loops + 1) * rounds * vectors;
