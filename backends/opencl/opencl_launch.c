@@ -61,7 +61,7 @@ static int signature_source(const tdm_kernel_info *info, char *out, size_t size)
     for (unsigned b = 0; b < info->buffer_count; b++)
         append(&t, ", uint %s_off", info->buffers[b].name);
     for (unsigned u = 0; u < info->uint_count; u++)
-        append(&t, ", uint %s", info->uint_names[u]);
+        append(&t, ", uint %s", tdm_kernel_uint_name(info->uints[u]));
     for (unsigned f = 0; f < info->float_count; f++)
         append(&t, ", float %s", info->floats[f].name);
     append(&t, "\n");

@@ -67,16 +67,24 @@ typedef enum tdm_extent {
     TDM_EXTENT_CL  /* im2col's matrix: batch * oh * ow * kh * kw * c */
 } tdm_extent;
 
+/* The names a uint argument may have (kernel_uints.def), as ids. */
+typedef enum tdm_uint_name {
+#define TDM_UINT_NAME(name) TDM_UINT_##name,
+#include "device/kernel_uints.def"
+#undef TDM_UINT_NAME
+    TDM_UINT_NAME_COUNT
+} tdm_uint_name;
+
 typedef struct tdm_kernel_buffer {
     const char *name;
     char type; /* 'f' float32, 'h' float16, 'u' uint32 */
     tdm_extent extent;
-    int written;  /* TDM_W or TDM_RW */
-    int read;     /* TDM_R or TDM_RW */
-    int positive; /* TDM_POSITIVE */
-    int labels;   /* TDM_LABELS: class labels in [0, cols) */
-    int indices;  /* TDM_INDICES: row indices in [0, src_rows) */
-    int optional; /* TDM_OPTIONAL */
+    int written;    /* TDM_W or TDM_RW */
+    int read;       /* TDM_R or TDM_RW */
+    int positive;   /* TDM_POSITIVE */
+    int labels;     /* TDM_LABELS: class labels in [0, cols) */
+    int indices;    /* TDM_INDICES: row indices in [0, src_rows) */
+    int optional;   /* TDM_OPTIONAL */
     int activation; /* TDM_ACT: float16 in the kernel's twin */
 } tdm_kernel_buffer;
 
@@ -95,7 +103,7 @@ typedef struct tdm_kernel_info {
     tdm_tolerance tolerance;
     unsigned buffer_count, uint_count, float_count;
     const tdm_kernel_buffer *buffers; /* [buffer_count] */
-    const char *const *uint_names;    /* [uint_count] */
+    const tdm_uint_name *uints;       /* [uint_count] */
     const tdm_kernel_float *floats;   /* [float_count] */
 } tdm_kernel_info;
 
@@ -121,8 +129,15 @@ int tdm_kernel_buffer_used(const tdm_kernel_info *info, const uint32_t *u, unsig
 /* Bytes per element of a buffer type. */
 unsigned tdm_kernel_type_size(char type);
 
-/* The value of the uint argument of that name in u, or 0 if the kernel has none. */
-uint64_t tdm_kernel_uint(const tdm_kernel_info *info, const uint32_t *u, const char *name);
+/* A uint argument's name as the table spells it. */
+const char *tdm_kernel_uint_name(tdm_uint_name name);
+
+/* Where the kernel's uint argument of that name sits in u, or -1 if it has none: for
+ * code that serves many kernels (the code of one takes TDM_UINT_AT, kernel_args.h). */
+int tdm_kernel_uint_place(const tdm_kernel_info *info, tdm_uint_name name);
+
+/* The value of the kernel's uint argument of that name in u, or 0 if it has none. */
+uint64_t tdm_kernel_uint(const tdm_kernel_info *info, const uint32_t *u, tdm_uint_name name);
 
 /* Elements an extent spans for the uint arguments u. */
 uint64_t tdm_kernel_extent(const tdm_kernel_info *info, const uint32_t *u, tdm_extent extent);

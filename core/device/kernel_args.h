@@ -2,11 +2,13 @@
  * tdm_<kernel>_args names the kernel's buffer views, uints and floats as the table
  * does; tdm_<kernel>_call builds the positional tdm_kernel_call from them, and
  * tdm_<kernel>_run launches it; a backend reads a launch's scalars by name with
- * tdm_<kernel>_scalars_of and finds its buffers with tdm_<kernel>_slots_of. So no caller spells an
- * argument's position, and a misspelt argument does not compile. */
+ * tdm_<kernel>_scalars_of and finds its buffers with tdm_<kernel>_slots_of; the
+ * core's code of one kernel finds a uint in u with TDM_UINT_AT(kernel, name). So no
+ * caller spells an argument's position, and a misspelt argument does not compile. */
 #ifndef TDM_CORE_KERNEL_ARGS_H
 #define TDM_CORE_KERNEL_ARGS_H
 
+#include <stddef.h>
 #include <string.h>
 
 #include "device/kernel.h"
@@ -106,6 +108,22 @@
 #include "device/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_BUF
+#undef TDM_U
+
+/* The kernel's uint `name`'s place in u, a constant; an argument the kernel lacks
+ * does not compile. Its uints alone make a struct, of uint32_t members, whose
+ * offsets count the places: the items of a list cannot paste the kernel's name
+ * into an enum constant. */
+#define TDM_U(name) uint32_t name;
+#define TDM_KERNEL(name, grid, wg, tolerance, buffers, uints, floats)                              \
+    typedef struct tdm_##name##_uint_places {                                                      \
+        uints                                                                                      \
+    } tdm_##name##_uint_places;
+#include "device/kernels.def"
+#undef TDM_KERNEL
+#define TDM_UINT_AT(kernel, name)                                                                  \
+    ((unsigned)(offsetof(tdm_##kernel##_uint_places, name) / sizeof(uint32_t)))
+
 #undef TDM_U
 #undef TDM_F
 #undef TDM_BUFFERS

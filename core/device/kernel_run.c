@@ -11,13 +11,10 @@
 
 static const char *F = "tdm_kernel_run";
 
-static int uint_index(const tdm_kernel_info *info, const char *name)
-{
-    for (unsigned i = 0; i < info->uint_count; i++)
-        if (strcmp(info->uint_names[i], name) == 0)
-            return (int)i;
-    return -1;
-}
+/* The value of the kernel's uint `name` in u, 0 if it has none. */
+#define U(name) tdm_kernel_uint(info, u, TDM_UINT_##name)
+/* Whether the kernel has the uint `name`. */
+#define HAS(name) (tdm_kernel_uint_place(info, TDM_UINT_##name) >= 0)
 
 static uint64_t ceil_div(uint64_t a, uint64_t b)
 {
@@ -28,15 +25,13 @@ static uint64_t ceil_div(uint64_t a, uint64_t b)
  * arithmetic reaches, negative ones (padding) included. */
 static tdm_status check_window(const tdm_kernel_info *info, const uint32_t *u)
 {
-    if (uint_index(info, "stride_h") < 0)
+    if (!HAS(stride_h))
         return TDM_OK;
-    uint64_t sh = tdm_kernel_uint(info, u, "stride_h"), sw = tdm_kernel_uint(info, u, "stride_w");
+    uint64_t sh = U(stride_h), sw = U(stride_w);
     if (sh == 0 || sw == 0)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: a stride is 0", F, info->name);
-    uint64_t rows = tdm_kernel_uint(info, u, "oh") * sh + tdm_kernel_uint(info, u, "kh") +
-                    tdm_kernel_uint(info, u, "h") + tdm_kernel_uint(info, u, "pad_top");
-    uint64_t cols = tdm_kernel_uint(info, u, "ow") * sw + tdm_kernel_uint(info, u, "kw") +
-                    tdm_kernel_uint(info, u, "w") + tdm_kernel_uint(info, u, "pad_left");
+    uint64_t rows = U(oh) * sh + U(kh) + U(h) + U(pad_top);
+    uint64_t cols = U(ow) * sw + U(kw) + U(w) + U(pad_left);
     if (rows > INT32_MAX || cols > INT32_MAX)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: %s: the image, its window and padding reach past 2^31 rows or "
@@ -48,30 +43,29 @@ static tdm_status check_window(const tdm_kernel_info *info, const uint32_t *u)
 /* The uints whose values the kernels rely on. */
 static tdm_status check_uints(const tdm_kernel_info *info, const uint32_t *u)
 {
-    static const char *const flags[] = {"nesterov", "centered", "trans_a", "trans_b"};
+    static const tdm_uint_name flags[] = {TDM_UINT_nesterov, TDM_UINT_centered, TDM_UINT_trans_a,
+                                          TDM_UINT_trans_b};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         if (tdm_kernel_uint(info, u, flags[i]) > 1)
             return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: '%s' must be 0 or 1", F, info->name,
-                            flags[i]);
-    if (uint_index(info, "chunk") >= 0 && tdm_kernel_uint(info, u, "chunk") == 0)
+                            tdm_kernel_uint_name(flags[i]));
+    if (HAS(chunk) && U(chunk) == 0)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: 'chunk' is 0", F, info->name);
-    uint64_t inputs = tdm_kernel_uint(info, u, "inputs"), k = tdm_kernel_uint(info, u, "k");
+    uint64_t inputs = U(inputs), k = U(k);
     unsigned fewest = tdm_kernel_required_input_count(info);
-    if (uint_index(info, "inputs") >= 0 &&
-        (inputs < fewest || inputs > tdm_kernel_input_count(info)))
+    if (HAS(inputs) && (inputs < fewest || inputs > tdm_kernel_input_count(info)))
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: %s: 'inputs' is %" PRIu64 ", expected %u to %u", F, info->name, inputs,
                         fewest, tdm_kernel_input_count(info));
-    if (uint_index(info, "lda") >= 0) {
-        int ta = tdm_kernel_uint(info, u, "trans_a") != 0,
-            tb = tdm_kernel_uint(info, u, "trans_b") != 0;
-        uint64_t m = tdm_kernel_uint(info, u, "m"), n = tdm_kernel_uint(info, u, "n");
-        if (tdm_kernel_uint(info, u, "lda") < (ta ? m : k) ||
-            tdm_kernel_uint(info, u, "ldb") < (tb ? k : n) || tdm_kernel_uint(info, u, "ldc") < n)
+    if (HAS(lda)) {
+        int ta = U(trans_a) != 0, tb = U(trans_b) != 0;
+        uint64_t m = U(m), n = U(n), lda = U(lda), ldb = U(ldb), ldc = U(ldc);
+        if (lda < (ta ? m : k) || ldb < (tb ? k : n) || ldc < n)
             return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                             "%s: %s: a leading dimension is smaller than its matrix's row "
-                            "(lda %u, ldb %u, ldc %u for m %u, n %u, k %u)",
-                            F, info->name, u[3], u[4], u[5], u[0], u[1], u[2]);
+                            "(lda %" PRIu64 ", ldb %" PRIu64 ", ldc %" PRIu64 " for m %" PRIu64
+                            ", n %" PRIu64 ", k %" PRIu64 ")",
+                            F, info->name, lda, ldb, ldc, m, n, k);
     }
     return check_window(info, u);
 }
@@ -133,20 +127,17 @@ static uint64_t groups_for(const tdm_kernel_info *info, const uint32_t *u)
 {
     uint64_t items = 0, groups;
     switch (info->grid) {
-    case TDM_GRID_N: items = tdm_kernel_uint(info, u, "n"); break;
-    case TDM_GRID_PAIRS: items = ceil_div(tdm_kernel_uint(info, u, "n"), 2); break;
-    case TDM_GRID_CELLS:
-        items = tdm_kernel_uint(info, u, "rows") * tdm_kernel_uint(info, u, "cols");
-        break;
-    case TDM_GRID_ROWS: items = tdm_kernel_uint(info, u, "rows"); break;
+    case TDM_GRID_N: items = U(n); break;
+    case TDM_GRID_PAIRS: items = ceil_div(U(n), 2); break;
+    case TDM_GRID_CELLS: items = U(rows) * U(cols); break;
+    case TDM_GRID_ROWS: items = U(rows); break;
     case TDM_GRID_OUTPUT: items = tdm_kernel_extent(info, u, info->buffers[0].extent); break;
-    case TDM_GRID_COLS: items = tdm_kernel_uint(info, u, "cols"); break;
+    case TDM_GRID_COLS: items = U(cols); break;
     case TDM_GRID_CHUNKS:
-        groups = ceil_div(tdm_kernel_uint(info, u, "n"), tdm_kernel_uint(info, u, "chunk"));
+        groups = ceil_div(U(n), U(chunk));
         return groups < TDM_KERNEL_MAX_GROUPS ? groups : TDM_KERNEL_MAX_GROUPS;
     case TDM_GRID_TILES:
-        groups = ceil_div(tdm_kernel_uint(info, u, "m"), 16) *
-                 ceil_div(tdm_kernel_uint(info, u, "n"), 16);
+        groups = ceil_div(U(m), 16) * ceil_div(U(n), 16);
         return groups < TDM_KERNEL_MAX_GROUPS ? groups : TDM_KERNEL_MAX_GROUPS;
     }
     /* As many groups as items allow: on CPU drivers a grid-stride loop with a long
@@ -205,7 +196,7 @@ static tdm_status launch_in_pieces(tdm_device *dev, const tdm_kernel_info *info,
                         "%s: %s: a chunk of %" PRIu64
                         " elements does not fit %s's binding limit of %" PRIu64 " bytes",
                         F, info->name, unit, dev->desc.id, dev->max_binding_bytes);
-    int counter = uint_index(info, "offset");
+    int counter = tdm_kernel_uint_place(info, TDM_UINT_offset);
     tdm_launch part = *l;
     tdm_status s = TDM_OK;
     for (uint64_t start = 0; start < n && s == TDM_OK; start += piece) {
@@ -253,8 +244,10 @@ static tdm_status launch_filter_gradient(tdm_device *dev, const tdm_kernel_info 
                         F, rounds, s.ow, TDM_KERNEL_LOOP_BUDGET);
     uint64_t images = (budget - 1) / per_image, rows = (budget - 2) / per_row;
     uint64_t image_x = (uint64_t)s.h * s.w * s.c, image_dy = (uint64_t)s.oh * s.ow * s.oc;
-    int ib = uint_index(info, "batch"), ih = uint_index(info, "h"), ioh = uint_index(info, "oh"),
-        ipt = uint_index(info, "pad_top");
+    const unsigned ib = TDM_UINT_AT(conv2d_grad_filter, batch),
+                   ih = TDM_UINT_AT(conv2d_grad_filter, h),
+                   ioh = TDM_UINT_AT(conv2d_grad_filter, oh),
+                   ipt = TDM_UINT_AT(conv2d_grad_filter, pad_top);
     tdm_status st = TDM_OK;
     for (uint64_t b = 0; b < s.batch && images && st == TDM_OK; b += images) {
         part.u[ib] = (uint32_t)(s.batch - b < images ? s.batch - b : images);
@@ -292,7 +285,7 @@ static tdm_status launch_gather_gradient(tdm_device *dev, const tdm_kernel_info 
     const tdm_gather_rows_grad_slots slot = tdm_gather_rows_grad_slots_of();
     uint64_t rounds = rounds_of(info, l->u);
     uint64_t piece = (rounds ? TDM_KERNEL_LOOP_BUDGET / rounds : TDM_KERNEL_LOOP_BUDGET) - 1;
-    int ir = uint_index(info, "rows");
+    const unsigned ir = TDM_UINT_AT(gather_rows_grad, rows);
     tdm_launch part = *l;
     tdm_status st = TDM_OK;
     for (uint64_t r = 0; r < s.rows && st == TDM_OK; r += piece) {
@@ -308,10 +301,10 @@ static tdm_status launch_gather_gradient(tdm_device *dev, const tdm_kernel_info 
  * or 0 for the others: conv2d_grad_filter is launched in pieces instead. */
 static uint64_t window_loops(const tdm_kernel_info *info, tdm_kernel kernel, const uint32_t *u)
 {
-    uint64_t kh = tdm_kernel_uint(info, u, "kh"), kw = tdm_kernel_uint(info, u, "kw");
+    uint64_t kh = U(kh), kw = U(kw);
     switch (kernel) {
-    case TDM_KERNEL_conv2d: return kh * (1 + kw * (1 + tdm_kernel_uint(info, u, "c")));
-    case TDM_KERNEL_conv2d_grad_input: return kh * (1 + kw * (1 + tdm_kernel_uint(info, u, "oc")));
+    case TDM_KERNEL_conv2d: return kh * (1 + kw * (1 + U(c)));
+    case TDM_KERNEL_conv2d_grad_input: return kh * (1 + kw * (1 + U(oc)));
     case TDM_KERNEL_max_pool2d_grad: return kh * (1 + kw * (1 + kh * (1 + kw)));
     case TDM_KERNEL_max_pool2d:
     case TDM_KERNEL_avg_pool2d:
@@ -322,19 +315,24 @@ static uint64_t window_loops(const tdm_kernel_info *info, tdm_kernel kernel, con
 }
 
 /* The kernels whose loops take their count from the arguments: per item (a column,
- * or a row), `passes` loops over `length` elements. */
+ * or a row), `passes` loops over `length` elements; length and items are places in u. */
 typedef struct row_loops {
     tdm_kernel kernel;
-    const char *length, *items;
+    unsigned length, items;
     unsigned passes;
 } row_loops;
 
+#define ROW_LOOPS(kernel, length, items, passes)                                                   \
+    {                                                                                              \
+        TDM_KERNEL_##kernel, TDM_UINT_AT(kernel, length), TDM_UINT_AT(kernel, items), passes       \
+    }
 static const row_loops row_kernels[] = {
-    {TDM_KERNEL_sum_axis0, "rows", "cols", 1},
-    {TDM_KERNEL_softmax_xent, "cols", "rows", 3},
-    {TDM_KERNEL_layer_norm, "cols", "rows", 3},
-    {TDM_KERNEL_layer_norm_grad, "cols", "rows", 2},
+    ROW_LOOPS(sum_axis0, rows, cols, 1),
+    ROW_LOOPS(softmax_xent, cols, rows, 3),
+    ROW_LOOPS(layer_norm, cols, rows, 3),
+    ROW_LOOPS(layer_norm_grad, cols, rows, 2),
 };
+#undef ROW_LOOPS
 
 /* lavapipe counts the iterations of all the loops of an invocation together (a
  * softmax or layer norm of one row ran right over 21000 columns, three loops of them,
@@ -350,8 +348,8 @@ static tdm_status check_row_loops(const tdm_device *dev, const tdm_kernel_info *
         k = row_kernels[i].kernel == call->kernel ? &row_kernels[i] : k;
     if (!dev->max_loop_iterations || !k)
         return TDM_OK;
-    uint64_t loops = k->passes * tdm_kernel_uint(info, call->u, k->length);
-    uint64_t items = tdm_kernel_uint(info, call->u, k->items);
+    uint64_t loops = k->passes * (uint64_t)call->u[k->length];
+    uint64_t items = call->u[k->items];
     uint64_t in_group = items < info->wg ? items : info->wg, vectors = ceil_div(in_group, 4);
     uint64_t rounds = ceil_div(items, (uint64_t)TDM_KERNEL_MAX_GROUPS * info->wg);
     uint64_t total = (loops + 1) * rounds * vectors;

@@ -1,7 +1,7 @@
 /* The kernel table compiled from kernels.def. Each entry's lists become static
- * arrays ended by a zeroed sentinel (so that an empty list needs no empty
- * initializer), and its counts are their lengths. A misspelt type, extent or flag
- * is an undeclared identifier. The float16 twins are derived from their kernels'
+ * arrays ended by a sentinel (so that an empty list needs no empty initializer),
+ * and its counts are their lengths. A misspelt type, extent, flag or uint name is
+ * an undeclared identifier. The float16 twins are derived from their kernels'
  * entries once, at the first look-up. */
 #include <pthread.h>
 #include <string.h>
@@ -23,13 +23,13 @@
      ((flags)&TDM_INDICES) != 0,                                                                   \
      ((flags)&TDM_OPTIONAL) != 0,                                                                  \
      ((flags)&TDM_ACT) != 0},
-#define TDM_U(name) #name,
+#define TDM_U(name) TDM_UINT_##name,
 #define TDM_F(name, min, max) {#name, min, max},
 #define LENGTH(array) (sizeof array / sizeof array[0] - 1) /* without the sentinel */
 
 #define TDM_KERNEL(name, grid, wg, tolerance, buffers, uints, floats)                              \
     static const tdm_kernel_buffer buffers_##name[] = {buffers{0}};                                \
-    static const char *const uints_##name[] = {uints NULL};                                        \
+    static const tdm_uint_name uints_##name[] = {uints TDM_UINT_NAME_COUNT};                       \
     static const tdm_kernel_float floats_##name[] = {floats{0}};                                   \
     _Static_assert(LENGTH(buffers_##name) >= 1 &&                                                  \
                        LENGTH(buffers_##name) <= TDM_KERNEL_MAX_BUFFERS,                           \
@@ -139,12 +139,29 @@ unsigned tdm_kernel_type_size(char type)
     return type == 'h' ? 2 : 4;
 }
 
-uint64_t tdm_kernel_uint(const tdm_kernel_info *info, const uint32_t *u, const char *name)
+static const char *const uint_names[] = {
+#define TDM_UINT_NAME(name) #name,
+#include "device/kernel_uints.def"
+#undef TDM_UINT_NAME
+};
+
+const char *tdm_kernel_uint_name(tdm_uint_name name)
+{
+    return uint_names[name];
+}
+
+int tdm_kernel_uint_place(const tdm_kernel_info *info, tdm_uint_name name)
 {
     for (unsigned i = 0; i < info->uint_count; i++)
-        if (strcmp(info->uint_names[i], name) == 0)
-            return u[i];
-    return 0;
+        if (info->uints[i] == name)
+            return (int)i;
+    return -1;
+}
+
+uint64_t tdm_kernel_uint(const tdm_kernel_info *info, const uint32_t *u, tdm_uint_name name)
+{
+    int place = tdm_kernel_uint_place(info, name);
+    return place < 0 ? 0 : u[place];
 }
 
 unsigned tdm_kernel_input_count(const tdm_kernel_info *info)
@@ -170,7 +187,7 @@ int tdm_kernel_buffer_used(const tdm_kernel_info *info, const uint32_t *u, unsig
     unsigned k = 0; /* b's place among the read-only buffers */
     for (unsigned i = 0; i < b; i++)
         k += !info->buffers[i].written;
-    return k < tdm_kernel_uint(info, u, "inputs");
+    return k < tdm_kernel_uint(info, u, TDM_UINT_inputs);
 }
 
 static uint64_t ceil_div(uint64_t a, uint64_t b)
@@ -195,26 +212,26 @@ static uint64_t product4(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 
 uint64_t tdm_kernel_extent(const tdm_kernel_info *info, const uint32_t *u, tdm_extent extent)
 {
-#define U(name) tdm_kernel_uint(info, u, name)
-    uint64_t n = U("n"), rows = U("rows"), cols = U("cols"), m = U("m"), k = U("k");
-    int ta = U("trans_a") != 0, tb = U("trans_b") != 0;
+#define U(name) tdm_kernel_uint(info, u, TDM_UINT_##name)
+    uint64_t n = U(n), rows = U(rows), cols = U(cols), m = U(m), k = U(k);
+    int ta = U(trans_a) != 0, tb = U(trans_b) != 0;
     switch (extent) {
     case TDM_EXTENT_N: return n;
-    case TDM_EXTENT_P: return ceil_div(n, U("chunk"));
+    case TDM_EXTENT_P: return ceil_div(n, U(chunk));
     case TDM_EXTENT_R: return rows;
     case TDM_EXTENT_C: return cols;
     case TDM_EXTENT_RC: return rows * cols;
-    case TDM_EXTENT_SC: return U("src_rows") * cols;
-    case TDM_EXTENT_GA: return matrix_span(ta ? k : m, ta ? m : k, U("lda"));
-    case TDM_EXTENT_GB: return matrix_span(tb ? n : k, tb ? k : n, U("ldb"));
-    case TDM_EXTENT_GC: return matrix_span(m, n, U("ldc"));
-    case TDM_EXTENT_IM: return product4(U("batch"), U("h"), U("w"), U("c"));
-    case TDM_EXTENT_OM: return product4(U("batch"), U("oh"), U("ow"), U("oc"));
-    case TDM_EXTENT_PM: return product4(U("batch"), U("oh"), U("ow"), U("c"));
-    case TDM_EXTENT_FL: return product4(U("kh"), U("kw"), U("c"), U("oc"));
+    case TDM_EXTENT_SC: return U(src_rows) * cols;
+    case TDM_EXTENT_GA: return matrix_span(ta ? k : m, ta ? m : k, U(lda));
+    case TDM_EXTENT_GB: return matrix_span(tb ? n : k, tb ? k : n, U(ldb));
+    case TDM_EXTENT_GC: return matrix_span(m, n, U(ldc));
+    case TDM_EXTENT_IM: return product4(U(batch), U(h), U(w), U(c));
+    case TDM_EXTENT_OM: return product4(U(batch), U(oh), U(ow), U(oc));
+    case TDM_EXTENT_PM: return product4(U(batch), U(oh), U(ow), U(c));
+    case TDM_EXTENT_FL: return product4(U(kh), U(kw), U(c), U(oc));
     case TDM_EXTENT_CL: {
-        uint64_t positions = product4(U("batch"), U("oh"), U("ow"), 1);
-        uint64_t window = product4(U("kh"), U("kw"), U("c"), 1);
+        uint64_t positions = product4(U(batch), U(oh), U(ow), 1);
+        uint64_t window = product4(U(kh), U(kw), U(c), 1);
         return window && positions > UINT64_MAX / window ? UINT64_MAX : positions * window;
     }
     }

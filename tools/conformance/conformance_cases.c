@@ -107,29 +107,30 @@ static float uniform(unsigned seed, unsigned i)
     return (float)(x >> 8) * 0x1p-24f;
 }
 
-static void set_uint(const tdm_kernel_info *info, conf_case *c, const char *name, uint32_t v)
+/* Sets the kernel's uint of that name, where it has one. */
+static void set_uint(const tdm_kernel_info *info, conf_case *c, tdm_uint_name name, uint32_t v)
 {
-    for (unsigned i = 0; i < info->uint_count; i++)
-        if (strcmp(info->uint_names[i], name) == 0)
-            c->u[i] = v;
+    int place = tdm_kernel_uint_place(info, name);
+    if (place >= 0)
+        c->u[place] = v;
 }
 
 /* The scalars no shape decides: flags alternate, counts and seeds vary. */
 static void set_free_uints(const tdm_kernel_info *info, conf_case *c, unsigned index)
 {
-    set_uint(info, c, "nesterov", index & 1);
-    set_uint(info, c, "centered", index & 1);
-    set_uint(info, c, "trans_a", index & 1);
-    set_uint(info, c, "trans_b", (index >> 1) & 1);
+    set_uint(info, c, TDM_UINT_nesterov, index & 1);
+    set_uint(info, c, TDM_UINT_centered, index & 1);
+    set_uint(info, c, TDM_UINT_trans_a, index & 1);
+    set_uint(info, c, TDM_UINT_trans_b, (index >> 1) & 1);
     /* every count of inputs from the fewest (the required buffers) to the most */
     unsigned most_inputs = tdm_kernel_input_count(info),
              fewest = tdm_kernel_required_input_count(info);
     if (most_inputs > fewest)
-        set_uint(info, c, "inputs", fewest + index % (most_inputs - fewest + 1));
-    set_uint(info, c, "seed_lo", 0x9E3779B9u * (index + 1));
-    set_uint(info, c, "seed_hi", 12345u + index);
+        set_uint(info, c, TDM_UINT_inputs, fewest + index % (most_inputs - fewest + 1));
+    set_uint(info, c, TDM_UINT_seed_lo, 0x9E3779B9u * (index + 1));
+    set_uint(info, c, TDM_UINT_seed_hi, 12345u + index);
     /* Philox counters: every phase within a block of four, and one that wraps. */
-    set_uint(info, c, "offset", index == 4 ? 0xFFFFFFFFu - 40u : 1001u * index);
+    set_uint(info, c, TDM_UINT_offset, index == 4 ? 0xFFFFFFFFu - 40u : 1001u * index);
 }
 
 /* Leading dimensions: exact for even cases, padded by 3 for odd ones. */
@@ -137,12 +138,12 @@ static void set_gemm_dims(const tdm_kernel_info *info, conf_case *c, const shape
 {
     uint32_t m = s->a, n = s->b, k = s->c, pad = (index & 1) * 3;
     int ta = index & 1, tb = (index >> 1) & 1;
-    set_uint(info, c, "m", m);
-    set_uint(info, c, "n", n);
-    set_uint(info, c, "k", k);
-    set_uint(info, c, "lda", (ta ? m : k) + pad);
-    set_uint(info, c, "ldb", (tb ? k : n) + pad);
-    set_uint(info, c, "ldc", n + pad);
+    set_uint(info, c, TDM_UINT_m, m);
+    set_uint(info, c, TDM_UINT_n, n);
+    set_uint(info, c, TDM_UINT_k, k);
+    set_uint(info, c, TDM_UINT_lda, (ta ? m : k) + pad);
+    set_uint(info, c, TDM_UINT_ldb, (tb ? k : n) + pad);
+    set_uint(info, c, TDM_UINT_ldc, n + pad);
 }
 
 /* Output size and leading padding of one dimension. */
@@ -169,8 +170,10 @@ static void apply_image_shape(const tdm_kernel_info *info, conf_case *c, const i
     uint32_t oh, ow, top, left;
     window_dims(s->h, s->kh, s->sh, s->pad, &oh, &top);
     window_dims(s->w, s->kw, s->sw, s->pad, &ow, &left);
-    const char *names[] = {"batch", "h",  "w",        "c",        "oc",      "kh",      "kw",
-                           "oh",    "ow", "stride_h", "stride_w", "pad_top", "pad_left"};
+    const tdm_uint_name names[] = {
+        TDM_UINT_batch,    TDM_UINT_h,       TDM_UINT_w,       TDM_UINT_c,  TDM_UINT_oc,
+        TDM_UINT_kh,       TDM_UINT_kw,      TDM_UINT_oh,      TDM_UINT_ow, TDM_UINT_stride_h,
+        TDM_UINT_stride_w, TDM_UINT_pad_top, TDM_UINT_pad_left};
     const uint32_t values[] = {s->batch, s->h, s->w,  s->c,  s->oc, s->kh, s->kw,
                                oh,       ow,   s->sh, s->sw, top,   left};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
@@ -194,23 +197,23 @@ static void apply_shape(const tdm_kernel_info *info, conf_case *c, const shape *
     switch (info->grid) {
     case TDM_GRID_N:
     case TDM_GRID_PAIRS:
-        set_uint(info, c, "n", s->a);
+        set_uint(info, c, TDM_UINT_n, s->a);
         snprintf(c->label, sizeof c->label, "n=%u", s->a);
         break;
     case TDM_GRID_CHUNKS:
-        set_uint(info, c, "n", s->a);
-        set_uint(info, c, "chunk", s->b);
+        set_uint(info, c, TDM_UINT_n, s->a);
+        set_uint(info, c, TDM_UINT_chunk, s->b);
         snprintf(c->label, sizeof c->label, "n=%u chunk=%u", s->a, s->b);
         break;
     case TDM_GRID_CELLS:
     case TDM_GRID_ROWS:
     case TDM_GRID_COLS:
     case TDM_GRID_OUTPUT: /* a gather's adjoint; images: apply_image_shape */
-        set_uint(info, c, "rows", s->a);
-        set_uint(info, c, "cols", s->b);
+        set_uint(info, c, TDM_UINT_rows, s->a);
+        set_uint(info, c, TDM_UINT_cols, s->b);
         /* A gather's source: more rows than it gathers (every row at most once or
          * twice), or fewer (rows repeat). */
-        set_uint(info, c, "src_rows", s->c ? s->c : index & 1 ? s->a / 2 + 1 : s->a + 5);
+        set_uint(info, c, TDM_UINT_src_rows, s->c ? s->c : index & 1 ? s->a / 2 + 1 : s->a + 5);
         snprintf(c->label, sizeof c->label, "%ux%u", s->a, s->b);
         break;
     case TDM_GRID_TILES:
@@ -282,10 +285,7 @@ static conf_case make_case(tdm_kernel kernel, const shape *s, const image_shape 
 /* Convolution and pooling take images; a gather's adjoint, rows of its source. */
 static int takes_images(const tdm_kernel_info *info)
 {
-    for (unsigned i = 0; i < info->uint_count; i++)
-        if (strcmp(info->uint_names[i], "batch") == 0)
-            return 1;
-    return 0;
+    return tdm_kernel_uint_place(info, TDM_UINT_batch) >= 0;
 }
 
 /* Integer data proves nothing extra for nonlinear kernels with a tolerance. */
@@ -326,8 +326,7 @@ conf_case conf_perf_case(tdm_kernel kernel, uint32_t n)
     const tdm_kernel_info *info = tdm_kernel_get(kernel);
     shape s = {n, info->grid == TDM_GRID_CHUNKS ? 4096u : 0, 0, CONF_RANDOM};
     conf_case c = make_case(kernel, &s, NULL, 0);
-    for (unsigned i = 0; i < info->uint_count; i++)
-        if (strcmp(info->uint_names[i], "inputs") == 0)
-            c.u[i] = 2; /* accumulate: y = x0 + x1, as a two-device reduction does */
+    /* accumulate: y = x0 + x1, as a two-device reduction does */
+    set_uint(info, &c, TDM_UINT_inputs, 2);
     return c;
 }

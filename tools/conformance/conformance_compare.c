@@ -51,12 +51,12 @@ static double half_ulp(float x)
 static double window_magnitude(const conf_case *c, const conf_buffers *in, unsigned b, size_t e)
 {
     const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
-#define U(name) ((long)tdm_kernel_uint(info, c->u, name))
-    long w = U("w"), ch = U("c"), oh = U("oh"), ow = U("ow");
-    long t = (long)e / ch, s = t % w, r = t / w % U("h"), image = t / w / U("h");
+#define U(name) ((long)tdm_kernel_uint(info, c->u, TDM_UINT_##name))
+    long w = U(w), ch = U(c), oh = U(oh), ow = U(ow);
+    long t = (long)e / ch, s = t % w, r = t / w % U(h), image = t / w / U(h);
     long i0, i1, j0, j1;
-    holding(r, U("kh"), U("stride_h"), U("pad_top"), oh, &i0, &i1);
-    holding(s, U("kw"), U("stride_w"), U("pad_left"), ow, &j0, &j1);
+    holding(r, U(kh), U(stride_h), U(pad_top), oh, &i0, &i1);
+    holding(s, U(kw), U(stride_w), U(pad_left), ow, &j0, &j1);
 #undef U
     double worst = 0.0;
     for (long i = i0; i <= i1; i++)
@@ -75,7 +75,7 @@ static double input_magnitude(const conf_case *c, const conf_buffers *in, size_t
                               size_t out_elements)
 {
     const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
-    uint64_t cols = tdm_kernel_uint(info, c->u, "cols");
+    uint64_t cols = tdm_kernel_uint(info, c->u, TDM_UINT_cols);
     double worst = 0.0;
     for (unsigned b = 0; b < info->buffer_count; b++) {
         const tdm_kernel_buffer *kb = &info->buffers[b];

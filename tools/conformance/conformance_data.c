@@ -53,8 +53,8 @@ static void fill_buffer(const conf_case *c, const tdm_kernel_buffer *kb, void *h
                         rng *r)
 {
     const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
-    uint32_t cols = (uint32_t)tdm_kernel_uint(info, c->u, "cols");
-    uint32_t src_rows = (uint32_t)tdm_kernel_uint(info, c->u, "src_rows");
+    uint32_t cols = (uint32_t)tdm_kernel_uint(info, c->u, TDM_UINT_cols);
+    uint32_t src_rows = (uint32_t)tdm_kernel_uint(info, c->u, TDM_UINT_src_rows);
     /* Labels and row indices are drawn in their range; other words take every bit
      * pattern (a gather must move NaN payloads and denormals untouched). */
     uint32_t range = kb->labels ? cols : kb->indices ? src_rows : 0;
