@@ -12,8 +12,12 @@ TDM_VIEW_AND_QUADS(m);
 void momentum_step(inout float wi, float gi, inout float mi)
 {
     float lr = TDM_F_lr, momentum = TDM_F_momentum;
-    mi = momentum * mi + gi;
-    wi -= TDM_U_nesterov != 0u ? lr * gi + lr * momentum * mi : lr * mi;
+    // precise: each operation rounded, none fused, as the reference and OpenCL do
+    precise float m = momentum * mi + gi;
+    precise float step = TDM_U_nesterov != 0u ? lr * gi + lr * momentum * m : lr * m;
+    precise float w = wi - step;
+    mi = m;
+    wi = w;
 }
 
 void tdm_ew_item(uint i)

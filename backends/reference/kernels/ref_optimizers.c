@@ -5,12 +5,13 @@
 
 #include "ref_kernels.h"
 
-/* w -= lr * g */
+/* w -= lr * g: the product rounded, then the difference, as every update kernel
+ * rounds each operation (docs/KERNELS.md, "One rounding per operation"). */
 void ref_sgd(const ref_sgd_args *args)
 {
     float *w = args->w, *g = args->g, lr = args->lr;
     for (uint32_t i = 0; i < args->n; i++)
-        w[i] = (float)(w[i] - (double)lr * g[i]);
+        w[i] -= lr * g[i];
 }
 
 /* ApplyMomentum: m = momentum * m + g; w -= lr * m, or with Nesterov
