@@ -3,7 +3,7 @@
  * fold and stage in place (the HOST and RANKS plans) without copies. The OpenCL
  * specification lets a driver cache such a buffer elsewhere instead, so a device gets
  * this only where a probe shows the memory is the storage itself, and the core
- * touches it only between events (docs/ARCHITECTURE.md, "Ordering rules"). */
+ * touches it only between events (docs/modules/collective.md, "Ordering rules"). */
 #include <stdlib.h>
 #include <string.h>
 

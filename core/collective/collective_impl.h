@@ -1,7 +1,7 @@
 /* Internal: what the collective algorithms share. Every algorithm reduces into
  * scratch first (or in one pass that reads every input before it writes) and
  * writes the destinations last, so destinations may be the values themselves
- * (all-reduce). Plans are issued, not completed: see docs/ARCHITECTURE.md,
+ * (all-reduce). Plans are issued, not completed: see docs/modules/collective.md,
  * "Ordering rules". */
 #ifndef TDM_CORE_COLLECTIVE_IMPL_H
 #define TDM_CORE_COLLECTIVE_IMPL_H
@@ -69,7 +69,7 @@ static inline tdm_device *coll_dev(const tdm_buffer_view *v)
 int coll_shares(const tdm_device *a, const tdm_device *b);
 tdm_buffer_view coll_slice(const tdm_buffer_view *v, size_t offset, size_t size);
 /* Where the host reads and writes the view in place (CPU drivers, host-visible
- * memory), or NULL: only between events (docs/ARCHITECTURE.md, "Ordering rules"). */
+ * memory), or NULL: only between events (docs/modules/collective.md, "Ordering rules"). */
 unsigned char *coll_host_address(const tdm_buffer_view *v);
 
 /* Part i of `parts` nearly equal parts of a tensor of `bytes`, cut on 64-byte

@@ -1,4 +1,4 @@
-/* Events around in-place peer access (docs/ARCHITECTURE.md, "Ordering rules" 4):
+/* Events around in-place peer access (docs/modules/collective.md, "Ordering rules" 4):
  * a device that reads or writes another's memory first waits for that device's
  * ready event; when the plan is issued, the owner waits for the accessor's done
  * event. Copies order themselves and need none of this. */

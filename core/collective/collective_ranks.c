@@ -1,5 +1,5 @@
 /* RANKS: an all-reduce or reduction across the processes of a multi-worker job
- * (docs/ARCHITECTURE.md, "Beyond one process"). The call is announced to every rank
+ * (docs/design/002-beyond-one-process.md). The call is announced to every rank
  * first, so a missing or different rank fails it before any data moves. Then this
  * rank's values are folded into the first by the plan their devices suit, and that
  * value crosses the ranks in chunks, pipelined: while MPI reduces chunk k on the

@@ -1,4 +1,4 @@
-/* Internal: ordering one device's work after another's (docs/ARCHITECTURE.md,
+/* Internal: ordering one device's work after another's (docs/modules/collective.md,
  * "Ordering rules"). */
 #ifndef TDM_CORE_EVENT_ORDER_H
 #define TDM_CORE_EVENT_ORDER_H

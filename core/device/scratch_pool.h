@@ -2,7 +2,7 @@
  * them per call (fresh memory costs a page fault per page on first touch).
  *
  * Why a buffer may go back to the pool as soon as the work using it is issued
- * (docs/ARCHITECTURE.md, "Plans"): scratch on device D is written only by D's
+ * (docs/modules/collective.md, "Plans"): scratch on device D is written only by D's
  * queue, and every reader runs on D's queue, or makes D's queue wait for it (a peer
  * copy), or blocks until it is done (a staged read). So whatever the next user
  * issues on D runs after every earlier use. */

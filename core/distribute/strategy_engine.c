@@ -1,5 +1,5 @@
 /* The strategy's engine thread: collectives that block the host run on it in issue
- * order, so replica threads keep issuing their work (docs/ARCHITECTURE.md,
+ * order, so replica threads keep issuing their work (docs/modules/collective.md,
  * "Persistent threads"). Below both its users, the run and the replica collectives. */
 #include "distribute/strategy_impl.h"
 
