@@ -1,4 +1,4 @@
-/* Asynchronous collectives in replica context (docs/modules/collective.md, "Asynchronous
+/* Asynchronous collectives in replica context (docs/modules/distribute.md, "Asynchronous
  * collectives"). Each replica's k-th start in a run meets the others' k-th; it
  * records the replica's ready event and returns at once. The replica that arrives
  * last issues the plan: on its own thread when the plan only enqueues work (devices

@@ -1,4 +1,4 @@
-/* Gradient buckets (docs/modules/collective.md, "Gradient buckets"): the flat gradient
+/* Gradient buckets (docs/modules/train.md, "Gradient buckets"): the flat gradient
  * buffer in reverse variable order, cut into buckets whose all-reduces start as
  * soon as their gradients are ready, in bucket order on every replica, so that each
  * replica's k-th collective is the same bucket. With a float16 all-reduce each

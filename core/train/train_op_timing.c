@@ -1,4 +1,4 @@
-/* Timing a replica's step. Uneven batch shares by device speed (docs/modules/collective.md,
+/* Timing a replica's step. Uneven batch shares by device speed (docs/modules/distribute.md,
  * "Uneven shares"): on a few steps each replica's loss function runs alone on its
  * device and is timed; the strategy's batch shares follow the replicas' examples per
  * second. Profiling times every step's phases the same way. */
