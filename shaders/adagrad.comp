@@ -1,5 +1,6 @@
 #version 450
 // adagrad (TensorFlow's ApplyAdagradV2): acc += g * g; w -= lr * g / (sqrt(acc) + eps).
+// `precise`: each operation rounds as written, none fused (docs/KERNELS.md).
 #extension GL_GOOGLE_include_directive : require
 #define TDM_KERNEL_adagrad
 #include "kernel_bindings.glsl"
@@ -10,8 +11,10 @@ TDM_VIEW_AND_QUADS(acc);
 
 void adagrad_step(inout float wi, float gi, inout float ai)
 {
-    ai += gi * gi;
-    wi -= TDM_F_lr * gi / (sqrt(ai) + TDM_F_eps);
+    precise float a_new = ai + gi * gi;
+    precise float w_new = wi - TDM_F_lr * gi / (sqrt(a_new) + TDM_F_eps);
+    ai = a_new;
+    wi = w_new;
 }
 
 void tdm_ew_item(uint i)

@@ -5,6 +5,7 @@
 //   w -= lr_t * m / (sqrt(v) + eps)
 // Buffers w, g, m, v; floats lr, beta1, beta2, eps, beta1_power, beta2_power, then
 // (adamw) weight_decay. TDM_ADAM_DECAY(w) is what the old w loses before the Adam step.
+// `precise`: each operation rounds as written, none fused (docs/KERNELS.md).
 #ifndef TDM_ADAM_UPDATE_GLSL
 #define TDM_ADAM_UPDATE_GLSL
 
@@ -16,11 +17,13 @@ TDM_VIEW_AND_QUADS(v);
 void adam_step(inout float wi, float gi, inout float mi, inout float vi)
 {
     float lr = TDM_F_lr, beta1 = TDM_F_beta1, beta2 = TDM_F_beta2, eps = TDM_F_eps;
-    float lr_t = lr * sqrt(1.0 - TDM_F_beta2_power) / (1.0 - TDM_F_beta1_power);
-    mi = beta1 * mi + (1.0 - beta1) * gi;
-    vi = beta2 * vi + (1.0 - beta2) * gi * gi;
-    wi -= TDM_ADAM_DECAY(wi);
-    wi -= lr_t * mi / (sqrt(vi) + eps);
+    precise float lr_t = lr * sqrt(1.0 - TDM_F_beta2_power) / (1.0 - TDM_F_beta1_power);
+    precise float m_new = beta1 * mi + (1.0 - beta1) * gi;
+    precise float v_new = beta2 * vi + (1.0 - beta2) * gi * gi;
+    precise float w_new = (wi - TDM_ADAM_DECAY(wi)) - lr_t * m_new / (sqrt(v_new) + eps);
+    mi = m_new;
+    vi = v_new;
+    wi = w_new;
 }
 
 void tdm_ew_item(uint i)

@@ -3,6 +3,7 @@
 //   ms = rho * ms + (1 - rho) * g * g
 //   centered: mg = rho * mg + (1 - rho) * g, denom = ms - mg * mg; else denom = ms
 //   mom = momentum * mom + lr * g / sqrt(denom + eps); w -= mom
+// `precise`: each operation rounds as written, none fused (docs/KERNELS.md).
 #extension GL_GOOGLE_include_directive : require
 #define TDM_KERNEL_rmsprop
 #include "kernel_bindings.glsl"
@@ -17,14 +18,18 @@ TDM_VIEW_AND_QUADS(mg);
 void rmsprop_step(inout float wi, float gi, inout float msi, inout float momi, inout float mgi)
 {
     float lr = TDM_F_lr, rho = TDM_F_rho, momentum = TDM_F_momentum, eps = TDM_F_eps;
-    msi = rho * msi + (1.0 - rho) * gi * gi;
-    float denom = msi;
+    precise float ms_new = rho * msi + (1.0 - rho) * gi * gi;
+    precise float denom = ms_new;
     if (TDM_U_centered != 0u) {
-        mgi = rho * mgi + (1.0 - rho) * gi;
-        denom = msi - mgi * mgi;
+        precise float mg_new = rho * mgi + (1.0 - rho) * gi;
+        denom = ms_new - mg_new * mg_new;
+        mgi = mg_new;
     }
-    momi = momentum * momi + lr * gi / sqrt(denom + eps);
-    wi -= momi;
+    precise float mom_new = momentum * momi + lr * gi / sqrt(denom + eps);
+    precise float w_new = wi - mom_new;
+    msi = ms_new;
+    momi = mom_new;
+    wi = w_new;
 }
 
 void tdm_ew_item(uint i)

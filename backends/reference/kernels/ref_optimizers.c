@@ -1,5 +1,7 @@
 /* Optimizer updates with their slots, in float, following TensorFlow's training ops
- * (tensorflow/core/kernels/training_ops.cc) term by term. */
+ * (tensorflow/core/kernels/training_ops.cc) term by term. Every operation rounds as
+ * written, left to right, none fused into an fma (the target is built with
+ * -ffp-contract=off): the devices compute the same chain (docs/KERNELS.md). */
 #include <math.h>
 #include <stddef.h>
 
