@@ -1,5 +1,4 @@
 /* The sequential model: its options, variables and their initial values. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +7,7 @@
 #include "device/device_impl.h"
 #include "base/error.h"
 #include "device/kernel.h"
-#include "model/model_impl.h"
+#include "model/layers/layer_type.h"
 #include "model/seed_mix.h"
 #include "input/standardize.h"
 
@@ -27,43 +26,18 @@ static tdm_status check_size(const tdm_model_options *o, const char *f)
     return TDM_OK;
 }
 
-/* Glorot uniform (He uniform for relu and gelu) over the kernel's fans (a
- * convolution's: the window times its channels), drawn from the seed on the host so
- * that every device count starts from the same weights. */
-static void initial_kernel(const tdm_model *m, size_t l, float *w, size_t count)
-{
-    const tdm_layer *d = &m->layers[l];
-    const tdm_layer_plan *p = &m->plans[l];
-    size_t window = d->kind == TDM_LAYER_CONV2D ? d->kernel_h * d->kernel_w : 1;
-    size_t in = d->kind == TDM_LAYER_CONV2D ? window * p->in_c : tdm_plan_in_features(p);
-    size_t out = window * d->units;
-    int he = d->activation == TDM_ACT_RELU || d->activation == TDM_ACT_GELU;
-    /* an embedding's rows: Keras' uniform in [-0.05, 0.05] */
-    double limit = d->kind == TDM_LAYER_EMBEDDING ? 0.05 : sqrt(6.0 / (double)(he ? in : in + out));
-    uint64_t state = tdm_seed_mix(m->opts.seed ^ tdm_seed_mix(l + 1));
-    for (size_t i = 0; i < count; i++) {
-        double u = (double)(tdm_seed_next(&state) >> 11) * 0x1p-53; /* [0, 1) */
-        w[i] = (float)((2.0 * u - 1.0) * limit);
-    }
-}
-
 /* Variable i, from value when given, else initialised from the seed. */
 static tdm_status create_variable(tdm_model *m, size_t i, const float *value, const char *func,
                                   tdm_variable **out)
 {
-    size_t l = tdm_model_variable_layer(m, i), count = 1;
-    int bias = i > m->plans[l].first_var;
-    tdm_shape shape = tdm_layer_variable_shape(&m->layers[l], &m->plans[l], bias);
-    for (size_t k = 0; k < shape.rank; k++)
-        count *= shape.dims[k];
+    size_t l = tdm_model_variable_layer(m, i), k = i - m->plans[l].first_var;
+    tdm_shape shape = tdm_layer_variable_shape(&m->layers[l], &m->plans[l], k);
+    size_t count = tdm_shape_count(&shape);
     float *init = value ? NULL : calloc(count, sizeof *init);
     if (!value && !init)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
-    int norm = m->layers[l].kind == TDM_LAYER_BATCH_NORM;
-    for (size_t k = 0; init && norm && !bias && k < count; k++)
-        init[k] = 1.0f; /* gamma */
-    if (init && !bias && !norm)
-        initial_kernel(m, l, init, count);
+    if (init)
+        tdm_layer_type_of(m->layers[l].kind)->initial(m, l, k, init, count);
     char name[48];
     tdm_model_variable_name(m, i, name, sizeof name);
     tdm_variable_options vo = TDM_VARIABLE_OPTIONS_INIT;
@@ -75,15 +49,13 @@ static tdm_status create_variable(tdm_model *m, size_t i, const float *value, co
     return s;
 }
 
-/* Batch norm's moving statistic k (mean, then variance, per layer): sync-on-read,
- * averaged on a cross-replica read, not trainable; from value, else the mean 0 and
- * the variance 1. */
+/* Moving statistic k (batch norm's mean, then variance): sync-on-read, averaged on a
+ * cross-replica read, not trainable; from value, else 0 for a mean, 1 for a
+ * variance. */
 static tdm_status create_state(tdm_model *m, size_t k, const float *value, const char *func,
                                tdm_variable **out)
 {
-    size_t l = 0;
-    while (m->layers[l].kind != TDM_LAYER_BATCH_NORM || m->plans[l].first_state + 2 <= k)
-        l++;
+    size_t l = tdm_model_state_layer(m, k);
     size_t channels = m->plans[l].in_c;
     int variance = k > m->plans[l].first_state;
     float *init = value ? NULL : malloc(channels * sizeof *init);
@@ -92,7 +64,7 @@ static tdm_status create_state(tdm_model *m, size_t k, const float *value, const
     for (size_t c = 0; init && c < channels; c++)
         init[c] = variance ? 1.0f : 0.0f;
     char name[48];
-    tdm_layer_state_name(l, variance, name, sizeof name);
+    tdm_model_state_name(m, k, name, sizeof name);
     tdm_variable_options vo = TDM_VARIABLE_OPTIONS_INIT;
     vo.name = name;
     vo.shape = TDM_SHAPE(channels);
@@ -146,8 +118,7 @@ static tdm_status build(tdm_model *m, const float *const *values, const char *fu
         return s;
     const tdm_layer_plan *last = &m->plans[layers - 1];
     m->var_count = last->first_var + last->var_count;
-    m->state_count =
-        last->first_state + (m->layers[layers - 1].kind == TDM_LAYER_BATCH_NORM ? 2 : 0);
+    m->state_count = last->first_state + last->state_count;
     m->vars = calloc(m->var_count ? m->var_count : 1, sizeof *m->vars);
     m->states = calloc(m->state_count ? m->state_count : 1, sizeof *m->states);
     if (!m->vars || !m->states)

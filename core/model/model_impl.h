@@ -14,10 +14,11 @@ typedef struct tdm_layer_plan {
     size_t in_h, in_w, in_c;
     size_t out_h, out_w, out_c;
     tdm_window win;     /* conv2d and pooling */
-    size_t first_var;   /* its variables: kernel then bias (gamma then beta), from
-                           m->vars[first_var] */
-    size_t var_count;   /* 2 for dense, conv2d and batch norm, 0 for pooling */
-    size_t first_state; /* batch norm: its moving mean, then variance, in m->states */
+    size_t first_var;   /* its variables, in its type's order, from m->vars[first_var] */
+    size_t var_count;
+    size_t first_state; /* its moving statistics (batch norm's mean, then variance), from
+                           m->states[first_state] */
+    size_t state_count;
     tdm_dtype storage;  /* its outputs z, a and dropout's: f32, or f16 activations */
 } tdm_layer_plan;
 
@@ -31,28 +32,15 @@ static inline size_t tdm_plan_out_features(const tdm_layer_plan *p)
     return p->out_h * p->out_w * p->out_c;
 }
 
-/* Whether the layer's output goes through an activation (dense and conv2d). */
-static inline int tdm_layer_activates(const tdm_layer *l)
-{
-    return l->kind == TDM_LAYER_DENSE || l->kind == TDM_LAYER_CONV2D;
-}
-
 /* The most ids an embedding knows: every id is exact as a float32 input. */
 #define TDM_EMBEDDING_MAX_VOCAB ((size_t)1 << 24)
-
-/* Whether the kind normalises (batch or layer norm: gamma and beta per channel). */
-static inline int tdm_layer_normalises(tdm_layer_kind kind)
-{
-    return kind == TDM_LAYER_BATCH_NORM || kind == TDM_LAYER_LAYER_NORM;
-}
 
 /* The options checked, and the plan of every layer in plans[layer_count]; input_features is
  * set from the image where it is 0. */
 tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const char *func);
 
-/* A dense or conv2d layer's kernel (a dense [in, units], a filter [kh, kw, c, units]) or
- * bias ([units]) shape. */
-tdm_shape tdm_layer_variable_shape(const tdm_layer *d, const tdm_layer_plan *p, int bias);
+/* The shape of the layer's variable k. */
+tdm_shape tdm_layer_variable_shape(const tdm_layer *d, const tdm_layer_plan *p, size_t k);
 
 /* The tensors of the passes: per layer, and the loss's. */
 typedef struct tdm_model_buffers {
@@ -108,13 +96,12 @@ struct tdm_model {
     float *std;         /* [input_features]: its std as given, for saving */
 };
 
-/* Layer l's variable names: "<kind><l>/kernel" and "<kind><l>/bias" ("/gamma" and
- * "/beta" for batch norm). */
-void tdm_layer_variable_name(tdm_layer_kind kind, size_t l, int bias, char *buf, size_t size);
+/* Layer l's variable k's name, "<kind><l>/<its name>": "dense0/kernel",
+ * "batch_norm1/beta". */
+void tdm_layer_variable_name(tdm_layer_kind kind, size_t l, size_t k, char *buf, size_t size);
 
-/* Batch norm layer l's moving statistic: "batch_norm<l>/moving_mean" or
- * "batch_norm<l>/moving_variance". */
-void tdm_layer_state_name(size_t l, int variance, char *buf, size_t size);
+/* Layer l's moving statistic k's name: "batch_norm<l>/moving_mean". */
+void tdm_layer_state_name(tdm_layer_kind kind, size_t l, size_t k, char *buf, size_t size);
 
 /* Batch norm's epsilon and momentum, the defaults where 0. */
 float tdm_layer_epsilon(const tdm_layer *d);
@@ -125,6 +112,10 @@ void tdm_model_variable_name(const tdm_model *m, size_t i, char *buf, size_t siz
 
 /* The layer variable i belongs to. */
 size_t tdm_model_variable_layer(const tdm_model *m, size_t i);
+
+/* The layer moving statistic k belongs to, and its name. */
+size_t tdm_model_state_layer(const tdm_model *m, size_t k);
+void tdm_model_state_name(const tdm_model *m, size_t k, char *buf, size_t size);
 
 /* tdm_model_create with initial values: values[i] (host float32, variable i's shape),
  * then values[var_count + k] for the moving statistic k, or, where values or an
@@ -190,48 +181,6 @@ tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev
  * the gradients in training) with sc's im2col buffers; nothing on 0 rows. */
 tdm_status tdm_model_conv_measure(const tdm_model *m, tdm_model_scratch *sc, size_t rows,
                                   int training);
-
-/* Image layer l's forward pass: z[l] = conv2d(x, f) + b, or the pooling of x, with
- * copy `copy` of the variables. */
-tdm_status tdm_model_image_forward(const tdm_model *m, const tdm_model_views *v, size_t l,
-                                   const tdm_tensor *x, size_t copy);
-/* conv2d layer l's filter and bias gradients, from its input x and g[l] = d(loss) /
- * dz. */
-tdm_status tdm_model_conv_grads(const tdm_model *m, const tdm_model_views *v, size_t l,
-                                const tdm_tensor *x, tdm_tensor *df, tdm_tensor *db);
-/* dx = d(loss) / d(image layer l's input x), from g[l]; f is conv2d's filter. */
-tdm_status tdm_model_image_grad_input(const tdm_model *m, const tdm_model_views *v, size_t l,
-                                      const tdm_tensor *x, tdm_tensor *dx, const tdm_tensor *f);
-
-/* out[channels] = the sums over rows and positions of t [rows, positions * channels],
- * in two short passes through layer l's partial buffer (one over rows * positions
- * would loop past lavapipe's limit). */
-tdm_status tdm_model_channel_sums(const tdm_model_views *v, size_t l, tdm_tensor *out,
-                                  const tdm_tensor *t);
-
-/* Layer norm layer l: z[l] from x, each position normalised over its channels. */
-tdm_status tdm_model_layer_norm_forward(const tdm_model *m, const tdm_model_views *v, size_t l,
-                                        const tdm_tensor *x, size_t copy);
-/* Its gradients: gamma's, beta's and, below the first layer, the input's. */
-tdm_status tdm_model_layer_norm_backward(const tdm_model *m, const tdm_model_views *v, size_t l,
-                                         const tdm_loss_args *a, const tdm_tensor *x);
-
-/* The embedding (layer 0): z[0] from the model's input x, its ids, with copy `copy`
- * of the table. */
-tdm_status tdm_model_embedding_forward(const tdm_model *m, const tdm_model_views *v,
-                                       const tdm_tensor *x, size_t copy);
-/* Its table's gradient from g[0], marked ready. */
-tdm_status tdm_model_embedding_backward(const tdm_model *m, const tdm_model_views *v,
-                                        const tdm_loss_args *a);
-
-/* Batch norm layer l: z[l] from its input x, with the global batch's statistics in
- * training (an all-reduce, and the moving statistics updated) or the moving ones. */
-tdm_status tdm_model_norm_forward(const tdm_model *m, const tdm_model_views *v, size_t l,
-                                  const tdm_tensor *x, const tdm_forward_args *fa);
-/* Its gradients: gamma's and beta's, and, below the first layer, the input's into
- * g[l - 1] (another all-reduce); z[l] is scratch. */
-tdm_status tdm_model_norm_backward(const tdm_model *m, const tdm_model_views *v, size_t l,
-                                   const tdm_loss_args *a, const tdm_tensor *x);
 
 /* Layer l's dropout key for a step. */
 uint64_t tdm_model_dropout_seed(const tdm_model *m, uint64_t step, size_t l);

@@ -13,7 +13,7 @@
 #include "base/error.h"
 #include "device/tensor_impl.h"
 #include "checkpoint/model_file.h"
-#include "model/model_impl.h"
+#include "model/layers/layer_type.h"
 #include "checkpoint/safetensors.h"
 
 static const char *const func = "tdm_model_load";
@@ -24,8 +24,8 @@ typedef struct loader {
     tdm_model_options opts;
     tdm_layer *layers;
     tdm_layer_plan *plans;
-    const tdm_st_tensor **vars; /* [4 * layers]: per layer its kernel and bias (batch norm:
-                                   gamma, beta, moving mean and variance), or NULL */
+    const tdm_st_tensor **vars; /* [4 * layers]: per layer its variables from 4 * l, its
+                                   moving statistics from 4 * l + 2, or NULL */
     const tdm_st_tensor *mean, *std;
 } loader;
 
@@ -139,12 +139,10 @@ static tdm_status activation(loader *l, const char *prefix, tdm_layer *d, locale
     return TDM_OK;
 }
 
-/* A conv2d or pooling layer's strides and padding (and a pooling's window). */
-static tdm_status window(loader *l, const char *prefix, tdm_layer *d)
+/* A window's strides and padding, and its size unless the kernel gives it. */
+static tdm_status window(loader *l, const char *prefix, tdm_layer *d, int sized)
 {
-    tdm_status s = d->kind == TDM_LAYER_CONV2D
-                       ? TDM_OK
-                       : pair(l, prefix, "window", &d->kernel_h, &d->kernel_w);
+    tdm_status s = sized ? TDM_OK : pair(l, prefix, "window", &d->kernel_h, &d->kernel_w);
     if (s == TDM_OK)
         s = pair(l, prefix, "strides", &d->stride_h, &d->stride_w);
     char key[64];
@@ -158,8 +156,6 @@ static tdm_status window(loader *l, const char *prefix, tdm_layer *d)
     return s;
 }
 
-/* Layer i of kind d->kind: its settings, and its tensors, whose shapes give a dense
- * or conv2d layer's units (and a filter's window). */
 /* A float in [lo, hi) under "<prefix>/<what>". */
 static tdm_status number(const loader *l, const char *prefix, const char *what, double lo,
                          double hi, locale_t c, float *out)
@@ -174,28 +170,6 @@ static tdm_status number(const loader *l, const char *prefix, const char *what, 
                               text ? text : "(none)", lo, hi);
     *out = (float)v;
     return TDM_OK;
-}
-
-/* A batch norm's four tensors, its epsilon and its momentum; a layer norm's two and
- * its epsilon. */
-static tdm_status normalisation(loader *l, size_t i, const char *prefix, tdm_layer *d, locale_t c)
-{
-    char name[48];
-    tdm_status s = TDM_OK;
-    int batch = d->kind == TDM_LAYER_BATCH_NORM;
-    for (int k = 0; k < (batch ? 4 : 2) && s == TDM_OK; k++) {
-        if (k < 2)
-            tdm_layer_variable_name(d->kind, i, k, name, sizeof name);
-        else
-            tdm_layer_state_name(i, k == 3, name, sizeof name);
-        l->vars[4 * i + (size_t)k] = tdm_st_find(&l->f, name);
-        s = check_tensor(l, name, l->vars[4 * i + (size_t)k]);
-    }
-    if (s == TDM_OK)
-        s = number(l, prefix, "epsilon", 1e-12, 1.0, c, &d->epsilon);
-    if (s == TDM_OK && batch)
-        s = number(l, prefix, "momentum", 0.0, 1.0, c, &d->momentum);
-    return s;
 }
 
 /* A residual layer's skip, a whole number (tdm_model_plan checks its range). */
@@ -214,56 +188,50 @@ static tdm_status skip(const loader *l, const char *prefix, tdm_layer *d)
     return TDM_OK;
 }
 
-/* An embedding's table, whose shape gives its vocabulary and units. */
-static tdm_status table(loader *l, size_t i, tdm_layer *d)
+/* Layer i's tensor k, found and float32: its variables', then its moving
+ * statistics'. */
+static tdm_status tensor(loader *l, size_t i, const tdm_layer *d, size_t k)
 {
+    const tdm_layer_type *t = tdm_layer_type_of(d->kind);
+    size_t vars = tdm_layer_name_count(t->variables), slot = k < vars ? k : 2 + k - vars;
     char name[48];
-    tdm_layer_variable_name(d->kind, i, 0, name, sizeof name);
-    const tdm_st_tensor *t = l->vars[4 * i] = tdm_st_find(&l->f, name);
-    tdm_status s = check_tensor(l, name, t);
-    if (s == TDM_OK && t->rank != 2)
-        s = tdm_st_corrupt(func, l->path, "tensor '%s' has rank %zu, an embedding table's is 2",
-                           name, t->rank);
-    if (s != TDM_OK)
-        return s;
-    d->vocab = (size_t)t->dims[0];
-    d->units = (size_t)t->dims[1];
-    return TDM_OK;
+    if (k < vars)
+        tdm_layer_variable_name(d->kind, i, k, name, sizeof name);
+    else
+        tdm_layer_state_name(d->kind, i, k - vars, name, sizeof name);
+    l->vars[4 * i + slot] = tdm_st_find(&l->f, name);
+    return check_tensor(l, name, l->vars[4 * i + slot]);
 }
 
+/* Layer i of kind d->kind: its tensors, the settings its kind takes, and those its
+ * kernel's dims give. */
 static tdm_status layer(loader *l, size_t i, tdm_layer *d, locale_t c)
 {
-    char prefix[48], kernel[48], bias[48];
+    const tdm_layer_type *t = tdm_layer_type_of(d->kind);
+    char prefix[48];
     snprintf(prefix, sizeof prefix, "%s%zu", tdm_layer_kind_name(d->kind), i);
-    if (tdm_layer_normalises(d->kind))
-        return normalisation(l, i, prefix, d, c);
-    if (d->kind == TDM_LAYER_RESIDUAL)
-        return skip(l, prefix, d);
-    if (d->kind == TDM_LAYER_EMBEDDING)
-        return table(l, i, d);
-    tdm_status s = d->kind == TDM_LAYER_DENSE ? TDM_OK : window(l, prefix, d);
-    if (s != TDM_OK || !tdm_layer_activates(d))
-        return s;
-    tdm_layer_variable_name(d->kind, i, 0, kernel, sizeof kernel);
-    tdm_layer_variable_name(d->kind, i, 1, bias, sizeof bias);
-    const tdm_st_tensor *k = l->vars[4 * i] = tdm_st_find(&l->f, kernel);
-    l->vars[4 * i + 1] = tdm_st_find(&l->f, bias);
-    s = check_tensor(l, kernel, k);
-    if (s == TDM_OK)
-        s = check_tensor(l, bias, l->vars[4 * i + 1]);
-    if (s == TDM_OK)
+    size_t tensors = tdm_layer_name_count(t->variables) + tdm_layer_name_count(t->states);
+    tdm_status s = TDM_OK;
+    for (size_t k = 0; k < tensors && s == TDM_OK; k++)
+        s = tensor(l, i, d, k);
+    if (s == TDM_OK && (t->takes & TDM_TAKES_ACTIVATION))
         s = activation(l, prefix, d, c);
-    if (s == TDM_OK && k->rank != (d->kind == TDM_LAYER_DENSE ? 2u : 4u))
-        s = tdm_st_corrupt(func, l->path, "tensor '%s' has rank %zu, a %s kernel's is %d", kernel,
-                           k->rank, tdm_layer_kind_name(d->kind),
-                           d->kind == TDM_LAYER_DENSE ? 2 : 4);
-    if (s != TDM_OK)
+    if (s == TDM_OK && (t->takes & TDM_TAKES_EPSILON))
+        s = number(l, prefix, "epsilon", 1e-12, 1.0, c, &d->epsilon);
+    if (s == TDM_OK && (t->takes & TDM_TAKES_MOMENTUM))
+        s = number(l, prefix, "momentum", 0.0, 1.0, c, &d->momentum);
+    if (s == TDM_OK && (t->takes & TDM_TAKES_SKIP))
+        s = skip(l, prefix, d);
+    if (s == TDM_OK && (t->takes & TDM_TAKES_WINDOW))
+        s = window(l, prefix, d, t->kernel_rank != 0);
+    const tdm_st_tensor *k = t->kernel_rank ? l->vars[4 * i] : NULL;
+    if (s != TDM_OK || !k)
         return s;
-    d->units = (size_t)k->dims[k->rank - 1];
-    if (d->kind == TDM_LAYER_CONV2D) {
-        d->kernel_h = (size_t)k->dims[0];
-        d->kernel_w = (size_t)k->dims[1];
-    }
+    if (k->rank != t->kernel_rank)
+        return tdm_st_corrupt(func, l->path, "tensor '%s/%s' has rank %zu, a %s's is %zu", prefix,
+                              t->variables[0], k->rank, tdm_layer_kind_name(d->kind),
+                              t->kernel_rank);
+    t->from_kernel(d, k->dims);
     return TDM_OK;
 }
 
@@ -312,7 +280,7 @@ static tdm_status input(loader *l)
 {
     const char *shape = meta(l, "input_shape");
     if (!shape) {
-        if (l->layers[0].kind != TDM_LAYER_DENSE)
+        if (!tdm_layer_type_of(l->layers[0].kind)->sizes_input)
             return tdm_st_corrupt(func, l->path, "no input_shape for its %s first layer",
                                   tdm_layer_kind_name(l->layers[0].kind));
         l->opts.input_features = (size_t)l->vars[0]->dims[0];
@@ -358,11 +326,11 @@ static tdm_status check_shapes(loader *l)
         int k = (int)(i % 4);
         if (!l->vars[i])
             continue;
-        tdm_shape want = k < 2 ? tdm_layer_variable_shape(d, p, k) : TDM_SHAPE(p->in_c);
+        tdm_shape want = k < 2 ? tdm_layer_variable_shape(d, p, (size_t)k) : TDM_SHAPE(p->in_c);
         if (k < 2)
-            tdm_layer_variable_name(d->kind, i / 4, k, name, sizeof name);
+            tdm_layer_variable_name(d->kind, i / 4, (size_t)k, name, sizeof name);
         else
-            tdm_layer_state_name(i / 4, k == 3, name, sizeof name);
+            tdm_layer_state_name(d->kind, i / 4, (size_t)k - 2, name, sizeof name);
         s = check_shape(l, name, l->vars[i], &want);
     }
     return s;

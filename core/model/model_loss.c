@@ -1,7 +1,7 @@
 /* The model's loss function: forward, the loss and its gradient with respect to the
  * output, then backward through every layer into the variables' gradients. */
 #include "base/error.h"
-#include "model/model_impl.h"
+#include "model/layers/layer_type.h"
 #include "tandem/ops.h"
 
 /* Per-example losses and d(loss) / d(output), scaled for the step. */
@@ -16,28 +16,6 @@ static tdm_status output_loss(const tdm_model *m, const tdm_model_views *v, cons
                        : tdm_op_mse(v->b.losses, v->b.g[last], v->out[last], v->b.target, scale);
 }
 
-/* The gradients of layer l's variables (none for pooling), from g[l] = d(loss) /
- * dz; x is the layer's input. */
-static tdm_status variable_grads(const tdm_model *m, const tdm_model_views *v,
-                                 const tdm_loss_args *a, size_t l, const tdm_tensor *x)
-{
-    const tdm_layer_plan *p = &m->plans[l];
-    if (!p->var_count || tdm_layer_normalises(m->layers[l].kind))
-        return TDM_OK;
-    tdm_tensor *dk = a->grads[p->first_var], *db = a->grads[p->first_var + 1];
-    tdm_status s = m->layers[l].kind == TDM_LAYER_CONV2D
-                       ? tdm_model_conv_grads(m, v, l, x, dk, db)
-                       : tdm_matmul_mixed(&v->halves, dk, x, 1, v->b.g[l], 0, 1.0f, 0.0f);
-    if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_DENSE)
-        s = tdm_op_sum_rows(db, v->b.g[l]);
-    /* Their all-reduce may start while the layers below are differentiated. */
-    if (s == TDM_OK)
-        s = tdm_loss_args_gradient_ready(a, p->first_var);
-    if (s == TDM_OK)
-        s = tdm_loss_args_gradient_ready(a, p->first_var + 1);
-    return s;
-}
-
 /* Layer l's gradients, given d(loss) / d(output of l) in g[l]; leaves d(loss) /
  * d(output of l - 1) in g[l - 1]. */
 static tdm_status backward_layer(const tdm_model *m, const tdm_model_views *v,
@@ -50,23 +28,7 @@ static tdm_status backward_layer(const tdm_model *m, const tdm_model_views *v,
         s = tdm_op_activation_grad(m->layers[l].activation, v->b.g[l], v->b.g[l], v->b.z[l],
                                    v->b.a[l]);
     const tdm_tensor *x = l ? v->out[l - 1] : a->features;
-    if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_BATCH_NORM)
-        return tdm_model_norm_backward(m, v, l, a, x);
-    if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_LAYER_NORM)
-        return tdm_model_layer_norm_backward(m, v, l, a, x);
-    if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_EMBEDDING) /* the first: no dx */
-        return tdm_model_embedding_backward(m, v, a);
-    if (s == TDM_OK && m->layers[l].kind == TDM_LAYER_RESIDUAL) /* d(x + shortcut) / dx = 1 */
-        return tdm_tensor_copy(v->b.g[l - 1], v->b.g[l]);
-    if (s == TDM_OK)
-        s = variable_grads(m, v, a, l, x);
-    if (s != TDM_OK || l == 0)
-        return s;
-    const tdm_layer_plan *p = &m->plans[l];
-    tdm_tensor *kernel = p->var_count ? tdm_variable_local(m->vars[p->first_var], a->rc) : NULL;
-    if (m->layers[l].kind == TDM_LAYER_DENSE)
-        return tdm_matmul_mixed(&v->halves, v->b.g[l - 1], v->b.g[l], 0, kernel, 1, 1.0f, 0.0f);
-    return tdm_model_image_grad_input(m, v, l, x, v->b.g[l - 1], kernel);
+    return s == TDM_OK ? tdm_layer_type_of(m->layers[l].kind)->backward(m, v, l, a, x) : s;
 }
 
 /* Once layer l has left d(loss) / d(its input) in g[l - 1]: the shortcuts that start
@@ -75,7 +37,7 @@ static tdm_status add_shortcut_grads(const tdm_model *m, const tdm_model_views *
 {
     tdm_status s = TDM_OK;
     for (size_t r = l + 1; r < v->b.layers && s == TDM_OK; r++)
-        if (m->layers[r].kind == TDM_LAYER_RESIDUAL && r - m->layers[r].skip == l)
+        if (m->layers[r].skip && r - m->layers[r].skip == l)
             s = tdm_op_add(v->b.g[l - 1], v->b.g[l - 1], v->b.g[r]);
     return s;
 }

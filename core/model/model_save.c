@@ -10,12 +10,11 @@
 #include "checkpoint/checkpoint_posix.h"
 #include "base/error.h"
 #include "checkpoint/model_file.h"
-#include "model/model_impl.h"
+#include "model/layers/layer_type.h"
 #include "checkpoint/safetensors.h"
 
 #define MAX_ENTRIES(layers) (8 + 4 * (layers))
 #define VALUE_SIZE 48
-#define KIND_SIZE 12 /* the longest kind name and its comma */
 
 /* Metadata keys and values in one block of fixed-size strings. */
 typedef struct entries {
@@ -41,47 +40,57 @@ static void add_pair(entries *m, const char *prefix, const char *what, size_t a,
     add(m, key, value);
 }
 
-/* A layer's settings beside its tensors' shapes, under "<kind><l>/". */
+static void add_number(entries *m, const char *prefix, const char *what, double v)
+{
+    char key[VALUE_SIZE], value[VALUE_SIZE];
+    snprintf(key, sizeof key, "%s/%s", prefix, what);
+    snprintf(value, sizeof value, "%.9g", v);
+    add(m, key, value);
+}
+
+/* A layer's settings beside its tensors' shapes, under "<kind><l>/": those its kind
+ * takes but its kernel does not give. */
 static void describe_layer(const tdm_model *m, size_t l, entries *out)
 {
     const tdm_layer *d = &m->layers[l];
+    const tdm_layer_type *t = tdm_layer_type_of(d->kind);
     const tdm_layer_plan *p = &m->plans[l];
     char prefix[32], key[VALUE_SIZE], value[VALUE_SIZE];
     snprintf(prefix, sizeof prefix, "%s%zu", tdm_layer_kind_name(d->kind), l);
-    if (tdm_layer_activates(d)) {
+    if (t->takes & TDM_TAKES_ACTIVATION) {
         snprintf(key, sizeof key, "%s/activation", prefix);
         add(out, key, tdm_activation_name(d->activation));
-        snprintf(key, sizeof key, "%s/dropout", prefix);
-        snprintf(value, sizeof value, "%.9g", (double)d->dropout);
-        add(out, key, value);
+        add_number(out, prefix, "dropout", (double)d->dropout);
     }
-    if (tdm_layer_normalises(d->kind)) {
-        snprintf(key, sizeof key, "%s/epsilon", prefix);
-        snprintf(value, sizeof value, "%.9g", (double)tdm_layer_epsilon(d));
-        add(out, key, value);
-    }
-    if (d->kind == TDM_LAYER_BATCH_NORM) {
-        snprintf(key, sizeof key, "%s/momentum", prefix);
-        snprintf(value, sizeof value, "%.9g", (double)tdm_layer_momentum(d));
-        add(out, key, value);
-    }
-    if (d->kind == TDM_LAYER_RESIDUAL) {
+    if (t->takes & TDM_TAKES_EPSILON)
+        add_number(out, prefix, "epsilon", (double)tdm_layer_epsilon(d));
+    if (t->takes & TDM_TAKES_MOMENTUM)
+        add_number(out, prefix, "momentum", (double)tdm_layer_momentum(d));
+    if (t->takes & TDM_TAKES_SKIP) {
         snprintf(key, sizeof key, "%s/skip", prefix);
         snprintf(value, sizeof value, "%zu", d->skip);
         add(out, key, value);
     }
-    if (d->kind == TDM_LAYER_DENSE || d->kind == TDM_LAYER_RESIDUAL ||
-        d->kind == TDM_LAYER_EMBEDDING || tdm_layer_normalises(d->kind))
+    if (!(t->takes & TDM_TAKES_WINDOW))
         return;
-    if (d->kind != TDM_LAYER_CONV2D)
+    if (!t->kernel_rank)
         add_pair(out, prefix, "window", d->kernel_h, d->kernel_w);
     add_pair(out, prefix, "strides", p->win.stride_h, p->win.stride_w);
     snprintf(key, sizeof key, "%s/padding", prefix);
     add(out, key, d->padding == TDM_PADDING_VALID ? "valid" : "same");
 }
 
+/* The bytes of the "layers" value: each kind's name and a comma, or the end. */
+static size_t kinds_size(const tdm_model *m)
+{
+    size_t size = 0;
+    for (size_t l = 0; l < m->opts.layer_count; l++)
+        size += strlen(tdm_layer_kind_name(m->layers[l].kind)) + 1;
+    return size;
+}
+
 /* Numbers in the "C" locale, whatever the program's; kinds is the "layers" value's
- * space (KIND_SIZE a layer). */
+ * space (kinds_size). */
 static void describe(const tdm_model *m, entries *out, char *kinds)
 {
     locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
@@ -96,7 +105,7 @@ static void describe(const tdm_model *m, entries *out, char *kinds)
     add(out, "seed", value);
     const tdm_layer_plan *in = &m->plans[0];
     /* an embedding's table does not tell how many ids an example has */
-    if (m->opts.input_height || m->layers[0].kind == TDM_LAYER_EMBEDDING) {
+    if (m->opts.input_height || !tdm_layer_type_of(m->layers[0].kind)->sizes_input) {
         snprintf(value, sizeof value, "%zux%zux%zu", in->in_h, in->in_w, in->in_c);
         add(out, "input_shape", value);
     }
@@ -121,10 +130,7 @@ static void tensor_name(const tdm_model *m, size_t i, char *buf, size_t size)
         tdm_model_variable_name(m, i, buf, size);
         return;
     }
-    size_t k = i - m->var_count, l = 0;
-    while (m->layers[l].kind != TDM_LAYER_BATCH_NORM || m->plans[l].first_state + 2 <= k)
-        l++;
-    tdm_layer_state_name(l, k > m->plans[l].first_state, buf, size);
+    tdm_model_state_name(m, i - m->var_count, buf, size);
 }
 
 /* Every variable's first copy (which prediction uses), and the standardisation, as
@@ -186,7 +192,7 @@ tdm_status tdm_model_save(const tdm_model *m, const char *path)
     size_t layers = m->opts.layer_count, vars = m->var_count + m->state_count;
     entries meta = {calloc(MAX_ENTRIES(layers), sizeof *meta.e),
                     calloc(MAX_ENTRIES(layers), sizeof *meta.text), 0};
-    char *kinds = malloc(layers * KIND_SIZE);
+    char *kinds = malloc(kinds_size(m));
     tdm_st_out *t = calloc(vars + 2, sizeof *t);
     float **values = calloc(vars + 1, sizeof *values);
     char(*names)[48] = calloc(vars + 1, sizeof *names);

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
-#include "model/model_impl.h"
+#include "model/layers/layer_type.h"
 
 static tdm_status buffers_alloc(tdm_model_buffers *b, size_t layers)
 {
@@ -71,13 +71,6 @@ static tdm_status stored(tdm_device *dev, tdm_dtype storage, size_t rows, size_t
     return tdm_tensor_create(dev, storage, &TDM_SHAPE(rows, cols), out);
 }
 
-/* The columns of a lowered convolution's im2col matrix: a row per example, every
- * output position's window. */
-static size_t im2col_columns(const tdm_layer_plan *p)
-{
-    return p->out_h * p->out_w * p->win.height * p->win.width * p->in_c;
-}
-
 /* The largest operand of any layer's matrix products on rows rows that is rounded
  * into the halves: its input (a convolution's im2col matrix) unless stored in f16,
  * its output gradient or its kernel. */
@@ -87,14 +80,13 @@ static size_t largest_operand(const tdm_model *m, size_t rows)
     for (size_t l = 0; l < m->opts.layer_count; l++) {
         const tdm_layer *d = &m->layers[l];
         const tdm_layer_plan *p = &m->plans[l];
-        if (!tdm_layer_activates(d))
+        const tdm_layer_type *t = tdm_layer_type_of(d->kind);
+        if (!t->product_columns)
             continue;
         tdm_shape kernel = tdm_layer_variable_shape(d, p, 0);
         size_t weights = tdm_shape_count(&kernel), grad = rows * tdm_plan_out_features(p);
         int stored_half = l && m->plans[l - 1].storage == TDM_F16;
-        size_t input = stored_half ? 0
-                                   : rows * (d->kind == TDM_LAYER_CONV2D ? im2col_columns(p)
-                                                                         : tdm_plan_in_features(p));
+        size_t input = stored_half ? 0 : rows * t->product_columns(p);
         largest = input > largest ? input : largest;
         largest = grad > largest ? grad : largest;
         largest = weights > largest ? weights : largest;
@@ -118,31 +110,18 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
     for (size_t l = 0; l < b->layers && s == TDM_OK; l++) {
         const tdm_layer_plan *p = &m->plans[l];
         size_t features = tdm_plan_out_features(p);
+        const tdm_layer_type *t = tdm_layer_type_of(m->layers[l].kind);
         s = stored(sc->device, p->storage, rows, features, &b->z[l]);
-        if (s == TDM_OK && tdm_layer_activates(&m->layers[l]))
+        if (s == TDM_OK && (t->takes & TDM_TAKES_ACTIVATION))
             s = stored(sc->device, p->storage, rows, features, &b->a[l]);
         if (s == TDM_OK)
             s = matrix(sc->device, rows, features, &b->g[l]);
         if (s == TDM_OK && m->layers[l].dropout > 0.0f)
             s = stored(sc->device, p->storage, rows, features, &b->dropped[l]);
-        tdm_layer_kind kind = m->layers[l].kind;
-        if (s == TDM_OK && (kind == TDM_LAYER_CONV2D || tdm_layer_normalises(kind)))
-            s = matrix(sc->device, p->out_h * p->out_w, p->out_c, &b->partial[l]);
-        if (s == TDM_OK && kind == TDM_LAYER_BATCH_NORM)
-            s = matrix(sc->device, 6, p->out_c, &b->norm[l]);
-        if (s == TDM_OK && kind == TDM_LAYER_LAYER_NORM)
-            s = matrix(sc->device, rows, 2 * p->out_h * p->out_w, &b->row_stats[l]);
-        if (s == TDM_OK && kind == TDM_LAYER_LAYER_NORM)
-            s = matrix(sc->device, rows, features, &b->col[l]);
-        /* in the dtype of the layer's input, which im2col copies */
-        tdm_dtype in = l ? m->plans[l - 1].storage : TDM_F32;
-        if (s == TDM_OK && kind == TDM_LAYER_CONV2D && sc->conv[l] != TDM_CONV_DIRECT)
-            s = stored(sc->device, in, rows, im2col_columns(p), &b->col[l]);
+        if (s == TDM_OK && t->reserve)
+            s = t->reserve(m, l, sc, rows);
     }
     size_t classes = tdm_model_output_count(m);
-    if (s == TDM_OK && m->layers[0].kind == TDM_LAYER_EMBEDDING)
-        s = tdm_tensor_create(sc->device, TDM_I32, &TDM_SHAPE(rows, m->opts.input_features),
-                              &b->ids);
     if (s == TDM_OK)
         s = tdm_tensor_create(sc->device, TDM_F32, &TDM_SHAPE(rows), &b->losses);
     if (s == TDM_OK)

@@ -22,30 +22,17 @@ typedef enum tdm_loss_kind {
     TDM_LOSS_MEAN_SQUARED_ERROR     /* outputs against one-hot class labels */
 } tdm_loss_kind;
 
+/* The kinds of layer: TDM_LAYER_DENSE, TDM_LAYER_CONV2D, ... (tandem/layer_kinds.def
+ * lists them with what each computes). */
 typedef enum tdm_layer_kind {
-    TDM_LAYER_DENSE,      /* y = dropout(act(x W + b)), x flattened: kernel [in, units] */
-    TDM_LAYER_CONV2D,     /* y = dropout(act(conv2d(x, f) + b)): f [kh, kw, c, units] */
-    TDM_LAYER_MAX_POOL2D, /* y = the largest x of each window, per channel */
-    TDM_LAYER_AVG_POOL2D, /* y = the mean x of each window inside the image, per channel */
-    TDM_LAYER_BATCH_NORM, /* y = (x - mean) / sqrt(var + epsilon) * gamma + beta per channel:
-                             in training the batch's statistics over every replica (and
-                             every example's positions), in inference the moving ones */
-    TDM_LAYER_LAYER_NORM, /* the same over the channels of each example's position, with
-                             that position's own statistics (no cross-replica part) */
-    TDM_LAYER_RESIDUAL,   /* y = x + the input of the layer `skip` layers back (ResNet's
-                             shortcut: the layers skipped learn a residual); that input
-                             has x's shape */
-    TDM_LAYER_EMBEDDING   /* each input value is an id, a whole number below vocab, and
-                             becomes row id of the table [vocab, units] (Keras'
-                             Embedding); an id outside [0, vocab) becomes zeros. The first
-                             layer only: its input is the model's. A flat input of n ids
-                             is a row of n positions of units channels; an image's
-                             channel c of a pixel becomes channels c * units onwards */
+#define TDM_LAYER_KIND(id, name, what) TDM_LAYER_##id,
+#include "tandem/layer_kinds.def"
+#undef TDM_LAYER_KIND
+    TDM_LAYER_KIND_COUNT
 } tdm_layer_kind;
 
-/* "dense", "conv2d", "max_pool2d", "avg_pool2d", "batch_norm", "layer_norm",
- * "residual", "embedding": the names model files record (and variables' names start
- * with); "unknown" out of range. */
+/* The kind's name in tandem/layer_kinds.def ("dense", "conv2d", ...): the name model
+ * files record (and variables' names start with); "unknown" out of range. */
 TDM_API const char *tdm_layer_kind_name(tdm_layer_kind kind);
 /* Those names in the enum's order, NULL-terminated (static: never freed). */
 TDM_API const char *const *tdm_layer_kind_names(void);

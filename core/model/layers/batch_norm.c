@@ -1,4 +1,4 @@
-/* Batch normalisation's passes, TensorFlow's SyncBatchNormalization: in training each
+/* batch_norm: TensorFlow's SyncBatchNormalization: in training each
  * replica sums x and x * x per channel over its rows and positions, one all-reduce
  * gives every replica the sums of the global batch, and all normalise with the same
  * statistics, so N replicas train as one device would on the global batch. The
@@ -11,7 +11,8 @@
 #include "device/kernel_args.h"
 #include "device/tensor_impl.h"
 #include "tandem/ops.h"
-#include "model/model_impl.h"
+#include "model/layers/images.h"
+#include "model/layers/normalise.h"
 
 /* The rows of a layer's `norm` buffer [6, channels]. */
 typedef struct norm_views {
@@ -39,20 +40,6 @@ static tdm_status norm_views_make(tdm_tensor *norm, size_t c, norm_views *n)
     if (s != TDM_OK)
         norm_views_free(n);
     return s;
-}
-
-/* t [rows, positions * channels] seen as [rows * positions, channels]. */
-static tdm_status channels_view(const tdm_tensor *t, size_t rows, const tdm_layer_plan *p,
-                                tdm_tensor **out)
-{
-    return tdm_tensor_slice((tdm_tensor *)t, 0, &TDM_SHAPE(rows * p->in_h * p->in_w, p->in_c), out);
-}
-
-tdm_status tdm_model_channel_sums(const tdm_model_views *v, size_t l, tdm_tensor *out,
-                                  const tdm_tensor *t)
-{
-    tdm_status s = tdm_op_sum_rows(v->b.partial[l], t);
-    return s == TDM_OK ? tdm_op_sum_rows(out, v->b.partial[l]) : s;
 }
 
 /* 1 / (the global batch's rows times the positions of an example). */
@@ -101,11 +88,11 @@ static tdm_status batch_statistics(const tdm_model *m, const tdm_model_views *v,
     tdm_tensor *squares = half ? v->b.g[l] : v->b.z[l];
     tdm_status s = half ? tdm_op_cast(v->b.g[l], x) : TDM_OK;
     if (s == TDM_OK)
-        s = tdm_model_channel_sums(v, l, n->sum, xf);
+        s = tdm_layer_channel_sums(v, l, n->sum, xf);
     if (s == TDM_OK)
         s = tdm_op_mul(squares, xf, xf);
     if (s == TDM_OK)
-        s = tdm_model_channel_sums(v, l, n->sq, squares);
+        s = tdm_layer_channel_sums(v, l, n->sq, squares);
     if (s == TDM_OK)
         s = tdm_replica_all_reduce(fa->rc, TDM_REDUCE_SUM, n->sums);
     float inv = inv_count(p, fa->global_rows);
@@ -141,8 +128,8 @@ static tdm_status moving_statistics(const tdm_model *m, size_t l, size_t copy, c
     return s == TDM_OK ? tdm_batch_norm_stats_run(n->mean->device, &a) : s;
 }
 
-tdm_status tdm_model_norm_forward(const tdm_model *m, const tdm_model_views *v, size_t l,
-                                  const tdm_tensor *x, const tdm_forward_args *fa)
+static tdm_status forward(const tdm_model *m, const tdm_model_views *v, size_t l,
+                          const tdm_tensor *x, const tdm_forward_args *fa)
 {
     const tdm_layer_plan *p = &m->plans[l];
     norm_views n;
@@ -152,9 +139,9 @@ tdm_status tdm_model_norm_forward(const tdm_model *m, const tdm_model_views *v, 
     s = fa->training ? batch_statistics(m, v, l, x, fa, &n) : moving_statistics(m, l, fa->copy, &n);
     tdm_tensor *xs = NULL, *ys = NULL;
     if (s == TDM_OK && v->rows)
-        s = channels_view(x, v->rows, p, &xs);
+        s = tdm_norm_channels_view(x, v->rows, p, &xs);
     if (s == TDM_OK && v->rows)
-        s = channels_view(v->b.z[l], v->rows, p, &ys);
+        s = tdm_norm_channels_view(v->b.z[l], v->rows, p, &ys);
     if (s == TDM_OK && v->rows) {
         const tdm_batch_norm_apply_args a = {
             .y = tdm_tensor_view(ys),
@@ -173,8 +160,8 @@ tdm_status tdm_model_norm_forward(const tdm_model *m, const tdm_model_views *v, 
     return s;
 }
 
-tdm_status tdm_model_norm_backward(const tdm_model *m, const tdm_model_views *v, size_t l,
-                                   const tdm_loss_args *a, const tdm_tensor *x)
+static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t l,
+                           const tdm_loss_args *a, const tdm_tensor *x)
 {
     const tdm_layer_plan *p = &m->plans[l];
     tdm_tensor *dgamma = a->grads[p->first_var], *dbeta = a->grads[p->first_var + 1];
@@ -189,11 +176,11 @@ tdm_status tdm_model_norm_backward(const tdm_model *m, const tdm_model_views *v,
      * which dx fills only at the end */
     tdm_tensor *scratch = tdm_tensor_dtype(x) == TDM_F16 && l ? v->b.g[l - 1] : v->b.z[l];
     if (rows) {
-        s = channels_view(x, v->rows, p, &xs);
+        s = tdm_norm_channels_view(x, v->rows, p, &xs);
         if (s == TDM_OK)
-            s = channels_view(v->b.g[l], v->rows, p, &dys);
+            s = tdm_norm_channels_view(v->b.g[l], v->rows, p, &dys);
         if (s == TDM_OK)
-            s = channels_view(scratch, v->rows, p, &ts);
+            s = tdm_norm_channels_view(scratch, v->rows, p, &ts);
         const tdm_batch_norm_xhat_dy_args xd = {.xhat_dy = tdm_tensor_view(ts),
                                                 .dy = tdm_tensor_view(dys),
                                                 .x = tdm_tensor_view(xs),
@@ -207,22 +194,20 @@ tdm_status tdm_model_norm_backward(const tdm_model *m, const tdm_model_views *v,
     }
     /* this replica's sums are gamma's and beta's gradients, which the train op sums */
     if (s == TDM_OK)
-        s = tdm_model_channel_sums(v, l, n.sum, v->b.g[l]);
+        s = tdm_layer_channel_sums(v, l, n.sum, v->b.g[l]);
     if (s == TDM_OK)
-        s = rows ? tdm_model_channel_sums(v, l, n.sq, scratch) : tdm_op_fill(n.sq, 0.0f);
+        s = rows ? tdm_layer_channel_sums(v, l, n.sq, scratch) : tdm_op_fill(n.sq, 0.0f);
     if (s == TDM_OK)
         s = tdm_op_scale(dgamma, n.sq, 1.0f);
     if (s == TDM_OK)
         s = tdm_op_scale(dbeta, n.sum, 1.0f);
     if (s == TDM_OK)
-        s = tdm_loss_args_gradient_ready(a, p->first_var);
-    if (s == TDM_OK)
-        s = tdm_loss_args_gradient_ready(a, p->first_var + 1);
+        s = tdm_layer_grads_ready(m, l, a);
     /* the input's gradient needs the global sums */
     if (s == TDM_OK && l > 0)
         s = tdm_replica_all_reduce(a->rc, TDM_REDUCE_SUM, n.sums);
     if (s == TDM_OK && l > 0 && rows)
-        s = channels_view(v->b.g[l - 1], v->rows, p, &dxs);
+        s = tdm_norm_channels_view(v->b.g[l - 1], v->rows, p, &dxs);
     if (s == TDM_OK && l > 0 && rows) {
         const tdm_batch_norm_grad_args g = {
             .dx = tdm_tensor_view(dxs),
@@ -246,91 +231,27 @@ tdm_status tdm_model_norm_backward(const tdm_model *m, const tdm_model_views *v,
     return s;
 }
 
-/* A layer norm's per-position means and inv_stds: the first and second halves of
- * its row_stats view. */
-static tdm_status row_statistics(const tdm_model_views *v, size_t l, size_t positions,
-                                 tdm_tensor **mean, tdm_tensor **inv_std)
+static const char *const states[] = {"moving_mean", "moving_variance", NULL};
+
+/* The per-channel sums and statistics of its passes, and the partial sums. */
+static tdm_status reserve(const tdm_model *m, size_t l, tdm_model_scratch *sc, size_t rows)
 {
-    size_t n = v->rows * positions;
-    tdm_status s = tdm_tensor_slice(v->b.row_stats[l], 0, &TDM_SHAPE(n), mean);
-    return s == TDM_OK ? tdm_tensor_slice(v->b.row_stats[l], n, &TDM_SHAPE(n), inv_std) : s;
+    (void)rows;
+    tdm_status s = tdm_layer_reserve_partial(m, l, sc);
+    return s == TDM_OK ? tdm_tensor_create(sc->device, TDM_F32,
+                                           &TDM_SHAPE(6, m->plans[l].out_c), &sc->b.norm[l])
+                       : s;
 }
 
-tdm_status tdm_model_layer_norm_forward(const tdm_model *m, const tdm_model_views *v, size_t l,
-                                        const tdm_tensor *x, size_t copy)
-{
-    const tdm_layer_plan *p = &m->plans[l];
-    size_t positions = p->in_h * p->in_w;
-    if (!v->rows)
-        return TDM_OK;
-    tdm_tensor *xs = NULL, *ys = NULL, *mean = NULL, *inv_std = NULL;
-    tdm_status s = channels_view(x, v->rows, p, &xs);
-    if (s == TDM_OK)
-        s = channels_view(v->b.z[l], v->rows, p, &ys);
-    if (s == TDM_OK)
-        s = row_statistics(v, l, positions, &mean, &inv_std);
-    if (s == TDM_OK) {
-        const tdm_layer_norm_args a = {
-            .y = tdm_tensor_view(ys),
-            .mean = tdm_tensor_view(mean),
-            .inv_std = tdm_tensor_view(inv_std),
-            .x = tdm_tensor_view(xs),
-            .gamma = tdm_tensor_view(tdm_variable_copy(m->vars[p->first_var], copy)),
-            .beta = tdm_tensor_view(tdm_variable_copy(m->vars[p->first_var + 1], copy)),
-            .rows = (uint32_t)(v->rows * positions),
-            .cols = (uint32_t)p->in_c,
-            .inv_cols = (float)(1.0 / (double)p->in_c),
-            .epsilon = tdm_layer_epsilon(&m->layers[l])};
-        s = tdm_kernel_run_as(ys->device, tdm_layer_norm_call(&a), tdm_tensor_dtype(xs));
-    }
-    tdm_tensor_destroy(inv_std);
-    tdm_tensor_destroy(mean);
-    tdm_tensor_destroy(ys);
-    tdm_tensor_destroy(xs);
-    return s;
-}
-
-tdm_status tdm_model_layer_norm_backward(const tdm_model *m, const tdm_model_views *v, size_t l,
-                                         const tdm_loss_args *a, const tdm_tensor *x)
-{
-    const tdm_layer_plan *p = &m->plans[l];
-    size_t positions = p->in_h * p->in_w;
-    tdm_tensor *dgamma = a->grads[p->first_var], *dbeta = a->grads[p->first_var + 1];
-    tdm_tensor *xs = NULL, *dys = NULL, *dxs = NULL, *xds = NULL, *mean = NULL, *inv_std = NULL;
-    tdm_status s = channels_view(x, v->rows, p, &xs);
-    if (s == TDM_OK)
-        s = channels_view(v->b.g[l], v->rows, p, &dys);
-    /* below the first layer dx is the input's gradient; at the first, z is scratch */
-    if (s == TDM_OK)
-        s = channels_view(l ? v->b.g[l - 1] : v->b.z[l], v->rows, p, &dxs);
-    if (s == TDM_OK)
-        s = channels_view(v->b.col[l], v->rows, p, &xds);
-    if (s == TDM_OK)
-        s = row_statistics(v, l, positions, &mean, &inv_std);
-    if (s == TDM_OK && v->rows) {
-        const tdm_layer_norm_grad_args g = {
-            .dx = tdm_tensor_view(dxs),
-            .xhat_dy = tdm_tensor_view(xds),
-            .dy = tdm_tensor_view(dys),
-            .x = tdm_tensor_view(xs),
-            .mean = tdm_tensor_view(mean),
-            .inv_std = tdm_tensor_view(inv_std),
-            .gamma = tdm_tensor_view(tdm_variable_local(m->vars[p->first_var], a->rc)),
-            .rows = (uint32_t)(v->rows * positions),
-            .cols = (uint32_t)p->in_c,
-            .inv_cols = (float)(1.0 / (double)p->in_c)};
-        s = tdm_kernel_run_as(dxs->device, tdm_layer_norm_grad_call(&g), tdm_tensor_dtype(xs));
-    }
-    if (s == TDM_OK)
-        s = tdm_model_channel_sums(v, l, dgamma, v->b.col[l]);
-    if (s == TDM_OK)
-        s = tdm_model_channel_sums(v, l, dbeta, v->b.g[l]);
-    if (s == TDM_OK)
-        s = tdm_loss_args_gradient_ready(a, p->first_var);
-    if (s == TDM_OK)
-        s = tdm_loss_args_gradient_ready(a, p->first_var + 1);
-    tdm_tensor *all[] = {inv_std, mean, xds, dxs, dys, xs};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        tdm_tensor_destroy(all[i]);
-    return s;
-}
+const tdm_layer_type tdm_layer_batch_norm = {
+    .variables = tdm_gamma_and_beta,
+    .states = states,
+    .takes = TDM_TAKES_EPSILON | TDM_TAKES_MOMENTUM,
+    .check = tdm_norm_check,
+    .plan = tdm_norm_plan,
+    .variable_shape = tdm_norm_variable_shape,
+    .initial = tdm_norm_initial,
+    .reserve = reserve,
+    .forward = forward,
+    .backward = backward,
+};

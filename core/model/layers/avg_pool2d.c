@@ -1,0 +1,23 @@
+/* avg_pool2d: the mean of each window inside the image, channel by channel; no variables. */
+#include "model/layers/images.h"
+
+static tdm_status forward(const tdm_model *m, const tdm_model_views *v, size_t l,
+                          const tdm_tensor *x, const tdm_forward_args *fa)
+{
+    (void)fa;
+    return tdm_layer_pool_forward(m, v, l, x, TDM_POOL_AVERAGE);
+}
+
+static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t l,
+                           const tdm_loss_args *a, const tdm_tensor *x)
+{
+    (void)a;
+    return tdm_layer_pool_backward(m, v, l, x, TDM_POOL_AVERAGE);
+}
+
+const tdm_layer_type tdm_layer_avg_pool2d = {
+    .takes = TDM_TAKES_WINDOW,
+    .plan = tdm_layer_pool_plan,
+    .forward = forward,
+    .backward = backward,
+};

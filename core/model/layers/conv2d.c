@@ -1,0 +1,180 @@
+/* conv2d: y = dropout(act(conv2d(x, f) + b)), a filter [kh, kw, c, units] and a bias
+ * [units]; computed by the direct kernels or lowered to im2col and a matrix product,
+ * as the device's choice says (model_conv_choice.c). */
+#include "base/error.h"
+#include "device/tensor_impl.h"
+#include "model/layers/images.h"
+#include "ops/ops_images.h"
+
+static tdm_status plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l, const char *f)
+{
+    tdm_status s = tdm_layer_needs_image(o, l, f);
+    return s == TDM_OK
+               ? tdm_layer_plan_window(&o->layers[l], &plans[l], 0, o->layers[l].units, f, l)
+               : s;
+}
+
+static tdm_shape variable_shape(const tdm_layer *d, const tdm_layer_plan *p, size_t k)
+{
+    return k ? TDM_SHAPE(d->units) : TDM_SHAPE(d->kernel_h, d->kernel_w, p->in_c, d->units);
+}
+
+/* Over the window's fans: its inputs times the channels in, times the units out. */
+static void initial(const tdm_model *m, size_t l, size_t k, float *value, size_t count)
+{
+    const tdm_layer *d = &m->layers[l];
+    size_t window = d->kernel_h * d->kernel_w;
+    if (k == 0)
+        tdm_layer_glorot(m, l, window * m->plans[l].in_c, window * d->units, value, count);
+}
+
+/* The columns of a lowered convolution's im2col matrix: a row per example, every
+ * output position's window. */
+static size_t columns(const tdm_layer_plan *p)
+{
+    return p->out_h * p->out_w * p->win.height * p->win.width * p->in_c;
+}
+
+/* The bias's partial sums, and the im2col matrix unless the convolution is direct,
+ * in the dtype of the layer's input, which im2col copies. */
+static tdm_status reserve(const tdm_model *m, size_t l, tdm_model_scratch *sc, size_t rows)
+{
+    tdm_status s = tdm_layer_reserve_partial(m, l, sc);
+    tdm_dtype in = l ? m->plans[l - 1].storage : TDM_F32;
+    if (s == TDM_OK && sc->conv[l] != TDM_CONV_DIRECT)
+        s = tdm_tensor_create(sc->device, in, &TDM_SHAPE(rows, columns(&m->plans[l])),
+                              &sc->b.col[l]);
+    return s;
+}
+
+/* The product, then the bias of every position: the output as rows of channels. */
+static tdm_status forward(const tdm_model *m, const tdm_model_views *v, size_t l,
+                          const tdm_tensor *x, const tdm_forward_args *fa)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    tdm_tensor *xi = NULL, *zi = NULL, *rows = NULL, *product = NULL;
+    tdm_tensor *f = tdm_variable_copy(m->vars[p->first_var], fa->copy);
+    const size_t positions = v->rows * p->out_h * p->out_w;
+    tdm_status s = tdm_layer_input_image(p, x, v->rows, &xi);
+    if (s == TDM_OK)
+        s = tdm_model_product(m, v, l, &TDM_SHAPE(v->rows, p->out_h, p->out_w, p->out_c), &zi);
+    if (s == TDM_OK)
+        s = v->b.col[l] ? tdm_conv2d_lowered(zi, xi, f, v->b.col[l], &p->win, &v->halves)
+                        : tdm_op_conv2d(zi, xi, f, &p->win);
+    if (s == TDM_OK)
+        s = tdm_model_product(m, v, l, &TDM_SHAPE(positions, p->out_c), &product);
+    if (s == TDM_OK)
+        s = tdm_tensor_slice(v->b.z[l], 0, &TDM_SHAPE(positions, p->out_c), &rows);
+    if (s == TDM_OK)
+        s = tdm_op_bias_add(rows, product, tdm_variable_copy(m->vars[p->first_var + 1], fa->copy));
+    tdm_tensor_destroy(product);
+    tdm_tensor_destroy(rows);
+    tdm_tensor_destroy(zi);
+    tdm_tensor_destroy(xi);
+    return s;
+}
+
+/* The filter's gradient, and the bias's as a sum over the batch of every position,
+ * then over the positions. */
+static tdm_status variable_grads(const tdm_model *m, const tdm_model_views *v, size_t l,
+                                 const tdm_loss_args *a, const tdm_tensor *x)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    tdm_tensor *df = a->grads[p->first_var], *db = a->grads[p->first_var + 1];
+    tdm_tensor *xi = NULL, *gi = NULL;
+    tdm_status s = tdm_layer_input_image(p, x, v->rows, &xi);
+    if (s == TDM_OK)
+        s = tdm_layer_output_image(p, v->b.g[l], v->rows, &gi);
+    if (s == TDM_OK)
+        s = v->b.col[l]
+                ? tdm_conv2d_lowered_grad_filter(df, v->b.col[l], xi, gi, &p->win, &v->halves)
+                : tdm_op_conv2d_grad_filter(df, xi, gi, &p->win);
+    if (s == TDM_OK)
+        s = tdm_layer_channel_sums(v, l, db, v->b.g[l]);
+    tdm_tensor_destroy(gi);
+    tdm_tensor_destroy(xi);
+    return s == TDM_OK ? tdm_layer_grads_ready(m, l, a) : s;
+}
+
+/* dx of a lowered convolution whose im2col matrix col is f16, once the filter's
+ * gradient has read it: the f32 matrix the lowered way needs is twice col's bytes,
+ * so col's memory holds it for half the rows at a time (pieces of images; at least
+ * 2 rows). */
+static tdm_status grad_input_in_halves(const tdm_layer_plan *p, const tdm_model_views *v, size_t l,
+                                       tdm_tensor *dx, const tdm_tensor *f)
+{
+    size_t piece = v->rows / 2, in = tdm_plan_in_features(p), out = tdm_plan_out_features(p);
+    size_t window = p->win.height * p->win.width * p->in_c;
+    tdm_status s = TDM_OK;
+    for (size_t first = 0; first < v->rows && s == TDM_OK; first += piece) {
+        size_t rows = v->rows - first < piece ? v->rows - first : piece;
+        tdm_tensor *dxi = NULL, *gi = NULL, *dcol = NULL;
+        s = tdm_tensor_slice(dx, first * in, &TDM_SHAPE(rows, p->in_h, p->in_w, p->in_c), &dxi);
+        if (s == TDM_OK)
+            s = tdm_tensor_slice(v->b.g[l], first * out,
+                                 &TDM_SHAPE(rows, p->out_h, p->out_w, p->out_c), &gi);
+        if (s == TDM_OK)
+            s = tdm_tensor_reinterpret(v->b.col[l], TDM_F32,
+                                       &TDM_SHAPE(rows * p->out_h * p->out_w * window), &dcol);
+        if (s == TDM_OK)
+            s = tdm_conv2d_lowered_grad_input(dxi, gi, f, dcol, &p->win, &v->halves);
+        tdm_tensor_destroy(dcol);
+        tdm_tensor_destroy(gi);
+        tdm_tensor_destroy(dxi);
+    }
+    return s;
+}
+
+/* dx = d(loss) / dx into g[l - 1]: an f16 im2col matrix holds the lowered way's f32
+ * one in halves of the batch; a single row takes the direct kernel. */
+static tdm_status grad_input(const tdm_model *m, const tdm_model_views *v, size_t l,
+                             const tdm_tensor *f)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    tdm_tensor *dx = v->b.g[l - 1], *dxi = NULL, *gi = NULL;
+    int half_col = v->b.col[l] && tdm_tensor_dtype(v->b.col[l]) == TDM_F16;
+    if (half_col && v->rows >= 2)
+        return grad_input_in_halves(p, v, l, dx, f);
+    tdm_status s = tdm_layer_input_image(p, dx, v->rows, &dxi);
+    if (s == TDM_OK)
+        s = tdm_layer_output_image(p, v->b.g[l], v->rows, &gi);
+    if (s == TDM_OK)
+        s = v->b.col[l] && !half_col
+                ? tdm_conv2d_lowered_grad_input(dxi, gi, f, v->b.col[l], &p->win, &v->halves)
+                : tdm_op_conv2d_grad_input(dxi, gi, f, &p->win);
+    tdm_tensor_destroy(gi);
+    tdm_tensor_destroy(dxi);
+    return s;
+}
+
+static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t l,
+                           const tdm_loss_args *a, const tdm_tensor *x)
+{
+    tdm_status s = variable_grads(m, v, l, a, x);
+    if (s != TDM_OK || l == 0)
+        return s;
+    return grad_input(m, v, l, tdm_variable_local(m->vars[m->plans[l].first_var], a->rc));
+}
+
+static void from_kernel(tdm_layer *d, const uint64_t *dims)
+{
+    d->kernel_h = (size_t)dims[0];
+    d->kernel_w = (size_t)dims[1];
+    d->units = (size_t)dims[3];
+}
+
+const tdm_layer_type tdm_layer_conv2d = {
+    .variables = tdm_kernel_and_bias,
+    .takes = TDM_TAKES_UNITS | TDM_TAKES_ACTIVATION | TDM_TAKES_WINDOW,
+    .storage = TDM_STORE_HALF,
+    .kernel_rank = 4,
+    .check = tdm_layer_check_units,
+    .plan = plan,
+    .variable_shape = variable_shape,
+    .product_columns = columns,
+    .initial = initial,
+    .reserve = reserve,
+    .forward = forward,
+    .backward = backward,
+    .from_kernel = from_kernel,
+};

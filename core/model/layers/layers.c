@@ -1,0 +1,71 @@
+/* The table of layer types, built from tandem/layer_kinds.def, and what the kinds
+ * share: their names, their seeded initial values, their gradients' readiness. */
+#include <math.h>
+
+#include "model/layers/layer_type.h"
+#include "model/seed_mix.h"
+
+#define TDM_LAYER_KIND(id, name, what) extern const tdm_layer_type tdm_layer_##name;
+#include "tandem/layer_kinds.def"
+#undef TDM_LAYER_KIND
+
+static const tdm_layer_type *const types[] = {
+#define TDM_LAYER_KIND(id, name, what) [TDM_LAYER_##id] = &tdm_layer_##name,
+#include "tandem/layer_kinds.def"
+#undef TDM_LAYER_KIND
+};
+
+static const char *const kind_names[] = {
+#define TDM_LAYER_KIND(id, name, what) #name,
+#include "tandem/layer_kinds.def"
+#undef TDM_LAYER_KIND
+    NULL};
+
+const tdm_layer_type *tdm_layer_type_of(tdm_layer_kind kind)
+{
+    return types[kind];
+}
+
+const char *const *tdm_layer_kind_names(void)
+{
+    return kind_names;
+}
+
+const char *tdm_layer_kind_name(tdm_layer_kind kind)
+{
+    return (unsigned)kind < TDM_LAYER_KIND_COUNT ? kind_names[kind] : "unknown";
+}
+
+size_t tdm_layer_name_count(const char *const *names)
+{
+    size_t n = 0;
+    while (names && names[n])
+        n++;
+    return n;
+}
+
+void tdm_layer_uniform(const tdm_model *m, size_t l, double limit, float *value, size_t count)
+{
+    uint64_t state = tdm_seed_mix(m->opts.seed ^ tdm_seed_mix(l + 1));
+    for (size_t i = 0; i < count; i++) {
+        double u = (double)(tdm_seed_next(&state) >> 11) * 0x1p-53; /* [0, 1) */
+        value[i] = (float)((2.0 * u - 1.0) * limit);
+    }
+}
+
+void tdm_layer_glorot(const tdm_model *m, size_t l, size_t fan_in, size_t fan_out, float *value,
+                      size_t count)
+{
+    tdm_activation act = m->layers[l].activation;
+    int he = act == TDM_ACT_RELU || act == TDM_ACT_GELU;
+    tdm_layer_uniform(m, l, sqrt(6.0 / (double)(he ? fan_in : fan_in + fan_out)), value, count);
+}
+
+tdm_status tdm_layer_grads_ready(const tdm_model *m, size_t l, const tdm_loss_args *a)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    tdm_status s = TDM_OK;
+    for (size_t k = 0; k < p->var_count && s == TDM_OK; k++)
+        s = tdm_loss_args_gradient_ready(a, p->first_var + k);
+    return s;
+}
