@@ -282,6 +282,10 @@ static void check_f16_activations(void)
                                        TDM_MAX_POOL2D(2), TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
     check_f16_activations_of("cnn with a shortcut from its input", with_shortcut,
                              sizeof with_shortcut / sizeof with_shortcut[0], ds);
+    const tdm_layer with_gap[] = {TDM_CONV2D(6, 3, TDM_ACT_RELU), TDM_GLOBAL_AVG_POOL2D(),
+                                  TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
+    check_f16_activations_of("cnn with global average pooling", with_gap,
+                             sizeof with_gap / sizeof with_gap[0], ds);
     tdm_dataset *ids = digits_as(64, 2, 1);
     const tdm_layer with_embedding[] = {TDM_EMBEDDING(17, 2), TDM_CONV2D(6, 3, TDM_ACT_RELU),
                                         TDM_MAX_POOL2D(2), TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
@@ -541,6 +545,41 @@ static void check_embedding(void)
     mo.layer_count = sizeof layers / sizeof layers[0];
     check_equivalence_of("embedding", &mo, 1, 0.5f); /* small initial rows learn slowly */
     check_gradients_of("embedding", layers, mo.layer_count, 1);
+}
+
+/* Global average pooling as the head of a CNN: N replicas train as one, its gradient
+ * (each position's share of its channel's mean) matches central differences, a saved
+ * file keeps it, and it takes no image after it or a flat input before it. */
+static void check_global_pooling(void)
+{
+    /* smooth throughout (tanh, no max pooling), so that no step of the central
+     * difference crosses a kink */
+    const tdm_layer layers[] = {TDM_CONV2D(6, 3, TDM_ACT_TANH), TDM_CONV2D(8, 3, TDM_ACT_TANH),
+                                TDM_GLOBAL_AVG_POOL2D(), TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
+    const tdm_layer head[] = {TDM_CONV2D(16, 3, TDM_ACT_RELU), TDM_MAX_POOL2D(2),
+                              TDM_CONV2D(32, 3, TDM_ACT_RELU), TDM_GLOBAL_AVG_POOL2D(),
+                              TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
+    tdm_model_options mo = cnn_options();
+    mo.layers = head;
+    mo.layer_count = sizeof head / sizeof head[0];
+    check_equivalence_of("global average pooling", &mo, 0, 0.5f); /* means learn slowly */
+    check_gradients_of("global average pooling", layers, sizeof layers / sizeof layers[0], 0);
+    tdm_strategy *s = NULL;
+    tdm_model *m = NULL;
+    CHECK_OK(tdm_strategy_create_one_device(devs[0], NULL, &s));
+    tdm_layer bad[] = {TDM_GLOBAL_AVG_POOL2D(), TDM_CONV2D(1, 3, TDM_ACT_RELU),
+                       TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
+    mo.layers = bad;
+    mo.layer_count = 3;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 1 (conv2d) needs an image: a global_avg_pool2d layer's output is flat");
+    mo.input_height = mo.input_width = mo.input_channels = 0;
+    mo.input_features = 64;
+    mo.layer_count = 1;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 0 (global_avg_pool2d) needs an image: give input_height");
+    CHECK(m == NULL);
+    tdm_strategy_destroy(s);
 }
 
 /* A trained CNN saved and loaded predicts the same bits, and its file names the layers. */
@@ -816,6 +855,7 @@ int main(int argc, char **argv)
         check_equivalence();
         check_gradients();
         check_embedding();
+        check_global_pooling();
         check_file();
         check_batch_norm(!strcmp(argv[1], "mixed"));
         check_mixed_precision();

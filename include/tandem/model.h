@@ -90,6 +90,11 @@ typedef struct tdm_layer {
     {                                                                                              \
         .kind = TDM_LAYER_LAYER_NORM                                                               \
     }
+/* each channel's mean over the whole image */
+#define TDM_GLOBAL_AVG_POOL2D()                                                                    \
+    {                                                                                              \
+        .kind = TDM_LAYER_GLOBAL_AVG_POOL2D                                                        \
+    }
 /* vocab_ ids, each a vector of dim_ values (initially uniform in [-0.05, 0.05]) */
 #define TDM_EMBEDDING(vocab_, dim_)                                                                \
     {                                                                                              \

@@ -318,11 +318,13 @@ typedef struct image_dims {
 } image_dims;
 
 /* The cases: 3x3 SAME; a 3x2 window with strides 2 and 1, padded on one side only;
- * a 2x2 window with stride 3 (input positions no window sees). */
+ * a 2x2 window with stride 3 (input positions no window sees); the whole image
+ * (global average pooling's window). */
 static const image_dims image_cases[] = {
     {2, 5, 5, 3, 5, 5, 4, 3, 3, 1, 1, 1, 1},
     {2, 7, 6, 2, 4, 6, 3, 3, 2, 2, 1, 1, 0},
     {1, 6, 6, 2, 2, 2, 3, 2, 2, 3, 3, 0, 0},
+    {2, 5, 4, 3, 1, 1, 2, 5, 4, 5, 4, 0, 0},
 };
 #define IMAGE_CASES (sizeof image_cases / sizeof image_cases[0])
 

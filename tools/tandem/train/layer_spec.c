@@ -58,6 +58,8 @@ static int item(const char *p, tdm_layer *d)
         d->kind = TDM_LAYER_BATCH_NORM;
     } else if (starts(&p, "ln")) {
         d->kind = TDM_LAYER_LAYER_NORM;
+    } else if (starts(&p, "gap")) {
+        d->kind = TDM_LAYER_GLOBAL_AVG_POOL2D;
     } else if (starts(&p, "emb")) {
         d->kind = TDM_LAYER_EMBEDDING;
         d->vocab = number(&p, MAX_VOCAB);
@@ -108,8 +110,18 @@ static const struct {
      "adds the input of the 2 layers before it to their output"},
     {TDM_LAYER_EMBEDDING, "emb<vocab>x<units>", "emb256x8",
      "first only: each feature an id below 256, looked up as 8 values"},
+    {TDM_LAYER_GLOBAL_AVG_POOL2D, "gap", "gap", "each channel's mean over the whole image"},
 };
 #define FORM_COUNT (sizeof forms / sizeof forms[0])
+
+/* Whether a kind's form is its example: a word with no settings. */
+static int plain_form(const char *example)
+{
+    for (size_t i = 0; i < FORM_COUNT; i++)
+        if (forms[i].example == example)
+            return !strcmp(forms[i].form, example);
+    return 0;
+}
 
 const char *layer_spec_example(tdm_layer_kind kind)
 {
@@ -124,7 +136,7 @@ void layer_spec_help(char *buf, size_t size)
     size_t used = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < FORM_COUNT && used < size; i++) {
-        int plain = !strcmp(forms[i].form, forms[i].example); /* bn: no example to give */
+        int plain = plain_form(forms[i].example); /* bn: no example to give */
         used += (size_t)snprintf(buf + used, size - used, "\n%s: %s%s%s%s%s%s",
                                  tdm_layer_kind_name(forms[i].kind), forms[i].form,
                                  plain ? "" : ", e.g. ", plain ? "" : forms[i].example,
@@ -177,8 +189,9 @@ static void format_one(const tdm_layer *d, char *buf, size_t size)
 {
     static const char *const prefix[] = {"", "conv", "pool", "avgpool"};
     char window[48] = "", stride[48] = "";
-    if (d->kind == TDM_LAYER_BATCH_NORM || d->kind == TDM_LAYER_LAYER_NORM) {
-        snprintf(buf, size, d->kind == TDM_LAYER_BATCH_NORM ? "bn" : "ln");
+    const char *example = layer_spec_example(d->kind);
+    if (example && plain_form(example)) { /* bn, ln, gap: no settings */
+        snprintf(buf, size, "%s", example);
         return;
     }
     if (d->kind == TDM_LAYER_EMBEDDING) {
@@ -220,7 +233,7 @@ int layer_spec_has_images(const tdm_layer *layers, size_t count)
 {
     for (size_t l = 0; l < count; l++)
         if (layers[l].kind == TDM_LAYER_CONV2D || layers[l].kind == TDM_LAYER_MAX_POOL2D ||
-            layers[l].kind == TDM_LAYER_AVG_POOL2D)
+            layers[l].kind == TDM_LAYER_AVG_POOL2D || layers[l].kind == TDM_LAYER_GLOBAL_AVG_POOL2D)
             return 1;
     return 0;
 }
