@@ -61,7 +61,7 @@ static void check_name_lists(void)
     names = tdm_layer_kind_names();
     for (i = 0; names[i]; i++)
         CHECK(!strcmp(tdm_layer_kind_name((tdm_layer_kind)i), names[i]));
-    CHECK(i == (size_t)TDM_LAYER_EMBEDDING + 1);
+    CHECK(i == (size_t)TDM_LAYER_KIND_COUNT);
     CHECK(!strcmp(tdm_layer_kind_name((tdm_layer_kind)i), "unknown"));
 }
 

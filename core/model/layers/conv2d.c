@@ -1,6 +1,6 @@
 /* conv2d: y = dropout(act(conv2d(x, f) + b)), a filter [kh, kw, c, units] and a bias
  * [units]; computed by the direct kernels or lowered to im2col and a matrix product,
- * as the device's choice says (model_conv_choice.c). */
+ * as the device's choice says (conv2d_choice.c). */
 #include "base/error.h"
 #include "device/tensor_impl.h"
 #include "model/layers/images.h"
