@@ -2,6 +2,7 @@
  * the table's kernels. */
 #include "base/error.h"
 #include "device/kernel_args.h"
+#include "device/scratch_pool.h"
 #include "device/tensor_impl.h"
 #include "ops/ops_check.h"
 #include "ops/ops_images.h"
@@ -244,6 +245,79 @@ tdm_status tdm_op_pool2d_grad(tdm_pooling kind, tdm_tensor *dx, const tdm_tensor
             .dx = tdm_tensor_view(dx), .dy = tdm_tensor_view(dy), POOL_UINTS(g)};
         call = tdm_avg_pool2d_grad_call(&a);
     }
+    return tdm_ops_run(fn, dx, &call);
+}
+
+/* A global pooling's image [batch, h, w, c] and its mean per channel [batch, c]: the
+ * image's dimensions into g. */
+static tdm_status check_global(const char *f, const char *image_name, const tdm_tensor *image,
+                               const char *pooled_name, const tdm_tensor *pooled, image_geometry *g)
+{
+    *g = (image_geometry){0};
+    tdm_status s = check_rank4(f, image_name, image);
+    const size_t *d = image->shape.dims;
+    if (s == TDM_OK)
+        s = tdm_ops_check_matrix(f, pooled_name, pooled, d[0], d[3]);
+    if (s == TDM_OK)
+        *g = (image_geometry){
+            .batch = (uint32_t)d[0], .h = (uint32_t)d[1], .w = (uint32_t)d[2], .c = (uint32_t)d[3]};
+    return s;
+}
+
+tdm_status tdm_op_global_avg_pool(tdm_tensor *y, const tdm_tensor *x)
+{
+    const char *fn = "tdm_op_global_avg_pool";
+    const tdm_dtype storage = tdm_ops_storage(y); /* y and x: f32, or f16 activations */
+    image_geometry g;
+    tdm_status s = tdm_ops_check(fn, "y", y, storage, NULL);
+    if (s == TDM_OK)
+        s = tdm_ops_check(fn, "x", x, storage, y->device);
+    if (s == TDM_OK)
+        s = check_global(fn, "x", x, "y", y, &g);
+    if (s != TDM_OK || y->count == 0)
+        return s;
+    if (x->count == 0) /* images of no positions */
+        return tdm_op_fill(y, 0.0f);
+    /* The sums in float, carried from one piece of rows to the next (kernel_run.c). */
+    const size_t bytes = y->count * sizeof(float);
+    tdm_buffer *sum = NULL;
+    s = tdm_scratch_acquire(y->device, bytes, &sum);
+    if (s != TDM_OK)
+        return tdm_fail_context(s, "%s: the sums' %zu bytes", fn, bytes);
+    const tdm_global_avg_pool_args a = {.y = tdm_tensor_view(y),
+                                        .x = tdm_tensor_view(x),
+                                        .sum = {sum, 0, bytes},
+                                        .batch = g.batch,
+                                        .h = g.h,
+                                        .w = g.w,
+                                        .c = g.c,
+                                        .row0 = 0,
+                                        .rows = g.h};
+    tdm_kernel_call call = tdm_global_avg_pool_call(&a);
+    tdm_kernel_store_as(&call, storage);
+    s = tdm_ops_run(fn, y, &call);
+    tdm_scratch_release(sum); /* issued: later users of the pool run after it */
+    return s;
+}
+
+tdm_status tdm_op_global_avg_pool_grad(tdm_tensor *dx, const tdm_tensor *dy)
+{
+    const char *fn = "tdm_op_global_avg_pool_grad";
+    image_geometry g;
+    tdm_status s = tdm_ops_check(fn, "dx", dx, TDM_F32, NULL);
+    if (s == TDM_OK)
+        s = tdm_ops_check(fn, "dy", dy, TDM_F32, dx->device);
+    if (s == TDM_OK)
+        s = check_global(fn, "dx", dx, "dy", dy, &g);
+    if (s != TDM_OK || dx->count == 0)
+        return s;
+    const tdm_global_avg_pool_grad_args a = {.dx = tdm_tensor_view(dx),
+                                             .dy = tdm_tensor_view(dy),
+                                             .batch = g.batch,
+                                             .h = g.h,
+                                             .w = g.w,
+                                             .c = g.c};
+    tdm_kernel_call call = tdm_global_avg_pool_grad_call(&a);
     return tdm_ops_run(fn, dx, &call);
 }
 
