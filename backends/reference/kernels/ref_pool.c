@@ -120,7 +120,8 @@ void ref_avg_pool2d_grad(const ref_avg_pool2d_grad_args *a)
 }
 
 /* avg_pool2d's sum and quotient over the window of the whole image, the sum carried
- * in `sum` from one piece of rows to the next. */
+ * in `sum` from one piece of rows to the next; the gradient avg_pool2d_grad's one
+ * term. */
 void ref_global_avg_pool(const ref_global_avg_pool_args *a)
 {
     size_t count = (size_t)a->batch * a->c;
@@ -140,6 +141,8 @@ void ref_global_avg_pool_grad(const ref_global_avg_pool_grad_args *a)
 {
     size_t count = (size_t)a->batch * a->h * a->w * a->c;
     uint32_t n = a->h * a->w;
-    for (size_t e = 0; e < count; e++)
-        a->dx[e] = 0.0f + a->dy[e / ((size_t)n * a->c) * a->c + e % a->c] / (float)n;
+    for (size_t e = 0; e < count; e++) {
+        float q = a->dy[e / ((size_t)n * a->c) * a->c + e % a->c] / (float)n;
+        a->dx[e] = q == 0.0f ? 0.0f : q; /* avg_pool2d_grad's sum from +0 */
+    }
 }
