@@ -462,6 +462,10 @@ static void check_global_avg_pool(tdm_device *dev)
         CHECK(same_bits(dx, want_dx));
         CHECK_FAILS(tdm_op_global_avg_pool_grad(dx, dy4), TDM_ERR_INVALID_ARGUMENT,
                     "'dy' has shape");
+        CHECK_FAILS(tdm_op_global_avg_pool_grad(NULL, dyt), TDM_ERR_INVALID_ARGUMENT,
+                    "argument 'dx' is NULL");
+        CHECK_FAILS(tdm_op_global_avg_pool(dyt, dyt), TDM_ERR_INVALID_ARGUMENT, "'x' has shape [");
+        CHECK_FAILS(tdm_op_global_avg_pool(dx, dx), TDM_ERR_INVALID_ARGUMENT, "'y' has shape [");
         tdm_tensor_destroy(want_dx);
         tdm_tensor_destroy(dx);
         tdm_tensor_destroy(dy4);

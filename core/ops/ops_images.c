@@ -248,32 +248,38 @@ tdm_status tdm_op_pool2d_grad(tdm_pooling kind, tdm_tensor *dx, const tdm_tensor
     return tdm_ops_run(fn, dx, &call);
 }
 
-/* A global pooling's image [batch, h, w, c] and its mean per channel [batch, c]: the
- * image's dimensions into g. */
-static tdm_status check_global(const char *f, const char *image_name, const tdm_tensor *image,
-                               const char *pooled_name, const tdm_tensor *pooled, image_geometry *g)
+/* A global pooling's output and input, both of dtype on the output's device: the image
+ * [batch, h, w, c] (the output where out_is_image) and its mean per channel [batch, c].
+ * The image's dimensions into g. */
+static tdm_status check_global(const char *f, const char *out_name, const tdm_tensor *out,
+                               const char *in_name, const tdm_tensor *in, tdm_dtype dtype,
+                               int out_is_image, image_geometry *g)
 {
     *g = (image_geometry){0};
-    tdm_status s = check_rank4(f, image_name, image);
-    const size_t *d = image->shape.dims;
+    tdm_status s = tdm_ops_check(f, out_name, out, dtype, NULL);
     if (s == TDM_OK)
-        s = tdm_ops_check_matrix(f, pooled_name, pooled, d[0], d[3]);
+        s = tdm_ops_check(f, in_name, in, dtype, out->device);
+    const tdm_tensor *image = out_is_image ? out : in, *pooled = out_is_image ? in : out;
+    if (s == TDM_OK)
+        s = check_rank4(f, out_is_image ? out_name : in_name, image);
+    if (s != TDM_OK)
+        return s;
+    const size_t *d = image->shape.dims;
+    s = tdm_ops_check_matrix(f, out_is_image ? in_name : out_name, pooled, d[0], d[3]);
     if (s == TDM_OK)
         *g = (image_geometry){
             .batch = (uint32_t)d[0], .h = (uint32_t)d[1], .w = (uint32_t)d[2], .c = (uint32_t)d[3]};
     return s;
 }
 
+#define GLOBAL_UINTS(g) .batch = (g).batch, .h = (g).h, .w = (g).w, .c = (g).c
+
 tdm_status tdm_op_global_avg_pool(tdm_tensor *y, const tdm_tensor *x)
 {
     const char *fn = "tdm_op_global_avg_pool";
     const tdm_dtype storage = tdm_ops_storage(y); /* y and x: f32, or f16 activations */
     image_geometry g;
-    tdm_status s = tdm_ops_check(fn, "y", y, storage, NULL);
-    if (s == TDM_OK)
-        s = tdm_ops_check(fn, "x", x, storage, y->device);
-    if (s == TDM_OK)
-        s = check_global(fn, "x", x, "y", y, &g);
+    tdm_status s = check_global(fn, "y", y, "x", x, storage, 0, &g);
     if (s != TDM_OK || y->count == 0)
         return s;
     if (x->count == 0) /* images of no positions */
@@ -287,10 +293,7 @@ tdm_status tdm_op_global_avg_pool(tdm_tensor *y, const tdm_tensor *x)
     const tdm_global_avg_pool_args a = {.y = tdm_tensor_view(y),
                                         .x = tdm_tensor_view(x),
                                         .sum = {sum, 0, bytes},
-                                        .batch = g.batch,
-                                        .h = g.h,
-                                        .w = g.w,
-                                        .c = g.c,
+                                        GLOBAL_UINTS(g),
                                         .row0 = 0,
                                         .rows = g.h};
     tdm_kernel_call call = tdm_global_avg_pool_call(&a);
@@ -304,19 +307,11 @@ tdm_status tdm_op_global_avg_pool_grad(tdm_tensor *dx, const tdm_tensor *dy)
 {
     const char *fn = "tdm_op_global_avg_pool_grad";
     image_geometry g;
-    tdm_status s = tdm_ops_check(fn, "dx", dx, TDM_F32, NULL);
-    if (s == TDM_OK)
-        s = tdm_ops_check(fn, "dy", dy, TDM_F32, dx->device);
-    if (s == TDM_OK)
-        s = check_global(fn, "dx", dx, "dy", dy, &g);
+    tdm_status s = check_global(fn, "dx", dx, "dy", dy, TDM_F32, 1, &g);
     if (s != TDM_OK || dx->count == 0)
         return s;
-    const tdm_global_avg_pool_grad_args a = {.dx = tdm_tensor_view(dx),
-                                             .dy = tdm_tensor_view(dy),
-                                             .batch = g.batch,
-                                             .h = g.h,
-                                             .w = g.w,
-                                             .c = g.c};
+    const tdm_global_avg_pool_grad_args a = {
+        .dx = tdm_tensor_view(dx), .dy = tdm_tensor_view(dy), GLOBAL_UINTS(g)};
     tdm_kernel_call call = tdm_global_avg_pool_grad_call(&a);
     return tdm_ops_run(fn, dx, &call);
 }
