@@ -477,6 +477,31 @@ static void avg_pool2d_grad_counts_padding(const tdm_launch *l)
     }
 }
 
+/* A piece of rows of a global average pooling that starts its sum from zero instead
+ * of the last piece's: right wherever one launch sums the whole image. */
+static void global_avg_pool_restarts(const tdm_launch *l)
+{
+    const ref_global_avg_pool_args a = ref_global_avg_pool_unpack(l);
+    for (size_t o = 0; o < (size_t)a.batch * a.c; o++) {
+        size_t ch = o % a.c, b = o / a.c;
+        float sum = 0.0f;
+        for (size_t r = a.row0; r < (size_t)a.row0 + a.rows; r++)
+            for (size_t s = 0; s < a.w; s++)
+                sum += a.x[((b * a.h + r) * a.w + s) * a.c + ch];
+        a.sum[o] = sum;
+        a.y[o] = sum / (float)(a.h * a.w);
+    }
+}
+
+/* Each image's dy to every position of it, not divided by their count. */
+static void global_avg_pool_grad_undivided(const tdm_launch *l)
+{
+    const ref_global_avg_pool_grad_args a = ref_global_avg_pool_grad_unpack(l);
+    size_t image = (size_t)a.h * a.w * a.c;
+    for (size_t e = 0; e < a.batch * image; e++)
+        a.dx[e] = a.dy[e / image * a.c + e % a.c];
+}
+
 /* col2im that reads each window's columns (q, p) for (p, q): the window transposed. */
 static void col2im_window_transposed(const tdm_launch *l)
 {
@@ -598,6 +623,7 @@ static const wrong_kernel subtle_kernels[] = {
     {TDM_KERNEL_scale, scale_scribbles},
     {TDM_KERNEL_clip, clip_drops_nan},
     {TDM_KERNEL_max_pool2d_grad, max_pool2d_grad_last_of_ties},
+    {TDM_KERNEL_global_avg_pool, global_avg_pool_restarts},
 };
 
 /* Derivatives a reference could share with a backend, forward kernels right: each
@@ -616,6 +642,7 @@ static const wrong_kernel wrong_derivatives[] = {
     {TDM_KERNEL_conv2d_grad_filter, conv2d_grad_filter_unpadded},
     {TDM_KERNEL_max_pool2d_grad, max_pool2d_grad_everywhere},
     {TDM_KERNEL_avg_pool2d_grad, avg_pool2d_grad_counts_padding},
+    {TDM_KERNEL_global_avg_pool_grad, global_avg_pool_grad_undivided},
     {TDM_KERNEL_col2im, col2im_window_transposed},
     {TDM_KERNEL_gather_rows_grad, gather_rows_grad_last_wins},
     {TDM_KERNEL_batch_norm_grad, batch_norm_grad_no_variance_term},

@@ -350,6 +350,130 @@ static void check_matmul(tdm_device *dev)
     }
 }
 
+/* A tensor of dtype and shape on dev holding the f32 values v (rounded to half for
+ * f16). */
+static tdm_tensor *global_tensor(tdm_device *dev, tdm_dtype dtype, const tdm_shape *shape,
+                                 const float *v)
+{
+    tdm_tensor *f32 = NULL, *t = NULL;
+    CHECK_OK(tdm_tensor_create(dev, TDM_F32, shape, &f32));
+    CHECK_OK(tdm_tensor_write(f32, v, tdm_tensor_bytes(f32)));
+    if (dtype == TDM_F32)
+        return f32;
+    CHECK_OK(tdm_tensor_create(dev, dtype, shape, &t));
+    CHECK_OK(tdm_op_cast(t, f32));
+    tdm_tensor_destroy(f32);
+    return t;
+}
+
+/* Whether two tensors hold the same bits. */
+static int same_bits(const tdm_tensor *a, const tdm_tensor *b)
+{
+    size_t bytes = tdm_tensor_bytes(a);
+    char *ga = malloc(bytes ? bytes : 1), *gb = malloc(bytes ? bytes : 1);
+    CHECK(ga && gb && tdm_tensor_bytes(b) == bytes);
+    CHECK_OK(tdm_tensor_read(a, ga, bytes));
+    CHECK_OK(tdm_tensor_read(b, gb, bytes));
+    int same = memcmp(ga, gb, bytes) == 0;
+    free(ga), free(gb);
+    return same;
+}
+
+/* The mean over each image and channel as the devices compute it: a float sum in
+ * (r, s) order, then one division, of x [b, h, w, c] read back as floats. */
+static tdm_tensor *host_means(tdm_device *dev, tdm_dtype dtype, const tdm_tensor *xt, size_t b,
+                              size_t hw, size_t c)
+{
+    tdm_tensor *f32 = NULL;
+    size_t n = b * hw * c;
+    float *x = malloc(n * sizeof *x), *sums = calloc(b * c, sizeof *sums);
+    CHECK(x && sums);
+    CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(b, hw, 1, c), &f32));
+    if (dtype == TDM_F16)
+        CHECK_OK(tdm_op_cast(f32, xt));
+    CHECK_OK(tdm_tensor_read(dtype == TDM_F16 ? f32 : xt, x, n * sizeof *x));
+    for (size_t i = 0; i < n; i++)
+        sums[i / (hw * c) * c + i % c] += x[i];
+    for (size_t i = 0; i < b * c; i++)
+        sums[i] /= (float)hw;
+    tdm_tensor *means = global_tensor(dev, dtype, &TDM_SHAPE(b, c), sums);
+    tdm_tensor_destroy(f32);
+    free(sums), free(x);
+    return means;
+}
+
+/* Global average pooling is bitwise average pooling over the window of the whole
+ * image, f32 and f16, and its gradient bitwise that pooling's gradient (a -0 in dy
+ * included: +0 in dx). An image whose window loops past lavapipe's budget (64 x 128:
+ * pieces of rows on every device; lavapipe refuses that window to avg_pool2d) gives
+ * the host's float sum in order over its 2^13 positions divided by them (exact on every
+ * device), the f16 twin that rounded to half, and dy / 2^13 from +0 as its gradient.
+ * Wrong shapes are refused. */
+static void check_global_avg_pool(tdm_device *dev)
+{
+    static const size_t shapes[][4] = {
+        {3, 7, 5, 6}, {2, 1, 1, 4}, {4, 8, 8, 16}, {2, 30, 40, 3}, {2, 64, 128, 3}};
+    static const tdm_dtype dtypes[] = {TDM_F32, TDM_F16};
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+        size_t b = shapes[k][0], h = shapes[k][1], w = shapes[k][2], c = shapes[k][3];
+        size_t n = b * h * w * c;
+        int pieces = h * (w + 1) + 1 > 4000;
+        float *x = malloc(n * sizeof *x), *dy = malloc(b * c * sizeof *dy);
+        CHECK(x && dy);
+        for (size_t i = 0; i < n; i++)
+            x[i] = (float)((i * 7919) % 2003) / 1001.0f - 1.0f;
+        for (size_t i = 0; i < b * c; i++)
+            dy[i] = i == 1 ? -0.0f : (float)((i * 104729) % 1999) / 999.0f - 1.0f;
+        tdm_window win = {h, w, h, w, 0, 0};
+        for (size_t d = 0; d < 2; d++) {
+            tdm_tensor *xt = global_tensor(dev, dtypes[d], &TDM_SHAPE(b, h, w, c), x);
+            tdm_tensor *y = NULL, *want = NULL;
+            CHECK_OK(tdm_tensor_create(dev, dtypes[d], &TDM_SHAPE(b, c), &y));
+            CHECK_OK(tdm_op_global_avg_pool(y, xt));
+            if (pieces) {
+                want = host_means(dev, dtypes[d], xt, b, h * w, c);
+            } else {
+                CHECK_OK(tdm_tensor_create(dev, dtypes[d], &TDM_SHAPE(b, 1, 1, c), &want));
+                CHECK_OK(tdm_op_pool2d(TDM_POOL_AVERAGE, want, xt, &win));
+                CHECK_FAILS(tdm_op_global_avg_pool(want, xt), TDM_ERR_INVALID_ARGUMENT,
+                            "'y' has shape");
+            }
+            CHECK(same_bits(y, want));
+            tdm_tensor_destroy(want);
+            tdm_tensor_destroy(y);
+            tdm_tensor_destroy(xt);
+        }
+        tdm_tensor *dyt = global_tensor(dev, TDM_F32, &TDM_SHAPE(b, c), dy);
+        tdm_tensor *dy4 = global_tensor(dev, TDM_F32, &TDM_SHAPE(b, 1, 1, c), dy);
+        tdm_tensor *dx = NULL, *want_dx = NULL;
+        CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(b, h, w, c), &dx));
+        CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(b, h, w, c), &want_dx));
+        CHECK_OK(tdm_op_global_avg_pool_grad(dx, dyt));
+        if (pieces) { /* dy over a power of two: exact, from +0 */
+            float *spread = malloc(n * sizeof *spread);
+            CHECK(spread != NULL);
+            for (size_t i = 0; i < n; i++)
+                spread[i] = dy[i / (h * w * c) * c + i % c] / (float)(h * w) + 0.0f;
+            CHECK_OK(tdm_tensor_write(want_dx, spread, n * sizeof *spread));
+            free(spread);
+        } else {
+            CHECK_OK(tdm_op_pool2d_grad(TDM_POOL_AVERAGE, want_dx, dy4, NULL, &win));
+        }
+        CHECK(same_bits(dx, want_dx));
+        CHECK_FAILS(tdm_op_global_avg_pool_grad(dx, dy4), TDM_ERR_INVALID_ARGUMENT,
+                    "'dy' has shape");
+        CHECK_FAILS(tdm_op_global_avg_pool_grad(NULL, dyt), TDM_ERR_INVALID_ARGUMENT,
+                    "argument 'dx' is NULL");
+        CHECK_FAILS(tdm_op_global_avg_pool(dyt, dyt), TDM_ERR_INVALID_ARGUMENT, "'x' has shape [");
+        CHECK_FAILS(tdm_op_global_avg_pool(dx, dx), TDM_ERR_INVALID_ARGUMENT, "'y' has shape [");
+        tdm_tensor_destroy(want_dx);
+        tdm_tensor_destroy(dx);
+        tdm_tensor_destroy(dy4);
+        tdm_tensor_destroy(dyt);
+        free(dy), free(x);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -366,6 +490,7 @@ int main(int argc, char **argv)
         check_cast_int(devs[i]);
         check_embedding_lookup(devs[i]);
         check_embedding_grad(devs[i]);
+        check_global_avg_pool(devs[i]);
     }
     if (n >= 2)
         check_embedding_devices(devs[0], devs[1]);

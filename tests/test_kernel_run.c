@@ -326,6 +326,63 @@ static void check_gather_gradient_pieces(tdm_device *dev)
     free(dy), free(want), free(got), free(idx);
 }
 
+/* global_avg_pool launched in pieces of rows (every row of images taller than a
+ * piece, and a middle range of rows continuing a given sum), every view at an offset,
+ * must give bit for bit what one pass of the reference kernel gives. On a device whose
+ * driver ends long loops early, a row longer than the budget is refused; elsewhere it
+ * runs, one row a launch. */
+static void check_global_pool_pieces(tdm_device *dev)
+{
+    enum { B = 2, H = 300, W = 50, C = 3, AT = 5 };          /* 78 rows of 51 iterations a piece */
+    static const uint32_t ranges[][2] = {{0, H}, {17, 200}}; /* row0, rows */
+    const size_t nx = AT + (size_t)B * H * W * C, ny = AT + B * C;
+    float *x = malloc(nx * sizeof *x), want[2][AT + B * C], got[2][AT + B * C];
+    CHECK(x != NULL);
+    for (size_t i = 0; i < nx; i++)
+        x[i] = (float)((i * 7919) % 1999) / 999.0f - 1.0f;
+    tdm_buffer *bx, *by, *bsum;
+    CHECK_OK(tdm_buffer_alloc(dev, nx * sizeof *x, &bx));
+    CHECK_OK(tdm_buffer_alloc(dev, ny * sizeof(float), &by));
+    CHECK_OK(tdm_buffer_alloc(dev, ny * sizeof(float), &bsum));
+    CHECK_OK(tdm_buffer_write(bx, 0, x, nx * sizeof *x));
+    for (size_t k = 0; k < sizeof ranges / sizeof ranges[0]; k++) {
+        for (size_t i = 0; i < ny; i++)
+            want[0][i] = -1.0f, want[1][i] = (float)i / 7.0f; /* y, and the sum to continue */
+        CHECK_OK(tdm_buffer_write(by, 0, want[0], sizeof want[0]));
+        CHECK_OK(tdm_buffer_write(bsum, 0, want[1], sizeof want[1]));
+        const tdm_global_avg_pool_args args = {{by, AT * 4, B * C * 4},
+                                               {bx, AT * 4, (nx - AT) * 4},
+                                               {bsum, AT * 4, B * C * 4},
+                                               B,
+                                               H,
+                                               W,
+                                               C,
+                                               ranges[k][0],
+                                               ranges[k][1]};
+        CHECK_OK(tdm_global_avg_pool_run(dev, &args));
+        CHECK_OK(tdm_buffer_read(by, 0, got[0], sizeof got[0]));
+        CHECK_OK(tdm_buffer_read(bsum, 0, got[1], sizeof got[1]));
+        const ref_global_avg_pool_args whole = {want[0] + AT, x + AT,      want[1] + AT, B, H, W, C,
+                                                ranges[k][0], ranges[k][1]};
+        ref_global_avg_pool(&whole);
+        CHECK(memcmp(want, got, sizeof got) == 0);
+    }
+    tdm_global_avg_pool_args wide = {{by, 0, 4}, {bx, 0, 3999 * 4}, {bsum, 0, 4}, 1, 1, 3998, 1, 0,
+                                     1};
+    CHECK_FAILS(tdm_global_avg_pool_run(dev, &(tdm_global_avg_pool_args){.h = 2, .rows = 3}),
+                TDM_ERR_INVALID_ARGUMENT, "rows 0 .. 3 of an image of 2 rows");
+    dev->max_loop_iterations = TDM_KERNEL_LOOP_BUDGET;
+    CHECK_OK(tdm_global_avg_pool_run(dev, &wide)); /* 3999 iterations a row */
+    wide.w = 3999;
+    CHECK_FAILS(tdm_global_avg_pool_run(dev, &wide), TDM_ERR_UNSUPPORTED, "rows of 3999 columns");
+    dev->max_loop_iterations = 0;
+    CHECK_OK(tdm_global_avg_pool_run(dev, &wide));
+    tdm_buffer_free(bsum);
+    tdm_buffer_free(by);
+    tdm_buffer_free(bx);
+    free(x);
+}
+
 /* On a device whose driver ends long loops early, a convolution whose window loops
  * past the budget is refused, one within it runs, and a filter gradient of any length
  * runs in pieces; so is a column sum over too many rows (lavapipe summed 70000 ones to
@@ -418,6 +475,7 @@ int main(void)
     check_splitting(ref, pair[1]);
     check_filter_gradient_pieces(ref);
     check_gather_gradient_pieces(ref);
+    check_global_pool_pieces(ref);
     check_loop_budget(pair[0]);
     tdm_context_destroy(ctx);
     return test_finish("test_kernel_run");

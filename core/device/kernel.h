@@ -63,6 +63,7 @@ typedef enum tdm_extent {
     TDM_EXTENT_IM, /* an NHWC image: batch * h * w * c */
     TDM_EXTENT_OM, /* a convolution's output: batch * oh * ow * oc */
     TDM_EXTENT_PM, /* a pooling's output: batch * oh * ow * c */
+    TDM_EXTENT_BC, /* a global pooling's output: batch * c */
     TDM_EXTENT_FL, /* an HWIO filter: kh * kw * c * oc */
     TDM_EXTENT_CL  /* im2col's matrix: batch * oh * ow * kh * kw * c */
 } tdm_extent;

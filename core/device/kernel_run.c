@@ -49,6 +49,10 @@ static tdm_status check_uints(const tdm_kernel_info *info, const uint32_t *u)
         if (tdm_kernel_uint(info, u, flags[i]) > 1)
             return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: '%s' must be 0 or 1", F, info->name,
                             tdm_kernel_uint_name(flags[i]));
+    if (HAS(row0) && U(row0) + U(rows) > U(h))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: %s: rows %" PRIu64 " .. %" PRIu64 " of an image of %" PRIu64 " rows",
+                        F, info->name, U(row0), U(row0) + U(rows), U(h));
     if (HAS(chunk) && U(chunk) == 0)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: 'chunk' is 0", F, info->name);
     uint64_t inputs = U(inputs), k = U(k);
@@ -297,6 +301,40 @@ static tdm_status launch_gather_gradient(tdm_device *dev, const tdm_kernel_info 
     return st;
 }
 
+/* global_avg_pool sums h * w terms per element of y, past what lavapipe's loops run
+ * for a large image: as conv2d_grad_filter, the core launches it on every device in
+ * pieces of rows within the budget (per row, an item's loop over its columns and the
+ * row's own iteration; per piece, the item's), each continuing the sum the last left
+ * in `sum`: bitwise one launch. A row longer than the budget goes one per launch,
+ * except on a device whose driver ends long loops early, which refuses it. The float16
+ * twin takes the same pieces: its sum is float32. */
+static tdm_status launch_global_pool(tdm_device *dev, const tdm_kernel_info *info,
+                                     const tdm_launch *l)
+{
+    const tdm_global_avg_pool_scalars s = tdm_global_avg_pool_scalars_of(l);
+    uint64_t rounds = rounds_of(info, l->u);
+    uint64_t budget = rounds ? TDM_KERNEL_LOOP_BUDGET / rounds : TDM_KERNEL_LOOP_BUDGET;
+    uint64_t piece = (budget - 1) / (1 + (uint64_t)s.w);
+    if (piece == 0 && dev->max_loop_iterations)
+        return tdm_fail(TDM_ERR_UNSUPPORTED,
+                        "%s: %s: rows of %u columns, %" PRIu64 " elements of y per invocation, "
+                        "pass a loop budget of %u iterations, more than %s runs right (its "
+                        "driver ends longer loops early)",
+                        F, info->name, s.w, rounds, TDM_KERNEL_LOOP_BUDGET, dev->desc.id);
+    piece = piece ? piece : 1;
+    const unsigned i0 = TDM_UINT_AT(global_avg_pool, row0), ir = TDM_UINT_AT(global_avg_pool, rows);
+    tdm_launch part = *l;
+    tdm_status st = TDM_OK;
+    uint64_t r = 0;
+    do { /* one launch at least: no rows still write sum and y */
+        part.u[i0] = s.row0 + (uint32_t)r;
+        part.u[ir] = (uint32_t)(s.rows - r < piece ? s.rows - r : piece);
+        st = launch_once(dev, info, &part);
+        r += piece;
+    } while (r < s.rows && st == TDM_OK);
+    return st;
+}
+
 /* Loop iterations one item of a window kernel runs (the nested loops of its source),
  * or 0 for the others: conv2d_grad_filter is launched in pieces instead. */
 static uint64_t window_loops(const tdm_kernel_info *info, tdm_kernel kernel, const uint32_t *u)
@@ -418,6 +456,8 @@ tdm_status tdm_kernel_run(tdm_device *dev, const tdm_kernel_call *call)
         return launch_filter_gradient(dev, info, &l);
     if (fits && call->kernel == TDM_KERNEL_gather_rows_grad)
         return launch_gather_gradient(dev, info, &l);
+    if (fits && info->base == TDM_KERNEL_global_avg_pool)
+        return launch_global_pool(dev, info, &l);
     if (fits)
         return launch_once(dev, info, &l);
     if (info->grid == TDM_GRID_N || info->grid == TDM_GRID_PAIRS || info->grid == TDM_GRID_CHUNKS)

@@ -228,6 +228,7 @@ uint64_t tdm_kernel_extent(const tdm_kernel_info *info, const uint32_t *u, tdm_e
     case TDM_EXTENT_IM: return product4(U(batch), U(h), U(w), U(c));
     case TDM_EXTENT_OM: return product4(U(batch), U(oh), U(ow), U(oc));
     case TDM_EXTENT_PM: return product4(U(batch), U(oh), U(ow), U(c));
+    case TDM_EXTENT_BC: return product4(U(batch), U(c), 1, 1);
     case TDM_EXTENT_FL: return product4(U(kh), U(kw), U(c), U(oc));
     case TDM_EXTENT_CL: {
         uint64_t positions = product4(U(batch), U(oh), U(ow), 1);

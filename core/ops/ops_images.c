@@ -2,6 +2,7 @@
  * the table's kernels. */
 #include "base/error.h"
 #include "device/kernel_args.h"
+#include "device/scratch_pool.h"
 #include "device/tensor_impl.h"
 #include "ops/ops_check.h"
 #include "ops/ops_images.h"
@@ -244,6 +245,74 @@ tdm_status tdm_op_pool2d_grad(tdm_pooling kind, tdm_tensor *dx, const tdm_tensor
             .dx = tdm_tensor_view(dx), .dy = tdm_tensor_view(dy), POOL_UINTS(g)};
         call = tdm_avg_pool2d_grad_call(&a);
     }
+    return tdm_ops_run(fn, dx, &call);
+}
+
+/* A global pooling's output and input, both of dtype on the output's device: the image
+ * [batch, h, w, c] (the output where out_is_image) and its mean per channel [batch, c].
+ * The image's dimensions into g. */
+static tdm_status check_global(const char *f, const char *out_name, const tdm_tensor *out,
+                               const char *in_name, const tdm_tensor *in, tdm_dtype dtype,
+                               int out_is_image, image_geometry *g)
+{
+    *g = (image_geometry){0};
+    tdm_status s = tdm_ops_check(f, out_name, out, dtype, NULL);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, in_name, in, dtype, out->device);
+    const tdm_tensor *image = out_is_image ? out : in, *pooled = out_is_image ? in : out;
+    if (s == TDM_OK)
+        s = check_rank4(f, out_is_image ? out_name : in_name, image);
+    if (s != TDM_OK)
+        return s;
+    const size_t *d = image->shape.dims;
+    s = tdm_ops_check_matrix(f, out_is_image ? in_name : out_name, pooled, d[0], d[3]);
+    if (s == TDM_OK)
+        *g = (image_geometry){
+            .batch = (uint32_t)d[0], .h = (uint32_t)d[1], .w = (uint32_t)d[2], .c = (uint32_t)d[3]};
+    return s;
+}
+
+#define GLOBAL_UINTS(g) .batch = (g).batch, .h = (g).h, .w = (g).w, .c = (g).c
+
+tdm_status tdm_op_global_avg_pool(tdm_tensor *y, const tdm_tensor *x)
+{
+    const char *fn = "tdm_op_global_avg_pool";
+    const tdm_dtype storage = tdm_ops_storage(y); /* y and x: f32, or f16 activations */
+    image_geometry g;
+    tdm_status s = check_global(fn, "y", y, "x", x, storage, 0, &g);
+    if (s != TDM_OK || y->count == 0)
+        return s;
+    if (x->count == 0) /* images of no positions */
+        return tdm_op_fill(y, 0.0f);
+    /* The sums in float, carried from one piece of rows to the next (kernel_run.c). */
+    const size_t bytes = y->count * sizeof(float);
+    tdm_buffer *sum = NULL;
+    s = tdm_scratch_acquire(y->device, bytes, &sum);
+    if (s != TDM_OK)
+        return tdm_fail_context(s, "%s: the sums' %zu bytes", fn, bytes);
+    const tdm_global_avg_pool_args a = {.y = tdm_tensor_view(y),
+                                        .x = tdm_tensor_view(x),
+                                        .sum = {sum, 0, bytes},
+                                        GLOBAL_UINTS(g),
+                                        .row0 = 0,
+                                        .rows = g.h};
+    tdm_kernel_call call = tdm_global_avg_pool_call(&a);
+    tdm_kernel_store_as(&call, storage);
+    s = tdm_ops_run(fn, y, &call);
+    tdm_scratch_release(sum); /* issued: later users of the pool run after it */
+    return s;
+}
+
+tdm_status tdm_op_global_avg_pool_grad(tdm_tensor *dx, const tdm_tensor *dy)
+{
+    const char *fn = "tdm_op_global_avg_pool_grad";
+    image_geometry g;
+    tdm_status s = check_global(fn, "dx", dx, "dy", dy, TDM_F32, 1, &g);
+    if (s != TDM_OK || dx->count == 0)
+        return s;
+    const tdm_global_avg_pool_grad_args a = {
+        .dx = tdm_tensor_view(dx), .dy = tdm_tensor_view(dy), GLOBAL_UINTS(g)};
+    tdm_kernel_call call = tdm_global_avg_pool_grad_call(&a);
     return tdm_ops_run(fn, dx, &call);
 }
 

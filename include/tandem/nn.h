@@ -138,6 +138,18 @@ TDM_API tdm_status tdm_op_pool2d(tdm_pooling kind, tdm_tensor *y, const tdm_tens
 TDM_API tdm_status tdm_op_pool2d_grad(tdm_pooling kind, tdm_tensor *dx, const tdm_tensor *dy,
                                       const tdm_tensor *x, const tdm_window *win);
 
+/* y[b, ch] = the mean of x[b, r, s, ch] over the image's h * w positions, summed in
+ * order (r outermost) then divided by h * w: x [batch, h, w, channels] f32 or f16, y
+ * [batch, channels] of x's dtype. Bitwise tdm_op_pool2d's average over the window of
+ * the whole image (h x w, strides h x w, no padding), on every device; 0 for images of
+ * no positions. A device whose driver ends long loops early (lavapipe) refuses rows of
+ * 3999 columns or more (TDM_ERR_UNSUPPORTED); any number of rows runs. */
+TDM_API tdm_status tdm_op_global_avg_pool(tdm_tensor *y, const tdm_tensor *x);
+/* dx[b, r, s, ch] = dy[b, ch] / (h * w): dx [batch, h, w, channels] f32, dy [batch,
+ * channels] f32. Bitwise tdm_op_pool2d_grad's average over the window of the whole
+ * image. */
+TDM_API tdm_status tdm_op_global_avg_pool_grad(tdm_tensor *dx, const tdm_tensor *dy);
+
 #ifdef __cplusplus
 }
 #endif

@@ -171,12 +171,13 @@ static void apply_image_shape(const tdm_kernel_info *info, conf_case *c, const i
     uint32_t oh, ow, top, left;
     window_dims(s->h, s->kh, s->sh, s->pad, &oh, &top);
     window_dims(s->w, s->kw, s->sw, s->pad, &ow, &left);
+    /* a global pooling sums every row (rows; row0 stays 0) and ignores the window */
     const tdm_uint_name names[] = {
-        TDM_UINT_batch,    TDM_UINT_h,       TDM_UINT_w,       TDM_UINT_c,  TDM_UINT_oc,
-        TDM_UINT_kh,       TDM_UINT_kw,      TDM_UINT_oh,      TDM_UINT_ow, TDM_UINT_stride_h,
-        TDM_UINT_stride_w, TDM_UINT_pad_top, TDM_UINT_pad_left};
+        TDM_UINT_batch,    TDM_UINT_h,       TDM_UINT_w,        TDM_UINT_c,   TDM_UINT_oc,
+        TDM_UINT_kh,       TDM_UINT_kw,      TDM_UINT_oh,       TDM_UINT_ow,  TDM_UINT_stride_h,
+        TDM_UINT_stride_w, TDM_UINT_pad_top, TDM_UINT_pad_left, TDM_UINT_rows};
     const uint32_t values[] = {s->batch, s->h, s->w,  s->c,  s->oc, s->kh, s->kw,
-                               oh,       ow,   s->sh, s->sw, top,   left};
+                               oh,       ow,   s->sh, s->sw, top,   left,  s->h};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
         set_uint(info, c, names[i], values[i]);
     snprintf(c->label, sizeof c->label, "%ux%ux%ux%u k%ux%u s%ux%u %s", s->batch, s->h, s->w, s->c,

@@ -473,6 +473,41 @@ static tdm_status pool_problem(size_t index, grad_problem *p, int max)
     return weigh(p, p->bwd_in.host[1], 0);
 }
 
+/* global_avg_pool (y, x, sum) and global_avg_pool_grad (dx, dy); the loss weighs y by
+ * dy. Each output depends on every position of its image and channel, so a round is
+ * one position (r, s) of every image and channel. Cases batch x h x w x c. */
+static const uint32_t global_cases[][4] = {{2, 5, 5, 3}, {3, 4, 7, 2}, {1, 9, 6, 5}};
+#define GLOBAL_CASES (sizeof global_cases / sizeof global_cases[0])
+
+static size_t position_round(const grad_problem *p, size_t j)
+{
+    return j / p->fwd.u[3] % ((size_t)p->fwd.u[1] * p->fwd.u[2]);
+}
+
+static long position_owner(const grad_problem *p, size_t o, size_t round)
+{
+    size_t c = p->fwd.u[3], positions = (size_t)p->fwd.u[1] * p->fwd.u[2];
+    return (long)((o / c * positions + round) * c + o % c);
+}
+
+static tdm_status global_pool_problem(tdm_device *dev, const grad_check *g, size_t index,
+                                      grad_problem *p)
+{
+    (void)g, (void)dev;
+    const uint32_t *d = global_cases[index];
+    const uint32_t u[] = {d[0], d[1], d[2], d[3], 0, d[1]}; /* rows 0 .. h - 1 */
+    tdm_status s = make_call(&p->fwd, &p->fwd_in, TDM_KERNEL_global_avg_pool, u, NULL, 1);
+    if (s == TDM_OK)
+        s = make_call(&p->bwd, &p->bwd_in, TDM_KERNEL_global_avg_pool_grad, u, NULL, 2);
+    if (s != TDM_OK)
+        return s;
+    snprintf(p->bwd.label, sizeof p->bwd.label, "dx %ux%ux%ux%u", d[0], d[1], d[2], d[3]);
+    p->out = 0, p->grad = 0, p->wrt = 1;
+    p->rounds = (size_t)d[1] * d[2];
+    p->round_of = position_round, p->owner = position_owner;
+    return weigh(p, p->bwd_in.host[1], 0);
+}
+
 static tdm_status max_pool_problem(tdm_device *dev, const grad_check *g, size_t index,
                                    grad_problem *p)
 {
@@ -716,6 +751,8 @@ static const grad_check checks[] = {
      max_pool_problem},
     {"avg_pool2d dx", TDM_KERNEL_avg_pool2d, TDM_KERNEL_avg_pool2d_grad, IMAGE_CASES,
      avg_pool_problem},
+    {"global_avg_pool dx", TDM_KERNEL_global_avg_pool, TDM_KERNEL_global_avg_pool_grad,
+     GLOBAL_CASES, global_pool_problem},
     {"im2col dx", TDM_KERNEL_im2col, TDM_KERNEL_col2im, IMAGE_CASES, im2col_problem},
     {"gather_rows dx", TDM_KERNEL_gather_rows, TDM_KERNEL_gather_rows_grad, 1, gather_problem},
     {"batch_norm dx", TDM_KERNEL_batch_norm_apply, TDM_KERNEL_batch_norm_grad, 1,

@@ -1,7 +1,7 @@
-/* Max and average pooling, NHWC, and their gradients: windows and padding as in
- * ref_conv.c, each output a float result in the order kernels.def gives, as the
- * devices compute it. The gradients are gathers over the outputs whose windows hold
- * an input. */
+/* Max, average and global average pooling, NHWC, and their gradients: windows and
+ * padding as in ref_conv.c, each output a float result in the order kernels.def gives,
+ * as the devices compute it. The gradients are gathers over the outputs whose windows
+ * hold an input. */
 #include <math.h>
 
 #include "ref_kernels.h"
@@ -116,5 +116,33 @@ void ref_avg_pool2d_grad(const ref_avg_pool2d_grad_args *a)
             }
         }
         a->dx[e] = sum;
+    }
+}
+
+/* avg_pool2d's sum and quotient over the window of the whole image, the sum carried
+ * in `sum` from one piece of rows to the next; the gradient avg_pool2d_grad's one
+ * term. */
+void ref_global_avg_pool(const ref_global_avg_pool_args *a)
+{
+    size_t count = (size_t)a->batch * a->c;
+    uint32_t n = a->h * a->w;
+    for (size_t o = 0; o < count; o++) {
+        size_t ch = o % a->c, b = o / a->c;
+        float sum = a->row0 ? a->sum[o] : 0.0f;
+        for (size_t r = a->row0; r < (size_t)a->row0 + a->rows; r++)
+            for (size_t s = 0; s < a->w; s++)
+                sum += a->x[((b * a->h + r) * a->w + s) * a->c + ch];
+        a->sum[o] = sum;
+        a->y[o] = n ? sum / (float)n : 0.0f;
+    }
+}
+
+void ref_global_avg_pool_grad(const ref_global_avg_pool_grad_args *a)
+{
+    size_t count = (size_t)a->batch * a->h * a->w * a->c;
+    uint32_t n = a->h * a->w;
+    for (size_t e = 0; e < count; e++) {
+        float q = a->dy[e / ((size_t)n * a->c) * a->c + e % a->c] / (float)n;
+        a->dx[e] = q == 0.0f ? 0.0f : q; /* avg_pool2d_grad's sum from +0 */
     }
 }

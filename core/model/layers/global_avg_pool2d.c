@@ -1,32 +1,53 @@
 /* global_avg_pool2d: each channel's mean over the whole image, a flat vector of
- * channels out. It is average pooling with one window, the image: its passes are
- * avg_pool2d's kernels (and their f16 twin), which sum the window in order and divide
- * by its size, so it shares their conformance and gradient checks. No variables. */
+ * channels out, through tdm_op_global_avg_pool and its gradient (bitwise average
+ * pooling with the image as its one window). No variables. */
 #include "model/layers/images.h"
 
 static tdm_status plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l, const char *f)
 {
     tdm_status s = tdm_layer_needs_image(o, l, f);
     tdm_layer_plan *p = &plans[l];
-    p->win = (tdm_window){
-        .height = p->in_h, .width = p->in_w, .stride_h = p->in_h, .stride_w = p->in_w};
     p->out_h = p->out_w = 1;
     p->out_c = p->in_c;
     return s;
+}
+
+/* The layer's image input (t, of the layer before) and its flat output (u, of this
+ * layer): their first rows, as the ops take them. */
+static tdm_status views(const tdm_layer_plan *p, const tdm_tensor *t, const tdm_tensor *u,
+                        size_t rows, tdm_tensor **image, tdm_tensor **flat)
+{
+    tdm_status s = tdm_layer_input_image(p, t, rows, image);
+    return s == TDM_OK ? tdm_tensor_slice((tdm_tensor *)u, 0, &TDM_SHAPE(rows, p->out_c), flat)
+                       : s;
 }
 
 static tdm_status forward(const tdm_model *m, const tdm_model_views *v, size_t l,
                           const tdm_tensor *x, const tdm_forward_args *fa)
 {
     (void)fa;
-    return tdm_layer_pool_forward(m, v, l, x, TDM_POOL_AVERAGE);
+    tdm_tensor *xi = NULL, *y = NULL;
+    tdm_status s = views(&m->plans[l], x, v->b.z[l], v->rows, &xi, &y);
+    if (s == TDM_OK)
+        s = tdm_op_global_avg_pool(y, xi);
+    tdm_tensor_destroy(y);
+    tdm_tensor_destroy(xi);
+    return s;
 }
 
 static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t l,
                            const tdm_loss_args *a, const tdm_tensor *x)
 {
-    (void)a;
-    return tdm_layer_pool_backward(m, v, l, x, TDM_POOL_AVERAGE);
+    (void)a, (void)x;
+    if (l == 0)
+        return TDM_OK;
+    tdm_tensor *dx = NULL, *dy = NULL;
+    tdm_status s = views(&m->plans[l], v->b.g[l - 1], v->b.g[l], v->rows, &dx, &dy);
+    if (s == TDM_OK)
+        s = tdm_op_global_avg_pool_grad(dx, dy);
+    tdm_tensor_destroy(dy);
+    tdm_tensor_destroy(dx);
+    return s;
 }
 
 const tdm_layer_type tdm_layer_global_avg_pool2d = {
