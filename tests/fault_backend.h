@@ -1,7 +1,7 @@
 /* Fault injection for tests: a decorator over the backends' ops tables that fails the
  * Nth buffer allocation, the Nth kernel launch, or loses the device at its Nth call.
  * It lives in the test tree alone: the library exports nothing for it, and its normal
- * path does not change (a device's ops pointer is swapped, as tests/test_device_lost.c
+ * path does not change (a device's ops pointer is swapped, as tests/cases/device_lost.c
  * does). Counts are shared by every wrapped device and safe from replica threads. */
 #ifndef TDM_TEST_FAULT_BACKEND_H
 #define TDM_TEST_FAULT_BACKEND_H

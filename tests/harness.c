@@ -101,6 +101,13 @@ void test_random_bytes(void *dst, size_t size, unsigned seed)
     }
 }
 
+size_t test_scenario_of(const test_run *run, tdm_context **ctx, tdm_device **devs)
+{
+    *ctx = run->ctx;
+    memcpy(devs, run->devs, run->n_devs * sizeof *devs);
+    return run->n_devs;
+}
+
 uint32_t test_scenario_backends(const char *scenario)
 {
     if (!strcmp(scenario, "reference"))

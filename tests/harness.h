@@ -41,7 +41,31 @@ extern int test_failures;
         }                                                                                          \
     } while (0)
 
-/* Ends main: prints a summary line and returns the exit status. */
+/* What the runner (tests/main.c) hands a case of tests/cases.def. */
+typedef struct test_run {
+    const char *name;  /* the case's name */
+    int argc;          /* its arguments, after the name */
+    char **argv;
+    /* A SCENARIO case's: argv[0], the context opened on its backends, its devices. */
+    const char *scenario;
+    tdm_context *ctx;
+    tdm_device *devs[3];
+    size_t n_devs;
+} test_run;
+
+/* Every case's entry point, from tests/cases.def (the lines this build has). */
+#define TDM_TEST_CASE(name, harness, built_with, args, what) void test_case_##name(const test_run *run);
+#include "test_cases.inc"
+#undef TDM_TEST_CASE
+
+/* A SCENARIO case's context and devices into its own variables; returns how many. */
+size_t test_scenario_of(const test_run *run, tdm_context **ctx, tdm_device **devs);
+
+/* A case's usage failed a check the runner cannot make (a value out of range):
+ * prints the case's usage line and counts a failure. */
+void test_usage_error(const test_run *run, const char *why);
+
+/* The summary line of a case's run; returns the exit status. */
 int test_finish(const char *name);
 
 /* A context with the given backends whose log goes to stderr; aborts the test

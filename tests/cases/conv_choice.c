@@ -1,0 +1,298 @@
+/* How a model's convolutions compute: by the rule (lowered on OpenCL and Vulkan,
+ * direct on the reference backend), forced direct or lowered, or measured per layer
+ * on each replica's device at its first step. Forced choices train alike to f32
+ * rounding; a measured model trains bit for bit as one forced to what it chose, so
+ * the measurement leaves nothing behind (nor the losing way's im2col matrix, which
+ * tdm_model_scratch_bytes sees); options that cannot work are refused. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "train_fixture.h"
+
+#define SIDE 8
+#define FEATURES (SIDE * SIDE)
+#define CLASSES 4
+#define EXAMPLES 96
+#define BATCH 32
+#define STEPS 6
+#define MAX_WEIGHTS 4096
+
+static tdm_context *ctx;
+static tdm_device *devs[3];
+static size_t n_devs;
+
+/* conv 4 filters 3x3 SAME, max pool 2, dense 4: one convolution, so a measured model
+ * makes one choice per device. */
+static const tdm_layer layers[] = {
+    TDM_CONV2D(4, 3, TDM_ACT_RELU),
+    TDM_MAX_POOL2D(2),
+    TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f),
+};
+#define LAYERS (sizeof layers / sizeof layers[0])
+
+static tdm_model_options options(tdm_conv_algorithm a)
+{
+    tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
+    mo.layers = layers;
+    mo.layer_count = LAYERS;
+    mo.input_height = mo.input_width = SIDE;
+    mo.input_channels = 1;
+    mo.seed = 9;
+    mo.conv_algorithm = a;
+    return mo;
+}
+
+/* Each class a bright quadrant over noise, in batches of `batch`. */
+static tdm_dataset *images(size_t batch)
+{
+    static float x[EXAMPLES * FEATURES];
+    static int32_t y[EXAMPLES];
+    uint32_t state = 12345u;
+    for (size_t e = 0; e < EXAMPLES; e++) {
+        y[e] = (int32_t)(e % CLASSES);
+        for (size_t i = 0; i < FEATURES; i++) {
+            state = state * 1664525u + 1013904223u;
+            size_t quadrant = (i / SIDE >= SIDE / 2) * 2 + (i % SIDE >= SIDE / 2);
+            x[e * FEATURES + i] =
+                (float)(state >> 8) * 0x1p-24f + (quadrant == (size_t)y[e] ? 1.0f : 0.0f);
+        }
+    }
+    tdm_dataset *ds = NULL;
+    CHECK_OK(tdm_dataset_from_arrays(x, y, EXAMPLES, FEATURES, CLASSES, &ds));
+    CHECK_OK(tdm_dataset_batch(ds, batch, 0));
+    CHECK_OK(tdm_dataset_repeat(ds, 4));
+    return ds;
+}
+
+typedef struct conv_run {
+    tdm_strategy *strategy;
+    tdm_model *model;
+    tdm_optimizer *opt;
+    tdm_train_op *op;
+    double losses[STEPS];
+    float weights[MAX_WEIGHTS];
+    size_t weight_count;
+} conv_run;
+
+static void run_open(conv_run *r, tdm_device *const *d, size_t n, tdm_conv_algorithm a)
+{
+    memset(r, 0, sizeof *r);
+    tdm_model_options mo = options(a);
+    CHECK_OK(n == 1 ? tdm_strategy_create_one_device(d[0], NULL, &r->strategy)
+                    : tdm_strategy_create_mirrored(ctx, d, n, NULL, &r->strategy));
+    CHECK_OK(tdm_model_create(r->strategy, &mo, &r->model));
+    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
+    oo.kind = TDM_OPT_SGD;
+    oo.learning_rate.initial = 0.1f;
+    CHECK_OK(tdm_optimizer_create(r->strategy, &oo, &r->opt));
+    tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
+    to.loss_fn = tdm_model_loss;
+    to.loss_user = r->model;
+    to.optimizer = r->opt;
+    CHECK_OK(tdm_train_op_create(r->strategy, &to, &r->op));
+}
+
+/* STEPS steps, then the weights (the first copies). */
+static void run_train(conv_run *r)
+{
+    tdm_dataset *ds = images(BATCH);
+    CHECK(fixture_train_steps(r->strategy, r->op, ds, STEPS, r->losses) == STEPS);
+    tdm_dataset_destroy(ds);
+    r->weight_count = 0;
+    for (size_t i = 0; i < tdm_model_variable_count(r->model); i++) {
+        tdm_variable *v = tdm_model_variable(r->model, i);
+        tdm_shape shape = tdm_variable_shape(v);
+        size_t count = tdm_shape_count(&shape), bytes = count * sizeof(float);
+        CHECK(r->weight_count + count <= MAX_WEIGHTS);
+        if (r->weight_count + count > MAX_WEIGHTS)
+            break;
+        CHECK_OK(tdm_variable_read(v, r->weights + r->weight_count, bytes));
+        r->weight_count += count;
+    }
+}
+
+static size_t scratch_bytes(const conv_run *r)
+{
+    size_t bytes = 1;
+    CHECK_OK(tdm_model_scratch_bytes(r->model, 0, &bytes));
+    return bytes;
+}
+
+static void run_close(conv_run *r)
+{
+    tdm_train_op_destroy(r->op);
+    tdm_optimizer_destroy(r->opt);
+    tdm_model_destroy(r->model);
+    tdm_strategy_destroy(r->strategy);
+}
+
+static tdm_conv_algorithm used(const conv_run *r, size_t replica)
+{
+    tdm_conv_algorithm a = TDM_CONV_AUTO;
+    CHECK_OK(tdm_model_conv_algorithm_used(r->model, replica, 0, &a));
+    return a;
+}
+
+static int is_reference(tdm_device *dev)
+{
+    tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+    CHECK_OK(tdm_device_describe(dev, &d));
+    return d.backend == TDM_BACKEND_REFERENCE;
+}
+
+/* What each option gives on every device, before any step. */
+static void check_rule(void)
+{
+    for (size_t i = 0; i < n_devs; i++) {
+        conv_run r;
+        run_open(&r, devs + i, 1, TDM_CONV_AUTO);
+        CHECK(used(&r, 0) == (is_reference(devs[i]) ? TDM_CONV_DIRECT : TDM_CONV_LOWERED));
+        run_close(&r);
+        run_open(&r, devs + i, 1, TDM_CONV_MEASURED);
+        CHECK(used(&r, 0) == TDM_CONV_MEASURED);
+        run_close(&r);
+    }
+    conv_run r;
+    run_open(&r, devs, n_devs, TDM_CONV_DIRECT);
+    for (size_t i = 0; i < n_devs; i++)
+        CHECK(used(&r, i) == TDM_CONV_DIRECT);
+    run_close(&r);
+    tdm_model_options mo = options(TDM_CONV_AUTO);
+    mo.compute_dtype = TDM_F16;
+    tdm_strategy *s = NULL;
+    tdm_model *m = NULL;
+    CHECK_OK(tdm_strategy_create_one_device(devs[0], NULL, &s));
+    CHECK_OK(tdm_model_create(s, &mo, &m));
+    tdm_conv_algorithm a = TDM_CONV_AUTO;
+    CHECK_OK(tdm_model_conv_algorithm_used(m, 0, 0, &a));
+    CHECK(a == TDM_CONV_LOWERED); /* f16 operands are GEMM's */
+    tdm_model_destroy(m);
+    tdm_strategy_destroy(s);
+}
+
+/* The largest |got - want| / |want| of the losses and of the weights. */
+static double worst_relative(const conv_run *got, const conv_run *want)
+{
+    double worst = 0.0;
+    for (size_t i = 0; i < STEPS; i++)
+        worst = fmax(worst, fabs(got->losses[i] - want->losses[i]) / fabs(want->losses[i]));
+    for (size_t i = 0; i < want->weight_count; i++) {
+        double scale = fmax(fabs((double)want->weights[i]), 1e-3);
+        worst = fmax(worst, fabs((double)got->weights[i] - want->weights[i]) / scale);
+    }
+    return worst;
+}
+
+/* Direct and lowered train alike on every device (they differ in the order of their
+ * sums only), and they learn. */
+static void check_forced_agree(void)
+{
+    for (size_t i = 0; i < n_devs; i++) {
+        conv_run direct, lowered;
+        run_open(&direct, devs + i, 1, TDM_CONV_DIRECT);
+        run_open(&lowered, devs + i, 1, TDM_CONV_LOWERED);
+        CHECK(scratch_bytes(&direct) == 0);
+        run_train(&direct);
+        run_train(&lowered);
+        /* lowered, the layer keeps its im2col matrix: a row of 8 x 8 windows of 3 x 3 */
+        CHECK(scratch_bytes(&lowered) - scratch_bytes(&direct) == BATCH * 64 * 9 * sizeof(float));
+        double worst = worst_relative(&lowered, &direct);
+        fprintf(stderr, "device %zu: lowered against direct: worst relative difference %g\n", i,
+                worst);
+        CHECK(worst <= 2e-5);
+        CHECK(direct.losses[STEPS - 1] < 0.8 * direct.losses[0]);
+        run_close(&direct);
+        run_close(&lowered);
+    }
+}
+
+/* A measured model on each device chooses at its first step, then trains bit for bit
+ * as a model forced to that choice; mirrored over every device, each replica
+ * chooses and the copies stay equal. */
+static void check_measured(void)
+{
+    for (size_t i = 0; i < n_devs; i++) {
+        conv_run measured, forced;
+        run_open(&measured, devs + i, 1, TDM_CONV_MEASURED);
+        run_train(&measured);
+        tdm_conv_algorithm chose = used(&measured, 0);
+        CHECK(chose == TDM_CONV_DIRECT || chose == TDM_CONV_LOWERED);
+        fprintf(stderr, "device %zu: measured %s\n", i, tdm_conv_algorithm_name(chose));
+        run_open(&forced, devs + i, 1, chose);
+        run_train(&forced);
+        CHECK(!memcmp(measured.losses, forced.losses, sizeof measured.losses));
+        CHECK(scratch_bytes(&measured) == scratch_bytes(&forced)); /* the loser's buffer freed */
+        /* A larger batch grows the buffers; the choice stays. */
+        size_t before = scratch_bytes(&measured);
+        tdm_dataset *larger = images(2 * BATCH);
+        double losses[2];
+        CHECK(fixture_train_steps(measured.strategy, measured.op, larger, 2, losses) == 2);
+        CHECK(used(&measured, 0) == chose && scratch_bytes(&measured) > before);
+        tdm_dataset_destroy(larger);
+        CHECK(measured.weight_count == forced.weight_count &&
+              !memcmp(measured.weights, forced.weights, measured.weight_count * sizeof(float)));
+        run_close(&measured);
+        run_close(&forced);
+    }
+    conv_run all;
+    run_open(&all, devs, n_devs, TDM_CONV_MEASURED);
+    run_train(&all);
+    for (size_t i = 0; i < n_devs; i++)
+        CHECK(used(&all, i) == TDM_CONV_DIRECT || used(&all, i) == TDM_CONV_LOWERED);
+    CHECK_OK(tdm_strategy_check_mirrored(all.strategy));
+    CHECK(all.losses[STEPS - 1] < 0.8 * all.losses[0]);
+    run_close(&all);
+}
+
+static void check_refusals(void)
+{
+    tdm_strategy *s = NULL;
+    tdm_model *m = NULL;
+    CHECK_OK(tdm_strategy_create_one_device(devs[0], NULL, &s));
+    tdm_model_options mo = options(TDM_CONV_DIRECT);
+    mo.compute_dtype = TDM_F16;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "conv_algorithm direct with compute_dtype f16");
+    mo = options((tdm_conv_algorithm)7);
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT, "unknown conv_algorithm 7");
+    mo = options(TDM_CONV_AUTO);
+    mo.reserved[0] = 1;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "options.reserved is not 0: use TDM_MODEL_OPTIONS_INIT");
+    tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
+    to.reserved[0] = 1;
+    tdm_train_op *op = NULL;
+    CHECK_FAILS(tdm_train_op_create(s, &to, &op), TDM_ERR_INVALID_ARGUMENT,
+                "options.reserved is not 0: use TDM_TRAIN_OP_OPTIONS_INIT");
+    mo = options(TDM_CONV_AUTO);
+    CHECK_OK(tdm_model_create(s, &mo, &m));
+    tdm_conv_algorithm a;
+    CHECK_FAILS(tdm_model_conv_algorithm_used(m, 0, 1, &a), TDM_ERR_INVALID_ARGUMENT,
+                "layer 1 of 3: give a local replica and a conv2d layer");
+    CHECK_FAILS(tdm_model_conv_algorithm_used(m, 1, 0, &a), TDM_ERR_INVALID_ARGUMENT,
+                "replica 1 of 1");
+    size_t bytes;
+    CHECK_FAILS(tdm_model_scratch_bytes(m, 1, &bytes), TDM_ERR_INVALID_ARGUMENT,
+                "replica 1 of 1 local replicas");
+    tdm_model_destroy(m);
+    tdm_strategy_destroy(s);
+    for (int i = TDM_CONV_AUTO; i <= TDM_CONV_MEASURED; i++) {
+        tdm_conv_algorithm back = TDM_CONV_AUTO;
+        CHECK_OK(tdm_conv_algorithm_parse(tdm_conv_algorithm_name((tdm_conv_algorithm)i), &back));
+        CHECK((int)back == i);
+    }
+    CHECK_FAILS(tdm_conv_algorithm_parse("gemm", &a), TDM_ERR_NOT_FOUND,
+                "no convolution algorithm 'gemm'");
+    CHECK(!strcmp(tdm_conv_algorithm_name((tdm_conv_algorithm)9), "unknown"));
+}
+
+void test_case_conv_choice(const test_run *run)
+{
+    n_devs = test_scenario_of(run, &ctx, devs);
+    check_rule();
+    check_forced_agree();
+    check_measured();
+    check_refusals();
+}

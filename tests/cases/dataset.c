@@ -1,0 +1,967 @@
+/* Datasets on the host: CSV, IDX and array sources, every bad-input case, the
+ * transformations, iteration and checkpoint positions. argv[1]: data/digits.csv.gz. */
+#include <errno.h>
+#include <math.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "harness.h"
+
+#define MAX_FILES 64
+
+static char tmp_dir[96]; /* $TMPDIR (else /tmp)/tdm_dataset_XXXXXX, made by mkdtemp */
+static char created[MAX_FILES][160];
+static size_t created_count;
+
+/* A path in the scratch directory, remembered for removal at the end. */
+static const char *tmp_path(const char *name)
+{
+    if (created_count == MAX_FILES) {
+        fprintf(stderr, "too many scratch files\n");
+        exit(1);
+    }
+    char *path = created[created_count++];
+    snprintf(path, sizeof created[0], "%s/%s", tmp_dir, name);
+    return path;
+}
+
+static const char *write_bytes(const char *name, const void *bytes, size_t size)
+{
+    const char *path = tmp_path(name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(bytes, 1, size, f) != size || fclose(f) != 0) {
+        fprintf(stderr, "cannot write %s\n", path);
+        exit(1);
+    }
+    return path;
+}
+
+static const char *write_text(const char *name, const char *text)
+{
+    return write_bytes(name, text, strlen(text));
+}
+
+static const char *write_gzip(const char *name, const void *bytes, size_t size)
+{
+    const char *path = tmp_path(name);
+    gzFile f = gzopen(path, "wb");
+    if (!f || gzwrite(f, bytes, (unsigned)size) != (int)size || gzclose(f) != Z_OK) {
+        fprintf(stderr, "cannot write %s\n", path);
+        exit(1);
+    }
+    return path;
+}
+
+static void remove_scratch(void)
+{
+    for (size_t i = 0; i < created_count; i++)
+        unlink(created[i]);
+    rmdir(tmp_dir);
+}
+
+/* ---- CSV ------------------------------------------------------------------------ */
+
+static tdm_dataset *load_csv(const char *path, const tdm_csv_options *opts)
+{
+    tdm_dataset *ds = NULL;
+    CHECK_OK(tdm_dataset_from_csv(path, opts, &ds));
+    return ds;
+}
+
+/* The dataset's examples in order, one epoch, unbatched: features and labels. */
+static size_t read_all(const tdm_dataset *ds, float *features, int32_t *labels, size_t max)
+{
+    tdm_dataset_iterator *it = NULL;
+    CHECK_OK(tdm_dataset_iterator_create(ds, &it));
+    size_t n = 0;
+    const tdm_batch *b;
+    while (it && tdm_dataset_iterator_next(it, &b) == TDM_OK && b->count && n < max) {
+        memcpy(features + n * b->feature_count, b->features,
+               b->count * b->feature_count * sizeof(float));
+        memcpy(labels + n, b->labels, b->count * sizeof(int32_t));
+        n += b->count;
+    }
+    tdm_dataset_iterator_destroy(it);
+    return n;
+}
+
+static void check_csv_plain(void)
+{
+    tdm_dataset *ds = load_csv(write_text("plain.csv", "1,2,0\n3.5, -4e1 ,1\n\n5,6,1"), NULL);
+    float f[6];
+    int32_t l[3];
+    CHECK(tdm_dataset_feature_count(ds) == 2 && tdm_dataset_class_count(ds) == 2);
+    CHECK(read_all(ds, f, l, 3) == 3);
+    CHECK(f[0] == 1 && f[1] == 2 && f[2] == 3.5f && f[3] == -40 && f[5] == 6);
+    CHECK(l[0] == 0 && l[1] == 1 && l[2] == 1);
+    tdm_dataset_destroy(ds);
+}
+
+static void check_csv_header_middle_label(void)
+{
+    const char *path = write_text("header.csv", " \"a\" ,label, b\r\n1,2,3\r\n4,0,6\r\n");
+    tdm_csv_options o = TDM_CSV_OPTIONS_INIT;
+    o.header = 1;
+    o.label_name = "label";
+    o.class_count = 5;
+    tdm_dataset *by_name = load_csv(path, &o);
+    o.label_name = NULL;
+    o.label_column = 1;
+    tdm_dataset *by_index = load_csv(path, &o);
+    float f[4];
+    int32_t l[2];
+    CHECK(read_all(by_name, f, l, 2) == 2);
+    CHECK(f[0] == 1 && f[1] == 3 && f[2] == 4 && f[3] == 6 && l[0] == 2 && l[1] == 0);
+    CHECK(tdm_dataset_class_count(by_name) == 5);
+    CHECK(read_all(by_index, f, l, 2) == 2 && f[1] == 3 && l[0] == 2);
+    tdm_dataset_destroy(by_name);
+    tdm_dataset_destroy(by_index);
+}
+
+static void check_csv_gzip_and_delimiter(void)
+{
+    const char *text = "0.5;1;2\n1.5;2;0\n";
+    tdm_csv_options o = TDM_CSV_OPTIONS_INIT;
+    o.delimiter = ';';
+    /* gzip is recognised by its magic bytes, not by the file's name */
+    tdm_dataset *ds = load_csv(write_gzip("semi.csv", text, strlen(text)), &o);
+    float f[4];
+    int32_t l[2];
+    CHECK(read_all(ds, f, l, 2) == 2);
+    CHECK(f[0] == 0.5f && f[3] == 2 && l[0] == 2 && l[1] == 0);
+    CHECK(tdm_dataset_class_count(ds) == 3);
+    tdm_dataset_destroy(ds);
+}
+
+/* A CSV file that must fail with `status` and a message containing `needle`, leaving
+ * the output NULL. */
+static void csv_fails(const char *name, const char *text, const tdm_csv_options *o,
+                      tdm_status status, const char *needle)
+{
+    tdm_dataset *ds = (tdm_dataset *)&ds;
+    CHECK_FAILS(tdm_dataset_from_csv(write_text(name, text), o, &ds), status, needle);
+    CHECK(ds == NULL);
+}
+
+/* scikit-learn's exports start with a line of counts (here with class names), which
+ * skip_rows passes over; the layout tells where the examples were. */
+static void check_csv_skip_rows_and_layout(void)
+{
+    const char *path = write_text("sklearn.csv", "3,2,setosa,versicolor\nsepal,petal,target\n"
+                                                 "5.1,1.4,0\n\n4.9,1.3,1\n6.3,6.0,1\n");
+    tdm_csv_layout layout;
+    tdm_csv_options o = TDM_CSV_OPTIONS_INIT;
+    o.skip_rows = 1;
+    o.header = 1;
+    o.layout = &layout;
+    tdm_dataset *ds = load_csv(path, &o);
+    float f[6];
+    int32_t l[3];
+    CHECK(read_all(ds, f, l, 3) == 3 && f[0] == 5.1f && f[5] == 6.0f && l[1] == 1);
+    CHECK(layout.columns == 3 && layout.label_column == 2 && layout.header_line == 2);
+    CHECK(layout.first_line == 3 && layout.last_line == 6 && layout.blank_lines == 1);
+    tdm_dataset_destroy(ds);
+    o.header = 0; /* or skip the header line too */
+    o.skip_rows = 2;
+    ds = load_csv(path, &o);
+    CHECK(read_all(ds, f, l, 3) == 3 && f[0] == 5.1f && l[2] == 1);
+    CHECK(layout.header_line == 0 && layout.first_line == 3 && layout.last_line == 6);
+    tdm_dataset_destroy(ds);
+    o.skip_rows = 0;
+    o.layout = NULL;
+    csv_fails("sklearn.csv", "3,2,setosa,versicolor\n5.1,1.4,0\n", &o, TDM_ERR_CORRUPT_DATA,
+              "sklearn.csv:1:3: field 'setosa' is not a number");
+    o.skip_rows = 9;
+    csv_fails("short_skip.csv", "1,2\n3,4\n", &o, TDM_ERR_CORRUPT_DATA,
+              "skip_rows is 9, the file has 2 lines");
+}
+
+/* A file of features only: every column a feature, every label 0. */
+static void check_csv_no_label(void)
+{
+    tdm_csv_layout layout;
+    tdm_csv_options o = TDM_CSV_OPTIONS_INIT;
+    o.label_column = TDM_CSV_NO_LABEL;
+    o.layout = &layout;
+    tdm_dataset *ds = load_csv(write_text("features.csv", "1,2,3\n4,5,6\n"), &o);
+    float f[6];
+    int32_t l[2] = {7, 7};
+    CHECK(tdm_dataset_feature_count(ds) == 3 && read_all(ds, f, l, 2) == 2);
+    CHECK(f[2] == 3 && f[5] == 6 && l[0] == 0 && l[1] == 0);
+    CHECK(layout.label_column == TDM_CSV_NO_LABEL && layout.columns == 3);
+    tdm_dataset_destroy(ds);
+    ds = load_csv(write_text("one.csv", "1\n2\n"), &o);
+    CHECK(tdm_dataset_feature_count(ds) == 1 && tdm_dataset_example_count(ds) == 2);
+    tdm_dataset_destroy(ds);
+    o.label_column = -3;
+    csv_fails("one.csv", "1\n", &o, TDM_ERR_INVALID_ARGUMENT, "label_column is -3");
+}
+
+static void check_csv_bad_rows(void)
+{
+    tdm_status bad = TDM_ERR_CORRUPT_DATA;
+    csv_fails("short.csv", "1,2,0\n3,4\n", NULL, bad, "short.csv:2:3: 2 fields, expected 3");
+    csv_fails("long.csv", "1,2,0\n\n3,4,5,6\n", NULL, bad, "long.csv:3:4: 4 fields");
+    csv_fails("word.csv", "1,2,0\n3,x,1\n", NULL, bad, "word.csv:2:2: field 'x' is not a number");
+    csv_fails("blank_field.csv", "1, ,0\n", NULL, bad, "blank_field.csv:1:2: field ' '");
+    csv_fails("trailing.csv", "1,2x,0\n", NULL, bad, "trailing.csv:1:2");
+    csv_fails("nan.csv", "1,nan,0\n", NULL, bad, "nan.csv:1:2: field 'nan' is not a finite");
+    csv_fails("huge.csv", "1,1e39,0\n", NULL, bad, "huge.csv:1:2");
+    csv_fails("fraction.csv", "1,2,1.5\n", NULL, bad, "fraction.csv:1:3: label 1.5 is not a class");
+    csv_fails("negative.csv", "1,2,0\n1,2,-1\n", NULL, bad, "negative.csv:2:3: label -1");
+    csv_fails("label_word.csv", "1,2,cat\n", NULL, bad, "label_word.csv:1:3: label 'cat'");
+    tdm_csv_options o = TDM_CSV_OPTIONS_INIT;
+    o.class_count = 10;
+    csv_fails("range.csv", "1,2,9\n1,2,10\n", &o, bad,
+              "range.csv:2:3: label 10 is out of range [0, 10)");
+}
+
+static void check_csv_bad_files(void)
+{
+    tdm_status bad = TDM_ERR_CORRUPT_DATA;
+    csv_fails("empty.csv", "", NULL, bad, "empty.csv:1: the file is empty");
+    csv_fails("blank.csv", "\n  \n\n", NULL, bad, "blank.csv:3: no data rows");
+    tdm_csv_options o = TDM_CSV_OPTIONS_INIT;
+    o.header = 1;
+    csv_fails("header_only.csv", "a,b,label\n\n", &o, bad, "header_only.csv:2: no data rows");
+    csv_fails("one_column.csv", "1\n2\n", NULL, bad, "one_column.csv:1: one column");
+    o.label_name = "y";
+    csv_fails("no_name.csv", "a,b\n1,2\n", &o, TDM_ERR_NOT_FOUND, "no column named 'y'");
+    o = (tdm_csv_options)TDM_CSV_OPTIONS_INIT;
+    o.label_column = 3;
+    csv_fails("column.csv", "1,2,3\n", &o, bad, "column.csv:1: label_column is 3");
+    tdm_dataset *ds = (tdm_dataset *)&ds;
+    CHECK_FAILS(tdm_dataset_from_csv(write_bytes("nul.csv", "1,2,0\n1,\0,0\n", 12), NULL, &ds), bad,
+                "nul.csv:2: a NUL byte at byte 8");
+    CHECK_FAILS(tdm_dataset_from_csv(tmp_path("missing.csv"), NULL, &ds), TDM_ERR_NOT_FOUND,
+                "missing.csv: No such file");
+    CHECK(ds == NULL);
+    CHECK_FAILS(tdm_dataset_from_csv(tmp_dir, NULL, &ds), TDM_ERR_NOT_FOUND,
+                "is a directory, not a regular file");
+    CHECK(ds == NULL);
+}
+
+static void check_csv_truncated_gzip(void)
+{
+    char text[4096];
+    size_t len = 0;
+    for (int i = 0; i < 300; i++)
+        len += (size_t)snprintf(text + len, sizeof text - len, "%d,%d,%d\n", i, i * 7, i % 3);
+    const char *path = write_gzip("cut.csv.gz", text, len);
+    FILE *f = fopen(path, "rb");
+    unsigned char gz[4096];
+    size_t gz_size = f ? fread(gz, 1, sizeof gz, f) : 0;
+    if (f)
+        fclose(f);
+    CHECK(gz_size > 40);
+    tdm_dataset *ds = (tdm_dataset *)&ds;
+    CHECK_FAILS(tdm_dataset_from_csv(write_bytes("cut2.csv.gz", gz, gz_size / 2), NULL, &ds),
+                TDM_ERR_CORRUPT_DATA, "corrupt gzip data");
+    CHECK(ds == NULL);
+    gz[gz_size / 2] ^= 0xFF; /* damage the deflate stream in the middle */
+    CHECK_FAILS(tdm_dataset_from_csv(write_bytes("flip.csv.gz", gz, gz_size), NULL, &ds),
+                TDM_ERR_CORRUPT_DATA, "flip.csv.gz");
+    CHECK(ds == NULL);
+}
+
+static void check_csv_options(void)
+{
+    tdm_dataset *ds = (tdm_dataset *)&ds;
+    tdm_csv_options o = TDM_CSV_OPTIONS_INIT;
+    o.size = 0;
+    const char *path = write_text("ok.csv", "1,0\n");
+    CHECK_FAILS(tdm_dataset_from_csv(path, &o, &ds), TDM_ERR_INVALID_ARGUMENT, "_INIT");
+    o = (tdm_csv_options)TDM_CSV_OPTIONS_INIT;
+    o.label_name = "y";
+    CHECK_FAILS(tdm_dataset_from_csv(path, &o, &ds), TDM_ERR_INVALID_ARGUMENT, "header = 1");
+    o = (tdm_csv_options)TDM_CSV_OPTIONS_INIT;
+    o.delimiter = '\n';
+    CHECK_FAILS(tdm_dataset_from_csv(path, &o, &ds), TDM_ERR_INVALID_ARGUMENT, "delimiter");
+    CHECK(ds == NULL);
+    CHECK_FAILS(tdm_dataset_from_csv(NULL, NULL, &ds), TDM_ERR_INVALID_ARGUMENT, "'path'");
+    CHECK_FAILS(tdm_dataset_from_csv(path, NULL, NULL), TDM_ERR_INVALID_ARGUMENT, "'out'");
+}
+
+/* ---- IDX ------------------------------------------------------------------------ */
+
+/* An IDX file: header for `dims`, then the elements' bytes already big-endian. */
+static size_t idx_bytes(unsigned char *out, unsigned type, const uint32_t *dims, unsigned ndims,
+                        const void *data, size_t data_size)
+{
+    unsigned char header[4] = {0, 0, (unsigned char)type, (unsigned char)ndims};
+    memcpy(out, header, 4);
+    for (unsigned i = 0; i < ndims; i++) {
+        unsigned char d[4] = {(unsigned char)(dims[i] >> 24), (unsigned char)(dims[i] >> 16),
+                              (unsigned char)(dims[i] >> 8), (unsigned char)dims[i]};
+        memcpy(out + 4 + 4 * i, d, 4);
+    }
+    memcpy(out + 4 + 4 * ndims, data, data_size);
+    return 4 + 4 * ndims + data_size;
+}
+
+static const char *write_idx(const char *name, unsigned type, const uint32_t *dims, unsigned ndims,
+                             const void *data, size_t data_size)
+{
+    unsigned char buf[512];
+    return write_bytes(name, buf, idx_bytes(buf, type, dims, ndims, data, data_size));
+}
+
+/* 3 images of 2x2 u8 pixels and their labels. */
+static const unsigned char pixels[12] = {0, 1, 2, 255, 10, 11, 12, 13, 20, 21, 22, 23};
+static const unsigned char label_bytes[3] = {2, 0, 1};
+static const uint32_t image_dims[3] = {3, 2, 2};
+static const uint32_t label_dims[1] = {3};
+
+static void check_idx_u8(void)
+{
+    const char *images = write_idx("img.idx", 0x08, image_dims, 3, pixels, sizeof pixels);
+    const char *labels = write_idx("lab.idx", 0x08, label_dims, 1, label_bytes, 3);
+    tdm_dataset *ds = NULL;
+    CHECK_OK(tdm_dataset_from_idx(images, labels, NULL, &ds));
+    float f[12];
+    int32_t l[3];
+    CHECK(tdm_dataset_feature_count(ds) == 4 && tdm_dataset_class_count(ds) == 3);
+    CHECK(read_all(ds, f, l, 3) == 3);
+    CHECK(f[3] == 255 && f[4] == 10 && f[11] == 23 && l[0] == 2 && l[2] == 1);
+    tdm_dataset_destroy(ds);
+}
+
+static void check_idx_types_and_gzip(void)
+{
+    /* i16 images (-2, 300), f64 images (0.25, -1e10), i32 and f32 labels, gzipped */
+    const unsigned char i16[4] = {0xFF, 0xFE, 0x01, 0x2C};
+    const unsigned char f64[16] = {0x3F, 0xD0, 0,    0,    0,    0, 0, 0,
+                                   0xC2, 0x02, 0xA0, 0x5F, 0x20, 0, 0, 0};
+    const unsigned char i32[8] = {0, 0, 0, 1, 0, 0, 0, 4};
+    const unsigned char f32[8] = {0x40, 0x40, 0, 0, 0, 0, 0, 0}; /* 3.0f, 0.0f */
+    const uint32_t two[2] = {2, 1};
+    unsigned char buf[64];
+    const char *img16 = write_gzip("i16.idx.gz", buf, idx_bytes(buf, 0x0B, two, 2, i16, 4));
+    const char *img64 = write_idx("f64.idx", 0x0E, two, 1, f64, 16);
+    const char *lab32 = write_gzip("i32.idx.gz", buf, idx_bytes(buf, 0x0C, two, 1, i32, 8));
+    const char *labf = write_idx("f32.idx", 0x0D, two, 1, f32, 8);
+    tdm_dataset *a = NULL, *b = NULL;
+    CHECK_OK(tdm_dataset_from_idx(img16, lab32, NULL, &a));
+    CHECK_OK(tdm_dataset_from_idx(img64, labf, NULL, &b));
+    float f[2];
+    int32_t l[2];
+    CHECK(read_all(a, f, l, 2) == 2 && f[0] == -2 && f[1] == 300 && l[0] == 1 && l[1] == 4);
+    CHECK(tdm_dataset_feature_count(a) == 1 && tdm_dataset_class_count(a) == 5);
+    CHECK(read_all(b, f, l, 2) == 2 && f[0] == 0.25f && f[1] == -1e10f && l[0] == 3 && l[1] == 0);
+    tdm_dataset_destroy(a);
+    tdm_dataset_destroy(b);
+}
+
+static void idx_fails(const char *images, const char *labels, const tdm_idx_options *o,
+                      tdm_status status, const char *needle)
+{
+    tdm_dataset *ds = (tdm_dataset *)&ds;
+    CHECK_FAILS(tdm_dataset_from_idx(images, labels, o, &ds), status, needle);
+    CHECK(ds == NULL);
+}
+
+static void check_idx_bad(void)
+{
+    tdm_status bad = TDM_ERR_CORRUPT_DATA;
+    const char *images = write_idx("good_img.idx", 0x08, image_dims, 3, pixels, sizeof pixels);
+    const char *labels = write_idx("good_lab.idx", 0x08, label_dims, 1, label_bytes, 3);
+    const uint32_t two[1] = {2};
+    idx_fails(images, write_idx("two.idx", 0x08, two, 1, label_bytes, 2), NULL, bad,
+              "two.idx: byte 4: 2 labels, but");
+    idx_fails(write_bytes("magic.idx", "\x01\x02\x08\x01\x00", 5), labels, NULL, bad,
+              "magic.idx: byte 0: magic 01 02 08 01");
+    idx_fails(images, write_idx("type.idx", 0x07, label_dims, 1, label_bytes, 3), NULL, bad,
+              "type.idx: byte 2: unknown element type 0x07");
+    idx_fails(write_idx("cut.idx", 0x08, image_dims, 3, pixels, 7), labels, NULL, bad,
+              "cut.idx: byte 23: truncated data: the dimensions need 12 bytes");
+    idx_fails(write_idx("extra.idx", 0x08, image_dims, 2, pixels, 12), labels, NULL, bad,
+              "extra.idx: byte 18: 6 bytes past the end");
+    idx_fails(write_bytes("tiny.idx", "\0\0", 2), labels, NULL, bad, "tiny.idx: byte 2: truncated");
+    idx_fails(write_bytes("dims.idx", "\0\0\x08\x03\0\0\0\x03", 8), labels, NULL, bad,
+              "dims.idx: byte 8: truncated header: 3 dimensions need 16 bytes");
+    idx_fails(images, images, NULL, bad, "good_img.idx: byte 3: 3 dimensions; a labels file");
+    const uint32_t zero[3] = {3, 0, 2};
+    idx_fails(write_idx("zero.idx", 0x08, zero, 3, pixels, 0), labels, NULL, bad,
+              "zero.idx: byte 8: a dimension is 0");
+    const uint32_t one[1] = {1};
+    const unsigned char nan32[4] = {0x7F, 0xC0, 0, 0};
+    idx_fails(write_idx("nan.idx", 0x0D, one, 1, nan32, 4),
+              write_idx("one.idx", 0x08, one, 1, label_bytes, 1), NULL, bad,
+              "nan.idx: byte 8: the value is not a finite");
+    tdm_idx_options o = TDM_IDX_OPTIONS_INIT;
+    o.class_count = 2;
+    idx_fails(images, labels, &o, bad, "good_lab.idx: byte 8: label 2 is out of range [0, 2)");
+    idx_fails(images, tmp_path("absent.idx"), NULL, TDM_ERR_NOT_FOUND, "absent.idx");
+    o.size = 1;
+    idx_fails(images, labels, &o, TDM_ERR_INVALID_ARGUMENT, "size field");
+}
+
+/* ---- arrays and transformations ------------------------------------------------ */
+
+#define N14 14
+
+/* A FIFO with no writer once blocked the open forever, and /dev/zero was read until
+ * memory ran out: only regular files are read, and never opened in a way that waits. */
+static void check_special_files(void)
+{
+    alarm(60); /* a hang fails here rather than at ctest's timeout */
+    const char *fifo = tmp_path("fifo.csv");
+    CHECK(mkfifo(fifo, 0600) == 0);
+    tdm_dataset *ds = NULL;
+    CHECK_FAILS(tdm_dataset_from_csv(fifo, NULL, &ds), TDM_ERR_NOT_FOUND,
+                "fifo.csv is a FIFO (named pipe), not a regular file");
+    CHECK_FAILS(tdm_dataset_from_csv("/dev/zero", NULL, &ds), TDM_ERR_NOT_FOUND,
+                "/dev/zero is a character device, not a regular file");
+    const char *labels = write_idx("fifo-labels.idx", 0x08, label_dims, 1, label_bytes, 3);
+    CHECK_FAILS(tdm_dataset_from_idx(fifo, labels, NULL, &ds), TDM_ERR_NOT_FOUND, "a FIFO");
+    CHECK(ds == NULL);
+    alarm(0);
+}
+
+/* A small gzip file that expands past the input limit is refused as soon as the limit
+ * is passed, as is a plain file over it (by its size, before it is read). */
+static void check_input_limit(void)
+{
+    static char text[64 << 10];
+    for (size_t i = 0; i + 4 <= sizeof text; i += 4)
+        memcpy(text + i, "1,2\n", 4);
+    const char *bomb = write_gzip("bomb.csv.gz", text, sizeof text);
+    const char *plain = write_bytes("plain.csv", text, sizeof text);
+    tdm_dataset *ds = NULL;
+    CHECK(setenv("TDM_MAX_INPUT_BYTES", "16K", 1) == 0);
+    CHECK_FAILS(tdm_dataset_from_csv(bomb, NULL, &ds), TDM_ERR_OUT_OF_MEMORY,
+                "bomb.csv.gz holds (or decompresses to) more than 16384 bytes, the input limit");
+    CHECK_FAILS(tdm_dataset_from_csv(plain, NULL, &ds), TDM_ERR_OUT_OF_MEMORY,
+                "TDM_MAX_INPUT_BYTES");
+    CHECK(setenv("TDM_MAX_INPUT_BYTES", "64K", 1) == 0); /* exactly the text */
+    CHECK_OK(tdm_dataset_from_csv(bomb, NULL, &ds));
+    CHECK(tdm_dataset_example_count(ds) == sizeof text / 4);
+    tdm_dataset_destroy(ds);
+    ds = NULL;
+    static const char *const bad[] = {
+        "", "abc", "0", "12Q", "16KB", "99999999999999999999", "17179869184T"};
+    for (size_t i = 1; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK(setenv("TDM_MAX_INPUT_BYTES", bad[i], 1) == 0);
+        CHECK_FAILS(tdm_dataset_from_csv(plain, NULL, &ds), TDM_ERR_INVALID_ARGUMENT,
+                    "TDM_MAX_INPUT_BYTES is '");
+    }
+    CHECK(setenv("TDM_MAX_INPUT_BYTES", bad[0], 1) == 0); /* empty: the default */
+    CHECK_OK(tdm_dataset_from_csv(plain, NULL, &ds));
+    tdm_dataset_destroy(ds);
+    CHECK(unsetenv("TDM_MAX_INPUT_BYTES") == 0);
+}
+
+/* 14 examples of 2 features: example i is (i, 100 + i) with label i. */
+static tdm_dataset *fourteen(void)
+{
+    float f[N14 * 2];
+    int32_t l[N14];
+    for (int i = 0; i < N14; i++) {
+        f[2 * i] = (float)i;
+        f[2 * i + 1] = 100.0f + (float)i;
+        l[i] = i;
+    }
+    tdm_dataset *ds = NULL;
+    CHECK_OK(tdm_dataset_from_arrays(f, l, N14, 2, 0, &ds));
+    return ds;
+}
+
+static void check_arrays(void)
+{
+    const float f[4] = {1, 2, 3, NAN};
+    const int32_t l[2] = {0, -1}, ok[2] = {0, 3};
+    tdm_dataset *ds = (tdm_dataset *)&ds;
+    CHECK_FAILS(tdm_dataset_from_arrays(f, l, 2, 2, 0, &ds), TDM_ERR_INVALID_ARGUMENT,
+                "labels[1] is -1");
+    CHECK_FAILS(tdm_dataset_from_arrays(f, ok, 2, 2, 3, &ds), TDM_ERR_INVALID_ARGUMENT,
+                "labels[1] is 3, not a class index in [0, 3)");
+    CHECK_FAILS(tdm_dataset_from_arrays(f, ok, 2, 2, 0, &ds), TDM_ERR_NUMERIC,
+                "feature 1 of example 1");
+    CHECK_FAILS(tdm_dataset_from_arrays(f, ok, 0, 2, 0, &ds), TDM_ERR_INVALID_ARGUMENT, "> 0");
+    CHECK_FAILS(tdm_dataset_from_arrays(NULL, ok, 1, 2, 0, &ds), TDM_ERR_INVALID_ARGUMENT,
+                "'features'");
+    CHECK(ds == NULL);
+    CHECK_OK(tdm_dataset_from_arrays(f, ok, 1, 3, 0, &ds));
+    CHECK(tdm_dataset_example_count(ds) == 1 && tdm_dataset_class_count(ds) == 1);
+    tdm_dataset_destroy(ds);
+    tdm_dataset_destroy(NULL);
+    tdm_dataset_iterator_destroy(NULL);
+    CHECK(tdm_dataset_feature_count(NULL) == 0 && tdm_dataset_batches_per_epoch(NULL) == 0);
+}
+
+#define RUN_MAX 48 /* batches recorded; a batch of these datasets has at most N14 examples */
+
+typedef struct run_record {
+    size_t batches;
+    size_t sizes[RUN_MAX];
+    int32_t labels[RUN_MAX * N14];
+} run_record;
+
+/* Iterates to the end or RUN_MAX batches, recording each batch's size and labels;
+ * returns the number of batches. */
+static size_t run(const tdm_dataset *ds, run_record *r)
+{
+    tdm_dataset_iterator *it = NULL;
+    CHECK_OK(tdm_dataset_iterator_create(ds, &it));
+    size_t examples = 0;
+    const tdm_batch *b;
+    r->batches = 0;
+    while (it && r->batches < RUN_MAX && tdm_dataset_iterator_next(it, &b) == TDM_OK && b->count &&
+           b->count <= N14) {
+        r->sizes[r->batches++] = b->count;
+        for (size_t i = 0; i < b->count; i++) {
+            CHECK(b->features[2 * i] == (float)b->labels[i]);
+            r->labels[examples++] = b->labels[i];
+        }
+    }
+    tdm_dataset_iterator_destroy(it);
+    return r->batches;
+}
+
+static int is_sequence(const int32_t *labels, int first, int count)
+{
+    for (int i = 0; i < count; i++)
+        if (labels[i] != first + i)
+            return 0;
+    return 1;
+}
+
+static void check_batch(void)
+{
+    run_record r;
+    tdm_dataset *ds = fourteen();
+    CHECK_OK(tdm_dataset_batch(ds, 8, 0));
+    CHECK(tdm_dataset_batch_size(ds) == 8 && tdm_dataset_batches_per_epoch(ds) == 2);
+    CHECK(run(ds, &r) == 2 && r.sizes[0] == 8 && r.sizes[1] == 6);
+    CHECK(is_sequence(r.labels, 0, 14));
+    tdm_dataset_destroy(ds);
+    ds = fourteen();
+    CHECK_OK(tdm_dataset_batch(ds, 8, 1));
+    CHECK(run(ds, &r) == 1 && r.sizes[0] == 8 && is_sequence(r.labels, 0, 8));
+    CHECK_FAILS(tdm_dataset_batch(ds, 4, 0), TDM_ERR_INVALID_STATE, "already batched");
+    tdm_dataset_destroy(ds);
+    ds = fourteen();
+    CHECK_FAILS(tdm_dataset_batch(ds, 0, 0), TDM_ERR_INVALID_ARGUMENT, "global_batch is 0");
+    CHECK(run(ds, &r) == 14 && r.sizes[13] == 1); /* unbatched: one at a time */
+    tdm_dataset_destroy(ds);
+}
+
+static void check_end_and_batch_info(void)
+{
+    tdm_dataset *ds = fourteen();
+    CHECK_OK(tdm_dataset_batch(ds, 14, 0));
+    tdm_dataset_iterator *it = NULL;
+    CHECK_OK(tdm_dataset_iterator_create(ds, &it));
+    const tdm_batch *b = NULL;
+    CHECK_OK(tdm_dataset_iterator_next(it, &b));
+    CHECK(b && b->count == 14 && b->feature_count == 2 && b->epoch == 0 && b->index == 0);
+    CHECK_OK(tdm_dataset_iterator_next(it, &b));
+    CHECK(b && b->count == 0);
+    CHECK_OK(tdm_dataset_iterator_next(it, &b)); /* the end stays the end */
+    CHECK(b && b->count == 0);
+    CHECK_FAILS(tdm_dataset_iterator_next(NULL, &b), TDM_ERR_INVALID_ARGUMENT, "'it'");
+    tdm_dataset_iterator_destroy(it);
+    tdm_dataset_destroy(ds);
+}
+
+static void check_repeat(void)
+{
+    run_record r;
+    tdm_dataset *ds = fourteen();
+    CHECK_OK(tdm_dataset_batch(ds, 8, 0));
+    CHECK_OK(tdm_dataset_repeat(ds, 3));
+    CHECK(run(ds, &r) == 6);
+    CHECK(r.sizes[0] == 8 && r.sizes[1] == 6 && r.sizes[4] == 8 && r.sizes[5] == 6);
+    CHECK(is_sequence(r.labels + 28, 0, 14));
+    CHECK_FAILS(tdm_dataset_batch(ds, 2, 0), TDM_ERR_INVALID_STATE, "never straddle epochs");
+    CHECK_OK(tdm_dataset_repeat(ds, 2)); /* repeats multiply: 6 epochs */
+    CHECK(run(ds, &r) == 12);
+    CHECK_OK(tdm_dataset_repeat(ds, TDM_REPEAT_FOREVER));
+    CHECK(run(ds, &r) == RUN_MAX);
+    CHECK_FAILS(tdm_dataset_repeat(ds, -2), TDM_ERR_INVALID_ARGUMENT, "count is -2");
+    CHECK_OK(tdm_dataset_repeat(ds, 0));
+    CHECK(run(ds, &r) == 0);
+    tdm_dataset_destroy(ds);
+    /* An empty epoch repeated forever ends at once rather than spinning. */
+    ds = fourteen();
+    CHECK_OK(tdm_dataset_batch(ds, 20, 1));
+    CHECK_OK(tdm_dataset_repeat(ds, TDM_REPEAT_FOREVER));
+    CHECK(run(ds, &r) == 0);
+    tdm_dataset_destroy(ds);
+}
+
+static void check_take_skip(void)
+{
+    run_record r;
+    tdm_dataset *ds = fourteen();
+    CHECK_OK(tdm_dataset_skip(ds, 3));
+    CHECK_OK(tdm_dataset_take(ds, 5));
+    CHECK(tdm_dataset_example_count(ds) == 5);
+    CHECK(run(ds, &r) == 5 && is_sequence(r.labels, 3, 5));
+    CHECK_OK(tdm_dataset_take(ds, 100));
+    CHECK(tdm_dataset_example_count(ds) == 5);
+    CHECK_OK(tdm_dataset_skip(ds, 100));
+    CHECK(tdm_dataset_example_count(ds) == 0 && run(ds, &r) == 0);
+    CHECK_FAILS(tdm_dataset_feature_stats(ds, (float[2]){0}, (float[2]){0}), TDM_ERR_INVALID_STATE,
+                "no examples");
+    CHECK_OK(tdm_dataset_shuffle(ds, 1));
+    CHECK_FAILS(tdm_dataset_take(ds, 1), TDM_ERR_INVALID_STATE, "already shuffled");
+    CHECK_FAILS(tdm_dataset_shuffle(ds, 2), TDM_ERR_INVALID_STATE, "shuffle comes once");
+    CHECK_FAILS(tdm_dataset_skip(NULL, 1), TDM_ERR_INVALID_ARGUMENT, "'ds'");
+    tdm_dataset_destroy(ds);
+}
+
+static void check_split(void)
+{
+    run_record r;
+    tdm_dataset *ds = fourteen(), *train = NULL, *test = NULL;
+    CHECK_OK(tdm_dataset_split(ds, 0.8, &train, &test));
+    CHECK(tdm_dataset_example_count(train) == 11 && tdm_dataset_example_count(test) == 3);
+    CHECK(run(train, &r) == 11 && is_sequence(r.labels, 0, 11));
+    CHECK(run(test, &r) == 3 && is_sequence(r.labels, 11, 3));
+    CHECK(tdm_dataset_class_count(test) == 14);
+    tdm_dataset_destroy(train);
+    tdm_dataset_destroy(test);
+    train = test = (tdm_dataset *)&ds;
+    CHECK_FAILS(tdm_dataset_split(ds, 1.5, &train, &test), TDM_ERR_INVALID_ARGUMENT, "1.5");
+    CHECK(train == NULL && test == NULL);
+    CHECK_OK(tdm_dataset_batch(ds, 4, 0));
+    CHECK_FAILS(tdm_dataset_split(ds, 0.5, &train, &test), TDM_ERR_INVALID_STATE,
+                "already batched");
+    CHECK(train == NULL && test == NULL);
+    tdm_dataset_destroy(ds);
+}
+
+/* Epochs 0, 1 and 2 of shuffle(42) over 14 examples, computed independently from the
+ * algorithm documented in tandem/dataset.h (splitmix64, xoshiro256**, Fisher-Yates). */
+static const int32_t seed42[3][N14] = {
+    {7, 10, 3, 1, 9, 4, 8, 13, 0, 12, 11, 5, 6, 2},
+    {1, 8, 3, 9, 7, 13, 2, 12, 0, 5, 6, 10, 4, 11},
+    {7, 1, 3, 0, 12, 4, 11, 5, 8, 6, 9, 13, 2, 10},
+};
+
+/* The labels of 3 epochs of shuffle(seed), in batches of `batch` (0: unbatched). */
+static void shuffled_labels(uint64_t seed, size_t batch, int32_t *labels)
+{
+    run_record r;
+    tdm_dataset *ds = fourteen();
+    CHECK_OK(tdm_dataset_shuffle(ds, seed));
+    if (batch)
+        CHECK_OK(tdm_dataset_batch(ds, batch, 0));
+    CHECK_OK(tdm_dataset_repeat(ds, 3));
+    CHECK(run(ds, &r) == (batch ? 3 * ((N14 + batch - 1) / batch) : 3 * N14));
+    memcpy(labels, r.labels, 3 * N14 * sizeof *labels);
+    tdm_dataset_destroy(ds);
+}
+
+static void check_shuffle(void)
+{
+    int32_t a[3 * N14], b[3 * N14], c[3 * N14];
+    shuffled_labels(42, 0, a);
+    CHECK(memcmp(a, seed42, sizeof a) == 0);
+    shuffled_labels(42, 4, b); /* the order does not depend on the batch size */
+    shuffled_labels(42, 14, c);
+    CHECK(memcmp(a, b, sizeof a) == 0 && memcmp(a, c, sizeof a) == 0);
+    shuffled_labels(43, 0, b);
+    CHECK(memcmp(a, b, N14 * sizeof *a) != 0);
+    for (int e = 0; e < 3; e++) { /* each epoch is a permutation */
+        int seen[N14] = {0};
+        for (int i = 0; i < N14; i++)
+            seen[b[e * N14 + i]]++;
+        for (int i = 0; i < N14; i++)
+            CHECK(seen[i] == 1);
+    }
+}
+
+static void check_shuffle_once_split(void)
+{
+    run_record r;
+    tdm_dataset *ds = fourteen(), *train = NULL, *test = NULL;
+    CHECK_OK(tdm_dataset_shuffle_once(ds, 42));
+    CHECK_OK(tdm_dataset_split(ds, 0.5, &train, &test));
+    CHECK_OK(tdm_dataset_repeat(train, 2)); /* the same order every epoch */
+    CHECK(run(train, &r) == 14);
+    CHECK(memcmp(r.labels, seed42[0], 7 * sizeof *r.labels) == 0);
+    CHECK(memcmp(r.labels + 7, seed42[0], 7 * sizeof *r.labels) == 0);
+    CHECK(run(test, &r) == 7);
+    CHECK(memcmp(r.labels, seed42[0] + 7, 7 * sizeof *r.labels) == 0);
+    tdm_dataset_destroy(train);
+    tdm_dataset_destroy(test);
+    tdm_dataset_destroy(ds);
+}
+
+/* After examples are selected, shuffle(seed) permutes the selected ones, as
+ * shuffle_once(seed) reorders them for epoch 0: the same order, whether the iterator
+ * shuffles table rows or its own positions among the selected examples (the indices a
+ * dataset cached on the devices gathers by). */
+static void check_shuffle_after_selection(void)
+{
+    run_record a, b;
+    tdm_dataset *every = fourteen(), *once = fourteen();
+    tdm_dataset *both[2] = {every, once};
+    for (int i = 0; i < 2; i++) { /* 2, 4, 6, 8, 10, 12: skip 1, every other one */
+        CHECK_OK(tdm_dataset_skip(both[i], 1));
+        CHECK_OK(tdm_dataset_shard(both[i], 2, 1));
+        CHECK(tdm_dataset_example_count(both[i]) == 6);
+    }
+    CHECK_OK(tdm_dataset_shuffle(every, 42));
+    CHECK_OK(tdm_dataset_batch(every, 4, 0));
+    CHECK_OK(tdm_dataset_repeat(every, 2));
+    CHECK_OK(tdm_dataset_shuffle_once(once, 42));
+    CHECK(run(every, &a) == 4 && a.sizes[0] == 4 && a.sizes[1] == 2);
+    CHECK(run(once, &b) == 6);
+    CHECK(memcmp(a.labels, b.labels, 6 * sizeof *a.labels) == 0);
+    CHECK(memcmp(a.labels, a.labels + 6, 6 * sizeof *a.labels) != 0); /* epoch 1 differs */
+    int seen[N14] = {0};
+    for (int i = 0; i < 12; i++)
+        seen[a.labels[i]]++;
+    for (int i = 0; i < N14; i++)
+        CHECK(seen[i] == (i % 2 == 0 && i >= 2 ? 2 : 0));
+    tdm_dataset_destroy(every);
+    tdm_dataset_destroy(once);
+}
+
+/* ---- map and standardisation ------------------------------------------------------ */
+
+typedef struct scale_map {
+    float factor;
+    int calls;
+    int fail;
+} scale_map;
+
+static tdm_status scale_rows(float *features, size_t count, size_t feature_count, void *user)
+{
+    scale_map *m = user;
+    m->calls++;
+    if (m->fail)
+        return TDM_ERR_CANCELLED;
+    for (size_t i = 0; i < count * feature_count; i++)
+        features[i] *= m->factor;
+    return TDM_OK;
+}
+
+static void check_map(void)
+{
+    scale_map m = {.factor = 2};
+    tdm_dataset *ds = fourteen();
+    CHECK_OK(tdm_dataset_batch(ds, 8, 0));
+    CHECK_OK(tdm_dataset_map(ds, scale_rows, &m));
+    CHECK_FAILS(tdm_dataset_map(ds, NULL, &m), TDM_ERR_INVALID_ARGUMENT, "'fn'");
+    tdm_dataset_iterator *it = NULL;
+    CHECK_OK(tdm_dataset_iterator_create(ds, &it));
+    const tdm_batch *b = NULL;
+    m.fail = 1;
+    CHECK_FAILS(tdm_dataset_iterator_next(it, &b), TDM_ERR_CANCELLED,
+                "map function 1 of 1 returned TDM_ERR_CANCELLED");
+    m.fail = 0;
+    CHECK_OK(tdm_dataset_iterator_next(it, &b)); /* the failed batch again */
+    CHECK(b && b->count == 8 && b->index == 0 && b->features[2] == 2 && b->features[3] == 202);
+    CHECK(b && b->labels[1] == 1 && m.calls == 2);
+    tdm_dataset_iterator_destroy(it);
+    tdm_dataset_destroy(ds);
+}
+
+static int near(float a, double b)
+{
+    return fabs(a - b) <= 1e-5 * (1 + fabs(b));
+}
+
+static void check_standardize(void)
+{
+    /* feature 0: 1, 2, 3, 4; feature 1: constant 5 */
+    const float train_f[8] = {1, 5, 2, 5, 3, 5, 4, 5}, test_f[2] = {6, 7};
+    const int32_t train_l[4] = {0, 1, 0, 1}, test_l[1] = {1};
+    tdm_dataset *train = NULL, *test = NULL;
+    CHECK_OK(tdm_dataset_from_arrays(train_f, train_l, 4, 2, 0, &train));
+    CHECK_OK(tdm_dataset_from_arrays(test_f, test_l, 1, 2, 0, &test));
+    float mean[2], std[2], f[8];
+    int32_t l[4];
+    CHECK_OK(tdm_dataset_feature_stats(train, mean, std));
+    CHECK(near(mean[0], 2.5) && near(std[0], sqrt(1.25)) && mean[1] == 5 && std[1] == 0);
+    CHECK_OK(tdm_dataset_standardize(train, mean, std));
+    CHECK_OK(tdm_dataset_standardize(test, mean, std));
+    CHECK(read_all(test, f, l, 1) == 1 && near(f[0], 3.5 / sqrt(1.25)) && f[1] == 2);
+    CHECK(read_all(train, f, l, 4) == 4 && near(f[0], -1.5 / sqrt(1.25)) && f[7] == 0);
+    float stats_mean[2], stats_std[2]; /* stats see the maps: now standard */
+    CHECK_OK(tdm_dataset_feature_stats(train, stats_mean, stats_std));
+    CHECK(near(stats_mean[0], 0) && near(stats_std[0], 1) && stats_std[1] == 0);
+    std[0] = -1;
+    CHECK_FAILS(tdm_dataset_standardize(train, mean, std), TDM_ERR_INVALID_ARGUMENT,
+                "feature 0 has mean 2.5 and std -1");
+    tdm_dataset_destroy(train);
+    tdm_dataset_destroy(test);
+}
+
+/* ---- positions and snapshots ------------------------------------------------------ */
+
+#define POS_BATCHES 12 /* shuffle(7), batch 4 of 14 (4 batches per epoch), 3 epochs */
+
+static tdm_dataset *positioned_dataset(void)
+{
+    tdm_dataset *ds = fourteen();
+    CHECK_OK(tdm_dataset_shuffle(ds, 7));
+    CHECK_OK(tdm_dataset_batch(ds, 4, 0));
+    CHECK_OK(tdm_dataset_repeat(ds, 3));
+    return ds;
+}
+
+/* Batch k's labels in slot k (4 each, -1 past the batch's end), up to the end. */
+static void record_from(tdm_dataset_iterator *it, size_t k, int32_t (*out)[4])
+{
+    const tdm_batch *b;
+    for (; k <= POS_BATCHES && tdm_dataset_iterator_next(it, &b) == TDM_OK; k++) {
+        for (size_t i = 0; i < 4; i++)
+            out[k][i] = i < b->count ? b->labels[i] : -1;
+        if (!b->count)
+            break;
+    }
+}
+
+static void check_position_resume(void)
+{
+    int32_t whole[POS_BATCHES + 1][4], resumed[POS_BATCHES + 1][4];
+    tdm_dataset *ds = positioned_dataset(), *again = positioned_dataset();
+    tdm_dataset_iterator *it = NULL;
+    CHECK_OK(tdm_dataset_iterator_create(ds, &it));
+    record_from(it, 0, whole);
+    tdm_dataset_iterator_destroy(it);
+    for (size_t k = 0; k <= POS_BATCHES; k += 3) {
+        tdm_dataset_iterator *first = NULL, *second = NULL;
+        const tdm_batch *b;
+        tdm_dataset_position pos;
+        CHECK_OK(tdm_dataset_iterator_create(ds, &first));
+        for (size_t i = 0; i < k; i++)
+            CHECK_OK(tdm_dataset_iterator_next(first, &b));
+        CHECK_OK(tdm_dataset_iterator_position(first, &pos));
+        CHECK(pos.epoch == k / 4 && pos.batch == k % 4);
+        CHECK_OK(tdm_dataset_iterator_create(again, &second));
+        CHECK_OK(tdm_dataset_iterator_seek(second, &pos));
+        memset(resumed, 0x55, sizeof resumed);
+        record_from(second, k, resumed);
+        CHECK(memcmp(resumed + k, whole + k, (POS_BATCHES + 1 - k) * sizeof whole[0]) == 0);
+        tdm_dataset_iterator_destroy(first);
+        tdm_dataset_iterator_destroy(second);
+    }
+    tdm_dataset_destroy(ds);
+    tdm_dataset_destroy(again);
+}
+
+static void check_position_errors(void)
+{
+    tdm_dataset *ds = positioned_dataset();
+    tdm_dataset_iterator *it = NULL;
+    CHECK_OK(tdm_dataset_iterator_create(ds, &it));
+    tdm_dataset_position pos = {.epoch = 1, .batch = 4};
+    CHECK_FAILS(tdm_dataset_iterator_seek(it, &pos), TDM_ERR_INVALID_ARGUMENT,
+                "batch 4 is past the last batch of an epoch (4 batches)");
+    pos = (tdm_dataset_position){.epoch = 3, .batch = 1};
+    CHECK_FAILS(tdm_dataset_iterator_seek(it, &pos), TDM_ERR_INVALID_ARGUMENT,
+                "past the end of the data (3 epochs)");
+    pos.batch = 0;
+    CHECK_OK(tdm_dataset_iterator_seek(it, &pos));
+    const tdm_batch *b = NULL;
+    CHECK_OK(tdm_dataset_iterator_next(it, &b));
+    CHECK(b && b->count == 0 && b->epoch == 3);
+    pos = (tdm_dataset_position){.epoch = 2, .batch = 3}; /* the last, partial batch */
+    CHECK_OK(tdm_dataset_iterator_seek(it, &pos));
+    CHECK_OK(tdm_dataset_iterator_next(it, &b));
+    CHECK(b && b->count == 2 && b->epoch == 2 && b->index == 3);
+    CHECK_OK(tdm_dataset_iterator_position(it, &pos));
+    CHECK(pos.epoch == 3 && pos.batch == 0);
+    tdm_dataset_iterator_destroy(it);
+    tdm_dataset_destroy(ds);
+}
+
+/* An iterator keeps the pipeline it was made with, maps included, and outlives its
+ * dataset. */
+static void check_snapshot(void)
+{
+    const float mean[2] = {1, 100}, std[2] = {2, 1};
+    tdm_dataset *ds = fourteen();
+    CHECK_OK(tdm_dataset_standardize(ds, mean, std));
+    tdm_dataset_iterator *it = NULL;
+    CHECK_OK(tdm_dataset_iterator_create(ds, &it));
+    CHECK_OK(tdm_dataset_batch(ds, 8, 0));
+    tdm_dataset_destroy(ds);
+    const tdm_batch *b = NULL;
+    CHECK_OK(tdm_dataset_iterator_next(it, &b));
+    CHECK(b && b->count == 1 && b->labels[0] == 0);
+    CHECK(b && b->features[0] == -0.5f && b->features[1] == 0);
+    tdm_dataset_iterator_destroy(it);
+}
+
+/* ---- the bundled digits data ---------------------------------------------------- */
+
+static void check_digits(const char *path)
+{
+    tdm_csv_options o = TDM_CSV_OPTIONS_INIT;
+    o.class_count = 10;
+    tdm_dataset *ds = load_csv(path, &o), *train = NULL, *test = NULL;
+    CHECK(tdm_dataset_example_count(ds) == 1797 && tdm_dataset_feature_count(ds) == 64);
+    CHECK(tdm_dataset_class_count(ds) == 10);
+    CHECK_OK(tdm_dataset_split(ds, 0.8, &train, &test));
+    CHECK(tdm_dataset_example_count(train) == 1437 && tdm_dataset_example_count(test) == 360);
+    float mean[64], std[64];
+    CHECK_OK(tdm_dataset_feature_stats(train, mean, std));
+    CHECK(mean[0] == 0 && std[0] == 0 && mean[20] > 1 && mean[20] < 16); /* a border, a centre */
+    CHECK_OK(tdm_dataset_standardize(train, mean, std));
+    CHECK_OK(tdm_dataset_shuffle(train, 1));
+    CHECK_OK(tdm_dataset_batch(train, 64, 0));
+    tdm_dataset_iterator *it = NULL;
+    CHECK_OK(tdm_dataset_iterator_create(train, &it));
+    size_t examples = 0, per_class[10] = {0};
+    const tdm_batch *b;
+    while (it && tdm_dataset_iterator_next(it, &b) == TDM_OK && b->count)
+        for (size_t i = 0; i < b->count; i++, examples++)
+            per_class[b->labels[i]]++;
+    CHECK(examples == 1437);
+    for (int c = 0; c < 10; c++)
+        CHECK(per_class[c] > 100);
+    tdm_dataset_iterator_destroy(it);
+    tdm_dataset_destroy(train);
+    tdm_dataset_destroy(test);
+    tdm_dataset_destroy(ds);
+}
+
+void test_case_dataset(const test_run *run)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(tmp_dir, sizeof tmp_dir, "%s/tdm_dataset_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(tmp_dir)) {
+        fprintf(stderr, "cannot create %s: %s\n", tmp_dir, strerror(errno));
+        test_failures++;
+        return;
+    }
+    check_csv_plain();
+    check_csv_header_middle_label();
+    check_csv_gzip_and_delimiter();
+    check_csv_skip_rows_and_layout();
+    check_csv_no_label();
+    check_csv_bad_rows();
+    check_csv_bad_files();
+    check_csv_truncated_gzip();
+    check_csv_options();
+    check_idx_u8();
+    check_idx_types_and_gzip();
+    check_idx_bad();
+    check_special_files();
+    check_input_limit();
+    check_arrays();
+    check_batch();
+    check_end_and_batch_info();
+    check_repeat();
+    check_take_skip();
+    check_split();
+    check_shuffle();
+    check_shuffle_once_split();
+    check_shuffle_after_selection();
+    check_map();
+    check_standardize();
+    check_position_resume();
+    check_position_errors();
+    check_snapshot();
+    check_digits(run->argv[0]);
+    remove_scratch();
+}
