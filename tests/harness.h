@@ -43,8 +43,8 @@ extern int test_failures;
 
 /* What the runner (tests/main.c) hands a case of tests/cases.def. */
 typedef struct test_run {
-    const char *name;  /* the case's name */
-    int argc;          /* its arguments, after the name */
+    const char *name; /* the case's name */
+    int argc;         /* its arguments, after the name */
     char **argv;
     /* A SCENARIO case's: argv[0], the context opened on its backends, its devices. */
     const char *scenario;
@@ -54,7 +54,8 @@ typedef struct test_run {
 } test_run;
 
 /* Every case's entry point, from tests/cases.def (the lines this build has). */
-#define TDM_TEST_CASE(name, harness, built_with, args, what) void test_case_##name(const test_run *run);
+#define TDM_TEST_CASE(name, harness, built_with, args, what)                                       \
+    void test_case_##name(const test_run *run);
 #include "test_cases.inc"
 #undef TDM_TEST_CASE
 
@@ -102,7 +103,7 @@ size_t test_mpi_rank(void);
  * strategy options with a collective timeout of timeout_s; with no devices, prints
  * "rank R: SKIP" (which mpi_ranks_pass.sh accepts) and returns 0. */
 size_t test_mpi_start(tdm_context *ctx, const char *scenario, size_t rank, double timeout_s,
-                     tdm_device **devs, tdm_strategy_options *opts);
+                      tdm_device **devs, tdm_strategy_options *opts);
 
 /* Deterministic pseudo-random bytes (xorshift), different for each seed. */
 void test_random_bytes(void *dst, size_t size, unsigned seed);

@@ -16,7 +16,8 @@ typedef struct test_case {
 } test_case;
 
 static const test_case cases[] = {
-#define TDM_TEST_CASE(name, harness, built_with, args, what) {#name, harness, args, what, test_case_##name},
+#define TDM_TEST_CASE(name, harness, built_with, args, what)                                       \
+    {#name, harness, args, what, test_case_##name},
 #include "test_cases.inc"
 #undef TDM_TEST_CASE
 };
@@ -126,6 +127,7 @@ int main(int argc, char **argv)
     else
         c->body(&run);
     char label[160];
-    snprintf(label, sizeof label, "%s%s%s", c->name, run.argc ? " " : "", run.argc ? run.argv[0] : "");
+    snprintf(label, sizeof label, "%s%s%s", c->name, run.argc ? " " : "",
+             run.argc ? run.argv[0] : "");
     return test_finish(label);
 }

@@ -18,8 +18,7 @@ static tdm_status views(const tdm_layer_plan *p, const tdm_tensor *t, const tdm_
                         size_t rows, tdm_tensor **image, tdm_tensor **flat)
 {
     tdm_status s = tdm_layer_input_image(p, t, rows, image);
-    return s == TDM_OK ? tdm_tensor_slice((tdm_tensor *)u, 0, &TDM_SHAPE(rows, p->out_c), flat)
-                       : s;
+    return s == TDM_OK ? tdm_tensor_slice((tdm_tensor *)u, 0, &TDM_SHAPE(rows, p->out_c), flat) : s;
 }
 
 static tdm_status forward(const tdm_model *m, const tdm_model_views *v, size_t l,

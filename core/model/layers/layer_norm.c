@@ -94,13 +94,6 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
     return s;
 }
 
-/* gamma as a dense kernel of its features is drawn, beta 0. */
-static void initial(const tdm_model *m, size_t l, size_t k, float *value, size_t count)
-{
-    if (k == 0)
-        tdm_layer_glorot(m, l, tdm_plan_in_features(&m->plans[l]), 0, value, count);
-}
-
 /* The partial sums, each position's mean and inv_std [rows, 2 * positions], and dy *
  * x_hat [rows, features]. */
 static tdm_status reserve(const tdm_model *m, size_t l, tdm_model_scratch *sc, size_t rows)
@@ -123,7 +116,7 @@ const tdm_layer_type tdm_layer_layer_norm = {
     .check = tdm_norm_check,
     .plan = tdm_norm_plan,
     .variable_shape = tdm_norm_variable_shape,
-    .initial = initial,
+    .initial = tdm_norm_initial, /* gamma 1, beta 0: the identity, as Keras starts */
     .reserve = reserve,
     .forward = forward,
     .backward = backward,
