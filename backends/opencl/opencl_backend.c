@@ -192,6 +192,7 @@ const tdm_backend_ops tdm_opencl_backend = {
     .read = tdm_opencl_read,
     .fill = tdm_opencl_fill,
     .can_copy = tdm_opencl_can_copy,
+    .shares_memory = tdm_opencl_shares_memory,
     .copy = tdm_opencl_copy,
     .launch = tdm_opencl_launch,
     .supports = tdm_opencl_supports,

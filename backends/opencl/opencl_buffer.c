@@ -81,6 +81,13 @@ int tdm_opencl_can_copy(const tdm_device *dst, const tdm_device *src)
     return tdm_opencl_dev(dst)->context == tdm_opencl_dev(src)->context;
 }
 
+int tdm_opencl_shares_memory(const tdm_device *a, const tdm_device *b)
+{
+    const tdm_opencl_device *x = tdm_opencl_dev(a), *y = tdm_opencl_dev(b);
+    return x->context == y->context &&
+           (x->device == y->device || (x->host_memory && y->host_memory));
+}
+
 /* Checks an enqueue, then flushes: a command another queue waits on must have
  * been flushed, or the wait may never end. */
 static tdm_status flushed(const tdm_device *dev, const char *call, cl_int err)

@@ -112,6 +112,9 @@ tdm_status tdm_opencl_read(tdm_buffer *buf, size_t offset, void *dst, size_t siz
 tdm_status tdm_opencl_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern, size_t words,
                            size_t size);
 int tdm_opencl_can_copy(const tdm_device *dst, const tdm_device *src);
+/* One context, and one cl_device_id (logical devices) or two CPU devices whose
+ * buffers live in host memory: nothing migrates between them. */
+int tdm_opencl_shares_memory(const tdm_device *a, const tdm_device *b);
 tdm_status tdm_opencl_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size_t src_offset,
                            size_t size);
 

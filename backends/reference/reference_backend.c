@@ -181,6 +181,7 @@ const tdm_backend_ops tdm_reference_backend = {
     .read = host_read,
     .fill = host_fill,
     .can_copy = host_can_copy,
+    .shares_memory = host_can_copy, /* every reference device's buffers are host memory */
     .copy = host_copy,
     .launch = tdm_reference_launch,
     .finish = host_finish,

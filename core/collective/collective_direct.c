@@ -13,7 +13,7 @@
 static tdm_status check_shared(const coll_job *job, tdm_device *dev)
 {
     for (size_t i = 0; i < job->count; i++)
-        if (!coll_shares(dev, coll_dev(&job->values[i])))
+        if (!tdm_device_shares_memory(dev, coll_dev(&job->values[i])))
             return tdm_fail(TDM_ERR_UNSUPPORTED,
                             "%s: DIRECT needs devices that share memory; "
                             "%s and %s do not",
@@ -24,7 +24,7 @@ static tdm_status check_shared(const coll_job *job, tdm_device *dev)
 static int reaches_all(const coll_job *job, tdm_device *dev)
 {
     for (size_t d = 0; d < job->dst_count; d++)
-        if (!coll_shares(dev, coll_dev(&job->dsts[d])))
+        if (!tdm_device_shares_memory(dev, coll_dev(&job->dsts[d])))
             return 0;
     return 1;
 }
@@ -42,7 +42,7 @@ static tdm_status fold_part(const coll_job *job, tdm_device *dev, coll_part part
         s = coll_order_access(job->order, dev, coll_dev(&job->values[j]));
     }
     for (size_t d = 0; d < job->dst_count && s == TDM_OK; d++)
-        if (coll_shares(dev, coll_dev(&job->dsts[d]))) {
+        if (tdm_device_shares_memory(dev, coll_dev(&job->dsts[d]))) {
             if (coll_dev(&job->dsts[d]) == dev)
                 source = reached;
             out[reached++] = coll_slice(&job->dsts[d], part.offset, part.size);
@@ -55,7 +55,7 @@ static tdm_status fold_part(const coll_job *job, tdm_device *dev, coll_part part
     if (s == TDM_OK)
         s = coll_fold_to(job, dev, out, reached, in, job->count);
     for (size_t d = 0; d < job->dst_count && s == TDM_OK; d++)
-        if (!coll_shares(dev, coll_dev(&job->dsts[d]))) {
+        if (!tdm_device_shares_memory(dev, coll_dev(&job->dsts[d]))) {
             tdm_buffer_view dst = coll_slice(&job->dsts[d], part.offset, part.size);
             s = tdm_buffer_copy(&dst, &out[source]);
         }

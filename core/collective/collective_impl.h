@@ -8,6 +8,7 @@
 
 #include "collective/collectives.h"
 #include "device/device_impl.h"
+#include "device/peer_access.h"
 #include "collective/ranks.h"
 
 /* Scratch buffers of one call, from the devices' pools, returned together once the
@@ -65,8 +66,6 @@ static inline tdm_device *coll_dev(const tdm_buffer_view *v)
 {
     return v->buffer->device;
 }
-/* Whether a kernel on a may read b's buffers (one OpenCL context, host memory). */
-int coll_shares(const tdm_device *a, const tdm_device *b);
 tdm_buffer_view coll_slice(const tdm_buffer_view *v, size_t offset, size_t size);
 /* Where the host reads and writes the view in place (CPU drivers, host-visible
  * memory), or NULL: only between events (docs/modules/collective.md, "Ordering rules"). */

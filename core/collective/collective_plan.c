@@ -6,21 +6,35 @@
 int coll_all_share(const tdm_buffer_view *values, size_t count)
 {
     for (size_t i = 1; i < count; i++)
-        if (!coll_shares(coll_dev(&values[0]), coll_dev(&values[i])))
+        if (!tdm_device_shares_memory(coll_dev(&values[0]), coll_dev(&values[i])))
             return 0;
+    return 1;
+}
+
+/* Whether every pair of the values' devices copies directly, both ways. */
+static int all_copy_directly(const tdm_buffer_view *values, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        for (size_t j = 0; j < count; j++)
+            if (!tdm_device_copies_directly(coll_dev(&values[i]), coll_dev(&values[j])))
+                return 0;
     return 1;
 }
 
 /* AUTO: with shared memory everywhere, the devices fold their parts in place (no
  * copies at all). Where only some devices share, they reduce locally first (fewer
- * staged transfers). Otherwise the host folds while it stages: each value crosses
- * to the host once and back once, and not at all where the host reaches it. */
+ * staged transfers). Where none share but all copy directly (cards of one OpenCL
+ * context), the ring moves each slice once between devices, never through the host.
+ * Otherwise the host folds while it stages: each value crosses to the host once and
+ * back once, and not at all where the host reaches it. */
 static tdm_collective_algorithm choose(const coll_job *job)
 {
     if (coll_all_share(job->values, job->count))
         return TDM_COLLECTIVE_DIRECT;
     if (coll_group_count(job->values, job->count) < job->count)
         return TDM_COLLECTIVE_TREE;
+    if (all_copy_directly(job->values, job->count))
+        return TDM_COLLECTIVE_RING;
     return TDM_COLLECTIVE_HOST;
 }
 

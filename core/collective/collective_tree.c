@@ -11,7 +11,7 @@
 static size_t run_end(const tdm_buffer_view *values, size_t count, size_t first)
 {
     size_t end = first + 1;
-    while (end < count && coll_shares(coll_dev(&values[first]), coll_dev(&values[end])))
+    while (end < count && tdm_device_shares_memory(coll_dev(&values[first]), coll_dev(&values[end])))
         end++;
     return end;
 }
@@ -30,7 +30,7 @@ static tdm_status partial_input(const coll_job *job, tdm_device *dev,
                                 const tdm_buffer_view *partial, tdm_buffer_view *out)
 {
     *out = *partial;
-    if (coll_shares(dev, coll_dev(partial)))
+    if (tdm_device_shares_memory(dev, coll_dev(partial)))
         return coll_order_access(job->order, dev, coll_dev(partial));
     tdm_status s = coll_scratch_view(job->scratch, dev, partial->size, out);
     return s == TDM_OK ? tdm_buffer_copy(out, partial) : s;

@@ -5,11 +5,6 @@
 #include "base/error.h"
 #include "device/scratch_pool.h"
 
-int coll_shares(const tdm_device *a, const tdm_device *b)
-{
-    return a == b || (a->ops == b->ops && a->ops->can_copy && a->ops->can_copy(a, b));
-}
-
 tdm_buffer_view coll_slice(const tdm_buffer_view *v, size_t offset, size_t size)
 {
     return (tdm_buffer_view){v->buffer, v->offset + offset, size};

@@ -57,9 +57,18 @@ typedef struct tdm_backend_ops {
                        size_t size);
 
     /* Optional: whether `copy` can move bytes between buffers of two different
-     * devices of this backend directly (one OpenCL context, shared host memory).
-     * NULL: only same-device copies are direct; the core stages the rest. */
+     * devices of this backend directly, ordered by events (one OpenCL context,
+     * shared host memory). NULL: only same-device copies are direct; the core stages
+     * the rest. */
     int (*can_copy)(const tdm_device *dst, const tdm_device *src);
+
+    /* Optional: whether kernels of either device may read and write the other's
+     * buffers in place, between the events the core orders them by, while the
+     * other's kernels run on other ranges: memory that both devices and the host see
+     * coherently (host memory; logical devices of one device). Separate cards in
+     * one context can copy but do not share: drivers migrate whole buffers between
+     * them. Implies can_copy. NULL: a device shares only with itself. */
+    int (*shares_memory)(const tdm_device *a, const tdm_device *b);
 
     /* Copies between buffers of one device, or of two devices for which can_copy
      * said yes. Must be ordered after earlier work on both devices and before later

@@ -2,6 +2,7 @@
  * staged through host memory in chunks (staged_copy.c). */
 #include "device/buffer_checks.h"
 #include "device/device_status.h"
+#include "device/peer_access.h"
 #include "base/error.h"
 #include "device/staged_copy.h"
 
@@ -26,20 +27,13 @@ static tdm_status check_copy(const tdm_buffer_view *dst, const tdm_buffer_view *
     return s != TDM_OK ? s : tdm_device_check_alive(src->buffer->device, f);
 }
 
-static int direct_path(const tdm_device *dst, const tdm_device *src)
-{
-    if (dst == src)
-        return 1;
-    return dst->ops == src->ops && dst->ops->can_copy && dst->ops->can_copy(dst, src);
-}
-
 tdm_status tdm_buffer_copy(const tdm_buffer_view *dst, const tdm_buffer_view *src)
 {
     tdm_status s = check_copy(dst, src);
     if (s != TDM_OK || src->size == 0)
         return s;
     tdm_device *to = dst->buffer->device;
-    if (!direct_path(to, src->buffer->device))
+    if (!tdm_device_copies_directly(to, src->buffer->device))
         return tdm_staged_copy(dst, src);
     /* The copy runs on dst's queue: a lost device there is dst's. */
     return tdm_device_result(

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "device/kernel.h"
 #include "device/kernel_args.h"
+#include "device/peer_access.h"
 
 static const char *F = "tdm_kernel_run";
 
@@ -74,14 +75,6 @@ static tdm_status check_uints(const tdm_kernel_info *info, const uint32_t *u)
     return check_window(info, u);
 }
 
-/* A kernel may read and write a peer's buffer where the two devices share memory
- * (one OpenCL context, host memory): the caller finishes the peer first. */
-static int reachable(const tdm_device *dev, const tdm_device *owner)
-{
-    return owner == dev ||
-           (owner->ops == dev->ops && dev->ops->can_copy && dev->ops->can_copy(dev, owner));
-}
-
 static tdm_status check_view(const tdm_device *dev, const tdm_kernel_info *info,
                              const tdm_kernel_call *call, unsigned b)
 {
@@ -95,7 +88,7 @@ static tdm_status check_view(const tdm_device *dev, const tdm_kernel_info *info,
     tdm_status s = tdm_check_view(v, F, kb->name);
     if (s != TDM_OK)
         return s;
-    if (!reachable(dev, v->buffer->device))
+    if (!tdm_device_shares_memory(dev, v->buffer->device))
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: %s: buffer '%s' is on %s, which %s cannot reach", F, info->name,
                         kb->name, v->buffer->device->desc.id, dev->desc.id);
