@@ -119,6 +119,12 @@ uint32_t test_scenario_backends(const char *scenario)
     return TDM_BACKENDS_ALL;
 }
 
+int test_gpu_shape(void)
+{
+    const char *env = getenv("TDM_TEST_GPU_SHAPE");
+    return env && !strcmp(env, "1");
+}
+
 double test_seconds(void)
 {
     struct timespec t;

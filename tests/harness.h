@@ -93,6 +93,10 @@ size_t test_scenario_devices(tdm_context *ctx, const char *scenario, tdm_device 
  * start-up. */
 uint32_t test_scenario_backends(const char *scenario);
 
+/* Whether the run is in the GPU-shape test mode (TDM_TEST_GPU_SHAPE=1): no device
+ * shares memory with another or gives a host address. */
+int test_gpu_shape(void);
+
 /* Seconds on the monotonic clock. */
 double test_seconds(void);
 

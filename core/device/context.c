@@ -5,6 +5,7 @@
 
 #include "device/context_impl.h"
 #include "device/device_registry.h"
+#include "device/gpu_shape.h"
 #include "base/error.h"
 #include "device/host_staging.h"
 #include "device/log.h"
@@ -56,6 +57,8 @@ static void load_backend(tdm_context *ctx, const tdm_backend_ops *ops)
     if (ops->summary)
         ops->summary(instance, summary, sizeof summary);
     set_backend_status(ctx, ops->kind, TDM_OK, summary);
+    if (tdm_gpu_shape_wanted())
+        ops = tdm_gpu_shape_ops(ops);
     size_t slot = ctx->backend_count++;
     ctx->backends[slot].ops = ops;
     ctx->backends[slot].instance = instance;

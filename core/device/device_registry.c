@@ -4,6 +4,7 @@
 
 #include "device/copy_worker.h"
 #include "device/device_registry.h"
+#include "device/gpu_shape.h"
 #include "base/error.h"
 #include "device/log.h"
 
@@ -43,6 +44,8 @@ static void open_one(tdm_context *ctx, const tdm_backend_ops *ops, tdm_backend *
         return;
     ops->describe(instance, index, &dev->desc);
     dev->desc.backend = ops->kind;
+    if (tdm_gpu_shaped(ops))
+        dev->desc.type = TDM_DEVICE_GPU;
     snprintf(dev->desc.id, sizeof dev->desc.id, "%s:%zu", tdm_backend_name(ops->kind), index);
     if (ops->open_device(instance, index, dev) != TDM_OK) {
         tdm_log(ctx, TDM_LOG_WARN, "device %s '%s' not used: %s", dev->desc.id, dev->desc.name,

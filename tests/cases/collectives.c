@@ -394,7 +394,9 @@ static size_t pick(tdm_context *ctx, const char *scenario, dev_set *set)
         physical += take(ctx, TDM_BACKEND_OPENCL, 4, set);
     if (mixed || !strncmp(scenario, "vulkan", 6))
         physical += take(ctx, TDM_BACKEND_VULKAN, strcmp(scenario, "vulkan-two") ? 1 : 2, set);
-    set->shares = !strcmp(scenario, "reference") || !strcmp(scenario, "opencl");
+    /* host memory, and PoCL's devices of one context; none in the GPU shape */
+    set->shares =
+        !test_gpu_shape() && (!strcmp(scenario, "reference") || !strcmp(scenario, "opencl"));
     if (!strcmp(scenario, "reference") && set->n)
         split_first(set, 3, 1);
     if ((!strcmp(scenario, "opencl") || !strcmp(scenario, "vulkan-logical")) && set->n)
