@@ -6,7 +6,9 @@
 #   two-icds  one lavapipe seen through two ICD files and no OpenCL: the default and
 #             --devices vulkan use it once, where it used to fail as "the same
 #             hardware".
-# usage: cli_device_choice.sh TANDEM cpus|two-icds
+#   simulator Oclgrind beside PoCL x2: the default takes PoCL's devices, and the
+#             setup line and `tandem devices` say why the simulator is left out.
+# usage: cli_device_choice.sh TANDEM cpus|two-icds|simulator
 set -eu
 tandem=$1 setup=$2
 fail=0
@@ -54,8 +56,22 @@ two-icds)
         fail=1
     fi
     ;;
+simulator)
+    expect "opencl:1 opencl:2"
+    if ! grep -q "^  left out: opencl:0 (Oclgrind Simulator), a simulator, never preferred over real hardware; --devices opencl:0 uses it$" "$log"; then
+        echo "FAIL: the setup line must name the simulator it left out"
+        cat "$log"
+        fail=1
+    fi
+    "$tandem" devices >"$log"
+    if ! grep -q "^  1  opencl:0 .*(not a default: a simulator" "$log"; then
+        echo "FAIL: tandem devices must say why the simulator is not a default"
+        cat "$log"
+        fail=1
+    fi
+    ;;
 *)
-    echo "usage: cli_device_choice.sh TANDEM cpus|two-icds"
+    echo "usage: cli_device_choice.sh TANDEM cpus|two-icds|simulator"
     exit 2
     ;;
 esac

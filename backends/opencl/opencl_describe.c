@@ -5,10 +5,20 @@
 
 #include "opencl_internal.h"
 
-/* cl_khr_device_uuid, for headers that predate it. */
+/* cl_khr_device_uuid, cl_khr_pci_bus_info and the vendors' older PCI queries, for
+ * headers that predate them. */
 #ifndef CL_DEVICE_UUID_KHR
 #define CL_DEVICE_UUID_KHR 0x106A
+#define CL_DEVICE_LUID_VALID_KHR 0x106C
+#define CL_DEVICE_LUID_KHR 0x106D
 #endif
+#ifndef CL_DEVICE_PCI_BUS_INFO_KHR
+#define CL_DEVICE_PCI_BUS_INFO_KHR 0x410F
+#endif
+#define TDM_CL_DEVICE_TOPOLOGY_AMD 0x4037  /* cl_amd_device_attribute_query */
+#define TDM_CL_DEVICE_PCI_BUS_ID_NV 0x4008 /* cl_nv_device_attribute_query */
+#define TDM_CL_DEVICE_PCI_SLOT_ID_NV 0x4009
+#define TDM_CL_DEVICE_PCI_DOMAIN_ID_NV 0x400A
 
 /* A string property, malloc'd, or NULL: its length has no bound (extensions). */
 static char *device_string(cl_device_id id, cl_device_info what)
@@ -75,6 +85,63 @@ static tdm_device_type device_type(cl_device_id id)
     return (type & CL_DEVICE_TYPE_CPU) ? TDM_DEVICE_CPU : TDM_DEVICE_OTHER;
 }
 
+/* The PCI bus address: the Khronos query, else AMD's topology, else NVIDIA's ids. */
+static void describe_pci_bus(cl_device_id id, tdm_device_desc *desc)
+{
+    /* domain, bus, device, function; room for AMD's 24-byte topology union */
+    uint32_t info[6] = {0};
+    if (has_extension(id, "cl_khr_pci_bus_info") &&
+        clGetDeviceInfo(id, CL_DEVICE_PCI_BUS_INFO_KHR, 4 * sizeof(uint32_t), info, NULL) ==
+            CL_SUCCESS) {
+        desc->has_pci_bus = 1;
+    } else if (has_extension(id, "cl_amd_device_attribute_query") &&
+               clGetDeviceInfo(id, TDM_CL_DEVICE_TOPOLOGY_AMD, sizeof info, info, NULL) ==
+                   CL_SUCCESS &&
+               info[0] == 1 /* PCIe */) {
+        const uint8_t *pcie = (const uint8_t *)&info[1] + 17; /* bus, device, function */
+        desc->has_pci_bus = 1;
+        info[0] = 0;
+        info[1] = pcie[0];
+        info[2] = pcie[1];
+        info[3] = pcie[2];
+    } else if (has_extension(id, "cl_nv_device_attribute_query") &&
+               clGetDeviceInfo(id, TDM_CL_DEVICE_PCI_BUS_ID_NV, sizeof info[1], &info[1], NULL) ==
+                   CL_SUCCESS &&
+               clGetDeviceInfo(id, TDM_CL_DEVICE_PCI_SLOT_ID_NV, sizeof info[2], &info[2], NULL) ==
+                   CL_SUCCESS) {
+        desc->has_pci_bus = 1;
+        clGetDeviceInfo(id, TDM_CL_DEVICE_PCI_DOMAIN_ID_NV, sizeof info[0], &info[0], NULL);
+        info[3] = info[2] & 7; /* the slot id packs device << 3 | function */
+        info[2] >>= 3;
+    }
+    desc->pci_domain = info[0];
+    desc->pci_bus = info[1];
+    desc->pci_device = info[2];
+    desc->pci_function = info[3];
+}
+
+/* The UUID, and the LUID where the driver says it is valid (Windows adapters). */
+static void describe_ids(cl_device_id id, tdm_device_desc *desc)
+{
+    if (!has_extension(id, "cl_khr_device_uuid"))
+        return;
+    desc->has_uuid =
+        clGetDeviceInfo(id, CL_DEVICE_UUID_KHR, sizeof desc->uuid, desc->uuid, NULL) == CL_SUCCESS;
+    cl_bool luid_valid = CL_FALSE;
+    desc->has_luid =
+        clGetDeviceInfo(id, CL_DEVICE_LUID_VALID_KHR, sizeof luid_valid, &luid_valid, NULL) ==
+            CL_SUCCESS &&
+        luid_valid &&
+        clGetDeviceInfo(id, CL_DEVICE_LUID_KHR, sizeof desc->luid, desc->luid, NULL) == CL_SUCCESS;
+}
+
+/* Oclgrind models a GPU in software, a thousand times slower than any real device;
+ * OpenCL has no query that says so, so its platform is known by name. */
+static int is_simulator(const tdm_opencl_physical *phys)
+{
+    return strstr(phys->platform->name, "Oclgrind") != NULL;
+}
+
 void tdm_opencl_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc)
 {
     const tdm_opencl_physical *phys = &be->devices[index];
@@ -92,7 +159,8 @@ void tdm_opencl_describe(const tdm_backend *be, size_t index, tdm_device_desc *d
     desc->global_memory = device_ulong(id, CL_DEVICE_GLOBAL_MEM_SIZE);
     desc->max_allocation = device_ulong(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
     desc->compute_units = device_uint(id, CL_DEVICE_MAX_COMPUTE_UNITS);
-    desc->has_uuid = has_extension(id, "cl_khr_device_uuid") &&
-                     clGetDeviceInfo(id, CL_DEVICE_UUID_KHR, sizeof desc->uuid, desc->uuid,
-                                     NULL) == CL_SUCCESS;
+    desc->vendor_id = device_uint(id, CL_DEVICE_VENDOR_ID);
+    describe_ids(id, desc);
+    describe_pci_bus(id, desc);
+    desc->simulator = is_simulator(phys);
 }

@@ -12,7 +12,8 @@ typedef struct device_properties {
     VkPhysicalDeviceDriverProperties driver;
     VkPhysicalDeviceShaderCoreProperties2AMD amd_cores;
     VkPhysicalDeviceShaderSMBuiltinsPropertiesNV nv_sms;
-    int has_driver, has_amd_cores, has_nv_sms;
+    VkPhysicalDevicePCIBusInfoPropertiesEXT pci_bus;
+    int has_driver, has_amd_cores, has_nv_sms, has_pci_bus;
 } device_properties;
 
 static void query_properties(const tdm_backend *be, VkPhysicalDevice physical,
@@ -25,11 +26,13 @@ static void query_properties(const tdm_backend *be, VkPhysicalDevice physical,
     p->driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
     p->amd_cores.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_2_AMD;
     p->nv_sms.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV;
+    p->pci_bus.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PCI_BUS_INFO_PROPERTIES_EXT;
     p->has_driver = tdm_vk_device_api(be, physical) >= VK_API_VERSION_1_2 ||
                     tdm_vk_has_extension(physical, VK_KHR_DRIVER_PROPERTIES_EXTENSION_NAME);
     p->has_amd_cores =
         tdm_vk_has_extension(physical, VK_AMD_SHADER_CORE_PROPERTIES_2_EXTENSION_NAME);
     p->has_nv_sms = tdm_vk_has_extension(physical, VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME);
+    p->has_pci_bus = tdm_vk_has_extension(physical, VK_EXT_PCI_BUS_INFO_EXTENSION_NAME);
 
     p->base.pNext = &p->id;
     p->id.pNext = &p->maintenance3;
@@ -42,8 +45,12 @@ static void query_properties(const tdm_backend *be, VkPhysicalDevice physical,
         *tail = &p->amd_cores;
         tail = &p->amd_cores.pNext;
     }
-    if (p->has_nv_sms)
+    if (p->has_nv_sms) {
         *tail = &p->nv_sms;
+        tail = &p->nv_sms.pNext;
+    }
+    if (p->has_pci_bus)
+        *tail = &p->pci_bus;
     vkGetPhysicalDeviceProperties2(physical, &p->base);
 }
 
@@ -121,12 +128,23 @@ static uint32_t describe_compute_units(const device_properties *p)
     return 0;
 }
 
-static void describe_uuid(const device_properties *p, tdm_device_desc *desc)
+/* The UUID, the LUID where valid (Windows adapters) and the PCI bus address: what
+ * finds the same card seen through another API or driver. */
+static void describe_ids(const device_properties *p, tdm_device_desc *desc)
 {
     static const uint8_t zero[VK_UUID_SIZE];
     _Static_assert(sizeof desc->uuid == VK_UUID_SIZE, "UUID sizes differ");
+    _Static_assert(sizeof desc->luid == VK_LUID_SIZE, "LUID sizes differ");
     desc->has_uuid = memcmp(p->id.deviceUUID, zero, VK_UUID_SIZE) != 0;
     memcpy(desc->uuid, desc->has_uuid ? p->id.deviceUUID : zero, VK_UUID_SIZE);
+    desc->has_luid = p->id.deviceLUIDValid == VK_TRUE;
+    if (desc->has_luid)
+        memcpy(desc->luid, p->id.deviceLUID, VK_LUID_SIZE);
+    desc->has_pci_bus = p->has_pci_bus;
+    desc->pci_domain = p->pci_bus.pciDomain;
+    desc->pci_bus = p->pci_bus.pciBus;
+    desc->pci_device = p->pci_bus.pciDevice;
+    desc->pci_function = p->pci_bus.pciFunction;
 }
 
 void tdm_vk_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc)
@@ -137,9 +155,10 @@ void tdm_vk_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc)
     desc->backend = TDM_BACKEND_VULKAN;
     snprintf(desc->name, sizeof desc->name, "%s", p.base.properties.deviceName);
     describe_vendor(p.base.properties.vendorID, desc->vendor, sizeof desc->vendor);
+    desc->vendor_id = p.base.properties.vendorID;
     describe_driver(&p, desc->driver, sizeof desc->driver);
     desc->type = describe_type(p.base.properties.deviceType);
     describe_memory(physical, &p, desc);
     desc->compute_units = describe_compute_units(&p);
-    describe_uuid(&p, desc);
+    describe_ids(&p, desc);
 }

@@ -4,6 +4,7 @@
 
 #include "device/copy_worker.h"
 #include "device/device_registry.h"
+#include "device/device_verdicts.h"
 #include "device/gpu_shape.h"
 #include "base/error.h"
 #include "device/log.h"
@@ -69,18 +70,17 @@ void tdm_registry_open_backend_devices(tdm_context *ctx, const tdm_backend_ops *
 
 void tdm_registry_mark_same_hardware(tdm_context *ctx)
 {
-    for (size_t j = 0; j < ctx->device_count; j++) {
-        tdm_device_desc *later = &ctx->devices[j]->desc;
-        for (size_t i = 0; i < j && later->has_uuid && later->same_hardware_as < 0; i++) {
-            const tdm_device_desc *earlier = &ctx->devices[i]->desc;
-            if (earlier->has_uuid && earlier->parent < 0 &&
-                memcmp(earlier->uuid, later->uuid, sizeof later->uuid) == 0) {
-                later->same_hardware_as = (int)i;
-                tdm_log(ctx, TDM_LOG_INFO, "%s '%s' is the same hardware as %s", later->id,
-                        later->name, earlier->id);
-            }
-        }
-    }
+    tdm_device_desc **descs = malloc((ctx->device_count + 1) * sizeof *descs);
+    if (!descs)
+        return; /* every device then counts as hardware of its own */
+    for (size_t i = 0; i < ctx->device_count; i++)
+        descs[i] = &ctx->devices[i]->desc;
+    tdm_mark_same_hardware(descs, ctx->device_count);
+    for (size_t i = 0; i < ctx->device_count; i++)
+        if (descs[i]->same_hardware_as >= 0)
+            tdm_log(ctx, TDM_LOG_INFO, "%s '%s' is the same hardware as %s", descs[i]->id,
+                    descs[i]->name, descs[descs[i]->same_hardware_as]->id);
+    free(descs);
 }
 
 void tdm_registry_close_device(tdm_device *dev)

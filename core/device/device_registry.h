@@ -9,7 +9,8 @@
 void tdm_registry_open_backend_devices(tdm_context *ctx, const tdm_backend_ops *ops,
                                        tdm_backend *instance);
 
-/* Sets same_hardware_as for devices whose UUID an earlier device already has. */
+/* Sets same_hardware_as for devices that are the same hardware as an earlier one
+ * (tdm_same_hardware: UUID, else PCI bus, else LUID). */
 void tdm_registry_mark_same_hardware(tdm_context *ctx);
 
 /* device_choice.c: the devices tdm_context_default_devices chooses, into out (room

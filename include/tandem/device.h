@@ -44,6 +44,15 @@ typedef struct tdm_device_desc {
                                            was split from, else -1 */
     uint32_t logical_index;             /* 0..logical_count-1 for logical devices */
     uint32_t logical_count;             /* replicas the parent was split into, else 0 */
+    uint32_t vendor_id;                 /* PCI vendor id (0x10DE NVIDIA, 0x1002 AMD, 0x8086
+                                           Intel), or the driver's own id; 0 if unknown */
+    int has_pci_bus;                    /* the pci_* fields are meaningful */
+    uint32_t pci_domain, pci_bus, pci_device, pci_function; /* cl_khr_pci_bus_info /
+                                                               VK_EXT_pci_bus_info */
+    int has_luid;    /* luid is meaningful (Windows adapters) */
+    uint8_t luid[8]; /* cl_khr_device_uuid / VkPhysicalDeviceIDProperties */
+    int simulator;   /* a software model of a device (Oclgrind), not
+                        the device itself: orders of magnitude slower */
 } tdm_device_desc;
 
 #define TDM_DEVICE_DESC_INIT { .size = sizeof(tdm_device_desc) }
@@ -54,14 +63,36 @@ TDM_API size_t tdm_context_device_count(const tdm_context *ctx);
 TDM_API tdm_status tdm_context_device(tdm_context *ctx, size_t index, tdm_device **out);
 
 /* The devices to use when the caller names none, as tdm_strategy_create_mirrored
- * with NULL, 0 uses them: the physical devices, each piece of hardware once (a card
- * seen through OpenCL and Vulkan, or two drivers, through the better one: the
- * driver that runs every kernel, then OpenCL); of those, the GPUs when there is
- * one, else the devices of one CPU driver (PoCL before lavapipe: two CPU drivers
- * would share the same cores); the reference device when nothing else is there.
+ * with NULL, 0 uses them: the physical devices, each piece of hardware once (the
+ * same UUID, else the same PCI bus address, else the same LUID: a card seen through
+ * OpenCL and Vulkan, or two drivers, is used through the better one: the driver
+ * that runs every kernel, then OpenCL); of those, the discrete GPUs when there is
+ * one (an integrated GPU beside it would hold every step back), else the integrated
+ * GPUs, else the devices of one CPU driver (PoCL before lavapipe: two CPU drivers
+ * would share the same cores); a simulator only when nothing else is there, and the
+ * reference device when not even that is. tdm_context_default_choice says why a
+ * device is left out.
  * Writes the first `capacity` of them to out and their number to *count. */
 TDM_API tdm_status tdm_context_default_devices(tdm_context *ctx, tdm_device **out, size_t capacity,
                                                size_t *count);
+
+/* Why the default choice uses a device or leaves it out (tandem/device_choices.def). */
+typedef enum tdm_device_choice {
+#define TDM_DEVICE_CHOICE(name, value, description) name = value,
+#include "tandem/device_choices.def"
+#undef TDM_DEVICE_CHOICE
+} tdm_device_choice;
+
+/* The default choice's verdict on dev, as tdm_context_default_devices decides it:
+ * TDM_CHOICE_USED for the devices it returns, else why it leaves dev out, so that a
+ * tool can name what it left out (an integrated GPU beside a discrete one is used
+ * when named, never by default). */
+TDM_API tdm_status tdm_context_default_choice(tdm_context *ctx, const tdm_device *dev,
+                                              tdm_device_choice *out);
+
+/* The choice as a phrase ("used", "a simulator, never preferred over real hardware");
+ * "unknown choice" for a value not in the list. */
+TDM_API const char *tdm_device_choice_description(tdm_device_choice choice);
 
 /* Fills *desc (whose size field the caller sets, see TDM_DEVICE_DESC_INIT). */
 TDM_API tdm_status tdm_device_describe(const tdm_device *dev, tdm_device_desc *desc);

@@ -8,15 +8,19 @@
 #include "json_writer.h"
 #include "tandem/tandem.h"
 
-static void print_note(const tdm_device_desc *d)
+static void print_note(const tdm_device_desc *d, tdm_device_choice choice)
 {
+    if (d->simulator && choice != TDM_CHOICE_SIMULATOR)
+        printf("  (simulator)");
     if (d->same_hardware_as >= 0)
         printf("  (same hardware as #%d)", d->same_hardware_as);
     if (d->parent >= 0)
         printf("  (logical %u of %u of #%d)", d->logical_index + 1, d->logical_count, d->parent);
+    else if (choice != TDM_CHOICE_USED && choice != TDM_CHOICE_SAME_HARDWARE)
+        printf("  (not a default: %s)", tdm_device_choice_description(choice));
 }
 
-static void print_row(size_t index, const tdm_device_desc *d)
+static void print_row(size_t index, const tdm_device_desc *d, tdm_device_choice choice)
 {
     char memory[32], max_alloc[32], units[16] = "?";
     format_bytes(d->global_memory, memory, sizeof memory);
@@ -25,16 +29,16 @@ static void print_row(size_t index, const tdm_device_desc *d)
         snprintf(units, sizeof units, "%u", d->compute_units);
     printf("%3zu  %-12s %-40.40s %-18.18s %-10s %10s %10s %4s", index, d->id, d->name, d->vendor,
            tdm_device_type_name(d->type), memory, max_alloc, units);
-    print_note(d);
+    print_note(d, choice);
     printf("\n");
 }
 
-static void print_table(const tdm_device_desc *descs, size_t n)
+static void print_table(const tdm_device_desc *descs, const tdm_device_choice *choices, size_t n)
 {
     printf("%3s  %-12s %-40s %-18s %-10s %10s %10s %4s\n", "#", "device", "name", "vendor", "type",
            "memory", "max alloc", "CUs");
     for (size_t i = 0; i < n; i++)
-        print_row(i, &descs[i]);
+        print_row(i, &descs[i], choices[i]);
     if (n == 0)
         printf("(no devices: install an OpenCL or Vulkan driver)\n");
 }
@@ -71,7 +75,8 @@ static void json_backends(json_writer *w, tdm_context *ctx)
     json_end_array(w);
 }
 
-static void json_device(json_writer *w, size_t index, const tdm_device_desc *d)
+static void json_device(json_writer *w, size_t index, const tdm_device_desc *d,
+                        tdm_device_choice choice)
 {
     json_begin_object(w, NULL);
     json_uint(w, "index", index);
@@ -79,6 +84,7 @@ static void json_device(json_writer *w, size_t index, const tdm_device_desc *d)
     json_string(w, "backend", tdm_backend_name(d->backend));
     json_string(w, "name", d->name);
     json_string(w, "vendor", d->vendor);
+    json_uint(w, "vendor_id", d->vendor_id);
     json_string(w, "driver", d->driver);
     json_string(w, "type", tdm_device_type_name(d->type));
     json_uint(w, "global_memory", d->global_memory);
@@ -90,18 +96,33 @@ static void json_device(json_writer *w, size_t index, const tdm_device_desc *d)
         json_string(w, "uuid", uuid);
     else
         json_null(w, "uuid");
+    char text[40];
+    format_pci_bus(d, text, sizeof text);
+    if (d->has_pci_bus)
+        json_string(w, "pci_bus", text);
+    else
+        json_null(w, "pci_bus");
+    format_luid(d->luid, text);
+    if (d->has_luid)
+        json_string(w, "luid", text);
+    else
+        json_null(w, "luid");
+    json_bool(w, "simulator", d->simulator);
     json_int(w, "same_hardware_as", d->same_hardware_as);
     json_int(w, "parent", d->parent);
+    json_bool(w, "default", choice == TDM_CHOICE_USED);
+    json_string(w, "default_choice", tdm_device_choice_description(choice));
     json_end_object(w);
 }
 
-static void print_json(tdm_context *ctx, const tdm_device_desc *descs, size_t n)
+static void print_json(tdm_context *ctx, const tdm_device_desc *descs,
+                       const tdm_device_choice *choices, size_t n)
 {
     json_writer w = {stdout, 0, 0};
     json_begin_object(&w, NULL);
     json_begin_array(&w, "devices");
     for (size_t i = 0; i < n; i++)
-        json_device(&w, i, &descs[i]);
+        json_device(&w, i, &descs[i], choices[i]);
     json_end_array(&w);
     json_backends(&w, ctx);
     json_end_object(&w);
@@ -128,6 +149,7 @@ int cmd_devices(int argc, char **argv)
     if (!ctx)
         return 1;
     static tdm_device_desc descs[MAX_LISTED];
+    static tdm_device_choice choices[MAX_LISTED];
     size_t n = tdm_context_device_count(ctx);
     n = n < MAX_LISTED ? n : MAX_LISTED;
     for (size_t i = 0; i < n; i++) {
@@ -135,11 +157,12 @@ int cmd_devices(int argc, char **argv)
         descs[i] = (tdm_device_desc)TDM_DEVICE_DESC_INIT;
         tdm_context_device(ctx, i, &dev);
         tdm_device_describe(dev, &descs[i]);
+        tdm_context_default_choice(ctx, dev, &choices[i]);
     }
     if (json) {
-        print_json(ctx, descs, n);
+        print_json(ctx, descs, choices, n);
     } else {
-        print_table(descs, n);
+        print_table(descs, choices, n);
         print_backends(ctx);
     }
     tdm_context_destroy(ctx);

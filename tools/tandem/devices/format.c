@@ -27,3 +27,15 @@ void format_uuid(const uint8_t uuid[16], char *out)
     }
     *p = '\0';
 }
+
+void format_pci_bus(const tdm_device_desc *d, char *out, size_t out_size)
+{
+    snprintf(out, out_size, "%04x:%02x:%02x.%x", d->pci_domain, d->pci_bus, d->pci_device,
+             d->pci_function);
+}
+
+void format_luid(const uint8_t luid[8], char *out)
+{
+    for (int i = 0; i < 8; i++)
+        sprintf(out + 2 * i, "%02x", luid[i]);
+}

@@ -34,6 +34,26 @@ static void print_measured_convolutions(const train_session *ts)
     }
 }
 
+/* Without --devices: the devices worth naming that the default left out (an
+ * integrated GPU beside a discrete one, a simulator), and how to use them. */
+static void print_left_out(const train_session *ts)
+{
+    if (ts->opts->devices.count)
+        return;
+    for (size_t i = 0; i < tdm_context_device_count(ts->ctx); i++) {
+        tdm_device *dev = NULL;
+        tdm_device_choice choice = TDM_CHOICE_USED;
+        tdm_context_device(ts->ctx, i, &dev);
+        tdm_context_default_choice(ts->ctx, dev, &choice);
+        if (choice != TDM_CHOICE_INTEGRATED_BESIDE_DISCRETE && choice != TDM_CHOICE_SIMULATOR)
+            continue;
+        tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+        tdm_device_describe(dev, &d);
+        printf("  left out: %s (%s), %s; --devices %s uses it\n", d.id, d.name,
+               tdm_device_choice_description(choice), d.id);
+    }
+}
+
 static void print_setup(const train_session *ts)
 {
     const train_options *o = ts->opts;
@@ -68,6 +88,7 @@ static void print_setup(const train_session *ts)
         train_print_convolutions(ts, r);
         printf("\n");
     }
+    print_left_out(ts);
     for (size_t i = 0; i < tdm_strategy_num_parameter_devices(ts->strategy); i++) {
         tdm_device_desc d = TDM_DEVICE_DESC_INIT;
         tdm_device_describe(tdm_strategy_parameter_device(ts->strategy, i), &d);
