@@ -157,7 +157,7 @@ void tdm_vk_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc)
     describe_vendor(p.base.properties.vendorID, desc->vendor, sizeof desc->vendor);
     desc->vendor_id = p.base.properties.vendorID;
     describe_driver(&p, desc->driver, sizeof desc->driver);
-    desc->type = describe_type(p.base.properties.deviceType);
+    desc->type = describe_type(tdm_vk_device_type(physical));
     describe_memory(physical, &p, desc);
     desc->compute_units = describe_compute_units(&p);
     describe_ids(&p, desc);

@@ -6,19 +6,12 @@
 #include "device/log.h"
 #include "vulkan_internal.h"
 
-/* Test switches: any value but "0" turns them on. */
-static int env_flag(const char *name)
-{
-    const char *value = getenv(name);
-    return value && *value && strcmp(value, "0") != 0;
-}
-
 /* 0: none; 1: core in Vulkan 1.2; 2: through VK_KHR_timeline_semaphore.
  * TDM_VK_FORCE_FENCES=1 takes the fence fallback, so that tests cover it. */
 static int timeline_support(const tdm_backend *be, VkPhysicalDevice physical)
 {
     int core = tdm_vk_device_api(be, physical) >= VK_API_VERSION_1_2;
-    if (env_flag("TDM_VK_FORCE_FENCES") ||
+    if (tdm_vk_env_flag("TDM_VK_FORCE_FENCES") ||
         (!core && !tdm_vk_has_extension(physical, VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME)))
         return 0;
     VkPhysicalDeviceTimelineSemaphoreFeatures timeline = {
@@ -122,7 +115,7 @@ static tdm_status create_pool(tdm_vk_device *vd)
  * with 64, 3.1 with 8), and gemm's 16 x 32 blocks load fewer values per product
  * (gemm.glsl). */
 static struct tdm_vk_specialization specialization_for(const tdm_vk_device *vd,
-                                                       const VkPhysicalDeviceProperties *props)
+                                                       VkPhysicalDeviceType type)
 {
     struct tdm_vk_specialization gpu = {.group_size = 0, .gemm_rows4 = 1, .gemm_cols4 = 1};
     VkPhysicalDeviceSubgroupProperties subgroup = {
@@ -132,7 +125,7 @@ static struct tdm_vk_specialization specialization_for(const tdm_vk_device *vd,
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
         .pNext = &subgroup,
     };
-    if (props->deviceType != VK_PHYSICAL_DEVICE_TYPE_CPU)
+    if (type != VK_PHYSICAL_DEVICE_TYPE_CPU)
         return gpu;
     vkGetPhysicalDeviceProperties2(vd->physical, &props2);
     uint32_t size = subgroup.subgroupSize;
@@ -141,18 +134,34 @@ static struct tdm_vk_specialization specialization_for(const tdm_vk_device *vd,
         .group_size = usable ? size : 0, .gemm_rows4 = 4, .gemm_cols4 = 8};
 }
 
+/* TDM_VK_TIGHT_LIMITS=1: a 256-byte storage offset alignment and a 16 MiB binding
+ * range, as some Intel and NVIDIA devices have, so that the binding windows and the
+ * splitting arithmetic run on lavapipe too. Only ever tighter than the device's. */
+static void tighten_limits(tdm_vk_device *vd)
+{
+    const VkDeviceSize alignment = 256, range = 16u << 20;
+    if (!tdm_vk_env_flag("TDM_VK_TIGHT_LIMITS"))
+        return;
+    if (vd->storage_alignment < alignment)
+        vd->storage_alignment = alignment;
+    if (vd->max_storage_range > range)
+        vd->max_storage_range = range;
+}
+
 static void record_limits(tdm_vk_device *vd)
 {
     VkPhysicalDeviceProperties props;
     vkGetPhysicalDeviceProperties(vd->physical, &props);
-    vd->specialization = specialization_for(vd, &props);
+    VkPhysicalDeviceType type = tdm_vk_device_type(vd->physical);
+    vd->specialization = specialization_for(vd, type);
     vd->max_storage_range = props.limits.maxStorageBufferRange;
     vd->storage_alignment = props.limits.minStorageBufferOffsetAlignment;
+    tighten_limits(vd);
     vd->atom_size = props.limits.nonCoherentAtomSize;
     vd->max_groups = props.limits.maxComputeWorkGroupCount[0];
     vd->max_push_constants = props.limits.maxPushConstantsSize;
-    vd->unified_memory = props.deviceType == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU ||
-                         props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU;
+    vd->unified_memory =
+        type == VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU || type == VK_PHYSICAL_DEVICE_TYPE_CPU;
     vkGetPhysicalDeviceMemoryProperties(vd->physical, &vd->memory);
 }
 
@@ -211,11 +220,12 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
                         vd->dev->desc.name);
     int timeline = timeline_support(be, vd->physical);
     /* TDM_VK_NO_HOST_IMPORT=1 keeps the staging path, so that tests cover both. */
-    int no_import = env_flag("TDM_VK_NO_HOST_IMPORT");
+    int no_import = tdm_vk_env_flag("TDM_VK_NO_HOST_IMPORT");
     vd->import_alignment = no_import ? 0 : tdm_vk_import_alignment(vd->physical);
     /* TDM_VK_NO_16BIT_STORAGE=1 leaves the feature off, so that tests cover a device
      * without it. */
-    vd->storage16 = !env_flag("TDM_VK_NO_16BIT_STORAGE") && tdm_vk_has_storage16(vd->physical);
+    vd->storage16 =
+        !tdm_vk_env_flag("TDM_VK_NO_16BIT_STORAGE") && tdm_vk_has_storage16(vd->physical);
     tdm_status s = create_device(vd, timeline);
     if (s == TDM_OK)
         s = create_pool(vd);
@@ -228,11 +238,18 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
     /* A kernel's view starts up to an alignment past its window's base. */
     vd->dev->max_binding_bytes = vd->max_storage_range - vd->storage_alignment;
     vd->dev->max_loop_iterations = is_llvmpipe(be, vd->physical) ? TDM_KERNEL_LOOP_BUDGET : 0;
-    vd->force_staging = env_flag("TDM_VK_FORCE_STAGING");
+    /* A discrete card's memory is not host-visible: TDM_VK_AS_GPU stages as on one. */
+    vd->force_staging = tdm_vk_env_flag("TDM_VK_FORCE_STAGING") || tdm_vk_env_flag("TDM_VK_AS_GPU");
     tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: queue family %u, completion by %s%s%s", vd->dev->desc.id,
             vd->queue_family, timeline ? "timeline semaphore" : "fences",
             vd->force_staging ? ", staging forced" : "",
             vd->storage16 ? "" : ", no storageBuffer16BitAccess (no float16 twins)");
+    tdm_log(be->ctx, TDM_LOG_DEBUG,
+            "%s: group size %s, gemm blocks %ux%u per invocation, offset alignment %llu, "
+            "binding range %llu bytes",
+            vd->dev->desc.id, vd->specialization.group_size ? "one subgroup" : "the table's",
+            4 * vd->specialization.gemm_rows4, 4 * vd->specialization.gemm_cols4,
+            (unsigned long long)vd->storage_alignment, (unsigned long long)vd->max_storage_range);
     log_import(be, vd, no_import);
     return tdm_vk_flusher_start(vd);
 }

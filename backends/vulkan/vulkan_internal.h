@@ -182,6 +182,11 @@ tdm_status tdm_vk_status(VkResult result);
 tdm_status tdm_vk_fail(const tdm_vk_device *vd, const char *call, VkResult result);
 
 /* vulkan_properties.c */
+/* Test switches: any value but "0" turns them on. */
+int tdm_vk_env_flag(const char *name);
+/* The device's type; a discrete GPU for every device under TDM_VK_AS_GPU=1, so that
+ * lavapipe takes the GPU configuration (group sizes, gemm blocks, staged memory). */
+VkPhysicalDeviceType tdm_vk_device_type(VkPhysicalDevice physical);
 uint32_t tdm_vk_device_api(const tdm_backend *be, VkPhysicalDevice physical);
 int tdm_vk_has_extension(VkPhysicalDevice physical, const char *name);
 /* Whether storage buffers may hold 16-bit elements (storageBuffer16BitAccess of

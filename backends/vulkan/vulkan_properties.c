@@ -4,6 +4,21 @@
 
 #include "vulkan_internal.h"
 
+int tdm_vk_env_flag(const char *name)
+{
+    const char *value = getenv(name);
+    return value && *value && strcmp(value, "0") != 0;
+}
+
+VkPhysicalDeviceType tdm_vk_device_type(VkPhysicalDevice physical)
+{
+    if (tdm_vk_env_flag("TDM_VK_AS_GPU"))
+        return VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+    VkPhysicalDeviceProperties props;
+    vkGetPhysicalDeviceProperties(physical, &props);
+    return props.deviceType;
+}
+
 /* The version usable on this device: the lower of the instance's and the device's. */
 uint32_t tdm_vk_device_api(const tdm_backend *be, VkPhysicalDevice physical)
 {
