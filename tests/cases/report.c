@@ -70,8 +70,8 @@ static int scratch_entries(void)
 }
 
 static const train_epoch two_epochs[2] = {
-    {1, 0.5, 0.25, 0.9375, 1.5, 1000},
-    {2, 0.1234567891, NAN, 0.96875, 1.25, 1200.5},
+    {1, 0.5, 0.25, 0.9375, 1.5, 1000, 0.25},
+    {2, 0.1234567891, NAN, 0.96875, 1.25, 1200.5, 0.125},
 };
 
 static const char *const run_devices[] = {"opencl:0 (pthread \"x\")", "vulkan:0 (llvmpipe)"};
@@ -88,9 +88,9 @@ static void test_metrics(void)
     check_file_is(csv, "# tandem 0.1.0\n"
                        "# devices: opencl:0 (pthread \"x\"); vulkan:0 (llvmpipe)\n"
                        "# options: epochs=2 layers=128,128\n"
-                       "epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second\n"
-                       "1,0.5,0.25,0.9375,1.5,1000\n"
-                       "2,0.123456789,,0.96875,1.25,1200.5\n");
+                       "epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second,eval_seconds\n"
+                       "1,0.5,0.25,0.9375,1.5,1000,0.25\n"
+                       "2,0.123456789,,0.96875,1.25,1200.5,0.125\n");
     CHECK(metrics_write(json, &the_run, two_epochs, 2, err, sizeof err) == 0);
     check_file_is(json, "{\n"
                         "  \"run\": {\n"
@@ -111,7 +111,8 @@ static void test_metrics(void)
                         "      \"test_loss\": 0.25,\n"
                         "      \"test_accuracy\": 0.9375,\n"
                         "      \"seconds\": 1.5,\n"
-                        "      \"examples_per_second\": 1000\n"
+                        "      \"examples_per_second\": 1000,\n"
+                        "      \"eval_seconds\": 0.25\n"
                         "    },\n"
                         "    {\n"
                         "      \"epoch\": 2,\n"
@@ -119,7 +120,8 @@ static void test_metrics(void)
                         "      \"test_loss\": null,\n"
                         "      \"test_accuracy\": 0.96875,\n"
                         "      \"seconds\": 1.25,\n"
-                        "      \"examples_per_second\": 1200.5\n"
+                        "      \"examples_per_second\": 1200.5,\n"
+                        "      \"eval_seconds\": 0.125\n"
                         "    }\n"
                         "  ]\n"
                         "}\n");
@@ -128,7 +130,7 @@ static void test_metrics(void)
     check_file_is(csv, "# tandem 0.1.0\n"
                        "# devices: opencl:0 (pthread \"x\"); vulkan:0 (llvmpipe)\n"
                        "# options: epochs=2 layers=128,128\n"
-                       "epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second\n");
+                       "epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second,eval_seconds\n");
     CHECK(metrics_write(json, &the_run, two_epochs, 0, err, sizeof err) == 0);
     char *text = read_all(json, NULL);
     CHECK(text && strstr(text, "\n  \"epochs\": []\n}\n"));
@@ -265,7 +267,8 @@ static void test_plot(void)
                              2.4 * exp(-2.5 * t) + 0.05,
                              0.1 + 0.85 * (1 - exp(-4 * t)),
                              0.4,
-                             3500};
+                             3500,
+                             0.1};
     }
     e[5].test_loss = NAN; /* left out: the test curve breaks there */
     e[7].test_accuracy = INFINITY;
@@ -275,7 +278,7 @@ static void test_plot(void)
     check_plot(path);
 
     /* One epoch, constant values: the ranges still have a width, the points show. */
-    train_epoch one = {1, 0.5, 0.5, 1.0, 0.1, 100};
+    train_epoch one = {1, 0.5, 0.5, 1.0, 0.1, 100, 0.01};
     CHECK(plot_write_png(path, &one, 1, err, sizeof err) == 0);
     check_plot(path);
     CHECK(plot_write_png(path, e, 0, err, sizeof err) == 0);
@@ -289,9 +292,9 @@ static void test_plot(void)
 
 /* ---- progress --------------------------------------------------------------------- */
 
-static const train_epoch epoch3 = {3, 0.1234, 0.1502, 0.9639, 0.41, 3508};
+static const train_epoch epoch3 = {3, 0.1234, 0.1502, 0.9639, 0.41, 3508, 0.05};
 static const char epoch3_line[] = "epoch  3/30  23 steps  0.41 s  56.1 steps/s  3508 ex/s  "
-                                  "loss 0.1234  test loss 0.1502  test acc 96.39%\n";
+                                  "loss 0.1234  eval 0.05 s  test loss 0.1502  test acc 96.39%\n";
 
 /* Epoch 3 of 30: 23 steps of 64 examples, 10 ms each, fitted to `columns`. */
 static char *run_epoch(int tty, int columns)
@@ -369,7 +372,8 @@ static void test_progress_fits(void)
         CHECK(text && widest_draw(text) <= (size_t)cases[i].columns - 1);
         CHECK(text && strstr(text, "] 11/23") && strstr(text, cases[i].has));
         CHECK(text && (!cases[i].lacks || !strstr(text, cases[i].lacks)));
-        CHECK(text && strstr(text, "loss 0.1234  test loss 0.1502  test acc 96.39%"));
+        CHECK(text && strstr(text, "loss 0.1234  ") &&
+              strstr(text, "test loss 0.1502  test acc 96.39%"));
         if (text && widest_draw(text) > (size_t)cases[i].columns - 1)
             fprintf(stderr, "%d columns:\n%s\n", cases[i].columns, text);
         free(text);

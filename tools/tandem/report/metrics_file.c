@@ -5,10 +5,10 @@
 #include "json_writer.h"
 #include "metrics_file.h"
 
-#define FIELD_COUNT 5
+#define FIELD_COUNT 6
 
-static const char *const field_names[FIELD_COUNT] = {"train_loss", "test_loss", "test_accuracy",
-                                                     "seconds", "examples_per_second"};
+static const char *const field_names[FIELD_COUNT] = {
+    "train_loss", "test_loss", "test_accuracy", "seconds", "examples_per_second", "eval_seconds"};
 
 static void epoch_fields(const train_epoch *e, double out[FIELD_COUNT])
 {
@@ -17,6 +17,7 @@ static void epoch_fields(const train_epoch *e, double out[FIELD_COUNT])
     out[2] = e->test_accuracy;
     out[3] = e->seconds;
     out[4] = e->examples_per_second;
+    out[5] = e->eval_seconds;
 }
 
 /* A finite value with %.9g; else `missing`. */

@@ -9,7 +9,7 @@
 #define BAR_CELLS 20       /* a bar's cells when there is room */
 #define MIN_BAR_CELLS 10   /* fewer, and the bar is left out */
 #define REDRAW_SECONDS 0.1 /* at most 10 redraws a second */
-#define MAX_FIELDS 8
+#define MAX_FIELDS 10
 #define FIELD_SIZE 48
 
 /* One piece of a line; priority 0 is always shown, then 1, 2, ... while they fit. */
@@ -29,6 +29,8 @@ static void add(line *l, int priority, int is_bar, const char *fmt, ...)
 
 static void add(line *l, int priority, int is_bar, const char *fmt, ...)
 {
+    if (l->n == MAX_FIELDS) /* a line of more fields than this file makes */
+        return;
     field *f = &l->f[l->n++];
     va_list ap;
     va_start(ap, fmt);
@@ -178,6 +180,7 @@ void progress_epoch(progress *p, const train_epoch *e, size_t steps)
     add(&l, 5, 0, "  %.1f steps/s", rate((double)steps, e->seconds));
     add(&l, 4, 0, "  %.0f ex/s", e->examples_per_second);
     add(&l, 1, 0, "  loss %.4f", e->train_loss);
+    add(&l, 6, 0, "  eval %.2f s", e->eval_seconds);
     add(&l, 2, 0, "  test loss %.4f", e->test_loss);
     add(&l, 0, 0, "  test acc %.2f%%", e->test_accuracy * 100.0);
     char text[MAX_FIELDS * FIELD_SIZE];

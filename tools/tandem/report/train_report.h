@@ -8,8 +8,9 @@ typedef struct train_epoch {
     double train_loss; /* mean loss over the epoch's steps */
     double test_loss;
     double test_accuracy; /* in [0, 1] */
-    double seconds;       /* wall time of the epoch */
-    double examples_per_second;
+    double seconds;       /* wall time of the epoch's training steps */
+    double examples_per_second; /* of those steps: evaluation apart */
+    double eval_seconds;        /* wall time of the evaluation after them */
 } train_epoch;
 
 /* The run an epoch history belongs to, as a metrics file records it. */

@@ -49,6 +49,7 @@ static tdm_status restore_history(const tdm_checkpoint *c, void *user)
                                        h[e * HISTORY_COLUMNS + 1],
                                        h[e * HISTORY_COLUMNS + 2],
                                        NAN,
+                                       NAN,
                                        NAN};
     if (s == TDM_OK)
         ts->epochs_done = (unsigned)n;

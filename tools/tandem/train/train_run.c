@@ -61,14 +61,19 @@ static int run_epoch(train_session *ts, epoch_state *e)
     e->start = now();
     if (tdm_monitor_run_steps(ts->monitor, ts->data.steps_per_epoch, NULL) != TDM_OK)
         return fail(interrupted ? "interrupted" : "training");
+    /* The rate counts training alone: a large test set would hide it otherwise. */
+    double trained = now(), seconds = trained - e->start;
     tdm_evaluation ev;
     if (tdm_evaluator_run(ts->evaluator, ts->data.test, &ev) != TDM_OK)
         return fail("evaluation");
-    double seconds = now() - e->start;
     train_epoch *rec = &ts->history[ts->epochs_done++];
-    *rec = (train_epoch){e->epoch, e->steps ? e->loss_sum / (double)e->steps : 0.0,
-                         ev.loss,  ev.accuracy,
-                         seconds,  (double)e->examples / seconds};
+    *rec = (train_epoch){e->epoch,
+                         e->steps ? e->loss_sum / (double)e->steps : 0.0,
+                         ev.loss,
+                         ev.accuracy,
+                         seconds,
+                         (double)e->examples / seconds,
+                         now() - trained};
     progress_epoch(&e->bar, rec, e->steps);
     if (ts->opts->checkpoint_dir && tdm_monitor_save(ts->monitor) != TDM_OK)
         return fail("checkpoint");
