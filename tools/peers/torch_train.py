@@ -269,6 +269,20 @@ def train(rank, args, threads, port):
         dist.destroy_process_group()
 
 
+def blas_libraries():
+    """The BLAS and LAPACK libraries this process loaded, resolved through their links
+    (Debian's alternatives pick OpenBLAS, BLIS or the reference BLAS): a peer figure
+    means little without the library that computed it."""
+    found = []
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.split()[-1] if len(line.split()) >= 6 else ""
+            name = os.path.basename(path)
+            if any(k in name for k in ("blas", "lapack", "blis", "mkl")) and path not in found:
+                found.append(path)
+    return [os.path.realpath(p) for p in found] or ["none found in /proc/self/maps"]
+
+
 def report(args, version, threads, widths, warmup, timed, examples, seconds, accuracy, tests):
     r = {"peer": "pytorch", "torch": version, "workload": args.workload,
          "layers": widths, "batch": args.batch, "epochs": args.epochs,
@@ -278,7 +292,7 @@ def report(args, version, threads, widths, warmup, timed, examples, seconds, acc
          "warmup_steps": warmup, "timed_steps": timed, "timed_examples": examples,
          "seconds": seconds, "examples_per_s": examples / seconds,
          "ms_per_global_batch": 1e3 * seconds / timed,
-         "test_accuracy": accuracy, "test_examples": tests}
+         "test_accuracy": accuracy, "test_examples": tests, "blas": blas_libraries()}
     mode = "DDP gloo x %d processes" % args.procs if args.procs > 1 else "1 process"
     print("torch %s %s %s batch %d%s: %s x %d threads: %.0f examples/s, %.2f ms per global batch "
           "(%d steps timed after %d warm-up), test accuracy %.2f %% of %d"
@@ -286,6 +300,7 @@ def report(args, version, threads, widths, warmup, timed, examples, seconds, acc
              ", cosine lr decay" if args.lr_decay == "cosine" else "", mode, threads,
              r["examples_per_s"], r["ms_per_global_batch"], timed, warmup, 100 * accuracy, tests),
           flush=True)
+    print("  BLAS loaded: %s" % ", ".join(r["blas"]), flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(r, f, indent=1)
