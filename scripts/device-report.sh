@@ -1,0 +1,137 @@
+#!/bin/sh
+# The one command to run on a machine with a GPU: what tandem sees there and how
+# it does, in one folder with a one-page summary (SUMMARY.md) to send back.
+#
+#   devices.json, devices.txt         tandem devices
+#   system.txt                        the machine: CPU, kernel, GPU tools' views
+#   conformance.json, .txt            every kernel, gradient and collective
+#   bench-kernels|gemm|allreduce|train.json, .txt
+#   train.txt                         a short training on the default devices
+#
+# usage: scripts/device-report.sh [--quick] [--devices LIST] [OUT_DIR]
+#   --quick         smaller cases and sizes: minutes instead of most of an hour
+#   --devices LIST  the devices to measure (tandem devices ids), default: every one
+#   OUT_DIR         default: device-report-HOST-DATE
+# Builds tandem first (scripts/setup.sh) where build/tandem is missing. A step
+# that fails is recorded with its exit status and the report goes on.
+set -u
+cd "$(dirname "$0")/.."
+root=$(pwd)
+
+quick=0 devices="" out=""
+while [ $# -gt 0 ]; do
+    case $1 in
+    --quick) quick=1 ;;
+    --devices) devices=$2; shift ;;
+    --devices=*) devices=${1#--devices=} ;;
+    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "device-report.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    *) out=$1 ;;
+    esac
+    shift
+done
+[ -n "$out" ] || out="device-report-$(hostname)-$(date +%Y%m%d-%H%M)"
+mkdir -p "$out" || exit 1
+out=$(cd "$out" && pwd)
+
+[ -x build/tandem ] || ./scripts/setup.sh || exit 1
+tandem=$root/build/tandem
+
+# The sizes of a full report and of a quick one.
+if [ $quick -eq 1 ]; then
+    conformance_size=--no-large allreduce_max=4M gemm_max=512 kernel_bytes=8M
+    train_steps="--steps 20 --warmup 3 --model digits"
+else
+    conformance_size="" allreduce_max=256M gemm_max=2048 kernel_bytes=64M
+    train_steps=""
+fi
+device_list() { [ -n "$devices" ] && printf -- '%s %s' "$1" "$devices"; }
+
+summary=$out/SUMMARY.md
+status_lines=""
+
+# step NAME SECONDS CMD...: runs CMD with stdout and stderr into NAME.txt, bounded in
+# time, and records how it ended.
+step() {
+    name=$1 limit=$2
+    shift 2
+    echo "== $name: $*"
+    start=$(date +%s)
+    timeout "$limit" "$@" >"$out/$name.txt" 2>&1
+    rc=$?
+    took=$(($(date +%s) - start))
+    case $rc in
+    0) verdict="ok" ;;
+    124) verdict="stopped after ${limit} s" ;;
+    *) verdict="exit $rc" ;;
+    esac
+    echo "   $verdict in $took s"
+    status_lines="$status_lines| $name | $verdict | $took s |
+"
+}
+
+{
+    echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo "tandem: $(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)"
+    echo "kernel: $(uname -srm)"
+    grep -m1 'model name' /proc/cpuinfo 2>/dev/null
+    echo "cores: $(nproc)"
+    grep -m1 MemTotal /proc/meminfo 2>/dev/null
+    command -v nvidia-smi >/dev/null && nvidia-smi -L
+    command -v rocm-smi >/dev/null && rocm-smi --showproductname
+    command -v clinfo >/dev/null && clinfo -l
+    command -v vulkaninfo >/dev/null && vulkaninfo --summary 2>/dev/null
+} >"$out/system.txt" 2>&1
+
+step devices 60 "$tandem" devices
+"$tandem" devices --json >"$out/devices.json" 2>/dev/null
+# shellcheck disable=SC2046,SC2086 # the size options are words on purpose
+step conformance 3000 "$tandem" conformance $conformance_size $(device_list --device) \
+    --json "$out/conformance.json"
+step bench-kernels 900 "$tandem" bench kernels $(device_list --devices) \
+    --size "$kernel_bytes" --json "$out/bench-kernels.json"
+step bench-gemm 900 "$tandem" bench gemm $(device_list --devices) --maxsize "$gemm_max" \
+    --json "$out/bench-gemm.json"
+step bench-allreduce 900 "$tandem" bench allreduce -a all $(device_list --devices) \
+    --maxbytes "$allreduce_max" --json "$out/bench-allreduce.json"
+step bench-train 1800 "$tandem" bench train $(device_list --devices) $train_steps \
+    --json "$out/bench-train.json"
+step train 900 "$tandem" train --epochs 3 --no-progress $(device_list --devices)
+
+# The header and, of each plan, the row of the largest size measured.
+largest_allreduce() {
+    grep -E '^#   replica|^#  +size|^#  +\(B\)' "$1"
+    awk '!/^#/ && NF { if ($1 + 0 > max) max = $1 + 0; row[NR] = $0; size[NR] = $1 + 0 }
+         END { for (i = 1; i <= NR; i++) if (i in row && size[i] == max) print row[i] }' "$1"
+}
+
+# The summary: how each step ended, then the lines that matter of each.
+section() {
+    printf '\n## %s\n\n```\n' "$1"
+    shift
+    "$@"
+    printf '```\n'
+}
+{
+    echo "# tandem device report"
+    echo
+    echo '```'
+    cat "$out/system.txt"
+    echo '```'
+    echo
+    echo "| step | result | time |"
+    echo "| --- | --- | --- |"
+    printf '%s' "$status_lines"
+    section "Devices" cat "$out/devices.txt"
+    section "Conformance: verdicts and failures" \
+        grep -E '(passed, .* failed|^FAIL|NOT SUPPORTED)' "$out/conformance.txt"
+    section "Memory-bound kernels (GB/s; every kernel in bench-kernels.txt)" \
+        grep -E '^[^ ]|^  kernel |^  (copy|axpy|sum|adam|relu|tanh|accumulate) ' \
+        "$out/bench-kernels.txt"
+    section "GEMM (GFLOP/s)" grep -v '^$' "$out/bench-gemm.txt"
+    section "All-reduce: the largest size, each plan (every size in bench-allreduce.txt)" \
+        largest_allreduce "$out/bench-allreduce.txt"
+    section "Training throughput" grep -v '^$' "$out/bench-train.txt"
+    section "A short training" cat "$out/train.txt"
+} >"$summary"
+echo "report: $out (summary: $summary)"
