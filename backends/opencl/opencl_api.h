@@ -20,6 +20,7 @@
     X(clCreateCommandQueue)                                                                        \
     X(clCreateContext)                                                                             \
     X(clCreateKernel)                                                                              \
+    X(clCreateProgramWithBinary)                                                                   \
     X(clCreateProgramWithSource)                                                                   \
     X(clEnqueueBarrierWithWaitList)                                                                \
     X(clEnqueueCopyBuffer)                                                                         \
@@ -38,6 +39,7 @@
     X(clGetPlatformIDs)                                                                            \
     X(clGetPlatformInfo)                                                                           \
     X(clGetProgramBuildInfo)                                                                       \
+    X(clGetProgramInfo)                                                                            \
     X(clReleaseCommandQueue)                                                                       \
     X(clReleaseContext)                                                                            \
     X(clReleaseEvent)                                                                              \
@@ -68,6 +70,7 @@ tdm_status tdm_opencl_load(const char **note);
 #define clCreateCommandQueue tdm_opencl_entry.clCreateCommandQueue
 #define clCreateContext tdm_opencl_entry.clCreateContext
 #define clCreateKernel tdm_opencl_entry.clCreateKernel
+#define clCreateProgramWithBinary tdm_opencl_entry.clCreateProgramWithBinary
 #define clCreateProgramWithSource tdm_opencl_entry.clCreateProgramWithSource
 #define clEnqueueBarrierWithWaitList tdm_opencl_entry.clEnqueueBarrierWithWaitList
 #define clEnqueueCopyBuffer tdm_opencl_entry.clEnqueueCopyBuffer
@@ -86,6 +89,7 @@ tdm_status tdm_opencl_load(const char **note);
 #define clGetPlatformIDs tdm_opencl_entry.clGetPlatformIDs
 #define clGetPlatformInfo tdm_opencl_entry.clGetPlatformInfo
 #define clGetProgramBuildInfo tdm_opencl_entry.clGetProgramBuildInfo
+#define clGetProgramInfo tdm_opencl_entry.clGetProgramInfo
 #define clReleaseCommandQueue tdm_opencl_entry.clReleaseCommandQueue
 #define clReleaseContext tdm_opencl_entry.clReleaseContext
 #define clReleaseEvent tdm_opencl_entry.clReleaseEvent

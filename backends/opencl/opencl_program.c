@@ -64,8 +64,9 @@ static tdm_status build_failed(const tdm_device *dev, const char *name, cl_progr
     return st;
 }
 
-static tdm_status build(const tdm_device *dev, const char *name, const char *const *sources,
-                        cl_uint source_count, const char *options, cl_program *out)
+static tdm_status build_from_source(const tdm_device *dev, const char *name,
+                                    const char *const *sources, cl_uint source_count,
+                                    const char *options, cl_program *out)
 {
     const tdm_opencl_device *d = tdm_opencl_dev(dev);
     cl_int err;
@@ -85,6 +86,23 @@ static tdm_status build(const tdm_device *dev, const char *name, const char *con
     }
     *out = program;
     return TDM_OK;
+}
+
+/* From the binary kept on disk when there is a sound one, else from source, keeping
+ * the binary for the next run. */
+static tdm_status build(const tdm_device *dev, const char *name, const char *const *sources,
+                        cl_uint source_count, const char *options, cl_program *out)
+{
+    char *key = tdm_opencl_binary_key(dev, name, sources, source_count, options);
+    tdm_status st = TDM_OK;
+
+    if (!key || !tdm_opencl_binary_load(dev, key, options, out)) {
+        st = build_from_source(dev, name, sources, source_count, options, out);
+        if (st == TDM_OK && key)
+            tdm_opencl_binary_store(dev, key, *out);
+    }
+    free(key);
+    return st;
 }
 
 /* Builds the program and adds it to the platform's cache; the caller holds the lock. */

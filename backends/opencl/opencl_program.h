@@ -15,6 +15,18 @@ tdm_status tdm_opencl_build_program(tdm_device *dev, const char *name,
                                     const char *const *sources, cl_uint source_count,
                                     const char *options, cl_program *out);
 
+/* opencl_binary_cache.c: programs kept on disk between runs (device/disk_cache.h).
+ * The key of a program built from these sources and options for dev (malloc'd; NULL
+ * when out of memory, and the program is then not kept). */
+char *tdm_opencl_binary_key(const tdm_device *dev, const char *name, const char *const *sources,
+                            cl_uint source_count, const char *options);
+/* 1 with *out built from the binary kept under key; 0 when there is none or the
+ * driver refused it (counted and logged). */
+int tdm_opencl_binary_load(const tdm_device *dev, const char *key, const char *options,
+                           cl_program *out);
+/* Keeps the program's binary under key; a failure only logs. */
+void tdm_opencl_binary_store(const tdm_device *dev, const char *key, cl_program program);
+
 /* The OpenCL C source of kernels/<name>.cl (or of the prelude kernels/<name>.clh),
  * embedded as a string at build time, or NULL when there is none. The build system
  * generates its definition. */

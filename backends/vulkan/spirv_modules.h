@@ -14,5 +14,7 @@ typedef struct tdm_spirv_module {
 /* The embedded module compiled from shaders/NAME.comp (a float16 twin's, NAME_f16:
  * from NAME.comp with TDM_HALF_TWIN), or NULL. */
 const tdm_spirv_module *tdm_spirv_module_find(const char *name);
+/* The i-th embedded module, or NULL past the last: to hash them all. */
+const tdm_spirv_module *tdm_spirv_module_at(size_t i);
 
 #endif

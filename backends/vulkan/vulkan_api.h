@@ -38,6 +38,7 @@
     X(vkCreateDevice)                                                                              \
     X(vkCreateFence)                                                                               \
     X(vkCreateInstance)                                                                            \
+    X(vkCreatePipelineCache)                                                                       \
     X(vkCreatePipelineLayout)                                                                      \
     X(vkCreateSemaphore)                                                                           \
     X(vkCreateShaderModule)                                                                        \
@@ -49,6 +50,7 @@
     X(vkDestroyFence)                                                                              \
     X(vkDestroyInstance)                                                                           \
     X(vkDestroyPipeline)                                                                           \
+    X(vkDestroyPipelineCache)                                                                      \
     X(vkDestroyPipelineLayout)                                                                     \
     X(vkDestroySemaphore)                                                                          \
     X(vkDestroyShaderModule)                                                                       \
@@ -73,6 +75,7 @@
     X(vkGetPhysicalDeviceProperties)                                                               \
     X(vkGetPhysicalDeviceProperties2)                                                              \
     X(vkGetPhysicalDeviceQueueFamilyProperties)                                                    \
+    X(vkGetPipelineCacheData)                                                                      \
     X(vkInvalidateMappedMemoryRanges)                                                              \
     X(vkMapMemory)                                                                                 \
     X(vkQueueSubmit)                                                                               \

@@ -132,6 +132,15 @@ typedef struct tdm_vk_device {
     VkDescriptorSetLayout set_layout;
     VkPipelineLayout pipeline_layout;
     VkPipeline pipelines[TDM_VK_PIPELINE_COUNT];
+    /* The pipeline cache and its file (vulkan_pipeline_cache.c): opened at the first
+     * pipeline; written back at close when pipelines were compiled into it and its
+     * data changed from what was loaded (size and hash; 0 when nothing was). */
+    int pipeline_cache_opened;
+    VkPipelineCache pipeline_cache; /* VK_NULL_HANDLE: none could be made */
+    char *pipeline_cache_key;
+    size_t pipeline_cache_loaded_size;
+    uint64_t pipeline_cache_loaded_hash;
+    unsigned pipelines_compiled;
 
     /* Host-visible bounce buffer for memory the host cannot map, in two halves
      * so that one half is copied while the host fills or drains the other. */
@@ -322,6 +331,12 @@ tdm_status tdm_vk_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size
  * (TDM_VK_PIPELINE_*), compiled from the embedded module `name` on first use. */
 tdm_status tdm_vk_pipeline(tdm_vk_device *vd, size_t index, const char *name, VkPipeline *out);
 void tdm_vk_pipeline_release(tdm_vk_device *vd);
+
+/* vulkan_pipeline_cache.c: the pipeline cache kept on disk (device/disk_cache.h).
+ * Open: under vd->lock, before the first pipeline; close: at release, writing the
+ * data back when it grew. Neither fails: a cache is only a speed-up. */
+void tdm_vk_pipeline_cache_open(tdm_vk_device *vd);
+void tdm_vk_pipeline_cache_close(tdm_vk_device *vd);
 
 /* vulkan_dispatch.c: what fills and kernel launches share, under vd->lock. */
 /* The window a storage binding of [offset, offset + size) of a buffer of buffer_size

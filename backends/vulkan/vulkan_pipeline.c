@@ -1,7 +1,8 @@
 /* Compute pipelines, created on first use under the device lock: one per kernel of
  * the table and one for fill_words, all with one pipeline layout (up to
  * TDM_KERNEL_MAX_BUFFERS storage buffers at set 0, the kernels' 128 bytes of push
- * constants, of which fill_words uses the first 76). Each step keeps what it made,
+ * constants, of which fill_words uses the first 76), through the device's pipeline
+ * cache (vulkan_pipeline_cache.c). Each step keeps what it made,
  * so a failed attempt can be retried without leaks. */
 #include <stddef.h>
 #include <stdio.h>
@@ -101,13 +102,14 @@ static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spi
                   .pSpecializationInfo = &specialization},
         .layout = vd->pipeline_layout,
     };
-    r = vkCreateComputePipelines(vd->device, VK_NULL_HANDLE, 1, &info, NULL, out);
+    r = vkCreateComputePipelines(vd->device, vd->pipeline_cache, 1, &info, NULL, out);
     vkDestroyShaderModule(vd->device, module, NULL); /* the pipeline keeps what it needs */
     if (r != VK_SUCCESS) {
         *out = VK_NULL_HANDLE;
         snprintf(call, sizeof call, "vkCreateComputePipelines (%s)", spirv->name);
         return tdm_vk_fail(vd, call, r);
     }
+    vd->pipelines_compiled++;
     return TDM_OK;
 }
 
@@ -121,11 +123,13 @@ tdm_status tdm_vk_pipeline(tdm_vk_device *vd, size_t index, const char *name, Vk
         tdm_status s = create_set_layout(vd);
         if (s == TDM_OK)
             s = create_pipeline_layout(vd);
-        if (s == TDM_OK)
+        if (s == TDM_OK) {
+            tdm_vk_pipeline_cache_open(vd);
             s = create_pipeline(vd, spirv,
                                 index < TDM_KERNEL_COUNT ? tdm_kernel_get((tdm_kernel)index)->wg
                                                          : 0, /* fill_words fixes its own */
                                 &vd->pipelines[index]);
+        }
         if (s != TDM_OK)
             return s;
     }
@@ -135,6 +139,7 @@ tdm_status tdm_vk_pipeline(tdm_vk_device *vd, size_t index, const char *name, Vk
 
 void tdm_vk_pipeline_release(tdm_vk_device *vd)
 {
+    tdm_vk_pipeline_cache_close(vd);
     for (size_t i = 0; i < TDM_VK_PIPELINE_COUNT; i++)
         vkDestroyPipeline(vd->device, vd->pipelines[i], NULL);
     vkDestroyPipelineLayout(vd->device, vd->pipeline_layout, NULL);

@@ -98,6 +98,7 @@ static tdm_status context_init(tdm_context *ctx, const tdm_context_options *opts
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_context_create: cannot create a mutex");
     }
     atomic_init(&ctx->validation_messages, 0);
+    tdm_disk_cache_init(ctx);
     return TDM_OK;
 }
 
@@ -133,6 +134,7 @@ void tdm_context_destroy(tdm_context *ctx)
         tdm_registry_close_device(ctx->devices[i]);
     for (size_t i = ctx->backend_count; i-- > 0;)
         ctx->backends[i].ops->destroy(ctx->backends[i].instance);
+    tdm_disk_cache_report(ctx); /* after the devices wrote their pipeline caches */
     free(ctx->devices);
     tdm_staging_free_idle(ctx);
     pthread_mutex_destroy(&ctx->staging_lock);

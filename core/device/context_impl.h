@@ -3,6 +3,7 @@
 #define TDM_CORE_CONTEXT_IMPL_H
 
 #include "device/device_impl.h"
+#include "device/disk_cache.h"
 
 #define TDM_MAX_BACKENDS 3
 #define TDM_STAGING_MAX_IDLE 16 /* host staging chunks kept for reuse (host_staging.c) */
@@ -31,6 +32,7 @@ struct tdm_context {
     pthread_mutex_t staging_lock; /* guards the idle staging chunks */
     void *staging[TDM_STAGING_MAX_IDLE];
     size_t staging_count;
+    tdm_disk_cache disk_cache; /* compiled programs kept between runs (disk_cache.c) */
 };
 
 /* Appends devices to the context's list, all or none, and sets their index. */
