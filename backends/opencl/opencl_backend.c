@@ -118,6 +118,7 @@ static void opencl_destroy(tdm_backend *be)
 {
     if (!be)
         return;
+    tdm_opencl_gemm_forget_programs();
     for (size_t i = 0; i < be->platform_count; i++) {
         tdm_opencl_program_cache_free(&be->platforms[i]);
         pthread_mutex_destroy(&be->platforms[i].program_lock);

@@ -135,6 +135,10 @@ void tdm_opencl_kernels_release(tdm_opencl_device *d);
  * gemm is TDM_ERR_UNSUPPORTED. *note (note may be NULL): the file, or why not. */
 int tdm_opencl_gemm_load(const char **note);
 tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch);
+/* Releases the programs CLBlast keeps (built for the contexts that ran gemm), before
+ * tandem releases a context: left to CLBlast's exit handler they would outlive their
+ * context, and an application that opens and closes contexts would keep them all. */
+void tdm_opencl_gemm_forget_programs(void);
 
 /* opencl_program.c: releases a platform's cached programs (at destroy). */
 void tdm_opencl_program_cache_free(tdm_opencl_platform *platform);
