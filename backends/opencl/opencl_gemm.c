@@ -158,12 +158,14 @@ tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch)
     cl_command_queue queue = tdm_opencl_dev(dev)->queue;
     pthread_mutex_lock(&clblast_lock);
     apply_tuning(dev);
+    tdm_opencl_serial_begin(dev);
     CLBlastStatusCode s = clblast_sgemm(
         CLBlastLayoutRowMajor, g.trans_a ? CLBlastTransposeYes : CLBlastTransposeNo,
         g.trans_b ? CLBlastTransposeYes : CLBlastTransposeNo, g.m, g.n, g.k, g.alpha,
         tdm_opencl_mem(launch->buffers[at.a]), launch->offsets[at.a], g.lda,
         tdm_opencl_mem(launch->buffers[at.b]), launch->offsets[at.b], g.ldb, g.beta,
         tdm_opencl_mem(launch->buffers[at.c]), launch->offsets[at.c], g.ldc, &queue, NULL);
+    tdm_opencl_serial_end(dev);
     pthread_mutex_unlock(&clblast_lock);
     if (s != CLBlastSuccess)
         return tdm_fail(clblast_status(s),
