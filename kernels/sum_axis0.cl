@@ -45,8 +45,11 @@ kernel void tdm_sum_axis0(TDM_SIGNATURE)
 
         if (any(redo))
             total = redo ? column_sums(x, q, rows, cols, 0x1p-64f, &special) * 0x1p64f : total;
-        total = (special & 1) != 0 || special == 6 ? NAN
-              : special == 2 ? INFINITY : special == 4 ? -INFINITY : total; /* per lane */
+        /* Per lane, with select(): Oclgrind 21.10 evaluates a chain of ?: on int4
+         * conditions wrongly (NaN where a lane's only special is +infinity). */
+        total = select(total, (float4)(-INFINITY), special == 4);
+        total = select(total, (float4)(INFINITY), special == 2);
+        total = select(total, (float4)(NAN), (special & 1) != 0 | special == 6);
         store4(total, out, q, cols);
     }
 }

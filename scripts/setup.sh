@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 ./scripts/install-missing.sh build-essential cmake pkg-config zlib1g-dev \
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libclblast-dev \
   libvulkan-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers \
-  tmux clang libclang-rt-14-dev libopenmpi-dev openmpi-bin
+  tmux clang libclang-rt-14-dev libopenmpi-dev openmpi-bin oclgrind
 
 # Warnings are errors in CI; a user's newer compiler should not break their build.
 werror=OFF

@@ -32,6 +32,7 @@
     X(clFinish)                                                                                    \
     X(clFlush)                                                                                     \
     X(clGetDeviceIDs)                                                                              \
+    X(clGetContextInfo)                                                                            \
     X(clGetDeviceInfo)                                                                             \
     X(clGetEventInfo)                                                                              \
     X(clGetKernelInfo)                                                                             \
@@ -46,6 +47,7 @@
     X(clReleaseKernel)                                                                             \
     X(clReleaseMemObject)                                                                          \
     X(clReleaseProgram)                                                                            \
+    X(clRetainContext)                                                                             \
     X(clSetKernelArg)                                                                              \
     X(clSetMemObjectDestructorCallback)                                                            \
     X(clWaitForEvents)
@@ -82,6 +84,7 @@ tdm_status tdm_opencl_load(const char **note);
 #define clFinish tdm_opencl_entry.clFinish
 #define clFlush tdm_opencl_entry.clFlush
 #define clGetDeviceIDs tdm_opencl_entry.clGetDeviceIDs
+#define clGetContextInfo tdm_opencl_entry.clGetContextInfo
 #define clGetDeviceInfo tdm_opencl_entry.clGetDeviceInfo
 #define clGetEventInfo tdm_opencl_entry.clGetEventInfo
 #define clGetKernelInfo tdm_opencl_entry.clGetKernelInfo
@@ -96,6 +99,7 @@ tdm_status tdm_opencl_load(const char **note);
 #define clReleaseKernel tdm_opencl_entry.clReleaseKernel
 #define clReleaseMemObject tdm_opencl_entry.clReleaseMemObject
 #define clReleaseProgram tdm_opencl_entry.clReleaseProgram
+#define clRetainContext tdm_opencl_entry.clRetainContext
 #define clSetKernelArg tdm_opencl_entry.clSetKernelArg
 #define clSetMemObjectDestructorCallback tdm_opencl_entry.clSetMemObjectDestructorCallback
 #define clWaitForEvents tdm_opencl_entry.clWaitForEvents

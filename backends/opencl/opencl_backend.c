@@ -2,6 +2,7 @@
  * one cl_context per platform, so that the devices of a platform share buffers. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/error.h"
 #include "device/log.h"
@@ -82,6 +83,12 @@ static tdm_status commit_platform(tdm_backend *be, cl_uint n, const cl_device_id
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "opencl: platform '%s': cannot create a mutex",
                         p->name);
     }
+    if (pthread_mutex_init(&p->serial_lock, NULL) != 0) {
+        pthread_mutex_destroy(&p->program_lock);
+        clReleaseContext(p->context);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "opencl: platform '%s': cannot create a mutex",
+                        p->name);
+    }
     for (cl_uint i = 0; i < n; i++)
         be->devices[be->device_count++] = (tdm_opencl_physical){ids[i], p};
     be->platform_count++;
@@ -99,6 +106,7 @@ static tdm_status add_platform(tdm_backend *be, cl_platform_id id)
     p->id = id;
     if (clGetPlatformInfo(id, CL_PLATFORM_NAME, sizeof p->name, p->name, NULL) != CL_SUCCESS)
         snprintf(p->name, sizeof p->name, "(unnamed)");
+    p->serial = !strcmp(p->name, "Oclgrind"); /* the simulator: see serial_lock */
     cl_uint n = platform_devices(be, p, &ids);
     if (n == 0)
         return TDM_OK;
@@ -118,9 +126,11 @@ static void opencl_destroy(tdm_backend *be)
 {
     if (!be)
         return;
+    tdm_opencl_gemm_forget_programs();
     for (size_t i = 0; i < be->platform_count; i++) {
         tdm_opencl_program_cache_free(&be->platforms[i]);
         pthread_mutex_destroy(&be->platforms[i].program_lock);
+        pthread_mutex_destroy(&be->platforms[i].serial_lock);
         clReleaseContext(be->platforms[i].context);
     }
     free(be->platforms);

@@ -25,9 +25,11 @@ tdm_status tdm_opencl_buffer_alloc(tdm_buffer *buf)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", dev->desc.id,
                         dev->desc.name);
     cl_int err;
+    tdm_opencl_serial_begin(dev);
     b->mem = d->host_memory && buf->size
                  ? tdm_opencl_create_in_host_memory(d, buf->size, &b->host, &err)
                  : clCreateBuffer(d->context, CL_MEM_READ_WRITE, buf->size, NULL, &err);
+    tdm_opencl_serial_end(dev);
     if (err == CL_SUCCESS) {
         buf->impl = b;
         return TDM_OK;
@@ -43,7 +45,9 @@ tdm_status tdm_opencl_buffer_alloc(tdm_buffer *buf)
 void tdm_opencl_buffer_free(tdm_buffer *buf)
 {
     tdm_opencl_buffer *b = buf->impl;
+    tdm_opencl_serial_begin(buf->device);
     clReleaseMemObject(b->mem); /* its host memory goes with it, once no command uses it */
+    tdm_opencl_serial_end(buf->device);
     free(b);
     buf->impl = NULL;
 }
@@ -55,24 +59,30 @@ static tdm_status check(const tdm_device *dev, const char *call, cl_int err)
 
 tdm_status tdm_opencl_write(tdm_buffer *buf, size_t offset, const void *src, size_t size)
 {
-    return check(buf->device, "clEnqueueWriteBuffer",
-                 clEnqueueWriteBuffer(tdm_opencl_dev(buf->device)->queue, tdm_opencl_mem(buf),
-                                      CL_TRUE, offset, size, src, 0, NULL, NULL));
+    tdm_opencl_serial_begin(buf->device);
+    cl_int err = clEnqueueWriteBuffer(tdm_opencl_dev(buf->device)->queue, tdm_opencl_mem(buf),
+                                      CL_TRUE, offset, size, src, 0, NULL, NULL);
+    tdm_opencl_serial_end(buf->device);
+    return check(buf->device, "clEnqueueWriteBuffer", err);
 }
 
 tdm_status tdm_opencl_read(tdm_buffer *buf, size_t offset, void *dst, size_t size)
 {
-    return check(buf->device, "clEnqueueReadBuffer",
-                 clEnqueueReadBuffer(tdm_opencl_dev(buf->device)->queue, tdm_opencl_mem(buf),
-                                     CL_TRUE, offset, size, dst, 0, NULL, NULL));
+    tdm_opencl_serial_begin(buf->device);
+    cl_int err = clEnqueueReadBuffer(tdm_opencl_dev(buf->device)->queue, tdm_opencl_mem(buf),
+                                     CL_TRUE, offset, size, dst, 0, NULL, NULL);
+    tdm_opencl_serial_end(buf->device);
+    return check(buf->device, "clEnqueueReadBuffer", err);
 }
 
 tdm_status tdm_opencl_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern, size_t words,
                            size_t size)
 {
-    return check(buf->device, "clEnqueueFillBuffer",
-                 clEnqueueFillBuffer(tdm_opencl_dev(buf->device)->queue, tdm_opencl_mem(buf),
-                                     pattern, 4 * words, offset, size, 0, NULL, NULL));
+    tdm_opencl_serial_begin(buf->device);
+    cl_int err = clEnqueueFillBuffer(tdm_opencl_dev(buf->device)->queue, tdm_opencl_mem(buf),
+                                     pattern, 4 * words, offset, size, 0, NULL, NULL);
+    tdm_opencl_serial_end(buf->device);
+    return check(buf->device, "clEnqueueFillBuffer", err);
 }
 
 /* One context means one memory space: buffers move between its devices directly. */
@@ -125,14 +135,20 @@ static tdm_status copy_peer(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
     return st;
 }
 
+/* Both devices are of one context, hence one platform and one serial_lock. */
 tdm_status tdm_opencl_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size_t src_offset,
                            size_t size)
 {
     cl_command_queue queue = tdm_opencl_dev(dst->device)->queue;
+    tdm_status st;
 
+    tdm_opencl_serial_begin(dst->device);
     if (queue != tdm_opencl_dev(src->device)->queue)
-        return copy_peer(dst, dst_offset, src, src_offset, size);
-    return check(dst->device, "clEnqueueCopyBuffer",
-                 clEnqueueCopyBuffer(queue, tdm_opencl_mem(src), tdm_opencl_mem(dst), src_offset,
-                                     dst_offset, size, 0, NULL, NULL));
+        st = copy_peer(dst, dst_offset, src, src_offset, size);
+    else
+        st = check(dst->device, "clEnqueueCopyBuffer",
+                   clEnqueueCopyBuffer(queue, tdm_opencl_mem(src), tdm_opencl_mem(dst), src_offset,
+                                       dst_offset, size, 0, NULL, NULL));
+    tdm_opencl_serial_end(dst->device);
+    return st;
 }

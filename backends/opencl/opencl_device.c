@@ -66,7 +66,9 @@ void tdm_opencl_close_device(tdm_device *dev)
 
 tdm_status tdm_opencl_finish(tdm_device *dev)
 {
+    tdm_opencl_serial_begin(dev);
     cl_int err = clFinish(tdm_opencl_dev(dev)->queue);
+    tdm_opencl_serial_end(dev);
 
     return err == CL_SUCCESS ? TDM_OK : tdm_opencl_fail(dev, "clFinish", err);
 }

@@ -2,11 +2,11 @@
 #include "base/error.h"
 #include "opencl_internal.h"
 
-tdm_status tdm_opencl_event_record(tdm_device *dev, void **event)
+/* The marker and its flush, under the serial lock where the platform needs it. */
+static tdm_status record(tdm_device *dev, cl_event *ev)
 {
     cl_command_queue queue = tdm_opencl_dev(dev)->queue;
-    cl_event ev;
-    cl_int err = clEnqueueMarkerWithWaitList(queue, 0, NULL, &ev);
+    cl_int err = clEnqueueMarkerWithWaitList(queue, 0, NULL, ev);
 
     if (err != CL_SUCCESS)
         return tdm_opencl_fail(dev, "clEnqueueMarkerWithWaitList", err);
@@ -14,11 +14,21 @@ tdm_status tdm_opencl_event_record(tdm_device *dev, void **event)
      * never reach the device. */
     err = clFlush(queue);
     if (err != CL_SUCCESS) {
-        clReleaseEvent(ev);
+        clReleaseEvent(*ev);
         return tdm_opencl_fail(dev, "clFlush", err);
     }
-    *event = ev;
     return TDM_OK;
+}
+
+tdm_status tdm_opencl_event_record(tdm_device *dev, void **event)
+{
+    cl_event ev;
+    tdm_opencl_serial_begin(dev);
+    tdm_status st = record(dev, &ev);
+    tdm_opencl_serial_end(dev);
+    if (st == TDM_OK)
+        *event = ev;
+    return st;
 }
 
 /* A negative execution status is the driver saying the work was lost. */
@@ -38,7 +48,9 @@ tdm_status tdm_opencl_event_wait(tdm_device *dev, void *event)
 {
     cl_event ev = event;
     cl_int status;
+    tdm_opencl_serial_begin(dev);
     cl_int err = clWaitForEvents(1, &ev);
+    tdm_opencl_serial_end(dev);
 
     if (err == CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST &&
         event_status(ev, &status) == CL_SUCCESS && status < 0)
@@ -49,7 +61,9 @@ tdm_status tdm_opencl_event_wait(tdm_device *dev, void *event)
 tdm_status tdm_opencl_event_query(tdm_device *dev, void *event, int *done)
 {
     cl_int status;
+    tdm_opencl_serial_begin(dev);
     cl_int err = event_status(event, &status);
+    tdm_opencl_serial_end(dev);
 
     if (err != CL_SUCCESS)
         return tdm_opencl_fail(dev, "clGetEventInfo", err);
@@ -67,14 +81,17 @@ tdm_status tdm_opencl_queue_wait(tdm_device *dev, tdm_device *src, void *event)
     if (tdm_opencl_dev(dev)->context != tdm_opencl_dev(src)->context)
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s and %s are in different OpenCL contexts",
                         dev->desc.id, src->desc.id);
+    tdm_opencl_serial_begin(dev);
     cl_int err = clEnqueueBarrierWithWaitList(tdm_opencl_dev(dev)->queue, 1, &ev, NULL);
     if (err == CL_SUCCESS)
         err = clFlush(tdm_opencl_dev(dev)->queue);
+    tdm_opencl_serial_end(dev);
     return err == CL_SUCCESS ? TDM_OK : tdm_opencl_fail(dev, "clEnqueueBarrierWithWaitList", err);
 }
 
 void tdm_opencl_event_release(tdm_device *dev, void *event)
 {
-    (void)dev;
+    tdm_opencl_serial_begin(dev);
     clReleaseEvent(event);
+    tdm_opencl_serial_end(dev);
 }

@@ -21,12 +21,19 @@
 static tdm_library clblast = TDM_LIBRARY_INIT("libclblast.so.1");
 static __typeof__(CLBlastSgemm) *clblast_sgemm;
 static __typeof__(CLBlastOverrideParameters) *clblast_override;
+static __typeof__(CLBlastClearCache) *clblast_clear_cache;
+
+/* Replicas call from their own threads; concurrent first calls (compiling and
+ * caching a kernel) failed now and then with CLBlastUnexpectedError, so calls are
+ * serialised. They only enqueue: the GEMMs themselves still overlap. */
+static pthread_mutex_t clblast_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int resolve(tdm_library *lib)
 {
     int found = 1;
     TDM_LIBRARY_FETCH(lib, clblast_sgemm, "CLBlastSgemm", found);
     TDM_LIBRARY_FETCH(lib, clblast_override, "CLBlastOverrideParameters", found);
+    TDM_LIBRARY_FETCH(lib, clblast_clear_cache, "CLBlastClearCache", found);
     return found;
 }
 
@@ -148,25 +155,35 @@ tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch)
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': gemm on OpenCL needs CLBlast: %s",
                         dev->desc.id, dev->desc.name, why);
 
-    /* Replicas call from their own threads; concurrent first calls (compiling and
-     * caching a kernel) failed now and then with CLBlastUnexpectedError, so calls are
-     * serialised. They only enqueue: the GEMMs themselves still overlap. */
-    static pthread_mutex_t clblast_lock = PTHREAD_MUTEX_INITIALIZER;
     cl_command_queue queue = tdm_opencl_dev(dev)->queue;
     pthread_mutex_lock(&clblast_lock);
     apply_tuning(dev);
+    tdm_opencl_serial_begin(dev);
     CLBlastStatusCode s = clblast_sgemm(
         CLBlastLayoutRowMajor, g.trans_a ? CLBlastTransposeYes : CLBlastTransposeNo,
         g.trans_b ? CLBlastTransposeYes : CLBlastTransposeNo, g.m, g.n, g.k, g.alpha,
         tdm_opencl_mem(launch->buffers[at.a]), launch->offsets[at.a], g.lda,
         tdm_opencl_mem(launch->buffers[at.b]), launch->offsets[at.b], g.ldb, g.beta,
         tdm_opencl_mem(launch->buffers[at.c]), launch->offsets[at.c], g.ldc, &queue, NULL);
+    tdm_opencl_serial_end(dev);
     pthread_mutex_unlock(&clblast_lock);
     if (s != CLBlastSuccess)
         return tdm_fail(clblast_status(s),
                         "%s '%s': gemm (m %u, n %u, k %u): CLBlastSgemm failed: %s (%d)",
                         dev->desc.id, dev->desc.name, g.m, g.n, g.k, clblast_error_name(s), (int)s);
     return TDM_OK;
+}
+
+/* CLBlast's cache has no per-context clear: this drops every context's programs, so
+ * another tandem context alive at the same time only compiles its gemm kernels again
+ * on its next call. */
+void tdm_opencl_gemm_forget_programs(void)
+{
+    if (!tdm_opencl_gemm_load(NULL))
+        return;
+    pthread_mutex_lock(&clblast_lock);
+    clblast_clear_cache();
+    pthread_mutex_unlock(&clblast_lock);
 }
 
 #else
@@ -185,6 +202,10 @@ tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch)
                     "%s '%s': gemm on OpenCL needs CLBlast, which this build of tandem lacks "
                     "(install libclblast-dev and reconfigure)",
                     dev->desc.id, dev->desc.name);
+}
+
+void tdm_opencl_gemm_forget_programs(void)
+{
 }
 
 #endif

@@ -20,6 +20,13 @@ typedef struct tdm_opencl_platform {
     char name[TDM_DEVICE_NAME_MAX];
     pthread_mutex_t program_lock; /* guards programs */
     tdm_opencl_program *programs; /* built programs, per (device, name) */
+    /* Oclgrind runs a queue's commands on whichever host thread flushes, waits or
+     * reads, and its simulator holds one kernel run per context: two threads doing so
+     * at once trip its assertion. On such a platform every call that may run commands
+     * or change its memory holds serial_lock (tdm_opencl_serial_begin); other drivers
+     * take calls from many threads at once, as OpenCL allows. */
+    int serial;
+    pthread_mutex_t serial_lock;
 } tdm_opencl_platform;
 
 /* A physical device as discovered, numbered across platforms. */
@@ -63,6 +70,21 @@ typedef struct tdm_opencl_buffer {
 static inline tdm_opencl_device *tdm_opencl_dev(const tdm_device *dev)
 {
     return (tdm_opencl_device *)dev->impl;
+}
+
+/* Around calls that may run commands, on platforms whose driver is not thread-safe. */
+static inline void tdm_opencl_serial_begin(const tdm_device *dev)
+{
+    tdm_opencl_platform *p = tdm_opencl_dev(dev)->platform;
+    if (p->serial)
+        pthread_mutex_lock(&p->serial_lock);
+}
+
+static inline void tdm_opencl_serial_end(const tdm_device *dev)
+{
+    tdm_opencl_platform *p = tdm_opencl_dev(dev)->platform;
+    if (p->serial)
+        pthread_mutex_unlock(&p->serial_lock);
 }
 
 static inline cl_mem tdm_opencl_mem(const tdm_buffer *buf)
@@ -135,6 +157,10 @@ void tdm_opencl_kernels_release(tdm_opencl_device *d);
  * gemm is TDM_ERR_UNSUPPORTED. *note (note may be NULL): the file, or why not. */
 int tdm_opencl_gemm_load(const char **note);
 tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch);
+/* Releases the programs CLBlast keeps (built for the contexts that ran gemm), before
+ * tandem releases a context: left to CLBlast's exit handler they would outlive their
+ * context, and an application that opens and closes contexts would keep them all. */
+void tdm_opencl_gemm_forget_programs(void);
 
 /* opencl_program.c: releases a platform's cached programs (at destroy). */
 void tdm_opencl_program_cache_free(tdm_opencl_platform *platform);

@@ -223,7 +223,9 @@ tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch)
     cl_int err = set_args(k, info, launch);
     if (err == CL_SUCCESS) {
         call = "clEnqueueNDRangeKernel";
+        tdm_opencl_serial_begin(dev);
         err = clEnqueueNDRangeKernel(d->queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
+        tdm_opencl_serial_end(dev);
     }
     pthread_mutex_unlock(&d->kernel_lock);
     if (err != CL_SUCCESS)

@@ -2,7 +2,9 @@
  * reference kernels except for a set of deliberately wrong ones, each a realistic
  * bug; the checker must report every wrong kernel FAIL and the right ones PASS,
  * which also shows that no tolerance is loose enough to accept a wrong formula. */
+#include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "conformance.h"
 #include "conformance_grad.h"
@@ -29,6 +31,17 @@ static void copy_overrun(const tdm_launch *l)
         y[i] = x[i];
     if (a.n)
         y[a.n] = x[0];
+}
+
+/* Writes one element before the start of its view. */
+static void copy_underrun(const tdm_launch *l)
+{
+    const ref_copy_args a = ref_copy_unpack(l);
+    float *y = a.y, *x = a.x;
+    for (uint32_t i = 0; i < a.n; i++)
+        y[i] = x[i];
+    if (a.n)
+        y[-1] = x[0];
 }
 
 /* Drops the last element of every chunk. */
@@ -735,10 +748,42 @@ static void check_near_zero_reporting(void)
     CHECK(r.failed_cases == 1 && r.worst_near_zero && r.worst_ratio > 1.0);
 }
 
+/* NaN and infinities: NaN only where the reference has NaN, the reference's
+ * infinity with its sign. */
+static void check_special_parity(void)
+{
+    CHECK(compare_axpy(NAN, NAN, 1.0f, 1.0f).failed_cases == 0);
+    CHECK(compare_axpy(INFINITY, INFINITY, -INFINITY, -INFINITY).failed_cases == 0);
+    CHECK(compare_axpy(NAN, INFINITY, 1.0f, 1.0f).failed_cases == 1);
+    CHECK(compare_axpy(-INFINITY, INFINITY, 1.0f, 1.0f).failed_cases == 1);
+    CHECK(compare_axpy(1.0f, 1.0f, INFINITY, NAN).failed_cases == 1);
+    CHECK(compare_axpy(1.0f, 1.0f, FLT_MAX, INFINITY).failed_cases == 1);
+}
+
+/* A write before or after an output's view fails its case, naming the kernel, the
+ * buffer and the element's offset from the view's start. */
+static void check_guards(const conf_suite *suite)
+{
+    static const wrong_kernel overruns[] = {{TDM_KERNEL_copy, copy_underrun},
+                                            {TDM_KERNEL_copy, copy_overrun}};
+    for (size_t i = 0; i < 2; i++) {
+        conf_result row[2];
+        active = &overruns[i], active_count = 1;
+        conf_suite_run_kernel(suite, TDM_KERNEL_copy, row);
+        printf("copy %s: %d/%d failed (%s)\n", i ? "overrun" : "underrun", row[1].failed_cases,
+               row[1].cases, row[1].first_failure);
+        CHECK(row[0].failed_cases == 0 && row[1].failed_cases > 0);
+        CHECK(strstr(row[1].first_failure, "copy wrote outside its view of y: element ") != NULL);
+        CHECK(strstr(row[1].first_failure, i ? "element 1 (view of 1)" : "element -1 (view") !=
+              NULL);
+    }
+}
+
 void test_case_conformance_selftest(const test_run *run)
 {
     (void)run;
     check_near_zero_reporting();
+    check_special_parity();
     tdm_context *ctx = test_context(TDM_BACKEND_BIT(TDM_BACKEND_REFERENCE));
     tdm_device *ref, *pair[2];
     CHECK_OK(tdm_context_device(ctx, 0, &ref));
@@ -747,7 +792,7 @@ void test_case_conformance_selftest(const test_run *run)
     wrong_ops = *pair[1]->ops;
     wrong_ops.launch = wrong_launch;
     pair[1]->ops = &wrong_ops; /* a test-only device with the wrong kernels */
-    conf_suite suite = {ref, pair, 2, 0};
+    conf_suite suite = {ref, pair, 2, 0, 0};
     for (size_t i = 0; i < WRONG_COUNT; i++) {
         conf_result row[2];
         active = &wrong_kernels[i], active_count = 1; /* a kernel may have several */
@@ -759,6 +804,7 @@ void test_case_conformance_selftest(const test_run *run)
         CHECK(row[1].supported && row[1].failed_cases > 0);
     }
     check_subtle(&suite);
+    check_guards(&suite);
     check_derivatives(pair[0], pair[1]);
     tdm_context_destroy(ctx);
 }

@@ -30,9 +30,15 @@ typedef struct conf_case {
     char label[64];
 } conf_case;
 
-/* Host copies of a case's buffers: guard elements around each view catch writes
- * out of bounds. */
-#define CONF_GUARD 3
+/* Host copies of a case's buffers: CONF_GUARD elements after every view, and before
+ * every written one (more where the view is offset), hold CONF_GUARD_BYTE in each
+ * byte of a written buffer, so that a write out of bounds shows. */
+#define CONF_GUARD 4
+#define CONF_GUARD_BYTE 0xA5
+
+/* The most elements of any buffer in a case of a small set (`tandem conformance
+ * --small`: simulators). */
+#define CONF_SMALL_ELEMENTS 4096
 
 typedef struct conf_buffers {
     void *host[TDM_KERNEL_MAX_BUFFERS];
@@ -51,11 +57,18 @@ typedef struct conf_result {
     double worst_ratio;  /* largest |got - want| / allowed, over every element */
     int worst_near_zero; /* the worst_ratio element was near zero: report the ratio */
     char first_failure[256];
+    int skipped_cases; /* past a limit of the device: NOT SUPPORTED, not failed */
+    char first_skip[256];
 } conf_result;
 
 /* conformance_cases.c: the cases of a kernel, into out (at most max); returns the
  * count. `large` adds the > 128 MiB case where the kernel's grid can split. */
 size_t conf_cases(tdm_kernel kernel, int large, conf_case *out, size_t max);
+
+/* The bytes of the case's buffer b, its guards included, and the most elements of
+ * any of its buffers' views. */
+size_t conf_case_buffer_bytes(const conf_case *c, unsigned b);
+size_t conf_case_largest_view(const conf_case *c);
 
 /* The case `tandem bench kernels` times: n elements, two inputs for accumulate. */
 conf_case conf_perf_case(tdm_kernel kernel, uint32_t n);

@@ -254,14 +254,19 @@ static int takes_large_case(tdm_kernel k)
 /* Every other case moves its views off the start of their buffers, each by a
  * different amount, so that no two views share their alignment: kernels that move
  * four elements per access must fall back where the views' phases differ. Float16
- * views start on an even element (a word of two halves). */
+ * views start on an even element (a word of two halves). Written views start after
+ * a guard (CONF_GUARD, a multiple of 4: the phases stay). */
 static void set_offsets(const tdm_kernel_info *info, conf_case *c, unsigned index)
 {
     int halves = 0;
     for (unsigned b = 0; b < info->buffer_count; b++)
         halves |= info->buffers[b].type == 'h';
-    for (unsigned b = 0; index & 1 && b < info->buffer_count; b++)
-        c->offset[b] = halves ? 2 + 2 * (b & 1) : 1 + b % 4;
+    for (unsigned b = 0; b < info->buffer_count; b++) {
+        if (index & 1)
+            c->offset[b] = halves ? 2 + 2 * (b & 1) : 1 + b % 4;
+        if (info->buffers[b].written)
+            c->offset[b] += CONF_GUARD;
+    }
 }
 
 /* A case of shape s, or of the image shape where s is NULL. */
@@ -321,6 +326,25 @@ size_t conf_cases(tdm_kernel kernel, int large, conf_case *out, size_t max)
         n++;
     }
     return n;
+}
+
+size_t conf_case_buffer_bytes(const conf_case *c, unsigned b)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
+    const tdm_kernel_buffer *kb = &info->buffers[b];
+    return (c->offset[b] + tdm_kernel_extent(info, c->u, kb->extent) + CONF_GUARD) *
+           tdm_kernel_type_size(kb->type);
+}
+
+size_t conf_case_largest_view(const conf_case *c)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
+    size_t largest = 0;
+    for (unsigned b = 0; b < info->buffer_count; b++) {
+        size_t n = tdm_kernel_extent(info, c->u, info->buffers[b].extent);
+        largest = n > largest ? n : largest;
+    }
+    return largest;
 }
 
 conf_case conf_perf_case(tdm_kernel kernel, uint32_t n)

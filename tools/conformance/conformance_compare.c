@@ -208,6 +208,19 @@ static void check_input(compare_ctx *x, unsigned b)
     }
 }
 
+/* Element i of buffer b, outside the view, changed: a write out of bounds, named by
+ * kernel, buffer and its element offset from the view's start. */
+static void note_guard(compare_ctx *x, unsigned b, size_t i)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(x->c->kernel);
+    long long at = (long long)i - (long long)x->c->offset[b];
+    char what[160];
+    snprintf(what, sizeof what, "%s wrote outside its view of %s: element %lld (view of %zu)",
+             info->name, info->buffers[b].name, at, x->in->elements[b]);
+    x->r->worst_ratio = INFINITY;
+    note_failure(x, what);
+}
+
 /* Words (uint32 outputs: gathered features and labels) must be the reference's, bit
  * for bit; guard elements must come back untouched. */
 static void check_words(compare_ctx *x, unsigned b)
@@ -220,11 +233,12 @@ static void check_words(compare_ctx *x, unsigned b)
         if (got[i] == (inside ? want[i] : orig[i]))
             continue;
         char what[160];
-        if (inside)
-            snprintf(what, sizeof what, "%s[%zu] = 0x%08x, expected 0x%08x", kb->name, i - first,
-                     (unsigned)got[i], (unsigned)want[i]);
-        else
-            snprintf(what, sizeof what, "wrote outside its view");
+        if (!inside) {
+            note_guard(x, b, i);
+            continue;
+        }
+        snprintf(what, sizeof what, "%s[%zu] = 0x%08x, expected 0x%08x", kb->name, i - first,
+                 (unsigned)got[i], (unsigned)want[i]);
         x->r->worst_ratio = INFINITY;
         note_failure(x, what);
     }
@@ -240,7 +254,7 @@ static void check_buffer(compare_ctx *x, unsigned b)
         if (i >= first && i < last)
             check_element(x, b, kb->type, i, i - first);
         else if (memcmp(got + i * size, orig + i * size, size) != 0)
-            note_failure(x, "wrote outside its view");
+            note_guard(x, b, i);
     }
 }
 

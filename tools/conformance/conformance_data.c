@@ -92,6 +92,11 @@ int conf_buffers_make(const conf_case *c, conf_buffers *bufs)
             return -1;
         }
         fill_buffer(c, kb, bufs->host[b], bufs->total[b], &r);
+        if (kb->written) { /* the guards before and after the view */
+            size_t size = tdm_kernel_type_size(kb->type), after = c->offset[b] + bufs->elements[b];
+            memset(bufs->host[b], CONF_GUARD_BYTE, c->offset[b] * size);
+            memset((char *)bufs->host[b] + after * size, CONF_GUARD_BYTE, CONF_GUARD * size);
+        }
     }
     return 0;
 }

@@ -9,6 +9,7 @@ typedef struct conf_suite {
     tdm_device **devices;
     size_t device_count;
     int large; /* include the > 128 MiB cases */
+    int small; /* only cases of at most CONF_SMALL_ELEMENTS per buffer */
 } conf_suite;
 
 /* Runs every case of the kernel; row[d] receives device d's result. */

@@ -18,6 +18,8 @@ typedef struct options {
     int large;
     int collectives;
     int grad;
+    int small;
+    int kernels_only;
 } options;
 
 static const cli_command conformance_command = {
@@ -47,6 +49,10 @@ static int parse(int argc, char **argv, options *o, int *exit_status)
          .help = "also write the results as JSON"},
         {CLI_ENTRY("--no-large", NULL, CLI_FLAG, &o->large), .flag_value = 0,
          .help = "skip the cases with a buffer over 128 MiB and the 64 MiB collectives"},
+        {CLI_ENTRY("--small", NULL, CLI_FLAG, &o->small), .flag_value = 1,
+         .help = "only the cases of at most 4096 elements per buffer (for simulators)"},
+        {CLI_ENTRY("--kernels-only", NULL, CLI_FLAG, &o->kernels_only), .flag_value = 1,
+         .help = "the kernels' checks alone: no gradient checks, no collectives"},
         {CLI_ENTRY("--collectives", NULL, CLI_FLAG, &o->collectives), .flag_value = 1,
          .help = "the collectives (alone, or with the --kernel ones)"},
         {CLI_ENTRY("--grad", NULL, CLI_FLAG, &o->grad), .flag_value = 1,
@@ -131,7 +137,7 @@ static int run_checks(tdm_context *ctx, const conf_suite *suite, const tdm_kerne
         conf_suite_run_kernel(suite, kernels[k], row);
         conf_report_print_row(&report, kernels[k], row);
     }
-    int by_default = o->kernels.count == 0 && !o->collectives && !o->grad;
+    int by_default = o->kernels.count == 0 && !o->collectives && !o->grad && !o->kernels_only;
     if (o->grad || by_default)
         run_gradients(&report, kernels, o->kernels.count ? kernel_count : 0);
     if (o->collectives || by_default)
@@ -158,6 +164,7 @@ int cmd_conformance(int argc, char **argv)
     tdm_device *devices[MAX_SELECTED];
     suite.devices = devices;
     suite.large = o.large;
+    suite.small = o.small;
     rc = 2;
     if (cli_select_devices(ctx, &o.devices, &suite.reference, devices, &suite.device_count) == 0)
         rc = run_checks(ctx, &suite, kernels, kernel_count, &o);

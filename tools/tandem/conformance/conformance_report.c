@@ -64,6 +64,8 @@ static void format_cell(const conf_result *c, char *out, size_t size)
 {
     if (!c->supported)
         snprintf(out, size, "NOT SUPPORTED");
+    else if (c->skipped_cases && !c->failed_cases)
+        snprintf(out, size, "PASS, %d NOT SUPPORTED", c->skipped_cases);
     else if (c->worst_ratio == 0 && !c->failed_cases)
         snprintf(out, size, "PASS exact");
     else if (c->worst_near_zero)
@@ -172,6 +174,8 @@ static void json_result(json_writer *w, const conf_result *c)
     json_uint(w, "cases", (uint64_t)c->cases);
     json_uint(w, "failed_cases", (uint64_t)c->failed_cases);
     json_string(w, "first_failure", c->first_failure);
+    json_uint(w, "skipped_cases", (uint64_t)c->skipped_cases);
+    json_string(w, "first_skip", c->first_skip);
 }
 
 static void write_json(const conf_report *r, const tdm_kernel *kernels, FILE *out)
@@ -231,6 +235,10 @@ static void print_failures(const conf_report *r, const tdm_kernel *kernels)
                 printf("FAIL %s on %s: %d of %d cases; first: %s\n",
                        tdm_kernel_get(kernels[k])->name, device_id(r->suite->devices[d], id),
                        c->failed_cases, c->cases, c->first_failure);
+            if (c->skipped_cases)
+                printf("NOT SUPPORTED %s on %s: %d case(s) past the device's limits; first: %s\n",
+                       tdm_kernel_get(kernels[k])->name, device_id(r->suite->devices[d], id),
+                       c->skipped_cases, c->first_skip);
         }
 }
 
