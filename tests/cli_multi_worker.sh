@@ -13,7 +13,9 @@
 #   (--deterministic) and reach the accuracy of one process on three devices within a
 #   point (3-way sums round in another order);
 # - 2 workers and 1 parameter server train asynchronously to the accuracy of one
-#   process within two points.
+#   process within two points;
+# - --trace: each of 2 processes writes its rank's timeline, which check_trace.py
+#   accepts (when python3 is there).
 set -eu
 tandem=$1 mpiexec=$2
 dir=$(mktemp -d)
@@ -93,3 +95,11 @@ if "$tandem" train --strategy parameter-server --ps-processes 1 --checkpoint-dir
   echo "--checkpoint-dir with --ps-processes must be refused"; exit 1
 fi
 grep -q 'checkpoints do not reach' "$dir/refused.txt"
+
+run -np 2 "$tandem" train --strategy multi-worker --devices opencl:0 --epochs 1 --no-progress \
+    --trace "$dir/t.json" --trace-steps 2:5 > /dev/null
+if [ -x /usr/bin/python3 ]; then
+  for rank in 0 1; do
+    /usr/bin/python3 "$(dirname "$0")/check_trace.py" "$dir/t.rank$rank.json" $rank 1 2 5
+  done
+fi

@@ -21,6 +21,9 @@ static tdm_status check_options(const tdm_step *step, const tdm_monitor_options 
     if (!o->save_extra != !o->restore_extra)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: save_extra and restore_extra go together",
                         f);
+    if (o->trace_path && !tdm_step_train_op(step))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: trace_path needs a single-loss step, whose train op it traces", f);
     return TDM_OK;
 }
 
@@ -54,6 +57,9 @@ tdm_status tdm_monitor_create(tdm_step *step, const tdm_monitor_options *opts, t
         s = tdm_ckpt_os_make_dir(m->dir, "tdm_monitor_create");
     if (m->dir && s == TDM_OK)
         s = tdm_ckpt_os_lock_dir(m->dir, "tdm_monitor_create", &m->lock);
+    if (opts->trace_path && s == TDM_OK)
+        s = tdm_train_op_trace(tdm_step_train_op(step), opts->trace_path, opts->trace_first_step,
+                               opts->trace_last_step);
     if (s != TDM_OK) {
         tdm_monitor_destroy(m);
         return s;
@@ -138,6 +144,10 @@ tdm_status tdm_monitor_run_steps(tdm_monitor *m, uint64_t n, uint64_t *done)
         tdm_step_result r;
         s = one_call(m, &r);
         ran += r.steps;
+    }
+    if (m->opts.trace_path) { /* the steps traced so far, also of a run that failed */
+        tdm_status w = tdm_train_op_trace_write(tdm_step_train_op(m->step));
+        s = s != TDM_OK ? s : w;
     }
     if (s == TDM_OK && atomic_load(&m->cancel))
         s = tdm_fail(TDM_ERR_CANCELLED, "tdm_monitor_run_steps: cancelled after %llu steps",

@@ -7,6 +7,7 @@
 struct tdm_step {
     tdm_step_ops ops;
     void *self;
+    tdm_train_op *train_op; /* a single-loss step's, for the monitor's trace */
 };
 
 tdm_status tdm_step_create(const tdm_step_ops *ops, void *self, tdm_step **out)
@@ -20,7 +21,7 @@ tdm_status tdm_step_create(const tdm_step_ops *ops, void *self, tdm_step **out)
     tdm_step *step = malloc(sizeof *step);
     if (!step)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_step_create: out of host memory");
-    *step = (tdm_step){*ops, self};
+    *step = (tdm_step){*ops, self, NULL};
     *out = step;
     return TDM_OK;
 }
@@ -64,4 +65,14 @@ tdm_status tdm_step_restore(tdm_step *step, const tdm_checkpoint *c)
 int tdm_step_checkpointable(const tdm_step *step)
 {
     return step && step->ops.save;
+}
+
+void tdm_step_set_train_op(tdm_step *step, tdm_train_op *op)
+{
+    step->train_op = op;
+}
+
+tdm_train_op *tdm_step_train_op(const tdm_step *step)
+{
+    return step->train_op;
 }

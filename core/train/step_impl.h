@@ -12,12 +12,17 @@
 /* Whether the step can save and restore its state. */
 int tdm_step_checkpointable(const tdm_step *step);
 
+/* The train op of a single-loss step (which sets it), NULL for other steps. */
+void tdm_step_set_train_op(tdm_step *step, tdm_train_op *op);
+tdm_train_op *tdm_step_train_op(const tdm_step *step);
+
 typedef struct tdm_input_step {
     tdm_distributed_iterator *it;
     tdm_input_step_fn fn;
     void *user;
     size_t iterations;
-    uint64_t steps; /* run so far: the global step of a plain input step */
+    uint64_t steps;   /* run so far: the global step of a plain input step */
+    double waited[2]; /* when fn's batch was asked for and came (tdm_seconds) */
 } tdm_input_step;
 
 tdm_status tdm_input_step_init(tdm_input_step *in, const tdm_distributed_dataset *dist,

@@ -2,6 +2,7 @@
  * the input position is its checkpoint state. */
 #include <stdlib.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "train/step_impl.h"
 
@@ -25,7 +26,9 @@ tdm_status tdm_input_step_run(void *self, tdm_step_result *out)
     tdm_status s = TDM_OK;
     for (size_t i = 0; i < in->iterations && s == TDM_OK && !out->end_of_input; i++) {
         const tdm_distributed_batch *b = NULL;
+        in->waited[0] = tdm_seconds();
         s = tdm_distributed_iterator_next(in->it, &b);
+        in->waited[1] = tdm_seconds();
         if (s != TDM_OK || b->global_batch_size == 0) {
             out->end_of_input = s == TDM_OK;
             break;

@@ -4,6 +4,7 @@
 
 #include "base/error.h"
 #include "train/step_impl.h"
+#include "train/train_op_impl.h"
 
 typedef struct single_loss_step {
     tdm_input_step input;
@@ -11,9 +12,11 @@ typedef struct single_loss_step {
     tdm_train_op *op;
 } single_loss_step;
 
-static tdm_status train(const tdm_distributed_batch *batch, void *op, double *loss)
+static tdm_status train(const tdm_distributed_batch *batch, void *self, double *loss)
 {
-    return tdm_train_op_run(op, batch, loss);
+    single_loss_step *st = self;
+    tdm_train_op_note_input(st->op, st->input.waited[0], st->input.waited[1]);
+    return tdm_train_op_run(st->op, batch, loss);
 }
 
 static tdm_status run(void *self, tdm_step_result *out)
@@ -85,10 +88,12 @@ tdm_status tdm_single_loss_step_create(const tdm_single_loss_step_options *opts,
     st->op = opts->train_op;
     s = distribute(opts, &st->dist);
     if (s == TDM_OK)
-        s = tdm_input_step_init(&st->input, st->dist, train, st->op, opts->iterations_per_step);
+        s = tdm_input_step_init(&st->input, st->dist, train, st, opts->iterations_per_step);
     static const tdm_step_ops ops = {run, save, restore, destroy};
     if (s == TDM_OK)
         s = tdm_step_create(&ops, st, out);
+    if (s == TDM_OK)
+        tdm_step_set_train_op(*out, st->op);
     if (s != TDM_OK)
         destroy(st);
     return s;

@@ -7,6 +7,7 @@
 #include "device/kernel_ops.h"
 #include "train/optimizer_impl.h"
 #include "train/train_op_impl.h"
+#include "train/train_trace.h"
 
 static tdm_status check_options(const tdm_train_op_options *o)
 {
@@ -223,6 +224,7 @@ void tdm_train_op_destroy(tdm_train_op *op)
     free(op->bucket_end);
     free(op->bucket_vars);
     free(op->rates);
+    tdm_train_trace_destroy(op->trace);
     free(op);
 }
 

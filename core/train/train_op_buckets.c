@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "tandem/ops.h"
 #include "train/train_op_impl.h"
+#include "train/train_trace.h"
 
 tdm_status tdm_train_layout(tdm_train_op *op)
 {
@@ -113,7 +114,8 @@ void tdm_train_buckets_begin(tdm_train_replica *r, tdm_replica_context *rc)
     const tdm_train_op *op = r->op;
     r->rc = rc;
     r->started = 0;
-    r->timed = op->profiling || tdm_train_balance_measures(op);
+    r->trace = op->traced ? &op->traced->replicas[tdm_replica_local_id(rc)] : NULL;
+    r->timed = op->profiling || r->trace || tdm_train_balance_measures(op);
     r->began = tdm_seconds();
     for (size_t i = 0; i < op->var_count; i++)
         r->ready[i] = 0;
@@ -198,6 +200,45 @@ static tdm_status time_loss_function(tdm_train_replica *r)
     return s;
 }
 
+/* Starts what is left and waits for every bucket started. */
+static tdm_status run_buckets(tdm_train_replica *r, tdm_status s)
+{
+    size_t k = r->op->bucket_count;
+    if (s == TDM_OK)
+        s = start_ready(r);
+    for (size_t b = 0; b < r->started; b++) {
+        tdm_status w = finish_bucket(r, b);
+        s = s != TDM_OK ? s : w;
+    }
+    if (r->pending[k]) { /* the loss, apart */
+        tdm_status w = tdm_pending_wait(r->pending[k]);
+        s = s != TDM_OK ? s : w;
+    }
+    return s;
+}
+
+/* A traced step: each bucket from its start until its sums are on the device, before
+ * the next starts, so that its time is its own. */
+static tdm_status trace_buckets(tdm_train_replica *r)
+{
+    size_t k = r->op->bucket_count;
+    tdm_status s = TDM_OK;
+    r->trace->loss[0] = r->began;
+    r->trace->loss[1] = r->began + r->seconds;
+    for (size_t b = 0; b < k && s == TDM_OK; b++) {
+        r->trace->buckets[2 * b] = tdm_seconds();
+        s = start_bucket(r, b);
+        if (s == TDM_OK)
+            s = finish_bucket(r, b);
+        if (s == TDM_OK && r->pending[k]) /* the loss, apart, with the last */
+            s = tdm_pending_wait(r->pending[k]);
+        if (s == TDM_OK)
+            s = tdm_device_finish(tdm_replica_device(r->rc));
+        r->trace->buckets[2 * b + 1] = tdm_seconds();
+    }
+    return s;
+}
+
 tdm_status tdm_train_buckets_finish(tdm_train_replica *r)
 {
     const tdm_train_op *op = r->op;
@@ -205,16 +246,10 @@ tdm_status tdm_train_buckets_finish(tdm_train_replica *r)
         mark(r, i);
     r->unready[op->bucket_count - 1]--; /* the loss */
     tdm_status s = r->timed ? time_loss_function(r) : TDM_OK;
-    if (s == TDM_OK)
-        s = start_ready(r);
-    for (size_t b = 0; b < r->started; b++) {
-        tdm_status w = finish_bucket(r, b);
-        s = s != TDM_OK ? s : w;
-    }
-    if (r->pending[op->bucket_count]) { /* the loss, apart */
-        tdm_status w = tdm_pending_wait(r->pending[op->bucket_count]);
-        s = s != TDM_OK ? s : w;
-    }
+    if (r->trace)
+        s = s == TDM_OK ? trace_buckets(r) : s;
+    else
+        s = run_buckets(r, s);
     r->rc = NULL;
     return s;
 }

@@ -34,6 +34,7 @@ typedef struct tdm_train_replica {
     int timed;                  /* this step measures the loss function: no early starts */
     double began, seconds;      /* when the loss function began; how long it took */
     tdm_train_profile profile;
+    struct tdm_trace_replica *trace; /* this step's times, when it is traced */
 } tdm_train_replica;
 
 struct tdm_train_op {
@@ -67,6 +68,9 @@ struct tdm_train_op {
     double *rates;                      /* [replicas]: balance's examples per second */
     int profiling;
     int have_summaries;
+    struct tdm_train_trace *trace; /* tdm_train_op_trace's, or NULL */
+    struct tdm_trace_step *traced; /* this step's times, when it is traced */
+    double input_wait[2];          /* the step's wait for its batch (a step's note) */
 };
 
 /* train_op_buckets.c: the layout of flat (offsets and buckets) from the options. */
@@ -99,6 +103,8 @@ void tdm_train_remote_close(tdm_train_op *op);
  * it, the strategy's new batch shares. */
 int tdm_train_balance_measures(const tdm_train_op *op);
 tdm_status tdm_train_balance_update(tdm_train_op *op, const tdm_distributed_batch *batch);
+/* A step's note, before it runs the train op: when it waited for the batch. */
+void tdm_train_op_note_input(tdm_train_op *op, double began, double ended);
 
 /* After the all-reduce, on every replica: TDM_ERR_NUMERIC naming the loss or the
  * first variable whose gradient holds a NaN or an infinity. */

@@ -5,6 +5,7 @@
 #include "train/optimizer_impl.h"
 #include "distribute/variable_access.h"
 #include "train/train_op_impl.h"
+#include "train/train_trace.h"
 
 float tdm_loss_args_scale(const tdm_loss_args *args)
 {
@@ -67,15 +68,23 @@ static tdm_status replica_step(tdm_replica_context *rc, void *user)
     tdm_status s = op->opts.loss_fn(&a, op->opts.loss_user);
     if (s == TDM_OK)
         s = tdm_train_buckets_finish(r);
+    int timed = op->profiling || r->trace; /* each phase waits for the device */
     double reduced = 0.0;
-    if (s == TDM_OK && op->profiling && (s = tdm_device_finish(tdm_replica_device(rc))) == TDM_OK)
+    if (s == TDM_OK && timed && (s = tdm_device_finish(tdm_replica_device(rc))) == TDM_OK)
         reduced = tdm_seconds();
     if (s == TDM_OK)
         s = apply(op, rc, r);
-    if (s == TDM_OK && op->profiling && (s = tdm_device_finish(tdm_replica_device(rc))) == TDM_OK) {
-        r->profile.all_reduce_seconds += reduced - (r->began + r->seconds);
-        r->profile.update_seconds += tdm_seconds() - reduced;
-        r->profile.steps++;
+    if (s == TDM_OK && timed && (s = tdm_device_finish(tdm_replica_device(rc))) == TDM_OK) {
+        double updated = tdm_seconds();
+        if (op->profiling) {
+            r->profile.all_reduce_seconds += reduced - (r->began + r->seconds);
+            r->profile.update_seconds += updated - reduced;
+            r->profile.steps++;
+        }
+        if (r->trace) {
+            r->trace->update[0] = reduced;
+            r->trace->update[1] = updated;
+        }
     }
     if (s == TDM_OK && tdm_replica_local_id(rc) == 0) {
         float loss;
@@ -108,6 +117,11 @@ tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batch *batch
     tdm_value *args[] = {batch->features, batch->labels};
     tdm_strategy_note_loss_reduction(op->strategy, op->opts.reduction);
     op->batch = batch;
+    op->traced = tdm_train_trace_begin(op->trace, op->global_step);
+    if (op->traced) {
+        op->traced->input[0] = op->input_wait[0];
+        op->traced->input[1] = op->input_wait[1];
+    }
     s = tdm_strategy_run(op->strategy, replica_step, op, args, 2, NULL);
     op->batch = NULL;
     uint64_t next = op->global_step + 1;
@@ -121,6 +135,10 @@ tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batch *batch
         tdm_train_resync(op); /* a failed update may have reached some copies only */
     if (s == TDM_OK && tdm_strategy_checks_mirrored(op->strategy)) /* the copies the step wrote */
         s = tdm_strategy_check_mirrored(op->strategy);
+    if (s == TDM_OK && op->traced)
+        s = tdm_train_trace_end(op->trace, op->traced, op->global_step);
+    op->traced = NULL;
+    op->input_wait[0] = op->input_wait[1] = 0.0; /* each note is for one step */
     if (s != TDM_OK) {
         op->step_overflowed = 0;
         return tdm_fail_context(s, "tdm_train_op_run: step %llu",

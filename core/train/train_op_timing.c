@@ -1,12 +1,14 @@
 /* Timing a replica's step. Uneven batch shares by device speed (docs/modules/distribute.md,
  * "Uneven shares"): on a few steps each replica's loss function runs alone on its
  * device and is timed; the strategy's batch shares follow the replicas' examples per
- * second. Profiling times every step's phases the same way. */
+ * second. Profiling times every step's phases the same way, and tracing keeps each
+ * traced step's times (train_trace.c). */
 #include <stdlib.h>
 
 #include "base/clock.h"
 #include "base/error.h"
 #include "train/train_op_impl.h"
+#include "train/train_trace.h"
 
 #define FIRST_MEASURED 1 /* step 0 warms up: kernels compile, memory is touched */
 #define LAST_EARLY 3
@@ -74,4 +76,33 @@ tdm_status tdm_train_op_profile(const tdm_train_op *op, size_t replica, tdm_trai
                         replica, tdm_strategy_num_local_replicas(op->strategy));
     *out = op->replicas[replica].profile;
     return TDM_OK;
+}
+
+tdm_status tdm_train_op_trace(tdm_train_op *op, const char *path, uint64_t first_step,
+                              uint64_t last_step)
+{
+    TDM_CHECK_ARG(op, "tdm_train_op_trace");
+    tdm_train_trace *t = NULL;
+    tdm_status s = path ? tdm_train_trace_create(op->strategy, path, first_step, last_step,
+                                                 op->bucket_count, &t)
+                        : TDM_OK;
+    if (s == TDM_OK) {
+        tdm_train_trace_destroy(op->trace);
+        op->trace = t;
+    }
+    return s;
+}
+
+tdm_status tdm_train_op_trace_write(tdm_train_op *op)
+{
+    TDM_CHECK_ARG(op, "tdm_train_op_trace_write");
+    if (!op->trace)
+        return tdm_fail(TDM_ERR_INVALID_STATE, "tdm_train_op_trace_write: not tracing");
+    return tdm_train_trace_write(op->trace);
+}
+
+void tdm_train_op_note_input(tdm_train_op *op, double began, double ended)
+{
+    op->input_wait[0] = began;
+    op->input_wait[1] = ended;
 }

@@ -40,11 +40,18 @@ typedef struct tdm_monitor_options {
                                writes checkpoint_dir, and restoring gives every other
                                process the chief's checkpoint (no shared directory
                                needed); they save nothing. NULL: this process alone */
+    /* A timeline of the global steps trace_first_step to trace_last_step in trace_path
+     * (tdm_train_op_trace): the step must be a single-loss step. The file is written
+     * when the window closes, and at the end of tdm_monitor_run_steps while it is
+     * open. NULL: none */
+    const char *trace_path;
+    uint64_t trace_first_step, trace_last_step; /* default 1 and 20 */
 } tdm_monitor_options;
 
 #define TDM_MONITOR_OPTIONS_INIT                                                                   \
     {                                                                                              \
-        .size = sizeof(tdm_monitor_options), .keep = 3                                             \
+        .size = sizeof(tdm_monitor_options), .keep = 3, .trace_first_step = 1,                     \
+        .trace_last_step = 20                                                                      \
     }
 
 /* The monitor of a step (borrowed); a checkpoint directory needs a checkpointable

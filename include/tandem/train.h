@@ -184,6 +184,26 @@ TDM_API tdm_status tdm_train_op_set_profiling(tdm_train_op *op, int on);
 TDM_API tdm_status tdm_train_op_profile(const tdm_train_op *op, size_t replica,
                                         tdm_train_profile *out);
 
+/* A timeline of the steps first_step to last_step (global steps, both included) in
+ * Chrome's trace event JSON, which Perfetto (ui.perfetto.dev) and chrome://tracing
+ * open: a process per rank, a track per replica, and per step its input wait (when
+ * a step (step.h) feeds the train op), forward and backward, each bucket's
+ * all-reduce from its start until the sums are on the device, the update, and idle
+ * until the slowest replica's step is done. Times are the host's monotonic clock,
+ * read after the device has finished each phase: a traced step waits for its device
+ * at every phase boundary and runs its buckets one after another, as profiling does,
+ * so it shows where the time goes, not how the phases overlap. In a job of several
+ * processes each writes its own file, path with ".rank<R>" before its extension.
+ * The file is written whole (a temporary file renamed) after last_step and by
+ * tdm_train_op_trace_write. A new call replaces the trace (steps not yet written are
+ * lost); path NULL stops tracing. A step outside the window costs nothing. */
+TDM_API tdm_status tdm_train_op_trace(tdm_train_op *op, const char *path, uint64_t first_step,
+                                      uint64_t last_step);
+/* Writes the steps traced so far, if any were traced since the file was last
+ * written (a run that ends inside the window). TDM_ERR_INVALID_STATE when not
+ * tracing. */
+TDM_API tdm_status tdm_train_op_trace_write(tdm_train_op *op);
+
 /* With `balance`: replica i's measured examples per second (0 before its first
  * measurement). */
 TDM_API tdm_status tdm_train_op_replica_rate(const tdm_train_op *op, size_t replica,

@@ -99,7 +99,7 @@ static void check_no_tail_padding(void)
     CHECK(ENDS_WITH(tdm_distribute_options, cache_on_devices));
     CHECK(ENDS_WITH(tdm_model_options, reserved));
     CHECK(ENDS_WITH(tdm_distribute_config, eval_distribute));
-    CHECK(ENDS_WITH(tdm_monitor_options, strategy));
+    CHECK(ENDS_WITH(tdm_monitor_options, trace_last_step));
     CHECK(ENDS_WITH(tdm_optimizer_options, reserved));
     CHECK(ENDS_WITH(tdm_single_loss_step_options, distribute));
     CHECK(ENDS_WITH(tdm_strategy_options, reserved));

@@ -523,6 +523,38 @@ static void check_errors(void)
     tdm_strategy_destroy(s);
 }
 
+static tdm_status no_training(const tdm_distributed_batch *batch, void *user, double *loss)
+{
+    (void)batch, (void)user;
+    *loss = 0.0;
+    return TDM_OK;
+}
+
+/* Tracing's refusals: a window that ends before it starts, a write with nothing
+ * traced, and a monitor's trace over a step without a train op (the files are
+ * checked by cli_train_trace.sh). */
+static void check_trace_errors(void)
+{
+    trainer t;
+    trainer_open(&t, devs, n_devs, TDM_OPT_SGD, 10);
+    CHECK_FAILS(tdm_train_op_trace(t.op, "t.json", 5, 2), TDM_ERR_INVALID_ARGUMENT, "5 to 2");
+    CHECK_FAILS(tdm_train_op_trace_write(t.op), TDM_ERR_INVALID_STATE, "not tracing");
+    tdm_dataset *ds = digits(64, 1);
+    tdm_distributed_dataset *dist = NULL;
+    tdm_step *step = NULL;
+    tdm_monitor *m = NULL;
+    CHECK_OK(tdm_distribute_dataset(t.strategy, ds, NULL, &dist));
+    CHECK_OK(tdm_standard_input_step_create(dist, no_training, NULL, 1, &step));
+    tdm_monitor_options mo = TDM_MONITOR_OPTIONS_INIT;
+    mo.trace_path = "t.json";
+    CHECK_FAILS(tdm_monitor_create(step, &mo, &m), TDM_ERR_INVALID_ARGUMENT, "single-loss step");
+    CHECK(m == NULL);
+    tdm_step_destroy(step);
+    tdm_distributed_dataset_destroy(dist);
+    tdm_dataset_destroy(ds);
+    trainer_close(&t);
+}
+
 /* A monitor over a single-loss step. */
 typedef struct train_run {
     trainer t;
@@ -733,6 +765,7 @@ void test_case_train(const test_run *run)
     check_numerics();
     check_custom_loss_and_clipping();
     check_errors();
+    check_trace_errors();
     check_mirrored_after_steps(mixed);
     check_monitor_resume((trainer_config){0});
     check_monitor_resume((trainer_config){.loss_scale = 0x1p127f, .growth_steps = 4});

@@ -96,6 +96,9 @@ int train_monitor_open(train_session *ts)
     mo.extra_user = ts;
     mo.damaged = on_damaged;
     mo.strategy = ts->strategy; /* multi-worker: the chief's directory, for every process */
+    mo.trace_path = o->trace;
+    mo.trace_first_step = o->trace_steps[0];
+    mo.trace_last_step = o->trace_steps[1];
     if (tdm_monitor_create(ts->step, &mo, &ts->monitor) != TDM_OK) {
         fprintf(stderr, "tandem train: monitor: %s\n", tdm_last_error());
         return -1;

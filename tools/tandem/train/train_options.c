@@ -57,6 +57,24 @@ int train_parse_label_column(const char *value, void *target, char *err, size_t 
     return 0;
 }
 
+/* FROM:TO, global steps with FROM <= TO */
+static int parse_trace_steps(const char *value, void *target, char *err, size_t err_size)
+{
+    train_options *o = target;
+    uint64_t *steps = o->trace_steps;
+    const char *colon = strchr(value, ':');
+    char from[24];
+    if (!colon || (size_t)(colon - value) >= sizeof from) {
+        snprintf(err, err_size, "'%.40s' is not FROM:TO (1:20, say)", value);
+        return -1;
+    }
+    snprintf(from, sizeof from, "%.*s", (int)(colon - value), value);
+    if (cli_parse_whole(from, 0, UINT64_MAX, &steps[0], err, err_size) != 0)
+        return -1;
+    o->trace_steps_given = 1;
+    return cli_parse_whole(colon + 1, steps[0], UINT64_MAX, &steps[1], err, err_size);
+}
+
 static int parse_activation(const char *value, void *target, char *err, size_t err_size)
 {
     tdm_activation act;
@@ -121,6 +139,8 @@ void train_options_defaults(train_options *o)
     o->lr_decay = "none";
     o->batch = 64;
     o->epochs = 10;
+    o->trace_steps[0] = 1;
+    o->trace_steps[1] = 20;
     o->test_fraction = 0.2;
     o->strategy = "mirrored";
     o->seed = 1;
@@ -274,6 +294,12 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
                  "another setup is refused",
          .choices = train_config_items},
         STRING("--metrics", metrics, "FILE", "per-epoch metrics, CSV (or JSON for FILE.json)"),
+        STRING("--trace", trace, "FILE",
+               "a timeline of --trace-steps' steps: Chrome trace event JSON, which "
+               "ui.perfetto.dev and chrome://tracing open (multi-worker: each process writes "
+               "FILE with .rank<R> before its extension)"),
+        CUSTOM("--trace-steps", parse_trace_steps, o, "FROM:TO",
+               "the global steps --trace shows, both included (default 1:20)"),
         STRING("--plot", plot, "FILE.png", "loss and accuracy curves"),
         STRING("--save", save, "FILE",
                "the trained model, its architecture and standardisation (a safetensors file: "
@@ -317,6 +343,8 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
         snprintf(err, err_size,
                  "--conv direct: --mixed-precision's f16 operands are a matrix product's, so "
                  "its convolutions go through GEMM");
+    else if (o->trace_steps_given && !o->trace)
+        snprintf(err, err_size, "--trace-steps is for --trace");
     else if (o->resume && !o->checkpoint_dir)
         snprintf(err, err_size, "--resume needs --checkpoint-dir");
     else if (o->allow_config_change && !o->resume)

@@ -52,6 +52,9 @@ typedef struct train_options {
     const char *metrics;
     const char *plot;
     const char *save; /* the trained model's file */
+    const char *trace;       /* a timeline of the steps in trace_steps (Chrome's JSON) */
+    uint64_t trace_steps[2]; /* the first and last global step traced */
+    int trace_steps_given;
     int progress;     /* 1 bar, 0 plain lines, -1 bar when stdout is a terminal */
 } train_options;
 

@@ -223,8 +223,8 @@ static int make_step(train_session *ts)
 /* The files the run will write, checked before it starts. */
 static int check_outputs(const train_options *o)
 {
-    const char *const paths[] = {o->metrics, o->plot, o->save};
-    const char *const names[] = {"--metrics", "--plot", "--save"};
+    const char *const paths[] = {o->metrics, o->plot, o->save, o->trace};
+    const char *const names[] = {"--metrics", "--plot", "--save", "--trace"};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         char err[512];
         if (paths[i] && output_path_check(paths[i], err, sizeof err) != 0) {
