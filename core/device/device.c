@@ -35,6 +35,24 @@ tdm_status tdm_device_describe(const tdm_device *dev, tdm_device_desc *desc)
     return TDM_OK;
 }
 
+tdm_status tdm_device_read_counters(const tdm_device *dev, tdm_device_counters *out)
+{
+    TDM_CHECK_ARG(dev, "tdm_device_read_counters");
+    TDM_CHECK_ARG(out, "tdm_device_read_counters");
+    size_t size = out->size;
+    if (size < sizeof(size_t) || size > sizeof *out)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "tdm_device_read_counters: out->size is %zu, expected %zu (initialise "
+                        "it with TDM_DEVICE_COUNTERS_INIT)",
+                        size, sizeof *out);
+    tdm_device_counters all = {
+        .size = size,
+        .kernel_launches = atomic_load_explicit(&dev->launches, memory_order_relaxed),
+    };
+    memcpy(out, &all, size);
+    return TDM_OK;
+}
+
 size_t tdm_device_index(const tdm_device *dev)
 {
     return dev ? dev->index : 0;

@@ -28,6 +28,7 @@ struct tdm_device {
     uint64_t bytes_in_use;
     struct tdm_buffer *buffers; /* live buffers, freed with the context */
     atomic_int lost;            /* set once a backend reports TDM_ERR_DEVICE_LOST */
+    atomic_uint_least64_t launches; /* tdm_device_counters.kernel_launches */
     /* The engine's per-device state, guarded by lock: idle scratch buffers (among
      * `buffers` too), and the thread that runs this device's blocking transfers for
      * staged copies, started on first use. */

@@ -177,6 +177,7 @@ static tdm_status launch_once(tdm_device *dev, const tdm_kernel_info *info, tdm_
     if (groups == 0)
         return TDM_OK;
     l->groups = (uint32_t)groups;
+    atomic_fetch_add_explicit(&dev->launches, 1, memory_order_relaxed);
     return tdm_device_result(dev, dev->ops->launch(dev, l));
 }
 

@@ -107,6 +107,22 @@ TDM_API size_t tdm_device_index(const tdm_device *dev);
  * owned by the context. */
 TDM_API tdm_status tdm_device_split(tdm_device *dev, uint32_t count, tdm_device **out);
 
+/* What a device has been asked to do since it opened, for benchmarks and tools:
+ * read it before and after, and take the difference. Versioned by size. */
+typedef struct tdm_device_counters {
+    size_t size;              /* sizeof(tdm_device_counters): set by the INIT macro */
+    uint64_t kernel_launches; /* launches handed to the backend; a kernel run in pieces
+                                 (binding windows, loop limits) counts each piece */
+} tdm_device_counters;
+
+#define TDM_DEVICE_COUNTERS_INIT                                                                   \
+    {                                                                                              \
+        .size = sizeof(tdm_device_counters)                                                        \
+    }
+
+/* Fills *out (whose size field the caller sets, see TDM_DEVICE_COUNTERS_INIT). */
+TDM_API tdm_status tdm_device_read_counters(const tdm_device *dev, tdm_device_counters *out);
+
 /* Blocks until every operation submitted to the device has completed. */
 TDM_API tdm_status tdm_device_finish(tdm_device *dev);
 

@@ -315,7 +315,11 @@ static void check_gather_gradient_pieces(tdm_device *dev)
                                             ROWS,
                                             COLS,
                                             SRC};
+    tdm_device_counters before = TDM_DEVICE_COUNTERS_INIT, after = TDM_DEVICE_COUNTERS_INIT;
+    CHECK_OK(tdm_device_read_counters(dev, &before));
     CHECK_OK(tdm_gather_rows_grad_run(dev, &args));
+    CHECK_OK(tdm_device_read_counters(dev, &after));
+    CHECK(after.kernel_launches - before.kernel_launches == 3); /* each piece counts */
     CHECK_OK(tdm_buffer_read(bdx, 0, got, ndx * sizeof *got));
     const ref_gather_rows_grad_args whole = {want + AT, dy + AT, idx + AT, ROWS, COLS, SRC};
     ref_gather_rows_grad(&whole);
@@ -477,6 +481,10 @@ void test_case_kernel_run(const test_run *run)
     check_filter_gradient_pieces(ref);
     check_gather_gradient_pieces(ref);
     check_global_pool_pieces(ref);
+    tdm_device_counters bad = {.size = sizeof bad + 8};
+    CHECK_FAILS(tdm_device_read_counters(ref, &bad), TDM_ERR_INVALID_ARGUMENT,
+                "TDM_DEVICE_COUNTERS_INIT");
+    CHECK_FAILS(tdm_device_read_counters(NULL, &bad), TDM_ERR_INVALID_ARGUMENT, "'dev'");
     check_loop_budget(pair[0]);
     tdm_context_destroy(ctx);
 }
