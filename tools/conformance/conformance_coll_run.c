@@ -31,7 +31,7 @@ typedef struct coll_case {
     tdm_dtype dtype; /* F16: each float holds two halves */
 } coll_case;
 
-static void generate(float *x, size_t n, uint64_t seed, int integer)
+void conf_coll_generate(float *x, size_t n, uint64_t seed, int integer)
 {
     uint64_t s = 0x9E3779B97F4A7C15ull * (seed + 1);
     for (size_t i = 0; i < n; i++) {
@@ -165,7 +165,7 @@ static void run_size(const conf_coll_set *set, size_t n, conf_result *r)
         c.data = kinds[kind];
         c.dtype = kind == 2 ? TDM_F16 : TDM_F32;
         for (size_t i = 0; i < set->n; i++) {
-            generate(c.host[i], n, n * 31 + i, kind == 0);
+            conf_coll_generate(c.host[i], n, n * 31 + i, kind == 0);
             if (c.dtype == TDM_F16)
                 to_halves(c.host[i], n);
         }

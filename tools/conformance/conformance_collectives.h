@@ -1,5 +1,5 @@
-/* The collectives section of the conformance run: every algorithm on every device
- * set the context can form, against the host's fold in replica order. */
+/* The collectives section of the conformance run: every operation and algorithm on
+ * every device set the context can form, against the host's fold in replica order. */
 #ifndef TDM_CONFORMANCE_COLLECTIVES_H
 #define TDM_CONFORMANCE_COLLECTIVES_H
 
@@ -24,5 +24,14 @@ const char *conf_coll_algorithm_name(tdm_collective_algorithm algorithm);
 /* Runs every case on the set, one result per algorithm (supported 0: the devices
  * cannot use it). `large` adds the 16 Mi element (64 MiB) tensor. */
 void conf_coll_run(const conf_coll_set *set, int large, conf_result *by_algorithm);
+
+/* conformance_coll_shards.c: all-gather (gather 1) or reduce-scatter (0) the same
+ * way, in place and out of place. */
+void conf_coll_run_shards(const conf_coll_set *set, int gather, int large,
+                          conf_result *by_algorithm);
+
+/* n floats from seed: small integers (exact in any order) or floats of widely
+ * varying magnitude. */
+void conf_coll_generate(float *x, size_t n, uint64_t seed, int integer);
 
 #endif
