@@ -102,6 +102,8 @@ static tdm_status gather_plan(const tdm_shard_call *call, tdm_collective_algorit
 tdm_status tdm_all_gather_run(const tdm_shard_call *call)
 {
     tdm_status s = coll_check_shard_plan(call, 1);
+    if (s == TDM_OK && coll_shard_across_ranks(call))
+        return coll_all_gather_ranks(call);
     if (s != TDM_OK || call->inputs[0].size == 0)
         return s;
     return gather_plan(call, call->opts.algorithm);

@@ -68,6 +68,15 @@ tdm_status coll_check_options(const char *func, const tdm_collective_options *op
 /* shard_checks.c: whether a plan applies to an all-gather (gather) or reduce-scatter
  * of these devices, whatever the size: TDM_ERR_UNSUPPORTED naming why not. */
 tdm_status coll_check_shard_plan(const tdm_shard_call *call, int gather);
+/* Whether the call spans several processes (opts.ranks of more than one). */
+int coll_shard_across_ranks(const tdm_shard_call *call);
+/* The sizes and in-place layout, for a job of `total` values of which this
+ * process's first is number `first`. */
+tdm_status coll_check_shard_sizes(const tdm_shard_call *call, int gather, size_t total,
+                                  size_t first);
+/* shard_ranks.c: a checked all-gather or reduce-scatter across the ranks. */
+tdm_status coll_all_gather_ranks(const tdm_shard_call *call);
+tdm_status coll_reduce_scatter_ranks(const tdm_shard_call *call);
 
 /* collective_util.c */
 static inline tdm_device *coll_dev(const tdm_buffer_view *v)

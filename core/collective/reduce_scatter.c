@@ -44,6 +44,8 @@ static tdm_status scatter_shards(const tdm_shard_call *call, coll_job *job, tdm_
 tdm_status tdm_reduce_scatter_run(const tdm_shard_call *call)
 {
     tdm_status st = coll_check_shard_plan(call, 0);
+    if (st == TDM_OK && coll_shard_across_ranks(call))
+        return coll_reduce_scatter_ranks(call);
     if (st != TDM_OK || call->outputs[0].size == 0)
         return st;
     tdm_buffer_view *shard = malloc(call->count * sizeof *shard);
