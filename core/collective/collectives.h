@@ -129,7 +129,8 @@ typedef struct tdm_shard_call {
 } tdm_shard_call;
 
 /* Check every argument, naming call->func, and resolve opts (NULL: the defaults).
- * Across processes (opts->ranks of several ranks) is TDM_ERR_UNSUPPORTED. */
+ * Across processes (opts->ranks of several ranks) the sizes are checked by the run,
+ * once the ranks have told each other their counts of values. */
 tdm_status tdm_all_gather_check(tdm_shard_call *call, const tdm_collective_options *opts);
 tdm_status tdm_reduce_scatter_check(tdm_shard_call *call, const tdm_collective_options *opts);
 /* Run a checked call; they return once the plan is issued, as tdm_all_reduce. */
