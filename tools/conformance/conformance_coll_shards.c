@@ -1,7 +1,8 @@
 /* The collectives section's all-gather and reduce-scatter cases: random floats of
  * widely varying magnitude (a fold in another order gives other bits), in place and
  * out of place, every result bitwise against the host (reduce-scatter: each shard
- * the host's fold of that slice in replica order). */
+ * the host's fold of that slice in replica order; and in float16, two halves to a
+ * float, each partial rounded to float16). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@ typedef struct shard_case {
     const conf_coll_set *set;
     size_t n;
     int gather, in_place;
+    tdm_dtype dtype; /* F16: each float holds two halves */
     tdm_buffer *whole_buf[CONF_COLL_MAX_DEVICES], *part_buf[CONF_COLL_MAX_DEVICES];
     tdm_buffer_view whole[CONF_COLL_MAX_DEVICES], part[CONF_COLL_MAX_DEVICES];
     float *host[CONF_COLL_MAX_DEVICES]; /* the inputs: n (gather) or r * n floats */
@@ -65,6 +67,10 @@ static int case_alloc(shard_case *c)
 static void expect(shard_case *c, tdm_reduce_op op)
 {
     size_t r = c->set->n, n = c->n;
+    if (!c->gather && c->dtype == TDM_F16) {
+        conf_coll_fold_halves(c->host, r, 2 * r * n, 0, op, c->want);
+        return;
+    }
     float alpha = (float)(1.0 / (double)r);
     for (size_t e = 0; e < r * n; e++) {
         if (c->gather) {
@@ -107,6 +113,7 @@ static void check(shard_case *c, tdm_reduce_op op, tdm_collective_algorithm algo
 {
     tdm_collective_options o = TDM_COLLECTIVE_OPTIONS_INIT;
     o.algorithm = algorithm;
+    o.dtype = c->dtype;
     tdm_status s = upload(c);
     if (s == TDM_OK)
         s = c->gather ? tdm_all_gather(c->part, c->whole, c->set->n, &o)
@@ -119,11 +126,12 @@ static void check(shard_case *c, tdm_reduce_op op, tdm_collective_algorithm algo
     size_t wrong = s == TDM_OK ? first_wrong(c, &s) : c->set->n;
     char what[200];
     int len = snprintf(what, sizeof what,
-                       "%s%s, %zu elements %s: ", c->gather ? "all-gather" : "reduce-scatter ",
+                       "%s%s, %zu %s elements %s: ", c->gather ? "all-gather" : "reduce-scatter ",
                        c->gather              ? ""
                        : op == TDM_REDUCE_SUM ? "sum"
                                               : "mean",
-                       c->n, c->in_place ? "in place" : "out of place");
+                       c->dtype == TDM_F16 ? 2 * c->n : c->n, tdm_dtype_name(c->dtype),
+                       c->in_place ? "in place" : "out of place");
     tdm_device_desc d = TDM_DEVICE_DESC_INIT;
     if (s != TDM_OK)
         snprintf(what + len, sizeof what - (size_t)len, "%s", tdm_last_error());
@@ -133,18 +141,22 @@ static void check(shard_case *c, tdm_reduce_op op, tdm_collective_algorithm algo
         fail(r, what);
 }
 
-static void run_size(const conf_coll_set *set, int gather, size_t n, int in_place, conf_result *r)
+static void run_size(const conf_coll_set *set, int gather, size_t n, int in_place, tdm_dtype dtype,
+                     conf_result *r)
 {
     static const tdm_reduce_op ops[] = {TDM_REDUCE_SUM, TDM_REDUCE_MEAN};
-    shard_case c = {.set = set, .n = n, .gather = gather, .in_place = in_place};
+    shard_case c = {.set = set, .n = n, .gather = gather, .in_place = in_place, .dtype = dtype};
     if (!case_alloc(&c)) {
         for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
             fail(&r[a], tdm_last_error()); /* the allocation's */
         case_free(&c);
         return;
     }
-    for (size_t i = 0; i < set->n; i++)
+    for (size_t i = 0; i < set->n; i++) {
         conf_coll_generate(c.host[i], gather ? n : set->n * n, n * 37 + i, 0);
+        if (dtype == TDM_F16)
+            conf_coll_to_halves(c.host[i], gather ? n : set->n * n);
+    }
     for (size_t o = 0; o < (gather ? 1u : 2u); o++) {
         expect(&c, ops[o]);
         for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
@@ -161,6 +173,9 @@ void conf_coll_run_shards(const conf_coll_set *set, int gather, int large,
     for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
         by_algorithm[a] = (conf_result){.supported = 1};
     for (size_t s = 0; s < sizes; s++)
-        for (int in_place = 0; in_place < 2; in_place++)
-            run_size(set, gather, elements[s], in_place, by_algorithm);
+        for (int in_place = 0; in_place < 2; in_place++) {
+            run_size(set, gather, elements[s], in_place, TDM_F32, by_algorithm);
+            if (!gather) /* a gather moves bytes: float16 is float32's case */
+                run_size(set, gather, elements[s], in_place, TDM_F16, by_algorithm);
+        }
 }

@@ -33,5 +33,11 @@ void conf_coll_run_shards(const conf_coll_set *set, int gather, int large,
 /* n floats from seed: small integers (exact in any order) or floats of widely
  * varying magnitude. */
 void conf_coll_generate(float *x, size_t n, uint64_t seed, int integer);
+/* Each float becomes two halves: its own value and -0.75 times it. */
+void conf_coll_to_halves(float *x, size_t n);
+/* want[0..halves) = the float16 fold of halves [from, from + halves) of every
+ * host[0..count), each partial rounded to float16, in replica order. */
+void conf_coll_fold_halves(float *const *host, size_t count, size_t halves, size_t from,
+                           tdm_reduce_op op, float *want);
 
 #endif
