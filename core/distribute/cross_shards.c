@@ -68,12 +68,14 @@ static tdm_status run(tdm_strategy *s, int gather, tdm_reduce_op op, const tdm_v
         st = check_value(s, value, func);
     if (st != TDM_OK)
         return st;
-    size_t r = s->replica_count, n = tdm_tensor_count(tdm_value_component(value, 0));
-    if (!gather && n % r)
+    /* r: this process's replicas; g: the job's (every process's, multi-worker) */
+    size_t r = s->replica_count, g = s->global_replicas;
+    size_t n = tdm_tensor_count(tdm_value_component(value, 0));
+    if (!gather && n % g)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: components of %zu elements do not split into %zu equal shards: "
                         "pad them to a multiple of the replica count",
-                        func, n, r);
+                        func, n, g);
     tdm_dtype dtype = tdm_value_component(value, 0)->dtype;
     tdm_tensor **in = malloc(r * sizeof *in), **t = NULL;
     tdm_buffer_view *inputs = NULL, *outputs = NULL;
@@ -81,7 +83,7 @@ static tdm_status run(tdm_strategy *s, int gather, tdm_reduce_op op, const tdm_v
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     for (size_t i = 0; i < r; i++)
         in[i] = tdm_value_component(value, i);
-    st = make_outputs(s, dtype, gather ? n * r : n / r, func, &t);
+    st = make_outputs(s, dtype, gather ? n * g : n / g, func, &t);
     if (st == TDM_OK)
         st = xd_views(in, r, func, &inputs);
     if (st == TDM_OK)

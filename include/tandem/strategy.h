@@ -370,7 +370,9 @@ TDM_API tdm_status tdm_strategy_batch_reduce_to(tdm_strategy *s, tdm_reduce_op o
 /* Cross-replica all-gather: value has one component per replica (PER_REPLICA or
  * MIRRORED, f32 or f16, each of N elements, on the strategy's devices in replica
  * order); *out is a MIRRORED value of flat tensors of N times the replica count
- * elements, every component concatenated in replica order (f16: N even). */
+ * elements, every component concatenated in replica order (f16: N even). In a
+ * multi-worker job every process calls it with its own replicas' components, and
+ * the replica count and order are the job's. */
 TDM_API tdm_status tdm_strategy_all_gather(tdm_strategy *s, const tdm_value *value,
                                            tdm_value **out);
 

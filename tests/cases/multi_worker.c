@@ -3,7 +3,8 @@
  *   MODE      collectives  ids, sums, means, NaN-winning MAX, bitwise agreement of a
  *                          large non-exact sum across ranks, in float32 and in float16,
  *                          all-gather and reduce-scatter across the ranks (in place
- *                          and not; each shard the bits of the all-reduce's slice),
+ *                          and not; each shard the bits of the all-reduce's slice;
+ *                          cross-replica too),
  *                          and the chief's variables;
  *             input        2 local replicas per rank: global batches of 7 split by
  *                          TensorFlow's batch_sizes_for_worker (2 workers x 2 replicas:
@@ -396,6 +397,46 @@ static void run_faults(tdm_strategy *s, job *j)
     CHECK(j->fault_after < TIMEOUT_S + 1.5);
 }
 
+/* Cross-replica all-gather and reduce-scatter over every rank's replicas: replica g
+ * holds 2 n exact values 100 g + e. Rank p holds 1 + p % 2 replicas, so this rank's
+ * first is the sum of the counts before it. */
+static void check_cross_replica_shards(tdm_strategy *s, tdm_device *const *devs, size_t local,
+                                       size_t rank)
+{
+    size_t n = tdm_strategy_num_replicas(s), first = 0, m = 2 * n;
+    for (size_t p = 0; p < rank; p++)
+        first += 1 + p % 2;
+    tdm_tensor *t[3] = {NULL};
+    float *v = malloc(m * n * sizeof *v);
+    CHECK(v != NULL);
+    for (size_t r = 0; v && r < local; r++) {
+        for (size_t e = 0; e < m; e++)
+            v[e] = (float)(100 * (first + r) + e);
+        CHECK_OK(tdm_tensor_create(devs[r], TDM_F32, &TDM_SHAPE(m), &t[r]));
+        CHECK_OK(tdm_tensor_write(t[r], v, m * sizeof *v));
+    }
+    tdm_value *value = NULL, *gathered = NULL, *scattered = NULL;
+    CHECK_OK(tdm_value_create(TDM_VALUE_PER_REPLICA, t, local, &value));
+    CHECK_OK(tdm_strategy_all_gather(s, value, &gathered));
+    CHECK_OK(tdm_strategy_reduce_scatter(s, TDM_REDUCE_SUM, value, &scattered));
+    for (size_t r = 0; v && gathered && scattered && r < local; r++) {
+        CHECK_OK(tdm_tensor_read(tdm_value_component(gathered, r), v, m * n * sizeof *v));
+        for (size_t e = 0; e < m * n; e++)
+            CHECK(v[e] == (float)(100 * (e / m) + e % m));
+        CHECK_OK(tdm_tensor_read(tdm_value_component(scattered, r), v, 2 * sizeof *v));
+        for (size_t k = 0; k < 2; k++) {
+            float want = 0;
+            for (size_t g = 0; g < n; g++)
+                want += (float)(100 * g + 2 * (first + r) + k);
+            CHECK(v[k] == want);
+        }
+    }
+    tdm_value_destroy(gathered);
+    tdm_value_destroy(scattered);
+    tdm_value_destroy(value);
+    free(v);
+}
+
 void test_case_multi_worker(const test_run *run)
 {
     size_t rank = test_mpi_rank();
@@ -440,6 +481,7 @@ void test_case_multi_worker(const test_run *run)
         CHECK_OK(tdm_strategy_run(s, agree_fn, &j, NULL, 0, NULL)); /* the same bits */
         for (int in_place = 0; in_place < 2; in_place++)
             CHECK_OK(tdm_strategy_run(s, shards_fn, &in_place, NULL, 0, NULL));
+        check_cross_replica_shards(s, devs, local, rank);
         check_variable(s, rank);
     } else if (!strcmp(run->argv[1], "input")) {
         check_input(s, rank);
