@@ -1,7 +1,7 @@
 #!/bin/sh
 # tandem conformance --json holds its three tables: a result per kernel and device,
 # per gradient check and device (the reference's included), and per collective
-# device set and algorithm, with the table's verdicts.
+# device set, operation and algorithm, with the table's verdicts.
 # usage: cli_conformance_json.sh TANDEM
 set -eu
 tandem=$1
@@ -26,12 +26,16 @@ grad_devices=$((grad_devices - 1))
     [ "$(count '"check": ' "$out/c.json")" -eq "$grad_devices" ] ||
     { echo "want tanh_grad's check alone, a result per device, in the JSON's gradients"; fail=1; }
 algorithms=$(grep '^collectives ' "$out/table" | wc -w)
-algorithms=$((algorithms - 1))
+algorithms=$((algorithms - 2)) # less "collectives" and "operation"
 [ "$(count '"algorithm": ' "$out/c.json")" -eq $((sets * algorithms)) ] ||
-    { echo "want $sets device sets x $algorithms algorithms in the JSON's collectives"; fail=1; }
+    { echo "want $sets device set x operation rows x $algorithms algorithms in the JSON's collectives"; fail=1; }
+for op in all-reduce all-gather reduce-scatter; do
+    [ "$(count "\"operation\": \"$op\"" "$out/c.json")" -eq $((sets / 3 * algorithms)) ] ||
+        { echo "want every device set's $op in the JSON's collectives"; fail=1; }
+done
 table_skipped=$(sed -n '/^collectives /,/ passed, /p' "$out/table" | grep -o 'NOT SUPPORTED' | wc -l)
 json_skipped=$(grep -A1 '"algorithm": ' "$out/c.json" | grep -c '"status": "NOT SUPPORTED"' || true)
 [ "$table_skipped" -eq "$json_skipped" ] ||
     { echo "the JSON's collectives disagree with the table ($json_skipped vs $table_skipped NOT SUPPORTED)"; fail=1; }
-[ $fail -eq 0 ] && echo "cli_conformance_json: ok ($devices devices, $grad_devices for gradients, $sets device sets, $algorithms algorithms)"
+[ $fail -eq 0 ] && echo "cli_conformance_json: ok ($devices devices, $grad_devices for gradients, $sets device set x operation rows, $algorithms algorithms)"
 exit $fail

@@ -46,6 +46,10 @@ typedef struct coll_job {
 /* collective_plan.c: runs the plan `algorithm` (AUTO: the devices' choice) on this
  * process's values of job. */
 tdm_status coll_run_plan(const coll_job *job, tdm_collective_algorithm algorithm);
+/* Whether every pair of the values' devices copies directly, both ways. */
+int coll_all_copy_directly(const tdm_buffer_view *values, size_t count);
+/* AUTO's choice for these values. */
+tdm_collective_algorithm coll_choose(const tdm_buffer_view *values, size_t count);
 /* Whether every value's device shares memory with the first's. */
 int coll_all_share(const tdm_buffer_view *values, size_t count);
 /* collective_ranks.c: the job across the ranks too (job->ranks with count > 1). */
@@ -60,6 +64,19 @@ tdm_status coll_check_dsts(const char *func, const tdm_buffer_view *dsts, size_t
 /* Fills *out with opts or the defaults. */
 tdm_status coll_check_options(const char *func, const tdm_collective_options *opts, size_t count,
                               tdm_collective_options *out);
+
+/* shard_checks.c: whether a plan applies to an all-gather (gather) or reduce-scatter
+ * of these devices, whatever the size: TDM_ERR_UNSUPPORTED naming why not. */
+tdm_status coll_check_shard_plan(const tdm_shard_call *call, int gather);
+/* Whether the call spans several processes (opts.ranks of more than one). */
+int coll_shard_across_ranks(const tdm_shard_call *call);
+/* The sizes and in-place layout, for a job of `total` values of which this
+ * process's first is number `first`. */
+tdm_status coll_check_shard_sizes(const tdm_shard_call *call, int gather, size_t total,
+                                  size_t first);
+/* shard_ranks.c: a checked all-gather or reduce-scatter across the ranks. */
+tdm_status coll_all_gather_ranks(const tdm_shard_call *call);
+tdm_status coll_reduce_scatter_ranks(const tdm_shard_call *call);
 
 /* collective_util.c */
 static inline tdm_device *coll_dev(const tdm_buffer_view *v)

@@ -12,7 +12,7 @@ int coll_all_share(const tdm_buffer_view *values, size_t count)
 }
 
 /* Whether every pair of the values' devices copies directly, both ways. */
-static int all_copy_directly(const tdm_buffer_view *values, size_t count)
+int coll_all_copy_directly(const tdm_buffer_view *values, size_t count)
 {
     for (size_t i = 0; i < count; i++)
         for (size_t j = 0; j < count; j++)
@@ -27,13 +27,13 @@ static int all_copy_directly(const tdm_buffer_view *values, size_t count)
  * context), the ring moves each slice once between devices, never through the host.
  * Otherwise the host folds while it stages: each value crosses to the host once and
  * back once, and not at all where the host reaches it. */
-static tdm_collective_algorithm choose(const coll_job *job)
+tdm_collective_algorithm coll_choose(const tdm_buffer_view *values, size_t count)
 {
-    if (coll_all_share(job->values, job->count))
+    if (coll_all_share(values, count))
         return TDM_COLLECTIVE_DIRECT;
-    if (coll_group_count(job->values, job->count) < job->count)
+    if (coll_group_count(values, count) < count)
         return TDM_COLLECTIVE_TREE;
-    if (all_copy_directly(job->values, job->count))
+    if (coll_all_copy_directly(values, count))
         return TDM_COLLECTIVE_RING;
     return TDM_COLLECTIVE_HOST;
 }
@@ -41,7 +41,7 @@ static tdm_collective_algorithm choose(const coll_job *job)
 tdm_status coll_run_plan(const coll_job *job, tdm_collective_algorithm algorithm)
 {
     switch (algorithm) {
-    case TDM_COLLECTIVE_AUTO: return coll_run_plan(job, choose(job));
+    case TDM_COLLECTIVE_AUTO: return coll_run_plan(job, coll_choose(job->values, job->count));
     case TDM_COLLECTIVE_ONE_DEVICE: return coll_one_device(job);
     case TDM_COLLECTIVE_RING: return coll_ring(job);
     case TDM_COLLECTIVE_TREE: return coll_tree(job);

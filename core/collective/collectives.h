@@ -107,4 +107,41 @@ tdm_status tdm_batch_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values,
                                 size_t count, const tdm_packing *packing,
                                 const tdm_collective_options *opts);
 
+/* All-gather and reduce-scatter over one tensor per device (docs/modules/collective.md,
+ * "All-gather and reduce-scatter"). Every replica i contributes inputs[i]:
+ *   all-gather:     inputs[i] is N bytes; every outputs[j] (count * N bytes) receives
+ *                   inputs[0], inputs[1], ... concatenated in replica order;
+ *   reduce-scatter: inputs[i] is count * N bytes; outputs[i] (N bytes) receives
+ *                   shard i, op over bytes [i * N, (i + 1) * N) of every input, folded
+ *                   in replica order: the bits of slice i of the all-reduce.
+ * outputs[i] is on inputs[i]'s device. In place: all-gather's inputs[i] is slice i
+ * of outputs[i], reduce-scatter's outputs[i] slice i of inputs[i]; any other
+ * overlap is refused. Sizes that do not divide evenly are refused (the caller pads):
+ * N is a multiple of 4 bytes (float16: an even number of halves). */
+typedef struct tdm_shard_call {
+    const char *func;                        /* the function the user called, for messages */
+    tdm_reduce_op op;                        /* reduce-scatter */
+    const tdm_buffer_view *inputs, *outputs; /* count >= 1 each, in replica order */
+    size_t count;
+    tdm_event *const *ready;     /* NULL, or each input's ready event (the caller keeps
+                                    them), as tdm_collective_call's */
+    tdm_collective_options opts; /* resolved by the checks */
+} tdm_shard_call;
+
+/* Check every argument, naming call->func, and resolve opts (NULL: the defaults).
+ * Across processes (opts->ranks of several ranks) the sizes are checked by the run,
+ * once the ranks have told each other their counts of values. */
+tdm_status tdm_all_gather_check(tdm_shard_call *call, const tdm_collective_options *opts);
+tdm_status tdm_reduce_scatter_check(tdm_shard_call *call, const tdm_collective_options *opts);
+/* Run a checked call; they return once the plan is issued, as tdm_all_reduce. */
+tdm_status tdm_all_gather_run(const tdm_shard_call *call);
+tdm_status tdm_reduce_scatter_run(const tdm_shard_call *call);
+
+/* Check and run. */
+tdm_status tdm_all_gather(const tdm_buffer_view *inputs, const tdm_buffer_view *outputs,
+                          size_t count, const tdm_collective_options *opts);
+tdm_status tdm_reduce_scatter(tdm_reduce_op op, const tdm_buffer_view *inputs,
+                              const tdm_buffer_view *outputs, size_t count,
+                              const tdm_collective_options *opts);
+
 #endif

@@ -22,6 +22,7 @@ static void free_collective(run_collective *c, size_t n)
         tdm_event_destroy(c->finished[i]);
     }
     free(c->values);
+    free(c->outputs);
     free(c->ready);
     free(c->finished);
     free(c->arrived);
@@ -39,12 +40,14 @@ static run_collective *new_collective(struct run_state *rs, uint64_t seq)
     c->run = rs;
     c->seq = seq;
     c->values = calloc(n, sizeof *c->values);
+    c->outputs = calloc(n, sizeof *c->outputs);
     c->ready = calloc(n, sizeof *c->ready);
     c->finished = calloc(n, sizeof *c->finished);
     c->arrived = calloc(n, 1);
     c->waited = calloc(n, 1);
     c->handles = calloc(n, sizeof *c->handles);
-    if (!c->values || !c->ready || !c->finished || !c->arrived || !c->waited || !c->handles) {
+    if (!c->values || !c->outputs || !c->ready || !c->finished || !c->arrived || !c->waited ||
+        !c->handles) {
         free_collective(c, n);
         return NULL;
     }
@@ -87,6 +90,19 @@ static tdm_status run_plan(run_collective *c)
     tdm_strategy *s = c->run->strategy;
     tdm_collective_options o = tdm_strategy_collective_options(s);
     o.dtype = c->dtype;
+    if (c->kind != RUN_ALL_REDUCE) {
+        tdm_shard_call sc = {.func = c->func,
+                             .op = c->op,
+                             .inputs = c->values,
+                             .outputs = c->outputs,
+                             .count = s->replica_count,
+                             .ready = c->ready};
+        int gather = c->kind == RUN_ALL_GATHER;
+        tdm_status st = gather ? tdm_all_gather_check(&sc, &o) : tdm_reduce_scatter_check(&sc, &o);
+        if (st != TDM_OK)
+            return st;
+        return gather ? tdm_all_gather_run(&sc) : tdm_reduce_scatter_run(&sc);
+    }
     tdm_collective_call call = {.func = c->func,
                                 .op = c->op,
                                 .values = c->values,
@@ -140,7 +156,7 @@ static tdm_status check_start(tdm_replica_context *rc, tdm_reduce_op op, const t
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: unknown op %d", func, (int)op);
     if (value->dtype == TDM_F16 && tdm_tensor_count(value) % 2)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
-                        "%s: an f16 value of %zu elements; f16 all-reduces move pairs of halves, "
+                        "%s: an f16 value of %zu elements; f16 collectives move pairs of halves, "
                         "so the count must be even (give the tensor one more element)",
                         func, tdm_tensor_count(value));
     return tdm_collective_check_dtype(func, op, value->dtype);
@@ -190,10 +206,11 @@ static void abandon(struct run_state *rs, run_collective *c, size_t gone)
 
 /* Lock held: registers the replica with its next collective. *issue_it is set for
  * the last arrival. */
-static tdm_status arrive(struct run_state *rs, size_t id, tdm_reduce_op op, tdm_dtype dtype,
-                         const tdm_buffer_view *view, tdm_event *ready, const char *func,
-                         run_collective **out, int *issue_it)
+static tdm_status arrive(struct run_state *rs, size_t id, const run_collective_args *a,
+                         const tdm_buffer_view *view, const tdm_buffer_view *output,
+                         tdm_event *ready, run_collective **out, int *issue_it)
 {
+    const char *func = a->func;
     if (rs->failed != TDM_OK)
         return tdm_fail(TDM_ERR_CANCELLED, "%s: cancelled: replica %zu failed: %s", func,
                         rs->failed_replica, rs->failed_message);
@@ -206,17 +223,47 @@ static tdm_status arrive(struct run_state *rs, size_t id, tdm_reduce_op op, tdm_
             c->func = func;
             abandon(rs, c, j);
         }
-    tdm_status s = c->state == RUN_COLL_FAILED ? tdm_fail(c->status, "%s: %s", func, c->message)
-                                               : match(c, id, op, dtype, view->size, func);
+    tdm_status s = c->state == RUN_COLL_FAILED
+                       ? tdm_fail(c->status, "%s: %s", func, c->message)
+                       : match(c, id, a->op, a->value->dtype, view->size, func);
     if (s != TDM_OK)
         return s;
+    c->kind = a->kind;
     c->values[id] = *view;
+    c->outputs[id] = *output;
     c->ready[id] = ready;
     c->arrived[id] = 1;
     *issue_it = ++c->arrivals == rs->n;
     if (*issue_it)
         c->state = RUN_COLL_ISSUING;
     *out = c;
+    return TDM_OK;
+}
+
+tdm_status run_collective_start(tdm_replica_context *rc, const run_collective_args *a,
+                                tdm_pending **out)
+{
+    tdm_status s = check_start(rc, a->op, a->value, a->func);
+    tdm_event *ready = NULL;
+    if (s == TDM_OK)
+        s = tdm_device_record_event(a->value->device, &ready);
+    if (s != TDM_OK)
+        return s;
+    struct run_state *rs = rc->run;
+    tdm_buffer_view view = tdm_tensor_view(a->value);
+    tdm_buffer_view output = a->output ? tdm_tensor_view(a->output) : view;
+    run_collective *c = NULL;
+    int issue_it = 0;
+    pthread_mutex_lock(&rs->lock);
+    s = arrive(rs, rc->id, a, &view, &output, ready, &c, &issue_it);
+    pthread_mutex_unlock(&rs->lock);
+    if (s != TDM_OK) {
+        tdm_event_destroy(ready);
+        return s;
+    }
+    *out = &c->handles[rc->id];
+    if (issue_it)
+        issue(c);
     return TDM_OK;
 }
 
@@ -228,27 +275,8 @@ tdm_status tdm_replica_all_reduce_start(tdm_replica_context *rc, tdm_reduce_op o
     *out = NULL;
     TDM_CHECK_ARG(rc, func);
     TDM_CHECK_ARG(value, func);
-    tdm_status s = check_start(rc, op, value, func);
-    tdm_event *ready = NULL;
-    if (s == TDM_OK)
-        s = tdm_device_record_event(value->device, &ready);
-    if (s != TDM_OK)
-        return s;
-    struct run_state *rs = rc->run;
-    tdm_buffer_view view = tdm_tensor_view(value);
-    run_collective *c = NULL;
-    int issue_it = 0;
-    pthread_mutex_lock(&rs->lock);
-    s = arrive(rs, rc->id, op, value->dtype, &view, ready, func, &c, &issue_it);
-    pthread_mutex_unlock(&rs->lock);
-    if (s != TDM_OK) {
-        tdm_event_destroy(ready);
-        return s;
-    }
-    *out = &c->handles[rc->id];
-    if (issue_it)
-        issue(c);
-    return TDM_OK;
+    run_collective_args a = {.kind = RUN_ALL_REDUCE, .func = func, .op = op, .value = value};
+    return run_collective_start(rc, &a, out);
 }
 
 /* Lock held: blocks until c is issued (or can never be); the status for replica id. */

@@ -13,16 +13,20 @@ struct tdm_pending {
     size_t replica;
 };
 
+enum { RUN_ALL_REDUCE, RUN_ALL_GATHER, RUN_REDUCE_SCATTER };
+
 /* The k-th collective of a run: every replica's k-th start meets the others'. */
 typedef struct run_collective {
     tdm_job job; /* first: on the strategy's engine thread, for plans that block */
     struct run_state *run;
     uint64_t seq;
     const char *func;
+    int kind; /* RUN_ALL_REDUCE, RUN_ALL_GATHER, RUN_REDUCE_SCATTER */
     tdm_reduce_op op;
     tdm_dtype dtype;             /* TDM_F32, or TDM_F16 (SUM, MEAN) */
     size_t size;                 /* bytes of each value */
     tdm_buffer_view *values;     /* [n] */
+    tdm_buffer_view *outputs;    /* [n]: all-gather's and reduce-scatter's */
     tdm_event **ready;           /* [n]: each replica's work before its start */
     tdm_event **finished;        /* [n]: after the plan, on each device (inline plans) */
     unsigned char *arrived;      /* [n] */
@@ -61,6 +65,17 @@ struct run_state {
     size_t failed_replica;
     char failed_message[TDM_RUN_MESSAGE_MAX];
 };
+
+/* One replica's start of a collective of `kind` (replica_collective.c); output is
+ * NULL for an all-reduce. The caller checked output against value. */
+typedef struct run_collective_args {
+    int kind;
+    const char *func;
+    tdm_reduce_op op;
+    tdm_tensor *value, *output;
+} run_collective_args;
+tdm_status run_collective_start(tdm_replica_context *rc, const run_collective_args *a,
+                                tdm_pending **out);
 
 /* Sets up / tears down the state for n replicas. */
 tdm_status run_state_init(struct run_state *rs, tdm_strategy *s);

@@ -290,7 +290,7 @@ typedef struct tdm_pending tdm_pending;
 TDM_API tdm_status tdm_replica_all_reduce_start(tdm_replica_context *rc, tdm_reduce_op op,
                                                 tdm_tensor *value, tdm_pending **out);
 
-/* Waits until the all-reduce is issued on every device and this replica's device is
+/* Waits until the collective is issued on every device and this replica's device is
  * ordered after it, then releases the handle: it must not be used again. A replica
  * that failed before joining releases the others with TDM_ERR_CANCELLED. Collectives
  * a replica function started and did not wait for are waited for when it returns,
@@ -300,6 +300,31 @@ TDM_API tdm_status tdm_pending_wait(tdm_pending *p);
 /* *done = 1 once the all-reduce, and whatever its devices were given before, has
  * completed on every device; never blocks. A failed all-reduce returns its error. */
 TDM_API tdm_status tdm_pending_query(tdm_pending *p, int *done);
+
+/* All-gather: every replica calls it with its tensor `value` of N elements and an
+ * `output` of N times the replica count, both of one dtype (f32, or f16 with N even)
+ * on the replica's device; each output receives every replica's value concatenated
+ * in replica order. In place: value may be the slice of output at element
+ * id * N (tdm_tensor_slice); any other overlap is refused. Ordered and started like
+ * tdm_replica_all_reduce; until tdm_pending_wait returns nothing may touch either
+ * tensor. A count that is not exactly N times the replicas is
+ * TDM_ERR_INVALID_ARGUMENT: pad the tensors. */
+TDM_API tdm_status tdm_replica_all_gather(tdm_replica_context *rc, tdm_tensor *value,
+                                          tdm_tensor *output);
+TDM_API tdm_status tdm_replica_all_gather_start(tdm_replica_context *rc, tdm_tensor *value,
+                                                tdm_tensor *output, tdm_pending **out);
+
+/* Reduce-scatter: every replica calls it with `value` of N times the replica count
+ * elements and an `output` of N; replica i's output receives op over elements
+ * [i * N, (i + 1) * N) of every replica's value, folded in replica order: the bits of
+ * that slice of tdm_replica_all_reduce (MEAN divides by the replica count). In
+ * place: output may be the slice of value at element id * N. dtypes, ordering and
+ * refusals as tdm_replica_all_gather; f16 MAX and MIN as tdm_replica_all_reduce. */
+TDM_API tdm_status tdm_replica_reduce_scatter(tdm_replica_context *rc, tdm_reduce_op op,
+                                              tdm_tensor *value, tdm_tensor *output);
+TDM_API tdm_status tdm_replica_reduce_scatter_start(tdm_replica_context *rc, tdm_reduce_op op,
+                                                    tdm_tensor *value, tdm_tensor *output,
+                                                    tdm_pending **out);
 
 /* A merge function: runs once, in cross-replica mode, with the replicas' values
  * gathered into a PER_REPLICA value (borrowed; NULL when the replicas passed none).
@@ -341,6 +366,23 @@ TDM_API tdm_status tdm_strategy_batch_reduce_to(tdm_strategy *s, tdm_reduce_op o
                                                 const tdm_value *const *values, size_t count,
                                                 tdm_device *const *dests, size_t dest_count,
                                                 tdm_value **out);
+
+/* Cross-replica all-gather: value has one component per replica (PER_REPLICA or
+ * MIRRORED, f32 or f16, each of N elements, on the strategy's devices in replica
+ * order); *out is a MIRRORED value of flat tensors of N times the replica count
+ * elements, every component concatenated in replica order (f16: N even). In a
+ * multi-worker job every process calls it with its own replicas' components, and
+ * the replica count and order are the job's. */
+TDM_API tdm_status tdm_strategy_all_gather(tdm_strategy *s, const tdm_value *value,
+                                           tdm_value **out);
+
+/* Cross-replica reduce-scatter: value as tdm_strategy_all_gather's, each component
+ * of N elements, N a multiple of the replica count R (else TDM_ERR_INVALID_ARGUMENT:
+ * pad it); *out is a PER_REPLICA value whose component i (N / R elements, flat)
+ * holds op over elements [i * N / R, (i + 1) * N / R) of every component, folded in
+ * replica order: the bits of that slice of tdm_strategy_reduce_to. */
+TDM_API tdm_status tdm_strategy_reduce_scatter(tdm_strategy *s, tdm_reduce_op op,
+                                               const tdm_value *value, tdm_value **out);
 
 /* Copies t to every destination device (dests NULL: the strategy's devices) as a
  * MIRRORED value. */

@@ -2,6 +2,9 @@
  *   SCENARIO  reference | opencl: rank r takes 1 + r % 2 local devices of it
  *   MODE      collectives  ids, sums, means, NaN-winning MAX, bitwise agreement of a
  *                          large non-exact sum across ranks, in float32 and in float16,
+ *                          all-gather and reduce-scatter across the ranks (in place
+ *                          and not; each shard the bits of the all-reduce's slice;
+ *                          cross-replica too),
  *                          and the chief's variables;
  *             input        2 local replicas per rank: global batches of 7 split by
  *                          TensorFlow's batch_sizes_for_worker (2 workers x 2 replicas:
@@ -138,6 +141,71 @@ static void check_collectives(tdm_strategy *s, job *j, size_t local)
     }
     free(a);
     free(b);
+}
+
+/* A whole of n parts of `size` floats and replica id's part: its slice of the whole
+ * (in place) or a tensor of its own. */
+static tdm_status whole_and_part(tdm_device *dev, size_t n, size_t id, size_t size, int in_place,
+                                 tdm_tensor **whole, tdm_tensor **part)
+{
+    tdm_status s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(n * size), whole);
+    if (s == TDM_OK)
+        s = in_place ? tdm_tensor_slice(*whole, id * size, &TDM_SHAPE(size), part)
+                     : tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(size), part);
+    return s;
+}
+
+/* Every replica gathers 3 exact values of its global id; then reduce-scatters 2 R
+ * order-dependent values, in place where in_place, and compares its shard with
+ * the same slice of an all-reduce of the same values, bit for bit. */
+static tdm_status shards_fn(tdm_replica_context *rc, void *user)
+{
+    const int *in_place = user;
+    size_t id = tdm_replica_id(rc), n = tdm_replica_num_replicas(rc);
+    tdm_device *dev = tdm_replica_device(rc);
+    float mine[3], *all = malloc(6 * n * sizeof *all);
+    tdm_tensor *gathered = NULL, *value = NULL, *whole = NULL, *shard = NULL, *reduced = NULL;
+    tdm_status s = all ? TDM_OK : TDM_ERR_OUT_OF_MEMORY;
+    for (size_t j = 0; j < 3; j++)
+        mine[j] = (float)(10 * id + j);
+    if (s == TDM_OK)
+        s = whole_and_part(dev, n, id, 3, *in_place, &gathered, &value);
+    if (s == TDM_OK)
+        s = tdm_tensor_write(value, mine, sizeof mine);
+    if (s == TDM_OK)
+        s = tdm_replica_all_gather(rc, value, gathered);
+    if (s == TDM_OK)
+        s = tdm_tensor_read(gathered, all, 3 * n * sizeof *all);
+    for (size_t e = 0; s == TDM_OK && e < 3 * n; e++)
+        CHECK(all[e] == (float)(10 * (e / 3) + e % 3));
+    for (size_t e = 0; all && e < 2 * n; e++) /* sums that round: the order shows */
+        all[e] = sinf((float)(e + 1) * 0.37f * (float)(id + 1)) / 3.0f;
+    if (s == TDM_OK)
+        s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(2 * n), &reduced);
+    if (s == TDM_OK)
+        s = whole_and_part(dev, n, id, 2, *in_place, &whole, &shard);
+    if (s == TDM_OK)
+        s = tdm_tensor_write(whole, all, 2 * n * sizeof *all);
+    if (s == TDM_OK)
+        s = tdm_tensor_write(reduced, all, 2 * n * sizeof *all);
+    if (s == TDM_OK)
+        s = tdm_replica_reduce_scatter(rc, TDM_REDUCE_MEAN, whole, shard);
+    if (s == TDM_OK)
+        s = tdm_replica_all_reduce(rc, TDM_REDUCE_MEAN, reduced);
+    float got[2], want[2 * 64];
+    if (s == TDM_OK)
+        s = tdm_tensor_read(shard, got, sizeof got);
+    if (s == TDM_OK && n <= 64)
+        s = tdm_tensor_read(reduced, want, 2 * n * sizeof *want);
+    if (s == TDM_OK)
+        CHECK(!memcmp(got, want + 2 * id, sizeof got));
+    tdm_tensor_destroy(shard);
+    tdm_tensor_destroy(reduced);
+    tdm_tensor_destroy(whole);
+    tdm_tensor_destroy(value);
+    tdm_tensor_destroy(gathered);
+    free(all);
+    return s;
 }
 
 /* MAX and MIN over every process of replica 0's big result: equal where all agree. */
@@ -329,6 +397,46 @@ static void run_faults(tdm_strategy *s, job *j)
     CHECK(j->fault_after < TIMEOUT_S + 1.5);
 }
 
+/* Cross-replica all-gather and reduce-scatter over every rank's replicas: replica g
+ * holds 2 n exact values 100 g + e. Rank p holds 1 + p % 2 replicas, so this rank's
+ * first is the sum of the counts before it. */
+static void check_cross_replica_shards(tdm_strategy *s, tdm_device *const *devs, size_t local,
+                                       size_t rank)
+{
+    size_t n = tdm_strategy_num_replicas(s), first = 0, m = 2 * n;
+    for (size_t p = 0; p < rank; p++)
+        first += 1 + p % 2;
+    tdm_tensor *t[3] = {NULL};
+    float *v = malloc(m * n * sizeof *v);
+    CHECK(v != NULL);
+    for (size_t r = 0; v && r < local; r++) {
+        for (size_t e = 0; e < m; e++)
+            v[e] = (float)(100 * (first + r) + e);
+        CHECK_OK(tdm_tensor_create(devs[r], TDM_F32, &TDM_SHAPE(m), &t[r]));
+        CHECK_OK(tdm_tensor_write(t[r], v, m * sizeof *v));
+    }
+    tdm_value *value = NULL, *gathered = NULL, *scattered = NULL;
+    CHECK_OK(tdm_value_create(TDM_VALUE_PER_REPLICA, t, local, &value));
+    CHECK_OK(tdm_strategy_all_gather(s, value, &gathered));
+    CHECK_OK(tdm_strategy_reduce_scatter(s, TDM_REDUCE_SUM, value, &scattered));
+    for (size_t r = 0; v && gathered && scattered && r < local; r++) {
+        CHECK_OK(tdm_tensor_read(tdm_value_component(gathered, r), v, m * n * sizeof *v));
+        for (size_t e = 0; e < m * n; e++)
+            CHECK(v[e] == (float)(100 * (e / m) + e % m));
+        CHECK_OK(tdm_tensor_read(tdm_value_component(scattered, r), v, 2 * sizeof *v));
+        for (size_t k = 0; k < 2; k++) {
+            float want = 0;
+            for (size_t g = 0; g < n; g++)
+                want += (float)(100 * g + 2 * (first + r) + k);
+            CHECK(v[k] == want);
+        }
+    }
+    tdm_value_destroy(gathered);
+    tdm_value_destroy(scattered);
+    tdm_value_destroy(value);
+    free(v);
+}
+
 void test_case_multi_worker(const test_run *run)
 {
     size_t rank = test_mpi_rank();
@@ -371,6 +479,9 @@ void test_case_multi_worker(const test_run *run)
         CHECK_OK(tdm_strategy_run(s, f16_fn, &j, NULL, 0, NULL));
         check_f16_sums(s, &j, local);
         CHECK_OK(tdm_strategy_run(s, agree_fn, &j, NULL, 0, NULL)); /* the same bits */
+        for (int in_place = 0; in_place < 2; in_place++)
+            CHECK_OK(tdm_strategy_run(s, shards_fn, &in_place, NULL, 0, NULL));
+        check_cross_replica_shards(s, devs, local, rank);
         check_variable(s, rank);
     } else if (!strcmp(run->argv[1], "input")) {
         check_input(s, rank);

@@ -31,7 +31,7 @@ typedef struct coll_case {
     tdm_dtype dtype; /* F16: each float holds two halves */
 } coll_case;
 
-static void generate(float *x, size_t n, uint64_t seed, int integer)
+void conf_coll_generate(float *x, size_t n, uint64_t seed, int integer)
 {
     uint64_t s = 0x9E3779B97F4A7C15ull * (seed + 1);
     for (size_t i = 0; i < n; i++) {
@@ -45,7 +45,7 @@ static void generate(float *x, size_t n, uint64_t seed, int integer)
 }
 
 /* Each float becomes two halves: its own value and -0.75 times it. */
-static void to_halves(float *x, size_t n)
+void conf_coll_to_halves(float *x, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         uint16_t pair[2] = {tdm_f16_from_f32(x[i]), tdm_f16_from_f32(-0.75f * x[i])};
@@ -53,26 +53,27 @@ static void to_halves(float *x, size_t n)
     }
 }
 
-static void fold_halves(coll_case *c, tdm_reduce_op op)
+void conf_coll_fold_halves(float *const *host, size_t count, size_t halves, size_t from,
+                           tdm_reduce_op op, float *want)
 {
-    float alpha = (float)(1.0 / (double)c->set->n);
-    for (size_t e = 0; e < 2 * c->n; e++) {
+    float alpha = (float)(1.0 / (double)count);
+    for (size_t e = 0; e < halves; e++) {
         uint16_t h;
-        memcpy(&h, (const char *)c->host[0] + 2 * e, sizeof h);
+        memcpy(&h, (const char *)host[0] + 2 * (from + e), sizeof h);
         float acc = tdm_f32_from_f16(h);
-        for (size_t i = 1; i < c->set->n; i++) {
-            memcpy(&h, (const char *)c->host[i] + 2 * e, sizeof h);
+        for (size_t i = 1; i < count; i++) {
+            memcpy(&h, (const char *)host[i] + 2 * (from + e), sizeof h);
             acc = tdm_f32_from_f16(tdm_f16_from_f32(acc + tdm_f32_from_f16(h)));
         }
         h = tdm_f16_from_f32(op == TDM_REDUCE_MEAN ? alpha * acc : acc);
-        memcpy((char *)c->want + 2 * e, &h, sizeof h);
+        memcpy((char *)want + 2 * e, &h, sizeof h);
     }
 }
 
 static void fold(coll_case *c, tdm_reduce_op op)
 {
     if (c->dtype == TDM_F16) {
-        fold_halves(c, op);
+        conf_coll_fold_halves(c->host, c->set->n, 2 * c->n, 0, op, c->want);
         return;
     }
     float alpha = (float)(1.0 / (double)c->set->n);
@@ -165,9 +166,9 @@ static void run_size(const conf_coll_set *set, size_t n, conf_result *r)
         c.data = kinds[kind];
         c.dtype = kind == 2 ? TDM_F16 : TDM_F32;
         for (size_t i = 0; i < set->n; i++) {
-            generate(c.host[i], n, n * 31 + i, kind == 0);
+            conf_coll_generate(c.host[i], n, n * 31 + i, kind == 0);
             if (c.dtype == TDM_F16)
-                to_halves(c.host[i], n);
+                conf_coll_to_halves(c.host[i], n);
         }
         for (size_t o = 0; o < 2; o++) {
             fold(&c, ops[o]);

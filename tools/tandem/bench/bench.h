@@ -14,6 +14,8 @@
 
 /* Each returns the process exit status. argv[0] is the benchmark's name. */
 int bench_allreduce(int argc, char **argv);
+int bench_allgather(int argc, char **argv);
+int bench_reducescatter(int argc, char **argv);
 int bench_gemm(int argc, char **argv);
 int bench_kernels(int argc, char **argv);
 int bench_train(int argc, char **argv);

@@ -1,8 +1,11 @@
-/* tandem bench allreduce: the nccl-tests contract (-b 8 -e 256M -f 2; size, count,
- * type, redop, time, algbw, busbw, #wrong) through the public API, as a user calls
- * it: tdm_strategy_run with a replica function that calls tdm_replica_all_reduce.
- * Beside each row, a plain C all-reduce of the same bytes over host memory with one
- * thread per core, measured in the same run, and the ratio of the two. With
+/* tandem bench allreduce, allgather and reducescatter: the nccl-tests contract (-b 8
+ * -e 256M -f 2; size, count, type, redop, time, algbw, busbw, #wrong) through the
+ * public API, as a user calls it: tdm_strategy_run with a replica function that calls
+ * tdm_replica_all_reduce (or _all_gather, _reduce_scatter), in place. Sizes are
+ * nccl-tests': the whole tensor (the gather's output, the scatter's input), and
+ * busbw = algbw * 2(n-1)/n for the all-reduce, (n-1)/n for the others. Beside each
+ * row, the plain C collective of the same bytes over host memory with one thread per
+ * core, measured in the same run, and the ratio of the two. With
  * --multi-worker, under mpirun: every process's devices in one job (ranks x local
  * devices), the chief printing; its peer is tools/peers/mpi_allreduce, plain
  * MPI_Allreduce of the same bytes, run beside it (scripts/bench-peers.sh). */
@@ -22,6 +25,8 @@
 #define ALL_ALGORITHMS (-1)
 
 typedef struct ar_options {
+    host_collective kind;
+    const char *name; /* "allreduce", "allgather", "reducescatter" */
     cli_list devices;
     size_t min_bytes, max_bytes, factor;
     unsigned iters, warmup, repeat;
@@ -42,10 +47,14 @@ typedef struct ar_row {
 
 /* What the replicas share while they loop. */
 typedef struct ar_bench {
+    host_collective kind;
+    const char *name;
     tdm_device *devices[MAX_SELECTED];
     size_t n;
     tdm_tensor *whole[MAX_SELECTED]; /* max_bytes per replica, sliced per size */
-    tdm_tensor *slice[MAX_SELECTED];
+    tdm_tensor *slice[MAX_SELECTED]; /* the row's whole tensor */
+    tdm_tensor *part[MAX_SELECTED];  /* gather, scatter: the replica's slice of it */
+    size_t alloc_bytes;              /* of each whole */
     tdm_reduce_op op;
     tdm_dtype dtype;
     size_t element;      /* bytes */
@@ -63,11 +72,26 @@ static const char *type_name(tdm_dtype dtype)
     return dtype == TDM_F16 ? "half" : "float";
 }
 
-static const cli_command allreduce_command = {
-    .name = "bench allreduce",
-    .about = "All-reduce of one tensor per replica, in place, through tdm_strategy_run and "
-             "tdm_replica_all_reduce; every size checked.",
+static const cli_command commands[] = {
+    [HOST_ALL_REDUCE] = {.name = "bench allreduce",
+                         .about = "All-reduce of one tensor per replica, in place, through "
+                                  "tdm_strategy_run and tdm_replica_all_reduce; every size "
+                                  "checked."},
+    [HOST_ALL_GATHER] = {.name = "bench allgather",
+                         .about = "All-gather of one tensor per replica, in place, through "
+                                  "tdm_strategy_run and tdm_replica_all_gather; SIZE is the "
+                                  "gathered tensor; every size checked."},
+    [HOST_REDUCE_SCATTER] = {.name = "bench reducescatter",
+                             .about = "Reduce-scatter, in place, through tdm_strategy_run and "
+                                      "tdm_replica_reduce_scatter; SIZE is each replica's "
+                                      "input; every size checked."},
 };
+
+/* The redop column: nccl-tests prints none for a gather. */
+static const char *redop_name(const ar_options *o)
+{
+    return o->kind == HOST_ALL_GATHER ? "none" : op_names[o->op];
+}
 
 #define MAX_NAMES 16
 
@@ -118,7 +142,11 @@ static int parse_op(const char *value, void *target, char *err, size_t err_size)
 /* 0 to go on; otherwise 1 with *exit_status set (--help, a bad option). */
 static int parse(int argc, char **argv, ar_options *o, int *exit_status)
 {
-    *o = (ar_options){.devices = {.what = "device id", .max = MAX_SELECTED},
+    host_collective kind = o->kind;
+    const char *name = o->name;
+    *o = (ar_options){.kind = kind,
+                      .name = name,
+                      .devices = {.what = "device id", .max = MAX_SELECTED},
                       .min_bytes = 8,
                       .max_bytes = (size_t)256 << 20,
                       .factor = 2,
@@ -162,17 +190,17 @@ static int parse(int argc, char **argv, ar_options *o, int *exit_status)
                  "devices); the first process prints, and the host ceiling is left out: "
                  "compare with tools/peers/mpi_allreduce (plain MPI_Allreduce)"},
     };
-    if (cli_parse_command(&allreduce_command, table, sizeof table / sizeof table[0], argc, argv,
+    if (cli_parse_command(&commands[o->kind], table, sizeof table / sizeof table[0], argc, argv,
                           exit_status))
         return 1;
     if (o->dtype == TDM_F16 && (o->op == TDM_REDUCE_MAX || o->op == TDM_REDUCE_MIN)) {
-        fprintf(stderr, "tandem bench allreduce: f16 all-reduces sum (--op sum or mean)\n");
+        fprintf(stderr, "tandem bench %s: f16 reductions sum (--op sum or mean)\n", o->name);
         *exit_status = 2;
         return 1;
     }
     if (o->min_bytes > o->max_bytes) {
-        fprintf(stderr, "tandem bench allreduce: -b (%zu) is larger than -e (%zu)\n", o->min_bytes,
-                o->max_bytes);
+        fprintf(stderr, "tandem bench %s: -b (%zu) is larger than -e (%zu)\n", o->name,
+                o->min_bytes, o->max_bytes);
         *exit_status = 2;
         return 1;
     }
@@ -184,10 +212,13 @@ static int parse(int argc, char **argv, ar_options *o, int *exit_status)
 static tdm_status replica_loop(tdm_replica_context *rc, void *user)
 {
     ar_bench *b = user;
-    tdm_tensor *t = b->slice[tdm_replica_local_id(rc)];
+    size_t r = tdm_replica_local_id(rc);
+    tdm_tensor *t = b->slice[r], *part = b->part[r];
     tdm_status s = TDM_OK;
     for (unsigned k = 0; k < b->calls && s == TDM_OK; k++)
-        s = tdm_replica_all_reduce(rc, b->op, t);
+        s = b->kind == HOST_ALL_GATHER       ? tdm_replica_all_gather(rc, part, t)
+            : b->kind == HOST_REDUCE_SCATTER ? tdm_replica_reduce_scatter(rc, b->op, t, part)
+                                             : tdm_replica_all_reduce(rc, b->op, t);
     return s == TDM_OK ? tdm_device_finish(tdm_replica_device(rc)) : s;
 }
 
@@ -216,20 +247,19 @@ static float expected(tdm_reduce_op op, size_t n, size_t i)
     return op == TDM_REDUCE_MEAN ? acc * (float)(1.0 / (double)n) : acc;
 }
 
-/* Replica r's values as floats, written to or read from its slice; f16 slices
+/* Values as floats, written to or read from t (count elements); f16 tensors
  * convert on the device through an f32 tensor. */
-static tdm_status move_floats(ar_bench *b, size_t r, float *host, size_t count, int write)
+static tdm_status move_floats(ar_bench *b, tdm_tensor *t, float *host, size_t count, int write)
 {
     size_t bytes = count * sizeof *host;
     if (b->dtype == TDM_F32)
-        return write ? tdm_tensor_write(b->slice[r], host, bytes)
-                     : tdm_tensor_read(b->slice[r], host, bytes);
+        return write ? tdm_tensor_write(t, host, bytes) : tdm_tensor_read(t, host, bytes);
     tdm_tensor *wide = NULL;
-    tdm_status s = tdm_tensor_create(b->devices[r], TDM_F32, &TDM_SHAPE(count), &wide);
+    tdm_status s = tdm_tensor_create(tdm_tensor_device(t), TDM_F32, &TDM_SHAPE(count), &wide);
     if (s == TDM_OK && write)
         s = tdm_tensor_write(wide, host, bytes);
     if (s == TDM_OK)
-        s = write ? tdm_op_cast(b->slice[r], wide) : tdm_op_cast(wide, b->slice[r]);
+        s = write ? tdm_op_cast(t, wide) : tdm_op_cast(wide, t);
     if (s == TDM_OK && !write)
         s = tdm_tensor_read(wide, host, bytes);
     tdm_tensor_destroy(wide);
@@ -245,26 +275,39 @@ static int right(const ar_bench *b, float got, float want)
     return got == want;
 }
 
-/* One all-reduce of known data; the elements that differ, over every replica. */
+/* Element i of replica r's result: the all-reduce's fold, the gather's replica
+ * i / part, the scatter's fold of the replica's shard. */
+static float result_at(const ar_bench *b, size_t r, size_t part, size_t i)
+{
+    if (b->kind == HOST_ALL_GATHER)
+        return pattern(i / part, i % part);
+    return expected(b->op, b->total,
+                    b->kind == HOST_REDUCE_SCATTER ? (b->first + r) * part + i : i);
+}
+
+/* One collective of known data; the elements that differ, over every replica. */
 static tdm_status check(tdm_strategy *st, ar_bench *b, size_t count, size_t *wrong)
 {
     float *host = malloc(count * sizeof *host);
     if (!host)
         return TDM_ERR_OUT_OF_MEMORY;
+    size_t part = count / b->total;
+    int gather = b->kind == HOST_ALL_GATHER, scatter = b->kind == HOST_REDUCE_SCATTER;
     tdm_status s = TDM_OK;
     for (size_t r = 0; r < b->n && s == TDM_OK; r++) {
         for (size_t i = 0; i < count; i++)
             host[i] = pattern(b->first + r, i);
-        s = move_floats(b, r, host, count, 1);
+        s = move_floats(b, gather ? b->part[r] : b->slice[r], host, gather ? part : count, 1);
     }
     double unused;
     if (s == TDM_OK)
         s = timed_run(st, b, 1, &unused);
     *wrong = 0;
+    size_t got = scatter ? part : count;
     for (size_t r = 0; r < b->n && s == TDM_OK; r++) {
-        s = move_floats(b, r, host, count, 0);
-        for (size_t i = 0; s == TDM_OK && i < count; i++)
-            *wrong += !right(b, host[i], expected(b->op, b->total, i));
+        s = move_floats(b, scatter ? b->part[r] : b->slice[r], host, got, 0);
+        for (size_t i = 0; s == TDM_OK && i < got; i++)
+            *wrong += !right(b, host[i], result_at(b, r, part, i));
     }
     free(host);
     return s;
@@ -275,10 +318,14 @@ static tdm_status measure(tdm_strategy *st, ar_bench *b, host_ceiling *ceiling, 
 {
     size_t count = row->bytes / b->element;
     tdm_status s = TDM_OK;
+    size_t part = count / b->total;
     for (size_t r = 0; r < b->n && s == TDM_OK; r++) {
+        tdm_tensor_destroy(b->part[r]);
         tdm_tensor_destroy(b->slice[r]);
-        b->slice[r] = NULL;
+        b->part[r] = b->slice[r] = NULL;
         s = tdm_tensor_slice(b->whole[r], 0, &TDM_SHAPE(count), &b->slice[r]);
+        if (s == TDM_OK && b->kind != HOST_ALL_REDUCE) /* in place: the replica's slice */
+            s = tdm_tensor_slice(b->whole[r], (b->first + r) * part, &TDM_SHAPE(part), &b->part[r]);
     }
     row->seconds = row->ceiling_seconds = INFINITY;
     for (unsigned k = 0; k < o->repeat && s == TDM_OK; k++) {
@@ -298,17 +345,20 @@ static tdm_status measure(tdm_strategy *st, ar_bench *b, host_ceiling *ceiling, 
     return s == TDM_OK ? check(st, b, count, &row->wrong) : s;
 }
 
-/* GB/s on the bus: algbw * 2(n-1)/n, nccl-tests' busbw (0 for one replica). */
-static double busbw(size_t bytes, double seconds, size_t n)
+/* GB/s on the bus, nccl-tests' busbw (0 for one replica): algbw * 2(n-1)/n for the
+ * all-reduce, which moves every byte out and back, (n-1)/n for the others. */
+static double busbw(const ar_bench *b, size_t bytes, double seconds)
 {
-    return (double)bytes / seconds * 1e-9 * 2.0 * (double)(n - 1) / (double)n;
+    double factor = b->kind == HOST_ALL_REDUCE ? 2.0 : 1.0;
+    return (double)bytes / seconds * 1e-9 * factor * (double)(b->total - 1) / (double)b->total;
 }
 
 static void print_header(const ar_bench *b, const ar_options *o, unsigned threads)
 {
-    printf("# tandem bench allreduce: %zu replicas, op %s of %s, in place, %u calls per run after "
+    printf("# tandem bench %s: %zu replicas, op %s of %s, in place, %u calls per run after "
            "%u warm-up, best of %u runs\n",
-           b->total, op_names[o->op], tdm_dtype_name(b->dtype), o->iters, o->warmup, o->repeat);
+           o->name, b->total, redop_name(o), tdm_dtype_name(b->dtype), o->iters, o->warmup,
+           o->repeat);
     if (o->multi_worker)
         printf("# multi-worker: %zu processes of %zu replicas each; the chief's devices:\n",
                b->workers, b->n);
@@ -317,12 +367,17 @@ static void print_header(const ar_bench *b, const ar_options *o, unsigned thread
         tdm_device_describe(b->devices[i], &d);
         printf("#   replica %zu: %s '%s'\n", i, d.id, d.name);
     }
-    if (o->multi_worker)
+    if (o->multi_worker && o->kind != HOST_ALL_REDUCE)
+        printf("# no ceiling in this run: the host's is one process's\n");
+    else if (o->multi_worker)
         printf("# no ceiling in this run: compare with plain MPI_Allreduce of the same bytes,\n"
                "# mpirun -np %zu build/mpi_allreduce -b %zu -e %zu -f %zu\n",
                b->workers, o->min_bytes, o->max_bytes, o->factor);
     else
-        printf("# ceiling: a plain C all-reduce of the same bytes over host memory, %u threads\n",
+        printf("# ceiling: a plain C %s of the same bytes over host memory, %u threads\n",
+               o->kind == HOST_ALL_GATHER       ? "all-gather"
+               : o->kind == HOST_REDUCE_SCATTER ? "reduce-scatter"
+                                                : "all-reduce",
                threads);
     if (b->total == 1)
         printf("# one replica: busbw is 0 by definition (nothing crosses a bus); compare "
@@ -337,15 +392,15 @@ static void print_row(const ar_row *r, const ar_bench *b, const ar_options *o)
 {
     if (!r->supported) {
         printf(" %12zu %12zu %6s %6s %11s   not supported on these devices\n", r->bytes,
-               r->bytes / b->element, type_name(b->dtype), op_names[o->op], r->algorithm);
+               r->bytes / b->element, type_name(b->dtype), redop_name(o), r->algorithm);
         return;
     }
-    double bus = busbw(r->bytes, r->seconds, b->total);
+    double bus = busbw(b, r->bytes, r->seconds);
     printf(" %12zu %12zu %6s %6s %11s %11.1f %9.2f %9.2f %7zu", r->bytes, r->bytes / b->element,
-           type_name(b->dtype), op_names[o->op], r->algorithm, r->seconds * 1e6,
+           type_name(b->dtype), redop_name(o), r->algorithm, r->seconds * 1e6,
            (double)r->bytes / r->seconds * 1e-9, bus, r->wrong);
     if (isfinite(r->ceiling_seconds))
-        printf(" %12.2f %7.0f%%\n", busbw(r->bytes, r->ceiling_seconds, b->total),
+        printf(" %12.2f %7.0f%%\n", busbw(b, r->bytes, r->ceiling_seconds),
                100.0 * r->ceiling_seconds / r->seconds);
     else
         printf(" %12s %8s\n", "-", "-");
@@ -357,15 +412,15 @@ static void json_row(json_writer *w, const ar_row *r, const ar_bench *b, const a
     json_uint(w, "size", r->bytes);
     json_uint(w, "count", r->bytes / b->element);
     json_string(w, "type", type_name(b->dtype));
-    json_string(w, "redop", op_names[o->op]);
+    json_string(w, "redop", redop_name(o));
     json_string(w, "algorithm", r->algorithm);
     if (r->supported) {
         json_double(w, "time_us", r->seconds * 1e6);
         json_double(w, "algbw", (double)r->bytes / r->seconds * 1e-9);
-        json_double(w, "busbw", busbw(r->bytes, r->seconds, b->total));
+        json_double(w, "busbw", busbw(b, r->bytes, r->seconds));
         json_uint(w, "wrong", r->wrong);
         if (isfinite(r->ceiling_seconds)) {
-            json_double(w, "ceiling_busbw", busbw(r->bytes, r->ceiling_seconds, b->total));
+            json_double(w, "ceiling_busbw", busbw(b, r->bytes, r->ceiling_seconds));
             json_double(w, "of_ceiling", r->ceiling_seconds / r->seconds);
         }
     } else {
@@ -385,6 +440,14 @@ static size_t row_count(const ar_options *o)
     return rows;
 }
 
+/* A row's size: whole 4-byte words, and for the gather and scatter a multiple of
+ * the replicas' (each part whole words: pairs of halves), at least one word each. */
+static size_t row_bytes(const ar_bench *b, size_t bytes)
+{
+    size_t unit = b->kind == HOST_ALL_REDUCE ? 4 : 4 * b->total;
+    return bytes < unit ? unit : bytes / unit * unit;
+}
+
 /* Runs every size for one algorithm; appends rows. Returns 0, or 1 on a failure. */
 static int run_algorithm(tdm_context *ctx, ar_bench *b, host_ceiling *ceiling, const ar_options *o,
                          int algorithm, ar_row *rows, size_t *used)
@@ -395,20 +458,20 @@ static int run_algorithm(tdm_context *ctx, ar_bench *b, host_ceiling *ceiling, c
     if ((o->multi_worker
              ? tdm_strategy_create_multi_worker(ctx, b->devices, b->n, &so, &st)
              : tdm_strategy_create_mirrored(ctx, b->devices, b->n, &so, &st)) != TDM_OK) {
-        fprintf(stderr, "tandem bench allreduce: %s\n", tdm_last_error());
+        fprintf(stderr, "tandem bench %s: %s\n", b->name, tdm_last_error());
         return 1;
     }
     int failed = 0;
     for (size_t bytes = o->min_bytes, k = 0; k < row_count(o) && !failed; bytes *= o->factor, k++) {
         ar_row *r = &rows[(*used)++];
-        *r = (ar_row){.bytes = bytes / 4 * 4,
+        *r = (ar_row){.bytes = row_bytes(b, bytes),
                       .algorithm = tdm_collective_algorithm_name(so.algorithm),
                       .supported = 1};
         tdm_status s = measure(st, b, ceiling, o, r);
         if (s == TDM_ERR_UNSUPPORTED && algorithm != TDM_COLLECTIVE_AUTO)
             r->supported = 0;
         else if (s != TDM_OK) {
-            fprintf(stderr, "tandem bench allreduce: %s\n", tdm_last_error());
+            fprintf(stderr, "tandem bench %s: %s\n", b->name, tdm_last_error());
             failed = 1;
             (*used)--;
             break;
@@ -429,7 +492,7 @@ static void print_averages(const ar_row *rows, size_t used, const ar_bench *b)
         double sum = 0.0;
         for (; j < used && rows[j].algorithm == rows[i].algorithm; j++)
             if (rows[j].supported) {
-                sum += busbw(rows[j].bytes, rows[j].seconds, b->total);
+                sum += busbw(b, rows[j].bytes, rows[j].seconds);
                 counted++;
             }
         if (counted)
@@ -476,9 +539,9 @@ static int run(tdm_context *ctx, ar_bench *b, const ar_options *o)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned threads = cores > 0 ? (unsigned)cores : 1;
     host_ceiling *ceiling =
-        o->multi_worker ? NULL : host_ceiling_create(b->n, o->max_bytes, threads);
+        o->multi_worker ? NULL : host_ceiling_create(b->n, b->alloc_bytes, threads, o->kind);
     if (!ceiling && !o->multi_worker) {
-        fprintf(stderr, "tandem bench allreduce: no memory or threads for the ceiling\n");
+        fprintf(stderr, "tandem bench %s: no memory or threads for the ceiling\n", o->name);
         return 1;
     }
     size_t per_algorithm = row_count(o), algorithms = 0;
@@ -511,7 +574,7 @@ static int learn_job(tdm_context *ctx, ar_bench *b)
 {
     tdm_strategy *st = NULL;
     if (tdm_strategy_create_multi_worker(ctx, b->devices, b->n, NULL, &st) != TDM_OK) {
-        fprintf(stderr, "tandem bench allreduce: %s\n", tdm_last_error());
+        fprintf(stderr, "tandem bench %s: %s\n", b->name, tdm_last_error());
         return 1;
     }
     b->total = tdm_strategy_num_replicas(st);
@@ -520,29 +583,37 @@ static int learn_job(tdm_context *ctx, ar_bench *b)
     b->first = b->n * tdm_strategy_worker_index(st); /* n in every process: checked below */
     tdm_strategy_destroy(st);
     if (b->total != b->n * b->workers) {
-        fprintf(stderr, "tandem bench allreduce: --multi-worker needs the same number of "
-                        "devices in every process\n");
+        fprintf(stderr,
+                "tandem bench %s: --multi-worker needs the same number of "
+                "devices in every process\n",
+                b->name);
         return 1;
     }
     return chief || freopen("/dev/null", "w", stdout) ? 0 : 1;
 }
 
-int bench_allreduce(int argc, char **argv)
+static int bench_collective(int argc, char **argv, host_collective kind, const char *name)
 {
-    ar_options o;
+    ar_options o = {.kind = kind, .name = name};
     int exit_status = 0;
     if (parse(argc, argv, &o, &exit_status))
         return exit_status;
     tdm_context *ctx = cli_context();
     if (!ctx)
         return 1;
-    ar_bench b = {.op = o.op, .dtype = o.dtype, .element = o.dtype == TDM_F16 ? 2 : 4};
+    ar_bench b = {.kind = kind,
+                  .name = name,
+                  .op = o.op,
+                  .dtype = o.dtype,
+                  .element = o.dtype == TDM_F16 ? 2 : 4};
     tdm_device *reference;
     int status = cli_select_devices(ctx, &o.devices, &reference, b.devices, &b.n) ? 1 : 0;
+    /* at least a word per replica: the gather's and scatter's smallest row */
+    b.alloc_bytes = o.max_bytes / 4 * 4 < 4 * b.n ? 4 * b.n : o.max_bytes / 4 * 4;
     for (size_t r = 0; status == 0 && r < b.n; r++)
-        if (tdm_tensor_create(b.devices[r], b.dtype, &TDM_SHAPE(o.max_bytes / 4 * 4 / b.element),
+        if (tdm_tensor_create(b.devices[r], b.dtype, &TDM_SHAPE(b.alloc_bytes / b.element),
                               &b.whole[r]) != TDM_OK) {
-            fprintf(stderr, "tandem bench allreduce: %s\n", tdm_last_error());
+            fprintf(stderr, "tandem bench %s: %s\n", name, tdm_last_error());
             status = 1;
         }
     b.total = b.n;
@@ -552,9 +623,25 @@ int bench_allreduce(int argc, char **argv)
     if (status == 0)
         status = run(ctx, &b, &o);
     for (size_t r = 0; r < b.n; r++) {
+        tdm_tensor_destroy(b.part[r]);
         tdm_tensor_destroy(b.slice[r]);
         tdm_tensor_destroy(b.whole[r]);
     }
     tdm_context_destroy(ctx);
     return status;
+}
+
+int bench_allreduce(int argc, char **argv)
+{
+    return bench_collective(argc, argv, HOST_ALL_REDUCE, "allreduce");
+}
+
+int bench_allgather(int argc, char **argv)
+{
+    return bench_collective(argc, argv, HOST_ALL_GATHER, "allgather");
+}
+
+int bench_reducescatter(int argc, char **argv)
+{
+    return bench_collective(argc, argv, HOST_REDUCE_SCATTER, "reducescatter");
 }

@@ -13,6 +13,10 @@ static const struct {
 } benches[] = {
     {"allreduce", bench_allreduce,
      "all-reduce bandwidth against a host all-reduce of the same bytes"},
+    {"allgather", bench_allgather,
+     "all-gather bandwidth against a host all-gather of the same bytes"},
+    {"reducescatter", bench_reducescatter,
+     "reduce-scatter bandwidth against a host reduce-scatter of the same bytes"},
     {"gemm", bench_gemm, "GEMM GFLOP/s on each device against OpenBLAS on the host"},
     {"kernels", bench_kernels, "memory-bound kernels against device copy and host memcpy"},
     {"train", bench_train, "training examples/s on each device alone and on all together"},

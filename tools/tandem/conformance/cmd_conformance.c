@@ -91,7 +91,11 @@ static void run_collectives(tdm_context *ctx, conf_report *report, int large)
     for (size_t s = 0; s < count; s++) {
         conf_result row[CONF_COLL_ALGORITHMS];
         conf_coll_run(&sets[s], large, row);
-        conf_report_collectives_row(report, sets[s].name, row);
+        conf_report_collectives_row(report, sets[s].name, "all-reduce", row);
+        conf_coll_run_shards(&sets[s], 1, large, row);
+        conf_report_collectives_row(report, sets[s].name, "all-gather", row);
+        conf_coll_run_shards(&sets[s], 0, large, row);
+        conf_report_collectives_row(report, sets[s].name, "reduce-scatter", row);
     }
 }
 

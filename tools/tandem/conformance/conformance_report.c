@@ -99,7 +99,7 @@ void conf_report_print_row(conf_report *r, tdm_kernel kernel, const conf_result 
 
 void conf_report_collectives_header(void)
 {
-    printf("\n%-16s", "collectives");
+    printf("\n%-16s %-14s", "collectives", "operation");
     for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
         printf(" %-14s", conf_coll_algorithm_name((tdm_collective_algorithm)a));
     printf("\n");
@@ -107,14 +107,16 @@ void conf_report_collectives_header(void)
 }
 
 /* Cells count like the kernels'; a failure's first case follows its row. */
-void conf_report_collectives_row(conf_report *r, const char *set, const conf_result *row)
+void conf_report_collectives_row(conf_report *r, const char *set, const char *operation,
+                                 const conf_result *row)
 {
-    if (r->collective_count < CONF_COLL_MAX_SETS) {
+    if (r->collective_count < CONF_COLL_MAX_SETS * CONF_COLL_OPERATIONS) {
         conf_coll_row *kept = &r->collectives[r->collective_count++];
         snprintf(kept->set, sizeof kept->set, "%s", set);
+        kept->operation = operation;
         memcpy(kept->by_algorithm, row, sizeof kept->by_algorithm);
     }
-    printf("%-16s", set);
+    printf("%-16s %-14s", set, operation);
     for (int a = 0; a < CONF_COLL_ALGORITHMS; a++) {
         printf(" %-14s", verdict(&row[a]));
         count_cell(r, &row[a]);
@@ -122,7 +124,7 @@ void conf_report_collectives_row(conf_report *r, const char *set, const conf_res
     printf("\n");
     for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
         if (row[a].supported && row[a].failed_cases)
-            printf("FAIL %s on %s: %d of %d cases; first: %s\n",
+            printf("FAIL %s %s on %s: %d of %d cases; first: %s\n", operation,
                    conf_coll_algorithm_name((tdm_collective_algorithm)a), set, row[a].failed_cases,
                    row[a].cases, row[a].first_failure);
     fflush(stdout);
@@ -202,6 +204,7 @@ static void write_json(const conf_report *r, const tdm_kernel *kernels, FILE *ou
         for (int a = 0; a < CONF_COLL_ALGORITHMS; a++) {
             json_begin_object(&w, NULL);
             json_string(&w, "set", r->collectives[s].set);
+            json_string(&w, "operation", r->collectives[s].operation);
             json_string(&w, "algorithm", conf_coll_algorithm_name((tdm_collective_algorithm)a));
             json_result(&w, &r->collectives[s].by_algorithm[a]);
             json_end_object(&w);

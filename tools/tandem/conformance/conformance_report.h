@@ -8,9 +8,12 @@
 
 #define CONF_GRAD_MAX 32 /* at least conf_grad_count() */
 
-/* One row of the collectives table: a device set, a result per algorithm. */
+/* One row of the collectives table: a device set and an operation, a result per
+ * algorithm. */
+#define CONF_COLL_OPERATIONS 3 /* all-reduce, all-gather, reduce-scatter */
 typedef struct conf_coll_row {
     char set[48];
+    const char *operation;
     conf_result by_algorithm[CONF_COLL_ALGORITHMS];
 } conf_coll_row;
 
@@ -24,7 +27,7 @@ typedef struct conf_report {
     size_t grad_row_count;
     conf_result *results; /* kernel_count rows of device_count */
     int kernel_count;
-    conf_coll_row collectives[CONF_COLL_MAX_SETS];
+    conf_coll_row collectives[CONF_COLL_MAX_SETS * CONF_COLL_OPERATIONS];
     size_t collective_count;
     int passed, failed, skipped;
 } conf_report;
@@ -42,7 +45,8 @@ void conf_report_end(conf_report *r);
 /* The collectives table: a device set per row, an algorithm per column; its cells
  * count in the closing line and go to the JSON file's "collectives". */
 void conf_report_collectives_header(void);
-void conf_report_collectives_row(conf_report *r, const char *set, const conf_result *row);
+void conf_report_collectives_row(conf_report *r, const char *set, const char *operation,
+                                 const conf_result *row);
 
 /* The gradient table: a check per row, a device per column (the reference's
  * derivatives too); its cells count in the closing line and go to the JSON file's

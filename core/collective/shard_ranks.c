@@ -1,0 +1,134 @@
+/* All-gather and reduce-scatter across the processes of a multi-worker job. The
+ * ranks first tell each other how many values each holds (the job's replica order
+ * is rank order, then each rank's own), which fixes the shard sizes and this rank's
+ * first index; then:
+ *   reduce-scatter: the whole input is all-reduced across the ranks into scratch
+ *                   beside value 0 (the ranks plan, collective_ranks.c), and each
+ *                   value's shard copied out: the all-reduce's bits, by construction;
+ *   all-gather:     each rank reads its values to the host, every rank's block is
+ *                   broadcast from its owner, and the whole written to every output.
+ * Simple rather than bandwidth-optimal: the scatter moves the whole tensor across
+ * the ranks, as an all-reduce does. */
+#include <stdlib.h>
+
+#include "base/error.h"
+#include "collective/collective_impl.h"
+
+/* Every rank's count of values; this rank's first index and the job's total; then
+ * the sizes checked against that total. */
+static tdm_status layout(const tdm_shard_call *call, int gather, float **counts, size_t *first,
+                         size_t *total)
+{
+    tdm_ranks *r = call->opts.ranks;
+    float *c = calloc(r->count, sizeof *c);
+    if (!c)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", call->func);
+    c[r->rank] = (float)call->count;
+    tdm_status s = tdm_ranks_reduce_floats(r, TDM_FOLD_SUM, c, r->count, call->func);
+    *first = *total = 0;
+    for (size_t i = 0; i < r->count && s == TDM_OK; i++) {
+        *first += i < r->rank ? (size_t)c[i] : 0;
+        *total += (size_t)c[i];
+    }
+    if (s != TDM_OK)
+        s = tdm_fail_context(s, "%s", call->func);
+    else
+        s = coll_check_shard_sizes(call, gather, *total, *first);
+    if (s != TDM_OK)
+        free(c);
+    else
+        *counts = c;
+    return s;
+}
+
+tdm_status coll_all_gather_ranks(const tdm_shard_call *call)
+{
+    float *counts = NULL;
+    size_t first, total, n = call->inputs[0].size;
+    tdm_status s = layout(call, 1, &counts, &first, &total);
+    if (s != TDM_OK)
+        return s;
+    unsigned char *all = n ? malloc(total * n) : NULL;
+    if (n && !all)
+        s = tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: %zu bytes of host memory to gather through",
+                     call->func, total * n);
+    for (size_t i = 0; all && i < call->count && s == TDM_OK; i++)
+        s = tdm_buffer_read(call->inputs[i].buffer, call->inputs[i].offset, all + (first + i) * n,
+                            n);
+    tdm_ranks *r = call->opts.ranks;
+    for (size_t p = 0, at = 0; all && p < r->count && s == TDM_OK; at += (size_t)counts[p++]) {
+        tdm_ranks_call rc;
+        size_t bytes = (size_t)counts[p] * n;
+        s = tdm_ranks_begin(r, TDM_RANK_BROADCAST, TDM_FOLD_SUM, bytes, call->count, 0, call->func,
+                            &rc);
+        if (s == TDM_OK) {
+            s = tdm_ranks_broadcast(&rc, all + at * n, bytes, p);
+            tdm_ranks_end(&rc);
+        }
+        if (s != TDM_OK)
+            s = tdm_fail_context(s, "%s", call->func);
+    }
+    for (size_t j = 0; all && j < call->count && s == TDM_OK; j++)
+        s = tdm_buffer_write(call->outputs[j].buffer, call->outputs[j].offset, all, total * n);
+    free(all);
+    free(counts);
+    return s;
+}
+
+/* The whole of value 0 copied to scratch and all-reduced there with this rank's
+ * other values and every other rank's. */
+static tdm_status all_reduce_whole(const tdm_shard_call *call, coll_scratch *scratch,
+                                   tdm_buffer_view *acc)
+{
+    tdm_buffer_view *values = malloc(call->count * sizeof *values);
+    if (!values)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", call->func);
+    tdm_status s =
+        coll_scratch_view(scratch, coll_dev(&call->inputs[0]), call->inputs[0].size, acc);
+    if (s == TDM_OK)
+        s = tdm_buffer_copy(acc, &call->inputs[0]);
+    values[0] = *acc;
+    for (size_t i = 1; i < call->count; i++)
+        values[i] = call->inputs[i];
+    coll_order order;
+    coll_job job = {.func = call->func,
+                    .op = call->op,
+                    .dtype = call->opts.dtype,
+                    .values = values,
+                    .count = call->count,
+                    .dsts = acc,
+                    .dst_count = 1,
+                    .reduce_on = -1,
+                    .scratch = scratch,
+                    .order = &order,
+                    .algorithm = call->opts.algorithm,
+                    .ranks = call->opts.ranks};
+    /* No caller's ready events: the host must wait for the copy above too. */
+    if (s == TDM_OK && (s = coll_order_init(&order, &job, NULL)) == TDM_OK) {
+        s = coll_ranks(&job);
+        tdm_status settled = coll_order_settle(&order);
+        coll_order_free(&order);
+        s = s != TDM_OK ? s : settled;
+    }
+    free(values);
+    return s;
+}
+
+tdm_status coll_reduce_scatter_ranks(const tdm_shard_call *call)
+{
+    float *counts = NULL;
+    size_t first, total, n = call->outputs[0].size;
+    tdm_status s = layout(call, 0, &counts, &first, &total);
+    free(counts);
+    if (s != TDM_OK || n == 0)
+        return s;
+    coll_scratch scratch = {0};
+    tdm_buffer_view acc;
+    s = all_reduce_whole(call, &scratch, &acc);
+    for (size_t i = 0; i < call->count && s == TDM_OK; i++) {
+        tdm_buffer_view shard = coll_slice(&acc, (first + i) * n, n);
+        s = tdm_buffer_copy(&call->outputs[i], &shard);
+    }
+    coll_scratch_release(&scratch);
+    return s;
+}
