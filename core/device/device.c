@@ -4,6 +4,7 @@
 
 #include "device/device_status.h"
 #include "base/error.h"
+#include "base/options.h"
 
 tdm_status tdm_device_check_alive(const tdm_device *dev, const char *func)
 {
@@ -24,33 +25,17 @@ tdm_status tdm_device_describe(const tdm_device *dev, tdm_device_desc *desc)
 {
     TDM_CHECK_ARG(dev, "tdm_device_describe");
     TDM_CHECK_ARG(desc, "tdm_device_describe");
-    size_t size = desc->size;
-    if (size < sizeof(size_t) || size > sizeof *desc)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "tdm_device_describe: desc->size is %zu, expected %zu (initialise it "
-                        "with TDM_DEVICE_DESC_INIT)",
-                        size, sizeof *desc);
-    memcpy(desc, &dev->desc, size);
-    desc->size = size;
-    return TDM_OK;
+    return tdm_options_write(desc, &dev->desc, sizeof *desc, "tdm_device_describe: desc");
 }
 
 tdm_status tdm_device_read_counters(const tdm_device *dev, tdm_device_counters *out)
 {
     TDM_CHECK_ARG(dev, "tdm_device_read_counters");
     TDM_CHECK_ARG(out, "tdm_device_read_counters");
-    size_t size = out->size;
-    if (size < sizeof(size_t) || size > sizeof *out)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "tdm_device_read_counters: out->size is %zu, expected %zu (initialise "
-                        "it with TDM_DEVICE_COUNTERS_INIT)",
-                        size, sizeof *out);
-    tdm_device_counters all = {
-        .size = size,
+    const tdm_device_counters all = {
         .kernel_launches = atomic_load_explicit(&dev->launches, memory_order_relaxed),
     };
-    memcpy(out, &all, size);
-    return TDM_OK;
+    return tdm_options_write(out, &all, sizeof all, "tdm_device_read_counters: out");
 }
 
 size_t tdm_device_index(const tdm_device *dev)

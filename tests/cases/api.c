@@ -135,7 +135,13 @@ static void check_device_args(tdm_context *ctx, tdm_device *dev)
     CHECK_FAILS(tdm_context_device(NULL, 0, &out), TDM_ERR_INVALID_ARGUMENT, "'ctx'");
     tdm_device_desc desc = TDM_DEVICE_DESC_INIT;
     desc.size = 3;
-    CHECK_FAILS(tdm_device_describe(dev, &desc), TDM_ERR_INVALID_ARGUMENT, "desc->size");
+    CHECK_FAILS(tdm_device_describe(dev, &desc), TDM_ERR_INVALID_ARGUMENT, "desc: size field");
+    /* A caller built before the PCI fields: the fields it knows, its size kept. */
+    tdm_device_desc older = {.size = offsetof(tdm_device_desc, vendor_id)};
+    older.vendor_id = 12345;
+    CHECK_OK(tdm_device_describe(dev, &older));
+    CHECK(older.size == offsetof(tdm_device_desc, vendor_id) && older.name[0] != '\0' &&
+          older.vendor_id == 12345);
     CHECK_FAILS(tdm_device_describe(NULL, &desc), TDM_ERR_INVALID_ARGUMENT, "'dev'");
     CHECK_FAILS(tdm_device_finish(NULL), TDM_ERR_INVALID_ARGUMENT, "'dev'");
     tdm_device *logical[2];

@@ -482,8 +482,7 @@ void test_case_kernel_run(const test_run *run)
     check_gather_gradient_pieces(ref);
     check_global_pool_pieces(ref);
     tdm_device_counters bad = {.size = sizeof bad + 8};
-    CHECK_FAILS(tdm_device_read_counters(ref, &bad), TDM_ERR_INVALID_ARGUMENT,
-                "TDM_DEVICE_COUNTERS_INIT");
+    CHECK_FAILS(tdm_device_read_counters(ref, &bad), TDM_ERR_INVALID_ARGUMENT, "size field is");
     CHECK_FAILS(tdm_device_read_counters(NULL, &bad), TDM_ERR_INVALID_ARGUMENT, "'dev'");
     check_loop_budget(pair[0]);
     tdm_context_destroy(ctx);
