@@ -6,9 +6,10 @@ cd "$(dirname "$0")/.."
 
 # clang and libclang-rt-14-dev (libFuzzer) are for the fuzzing in scripts/test.sh;
 # Open MPI for libtandem_mpi, multi-worker jobs and their tests under mpirun;
-# python3 for the tests' independent readers of model files and traces.
+# python3 for the tests' independent readers of model files and traces; OpenBLAS
+# (opened at run time, optional) for gemm on OpenCL CPU devices.
 ./scripts/install-missing.sh build-essential cmake pkg-config zlib1g-dev \
-  ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libclblast-dev \
+  ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libclblast-dev libopenblas0-pthread \
   libvulkan-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers \
   tmux clang libclang-rt-14-dev libopenmpi-dev openmpi-bin oclgrind python3
 

@@ -19,6 +19,12 @@ for backend in reference opencl vulkan; do
 done
 printf '%s\n' "$table" | grep -q "^opencl .*gemm through .*libclblast" ||
     { echo "want OpenCL's gemm through CLBlast"; fail=1; }
+# PoCL's devices multiply on the host's BLAS (scripts/setup.sh installs OpenBLAS),
+# or on CLBlast when TDM_CL_GEMM says so.
+[ "$(count "$json" '"gemm": "OpenBLAS in the device.s queue"')" -eq 2 ] ||
+    { echo "want PoCL's gemm on OpenBLAS in --json"; fail=1; }
+[ "$(TDM_CL_GEMM=clblast "$tandem" devices --json | grep -c '"gemm": "CLBlast"')" -eq 2 ] ||
+    { echo "want PoCL's gemm on CLBlast with TDM_CL_GEMM=clblast"; fail=1; }
 [ "$(count "$json" '"available": true')" -eq 3 ] || { echo "want 3 available backends in --json"; fail=1; }
 "$tandem" devices --bogus >/dev/null 2>&1 && { echo "a bad option must fail"; fail=1; }
 [ $fail -eq 0 ] && echo "cli_devices: ok"

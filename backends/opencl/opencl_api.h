@@ -26,6 +26,7 @@
     X(clEnqueueCopyBuffer)                                                                         \
     X(clEnqueueFillBuffer)                                                                         \
     X(clEnqueueMarkerWithWaitList)                                                                 \
+    X(clEnqueueNativeKernel)                                                                       \
     X(clEnqueueNDRangeKernel)                                                                      \
     X(clEnqueueReadBuffer)                                                                         \
     X(clEnqueueWriteBuffer)                                                                        \
@@ -48,7 +49,9 @@
     X(clReleaseMemObject)                                                                          \
     X(clReleaseProgram)                                                                            \
     X(clRetainContext)                                                                             \
+    X(clRetainMemObject)                                                                           \
     X(clSetKernelArg)                                                                              \
+    X(clSetEventCallback)                                                                          \
     X(clSetMemObjectDestructorCallback)                                                            \
     X(clWaitForEvents)
 
@@ -78,6 +81,7 @@ tdm_status tdm_opencl_load(const char **note);
 #define clEnqueueCopyBuffer tdm_opencl_entry.clEnqueueCopyBuffer
 #define clEnqueueFillBuffer tdm_opencl_entry.clEnqueueFillBuffer
 #define clEnqueueMarkerWithWaitList tdm_opencl_entry.clEnqueueMarkerWithWaitList
+#define clEnqueueNativeKernel tdm_opencl_entry.clEnqueueNativeKernel
 #define clEnqueueNDRangeKernel tdm_opencl_entry.clEnqueueNDRangeKernel
 #define clEnqueueReadBuffer tdm_opencl_entry.clEnqueueReadBuffer
 #define clEnqueueWriteBuffer tdm_opencl_entry.clEnqueueWriteBuffer
@@ -100,7 +104,9 @@ tdm_status tdm_opencl_load(const char **note);
 #define clReleaseMemObject tdm_opencl_entry.clReleaseMemObject
 #define clReleaseProgram tdm_opencl_entry.clReleaseProgram
 #define clRetainContext tdm_opencl_entry.clRetainContext
+#define clRetainMemObject tdm_opencl_entry.clRetainMemObject
 #define clSetKernelArg tdm_opencl_entry.clSetKernelArg
+#define clSetEventCallback tdm_opencl_entry.clSetEventCallback
 #define clSetMemObjectDestructorCallback tdm_opencl_entry.clSetMemObjectDestructorCallback
 #define clWaitForEvents tdm_opencl_entry.clWaitForEvents
 #endif

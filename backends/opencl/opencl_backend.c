@@ -126,7 +126,7 @@ static void opencl_destroy(tdm_backend *be)
 {
     if (!be)
         return;
-    tdm_opencl_gemm_forget_programs();
+    tdm_opencl_clblast_forget_programs();
     for (size_t i = 0; i < be->platform_count; i++) {
         tdm_opencl_program_cache_free(&be->platforms[i]);
         pthread_mutex_destroy(&be->platforms[i].program_lock);
@@ -162,8 +162,11 @@ static tdm_status opencl_create(tdm_context *ctx, tdm_backend **out)
     }
     be->ctx = ctx;
     be->opencl_note = loader;
-    if (!tdm_opencl_gemm_load(&be->gemm_note))
-        tdm_log(ctx, TDM_LOG_INFO, "opencl: gemm unsupported: %s", be->gemm_note);
+    if (!tdm_opencl_clblast_load(&be->clblast_note))
+        tdm_log(ctx, TDM_LOG_INFO, "opencl: no CLBlast: %s", be->clblast_note);
+    if (!tdm_opencl_host_gemm_load(&be->host_blas_note))
+        tdm_log(ctx, TDM_LOG_INFO, "opencl: no host BLAS for CPU devices: %s",
+                be->host_blas_note);
     for (cl_uint i = 0; i < count && st == TDM_OK; i++)
         st = add_platform(be, ids[i]);
     free(ids);
@@ -182,9 +185,11 @@ static size_t opencl_device_count(const tdm_backend *be)
 
 static void opencl_summary(const tdm_backend *be, char *out, size_t size)
 {
-    int gemm = tdm_opencl_gemm_load(NULL);
-    snprintf(out, size, "%s, %zu platform(s); gemm %s %s", be->opencl_note, be->platform_count,
-             gemm ? "through" : "unsupported:", be->gemm_note);
+    const int clblast = tdm_opencl_clblast_load(NULL), openblas = tdm_opencl_host_gemm_load(NULL);
+    snprintf(out, size, "%s, %zu platform(s); gemm %s (%s); on CPU devices %s (%s)",
+             be->opencl_note, be->platform_count,
+             clblast ? "through CLBlast" : "unsupported without CLBlast", be->clblast_note,
+             openblas ? "through OpenBLAS" : "without OpenBLAS", be->host_blas_note);
 }
 
 const tdm_backend_ops tdm_opencl_backend = {

@@ -153,6 +153,18 @@ static int is_simulator(const tdm_opencl_physical *phys)
     return strstr(phys->platform->name, "Oclgrind") != NULL;
 }
 
+/* What opencl_gemm.c will choose when the device opens. */
+static void describe_gemm(cl_device_id id, tdm_device_desc *desc)
+{
+    const char *why;
+    if (tdm_opencl_host_gemm_usable(id, desc->type))
+        snprintf(desc->gemm, sizeof desc->gemm, "OpenBLAS in the device's queue");
+    else if (tdm_opencl_clblast_load(&why))
+        snprintf(desc->gemm, sizeof desc->gemm, "CLBlast");
+    else
+        snprintf(desc->gemm, sizeof desc->gemm, "none: %s", why);
+}
+
 void tdm_opencl_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc)
 {
     const tdm_opencl_physical *phys = &be->devices[index];
@@ -174,4 +186,5 @@ void tdm_opencl_describe(const tdm_backend *be, size_t index, tdm_device_desc *d
     describe_ids(id, desc);
     describe_pci_bus(id, desc);
     desc->simulator = is_simulator(phys);
+    describe_gemm(id, desc);
 }

@@ -48,6 +48,8 @@ tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev
     }
     choose_build_options(d);
     d->host_memory = tdm_opencl_probe_host_memory(d);
+    /* the host's BLAS reaches the buffers where they live */
+    d->host_gemm = d->host_memory && tdm_opencl_host_gemm_usable(d->device, dev->desc.type);
     dev->impl = d;
     dev->max_binding_bytes = 0; /* kernels reach a whole cl_mem: no binding-range limit */
     return TDM_OK;

@@ -38,7 +38,8 @@ typedef struct tdm_opencl_physical {
 struct tdm_backend {
     tdm_context *ctx;
     const char *opencl_note;        /* where libOpenCL.so.1 was loaded from */
-    const char *gemm_note;          /* where CLBlast was loaded from, or why it was not */
+    const char *clblast_note;       /* where CLBlast was loaded from, or why it was not */
+    const char *host_blas_note;     /* where OpenBLAS was loaded from, or why it was not */
     tdm_opencl_platform *platforms; /* only those with a context */
     size_t platform_count;
     tdm_opencl_physical *devices;
@@ -59,6 +60,7 @@ typedef struct tdm_opencl_device {
     cl_kernel kernels[TDM_KERNEL_COUNT];
     char build_options[64]; /* for every table kernel's program on this device */
     int host_memory;        /* buffers live in host memory the host may address (opencl_host.c) */
+    int host_gemm;          /* gemm runs on the host's BLAS (opencl_host_gemm.c) */
 } tdm_opencl_device;
 
 /* buf->impl: the cl_mem, and where the host addresses its memory (NULL: nowhere). */
@@ -152,15 +154,29 @@ tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch);
 int tdm_opencl_supports(const tdm_device *dev, tdm_kernel kernel);
 void tdm_opencl_kernels_release(tdm_opencl_device *d);
 
-/* opencl_gemm.c: gemm through CLBlast, which tdm_opencl_gemm_load loads from
- * libclblast.so.1 once per process (thread-safe): 1 when it is there, else 0 and
- * gemm is TDM_ERR_UNSUPPORTED. *note (note may be NULL): the file, or why not. */
-int tdm_opencl_gemm_load(const char **note);
+/* opencl_gemm.c: gemm, through the host's BLAS on devices that run it (host_gemm),
+ * else through CLBlast; whether a device can run gemm at all. */
 tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch);
+int tdm_opencl_gemm_supported(const tdm_device *dev);
+
+/* opencl_clblast.c: gemm through CLBlast, which tdm_opencl_clblast_load loads from
+ * libclblast.so.1 once per process (thread-safe): 1 when it is there, else 0 and
+ * its gemm is TDM_ERR_UNSUPPORTED. *note (note may be NULL): the file, or why not. */
+int tdm_opencl_clblast_load(const char **note);
+tdm_status tdm_opencl_clblast_gemm(tdm_device *dev, const tdm_launch *launch);
 /* Releases the programs CLBlast keeps (built for the contexts that ran gemm), before
  * tandem releases a context: left to CLBlast's exit handler they would outlive their
  * context, and an application that opens and closes contexts would keep them all. */
-void tdm_opencl_gemm_forget_programs(void);
+void tdm_opencl_clblast_forget_programs(void);
+
+/* opencl_host_gemm.c: gemm as a native kernel calling OpenBLAS's cblas_sgemm
+ * (libopenblas.so.0, loaded once per process: *note says from where, or why not).
+ * Usable on a CPU device that runs native kernels, unless TDM_CL_GEMM=clblast; it
+ * takes launches whose sizes fit CBLAS's int. */
+int tdm_opencl_host_gemm_load(const char **note);
+int tdm_opencl_host_gemm_usable(cl_device_id id, tdm_device_type type);
+int tdm_opencl_host_gemm_takes(const tdm_launch *launch);
+tdm_status tdm_opencl_host_gemm(tdm_device *dev, const tdm_launch *launch);
 
 /* opencl_program.c: releases a platform's cached programs (at destroy). */
 void tdm_opencl_program_cache_free(tdm_opencl_platform *platform);

@@ -188,12 +188,11 @@ static cl_int set_args(cl_kernel k, const tdm_kernel_info *info, const tdm_launc
     return err;
 }
 
-/* Kernels with a source in kernels/; gemm where CLBlast was built in. */
+/* Kernels with a source in kernels/; gemm where a library runs it. */
 int tdm_opencl_supports(const tdm_device *dev, tdm_kernel kernel)
 {
-    (void)dev;
     if (kernel == TDM_KERNEL_gemm)
-        return tdm_opencl_gemm_load(NULL);
+        return tdm_opencl_gemm_supported(dev);
     return tdm_opencl_source_find(tdm_kernel_get(tdm_kernel_get(kernel)->base)->name) != NULL;
 }
 

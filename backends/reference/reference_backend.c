@@ -49,6 +49,7 @@ static void host_describe(const tdm_backend *be, size_t index, tdm_device_desc *
     desc->global_memory = host_memory_bytes();
     desc->max_allocation = desc->global_memory / 2;
     desc->compute_units = 1;
+    strcpy(desc->gemm, "tandem's loops");
 }
 
 static tdm_status host_open_device(tdm_backend *be, size_t index, tdm_device *dev)

@@ -161,4 +161,5 @@ void tdm_vk_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc)
     describe_memory(physical, &p, desc);
     desc->compute_units = describe_compute_units(&p);
     describe_ids(&p, desc);
+    snprintf(desc->gemm, sizeof desc->gemm, "tandem's shader");
 }

@@ -53,6 +53,9 @@ typedef struct tdm_device_desc {
     uint8_t luid[8]; /* cl_khr_device_uuid / VkPhysicalDeviceIDProperties */
     int simulator;   /* a software model of a device (Oclgrind), not
                         the device itself: orders of magnitude slower */
+    char gemm[TDM_DEVICE_NAME_MAX]; /* what runs its matrix products: "OpenBLAS in the
+                                       device's queue", "CLBlast", "tandem's shader",
+                                       "tandem's loops", or "none: " and why */
 } tdm_device_desc;
 
 #define TDM_DEVICE_DESC_INIT { .size = sizeof(tdm_device_desc) }

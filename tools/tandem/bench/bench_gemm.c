@@ -25,6 +25,7 @@ typedef struct gemm_options {
 
 typedef struct gemm_row {
     char device[TDM_DEVICE_ID_MAX];
+    char gemm[TDM_DEVICE_NAME_MAX]; /* the device's gemm: tdm_device_desc's */
     size_t size;
     double gflops, openblas_gflops; /* 0: did not run */
     size_t wrong;
@@ -207,6 +208,7 @@ static void json_row(json_writer *w, const void *rows, size_t i)
     const gemm_row *r = (const gemm_row *)rows + i;
     json_begin_object(w, NULL);
     json_string(w, "device", r->device);
+    json_string(w, "gemm", r->gemm);
     json_uint(w, "size", r->size);
     json_double(w, "gflops", r->gflops);
     json_double(w, "openblas_gflops", r->openblas_gflops);
@@ -220,13 +222,15 @@ static int bench_device(tdm_device *dev, cblas_sgemm_fn sgemm, const gemm_option
 {
     tdm_device_desc desc = TDM_DEVICE_DESC_INIT;
     tdm_device_describe(dev, &desc);
-    printf("%s (%s): best of %u, alternating with OpenBLAS\n", desc.id, desc.name, o->repeat);
+    printf("%s (%s), gemm through %s: best of %u, alternating with OpenBLAS\n", desc.id, desc.name,
+           desc.gemm, o->repeat);
     printf("  %6s %10s %10s %8s %7s\n", "size", "GFLOP/s", "OpenBLAS", "of BLAS", "#wrong");
     int failed = 0;
     for (size_t n = o->min_size; n <= o->max_size; n *= o->factor) {
         gemm_row *row = &rows[(*count)++];
         *row = (gemm_row){.size = n};
         snprintf(row->device, sizeof row->device, "%s", desc.id);
+        snprintf(row->gemm, sizeof row->gemm, "%s", desc.gemm);
         if (measure(dev, sgemm, o, row) != TDM_OK) {
             printf("  %6zu %10s  %s\n", n, "n/a", tdm_last_error());
             failed++;

@@ -108,6 +108,7 @@ static void json_device(json_writer *w, size_t index, const tdm_device_desc *d,
     else
         json_null(w, "luid");
     json_bool(w, "simulator", d->simulator);
+    json_string(w, "gemm", d->gemm);
     json_int(w, "same_hardware_as", d->same_hardware_as);
     json_int(w, "parent", d->parent);
     json_bool(w, "default", choice == TDM_CHOICE_USED);

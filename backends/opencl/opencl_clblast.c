@@ -1,0 +1,185 @@
+/* gemm through CLBlast, on devices without the host's BLAS (opencl_gemm.c chooses).
+ * CLBlast's kernels skip reading C when beta == 0, so NaN in C's old contents does not
+ * propagate (checked with CLBlast 1.5.3 on both its direct and its indirect path; the
+ * conformance tool checks it on every device). */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "device/kernel_args.h"
+#include "opencl_internal.h"
+
+#ifdef TDM_HAVE_CLBLAST
+#include <clblast_c.h>
+
+#include "base/library.h"
+#include "device/log.h"
+#include "opencl_gemm_tuning.h"
+
+static tdm_library clblast = TDM_LIBRARY_INIT("libclblast.so.1");
+static __typeof__(CLBlastSgemm) *clblast_sgemm;
+static __typeof__(CLBlastOverrideParameters) *clblast_override;
+static __typeof__(CLBlastClearCache) *clblast_clear_cache;
+
+/* Replicas call from their own threads; concurrent first calls (compiling and
+ * caching a kernel) failed now and then with CLBlastUnexpectedError, so calls are
+ * serialised. They only enqueue: the GEMMs themselves still overlap. */
+static pthread_mutex_t clblast_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int resolve(tdm_library *lib)
+{
+    int found = 1;
+    TDM_LIBRARY_FETCH(lib, clblast_sgemm, "CLBlastSgemm", found);
+    TDM_LIBRARY_FETCH(lib, clblast_override, "CLBlastOverrideParameters", found);
+    TDM_LIBRARY_FETCH(lib, clblast_clear_cache, "CLBlastClearCache", found);
+    return found;
+}
+
+int tdm_opencl_clblast_load(const char **note)
+{
+    int loaded = tdm_library_load(&clblast, resolve);
+    if (note)
+        *note = clblast.note;
+    return loaded;
+}
+
+/* The name of a status code of CLBlast's own; OpenCL's codes are the same as theirs. */
+static const char *clblast_error_name(CLBlastStatusCode s)
+{
+    switch (s) {
+    case CLBlastNotImplemented: return "CLBlastNotImplemented";
+    case CLBlastInvalidMatrixA: return "CLBlastInvalidMatrixA";
+    case CLBlastInvalidMatrixB: return "CLBlastInvalidMatrixB";
+    case CLBlastInvalidMatrixC: return "CLBlastInvalidMatrixC";
+    case CLBlastInvalidDimension: return "CLBlastInvalidDimension";
+    case CLBlastInvalidLeadDimA: return "CLBlastInvalidLeadDimA";
+    case CLBlastInvalidLeadDimB: return "CLBlastInvalidLeadDimB";
+    case CLBlastInvalidLeadDimC: return "CLBlastInvalidLeadDimC";
+    case CLBlastInsufficientMemoryA: return "CLBlastInsufficientMemoryA";
+    case CLBlastInsufficientMemoryB: return "CLBlastInsufficientMemoryB";
+    case CLBlastInsufficientMemoryC: return "CLBlastInsufficientMemoryC";
+    case CLBlastInsufficientMemoryTemp: return "CLBlastInsufficientMemoryTemp";
+    case CLBlastInvalidLocalMemUsage: return "CLBlastInvalidLocalMemUsage";
+    case CLBlastDatabaseError: return "CLBlastDatabaseError";
+    case CLBlastUnknownError: return "CLBlastUnknownError";
+    case CLBlastUnexpectedError: return "CLBlastUnexpectedError";
+    default: return (int)s > -1000 ? tdm_opencl_error_name((cl_int)s) : "CLBlast error";
+    }
+}
+
+static tdm_status clblast_status(CLBlastStatusCode s)
+{
+    switch (s) {
+    case CLBlastSuccess: return TDM_OK;
+    case CLBlastNotImplemented:
+    case CLBlastInvalidLocalMemUsage: /* the device has too little local memory */
+        return TDM_ERR_UNSUPPORTED;
+    case CLBlastInvalidDimension: /* the core checked sizes and extents: should not occur */
+    case CLBlastInvalidLeadDimA:
+    case CLBlastInvalidLeadDimB:
+    case CLBlastInvalidLeadDimC:
+    case CLBlastInsufficientMemoryA:
+    case CLBlastInsufficientMemoryB:
+    case CLBlastInsufficientMemoryC: return TDM_ERR_INVALID_ARGUMENT;
+    case CLBlastTempBufferAllocFailure:
+    case CLBlastOpenCLOutOfHostMemory:
+    case CLBlastInsufficientMemoryTemp: return TDM_ERR_OUT_OF_MEMORY;
+    default: return (int)s > -1000 ? tdm_opencl_status((cl_int)s) : TDM_ERR_BACKEND;
+    }
+}
+
+/* Before a physical device's first gemm (logical devices share theirs), the shipped
+ * parameters for it, if any. A set CLBlast refuses leaves its defaults, with a
+ * warning: gemm still runs. Called with clblast_lock held. */
+#define TUNED_MAX 64
+static void apply_tuning(const tdm_device *dev)
+{
+    static cl_device_id tuned[TUNED_MAX];
+    static size_t tuned_count;
+    const tdm_opencl_device *d = tdm_opencl_dev(dev);
+    for (size_t i = 0; i < tuned_count; i++)
+        if (tuned[i] == d->device)
+            return;
+    if (tuned_count < TUNED_MAX)
+        tuned[tuned_count++] = d->device;
+    const char *setting = getenv("TDM_CLBLAST_TUNING");
+    if (setting && !strcmp(setting, "off"))
+        return; /* CLBlast's own defaults, to measure what the parameters give */
+    const tdm_clblast_parameters *p = tdm_opencl_gemm_tuning(d->platform->name, dev->desc.type);
+    for (; p && p->kernel; p++) {
+        const char *names[TDM_CLBLAST_MAX_PARAMETERS]; /* CLBlast takes them non-const */
+        memcpy(names, p->names, sizeof names);
+        CLBlastStatusCode s = clblast_override(d->device, p->kernel, CLBlastPrecisionSingle,
+                                               p->count, names, p->values);
+        if (s != CLBlastSuccess)
+            tdm_log(dev->ctx, TDM_LOG_WARN,
+                    "%s '%s': CLBlast refused tandem's %s parameters (%s, %d): its defaults stay",
+                    dev->desc.id, dev->desc.name, p->kernel, clblast_error_name(s), (int)s);
+    }
+}
+
+tdm_status tdm_opencl_clblast_gemm(tdm_device *dev, const tdm_launch *launch)
+{
+    const tdm_gemm_scalars g = tdm_gemm_scalars_of(launch);
+    const tdm_gemm_slots at = tdm_gemm_slots_of();
+    const char *why;
+    if (!tdm_opencl_clblast_load(&why))
+        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': gemm on OpenCL needs CLBlast: %s",
+                        dev->desc.id, dev->desc.name, why);
+
+    cl_command_queue queue = tdm_opencl_dev(dev)->queue;
+    pthread_mutex_lock(&clblast_lock);
+    apply_tuning(dev);
+    tdm_opencl_serial_begin(dev);
+    CLBlastStatusCode s = clblast_sgemm(
+        CLBlastLayoutRowMajor, g.trans_a ? CLBlastTransposeYes : CLBlastTransposeNo,
+        g.trans_b ? CLBlastTransposeYes : CLBlastTransposeNo, g.m, g.n, g.k, g.alpha,
+        tdm_opencl_mem(launch->buffers[at.a]), launch->offsets[at.a], g.lda,
+        tdm_opencl_mem(launch->buffers[at.b]), launch->offsets[at.b], g.ldb, g.beta,
+        tdm_opencl_mem(launch->buffers[at.c]), launch->offsets[at.c], g.ldc, &queue, NULL);
+    tdm_opencl_serial_end(dev);
+    pthread_mutex_unlock(&clblast_lock);
+    if (s != CLBlastSuccess)
+        return tdm_fail(clblast_status(s),
+                        "%s '%s': gemm (m %u, n %u, k %u): CLBlastSgemm failed: %s (%d)",
+                        dev->desc.id, dev->desc.name, g.m, g.n, g.k, clblast_error_name(s), (int)s);
+    return TDM_OK;
+}
+
+/* CLBlast's cache has no per-context clear: this drops every context's programs, so
+ * another tandem context alive at the same time only compiles its gemm kernels again
+ * on its next call. */
+void tdm_opencl_clblast_forget_programs(void)
+{
+    if (!tdm_opencl_clblast_load(NULL))
+        return;
+    pthread_mutex_lock(&clblast_lock);
+    clblast_clear_cache();
+    pthread_mutex_unlock(&clblast_lock);
+}
+
+#else
+
+int tdm_opencl_clblast_load(const char **note)
+{
+    if (note)
+        *note = "this build of tandem has no CLBlast (install libclblast-dev and reconfigure)";
+    return 0;
+}
+
+tdm_status tdm_opencl_clblast_gemm(tdm_device *dev, const tdm_launch *launch)
+{
+    (void)launch;
+    return tdm_fail(TDM_ERR_UNSUPPORTED,
+                    "%s '%s': gemm on OpenCL needs CLBlast, which this build of tandem lacks "
+                    "(install libclblast-dev and reconfigure)",
+                    dev->desc.id, dev->desc.name);
+}
+
+void tdm_opencl_clblast_forget_programs(void)
+{
+}
+
+#endif

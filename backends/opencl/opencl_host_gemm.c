@@ -1,0 +1,167 @@
+/* gemm on the host's BLAS, in the device's queue: on an OpenCL CPU device (PoCL) the
+ * device is the host's cores, and OpenBLAS's sgemm reaches several times what
+ * CLBlast's kernels reach there (docs/PERFORMANCE.md). clEnqueueNativeKernel runs a
+ * host function as a command of the in-order queue, so the product stays ordered
+ * with every other launch, copy and event as a kernel would be. It reads and writes
+ * the buffers where they live, in host memory (opencl_host.c): the addresses go in
+ * the arguments, not through the call's memory-object list, which PoCL 3.1 hands
+ * to the wrong arguments when it holds more than one buffer. So the buffers are
+ * retained here and released when the command completes, as a kernel's are.
+ * OpenBLAS is opened at run time and optional: without it, or with
+ * TDM_CL_GEMM=clblast, CLBlast runs gemm. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/library.h"
+#include "device/kernel_args.h"
+#include "opencl_internal.h"
+
+/* The CBLAS standard's values (cblas.h), declared here so that building needs no BLAS
+ * headers: only OpenBLAS's library, at run time. */
+enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112 };
+typedef void cblas_sgemm_fn(int layout, int trans_a, int trans_b, int m, int n, int k,
+                            float alpha, const float *a, int lda, const float *b, int ldb,
+                            float beta, float *c, int ldc);
+
+static tdm_library openblas = TDM_LIBRARY_INIT("libopenblas.so.0");
+static cblas_sgemm_fn *openblas_sgemm;
+
+static int resolve(tdm_library *lib)
+{
+    int found = 1;
+    TDM_LIBRARY_FETCH(lib, openblas_sgemm, "cblas_sgemm", found);
+    return found;
+}
+
+int tdm_opencl_host_gemm_load(const char **note)
+{
+    int loaded = tdm_library_load(&openblas, resolve);
+    if (note)
+        *note = openblas.note;
+    return loaded;
+}
+
+int tdm_opencl_host_gemm_usable(cl_device_id id, tdm_device_type type)
+{
+    const char *choice = getenv("TDM_CL_GEMM");
+    if (choice && !strcmp(choice, "clblast"))
+        return 0; /* to measure or test CLBlast's path on a CPU device */
+    cl_device_exec_capabilities caps = 0;
+    if (type != TDM_DEVICE_CPU ||
+        clGetDeviceInfo(id, CL_DEVICE_EXECUTION_CAPABILITIES, sizeof caps, &caps, NULL) !=
+            CL_SUCCESS ||
+        !(caps & CL_EXEC_NATIVE_KERNEL))
+        return 0;
+    return tdm_opencl_host_gemm_load(NULL);
+}
+
+/* What the native kernel receives (a copy the driver makes), and what is released
+ * when it completes. */
+typedef struct host_gemm_args {
+    const float *a, *b;
+    float *c;
+    int trans_a, trans_b, m, n, k, lda, ldb, ldc;
+    float alpha, beta;
+} host_gemm_args;
+
+typedef struct retained_buffers {
+    cl_mem mem[3];
+} retained_buffers;
+
+static void CL_CALLBACK run_sgemm(void *block)
+{
+    const host_gemm_args *g = block;
+    /* beta == 0 overwrites C without reading it (OpenBLAS's beta pass fills zeros), so
+     * NaN in C's old contents does not survive, as kernels.def asks; conformance
+     * checks it. */
+    openblas_sgemm(CBLAS_ROW_MAJOR, g->trans_a ? CBLAS_TRANS : CBLAS_NO_TRANS,
+                   g->trans_b ? CBLAS_TRANS : CBLAS_NO_TRANS, g->m, g->n, g->k, g->alpha, g->a,
+                   g->lda, g->b, g->ldb, g->beta, g->c, g->ldc);
+}
+
+static void release_buffers(retained_buffers *r)
+{
+    for (int i = 0; i < 3; i++)
+        clReleaseMemObject(r->mem[i]);
+    free(r);
+}
+
+static void CL_CALLBACK on_complete(cl_event event, cl_int status, void *user)
+{
+    (void)event, (void)status;
+    release_buffers(user);
+}
+
+/* CBLAS takes int sizes; the kernel table allows larger. */
+static int fits_int(const tdm_gemm_scalars *g)
+{
+    const uint32_t sizes[] = {g->m, g->n, g->k, g->lda, g->ldb, g->ldc};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        if (sizes[i] > INT_MAX)
+            return 0;
+    return 1;
+}
+
+int tdm_opencl_host_gemm_takes(const tdm_launch *launch)
+{
+    const tdm_gemm_scalars g = tdm_gemm_scalars_of(launch);
+    return fits_int(&g);
+}
+
+static float *address(const tdm_launch *launch, unsigned slot)
+{
+    const tdm_opencl_buffer *b = launch->buffers[slot]->impl;
+    return (float *)b->host + launch->offsets[slot];
+}
+
+tdm_status tdm_opencl_host_gemm(tdm_device *dev, const tdm_launch *launch)
+{
+    const tdm_gemm_scalars g = tdm_gemm_scalars_of(launch);
+    const tdm_gemm_slots at = tdm_gemm_slots_of();
+    const host_gemm_args args = {
+        .a = address(launch, at.a),
+        .b = address(launch, at.b),
+        .c = address(launch, at.c),
+        .trans_a = g.trans_a,
+        .trans_b = g.trans_b,
+        .m = (int)g.m,
+        .n = (int)g.n,
+        .k = (int)g.k,
+        .lda = (int)g.lda,
+        .ldb = (int)g.ldb,
+        .ldc = (int)g.ldc,
+        .alpha = g.alpha,
+        .beta = g.beta,
+    };
+    retained_buffers *kept = malloc(sizeof *kept);
+    if (!kept)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", dev->desc.id,
+                        dev->desc.name);
+    const unsigned operands[3] = {at.a, at.b, at.c};
+    for (int i = 0; i < 3; i++) {
+        kept->mem[i] = tdm_opencl_mem(launch->buffers[operands[i]]);
+        clRetainMemObject(kept->mem[i]);
+    }
+
+    cl_event done = NULL;
+    const char *call = "clEnqueueNativeKernel";
+    tdm_opencl_serial_begin(dev);
+    cl_int err = clEnqueueNativeKernel(tdm_opencl_dev(dev)->queue, run_sgemm, (void *)&args,
+                                       sizeof args, 0, NULL, NULL, 0, NULL, &done);
+    if (err == CL_SUCCESS) {
+        call = "clSetEventCallback";
+        err = clSetEventCallback(done, CL_COMPLETE, on_complete, kept);
+        if (err != CL_SUCCESS)
+            clWaitForEvents(1, &done); /* then nothing reads the buffers any more */
+    }
+    tdm_opencl_serial_end(dev);
+    if (done)
+        clReleaseEvent(done);
+    if (err != CL_SUCCESS) {
+        release_buffers(kept);
+        return tdm_opencl_fail(dev, call, err);
+    }
+    return TDM_OK;
+}
