@@ -1,6 +1,7 @@
 #!/bin/sh
 # The benchmarks run from a build and say what they measured: every row of bench
-# kernels, gemm, allreduce, allgather and reducescatter present, each with its in-run ceiling or peer, and no
+# kernels, gemm, allreduce, allgather, reducescatter, reduce and broadcast present, each
+# with its in-run ceiling or peer, and no
 # wrong result; bench train's rows, with each replica's buffers; bench input's four
 # configurations and bench launch's two patterns. Nothing here asserts a speed.
 # usage: cli_bench.sh TANDEM
@@ -26,18 +27,21 @@ cat "$out/gemm"
 
 "$tandem" bench allreduce -d opencl:0,opencl:1 -b 1K -e 64K -f 8 -n 2 -w 1 -r 1 >"$out/allreduce"
 cat "$out/allreduce"
-[ "$(grep -cE '^ +[0-9]+ +[0-9]+ +float +sum ' "$out/allreduce")" -eq 3 ] ||
+[ "$(grep -cE '^ +[0-9]+ +[0-9]+ +float +sum +-1 ' "$out/allreduce")" -eq 3 ] ||
     { echo "want 3 all-reduce rows"; fail=1; }
 grep -q '# Avg bus bandwidth' "$out/allreduce" || { echo "want the average busbw footer"; fail=1; }
-# The gather and scatter on every plan of PoCL x2 (TREE refused for the gather:
-# nothing to fold), 3 sizes each, none wrong (a wrong element fails the command).
-for c in allgather reducescatter; do
+# The gather, scatter, reduce and broadcast on every plan of PoCL x2 (TREE refused for
+# the gather: nothing to fold), 3 sizes each, none wrong (a wrong element fails the
+# command); the reduce and broadcast name their root, replica 0, the others -1.
+for c in allgather reducescatter reduce broadcast; do
     "$tandem" bench $c -d opencl:0,opencl:1 -b 1K -e 64K -f 8 -n 2 -w 1 -r 1 -a all \
         --json "$out/$c.json" >"$out/$c"
     cat "$out/$c"
-    redop=sum plans=6
+    redop=sum plans=6 root=-1
     [ $c = allgather ] && redop=none plans=5
-    [ "$(grep -cE "^ +[0-9]+ +[0-9]+ +float +$redop +[a-z-]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +0 " \
+    [ $c = reduce ] && root=0
+    [ $c = broadcast ] && redop=none root=0
+    [ "$(grep -cE "^ +[0-9]+ +[0-9]+ +float +$redop +$root +[a-z-]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +0 " \
         "$out/$c")" -eq $((plans * 3)) ] || { echo "want $plans plans x 3 sizes of $c"; fail=1; }
     grep -q '# Wrong elements: 0 OK' "$out/$c" || { echo "want $c's wrong count"; fail=1; }
     [ "$(count '"ceiling_busbw"' "$out/$c.json")" -eq $((plans * 3)) ] ||

@@ -74,9 +74,15 @@ int coll_shard_across_ranks(const tdm_shard_call *call);
  * process's first is number `first`. */
 tdm_status coll_check_shard_sizes(const tdm_shard_call *call, int gather, size_t total,
                                   size_t first);
-/* shard_ranks.c: a checked all-gather or reduce-scatter across the ranks. */
+/* The pairs inputs[i], outputs[i] of reduce to the root and broadcast: one size, one
+ * device, in place or apart; and the root among the job's `total` values. */
+tdm_status coll_check_root_sizes(const tdm_shard_call *call, size_t total);
+/* shard_ranks.c: a checked all-gather, reduce-scatter, reduce to the root or
+ * broadcast across the ranks. */
 tdm_status coll_all_gather_ranks(const tdm_shard_call *call);
 tdm_status coll_reduce_scatter_ranks(const tdm_shard_call *call);
+tdm_status coll_root_reduce_ranks(const tdm_shard_call *call);
+tdm_status coll_root_broadcast_ranks(const tdm_shard_call *call);
 
 /* collective_util.c */
 static inline tdm_device *coll_dev(const tdm_buffer_view *v)

@@ -120,9 +120,10 @@ tdm_status tdm_batch_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values,
  * N is a multiple of 4 bytes (float16: an even number of halves). */
 typedef struct tdm_shard_call {
     const char *func;                        /* the function the user called, for messages */
-    tdm_reduce_op op;                        /* reduce-scatter */
+    tdm_reduce_op op;                        /* reduce-scatter, reduce to the root */
     const tdm_buffer_view *inputs, *outputs; /* count >= 1 each, in replica order */
     size_t count;
+    size_t root;                 /* reduce to the root and broadcast: the job's index of the root */
     tdm_event *const *ready;     /* NULL, or each input's ready event (the caller keeps
                                     them), as tdm_collective_call's */
     tdm_collective_options opts; /* resolved by the checks */
@@ -143,5 +144,20 @@ tdm_status tdm_all_gather(const tdm_buffer_view *inputs, const tdm_buffer_view *
 tdm_status tdm_reduce_scatter(tdm_reduce_op op, const tdm_buffer_view *inputs,
                               const tdm_buffer_view *outputs, size_t count,
                               const tdm_collective_options *opts);
+
+/* Reduce to the root and broadcast from it over one tensor per replica, as a
+ * tdm_shard_call whose inputs[i] and outputs[i] are of one size on one device
+ * (docs/modules/collective.md, "Reduce to the root and broadcast"):
+ *   reduce:    outputs[root] receives op over every input folded in replica order,
+ *              the bits of the all-reduce; no other output is written;
+ *   broadcast: every outputs[j] receives inputs[root]'s bytes.
+ * In place: outputs[i] is inputs[i]; any other overlap is refused. root indexes the
+ * job's values: across processes, rank order, then each rank's own. Checks as the
+ * shard calls'; a root past the job's values is refused (across processes, by the
+ * run, once the ranks have told each other their counts). */
+tdm_status tdm_root_reduce_check(tdm_shard_call *call, const tdm_collective_options *opts);
+tdm_status tdm_root_broadcast_check(tdm_shard_call *call, const tdm_collective_options *opts);
+tdm_status tdm_root_reduce_run(const tdm_shard_call *call);
+tdm_status tdm_root_broadcast_run(const tdm_shard_call *call);
 
 #endif

@@ -1,5 +1,5 @@
-/* Argument checks of all-gather and reduce-scatter: each failure names the argument
- * and the function the user called. */
+/* Argument checks of all-gather, reduce-scatter, reduce to the root and broadcast:
+ * each failure names the argument and the function the user called. */
 #include <stdint.h>
 
 #include "base/error.h"
@@ -73,6 +73,52 @@ tdm_status coll_check_shard_sizes(const tdm_shard_call *call, int gather, size_t
                                 total, first)
                    : check_pair(call, i, "inputs", &call->inputs[i], "outputs", &call->outputs[i],
                                 total, first);
+    return s;
+}
+
+tdm_status coll_check_root_sizes(const tdm_shard_call *call, size_t total)
+{
+    const char *f = call->func;
+    if (call->root >= total)
+        return tdm_fail(INVALID,
+                        "%s: root is replica %zu, but the job has %zu replicas (0 to %zu): "
+                        "name one of them",
+                        f, call->root, total, total - 1);
+    for (size_t i = 0; i < call->count; i++) {
+        const tdm_buffer_view *in = &call->inputs[i], *out = &call->outputs[i];
+        if (coll_dev(in) != coll_dev(out))
+            return tdm_fail(INVALID,
+                            "%s: inputs[%zu] is on %s, outputs[%zu] on %s: each replica's "
+                            "output is on its input's device",
+                            f, i, coll_dev(in)->desc.id, i, coll_dev(out)->desc.id);
+        if (in->size != out->size)
+            return tdm_fail(INVALID,
+                            "%s: inputs[%zu] is %zu bytes, outputs[%zu] %zu: sizes must match", f,
+                            i, in->size, i, out->size);
+        if (overlap(in, out) && !same_place(in, out))
+            return tdm_fail(INVALID,
+                            "%s: outputs[%zu] overlaps inputs[%zu] without being it: in "
+                            "place, the output is the input itself",
+                            f, i, i);
+    }
+    return TDM_OK;
+}
+
+tdm_status tdm_root_reduce_check(tdm_shard_call *call, const tdm_collective_options *opts)
+{
+    tdm_status s = coll_check_op(call->func, call->op);
+    if (s == TDM_OK)
+        s = check_common(call, opts);
+    if (s == TDM_OK && !coll_shard_across_ranks(call))
+        s = coll_check_root_sizes(call, call->count);
+    return s == TDM_OK ? tdm_collective_check_dtype(call->func, call->op, call->opts.dtype) : s;
+}
+
+tdm_status tdm_root_broadcast_check(tdm_shard_call *call, const tdm_collective_options *opts)
+{
+    tdm_status s = check_common(call, opts);
+    if (s == TDM_OK && !coll_shard_across_ranks(call))
+        s = coll_check_root_sizes(call, call->count);
     return s;
 }
 

@@ -1,22 +1,28 @@
-/* All-gather and reduce-scatter across the processes of a multi-worker job. The
- * ranks first tell each other how many values each holds (the job's replica order
- * is rank order, then each rank's own), which fixes the shard sizes and this rank's
- * first index; then:
+/* All-gather, reduce-scatter, reduce to the root and broadcast across the processes
+ * of a multi-worker job. The ranks first tell each other how many values each holds
+ * (the job's replica order is rank order, then each rank's own), which fixes the
+ * shard sizes, this rank's first index and the root's rank; then:
  *   reduce-scatter: the whole input is all-reduced across the ranks into scratch
  *                   beside value 0 (the ranks plan, collective_ranks.c), and each
  *                   value's shard copied out: the all-reduce's bits, by construction;
+ *   reduce:         the same all-reduce into scratch, copied to the root's output
+ *                   by the rank that holds it;
  *   all-gather:     each rank reads its values to the host, every rank's block is
- *                   broadcast from its owner, and the whole written to every output.
- * Simple rather than bandwidth-optimal: the scatter moves the whole tensor across
- * the ranks, as an all-reduce does. */
+ *                   broadcast from its owner, and the whole written to every output;
+ *   broadcast:      the root's rank reads its input to the host, broadcasts it, and
+ *                   every rank writes it to each of its outputs.
+ * Simple rather than bandwidth-optimal: the scatter and the reduce move the whole
+ * tensor across the ranks, as an all-reduce does. */
 #include <stdlib.h>
 
 #include "base/error.h"
 #include "collective/collective_impl.h"
 
+enum { GATHER, SCATTER, ROOT };
+
 /* Every rank's count of values; this rank's first index and the job's total; then
- * the sizes checked against that total. */
-static tdm_status layout(const tdm_shard_call *call, int gather, float **counts, size_t *first,
+ * the sizes checked against that total (`kind`: GATHER, SCATTER or ROOT). */
+static tdm_status layout(const tdm_shard_call *call, int kind, float **counts, size_t *first,
                          size_t *total)
 {
     tdm_ranks *r = call->opts.ranks;
@@ -32,8 +38,10 @@ static tdm_status layout(const tdm_shard_call *call, int gather, float **counts,
     }
     if (s != TDM_OK)
         s = tdm_fail_context(s, "%s", call->func);
+    else if (kind == ROOT)
+        s = coll_check_root_sizes(call, *total);
     else
-        s = coll_check_shard_sizes(call, gather, *total, *first);
+        s = coll_check_shard_sizes(call, kind == GATHER, *total, *first);
     if (s != TDM_OK)
         free(c);
     else
@@ -45,7 +53,7 @@ tdm_status coll_all_gather_ranks(const tdm_shard_call *call)
 {
     float *counts = NULL;
     size_t first, total, n = call->inputs[0].size;
-    tdm_status s = layout(call, 1, &counts, &first, &total);
+    tdm_status s = layout(call, GATHER, &counts, &first, &total);
     if (s != TDM_OK)
         return s;
     unsigned char *all = n ? malloc(total * n) : NULL;
@@ -118,7 +126,7 @@ tdm_status coll_reduce_scatter_ranks(const tdm_shard_call *call)
 {
     float *counts = NULL;
     size_t first, total, n = call->outputs[0].size;
-    tdm_status s = layout(call, 0, &counts, &first, &total);
+    tdm_status s = layout(call, SCATTER, &counts, &first, &total);
     free(counts);
     if (s != TDM_OK || n == 0)
         return s;
@@ -130,5 +138,60 @@ tdm_status coll_reduce_scatter_ranks(const tdm_shard_call *call)
         s = tdm_buffer_copy(&call->outputs[i], &shard);
     }
     coll_scratch_release(&scratch);
+    return s;
+}
+
+tdm_status coll_root_reduce_ranks(const tdm_shard_call *call)
+{
+    float *counts = NULL;
+    size_t first, total;
+    tdm_status s = layout(call, ROOT, &counts, &first, &total);
+    free(counts);
+    if (s != TDM_OK || call->inputs[0].size == 0)
+        return s;
+    coll_scratch scratch = {0};
+    tdm_buffer_view acc;
+    s = all_reduce_whole(call, &scratch, &acc);
+    if (s == TDM_OK && call->root >= first && call->root < first + call->count)
+        s = tdm_buffer_copy(&call->outputs[call->root - first], &acc);
+    coll_scratch_release(&scratch);
+    return s;
+}
+
+tdm_status coll_root_broadcast_ranks(const tdm_shard_call *call)
+{
+    float *counts = NULL;
+    size_t first, total, n = call->inputs[0].size;
+    tdm_status s = layout(call, ROOT, &counts, &first, &total);
+    if (s != TDM_OK || n == 0) {
+        free(counts);
+        return s;
+    }
+    size_t owner = 0;
+    for (size_t at = (size_t)counts[0]; at <= call->root; at += (size_t)counts[++owner])
+        ;
+    free(counts);
+    unsigned char *bytes = malloc(n);
+    if (!bytes)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: %zu bytes of host memory to broadcast through",
+                        call->func, n);
+    int mine = call->root >= first && call->root < first + call->count;
+    const tdm_buffer_view *src = mine ? &call->inputs[call->root - first] : NULL;
+    if (mine)
+        s = tdm_buffer_read(src->buffer, src->offset, bytes, n);
+    tdm_ranks_call rc;
+    if (s == TDM_OK) {
+        s = tdm_ranks_begin(call->opts.ranks, TDM_RANK_BROADCAST, TDM_FOLD_SUM, n, call->count, 0,
+                            call->func, &rc);
+        if (s == TDM_OK) {
+            s = tdm_ranks_broadcast(&rc, bytes, n, owner);
+            tdm_ranks_end(&rc);
+        }
+        if (s != TDM_OK)
+            s = tdm_fail_context(s, "%s", call->func);
+    }
+    for (size_t j = 0; j < call->count && s == TDM_OK; j++)
+        s = tdm_buffer_write(call->outputs[j].buffer, call->outputs[j].offset, bytes, n);
+    free(bytes);
     return s;
 }

@@ -96,12 +96,20 @@ static tdm_status run_plan(run_collective *c)
                              .inputs = c->values,
                              .outputs = c->outputs,
                              .count = s->replica_count,
+                             .root = c->root,
                              .ready = c->ready};
-        int gather = c->kind == RUN_ALL_GATHER;
-        tdm_status st = gather ? tdm_all_gather_check(&sc, &o) : tdm_reduce_scatter_check(&sc, &o);
-        if (st != TDM_OK)
-            return st;
-        return gather ? tdm_all_gather_run(&sc) : tdm_reduce_scatter_run(&sc);
+        static tdm_status (*const check[])(tdm_shard_call *, const tdm_collective_options *) = {
+            [RUN_ALL_GATHER] = tdm_all_gather_check,
+            [RUN_REDUCE_SCATTER] = tdm_reduce_scatter_check,
+            [RUN_REDUCE] = tdm_root_reduce_check,
+            [RUN_BROADCAST] = tdm_root_broadcast_check};
+        static tdm_status (*const run[])(const tdm_shard_call *) = {
+            [RUN_ALL_GATHER] = tdm_all_gather_run,
+            [RUN_REDUCE_SCATTER] = tdm_reduce_scatter_run,
+            [RUN_REDUCE] = tdm_root_reduce_run,
+            [RUN_BROADCAST] = tdm_root_broadcast_run};
+        tdm_status st = check[c->kind](&sc, &o);
+        return st == TDM_OK ? run[c->kind](&sc) : st;
     }
     tdm_collective_call call = {.func = c->func,
                                 .op = c->op,
@@ -165,28 +173,38 @@ static tdm_status check_start(tdm_replica_context *rc, tdm_reduce_op op, const t
 static const char *const op_names[] = {"SUM", "MEAN", "MAX", "MIN"};
 
 /* Lock held: the replica's start against the first one's. */
-static tdm_status match(run_collective *c, size_t id, tdm_reduce_op op, tdm_dtype dtype,
-                        size_t size, const char *func)
+static tdm_status match(run_collective *c, size_t id, const run_collective_args *a, size_t size)
 {
+    const char *func = a->func;
+    tdm_reduce_op op = a->op;
+    tdm_dtype dtype = a->value->dtype;
     if (c->arrivals == 0) {
         c->op = op;
         c->dtype = dtype;
         c->size = size;
         c->func = func;
+        c->root = a->root;
         return TDM_OK;
     }
-    if (c->op == op && c->dtype == dtype && c->size == size && c->func == func)
+    if (c->op == op && c->dtype == dtype && c->size == size && c->func == func &&
+        c->root == a->root)
         return TDM_OK;
     size_t first = 0;
     while (!c->arrived[first])
         first++;
     char m[TDM_RUN_MESSAGE_MAX];
-    snprintf(m, sizeof m,
-             "collective #%llu: replica %zu called %s(%s, %zu bytes of %s), replica %zu %s(%s, "
-             "%zu bytes of %s): every replica must make the same collective calls in the same "
-             "order",
-             (unsigned long long)c->seq, first, c->func, op_names[c->op], c->size,
-             tdm_dtype_name(c->dtype), id, func, op_names[op], size, tdm_dtype_name(dtype));
+    if (c->func == func && c->root != a->root)
+        snprintf(m, sizeof m,
+                 "collective #%llu: replica %zu called %s with root %zu, replica %zu with root "
+                 "%zu: every replica must name the same root",
+                 (unsigned long long)c->seq, first, func, c->root, id, a->root);
+    else
+        snprintf(m, sizeof m,
+                 "collective #%llu: replica %zu called %s(%s, %zu bytes of %s), replica %zu "
+                 "%s(%s, %zu bytes of %s): every replica must make the same collective calls in "
+                 "the same order",
+                 (unsigned long long)c->seq, first, c->func, op_names[c->op], c->size,
+                 tdm_dtype_name(c->dtype), id, func, op_names[op], size, tdm_dtype_name(dtype));
     run_state_fail(c->run, id, TDM_ERR_INVALID_STATE, m);
     complete(c, TDM_ERR_INVALID_STATE, m);
     return tdm_fail(TDM_ERR_INVALID_STATE, "%s: %s", func, m);
@@ -223,9 +241,8 @@ static tdm_status arrive(struct run_state *rs, size_t id, const run_collective_a
             c->func = func;
             abandon(rs, c, j);
         }
-    tdm_status s = c->state == RUN_COLL_FAILED
-                       ? tdm_fail(c->status, "%s: %s", func, c->message)
-                       : match(c, id, a->op, a->value->dtype, view->size, func);
+    tdm_status s = c->state == RUN_COLL_FAILED ? tdm_fail(c->status, "%s: %s", func, c->message)
+                                               : match(c, id, a, view->size);
     if (s != TDM_OK)
         return s;
     c->kind = a->kind;

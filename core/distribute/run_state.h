@@ -13,7 +13,7 @@ struct tdm_pending {
     size_t replica;
 };
 
-enum { RUN_ALL_REDUCE, RUN_ALL_GATHER, RUN_REDUCE_SCATTER };
+enum { RUN_ALL_REDUCE, RUN_ALL_GATHER, RUN_REDUCE_SCATTER, RUN_REDUCE, RUN_BROADCAST };
 
 /* The k-th collective of a run: every replica's k-th start meets the others'. */
 typedef struct run_collective {
@@ -21,12 +21,13 @@ typedef struct run_collective {
     struct run_state *run;
     uint64_t seq;
     const char *func;
-    int kind; /* RUN_ALL_REDUCE, RUN_ALL_GATHER, RUN_REDUCE_SCATTER */
+    int kind; /* RUN_ALL_REDUCE, ..., RUN_BROADCAST */
     tdm_reduce_op op;
+    size_t root;                 /* RUN_REDUCE, RUN_BROADCAST: the job's replica id */
     tdm_dtype dtype;             /* TDM_F32, or TDM_F16 (SUM, MEAN) */
     size_t size;                 /* bytes of each value */
     tdm_buffer_view *values;     /* [n] */
-    tdm_buffer_view *outputs;    /* [n]: all-gather's and reduce-scatter's */
+    tdm_buffer_view *outputs;    /* [n]: all but the all-reduce's */
     tdm_event **ready;           /* [n]: each replica's work before its start */
     tdm_event **finished;        /* [n]: after the plan, on each device (inline plans) */
     unsigned char *arrived;      /* [n] */
@@ -67,12 +68,13 @@ struct run_state {
 };
 
 /* One replica's start of a collective of `kind` (replica_collective.c); output is
- * NULL for an all-reduce. The caller checked output against value. */
+ * NULL for an all-reduce, or in place. The caller checked output against value. */
 typedef struct run_collective_args {
     int kind;
     const char *func;
     tdm_reduce_op op;
     tdm_tensor *value, *output;
+    size_t root; /* RUN_REDUCE, RUN_BROADCAST */
 } run_collective_args;
 tdm_status run_collective_start(tdm_replica_context *rc, const run_collective_args *a,
                                 tdm_pending **out);

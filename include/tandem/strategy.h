@@ -326,6 +326,30 @@ TDM_API tdm_status tdm_replica_reduce_scatter_start(tdm_replica_context *rc, tdm
                                                     tdm_tensor *value, tdm_tensor *output,
                                                     tdm_pending **out);
 
+/* Reduce to one replica: every replica calls it with its tensor `value` (dtypes as
+ * tdm_replica_all_reduce's) and the same `root`, a replica id (tdm_replica_id) of the
+ * job; the root's `output`, of the value's size and dtype on its device, receives op
+ * over every replica's value folded in replica order: the bits of
+ * tdm_replica_all_reduce (MEAN divides by the replica count). No other replica's
+ * tensors are written. output NULL, or the value itself: in place; any other overlap
+ * is refused. Ordered and started like tdm_replica_all_reduce; until tdm_pending_wait
+ * returns nothing may touch either tensor. A root past the replicas, or an output of
+ * another size, dtype or device, is TDM_ERR_INVALID_ARGUMENT; replicas naming
+ * different roots fail the run naming both. */
+TDM_API tdm_status tdm_replica_reduce(tdm_replica_context *rc, tdm_reduce_op op, tdm_tensor *value,
+                                      tdm_tensor *output, size_t root);
+TDM_API tdm_status tdm_replica_reduce_start(tdm_replica_context *rc, tdm_reduce_op op,
+                                            tdm_tensor *value, tdm_tensor *output, size_t root,
+                                            tdm_pending **out);
+
+/* Broadcast from one replica: every replica calls it with `value` and the same
+ * `root`; every replica's output (NULL, or the value itself: in place) receives the
+ * root's value, byte for byte. Tensors, ordering and refusals as tdm_replica_reduce. */
+TDM_API tdm_status tdm_replica_broadcast(tdm_replica_context *rc, tdm_tensor *value,
+                                         tdm_tensor *output, size_t root);
+TDM_API tdm_status tdm_replica_broadcast_start(tdm_replica_context *rc, tdm_tensor *value,
+                                               tdm_tensor *output, size_t root, tdm_pending **out);
+
 /* A merge function: runs once, in cross-replica mode, with the replicas' values
  * gathered into a PER_REPLICA value (borrowed; NULL when the replicas passed none).
  * It may set *result to a value of one component per replica (taken over: replica i

@@ -1,7 +1,7 @@
-/* All-gather and reduce-scatter on a distribution scenario's devices: the engine's
- * every plan, in place and out of place, sizes 0, 1, primes and a few MiB, bit for bit
- * against the host (reduce-scatter's shard i, f32 and f16, by every plan, also against
- * slice i of the all-reduce);
+/* All-gather, reduce-scatter, reduce to the root and broadcast on a distribution
+ * scenario's devices: the engine's every plan, in place and out of place, sizes 0, 1,
+ * primes and a few MiB, bit for bit against the host (reduce-scatter's shard i and the
+ * root's reduction, f32 and f16, by every plan, also against the all-reduce);
  * then the replica context (synchronous and started) and cross-replica calls; and the
  * refusals, each named. */
 #include <math.h>
@@ -235,6 +235,127 @@ static void check_matches_all_reduce(tdm_dtype dtype, size_t a)
     free(want);
 }
 
+/* Reduce to root and broadcast from it: inputs in their own buffers, outputs the
+ * inputs themselves (in place) or buffers preset to a sentinel that every output the
+ * call must not write keeps. */
+static void check_root_call(int broadcast, tdm_reduce_op op, size_t n, int in_place, size_t a,
+                            size_t root)
+{
+    char what[112];
+    snprintf(what, sizeof what, "%s %d of %zu x %zu to %zu, algorithm %d, %s",
+             broadcast ? "broadcast" : "reduce", (int)op, r, n, root, (int)algorithms[a],
+             in_place ? "in place" : "out of place");
+    float *in[3], *want = host_alloc(n * 4), *got = host_alloc(n * 4),
+                  *sentinel = host_alloc(n * 4);
+    make_data(sentinel, n, 99);
+    layout l;
+    layout_make(&l, n * 4, 0);
+    tdm_buffer_view *inputs = l.part, *outputs = in_place ? l.part : l.whole;
+    for (size_t i = 0; i < r; i++) {
+        in[i] = host_alloc(n * 4);
+        make_data(in[i], n, (unsigned)(11 * i + n + a));
+        CHECK_OK(tdm_buffer_write(l.part[i].buffer, l.part[i].offset, in[i], n * 4));
+        l.whole[i].size = n * 4; /* the out-of-place outputs */
+        CHECK_OK(tdm_buffer_write(l.whole_buf[i], GUARD, sentinel, n * 4));
+    }
+    tdm_shard_call call = {
+        .func = what, .op = op, .inputs = inputs, .outputs = outputs, .count = r, .root = root};
+    tdm_collective_options o = options_for(algorithms[a]);
+    tdm_status s =
+        broadcast ? tdm_root_broadcast_check(&call, &o) : tdm_root_reduce_check(&call, &o);
+    if (s == TDM_OK)
+        s = broadcast ? tdm_root_broadcast_run(&call) : tdm_root_reduce_run(&call);
+    if (!refused(s, broadcast ? TDM_COLLECTIVE_AUTO : algorithms[a], 0, what)) {
+        if (!broadcast)
+            host_shard(op, in, 0, n, want);
+        for (size_t i = 0; i < r; i++) {
+            const float *expect = broadcast   ? in[root]
+                                  : i == root ? want
+                                  : in_place  ? in[i]
+                                              : sentinel;
+            CHECK_OK(tdm_buffer_read(outputs[i].buffer, outputs[i].offset, got, n * 4));
+            CHECK(same(got, expect, n * 4, what));
+        }
+    }
+    layout_free(&l);
+    for (size_t i = 0; i < r; i++)
+        free(in[i]);
+    free(want);
+    free(got);
+    free(sentinel);
+}
+
+/* The root's float16 MEAN by plan `a` has the bits of the AUTO all-reduce. */
+static void check_root_matches_all_reduce(size_t a)
+{
+    size_t n = 4098, bytes = n * 2;
+    layout l;
+    layout_make(&l, bytes, 0);
+    uint16_t *data = host_alloc(bytes), *got = host_alloc(bytes), *want = host_alloc(bytes);
+    for (size_t i = 0; i < r; i++) {
+        test_random_bytes(data, bytes, (unsigned)(300 + i));
+        for (size_t e = 0; e < n; e++) /* finite halves of small magnitude */
+            data[e] = (uint16_t)(0x2000u + (data[e] & 0x1fff));
+        CHECK_OK(tdm_buffer_write(l.part[i].buffer, l.part[i].offset, data, bytes));
+        l.whole[i].size = bytes;
+    }
+    size_t root = r - 1;
+    tdm_shard_call call = {.func = "f16 reduce",
+                           .op = TDM_REDUCE_MEAN,
+                           .inputs = l.part,
+                           .outputs = l.whole,
+                           .count = r,
+                           .root = root};
+    tdm_collective_options o = options_for(algorithms[a]), auto_o = TDM_COLLECTIVE_OPTIONS_INIT;
+    o.dtype = auto_o.dtype = TDM_F16;
+    tdm_status s = tdm_root_reduce_check(&call, &o);
+    if (s == TDM_OK)
+        s = tdm_root_reduce_run(&call);
+    int skip = refused(s, algorithms[a], 0, "f16 reduce");
+    CHECK_OK(tdm_all_reduce(TDM_REDUCE_MEAN, l.part, r, &auto_o));
+    if (!skip) {
+        CHECK_OK(tdm_buffer_read(l.whole_buf[root], GUARD, got, bytes));
+        CHECK_OK(tdm_buffer_read(l.part[root].buffer, l.part[root].offset, want, bytes));
+        CHECK(same(got, want, bytes, "f16 reduce vs all-reduce"));
+    }
+    layout_free(&l);
+    free(data);
+    free(got);
+    free(want);
+}
+
+static void check_root_refusals(void)
+{
+    layout l;
+    layout_make(&l, 16, 0);
+    tdm_shard_call call = {.func = "root call",
+                           .op = TDM_REDUCE_SUM,
+                           .inputs = l.part,
+                           .outputs = l.whole,
+                           .count = r};
+    CHECK_FAILS(tdm_root_reduce_check(&call, NULL), TDM_ERR_INVALID_ARGUMENT, "sizes must match");
+    for (size_t i = 0; i < r; i++)
+        l.whole[i].size = 16;
+    call.root = r;
+    CHECK_FAILS(tdm_root_broadcast_check(&call, NULL), TDM_ERR_INVALID_ARGUMENT, "root is replica");
+    call.root = 0;
+    tdm_buffer_view shifted[3];
+    for (size_t i = 0; i < r; i++) /* overlaps the input without being it */
+        shifted[i] = (tdm_buffer_view){l.part[i].buffer, l.part[i].offset + 4, 12};
+    tdm_shard_call overlapping = call;
+    overlapping.inputs = shifted;
+    for (size_t i = 0; i < r; i++)
+        l.whole[i] = (tdm_buffer_view){l.part[i].buffer, l.part[i].offset, 12};
+    CHECK_FAILS(tdm_root_reduce_check(&overlapping, NULL), TDM_ERR_INVALID_ARGUMENT,
+                "without being it");
+    tdm_collective_options o = TDM_COLLECTIVE_OPTIONS_INIT;
+    o.dtype = TDM_F16;
+    call.op = TDM_REDUCE_MIN;
+    call.outputs = l.part;
+    CHECK_FAILS(tdm_root_reduce_check(&call, &o), TDM_ERR_UNSUPPORTED, "float16");
+    layout_free(&l);
+}
+
 static void check_refusals(void)
 {
     layout l;
@@ -368,6 +489,98 @@ static tdm_status uneven_fn(tdm_replica_context *rc, void *user)
     return TDM_OK;
 }
 
+/* Replica context, reduce to the root and broadcast from it: each replica's 5
+ * elements 100 id + j, into an output preset to -1 or in place. */
+typedef struct root_case {
+    replica_case how;
+    int broadcast;
+    size_t root;
+} root_case;
+
+static tdm_status root_call(tdm_replica_context *rc, const root_case *c, tdm_tensor *value,
+                            tdm_tensor *out)
+{
+    if (!c->how.started)
+        return c->broadcast ? tdm_replica_broadcast(rc, value, out, c->root)
+                            : tdm_replica_reduce(rc, TDM_REDUCE_SUM, value, out, c->root);
+    tdm_pending *p = NULL;
+    tdm_status s = c->broadcast
+                       ? tdm_replica_broadcast_start(rc, value, out, c->root, &p)
+                       : tdm_replica_reduce_start(rc, TDM_REDUCE_SUM, value, out, c->root, &p);
+    return s == TDM_OK ? tdm_pending_wait(p) : s;
+}
+
+static tdm_status rooting_fn(tdm_replica_context *rc, void *user)
+{
+    const root_case *c = user;
+    size_t id = tdm_replica_id(rc);
+    float v[5], preset[5], got[5];
+    for (size_t j = 0; j < 5; j++) {
+        v[j] = replica_value(id, j);
+        preset[j] = -1.0f;
+    }
+    tdm_tensor *value = tensor_of(tdm_replica_device(rc), 5, v);
+    tdm_tensor *out = c->how.in_place ? NULL : tensor_of(tdm_replica_device(rc), 5, preset);
+    tdm_status s = root_call(rc, c, value, out);
+    if (s == TDM_OK)
+        s = tdm_tensor_read(out ? out : value, got, sizeof got);
+    for (size_t j = 0; j < 5 && s == TDM_OK; j++) {
+        float want = replica_value(c->root, j);
+        if (!c->broadcast && id == c->root)
+            for (size_t i = 0, first = 1; i < r; i++, first = 0)
+                want = first ? replica_value(0, j) : want + replica_value(i, j);
+        else if (!c->broadcast)
+            want = out ? -1.0f : v[j];
+        CHECK(memcmp(&got[j], &want, 4) == 0);
+    }
+    tdm_tensor_destroy(out);
+    tdm_tensor_destroy(value);
+    return s;
+}
+
+static tdm_status bad_root_fn(tdm_replica_context *rc, void *user)
+{
+    (void)user;
+    tdm_tensor *value = tensor_of(tdm_replica_device(rc), 4, NULL);
+    tdm_tensor *out = tensor_of(tdm_replica_device(rc), 3, NULL);
+    CHECK_FAILS(tdm_replica_reduce(rc, TDM_REDUCE_SUM, value, NULL, r), TDM_ERR_INVALID_ARGUMENT,
+                "root is replica");
+    CHECK_FAILS(tdm_replica_broadcast(rc, value, out, 0), TDM_ERR_INVALID_ARGUMENT,
+                "the value's size");
+    tdm_tensor *halves = NULL;
+    CHECK_OK(tdm_tensor_create(tdm_replica_device(rc), TDM_F16, &TDM_SHAPE(4), &halves));
+    CHECK_FAILS(tdm_replica_reduce(rc, TDM_REDUCE_MAX, halves, NULL, 0), TDM_ERR_UNSUPPORTED,
+                "float16");
+    tdm_tensor_destroy(halves);
+    tdm_tensor_destroy(out);
+    tdm_tensor_destroy(value);
+    return TDM_OK;
+}
+
+/* Replicas naming different roots: the run fails naming both. */
+static tdm_status split_root_fn(tdm_replica_context *rc, void *user)
+{
+    (void)user;
+    tdm_tensor *value = tensor_of(tdm_replica_device(rc), 4, NULL);
+    tdm_status s = tdm_replica_broadcast(rc, value, NULL, tdm_replica_id(rc) ? 1 : 0);
+    tdm_tensor_destroy(value);
+    return s;
+}
+
+static void check_replica_roots(void)
+{
+    tdm_strategy *s = NULL;
+    CHECK_OK(tdm_strategy_create_mirrored(ctx, devs, r, NULL, &s));
+    for (int k = 0; k < 8; k++) {
+        root_case c = {{k & 1, (k >> 1) & 1}, k >> 2, (size_t)k % r};
+        CHECK_OK(tdm_strategy_run(s, rooting_fn, &c, NULL, 0, NULL));
+    }
+    CHECK_OK(tdm_strategy_run(s, bad_root_fn, NULL, NULL, 0, NULL));
+    CHECK_FAILS(tdm_strategy_run(s, split_root_fn, NULL, NULL, 0, NULL), TDM_ERR_INVALID_STATE,
+                "the same root");
+    tdm_strategy_destroy(s);
+}
+
 static void check_replica_context(void)
 {
     tdm_strategy *s = NULL;
@@ -439,14 +652,20 @@ void test_case_gather_scatter(const test_run *run)
             for (int in_place = 0; in_place < 2; in_place++) {
                 check_all_gather(counts[c], in_place, a);
                 /* every op on the small sizes, SUM on the large one */
-                for (size_t o = 0; o < 4 && (o == 0 || counts[c] < 100000); o++)
+                for (size_t o = 0; o < 4 && (o == 0 || counts[c] < 100000); o++) {
                     check_reduce_scatter(ops[o], counts[c], in_place, a);
+                    check_root_call(0, ops[o], counts[c], in_place, a, (o + c) % r);
+                }
+                check_root_call(1, TDM_REDUCE_SUM, counts[c], in_place, a, c % r);
             }
     for (size_t a = 0; a < ALGORITHM_COUNT; a++) {
         check_matches_all_reduce(TDM_F32, a);
         check_matches_all_reduce(TDM_F16, a);
+        check_root_matches_all_reduce(a);
     }
     check_refusals();
+    check_root_refusals();
     check_replica_context();
+    check_replica_roots();
     check_cross_replica();
 }

@@ -29,6 +29,10 @@ void conf_coll_run(const conf_coll_set *set, int large, conf_result *by_algorith
  * way, in place and out of place. */
 void conf_coll_run_shards(const conf_coll_set *set, int gather, int large,
                           conf_result *by_algorithm);
+/* conformance_coll_roots.c: reduce to the last replica (broadcast 0) or broadcast
+ * from it (1) the same way, in place and out of place. */
+void conf_coll_run_roots(const conf_coll_set *set, int broadcast, int large,
+                         conf_result *by_algorithm);
 
 /* n floats from seed: small integers (exact in any order) or floats of widely
  * varying magnitude. */

@@ -16,6 +16,8 @@
 int bench_allreduce(int argc, char **argv);
 int bench_allgather(int argc, char **argv);
 int bench_reducescatter(int argc, char **argv);
+int bench_reduce(int argc, char **argv);
+int bench_broadcast(int argc, char **argv);
 int bench_gemm(int argc, char **argv);
 int bench_kernels(int argc, char **argv);
 int bench_train(int argc, char **argv);

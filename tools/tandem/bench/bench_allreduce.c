@@ -1,9 +1,11 @@
-/* tandem bench allreduce, allgather and reducescatter: the nccl-tests contract (-b 8
- * -e 256M -f 2; size, count, type, redop, time, algbw, busbw, #wrong) through the
- * public API, as a user calls it: tdm_strategy_run with a replica function that calls
- * tdm_replica_all_reduce (or _all_gather, _reduce_scatter), in place. Sizes are
+/* tandem bench allreduce, allgather, reducescatter, reduce and broadcast: the
+ * nccl-tests contract (-b 8 -e 256M -f 2; size, count, type, redop, root, time, algbw,
+ * busbw, #wrong) through the public API, as a user calls it: tdm_strategy_run with a
+ * replica function that calls tdm_replica_all_reduce (or _all_gather,
+ * _reduce_scatter, _reduce, _broadcast to or from replica 0), in place. Sizes are
  * nccl-tests': the whole tensor (the gather's output, the scatter's input), and
- * busbw = algbw * 2(n-1)/n for the all-reduce, (n-1)/n for the others. Beside each
+ * busbw = algbw * 2(n-1)/n for the all-reduce, (n-1)/n for the gather and scatter,
+ * algbw for the reduce and broadcast (one tensor crosses each link). Beside each
  * row, the plain C collective of the same bytes over host memory with one thread per
  * core, measured in the same run, and the ratio of the two. With
  * --multi-worker, under mpirun: every process's devices in one job (ranks x local
@@ -26,7 +28,7 @@
 
 typedef struct ar_options {
     host_collective kind;
-    const char *name; /* "allreduce", "allgather", "reducescatter" */
+    const char *name; /* "allreduce", "allgather", ..., "broadcast" */
     cli_list devices;
     size_t min_bytes, max_bytes, factor;
     unsigned iters, warmup, repeat;
@@ -85,12 +87,37 @@ static const cli_command commands[] = {
                              .about = "Reduce-scatter, in place, through tdm_strategy_run and "
                                       "tdm_replica_reduce_scatter; SIZE is each replica's "
                                       "input; every size checked."},
+    [HOST_REDUCE] = {.name = "bench reduce",
+                     .about = "Reduce to replica 0, in place, through tdm_strategy_run and "
+                              "tdm_replica_reduce; every size checked."},
+    [HOST_BROADCAST] = {.name = "bench broadcast",
+                        .about = "Broadcast from replica 0, in place, through tdm_strategy_run "
+                                 "and tdm_replica_broadcast; every size checked."},
 };
 
-/* The redop column: nccl-tests prints none for a gather. */
+#define ROOT 0 /* the reduce's and broadcast's, as nccl-tests' default */
+
+static int rooted(host_collective kind)
+{
+    return kind == HOST_REDUCE || kind == HOST_BROADCAST;
+}
+
+/* Whether every replica's tensor is the whole row (no per-replica slices). */
+static int whole_tensor(host_collective kind)
+{
+    return kind == HOST_ALL_REDUCE || rooted(kind);
+}
+
+/* The redop column: nccl-tests prints none for a gather and a broadcast. */
 static const char *redop_name(const ar_options *o)
 {
-    return o->kind == HOST_ALL_GATHER ? "none" : op_names[o->op];
+    return o->kind == HOST_ALL_GATHER || o->kind == HOST_BROADCAST ? "none" : op_names[o->op];
+}
+
+/* The root column: nccl-tests prints -1 where there is none. */
+static int root_of(const ar_options *o)
+{
+    return rooted(o->kind) ? ROOT : -1;
 }
 
 #define MAX_NAMES 16
@@ -216,9 +243,13 @@ static tdm_status replica_loop(tdm_replica_context *rc, void *user)
     tdm_tensor *t = b->slice[r], *part = b->part[r];
     tdm_status s = TDM_OK;
     for (unsigned k = 0; k < b->calls && s == TDM_OK; k++)
-        s = b->kind == HOST_ALL_GATHER       ? tdm_replica_all_gather(rc, part, t)
-            : b->kind == HOST_REDUCE_SCATTER ? tdm_replica_reduce_scatter(rc, b->op, t, part)
-                                             : tdm_replica_all_reduce(rc, b->op, t);
+        switch (b->kind) {
+        case HOST_ALL_GATHER: s = tdm_replica_all_gather(rc, part, t); break;
+        case HOST_REDUCE_SCATTER: s = tdm_replica_reduce_scatter(rc, b->op, t, part); break;
+        case HOST_REDUCE: s = tdm_replica_reduce(rc, b->op, t, NULL, ROOT); break;
+        case HOST_BROADCAST: s = tdm_replica_broadcast(rc, t, NULL, ROOT); break;
+        case HOST_ALL_REDUCE: s = tdm_replica_all_reduce(rc, b->op, t); break;
+        }
     return s == TDM_OK ? tdm_device_finish(tdm_replica_device(rc)) : s;
 }
 
@@ -276,11 +307,16 @@ static int right(const ar_bench *b, float got, float want)
 }
 
 /* Element i of replica r's result: the all-reduce's fold, the gather's replica
- * i / part, the scatter's fold of the replica's shard. */
+ * i / part, the scatter's fold of the replica's shard; the reduce's fold at the root,
+ * elsewhere the replica's own value; the broadcast's root's value. */
 static float result_at(const ar_bench *b, size_t r, size_t part, size_t i)
 {
     if (b->kind == HOST_ALL_GATHER)
         return pattern(i / part, i % part);
+    if (b->kind == HOST_BROADCAST)
+        return pattern(ROOT, i);
+    if (b->kind == HOST_REDUCE && b->first + r != ROOT)
+        return pattern(b->first + r, i);
     return expected(b->op, b->total,
                     b->kind == HOST_REDUCE_SCATTER ? (b->first + r) * part + i : i);
 }
@@ -324,7 +360,7 @@ static tdm_status measure(tdm_strategy *st, ar_bench *b, host_ceiling *ceiling, 
         tdm_tensor_destroy(b->slice[r]);
         b->part[r] = b->slice[r] = NULL;
         s = tdm_tensor_slice(b->whole[r], 0, &TDM_SHAPE(count), &b->slice[r]);
-        if (s == TDM_OK && b->kind != HOST_ALL_REDUCE) /* in place: the replica's slice */
+        if (s == TDM_OK && !whole_tensor(b->kind)) /* in place: the replica's slice */
             s = tdm_tensor_slice(b->whole[r], (b->first + r) * part, &TDM_SHAPE(part), &b->part[r]);
     }
     row->seconds = row->ceiling_seconds = INFINITY;
@@ -345,13 +381,24 @@ static tdm_status measure(tdm_strategy *st, ar_bench *b, host_ceiling *ceiling, 
     return s == TDM_OK ? check(st, b, count, &row->wrong) : s;
 }
 
-/* GB/s on the bus, nccl-tests' busbw (0 for one replica): algbw * 2(n-1)/n for the
- * all-reduce, which moves every byte out and back, (n-1)/n for the others. */
+/* GB/s on the bus, nccl-tests' busbw: algbw * 2(n-1)/n for the all-reduce, which
+ * moves every byte out and back, (n-1)/n for the gather and scatter (0 for one
+ * replica), algbw itself for the reduce and broadcast. */
 static double busbw(const ar_bench *b, size_t bytes, double seconds)
 {
+    double algbw = (double)bytes / seconds * 1e-9;
+    if (rooted(b->kind))
+        return algbw;
     double factor = b->kind == HOST_ALL_REDUCE ? 2.0 : 1.0;
-    return (double)bytes / seconds * 1e-9 * factor * (double)(b->total - 1) / (double)b->total;
+    return algbw * factor * (double)(b->total - 1) / (double)b->total;
 }
+
+/* nccl-tests' names of the collectives, for the ceiling's line. */
+static const char *const collective_names[] = {[HOST_ALL_REDUCE] = "all-reduce",
+                                               [HOST_ALL_GATHER] = "all-gather",
+                                               [HOST_REDUCE_SCATTER] = "reduce-scatter",
+                                               [HOST_REDUCE] = "reduce to replica 0",
+                                               [HOST_BROADCAST] = "broadcast from replica 0"};
 
 static void print_header(const ar_bench *b, const ar_options *o, unsigned threads)
 {
@@ -375,29 +422,26 @@ static void print_header(const ar_bench *b, const ar_options *o, unsigned thread
                b->workers, o->min_bytes, o->max_bytes, o->factor);
     else
         printf("# ceiling: a plain C %s of the same bytes over host memory, %u threads\n",
-               o->kind == HOST_ALL_GATHER       ? "all-gather"
-               : o->kind == HOST_REDUCE_SCATTER ? "reduce-scatter"
-                                                : "all-reduce",
-               threads);
-    if (b->total == 1)
+               collective_names[o->kind], threads);
+    if (b->total == 1 && !rooted(o->kind))
         printf("# one replica: busbw is 0 by definition (nothing crosses a bus); compare "
                "time instead\n");
-    printf("#\n#%12s %12s %6s %6s %11s %11s %9s %9s %7s %12s %8s\n", "size", "count", "type",
-           "redop", "algorithm", "time", "algbw", "busbw", "#wrong", "ceiling", "of ceil");
-    printf("#%12s %12s %6s %6s %11s %11s %9s %9s %7s %12s %8s\n", "(B)", "(elements)", "", "", "",
-           "(us)", "(GB/s)", "(GB/s)", "", "busbw(GB/s)", "");
+    printf("#\n#%12s %12s %6s %6s %5s %11s %11s %9s %9s %7s %12s %8s\n", "size", "count", "type",
+           "redop", "root", "algorithm", "time", "algbw", "busbw", "#wrong", "ceiling", "of ceil");
+    printf("#%12s %12s %6s %6s %5s %11s %11s %9s %9s %7s %12s %8s\n", "(B)", "(elements)", "", "",
+           "", "", "(us)", "(GB/s)", "(GB/s)", "", "busbw(GB/s)", "");
 }
 
 static void print_row(const ar_row *r, const ar_bench *b, const ar_options *o)
 {
     if (!r->supported) {
-        printf(" %12zu %12zu %6s %6s %11s   not supported on these devices\n", r->bytes,
-               r->bytes / b->element, type_name(b->dtype), redop_name(o), r->algorithm);
+        printf(" %12zu %12zu %6s %6s %5d %11s   not supported on these devices\n", r->bytes,
+               r->bytes / b->element, type_name(b->dtype), redop_name(o), root_of(o), r->algorithm);
         return;
     }
     double bus = busbw(b, r->bytes, r->seconds);
-    printf(" %12zu %12zu %6s %6s %11s %11.1f %9.2f %9.2f %7zu", r->bytes, r->bytes / b->element,
-           type_name(b->dtype), redop_name(o), r->algorithm, r->seconds * 1e6,
+    printf(" %12zu %12zu %6s %6s %5d %11s %11.1f %9.2f %9.2f %7zu", r->bytes, r->bytes / b->element,
+           type_name(b->dtype), redop_name(o), root_of(o), r->algorithm, r->seconds * 1e6,
            (double)r->bytes / r->seconds * 1e-9, bus, r->wrong);
     if (isfinite(r->ceiling_seconds))
         printf(" %12.2f %7.0f%%\n", busbw(b, r->bytes, r->ceiling_seconds),
@@ -413,6 +457,7 @@ static void json_row(json_writer *w, const ar_row *r, const ar_bench *b, const a
     json_uint(w, "count", r->bytes / b->element);
     json_string(w, "type", type_name(b->dtype));
     json_string(w, "redop", redop_name(o));
+    json_int(w, "root", root_of(o));
     json_string(w, "algorithm", r->algorithm);
     if (r->supported) {
         json_double(w, "time_us", r->seconds * 1e6);
@@ -444,7 +489,7 @@ static size_t row_count(const ar_options *o)
  * the replicas' (each part whole words: pairs of halves), at least one word each. */
 static size_t row_bytes(const ar_bench *b, size_t bytes)
 {
-    size_t unit = b->kind == HOST_ALL_REDUCE ? 4 : 4 * b->total;
+    size_t unit = whole_tensor(b->kind) ? 4 : 4 * b->total;
     return bytes < unit ? unit : bytes / unit * unit;
 }
 
@@ -644,4 +689,14 @@ int bench_allgather(int argc, char **argv)
 int bench_reducescatter(int argc, char **argv)
 {
     return bench_collective(argc, argv, HOST_REDUCE_SCATTER, "reducescatter");
+}
+
+int bench_reduce(int argc, char **argv)
+{
+    return bench_collective(argc, argv, HOST_REDUCE, "reduce");
+}
+
+int bench_broadcast(int argc, char **argv)
+{
+    return bench_collective(argc, argv, HOST_BROADCAST, "broadcast");
 }

@@ -25,11 +25,18 @@ typedef struct helper_arg {
     unsigned index;
 } helper_arg;
 
-static void reduce_slice(host_ceiling *c, unsigned t)
+/* Thread t's range of the call's elements. */
+static void slice_range(const host_ceiling *c, unsigned t, size_t *lo, size_t *hi)
 {
     size_t per = (c->count + c->threads - 1) / c->threads;
-    size_t lo = t * per < c->count ? t * per : c->count;
-    size_t hi = lo + per < c->count ? lo + per : c->count;
+    *lo = t * per < c->count ? t * per : c->count;
+    *hi = *lo + per < c->count ? *lo + per : c->count;
+}
+
+static void reduce_slice(host_ceiling *c, unsigned t)
+{
+    size_t lo, hi;
+    slice_range(c, t, &lo, &hi);
     float *const *b = c->buf;
     if (c->buffers == 2) {
         /* Blocks of a fixed count, which GCC 12 vectorises at -O2 as it does the
@@ -79,32 +86,47 @@ static void gather_range(host_ceiling *c, unsigned t)
                 memcpy(c->buf[j] + i * part + lo, c->buf[i] + i * part + lo, (hi - lo) * 4);
 }
 
-/* Sums in replica order in blocks of a fixed count, which GCC 12 vectorises at -O2
- * (as reduce_slice's), then the rest one float at a time. */
+/* dst[e] = elements at + e of every buffer summed in replica order, for e in
+ * [lo, hi): in blocks of a fixed count, which GCC 12 vectorises at -O2 (as
+ * reduce_slice's), then the rest one float at a time. */
+static void sum_range(host_ceiling *c, float *dst, size_t at, size_t lo, size_t hi)
+{
+    size_t e = lo;
+    for (; e + 16 <= hi; e += 16) {
+        float acc[16];
+        memcpy(acc, c->buf[0] + at + e, sizeof acc);
+        for (size_t i = 1; i < c->buffers; i++) {
+            const float *src = c->buf[i] + at + e;
+            for (size_t j = 0; j < 16; j++)
+                acc[j] += src[j];
+        }
+        memcpy(dst + e, acc, sizeof acc);
+    }
+    for (; e < hi; e++) {
+        float s = c->buf[0][at + e];
+        for (size_t i = 1; i < c->buffers; i++)
+            s += c->buf[i][at + e];
+        dst[e] = s;
+    }
+}
+
 static void scatter_range(host_ceiling *c, unsigned t)
 {
     size_t lo, hi, part = c->count / c->buffers;
     shard_range(c, t, &lo, &hi);
-    for (size_t k = 0; k < c->buffers; k++) {
-        float *dst = c->buf[k] + k * part;
-        size_t e = lo;
-        for (; e + 16 <= hi; e += 16) {
-            float acc[16];
-            memcpy(acc, c->buf[0] + k * part + e, sizeof acc);
-            for (size_t i = 1; i < c->buffers; i++) {
-                const float *src = c->buf[i] + k * part + e;
-                for (size_t j = 0; j < 16; j++)
-                    acc[j] += src[j];
-            }
-            memcpy(dst + e, acc, sizeof acc);
-        }
-        for (; e < hi; e++) {
-            float s = c->buf[0][k * part + e];
-            for (size_t i = 1; i < c->buffers; i++)
-                s += c->buf[i][k * part + e];
-            dst[e] = s;
-        }
-    }
+    for (size_t k = 0; k < c->buffers; k++)
+        sum_range(c, c->buf[k] + k * part, k * part, lo, hi);
+}
+
+/* Reduce to buffer 0, and broadcast from it. */
+static void root_range(host_ceiling *c, unsigned t)
+{
+    size_t lo, hi;
+    slice_range(c, t, &lo, &hi);
+    if (c->kind == HOST_REDUCE)
+        sum_range(c, c->buf[0], 0, lo, hi);
+    for (size_t k = 1; c->kind == HOST_BROADCAST && k < c->buffers && hi > lo; k++)
+        memcpy(c->buf[k] + lo, c->buf[0] + lo, (hi - lo) * 4);
 }
 
 static void work(host_ceiling *c, unsigned t)
@@ -113,6 +135,8 @@ static void work(host_ceiling *c, unsigned t)
         gather_range(c, t);
     else if (c->kind == HOST_REDUCE_SCATTER)
         scatter_range(c, t);
+    else if (c->kind == HOST_REDUCE || c->kind == HOST_BROADCAST)
+        root_range(c, t);
     else
         reduce_slice(c, t);
 }

@@ -96,6 +96,10 @@ static void run_collectives(tdm_context *ctx, conf_report *report, int large)
         conf_report_collectives_row(report, sets[s].name, "all-gather", row);
         conf_coll_run_shards(&sets[s], 0, large, row);
         conf_report_collectives_row(report, sets[s].name, "reduce-scatter", row);
+        conf_coll_run_roots(&sets[s], 0, large, row);
+        conf_report_collectives_row(report, sets[s].name, "reduce", row);
+        conf_coll_run_roots(&sets[s], 1, large, row);
+        conf_report_collectives_row(report, sets[s].name, "broadcast", row);
     }
 }
 

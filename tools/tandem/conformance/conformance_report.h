@@ -10,7 +10,7 @@
 
 /* One row of the collectives table: a device set and an operation, a result per
  * algorithm. */
-#define CONF_COLL_OPERATIONS 3 /* all-reduce, all-gather, reduce-scatter */
+#define CONF_COLL_OPERATIONS 5 /* all-reduce, all-gather, reduce-scatter, reduce, broadcast */
 typedef struct conf_coll_row {
     char set[48];
     const char *operation;
