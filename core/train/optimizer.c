@@ -334,15 +334,27 @@ static tdm_status grow_entries(tdm_optimizer *opt, const char *func)
     return TDM_OK;
 }
 
-/* One slot variable "<var>/<slot>" on var's devices, holding `value` everywhere. */
-static tdm_status make_slot(tdm_optimizer *opt, tdm_variable *var, const char *slot, float value,
+float tdm_optimizer_slot_init(const tdm_optimizer *opt)
+{
+    return opt->opts.kind == TDM_OPT_ADAGRAD ? opt->opts.initial_accumulator : 0.0f;
+}
+
+char *tdm_optimizer_slot_var_name(const tdm_optimizer *opt, const tdm_variable *var, size_t k)
+{
+    size_t len = strlen(tdm_variable_name(var)) + strlen(opt->slot_names[k]) + 2;
+    char *name = malloc(len);
+    if (name)
+        snprintf(name, len, "%s/%s", tdm_variable_name(var), opt->slot_names[k]);
+    return name;
+}
+
+/* Slot k of var, on var's devices, holding `value` everywhere. */
+static tdm_status make_slot(tdm_optimizer *opt, tdm_variable *var, size_t k, float value,
                             tdm_variable **out, const char *func)
 {
-    size_t len = strlen(tdm_variable_name(var)) + strlen(slot) + 2;
-    char *name = malloc(len);
+    char *name = tdm_optimizer_slot_var_name(opt, var, k);
     if (!name)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
-    snprintf(name, len, "%s/%s", tdm_variable_name(var), slot);
     tdm_variable_options vo = TDM_VARIABLE_OPTIONS_INIT;
     vo.name = name;
     vo.shape = tdm_variable_shape(var);
@@ -395,8 +407,7 @@ static tdm_status add_entry(tdm_optimizer *opt, tdm_variable *var, size_t *hint,
         return st;
     tdm_slot_entry e = {.var = var};
     for (size_t k = 0; k < opt->slot_count && st == TDM_OK; k++) {
-        float init = opt->opts.kind == TDM_OPT_ADAGRAD ? opt->opts.initial_accumulator : 0.0f;
-        st = make_slot(opt, var, opt->slot_names[k], init, &e.slots[k], func);
+        st = make_slot(opt, var, k, tdm_optimizer_slot_init(opt), &e.slots[k], func);
     }
     if (st != TDM_OK) {
         for (size_t k = 0; k < opt->slot_count; k++)

@@ -1,4 +1,4 @@
-/* Optimizer updates: the one kernel call per kind (run_kernel, which every path goes
+/* Optimizer updates: the one kernel call per kind (tdm_optimizer_run_kernel, which every path goes
  * through), the cross-replica apply, and the training op's per-replica apply_local. */
 #include <math.h>
 #include <stdlib.h>
@@ -38,10 +38,8 @@ int tdm_optimizer_computes_copy(const tdm_variable *var, size_t copy)
                                          tdm_tensor_device(tdm_variable_copy(var, 0)));
 }
 
-/* The one kernel call per kind, on dev: views[0] w, views[1] g, then the slots in
- * the order of tdm_optimizer_slot_names, each of n floats. */
-static tdm_status run_kernel(const tdm_optimizer *opt, const tdm_opt_step *step, tdm_device *dev,
-                             const tdm_buffer_view *views, size_t n)
+tdm_status tdm_optimizer_run_kernel(const tdm_optimizer *opt, const tdm_opt_step *step,
+                                    tdm_device *dev, const tdm_buffer_view *views, size_t n)
 {
     const tdm_optimizer_options *o = &opt->opts;
     if (n == 0)
@@ -123,7 +121,7 @@ static tdm_status update_in_place(const tdm_optimizer *opt, const tdm_opt_step *
                             tdm_variable_name(slots[k]), slot->device->desc.id, w->device->desc.id);
         views[2 + k] = tdm_tensor_view(slot);
     }
-    return run_kernel(opt, step, w->device, views, tdm_variable_count(var));
+    return tdm_optimizer_run_kernel(opt, step, w->device, views, tdm_variable_count(var));
 }
 
 /* Copy `to` of var and of its slots takes copy `from`'s bytes. */
@@ -341,7 +339,7 @@ static tdm_status update_elsewhere(const tdm_optimizer *opt, const tdm_opt_step 
     for (size_t j = 0; j < k && s == TDM_OK; j++)
         s = tdm_tensor_copy(scratch[2 + j], tdm_variable_copy(slots[j], copy));
     if (s == TDM_OK)
-        s = run_kernel(opt, step, there, views, tdm_variable_count(var));
+        s = tdm_optimizer_run_kernel(opt, step, there, views, tdm_variable_count(var));
     if (s == TDM_OK)
         s = tdm_tensor_copy(tdm_variable_copy(var, copy), scratch[0]);
     for (size_t j = 0; j < k && s == TDM_OK; j++)

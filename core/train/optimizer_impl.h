@@ -37,6 +37,19 @@ typedef struct tdm_opt_step {
 
 tdm_opt_step tdm_optimizer_step_params(const tdm_optimizer *opt, uint64_t iterations);
 
+/* The one kernel call per kind, which every update goes through, on dev: views[0] w,
+ * views[1] g, then the slots in the order of tdm_optimizer_slot_names, each of n
+ * floats. The update is elementwise, so any range of a variable updates alone. */
+tdm_status tdm_optimizer_run_kernel(const tdm_optimizer *opt, const tdm_opt_step *step,
+                                    tdm_device *dev, const tdm_buffer_view *views, size_t n);
+
+/* Every slot's first value: Adagrad's initial accumulator, else 0. */
+float tdm_optimizer_slot_init(const tdm_optimizer *opt);
+
+/* Slot k's name for variable var, "<var>/<slot>" (the checkpoint record's), in a
+ * buffer the caller frees; NULL when out of host memory. */
+char *tdm_optimizer_slot_var_name(const tdm_optimizer *opt, const tdm_variable *var, size_t k);
+
 /* The slots of each variable, looked up under the lock into slots[i * slot_count + k].
  * A variable without slots: TDM_ERR_INVALID_STATE naming it and
  * tdm_optimizer_create_slots, for func. */

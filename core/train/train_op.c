@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "device/kernel_ops.h"
+#include "tandem/ops.h"
 #include "train/optimizer_impl.h"
 #include "train/train_op_impl.h"
 #include "train/train_trace.h"
@@ -17,7 +18,7 @@ static tdm_status check_options(const tdm_train_op_options *o)
                         "%s: options.size is %zu, expected %zu: use "
                         "TDM_TRAIN_OP_OPTIONS_INIT",
                         f, o->size, sizeof *o);
-    if (o->reserved[0] || o->reserved[1])
+    if (o->reserved[0])
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: options.reserved is not 0: use TDM_TRAIN_OP_OPTIONS_INIT (a caller "
                         "built against a newer header sets fields this library does not have)",
@@ -103,9 +104,12 @@ static tdm_status make_slices(tdm_train_op *op, tdm_train_replica *r)
         if (s == TDM_OK)
             r->views[i] = tdm_tensor_view(r->grads[i]);
     }
-    if (s == TDM_OK)
+    r->sums = r->flat;
+    if (s == TDM_OK && op->shards)
+        s = tdm_train_shard_make(op, r); /* all, loss and sums are the shard's */
+    else if (s == TDM_OK)
         s = tdm_tensor_slice(r->flat, 0, &TDM_SHAPE(op->total), &r->all);
-    if (s == TDM_OK)
+    if (s == TDM_OK && !op->shards)
         s = tdm_tensor_slice(r->flat, op->total, &TDM_SCALAR, &r->loss);
     return s == TDM_OK ? tdm_train_buckets_make(op, r) : s;
 }
@@ -118,7 +122,9 @@ static tdm_status make_replica(tdm_train_op *op, size_t id)
     r->views = calloc(op->var_count, sizeof *r->views);
     if (!r->grads || !r->views)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
-    tdm_status s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(op->total + 1), &r->flat);
+    tdm_status s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(op->flat_count + 1), &r->flat);
+    if (s == TDM_OK && op->shards) /* the padding is summed: zeros */
+        s = tdm_op_fill(r->flat, 0.0f);
     if (s == TDM_OK)
         s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(op->scratch_count), &r->scratch);
     return s == TDM_OK ? make_slices(op, r) : s;
@@ -131,6 +137,7 @@ static void free_replica(tdm_train_op *op, tdm_train_replica *r)
         tdm_tensor_destroy(r->grads[i]);
     tdm_tensor_destroy(r->all);
     tdm_tensor_destroy(r->loss);
+    tdm_train_shard_free(op, r);
     tdm_tensor_destroy(r->flat);
     tdm_tensor_destroy(r->scratch);
     free(r->grads);
@@ -155,9 +162,11 @@ static tdm_status build(tdm_train_op *op)
 {
     tdm_status s = choose_variables(op);
     int served = tdm_strategy_num_parameter_servers(op->strategy) > 0; /* slots live there */
+    if (s == TDM_OK && op->opts.shard_optimizer)
+        s = tdm_train_shard_check(op);
     if (s == TDM_OK)
         s = tdm_train_layout(op);
-    if (s == TDM_OK && !served)
+    if (s == TDM_OK && !served && !op->shards) /* sharded slots are the replicas' shards */
         s = tdm_optimizer_create_slots(op->opts.optimizer, op->vars, op->var_count);
     size_t replicas = tdm_strategy_num_local_replicas(op->strategy);
     size_t elements = op->total + 1;
@@ -241,6 +250,15 @@ size_t tdm_train_op_variable_count(const tdm_train_op *op)
 tdm_variable *tdm_train_op_variable(const tdm_train_op *op, size_t i)
 {
     return op && i < op->var_count ? op->vars[i] : NULL;
+}
+
+tdm_status tdm_train_op_slot_bytes(const tdm_train_op *op, size_t *bytes)
+{
+    TDM_CHECK_ARG(op, "tdm_train_op_slot_bytes");
+    TDM_CHECK_ARG(bytes, "tdm_train_op_slot_bytes");
+    size_t elements = op->shards ? op->owned : op->total;
+    *bytes = op->opts.optimizer->slot_count * elements * sizeof(float);
+    return TDM_OK;
 }
 
 tdm_optimizer *tdm_train_op_optimizer(const tdm_train_op *op)

@@ -37,8 +37,11 @@ tdm_status tdm_train_layout(tdm_train_op *op)
         op->bucket_vars[bucket]++;
         at += count;
     }
-    op->bucket_end[bucket++] = at + 1; /* the last bucket carries the loss */
+    op->bucket_end[bucket++] = at + !op->shards; /* unsharded, the last carries the loss */
     op->bucket_count = bucket;
+    op->flat_count = at;
+    if (op->shards)
+        tdm_train_shard_pad(op);
     return TDM_OK;
 }
 
@@ -125,10 +128,18 @@ void tdm_train_buckets_begin(tdm_train_replica *r, tdm_replica_context *rc)
         r->pending[b] = NULL;
 }
 
-/* Bucket b's all-reduce (as float16: its gradients', then the loss's). */
+/* Bucket b's all-reduce (as float16: its gradients', then the loss's), or with
+ * shards its reduce-scatter into the replica's shard, then the loss's all-reduce. */
 static tdm_status start_bucket(tdm_train_replica *r, size_t b)
 {
     size_t k = r->op->bucket_count;
+    if (r->shard) {
+        tdm_status s = tdm_replica_reduce_scatter_start(r->rc, TDM_REDUCE_SUM, r->buckets[b],
+                                                        r->shard_parts[b], &r->pending[b]);
+        if (s == TDM_OK && b + 1 == k)
+            s = tdm_replica_all_reduce_start(r->rc, TDM_REDUCE_SUM, r->loss, &r->pending[k]);
+        return s;
+    }
     if (!r->bucket_halves)
         return tdm_replica_all_reduce_start(r->rc, TDM_REDUCE_SUM, r->buckets[b], &r->pending[b]);
     tdm_status s = tdm_op_cast(r->halves_used[b], r->bucket_grads[b]);

@@ -58,15 +58,16 @@ static tdm_buffer_view scratch_view(const tdm_train_replica *r, size_t first, si
     return v;
 }
 
-/* One flag per chunk of the flat buffer (1: all finite), then their sum, which is
- * the chunk count exactly when everything is finite. */
-tdm_status tdm_train_all_finite(tdm_train_op *op, tdm_train_replica *r, int *finite)
+/* One flag per chunk of the sums (1: all finite), then their sum, which is the chunk
+ * count exactly when everything is finite. */
+tdm_status tdm_train_all_finite(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r,
+                                int *finite)
 {
-    size_t n = op->total + 1, parts = (n + TDM_NORM_CHUNK - 1) / TDM_NORM_CHUNK;
-    tdm_device *dev = tdm_tensor_device(r->flat);
+    size_t n = tdm_tensor_count(r->sums), parts = (n + TDM_NORM_CHUNK - 1) / TDM_NORM_CHUNK;
+    tdm_device *dev = tdm_tensor_device(r->sums);
     tdm_buffer_view flags = scratch_view(r, 0, parts), sum = scratch_view(r, parts, 1);
     const tdm_all_finite_args check = {
-        .out = flags, .x = tdm_tensor_view(r->flat), .n = (uint32_t)n, .chunk = TDM_NORM_CHUNK};
+        .out = flags, .x = tdm_tensor_view(r->sums), .n = (uint32_t)n, .chunk = TDM_NORM_CHUNK};
     const tdm_sum_args total = {
         .out = sum, .x = flags, .n = (uint32_t)parts, .chunk = (uint32_t)parts};
     tdm_status s = tdm_all_finite_run(dev, &check);
@@ -76,12 +77,14 @@ tdm_status tdm_train_all_finite(tdm_train_op *op, tdm_train_replica *r, int *fin
     if (s == TDM_OK)
         s = tdm_buffer_read(sum.buffer, sum.offset, &finite_parts, sizeof finite_parts);
     *finite = finite_parts == (float)parts;
-    return s;
+    return s == TDM_OK && op->shards ? tdm_train_shard_agree(rc, r, finite) : s;
 }
 
-tdm_status tdm_train_check_numerics(tdm_train_op *op, tdm_train_replica *r)
+tdm_status tdm_train_check_numerics(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r)
 {
     int finite = 0;
-    tdm_status s = tdm_train_all_finite(op, r, &finite);
-    return s == TDM_OK && !finite ? numeric_error(op, r) : s;
+    tdm_status s = tdm_train_all_finite(op, rc, r, &finite);
+    if (s != TDM_OK || finite)
+        return s;
+    return op->shards ? tdm_train_shard_numeric_error(op, rc, r) : numeric_error(op, r);
 }

@@ -6,6 +6,7 @@
 #include "tandem/train.h"
 
 #include "tandem/strategy.h"
+#include "train/optimizer_impl.h"
 
 /* One replica's flat buffer: every gradient side by side in reverse variable order,
  * then the loss, cut into buckets that are all-reduced one by one. */
@@ -14,8 +15,18 @@ typedef struct tdm_train_replica {
     tdm_replica_context *rc; /* during a step */
     tdm_tensor *flat;        /* [total + 1] */
     tdm_tensor **grads;      /* slices of flat, one per variable, in its shape */
-    tdm_tensor *all;         /* slice of flat: every gradient, [total] */
-    tdm_tensor *loss;        /* slice of flat: its last element */
+    tdm_tensor *all;         /* the gradients the update reads: slice of flat, [total],
+                                or with shards the gradient part of shard */
+    tdm_tensor *loss;        /* flat's (or with shards shard's) last element */
+    tdm_tensor *sums;        /* what the checks read after the reductions: flat, or shard */
+    /* With shard_optimizer (else NULL): this replica's slice of every bucket side by
+     * side, [owned + 1] (the gradients' sums, then the updated weights; the loss
+     * last), its per-bucket slices, the slots over it and a flag the replicas agree
+     * on. */
+    tdm_tensor *shard;
+    tdm_tensor **shard_parts;                   /* [bucket_count]: slices of shard */
+    tdm_tensor *shard_slots[TDM_OPT_MAX_SLOTS]; /* [owned] each */
+    tdm_tensor *agree;                          /* [1] */
     tdm_tensor *scratch;     /* partial results of checks and norms */
     tdm_buffer_view *views;  /* the gradients as views, for the optimizer */
     tdm_tensor **buckets;    /* [bucket_count]: slices of flat */
@@ -45,6 +56,11 @@ struct tdm_train_op {
     tdm_variable **states; /* opts.state_list, kept */
     size_t state_count;
     size_t total;      /* gradient elements over every variable */
+    size_t flat_count; /* flat's elements before the loss: total, or with shards the
+                          padded buckets */
+    size_t shards;     /* shard_optimizer: the job's replicas (each bucket padded to a
+                          multiple); else 0 */
+    size_t owned;      /* with shards: flat_count / shards, each replica's slice */
     size_t *offsets;   /* [var_count]: each gradient's first element in flat */
     size_t *bucket_of; /* [var_count] */
     size_t bucket_count;
@@ -83,6 +99,28 @@ void tdm_train_buckets_begin(tdm_train_replica *r, tdm_replica_context *rc);
 /* After it: the rest is ready; starts what is left and waits for every bucket. */
 tdm_status tdm_train_buckets_finish(tdm_train_replica *r);
 
+/* train_op_shard.c, shard_optimizer (docs/modules/train.md, "Sharded optimizer
+ * state"): the refusals at create time, then shards set; the buckets padded to a multiple of the
+ * replicas; a replica's shard and slots; the element range [*first, *first + *n) of
+ * variable i that replica `id` owns, at *at in its shard (0: none); after the
+ * checks, the update of the owned ranges and the all-gather of the weights into every
+ * copy; whether every replica's sums are finite (finite: this replica's); the error
+ * naming what is not. */
+tdm_status tdm_train_shard_check(tdm_train_op *op);
+void tdm_train_shard_pad(tdm_train_op *op);
+tdm_status tdm_train_shard_make(tdm_train_op *op, tdm_train_replica *r);
+void tdm_train_shard_free(tdm_train_op *op, tdm_train_replica *r);
+int tdm_train_shard_range(const tdm_train_op *op, size_t i, size_t id, size_t *first, size_t *n,
+                          size_t *at);
+tdm_status tdm_train_shard_update(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r);
+tdm_status tdm_train_shard_agree(tdm_replica_context *rc, tdm_train_replica *r, int *finite);
+tdm_status tdm_train_shard_numeric_error(const tdm_train_op *op, tdm_replica_context *rc,
+                                         tdm_train_replica *r);
+/* train_op_shard_state.c: the slots in a checkpoint, whole, under the names
+ * unsharded slots have: gathered from the replicas' shards, scattered back. */
+tdm_status tdm_train_shard_save(const tdm_train_op *op, tdm_checkpoint_writer *w);
+tdm_status tdm_train_shard_restore(tdm_train_op *op, const tdm_checkpoint *c);
+
 /* train_op_homes.c, parameter-server strategies: a gradient buffer at each
  * variable's home; after the replicas' all-reduce, the update of every variable at
  * its home from replica 0's sum, and the caches refreshed. */
@@ -108,11 +146,13 @@ void tdm_train_op_note_input(tdm_train_op *op, double began, double ended);
 
 /* After the all-reduce, on every replica: TDM_ERR_NUMERIC naming the loss or the
  * first variable whose gradient holds a NaN or an infinity. */
-tdm_status tdm_train_check_numerics(tdm_train_op *op, tdm_train_replica *r);
+tdm_status tdm_train_check_numerics(tdm_train_op *op, tdm_replica_context *rc,
+                                    tdm_train_replica *r);
 
 /* After the all-reduce, on every replica: whether the loss and every gradient are
- * finite. */
-tdm_status tdm_train_all_finite(tdm_train_op *op, tdm_train_replica *r, int *finite);
+ * finite (with shards: every replica's, which they agree on). */
+tdm_status tdm_train_all_finite(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r,
+                                int *finite);
 
 /* train_op_loss_scale.c, dynamic loss scaling: the step's gradients divided by the
  * scale, or the step marked skipped when they overflowed (on every replica, which
@@ -127,7 +167,8 @@ tdm_status tdm_train_transform(tdm_train_op *op, tdm_replica_context *rc, tdm_tr
 /* Replica 0: each variable's gradient norm and histogram, from a host copy. */
 tdm_status tdm_train_summarize(tdm_train_op *op, tdm_train_replica *r);
 
-/* Calls fn on every trained variable and each of its slots, in a fixed order. */
+/* Calls fn on every trained variable and each of its slots, in a fixed order (with
+ * shards the slots are no variables: the variables alone). */
 typedef tdm_status (*tdm_train_var_fn)(void *ctx, tdm_variable *var);
 tdm_status tdm_train_each_variable(const tdm_train_op *op, tdm_train_var_fn fn, void *ctx);
 

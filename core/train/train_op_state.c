@@ -11,7 +11,9 @@
 tdm_status tdm_train_each_variable(const tdm_train_op *op, tdm_train_var_fn fn, void *ctx)
 {
     const char *names[TDM_OPT_MAX_SLOTS];
-    size_t slots = tdm_optimizer_slot_names(op->opts.optimizer, names, TDM_OPT_MAX_SLOTS);
+    size_t slots = op->shards
+                       ? 0 /* no variables */
+                       : tdm_optimizer_slot_names(op->opts.optimizer, names, TDM_OPT_MAX_SLOTS);
     tdm_status s = TDM_OK;
     for (size_t i = 0; i < op->var_count && s == TDM_OK; i++) {
         s = fn(ctx, op->vars[i]);
@@ -102,6 +104,8 @@ tdm_status tdm_train_op_save(const tdm_train_op *op, tdm_checkpoint_writer *w)
     if (s != TDM_OK)
         return tdm_fail_context(s, "tdm_train_op_save");
     s = tdm_train_each_variable(op, save_var, w);
+    if (s == TDM_OK && op->shards)
+        s = tdm_train_shard_save(op, w);
     for (size_t i = 0; i < op->state_count && s == TDM_OK; i++)
         s = tdm_checkpoint_add_variable(w, op->states[i]);
     tdm_strategy_scope_exit(op->strategy);
@@ -130,6 +134,8 @@ tdm_status tdm_train_op_restore(tdm_train_op *op, const tdm_checkpoint *c)
     if (s != TDM_OK)
         return tdm_fail_context(s, "tdm_train_op_restore");
     s = tdm_train_each_variable(op, restore_var, (void *)c);
+    if (s == TDM_OK && op->shards)
+        s = tdm_train_shard_restore(op, c);
     for (size_t i = 0; i < op->state_count && s == TDM_OK; i++)
         s = tdm_checkpoint_restore_variable(c, op->states[i]);
     tdm_strategy_scope_exit(op->strategy);

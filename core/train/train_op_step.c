@@ -45,14 +45,16 @@ static tdm_status apply(tdm_train_op *op, tdm_replica_context *rc, tdm_train_rep
 {
     int skip = 0;
     tdm_status s = op->opts.loss_scale > 0.0f ? tdm_train_unscale(op, rc, r, &skip)
-                   : op->opts.check_numerics  ? tdm_train_check_numerics(op, r)
+                   : op->opts.check_numerics  ? tdm_train_check_numerics(op, rc, r)
                                               : TDM_OK;
     if (s == TDM_OK && !skip)
         s = tdm_train_transform(op, rc, r);
     if (s == TDM_OK && !skip && op->opts.gradient_summaries && tdm_replica_local_id(rc) == 0)
         s = tdm_train_summarize(op, r);
-    if (s == TDM_OK && !skip && !op->home_grads &&
-        !op->remote) /* parameter servers: after the run */
+    if (s == TDM_OK && !skip && op->shards)
+        s = tdm_train_shard_update(op, rc, r);
+    else if (s == TDM_OK && !skip && !op->home_grads &&
+             !op->remote) /* parameter servers: after the run */
         s = tdm_optimizer_apply_local(op->opts.optimizer, rc, op->vars, r->views, op->var_count);
     if (s == TDM_OK && op->opts.update_ops)
         s = op->opts.update_ops(rc, op->opts.update_ops_user);

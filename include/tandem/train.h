@@ -131,7 +131,18 @@ typedef struct tdm_train_op_options {
                                          loss_scale: a sum past 65504 is infinity, which
                                          the scale turns into a skipped step, and small
                                          gradients keep their digits */
-    uint32_t reserved[2];             /* 0 (the INIT macro's): room for later fields,
+    int shard_optimizer;              /* 1: the optimizer's state sharded across the replicas
+                                         (ZeRO stage 1): each bucket's gradients are
+                                         reduce-scattered, replica i updates slice i of every
+                                         bucket and keeps slots for that slice alone (1/R of
+                                         the slot memory, tdm_train_op_slot_bytes), and the
+                                         weights are all-gathered. The same bits as unsharded
+                                         training; checkpoints hold the whole state.
+                                         TDM_ERR_UNSUPPORTED with clip_global_norm, a
+                                         transform, gradient_summaries, an F16 all-reduce or
+                                         parameter servers, which need every gradient on one
+                                         replica. 0 (default): every replica keeps every slot */
+    uint32_t reserved[1];             /* 0 (the INIT macro's): room for later fields,
                                          which a caller built before them leaves 0 */
 } tdm_train_op_options;
 
@@ -153,6 +164,11 @@ TDM_API tdm_status tdm_train_op_create(tdm_strategy *s, const tdm_train_op_optio
  * (1 and 0 without loss scaling). */
 TDM_API tdm_status tdm_train_op_loss_scale(const tdm_train_op *op, float *scale,
                                            uint64_t *skipped_steps);
+
+/* The bytes of optimizer slots each replica's device holds for the trained
+ * variables: every slot of every variable, or with shard_optimizer the replica's
+ * slice alone (a 1/R share, the buckets padded to a multiple of R). */
+TDM_API tdm_status tdm_train_op_slot_bytes(const tdm_train_op *op, size_t *bytes);
 
 /* NULL-safe. */
 TDM_API void tdm_train_op_destroy(tdm_train_op *op);

@@ -41,6 +41,7 @@ typedef struct bt_options {
     int balance;
     int mixed_precision;
     int f16_all_reduce;
+    int shard_optimizer;
     int f16_activations;
     tdm_conv_algorithm conv;
     const char *data_dir;
@@ -114,6 +115,9 @@ static int parse(int argc, char **argv, bt_options *o, int *exit_status)
         {CLI_ENTRY("--f16-all-reduce", NULL, CLI_FLAG, &o->f16_all_reduce), .flag_value = 1,
          .help = "gradients summed across replicas in f16, loss scale 32768 (tandem train "
                  "--f16-all-reduce)"},
+        {CLI_ENTRY("--shard-optimizer", NULL, CLI_FLAG, &o->shard_optimizer), .flag_value = 1,
+         .help = "the optimizer's slots sharded across the replicas (tandem train "
+                 "--shard-optimizer)"},
         {CLI_ENTRY("--f16-activations", NULL, CLI_FLAG, &o->f16_activations), .flag_value = 1,
          .help = "activations kept in f16, mixed precision (tandem train --f16-activations)"},
         {CLI_ENTRY("--conv", NULL, CLI_CUSTOM, &o->conv), .parse = train_parse_conv, .arg = "HOW",
@@ -196,6 +200,7 @@ static void options_for(const bt_options *bo, const bench_model *m, const char *
     o->balance = bo->balance && n > 1;
     o->mixed_precision = bo->mixed_precision;
     o->f16_all_reduce = bo->f16_all_reduce;
+    o->shard_optimizer = bo->shard_optimizer;
     o->f16_activations = bo->f16_activations;
     o->conv = bo->conv;
     train_options_imply(o);
@@ -280,9 +285,11 @@ static int measure(const bt_options *bo, const bench_model *m, const char *const
         breakdown(&b, r, bench_seconds() - t0, profiled);
     }
     for (size_t i = 0; i < n && status == 0; i++) {
-        size_t bytes = 0;
+        size_t bytes = 0, slots = 0;
         tdm_model_scratch_bytes(b.ts.model, i, &bytes);
-        printf("# %s: training buffers %.1f MiB", ids[i], (double)bytes / (1 << 20));
+        tdm_train_op_slot_bytes(b.ts.op, &slots);
+        printf("# %s: training buffers %.1f MiB, optimizer slots %.3f MiB", ids[i],
+               (double)bytes / (1 << 20), (double)slots / (1 << 20));
         train_print_convolutions(&b.ts, i);
         printf("\n");
     }
@@ -391,15 +398,16 @@ int bench_train(int argc, char **argv)
     bt_row rows[MODEL_COUNT * MAX_ROWS];
     size_t used = 0;
     int status = 0;
-    printf(
-        "# tandem bench train: Adam, lr 0.001; examples/s and kernel launches per replica "
-        "step over timed steps; the breakdown\n# (ms per step) from profiled steps, which wait "
-        "for the devices between phases; "
-        "'of best 1': N replicas over the best single device%s%s%s%s; convolutions %s\n",
-        o.balance ? "; N replicas balanced by device speed" : "",
-        o.mixed_precision || o.f16_activations ? "; mixed precision (f16 products, f32 sums)" : "",
-        o.f16_activations ? "; f16 activations" : "",
-        o.f16_all_reduce ? "; gradients all-reduced in f16" : "", tdm_conv_algorithm_name(o.conv));
+    printf("# tandem bench train: Adam, lr 0.001; examples/s and kernel launches per replica "
+           "step over timed steps; the breakdown\n# (ms per step) from profiled steps, which wait "
+           "for the devices between phases; "
+           "'of best 1': N replicas over the best single device%s%s%s%s%s; convolutions %s\n",
+           o.balance ? "; N replicas balanced by device speed" : "",
+           o.mixed_precision || o.f16_activations ? "; mixed precision (f16 products, f32 sums)"
+                                                  : "",
+           o.f16_activations ? "; f16 activations" : "",
+           o.f16_all_reduce ? "; gradients all-reduced in f16" : "",
+           o.shard_optimizer ? "; optimizer state sharded" : "", tdm_conv_algorithm_name(o.conv));
     print_header();
     for (size_t i = 0; i < MODEL_COUNT && status == 0; i++) {
         const bench_model *m = &models[i];

@@ -32,6 +32,7 @@ typedef struct train_options {
     float loss_scale;        /* > 0: dynamic loss scaling from this scale */
     int mixed_precision;     /* f16 operands in the matrix products, f32 sums */
     int f16_all_reduce;      /* gradients summed across replicas in f16 */
+    int shard_optimizer;     /* the optimizer's slots sharded across the replicas */
     int f16_activations;     /* activations kept in f16 (implies mixed_precision) */
     tdm_conv_algorithm conv; /* --conv: auto (default), direct, lowered or measured */
     size_t batch;            /* global */

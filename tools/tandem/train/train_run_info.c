@@ -90,6 +90,8 @@ void train_run_record(const train_session *ts, run_record *r)
         : o->mixed_precision ? "mixed f16"
                              : "f32");
     add(r, "all-reduce", "%s", o->f16_all_reduce ? "f16" : "f32");
+    if (o->shard_optimizer)
+        add(r, "optimizer-state", "%s", "sharded");
     add(r, "conv", "%s", tdm_conv_algorithm_name(o->conv));
     r->run = (train_run){r->version, r->devices, replicas < MAX_SELECTED ? replicas : MAX_SELECTED,
                          r->names,   r->values,  r->run.option_count};

@@ -208,6 +208,7 @@ static int make_train_op(train_session *ts)
     to.balance = o->balance;
     to.loss_scale = o->loss_scale;
     to.all_reduce_dtype = o->f16_all_reduce ? TDM_F16 : TDM_F32;
+    to.shard_optimizer = o->shard_optimizer;
     return tdm_train_op_create(ts->strategy, &to, &ts->op) == TDM_OK ? 0 : fail("train op");
 }
 

@@ -1,0 +1,246 @@
+/* The train op's shard_optimizer: sharded training gives the bits of unsharded
+ * training (Adam, SGD momentum, buckets of every size, loss scaling that skips
+ * steps), each replica holds 1/R of the slot bytes, checkpoints resume across the
+ * two and on another replica count, and what needs every gradient is refused. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "scratch.h"
+#include "train_fixture.h"
+
+#define STEPS 8
+#define MAX_WEIGHTS 4096
+
+static tdm_context *ctx;
+static tdm_device *devs[3];
+static size_t n_devs;
+static const char *digits_path;
+
+typedef struct trainer {
+    tdm_strategy *strategy;
+    tdm_model *model;
+    tdm_optimizer *opt;
+    tdm_train_op *op;
+} trainer;
+
+typedef struct config {
+    size_t replicas;
+    tdm_optimizer_kind kind;
+    int shard;
+    size_t bucket_bytes; /* 0: the default */
+    float loss_scale;
+    float clip_global_norm;
+} config;
+
+static tdm_dataset *digits(void)
+{
+    tdm_dataset *ds = NULL, *train = NULL, *test = NULL;
+    CHECK_OK(tdm_dataset_from_csv(digits_path, NULL, &ds));
+    CHECK_OK(tdm_dataset_split(ds, 0.8, &train, &test));
+    CHECK_OK(tdm_dataset_shuffle(train, 7));
+    CHECK_OK(tdm_dataset_batch(train, 64, 0));
+    CHECK_OK(tdm_dataset_repeat(train, 2));
+    tdm_dataset_destroy(ds);
+    tdm_dataset_destroy(test);
+    return train;
+}
+
+/* The train op's status; the rest is checked. */
+static tdm_status trainer_open(trainer *t, config c)
+{
+    memset(t, 0, sizeof *t);
+    CHECK_OK(c.replicas == 1
+                 ? tdm_strategy_create_one_device(devs[0], NULL, &t->strategy)
+                 : tdm_strategy_create_mirrored(ctx, devs, c.replicas, NULL, &t->strategy));
+    tdm_layer layers[] = {TDM_DENSE(31, TDM_ACT_RELU, 0.0f), TDM_DENSE(10, TDM_ACT_LINEAR, 0.0f)};
+    tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
+    mo.input_features = 64;
+    mo.layers = layers;
+    mo.layer_count = 2;
+    mo.seed = 11;
+    CHECK_OK(tdm_model_create(t->strategy, &mo, &t->model));
+    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
+    oo.kind = c.kind;
+    oo.learning_rate.initial = 0.01f;
+    CHECK_OK(tdm_optimizer_create(t->strategy, &oo, &t->opt));
+    tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
+    to.loss_fn = tdm_model_loss;
+    to.loss_user = t->model;
+    to.optimizer = t->opt;
+    to.seed = 3;
+    to.shard_optimizer = c.shard;
+    to.loss_scale = c.loss_scale;
+    to.clip_global_norm = c.clip_global_norm;
+    if (c.bucket_bytes)
+        to.bucket_bytes = to.first_bucket_bytes = c.bucket_bytes;
+    return tdm_train_op_create(t->strategy, &to, &t->op);
+}
+
+static void trainer_close(trainer *t)
+{
+    tdm_train_op_destroy(t->op);
+    tdm_optimizer_destroy(t->opt);
+    tdm_model_destroy(t->model);
+    tdm_strategy_destroy(t->strategy);
+}
+
+/* STEPS steps over the dataset's first batches, losses into out. */
+static void train(trainer *t, const tdm_dataset *ds, double *out)
+{
+    CHECK(fixture_train_steps(t->strategy, t->op, ds, STEPS, out) == STEPS);
+}
+
+/* Every copy of every trained variable, concatenated. */
+static size_t weights(const trainer *t, float *out)
+{
+    size_t used = 0;
+    for (size_t i = 0; i < tdm_train_op_variable_count(t->op); i++)
+        for (size_t c = 0; c < tdm_strategy_num_local_replicas(t->strategy); c++) {
+            tdm_tensor *copy = tdm_variable_copy(tdm_train_op_variable(t->op, i), c);
+            size_t n = tdm_tensor_count(copy);
+            CHECK(used + n <= MAX_WEIGHTS * 3);
+            CHECK_OK(tdm_tensor_read(copy, out + used, n * sizeof(float)));
+            used += n;
+        }
+    return used;
+}
+
+static void check_same(const trainer *a, const trainer *b, const double *la, const double *lb,
+                       size_t steps, const char *what)
+{
+    static float wa[MAX_WEIGHTS * 3], wb[MAX_WEIGHTS * 3];
+    size_t na = weights(a, wa), nb = weights(b, wb);
+    int same = na == nb && !memcmp(wa, wb, na * sizeof *wa) && !memcmp(la, lb, steps * sizeof *la);
+    if (!same)
+        fprintf(stderr, "%s: the weights or losses differ from unsharded training\n", what);
+    CHECK(same);
+}
+
+/* Sharded and unsharded training of the same steps: the same losses and weights, bit
+ * for bit, and 1/R of the slot bytes. */
+static void check_bits(config c, const char *what)
+{
+    tdm_dataset *ds = digits();
+    trainer plain, sharded;
+    double lp[STEPS], ls[STEPS];
+    CHECK_OK(trainer_open(&plain, c));
+    c.shard = 1;
+    CHECK_OK(trainer_open(&sharded, c));
+    train(&plain, ds, lp);
+    train(&sharded, ds, ls);
+    check_same(&plain, &sharded, lp, ls, STEPS, what);
+    CHECK_OK(tdm_strategy_check_mirrored(sharded.strategy));
+    size_t whole = 0, part = 0, r = c.replicas;
+    CHECK_OK(tdm_train_op_slot_bytes(plain.op, &whole));
+    CHECK_OK(tdm_train_op_slot_bytes(sharded.op, &part));
+    /* Each bucket is padded to a multiple of R: at most R - 1 floats per slot and
+     * bucket over whole / R (two variables per layer, two layers). */
+    CHECK(whole > 0 && part * r >= whole && part * r < whole + 4 * r * 2 * 4 * sizeof(float));
+    trainer_close(&plain);
+    trainer_close(&sharded);
+    tdm_dataset_destroy(ds);
+}
+
+static void save(const trainer *t, const char *dir)
+{
+    tdm_checkpoint_writer *w = NULL;
+    CHECK_OK(tdm_checkpoint_writer_create(dir, tdm_train_op_global_step(t->op), &w));
+    CHECK_OK(tdm_train_op_save(t->op, w));
+    CHECK_OK(tdm_checkpoint_commit(w));
+}
+
+static void restore(trainer *t, const char *dir)
+{
+    char path[SCRATCH_PATH];
+    uint64_t step = 0;
+    tdm_checkpoint *c = NULL;
+    CHECK_OK(tdm_checkpoint_latest(dir, path, sizeof path, &step));
+    CHECK_OK(tdm_checkpoint_open(path, &c));
+    CHECK_OK(tdm_train_op_restore(t->op, c));
+    tdm_checkpoint_close(c);
+}
+
+/* STEPS steps sharded or not, a checkpoint, STEPS more over the same batches from it
+ * with the other: the bits of unsharded training without the checkpoint. */
+static void check_resume(int first_sharded, const char *name)
+{
+    tdm_dataset *ds = digits();
+    char dir[SCRATCH_PATH];
+    scratch_path(dir, name, 1);
+    config c = {.replicas = n_devs, .kind = TDM_OPT_ADAM, .shard = first_sharded};
+    trainer before, after, straight;
+    double lb[STEPS], la[STEPS], ls[STEPS];
+    CHECK_OK(trainer_open(&before, c));
+    train(&before, ds, lb);
+    save(&before, dir);
+    c.shard = !first_sharded;
+    CHECK_OK(trainer_open(&after, c));
+    restore(&after, dir);
+    train(&after, ds, la);
+    c.shard = 0;
+    CHECK_OK(trainer_open(&straight, c));
+    train(&straight, ds, ls);
+    train(&straight, ds, ls);
+    check_same(&straight, &after, ls, la, STEPS, name);
+    trainer_close(&before);
+    trainer_close(&after);
+    trainer_close(&straight);
+    tdm_dataset_destroy(ds);
+}
+
+/* A sharded checkpoint of R replicas restored on one sharded replica and saved
+ * again: the same file, so every slot's parts went back where they came from. */
+static void check_other_count(void)
+{
+    tdm_dataset *ds = digits();
+    char a[SCRATCH_PATH], b[SCRATCH_PATH], pa[SCRATCH_PATH], pb[SCRATCH_PATH];
+    scratch_path(a, "many", 1);
+    scratch_path(b, "one", 1);
+    trainer many, one;
+    double l[STEPS];
+    CHECK_OK(trainer_open(&many, (config){.replicas = n_devs, .kind = TDM_OPT_ADAM, .shard = 1}));
+    train(&many, ds, l);
+    save(&many, a);
+    CHECK_OK(trainer_open(&one, (config){.replicas = 1, .kind = TDM_OPT_ADAM, .shard = 1}));
+    restore(&one, a);
+    save(&one, b);
+    scratch_checkpoint_name(pa, a, STEPS);
+    scratch_checkpoint_name(pb, b, STEPS);
+    size_t na = 0, nb = 0;
+    unsigned char *fa = scratch_read(pa, &na), *fb = scratch_read(pb, &nb);
+    CHECK(fa && fb && na == nb && !memcmp(fa, fb, na));
+    free(fa);
+    free(fb);
+    trainer_close(&many);
+    trainer_close(&one);
+    tdm_dataset_destroy(ds);
+}
+
+static void check_refusals(void)
+{
+    trainer t;
+    tdm_status s = trainer_open(
+        &t, (config){.replicas = n_devs, .kind = TDM_OPT_ADAM, .shard = 1, .clip_global_norm = 1});
+    CHECK(s == TDM_ERR_UNSUPPORTED && strstr(tdm_last_error(), "clip_global_norm"));
+    CHECK(!t.op);
+    trainer_close(&t);
+}
+
+void test_case_shard_optimizer(const test_run *run)
+{
+    n_devs = test_scenario_of(run, &ctx, devs);
+    digits_path = run->argv[1];
+    scratch_root("tdm-shard-optimizer");
+    check_bits((config){.replicas = n_devs, .kind = TDM_OPT_ADAM}, "adam");
+    check_bits((config){.replicas = n_devs, .kind = TDM_OPT_MOMENTUM, .bucket_bytes = 4},
+               "momentum, a bucket per variable");
+    check_bits((config){.replicas = n_devs, .kind = TDM_OPT_ADAM, .loss_scale = 0x1p127f},
+               "adam, loss scaling that skips steps");
+    check_resume(1, "sharded-then-plain");
+    check_resume(0, "plain-then-sharded");
+    check_other_count();
+    check_refusals();
+    scratch_remove();
+}
