@@ -334,15 +334,21 @@ static tdm_status grow_entries(tdm_optimizer *opt, const char *func)
     return TDM_OK;
 }
 
-/* One slot variable "<var>/<slot>" on var's devices, holding `value` everywhere. */
+int tdm_optimizer_slot_variable_name(char *out, size_t size, const char *var, const char *slot)
+{
+    return snprintf(out, size, "%s/%s", var, slot);
+}
+
+/* One slot variable on var's devices, holding `value` everywhere. */
 static tdm_status make_slot(tdm_optimizer *opt, tdm_variable *var, const char *slot, float value,
                             tdm_variable **out, const char *func)
 {
-    size_t len = strlen(tdm_variable_name(var)) + strlen(slot) + 2;
+    size_t len =
+        (size_t)tdm_optimizer_slot_variable_name(NULL, 0, tdm_variable_name(var), slot) + 1;
     char *name = malloc(len);
     if (!name)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
-    snprintf(name, len, "%s/%s", tdm_variable_name(var), slot);
+    tdm_optimizer_slot_variable_name(name, len, tdm_variable_name(var), slot);
     tdm_variable_options vo = TDM_VARIABLE_OPTIONS_INIT;
     vo.name = name;
     vo.shape = tdm_variable_shape(var);

@@ -47,6 +47,10 @@ tdm_status tdm_optimizer_lookup_slots(const tdm_optimizer *opt, tdm_variable *co
 tdm_status tdm_optimizer_check_vars(const tdm_optimizer *opt, tdm_variable *const *vars,
                                     size_t count, const char *func);
 
+/* The name of var's slot variable `slot`, "<var>/<slot>", into out; its length, as
+ * snprintf counts it. */
+int tdm_optimizer_slot_variable_name(char *out, size_t size, const char *var, const char *slot);
+
 /* Whether kernels on a and b give the same bits for the same inputs: the same
  * device, or devices of one backend with the same name, vendor and driver (logical
  * devices of one device, identical cards). Other pairs may round differently
