@@ -6,6 +6,7 @@
 #include "checkpoint/checkpoint_posix.h"
 #include "base/error.h"
 #include "train/monitor_impl.h"
+#include "train/train_op_impl.h"
 
 static tdm_status check_options(const tdm_step *step, const tdm_monitor_options *o)
 {
@@ -93,7 +94,11 @@ tdm_status tdm_monitor_save(tdm_monitor *m)
     if (!m->dir)
         return tdm_fail(TDM_ERR_INVALID_STATE, "tdm_monitor_save: no checkpoint directory");
     tdm_checkpoint_writer *w = NULL;
-    tdm_status s = tdm_checkpoint_writer_create(m->dir, m->global_step, &w);
+    /* A parameter-server job: the servers' state first, whose step names the file. */
+    tdm_train_op *op = tdm_step_train_op(m->step);
+    tdm_status s = op ? tdm_train_remote_fetch(op, &m->global_step) : TDM_OK;
+    if (s == TDM_OK)
+        s = tdm_checkpoint_writer_create(m->dir, m->global_step, &w);
     if (s == TDM_OK)
         s = write_checkpoint(m, w);
     if (s == TDM_OK)

@@ -8,11 +8,13 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "checkpoint/checkpoint_dir.h"
 #include "checkpoint/checkpoint_memory.h"
 #include "checkpoint/checkpoint_posix.h"
 #include "base/error.h"
+#include "distribute/variable_access.h"
 #include "train/monitor_impl.h"
 
 static const char func[] = "tdm_monitor_restore";
@@ -100,21 +102,46 @@ static tdm_status set_aside(tdm_monitor *m, const char *path)
  * the same bytes, so the job goes on from one state without a shared directory. */
 #define CHIEF_FAILED UINT64_MAX
 
+/* The chief's bytes to every worker: a broadcast of the ranks, or in a
+ * parameter-server job, whose workers share no collectives, the chief's messages
+ * (which follow its restore of the servers, so no worker pushes before it). */
+static tdm_status share(tdm_monitor *m, void *bytes, size_t size)
+{
+    tdm_strategy *s = m->opts.strategy;
+    if (!tdm_strategy_num_parameter_servers(s) || size == 0)
+        return tdm_strategy_broadcast_host(s, bytes, size);
+    tdm_status st = TDM_OK;
+    if (tdm_strategy_is_chief(s)) {
+        for (size_t w = 1; w < tdm_strategy_num_workers(s) && st == TDM_OK; w++)
+            st = tdm_strategy_job_send(s, w, bytes, size, func);
+        return st;
+    }
+    const void *got = NULL;
+    size_t got_size = 0, from = 0;
+    st = tdm_strategy_job_receive(s, 0, &got, &got_size, &from, func);
+    if (st == TDM_OK && got_size != size)
+        st = tdm_fail(TDM_ERR_INVALID_STATE, "%s: the chief sent %zu bytes, expected %zu", func,
+                      got_size, size);
+    if (st == TDM_OK)
+        memcpy(bytes, got, size);
+    return st;
+}
+
 static tdm_status send_restored(tdm_monitor *m, tdm_status chief, const tdm_checkpoint *c)
 {
     size_t size = 0;
     const unsigned char *data = c ? tdm_checkpoint_bytes(c, &size) : NULL;
     uint64_t announced = chief != TDM_OK ? CHIEF_FAILED : size;
-    tdm_status sent = tdm_strategy_broadcast_host(m->opts.strategy, &announced, sizeof announced);
+    tdm_status sent = share(m, &announced, sizeof announced);
     if (sent == TDM_OK && announced != CHIEF_FAILED) /* the broadcast only reads the chief's */
-        sent = tdm_strategy_broadcast_host(m->opts.strategy, (void *)data, size);
+        sent = share(m, (void *)data, size);
     return sent;
 }
 
 static tdm_status receive_restored(tdm_monitor *m, int *restored)
 {
     uint64_t size = 0;
-    tdm_status s = tdm_strategy_broadcast_host(m->opts.strategy, &size, sizeof size);
+    tdm_status s = share(m, &size, sizeof size);
     if (s != TDM_OK || size == 0)
         return s;
     if (size == CHIEF_FAILED)
@@ -124,7 +151,7 @@ static tdm_status receive_restored(tdm_monitor *m, int *restored)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY,
                         "%s: no host memory for the chief's %" PRIu64 " byte checkpoint", func,
                         size);
-    s = tdm_strategy_broadcast_host(m->opts.strategy, data, size);
+    s = share(m, data, size);
     tdm_checkpoint *c = NULL;
     if (s == TDM_OK)
         s = tdm_checkpoint_open_bytes("the chief's checkpoint", data, size, &c);

@@ -8,7 +8,17 @@
  *   VALUES  server -> worker: the count variables' values as floats, and in `step`
  *           the pushes the server has applied, over every worker (the global step)
  *   ERROR   server -> worker: why a request was refused, as text
- *   BYE     worker -> server: the worker is done; no answer */
+ *   BYE     worker -> server: the worker is done; no answer
+ *   SAVE    the chief -> server: its variables' state at one step, answered by STATE.
+ *           count 0: as it is now; count = workers: once the server has applied the
+ *           count u64 pushes per worker that follow (a worker that has reached its
+ *           count waits for its answer until then), so that every server answers the
+ *           same step (ps_serve.c)
+ *   STATE   server -> the chief: the pushes it has applied per worker (u64 each), then
+ *           each variable's value followed by its optimizer slots (in the order of
+ *           tdm_optimizer_slot_names), as floats; `step` the global step
+ *   RESTORE the chief -> server: the same floats as STATE and in `step` the global
+ *           step to go on from; answered by VALUES */
 #ifndef TDM_TRAIN_PS_PROTOCOL_H
 #define TDM_TRAIN_PS_PROTOCOL_H
 
@@ -17,7 +27,16 @@
 
 #include "tandem/status.h"
 
-enum { TDM_PS_HELLO = 1, TDM_PS_PUSH, TDM_PS_VALUES, TDM_PS_ERROR, TDM_PS_BYE };
+enum {
+    TDM_PS_HELLO = 1,
+    TDM_PS_PUSH,
+    TDM_PS_VALUES,
+    TDM_PS_ERROR,
+    TDM_PS_BYE,
+    TDM_PS_SAVE,
+    TDM_PS_STATE,
+    TDM_PS_RESTORE
+};
 
 typedef struct tdm_ps_header {
     uint32_t kind;

@@ -1,6 +1,8 @@
 /* A parameter server of a job: keeps the variables the workers' train ops give it,
  * applies each push with the optimizer at once, in arrival order, and answers with
- * the new values, until every worker has said goodbye (ps_protocol.h). */
+ * the new values, until every worker has said goodbye (ps_protocol.h). For a
+ * checkpoint it hands the chief its variables and slots at one step, holding back
+ * the pushes past that step until it has; on resume it takes them back. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,12 @@ typedef struct client {
     tdm_tensor **grads;
     size_t count, floats;
     int joined, gone;
+    uint64_t pushed;     /* pushes applied */
+    unsigned char *held; /* a push past the step of the save under way, answered after it */
+    size_t held_size;
 } client;
+
+#define NO_SAVE SIZE_MAX
 
 typedef struct server {
     tdm_optimizer *opt;
@@ -30,6 +37,10 @@ typedef struct server {
     client *clients; /* [workers]: the worker ranks come first */
     size_t workers, left;
     uint64_t pushes;
+    const char *slot_names[TDM_OPT_MAX_SLOTS];
+    size_t slots;
+    size_t saver;       /* the worker waiting for STATE, or NO_SAVE */
+    uint64_t *target;   /* [workers]: the pushes of each that the save waits for */
     unsigned char *out; /* the answer being built */
     size_t out_bytes;
 } server;
@@ -125,9 +136,113 @@ static tdm_status apply(server *sv, size_t from, const tdm_ps_header *h, const f
     }
     if (s == TDM_OK)
         s = tdm_optimizer_apply(sv->opt, c->vars, c->grads, c->count);
-    if (s == TDM_OK)
+    if (s == TDM_OK) {
         sv->pushes++;
+        c->pushed++;
+    }
     return s;
+}
+
+/* The client's variables, each followed by its slots, read into or assigned from
+ * `at`. */
+static tdm_status move_state(server *sv, const client *c, void *at, int assign)
+{
+    float *f = at;
+    tdm_status s = TDM_OK;
+    for (size_t i = 0; i < c->count && s == TDM_OK; i++) {
+        size_t bytes = tdm_variable_count(c->vars[i]) * sizeof *f;
+        for (size_t k = 0; k <= sv->slots && s == TDM_OK; k++) {
+            tdm_variable *v = c->vars[i];
+            if (k)
+                s = tdm_optimizer_get_slot(sv->opt, c->vars[i], sv->slot_names[k - 1], &v);
+            if (s == TDM_OK)
+                s = assign ? tdm_variable_assign_host(v, TDM_ASSIGN, f, bytes)
+                           : tdm_variable_read(v, f, bytes);
+            f += bytes / sizeof *f;
+        }
+    }
+    return s;
+}
+
+static size_t state_bytes(const server *sv, const client *c)
+{
+    return c->floats * (sv->slots + 1) * sizeof(float);
+}
+
+/* SAVE: the pushes per worker to wait for (none given: those applied so far). */
+static tdm_status begin_save(server *sv, size_t from, const tdm_ps_header *h, const void *body,
+                             size_t bytes, char *why, size_t why_size)
+{
+    if (!sv->clients[from].joined || (h->count && h->count != sv->workers) ||
+        bytes != h->count * sizeof(uint64_t) || sv->saver != NO_SAVE) {
+        snprintf(why, why_size, "worker %zu: a malformed or second save request", from);
+        return TDM_ERR_INVALID_ARGUMENT;
+    }
+    for (size_t w = 0; w < sv->workers; w++)
+        if (h->count)
+            memcpy(&sv->target[w], (const unsigned char *)body + w * sizeof(uint64_t),
+                   sizeof(uint64_t));
+        else
+            sv->target[w] = sv->clients[w].pushed;
+    sv->saver = from;
+    return TDM_OK;
+}
+
+/* Whether every worker still training has made the pushes the save waits for. */
+static int save_ready(const server *sv)
+{
+    for (size_t w = 0; w < sv->workers; w++)
+        if (!sv->clients[w].gone && sv->clients[w].pushed < sv->target[w])
+            return 0;
+    return 1;
+}
+
+/* STATE to the worker that asked. */
+static tdm_status send_state(server *sv)
+{
+    const client *c = &sv->clients[sv->saver];
+    size_t counts = sv->workers * sizeof(uint64_t),
+           bytes = sizeof(tdm_ps_header) + counts + state_bytes(sv, c);
+    tdm_status s = tdm_ps_reserve(&sv->out, &sv->out_bytes, bytes, func);
+    tdm_ps_header h = {.kind = TDM_PS_STATE, .count = (uint32_t)c->count, .step = sv->pushes};
+    if (s == TDM_OK) {
+        memcpy(sv->out, &h, sizeof h);
+        for (size_t w = 0; w < sv->workers; w++)
+            memcpy(sv->out + sizeof h + w * sizeof(uint64_t), &sv->clients[w].pushed,
+                   sizeof(uint64_t));
+        s = move_state(sv, c, sv->out + sizeof h + counts, 0);
+    }
+    return s == TDM_OK ? tdm_strategy_job_send(sv->strategy, sv->saver, sv->out, bytes, func) : s;
+}
+
+/* RESTORE: the client's variables and slots, and the global step to go on from. */
+static tdm_status restore(server *sv, size_t from, const tdm_ps_header *h, const void *body,
+                          size_t bytes, char *why, size_t why_size)
+{
+    client *c = &sv->clients[from];
+    if (!c->joined || h->count != c->count || bytes != state_bytes(sv, c)) {
+        snprintf(why, why_size, "worker %zu: a restore of %u variables (%zu bytes) for %zu", from,
+                 h->count, bytes, c->count);
+        return TDM_ERR_INVALID_ARGUMENT;
+    }
+    tdm_status s = move_state(sv, c, (void *)body, 1);
+    if (s == TDM_OK)
+        s = tdm_optimizer_set_iterations(sv->opt, h->step);
+    if (s == TDM_OK)
+        sv->pushes = h->step;
+    return s;
+}
+
+/* A push from a worker that has reached the save's step: kept, and answered once
+ * the save is. */
+static tdm_status hold(client *c, const unsigned char *bytes, size_t size)
+{
+    c->held = malloc(size);
+    if (!c->held)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    memcpy(c->held, bytes, size);
+    c->held_size = size;
+    return TDM_OK;
 }
 
 static void leave(server *sv, client *c)
@@ -136,6 +251,23 @@ static void leave(server *sv, client *c)
         c->gone = 1;
         sv->left--;
     }
+}
+
+static tdm_status handle(server *sv, size_t from, const unsigned char *bytes, size_t size);
+
+/* The save's answer, then the pushes held back for it, in worker order. */
+static tdm_status finish_save(server *sv)
+{
+    tdm_status s = send_state(sv);
+    sv->saver = NO_SAVE;
+    for (size_t w = 0; w < sv->workers && s == TDM_OK; w++) {
+        unsigned char *held = sv->clients[w].held;
+        sv->clients[w].held = NULL;
+        if (held)
+            s = handle(sv, w, held, sv->clients[w].held_size);
+        free(held);
+    }
+    return s;
 }
 
 /* One request, answered. A refused one is answered with ERROR and the server goes on
@@ -157,9 +289,13 @@ static tdm_status handle(server *sv, size_t from, const unsigned char *bytes, si
     switch (h.kind) {
     case TDM_PS_HELLO: s = join(sv, from, &h, body, body_bytes, why, sizeof why); break;
     case TDM_PS_PUSH:
+        if (sv->saver != NO_SAVE && c->pushed >= sv->target[from])
+            return hold(c, bytes, size);
         s = apply(sv, from, &h, (const float *)body, body_bytes, why, sizeof why);
         break;
-    case TDM_PS_BYE: leave(sv, c); return TDM_OK;
+    case TDM_PS_SAVE: s = begin_save(sv, from, &h, body, body_bytes, why, sizeof why); break;
+    case TDM_PS_RESTORE: s = restore(sv, from, &h, body, body_bytes, why, sizeof why); break;
+    case TDM_PS_BYE: leave(sv, c); break;
     default:
         snprintf(why, sizeof why, "worker %zu: unknown request %u", from, h.kind);
         s = TDM_ERR_INVALID_ARGUMENT;
@@ -174,7 +310,9 @@ static tdm_status handle(server *sv, size_t from, const unsigned char *bytes, si
         send_error(sv, from, text);
         return s;
     }
-    return send_values(sv, from, c);
+    if (h.kind == TDM_PS_PUSH || h.kind == TDM_PS_HELLO || h.kind == TDM_PS_RESTORE)
+        s = send_values(sv, from, c);
+    return s == TDM_OK && sv->saver != NO_SAVE && save_ready(sv) ? finish_save(sv) : s;
 }
 
 /* The workers that have not said goodbye, as "0, 2". */
@@ -215,11 +353,14 @@ tdm_status tdm_optimizer_serve(tdm_optimizer *opt)
                         func);
     server sv = {.opt = opt, .strategy = s, .workers = tdm_strategy_num_workers(s)};
     sv.left = sv.workers;
+    sv.saver = NO_SAVE;
+    sv.slots = tdm_optimizer_slot_names(opt, sv.slot_names, TDM_OPT_MAX_SLOTS);
     sv.var_count = tdm_strategy_trainable_variables(s, NULL, 0);
     sv.vars = calloc(sv.var_count + 1, sizeof *sv.vars);
     sv.grads = calloc(sv.var_count + 1, sizeof *sv.grads);
     sv.clients = calloc(sv.workers, sizeof *sv.clients);
-    tdm_status st = sv.vars && sv.grads && sv.clients
+    sv.target = calloc(sv.workers, sizeof *sv.target);
+    tdm_status st = sv.vars && sv.grads && sv.clients && sv.target
                         ? TDM_OK
                         : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     if (st == TDM_OK) {
@@ -229,8 +370,9 @@ tdm_status tdm_optimizer_serve(tdm_optimizer *opt)
     for (size_t k = 0; sv.grads && k < sv.var_count; k++)
         tdm_tensor_destroy(sv.grads[k]);
     for (size_t w = 0; sv.clients && w < sv.workers; w++)
-        free(sv.clients[w].vars), free(sv.clients[w].grads);
+        free(sv.clients[w].vars), free(sv.clients[w].grads), free(sv.clients[w].held);
     free(sv.clients);
+    free(sv.target);
     free(sv.grads);
     free(sv.vars);
     free(sv.out);

@@ -137,6 +137,18 @@ tdm_status tdm_train_remote_open(tdm_train_op *op);
 tdm_status tdm_train_remote_step(tdm_train_op *op, uint64_t *step);
 void tdm_train_remote_close(tdm_train_op *op);
 
+/* train_op_remote_state.c, the worker's checkpoint state: the servers' variables and
+ * slots taken at one global step, *step (nothing without servers; the monitor names
+ * the checkpoint for it before tdm_train_op_save writes them); written; and, from a
+ * checkpoint, sent back to the servers by the chief (every other worker restores its
+ * local copies). */
+tdm_status tdm_train_remote_fetch(const tdm_train_op *op, uint64_t *step);
+/* The step of the state tdm_train_remote_save writes: the one taken for it, else
+ * taken now. */
+tdm_status tdm_train_remote_state_step(const tdm_train_op *op, uint64_t *step);
+tdm_status tdm_train_remote_save(const tdm_train_op *op, tdm_checkpoint_writer *w);
+tdm_status tdm_train_remote_restore(const tdm_train_op *op, const tdm_checkpoint *c, uint64_t step);
+
 /* train_op_timing.c: whether this step is one that balance measures, and after
  * it, the strategy's new batch shares. */
 int tdm_train_balance_measures(const tdm_train_op *op);

@@ -9,28 +9,11 @@
 
 #include "base/error.h"
 #include "distribute/variable_access.h"
-#include "train/ps_protocol.h"
-#include "train/train_op_impl.h"
+#include "train/train_op_remote.h"
 
-typedef struct remote_server {
-    size_t rank;
-    size_t *vars; /* indices into op->vars */
-    size_t count, floats;
-} remote_server;
-
-struct tdm_train_remote {
-    remote_server *servers;
-    size_t server_count;
-    int joined;         /* every server answered the hello: they expect a goodbye */
-    float *flat;        /* replica 0's gradients on the host, [total + 1] */
-    unsigned char *out; /* the request being built */
-    size_t out_bytes;
-};
-
-/* The server's answer: VALUES for this server's variables, written into every local
- * copy, with the global step; ERROR is the server's refusal. */
-static tdm_status take_values(tdm_train_op *op, const remote_server *sv, uint64_t *step,
-                              const char *func)
+tdm_status tdm_train_remote_answer(const tdm_train_op *op, const remote_server *sv, uint32_t kind,
+                                   size_t body_bytes, tdm_ps_header *h, const unsigned char **body,
+                                   const char *func)
 {
     const void *bytes = NULL;
     size_t size = 0, from = 0;
@@ -40,19 +23,29 @@ static tdm_status take_values(tdm_train_op *op, const remote_server *sv, uint64_
     tdm_status st = tdm_strategy_job_receive(s, sv->rank, &bytes, &size, &from, what);
     if (st != TDM_OK)
         return st;
-    tdm_ps_header h;
-    if (size >= sizeof h)
-        memcpy(&h, bytes, sizeof h);
-    const unsigned char *body = (const unsigned char *)bytes + sizeof h;
-    if (size >= sizeof h && h.kind == TDM_PS_ERROR)
+    if (size >= sizeof *h)
+        memcpy(h, bytes, sizeof *h);
+    *body = (const unsigned char *)bytes + sizeof *h;
+    if (size >= sizeof *h && h->kind == TDM_PS_ERROR)
         return tdm_fail(TDM_ERR_REMOTE, "%s: parameter server rank %zu refused: %.*s", func,
-                        sv->rank, (int)(size - sizeof h), (const char *)body);
-    if (size != sizeof h + sv->floats * sizeof(float) || h.kind != TDM_PS_VALUES ||
-        h.count != sv->count)
+                        sv->rank, (int)(size - sizeof *h), (const char *)*body);
+    if (size != sizeof *h + body_bytes || h->kind != kind || h->count != sv->count)
         return tdm_fail(TDM_ERR_INVALID_STATE,
-                        "%s: parameter server rank %zu answered %zu bytes, expected the values "
+                        "%s: parameter server rank %zu answered %zu bytes, expected the %s "
                         "of %zu variables",
-                        func, sv->rank, size, sv->count);
+                        func, sv->rank, size, kind == TDM_PS_STATE ? "state" : "values", sv->count);
+    return TDM_OK;
+}
+
+tdm_status tdm_train_remote_take_values(const tdm_train_op *op, const remote_server *sv,
+                                        uint64_t *step, const char *func)
+{
+    tdm_ps_header h;
+    const unsigned char *body = NULL;
+    tdm_status st =
+        tdm_train_remote_answer(op, sv, TDM_PS_VALUES, sv->floats * sizeof(float), &h, &body, func);
+    if (st != TDM_OK)
+        return st;
     *step = h.step;
     for (size_t i = 0; i < sv->count && st == TDM_OK; i++) {
         tdm_variable *var = op->vars[sv->vars[i]];
@@ -63,25 +56,29 @@ static tdm_status take_values(tdm_train_op *op, const remote_server *sv, uint64_
     return st;
 }
 
-/* The request built in r->out to the server, then its answer. */
-static tdm_status send_then_take(tdm_train_op *op, const remote_server *sv, size_t bytes,
-                                 uint64_t *step, const char *func)
+tdm_status tdm_train_remote_send(const tdm_train_op *op, const remote_server *sv, size_t bytes,
+                                 const char *func)
 {
     char what[128];
     snprintf(what, sizeof what, "%s: sending to parameter server rank %zu", func, sv->rank);
-    tdm_status s = tdm_strategy_job_send(op->strategy, sv->rank, op->remote->out, bytes, what);
-    return s == TDM_OK ? take_values(op, sv, step, func) : s;
+    return tdm_strategy_job_send(op->strategy, sv->rank, op->remote->out, bytes, what);
 }
 
-/* A request of `bytes` in r->out, zeroed, with its header: its body, or NULL (the
- * error set) without memory. */
-static void *begin_request(tdm_train_remote *r, uint32_t kind, size_t count, size_t bytes,
-                           const char *func)
+/* The request built in r->out to the server, then its VALUES. */
+static tdm_status send_then_take(tdm_train_op *op, const remote_server *sv, size_t bytes,
+                                 uint64_t *step, const char *func)
+{
+    tdm_status s = tdm_train_remote_send(op, sv, bytes, func);
+    return s == TDM_OK ? tdm_train_remote_take_values(op, sv, step, func) : s;
+}
+
+void *tdm_train_remote_request(tdm_train_remote *r, uint32_t kind, size_t count, uint64_t step,
+                               size_t bytes, const char *func)
 {
     if (tdm_ps_reserve(&r->out, &r->out_bytes, bytes, func) != TDM_OK)
         return NULL;
     memset(r->out, 0, bytes);
-    tdm_ps_header h = {.kind = kind, .count = (uint32_t)count};
+    tdm_ps_header h = {.kind = kind, .count = (uint32_t)count, .step = step};
     memcpy(r->out, &h, sizeof h);
     return r->out + sizeof h;
 }
@@ -92,7 +89,7 @@ static tdm_status join(tdm_train_op *op, remote_server *sv, uint64_t *step)
     static const char func[] = "tdm_train_op_create";
     tdm_train_remote *r = op->remote;
     size_t bytes = sizeof(tdm_ps_header) + sv->count * sizeof(tdm_ps_entry);
-    tdm_ps_entry *e = begin_request(r, TDM_PS_HELLO, sv->count, bytes, func);
+    tdm_ps_entry *e = tdm_train_remote_request(r, TDM_PS_HELLO, sv->count, 0, bytes, func);
     if (!e)
         return TDM_ERR_OUT_OF_MEMORY;
     for (size_t i = 0; i < sv->count; i++) {
@@ -155,7 +152,7 @@ static tdm_status push(tdm_train_op *op, const remote_server *sv, uint64_t *step
     static const char func[] = "tdm_train_op_run";
     tdm_train_remote *r = op->remote;
     size_t bytes = sizeof(tdm_ps_header) + sv->floats * sizeof(float);
-    unsigned char *at = begin_request(r, TDM_PS_PUSH, sv->count, bytes, func);
+    unsigned char *at = tdm_train_remote_request(r, TDM_PS_PUSH, sv->count, 0, bytes, func);
     if (!at)
         return TDM_ERR_OUT_OF_MEMORY;
     for (size_t i = 0; i < sv->count; i++) {
@@ -192,6 +189,7 @@ void tdm_train_remote_close(tdm_train_op *op)
     free(r->servers);
     free(r->flat);
     free(r->out);
+    free(r->state);
     free(r);
     op->remote = NULL;
 }

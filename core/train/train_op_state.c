@@ -77,24 +77,14 @@ static tdm_status restore_loss_scale(tdm_train_op *op, const tdm_checkpoint *c)
     return s;
 }
 
-/* A parameter-server job keeps the optimizer's state on its servers, which
- * checkpoints cannot reach yet. */
-static tdm_status not_here(const tdm_train_op *op, const char *func)
-{
-    (void)op;
-    return tdm_fail(TDM_ERR_UNSUPPORTED,
-                    "%s: the train op of a parameter-server job's worker: the variables' "
-                    "optimizer state lives on the servers, which checkpoints do not reach yet",
-                    func);
-}
-
 tdm_status tdm_train_op_save(const tdm_train_op *op, tdm_checkpoint_writer *w)
 {
     TDM_CHECK_ARG(op, "tdm_train_op_save");
     TDM_CHECK_ARG(w, "tdm_train_op_save");
-    if (op->remote)
-        return not_here(op, "tdm_train_op_save");
-    tdm_status s = tdm_checkpoint_add_u64(w, TDM_RECORD_GLOBAL_STEP, op->global_step);
+    uint64_t step = op->global_step; /* a job's worker: the step of its servers' state */
+    tdm_status s = op->remote ? tdm_train_remote_state_step(op, &step) : TDM_OK;
+    if (s == TDM_OK)
+        s = tdm_checkpoint_add_u64(w, TDM_RECORD_GLOBAL_STEP, step);
     if (s == TDM_OK)
         s = tdm_checkpoint_add_u64(w, "train/seed", op->opts.seed);
     if (s == TDM_OK && op->opts.loss_scale > 0.0f)
@@ -103,7 +93,7 @@ tdm_status tdm_train_op_save(const tdm_train_op *op, tdm_checkpoint_writer *w)
         s = tdm_strategy_scope_enter(op->strategy);
     if (s != TDM_OK)
         return tdm_fail_context(s, "tdm_train_op_save");
-    s = tdm_train_each_variable(op, save_var, w);
+    s = op->remote ? tdm_train_remote_save(op, w) : tdm_train_each_variable(op, save_var, w);
     if (s == TDM_OK && op->shards)
         s = tdm_train_shard_save(op, w);
     for (size_t i = 0; i < op->state_count && s == TDM_OK; i++)
@@ -116,8 +106,6 @@ tdm_status tdm_train_op_restore(tdm_train_op *op, const tdm_checkpoint *c)
 {
     TDM_CHECK_ARG(op, "tdm_train_op_restore");
     TDM_CHECK_ARG(c, "tdm_train_op_restore");
-    if (op->remote)
-        return not_here(op, "tdm_train_op_restore");
     uint64_t step = 0, seed = 0;
     tdm_status s = tdm_checkpoint_read_u64(c, TDM_RECORD_GLOBAL_STEP, &step);
     if (s == TDM_OK)
@@ -133,7 +121,8 @@ tdm_status tdm_train_op_restore(tdm_train_op *op, const tdm_checkpoint *c)
         s = tdm_strategy_scope_enter(op->strategy);
     if (s != TDM_OK)
         return tdm_fail_context(s, "tdm_train_op_restore");
-    s = tdm_train_each_variable(op, restore_var, (void *)c);
+    s = op->remote ? tdm_train_remote_restore(op, c, step)
+                   : tdm_train_each_variable(op, restore_var, (void *)c);
     if (s == TDM_OK && op->shards)
         s = tdm_train_shard_restore(op, c);
     for (size_t i = 0; i < op->state_count && s == TDM_OK; i++)

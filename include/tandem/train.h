@@ -232,7 +232,10 @@ TDM_API tdm_status tdm_train_op_set_global_step(tdm_train_op *op, uint64_t step)
  * trained variable and every optimizer slot, by name. Restoring checks that the
  * seed is the one this op was made with (a run resumed with another seed would not
  * continue the same training: TDM_ERR_INVALID_ARGUMENT naming both). Cross-replica
- * or default mode. */
+ * or default mode. A parameter-server job's worker saves its servers' variables and
+ * slots, all of one global step (the one recorded, which other workers' pushes may
+ * have taken past this op's own); restoring, the chief sends them back to the
+ * servers, and the other workers restore their local copies. */
 TDM_API tdm_status tdm_train_op_save(const tdm_train_op *op, tdm_checkpoint_writer *w);
 TDM_API tdm_status tdm_train_op_restore(tdm_train_op *op, const tdm_checkpoint *c);
 

@@ -87,9 +87,8 @@ static void current(const train_session *ts, char values[ITEM_COUNT][VALUE_MAX])
     snprintf(values[6], VALUE_MAX,
              "%zu examples of %zu features in %zu classes (content %016llx), test fraction %g, "
              "%s",
-             d->train_examples + d->test_examples, d->features, d->classes,
-             (unsigned long long)d->fingerprint, o->test_fraction,
-             o->standardize ? "standardized" : "not standardized");
+             d->examples, d->features, d->classes, (unsigned long long)d->fingerprint,
+             o->test_fraction, o->standardize ? "standardized" : "not standardized");
 }
 
 tdm_status train_config_save(const train_session *ts, tdm_checkpoint_writer *w)

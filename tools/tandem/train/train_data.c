@@ -112,6 +112,7 @@ int train_data_load(const train_options *o, size_t shards, size_t shard, train_d
     d->classes = tdm_dataset_class_count(d->train) > tdm_dataset_class_count(d->test)
                      ? tdm_dataset_class_count(d->train)
                      : tdm_dataset_class_count(d->test);
+    d->examples = tdm_dataset_example_count(d->train) + tdm_dataset_example_count(d->test);
     if (prepare(o, shards, shard, d) != TDM_OK)
         return fail(d->path, tdm_last_error(), d);
     if (!tdm_dataset_example_count(d->train) || !tdm_dataset_example_count(d->test))

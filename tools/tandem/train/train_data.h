@@ -15,6 +15,7 @@ typedef struct train_data {
     float *mean, *std;  /* [features]: the training split's statistics, NULL with
                            --no-standardize */
     size_t features, classes, train_examples, test_examples, steps_per_epoch;
+    size_t examples;      /* both splits before a worker's shard: what every process loaded */
     uint64_t fingerprint; /* of the examples as loaded (--data, then --test-data) */
 } train_data;
 

@@ -29,20 +29,26 @@ static tdm_status save_history(tdm_checkpoint_writer *w, void *user)
 }
 
 /* Before the training state is restored: the configuration first, then the epochs
- * finished by the checkpoint's step. */
+ * finished, as many as the history holds (a parameter-server job's global step
+ * counts every worker's steps, so it tells no epoch). */
 static tdm_status restore_history(const tdm_checkpoint *c, void *user)
 {
     train_session *ts = user;
     if (train_config_check(ts, c, ts->refusal, sizeof ts->refusal) != 0)
         return TDM_ERR_INVALID_ARGUMENT;
-    size_t n = (size_t)(tdm_checkpoint_step(c) / ts->data.steps_per_epoch);
+    tdm_dtype dtype;
+    tdm_shape shape;
+    tdm_status s = tdm_checkpoint_tensor_shape(c, "cli/history", &dtype, &shape);
+    if (s != TDM_OK)
+        return s;
+    size_t n = shape.rank == 2 ? shape.dims[0] : 0;
     if (n > ts->opts->epochs)
         n = ts->opts->epochs;
     float *h = malloc((n ? n : 1) * HISTORY_COLUMNS * sizeof *h);
     if (!h)
         return TDM_ERR_OUT_OF_MEMORY;
-    tdm_status s = tdm_checkpoint_read(c, "cli/history", TDM_F32, &TDM_SHAPE(n, HISTORY_COLUMNS), h,
-                                       n * HISTORY_COLUMNS * sizeof *h);
+    s = tdm_checkpoint_read(c, "cli/history", TDM_F32, &TDM_SHAPE(n, HISTORY_COLUMNS), h,
+                            n * HISTORY_COLUMNS * sizeof *h);
     for (size_t e = 0; s == TDM_OK && e < n; e++)
         ts->history[e] = (train_epoch){(unsigned)e + 1,
                                        h[e * HISTORY_COLUMNS],

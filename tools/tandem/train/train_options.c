@@ -280,7 +280,8 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
               "with --strategy parameter-server under mpirun: the last N processes keep and "
               "update the variables (on their first --devices device), the others train on "
               "their shard of the data and exchange gradients and values with them, without "
-              "waiting for each other"),
+              "waiting for each other; with --checkpoint-dir the chief writes the servers' "
+              "state too"),
         CUSTOM("--eval-devices", cli_parse_list, &o->eval_devices, "LIST",
                "evaluate after each epoch on these devices, under a strategy of their own "
                "(default: under training's, on its first device)"),
@@ -339,10 +340,6 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
         snprintf(err, err_size,
                  "--ps-devices (parameter devices in one process) and --ps-processes "
                  "(parameter-server processes) exclude each other");
-    else if (o->ps_processes && o->checkpoint_dir)
-        snprintf(err, err_size,
-                 "--checkpoint-dir: a job with --ps-processes keeps the optimizer's state on "
-                 "its servers, which checkpoints do not reach yet");
     else if (o->ps_processes && strcmp(o->lr_decay, "none"))
         snprintf(err, err_size,
                  "--lr-decay: a job with --ps-processes updates as its workers' gradients "
