@@ -1,8 +1,9 @@
 #!/bin/sh
 # Installs, builds and runs the peers that tandem's benchmarks are compared with
 # (docs/PERFORMANCE.md): Open MPI's MPI_Allreduce between two processes, and Debian's
-# PyTorch (on OpenBLAS) training the digits MLP and the wide Fashion-MNIST MLP on one
-# process and with DistributedDataParallel (gloo) over two. Run it after
+# PyTorch (on OpenBLAS) training the digits MLP, the wide Fashion-MNIST MLP and the
+# Fashion-MNIST CNN on one process, in turns with tandem's `bench train` of the same
+# models, and the two MLPs with DistributedDataParallel (gloo) over two processes. Run it after
 # ./scripts/setup.sh, on a machine as quiet as can be had; a benchmark, not a test.
 set -eu
 cd "$(dirname "$0")/.."
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 # Open MPI may have come after build/ was configured: let CMake look for it again.
 cmake -S . -B build -U 'MPI_*' -U 'MPIEXEC_*' >/dev/null
-cmake --build build -j"$(nproc)" --target mpi_allreduce
+cmake --build build -j"$(nproc)" --target mpi_allreduce tandem_cli
 
 run() {
   title=$1
@@ -38,11 +39,24 @@ run "Open MPI MPI_Allreduce, 2 processes, buffers reused, glibc malloc without m
   env GLIBC_TUNABLES=glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967295 \
   $mpirun -x GLIBC_TUNABLES build/mpi_allreduce $sizes
 
+# tandem and PyTorch take turns, twice over, so that both see the same machine: a
+# ratio means something only within one run. tandem trains on PoCL's devices (one
+# alone, then both mirrored); PyTorch's BLAS is printed with each of its figures.
 torch="/usr/bin/python3 tools/peers/torch_train.py"
-run "PyTorch, digits MLP 64-128-128-10, 1 process" $torch digits
+tandem_train() {
+  run "tandem bench train -m $1, PoCL: one device, then two replicas" \
+    env POCL_DEVICES="pthread pthread" build/tandem bench train -d opencl:0,opencl:1 -m "$1"
+}
+for round in 1 2; do
+  printf '\n==== Round %s\n' "$round"
+  run "PyTorch, digits MLP 64-128-128-10, 1 process" $torch digits
+  tandem_train digits
+  run "PyTorch, Fashion-MNIST MLP 784-1024-1024-10, 1 process" $torch fashion
+  tandem_train wide
+  run "PyTorch, Fashion-MNIST CNN conv32k3,pool2,conv64k3,pool2,128, 1 process" \
+    $torch fashion-cnn
+  tandem_train fashion-cnn
+done
 run "PyTorch, digits MLP, DistributedDataParallel (gloo), 2 processes" $torch digits --procs 2
-run "PyTorch, Fashion-MNIST MLP 784-1024-1024-10, 1 process" $torch fashion
 run "PyTorch, Fashion-MNIST MLP, DistributedDataParallel (gloo), 2 processes" \
   $torch fashion --procs 2
-run "PyTorch, Fashion-MNIST CNN conv32k3,pool2,conv64k3,pool2,128, 1 process" \
-  $torch fashion-cnn

@@ -51,7 +51,7 @@ done
 cat "$out/train"
 [ "$(grep -cE '^ digits +[12] opencl:' "$out/train")" -eq 3 ] ||
     { echo "want digits on each device and on both"; fail=1; }
-[ "$(grep -cE '^# opencl:[01]: training buffers [0-9.]+ MiB$' "$out/train")" -eq 4 ] ||
+[ "$(grep -cE '^# opencl:[01]: training buffers [0-9.]+ MiB, optimizer slots [0-9.]+ MiB$' "$out/train")" -eq 4 ] ||
     { echo "want each replica's training buffers in each configuration"; fail=1; }
 
 "$tandem" bench input --backend opencl --replicas 2 --steps 20 --rounds 3 >"$out/input"

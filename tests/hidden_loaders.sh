@@ -5,9 +5,11 @@
 #            linked with libtandem.so and libtandem.a and the tandem tool still
 #            start, `tandem devices` names the missing backends and why, and the
 #            reference backend trains.
-#   clblast  libclblast.so.1 hidden: OpenCL is available without gemm, which
-#            `tandem devices` says, so the default device is lavapipe, which runs
-#            every kernel, and it trains.
+#   clblast  libclblast.so.1 hidden: PoCL's devices still multiply on OpenBLAS,
+#            which `tandem devices` says, and train; then libopenblas.so.0 hidden
+#            too: OpenCL is available without gemm, which `tandem devices` says,
+#            so the default device is lavapipe, which runs every kernel, and it
+#            trains.
 # Needs root for unshare -m and mount; exits 77 (skipped) where a mount namespace
 # cannot be made.
 # usage: hidden_loaders.sh all TANDEM SHARED_PROGRAM STATIC_PROGRAM
@@ -58,8 +60,17 @@ clblast)
     hide libclblast.so.1
     "$tandem" devices >"$out/devices" || { echo "FAIL: tandem devices failed"; fail=1; }
     cat "$out/devices"
-    check "^opencl  *available: .*gemm unsupported: .*libclblast\.so\.1" "$out/devices" \
-        "tandem devices must say that OpenCL has no gemm, and why"
+    check "^opencl  *available: .*gemm unsupported without CLBlast (.*libclblast\.so\.1.*on CPU devices through OpenBLAS" \
+        "$out/devices" "tandem devices must say that OpenCL lacks CLBlast, and its CPU devices not"
+    "$tandem" train --epochs 1 --no-progress >"$out/train" ||
+        { echo "FAIL: tandem train on OpenBLAS failed"; fail=1; }
+    cat "$out/train"
+    check '^  replica 0: opencl:0 ' "$out/train" "PoCL multiplies on OpenBLAS without CLBlast"
+    hide libopenblas.so.0
+    "$tandem" devices >"$out/devices" || { echo "FAIL: tandem devices failed"; fail=1; }
+    cat "$out/devices"
+    check "^opencl  *available: .*gemm unsupported without CLBlast.*on CPU devices without OpenBLAS" \
+        "$out/devices" "tandem devices must say that OpenCL has no gemm, and why"
     "$tandem" train --epochs 1 --no-progress >"$out/train" ||
         { echo "FAIL: tandem train failed"; fail=1; }
     cat "$out/train"

@@ -237,11 +237,6 @@ void tdm_train_op_destroy(tdm_train_op *op)
     free(op);
 }
 
-uint64_t tdm_train_op_global_step(const tdm_train_op *op)
-{
-    return op ? op->global_step : 0;
-}
-
 size_t tdm_train_op_variable_count(const tdm_train_op *op)
 {
     return op ? op->var_count : 0;

@@ -132,12 +132,3 @@ tdm_status tdm_train_op_restore(tdm_train_op *op, const tdm_checkpoint *c)
         s = tdm_train_op_set_global_step(op, step);
     return s == TDM_OK ? s : tdm_fail_context(s, "tdm_train_op_restore");
 }
-
-tdm_status tdm_train_op_set_global_step(tdm_train_op *op, uint64_t step)
-{
-    TDM_CHECK_ARG(op, "tdm_train_op_set_global_step");
-    tdm_status s = tdm_optimizer_set_iterations(op->opts.optimizer, step);
-    if (s == TDM_OK)
-        op->global_step = step;
-    return s;
-}
