@@ -1,5 +1,6 @@
 /* tandem: the command-line tool. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -27,6 +28,11 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    /* OpenBLAS, which multiplies for OpenCL CPU devices, keeps its threads spinning
+     * for 2^28 cycles after each product, on the cores the device's next kernels need:
+     * a fifth of a convolutional step here (docs/PERFORMANCE.md). The tool asks for
+     * its shortest wait unless the user chose one; OpenBLAS reads it as it loads. */
+    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
     if (argc < 2) {
         usage(stderr);
         return 2;
