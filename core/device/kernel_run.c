@@ -217,29 +217,36 @@ static uint64_t rounds_of(const tdm_kernel_info *info, const uint32_t *u)
     return ceil_div(items, (uint64_t)TDM_KERNEL_MAX_GROUPS * info->wg);
 }
 
+/* The loop iterations one item of a launch may run on dev, over `rounds` rounds of
+ * the grid-stride loop; 0 where the driver runs loops of any length. */
+static uint64_t item_budget(const tdm_device *dev, uint64_t rounds)
+{
+    uint64_t limit = dev->max_loop_iterations;
+    return rounds ? limit / rounds : limit;
+}
+
 /* conv2d_grad_filter sums batch * oh * ow terms per element, past what lavapipe's
- * loops run (TDM_KERNEL_LOOP_BUDGET): on every device, so that every device takes the
- * same pieces, the core launches it in pieces within the budget: runs of whole
- * images, or runs of output rows of one image (the view of x starts at the piece's
- * first window row, or the padding above it shrinks). The kernel adds its sums to df,
- * so each piece continues the sums of the last in the order of one launch: the result
- * is bitwise that of one launch, on every device. */
+ * loops run (TDM_KERNEL_LOOP_BUDGET): on a device whose driver ends long loops early,
+ * the core launches it in pieces within the budget: runs of whole images, or runs of
+ * output rows of one image (the view of x starts at the piece's first window row, or
+ * the padding above it shrinks). The kernel adds its sums to df, so each piece
+ * continues the sums of the last in the order of one launch: the result is bitwise
+ * that of one launch, which every other device runs. */
 static tdm_status launch_filter_gradient(tdm_device *dev, const tdm_kernel_info *info,
                                          const tdm_launch *l)
 {
     const tdm_conv2d_grad_filter_scalars s = tdm_conv2d_grad_filter_scalars_of(l);
     const tdm_conv2d_grad_filter_slots slot = tdm_conv2d_grad_filter_slots_of();
-    uint64_t rounds = rounds_of(info, l->u);
-    uint64_t budget = rounds ? TDM_KERNEL_LOOP_BUDGET / rounds : TDM_KERNEL_LOOP_BUDGET;
+    uint64_t rounds = rounds_of(info, l->u), budget = item_budget(dev, rounds);
     uint64_t per_row = 1 + (uint64_t)s.ow, per_image = 1 + s.oh * per_row;
     tdm_launch part = *l;
-    if (s.batch * per_image + 1 <= budget)
+    if (!dev->max_loop_iterations || s.batch * per_image + 1 <= budget)
         return launch_once(dev, info, &part);
     if (per_row + 2 > budget)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s: conv2d_grad_filter: %" PRIu64 " elements of df per invocation "
                         "with rows of %u outputs pass a loop budget of %u iterations",
-                        F, rounds, s.ow, TDM_KERNEL_LOOP_BUDGET);
+                        F, rounds, s.ow, dev->max_loop_iterations);
     uint64_t images = (budget - 1) / per_image, rows = (budget - 2) / per_row;
     uint64_t image_x = (uint64_t)s.h * s.w * s.c, image_dy = (uint64_t)s.oh * s.ow * s.oc;
     const unsigned ib = TDM_UINT_AT(conv2d_grad_filter, batch),
@@ -271,20 +278,21 @@ static tdm_status launch_filter_gradient(tdm_device *dev, const tdm_kernel_info 
 }
 
 /* gather_rows_grad sums `rows` terms per element of dx, past what lavapipe's loops run
- * at enough rows: as conv2d_grad_filter, the core launches it on every device in
- * pieces of budget - 1 rows (an item's loop over them, and its own iteration), the
- * views of dy and idx moved to the piece's first row. The kernel adds to dx, so each
- * piece continues the sums of the last: bitwise one launch, on every device. dx spans
- * less than 2^32 elements, at most 1025 rounds, so a piece holds 2 rows or more. */
+ * at enough rows: as conv2d_grad_filter, the core launches it there in pieces of
+ * budget - 1 rows (an item's loop over them, and its own iteration), the views of dy
+ * and idx moved to the piece's first row. The kernel adds to dx, so each piece
+ * continues the sums of the last: bitwise one launch. dx spans less than 2^32
+ * elements, at most 1025 rounds, so a piece holds 2 rows or more. */
 static tdm_status launch_gather_gradient(tdm_device *dev, const tdm_kernel_info *info,
                                          const tdm_launch *l)
 {
     const tdm_gather_rows_grad_scalars s = tdm_gather_rows_grad_scalars_of(l);
     const tdm_gather_rows_grad_slots slot = tdm_gather_rows_grad_slots_of();
-    uint64_t rounds = rounds_of(info, l->u);
-    uint64_t piece = (rounds ? TDM_KERNEL_LOOP_BUDGET / rounds : TDM_KERNEL_LOOP_BUDGET) - 1;
-    const unsigned ir = TDM_UINT_AT(gather_rows_grad, rows);
     tdm_launch part = *l;
+    if (!dev->max_loop_iterations)
+        return launch_once(dev, info, &part);
+    uint64_t piece = item_budget(dev, rounds_of(info, l->u)) - 1;
+    const unsigned ir = TDM_UINT_AT(gather_rows_grad, rows);
     tdm_status st = TDM_OK;
     for (uint64_t r = 0; r < s.rows && st == TDM_OK; r += piece) {
         part.u[ir] = (uint32_t)(s.rows - r < piece ? s.rows - r : piece);
@@ -296,8 +304,8 @@ static tdm_status launch_gather_gradient(tdm_device *dev, const tdm_kernel_info 
 }
 
 /* global_avg_pool sums h * w terms per element of y, past what lavapipe's loops run
- * for a large image: as conv2d_grad_filter, the core launches it on every device in
- * pieces of rows within the budget (per row, an item's loop over its columns and the
+ * for a large image: as conv2d_grad_filter, the core launches it there in pieces of
+ * rows within the budget (per row, an item's loop over its columns and the
  * row's own iteration; per piece, the item's), each continuing the sum the last left
  * in `sum`: bitwise one launch. A row longer than the budget goes one per launch,
  * except on a device whose driver ends long loops early, which refuses it. The float16
@@ -306,15 +314,14 @@ static tdm_status launch_global_pool(tdm_device *dev, const tdm_kernel_info *inf
                                      const tdm_launch *l)
 {
     const tdm_global_avg_pool_scalars s = tdm_global_avg_pool_scalars_of(l);
-    uint64_t rounds = rounds_of(info, l->u);
-    uint64_t budget = rounds ? TDM_KERNEL_LOOP_BUDGET / rounds : TDM_KERNEL_LOOP_BUDGET;
-    uint64_t piece = (budget - 1) / (1 + (uint64_t)s.w);
+    uint64_t rounds = rounds_of(info, l->u), budget = item_budget(dev, rounds);
+    uint64_t piece = dev->max_loop_iterations ? (budget - 1) / (1 + (uint64_t)s.w) : s.rows;
     if (piece == 0 && dev->max_loop_iterations)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s: %s: rows of %u columns, %" PRIu64 " elements of y per invocation, "
                         "pass a loop budget of %u iterations, more than %s runs right (its "
                         "driver ends longer loops early)",
-                        F, info->name, s.w, rounds, TDM_KERNEL_LOOP_BUDGET, dev->desc.id);
+                        F, info->name, s.w, rounds, dev->max_loop_iterations, dev->desc.id);
     piece = piece ? piece : 1;
     const unsigned i0 = TDM_UINT_AT(global_avg_pool, row0), ir = TDM_UINT_AT(global_avg_pool, rows);
     tdm_launch part = *l;

@@ -231,6 +231,7 @@ static void check_splitting(tdm_device *ref, tdm_device *small)
  * reference kernel over the whole sum gives. */
 static void check_filter_gradient_pieces(tdm_device *dev)
 {
+    dev->max_loop_iterations = TDM_KERNEL_LOOP_BUDGET; /* as lavapipe's: pieces */
     /* batch, h, w, c, oh, ow, oc, kh, kw, stride_h, stride_w, pad_top, pad_left */
     static const uint32_t shapes[][13] = {
         {20, 20, 20, 2, 20, 20, 3, 3, 3, 1, 1, 1, 1},     /* 421 iterations an image */
@@ -284,10 +285,12 @@ static void check_filter_gradient_pieces(tdm_device *dev)
         tdm_buffer_free(bdf);
         free(x), free(dy), free(want), free(got);
     }
+    dev->max_loop_iterations = 0;
 }
 
-/* gather_rows_grad launched in pieces of rows (9001 rows: three pieces), every view
- * at an offset, must give bit for bit what one pass of the reference kernel gives. */
+/* gather_rows_grad launched in pieces of rows (9001 rows: three pieces) on a device
+ * whose driver ends long loops early, every view at an offset, must give bit for bit
+ * what one pass of the reference kernel gives; elsewhere it is one launch. */
 static void check_gather_gradient_pieces(tdm_device *dev)
 {
     enum { ROWS = 9001, COLS = 3, SRC = 5, AT = 7 };
@@ -315,15 +318,23 @@ static void check_gather_gradient_pieces(tdm_device *dev)
                                             ROWS,
                                             COLS,
                                             SRC};
-    tdm_device_counters before = TDM_DEVICE_COUNTERS_INIT, after = TDM_DEVICE_COUNTERS_INIT;
-    CHECK_OK(tdm_device_read_counters(dev, &before));
-    CHECK_OK(tdm_gather_rows_grad_run(dev, &args));
-    CHECK_OK(tdm_device_read_counters(dev, &after));
-    CHECK(after.kernel_launches - before.kernel_launches == 3); /* each piece counts */
-    CHECK_OK(tdm_buffer_read(bdx, 0, got, ndx * sizeof *got));
     const ref_gather_rows_grad_args whole = {want + AT, dy + AT, idx + AT, ROWS, COLS, SRC};
     ref_gather_rows_grad(&whole);
-    CHECK(memcmp(want, got, ndx * sizeof *got) == 0);
+    for (uint32_t budget = 0; budget <= TDM_KERNEL_LOOP_BUDGET; budget += TDM_KERNEL_LOOP_BUDGET) {
+        for (size_t i = 0; i < ndx; i++)
+            got[i] = (float)i / 7.0f;
+        CHECK_OK(tdm_buffer_write(bdx, 0, got, ndx * sizeof *got));
+        dev->max_loop_iterations = budget;
+        tdm_device_counters before = TDM_DEVICE_COUNTERS_INIT, after = TDM_DEVICE_COUNTERS_INIT;
+        CHECK_OK(tdm_device_read_counters(dev, &before));
+        CHECK_OK(tdm_gather_rows_grad_run(dev, &args));
+        CHECK_OK(tdm_device_read_counters(dev, &after));
+        /* each piece counts */
+        CHECK(after.kernel_launches - before.kernel_launches == (budget ? 3 : 1));
+        CHECK_OK(tdm_buffer_read(bdx, 0, got, ndx * sizeof *got));
+        CHECK(memcmp(want, got, ndx * sizeof *got) == 0);
+    }
+    dev->max_loop_iterations = 0;
     tdm_buffer_free(bidx);
     tdm_buffer_free(bdy);
     tdm_buffer_free(bdx);
@@ -334,9 +345,10 @@ static void check_gather_gradient_pieces(tdm_device *dev)
  * piece, and a middle range of rows continuing a given sum), every view at an offset,
  * must give bit for bit what one pass of the reference kernel gives. On a device whose
  * driver ends long loops early, a row longer than the budget is refused; elsewhere it
- * runs, one row a launch. */
+ * runs, every row in one launch. */
 static void check_global_pool_pieces(tdm_device *dev)
 {
+    dev->max_loop_iterations = TDM_KERNEL_LOOP_BUDGET;       /* as lavapipe's: pieces */
     enum { B = 2, H = 300, W = 50, C = 3, AT = 5 };          /* 78 rows of 51 iterations a piece */
     static const uint32_t ranges[][2] = {{0, H}, {17, 200}}; /* row0, rows */
     const size_t nx = AT + (size_t)B * H * W * C, ny = AT + B * C;

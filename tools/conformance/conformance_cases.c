@@ -86,12 +86,13 @@ static const image_shape image_shapes[] = {
     {3, 8, 9, 4, 2, 3, 2, 2, 1, SAME, CONF_RANDOM},
     {2, 6, 7, 3, 4, 3, 3, 1, 2, FULL, CONF_RANDOM},
     {2, 9, 9, 2, 3, 1, 1, 2, 2, VALID, CONF_INTEGER},
-    {2, 4, 4, 3, 3, 2, 2, 3, 3, SAME, CONF_RANDOM}, /* stride past the window: gaps */
+    {2, 4, 4, 3, 3, 2, 2, 3, 3, SAME, CONF_RANDOM},  /* stride past the window: gaps */
     {3, 7, 7, 8, 4, 7, 7, 7, 7, VALID, CONF_RANDOM}, /* the whole image: global pooling */
     {2, 31, 33, 5, 7, 4, 4, 2, 2, SAME, CONF_INTEGER},
     {1, 13, 11, 3, 2, 3, 3, 1, 1, SAME, CONF_EDGE},
     {4, 32, 32, 16, 16, 3, 3, 1, 1, SAME, CONF_RANDOM},
-    /* filter gradients launched in pieces of 3 images (the core's loop budget) */
+    /* filter gradients launched in pieces of 3 images where the driver ends long
+     * loops early (the core's loop budget) */
     {40, 32, 32, 2, 2, 3, 3, 1, 1, SAME, CONF_RANDOM},
     /* more items than 65535 groups of 64 hold: the grid-stride loops go round; filter
      * gradients in pieces of one output row */
