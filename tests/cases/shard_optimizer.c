@@ -163,7 +163,8 @@ static void restore(trainer *t, const char *dir)
 }
 
 /* STEPS steps sharded or not, a checkpoint, STEPS more over the same batches from it
- * with the other: the bits of unsharded training without the checkpoint. */
+ * with the other: the bits of unsharded training without the checkpoint; and the run
+ * that saved goes on to the same bits (a save borrows the flat buffers). */
 static void check_resume(int first_sharded, const char *name)
 {
     tdm_dataset *ds = digits();
@@ -184,6 +185,8 @@ static void check_resume(int first_sharded, const char *name)
     train(&straight, ds, ls);
     train(&straight, ds, ls);
     check_same(&straight, &after, ls, la, STEPS, name);
+    train(&before, ds, lb);
+    check_same(&straight, &before, ls, lb, STEPS, name);
     trainer_close(&before);
     trainer_close(&after);
     trainer_close(&straight);
