@@ -18,6 +18,11 @@ size_t tdm_strategy_num_local_replicas(const tdm_strategy *s)
     return s ? s->replica_count : 0;
 }
 
+size_t tdm_strategy_first_replica(const tdm_strategy *s)
+{
+    return s ? s->first_replica : 0;
+}
+
 size_t tdm_strategy_num_workers(const tdm_strategy *s)
 {
     return !s ? 1 : s->ranks ? s->ranks->count : s->job ? s->job->count - s->job_servers : 1;

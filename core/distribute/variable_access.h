@@ -41,6 +41,10 @@ tdm_variable *tdm_colocate_swap(tdm_variable *var);
  * entered ("mixing strategies"). */
 tdm_status tdm_require_cross_replica(const tdm_strategy *s, const char *func);
 
+/* The global replica id (tdm_replica_id) of this process's replica 0: 0 but in
+ * multi-worker jobs. */
+size_t tdm_strategy_first_replica(const tdm_strategy *s);
+
 /* Gathers one item from every replica (replica_gather.c): fn runs once, on the
  * thread that called run, in cross-replica mode, with items[i] from replica i and
  * the user_data of replica 0; it may fill results[i] (all NULL on entry), which

@@ -28,6 +28,23 @@ static tdm_status check_options(const tdm_step *step, const tdm_monitor_options 
     return TDM_OK;
 }
 
+/* A multi-worker job whose train op shards the slots saves together, since every
+ * process holds a part of them: the followers take the chief's schedule (whether it
+ * checkpoints, and how often), so that they join each of its saves. */
+static tdm_status share_schedule(tdm_monitor *m, const tdm_monitor_options *o)
+{
+    tdm_train_op *op = tdm_step_train_op(m->step);
+    if (!o->strategy || tdm_strategy_num_workers(o->strategy) < 2 || !op || !op->shards)
+        return TDM_OK;
+    uint64_t plan[2] = {o->checkpoint_dir != NULL, o->checkpoint_every};
+    tdm_status s = tdm_strategy_broadcast_host(o->strategy, plan, sizeof plan);
+    if (s == TDM_OK && m->follower) {
+        m->joins = plan[0] != 0;
+        m->opts.checkpoint_every = plan[1];
+    }
+    return s == TDM_OK ? s : tdm_fail_context(s, "tdm_monitor_create: the chief's checkpoints");
+}
+
 tdm_status tdm_monitor_create(tdm_step *step, const tdm_monitor_options *opts, tdm_monitor **out)
 {
     TDM_CHECK_ARG(out, "tdm_monitor_create");
@@ -53,8 +70,9 @@ tdm_status tdm_monitor_create(tdm_step *step, const tdm_monitor_options *opts, t
     m->opts.checkpoint_dir = m->dir;
     m->opts.keep = opts->keep ? opts->keep : 3;
     m->lock = -1;
+    s = share_schedule(m, opts);
     /* Held until destroyed: a second run in the directory would replace our files. */
-    if (m->dir)
+    if (m->dir && s == TDM_OK)
         s = tdm_ckpt_os_make_dir(m->dir, "tdm_monitor_create");
     if (m->dir && s == TDM_OK)
         s = tdm_ckpt_os_lock_dir(m->dir, "tdm_monitor_create", &m->lock);
@@ -89,8 +107,14 @@ static tdm_status write_checkpoint(tdm_monitor *m, tdm_checkpoint_writer *w)
 tdm_status tdm_monitor_save(tdm_monitor *m)
 {
     TDM_CHECK_ARG(m, "tdm_monitor_save");
-    if (m->follower)
-        return TDM_OK; /* the chief writes the job's checkpoints */
+    if (m->follower) { /* the chief writes the job's checkpoints */
+        tdm_status s = m->joins ? tdm_train_shard_save(tdm_step_train_op(m->step), NULL) : TDM_OK;
+        if (s == TDM_OK && m->joins) {
+            m->saved = 1;
+            m->saved_step = m->global_step;
+        }
+        return s == TDM_OK ? s : tdm_fail_context(s, "tdm_monitor_save: the chief's checkpoint");
+    }
     if (!m->dir)
         return tdm_fail(TDM_ERR_INVALID_STATE, "tdm_monitor_save: no checkpoint directory");
     tdm_checkpoint_writer *w = NULL;
@@ -119,7 +143,7 @@ tdm_status tdm_monitor_save(tdm_monitor *m)
 static int checkpoint_due(const tdm_monitor *m, uint64_t before, const tdm_step_result *r)
 {
     uint64_t every = m->opts.checkpoint_every;
-    if (!m->dir || (m->saved && m->saved_step == r->global_step))
+    if ((!m->dir && !m->joins) || (m->saved && m->saved_step == r->global_step))
         return 0;
     return r->end_of_input || (every && r->global_step / every != before / every);
 }

@@ -18,6 +18,7 @@ struct tdm_monitor {
     int saved;           /* whether there is one */
     int exhausted;
     int follower; /* a multi-worker process other than the chief: no directory */
+    int joins;    /* a follower whose train op shards the slots: takes part in each save */
     atomic_int cancel;
 };
 

@@ -102,13 +102,15 @@ tdm_status tdm_train_buckets_finish(tdm_train_replica *r);
 /* train_op_shard.c, shard_optimizer (docs/modules/train.md, "Sharded optimizer
  * state"): the refusals at create time, then shards set; the buckets padded to a multiple of the
  * replicas; a replica's shard and slots; the element range [*first, *first + *n) of
- * variable i that replica `id` owns, at *at in its shard (0: none); after the
+ * variable i that replica `id` owns, at *at in its shard (0: none); slices of a tensor
+ * laid out as a shard, one per bucket, into parts[bucket_count]; after the
  * checks, the update of the owned ranges and the all-gather of the weights into every
  * copy; whether every replica's sums are finite (finite: this replica's); the error
  * naming what is not. */
 tdm_status tdm_train_shard_check(tdm_train_op *op);
 void tdm_train_shard_pad(tdm_train_op *op);
 tdm_status tdm_train_shard_make(tdm_train_op *op, tdm_train_replica *r);
+tdm_status tdm_train_shard_slices(const tdm_train_op *op, tdm_tensor *shard, tdm_tensor **parts);
 void tdm_train_shard_free(tdm_train_op *op, tdm_train_replica *r);
 int tdm_train_shard_range(const tdm_train_op *op, size_t i, size_t id, size_t *first, size_t *n,
                           size_t *at);
@@ -117,7 +119,9 @@ tdm_status tdm_train_shard_agree(tdm_replica_context *rc, tdm_train_replica *r, 
 tdm_status tdm_train_shard_numeric_error(const tdm_train_op *op, tdm_replica_context *rc,
                                          tdm_train_replica *r);
 /* train_op_shard_state.c: the slots in a checkpoint, whole, under the names
- * unsharded slots have: gathered from the replicas' shards, scattered back. */
+ * unsharded slots have: all-gathered from the replicas' shards, each process taking
+ * its replicas' parts back. Saving is a collective of the job's processes: the chief
+ * passes its writer, every other process w NULL (tdm_monitor_save does). */
 tdm_status tdm_train_shard_save(const tdm_train_op *op, tdm_checkpoint_writer *w);
 tdm_status tdm_train_shard_restore(tdm_train_op *op, const tdm_checkpoint *c);
 

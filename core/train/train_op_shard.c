@@ -64,6 +64,17 @@ void tdm_train_shard_pad(tdm_train_op *op)
     op->owned = first / r;
 }
 
+tdm_status tdm_train_shard_slices(const tdm_train_op *op, tdm_tensor *shard, tdm_tensor **parts)
+{
+    tdm_status s = TDM_OK;
+    for (size_t b = 0; b < op->bucket_count && s == TDM_OK; b++) {
+        size_t first = b ? op->bucket_end[b - 1] : 0;
+        s = tdm_tensor_slice(shard, first / op->shards,
+                             &TDM_SHAPE((op->bucket_end[b] - first) / op->shards), &parts[b]);
+    }
+    return s;
+}
+
 tdm_status tdm_train_shard_make(tdm_train_op *op, tdm_train_replica *r)
 {
     static const char func[] = "tdm_train_op_create";
@@ -73,12 +84,8 @@ tdm_status tdm_train_shard_make(tdm_train_op *op, tdm_train_replica *r)
     if (!r->shard_parts)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     tdm_status s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(op->owned + 1), &r->shard);
-    for (size_t b = 0; b < op->bucket_count && s == TDM_OK; b++) {
-        size_t first = b ? op->bucket_end[b - 1] : 0;
-        s = tdm_tensor_slice(r->shard, first / op->shards,
-                             &TDM_SHAPE((op->bucket_end[b] - first) / op->shards),
-                             &r->shard_parts[b]);
-    }
+    if (s == TDM_OK)
+        s = tdm_train_shard_slices(op, r->shard, r->shard_parts);
     for (size_t k = 0; k < opt->slot_count && s == TDM_OK; k++) {
         s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(op->owned), &r->shard_slots[k]);
         if (s == TDM_OK && op->owned)

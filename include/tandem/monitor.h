@@ -39,7 +39,11 @@ typedef struct tdm_monitor_options {
     tdm_strategy *strategy; /* a multi-worker job's strategy: its chief alone reads and
                                writes checkpoint_dir, and restoring gives every other
                                process the chief's checkpoint (no shared directory
-                               needed); they save nothing. NULL: this process alone */
+                               needed); they save nothing, but where the step's
+                               train op shards the optimizer state they hold parts
+                               of it: then creating the monitor is a collective of
+                               the job, and the others take the chief's schedule
+                               and join its saves. NULL: this process alone */
     /* A timeline of the global steps trace_first_step to trace_last_step in trace_path
      * (tdm_train_op_trace): the step must be a single-loss step. The file is written
      * when the window closes, and at the end of tdm_monitor_run_steps while it is
@@ -88,7 +92,9 @@ TDM_API int tdm_monitor_input_exhausted(const tdm_monitor *m);
 TDM_API uint64_t tdm_monitor_global_step(const tdm_monitor *m);
 
 /* Writes a checkpoint now (the directory must be set). In a multi-worker job
- * (options.strategy) only the chief writes; the others return TDM_OK. */
+ * (options.strategy) only the chief writes; the others return TDM_OK, or where the
+ * train op shards the optimizer state and the chief has a directory, send it their
+ * parts: then every process calls it together. */
 TDM_API tdm_status tdm_monitor_save(tdm_monitor *m);
 
 /* Asks a run_steps in progress (on another thread) to stop after its current step.
