@@ -315,6 +315,18 @@ static void test_help(void)
     for (const char *p = help; *p; p += strcspn(p, "\n") + (p[strcspn(p, "\n")] != 0))
         wide += strcspn(p, "\n") > 80;
     CHECK(wide == 0);
+    /* each option once: a table entry written twice would print twice */
+    for (const char *p = strstr(help, "\n  -"); p; p = strstr(p + 1, "\n  -")) {
+        const char *name = strstr(p, "--");
+        size_t len = strcspn(name, " \n");
+        char line[64];
+        snprintf(line, sizeof line, "\n  %.*s ", (int)len, name);
+        const char *first = strstr(help, line), *again = first ? strstr(first + 1, line) : NULL;
+        if (name[0] == '-' && name - p < 8 && again) {
+            test_failures++;
+            fprintf(stderr, "--help lists %.*s twice\n", (int)len, name);
+        }
+    }
     test_layer_kinds(help);
     free(help);
 }

@@ -245,10 +245,6 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
              "shard the optimizer's state across the replicas (ZeRO stage 1): gradients "
              "reduce-scattered, each replica updates and keeps slots for 1/N of every "
              "variable, weights all-gathered; the same model bits, 1/N of the slot memory"),
-        FLAG("--shard-optimizer", shard_optimizer, 1,
-             "shard the optimizer's state across the replicas (ZeRO stage 1): gradients "
-             "reduce-scattered, each replica updates and keeps slots for 1/N of every "
-             "variable, weights all-gathered; the same model bits, 1/N of the slot memory"),
         FLAG("--f16-activations", f16_activations, 1,
              "keep the activations between layers in f16: half their memory (the output "
              "layer's stay f32). Implies --mixed-precision"),
