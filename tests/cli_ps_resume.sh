@@ -5,6 +5,9 @@
 # - one worker and one server process (synchronous, so deterministic): the same, and
 #   that checkpoint is one process's on the worker's device, byte for byte (the
 #   servers' variables and slots under the same names);
+# - one worker and two server processes, each keeping some of the variables: the
+#   same, and every server saves the same step, so the resumed run ends on one
+#   process's bits;
 # - two workers and one server (asynchronous: the order of their pushes is not
 #   fixed, so no bits are promised) resume from the chief's checkpoint at its step
 #   and finish every worker's steps;
@@ -36,6 +39,15 @@ final=$(last "$dir/whole")
 cmp "$dir/whole/$final" "$dir/cut/$final"
 cmp "$dir/one/$final" "$dir/whole/$final"
 echo "1 worker, 1 server, resumed after 2 of 4 epochs: the same bits, one process's too"
+
+job2="$ps --ps-processes 2 --devices opencl:0"
+run -np 3 "$tandem" train $job2 --epochs 4 --checkpoint-dir "$dir/whole2" > /dev/null
+run -np 3 "$tandem" train $job2 --epochs 2 --checkpoint-dir "$dir/cut2" > /dev/null
+run -np 3 "$tandem" train $job2 --epochs 4 --checkpoint-dir "$dir/cut2" --resume > "$dir/cut2.txt"
+grep -q '^resumed from global step 46' "$dir/cut2.txt"
+cmp "$dir/whole2/$final" "$dir/cut2/$final"
+cmp "$dir/one/$final" "$dir/cut2/$final"
+echo "1 worker, 2 servers, resumed after 2 of 4 epochs: the same bits, one process's too"
 
 # Two workers of 12 steps an epoch each: the job's global step counts both, and the
 # chief's last checkpoint may precede the other worker's last steps (its own 24 are

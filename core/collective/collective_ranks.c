@@ -199,10 +199,15 @@ static tdm_status host_ready(const coll_job *job, tdm_device *dev)
     return job->count == 1 ? coll_order_host_ready(job->order, dev) : drain(dev);
 }
 
+/* After a local fold every value's device, not only the first's: a plan may write the
+ * first value's slices from the devices that reduced them (RING's gather), and the
+ * host reads it in place. */
 static tdm_status drain_in_place(const coll_job *job)
 {
-    tdm_status s =
-        coll_host_address(&job->values[0]) ? host_ready(job, coll_dev(&job->values[0])) : TDM_OK;
+    tdm_status s = TDM_OK;
+    for (size_t i = 0; i < job->count && s == TDM_OK; i++)
+        if (coll_host_address(&job->values[0]))
+            s = host_ready(job, coll_dev(&job->values[i]));
     for (size_t d = 0; d < job->dst_count && s == TDM_OK; d++)
         if (coll_host_address(&job->dsts[d]))
             s = host_ready(job, coll_dev(&job->dsts[d]));

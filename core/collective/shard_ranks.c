@@ -11,6 +11,8 @@
  *                   broadcast from its owner, and the whole written to every output;
  *   broadcast:      the root's rank reads its input to the host, broadcasts it, and
  *                   every rank writes it to each of its outputs.
+ * For reduce and broadcast the ranks tell each other their root as well, and every
+ * rank fails alike where one names another.
  * Simple rather than bandwidth-optimal: the scatter and the reduce move the whole
  * tensor across the ranks, as an all-reduce does. */
 #include <stdlib.h>
@@ -20,17 +22,34 @@
 
 enum { GATHER, SCATTER, ROOT };
 
-/* Every rank's count of values; this rank's first index and the job's total; then
- * the sizes checked against that total (`kind`: GATHER, SCATTER or ROOT). */
+/* roots[p]: rank p's root; the first rank naming another than rank 0's fails every
+ * rank with the same message, as replicas of one process naming two roots do. */
+static tdm_status check_roots(const tdm_shard_call *call, const float *roots, size_t ranks)
+{
+    for (size_t p = 1; p < ranks; p++)
+        if (roots[p] != roots[0])
+            return tdm_fail(TDM_ERR_INVALID_STATE,
+                            "%s: rank 0 named root %zu, rank %zu root %zu: every replica must "
+                            "name the same root",
+                            call->func, (size_t)roots[0], p, (size_t)roots[p]);
+    return TDM_OK;
+}
+
+/* Every rank's count of values (and for ROOT its root, after the counts); this rank's
+ * first index and the job's total; then the sizes checked against that total
+ * (`kind`: GATHER, SCATTER or ROOT). Counts and roots are replica ids: exact floats. */
 static tdm_status layout(const tdm_shard_call *call, int kind, float **counts, size_t *first,
                          size_t *total)
 {
     tdm_ranks *r = call->opts.ranks;
-    float *c = calloc(r->count, sizeof *c);
+    size_t n = kind == ROOT ? 2 * r->count : r->count;
+    float *c = calloc(n, sizeof *c);
     if (!c)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", call->func);
     c[r->rank] = (float)call->count;
-    tdm_status s = tdm_ranks_reduce_floats(r, TDM_FOLD_SUM, c, r->count, call->func);
+    if (kind == ROOT)
+        c[r->count + r->rank] = (float)call->root;
+    tdm_status s = tdm_ranks_reduce_floats(r, TDM_FOLD_SUM, c, n, call->func);
     *first = *total = 0;
     for (size_t i = 0; i < r->count && s == TDM_OK; i++) {
         *first += i < r->rank ? (size_t)c[i] : 0;
@@ -38,10 +57,10 @@ static tdm_status layout(const tdm_shard_call *call, int kind, float **counts, s
     }
     if (s != TDM_OK)
         s = tdm_fail_context(s, "%s", call->func);
-    else if (kind == ROOT)
-        s = coll_check_root_sizes(call, *total);
-    else
+    else if (kind != ROOT)
         s = coll_check_shard_sizes(call, kind == GATHER, *total, *first);
+    else if ((s = check_roots(call, c + r->count, r->count)) == TDM_OK)
+        s = coll_check_root_sizes(call, *total);
     if (s != TDM_OK)
         free(c);
     else

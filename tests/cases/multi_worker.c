@@ -6,6 +6,12 @@
  *                          and not; each shard the bits of the all-reduce's slice;
  *                          cross-replica too),
  *                          and the chief's variables;
+ *             roots        reduce to the root (float32 SUM, float16 MEAN) and broadcast
+ *                          from it with the root on every replica of every rank, in
+ *                          place and not: the root's reduction the bits of the
+ *                          all-reduce (its exact elements the host's sum in replica
+ *                          order), every other output untouched, the broadcast the
+ *                          root's bytes; ranks naming different roots fail alike;
  *             input        2 local replicas per rank: global batches of 7 split by
  *                          TensorFlow's batch_sizes_for_worker (2 workers x 2 replicas:
  *                          worker 0 [2,2 | 2,1], worker 1 [2,1 | 2,2]), every row once;
@@ -23,6 +29,7 @@
 #include "harness.h"
 
 #define TIMEOUT_S 2.0
+#define ROOTS_TIMEOUT_S 60.0 /* a rank may compile its kernels first (a cold cache) */
 #define BIG (3 * 262144 + 5) /* floats: several MiB, not a multiple of anything */
 
 typedef struct job {
@@ -206,6 +213,106 @@ static tdm_status shards_fn(tdm_replica_context *rc, void *user)
     tdm_tensor_destroy(gathered);
     free(all);
     return s;
+}
+
+/* roots: reduce to the root (float32 SUM or float16 MEAN) or broadcast from it
+ * (float32), in place or into an output preset to a byte pattern. */
+typedef struct root_case {
+    int broadcast, half, in_place;
+    size_t root;
+} root_case;
+
+#define ROOT_N 64
+
+/* 8 exact values, then sums that round. */
+static float root_value(size_t id, size_t e)
+{
+    return e < 8 ? value_at(id, e) : sinf((float)(e + 1) * 0.37f * (float)(id + 1)) / 3.0f;
+}
+
+/* Replica id's values on dev, cast to float16 where half. */
+static tdm_status root_tensor(tdm_device *dev, int half, size_t id, tdm_tensor **out)
+{
+    float v[ROOT_N];
+    for (size_t e = 0; e < ROOT_N; e++)
+        v[e] = root_value(id, e);
+    tdm_tensor *f = NULL;
+    tdm_status s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(ROOT_N), &f);
+    if (s == TDM_OK)
+        s = tdm_tensor_write(f, v, sizeof v);
+    if (s != TDM_OK || !half) {
+        *out = f;
+        return s;
+    }
+    s = tdm_tensor_create(dev, TDM_F16, &TDM_SHAPE(ROOT_N), out);
+    if (s == TDM_OK)
+        s = tdm_op_cast(*out, f);
+    tdm_tensor_destroy(f);
+    return s;
+}
+
+static tdm_status roots_fn(tdm_replica_context *rc, void *user)
+{
+    const root_case *c = user;
+    size_t id = tdm_replica_id(rc), n = tdm_replica_num_replicas(rc);
+    size_t bytes = ROOT_N * (c->half ? 2 : 4);
+    tdm_device *dev = tdm_replica_device(rc);
+    tdm_reduce_op op = c->half ? TDM_REDUCE_MEAN : TDM_REDUCE_SUM;
+    float before[ROOT_N], preset[ROOT_N], want[ROOT_N], got[ROOT_N];
+    memset(preset, 0x5a, sizeof preset);
+    tdm_tensor *value = NULL, *all = NULL, *out = NULL;
+    tdm_status s = root_tensor(dev, c->half, id, &value);
+    if (s == TDM_OK)
+        s = root_tensor(dev, c->half, id, &all); /* the all-reduce's copy */
+    if (s == TDM_OK)
+        s = tdm_tensor_read(value, before, bytes);
+    if (s == TDM_OK && !c->in_place)
+        s = tdm_tensor_create(dev, c->half ? TDM_F16 : TDM_F32, &TDM_SHAPE(ROOT_N), &out);
+    if (s == TDM_OK && out)
+        s = tdm_tensor_write(out, preset, bytes);
+    if (s == TDM_OK)
+        s = c->broadcast ? tdm_replica_broadcast(rc, value, out, c->root)
+                         : tdm_replica_reduce(rc, op, value, out, c->root);
+    if (s == TDM_OK && !c->broadcast)
+        s = tdm_replica_all_reduce(rc, op, all);
+    if (s == TDM_OK)
+        s = tdm_tensor_read(out ? out : value, got, bytes);
+    for (size_t e = 0; c->broadcast && e < ROOT_N; e++)
+        want[e] = root_value(c->root, e);
+    if (s == TDM_OK && !c->broadcast && id == c->root)
+        s = tdm_tensor_read(all, want, bytes);
+    else if (!c->broadcast)
+        memcpy(want, out ? preset : before, bytes);
+    if (s == TDM_OK)
+        CHECK(!memcmp(got, want, bytes));
+    for (size_t e = 0; s == TDM_OK && !c->broadcast && !c->half && id == c->root && e < 8; e++) {
+        float sum = value_at(0, e);
+        for (size_t g = 1; g < n; g++)
+            sum += value_at(g, e);
+        CHECK(got[e] == sum);
+    }
+    tdm_tensor_destroy(out);
+    tdm_tensor_destroy(all);
+    tdm_tensor_destroy(value);
+    return s;
+}
+
+/* Every kind of call with the root on every replica of the job; then rank 0 naming
+ * root 0 and the others root 1: every rank's run fails naming both. */
+static void check_root_collectives(tdm_strategy *s, size_t rank)
+{
+    size_t n = tdm_strategy_num_replicas(s);
+    for (size_t root = 0; root < n; root++)
+        for (int k = 0; k < 6; k++) {
+            root_case c = {
+                .broadcast = k >= 4, .half = k / 2 == 1, .in_place = k % 2, .root = root};
+            CHECK_OK(tdm_strategy_run(s, roots_fn, &c, NULL, 0, NULL));
+        }
+    for (int broadcast = 0; broadcast < 2; broadcast++) {
+        root_case split = {.broadcast = broadcast, .root = rank ? 1 : 0};
+        CHECK_FAILS(tdm_strategy_run(s, roots_fn, &split, NULL, 0, NULL), TDM_ERR_INVALID_STATE,
+                    "rank 0 named root 0, rank 1 root 1");
+    }
 }
 
 /* MAX and MIN over every process of replica 0's big result: equal where all agree. */
@@ -443,7 +550,9 @@ void test_case_multi_worker(const test_run *run)
     tdm_context *ctx = test_context(test_scenario_backends(run->argv[0]));
     tdm_device *devs[3];
     tdm_strategy_options o;
-    size_t have = test_mpi_start(ctx, run->argv[0], rank, TIMEOUT_S, devs, &o);
+    int roots = !strcmp(run->argv[1], "roots");
+    size_t have =
+        test_mpi_start(ctx, run->argv[0], rank, roots ? ROOTS_TIMEOUT_S : TIMEOUT_S, devs, &o);
     size_t local = !strcmp(run->argv[1], "input") ? 2 : 1 + rank % 2;
     local = local < have ? local : have;
     if (!have) {
@@ -483,6 +592,8 @@ void test_case_multi_worker(const test_run *run)
             CHECK_OK(tdm_strategy_run(s, shards_fn, &in_place, NULL, 0, NULL));
         check_cross_replica_shards(s, devs, local, rank);
         check_variable(s, rank);
+    } else if (roots) {
+        check_root_collectives(s, rank);
     } else if (!strcmp(run->argv[1], "input")) {
         check_input(s, rank);
     } else {
