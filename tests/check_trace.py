@@ -2,7 +2,10 @@
 named for its rank, a named track per replica, and in every traced step, on every
 track, the phases in their order without overlap (input wait, forward+backward, each
 bucket's all-reduce, update, idle), the steps one after another; no other steps.
-usage: check_trace.py FILE RANK REPLICAS FIRST LAST"""
+Every span names its clock: input wait and idle the host's; forward+backward, the
+all-reduces and the update their device's where CLOCKS (one per replica, device or
+host, comma-separated) says the device keeps timestamps, else the host's.
+usage: check_trace.py FILE RANK REPLICAS FIRST LAST [CLOCKS]"""
 import json
 import sys
 
@@ -15,7 +18,10 @@ def fail(message):
 
 
 def main():
-    path, rank, replicas, first, last = sys.argv[1], *map(int, sys.argv[2:])
+    path, rank, replicas, first, last = sys.argv[1], *map(int, sys.argv[2:6])
+    clocks = sys.argv[6].split(",") if len(sys.argv) > 6 else None
+    if clocks is not None and len(clocks) != replicas:
+        fail(f"want {replicas} clocks, got {sys.argv[6]}")
     with open(path) as f:
         events = json.load(f)["traceEvents"]
     pid = rank + 1
@@ -47,6 +53,14 @@ def main():
                 fail(f"track {tid}, step {step}: want {want} with {buckets or 'some'} "
                      f"buckets, got {names}")
             buckets = count
+        for e in track:
+            if e["name"] in ("input wait", "idle"):
+                want = ["host"]
+            else:
+                want = [clocks[tid - 1]] if clocks else ["device", "host"]
+            if e["args"].get("clock") not in want:
+                fail(f"track {tid}, step {e['args']['step']}: {e['name']} by the clock "
+                     f"{e['args'].get('clock')}, want {' or '.join(want)}")
     print(f"{path}: rank {rank}, {replicas} replicas, steps {first} to {last}, "
           f"{buckets} buckets: in order")
 

@@ -36,6 +36,7 @@
     X(clGetContextInfo)                                                                            \
     X(clGetDeviceInfo)                                                                             \
     X(clGetEventInfo)                                                                              \
+    X(clGetEventProfilingInfo)                                                                     \
     X(clGetKernelInfo)                                                                             \
     X(clGetKernelWorkGroupInfo)                                                                    \
     X(clGetPlatformIDs)                                                                            \
@@ -91,6 +92,7 @@ tdm_status tdm_opencl_load(const char **note);
 #define clGetContextInfo tdm_opencl_entry.clGetContextInfo
 #define clGetDeviceInfo tdm_opencl_entry.clGetDeviceInfo
 #define clGetEventInfo tdm_opencl_entry.clGetEventInfo
+#define clGetEventProfilingInfo tdm_opencl_entry.clGetEventProfilingInfo
 #define clGetKernelInfo tdm_opencl_entry.clGetKernelInfo
 #define clGetKernelWorkGroupInfo tdm_opencl_entry.clGetKernelWorkGroupInfo
 #define clGetPlatformIDs tdm_opencl_entry.clGetPlatformIDs

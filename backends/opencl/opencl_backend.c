@@ -218,4 +218,5 @@ const tdm_backend_ops tdm_opencl_backend = {
     .event_release = tdm_opencl_event_release,
     .queue_wait = tdm_opencl_queue_wait,
     .host_address = tdm_opencl_host_address,
+    .timestamp = tdm_opencl_timestamp,
 };

@@ -39,8 +39,15 @@ tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev
     d->platform = phys->platform;
     d->context = phys->platform->context;
     d->device = phys->id;
-    /* In-order (no properties): the ordering the core promises rests on it. */
-    d->queue = clCreateCommandQueue(d->context, d->device, 0, &err);
+    /* In-order: the ordering the core promises rests on it. Profiled where the device
+     * can, for timestamps (docs/modules/device.md, "Device timestamps"). */
+    cl_command_queue_properties can = 0;
+    if (clGetDeviceInfo(d->device, CL_DEVICE_QUEUE_PROPERTIES, sizeof can, &can, NULL) !=
+        CL_SUCCESS)
+        can = 0;
+    d->profiling = (can & CL_QUEUE_PROFILING_ENABLE) != 0;
+    d->queue = clCreateCommandQueue(d->context, d->device,
+                                    d->profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
     if (err != CL_SUCCESS) {
         pthread_mutex_destroy(&d->kernel_lock);
         free(d);

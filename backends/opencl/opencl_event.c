@@ -89,6 +89,35 @@ tdm_status tdm_opencl_queue_wait(tdm_device *dev, tdm_device *src, void *event)
     return err == CL_SUCCESS ? TDM_OK : tdm_opencl_fail(dev, "clEnqueueBarrierWithWaitList", err);
 }
 
+/* A marker's end on the device's profiling clock: the marker completes once the work
+ * before it on the in-order queue has. */
+tdm_status tdm_opencl_timestamp(tdm_device *dev, uint64_t *device_ns)
+{
+    if (!tdm_opencl_dev(dev)->profiling)
+        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s' has no profiling queue", dev->desc.id,
+                        dev->desc.name);
+    void *event;
+    tdm_status st = tdm_opencl_event_record(dev, &event);
+    if (st != TDM_OK)
+        return st;
+    st = tdm_opencl_event_wait(dev, event);
+    if (st == TDM_OK) {
+        cl_ulong end = 0;
+        tdm_opencl_serial_begin(dev);
+        cl_int err =
+            clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
+        tdm_opencl_serial_end(dev);
+        if (err == CL_PROFILING_INFO_NOT_AVAILABLE)
+            st = tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s' times no markers", dev->desc.id,
+                          dev->desc.name);
+        else if (err != CL_SUCCESS)
+            st = tdm_opencl_fail(dev, "clGetEventProfilingInfo", err);
+        *device_ns = end;
+    }
+    tdm_opencl_event_release(dev, event);
+    return st;
+}
+
 void tdm_opencl_event_release(tdm_device *dev, void *event)
 {
     tdm_opencl_serial_begin(dev);

@@ -61,6 +61,7 @@ typedef struct tdm_opencl_device {
     char build_options[64]; /* for every table kernel's program on this device */
     int host_memory;        /* buffers live in host memory the host may address (opencl_host.c) */
     int host_gemm;          /* gemm runs on the host's BLAS (opencl_host_gemm.c) */
+    int profiling;          /* the queue has CL_QUEUE_PROFILING_ENABLE: timestamps */
 } tdm_opencl_device;
 
 /* buf->impl: the cl_mem, and where the host addresses its memory (NULL: nowhere). */
@@ -147,6 +148,7 @@ tdm_status tdm_opencl_event_record(tdm_device *dev, void **event);
 tdm_status tdm_opencl_event_wait(tdm_device *dev, void *event);
 tdm_status tdm_opencl_event_query(tdm_device *dev, void *event, int *done);
 void tdm_opencl_event_release(tdm_device *dev, void *event);
+tdm_status tdm_opencl_timestamp(tdm_device *dev, uint64_t *device_ns);
 tdm_status tdm_opencl_queue_wait(tdm_device *dev, tdm_device *src, void *event);
 
 /* opencl_launch.c: the `launch` op, and the release of a device's kernels (at close). */

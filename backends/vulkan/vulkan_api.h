@@ -30,6 +30,8 @@
     X(vkCmdFillBuffer)                                                                             \
     X(vkCmdPipelineBarrier)                                                                        \
     X(vkCmdPushConstants)                                                                          \
+    X(vkCmdResetQueryPool)                                                                         \
+    X(vkCmdWriteTimestamp)                                                                         \
     X(vkCreateBuffer)                                                                              \
     X(vkCreateCommandPool)                                                                         \
     X(vkCreateComputePipelines)                                                                    \
@@ -40,6 +42,7 @@
     X(vkCreateInstance)                                                                            \
     X(vkCreatePipelineCache)                                                                       \
     X(vkCreatePipelineLayout)                                                                      \
+    X(vkCreateQueryPool)                                                                           \
     X(vkCreateSemaphore)                                                                           \
     X(vkCreateShaderModule)                                                                        \
     X(vkDestroyBuffer)                                                                             \
@@ -52,6 +55,7 @@
     X(vkDestroyPipeline)                                                                           \
     X(vkDestroyPipelineCache)                                                                      \
     X(vkDestroyPipelineLayout)                                                                     \
+    X(vkDestroyQueryPool)                                                                          \
     X(vkDestroySemaphore)                                                                          \
     X(vkDestroyShaderModule)                                                                       \
     X(vkDeviceWaitIdle)                                                                            \
@@ -76,6 +80,7 @@
     X(vkGetPhysicalDeviceProperties2)                                                              \
     X(vkGetPhysicalDeviceQueueFamilyProperties)                                                    \
     X(vkGetPipelineCacheData)                                                                      \
+    X(vkGetQueryPoolResults)                                                                       \
     X(vkInvalidateMappedMemoryRanges)                                                              \
     X(vkMapMemory)                                                                                 \
     X(vkQueueSubmit)                                                                               \

@@ -27,4 +27,5 @@ const tdm_backend_ops tdm_vulkan_backend = {
     .event_release = tdm_vk_event_release,
     .queue_wait = tdm_vk_queue_wait,
     .host_address = tdm_vk_host_address,
+    .timestamp = tdm_vk_timestamp,
 };

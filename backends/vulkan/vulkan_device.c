@@ -204,6 +204,7 @@ static void release(tdm_vk_device *vd)
         tdm_vk_pipeline_release(vd);
         tdm_vk_staging_release(vd);
         tdm_vk_release_slots(vd);
+        tdm_vk_timestamps_release(vd);
         vkDestroyCommandPool(vd->device, vd->pool, NULL);
         vkDestroySemaphore(vd->device, vd->timeline, NULL);
         vkDestroyDevice(vd->device, NULL);
@@ -231,6 +232,8 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
         s = create_pool(vd);
     if (s == TDM_OK && timeline)
         s = create_timeline(vd, timeline);
+    if (s == TDM_OK)
+        s = tdm_vk_timestamps_open(vd);
     if (s != TDM_OK)
         return s;
     tdm_vk_import_load(vd);

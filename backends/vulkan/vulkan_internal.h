@@ -154,6 +154,11 @@ typedef struct tdm_vk_device {
     VkDeviceSize import_alignment; /* minImportedHostPointerAlignment */
     PFN_vkGetMemoryHostPointerPropertiesEXT host_pointer_properties;
     atomic_ullong imported_bytes, staged_bytes; /* host transfers by path, logged */
+
+    /* Timestamps (vulkan_timestamp.c): VK_NULL_HANDLE where the queue keeps none. */
+    VkQueryPool timestamps;
+    uint32_t timestamp_bits; /* the queue family's timestampValidBits */
+    float timestamp_period;  /* nanoseconds per tick */
 } tdm_vk_device;
 
 /* The caller's host memory wrapped in a transfer buffer. */
@@ -278,6 +283,11 @@ tdm_status tdm_vk_event_wait(tdm_device *dev, void *event);
 tdm_status tdm_vk_event_query(tdm_device *dev, void *event, int *done);
 void tdm_vk_event_release(tdm_device *dev, void *event);
 tdm_status tdm_vk_queue_wait(tdm_device *dev, tdm_device *src, void *event);
+
+/* vulkan_timestamp.c */
+tdm_status tdm_vk_timestamps_open(tdm_vk_device *vd);
+void tdm_vk_timestamps_release(tdm_vk_device *vd);
+tdm_status tdm_vk_timestamp(tdm_device *dev, uint64_t *device_ns);
 
 /* vulkan_memory.c */
 /* The first type in `allowed` with the first of choices that any allowed type has. */

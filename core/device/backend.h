@@ -114,6 +114,13 @@ typedef struct tdm_backend_ops {
      * from an event recorded after that work having completed (event_wait returned,
      * event_query said done), never from having issued it long ago. */
     void *(*host_address)(tdm_buffer *buf);
+
+    /* Optional: puts a timestamp into dev's queue after all work submitted so far,
+     * waits for it and gives the time the device wrote it, in nanoseconds of the
+     * device's own clock (docs/modules/device.md, "Device timestamps": the core maps
+     * it onto the host's). Called by one thread at a time per device.
+     * TDM_ERR_UNSUPPORTED where the device keeps no timestamps; NULL: none does. */
+    tdm_status (*timestamp)(tdm_device *dev, uint64_t *device_ns);
 } tdm_backend_ops;
 
 extern const tdm_backend_ops tdm_reference_backend;

@@ -11,6 +11,14 @@
 /* Idle scratch buffers a device keeps for reuse (scratch_pool.c). */
 #define TDM_SCRATCH_MAX_IDLE 16
 
+/* How a device's timestamps map onto tdm_seconds (device_time.c): the device's
+ * stamp taken at host_seconds, give or take error seconds. */
+typedef struct tdm_device_clock {
+    int calibrated, unsupported; /* unsupported: the backend said so for this device */
+    uint64_t device_ns;
+    double host_seconds, error;
+} tdm_device_clock;
+
 struct tdm_device {
     tdm_context *ctx;
     const tdm_backend_ops *ops;
@@ -35,6 +43,7 @@ struct tdm_device {
     struct tdm_buffer *scratch[TDM_SCRATCH_MAX_IDLE];
     size_t scratch_count;
     tdm_worker copy_worker;
+    tdm_device_clock clock; /* used by one thread at a time (device_time.h) */
 };
 
 struct tdm_buffer {

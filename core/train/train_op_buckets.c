@@ -233,19 +233,18 @@ static tdm_status run_buckets(tdm_train_replica *r, tdm_status s)
 static tdm_status trace_buckets(tdm_train_replica *r)
 {
     size_t k = r->op->bucket_count;
-    tdm_status s = TDM_OK;
-    r->trace->loss[0] = r->began;
-    r->trace->loss[1] = r->began + r->seconds;
+    tdm_device *dev = tdm_replica_device(r->rc);
+    tdm_status s = tdm_trace_time(r->trace, dev, &r->trace->loss[1]);
     for (size_t b = 0; b < k && s == TDM_OK; b++) {
-        r->trace->buckets[2 * b] = tdm_seconds();
-        s = start_bucket(r, b);
+        s = tdm_trace_time(r->trace, dev, &r->trace->buckets[2 * b]);
+        if (s == TDM_OK)
+            s = start_bucket(r, b);
         if (s == TDM_OK)
             s = finish_bucket(r, b);
         if (s == TDM_OK && r->pending[k]) /* the loss, apart, with the last */
             s = tdm_pending_wait(r->pending[k]);
         if (s == TDM_OK)
-            s = tdm_device_finish(tdm_replica_device(r->rc));
-        r->trace->buckets[2 * b + 1] = tdm_seconds();
+            s = tdm_trace_time(r->trace, dev, &r->trace->buckets[2 * b + 1]);
     }
     return s;
 }

@@ -61,23 +61,40 @@ static tdm_status apply(tdm_train_op *op, tdm_replica_context *rc, tdm_train_rep
     return s;
 }
 
+/* Waits for the replica's device and sets *at to when it was done: by the device's
+ * clock where the step is traced. */
+static tdm_status phase_done(tdm_train_replica *r, tdm_replica_context *rc, double *at)
+{
+    tdm_device *dev = tdm_replica_device(rc);
+    if (r->trace)
+        return tdm_trace_time(r->trace, dev, at);
+    tdm_status s = tdm_device_finish(dev);
+    *at = tdm_seconds();
+    return s;
+}
+
 static tdm_status replica_step(tdm_replica_context *rc, void *user)
 {
     tdm_train_op *op = user;
     tdm_train_replica *r = &op->replicas[tdm_replica_local_id(rc)];
     tdm_loss_args a = loss_args(op, rc, r);
     tdm_train_buckets_begin(r, rc);
-    tdm_status s = op->opts.loss_fn(&a, op->opts.loss_user);
+    /* the forward starts once the device has the batch */
+    tdm_status s =
+        r->trace ? tdm_trace_time(r->trace, tdm_replica_device(rc), &r->trace->loss[0]) : TDM_OK;
+    if (s == TDM_OK)
+        s = op->opts.loss_fn(&a, op->opts.loss_user);
     if (s == TDM_OK)
         s = tdm_train_buckets_finish(r);
     int timed = op->profiling || r->trace; /* each phase waits for the device */
-    double reduced = 0.0;
-    if (s == TDM_OK && timed && (s = tdm_device_finish(tdm_replica_device(rc))) == TDM_OK)
-        reduced = tdm_seconds();
+    double reduced = 0.0, updated = 0.0;
+    if (s == TDM_OK && timed)
+        s = phase_done(r, rc, &reduced);
     if (s == TDM_OK)
         s = apply(op, rc, r);
-    if (s == TDM_OK && timed && (s = tdm_device_finish(tdm_replica_device(rc))) == TDM_OK) {
-        double updated = tdm_seconds();
+    if (s == TDM_OK && timed)
+        s = phase_done(r, rc, &updated);
+    if (s == TDM_OK && timed) {
         if (op->profiling) {
             r->profile.all_reduce_seconds += reduced - (r->began + r->seconds);
             r->profile.update_seconds += updated - reduced;

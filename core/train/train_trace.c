@@ -11,6 +11,7 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "checkpoint/checkpoint_posix.h"
+#include "device/device_time.h"
 #include "tandem/device.h"
 #include "train/train_trace.h"
 
@@ -106,7 +107,17 @@ tdm_trace_step *tdm_train_trace_begin(tdm_train_trace *t, uint64_t step)
         return NULL;
     tdm_trace_step *st = &t->steps[step - t->first];
     st->input[0] = st->input[1] = st->end = 0.0;
+    for (size_t r = 0; r < t->replicas; r++)
+        st->replicas[r].device_clock = 1;
     return st;
+}
+
+tdm_status tdm_trace_time(tdm_trace_replica *t, tdm_device *dev, double *at)
+{
+    tdm_time_source source;
+    tdm_status s = tdm_device_time(dev, at, &source);
+    t->device_clock &= source == TDM_TIME_DEVICE;
+    return s;
 }
 
 tdm_status tdm_train_trace_end(tdm_train_trace *t, tdm_trace_step *st, uint64_t step)
@@ -139,8 +150,10 @@ static long long nanoseconds(double seconds)
     return llround(seconds * 1e9);
 }
 
+static const char host_clock[] = "host";
+
 static void put_span(FILE *f, const char *name, size_t bucket, const char *cat, size_t pid,
-                     size_t tid, uint64_t step, double from, double to)
+                     size_t tid, uint64_t step, const char *clock, double from, double to)
 {
     long long ts = nanoseconds(from), dur = nanoseconds(to) - ts;
     fprintf(f, ",\n{\"ph\":\"X\",\"name\":\"%s", name);
@@ -148,8 +161,9 @@ static void put_span(FILE *f, const char *name, size_t bucket, const char *cat, 
         fprintf(f, " %zu", bucket);
     fprintf(f,
             "\",\"cat\":\"%s\",\"pid\":%zu,\"tid\":%zu,\"ts\":%lld.%03lld,\"dur\":%lld.%03lld,"
-            "\"args\":{\"step\":%llu}}",
-            cat, pid, tid, ts / 1000, ts % 1000, dur / 1000, dur % 1000, (unsigned long long)step);
+            "\"args\":{\"step\":%llu,\"clock\":\"%s\"}}",
+            cat, pid, tid, ts / 1000, ts % 1000, dur / 1000, dur % 1000, (unsigned long long)step,
+            clock);
 }
 
 static void put_names(FILE *f, const tdm_train_trace *t, size_t pid)
@@ -184,24 +198,28 @@ static void put_step(FILE *f, const tdm_train_trace *t, size_t pid, uint64_t ste
     for (size_t r = 0; r < t->replicas; r++) {
         const tdm_trace_replica *p = &st->replicas[r];
         size_t tid = r + 1;
+        const char *device = p->device_clock ? "device" : host_clock;
         if (st->input[1] > 0.0)
-            put_span(f, "input wait", SIZE_MAX, "input", pid, tid, step, st->input[0],
+            put_span(f, "input wait", SIZE_MAX, "input", pid, tid, step, host_clock, st->input[0],
                      st->input[1]);
-        put_span(f, "forward+backward", SIZE_MAX, "compute", pid, tid, step, p->loss[0],
+        put_span(f, "forward+backward", SIZE_MAX, "compute", pid, tid, step, device, p->loss[0],
                  p->loss[1]);
         for (size_t b = 0; b < t->buckets; b++)
-            put_span(f, "all-reduce bucket", b, "all-reduce", pid, tid, step, p->buckets[2 * b],
-                     p->buckets[2 * b + 1]);
-        put_span(f, "update", SIZE_MAX, "update", pid, tid, step, p->update[0], p->update[1]);
-        put_span(f, "idle", SIZE_MAX, "idle", pid, tid, step, p->update[1], st->end);
+            put_span(f, "all-reduce bucket", b, "all-reduce", pid, tid, step, device,
+                     p->buckets[2 * b], p->buckets[2 * b + 1]);
+        put_span(f, "update", SIZE_MAX, "update", pid, tid, step, device, p->update[0],
+                 p->update[1]);
+        /* from the update's end on the device to the step's end on the host */
+        put_span(f, "idle", SIZE_MAX, "idle", pid, tid, step, host_clock, p->update[1], st->end);
     }
 }
 
 static void put_trace(FILE *f, const tdm_train_trace *t)
 {
     size_t pid = tdm_strategy_worker_index(t->strategy) + 1;
-    fprintf(f, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"clock\":\"host monotonic, read "
-               "after each phase's device work\"},\n\"traceEvents\":[\n");
+    fprintf(f, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"clock\":\"host monotonic; a span's "
+               "args.clock: device (its device's timestamps, mapped onto the host's clock) or "
+               "host (read once the device had finished)\"},\n\"traceEvents\":[\n");
     put_names(f, t, pid);
     for (size_t i = 0; i < t->window; i++)
         if (t->steps[i].end > 0.0)

@@ -9,11 +9,13 @@
 
 #include "tandem/strategy.h"
 
-/* One replica's phases in one step, in tdm_seconds. */
+/* One replica's phases in one step, in tdm_seconds, each when the replica's device
+ * reached it (tdm_trace_time). */
 typedef struct tdm_trace_replica {
     double loss[2];   /* forward and backward: began, done on the device */
     double update[2]; /* checks, transforms, the optimizer and update ops */
     double *buckets;  /* [2 * bucket_count]: each all-reduce's start and done */
+    int device_clock; /* every time above came from the device's timestamps */
 } tdm_trace_replica;
 
 typedef struct tdm_trace_step {
@@ -32,6 +34,9 @@ void tdm_train_trace_destroy(tdm_train_trace *t); /* NULL-safe */
 
 /* Where step's times go, cleared; NULL outside the window. */
 tdm_trace_step *tdm_train_trace_begin(tdm_train_trace *t, uint64_t step);
+/* Waits for dev's work so far and sets *at to when it was done (device_time.h);
+ * a time from the host's clock clears t->device_clock. */
+tdm_status tdm_trace_time(tdm_trace_replica *t, tdm_device *dev, double *at);
 /* The step ran whole: it is kept, and the file written after the window's last step. */
 tdm_status tdm_train_trace_end(tdm_train_trace *t, tdm_trace_step *st, uint64_t step);
 
