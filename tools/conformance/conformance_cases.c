@@ -356,3 +356,11 @@ conf_case conf_perf_case(tdm_kernel kernel, uint32_t n)
     set_uint(info, &c, TDM_UINT_inputs, 2);
     return c;
 }
+
+conf_case conf_image_perf_case(tdm_kernel kernel, const uint32_t image[4], uint32_t k,
+                               uint32_t stride)
+{
+    const image_shape s = {image[0], image[1], image[2], image[3], image[3],   k,
+                           k,        stride,   stride,   SAME,     CONF_RANDOM};
+    return make_case(kernel, NULL, &s, 0);
+}
