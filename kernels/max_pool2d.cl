@@ -13,9 +13,8 @@ kernel void tdm_max_pool2d(TDM_SIGNATURE)
     y += y_off;
     x += x_off;
     for (size_t o = get_global_id(0); o < count; o += get_global_size(0)) {
-        const size_t ch = o % c, t = o / c;
-        const long at = tdm_window_max(x, t / ow / oh, (int)(t / ow % oh), (int)(t % ow), ch,
-                                   TDM_POOL_DIMS);
-        STORE(y, o, at < 0 ? 0.0f : LOAD(x, at));
+        const tdm_nhwc n = tdm_nhwc_of((uint)o, oh, ow, c);
+        const long at = tdm_window_max(x, n.b, (int)n.r, (int)n.s, n.ch, TDM_POOL_DIMS);
+        STORE(y, (uint)o, at < 0 ? 0.0f : LOAD(x, (uint)at));
     }
 }
