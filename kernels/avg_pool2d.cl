@@ -14,15 +14,15 @@ kernel void tdm_avg_pool2d(TDM_SIGNATURE)
     y += y_off;
     x += x_off;
     for (size_t o = get_global_id(0); o < count; o += get_global_size(0)) {
-        const size_t ch = o % c, t = o / c, b = t / ow / oh;
-        const int r0 = (int)(t / ow % oh) * (int)stride_h - (int)pad_top;
-        const int s0 = (int)(t % ow) * (int)stride_w - (int)pad_left;
-        const uint n = tdm_inside(r0, kh, h) * tdm_inside(s0, kw, w);
+        const tdm_nhwc n = tdm_nhwc_of((uint)o, oh, ow, c);
+        const int r0 = (int)(n.r * stride_h) - (int)pad_top;
+        const int s0 = (int)(n.s * stride_w) - (int)pad_left;
+        const uint inside = tdm_inside(r0, kh, h) * tdm_inside(s0, kw, w);
         float sum = 0.0f;
 
         for (int r = max(r0, 0); r < min(r0 + (int)kh, (int)h); r++)
             for (int s = max(s0, 0); s < min(s0 + (int)kw, (int)w); s++)
-                sum += LOAD(x, ((b * h + (size_t)r) * w + (size_t)s) * c + ch);
-        STORE(y, o, n ? sum / (float)n : 0.0f);
+                sum += LOAD(x, ((n.b * h + (uint)r) * w + (uint)s) * c + n.ch);
+        STORE(y, (uint)o, inside ? sum / (float)inside : 0.0f);
     }
 }

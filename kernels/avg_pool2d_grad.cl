@@ -14,21 +14,21 @@ kernel void tdm_avg_pool2d_grad(TDM_SIGNATURE)
     dx += dx_off;
     dy += dy_off;
     for (size_t e = get_global_id(0); e < count; e += get_global_size(0)) {
-        const size_t ch = e % c, t = e / c, b = t / w / h;
-        const int r = (int)(t / w % h), s = (int)(t % w);
+        const uint at = (uint)e;
+        const tdm_nhwc n = tdm_nhwc_of(at, h, w, c);
         float sum = 0.0f;
 
         for (int p = 0; p < (int)kh; p++) {
-            const int i = tdm_output_pos(r, p, stride_h, pad_top, oh);
+            const int i = tdm_output_pos((int)n.r, p, stride_h, pad_top, oh);
             for (int q = 0; i >= 0 && q < (int)kw; q++) {
-                const int j = tdm_output_pos(s, q, stride_w, pad_left, ow);
+                const int j = tdm_output_pos((int)n.s, q, stride_w, pad_left, ow);
                 if (j < 0)
                     continue;
-                const uint n = tdm_inside(i * (int)stride_h - (int)pad_top, kh, h) *
+                const uint inside = tdm_inside(i * (int)stride_h - (int)pad_top, kh, h) *
                                tdm_inside(j * (int)stride_w - (int)pad_left, kw, w);
-                sum += dy[((b * oh + (size_t)i) * ow + (size_t)j) * c + ch] / (float)n;
+                sum += dy[((n.b * oh + (uint)i) * ow + (uint)j) * c + n.ch] / (float)inside;
             }
         }
-        dx[e] = sum;
+        dx[at] = sum;
     }
 }

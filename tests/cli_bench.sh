@@ -15,9 +15,19 @@ count() { grep -c -- "$1" "$2" || true; }
 "$tandem" bench kernels -d opencl:0,vulkan:0 -k copy,axpy,sum -s 256K -r 2 \
     --json "$out/k.json" >"$out/kernels"
 cat "$out/kernels"
-[ "$(grep -cE '^  (copy|axpy|sum) +[0-9.]+ +[0-9.]+ +[0-9]+% +[0-9.]+ +[0-9]+%$' "$out/kernels")" -eq 6 ] ||
-    { echo "want copy, axpy and sum with GB/s and both ceilings on each device"; fail=1; }
+[ "$(grep -cE '^  (copy|axpy|sum) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+% +[0-9.]+ +[0-9]+%$' "$out/kernels")" -eq 6 ] ||
+    { echo "want copy, axpy and sum with ms, GB/s and both ceilings on each device"; fail=1; }
 [ "$(count '"device_copy_gbs"' "$out/k.json")" -eq 6 ] || { echo "want 6 rows in the JSON"; fail=1; }
+# --image: the image kernels on one layer's shape; a memory-bound kernel is refused.
+"$tandem" bench kernels -d opencl:0,vulkan:0 --image 2x9x9x4 --window 2 --stride 2 \
+    -k im2col,max_pool2d_grad -s 64K -r 1 >"$out/image"
+cat "$out/image"
+[ "$(count 'image 2x9x9x4, window 2x2, stride 2, SAME' "$out/image")" -eq 2 ] &&
+    [ "$(grep -cE '^  (im2col|max_pool2d_grad) +[0-9.]+ +[0-9.]+ ' "$out/image")" -eq 4 ] ||
+    { echo "want im2col and max_pool2d_grad on the image on each device"; fail=1; }
+if "$tandem" bench kernels -d opencl:0 --image 2x9x9x4 -k copy >/dev/null 2>&1; then
+    echo "want copy refused with --image"; fail=1
+fi
 
 "$tandem" bench gemm -d opencl:0,vulkan:0 -b 16 -e 64 -f 2 -r 1 --json "$out/g.json" >"$out/gemm"
 cat "$out/gemm"

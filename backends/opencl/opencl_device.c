@@ -7,17 +7,20 @@
 
 /* The options every table kernel is built with on this device: correctly rounded
  * float division and sqrt where the device offers them (the spec allows the option
- * only there), never -cl-fast-relaxed-math. */
+ * only there), never -cl-fast-relaxed-math; TDM_CPU on a CPU, where the image kernels
+ * give a work-item a position's channels (kernels/pool_window.clh). */
 static void choose_build_options(tdm_opencl_device *d)
 {
     cl_device_fp_config fp = 0;
+    cl_device_type type = 0;
+    int rounded = clGetDeviceInfo(d->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL) ==
+                      CL_SUCCESS &&
+                  (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT);
+    int cpu = clGetDeviceInfo(d->device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
+              (type & CL_DEVICE_TYPE_CPU);
 
-    d->build_options[0] = '\0';
-    if (clGetDeviceInfo(d->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL) ==
-            CL_SUCCESS &&
-        (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT))
-        snprintf(d->build_options, sizeof d->build_options,
-                 "-cl-fp32-correctly-rounded-divide-sqrt");
+    snprintf(d->build_options, sizeof d->build_options, "%s%s",
+             rounded ? "-cl-fp32-correctly-rounded-divide-sqrt" : "", cpu ? " -DTDM_CPU" : "");
 }
 
 /* A logical device takes this path too: its own queue on the same cl_device_id

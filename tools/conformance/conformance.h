@@ -72,6 +72,10 @@ size_t conf_case_largest_view(const conf_case *c);
 
 /* The case `tandem bench kernels` times: n elements, two inputs for accumulate. */
 conf_case conf_perf_case(tdm_kernel kernel, uint32_t n);
+/* The case `tandem bench kernels --image` times: an NHWC image {batch, h, w, c}, as
+ * many output channels, a k x k window at the stride, TensorFlow's SAME padding. */
+conf_case conf_image_perf_case(tdm_kernel kernel, const uint32_t image[4], uint32_t k,
+                               uint32_t stride);
 
 /* conformance_data.c: fills the case's input buffers (allocating every buffer). */
 int conf_buffers_make(const conf_case *c, conf_buffers *bufs);

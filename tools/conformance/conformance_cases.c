@@ -86,7 +86,10 @@ static const image_shape image_shapes[] = {
     {3, 8, 9, 4, 2, 3, 2, 2, 1, SAME, CONF_RANDOM},
     {2, 6, 7, 3, 4, 3, 3, 1, 2, FULL, CONF_RANDOM},
     {2, 9, 9, 2, 3, 1, 1, 2, 2, VALID, CONF_INTEGER},
-    {2, 4, 4, 3, 3, 2, 2, 3, 3, SAME, CONF_RANDOM},  /* stride past the window: gaps */
+    {2, 4, 4, 3, 3, 2, 2, 3, 3, SAME, CONF_RANDOM}, /* stride past the window: gaps */
+    /* windows that do not overlap (pool2): NaN, signed zeros and ties in one window */
+    {2, 6, 7, 5, 3, 2, 2, 2, 2, SAME, CONF_EDGE},
+    {2, 8, 8, 4, 3, 2, 2, 2, 2, VALID, CONF_INTEGER},
     {3, 7, 7, 8, 4, 7, 7, 7, 7, VALID, CONF_RANDOM}, /* the whole image: global pooling */
     {2, 31, 33, 5, 7, 4, 4, 2, 2, SAME, CONF_INTEGER},
     {1, 13, 11, 3, 2, 3, 3, 1, 1, SAME, CONF_EDGE},
@@ -356,4 +359,12 @@ conf_case conf_perf_case(tdm_kernel kernel, uint32_t n)
     /* accumulate: y = x0 + x1, as a two-device reduction does */
     set_uint(info, &c, TDM_UINT_inputs, 2);
     return c;
+}
+
+conf_case conf_image_perf_case(tdm_kernel kernel, const uint32_t image[4], uint32_t k,
+                               uint32_t stride)
+{
+    const image_shape s = {image[0], image[1], image[2], image[3], image[3],   k,
+                           k,        stride,   stride,   SAME,     CONF_RANDOM};
+    return make_case(kernel, NULL, &s, 0);
 }

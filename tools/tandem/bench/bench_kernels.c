@@ -4,7 +4,8 @@
  * reference) and a host memcpy of the same bytes. GB/s counts the bytes read plus
  * the bytes written. The kernel's launches alternate with both copies and each keeps
  * its best time, so that load from elsewhere skews the ratios as little as
- * possible. */
+ * possible. With --image, the convolution and pooling kernels instead, on one image
+ * shape (a layer of a CNN), with their time per launch. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@ typedef struct kb_options {
     cli_list devices, kernels;
     size_t bytes; /* per float buffer */
     unsigned repeat;
+    uint32_t image[4]; /* batch, h, w, c; batch 0: the memory-bound kernels */
+    unsigned window, stride;
     const char *json_path;
 } kb_options;
 
@@ -27,6 +30,7 @@ typedef struct kb_row {
     char device[TDM_DEVICE_ID_MAX];
     const char *kernel;
     double gbs, device_copy_gbs, memcpy_gbs; /* 0: could not run */
+    double ms;                               /* the best launch */
 } kb_row;
 
 static const cli_command kernels_command = {
@@ -35,13 +39,33 @@ static const cli_command kernels_command = {
              "buffer copy and a host memcpy of the same bytes, measured in turn.",
 };
 
+/* --image BxHxWxC: four whole numbers from 1, their product within 2^32. */
+static int parse_image(const char *value, void *target, char *err, size_t err_size)
+{
+    uint32_t *dims = target;
+    unsigned long long d[4], product = 1;
+    int end = 0;
+    if (sscanf(value, "%llux%llux%llux%llu%n", &d[0], &d[1], &d[2], &d[3], &end) != 4 ||
+        value[end] != '\0')
+        return cli_fail(err, err_size, "'%.40s' is not BATCHxHxWxC", value);
+    for (int i = 0; i < 4; i++) {
+        if (d[i] == 0 || d[i] > UINT32_MAX || (product *= d[i]) > UINT32_MAX)
+            return cli_fail(err, err_size, "'%.40s' is not an image of 1 to 2^32 - 1 elements",
+                            value);
+        dims[i] = (uint32_t)d[i];
+    }
+    return 0;
+}
+
 /* 0 to go on; otherwise 1 with *exit_status set (--help, a bad option). */
 static int parse(int argc, char **argv, kb_options *o, int *exit_status)
 {
     *o = (kb_options){.devices = {.what = "device id", .max = MAX_SELECTED},
                       .kernels = {.what = "kernel name", .max = TDM_KERNEL_COUNT},
                       .bytes = (size_t)64 << 20,
-                      .repeat = 10};
+                      .repeat = 10,
+                      .window = 3,
+                      .stride = 1};
     const cli_option table[] = {
         {CLI_ENTRY("--devices", "-d", CLI_CUSTOM, &o->devices), .parse = cli_parse_list,
          .arg = "LIST", .help = BENCH_HELP_DEVICES},
@@ -51,6 +75,13 @@ static int parse(int argc, char **argv, kb_options *o, int *exit_status)
          .arg = "N", .help = "bytes per float32 buffer (default 64M; suffixes K, M, G)"},
         {CLI_ENTRY("--repeat", "-r", CLI_UNSIGNED, &o->repeat), .min = 1, .max = 10000, .arg = "N",
          .help = "launches of each, alternating; the best counts (default 10)"},
+        {CLI_ENTRY("--image", NULL, CLI_CUSTOM, o->image), .parse = parse_image, .arg = "BxHxWxC",
+         .help = "time the convolution and pooling kernels on this NHWC image instead "
+                 "(SAME padding)"},
+        {CLI_ENTRY("--window", NULL, CLI_UNSIGNED, &o->window), .min = 1, .max = 64, .arg = "K",
+         .help = "with --image: a K x K window (default 3)"},
+        {CLI_ENTRY("--stride", NULL, CLI_UNSIGNED, &o->stride), .min = 1, .max = 64, .arg = "S",
+         .help = "with --image: the window's stride (default 1)"},
         {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path), .arg = "FILE",
          .help = BENCH_HELP_JSON},
     };
@@ -62,6 +93,12 @@ static int memory_bound(const tdm_kernel_info *info)
 {
     return info->grid == TDM_GRID_N || info->grid == TDM_GRID_PAIRS ||
            info->grid == TDM_GRID_CHUNKS;
+}
+
+/* The kernels the run times: on an image with --image, else the memory-bound ones. */
+static int timed(const tdm_kernel_info *info, const kb_options *o)
+{
+    return o->image[0] ? tdm_kernel_uint_place(info, TDM_UINT_batch) >= 0 : memory_bound(info);
 }
 
 /* Bytes one launch reads and writes. */
@@ -135,7 +172,8 @@ static void ceilings_end(ceilings *c)
  * start afresh for the row (the buffers are the device's, allocated once). */
 static tdm_status measure(ceilings *ceil, tdm_kernel kernel, const kb_options *o, kb_row *row)
 {
-    conf_case c = conf_perf_case(kernel, (uint32_t)(o->bytes / 4));
+    conf_case c = o->image[0] ? conf_image_perf_case(kernel, o->image, o->window, o->stride)
+                              : conf_perf_case(kernel, (uint32_t)(o->bytes / 4));
     conf_buffers in;
     conf_prepared prepared;
     double best = 0;
@@ -154,6 +192,7 @@ static tdm_status measure(ceilings *ceil, tdm_kernel kernel, const kb_options *o
         }
         if (s == TDM_OK) {
             row->gbs = bytes_moved(&c, &in) / best / 1e9;
+            row->ms = best * 1e3;
             row->device_copy_gbs = 2.0 * (double)o->bytes / ceil->device_best / 1e9;
             row->memcpy_gbs = 2.0 * (double)o->bytes / ceil->host_best / 1e9;
         }
@@ -163,18 +202,18 @@ static tdm_status measure(ceilings *ceil, tdm_kernel kernel, const kb_options *o
     return s;
 }
 
-/* The kernels named, or every memory-bound one; -1 after printing why. */
+/* The kernels named, or every one the run times; -1 after printing why. */
 static int select_kernels(const kb_options *o, tdm_kernel *out)
 {
     int count = 0;
     for (int k = 0; k < TDM_KERNEL_COUNT && o->kernels.count == 0; k++)
-        if (memory_bound(tdm_kernel_get((tdm_kernel)k)))
+        if (timed(tdm_kernel_get((tdm_kernel)k), o))
             out[count++] = (tdm_kernel)k;
     for (size_t i = 0; i < o->kernels.count; i++) {
         tdm_kernel k = tdm_kernel_find(o->kernels.item[i]);
-        if (k == TDM_KERNEL_COUNT || !memory_bound(tdm_kernel_get(k))) {
-            fprintf(stderr, "tandem bench kernels: '%s' is not a memory-bound kernel\n",
-                    o->kernels.item[i]);
+        if (k == TDM_KERNEL_COUNT || !timed(tdm_kernel_get(k), o)) {
+            fprintf(stderr, "tandem bench kernels: '%s' is not a %s kernel\n", o->kernels.item[i],
+                    o->image[0] ? "convolution or pooling" : "memory-bound");
             return -1;
         }
         out[count++] = k;
@@ -191,6 +230,7 @@ static void json_row(json_writer *w, const void *rows, size_t i)
     json_double(w, "gbs", r->gbs);
     json_double(w, "device_copy_gbs", r->device_copy_gbs);
     json_double(w, "memcpy_gbs", r->memcpy_gbs);
+    json_double(w, "ms", r->ms);
     json_end_object(w);
 }
 
@@ -202,8 +242,11 @@ static int bench_device(tdm_device *dev, const tdm_kernel *kernels, int count, c
     tdm_device_describe(dev, &desc);
     printf("%s (%s): %zu bytes per buffer, best of %u, alternating with the ceilings\n", desc.id,
            desc.name, o->bytes, o->repeat);
-    printf("  %-14s %8s %9s %7s %8s %9s\n", "kernel", "GB/s", "dev copy", "of dev", "memcpy",
-           "of memcpy");
+    if (o->image[0])
+        printf("  image %ux%ux%ux%u, window %ux%u, stride %u, SAME\n", o->image[0], o->image[1],
+               o->image[2], o->image[3], o->window, o->window, o->stride);
+    printf("  %-16s %8s %8s %9s %7s %8s %9s\n", "kernel", "ms", "GB/s", "dev copy", "of dev",
+           "memcpy", "of memcpy");
     ceilings ceil;
     tdm_status s = ceilings_begin(dev, o->bytes, &ceil);
     int missed = 0;
@@ -212,12 +255,12 @@ static int bench_device(tdm_device *dev, const tdm_kernel *kernels, int count, c
         *row = (kb_row){.kernel = tdm_kernel_get(kernels[k])->name};
         snprintf(row->device, sizeof row->device, "%s", desc.id);
         if (s != TDM_OK || measure(&ceil, kernels[k], o, row) != TDM_OK) {
-            printf("  %-14s %8s  %s\n", row->kernel, "n/a", tdm_last_error());
+            printf("  %-16s %8s  %s\n", row->kernel, "n/a", tdm_last_error());
             missed++;
         } else {
-            printf("  %-14s %8.2f %9.2f %6.0f%% %8.2f %8.0f%%\n", row->kernel, row->gbs,
-                   row->device_copy_gbs, 100 * row->gbs / row->device_copy_gbs, row->memcpy_gbs,
-                   100 * row->gbs / row->memcpy_gbs);
+            printf("  %-16s %8.3f %8.2f %9.2f %6.0f%% %8.2f %8.0f%%\n", row->kernel, row->ms,
+                   row->gbs, row->device_copy_gbs, 100 * row->gbs / row->device_copy_gbs,
+                   row->memcpy_gbs, 100 * row->gbs / row->memcpy_gbs);
         }
         fflush(stdout);
     }
