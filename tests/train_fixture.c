@@ -153,3 +153,11 @@ size_t fixture_train_steps(tdm_strategy *s, tdm_train_op *op, const tdm_dataset 
     tdm_distributed_dataset_destroy(dist);
     return done;
 }
+
+void trainer_close(trainer *t)
+{
+    tdm_train_op_destroy(t->op);
+    tdm_optimizer_destroy(t->opt);
+    tdm_model_destroy(t->model);
+    tdm_strategy_destroy(t->strategy);
+}

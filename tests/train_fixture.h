@@ -51,6 +51,17 @@ int fixture_copies_identical(const fixture *f);
  * floats written (at most cap). */
 size_t fixture_weights(const fixture *f, float *out, size_t cap);
 
+/* The trainer a case builds itself: strategy, model, optimizer and train op. */
+typedef struct trainer {
+    tdm_strategy *strategy;
+    tdm_model *model;
+    tdm_optimizer *opt;
+    tdm_train_op *op;
+} trainer;
+
+/* Frees what was built (NULL members are skipped). */
+void trainer_close(trainer *t);
+
 /* Runs up to `steps` train-op steps over ds distributed on s, recording each loss;
  * the steps run (a failing step is a failed check and ends the run). */
 size_t fixture_train_steps(tdm_strategy *s, tdm_train_op *op, const tdm_dataset *ds, size_t steps,

@@ -49,13 +49,6 @@ static tdm_model_options cnn_options(void)
     return mo;
 }
 
-typedef struct trainer {
-    tdm_strategy *strategy;
-    tdm_model *model;
-    tdm_optimizer *opt;
-    tdm_train_op *op;
-} trainer;
-
 /* loss_scale > 0: dynamic loss scaling from that scale; gradients all-reduced as
  * all_reduce (f32 or f16; f16 in buckets of 1 KiB, several per step). */
 static void trainer_open_reduced(trainer *t, tdm_device *const *d, size_t n, float lr,
@@ -93,14 +86,6 @@ static void trainer_open(trainer *t, tdm_device *const *d, size_t n, float lr)
     tdm_model_options mo = cnn_options();
     trainer_open_model(t, d, n, lr, &mo, 0.0f);
     CHECK(tdm_model_variable_count(t->model) == 8);
-}
-
-static void trainer_close(trainer *t)
-{
-    tdm_train_op_destroy(t->op);
-    tdm_optimizer_destroy(t->opt);
-    tdm_model_destroy(t->model);
-    tdm_strategy_destroy(t->strategy);
 }
 
 /* The digits' training split; raw: the pixel values as they are, whole numbers from

@@ -21,13 +21,6 @@ static tdm_device *devs[3];
 static size_t n_devs;
 static const char *digits_path;
 
-typedef struct trainer {
-    tdm_strategy *strategy;
-    tdm_model *model;
-    tdm_optimizer *opt;
-    tdm_train_op *op;
-} trainer;
-
 typedef struct config {
     size_t replicas;
     tdm_optimizer_kind kind;
@@ -82,14 +75,6 @@ static tdm_status trainer_open(trainer *t, config c)
     if (c.bucket_bytes)
         to.bucket_bytes = to.first_bucket_bytes = c.bucket_bytes;
     return tdm_train_op_create(t->strategy, &to, &t->op);
-}
-
-static void trainer_close(trainer *t)
-{
-    tdm_train_op_destroy(t->op);
-    tdm_optimizer_destroy(t->opt);
-    tdm_model_destroy(t->model);
-    tdm_strategy_destroy(t->strategy);
 }
 
 /* STEPS steps over the dataset's first batches, losses into out. */

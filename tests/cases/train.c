@@ -20,14 +20,6 @@ static tdm_device *devs[3];
 static size_t n_devs;
 static const char *digits_path;
 
-/* One training setup: strategy, model, optimizer and train op. */
-typedef struct trainer {
-    tdm_strategy *strategy;
-    tdm_model *model;
-    tdm_optimizer *opt;
-    tdm_train_op *op;
-} trainer;
-
 static tdm_dataset *digits(size_t batch, int64_t epochs)
 {
     tdm_dataset *ds = NULL, *train = NULL, *test = NULL;
@@ -93,14 +85,6 @@ static void trainer_open(trainer *t, tdm_device *const *d, size_t n, tdm_optimiz
                          size_t outputs)
 {
     trainer_open_config(t, d, n, kind, outputs, (trainer_config){0});
-}
-
-static void trainer_close(trainer *t)
-{
-    tdm_train_op_destroy(t->op);
-    tdm_optimizer_destroy(t->opt);
-    tdm_model_destroy(t->model);
-    tdm_strategy_destroy(t->strategy);
 }
 
 static size_t train_steps(trainer *t, tdm_dataset *ds, size_t steps, double *losses)

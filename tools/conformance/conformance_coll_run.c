@@ -53,16 +53,17 @@ void conf_coll_to_halves(float *x, size_t n)
     }
 }
 
-void conf_coll_fold_halves(float *const *host, size_t count, size_t halves, size_t from,
-                           tdm_reduce_op op, float *want)
+/* The fold of halves: each partial rounded to float16. */
+static void fold_halves(float *const *host, size_t count, size_t halves, tdm_reduce_op op,
+                        float *want)
 {
     float alpha = (float)(1.0 / (double)count);
     for (size_t e = 0; e < halves; e++) {
         uint16_t h;
-        memcpy(&h, (const char *)host[0] + 2 * (from + e), sizeof h);
+        memcpy(&h, (const char *)host[0] + 2 * e, sizeof h);
         float acc = tdm_f32_from_f16(h);
         for (size_t i = 1; i < count; i++) {
-            memcpy(&h, (const char *)host[i] + 2 * (from + e), sizeof h);
+            memcpy(&h, (const char *)host[i] + 2 * e, sizeof h);
             acc = tdm_f32_from_f16(tdm_f16_from_f32(acc + tdm_f32_from_f16(h)));
         }
         h = tdm_f16_from_f32(op == TDM_REDUCE_MEAN ? alpha * acc : acc);
@@ -70,22 +71,23 @@ void conf_coll_fold_halves(float *const *host, size_t count, size_t halves, size
     }
 }
 
-static void fold(coll_case *c, tdm_reduce_op op)
+void conf_coll_fold(float *const *host, size_t count, size_t n, tdm_dtype dtype, tdm_reduce_op op,
+                    float *want)
 {
-    if (c->dtype == TDM_F16) {
-        conf_coll_fold_halves(c->host, c->set->n, 2 * c->n, 0, op, c->want);
+    if (dtype == TDM_F16) {
+        fold_halves(host, count, 2 * n, op, want);
         return;
     }
-    float alpha = (float)(1.0 / (double)c->set->n);
-    for (size_t e = 0; e < c->n; e++) {
-        float acc = c->host[0][e];
-        for (size_t i = 1; i < c->set->n; i++)
-            acc += c->host[i][e];
-        c->want[e] = op == TDM_REDUCE_MEAN ? acc * alpha : acc;
+    float alpha = (float)(1.0 / (double)count);
+    for (size_t e = 0; e < n; e++) {
+        float acc = host[0][e];
+        for (size_t i = 1; i < count; i++)
+            acc += host[i][e];
+        want[e] = op == TDM_REDUCE_MEAN ? acc * alpha : acc;
     }
 }
 
-static void fail(conf_result *r, const char *message)
+void conf_coll_fail(conf_result *r, const char *message)
 {
     if (r->failed_cases++ == 0)
         snprintf(r->first_failure, sizeof r->first_failure, "%s", message);
@@ -123,7 +125,7 @@ static void check(coll_case *c, tdm_reduce_op op, tdm_collective_algorithm algor
     else if (differ < c->set->n && tdm_device_describe(c->set->dev[differ], &d) == TDM_OK)
         snprintf(what + len, sizeof what - (size_t)len, "%s differs from the host fold", d.id);
     if (s != TDM_OK || differ < c->set->n)
-        fail(r, what);
+        conf_coll_fail(r, what);
 }
 
 static int case_alloc(coll_case *c, size_t n)
@@ -157,7 +159,7 @@ static void run_size(const conf_coll_set *set, size_t n, conf_result *r)
     coll_case c = {.set = set};
     if (!case_alloc(&c, n)) {
         for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
-            fail(&r[a], tdm_last_error()); /* the allocation's */
+            conf_coll_fail(&r[a], tdm_last_error()); /* the allocation's */
         case_free(&c);
         return;
     }
@@ -171,7 +173,7 @@ static void run_size(const conf_coll_set *set, size_t n, conf_result *r)
                 conf_coll_to_halves(c.host[i], n);
         }
         for (size_t o = 0; o < 2; o++) {
-            fold(&c, ops[o]);
+            conf_coll_fold(c.host, set->n, n, c.dtype, ops[o], c.want);
             for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
                 if (r[a].supported)
                     check(&c, ops[o], (tdm_collective_algorithm)a, &r[a]);

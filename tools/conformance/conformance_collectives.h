@@ -34,14 +34,56 @@ void conf_coll_run_shards(const conf_coll_set *set, int gather, int large,
 void conf_coll_run_roots(const conf_coll_set *set, int broadcast, int large,
                          conf_result *by_algorithm);
 
+/* A case of a reduce, broadcast, all-gather or reduce-scatter: per replica an input
+ * and an output view (in place: the smaller is replica i's slice of the larger, or
+ * the same view), host copies of the inputs, the expected outputs and a buffer to
+ * read results into, each as large as the larger view. */
+typedef struct conf_coll_case {
+    const conf_coll_set *set;
+    size_t n;        /* floats of a replica's part */
+    int moves_bytes; /* the operation's (conf_coll_op) */
+    int in_place;
+    tdm_dtype dtype; /* F16: each float holds two halves */
+    tdm_buffer *in_buf[CONF_COLL_MAX_DEVICES], *out_buf[CONF_COLL_MAX_DEVICES];
+    tdm_buffer_view in[CONF_COLL_MAX_DEVICES], out[CONF_COLL_MAX_DEVICES];
+    float *host[CONF_COLL_MAX_DEVICES];
+    float *want, *got;
+} conf_coll_case;
+
+/* What one of those operations brings to the sweep. */
+typedef struct conf_coll_op {
+    int moves_bytes;            /* broadcast, all-gather: no fold, so one case, no float16 */
+    size_t in_parts, out_parts; /* a replica's input and output in parts of n floats */
+    uint64_t seed;              /* the inputs' seed per float of a part */
+    void (*expect)(conf_coll_case *c, tdm_reduce_op op);
+    /* Uploads, runs the case with the options and reports it (conf_coll_report). */
+    void (*check)(conf_coll_case *c, tdm_reduce_op op, const tdm_collective_options *o,
+                  conf_result *r);
+} conf_coll_op;
+
+/* conformance_coll_sweep.c: the operation on every size (`large`: the 16 MiB one
+ * too), out of place and in place, in float32 and (folding) float16, sum and (folding)
+ * mean, one result per algorithm. */
+void conf_coll_sweep(const conf_coll_set *set, const conf_coll_op *op, int large,
+                     conf_result *by_algorithm);
+tdm_status conf_coll_upload(const conf_coll_case *c);
+/* Reads replica i's output; whether it differs from want. */
+int conf_coll_differs(conf_coll_case *c, size_t i, const float *want, tdm_status *s);
+/* Counts the case (s unsupported: marks the algorithm so instead) and records why it
+ * failed: s, or replica `wrong` (< set->n) differing from the host. */
+void conf_coll_report(const conf_coll_case *c, const char *operation, tdm_status s, size_t wrong,
+                      conf_result *r);
+
+/* Records a failed case; the first one's message is kept. */
+void conf_coll_fail(conf_result *r, const char *message);
 /* n floats from seed: small integers (exact in any order) or floats of widely
  * varying magnitude. */
 void conf_coll_generate(float *x, size_t n, uint64_t seed, int integer);
 /* Each float becomes two halves: its own value and -0.75 times it. */
 void conf_coll_to_halves(float *x, size_t n);
-/* want[0..halves) = the float16 fold of halves [from, from + halves) of every
- * host[0..count), each partial rounded to float16, in replica order. */
-void conf_coll_fold_halves(float *const *host, size_t count, size_t halves, size_t from,
-                           tdm_reduce_op op, float *want);
+/* want[0..n) = the fold of host[0..count)'s n floats in replica order (F16: of their
+ * 2n halves, each partial rounded to float16). */
+void conf_coll_fold(float *const *host, size_t count, size_t n, tdm_dtype dtype, tdm_reduce_op op,
+                    float *want);
 
 #endif
