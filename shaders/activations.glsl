@@ -1,5 +1,6 @@
-// The activations' formulas, written once, for every kernel that applies one: relu,
-// tanh, sigmoid and gelu. exp, tanh and the normal CDF are tdm_math.glsl's.
+// The activations' formulas, written once: the kernels relu, tanh, sigmoid and gelu
+// apply one each, bias_act the one its argument names, so that the fused kernel is
+// bitwise the activation's own. exp, tanh and the normal CDF are tdm_math.glsl's.
 #ifndef TDM_ACTIVATIONS_GLSL
 #define TDM_ACTIVATIONS_GLSL
 
