@@ -1,14 +1,4 @@
 /* sigmoid: y[i] = 1 / (1 + exp(-x[i])), i in [0, n). */
 
-__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
-kernel void tdm_sigmoid(TDM_SIGNATURE)
-{
-    const size_t quads = n / 4 + (n % 4 != 0);
-
-    y += y_off;
-    x += x_off;
-    /* Four elements per item and iteration (the last quad may be partial). */
-    for (size_t q = get_global_id(0); q < quads; q += get_global_size(0)) {
-        STORE4(1.0f / (1.0f + exp(-LOAD4(x, q, n))), y, q, n);
-    }
-}
+#define TDM_ACTIVATION4 tdm_sigmoid4
+#include "activations.clh"

@@ -3,7 +3,7 @@
 #extension GL_GOOGLE_include_directive : require
 #define TDM_KERNEL_tanh
 #include "kernel_bindings.glsl"
-#include "tdm_math.glsl"
+#include "activations.glsl"
 
 float tdm_map(float a)
 {

@@ -8,8 +8,10 @@
 #include <stdio.h>
 
 #include "base/error.h"
+#include "device/kernel_flags.h"
 #include "opencl_internal.h"
 #include "opencl_program.h"
+#include "tandem/nn.h"
 
 /* Text appended to a fixed buffer; `used` passes `size` when it did not fit. */
 typedef struct text {
@@ -42,13 +44,19 @@ static const char *element_type(const tdm_kernel_info *info, unsigned b)
  * table order. So a kernel file cannot disagree with the table on its arguments or
  * its work-group size. Each float or half buffer's element type is TDM_TYPE_NAME, by
  * which the prelude's LOAD4, STORE4, LOAD, STORE, LOAD4_AT and STORE4_AT pick their
- * accessor, so that one source serves a kernel and its float16 twin. -1 if out cannot
- * hold it. */
+ * accessor, so that one source serves a kernel and its float16 twin; and, for a
+ * kernel with an activation argument, TDM_ACT_<name>, its values (kernel_flags.h).
+ * -1 if out cannot hold it. */
 static int signature_source(const tdm_kernel_info *info, char *out, size_t size)
 {
     const char *name = tdm_kernel_get(info->base)->name;
     text t = {out, size, 0};
     append(&t, "#define TDM_WG %u\n#define TDM_KERNEL_NAME tdm_%s\n", info->wg, name);
+#define ACTIVATION(act) append(&t, "#define TDM_ACT_" #act " %uu\n", (unsigned)TDM_ACT_##act);
+    if (tdm_kernel_uint_place(info, TDM_UINT_activation) >= 0) {
+        TDM_KERNEL_ACTIVATIONS(ACTIVATION)
+    }
+#undef ACTIVATION
     for (unsigned b = 0; b < info->buffer_count; b++)
         if (info->buffers[b].type != 'u')
             append(&t, "#define TDM_TYPE_%s %s\n", info->buffers[b].name, element_type(info, b));

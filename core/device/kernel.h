@@ -115,6 +115,16 @@ const tdm_kernel_info *tdm_kernel_get(tdm_kernel kernel);
 /* The kernel's float16 twin (kernels.def: TDM_HALF_TWIN), or TDM_KERNEL_COUNT. */
 tdm_kernel tdm_kernel_half_twin(tdm_kernel kernel);
 
+/* The kernel that applies activation `act` (a tdm_activation) as bias_act applies it
+ * after the bias: relu, tanh, sigmoid or gelu, and bias_add for linear (y = x + b, as
+ * z); TDM_KERNEL_COUNT for any other value. */
+tdm_kernel tdm_activation_kernel(uint32_t act);
+
+/* The tolerance a launch of the kernel with the uints u meets: the table's, or for a
+ * kernel with an activation argument (bias_act and its twin) that activation's
+ * kernel's, so that the fused kernel is as exact as its parts. */
+const tdm_tolerance *tdm_kernel_tolerance(tdm_kernel kernel, const uint32_t *u);
+
 /* The kernel of that name, or TDM_KERNEL_COUNT. */
 tdm_kernel tdm_kernel_find(const char *name);
 

@@ -1,5 +1,6 @@
-/* Internal: the words kernels.def's entries spell a buffer with, for the code that
- * expands the entries (the table, the GLSL bindings generator). */
+/* Internal: the words kernels.def's entries spell a buffer with, and the names of an
+ * activation argument's values, for the code that expands the entries (the table, the
+ * GLSL bindings generator, the OpenCL signature). */
 #ifndef TDM_CORE_KERNEL_FLAGS_H
 #define TDM_CORE_KERNEL_FLAGS_H
 
@@ -19,5 +20,10 @@ enum {
 #define TDM_TYPE_F32 'f'
 #define TDM_TYPE_F16 'h'
 #define TDM_TYPE_U32 'u'
+
+/* The values of a kernel's activation argument (bias_act's): tdm_activation's
+ * (tandem/nn.h), which the kernels' sources name TDM_ACT_<name> as the enum does,
+ * defined by the backends' generated preludes. */
+#define TDM_KERNEL_ACTIVATIONS(X) X(LINEAR) X(RELU) X(TANH) X(SIGMOID) X(GELU)
 
 #endif

@@ -8,6 +8,7 @@
 
 #include "device/kernel.h"
 #include "device/kernel_flags.h"
+#include "tandem/nn.h"
 
 #define TDM_BUFFERS(...) __VA_ARGS__
 #define TDM_UINTS(...) __VA_ARGS__
@@ -124,6 +125,26 @@ void tdm_kernel_store_as(tdm_kernel_call *call, tdm_dtype storage)
 {
     if (storage == TDM_F16)
         call->kernel = tdm_kernel_half_twin(call->kernel);
+}
+
+tdm_kernel tdm_activation_kernel(uint32_t act)
+{
+    switch (act) {
+    case TDM_ACT_LINEAR: return TDM_KERNEL_bias_add;
+    case TDM_ACT_RELU: return TDM_KERNEL_relu;
+    case TDM_ACT_TANH: return TDM_KERNEL_tanh;
+    case TDM_ACT_SIGMOID: return TDM_KERNEL_sigmoid;
+    case TDM_ACT_GELU: return TDM_KERNEL_gelu;
+    }
+    return TDM_KERNEL_COUNT;
+}
+
+const tdm_tolerance *tdm_kernel_tolerance(tdm_kernel kernel, const uint32_t *u)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(kernel);
+    int place = tdm_kernel_uint_place(info, TDM_UINT_activation);
+    tdm_kernel part = place < 0 ? TDM_KERNEL_COUNT : tdm_activation_kernel(u[place]);
+    return part == TDM_KERNEL_COUNT ? &info->tolerance : &tdm_kernel_get(part)->tolerance;
 }
 
 tdm_kernel tdm_kernel_find(const char *name)

@@ -1,5 +1,5 @@
-/* The model's forward pass: per layer its type's pass, then the activation and, in
- * training, dropout. */
+/* The model's forward pass: per layer its type's pass (dense and conv2d add their bias
+ * and apply their activation in one launch) and, in training, dropout. */
 #include "base/error.h"
 #include "tandem/ops.h"
 #include "model/layers/layer_type.h"
@@ -21,8 +21,6 @@ tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
     tdm_status s = TDM_OK;
     for (size_t l = 0; l < v->b.layers && s == TDM_OK; l++) {
         s = tdm_layer_type_of(m->layers[l].kind)->forward(m, v, l, x, fa);
-        if (s == TDM_OK && v->b.a[l])
-            s = tdm_op_activation(m->layers[l].activation, v->b.a[l], v->b.z[l]);
         if (s == TDM_OK && v->b.dropped[l])
             s = tdm_model_dropout(m, l, fa->step, fa->first_row, v->b.dropped[l], v->b.a[l]);
         x = v->out[l];

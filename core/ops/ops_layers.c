@@ -1,5 +1,5 @@
-/* The public layer operations: matrix product, bias, activations and dropout, each a
- * checked call of the table's kernels. */
+/* The public layer operations: matrix product, bias (alone or with an activation),
+ * sums and dropout, each a checked call of the table's kernels. */
 #include "base/error.h"
 #include "device/kernel_args.h"
 #include "ops/ops_check.h"
@@ -68,19 +68,27 @@ tdm_status tdm_op_matmul(tdm_tensor *c, const tdm_tensor *a, int trans_a, const 
     return tdm_ops_run(f, c, &call);
 }
 
+/* The operands of `sum` = x + b: the sum rows x cols of f32 or f16 activations, x
+ * (f32) the same shape, b (f32) cols. */
+static tdm_status check_bias(const char *f, const char *name, const tdm_tensor *sum,
+                             const tdm_tensor *x, const tdm_tensor *b)
+{
+    tdm_status s = tdm_ops_check(f, name, sum, tdm_ops_storage(sum), NULL);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "x", x, TDM_F32, sum->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "b", b, TDM_F32, sum->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check_matrix(f, name, sum, rows_of(x, 0), b->count);
+    if (s == TDM_OK)
+        s = tdm_ops_check_matrix(f, "x", x, rows_of(sum, 0), b->count);
+    return s;
+}
+
 tdm_status tdm_op_bias_add(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *b)
 {
     const char *f = "tdm_op_bias_add";
-    const tdm_dtype storage = tdm_ops_storage(y); /* y may hold f16 activations */
-    tdm_status s = tdm_ops_check(f, "y", y, storage, NULL);
-    if (s == TDM_OK)
-        s = tdm_ops_check(f, "x", x, TDM_F32, y->device);
-    if (s == TDM_OK)
-        s = tdm_ops_check(f, "b", b, TDM_F32, y->device);
-    if (s == TDM_OK)
-        s = tdm_ops_check_matrix(f, "y", y, rows_of(x, 0), b->count);
-    if (s == TDM_OK)
-        s = tdm_ops_check_matrix(f, "x", x, rows_of(y, 0), b->count);
+    tdm_status s = check_bias(f, "y", y, x, b);
     if (s != TDM_OK || y->count == 0)
         return s;
     const tdm_bias_add_args a = {.y = tdm_tensor_view(y),
@@ -89,7 +97,32 @@ tdm_status tdm_op_bias_add(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor 
                                  .rows = (uint32_t)y->shape.dims[0],
                                  .cols = (uint32_t)y->shape.dims[1]};
     tdm_kernel_call call = tdm_bias_add_call(&a);
-    tdm_kernel_store_as(&call, storage);
+    tdm_kernel_store_as(&call, tdm_ops_storage(y)); /* y may hold f16 activations */
+    return tdm_ops_run(f, y, &call);
+}
+
+tdm_status tdm_op_bias_activation(tdm_activation act, tdm_tensor *y, tdm_tensor *z,
+                                  const tdm_tensor *x, const tdm_tensor *b)
+{
+    const char *f = "tdm_op_bias_activation";
+    tdm_status s = check_bias(f, "z", z, x, b);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "y", y, tdm_ops_storage(z), z->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check_matrix(f, "y", y, rows_of(z, 0), b->count);
+    if (s == TDM_OK && tdm_activation_kernel((uint32_t)act) == TDM_KERNEL_COUNT)
+        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: unknown activation %d", f, (int)act);
+    if (s != TDM_OK || y->count == 0)
+        return s;
+    const tdm_bias_act_args a = {.y = tdm_tensor_view(y),
+                                 .z = tdm_tensor_view(z),
+                                 .x = tdm_tensor_view(x),
+                                 .b = tdm_tensor_view(b),
+                                 .rows = (uint32_t)y->shape.dims[0],
+                                 .cols = (uint32_t)y->shape.dims[1],
+                                 .activation = (uint32_t)act};
+    tdm_kernel_call call = tdm_bias_act_call(&a);
+    tdm_kernel_store_as(&call, tdm_ops_storage(z));
     return tdm_ops_run(f, y, &call);
 }
 

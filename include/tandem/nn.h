@@ -49,6 +49,13 @@ TDM_API tdm_status tdm_op_matmul(tdm_tensor *c, const tdm_tensor *a, int trans_a
  * stored in half, rounded to nearest even); x and b are f32. */
 TDM_API tdm_status tdm_op_bias_add(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *b);
 
+/* z = x + b as tdm_op_bias_add computes it, then y = act(z) as tdm_op_activation
+ * computes it from z as stored: bitwise the two operations, in one launch (a layer's
+ * bias and activation). y and z are rows x cols of one dtype, f32 or f16; x (which may
+ * be z) and b as tdm_op_bias_add's. */
+TDM_API tdm_status tdm_op_bias_activation(tdm_activation act, tdm_tensor *y, tdm_tensor *z,
+                                          const tdm_tensor *x, const tdm_tensor *b);
+
 /* out[c] = sum over r of x[r, c] (a bias gradient): x rows x cols, out cols. */
 TDM_API tdm_status tdm_op_sum_rows(tdm_tensor *out, const tdm_tensor *x);
 

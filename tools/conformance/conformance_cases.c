@@ -120,6 +120,15 @@ static void set_uint(const tdm_kernel_info *info, conf_case *c, tdm_uint_name na
         c->u[place] = v;
 }
 
+/* The activations a kernel's activation argument takes in turn: every one. */
+static unsigned activation_count(void)
+{
+    unsigned n = 0;
+    while (tdm_activation_names()[n])
+        n++;
+    return n;
+}
+
 /* The scalars no shape decides: flags alternate, counts and seeds vary. */
 static void set_free_uints(const tdm_kernel_info *info, conf_case *c, unsigned index)
 {
@@ -132,6 +141,7 @@ static void set_free_uints(const tdm_kernel_info *info, conf_case *c, unsigned i
              fewest = tdm_kernel_required_input_count(info);
     if (most_inputs > fewest)
         set_uint(info, c, TDM_UINT_inputs, fewest + index % (most_inputs - fewest + 1));
+    set_uint(info, c, TDM_UINT_activation, index % activation_count());
     set_uint(info, c, TDM_UINT_seed_lo, 0x9E3779B9u * (index + 1));
     set_uint(info, c, TDM_UINT_seed_hi, 12345u + index);
     /* Philox counters: every phase within a block of four, and one that wraps. */

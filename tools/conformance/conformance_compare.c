@@ -155,7 +155,7 @@ static void note_failure(compare_ctx *x, const char *what)
 
 static void check_element(compare_ctx *x, unsigned b, char type, size_t i, size_t view_i)
 {
-    const tdm_tolerance *tol = &tdm_kernel_get(x->c->kernel)->tolerance;
+    const tdm_tolerance *tol = tdm_kernel_tolerance(x->c->kernel, x->c->u);
     float got = element(x->got, b, type, i), want = element(x->want, b, type, i);
     /* (no tolerance relative to the inputs: no scale to find) */
     double scale = x->scale   ? fabs(element(x->scale, b, type, i))

@@ -37,7 +37,7 @@ static tdm_status reference_answer(tdm_device *ref, const conf_case *c, const co
 static tdm_status make_oracle(tdm_device *ref, const conf_case *c, const conf_buffers *in,
                               oracle *o)
 {
-    const tdm_tolerance *tol = &tdm_kernel_get(c->kernel)->tolerance;
+    const tdm_tolerance *tol = tdm_kernel_tolerance(c->kernel, c->u);
     memset(o, 0, sizeof *o);
     o->has_ftz = c->data == CONF_EDGE;
     o->has_scale = tol->linear && c->data != CONF_INTEGER;

@@ -15,6 +15,8 @@
  *     TDM_LOAD4, TDM_STORE4, through the arrays of TDM_VIEW_AND_QUADS), which let
  *     one source serve a kernel and its float16 twin;
  *   - TDM_U_<uint> and TDM_F_<float>, the push constants by name.
+ * Before the sections, for every kernel: TDM_ACT_<name>, the values of an activation
+ * argument (kernel_flags.h).
  * A kernel with a TDM_HALF_TWIN line has two sections: its own where TDM_HALF_TWIN is
  * not defined, and its twin's where it is (glslang -DTDM_HALF_TWIN builds the module
  * NAME_f16, cmake/CompileShaders.cmake). The twin's bindings and arguments are the
@@ -30,6 +32,7 @@
 #include <string.h>
 
 #include "device/kernel_flags.h"
+#include "tandem/nn.h"
 
 /* The sizes of kernel_args.glsl's push-constant arrays. */
 enum { MAX_BUFFERS = 8, MAX_UINTS = 16, MAX_FLOATS = 8 };
@@ -200,6 +203,8 @@ int main(int argc, char **argv)
                  "#extension GL_EXT_shader_16bit_storage : require\n"
                  "#endif\n"
                  "#include \"kernel_args.glsl\"\n");
+#define ACTIVATION(name) fprintf(out, "#define TDM_ACT_" #name " %uu\n", (unsigned)TDM_ACT_##name);
+    TDM_KERNEL_ACTIVATIONS(ACTIVATION)
 #define TDM_KERNEL SECTIONS
 #include "device/kernels.def"
     fprintf(out, "\n#if !defined(TDM_KERNEL_DECLARED) && defined(TDM_HALF_TWIN)\n"

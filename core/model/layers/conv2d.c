@@ -47,12 +47,13 @@ static tdm_status reserve(const tdm_model *m, size_t l, tdm_model_scratch *sc, s
     return s;
 }
 
-/* The product, then the bias of every position: the output as rows of channels. */
+/* The product, then the bias and the activation of every position, in one launch: the
+ * output as rows of channels. */
 static tdm_status forward(const tdm_model *m, const tdm_model_views *v, size_t l,
                           const tdm_tensor *x, const tdm_forward_args *fa)
 {
     const tdm_layer_plan *p = &m->plans[l];
-    tdm_tensor *xi = NULL, *zi = NULL, *rows = NULL, *product = NULL;
+    tdm_tensor *xi = NULL, *zi = NULL, *rows = NULL, *act_rows = NULL, *product = NULL;
     tdm_tensor *f = tdm_variable_copy(m->vars[p->first_var], fa->copy);
     const size_t positions = v->rows * p->out_h * p->out_w;
     tdm_status s = tdm_layer_input_image(p, x, v->rows, &xi);
@@ -66,8 +67,12 @@ static tdm_status forward(const tdm_model *m, const tdm_model_views *v, size_t l
     if (s == TDM_OK)
         s = tdm_tensor_slice(v->b.z[l], 0, &TDM_SHAPE(positions, p->out_c), &rows);
     if (s == TDM_OK)
-        s = tdm_op_bias_add(rows, product, tdm_variable_copy(m->vars[p->first_var + 1], fa->copy));
+        s = tdm_tensor_slice(v->b.a[l], 0, &TDM_SHAPE(positions, p->out_c), &act_rows);
+    if (s == TDM_OK)
+        s = tdm_op_bias_activation(m->layers[l].activation, act_rows, rows, product,
+                                   tdm_variable_copy(m->vars[p->first_var + 1], fa->copy));
     tdm_tensor_destroy(product);
+    tdm_tensor_destroy(act_rows);
     tdm_tensor_destroy(rows);
     tdm_tensor_destroy(zi);
     tdm_tensor_destroy(xi);

@@ -48,7 +48,7 @@ static tdm_status forward(const tdm_model *m, const tdm_model_views *v, size_t l
     if (s == TDM_OK)
         s = tdm_matmul_mixed(&v->halves, product, x, 0, w, 0, 1.0f, 0.0f);
     if (s == TDM_OK)
-        s = tdm_op_bias_add(v->b.z[l], product, b);
+        s = tdm_op_bias_activation(m->layers[l].activation, v->b.a[l], v->b.z[l], product, b);
     tdm_tensor_destroy(product);
     return s;
 }

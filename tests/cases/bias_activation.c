@@ -1,0 +1,121 @@
+/* tdm_op_bias_activation on every device of a scenario: bitwise tdm_op_bias_add then
+ * tdm_op_activation, z and y, for every activation, with f32 and f16 activations
+ * (sums past 65504 overflowing to infinity, NaN, infinities and signed zeros among
+ * the inputs), in place (x is z) as a layer adds its bias to its product, and on
+ * shapes whose rows a quad of four cells spans; bad arguments are refused by name. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "tandem/tandem.h"
+
+/* Inputs that reach every branch of the activations, and edge values. */
+static float input_value(size_t i)
+{
+    static const float edges[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 7e4f, -1e-30f, 90.0f};
+    if (i % 11 == 5)
+        return edges[i / 11 % (sizeof edges / sizeof edges[0])];
+    return (float)((i * 7919) % 4001) / 250.0f - 8.0f;
+}
+
+static tdm_tensor *make(tdm_device *dev, tdm_dtype dtype, size_t rows, size_t cols)
+{
+    tdm_tensor *t = NULL;
+    CHECK_OK(tdm_tensor_create(dev, dtype, &TDM_SHAPE(rows, cols), &t));
+    return t;
+}
+
+static tdm_tensor *filled(tdm_device *dev, const tdm_shape *shape, size_t seed)
+{
+    tdm_tensor *t = NULL;
+    CHECK_OK(tdm_tensor_create(dev, TDM_F32, shape, &t));
+    size_t n = tdm_tensor_count(t);
+    float *v = malloc((n ? n : 1) * sizeof *v);
+    CHECK(v != NULL);
+    for (size_t i = 0; i < n; i++)
+        v[i] = input_value(i + seed);
+    CHECK_OK(tdm_tensor_write(t, v, n * sizeof *v));
+    free(v);
+    return t;
+}
+
+static int same_bits(const tdm_tensor *a, const tdm_tensor *b)
+{
+    size_t bytes = tdm_tensor_bytes(a);
+    char *ga = malloc(bytes ? bytes : 1), *gb = malloc(bytes ? bytes : 1);
+    CHECK(ga && gb && tdm_tensor_bytes(b) == bytes);
+    CHECK_OK(tdm_tensor_read(a, ga, bytes));
+    CHECK_OK(tdm_tensor_read(b, gb, bytes));
+    int same = memcmp(ga, gb, bytes) == 0;
+    free(ga), free(gb);
+    return same;
+}
+
+static void check_shape(tdm_device *dev, tdm_dtype dtype, tdm_activation act, size_t rows,
+                        size_t cols)
+{
+    tdm_tensor *x = filled(dev, &TDM_SHAPE(rows, cols), 0);
+    tdm_tensor *b = filled(dev, &TDM_SHAPE(cols), 3);
+    tdm_tensor *z_two = make(dev, dtype, rows, cols), *y_two = make(dev, dtype, rows, cols);
+    tdm_tensor *z_one = make(dev, dtype, rows, cols), *y_one = make(dev, dtype, rows, cols);
+    CHECK_OK(tdm_op_bias_add(z_two, x, b));
+    CHECK_OK(tdm_op_activation(act, y_two, z_two));
+    CHECK_OK(tdm_op_bias_activation(act, y_one, z_one, x, b));
+    CHECK(same_bits(z_one, z_two));
+    CHECK(same_bits(y_one, y_two));
+    if (dtype == TDM_F32) { /* the product added to in place */
+        CHECK_OK(tdm_tensor_copy(z_one, x));
+        CHECK_OK(tdm_op_bias_activation(act, y_one, z_one, z_one, b));
+        CHECK(same_bits(z_one, z_two));
+        CHECK(same_bits(y_one, y_two));
+    }
+    tdm_tensor_destroy(y_one);
+    tdm_tensor_destroy(z_one);
+    tdm_tensor_destroy(y_two);
+    tdm_tensor_destroy(z_two);
+    tdm_tensor_destroy(b);
+    tdm_tensor_destroy(x);
+}
+
+static void check_refusals(tdm_device *dev)
+{
+    tdm_tensor *x = filled(dev, &TDM_SHAPE(4, 3), 0), *b = filled(dev, &TDM_SHAPE(3), 0);
+    tdm_tensor *z = make(dev, TDM_F32, 4, 3), *y = make(dev, TDM_F32, 4, 3);
+    tdm_tensor *half = make(dev, TDM_F16, 4, 3), *wide = make(dev, TDM_F32, 4, 4);
+    const char *f = "tdm_op_bias_activation";
+    CHECK_FAILS(tdm_op_bias_activation((tdm_activation)99, y, z, x, b), TDM_ERR_INVALID_ARGUMENT,
+                "unknown activation 99");
+    CHECK_FAILS(tdm_op_bias_activation(TDM_ACT_RELU, NULL, z, x, b), TDM_ERR_INVALID_ARGUMENT,
+                "argument 'y' is NULL");
+    CHECK_FAILS(tdm_op_bias_activation(TDM_ACT_RELU, half, z, x, b), TDM_ERR_INVALID_ARGUMENT,
+                "'y' must be f32, it is f16");
+    CHECK_FAILS(tdm_op_bias_activation(TDM_ACT_RELU, wide, z, x, b), TDM_ERR_INVALID_ARGUMENT,
+                "'y' has shape");
+    CHECK_FAILS(tdm_op_bias_activation(TDM_ACT_RELU, y, wide, x, b), TDM_ERR_INVALID_ARGUMENT,
+                "'z' has shape");
+    CHECK_FAILS(tdm_op_bias_activation(TDM_ACT_RELU, y, z, half, b), TDM_ERR_INVALID_ARGUMENT,
+                "'x' must be f32");
+    CHECK(strstr(tdm_last_error(), f) != NULL);
+    tdm_tensor_destroy(wide);
+    tdm_tensor_destroy(half);
+    tdm_tensor_destroy(y);
+    tdm_tensor_destroy(z);
+    tdm_tensor_destroy(b);
+    tdm_tensor_destroy(x);
+}
+
+void test_case_bias_activation(const test_run *run)
+{
+    static const size_t shapes[][2] = {{1, 1}, {5, 7}, {33, 10}, {64, 129}, {0, 3}};
+    static const tdm_dtype dtypes[] = {TDM_F32, TDM_F16};
+    const tdm_activation acts[] = {TDM_ACT_LINEAR, TDM_ACT_RELU, TDM_ACT_TANH, TDM_ACT_SIGMOID,
+                                   TDM_ACT_GELU};
+    for (size_t i = 0; i < run->n_devs; i++) {
+        for (size_t d = 0; d < 2; d++)
+            for (size_t a = 0; a < sizeof acts / sizeof acts[0]; a++)
+                for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
+                    check_shape(run->devs[i], dtypes[d], acts[a], shapes[k][0], shapes[k][1]);
+        check_refusals(run->devs[i]);
+    }
+}
