@@ -10,8 +10,10 @@
  * OpenBLAS is opened at run time and optional: without it, or with
  * TDM_CL_GEMM=clblast, CLBlast runs gemm. */
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "base/library.h"
@@ -27,11 +29,22 @@ typedef void cblas_sgemm_fn(int layout, int trans_a, int trans_b, int m, int n, 
 
 static tdm_library openblas = TDM_LIBRARY_INIT("libopenblas.so.0");
 static cblas_sgemm_fn *openblas_sgemm;
+static void (*openblas_set_num_threads)(int);
+/* OpenBLAS splits a product among its threads, and the split changes the bits. Its
+ * thread count comes from the process's CPU affinity (mpirun binds each process to
+ * a core) and a call made while another runs may get fewer. So the count is fixed
+ * to the machine's cores and the calls take turns: every product of a shape takes
+ * one split, and a process on two devices has the bits of two processes on one. */
+static pthread_mutex_t sgemm_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int resolve(tdm_library *lib)
 {
     int found = 1;
     TDM_LIBRARY_FETCH(lib, openblas_sgemm, "cblas_sgemm", found);
+    TDM_LIBRARY_FETCH(lib, openblas_set_num_threads, "openblas_set_num_threads", found);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (found)
+        openblas_set_num_threads(cores > 0 && cores < INT_MAX ? (int)cores : 1);
     return found;
 }
 
@@ -76,9 +89,11 @@ static void CL_CALLBACK run_sgemm(void *block)
     /* beta == 0 overwrites C without reading it (OpenBLAS's beta pass fills zeros), so
      * NaN in C's old contents does not survive, as kernels.def asks; conformance
      * checks it. */
+    pthread_mutex_lock(&sgemm_lock);
     openblas_sgemm(CBLAS_ROW_MAJOR, g->trans_a ? CBLAS_TRANS : CBLAS_NO_TRANS,
                    g->trans_b ? CBLAS_TRANS : CBLAS_NO_TRANS, g->m, g->n, g->k, g->alpha, g->a,
                    g->lda, g->b, g->ldb, g->beta, g->c, g->ldc);
+    pthread_mutex_unlock(&sgemm_lock);
 }
 
 static void release_buffers(retained_buffers *r)
