@@ -149,3 +149,18 @@ size_t test_mpi_start(tdm_context *ctx, const char *scenario, size_t rank, doubl
     *opts = o;
     return have;
 }
+
+int test_same_bits(const tdm_tensor *a, const tdm_tensor *b)
+{
+    size_t bytes = tdm_tensor_bytes(a);
+    char *ga = malloc(bytes ? bytes : 1), *gb = malloc(bytes ? bytes : 1);
+    CHECK(ga && gb && tdm_tensor_bytes(b) == bytes);
+    int same = ga && gb && tdm_tensor_bytes(b) == bytes;
+    if (same) {
+        CHECK_OK(tdm_tensor_read(a, ga, bytes));
+        CHECK_OK(tdm_tensor_read(b, gb, bytes));
+        same = memcmp(ga, gb, bytes) == 0;
+    }
+    free(ga), free(gb);
+    return same;
+}

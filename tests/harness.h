@@ -112,4 +112,7 @@ size_t test_mpi_start(tdm_context *ctx, const char *scenario, size_t rank, doubl
 /* Deterministic pseudo-random bytes (xorshift), different for each seed. */
 void test_random_bytes(void *dst, size_t size, unsigned seed);
 
+/* Whether two tensors hold the same bytes (a failed read is a CHECK failure). */
+int test_same_bits(const tdm_tensor *a, const tdm_tensor *b);
+
 #endif

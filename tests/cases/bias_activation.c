@@ -40,18 +40,6 @@ static tdm_tensor *filled(tdm_device *dev, const tdm_shape *shape, size_t seed)
     return t;
 }
 
-static int same_bits(const tdm_tensor *a, const tdm_tensor *b)
-{
-    size_t bytes = tdm_tensor_bytes(a);
-    char *ga = malloc(bytes ? bytes : 1), *gb = malloc(bytes ? bytes : 1);
-    CHECK(ga && gb && tdm_tensor_bytes(b) == bytes);
-    CHECK_OK(tdm_tensor_read(a, ga, bytes));
-    CHECK_OK(tdm_tensor_read(b, gb, bytes));
-    int same = memcmp(ga, gb, bytes) == 0;
-    free(ga), free(gb);
-    return same;
-}
-
 static void check_shape(tdm_device *dev, tdm_dtype dtype, tdm_activation act, size_t rows,
                         size_t cols)
 {
@@ -62,13 +50,13 @@ static void check_shape(tdm_device *dev, tdm_dtype dtype, tdm_activation act, si
     CHECK_OK(tdm_op_bias_add(z_two, x, b));
     CHECK_OK(tdm_op_activation(act, y_two, z_two));
     CHECK_OK(tdm_op_bias_activation(act, y_one, z_one, x, b));
-    CHECK(same_bits(z_one, z_two));
-    CHECK(same_bits(y_one, y_two));
+    CHECK(test_same_bits(z_one, z_two));
+    CHECK(test_same_bits(y_one, y_two));
     if (dtype == TDM_F32) { /* the product added to in place */
         CHECK_OK(tdm_tensor_copy(z_one, x));
         CHECK_OK(tdm_op_bias_activation(act, y_one, z_one, z_one, b));
-        CHECK(same_bits(z_one, z_two));
-        CHECK(same_bits(y_one, y_two));
+        CHECK(test_same_bits(z_one, z_two));
+        CHECK(test_same_bits(y_one, y_two));
     }
     tdm_tensor_destroy(y_one);
     tdm_tensor_destroy(z_one);

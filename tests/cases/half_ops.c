@@ -366,19 +366,6 @@ static tdm_tensor *global_tensor(tdm_device *dev, tdm_dtype dtype, const tdm_sha
     return t;
 }
 
-/* Whether two tensors hold the same bits. */
-static int same_bits(const tdm_tensor *a, const tdm_tensor *b)
-{
-    size_t bytes = tdm_tensor_bytes(a);
-    char *ga = malloc(bytes ? bytes : 1), *gb = malloc(bytes ? bytes : 1);
-    CHECK(ga && gb && tdm_tensor_bytes(b) == bytes);
-    CHECK_OK(tdm_tensor_read(a, ga, bytes));
-    CHECK_OK(tdm_tensor_read(b, gb, bytes));
-    int same = memcmp(ga, gb, bytes) == 0;
-    free(ga), free(gb);
-    return same;
-}
-
 /* The mean over each image and channel as the devices compute it: a float sum in
  * (r, s) order, then one division, of x [b, h, w, c] read back as floats. */
 static tdm_tensor *host_means(tdm_device *dev, tdm_dtype dtype, const tdm_tensor *xt, size_t b,
@@ -438,7 +425,7 @@ static void check_global_avg_pool(tdm_device *dev)
                 CHECK_FAILS(tdm_op_global_avg_pool(want, xt), TDM_ERR_INVALID_ARGUMENT,
                             "'y' has shape");
             }
-            CHECK(same_bits(y, want));
+            CHECK(test_same_bits(y, want));
             tdm_tensor_destroy(want);
             tdm_tensor_destroy(y);
             tdm_tensor_destroy(xt);
@@ -459,7 +446,7 @@ static void check_global_avg_pool(tdm_device *dev)
         } else {
             CHECK_OK(tdm_op_pool2d_grad(TDM_POOL_AVERAGE, want_dx, dy4, NULL, &win));
         }
-        CHECK(same_bits(dx, want_dx));
+        CHECK(test_same_bits(dx, want_dx));
         CHECK_FAILS(tdm_op_global_avg_pool_grad(dx, dy4), TDM_ERR_INVALID_ARGUMENT,
                     "'dy' has shape");
         CHECK_FAILS(tdm_op_global_avg_pool_grad(NULL, dyt), TDM_ERR_INVALID_ARGUMENT,
