@@ -4,7 +4,12 @@
 # staged, every collective through copies) as without it (host addresses, in-place
 # plans where memory is shared).
 # usage: gpu_shape_bits.sh TANDEM
+# On PoCL the GPU shape has no host memory, so gemm runs on CLBlast where it would
+# otherwise run on OpenBLAS, whose sums are in another order on some CPUs: both shapes
+# take CLBlast here, so that the files differ only if staging or the copies changed
+# a bit.
 set -eu
+export TDM_CL_GEMM=clblast
 tandem=$1
 out=$(mktemp -d "${TMPDIR:-/tmp}/tandem-gpu-shape-XXXXXX")
 trap 'rm -rf "$out"' EXIT
