@@ -1,13 +1,14 @@
 #!/bin/sh
 # tandem conformance --json holds its three tables: a result per kernel and device,
 # per gradient check and device (the reference's included), and per collective
-# device set, operation and algorithm, with the table's verdicts.
+# device set, operation and algorithm, with the table's verdicts; --device keeps the
+# collectives to the sets of the named devices.
 # usage: cli_conformance_json.sh TANDEM
 set -eu
 tandem=$1
 out=$(mktemp -d "${TMPDIR:-/tmp}/tandem-conformance-XXXXXX")
 trap 'rm -rf "$out"' EXIT
-"$tandem" conformance --kernel axpy,tanh_grad --grad --collectives --no-large \
+"$tandem" conformance --device opencl --kernel axpy,tanh_grad --grad --collectives --no-large \
     --json "$out/c.json" >"$out/table"
 cat "$out/table"
 count() { grep -c -- "$1" "$2" || true; }
@@ -16,6 +17,8 @@ devices=$(head -n 1 "$out/table" | wc -w)
 devices=$((devices - 1))
 sets=$(sed -n '/^collectives /,/ passed, /p' "$out/table" | grep -c '^[a-z].* \(PASS\|FAIL\|NOT SUPPORTED\)' || true)
 [ "$devices" -ge 1 ] && [ "$sets" -ge 1 ] || { echo "the table lacks devices or device sets"; fail=1; }
+others=$(sed -n '/^collectives /,/ passed, /p' "$out/table" | grep -c '^\(reference\|vulkan\|opencl +\)' || true)
+[ "$others" -eq 0 ] || { echo "--device opencl, yet $others collective rows of other sets"; fail=1; }
 [ "$(count '"kernel": "axpy"' "$out/c.json")" -eq "$devices" ] ||
     { echo "want a kernel result per device in the JSON"; fail=1; }
 grad_devices=$(grep '^gradients ' "$out/table" | wc -w)

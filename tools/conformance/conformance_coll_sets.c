@@ -3,13 +3,25 @@
 
 #include "conformance_collectives.h"
 
-static tdm_device *nth_of(tdm_context *ctx, tdm_backend_kind backend, size_t nth)
+static int allowed(const conf_coll_devices *only, const tdm_device *dev)
+{
+    if (!only)
+        return 1;
+    for (size_t i = 0; i < only->count; i++)
+        if (only->dev[i] == dev)
+            return 1;
+    return 0;
+}
+
+/* The nth physical device of the backend among those allowed. */
+static tdm_device *nth_of(tdm_context *ctx, const conf_coll_devices *only, tdm_backend_kind backend,
+                          size_t nth)
 {
     for (size_t i = 0; i < tdm_context_device_count(ctx); i++) {
         tdm_device *dev;
         tdm_device_desc d = TDM_DEVICE_DESC_INIT;
         if (tdm_context_device(ctx, i, &dev) == TDM_OK && tdm_device_describe(dev, &d) == TDM_OK &&
-            d.backend == backend && d.parent < 0 && nth-- == 0)
+            d.backend == backend && d.parent < 0 && allowed(only, dev) && nth-- == 0)
             return dev;
     }
     return NULL;
@@ -26,11 +38,12 @@ static size_t add_split(conf_coll_set *set, tdm_device *dev, const char *name)
 }
 
 /* Every physical device of the backend, then `extra` if not NULL. */
-static size_t add_all(conf_coll_set *set, tdm_context *ctx, tdm_backend_kind backend,
-                      tdm_device *extra, const char *name)
+static size_t add_all(conf_coll_set *set, tdm_context *ctx, const conf_coll_devices *only,
+                      tdm_backend_kind backend, tdm_device *extra, const char *name)
 {
     set->n = 0;
-    for (tdm_device *d; set->n < CONF_COLL_MAX_DEVICES - 1 && (d = nth_of(ctx, backend, set->n));)
+    for (tdm_device *d;
+         set->n < CONF_COLL_MAX_DEVICES - 1 && (d = nth_of(ctx, only, backend, set->n));)
         set->dev[set->n++] = d;
     if (extra && set->n)
         set->dev[set->n++] = extra;
@@ -38,13 +51,13 @@ static size_t add_all(conf_coll_set *set, tdm_context *ctx, tdm_backend_kind bac
     return set->n >= 2;
 }
 
-size_t conf_coll_sets(tdm_context *ctx, conf_coll_set *out)
+size_t conf_coll_sets(tdm_context *ctx, const conf_coll_devices *only, conf_coll_set *out)
 {
-    tdm_device *vulkan = nth_of(ctx, TDM_BACKEND_VULKAN, 0);
-    size_t n = add_split(&out[0], nth_of(ctx, TDM_BACKEND_REFERENCE, 0), "reference x2");
-    n += add_all(&out[n], ctx, TDM_BACKEND_OPENCL, NULL, "opencl all");
+    tdm_device *vulkan = nth_of(ctx, only, TDM_BACKEND_VULKAN, 0);
+    size_t n = add_split(&out[0], nth_of(ctx, only, TDM_BACKEND_REFERENCE, 0), "reference x2");
+    n += add_all(&out[n], ctx, only, TDM_BACKEND_OPENCL, NULL, "opencl all");
     n += add_split(&out[n], vulkan, "vulkan:0 x2");
     if (vulkan)
-        n += add_all(&out[n], ctx, TDM_BACKEND_OPENCL, vulkan, "opencl + vulkan");
+        n += add_all(&out[n], ctx, only, TDM_BACKEND_OPENCL, vulkan, "opencl + vulkan");
     return n;
 }

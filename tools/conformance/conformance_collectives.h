@@ -16,8 +16,16 @@ typedef struct conf_coll_set {
     size_t n;
 } conf_coll_set;
 
-/* Forms the sets (splitting devices into logical ones as needed); returns how many. */
-size_t conf_coll_sets(tdm_context *ctx, conf_coll_set *out);
+/* The physical devices a set may hold. */
+typedef struct conf_coll_devices {
+    tdm_device *const *dev;
+    size_t count;
+} conf_coll_devices;
+
+/* Forms the sets whose devices are all among `only` (NULL: every device, the
+ * reference's included), splitting devices into logical ones as needed; returns how
+ * many. */
+size_t conf_coll_sets(tdm_context *ctx, const conf_coll_devices *only, conf_coll_set *out);
 
 const char *conf_coll_algorithm_name(tdm_collective_algorithm algorithm);
 

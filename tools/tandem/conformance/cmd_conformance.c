@@ -27,8 +27,10 @@ static const cli_command conformance_command = {
     .about = "Checks every kernel on every device against the reference backend, every "
              "backward kernel and loss gradient against central finite differences of its "
              "forward kernel (on the reference too), then every collective algorithm on the "
-             "device sets the context can form. --grad and --collectives both run by default "
-             "unless --kernel is given.",
+             "device sets the context can form: of the --device ones if given (a set "
+             "runs if all its devices are named), else of every device, the reference's "
+             "two halves included. --grad and --collectives both run by default unless "
+             "--kernel is given.",
     .footer = "'tandem bench kernels' measures the memory-bound kernels' GB/s.",
 };
 
@@ -82,11 +84,15 @@ static int select_kernels(const options *o, tdm_kernel *out)
     return (int)o->kernels.count;
 }
 
-/* Every set the context can form; splitting adds logical devices to ctx. */
-static void run_collectives(tdm_context *ctx, conf_report *report, int large)
+/* Every set the context can form of the devices --device named (of all without it);
+ * splitting adds logical devices to ctx. */
+static void run_collectives(tdm_context *ctx, conf_report *report, const options *o)
 {
+    const conf_suite *suite = report->suite;
+    conf_coll_devices named = {suite->devices, suite->device_count};
     conf_coll_set sets[CONF_COLL_MAX_SETS];
-    size_t count = conf_coll_sets(ctx, sets);
+    size_t count = conf_coll_sets(ctx, o->devices.count ? &named : NULL, sets);
+    int large = o->large;
     conf_report_collectives_header();
     for (size_t s = 0; s < count; s++) {
         conf_result row[CONF_COLL_ALGORITHMS];
@@ -149,7 +155,7 @@ static int run_checks(tdm_context *ctx, const conf_suite *suite, const tdm_kerne
     if (o->grad || by_default)
         run_gradients(&report, kernels, o->kernels.count ? kernel_count : 0);
     if (o->collectives || by_default)
-        run_collectives(ctx, &report, o->large);
+        run_collectives(ctx, &report, o);
     int failed = conf_report_finish(&report, kernels, o->json_path);
     conf_report_end(&report);
     return failed ? 1 : 0;
