@@ -58,25 +58,25 @@ static tdm_buffer_view scratch_view(const tdm_train_replica *r, size_t first, si
     return v;
 }
 
-/* One flag per chunk of the sums (1: all finite), then their sum, which is the chunk
- * count exactly when everything is finite. */
+/* One flag per chunk of the sums (1: all finite), read back as they are: a launch
+ * to sum them would cost more than reading a float per 64 Ki elements. */
 tdm_status tdm_train_all_finite(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r,
                                 int *finite)
 {
     size_t n = tdm_tensor_count(r->sums), parts = (n + TDM_NORM_CHUNK - 1) / TDM_NORM_CHUNK;
-    tdm_device *dev = tdm_tensor_device(r->sums);
-    tdm_buffer_view flags = scratch_view(r, 0, parts), sum = scratch_view(r, parts, 1);
+    tdm_buffer_view flags = scratch_view(r, 0, parts);
     const tdm_all_finite_args check = {
         .out = flags, .x = tdm_tensor_view(r->sums), .n = (uint32_t)n, .chunk = TDM_NORM_CHUNK};
-    const tdm_sum_args total = {
-        .out = sum, .x = flags, .n = (uint32_t)parts, .chunk = (uint32_t)parts};
-    tdm_status s = tdm_all_finite_run(dev, &check);
+    float *host = malloc(parts * sizeof *host);
+    if (!host)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "out of host memory");
+    tdm_status s = tdm_all_finite_run(tdm_tensor_device(r->sums), &check);
     if (s == TDM_OK)
-        s = tdm_sum_run(dev, &total);
-    float finite_parts = 0.0f;
-    if (s == TDM_OK)
-        s = tdm_buffer_read(sum.buffer, sum.offset, &finite_parts, sizeof finite_parts);
-    *finite = finite_parts == (float)parts;
+        s = tdm_buffer_read(flags.buffer, flags.offset, host, flags.size);
+    *finite = s == TDM_OK;
+    for (size_t i = 0; i < parts && *finite; i++)
+        *finite = host[i] == 1.0f;
+    free(host);
     return s == TDM_OK && op->shards ? tdm_train_shard_agree(rc, r, finite) : s;
 }
 
