@@ -8,8 +8,8 @@
 /* The options every table kernel is built with on this device: correctly rounded
  * float division and sqrt where the device offers them (the spec allows the option
  * only there), never -cl-fast-relaxed-math; TDM_CPU on a CPU, where the image kernels
- * give a work-item a position's channels (kernels/pool_window.clh). */
-static void choose_build_options(tdm_opencl_device *d)
+ * give a work-item a run of elements (kernels/pool_window.clh). Whether it is a CPU. */
+static int choose_build_options(tdm_opencl_device *d)
 {
     cl_device_fp_config fp = 0;
     cl_device_type type = 0;
@@ -21,6 +21,7 @@ static void choose_build_options(tdm_opencl_device *d)
 
     snprintf(d->build_options, sizeof d->build_options, "%s%s",
              rounded ? "-cl-fp32-correctly-rounded-divide-sqrt" : "", cpu ? " -DTDM_CPU" : "");
+    return cpu;
 }
 
 /* A logical device takes this path too: its own queue on the same cl_device_id
@@ -56,7 +57,7 @@ tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev
         free(d);
         return tdm_opencl_fail(dev, "clCreateCommandQueue", err);
     }
-    choose_build_options(d);
+    dev->image_runs = choose_build_options(d);
     d->host_memory = tdm_opencl_probe_host_memory(d);
     /* the host's BLAS reaches the buffers where they live */
     d->host_gemm = d->host_memory && tdm_opencl_host_gemm_usable(d->device, dev->desc.type);

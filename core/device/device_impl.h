@@ -32,6 +32,9 @@ struct tdm_device {
     uint32_t max_loop_iterations; /* set by open_device where the driver ends long shader
                                      loops early (lavapipe): the most loop iterations
                                      one invocation may run; 0 = no limit */
+    int image_runs;       /* set by open_device where the image kernels give a work-item a run
+                             of elements (TDM_CPU, kernels/pool_window.clh): launches are then
+                             sized by runs, not elements */
     pthread_mutex_t lock; /* guards bytes_in_use and the buffer list */
     uint64_t bytes_in_use;
     struct tdm_buffer *buffers; /* live buffers, freed with the context */
