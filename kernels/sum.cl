@@ -1,5 +1,5 @@
-/* sum: out[c] = sum of x[c * chunk .. min(n, (c + 1) * chunk)) for c < ceil(n / chunk)
- * (an empty chunk cannot occur). One work-group per chunk, grid-stride over chunks,
+/* sum: out[c] = alpha * (the sum of x[c * chunk .. min(n, (c + 1) * chunk)) as a
+ * float) for c < ceil(n / chunk) (an empty chunk cannot occur). One work-group per chunk, grid-stride over chunks,
  * compensated (tdm_group_sum in prelude.clh). The reference sums in double, so its
  * result is NaN for a NaN element or infinities of both signs, else the sign's
  * infinity for infinite elements; a sum of finite elements that overflows on the way
@@ -10,4 +10,5 @@
 #define TDM_SPECIAL_SUM(special)                                                                   \
     ((special) & 1 || (special) == 6 ? NAN : (special) == 2 ? INFINITY : -INFINITY)
 #define TDM_RESCALE 0x1p64f
+#define TDM_SCALED(total) (alpha * (total))
 #include "chunk_sum.clh"

@@ -9,4 +9,5 @@
 #define TDM_SQUARES 1
 #define TDM_SPECIAL_SUM(special) ((special) & 1 ? NAN : INFINITY)
 #define TDM_RESCALE (0x1p64f * 0x1p64f)
+#define TDM_SCALED(total) (total)
 #include "chunk_sum.clh"

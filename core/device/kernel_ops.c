@@ -51,7 +51,8 @@ tdm_status tdm_global_norm(tdm_device *dev, const tdm_buffer_view *tensors, size
     const tdm_sum_args total = {.out = slice(out, 0, 1),
                                 .x = slice(scratch, 0, used),
                                 .n = (uint32_t)used,
-                                .chunk = (uint32_t)used};
+                                .chunk = (uint32_t)used,
+                                .alpha = 1.0f};
     const tdm_sqrt_args root = {.y = slice(out, 0, 1), .x = slice(out, 0, 1), .n = 1};
     s = tdm_sum_run(dev, &total);
     if (s == TDM_OK)

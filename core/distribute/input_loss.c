@@ -2,6 +2,7 @@
  * size, so that summing the replicas' results gives the mean over the whole step. */
 #include "base/error.h"
 #include "distribute/strategy_impl.h"
+#include "ops/ops_sum.h"
 #include "tandem/input.h"
 #include "tandem/nn.h"
 #include "tandem/ops.h"
@@ -45,8 +46,6 @@ tdm_status tdm_compute_average_loss(const tdm_tensor *per_example_losses, size_t
     tdm_strategy_note_loss_reduction(rc ? tdm_replica_strategy(rc) : NULL,
                                      TDM_LOSS_SUM_OVER_BATCH_SIZE);
     /* An empty replica sums to 0: it contributes nothing to the global sum. */
-    s = tdm_op_sum(out, per_example_losses);
-    if (s == TDM_OK)
-        s = tdm_op_scale(out, out, tdm_loss_scale(global_batch_size));
+    s = tdm_op_sum_scaled(out, per_example_losses, tdm_loss_scale(global_batch_size));
     return s == TDM_OK ? s : tdm_fail_context(s, "%s", func);
 }

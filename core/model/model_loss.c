@@ -2,6 +2,7 @@
  * output, then backward through every layer into the variables' gradients. */
 #include "base/error.h"
 #include "model/layers/layer_type.h"
+#include "ops/ops_sum.h"
 #include "tandem/ops.h"
 
 /* Per-example losses and d(loss) / d(output), scaled for the step. */
@@ -51,9 +52,7 @@ static tdm_status passes(const tdm_model *m, const tdm_model_views *v, const tdm
     if (s == TDM_OK)
         s = output_loss(m, v, a, scale);
     if (s == TDM_OK)
-        s = tdm_op_sum(a->loss, v->b.losses);
-    if (s == TDM_OK)
-        s = tdm_op_scale(a->loss, a->loss, scale);
+        s = tdm_op_sum_scaled(a->loss, v->b.losses, scale);
     for (size_t l = v->b.layers; l-- > 0 && s == TDM_OK;) {
         s = backward_layer(m, v, a, l);
         if (s == TDM_OK && l)

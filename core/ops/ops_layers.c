@@ -3,6 +3,7 @@
 #include "base/error.h"
 #include "device/kernel_args.h"
 #include "ops/ops_check.h"
+#include "ops/ops_sum.h"
 #include "tandem/nn.h"
 #include "tandem/ops.h"
 #include "device/tensor_impl.h"
@@ -148,6 +149,11 @@ tdm_status tdm_op_sum_rows(tdm_tensor *out, const tdm_tensor *x)
 
 tdm_status tdm_op_sum(tdm_tensor *out, const tdm_tensor *x)
 {
+    return tdm_op_sum_scaled(out, x, 1.0f);
+}
+
+tdm_status tdm_op_sum_scaled(tdm_tensor *out, const tdm_tensor *x, float alpha)
+{
     const char *f = "tdm_op_sum";
     tdm_status s = tdm_ops_check(f, "out", out, TDM_F32, NULL);
     if (s == TDM_OK)
@@ -162,7 +168,8 @@ tdm_status tdm_op_sum(tdm_tensor *out, const tdm_tensor *x)
     const tdm_sum_args a = {.out = tdm_tensor_view(out),
                             .x = tdm_tensor_view(x),
                             .n = (uint32_t)x->count,
-                            .chunk = (uint32_t)x->count};
+                            .chunk = (uint32_t)x->count,
+                            .alpha = alpha};
     tdm_kernel_call call = tdm_sum_call(&a);
     return tdm_ops_run(f, out, &call);
 }

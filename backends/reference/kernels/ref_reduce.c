@@ -42,6 +42,8 @@ static void per_chunk(float *out, const float *x, uint32_t n, uint32_t chunk, fo
 void ref_sum(const ref_sum_args *a)
 {
     per_chunk(a->out, a->x, a->n, a->chunk, add, 0.0);
+    for (uint32_t c = 0; (uint64_t)c * a->chunk < a->n; c++)
+        a->out[c] = a->alpha * a->out[c];
 }
 
 void ref_sum_squares(const ref_sum_squares_args *a)
