@@ -2,22 +2,36 @@
 // op(A) is m x k, op(B) k x n. A is m x k with leading dimension lda (k x m when trans_a), likewise B with ldb;
 // C is m x n with ldc. beta == 0 ignores C's old contents, NaN included.
 //
-// Register blocking: each invocation computes a block of 4 ROWS4 x 4 COLS4 elements of
-// C (16 x 32 on CPU drivers, 4 x 4 on GPUs), grid-stride over the blocks (neighbouring
-// invocations take neighbouring blocks along a row of C, so they share op(A)'s rows),
-// held as mat4s (column r of acc[i][j]: row 4i + r of the block, its columns
-// 4j .. 4j + 3). K advances four at a time: the invocation loads the values of op(A)
-// and op(B) it needs as mat4s, each from four quads (a vec4 of floats, a uvec2 of
-// halves) where the block is inside the matrices and A and B are aligned to quads
-// (view offset and leading dimension multiples of 4; likewise C for the result), else
-// one by one with out-of-range elements as zeros, then adds ROWS4 x COLS4 mat4
-// products. No shared memory and no
-// barriers: on CPU drivers every access is a loop over the SIMD lanes and a barrier a
-// switch between coroutines, so loading from the matrices themselves (cached) costs no
-// more than staging them, and the cost is the values loaded per product: 1/32 + 1/16
-// for 16 x 32 (16 x 16 blocks: 1/8, and 20-30 % slower on lavapipe at 1024^3). The
-// group is the device's size (constant 0). Products are summed per STEP_K before
-// joining the total, so the error grows with STEP_K + k / STEP_K, not k.
+// Register blocking: each invocation computes blocks of 4 ROWS4 x 4 COLS4 elements of
+// C, held as mat4s (column r of acc[i][j]: row 4i + r of the block, its columns
+// 4j .. 4j + 3). K advances four at a time: the invocation takes the values of op(A)
+// and op(B) it needs as mat4s and adds ROWS4 x COLS4 mat4 products. Products are
+// summed per STEP_K before joining the total, so the error grows with
+// STEP_K + k / STEP_K, not k. Two ways to feed the blocks, chosen by the backend's
+// constants (vulkan_device.c):
+//
+// CPU drivers (blocked_main, 16 x 32 blocks, no tile): each invocation grid-strides
+// over the blocks (neighbouring invocations take neighbouring blocks along a row of
+// C, so they share op(A)'s rows) and loads its values from the matrices, each mat4
+// from four quads (a vec4 of floats, a uvec2 of halves) where the block is inside the
+// matrices and A and B are aligned to quads (view offset and leading dimension
+// multiples of 4; likewise C for the result), else one by one with out-of-range
+// elements as zeros. No shared memory and no barriers: on CPU drivers every access is
+// a loop over the SIMD lanes and a barrier a switch between coroutines, so loading
+// from the matrices themselves (cached) costs no more than staging them, and the cost
+// is the values loaded per product: 1/32 + 1/16 for 16 x 32 (16 x 16 blocks: 1/8, and
+// 20-30 % slower on lavapipe at 1024^3).
+//
+// GPUs (tiled_main, 64 x 64 tiles of 4 x 4 blocks with 256 invocations, 8 x 4 with
+// 128): each group grid-strides over tiles of 4 TILE_ROWS4 x 4 TILE_COLS4 elements of
+// C; per STEP_K of k its invocations stage the tile's STEP_K columns of op(A) and rows
+// of op(B) in shared memory, a quad each at a time (quads as above where aligned and
+// inside, else singles with zeros), then every invocation reads its block's values
+// from there: a GPU loads each value of A and B from memory once per tile instead of
+// once per block. The sums are those of blocked_main, in the same order.
+//
+// The group is the device's size (constant 0); the tile is set with it, so that the
+// group's blocks cover the tile exactly.
 //
 // The including shader declares the views a and b and defines, before including this
 // file, their loads as float (A's, likewise B's; i is an element of the view):
@@ -28,9 +42,14 @@
 
 #define STEP_K 16u
 // The block's rows and columns, in fours: 16 x 32 unless the backend specializes
-// them for its device (vulkan_device.c: 4 x 4 on GPUs, which need more invocations).
+// them for its device (vulkan_device.c: 4 x 4 or 8 x 4 on GPUs, which need more
+// invocations).
 layout(constant_id = 1) const uint ROWS4 = 4u;
 layout(constant_id = 2) const uint COLS4 = 8u;
+// The group's tile of C in fours (tiled_main), 0 x 0 for none (blocked_main); the
+// backend sizes its shared memory with STEP_K (vulkan_device.c).
+layout(constant_id = 3) const uint TILE_ROWS4 = 0u;
+layout(constant_id = 4) const uint TILE_COLS4 = 0u;
 TDM_VIEW_AND_QUADS(c);
 
 bool aligned(uint off, uint ld)
@@ -129,7 +148,8 @@ void store_quarter(uint row0, uint col0, mat4 rows, bool quads)
         store_row(row0 + r, col0, rows[r], quads);
 }
 
-void main()
+// Without shared memory: each invocation loads what its block needs from the matrices.
+void blocked_main()
 {
     uint m = TDM_U_m, n = TDM_U_n, k = TDM_U_k;
     uint rows = ROWS4 * 4u, cols = COLS4 * 4u;
@@ -177,6 +197,132 @@ void main()
             for (uint j = 0u; j < COLS4; j++)
                 store_quarter(row0 + 4u * i, col0 + 4u * j, acc[i][j], quads);
     }
+}
+
+// With shared memory (see the top): op(A)'s STEP_K columns of the tile and op(B)'s
+// STEP_K rows, each quad of one k holding 4 rows of op(A) or 4 columns of op(B).
+shared vec4 staged_a[STEP_K * (TILE_ROWS4 + 1u)];
+shared vec4 staged_b[STEP_K * (TILE_COLS4 + 1u)];
+
+// The quad of op(A)'s rows 4 rq .. 4 rq + 3 of the tile at its k step kk (one padding
+// quad a step, so that the transposing stores spread over the banks), likewise op(B)'s
+// columns.
+uint staged_a_at(uint kk, uint rq)
+{
+    return kk * (TILE_ROWS4 + 1u) + rq;
+}
+
+uint staged_b_at(uint kk, uint cq)
+{
+    return kk * (TILE_COLS4 + 1u) + cq;
+}
+
+// Quad q of the tile's op(A) at k step k0: four k of a row where A is row-major (its
+// quads run along k), four rows at one k where it is transposed.
+void stage_a(uint q, uint row0, uint k0, bool aligned_a)
+{
+    uint m = TDM_U_m, k = TDM_U_k;
+    if (TDM_U_trans_a == 0u) {
+        uint r = q / (STEP_K / 4u), kk = q % (STEP_K / 4u) * 4u, row = row0 + r, p = k0 + kk;
+        vec4 v = aligned_a && row < m && p + 4u <= k ? tdm_gemm_quad_a(row * TDM_U_lda + p)
+                                                    : singles_a(row, p);
+        for (uint i = 0u; i < 4u; i++)
+            staged_a[staged_a_at(kk + i, r / 4u)][r % 4u] = v[i];
+        return;
+    }
+    uint rq = q % TILE_ROWS4, kk = q / TILE_ROWS4, row = row0 + 4u * rq, p = k0 + kk;
+    staged_a[staged_a_at(kk, rq)] =
+        aligned_a && row + 4u <= m && p < k
+            ? tdm_gemm_quad_a(p * TDM_U_lda + row)
+            : vec4(single_a(row, p), single_a(row + 1u, p), single_a(row + 2u, p),
+                   single_a(row + 3u, p));
+}
+
+// Quad q of the tile's op(B) at k step k0: four columns of a row where B is row-major,
+// four k of a column where it is transposed.
+void stage_b(uint q, uint col0, uint k0, bool aligned_b)
+{
+    uint n = TDM_U_n, k = TDM_U_k;
+    if (TDM_U_trans_b == 0u) {
+        uint cq = q % TILE_COLS4, kk = q / TILE_COLS4, col = col0 + 4u * cq, p = k0 + kk;
+        staged_b[staged_b_at(kk, cq)] = aligned_b && col + 4u <= n && p < k
+                                            ? tdm_gemm_quad_b(p * TDM_U_ldb + col)
+                                            : singles_b(p, col);
+        return;
+    }
+    uint c = q / (STEP_K / 4u), kk = q % (STEP_K / 4u) * 4u, col = col0 + c, p = k0 + kk;
+    vec4 v = aligned_b && col < n && p + 4u <= k
+                 ? tdm_gemm_quad_b(col * TDM_U_ldb + p)
+                 : vec4(single_b(p, col), single_b(p + 1u, col), single_b(p + 2u, col),
+                        single_b(p + 3u, col));
+    for (uint i = 0u; i < 4u; i++)
+        staged_b[staged_b_at(kk + i, c / 4u)][c % 4u] = v[i];
+}
+
+void tiled_main()
+{
+    uint m = TDM_U_m, n = TDM_U_n, k = TDM_U_k;
+    uint tile_rows = 4u * TILE_ROWS4, tile_cols = 4u * TILE_COLS4;
+    uint tiles_n = n / tile_cols + (n % tile_cols != 0u ? 1u : 0u);
+    uint tiles = (m / tile_rows + (m % tile_rows != 0u ? 1u : 0u)) * tiles_n;
+    bool aligned_a = aligned(TDM_OFF_a, TDM_U_lda), aligned_b = aligned(TDM_OFF_b, TDM_U_ldb);
+    bool aligned_c = aligned(TDM_OFF_c, TDM_U_ldc);
+    // The group's invocations as a grid of blocks: across, TILE_COLS4 / COLS4 of them.
+    uint size = gl_WorkGroupSize.x, id = gl_LocalInvocationID.x, across = TILE_COLS4 / COLS4;
+    uint rq0 = id / across * ROWS4, cq0 = id % across * COLS4;
+    // The core launches a group per 16 x 16 of C, more than the tiles: the rest idle.
+    for (uint t = gl_WorkGroupID.x; t < tiles; t += gl_NumWorkGroups.x) {
+        uint row0 = t / tiles_n * tile_rows, col0 = t % tiles_n * tile_cols;
+        mat4 acc[ROWS4][COLS4];
+        for (uint i = 0u; i < ROWS4; i++)
+            for (uint j = 0u; j < COLS4; j++)
+                acc[i][j] = mat4(0.0);
+        for (uint k0 = 0u; k0 < k; k0 += STEP_K) {
+            for (uint q = id; q < STEP_K * TILE_ROWS4; q += size)
+                stage_a(q, row0, k0, aligned_a);
+            for (uint q = id; q < STEP_K * TILE_COLS4; q += size)
+                stage_b(q, col0, k0, aligned_b);
+            barrier();
+            mat4 partial[ROWS4][COLS4];
+            for (uint i = 0u; i < ROWS4; i++)
+                for (uint j = 0u; j < COLS4; j++)
+                    partial[i][j] = mat4(0.0);
+            // Zeros past k add nothing: the sums start at +0, so none is -0.
+            for (uint kk = 0u; kk < STEP_K; kk += 4u) {
+                mat4 av[ROWS4], bv[COLS4];
+                for (uint i = 0u; i < ROWS4; i++)
+                    av[i] = transpose(mat4(staged_a[staged_a_at(kk, rq0 + i)],
+                                           staged_a[staged_a_at(kk + 1u, rq0 + i)],
+                                           staged_a[staged_a_at(kk + 2u, rq0 + i)],
+                                           staged_a[staged_a_at(kk + 3u, rq0 + i)]));
+                for (uint j = 0u; j < COLS4; j++)
+                    bv[j] = mat4(staged_b[staged_b_at(kk, cq0 + j)],
+                                 staged_b[staged_b_at(kk + 1u, cq0 + j)],
+                                 staged_b[staged_b_at(kk + 2u, cq0 + j)],
+                                 staged_b[staged_b_at(kk + 3u, cq0 + j)]);
+                for (uint i = 0u; i < ROWS4; i++)
+                    for (uint j = 0u; j < COLS4; j++)
+                        partial[i][j] += bv[j] * av[i];
+            }
+            for (uint i = 0u; i < ROWS4; i++)
+                for (uint j = 0u; j < COLS4; j++)
+                    acc[i][j] += partial[i][j];
+            barrier(); // the next step's staging overwrites what this one read
+        }
+        uint block_row0 = row0 + 4u * rq0, block_col0 = col0 + 4u * cq0;
+        bool quads = aligned_c && block_row0 + 4u * ROWS4 <= m && block_col0 + 4u * COLS4 <= n;
+        for (uint i = 0u; i < ROWS4; i++)
+            for (uint j = 0u; j < COLS4; j++)
+                store_quarter(block_row0 + 4u * i, block_col0 + 4u * j, acc[i][j], quads);
+    }
+}
+
+void main()
+{
+    if (TILE_ROWS4 != 0u)
+        tiled_main();
+    else
+        blocked_main();
 }
 
 #endif

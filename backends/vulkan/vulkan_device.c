@@ -1,4 +1,5 @@
 /* One VkDevice with one compute queue per tdm_device, logical devices included. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,17 +108,42 @@ static tdm_status create_pool(tdm_vk_device *vd)
     return r == VK_SUCCESS ? TDM_OK : tdm_vk_fail(vd, "vkCreateCommandPool", r);
 }
 
-/* GPUs: each kernel's table group size (group_size 0), and 4 x 4 blocks of C per gemm
- * invocation so that a matrix keeps thousands of invocations busy. CPU drivers run a
- * group as a loop over SIMD vectors of subgroupSize lanes, each memory access a loop
- * over the lanes, and invocations without an item cost nearly as much as busy ones:
- * one vector per group keeps every invocation busy (lavapipe's vec4 copy: 1.7 GB/s
- * with 64, 3.1 with 8), and gemm's 16 x 32 blocks load fewer values per product
- * (gemm.glsl). */
+/* Bytes of shared memory a tile of gemm.glsl of 4 rows4 x 4 cols4 stages: STEP_K (16)
+ * quads of op(A)'s rows and of op(B)'s columns, each with one quad of padding. */
+static uint32_t gemm_shared_bytes(uint32_t rows4, uint32_t cols4)
+{
+    const uint32_t step_k = 16, quad_bytes = 16;
+    return step_k * (rows4 + 1 + cols4 + 1) * quad_bytes;
+}
+
+/* A GPU's gemm and gemm_f16 (one group size in the table): a 64 x 64 tile of C per
+ * group staged through shared memory (gemm.glsl), its blocks 4 x 4 with the table's
+ * 256 invocations, 8 x 4 with 128 (the least a device allows). Without the shared
+ * memory, 4 x 4 blocks and no tile. */
+static struct tdm_vk_specialization gpu_specialization(const tdm_vk_device *vd)
+{
+    const uint32_t tile4 = 16;
+    struct tdm_vk_specialization gpu = {.group_size = 0, .gemm_rows4 = 1, .gemm_cols4 = 1};
+    /* the group gemm's pipeline gets under group_size 0 */
+    uint32_t gemm_group = tdm_vk_group_size(vd, tdm_kernel_get(TDM_KERNEL_gemm)->wg);
+    uint32_t rows4 = tile4 * tile4 / gemm_group;
+    if (rows4 == 0 || rows4 > 2 || gemm_shared_bytes(tile4, tile4) > vd->max_shared_bytes)
+        return gpu;
+    gpu.gemm_rows4 = rows4;
+    gpu.gemm_tile_rows4 = tile4;
+    gpu.gemm_tile_cols4 = tile4;
+    return gpu;
+}
+
+/* GPUs: each kernel's table group size (group_size 0) and gemm's tiles. CPU drivers
+ * run a group as a loop over SIMD vectors of subgroupSize lanes, each memory access a
+ * loop over the lanes, and invocations without an item cost nearly as much as busy
+ * ones: one vector per group keeps every invocation busy (lavapipe's vec4 copy: 1.7
+ * GB/s with 64, 3.1 with 8), and gemm's 16 x 32 blocks without a tile load fewer
+ * values per product (gemm.glsl). */
 static struct tdm_vk_specialization specialization_for(const tdm_vk_device *vd,
                                                        VkPhysicalDeviceType type)
 {
-    struct tdm_vk_specialization gpu = {.group_size = 0, .gemm_rows4 = 1, .gemm_cols4 = 1};
     VkPhysicalDeviceSubgroupProperties subgroup = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
     };
@@ -126,12 +152,24 @@ static struct tdm_vk_specialization specialization_for(const tdm_vk_device *vd,
         .pNext = &subgroup,
     };
     if (type != VK_PHYSICAL_DEVICE_TYPE_CPU)
-        return gpu;
+        return gpu_specialization(vd);
     vkGetPhysicalDeviceProperties2(vd->physical, &props2);
     uint32_t size = subgroup.subgroupSize;
     int usable = size >= 4 && size <= 64 && (size & (size - 1)) == 0;
     return (struct tdm_vk_specialization){
         .group_size = usable ? size : 0, .gemm_rows4 = 4, .gemm_cols4 = 8};
+}
+
+/* The largest power of two that is a work-group size the device allows. */
+static uint32_t max_group_size(const VkPhysicalDeviceLimits *limits)
+{
+    uint32_t most = limits->maxComputeWorkGroupInvocations < limits->maxComputeWorkGroupSize[0]
+                        ? limits->maxComputeWorkGroupInvocations
+                        : limits->maxComputeWorkGroupSize[0];
+    uint32_t size = 1;
+    while (size <= most / 2)
+        size *= 2;
+    return size;
 }
 
 /* TDM_VK_TIGHT_LIMITS=1: a 256-byte storage offset alignment and a 16 MiB binding
@@ -153,6 +191,8 @@ static void record_limits(tdm_vk_device *vd)
     VkPhysicalDeviceProperties props;
     vkGetPhysicalDeviceProperties(vd->physical, &props);
     VkPhysicalDeviceType type = tdm_vk_device_type(vd->physical);
+    vd->max_group_size = max_group_size(&props.limits);
+    vd->max_shared_bytes = props.limits.maxComputeSharedMemorySize;
     vd->specialization = specialization_for(vd, type);
     vd->max_storage_range = props.limits.maxStorageBufferRange;
     vd->storage_alignment = props.limits.minStorageBufferOffsetAlignment;
@@ -180,6 +220,23 @@ static int is_llvmpipe(const tdm_backend *be, VkPhysicalDevice physical)
     };
     vkGetPhysicalDeviceProperties2(physical, &props);
     return driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
+}
+
+/* Once per device: its group size, gemm's blocks and tiles, its binding limits. */
+static void log_shape(const tdm_backend *be, const tdm_vk_device *vd)
+{
+    const struct tdm_vk_specialization *sp = &vd->specialization;
+    char tiles[96] = "";
+    if (sp->gemm_tile_rows4)
+        snprintf(tiles, sizeof tiles, " in tiles of %ux%u through %u of %u bytes of shared memory",
+                 4 * sp->gemm_tile_rows4, 4 * sp->gemm_tile_cols4,
+                 gemm_shared_bytes(sp->gemm_tile_rows4, sp->gemm_tile_cols4), vd->max_shared_bytes);
+    tdm_log(be->ctx, TDM_LOG_DEBUG,
+            "%s: group size %s (at most %u), gemm blocks %ux%u per invocation%s, offset "
+            "alignment %llu, binding range %llu bytes",
+            vd->dev->desc.id, sp->group_size ? "one subgroup" : "the table's", vd->max_group_size,
+            4 * sp->gemm_rows4, 4 * sp->gemm_cols4, tiles,
+            (unsigned long long)vd->storage_alignment, (unsigned long long)vd->max_storage_range);
 }
 
 /* Once per device: which path its unmapped host transfers can take. */
@@ -247,12 +304,7 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
             vd->queue_family, timeline ? "timeline semaphore" : "fences",
             vd->force_staging ? ", staging forced" : "",
             vd->storage16 ? "" : ", no storageBuffer16BitAccess (no float16 twins)");
-    tdm_log(be->ctx, TDM_LOG_DEBUG,
-            "%s: group size %s, gemm blocks %ux%u per invocation, offset alignment %llu, "
-            "binding range %llu bytes",
-            vd->dev->desc.id, vd->specialization.group_size ? "one subgroup" : "the table's",
-            4 * vd->specialization.gemm_rows4, 4 * vd->specialization.gemm_cols4,
-            (unsigned long long)vd->storage_alignment, (unsigned long long)vd->max_storage_range);
+    log_shape(be, vd);
     log_import(be, vd, no_import);
     return tdm_vk_flusher_start(vd);
 }

@@ -83,14 +83,18 @@ typedef struct tdm_vk_device {
     VkDeviceSize storage_alignment;
     VkDeviceSize atom_size;
     uint32_t max_groups;
+    uint32_t max_group_size; /* a power of two within the device's work-group limits */
     uint32_t max_push_constants;
+    uint32_t max_shared_bytes;
     /* The shaders' specialization constants (vulkan_pipeline.c), in constant_id
      * order: 0 the local_size_x of every shader that declares local_size_x_id = 0,
      * 1 and 2 the rows and columns, in fours, of the block of C a gemm or gemm_f16
-     * invocation computes (gemm.glsl). */
+     * invocation computes, 3 and 4 those of the tile of C a group stages through
+     * shared memory, 0 x 0 for none (gemm.glsl). */
     struct tdm_vk_specialization {
         uint32_t group_size; /* 0: each kernel's from the table */
         uint32_t gemm_rows4, gemm_cols4;
+        uint32_t gemm_tile_rows4, gemm_tile_cols4;
     } specialization;
 
     int unified_memory; /* integrated GPU or CPU: mapping device memory costs nothing */
@@ -340,6 +344,9 @@ tdm_status tdm_vk_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size
 /* vulkan_pipeline.c: under vd->lock (in a record callback). The pipeline at `index`
  * (TDM_VK_PIPELINE_*), compiled from the embedded module `name` on first use. */
 tdm_status tdm_vk_pipeline(tdm_vk_device *vd, size_t index, const char *name, VkPipeline *out);
+/* The local_size_x a kernel's pipeline gets: the device's, else the table's within
+ * the device's limit. */
+uint32_t tdm_vk_group_size(const tdm_vk_device *vd, uint32_t table_group_size);
 void tdm_vk_pipeline_release(tdm_vk_device *vd);
 
 /* vulkan_pipeline_cache.c: the pipeline cache kept on disk (device/disk_cache.h).

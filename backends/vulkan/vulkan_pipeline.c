@@ -61,6 +61,13 @@ static tdm_status create_pipeline_layout(tdm_vk_device *vd)
     return r == VK_SUCCESS ? TDM_OK : tdm_vk_fail(vd, "vkCreatePipelineLayout", r);
 }
 
+uint32_t tdm_vk_group_size(const tdm_vk_device *vd, uint32_t table_group_size)
+{
+    if (vd->specialization.group_size)
+        return vd->specialization.group_size;
+    return table_group_size < vd->max_group_size ? table_group_size : vd->max_group_size;
+}
+
 static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spirv,
                                   uint32_t table_group_size, VkPipeline *out)
 {
@@ -80,12 +87,13 @@ static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spi
      * device has its own; an entry a shader does not declare is ignored (fill_words
      * declares none). */
     struct tdm_vk_specialization constants = vd->specialization;
-    if (constants.group_size == 0)
-        constants.group_size = table_group_size;
+    constants.group_size = tdm_vk_group_size(vd, table_group_size);
     VkSpecializationMapEntry entries[] = {
         {0, offsetof(struct tdm_vk_specialization, group_size), sizeof(uint32_t)},
         {1, offsetof(struct tdm_vk_specialization, gemm_rows4), sizeof(uint32_t)},
         {2, offsetof(struct tdm_vk_specialization, gemm_cols4), sizeof(uint32_t)},
+        {3, offsetof(struct tdm_vk_specialization, gemm_tile_rows4), sizeof(uint32_t)},
+        {4, offsetof(struct tdm_vk_specialization, gemm_tile_cols4), sizeof(uint32_t)},
     };
     VkSpecializationInfo specialization = {
         .mapEntryCount = sizeof entries / sizeof entries[0],
