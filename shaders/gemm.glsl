@@ -23,9 +23,10 @@
 // 20-30 % slower on lavapipe at 1024^3).
 //
 // GPUs (tiled_main, 64 x 64 tiles of 4 x 4 blocks with 256 invocations, 8 x 4 with
-// 128): each group grid-strides over tiles of 4 TILE_ROWS4 x 4 TILE_COLS4 elements of
-// C; per STEP_K of k its invocations stage the tile's STEP_K columns of op(A) and rows
-// of op(B) in shared memory, a quad each at a time (quads as above where aligned and
+// 128, where m and n are at least a tile's; blocked_main with those blocks otherwise):
+// each group grid-strides over tiles of 4 TILE_ROWS4 x 4 TILE_COLS4 elements of C;
+// per STEP_K of k its invocations stage the tile's STEP_K columns of op(A) and rows of
+// op(B) in shared memory, a quad each at a time (quads as above where aligned and
 // inside, else singles with zeros), then every invocation reads its block's values
 // from there: a GPU loads each value of A and B from memory once per tile instead of
 // once per block. The sums are those of blocked_main, in the same order.
@@ -319,7 +320,9 @@ void tiled_main()
 
 void main()
 {
-    if (TILE_ROWS4 != 0u)
+    // A tile pays where C holds a whole one both ways: in a narrower product it would
+    // compute mostly padding (im2col's few output channels, a weight gradient).
+    if (TILE_ROWS4 != 0u && TDM_U_m >= 4u * TILE_ROWS4 && TDM_U_n >= 4u * TILE_COLS4)
         tiled_main();
     else
         blocked_main();
