@@ -23,7 +23,8 @@
 // 20-30 % slower on lavapipe at 1024^3).
 //
 // GPUs (tiled_main, 64 x 64 tiles of 4 x 4 blocks with 256 invocations, 8 x 4 with
-// 128, where m and n are at least a tile's; blocked_main with those blocks otherwise):
+// 128, in a pipeline of its own that the backend takes where m and n are at least a
+// tile's; blocked_main with those blocks and no shared memory otherwise):
 // each group grid-strides over tiles of 4 TILE_ROWS4 x 4 TILE_COLS4 elements of C;
 // per STEP_K of k its invocations stage the tile's STEP_K columns of op(A) and rows of
 // op(B) in shared memory, a quad each at a time (quads as above where aligned and
@@ -47,8 +48,9 @@
 // invocations).
 layout(constant_id = 1) const uint ROWS4 = 4u;
 layout(constant_id = 2) const uint COLS4 = 8u;
-// The group's tile of C in fours (tiled_main), 0 x 0 for none (blocked_main); the
-// backend sizes its shared memory with STEP_K (vulkan_device.c).
+// The group's tile of C in fours (tiled_main), 0 x 0 for none (blocked_main: the
+// pipeline then uses no shared memory and no barriers); the backend sizes the shared
+// memory with STEP_K (vulkan_device.c).
 layout(constant_id = 3) const uint TILE_ROWS4 = 0u;
 layout(constant_id = 4) const uint TILE_COLS4 = 0u;
 TDM_VIEW_AND_QUADS(c);
@@ -149,6 +151,18 @@ void store_quarter(uint row0, uint col0, mat4 rows, bool quads)
         store_row(row0 + r, col0, rows[r], quads);
 }
 
+// The core launches a group per 16 x 16 of C, more than the `needed` groups the
+// work fills: the busy groups are spread evenly over the launch (every spacing-th),
+// since a CPU driver hands each thread a contiguous range of groups. Whether this
+// group is one, its place among them and their number.
+bool busy_group(uint needed, out uint slot, out uint slots)
+{
+    uint spacing = max(1u, gl_NumWorkGroups.x / max(needed, 1u));
+    slot = gl_WorkGroupID.x / spacing;
+    slots = (gl_NumWorkGroups.x + spacing - 1u) / spacing;
+    return gl_WorkGroupID.x % spacing == 0u;
+}
+
 // Without shared memory: each invocation loads what its block needs from the matrices.
 void blocked_main()
 {
@@ -157,15 +171,10 @@ void blocked_main()
     uint blocks_n = n / cols + (n % cols != 0u ? 1u : 0u);
     uint blocks = (m / rows + (m % rows != 0u ? 1u : 0u)) * blocks_n;
     bool inputs_aligned = aligned(TDM_OFF_a, TDM_U_lda) && aligned(TDM_OFF_b, TDM_U_ldb);
-    // The core launches a group per 16 x 16 of C, more than the blocks need: the
-    // busy groups are spread evenly over the launch (every spacing-th), since a CPU
-    // driver hands each thread a contiguous range of groups.
-    uint size = gl_WorkGroupSize.x, needed = blocks / size + (blocks % size != 0u ? 1u : 0u);
-    uint spacing = max(1u, gl_NumWorkGroups.x / max(needed, 1u));
-    if (gl_WorkGroupID.x % spacing != 0u)
+    uint size = gl_WorkGroupSize.x, slot, slots;
+    if (!busy_group(blocks / size + (blocks % size != 0u ? 1u : 0u), slot, slots))
         return;
-    uint slots = (gl_NumWorkGroups.x + spacing - 1u) / spacing;
-    uint first = gl_WorkGroupID.x / spacing * size + gl_LocalInvocationID.x;
+    uint first = slot * size + gl_LocalInvocationID.x;
     for (uint t = first; t < blocks; t += slots * size) {
         uint row0 = t / blocks_n * rows, col0 = t % blocks_n * cols;
         bool inside = row0 + rows <= m && col0 + cols <= n;
@@ -205,9 +214,9 @@ void blocked_main()
 shared vec4 staged_a[STEP_K * (TILE_ROWS4 + 1u)];
 shared vec4 staged_b[STEP_K * (TILE_COLS4 + 1u)];
 
-// The quad of op(A)'s rows 4 rq .. 4 rq + 3 of the tile at its k step kk (one padding
-// quad a step, so that the transposing stores spread over the banks), likewise op(B)'s
-// columns.
+// The quad of op(A)'s rows 4 rq .. 4 rq + 3 of the tile at its k step kk, likewise
+// op(B)'s columns; one quad of padding a step spreads the stores of neighbouring
+// units over the banks.
 uint staged_a_at(uint kk, uint rq)
 {
     return kk * (TILE_ROWS4 + 1u) + rq;
@@ -218,46 +227,34 @@ uint staged_b_at(uint kk, uint cq)
     return kk * (TILE_COLS4 + 1u) + cq;
 }
 
-// Quad q of the tile's op(A) at k step k0: four k of a row where A is row-major (its
-// quads run along k), four rows at one k where it is transposed.
-void stage_a(uint q, uint row0, uint k0, bool aligned_a)
+// Unit u of the staging, 4 x 4 values: (its quad across the tile's rows or columns,
+// its quad of k). Neighbouring invocations take neighbouring quads in memory: along
+// k where the matrix's rows run along k, else across.
+uvec2 unit_at(uint u, uint quads_across, bool along_k)
 {
-    uint m = TDM_U_m, k = TDM_U_k;
-    if (TDM_U_trans_a == 0u) {
-        uint r = q / (STEP_K / 4u), kk = q % (STEP_K / 4u) * 4u, row = row0 + r, p = k0 + kk;
-        vec4 v = aligned_a && row < m && p + 4u <= k ? tdm_gemm_quad_a(row * TDM_U_lda + p)
-                                                    : singles_a(row, p);
-        for (uint i = 0u; i < 4u; i++)
-            staged_a[staged_a_at(kk + i, r / 4u)][r % 4u] = v[i];
-        return;
-    }
-    uint rq = q % TILE_ROWS4, kk = q / TILE_ROWS4, row = row0 + 4u * rq, p = k0 + kk;
-    staged_a[staged_a_at(kk, rq)] =
-        aligned_a && row + 4u <= m && p < k
-            ? tdm_gemm_quad_a(p * TDM_U_lda + row)
-            : vec4(single_a(row, p), single_a(row + 1u, p), single_a(row + 2u, p),
-                   single_a(row + 3u, p));
+    return along_k ? uvec2(u / (STEP_K / 4u), u % (STEP_K / 4u))
+                   : uvec2(u % quads_across, u / quads_across);
 }
 
-// Quad q of the tile's op(B) at k step k0: four columns of a row where B is row-major,
-// four k of a column where it is transposed.
-void stage_b(uint q, uint col0, uint k0, bool aligned_b)
+// Unit u of the tile's op(A) at k step k0, loaded as blocked_main loads its own.
+void stage_a(uint u, uint row0, uint k0, bool aligned_a)
 {
-    uint n = TDM_U_n, k = TDM_U_k;
-    if (TDM_U_trans_b == 0u) {
-        uint cq = q % TILE_COLS4, kk = q / TILE_COLS4, col = col0 + 4u * cq, p = k0 + kk;
-        staged_b[staged_b_at(kk, cq)] = aligned_b && col + 4u <= n && p < k
-                                            ? tdm_gemm_quad_b(p * TDM_U_ldb + col)
-                                            : singles_b(p, col);
-        return;
-    }
-    uint c = q / (STEP_K / 4u), kk = q % (STEP_K / 4u) * 4u, col = col0 + c, p = k0 + kk;
-    vec4 v = aligned_b && col < n && p + 4u <= k
-                 ? tdm_gemm_quad_b(col * TDM_U_ldb + p)
-                 : vec4(single_b(p, col), single_b(p + 1u, col), single_b(p + 2u, col),
-                        single_b(p + 3u, col));
-    for (uint i = 0u; i < 4u; i++)
-        staged_b[staged_b_at(kk + i, c / 4u)][c % 4u] = v[i];
+    uvec2 at = unit_at(u, TILE_ROWS4, TDM_U_trans_a == 0u);
+    uint row = row0 + 4u * at.x, kk = 4u * at.y, p = k0 + kk;
+    bool quads = aligned_a && row + 4u <= TDM_U_m && p + 4u <= TDM_U_k;
+    mat4 by_k = transpose(quads ? quads_a(row, p) : singles_a4(row, p));
+    for (uint q = 0u; q < 4u; q++)
+        staged_a[staged_a_at(kk + q, at.x)] = by_k[q];
+}
+
+void stage_b(uint u, uint col0, uint k0, bool aligned_b)
+{
+    uvec2 at = unit_at(u, TILE_COLS4, TDM_U_trans_b != 0u);
+    uint col = col0 + 4u * at.x, kk = 4u * at.y, p = k0 + kk;
+    bool quads = aligned_b && col + 4u <= TDM_U_n && p + 4u <= TDM_U_k;
+    mat4 by_k = quads ? quads_b(col, p) : singles_b4(col, p);
+    for (uint q = 0u; q < 4u; q++)
+        staged_b[staged_b_at(kk + q, at.x)] = by_k[q];
 }
 
 void tiled_main()
@@ -271,18 +268,22 @@ void tiled_main()
     // The group's invocations as a grid of blocks: across, TILE_COLS4 / COLS4 of them.
     uint size = gl_WorkGroupSize.x, id = gl_LocalInvocationID.x, across = TILE_COLS4 / COLS4;
     uint rq0 = id / across * ROWS4, cq0 = id % across * COLS4;
-    // The core launches a group per 16 x 16 of C, more than the tiles: the rest idle.
-    for (uint t = gl_WorkGroupID.x; t < tiles; t += gl_NumWorkGroups.x) {
+    uint units_a = TILE_ROWS4 * (STEP_K / 4u), units = units_a + TILE_COLS4 * (STEP_K / 4u);
+    uint slot, slots;
+    if (!busy_group(tiles, slot, slots))
+        return;
+    for (uint t = slot; t < tiles; t += slots) {
         uint row0 = t / tiles_n * tile_rows, col0 = t % tiles_n * tile_cols;
         mat4 acc[ROWS4][COLS4];
         for (uint i = 0u; i < ROWS4; i++)
             for (uint j = 0u; j < COLS4; j++)
                 acc[i][j] = mat4(0.0);
         for (uint k0 = 0u; k0 < k; k0 += STEP_K) {
-            for (uint q = id; q < STEP_K * TILE_ROWS4; q += size)
-                stage_a(q, row0, k0, aligned_a);
-            for (uint q = id; q < STEP_K * TILE_COLS4; q += size)
-                stage_b(q, col0, k0, aligned_b);
+            for (uint u = id; u < units; u += size)
+                if (u < units_a)
+                    stage_a(u, row0, k0, aligned_a);
+                else
+                    stage_b(u - units_a, col0, k0, aligned_b);
             barrier();
             mat4 partial[ROWS4][COLS4];
             for (uint i = 0u; i < ROWS4; i++)
@@ -320,9 +321,7 @@ void tiled_main()
 
 void main()
 {
-    // A tile pays where C holds a whole one both ways: in a narrower product it would
-    // compute mostly padding (im2col's few output channels, a weight gradient).
-    if (TILE_ROWS4 != 0u && TDM_U_m >= 4u * TILE_ROWS4 && TDM_U_n >= 4u * TILE_COLS4)
+    if (TILE_ROWS4 != 0u)
         tiled_main();
     else
         blocked_main();

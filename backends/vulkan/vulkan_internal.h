@@ -29,9 +29,12 @@ typedef struct tdm_vk_slot {
     uint64_t value;               /* submission number it signals; 0: idle or recording */
 } tdm_vk_slot;
 
-/* Pipelines: kernel k of the table at index k, then the fill shader. */
+/* Pipelines: kernel k of the table at index k, then the fill shader, then gemm and
+ * gemm_f16 again with the device's tile of C (gemm.glsl; the table's have none). */
 #define TDM_VK_PIPELINE_FILL_WORDS ((size_t)TDM_KERNEL_COUNT)
-#define TDM_VK_PIPELINE_COUNT (TDM_VK_PIPELINE_FILL_WORDS + 1)
+#define TDM_VK_PIPELINE_TILED_GEMM (TDM_VK_PIPELINE_FILL_WORDS + 1)
+#define TDM_VK_PIPELINE_TILED_GEMM_F16 (TDM_VK_PIPELINE_FILL_WORDS + 2)
+#define TDM_VK_PIPELINE_COUNT (TDM_VK_PIPELINE_FILL_WORDS + 3)
 
 /* Commands one batch records; each takes at most one descriptor set from its slot's
  * pool, which has this many. vulkan_batch.c says why this bound. */
@@ -90,7 +93,7 @@ typedef struct tdm_vk_device {
      * order: 0 the local_size_x of every shader that declares local_size_x_id = 0,
      * 1 and 2 the rows and columns, in fours, of the block of C a gemm or gemm_f16
      * invocation computes, 3 and 4 those of the tile of C a group stages through
-     * shared memory, 0 x 0 for none (gemm.glsl). */
+     * shared memory (only the TILED pipelines get them; 0 x 0: none, gemm.glsl). */
     struct tdm_vk_specialization {
         uint32_t group_size; /* 0: each kernel's from the table */
         uint32_t gemm_rows4, gemm_cols4;

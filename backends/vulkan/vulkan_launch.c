@@ -26,10 +26,25 @@ typedef struct launch_args {
     tdm_vk_kernel_args constants;
 } launch_args;
 
+/* gemm and gemm_f16 take the device's tiled pipeline where C holds a whole tile both
+ * ways: in a narrower product a tile computes mostly padding (im2col's few output
+ * channels, a weight gradient), and on lavapipe as a GPU a shader with barriers runs
+ * such products over twice as slowly. */
+static size_t pipeline_index(const tdm_vk_device *vd, const launch_args *a)
+{
+    const struct tdm_vk_specialization *sp = &vd->specialization;
+    tdm_kernel kernel = a->launch->kernel;
+    if ((kernel != TDM_KERNEL_gemm && kernel != TDM_KERNEL_gemm_f16) || !sp->gemm_tile_rows4 ||
+        tdm_kernel_uint(a->info, a->launch->u, TDM_UINT_m) < 4 * sp->gemm_tile_rows4 ||
+        tdm_kernel_uint(a->info, a->launch->u, TDM_UINT_n) < 4 * sp->gemm_tile_cols4)
+        return (size_t)kernel;
+    return kernel == TDM_KERNEL_gemm ? TDM_VK_PIPELINE_TILED_GEMM : TDM_VK_PIPELINE_TILED_GEMM_F16;
+}
+
 static tdm_status record_launch(tdm_vk_device *vd, tdm_vk_slot *slot, void *arg)
 {
     launch_args *a = arg;
-    tdm_status s = tdm_vk_bind(vd, slot, (size_t)a->launch->kernel, a->info->name, a->windows,
+    tdm_status s = tdm_vk_bind(vd, slot, pipeline_index(vd, a), a->info->name, a->windows,
                                a->info->buffer_count, &a->constants, sizeof a->constants);
     if (s == TDM_OK)
         vkCmdDispatch(slot->cmd, a->launch->groups, 1, 1);

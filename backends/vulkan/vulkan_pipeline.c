@@ -69,7 +69,7 @@ uint32_t tdm_vk_group_size(const tdm_vk_device *vd, uint32_t table_group_size)
 }
 
 static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spirv,
-                                  uint32_t table_group_size, VkPipeline *out)
+                                  uint32_t table_group_size, int tiled, VkPipeline *out)
 {
     VkShaderModuleCreateInfo module_info = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
@@ -88,6 +88,8 @@ static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spi
      * declares none). */
     struct tdm_vk_specialization constants = vd->specialization;
     constants.group_size = tdm_vk_group_size(vd, table_group_size);
+    if (!tiled)
+        constants.gemm_tile_rows4 = constants.gemm_tile_cols4 = 0;
     VkSpecializationMapEntry entries[] = {
         {0, offsetof(struct tdm_vk_specialization, group_size), sizeof(uint32_t)},
         {1, offsetof(struct tdm_vk_specialization, gemm_rows4), sizeof(uint32_t)},
@@ -121,6 +123,17 @@ static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spi
     return TDM_OK;
 }
 
+/* The table's group size of the kernel whose pipeline sits at index. */
+static uint32_t table_group_size(size_t index)
+{
+    switch (index) {
+    case TDM_VK_PIPELINE_FILL_WORDS: return 0; /* fill_words fixes its own */
+    case TDM_VK_PIPELINE_TILED_GEMM: return tdm_kernel_get(TDM_KERNEL_gemm)->wg;
+    case TDM_VK_PIPELINE_TILED_GEMM_F16: return tdm_kernel_get(TDM_KERNEL_gemm_f16)->wg;
+    default: return tdm_kernel_get((tdm_kernel)index)->wg;
+    }
+}
+
 tdm_status tdm_vk_pipeline(tdm_vk_device *vd, size_t index, const char *name, VkPipeline *out)
 {
     if (vd->pipelines[index] == VK_NULL_HANDLE) {
@@ -133,10 +146,9 @@ tdm_status tdm_vk_pipeline(tdm_vk_device *vd, size_t index, const char *name, Vk
             s = create_pipeline_layout(vd);
         if (s == TDM_OK) {
             tdm_vk_pipeline_cache_open(vd);
-            s = create_pipeline(vd, spirv,
-                                index < TDM_KERNEL_COUNT ? tdm_kernel_get((tdm_kernel)index)->wg
-                                                         : 0, /* fill_words fixes its own */
-                                &vd->pipelines[index]);
+            int tiled =
+                index == TDM_VK_PIPELINE_TILED_GEMM || index == TDM_VK_PIPELINE_TILED_GEMM_F16;
+            s = create_pipeline(vd, spirv, table_group_size(index), tiled, &vd->pipelines[index]);
         }
         if (s != TDM_OK)
             return s;
