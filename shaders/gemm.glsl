@@ -27,9 +27,9 @@
 // tile's; blocked_main with those blocks and no shared memory otherwise):
 // each group grid-strides over tiles of 4 TILE_ROWS4 x 4 TILE_COLS4 elements of C;
 // per STEP_K of k its invocations stage the tile's STEP_K columns of op(A) and rows of
-// op(B) in shared memory, a quad each at a time (quads as above where aligned and
-// inside, else singles with zeros), then every invocation reads its block's values
-// from there: a GPU loads each value of A and B from memory once per tile instead of
+// op(B) in shared memory, in units of 4 x 4 values loaded as blocked_main loads its
+// own (quads where aligned and inside, else singles with zeros), then every
+// invocation reads its block's values from there: a GPU loads each value of A and B from memory once per tile instead of
 // once per block. The sums are those of blocked_main, in the same order.
 //
 // The group is the device's size (constant 0); the tile is set with it, so that the
