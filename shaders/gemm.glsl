@@ -29,8 +29,9 @@
 // per STEP_K of k its invocations stage the tile's STEP_K columns of op(A) and rows of
 // op(B) in shared memory, in units of 4 x 4 values loaded as blocked_main loads its
 // own (quads where aligned and inside, else singles with zeros), then every
-// invocation reads its block's values from there: a GPU loads each value of A and B from memory once per tile instead of
-// once per block. The sums are those of blocked_main, in the same order.
+// invocation reads its block's values from there: a GPU loads each value of A and B
+// from memory once per tile instead of once per block. The sums are those of
+// blocked_main, in the same order.
 //
 // The group is the device's size (constant 0); the tile is set with it, so that the
 // group's blocks cover the tile exactly.
@@ -48,6 +49,11 @@
 // invocations).
 layout(constant_id = 1) const uint ROWS4 = 4u;
 layout(constant_id = 2) const uint COLS4 = 8u;
+// The statement for every block (i, j) of an invocation's ROWS4 x COLS4.
+#define TDM_EACH_BLOCK(statement)                                                          \
+    for (uint i = 0u; i < ROWS4; i++)                                                      \
+        for (uint j = 0u; j < COLS4; j++)                                                  \
+            statement
 // The group's tile of C in fours (tiled_main), 0 x 0 for none (blocked_main: the
 // pipeline then uses no shared memory and no barriers); the backend sizes the shared
 // memory with STEP_K (vulkan_device.c).
@@ -179,14 +185,10 @@ void blocked_main()
         uint row0 = t / blocks_n * rows, col0 = t % blocks_n * cols;
         bool inside = row0 + rows <= m && col0 + cols <= n;
         mat4 acc[ROWS4][COLS4];
-        for (uint i = 0u; i < ROWS4; i++)
-            for (uint j = 0u; j < COLS4; j++)
-                acc[i][j] = mat4(0.0);
+        TDM_EACH_BLOCK(acc[i][j] = mat4(0.0));
         for (uint k0 = 0u; k0 < k; k0 += STEP_K) {
             mat4 partial[ROWS4][COLS4];
-            for (uint i = 0u; i < ROWS4; i++)
-                for (uint j = 0u; j < COLS4; j++)
-                    partial[i][j] = mat4(0.0);
+            TDM_EACH_BLOCK(partial[i][j] = mat4(0.0));
             for (uint p = k0; p < min(k, k0 + STEP_K); p += 4u) {
                 bool quads = inside && inputs_aligned && p + 4u <= k;
                 mat4 av[ROWS4], bv[COLS4];
@@ -194,18 +196,12 @@ void blocked_main()
                     av[i] = quads ? quads_a(row0 + 4u * i, p) : singles_a4(row0 + 4u * i, p);
                 for (uint j = 0u; j < COLS4; j++)
                     bv[j] = quads ? quads_b(col0 + 4u * j, p) : singles_b4(col0 + 4u * j, p);
-                for (uint i = 0u; i < ROWS4; i++)
-                    for (uint j = 0u; j < COLS4; j++)
-                        partial[i][j] += bv[j] * av[i];
+                TDM_EACH_BLOCK(partial[i][j] += bv[j] * av[i]);
             }
-            for (uint i = 0u; i < ROWS4; i++)
-                for (uint j = 0u; j < COLS4; j++)
-                    acc[i][j] += partial[i][j];
+            TDM_EACH_BLOCK(acc[i][j] += partial[i][j]);
         }
         bool quads = inside && aligned(TDM_OFF_c, TDM_U_ldc);
-        for (uint i = 0u; i < ROWS4; i++)
-            for (uint j = 0u; j < COLS4; j++)
-                store_quarter(row0 + 4u * i, col0 + 4u * j, acc[i][j], quads);
+        TDM_EACH_BLOCK(store_quarter(row0 + 4u * i, col0 + 4u * j, acc[i][j], quads));
     }
 }
 
@@ -275,9 +271,7 @@ void tiled_main()
     for (uint t = slot; t < tiles; t += slots) {
         uint row0 = t / tiles_n * tile_rows, col0 = t % tiles_n * tile_cols;
         mat4 acc[ROWS4][COLS4];
-        for (uint i = 0u; i < ROWS4; i++)
-            for (uint j = 0u; j < COLS4; j++)
-                acc[i][j] = mat4(0.0);
+        TDM_EACH_BLOCK(acc[i][j] = mat4(0.0));
         for (uint k0 = 0u; k0 < k; k0 += STEP_K) {
             for (uint u = id; u < units; u += size)
                 if (u < units_a)
@@ -286,9 +280,7 @@ void tiled_main()
                     stage_b(u - units_a, col0, k0, aligned_b);
             barrier();
             mat4 partial[ROWS4][COLS4];
-            for (uint i = 0u; i < ROWS4; i++)
-                for (uint j = 0u; j < COLS4; j++)
-                    partial[i][j] = mat4(0.0);
+            TDM_EACH_BLOCK(partial[i][j] = mat4(0.0));
             // Zeros past k add nothing: the sums start at +0, so none is -0.
             for (uint kk = 0u; kk < STEP_K; kk += 4u) {
                 mat4 av[ROWS4], bv[COLS4];
@@ -302,20 +294,15 @@ void tiled_main()
                                  staged_b[staged_b_at(kk + 1u, cq0 + j)],
                                  staged_b[staged_b_at(kk + 2u, cq0 + j)],
                                  staged_b[staged_b_at(kk + 3u, cq0 + j)]);
-                for (uint i = 0u; i < ROWS4; i++)
-                    for (uint j = 0u; j < COLS4; j++)
-                        partial[i][j] += bv[j] * av[i];
+                TDM_EACH_BLOCK(partial[i][j] += bv[j] * av[i]);
             }
-            for (uint i = 0u; i < ROWS4; i++)
-                for (uint j = 0u; j < COLS4; j++)
-                    acc[i][j] += partial[i][j];
+            TDM_EACH_BLOCK(acc[i][j] += partial[i][j]);
             barrier(); // the next step's staging overwrites what this one read
         }
         uint block_row0 = row0 + 4u * rq0, block_col0 = col0 + 4u * cq0;
         bool quads = aligned_c && block_row0 + 4u * ROWS4 <= m && block_col0 + 4u * COLS4 <= n;
-        for (uint i = 0u; i < ROWS4; i++)
-            for (uint j = 0u; j < COLS4; j++)
-                store_quarter(block_row0 + 4u * i, block_col0 + 4u * j, acc[i][j], quads);
+        TDM_EACH_BLOCK(
+            store_quarter(block_row0 + 4u * i, block_col0 + 4u * j, acc[i][j], quads));
     }
 }
 
