@@ -33,21 +33,19 @@ static char *cache_key(const tdm_vk_device *vd, const VkPhysicalDeviceProperties
     }
     for (unsigned i = 0; i < VK_UUID_SIZE; i++)
         snprintf(uuid + 2 * i, 3, "%02x", props->pipelineCacheUUID[i]);
-    const char *fmt = "vulkan pipeline cache\ndevice %s\nvendor 0x%04x device 0x%04x\n"
-                      "driver version 0x%08x\npipeline cache uuid %s\n"
-                      "specialization %u %u %u %u %u\nstorage16 %d\nshaders %016llx\n";
-    int n = snprintf(NULL, 0, fmt, props->deviceName, props->vendorID, props->deviceID,
-                     props->driverVersion, uuid, vd->specialization.group_size,
-                     vd->specialization.gemm_rows4, vd->specialization.gemm_cols4,
-                     vd->specialization.gemm_tile_rows4, vd->specialization.gemm_tile_cols4,
-                     vd->storage16, (unsigned long long)h);
-    char *key = n > 0 ? malloc((size_t)n + 1) : NULL;
+    /* Its fields bound its length: the device's name, then at most 400 characters. */
+    char text[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE + 400];
+    int n = snprintf(text, sizeof text,
+                     "vulkan pipeline cache\ndevice %s\nvendor 0x%04x device 0x%04x\n"
+                     "driver version 0x%08x\npipeline cache uuid %s\n"
+                     "specialization %u %u %u %u %u\nstorage16 %d\nshaders %016llx\n",
+                     props->deviceName, props->vendorID, props->deviceID, props->driverVersion,
+                     uuid, vd->specialization.group_size, vd->specialization.gemm_rows4,
+                     vd->specialization.gemm_cols4, vd->specialization.gemm_tile_rows4,
+                     vd->specialization.gemm_tile_cols4, vd->storage16, (unsigned long long)h);
+    char *key = n > 0 && (size_t)n < sizeof text ? malloc((size_t)n + 1) : NULL;
     if (key)
-        snprintf(key, (size_t)n + 1, fmt, props->deviceName, props->vendorID, props->deviceID,
-                 props->driverVersion, uuid, vd->specialization.group_size,
-                 vd->specialization.gemm_rows4, vd->specialization.gemm_cols4,
-                 vd->specialization.gemm_tile_rows4, vd->specialization.gemm_tile_cols4,
-                 vd->storage16, (unsigned long long)h);
+        memcpy(key, text, (size_t)n + 1);
     return key;
 }
 

@@ -120,7 +120,8 @@ static tdm_status make_replica(tdm_train_op *op, size_t id)
     tdm_device *dev = tdm_strategy_device(op->strategy, id);
     r->grads = calloc(op->var_count, sizeof *r->grads);
     r->views = calloc(op->var_count, sizeof *r->views);
-    if (!r->grads || !r->views)
+    r->scratch_host = malloc(op->scratch_count * sizeof *r->scratch_host);
+    if (!r->grads || !r->views || !r->scratch_host)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
     tdm_status s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(op->flat_count + 1), &r->flat);
     if (s == TDM_OK && op->shards) /* the padding is summed: zeros */
@@ -142,6 +143,7 @@ static void free_replica(tdm_train_op *op, tdm_train_replica *r)
     tdm_tensor_destroy(r->scratch);
     free(r->grads);
     free(r->views);
+    free(r->scratch_host);
 }
 
 /* Whether the gradients may differ between replicas after the transforms: a norm

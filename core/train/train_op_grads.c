@@ -67,16 +67,12 @@ tdm_status tdm_train_all_finite(tdm_train_op *op, tdm_replica_context *rc, tdm_t
     tdm_buffer_view flags = scratch_view(r, 0, parts);
     const tdm_all_finite_args check = {
         .out = flags, .x = tdm_tensor_view(r->sums), .n = (uint32_t)n, .chunk = TDM_NORM_CHUNK};
-    float *host = malloc(parts * sizeof *host);
-    if (!host)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "out of host memory");
     tdm_status s = tdm_all_finite_run(tdm_tensor_device(r->sums), &check);
     if (s == TDM_OK)
-        s = tdm_buffer_read(flags.buffer, flags.offset, host, flags.size);
+        s = tdm_buffer_read(flags.buffer, flags.offset, r->scratch_host, flags.size);
     *finite = s == TDM_OK;
     for (size_t i = 0; i < parts && *finite; i++)
-        *finite = host[i] == 1.0f;
-    free(host);
+        *finite = r->scratch_host[i] == 1.0f;
     return s == TDM_OK && op->shards ? tdm_train_shard_agree(rc, r, finite) : s;
 }
 

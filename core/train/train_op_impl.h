@@ -28,6 +28,7 @@ typedef struct tdm_train_replica {
     tdm_tensor *shard_slots[TDM_OPT_MAX_SLOTS]; /* [owned] each */
     tdm_tensor *agree;                          /* [1] */
     tdm_tensor *scratch;     /* partial results of checks and norms */
+    float *scratch_host;     /* scratch_count floats: the all-finite flags read back */
     tdm_buffer_view *views;  /* the gradients as views, for the optimizer */
     tdm_tensor **buckets;    /* [bucket_count]: slices of flat */
     /* With all_reduce_dtype F16 (else NULL), per bucket: its gradients (the loss stays
