@@ -11,6 +11,10 @@
 # - two workers and one server (asynchronous: the order of their pushes is not
 #   fixed, so no bits are promised) resume from the chief's checkpoint at its step
 #   and finish every worker's steps;
+# - two workers and two servers with --deterministic (pushes in turn): two runs save
+#   the same checkpoint at the same step, and two resumes from it end on the same
+#   bits (not those of the run never stopped: each worker had read the servers at
+#   another point of the round, and a checkpoint holds one state);
 # - kill -9 of the server mid-run, then --resume: the job goes on from the newest
 #   checkpoint left and finishes.
 set -eu
@@ -61,6 +65,19 @@ grep -q "^resumed from global step $saved (epoch 2 of 4)" "$dir/two.txt"
 grep -q '^done     4 epochs' "$dir/two.txt"
 [ "$(step "$dir/two")" -ge $((saved + 24)) ]
 echo "2 workers, 1 server, resumed at step $saved after 2 of 4 epochs: 4 epochs done"
+
+turn="$ps --ps-processes 2 --devices opencl:0 --deterministic"
+run -np 4 "$tandem" train $turn --epochs 4 --checkpoint-dir "$dir/turn" > /dev/null
+run -np 4 "$tandem" train $turn --epochs 2 --checkpoint-dir "$dir/turn-a" > /dev/null
+cut=$(last "$dir/turn-a")
+cmp "$dir/turn/$cut" "$dir/turn-a/$cut"
+cp -r "$dir/turn-a" "$dir/turn-b"
+for copy in turn-a turn-b; do
+  run -np 4 "$tandem" train $turn --epochs 4 --checkpoint-dir "$dir/$copy" --resume > "$dir/$copy.txt"
+  grep -q "^resumed from global step 48 (epoch 2 of 4)" "$dir/$copy.txt"
+done
+cmp "$dir/turn-a/$(last "$dir/turn")" "$dir/turn-b/$(last "$dir/turn")"
+echo "2 workers, 2 servers in turn: the same checkpoint at step 48, the same bits resumed"
 
 # Each rank notes its pid; the server (rank 2) is killed once 3 checkpoints exist.
 (exec "$mpiexec" --allow-run-as-root --oversubscribe -np 3 sh -c \

@@ -10,6 +10,11 @@ size_t tdm_strategy_job_rank(const tdm_strategy *s)
     return s->job ? s->job->rank : 0;
 }
 
+int tdm_strategy_job_ordered(const tdm_strategy *s)
+{
+    return s->opts.ordered_pushes != 0;
+}
+
 size_t tdm_strategy_job_server_rank(const tdm_strategy *s, size_t server)
 {
     return s->job->count - s->job_servers + server;

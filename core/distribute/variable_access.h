@@ -57,11 +57,13 @@ tdm_status tdm_replica_gather(tdm_replica_context *rc, tdm_gather_fn fn, void *u
 /* Records the reduction of a loss computed under s, for tdm_get_loss_reduction. */
 void tdm_strategy_note_loss_reduction(tdm_strategy *s, tdm_loss_reduction reduction);
 
-/* Parameter-server jobs (strategy_job.c): this process's rank, the rank of server
+/* Parameter-server jobs (strategy_job.c): this process's rank, whether the servers
+ * take the pushes in turn (tdm_strategy_options.ordered_pushes), the rank of server
  * i (the servers are the last ranks), and messages between the job's processes with
  * the strategy's deadline; TDM_JOB_ANY as `from` takes whichever comes first. */
 #define TDM_JOB_ANY ((size_t)-1)
 size_t tdm_strategy_job_rank(const tdm_strategy *s);
+int tdm_strategy_job_ordered(const tdm_strategy *s);
 size_t tdm_strategy_job_server_rank(const tdm_strategy *s, size_t server);
 tdm_status tdm_strategy_job_send(tdm_strategy *s, size_t to, const void *bytes, size_t size,
                                  const char *what);

@@ -1,6 +1,10 @@
 /* A parameter server of a job: keeps the variables the workers' train ops give it,
- * applies each push with the optimizer at once, in arrival order, and answers with
- * the new values, until every worker has said goodbye (ps_protocol.h). For a
+ * applies each push with the optimizer at once and answers with the new values,
+ * until every worker has said goodbye (ps_protocol.h). Pushes are applied in arrival
+ * order, or, when the strategy orders them, in turn: worker 0, 1, ... and again,
+ * skipping those gone, once every worker has joined; a push that comes early is held
+ * until its turn. Each worker waits for its answer before its next push, so every
+ * value a worker reads is then fixed and the job repeats bit for bit. For a
  * checkpoint it hands the chief its variables and slots at one step, holding back
  * the pushes past that step until it has; on resume it takes them back. */
 #include <stdio.h>
@@ -36,6 +40,8 @@ typedef struct server {
     size_t var_count;
     client *clients; /* [workers]: the worker ranks come first */
     size_t workers, left;
+    int ordered; /* pushes in turn (tdm_strategy_options.ordered_pushes) */
+    size_t turn; /* ordered: the worker whose push is applied next */
     uint64_t pushes;
     const char *slot_names[TDM_OPT_MAX_SLOTS];
     size_t slots;
@@ -118,6 +124,32 @@ static tdm_status join(server *sv, size_t from, const tdm_ps_header *h, const vo
     return tdm_optimizer_create_slots(sv->opt, c->vars, c->count);
 }
 
+/* Ordered: the next worker still training after the one whose turn it is. */
+static void pass_turn(server *sv)
+{
+    for (size_t k = 1; k <= sv->workers; k++) {
+        size_t w = (sv->turn + k) % sv->workers;
+        if (!sv->clients[w].gone) {
+            sv->turn = w;
+            return;
+        }
+    }
+}
+
+/* Whether worker w's push may be applied now, or must be held: past the step of the
+ * save under way, or, ordered, before its turn or before every worker has joined. */
+static int may_apply(const server *sv, size_t w)
+{
+    if (sv->saver != NO_SAVE && sv->clients[w].pushed >= sv->target[w])
+        return 0;
+    if (!sv->ordered)
+        return 1;
+    for (size_t k = 0; k < sv->workers; k++)
+        if (!sv->clients[k].joined && !sv->clients[k].gone)
+            return 0;
+    return w == sv->turn && !sv->clients[w].gone;
+}
+
 /* PUSH: the client's gradients, applied in one optimizer step. */
 static tdm_status apply(server *sv, size_t from, const tdm_ps_header *h, const float *g,
                         size_t bytes, char *why, size_t why_size)
@@ -139,6 +171,8 @@ static tdm_status apply(server *sv, size_t from, const tdm_ps_header *h, const f
     if (s == TDM_OK) {
         sv->pushes++;
         c->pushed++;
+        if (sv->ordered)
+            pass_turn(sv);
     }
     return s;
 }
@@ -169,7 +203,9 @@ static size_t state_bytes(const server *sv, const client *c)
     return c->floats * (sv->slots + 1) * sizeof(float);
 }
 
-/* SAVE: the pushes per worker to wait for (none given: those applied so far). */
+/* SAVE: the pushes per worker to wait for. None given: those applied so far, or,
+ * ordered, the round of the saver's last push completed, so that every run saves
+ * the same state and every worker's input position is the saver's. */
 static tdm_status begin_save(server *sv, size_t from, const tdm_ps_header *h, const void *body,
                              size_t bytes, char *why, size_t why_size)
 {
@@ -182,6 +218,8 @@ static tdm_status begin_save(server *sv, size_t from, const tdm_ps_header *h, co
         if (h->count)
             memcpy(&sv->target[w], (const unsigned char *)body + w * sizeof(uint64_t),
                    sizeof(uint64_t));
+        else if (sv->ordered)
+            sv->target[w] = sv->clients[from].pushed + (w < from);
         else
             sv->target[w] = sv->clients[w].pushed;
     sv->saver = from;
@@ -245,28 +283,36 @@ static tdm_status hold(client *c, const unsigned char *bytes, size_t size)
     return TDM_OK;
 }
 
-static void leave(server *sv, client *c)
+static void leave(server *sv, size_t w)
 {
+    client *c = &sv->clients[w];
     if (!c->gone) {
         c->gone = 1;
         sv->left--;
+        if (sv->ordered && sv->turn == w)
+            pass_turn(sv);
     }
 }
 
 static tdm_status handle(server *sv, size_t from, const unsigned char *bytes, size_t size);
+
+/* Worker w's held push, handled now. */
+static tdm_status release(server *sv, size_t w)
+{
+    unsigned char *held = sv->clients[w].held;
+    sv->clients[w].held = NULL;
+    tdm_status s = held ? handle(sv, w, held, sv->clients[w].held_size) : TDM_OK;
+    free(held);
+    return s;
+}
 
 /* The save's answer, then the pushes held back for it, in worker order. */
 static tdm_status finish_save(server *sv)
 {
     tdm_status s = send_state(sv);
     sv->saver = NO_SAVE;
-    for (size_t w = 0; w < sv->workers && s == TDM_OK; w++) {
-        unsigned char *held = sv->clients[w].held;
-        sv->clients[w].held = NULL;
-        if (held)
-            s = handle(sv, w, held, sv->clients[w].held_size);
-        free(held);
-    }
+    for (size_t w = 0; w < sv->workers && s == TDM_OK; w++)
+        s = release(sv, w);
     return s;
 }
 
@@ -289,19 +335,19 @@ static tdm_status handle(server *sv, size_t from, const unsigned char *bytes, si
     switch (h.kind) {
     case TDM_PS_HELLO: s = join(sv, from, &h, body, body_bytes, why, sizeof why); break;
     case TDM_PS_PUSH:
-        if (sv->saver != NO_SAVE && c->pushed >= sv->target[from])
+        if (!may_apply(sv, from))
             return hold(c, bytes, size);
         s = apply(sv, from, &h, (const float *)body, body_bytes, why, sizeof why);
         break;
     case TDM_PS_SAVE: s = begin_save(sv, from, &h, body, body_bytes, why, sizeof why); break;
     case TDM_PS_RESTORE: s = restore(sv, from, &h, body, body_bytes, why, sizeof why); break;
-    case TDM_PS_BYE: leave(sv, c); break;
+    case TDM_PS_BYE: leave(sv, from); break;
     default:
         snprintf(why, sizeof why, "worker %zu: unknown request %u", from, h.kind);
         s = TDM_ERR_INVALID_ARGUMENT;
     }
     if (why[0]) { /* refused: the worker stops, and need not say goodbye */
-        leave(sv, c);
+        leave(sv, from);
         return send_error(sv, from, why);
     }
     if (s != TDM_OK) {
@@ -338,6 +384,9 @@ static tdm_status serve(server *sv)
             return tdm_fail_context(s, "%s: waiting for workers %s", func, left);
         }
         s = handle(sv, from, bytes, size);
+        /* ordered: the pushes held for their turn that it has now come to */
+        while (s == TDM_OK && sv->ordered && sv->clients[sv->turn].held && may_apply(sv, sv->turn))
+            s = release(sv, sv->turn);
     }
     return s;
 }
@@ -351,7 +400,10 @@ tdm_status tdm_optimizer_serve(tdm_optimizer *opt)
                         "%s: this process is no parameter server of a job "
                         "(tdm_strategy_create_parameter_server_job): workers train",
                         func);
-    server sv = {.opt = opt, .strategy = s, .workers = tdm_strategy_num_workers(s)};
+    server sv = {.opt = opt,
+                 .strategy = s,
+                 .workers = tdm_strategy_num_workers(s),
+                 .ordered = tdm_strategy_job_ordered(s)};
     sv.left = sv.workers;
     sv.saver = NO_SAVE;
     sv.slots = tdm_optimizer_slot_names(opt, sv.slot_names, TDM_OPT_MAX_SLOTS);

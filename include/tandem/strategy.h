@@ -87,7 +87,13 @@ typedef struct tdm_strategy_options {
                                            both naming both. 1 on, 0 off (sizes and
                                            operations are always compared), -1 (default):
                                            TDM_CHECK_COLLECTIVES=1 in the environment */
-    uint32_t reserved[3]; /* 0 (the INIT macro's): room for later fields, which a caller
+    int ordered_pushes;                 /* parameter-server jobs: each server applies the
+                                           workers' pushes in turn (worker 0, 1, ... and
+                                           again), once every worker has joined, so that a
+                                           job repeats bit for bit at the pace of its
+                                           slowest worker. 1 on, 0 (default) off: in the
+                                           order they arrive */
+    uint32_t reserved[2]; /* 0 (the INIT macro's): room for later fields, which a caller
                              built before them leaves 0 */
 } tdm_strategy_options;
 

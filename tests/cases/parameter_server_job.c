@@ -6,6 +6,8 @@
  *   MODE  train        every worker's loss falls and its test accuracy passes 85 %;
  *                      the server applied one push per worker step, and a worker's
  *                      last global step counts the other workers' steps too;
+ *         ordered      as train, with the pushes in turn (ordered_pushes): worker
+ *                      r's last global step is exactly (STEPS - 1) * workers + r + 1;
  *         refuse       worker 1 builds a wider model: the server refuses it alone
  *                      (TDM_ERR_REMOTE naming the variable), worker 0 trains;
  *         lost_server  the server exits before serving: the workers fail with
@@ -140,6 +142,8 @@ static void work(tdm_strategy *s, const char *path, const char *mode, size_t ran
                 first, last, ev.accuracy, (unsigned long long)step);
         CHECK(last < 0.5 * first && ev.accuracy > 0.85);
         CHECK(step >= STEPS && step <= workers * STEPS);
+        if (!strcmp(mode, "ordered"))
+            CHECK(step == (STEPS - 1) * workers + rank + 1);
     }
     tdm_distributed_iterator_destroy(it);
     tdm_distributed_dataset_destroy(dist);
@@ -164,6 +168,7 @@ void test_case_parameter_server_job(const test_run *run)
         tdm_context_destroy(ctx);
         return;
     }
+    o.ordered_pushes = !strcmp(run->argv[2], "ordered");
     tdm_strategy *s = NULL;
     CHECK_OK(tdm_strategy_create_parameter_server_job(ctx, devs, local < have ? local : have, 1, &o,
                                                       &s));

@@ -288,7 +288,8 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
              "(the update stays that of the global batch)"),
         FLAG("--deterministic", deterministic, 1,
              "verify after every step that every copy of every variable is bitwise "
-             "identical; no prefetch thread"),
+             "identical; no prefetch thread; parameter servers apply the workers' pushes "
+             "in turn, so that a job repeats bit for bit"),
         STRING("--checkpoint-dir", checkpoint_dir, "DIR", "checkpoint at the end of every epoch"),
         FLAG("--resume", resume, 1,
              "continue from the newest checkpoint in DIR; damaged newer ones are reported "
