@@ -10,8 +10,12 @@
 #include "conformance_collectives.h"
 #include "base/half_bits.h"
 
-static const size_t elements[] = {1, 4097, ((size_t)1 << 20) + 3, (size_t)1 << 24};
-#define LARGE_CASES 1 /* the last size: 64 MiB per device */
+/* 4097 is no multiple of a group or a vector; 1 Mi + 3 passes the host algorithm's
+ * 1 MiB unit and half the Vulkan staging buffer; the large size passes the whole
+ * staging buffer (8 MiB) and a 16 MiB binding range (TDM_VK_TIGHT_LIMITS), by an
+ * odd tail. */
+static const size_t elements[] = {1, 4097, ((size_t)1 << 20) + 3, ((size_t)4 << 20) + 5};
+#define LARGE_CASES 1 /* the last size: 16 MiB and 20 bytes per device */
 
 const char *conf_coll_algorithm_name(tdm_collective_algorithm algorithm)
 {

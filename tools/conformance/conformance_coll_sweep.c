@@ -7,8 +7,9 @@
 
 #include "conformance_collectives.h"
 
-static const size_t elements[] = {1, 4097, ((size_t)1 << 20) + 3, (size_t)1 << 22};
-#define LARGE_CASES 1 /* the last size: 16 MiB per replica */
+/* The sizes of conformance_coll_run.c, for the same reasons. */
+static const size_t elements[] = {1, 4097, ((size_t)1 << 20) + 3, ((size_t)4 << 20) + 5};
+#define LARGE_CASES 1 /* the last size: 16 MiB and 20 bytes per replica */
 
 /* In place, the smaller view is replica i's slice of the larger buffer (all of it
  * when the sizes match). */

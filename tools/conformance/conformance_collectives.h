@@ -30,7 +30,7 @@ size_t conf_coll_sets(tdm_context *ctx, const conf_coll_devices *only, conf_coll
 const char *conf_coll_algorithm_name(tdm_collective_algorithm algorithm);
 
 /* Runs every case on the set, one result per algorithm (supported 0: the devices
- * cannot use it). `large` adds the 16 Mi element (64 MiB) tensor. */
+ * cannot use it). `large` adds the 4 Mi + 5 element (16 MiB and 20 bytes) tensor. */
 void conf_coll_run(const conf_coll_set *set, int large, conf_result *by_algorithm);
 
 /* conformance_coll_shards.c: all-gather (gather 1) or reduce-scatter (0) the same
@@ -69,8 +69,8 @@ typedef struct conf_coll_op {
                   conf_result *r);
 } conf_coll_op;
 
-/* conformance_coll_sweep.c: the operation on every size (`large`: the 16 MiB one
- * too), out of place and in place, in float32 and (folding) float16, sum and (folding)
+/* conformance_coll_sweep.c: the operation on every size (`large`: the one past
+ * 16 MiB too), out of place and in place, in float32 and (folding) float16, sum and (folding)
  * mean, one result per algorithm. */
 void conf_coll_sweep(const conf_coll_set *set, const conf_coll_op *op, int large,
                      conf_result *by_algorithm);

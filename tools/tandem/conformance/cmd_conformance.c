@@ -50,7 +50,7 @@ static int parse(int argc, char **argv, options *o, int *exit_status)
         {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path), .arg = "FILE",
          .help = "also write the results as JSON"},
         {CLI_ENTRY("--no-large", NULL, CLI_FLAG, &o->large), .flag_value = 0,
-         .help = "skip the cases with a buffer over 128 MiB and the 64 MiB collectives"},
+         .help = "skip the cases with a buffer over 128 MiB and the collectives past 16 MiB"},
         {CLI_ENTRY("--small", NULL, CLI_FLAG, &o->small), .flag_value = 1,
          .help = "only the cases of at most 4096 elements per buffer (for simulators)"},
         {CLI_ENTRY("--kernels-only", NULL, CLI_FLAG, &o->kernels_only), .flag_value = 1,
