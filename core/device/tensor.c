@@ -109,8 +109,11 @@ void tdm_tensor_destroy(tdm_tensor *t)
 {
     if (!t)
         return;
-    if (t->owner)
+    int last = t->owner && (!t->refs || atomic_fetch_sub(t->refs, 1) == 1);
+    if (last)
         tdm_buffer_free(t->buffer);
+    if (last && t->refs)
+        free(t->refs);
     free(t);
 }
 
@@ -136,8 +139,29 @@ tdm_status tdm_tensor_slice(tdm_tensor *parent, size_t offset, const tdm_shape *
     t->count = count;
     t->offset = parent->offset + offset * tdm_dtype_size(parent->dtype);
     t->owner = 0;
+    t->refs = NULL;
     *out = t;
     return TDM_OK;
+}
+
+tdm_status tdm_tensor_share(tdm_tensor *t, size_t offset, const tdm_shape *shape, tdm_tensor **out)
+{
+    if (!t->owner)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "tdm_tensor_share: the tensor is a slice; only an owner shares");
+    if (!t->refs) {
+        t->refs = malloc(sizeof *t->refs);
+        if (!t->refs)
+            return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_tensor_share: out of host memory");
+        atomic_init(t->refs, 1);
+    }
+    tdm_status s = tdm_tensor_slice(t, offset, shape, out);
+    if (s == TDM_OK) {
+        (*out)->owner = 1;
+        (*out)->refs = t->refs;
+        atomic_fetch_add(t->refs, 1);
+    }
+    return s;
 }
 
 tdm_status tdm_tensor_reinterpret(tdm_tensor *t, tdm_dtype dtype, const tdm_shape *shape,
@@ -161,6 +185,7 @@ tdm_status tdm_tensor_reinterpret(tdm_tensor *t, tdm_dtype dtype, const tdm_shap
     r->shape = *shape;
     r->count = count;
     r->owner = 0;
+    r->refs = NULL;
     *out = r;
     return TDM_OK;
 }
