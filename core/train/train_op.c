@@ -134,6 +134,7 @@ static tdm_status make_replica(tdm_train_op *op, size_t id)
 static void free_replica(tdm_train_op *op, tdm_train_replica *r)
 {
     tdm_train_buckets_free(op, r);
+    tdm_train_arena_free(r);
     for (size_t i = 0; r->grads && i < op->var_count; i++)
         tdm_tensor_destroy(r->grads[i]);
     tdm_tensor_destroy(r->all);
@@ -188,8 +189,10 @@ static tdm_status build(tdm_train_op *op)
                      "step would have to be agreed with the servers, which is not done yet");
     else if (s == TDM_OK && served)
         s = tdm_train_remote_open(op); /* the update runs on the servers */
-    else
+    else if (s == TDM_OK) {
         op->resync = needs_resync(op);
+        s = tdm_train_arena_make(op);
+    }
     return s;
 }
 
@@ -229,6 +232,7 @@ void tdm_train_op_destroy(tdm_train_op *op)
     tdm_train_homes_free(op);
     free(op->summaries);
     free(op->vars);
+    free(op->slot_vars);
     free(op->states);
     free(op->offsets);
     free(op->bucket_of);

@@ -30,6 +30,10 @@ typedef struct tdm_train_replica {
     tdm_tensor *scratch;     /* partial results of checks and norms */
     float *scratch_host;     /* scratch_count floats: the all-finite flags read back */
     tdm_buffer_view *views;  /* the gradients as views, for the optimizer */
+    /* One update launch (train_op_arena.c; NULL where it does not apply): the
+     * replica's copies of the variables [0] and of each slot [1 + k], laid out as
+     * the gradients in flat; the variables own slices of them. */
+    tdm_tensor *arena[1 + TDM_OPT_MAX_SLOTS];
     tdm_tensor **buckets;    /* [bucket_count]: slices of flat */
     /* With all_reduce_dtype F16 (else NULL), per bucket: its gradients (the loss stays
      * float32 and out), and their float16 copy, which is what is all-reduced, padded
@@ -54,6 +58,8 @@ struct tdm_train_op {
     tdm_train_op_options opts;
     tdm_variable **vars;
     size_t var_count;
+    tdm_variable **slot_vars; /* [var_count * slots]: the optimizer's, where the
+                                 replicas update in place; else NULL */
     tdm_variable **states; /* opts.state_list, kept */
     size_t state_count;
     size_t total;      /* gradient elements over every variable */
@@ -99,6 +105,16 @@ void tdm_train_buckets_free(tdm_train_op *op, tdm_train_replica *r);
 void tdm_train_buckets_begin(tdm_train_replica *r, tdm_replica_context *rc);
 /* After it: the rest is ready; starts what is left and waits for every bucket. */
 tdm_status tdm_train_buckets_finish(tdm_train_replica *r);
+
+/* train_op_arena.c (docs/design/006-one-update-launch.md): after the replicas
+ * are made, each replica's copies of the variables and of their slots moved into
+ * arenas, where every copy the update writes is the replica's own; a replica's
+ * update, one launch where its arenas still hold every copy (another op over the
+ * same variables may have moved them), else one per variable; the arenas let go
+ * (the variables keep the memory alive). */
+tdm_status tdm_train_arena_make(tdm_train_op *op);
+tdm_status tdm_train_arena_update(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r);
+void tdm_train_arena_free(tdm_train_replica *r);
 
 /* train_op_shard.c, shard_optimizer (docs/modules/train.md, "Sharded optimizer
  * state"): the refusals at create time, then shards set; the buckets padded to a multiple of the

@@ -55,7 +55,7 @@ static tdm_status apply(tdm_train_op *op, tdm_replica_context *rc, tdm_train_rep
         s = tdm_train_shard_update(op, rc, r);
     else if (s == TDM_OK && !skip && !op->home_grads &&
              !op->remote) /* parameter servers: after the run */
-        s = tdm_optimizer_apply_local(op->opts.optimizer, rc, op->vars, r->views, op->var_count);
+        s = tdm_train_arena_update(op, rc, r);
     if (s == TDM_OK && op->opts.update_ops)
         s = op->opts.update_ops(rc, op->opts.update_ops_user);
     return s;

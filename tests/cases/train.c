@@ -1,8 +1,8 @@
 /* Training: the train op on a strategy's replicas equals one replica on the global
- * batch, check_numerics stops a step before anything changes, clipping and
- * summaries, the op-level API in a custom loss function, steps and the monitor with
- * checkpoints that resume bit for bit, and a trained model's predictions after a save
- * and a load. */
+ * batch, two ops over the same variables update them in turn, check_numerics stops a step before
+ * anything changes, clipping and summaries, the op-level API in a custom loss function, steps and
+ * the monitor with checkpoints that resume bit for bit, and a trained model's predictions after a
+ * save and a load. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -44,6 +44,7 @@ typedef struct trainer_config {
     size_t ps_count;
     float loss_scale; /* > 0: dynamic loss scaling from this scale */
     uint32_t growth_steps;
+    tdm_train_op **second; /* set: a second train op there, over the same variables */
 } trainer_config;
 
 static void trainer_open_config(trainer *t, tdm_device *const *d, size_t n, tdm_optimizer_kind kind,
@@ -79,6 +80,8 @@ static void trainer_open_config(trainer *t, tdm_device *const *d, size_t n, tdm_
     to.loss_scale = config.loss_scale;
     to.loss_scale_growth_steps = config.growth_steps;
     CHECK_OK(tdm_train_op_create(t->strategy, &to, &t->op));
+    if (config.second)
+        CHECK_OK(tdm_train_op_create(t->strategy, &to, config.second));
 }
 
 static void trainer_open(trainer *t, tdm_device *const *d, size_t n, tdm_optimizer_kind kind,
@@ -131,6 +134,37 @@ static size_t read_weights(const trainer *t, float *out, size_t capacity)
         used += n;
     }
     return used;
+}
+
+/* Each train op updates its replicas' copies in one launch, from arenas it moves
+ * them into (docs/design/006-one-update-launch.md). A second op over the same
+ * variables moves them into its own: the first must then update the variables, not
+ * its old arenas. Steps taken by two ops in turn give one op's bits. */
+static void check_two_ops(void)
+{
+    tdm_dataset *ds = digits(64, 1);
+    trainer one, two;
+    tdm_train_op *other = NULL;
+    trainer_open(&one, devs, n_devs, TDM_OPT_ADAM, 10);
+    trainer_open_config(&two, devs, n_devs, TDM_OPT_ADAM, 10, (trainer_config){.second = &other});
+    double loss[2][3];
+    for (size_t k = 0; k < 3; k++) { /* two's ops take turns, at the one global step (which,
+                                        with the op's seed, seeds dropout) */
+        tdm_train_op *op = k == 1 ? other : two.op;
+        CHECK_OK(tdm_train_op_set_global_step(op, k));
+        CHECK(train_steps(&one, ds, 1, &loss[0][k]) == 1);
+        CHECK(fixture_train_steps(two.strategy, op, ds, 1, &loss[1][k]) == 1);
+    }
+    static float a[64 * 32 + 32 + 32 * 10 + 10], b[sizeof a / sizeof a[0]];
+    size_t n = read_weights(&one, a, sizeof a / sizeof a[0]);
+    CHECK(n == sizeof a / sizeof a[0] && read_weights(&two, b, n) == n);
+    CHECK(memcmp(a, b, sizeof a) == 0 && memcmp(loss[0], loss[1], sizeof loss[0]) == 0);
+    CHECK(loss[0][2] < loss[0][0]); /* the steps did update */
+    CHECK_OK(tdm_strategy_check_mirrored(two.strategy));
+    tdm_train_op_destroy(other);
+    trainer_close(&one);
+    trainer_close(&two);
+    tdm_dataset_destroy(ds);
 }
 
 /* A parameter-server strategy trains like mirrored training of the same steps: the
@@ -742,6 +776,7 @@ void test_case_train(const test_run *run)
     digits_path = run->argv[1];
     int mixed = !strcmp(run->scenario, "mixed");
     check_equivalence();
+    check_two_ops();
     check_buckets();
     check_parameter_server(mixed);
     check_loss_scaling();

@@ -1,0 +1,115 @@
+/* One update launch per replica (docs/design/006-one-update-launch.md): each
+ * replica's copies of the op's variables, and of their optimizer slots, moved side by
+ * side into one buffer each (an arena), laid out as the gradients are in flat, so
+ * that the optimizer's kernel runs once over all of them. The kernels are
+ * elementwise: the bits are those of one launch per variable. */
+#include <stdlib.h>
+
+#include "base/error.h"
+#include "device/tensor_impl.h"
+#include "distribute/variable_access.h"
+#include "train/train_op_impl.h"
+
+/* Whether every copy the update writes on each replica is that replica's own
+ * float32 copy, computed on its own device: else the per-variable path (on a copy
+ * 0's device where the arithmetic differs) stays. */
+static int arena_applies(const tdm_train_op *op, tdm_variable *const *slots, size_t per)
+{
+    size_t replicas = tdm_strategy_num_local_replicas(op->strategy);
+    for (size_t i = 0; i < op->var_count; i++)
+        for (size_t k = 0; k <= per; k++) {
+            const tdm_variable *v = k ? slots[i * per + k - 1] : op->vars[i];
+            if (!tdm_variable_mirrored(v) || tdm_variable_dtype(v) != TDM_F32)
+                return 0;
+            for (size_t r = 0; r < replicas; r++) {
+                int c = tdm_variable_copy_index(v, tdm_strategy_device(op->strategy, r));
+                if (c < 0 || !tdm_optimizer_computes_copy(v, (size_t)c))
+                    return 0;
+            }
+        }
+    return 1;
+}
+
+/* Arena k of replica r (0: the weights, else slot k - 1) and every variable's copy
+ * moved into its slice. */
+static tdm_status fill_arena(tdm_train_op *op, tdm_train_replica *r, size_t id, size_t k,
+                             tdm_variable *const *slots, size_t per)
+{
+    tdm_device *dev = tdm_strategy_device(op->strategy, id);
+    tdm_status s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(op->total), &r->arena[k]);
+    for (size_t i = 0; i < op->var_count && s == TDM_OK; i++) {
+        tdm_variable *v = k ? slots[i * per + k - 1] : op->vars[i];
+        tdm_shape shape = tdm_variable_shape(v);
+        tdm_tensor *part = NULL;
+        s = tdm_tensor_share(r->arena[k], op->offsets[i], &shape, &part);
+        if (s == TDM_OK)
+            s = tdm_variable_move_copy(v, (size_t)tdm_variable_copy_index(v, dev), part);
+        if (s != TDM_OK) /* else the variable's now */
+            tdm_tensor_destroy(part);
+    }
+    return s;
+}
+
+tdm_status tdm_train_arena_make(tdm_train_op *op)
+{
+    if (op->shards) /* the update runs over each replica's shard */
+        return TDM_OK;
+    size_t per = op->opts.optimizer->slot_count;
+    op->slot_vars = calloc(op->var_count * per + 1, sizeof *op->slot_vars);
+    if (!op->slot_vars)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
+    tdm_status s = tdm_optimizer_lookup_slots(op->opts.optimizer, op->vars, op->var_count,
+                                              op->slot_vars, "tdm_train_op_create");
+    if (s == TDM_OK && arena_applies(op, op->slot_vars, per))
+        for (size_t id = 0; id < tdm_strategy_num_local_replicas(op->strategy) && s == TDM_OK;
+             id++)
+            for (size_t k = 0; k <= per && s == TDM_OK; k++)
+                s = fill_arena(op, &op->replicas[id], id, k, op->slot_vars, per);
+    return s;
+}
+
+void tdm_train_arena_free(tdm_train_replica *r)
+{
+    for (size_t k = 0; k <= TDM_OPT_MAX_SLOTS; k++)
+        tdm_tensor_destroy(r->arena[k]); /* the variables keep the buffer alive */
+}
+
+/* Whether every variable and slot still has its copy in the replica's arenas, at
+ * its place: another train op over the same variables may have moved them into its
+ * own since. (The arenas' buffers live as long as the op, so no other buffer can
+ * take their address.) */
+static int arena_intact(const tdm_train_op *op, const tdm_train_replica *r, tdm_device *dev)
+{
+    size_t per = op->opts.optimizer->slot_count;
+    if (!r->arena[0])
+        return 0;
+    for (size_t i = 0; i < op->var_count; i++)
+        for (size_t k = 0; k <= per; k++) {
+            const tdm_variable *v = k ? op->slot_vars[i * per + k - 1] : op->vars[i];
+            int c = tdm_variable_copy_index(v, dev);
+            tdm_buffer_view at =
+                c < 0 ? (tdm_buffer_view){0} : tdm_tensor_view(tdm_variable_copy(v, (size_t)c));
+            if (at.buffer != r->arena[k]->buffer || at.offset != op->offsets[i] * sizeof(float))
+                return 0;
+        }
+    return 1;
+}
+
+tdm_status tdm_train_arena_update(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r)
+{
+    tdm_optimizer *opt = op->opts.optimizer;
+    size_t per = opt->slot_count;
+    tdm_device *dev = tdm_replica_device(rc);
+    if (!arena_intact(op, r, dev))
+        return tdm_optimizer_apply_local(opt, rc, op->vars, r->views, op->var_count);
+    tdm_buffer_view views[2 + TDM_OPT_MAX_SLOTS];
+    views[0] = tdm_tensor_view(r->arena[0]);
+    views[1] = tdm_tensor_view(r->all);
+    for (size_t k = 0; k < per; k++)
+        views[2 + k] = tdm_tensor_view(r->arena[1 + k]);
+    tdm_opt_step step = tdm_optimizer_step_params(opt, tdm_optimizer_iterations(opt));
+    tdm_status s = tdm_optimizer_run_kernel(opt, &step, dev, views, op->total);
+    return s == TDM_OK ? s
+                       : tdm_fail_context(s, "tdm_train_op_run: replica %zu: %s update",
+                                          tdm_replica_local_id(rc), tdm_optimizer_name(opt));
+}
