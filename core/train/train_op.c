@@ -134,7 +134,7 @@ static tdm_status make_replica(tdm_train_op *op, size_t id)
 static void free_replica(tdm_train_op *op, tdm_train_replica *r)
 {
     tdm_train_buckets_free(op, r);
-    tdm_train_arena_free(r);
+    tdm_train_arena_free(op, r);
     for (size_t i = 0; r->grads && i < op->var_count; i++)
         tdm_tensor_destroy(r->grads[i]);
     tdm_tensor_destroy(r->all);

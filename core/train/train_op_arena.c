@@ -2,17 +2,21 @@
  * replica's copies of the op's variables, and of their optimizer slots, moved side by
  * side into one buffer each (an arena), laid out as the gradients are in flat, so
  * that the optimizer's kernel runs once over all of them. The kernels are
- * elementwise: the bits are those of one launch per variable. */
+ * elementwise: the bits are those of one launch per variable. With sharded state
+ * only the weights move (the slots are the replicas' shards already), and the
+ * all-gather writes them in place (train_op_shard.c). */
 #include <stdlib.h>
 
 #include "base/error.h"
 #include "device/tensor_impl.h"
 #include "distribute/variable_access.h"
+#include "tandem/ops.h"
 #include "train/train_op_impl.h"
 
 /* Whether every copy the update writes on each replica is that replica's own
- * float32 copy, computed on its own device: else the per-variable path (on a copy
- * 0's device where the arithmetic differs) stays. */
+ * float32 copy, computed on its own device (sharded: each replica computes its part
+ * on its own device anyway): else the per-variable path (on a copy 0's device where
+ * the arithmetic differs) stays. */
 static int arena_applies(const tdm_train_op *op, tdm_variable *const *slots, size_t per)
 {
     size_t replicas = tdm_strategy_num_local_replicas(op->strategy);
@@ -23,7 +27,7 @@ static int arena_applies(const tdm_train_op *op, tdm_variable *const *slots, siz
                 return 0;
             for (size_t r = 0; r < replicas; r++) {
                 int c = tdm_variable_copy_index(v, tdm_strategy_device(op->strategy, r));
-                if (c < 0 || !tdm_optimizer_computes_copy(v, (size_t)c))
+                if (c < 0 || (!op->shards && !tdm_optimizer_computes_copy(v, (size_t)c)))
                     return 0;
             }
         }
@@ -36,7 +40,9 @@ static tdm_status fill_arena(tdm_train_op *op, tdm_train_replica *r, size_t id, 
                              tdm_variable *const *slots, size_t per)
 {
     tdm_device *dev = tdm_strategy_device(op->strategy, id);
-    tdm_status s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(op->total), &r->arena[k]);
+    tdm_status s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(op->flat_count), &r->arena[k]);
+    if (s == TDM_OK && op->shards) /* the buckets' padding is updated too: zeros stay */
+        s = tdm_op_fill(r->arena[k], 0.0f);
     for (size_t i = 0; i < op->var_count && s == TDM_OK; i++) {
         tdm_variable *v = k ? slots[i * per + k - 1] : op->vars[i];
         tdm_shape shape = tdm_variable_shape(v);
@@ -50,26 +56,58 @@ static tdm_status fill_arena(tdm_train_op *op, tdm_train_replica *r, size_t id, 
     return s;
 }
 
-tdm_status tdm_train_arena_make(tdm_train_op *op)
+/* The slots that have arenas: none with sharded state. */
+static size_t arena_slots(const tdm_train_op *op)
 {
-    if (op->shards) /* the update runs over each replica's shard */
-        return TDM_OK;
-    size_t per = op->opts.optimizer->slot_count;
-    op->slot_vars = calloc(op->var_count * per + 1, sizeof *op->slot_vars);
-    if (!op->slot_vars)
+    return op->shards ? 0 : op->opts.optimizer->slot_count;
+}
+
+/* Sharded: per bucket, its slice of the weight arena and this replica's part of
+ * that, the all-gather's output and input. */
+static tdm_status gather_slices(tdm_train_op *op, tdm_train_replica *r, size_t id)
+{
+    r->arena_gather = calloc(2 * op->bucket_count, sizeof *r->arena_gather);
+    if (!r->arena_gather)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
-    tdm_status s = tdm_optimizer_lookup_slots(op->opts.optimizer, op->vars, op->var_count,
-                                              op->slot_vars, "tdm_train_op_create");
-    if (s == TDM_OK && arena_applies(op, op->slot_vars, per))
-        for (size_t id = 0; id < tdm_strategy_num_local_replicas(op->strategy) && s == TDM_OK;
-             id++)
-            for (size_t k = 0; k <= per && s == TDM_OK; k++)
-                s = fill_arena(op, &op->replicas[id], id, k, op->slot_vars, per);
+    tdm_status s = TDM_OK;
+    for (size_t b = 0; b < op->bucket_count && s == TDM_OK; b++) {
+        size_t first = b ? op->bucket_end[b - 1] : 0,
+               part = (op->bucket_end[b] - first) / op->shards;
+        s = tdm_tensor_slice(r->arena[0], first, &TDM_SHAPE(part * op->shards),
+                             &r->arena_gather[2 * b]);
+        if (s == TDM_OK)
+            s = tdm_tensor_slice(r->arena[0], first + id * part, &TDM_SHAPE(part),
+                                 &r->arena_gather[2 * b + 1]);
+    }
     return s;
 }
 
-void tdm_train_arena_free(tdm_train_replica *r)
+tdm_status tdm_train_arena_make(tdm_train_op *op)
 {
+    size_t per = arena_slots(op);
+    op->slot_vars = calloc(op->var_count * per + 1, sizeof *op->slot_vars);
+    if (!op->slot_vars)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
+    tdm_status s = per ? tdm_optimizer_lookup_slots(op->opts.optimizer, op->vars, op->var_count,
+                                                    op->slot_vars, "tdm_train_op_create")
+                       : TDM_OK;
+    if (s == TDM_OK && arena_applies(op, op->slot_vars, per))
+        for (size_t id = 0; id < tdm_strategy_num_local_replicas(op->strategy) && s == TDM_OK;
+             id++) {
+            for (size_t k = 0; k <= per && s == TDM_OK; k++)
+                s = fill_arena(op, &op->replicas[id], id, k, op->slot_vars, per);
+            if (s == TDM_OK && op->shards)
+                s = gather_slices(op, &op->replicas[id],
+                                  tdm_strategy_first_replica(op->strategy) + id);
+        }
+    return s;
+}
+
+void tdm_train_arena_free(tdm_train_op *op, tdm_train_replica *r)
+{
+    for (size_t b = 0; r->arena_gather && b < 2 * op->bucket_count; b++)
+        tdm_tensor_destroy(r->arena_gather[b]);
+    free(r->arena_gather);
     for (size_t k = 0; k <= TDM_OPT_MAX_SLOTS; k++)
         tdm_tensor_destroy(r->arena[k]); /* the variables keep the buffer alive */
 }
@@ -78,9 +116,9 @@ void tdm_train_arena_free(tdm_train_replica *r)
  * its place: another train op over the same variables may have moved them into its
  * own since. (The arenas' buffers live as long as the op, so no other buffer can
  * take their address.) */
-static int arena_intact(const tdm_train_op *op, const tdm_train_replica *r, tdm_device *dev)
+int tdm_train_arena_intact(const tdm_train_op *op, const tdm_train_replica *r, tdm_device *dev)
 {
-    size_t per = op->opts.optimizer->slot_count;
+    size_t per = arena_slots(op);
     if (!r->arena[0])
         return 0;
     for (size_t i = 0; i < op->var_count; i++)
@@ -100,7 +138,7 @@ tdm_status tdm_train_arena_update(tdm_train_op *op, tdm_replica_context *rc, tdm
     tdm_optimizer *opt = op->opts.optimizer;
     size_t per = opt->slot_count;
     tdm_device *dev = tdm_replica_device(rc);
-    if (!arena_intact(op, r, dev))
+    if (!tdm_train_arena_intact(op, r, dev))
         return tdm_optimizer_apply_local(opt, rc, op->vars, r->views, op->var_count);
     tdm_buffer_view views[2 + TDM_OPT_MAX_SLOTS];
     views[0] = tdm_tensor_view(r->arena[0]);

@@ -34,6 +34,8 @@ typedef struct tdm_train_replica {
      * replica's copies of the variables [0] and of each slot [1 + k], laid out as
      * the gradients in flat; the variables own slices of them. */
     tdm_tensor *arena[1 + TDM_OPT_MAX_SLOTS];
+    tdm_tensor **arena_gather; /* sharded: [2 * bucket_count], per bucket its slice of
+                                  arena[0] and this replica's part of it */
     tdm_tensor **buckets;    /* [bucket_count]: slices of flat */
     /* With all_reduce_dtype F16 (else NULL), per bucket: its gradients (the loss stays
      * float32 and out), and their float16 copy, which is what is all-reduced, padded
@@ -107,14 +109,16 @@ void tdm_train_buckets_begin(tdm_train_replica *r, tdm_replica_context *rc);
 tdm_status tdm_train_buckets_finish(tdm_train_replica *r);
 
 /* train_op_arena.c (docs/design/006-one-update-launch.md): after the replicas
- * are made, each replica's copies of the variables and of their slots moved into
- * arenas, where every copy the update writes is the replica's own; a replica's
- * update, one launch where its arenas still hold every copy (another op over the
- * same variables may have moved them), else one per variable; the arenas let go
- * (the variables keep the memory alive). */
+ * are made, each replica's copies of the variables and of their slots (sharded: the
+ * weights alone) moved into arenas, where every copy the update writes is the
+ * replica's own; whether its arenas still hold every copy (another op over the same
+ * variables may have moved them); a replica's unsharded update, one launch where
+ * they do, else one per variable; the arenas let go (the variables keep the memory
+ * alive). */
 tdm_status tdm_train_arena_make(tdm_train_op *op);
+int tdm_train_arena_intact(const tdm_train_op *op, const tdm_train_replica *r, tdm_device *dev);
 tdm_status tdm_train_arena_update(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r);
-void tdm_train_arena_free(tdm_train_replica *r);
+void tdm_train_arena_free(tdm_train_op *op, tdm_train_replica *r);
 
 /* train_op_shard.c, shard_optimizer (docs/modules/train.md, "Sharded optimizer
  * state"): the refusals at create time, then shards set; the buckets padded to a multiple of the

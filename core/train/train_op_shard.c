@@ -3,8 +3,10 @@
  * reduce-scattered, so that replica i holds the sums of slice i of each bucket, side
  * by side in its shard; the optimizer's kernel runs over the owned part of each
  * variable with slots that cover the shard alone; the updated weights are
- * all-gathered back into the flat buffer and copied into every variable's copy.
- * The kernels are elementwise: the bits are those of unsharded training. */
+ * all-gathered back into the flat buffer and copied into every variable's copy, or,
+ * where the weights sit in the op's arena (train_op_arena.c), updated per bucket
+ * and all-gathered there in place. The kernels are elementwise: the bits are those
+ * of unsharded training. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -168,8 +170,44 @@ static tdm_status update_owned(tdm_train_op *op, tdm_replica_context *rc, tdm_tr
     return s;
 }
 
+/* With the weights in the replica's arena (train_op_arena.c), laid out as flat: per
+ * bucket, one launch over this replica's part of it, whose slots are the shard's,
+ * then the all-gather of the parts in place, and the variables have their values. */
+static tdm_status update_arena(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r)
+{
+    const tdm_optimizer *opt = op->opts.optimizer;
+    tdm_opt_step step = tdm_optimizer_step_params(opt, tdm_optimizer_iterations(opt));
+    tdm_device *dev = tdm_replica_device(rc);
+    tdm_status s = TDM_OK;
+    size_t started = 0; /* the all-gathers, buckets 0 to started - 1 */
+    for (size_t b = 0; b < op->bucket_count && s == TDM_OK; b++) {
+        size_t first = b ? op->bucket_end[b - 1] / op->shards : 0;
+        tdm_buffer_view views[2 + TDM_OPT_MAX_SLOTS];
+        views[0] = tdm_tensor_view(r->arena_gather[2 * b + 1]);
+        views[1] = tdm_tensor_view(r->shard_parts[b]);
+        size_t n = tdm_tensor_count(r->shard_parts[b]);
+        for (size_t k = 0; k < opt->slot_count; k++)
+            views[2 + k] = sub_view(r->shard_slots[k], first, n);
+        s = tdm_optimizer_run_kernel(opt, &step, dev, views, n);
+        if (s != TDM_OK)
+            tdm_fail_context(s, "replica %zu: %s update of its part of bucket %zu",
+                             tdm_replica_id(rc), tdm_optimizer_name(opt), b);
+        else if ((s = tdm_replica_all_gather_start(rc, r->arena_gather[2 * b + 1],
+                                                   r->arena_gather[2 * b], &r->pending[b])) ==
+                 TDM_OK)
+            started = b + 1;
+    }
+    for (size_t b = 0; b < started; b++) {
+        tdm_status w = tdm_pending_wait(r->pending[b]);
+        s = s != TDM_OK ? s : w;
+    }
+    return s;
+}
+
 tdm_status tdm_train_shard_update(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r)
 {
+    if (tdm_train_arena_intact(op, r, tdm_replica_device(rc)))
+        return update_arena(op, rc, r);
     tdm_status s = update_owned(op, rc, r);
     size_t started = 0;
     for (; started < op->bucket_count && s == TDM_OK; started++)
