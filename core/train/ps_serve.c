@@ -335,9 +335,13 @@ static tdm_status handle(server *sv, size_t from, const unsigned char *bytes, si
     switch (h.kind) {
     case TDM_PS_HELLO: s = join(sv, from, &h, body, body_bytes, why, sizeof why); break;
     case TDM_PS_PUSH:
-        if (!may_apply(sv, from))
+        if (!c->joined || c->held) /* a worker waits for each answer */
+            snprintf(why, sizeof why, "worker %zu: a push %s", from,
+                     c->joined ? "while its last one waits for its answer" : "before its hello");
+        else if (!may_apply(sv, from))
             return hold(c, bytes, size);
-        s = apply(sv, from, &h, (const float *)body, body_bytes, why, sizeof why);
+        else
+            s = apply(sv, from, &h, (const float *)body, body_bytes, why, sizeof why);
         break;
     case TDM_PS_SAVE: s = begin_save(sv, from, &h, body, body_bytes, why, sizeof why); break;
     case TDM_PS_RESTORE: s = restore(sv, from, &h, body, body_bytes, why, sizeof why); break;
@@ -348,7 +352,8 @@ static tdm_status handle(server *sv, size_t from, const unsigned char *bytes, si
     }
     if (why[0]) { /* refused: the worker stops, and need not say goodbye */
         leave(sv, from);
-        return send_error(sv, from, why);
+        s = send_error(sv, from, why);
+        return s == TDM_OK && sv->saver != NO_SAVE && save_ready(sv) ? finish_save(sv) : s;
     }
     if (s != TDM_OK) {
         char text[1024];

@@ -50,7 +50,7 @@ static tdm_status fill_arena(tdm_train_op *op, tdm_train_replica *r, size_t id, 
         s = tdm_tensor_share(r->arena[k], op->offsets[i], &shape, &part);
         if (s == TDM_OK)
             s = tdm_variable_move_copy(v, (size_t)tdm_variable_copy_index(v, dev), part);
-        if (s != TDM_OK) /* else the variable's now */
+        if (s != TDM_OK) /* else the move took it */
             tdm_tensor_destroy(part);
     }
     return s;
@@ -79,6 +79,12 @@ static tdm_status gather_slices(tdm_train_op *op, tdm_train_replica *r, size_t i
             s = tdm_tensor_slice(r->arena[0], first + id * part, &TDM_SHAPE(part),
                                  &r->arena_gather[2 * b + 1]);
     }
+    if (s != TDM_OK) { /* no gather without every slice (tdm_train_arena_intact) */
+        for (size_t b = 0; b < 2 * op->bucket_count; b++)
+            tdm_tensor_destroy(r->arena_gather[b]);
+        free(r->arena_gather);
+        r->arena_gather = NULL;
+    }
     return s;
 }
 
@@ -100,7 +106,9 @@ tdm_status tdm_train_arena_make(tdm_train_op *op)
                 s = gather_slices(op, &op->replicas[id],
                                   tdm_strategy_first_replica(op->strategy) + id);
         }
-    return s;
+    /* An arena is allocated while the copies it replaces still are: where that does
+     * not fit, the replicas without a whole arena keep one launch per variable. */
+    return s == TDM_ERR_OUT_OF_MEMORY ? TDM_OK : s;
 }
 
 void tdm_train_arena_free(tdm_train_op *op, tdm_train_replica *r)
@@ -119,8 +127,9 @@ void tdm_train_arena_free(tdm_train_op *op, tdm_train_replica *r)
 int tdm_train_arena_intact(const tdm_train_op *op, const tdm_train_replica *r, tdm_device *dev)
 {
     size_t per = arena_slots(op);
-    if (!r->arena[0])
-        return 0;
+    for (size_t k = 0; k <= per; k++)
+        if (!r->arena[k] || (op->shards && !r->arena_gather))
+            return 0;
     for (size_t i = 0; i < op->var_count; i++)
         for (size_t k = 0; k <= per; k++) {
             const tdm_variable *v = k ? op->slot_vars[i * per + k - 1] : op->vars[i];

@@ -138,11 +138,12 @@ tdm_status tdm_train_remote_open(tdm_train_op *op)
     op->remote = calloc(1, sizeof *op->remote);
     if (!op->remote)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
+    op->remote->failed = SIZE_MAX;
     tdm_status s = assign_servers(op, op->remote);
     uint64_t step = 0;
     for (size_t k = 0; k < op->remote->server_count && s == TDM_OK; k++)
-        s = join(op, &op->remote->servers[k], k ? &(uint64_t){0} : &step);
-    op->remote->joined = s == TDM_OK;
+        if ((s = join(op, &op->remote->servers[k], k ? &(uint64_t){0} : &step)) != TDM_OK)
+            op->remote->failed = k;
     return s == TDM_OK ? tdm_train_op_set_global_step(op, step) : s;
 }
 
@@ -181,7 +182,7 @@ void tdm_train_remote_close(tdm_train_op *op)
         return;
     tdm_ps_header bye = {.kind = TDM_PS_BYE};
     for (size_t k = 0; k < r->server_count; k++) {
-        if (r->joined)
+        if (k != r->failed)
             tdm_strategy_job_send(op->strategy, r->servers[k].rank, &bye, sizeof bye,
                                   "tdm_train_op_destroy");
         free(r->servers[k].vars);

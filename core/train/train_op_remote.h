@@ -16,7 +16,10 @@ typedef struct remote_server {
 struct tdm_train_remote {
     remote_server *servers;
     size_t server_count;
-    int joined;         /* every server answered the hello: they expect a goodbye */
+    size_t failed;      /* the server whose hello failed (refused, or no answer), which
+                           expects no goodbye; SIZE_MAX: none. Every other one does: a
+                           server that was never greeted waits for this worker too, and
+                           with pushes in turn holds every other worker's meanwhile */
     float *flat;        /* replica 0's gradients on the host, [total + 1] */
     unsigned char *out; /* the request being built */
     size_t out_bytes;

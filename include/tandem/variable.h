@@ -68,7 +68,10 @@ TDM_API tdm_dtype tdm_variable_dtype(const tdm_variable *var);
  * parameter-server strategy a mirrored variable's home follows its caches as the last
  * copy, and a variable colocated with it (an optimizer slot) has its home alone. Kernels
  * may use them directly; a write outside the calls below must keep mirrored copies
- * identical (check_mirrored verifies it). */
+ * identical (check_mirrored verifies it). A copy's tensor stays the variable's for
+ * its life, but tdm_train_op_create moves its memory (into one buffer per replica for
+ * all the op's variables): take slices and views (tdm_tensor_slice, tdm_tensor_view)
+ * after creating the train ops, or again. */
 TDM_API size_t tdm_variable_copy_count(const tdm_variable *var);
 TDM_API tdm_tensor *tdm_variable_copy(const tdm_variable *var, size_t i);
 /* The parameter device that holds the variable's value under a parameter-server

@@ -44,7 +44,6 @@ typedef struct trainer_config {
     size_t ps_count;
     float loss_scale; /* > 0: dynamic loss scaling from this scale */
     uint32_t growth_steps;
-    tdm_train_op **second; /* set: a second train op there, over the same variables */
 } trainer_config;
 
 static void trainer_open_config(trainer *t, tdm_device *const *d, size_t n, tdm_optimizer_kind kind,
@@ -80,8 +79,6 @@ static void trainer_open_config(trainer *t, tdm_device *const *d, size_t n, tdm_
     to.loss_scale = config.loss_scale;
     to.loss_scale_growth_steps = config.growth_steps;
     CHECK_OK(tdm_train_op_create(t->strategy, &to, &t->op));
-    if (config.second)
-        CHECK_OK(tdm_train_op_create(t->strategy, &to, config.second));
 }
 
 static void trainer_open(trainer *t, tdm_device *const *d, size_t n, tdm_optimizer_kind kind,
@@ -139,14 +136,24 @@ static size_t read_weights(const trainer *t, float *out, size_t capacity)
 /* Each train op updates its replicas' copies in one launch, from arenas it moves
  * them into (docs/design/006-one-update-launch.md). A second op over the same
  * variables moves them into its own: the first must then update the variables, not
- * its old arenas. Steps taken by two ops in turn give one op's bits. */
+ * its old arenas. Steps taken by two ops in turn give one op's bits, and a copy's
+ * tensor taken before the move stays the variable's. */
 static void check_two_ops(void)
 {
     tdm_dataset *ds = digits(64, 1);
     trainer one, two;
-    tdm_train_op *other = NULL;
     trainer_open(&one, devs, n_devs, TDM_OPT_ADAM, 10);
-    trainer_open_config(&two, devs, n_devs, TDM_OPT_ADAM, 10, (trainer_config){.second = &other});
+    trainer_open(&two, devs, n_devs, TDM_OPT_ADAM, 10);
+    tdm_variable *first = tdm_train_op_variable(two.op, 0);
+    tdm_tensor *held = tdm_variable_copy(first, 0);
+    tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
+    to.loss_fn = tdm_model_loss;
+    to.loss_user = two.model;
+    to.optimizer = two.opt;
+    to.seed = 3; /* trainer_open's */
+    tdm_train_op *other = NULL;
+    CHECK_OK(tdm_train_op_create(two.strategy, &to, &other));
+    CHECK(tdm_variable_copy(first, 0) == held);
     double loss[2][3];
     for (size_t k = 0; k < 3; k++) { /* two's ops take turns, at the one global step (which,
                                         with the op's seed, seeds dropout) */
