@@ -62,6 +62,14 @@ static size_t arena_slots(const tdm_train_op *op)
     return op->shards ? 0 : op->opts.optimizer->slot_count;
 }
 
+static void free_gather(const tdm_train_op *op, tdm_train_replica *r)
+{
+    for (size_t b = 0; r->arena_gather && b < 2 * op->bucket_count; b++)
+        tdm_tensor_destroy(r->arena_gather[b]);
+    free(r->arena_gather);
+    r->arena_gather = NULL;
+}
+
 /* Sharded: per bucket, its slice of the weight arena and this replica's part of
  * that, the all-gather's output and input. */
 static tdm_status gather_slices(tdm_train_op *op, tdm_train_replica *r, size_t id)
@@ -79,12 +87,8 @@ static tdm_status gather_slices(tdm_train_op *op, tdm_train_replica *r, size_t i
             s = tdm_tensor_slice(r->arena[0], first + id * part, &TDM_SHAPE(part),
                                  &r->arena_gather[2 * b + 1]);
     }
-    if (s != TDM_OK) { /* no gather without every slice (tdm_train_arena_intact) */
-        for (size_t b = 0; b < 2 * op->bucket_count; b++)
-            tdm_tensor_destroy(r->arena_gather[b]);
-        free(r->arena_gather);
-        r->arena_gather = NULL;
-    }
+    if (s != TDM_OK) /* no gather without every slice (tdm_train_arena_intact) */
+        free_gather(op, r);
     return s;
 }
 
@@ -113,9 +117,7 @@ tdm_status tdm_train_arena_make(tdm_train_op *op)
 
 void tdm_train_arena_free(tdm_train_op *op, tdm_train_replica *r)
 {
-    for (size_t b = 0; r->arena_gather && b < 2 * op->bucket_count; b++)
-        tdm_tensor_destroy(r->arena_gather[b]);
-    free(r->arena_gather);
+    free_gather(op, r);
     for (size_t k = 0; k <= TDM_OPT_MAX_SLOTS; k++)
         tdm_tensor_destroy(r->arena[k]); /* the variables keep the buffer alive */
 }

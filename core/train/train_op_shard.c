@@ -170,6 +170,16 @@ static tdm_status update_owned(tdm_train_op *op, tdm_replica_context *rc, tdm_tr
     return s;
 }
 
+/* Waits for the all-gathers of buckets 0 to started - 1; the first failure wins. */
+static tdm_status wait_gathers(tdm_train_replica *r, size_t started, tdm_status s)
+{
+    for (size_t b = 0; b < started; b++) {
+        tdm_status w = tdm_pending_wait(r->pending[b]);
+        s = s != TDM_OK ? s : w;
+    }
+    return s;
+}
+
 /* With the weights in the replica's arena (train_op_arena.c), laid out as flat: per
  * bucket, one launch over this replica's part of it, whose slots are the shard's,
  * then the all-gather of the parts in place, and the variables have their values. */
@@ -197,10 +207,7 @@ static tdm_status update_arena(tdm_train_op *op, tdm_replica_context *rc, tdm_tr
                  TDM_OK)
             started = b + 1;
     }
-    for (size_t b = 0; b < started; b++) {
-        tdm_status w = tdm_pending_wait(r->pending[b]);
-        s = s != TDM_OK ? s : w;
-    }
+    s = wait_gathers(r, started, s);
     return s;
 }
 
@@ -213,10 +220,7 @@ tdm_status tdm_train_shard_update(tdm_train_op *op, tdm_replica_context *rc, tdm
     for (; started < op->bucket_count && s == TDM_OK; started++)
         s = tdm_replica_all_gather_start(rc, r->shard_parts[started], r->buckets[started],
                                          &r->pending[started]);
-    for (size_t b = 0; b < started; b++) {
-        tdm_status w = tdm_pending_wait(r->pending[b]);
-        s = s != TDM_OK ? s : w;
-    }
+    s = wait_gathers(r, started, s);
     tdm_device *dev = tdm_replica_device(rc);
     for (size_t i = 0; i < op->var_count && s == TDM_OK; i++) {
         tdm_tensor *w =
