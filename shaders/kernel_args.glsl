@@ -12,6 +12,14 @@
 #ifndef TDM_KERNEL_ARGS_GLSL
 #define TDM_KERNEL_ARGS_GLSL
 
+// NaN, infinities and signed zeros as IEEE 754 has them (SignedZeroInfNanPreserve:
+// capability 4466, execution mode 4461, for 32-bit floats), where a driver would
+// otherwise compile as fast math (NVIDIA's drops the NaN tests and the sign of a
+// zero). The backend removes the mode for a device that cannot promise it
+// (vulkan_float_controls.c).
+#extension GL_EXT_spirv_intrinsics : require
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4466], 4461, 32);
+
 layout(push_constant) uniform Args {
     uint off[8];
     uint u[16];

@@ -28,12 +28,14 @@ static int timeline_support(const tdm_backend *be, VkPhysicalDevice physical)
 
 static tdm_status create_device(tdm_vk_device *vd, int timeline)
 {
-    const char *extensions[3];
+    const char *extensions[4];
     uint32_t extension_count = 0;
     if (vd->import_alignment)
         extensions[extension_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
     if (timeline == 2)
         extensions[extension_count++] = VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME;
+    if (vd->float_controls == 2)
+        extensions[extension_count++] = VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME;
     /* Required wherever it is offered (MoltenVK). */
     if (tdm_vk_has_extension(vd->physical, "VK_KHR_portability_subset"))
         extensions[extension_count++] = "VK_KHR_portability_subset";
@@ -284,6 +286,7 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
      * without it. */
     vd->storage16 =
         !tdm_vk_env_flag("TDM_VK_NO_16BIT_STORAGE") && tdm_vk_has_storage16(vd->physical);
+    vd->float_controls = tdm_vk_float_controls(be, vd->physical);
     tdm_status s = create_device(vd, timeline);
     if (s == TDM_OK)
         s = create_pool(vd);
@@ -300,10 +303,13 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
     vd->dev->max_loop_iterations = is_llvmpipe(be, vd->physical) ? TDM_KERNEL_LOOP_BUDGET : 0;
     /* A discrete card's memory is not host-visible: TDM_VK_AS_GPU stages as on one. */
     vd->force_staging = tdm_vk_env_flag("TDM_VK_FORCE_STAGING") || tdm_vk_env_flag("TDM_VK_AS_GPU");
-    tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: queue family %u, completion by %s%s%s", vd->dev->desc.id,
+    tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: queue family %u, completion by %s%s%s%s", vd->dev->desc.id,
             vd->queue_family, timeline ? "timeline semaphore" : "fences",
             vd->force_staging ? ", staging forced" : "",
-            vd->storage16 ? "" : ", no storageBuffer16BitAccess (no float16 twins)");
+            vd->storage16 ? "" : ", no storageBuffer16BitAccess (no float16 twins)",
+            vd->float_controls ? ""
+                               : ", no SignedZeroInfNanPreserve (NaN, infinities and signed "
+                                 "zeros as the driver's compiler leaves them)");
     log_shape(be, vd);
     log_import(be, vd, no_import);
     return tdm_vk_flusher_start(vd);

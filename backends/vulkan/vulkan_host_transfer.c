@@ -1,6 +1,10 @@
-/* Host writes and reads of buffers the host cannot map. The aligned middle of the
- * host range is copied straight from or into an import of the caller's memory
- * where the device can import it; the rest goes through the staging buffer. */
+/* Host writes and reads of buffers the host cannot map. Writes go through the
+ * staging buffer, whose copies queue behind the device's work without the caller
+ * waiting. A read waits for the device anyway: the aligned middle of its host range
+ * is copied straight into an import of the caller's memory where the device can
+ * import it, the rest through the staging buffer. An imported write would have to
+ * wait for its copy, and so for everything queued before it: on an NVIDIA H200 the
+ * wide MLP's 784 KiB input batches made a step 8.4 ms instead of 1.7. */
 #include <stdint.h>
 
 #include "vulkan_internal.h"
@@ -71,7 +75,7 @@ static tdm_status imported_copy(tdm_vk_device *vd, VkBuffer buffer, size_t offse
 static tdm_status host_transfer(tdm_vk_device *vd, VkBuffer buffer, size_t offset,
                                 unsigned char *host, size_t size, int to_device)
 {
-    host_split split = split_range(vd, host, size);
+    host_split split = to_device ? (host_split){size, 0} : split_range(vd, host, size);
     int imported = 0;
     tdm_status s = staged(vd, buffer, offset, host, split.head, to_device);
     if (s == TDM_OK && split.middle)
@@ -86,7 +90,7 @@ static tdm_status host_transfer(tdm_vk_device *vd, VkBuffer buffer, size_t offse
 tdm_status tdm_vk_host_write(tdm_vk_device *vd, VkBuffer dst, size_t offset,
                              const unsigned char *src, size_t size)
 {
-    /* The import only ever reads src: the device copies from it. */
+    /* Staged only: src is only ever read. */
     return host_transfer(vd, dst, offset, (unsigned char *)src, size, 1);
 }
 

@@ -6,6 +6,7 @@
  * so a failed attempt can be retried without leaks. */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "base/error.h"
 #include "spirv_modules.h"
@@ -68,17 +69,36 @@ uint32_t tdm_vk_group_size(const tdm_vk_device *vd, uint32_t table_group_size)
     return table_group_size < vd->max_group_size ? table_group_size : vd->max_group_size;
 }
 
-static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spirv,
-                                  uint32_t table_group_size, int tiled, VkPipeline *out)
+/* The module as the device may take it: without the request to keep NaN, infinities
+ * and signed zeros where the device cannot (vulkan_float_controls.c). */
+static VkResult create_module(tdm_vk_device *vd, const tdm_spirv_module *spirv,
+                              VkShaderModule *module)
 {
-    VkShaderModuleCreateInfo module_info = {
+    VkShaderModuleCreateInfo info = {
         .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
         .codeSize = spirv->size,
         .pCode = spirv->code,
     };
+    if (vd->float_controls)
+        return vkCreateShaderModule(vd->device, &info, NULL, module);
+    uint32_t *code = malloc(spirv->size);
+    if (!code)
+        return VK_ERROR_OUT_OF_HOST_MEMORY;
+    size_t words = tdm_vk_spirv_without_preserve(spirv->code, spirv->size / sizeof *code, code);
+    info.codeSize = words * sizeof *code;
+    info.pCode = code;
+    VkResult r = words ? vkCreateShaderModule(vd->device, &info, NULL, module)
+                       : VK_ERROR_INITIALIZATION_FAILED;
+    free(code);
+    return r;
+}
+
+static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spirv,
+                                  uint32_t table_group_size, int tiled, VkPipeline *out)
+{
     char call[96];
     VkShaderModule module;
-    VkResult r = vkCreateShaderModule(vd->device, &module_info, NULL, &module);
+    VkResult r = create_module(vd, spirv, &module);
     if (r != VK_SUCCESS) {
         snprintf(call, sizeof call, "vkCreateShaderModule (%s)", spirv->name);
         return tdm_vk_fail(vd, call, r);

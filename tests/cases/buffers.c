@@ -9,8 +9,8 @@
  * missing driver fails the test instead of shrinking it. Copies run between every
  * ordered pair of the set, the same device included. An optional argv[3],
  * host-import or no-host-import, checks from the Vulkan devices' DEBUG log that
- * host transfers did (and also staged the unaligned rest) or did not import host
- * memory. */
+ * host reads did (and also staged the unaligned rest) or did not import host
+ * memory; writes always stage. */
 #include <stdlib.h>
 
 #include "harness.h"
@@ -18,8 +18,8 @@
 #define MAX_SET 16
 #define MIB ((size_t)1 << 20)
 
-/* 3 MiB + 5 is over the Vulkan host-import threshold but not aligned: part is
- * imported, part staged. */
+/* 3 MiB + 5 is over the Vulkan host-import threshold but not aligned: part of a
+ * read is imported, part staged. */
 static const size_t sizes[] = {0, 1, 4097, 3 * MIB + 5, 64 * MIB};
 #define SIZE_COUNT (sizeof sizes / sizeof sizes[0])
 
