@@ -12,13 +12,15 @@
 #ifndef TDM_KERNEL_ARGS_GLSL
 #define TDM_KERNEL_ARGS_GLSL
 
-// NaN, infinities and signed zeros as IEEE 754 has them (SignedZeroInfNanPreserve:
-// capability 4466, execution mode 4461, for 32-bit floats), where a driver would
-// otherwise compile as fast math (NVIDIA's drops the NaN tests and the sign of a
-// zero). The backend removes the mode for a device that cannot promise it
+// IEEE 754's NaN, infinities, signed zeros and denormals on 32-bit floats, as OpenCL
+// gives by default, where a driver would otherwise compile as fast math (NVIDIA's
+// drops NaN tests and zero signs and flushes denormal results):
+// SignedZeroInfNanPreserve (capability 4466, execution mode 4461) and DenormPreserve
+// (4464, 4459). The backend takes out a request the device cannot keep
 // (vulkan_float_controls.c).
 #extension GL_EXT_spirv_intrinsics : require
 spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4466], 4461, 32);
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 32);
 
 layout(push_constant) uniform Args {
     uint off[8];

@@ -34,7 +34,7 @@ static tdm_status create_device(tdm_vk_device *vd, int timeline)
         extensions[extension_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
     if (timeline == 2)
         extensions[extension_count++] = VK_KHR_TIMELINE_SEMAPHORE_EXTENSION_NAME;
-    if (vd->float_controls == 2)
+    if (vd->float_controls_extension)
         extensions[extension_count++] = VK_KHR_SHADER_FLOAT_CONTROLS_EXTENSION_NAME;
     /* Required wherever it is offered (MoltenVK). */
     if (tdm_vk_has_extension(vd->physical, "VK_KHR_portability_subset"))
@@ -286,7 +286,7 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
      * without it. */
     vd->storage16 =
         !tdm_vk_env_flag("TDM_VK_NO_16BIT_STORAGE") && tdm_vk_has_storage16(vd->physical);
-    vd->float_controls = tdm_vk_float_controls(be, vd->physical);
+    vd->float_controls = tdm_vk_float_controls(be, vd->physical, &vd->float_controls_extension);
     tdm_status s = create_device(vd, timeline);
     if (s == TDM_OK)
         s = create_pool(vd);
@@ -303,13 +303,17 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
     vd->dev->max_loop_iterations = is_llvmpipe(be, vd->physical) ? TDM_KERNEL_LOOP_BUDGET : 0;
     /* A discrete card's memory is not host-visible: TDM_VK_AS_GPU stages as on one. */
     vd->force_staging = tdm_vk_env_flag("TDM_VK_FORCE_STAGING") || tdm_vk_env_flag("TDM_VK_AS_GPU");
-    tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: queue family %u, completion by %s%s%s%s", vd->dev->desc.id,
-            vd->queue_family, timeline ? "timeline semaphore" : "fences",
+    tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: queue family %u, completion by %s%s%s%s%s",
+            vd->dev->desc.id, vd->queue_family, timeline ? "timeline semaphore" : "fences",
             vd->force_staging ? ", staging forced" : "",
             vd->storage16 ? "" : ", no storageBuffer16BitAccess (no float16 twins)",
-            vd->float_controls ? ""
-                               : ", no SignedZeroInfNanPreserve (NaN, infinities and signed "
-                                 "zeros as the driver's compiler leaves them)");
+            vd->float_controls & TDM_VK_KEEP_SPECIALS
+                ? ""
+                : ", no SignedZeroInfNanPreserve (NaN, infinities and zero signs as the "
+                  "compiler leaves them)",
+            vd->float_controls & TDM_VK_KEEP_DENORMALS
+                ? ""
+                : ", no DenormPreserve (denormals as the compiler leaves them)");
     log_shape(be, vd);
     log_import(be, vd, no_import);
     return tdm_vk_flusher_start(vd);

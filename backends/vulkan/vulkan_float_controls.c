@@ -1,7 +1,8 @@
-/* Every shader asks for SignedZeroInfNanPreserve on 32-bit floats (kernel_args.glsl),
- * so that a driver compiling as fast math keeps NaN, infinities and signed zeros. A
- * device that cannot promise it gets each module with the request taken out: valid
- * SPIR-V for it, its results as its compiler leaves them. */
+/* Every shader asks for IEEE 754's NaN, infinities, signed zeros and denormals on
+ * 32-bit floats (kernel_args.glsl), as OpenCL gives by default: NVIDIA's Vulkan
+ * compiler otherwise drops NaN tests and zero signs and flushes denormal results.
+ * A device that cannot promise one of the two requests gets each module with that
+ * request taken out: valid SPIR-V for it, its results as its compiler leaves them. */
 #include <string.h>
 
 #include "vulkan_internal.h"
@@ -10,13 +11,21 @@ enum {
     SPV_OP_EXTENSION = 10,
     SPV_OP_EXECUTION_MODE = 16,
     SPV_OP_CAPABILITY = 17,
-    SPV_CAPABILITY_PRESERVE = 4466,
-    SPV_MODE_PRESERVE = 4461,
     SPV_HEADER_WORDS = 5,
 };
 
-int tdm_vk_float_controls(const tdm_backend *be, VkPhysicalDevice physical)
+/* Each request: its capability and execution mode (the same names in SPIR-V). */
+static const struct {
+    uint32_t capability, mode;
+} requests[] = {
+    [0] = {4466, 4461}, /* SignedZeroInfNanPreserve: TDM_VK_KEEP_SPECIALS */
+    [1] = {4464, 4459}, /* DenormPreserve: TDM_VK_KEEP_DENORMALS */
+};
+#define REQUEST_COUNT (sizeof requests / sizeof requests[0])
+
+unsigned tdm_vk_float_controls(const tdm_backend *be, VkPhysicalDevice physical, int *extension)
 {
+    *extension = 0;
     if (tdm_vk_env_flag("TDM_VK_NO_FLOAT_CONTROLS"))
         return 0;
     int core = tdm_vk_device_api(be, physical) >= VK_API_VERSION_1_2;
@@ -30,42 +39,48 @@ int tdm_vk_float_controls(const tdm_backend *be, VkPhysicalDevice physical)
         .pNext = &controls,
     };
     vkGetPhysicalDeviceProperties2(physical, &props);
-    if (!controls.shaderSignedZeroInfNanPreserveFloat32)
-        return 0;
-    return core ? 1 : 2;
+    unsigned kept = (controls.shaderSignedZeroInfNanPreserveFloat32 ? TDM_VK_KEEP_SPECIALS : 0) |
+                    (controls.shaderDenormPreserveFloat32 ? TDM_VK_KEEP_DENORMALS : 0);
+    *extension = kept && !core;
+    return kept;
 }
 
-/* Whether the instruction at `at` (its word count `words`) is part of the request. */
-static int is_preserve_request(const uint32_t *at, uint32_t words)
+/* Whether the instruction at `at` (its word count `words`) belongs to a request not
+ * in `kept`. */
+static int is_dropped(const uint32_t *at, uint32_t words, unsigned kept)
 {
     uint32_t op = at[0] & 0xFFFFu;
-    if (op == SPV_OP_CAPABILITY)
-        return words >= 2 && at[1] == SPV_CAPABILITY_PRESERVE;
-    if (op == SPV_OP_EXECUTION_MODE)
-        return words >= 3 && at[2] == SPV_MODE_PRESERVE;
-    if (op == SPV_OP_EXTENSION) {
+    for (unsigned r = 0; r < REQUEST_COUNT; r++) {
+        if (kept & (1u << r))
+            continue;
+        if (op == SPV_OP_CAPABILITY && words >= 2 && at[1] == requests[r].capability)
+            return 1;
+        if (op == SPV_OP_EXECUTION_MODE && words >= 3 && at[2] == requests[r].mode)
+            return 1;
+    }
+    if (op == SPV_OP_EXTENSION && !kept) {
         static const char name[] = "SPV_KHR_float_controls";
         size_t bytes = (words - 1) * sizeof(uint32_t);
-        return bytes > sizeof name - 1 && memcmp(at + 1, name, sizeof name) == 0;
+        return bytes >= sizeof name && memcmp(at + 1, name, sizeof name) == 0;
     }
     return 0;
 }
 
-size_t tdm_vk_spirv_without_preserve(const uint32_t *code, size_t words, uint32_t *out)
+size_t tdm_vk_spirv_keeping(const uint32_t *code, size_t words, unsigned kept, uint32_t *out)
 {
     if (words < SPV_HEADER_WORDS)
         return 0;
     memcpy(out, code, SPV_HEADER_WORDS * sizeof *code);
-    size_t kept = SPV_HEADER_WORDS;
+    size_t written = SPV_HEADER_WORDS;
     for (size_t i = SPV_HEADER_WORDS; i < words;) {
         uint32_t count = code[i] >> 16;
         if (count == 0 || count > words - i)
             return 0; /* not a module glslang wrote */
-        if (!is_preserve_request(code + i, count)) {
-            memcpy(out + kept, code + i, count * sizeof *code);
-            kept += count;
+        if (!is_dropped(code + i, count, kept)) {
+            memcpy(out + written, code + i, count * sizeof *code);
+            written += count;
         }
         i += count;
     }
-    return kept;
+    return written;
 }

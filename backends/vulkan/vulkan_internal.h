@@ -107,9 +107,10 @@ typedef struct tdm_vk_device {
      * as its own 16-bit element, as a word of two would race its neighbour's store. */
     int storage16;
 
-    /* shaderSignedZeroInfNanPreserveFloat32: 0 none (the shaders' request is taken
-     * out), 1 core in Vulkan 1.2, 2 through VK_KHR_shader_float_controls. */
-    int float_controls;
+    /* The shaders' float requests the device keeps (TDM_VK_KEEP_*; the others are
+     * taken out of the modules), and whether through VK_KHR_shader_float_controls. */
+    unsigned float_controls;
+    int float_controls_extension;
 
     /* Guards the queue, the command pool, the slots, the open batch and the pipelines. */
     pthread_mutex_t lock;
@@ -221,13 +222,16 @@ int tdm_vk_has_storage16(VkPhysicalDevice physical);
 int tdm_vk_compute_family(VkPhysicalDevice physical, uint32_t *family);
 
 /* vulkan_float_controls.c */
-/* Whether the device keeps NaN, infinities and signed zeros on request (the values of
- * tdm_vk_device.float_controls); TDM_VK_NO_FLOAT_CONTROLS=1: as if it could not. */
-int tdm_vk_float_controls(const tdm_backend *be, VkPhysicalDevice physical);
-/* Copies the module of `words` words to out (as large) without the shaders'
- * SignedZeroInfNanPreserve request; returns the words written, 0 if the module is
- * malformed. */
-size_t tdm_vk_spirv_without_preserve(const uint32_t *code, size_t words, uint32_t *out);
+/* The shaders' requests on 32-bit floats: SignedZeroInfNanPreserve, DenormPreserve. */
+#define TDM_VK_KEEP_SPECIALS 1u
+#define TDM_VK_KEEP_DENORMALS 2u
+#define TDM_VK_KEEP_ALL (TDM_VK_KEEP_SPECIALS | TDM_VK_KEEP_DENORMALS)
+/* The requests the device can keep, and in *extension whether it needs
+ * VK_KHR_shader_float_controls for them; TDM_VK_NO_FLOAT_CONTROLS=1: none. */
+unsigned tdm_vk_float_controls(const tdm_backend *be, VkPhysicalDevice physical, int *extension);
+/* Copies the module of `words` words to out (as large) with only the `kept`
+ * requests; returns the words written, 0 if the module is malformed. */
+size_t tdm_vk_spirv_keeping(const uint32_t *code, size_t words, unsigned kept, uint32_t *out);
 
 /* vulkan_instance.c */
 tdm_status tdm_vk_create(tdm_context *ctx, tdm_backend **out);

@@ -69,8 +69,8 @@ uint32_t tdm_vk_group_size(const tdm_vk_device *vd, uint32_t table_group_size)
     return table_group_size < vd->max_group_size ? table_group_size : vd->max_group_size;
 }
 
-/* The module as the device may take it: without the request to keep NaN, infinities
- * and signed zeros where the device cannot (vulkan_float_controls.c). */
+/* The module as the device may take it: without the float requests the device
+ * cannot keep (vulkan_float_controls.c). */
 static VkResult create_module(tdm_vk_device *vd, const tdm_spirv_module *spirv,
                               VkShaderModule *module)
 {
@@ -79,12 +79,13 @@ static VkResult create_module(tdm_vk_device *vd, const tdm_spirv_module *spirv,
         .codeSize = spirv->size,
         .pCode = spirv->code,
     };
-    if (vd->float_controls)
+    if (vd->float_controls == TDM_VK_KEEP_ALL)
         return vkCreateShaderModule(vd->device, &info, NULL, module);
     uint32_t *code = malloc(spirv->size);
     if (!code)
         return VK_ERROR_OUT_OF_HOST_MEMORY;
-    size_t words = tdm_vk_spirv_without_preserve(spirv->code, spirv->size / sizeof *code, code);
+    size_t words =
+        tdm_vk_spirv_keeping(spirv->code, spirv->size / sizeof *code, vd->float_controls, code);
     info.codeSize = words * sizeof *code;
     info.pCode = code;
     VkResult r = words ? vkCreateShaderModule(vd->device, &info, NULL, module)

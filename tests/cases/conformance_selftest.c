@@ -779,6 +779,42 @@ static void check_guards(const conf_suite *suite)
     }
 }
 
+/* A device that flushes denormal operands and results, as a GPU compiling with
+ * flush-to-zero: the reference's kernels with the CPU flushing. */
+static tdm_status flushing_launch(tdm_device *dev, const tdm_launch *l)
+{
+    unsigned old = conf_flushing_begin();
+    tdm_status s = tdm_reference_launch(dev, l);
+    conf_flushing_end(old);
+    return s;
+}
+
+/* The kernels whose edge cases a flushed intermediate changes past any tolerance
+ * (FLT_MIN * FLT_MAX, inf * a flushed denormal, a zero's sign, a comparison of
+ * flushed operands) pass on such a device: the APIs allow the flushing. */
+static void check_flushing_device(const conf_suite *suite, tdm_backend_ops *ops)
+{
+    static const tdm_kernel flushed[] = {TDM_KERNEL_maximum,
+                                         TDM_KERNEL_minimum,
+                                         TDM_KERNEL_batch_norm_apply,
+                                         TDM_KERNEL_batch_norm_grad,
+                                         TDM_KERNEL_batch_norm_xhat_dy,
+                                         TDM_KERNEL_layer_norm_grad,
+                                         TDM_KERNEL_bias_add_f16,
+                                         TDM_KERNEL_layer_norm_grad_f16};
+    if (!conf_flushing_available())
+        return;
+    ops->launch = flushing_launch;
+    for (size_t i = 0; i < sizeof flushed / sizeof flushed[0]; i++) {
+        conf_result row[2];
+        conf_suite_run_kernel(suite, flushed[i], row);
+        printf("%-14s flushing: %d/%d failed (%s)\n", tdm_kernel_get(flushed[i])->name,
+               row[1].failed_cases, row[1].cases, row[1].first_failure);
+        CHECK(row[1].supported && row[1].cases > 0 && row[1].failed_cases == 0);
+    }
+    ops->launch = wrong_launch;
+}
+
 void test_case_conformance_selftest(const test_run *run)
 {
     (void)run;
@@ -809,5 +845,6 @@ void test_case_conformance_selftest(const test_run *run)
     check_subtle(&suite);
     check_guards(&suite);
     check_derivatives(pair[0], pair[1]);
+    check_flushing_device(&suite, &wrong_ops);
     tdm_context_destroy(ctx);
 }

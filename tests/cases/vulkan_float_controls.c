@@ -1,12 +1,12 @@
-/* The shaders' request to keep NaN, infinities and signed zeros
- * (SignedZeroInfNanPreserve, kernel_args.glsl) and its removal for a device that
- * cannot promise it:
+/* The shaders' requests to keep NaN, infinities, signed zeros and denormals
+ * (SignedZeroInfNanPreserve, DenormPreserve: kernel_args.glsl) and their removal for
+ * a device that cannot promise them:
  *
- *   vulkan_float_controls on    lavapipe keeps them on request; every module but
- *                               fill_words carries the request, and its removal
- *                               takes out exactly its three instructions
- *   vulkan_float_controls off   (TDM_VK_NO_FLOAT_CONTROLS=1) the modules lose the
- *                               request, the validation layer takes them, and
+ *   vulkan_float_controls on    lavapipe keeps some on request; every module but
+ *                               fill_words carries both, and taking out any subset
+ *                               removes exactly its instructions
+ *   vulkan_float_controls off   (TDM_VK_NO_FLOAT_CONTROLS=1) the modules lose both
+ *                               requests, the validation layer takes them, and
  *                               maximum still keeps the specials on lavapipe
  */
 #include <math.h>
@@ -19,38 +19,52 @@
 #include "spirv_modules.h"
 #include "vulkan_internal.h"
 
-/* OpCapability SignedZeroInfNanPreserve (2 words), OpExtension
- * "SPV_KHR_float_controls" (1 + 6), OpExecutionMode %main SignedZeroInfNanPreserve 32
- * (4). */
-enum { REQUEST_WORDS = 2 + 7 + 4 };
+/* Each request is an OpCapability (2 words) and an OpExecutionMode %main MODE 32 (4);
+ * both share OpExtension "SPV_KHR_float_controls" (1 + 6). */
+enum { REQUEST_WORDS = 2 + 4, EXTENSION_WORDS = 7 };
+static const uint32_t capabilities[2] = {4466, 4464}; /* by TDM_VK_KEEP_* bit */
 
-static int has_request(const uint32_t *code, size_t words)
+static int has_capability(const uint32_t *code, size_t words, uint32_t capability)
 {
     for (size_t i = 5; i < words; i += code[i] >> 16)
-        if ((code[i] & 0xFFFFu) == 17 && code[i + 1] == 4466)
+        if ((code[i] & 0xFFFFu) == 17 && code[i + 1] == capability)
             return 1;
     return 0;
+}
+
+/* Every module but fill_words asks for both; each subset of them can be kept. */
+static void check_module(const tdm_spirv_module *m, uint32_t *out)
+{
+    size_t words = m->size / sizeof(uint32_t);
+    int asks = strcmp(m->name, "fill_words") != 0;
+    for (unsigned r = 0; r < 2; r++)
+        CHECK(has_capability(m->code, words, capabilities[r]) == asks);
+    for (unsigned kept = 0; kept <= TDM_VK_KEEP_ALL; kept++) {
+        size_t dropped = 0;
+        for (unsigned r = 0; r < 2; r++)
+            dropped += kept & (1u << r) ? 0 : REQUEST_WORDS;
+        dropped += kept ? 0 : EXTENSION_WORDS;
+        size_t written = tdm_vk_spirv_keeping(m->code, words, kept, out);
+        if (written != words - (asks ? dropped : 0))
+            fprintf(stderr, "%s keeping %u: %zu of %zu words\n", m->name, kept, written, words);
+        CHECK(written == words - (asks ? dropped : 0));
+        for (unsigned r = 0; r < 2; r++)
+            CHECK(has_capability(out, written, capabilities[r]) == (asks && (kept & (1u << r))));
+    }
+    /* A module cut inside its first instruction (OpCapability Shader) is refused, not
+     * read past its end. */
+    CHECK(tdm_vk_spirv_keeping(m->code, 6, 0, out) == 0);
 }
 
 static void check_modules(void)
 {
     const tdm_spirv_module *m;
     for (size_t i = 0; (m = tdm_spirv_module_at(i)) != NULL; i++) {
-        size_t words = m->size / sizeof(uint32_t);
         uint32_t *out = malloc(m->size);
         CHECK(out != NULL);
         if (!out)
             return;
-        int asks = strcmp(m->name, "fill_words") != 0;
-        CHECK(has_request(m->code, words) == asks);
-        size_t kept = tdm_vk_spirv_without_preserve(m->code, words, out);
-        if (kept != words - (asks ? REQUEST_WORDS : 0))
-            fprintf(stderr, "%s: %zu of %zu words kept\n", m->name, kept, words);
-        CHECK(kept == words - (asks ? REQUEST_WORDS : 0));
-        CHECK(!has_request(out, kept));
-        /* A module cut inside its first instruction (OpCapability Shader) is refused,
-         * not read past its end. */
-        CHECK(tdm_vk_spirv_without_preserve(m->code, 6, out) == 0);
+        check_module(m, out);
         free(out);
     }
 }

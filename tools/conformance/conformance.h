@@ -84,6 +84,13 @@ void conf_buffers_free(conf_buffers *bufs);
 int conf_buffers_transform(const conf_case *c, const conf_buffers *in, conf_buffers *out,
                            int flush_denormals, int absolute);
 
+/* conformance_flush.c: the calling thread flushes denormal operands and results
+ * until conf_flushing_end(the value returned), where the CPU can
+ * (conf_flushing_available); the reference then answers as a flush-to-zero GPU. */
+unsigned conf_flushing_begin(void);
+void conf_flushing_end(unsigned old);
+int conf_flushing_available(void);
+
 /* conformance_run.c: runs the case on dev with the given inputs; the outputs are
  * read back into `out` (a copy of `in` that the kernel updated). */
 tdm_status conf_run(tdm_device *dev, const conf_case *c, const conf_buffers *in, conf_buffers *out);

@@ -9,8 +9,9 @@
 
 #define MAX_CASES 32
 
-/* The reference's answers for one case: plain, with denormal inputs flushed (edge
- * data only) and on absolute values (linear kernels: the tolerance's scale). */
+/* The reference's answers for one case: plain, with denormals flushed (edge data
+ * only: its inputs, and its operands and results where conf_flushing_begin can)
+ * and on absolute values (linear kernels: the tolerance's scale). */
 typedef struct oracle {
     conf_buffers want, want_ftz, scale;
     int has_ftz, has_scale;
@@ -29,7 +30,10 @@ static tdm_status reference_answer(tdm_device *ref, const conf_case *c, const co
         conf_buffers_free(&transformed);
         return TDM_ERR_OUT_OF_MEMORY;
     }
+    unsigned mode = flush ? conf_flushing_begin() : 0;
     tdm_status s = conf_run(ref, &abs_case, &transformed, out);
+    if (flush)
+        conf_flushing_end(mode);
     conf_buffers_free(&transformed);
     return s;
 }

@@ -10,10 +10,23 @@ static void log_to_stderr(tdm_log_level level, const char *message, void *user_d
     fprintf(stderr, "tandem: %s: %s\n", level >= TDM_LOG_WARN ? "warning" : "note", message);
 }
 
+/* TDM_LOG=debug|info|warn|error: the least severe message shown (default warn);
+ * debug names, per device, what the backends chose and what the driver lacks. */
+static tdm_log_level log_level_from_env(void)
+{
+    static const char *const names[] = {"debug", "info", "warn", "error"};
+    const char *value = getenv("TDM_LOG");
+    for (int level = TDM_LOG_DEBUG; value && level <= TDM_LOG_ERROR; level++)
+        if (!strcmp(value, names[level]))
+            return (tdm_log_level)level;
+    return TDM_LOG_WARN;
+}
+
 tdm_context *cli_context(void)
 {
     tdm_context_options opts = TDM_CONTEXT_OPTIONS_INIT;
     opts.log = log_to_stderr;
+    opts.log_level = log_level_from_env();
     tdm_context *ctx;
     if (tdm_context_create(&opts, &ctx) != TDM_OK) {
         fprintf(stderr, "tandem: %s\n", tdm_last_error());
