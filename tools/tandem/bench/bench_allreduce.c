@@ -187,8 +187,8 @@ static int parse(int argc, char **argv, ar_options *o, int *exit_status)
     const cli_option table[] = {
         {CLI_ENTRY("--devices", "-d", CLI_CUSTOM, &o->devices), .parse = cli_parse_list,
          .arg = "LIST",
-         .help = "device ids or indices, comma-separated (default: every usable device; see "
-                 "'tandem devices')"},
+         .help = "device ids or indices, comma-separated (default: every device but the "
+                 "reference, each piece of hardware once; see 'tandem devices')"},
         {CLI_ENTRY("--minbytes", "-b", CLI_BYTES, &o->min_bytes), .min = 4, .max = max_bytes,
          .arg = "N", .help = "smallest size (default 8; suffixes K, M, G)"},
         {CLI_ENTRY("--maxbytes", "-e", CLI_BYTES, &o->max_bytes), .min = 4, .max = max_bytes,
@@ -653,6 +653,8 @@ static int bench_collective(int argc, char **argv, host_collective kind, const c
                   .element = o.dtype == TDM_F16 ? 2 : 4};
     tdm_device *reference;
     int status = cli_select_devices(ctx, &o.devices, &reference, b.devices, &b.n) ? 1 : 0;
+    if (!o.devices.count) /* by default one replica per piece of hardware */
+        b.n = cli_distinct_hardware(ctx, b.devices, b.n);
     /* at least a word per replica: the gather's and scatter's smallest row */
     b.alloc_bytes = o.max_bytes / 4 * 4 < 4 * b.n ? 4 * b.n : o.max_bytes / 4 * 4;
     for (size_t r = 0; status == 0 && r < b.n; r++)

@@ -62,9 +62,9 @@ typedef struct bt_row {
 
 static const cli_command train_command = {
     .name = "bench train",
-    .about = "Trains each model on every chosen device alone, then on all of them (mirrored), "
-             "and reports examples/s, a per-step breakdown, and N replicas against the best "
-             "single device.",
+    .about = "Trains each model on every chosen device alone, then on all of them (mirrored; "
+             "each piece of hardware once, where a card is seen through two APIs), and reports "
+             "examples/s, a per-step breakdown, and N replicas against the best single device.",
 };
 
 /* The models' names, NULL-terminated. */
@@ -340,21 +340,32 @@ static void json_row(json_writer *w, const void *rows, size_t i)
     json_end_object(w);
 }
 
-/* Every device alone, then all of them; appends rows. */
-static int bench_model_rows(const bt_options *bo, const bench_model *m, const char *const *ids,
-                            size_t n, bt_row *rows, size_t *used)
+/* The devices, and of them those a strategy can take together: one per piece of
+ * hardware. */
+typedef struct bt_devices {
+    const char *ids[MAX_SELECTED];
+    size_t n;
+    const char *together[MAX_SELECTED];
+    size_t together_n;
+} bt_devices;
+
+/* Every device alone, then all of them that are distinct hardware; appends rows. */
+static int bench_model_rows(const bt_options *bo, const bench_model *m, const bt_devices *dv,
+                            bt_row *rows, size_t *used)
 {
     double best = 0.0;
-    for (size_t i = 0; i <= n; i++) {
-        int together = i == n;
-        if (together && n == 1)
+    for (size_t i = 0; i <= dv->n; i++) {
+        int together = i == dv->n;
+        if (together && dv->together_n < 2)
             break;
+        const char *const *ids = together ? dv->together : &dv->ids[i];
+        size_t count = together ? dv->together_n : 1;
         bt_row *r = &rows[(*used)++];
         *r = (bt_row){.model = m};
-        for (size_t k = together ? 0 : i; k < (together ? n : i + 1); k++)
+        for (size_t k = 0; k < count; k++)
             snprintf(r->devices + strlen(r->devices), sizeof r->devices - strlen(r->devices),
                      "%s%s", strlen(r->devices) ? "," : "", ids[k]);
-        if (measure(bo, m, together ? ids : &ids[i], together ? n : 1, r) != 0)
+        if (measure(bo, m, ids, count, r) != 0)
             return 1;
         clear_progress();
         if (together)
@@ -367,19 +378,27 @@ static int bench_model_rows(const bt_options *bo, const bench_model *m, const ch
     return 0;
 }
 
-/* The devices as ids: the ones given, else the CLI's default selection. */
-static int device_ids(const bt_options *o, char names[MAX_SELECTED][TDM_DEVICE_ID_MAX],
-                      const char **ids, size_t *n)
+static const char *device_id(tdm_device *dev, char name[TDM_DEVICE_ID_MAX])
+{
+    tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+    tdm_device_describe(dev, &d);
+    snprintf(name, TDM_DEVICE_ID_MAX, "%s", d.id);
+    return name;
+}
+
+/* The devices as ids: the ones given, else the CLI's default selection; and those
+ * of distinct hardware. */
+static int device_ids(const bt_options *o, char names[2][MAX_SELECTED][TDM_DEVICE_ID_MAX],
+                      bt_devices *dv)
 {
     tdm_context *ctx = cli_context();
     tdm_device *reference, *devices[MAX_SELECTED];
-    int status = ctx ? cli_select_devices(ctx, &o->devices, &reference, devices, n) : -1;
-    for (size_t i = 0; status == 0 && i < *n; i++) {
-        tdm_device_desc d = TDM_DEVICE_DESC_INIT;
-        tdm_device_describe(devices[i], &d);
-        snprintf(names[i], TDM_DEVICE_ID_MAX, "%s", d.id);
-        ids[i] = names[i];
-    }
+    int status = ctx ? cli_select_devices(ctx, &o->devices, &reference, devices, &dv->n) : -1;
+    for (size_t i = 0; status == 0 && i < dv->n; i++)
+        dv->ids[i] = device_id(devices[i], names[0][i]);
+    dv->together_n = status == 0 ? cli_distinct_hardware(ctx, devices, dv->n) : 0;
+    for (size_t i = 0; i < dv->together_n; i++)
+        dv->together[i] = device_id(devices[i], names[1][i]);
     tdm_context_destroy(ctx);
     return status;
 }
@@ -390,10 +409,9 @@ int bench_train(int argc, char **argv)
     int exit_status = 0;
     if (parse(argc, argv, &o, &exit_status))
         return exit_status;
-    char names[MAX_SELECTED][TDM_DEVICE_ID_MAX];
-    const char *ids[MAX_SELECTED];
-    size_t n = 0;
-    if (device_ids(&o, names, ids, &n) != 0)
+    char names[2][MAX_SELECTED][TDM_DEVICE_ID_MAX];
+    bt_devices dv = {.n = 0};
+    if (device_ids(&o, names, &dv) != 0)
         return 1;
     bt_row rows[MODEL_COUNT * MAX_ROWS];
     size_t used = 0;
@@ -408,6 +426,10 @@ int bench_train(int argc, char **argv)
            o.f16_activations ? "; f16 activations" : "",
            o.f16_all_reduce ? "; gradients all-reduced in f16" : "",
            o.shard_optimizer ? "; optimizer state sharded" : "", tdm_conv_algorithm_name(o.conv));
+    if (dv.together_n < dv.n)
+        printf("# N replicas on %zu of the %zu devices: the others are the same hardware seen "
+               "through another API\n",
+               dv.together_n, dv.n);
     print_header();
     for (size_t i = 0; i < MODEL_COUNT && status == 0; i++) {
         const bench_model *m = &models[i];
@@ -421,7 +443,7 @@ int bench_train(int argc, char **argv)
                    m->name, probe);
             continue;
         }
-        status = bench_model_rows(&o, m, ids, n, rows, &used);
+        status = bench_model_rows(&o, m, &dv, rows, &used);
     }
     if (status == 0 && o.json_path)
         status = bench_write_rows(o.json_path, json_row, rows, used);

@@ -32,6 +32,11 @@ int cli_find_devices(tdm_context *ctx, const cli_list *ids, tdm_device **devices
 int cli_select_devices(tdm_context *ctx, const cli_list *ids, tdm_device **reference,
                        tdm_device **devices, size_t *count);
 
+/* Keeps in place the first of each piece of hardware among the n devices (another
+ * is the same hardware seen through another API, which no strategy takes twice);
+ * returns how many are kept. */
+size_t cli_distinct_hardware(tdm_context *ctx, tdm_device **devices, size_t n);
+
 /* For training: the devices ids name, else the library's default choice
  * (tdm_context_default_devices), each split into `split` logical devices when split
  * is over 1. 0, or -1 after printing why. */
