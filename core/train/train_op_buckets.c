@@ -14,6 +14,12 @@
 #include "train/train_op_impl.h"
 #include "train/train_trace.h"
 
+/* Unsharded, each variable starts at a multiple of 4 floats, in the flat gradients
+ * and in the arenas laid out alike: Vulkan's GEMM loads and stores 4 floats at a
+ * time only from views aligned so (gemm.glsl). The gaps hold zeros, which every
+ * all-reduce and update leaves zero. */
+enum { VARIABLE_ALIGN = 4 };
+
 tdm_status tdm_train_layout(tdm_train_op *op)
 {
     size_t n = op->var_count;
@@ -27,6 +33,8 @@ tdm_status tdm_train_layout(tdm_train_op *op)
     for (size_t i = n; i-- > 0;) {
         tdm_shape shape = tdm_variable_shape(op->vars[i]);
         size_t count = tdm_shape_count(&shape);
+        if (!op->shards) /* sharded, the all-gather's slices set the layout */
+            at = (at + VARIABLE_ALIGN - 1) / VARIABLE_ALIGN * VARIABLE_ALIGN;
         if (at > first && at - first + count > cap) { /* close the bucket before i */
             op->bucket_end[bucket++] = at;
             first = at;
@@ -42,6 +50,8 @@ tdm_status tdm_train_layout(tdm_train_op *op)
     op->flat_count = at;
     if (op->shards)
         tdm_train_shard_pad(op);
+    else
+        op->total = at;
     return TDM_OK;
 }
 

@@ -64,7 +64,8 @@ struct tdm_train_op {
                                  replicas update in place; else NULL */
     tdm_variable **states; /* opts.state_list, kept */
     size_t state_count;
-    size_t total;      /* gradient elements over every variable */
+    size_t total;      /* gradient elements over every variable; unsharded, with the
+                          gaps that start each at a multiple of 4 (tdm_train_layout) */
     size_t flat_count; /* flat's elements before the loss: total, or with shards the
                           padded buckets */
     size_t shards;     /* shard_optimizer: the job's replicas (each bucket padded to a

@@ -138,12 +138,25 @@ static size_t read_weights(const trainer *t, float *out, size_t capacity)
  * variables moves them into its own: the first must then update the variables, not
  * its old arenas. Steps taken by two ops in turn give one op's bits, and a copy's
  * tensor taken before the move stays the variable's. */
+/* Unsharded, the op's arenas start every variable's copy at a multiple of 4 floats
+ * (the digits model's sizes alone would not), as Vulkan's GEMM needs for its 4-float
+ * loads. */
+static void check_aligned(const tdm_train_op *op)
+{
+    for (size_t i = 0; i < tdm_train_op_variable_count(op); i++) {
+        tdm_variable *v = tdm_train_op_variable(op, i);
+        for (size_t c = 0; c < tdm_variable_copy_count(v); c++)
+            CHECK(tdm_tensor_view(tdm_variable_copy(v, c)).offset % (4 * sizeof(float)) == 0);
+    }
+}
+
 static void check_two_ops(void)
 {
     tdm_dataset *ds = digits(64, 1);
     trainer one, two;
     trainer_open(&one, devs, n_devs, TDM_OPT_ADAM, 10);
     trainer_open(&two, devs, n_devs, TDM_OPT_ADAM, 10);
+    check_aligned(two.op);
     tdm_variable *first = tdm_train_op_variable(two.op, 0);
     tdm_tensor *held = tdm_variable_copy(first, 0);
     tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
