@@ -45,6 +45,19 @@ unsigned tdm_vk_float_controls(const tdm_backend *be, VkPhysicalDevice physical,
     return kept;
 }
 
+/* Whether the `words` words at `at` hold the literal string s, its terminating zero
+ * included: SPIR-V packs a string's bytes into words from the low byte up. */
+static int is_literal(const uint32_t *at, uint32_t words, const char *s)
+{
+    size_t bytes = strlen(s) + 1;
+    if (bytes > (size_t)words * 4)
+        return 0;
+    for (size_t b = 0; b < bytes; b++)
+        if (((at[b / 4] >> (8 * (b % 4))) & 0xFFu) != (unsigned char)s[b])
+            return 0;
+    return 1;
+}
+
 /* Whether the instruction at `at` (its word count `words`) belongs to a request not
  * in `kept`. */
 static int is_dropped(const uint32_t *at, uint32_t words, unsigned kept)
@@ -58,11 +71,8 @@ static int is_dropped(const uint32_t *at, uint32_t words, unsigned kept)
         if (op == SPV_OP_EXECUTION_MODE && words >= 3 && at[2] == requests[r].mode)
             return 1;
     }
-    if (op == SPV_OP_EXTENSION && !kept) {
-        static const char name[] = "SPV_KHR_float_controls";
-        size_t bytes = (words - 1) * sizeof(uint32_t);
-        return bytes >= sizeof name && memcmp(at + 1, name, sizeof name) == 0;
-    }
+    if (op == SPV_OP_EXTENSION && !kept)
+        return is_literal(at + 1, words - 1, "SPV_KHR_float_controls");
     return 0;
 }
 

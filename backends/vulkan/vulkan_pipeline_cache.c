@@ -38,11 +38,13 @@ static char *cache_key(const tdm_vk_device *vd, const VkPhysicalDeviceProperties
     int n = snprintf(text, sizeof text,
                      "vulkan pipeline cache\ndevice %s\nvendor 0x%04x device 0x%04x\n"
                      "driver version 0x%08x\npipeline cache uuid %s\n"
-                     "specialization %u %u %u %u %u\nstorage16 %d\nshaders %016llx\n",
+                     "specialization %u %u %u %u %u\nstorage16 %d\nfloat controls %u\n"
+                     "shaders %016llx\n",
                      props->deviceName, props->vendorID, props->deviceID, props->driverVersion,
                      uuid, vd->specialization.group_size, vd->specialization.gemm_rows4,
                      vd->specialization.gemm_cols4, vd->specialization.gemm_tile_rows4,
-                     vd->specialization.gemm_tile_cols4, vd->storage16, (unsigned long long)h);
+                     vd->specialization.gemm_tile_cols4, vd->storage16, vd->float_controls,
+                     (unsigned long long)h);
     char *key = n > 0 && (size_t)n < sizeof text ? malloc((size_t)n + 1) : NULL;
     if (key)
         memcpy(key, text, (size_t)n + 1);

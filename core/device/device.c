@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/context_impl.h"
 #include "device/device_status.h"
 #include "base/error.h"
 #include "base/options.h"
@@ -41,6 +42,23 @@ tdm_status tdm_device_read_counters(const tdm_device *dev, tdm_device_counters *
 size_t tdm_device_index(const tdm_device *dev)
 {
     return dev ? dev->index : 0;
+}
+
+/* The physical device a (logical) device was split from, or itself. */
+static size_t root_of(const tdm_device *dev)
+{
+    return dev->desc.parent >= 0 ? (size_t)dev->desc.parent : dev->index;
+}
+
+int tdm_device_same_hardware(const tdm_device *a, const tdm_device *b)
+{
+    if (!a || !b || a->ctx != b->ctx)
+        return 0;
+    size_t ra = root_of(a), rb = root_of(b);
+    if (ra == rb) /* two logical devices of one parent are meant to share */
+        return a->desc.parent < 0 || b->desc.parent < 0;
+    const tdm_device *pa = a->ctx->devices[ra], *pb = b->ctx->devices[rb];
+    return pa->desc.same_hardware_as == (int)rb || pb->desc.same_hardware_as == (int)ra;
 }
 
 tdm_status tdm_device_finish(tdm_device *dev)

@@ -14,23 +14,6 @@ static const char *device_id(const tdm_device *dev)
     return dev->desc.id;
 }
 
-/* The physical device a (logical) device was split from, or itself. */
-static size_t root_of(const tdm_device *dev)
-{
-    return dev->desc.parent >= 0 ? (size_t)dev->desc.parent : dev->index;
-}
-
-/* Whether two devices are the same hardware: one the other's parent, or the same card
- * seen through two APIs. Two logical devices of one parent are meant to share. */
-static int same_hardware(const tdm_device *a, const tdm_device *b)
-{
-    size_t ra = root_of(a), rb = root_of(b);
-    if (ra == rb)
-        return a->desc.parent < 0 || b->desc.parent < 0;
-    tdm_device *pa = a->ctx->devices[ra], *pb = b->ctx->devices[rb];
-    return pa->desc.same_hardware_as == (int)rb || pb->desc.same_hardware_as == (int)ra;
-}
-
 static tdm_status check_devices(tdm_context *ctx, tdm_device *const *devices, size_t count,
                                 const char *func)
 {
@@ -47,7 +30,7 @@ static tdm_status check_devices(tdm_context *ctx, tdm_device *const *devices, si
                                 "%s: device %s is used twice (devices[%zu] and devices[%zu]); "
                                 "split it with tdm_device_split for two replicas on it",
                                 func, device_id(devices[i]), j, i);
-            if (same_hardware(devices[j], devices[i]))
+            if (tdm_device_same_hardware(devices[j], devices[i]))
                 return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                                 "%s: devices %s and %s are the same hardware; use one of "
                                 "them, or split it into logical devices",

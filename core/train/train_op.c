@@ -124,7 +124,7 @@ static tdm_status make_replica(tdm_train_op *op, size_t id)
     if (!r->grads || !r->views || !r->scratch_host)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_train_op_create: out of host memory");
     tdm_status s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(op->flat_count + 1), &r->flat);
-    if (s == TDM_OK) /* the gaps and the padding are summed: zeros */
+    if (s == TDM_OK) /* the gaps and the padding are summed and updated: zeros */
         s = tdm_op_fill(r->flat, 0.0f);
     if (s == TDM_OK)
         s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(op->scratch_count), &r->scratch);

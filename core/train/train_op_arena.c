@@ -41,7 +41,7 @@ static tdm_status fill_arena(tdm_train_op *op, tdm_train_replica *r, size_t id, 
 {
     tdm_device *dev = tdm_strategy_device(op->strategy, id);
     tdm_status s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(op->flat_count), &r->arena[k]);
-    if (s == TDM_OK) /* the gaps and the buckets' padding are updated too: zeros stay */
+    if (s == TDM_OK) /* the gaps and the padding are updated too, from zeros */
         s = tdm_op_fill(r->arena[k], 0.0f);
     for (size_t i = 0; i < op->var_count && s == TDM_OK; i++) {
         tdm_variable *v = k ? slots[i * per + k - 1] : op->vars[i];

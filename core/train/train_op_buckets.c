@@ -16,8 +16,9 @@
 
 /* Unsharded, each variable starts at a multiple of 4 floats, in the flat gradients
  * and in the arenas laid out alike: Vulkan's GEMM loads and stores 4 floats at a
- * time only from views aligned so (gemm.glsl). The gaps hold zeros, which every
- * all-reduce and update leaves zero. */
+ * time only from views aligned so (gemm.glsl). The gaps start as zeros and nothing
+ * reads them: the all-reduces sum them and the update runs over them (an epsilon of
+ * 0 makes them 0/0 there), but no variable's view covers them. */
 enum { VARIABLE_ALIGN = 4 };
 
 tdm_status tdm_train_layout(tdm_train_op *op)

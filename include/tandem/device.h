@@ -103,6 +103,12 @@ TDM_API tdm_status tdm_device_describe(const tdm_device *dev, tdm_device_desc *d
 /* The device's index in the context. */
 TDM_API size_t tdm_device_index(const tdm_device *dev);
 
+/* 1 if a and b (of one context) may not be replicas of one strategy together: one
+ * is the other's parent, or they are the same card seen through two APIs or drivers
+ * (same_hardware_as), logical devices included; two logical devices of one parent
+ * may. 0 otherwise, or if either is NULL. */
+TDM_API int tdm_device_same_hardware(const tdm_device *a, const tdm_device *b);
+
 /* Splits a physical device into `count` logical devices, each with its own queue
  * and an equal share of the memory (TF's logical device configuration): several
  * replicas on one card, or several replicas on one CPU for testing. The logical

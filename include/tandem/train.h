@@ -166,9 +166,10 @@ TDM_API tdm_status tdm_train_op_loss_scale(const tdm_train_op *op, float *scale,
                                            uint64_t *skipped_steps);
 
 /* The bytes of optimizer slots each replica's device holds for the trained
- * variables: every slot of every variable (side by side, each from a multiple of 4
- * floats), or with shard_optimizer the replica's slice alone (a 1/R share, the
- * buckets padded to a multiple of R). */
+ * variables: every slot of every variable, counting the gaps that start each at a
+ * multiple of 4 floats where the slots lie side by side (at most 12 bytes a variable
+ * and slot more than separate slots take), or with shard_optimizer the replica's
+ * slice alone (a 1/R share, the buckets padded to a multiple of R). */
 TDM_API tdm_status tdm_train_op_slot_bytes(const tdm_train_op *op, size_t *bytes);
 
 /* NULL-safe. */

@@ -76,6 +76,16 @@ static void check_same_hardware_once(void)
     vulkan[1]->desc.backend = TDM_BACKEND_OPENCL;
     CHECK(default_devices(ctx, chosen) == 1 && chosen[0] == vulkan[1]);
     vulkan[1]->desc.backend = TDM_BACKEND_VULKAN;
+
+    /* Which pairs one strategy may not take: the two copies, a parent and its logical
+     * device, a logical device and the card's other copy; two logical siblings may. */
+    tdm_device *logical[2];
+    CHECK_OK(tdm_device_split(vulkan[0], 2, logical));
+    CHECK(tdm_device_same_hardware(vulkan[0], vulkan[1]) == 1);
+    CHECK(tdm_device_same_hardware(logical[0], vulkan[0]) == 1);
+    CHECK(tdm_device_same_hardware(vulkan[1], logical[1]) == 1);
+    CHECK(tdm_device_same_hardware(logical[0], logical[1]) == 0);
+    CHECK(tdm_device_same_hardware(logical[0], NULL) == 0);
     tdm_context_destroy(ctx);
 }
 

@@ -5,7 +5,7 @@
  * the inputs of the flushed answer are flushed. */
 #include "conformance.h"
 
-#if defined(__SSE2__)
+#if defined(__x86_64__) || defined(__SSE2_MATH__) /* float maths in SSE registers */
 #include <xmmintrin.h>
 
 enum { MXCSR_DAZ = 0x0040, MXCSR_FTZ = 0x8000 };

@@ -654,7 +654,7 @@ static int bench_collective(int argc, char **argv, host_collective kind, const c
     tdm_device *reference;
     int status = cli_select_devices(ctx, &o.devices, &reference, b.devices, &b.n) ? 1 : 0;
     if (!o.devices.count) /* by default one replica per piece of hardware */
-        b.n = cli_distinct_hardware(ctx, b.devices, b.n);
+        b.n = cli_distinct_hardware(b.devices, b.n);
     /* at least a word per replica: the gather's and scatter's smallest row */
     b.alloc_bytes = o.max_bytes / 4 * 4 < 4 * b.n ? 4 * b.n : o.max_bytes / 4 * 4;
     for (size_t r = 0; status == 0 && r < b.n; r++)

@@ -396,7 +396,7 @@ static int device_ids(const bt_options *o, char names[2][MAX_SELECTED][TDM_DEVIC
     int status = ctx ? cli_select_devices(ctx, &o->devices, &reference, devices, &dv->n) : -1;
     for (size_t i = 0; status == 0 && i < dv->n; i++)
         dv->ids[i] = device_id(devices[i], names[0][i]);
-    dv->together_n = status == 0 ? cli_distinct_hardware(ctx, devices, dv->n) : 0;
+    dv->together_n = status == 0 ? cli_distinct_hardware(devices, dv->n) : 0;
     for (size_t i = 0; i < dv->together_n; i++)
         dv->together[i] = device_id(devices[i], names[1][i]);
     tdm_context_destroy(ctx);

@@ -166,32 +166,15 @@ int cli_select_devices(tdm_context *ctx, const cli_list *ids, tdm_device **refer
     return 0;
 }
 
-/* The context index of the hardware dev runs on: the first device seen for it. */
-static int hardware_index(tdm_context *ctx, const tdm_device *dev)
+size_t cli_distinct_hardware(tdm_device **devices, size_t n)
 {
-    for (size_t i = 0; i < tdm_context_device_count(ctx); i++) {
-        tdm_device *other;
-        tdm_context_device(ctx, i, &other);
-        if (other == dev) {
-            tdm_device_desc d = describe(dev);
-            return d.parent < 0 && d.same_hardware_as >= 0 ? d.same_hardware_as : (int)i;
-        }
-    }
-    return -1;
-}
-
-size_t cli_distinct_hardware(tdm_context *ctx, tdm_device **devices, size_t n)
-{
-    int seen[MAX_SELECTED];
     size_t kept = 0;
-    for (size_t i = 0; i < n && i < MAX_SELECTED; i++) {
-        int hw = hardware_index(ctx, devices[i]), repeat = 0;
+    for (size_t i = 0; i < n; i++) {
+        int repeat = 0;
         for (size_t k = 0; k < kept && !repeat; k++)
-            repeat = seen[k] == hw;
-        if (!repeat) {
-            seen[kept] = hw;
+            repeat = tdm_device_same_hardware(devices[k], devices[i]);
+        if (!repeat)
             devices[kept++] = devices[i];
-        }
     }
     return kept;
 }

@@ -32,10 +32,10 @@ int cli_find_devices(tdm_context *ctx, const cli_list *ids, tdm_device **devices
 int cli_select_devices(tdm_context *ctx, const cli_list *ids, tdm_device **reference,
                        tdm_device **devices, size_t *count);
 
-/* Keeps in place the first of each piece of hardware among the n devices (another
- * is the same hardware seen through another API, which no strategy takes twice);
- * returns how many are kept. */
-size_t cli_distinct_hardware(tdm_context *ctx, tdm_device **devices, size_t n);
+/* Keeps in place the devices that a strategy can take together, dropping each that
+ * is the same hardware as one kept before it (tdm_device_same_hardware); returns how
+ * many are kept. */
+size_t cli_distinct_hardware(tdm_device **devices, size_t n);
 
 /* For training: the devices ids name, else the library's default choice
  * (tdm_context_default_devices), each split into `split` logical devices when split
