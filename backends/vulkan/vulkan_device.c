@@ -18,11 +18,7 @@ static int timeline_support(const tdm_backend *be, VkPhysicalDevice physical)
     VkPhysicalDeviceTimelineSemaphoreFeatures timeline = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
     };
-    VkPhysicalDeviceFeatures2 features = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-        .pNext = &timeline,
-    };
-    vkGetPhysicalDeviceFeatures2(physical, &features);
+    tdm_vk_query_features(physical, &timeline);
     return timeline.timelineSemaphore ? (core ? 1 : 2) : 0;
 }
 
@@ -149,13 +145,9 @@ static struct tdm_vk_specialization specialization_for(const tdm_vk_device *vd,
     VkPhysicalDeviceSubgroupProperties subgroup = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
     };
-    VkPhysicalDeviceProperties2 props2 = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-        .pNext = &subgroup,
-    };
     if (type != VK_PHYSICAL_DEVICE_TYPE_CPU)
         return gpu_specialization(vd);
-    vkGetPhysicalDeviceProperties2(vd->physical, &props2);
+    tdm_vk_query_properties(vd->physical, &subgroup);
     uint32_t size = subgroup.subgroupSize;
     int usable = size >= 4 && size <= 64 && (size & (size - 1)) == 0;
     return (struct tdm_vk_specialization){
@@ -216,11 +208,7 @@ static int is_llvmpipe(const tdm_backend *be, VkPhysicalDevice physical)
     VkPhysicalDeviceDriverProperties driver = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES,
     };
-    VkPhysicalDeviceProperties2 props = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-        .pNext = &driver,
-    };
-    vkGetPhysicalDeviceProperties2(physical, &props);
+    tdm_vk_query_properties(physical, &driver);
     return driver.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
 }
 

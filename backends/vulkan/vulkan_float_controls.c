@@ -34,11 +34,7 @@ unsigned tdm_vk_float_controls(const tdm_backend *be, VkPhysicalDevice physical,
     VkPhysicalDeviceFloatControlsProperties controls = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES,
     };
-    VkPhysicalDeviceProperties2 props = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-        .pNext = &controls,
-    };
-    vkGetPhysicalDeviceProperties2(physical, &props);
+    tdm_vk_query_properties(physical, &controls);
     unsigned kept = (controls.shaderSignedZeroInfNanPreserveFloat32 ? TDM_VK_KEEP_SPECIALS : 0) |
                     (controls.shaderDenormPreserveFloat32 ? TDM_VK_KEEP_DENORMALS : 0);
     *extension = kept && !core;

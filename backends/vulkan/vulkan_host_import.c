@@ -28,11 +28,7 @@ VkDeviceSize tdm_vk_import_alignment(VkPhysicalDevice physical)
     VkPhysicalDeviceExternalMemoryHostPropertiesEXT host = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT,
     };
-    VkPhysicalDeviceProperties2 props = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
-        .pNext = &host,
-    };
-    vkGetPhysicalDeviceProperties2(physical, &props);
+    tdm_vk_query_properties(physical, &host);
     return host.minImportedHostPointerAlignment;
 }
 

@@ -215,6 +215,10 @@ int tdm_vk_env_flag(const char *name);
 VkPhysicalDeviceType tdm_vk_device_type(VkPhysicalDevice physical);
 uint32_t tdm_vk_device_api(const tdm_backend *be, VkPhysicalDevice physical);
 int tdm_vk_has_extension(VkPhysicalDevice physical, const char *name);
+/* vkGetPhysicalDeviceProperties2 and vkGetPhysicalDeviceFeatures2 filling `chain`, an
+ * extension structure (or a pNext chain of them) whose sType the caller set. */
+void tdm_vk_query_properties(VkPhysicalDevice physical, void *chain);
+void tdm_vk_query_features(VkPhysicalDevice physical, void *chain);
 /* Whether storage buffers may hold 16-bit elements (storageBuffer16BitAccess of
  * VkPhysicalDevice16BitStorageFeatures), which the float16 twins' shaders use. */
 int tdm_vk_has_storage16(VkPhysicalDevice physical);

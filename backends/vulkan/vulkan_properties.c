@@ -44,17 +44,31 @@ int tdm_vk_has_extension(VkPhysicalDevice physical, const char *name)
     return found;
 }
 
+void tdm_vk_query_properties(VkPhysicalDevice physical, void *chain)
+{
+    VkPhysicalDeviceProperties2 props = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+        .pNext = chain,
+    };
+    vkGetPhysicalDeviceProperties2(physical, &props);
+}
+
+void tdm_vk_query_features(VkPhysicalDevice physical, void *chain)
+{
+    VkPhysicalDeviceFeatures2 features = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+        .pNext = chain,
+    };
+    vkGetPhysicalDeviceFeatures2(physical, &features);
+}
+
 /* Core in Vulkan 1.1, which every device the backend keeps has, but optional. */
 int tdm_vk_has_storage16(VkPhysicalDevice physical)
 {
     VkPhysicalDevice16BitStorageFeatures storage16 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
     };
-    VkPhysicalDeviceFeatures2 features = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-        .pNext = &storage16,
-    };
-    vkGetPhysicalDeviceFeatures2(physical, &features);
+    tdm_vk_query_features(physical, &storage16);
     return storage16.storageBuffer16BitAccess == VK_TRUE;
 }
 
