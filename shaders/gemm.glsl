@@ -22,16 +22,19 @@
 // is the values loaded per product: 1/32 + 1/16 for 16 x 32 (16 x 16 blocks: 1/8, and
 // 20-30 % slower on lavapipe at 1024^3).
 //
-// GPUs (tiled_main, 64 x 64 tiles of 4 x 4 blocks with 256 invocations, 8 x 4 with
-// 128, in a pipeline of its own that the backend takes where m and n are at least a
-// tile's; blocked_main with those blocks and no shared memory otherwise):
-// each group grid-strides over tiles of 4 TILE_ROWS4 x 4 TILE_COLS4 elements of C;
-// per STEP_K of k its invocations stage the tile's STEP_K columns of op(A) and rows of
-// op(B) in shared memory, in units of 4 x 4 values loaded as blocked_main loads its
-// own (quads where aligned and inside, else singles with zeros), then every
-// invocation reads its block's values from there: a GPU loads each value of A and B
-// from memory once per tile instead of once per block. The sums are those of
-// blocked_main, in the same order.
+// GPUs (tiled_main, in a pipeline of its own per tile shape that the backend takes
+// where C holds enough of its tiles, blocked_main with 4 x 4 blocks and no shared
+// memory otherwise; vulkan_gemm_tiles.c): each group grid-strides over tiles of
+// 4 TILE_ROWS4 x 4 TILE_COLS4 elements of C; per STEP_K of k its invocations stage the
+// tile's STEP_K columns of op(A) and rows of op(B) in shared memory, in units of 4 x 4
+// values loaded as blocked_main loads its own (quads where aligned and inside, else
+// singles with zeros), then every invocation reads its block's values from there: a
+// GPU loads each value of A and B from memory once per tile instead of once per block.
+// Each invocation loads its units of the next step into registers before it multiplies
+// the current one, so the loads are in flight during the products; with two staging
+// buffers (TILE_BUFFERS, where the shared memory holds them) it stores them into the
+// other buffer at once and a step takes one barrier, else after a barrier, two. The
+// sums are those of blocked_main, in the same order.
 //
 // The group is the device's size (constant 0); the tile is set with it, so that the
 // group's blocks cover the tile exactly.
@@ -45,8 +48,8 @@
 
 #define STEP_K 16u
 // The block's rows and columns, in fours: 16 x 32 unless the backend specializes
-// them for its device (vulkan_device.c: 4 x 4 or 8 x 4 on GPUs, which need more
-// invocations).
+// them for its device (vulkan_device.c: 4 x 4 on GPUs, which need more invocations;
+// a tiled pipeline's own, vulkan_gemm_tiles.c).
 layout(constant_id = 1) const uint ROWS4 = 4u;
 layout(constant_id = 2) const uint COLS4 = 8u;
 // The statement for every block (i, j) of an invocation's ROWS4 x COLS4.
@@ -55,10 +58,13 @@ layout(constant_id = 2) const uint COLS4 = 8u;
         for (uint j = 0u; j < COLS4; j++)                                                  \
             statement
 // The group's tile of C in fours (tiled_main), 0 x 0 for none (blocked_main: the
-// pipeline then uses no shared memory and no barriers); the backend sizes the shared
-// memory with STEP_K (vulkan_device.c).
+// pipeline then uses no shared memory and no barriers), and its staging buffers, 1 or
+// 2; the backend sizes the shared memory with STEP_K (vulkan_gemm_tiles.c) and keeps
+// the staging units at most UNITS_EACH per invocation.
 layout(constant_id = 3) const uint TILE_ROWS4 = 0u;
 layout(constant_id = 4) const uint TILE_COLS4 = 0u;
+layout(constant_id = 5) const uint TILE_BUFFERS = 1u;
+#define UNITS_EACH 2u
 TDM_VIEW_AND_QUADS(c);
 
 bool aligned(uint off, uint ld)
@@ -205,52 +211,64 @@ void blocked_main()
     }
 }
 
-// With shared memory (see the top): op(A)'s STEP_K columns of the tile and op(B)'s
-// STEP_K rows, each quad of one k holding 4 rows of op(A) or 4 columns of op(B).
-shared vec4 staged_a[STEP_K * (TILE_ROWS4 + 1u)];
-shared vec4 staged_b[STEP_K * (TILE_COLS4 + 1u)];
+// With shared memory (see the top), per buffer: op(A)'s STEP_K columns of the tile
+// and op(B)'s STEP_K rows, each quad of one k holding 4 rows of op(A) or 4 columns of
+// op(B).
+shared vec4 staged_a[TILE_BUFFERS * STEP_K * (TILE_ROWS4 + 1u)];
+shared vec4 staged_b[TILE_BUFFERS * STEP_K * (TILE_COLS4 + 1u)];
 
-// The quad of op(A)'s rows 4 rq .. 4 rq + 3 of the tile at its k step kk, likewise
-// op(B)'s columns; one quad of padding a step spreads the stores of neighbouring
-// units over the banks.
-uint staged_a_at(uint kk, uint rq)
+// The quad of op(A)'s rows 4 rq .. 4 rq + 3 of the tile at its k step kk in buffer
+// buf, likewise op(B)'s columns; one quad of padding a step spreads the stores of
+// neighbouring units over the banks.
+uint staged_a_at(uint buf, uint kk, uint rq)
 {
-    return kk * (TILE_ROWS4 + 1u) + rq;
+    return (buf * STEP_K + kk) * (TILE_ROWS4 + 1u) + rq;
 }
 
-uint staged_b_at(uint kk, uint cq)
+uint staged_b_at(uint buf, uint kk, uint cq)
 {
-    return kk * (TILE_COLS4 + 1u) + cq;
+    return (buf * STEP_K + kk) * (TILE_COLS4 + 1u) + cq;
 }
 
-// Unit u of the staging, 4 x 4 values: (its quad across the tile's rows or columns,
-// its quad of k). Neighbouring invocations take neighbouring quads in memory: along
-// k where the matrix's rows run along k, else across.
-uvec2 unit_at(uint u, uint quads_across, bool along_k)
+// Unit u of the staging, 4 x 4 values, the first TILE_ROWS4 * STEP_K / 4 op(A)'s:
+// (its quad across the tile's rows or columns, its quad of k). Neighbouring
+// invocations take neighbouring quads in memory: along k where the matrix's rows run
+// along k, else across.
+uvec2 unit_at(uint u)
 {
-    return along_k ? uvec2(u / (STEP_K / 4u), u % (STEP_K / 4u))
-                   : uvec2(u % quads_across, u / quads_across);
+    uint units_a = TILE_ROWS4 * (STEP_K / 4u);
+    bool is_a = u < units_a;
+    uint v = is_a ? u : u - units_a, across = is_a ? TILE_ROWS4 : TILE_COLS4;
+    bool along_k = is_a ? TDM_U_trans_a == 0u : TDM_U_trans_b != 0u;
+    return along_k ? uvec2(v / (STEP_K / 4u), v % (STEP_K / 4u))
+                   : uvec2(v % across, v / across);
 }
 
-// Unit u of the tile's op(A) at k step k0, loaded as blocked_main loads its own.
-void stage_a(uint u, uint row0, uint k0, bool aligned_a)
+// Unit u of the tile (row0, col0) at k step k0, loaded as blocked_main loads its own,
+// as 4 quads of one k each.
+mat4 load_unit(uint u, uint row0, uint col0, uint k0, bool aligned_a, bool aligned_b)
 {
-    uvec2 at = unit_at(u, TILE_ROWS4, TDM_U_trans_a == 0u);
-    uint row = row0 + 4u * at.x, kk = 4u * at.y, p = k0 + kk;
-    bool quads = aligned_a && row + 4u <= TDM_U_m && p + 4u <= TDM_U_k;
-    mat4 by_k = transpose(quads ? quads_a(row, p) : singles_a4(row, p));
-    for (uint q = 0u; q < 4u; q++)
-        staged_a[staged_a_at(kk + q, at.x)] = by_k[q];
-}
-
-void stage_b(uint u, uint col0, uint k0, bool aligned_b)
-{
-    uvec2 at = unit_at(u, TILE_COLS4, TDM_U_trans_b != 0u);
-    uint col = col0 + 4u * at.x, kk = 4u * at.y, p = k0 + kk;
+    uvec2 at = unit_at(u);
+    uint p = k0 + 4u * at.y;
+    if (u < TILE_ROWS4 * (STEP_K / 4u)) {
+        uint row = row0 + 4u * at.x;
+        bool quads = aligned_a && row + 4u <= TDM_U_m && p + 4u <= TDM_U_k;
+        return transpose(quads ? quads_a(row, p) : singles_a4(row, p));
+    }
+    uint col = col0 + 4u * at.x;
     bool quads = aligned_b && col + 4u <= TDM_U_n && p + 4u <= TDM_U_k;
-    mat4 by_k = quads ? quads_b(col, p) : singles_b4(col, p);
+    return quads ? quads_b(col, p) : singles_b4(col, p);
+}
+
+void store_unit(uint u, uint buf, mat4 by_k)
+{
+    uvec2 at = unit_at(u);
+    uint kk = 4u * at.y;
     for (uint q = 0u; q < 4u; q++)
-        staged_b[staged_b_at(kk + q, at.x)] = by_k[q];
+        if (u < TILE_ROWS4 * (STEP_K / 4u))
+            staged_a[staged_a_at(buf, kk + q, at.x)] = by_k[q];
+        else
+            staged_b[staged_b_at(buf, kk + q, at.x)] = by_k[q];
 }
 
 void tiled_main()
@@ -264,40 +282,61 @@ void tiled_main()
     // The group's invocations as a grid of blocks: across, TILE_COLS4 / COLS4 of them.
     uint size = gl_WorkGroupSize.x, id = gl_LocalInvocationID.x, across = TILE_COLS4 / COLS4;
     uint rq0 = id / across * ROWS4, cq0 = id % across * COLS4;
-    uint units_a = TILE_ROWS4 * (STEP_K / 4u), units = units_a + TILE_COLS4 * (STEP_K / 4u);
+    // Staging units, and an invocation's at most (constants once specialized: the
+    // loops over held unroll to what the shape needs).
+    uint units = (TILE_ROWS4 + TILE_COLS4) * (STEP_K / 4u), each = (units + size - 1u) / size;
+    // The buffer after this one: the other of two, else the same.
+    uint flip = TILE_BUFFERS - 1u;
     uint slot, slots;
     if (!busy_group(tiles, slot, slots))
         return;
     for (uint t = slot; t < tiles; t += slots) {
         uint row0 = t / tiles_n * tile_rows, col0 = t % tiles_n * tile_cols;
+        mat4 held[UNITS_EACH];
+        for (uint r = 0u; r < each; r++)
+            if (id + r * size < units) {
+                held[r] = load_unit(id + r * size, row0, col0, 0u, aligned_a, aligned_b);
+                store_unit(id + r * size, 0u, held[r]);
+            }
+        barrier();
         mat4 acc[ROWS4][COLS4];
         TDM_EACH_BLOCK(acc[i][j] = mat4(0.0));
+        uint buf = 0u;
         for (uint k0 = 0u; k0 < k; k0 += STEP_K) {
-            for (uint u = id; u < units; u += size)
-                if (u < units_a)
-                    stage_a(u, row0, k0, aligned_a);
-                else
-                    stage_b(u - units_a, col0, k0, aligned_b);
-            barrier();
+            bool more = k0 + STEP_K < k; // the same for the whole group
+            if (more)
+                for (uint r = 0u; r < each; r++)
+                    if (id + r * size < units)
+                        held[r] = load_unit(id + r * size, row0, col0, k0 + STEP_K, aligned_a,
+                                            aligned_b);
             mat4 partial[ROWS4][COLS4];
             TDM_EACH_BLOCK(partial[i][j] = mat4(0.0));
             // Zeros past k add nothing: the sums start at +0, so none is -0.
             for (uint kk = 0u; kk < STEP_K; kk += 4u) {
                 mat4 av[ROWS4], bv[COLS4];
                 for (uint i = 0u; i < ROWS4; i++)
-                    av[i] = transpose(mat4(staged_a[staged_a_at(kk, rq0 + i)],
-                                           staged_a[staged_a_at(kk + 1u, rq0 + i)],
-                                           staged_a[staged_a_at(kk + 2u, rq0 + i)],
-                                           staged_a[staged_a_at(kk + 3u, rq0 + i)]));
+                    av[i] = transpose(mat4(staged_a[staged_a_at(buf, kk, rq0 + i)],
+                                           staged_a[staged_a_at(buf, kk + 1u, rq0 + i)],
+                                           staged_a[staged_a_at(buf, kk + 2u, rq0 + i)],
+                                           staged_a[staged_a_at(buf, kk + 3u, rq0 + i)]));
                 for (uint j = 0u; j < COLS4; j++)
-                    bv[j] = mat4(staged_b[staged_b_at(kk, cq0 + j)],
-                                 staged_b[staged_b_at(kk + 1u, cq0 + j)],
-                                 staged_b[staged_b_at(kk + 2u, cq0 + j)],
-                                 staged_b[staged_b_at(kk + 3u, cq0 + j)]);
+                    bv[j] = mat4(staged_b[staged_b_at(buf, kk, cq0 + j)],
+                                 staged_b[staged_b_at(buf, kk + 1u, cq0 + j)],
+                                 staged_b[staged_b_at(buf, kk + 2u, cq0 + j)],
+                                 staged_b[staged_b_at(buf, kk + 3u, cq0 + j)]);
                 TDM_EACH_BLOCK(partial[i][j] += bv[j] * av[i]);
             }
             TDM_EACH_BLOCK(acc[i][j] += partial[i][j]);
-            barrier(); // the next step's staging overwrites what this one read
+            if (TILE_BUFFERS == 1u)
+                barrier(); // the one buffer is read by all before it is overwritten
+            if (more)
+                for (uint r = 0u; r < each; r++)
+                    if (id + r * size < units)
+                        store_unit(id + r * size, buf ^ flip, held[r]);
+            // the next step's units are in place, and (two buffers) this one's were
+            // read by all before the step after overwrites them
+            barrier();
+            buf ^= flip;
         }
         uint block_row0 = row0 + 4u * rq0, block_col0 = col0 + 4u * cq0;
         bool quads = aligned_c && block_row0 + 4u * ROWS4 <= m && block_col0 + 4u * COLS4 <= n;

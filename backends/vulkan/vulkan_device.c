@@ -106,34 +106,8 @@ static tdm_status create_pool(tdm_vk_device *vd)
     return r == VK_SUCCESS ? TDM_OK : tdm_vk_fail(vd, "vkCreateCommandPool", r);
 }
 
-/* Bytes of shared memory a tile of gemm.glsl of 4 rows4 x 4 cols4 stages: STEP_K (16)
- * quads of op(A)'s rows and of op(B)'s columns, each with one quad of padding. */
-static uint32_t gemm_shared_bytes(uint32_t rows4, uint32_t cols4)
-{
-    const uint32_t step_k = 16, quad_bytes = 16;
-    return step_k * (rows4 + 1 + cols4 + 1) * quad_bytes;
-}
-
-/* A GPU's gemm and gemm_f16 (one group size in the table): a 64 x 64 tile of C per
- * group staged through shared memory (gemm.glsl), its blocks 4 x 4 with the table's
- * 256 invocations, 8 x 4 with 128 (the least a device allows). Without the shared
- * memory, 4 x 4 blocks and no tile. */
-static struct tdm_vk_specialization gpu_specialization(const tdm_vk_device *vd)
-{
-    const uint32_t tile4 = 16;
-    struct tdm_vk_specialization gpu = {.group_size = 0, .gemm_rows4 = 1, .gemm_cols4 = 1};
-    /* the group gemm's pipeline gets under group_size 0 */
-    uint32_t gemm_group = tdm_vk_group_size(vd, tdm_kernel_get(TDM_KERNEL_gemm)->wg);
-    uint32_t rows4 = tile4 * tile4 / gemm_group;
-    if (rows4 == 0 || rows4 > 2 || gemm_shared_bytes(tile4, tile4) > vd->max_shared_bytes)
-        return gpu;
-    gpu.gemm_rows4 = rows4;
-    gpu.gemm_tile_rows4 = tile4;
-    gpu.gemm_tile_cols4 = tile4;
-    return gpu;
-}
-
-/* GPUs: each kernel's table group size (group_size 0) and gemm's tiles. CPU drivers
+/* GPUs: each kernel's table group size (group_size 0), gemm's blocks 4 x 4 where it
+ * takes no tile (its tiles: vulkan_gemm_tiles.c). CPU drivers
  * run a group as a loop over SIMD vectors of subgroupSize lanes, each memory access a
  * loop over the lanes, and invocations without an item cost nearly as much as busy
  * ones: one vector per group keeps every invocation busy (lavapipe's vec4 copy: 1.7
@@ -146,7 +120,7 @@ static struct tdm_vk_specialization specialization_for(const tdm_vk_device *vd,
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES,
     };
     if (type != VK_PHYSICAL_DEVICE_TYPE_CPU)
-        return gpu_specialization(vd);
+        return (struct tdm_vk_specialization){.group_size = 0, .gemm_rows4 = 1, .gemm_cols4 = 1};
     tdm_vk_query_properties(vd->physical, &subgroup);
     uint32_t size = subgroup.subgroupSize;
     int usable = size >= 4 && size <= 64 && (size & (size - 1)) == 0;
@@ -180,7 +154,7 @@ static void tighten_limits(tdm_vk_device *vd)
         vd->max_storage_range = range;
 }
 
-static void record_limits(tdm_vk_device *vd)
+static void record_limits(const tdm_backend *be, tdm_vk_device *vd)
 {
     VkPhysicalDeviceProperties props;
     vkGetPhysicalDeviceProperties(vd->physical, &props);
@@ -188,6 +162,8 @@ static void record_limits(tdm_vk_device *vd)
     vd->max_group_size = max_group_size(&props.limits);
     vd->max_shared_bytes = props.limits.maxComputeSharedMemorySize;
     vd->specialization = specialization_for(vd, type);
+    if (type != VK_PHYSICAL_DEVICE_TYPE_CPU)
+        tdm_vk_gemm_tiles_choose(be, vd);
     vd->max_storage_range = props.limits.maxStorageBufferRange;
     vd->storage_alignment = props.limits.minStorageBufferOffsetAlignment;
     tighten_limits(vd);
@@ -216,16 +192,13 @@ static int is_llvmpipe(const tdm_backend *be, VkPhysicalDevice physical)
 static void log_shape(const tdm_backend *be, const tdm_vk_device *vd)
 {
     const struct tdm_vk_specialization *sp = &vd->specialization;
-    char tiles[96] = "";
-    if (sp->gemm_tile_rows4)
-        snprintf(tiles, sizeof tiles, " in tiles of %ux%u through %u of %u bytes of shared memory",
-                 4 * sp->gemm_tile_rows4, 4 * sp->gemm_tile_cols4,
-                 gemm_shared_bytes(sp->gemm_tile_rows4, sp->gemm_tile_cols4), vd->max_shared_bytes);
+    char tiles[320];
+    tdm_vk_gemm_tiles_describe(vd, tiles, sizeof tiles);
     tdm_log(be->ctx, TDM_LOG_DEBUG,
-            "%s: group size %s (at most %u), gemm blocks %ux%u per invocation%s, offset "
+            "%s: group size %s (at most %u), gemm blocks %ux%u per invocation%s%s, offset "
             "alignment %llu, binding range %llu bytes",
             vd->dev->desc.id, sp->group_size ? "one subgroup" : "the table's", vd->max_group_size,
-            4 * sp->gemm_rows4, 4 * sp->gemm_cols4, tiles,
+            4 * sp->gemm_rows4, 4 * sp->gemm_cols4, *tiles ? ", in " : "", tiles,
             (unsigned long long)vd->storage_alignment, (unsigned long long)vd->max_storage_range);
 }
 
@@ -285,7 +258,7 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
     if (s != TDM_OK)
         return s;
     tdm_vk_import_load(vd);
-    record_limits(vd);
+    record_limits(be, vd);
     /* A kernel's view starts up to an alignment past its window's base. */
     vd->dev->max_binding_bytes = vd->max_storage_range - vd->storage_alignment;
     vd->dev->max_loop_iterations = is_llvmpipe(be, vd->physical) ? TDM_KERNEL_LOOP_BUDGET : 0;

@@ -30,11 +30,20 @@ typedef struct tdm_vk_slot {
 } tdm_vk_slot;
 
 /* Pipelines: kernel k of the table at index k, then the fill shader, then gemm and
- * gemm_f16 again with the device's tile of C (gemm.glsl; the table's have none). */
+ * gemm_f16 again for each of the device's tiles of C (gemm.glsl; the table's have
+ * none; vulkan_gemm_tiles.c). */
+#define TDM_VK_GEMM_TILES 2
 #define TDM_VK_PIPELINE_FILL_WORDS ((size_t)TDM_KERNEL_COUNT)
-#define TDM_VK_PIPELINE_TILED_GEMM (TDM_VK_PIPELINE_FILL_WORDS + 1)
-#define TDM_VK_PIPELINE_TILED_GEMM_F16 (TDM_VK_PIPELINE_FILL_WORDS + 2)
-#define TDM_VK_PIPELINE_COUNT (TDM_VK_PIPELINE_FILL_WORDS + 3)
+#define TDM_VK_PIPELINE_TILED_GEMM(tile) (TDM_VK_PIPELINE_FILL_WORDS + 1 + 2 * (size_t)(tile))
+#define TDM_VK_PIPELINE_COUNT TDM_VK_PIPELINE_TILED_GEMM(TDM_VK_GEMM_TILES)
+
+/* A tiled gemm pipeline's shape, in fours (gemm.glsl's constants 1 to 5): an
+ * invocation's block, the group's tile, its staging buffers; and the fewest tiles a
+ * product holds to take it. tile_rows4 0: the device has no such pipeline. */
+typedef struct tdm_vk_gemm_tile {
+    uint32_t rows4, cols4, tile_rows4, tile_cols4, buffers;
+    uint32_t min_tiles;
+} tdm_vk_gemm_tile;
 
 /* Commands one batch records; each takes at most one descriptor set from its slot's
  * pool, which has this many. vulkan_batch.c says why this bound. */
@@ -92,13 +101,14 @@ typedef struct tdm_vk_device {
     /* The shaders' specialization constants (vulkan_pipeline.c), in constant_id
      * order: 0 the local_size_x of every shader that declares local_size_x_id = 0,
      * 1 and 2 the rows and columns, in fours, of the block of C a gemm or gemm_f16
-     * invocation computes, 3 and 4 those of the tile of C a group stages through
-     * shared memory (only the TILED pipelines get them; 0 x 0: none, gemm.glsl). */
+     * invocation computes, 3 to 5 the tile of C a group stages through shared memory
+     * and its buffers (0 x 0 here, none; a TILED pipeline gets its gemm_tiles'). */
     struct tdm_vk_specialization {
         uint32_t group_size; /* 0: each kernel's from the table */
         uint32_t gemm_rows4, gemm_cols4;
-        uint32_t gemm_tile_rows4, gemm_tile_cols4;
+        uint32_t gemm_tile_rows4, gemm_tile_cols4, gemm_tile_buffers;
     } specialization;
+    tdm_vk_gemm_tile gemm_tiles[TDM_VK_GEMM_TILES]; /* from the smallest */
 
     int unified_memory; /* integrated GPU or CPU: mapping device memory costs nothing */
     int force_staging;  /* TDM_VK_FORCE_STAGING: never map device buffers */
@@ -236,6 +246,16 @@ unsigned tdm_vk_float_controls(const tdm_backend *be, VkPhysicalDevice physical,
 /* Copies the module of `words` words to out (as large) with only the `kept`
  * requests; returns the words written, 0 if the module is malformed. */
 size_t tdm_vk_spirv_keeping(const uint32_t *code, size_t words, unsigned kept, uint32_t *out);
+
+/* vulkan_gemm_tiles.c */
+/* The device's tiled gemm shapes (GPUs; after its limits and group size are known). */
+void tdm_vk_gemm_tiles_choose(const tdm_backend *be, tdm_vk_device *vd);
+/* The pipeline index of gemm or gemm_f16 for an m x n product. */
+size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, uint32_t m, uint32_t n);
+/* The tile of a TILED pipeline index, NULL for any other index. */
+const tdm_vk_gemm_tile *tdm_vk_gemm_tile_of(const tdm_vk_device *vd, size_t index);
+/* The device's tiles in words, for its start-up note; "" for none. */
+void tdm_vk_gemm_tiles_describe(const tdm_vk_device *vd, char *text, size_t size);
 
 /* vulkan_instance.c */
 tdm_status tdm_vk_create(tdm_context *ctx, tdm_backend **out);

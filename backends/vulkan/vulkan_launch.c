@@ -26,19 +26,17 @@ typedef struct launch_args {
     tdm_vk_kernel_args constants;
 } launch_args;
 
-/* gemm and gemm_f16 take the device's tiled pipeline where C holds a whole tile both
- * ways: in a narrower product a tile computes mostly padding (im2col's few output
- * channels, a weight gradient), and on lavapipe as a GPU a shader with barriers runs
- * such products over twice as slowly. */
+/* gemm and gemm_f16 take one of the device's tiled pipelines where C holds enough of
+ * its tiles (vulkan_gemm_tiles.c): in a narrower product a tile computes mostly
+ * padding (im2col's few output channels, a weight gradient), and on lavapipe as a GPU
+ * a shader with barriers runs such products over twice as slowly. */
 static size_t pipeline_index(const tdm_vk_device *vd, const launch_args *a)
 {
-    const struct tdm_vk_specialization *sp = &vd->specialization;
     tdm_kernel kernel = a->launch->kernel;
-    if ((kernel != TDM_KERNEL_gemm && kernel != TDM_KERNEL_gemm_f16) || !sp->gemm_tile_rows4 ||
-        tdm_kernel_uint(a->info, a->launch->u, TDM_UINT_m) < 4 * sp->gemm_tile_rows4 ||
-        tdm_kernel_uint(a->info, a->launch->u, TDM_UINT_n) < 4 * sp->gemm_tile_cols4)
+    if (kernel != TDM_KERNEL_gemm && kernel != TDM_KERNEL_gemm_f16)
         return (size_t)kernel;
-    return kernel == TDM_KERNEL_gemm ? TDM_VK_PIPELINE_TILED_GEMM : TDM_VK_PIPELINE_TILED_GEMM_F16;
+    return tdm_vk_gemm_pipeline(vd, kernel, tdm_kernel_uint(a->info, a->launch->u, TDM_UINT_m),
+                                tdm_kernel_uint(a->info, a->launch->u, TDM_UINT_n));
 }
 
 static tdm_status record_launch(tdm_vk_device *vd, tdm_vk_slot *slot, void *arg)

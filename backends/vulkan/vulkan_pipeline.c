@@ -95,7 +95,8 @@ static VkResult create_module(tdm_vk_device *vd, const tdm_spirv_module *spirv,
 }
 
 static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spirv,
-                                  uint32_t table_group_size, int tiled, VkPipeline *out)
+                                  uint32_t table_group_size, const tdm_vk_gemm_tile *tile,
+                                  VkPipeline *out)
 {
     char call[96];
     VkShaderModule module;
@@ -109,14 +110,21 @@ static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spi
      * declares none). */
     struct tdm_vk_specialization constants = vd->specialization;
     constants.group_size = tdm_vk_group_size(vd, table_group_size);
-    if (!tiled)
-        constants.gemm_tile_rows4 = constants.gemm_tile_cols4 = 0;
+    constants.gemm_tile_buffers = 1;
+    if (tile) {
+        constants.gemm_rows4 = tile->rows4;
+        constants.gemm_cols4 = tile->cols4;
+        constants.gemm_tile_rows4 = tile->tile_rows4;
+        constants.gemm_tile_cols4 = tile->tile_cols4;
+        constants.gemm_tile_buffers = tile->buffers;
+    }
     VkSpecializationMapEntry entries[] = {
         {0, offsetof(struct tdm_vk_specialization, group_size), sizeof(uint32_t)},
         {1, offsetof(struct tdm_vk_specialization, gemm_rows4), sizeof(uint32_t)},
         {2, offsetof(struct tdm_vk_specialization, gemm_cols4), sizeof(uint32_t)},
         {3, offsetof(struct tdm_vk_specialization, gemm_tile_rows4), sizeof(uint32_t)},
         {4, offsetof(struct tdm_vk_specialization, gemm_tile_cols4), sizeof(uint32_t)},
+        {5, offsetof(struct tdm_vk_specialization, gemm_tile_buffers), sizeof(uint32_t)},
     };
     VkSpecializationInfo specialization = {
         .mapEntryCount = sizeof entries / sizeof entries[0],
@@ -147,12 +155,11 @@ static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spi
 /* The table's group size of the kernel whose pipeline sits at index. */
 static uint32_t table_group_size(size_t index)
 {
-    switch (index) {
-    case TDM_VK_PIPELINE_FILL_WORDS: return 0; /* fill_words fixes its own */
-    case TDM_VK_PIPELINE_TILED_GEMM: return tdm_kernel_get(TDM_KERNEL_gemm)->wg;
-    case TDM_VK_PIPELINE_TILED_GEMM_F16: return tdm_kernel_get(TDM_KERNEL_gemm_f16)->wg;
-    default: return tdm_kernel_get((tdm_kernel)index)->wg;
-    }
+    if (index == TDM_VK_PIPELINE_FILL_WORDS)
+        return 0;                               /* fill_words fixes its own */
+    if (index >= TDM_VK_PIPELINE_TILED_GEMM(0)) /* gemm's, then gemm_f16's, per tile */
+        index = (index - TDM_VK_PIPELINE_TILED_GEMM(0)) % 2 ? TDM_KERNEL_gemm_f16 : TDM_KERNEL_gemm;
+    return tdm_kernel_get((tdm_kernel)index)->wg;
 }
 
 tdm_status tdm_vk_pipeline(tdm_vk_device *vd, size_t index, const char *name, VkPipeline *out)
@@ -167,9 +174,8 @@ tdm_status tdm_vk_pipeline(tdm_vk_device *vd, size_t index, const char *name, Vk
             s = create_pipeline_layout(vd);
         if (s == TDM_OK) {
             tdm_vk_pipeline_cache_open(vd);
-            int tiled =
-                index == TDM_VK_PIPELINE_TILED_GEMM || index == TDM_VK_PIPELINE_TILED_GEMM_F16;
-            s = create_pipeline(vd, spirv, table_group_size(index), tiled, &vd->pipelines[index]);
+            s = create_pipeline(vd, spirv, table_group_size(index), tdm_vk_gemm_tile_of(vd, index),
+                                &vd->pipelines[index]);
         }
         if (s != TDM_OK)
             return s;

@@ -1,0 +1,153 @@
+/* gemm's tiles on GPUs (gemm.glsl's tiled_main): which shapes a device gets, how
+ * much shared memory each stages through, and which one a product takes.
+ *
+ * A GPU gets two shapes with the table's 256 invocations a group: 64 x 64 tiles of
+ * 4 x 4 blocks (16 sums an invocation) for products of a few tiles, and 128 x 128
+ * tiles of 8 x 8 blocks (64 sums, half the shared-memory loads per product) for those
+ * of TDM_VK_LARGE_TILES or more, enough to keep a large GPU's hundred-odd compute
+ * units busy twice over. With 128 invocations (the least a device allows) only the
+ * small shape, of 8 x 4 blocks. Each stages through two buffers where the shared
+ * memory holds them, else one. TDM_VK_GEMM_TILE=RxC/rxc[:B] puts every tiled product
+ * on one shape instead (a sweep's candidates, docs/KERNELS.md), "none" on no tile. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device/log.h"
+#include "vulkan_internal.h"
+
+/* gemm.glsl's STEP_K and UNITS_EACH. */
+#define STEP_K 16u
+#define UNITS_EACH 2u
+/* The fewest 128 x 128 tiles a product holds to take them. */
+#define TDM_VK_LARGE_TILES 256u
+
+/* Bytes of shared memory a tile of 4 tile_rows4 x 4 tile_cols4 stages: per buffer,
+ * STEP_K quads of op(A)'s rows and of op(B)'s columns, each with one quad of padding. */
+static uint32_t shared_bytes(const tdm_vk_gemm_tile *t, uint32_t buffers)
+{
+    return buffers * STEP_K * (t->tile_rows4 + 1 + t->tile_cols4 + 1) * 16u;
+}
+
+/* Why the shape cannot run in groups of `group` invocations, or NULL; its buffers
+ * set to as many as the shared memory holds, unless it asks for 1. */
+static const char *fit(const tdm_vk_device *vd, uint32_t group, tdm_vk_gemm_tile *t)
+{
+    if (!t->rows4 || !t->cols4 || t->tile_rows4 % t->rows4 || t->tile_cols4 % t->cols4)
+        return "the blocks do not divide the tile";
+    if (t->rows4 * t->cols4 > 4)
+        return "blocks past 64 elements";
+    if (t->tile_rows4 / t->rows4 * (t->tile_cols4 / t->cols4) != group)
+        return "the tile's blocks are not the group's invocations";
+    if ((t->tile_rows4 + t->tile_cols4) * (STEP_K / 4u) > UNITS_EACH * group)
+        return "more than two staging units an invocation";
+    if (t->buffers != 1 && shared_bytes(t, 2) <= vd->max_shared_bytes)
+        t->buffers = 2;
+    else if (shared_bytes(t, 1) <= vd->max_shared_bytes)
+        t->buffers = 1;
+    else
+        return "more shared memory than the device has";
+    return NULL;
+}
+
+/* TDM_VK_GEMM_TILE's shape: 1 where it parses, 0 for "none", -1 for nonsense. */
+static int parse_tile(const char *text, tdm_vk_gemm_tile *t)
+{
+    unsigned tr, tc, br, bc, buffers = 0;
+    int used = 0;
+    if (!strcmp(text, "none"))
+        return 0;
+    if (sscanf(text, "%ux%u/%ux%u%n", &tr, &tc, &br, &bc, &used) != 4)
+        return -1;
+    const char *rest = text + used;
+    if (rest[0] == ':' && (rest[1] == '1' || rest[1] == '2')) {
+        buffers = (unsigned)(rest[1] - '0');
+        rest += 2;
+    }
+    if (*rest || (tr | tc | br | bc) % 4 || !tr || !tc || tr > 512 || tc > 512)
+        return -1;
+    *t = (tdm_vk_gemm_tile){.rows4 = br / 4,
+                            .cols4 = bc / 4,
+                            .tile_rows4 = tr / 4,
+                            .tile_cols4 = tc / 4,
+                            .buffers = buffers == 1 ? 1 : 2};
+    return 1;
+}
+
+/* The environment's shape for every tiled product: 1 if it set one (or none). */
+static int chosen_by_environment(const tdm_backend *be, tdm_vk_device *vd, uint32_t group)
+{
+    const char *text = getenv("TDM_VK_GEMM_TILE");
+    tdm_vk_gemm_tile t;
+    if (!text || !*text)
+        return 0;
+    int parsed = parse_tile(text, &t);
+    const char *why = parsed < 0 ? "not RxC/rxc[:B] in elements, multiples of 4"
+                      : parsed   ? fit(vd, group, &t)
+                                 : NULL;
+    if (why) {
+        tdm_log(be->ctx, TDM_LOG_WARN, "%s: TDM_VK_GEMM_TILE=%s ignored: %s (groups of %u)",
+                vd->dev->desc.id, text, why, group);
+        return 0;
+    }
+    if (parsed)
+        vd->gemm_tiles[0] = t;
+    return 1;
+}
+
+void tdm_vk_gemm_tiles_choose(const tdm_backend *be, tdm_vk_device *vd)
+{
+    uint32_t group = tdm_vk_group_size(vd, tdm_kernel_get(TDM_KERNEL_gemm)->wg);
+    memset(vd->gemm_tiles, 0, sizeof vd->gemm_tiles);
+    if (chosen_by_environment(be, vd, group))
+        return;
+    tdm_vk_gemm_tile small = {
+        .rows4 = group == 128 ? 2 : 1, .cols4 = 1, .tile_rows4 = 16, .tile_cols4 = 16};
+    tdm_vk_gemm_tile large = {.rows4 = 2,
+                              .cols4 = 2,
+                              .tile_rows4 = 32,
+                              .tile_cols4 = 32,
+                              .min_tiles = TDM_VK_LARGE_TILES};
+    if (!fit(vd, group, &small))
+        vd->gemm_tiles[0] = small;
+    if (!fit(vd, group, &large))
+        vd->gemm_tiles[1] = large;
+}
+
+size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, uint32_t m, uint32_t n)
+{
+    for (size_t i = TDM_VK_GEMM_TILES; i-- > 0;) {
+        const tdm_vk_gemm_tile *t = &vd->gemm_tiles[i];
+        uint32_t rows = 4 * t->tile_rows4, cols = 4 * t->tile_cols4;
+        if (!rows || m < rows || n < cols ||
+            (uint64_t)((m + rows - 1) / rows) * ((n + cols - 1) / cols) < t->min_tiles)
+            continue;
+        return TDM_VK_PIPELINE_TILED_GEMM(i) + (kernel == TDM_KERNEL_gemm_f16);
+    }
+    return (size_t)kernel;
+}
+
+const tdm_vk_gemm_tile *tdm_vk_gemm_tile_of(const tdm_vk_device *vd, size_t index)
+{
+    if (index < TDM_VK_PIPELINE_TILED_GEMM(0) || index >= TDM_VK_PIPELINE_COUNT)
+        return NULL;
+    return &vd->gemm_tiles[(index - TDM_VK_PIPELINE_TILED_GEMM(0)) / 2];
+}
+
+void tdm_vk_gemm_tiles_describe(const tdm_vk_device *vd, char *text, size_t size)
+{
+    size_t used = 0;
+    text[0] = '\0';
+    for (size_t i = 0; i < TDM_VK_GEMM_TILES && used < size; i++) {
+        const tdm_vk_gemm_tile *t = &vd->gemm_tiles[i];
+        if (!t->tile_rows4)
+            continue;
+        int n = snprintf(text + used, size - used,
+                         "%s%ux%u tiles of %ux%u blocks (%u of %u bytes of shared memory, "
+                         "%u buffer%s) from %u tiles",
+                         used ? "; " : "", 4 * t->tile_rows4, 4 * t->tile_cols4, 4 * t->rows4,
+                         4 * t->cols4, shared_bytes(t, t->buffers), vd->max_shared_bytes,
+                         t->buffers, t->buffers == 1 ? "" : "s", t->min_tiles ? t->min_tiles : 1);
+        used += n > 0 ? (size_t)n : 0;
+    }
+}
