@@ -6,6 +6,7 @@
 #   system.txt                        the machine: CPU, kernel, GPU tools' views
 #   conformance.json, .txt            every kernel, gradient and collective
 #   bench-kernels|gemm|allreduce|train.json, .txt
+#   gemm-tiles.txt                    Vulkan's GPU gemm under each tile shape
 #   train.txt                         a short training on the default devices
 #
 # usage: scripts/device-report.sh [--quick] [--devices LIST] [OUT_DIR]
@@ -39,10 +40,10 @@ tandem=$root/build/tandem
 
 # The sizes of a full report and of a quick one.
 if [ $quick -eq 1 ]; then
-    conformance_size=--no-large allreduce_max=4M gemm_max=512 kernel_bytes=8M
+    conformance_size=--no-large allreduce_max=4M gemm_max=512 kernel_bytes=8M tiles_max=2048
     train_steps="--steps 20 --warmup 3 --model digits"
 else
-    conformance_size="" allreduce_max=256M gemm_max=2048 kernel_bytes=64M
+    conformance_size="" allreduce_max=256M gemm_max=2048 kernel_bytes=64M tiles_max=4096
     train_steps=""
 fi
 device_list() { [ -n "$devices" ] && printf -- '%s %s' "$1" "$devices"; }
@@ -92,6 +93,14 @@ step bench-kernels 900 "$tandem" bench kernels $(device_list --devices) \
     --size "$kernel_bytes" --json "$out/bench-kernels.json"
 step bench-gemm 900 "$tandem" bench gemm $(device_list --devices) --maxsize "$gemm_max" \
     --json "$out/bench-gemm.json"
+# The tile shapes on the first Vulkan device, where it is a GPU (a CPU driver takes none).
+vulkan0_type=$("$tandem" devices --json 2>/dev/null |
+    awk '/"id": "vulkan:0"/ { found = 1 } found && /"type":/ { print $2; exit }')
+if [ "$vulkan0_type" = '"gpu",' ]; then
+    step gemm-tiles 900 scripts/gemm-tiles.sh vulkan:0 1024 "$tiles_max"
+else
+    echo "no Vulkan GPU: gemm-tiles skipped" >"$out/gemm-tiles.txt"
+fi
 step bench-allreduce 900 "$tandem" bench allreduce -a all $(device_list --devices) \
     --maxbytes "$allreduce_max" --json "$out/bench-allreduce.json"
 step bench-train 1800 "$tandem" bench train $(device_list --devices) $train_steps \
@@ -129,6 +138,7 @@ section() {
         grep -E '^[^ ]|^  kernel |^  (copy|axpy|sum|adam|relu|tanh|accumulate) ' \
         "$out/bench-kernels.txt"
     section "GEMM (GFLOP/s)" grep -v '^$' "$out/bench-gemm.txt"
+    section "Vulkan GEMM by tile shape (GFLOP/s)" cat "$out/gemm-tiles.txt"
     section "All-reduce: the largest size, each plan (every size in bench-allreduce.txt)" \
         largest_allreduce "$out/bench-allreduce.txt"
     section "Training throughput" grep -v '^$' "$out/bench-train.txt"
