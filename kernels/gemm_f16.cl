@@ -3,16 +3,28 @@
  * beta == 0 ignores C's old contents, NaN included. Tolerance as gemm's.
  *
  * Register blocking, as shaders/gemm.glsl: each item computes ROWS x COLS of C (a
- * float16 per row), grid-stride over the blocks, K one at a time: one row of op(B)
- * (a vload_half16 where it lies inside B untransposed) times ROWS values of op(A),
- * 24 loads per 128 products. No local memory: on CPU drivers the matrices' own lines
- * are in cache. On PoCL (AVX-512) 8 x 16 ran 512^3 at twice the speed of 8 x 8 and
- * 4 x 16 about as fast. Products are summed per STEP_K before joining the total, so the error
- * grows with STEP_K + k / STEP_K, not k. */
+ * vector of COLS floats per row), grid-stride over the blocks, K one at a time: one row
+ * of op(B) (a vload_half of COLS where it lies inside B untransposed) times ROWS values
+ * of op(A). No local memory: on CPU drivers the matrices' own lines are in cache. On a
+ * CPU 8 x 16 (24 loads per 128 products; on PoCL with AVX-512 it ran 512^3 at twice the
+ * speed of 8 x 8, and 4 x 16 about as fast); elsewhere 4 x 4, since 8 x 16 keeps about
+ * 300 floats live an item (sums, partial sums, four rows of B), past a GPU's registers
+ * (255 an item on NVIDIA), where 4 x 4 keeps about 50. Products are summed per STEP_K
+ * before joining the total, so the error grows with STEP_K + k / STEP_K, not k. */
 
+#ifdef TDM_CPU
 #define ROWS 8
 #define COLS 16
+#else
+#define ROWS 4
+#define COLS 4
+#endif
 #define STEP_K 16
+/* A row of the block, and its loads and stores. */
+#define floatC TDM_CAT(float, COLS)
+#define vloadC TDM_CAT(vload, COLS)
+#define vstoreC TDM_CAT(vstore, COLS)
+#define vload_halfC TDM_CAT(vload_half, COLS)
 
 /* op(A)[row][p], zero out of range. */
 float elem_a(global const half *a, uint m, uint k, uint lda, uint ta, uint row, uint p)
@@ -30,23 +42,23 @@ float elem_b(global const half *b, uint n, uint k, uint ldb, uint tb, uint p, ui
     return vload_half(tb ? (size_t)col * ldb + p : (size_t)p * ldb + col, b);
 }
 
-/* op(B)[p][col0 .. col0 + COLS - 1]; `inside`: all columns are below n. vload_half16
+/* op(B)[p][col0 .. col0 + COLS - 1]; `inside`: all columns are below n. vload_halfN
  * needs only 16-bit alignment, so any offset and ldb work. */
-float16 row_b(global const half *b, uint n, uint k, uint ldb, uint tb, uint p, uint col0,
+floatC row_b(global const half *b, uint n, uint k, uint ldb, uint tb, uint p, uint col0,
               int inside)
 {
     float v[COLS];
 
     if (!tb && inside)
-        return vload_half16(0, b + (size_t)p * ldb + col0);
+        return vload_halfC(0, b + (size_t)p * ldb + col0);
     for (uint j = 0; j < COLS; j++)
         v[j] = elem_b(b, n, k, ldb, tb, p, col0 + j);
-    return vload16(0, v);
+    return vloadC(0, v);
 }
 
 /* op(B)[p .. p + 3][col0 .. col0 + COLS - 1] of a transposed B, all inside: four
  * halves from each of COLS rows of B, instead of COLS scalar loads per p. */
-void rows4_bt(global const half *b, uint ldb, uint p, uint col0, float16 *rows)
+void rows4_bt(global const half *b, uint ldb, uint p, uint col0, floatC *rows)
 {
     float t[4][COLS];
 
@@ -58,7 +70,7 @@ void rows4_bt(global const half *b, uint ldb, uint p, uint col0, float16 *rows)
         t[3][j] = q.s3;
     }
     for (uint s = 0; s < 4; s++)
-        rows[s] = vload16(0, t[s]);
+        rows[s] = vloadC(0, t[s]);
 }
 
 __attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
@@ -82,13 +94,13 @@ kernel void tdm_gemm_f16(TDM_SIGNATURE)
     for (size_t t = group / spacing * TDM_WG + get_local_id(0); t < blocks; t += slots * TDM_WG) {
         const uint row0 = (uint)(t / blocks_n) * ROWS, col0 = (uint)(t % blocks_n) * COLS;
         const int inside = col0 + COLS <= n;
-        float16 acc[ROWS];
+        floatC acc[ROWS];
 
         for (int i = 0; i < ROWS; i++)
             acc[i] = 0.0f;
         for (uint k0 = 0; k0 < k; k0 += STEP_K) {
             const uint end = min(k, k0 + STEP_K);
-            float16 part[ROWS];
+            floatC part[ROWS];
 
             for (int i = 0; i < ROWS; i++)
                 part[i] = 0.0f;
@@ -96,7 +108,7 @@ kernel void tdm_gemm_f16(TDM_SIGNATURE)
                 /* A product of two halves is exact in float, so a fused multiply-add
                  * rounds as the product and the sum do. */
 #pragma OPENCL FP_CONTRACT ON
-                float16 bv[4];
+                floatC bv[4];
                 uint steps = 1;
 
                 if (trans_b && inside && p + 4 <= end) {
@@ -114,14 +126,14 @@ kernel void tdm_gemm_f16(TDM_SIGNATURE)
         }
         for (uint i = 0; i < ROWS && row0 + i < m; i++) {
             global float *out = c + (size_t)(row0 + i) * ldc + col0;
-            const float16 v = alpha * acc[i];
+            const floatC v = alpha * acc[i];
             float vals[COLS];
 
             if (inside) {
-                vstore16(beta == 0.0f ? v : v + beta * vload16(0, out), 0, out);
+                vstoreC(beta == 0.0f ? v : v + beta * vloadC(0, out), 0, out);
                 continue;
             }
-            vstore16(v, 0, vals);
+            vstoreC(v, 0, vals);
             for (uint j = 0; j < COLS && col0 + j < n; j++)
                 out[j] = beta == 0.0f ? vals[j] : vals[j] + beta * out[j];
         }
