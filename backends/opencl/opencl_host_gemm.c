@@ -86,13 +86,24 @@ typedef struct retained_buffers {
 static void CL_CALLBACK run_sgemm(void *block)
 {
     const host_gemm_args *g = block;
-    /* beta == 0 overwrites C without reading it (OpenBLAS's beta pass fills zeros), so
-     * NaN in C's old contents does not survive, as kernels.def asks; conformance
-     * checks it. */
+    /* beta == 0 overwrites C without reading it, so NaN in C's old contents does not
+     * survive, as kernels.def asks (conformance checks it). OpenBLAS does that by a
+     * pass filling C with zeros before it adds the product; memset fills them in a
+     * quarter of that pass's time (perf: 8.4 % of a CNN step's samples against 2.5),
+     * and beta 1 then adds the product as the beta-0 call would, to the same bits. */
+    float beta = g->beta;
+    if (beta == 0.0f) {
+        if (g->ldc == g->n)
+            memset(g->c, 0, (size_t)g->m * (size_t)g->n * sizeof *g->c);
+        else
+            for (int i = 0; i < g->m; i++)
+                memset(g->c + (size_t)i * (size_t)g->ldc, 0, (size_t)g->n * sizeof *g->c);
+        beta = 1.0f;
+    }
     pthread_mutex_lock(&sgemm_lock);
     openblas_sgemm(CBLAS_ROW_MAJOR, g->trans_a ? CBLAS_TRANS : CBLAS_NO_TRANS,
                    g->trans_b ? CBLAS_TRANS : CBLAS_NO_TRANS, g->m, g->n, g->k, g->alpha, g->a,
-                   g->lda, g->b, g->ldb, g->beta, g->c, g->ldc);
+                   g->lda, g->b, g->ldb, beta, g->c, g->ldc);
     pthread_mutex_unlock(&sgemm_lock);
 }
 
