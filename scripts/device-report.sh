@@ -7,6 +7,7 @@
 #   conformance.json, .txt            every kernel, gradient and collective
 #   bench-kernels|gemm|allreduce|train.json, .txt
 #   gemm-tiles.txt                    Vulkan's GPU gemm under each tile shape
+#   cnn-layers.txt                    the CNN's image kernels, per layer and device
 #   train.txt                         a short training on the default devices
 #
 # usage: scripts/device-report.sh [--quick] [--devices LIST] [OUT_DIR]
@@ -101,6 +102,17 @@ if [ "$vulkan0_type" = '"gpu",' ]; then
 else
     echo "no Vulkan GPU: gemm-tiles skipped" >"$out/gemm-tiles.txt"
 fi
+# The image kernels of each layer of bench train's fashion-cnn (conv32k3,pool2,
+# conv64k3,pool2, batch 64) on every device, to tell which of them a device is slow at.
+# shellcheck disable=SC2016 # expanded by the inner shell, from its arguments
+step cnn-layers 600 sh -c 'tandem=$1; shift
+    for layer in "64x28x28x1 -k im2col,conv2d,conv2d_grad_filter" \
+        "64x28x28x32 --window 2 --stride 2 -k max_pool2d,max_pool2d_grad" \
+        "64x14x14x32 -k im2col,col2im,conv2d,conv2d_grad_input,conv2d_grad_filter" \
+        "64x14x14x64 --window 2 --stride 2 -k max_pool2d,max_pool2d_grad"; do
+        # shellcheck disable=SC2086 # the layer is a shape and its options
+        "$tandem" bench kernels "$@" -r 5 -s 4M --image $layer || exit 1
+    done' sh "$tandem" $(device_list --devices)
 step bench-allreduce 900 "$tandem" bench allreduce -a all $(device_list --devices) \
     --maxbytes "$allreduce_max" --json "$out/bench-allreduce.json"
 step bench-train 1800 "$tandem" bench train $(device_list --devices) $train_steps \
@@ -139,6 +151,8 @@ section() {
         "$out/bench-kernels.txt"
     section "GEMM (GFLOP/s)" grep -v '^$' "$out/bench-gemm.txt"
     section "Vulkan GEMM by tile shape (GFLOP/s)" cat "$out/gemm-tiles.txt"
+    section "The CNN's image kernels by layer (ms a launch)" \
+        grep -E '^[^ ]|^  image|^  [a-z]' "$out/cnn-layers.txt"
     section "All-reduce: the largest size, each plan (every size in bench-allreduce.txt)" \
         largest_allreduce "$out/bench-allreduce.txt"
     section "Training throughput" grep -v '^$' "$out/bench-train.txt"
