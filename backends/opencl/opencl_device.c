@@ -8,7 +8,9 @@
 /* The options every table kernel is built with on this device: correctly rounded
  * float division and sqrt where the device offers them (the spec allows the option
  * only there), never -cl-fast-relaxed-math; TDM_CPU on a CPU, where the image kernels
- * give a work-item a run of elements (kernels/pool_window.clh). Whether it is a CPU. */
+ * give a work-item a run of elements (kernels/pool_window.clh). A device that also
+ * says GPU is a GPU, as tdm_devices reports it (Oclgrind says CPU, GPU and
+ * accelerator at once). Whether it is a CPU. */
 static int choose_build_options(tdm_opencl_device *d)
 {
     cl_device_fp_config fp = 0;
@@ -17,7 +19,7 @@ static int choose_build_options(tdm_opencl_device *d)
                       CL_SUCCESS &&
                   (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT);
     int cpu = clGetDeviceInfo(d->device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS &&
-              (type & CL_DEVICE_TYPE_CPU);
+              (type & CL_DEVICE_TYPE_CPU) && !(type & CL_DEVICE_TYPE_GPU);
 
     snprintf(d->build_options, sizeof d->build_options, "%s%s",
              rounded ? "-cl-fp32-correctly-rounded-divide-sqrt" : "", cpu ? " -DTDM_CPU" : "");
