@@ -13,8 +13,10 @@ for shape in default none 64x64/4x4:1 64x64/4x4 128x64/8x4 64x128/4x8 128x128/8x
     128x128/8x8; do
     tile=$shape
     [ "$shape" = default ] && tile=""
-    # The table's rows are "size GFLOP/s ...": keep the size and the figure.
+    # The table's rows are "size GFLOP/s OpenBLAS of-BLAS #wrong": keep the size and
+    # the figure, and the sampled elements found wrong where there are any.
     rates=$(TDM_VK_GEMM_TILE=$tile build/tandem bench gemm -d "$device" -b "$min" -e "$max" \
-        -r 3 2>&1 | awk '$1 ~ /^[0-9]+$/ { printf "%s:%s ", $1, $2 } /ignored/ { print }')
+        -r 3 2>&1 | awk '$1 ~ /^[0-9]+$/ { printf "%s:%s ", $1, $2; if ($NF != 0) printf "(%s WRONG) ", $NF }
+                         /ignored/ { print }')
     printf '%-16s %s\n' "$shape" "$rates"
 done

@@ -50,21 +50,32 @@ static const char *fit(const tdm_vk_device *vd, uint32_t group, tdm_vk_gemm_tile
     return NULL;
 }
 
+/* A count of 1 to 3 digits at *text, then `sep` (or the end for '\0'), moving past
+ * both; 0 for anything else. */
+static unsigned parse_count(const char **text, char sep)
+{
+    unsigned value = 0;
+    const char *s = *text;
+    for (int digits = 0; digits < 3 && *s >= '0' && *s <= '9'; digits++)
+        value = value * 10 + (unsigned)(*s++ - '0');
+    if (s == *text || *s != sep)
+        return 0;
+    *text = sep ? s + 1 : s;
+    return value;
+}
+
 /* TDM_VK_GEMM_TILE's shape: 1 where it parses, 0 for "none", -1 for nonsense. */
 static int parse_tile(const char *text, tdm_vk_gemm_tile *t)
 {
-    unsigned tr, tc, br, bc, buffers = 0;
-    int used = 0;
+    unsigned buffers = 0;
     if (!strcmp(text, "none"))
         return 0;
-    if (sscanf(text, "%ux%u/%ux%u%n", &tr, &tc, &br, &bc, &used) != 4)
+    const char *colon = strchr(text, ':');
+    unsigned tr = parse_count(&text, 'x'), tc = parse_count(&text, '/');
+    unsigned br = parse_count(&text, 'x'), bc = parse_count(&text, colon ? ':' : '\0');
+    if (colon && (buffers = parse_count(&text, '\0')) != 1 && buffers != 2)
         return -1;
-    const char *rest = text + used;
-    if (rest[0] == ':' && (rest[1] == '1' || rest[1] == '2')) {
-        buffers = (unsigned)(rest[1] - '0');
-        rest += 2;
-    }
-    if (*rest || (tr | tc | br | bc) % 4 || !tr || !tc || tr > 512 || tc > 512)
+    if (!tr || !tc || !br || !bc || (tr | tc | br | bc) % 4)
         return -1;
     *t = (tdm_vk_gemm_tile){.rows4 = br / 4,
                             .cols4 = bc / 4,

@@ -33,17 +33,25 @@ static char *cache_key(const tdm_vk_device *vd, const VkPhysicalDeviceProperties
     }
     for (unsigned i = 0; i < VK_UUID_SIZE; i++)
         snprintf(uuid + 2 * i, 3, "%02x", props->pipelineCacheUUID[i]);
-    /* Its fields bound its length: the device's name, then at most 400 characters. */
-    char text[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE + 400];
+    /* The gemm tiles' constants, each shape's five (vulkan_gemm_tiles.c). */
+    char tiles[TDM_VK_GEMM_TILES * 60] = "";
+    for (size_t i = 0, used = 0; i < TDM_VK_GEMM_TILES; i++) {
+        const tdm_vk_gemm_tile *t = &vd->gemm_tiles[i];
+        int k = snprintf(tiles + used, sizeof tiles - used, " %u %u %u %u %u", t->rows4, t->cols4,
+                         t->tile_rows4, t->tile_cols4, t->buffers);
+        used += k > 0 ? (size_t)k : 0;
+    }
+    /* Its fields bound its length: the device's name, then at most 400 characters and
+     * the tiles'. */
+    char text[VK_MAX_PHYSICAL_DEVICE_NAME_SIZE + 400 + sizeof tiles];
     int n = snprintf(text, sizeof text,
                      "vulkan pipeline cache\ndevice %s\nvendor 0x%04x device 0x%04x\n"
                      "driver version 0x%08x\npipeline cache uuid %s\n"
-                     "specialization %u %u %u %u %u\nstorage16 %d\nfloat controls %u\n"
+                     "specialization %u %u %u\ngemm tiles%s\nstorage16 %d\nfloat controls %u\n"
                      "shaders %016llx\n",
                      props->deviceName, props->vendorID, props->deviceID, props->driverVersion,
                      uuid, vd->specialization.group_size, vd->specialization.gemm_rows4,
-                     vd->specialization.gemm_cols4, vd->specialization.gemm_tile_rows4,
-                     vd->specialization.gemm_tile_cols4, vd->storage16, vd->float_controls,
+                     vd->specialization.gemm_cols4, tiles, vd->storage16, vd->float_controls,
                      (unsigned long long)h);
     char *key = n > 0 && (size_t)n < sizeof text ? malloc((size_t)n + 1) : NULL;
     if (key)
