@@ -1,17 +1,25 @@
 /* max_pool2d_grad: dx[b, r, s, ch] = sum over (p, q) in order of dy[b, i, j, ch] for
  * the outputs (i, j) whose window holds (r, s) at (p, q) and whose maximum it is, as
- * max_pool2d chooses (pool_window.clh). A gather: a work-item per run of channels, no
- * atomics, summed in float in the table's order. Tolerance 0.
+ * max_pool2d chooses (pool_window.clh). No atomics; summed in float in the table's
+ * order. Tolerance 0.
  *
  * Windows that do not overlap (stride >= window, the usual pool2) hold each position
- * at most once: one division per axis finds that window, and the position is its
- * choice when no NaN precedes it and, if it is a number, every other position holds a
- * number, those before it smaller and those after no larger (the first NaN, else the
- * first maximum). That test runs position by position over the run's channels, the
- * verdicts kept in dx, so that the channel loops are contiguous. Overlapping windows
- * test every (p, q), rescanning each window. */
+ * at most once, so a work-item takes a window's run of channels: it finds each
+ * channel's choice in one pass over the window, then writes the whole cell that the
+ * window's stride owns, dy at the choice and 0 elsewhere. The cells of the first and
+ * last windows reach the image's edges, so the cells cover dx. Overlapping windows
+ * (and an image without windows) gather instead: a work-item per run of dx's channels
+ * tests every (p, q), rescanning each window. */
 
 #include "pool_window.clh"
+
+/* Channels of its run a work-item's window pass holds at once: on a CPU 32 (on PoCL
+ * with AVX2, 8 ran at a third of the speed, 16 and 64 slower too), elsewhere its one. */
+#ifdef TDM_CPU
+#define TDM_PIECE 32u
+#else
+#define TDM_PIECE 1u
+#endif
 
 /* dx[at] for an overlapping window: every (p, q) tested. */
 float tdm_overlapping(global const float *dy, global const TYPE(x) *x, tdm_nhwc n, uint at,
@@ -30,45 +38,86 @@ float tdm_overlapping(global const float *dy, global const TYPE(x) *x, tdm_nhwc 
     return sum;
 }
 
+/* The start of output i's cell along an axis of `size` positions: where its window
+ * starts, 0 for the first and `size` past the last, within [0, size]. */
+int tdm_cell_start(uint i, uint outputs, uint stride, uint pad, uint size)
+{
+    if (i == 0)
+        return 0;
+    if (i >= outputs)
+        return (int)size;
+    return clamp((int)(i * stride) - (int)pad, 0, (int)size);
+}
+
 __attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
 kernel void tdm_max_pool2d_grad(TDM_SIGNATURE)
 {
     const uint run = tdm_run(c);
-    const size_t runs = (size_t)batch * h * w * c / run;
 
     dx += dx_off;
     dy += dy_off;
     x += x_off;
-    for (size_t g = get_global_id(0); g < runs; g += get_global_size(0)) {
-        const uint first = (uint)g * run;
-        tdm_nhwc n = tdm_nhwc_of(first, h, w, c);
-
-        if (stride_h < kh || stride_w < kw) {
+    if (stride_h < kh || stride_w < kw || oh == 0 || ow == 0) {
+        const size_t runs = (size_t)batch * h * w * c / run;
+        for (size_t g = get_global_id(0); g < runs; g += get_global_size(0)) {
+            const uint first = (uint)g * run;
+            tdm_nhwc n = tdm_nhwc_of(first, h, w, c);
             for (uint k = 0; k < run; k++, n.ch++)
                 dx[first + k] = tdm_overlapping(dy, x, n, first + k, oh, ow, TDM_POOL_DIMS);
-            continue;
         }
-        /* the window holding (r, s); r + pad_top stays below 2^31 (check_window) */
-        const uint i = (n.r + pad_top) / stride_h, j = (n.s + pad_left) / stride_w;
-        const int r0 = (int)(i * stride_h) - (int)pad_top, s0 = (int)(j * stride_w) - (int)pad_left;
-        const float held = i < oh && j < ow && (int)n.r - r0 < (int)kh && (int)n.s - s0 < (int)kw;
+        return;
+    }
+    /* The grid has an item per run of dx, more than there are windows. PoCL gives
+     * each thread a contiguous range of groups, so on a CPU every 2^shift-th item
+     * takes a window, the threads sharing them; elsewhere the first items do. */
+    const uint runs = batch * oh * ow * c / run, total = (uint)get_global_size(0);
+#ifdef TDM_CPU
+    const uint shift = total > runs ? 31 - clz(total / runs) : 0;
+#else
+    const uint shift = 0;
+#endif
+    const uint id = (uint)get_global_id(0), items = total >> shift;
+    if ((id & ((1u << shift) - 1)) != 0)
+        return;
+    for (uint g = id >> shift; g < runs; g += items) {
+        const uint from = (uint)g * run; /* in dy */
+        const tdm_nhwc n = tdm_nhwc_of(from, oh, ow, c);
+        const int r0 = (int)(n.r * stride_h) - (int)pad_top;
+        const int s0 = (int)(n.s * stride_w) - (int)pad_left;
+        const int r1 = min(r0 + (int)kh, (int)h), s1 = min(s0 + (int)kw, (int)w);
+        const int cr0 = tdm_cell_start(n.r, oh, stride_h, pad_top, h);
+        const int cr1 = tdm_cell_start(n.r + 1, oh, stride_h, pad_top, h);
+        const int cs0 = tdm_cell_start(n.s, ow, stride_w, pad_left, w);
+        const int cs1 = tdm_cell_start(n.s + 1, ow, stride_w, pad_left, w);
 
-        for (uint k = 0; k < run; k++)
-            dx[first + k] = held;
-        for (int r = max(r0, 0); held && r < min(r0 + (int)kh, (int)h); r++)
-            for (int s = max(s0, 0); s < min(s0 + (int)kw, (int)w); s++) {
-                const int before = r < (int)n.r || (r == (int)n.r && s < (int)n.s);
-                const int self = r == (int)n.r && s == (int)n.s;
-                const uint other = ((n.b * h + (uint)r) * w + (uint)s) * c + n.ch;
-                for (uint k = 0; self == 0 && k < run; k++) {
-                    const float v = LOAD(x, other + k), mine = LOAD(x, first + k);
-                    const int keeps = isnan(mine) ? !before || !isnan(v)
-                                                  : !isnan(v) && (before ? v < mine : v <= mine);
-                    dx[first + k] = keeps ? dx[first + k] : 0.0f;
-                }
+        for (uint k0 = 0; k0 < run; k0 += TDM_PIECE) {
+            const uint count = min(run - k0, TDM_PIECE);
+            uint best[TDM_PIECE]; /* the choice's index in x, UINT_MAX before one */
+            float top[TDM_PIECE]; /* x[best] */
+
+            for (uint k = 0; k < count; k++) {
+                best[k] = UINT_MAX;
+                top[k] = 0.0f;
             }
-        const uint from = ((n.b * oh + i) * ow + j) * c + n.ch;
-        for (uint k = 0; k < run; k++)
-            dx[first + k] = dx[first + k] != 0.0f ? 0.0f + dy[from + k] : 0.0f;
+            for (int r = max(r0, 0); r < r1; r++)
+                for (int s = max(s0, 0); s < s1; s++) {
+                    const uint at = ((n.b * h + (uint)r) * w + (uint)s) * c + n.ch + k0;
+                    for (uint k = 0; k < count; k++) {
+                        const float v = LOAD(x, at + k);
+                        const int take = (best[k] == UINT_MAX) |
+                                         ((isnan(top[k]) == 0) & ((v > top[k]) | isnan(v)));
+                        best[k] = take ? at + k : best[k];
+                        top[k] = take ? v : top[k];
+                    }
+                }
+            for (int r = cr0; r < cr1; r++)
+                for (int s = cs0; s < cs1; s++) {
+                    const uint at = ((n.b * h + (uint)r) * w + (uint)s) * c + n.ch + k0;
+                    for (uint k = 0; k < count; k++) {
+                        const float g = 0.0f + dy[from + k0 + k];
+                        dx[at + k] = best[k] == at + k ? g : 0.0f;
+                    }
+                }
+        }
     }
 }

@@ -360,15 +360,40 @@ static tdm_status launch_global_pool(tdm_device *dev, const tdm_kernel_info *inf
     return st;
 }
 
-/* Loop iterations one item of a window kernel runs (the nested loops of its source),
- * or 0 for the others: conv2d_grad_filter is launched in pieces instead. */
-static uint64_t window_loops(const tdm_kernel_info *info, tdm_kernel kernel, const uint32_t *u)
+/* The most positions along an axis that max_pool2d_grad's cell of one window holds:
+ * the stride's, or the last window's, from its start to the image's end. */
+static uint64_t pool_cell_extent(uint64_t size, uint64_t outputs, uint64_t stride, uint64_t pad)
+{
+    uint64_t start = (outputs - 1) * stride, last = size + pad > start ? size + pad - start : 0;
+    uint64_t most = last > stride ? last : stride;
+    return most < size ? most : size;
+}
+
+/* max_pool2d_grad's loop iterations an item, as window_loops. Windows that do not
+ * overlap are an item's each (its window, then its cell), `spans` of them a round
+ * where there are more windows than elements of dx; others rescan every window that
+ * holds the item's element. */
+static uint64_t max_pool_grad_loops(const tdm_kernel_info *info, const uint32_t *u)
+{
+    uint64_t kh = U(kh), kw = U(kw), sh = U(stride_h), sw = U(stride_w), oh = U(oh), ow = U(ow);
+    if (sh < kh || sw < kw || !oh || !ow)
+        return kh * (1 + kw * (1 + kh * (1 + kw)));
+    uint64_t rows = pool_cell_extent(U(h), oh, sh, U(pad_top));
+    uint64_t cols = pool_cell_extent(U(w), ow, sw, U(pad_left));
+    uint64_t spans = U(h) && U(w) ? ceil_div(oh * ow, U(h) * U(w)) : 1;
+    return spans * (kh * (1 + kw) + rows * (1 + cols) + 1) - 1;
+}
+
+/* Loop iterations one item of a window kernel or its float16 twin runs (the nested
+ * loops of its source), or 0 for the others: conv2d_grad_filter is launched in pieces
+ * instead. */
+static uint64_t window_loops(const tdm_kernel_info *info, const uint32_t *u)
 {
     uint64_t kh = U(kh), kw = U(kw);
-    switch (kernel) {
+    switch (info->base) {
     case TDM_KERNEL_conv2d: return kh * (1 + kw * (1 + U(c)));
     case TDM_KERNEL_conv2d_grad_input: return kh * (1 + kw * (1 + U(oc)));
-    case TDM_KERNEL_max_pool2d_grad: return kh * (1 + kw * (1 + kh * (1 + kw)));
+    case TDM_KERNEL_max_pool2d_grad: return max_pool_grad_loops(info, u);
     case TDM_KERNEL_max_pool2d:
     case TDM_KERNEL_avg_pool2d:
     case TDM_KERNEL_avg_pool2d_grad:
@@ -408,7 +433,7 @@ static tdm_status check_row_loops(const tdm_device *dev, const tdm_kernel_info *
 {
     const row_loops *k = NULL;
     for (size_t i = 0; i < sizeof row_kernels / sizeof row_kernels[0]; i++)
-        k = row_kernels[i].kernel == call->kernel ? &row_kernels[i] : k;
+        k = row_kernels[i].kernel == info->base ? &row_kernels[i] : k;
     if (!dev->max_loop_iterations || !k)
         return TDM_OK;
     uint64_t loops = k->passes * (uint64_t)call->u[k->length];
@@ -429,7 +454,7 @@ static tdm_status check_row_loops(const tdm_device *dev, const tdm_kernel_info *
 static tdm_status check_loops(const tdm_device *dev, const tdm_kernel_info *info,
                               const tdm_kernel_call *call)
 {
-    uint64_t loops = window_loops(info, call->kernel, call->u);
+    uint64_t loops = window_loops(info, call->u);
     if (!loops)
         return check_row_loops(dev, info, call);
     if (!dev->max_loop_iterations || !loops)

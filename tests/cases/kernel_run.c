@@ -474,6 +474,32 @@ static void check_loop_budget(tdm_device *dev)
                                   .grad_scale = 1.0f};
     CHECK_FAILS(tdm_softmax_xent_run(dev, &xent), TDM_ERR_UNSUPPORTED,
                 "loop iterations a work-group");
+    /* max_pool2d_grad: a window that does not overlap writes its stride's cell, 300 x
+     * 300 positions here, past the budget; float16 twins are counted too */
+    tdm_max_pool2d_grad_args pool = {.dx = {a, 0, 4 << 20},
+                                     .dy = {b, 0, 4 << 20},
+                                     .x = {b, 0, 4 << 20},
+                                     .batch = 1,
+                                     .h = 600,
+                                     .w = 600,
+                                     .c = 1,
+                                     .oh = 300,
+                                     .ow = 300,
+                                     .kh = 2,
+                                     .kw = 2,
+                                     .stride_h = 2,
+                                     .stride_w = 2};
+    CHECK_OK(tdm_max_pool2d_grad_run(dev, &pool));
+    pool.oh = pool.ow = 2;
+    pool.kh = pool.kw = 1;
+    pool.stride_h = pool.stride_w = 300;
+    CHECK_FAILS(tdm_max_pool2d_grad_run(dev, &pool), TDM_ERR_UNSUPPORTED,
+                "loop iterations an invocation");
+    pool.oh = pool.ow = 585; /* overlapping windows of 16 x 16 */
+    pool.kh = pool.kw = 16;
+    pool.stride_h = pool.stride_w = 1;
+    CHECK_FAILS(tdm_kernel_run_as(dev, tdm_max_pool2d_grad_call(&pool), TDM_F16),
+                TDM_ERR_UNSUPPORTED, "loop iterations an invocation");
     tdm_buffer_free(a);
     tdm_buffer_free(b);
     dev->max_loop_iterations = 0;

@@ -95,6 +95,10 @@ static const image_shape image_shapes[] = {
     /* windows that do not overlap (pool2): NaN, signed zeros and ties in one window */
     {2, 6, 7, 5, 3, 2, 2, 2, 2, SAME, CONF_EDGE},
     {2, 8, 8, 4, 3, 2, 2, 2, 2, VALID, CONF_INTEGER},
+    /* the last row and column in no window: the last window's cell holds them */
+    {2, 7, 9, 3, 2, 2, 2, 2, 2, VALID, CONF_EDGE},
+    /* a window larger than the image: no output, dx all zeros */
+    {1, 2, 3, 2, 2, 3, 3, 3, 3, VALID, CONF_RANDOM},
     {3, 7, 7, 8, 4, 7, 7, 7, 7, VALID, CONF_RANDOM}, /* the whole image: global pooling */
     {2, 31, 33, 5, 7, 4, 4, 2, 2, SAME, CONF_INTEGER},
     {1, 13, 11, 3, 2, 3, 3, 1, 1, SAME, CONF_EDGE},
