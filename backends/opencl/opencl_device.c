@@ -60,6 +60,7 @@ tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev
         return tdm_opencl_fail(dev, "clCreateCommandQueue", err);
     }
     dev->image_runs = choose_build_options(d);
+    dev->quad_items = 1; /* the sources in kernels/ loop over quads */
     d->host_memory = tdm_opencl_probe_host_memory(d);
     /* the host's BLAS reaches the buffers where they live */
     d->host_gemm = d->host_memory && tdm_opencl_host_gemm_usable(d->device, dev->desc.type);

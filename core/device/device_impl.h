@@ -35,6 +35,8 @@ struct tdm_device {
     int image_runs;       /* set by open_device where the image kernels give a work-item a run
                              of elements (TDM_CPU, kernels/pool_window.clh): launches are then
                              sized by runs, not elements */
+    int quad_items;       /* set by open_device where the element kernels give a work-item four
+                             elements (OpenCL's sources): their launches are sized by quads */
     pthread_mutex_t lock; /* guards bytes_in_use and the buffer list */
     uint64_t bytes_in_use;
     struct tdm_buffer *buffers; /* live buffers, freed with the context */
