@@ -67,19 +67,8 @@ kernel void tdm_max_pool2d_grad(TDM_SIGNATURE)
         }
         return;
     }
-    /* The grid has an item per run of dx, more than there are windows. PoCL gives
-     * each thread a contiguous range of groups, so on a CPU every 2^shift-th item
-     * takes a window, the threads sharing them; elsewhere the first items do. */
-    const uint runs = batch * oh * ow * c / run, total = (uint)get_global_size(0);
-#ifdef TDM_CPU
-    const uint shift = total > runs ? 31 - clz(total / runs) : 0;
-#else
-    const uint shift = 0;
-#endif
-    const uint id = (uint)get_global_id(0), items = total >> shift;
-    if ((id & ((1u << shift) - 1)) != 0)
-        return;
-    for (uint g = id >> shift; g < runs; g += items) {
+    const uint runs = batch * oh * ow * c / run;
+    for (uint g = get_global_id(0); g < runs; g += get_global_size(0)) {
         const uint from = (uint)g * run; /* in dy */
         const tdm_nhwc n = tdm_nhwc_of(from, oh, ow, c);
         const int r0 = (int)(n.r * stride_h) - (int)pad_top;

@@ -133,8 +133,12 @@ static uint64_t image_run(const tdm_device *dev, const tdm_kernel_info *info, co
     switch (info->base) {
     case TDM_KERNEL_im2col: run = U(kh) * U(kw) * U(c); break;
     case TDM_KERNEL_col2im:
-    case TDM_KERNEL_max_pool2d:
-    case TDM_KERNEL_max_pool2d_grad: run = U(c); break;
+    case TDM_KERNEL_max_pool2d: run = U(c); break;
+    case TDM_KERNEL_max_pool2d_grad: /* a window's run where windows do not overlap */
+        run = U(c) * (U(stride_h) >= U(kh) && U(stride_w) >= U(kw) && U(oh) && U(ow)
+                          ? U(stride_h) * U(stride_w)
+                          : 1);
+        break;
     default: break;
     }
     return run ? run : 1;
