@@ -120,8 +120,10 @@ static tdm_status check_call(const tdm_device *dev, const tdm_kernel_info *info,
 }
 
 /* Elements of its output a work-item of an image kernel takes where the device runs
- * them so (image_runs): a position's channels, or im2col's row of col
- * (kernels/pool_window.clh's tdm_run, kernels/im2col.cl); 1 elsewhere. An item per
+ * them so (image_runs): a position's channels, im2col's row of col, or
+ * max_pool2d_grad's window where windows do not overlap, the channels of the stride's
+ * positions (kernels/pool_window.clh's tdm_run, kernels/im2col.cl,
+ * kernels/max_pool2d_grad.cl); 1 elsewhere. An item per
  * element would leave all but one of each run's items idle, and on a CPU driver the
  * idle work-groups cost more than the work (im2col at 64x14x14x32: 7.7 -> 1.3 ms).
  * Never 0: an empty run's launch has no elements anyway. */
@@ -134,7 +136,7 @@ static uint64_t image_run(const tdm_device *dev, const tdm_kernel_info *info, co
     case TDM_KERNEL_im2col: run = U(kh) * U(kw) * U(c); break;
     case TDM_KERNEL_col2im:
     case TDM_KERNEL_max_pool2d: run = U(c); break;
-    case TDM_KERNEL_max_pool2d_grad: /* a window's run where windows do not overlap */
+    case TDM_KERNEL_max_pool2d_grad:
         run = U(c) * (U(stride_h) >= U(kh) && U(stride_w) >= U(kw) && U(oh) && U(ow)
                           ? U(stride_h) * U(stride_w)
                           : 1);
@@ -149,7 +151,7 @@ static uint64_t image_run(const tdm_device *dev, const tdm_kernel_info *info, co
  * (quad_items): 4 and 2; 1 elsewhere, and for the kernels that take one element an
  * item on every backend. A kernel left out of that list still runs right, its
  * grid-stride loop going round more. On PoCL an item per element left three in four
- * idle, and the idle ones cost: relu 1.8 -> 1.0-1.5 ms, adam 2.9 -> 1.7 ms at 6 MB. */
+ * idle, and the idle ones cost: relu 1.8 -> 1.0-1.5 ms, adam 2.9 -> 1.7-2.1 ms at 6 MB. */
 static uint64_t quad_run(const tdm_device *dev, const tdm_kernel_info *info)
 {
     if (!dev->quad_items)
