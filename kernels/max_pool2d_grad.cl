@@ -3,13 +3,14 @@
  * max_pool2d chooses (pool_window.clh). No atomics; summed in float in the table's
  * order. Tolerance 0.
  *
- * Windows that do not overlap (stride >= window, the usual pool2) hold each position
- * at most once, so a work-item takes a window's run of channels: it finds each
- * channel's choice in one pass over the window, then writes the whole cell that the
- * window's stride owns, dy at the choice and 0 elsewhere. The cells of the first and
- * last windows reach the image's edges, so the cells cover dx. Overlapping windows
- * (and an image without windows) gather instead: a work-item per run of dx's channels
- * tests every (p, q), rescanning each window. */
+ * Windows that tile the image (stride equal to the window, the usual pool2) hold each
+ * position at most once, so a work-item takes a window's run of channels: it finds
+ * each channel's choice in one pass over the window, then writes the window's cell,
+ * dy at the choice and 0 elsewhere: the window itself, the first and last ones
+ * reaching the image's edges, so the cells cover dx. Other windows (overlapping, or
+ * with gaps, where a large stride would make the cells far larger than the windows;
+ * an image without windows) gather: a work-item per run of dx's channels tests every
+ * (p, q), rescanning each window. */
 
 #include "pool_window.clh"
 
@@ -57,7 +58,7 @@ kernel void tdm_max_pool2d_grad(TDM_SIGNATURE)
     dx += dx_off;
     dy += dy_off;
     x += x_off;
-    if (stride_h < kh || stride_w < kw || oh == 0 || ow == 0) {
+    if (stride_h != kh || stride_w != kw || oh == 0 || ow == 0) {
         const size_t runs = (size_t)batch * h * w * c / run;
         for (size_t g = get_global_id(0); g < runs; g += get_global_size(0)) {
             const uint first = (uint)g * run;
@@ -67,8 +68,8 @@ kernel void tdm_max_pool2d_grad(TDM_SIGNATURE)
         }
         return;
     }
-    const uint runs = batch * oh * ow * c / run;
-    for (uint g = get_global_id(0); g < runs; g += get_global_size(0)) {
+    const size_t runs = (size_t)batch * oh * ow * c / run;
+    for (size_t g = get_global_id(0); g < runs; g += get_global_size(0)) {
         const uint from = (uint)g * run; /* in dy */
         const tdm_nhwc n = tdm_nhwc_of(from, oh, ow, c);
         const int r0 = (int)(n.r * stride_h) - (int)pad_top;

@@ -4,12 +4,12 @@
 // max_pool2d chooses (pool_window.glsl). No atomics; summed in float in the table's
 // order. Tolerance 0.
 //
-// Windows that do not overlap (stride >= window, the usual pool2) hold each position
-// at most once, so an item takes a window's channel: it finds the choice once, then
-// writes the cell that the window's stride owns, dy at the choice and 0 elsewhere;
-// the cells of the first and last windows reach the image's edges. Overlapping
-// windows (and an image without windows) gather: an item per element of dx tests
-// every (p, q).
+// Windows that tile the image (stride equal to the window, the usual pool2) hold each
+// position at most once, so an item takes a window's channel: it finds the choice
+// once, then writes the window's cell, dy at the choice and 0 elsewhere: the window
+// itself, the first and last ones reaching the image's edges. Other windows
+// (overlapping, or with gaps; an image without windows) gather: an item per element
+// of dx tests every (p, q).
 #extension GL_GOOGLE_include_directive : require
 #define TDM_KERNEL_max_pool2d_grad
 #include "kernel_bindings.glsl"
@@ -53,7 +53,7 @@ void gather(uint h, uint w, uint c, uint oh, uint ow)
 void main()
 {
     uint h = TDM_U_h, w = TDM_U_w, c = TDM_U_c, oh = TDM_U_oh, ow = TDM_U_ow;
-    if (TDM_U_stride_h < TDM_U_kh || TDM_U_stride_w < TDM_U_kw || oh == 0u || ow == 0u) {
+    if (TDM_U_stride_h != TDM_U_kh || TDM_U_stride_w != TDM_U_kw || oh == 0u || ow == 0u) {
         gather(h, w, c, oh, ow);
         return;
     }

@@ -36,7 +36,8 @@ struct tdm_device {
                              of elements (TDM_CPU, kernels/pool_window.clh): launches are then
                              sized by runs, not elements */
     int quad_items;       /* set by open_device where the element kernels give a work-item four
-                             elements (OpenCL's sources): their launches are sized by quads */
+                             elements or more (OpenCL's sources): their launches are sized
+                             by what an item takes (units_per_item, kernel_run.c) */
     pthread_mutex_t lock; /* guards bytes_in_use and the buffer list */
     uint64_t bytes_in_use;
     struct tdm_buffer *buffers; /* live buffers, freed with the context */

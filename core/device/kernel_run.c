@@ -121,7 +121,7 @@ static tdm_status check_call(const tdm_device *dev, const tdm_kernel_info *info,
 
 /* Elements of its output a work-item of an image kernel takes where the device runs
  * them so (image_runs): a position's channels, im2col's row of col, or
- * max_pool2d_grad's window where windows do not overlap, the channels of the stride's
+ * max_pool2d_grad's window where windows tile the image, the channels of its
  * positions (kernels/pool_window.clh's tdm_run, kernels/im2col.cl,
  * kernels/max_pool2d_grad.cl); 1 elsewhere. An item per
  * element would leave all but one of each run's items idle, and on a CPU driver the
@@ -137,7 +137,7 @@ static uint64_t image_run(const tdm_device *dev, const tdm_kernel_info *info, co
     case TDM_KERNEL_col2im:
     case TDM_KERNEL_max_pool2d: run = U(c); break;
     case TDM_KERNEL_max_pool2d_grad:
-        run = U(c) * (U(stride_h) >= U(kh) && U(stride_w) >= U(kw) && U(oh) && U(ow)
+        run = U(c) * (U(stride_h) == U(kh) && U(stride_w) == U(kw) && U(oh) && U(ow)
                           ? U(stride_h) * U(stride_w)
                           : 1);
         break;
@@ -146,13 +146,14 @@ static uint64_t image_run(const tdm_device *dev, const tdm_kernel_info *info, co
     return run ? run : 1;
 }
 
-/* Elements of its grid's unit a work-item of an element kernel takes (TDM_GRID_N,
- * _CELLS: one element; _PAIRS: two) where the backend's element kernels take four
- * (quad_items): 4 and 2; 1 elsewhere, and for the kernels that take one element an
- * item on every backend. A kernel left out of that list still runs right, its
- * grid-stride loop going round more. On PoCL an item per element left three in four
- * idle, and the idle ones cost: relu 1.8 -> 1.0-1.5 ms, adam 2.9 -> 1.7-2.1 ms at 6 MB. */
-static uint64_t quad_run(const tdm_device *dev, const tdm_kernel_info *info)
+/* Units of its grid (TDM_GRID_N, _CELLS: elements; _PAIRS: pairs) a work-item of an
+ * element kernel takes where the backend's element kernels take four elements or
+ * more (quad_items): 4 elements, or 2 pairs; dropout 16 (four Philox blocks); 1
+ * elsewhere, and for the kernels that take one element an item on every backend. A
+ * kernel whose count is wrong here still runs right, its grid-stride loop going round
+ * more or less. On PoCL an item per element left three in four idle, and the idle
+ * ones cost: relu 1.8 -> 1.0-1.5 ms, adam 2.9 -> 1.7-2.1 ms at 6 MB. */
+static uint64_t units_per_item(const tdm_device *dev, const tdm_kernel_info *info)
 {
     if (!dev->quad_items)
         return 1;
@@ -163,6 +164,7 @@ static uint64_t quad_run(const tdm_device *dev, const tdm_kernel_info *info)
     case TDM_KERNEL_batch_norm_apply:
     case TDM_KERNEL_batch_norm_xhat_dy:
     case TDM_KERNEL_batch_norm_grad: return 1;
+    case TDM_KERNEL_dropout: return 16;
     default: return info->grid == TDM_GRID_PAIRS ? 2 : 4;
     }
 }
@@ -172,9 +174,9 @@ static uint64_t groups_for(const tdm_device *dev, const tdm_kernel_info *info, c
 {
     uint64_t items = 0, groups;
     switch (info->grid) {
-    case TDM_GRID_N: items = ceil_div(U(n), quad_run(dev, info)); break;
-    case TDM_GRID_PAIRS: items = ceil_div(U(n), 2 * quad_run(dev, info)); break;
-    case TDM_GRID_CELLS: items = ceil_div(U(rows) * U(cols), quad_run(dev, info)); break;
+    case TDM_GRID_N: items = ceil_div(U(n), units_per_item(dev, info)); break;
+    case TDM_GRID_PAIRS: items = ceil_div(U(n), 2 * units_per_item(dev, info)); break;
+    case TDM_GRID_CELLS: items = ceil_div(U(rows) * U(cols), units_per_item(dev, info)); break;
     case TDM_GRID_ROWS: items = U(rows); break;
     case TDM_GRID_OUTPUT:
         items =
@@ -396,14 +398,14 @@ static uint64_t pool_cell_extent(uint64_t size, uint64_t outputs, uint64_t strid
     return most < size ? most : size;
 }
 
-/* max_pool2d_grad's loop iterations an item, as window_loops. Windows that do not
- * overlap are an item's each (its window, then its cell), `spans` of them a round
+/* max_pool2d_grad's loop iterations an item, as window_loops. Windows that tile the
+ * image are an item's each (its window, then its cell), `spans` of them a round
  * where there are more windows than elements of dx; others rescan every window that
  * holds the item's element. */
 static uint64_t max_pool_grad_loops(const tdm_kernel_info *info, const uint32_t *u)
 {
     uint64_t kh = U(kh), kw = U(kw), sh = U(stride_h), sw = U(stride_w), oh = U(oh), ow = U(ow);
-    if (sh < kh || sw < kw || !oh || !ow)
+    if (sh != kh || sw != kw || !oh || !ow)
         return kh * (1 + kw * (1 + kh * (1 + kw)));
     uint64_t rows = pool_cell_extent(U(h), oh, sh, U(pad_top));
     uint64_t cols = pool_cell_extent(U(w), ow, sw, U(pad_left));

@@ -474,30 +474,34 @@ static void check_loop_budget(tdm_device *dev)
                                   .grad_scale = 1.0f};
     CHECK_FAILS(tdm_softmax_xent_run(dev, &xent), TDM_ERR_UNSUPPORTED,
                 "loop iterations a work-group");
-    /* max_pool2d_grad: a window that does not overlap writes its stride's cell, 300 x
-     * 300 positions here, past the budget; float16 twins are counted too */
+    /* max_pool2d_grad: windows that tile the image are counted by their cells (the
+     * gather's count for 40 x 40 windows passes the budget), and by the windows each
+     * item takes where padding makes windows outnumber dx's elements; float16 twins
+     * are counted too */
     tdm_max_pool2d_grad_args pool = {.dx = {a, 0, 4 << 20},
                                      .dy = {b, 0, 4 << 20},
                                      .x = {b, 0, 4 << 20},
                                      .batch = 1,
-                                     .h = 600,
-                                     .w = 600,
+                                     .h = 80,
+                                     .w = 80,
                                      .c = 1,
-                                     .oh = 300,
-                                     .ow = 300,
-                                     .kh = 2,
-                                     .kw = 2,
-                                     .stride_h = 2,
-                                     .stride_w = 2};
+                                     .oh = 2,
+                                     .ow = 2,
+                                     .kh = 40,
+                                     .kw = 40,
+                                     .stride_h = 40,
+                                     .stride_w = 40};
     CHECK_OK(tdm_max_pool2d_grad_run(dev, &pool));
-    pool.oh = pool.ow = 2;
-    pool.kh = pool.kw = 1;
-    pool.stride_h = pool.stride_w = 300;
+    pool.h = pool.w = 2;
+    pool.oh = pool.ow = 200;
+    pool.kh = pool.kw = pool.stride_h = pool.stride_w = 1;
+    pool.pad_top = pool.pad_left = 100;
     CHECK_FAILS(tdm_max_pool2d_grad_run(dev, &pool), TDM_ERR_UNSUPPORTED,
                 "loop iterations an invocation");
+    pool.h = pool.w = 600;
     pool.oh = pool.ow = 585; /* overlapping windows of 16 x 16 */
     pool.kh = pool.kw = 16;
-    pool.stride_h = pool.stride_w = 1;
+    pool.pad_top = pool.pad_left = 0;
     CHECK_FAILS(tdm_kernel_run_as(dev, tdm_max_pool2d_grad_call(&pool), TDM_F16),
                 TDM_ERR_UNSUPPORTED, "loop iterations an invocation");
     tdm_buffer_free(a);

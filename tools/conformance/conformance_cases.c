@@ -99,6 +99,9 @@ static const image_shape image_shapes[] = {
     {2, 7, 9, 3, 2, 2, 2, 2, 2, VALID, CONF_EDGE},
     /* a window larger than the image: no output, dx all zeros */
     {1, 2, 3, 2, 2, 3, 3, 3, 3, VALID, CONF_RANDOM},
+    /* tiling windows over padding, and channels past one piece of 32 (a CPU's) */
+    {2, 7, 8, 3, 2, 3, 3, 3, 3, FULL, CONF_EDGE},
+    {2, 7, 6, 37, 3, 2, 2, 2, 2, SAME, CONF_RANDOM},
     {3, 7, 7, 8, 4, 7, 7, 7, 7, VALID, CONF_RANDOM}, /* the whole image: global pooling */
     {2, 31, 33, 5, 7, 4, 4, 2, 2, SAME, CONF_INTEGER},
     {1, 13, 11, 3, 2, 3, 3, 1, 1, SAME, CONF_EDGE},
