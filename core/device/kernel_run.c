@@ -119,6 +119,14 @@ static tdm_status check_call(const tdm_device *dev, const tdm_kernel_info *info,
     return s;
 }
 
+/* Whether max_pool2d_grad's windows tile the image (stride equal to the window, some
+ * output), where its kernels take a window an item instead of gathering
+ * (kernels/max_pool2d_grad.cl). */
+static int pool_windows_tile(const tdm_kernel_info *info, const uint32_t *u)
+{
+    return U(stride_h) == U(kh) && U(stride_w) == U(kw) && U(oh) && U(ow);
+}
+
 /* Elements of its output a work-item of an image kernel takes where the device runs
  * them so (image_runs): a position's channels, im2col's row of col, or
  * max_pool2d_grad's window where windows tile the image, the channels of its
@@ -137,9 +145,7 @@ static uint64_t image_run(const tdm_device *dev, const tdm_kernel_info *info, co
     case TDM_KERNEL_col2im:
     case TDM_KERNEL_max_pool2d: run = U(c); break;
     case TDM_KERNEL_max_pool2d_grad:
-        run = U(c) * (U(stride_h) == U(kh) && U(stride_w) == U(kw) && U(oh) && U(ow)
-                          ? U(stride_h) * U(stride_w)
-                          : 1);
+        run = U(c) * (pool_windows_tile(info, u) ? U(stride_h) * U(stride_w) : 1);
         break;
     default: break;
     }
@@ -405,7 +411,7 @@ static uint64_t pool_cell_extent(uint64_t size, uint64_t outputs, uint64_t strid
 static uint64_t max_pool_grad_loops(const tdm_kernel_info *info, const uint32_t *u)
 {
     uint64_t kh = U(kh), kw = U(kw), sh = U(stride_h), sw = U(stride_w), oh = U(oh), ow = U(ow);
-    if (sh != kh || sw != kw || !oh || !ow)
+    if (!pool_windows_tile(info, u))
         return kh * (1 + kw * (1 + kh * (1 + kw)));
     uint64_t rows = pool_cell_extent(U(h), oh, sh, U(pad_top));
     uint64_t cols = pool_cell_extent(U(w), ow, sw, U(pad_left));
