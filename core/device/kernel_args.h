@@ -123,6 +123,21 @@
 #undef TDM_KERNEL
 #define TDM_UINT_AT(kernel, name)                                                                  \
     ((unsigned)(offsetof(tdm_##kernel##_uint_places, name) / sizeof(uint32_t)))
+#undef TDM_U
+
+/* Likewise the kernel's float `name`'s place in f. */
+#undef TDM_F
+#define TDM_U(name)
+#define TDM_F(name, min, max) float name;
+#define TDM_KERNEL(name, grid, wg, tolerance, buffers, uints, floats)                              \
+    typedef struct tdm_##name##_float_places {                                                     \
+        float before; /* the struct of a kernel without floats is not empty */                     \
+        floats                                                                                     \
+    } tdm_##name##_float_places;
+#include "device/kernels.def"
+#undef TDM_KERNEL
+#define TDM_FLOAT_AT(kernel, name)                                                                 \
+    ((unsigned)(offsetof(tdm_##kernel##_float_places, name) / sizeof(float) - 1))
 
 #undef TDM_U
 #undef TDM_F

@@ -336,6 +336,42 @@ static tdm_status launch_filter_gradient(tdm_device *dev, const tdm_kernel_info 
     return st;
 }
 
+/* gemm sums k products an element of C, and lavapipe ends an invocation's loops after
+ * 65535 iterations in all, silently: a 1 x 1 product over k = 180000 came out wrong,
+ * over 170000 right, some 6 iterations per STEP_K (16) of k (shaders/gemm.glsl). On a
+ * device whose driver ends long loops early, the core launches it in pieces of k
+ * within 16 budgets an invocation (a group runs as vectors of 4 lanes or more), at 8
+ * iterations per 16 of k, times the blocks or tiles an invocation takes where 65535
+ * groups do not hold a 16 x 16 tile each: the first piece with the call's beta, each
+ * next one adding to C (beta 1), the views of A and B moved along k. Each piece scales
+ * its own products by alpha: the sums are reassociated, as gemm's tolerance allows. */
+static tdm_status launch_gemm(tdm_device *dev, const tdm_kernel_info *info, const tdm_launch *l)
+{
+    const tdm_gemm_scalars s = tdm_gemm_scalars_of(l); /* gemm_f16's are the same */
+    const tdm_gemm_slots slot = tdm_gemm_slots_of();
+    uint64_t rounds = ceil_div(ceil_div(s.m, 16) * ceil_div(s.n, 16), TDM_KERNEL_MAX_GROUPS);
+    uint64_t per_invocation = 16 * (uint64_t)dev->max_loop_iterations / (rounds ? rounds : 1);
+    uint64_t piece = per_invocation > 2 ? (per_invocation - 2) / 8 * 16 : 0;
+    tdm_launch part = *l;
+    if (!dev->max_loop_iterations || s.k <= piece)
+        return launch_once(dev, info, &part);
+    if (piece == 0)
+        return tdm_fail(TDM_ERR_UNSUPPORTED,
+                        "%s: %s: %" PRIu64 " blocks of C an invocation pass a loop budget of "
+                        "%u iterations, more than %s runs right (its driver ends longer loops "
+                        "early)",
+                        F, info->name, rounds, dev->max_loop_iterations, dev->desc.id);
+    tdm_status st = TDM_OK;
+    for (uint64_t p = 0; p < s.k && st == TDM_OK; p += piece) {
+        part.u[TDM_UINT_AT(gemm, k)] = (uint32_t)(s.k - p < piece ? s.k - p : piece);
+        part.offsets[slot.a] = l->offsets[slot.a] + (uint32_t)(s.trans_a ? p * s.lda : p);
+        part.offsets[slot.b] = l->offsets[slot.b] + (uint32_t)(s.trans_b ? p : p * s.ldb);
+        part.f[TDM_FLOAT_AT(gemm, beta)] = p ? 1.0f : s.beta;
+        st = launch_once(dev, info, &part);
+    }
+    return st;
+}
+
 /* gather_rows_grad sums `rows` terms per element of dx, past what lavapipe's loops run
  * at enough rows: as conv2d_grad_filter, the core launches it there in pieces of
  * budget - 1 rows (an item's loop over them, and its own iteration), the views of dy
@@ -539,6 +575,8 @@ tdm_status tdm_kernel_run(tdm_device *dev, const tdm_kernel_call *call)
     int fits = !dev->max_binding_bytes || widest_range(info, l.u) <= dev->max_binding_bytes;
     if (fits && call->kernel == TDM_KERNEL_conv2d_grad_filter)
         return launch_filter_gradient(dev, info, &l);
+    if (fits && (call->kernel == TDM_KERNEL_gemm || call->kernel == TDM_KERNEL_gemm_f16))
+        return launch_gemm(dev, info, &l);
     if (fits && call->kernel == TDM_KERNEL_gather_rows_grad)
         return launch_gather_gradient(dev, info, &l);
     if (fits && info->base == TDM_KERNEL_global_avg_pool)

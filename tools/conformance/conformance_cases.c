@@ -58,16 +58,20 @@ static const shape source_shapes[] = {
     {1031, 10, 0, CONF_RANDOM}, {13, 1031, 0, CONF_RANDOM}, {5, 3001, 0, CONF_EDGE},
     {4001, 2, 3, CONF_EDGE},    {70001, 3, 7, CONF_RANDOM},
 };
-/* GEMM: m, n, k. From 64 x 64 on, Vulkan's GPU path stages tiles (gemm.glsl): the last
- * five take it with random data, B transposed and quad-aligned, both transposed and
+/* GEMM: m, n, k. From 64 x 64 on, Vulkan's GPU path stages tiles (gemm.glsl): five
+ * take it with random data, B transposed and quad-aligned, both transposed and
  * not aligned, neither and aligned, then A transposed and not aligned, B transposed
- * and aligned, both past 128 x 128 (a larger tile's, as TDM_VK_GEMM_TILE sets it). */
+ * and aligned, both past 128 x 128 (a larger tile's, as TDM_VK_GEMM_TILE sets it).
+ * The last two sum past lavapipe's loop limit, which the core launches in pieces of k:
+ * both transposed and not aligned, then neither, aligned, with a last piece of k not
+ * a multiple of 16. */
 static const shape gemm_shapes[] = {
-    {1, 1, 1, CONF_RANDOM},    {7, 5, 3, CONF_RANDOM},       {16, 16, 16, CONF_INTEGER},
-    {33, 17, 65, CONF_RANDOM}, {9, 7, 0, CONF_RANDOM},       {64, 64, 64, CONF_EDGE},
-    {31, 47, 13, CONF_EDGE},   {127, 129, 131, CONF_RANDOM}, {100, 90, 257, CONF_INTEGER},
-    {0, 4, 4, CONF_RANDOM},    {68, 72, 36, CONF_RANDOM},    {65, 66, 17, CONF_RANDOM},
-    {96, 64, 40, CONF_RANDOM}, {129, 260, 33, CONF_RANDOM},  {256, 128, 48, CONF_EDGE},
+    {1, 1, 1, CONF_RANDOM},      {7, 5, 3, CONF_RANDOM},       {16, 16, 16, CONF_INTEGER},
+    {33, 17, 65, CONF_RANDOM},   {9, 7, 0, CONF_RANDOM},       {64, 64, 64, CONF_EDGE},
+    {31, 47, 13, CONF_EDGE},     {127, 129, 131, CONF_RANDOM}, {100, 90, 257, CONF_INTEGER},
+    {0, 4, 4, CONF_RANDOM},      {68, 72, 36, CONF_RANDOM},    {65, 66, 17, CONF_RANDOM},
+    {96, 64, 40, CONF_RANDOM},   {129, 260, 33, CONF_RANDOM},  {256, 128, 48, CONF_EDGE},
+    {1, 1, 180000, CONF_RANDOM}, {5, 3, 300001, CONF_RANDOM},
 };
 
 /* Convolution and pooling: an NHWC image, a window, its strides and padding (SAME:
