@@ -7,24 +7,34 @@
 TDM_VIEW_AND_QUADS(a);
 TDM_VIEW_AND_QUADS(b);
 
-vec4 tdm_gemm_quad_a(uint i)
+bool tdm_gemm_quads_a()
 {
-    return a4[TDM_QUAD(a, i)];
+    return ((TDM_OFF_a | TDM_U_lda) & 3u) == 0u;
 }
 
-float tdm_gemm_single_a(uint i)
+vec4 tdm_gemm_quad_a(uint row, uint col)
 {
-    return a[TDM_OFF_a + i];
+    return a4[TDM_QUAD(a, row * TDM_U_lda + col)];
 }
 
-vec4 tdm_gemm_quad_b(uint i)
+float tdm_gemm_single_a(uint row, uint col)
 {
-    return b4[TDM_QUAD(b, i)];
+    return a[TDM_OFF_a + row * TDM_U_lda + col];
 }
 
-float tdm_gemm_single_b(uint i)
+bool tdm_gemm_quads_b()
 {
-    return b[TDM_OFF_b + i];
+    return ((TDM_OFF_b | TDM_U_ldb) & 3u) == 0u;
+}
+
+vec4 tdm_gemm_quad_b(uint row, uint col)
+{
+    return b4[TDM_QUAD(b, row * TDM_U_ldb + col)];
+}
+
+float tdm_gemm_single_b(uint row, uint col)
+{
+    return b[TDM_OFF_b + row * TDM_U_ldb + col];
 }
 
 #include "gemm.glsl"

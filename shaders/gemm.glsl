@@ -39,10 +39,16 @@
 // The group is the device's size (constant 0); the tile is set with it, so that the
 // group's blocks cover the tile exactly.
 //
-// The including shader declares the views a and b and defines, before including this
-// file, their loads as float (A's, likewise B's; i is an element of the view):
-//   vec4 tdm_gemm_quad_a(uint i)     elements i .. i + 3, TDM_OFF_a + i a multiple of 4
-//   float tdm_gemm_single_a(uint i)  element i
+// The including shader defines, before including this file, the loads of A and B as
+// stored (m x k, or k x m where trans_a; likewise B), as float (A's, likewise B's):
+//   bool tdm_gemm_quads_a()                     whether A's quads may be loaded
+//   vec4 tdm_gemm_quad_a(uint row, uint col)    A[row][col .. col + 3], where quads may
+//                                               be loaded and col is a multiple of 4
+//   float tdm_gemm_single_a(uint row, uint col) A[row][col]
+// gemm's loads read the views a and b (gemm.comp); the implicit convolutions' read an
+// image where im2col would have copied it (conv_implicit.glsl). C is the view c, or
+// the one TDM_GEMM_C names; the product's m, n, k, ldc, trans_a, trans_b, alpha and
+// beta are TDM_U_* and TDM_F_* macros, the kernel's own or the including shader's.
 #ifndef TDM_GEMM_GLSL
 #define TDM_GEMM_GLSL
 
@@ -65,35 +71,36 @@ layout(constant_id = 3) const uint TILE_ROWS4 = 0u;
 layout(constant_id = 4) const uint TILE_COLS4 = 0u;
 layout(constant_id = 5) const uint TILE_BUFFERS = 1u;
 #define UNITS_EACH 2u
-TDM_VIEW_AND_QUADS(c);
+#ifndef TDM_GEMM_C
+#define TDM_GEMM_C c
+#endif
+// C as c and c4: store_row reads C where beta is not 0, which must compile where C is
+// written only (conv2d_implicit's y, whose beta is 0).
+TDM_VIEW_AND_QUADS_READ_WRITE_AS(TDM_GEMM_C, c, float, vec4);
 
 bool aligned(uint off, uint ld)
 {
     return ((off | ld) & 3u) == 0u;
 }
 
-// op(A)[row0 + r][p .. p + 3] for r < 4, as columns; A's quads are aligned.
+// op(A)[row0 + r][p .. p + 3] for r < 4, as columns; A's quads may be loaded.
 mat4 quads_a(uint row0, uint p)
 {
-    uint lda = TDM_U_lda;
     if (TDM_U_trans_a == 0u)
-        return mat4(tdm_gemm_quad_a(row0 * lda + p), tdm_gemm_quad_a((row0 + 1u) * lda + p),
-                    tdm_gemm_quad_a((row0 + 2u) * lda + p), tdm_gemm_quad_a((row0 + 3u) * lda + p));
-    return transpose(mat4(tdm_gemm_quad_a(p * lda + row0), tdm_gemm_quad_a((p + 1u) * lda + row0),
-                          tdm_gemm_quad_a((p + 2u) * lda + row0),
-                          tdm_gemm_quad_a((p + 3u) * lda + row0)));
+        return mat4(tdm_gemm_quad_a(row0, p), tdm_gemm_quad_a(row0 + 1u, p),
+                    tdm_gemm_quad_a(row0 + 2u, p), tdm_gemm_quad_a(row0 + 3u, p));
+    return transpose(mat4(tdm_gemm_quad_a(p, row0), tdm_gemm_quad_a(p + 1u, row0),
+                          tdm_gemm_quad_a(p + 2u, row0), tdm_gemm_quad_a(p + 3u, row0)));
 }
 
-// op(B)[p + q][col0 .. col0 + 3] for q < 4, as columns; B's quads are aligned.
+// op(B)[p + q][col0 .. col0 + 3] for q < 4, as columns; B's quads may be loaded.
 mat4 quads_b(uint col0, uint p)
 {
-    uint ldb = TDM_U_ldb;
     if (TDM_U_trans_b == 0u)
-        return mat4(tdm_gemm_quad_b(p * ldb + col0), tdm_gemm_quad_b((p + 1u) * ldb + col0),
-                    tdm_gemm_quad_b((p + 2u) * ldb + col0), tdm_gemm_quad_b((p + 3u) * ldb + col0));
-    return transpose(mat4(tdm_gemm_quad_b(col0 * ldb + p), tdm_gemm_quad_b((col0 + 1u) * ldb + p),
-                          tdm_gemm_quad_b((col0 + 2u) * ldb + p),
-                          tdm_gemm_quad_b((col0 + 3u) * ldb + p)));
+        return mat4(tdm_gemm_quad_b(p, col0), tdm_gemm_quad_b(p + 1u, col0),
+                    tdm_gemm_quad_b(p + 2u, col0), tdm_gemm_quad_b(p + 3u, col0));
+    return transpose(mat4(tdm_gemm_quad_b(col0, p), tdm_gemm_quad_b(col0 + 1u, p),
+                          tdm_gemm_quad_b(col0 + 2u, p), tdm_gemm_quad_b(col0 + 3u, p)));
 }
 
 // One element of op(A) or op(B), zero out of range.
@@ -101,16 +108,14 @@ float single_a(uint row, uint p)
 {
     if (row >= TDM_U_m || p >= TDM_U_k)
         return 0.0;
-    uint lda = TDM_U_lda;
-    return tdm_gemm_single_a(TDM_U_trans_a != 0u ? p * lda + row : row * lda + p);
+    return TDM_U_trans_a != 0u ? tdm_gemm_single_a(p, row) : tdm_gemm_single_a(row, p);
 }
 
 float single_b(uint p, uint col)
 {
     if (col >= TDM_U_n || p >= TDM_U_k)
         return 0.0;
-    uint ldb = TDM_U_ldb;
-    return tdm_gemm_single_b(TDM_U_trans_b != 0u ? col * ldb + p : p * ldb + col);
+    return TDM_U_trans_b != 0u ? tdm_gemm_single_b(col, p) : tdm_gemm_single_b(p, col);
 }
 
 vec4 singles_a(uint row, uint p)
@@ -145,14 +150,15 @@ void store_row(uint row, uint col0, vec4 v, bool quads)
     v *= alpha;
     uint ic = row * ldc + col0;
     if (quads) {
-        c4[TDM_QUAD(c, ic)] = beta == 0.0 ? v : v + beta * c4[TDM_QUAD(c, ic)];
+        uint q = TDM_QUAD(TDM_GEMM_C, ic);
+        c4[q] = beta == 0.0 ? v : v + beta * c4[q];
         return;
     }
     if (row >= TDM_U_m)
         return;
     for (uint i = 0u; i < 4u; i++)
         if (col0 + i < n) {
-            uint e = TDM_OFF_c + ic + i;
+            uint e = TDM_OFF(TDM_GEMM_C) + ic + i;
             c[e] = beta == 0.0 ? v[i] : v[i] + beta * c[e];
         }
 }
@@ -182,7 +188,7 @@ void blocked_main()
     uint rows = ROWS4 * 4u, cols = COLS4 * 4u;
     uint blocks_n = n / cols + (n % cols != 0u ? 1u : 0u);
     uint blocks = (m / rows + (m % rows != 0u ? 1u : 0u)) * blocks_n;
-    bool inputs_aligned = aligned(TDM_OFF_a, TDM_U_lda) && aligned(TDM_OFF_b, TDM_U_ldb);
+    bool inputs_aligned = tdm_gemm_quads_a() && tdm_gemm_quads_b();
     uint size = gl_WorkGroupSize.x, slot, slots;
     if (!busy_group(blocks / size + (blocks % size != 0u ? 1u : 0u), slot, slots))
         return;
@@ -206,7 +212,7 @@ void blocked_main()
             }
             TDM_EACH_BLOCK(acc[i][j] += partial[i][j]);
         }
-        bool quads = inside && aligned(TDM_OFF_c, TDM_U_ldc);
+        bool quads = inside && aligned(TDM_OFF(TDM_GEMM_C), TDM_U_ldc);
         TDM_EACH_BLOCK(store_quarter(row0 + 4u * i, col0 + 4u * j, acc[i][j], quads));
     }
 }
@@ -277,8 +283,8 @@ void tiled_main()
     uint tile_rows = 4u * TILE_ROWS4, tile_cols = 4u * TILE_COLS4;
     uint tiles_n = n / tile_cols + (n % tile_cols != 0u ? 1u : 0u);
     uint tiles = (m / tile_rows + (m % tile_rows != 0u ? 1u : 0u)) * tiles_n;
-    bool aligned_a = aligned(TDM_OFF_a, TDM_U_lda), aligned_b = aligned(TDM_OFF_b, TDM_U_ldb);
-    bool aligned_c = aligned(TDM_OFF_c, TDM_U_ldc);
+    bool aligned_a = tdm_gemm_quads_a(), aligned_b = tdm_gemm_quads_b();
+    bool aligned_c = aligned(TDM_OFF(TDM_GEMM_C), TDM_U_ldc);
     // The group's invocations as a grid of blocks: across, TILE_COLS4 / COLS4 of them.
     uint size = gl_WorkGroupSize.x, id = gl_LocalInvocationID.x, across = TILE_COLS4 / COLS4;
     uint rq0 = id / across * ROWS4, cq0 = id % across * COLS4;

@@ -25,26 +25,36 @@ vec4 halves4(uvec2 words)
                 uintBitsToFloat(tdm_half_to_float(words.y >> 16)));
 }
 
-vec4 tdm_gemm_quad_a(uint i)
+bool tdm_gemm_quads_a()
 {
-    return halves4(a4[TDM_QUAD(a, i)]);
+    return ((TDM_OFF_a | TDM_U_lda) & 3u) == 0u;
+}
+
+vec4 tdm_gemm_quad_a(uint row, uint col)
+{
+    return halves4(a4[TDM_QUAD(a, row * TDM_U_lda + col)]);
 }
 
 // An element may sit in either half of its word: lda and the row may be odd.
-float tdm_gemm_single_a(uint i)
+float tdm_gemm_single_a(uint row, uint col)
 {
-    uint e = TDM_OFF_a + i;
+    uint e = TDM_OFF_a + row * TDM_U_lda + col;
     return half_at(a[e >> 1], e);
 }
 
-vec4 tdm_gemm_quad_b(uint i)
+bool tdm_gemm_quads_b()
 {
-    return halves4(b4[TDM_QUAD(b, i)]);
+    return ((TDM_OFF_b | TDM_U_ldb) & 3u) == 0u;
 }
 
-float tdm_gemm_single_b(uint i)
+vec4 tdm_gemm_quad_b(uint row, uint col)
 {
-    uint e = TDM_OFF_b + i;
+    return halves4(b4[TDM_QUAD(b, row * TDM_U_ldb + col)]);
+}
+
+float tdm_gemm_single_b(uint row, uint col)
+{
+    uint e = TDM_OFF_b + row * TDM_U_ldb + col;
     return half_at(b[e >> 1], e);
 }
 

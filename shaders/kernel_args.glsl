@@ -53,6 +53,15 @@ layout(push_constant) uniform Args {
         TDM_PASTE(TDM_ACCESS_, view) buffer TDM_PASTE(Quads_, array) { type4 TDM_PASTE(array, 4)[]; }
 #define TDM_QUAD(view, i) ((TDM_OFF(view) + (i)) >> 2)
 
+// TDM_VIEW_AND_QUADS_AS without the table's access qualifier, for code that serves a
+// view written only in some kernels and read and written in others (gemm.glsl's C,
+// which it reads only where beta is not 0).
+#define TDM_VIEW_AND_QUADS_READ_WRITE_AS(view, array, type, type4)              \
+    layout(std430, set = 0, binding = TDM_PASTE(TDM_BIND_, view))               \
+        buffer TDM_PASTE(View_, array) { type array[]; };                       \
+    layout(std430, set = 0, binding = TDM_PASTE(TDM_BIND_, view))               \
+        buffer TDM_PASTE(Quads_, array) { type4 TDM_PASTE(array, 4)[]; }
+
 // The offset of the kernel's b-th buffer, for code that runs over all of its views
 // (b < TDM_BUFFER_COUNT).
 #define TDM_OFF_OF(b) args.off[b]

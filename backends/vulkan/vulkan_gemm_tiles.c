@@ -125,15 +125,27 @@ void tdm_vk_gemm_tiles_choose(const tdm_backend *be, tdm_vk_device *vd)
         vd->gemm_tiles[1] = large;
 }
 
-size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, uint32_t m, uint32_t n)
+/* The kernel's place among the product kernels in the table's order, -1 for others. */
+static int tiled_place(tdm_kernel kernel)
 {
-    for (size_t i = TDM_VK_GEMM_TILES; i-- > 0;) {
+    int place = 0;
+    for (int k = 0; k < (int)kernel; k++)
+        place += tdm_kernel_get((tdm_kernel)k)->grid == TDM_GRID_TILES;
+    return tdm_kernel_get(kernel)->grid == TDM_GRID_TILES ? place : -1;
+}
+
+size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, const uint32_t *u)
+{
+    int place = tiled_place(kernel);
+    uint32_t m, n, k;
+    tdm_kernel_product(tdm_kernel_get(kernel), u, &m, &n, &k);
+    for (size_t i = TDM_VK_GEMM_TILES; place >= 0 && i-- > 0;) {
         const tdm_vk_gemm_tile *t = &vd->gemm_tiles[i];
         uint32_t rows = 4 * t->tile_rows4, cols = 4 * t->tile_cols4;
         if (!rows || m < rows || n < cols ||
             (uint64_t)((m + rows - 1) / rows) * ((n + cols - 1) / cols) < t->min_tiles)
             continue;
-        return TDM_VK_PIPELINE_TILED_GEMM(i) + (kernel == TDM_KERNEL_gemm_f16);
+        return TDM_VK_PIPELINE_TILED_GEMM(i) + (size_t)place;
     }
     return (size_t)kernel;
 }
@@ -142,7 +154,16 @@ const tdm_vk_gemm_tile *tdm_vk_gemm_tile_of(const tdm_vk_device *vd, size_t inde
 {
     if (index < TDM_VK_PIPELINE_TILED_GEMM(0) || index >= TDM_VK_PIPELINE_COUNT)
         return NULL;
-    return &vd->gemm_tiles[(index - TDM_VK_PIPELINE_TILED_GEMM(0)) / 2];
+    return &vd->gemm_tiles[(index - TDM_VK_PIPELINE_TILED_GEMM(0)) / TDM_VK_TILED_KERNELS];
+}
+
+tdm_kernel tdm_vk_tiled_kernel(size_t index)
+{
+    int place = (int)((index - TDM_VK_PIPELINE_TILED_GEMM(0)) % TDM_VK_TILED_KERNELS);
+    int k = 0;
+    while (tiled_place((tdm_kernel)k) != place)
+        k++;
+    return (tdm_kernel)k;
 }
 
 void tdm_vk_gemm_tiles_describe(const tdm_vk_device *vd, char *text, size_t size)

@@ -29,12 +29,21 @@ typedef struct tdm_vk_slot {
     uint64_t value;               /* submission number it signals; 0: idle or recording */
 } tdm_vk_slot;
 
-/* Pipelines: kernel k of the table at index k, then the fill shader, then gemm and
- * gemm_f16 again for each of the device's tiles of C (gemm.glsl; the table's have
- * none; vulkan_gemm_tiles.c). */
+/* The product kernels (grid TDM_GRID_TILES: gemm.glsl's), counted from the table. */
+enum {
+    TDM_VK_TILED_KERNELS = 0
+#define TDM_KERNEL(name, grid, ...) +((grid) == TDM_GRID_TILES)
+#include "device/kernels.def"
+#undef TDM_KERNEL
+};
+
+/* Pipelines: kernel k of the table at index k, then the fill shader, then the product
+ * kernels again, in the table's order, for each of the device's tiles of C (gemm.glsl;
+ * the table's have none; vulkan_gemm_tiles.c). */
 #define TDM_VK_GEMM_TILES 2
 #define TDM_VK_PIPELINE_FILL_WORDS ((size_t)TDM_KERNEL_COUNT)
-#define TDM_VK_PIPELINE_TILED_GEMM(tile) (TDM_VK_PIPELINE_FILL_WORDS + 1 + 2 * (size_t)(tile))
+#define TDM_VK_PIPELINE_TILED_GEMM(tile)                                                           \
+    (TDM_VK_PIPELINE_FILL_WORDS + 1 + TDM_VK_TILED_KERNELS * (size_t)(tile))
 #define TDM_VK_PIPELINE_COUNT TDM_VK_PIPELINE_TILED_GEMM(TDM_VK_GEMM_TILES)
 
 /* A tiled gemm pipeline's shape, in fours (gemm.glsl's constants 1 to 5): an
@@ -250,10 +259,13 @@ size_t tdm_vk_spirv_keeping(const uint32_t *code, size_t words, unsigned kept, u
 /* vulkan_gemm_tiles.c */
 /* The device's tiled gemm shapes (GPUs; after its limits and group size are known). */
 void tdm_vk_gemm_tiles_choose(const tdm_backend *be, tdm_vk_device *vd);
-/* The pipeline index of gemm or gemm_f16 for an m x n product. */
-size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, uint32_t m, uint32_t n);
+/* The pipeline index of a kernel's launch: a product kernel's tiled one where its
+ * m x n product holds enough of a tile's, else the table's. */
+size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, const uint32_t *u);
 /* The tile of a TILED pipeline index, NULL for any other index. */
 const tdm_vk_gemm_tile *tdm_vk_gemm_tile_of(const tdm_vk_device *vd, size_t index);
+/* The kernel of a TILED pipeline index. */
+tdm_kernel tdm_vk_tiled_kernel(size_t index);
 /* The device's tiles in words, for its start-up note; "" for none. */
 void tdm_vk_gemm_tiles_describe(const tdm_vk_device *vd, char *text, size_t size);
 

@@ -26,17 +26,14 @@ typedef struct launch_args {
     tdm_vk_kernel_args constants;
 } launch_args;
 
-/* gemm and gemm_f16 take one of the device's tiled pipelines where C holds enough of
- * its tiles (vulkan_gemm_tiles.c): in a narrower product a tile computes mostly
- * padding (im2col's few output channels, a weight gradient), and on lavapipe as a GPU
- * a shader with barriers runs such products over twice as slowly. */
+/* The product kernels (gemm, gemm_f16, the implicit convolutions) take one of the
+ * device's tiled pipelines where their product holds enough of its tiles
+ * (vulkan_gemm_tiles.c): in a narrower product a tile computes mostly padding
+ * (im2col's few output channels, a weight gradient), and on lavapipe as a GPU a shader
+ * with barriers runs such products over twice as slowly. */
 static size_t pipeline_index(const tdm_vk_device *vd, const launch_args *a)
 {
-    tdm_kernel kernel = a->launch->kernel;
-    if (kernel != TDM_KERNEL_gemm && kernel != TDM_KERNEL_gemm_f16)
-        return (size_t)kernel;
-    return tdm_vk_gemm_pipeline(vd, kernel, tdm_kernel_uint(a->info, a->launch->u, TDM_UINT_m),
-                                tdm_kernel_uint(a->info, a->launch->u, TDM_UINT_n));
+    return tdm_vk_gemm_pipeline(vd, a->launch->kernel, a->launch->u);
 }
 
 static tdm_status record_launch(tdm_vk_device *vd, tdm_vk_slot *slot, void *arg)

@@ -157,8 +157,8 @@ static uint32_t table_group_size(size_t index)
 {
     if (index == TDM_VK_PIPELINE_FILL_WORDS)
         return 0;                               /* fill_words fixes its own */
-    if (index >= TDM_VK_PIPELINE_TILED_GEMM(0)) /* gemm's, then gemm_f16's, per tile */
-        index = (index - TDM_VK_PIPELINE_TILED_GEMM(0)) % 2 ? TDM_KERNEL_gemm_f16 : TDM_KERNEL_gemm;
+    if (index >= TDM_VK_PIPELINE_TILED_GEMM(0)) /* the product kernels', per tile */
+        index = tdm_vk_tiled_kernel(index);
     return tdm_kernel_get((tdm_kernel)index)->wg;
 }
 

@@ -7,12 +7,13 @@
 #include "device/device_verdicts.h"
 #include "base/error.h"
 
-/* The table's kernels; their float16 twins are a feature a device may lack. */
+/* The table's kernels; their float16 twins are a feature a device may lack, and the
+ * kernels callers fall back from a speed (tdm_kernel_has_fallback). */
 static int runs_every_kernel(const tdm_device *dev)
 {
     for (int k = 0; k < TDM_KERNEL_COUNT; k++)
         if (tdm_kernel_get((tdm_kernel)k)->base == (tdm_kernel)k &&
-            !tdm_kernel_supported(dev, (tdm_kernel)k))
+            !tdm_kernel_has_fallback((tdm_kernel)k) && !tdm_kernel_supported(dev, (tdm_kernel)k))
             return 0;
     return 1;
 }

@@ -10,7 +10,8 @@
 /* What the choice knows of one device of the context, at its context index. */
 typedef struct tdm_choice_candidate {
     const tdm_device_desc *desc;
-    int runs_every_kernel; /* supports every kernel of the table (float16 twins aside) */
+    int runs_every_kernel; /* supports every kernel of the table (float16 twins and
+                              kernels with a fallback aside) */
     int lost;
 } tdm_choice_candidate;
 

@@ -27,7 +27,7 @@ typedef enum tdm_grid {
     TDM_GRID_ROWS,   /* one item per row: u[0] = rows */
     TDM_GRID_COLS,   /* one item per column: the uint cols */
     TDM_GRID_CHUNKS, /* one work-group per chunk: u[0] = n, u[1] = chunk */
-    TDM_GRID_TILES,  /* one work-group per 16 x 16 tile of C: u[0] = m, u[1] = n */
+    TDM_GRID_TILES,  /* one work-group per 16 x 16 tile of a product (tdm_kernel_product) */
     TDM_GRID_OUTPUT  /* one item per element of the first buffer (convolution, pooling,
                         gather_rows_grad) */
 } tdm_grid;
@@ -124,6 +124,17 @@ tdm_kernel tdm_activation_kernel(uint32_t act);
  * kernel with an activation argument (bias_act and its twin) that activation's
  * kernel's, so that the fused kernel is as exact as its parts. */
 const tdm_tolerance *tdm_kernel_tolerance(tdm_kernel kernel, const uint32_t *u);
+
+/* The m x n of a TDM_GRID_TILES kernel's product: gemm's m and n, or a convolution's
+ * as its implicit GEMM computes it (conv2d_implicit: the output's positions x oc; its
+ * filter gradient: kh * kw * c x oc; its input gradient: the image's positions x c);
+ * with k, the sum's length. Saturated at UINT32_MAX. */
+void tdm_kernel_product(const tdm_kernel_info *info, const uint32_t *u, uint32_t *m, uint32_t *n,
+                        uint32_t *k);
+
+/* Whether callers fall back where a device lacks the kernel, so that lacking it costs
+ * speed, never a feature: the implicit convolutions (a model lowers instead). */
+int tdm_kernel_has_fallback(tdm_kernel kernel);
 
 /* The kernel of that name, or TDM_KERNEL_COUNT. */
 tdm_kernel tdm_kernel_find(const char *name);

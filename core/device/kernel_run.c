@@ -192,9 +192,12 @@ static uint64_t groups_for(const tdm_device *dev, const tdm_kernel_info *info, c
     case TDM_GRID_CHUNKS:
         groups = ceil_div(U(n), U(chunk));
         return groups < TDM_KERNEL_MAX_GROUPS ? groups : TDM_KERNEL_MAX_GROUPS;
-    case TDM_GRID_TILES:
-        groups = ceil_div(U(m), 16) * ceil_div(U(n), 16);
+    case TDM_GRID_TILES: {
+        uint32_t m, n, k;
+        tdm_kernel_product(info, u, &m, &n, &k);
+        groups = ceil_div(m, 16) * ceil_div(n, 16);
         return groups < TDM_KERNEL_MAX_GROUPS ? groups : TDM_KERNEL_MAX_GROUPS;
+    }
     }
     /* As many groups as items allow: on CPU drivers a grid-stride loop with a long
      * stride defeats the prefetchers (PoCL's copy ran at a quarter of the speed with
@@ -284,29 +287,85 @@ static uint64_t item_budget(const tdm_device *dev, uint64_t rounds)
     return rounds ? limit / rounds : limit;
 }
 
+/* A product kernel (TDM_GRID_TILES: gemm.glsl's loops) sums k products an element of
+ * its product, and lavapipe ends an invocation's loops after 65535 iterations in all,
+ * silently: a 1 x 1 gemm over k = 180000 came out wrong, over 170000 right, some 6
+ * iterations per STEP_K (16) of k. The most of k one launch may sum on a device
+ * whose driver ends long loops early: 16 budgets an invocation (a group runs as
+ * vectors of 4 lanes or more) at 8 iterations per 16 of k, divided among the blocks
+ * or tiles an invocation takes where 65535 groups do not hold a 16 x 16 tile each;
+ * 0 where not even 16 fit. */
+static uint64_t product_k_budget(const tdm_device *dev, const tdm_kernel_info *info,
+                                 const uint32_t *u)
+{
+    uint32_t m, n, k;
+    tdm_kernel_product(info, u, &m, &n, &k);
+    uint64_t rounds = ceil_div(ceil_div(m, 16) * ceil_div(n, 16), TDM_KERNEL_MAX_GROUPS);
+    uint64_t per_invocation = 16 * (uint64_t)dev->max_loop_iterations / (rounds ? rounds : 1);
+    return per_invocation > 2 ? (per_invocation - 2) / 8 * 16 : 0;
+}
+
+/* gemm and gemm_f16 on a device whose driver ends long loops early: in pieces of k
+ * within product_k_budget, the first with the call's beta, each next one adding to C
+ * (beta 1), the views of A and B moved along k. Each piece scales its own products by
+ * alpha: the sums are reassociated, as gemm's tolerance allows. */
+static tdm_status launch_gemm(tdm_device *dev, const tdm_kernel_info *info, const tdm_launch *l)
+{
+    const tdm_gemm_scalars s = tdm_gemm_scalars_of(l); /* gemm_f16's are the same */
+    const tdm_gemm_slots slot = tdm_gemm_slots_of();
+    uint64_t piece = product_k_budget(dev, info, l->u);
+    tdm_launch part = *l;
+    if (!dev->max_loop_iterations || s.k <= piece)
+        return launch_once(dev, info, &part);
+    if (piece == 0)
+        return tdm_fail(TDM_ERR_UNSUPPORTED,
+                        "%s: %s: a %ux%u product passes a loop budget of %u iterations, more "
+                        "than %s runs right (its driver ends longer loops early)",
+                        F, info->name, s.m, s.n, dev->max_loop_iterations, dev->desc.id);
+    tdm_status st = TDM_OK;
+    for (uint64_t p = 0; p < s.k && st == TDM_OK; p += piece) {
+        part.u[TDM_UINT_AT(gemm, k)] = (uint32_t)(s.k - p < piece ? s.k - p : piece);
+        part.offsets[slot.a] = l->offsets[slot.a] + (uint32_t)(s.trans_a ? p * s.lda : p);
+        part.offsets[slot.b] = l->offsets[slot.b] + (uint32_t)(s.trans_b ? p : p * s.ldb);
+        part.f[TDM_FLOAT_AT(gemm, beta)] = p ? 1.0f : s.beta;
+        st = launch_once(dev, info, &part);
+    }
+    return st;
+}
+
 /* conv2d_grad_filter sums batch * oh * ow terms per element, past what lavapipe's
  * loops run (TDM_KERNEL_LOOP_BUDGET): on a device whose driver ends long loops early,
  * the core launches it in pieces within the budget: runs of whole images, or runs of
  * output rows of one image (the view of x starts at the piece's first window row, or
  * the padding above it shrinks). The kernel adds its sums to df, so each piece
  * continues the sums of the last in the order of one launch: the result is bitwise
- * that of one launch, which every other device runs. */
+ * that of one launch, which every other device runs. conv2d_implicit_grad_filter,
+ * of the same arguments, sums as many positions, its product's k, and takes the same
+ * pieces within product_k_budget: gemm's order within a piece. */
 static tdm_status launch_filter_gradient(tdm_device *dev, const tdm_kernel_info *info,
                                          const tdm_launch *l)
 {
     const tdm_conv2d_grad_filter_scalars s = tdm_conv2d_grad_filter_scalars_of(l);
     const tdm_conv2d_grad_filter_slots slot = tdm_conv2d_grad_filter_slots_of();
-    uint64_t rounds = rounds_of(info, l->u), budget = item_budget(dev, rounds);
-    uint64_t per_row = 1 + (uint64_t)s.ow, per_image = 1 + s.oh * per_row;
+    uint64_t images, rows; /* a piece's, as many as the budget allows */
+    if (info->base == TDM_KERNEL_conv2d_implicit_grad_filter) {
+        uint64_t positions = product_k_budget(dev, info, l->u), per_image = (uint64_t)s.oh * s.ow;
+        images = per_image ? positions / per_image : s.batch;
+        rows = s.ow ? positions / s.ow : s.oh;
+    } else {
+        uint64_t budget = item_budget(dev, rounds_of(info, l->u));
+        uint64_t per_row = 1 + (uint64_t)s.ow, per_image = 1 + s.oh * per_row;
+        images = budget ? (budget - 1) / per_image : 0;
+        rows = budget > 2 ? (budget - 2) / per_row : 0;
+    }
     tdm_launch part = *l;
-    if (!dev->max_loop_iterations || s.batch * per_image + 1 <= budget)
+    if (!dev->max_loop_iterations || s.batch <= images)
         return launch_once(dev, info, &part);
-    if (per_row + 2 > budget)
+    if (rows == 0)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
-                        "%s: conv2d_grad_filter: %" PRIu64 " elements of df per invocation "
-                        "with rows of %u outputs pass a loop budget of %u iterations",
-                        F, rounds, s.ow, dev->max_loop_iterations);
-    uint64_t images = (budget - 1) / per_image, rows = (budget - 2) / per_row;
+                        "%s: %s: rows of %u outputs pass a loop budget of %u iterations, more "
+                        "than %s runs right (its driver ends longer loops early)",
+                        F, info->name, s.ow, dev->max_loop_iterations, dev->desc.id);
     uint64_t image_x = (uint64_t)s.h * s.w * s.c, image_dy = (uint64_t)s.oh * s.ow * s.oc;
     const unsigned ib = TDM_UINT_AT(conv2d_grad_filter, batch),
                    ih = TDM_UINT_AT(conv2d_grad_filter, h),
@@ -333,42 +392,6 @@ static tdm_status launch_filter_gradient(tdm_device *dev, const tdm_kernel_info 
                 l->offsets[slot.dy] + (uint32_t)(b * image_dy + i * s.ow * s.oc);
             st = launch_once(dev, info, &part);
         }
-    return st;
-}
-
-/* gemm sums k products an element of C, and lavapipe ends an invocation's loops after
- * 65535 iterations in all, silently: a 1 x 1 product over k = 180000 came out wrong,
- * over 170000 right, some 6 iterations per STEP_K (16) of k (shaders/gemm.glsl). On a
- * device whose driver ends long loops early, the core launches it in pieces of k
- * within 16 budgets an invocation (a group runs as vectors of 4 lanes or more), at 8
- * iterations per 16 of k, times the blocks or tiles an invocation takes where 65535
- * groups do not hold a 16 x 16 tile each: the first piece with the call's beta, each
- * next one adding to C (beta 1), the views of A and B moved along k. Each piece scales
- * its own products by alpha: the sums are reassociated, as gemm's tolerance allows. */
-static tdm_status launch_gemm(tdm_device *dev, const tdm_kernel_info *info, const tdm_launch *l)
-{
-    const tdm_gemm_scalars s = tdm_gemm_scalars_of(l); /* gemm_f16's are the same */
-    const tdm_gemm_slots slot = tdm_gemm_slots_of();
-    uint64_t rounds = ceil_div(ceil_div(s.m, 16) * ceil_div(s.n, 16), TDM_KERNEL_MAX_GROUPS);
-    uint64_t per_invocation = 16 * (uint64_t)dev->max_loop_iterations / (rounds ? rounds : 1);
-    uint64_t piece = per_invocation > 2 ? (per_invocation - 2) / 8 * 16 : 0;
-    tdm_launch part = *l;
-    if (!dev->max_loop_iterations || s.k <= piece)
-        return launch_once(dev, info, &part);
-    if (piece == 0)
-        return tdm_fail(TDM_ERR_UNSUPPORTED,
-                        "%s: %s: %" PRIu64 " blocks of C an invocation pass a loop budget of "
-                        "%u iterations, more than %s runs right (its driver ends longer loops "
-                        "early)",
-                        F, info->name, rounds, dev->max_loop_iterations, dev->desc.id);
-    tdm_status st = TDM_OK;
-    for (uint64_t p = 0; p < s.k && st == TDM_OK; p += piece) {
-        part.u[TDM_UINT_AT(gemm, k)] = (uint32_t)(s.k - p < piece ? s.k - p : piece);
-        part.offsets[slot.a] = l->offsets[slot.a] + (uint32_t)(s.trans_a ? p * s.lda : p);
-        part.offsets[slot.b] = l->offsets[slot.b] + (uint32_t)(s.trans_b ? p : p * s.ldb);
-        part.f[TDM_FLOAT_AT(gemm, beta)] = p ? 1.0f : s.beta;
-        st = launch_once(dev, info, &part);
-    }
     return st;
 }
 
@@ -520,11 +543,30 @@ static tdm_status check_row_loops(const tdm_device *dev, const tdm_kernel_info *
                     F, info->name, total, dev->desc.id, 16 * dev->max_loop_iterations);
 }
 
+/* conv2d_implicit and its input gradient sum over a window's channels (their
+ * product's k, kh * kw * c or kh * kw * oc), which no piece can split: past
+ * product_k_budget (some 128000 on lavapipe) the launch is refused. */
+static tdm_status check_window_product(const tdm_device *dev, const tdm_kernel_info *info,
+                                       const tdm_kernel_call *call)
+{
+    uint32_t m, n, k;
+    tdm_kernel_product(info, call->u, &m, &n, &k);
+    if (!dev->max_loop_iterations || k <= product_k_budget(dev, info, call->u))
+        return TDM_OK;
+    return tdm_fail(TDM_ERR_UNSUPPORTED,
+                    "%s: %s: sums of %u products, more than %s's driver loops over (it ends "
+                    "longer loops early)",
+                    F, info->name, k, dev->desc.id);
+}
+
 /* Where the device's driver ends long loops early, a launch whose invocations would
  * loop longer is refused, not run into a wrong result. */
 static tdm_status check_loops(const tdm_device *dev, const tdm_kernel_info *info,
                               const tdm_kernel_call *call)
 {
+    if (info->base == TDM_KERNEL_conv2d_implicit ||
+        info->base == TDM_KERNEL_conv2d_implicit_grad_input)
+        return check_window_product(dev, info, call);
     uint64_t loops = window_loops(info, call->u);
     if (!loops)
         return check_row_loops(dev, info, call);
@@ -573,7 +615,8 @@ tdm_status tdm_kernel_run(tdm_device *dev, const tdm_kernel_call *call)
         return s;
     tdm_launch l = make_launch(info, call);
     int fits = !dev->max_binding_bytes || widest_range(info, l.u) <= dev->max_binding_bytes;
-    if (fits && call->kernel == TDM_KERNEL_conv2d_grad_filter)
+    if (fits && (call->kernel == TDM_KERNEL_conv2d_grad_filter ||
+                 call->kernel == TDM_KERNEL_conv2d_implicit_grad_filter))
         return launch_filter_gradient(dev, info, &l);
     if (fits && (call->kernel == TDM_KERNEL_gemm || call->kernel == TDM_KERNEL_gemm_f16))
         return launch_gemm(dev, info, &l);

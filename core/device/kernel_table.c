@@ -260,3 +260,38 @@ uint64_t tdm_kernel_extent(const tdm_kernel_info *info, const uint32_t *u, tdm_e
     return 0;
 #undef U
 }
+
+static uint32_t saturated(uint64_t v)
+{
+    return v < UINT32_MAX ? (uint32_t)v : UINT32_MAX;
+}
+
+void tdm_kernel_product(const tdm_kernel_info *info, const uint32_t *u, uint32_t *m, uint32_t *n,
+                        uint32_t *k)
+{
+#define U(name) tdm_kernel_uint(info, u, TDM_UINT_##name)
+    uint64_t out = product4(U(batch), U(oh), U(ow), 1), in = product4(U(batch), U(h), U(w), 1);
+    uint64_t window = U(kh) * U(kw);
+    uint64_t dims[3] = {U(m), U(n), U(k)};
+    switch (info->base) {
+    case TDM_KERNEL_conv2d_implicit: dims[0] = out, dims[1] = U(oc), dims[2] = window * U(c); break;
+    case TDM_KERNEL_conv2d_implicit_grad_filter:
+        dims[0] = window * U(c), dims[1] = U(oc), dims[2] = out;
+        break;
+    case TDM_KERNEL_conv2d_implicit_grad_input:
+        dims[0] = in, dims[1] = U(c), dims[2] = window * U(oc);
+        break;
+    default: break;
+    }
+    *m = saturated(dims[0]);
+    *n = saturated(dims[1]);
+    *k = saturated(dims[2]);
+#undef U
+}
+
+int tdm_kernel_has_fallback(tdm_kernel kernel)
+{
+    return kernel == TDM_KERNEL_conv2d_implicit ||
+           kernel == TDM_KERNEL_conv2d_implicit_grad_filter ||
+           kernel == TDM_KERNEL_conv2d_implicit_grad_input;
+}

@@ -110,6 +110,9 @@ static const image_shape image_shapes[] = {
     {2, 31, 33, 5, 7, 4, 4, 2, 2, SAME, CONF_INTEGER},
     {1, 13, 11, 3, 2, 3, 3, 1, 1, SAME, CONF_EDGE},
     {4, 32, 32, 16, 16, 3, 3, 1, 1, SAME, CONF_RANDOM},
+    /* the implicit convolutions' products past a GPU's 64 x 64 tile each way (their
+     * staged loads), 64 channels in and 68 out */
+    {2, 10, 9, 64, 68, 3, 3, 1, 1, SAME, CONF_RANDOM},
     /* filter gradients launched in pieces of 3 images where the driver ends long
      * loops early (the core's loop budget) */
     {40, 32, 32, 2, 2, 3, 3, 1, 1, SAME, CONF_RANDOM},
@@ -319,7 +322,8 @@ static conf_case make_case(tdm_kernel kernel, const shape *s, const image_shape 
     return c;
 }
 
-/* Convolution and pooling take images; a gather's adjoint, rows of its source. */
+/* Convolution and pooling take images (the implicit convolutions too, whose grid is
+ * gemm's); a gather's adjoint, rows of its source. */
 static int takes_images(const tdm_kernel_info *info)
 {
     return tdm_kernel_uint_place(info, TDM_UINT_batch) >= 0;
@@ -336,7 +340,7 @@ size_t conf_cases(tdm_kernel kernel, int large, conf_case *out, size_t max)
 {
     const tdm_kernel_info *info = tdm_kernel_get(kernel);
     size_t count, n = 0;
-    if (info->grid == TDM_GRID_OUTPUT && takes_images(info)) {
+    if (takes_images(info)) {
         count = sizeof image_shapes / sizeof image_shapes[0];
         for (size_t i = 0; i < count && n < max; i++)
             if (!skips(info, image_shapes[i].data))

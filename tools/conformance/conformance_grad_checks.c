@@ -404,16 +404,16 @@ static void image_label(grad_problem *p, const char *what)
 }
 
 /* conv2d (y, x, f): dx from conv2d_grad_input (dx, dy, f), df from conv2d_grad_filter
- * (df, x, dy); the loss weighs y by dy. */
-static tdm_status conv_problem(size_t index, grad_problem *p, int wrt_filter)
+ * (df, x, dy); the loss weighs y by dy. Likewise their implicit GEMMs, of the same
+ * arguments. */
+static tdm_status conv_problem(const grad_check *g, size_t index, grad_problem *p, int wrt_filter)
 {
     const image_dims *d = &image_cases[index];
     const uint32_t u[IMAGE_UINTS] = {d->batch, d->h,  d->w,  d->c,  d->oh, d->ow, d->oc,
                                      d->kh,    d->kw, d->sh, d->sw, d->pt, d->pl};
-    tdm_kernel bwd = wrt_filter ? TDM_KERNEL_conv2d_grad_filter : TDM_KERNEL_conv2d_grad_input;
-    tdm_status s = make_call(&p->fwd, &p->fwd_in, TDM_KERNEL_conv2d, u, NULL, 1);
+    tdm_status s = make_call(&p->fwd, &p->fwd_in, g->forward, u, NULL, 1);
     if (s == TDM_OK)
-        s = make_call(&p->bwd, &p->bwd_in, bwd, u, NULL, 2);
+        s = make_call(&p->bwd, &p->bwd_in, g->backward, u, NULL, 2);
     if (s != TDM_OK)
         return s;
     image_label(p, wrt_filter ? "df" : "dx");
@@ -433,15 +433,15 @@ static tdm_status conv_problem(size_t index, grad_problem *p, int wrt_filter)
 static tdm_status conv_x_problem(tdm_device *dev, const grad_check *g, size_t index,
                                  grad_problem *p)
 {
-    (void)g, (void)dev;
-    return conv_problem(index, p, 0);
+    (void)dev;
+    return conv_problem(g, index, p, 0);
 }
 
 static tdm_status conv_f_problem(tdm_device *dev, const grad_check *g, size_t index,
                                  grad_problem *p)
 {
-    (void)g, (void)dev;
-    return conv_problem(index, p, 1);
+    (void)dev;
+    return conv_problem(g, index, p, 1);
 }
 
 /* max_pool2d (y, x) and max_pool2d_grad (dx, dy, x), or avg_pool2d (y, x) and
@@ -747,6 +747,10 @@ static const grad_check checks[] = {
     {"gemm_f16 dB", TDM_KERNEL_gemm_f16, TDM_KERNEL_gemm_f16, 4, gemm_b_problem},
     {"conv2d dx", TDM_KERNEL_conv2d, TDM_KERNEL_conv2d_grad_input, IMAGE_CASES, conv_x_problem},
     {"conv2d df", TDM_KERNEL_conv2d, TDM_KERNEL_conv2d_grad_filter, IMAGE_CASES, conv_f_problem},
+    {"conv2d_implicit dx", TDM_KERNEL_conv2d_implicit, TDM_KERNEL_conv2d_implicit_grad_input,
+     IMAGE_CASES, conv_x_problem},
+    {"conv2d_implicit df", TDM_KERNEL_conv2d_implicit, TDM_KERNEL_conv2d_implicit_grad_filter,
+     IMAGE_CASES, conv_f_problem},
     {"max_pool2d dx", TDM_KERNEL_max_pool2d, TDM_KERNEL_max_pool2d_grad, IMAGE_CASES,
      max_pool_problem},
     {"avg_pool2d dx", TDM_KERNEL_avg_pool2d, TDM_KERNEL_avg_pool2d_grad, IMAGE_CASES,
