@@ -74,9 +74,9 @@ typedef struct tdm_model_scratch {
     tdm_tensor *input;        /* [rows_capacity, input_features]: inference's upload, or NULL */
     tdm_halves halves;        /* mixed precision: f16 copies of a product's operands, each as large
                                  as the largest operand; NULL members in f32 */
-    tdm_conv_algorithm *conv; /* [layers]: how conv2d layer l computes on the device, DIRECT
-                                 or LOWERED, or MEASURED until timed (kept while the device
-                                 stays) */
+    tdm_conv_algorithm *conv; /* [layers]: how conv2d layer l computes on the device, DIRECT,
+                                 LOWERED or IMPLICIT, or MEASURED until timed (kept while
+                                 the device stays) */
 } tdm_model_scratch;
 
 struct tdm_model {
@@ -141,6 +141,7 @@ typedef struct tdm_model_views {
     tdm_tensor **out;    /* [layers]: b.dropped[l] when training with dropout, else
                             b.a[l] (not owned) */
     tdm_halves halves;   /* the scratch's (not owned) */
+    const tdm_conv_algorithm *conv; /* the scratch's (not owned) */
 } tdm_model_views;
 
 tdm_status tdm_model_views_make(const tdm_model *m, tdm_model_scratch *sc, size_t rows,
@@ -173,8 +174,8 @@ static inline tdm_status tdm_model_product(const tdm_model *m, const tdm_model_v
     return tdm_tensor_slice(v->b.g[l], 0, shape, out);
 }
 
-/* How m's convolutions compute on dev by the options' rule: DIRECT, LOWERED, or
- * MEASURED where that waits for tdm_model_conv_measure. */
+/* How m's convolutions compute on dev by the options' rule: DIRECT, LOWERED, IMPLICIT,
+ * or MEASURED where that waits for tdm_model_conv_measure. */
 tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev);
 
 /* Decides every sc->conv[l] that waits, timing both ways on rows rows (forward, and

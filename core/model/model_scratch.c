@@ -143,11 +143,11 @@ static tdm_status choose_convolutions(const tdm_model *m, tdm_model_scratch *sc,
     return TDM_OK;
 }
 
-/* The im2col matrices of the convolutions measured faster direct. */
-static void drop_direct_columns(tdm_model_scratch *sc)
+/* The im2col matrices of the convolutions measured faster without them. */
+static void drop_unused_columns(tdm_model_scratch *sc)
 {
     for (size_t l = 0; l < sc->b.layers; l++)
-        if (sc->conv[l] == TDM_CONV_DIRECT && sc->b.col[l]) {
+        if ((sc->conv[l] == TDM_CONV_DIRECT || sc->conv[l] == TDM_CONV_IMPLICIT) && sc->b.col[l]) {
             tdm_tensor_destroy(sc->b.col[l]);
             sc->b.col[l] = NULL;
         }
@@ -168,7 +168,7 @@ tdm_status tdm_model_scratch_reserve(const tdm_model *m, tdm_model_scratch *sc, 
     if (s == TDM_OK)
         s = tdm_model_conv_measure(m, sc, rows, training);
     if (s == TDM_OK)
-        drop_direct_columns(sc);
+        drop_unused_columns(sc);
     if (s != TDM_OK) { /* no buffers, but the choices made on dev stay */
         tdm_conv_algorithm *chosen = sc->conv;
         sc->conv = NULL;
@@ -226,7 +226,7 @@ static tdm_status slice_layer(const tdm_model_buffers *from, tdm_model_buffers *
 tdm_status tdm_model_views_make(const tdm_model *m, tdm_model_scratch *sc, size_t rows,
                                 int training, tdm_model_views *v)
 {
-    *v = (tdm_model_views){.rows = rows, .halves = sc->halves};
+    *v = (tdm_model_views){.rows = rows, .halves = sc->halves, .conv = sc->conv};
     tdm_model_buffers *b = &v->b;
     tdm_status s = buffers_alloc(b, m->opts.layer_count);
     v->out = calloc(b->layers, sizeof *v->out);

@@ -124,10 +124,11 @@ static tdm_status check_images(const char *f, const char *in_name, const tdm_ten
     .kh = (g).kh, .kw = (g).kw, .stride_h = (g).stride_h, .stride_w = (g).stride_w,                \
     .pad_top = (g).pad_top, .pad_left = (g).pad_left
 
-tdm_status tdm_op_conv2d(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *f,
-                         const tdm_window *win)
+/* conv2d's three products by the direct kernels or as implicit GEMMs: the kernels of
+ * each pair take the same arguments, so one call serves both. */
+static tdm_status conv_forward(const char *fn, tdm_kernel kernel, tdm_tensor *y,
+                               const tdm_tensor *x, const tdm_tensor *f, const tdm_window *win)
 {
-    const char *fn = "tdm_op_conv2d";
     image_geometry g;
     tdm_status s = check_images(fn, "x", x, "y", y, f, win, &g);
     if (s != TDM_OK || y->count == 0)
@@ -137,13 +138,13 @@ tdm_status tdm_op_conv2d(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *f
     const tdm_conv2d_args a = {
         .y = tdm_tensor_view(y), .x = tdm_tensor_view(x), .f = tdm_tensor_view(f), CONV_UINTS(g)};
     tdm_kernel_call call = tdm_conv2d_call(&a);
+    call.kernel = kernel;
     return tdm_ops_run(fn, y, &call);
 }
 
-tdm_status tdm_op_conv2d_grad_input(tdm_tensor *dx, const tdm_tensor *dy, const tdm_tensor *f,
-                                    const tdm_window *win)
+static tdm_status conv_grad_input(const char *fn, tdm_kernel kernel, tdm_tensor *dx,
+                                  const tdm_tensor *dy, const tdm_tensor *f, const tdm_window *win)
 {
-    const char *fn = "tdm_op_conv2d_grad_input";
     image_geometry g;
     tdm_status s = check_images(fn, "dx", dx, "dy", dy, f, win, &g);
     if (s != TDM_OK || dx->count == 0)
@@ -155,13 +156,13 @@ tdm_status tdm_op_conv2d_grad_input(tdm_tensor *dx, const tdm_tensor *dy, const 
                                           .f = tdm_tensor_view(f),
                                           CONV_UINTS(g)};
     tdm_kernel_call call = tdm_conv2d_grad_input_call(&a);
+    call.kernel = kernel;
     return tdm_ops_run(fn, dx, &call);
 }
 
-tdm_status tdm_op_conv2d_grad_filter(tdm_tensor *df, const tdm_tensor *x, const tdm_tensor *dy,
-                                     const tdm_window *win)
+static tdm_status conv_grad_filter(const char *fn, tdm_kernel kernel, tdm_tensor *df,
+                                   const tdm_tensor *x, const tdm_tensor *dy, const tdm_window *win)
 {
-    const char *fn = "tdm_op_conv2d_grad_filter";
     image_geometry g;
     tdm_status s = df ? check_images(fn, "x", x, "dy", dy, df, win, &g)
                       : tdm_ops_check(fn, "df", df, TDM_F32, NULL);
@@ -176,7 +177,48 @@ tdm_status tdm_op_conv2d_grad_filter(tdm_tensor *df, const tdm_tensor *x, const 
                                            .dy = tdm_tensor_view(dy),
                                            CONV_UINTS(g)};
     tdm_kernel_call call = tdm_conv2d_grad_filter_call(&a);
+    call.kernel = kernel;
     return tdm_ops_run(fn, df, &call);
+}
+
+tdm_status tdm_op_conv2d(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *f,
+                         const tdm_window *win)
+{
+    return conv_forward("tdm_op_conv2d", TDM_KERNEL_conv2d, y, x, f, win);
+}
+
+tdm_status tdm_op_conv2d_grad_input(tdm_tensor *dx, const tdm_tensor *dy, const tdm_tensor *f,
+                                    const tdm_window *win)
+{
+    return conv_grad_input("tdm_op_conv2d_grad_input", TDM_KERNEL_conv2d_grad_input, dx, dy, f,
+                           win);
+}
+
+tdm_status tdm_op_conv2d_grad_filter(tdm_tensor *df, const tdm_tensor *x, const tdm_tensor *dy,
+                                     const tdm_window *win)
+{
+    return conv_grad_filter("tdm_op_conv2d_grad_filter", TDM_KERNEL_conv2d_grad_filter, df, x, dy,
+                            win);
+}
+
+tdm_status tdm_conv2d_implicit(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *f,
+                               const tdm_window *win)
+{
+    return conv_forward("tdm_conv2d_implicit", TDM_KERNEL_conv2d_implicit, y, x, f, win);
+}
+
+tdm_status tdm_conv2d_implicit_grad_input(tdm_tensor *dx, const tdm_tensor *dy, const tdm_tensor *f,
+                                          const tdm_window *win)
+{
+    return conv_grad_input("tdm_conv2d_implicit_grad_input", TDM_KERNEL_conv2d_implicit_grad_input,
+                           dx, dy, f, win);
+}
+
+tdm_status tdm_conv2d_implicit_grad_filter(tdm_tensor *df, const tdm_tensor *x,
+                                           const tdm_tensor *dy, const tdm_window *win)
+{
+    return conv_grad_filter("tdm_conv2d_implicit_grad_filter",
+                            TDM_KERNEL_conv2d_implicit_grad_filter, df, x, dy, win);
 }
 
 static tdm_status check_kind(const char *fn, tdm_pooling kind)

@@ -107,24 +107,30 @@ typedef struct tdm_layer {
     }
 
 /* How the convolution layers compute: the direct kernels (each output element a sum in
- * a fixed order, the reference's bits) or lowered to im2col and a matrix product
- * (GEMM's speed and its rounding). */
+ * a fixed order, the reference's bits), lowered to im2col and a matrix product (GEMM's
+ * speed and its rounding), or implicit (the same products without the matrix). */
 typedef enum tdm_conv_algorithm {
-    TDM_CONV_AUTO = 0, /* lowered on OpenCL and Vulkan devices, direct on the reference
-                          backend (measured on CPU drivers, docs/PERFORMANCE.md); lowered
-                          everywhere with compute_dtype TDM_F16 */
+    TDM_CONV_AUTO = 0, /* implicit on Vulkan devices, lowered on OpenCL ones, direct on
+                          the reference backend (measured on CPU drivers,
+                          docs/PERFORMANCE.md); lowered everywhere with compute_dtype
+                          TDM_F16 */
     TDM_CONV_DIRECT,   /* f32 only: mixed precision's f16 operands are GEMM's */
     TDM_CONV_LOWERED,
-    TDM_CONV_MEASURED /* per layer and per replica's device: both ways timed on the
-                         replica's first rows (forward, and in training the gradients),
-                         the faster kept for the model's life. Where the two are close
-                         the winner can change from run to run, and they round
-                         differently, so a run's numbers are no longer a function of
-                         its inputs alone: a checkpoint resumes bit for bit only where
-                         the same choices are made again */
+    TDM_CONV_MEASURED /* per layer and per replica's device: every way the device has
+                         (direct, lowered, implicit) timed on the replica's first rows
+                         (forward, and in training the gradients), the fastest kept for
+                         the model's life. Where two are close the winner can change
+                         from run to run, and they round differently, so a run's
+                         numbers are no longer a function of its inputs alone: a
+                         checkpoint resumes bit for bit only where the same choices
+                         are made again */
+    ,
+    TDM_CONV_IMPLICIT /* the lowered products as GEMMs that read the image where im2col
+                         would copy it: no im2col matrix (Vulkan devices and the
+                         reference backend; lowered on OpenCL); f32 only, as direct */
 } tdm_conv_algorithm;
 
-/* "auto", "direct", "lowered", "measured"; "unknown" out of range. */
+/* "auto", "direct", "lowered", "measured", "implicit"; "unknown" out of range. */
 TDM_API const char *tdm_conv_algorithm_name(tdm_conv_algorithm a);
 /* The algorithm of that name; TDM_ERR_NOT_FOUND listing the names for another. */
 TDM_API tdm_status tdm_conv_algorithm_parse(const char *name, tdm_conv_algorithm *out);

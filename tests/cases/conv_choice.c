@@ -1,9 +1,10 @@
-/* How a model's convolutions compute: by the rule (lowered on OpenCL and Vulkan,
- * direct on the reference backend), forced direct or lowered, or measured per layer
- * on each replica's device at its first step. Forced choices train alike to f32
- * rounding; a measured model trains bit for bit as one forced to what it chose, so
- * the measurement leaves nothing behind (nor the losing way's im2col matrix, which
- * tdm_model_scratch_bytes sees); options that cannot work are refused. */
+/* How a model's convolutions compute: by the rule (implicit on Vulkan, lowered on
+ * OpenCL, direct on the reference backend), forced direct, lowered or implicit (lowered on
+ * OpenCL, which lacks its kernels), or measured per layer on each replica's device at its first
+ * step. Forced choices train alike to f32 rounding; a measured model trains bit for
+ * bit as one forced to what it chose, so the measurement leaves nothing behind (nor
+ * the losing way's im2col matrix, which tdm_model_scratch_bytes sees); options that
+ * cannot work are refused. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -135,11 +136,23 @@ static tdm_conv_algorithm used(const conv_run *r, size_t replica)
     return a;
 }
 
-static int is_reference(tdm_device *dev)
+static tdm_backend_kind backend_of(tdm_device *dev)
 {
     tdm_device_desc d = TDM_DEVICE_DESC_INIT;
     CHECK_OK(tdm_device_describe(dev, &d));
-    return d.backend == TDM_BACKEND_REFERENCE;
+    return d.backend;
+}
+
+static int is_reference(tdm_device *dev)
+{
+    return backend_of(dev) == TDM_BACKEND_REFERENCE;
+}
+
+/* What a model forced to implicit computes on dev: implicit where its kernels are
+ * (Vulkan and the reference backend), lowered on OpenCL. */
+static tdm_conv_algorithm implicit_on(tdm_device *dev)
+{
+    return backend_of(dev) == TDM_BACKEND_OPENCL ? TDM_CONV_LOWERED : TDM_CONV_IMPLICIT;
 }
 
 /* What each option gives on every device, before any step. */
@@ -148,7 +161,7 @@ static void check_rule(void)
     for (size_t i = 0; i < n_devs; i++) {
         conv_run r;
         run_open(&r, devs + i, 1, TDM_CONV_AUTO);
-        CHECK(used(&r, 0) == (is_reference(devs[i]) ? TDM_CONV_DIRECT : TDM_CONV_LOWERED));
+        CHECK(used(&r, 0) == (is_reference(devs[i]) ? TDM_CONV_DIRECT : implicit_on(devs[i])));
         run_close(&r);
         run_open(&r, devs + i, 1, TDM_CONV_MEASURED);
         CHECK(used(&r, 0) == TDM_CONV_MEASURED);
@@ -158,6 +171,10 @@ static void check_rule(void)
     run_open(&r, devs, n_devs, TDM_CONV_DIRECT);
     for (size_t i = 0; i < n_devs; i++)
         CHECK(used(&r, i) == TDM_CONV_DIRECT);
+    run_close(&r);
+    run_open(&r, devs, n_devs, TDM_CONV_IMPLICIT);
+    for (size_t i = 0; i < n_devs; i++)
+        CHECK(used(&r, i) == implicit_on(devs[i]));
     run_close(&r);
     tdm_model_options mo = options(TDM_CONV_AUTO);
     mo.compute_dtype = TDM_F16;
@@ -185,8 +202,8 @@ static double worst_relative(const conv_run *got, const conv_run *want)
     return worst;
 }
 
-/* Direct and lowered train alike on every device (they differ in the order of their
- * sums only), and they learn. */
+/* Direct, lowered and implicit train alike on every device (they differ in the order
+ * of their sums only), and they learn; implicit keeps no im2col matrix. */
 static void check_forced_agree(void)
 {
     for (size_t i = 0; i < n_devs; i++) {
@@ -203,6 +220,16 @@ static void check_forced_agree(void)
                 worst);
         CHECK(worst <= 2e-5);
         CHECK(direct.losses[STEPS - 1] < 0.8 * direct.losses[0]);
+        conv_run implicit;
+        run_open(&implicit, devs + i, 1, TDM_CONV_IMPLICIT);
+        run_train(&implicit);
+        int has = implicit_on(devs[i]) == TDM_CONV_IMPLICIT;
+        CHECK(scratch_bytes(&implicit) == scratch_bytes(has ? &direct : &lowered));
+        worst = worst_relative(&implicit, &direct);
+        fprintf(stderr, "device %zu: implicit (%s) against direct: worst relative difference %g\n",
+                i, tdm_conv_algorithm_name(used(&implicit, 0)), worst);
+        CHECK(worst <= 2e-5);
+        run_close(&implicit);
         run_close(&direct);
         run_close(&lowered);
     }
@@ -218,7 +245,8 @@ static void check_measured(void)
         run_open(&measured, devs + i, 1, TDM_CONV_MEASURED);
         run_train(&measured);
         tdm_conv_algorithm chose = used(&measured, 0);
-        CHECK(chose == TDM_CONV_DIRECT || chose == TDM_CONV_LOWERED);
+        CHECK(chose == TDM_CONV_DIRECT || chose == TDM_CONV_LOWERED ||
+              (chose == TDM_CONV_IMPLICIT && implicit_on(devs[i]) == TDM_CONV_IMPLICIT));
         fprintf(stderr, "device %zu: measured %s\n", i, tdm_conv_algorithm_name(chose));
         run_open(&forced, devs + i, 1, chose);
         run_train(&forced);
@@ -240,7 +268,8 @@ static void check_measured(void)
     run_open(&all, devs, n_devs, TDM_CONV_MEASURED);
     run_train(&all);
     for (size_t i = 0; i < n_devs; i++)
-        CHECK(used(&all, i) == TDM_CONV_DIRECT || used(&all, i) == TDM_CONV_LOWERED);
+        CHECK(used(&all, i) == TDM_CONV_DIRECT || used(&all, i) == TDM_CONV_LOWERED ||
+              used(&all, i) == implicit_on(devs[i]));
     CHECK_OK(tdm_strategy_check_mirrored(all.strategy));
     CHECK(all.losses[STEPS - 1] < 0.8 * all.losses[0]);
     run_close(&all);
@@ -255,6 +284,10 @@ static void check_refusals(void)
     mo.compute_dtype = TDM_F16;
     CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
                 "conv_algorithm direct with compute_dtype f16");
+    mo = options(TDM_CONV_IMPLICIT);
+    mo.compute_dtype = TDM_F16;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "conv_algorithm implicit with compute_dtype f16");
     mo = options((tdm_conv_algorithm)7);
     CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT, "unknown conv_algorithm 7");
     mo = options(TDM_CONV_AUTO);
@@ -278,7 +311,7 @@ static void check_refusals(void)
                 "replica 1 of 1 local replicas");
     tdm_model_destroy(m);
     tdm_strategy_destroy(s);
-    for (int i = TDM_CONV_AUTO; i <= TDM_CONV_MEASURED; i++) {
+    for (int i = TDM_CONV_AUTO; i <= TDM_CONV_IMPLICIT; i++) {
         tdm_conv_algorithm back = TDM_CONV_AUTO;
         CHECK_OK(tdm_conv_algorithm_parse(tdm_conv_algorithm_name((tdm_conv_algorithm)i), &back));
         CHECK((int)back == i);

@@ -1,6 +1,6 @@
 /* conv2d: y = dropout(act(conv2d(x, f) + b)), a filter [kh, kw, c, units] and a bias
- * [units]; computed by the direct kernels or lowered to im2col and a matrix product,
- * as the device's choice says (conv2d_choice.c). */
+ * [units]; computed by the direct kernels, lowered to im2col and a matrix product, or
+ * as implicit matrix products, as the device's choice says (conv2d_choice.c). */
 #include "base/error.h"
 #include "device/tensor_impl.h"
 #include "model/layers/images.h"
@@ -35,13 +35,13 @@ static size_t columns(const tdm_layer_plan *p)
     return p->out_h * p->out_w * p->win.height * p->win.width * p->in_c;
 }
 
-/* The bias's partial sums, and the im2col matrix unless the convolution is direct,
- * in the dtype of the layer's input, which im2col copies. */
+/* The bias's partial sums, and the im2col matrix where the convolution is lowered or
+ * may be (measured), in the dtype of the layer's input, which im2col copies. */
 static tdm_status reserve(const tdm_model *m, size_t l, tdm_model_scratch *sc, size_t rows)
 {
     tdm_status s = tdm_layer_reserve_partial(m, l, sc);
     tdm_dtype in = l ? m->plans[l - 1].storage : TDM_F32;
-    if (s == TDM_OK && sc->conv[l] != TDM_CONV_DIRECT)
+    if (s == TDM_OK && (sc->conv[l] == TDM_CONV_LOWERED || sc->conv[l] == TDM_CONV_MEASURED))
         s = tdm_tensor_create(sc->device, in, &TDM_SHAPE(rows, columns(&m->plans[l])),
                               &sc->b.col[l]);
     return s;
@@ -60,8 +60,9 @@ static tdm_status forward(const tdm_model *m, const tdm_model_views *v, size_t l
     if (s == TDM_OK)
         s = tdm_model_product(m, v, l, &TDM_SHAPE(v->rows, p->out_h, p->out_w, p->out_c), &zi);
     if (s == TDM_OK)
-        s = v->b.col[l] ? tdm_conv2d_lowered(zi, xi, f, v->b.col[l], &p->win, &v->halves)
-                        : tdm_op_conv2d(zi, xi, f, &p->win);
+        s = v->conv[l] == TDM_CONV_IMPLICIT ? tdm_conv2d_implicit(zi, xi, f, &p->win)
+            : v->b.col[l] ? tdm_conv2d_lowered(zi, xi, f, v->b.col[l], &p->win, &v->halves)
+                          : tdm_op_conv2d(zi, xi, f, &p->win);
     if (s == TDM_OK)
         s = tdm_model_product(m, v, l, &TDM_SHAPE(positions, p->out_c), &product);
     if (s == TDM_OK)
@@ -91,7 +92,8 @@ static tdm_status variable_grads(const tdm_model *m, const tdm_model_views *v, s
     if (s == TDM_OK)
         s = tdm_layer_output_image(p, v->b.g[l], v->rows, &gi);
     if (s == TDM_OK)
-        s = v->b.col[l]
+        s = v->conv[l] == TDM_CONV_IMPLICIT ? tdm_conv2d_implicit_grad_filter(df, xi, gi, &p->win)
+            : v->b.col[l]
                 ? tdm_conv2d_lowered_grad_filter(df, v->b.col[l], xi, gi, &p->win, &v->halves)
                 : tdm_op_conv2d_grad_filter(df, xi, gi, &p->win);
     if (s == TDM_OK)
@@ -144,7 +146,8 @@ static tdm_status grad_input(const tdm_model *m, const tdm_model_views *v, size_
     if (s == TDM_OK)
         s = tdm_layer_output_image(p, v->b.g[l], v->rows, &gi);
     if (s == TDM_OK)
-        s = v->b.col[l] && !half_col
+        s = v->conv[l] == TDM_CONV_IMPLICIT ? tdm_conv2d_implicit_grad_input(dxi, gi, f, &p->win)
+            : v->b.col[l] && !half_col
                 ? tdm_conv2d_lowered_grad_input(dxi, gi, f, v->b.col[l], &p->win, &v->halves)
                 : tdm_op_conv2d_grad_input(dxi, gi, f, &p->win);
     tdm_tensor_destroy(gi);

@@ -1,7 +1,8 @@
-/* How each convolution layer computes on a device: direct kernels or lowered to
- * im2col and GEMM, by the options' rule or, measured, by timing both on the device
- * with the layer's shapes and the step's rows. */
+/* How each convolution layer computes on a device: direct kernels, lowered to im2col
+ * and GEMM, or as implicit GEMMs, by the options' rule or, measured, by timing every
+ * way the device has with the layer's shapes and the step's rows. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "device/device_impl.h"
@@ -12,7 +13,8 @@
 #include "model/model_impl.h"
 #include "base/clock.h"
 
-static const char *const algorithm_names[] = {"auto", "direct", "lowered", "measured", NULL};
+static const char *const algorithm_names[] = {"auto",     "direct",   "lowered",
+                                              "measured", "implicit", NULL};
 #define ALGORITHM_COUNT (sizeof algorithm_names / sizeof algorithm_names[0] - 1)
 
 const char *const *tdm_conv_algorithm_names(void)
@@ -38,17 +40,30 @@ tdm_status tdm_conv_algorithm_parse(const char *name, tdm_conv_algorithm *out)
                          algorithm_names);
 }
 
+/* Whether dev runs the implicit convolutions (the Vulkan and reference backends'
+ * kernels; the others' fallback is lowered: tdm_kernel_has_fallback). */
+static int has_implicit(const tdm_device *dev)
+{
+    return tdm_kernel_supported(dev, TDM_KERNEL_conv2d_implicit) &&
+           tdm_kernel_supported(dev, TDM_KERNEL_conv2d_implicit_grad_filter) &&
+           tdm_kernel_supported(dev, TDM_KERNEL_conv2d_implicit_grad_input);
+}
+
 /* Measured with tandem bench train -m fashion-cnn (docs/PERFORMANCE.md): im2col and
- * GEMM train 1.9x faster than the direct kernels on PoCL (CLBlast) and on lavapipe
- * (the tiled GEMM shader), and 0.6x as fast on the reference backend, whose GEMM sums
- * in double. Mixed precision lowers them everywhere: its f16 operands are GEMM's. */
+ * GEMM train 1.9x faster than the direct kernels on PoCL (OpenBLAS, CLBlast), and 0.6x
+ * as fast on the reference backend, whose GEMM sums in double; on lavapipe the
+ * implicit GEMMs train 1.9x faster than im2col and GEMM, and are what measured chooses
+ * for both of its layers. Mixed precision lowers them everywhere: its f16 operands
+ * are GEMM's. Implicit where asked and the device has it, else lowered. */
 tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev)
 {
     tdm_conv_algorithm a = m->opts.conv_algorithm;
     if (m->opts.compute_dtype == TDM_F16 || a == TDM_CONV_LOWERED)
         return TDM_CONV_LOWERED;
-    if (a == TDM_CONV_AUTO)
-        return dev->desc.backend == TDM_BACKEND_REFERENCE ? TDM_CONV_DIRECT : TDM_CONV_LOWERED;
+    if (a == TDM_CONV_AUTO && dev->desc.backend == TDM_BACKEND_REFERENCE)
+        return TDM_CONV_DIRECT;
+    if (a == TDM_CONV_IMPLICIT || a == TDM_CONV_AUTO)
+        return has_implicit(dev) ? TDM_CONV_IMPLICIT : TDM_CONV_LOWERED;
     return a;
 }
 
@@ -61,55 +76,77 @@ typedef struct trial {
     int input_grad; /* training below the first layer: the model's input has no gradient */
 } trial;
 
+/* The ways a trial races, in the order they take turns. */
+static const tdm_conv_algorithm ways[] = {TDM_CONV_LOWERED, TDM_CONV_DIRECT, TDM_CONV_IMPLICIT};
+#define WAYS (sizeof ways / sizeof ways[0])
+
 /* The layer's passes one way, as a step runs them: the forward, and in training the
  * filter's gradient and, but for the first layer, the input's (dy is y, dx is x). */
-static tdm_status passes(const trial *t, int lowered)
+static tdm_status passes(const trial *t, tdm_conv_algorithm way)
 {
-    tdm_status s = lowered ? tdm_conv2d_lowered(t->y, t->x, t->f, t->col, t->win, NULL)
-                           : tdm_op_conv2d(t->y, t->x, t->f, t->win);
-    if (s == TDM_OK && t->training)
-        s = lowered ? tdm_conv2d_lowered_grad_filter(t->df, t->col, t->x, t->y, t->win, NULL)
-                    : tdm_op_conv2d_grad_filter(t->df, t->x, t->y, t->win);
-    if (s == TDM_OK && t->input_grad)
-        s = lowered ? tdm_conv2d_lowered_grad_input(t->x, t->y, t->f, t->col, t->win, NULL)
-                    : tdm_op_conv2d_grad_input(t->x, t->y, t->f, t->win);
-    return s;
+    tdm_status s;
+    switch (way) {
+    case TDM_CONV_LOWERED:
+        s = tdm_conv2d_lowered(t->y, t->x, t->f, t->col, t->win, NULL);
+        if (s == TDM_OK && t->training)
+            s = tdm_conv2d_lowered_grad_filter(t->df, t->col, t->x, t->y, t->win, NULL);
+        if (s == TDM_OK && t->input_grad)
+            s = tdm_conv2d_lowered_grad_input(t->x, t->y, t->f, t->col, t->win, NULL);
+        return s;
+    case TDM_CONV_IMPLICIT:
+        s = tdm_conv2d_implicit(t->y, t->x, t->f, t->win);
+        if (s == TDM_OK && t->training)
+            s = tdm_conv2d_implicit_grad_filter(t->df, t->x, t->y, t->win);
+        if (s == TDM_OK && t->input_grad)
+            s = tdm_conv2d_implicit_grad_input(t->x, t->y, t->f, t->win);
+        return s;
+    default:
+        s = tdm_op_conv2d(t->y, t->x, t->f, t->win);
+        if (s == TDM_OK && t->training)
+            s = tdm_op_conv2d_grad_filter(t->df, t->x, t->y, t->win);
+        if (s == TDM_OK && t->input_grad)
+            s = tdm_op_conv2d_grad_input(t->x, t->y, t->f, t->win);
+        return s;
+    }
 }
 
 #define RUNS 3 /* each way; the first compiles kernels and touches memory, untimed */
 
 /* One run one way, in seconds. */
-static tdm_status timed(const trial *t, tdm_device *dev, int lowered, double *took)
+static tdm_status timed(const trial *t, tdm_device *dev, tdm_conv_algorithm way, double *took)
 {
     double began = tdm_seconds();
-    tdm_status s = passes(t, lowered);
+    tdm_status s = passes(t, way);
     if (s == TDM_OK)
         s = tdm_device_finish(dev);
     *took = tdm_seconds() - began;
     return s;
 }
 
-/* The fastest timed run each way, best[lowered], the two ways taking turns so that
- * whatever else loads the device (another replica measuring beside it) weighs on
- * both alike. The direct kernels' refusal of the shape (lavapipe's loop budget,
- * TDM_ERR_UNSUPPORTED) ends their runs and is left in *direct. */
-static tdm_status race(const trial *t, tdm_device *dev, double best[2], tdm_status *direct)
+/* The fastest timed run each way, best[w] for ways[w], the ways taking turns so that
+ * whatever else loads the device (another replica measuring beside it) weighs on all
+ * alike. A way the device lacks (implicit off Vulkan) stays at infinity; a refusal of
+ * the shape by the direct or implicit kernels (lavapipe's loop budget,
+ * TDM_ERR_UNSUPPORTED) ends that way's runs and is left in refused[w]. */
+static tdm_status race(const trial *t, tdm_device *dev, double best[WAYS], tdm_status refused[WAYS])
 {
     tdm_status s = TDM_OK;
-    best[0] = best[1] = INFINITY;
-    *direct = TDM_OK;
+    for (size_t w = 0; w < WAYS; w++) {
+        best[w] = INFINITY;
+        refused[w] = TDM_OK;
+    }
     for (int run = 0; run < RUNS && s == TDM_OK; run++)
-        for (int lowered = 1; lowered >= 0 && s == TDM_OK; lowered--) {
-            if (!lowered && *direct != TDM_OK)
+        for (size_t w = 0; w < WAYS && s == TDM_OK; w++) {
+            if (refused[w] != TDM_OK || (ways[w] == TDM_CONV_IMPLICIT && !has_implicit(dev)))
                 continue;
             double took;
-            tdm_status r = timed(t, dev, lowered, &took);
-            if (!lowered && r == TDM_ERR_UNSUPPORTED)
-                *direct = r;
+            tdm_status r = timed(t, dev, ways[w], &took);
+            if (ways[w] != TDM_CONV_LOWERED && r == TDM_ERR_UNSUPPORTED)
+                refused[w] = r;
             else
                 s = r;
-            if (r == TDM_OK && run > 0 && took < best[lowered])
-                best[lowered] = took;
+            if (r == TDM_OK && run > 0 && took < best[w])
+                best[w] = took;
         }
     return s;
 }
@@ -120,8 +157,20 @@ static tdm_status zeros(tdm_device *dev, const tdm_shape *shape, tdm_tensor **ou
     return s == TDM_OK ? tdm_op_fill(*out, 0.0f) : s;
 }
 
-/* Times layer l both ways on rows rows; the direct kernels' refusal of a shape
- * (lavapipe's loop budget, TDM_ERR_UNSUPPORTED) makes it lowered. */
+/* A way's time for the log: milliseconds, "refused" or "none". */
+static void describe_way(char *text, size_t size, const tdm_device *dev, size_t w,
+                         const double best[WAYS], const tdm_status refused[WAYS])
+{
+    if (refused[w] != TDM_OK)
+        snprintf(text, size, "refused");
+    else if (ways[w] == TDM_CONV_IMPLICIT && !has_implicit(dev))
+        snprintf(text, size, "none");
+    else
+        snprintf(text, size, "%.3f ms", 1e3 * best[w]);
+}
+
+/* Times layer l every way on rows rows; a way that refuses the shape or that the
+ * device lacks is not chosen. */
 static tdm_status measure_layer(const tdm_model *m, tdm_model_scratch *sc, size_t l, size_t rows,
                                 int training)
 {
@@ -140,16 +189,21 @@ static tdm_status measure_layer(const tdm_model *m, tdm_model_scratch *sc, size_
         col.dims[0] = rows;
         s = tdm_tensor_slice(sc->b.col[l], 0, &col, &t.col);
     }
-    double best[2];
-    tdm_status direct = TDM_OK;
+    double best[WAYS];
+    tdm_status refused[WAYS];
     if (s == TDM_OK)
-        s = race(&t, sc->device, best, &direct);
+        s = race(&t, sc->device, best, refused);
     if (s == TDM_OK) {
-        sc->conv[l] = best[0] < best[1] ? TDM_CONV_DIRECT : TDM_CONV_LOWERED;
+        size_t fastest = 0; /* lowered, which never refuses */
+        for (size_t w = 1; w < WAYS; w++)
+            fastest = best[w] < best[fastest] ? w : fastest;
+        sc->conv[l] = ways[fastest];
+        char times[WAYS][32];
+        for (size_t w = 0; w < WAYS; w++)
+            describe_way(times[w], sizeof times[w], sc->device, w, best, refused);
         tdm_log(sc->device->ctx, TDM_LOG_INFO,
-                "conv2d layer %zu on %s, %zu rows: direct %.3f ms%s, lowered %.3f ms: %s", l,
-                sc->device->desc.id, rows, direct == TDM_OK ? 1e3 * best[0] : 0.0,
-                direct == TDM_OK ? "" : " (refused)", 1e3 * best[1],
+                "conv2d layer %zu on %s, %zu rows: lowered %s, direct %s, implicit %s: %s", l,
+                sc->device->desc.id, rows, times[0], times[1], times[2],
                 tdm_conv_algorithm_name(sc->conv[l]));
     }
     tdm_tensor_destroy(t.col);

@@ -341,10 +341,12 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
         snprintf(err, err_size,
                  "--lr-decay: a job with --ps-processes updates as its workers' gradients "
                  "arrive, so the steps the rate decays over are not known in advance");
-    else if ((o->mixed_precision || o->f16_activations) && o->conv == TDM_CONV_DIRECT)
+    else if ((o->mixed_precision || o->f16_activations) &&
+             (o->conv == TDM_CONV_DIRECT || o->conv == TDM_CONV_IMPLICIT))
         snprintf(err, err_size,
-                 "--conv direct: --mixed-precision's f16 operands are a matrix product's, so "
-                 "its convolutions go through GEMM");
+                 "--conv %s: --mixed-precision's f16 operands are a matrix product's, so "
+                 "its convolutions go through im2col and GEMM",
+                 tdm_conv_algorithm_name(o->conv));
     else if (o->trace_steps_given && !o->trace)
         snprintf(err, err_size, "--trace-steps is for --trace");
     else if (o->resume && !o->checkpoint_dir)

@@ -34,7 +34,7 @@ typedef struct train_options {
     int f16_all_reduce;      /* gradients summed across replicas in f16 */
     int shard_optimizer;     /* the optimizer's slots sharded across the replicas */
     int f16_activations;     /* activations kept in f16 (implies mixed_precision) */
-    tdm_conv_algorithm conv; /* --conv: auto (default), direct, lowered or measured */
+    tdm_conv_algorithm conv; /* --conv: auto (default), direct, lowered, implicit or measured */
     size_t batch;            /* global */
     unsigned epochs;
     double test_fraction;
@@ -73,10 +73,11 @@ int train_parse_label_column(const char *value, void *target, char *err, size_t 
 #define TRAIN_HELP_HEADER "the CSV's first line names its columns"
 #define TRAIN_HELP_SKIP_ROWS "CSV lines to pass over before the header or the data"
 #define TRAIN_HELP_CONV                                                                            \
-    "how convolutions compute: auto (default: through GEMM on OpenCL and Vulkan, direct on "       \
-    "the reference backend), direct, lowered (im2col and GEMM), or measured: both timed per "      \
-    "layer on each device at the first step, the faster kept (a rerun may choose otherwise "       \
-    "where they are close)"
+    "how convolutions compute: auto (default: implicit on Vulkan, lowered on OpenCL, direct on "   \
+    "the reference backend), direct, lowered (im2col and GEMM), implicit (GEMMs that read the "    \
+    "image, no im2col matrix; lowered on OpenCL), or measured: every way timed per layer on "      \
+    "each device at the first step, the fastest kept (a rerun may choose otherwise where they "    \
+    "are close)"
 
 /* --conv's parser, which tandem bench train shares: an algorithm's name
  * (tdm_conv_algorithm_name) into a tdm_conv_algorithm. */
