@@ -1,6 +1,7 @@
 #!/bin/sh
 # Every tile shape of Vulkan's GPU gemm passes conformance (gemm and gemm_f16, the
-# cases past 64 x 64 and 128 x 128 staged): the defaults, then each shape that
+# cases past 64 x 64 and 128 x 128 staged; the implicit convolutions under two): the
+# defaults, then each shape that
 # TDM_VK_GEMM_TILE can put every tiled product on, with one staging buffer and with
 # two where the shared memory holds them, square and not; a shape the group cannot
 # run, or a malformed one, is ignored with a warning. Run under TDM_VK_AS_GPU=1 on
@@ -13,9 +14,10 @@ tandem=$1
 out=$(mktemp -d "${TMPDIR:-/tmp}/tandem-gemm-tiles-XXXXXX")
 trap 'rm -rf "$out"' EXIT
 fail=0
-check() { # SHAPE WANT: conformance of gemm under that shape; WANT in the device note
+check() { # SHAPE WANT [KERNELS]: conformance of gemm and gemm_f16 (or KERNELS) under
+  # that shape; WANT in the device note
   TDM_VK_GEMM_TILE=$1 TDM_LOG=debug "$tandem" conformance --device vulkan:0 \
-    --kernel gemm,gemm_f16 --kernels-only >"$out/table" 2>"$out/log" ||
+    --kernel "${3:-gemm,gemm_f16}" --kernels-only >"$out/table" 2>"$out/log" ||
     { cat "$out/table" "$out/log"; echo "FAIL: shape '$1' did not pass conformance"; fail=1; }
   grep -q "$2" "$out/log" ||
     { cat "$out/log"; echo "FAIL: shape '$1': want '$2' in the device's note"; fail=1; }
@@ -28,6 +30,12 @@ check 128x128/8x8 "in 128x128 tiles of 8x8 blocks (\(16896 of [0-9]* bytes of sh
 check 128x64/8x4 "in 128x64 tiles of 8x4 blocks (25600 of [0-9]* bytes of shared memory, 2 buffers)"
 check 64x128/4x8 "in 64x128 tiles of 4x8 blocks (25600 of [0-9]* bytes of shared memory, 2 buffers)"
 check none "gemm blocks 4x4 per invocation, offset"
+# The implicit convolutions, the same body with loads of their own, under the large
+# tile with one buffer and under an oblong one (the default 64 x 64:
+# vk_as_gpu_conformance).
+implicit=conv2d_implicit,conv2d_implicit_grad_filter,conv2d_implicit_grad_input
+check 128x128/8x8:1 "in 128x128 tiles of 8x8 blocks (16896 of [0-9]* bytes" "$implicit"
+check 64x128/4x8 "in 64x128 tiles of 4x8 blocks (25600 of [0-9]* bytes" "$implicit"
 check 96x64/4x4 "TDM_VK_GEMM_TILE=96x64/4x4 ignored: the tile's blocks are not the group's invocations"
 check 64x64/4x4:3 "TDM_VK_GEMM_TILE=64x64/4x4:3 ignored: not RxC/rxc"
 check " 64x64/4x4" "TDM_VK_GEMM_TILE= 64x64/4x4 ignored: not RxC/rxc"

@@ -136,6 +136,8 @@ static int tiled_place(tdm_kernel kernel)
 
 size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, const uint32_t *u)
 {
+    if (tdm_kernel_get(kernel)->grid != TDM_GRID_TILES)
+        return (size_t)kernel; /* every launch asks: the others at once */
     int place = tiled_place(kernel);
     uint32_t m, n, k;
     tdm_kernel_product(tdm_kernel_get(kernel), u, &m, &n, &k);

@@ -178,8 +178,9 @@ static inline tdm_status tdm_model_product(const tdm_model *m, const tdm_model_v
  * or MEASURED where that waits for tdm_model_conv_measure. */
 tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev);
 
-/* Decides every sc->conv[l] that waits, timing both ways on rows rows (forward, and
- * the gradients in training) with sc's im2col buffers; nothing on 0 rows. */
+/* Decides every sc->conv[l] that waits, timing every way the device has on rows rows
+ * (forward, and the gradients in training) with sc's im2col buffers; nothing on 0
+ * rows. */
 tdm_status tdm_model_conv_measure(const tdm_model *m, tdm_model_scratch *sc, size_t rows,
                                   int training);
 

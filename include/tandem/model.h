@@ -216,9 +216,9 @@ TDM_API size_t tdm_model_input_count(const tdm_model *m);
 TDM_API size_t tdm_model_output_count(const tdm_model *m);
 
 /* How conv2d layer `layer` computes on local replica `replica`'s device:
- * TDM_CONV_DIRECT or TDM_CONV_LOWERED, or TDM_CONV_MEASURED while a measured choice
- * waits for the replica's first step. TDM_ERR_INVALID_ARGUMENT for another layer kind
- * or an index out of range. */
+ * TDM_CONV_DIRECT, TDM_CONV_LOWERED or TDM_CONV_IMPLICIT, or TDM_CONV_MEASURED while a
+ * measured choice waits for the replica's first step. TDM_ERR_INVALID_ARGUMENT for another layer
+ * kind or an index out of range. */
 TDM_API tdm_status tdm_model_conv_algorithm_used(const tdm_model *m, size_t replica, size_t layer,
                                                  tdm_conv_algorithm *out);
 

@@ -63,15 +63,15 @@ static const shape source_shapes[] = {
  * not aligned, neither and aligned, then A transposed and not aligned, B transposed
  * and aligned, both past 128 x 128 (a larger tile's, as TDM_VK_GEMM_TILE sets it).
  * The last two sum past lavapipe's loop limit, which the core launches in pieces of k:
- * both transposed and not aligned, then neither, aligned, with a last piece of k not
- * a multiple of 16. */
+ * both transposed and not aligned, then neither, with quads (A, B and C aligned, C
+ * holding a CPU driver's 16 x 32 block) and a last piece of k not a multiple of 16. */
 static const shape gemm_shapes[] = {
-    {1, 1, 1, CONF_RANDOM},      {7, 5, 3, CONF_RANDOM},       {16, 16, 16, CONF_INTEGER},
-    {33, 17, 65, CONF_RANDOM},   {9, 7, 0, CONF_RANDOM},       {64, 64, 64, CONF_EDGE},
-    {31, 47, 13, CONF_EDGE},     {127, 129, 131, CONF_RANDOM}, {100, 90, 257, CONF_INTEGER},
-    {0, 4, 4, CONF_RANDOM},      {68, 72, 36, CONF_RANDOM},    {65, 66, 17, CONF_RANDOM},
-    {96, 64, 40, CONF_RANDOM},   {129, 260, 33, CONF_RANDOM},  {256, 128, 48, CONF_EDGE},
-    {1, 1, 180000, CONF_RANDOM}, {5, 3, 300001, CONF_RANDOM},
+    {1, 1, 1, CONF_RANDOM},      {7, 5, 3, CONF_RANDOM},        {16, 16, 16, CONF_INTEGER},
+    {33, 17, 65, CONF_RANDOM},   {9, 7, 0, CONF_RANDOM},        {64, 64, 64, CONF_EDGE},
+    {31, 47, 13, CONF_EDGE},     {127, 129, 131, CONF_RANDOM},  {100, 90, 257, CONF_INTEGER},
+    {0, 4, 4, CONF_RANDOM},      {68, 72, 36, CONF_RANDOM},     {65, 66, 17, CONF_RANDOM},
+    {96, 64, 40, CONF_RANDOM},   {129, 260, 33, CONF_RANDOM},   {256, 128, 48, CONF_EDGE},
+    {1, 1, 180000, CONF_RANDOM}, {16, 32, 300004, CONF_RANDOM},
 };
 
 /* Convolution and pooling: an NHWC image, a window, its strides and padding (SAME:
@@ -111,8 +111,14 @@ static const image_shape image_shapes[] = {
     {1, 13, 11, 3, 2, 3, 3, 1, 1, SAME, CONF_EDGE},
     {4, 32, 32, 16, 16, 3, 3, 1, 1, SAME, CONF_RANDOM},
     /* the implicit convolutions' products past a GPU's 64 x 64 tile each way (their
-     * staged loads), 64 channels in and 68 out */
+     * staged loads), 64 channels in and 68 out; past 128 x 128 each way */
     {2, 10, 9, 64, 68, 3, 3, 1, 1, SAME, CONF_RANDOM},
+    {2, 8, 8, 128, 132, 3, 3, 1, 1, SAME, CONF_RANDOM},
+    /* the implicit filter gradient's sum over 158700 positions past lavapipe's loop
+     * limit: in pieces of two images; over 160000 positions of one image: in pieces
+     * of output rows, the first with its padding above */
+    {3, 230, 230, 1, 2, 1, 1, 1, 1, VALID, CONF_RANDOM},
+    {1, 400, 400, 1, 2, 3, 3, 1, 1, SAME, CONF_RANDOM},
     /* filter gradients launched in pieces of 3 images where the driver ends long
      * loops early (the core's loop budget) */
     {40, 32, 32, 2, 2, 3, 3, 1, 1, SAME, CONF_RANDOM},

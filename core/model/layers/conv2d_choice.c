@@ -52,8 +52,8 @@ static int has_implicit(const tdm_device *dev)
 /* Measured with tandem bench train -m fashion-cnn (docs/PERFORMANCE.md): im2col and
  * GEMM train 1.9x faster than the direct kernels on PoCL (OpenBLAS, CLBlast), and 0.6x
  * as fast on the reference backend, whose GEMM sums in double; on lavapipe the
- * implicit GEMMs train 1.9x faster than im2col and GEMM, and are what measured chooses
- * for both of its layers. Mixed precision lowers them everywhere: its f16 operands
+ * implicit GEMMs train 1.7-2.0x faster than im2col and GEMM, and are what measured
+ * chooses for both of its layers. Mixed precision lowers them everywhere: its f16 operands
  * are GEMM's. Implicit where asked and the device has it, else lowered. */
 tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev)
 {
