@@ -130,8 +130,8 @@ static int pool_windows_tile(const tdm_kernel_info *info, const uint32_t *u)
 /* Elements of its output a work-item of an image kernel takes where the device runs
  * them so (image_runs): a position's channels, im2col's row of col, or
  * max_pool2d_grad's window where windows tile the image, the channels of its
- * positions (kernels/pool_window.clh's tdm_run, kernels/im2col.cl,
- * kernels/max_pool2d_grad.cl); 1 elsewhere. An item per
+ * positions, a Winograd tile's channels (kernels/pool_window.clh's tdm_run,
+ * kernels/im2col.cl, kernels/max_pool2d_grad.cl, kernels/winograd_*.cl); 1 elsewhere. An item per
  * element would leave all but one of each run's items idle, and on a CPU driver the
  * idle work-groups cost more than the work (im2col at 64x14x14x32: 7.7 -> 1.3 ms).
  * Never 0: an empty run's launch has no elements anyway. */
@@ -143,7 +143,9 @@ static uint64_t image_run(const tdm_device *dev, const tdm_kernel_info *info, co
     switch (info->base) {
     case TDM_KERNEL_im2col: run = U(kh) * U(kw) * U(c); break;
     case TDM_KERNEL_col2im:
-    case TDM_KERNEL_max_pool2d: run = U(c); break;
+    case TDM_KERNEL_max_pool2d:
+    case TDM_KERNEL_winograd_input: run = U(c); break;
+    case TDM_KERNEL_winograd_output: run = U(oc); break;
     case TDM_KERNEL_max_pool2d_grad:
         run = U(c) * (pool_windows_tile(info, u) ? U(stride_h) * U(stride_w) : 1);
         break;
@@ -189,6 +191,9 @@ static uint64_t groups_for(const tdm_device *dev, const tdm_kernel_info *info, c
             ceil_div(tdm_kernel_extent(info, u, info->buffers[0].extent), image_run(dev, info, u));
         break;
     case TDM_GRID_COLS: items = U(cols); break;
+    case TDM_GRID_PLANES:
+        items = ceil_div(tdm_kernel_winograd_plane(info, u), image_run(dev, info, u));
+        break;
     case TDM_GRID_CHUNKS:
         groups = ceil_div(U(n), U(chunk));
         return groups < TDM_KERNEL_MAX_GROUPS ? groups : TDM_KERNEL_MAX_GROUPS;

@@ -231,6 +231,33 @@ static uint64_t product4(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
     return q && p > UINT64_MAX / q ? UINT64_MAX : p * q;
 }
 
+/* Elements in a plane of a Winograd extent. */
+static uint64_t winograd_plane(const tdm_kernel_info *info, const uint32_t *u, tdm_extent extent)
+{
+#define U(name) tdm_kernel_uint(info, u, TDM_UINT_##name)
+    if (extent == TDM_EXTENT_TF)
+        return (uint64_t)U(rows) * U(cols);
+    uint64_t tiles = product4(U(batch), ceil_div(U(oh), 2), ceil_div(U(ow), 2), 1);
+    uint64_t channels = extent == TDM_EXTENT_TX ? U(c) : U(oc);
+    return channels && tiles > UINT64_MAX / channels ? UINT64_MAX : tiles * channels;
+#undef U
+}
+
+uint64_t tdm_winograd_stride(uint64_t plane)
+{
+    return (plane + 1023) / 1024 * 1024 + 16;
+}
+
+uint64_t tdm_kernel_winograd_plane(const tdm_kernel_info *info, const uint32_t *u)
+{
+    for (unsigned b = 0; b < info->buffer_count; b++) {
+        tdm_extent e = info->buffers[b].extent;
+        if (e == TDM_EXTENT_TX || e == TDM_EXTENT_TY || e == TDM_EXTENT_TF)
+            return winograd_plane(info, u, e);
+    }
+    return 0;
+}
+
 uint64_t tdm_kernel_extent(const tdm_kernel_info *info, const uint32_t *u, tdm_extent extent)
 {
 #define U(name) tdm_kernel_uint(info, u, TDM_UINT_##name)
@@ -256,6 +283,13 @@ uint64_t tdm_kernel_extent(const tdm_kernel_info *info, const uint32_t *u, tdm_e
         uint64_t window = product4(U(kh), U(kw), U(c), 1);
         return window && positions > UINT64_MAX / window ? UINT64_MAX : positions * window;
     }
+    case TDM_EXTENT_TX:
+    case TDM_EXTENT_TY:
+    case TDM_EXTENT_TF: {
+        uint64_t plane = winograd_plane(info, u, extent);
+        return plane > UINT64_MAX / 32 ? UINT64_MAX : 15 * tdm_winograd_stride(plane) + plane;
+    }
+    case TDM_EXTENT_F3: return 9u * rows * cols;
     }
     return 0;
 #undef U

@@ -9,11 +9,6 @@
 #include "tandem/nn.h"
 #include "tandem/ops.h"
 
-/* The uints every image kernel takes, read off the tensors' shapes. */
-typedef struct image_geometry {
-    uint32_t batch, h, w, c, oh, ow, oc, kh, kw, stride_h, stride_w, pad_top, pad_left;
-} image_geometry;
-
 void tdm_window_same(tdm_window *win, size_t h, size_t w, size_t *out_h, size_t *out_w)
 {
     size_t sh = win->stride_h ? win->stride_h : 1, sw = win->stride_w ? win->stride_w : 1;
@@ -53,14 +48,34 @@ static tdm_status check_window(const char *f, const tdm_window *win)
     return TDM_OK;
 }
 
+/* The uints of an image of dims x, an output of oh x ow positions of oc channels and
+ * the window. */
+static tdm_image_geometry geometry_of(const size_t *x, size_t oh, size_t ow, size_t oc,
+                                      const tdm_window *win)
+{
+    return (tdm_image_geometry){(uint32_t)x[0],
+                                (uint32_t)x[1],
+                                (uint32_t)x[2],
+                                (uint32_t)x[3],
+                                (uint32_t)oh,
+                                (uint32_t)ow,
+                                (uint32_t)oc,
+                                (uint32_t)win->height,
+                                (uint32_t)win->width,
+                                (uint32_t)win->stride_h,
+                                (uint32_t)win->stride_w,
+                                (uint32_t)win->pad_top,
+                                (uint32_t)win->pad_left};
+}
+
 /* image [batch, h, w, c] and out [batch, oh, ow, oc] (oc = c for pooling, filter
  * NULL) on one device, with the filter [kh, kw, c, oc] matching the window. */
 static tdm_status check_images_as(const char *f, const char *in_name, const tdm_tensor *image,
                                   tdm_dtype in_dtype, const char *out_name, const tdm_tensor *out,
                                   tdm_dtype out_dtype, const tdm_tensor *filter,
-                                  const tdm_window *win, image_geometry *g)
+                                  const tdm_window *win, tdm_image_geometry *g)
 {
-    *g = (image_geometry){0}; /* set on every path, for the optimiser's flow analysis */
+    *g = (tdm_image_geometry){0}; /* set on every path, for the optimiser's flow analysis */
     tdm_status s = tdm_ops_check(f, out_name, out, out_dtype, NULL);
     if (s == TDM_OK)
         s = tdm_ops_check(f, in_name, image, in_dtype, out->device);
@@ -91,26 +106,14 @@ static tdm_status check_images_as(const char *f, const char *in_name, const tdm_
                         f, filter->shape.dims[0], filter->shape.dims[1], filter->shape.dims[2],
                         filter->shape.dims[3], win->height, win->width, x[3], win->height,
                         win->width, x[3]);
-    *g = (image_geometry){(uint32_t)x[0],
-                          (uint32_t)x[1],
-                          (uint32_t)x[2],
-                          (uint32_t)x[3],
-                          (uint32_t)y[1],
-                          (uint32_t)y[2],
-                          (uint32_t)oc,
-                          (uint32_t)win->height,
-                          (uint32_t)win->width,
-                          (uint32_t)win->stride_h,
-                          (uint32_t)win->stride_w,
-                          (uint32_t)win->pad_top,
-                          (uint32_t)win->pad_left};
+    *g = geometry_of(x, y[1], y[2], oc, win);
     return TDM_OK;
 }
 
-/* The same for float32 images. */
-static tdm_status check_images(const char *f, const char *in_name, const tdm_tensor *image,
-                               const char *out_name, const tdm_tensor *out,
-                               const tdm_tensor *filter, const tdm_window *win, image_geometry *g)
+tdm_status tdm_check_conv_images(const char *f, const char *in_name, const tdm_tensor *image,
+                                 const char *out_name, const tdm_tensor *out,
+                                 const tdm_tensor *filter, const tdm_window *win,
+                                 tdm_image_geometry *g)
 {
     return check_images_as(f, in_name, image, TDM_F32, out_name, out, TDM_F32, filter, win, g);
 }
@@ -129,8 +132,8 @@ static tdm_status check_images(const char *f, const char *in_name, const tdm_ten
 static tdm_status conv_forward(const char *fn, tdm_kernel kernel, tdm_tensor *y,
                                const tdm_tensor *x, const tdm_tensor *f, const tdm_window *win)
 {
-    image_geometry g;
-    tdm_status s = check_images(fn, "x", x, "y", y, f, win, &g);
+    tdm_image_geometry g;
+    tdm_status s = tdm_check_conv_images(fn, "x", x, "y", y, f, win, &g);
     if (s != TDM_OK || y->count == 0)
         return s;
     if (x->count == 0 || f->count == 0) /* no terms: every sum is 0 */
@@ -145,8 +148,8 @@ static tdm_status conv_forward(const char *fn, tdm_kernel kernel, tdm_tensor *y,
 static tdm_status conv_grad_input(const char *fn, tdm_kernel kernel, tdm_tensor *dx,
                                   const tdm_tensor *dy, const tdm_tensor *f, const tdm_window *win)
 {
-    image_geometry g;
-    tdm_status s = check_images(fn, "dx", dx, "dy", dy, f, win, &g);
+    tdm_image_geometry g;
+    tdm_status s = tdm_check_conv_images(fn, "dx", dx, "dy", dy, f, win, &g);
     if (s != TDM_OK || dx->count == 0)
         return s;
     if (dy->count == 0 || f->count == 0)
@@ -163,8 +166,8 @@ static tdm_status conv_grad_input(const char *fn, tdm_kernel kernel, tdm_tensor 
 static tdm_status conv_grad_filter(const char *fn, tdm_kernel kernel, tdm_tensor *df,
                                    const tdm_tensor *x, const tdm_tensor *dy, const tdm_window *win)
 {
-    image_geometry g;
-    tdm_status s = df ? check_images(fn, "x", x, "dy", dy, df, win, &g)
+    tdm_image_geometry g;
+    tdm_status s = df ? tdm_check_conv_images(fn, "x", x, "dy", dy, df, win, &g)
                       : tdm_ops_check(fn, "df", df, TDM_F32, NULL);
     if (s != TDM_OK || df->count == 0)
         return s;
@@ -233,7 +236,7 @@ tdm_status tdm_op_pool2d(tdm_pooling kind, tdm_tensor *y, const tdm_tensor *x,
 {
     const char *fn = "tdm_op_pool2d";
     const tdm_dtype storage = tdm_ops_storage(y); /* y and x: f32, or f16 activations */
-    image_geometry g;
+    tdm_image_geometry g;
     tdm_status s = check_kind(fn, kind);
     if (s == TDM_OK)
         s = check_images_as(fn, "x", x, storage, "y", y, storage, NULL, win, &g);
@@ -259,10 +262,10 @@ tdm_status tdm_op_pool2d_grad(tdm_pooling kind, tdm_tensor *dx, const tdm_tensor
                               const tdm_tensor *x, const tdm_window *win)
 {
     const char *fn = "tdm_op_pool2d_grad";
-    image_geometry g;
+    tdm_image_geometry g;
     tdm_status s = check_kind(fn, kind);
     if (s == TDM_OK)
-        s = check_images(fn, "dx", dx, "dy", dy, NULL, win, &g);
+        s = tdm_check_conv_images(fn, "dx", dx, "dy", dy, NULL, win, &g);
     const tdm_dtype storage = tdm_ops_storage(x); /* max pooling's x: f32 or f16 */
     if (s == TDM_OK && kind == TDM_POOL_MAX) {
         s = tdm_ops_check(fn, "x", x, storage, dx->device);
@@ -295,9 +298,9 @@ tdm_status tdm_op_pool2d_grad(tdm_pooling kind, tdm_tensor *dx, const tdm_tensor
  * The image's dimensions into g. */
 static tdm_status check_global(const char *f, const char *out_name, const tdm_tensor *out,
                                const char *in_name, const tdm_tensor *in, tdm_dtype dtype,
-                               int out_is_image, image_geometry *g)
+                               int out_is_image, tdm_image_geometry *g)
 {
-    *g = (image_geometry){0};
+    *g = (tdm_image_geometry){0};
     tdm_status s = tdm_ops_check(f, out_name, out, dtype, NULL);
     if (s == TDM_OK)
         s = tdm_ops_check(f, in_name, in, dtype, out->device);
@@ -309,7 +312,7 @@ static tdm_status check_global(const char *f, const char *out_name, const tdm_te
     const size_t *d = image->shape.dims;
     s = tdm_ops_check_matrix(f, out_is_image ? in_name : out_name, pooled, d[0], d[3]);
     if (s == TDM_OK)
-        *g = (image_geometry){
+        *g = (tdm_image_geometry){
             .batch = (uint32_t)d[0], .h = (uint32_t)d[1], .w = (uint32_t)d[2], .c = (uint32_t)d[3]};
     return s;
 }
@@ -320,7 +323,7 @@ tdm_status tdm_op_global_avg_pool(tdm_tensor *y, const tdm_tensor *x)
 {
     const char *fn = "tdm_op_global_avg_pool";
     const tdm_dtype storage = tdm_ops_storage(y); /* y and x: f32, or f16 activations */
-    image_geometry g;
+    tdm_image_geometry g;
     tdm_status s = check_global(fn, "y", y, "x", x, storage, 0, &g);
     if (s != TDM_OK || y->count == 0)
         return s;
@@ -348,7 +351,7 @@ tdm_status tdm_op_global_avg_pool(tdm_tensor *y, const tdm_tensor *x)
 tdm_status tdm_op_global_avg_pool_grad(tdm_tensor *dx, const tdm_tensor *dy)
 {
     const char *fn = "tdm_op_global_avg_pool_grad";
-    image_geometry g;
+    tdm_image_geometry g;
     tdm_status s = check_global(fn, "dx", dx, "dy", dy, TDM_F32, 1, &g);
     if (s != TDM_OK || dx->count == 0)
         return s;
@@ -367,7 +370,7 @@ static tdm_status matrix_view(const tdm_tensor *t, size_t rows, size_t cols, tdm
 
 /* col holds the im2col matrix of g's positions. */
 static tdm_status check_col(const char *fn, const tdm_tensor *col, tdm_dtype dtype,
-                            const image_geometry *g, const tdm_device *dev)
+                            const tdm_image_geometry *g, const tdm_device *dev)
 {
     size_t need = (size_t)g->batch * g->oh * g->ow * g->kh * g->kw * g->c;
     tdm_status s = tdm_ops_check(fn, "col", col, dtype, dev);
@@ -391,7 +394,7 @@ static void lowered_free(lowered *m)
     tdm_tensor_destroy(m->col);
 }
 
-static tdm_status lowered_views(const image_geometry *g, const tdm_tensor *col,
+static tdm_status lowered_views(const tdm_image_geometry *g, const tdm_tensor *col,
                                 const tdm_tensor *filter, const tdm_tensor *out, lowered *m)
 {
     size_t positions = (size_t)g->batch * g->oh * g->ow, window = (size_t)g->kh * g->kw * g->c;
@@ -406,12 +409,39 @@ static tdm_status lowered_views(const image_geometry *g, const tdm_tensor *col,
     return s;
 }
 
+static tdm_status run_im2col(const char *fn, tdm_tensor *col, const tdm_tensor *x,
+                             tdm_dtype storage, const tdm_image_geometry *g)
+{
+    const tdm_im2col_args a = {
+        .col = tdm_tensor_view(col), .x = tdm_tensor_view(x), POOL_UINTS(*g)};
+    tdm_kernel_call call = tdm_im2col_call(&a);
+    tdm_kernel_store_as(&call, storage);
+    return tdm_ops_run(fn, col, &call);
+}
+
+tdm_status tdm_conv2d_im2col(tdm_tensor *col, const tdm_tensor *x, const tdm_window *win, size_t oh,
+                             size_t ow)
+{
+    const char *fn = "tdm_conv2d_im2col";
+    const tdm_dtype storage = tdm_ops_storage(x); /* x and col: f32, or f16 activations */
+    tdm_status s = tdm_ops_check(fn, "x", x, storage, NULL);
+    if (s == TDM_OK)
+        s = check_window(fn, win);
+    if (s == TDM_OK)
+        s = check_rank4(fn, "x", x);
+    if (s != TDM_OK)
+        return s;
+    const tdm_image_geometry g = geometry_of(x->shape.dims, oh, ow, 0, win);
+    s = check_col(fn, col, storage, &g, x->device);
+    return s == TDM_OK && col->count ? run_im2col(fn, col, x, storage, &g) : s;
+}
+
 tdm_status tdm_conv2d_lowered(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *f,
                               tdm_tensor *col, const tdm_window *win, const tdm_halves *halves)
 {
     const char *fn = "tdm_conv2d_lowered";
     const tdm_dtype storage = tdm_ops_storage(x); /* x and col: f32, or f16 activations */
-    image_geometry g;
+    tdm_image_geometry g;
     tdm_status s = check_images_as(fn, "x", x, storage, "y", y, TDM_F32, f, win, &g);
     if (s == TDM_OK)
         s = check_col(fn, col, storage, &g, y->device);
@@ -419,10 +449,7 @@ tdm_status tdm_conv2d_lowered(tdm_tensor *y, const tdm_tensor *x, const tdm_tens
         return s;
     if (x->count == 0 || f->count == 0)
         return tdm_op_fill(y, 0.0f);
-    const tdm_im2col_args a = {.col = tdm_tensor_view(col), .x = tdm_tensor_view(x), POOL_UINTS(g)};
-    tdm_kernel_call call = tdm_im2col_call(&a);
-    tdm_kernel_store_as(&call, storage);
-    s = tdm_ops_run(fn, col, &call);
+    s = run_im2col(fn, col, x, storage, &g);
     lowered m;
     if (s == TDM_OK && (s = lowered_views(&g, col, f, y, &m)) == TDM_OK) {
         s = tdm_matmul_mixed(halves, m.out, m.col, 0, m.filter, 0, 1.0f, 0.0f);
@@ -437,7 +464,7 @@ tdm_status tdm_conv2d_lowered_grad_filter(tdm_tensor *df, const tdm_tensor *col,
 {
     const char *fn = "tdm_conv2d_lowered_grad_filter";
     const tdm_dtype storage = tdm_ops_storage(x); /* x and col: f32, or f16 activations */
-    image_geometry g;
+    tdm_image_geometry g;
     tdm_status s = check_images_as(fn, "x", x, storage, "dy", dy, TDM_F32, df, win, &g);
     if (s == TDM_OK)
         s = check_col(fn, col, storage, &g, df->device);
@@ -456,8 +483,8 @@ tdm_status tdm_conv2d_lowered_grad_input(tdm_tensor *dx, const tdm_tensor *dy, c
                                          const tdm_halves *halves)
 {
     const char *fn = "tdm_conv2d_lowered_grad_input";
-    image_geometry g;
-    tdm_status s = check_images(fn, "dx", dx, "dy", dy, f, win, &g);
+    tdm_image_geometry g;
+    tdm_status s = tdm_check_conv_images(fn, "dx", dx, "dy", dy, f, win, &g);
     if (s == TDM_OK)
         s = check_col(fn, col, TDM_F32, &g, dx->device); /* it holds d(loss) / dcol */
     if (s != TDM_OK || dx->count == 0)

@@ -10,6 +10,23 @@
 #include "ops/ops_mixed.h"
 #include "tandem/nn.h"
 
+/* The uints every image kernel takes, read off the tensors' shapes. */
+typedef struct tdm_image_geometry {
+    uint32_t batch, h, w, c, oh, ow, oc, kh, kw, stride_h, stride_w, pad_top, pad_left;
+} tdm_image_geometry;
+
+/* f32 image [batch, h, w, c] and out [batch, oh, ow, oc] on one device, the filter
+ * [kh, kw, c, oc] matching the window (oc = c without a filter): g from their shapes. */
+tdm_status tdm_check_conv_images(const char *f, const char *in_name, const tdm_tensor *image,
+                                 const char *out_name, const tdm_tensor *out,
+                                 const tdm_tensor *filter, const tdm_window *win,
+                                 tdm_image_geometry *g);
+
+/* col = im2col(x) for an output of oh x ow positions: the matrix that
+ * tdm_conv2d_lowered_grad_filter reads, where the forward did not lower. */
+tdm_status tdm_conv2d_im2col(tdm_tensor *col, const tdm_tensor *x, const tdm_window *win, size_t oh,
+                             size_t ow);
+
 /* col = im2col(x), then y = col * f. x and col may hold f16 activations (both; y
  * stays f32): the halves are then the product's operand as they are. */
 tdm_status tdm_conv2d_lowered(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *f,
@@ -34,6 +51,16 @@ tdm_status tdm_conv2d_implicit(tdm_tensor *y, const tdm_tensor *x, const tdm_ten
 tdm_status tdm_conv2d_implicit_grad_filter(tdm_tensor *df, const tdm_tensor *x,
                                            const tdm_tensor *dy, const tdm_window *win);
 tdm_status tdm_conv2d_implicit_grad_input(tdm_tensor *dx, const tdm_tensor *dy, const tdm_tensor *f,
+                                          const tdm_window *win);
+
+/* Winograd F(2x2, 3x3): tdm_op_conv2d's y and its input gradient for a 3x3 window of
+ * stride 1, as 16 GEMMs over transformed 4x4 tiles (2.25x fewer multiply-adds; the
+ * transforms round, docs/KERNELS.md). Scratch from the device's pool holds the
+ * transformed tiles and filter; TDM_ERR_INVALID_ARGUMENT for another window. */
+int tdm_conv2d_winograd_fits(const tdm_window *win);
+tdm_status tdm_conv2d_winograd(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *f,
+                               const tdm_window *win);
+tdm_status tdm_conv2d_winograd_grad_input(tdm_tensor *dx, const tdm_tensor *dy, const tdm_tensor *f,
                                           const tdm_window *win);
 
 #endif

@@ -249,6 +249,7 @@ static void apply_shape(const tdm_kernel_info *info, conf_case *c, const shape *
     case TDM_GRID_CELLS:
     case TDM_GRID_ROWS:
     case TDM_GRID_COLS:
+    case TDM_GRID_PLANES: /* a filter's transform; images: apply_image_shape */
     case TDM_GRID_OUTPUT: /* a gather's adjoint; images: apply_image_shape */
         set_uint(info, c, TDM_UINT_rows, s->a);
         set_uint(info, c, TDM_UINT_cols, s->b);
@@ -272,7 +273,8 @@ static const shape *shapes_for(tdm_grid grid, size_t *count)
     case TDM_GRID_CHUNKS: return SHAPES(chunk_shapes);
     case TDM_GRID_CELLS:
     case TDM_GRID_ROWS:
-    case TDM_GRID_COLS: return SHAPES(matrix_shapes);
+    case TDM_GRID_COLS:
+    case TDM_GRID_PLANES: return SHAPES(matrix_shapes);
     case TDM_GRID_TILES: return SHAPES(gemm_shapes);
     case TDM_GRID_OUTPUT: return SHAPES(source_shapes);
     case TDM_GRID_N:
