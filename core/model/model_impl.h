@@ -75,7 +75,7 @@ typedef struct tdm_model_scratch {
     tdm_halves halves;        /* mixed precision: f16 copies of a product's operands, each as large
                                  as the largest operand; NULL members in f32 */
     tdm_conv_algorithm *conv; /* [layers]: how conv2d layer l computes on the device, DIRECT,
-                                 LOWERED or IMPLICIT, or MEASURED until timed (kept while
+                                 LOWERED, IMPLICIT or WINOGRAD, or MEASURED until timed (kept while
                                  the device stays) */
 } tdm_model_scratch;
 
@@ -174,9 +174,14 @@ static inline tdm_status tdm_model_product(const tdm_model *m, const tdm_model_v
     return tdm_tensor_slice(v->b.g[l], 0, shape, out);
 }
 
-/* How m's convolutions compute on dev by the options' rule: DIRECT, LOWERED, IMPLICIT,
- * or MEASURED where that waits for tdm_model_conv_measure. */
-tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev);
+/* How m's convolution layer l computes on dev by the options' rule: DIRECT, LOWERED,
+ * IMPLICIT, WINOGRAD, or MEASURED where that waits for tdm_model_conv_measure. */
+tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev, size_t l);
+
+/* Whether a convolution computing a on dev keeps an im2col matrix: lowered, measured
+ * (the race needs one), and Winograd's filter gradient where dev lacks the implicit
+ * kernels. */
+int tdm_conv_keeps_columns(const tdm_device *dev, tdm_conv_algorithm a);
 
 /* Decides every sc->conv[l] that waits, timing every way the device has on rows rows
  * (forward, and the gradients in training) with sc's im2col buffers; nothing on 0

@@ -211,11 +211,12 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
         s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                      "%s: compute_dtype is %s; models compute in f32 or f16", f,
                      tdm_dtype_name(o->compute_dtype));
-    if (s == TDM_OK && (unsigned)o->conv_algorithm > TDM_CONV_IMPLICIT)
+    if (s == TDM_OK && (unsigned)o->conv_algorithm > TDM_CONV_WINOGRAD)
         s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: unknown conv_algorithm %d", f,
                      (int)o->conv_algorithm);
     if (s == TDM_OK &&
-        (o->conv_algorithm == TDM_CONV_DIRECT || o->conv_algorithm == TDM_CONV_IMPLICIT) &&
+        (o->conv_algorithm == TDM_CONV_DIRECT || o->conv_algorithm == TDM_CONV_IMPLICIT ||
+         o->conv_algorithm == TDM_CONV_WINOGRAD) &&
         o->compute_dtype == TDM_F16)
         s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                      "%s: conv_algorithm %s with compute_dtype f16: mixed precision's f16 "

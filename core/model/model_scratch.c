@@ -138,16 +138,18 @@ static tdm_status choose_convolutions(const tdm_model *m, tdm_model_scratch *sc,
     if (!sc->conv)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "model: out of host memory");
     for (size_t l = 0; l < m->opts.layer_count && !kept; l++)
-        sc->conv[l] = m->layers[l].kind == TDM_LAYER_CONV2D ? tdm_model_conv_rule(m, sc->device)
+        sc->conv[l] = m->layers[l].kind == TDM_LAYER_CONV2D ? tdm_model_conv_rule(m, sc->device, l)
                                                             : TDM_CONV_AUTO;
     return TDM_OK;
 }
 
-/* The im2col matrices of the convolutions measured faster without them. */
-static void drop_unused_columns(tdm_model_scratch *sc)
+/* The im2col matrices of the convolutions measured faster without them (other
+ * layers' col is theirs: layer normalisation's). */
+static void drop_unused_columns(const tdm_model *m, tdm_model_scratch *sc)
 {
     for (size_t l = 0; l < sc->b.layers; l++)
-        if ((sc->conv[l] == TDM_CONV_DIRECT || sc->conv[l] == TDM_CONV_IMPLICIT) && sc->b.col[l]) {
+        if (m->layers[l].kind == TDM_LAYER_CONV2D &&
+            !tdm_conv_keeps_columns(sc->device, sc->conv[l]) && sc->b.col[l]) {
             tdm_tensor_destroy(sc->b.col[l]);
             sc->b.col[l] = NULL;
         }
@@ -168,7 +170,7 @@ tdm_status tdm_model_scratch_reserve(const tdm_model *m, tdm_model_scratch *sc, 
     if (s == TDM_OK)
         s = tdm_model_conv_measure(m, sc, rows, training);
     if (s == TDM_OK)
-        drop_unused_columns(sc);
+        drop_unused_columns(m, sc);
     if (s != TDM_OK) { /* no buffers, but the choices made on dev stay */
         tdm_conv_algorithm *chosen = sc->conv;
         sc->conv = NULL;

@@ -128,9 +128,16 @@ typedef enum tdm_conv_algorithm {
     TDM_CONV_IMPLICIT /* the lowered products as GEMMs that read the image where im2col
                          would copy it: no im2col matrix (Vulkan devices and the
                          reference backend; lowered on OpenCL); f32 only, as direct */
+    ,
+    TDM_CONV_WINOGRAD /* 3x3 layers of stride 1: the forward and the input gradient as
+                         Winograd F(2x2, 3x3), 16 GEMMs over transformed 4x4 tiles
+                         (2.25x fewer multiply-adds, a little more rounding); the filter
+                         gradient implicit, or lowered on OpenCL. Other layers as auto;
+                         f32 only, as direct */
 } tdm_conv_algorithm;
 
-/* "auto", "direct", "lowered", "measured", "implicit"; "unknown" out of range. */
+/* "auto", "direct", "lowered", "measured", "implicit", "winograd"; "unknown" out of
+ * range. */
 TDM_API const char *tdm_conv_algorithm_name(tdm_conv_algorithm a);
 /* The algorithm of that name; TDM_ERR_NOT_FOUND listing the names for another. */
 TDM_API tdm_status tdm_conv_algorithm_parse(const char *name, tdm_conv_algorithm *out);

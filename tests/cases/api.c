@@ -56,7 +56,7 @@ static void check_name_lists(void)
         CHECK_OK(tdm_conv_algorithm_parse(names[i], &a));
         CHECK((size_t)a == i);
     }
-    CHECK(i == (size_t)TDM_CONV_IMPLICIT + 1);
+    CHECK(i == (size_t)TDM_CONV_WINOGRAD + 1);
 
     names = tdm_layer_kind_names();
     for (i = 0; names[i]; i++)

@@ -58,13 +58,15 @@ static void test_refusals(void)
     /* The values a user found wrapping or replaced without a word. */
     REFUSED("--epochs -3", "--epochs: '-3' is not a whole number from 1 to 1000000");
     REFUSED("--conv gemm", "--conv: no convolution algorithm 'gemm' (auto, direct, lowered, "
-                           "measured, implicit)");
+                           "measured, implicit, winograd)");
     REFUSED("--conv direct --mixed-precision",
             "--conv direct: --mixed-precision's f16 operands are a matrix product's");
     REFUSED("--f16-activations --conv direct",
             "--conv direct: --mixed-precision's f16 operands are a matrix product's");
     REFUSED("--conv implicit --mixed-precision",
             "--conv implicit: --mixed-precision's f16 operands are a matrix product's");
+    REFUSED("--f16-activations --conv winograd",
+            "--conv winograd: --mixed-precision's f16 operands are a matrix product's");
     REFUSED("--epochs -1", "--epochs: '-1' is not a whole number");
     REFUSED("--epochs 4294967296", "--epochs: 4294967296 is out of range");
     REFUSED("--epochs 0", "from 1 to 1000000");

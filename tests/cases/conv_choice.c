@@ -1,10 +1,10 @@
 /* How a model's convolutions compute: by the rule (implicit on Vulkan, lowered on
- * OpenCL, direct on the reference backend), forced direct, lowered or implicit (lowered on
- * OpenCL, which lacks its kernels), or measured per layer on each replica's device at its first
- * step. Forced choices train alike to f32 rounding; a measured model trains bit for
- * bit as one forced to what it chose, so the measurement leaves nothing behind (nor
- * the losing way's im2col matrix, which tdm_model_scratch_bytes sees); options that
- * cannot work are refused. */
+ * OpenCL, direct on the reference backend), forced direct, lowered, implicit (lowered on
+ * OpenCL, which lacks its kernels) or Winograd (as auto where the window is not 3x3 of
+ * stride 1), or measured per layer on each replica's device at its first step. Forced choices train
+ * alike to f32 rounding; a measured model trains bit for bit as one forced to what it chose, so the
+ * measurement leaves nothing behind (nor the losing way's im2col matrix, which
+ * tdm_model_scratch_bytes sees); options that cannot work are refused. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -155,6 +155,28 @@ static tdm_conv_algorithm implicit_on(tdm_device *dev)
     return backend_of(dev) == TDM_BACKEND_OPENCL ? TDM_CONV_LOWERED : TDM_CONV_IMPLICIT;
 }
 
+/* Winograd asked of a 5x5 window computes as auto would. */
+static void check_winograd_misfit(void)
+{
+    static const tdm_layer wide[] = {TDM_CONV2D(4, 5, TDM_ACT_RELU), TDM_MAX_POOL2D(2),
+                                     TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
+    for (size_t i = 0; i < n_devs; i++) {
+        tdm_conv_algorithm asked[2] = {TDM_CONV_WINOGRAD, TDM_CONV_AUTO}, got[2];
+        for (int k = 0; k < 2; k++) {
+            tdm_model_options mo = options(asked[k]);
+            mo.layers = wide;
+            tdm_strategy *s = NULL;
+            tdm_model *m = NULL;
+            CHECK_OK(tdm_strategy_create_one_device(devs[i], NULL, &s));
+            CHECK_OK(tdm_model_create(s, &mo, &m));
+            CHECK_OK(tdm_model_conv_algorithm_used(m, 0, 0, &got[k]));
+            tdm_model_destroy(m);
+            tdm_strategy_destroy(s);
+        }
+        CHECK(got[0] == got[1] && got[0] != TDM_CONV_WINOGRAD);
+    }
+}
+
 /* What each option gives on every device, before any step. */
 static void check_rule(void)
 {
@@ -176,6 +198,11 @@ static void check_rule(void)
     for (size_t i = 0; i < n_devs; i++)
         CHECK(used(&r, i) == implicit_on(devs[i]));
     run_close(&r);
+    run_open(&r, devs, n_devs, TDM_CONV_WINOGRAD);
+    for (size_t i = 0; i < n_devs; i++)
+        CHECK(used(&r, i) == TDM_CONV_WINOGRAD);
+    run_close(&r);
+    check_winograd_misfit();
     tdm_model_options mo = options(TDM_CONV_AUTO);
     mo.compute_dtype = TDM_F16;
     tdm_strategy *s = NULL;
@@ -200,6 +227,24 @@ static double worst_relative(const conv_run *got, const conv_run *want)
         worst = fmax(worst, fabs((double)got->weights[i] - want->weights[i]) / scale);
     }
     return worst;
+}
+
+/* Winograd trains as direct does, to its transforms' rounding; it keeps an im2col
+ * matrix for its filter gradient only where the device lacks the implicit kernels. */
+static void check_winograd_agrees(tdm_device *dev, size_t i, const conv_run *direct,
+                                  const conv_run *lowered)
+{
+    conv_run winograd;
+    run_open(&winograd, &dev, 1, TDM_CONV_WINOGRAD);
+    run_train(&winograd);
+    int has = implicit_on(dev) == TDM_CONV_IMPLICIT;
+    CHECK(used(&winograd, 0) == TDM_CONV_WINOGRAD);
+    CHECK(scratch_bytes(&winograd) == scratch_bytes(has ? direct : lowered));
+    double worst = worst_relative(&winograd, direct);
+    fprintf(stderr, "device %zu: winograd against direct: worst relative difference %g\n", i,
+            worst);
+    CHECK(worst <= 2e-5);
+    run_close(&winograd);
 }
 
 /* Direct, lowered and implicit train alike on every device (they differ in the order
@@ -230,6 +275,7 @@ static void check_forced_agree(void)
                 i, tdm_conv_algorithm_name(used(&implicit, 0)), worst);
         CHECK(worst <= 2e-5);
         run_close(&implicit);
+        check_winograd_agrees(devs[i], i, &direct, &lowered);
         run_close(&direct);
         run_close(&lowered);
     }
@@ -245,7 +291,7 @@ static void check_measured(void)
         run_open(&measured, devs + i, 1, TDM_CONV_MEASURED);
         run_train(&measured);
         tdm_conv_algorithm chose = used(&measured, 0);
-        CHECK(chose == TDM_CONV_DIRECT || chose == TDM_CONV_LOWERED ||
+        CHECK(chose == TDM_CONV_DIRECT || chose == TDM_CONV_LOWERED || chose == TDM_CONV_WINOGRAD ||
               (chose == TDM_CONV_IMPLICIT && implicit_on(devs[i]) == TDM_CONV_IMPLICIT));
         fprintf(stderr, "device %zu: measured %s\n", i, tdm_conv_algorithm_name(chose));
         run_open(&forced, devs + i, 1, chose);
@@ -269,7 +315,7 @@ static void check_measured(void)
     run_train(&all);
     for (size_t i = 0; i < n_devs; i++)
         CHECK(used(&all, i) == TDM_CONV_DIRECT || used(&all, i) == TDM_CONV_LOWERED ||
-              used(&all, i) == implicit_on(devs[i]));
+              used(&all, i) == TDM_CONV_WINOGRAD || used(&all, i) == implicit_on(devs[i]));
     CHECK_OK(tdm_strategy_check_mirrored(all.strategy));
     CHECK(all.losses[STEPS - 1] < 0.8 * all.losses[0]);
     run_close(&all);
@@ -288,6 +334,10 @@ static void check_refusals(void)
     mo.compute_dtype = TDM_F16;
     CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
                 "conv_algorithm implicit with compute_dtype f16");
+    mo = options(TDM_CONV_WINOGRAD);
+    mo.compute_dtype = TDM_F16;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "conv_algorithm winograd with compute_dtype f16");
     mo = options((tdm_conv_algorithm)7);
     CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT, "unknown conv_algorithm 7");
     mo = options(TDM_CONV_AUTO);
@@ -311,7 +361,7 @@ static void check_refusals(void)
                 "replica 1 of 1 local replicas");
     tdm_model_destroy(m);
     tdm_strategy_destroy(s);
-    for (int i = TDM_CONV_AUTO; i <= TDM_CONV_IMPLICIT; i++) {
+    for (int i = TDM_CONV_AUTO; i <= TDM_CONV_WINOGRAD; i++) {
         tdm_conv_algorithm back = TDM_CONV_AUTO;
         CHECK_OK(tdm_conv_algorithm_parse(tdm_conv_algorithm_name((tdm_conv_algorithm)i), &back));
         CHECK((int)back == i);

@@ -1,6 +1,7 @@
 /* conv2d: y = dropout(act(conv2d(x, f) + b)), a filter [kh, kw, c, units] and a bias
- * [units]; computed by the direct kernels, lowered to im2col and a matrix product, or
- * as implicit matrix products, as the device's choice says (conv2d_choice.c). */
+ * [units]; computed by the direct kernels, lowered to im2col and a matrix product, as
+ * implicit matrix products or as Winograd's, as the device's choice says
+ * (conv2d_choice.c). */
 #include "base/error.h"
 #include "device/tensor_impl.h"
 #include "model/layers/images.h"
@@ -35,13 +36,13 @@ static size_t columns(const tdm_layer_plan *p)
     return p->out_h * p->out_w * p->win.height * p->win.width * p->in_c;
 }
 
-/* The bias's partial sums, and the im2col matrix where the convolution is lowered or
- * may be (measured), in the dtype of the layer's input, which im2col copies. */
+/* The bias's partial sums, and the im2col matrix where the convolution keeps one
+ * (tdm_conv_keeps_columns), in the dtype of the layer's input, which im2col copies. */
 static tdm_status reserve(const tdm_model *m, size_t l, tdm_model_scratch *sc, size_t rows)
 {
     tdm_status s = tdm_layer_reserve_partial(m, l, sc);
     tdm_dtype in = l ? m->plans[l - 1].storage : TDM_F32;
-    if (s == TDM_OK && (sc->conv[l] == TDM_CONV_LOWERED || sc->conv[l] == TDM_CONV_MEASURED))
+    if (s == TDM_OK && tdm_conv_keeps_columns(sc->device, sc->conv[l]))
         s = tdm_tensor_create(sc->device, in, &TDM_SHAPE(rows, columns(&m->plans[l])),
                               &sc->b.col[l]);
     return s;
@@ -60,7 +61,8 @@ static tdm_status forward(const tdm_model *m, const tdm_model_views *v, size_t l
     if (s == TDM_OK)
         s = tdm_model_product(m, v, l, &TDM_SHAPE(v->rows, p->out_h, p->out_w, p->out_c), &zi);
     if (s == TDM_OK)
-        s = v->conv[l] == TDM_CONV_IMPLICIT ? tdm_conv2d_implicit(zi, xi, f, &p->win)
+        s = v->conv[l] == TDM_CONV_IMPLICIT   ? tdm_conv2d_implicit(zi, xi, f, &p->win)
+            : v->conv[l] == TDM_CONV_WINOGRAD ? tdm_conv2d_winograd(zi, xi, f, &p->win)
             : v->b.col[l] ? tdm_conv2d_lowered(zi, xi, f, v->b.col[l], &p->win, &v->halves)
                           : tdm_op_conv2d(zi, xi, f, &p->win);
     if (s == TDM_OK)
@@ -91,8 +93,12 @@ static tdm_status variable_grads(const tdm_model *m, const tdm_model_views *v, s
     tdm_status s = tdm_layer_input_image(p, x, v->rows, &xi);
     if (s == TDM_OK)
         s = tdm_layer_output_image(p, v->b.g[l], v->rows, &gi);
+    int winograd = v->conv[l] == TDM_CONV_WINOGRAD;
+    if (s == TDM_OK && winograd && v->b.col[l]) /* its forward left no im2col matrix */
+        s = tdm_conv2d_im2col(v->b.col[l], xi, &p->win, p->out_h, p->out_w);
     if (s == TDM_OK)
-        s = v->conv[l] == TDM_CONV_IMPLICIT ? tdm_conv2d_implicit_grad_filter(df, xi, gi, &p->win)
+        s = v->conv[l] == TDM_CONV_IMPLICIT || (winograd && !v->b.col[l])
+                ? tdm_conv2d_implicit_grad_filter(df, xi, gi, &p->win)
             : v->b.col[l]
                 ? tdm_conv2d_lowered_grad_filter(df, v->b.col[l], xi, gi, &p->win, &v->halves)
                 : tdm_op_conv2d_grad_filter(df, xi, gi, &p->win);
@@ -146,7 +152,8 @@ static tdm_status grad_input(const tdm_model *m, const tdm_model_views *v, size_
     if (s == TDM_OK)
         s = tdm_layer_output_image(p, v->b.g[l], v->rows, &gi);
     if (s == TDM_OK)
-        s = v->conv[l] == TDM_CONV_IMPLICIT ? tdm_conv2d_implicit_grad_input(dxi, gi, f, &p->win)
+        s = v->conv[l] == TDM_CONV_IMPLICIT   ? tdm_conv2d_implicit_grad_input(dxi, gi, f, &p->win)
+            : v->conv[l] == TDM_CONV_WINOGRAD ? tdm_conv2d_winograd_grad_input(dxi, gi, f, &p->win)
             : v->b.col[l] && !half_col
                 ? tdm_conv2d_lowered_grad_input(dxi, gi, f, v->b.col[l], &p->win, &v->halves)
                 : tdm_op_conv2d_grad_input(dxi, gi, f, &p->win);

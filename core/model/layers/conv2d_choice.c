@@ -1,6 +1,6 @@
 /* How each convolution layer computes on a device: direct kernels, lowered to im2col
- * and GEMM, or as implicit GEMMs, by the options' rule or, measured, by timing every
- * way the device has with the layer's shapes and the step's rows. */
+ * and GEMM, as implicit GEMMs or as Winograd's, by the options' rule or, measured, by
+ * timing every way the device has with the layer's shapes and the step's rows. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,8 +13,8 @@
 #include "model/model_impl.h"
 #include "base/clock.h"
 
-static const char *const algorithm_names[] = {"auto",     "direct",   "lowered",
-                                              "measured", "implicit", NULL};
+static const char *const algorithm_names[] = {"auto",     "direct",   "lowered", "measured",
+                                              "implicit", "winograd", NULL};
 #define ALGORITHM_COUNT (sizeof algorithm_names / sizeof algorithm_names[0] - 1)
 
 const char *const *tdm_conv_algorithm_names(void)
@@ -54,17 +54,26 @@ static int has_implicit(const tdm_device *dev)
  * as fast on the reference backend, whose GEMM sums in double; on lavapipe the
  * implicit GEMMs train 1.7-2.0x faster than im2col and GEMM, and are what measured
  * chooses for both of its layers. Mixed precision lowers them everywhere: its f16 operands
- * are GEMM's. Implicit where asked and the device has it, else lowered. */
-tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev)
+ * are GEMM's. Implicit where asked and the device has it, else lowered; Winograd where
+ * asked and the layer's window is 3x3 of stride 1, else as auto. */
+tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev, size_t l)
 {
     tdm_conv_algorithm a = m->opts.conv_algorithm;
     if (m->opts.compute_dtype == TDM_F16 || a == TDM_CONV_LOWERED)
         return TDM_CONV_LOWERED;
+    if (a == TDM_CONV_WINOGRAD)
+        a = tdm_conv2d_winograd_fits(&m->plans[l].win) ? a : TDM_CONV_AUTO;
     if (a == TDM_CONV_AUTO && dev->desc.backend == TDM_BACKEND_REFERENCE)
         return TDM_CONV_DIRECT;
     if (a == TDM_CONV_IMPLICIT || a == TDM_CONV_AUTO)
         return has_implicit(dev) ? TDM_CONV_IMPLICIT : TDM_CONV_LOWERED;
     return a;
+}
+
+int tdm_conv_keeps_columns(const tdm_device *dev, tdm_conv_algorithm a)
+{
+    return a == TDM_CONV_LOWERED || a == TDM_CONV_MEASURED ||
+           (a == TDM_CONV_WINOGRAD && !has_implicit(dev));
 }
 
 /* The tensors of one layer's trial: its input and output images, a filter and its
@@ -77,8 +86,21 @@ typedef struct trial {
 } trial;
 
 /* The ways a trial races, in the order they take turns. */
-static const tdm_conv_algorithm ways[] = {TDM_CONV_LOWERED, TDM_CONV_DIRECT, TDM_CONV_IMPLICIT};
+static const tdm_conv_algorithm ways[] = {TDM_CONV_LOWERED, TDM_CONV_DIRECT, TDM_CONV_IMPLICIT,
+                                          TDM_CONV_WINOGRAD};
 #define WAYS (sizeof ways / sizeof ways[0])
+
+/* A Winograd layer's filter gradient, as conv2d.c computes it: implicit, or im2col
+ * and GEMM where the device lacks the implicit kernels. */
+static tdm_status winograd_grad_filter(const trial *t)
+{
+    if (has_implicit(tdm_tensor_device(t->y)))
+        return tdm_conv2d_implicit_grad_filter(t->df, t->x, t->y, t->win);
+    const tdm_shape out = tdm_tensor_shape(t->y);
+    tdm_status s = tdm_conv2d_im2col(t->col, t->x, t->win, out.dims[1], out.dims[2]);
+    return s == TDM_OK ? tdm_conv2d_lowered_grad_filter(t->df, t->col, t->x, t->y, t->win, NULL)
+                       : s;
+}
 
 /* The layer's passes one way, as a step runs them: the forward, and in training the
  * filter's gradient and, but for the first layer, the input's (dy is y, dx is x). */
@@ -92,6 +114,13 @@ static tdm_status passes(const trial *t, tdm_conv_algorithm way)
             s = tdm_conv2d_lowered_grad_filter(t->df, t->col, t->x, t->y, t->win, NULL);
         if (s == TDM_OK && t->input_grad)
             s = tdm_conv2d_lowered_grad_input(t->x, t->y, t->f, t->col, t->win, NULL);
+        return s;
+    case TDM_CONV_WINOGRAD:
+        s = tdm_conv2d_winograd(t->y, t->x, t->f, t->win);
+        if (s == TDM_OK && t->training)
+            s = winograd_grad_filter(t);
+        if (s == TDM_OK && t->input_grad)
+            s = tdm_conv2d_winograd_grad_input(t->x, t->y, t->f, t->win);
         return s;
     case TDM_CONV_IMPLICIT:
         s = tdm_conv2d_implicit(t->y, t->x, t->f, t->win);
@@ -123,9 +152,17 @@ static tdm_status timed(const trial *t, tdm_device *dev, tdm_conv_algorithm way,
     return s;
 }
 
+/* Whether the trial races way: implicit where the device has its kernels, Winograd
+ * for 3x3 windows of stride 1. */
+static int offered(const trial *t, const tdm_device *dev, tdm_conv_algorithm way)
+{
+    return (way != TDM_CONV_IMPLICIT || has_implicit(dev)) &&
+           (way != TDM_CONV_WINOGRAD || tdm_conv2d_winograd_fits(t->win));
+}
+
 /* The fastest timed run each way, best[w] for ways[w], the ways taking turns so that
  * whatever else loads the device (another replica measuring beside it) weighs on all
- * alike. A way the device lacks (implicit off Vulkan) stays at infinity; a refusal of
+ * alike. A way not offered stays at infinity; a refusal of
  * the shape by the direct or implicit kernels (lavapipe's loop budget,
  * TDM_ERR_UNSUPPORTED) ends that way's runs and is left in refused[w]. */
 static tdm_status race(const trial *t, tdm_device *dev, double best[WAYS], tdm_status refused[WAYS])
@@ -137,7 +174,7 @@ static tdm_status race(const trial *t, tdm_device *dev, double best[WAYS], tdm_s
     }
     for (int run = 0; run < RUNS && s == TDM_OK; run++)
         for (size_t w = 0; w < WAYS && s == TDM_OK; w++) {
-            if (refused[w] != TDM_OK || (ways[w] == TDM_CONV_IMPLICIT && !has_implicit(dev)))
+            if (refused[w] != TDM_OK || !offered(t, dev, ways[w]))
                 continue;
             double took;
             tdm_status r = timed(t, dev, ways[w], &took);
@@ -158,12 +195,12 @@ static tdm_status zeros(tdm_device *dev, const tdm_shape *shape, tdm_tensor **ou
 }
 
 /* A way's time for the log: milliseconds, "refused" or "none". */
-static void describe_way(char *text, size_t size, const tdm_device *dev, size_t w,
+static void describe_way(char *text, size_t size, const trial *t, const tdm_device *dev, size_t w,
                          const double best[WAYS], const tdm_status refused[WAYS])
 {
     if (refused[w] != TDM_OK)
         snprintf(text, size, "refused");
-    else if (ways[w] == TDM_CONV_IMPLICIT && !has_implicit(dev))
+    else if (!offered(t, dev, ways[w]))
         snprintf(text, size, "none");
     else
         snprintf(text, size, "%.3f ms", 1e3 * best[w]);
@@ -200,10 +237,11 @@ static tdm_status measure_layer(const tdm_model *m, tdm_model_scratch *sc, size_
         sc->conv[l] = ways[fastest];
         char times[WAYS][32];
         for (size_t w = 0; w < WAYS; w++)
-            describe_way(times[w], sizeof times[w], sc->device, w, best, refused);
+            describe_way(times[w], sizeof times[w], &t, sc->device, w, best, refused);
         tdm_log(sc->device->ctx, TDM_LOG_INFO,
-                "conv2d layer %zu on %s, %zu rows: lowered %s, direct %s, implicit %s: %s", l,
-                sc->device->desc.id, rows, times[0], times[1], times[2],
+                "conv2d layer %zu on %s, %zu rows: lowered %s, direct %s, implicit %s, winograd "
+                "%s: %s",
+                l, sc->device->desc.id, rows, times[0], times[1], times[2], times[3],
                 tdm_conv_algorithm_name(sc->conv[l]));
     }
     tdm_tensor_destroy(t.col);
@@ -238,6 +276,6 @@ tdm_status tdm_model_conv_algorithm_used(const tdm_model *m, size_t replica, siz
                         replica, replicas, layer, m->opts.layer_count);
     const tdm_model_scratch *sc = &m->scratch[replica];
     tdm_device *dev = tdm_strategy_device(m->strategy, replica);
-    *out = sc->device == dev && sc->conv ? sc->conv[layer] : tdm_model_conv_rule(m, dev);
+    *out = sc->device == dev && sc->conv ? sc->conv[layer] : tdm_model_conv_rule(m, dev, layer);
     return TDM_OK;
 }

@@ -342,7 +342,8 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
                  "--lr-decay: a job with --ps-processes updates as its workers' gradients "
                  "arrive, so the steps the rate decays over are not known in advance");
     else if ((o->mixed_precision || o->f16_activations) &&
-             (o->conv == TDM_CONV_DIRECT || o->conv == TDM_CONV_IMPLICIT))
+             (o->conv == TDM_CONV_DIRECT || o->conv == TDM_CONV_IMPLICIT ||
+              o->conv == TDM_CONV_WINOGRAD))
         snprintf(err, err_size,
                  "--conv %s: --mixed-precision's f16 operands are a matrix product's, so "
                  "its convolutions go through im2col and GEMM",
