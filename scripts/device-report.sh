@@ -8,14 +8,18 @@
 #   bench-kernels|gemm|allreduce|train.json, .txt
 #   gemm-tiles.txt                    Vulkan's GPU gemm under each tile shape (vulkan:0)
 #   cnn-layers.txt                    the CNN's image kernels, per layer and device
+#   conv-ways.txt                     each way of the CNN's convolutions timed per
+#                                     layer and device (--conv measured)
 #   train.txt                         a short training on the default devices
 #
 # usage: scripts/device-report.sh [--quick] [--devices LIST] [OUT_DIR]
 #   --quick         smaller cases and sizes: minutes instead of most of an hour
 #   --devices LIST  the devices to measure (tandem devices ids), default: every one
 #   OUT_DIR         default: device-report-HOST-DATE
-# Builds tandem first (scripts/setup.sh) where build/tandem is missing. A step
-# that fails is recorded with its exit status and the report goes on.
+# FASHION_MNIST_DIR names Fashion-MNIST's IDX files where Debian's package is not
+# installed (conv-ways skips the CNN without them). Builds tandem first
+# (scripts/setup.sh) where build/tandem is missing. A step that fails is recorded
+# with its exit status and the report goes on.
 set -u
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -26,7 +30,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=1 ;;
     --devices) devices=$2; shift ;;
     --devices=*) devices=${1#--devices=} ;;
-    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "device-report.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) out=$1 ;;
     esac
@@ -47,6 +51,7 @@ else
     conformance_size="" allreduce_max=256M gemm_max=2048 kernel_bytes=64M tiles_max=4096
     train_steps=""
 fi
+fashion=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
 device_list() { [ -n "$devices" ] && printf -- '%s %s' "$1" "$devices"; }
 
 summary=$out/SUMMARY.md
@@ -116,6 +121,10 @@ step cnn-layers 600 sh -c 'tandem=$1; shift
         # shellcheck disable=SC2086 # the layer is a shape and its options
         "$tandem" bench kernels "$@" -r 5 -s 4M --image $layer || exit 1
     done' sh "$tandem" $(device_list --devices)
+# Every way of the CNN's two convolutions (direct, lowered, implicit, Winograd), timed
+# per layer on each device as --conv measured races them: the library logs the times.
+step conv-ways 600 env TDM_LOG=info "$tandem" bench train -m fashion-cnn --conv measured \
+    -n 3 -w 1 --data-dir "$fashion" $(device_list --devices)
 step bench-allreduce 900 "$tandem" bench allreduce -a all $(device_list --devices) \
     --maxbytes "$allreduce_max" --json "$out/bench-allreduce.json"
 step bench-train 1800 "$tandem" bench train $(device_list --devices) $train_steps \
@@ -156,6 +165,8 @@ section() {
     section "Vulkan GEMM by tile shape (GFLOP/s)" cat "$out/gemm-tiles.txt"
     section "The CNN's image kernels by layer (ms a launch)" \
         grep -E '^[^ ]|^  image|^  [a-z]' "$out/cnn-layers.txt"
+    section "The CNN's convolutions, every way per layer (ms for 64 images)" \
+        grep -E 'conv2d layer|skipped' "$out/conv-ways.txt"
     section "All-reduce: the largest size, each plan (every size in bench-allreduce.txt)" \
         largest_allreduce "$out/bench-allreduce.txt"
     section "Training throughput" grep -v '^$' "$out/bench-train.txt"
