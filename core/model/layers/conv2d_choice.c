@@ -160,11 +160,18 @@ static int offered(const trial *t, const tdm_device *dev, tdm_conv_algorithm way
            (way != TDM_CONV_WINOGRAD || tdm_conv2d_winograd_fits(t->win));
 }
 
+/* Whether a way's failure sets it aside rather than ending the measurement: a
+ * kernel's refusal of the shape, or the memory Winograd's transformed tiles need. */
+static int refuses(tdm_conv_algorithm way, tdm_status s)
+{
+    return way != TDM_CONV_LOWERED &&
+           (s == TDM_ERR_UNSUPPORTED || (way == TDM_CONV_WINOGRAD && s == TDM_ERR_OUT_OF_MEMORY));
+}
+
 /* The fastest timed run each way, best[w] for ways[w], the ways taking turns so that
  * whatever else loads the device (another replica measuring beside it) weighs on all
- * alike. A way not offered stays at infinity; a refusal of
- * the shape by the direct or implicit kernels (lavapipe's loop budget,
- * TDM_ERR_UNSUPPORTED) ends that way's runs and is left in refused[w]. */
+ * alike. A way not offered stays at infinity; a refusal (refuses: lavapipe's loop
+ * budget, Winograd's scratch) ends that way's runs and is left in refused[w]. */
 static tdm_status race(const trial *t, tdm_device *dev, double best[WAYS], tdm_status refused[WAYS])
 {
     tdm_status s = TDM_OK;
@@ -178,7 +185,7 @@ static tdm_status race(const trial *t, tdm_device *dev, double best[WAYS], tdm_s
                 continue;
             double took;
             tdm_status r = timed(t, dev, ways[w], &took);
-            if (ways[w] != TDM_CONV_LOWERED && r == TDM_ERR_UNSUPPORTED)
+            if (refuses(ways[w], r))
                 refused[w] = r;
             else
                 s = r;
