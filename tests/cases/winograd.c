@@ -1,6 +1,7 @@
 /* Winograd F(2x2, 3x3) against the direct kernels, on every device of the scenario:
- * the forward and the input gradient over SAME and VALID padding, sizes odd and even
- * (partial tiles), one channel and several, within a bound on the transforms'
+ * the forward and the input gradient over padding 0, 1 and 2 (the input gradient's
+ * 2, 1 and 0), sizes odd and even (partial tiles), one channel and several, planes of
+ * one page and of several, within a bound on the transforms'
  * rounding scaled by the sum of the terms' magnitudes (the direct convolution of the
  * absolute values); a window Winograd does not compute is refused. */
 #include <math.h>
@@ -16,12 +17,14 @@
 
 typedef struct conv_shape {
     size_t batch, h, w, c, oc;
-    int same; /* SAME padding (1 each side), else VALID */
+    size_t pad; /* each side: 0 VALID, 1 SAME, 2 every window that meets the image */
 } conv_shape;
 
 static const conv_shape shapes[] = {
-    {1, 4, 4, 1, 1, 1},  {2, 5, 7, 3, 4, 1}, {2, 6, 6, 5, 7, 0},
-    {1, 9, 8, 8, 16, 1}, {3, 7, 5, 2, 3, 0}, {1, 3, 3, 4, 2, 0},
+    {1, 4, 4, 1, 1, 1},  {2, 5, 7, 3, 4, 1},    {2, 6, 6, 5, 7, 0},
+    {1, 9, 8, 8, 16, 1}, {3, 7, 5, 2, 3, 0},    {1, 3, 3, 4, 2, 0},
+    {2, 5, 6, 3, 2, 2},  {2, 18, 17, 8, 12, 1}, /* planes of 1,296 to 1,944 elements: strides past a
+                                                   page */
 };
 
 static float *random_floats(size_t n, uint32_t *state)
@@ -73,10 +76,13 @@ static void absolute(float *v, size_t n)
 /* One shape on dev: forward and input gradient, each against the direct kernel. */
 static void check_shape(tdm_device *dev, const conv_shape *s, uint32_t seed)
 {
-    tdm_window win = {.height = 3, .width = 3, .stride_h = 1, .stride_w = 1};
-    size_t oh = s->h - 2, ow = s->w - 2;
-    if (s->same)
-        tdm_window_same(&win, s->h, s->w, &oh, &ow);
+    tdm_window win = {.height = 3,
+                      .width = 3,
+                      .stride_h = 1,
+                      .stride_w = 1,
+                      .pad_top = s->pad,
+                      .pad_left = s->pad};
+    size_t oh = s->h + 2 * s->pad - 2, ow = s->w + 2 * s->pad - 2;
     tdm_shape xs = TDM_SHAPE(s->batch, s->h, s->w, s->c), ys = TDM_SHAPE(s->batch, oh, ow, s->oc);
     tdm_shape fs = TDM_SHAPE(3, 3, s->c, s->oc);
     size_t nx = tdm_shape_count(&xs), ny = tdm_shape_count(&ys), nf = tdm_shape_count(&fs);
@@ -108,8 +114,10 @@ static void check_shape(tdm_device *dev, const conv_shape *s, uint32_t seed)
 
     double forward = worst_ratio(results[0][0], results[0][1], results[0][2], ny);
     double input = worst_ratio(results[1][0], results[1][1], results[1][2], nx);
-    fprintf(stderr, "%zux%zux%zux%zu to %zu, %s: forward %.3g, input gradient %.3g of the scale\n",
-            s->batch, s->h, s->w, s->c, s->oc, s->same ? "same" : "valid", forward, input);
+    fprintf(stderr,
+            "%zux%zux%zux%zu to %zu, padding %zu: forward %.3g, input gradient %.3g of "
+            "the scale\n",
+            s->batch, s->h, s->w, s->c, s->oc, s->pad, forward, input);
     CHECK(forward <= BOUND && input <= BOUND);
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 3; j++)
