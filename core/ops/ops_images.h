@@ -62,5 +62,10 @@ tdm_status tdm_conv2d_winograd(tdm_tensor *y, const tdm_tensor *x, const tdm_ten
                                const tdm_window *win);
 tdm_status tdm_conv2d_winograd_grad_input(tdm_tensor *dx, const tdm_tensor *dy, const tdm_tensor *f,
                                           const tdm_window *win);
+/* A Winograd layer's filter gradient, not Winograd's: im2col into col and GEMM where
+ * col is given (devices without the implicit kernels), else implicit. */
+tdm_status tdm_conv2d_winograd_grad_filter(tdm_tensor *df, const tdm_tensor *x,
+                                           const tdm_tensor *dy, tdm_tensor *col,
+                                           const tdm_window *win);
 
 #endif

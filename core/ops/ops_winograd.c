@@ -127,6 +127,17 @@ tdm_status tdm_conv2d_winograd(tdm_tensor *y, const tdm_tensor *x, const tdm_ten
     return convolve(fn, y, x, f, g.pad_top, g.pad_left, 0);
 }
 
+tdm_status tdm_conv2d_winograd_grad_filter(tdm_tensor *df, const tdm_tensor *x,
+                                           const tdm_tensor *dy, tdm_tensor *col,
+                                           const tdm_window *win)
+{
+    if (!col)
+        return tdm_conv2d_implicit_grad_filter(df, x, dy, win);
+    const tdm_shape out = tdm_tensor_shape(dy); /* the forward left no im2col matrix */
+    tdm_status s = tdm_conv2d_im2col(col, x, win, out.dims[1], out.dims[2]);
+    return s == TDM_OK ? tdm_conv2d_lowered_grad_filter(df, col, x, dy, win, NULL) : s;
+}
+
 tdm_status tdm_conv2d_winograd_grad_input(tdm_tensor *dx, const tdm_tensor *dy, const tdm_tensor *f,
                                           const tdm_window *win)
 {

@@ -93,12 +93,10 @@ static tdm_status variable_grads(const tdm_model *m, const tdm_model_views *v, s
     tdm_status s = tdm_layer_input_image(p, x, v->rows, &xi);
     if (s == TDM_OK)
         s = tdm_layer_output_image(p, v->b.g[l], v->rows, &gi);
-    int winograd = v->conv[l] == TDM_CONV_WINOGRAD;
-    if (s == TDM_OK && winograd && v->b.col[l]) /* its forward left no im2col matrix */
-        s = tdm_conv2d_im2col(v->b.col[l], xi, &p->win, p->out_h, p->out_w);
     if (s == TDM_OK)
-        s = v->conv[l] == TDM_CONV_IMPLICIT || (winograd && !v->b.col[l])
-                ? tdm_conv2d_implicit_grad_filter(df, xi, gi, &p->win)
+        s = v->conv[l] == TDM_CONV_IMPLICIT ? tdm_conv2d_implicit_grad_filter(df, xi, gi, &p->win)
+            : v->conv[l] == TDM_CONV_WINOGRAD
+                ? tdm_conv2d_winograd_grad_filter(df, xi, gi, v->b.col[l], &p->win)
             : v->b.col[l]
                 ? tdm_conv2d_lowered_grad_filter(df, v->b.col[l], xi, gi, &p->win, &v->halves)
                 : tdm_op_conv2d_grad_filter(df, xi, gi, &p->win);

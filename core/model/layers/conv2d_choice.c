@@ -90,18 +90,6 @@ static const tdm_conv_algorithm ways[] = {TDM_CONV_LOWERED, TDM_CONV_DIRECT, TDM
                                           TDM_CONV_WINOGRAD};
 #define WAYS (sizeof ways / sizeof ways[0])
 
-/* A Winograd layer's filter gradient, as conv2d.c computes it: implicit, or im2col
- * and GEMM where the device lacks the implicit kernels. */
-static tdm_status winograd_grad_filter(const trial *t)
-{
-    if (has_implicit(tdm_tensor_device(t->y)))
-        return tdm_conv2d_implicit_grad_filter(t->df, t->x, t->y, t->win);
-    const tdm_shape out = tdm_tensor_shape(t->y);
-    tdm_status s = tdm_conv2d_im2col(t->col, t->x, t->win, out.dims[1], out.dims[2]);
-    return s == TDM_OK ? tdm_conv2d_lowered_grad_filter(t->df, t->col, t->x, t->y, t->win, NULL)
-                       : s;
-}
-
 /* The layer's passes one way, as a step runs them: the forward, and in training the
  * filter's gradient and, but for the first layer, the input's (dy is y, dx is x). */
 static tdm_status passes(const trial *t, tdm_conv_algorithm way)
@@ -118,7 +106,8 @@ static tdm_status passes(const trial *t, tdm_conv_algorithm way)
     case TDM_CONV_WINOGRAD:
         s = tdm_conv2d_winograd(t->y, t->x, t->f, t->win);
         if (s == TDM_OK && t->training)
-            s = winograd_grad_filter(t);
+            s = tdm_conv2d_winograd_grad_filter(
+                t->df, t->x, t->y, has_implicit(tdm_tensor_device(t->y)) ? NULL : t->col, t->win);
         if (s == TDM_OK && t->input_grad)
             s = tdm_conv2d_winograd_grad_input(t->x, t->y, t->f, t->win);
         return s;
