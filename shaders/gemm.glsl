@@ -39,6 +39,14 @@
 // The group is the device's size (constant 0); the tile is set with it, so that the
 // group's blocks cover the tile exactly.
 //
+// GPUs, a product of few blocks over a long k (split_main, its own pipeline per
+// product kernel; a weight gradient, whose k is the batch's positions): blocked_main
+// and tiled_main give each block of C to one invocation, which sums all of k alone
+// while the rest of the GPU idles (the CNN's first filter gradient, 9 x 32 over
+// k = 50176, took 24 ms on an H100). Here a group takes one 4 x 4 block at a time,
+// its invocations every SPLIT_SUMS-th quad of k each (neighbours reading
+// neighbouring rows), and sums their blocks in shared memory by halves.
+//
 // The including shader defines, before including this file, the loads of A and B as
 // stored (m x k, or k x m where trans_a; likewise B), as float (A's, likewise B's):
 //   bool tdm_gemm_quads_a()                     whether A's quads may be loaded
@@ -71,6 +79,8 @@ layout(constant_id = 3) const uint TILE_ROWS4 = 0u;
 layout(constant_id = 4) const uint TILE_COLS4 = 0u;
 layout(constant_id = 5) const uint TILE_BUFFERS = 1u;
 #define UNITS_EACH 2u
+// split_main's group size, a power of two; 0 in every other pipeline.
+layout(constant_id = 6) const uint SPLIT_SUMS = 0u;
 #ifndef TDM_GEMM_C
 #define TDM_GEMM_C c
 #endif
@@ -351,9 +361,56 @@ void tiled_main()
     }
 }
 
+// One column of each invocation's 4 x 4 sums, per invocation (split_main).
+shared vec4 split_sums[SPLIT_SUMS + 1u];
+
+// The sum over the group of each invocation's v (every invocation gets it).
+vec4 group_sum(vec4 v)
+{
+    uint id = gl_LocalInvocationID.x;
+    split_sums[id] = v;
+    barrier();
+    for (uint half_size = SPLIT_SUMS / 2u; half_size > 0u; half_size /= 2u) {
+        if (id < half_size)
+            split_sums[id] += split_sums[id + half_size];
+        barrier();
+    }
+    vec4 total = split_sums[0];
+    barrier(); // read by all before the next sum overwrites it
+    return total;
+}
+
+void split_main()
+{
+    uint m = TDM_U_m, n = TDM_U_n, k = TDM_U_k;
+    uint blocks_n = n / 4u + (n % 4u != 0u ? 1u : 0u);
+    uint blocks = (m / 4u + (m % 4u != 0u ? 1u : 0u)) * blocks_n;
+    bool aligned_a = tdm_gemm_quads_a(), aligned_b = tdm_gemm_quads_b();
+    bool aligned_c = aligned(TDM_OFF(TDM_GEMM_C), TDM_U_ldc);
+    uint id = gl_LocalInvocationID.x;
+    for (uint t = gl_WorkGroupID.x; t < blocks; t += gl_NumWorkGroups.x) {
+        uint row0 = t / blocks_n * 4u, col0 = t % blocks_n * 4u;
+        bool rows_a = aligned_a && row0 + 4u <= m, cols_b = aligned_b && col0 + 4u <= n;
+        mat4 acc = mat4(0.0);
+        for (uint p = 4u * id; p < k; p += 4u * SPLIT_SUMS) {
+            bool whole = p + 4u <= k;
+            mat4 av = rows_a && whole ? quads_a(row0, p) : singles_a4(row0, p);
+            mat4 bv = cols_b && whole ? quads_b(col0, p) : singles_b4(col0, p);
+            acc += bv * av;
+        }
+        mat4 total;
+        for (uint r = 0u; r < 4u; r++)
+            total[r] = group_sum(acc[r]);
+        if (id == 0u)
+            store_quarter(row0, col0, total, aligned_c && row0 + 4u <= m && col0 + 4u <= n);
+    }
+}
+
 void main()
 {
-    if (TILE_ROWS4 != 0u)
+    if (SPLIT_SUMS != 0u)
+        split_main();
+    else if (TILE_ROWS4 != 0u)
         tiled_main();
     else
         blocked_main();

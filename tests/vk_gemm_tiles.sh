@@ -6,8 +6,9 @@
 # two where the shared memory holds them, square and not; a shape the group cannot
 # run, or a malformed one, is ignored with a warning. Run under TDM_VK_AS_GPU=1 on
 # lavapipe, whose 32 KiB of shared memory give 128 x 128 one buffer, as they would a
-# device with less than 33 KiB (the default's 128 x 128 with two is left to GPUs:
-# scripts/gemm-tiles.sh).
+# device with less than 33 KiB (128 x 128 with two is left to GPUs:
+# scripts/gemm-tiles.sh). Every shape keeps the pipeline that splits k over a group
+# (conformance's long, narrow products take it).
 # usage: vk_gemm_tiles.sh TANDEM
 set -eu
 tandem=$1
@@ -23,13 +24,14 @@ check() { # SHAPE WANT [KERNELS]: conformance of gemm and gemm_f16 (or KERNELS) 
     { cat "$out/log"; echo "FAIL: shape '$1': want '$2' in the device's note"; fail=1; }
   echo "shape '$1': $(tail -n 1 "$out/table")"
 }
-check "" "64x64 tiles of 4x4 blocks (17408 of [0-9]* bytes of shared memory, 2 buffers) from 1 tiles; 128x128 tiles of 8x8 blocks"
+check "" "64x64 tiles of 4x4 blocks (8704 of [0-9]* bytes of shared memory, 1 buffer) from 1 tiles; 128x64 tiles of 8x4 blocks (25600 of [0-9]* bytes of shared memory, 2 buffers) from 256 tiles, k split over groups of 256 where fewer 16x16 tiles than 64 sum k = 4096 or more,"
+check 64x64/4x4 "in 64x64 tiles of 4x4 blocks (17408 of [0-9]* bytes of shared memory, 2 buffers) from 1 tiles,"
 check 64x64/4x4:1 "in 64x64 tiles of 4x4 blocks (8704 of [0-9]* bytes of shared memory, 1 buffer) from 1 tiles,"
 check 128x128/8x8:1 "in 128x128 tiles of 8x8 blocks (16896 of [0-9]* bytes of shared memory, 1 buffer)"
 check 128x128/8x8 "in 128x128 tiles of 8x8 blocks (\(16896 of [0-9]* bytes of shared memory, 1 buffer\|33792 of [0-9]* bytes of shared memory, 2 buffers\))"
 check 128x64/8x4 "in 128x64 tiles of 8x4 blocks (25600 of [0-9]* bytes of shared memory, 2 buffers)"
 check 64x128/4x8 "in 64x128 tiles of 4x8 blocks (25600 of [0-9]* bytes of shared memory, 2 buffers)"
-check none "gemm blocks 4x4 per invocation, offset"
+check none "gemm blocks 4x4 per invocation, k split over groups of 256 where"
 # The implicit convolutions, the same body with loads of their own, under the large
 # tile with one buffer and under an oblong one (the default 64 x 64:
 # vk_as_gpu_conformance).

@@ -192,13 +192,13 @@ static int is_llvmpipe(const tdm_backend *be, VkPhysicalDevice physical)
 static void log_shape(const tdm_backend *be, const tdm_vk_device *vd)
 {
     const struct tdm_vk_specialization *sp = &vd->specialization;
-    char tiles[320];
+    char tiles[400];
     tdm_vk_gemm_tiles_describe(vd, tiles, sizeof tiles);
     tdm_log(be->ctx, TDM_LOG_DEBUG,
-            "%s: group size %s (at most %u), gemm blocks %ux%u per invocation%s%s, offset "
+            "%s: group size %s (at most %u), gemm blocks %ux%u per invocation%s, offset "
             "alignment %llu, binding range %llu bytes",
             vd->dev->desc.id, sp->group_size ? "one subgroup" : "the table's", vd->max_group_size,
-            4 * sp->gemm_rows4, 4 * sp->gemm_cols4, *tiles ? ", in " : "", tiles,
+            4 * sp->gemm_rows4, 4 * sp->gemm_cols4, tiles,
             (unsigned long long)vd->storage_alignment, (unsigned long long)vd->max_storage_range);
 }
 

@@ -2,13 +2,20 @@
  * much shared memory each stages through, and which one a product takes.
  *
  * A GPU gets two shapes with the table's 256 invocations a group: 64 x 64 tiles of
- * 4 x 4 blocks (16 sums an invocation) for products of a few tiles, and 128 x 128
- * tiles of 8 x 8 blocks (64 sums, half the shared-memory loads per product) for those
- * of TDM_VK_LARGE_TILES or more, enough to keep a large GPU's hundred-odd compute
- * units busy twice over. With 128 invocations (the least a device allows) only the
- * small shape, of 8 x 4 blocks. Each stages through two buffers where the shared
- * memory holds them, else one. TDM_VK_GEMM_TILE=RxC/rxc[:B] puts every tiled product
- * on one shape instead (a sweep's candidates, docs/KERNELS.md), "none" on no tile. */
+ * 4 x 4 blocks (16 sums an invocation) through one staging buffer for products of a
+ * few tiles, and 128 x 64 tiles of 8 x 4 blocks (32 sums, a third fewer shared-memory
+ * loads per product) through two for those of TDM_VK_LARGE_TILES or more, enough to
+ * keep a large GPU's hundred-odd compute units busy twice over. On an H100 these beat
+ * every other shape within 4 % at 1024^3 to 4096^3, and the shapes they replaced
+ * (64 x 64 through two buffers, 128 x 128 of 8 x 8 blocks) by 10-20 %
+ * (docs/KERNELS.md). With 128 invocations (the least a device allows) only the small
+ * shape, of 8 x 4 blocks. TDM_VK_GEMM_TILE=RxC/rxc[:B] puts every tiled product
+ * on one shape instead (a sweep's candidates, docs/KERNELS.md), "none" on no tile.
+ *
+ * A product of fewer 16 x 16 tiles than the GPU has compute units (64 where it does
+ * not say) over a k of 16 quads an invocation or more takes neither: a weight
+ * gradient's few blocks would each sum all of k in one invocation. Its pipeline
+ * splits k over a group instead (gemm.glsl's split_main), a group a 4 x 4 block. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +26,10 @@
 /* gemm.glsl's STEP_K and UNITS_EACH. */
 #define STEP_K 16u
 #define UNITS_EACH 2u
-/* The fewest 128 x 128 tiles a product holds to take them. */
+/* The fewest 128 x 64 tiles a product holds to take them. */
 #define TDM_VK_LARGE_TILES 256u
+/* The compute units split_main's rule assumes where the device does not say. */
+#define TDM_VK_SPLIT_UNITS 64u
 
 /* Bytes of shared memory a tile of 4 tile_rows4 x 4 tile_cols4 stages: per buffer,
  * STEP_K quads of op(A)'s rows and of op(B)'s columns, each with one quad of padding. */
@@ -110,14 +119,22 @@ void tdm_vk_gemm_tiles_choose(const tdm_backend *be, tdm_vk_device *vd)
 {
     uint32_t group = tdm_vk_group_size(vd, tdm_kernel_get(TDM_KERNEL_gemm)->wg);
     memset(vd->gemm_tiles, 0, sizeof vd->gemm_tiles);
+    /* split_main halves its sums, one quad an invocation, besides the (unused) staging
+     * of one buffer without a tile */
+    if ((group & (group - 1)) == 0 && (group + 1 + 2 * STEP_K) * 16u <= vd->max_shared_bytes)
+        vd->gemm_tiles[TDM_VK_GEMM_SPLIT] =
+            (tdm_vk_gemm_tile){.rows4 = 1, .cols4 = 1, .buffers = 1, .split_sums = group};
     if (chosen_by_environment(be, vd, group))
         return;
-    tdm_vk_gemm_tile small = {
-        .rows4 = group == 128 ? 2 : 1, .cols4 = 1, .tile_rows4 = 16, .tile_cols4 = 16};
+    tdm_vk_gemm_tile small = {.rows4 = group == 128 ? 2 : 1,
+                              .cols4 = 1,
+                              .tile_rows4 = 16,
+                              .tile_cols4 = 16,
+                              .buffers = 1};
     tdm_vk_gemm_tile large = {.rows4 = 2,
-                              .cols4 = 2,
+                              .cols4 = 1,
                               .tile_rows4 = 32,
-                              .tile_cols4 = 32,
+                              .tile_cols4 = 16,
                               .min_tiles = TDM_VK_LARGE_TILES};
     if (!fit(vd, group, &small))
         vd->gemm_tiles[0] = small;
@@ -134,6 +151,15 @@ static int tiled_place(tdm_kernel kernel)
     return tdm_kernel_get(kernel)->grid == TDM_GRID_TILES ? place : -1;
 }
 
+/* Whether an m x n product over k splits k over a group (see the top). */
+static int splits_k(const tdm_vk_device *vd, uint32_t m, uint32_t n, uint32_t k)
+{
+    uint32_t sums = vd->gemm_tiles[TDM_VK_GEMM_SPLIT].split_sums;
+    uint32_t units = vd->dev->desc.compute_units ? vd->dev->desc.compute_units : TDM_VK_SPLIT_UNITS;
+    uint64_t tiles = (uint64_t)((m + 15) / 16) * ((n + 15) / 16);
+    return sums && (uint64_t)k >= 16u * (uint64_t)sums && tiles < units;
+}
+
 size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, const uint32_t *u)
 {
     if (tdm_kernel_get(kernel)->grid != TDM_GRID_TILES)
@@ -141,6 +167,8 @@ size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, const ui
     int place = tiled_place(kernel);
     uint32_t m, n, k;
     tdm_kernel_product(tdm_kernel_get(kernel), u, &m, &n, &k);
+    if (place >= 0 && splits_k(vd, m, n, k))
+        return TDM_VK_PIPELINE_TILED_GEMM(TDM_VK_GEMM_SPLIT) + (size_t)place;
     for (size_t i = TDM_VK_GEMM_TILES; place >= 0 && i-- > 0;) {
         const tdm_vk_gemm_tile *t = &vd->gemm_tiles[i];
         uint32_t rows = 4 * t->tile_rows4, cols = 4 * t->tile_cols4;
@@ -150,6 +178,17 @@ size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, const ui
         return TDM_VK_PIPELINE_TILED_GEMM(i) + (size_t)place;
     }
     return (size_t)kernel;
+}
+
+uint32_t tdm_vk_product_groups(const tdm_vk_device *vd, size_t index, const tdm_launch *l)
+{
+    const tdm_vk_gemm_tile *t = tdm_vk_gemm_tile_of(vd, index);
+    if (!t || !t->split_sums)
+        return l->groups;
+    uint32_t m, n, k;
+    tdm_kernel_product(tdm_kernel_get(l->kernel), l->u, &m, &n, &k);
+    uint64_t blocks = (uint64_t)((m + 3) / 4) * ((n + 3) / 4);
+    return blocks < TDM_KERNEL_MAX_GROUPS ? (uint32_t)blocks : TDM_KERNEL_MAX_GROUPS;
 }
 
 const tdm_vk_gemm_tile *tdm_vk_gemm_tile_of(const tdm_vk_device *vd, size_t index)
@@ -171,17 +210,26 @@ tdm_kernel tdm_vk_tiled_kernel(size_t index)
 void tdm_vk_gemm_tiles_describe(const tdm_vk_device *vd, char *text, size_t size)
 {
     size_t used = 0;
+    const char *lead = ", in ";
     text[0] = '\0';
     for (size_t i = 0; i < TDM_VK_GEMM_TILES && used < size; i++) {
         const tdm_vk_gemm_tile *t = &vd->gemm_tiles[i];
-        if (!t->tile_rows4)
-            continue;
-        int n = snprintf(text + used, size - used,
+        int n = 0;
+        if (t->tile_rows4) {
+            n = snprintf(text + used, size - used,
                          "%s%ux%u tiles of %ux%u blocks (%u of %u bytes of shared memory, "
                          "%u buffer%s) from %u tiles",
-                         used ? "; " : "", 4 * t->tile_rows4, 4 * t->tile_cols4, 4 * t->rows4,
-                         4 * t->cols4, shared_bytes(t, t->buffers), vd->max_shared_bytes,
-                         t->buffers, t->buffers == 1 ? "" : "s", t->min_tiles ? t->min_tiles : 1);
+                         lead, 4 * t->tile_rows4, 4 * t->tile_cols4, 4 * t->rows4, 4 * t->cols4,
+                         shared_bytes(t, t->buffers), vd->max_shared_bytes, t->buffers,
+                         t->buffers == 1 ? "" : "s", t->min_tiles ? t->min_tiles : 1);
+            lead = "; ";
+        } else if (t->split_sums) {
+            uint32_t units = vd->dev->desc.compute_units;
+            n = snprintf(text + used, size - used,
+                         ", k split over groups of %u where fewer 16x16 tiles than %u sum "
+                         "k = %u or more",
+                         t->split_sums, units ? units : TDM_VK_SPLIT_UNITS, 16 * t->split_sums);
+        }
         used += n > 0 ? (size_t)n : 0;
     }
 }

@@ -38,20 +38,24 @@ enum {
 };
 
 /* Pipelines: kernel k of the table at index k, then the fill shader, then the product
- * kernels again, in the table's order, for each of the device's tiles of C (gemm.glsl;
- * the table's have none; vulkan_gemm_tiles.c). */
-#define TDM_VK_GEMM_TILES 2
+ * kernels again, in the table's order, for each of the device's product shapes
+ * (gemm.glsl; the table's have none; vulkan_gemm_tiles.c): two tiles of C, then k
+ * split over a group. */
+#define TDM_VK_GEMM_TILES 3
+#define TDM_VK_GEMM_SPLIT 2
 #define TDM_VK_PIPELINE_FILL_WORDS ((size_t)TDM_KERNEL_COUNT)
 #define TDM_VK_PIPELINE_TILED_GEMM(tile)                                                           \
     (TDM_VK_PIPELINE_FILL_WORDS + 1 + TDM_VK_TILED_KERNELS * (size_t)(tile))
 #define TDM_VK_PIPELINE_COUNT TDM_VK_PIPELINE_TILED_GEMM(TDM_VK_GEMM_TILES)
 
-/* A tiled gemm pipeline's shape, in fours (gemm.glsl's constants 1 to 5): an
- * invocation's block, the group's tile, its staging buffers; and the fewest tiles a
- * product holds to take it. tile_rows4 0: the device has no such pipeline. */
+/* A product pipeline's shape (gemm.glsl's constants 1 to 6): a tiled one's, in fours,
+ * an invocation's block, the group's tile, its staging buffers, and the fewest tiles
+ * a product holds to take it; split_main's, its group size in split_sums. Both
+ * tile_rows4 and split_sums 0: the device has no such pipeline. */
 typedef struct tdm_vk_gemm_tile {
     uint32_t rows4, cols4, tile_rows4, tile_cols4, buffers;
     uint32_t min_tiles;
+    uint32_t split_sums;
 } tdm_vk_gemm_tile;
 
 /* Commands one batch records; each takes at most one descriptor set from its slot's
@@ -111,11 +115,13 @@ typedef struct tdm_vk_device {
      * order: 0 the local_size_x of every shader that declares local_size_x_id = 0,
      * 1 and 2 the rows and columns, in fours, of the block of C a gemm or gemm_f16
      * invocation computes, 3 to 5 the tile of C a group stages through shared memory
-     * and its buffers (0 x 0 here, none; a TILED pipeline gets its gemm_tiles'). */
+     * and its buffers (0 x 0 here, none; a TILED pipeline gets its gemm_tiles'), 6
+     * the group size of a product split over k (0 here; the split pipeline's). */
     struct tdm_vk_specialization {
         uint32_t group_size; /* 0: each kernel's from the table */
         uint32_t gemm_rows4, gemm_cols4;
         uint32_t gemm_tile_rows4, gemm_tile_cols4, gemm_tile_buffers;
+        uint32_t gemm_split_sums;
     } specialization;
     tdm_vk_gemm_tile gemm_tiles[TDM_VK_GEMM_TILES]; /* from the smallest */
 
@@ -257,16 +263,22 @@ unsigned tdm_vk_float_controls(const tdm_backend *be, VkPhysicalDevice physical,
 size_t tdm_vk_spirv_keeping(const uint32_t *code, size_t words, unsigned kept, uint32_t *out);
 
 /* vulkan_gemm_tiles.c */
-/* The device's tiled gemm shapes (GPUs; after its limits and group size are known). */
+/* The device's product shapes, tiled and split (GPUs; after its limits and group
+ * size are known). */
 void tdm_vk_gemm_tiles_choose(const tdm_backend *be, tdm_vk_device *vd);
-/* The pipeline index of a kernel's launch: a product kernel's tiled one where its
- * m x n product holds enough of a tile's, else the table's. */
+/* The pipeline index of a kernel's launch: a product kernel's split one where its
+ * few tiles sum a long k, its tiled one where its m x n product holds enough of a
+ * tile's, else the table's. */
 size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, const uint32_t *u);
+/* The groups a product kernel's launch dispatches on pipeline index: the core's
+ * (one per 16 x 16 tile) but for the split pipeline's, one per 4 x 4 block. */
+uint32_t tdm_vk_product_groups(const tdm_vk_device *vd, size_t index, const tdm_launch *l);
 /* The tile of a TILED pipeline index, NULL for any other index. */
 const tdm_vk_gemm_tile *tdm_vk_gemm_tile_of(const tdm_vk_device *vd, size_t index);
 /* The kernel of a TILED pipeline index. */
 tdm_kernel tdm_vk_tiled_kernel(size_t index);
-/* The device's tiles in words, for its start-up note; "" for none. */
+/* The device's product shapes in words for its start-up note, each clause after a
+ * comma; "" for none. */
 void tdm_vk_gemm_tiles_describe(const tdm_vk_device *vd, char *text, size_t size);
 
 /* vulkan_instance.c */

@@ -39,10 +39,11 @@ static size_t pipeline_index(const tdm_vk_device *vd, const launch_args *a)
 static tdm_status record_launch(tdm_vk_device *vd, tdm_vk_slot *slot, void *arg)
 {
     launch_args *a = arg;
-    tdm_status s = tdm_vk_bind(vd, slot, pipeline_index(vd, a), a->info->name, a->windows,
-                               a->info->buffer_count, &a->constants, sizeof a->constants);
+    size_t index = pipeline_index(vd, a);
+    tdm_status s = tdm_vk_bind(vd, slot, index, a->info->name, a->windows, a->info->buffer_count,
+                               &a->constants, sizeof a->constants);
     if (s == TDM_OK)
-        vkCmdDispatch(slot->cmd, a->launch->groups, 1, 1);
+        vkCmdDispatch(slot->cmd, tdm_vk_product_groups(vd, index, a->launch), 1, 1);
     return s;
 }
 

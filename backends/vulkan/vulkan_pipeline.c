@@ -117,6 +117,7 @@ static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spi
         constants.gemm_tile_rows4 = tile->tile_rows4;
         constants.gemm_tile_cols4 = tile->tile_cols4;
         constants.gemm_tile_buffers = tile->buffers;
+        constants.gemm_split_sums = tile->split_sums;
     }
     VkSpecializationMapEntry entries[] = {
         {0, offsetof(struct tdm_vk_specialization, group_size), sizeof(uint32_t)},
@@ -125,6 +126,7 @@ static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spi
         {3, offsetof(struct tdm_vk_specialization, gemm_tile_rows4), sizeof(uint32_t)},
         {4, offsetof(struct tdm_vk_specialization, gemm_tile_cols4), sizeof(uint32_t)},
         {5, offsetof(struct tdm_vk_specialization, gemm_tile_buffers), sizeof(uint32_t)},
+        {6, offsetof(struct tdm_vk_specialization, gemm_split_sums), sizeof(uint32_t)},
     };
     VkSpecializationInfo specialization = {
         .mapEntryCount = sizeof entries / sizeof entries[0],

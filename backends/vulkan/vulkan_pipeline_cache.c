@@ -33,12 +33,12 @@ static char *cache_key(const tdm_vk_device *vd, const VkPhysicalDeviceProperties
     }
     for (unsigned i = 0; i < VK_UUID_SIZE; i++)
         snprintf(uuid + 2 * i, 3, "%02x", props->pipelineCacheUUID[i]);
-    /* The gemm tiles' constants, each shape's five (vulkan_gemm_tiles.c). */
-    char tiles[TDM_VK_GEMM_TILES * 60] = "";
+    /* The product shapes' constants, each shape's six (vulkan_gemm_tiles.c). */
+    char tiles[TDM_VK_GEMM_TILES * 72] = "";
     for (size_t i = 0, used = 0; i < TDM_VK_GEMM_TILES; i++) {
         const tdm_vk_gemm_tile *t = &vd->gemm_tiles[i];
-        int k = snprintf(tiles + used, sizeof tiles - used, " %u %u %u %u %u", t->rows4, t->cols4,
-                         t->tile_rows4, t->tile_cols4, t->buffers);
+        int k = snprintf(tiles + used, sizeof tiles - used, " %u %u %u %u %u %u", t->rows4,
+                         t->cols4, t->tile_rows4, t->tile_cols4, t->buffers, t->split_sums);
         used += k > 0 ? (size_t)k : 0;
     }
     /* Its fields bound its length: the device's name, then at most 400 characters and
