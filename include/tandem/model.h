@@ -110,10 +110,10 @@ typedef struct tdm_layer {
  * a fixed order, the reference's bits), lowered to im2col and a matrix product (GEMM's
  * speed and its rounding), or implicit (the same products without the matrix). */
 typedef enum tdm_conv_algorithm {
-    TDM_CONV_AUTO = 0, /* implicit on Vulkan devices, lowered on OpenCL ones, direct on
-                          the reference backend (measured on CPU drivers,
-                          docs/PERFORMANCE.md); lowered everywhere with compute_dtype
-                          TDM_F16 */
+    TDM_CONV_AUTO = 0, /* implicit on Vulkan CPU devices, lowered on GPUs and OpenCL,
+                          direct on the reference backend (measured on CPU drivers and
+                          an H100, docs/PERFORMANCE.md); lowered everywhere with
+                          compute_dtype TDM_F16 */
     TDM_CONV_DIRECT,   /* f32 only: mixed precision's f16 operands are GEMM's */
     TDM_CONV_LOWERED,
     TDM_CONV_MEASURED /* per layer and per replica's device: every way the device has

@@ -53,9 +53,12 @@ static int has_implicit(const tdm_device *dev)
  * GEMM train 1.9x faster than the direct kernels on PoCL (OpenBLAS, CLBlast), and 0.6x
  * as fast on the reference backend, whose GEMM sums in double; on lavapipe the
  * implicit GEMMs train 1.7-2.0x faster than im2col and GEMM, and are what measured
- * chooses for both of its layers. Mixed precision lowers them everywhere: its f16 operands
- * are GEMM's. Implicit where asked and the device has it, else lowered; Winograd where
- * asked and the layer's window is 3x3 of stride 1, else as auto. */
+ * chooses for both of its layers; on an H100 through Vulkan im2col and GEMM train
+ * 1.2x faster than they (its GEMMs' loads are plain, the implicit ones decode each
+ * element's place), and are what measured chooses there. Mixed precision lowers them
+ * everywhere: its f16 operands are GEMM's. Auto: implicit on a CPU that has it,
+ * lowered elsewhere; implicit where asked and the device has it, else lowered;
+ * Winograd where asked and the layer's window is 3x3 of stride 1, else as auto. */
 tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev, size_t l)
 {
     tdm_conv_algorithm a = m->opts.conv_algorithm;
@@ -65,7 +68,10 @@ tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev
         a = tdm_conv2d_winograd_fits(&m->plans[l].win) ? a : TDM_CONV_AUTO;
     if (a == TDM_CONV_AUTO && dev->desc.backend == TDM_BACKEND_REFERENCE)
         return TDM_CONV_DIRECT;
-    if (a == TDM_CONV_IMPLICIT || a == TDM_CONV_AUTO)
+    if (a == TDM_CONV_AUTO)
+        return has_implicit(dev) && dev->desc.type == TDM_DEVICE_CPU ? TDM_CONV_IMPLICIT
+                                                                     : TDM_CONV_LOWERED;
+    if (a == TDM_CONV_IMPLICIT)
         return has_implicit(dev) ? TDM_CONV_IMPLICIT : TDM_CONV_LOWERED;
     return a;
 }

@@ -73,8 +73,9 @@ int train_parse_label_column(const char *value, void *target, char *err, size_t 
 #define TRAIN_HELP_HEADER "the CSV's first line names its columns"
 #define TRAIN_HELP_SKIP_ROWS "CSV lines to pass over before the header or the data"
 #define TRAIN_HELP_CONV                                                                            \
-    "how convolutions compute: auto (default: implicit on Vulkan, lowered on OpenCL, direct on "   \
-    "the reference backend), direct, lowered (im2col and GEMM), implicit (GEMMs that read the "    \
+    "how convolutions compute: auto (default: implicit on Vulkan CPU devices, lowered on GPUs "    \
+    "and OpenCL, direct on the reference backend), direct, lowered (im2col and GEMM), implicit "   \
+    "(GEMMs that read the "                                                                        \
     "image, no im2col matrix; lowered on OpenCL), winograd (F(2x2, 3x3) on 3x3 layers of "         \
     "stride 1, others as auto), or measured: every way timed per layer on "                        \
     "each device at the first step, the fastest kept (a rerun may choose otherwise where they "    \
