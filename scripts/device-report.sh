@@ -11,6 +11,8 @@
 #   conv-ways.txt                     each way of the CNN's convolutions timed per
 #                                     layer and device (--conv measured)
 #   train.txt                         a short training on the default devices
+#   torch-cuda.txt                    PyTorch training the same models on the card,
+#                                     where python3 has torch with CUDA
 #
 # usage: scripts/device-report.sh [--quick] [--devices LIST] [OUT_DIR]
 #   --quick         smaller cases and sizes: minutes instead of most of an hour
@@ -30,7 +32,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=1 ;;
     --devices) devices=$2; shift ;;
     --devices=*) devices=${1#--devices=} ;;
-    -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "device-report.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) out=$1 ;;
     esac
@@ -130,6 +132,17 @@ step bench-allreduce 900 "$tandem" bench allreduce -a all $(device_list --device
 step bench-train 1800 "$tandem" bench train $(device_list --devices) $train_steps \
     --json "$out/bench-train.json"
 step train 900 "$tandem" train --epochs 3 --no-progress $(device_list --devices)
+# The peer on the same card: PyTorch (its BLAS printed) training bench train's models
+# on the same data and batches.
+if python3 -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
+    # shellcheck disable=SC2016 # expanded by the inner shell, from its arguments
+    step torch-cuda 600 sh -c 'peer="python3 tools/peers/torch_train.py"
+        $peer digits --device cuda &&
+        $peer fashion --device cuda --data "$1" &&
+        $peer fashion-cnn --device cuda --data "$1"' sh "$fashion"
+else
+    echo "no PyTorch with CUDA: torch-cuda skipped" >"$out/torch-cuda.txt"
+fi
 
 # The header and, of each plan, the row of the largest size measured.
 largest_allreduce() {
@@ -171,5 +184,6 @@ section() {
         largest_allreduce "$out/bench-allreduce.txt"
     section "Training throughput" grep -v '^$' "$out/bench-train.txt"
     section "A short training" cat "$out/train.txt"
+    section "PyTorch on the card" grep -E 'examples/s|BLAS|skipped' "$out/torch-cuda.txt"
 } >"$summary"
 echo "report: $out (summary: $summary)"

@@ -9,6 +9,7 @@ accuracy.
                         [--json FILE]
   torch_train.py fashion ...
   torch_train.py fashion-cnn ...
+  --device cuda: on the GPU (one process), to set a card's figures beside tandem's.
 
 digits: the bundled digits, 20 % held out, MLP 64-128-128-10, global batch 64.
 fashion: Fashion-MNIST's train and test files, MLP 784-1024-1024-10, global batch 256.
@@ -215,14 +216,20 @@ def train(rank, args, threads, port):
         import torch.distributed as dist
         dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port,
                                 rank=rank, world_size=args.procs)
-    xtr, ytr, xte, yte = (torch.from_numpy(a) for a in load(args.workload, args.data, args.seed))
+    device = torch.device(args.device)
+    xtr, ytr, xte, yte = (torch.from_numpy(a).to(device)
+                          for a in load(args.workload, args.data, args.seed))
     classes = int(max(ytr.max(), yte.max())) + 1
     widths = [xtr.shape[1]] + args.hidden + [classes]
-    model = make_model(args.hidden, xtr.shape[1], classes, args.seed, args.image)
+    model = make_model(args.hidden, xtr.shape[1], classes, args.seed, args.image).to(device)
     net = torch.nn.parallel.DistributedDataParallel(model) if distributed else model
     opt = torch.optim.Adam(model.parameters(), lr=LEARNING_RATE, eps=ADAM_EPSILON)
     batches = global_batches(len(ytr), args.batch, args.epochs, args.seed)
-    steps = [torch.tensor(b) for b in batches]
+    steps = [torch.tensor(b, device=device) for b in batches]
+
+    def finish():  # a GPU's queue drained, so that the clock counts its work
+        if device.type == "cuda":
+            torch.cuda.synchronize()
     warmup = args.warmup_steps
     if warmup is None:  # one epoch
         warmup = math.ceil(len(ytr) / args.batch)
@@ -254,16 +261,19 @@ def train(rank, args, threads, port):
         step(indices)
     if distributed:
         dist.barrier()
+    finish()
     start = time.perf_counter()
     for indices in steps[warmup:]:
         step(indices)
+    finish()
     seconds = torch.tensor([time.perf_counter() - start], dtype=torch.float64)
     if distributed:
         dist.all_reduce(seconds, op=dist.ReduceOp.MAX)  # the slowest process's time
     if rank == 0:
         with torch.no_grad():
             accuracy = (model(xte).argmax(dim=1) == yte).double().mean().item()
-        report(args, torch.__version__, threads, widths, warmup, len(steps) - warmup,
+        report(args, torch.__version__ + (" on " + torch.cuda.get_device_name(device)
+                                          if device.type == "cuda" else ""), threads, widths, warmup, len(steps) - warmup,
                sum(len(b) for b in steps[warmup:]), seconds.item(), accuracy, len(yte))
     if distributed:
         dist.destroy_process_group()
@@ -326,6 +336,7 @@ def main():
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--lr-decay", choices=["none", "cosine"], default="none",
                    help="cosine: the rate falls from 0.001 to 0 over the run's steps")
+    p.add_argument("--device", default="cpu", help="cpu, or cuda (one process) for a GPU")
     p.add_argument("--data", help="the digits CSV, or the Fashion-MNIST directory")
     p.add_argument("--json", metavar="FILE", help="also write the result as JSON")
     args = p.parse_args()
@@ -339,6 +350,8 @@ def main():
     threads = args.threads or max(1, cores // args.procs)
     # OpenBLAS reads its thread count when it loads: set it before torch does.
     os.environ["OMP_NUM_THREADS"] = os.environ["OPENBLAS_NUM_THREADS"] = str(threads)
+    if args.device != "cpu" and args.procs != 1:
+        sys.exit("torch_train: --device %s trains in one process" % args.device)
     if args.procs == 1:
         train(0, args, threads, 0)
         return
