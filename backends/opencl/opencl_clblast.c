@@ -20,6 +20,7 @@
 
 static tdm_library clblast = TDM_LIBRARY_INIT("libclblast.so.1");
 static __typeof__(CLBlastSgemm) *clblast_sgemm;
+static __typeof__(CLBlastSgemmStridedBatched) *clblast_sgemm_batched;
 static __typeof__(CLBlastOverrideParameters) *clblast_override;
 static __typeof__(CLBlastClearCache) *clblast_clear_cache;
 
@@ -32,6 +33,7 @@ static int resolve(tdm_library *lib)
 {
     int found = 1;
     TDM_LIBRARY_FETCH(lib, clblast_sgemm, "CLBlastSgemm", found);
+    TDM_LIBRARY_FETCH(lib, clblast_sgemm_batched, "CLBlastSgemmStridedBatched", found);
     TDM_LIBRARY_FETCH(lib, clblast_override, "CLBlastOverrideParameters", found);
     TDM_LIBRARY_FETCH(lib, clblast_clear_cache, "CLBlastClearCache", found);
     return found;
@@ -120,31 +122,37 @@ static void apply_tuning(const tdm_device *dev)
     }
 }
 
-tdm_status tdm_opencl_clblast_gemm(tdm_device *dev, const tdm_launch *launch)
+tdm_status tdm_opencl_clblast_run(tdm_device *dev, const tdm_opencl_product *p)
 {
-    const tdm_gemm_scalars g = tdm_gemm_scalars_of(launch);
-    const tdm_gemm_slots at = tdm_gemm_slots_of();
     const char *why;
     if (!tdm_opencl_clblast_load(&why))
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': gemm on OpenCL needs CLBlast: %s",
                         dev->desc.id, dev->desc.name, why);
 
     cl_command_queue queue = tdm_opencl_dev(dev)->queue;
+    const CLBlastTranspose ta = p->trans_a ? CLBlastTransposeYes : CLBlastTransposeNo;
+    const CLBlastTranspose tb = p->trans_b ? CLBlastTransposeYes : CLBlastTransposeNo;
+    CLBlastStatusCode s;
     pthread_mutex_lock(&clblast_lock);
     apply_tuning(dev);
     tdm_opencl_serial_begin(dev);
-    CLBlastStatusCode s = clblast_sgemm(
-        CLBlastLayoutRowMajor, g.trans_a ? CLBlastTransposeYes : CLBlastTransposeNo,
-        g.trans_b ? CLBlastTransposeYes : CLBlastTransposeNo, g.m, g.n, g.k, g.alpha,
-        tdm_opencl_mem(launch->buffers[at.a]), launch->offsets[at.a], g.lda,
-        tdm_opencl_mem(launch->buffers[at.b]), launch->offsets[at.b], g.ldb, g.beta,
-        tdm_opencl_mem(launch->buffers[at.c]), launch->offsets[at.c], g.ldc, &queue, NULL);
+    if (p->batch == 1)
+        s = clblast_sgemm(CLBlastLayoutRowMajor, ta, tb, p->m, p->n, p->k, p->alpha, p->a, p->a_off,
+                          p->lda, p->b, p->b_off, p->ldb, p->beta, p->c, p->c_off, p->ldc, &queue,
+                          NULL);
+    else
+        s = clblast_sgemm_batched(CLBlastLayoutRowMajor, ta, tb, p->m, p->n, p->k, p->alpha, p->a,
+                                  p->a_off, p->lda, p->a_stride, p->b, p->b_off, p->ldb,
+                                  p->b_stride, p->beta, p->c, p->c_off, p->ldc, p->c_stride,
+                                  p->batch, &queue, NULL);
     tdm_opencl_serial_end(dev);
     pthread_mutex_unlock(&clblast_lock);
     if (s != CLBlastSuccess)
         return tdm_fail(clblast_status(s),
-                        "%s '%s': gemm (m %u, n %u, k %u): CLBlastSgemm failed: %s (%d)",
-                        dev->desc.id, dev->desc.name, g.m, g.n, g.k, clblast_error_name(s), (int)s);
+                        "%s '%s': gemm (m %u, n %u, k %u, %zu at once): %s failed: %s (%d)",
+                        dev->desc.id, dev->desc.name, p->m, p->n, p->k, p->batch,
+                        p->batch == 1 ? "CLBlastSgemm" : "CLBlastSgemmStridedBatched",
+                        clblast_error_name(s), (int)s);
     return TDM_OK;
 }
 
@@ -169,9 +177,9 @@ int tdm_opencl_clblast_load(const char **note)
     return 0;
 }
 
-tdm_status tdm_opencl_clblast_gemm(tdm_device *dev, const tdm_launch *launch)
+tdm_status tdm_opencl_clblast_run(tdm_device *dev, const tdm_opencl_product *p)
 {
-    (void)launch;
+    (void)p;
     return tdm_fail(TDM_ERR_UNSUPPORTED,
                     "%s '%s': gemm on OpenCL needs CLBlast, which this build of tandem lacks "
                     "(install libclblast-dev and reconfigure)",

@@ -42,5 +42,26 @@ tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch)
         return g.beta == 1.0f ? TDM_OK : scale_c(dev, launch, g.m, g.n, g.ldc, g.beta);
     if (tdm_opencl_dev(dev)->host_gemm && tdm_opencl_host_gemm_takes(launch))
         return tdm_opencl_host_gemm(dev, launch);
-    return tdm_opencl_clblast_gemm(dev, launch);
+    const tdm_gemm_slots at = tdm_gemm_slots_of();
+    const tdm_opencl_product p = {.trans_a = g.trans_a != 0,
+                                  .trans_b = g.trans_b != 0,
+                                  .m = g.m,
+                                  .n = g.n,
+                                  .k = g.k,
+                                  .lda = g.lda,
+                                  .ldb = g.ldb,
+                                  .ldc = g.ldc,
+                                  .alpha = g.alpha,
+                                  .beta = g.beta,
+                                  .a = tdm_opencl_mem(launch->buffers[at.a]),
+                                  .b = tdm_opencl_mem(launch->buffers[at.b]),
+                                  .c = tdm_opencl_mem(launch->buffers[at.c]),
+                                  .a_off = launch->offsets[at.a],
+                                  .b_off = launch->offsets[at.b],
+                                  .c_off = launch->offsets[at.c],
+                                  .batch = 1};
+    const uint32_t slices = tdm_opencl_gemm_slices(dev, &p);
+    if (slices)
+        return tdm_opencl_gemm_split(dev, &p, launch->buffers[at.c], slices);
+    return tdm_opencl_clblast_run(dev, &p);
 }

@@ -157,7 +157,8 @@ int tdm_opencl_supports(const tdm_device *dev, tdm_kernel kernel);
 void tdm_opencl_kernels_release(tdm_opencl_device *d);
 
 /* opencl_gemm.c: gemm, through the host's BLAS on devices that run it (host_gemm),
- * else through CLBlast; whether a device can run gemm at all. */
+ * else through CLBlast (a long, narrow product with its k split:
+ * opencl_gemm_split.c); whether a device can run gemm at all. */
 tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch);
 int tdm_opencl_gemm_supported(const tdm_device *dev);
 
@@ -165,7 +166,22 @@ int tdm_opencl_gemm_supported(const tdm_device *dev);
  * libclblast.so.1 once per process (thread-safe): 1 when it is there, else 0 and
  * its gemm is TDM_ERR_UNSUPPORTED. *note (note may be NULL): the file, or why not. */
 int tdm_opencl_clblast_load(const char **note);
-tdm_status tdm_opencl_clblast_gemm(tdm_device *dev, const tdm_launch *launch);
+/* One product, C = alpha op(A) op(B) + beta C (row-major, offsets and leading
+ * dimensions in elements), or `batch` of them at once, each operand's next one
+ * `stride` elements on. */
+typedef struct tdm_opencl_product {
+    int trans_a, trans_b;
+    uint32_t m, n, k, lda, ldb, ldc;
+    float alpha, beta;
+    cl_mem a, b, c;
+    size_t a_off, b_off, c_off, a_stride, b_stride, c_stride, batch;
+} tdm_opencl_product;
+tdm_status tdm_opencl_clblast_run(tdm_device *dev, const tdm_opencl_product *p);
+/* opencl_gemm_split.c: the slices p's k is cut into on CLBlast (0: none), and p so
+ * cut, its slices multiplied at once and summed into C (p->c, the buffer c). */
+uint32_t tdm_opencl_gemm_slices(const tdm_device *dev, const tdm_opencl_product *p);
+tdm_status tdm_opencl_gemm_split(tdm_device *dev, const tdm_opencl_product *p, tdm_buffer *c,
+                                 uint32_t slices);
 /* Releases the programs CLBlast keeps (built for the contexts that ran gemm), before
  * tandem releases a context: left to CLBlast's exit handler they would outlive their
  * context, and an application that opens and closes contexts would keep them all. */

@@ -65,9 +65,10 @@ static const shape source_shapes[] = {
  * The last two sum past lavapipe's loop limit, which the core launches in pieces of k:
  * both transposed and not aligned, then neither, with quads (A, B and C aligned, C
  * holding a CPU driver's 16 x 32 block) and a last piece of k not a multiple of 16.
- * Those two and the last, few tiles over a long k, split k on GPUs (Vulkan's
- * split_main, CLBlast's slices): the last has blocks partly past m and n, and k past
- * its last quad and its last whole slice. */
+ * Those two and the last two, few tiles over a long k, split k on GPUs (Vulkan's
+ * split_main, CLBlast's slices where C's rows are contiguous: the even cases): the
+ * last two have blocks partly past m and n, and k past its last quad and its last
+ * whole slice. */
 static const shape gemm_shapes[] = {
     {1, 1, 1, CONF_RANDOM},      {7, 5, 3, CONF_RANDOM},        {16, 16, 16, CONF_INTEGER},
     {33, 17, 65, CONF_RANDOM},   {9, 7, 0, CONF_RANDOM},        {64, 64, 64, CONF_EDGE},
@@ -75,6 +76,7 @@ static const shape gemm_shapes[] = {
     {0, 4, 4, CONF_RANDOM},      {68, 72, 36, CONF_RANDOM},     {65, 66, 17, CONF_RANDOM},
     {96, 64, 40, CONF_RANDOM},   {129, 260, 33, CONF_RANDOM},   {256, 128, 48, CONF_EDGE},
     {1, 1, 180000, CONF_RANDOM}, {16, 32, 300004, CONF_RANDOM}, {30, 18, 5003, CONF_RANDOM},
+    {20, 36, 4999, CONF_RANDOM},
 };
 
 /* Convolution and pooling: an NHWC image, a window, its strides and padding (SAME:
