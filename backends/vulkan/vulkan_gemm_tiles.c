@@ -5,10 +5,10 @@
  * 4 x 4 blocks (16 sums an invocation) through one staging buffer for products of a
  * few tiles, and 128 x 64 tiles of 8 x 4 blocks (32 sums, a third fewer shared-memory
  * loads per product) through two for those of TDM_VK_LARGE_TILES or more, enough to
- * keep a large GPU's hundred-odd compute units busy twice over. On an H100 these beat
- * every other shape within 4 % at 1024^3 to 4096^3, and the shapes they replaced
- * (64 x 64 through two buffers, 128 x 128 of 8 x 8 blocks) by 10-20 %
- * (docs/KERNELS.md). With 128 invocations (the least a device allows) only the small
+ * keep a large GPU's hundred-odd compute units busy twice over. On an H100 these are
+ * within 6 % of the best shape at every size from 1024^3 to 4096^3, and beat the
+ * shapes they replaced (64 x 64 through two buffers, 128 x 128 of 8 x 8 blocks) by
+ * 10-13 % at 2048^3 and 4096^3 (docs/KERNELS.md). With 128 invocations (the least a device allows) only the small
  * shape, of 8 x 4 blocks. TDM_VK_GEMM_TILE=RxC/rxc[:B] puts every tiled product
  * on one shape instead (a sweep's candidates, docs/KERNELS.md), "none" on no tile.
  *
