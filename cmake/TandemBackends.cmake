@@ -1,6 +1,7 @@
 # Finds what each backend needs to build; sets TDM_HAVE_OPENCL / TDM_HAVE_VULKAN /
-# TDM_HAVE_CLBLAST. Only headers (and glslang for the shaders): the loaders
-# libOpenCL.so.1, libclblast.so.1 and libvulkan.so.1 are opened at run time.
+# TDM_HAVE_CLBLAST / TDM_HAVE_ONEDNN. Only headers (and glslang for the shaders): the
+# loaders libOpenCL.so.1, libclblast.so.1, libdnnl.so.2 and libvulkan.so.1 are opened
+# at run time.
 function(tdm_resolve_backend name option found)
   if(option STREQUAL "ON" AND NOT found)
     message(FATAL_ERROR "TDM_WITH_${name}=ON but its dependencies were not found")
@@ -30,6 +31,18 @@ if(TDM_HAVE_OPENCL AND NOT TDM_WITH_CLBLAST STREQUAL "OFF")
   endif()
 endif()
 
+# The implicit convolutions on OpenCL CPU devices run on oneDNN; without it those
+# devices convolve lowered.
+set(TDM_HAVE_ONEDNN OFF)
+if(TDM_HAVE_OPENCL AND NOT TDM_WITH_ONEDNN STREQUAL "OFF")
+  find_path(TDM_ONEDNN_INCLUDE_DIR oneapi/dnnl/dnnl.h DOC "oneDNN's C header (libdnnl-dev)")
+  if(TDM_ONEDNN_INCLUDE_DIR)
+    set(TDM_HAVE_ONEDNN ON)
+  elseif(TDM_WITH_ONEDNN STREQUAL "ON")
+    message(FATAL_ERROR "TDM_WITH_ONEDNN=ON but oneapi/dnnl/dnnl.h was not found (libdnnl-dev)")
+  endif()
+endif()
+
 set(vulkan_ready FALSE)
 if(NOT TDM_WITH_VULKAN STREQUAL "OFF")
   find_path(TDM_VULKAN_INCLUDE_DIR vulkan/vulkan.h DOC "Vulkan headers (libvulkan-dev)")
@@ -41,4 +54,4 @@ endif()
 tdm_resolve_backend(VULKAN "${TDM_WITH_VULKAN}" "${vulkan_ready}")
 
 message(STATUS "tandem backends: reference yes, OpenCL ${TDM_HAVE_OPENCL} "
-               "(CLBlast ${TDM_HAVE_CLBLAST}), Vulkan ${TDM_HAVE_VULKAN}")
+               "(CLBlast ${TDM_HAVE_CLBLAST}, oneDNN ${TDM_HAVE_ONEDNN}), Vulkan ${TDM_HAVE_VULKAN}")

@@ -2,11 +2,14 @@
 set(TDM_WITH_OPENCL AUTO CACHE STRING "Build the OpenCL backend: ON, OFF or AUTO (if found)")
 set(TDM_WITH_VULKAN AUTO CACHE STRING "Build the Vulkan backend: ON, OFF or AUTO (if found)")
 set(TDM_WITH_CLBLAST AUTO CACHE STRING "GEMM on OpenCL through CLBlast: ON, OFF or AUTO")
+set(TDM_WITH_ONEDNN AUTO CACHE STRING
+    "Convolutions on OpenCL CPU devices through oneDNN: ON, OFF or AUTO")
 set(TDM_WITH_MPI AUTO CACHE STRING
     "Build libtandem_mpi, the transport of multi-worker jobs: ON, OFF or AUTO (if found)")
 set_property(CACHE TDM_WITH_MPI PROPERTY STRINGS ON OFF AUTO)
 set_property(CACHE TDM_WITH_OPENCL PROPERTY STRINGS ON OFF AUTO)
 set_property(CACHE TDM_WITH_CLBLAST PROPERTY STRINGS ON OFF AUTO)
+set_property(CACHE TDM_WITH_ONEDNN PROPERTY STRINGS ON OFF AUTO)
 set_property(CACHE TDM_WITH_VULKAN PROPERTY STRINGS ON OFF AUTO)
 option(TDM_WERROR "Treat compiler warnings as errors" OFF)
 set(TDM_SANITIZE "" CACHE STRING

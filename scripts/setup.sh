@@ -7,9 +7,11 @@ cd "$(dirname "$0")/.."
 # clang and libclang-rt-14-dev (libFuzzer) are for the fuzzing in scripts/test.sh;
 # Open MPI for libtandem_mpi, multi-worker jobs and their tests under mpirun;
 # python3 for the tests' independent readers of model files and traces; OpenBLAS
-# (opened at run time, optional) for gemm on OpenCL CPU devices.
+# and oneDNN (opened at run time, optional) for gemm and convolutions on OpenCL CPU
+# devices.
 ./scripts/install-missing.sh build-essential cmake pkg-config zlib1g-dev \
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libclblast-dev libopenblas0-pthread \
+  libdnnl-dev \
   libvulkan-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers \
   tmux clang libclang-rt-14-dev libopenmpi-dev openmpi-bin oclgrind python3
 
@@ -18,5 +20,6 @@ werror=OFF
 [ "${CI:-}" = true ] && werror=ON
 # Every backend is required here, so a missing package fails loudly, not quietly.
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTDM_WERROR=$werror \
-      -DTDM_WITH_OPENCL=ON -DTDM_WITH_CLBLAST=ON -DTDM_WITH_VULKAN=ON -DTDM_WITH_MPI=ON
+      -DTDM_WITH_OPENCL=ON -DTDM_WITH_CLBLAST=ON -DTDM_WITH_ONEDNN=ON -DTDM_WITH_VULKAN=ON \
+      -DTDM_WITH_MPI=ON
 cmake --build build -j"$(nproc)"

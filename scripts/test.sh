@@ -34,7 +34,8 @@ part() {
 part "the suite" ctest --test-dir build --output-on-failure -j"$test_jobs"
 
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTDM_SANITIZE=address,undefined \
-      -DTDM_WITH_OPENCL=ON -DTDM_WITH_CLBLAST=ON -DTDM_WITH_VULKAN=ON -DTDM_WITH_MPI=ON \
+      -DTDM_WITH_OPENCL=ON -DTDM_WITH_CLBLAST=ON -DTDM_WITH_ONEDNN=ON -DTDM_WITH_VULKAN=ON \
+      -DTDM_WITH_MPI=ON \
       -DTDM_WERROR=ON >/dev/null
 cmake --build build-asan -j"$jobs"
 took "the sanitizer build"
@@ -52,11 +53,13 @@ part "the suite under ASan + UBSan" \
   ctest --test-dir build-asan --output-on-failure -j"$test_jobs"
 
 targets="csv idx checkpoint options"
-# The fuzzing build is also the one without CLBlast (OpenCL without gemm, as a user
-# without libclblast-dev builds it), so that configuration compiles, with clang too.
+# The fuzzing build is also the one without CLBlast and oneDNN (OpenCL without gemm
+# and with lowered convolutions only, as a user without libclblast-dev and
+# libdnnl-dev builds it), so that configuration compiles, with clang too.
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DTDM_FUZZ=ON -DTDM_SANITIZE=address,undefined -DTDM_WITH_OPENCL=ON \
-      -DTDM_WITH_CLBLAST=OFF -DTDM_WITH_VULKAN=OFF -DTDM_WITH_MPI=OFF -DTDM_WERROR=ON >/dev/null
+      -DTDM_WITH_CLBLAST=OFF -DTDM_WITH_ONEDNN=OFF -DTDM_WITH_VULKAN=OFF -DTDM_WITH_MPI=OFF \
+      -DTDM_WERROR=ON >/dev/null
 cmake --build build-fuzz -j"$jobs" $(for t in $targets; do printf -- '--target fuzz_%s ' "$t"; done)
 took "the fuzzing build"
 fuzz() {
@@ -78,7 +81,8 @@ done
 # clang warns where GCC does not, and compiles branches that only it takes; the
 # fuzzing build leaves out CLBlast, Vulkan and MPI, so the whole tree is built again.
 cmake -S . -B build-clang -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-      -DTDM_WITH_OPENCL=ON -DTDM_WITH_CLBLAST=ON -DTDM_WITH_VULKAN=ON -DTDM_WITH_MPI=ON \
+      -DTDM_WITH_OPENCL=ON -DTDM_WITH_CLBLAST=ON -DTDM_WITH_ONEDNN=ON -DTDM_WITH_VULKAN=ON \
+      -DTDM_WITH_MPI=ON \
       -DTDM_WERROR=ON >/dev/null
 part "the clang build" cmake --build build-clang -j"$jobs"
 

@@ -167,6 +167,9 @@ static tdm_status opencl_create(tdm_context *ctx, tdm_backend **out)
     if (!tdm_opencl_host_gemm_load(&be->host_blas_note))
         tdm_log(ctx, TDM_LOG_INFO, "opencl: no host BLAS for CPU devices: %s",
                 be->host_blas_note);
+    if (!tdm_opencl_host_conv_load(&be->host_conv_note))
+        tdm_log(ctx, TDM_LOG_INFO, "opencl: no oneDNN for CPU devices' convolutions: %s",
+                be->host_conv_note);
     for (cl_uint i = 0; i < count && st == TDM_OK; i++)
         st = add_platform(be, ids[i]);
     free(ids);
@@ -185,11 +188,14 @@ static size_t opencl_device_count(const tdm_backend *be)
 
 static void opencl_summary(const tdm_backend *be, char *out, size_t size)
 {
-    const int clblast = tdm_opencl_clblast_load(NULL), openblas = tdm_opencl_host_gemm_load(NULL);
-    snprintf(out, size, "%s, %zu platform(s); gemm %s (%s); on CPU devices %s (%s)",
+    const int clblast = tdm_opencl_clblast_load(NULL), openblas = tdm_opencl_host_gemm_load(NULL),
+              onednn = tdm_opencl_host_conv_load(NULL);
+    snprintf(out, size,
+             "%s, %zu platform(s); gemm %s (%s); on CPU devices %s (%s), convolutions %s (%s)",
              be->opencl_note, be->platform_count,
              clblast ? "through CLBlast" : "unsupported without CLBlast", be->clblast_note,
-             openblas ? "through OpenBLAS" : "without OpenBLAS", be->host_blas_note);
+             openblas ? "through OpenBLAS" : "without OpenBLAS", be->host_blas_note,
+             onednn ? "through oneDNN" : "lowered without oneDNN", be->host_conv_note);
 }
 
 const tdm_backend_ops tdm_opencl_backend = {

@@ -64,6 +64,7 @@ tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev
     d->host_memory = tdm_opencl_probe_host_memory(d);
     /* the host's BLAS reaches the buffers where they live */
     d->host_gemm = d->host_memory && tdm_opencl_host_gemm_usable(d->device, dev->desc.type);
+    d->host_conv = tdm_opencl_host_conv_usable(d);
     dev->impl = d;
     dev->max_binding_bytes = 0; /* kernels reach a whole cl_mem: no binding-range limit */
     return TDM_OK;

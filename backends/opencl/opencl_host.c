@@ -3,10 +3,15 @@
  * fold and stage in place (the HOST and RANKS plans) without copies. The OpenCL
  * specification lets a driver cache such a buffer elsewhere instead, so a device gets
  * this only where a probe shows the memory is the storage itself, and the core
- * touches it only between events (docs/modules/collective.md, "Ordering rules"). */
+ * touches it only between events (docs/modules/collective.md, "Ordering rules").
+ * There the host's libraries also run kernels, as native kernels in the device's
+ * queue: OpenBLAS's gemm and oneDNN's convolutions. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
+#include "device/kernel.h"
 #include "opencl_internal.h"
 
 /* Page-aligned: beyond any CL_DEVICE_MEM_BASE_ADDR_ALIGN, and whole pages. */
@@ -80,4 +85,90 @@ int tdm_opencl_probe_host_memory(tdm_opencl_device *d)
 void *tdm_opencl_host_address(tdm_buffer *buf)
 {
     return ((tdm_opencl_buffer *)buf->impl)->host;
+}
+
+float *tdm_opencl_host_floats(const tdm_launch *launch, unsigned slot)
+{
+    const tdm_opencl_buffer *b = launch->buffers[slot]->impl;
+    return (float *)b->host + launch->offsets[slot];
+}
+
+/* One library call on the host's cores at a time: OpenBLAS and oneDNN each split a
+ * call among every core, and a call beside another would get fewer and spin against
+ * it. It also keeps their bits: a call's split among threads changes the bits, so
+ * each call of a shape gets one split, and a process on two devices has the bits of
+ * two processes on one. */
+static pthread_mutex_t host_compute_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void tdm_opencl_host_compute_begin(void)
+{
+    pthread_mutex_lock(&host_compute_lock);
+}
+
+void tdm_opencl_host_compute_end(void)
+{
+    pthread_mutex_unlock(&host_compute_lock);
+}
+
+/* What a host command holds until it completes. */
+typedef struct host_command {
+    cl_mem mem[TDM_KERNEL_MAX_BUFFERS];
+    unsigned count;
+    void (*finished)(void *context);
+    void *context;
+} host_command;
+
+static void release_command(host_command *h)
+{
+    for (unsigned i = 0; i < h->count; i++)
+        clReleaseMemObject(h->mem[i]);
+    if (h->finished)
+        h->finished(h->context);
+    free(h);
+}
+
+static void CL_CALLBACK on_complete(cl_event event, cl_int status, void *user)
+{
+    (void)event, (void)status;
+    release_command(user);
+}
+
+tdm_status tdm_opencl_host_command(tdm_device *dev, void(CL_CALLBACK *run)(void *),
+                                   const void *args, size_t size, const tdm_launch *launch,
+                                   void (*finished)(void *context), void *context)
+{
+    host_command *h = malloc(sizeof *h);
+    if (!h) {
+        if (finished)
+            finished(context);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", dev->desc.id,
+                        dev->desc.name);
+    }
+    *h = (host_command){.count = 0, .finished = finished, .context = context};
+    const unsigned count = tdm_kernel_get(launch->kernel)->buffer_count;
+    for (unsigned b = 0; b < count; b++)
+        if (launch->buffers[b]) {
+            h->mem[h->count] = tdm_opencl_mem(launch->buffers[b]);
+            clRetainMemObject(h->mem[h->count++]);
+        }
+
+    cl_event done = NULL;
+    const char *call = "clEnqueueNativeKernel";
+    tdm_opencl_serial_begin(dev);
+    cl_int err = clEnqueueNativeKernel(tdm_opencl_dev(dev)->queue, run, (void *)args, size, 0, NULL,
+                                       NULL, 0, NULL, &done);
+    if (err == CL_SUCCESS) {
+        call = "clSetEventCallback";
+        err = clSetEventCallback(done, CL_COMPLETE, on_complete, h);
+        if (err != CL_SUCCESS)
+            clWaitForEvents(1, &done); /* then nothing reads the buffers any more */
+    }
+    tdm_opencl_serial_end(dev);
+    if (done)
+        clReleaseEvent(done);
+    if (err != CL_SUCCESS) {
+        release_command(h);
+        return tdm_opencl_fail(dev, call, err);
+    }
+    return TDM_OK;
 }

@@ -5,12 +5,10 @@
  * with every other launch, copy and event as a kernel would be. It reads and writes
  * the buffers where they live, in host memory (opencl_host.c): the addresses go in
  * the arguments, not through the call's memory-object list, which PoCL 3.1 hands
- * to the wrong arguments when it holds more than one buffer. So the buffers are
- * retained here and released when the command completes, as a kernel's are.
+ * to the wrong arguments when it holds more than one buffer (opencl_host.c).
  * OpenBLAS is opened at run time and optional: without it, or with
  * TDM_CL_GEMM=clblast, CLBlast runs gemm. */
 #include <limits.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,13 +28,10 @@ typedef void cblas_sgemm_fn(int layout, int trans_a, int trans_b, int m, int n, 
 static tdm_library openblas = TDM_LIBRARY_INIT("libopenblas.so.0");
 static cblas_sgemm_fn *openblas_sgemm;
 static void (*openblas_set_num_threads)(int);
-/* OpenBLAS splits a product among its threads, and the split changes the bits. Its
- * thread count comes from the process's CPU affinity (mpirun binds each process to
- * a core) and a call made while another runs may get fewer. So the count is fixed
- * to the machine's cores and the calls take turns: every product of a shape takes
- * one split, and a process on two devices has the bits of two processes on one. */
-static pthread_mutex_t sgemm_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* OpenBLAS's thread count comes from the process's CPU affinity (mpirun binds each
+ * process to a core), and its split among threads changes the bits: so the count is
+ * fixed to the machine's cores, and the calls take turns (opencl_host.c). */
 static int resolve(tdm_library *lib)
 {
     int found = 1;
@@ -79,10 +74,6 @@ typedef struct host_gemm_args {
     float alpha, beta;
 } host_gemm_args;
 
-typedef struct retained_buffers {
-    cl_mem mem[3];
-} retained_buffers;
-
 /* The fewest multiply-adds OpenBLAS runs only on its general path whatever beta. */
 #define GENERAL_PATH_MNK (28.0 * 512 * 512)
 
@@ -106,24 +97,11 @@ static void CL_CALLBACK run_sgemm(void *block)
                 memset(g->c + (size_t)i * (size_t)g->ldc, 0, (size_t)g->n * sizeof *g->c);
         beta = 1.0f;
     }
-    pthread_mutex_lock(&sgemm_lock);
+    tdm_opencl_host_compute_begin();
     openblas_sgemm(CBLAS_ROW_MAJOR, g->trans_a ? CBLAS_TRANS : CBLAS_NO_TRANS,
                    g->trans_b ? CBLAS_TRANS : CBLAS_NO_TRANS, g->m, g->n, g->k, g->alpha, g->a,
                    g->lda, g->b, g->ldb, beta, g->c, g->ldc);
-    pthread_mutex_unlock(&sgemm_lock);
-}
-
-static void release_buffers(retained_buffers *r)
-{
-    for (int i = 0; i < 3; i++)
-        clReleaseMemObject(r->mem[i]);
-    free(r);
-}
-
-static void CL_CALLBACK on_complete(cl_event event, cl_int status, void *user)
-{
-    (void)event, (void)status;
-    release_buffers(user);
+    tdm_opencl_host_compute_end();
 }
 
 /* CBLAS takes int sizes; the kernel table allows larger. */
@@ -142,20 +120,14 @@ int tdm_opencl_host_gemm_takes(const tdm_launch *launch)
     return fits_int(&g);
 }
 
-static float *address(const tdm_launch *launch, unsigned slot)
-{
-    const tdm_opencl_buffer *b = launch->buffers[slot]->impl;
-    return (float *)b->host + launch->offsets[slot];
-}
-
 tdm_status tdm_opencl_host_gemm(tdm_device *dev, const tdm_launch *launch)
 {
     const tdm_gemm_scalars g = tdm_gemm_scalars_of(launch);
     const tdm_gemm_slots at = tdm_gemm_slots_of();
     const host_gemm_args args = {
-        .a = address(launch, at.a),
-        .b = address(launch, at.b),
-        .c = address(launch, at.c),
+        .a = tdm_opencl_host_floats(launch, at.a),
+        .b = tdm_opencl_host_floats(launch, at.b),
+        .c = tdm_opencl_host_floats(launch, at.c),
         .trans_a = g.trans_a,
         .trans_b = g.trans_b,
         .m = (int)g.m,
@@ -167,33 +139,5 @@ tdm_status tdm_opencl_host_gemm(tdm_device *dev, const tdm_launch *launch)
         .alpha = g.alpha,
         .beta = g.beta,
     };
-    retained_buffers *kept = malloc(sizeof *kept);
-    if (!kept)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", dev->desc.id,
-                        dev->desc.name);
-    const unsigned operands[3] = {at.a, at.b, at.c};
-    for (int i = 0; i < 3; i++) {
-        kept->mem[i] = tdm_opencl_mem(launch->buffers[operands[i]]);
-        clRetainMemObject(kept->mem[i]);
-    }
-
-    cl_event done = NULL;
-    const char *call = "clEnqueueNativeKernel";
-    tdm_opencl_serial_begin(dev);
-    cl_int err = clEnqueueNativeKernel(tdm_opencl_dev(dev)->queue, run_sgemm, (void *)&args,
-                                       sizeof args, 0, NULL, NULL, 0, NULL, &done);
-    if (err == CL_SUCCESS) {
-        call = "clSetEventCallback";
-        err = clSetEventCallback(done, CL_COMPLETE, on_complete, kept);
-        if (err != CL_SUCCESS)
-            clWaitForEvents(1, &done); /* then nothing reads the buffers any more */
-    }
-    tdm_opencl_serial_end(dev);
-    if (done)
-        clReleaseEvent(done);
-    if (err != CL_SUCCESS) {
-        release_buffers(kept);
-        return tdm_opencl_fail(dev, call, err);
-    }
-    return TDM_OK;
+    return tdm_opencl_host_command(dev, run_sgemm, &args, sizeof args, launch, NULL, NULL);
 }

@@ -40,6 +40,7 @@ struct tdm_backend {
     const char *opencl_note;        /* where libOpenCL.so.1 was loaded from */
     const char *clblast_note;       /* where CLBlast was loaded from, or why it was not */
     const char *host_blas_note;     /* where OpenBLAS was loaded from, or why it was not */
+    const char *host_conv_note;     /* where oneDNN was loaded from, or why it was not */
     tdm_opencl_platform *platforms; /* only those with a context */
     size_t platform_count;
     tdm_opencl_physical *devices;
@@ -61,6 +62,7 @@ typedef struct tdm_opencl_device {
     char build_options[64]; /* for every table kernel's program on this device */
     int host_memory;        /* buffers live in host memory the host may address (opencl_host.c) */
     int host_gemm;          /* gemm runs on the host's BLAS (opencl_host_gemm.c) */
+    int host_conv;          /* the implicit convolutions run on oneDNN (opencl_host_conv.c) */
     int profiling;          /* the queue has CL_QUEUE_PROFILING_ENABLE: timestamps */
 } tdm_opencl_device;
 
@@ -123,6 +125,20 @@ int tdm_opencl_probe_host_memory(tdm_opencl_device *d);
 cl_mem tdm_opencl_create_in_host_memory(tdm_opencl_device *d, size_t size, void **host,
                                         cl_int *err);
 void *tdm_opencl_host_address(tdm_buffer *buf);
+/* A launch's float buffer in slot, at its offset, where the host addresses it. */
+float *tdm_opencl_host_floats(const tdm_launch *launch, unsigned slot);
+/* Around a call into a host library that splits its work among the cores: one such
+ * call at a time in the process. */
+void tdm_opencl_host_compute_begin(void);
+void tdm_opencl_host_compute_end(void);
+/* Enqueues run(args), a copy of size bytes, as a native kernel of dev's queue: a
+ * command ordered with the launches around it, reading and writing the launch's
+ * buffers where the host addresses them (tdm_opencl_host_floats). The buffers are
+ * retained until it completes, as a kernel's are; then finished(context) runs (also
+ * when the enqueue fails; finished may be NULL). */
+tdm_status tdm_opencl_host_command(tdm_device *dev, void(CL_CALLBACK *run)(void *),
+                                   const void *args, size_t size, const tdm_launch *launch,
+                                   void (*finished)(void *context), void *context);
 
 /* opencl_device.c */
 tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev);
@@ -195,6 +211,15 @@ int tdm_opencl_host_gemm_load(const char **note);
 int tdm_opencl_host_gemm_usable(cl_device_id id, tdm_device_type type);
 int tdm_opencl_host_gemm_takes(const tdm_launch *launch);
 tdm_status tdm_opencl_host_gemm(tdm_device *dev, const tdm_launch *launch);
+
+/* opencl_host_conv.c: the implicit convolutions as native kernels calling oneDNN
+ * (dnnl_conv.h), which tdm_opencl_host_conv_load loads once per process (*note: from
+ * where, or why not). Usable on a device whose gemm runs on the host's BLAS, when
+ * oneDNN loads, unless TDM_CL_CONV=lowered; the kernels it runs; a launch of one. */
+int tdm_opencl_host_conv_load(const char **note);
+int tdm_opencl_host_conv_usable(const tdm_opencl_device *d);
+int tdm_opencl_host_conv_kernel(tdm_kernel kernel);
+tdm_status tdm_opencl_host_conv(tdm_device *dev, const tdm_launch *launch);
 
 /* opencl_program.c: releases a platform's cached programs (at destroy). */
 void tdm_opencl_program_cache_free(tdm_opencl_platform *platform);

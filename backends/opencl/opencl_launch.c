@@ -196,11 +196,14 @@ static cl_int set_args(cl_kernel k, const tdm_kernel_info *info, const tdm_launc
     return err;
 }
 
-/* Kernels with a source in kernels/; gemm where a library runs it. */
+/* Kernels with a source in kernels/; gemm and the implicit convolutions where a
+ * library runs them. */
 int tdm_opencl_supports(const tdm_device *dev, tdm_kernel kernel)
 {
     if (kernel == TDM_KERNEL_gemm)
         return tdm_opencl_gemm_supported(dev);
+    if (tdm_opencl_host_conv_kernel(kernel))
+        return tdm_opencl_dev(dev)->host_conv;
     return tdm_opencl_source_find(tdm_kernel_get(tdm_kernel_get(kernel)->base)->name) != NULL;
 }
 
@@ -215,6 +218,8 @@ tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch)
                         dev->desc.id, dev->desc.name, (int)launch->kernel);
     if (launch->kernel == TDM_KERNEL_gemm)
         return tdm_opencl_gemm(dev, launch);
+    if (tdm_opencl_host_conv_kernel(launch->kernel))
+        return tdm_opencl_host_conv(dev, launch);
     if (launch->groups == 0)
         return TDM_OK; /* nothing to do (the core sends at least one group) */
 

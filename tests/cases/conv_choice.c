@@ -7,6 +7,7 @@
  * tdm_model_scratch_bytes sees); options that cannot work are refused. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
@@ -148,15 +149,30 @@ static tdm_backend_kind backend_of(tdm_device *dev)
     return d.backend;
 }
 
-/* What a model forced to implicit computes on dev: implicit where its kernels are
- * (Vulkan and the reference backend), lowered on OpenCL. */
-static tdm_conv_algorithm implicit_on(tdm_device *dev)
+/* Whether OpenCL's CPU devices (PoCL's, here) run the implicit kernels: on oneDNN,
+ * where the build has it (TDM_TEST_ONEDNN, set by CMake) and TDM_CL_CONV does not ask
+ * for lowered. */
+static int opencl_has_implicit(void)
 {
-    return backend_of(dev) == TDM_BACKEND_OPENCL ? TDM_CONV_LOWERED : TDM_CONV_IMPLICIT;
+#ifdef TDM_TEST_ONEDNN
+    const char *choice = getenv("TDM_CL_CONV");
+    return !choice || strcmp(choice, "lowered") != 0;
+#else
+    return 0;
+#endif
 }
 
-/* What auto computes on dev: direct on the reference backend, implicit on a CPU's
- * Vulkan (lavapipe), lowered on OpenCL and on GPUs (lavapipe as one too). */
+/* What a model forced to implicit computes on dev: implicit where its kernels are
+ * (Vulkan, the reference backend, OpenCL on oneDNN), else lowered. */
+static tdm_conv_algorithm implicit_on(tdm_device *dev)
+{
+    return backend_of(dev) == TDM_BACKEND_OPENCL && !opencl_has_implicit() ? TDM_CONV_LOWERED
+                                                                           : TDM_CONV_IMPLICIT;
+}
+
+/* What auto computes on dev: direct on the reference backend, implicit on a CPU
+ * device that has it (lavapipe, PoCL on oneDNN), else lowered, as on GPUs (lavapipe
+ * as one too). */
 static tdm_conv_algorithm auto_on(tdm_device *dev)
 {
     tdm_device_desc d = TDM_DEVICE_DESC_INIT;

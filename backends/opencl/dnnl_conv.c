@@ -1,0 +1,376 @@
+/* conv2d's passes through oneDNN (dnnl_conv.h). oneDNN lays the filter out as its
+ * fastest kernel wants (format "any"), so the forward and the input gradient reorder
+ * f into that layout first, and the filter gradient reorders its result back to HWIO
+ * with a sum, which adds it to df as the kernel table asks. The images stay NHWC, as
+ * tandem keeps them. oneDNN keeps the kernels it generated in its own cache, so
+ * making a pass's primitives again for the next step takes microseconds. */
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <oneapi/dnnl/dnnl.h>
+#include <oneapi/dnnl/dnnl_debug.h>
+
+#include "base/error.h"
+#include "base/library.h"
+#include "dnnl_conv.h"
+#include "dnnl_padding_terms.h"
+
+#define DNNL_FUNCTIONS(X)                                                                          \
+    X(dnnl_engine_create)                                                                          \
+    X(dnnl_stream_create)                                                                          \
+    X(dnnl_stream_wait)                                                                            \
+    X(dnnl_memory_desc_init_by_tag)                                                                \
+    X(dnnl_memory_desc_init_by_strides)                                                            \
+    X(dnnl_memory_desc_get_size)                                                                   \
+    X(dnnl_memory_create)                                                                          \
+    X(dnnl_memory_destroy)                                                                         \
+    X(dnnl_convolution_forward_desc_init)                                                          \
+    X(dnnl_convolution_backward_data_desc_init)                                                    \
+    X(dnnl_convolution_backward_weights_desc_init)                                                 \
+    X(dnnl_primitive_desc_create)                                                                  \
+    X(dnnl_primitive_desc_query_md)                                                                \
+    X(dnnl_primitive_desc_destroy)                                                                 \
+    X(dnnl_reorder_primitive_desc_create)                                                          \
+    X(dnnl_primitive_create)                                                                       \
+    X(dnnl_primitive_execute)                                                                      \
+    X(dnnl_primitive_destroy)                                                                      \
+    X(dnnl_primitive_attr_create)                                                                  \
+    X(dnnl_primitive_attr_set_post_ops)                                                            \
+    X(dnnl_primitive_attr_destroy)                                                                 \
+    X(dnnl_post_ops_create)                                                                        \
+    X(dnnl_post_ops_append_sum)                                                                    \
+    X(dnnl_post_ops_destroy)                                                                       \
+    X(dnnl_status2str)
+
+/* Each function through a pointer of its own declared type: the header's
+ * declaration, so a wrong signature does not compile. */
+#define DECLARE(f) static __typeof__(f) *p_##f;
+DNNL_FUNCTIONS(DECLARE)
+#undef DECLARE
+
+static tdm_library dnnl = TDM_LIBRARY_INIT("libdnnl.so.2");
+/* oneDNN splits a pass among its OpenMP threads, and the split changes the bits, so
+ * the count is fixed to the machine's cores while a pass is made or run, as
+ * OpenBLAS's is (opencl_host_gemm.c); the thread's own count, which an application
+ * may have set, is put back after. NULL: oneDNN built without OpenMP. */
+static void (*omp_set_num_threads_fn)(int);
+static int (*omp_get_max_threads_fn)(void);
+static dnnl_engine_t engine;
+static dnnl_stream_t stream; /* runs one pass at a time (dnnl_conv.h) */
+
+/* Returns the count to put back with threads_end. */
+static int threads_begin(void)
+{
+    if (!omp_set_num_threads_fn || !omp_get_max_threads_fn)
+        return 0;
+    const int was = omp_get_max_threads_fn();
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    omp_set_num_threads_fn(cores > 0 && cores < 4096 ? (int)cores : 1);
+    return was;
+}
+
+static void threads_end(int was)
+{
+    if (was > 0)
+        omp_set_num_threads_fn(was);
+}
+
+static int resolve(tdm_library *lib)
+{
+    int found = 1;
+#define FETCH(f) TDM_LIBRARY_FETCH(lib, p_##f, #f, found);
+    DNNL_FUNCTIONS(FETCH)
+#undef FETCH
+    if (!found)
+        return 0;
+    *(void **)&omp_set_num_threads_fn = dlsym(lib->handle, "omp_set_num_threads");
+    *(void **)&omp_get_max_threads_fn = dlsym(lib->handle, "omp_get_max_threads");
+    if (p_dnnl_engine_create(&engine, dnnl_cpu, 0) != dnnl_success ||
+        p_dnnl_stream_create(&stream, engine, dnnl_stream_default_flags) != dnnl_success) {
+        snprintf(lib->note, sizeof lib->note, "%s makes no CPU engine", lib->soname);
+        return 0;
+    }
+    return 1;
+}
+
+int tdm_dnnl_load(const char **note)
+{
+    int loaded = tdm_library_load(&dnnl, resolve);
+    if (note)
+        *note = dnnl.note;
+    return loaded;
+}
+
+struct tdm_dnnl_conv {
+    tdm_dnnl_pass pass;
+    tdm_dnnl_window win;
+    tdm_dnnl_operands at;
+    dnnl_primitive_t conv;
+    /* Before the forward and the input gradient: f into the layout conv reads. After
+     * the filter gradient: conv's result back to HWIO, added to df. NULL: none. */
+    dnnl_primitive_t reorder;
+    dnnl_memory_t image, output, filter, laid_out;
+    void *laid_out_storage;
+    float *zeros; /* zero_count elements written as zeros before conv runs */
+    size_t zero_count;
+    float *written; /* what the pass writes (NaN if oneDNN fails while it runs) */
+    size_t written_count;
+};
+
+void tdm_dnnl_conv_free(tdm_dnnl_conv *c)
+{
+    if (!c)
+        return;
+    if (c->conv)
+        p_dnnl_primitive_destroy(c->conv);
+    if (c->reorder)
+        p_dnnl_primitive_destroy(c->reorder);
+    dnnl_memory_t memories[] = {c->image, c->output, c->filter, c->laid_out};
+    for (size_t i = 0; i < sizeof memories / sizeof memories[0]; i++)
+        if (memories[i])
+            p_dnnl_memory_destroy(memories[i]);
+    free(c->laid_out_storage);
+    free(c);
+}
+
+static tdm_status failed(const char *what, dnnl_status_t st)
+{
+    return tdm_fail(st == dnnl_out_of_memory ? TDM_ERR_OUT_OF_MEMORY : TDM_ERR_UNSUPPORTED,
+                    "oneDNN: %s: %s", what, p_dnnl_status2str(st));
+}
+
+/* The shapes of a pass as oneDNN reads them: dims in its logical order (N, C, H, W;
+ * O, I, H, W), NHWC and HWIO in memory. The image is seen only as far as the windows
+ * reach: rows and columns past the last window are left out of the view (its strides
+ * stay the whole image's), so the padding below and right is never negative. */
+typedef struct shapes {
+    dnnl_memory_desc_t image, output, filter, filter_any;
+    dnnl_dims_t strides, pad_before, pad_after;
+    int image_whole; /* the view is the whole image */
+} shapes;
+
+static dnnl_status_t describe(const tdm_dnnl_window *w, shapes *s)
+{
+    const int64_t reach_h = (int64_t)(w->oh - 1) * w->stride_h + w->kh - w->pad_top,
+                  reach_w = (int64_t)(w->ow - 1) * w->stride_w + w->kw - w->pad_left;
+    const int64_t view_h = reach_h < w->h ? reach_h : w->h,
+                  view_w = reach_w < w->w ? reach_w : w->w;
+    s->image_whole = view_h == w->h && view_w == w->w;
+    s->strides[0] = w->stride_h, s->strides[1] = w->stride_w;
+    s->pad_before[0] = w->pad_top, s->pad_before[1] = w->pad_left;
+    s->pad_after[0] = reach_h - view_h, s->pad_after[1] = reach_w - view_w;
+    const dnnl_dims_t image = {w->batch, w->c, view_h, view_w},
+                      image_strides = {(int64_t)w->h * w->w * w->c, 1, (int64_t)w->w * w->c, w->c},
+                      output = {w->batch, w->oc, w->oh, w->ow},
+                      filter = {w->oc, w->c, w->kh, w->kw};
+    dnnl_status_t st =
+        p_dnnl_memory_desc_init_by_strides(&s->image, 4, image, dnnl_f32, image_strides);
+    if (st == dnnl_success)
+        st = p_dnnl_memory_desc_init_by_tag(&s->output, 4, output, dnnl_f32, dnnl_nhwc);
+    if (st == dnnl_success)
+        st = p_dnnl_memory_desc_init_by_tag(&s->filter, 4, filter, dnnl_f32, dnnl_hwio);
+    if (st == dnnl_success)
+        st = p_dnnl_memory_desc_init_by_tag(&s->filter_any, 4, filter, dnnl_f32,
+                                            dnnl_format_tag_any);
+    return st;
+}
+
+/* The pass's primitive descriptor (the forward's is the hint the gradients need). */
+static tdm_status choose(tdm_dnnl_pass pass, shapes *s, dnnl_primitive_desc_t *out)
+{
+    dnnl_convolution_desc_t forward, backward;
+    dnnl_primitive_desc_t hint = NULL;
+    dnnl_status_t st = p_dnnl_convolution_forward_desc_init(
+        &forward, dnnl_forward_training, dnnl_convolution_direct, &s->image, &s->filter_any, NULL,
+        &s->output, s->strides, s->pad_before, s->pad_after);
+    if (st == dnnl_success)
+        st = p_dnnl_primitive_desc_create(pass == TDM_DNNL_FORWARD ? out : &hint, &forward, NULL,
+                                          engine, NULL);
+    if (st != dnnl_success)
+        return failed("the forward convolution", st);
+    if (pass == TDM_DNNL_FORWARD)
+        return TDM_OK;
+    st = pass == TDM_DNNL_GRAD_INPUT
+             ? p_dnnl_convolution_backward_data_desc_init(&backward, dnnl_convolution_direct,
+                                                          &s->image, &s->filter_any, &s->output,
+                                                          s->strides, s->pad_before, s->pad_after)
+             : p_dnnl_convolution_backward_weights_desc_init(
+                   &backward, dnnl_convolution_direct, &s->image, &s->filter_any, NULL, &s->output,
+                   s->strides, s->pad_before, s->pad_after);
+    if (st == dnnl_success)
+        st = p_dnnl_primitive_desc_create(out, &backward, NULL, engine, hint);
+    p_dnnl_primitive_desc_destroy(hint);
+    return st == dnnl_success
+               ? TDM_OK
+               : failed(pass == TDM_DNNL_GRAD_INPUT ? "the input gradient" : "the filter gradient",
+                        st);
+}
+
+/* The filter in the layout pd reads or writes, and the reorder between it and HWIO:
+ * into it before the forward and the input gradient; out of it, added to df, after
+ * the filter gradient. */
+static tdm_status lay_out(tdm_dnnl_conv *c, const shapes *s, const_dnnl_primitive_desc_t pd)
+{
+    const int gradient = c->pass == TDM_DNNL_GRAD_FILTER;
+    const dnnl_memory_desc_t *laid = p_dnnl_primitive_desc_query_md(
+        pd, gradient ? dnnl_query_diff_weights_md : dnnl_query_weights_md, 0);
+    size_t bytes = p_dnnl_memory_desc_get_size(laid);
+    c->laid_out_storage = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!c->laid_out_storage)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "oneDNN: no host memory for a filter of %zu bytes",
+                        bytes);
+    dnnl_primitive_attr_t attr = NULL;
+    dnnl_post_ops_t sum = NULL;
+    dnnl_primitive_desc_t reorder = NULL;
+    dnnl_status_t st = p_dnnl_memory_create(&c->laid_out, laid, engine, c->laid_out_storage);
+    if (st == dnnl_success && gradient)
+        st = p_dnnl_primitive_attr_create(&attr);
+    if (st == dnnl_success && gradient)
+        st = p_dnnl_post_ops_create(&sum);
+    if (st == dnnl_success && gradient)
+        st = p_dnnl_post_ops_append_sum(sum, 1.0f);
+    if (st == dnnl_success && gradient)
+        st = p_dnnl_primitive_attr_set_post_ops(attr, sum);
+    if (st == dnnl_success)
+        st = gradient ? p_dnnl_reorder_primitive_desc_create(&reorder, laid, engine, &s->filter,
+                                                             engine, attr)
+                      : p_dnnl_reorder_primitive_desc_create(&reorder, &s->filter, engine, laid,
+                                                             engine, NULL);
+    if (st == dnnl_success)
+        st = p_dnnl_primitive_create(&c->reorder, reorder);
+    if (reorder)
+        p_dnnl_primitive_desc_destroy(reorder);
+    if (sum)
+        p_dnnl_post_ops_destroy(sum);
+    if (attr)
+        p_dnnl_primitive_attr_destroy(attr);
+    return st == dnnl_success ? TDM_OK : failed("the filter's reorder", st);
+}
+
+static tdm_status build(tdm_dnnl_conv *c, const tdm_dnnl_window *w, const tdm_dnnl_operands *o)
+{
+    shapes s;
+    dnnl_status_t st = describe(w, &s);
+    if (st != dnnl_success)
+        return failed("the shapes", st);
+    dnnl_primitive_desc_t pd = NULL;
+    tdm_status result = choose(c->pass, &s, &pd);
+    if (result == TDM_OK)
+        result = lay_out(c, &s, pd);
+    if (result == TDM_OK) {
+        st = p_dnnl_primitive_create(&c->conv, pd);
+        if (st == dnnl_success)
+            st = p_dnnl_memory_create(&c->image, &s.image, engine, o->image);
+        if (st == dnnl_success)
+            st = p_dnnl_memory_create(&c->output, &s.output, engine, o->output);
+        if (st == dnnl_success)
+            st = p_dnnl_memory_create(&c->filter, &s.filter, engine, o->filter);
+        if (st != dnnl_success)
+            result = failed("the convolution", st);
+    }
+    if (pd)
+        p_dnnl_primitive_desc_destroy(pd);
+    /* the input gradient is zero where no window reaches, outside the view */
+    if (result == TDM_OK && c->pass == TDM_DNNL_GRAD_INPUT && !s.image_whole)
+        c->zeros = c->written, c->zero_count = c->written_count;
+    return result;
+}
+
+tdm_status tdm_dnnl_conv_prepare(tdm_dnnl_pass pass, const tdm_dnnl_window *w,
+                                 const tdm_dnnl_operands *o, tdm_dnnl_conv **out)
+{
+    *out = NULL;
+    const size_t image = (size_t)w->batch * w->h * w->w * w->c,
+                 output = (size_t)w->batch * w->oh * w->ow * w->oc,
+                 filter = (size_t)w->kh * w->kw * w->c * w->oc,
+                 positions = (size_t)w->batch * w->oh * w->ow;
+    const size_t written = pass == TDM_DNNL_FORWARD      ? output
+                           : pass == TDM_DNNL_GRAD_INPUT ? image
+                                                         : filter;
+    /* nothing written, or a filter gradient adding an empty sum */
+    if (!written || (pass == TDM_DNNL_GRAD_FILTER && !positions))
+        return TDM_OK;
+    tdm_dnnl_conv *c = calloc(1, sizeof *c);
+    if (!c)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "oneDNN: out of host memory");
+    c->pass = pass, c->win = *w, c->at = *o;
+    c->written = pass == TDM_DNNL_FORWARD      ? o->output
+                 : pass == TDM_DNNL_GRAD_INPUT ? o->image
+                                               : o->filter;
+    c->written_count = written;
+    /* empty sums: a forward over no channels, an input gradient with no window or
+     * no output channel */
+    if ((pass == TDM_DNNL_FORWARD && !w->c) ||
+        (pass == TDM_DNNL_GRAD_INPUT && !(positions && w->oc))) {
+        c->zeros = c->written, c->zero_count = written;
+        *out = c;
+        return TDM_OK;
+    }
+    const int threads = threads_begin();
+    tdm_status st = build(c, w, o);
+    threads_end(threads);
+    if (st != TDM_OK) {
+        tdm_dnnl_conv_free(c);
+        return st;
+    }
+    *out = c;
+    return TDM_OK;
+}
+
+static dnnl_status_t execute(dnnl_primitive_t p, int n, const dnnl_exec_arg_t *args)
+{
+    dnnl_status_t st = p_dnnl_primitive_execute(p, stream, n, args);
+    return st == dnnl_success ? p_dnnl_stream_wait(stream) : st;
+}
+
+/* The pass's primitives in turn: the filter into conv's layout, conv, or conv and
+ * its filter gradient back, added to df. */
+static dnnl_status_t compute(const tdm_dnnl_conv *c)
+{
+    const dnnl_exec_arg_t into_layout[] = {{DNNL_ARG_FROM, c->filter}, {DNNL_ARG_TO, c->laid_out}},
+                          back_added[] = {{DNNL_ARG_FROM, c->laid_out}, {DNNL_ARG_TO, c->filter}};
+    const dnnl_exec_arg_t forward[] = {{DNNL_ARG_SRC, c->image},
+                                       {DNNL_ARG_WEIGHTS, c->laid_out},
+                                       {DNNL_ARG_DST, c->output}},
+                          grad_input[] = {{DNNL_ARG_DIFF_SRC, c->image},
+                                          {DNNL_ARG_WEIGHTS, c->laid_out},
+                                          {DNNL_ARG_DIFF_DST, c->output}},
+                          grad_filter[] = {{DNNL_ARG_SRC, c->image},
+                                           {DNNL_ARG_DIFF_WEIGHTS, c->laid_out},
+                                           {DNNL_ARG_DIFF_DST, c->output}};
+    dnnl_status_t st = dnnl_success;
+    if (c->pass != TDM_DNNL_GRAD_FILTER)
+        st = execute(c->reorder, 2, into_layout);
+    if (st == dnnl_success)
+        st = execute(c->conv, 3,
+                     c->pass == TDM_DNNL_FORWARD      ? forward
+                     : c->pass == TDM_DNNL_GRAD_INPUT ? grad_input
+                                                      : grad_filter);
+    if (st == dnnl_success && c->pass == TDM_DNNL_GRAD_FILTER)
+        st = execute(c->reorder, 2, back_added);
+    return st;
+}
+
+void tdm_dnnl_conv_run(tdm_dnnl_conv *c)
+{
+    if (c->zeros)
+        memset(c->zeros, 0, c->zero_count * sizeof *c->zeros);
+    const int threads = threads_begin();
+    const int ok = !c->conv || compute(c) == dnnl_success;
+    threads_end(threads);
+    if (!ok) {
+        for (size_t i = 0; i < c->written_count; i++)
+            c->written[i] = NAN;
+        return;
+    }
+    if (c->pass == TDM_DNNL_FORWARD)
+        tdm_padding_terms_forward(&c->win, c->at.filter, c->at.output);
+    else if (c->pass == TDM_DNNL_GRAD_INPUT)
+        tdm_padding_terms_grad_input(&c->win, c->at.filter, c->at.image);
+    else
+        tdm_padding_terms_grad_filter(&c->win, c->at.output, c->at.filter);
+}

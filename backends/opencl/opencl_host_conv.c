@@ -1,0 +1,115 @@
+/* The implicit convolutions on an OpenCL CPU device, by oneDNN in the device's queue
+ * (dnnl_conv.h), as gemm runs on OpenBLAS there (opencl_host_gemm.c): a native
+ * kernel, ordered with every launch around it, reading and writing the buffers where
+ * they live in host memory. A pass's primitives are made when it is enqueued, so a
+ * shape oneDNN does not take fails the launch with oneDNN's reason. oneDNN is
+ * optional: without it, or with TDM_CL_CONV=lowered, the device has no implicit
+ * kernels and convolutions run lowered (im2col and gemm). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "device/kernel_args.h"
+#include "opencl_internal.h"
+
+int tdm_opencl_host_conv_usable(const tdm_opencl_device *d)
+{
+    const char *choice = getenv("TDM_CL_CONV");
+    if (choice && !strcmp(choice, "lowered"))
+        return 0; /* to measure or test the lowered way on a CPU device */
+    return d->host_gemm && tdm_opencl_host_conv_load(NULL);
+}
+
+int tdm_opencl_host_conv_kernel(tdm_kernel kernel)
+{
+    return kernel == TDM_KERNEL_conv2d_implicit ||
+           kernel == TDM_KERNEL_conv2d_implicit_grad_input ||
+           kernel == TDM_KERNEL_conv2d_implicit_grad_filter;
+}
+
+#ifdef TDM_HAVE_ONEDNN
+#include "dnnl_conv.h"
+
+int tdm_opencl_host_conv_load(const char **note)
+{
+    return tdm_dnnl_load(note);
+}
+
+/* The three kernels take the same uints in the same order (kernels.def). */
+#define WINDOW_OF(s)                                                                               \
+    ((tdm_dnnl_window){(s).batch, (s).h, (s).w, (s).c, (s).oh, (s).ow, (s).oc, (s).kh, (s).kw,     \
+                       (s).stride_h, (s).stride_w, (s).pad_top, (s).pad_left})
+
+static void CL_CALLBACK run_conv(void *block)
+{
+    tdm_dnnl_conv *const *conv = block;
+    tdm_opencl_host_compute_begin();
+    tdm_dnnl_conv_run(*conv);
+    tdm_opencl_host_compute_end();
+}
+
+static void free_conv(void *conv)
+{
+    tdm_dnnl_conv_free(conv);
+}
+
+tdm_status tdm_opencl_host_conv(tdm_device *dev, const tdm_launch *launch)
+{
+    if (!tdm_opencl_dev(dev)->host_conv)
+        return tdm_fail(TDM_ERR_UNSUPPORTED,
+                        "%s '%s': kernel %s runs on oneDNN, on CPU devices whose gemm runs on "
+                        "OpenBLAS",
+                        dev->desc.id, dev->desc.name, tdm_kernel_get(launch->kernel)->name);
+    tdm_dnnl_pass pass;
+    tdm_dnnl_window win;
+    tdm_dnnl_operands at;
+    if (launch->kernel == TDM_KERNEL_conv2d_implicit) {
+        const tdm_conv2d_implicit_slots s = tdm_conv2d_implicit_slots_of();
+        pass = TDM_DNNL_FORWARD;
+        win = WINDOW_OF(tdm_conv2d_implicit_scalars_of(launch));
+        at = (tdm_dnnl_operands){tdm_opencl_host_floats(launch, s.x),
+                                 tdm_opencl_host_floats(launch, s.y),
+                                 tdm_opencl_host_floats(launch, s.f)};
+    } else if (launch->kernel == TDM_KERNEL_conv2d_implicit_grad_input) {
+        const tdm_conv2d_implicit_grad_input_slots s = tdm_conv2d_implicit_grad_input_slots_of();
+        pass = TDM_DNNL_GRAD_INPUT;
+        win = WINDOW_OF(tdm_conv2d_implicit_grad_input_scalars_of(launch));
+        at = (tdm_dnnl_operands){tdm_opencl_host_floats(launch, s.dx),
+                                 tdm_opencl_host_floats(launch, s.dy),
+                                 tdm_opencl_host_floats(launch, s.f)};
+    } else {
+        const tdm_conv2d_implicit_grad_filter_slots s = tdm_conv2d_implicit_grad_filter_slots_of();
+        pass = TDM_DNNL_GRAD_FILTER;
+        win = WINDOW_OF(tdm_conv2d_implicit_grad_filter_scalars_of(launch));
+        at = (tdm_dnnl_operands){tdm_opencl_host_floats(launch, s.x),
+                                 tdm_opencl_host_floats(launch, s.dy),
+                                 tdm_opencl_host_floats(launch, s.df)};
+    }
+    tdm_dnnl_conv *conv;
+    tdm_status st = tdm_dnnl_conv_prepare(pass, &win, &at, &conv);
+    if (st != TDM_OK)
+        return tdm_fail_context(st, "%s '%s': kernel %s", dev->desc.id, dev->desc.name,
+                                tdm_kernel_get(launch->kernel)->name);
+    if (!conv)
+        return TDM_OK;
+    return tdm_opencl_host_command(dev, run_conv, &conv, sizeof conv, launch, free_conv, conv);
+}
+
+#else
+
+int tdm_opencl_host_conv_load(const char **note)
+{
+    if (note)
+        *note = "this build of tandem has no oneDNN (install libdnnl-dev and reconfigure)";
+    return 0;
+}
+
+tdm_status tdm_opencl_host_conv(tdm_device *dev, const tdm_launch *launch)
+{
+    return tdm_fail(TDM_ERR_UNSUPPORTED,
+                    "%s '%s': kernel %s on OpenCL needs oneDNN, which this build of tandem lacks "
+                    "(install libdnnl-dev and reconfigure)",
+                    dev->desc.id, dev->desc.name, tdm_kernel_get(launch->kernel)->name);
+}
+
+#endif
