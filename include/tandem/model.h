@@ -110,10 +110,11 @@ typedef struct tdm_layer {
  * a fixed order, the reference's bits), lowered to im2col and a matrix product (GEMM's
  * speed and its rounding), or implicit (the same products without the matrix). */
 typedef enum tdm_conv_algorithm {
-    TDM_CONV_AUTO = 0, /* implicit on Vulkan CPU devices, lowered on GPUs and OpenCL,
-                          direct on the reference backend (measured on CPU drivers and
-                          an H100, docs/PERFORMANCE.md); lowered everywhere with
-                          compute_dtype TDM_F16 */
+    TDM_CONV_AUTO = 0, /* implicit on CPU devices that have it (Vulkan's, and
+                          OpenCL's through oneDNN), lowered on GPUs and other
+                          devices, direct on the reference backend (measured on CPU
+                          drivers and an H100, docs/PERFORMANCE.md); lowered everywhere
+                          with compute_dtype TDM_F16 */
     TDM_CONV_DIRECT,   /* f32 only: mixed precision's f16 operands are GEMM's */
     TDM_CONV_LOWERED,
     TDM_CONV_MEASURED /* per layer and per replica's device: every way the device has
@@ -126,13 +127,15 @@ typedef enum tdm_conv_algorithm {
                          are made again */
     ,
     TDM_CONV_IMPLICIT /* the lowered products as GEMMs that read the image where im2col
-                         would copy it: no im2col matrix (Vulkan devices and the
-                         reference backend; lowered on OpenCL); f32 only, as direct */
+                         would copy it: no im2col matrix (Vulkan devices, OpenCL CPU
+                         devices through oneDNN, the reference backend; lowered on
+                         other OpenCL devices); f32 only, as direct */
     ,
     TDM_CONV_WINOGRAD /* 3x3 layers of stride 1: the forward and the input gradient as
                          Winograd F(2x2, 3x3), 16 GEMMs over transformed 4x4 tiles
                          (2.25x fewer multiply-adds, a little more rounding); the filter
-                         gradient implicit, or lowered on OpenCL. Other layers as auto;
+                         gradient implicit, or lowered where the device lacks implicit.
+                         Other layers as auto;
                          f32 only, as direct */
 } tdm_conv_algorithm;
 

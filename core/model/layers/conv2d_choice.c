@@ -41,7 +41,8 @@ tdm_status tdm_conv_algorithm_parse(const char *name, tdm_conv_algorithm *out)
 }
 
 /* Whether dev runs the implicit convolutions (the Vulkan and reference backends'
- * kernels; the others' fallback is lowered: tdm_kernel_has_fallback). */
+ * kernels, and oneDNN's on OpenCL CPU devices; the others' fallback is lowered:
+ * tdm_kernel_has_fallback). */
 static int has_implicit(const tdm_device *dev)
 {
     return tdm_kernel_supported(dev, TDM_KERNEL_conv2d_implicit) &&
@@ -49,9 +50,10 @@ static int has_implicit(const tdm_device *dev)
            tdm_kernel_supported(dev, TDM_KERNEL_conv2d_implicit_grad_input);
 }
 
-/* Measured with tandem bench train -m fashion-cnn (docs/PERFORMANCE.md): im2col and
- * GEMM train 1.9x faster than the direct kernels on PoCL (OpenBLAS, CLBlast), and 0.6x
- * as fast on the reference backend, whose GEMM sums in double; on lavapipe the
+/* Measured with tandem bench train -m fashion-cnn (docs/PERFORMANCE.md): on PoCL the
+ * implicit passes on oneDNN train 2.5-2.9x faster than im2col and GEMM (OpenBLAS),
+ * which train 1.9x faster than the direct kernels; im2col and GEMM train 0.6x as
+ * fast as direct on the reference backend, whose GEMM sums in double; on lavapipe the
  * implicit GEMMs train 1.7-2.0x faster than im2col and GEMM, and are what measured
  * chooses for both of its layers; on an H100 through Vulkan im2col and GEMM train
  * 1.2x faster than they (its GEMMs' loads are plain, the implicit ones decode each
