@@ -47,14 +47,26 @@ tandem_train() {
   run "tandem bench train -m $1, PoCL: one device, then two replicas" \
     env POCL_DEVICES="pthread pthread" build/tandem bench train -d opencl:0,opencl:1 -m "$1"
 }
+# The OpenBLAS kernels tandem runs (a DYNAMIC_ARCH OpenBLAS takes a CPU newer than
+# itself for an old one, and tandem then names the kernels: openblas_core.h).
+# PyTorch runs with its OpenBLAS's own choice, and again with those kernels.
+kernels=$(POCL_DEVICES=pthread build/tandem devices |
+  sed -n 's/.*OpenBLAS .*(its \([A-Za-z]*\) kernels.*/\1/p')
+torch_twice() {
+  title=$1
+  shift
+  run "PyTorch, $title, 1 process" $torch "$@"
+  [ -z "$kernels" ] ||
+    run "PyTorch, $title, 1 process, OPENBLAS_CORETYPE=$kernels" \
+      env OPENBLAS_CORETYPE="$kernels" $torch "$@"
+}
 for round in 1 2; do
   printf '\n==== Round %s\n' "$round"
-  run "PyTorch, digits MLP 64-128-128-10, 1 process" $torch digits
+  torch_twice "digits MLP 64-128-128-10" digits
   tandem_train digits
-  run "PyTorch, Fashion-MNIST MLP 784-1024-1024-10, 1 process" $torch fashion
+  torch_twice "Fashion-MNIST MLP 784-1024-1024-10" fashion
   tandem_train wide
-  run "PyTorch, Fashion-MNIST CNN conv32k3,pool2,conv64k3,pool2,128, 1 process" \
-    $torch fashion-cnn
+  torch_twice "Fashion-MNIST CNN conv32k3,pool2,conv64k3,pool2,128" fashion-cnn
   tandem_train fashion-cnn
 done
 run "PyTorch, digits MLP, DistributedDataParallel (gloo), 2 processes" $torch digits --procs 2

@@ -25,6 +25,18 @@ printf '%s\n' "$table" | grep -q "^opencl .*gemm through .*libclblast" ||
     { echo "want PoCL's gemm on OpenBLAS in --json"; fail=1; }
 [ "$(TDM_CL_GEMM=clblast "$tandem" devices --json | grep -c '"gemm": "CLBlast"')" -eq 2 ] ||
     { echo "want PoCL's gemm on CLBlast with TDM_CL_GEMM=clblast"; fail=1; }
+# OpenBLAS runs kernels that fit the CPU's vectors: Debian 12's takes CPUs newer than
+# itself for a Prescott (SSE3) unless tandem names the kernels; a user's
+# OPENBLAS_CORETYPE stands. Convolutions run on oneDNN (setup.sh installs it).
+vector_cores='Haswell|Zen|SkylakeX|Cooperlake|SapphireRapids'
+if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then
+    printf '%s\n' "$table" | grep -Eq "^opencl .*OpenBLAS .*\(its ($vector_cores) kernels" ||
+        { echo "want OpenBLAS's AVX2 or AVX-512 kernels on a CPU with AVX2 and FMA"; fail=1; }
+fi
+OPENBLAS_CORETYPE=Prescott "$tandem" devices | grep -q "^opencl .*(its Prescott kernels)" ||
+    { echo "want OPENBLAS_CORETYPE=Prescott to stand"; fail=1; }
+printf '%s\n' "$table" | grep -q "^opencl .*convolutions through oneDNN" ||
+    { echo "want PoCL's convolutions through oneDNN"; fail=1; }
 [ "$(count "$json" '"available": true')" -eq 3 ] || { echo "want 3 available backends in --json"; fail=1; }
 "$tandem" devices --bogus >/dev/null 2>&1 && { echo "a bad option must fail"; fail=1; }
 [ $fail -eq 0 ] && echo "cli_devices: ok"

@@ -17,6 +17,7 @@
 #include "base/library.h"
 #include "device/kernel_args.h"
 #include "opencl_internal.h"
+#include "openblas_core.h"
 
 /* The CBLAS standard's values (cblas.h), declared here so that building needs no BLAS
  * headers: only OpenBLAS's library, at run time. */
@@ -29,11 +30,14 @@ static tdm_library openblas = TDM_LIBRARY_INIT("libopenblas.so.0");
 static cblas_sgemm_fn *openblas_sgemm;
 static void (*openblas_set_num_threads)(int);
 
-/* OpenBLAS's thread count comes from the process's CPU affinity (mpirun binds each
- * process to a core), and its split among threads changes the bits: so the count is
- * fixed to the machine's cores, and the calls take turns (opencl_host.c). */
+/* Its kernels for this CPU first (openblas_core.h). OpenBLAS's thread count comes
+ * from the process's CPU affinity (mpirun binds each process to a core), and its
+ * split among threads changes the bits: so the count is fixed to the machine's
+ * cores, and the calls take turns (opencl_host.c). */
 static int resolve(tdm_library *lib)
 {
+    if (!tdm_openblas_choose_core(lib))
+        return 0;
     int found = 1;
     TDM_LIBRARY_FETCH(lib, openblas_sgemm, "cblas_sgemm", found);
     TDM_LIBRARY_FETCH(lib, openblas_set_num_threads, "openblas_set_num_threads", found);

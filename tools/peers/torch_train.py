@@ -293,6 +293,22 @@ def blas_libraries():
     return [os.path.realpath(p) for p in found] or ["none found in /proc/self/maps"]
 
 
+def openblas_kernels():
+    """The kernels the loaded OpenBLAS chose for this CPU (openblas_get_corename), or
+    None: a DYNAMIC_ARCH build takes a CPU newer than itself for an old one, and then
+    multiplies at a fraction of the CPU's speed (OPENBLAS_CORETYPE overrides it)."""
+    import ctypes
+    for path in blas_libraries():
+        if "openblas" in os.path.basename(path):
+            try:
+                corename = ctypes.CDLL(path).openblas_get_corename
+            except (OSError, AttributeError):
+                continue
+            corename.restype = ctypes.c_char_p
+            return corename().decode()
+    return None
+
+
 def report(args, version, threads, widths, warmup, timed, examples, seconds, accuracy, tests):
     r = {"peer": "pytorch", "torch": version, "workload": args.workload,
          "layers": widths, "batch": args.batch, "epochs": args.epochs,
@@ -302,7 +318,8 @@ def report(args, version, threads, widths, warmup, timed, examples, seconds, acc
          "warmup_steps": warmup, "timed_steps": timed, "timed_examples": examples,
          "seconds": seconds, "examples_per_s": examples / seconds,
          "ms_per_global_batch": 1e3 * seconds / timed,
-         "test_accuracy": accuracy, "test_examples": tests, "blas": blas_libraries()}
+         "test_accuracy": accuracy, "test_examples": tests, "blas": blas_libraries(),
+         "openblas_kernels": openblas_kernels()}
     mode = "DDP gloo x %d processes" % args.procs if args.procs > 1 else "1 process"
     print("torch %s %s %s batch %d%s: %s x %d threads: %.0f examples/s, %.2f ms per global batch "
           "(%d steps timed after %d warm-up), test accuracy %.2f %% of %d"
@@ -310,7 +327,9 @@ def report(args, version, threads, widths, warmup, timed, examples, seconds, acc
              ", cosine lr decay" if args.lr_decay == "cosine" else "", mode, threads,
              r["examples_per_s"], r["ms_per_global_batch"], timed, warmup, 100 * accuracy, tests),
           flush=True)
-    print("  BLAS loaded: %s" % ", ".join(r["blas"]), flush=True)
+    print("  BLAS loaded: %s%s" % (", ".join(r["blas"]),
+                                   "; OpenBLAS's %s kernels" % r["openblas_kernels"]
+                                   if r["openblas_kernels"] else ""), flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(r, f, indent=1)

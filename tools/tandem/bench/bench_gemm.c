@@ -253,12 +253,14 @@ int bench_gemm(int argc, char **argv)
     int rc;
     if (parse(argc, argv, &o, &rc))
         return rc;
+    /* the context first: its OpenCL backend loads OpenBLAS with the kernels for this
+     * CPU, which then serve the direct calls too */
+    tdm_context *ctx = cli_context();
     void *openblas;
     const char *why;
     cblas_sgemm_fn sgemm = load_openblas(&openblas, &why);
     if (!sgemm)
         printf("OpenBLAS: not measured: %s\n", why);
-    tdm_context *ctx = cli_context();
     tdm_device *reference, *devices[MAX_SELECTED];
     size_t device_count = 0, sizes = 0, count = 0;
     for (size_t n = o.min_size; n <= o.max_size; n *= o.factor)

@@ -1,0 +1,82 @@
+/* OpenBLAS's kernels for the CPU it runs on (openblas_core.h). */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "openblas_core.h"
+
+/* OpenBLAS 0.3.21's cores whose kernels use AVX2 or wider (its names). */
+static const char *const vector_cores[] = {"Haswell",        "Zen", "SkylakeX", "Cooperlake",
+                                           "SapphireRapids", NULL};
+
+/* The core whose kernels fit this CPU's vectors, NULL where none uses more than SSE:
+ * GCC's and clang's cpu checks count a feature only where the OS saves its
+ * registers. */
+static const char *fitting_core(void)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+        return "SkylakeX";
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return "Haswell";
+    return NULL;
+}
+
+static const char *core_of(void *handle)
+{
+    char *(*corename)(void) = NULL;
+    *(void **)&corename = dlsym(handle, "openblas_get_corename");
+    return corename ? corename() : NULL;
+}
+
+static int is_vector_core(const char *core)
+{
+    for (const char *const *c = vector_cores; core && *c; c++)
+        if (!strcasecmp(core, *c))
+            return 1;
+    return 0;
+}
+
+static void append(tdm_library *lib, const char *fmt, const char *a, const char *b)
+{
+    size_t used = strlen(lib->note);
+    snprintf(lib->note + used, sizeof lib->note - used, fmt, a, b);
+}
+
+int tdm_openblas_choose_core(tdm_library *lib)
+{
+    const char *chosen = core_of(lib->handle), *fitting = fitting_core();
+    if (!chosen)
+        return 1; /* not OpenBLAS's own build: nothing to ask */
+    if (!fitting || is_vector_core(chosen) || getenv("OPENBLAS_CORETYPE")) {
+        append(lib, " (its %s kernels%s)", chosen, "");
+        return 1;
+    }
+    char was[64]; /* the name lives in the library, which is about to go */
+    snprintf(was, sizeof was, "%s", chosen);
+    /* Closed, OpenBLAS unloads unless the program holds it too. */
+    dlclose(lib->handle);
+    lib->handle = dlopen(lib->soname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (lib->handle) {
+        append(lib,
+               " (its %s kernels: loaded before tandem, so OPENBLAS_CORETYPE=%s would have "
+               "to be set before the program starts)",
+               was, fitting);
+        return 1;
+    }
+    setenv("OPENBLAS_CORETYPE", fitting, 1);
+    lib->handle = dlopen(lib->soname, RTLD_NOW | RTLD_LOCAL);
+    unsetenv("OPENBLAS_CORETYPE");
+    if (!lib->handle) {
+        const char *why = dlerror();
+        snprintf(lib->note, sizeof lib->note, "%s did not open again: %s", lib->soname,
+                 why ? why : "no reason given");
+        return 0;
+    }
+    append(lib, " (its %s kernels; by itself it took this CPU for a %s)", core_of(lib->handle),
+           was);
+    return 1;
+}
