@@ -35,10 +35,19 @@ int tdm_opencl_host_conv_load(const char **note)
     return tdm_dnnl_load(note);
 }
 
-/* The three kernels take the same uints in the same order (kernels.def). */
-#define WINDOW_OF(s)                                                                               \
-    ((tdm_dnnl_window){(s).batch, (s).h, (s).w, (s).c, (s).oh, (s).ow, (s).oc, (s).kh, (s).kw,     \
-                       (s).stride_h, (s).stride_w, (s).pad_top, (s).pad_left})
+/* A launch of kernel as oneDNN's pass: the window from its uints, which the three
+ * kernels take in the same order (kernels.def), and its image, output and filter by
+ * the slots' names. */
+#define PASS_OF(kernel, image, output, filter)                                                     \
+    do {                                                                                           \
+        const tdm_##kernel##_scalars u = tdm_##kernel##_scalars_of(launch);                        \
+        const tdm_##kernel##_slots s = tdm_##kernel##_slots_of();                                  \
+        win = (tdm_dnnl_window){u.batch, u.h,  u.w,        u.c,        u.oh,      u.ow,      u.oc, \
+                                u.kh,    u.kw, u.stride_h, u.stride_w, u.pad_top, u.pad_left};     \
+        at = (tdm_dnnl_operands){tdm_opencl_host_floats(launch, s.image),                          \
+                                 tdm_opencl_host_floats(launch, s.output),                         \
+                                 tdm_opencl_host_floats(launch, s.filter)};                        \
+    } while (0)
 
 static void CL_CALLBACK run_conv(void *block)
 {
@@ -64,26 +73,14 @@ tdm_status tdm_opencl_host_conv(tdm_device *dev, const tdm_launch *launch)
     tdm_dnnl_window win;
     tdm_dnnl_operands at;
     if (launch->kernel == TDM_KERNEL_conv2d_implicit) {
-        const tdm_conv2d_implicit_slots s = tdm_conv2d_implicit_slots_of();
         pass = TDM_DNNL_FORWARD;
-        win = WINDOW_OF(tdm_conv2d_implicit_scalars_of(launch));
-        at = (tdm_dnnl_operands){tdm_opencl_host_floats(launch, s.x),
-                                 tdm_opencl_host_floats(launch, s.y),
-                                 tdm_opencl_host_floats(launch, s.f)};
+        PASS_OF(conv2d_implicit, x, y, f);
     } else if (launch->kernel == TDM_KERNEL_conv2d_implicit_grad_input) {
-        const tdm_conv2d_implicit_grad_input_slots s = tdm_conv2d_implicit_grad_input_slots_of();
         pass = TDM_DNNL_GRAD_INPUT;
-        win = WINDOW_OF(tdm_conv2d_implicit_grad_input_scalars_of(launch));
-        at = (tdm_dnnl_operands){tdm_opencl_host_floats(launch, s.dx),
-                                 tdm_opencl_host_floats(launch, s.dy),
-                                 tdm_opencl_host_floats(launch, s.f)};
+        PASS_OF(conv2d_implicit_grad_input, dx, dy, f);
     } else {
-        const tdm_conv2d_implicit_grad_filter_slots s = tdm_conv2d_implicit_grad_filter_slots_of();
         pass = TDM_DNNL_GRAD_FILTER;
-        win = WINDOW_OF(tdm_conv2d_implicit_grad_filter_scalars_of(launch));
-        at = (tdm_dnnl_operands){tdm_opencl_host_floats(launch, s.x),
-                                 tdm_opencl_host_floats(launch, s.dy),
-                                 tdm_opencl_host_floats(launch, s.df)};
+        PASS_OF(conv2d_implicit_grad_filter, x, dy, df);
     }
     tdm_dnnl_conv *conv;
     tdm_status st = tdm_dnnl_conv_prepare(pass, &win, &at, &conv);
