@@ -115,8 +115,7 @@ struct tdm_dnnl_conv {
     dnnl_primitive_t reorder;
     dnnl_memory_t image, output, filter, laid_out;
     void *laid_out_storage;
-    float *zeros; /* zero_count elements written as zeros before conv runs */
-    size_t zero_count;
+    int zero_first; /* what the pass writes is filled with zeros before conv runs */
     float *written; /* what the pass writes (NaN if oneDNN fails while it runs) */
     size_t written_count;
 };
@@ -276,7 +275,7 @@ static tdm_status build(tdm_dnnl_conv *c, const tdm_dnnl_window *w, const tdm_dn
         p_dnnl_primitive_desc_destroy(pd);
     /* the input gradient is zero where no window reaches, outside the view */
     if (result == TDM_OK && c->pass == TDM_DNNL_GRAD_INPUT && !s.image_whole)
-        c->zeros = c->written, c->zero_count = c->written_count;
+        c->zero_first = 1;
     return result;
 }
 
@@ -306,7 +305,7 @@ tdm_status tdm_dnnl_conv_prepare(tdm_dnnl_pass pass, const tdm_dnnl_window *w,
      * no output channel */
     if ((pass == TDM_DNNL_FORWARD && !w->c) ||
         (pass == TDM_DNNL_GRAD_INPUT && !(positions && w->oc))) {
-        c->zeros = c->written, c->zero_count = written;
+        c->zero_first = 1;
         *out = c;
         return TDM_OK;
     }
@@ -357,8 +356,8 @@ static dnnl_status_t compute(const tdm_dnnl_conv *c)
 
 void tdm_dnnl_conv_run(tdm_dnnl_conv *c)
 {
-    if (c->zeros)
-        memset(c->zeros, 0, c->zero_count * sizeof *c->zeros);
+    if (c->zero_first)
+        memset(c->written, 0, c->written_count * sizeof *c->written);
     const int threads = threads_begin();
     const int ok = !c->conv || compute(c) == dnnl_success;
     threads_end(threads);

@@ -1,5 +1,6 @@
 /* OpenBLAS's kernels for the CPU it runs on (openblas_core.h). */
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,10 +41,15 @@ static int is_vector_core(const char *core)
     return 0;
 }
 
-static void append(tdm_library *lib, const char *fmt, const char *a, const char *b)
+static void append(tdm_library *lib, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void append(tdm_library *lib, const char *fmt, ...)
 {
     size_t used = strlen(lib->note);
-    snprintf(lib->note + used, sizeof lib->note - used, fmt, a, b);
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(lib->note + used, sizeof lib->note - used, fmt, args);
+    va_end(args);
 }
 
 int tdm_openblas_choose_core(tdm_library *lib)
@@ -52,7 +58,7 @@ int tdm_openblas_choose_core(tdm_library *lib)
     if (!chosen)
         return 1; /* not OpenBLAS's own build: nothing to ask */
     if (!fitting || is_vector_core(chosen) || getenv("OPENBLAS_CORETYPE")) {
-        append(lib, " (its %s kernels%s)", chosen, "");
+        append(lib, " (its %s kernels)", chosen);
         return 1;
     }
     char was[64]; /* the name lives in the library, which is about to go */
