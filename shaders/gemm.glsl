@@ -10,17 +10,21 @@
 // STEP_K + k / STEP_K, not k. Two ways to feed the blocks, chosen by the backend's
 // constants (vulkan_device.c):
 //
-// CPU drivers (blocked_main, 16 x 32 blocks, no tile): each invocation grid-strides
+// CPU drivers (blocked_main, 16 x 16 blocks, no tile): each invocation grid-strides
 // over the blocks (neighbouring invocations take neighbouring blocks along a row of
 // C, so they share op(A)'s rows) and loads its values from the matrices, each mat4
 // from four quads (a vec4 of floats, a uvec2 of halves) where the block is inside the
-// matrices and A and B are aligned to quads (view offset and leading dimension
-// multiples of 4; likewise C for the result), else one by one with out-of-range
-// elements as zeros. No shared memory and no barriers: on CPU drivers every access is
-// a loop over the SIMD lanes and a barrier a switch between coroutines, so loading
-// from the matrices themselves (cached) costs no more than staging them, and the cost
-// is the values loaded per product: 1/32 + 1/16 for 16 x 32 (16 x 16 blocks: 1/8, and
-// 20-30 % slower on lavapipe at 1024^3).
+// matrices, A and B are aligned to quads (view offset and leading dimension
+// multiples of 4; likewise C for the result) and k is a multiple of 4, else one by
+// one with out-of-range elements as zeros. No shared memory and no barriers: on CPU
+// drivers every access is a loop over the SIMD lanes and a barrier a switch between
+// coroutines, so loading from the matrices themselves (cached) costs no more than
+// staging them. A CPU driver also runs both sides of a choice its lanes may not agree
+// on, each under a mask, so the choice between quads and singles is made once per
+// block, around the whole loop over k: made per quad, the singles' loads ran beside
+// every quad's and halved lavapipe's speed. Larger blocks load fewer values per
+// product (1/32 + 1/16 for 16 x 32, 1/8 for 16 x 16) but hold more registers per
+// lane; 16 x 16 measured best on lavapipe (docs/benchmarks/2026-11-27-lavapipe-gemm-loops.md).
 //
 // GPUs (tiled_main, in a pipeline of its own per tile shape that the backend takes
 // where C holds enough of its tiles, blocked_main with 4 x 4 blocks and no shared
@@ -61,11 +65,11 @@
 #define TDM_GEMM_GLSL
 
 #define STEP_K 16u
-// The block's rows and columns, in fours: 16 x 32 unless the backend specializes
+// The block's rows and columns, in fours: 16 x 16 unless the backend specializes
 // them for its device (vulkan_device.c: 4 x 4 on GPUs, which need more invocations;
 // a tiled pipeline's own, vulkan_gemm_tiles.c).
 layout(constant_id = 1) const uint ROWS4 = 4u;
-layout(constant_id = 2) const uint COLS4 = 8u;
+layout(constant_id = 2) const uint COLS4 = 4u;
 // The statement for every block (i, j) of an invocation's ROWS4 x COLS4.
 #define TDM_EACH_BLOCK(statement)                                                          \
     for (uint i = 0u; i < ROWS4; i++)                                                      \
@@ -191,6 +195,23 @@ bool busy_group(uint needed, out uint slot, out uint slots)
     return gl_WorkGroupID.x % spacing == 0u;
 }
 
+// blocked_main's step of STEP_K along k from k0 into acc, its blocks' values loaded by
+// LOAD_A and LOAD_B.
+#define TDM_GEMM_STEP(LOAD_A, LOAD_B)                                                      \
+    {                                                                                      \
+        mat4 partial[ROWS4][COLS4];                                                        \
+        TDM_EACH_BLOCK(partial[i][j] = mat4(0.0));                                         \
+        for (uint p = k0; p < min(k, k0 + STEP_K); p += 4u) {                              \
+            mat4 av[ROWS4], bv[COLS4];                                                     \
+            for (uint i = 0u; i < ROWS4; i++)                                              \
+                av[i] = LOAD_A(row0 + 4u * i, p);                                          \
+            for (uint j = 0u; j < COLS4; j++)                                              \
+                bv[j] = LOAD_B(col0 + 4u * j, p);                                          \
+            TDM_EACH_BLOCK(partial[i][j] += bv[j] * av[i]);                                \
+        }                                                                                  \
+        TDM_EACH_BLOCK(acc[i][j] += partial[i][j]);                                        \
+    }
+
 // Without shared memory: each invocation loads what its block needs from the matrices.
 void blocked_main()
 {
@@ -208,19 +229,14 @@ void blocked_main()
         bool inside = row0 + rows <= m && col0 + cols <= n;
         mat4 acc[ROWS4][COLS4];
         TDM_EACH_BLOCK(acc[i][j] = mat4(0.0));
-        for (uint k0 = 0u; k0 < k; k0 += STEP_K) {
-            mat4 partial[ROWS4][COLS4];
-            TDM_EACH_BLOCK(partial[i][j] = mat4(0.0));
-            for (uint p = k0; p < min(k, k0 + STEP_K); p += 4u) {
-                bool quads = inside && inputs_aligned && p + 4u <= k;
-                mat4 av[ROWS4], bv[COLS4];
-                for (uint i = 0u; i < ROWS4; i++)
-                    av[i] = quads ? quads_a(row0 + 4u * i, p) : singles_a4(row0 + 4u * i, p);
-                for (uint j = 0u; j < COLS4; j++)
-                    bv[j] = quads ? quads_b(col0 + 4u * j, p) : singles_b4(col0 + 4u * j, p);
-                TDM_EACH_BLOCK(partial[i][j] += bv[j] * av[i]);
-            }
-            TDM_EACH_BLOCK(acc[i][j] += partial[i][j]);
+        // One loop or the other per block, never a choice per quad: a CPU driver runs
+        // both sides of a choice its SIMD lanes may not agree on.
+        if (inside && inputs_aligned && k % 4u == 0u) {
+            for (uint k0 = 0u; k0 < k; k0 += STEP_K)
+                TDM_GEMM_STEP(quads_a, quads_b);
+        } else {
+            for (uint k0 = 0u; k0 < k; k0 += STEP_K)
+                TDM_GEMM_STEP(singles_a4, singles_b4);
         }
         bool quads = inside && aligned(TDM_OFF(TDM_GEMM_C), TDM_U_ldc);
         TDM_EACH_BLOCK(store_quarter(row0 + 4u * i, col0 + 4u * j, acc[i][j], quads));

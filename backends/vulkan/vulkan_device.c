@@ -111,7 +111,7 @@ static tdm_status create_pool(tdm_vk_device *vd)
  * run a group as a loop over SIMD vectors of subgroupSize lanes, each memory access a
  * loop over the lanes, and invocations without an item cost nearly as much as busy
  * ones: one vector per group keeps every invocation busy (lavapipe's vec4 copy: 1.7
- * GB/s with 64, 3.1 with 8), and gemm's 16 x 32 blocks without a tile load fewer
+ * GB/s with 64, 3.1 with 8), and gemm's 16 x 16 blocks without a tile load fewer
  * values per product (gemm.glsl). */
 static struct tdm_vk_specialization specialization_for(const tdm_vk_device *vd,
                                                        VkPhysicalDeviceType type)
@@ -125,7 +125,7 @@ static struct tdm_vk_specialization specialization_for(const tdm_vk_device *vd,
     uint32_t size = subgroup.subgroupSize;
     int usable = size >= 4 && size <= 64 && (size & (size - 1)) == 0;
     return (struct tdm_vk_specialization){
-        .group_size = usable ? size : 0, .gemm_rows4 = 4, .gemm_cols4 = 8};
+        .group_size = usable ? size : 0, .gemm_rows4 = 4, .gemm_cols4 = 4};
 }
 
 /* The largest power of two that is a work-group size the device allows. */

@@ -64,7 +64,7 @@ static const shape source_shapes[] = {
  * and aligned, both past 128 x 128 (a larger tile's, as TDM_VK_GEMM_TILE sets it).
  * The last two sum past lavapipe's loop limit, which the core launches in pieces of k:
  * both transposed and not aligned, then neither, with quads (A, B and C aligned, C
- * holding a CPU driver's 16 x 32 block) and a last piece of k not a multiple of 16.
+ * holding two of a CPU driver's 16 x 16 blocks) and a last piece of k not a multiple of 16.
  * Those two and the last two, few tiles over a long k, split k on GPUs (Vulkan's
  * split_main, CLBlast's slices where C's rows are contiguous: the even cases): the
  * last two have blocks partly past m and n, and k past its last quad and its last
