@@ -141,7 +141,8 @@ typedef struct tdm_train_op_options {
                                          TDM_ERR_UNSUPPORTED with clip_global_norm, a
                                          transform, gradient_summaries, an F16 all-reduce or
                                          parameter servers, which need every gradient on one
-                                         replica. 0 (default): every replica keeps every slot */
+                                         replica. A job of one replica trains unsharded.
+                                         0 (default): every replica keeps every slot */
     uint32_t reserved[1];             /* 0 (the INIT macro's): room for later fields,
                                          which a caller built before them leaves 0 */
 } tdm_train_op_options;
