@@ -21,6 +21,7 @@
 
 #define DNNL_FUNCTIONS(X)                                                                          \
     X(dnnl_engine_create)                                                                          \
+    X(dnnl_engine_destroy)                                                                         \
     X(dnnl_stream_create)                                                                          \
     X(dnnl_stream_wait)                                                                            \
     X(dnnl_memory_desc_init_by_tag)                                                                \
@@ -89,9 +90,14 @@ static int resolve(tdm_library *lib)
         return 0;
     *(void **)&omp_set_num_threads_fn = dlsym(lib->handle, "omp_set_num_threads");
     *(void **)&omp_get_max_threads_fn = dlsym(lib->handle, "omp_get_max_threads");
-    if (p_dnnl_engine_create(&engine, dnnl_cpu, 0) != dnnl_success ||
-        p_dnnl_stream_create(&stream, engine, dnnl_stream_default_flags) != dnnl_success) {
+    if (p_dnnl_engine_create(&engine, dnnl_cpu, 0) != dnnl_success) {
         snprintf(lib->note, sizeof lib->note, "%s makes no CPU engine", lib->soname);
+        return 0;
+    }
+    if (p_dnnl_stream_create(&stream, engine, dnnl_stream_default_flags) != dnnl_success) {
+        p_dnnl_engine_destroy(engine);
+        engine = NULL;
+        snprintf(lib->note, sizeof lib->note, "%s makes no stream on its CPU engine", lib->soname);
         return 0;
     }
     return 1;
@@ -143,9 +149,13 @@ static tdm_status failed(const char *what, dnnl_status_t st)
 }
 
 /* The shapes of a pass as oneDNN reads them: dims in its logical order (N, C, H, W;
- * O, I, H, W), NHWC and HWIO in memory. The image is seen only as far as the windows
- * reach: rows and columns past the last window are left out of the view (its strides
- * stay the whole image's), so the padding below and right is never negative. */
+ * O, I, H, W), NHWC and HWIO in memory. Where the last window ends short of the
+ * image by less than a stride (VALID with rows left over), oneDNN takes the whole,
+ * dense image without padding after: it rounds the output size down, as such a layer
+ * does. Given a strided view instead, it refuses its vectorised kernels (some 60x
+ * slower). Only a window ending a stride or more short, which no layer's output size
+ * gives, is seen through a view of the rows and columns the windows reach (its
+ * strides the whole image's), so that the padding is never negative. */
 typedef struct shapes {
     dnnl_memory_desc_t image, output, filter, filter_any;
     dnnl_dims_t strides, pad_before, pad_after;
@@ -156,12 +166,13 @@ static dnnl_status_t describe(const tdm_dnnl_window *w, shapes *s)
 {
     const int64_t reach_h = (int64_t)(w->oh - 1) * w->stride_h + w->kh - w->pad_top,
                   reach_w = (int64_t)(w->ow - 1) * w->stride_w + w->kw - w->pad_left;
-    const int64_t view_h = reach_h < w->h ? reach_h : w->h,
-                  view_w = reach_w < w->w ? reach_w : w->w;
+    const int64_t view_h = reach_h <= (int64_t)w->h - w->stride_h ? reach_h : w->h,
+                  view_w = reach_w <= (int64_t)w->w - w->stride_w ? reach_w : w->w;
     s->image_whole = view_h == w->h && view_w == w->w;
     s->strides[0] = w->stride_h, s->strides[1] = w->stride_w;
     s->pad_before[0] = w->pad_top, s->pad_before[1] = w->pad_left;
-    s->pad_after[0] = reach_h - view_h, s->pad_after[1] = reach_w - view_w;
+    s->pad_after[0] = reach_h > view_h ? reach_h - view_h : 0;
+    s->pad_after[1] = reach_w > view_w ? reach_w - view_w : 0;
     const dnnl_dims_t image = {w->batch, w->c, view_h, view_w},
                       image_strides = {(int64_t)w->h * w->w * w->c, 1, (int64_t)w->w * w->c, w->c},
                       output = {w->batch, w->oc, w->oh, w->ow},

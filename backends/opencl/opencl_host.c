@@ -154,20 +154,24 @@ tdm_status tdm_opencl_host_command(tdm_device *dev, void(CL_CALLBACK *run)(void 
 
     cl_event done = NULL;
     const char *call = "clEnqueueNativeKernel";
+    cl_command_queue queue = tdm_opencl_dev(dev)->queue;
+    int may_run = 0; /* the command was queued and may not have run yet */
     tdm_opencl_serial_begin(dev);
-    cl_int err = clEnqueueNativeKernel(tdm_opencl_dev(dev)->queue, run, (void *)args, size, 0, NULL,
-                                       NULL, 0, NULL, &done);
+    cl_int err =
+        clEnqueueNativeKernel(queue, run, (void *)args, size, 0, NULL, NULL, 0, NULL, &done);
     if (err == CL_SUCCESS) {
         call = "clSetEventCallback";
         err = clSetEventCallback(done, CL_COMPLETE, on_complete, h);
-        if (err != CL_SUCCESS)
-            clWaitForEvents(1, &done); /* then nothing reads the buffers any more */
+        /* without its callback, the command is waited for here: once the queue is
+         * finished nothing reads its buffers or context any more */
+        may_run = err != CL_SUCCESS && clFinish(queue) != CL_SUCCESS;
     }
     tdm_opencl_serial_end(dev);
     if (done)
         clReleaseEvent(done);
     if (err != CL_SUCCESS) {
-        release_command(h);
+        if (!may_run) /* else the command keeps them: leaked, never freed under it */
+            release_command(h);
         return tdm_opencl_fail(dev, call, err);
     }
     return TDM_OK;
