@@ -24,7 +24,8 @@
 // block, around the whole loop over k: made per quad, the singles' loads ran beside
 // every quad's and halved lavapipe's speed. Larger blocks load fewer values per
 // product (1/32 + 1/16 for 16 x 32, 1/8 for 16 x 16) but hold more registers per
-// lane; 16 x 16 measured best on lavapipe (docs/benchmarks/2026-11-27-lavapipe-gemm-loops.md).
+// lane; 16 x 16 measured best on lavapipe
+// (docs/benchmarks/2026-11-27-lavapipe-gemm-loops.md).
 //
 // GPUs (tiled_main, in a pipeline of its own per tile shape that the backend takes
 // where C holds enough of its tiles, blocked_main with 4 x 4 blocks and no shared
@@ -195,10 +196,10 @@ bool busy_group(uint needed, out uint slot, out uint slots)
     return gl_WorkGroupID.x % spacing == 0u;
 }
 
-// blocked_main's step of STEP_K along k from k0 into acc, its blocks' values loaded by
+// blocked_main's sums over all of k into acc, per STEP_K, its blocks' values loaded by
 // LOAD_A and LOAD_B.
-#define TDM_GEMM_STEP(LOAD_A, LOAD_B)                                                      \
-    {                                                                                      \
+#define TDM_GEMM_SUMS(LOAD_A, LOAD_B)                                                      \
+    for (uint k0 = 0u; k0 < k; k0 += STEP_K) {                                             \
         mat4 partial[ROWS4][COLS4];                                                        \
         TDM_EACH_BLOCK(partial[i][j] = mat4(0.0));                                         \
         for (uint p = k0; p < min(k, k0 + STEP_K); p += 4u) {                              \
@@ -231,13 +232,10 @@ void blocked_main()
         TDM_EACH_BLOCK(acc[i][j] = mat4(0.0));
         // One loop or the other per block, never a choice per quad: a CPU driver runs
         // both sides of a choice its SIMD lanes may not agree on.
-        if (inside && inputs_aligned && k % 4u == 0u) {
-            for (uint k0 = 0u; k0 < k; k0 += STEP_K)
-                TDM_GEMM_STEP(quads_a, quads_b);
-        } else {
-            for (uint k0 = 0u; k0 < k; k0 += STEP_K)
-                TDM_GEMM_STEP(singles_a4, singles_b4);
-        }
+        if (inside && inputs_aligned && k % 4u == 0u)
+            TDM_GEMM_SUMS(quads_a, quads_b)
+        else
+            TDM_GEMM_SUMS(singles_a4, singles_b4)
         bool quads = inside && aligned(TDM_OFF(TDM_GEMM_C), TDM_U_ldc);
         TDM_EACH_BLOCK(store_quarter(row0 + 4u * i, col0 + 4u * j, acc[i][j], quads));
     }
