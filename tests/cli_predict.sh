@@ -124,12 +124,24 @@ fi
 
 # Mixed precision: f16 operands in the products under a loss scale of 32768; the saved
 # model holds f32 weights, so predict (in f32) lands within a point of train's accuracy.
-fit_and_predict mixed --layers conv16k3,pool2,32 --mixed-precision
+fit_and_predict mixed --layers conv16k3,pool2,32 --mixed-precision --mixed-products f16
 cat "$out/log"
 check "mixed precision in the run" grep -q '; mixed precision (f16 products, f32 sums)$' "$out/log"
+check "its convolution lowered, every product f16" grep -q \
+  '^  replica 0: reference:0 (reference (host C)), convolutions conv0 lowered; products conv0 f16, dense2 f16, dense3 f16$' "$out/log"
 check "its loss scale" grep -q '^loss scale 32768, 0 steps skipped for overflow$' "$out/log"
 awk -v a="$trained" -v p="$predicted" 'BEGIN { d = a - p; exit !(a >= 80 && d <= 1 && d >= -1) }' ||
   { echo "FAILED: mixed precision: train $trained%, predict $predicted%"; fail=1; }
+# Measured, the default: each layer's products timed with f16 operands and in f32 at
+# the first step; the choice is printed per replica and kept in the run's record.
+train --layers conv8k3,pool2,16 --mixed-precision --epochs 1 --metrics "$out/mixed.json" \
+  >"$out/log"
+cat "$out/log"
+choices='convolutions conv0 [a-z]+; products conv0 f(16|32), dense2 f(16|32), dense3 f(16|32)'
+check "measured products in the run" grep -q 'f16 products, f32 sums, where they measure at least as fast as f32' "$out/log"
+check "the products wait for the first step" grep -q '^  replica 0: .*; products measured at the first step$' "$out/log"
+check "the choice printed" grep -Eq "^measured replica 0 \(reference:0\), $choices\$" "$out/log"
+check "the choice recorded" grep -Eq "\"layer-choices\": \"reference:0: $choices\"" "$out/mixed.json"
 if train --layers conv8k3,24 --input-shape 8x4x3 >/dev/null 2>"$out/err"; then
   echo "FAILED: an input shape of another size must fail"; fail=1
 fi

@@ -18,7 +18,7 @@ static tdm_status check_size(const tdm_model_options *o, const char *f)
                         "%s: options.size is %zu, expected %zu: use "
                         "TDM_MODEL_OPTIONS_INIT",
                         f, o->size, sizeof *o);
-    if (o->reserved[0])
+    if (o->reserved[0] || o->reserved[1])
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: options.reserved is not 0: use TDM_MODEL_OPTIONS_INIT (a caller built "
                         "against a newer header sets fields this library does not have)",

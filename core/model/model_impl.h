@@ -65,6 +65,14 @@ typedef struct tdm_model_buffers {
     tdm_tensor *target;     /* [rows, classes]: one-hot labels (mean squared error) */
 } tdm_model_buffers;
 
+/* How a layer computes on one device: a convolution's algorithm (DIRECT, LOWERED,
+ * IMPLICIT or WINOGRAD, or MEASURED until timed) and, for dense and conv2d layers, its
+ * products' precision (F16 or F32, or MEASURED until timed). */
+typedef struct tdm_layer_choice {
+    tdm_conv_algorithm conv;
+    tdm_mixed_products products;
+} tdm_layer_choice;
+
 /* One replica's buffers, rows_capacity rows each; a step uses slices of them with its
  * own row count. */
 typedef struct tdm_model_scratch {
@@ -73,10 +81,10 @@ typedef struct tdm_model_scratch {
     tdm_model_buffers b;
     tdm_tensor *input;        /* [rows_capacity, input_features]: inference's upload, or NULL */
     tdm_halves halves;        /* mixed precision: f16 copies of a product's operands, each as large
-                                 as the largest operand; NULL members in f32 */
-    tdm_conv_algorithm *conv; /* [layers]: how conv2d layer l computes on the device, DIRECT,
-                                 LOWERED, IMPLICIT or WINOGRAD, or MEASURED until timed (kept while
-                                 the device stays) */
+                                 as the largest operand; NULL members where no layer's products
+                                 take f16 operands */
+    tdm_layer_choice *choice; /* [layers]: how layer l computes on the device (kept while the
+                                 device stays) */
 } tdm_model_scratch;
 
 struct tdm_model {
@@ -141,8 +149,15 @@ typedef struct tdm_model_views {
     tdm_tensor **out;    /* [layers]: b.dropped[l] when training with dropout, else
                             b.a[l] (not owned) */
     tdm_halves halves;   /* the scratch's (not owned) */
-    const tdm_conv_algorithm *conv; /* the scratch's (not owned) */
+    const tdm_layer_choice *choice; /* the scratch's (not owned) */
 } tdm_model_views;
+
+/* The halves layer l's products round their operands into, or NULL where its products
+ * are f32. */
+static inline const tdm_halves *tdm_model_layer_halves(const tdm_model_views *v, size_t l)
+{
+    return v->choice[l].products == TDM_MIXED_F16 ? &v->halves : NULL;
+}
 
 tdm_status tdm_model_views_make(const tdm_model *m, tdm_model_scratch *sc, size_t rows,
                                 int training, tdm_model_views *v);
@@ -174,20 +189,35 @@ static inline tdm_status tdm_model_product(const tdm_model *m, const tdm_model_v
     return tdm_tensor_slice(v->b.g[l], 0, shape, out);
 }
 
-/* How m's convolution layer l computes on dev by the options' rule: DIRECT, LOWERED,
- * IMPLICIT, WINOGRAD, or MEASURED where that waits for tdm_model_conv_measure. */
-tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev, size_t l);
+/* How m's convolution layer l computes on dev by the options' rule, its products'
+ * precision being `products`: DIRECT, LOWERED, IMPLICIT, WINOGRAD, or MEASURED where
+ * that waits for tdm_model_conv_measure (measured convolutions, or products whose
+ * precision waits to be timed). */
+tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev, size_t l,
+                                       tdm_mixed_products products);
 
 /* Whether a convolution computing a on dev keeps an im2col matrix: lowered, measured
  * (the race needs one), and Winograd's filter gradient where dev lacks the implicit
  * kernels. */
 int tdm_conv_keeps_columns(const tdm_device *dev, tdm_conv_algorithm a);
 
-/* Decides every sc->conv[l] that waits, timing every way the device has on rows rows
- * (forward, and the gradients in training) with sc's im2col buffers; nothing on 0
+/* Layer l's products' precision on a device by the options, before any measurement:
+ * F32 in f32 models and for layers without products, F16 with f16 activations (their
+ * stored operands are halves) or where the options ask for it, else the options'. */
+tdm_mixed_products tdm_model_products_rule(const tdm_model *m, size_t l);
+
+/* Decides every sc->choice[l].conv that waits, timing every way the device has on rows
+ * rows (forward, and the gradients in training) with sc's im2col buffers, and with it
+ * the products' precision of a convolution whose precision waits too; nothing on 0
  * rows. */
 tdm_status tdm_model_conv_measure(const tdm_model *m, tdm_model_scratch *sc, size_t rows,
                                   int training);
+
+/* Decides every dense layer's sc->choice[l].products that waits, timing the layer's
+ * products with f16 operands and in f32 on rows rows (forward, and the gradients in
+ * training); nothing on 0 rows. */
+tdm_status tdm_model_products_measure(const tdm_model *m, tdm_model_scratch *sc, size_t rows,
+                                      int training);
 
 /* Layer l's dropout key for a step. */
 uint64_t tdm_model_dropout_seed(const tdm_model *m, uint64_t step, size_t l);

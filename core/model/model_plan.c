@@ -222,6 +222,15 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
                      "%s: conv_algorithm %s with compute_dtype f16: mixed precision's f16 "
                      "operands are a matrix product's, so its convolutions are lowered",
                      f, tdm_conv_algorithm_name(o->conv_algorithm));
+    if (s == TDM_OK && (unsigned)o->mixed_products > TDM_MIXED_F32)
+        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: unknown mixed_products %d", f,
+                     (int)o->mixed_products);
+    if (s == TDM_OK && o->mixed_products != TDM_MIXED_MEASURED && o->compute_dtype != TDM_F16)
+        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                     "%s: mixed_products %s is for compute_dtype f16 (mixed precision); this "
+                     "model computes in %s",
+                     f, tdm_mixed_products_name(o->mixed_products),
+                     tdm_dtype_name(o->compute_dtype));
     return s == TDM_OK ? plan_storage(o, plans, f) : s;
 }
 

@@ -55,7 +55,7 @@ void tdm_model_scratch_free(const tdm_model *m, tdm_model_scratch *sc)
     tdm_tensor_destroy(sc->input);
     tdm_tensor_destroy(sc->halves.a);
     tdm_tensor_destroy(sc->halves.b);
-    free(sc->conv);
+    free(sc->choice);
     *sc = (tdm_model_scratch){0};
 }
 
@@ -94,9 +94,19 @@ static size_t largest_operand(const tdm_model *m, size_t rows)
     return largest;
 }
 
+static int any_half_products(const tdm_model *m, const tdm_model_scratch *sc)
+{
+    for (size_t l = 0; l < m->opts.layer_count; l++)
+        if (sc->choice[l].products != TDM_MIXED_F32)
+            return 1;
+    return 0;
+}
+
+/* The halves, where some layer's products may take f16 operands (or wait to be
+ * timed with them). */
 static tdm_status halves_alloc(const tdm_model *m, tdm_model_scratch *sc, size_t rows)
 {
-    if (m->opts.compute_dtype != TDM_F16)
+    if (!any_half_products(m, sc))
         return TDM_OK;
     tdm_shape shape = TDM_SHAPE(largest_operand(m, rows));
     tdm_status s = tdm_tensor_create(sc->device, TDM_F16, &shape, &sc->halves.a);
@@ -129,30 +139,38 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
     return s == TDM_OK ? halves_alloc(m, sc, rows) : s;
 }
 
-/* sc->conv on sc->device: kept, where an earlier reservation on it chose, else by the
- * rule. */
-static tdm_status choose_convolutions(const tdm_model *m, tdm_model_scratch *sc,
-                                      tdm_conv_algorithm *kept)
+/* sc->choice on sc->device: kept, where an earlier reservation on it chose, else by
+ * the rules. */
+static tdm_status choose(const tdm_model *m, tdm_model_scratch *sc, tdm_layer_choice *kept)
 {
-    sc->conv = kept ? kept : calloc(m->opts.layer_count, sizeof *sc->conv);
-    if (!sc->conv)
+    sc->choice = kept ? kept : calloc(m->opts.layer_count, sizeof *sc->choice);
+    if (!sc->choice)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "model: out of host memory");
-    for (size_t l = 0; l < m->opts.layer_count && !kept; l++)
-        sc->conv[l] = m->layers[l].kind == TDM_LAYER_CONV2D ? tdm_model_conv_rule(m, sc->device, l)
-                                                            : TDM_CONV_AUTO;
+    for (size_t l = 0; l < m->opts.layer_count && !kept; l++) {
+        sc->choice[l].products = tdm_model_products_rule(m, l);
+        sc->choice[l].conv = m->layers[l].kind == TDM_LAYER_CONV2D
+                                 ? tdm_model_conv_rule(m, sc->device, l, sc->choice[l].products)
+                                 : TDM_CONV_AUTO;
+    }
     return TDM_OK;
 }
 
 /* The im2col matrices of the convolutions measured faster without them (other
- * layers' col is theirs: layer normalisation's). */
-static void drop_unused_columns(const tdm_model *m, tdm_model_scratch *sc)
+ * layers' col is theirs: layer normalisation's), and the halves where every layer's
+ * products measured faster in f32. */
+static void drop_unused(const tdm_model *m, tdm_model_scratch *sc)
 {
     for (size_t l = 0; l < sc->b.layers; l++)
         if (m->layers[l].kind == TDM_LAYER_CONV2D &&
-            !tdm_conv_keeps_columns(sc->device, sc->conv[l]) && sc->b.col[l]) {
+            !tdm_conv_keeps_columns(sc->device, sc->choice[l].conv) && sc->b.col[l]) {
             tdm_tensor_destroy(sc->b.col[l]);
             sc->b.col[l] = NULL;
         }
+    if (!any_half_products(m, sc)) {
+        tdm_tensor_destroy(sc->halves.a);
+        tdm_tensor_destroy(sc->halves.b);
+        sc->halves = (tdm_halves){0};
+    }
 }
 
 tdm_status tdm_model_scratch_reserve(const tdm_model *m, tdm_model_scratch *sc, tdm_device *dev,
@@ -160,22 +178,24 @@ tdm_status tdm_model_scratch_reserve(const tdm_model *m, tdm_model_scratch *sc, 
 {
     if (sc->device == dev && sc->rows_capacity >= rows)
         return TDM_OK;
-    tdm_conv_algorithm *kept = sc->device == dev ? sc->conv : NULL;
-    sc->conv = kept ? NULL : sc->conv;
+    tdm_layer_choice *kept = sc->device == dev ? sc->choice : NULL;
+    sc->choice = kept ? NULL : sc->choice;
     tdm_model_scratch_free(m, sc);
     sc->device = dev;
-    tdm_status s = choose_convolutions(m, sc, kept);
+    tdm_status s = choose(m, sc, kept);
     if (s == TDM_OK)
         s = allocate(m, sc, rows);
     if (s == TDM_OK)
         s = tdm_model_conv_measure(m, sc, rows, training);
     if (s == TDM_OK)
-        drop_unused_columns(m, sc);
+        s = tdm_model_products_measure(m, sc, rows, training);
+    if (s == TDM_OK)
+        drop_unused(m, sc);
     if (s != TDM_OK) { /* no buffers, but the choices made on dev stay */
-        tdm_conv_algorithm *chosen = sc->conv;
-        sc->conv = NULL;
+        tdm_layer_choice *chosen = sc->choice;
+        sc->choice = NULL;
         tdm_model_scratch_free(m, sc);
-        *sc = (tdm_model_scratch){.device = chosen ? dev : NULL, .conv = chosen};
+        *sc = (tdm_model_scratch){.device = chosen ? dev : NULL, .choice = chosen};
         return s;
     }
     sc->rows_capacity = rows;
@@ -228,7 +248,7 @@ static tdm_status slice_layer(const tdm_model_buffers *from, tdm_model_buffers *
 tdm_status tdm_model_views_make(const tdm_model *m, tdm_model_scratch *sc, size_t rows,
                                 int training, tdm_model_views *v)
 {
-    *v = (tdm_model_views){.rows = rows, .halves = sc->halves, .conv = sc->conv};
+    *v = (tdm_model_views){.rows = rows, .halves = sc->halves, .choice = sc->choice};
     tdm_model_buffers *b = &v->b;
     tdm_status s = buffers_alloc(b, m->opts.layer_count);
     v->out = calloc(b->layers, sizeof *v->out);

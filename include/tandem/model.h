@@ -113,8 +113,8 @@ typedef enum tdm_conv_algorithm {
     TDM_CONV_AUTO = 0, /* implicit on CPU devices that have it (Vulkan's, and
                           OpenCL's through oneDNN), lowered on GPUs and other
                           devices, direct on the reference backend (measured on CPU
-                          drivers and an H100, docs/PERFORMANCE.md); lowered everywhere
-                          with compute_dtype TDM_F16 */
+                          drivers and an H100, docs/PERFORMANCE.md); lowered where a
+                          layer's products take f16 operands (mixed_products) */
     TDM_CONV_DIRECT,   /* f32 only: mixed precision's f16 operands are GEMM's */
     TDM_CONV_LOWERED,
     TDM_CONV_MEASURED /* per layer and per replica's device: every way the device has
@@ -148,6 +148,33 @@ TDM_API tdm_status tdm_conv_algorithm_parse(const char *name, tdm_conv_algorithm
  * (static: never freed). */
 TDM_API const char *const *tdm_conv_algorithm_names(void);
 
+/* With compute_dtype TDM_F16, the precision of each dense and conv2d layer's matrix
+ * products (forward, and in training both gradients) on each replica's device. */
+typedef enum tdm_mixed_products {
+    TDM_MIXED_MEASURED = 0, /* per layer and replica's device: the layer's products timed
+                               with f16 operands and in f32 on the replica's first rows,
+                               taking turns, and the faster kept for the model's life (a
+                               convolution's f32 way is the one conv_algorithm gives in
+                               f32, every way with TDM_CONV_MEASURED). Mixed precision
+                               then never trains slower than f32 where a device's f16
+                               products are slow (a CPU with no f16 arithmetic, a driver
+                               that converts every operand). As with measured
+                               convolutions, a run's numbers then depend on the choices
+                               made. With f16 activations the products stay f16: their
+                               stored operands are already halves */
+    TDM_MIXED_F16,          /* every product with f16 operands and f32 sums */
+    TDM_MIXED_F32           /* every product in f32: mixed precision's loss scaling with
+                               f32's products */
+} tdm_mixed_products;
+
+/* "measured", "f16", "f32"; "unknown" out of range. */
+TDM_API const char *tdm_mixed_products_name(tdm_mixed_products p);
+/* The choice of that name; TDM_ERR_NOT_FOUND listing the names for another. */
+TDM_API tdm_status tdm_mixed_products_parse(const char *name, tdm_mixed_products *out);
+/* The names tdm_mixed_products_parse accepts, in the enum's order, NULL-terminated
+ * (static: never freed). */
+TDM_API const char *const *tdm_mixed_products_names(void);
+
 /* A model's first layer sees input_features values per example; convolution and
  * pooling see them as an image [input_height, input_width, input_channels], which
  * must then be given (input_features 0 takes their product). A dense layer after an
@@ -162,10 +189,12 @@ typedef struct tdm_model_options {
     uint64_t seed; /* initial weights (Glorot uniform, or He uniform for
                       relu and gelu; biases 0) and dropout masks */
     size_t input_height, input_width, input_channels; /* 0: a flat input */
-    tdm_dtype compute_dtype;           /* TDM_F32 (0), or TDM_F16 for mixed precision: every matrix
-                                          product of the dense and convolution layers, forward and
-                                          backward, rounds its operands to f16 and sums in f32
-                                          (convolutions through im2col on every backend). The
+    tdm_dtype compute_dtype;           /* TDM_F32 (0), or TDM_F16 for mixed precision: the matrix
+                                          products of the dense and convolution layers, forward and
+                                          backward, round their operands to f16 and sum in f32
+                                          (convolutions through im2col on every backend), where
+                                          mixed_products gives them f16 (by default where that
+                                          measures at least as fast as f32). The
                                           variables stay f32, the optimizer updates them in f32, and
                                           everything else computes in f32. Train it with a loss
                                           scale (tdm_train_op_options.loss_scale): gradients below
@@ -182,7 +211,9 @@ typedef struct tdm_model_options {
                                           a device without f16 storage (Vulkan's
                                           storageBuffer16BitAccess) is refused with
                                           TDM_ERR_UNSUPPORTED. */
-    uint32_t reserved[1]; /* 0 (the INIT macro's): room for later fields, which a caller
+    tdm_mixed_products mixed_products; /* TDM_MIXED_MEASURED (0): with compute_dtype TDM_F16,
+                                          which products take f16 operands (ignored in f32) */
+    uint32_t reserved[2]; /* 0 (the INIT macro's): room for later fields, which a caller
                              built before them leaves 0 */
 } tdm_model_options;
 
@@ -231,6 +262,14 @@ TDM_API size_t tdm_model_output_count(const tdm_model *m);
  * kind or an index out of range. */
 TDM_API tdm_status tdm_model_conv_algorithm_used(const tdm_model *m, size_t replica, size_t layer,
                                                  tdm_conv_algorithm *out);
+
+/* The precision of dense or conv2d layer `layer`'s products on local replica
+ * `replica`'s device: TDM_MIXED_F16 or TDM_MIXED_F32, or TDM_MIXED_MEASURED while a
+ * measured choice waits for the replica's first step (TDM_MIXED_F32 in a model of
+ * compute_dtype TDM_F32). TDM_ERR_INVALID_ARGUMENT for another layer kind or an index
+ * out of range. */
+TDM_API tdm_status tdm_model_mixed_products_used(const tdm_model *m, size_t replica, size_t layer,
+                                                 tdm_mixed_products *out);
 
 /* The device memory, in bytes, that local replica `replica`'s training buffers hold
  * now: the layers' activations and their gradients, im2col matrices, normalisation

@@ -67,6 +67,13 @@ static void test_refusals(void)
             "--conv implicit: --mixed-precision's f16 operands are a matrix product's");
     REFUSED("--f16-activations --conv winograd",
             "--conv winograd: --mixed-precision's f16 operands are a matrix product's");
+    REFUSED("--mixed-products f16", "--mixed-products f16 is for --mixed-precision");
+    REFUSED("--mixed-products bf16 --mixed-precision",
+            "--mixed-products: no choice of products 'bf16'; did you mean f16? (measured, f16, "
+            "f32)");
+    REFUSED("--f16-activations --mixed-products f32",
+            "--mixed-products f32 with --f16-activations: the stored f16 activations are the "
+            "products' operands");
     REFUSED("--epochs -1", "--epochs: '-1' is not a whole number");
     REFUSED("--epochs 4294967296", "--epochs: 4294967296 is out of range");
     REFUSED("--epochs 0", "from 1 to 1000000");
@@ -209,6 +216,9 @@ static void test_acceptance(void)
     CHECK(!strcmp(o.lr_decay, "cosine"));
     o = ACCEPTED("--mixed-precision"); /* f16 gradients need a loss scale */
     CHECK(o.mixed_precision == 1 && o.loss_scale == 32768.0f);
+    CHECK(o.mixed_products == TDM_MIXED_MEASURED);
+    o = ACCEPTED("--mixed-precision --mixed-products f32");
+    CHECK(o.mixed_precision == 1 && o.mixed_products == TDM_MIXED_F32);
     o = ACCEPTED("--loss-scale 1024 --mixed-precision");
     CHECK(o.mixed_precision == 1 && o.loss_scale == 1024.0f);
     CHECK(ACCEPTED("").conv == TDM_CONV_AUTO);

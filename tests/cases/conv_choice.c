@@ -1,10 +1,12 @@
-/* How a model's convolutions compute: by the rule (implicit on Vulkan, lowered on
+/* How a model's layers compute: its convolutions by the rule (implicit on Vulkan, lowered on
  * OpenCL, direct on the reference backend), forced direct, lowered, implicit (lowered on
  * OpenCL, which lacks its kernels) or Winograd (as auto where the window is not 3x3 of
  * stride 1), or measured per layer on each replica's device at its first step. Forced choices train
  * alike to f32 rounding; a measured model trains bit for bit as one forced to what it chose, so the
  * measurement leaves nothing behind (nor the losing way's im2col matrix, which
- * tdm_model_scratch_bytes sees); options that cannot work are refused. */
+ * tdm_model_scratch_bytes sees); options that cannot work are refused. Mixed
+ * precision's products likewise: f16 or f32 forced (f32 training bit for bit as the
+ * f32 model), or measured per layer and device at the first step. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +137,13 @@ static void run_close(conv_run *r)
     tdm_strategy_destroy(r->strategy);
 }
 
+static tdm_mixed_products products(const conv_run *r, size_t replica, size_t layer)
+{
+    tdm_mixed_products p = TDM_MIXED_MEASURED;
+    CHECK_OK(tdm_model_mixed_products_used(r->model, replica, layer, &p));
+    return p;
+}
+
 static tdm_conv_algorithm used(const conv_run *r, size_t replica)
 {
     tdm_conv_algorithm a = TDM_CONV_AUTO;
@@ -232,15 +241,19 @@ static void check_rule(void)
     check_winograd_misfit();
     tdm_model_options mo = options(TDM_CONV_AUTO);
     mo.compute_dtype = TDM_F16;
-    tdm_strategy *s = NULL;
-    tdm_model *m = NULL;
-    CHECK_OK(tdm_strategy_create_one_device(devs[0], NULL, &s));
-    CHECK_OK(tdm_model_create(s, &mo, &m));
-    tdm_conv_algorithm a = TDM_CONV_AUTO;
-    CHECK_OK(tdm_model_conv_algorithm_used(m, 0, 0, &a));
-    CHECK(a == TDM_CONV_LOWERED); /* f16 operands are GEMM's */
-    tdm_model_destroy(m);
-    tdm_strategy_destroy(s);
+    mo.mixed_products = TDM_MIXED_F16;
+    run_open_model(&r, devs, 1, &mo);
+    CHECK(used(&r, 0) == TDM_CONV_LOWERED); /* f16 operands are GEMM's */
+    CHECK(products(&r, 0, 0) == TDM_MIXED_F16 && products(&r, 0, 2) == TDM_MIXED_F16);
+    run_close(&r);
+    mo.mixed_products = TDM_MIXED_MEASURED; /* the default: both wait for the first step */
+    run_open_model(&r, devs, 1, &mo);
+    CHECK(used(&r, 0) == TDM_CONV_MEASURED);
+    CHECK(products(&r, 0, 0) == TDM_MIXED_MEASURED && products(&r, 0, 2) == TDM_MIXED_MEASURED);
+    run_close(&r);
+    run_open(&r, devs, 1, TDM_CONV_AUTO); /* f32 models' products are f32 */
+    CHECK(products(&r, 0, 0) == TDM_MIXED_F32 && products(&r, 0, 2) == TDM_MIXED_F32);
+    run_close(&r);
 }
 
 /* The largest |got - want| / |want| of the losses and of the weights. */
@@ -371,6 +384,116 @@ static void check_measured(void)
     run_close(&all);
 }
 
+/* Mixed precision forced to f32 products computes its convolutions as f32 does and
+ * trains bit for bit as the f32 model, with no f16 scratch; forced to f16 products it
+ * rounds (its losses differ, within f16's rounding). */
+static void check_mixed_forced(void)
+{
+    for (size_t i = 0; i < n_devs; i++) {
+        conv_run f32, p32, p16;
+        tdm_model_options mo = options(TDM_CONV_AUTO);
+        run_open_model(&f32, devs + i, 1, &mo);
+        mo.compute_dtype = TDM_F16;
+        mo.mixed_products = TDM_MIXED_F32;
+        run_open_model(&p32, devs + i, 1, &mo);
+        mo.mixed_products = TDM_MIXED_F16;
+        run_open_model(&p16, devs + i, 1, &mo);
+        CHECK(used(&p32, 0) == used(&f32, 0) && used(&p16, 0) == TDM_CONV_LOWERED);
+        run_train(&f32);
+        run_train(&p32);
+        run_train(&p16);
+        CHECK(!memcmp(f32.losses, p32.losses, sizeof f32.losses));
+        CHECK(f32.weight_count == p32.weight_count &&
+              !memcmp(f32.weights, p32.weights, f32.weight_count * sizeof(float)));
+        CHECK(scratch_bytes(&p32) == scratch_bytes(&f32));
+        double rounding = worst_relative(&p16, &f32);
+        fprintf(stderr, "device %zu: f16 products against f32: worst relative difference %g\n", i,
+                rounding);
+        CHECK(rounding > 0.0 && rounding <= 3e-2);
+        run_close(&f32);
+        run_close(&p32);
+        run_close(&p16);
+    }
+}
+
+/* Mixed precision's products measured: each layer's choice waits for the first step,
+ * then is f16 or f32 on each device, a convolution lowered where its operands are
+ * f16 and computing as in f32 where they are f32; a model whose layers all chose alike
+ * trains bit for bit as one forced to that choice, with the same buffers (the f16
+ * scratch gone where nothing uses it); mirrored over every device the copies stay
+ * equal. */
+static void check_mixed_measured(void)
+{
+    tdm_model_options mo = options(TDM_CONV_AUTO);
+    mo.compute_dtype = TDM_F16;
+    for (size_t i = 0; i < n_devs; i++) {
+        conv_run measured, forced;
+        run_open_model(&measured, devs + i, 1, &mo);
+        run_train(&measured);
+        tdm_mixed_products conv = products(&measured, 0, 0), dense = products(&measured, 0, 2);
+        CHECK(conv == TDM_MIXED_F16 || conv == TDM_MIXED_F32);
+        CHECK(dense == TDM_MIXED_F16 || dense == TDM_MIXED_F32);
+        CHECK(used(&measured, 0) == (conv == TDM_MIXED_F16 ? TDM_CONV_LOWERED : auto_on(devs[i])));
+        fprintf(stderr, "device %zu: measured conv0 %s (%s), dense2 %s\n", i,
+                tdm_mixed_products_name(conv), tdm_conv_algorithm_name(used(&measured, 0)),
+                tdm_mixed_products_name(dense));
+        if (conv == dense) {
+            tdm_model_options same = mo;
+            same.mixed_products = conv;
+            run_open_model(&forced, devs + i, 1, &same);
+            run_train(&forced);
+            CHECK(!memcmp(measured.losses, forced.losses, sizeof measured.losses));
+            CHECK(measured.weight_count == forced.weight_count &&
+                  !memcmp(measured.weights, forced.weights, measured.weight_count * sizeof(float)));
+            CHECK(scratch_bytes(&measured) == scratch_bytes(&forced));
+            run_close(&forced);
+        }
+        run_close(&measured);
+    }
+    conv_run all;
+    run_open_model(&all, devs, n_devs, &mo);
+    run_train(&all);
+    for (size_t i = 0; i < n_devs; i++)
+        CHECK(products(&all, i, 0) != TDM_MIXED_MEASURED &&
+              products(&all, i, 2) != TDM_MIXED_MEASURED);
+    CHECK_OK(tdm_strategy_check_mirrored(all.strategy));
+    CHECK(all.losses[STEPS - 1] < 0.8 * all.losses[0]);
+    run_close(&all);
+}
+
+/* Mixed precision's products: asked of an f32 model, out of range, or of a layer
+ * without products. */
+static void check_mixed_refusals(void)
+{
+    tdm_strategy *s = NULL;
+    tdm_model *m = NULL;
+    CHECK_OK(tdm_strategy_create_one_device(devs[0], NULL, &s));
+    tdm_model_options mo = options(TDM_CONV_AUTO);
+    mo.mixed_products = TDM_MIXED_F16;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "mixed_products f16 is for compute_dtype f16");
+    mo.compute_dtype = TDM_F16;
+    mo.mixed_products = (tdm_mixed_products)7;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT, "unknown mixed_products 7");
+    mo.mixed_products = TDM_MIXED_MEASURED;
+    CHECK_OK(tdm_model_create(s, &mo, &m));
+    tdm_mixed_products p;
+    CHECK_FAILS(tdm_model_mixed_products_used(m, 0, 1, &p), TDM_ERR_INVALID_ARGUMENT,
+                "layer 1 of 3: give a local replica and a dense or conv2d layer");
+    CHECK_FAILS(tdm_model_mixed_products_used(m, 1, 0, &p), TDM_ERR_INVALID_ARGUMENT,
+                "replica 1 of 1");
+    tdm_model_destroy(m);
+    tdm_strategy_destroy(s);
+    for (int i = TDM_MIXED_MEASURED; i <= TDM_MIXED_F32; i++) {
+        tdm_mixed_products back = TDM_MIXED_MEASURED;
+        CHECK_OK(tdm_mixed_products_parse(tdm_mixed_products_name((tdm_mixed_products)i), &back));
+        CHECK((int)back == i);
+    }
+    CHECK_FAILS(tdm_mixed_products_parse("bf16", &p), TDM_ERR_NOT_FOUND,
+                "no choice of products 'bf16'");
+    CHECK(!strcmp(tdm_mixed_products_name((tdm_mixed_products)3), "unknown"));
+}
+
 static void check_refusals(void)
 {
     tdm_strategy *s = NULL;
@@ -419,6 +542,7 @@ static void check_refusals(void)
     CHECK_FAILS(tdm_conv_algorithm_parse("gemm", &a), TDM_ERR_NOT_FOUND,
                 "no convolution algorithm 'gemm'");
     CHECK(!strcmp(tdm_conv_algorithm_name((tdm_conv_algorithm)9), "unknown"));
+    check_mixed_refusals();
 }
 
 void test_case_conv_choice(const test_run *run)
@@ -427,5 +551,7 @@ void test_case_conv_choice(const test_run *run)
     check_rule();
     check_forced_agree();
     check_measured();
+    check_mixed_forced();
+    check_mixed_measured();
     check_refusals();
 }

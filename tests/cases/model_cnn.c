@@ -172,6 +172,7 @@ static void check_mixed_precision(void)
     double a[STEPS], b[STEPS], c[STEPS];
     trainer_open_model(&f32, devs, n_devs, 0.1f, &mo, 32768.0f);
     mo.compute_dtype = TDM_F16;
+    mo.mixed_products = TDM_MIXED_F16;
     trainer_open_model(&one, devs, 1, 0.1f, &mo, 32768.0f);
     trainer_open_model(&many, devs, n_devs, 0.1f, &mo, 32768.0f);
     CHECK(train_steps(&f32, ds, STEPS, a) == STEPS);
@@ -220,6 +221,7 @@ static void check_f16_activations_of(const char *what, const tdm_layer *layers, 
     mo.layers = layers;
     mo.layer_count = count;
     mo.compute_dtype = TDM_F16;
+    mo.mixed_products = TDM_MIXED_F16;
     trainer mixed, f16;
     double a[STEPS], b[STEPS];
     trainer_open_model(&mixed, devs, n_devs, 0.1f, &mo, 32768.0f);
@@ -287,6 +289,7 @@ static void check_f16_activations(void)
     flat.layer_count = sizeof mlp / sizeof mlp[0];
     flat.input_features = FEATURES;
     flat.compute_dtype = TDM_F16;
+    flat.mixed_products = TDM_MIXED_F16;
     trainer_open_model(&mixed, devs, 1, 0.1f, &flat, 32768.0f);
     flat.activation_dtype = TDM_F16;
     trainer_open_model(&f16, devs, 1, 0.1f, &flat, 32768.0f);
@@ -367,6 +370,7 @@ static void check_f16_overflow(void)
     trainer_open_model(&f32, devs, n_devs, 0.1f, &mo, 0x1p24f);
     trainer_open_reduced(&reduced, devs, n_devs, 0.1f, &mo, 0x1p24f, TDM_F16);
     mo.compute_dtype = TDM_F16;
+    mo.mixed_products = TDM_MIXED_F16;
     trainer_open_model(&f16, devs, n_devs, 0.1f, &mo, 0x1p24f);
     CHECK(skipped_from_2_24(&f32, ds, "f32") == 0);
     CHECK(skipped_from_2_24(&reduced, ds, "f16 all-reduce") > 0);

@@ -42,7 +42,7 @@ static tdm_status reserve(const tdm_model *m, size_t l, tdm_model_scratch *sc, s
 {
     tdm_status s = tdm_layer_reserve_partial(m, l, sc);
     tdm_dtype in = l ? m->plans[l - 1].storage : TDM_F32;
-    if (s == TDM_OK && tdm_conv_keeps_columns(sc->device, sc->conv[l]))
+    if (s == TDM_OK && tdm_conv_keeps_columns(sc->device, sc->choice[l].conv))
         s = tdm_tensor_create(sc->device, in, &TDM_SHAPE(rows, columns(&m->plans[l])),
                               &sc->b.col[l]);
     return s;
@@ -61,10 +61,11 @@ static tdm_status forward(const tdm_model *m, const tdm_model_views *v, size_t l
     if (s == TDM_OK)
         s = tdm_model_product(m, v, l, &TDM_SHAPE(v->rows, p->out_h, p->out_w, p->out_c), &zi);
     if (s == TDM_OK)
-        s = v->conv[l] == TDM_CONV_IMPLICIT   ? tdm_conv2d_implicit(zi, xi, f, &p->win)
-            : v->conv[l] == TDM_CONV_WINOGRAD ? tdm_conv2d_winograd(zi, xi, f, &p->win)
-            : v->b.col[l] ? tdm_conv2d_lowered(zi, xi, f, v->b.col[l], &p->win, &v->halves)
-                          : tdm_op_conv2d(zi, xi, f, &p->win);
+        s = v->choice[l].conv == TDM_CONV_IMPLICIT   ? tdm_conv2d_implicit(zi, xi, f, &p->win)
+            : v->choice[l].conv == TDM_CONV_WINOGRAD ? tdm_conv2d_winograd(zi, xi, f, &p->win)
+            : v->b.col[l]
+                ? tdm_conv2d_lowered(zi, xi, f, v->b.col[l], &p->win, tdm_model_layer_halves(v, l))
+                : tdm_op_conv2d(zi, xi, f, &p->win);
     if (s == TDM_OK)
         s = tdm_model_product(m, v, l, &TDM_SHAPE(positions, p->out_c), &product);
     if (s == TDM_OK)
@@ -94,12 +95,13 @@ static tdm_status variable_grads(const tdm_model *m, const tdm_model_views *v, s
     if (s == TDM_OK)
         s = tdm_layer_output_image(p, v->b.g[l], v->rows, &gi);
     if (s == TDM_OK)
-        s = v->conv[l] == TDM_CONV_IMPLICIT ? tdm_conv2d_implicit_grad_filter(df, xi, gi, &p->win)
-            : v->conv[l] == TDM_CONV_WINOGRAD
+        s = v->choice[l].conv == TDM_CONV_IMPLICIT
+                ? tdm_conv2d_implicit_grad_filter(df, xi, gi, &p->win)
+            : v->choice[l].conv == TDM_CONV_WINOGRAD
                 ? tdm_conv2d_winograd_grad_filter(df, xi, gi, v->b.col[l], &p->win)
-            : v->b.col[l]
-                ? tdm_conv2d_lowered_grad_filter(df, v->b.col[l], xi, gi, &p->win, &v->halves)
-                : tdm_op_conv2d_grad_filter(df, xi, gi, &p->win);
+            : v->b.col[l] ? tdm_conv2d_lowered_grad_filter(df, v->b.col[l], xi, gi, &p->win,
+                                                           tdm_model_layer_halves(v, l))
+                          : tdm_op_conv2d_grad_filter(df, xi, gi, &p->win);
     if (s == TDM_OK)
         s = tdm_layer_channel_sums(v, l, db, v->b.g[l]);
     tdm_tensor_destroy(gi);
@@ -128,7 +130,8 @@ static tdm_status grad_input_in_halves(const tdm_layer_plan *p, const tdm_model_
             s = tdm_tensor_reinterpret(v->b.col[l], TDM_F32,
                                        &TDM_SHAPE(rows * p->out_h * p->out_w * window), &dcol);
         if (s == TDM_OK)
-            s = tdm_conv2d_lowered_grad_input(dxi, gi, f, dcol, &p->win, &v->halves);
+            s = tdm_conv2d_lowered_grad_input(dxi, gi, f, dcol, &p->win,
+                                              tdm_model_layer_halves(v, l));
         tdm_tensor_destroy(dcol);
         tdm_tensor_destroy(gi);
         tdm_tensor_destroy(dxi);
@@ -150,10 +153,13 @@ static tdm_status grad_input(const tdm_model *m, const tdm_model_views *v, size_
     if (s == TDM_OK)
         s = tdm_layer_output_image(p, v->b.g[l], v->rows, &gi);
     if (s == TDM_OK)
-        s = v->conv[l] == TDM_CONV_IMPLICIT   ? tdm_conv2d_implicit_grad_input(dxi, gi, f, &p->win)
-            : v->conv[l] == TDM_CONV_WINOGRAD ? tdm_conv2d_winograd_grad_input(dxi, gi, f, &p->win)
+        s = v->choice[l].conv == TDM_CONV_IMPLICIT
+                ? tdm_conv2d_implicit_grad_input(dxi, gi, f, &p->win)
+            : v->choice[l].conv == TDM_CONV_WINOGRAD
+                ? tdm_conv2d_winograd_grad_input(dxi, gi, f, &p->win)
             : v->b.col[l] && !half_col
-                ? tdm_conv2d_lowered_grad_input(dxi, gi, f, v->b.col[l], &p->win, &v->halves)
+                ? tdm_conv2d_lowered_grad_input(dxi, gi, f, v->b.col[l], &p->win,
+                                                tdm_model_layer_halves(v, l))
                 : tdm_op_conv2d_grad_input(dxi, gi, f, &p->win);
     tdm_tensor_destroy(gi);
     tdm_tensor_destroy(dxi);

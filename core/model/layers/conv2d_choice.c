@@ -1,6 +1,8 @@
 /* How each convolution layer computes on a device: direct kernels, lowered to im2col
  * and GEMM, as implicit GEMMs or as Winograd's, by the options' rule or, measured, by
- * timing every way the device has with the layer's shapes and the step's rows. */
+ * timing every way the device has with the layer's shapes and the step's rows; in
+ * mixed precision whose products wait to be timed, lowered with f16 operands races
+ * the layer's f32 ways too. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -58,14 +60,18 @@ static int has_implicit(const tdm_device *dev)
  * chooses for both of its layers; on an H100 through Vulkan im2col and GEMM train
  * 1.2x faster than they (its GEMMs' loads are plain, the implicit ones decode each
  * element's place), and are what measured chooses there. Mixed precision lowers them
- * everywhere: its f16 operands are GEMM's. Auto: implicit on a CPU that has it,
+ * wherever its products take f16 operands, which are GEMM's, and where their precision
+ * waits to be timed the race decides both. Auto: implicit on a CPU that has it,
  * lowered elsewhere; implicit where asked and the device has it, else lowered;
  * Winograd where asked and the layer's window is 3x3 of stride 1, else as auto. */
-tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev, size_t l)
+tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev, size_t l,
+                                       tdm_mixed_products products)
 {
     tdm_conv_algorithm a = m->opts.conv_algorithm;
-    if (m->opts.compute_dtype == TDM_F16 || a == TDM_CONV_LOWERED)
-        return TDM_CONV_LOWERED;
+    if (products == TDM_MIXED_F16 || a == TDM_CONV_LOWERED)
+        return products == TDM_MIXED_MEASURED ? TDM_CONV_MEASURED : TDM_CONV_LOWERED;
+    if (products == TDM_MIXED_MEASURED)
+        return TDM_CONV_MEASURED;
     if (a == TDM_CONV_WINOGRAD)
         a = tdm_conv2d_winograd_fits(&m->plans[l].win) ? a : TDM_CONV_AUTO;
     if (a == TDM_CONV_AUTO && dev->desc.backend == TDM_BACKEND_REFERENCE)
@@ -85,31 +91,47 @@ int tdm_conv_keeps_columns(const tdm_device *dev, tdm_conv_algorithm a)
 }
 
 /* The tensors of one layer's trial: its input and output images, a filter and its
- * gradient, all zeros (no subnormal slows either way), and the scratch's im2col. */
+ * gradient, all zeros (no subnormal slows either way), and the scratch's im2col and
+ * halves. */
 typedef struct trial {
     tdm_tensor *x, *y, *f, *df, *col;
+    const tdm_halves *halves;
     const tdm_window *win;
     int training;
     int input_grad; /* training below the first layer: the model's input has no gradient */
+    /* the layer's products wait to be timed: lowered with f16 operands races the f32
+     * ways, which are every way with measured convolutions, else the f32 rule's */
+    int products_race, every_way;
+    tdm_conv_algorithm f32_rule;
 } trial;
 
+/* A way the layer may compute: an algorithm, and its products' precision. */
+typedef struct way {
+    tdm_conv_algorithm conv;
+    tdm_mixed_products products;
+} way;
+
 /* The ways a trial races, in the order they take turns. */
-static const tdm_conv_algorithm ways[] = {TDM_CONV_LOWERED, TDM_CONV_DIRECT, TDM_CONV_IMPLICIT,
-                                          TDM_CONV_WINOGRAD};
+static const way ways[] = {{TDM_CONV_LOWERED, TDM_MIXED_F32},
+                           {TDM_CONV_DIRECT, TDM_MIXED_F32},
+                           {TDM_CONV_IMPLICIT, TDM_MIXED_F32},
+                           {TDM_CONV_WINOGRAD, TDM_MIXED_F32},
+                           {TDM_CONV_LOWERED, TDM_MIXED_F16}};
 #define WAYS (sizeof ways / sizeof ways[0])
 
 /* The layer's passes one way, as a step runs them: the forward, and in training the
  * filter's gradient and, but for the first layer, the input's (dy is y, dx is x). */
-static tdm_status passes(const trial *t, tdm_conv_algorithm way)
+static tdm_status passes(const trial *t, way w)
 {
     tdm_status s;
-    switch (way) {
+    const tdm_halves *h = w.products == TDM_MIXED_F16 ? t->halves : NULL;
+    switch (w.conv) {
     case TDM_CONV_LOWERED:
-        s = tdm_conv2d_lowered(t->y, t->x, t->f, t->col, t->win, NULL);
+        s = tdm_conv2d_lowered(t->y, t->x, t->f, t->col, t->win, h);
         if (s == TDM_OK && t->training)
-            s = tdm_conv2d_lowered_grad_filter(t->df, t->col, t->x, t->y, t->win, NULL);
+            s = tdm_conv2d_lowered_grad_filter(t->df, t->col, t->x, t->y, t->win, h);
         if (s == TDM_OK && t->input_grad)
-            s = tdm_conv2d_lowered_grad_input(t->x, t->y, t->f, t->col, t->win, NULL);
+            s = tdm_conv2d_lowered_grad_input(t->x, t->y, t->f, t->col, t->win, h);
         return s;
     case TDM_CONV_WINOGRAD:
         s = tdm_conv2d_winograd(t->y, t->x, t->f, t->win);
@@ -139,30 +161,36 @@ static tdm_status passes(const trial *t, tdm_conv_algorithm way)
 #define RUNS 3 /* each way; the first compiles kernels and touches memory, untimed */
 
 /* One run one way, in seconds. */
-static tdm_status timed(const trial *t, tdm_device *dev, tdm_conv_algorithm way, double *took)
+static tdm_status timed(const trial *t, tdm_device *dev, way w, double *took)
 {
     double began = tdm_seconds();
-    tdm_status s = passes(t, way);
+    tdm_status s = passes(t, w);
     if (s == TDM_OK)
         s = tdm_device_finish(dev);
     *took = tdm_seconds() - began;
     return s;
 }
 
-/* Whether the trial races way: implicit where the device has its kernels, Winograd
- * for 3x3 windows of stride 1. */
-static int offered(const trial *t, const tdm_device *dev, tdm_conv_algorithm way)
+/* Whether the trial races w: implicit where the device has its kernels, Winograd
+ * for 3x3 windows of stride 1; f16 operands where the products race, beside the f32
+ * ways the options leave. */
+static int offered(const trial *t, const tdm_device *dev, way w)
 {
-    return (way != TDM_CONV_IMPLICIT || has_implicit(dev)) &&
-           (way != TDM_CONV_WINOGRAD || tdm_conv2d_winograd_fits(t->win));
+    if (w.products == TDM_MIXED_F16)
+        return t->products_race;
+    if (t->products_race && !t->every_way && w.conv != t->f32_rule)
+        return 0;
+    return (w.conv != TDM_CONV_IMPLICIT || has_implicit(dev)) &&
+           (w.conv != TDM_CONV_WINOGRAD || tdm_conv2d_winograd_fits(t->win));
 }
 
 /* Whether a way's failure sets it aside rather than ending the measurement: a
  * kernel's refusal of the shape, or the memory Winograd's transformed tiles need. */
-static int refuses(tdm_conv_algorithm way, tdm_status s)
+static int refuses(way w, tdm_status s)
 {
-    return way != TDM_CONV_LOWERED &&
-           (s == TDM_ERR_UNSUPPORTED || (way == TDM_CONV_WINOGRAD && s == TDM_ERR_OUT_OF_MEMORY));
+    return w.conv != TDM_CONV_LOWERED &&
+           (s == TDM_ERR_UNSUPPORTED ||
+            (w.conv == TDM_CONV_WINOGRAD && s == TDM_ERR_OUT_OF_MEMORY));
 }
 
 /* The fastest timed run each way, best[w] for ways[w], the ways taking turns so that
@@ -216,7 +244,13 @@ static tdm_status measure_layer(const tdm_model *m, tdm_model_scratch *sc, size_
                                 int training)
 {
     const tdm_layer_plan *p = &m->plans[l];
-    trial t = {.win = &p->win, .training = training, .input_grad = training && l > 0};
+    trial t = {.win = &p->win,
+               .halves = &sc->halves,
+               .training = training,
+               .input_grad = training && l > 0,
+               .products_race = sc->choice[l].products == TDM_MIXED_MEASURED,
+               .every_way = m->opts.conv_algorithm == TDM_CONV_MEASURED,
+               .f32_rule = tdm_model_conv_rule(m, sc->device, l, TDM_MIXED_F32)};
     tdm_shape filter = tdm_layer_variable_shape(&m->layers[l], p, 0), col;
     tdm_status s = zeros(sc->device, &TDM_SHAPE(rows, p->in_h, p->in_w, p->in_c), &t.x);
     if (s == TDM_OK)
@@ -235,18 +269,22 @@ static tdm_status measure_layer(const tdm_model *m, tdm_model_scratch *sc, size_
     if (s == TDM_OK)
         s = race(&t, sc->device, best, refused);
     if (s == TDM_OK) {
-        size_t fastest = 0; /* lowered, which never refuses */
-        for (size_t w = 1; w < WAYS; w++)
-            fastest = best[w] < best[fastest] ? w : fastest;
-        sc->conv[l] = ways[fastest];
+        size_t fastest = WAYS; /* a lowered way is always offered, and never refuses */
+        for (size_t w = 0; w < WAYS; w++)
+            if (best[w] < INFINITY && (fastest == WAYS || best[w] < best[fastest]))
+                fastest = w;
+        sc->choice[l].conv = ways[fastest].conv;
+        if (t.products_race)
+            sc->choice[l].products = ways[fastest].products;
         char times[WAYS][32];
         for (size_t w = 0; w < WAYS; w++)
             describe_way(times[w], sizeof times[w], &t, sc->device, w, best, refused);
         tdm_log(sc->device->ctx, TDM_LOG_INFO,
                 "conv2d layer %zu on %s, %zu rows: lowered %s, direct %s, implicit %s, winograd "
-                "%s: %s",
-                l, sc->device->desc.id, rows, times[0], times[1], times[2], times[3],
-                tdm_conv_algorithm_name(sc->conv[l]));
+                "%s, lowered with f16 operands %s: %s%s",
+                l, sc->device->desc.id, rows, times[0], times[1], times[2], times[3], times[4],
+                tdm_conv_algorithm_name(sc->choice[l].conv),
+                sc->choice[l].products == TDM_MIXED_F16 ? " with f16 operands" : "");
     }
     tdm_tensor_destroy(t.col);
     tdm_tensor_destroy(t.df);
@@ -261,7 +299,7 @@ tdm_status tdm_model_conv_measure(const tdm_model *m, tdm_model_scratch *sc, siz
 {
     tdm_status s = TDM_OK;
     for (size_t l = 0; l < m->opts.layer_count && s == TDM_OK && rows; l++)
-        if (sc->conv[l] == TDM_CONV_MEASURED)
+        if (sc->choice[l].conv == TDM_CONV_MEASURED)
             s = measure_layer(m, sc, l, rows, training);
     return s;
 }
@@ -280,6 +318,8 @@ tdm_status tdm_model_conv_algorithm_used(const tdm_model *m, size_t replica, siz
                         replica, replicas, layer, m->opts.layer_count);
     const tdm_model_scratch *sc = &m->scratch[replica];
     tdm_device *dev = tdm_strategy_device(m->strategy, replica);
-    *out = sc->device == dev && sc->conv ? sc->conv[layer] : tdm_model_conv_rule(m, dev, layer);
+    *out = sc->device == dev && sc->choice
+               ? sc->choice[layer].conv
+               : tdm_model_conv_rule(m, dev, layer, tdm_model_products_rule(m, layer));
     return TDM_OK;
 }

@@ -46,7 +46,7 @@ static tdm_status forward(const tdm_model *m, const tdm_model_views *v, size_t l
     tdm_tensor *product = NULL;
     tdm_status s = tdm_model_product(m, v, l, &TDM_SHAPE(v->rows, m->layers[l].units), &product);
     if (s == TDM_OK)
-        s = tdm_matmul_mixed(&v->halves, product, x, 0, w, 0, 1.0f, 0.0f);
+        s = tdm_matmul_mixed(tdm_model_layer_halves(v, l), product, x, 0, w, 0, 1.0f, 0.0f);
     if (s == TDM_OK)
         s = tdm_op_bias_activation(m->layers[l].activation, v->b.a[l], v->b.z[l], product, b);
     tdm_tensor_destroy(product);
@@ -58,7 +58,8 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
 {
     const tdm_layer_plan *p = &m->plans[l];
     tdm_tensor *dk = a->grads[p->first_var], *db = a->grads[p->first_var + 1];
-    tdm_status s = tdm_matmul_mixed(&v->halves, dk, x, 1, v->b.g[l], 0, 1.0f, 0.0f);
+    tdm_status s =
+        tdm_matmul_mixed(tdm_model_layer_halves(v, l), dk, x, 1, v->b.g[l], 0, 1.0f, 0.0f);
     if (s == TDM_OK)
         s = tdm_op_sum_rows(db, v->b.g[l]);
     if (s == TDM_OK)
@@ -66,7 +67,8 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
     if (s != TDM_OK || l == 0)
         return s;
     tdm_tensor *kernel = tdm_variable_local(m->vars[p->first_var], a->rc);
-    return tdm_matmul_mixed(&v->halves, v->b.g[l - 1], v->b.g[l], 0, kernel, 1, 1.0f, 0.0f);
+    return tdm_matmul_mixed(tdm_model_layer_halves(v, l), v->b.g[l - 1], v->b.g[l], 0, kernel, 1,
+                            1.0f, 0.0f);
 }
 
 static void from_kernel(tdm_layer *d, const uint64_t *dims)

@@ -44,6 +44,7 @@ typedef struct bt_options {
     int shard_optimizer;
     int f16_activations;
     tdm_conv_algorithm conv;
+    tdm_mixed_products mixed_products;
     const char *data_dir;
     const char *json_path;
 } bt_options;
@@ -122,6 +123,10 @@ static int parse(int argc, char **argv, bt_options *o, int *exit_status)
          .help = "activations kept in f16, mixed precision (tandem train --f16-activations)"},
         {CLI_ENTRY("--conv", NULL, CLI_CUSTOM, &o->conv), .parse = train_parse_conv, .arg = "HOW",
          .help = "as tandem train --conv (default auto)", .choices = tdm_conv_algorithm_names()},
+        {CLI_ENTRY("--mixed-products", NULL, CLI_CUSTOM, &o->mixed_products),
+         .parse = train_parse_mixed_products, .arg = "HOW",
+         .help = "as tandem train --mixed-products (default measured)",
+         .choices = tdm_mixed_products_names()},
         {CLI_ENTRY("--data-dir", NULL, CLI_STRING, &o->data_dir), .arg = "DIR",
          .help = "Fashion-MNIST's IDX files (default " FASHION_DIR ")"},
         {CLI_ENTRY("--json", NULL, CLI_STRING, &o->json_path), .arg = "FILE",
@@ -203,6 +208,7 @@ static void options_for(const bt_options *bo, const bench_model *m, const char *
     o->shard_optimizer = bo->shard_optimizer;
     o->f16_activations = bo->f16_activations;
     o->conv = bo->conv;
+    o->mixed_products = bo->mixed_products;
     train_options_imply(o);
     for (size_t i = 0; i < n; i++)
         snprintf(o->devices.item[i], CLI_ITEM_MAX, "%s", ids[i]);
@@ -290,7 +296,7 @@ static int measure(const bt_options *bo, const bench_model *m, const char *const
         tdm_train_op_slot_bytes(b.ts.op, &slots);
         printf("# %s: training buffers %.1f MiB, optimizer slots %.3f MiB", ids[i],
                (double)bytes / (1 << 20), (double)slots / (1 << 20));
-        train_print_convolutions(&b.ts, i);
+        train_print_choices(&b.ts, i);
         printf("\n");
     }
     tdm_distributed_iterator_destroy(b.it);
@@ -421,8 +427,9 @@ int bench_train(int argc, char **argv)
            "for the devices between phases; "
            "'of best 1': N replicas over the best single device%s%s%s%s%s; convolutions %s\n",
            o.balance ? "; N replicas balanced by device speed" : "",
-           o.mixed_precision || o.f16_activations ? "; mixed precision (f16 products, f32 sums)"
-                                                  : "",
+           o.mixed_precision || o.f16_activations
+               ? train_mixed_precision_text(o.mixed_products, o.f16_activations)
+               : "",
            o.f16_activations ? "; f16 activations" : "",
            o.f16_all_reduce ? "; gradients all-reduced in f16" : "",
            o.shard_optimizer ? "; optimizer state sharded" : "", tdm_conv_algorithm_name(o.conv));

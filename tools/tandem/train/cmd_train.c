@@ -19,17 +19,22 @@ static void print_data(const train_data *d)
            d->test_path ? "for testing" : "held out for testing");
 }
 
-/* With --conv measured: what the first step chose on each replica's device. */
-static void print_measured_convolutions(const train_session *ts)
+/* With --conv measured, or mixed precision's products measured: what the first step
+ * chose on each replica's device. */
+static void print_measured_choices(const train_session *ts)
 {
-    if (ts->opts->conv != TDM_CONV_MEASURED || ts->opts->mixed_precision ||
-        !layer_spec_has_images(ts->opts->hidden, ts->opts->hidden_count))
+    const train_options *o = ts->opts;
+    int convolutions =
+        o->conv == TDM_CONV_MEASURED && layer_spec_has_images(o->hidden, o->hidden_count);
+    int products =
+        o->mixed_precision && !o->f16_activations && o->mixed_products == TDM_MIXED_MEASURED;
+    if (!convolutions && !products)
         return;
     for (size_t r = 0; r < tdm_strategy_num_local_replicas(ts->strategy); r++) {
         tdm_device_desc d = TDM_DEVICE_DESC_INIT;
         tdm_device_describe(tdm_strategy_device(ts->strategy, r), &d);
         printf("measured replica %zu (%s)", r, d.id);
-        train_print_convolutions(ts, r);
+        train_print_choices(ts, r);
         printf("\n");
     }
 }
@@ -65,7 +70,8 @@ static void print_setup(const train_session *ts)
     layer_spec_format(o->hidden, o->hidden_count, layers, sizeof layers);
     printf("model    layers %s, %zu outputs: %zu parameters%s%s\n", layers,
            tdm_model_output_count(ts->model), tdm_model_parameter_count(ts->model),
-           o->mixed_precision ? "; mixed precision (f16 products, f32 sums)" : "",
+           o->mixed_precision ? train_mixed_precision_text(o->mixed_products, o->f16_activations)
+                              : "",
            o->f16_activations ? ", f16 activations" : "");
     char lr[128];
     train_lr_text(ts, lr, sizeof lr);
@@ -85,7 +91,7 @@ static void print_setup(const train_session *ts)
         tdm_device_desc d = TDM_DEVICE_DESC_INIT;
         tdm_device_describe(tdm_strategy_device(ts->strategy, r), &d);
         printf("  replica %zu: %s (%s)", r, d.id, d.name);
-        train_print_convolutions(ts, r);
+        train_print_choices(ts, r);
         printf("\n");
     }
     print_left_out(ts);
@@ -167,7 +173,7 @@ int cmd_train(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (status == 0) {
         print_balance(&ts);
-        print_measured_convolutions(&ts);
+        print_measured_choices(&ts);
         print_loss_scale(&ts);
         print_summary(&ts,
                       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);

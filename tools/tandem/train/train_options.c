@@ -106,6 +106,26 @@ int train_parse_conv(const char *value, void *target, char *err, size_t err_size
     return 0;
 }
 
+int train_parse_mixed_products(const char *value, void *target, char *err, size_t err_size)
+{
+    tdm_mixed_products p;
+    if (tdm_mixed_products_parse(value, &p) != TDM_OK)
+        return cli_fail_choice(value, "choice of products", tdm_mixed_products_names(), err,
+                               err_size);
+    *(tdm_mixed_products *)target = p;
+    return 0;
+}
+
+const char *train_mixed_precision_text(tdm_mixed_products products, int f16_activations)
+{
+    if (f16_activations || products == TDM_MIXED_F16)
+        return "; mixed precision (f16 products, f32 sums)";
+    return products == TDM_MIXED_F32
+               ? "; mixed precision (f32 products, loss scaling)"
+               : "; mixed precision (f16 products, f32 sums, where they measure at least as "
+                 "fast as f32)";
+}
+
 static const char *const lr_decay_names[] = {"none", "cosine", NULL};
 static const char *const strategy_names[] = {"mirrored", "one-device", "multi-worker",
                                              "parameter-server", NULL};
@@ -250,6 +270,9 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
              "layer's stay f32). Implies --mixed-precision"),
         {CLI_ENTRY("--conv", NULL, CLI_CUSTOM, &o->conv), .parse = train_parse_conv, .arg = "HOW",
          .help = TRAIN_HELP_CONV, .choices = tdm_conv_algorithm_names()},
+        {CLI_ENTRY("--mixed-products", NULL, CLI_CUSTOM, &o->mixed_products),
+         .parse = train_parse_mixed_products, .arg = "HOW", .help = TRAIN_HELP_MIXED_PRODUCTS,
+         .choices = tdm_mixed_products_names()},
         WHOLE("--epochs", CLI_UNSIGNED, epochs, 1, MAX_EPOCHS, "N", "(default 10)"),
         REAL("--test-fraction", CLI_DOUBLE, test_fraction, 0, 1, CLI_ABOVE_LO | CLI_BELOW_HI, "F",
              "held out for testing without --test-data (default 0.2)"),
@@ -348,6 +371,13 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
                  "--conv %s: --mixed-precision's f16 operands are a matrix product's, so "
                  "its convolutions go through im2col and GEMM",
                  tdm_conv_algorithm_name(o->conv));
+    else if (o->mixed_products != TDM_MIXED_MEASURED && !o->mixed_precision && !o->f16_activations)
+        snprintf(err, err_size, "--mixed-products %s is for --mixed-precision",
+                 tdm_mixed_products_name(o->mixed_products));
+    else if (o->mixed_products == TDM_MIXED_F32 && o->f16_activations)
+        snprintf(err, err_size,
+                 "--mixed-products f32 with --f16-activations: the stored f16 activations are "
+                 "the products' operands");
     else if (o->trace_steps_given && !o->trace)
         snprintf(err, err_size, "--trace-steps is for --trace");
     else if (o->resume && !o->checkpoint_dir)

@@ -35,6 +35,7 @@ typedef struct train_options {
     int shard_optimizer;     /* the optimizer's slots sharded across the replicas */
     int f16_activations;     /* activations kept in f16 (implies mixed_precision) */
     tdm_conv_algorithm conv; /* --conv: auto (default), direct, lowered, implicit or measured */
+    tdm_mixed_products mixed_products; /* --mixed-products: measured (default), f16 or f32 */
     size_t batch;            /* global */
     unsigned epochs;
     double test_fraction;
@@ -81,9 +82,22 @@ int train_parse_label_column(const char *value, void *target, char *err, size_t 
     "each device at the first step, the fastest kept (a rerun may choose otherwise where they "    \
     "are close)"
 
+#define TRAIN_HELP_MIXED_PRODUCTS                                                                  \
+    "with --mixed-precision, which layers' products take f16 operands: measured (default: each "  \
+    "dense and convolution layer's products timed with f16 operands and in f32 on each device "   \
+    "at the first step, the faster kept, so that mixed precision never trains slower than f32), " \
+    "f16 (all of them) or f32 (none). With --f16-activations they are f16"
+
 /* --conv's parser, which tandem bench train shares: an algorithm's name
  * (tdm_conv_algorithm_name) into a tdm_conv_algorithm. */
 int train_parse_conv(const char *value, void *target, char *err, size_t err_size);
+
+/* "; mixed precision (...)": what --mixed-precision does with these choices. */
+const char *train_mixed_precision_text(tdm_mixed_products products, int f16_activations);
+
+/* --mixed-products' parser, which tandem bench train shares: a choice's name
+ * (tdm_mixed_products_name) into a tdm_mixed_products. */
+int train_parse_mixed_products(const char *value, void *target, char *err, size_t err_size);
 
 /* The defaults: the digits MLP of the Quick start. */
 void train_options_defaults(train_options *o);

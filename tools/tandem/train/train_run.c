@@ -42,11 +42,14 @@ static int fail(const char *what)
     return -1;
 }
 
-/* The metrics so far, rewritten whole after every epoch. */
-static int write_metrics(const train_session *ts)
+/* The metrics so far, rewritten whole after every epoch, with the run's record
+ * renewed: the first step has made the choices that wait for it. */
+static int write_metrics(train_session *ts)
 {
     char err[512];
     const char *path = ts->opts->metrics;
+    train_run_record_free(&ts->record);
+    train_run_record(ts, &ts->record);
     if (!path ||
         metrics_write(path, &ts->record.run, ts->history, ts->epochs_done, err, sizeof err) == 0)
         return 0;

@@ -57,6 +57,28 @@ static void add_data(run_record *r, const train_session *ts)
     add(r, "standardize", "%s", o->standardize ? "yes" : "no");
 }
 
+/* Each replica's layer choices, where there are any: "opencl:0: convolutions conv0
+ * lowered; products conv0 f16, dense4 f32". */
+static void add_choices(run_record *r, const train_session *ts)
+{
+    char text[4096] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < tdm_strategy_num_local_replicas(ts->strategy); i++) {
+        char choices[1024];
+        train_describe_choices(ts, i, choices, sizeof choices);
+        if (!choices[0] || used >= sizeof text)
+            continue;
+        tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+        tdm_device_describe(tdm_strategy_device(ts->strategy, i), &d);
+        /* the text starts ", " or "; ": dropped after the device's id */
+        int n = snprintf(text + used, sizeof text - used, "%s%s: %s", used ? "; " : "", d.id,
+                         choices + 2);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (text[0])
+        add(r, "layer-choices", "%s", text);
+}
+
 void train_run_record(const train_session *ts, run_record *r)
 {
     const train_options *o = ts->opts;
@@ -93,6 +115,9 @@ void train_run_record(const train_session *ts, run_record *r)
     if (o->shard_optimizer)
         add(r, "optimizer-state", "%s", "sharded");
     add(r, "conv", "%s", tdm_conv_algorithm_name(o->conv));
+    if (o->mixed_precision)
+        add(r, "mixed-products", "%s", tdm_mixed_products_name(o->mixed_products));
+    add_choices(r, ts);
     r->run = (train_run){r->version, r->devices, replicas < MAX_SELECTED ? replicas : MAX_SELECTED,
                          r->names,   r->values,  r->run.option_count};
 }

@@ -1,4 +1,5 @@
 /* tandem train: building the strategy, model, optimizer, train op, step and monitor. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,6 +138,7 @@ static int make_model(train_session *ts)
     mo.compute_dtype = o->mixed_precision ? TDM_F16 : TDM_F32;
     mo.activation_dtype = o->f16_activations ? TDM_F16 : TDM_F32;
     mo.conv_algorithm = o->conv;
+    mo.mixed_products = o->mixed_products;
     if ((o->input_shape[0] || layer_spec_has_images(o->hidden, o->hidden_count)) &&
         input_image(ts, &mo) != 0)
         return -1;
@@ -282,19 +284,66 @@ void train_session_close(train_session *ts)
     memset(ts, 0, sizeof *ts);
 }
 
-void train_print_convolutions(const train_session *ts, size_t r)
+/* Appends to text (of size bytes) as snprintf would, never past its end. */
+static void append(char *text, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void append(char *text, size_t size, const char *fmt, ...)
 {
+    size_t used = strlen(text);
+    if (used + 1 >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text + used, size - used, fmt, ap);
+    va_end(ap);
+}
+
+/* The kind of the model's layer l: a hidden layer's, or the dense output layer's
+ * after them. */
+static tdm_layer_kind kind_of(const train_options *o, size_t l)
+{
+    return l < o->hidden_count ? o->hidden[l].kind : TDM_LAYER_DENSE;
+}
+
+void train_describe_choices(const train_session *ts, size_t r, char *text, size_t size)
+{
+    text[0] = '\0';
+    size_t count = ts->opts->hidden_count + 1;
     const char *sep = ", convolutions";
-    for (size_t l = 0; l < ts->opts->hidden_count; l++) {
+    for (size_t l = 0; l < count; l++) {
         tdm_conv_algorithm a;
-        if (ts->opts->hidden[l].kind != TDM_LAYER_CONV2D ||
+        if (kind_of(ts->opts, l) != TDM_LAYER_CONV2D ||
             tdm_model_conv_algorithm_used(ts->model, r, l, &a) != TDM_OK)
             continue;
         if (a == TDM_CONV_MEASURED) {
-            printf("%s measured at the first step", sep);
-            return;
+            append(text, size, "%s measured at the first step", sep);
+            break;
         }
-        printf("%s conv%zu %s", sep, l, tdm_conv_algorithm_name(a));
+        append(text, size, "%s conv%zu %s", sep, l, tdm_conv_algorithm_name(a));
         sep = ",";
     }
+    if (!ts->opts->mixed_precision)
+        return;
+    sep = "; products";
+    for (size_t l = 0; l < count; l++) {
+        tdm_mixed_products p;
+        if (tdm_model_mixed_products_used(ts->model, r, l, &p) != TDM_OK)
+            continue;
+        if (p == TDM_MIXED_MEASURED) {
+            append(text, size, "%s measured at the first step", sep);
+            return;
+        }
+        append(text, size, "%s %s%zu %s", sep,
+               kind_of(ts->opts, l) == TDM_LAYER_CONV2D ? "conv" : "dense", l,
+               tdm_mixed_products_name(p));
+        sep = ",";
+    }
+}
+
+void train_print_choices(const train_session *ts, size_t r)
+{
+    char text[1024];
+    train_describe_choices(ts, r, text, sizeof text);
+    fputs(text, stdout);
 }

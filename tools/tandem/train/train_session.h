@@ -51,10 +51,13 @@ typedef struct train_session {
 /* Builds everything; 0, or -1 after printing why (the session is then freed). */
 int train_session_open(const train_options *o, train_session *ts);
 
-/* Prints how replica r's convolutions compute, layer by layer: ", convolutions conv0
- * direct, conv2 lowered", or ", convolutions measured at the first step" before it;
- * nothing without convolutions. */
-void train_print_convolutions(const train_session *ts, size_t r);
+/* How replica r's layers compute, into text: its convolutions layer by layer,
+ * ", convolutions conv0 direct, conv2 lowered", and with --mixed-precision its
+ * products' precision, "; products conv0 f16, dense4 f32" (either "measured at the
+ * first step" before it); empty where there is nothing to say. */
+void train_describe_choices(const train_session *ts, size_t r, char *text, size_t size);
+/* The same, printed. */
+void train_print_choices(const train_session *ts, size_t r);
 void train_session_close(train_session *ts);
 
 /* Fills the record of the session's run. */
