@@ -85,6 +85,19 @@ static tdm_status check_args(const tdm_model *m, const tdm_loss_args *a)
     return TDM_OK;
 }
 
+/* Whether mixed precision's gradients never pass through f16 on the replica:
+ * activations stored in f32 and every layer's products f32 on its device. (An f32
+ * model does not say so: a loss scale given to one was asked for as it is.) */
+static int f32_throughout(const tdm_model *m, const tdm_model_scratch *sc)
+{
+    if (m->opts.compute_dtype != TDM_F16 || m->opts.activation_dtype == TDM_F16)
+        return 0;
+    for (size_t l = 0; l < m->opts.layer_count; l++)
+        if (sc->choice[l].products != TDM_MIXED_F32)
+            return 0;
+    return 1;
+}
+
 tdm_status tdm_model_loss(const tdm_loss_args *args, void *model)
 {
     TDM_CHECK_ARG(args, "tdm_model_loss");
@@ -106,5 +119,7 @@ tdm_status tdm_model_loss(const tdm_loss_args *args, void *model)
         return tdm_fail_context(s, "tdm_model_loss");
     s = passes(m, &v, args);
     tdm_model_views_free(&v);
+    if (s == TDM_OK && f32_throughout(m, sc))
+        s = tdm_loss_args_f32_throughout(args);
     return s == TDM_OK ? s : tdm_fail_context(s, "tdm_model_loss");
 }

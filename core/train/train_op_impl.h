@@ -51,6 +51,8 @@ typedef struct tdm_train_replica {
     size_t started;             /* buckets started this step */
     int timed;                  /* this step measures the loss function: no early starts */
     double began, seconds;      /* when the loss function began; how long it took */
+    int f32_throughout;         /* this step's loss function said its gradients never
+                                   passed through f16 (tdm_loss_args_f32_throughout) */
     tdm_train_profile profile;
     struct tdm_trace_replica *trace; /* this step's times, when it is traced */
 } tdm_train_replica;
@@ -91,6 +93,10 @@ struct tdm_train_op {
     uint32_t good_steps;                /* finite steps in a row at this scale */
     uint64_t skipped_steps;             /* steps skipped for overflow */
     int step_overflowed;                /* this step's gradients were not all finite */
+    int scale_idle; /* the last step's gradients were f32 throughout, on every replica of
+                       a one-process job that all-reduces in f32: the scale guards
+                       nothing, so this step neither scales nor checks (the scale and
+                       its counters stay) */
     double *rates;                      /* [replicas]: balance's examples per second */
     int profiling;
     int have_summaries;
@@ -98,6 +104,12 @@ struct tdm_train_op {
     struct tdm_trace_step *traced; /* this step's times, when it is traced */
     double input_wait[2];          /* the step's wait for its batch (a step's note) */
 };
+
+/* Whether this step scales the loss and checks the gradients for overflow. */
+static inline int tdm_train_scaling(const struct tdm_train_op *op)
+{
+    return op->opts.loss_scale > 0.0f && !op->scale_idle;
+}
 
 /* train_op_buckets.c: the layout of flat (offsets and buckets) from the options. */
 tdm_status tdm_train_layout(tdm_train_op *op);
@@ -198,6 +210,8 @@ tdm_status tdm_train_all_finite(tdm_train_op *op, tdm_replica_context *rc, tdm_t
 tdm_status tdm_train_unscale(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r,
                              int *skip);
 void tdm_train_loss_scale_update(tdm_train_op *op);
+/* After a step: whether the next one may leave the loss unscaled (scale_idle). */
+int tdm_train_scale_guards_nothing(const tdm_train_op *op);
 
 /* Clipping and the user's transform, on every replica. */
 tdm_status tdm_train_transform(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r);

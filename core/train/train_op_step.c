@@ -35,7 +35,7 @@ static tdm_loss_args loss_args(tdm_train_op *op, tdm_replica_context *rc, tdm_tr
                        .var_count = op->var_count,
                        .loss = r->loss,
                        .train = r,
-                       .loss_scale = op->opts.loss_scale > 0.0f ? op->loss_scale : 1.0f};
+                       .loss_scale = tdm_train_scaling(op) ? op->loss_scale : 1.0f};
     return a;
 }
 
@@ -44,7 +44,7 @@ static tdm_loss_args loss_args(tdm_train_op *op, tdm_replica_context *rc, tdm_tr
 static tdm_status apply(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r)
 {
     int skip = 0;
-    tdm_status s = op->opts.loss_scale > 0.0f ? tdm_train_unscale(op, rc, r, &skip)
+    tdm_status s = tdm_train_scaling(op)      ? tdm_train_unscale(op, rc, r, &skip)
                    : op->opts.check_numerics  ? tdm_train_check_numerics(op, rc, r)
                                               : TDM_OK;
     if (s == TDM_OK && !skip)
@@ -78,6 +78,7 @@ static tdm_status replica_step(tdm_replica_context *rc, void *user)
     tdm_train_op *op = user;
     tdm_train_replica *r = &op->replicas[tdm_replica_local_id(rc)];
     tdm_loss_args a = loss_args(op, rc, r);
+    r->f32_throughout = 0;
     tdm_train_buckets_begin(r, rc);
     /* the forward starts once the device has the batch */
     tdm_status s =
@@ -108,7 +109,7 @@ static tdm_status replica_step(tdm_replica_context *rc, void *user)
     if (s == TDM_OK && tdm_replica_local_id(rc) == 0) {
         float loss;
         s = tdm_tensor_read(r->loss, &loss, sizeof loss);
-        op->loss = op->opts.loss_scale > 0.0f ? loss / op->loss_scale : loss;
+        op->loss = tdm_train_scaling(op) ? loss / op->loss_scale : loss;
     }
     return s;
 }
@@ -164,8 +165,9 @@ tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batch *batch
                                 (unsigned long long)op->global_step);
     }
     op->have_summaries = op->opts.gradient_summaries && !op->step_overflowed;
-    if (op->opts.loss_scale > 0.0f)
+    if (tdm_train_scaling(op))
         tdm_train_loss_scale_update(op);
+    op->scale_idle = tdm_train_scale_guards_nothing(op);
     if (tdm_train_balance_measures(op))
         s = tdm_train_balance_update(op, batch);
     if (s == TDM_OK)

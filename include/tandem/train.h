@@ -65,6 +65,18 @@ TDM_API float tdm_loss_args_scale(const tdm_loss_args *args);
  * as without marks. Outside a train op's step it does nothing. */
 TDM_API tdm_status tdm_loss_args_gradient_ready(const tdm_loss_args *args, size_t i);
 
+/* Optional, from a loss function, each step: this step's gradients never passed
+ * through f16 (no f16 operand, activation or sum), so a loss scale guards nothing in
+ * them. Where every replica says so in a job of one process that all-reduces in
+ * f32, the train op's next step leaves the loss unscaled (args->loss_scale 1) and
+ * skips the overflow check, the read back and the unscaling (a power-of-two scale
+ * changes no bit otherwise); the scale and its counters stay as they are, and the
+ * first step that does not say so scales again. tdm_model_loss says so in mixed
+ * precision where every layer's products on the replica's device are f32
+ * (tdm_model_mixed_products_used); an f32 model given a scale keeps it working.
+ * Outside a train op's step it does nothing. */
+TDM_API tdm_status tdm_loss_args_f32_throughout(const tdm_loss_args *args);
+
 /* A gradient transform: called on every replica with the reduced gradients (equal on
  * every replica, so it must act the same on each), before they are applied. */
 typedef tdm_status (*tdm_gradient_transform_fn)(tdm_replica_context *rc, tdm_tensor *const *grads,

@@ -381,6 +381,71 @@ static void check_f16_overflow(void)
     tdm_dataset_destroy(ds);
 }
 
+/* The loss scale each step's loss function was given (replica 0's). */
+typedef struct scales_seen {
+    tdm_model *model;
+    float scale[STEPS];
+} scales_seen;
+
+static tdm_status loss_noting_scale(const tdm_loss_args *a, void *user)
+{
+    scales_seen *seen = user;
+    if (tdm_replica_local_id(a->rc) == 0 && a->step < STEPS)
+        seen->scale[a->step] = a->loss_scale;
+    return tdm_model_loss(a, seen->model);
+}
+
+/* t's train op again, with a loss function that notes the scale it is given. */
+static void note_scales(trainer *t, scales_seen *seen, float loss_scale)
+{
+    tdm_train_op_destroy(t->op);
+    *seen = (scales_seen){.model = t->model};
+    tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
+    to.loss_fn = loss_noting_scale;
+    to.loss_user = seen;
+    to.optimizer = t->opt;
+    to.seed = 3;
+    to.loss_scale = loss_scale;
+    CHECK_OK(tdm_train_op_create(t->strategy, &to, &t->op));
+}
+
+/* The loss scale idles where the gradients never pass through f16: with mixed
+ * precision's products f32 the model says so (tdm_loss_args_f32_throughout), and from
+ * the second step on its loss is not scaled nor its gradients checked; training
+ * stays bit for bit the unscaled f32 model's. With f16 products every step is
+ * scaled. */
+static void check_idle_loss_scale(void)
+{
+    tdm_dataset *ds = digits(64, 2);
+    tdm_model_options mo = cnn_options();
+    trainer plain, f32, f16;
+    scales_seen f32_seen, f16_seen;
+    double a[STEPS], b[STEPS], c[STEPS];
+    trainer_open_model(&plain, devs, n_devs, 0.1f, &mo, 0.0f);
+    mo.compute_dtype = TDM_F16;
+    mo.mixed_products = TDM_MIXED_F32;
+    trainer_open_model(&f32, devs, n_devs, 0.1f, &mo, 0.0f);
+    note_scales(&f32, &f32_seen, 32768.0f);
+    mo.mixed_products = TDM_MIXED_F16;
+    trainer_open_model(&f16, devs, n_devs, 0.1f, &mo, 0.0f);
+    note_scales(&f16, &f16_seen, 32768.0f);
+    CHECK(train_steps(&plain, ds, STEPS, a) == STEPS);
+    CHECK(train_steps(&f32, ds, STEPS, b) == STEPS);
+    CHECK(train_steps(&f16, ds, STEPS, c) == STEPS);
+    CHECK(!memcmp(a, b, sizeof a));
+    CHECK(f32_seen.scale[0] == 32768.0f && f16_seen.scale[0] == 32768.0f);
+    for (size_t i = 1; i < STEPS; i++)
+        CHECK(f32_seen.scale[i] == 1.0f && f16_seen.scale[i] == 32768.0f);
+    float scale = 0.0f;
+    uint64_t skipped = 1;
+    CHECK_OK(tdm_train_op_loss_scale(f32.op, &scale, &skipped));
+    CHECK(scale == 32768.0f && skipped == 0); /* kept while idle */
+    trainer_close(&plain);
+    trainer_close(&f32);
+    trainer_close(&f16);
+    tdm_dataset_destroy(ds);
+}
+
 /* The mean loss of the batch under the model's current weights. */
 static double batch_loss(tdm_model *m, const tdm_dataset *batch)
 {
@@ -868,6 +933,7 @@ void test_case_model_cnn(const test_run *run)
     check_f16_activations();
     check_f16_all_reduce();
     check_f16_overflow();
+    check_idle_loss_scale();
     check_ops();
     check_refusals();
 }
