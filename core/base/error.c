@@ -55,6 +55,25 @@ tdm_status tdm_fail_name(const char *func, const char *what, const char *name,
     return TDM_ERR_NOT_FOUND;
 }
 
+tdm_status tdm_name_find(const char *func, const char *what, const char *const *names,
+                         const char *name, size_t *index)
+{
+    for (size_t i = 0; names[i]; i++)
+        if (!strcmp(name, names[i])) {
+            *index = i;
+            return TDM_OK;
+        }
+    return tdm_fail_name(func, what, name, names);
+}
+
+const char *tdm_name_at(const char *const *names, size_t i)
+{
+    for (size_t k = 0; k < i; k++)
+        if (!names[k])
+            return "unknown";
+    return names[i] ? names[i] : "unknown";
+}
+
 const char *tdm_status_str(tdm_status status)
 {
     switch (status) {

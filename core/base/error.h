@@ -2,6 +2,8 @@
 #ifndef TDM_CORE_ERROR_H
 #define TDM_CORE_ERROR_H
 
+#include <stddef.h>
+
 #include "tandem/status.h"
 
 /* Formats the calling thread's last-error message and returns status, so that a
@@ -18,6 +20,37 @@ tdm_status tdm_fail_context(tdm_status status, const char *fmt, ...)
  * the list: "func: no WHAT 'name' (a, b, c)". */
 tdm_status tdm_fail_name(const char *func, const char *what, const char *name,
                          const char *const *names);
+
+/* *index = name's place in the NULL-terminated names, or tdm_fail_name's error: the
+ * parser of every enum that has a name list. */
+tdm_status tdm_name_find(const char *func, const char *what, const char *const *names,
+                         const char *name, size_t *index);
+
+/* names[i], or "unknown" past the NULL that ends them. */
+const char *tdm_name_at(const char *const *names, size_t i);
+
+/* The public functions of an enum named by a NULL-terminated list `list`: NAMES()
+ * the list, NAME(value) its name or "unknown", and PARSE(name, &value), which fails
+ * as tdm_name_find for a name outside it, the WHAT naming what it is. */
+#define TDM_NAMED_ENUM(type, list, names_fn, name_fn, parse_fn, what)                              \
+    const char *const *names_fn(void)                                                              \
+    {                                                                                              \
+        return list;                                                                               \
+    }                                                                                              \
+    const char *name_fn(type value)                                                                \
+    {                                                                                              \
+        return tdm_name_at(list, (size_t)value);                                                   \
+    }                                                                                              \
+    tdm_status parse_fn(const char *name, type *out)                                               \
+    {                                                                                              \
+        TDM_CHECK_ARG(name, #parse_fn);                                                            \
+        TDM_CHECK_ARG(out, #parse_fn);                                                             \
+        size_t i = 0;                                                                              \
+        tdm_status s = tdm_name_find(#parse_fn, what, list, name, &i);                             \
+        if (s == TDM_OK)                                                                           \
+            *out = (type)i;                                                                        \
+        return s;                                                                                  \
+    }
 
 /* Checks a pointer argument: fails with TDM_ERR_INVALID_ARGUMENT naming it. */
 #define TDM_CHECK_ARG(ptr, func)                                                         \

@@ -2,7 +2,6 @@
  * products take f16 operands on a device, by the options or by timing them both ways
  * (a convolution's race is conv2d_choice.c's, which times its f32 ways beside). */
 #include <math.h>
-#include <string.h>
 
 #include "base/clock.h"
 #include "base/error.h"
@@ -12,29 +11,9 @@
 #include "tandem/ops.h"
 
 static const char *const product_names[] = {"measured", "f16", "f32", NULL};
-#define PRODUCT_CHOICES (sizeof product_names / sizeof product_names[0] - 1)
 
-const char *const *tdm_mixed_products_names(void)
-{
-    return product_names;
-}
-
-const char *tdm_mixed_products_name(tdm_mixed_products p)
-{
-    return (size_t)p < PRODUCT_CHOICES ? product_names[p] : "unknown";
-}
-
-tdm_status tdm_mixed_products_parse(const char *name, tdm_mixed_products *out)
-{
-    TDM_CHECK_ARG(name, "tdm_mixed_products_parse");
-    TDM_CHECK_ARG(out, "tdm_mixed_products_parse");
-    for (size_t i = 0; i < PRODUCT_CHOICES; i++)
-        if (!strcmp(name, product_names[i])) {
-            *out = (tdm_mixed_products)i;
-            return TDM_OK;
-        }
-    return tdm_fail_name("tdm_mixed_products_parse", "choice of products", name, product_names);
-}
+TDM_NAMED_ENUM(tdm_mixed_products, product_names, tdm_mixed_products_names, tdm_mixed_products_name,
+               tdm_mixed_products_parse, "choice of products")
 
 static int has_products(const tdm_model *m, size_t l)
 {

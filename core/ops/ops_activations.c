@@ -1,5 +1,4 @@
 /* The public activations and their gradients: one kernel each in the table. */
-#include <string.h>
 
 #include "base/error.h"
 #include "device/kernel_args.h"
@@ -54,27 +53,8 @@ static const struct {
     [TDM_ACT_GELU] = {gelu_forward, gelu_backward},
 };
 
-const char *const *tdm_activation_names(void)
-{
-    return activation_names;
-}
-
-const char *tdm_activation_name(tdm_activation act)
-{
-    return (size_t)act < ACTIVATION_COUNT ? activation_names[act] : "unknown";
-}
-
-tdm_status tdm_activation_parse(const char *name, tdm_activation *out)
-{
-    TDM_CHECK_ARG(name, "tdm_activation_parse");
-    TDM_CHECK_ARG(out, "tdm_activation_parse");
-    for (size_t i = 0; i < ACTIVATION_COUNT; i++)
-        if (strcmp(name, activation_names[i]) == 0) {
-            *out = (tdm_activation)i;
-            return TDM_OK;
-        }
-    return tdm_fail_name("tdm_activation_parse", "activation", name, activation_names);
-}
+TDM_NAMED_ENUM(tdm_activation, activation_names, tdm_activation_names, tdm_activation_name,
+               tdm_activation_parse, "activation")
 
 /* out and in[] on one device, with out's element count; in[i] of dtypes[i]. */
 static tdm_status check_act(const char *f, tdm_activation act, const tdm_tensor *out,

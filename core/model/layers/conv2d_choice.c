@@ -5,7 +5,6 @@
  * the layer's f32 ways too. */
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "device/device_impl.h"
 #include "base/error.h"
@@ -17,30 +16,9 @@
 
 static const char *const algorithm_names[] = {"auto",     "direct",   "lowered", "measured",
                                               "implicit", "winograd", NULL};
-#define ALGORITHM_COUNT (sizeof algorithm_names / sizeof algorithm_names[0] - 1)
 
-const char *const *tdm_conv_algorithm_names(void)
-{
-    return algorithm_names;
-}
-
-const char *tdm_conv_algorithm_name(tdm_conv_algorithm a)
-{
-    return (size_t)a < ALGORITHM_COUNT ? algorithm_names[a] : "unknown";
-}
-
-tdm_status tdm_conv_algorithm_parse(const char *name, tdm_conv_algorithm *out)
-{
-    TDM_CHECK_ARG(name, "tdm_conv_algorithm_parse");
-    TDM_CHECK_ARG(out, "tdm_conv_algorithm_parse");
-    for (size_t i = 0; i < ALGORITHM_COUNT; i++)
-        if (!strcmp(name, algorithm_names[i])) {
-            *out = (tdm_conv_algorithm)i;
-            return TDM_OK;
-        }
-    return tdm_fail_name("tdm_conv_algorithm_parse", "convolution algorithm", name,
-                         algorithm_names);
-}
+TDM_NAMED_ENUM(tdm_conv_algorithm, algorithm_names, tdm_conv_algorithm_names,
+               tdm_conv_algorithm_name, tdm_conv_algorithm_parse, "convolution algorithm")
 
 /* Whether dev runs the implicit convolutions (the Vulkan and reference backends'
  * kernels, and oneDNN's on OpenCL CPU devices; the others' fallback is lowered:
