@@ -188,12 +188,13 @@ static void print_header(const tdm_device_desc *desc, const gemm_options *o,
 {
     printf("%s (%s), gemm through %s, %s: best of %u, in turn with the peers\n", desc->id,
            desc->name, desc->gemm, o->f16 ? "f16 operands summed in f32" : "f32", o->repeat);
-    printf("  peers: OpenBLAS's cblas_sgemm on the host%s; %s\n",
+    printf("  peers: OpenBLAS's cblas_sgemm on the host%s; %s%s\n",
            o->f16 ? " (f32: OpenBLAS 0.3.21 has no half GEMM)" : "",
            peers->clblast ? (o->f16 ? "CLBlast's Hgemm (half sums) on a queue of its own"
                                     : "CLBlast's Sgemm on a queue of its own")
-           : desc->backend == TDM_BACKEND_OPENCL ? "CLBlast not measured"
-                                                 : "no CLBlast off OpenCL");
+           : desc->backend == TDM_BACKEND_OPENCL ? "CLBlast not measured: "
+                                                 : "no CLBlast off OpenCL",
+           !peers->clblast && desc->backend == TDM_BACKEND_OPENCL ? peers->clblast_why : "");
     printf("  %-5s %6s %10s %9s %8s %9s %8s %7s\n", "trans", "size", "GFLOP/s", "OpenBLAS",
            "of BLAS", "CLBlast", "of CLB", "#wrong");
 }
@@ -204,9 +205,11 @@ static int bench_device(tdm_device *dev, gemm_peers *peers, const gemm_options *
 {
     tdm_device_desc desc = TDM_DEVICE_DESC_INIT;
     tdm_device_describe(dev, &desc);
-    peers->clblast =
-        desc.backend == TDM_BACKEND_OPENCL ? clblast_peer_open(&desc, &peers->clblast_why) : NULL;
+    peers->clblast = desc.backend == TDM_BACKEND_OPENCL
+                         ? clblast_peer_open(&desc, o->f16, &peers->clblast_why)
+                         : NULL;
     print_header(&desc, o, peers);
+    int clblast_opened = peers->clblast != NULL;
     int failed = 0;
     for (size_t n = o->min_size; n <= o->max_size; n *= o->factor) {
         gemm_data d;
@@ -236,8 +239,8 @@ static int bench_device(tdm_device *dev, gemm_peers *peers, const gemm_options *
         }
         gemm_data_end(&d);
     }
-    if (!peers->clblast && peers->clblast_why && desc.backend == TDM_BACKEND_OPENCL)
-        printf("  CLBlast: %s\n", peers->clblast_why);
+    if (clblast_opened && !peers->clblast)
+        printf("  CLBlast: stopped: %s\n", peers->clblast_why);
     clblast_peer_close(peers->clblast);
     peers->clblast = NULL;
     return failed;

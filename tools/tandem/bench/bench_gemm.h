@@ -36,11 +36,12 @@ void openblas_peer_close(openblas_peer *p);
 /* Seconds of C = op(A) op(B) on the host over d's float copies (every core). */
 double openblas_peer_time(openblas_peer *p, gemm_data *d, int trans_a, int trans_b);
 
-/* CLBlast's Sgemm or Hgemm, called directly on a context and queue of its own for
- * the OpenCL device that desc names: tandem's API does not hand out its queue. NULL
- * with *why when CLBlast, OpenCL or the device is not there. */
+/* CLBlast's Sgemm, or Hgemm for f16, called directly on a context and queue of its
+ * own for the OpenCL device that desc names: tandem's API does not hand out its
+ * queue. NULL with *why when CLBlast, OpenCL, the device or its halves are not
+ * there. */
 typedef struct clblast_peer clblast_peer;
-clblast_peer *clblast_peer_open(const tdm_device_desc *desc, const char **why);
+clblast_peer *clblast_peer_open(const tdm_device_desc *desc, int f16, const char **why);
 void clblast_peer_close(clblast_peer *p);
 /* Uploads d's operands (halves when d->f16) for the calls that follow; 0, or -1
  * with *why. */

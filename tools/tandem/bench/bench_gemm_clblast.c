@@ -101,7 +101,23 @@ static int open_device(clblast_peer *p, const tdm_device_desc *desc, const char 
     return err == CL_SUCCESS ? 0 : -1;
 }
 
-clblast_peer *clblast_peer_open(const tdm_device_desc *desc, const char **why)
+/* Whether the device has cl_khr_fp16, which Hgemm needs: asked first, so that
+ * CLBlast does not print an error of its own. */
+static int has_half(clblast_peer *p)
+{
+    size_t size = 0;
+    char *extensions = NULL;
+    int found =
+        p->cl.clGetDeviceInfo(p->device, CL_DEVICE_EXTENSIONS, 0, NULL, &size) == CL_SUCCESS &&
+        (extensions = calloc(1, size + 1)) != NULL &&
+        p->cl.clGetDeviceInfo(p->device, CL_DEVICE_EXTENSIONS, size, extensions, NULL) ==
+            CL_SUCCESS &&
+        strstr(extensions, "cl_khr_fp16") != NULL;
+    free(extensions);
+    return found;
+}
+
+clblast_peer *clblast_peer_open(const tdm_device_desc *desc, int f16, const char **why)
 {
     clblast_peer *p = calloc(1, sizeof *p);
     if (!p) {
@@ -115,8 +131,11 @@ clblast_peer *clblast_peer_open(const tdm_device_desc *desc, const char **why)
 #undef CLBLAST_FETCH
     *why = p->handle ? "libclblast.so.1 lacks an entry point"
                      : "libclblast.so.1 not found (Debian: libclblast1)";
-    if (found && open_device(p, desc, why) == 0)
-        return p;
+    if (found && open_device(p, desc, why) == 0) {
+        if (!f16 || has_half(p))
+            return p;
+        *why = "the device has no half precision (cl_khr_fp16), which Hgemm needs";
+    }
     clblast_peer_close(p);
     return NULL;
 }
@@ -136,28 +155,8 @@ void clblast_peer_close(clblast_peer *p)
     free(p);
 }
 
-/* Whether the device has cl_khr_fp16, which Hgemm needs: asked first, so that
- * CLBlast does not print its own error. */
-static int has_half(clblast_peer *p)
-{
-    size_t size = 0;
-    char *extensions = NULL;
-    int found =
-        p->cl.clGetDeviceInfo(p->device, CL_DEVICE_EXTENSIONS, 0, NULL, &size) == CL_SUCCESS &&
-        (extensions = calloc(1, size + 1)) != NULL &&
-        p->cl.clGetDeviceInfo(p->device, CL_DEVICE_EXTENSIONS, size, extensions, NULL) ==
-            CL_SUCCESS &&
-        strstr(extensions, "cl_khr_fp16") != NULL;
-    free(extensions);
-    return found;
-}
-
 int clblast_peer_load(clblast_peer *p, const gemm_data *d, const char **why)
 {
-    if (d->f16 && !has_half(p)) {
-        *why = "the device has no half precision (cl_khr_fp16), which Hgemm needs";
-        return -1;
-    }
     size_t element = d->f16 ? sizeof *d->a16 : sizeof *d->a, bytes = d->n * d->n * element;
     const void *a = d->f16 ? (const void *)d->a16 : d->a, *b = d->f16 ? (const void *)d->b16 : d->b;
     cl_int err = CL_SUCCESS;
@@ -196,9 +195,9 @@ double clblast_peer_time(clblast_peer *p, int trans_a, int trans_b, const char *
 
 #else /* built without CLBlast's header: no CLBlast peer */
 
-clblast_peer *clblast_peer_open(const tdm_device_desc *desc, const char **why)
+clblast_peer *clblast_peer_open(const tdm_device_desc *desc, int f16, const char **why)
 {
-    (void)desc;
+    (void)desc, (void)f16;
     *why = "built without CLBlast (libclblast-dev)";
     return NULL;
 }
@@ -208,28 +207,8 @@ void clblast_peer_close(clblast_peer *p)
     (void)p;
 }
 
-/* Whether the device has cl_khr_fp16, which Hgemm needs: asked first, so that
- * CLBlast does not print its own error. */
-static int has_half(clblast_peer *p)
-{
-    size_t size = 0;
-    char *extensions = NULL;
-    int found =
-        p->cl.clGetDeviceInfo(p->device, CL_DEVICE_EXTENSIONS, 0, NULL, &size) == CL_SUCCESS &&
-        (extensions = calloc(1, size + 1)) != NULL &&
-        p->cl.clGetDeviceInfo(p->device, CL_DEVICE_EXTENSIONS, size, extensions, NULL) ==
-            CL_SUCCESS &&
-        strstr(extensions, "cl_khr_fp16") != NULL;
-    free(extensions);
-    return found;
-}
-
 int clblast_peer_load(clblast_peer *p, const gemm_data *d, const char **why)
 {
-    if (d->f16 && !has_half(p)) {
-        *why = "the device has no half precision (cl_khr_fp16), which Hgemm needs";
-        return -1;
-    }
     (void)p, (void)d;
     *why = "built without CLBlast";
     return -1;
