@@ -6,6 +6,10 @@
 #   system.txt                        the machine: CPU, kernel, GPU tools' views
 #   conformance.json, .txt            every kernel, gradient and collective
 #   bench-kernels|gemm|allreduce|train.json, .txt
+#   bench-gemm-trans.json, .txt       GEMM's NN, NT and TN cases, f32, beside OpenBLAS
+#   bench-gemm-f16.json, .txt         and CLBlast; the same with f16 operands
+#   train-wide-4096.txt               the compute-bound MLP 784-4096-4096-10, batch
+#                                     1024, f32 and --mixed-precision, per backend
 #   gemm-tiles.txt                    Vulkan's GPU gemm under each tile shape (vulkan:0)
 #   cnn-layers.txt                    the CNN's image kernels, per layer and device
 #   conv-ways.txt                     each way of the CNN's convolutions timed per
@@ -13,10 +17,14 @@
 #   train.txt                         a short training on the default devices
 #   torch-cuda.txt                    PyTorch training the same models on the card,
 #                                     where python3 has torch with CUDA
+#   torch-amp.txt                     PyTorch on the card: the 4096 MLP in float32
+#                                     and under AMP, fp16 and bf16
 #
-# usage: scripts/device-report.sh [--quick] [--devices LIST] [OUT_DIR]
+# usage: scripts/device-report.sh [--quick] [--devices LIST] [--only STEPS] [OUT_DIR]
 #   --quick         smaller cases and sizes: minutes instead of most of an hour
 #   --devices LIST  the devices to measure (tandem devices ids), default: every one
+#   --only STEPS    only these steps, comma-separated (the names above, as
+#                   bench-gemm-f16,train-wide-4096,torch-amp: a few minutes)
 #   OUT_DIR         default: device-report-HOST-DATE
 # FASHION_MNIST_DIR names Fashion-MNIST's IDX files where Debian's package is not
 # installed (conv-ways skips the CNN without them). Builds tandem first
@@ -26,13 +34,15 @@ set -u
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-quick=0 devices="" out=""
+quick=0 devices="" only="" out=""
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) quick=1 ;;
     --devices) devices=$2; shift ;;
     --devices=*) devices=${1#--devices=} ;;
-    -h | --help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --only) only=$2; shift ;;
+    --only=*) only=${1#--only=} ;;
+    -h | --help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "device-report.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) out=$1 ;;
     esac
@@ -48,10 +58,10 @@ tandem=$root/build/tandem
 # The sizes of a full report and of a quick one.
 if [ $quick -eq 1 ]; then
     conformance_size=--no-large allreduce_max=4M gemm_max=512 kernel_bytes=8M tiles_max=2048
-    train_steps="--steps 20 --warmup 3 --model digits"
+    train_steps="--steps 20 --warmup 3 --model digits" trans_max=256 wide_data=digits
 else
     conformance_size="" allreduce_max=256M gemm_max=2048 kernel_bytes=64M tiles_max=4096
-    train_steps=""
+    train_steps="" trans_max=1024 wide_data=fashion
 fi
 fashion=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
 device_list() { [ -n "$devices" ] && printf -- '%s %s' "$1" "$devices"; }
@@ -60,10 +70,13 @@ summary=$out/SUMMARY.md
 status_lines=""
 
 # step NAME SECONDS CMD...: runs CMD with stdout and stderr into NAME.txt, bounded in
-# time, and records how it ended.
+# time, and records how it ended; nothing when --only leaves NAME out.
 step() {
     name=$1 limit=$2
     shift 2
+    if [ -n "$only" ] && ! printf ',%s,' "$only" | grep -q ",$name,"; then
+        return 0
+    fi
     echo "== $name: $*"
     start=$(date +%s)
     timeout "$limit" "$@" >"$out/$name.txt" 2>&1
@@ -101,6 +114,37 @@ step bench-kernels 900 "$tandem" bench kernels $(device_list --devices) \
     --size "$kernel_bytes" --json "$out/bench-kernels.json"
 step bench-gemm 900 "$tandem" bench gemm $(device_list --devices) --maxsize "$gemm_max" \
     --json "$out/bench-gemm.json"
+# The transpose cases of the products a training step runs (NN forward, NT and TN
+# for the gradients), with f32 and with f16 operands, beside OpenBLAS and CLBlast.
+for dtype in f32 f16; do
+    name=bench-gemm-trans
+    [ $dtype = f16 ] && name=bench-gemm-f16
+    # shellcheck disable=SC2046 # the device options are words on purpose
+    step $name 120 "$tandem" bench gemm $(device_list --devices) --trans NN,NT,TN \
+        --dtype $dtype --maxsize "$trans_max" -r 3 --json "$out/$name.json"
+done
+# The MLP whose step is its matrix products, 784-4096-4096-10 at batch 1024 (the
+# quick report: on the digits), f32 and --mixed-precision, through each backend's
+# first device or each device asked for: the second epoch's ex/s is the figure.
+wide_devices=${devices:-opencl:0,vulkan:0}
+if [ $wide_data = fashion ]; then
+    wide_data="--data $fashion/train-images-idx3-ubyte.gz --labels $fashion/train-labels-idx1-ubyte.gz"
+    wide_data="$wide_data --test-data $fashion/t10k-images-idx3-ubyte.gz"
+    wide_data="$wide_data --test-labels $fashion/t10k-labels-idx1-ubyte.gz"
+else
+    wide_data=""
+fi
+# shellcheck disable=SC2016 # expanded by the inner shell, from its arguments
+step train-wide-4096 180 sh -c 'tandem=$1 devices=$2 data=$3 rc=0
+    for d in $(echo "$devices" | tr , " "); do
+        for precision in "" --mixed-precision; do
+            echo "== $d ${precision:-f32}"
+            # shellcheck disable=SC2086 # the data options are words on purpose
+            "$tandem" train --layers 4096,4096 --batch 1024 --epochs 2 --no-progress \
+                --devices "$d" $precision $data || rc=1
+        done
+    done
+    exit $rc' sh "$tandem" "$wide_devices" "$wide_data"
 # The tile shapes on vulkan:0 (whatever --devices says), where it is a GPU, discrete or
 # integrated (a CPU driver takes no tile).
 vulkan0_type=$("$tandem" devices --json 2>/dev/null |
@@ -140,8 +184,14 @@ if python3 -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/de
         $peer digits --device cuda &&
         $peer fashion --device cuda --data "$1" &&
         $peer fashion-cnn --device cuda --data "$1"' sh "$fashion"
+    # Its automatic mixed precision beside tandem's --mixed-precision, on the 4096 MLP.
+    # shellcheck disable=SC2016 # expanded by the inner shell, from its arguments
+    step torch-amp 180 sh -c 'peer="python3 tools/peers/torch_train.py wide-4096 --device cuda"
+        $peer --data "$1" && $peer --data "$1" --amp fp16 && $peer --data "$1" --amp bf16' \
+        sh "$fashion"
 else
     echo "no PyTorch with CUDA: torch-cuda skipped" >"$out/torch-cuda.txt"
+    echo "no PyTorch with CUDA: torch-amp skipped" >"$out/torch-amp.txt"
 fi
 
 # The header and, of each plan, the row of the largest size measured.
@@ -151,8 +201,11 @@ largest_allreduce() {
          END { for (i = 1; i <= NR; i++) if (i in row && size[i] == max) print row[i] }' "$1"
 }
 
-# The summary: how each step ended, then the lines that matter of each.
+# The summary: how each step ended, then the lines that matter of each (a section
+# whose file --only left out is left out too).
 section() {
+    for file; do :; done
+    [ -e "$file" ] || return 0
     printf '\n## %s\n\n```\n' "$1"
     shift
     "$@"
@@ -175,6 +228,12 @@ section() {
         grep -E '^[^ ]|^  kernel |^  (copy|axpy|sum|adam|relu|tanh|accumulate) ' \
         "$out/bench-kernels.txt"
     section "GEMM (GFLOP/s)" grep -v '^$' "$out/bench-gemm.txt"
+    section "GEMM by transpose case, f32 operands (GFLOP/s)" grep -v '^$' \
+        "$out/bench-gemm-trans.txt"
+    section "GEMM by transpose case, f16 operands summed in f32 (GFLOP/s)" grep -v '^$' \
+        "$out/bench-gemm-f16.txt"
+    section "MLP 784-4096-4096-10, batch 1024: f32 and mixed precision" \
+        grep -E '^== |^  replica|^epoch|^tandem' "$out/train-wide-4096.txt"
     section "Vulkan GEMM by tile shape (GFLOP/s)" cat "$out/gemm-tiles.txt"
     section "The CNN's image kernels by layer (ms a launch)" \
         grep -E '^[^ ]|^  image|^  [a-z]' "$out/cnn-layers.txt"
@@ -185,5 +244,7 @@ section() {
     section "Training throughput" grep -v '^$' "$out/bench-train.txt"
     section "A short training" cat "$out/train.txt"
     section "PyTorch on the card" grep -E 'examples/s|BLAS|skipped' "$out/torch-cuda.txt"
+    section "PyTorch's AMP on the card, the 4096 MLP" grep -E 'examples/s|skipped' \
+        "$out/torch-amp.txt"
 } >"$summary"
 echo "report: $out (summary: $summary)"

@@ -18,6 +18,13 @@ cat "$out/kernels"
 [ "$(grep -cE '^  (copy|axpy|sum) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+% +[0-9.]+ +[0-9]+%$' "$out/kernels")" -eq 6 ] ||
     { echo "want copy, axpy and sum with ms, GB/s and both ceilings on each device"; fail=1; }
 [ "$(count '"device_copy_gbs"' "$out/k.json")" -eq 6 ] || { echo "want 6 rows in the JSON"; fail=1; }
+# --back-to-back: per launch of 4 enqueued before one wait, in two more columns.
+"$tandem" bench kernels -d opencl:0,vulkan:0 -k copy -s 64K -r 1 --back-to-back 4 \
+    --json "$out/b2b.json" >"$out/b2b"
+cat "$out/b2b"
+[ "$(grep -cE '^  copy +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+% +[0-9.]+ +[0-9]+% +[0-9.]+ +[0-9.]+$' "$out/b2b")" -eq 2 ] &&
+    [ "$(count '"b2b_gbs"' "$out/b2b.json")" -eq 2 ] ||
+    { echo "want copy's back-to-back launches on each device, and in the JSON"; fail=1; }
 # --image: the image kernels on one layer's shape; a memory-bound kernel is refused.
 "$tandem" bench kernels -d opencl:0,vulkan:0 --image 2x9x9x4 --window 2 --stride 2 \
     -k im2col,max_pool2d_grad -s 64K -r 1 >"$out/image"
@@ -31,9 +38,10 @@ fi
 
 "$tandem" bench gemm -d opencl:0,vulkan:0 -b 16 -e 64 -f 2 -r 1 --json "$out/g.json" >"$out/gemm"
 cat "$out/gemm"
-# OpenBLAS is measured beside each row where it is installed, else shown as '-'.
-[ "$(grep -cE '^ +(16|32|64) +[0-9.]+ +([0-9.]+ +[0-9]+%|- +-) +0$' "$out/gemm")" -eq 6 ] ||
-    { echo "want sizes 16, 32 and 64 on each device, OpenBLAS beside them, none wrong"; fail=1; }
+# OpenBLAS is measured beside each row where it is installed, CLBlast beside PoCL's,
+# else shown as '-'; NN by default (tests/cli_bench_gemm.sh: the other cases).
+[ "$(grep -cE '^  NN +(16|32|64) +[0-9.]+( +([0-9.]+ +[0-9]+%|- +-)){2} +0$' "$out/gemm")" -eq 6 ] ||
+    { echo "want sizes 16, 32 and 64 on each device, the peers beside them, none wrong"; fail=1; }
 
 "$tandem" bench allreduce -d opencl:0,opencl:1 -b 1K -e 64K -f 8 -n 2 -w 1 -r 1 >"$out/allreduce"
 cat "$out/allreduce"

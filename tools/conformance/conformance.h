@@ -108,6 +108,8 @@ tdm_status conf_prepare(tdm_device *dev, const conf_case *c, const conf_buffers 
                         conf_prepared *p);
 /* One launch, waited for; seconds may be NULL. */
 tdm_status conf_launch_timed(conf_prepared *p, double *seconds);
+/* `launches` launches enqueued back to back, then one wait for all of them. */
+tdm_status conf_launches_timed(conf_prepared *p, unsigned launches, double *seconds);
 void conf_release(conf_prepared *p);
 
 /* conformance_compare.c: compares a device's outputs with the reference's. want_ftz

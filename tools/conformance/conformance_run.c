@@ -51,8 +51,7 @@ static tdm_status download(const tdm_kernel_info *info, tdm_buffer **bufs, conf_
     return s;
 }
 
-tdm_status conf_run(tdm_device *dev, const conf_case *c, const conf_buffers *in,
-                    conf_buffers *out)
+tdm_status conf_run(tdm_device *dev, const conf_case *c, const conf_buffers *in, conf_buffers *out)
 {
     const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
     tdm_buffer *bufs[TDM_KERNEL_MAX_BUFFERS] = {0};
@@ -95,8 +94,15 @@ tdm_status conf_prepare(tdm_device *dev, const conf_case *c, const conf_buffers 
 
 tdm_status conf_launch_timed(conf_prepared *p, double *seconds)
 {
+    return conf_launches_timed(p, 1, seconds);
+}
+
+tdm_status conf_launches_timed(conf_prepared *p, unsigned launches, double *seconds)
+{
     double start = now();
-    tdm_status s = tdm_kernel_run(p->dev, &p->call);
+    tdm_status s = TDM_OK;
+    for (unsigned i = 0; i < launches && s == TDM_OK; i++)
+        s = tdm_kernel_run(p->dev, &p->call);
     if (s == TDM_OK)
         s = tdm_device_finish(p->dev);
     if (seconds)

@@ -9,12 +9,17 @@ accuracy.
                         [--json FILE]
   torch_train.py fashion ...
   torch_train.py fashion-cnn ...
+  torch_train.py wide-4096 ...
   --device cuda: on the GPU (one process), to set a card's figures beside tandem's.
+  --amp fp16|bf16: automatic mixed precision (torch.autocast; fp16 with a GradScaler,
+  on cuda only), the peer of `tandem train --mixed-precision`.
 
 digits: the bundled digits, 20 % held out, MLP 64-128-128-10, global batch 64.
 fashion: Fashion-MNIST's train and test files, MLP 784-1024-1024-10, global batch 256.
 fashion-cnn: Fashion-MNIST, `tandem train --layers conv32k3,pool2,conv64k3,pool2,128`
 (SAME padding, relu; NHWC flattening as tandem's), global batch 64.
+wide-4096: Fashion-MNIST, MLP 784-4096-4096-10, global batch 1024: bound by its
+matrix products, `tandem train --layers 4096,4096 --batch 1024`.
 Adam at 0.001; --lr-decay cosine lowers the rate of step k of T to
 0.001 * (1 + cos(pi k / T)) / 2, as `tandem train --lr-decay cosine` does.
 Each process runs torch and OpenBLAS on the cores over the processes (--threads).
@@ -40,7 +45,10 @@ WORKLOADS = {  # warmup_steps None: one epoch
     "fashion-cnn": {"data": "/usr/share/datasets/fashion-mnist",
                     "hidden": ["conv32k3", "pool2", "conv64k3", "pool2", 128], "batch": 64,
                     "epochs": 1, "warmup_steps": 20, "image": (28, 28, 1)},
+    "wide-4096": {"data": "/usr/share/datasets/fashion-mnist",
+                  "hidden": [4096, 4096], "batch": 1024, "epochs": 1, "warmup_steps": 5},
 }
+AMP_DTYPES = {"fp16": "float16", "bf16": "bfloat16"}
 TEST_FRACTION = 0.2  # tandem train's default hold-out, for data without a test split
 LEARNING_RATE = 0.001
 ADAM_EPSILON = 1e-7  # tandem's (TensorFlow's) default; PyTorch's is 1e-8
@@ -224,6 +232,12 @@ def train(rank, args, threads, port):
     model = make_model(args.hidden, xtr.shape[1], classes, args.seed, args.image).to(device)
     net = torch.nn.parallel.DistributedDataParallel(model) if distributed else model
     opt = torch.optim.Adam(model.parameters(), lr=LEARNING_RATE, eps=ADAM_EPSILON)
+    # fp16 gradients underflow without a scaler; bf16 has float's range and needs none.
+    amp_dtype = getattr(torch, AMP_DTYPES[args.amp]) if args.amp else None
+    scaler = None
+    if args.amp == "fp16":  # torch.amp's since 2.3, torch.cuda.amp's before
+        scaler = (torch.amp.GradScaler("cuda") if hasattr(torch.amp, "GradScaler")
+                  else torch.cuda.amp.GradScaler())
     batches = global_batches(len(ytr), args.batch, args.epochs, args.seed)
     steps = [torch.tensor(b, device=device) for b in batches]
 
@@ -249,12 +263,19 @@ def train(rank, args, threads, port):
         done[0] += 1
         lo, hi = replica_slice(len(indices), rank, args.procs)
         mine = indices[lo:hi]
-        logits = net(xtr.index_select(0, mine))
-        # tandem's loss: the sum over the replica's slice divided by the global batch.
-        # DDP averages the replicas' gradients, so scaling by procs makes that a sum.
-        loss = F.cross_entropy(logits, ytr.index_select(0, mine), reduction="sum")
-        (loss * (args.procs / len(indices))).backward()
-        opt.step()
+        with torch.autocast(device.type, dtype=amp_dtype, enabled=amp_dtype is not None):
+            logits = net(xtr.index_select(0, mine))
+            # tandem's loss: the sum over the replica's slice divided by the global batch.
+            # DDP averages the replicas' gradients, so scaling by procs makes that a sum.
+            loss = F.cross_entropy(logits, ytr.index_select(0, mine), reduction="sum")
+        loss = loss * (args.procs / len(indices))
+        if scaler:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        else:
+            loss.backward()
+            opt.step()
         opt.zero_grad(set_to_none=True)
 
     for indices in steps[:warmup]:
@@ -312,7 +333,7 @@ def openblas_kernels():
 def report(args, version, threads, widths, warmup, timed, examples, seconds, accuracy, tests):
     r = {"peer": "pytorch", "torch": version, "workload": args.workload,
          "layers": widths, "batch": args.batch, "epochs": args.epochs,
-         "lr_decay": args.lr_decay,
+         "lr_decay": args.lr_decay, "amp": args.amp or "none",
          "processes": args.procs, "threads_per_process": threads,
          "backend": "gloo" if args.procs > 1 else "none",
          "warmup_steps": warmup, "timed_steps": timed, "timed_examples": examples,
@@ -324,7 +345,8 @@ def report(args, version, threads, widths, warmup, timed, examples, seconds, acc
     print("torch %s %s %s batch %d%s: %s x %d threads: %.0f examples/s, %.2f ms per global batch "
           "(%d steps timed after %d warm-up), test accuracy %.2f %% of %d"
           % (version, args.workload, "-".join(map(str, widths)), args.batch,
-             ", cosine lr decay" if args.lr_decay == "cosine" else "", mode, threads,
+             (", cosine lr decay" if args.lr_decay == "cosine" else "")
+             + (", AMP " + args.amp if args.amp else ""), mode, threads,
              r["examples_per_s"], r["ms_per_global_batch"], timed, warmup, 100 * accuracy, tests),
           flush=True)
     print("  BLAS loaded: %s%s" % (", ".join(r["blas"]),
@@ -347,15 +369,19 @@ def main():
     p.add_argument("workload", choices=sorted(WORKLOADS))
     p.add_argument("--procs", type=int, default=1,
                    help="1: one process; N > 1: DistributedDataParallel (gloo) over N")
-    p.add_argument("--epochs", type=int, help="default: digits 10, fashion and fashion-cnn 1")
+    p.add_argument("--epochs", type=int, help="default: digits 10, the others 1")
     p.add_argument("--warmup-steps", type=int,
-                   help="untimed first steps; default: digits one epoch, fashion 20")
+                   help="untimed first steps; default: digits one epoch, fashion and "
+                   "fashion-cnn 20, wide-4096 5")
     p.add_argument("--threads", type=int, help="torch and OpenBLAS threads per process; "
                    "default: the cores over the processes")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--lr-decay", choices=["none", "cosine"], default="none",
                    help="cosine: the rate falls from 0.001 to 0 over the run's steps")
     p.add_argument("--device", default="cpu", help="cpu, or cuda (one process) for a GPU")
+    p.add_argument("--amp", choices=sorted(AMP_DTYPES),
+                   help="automatic mixed precision: fp16 (with a GradScaler; cuda only) or "
+                   "bf16; default: off, float32")
     p.add_argument("--data", help="the digits CSV, or the Fashion-MNIST directory")
     p.add_argument("--json", metavar="FILE", help="also write the result as JSON")
     args = p.parse_args()
@@ -369,6 +395,9 @@ def main():
     threads = args.threads or max(1, cores // args.procs)
     # OpenBLAS reads its thread count when it loads: set it before torch does.
     os.environ["OMP_NUM_THREADS"] = os.environ["OPENBLAS_NUM_THREADS"] = str(threads)
+    if args.amp == "fp16" and not args.device.startswith("cuda"):
+        sys.exit("torch_train: --amp fp16 needs --device cuda (CPU autocast takes bf16; "
+                 "its GradScaler is CUDA's)")
     if args.device != "cpu" and args.procs != 1:
         sys.exit("torch_train: --device %s trains in one process" % args.device)
     if args.procs == 1:

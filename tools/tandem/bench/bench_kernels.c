@@ -4,8 +4,10 @@
  * reference) and a host memcpy of the same bytes. GB/s counts the bytes read plus
  * the bytes written. The kernel's launches alternate with both copies and each keeps
  * its best time, so that load from elsewhere skews the ratios as little as
- * possible. With --image, the convolution and pooling kernels instead, on one image
- * shape (a layer of a CNN), with their time per launch. */
+ * possible. With --back-to-back N, also N launches enqueued before one wait, timed
+ * per launch: their ceiling is memory's, not that of a launch and its wait. With
+ * --image, the convolution and pooling kernels instead, on one image shape (a layer
+ * of a CNN), with their time per launch. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,8 @@ typedef struct kb_options {
     cli_list devices, kernels;
     size_t bytes; /* per float buffer */
     unsigned repeat;
-    uint32_t image[4]; /* batch, h, w, c; batch 0: the memory-bound kernels */
+    unsigned back_to_back; /* launches per wait in the extra columns; 0: none */
+    uint32_t image[4];     /* batch, h, w, c; batch 0: the memory-bound kernels */
     unsigned window, stride;
     const char *json_path;
 } kb_options;
@@ -31,12 +34,14 @@ typedef struct kb_row {
     const char *kernel;
     double gbs, device_copy_gbs, memcpy_gbs; /* 0: could not run */
     double ms;                               /* the best launch */
+    double b2b_gbs, b2b_ms; /* per launch of the best back-to-back run; 0: not run */
 } kb_row;
 
 static const cli_command kernels_command = {
     .name = "bench kernels",
     .about = "GB/s of each memory-bound kernel (bytes read + written) beside the device's own "
-             "buffer copy and a host memcpy of the same bytes, measured in turn.",
+             "buffer copy and a host memcpy of the same bytes, measured in turn; with "
+             "--back-to-back, also per launch of N enqueued before one wait.",
 };
 
 /* --image BxHxWxC: four whole numbers from 1, their product within 2^32. */
@@ -75,6 +80,10 @@ static int parse(int argc, char **argv, kb_options *o, int *exit_status)
          .arg = "N", .help = "bytes per float32 buffer (default 64M; suffixes K, M, G)"},
         {CLI_ENTRY("--repeat", "-r", CLI_UNSIGNED, &o->repeat), .min = 1, .max = 10000, .arg = "N",
          .help = "launches of each, alternating; the best counts (default 10)"},
+        {CLI_ENTRY("--back-to-back", NULL, CLI_UNSIGNED, &o->back_to_back), .min = 1, .max = 10000,
+         .arg = "N",
+         .help = "also N launches enqueued back to back before one wait, per launch: the "
+                 "ceiling of memory, not of submission (default: not run)"},
         {CLI_ENTRY("--image", NULL, CLI_CUSTOM, o->image), .parse = parse_image, .arg = "BxHxWxC",
          .help = "time the convolution and pooling kernels on this NHWC image instead "
                  "(SAME padding)"},
@@ -176,7 +185,7 @@ static tdm_status measure(ceilings *ceil, tdm_kernel kernel, const kb_options *o
                               : conf_perf_case(kernel, (uint32_t)(o->bytes / 4));
     conf_buffers in;
     conf_prepared prepared;
-    double best = 0;
+    double best = 0, b2b_best = 0;
     if (conf_buffers_make(&c, &in) != 0)
         return TDM_ERR_OUT_OF_MEMORY;
     tdm_status s = conf_prepare(ceil->dev, &c, &in, &prepared);
@@ -189,10 +198,16 @@ static tdm_status measure(ceilings *ceil, tdm_kernel kernel, const kb_options *o
                 s = conf_launch_timed(&prepared, &seconds);
             if (s == TDM_OK)
                 bench_keep_best(&best, seconds);
+            if (s == TDM_OK && o->back_to_back)
+                s = conf_launches_timed(&prepared, o->back_to_back, &seconds);
+            if (s == TDM_OK && o->back_to_back)
+                bench_keep_best(&b2b_best, seconds / o->back_to_back);
         }
         if (s == TDM_OK) {
             row->gbs = bytes_moved(&c, &in) / best / 1e9;
             row->ms = best * 1e3;
+            row->b2b_gbs = b2b_best > 0 ? bytes_moved(&c, &in) / b2b_best / 1e9 : 0;
+            row->b2b_ms = b2b_best * 1e3;
             row->device_copy_gbs = 2.0 * (double)o->bytes / ceil->device_best / 1e9;
             row->memcpy_gbs = 2.0 * (double)o->bytes / ceil->host_best / 1e9;
         }
@@ -231,6 +246,8 @@ static void json_row(json_writer *w, const void *rows, size_t i)
     json_double(w, "device_copy_gbs", r->device_copy_gbs);
     json_double(w, "memcpy_gbs", r->memcpy_gbs);
     json_double(w, "ms", r->ms);
+    json_double(w, "b2b_gbs", r->b2b_gbs);
+    json_double(w, "b2b_ms", r->b2b_ms);
     json_end_object(w);
 }
 
@@ -245,8 +262,11 @@ static int bench_device(tdm_device *dev, const tdm_kernel *kernels, int count, c
     if (o->image[0])
         printf("  image %ux%ux%ux%u, window %ux%u, stride %u, SAME\n", o->image[0], o->image[1],
                o->image[2], o->image[3], o->window, o->window, o->stride);
-    printf("  %-16s %8s %8s %9s %7s %8s %9s\n", "kernel", "ms", "GB/s", "dev copy", "of dev",
+    if (o->back_to_back)
+        printf("  b2b: per launch of %u enqueued back to back before one wait\n", o->back_to_back);
+    printf("  %-16s %8s %8s %9s %7s %8s %9s", "kernel", "ms", "GB/s", "dev copy", "of dev",
            "memcpy", "of memcpy");
+    printf(o->back_to_back ? " %8s %8s\n" : "\n", "b2b ms", "b2b GB/s");
     ceilings ceil;
     tdm_status s = ceilings_begin(dev, o->bytes, &ceil);
     int missed = 0;
@@ -258,9 +278,12 @@ static int bench_device(tdm_device *dev, const tdm_kernel *kernels, int count, c
             printf("  %-16s %8s  %s\n", row->kernel, "n/a", tdm_last_error());
             missed++;
         } else {
-            printf("  %-16s %8.3f %8.2f %9.2f %6.0f%% %8.2f %8.0f%%\n", row->kernel, row->ms,
+            printf("  %-16s %8.3f %8.2f %9.2f %6.0f%% %8.2f %8.0f%%", row->kernel, row->ms,
                    row->gbs, row->device_copy_gbs, 100 * row->gbs / row->device_copy_gbs,
                    row->memcpy_gbs, 100 * row->gbs / row->memcpy_gbs);
+            if (o->back_to_back)
+                printf(" %8.3f %8.2f", row->b2b_ms, row->b2b_gbs);
+            printf("\n");
         }
         fflush(stdout);
     }
