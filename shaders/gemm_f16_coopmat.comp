@@ -1,0 +1,150 @@
+#version 450
+// gemm_f16 on a matrix engine (VK_KHR_cooperative_matrix): C = alpha * op(A) * op(B)
+// + beta * C with A and B float16, C float32, the sums float32; the kernel's
+// arguments, an alternative module the Vulkan backend takes on a device whose
+// cooperative-matrix properties offer a fitting shape and which passed its start-up
+// check (vulkan_coopmat.c; docs/design/009-cooperative-matrices.md).
+//
+// A group is SUBGROUPS (4) subgroups of SUBGROUP_SIZE invocations in a 2 x 2 grid over
+// a 64 x 64 tile of C, each subgroup 32 x 32 of it as (32 / FRAG_M) x (32 / FRAG_N)
+// accumulator fragments of FRAG_M x FRAG_N. Per STEP_K of k the group stages op(A)'s
+// 64 x STEP_K and op(B)'s STEP_K x 64 in shared memory as halves, row-major whatever
+// trans_a and trans_b say (the loads follow the matrices' memory order, so
+// neighbouring invocations read neighbouring halves), with zeros past m, n and k; each
+// subgroup then multiplies fragments loaded from there. The sums leave through shared
+// memory too, a fragment at a time, so that the edges are guarded and alpha and beta
+// applied element by element (beta == 0 ignores C's old contents, NaN included).
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#define TDM_KERNEL_gemm_f16
+#include "kernel_bindings.glsl"
+
+// The fragment shape the device's properties offer (vulkan_coopmat.c chooses it):
+// FRAG_M and FRAG_N divide 32, FRAG_K divides STEP_K. The group is SUBGROUPS *
+// SUBGROUP_SIZE invocations (the backend sets local_size_x, constant 0, to that),
+// each subgroup of SUBGROUP_SIZE, as the pipeline requires where the device can.
+layout(constant_id = 7) const uint FRAG_M = 16u;
+layout(constant_id = 8) const uint FRAG_N = 16u;
+layout(constant_id = 9) const uint FRAG_K = 16u;
+layout(constant_id = 10) const uint SUBGROUP_SIZE = 32u;
+
+#define SUBGROUPS 4u
+#define TILE 64u
+#define STEP_K 32u
+// Eight halves of padding a row: rows stay 16-byte aligned for the fragment loads and
+// neighbouring rows start in different banks.
+#define STRIDE_A (STEP_K + 8u)
+#define STRIDE_B (TILE + 8u)
+const uint FRAGS_M = 32u / FRAG_M;
+const uint FRAGS_N = 32u / FRAG_N;
+
+TDM_VIEW(a);
+TDM_VIEW(b);
+TDM_VIEW(c);
+
+shared float16_t staged_a[TILE * STRIDE_A]; // op(A)[row][kk]
+shared float16_t staged_b[STEP_K * STRIDE_B]; // op(B)[kk][col]
+shared float sums_out[SUBGROUPS * FRAG_M * FRAG_N]; // one fragment per subgroup
+
+// Element e of a float16 view of words, the lower-addressed half in the low bits.
+float16_t half_at(uint word, uint e)
+{
+    f16vec2 pair = unpackFloat2x16(word);
+    return (e & 1u) != 0u ? pair.y : pair.x;
+}
+
+// op(A)[row][p] and op(B)[p][col], zero out of range.
+float16_t op_a(uint row, uint p)
+{
+    if (row >= TDM_U_m || p >= TDM_U_k)
+        return float16_t(0.0);
+    uint e = TDM_OFF_a + (TDM_U_trans_a != 0u ? p * TDM_U_lda + row : row * TDM_U_lda + p);
+    return half_at(a[e >> 1], e);
+}
+
+float16_t op_b(uint p, uint col)
+{
+    if (col >= TDM_U_n || p >= TDM_U_k)
+        return float16_t(0.0);
+    uint e = TDM_OFF_b + (TDM_U_trans_b != 0u ? col * TDM_U_ldb + p : p * TDM_U_ldb + col);
+    return half_at(b[e >> 1], e);
+}
+
+// The group's halves of op(A) and op(B) for the tile (row0, col0) at k0, each
+// invocation taking every group-th, in the order the matrix lies in memory.
+void stage(uint row0, uint col0, uint k0)
+{
+    uint size = gl_WorkGroupSize.x;
+    for (uint i = gl_LocalInvocationID.x; i < TILE * STEP_K; i += size) {
+        uint r = TDM_U_trans_a != 0u ? i % TILE : i / STEP_K;
+        uint kk = TDM_U_trans_a != 0u ? i / TILE : i % STEP_K;
+        staged_a[r * STRIDE_A + kk] = op_a(row0 + r, k0 + kk);
+        uint col = TDM_U_trans_b != 0u ? i / STEP_K : i % TILE;
+        uint kb = TDM_U_trans_b != 0u ? i % STEP_K : i / TILE;
+        staged_b[kb * STRIDE_B + col] = op_b(k0 + kb, col0 + col);
+    }
+}
+
+// Fragment sums of the subgroup's rows r0.. and columns c0.. of the tile, through
+// sums_out, into C: alpha * sum + beta * C, inside m x n only.
+void store(coopmat<float, gl_ScopeSubgroup, FRAG_M, FRAG_N, gl_MatrixUseAccumulator> sums,
+           uint subgroup, uint r0, uint c0)
+{
+    uint base = subgroup * FRAG_M * FRAG_N;
+    coopMatStore(sums, sums_out, base, FRAG_N, gl_CooperativeMatrixLayoutRowMajor);
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+    float alpha = TDM_F_alpha, beta = TDM_F_beta;
+    uint lane = gl_LocalInvocationID.x % SUBGROUP_SIZE;
+    for (uint i = lane; i < FRAG_M * FRAG_N; i += SUBGROUP_SIZE) {
+        uint row = r0 + i / FRAG_N, col = c0 + i % FRAG_N;
+        if (row < TDM_U_m && col < TDM_U_n) {
+            uint e = TDM_OFF_c + row * TDM_U_ldc + col;
+            float v = alpha * sums_out[base + i];
+            c[e] = beta == 0.0 ? v : v + beta * c[e];
+        }
+    }
+    subgroupBarrier(); // read by all before the next fragment overwrites it
+}
+
+void main()
+{
+    uint m = TDM_U_m, n = TDM_U_n, k = TDM_U_k;
+    uint tiles_n = (n + TILE - 1u) / TILE;
+    uint tiles = (m + TILE - 1u) / TILE * tiles_n;
+    uint subgroup = gl_LocalInvocationID.x / SUBGROUP_SIZE;
+    uint sub_row = subgroup / 2u * 32u, sub_col = subgroup % 2u * 32u;
+    for (uint t = gl_WorkGroupID.x; t < tiles; t += gl_NumWorkGroups.x) {
+        uint row0 = t / tiles_n * TILE, col0 = t % tiles_n * TILE;
+        coopmat<float, gl_ScopeSubgroup, FRAG_M, FRAG_N, gl_MatrixUseAccumulator>
+            sums[FRAGS_M * FRAGS_N];
+        for (uint f = 0u; f < FRAGS_M * FRAGS_N; f++)
+            sums[f] = coopmat<float, gl_ScopeSubgroup, FRAG_M, FRAG_N, gl_MatrixUseAccumulator>(0.0);
+        for (uint k0 = 0u; k0 < k; k0 += STEP_K) {
+            barrier(); // the previous step's halves were read by all
+            stage(row0, col0, k0);
+            barrier();
+            for (uint kk = 0u; kk < STEP_K; kk += FRAG_K) {
+                coopmat<float16_t, gl_ScopeSubgroup, FRAG_M, FRAG_K, gl_MatrixUseA> frag_a[FRAGS_M];
+                for (uint i = 0u; i < FRAGS_M; i++)
+                    coopMatLoad(frag_a[i], staged_a, (sub_row + i * FRAG_M) * STRIDE_A + kk,
+                                STRIDE_A, gl_CooperativeMatrixLayoutRowMajor);
+                for (uint j = 0u; j < FRAGS_N; j++) {
+                    coopmat<float16_t, gl_ScopeSubgroup, FRAG_K, FRAG_N, gl_MatrixUseB> frag_b;
+                    coopMatLoad(frag_b, staged_b, kk * STRIDE_B + sub_col + j * FRAG_N, STRIDE_B,
+                                gl_CooperativeMatrixLayoutRowMajor);
+                    for (uint i = 0u; i < FRAGS_M; i++)
+                        sums[i * FRAGS_N + j] = coopMatMulAdd(frag_a[i], frag_b,
+                                                              sums[i * FRAGS_N + j]);
+                }
+            }
+        }
+        for (uint i = 0u; i < FRAGS_M; i++)
+            for (uint j = 0u; j < FRAGS_N; j++)
+                store(sums[i * FRAGS_N + j], subgroup, row0 + sub_row + i * FRAG_M,
+                      col0 + sub_col + j * FRAG_N);
+    }
+}
