@@ -54,6 +54,9 @@ if(NOT TDM_WITH_VULKAN STREQUAL "OFF")
   endif()
 endif()
 tdm_resolve_backend(VULKAN "${TDM_WITH_VULKAN}" "${vulkan_ready}")
+if(TDM_HAVE_VULKAN)
+  include(CoopmatCompiler)
+endif()
 
 message(STATUS "tandem backends: reference yes, OpenCL ${TDM_HAVE_OPENCL} "
                "(CLBlast ${TDM_HAVE_CLBLAST}, oneDNN ${TDM_HAVE_ONEDNN}), Vulkan ${TDM_HAVE_VULKAN}")

@@ -164,6 +164,8 @@ size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, const ui
 {
     if (tdm_kernel_get(kernel)->grid != TDM_GRID_TILES)
         return (size_t)kernel; /* every launch asks: the others at once */
+    if (kernel == TDM_KERNEL_gemm_f16 && vd->coopmat.state == TDM_VK_COOPMAT_USED)
+        return TDM_VK_PIPELINE_COOPMAT;
     int place = tiled_place(kernel);
     uint32_t m, n, k;
     tdm_kernel_product(tdm_kernel_get(kernel), u, &m, &n, &k);
@@ -183,17 +185,19 @@ size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, const ui
 uint32_t tdm_vk_product_groups(const tdm_vk_device *vd, size_t index, const tdm_launch *l)
 {
     const tdm_vk_gemm_tile *t = tdm_vk_gemm_tile_of(vd, index);
-    if (!t || !t->split_sums)
+    int coopmat = index == TDM_VK_PIPELINE_COOPMAT;
+    if (!coopmat && (!t || !t->split_sums))
         return l->groups;
     uint32_t m, n, k;
     tdm_kernel_product(tdm_kernel_get(l->kernel), l->u, &m, &n, &k);
-    uint64_t blocks = (uint64_t)((m + 3) / 4) * ((n + 3) / 4);
+    uint32_t side = coopmat ? 64 : 4; /* gemm_f16_coopmat's tile, split_main's block */
+    uint64_t blocks = (uint64_t)((m + side - 1) / side) * ((n + side - 1) / side);
     return blocks < TDM_KERNEL_MAX_GROUPS ? (uint32_t)blocks : TDM_KERNEL_MAX_GROUPS;
 }
 
 const tdm_vk_gemm_tile *tdm_vk_gemm_tile_of(const tdm_vk_device *vd, size_t index)
 {
-    if (index < TDM_VK_PIPELINE_TILED_GEMM(0) || index >= TDM_VK_PIPELINE_COUNT)
+    if (index < TDM_VK_PIPELINE_TILED_GEMM(0) || index >= TDM_VK_PIPELINE_COOPMAT)
         return NULL;
     return &vd->gemm_tiles[(index - TDM_VK_PIPELINE_TILED_GEMM(0)) / TDM_VK_TILED_KERNELS];
 }
