@@ -13,10 +13,11 @@
 # configures again.
 #
 # A shader NAME_coopmat.comp is a matrix-engine module of kernel NAME
-# (VK_KHR_cooperative_matrix): compiled for Vulkan 1.3 by the compiler
-# CoopmatCompiler.cmake found, and left out of the build where it found none. The
-# ordinary shaders keep the system's glslang and spirv-val (glslang-tools,
-# spirv-tools): their SPIR-V is then the same with or without the optional one.
+# (VK_KHR_cooperative_matrix): compiled for Vulkan 1.2 (the backend's instance
+# version) by the compiler CoopmatCompiler.cmake found, and left out of the build
+# where it found none. The ordinary shaders keep the system's glslang and spirv-val
+# (glslang-tools, spirv-tools): their SPIR-V is then the same with or without the
+# optional one.
 function(tdm_compile_shaders out_c generator)
   set(table ${PROJECT_SOURCE_DIR}/core/device/kernels.def)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${table})
@@ -63,7 +64,7 @@ function(tdm_compile_shaders out_c generator)
       endif()
       set(glslang ${TDM_COOPMAT_GLSLANG_USED})
       set(spirv_val ${TDM_COOPMAT_SPIRV_VAL_USED})
-      set(target_env vulkan1.3)
+      set(target_env vulkan1.2)
     endif()
     foreach(name IN LISTS modules)
       set(defines "")

@@ -22,7 +22,7 @@ set(TDM_COOPMAT_SPIRV_VAL_USED "")
 foreach(glslang IN ITEMS "${TDM_COOPMAT_GLSLANG}" ${shader_tools}/glslangValidator
                          "${TDM_GLSLANG_VALIDATOR}")
   if(glslang AND EXISTS "${glslang}")
-    execute_process(COMMAND ${glslang} -V --target-env vulkan1.3 --quiet -o ${probe_spv} ${probe}
+    execute_process(COMMAND ${glslang} -V --target-env vulkan1.2 --quiet -o ${probe_spv} ${probe}
                     RESULT_VARIABLE failed OUTPUT_QUIET ERROR_QUIET)
     if(NOT failed)
       set(TDM_COOPMAT_GLSLANG_USED ${glslang})
@@ -33,7 +33,7 @@ endforeach()
 if(TDM_COOPMAT_GLSLANG_USED)
   foreach(val IN ITEMS "${TDM_COOPMAT_SPIRV_VAL}" ${shader_tools}/spirv-val "${TDM_SPIRV_VAL}")
     if(val AND EXISTS "${val}")
-      execute_process(COMMAND ${val} --target-env vulkan1.3 ${probe_spv}
+      execute_process(COMMAND ${val} --target-env vulkan1.2 ${probe_spv}
                       RESULT_VARIABLE failed OUTPUT_QUIET ERROR_QUIET)
       if(NOT failed)
         set(TDM_COOPMAT_SPIRV_VAL_USED ${val})
