@@ -17,7 +17,6 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
-#extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #define TDM_KERNEL_gemm_f16
 #include "kernel_bindings.glsl"
@@ -95,8 +94,10 @@ void store(coopmat<float, gl_ScopeSubgroup, FRAG_M, FRAG_N, gl_MatrixUseAccumula
 {
     uint base = subgroup * FRAG_M * FRAG_N;
     coopMatStore(sums, sums_out, base, FRAG_N, gl_CooperativeMatrixLayoutRowMajor);
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
+    // the subgroup's stores are visible to all its invocations (the memory model's
+    // acquire and release: a memory barrier alone orders nothing under it)
+    controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared,
+                   gl_SemanticsAcquireRelease);
     float alpha = TDM_F_alpha, beta = TDM_F_beta;
     uint lane = gl_LocalInvocationID.x % SUBGROUP_SIZE;
     for (uint i = lane; i < FRAG_M * FRAG_N; i += SUBGROUP_SIZE) {
@@ -107,7 +108,9 @@ void store(coopmat<float, gl_ScopeSubgroup, FRAG_M, FRAG_N, gl_MatrixUseAccumula
             c[e] = beta == 0.0 ? v : v + beta * c[e];
         }
     }
-    subgroupBarrier(); // read by all before the next fragment overwrites it
+    // read by all before the next fragment overwrites it
+    controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared,
+                   gl_SemanticsAcquireRelease);
 }
 
 void main()

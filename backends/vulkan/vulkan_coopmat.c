@@ -14,6 +14,10 @@
 #define SUBGROUPS 4u
 #define SUBGROUP_SPAN 32u
 #define STEP_K 32u
+/* Its shared memory: op(A)'s 64 x STEP_K and op(B)'s STEP_K x 64 halves, each row
+ * with 8 of padding, and a float fragment per subgroup. */
+#define SHARED_BYTES(m, n)                                                                         \
+    ((64u * (STEP_K + 8u) + STEP_K * (64u + 8u)) * 2u + SUBGROUPS * (m) * (n)*4u)
 
 static int fits(const VkCooperativeMatrixPropertiesKHR *p)
 {
@@ -48,15 +52,30 @@ int tdm_vk_coopmat_choose(const VkCooperativeMatrixPropertiesKHR *props, size_t 
 
 /* What TDM_VK_FAKE_COOPMAT claims: one fitting shape among two that do not. */
 static const VkCooperativeMatrixPropertiesKHR fake_properties[] = {
-    {.MSize = 16, .NSize = 16, .KSize = 16, .AType = VK_COMPONENT_TYPE_FLOAT16_KHR,
-     .BType = VK_COMPONENT_TYPE_FLOAT16_KHR, .CType = VK_COMPONENT_TYPE_FLOAT16_KHR,
-     .ResultType = VK_COMPONENT_TYPE_FLOAT16_KHR, .scope = VK_SCOPE_SUBGROUP_KHR},
-    {.MSize = 16, .NSize = 16, .KSize = 16, .AType = VK_COMPONENT_TYPE_FLOAT16_KHR,
-     .BType = VK_COMPONENT_TYPE_FLOAT16_KHR, .CType = VK_COMPONENT_TYPE_FLOAT32_KHR,
-     .ResultType = VK_COMPONENT_TYPE_FLOAT32_KHR, .scope = VK_SCOPE_SUBGROUP_KHR},
-    {.MSize = 16, .NSize = 16, .KSize = 16, .AType = VK_COMPONENT_TYPE_FLOAT16_KHR,
-     .BType = VK_COMPONENT_TYPE_FLOAT16_KHR, .CType = VK_COMPONENT_TYPE_FLOAT32_KHR,
-     .ResultType = VK_COMPONENT_TYPE_FLOAT32_KHR, .scope = VK_SCOPE_WORKGROUP_KHR},
+    {.MSize = 16,
+     .NSize = 16,
+     .KSize = 16,
+     .AType = VK_COMPONENT_TYPE_FLOAT16_KHR,
+     .BType = VK_COMPONENT_TYPE_FLOAT16_KHR,
+     .CType = VK_COMPONENT_TYPE_FLOAT16_KHR,
+     .ResultType = VK_COMPONENT_TYPE_FLOAT16_KHR,
+     .scope = VK_SCOPE_SUBGROUP_KHR},
+    {.MSize = 16,
+     .NSize = 16,
+     .KSize = 16,
+     .AType = VK_COMPONENT_TYPE_FLOAT16_KHR,
+     .BType = VK_COMPONENT_TYPE_FLOAT16_KHR,
+     .CType = VK_COMPONENT_TYPE_FLOAT32_KHR,
+     .ResultType = VK_COMPONENT_TYPE_FLOAT32_KHR,
+     .scope = VK_SCOPE_SUBGROUP_KHR},
+    {.MSize = 16,
+     .NSize = 16,
+     .KSize = 16,
+     .AType = VK_COMPONENT_TYPE_FLOAT16_KHR,
+     .BType = VK_COMPONENT_TYPE_FLOAT16_KHR,
+     .CType = VK_COMPONENT_TYPE_FLOAT32_KHR,
+     .ResultType = VK_COMPONENT_TYPE_FLOAT32_KHR,
+     .scope = VK_SCOPE_WORKGROUP_KHR},
 };
 
 /* The device's property list, chosen from; 0 and `why` where it cannot be read. */
@@ -78,8 +97,7 @@ static int choose_from_device(const tdm_backend *be, VkPhysicalDevice physical,
         props[i] = (VkCooperativeMatrixPropertiesKHR){
             .sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR};
     VkResult r = get(physical, &count, props);
-    if ((r != VK_SUCCESS && r != VK_INCOMPLETE) ||
-        tdm_vk_coopmat_choose(props, count, shape) < 0) {
+    if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || tdm_vk_coopmat_choose(props, count, shape) < 0) {
         snprintf(why, size,
                  "none: no subgroup f16xf16+f32 shape with M, N and K dividing 32 among the "
                  "%u the device offers",
@@ -99,8 +117,7 @@ static const char *missing_feature(VkPhysicalDevice physical)
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
         .pNext = &cooperative};
     VkPhysicalDeviceVulkanMemoryModelFeatures memory_model = {
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES,
-        .pNext = &float16};
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES, .pNext = &float16};
     tdm_vk_query_features(physical, &memory_model);
     return !cooperative.cooperativeMatrix    ? "cooperativeMatrix"
            : !float16.shaderFloat16          ? "shaderFloat16"
@@ -129,7 +146,8 @@ static void choose_subgroup(VkPhysicalDevice physical, int api12, tdm_vk_coopmat
     cm->require_subgroup_size =
         cm->subgroup_control_extension &&
         (control.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
-        control.minSubgroupSize <= cm->subgroup_size && cm->subgroup_size <= control.maxSubgroupSize;
+        control.minSubgroupSize <= cm->subgroup_size &&
+        cm->subgroup_size <= control.maxSubgroupSize;
 }
 
 int tdm_vk_coopmat_probe(const tdm_backend *be, VkPhysicalDevice physical, tdm_vk_coopmat *out,
@@ -170,6 +188,12 @@ int tdm_vk_coopmat_probe(const tdm_backend *be, VkPhysicalDevice physical, tdm_v
         group > props.limits.maxComputeWorkGroupSize[0]) {
         snprintf(why, size, "none: groups of %u subgroups of %u exceed the device's limits",
                  SUBGROUPS, out->subgroup_size);
+        return 0;
+    }
+    uint32_t shared = SHARED_BYTES(out->shape.m, out->shape.n);
+    if (shared > props.limits.maxComputeSharedMemorySize) {
+        snprintf(why, size, "none: %u bytes of shared memory needed, the device has %u", shared,
+                 props.limits.maxComputeSharedMemorySize);
         return 0;
     }
     return 1;

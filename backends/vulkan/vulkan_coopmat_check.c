@@ -212,8 +212,10 @@ void tdm_vk_coopmat_check(tdm_device *dev)
         if (why[0]) {
             snprintf(dev->desc.matrix_engine, sizeof dev->desc.matrix_engine,
                      "not used: check failed: %.160s", why);
-            tdm_log(dev->ctx, TDM_LOG_INFO, "%s: matrix engine %s not used, gemm_f16 keeps "
-                    "tandem's shader: check failed: %s", dev->desc.id, shape, why);
+            tdm_log(dev->ctx, TDM_LOG_INFO,
+                    "%s: matrix engine %s not used, gemm_f16 keeps "
+                    "tandem's shader: check failed: %s",
+                    dev->desc.id, shape, why);
         } else {
             snprintf(dev->desc.matrix_engine, sizeof dev->desc.matrix_engine, "%s", shape);
             tdm_log(dev->ctx, TDM_LOG_INFO,

@@ -81,8 +81,8 @@ typedef struct tdm_vk_coopmat {
     uint32_t subgroup_size;
     int require_subgroup_size; /* through VK_EXT_subgroup_size_control */
     int subgroup_control_extension;
-    int faked;                  /* TDM_VK_FAKE_COOPMAT: claimed, never enabled */
-    _Atomic int state;          /* tdm_vk_coopmat_state */
+    int faked;         /* TDM_VK_FAKE_COOPMAT: claimed, never enabled */
+    _Atomic int state; /* tdm_vk_coopmat_state */
 } tdm_vk_coopmat;
 
 /* Commands one batch records; each takes at most one descriptor set from its slot's

@@ -14,8 +14,14 @@ static VkCooperativeMatrixPropertiesKHR entry(uint32_t m, uint32_t n, uint32_t k
 {
     return (VkCooperativeMatrixPropertiesKHR){
         .sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_KHR,
-        .MSize = m, .NSize = n, .KSize = k, .AType = F16, .BType = F16, .CType = c,
-        .ResultType = c, .scope = scope};
+        .MSize = m,
+        .NSize = n,
+        .KSize = k,
+        .AType = F16,
+        .BType = F16,
+        .CType = c,
+        .ResultType = c,
+        .scope = scope};
 }
 
 #define SUB VK_SCOPE_SUBGROUP_KHR
@@ -45,7 +51,7 @@ void test_case_vulkan_coopmat_choice(const test_run *run)
     expect(nvidia, 6, 5, 16, 16, 16);
     /* AMD RDNA3-like: 16x16x16 only, f16 and f32 sums. */
     const VkCooperativeMatrixPropertiesKHR amd[] = {entry(16, 16, 16, F16, SUB),
-                                                   entry(16, 16, 16, F32, SUB)};
+                                                    entry(16, 16, 16, F32, SUB)};
     expect(amd, 2, 1, 16, 16, 16);
     /* Intel-like: 8x16x16 only. */
     const VkCooperativeMatrixPropertiesKHR intel[] = {entry(8, 16, 16, F32, SUB)};
