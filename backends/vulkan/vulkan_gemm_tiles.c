@@ -164,13 +164,14 @@ size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, const ui
 {
     if (tdm_kernel_get(kernel)->grid != TDM_GRID_TILES)
         return (size_t)kernel; /* every launch asks: the others at once */
-    if (kernel == TDM_KERNEL_gemm_f16 && vd->coopmat.state == TDM_VK_COOPMAT_USED)
-        return TDM_VK_PIPELINE_COOPMAT;
     int place = tiled_place(kernel);
     uint32_t m, n, k;
     tdm_kernel_product(tdm_kernel_get(kernel), u, &m, &n, &k);
     if (place >= 0 && splits_k(vd, m, n, k))
         return TDM_VK_PIPELINE_TILED_GEMM(TDM_VK_GEMM_SPLIT) + (size_t)place;
+    /* after the split: the matrix engine's group of one tile would sum a long k alone */
+    if (kernel == TDM_KERNEL_gemm_f16 && vd->coopmat.state == TDM_VK_COOPMAT_USED)
+        return TDM_VK_PIPELINE_COOPMAT;
     for (size_t i = TDM_VK_GEMM_TILES; place >= 0 && i-- > 0;) {
         const tdm_vk_gemm_tile *t = &vd->gemm_tiles[i];
         uint32_t rows = 4 * t->tile_rows4, cols = 4 * t->tile_cols4;

@@ -298,9 +298,10 @@ size_t tdm_vk_spirv_keeping(const uint32_t *code, size_t words, unsigned kept, u
 /* The device's product shapes, tiled and split (GPUs; after its limits and group
  * size are known). */
 void tdm_vk_gemm_tiles_choose(const tdm_backend *be, tdm_vk_device *vd);
-/* The pipeline index of a kernel's launch: gemm_f16's matrix-engine one on a device
- * whose check passed, a product kernel's split one where its few tiles sum a long k,
- * its tiled one where its m x n product holds enough of a tile's, else the table's. */
+/* The pipeline index of a kernel's launch: a product kernel's split one where its
+ * few tiles sum a long k, else gemm_f16's matrix-engine one on a device whose check
+ * passed, else its tiled one where its m x n product holds enough of a tile's, else
+ * the table's. */
 size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, const uint32_t *u);
 /* The groups a product kernel's launch dispatches on pipeline index: the core's
  * (one per 16 x 16 tile) but for the split pipeline's, one per 4 x 4 block, and the
