@@ -15,7 +15,9 @@
 # A shader NAME_coopmat.comp is a matrix-engine module of kernel NAME
 # (VK_KHR_cooperative_matrix): compiled for Vulkan 1.2 (the backend's instance
 # version) by the compiler CoopmatCompiler.cmake found, and left out of the build
-# where it found none. The ordinary shaders keep the system's glslang and spirv-val
+# where it found none; again with -DTDM_COOPMAT_EMULATED into NAME_coopmat_emulated,
+# its fragments emulated, for tests on devices without the extension. The ordinary
+# shaders keep the system's glslang and spirv-val
 # (glslang-tools, spirv-tools): their SPIR-V is then the same with or without the
 # optional one.
 function(tdm_compile_shaders out_c generator)
@@ -65,10 +67,13 @@ function(tdm_compile_shaders out_c generator)
       set(glslang ${TDM_COOPMAT_GLSLANG_USED})
       set(spirv_val ${TDM_COOPMAT_SPIRV_VAL_USED})
       set(target_env vulkan1.2)
+      list(APPEND modules ${base}_emulated)
     endif()
     foreach(name IN LISTS modules)
       set(defines "")
-      if(NOT name STREQUAL base)
+      if(name MATCHES "_emulated$")
+        set(defines -DTDM_COOPMAT_EMULATED)
+      elseif(NOT name STREQUAL base)
         set(defines -DTDM_HALF_TWIN)
       endif()
       add_custom_command(

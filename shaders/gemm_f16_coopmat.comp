@@ -14,8 +14,14 @@
 // subgroup then multiplies fragments loaded from there. The sums leave through shared
 // memory too, a fragment at a time, so that the edges are guarded and alpha and beta
 // applied element by element (beta == 0 ignores C's old contents, NaN included).
+//
+// Built a second time with TDM_COOPMAT_EMULATED into gemm_f16_coopmat_emulated, for
+// tests on devices without the extension (TDM_VK_FAKE_COOPMAT=emulated): the same
+// staging, edges and epilogue, the fragments emulated per invocation (FRAG_* below).
 #extension GL_GOOGLE_include_directive : require
+#ifndef TDM_COOPMAT_EMULATED
 #extension GL_KHR_cooperative_matrix : require
+#endif
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #define TDM_KERNEL_gemm_f16
@@ -87,13 +93,57 @@ void stage(uint row0, uint col0, uint k0)
     }
 }
 
-// Fragment sums of the subgroup's rows r0.. and columns c0.. of the tile, through
-// sums_out, into C: alpha * sum + beta * C, inside m x n only.
-void store(coopmat<float, gl_ScopeSubgroup, FRAG_M, FRAG_N, gl_MatrixUseAccumulator> sums,
-           uint subgroup, uint r0, uint c0)
+// The fragment operations: the subgroup's accumulators `sums` (FRAGS_M x FRAGS_N of
+// them), fragment i of op(A) and one of op(B) loaded from the staged halves at an
+// element offset, their product added to accumulator f, and accumulator f stored
+// row-major to sums_out at base.
+#ifndef TDM_COOPMAT_EMULATED
+#define FRAG_SUMS(name)                                                                 \
+    coopmat<float, gl_ScopeSubgroup, FRAG_M, FRAG_N, gl_MatrixUseAccumulator>           \
+        name[FRAGS_M * FRAGS_N]
+#define FRAG_ZERO(name, f)                                                              \
+    name[f] = coopmat<float, gl_ScopeSubgroup, FRAG_M, FRAG_N, gl_MatrixUseAccumulator>(0.0)
+#define FRAGS_A(name) coopmat<float16_t, gl_ScopeSubgroup, FRAG_M, FRAG_K, gl_MatrixUseA> name[FRAGS_M]
+#define FRAG_B(name) coopmat<float16_t, gl_ScopeSubgroup, FRAG_K, FRAG_N, gl_MatrixUseB> name
+#define FRAG_LOAD_A(name, i, at)                                                        \
+    coopMatLoad(name[i], staged_a, at, STRIDE_A, gl_CooperativeMatrixLayoutRowMajor)
+#define FRAG_LOAD_B(name, at)                                                           \
+    coopMatLoad(name, staged_b, at, STRIDE_B, gl_CooperativeMatrixLayoutRowMajor)
+#define FRAG_MUL_ADD(sums, f, frags_a, i, frag_b)                                       \
+    sums[f] = coopMatMulAdd(frags_a[i], frag_b, sums[f])
+#define FRAG_STORE(sums, f, base)                                                       \
+    coopMatStore(sums[f], sums_out, base, FRAG_N, gl_CooperativeMatrixLayoutRowMajor)
+#else
+// Each invocation holds elements lane, lane + SUBGROUP_SIZE, ... of each accumulator
+// (row-major), and a fragment of op(A) or op(B) is its offset in the staged halves.
+const uint FRAG_EACH = FRAG_M * FRAG_N / SUBGROUP_SIZE;
+#define FRAG_SUMS(name) float name[FRAGS_M * FRAGS_N * FRAG_EACH]
+#define FRAG_ZERO(name, f)                                                              \
+    for (uint e_ = 0u; e_ < FRAG_EACH; e_++)                                           \
+        name[(f) * FRAG_EACH + e_] = 0.0
+#define FRAGS_A(name) uint name[FRAGS_M]
+#define FRAG_B(name) uint name
+#define FRAG_LOAD_A(name, i, at) name[i] = (at)
+#define FRAG_LOAD_B(name, at) name = (at)
+#define FRAG_MUL_ADD(sums, f, frags_a, i, frag_b)                                       \
+    for (uint e_ = 0u; e_ < FRAG_EACH; e_++) {                                         \
+        uint el_ = gl_LocalInvocationID.x % SUBGROUP_SIZE + e_ * SUBGROUP_SIZE;         \
+        float sum_ = 0.0;                                                               \
+        for (uint q_ = 0u; q_ < FRAG_K; q_++)                                          \
+            sum_ += float(staged_a[frags_a[i] + el_ / FRAG_N * STRIDE_A + q_]) *         \
+                    float(staged_b[frag_b + q_ * STRIDE_B + el_ % FRAG_N]);             \
+        sums[(f) * FRAG_EACH + e_] += sum_;                                            \
+    }
+#define FRAG_STORE(sums, f, base)                                                       \
+    for (uint e_ = 0u; e_ < FRAG_EACH; e_++)                                           \
+        sums_out[(base) + gl_LocalInvocationID.x % SUBGROUP_SIZE + e_ * SUBGROUP_SIZE] = \
+            sums[(f) * FRAG_EACH + e_]
+#endif
+
+// The subgroup's fragment in sums_out (rows r0.., columns c0.. of C) into C:
+// alpha * sum + beta * C, inside m x n only.
+void write_out(uint base, uint r0, uint c0)
 {
-    uint base = subgroup * FRAG_M * FRAG_N;
-    coopMatStore(sums, sums_out, base, FRAG_N, gl_CooperativeMatrixLayoutRowMajor);
     // the subgroup's stores are visible to all its invocations (the memory model's
     // acquire and release: a memory barrier alone orders nothing under it)
     controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared,
@@ -122,32 +172,30 @@ void main()
     uint sub_row = subgroup / 2u * 32u, sub_col = subgroup % 2u * 32u;
     for (uint t = gl_WorkGroupID.x; t < tiles; t += gl_NumWorkGroups.x) {
         uint row0 = t / tiles_n * TILE, col0 = t % tiles_n * TILE;
-        coopmat<float, gl_ScopeSubgroup, FRAG_M, FRAG_N, gl_MatrixUseAccumulator>
-            sums[FRAGS_M * FRAGS_N];
+        FRAG_SUMS(sums);
         for (uint f = 0u; f < FRAGS_M * FRAGS_N; f++)
-            sums[f] = coopmat<float, gl_ScopeSubgroup, FRAG_M, FRAG_N, gl_MatrixUseAccumulator>(0.0);
+            FRAG_ZERO(sums, f);
         for (uint k0 = 0u; k0 < k; k0 += STEP_K) {
             barrier(); // the previous step's halves were read by all
             stage(row0, col0, k0);
             barrier();
             for (uint kk = 0u; kk < STEP_K; kk += FRAG_K) {
-                coopmat<float16_t, gl_ScopeSubgroup, FRAG_M, FRAG_K, gl_MatrixUseA> frag_a[FRAGS_M];
+                FRAGS_A(frags_a);
                 for (uint i = 0u; i < FRAGS_M; i++)
-                    coopMatLoad(frag_a[i], staged_a, (sub_row + i * FRAG_M) * STRIDE_A + kk,
-                                STRIDE_A, gl_CooperativeMatrixLayoutRowMajor);
+                    FRAG_LOAD_A(frags_a, i, (sub_row + i * FRAG_M) * STRIDE_A + kk);
                 for (uint j = 0u; j < FRAGS_N; j++) {
-                    coopmat<float16_t, gl_ScopeSubgroup, FRAG_K, FRAG_N, gl_MatrixUseB> frag_b;
-                    coopMatLoad(frag_b, staged_b, kk * STRIDE_B + sub_col + j * FRAG_N, STRIDE_B,
-                                gl_CooperativeMatrixLayoutRowMajor);
+                    FRAG_B(frag_b);
+                    FRAG_LOAD_B(frag_b, kk * STRIDE_B + sub_col + j * FRAG_N);
                     for (uint i = 0u; i < FRAGS_M; i++)
-                        sums[i * FRAGS_N + j] = coopMatMulAdd(frag_a[i], frag_b,
-                                                              sums[i * FRAGS_N + j]);
+                        FRAG_MUL_ADD(sums, i * FRAGS_N + j, frags_a, i, frag_b);
                 }
             }
         }
+        uint base = subgroup * FRAG_M * FRAG_N;
         for (uint i = 0u; i < FRAGS_M; i++)
-            for (uint j = 0u; j < FRAGS_N; j++)
-                store(sums[i * FRAGS_N + j], subgroup, row0 + sub_row + i * FRAG_M,
-                      col0 + sub_col + j * FRAG_N);
+            for (uint j = 0u; j < FRAGS_N; j++) {
+                FRAG_STORE(sums, i * FRAGS_N + j, base);
+                write_out(base, row0 + sub_row + i * FRAG_M, col0 + sub_col + j * FRAG_N);
+            }
     }
 }

@@ -4,6 +4,7 @@
  * size its pipeline runs with; what its device is created with. The path is used only
  * after its start-up check (vulkan_coopmat_check.c). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "spirv_modules.h"
@@ -107,9 +108,9 @@ static int choose_from_device(const tdm_backend *be, VkPhysicalDevice physical,
     return 1;
 }
 
-/* The features the shader needs besides cooperativeMatrix: Float16 arithmetic and
- * the Vulkan memory model (its scopes). */
-static const char *missing_feature(VkPhysicalDevice physical)
+/* The features the shader needs: cooperativeMatrix (not the emulated one), Float16
+ * arithmetic and the Vulkan memory model (its scopes). */
+static const char *missing_feature(VkPhysicalDevice physical, int emulated)
 {
     VkPhysicalDeviceCooperativeMatrixFeaturesKHR cooperative = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR};
@@ -119,10 +120,10 @@ static const char *missing_feature(VkPhysicalDevice physical)
     VkPhysicalDeviceVulkanMemoryModelFeatures memory_model = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES, .pNext = &float16};
     tdm_vk_query_features(physical, &memory_model);
-    return !cooperative.cooperativeMatrix    ? "cooperativeMatrix"
-           : !float16.shaderFloat16          ? "shaderFloat16"
-           : !memory_model.vulkanMemoryModel ? "vulkanMemoryModel"
-                                             : NULL;
+    return !cooperative.cooperativeMatrix && !emulated ? "cooperativeMatrix"
+           : !float16.shaderFloat16                    ? "shaderFloat16"
+           : !memory_model.vulkanMemoryModel           ? "vulkanMemoryModel"
+                                                       : NULL;
 }
 
 /* The subgroup size the pipeline runs with: the device's, required of the pipeline
@@ -150,37 +151,49 @@ static void choose_subgroup(VkPhysicalDevice physical, int api12, tdm_vk_coopmat
         cm->subgroup_size <= control.maxSubgroupSize;
 }
 
+/* Which fake TDM_VK_FAKE_COOPMAT asks for: 0 none, 1 a claim, 2 the emulated module. */
+static int fake_wanted(void)
+{
+    const char *value = getenv("TDM_VK_FAKE_COOPMAT");
+    if (!tdm_vk_env_flag("TDM_VK_FAKE_COOPMAT"))
+        return 0;
+    return strcmp(value, "emulated") == 0 ? 2 : 1;
+}
+
 int tdm_vk_coopmat_probe(const tdm_backend *be, VkPhysicalDevice physical, tdm_vk_coopmat *out,
                          char *why, size_t size)
 {
+    int fake = fake_wanted();
     memset(out, 0, sizeof *out);
-    out->faked = tdm_vk_env_flag("TDM_VK_FAKE_COOPMAT");
+    out->faked = fake != 0;
+    out->emulated = fake == 2;
+    out->module = out->emulated ? "gemm_f16_coopmat_emulated" : "gemm_f16_coopmat";
     int api12 = tdm_vk_device_api(be, physical) >= VK_API_VERSION_1_2;
     const char *feature = NULL;
-    if (!tdm_spirv_module_find(TDM_VK_COOPMAT_MODULE)) {
+    if (!tdm_spirv_module_find(out->module)) {
         snprintf(why, size, "none: built without a cooperative-matrix compiler");
         return 0;
     }
-    if (out->faked) {
+    if (!out->faked && !tdm_vk_has_extension(physical, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME)) {
+        snprintf(why, size, "none: no VK_KHR_cooperative_matrix");
+        return 0;
+    }
+    if (!api12) {
+        snprintf(why, size, "none: Vulkan 1.2 is needed");
+        return 0;
+    }
+    if (out->faked != out->emulated) /* a claim only: nothing is enabled or run */
         tdm_vk_coopmat_choose(fake_properties, sizeof fake_properties / sizeof *fake_properties,
                               &out->shape);
-    } else {
-        if (!tdm_vk_has_extension(physical, VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME)) {
-            snprintf(why, size, "none: no VK_KHR_cooperative_matrix");
-            return 0;
-        }
-        if (!api12) {
-            snprintf(why, size, "none: Vulkan 1.2 is needed");
-            return 0;
-        }
-        if ((feature = missing_feature(physical)) != NULL) {
-            snprintf(why, size, "none: no %s feature", feature);
-            return 0;
-        }
-        if (!choose_from_device(be, physical, &out->shape, why, size))
-            return 0;
-    }
-    choose_subgroup(physical, api12, out);
+    else if ((feature = missing_feature(physical, out->emulated)) != NULL) {
+        snprintf(why, size, "none: no %s feature", feature);
+        return 0;
+    } else if (out->emulated)
+        tdm_vk_coopmat_choose(fake_properties, sizeof fake_properties / sizeof *fake_properties,
+                              &out->shape);
+    else if (!choose_from_device(be, physical, &out->shape, why, size))
+        return 0;
+    choose_subgroup(physical, api12 && !out->faked, out);
     VkPhysicalDeviceProperties props;
     vkGetPhysicalDeviceProperties(physical, &props);
     uint32_t group = SUBGROUPS * out->subgroup_size;
@@ -201,29 +214,32 @@ int tdm_vk_coopmat_probe(const tdm_backend *be, VkPhysicalDevice physical, tdm_v
 
 void tdm_vk_coopmat_describe(const tdm_vk_coopmat *cm, char *text, size_t size)
 {
-    snprintf(text, size, "f16xf16+f32 %ux%ux%u (subgroup %u)", cm->shape.m, cm->shape.n,
-             cm->shape.k, cm->subgroup_size);
+    snprintf(text, size, "f16xf16+f32 %ux%ux%u (subgroup %u%s)", cm->shape.m, cm->shape.n,
+             cm->shape.k, cm->subgroup_size, cm->emulated ? ", emulated" : "");
 }
 
 void tdm_vk_coopmat_enable(const tdm_vk_coopmat *cm, tdm_vk_coopmat_features *f, void **chain,
                            const char **names, uint32_t *count)
 {
-    if (cm->state == TDM_VK_COOPMAT_NONE || cm->faked)
-        return;
-    names[(*count)++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
-    f->cooperative = (VkPhysicalDeviceCooperativeMatrixFeaturesKHR){
-        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR,
-        .pNext = *chain,
-        .cooperativeMatrix = VK_TRUE};
+    if (cm->state == TDM_VK_COOPMAT_NONE || cm->faked != cm->emulated)
+        return; /* nothing, or a claim that is never run */
     f->float16 = (VkPhysicalDeviceShaderFloat16Int8Features){
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
-        .pNext = &f->cooperative,
+        .pNext = *chain,
         .shaderFloat16 = VK_TRUE};
     f->memory_model = (VkPhysicalDeviceVulkanMemoryModelFeatures){
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES,
         .pNext = &f->float16,
         .vulkanMemoryModel = VK_TRUE};
     *chain = &f->memory_model;
+    if (cm->emulated)
+        return;
+    names[(*count)++] = VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
+    f->cooperative = (VkPhysicalDeviceCooperativeMatrixFeaturesKHR){
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR,
+        .pNext = *chain,
+        .cooperativeMatrix = VK_TRUE};
+    *chain = &f->cooperative;
     if (!cm->subgroup_control_extension)
         return;
     names[(*count)++] = VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME;

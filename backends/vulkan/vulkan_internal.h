@@ -48,7 +48,6 @@ enum {
 #define TDM_VK_PIPELINE_TILED_GEMM(tile)                                                           \
     (TDM_VK_PIPELINE_FILL_WORDS + 1 + TDM_VK_TILED_KERNELS * (size_t)(tile))
 /* Then gemm_f16's matrix-engine module (vulkan_coopmat.c), the last. */
-#define TDM_VK_COOPMAT_MODULE "gemm_f16_coopmat"
 #define TDM_VK_PIPELINE_COOPMAT TDM_VK_PIPELINE_TILED_GEMM(TDM_VK_GEMM_TILES)
 #define TDM_VK_PIPELINE_COUNT (TDM_VK_PIPELINE_COOPMAT + 1)
 
@@ -81,8 +80,10 @@ typedef struct tdm_vk_coopmat {
     uint32_t subgroup_size;
     int require_subgroup_size; /* through VK_EXT_subgroup_size_control */
     int subgroup_control_extension;
-    int faked;         /* TDM_VK_FAKE_COOPMAT: claimed, never enabled */
-    _Atomic int state; /* tdm_vk_coopmat_state */
+    int faked;          /* TDM_VK_FAKE_COOPMAT: claimed, the extension never enabled */
+    int emulated;       /* TDM_VK_FAKE_COOPMAT=emulated: the emulated module's */
+    const char *module; /* the module the path runs */
+    _Atomic int state;  /* tdm_vk_coopmat_state */
 } tdm_vk_coopmat;
 
 /* Commands one batch records; each takes at most one descriptor set from its slot's
@@ -323,9 +324,10 @@ void tdm_vk_gemm_tiles_describe(const tdm_vk_device *vd, char *text, size_t size
 int tdm_vk_coopmat_choose(const VkCooperativeMatrixPropertiesKHR *props, size_t count,
                           tdm_vk_coopmat_shape *out);
 /* Whether the device can take the path: *out filled and the shape chosen; else
- * `why` says what it lacks ("none: ..."). TDM_VK_FAKE_COOPMAT=1 claims a 16 x 16 x
- * 16 shape for every device, to exercise the selection and the check's refusal on
- * devices without the extension. */
+ * `why` says what it lacks ("none: ..."). Tests on devices without the extension:
+ * TDM_VK_FAKE_COOPMAT=1 claims a 16 x 16 x 16 shape, which the check then refuses;
+ * TDM_VK_FAKE_COOPMAT=emulated claims it for gemm_f16_coopmat_emulated (the same
+ * shader, its fragments emulated), which the check runs and compares. */
 int tdm_vk_coopmat_probe(const tdm_backend *be, VkPhysicalDevice physical, tdm_vk_coopmat *out,
                          char *why, size_t size);
 /* The shape in words: "f16xf16+f32 16x16x16 (subgroup 32)". */

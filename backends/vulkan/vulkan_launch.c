@@ -30,8 +30,7 @@ typedef struct launch_args {
 static tdm_status record_launch(tdm_vk_device *vd, tdm_vk_slot *slot, void *arg)
 {
     launch_args *a = arg;
-    const char *module =
-        a->index == TDM_VK_PIPELINE_COOPMAT ? TDM_VK_COOPMAT_MODULE : a->info->name;
+    const char *module = a->index == TDM_VK_PIPELINE_COOPMAT ? vd->coopmat.module : a->info->name;
     tdm_status s = tdm_vk_bind(vd, slot, a->index, module, a->windows, a->info->buffer_count,
                                &a->constants, sizeof a->constants);
     if (s == TDM_OK)
