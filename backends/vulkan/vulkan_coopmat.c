@@ -182,13 +182,12 @@ int tdm_vk_coopmat_probe(const tdm_backend *be, VkPhysicalDevice physical, tdm_v
         snprintf(why, size, "none: Vulkan 1.2 is needed");
         return 0;
     }
-    if (out->faked != out->emulated) /* a claim only: nothing is enabled or run */
-        tdm_vk_coopmat_choose(fake_properties, sizeof fake_properties / sizeof *fake_properties,
-                              &out->shape);
-    else if ((feature = missing_feature(physical, out->emulated)) != NULL) {
+    int runs = !out->faked || out->emulated; /* a claim alone is never enabled or run */
+    if (runs && (feature = missing_feature(physical, out->emulated)) != NULL) {
         snprintf(why, size, "none: no %s feature", feature);
         return 0;
-    } else if (out->emulated)
+    }
+    if (out->faked)
         tdm_vk_coopmat_choose(fake_properties, sizeof fake_properties / sizeof *fake_properties,
                               &out->shape);
     else if (!choose_from_device(be, physical, &out->shape, why, size))
