@@ -46,8 +46,10 @@ layout(constant_id = 10) const uint SUBGROUP_SIZE = 32u;
 const uint FRAGS_M = 32u / FRAG_M;
 const uint FRAGS_N = 32u / FRAG_N;
 
-TDM_VIEW(a);
-TDM_VIEW(b);
+// Words of two halves, the lower-addressed in the low bits; a quad is the uvec2 of
+// four.
+TDM_VIEW_AND_QUADS(a);
+TDM_VIEW_AND_QUADS(b);
 TDM_VIEW(c);
 
 shared float16_t staged_a[TILE * STRIDE_A]; // op(A)[row][kk]
@@ -78,18 +80,66 @@ float16_t op_b(uint p, uint col)
     return half_at(b[e >> 1], e);
 }
 
-// The group's halves of op(A) and op(B) for the tile (row0, col0) at k0, each
-// invocation taking every group-th, in the order the matrix lies in memory.
+f16vec4 halves4(uvec2 words)
+{
+    return f16vec4(unpackFloat2x16(words.x), unpackFloat2x16(words.y));
+}
+
+// Four halves of op(A) from (row, p) on, the way A lies in memory (along k, or down
+// the rows where trans_a), zero out of range: one 8-byte load where they are a quad
+// inside the matrix.
+f16vec4 quad_a(uint row, uint p)
+{
+    bool t = TDM_U_trans_a != 0u;
+    uint e = TDM_OFF_a + (t ? p * TDM_U_lda + row : row * TDM_U_lda + p);
+    bool inside = t ? row + 4u <= TDM_U_m && p < TDM_U_k : row < TDM_U_m && p + 4u <= TDM_U_k;
+    if (inside && (e & 3u) == 0u)
+        return halves4(a4[e >> 2]);
+    return t ? f16vec4(op_a(row, p), op_a(row + 1u, p), op_a(row + 2u, p), op_a(row + 3u, p))
+             : f16vec4(op_a(row, p), op_a(row, p + 1u), op_a(row, p + 2u), op_a(row, p + 3u));
+}
+
+// Four halves of op(B) from (p, col) on, along B's rows (across k where trans_b).
+f16vec4 quad_b(uint p, uint col)
+{
+    bool t = TDM_U_trans_b != 0u;
+    uint e = TDM_OFF_b + (t ? col * TDM_U_ldb + p : p * TDM_U_ldb + col);
+    bool inside = t ? col < TDM_U_n && p + 4u <= TDM_U_k : p < TDM_U_k && col + 4u <= TDM_U_n;
+    if (inside && (e & 3u) == 0u)
+        return halves4(b4[e >> 2]);
+    return t ? f16vec4(op_b(p, col), op_b(p + 1u, col), op_b(p + 2u, col), op_b(p + 3u, col))
+             : f16vec4(op_b(p, col), op_b(p, col + 1u), op_b(p, col + 2u), op_b(p, col + 3u));
+}
+
+// The group's halves of op(A) and op(B) for the tile (row0, col0) at k0, four at a
+// time, each invocation taking every group-th four, neighbours neighbouring ones in
+// memory.
 void stage(uint row0, uint col0, uint k0)
 {
-    uint size = gl_WorkGroupSize.x;
-    for (uint i = gl_LocalInvocationID.x; i < TILE * STEP_K; i += size) {
-        uint r = TDM_U_trans_a != 0u ? i % TILE : i / STEP_K;
-        uint kk = TDM_U_trans_a != 0u ? i / TILE : i % STEP_K;
-        staged_a[r * STRIDE_A + kk] = op_a(row0 + r, k0 + kk);
-        uint col = TDM_U_trans_b != 0u ? i / STEP_K : i % TILE;
-        uint kb = TDM_U_trans_b != 0u ? i % STEP_K : i / TILE;
-        staged_b[kb * STRIDE_B + col] = op_b(k0 + kb, col0 + col);
+    const uint across_k = STEP_K / 4u, across_tile = TILE / 4u;
+    for (uint q = gl_LocalInvocationID.x; q < TILE * STEP_K / 4u; q += gl_WorkGroupSize.x) {
+        if (TDM_U_trans_a == 0u) {
+            uint r = q / across_k, kk = q % across_k * 4u;
+            f16vec4 h = quad_a(row0 + r, k0 + kk);
+            for (uint j = 0u; j < 4u; j++)
+                staged_a[r * STRIDE_A + kk + j] = h[j];
+        } else {
+            uint kk = q / across_tile, r = q % across_tile * 4u;
+            f16vec4 h = quad_a(row0 + r, k0 + kk);
+            for (uint j = 0u; j < 4u; j++)
+                staged_a[(r + j) * STRIDE_A + kk] = h[j];
+        }
+        if (TDM_U_trans_b == 0u) {
+            uint kb = q / across_tile, col = q % across_tile * 4u;
+            f16vec4 h = quad_b(k0 + kb, col0 + col);
+            for (uint j = 0u; j < 4u; j++)
+                staged_b[kb * STRIDE_B + col + j] = h[j];
+        } else {
+            uint col = q / across_k, kb = q % across_k * 4u;
+            f16vec4 h = quad_b(k0 + kb, col0 + col);
+            for (uint j = 0u; j < 4u; j++)
+                staged_b[(kb + j) * STRIDE_B + col] = h[j];
+        }
     }
 }
 
