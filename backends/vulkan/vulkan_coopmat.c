@@ -202,6 +202,11 @@ int tdm_vk_coopmat_probe(const tdm_backend *be, VkPhysicalDevice physical, tdm_v
                  SUBGROUPS, out->subgroup_size);
         return 0;
     }
+    if (out->emulated && out->shape.m * out->shape.n % out->subgroup_size) {
+        snprintf(why, size, "none: the emulated fragments do not split over subgroups of %u",
+                 out->subgroup_size);
+        return 0;
+    }
     uint32_t shared = SHARED_BYTES(out->shape.m, out->shape.n);
     if (shared > props.limits.maxComputeSharedMemorySize) {
         snprintf(why, size, "none: %u bytes of shared memory needed, the device has %u", shared,
