@@ -1,6 +1,7 @@
 # Compiles shaders/*.comp to SPIR-V with glslang at build time and embeds each as
-# a uint32_t array (glslangValidator --vn), with tdm_spirv_module_find(name).
-# The .spv files are kept for the spirv-val test. Shaders include shared code from
+# a uint32_t array (glslangValidator --vn), with tdm_spirv_module_find(name). Each
+# module is validated by spirv-val as it is built: an invalid one fails the build.
+# Shaders include shared code from
 # shaders/*.glsl (GL_GOOGLE_include_directive) and kernel_bindings.glsl, which the
 # host program `generator` writes from the kernel table: every module depends on
 # every include, so an edited shader, include or table entry rebuilds.
@@ -10,7 +11,16 @@
 # source per kernel, whose twin section of kernel_bindings.glsl views the activations
 # as halves. The lines are read when CMake configures, and an edit of the table
 # configures again.
-function(tdm_compile_shaders out_c out_spv_list generator)
+#
+# A shader NAME_coopmat.comp is a matrix-engine module of kernel NAME
+# (VK_KHR_cooperative_matrix): compiled for Vulkan 1.2 (the backend's instance
+# version) by the compiler CoopmatCompiler.cmake found, and left out of the build
+# where it found none; again with -DTDM_COOPMAT_EMULATED into NAME_coopmat_emulated,
+# its fragments emulated, for tests on devices without the extension. The ordinary
+# shaders keep the system's glslang and spirv-val
+# (glslang-tools, spirv-tools): their SPIR-V is then the same with or without the
+# optional one.
+function(tdm_compile_shaders out_c generator)
   set(table ${PROJECT_SOURCE_DIR}/core/device/kernels.def)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${table})
   file(STRINGS ${table} twin_lines REGEX "^TDM_HALF_TWIN\\([A-Za-z0-9_]+\\)")
@@ -38,7 +48,6 @@ function(tdm_compile_shaders out_c out_spv_list generator)
     COMMENT "Generating kernel_bindings.glsl from kernels.def"
     VERBATIM)
   set(headers "")
-  set(spvs "")
   set(includes "")
   set(entries "")
   foreach(shader IN LISTS shaders)
@@ -48,22 +57,36 @@ function(tdm_compile_shaders out_c out_spv_list generator)
     if(base IN_LIST twins)
       list(APPEND modules ${base}_f16)
     endif()
+    set(glslang ${TDM_GLSLANG_VALIDATOR})
+    set(spirv_val ${TDM_SPIRV_VAL})
+    set(target_env vulkan1.1)
+    if(base MATCHES "_coopmat$")
+      if(NOT TDM_HAVE_COOPMAT)
+        continue()
+      endif()
+      set(glslang ${TDM_COOPMAT_GLSLANG_USED})
+      set(spirv_val ${TDM_COOPMAT_SPIRV_VAL_USED})
+      set(target_env vulkan1.2)
+      list(APPEND modules ${base}_emulated)
+    endif()
     foreach(name IN LISTS modules)
       set(defines "")
-      if(NOT name STREQUAL base)
+      if(name MATCHES "_emulated$")
+        set(defines -DTDM_COOPMAT_EMULATED)
+      elseif(NOT name STREQUAL base)
         set(defines -DTDM_HALF_TWIN)
       endif()
       add_custom_command(
         OUTPUT ${dir}/${name}.h ${dir}/${name}.spv
-        COMMAND ${TDM_GLSLANG_VALIDATOR} -V --target-env vulkan1.1 --quiet ${include_dirs}
-                ${defines} --vn tdm_spv_${name} -o ${dir}/${name}.h ${shader}
-        COMMAND ${TDM_GLSLANG_VALIDATOR} -V --target-env vulkan1.1 --quiet ${include_dirs}
-                ${defines} -o ${dir}/${name}.spv ${shader}
+        COMMAND ${glslang} -V --target-env ${target_env} --quiet ${include_dirs} ${defines}
+                -o ${dir}/${name}.spv ${shader}
+        COMMAND ${spirv_val} --target-env ${target_env} ${dir}/${name}.spv
+        COMMAND ${glslang} -V --target-env ${target_env} --quiet ${include_dirs} ${defines}
+                --vn tdm_spv_${name} -o ${dir}/${name}.h ${shader}
         DEPENDS ${shader} ${shader_includes} ${bindings}
         COMMENT "Compiling shader ${source} to SPIR-V module ${name}"
         VERBATIM)
       list(APPEND headers ${dir}/${name}.h)
-      list(APPEND spvs ${dir}/${name}.spv)
       string(APPEND includes "#include \"${name}.h\"\n")
       string(APPEND entries "    {\"${name}\", tdm_spv_${name}, sizeof tdm_spv_${name}},\n")
     endforeach()
@@ -74,5 +97,4 @@ function(tdm_compile_shaders out_c out_spv_list generator)
     COMMAND ${CMAKE_COMMAND} -E copy ${out_c}.in ${out_c}
     DEPENDS ${out_c}.in ${headers}
     VERBATIM)
-  set(${out_spv_list} ${spvs} PARENT_SCOPE)
 endfunction()

@@ -47,11 +47,16 @@ set(vulkan_ready FALSE)
 if(NOT TDM_WITH_VULKAN STREQUAL "OFF")
   find_path(TDM_VULKAN_INCLUDE_DIR vulkan/vulkan.h DOC "Vulkan headers (libvulkan-dev)")
   find_program(TDM_GLSLANG_VALIDATOR glslangValidator DOC "glslang (glslang-tools)")
-  if(TDM_VULKAN_INCLUDE_DIR AND TDM_GLSLANG_VALIDATOR)
+  # Every SPIR-V module passes spirv-val as it is built (CompileShaders.cmake).
+  find_program(TDM_SPIRV_VAL spirv-val DOC "spirv-val (spirv-tools)")
+  if(TDM_VULKAN_INCLUDE_DIR AND TDM_GLSLANG_VALIDATOR AND TDM_SPIRV_VAL)
     set(vulkan_ready TRUE)
   endif()
 endif()
 tdm_resolve_backend(VULKAN "${TDM_WITH_VULKAN}" "${vulkan_ready}")
+if(TDM_HAVE_VULKAN)
+  include(CoopmatCompiler)
+endif()
 
 message(STATUS "tandem backends: reference yes, OpenCL ${TDM_HAVE_OPENCL} "
                "(CLBlast ${TDM_HAVE_CLBLAST}, oneDNN ${TDM_HAVE_ONEDNN}), Vulkan ${TDM_HAVE_VULKAN}")

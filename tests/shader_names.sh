@@ -2,7 +2,7 @@
 # Shaders take every binding, push-constant argument and work-group size from
 # kernel_bindings.glsl, generated from the kernel table: none spells a binding
 # number, a position in args (u[k], f[k], off[k]) or a group size, and each .comp
-# declares the kernel it is named after. kernel_args.glsl defines the macros that
+# declares the kernel it is named after (NAME_coopmat.comp: kernel NAME). kernel_args.glsl defines the macros that
 # use the positions; fill_words.comp is the Vulkan backend's own fill, not a
 # kernel of the table. Then checks that each rule catches a shader breaking it.
 # usage: shader_names.sh SHADER_DIR
@@ -21,7 +21,9 @@ check() {
         fi
         case $file in
         *.comp)
+            # NAME_coopmat.comp is a matrix-engine module of kernel NAME
             name=$(basename "$file" .comp)
+            name=${name%_coopmat}
             if ! grep -q "^#define TDM_KERNEL_$name\$" "$file"; then
                 echo "$file: does not define TDM_KERNEL_$name"
                 fail=1

@@ -147,6 +147,20 @@ static void describe_ids(const device_properties *p, tdm_device_desc *desc)
     desc->pci_function = p->pci_bus.pciFunction;
 }
 
+/* Without opening the device: its shape, which the first gemm_f16 on it checks
+ * (vulkan_coopmat_check.c rewrites the text then), or why there is none. */
+static void describe_matrix_engine(const tdm_backend *be, VkPhysicalDevice physical,
+                                   tdm_device_desc *desc)
+{
+    tdm_vk_coopmat cm;
+    char shape[TDM_DEVICE_NAME_MAX];
+    if (!tdm_vk_coopmat_probe(be, physical, &cm, desc->matrix_engine, sizeof desc->matrix_engine))
+        return;
+    tdm_vk_coopmat_describe(&cm, shape, sizeof shape);
+    snprintf(desc->matrix_engine, sizeof desc->matrix_engine,
+             "available: %.200s, checked at first use", shape);
+}
+
 void tdm_vk_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc)
 {
     VkPhysicalDevice physical = be->physical[index];
@@ -162,4 +176,5 @@ void tdm_vk_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc)
     desc->compute_units = describe_compute_units(&p);
     describe_ids(&p, desc);
     snprintf(desc->gemm, sizeof desc->gemm, "tandem's shader");
+    describe_matrix_engine(be, physical, desc);
 }

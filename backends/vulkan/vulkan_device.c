@@ -24,7 +24,7 @@ static int timeline_support(const tdm_backend *be, VkPhysicalDevice physical)
 
 static tdm_status create_device(tdm_vk_device *vd, int timeline)
 {
-    const char *extensions[4];
+    const char *extensions[6];
     uint32_t extension_count = 0;
     if (vd->import_alignment)
         extensions[extension_count++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
@@ -53,6 +53,8 @@ static tdm_status create_device(tdm_vk_device *vd, int timeline)
         storage16.pNext = chain;
         chain = &storage16;
     }
+    tdm_vk_coopmat_features coopmat;
+    tdm_vk_coopmat_enable(&vd->coopmat, &coopmat, &chain, extensions, &extension_count);
     float priority = 1.0f;
     VkDeviceQueueCreateInfo queue = {
         .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
@@ -229,6 +231,7 @@ static void release(tdm_vk_device *vd)
         vkDestroySemaphore(vd->device, vd->timeline, NULL);
         vkDestroyDevice(vd->device, NULL);
     }
+    pthread_mutex_destroy(&vd->coopmat_lock);
     pthread_mutex_destroy(&vd->staging_lock);
     pthread_mutex_destroy(&vd->lock);
     free(vd);
@@ -248,6 +251,9 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
     vd->storage16 =
         !tdm_vk_env_flag("TDM_VK_NO_16BIT_STORAGE") && tdm_vk_has_storage16(vd->physical);
     vd->float_controls = tdm_vk_float_controls(be, vd->physical, &vd->float_controls_extension);
+    char why[TDM_DEVICE_NAME_MAX];
+    if (tdm_vk_coopmat_probe(be, vd->physical, &vd->coopmat, why, sizeof why))
+        vd->coopmat.state = TDM_VK_COOPMAT_UNCHECKED;
     tdm_status s = create_device(vd, timeline);
     if (s == TDM_OK)
         s = create_pool(vd);
@@ -291,6 +297,12 @@ tdm_status tdm_vk_open_device(tdm_backend *be, size_t index, tdm_device *dev)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", dev->desc.id);
     }
     if (pthread_mutex_init(&vd->staging_lock, NULL) != 0) {
+        pthread_mutex_destroy(&vd->lock);
+        free(vd);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", dev->desc.id);
+    }
+    if (pthread_mutex_init(&vd->coopmat_lock, NULL) != 0) {
+        pthread_mutex_destroy(&vd->staging_lock);
         pthread_mutex_destroy(&vd->lock);
         free(vd);
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", dev->desc.id);

@@ -169,6 +169,9 @@ size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, const ui
     tdm_kernel_product(tdm_kernel_get(kernel), u, &m, &n, &k);
     if (place >= 0 && splits_k(vd, m, n, k))
         return TDM_VK_PIPELINE_TILED_GEMM(TDM_VK_GEMM_SPLIT) + (size_t)place;
+    /* after the split: the matrix engine's group of one tile would sum a long k alone */
+    if (kernel == TDM_KERNEL_gemm_f16 && vd->coopmat.state == TDM_VK_COOPMAT_USED)
+        return TDM_VK_PIPELINE_COOPMAT;
     for (size_t i = TDM_VK_GEMM_TILES; place >= 0 && i-- > 0;) {
         const tdm_vk_gemm_tile *t = &vd->gemm_tiles[i];
         uint32_t rows = 4 * t->tile_rows4, cols = 4 * t->tile_cols4;
@@ -183,17 +186,19 @@ size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, const ui
 uint32_t tdm_vk_product_groups(const tdm_vk_device *vd, size_t index, const tdm_launch *l)
 {
     const tdm_vk_gemm_tile *t = tdm_vk_gemm_tile_of(vd, index);
-    if (!t || !t->split_sums)
+    int coopmat = index == TDM_VK_PIPELINE_COOPMAT;
+    if (!coopmat && (!t || !t->split_sums))
         return l->groups;
     uint32_t m, n, k;
     tdm_kernel_product(tdm_kernel_get(l->kernel), l->u, &m, &n, &k);
-    uint64_t blocks = (uint64_t)((m + 3) / 4) * ((n + 3) / 4);
+    uint32_t side = coopmat ? 64 : 4; /* gemm_f16_coopmat's tile, split_main's block */
+    uint64_t blocks = (uint64_t)((m + side - 1) / side) * ((n + side - 1) / side);
     return blocks < TDM_KERNEL_MAX_GROUPS ? (uint32_t)blocks : TDM_KERNEL_MAX_GROUPS;
 }
 
 const tdm_vk_gemm_tile *tdm_vk_gemm_tile_of(const tdm_vk_device *vd, size_t index)
 {
-    if (index < TDM_VK_PIPELINE_TILED_GEMM(0) || index >= TDM_VK_PIPELINE_COUNT)
+    if (index < TDM_VK_PIPELINE_TILED_GEMM(0) || index >= TDM_VK_PIPELINE_COOPMAT)
         return NULL;
     return &vd->gemm_tiles[(index - TDM_VK_PIPELINE_TILED_GEMM(0)) / TDM_VK_TILED_KERNELS];
 }

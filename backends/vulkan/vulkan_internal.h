@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "vulkan_api.h"
+#include "vulkan_coopmat_khr.h"
 
 #include "device/device_impl.h"
 
@@ -46,7 +47,9 @@ enum {
 #define TDM_VK_PIPELINE_FILL_WORDS ((size_t)TDM_KERNEL_COUNT)
 #define TDM_VK_PIPELINE_TILED_GEMM(tile)                                                           \
     (TDM_VK_PIPELINE_FILL_WORDS + 1 + TDM_VK_TILED_KERNELS * (size_t)(tile))
-#define TDM_VK_PIPELINE_COUNT TDM_VK_PIPELINE_TILED_GEMM(TDM_VK_GEMM_TILES)
+/* Then gemm_f16's matrix-engine module (vulkan_coopmat.c), the last. */
+#define TDM_VK_PIPELINE_COOPMAT TDM_VK_PIPELINE_TILED_GEMM(TDM_VK_GEMM_TILES)
+#define TDM_VK_PIPELINE_COUNT (TDM_VK_PIPELINE_COOPMAT + 1)
 
 /* A product pipeline's shape (gemm.glsl's constants 1 to 6): a tiled one's, in fours,
  * an invocation's block, the group's tile, its staging buffers, and the fewest tiles
@@ -57,6 +60,31 @@ typedef struct tdm_vk_gemm_tile {
     uint32_t min_tiles;
     uint32_t split_sums;
 } tdm_vk_gemm_tile;
+
+/* gemm_f16 on a matrix engine (vulkan_coopmat.c): the fragment shape chosen from the
+ * device's VK_KHR_cooperative_matrix properties and the subgroup size its pipeline
+ * runs with; where it stands, and what `tandem devices` says of it. */
+typedef struct tdm_vk_coopmat_shape {
+    uint32_t m, n, k; /* 0 x 0 x 0: none */
+} tdm_vk_coopmat_shape;
+
+typedef enum tdm_vk_coopmat_state {
+    TDM_VK_COOPMAT_NONE,      /* no shape, or the device was created without it */
+    TDM_VK_COOPMAT_UNCHECKED, /* enabled; checked at the first gemm_f16 */
+    TDM_VK_COOPMAT_USED,
+    TDM_VK_COOPMAT_REFUSED /* the check failed: the plain path */
+} tdm_vk_coopmat_state;
+
+typedef struct tdm_vk_coopmat {
+    tdm_vk_coopmat_shape shape;
+    uint32_t subgroup_size;
+    int require_subgroup_size; /* through VK_EXT_subgroup_size_control */
+    int subgroup_control_extension;
+    int faked;          /* TDM_VK_FAKE_COOPMAT: claimed, the extension never enabled */
+    int emulated;       /* TDM_VK_FAKE_COOPMAT=emulated: the emulated module's */
+    const char *module; /* the module the path runs */
+    _Atomic int state;  /* tdm_vk_coopmat_state */
+} tdm_vk_coopmat;
 
 /* Commands one batch records; each takes at most one descriptor set from its slot's
  * pool, which has this many. vulkan_batch.c says why this bound. */
@@ -116,12 +144,14 @@ typedef struct tdm_vk_device {
      * 1 and 2 the rows and columns, in fours, of the block of C a gemm or gemm_f16
      * invocation computes, 3 to 5 the tile of C a group stages through shared memory
      * and its buffers (0 x 0 here, none; a TILED pipeline gets its gemm_tiles'), 6
-     * the group size of a product split over k (0 here; the split pipeline's). */
+     * the group size of a product split over k (0 here; the split pipeline's), 7 to
+     * 10 gemm_f16_coopmat's fragment shape and subgroup size (its pipeline's). */
     struct tdm_vk_specialization {
         uint32_t group_size; /* 0: each kernel's from the table */
         uint32_t gemm_rows4, gemm_cols4;
         uint32_t gemm_tile_rows4, gemm_tile_cols4, gemm_tile_buffers;
         uint32_t gemm_split_sums;
+        uint32_t coopmat_m, coopmat_n, coopmat_k, coopmat_subgroup;
     } specialization;
     tdm_vk_gemm_tile gemm_tiles[TDM_VK_GEMM_TILES]; /* from the smallest */
 
@@ -136,6 +166,9 @@ typedef struct tdm_vk_device {
      * taken out of the modules), and whether through VK_KHR_shader_float_controls. */
     unsigned float_controls;
     int float_controls_extension;
+
+    tdm_vk_coopmat coopmat;
+    pthread_mutex_t coopmat_lock; /* one start-up check at a time */
 
     /* Guards the queue, the command pool, the slots, the open batch and the pipelines. */
     pthread_mutex_t lock;
@@ -267,11 +300,13 @@ size_t tdm_vk_spirv_keeping(const uint32_t *code, size_t words, unsigned kept, u
  * size are known). */
 void tdm_vk_gemm_tiles_choose(const tdm_backend *be, tdm_vk_device *vd);
 /* The pipeline index of a kernel's launch: a product kernel's split one where its
- * few tiles sum a long k, its tiled one where its m x n product holds enough of a
- * tile's, else the table's. */
+ * few tiles sum a long k, else gemm_f16's matrix-engine one on a device whose check
+ * passed, else its tiled one where its m x n product holds enough of a tile's, else
+ * the table's. */
 size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, const uint32_t *u);
 /* The groups a product kernel's launch dispatches on pipeline index: the core's
- * (one per 16 x 16 tile) but for the split pipeline's, one per 4 x 4 block. */
+ * (one per 16 x 16 tile) but for the split pipeline's, one per 4 x 4 block, and the
+ * matrix-engine one's, one per 64 x 64 tile. */
 uint32_t tdm_vk_product_groups(const tdm_vk_device *vd, size_t index, const tdm_launch *l);
 /* The tile of a TILED pipeline index, NULL for any other index. */
 const tdm_vk_gemm_tile *tdm_vk_gemm_tile_of(const tdm_vk_device *vd, size_t index);
@@ -280,6 +315,37 @@ tdm_kernel tdm_vk_tiled_kernel(size_t index);
 /* The device's product shapes in words for its start-up note, each clause after a
  * comma; "" for none. */
 void tdm_vk_gemm_tiles_describe(const tdm_vk_device *vd, char *text, size_t size);
+
+/* vulkan_coopmat.c */
+/* The fragment shape gemm_f16_coopmat.comp takes from a device's properties: one of
+ * subgroup scope with A and B float16, C and the result float32, not saturating,
+ * M and N dividing 32 and K dividing 32 (the shader's tile); 16 x 16 x 16 where
+ * offered, else the least M * N * K. The index of the entry, -1 for none. */
+int tdm_vk_coopmat_choose(const VkCooperativeMatrixPropertiesKHR *props, size_t count,
+                          tdm_vk_coopmat_shape *out);
+/* Whether the device can take the path: *out filled and the shape chosen; else
+ * `why` says what it lacks ("none: ..."). Tests on devices without the extension:
+ * TDM_VK_FAKE_COOPMAT=1 claims a 16 x 16 x 16 shape, which the check then refuses;
+ * TDM_VK_FAKE_COOPMAT=emulated claims it for gemm_f16_coopmat_emulated (the same
+ * shader, its fragments emulated), which the check runs and compares. */
+int tdm_vk_coopmat_probe(const tdm_backend *be, VkPhysicalDevice physical, tdm_vk_coopmat *out,
+                         char *why, size_t size);
+/* The shape in words: "f16xf16+f32 16x16x16 (subgroup 32)". */
+void tdm_vk_coopmat_describe(const tdm_vk_coopmat *cm, char *text, size_t size);
+/* The extension and features vkCreateDevice enables for the path, chained onto
+ * *chain from the caller's storage; the extension names appended to names. */
+typedef struct tdm_vk_coopmat_features {
+    VkPhysicalDeviceShaderFloat16Int8Features float16;
+    VkPhysicalDeviceVulkanMemoryModelFeatures memory_model;
+    VkPhysicalDeviceSubgroupSizeControlFeatures subgroup_control;
+    VkPhysicalDeviceCooperativeMatrixFeaturesKHR cooperative;
+} tdm_vk_coopmat_features;
+void tdm_vk_coopmat_enable(const tdm_vk_coopmat *cm, tdm_vk_coopmat_features *f, void **chain,
+                           const char **names, uint32_t *count);
+/* The start-up check at a device's first gemm_f16 (vulkan_coopmat_check.c): the path
+ * is used from then on where its results match and it is faster than the plain
+ * pipelines, else never; either way logged and in the device's matrix_engine. */
+void tdm_vk_coopmat_check(tdm_device *dev);
 
 /* vulkan_instance.c */
 tdm_status tdm_vk_create(tdm_context *ctx, tdm_backend **out);
@@ -446,6 +512,8 @@ tdm_status tdm_vk_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern, 
 
 /* vulkan_launch.c */
 tdm_status tdm_vk_launch(tdm_device *dev, const tdm_launch *launch);
+/* A launch on pipeline `index` (TDM_VK_PIPELINE_*) whatever the product would take. */
+tdm_status tdm_vk_launch_on(tdm_device *dev, const tdm_launch *launch, size_t index);
 int tdm_vk_supports(const tdm_device *dev, tdm_kernel kernel);
 
 #endif

@@ -22,28 +22,19 @@
 typedef struct launch_args {
     const tdm_kernel_info *info;
     const tdm_launch *launch;
+    size_t index; /* the pipeline */
     VkDescriptorBufferInfo windows[TDM_KERNEL_MAX_BUFFERS];
     tdm_vk_kernel_args constants;
 } launch_args;
 
-/* The product kernels (gemm, gemm_f16, the implicit convolutions) take one of the
- * device's tiled pipelines where their product holds enough of its tiles
- * (vulkan_gemm_tiles.c): in a narrower product a tile computes mostly padding
- * (im2col's few output channels, a weight gradient), and on lavapipe as a GPU a shader
- * with barriers runs such products over twice as slowly. */
-static size_t pipeline_index(const tdm_vk_device *vd, const launch_args *a)
-{
-    return tdm_vk_gemm_pipeline(vd, a->launch->kernel, a->launch->u);
-}
-
 static tdm_status record_launch(tdm_vk_device *vd, tdm_vk_slot *slot, void *arg)
 {
     launch_args *a = arg;
-    size_t index = pipeline_index(vd, a);
-    tdm_status s = tdm_vk_bind(vd, slot, index, a->info->name, a->windows, a->info->buffer_count,
+    const char *module = a->index == TDM_VK_PIPELINE_COOPMAT ? vd->coopmat.module : a->info->name;
+    tdm_status s = tdm_vk_bind(vd, slot, a->index, module, a->windows, a->info->buffer_count,
                                &a->constants, sizeof a->constants);
     if (s == TDM_OK)
-        vkCmdDispatch(slot->cmd, tdm_vk_product_groups(vd, index, a->launch), 1, 1);
+        vkCmdDispatch(slot->cmd, tdm_vk_product_groups(vd, a->index, a->launch), 1, 1);
     return s;
 }
 
@@ -87,7 +78,24 @@ int tdm_vk_supports(const tdm_device *dev, tdm_kernel kernel)
            !lacks_storage16(dev, kernel);
 }
 
+/* The product kernels (gemm, gemm_f16, the implicit convolutions) take one of the
+ * device's tiled pipelines where their product holds enough of its tiles
+ * (vulkan_gemm_tiles.c): in a narrower product a tile computes mostly padding
+ * (im2col's few output channels, a weight gradient), and on lavapipe as a GPU a shader
+ * with barriers runs such products over twice as slowly. gemm_f16 takes the matrix
+ * engine's once the device's first one has checked it (vulkan_coopmat_check.c). */
 tdm_status tdm_vk_launch(tdm_device *dev, const tdm_launch *launch)
+{
+    tdm_vk_device *vd = dev->impl;
+    if (launch->kernel == TDM_KERNEL_gemm_f16 && vd->coopmat.state == TDM_VK_COOPMAT_UNCHECKED)
+        tdm_vk_coopmat_check(dev);
+    size_t index = tdm_kernel_get(launch->kernel)
+                       ? tdm_vk_gemm_pipeline(vd, launch->kernel, launch->u)
+                       : (size_t)launch->kernel; /* refused below */
+    return tdm_vk_launch_on(dev, launch, index);
+}
+
+tdm_status tdm_vk_launch_on(tdm_device *dev, const tdm_launch *launch, size_t index)
 {
     tdm_vk_device *vd = dev->impl;
     const tdm_kernel_info *info = tdm_kernel_get(launch->kernel);
@@ -107,7 +115,7 @@ tdm_status tdm_vk_launch(tdm_device *dev, const tdm_launch *launch)
     if (!launch->buffers[0])
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: buffer '%s' is NULL", dev->desc.id,
                         info->name, info->buffers[0].name);
-    launch_args a = {.info = info, .launch = launch};
+    launch_args a = {.info = info, .launch = launch, .index = index};
     tdm_vk_command cmd = {.record = record_launch, .arg = &a};
     for (unsigned b = 0; b < info->buffer_count; b++)
         bind_view(vd, &a, b, &cmd);

@@ -94,10 +94,31 @@ static VkResult create_module(tdm_vk_device *vd, const tdm_spirv_module *spirv,
     return r;
 }
 
-static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spirv,
-                                  uint32_t table_group_size, const tdm_vk_gemm_tile *tile,
-                                  VkPipeline *out)
+/* gemm_f16_coopmat's constants: its fragment shape, its subgroups' size and a group of
+ * four of them; and that size required of the pipeline where the device can. */
+static void specialize_coopmat(const tdm_vk_device *vd, struct tdm_vk_specialization *constants,
+                               VkPipelineShaderStageRequiredSubgroupSizeCreateInfo *required,
+                               VkPipelineShaderStageCreateInfo *stage)
 {
+    const tdm_vk_coopmat *cm = &vd->coopmat;
+    constants->coopmat_m = cm->shape.m;
+    constants->coopmat_n = cm->shape.n;
+    constants->coopmat_k = cm->shape.k;
+    constants->coopmat_subgroup = cm->subgroup_size;
+    constants->group_size = 4 * cm->subgroup_size;
+    if (!cm->require_subgroup_size)
+        return;
+    *required = (VkPipelineShaderStageRequiredSubgroupSizeCreateInfo){
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO,
+        .requiredSubgroupSize = cm->subgroup_size};
+    stage->pNext = required;
+    stage->flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
+}
+
+static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spirv,
+                                  uint32_t table_group_size, size_t index, VkPipeline *out)
+{
+    const tdm_vk_gemm_tile *tile = tdm_vk_gemm_tile_of(vd, index);
     char call[96];
     VkShaderModule module;
     VkResult r = create_module(vd, spirv, &module);
@@ -127,6 +148,10 @@ static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spi
         {4, offsetof(struct tdm_vk_specialization, gemm_tile_cols4), sizeof(uint32_t)},
         {5, offsetof(struct tdm_vk_specialization, gemm_tile_buffers), sizeof(uint32_t)},
         {6, offsetof(struct tdm_vk_specialization, gemm_split_sums), sizeof(uint32_t)},
+        {7, offsetof(struct tdm_vk_specialization, coopmat_m), sizeof(uint32_t)},
+        {8, offsetof(struct tdm_vk_specialization, coopmat_n), sizeof(uint32_t)},
+        {9, offsetof(struct tdm_vk_specialization, coopmat_k), sizeof(uint32_t)},
+        {10, offsetof(struct tdm_vk_specialization, coopmat_subgroup), sizeof(uint32_t)},
     };
     VkSpecializationInfo specialization = {
         .mapEntryCount = sizeof entries / sizeof entries[0],
@@ -143,6 +168,9 @@ static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spi
                   .pSpecializationInfo = &specialization},
         .layout = vd->pipeline_layout,
     };
+    VkPipelineShaderStageRequiredSubgroupSizeCreateInfo required;
+    if (index == TDM_VK_PIPELINE_COOPMAT)
+        specialize_coopmat(vd, &constants, &required, &info.stage);
     r = vkCreateComputePipelines(vd->device, vd->pipeline_cache, 1, &info, NULL, out);
     vkDestroyShaderModule(vd->device, module, NULL); /* the pipeline keeps what it needs */
     if (r != VK_SUCCESS) {
@@ -157,8 +185,8 @@ static tdm_status create_pipeline(tdm_vk_device *vd, const tdm_spirv_module *spi
 /* The table's group size of the kernel whose pipeline sits at index. */
 static uint32_t table_group_size(size_t index)
 {
-    if (index == TDM_VK_PIPELINE_FILL_WORDS)
-        return 0;                               /* fill_words fixes its own */
+    if (index == TDM_VK_PIPELINE_FILL_WORDS || index == TDM_VK_PIPELINE_COOPMAT)
+        return 0; /* fill_words fixes its own; the coopmat module's is its subgroups' */
     if (index >= TDM_VK_PIPELINE_TILED_GEMM(0)) /* the product kernels', per tile */
         index = tdm_vk_tiled_kernel(index);
     return tdm_kernel_get((tdm_kernel)index)->wg;
@@ -176,8 +204,7 @@ tdm_status tdm_vk_pipeline(tdm_vk_device *vd, size_t index, const char *name, Vk
             s = create_pipeline_layout(vd);
         if (s == TDM_OK) {
             tdm_vk_pipeline_cache_open(vd);
-            s = create_pipeline(vd, spirv, table_group_size(index), tdm_vk_gemm_tile_of(vd, index),
-                                &vd->pipelines[index]);
+            s = create_pipeline(vd, spirv, table_group_size(index), index, &vd->pipelines[index]);
         }
         if (s != TDM_OK)
             return s;

@@ -56,6 +56,11 @@ typedef struct tdm_device_desc {
     char gemm[TDM_DEVICE_NAME_MAX]; /* what runs its matrix products: "OpenBLAS in the
                                        device's queue", "CLBlast", "tandem's shader",
                                        "tandem's loops", or "none: " and why */
+    char matrix_engine[TDM_DEVICE_NAME_MAX]; /* what multiplies float16 matrices in
+                                                hardware: "f16xf16+f32 16x16x16 (subgroup
+                                                32)", "available: ..., checked at first
+                                                use", "not used: " or "none: " and why;
+                                                "" where the backend has none to use */
 } tdm_device_desc;
 
 #define TDM_DEVICE_DESC_INIT { .size = sizeof(tdm_device_desc) }

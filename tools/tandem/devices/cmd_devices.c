@@ -31,6 +31,8 @@ static void print_row(size_t index, const tdm_device_desc *d, tdm_device_choice 
            tdm_device_type_name(d->type), memory, max_alloc, units);
     print_note(d, choice);
     printf("\n");
+    if (d->matrix_engine[0])
+        printf("%3s  matrix engine: %s\n", "", d->matrix_engine);
 }
 
 static void print_table(const tdm_device_desc *descs, const tdm_device_choice *choices, size_t n)
@@ -109,6 +111,10 @@ static void json_device(json_writer *w, size_t index, const tdm_device_desc *d,
         json_null(w, "luid");
     json_bool(w, "simulator", d->simulator);
     json_string(w, "gemm", d->gemm);
+    if (d->matrix_engine[0])
+        json_string(w, "matrix_engine", d->matrix_engine);
+    else
+        json_null(w, "matrix_engine");
     json_int(w, "same_hardware_as", d->same_hardware_as);
     json_int(w, "parent", d->parent);
     json_bool(w, "default", choice == TDM_CHOICE_USED);
