@@ -71,6 +71,12 @@ cat "$out/train"
     { echo "want digits on each device and on both"; fail=1; }
 [ "$(grep -cE '^# opencl:[01]: training buffers [0-9.]+ MiB, optimizer slots [0-9.]+ MiB$' "$out/train")" -eq 4 ] ||
     { echo "want each replica's training buffers in each configuration"; fail=1; }
+# A model asked for by name whose data is missing measures nothing: a failure, named.
+if "$tandem" bench train -m wide -d opencl:0 --data-dir "$out/none" >/dev/null 2>"$out/err"; then
+    echo "want bench train -m wide without its data to fail"; fail=1
+fi
+grep -q "^tandem bench train: -m wide needs Fashion-MNIST: no $out/none/train-images-idx3-ubyte.gz" \
+    "$out/err" || { cat "$out/err"; echo "want the missing file named"; fail=1; }
 
 "$tandem" bench input --backend opencl --replicas 2 --steps 20 --rounds 3 >"$out/input"
 cat "$out/input"

@@ -52,6 +52,10 @@ tail -n 360 "$out/all.csv" | cut -d, -f1-64 >"$out/features.csv"
   --device reference:0 >"$out/p2.csv" 2>"$out/plog2"
 check "features only: no accuracy" grep -q '^done     360 predictions$' "$out/plog2"
 check "the same predictions" cmp -s "$out/p.csv" "$out/p2.csv"
+# A backend's name, as train takes it: its first device.
+"$tandem" predict --model "$out/model.safetensors" --data "$out/features.csv" \
+  --device reference >"$out/p3.csv" 2>"$out/plog3"
+check "--device reference: the same predictions" cmp -s "$out/p.csv" "$out/p3.csv"
 
 if [ -x /usr/bin/python3 ]; then
   check "an independent reader agrees" /usr/bin/python3 "$source/read_model.py" \

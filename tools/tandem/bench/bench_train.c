@@ -445,6 +445,14 @@ int bench_train(int argc, char **argv)
         char probe[512];
         snprintf(probe, sizeof probe, "%s/train-images-idx3-ubyte.gz", o.data_dir);
         if (m->fashion && access(probe, R_OK) != 0) {
+            if (o.model >= 0) { /* asked for by name: measuring nothing is a failure */
+                fprintf(stderr,
+                        "tandem bench train: -m %s needs Fashion-MNIST: no %s (Debian's "
+                        "dataset-fashion-mnist, or --data-dir)\n",
+                        m->name, probe);
+                status = 1;
+                break;
+            }
             printf("# %s: skipped, no %s (Debian's dataset-fashion-mnist; "
                    "scripts/bench-peers.sh installs it)\n",
                    m->name, probe);

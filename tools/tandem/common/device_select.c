@@ -110,6 +110,12 @@ tdm_device *cli_find_device(tdm_context *ctx, const char *id)
     char *end;
     unsigned long index = strtoul(id, &end, 10);
     tdm_device *dev;
+    tdm_backend_kind kind;
+    if (is_backend(id, &kind)) { /* the first of the devices --devices NAME takes */
+        tdm_device *all[MAX_SELECTED];
+        size_t count = 0;
+        return add_backend(ctx, kind, all, &count) == 0 ? all[0] : NULL;
+    }
     if (*id && !*end) {
         if (tdm_context_device(ctx, index, &dev) == TDM_OK)
             return dev;

@@ -18,7 +18,9 @@ tdm_context *cli_context(void);
  * leading "opencl: " that names the backend again. */
 const char *cli_backend_status(tdm_context *ctx, tdm_backend_kind kind, tdm_status *status);
 
-/* The device with that id ("opencl:1") or index ("2"); NULL after printing why. */
+/* The device with that id ("opencl:1") or index ("2"), or a backend's first device
+ * ("opencl", the first that cli_find_devices takes for it); NULL after printing
+ * why. */
 tdm_device *cli_find_device(tdm_context *ctx, const char *id);
 
 /* The devices ids name, in order. An id is a device id from 'tandem devices'

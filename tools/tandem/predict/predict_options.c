@@ -35,7 +35,8 @@ int predict_options_parse(int argc, char **argv, predict_options *o, int *exit_s
          .help = "the predictions as CSV (default: standard output): the class, then each "
                  "class's probability"},
         {CLI_ENTRY("--device", NULL, CLI_STRING, &o->device), .arg = "ID",
-         .help = "where to run it (default: the first of train's default devices)"},
+         .help = "where to run it: an id or index from 'tandem devices', or a backend's name "
+                 "(its first device); default: the first of train's default devices"},
     };
     size_t count = sizeof table / sizeof table[0];
     if (cli_parse_command(&predict_command, table, count, argc, argv, exit_status))
