@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "checkpoint/checkpoint_posix.h"
+#include "checkpoint/output_file.h"
 #include "base/error.h"
 #include "checkpoint/model_file.h"
 #include "model/layers/layer_type.h"
@@ -160,26 +161,16 @@ static tdm_status gather(const tdm_model *m, tdm_st_out *t, float **values, char
 static tdm_status write_file(const char *path, const entries *meta, const tdm_st_out *t, size_t n,
                              const char *func)
 {
-    char *dir = tdm_ckpt_parent_of(path), *temp = NULL;
-    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
-    FILE *f = NULL;
-    tdm_status s = dir ? tdm_ckpt_os_create_temp(dir, name, func, &temp, &f)
-                       : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
-    if (s == TDM_OK && tdm_st_write(f, meta->e, meta->count, TDM_MODEL_CRC_KEY, t, n) != 0)
-        s = tdm_ckpt_os_fail(errno, func, "write", temp);
-    if (s == TDM_OK)
-        s = tdm_ckpt_os_sync_file(f, temp, func);
-    if (s == TDM_OK)
-        s = tdm_ckpt_os_rename(temp, path, func);
-    if (f)
-        fclose(f);
-    if (s != TDM_OK && temp)
-        tdm_ckpt_os_remove(temp);
-    if (s == TDM_OK)
-        s = tdm_ckpt_os_sync_dir(dir, func);
-    free(temp);
-    free(dir);
-    return s;
+    tdm_output_file out;
+    tdm_status s = tdm_output_open(path, func, &out);
+    if (s != TDM_OK)
+        return s;
+    if (tdm_st_write(out.f, meta->e, meta->count, TDM_MODEL_CRC_KEY, t, n) != 0) {
+        s = tdm_ckpt_os_fail(errno, func, "write", path);
+        tdm_output_abort(&out);
+        return s;
+    }
+    return tdm_output_commit(&out, func);
 }
 
 tdm_status tdm_model_save(const tdm_model *m, const char *path)

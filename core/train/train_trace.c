@@ -10,7 +10,7 @@
 #include "base/checked_size.h"
 #include "base/clock.h"
 #include "base/error.h"
-#include "checkpoint/checkpoint_posix.h"
+#include "checkpoint/output_file.h"
 #include "device/device_time.h"
 #include "tandem/device.h"
 #include "train/train_trace.h"
@@ -231,23 +231,12 @@ tdm_status tdm_train_trace_write(tdm_train_trace *t)
 {
     if (!t->unwritten)
         return TDM_OK;
-    char *dir = tdm_ckpt_parent_of(t->path), *temp = NULL;
-    const char *slash = strrchr(t->path, '/'), *name = slash ? slash + 1 : t->path;
-    FILE *f = NULL;
-    tdm_status s = dir ? tdm_ckpt_os_create_temp(dir, name, func, &temp, &f)
-                       : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    tdm_output_file out;
+    tdm_status s = tdm_output_open(t->path, func, &out);
     if (s == TDM_OK) {
-        put_trace(f, t);
-        s = tdm_ckpt_os_sync_file(f, temp, func);
-        if (fclose(f) != 0 && s == TDM_OK)
-            s = tdm_fail(TDM_ERR_NOT_FOUND, "%s: cannot write %s", func, temp);
-        if (s == TDM_OK)
-            s = tdm_ckpt_os_rename(temp, t->path, func);
-        if (s != TDM_OK)
-            tdm_ckpt_os_remove(temp);
+        put_trace(out.f, t);
+        s = tdm_output_commit(&out, func);
     }
-    free(temp);
-    free(dir);
     if (s == TDM_OK)
         t->unwritten = 0;
     return s;

@@ -6,7 +6,7 @@
 
 #include "commands.h"
 #include "device_select.h"
-#include "output_path.h"
+#include "atomic_file.h"
 #include "predict_options.h"
 #include "predict_output.h"
 
@@ -105,7 +105,7 @@ static int run(predict_run *p)
 {
     const predict_options *o = p->opts;
     char err[512];
-    if (o->output && output_path_check(o->output, err, sizeof err) != 0)
+    if (o->output && atomic_file_check(o->output, err, sizeof err) != 0)
         return fail("--output", err);
     if (open_model(p) || load_data(p))
         return -1;

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checkpoint/output_file.h"
 #include "metrics_file.h"
 #include "plot_png.h"
 #include "train_session.h"
@@ -42,16 +43,19 @@ static int fail(const char *what)
     return -1;
 }
 
-/* The metrics so far, rewritten whole after every epoch, with the run's record
- * renewed: the first step has made the choices that wait for it. */
-static int write_metrics(train_session *ts)
+/* The metrics so far, with the run's record renewed (the first step has made the
+ * choices that wait for it): rewritten whole before the run and after every epoch
+ * where the file is replaced; a device or FIFO, written in place, gets them once,
+ * after the run. */
+static int write_metrics(train_session *ts, int after_run)
 {
     char err[512];
     const char *path = ts->opts->metrics;
+    if (!path || tdm_output_replaces(path) == after_run)
+        return 0;
     train_run_record_free(&ts->record);
     train_run_record(ts, &ts->record);
-    if (!path ||
-        metrics_write(path, &ts->record.run, ts->history, ts->epochs_done, err, sizeof err) == 0)
+    if (metrics_write(path, &ts->record.run, ts->history, ts->epochs_done, err, sizeof err) == 0)
         return 0;
     fprintf(stderr, "\ntandem train: %s\n", err);
     return -1;
@@ -80,7 +84,7 @@ static int run_epoch(train_session *ts, epoch_state *e)
     progress_epoch(&e->bar, rec, e->steps);
     if (ts->opts->checkpoint_dir && tdm_monitor_save(ts->monitor) != TDM_OK)
         return fail("checkpoint");
-    return write_metrics(ts);
+    return write_metrics(ts, 0);
 }
 
 /* After the run: the plot, and the model when the run completed. */
@@ -106,11 +110,12 @@ int train_session_run(train_session *ts)
     int tty = o->progress >= 0 ? o->progress : isatty(fileno(stdout));
     progress_begin(&e->bar, stdout, tty, o->epochs, ts->data.steps_per_epoch);
     signal(SIGINT, on_interrupt);
-    int status = write_metrics(ts); /* the run, before its first epoch ends */
+    int status = write_metrics(ts, 0); /* the run, before its first epoch ends */
     while (status == 0 && ts->epochs_done < o->epochs) {
         e->epoch = ts->epochs_done + 1;
         status = run_epoch(ts, e);
     }
     signal(SIGINT, SIG_DFL);
-    return write_outputs(ts, status == 0) || status ? -1 : 0;
+    int after = write_metrics(ts, 1);
+    return write_outputs(ts, status == 0) || status || after ? -1 : 0;
 }

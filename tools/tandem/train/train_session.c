@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output_path.h"
+#include "atomic_file.h"
 #include "layer_spec.h"
 #include "train_session.h"
 
@@ -231,7 +231,7 @@ static int check_outputs(const train_options *o)
     const char *const names[] = {"--metrics", "--plot", "--save", "--trace"};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         char err[512];
-        if (paths[i] && output_path_check(paths[i], err, sizeof err) != 0) {
+        if (paths[i] && atomic_file_check(paths[i], err, sizeof err) != 0) {
             fprintf(stderr, "tandem train: %s: %s\n", names[i], err);
             return -1;
         }

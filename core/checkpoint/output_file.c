@@ -1,0 +1,180 @@
+/* Outputs written whole, by what their path is (output_file.h): replaced atomically,
+ * followed through links, or written in place. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "checkpoint/checkpoint_posix.h"
+#include "checkpoint/output_file.h"
+
+#define MAX_LINKS 40 /* Linux's own bound on a path's links */
+
+static tdm_status out_of_memory(const char *func)
+{
+    return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+}
+
+/* *to = what the link at path names, as a path from here (malloc'd). */
+static tdm_status link_target(const char *path, off_t size, const char *func, char **to)
+{
+    size_t cap = size > 0 ? (size_t)size : PATH_MAX;
+    char *read = malloc(cap + 1);
+    if (!read)
+        return out_of_memory(func);
+    ssize_t n = readlink(path, read, cap + 1);
+    if (n < 0 || (size_t)n > cap) { /* a link that grew since lstat: try again */
+        free(read);
+        return tdm_ckpt_os_fail(n < 0 ? errno : EAGAIN, func, "read the link", path);
+    }
+    read[n] = '\0';
+    if (read[0] == '/') {
+        *to = read;
+        return TDM_OK;
+    }
+    char *dir = tdm_ckpt_parent_of(path);
+    *to = dir ? tdm_ckpt_join(dir, read) : NULL;
+    free(dir);
+    free(read);
+    return *to ? TDM_OK : out_of_memory(func);
+}
+
+/* *target = path with its links followed (malloc'd); *st its lstat, *exists 0 where
+ * nothing is there yet. */
+static tdm_status resolve(const char *path, const char *func, char **target, struct stat *st,
+                          int *exists)
+{
+    char *p = strdup(path);
+    tdm_status s = p ? TDM_OK : out_of_memory(func);
+    for (int links = 0; s == TDM_OK; links++) {
+        *exists = lstat(p, st) == 0;
+        if (!*exists && errno != ENOENT)
+            s = tdm_ckpt_os_fail(errno, func, "write", path);
+        else if (!*exists || !S_ISLNK(st->st_mode)) {
+            *target = p;
+            return TDM_OK;
+        } else if (links == MAX_LINKS)
+            s = tdm_ckpt_os_fail(ELOOP, func, "write", path);
+        else {
+            char *next = NULL;
+            s = link_target(p, st->st_size, func, &next);
+            free(p);
+            p = next;
+        }
+    }
+    free(p);
+    return s;
+}
+
+static tdm_status open_in_place(tdm_output_file *o, const char *path, const char *func)
+{
+    int fd = open(o->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd >= 0 && !(o->f = fdopen(fd, "wb")))
+        close(fd);
+    return o->f ? TDM_OK : tdm_ckpt_os_fail(errno, func, "write", path);
+}
+
+/* The temporary file beside the target, in a directory that must be writable. */
+static tdm_status open_beside(tdm_output_file *o, const char *path, const char *func)
+{
+    char *dir = tdm_ckpt_parent_of(o->target);
+    if (!dir)
+        return out_of_memory(func);
+    const char *slash = strrchr(o->target, '/'), *name = slash ? slash + 1 : o->target;
+    tdm_status s = access(dir, W_OK) == 0 ? tdm_ckpt_os_create_temp(dir, name, func, &o->temp, &o->f)
+                                          : tdm_ckpt_os_fail(errno, func, "write", path);
+    free(dir);
+    return s;
+}
+
+/* Resolves path; a directory is refused. *special: a device, FIFO or socket. */
+static tdm_status place(const char *path, const char *func, char **target, int *special)
+{
+    struct stat st;
+    int exists = 0;
+    tdm_status s = resolve(path, func, target, &st, &exists);
+    if (s == TDM_OK && exists && S_ISDIR(st.st_mode)) {
+        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: cannot write %s: it is a directory", func, path);
+        free(*target);
+        *target = NULL;
+    }
+    *special = s == TDM_OK && exists && !S_ISREG(st.st_mode);
+    return s;
+}
+
+int tdm_output_replaces(const char *path)
+{
+    char *target = NULL;
+    int special = 1;
+    tdm_status s = place(path, "tdm_output_replaces", &target, &special);
+    free(target);
+    return s == TDM_OK && !special;
+}
+
+tdm_status tdm_output_open(const char *path, const char *func, tdm_output_file *out)
+{
+    *out = (tdm_output_file){0};
+    int special = 0;
+    tdm_status s = place(path, func, &out->target, &special);
+    if (s == TDM_OK)
+        s = special ? open_in_place(out, path, func) : open_beside(out, path, func);
+    if (s != TDM_OK) {
+        free(out->target);
+        *out = (tdm_output_file){0};
+    }
+    return s;
+}
+
+tdm_status tdm_output_check(const char *path, const char *func)
+{
+    tdm_output_file o = {0};
+    int special = 0;
+    tdm_status s = place(path, func, &o.target, &special);
+    if (s == TDM_OK && special && access(o.target, W_OK) != 0)
+        s = tdm_ckpt_os_fail(errno, func, "write", path);
+    else if (s == TDM_OK && !special)
+        s = open_beside(&o, path, func);
+    tdm_output_abort(&o);
+    return s;
+}
+
+tdm_status tdm_output_commit(tdm_output_file *o, const char *func)
+{
+    const char *written = o->temp ? o->temp : o->target;
+    /* a write that failed while the caller wrote left its errno (ENOSPC, EIO) */
+    int failed_write = ferror(o->f) ? (errno ? errno : EIO) : 0;
+    tdm_status s = failed_write ? tdm_ckpt_os_fail(failed_write, func, "write", written) : TDM_OK;
+    if (s == TDM_OK)
+        s = o->temp ? tdm_ckpt_os_sync_file(o->f, o->temp, func)
+            : fflush(o->f) == 0 ? TDM_OK
+                                : tdm_ckpt_os_fail(errno, func, "write", written);
+    if (fclose(o->f) != 0 && s == TDM_OK)
+        s = tdm_ckpt_os_fail(errno, func, "write", written);
+    o->f = NULL;
+    if (s == TDM_OK && o->temp)
+        s = tdm_ckpt_os_rename(o->temp, o->target, func);
+    if (s == TDM_OK && o->temp) { /* renamed: nothing left to remove */
+        free(o->temp);
+        o->temp = NULL;
+        char *dir = tdm_ckpt_parent_of(o->target);
+        s = dir ? tdm_ckpt_os_sync_dir(dir, func) : out_of_memory(func);
+        free(dir);
+    }
+    tdm_output_abort(o);
+    return s;
+}
+
+void tdm_output_abort(tdm_output_file *o)
+{
+    if (o->f)
+        fclose(o->f);
+    if (o->temp)
+        tdm_ckpt_os_remove(o->temp);
+    free(o->temp);
+    free(o->target);
+    *o = (tdm_output_file){0};
+}
