@@ -43,19 +43,22 @@ static int fail(const char *what)
     return -1;
 }
 
-/* The metrics so far, with the run's record renewed (the first step has made the
+/* The metrics so far, with the run's record as it stands (the first step makes the
  * choices that wait for it): rewritten whole before the run and after every epoch
  * where the file is replaced; a device or FIFO, written in place, gets them once,
  * after the run. */
-static int write_metrics(train_session *ts, int after_run)
+static int write_metrics(const train_session *ts, int after_run)
 {
     char err[512];
     const char *path = ts->opts->metrics;
     if (!path || tdm_output_replaces(path) == after_run)
         return 0;
-    train_run_record_free(&ts->record);
-    train_run_record(ts, &ts->record);
-    if (metrics_write(path, &ts->record.run, ts->history, ts->epochs_done, err, sizeof err) == 0)
+    run_record record;
+    train_run_record(ts, &record);
+    int written =
+        metrics_write(path, &record.run, ts->history, ts->epochs_done, err, sizeof err) == 0;
+    train_run_record_free(&record);
+    if (written)
         return 0;
     fprintf(stderr, "\ntandem train: %s\n", err);
     return -1;

@@ -263,7 +263,6 @@ int train_session_open(const train_options *o, train_session *ts)
         train_session_close(ts);
         return -1;
     }
-    train_run_record(ts, &ts->record);
     return 0;
 }
 
@@ -279,7 +278,6 @@ void train_session_close(train_session *ts)
     tdm_strategy_destroy(ts->strategy);
     tdm_context_destroy(ts->ctx);
     train_data_free(&ts->data);
-    train_run_record_free(&ts->record);
     free(ts->history);
     memset(ts, 0, sizeof *ts);
 }

@@ -45,7 +45,6 @@ typedef struct train_session {
     unsigned epochs_done;
     epoch_state current;
     char refusal[2048]; /* why --resume refused a checkpoint's configuration */
-    run_record record;
 } train_session;
 
 /* Builds everything; 0, or -1 after printing why (the session is then freed). */
