@@ -60,6 +60,7 @@ static tdm_status check(const tdm_device *dev, const char *call, cl_int err)
 tdm_status tdm_opencl_write(tdm_buffer *buf, size_t offset, const void *src, size_t size)
 {
     tdm_opencl_serial_begin(buf->device);
+    tdm_device_count_host_wait(buf->device);
     cl_int err = clEnqueueWriteBuffer(tdm_opencl_dev(buf->device)->queue, tdm_opencl_mem(buf),
                                       CL_TRUE, offset, size, src, 0, NULL, NULL);
     tdm_opencl_serial_end(buf->device);
@@ -69,6 +70,7 @@ tdm_status tdm_opencl_write(tdm_buffer *buf, size_t offset, const void *src, siz
 tdm_status tdm_opencl_read(tdm_buffer *buf, size_t offset, void *dst, size_t size)
 {
     tdm_opencl_serial_begin(buf->device);
+    tdm_device_count_host_wait(buf->device);
     cl_int err = clEnqueueReadBuffer(tdm_opencl_dev(buf->device)->queue, tdm_opencl_mem(buf),
                                      CL_TRUE, offset, size, dst, 0, NULL, NULL);
     tdm_opencl_serial_end(buf->device);
@@ -100,9 +102,10 @@ int tdm_opencl_shares_memory(const tdm_device *a, const tdm_device *b)
 
 /* Checks an enqueue, then flushes: a command another queue waits on must have
  * been flushed, or the wait may never end. */
-static tdm_status flushed(const tdm_device *dev, const char *call, cl_int err)
+static tdm_status flushed(tdm_device *dev, const char *call, cl_int err)
 {
     if (err == CL_SUCCESS) {
+        tdm_device_count_submission(dev);
         call = "clFlush";
         err = clFlush(tdm_opencl_dev(dev)->queue);
     }

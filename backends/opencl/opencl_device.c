@@ -84,6 +84,7 @@ void tdm_opencl_close_device(tdm_device *dev)
 tdm_status tdm_opencl_finish(tdm_device *dev)
 {
     tdm_opencl_serial_begin(dev);
+    tdm_device_count_host_wait(dev);
     cl_int err = clFinish(tdm_opencl_dev(dev)->queue);
     tdm_opencl_serial_end(dev);
 

@@ -12,6 +12,7 @@ static tdm_status record(tdm_device *dev, cl_event *ev)
         return tdm_opencl_fail(dev, "clEnqueueMarkerWithWaitList", err);
     /* Polling with event_query never flushes, so without this the marker might
      * never reach the device. */
+    tdm_device_count_submission(dev);
     err = clFlush(queue);
     if (err != CL_SUCCESS) {
         clReleaseEvent(*ev);
@@ -34,14 +35,13 @@ tdm_status tdm_opencl_event_record(tdm_device *dev, void **event)
 /* A negative execution status is the driver saying the work was lost. */
 static tdm_status event_failed(tdm_device *dev, cl_int status)
 {
-    return tdm_fail(TDM_ERR_DEVICE_LOST, "%s '%s': a command failed with %s (%d)",
-                    dev->desc.id, dev->desc.name, tdm_opencl_error_name(status), (int)status);
+    return tdm_fail(TDM_ERR_DEVICE_LOST, "%s '%s': a command failed with %s (%d)", dev->desc.id,
+                    dev->desc.name, tdm_opencl_error_name(status), (int)status);
 }
 
 static cl_int event_status(cl_event ev, cl_int *status)
 {
-    return clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof *status, status,
-                          NULL);
+    return clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof *status, status, NULL);
 }
 
 tdm_status tdm_opencl_event_wait(tdm_device *dev, void *event)
@@ -49,6 +49,7 @@ tdm_status tdm_opencl_event_wait(tdm_device *dev, void *event)
     cl_event ev = event;
     cl_int status;
     tdm_opencl_serial_begin(dev);
+    tdm_device_count_host_wait(dev);
     cl_int err = clWaitForEvents(1, &ev);
     tdm_opencl_serial_end(dev);
 
@@ -83,8 +84,10 @@ tdm_status tdm_opencl_queue_wait(tdm_device *dev, tdm_device *src, void *event)
                         dev->desc.id, src->desc.id);
     tdm_opencl_serial_begin(dev);
     cl_int err = clEnqueueBarrierWithWaitList(tdm_opencl_dev(dev)->queue, 1, &ev, NULL);
-    if (err == CL_SUCCESS)
+    if (err == CL_SUCCESS) {
+        tdm_device_count_submission(dev);
         err = clFlush(tdm_opencl_dev(dev)->queue);
+    }
     tdm_opencl_serial_end(dev);
     return err == CL_SUCCESS ? TDM_OK : tdm_opencl_fail(dev, "clEnqueueBarrierWithWaitList", err);
 }

@@ -111,6 +111,7 @@ static tdm_status new_slot(tdm_vk_device *vd, tdm_vk_slot **out)
 /* With every slot in flight, waits for the oldest: back-pressure on the host. */
 static tdm_status reuse_oldest(tdm_vk_device *vd, tdm_vk_slot **out)
 {
+    tdm_device_count_host_wait(vd->dev);
     tdm_vk_slot *oldest = &vd->slots[0];
     for (size_t i = 1; i < vd->slot_count; i++)
         if (vd->slots[i].value < oldest->value)
@@ -156,6 +157,7 @@ VkResult tdm_vk_queue_submit(tdm_vk_device *vd, tdm_vk_slot *slot)
         .signalSemaphoreCount = vd->timeline ? 1 : 0,
         .pSignalSemaphores = &vd->timeline,
     };
+    tdm_device_count_submission(vd->dev);
     VkResult r = vkQueueSubmit(vd->queue, 1, &info, slot->fence);
     if (r == VK_SUCCESS) {
         vd->submitted = value;
@@ -166,6 +168,7 @@ VkResult tdm_vk_queue_submit(tdm_vk_device *vd, tdm_vk_slot *slot)
 
 tdm_status tdm_vk_wait_submitted(tdm_vk_device *vd, uint64_t value)
 {
+    tdm_device_count_host_wait(vd->dev);
     return vd->timeline ? wait_timeline(vd, value) : wait_fences(vd, value);
 }
 

@@ -11,8 +11,8 @@ tdm_status tdm_device_check_alive(const tdm_device *dev, const char *func)
 {
     if (!atomic_load(&dev->lost))
         return TDM_OK;
-    return tdm_fail(TDM_ERR_DEVICE_LOST, "%s: device %s '%s' was lost earlier", func,
-                    dev->desc.id, dev->desc.name);
+    return tdm_fail(TDM_ERR_DEVICE_LOST, "%s: device %s '%s' was lost earlier", func, dev->desc.id,
+                    dev->desc.name);
 }
 
 tdm_status tdm_device_result(tdm_device *dev, tdm_status status)
@@ -35,6 +35,8 @@ tdm_status tdm_device_read_counters(const tdm_device *dev, tdm_device_counters *
     TDM_CHECK_ARG(out, "tdm_device_read_counters");
     const tdm_device_counters all = {
         .kernel_launches = atomic_load_explicit(&dev->launches, memory_order_relaxed),
+        .submissions = atomic_load_explicit(&dev->submissions, memory_order_relaxed),
+        .host_waits = atomic_load_explicit(&dev->host_waits, memory_order_relaxed),
     };
     return tdm_options_write(out, &all, sizeof all, "tdm_device_read_counters: out");
 }

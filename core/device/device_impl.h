@@ -26,9 +26,9 @@ struct tdm_device {
     size_t backend_index; /* physical index within the backend */
     size_t index;         /* index in the context */
     tdm_device_desc desc;
-    void *impl;           /* the backend's state */
-    uint64_t max_binding_bytes; /* set by open_device: the most bytes of one buffer a
-                                   kernel can reach in one launch; 0 = no limit */
+    void *impl;                   /* the backend's state */
+    uint64_t max_binding_bytes;   /* set by open_device: the most bytes of one buffer a
+                                     kernel can reach in one launch; 0 = no limit */
     uint32_t max_loop_iterations; /* set by open_device where the driver ends long shader
                                      loops early (lavapipe): the most loop iterations
                                      one invocation may run; 0 = no limit */
@@ -40,9 +40,11 @@ struct tdm_device {
                              by what an item takes (units_per_item, kernel_run.c) */
     pthread_mutex_t lock; /* guards bytes_in_use and the buffer list */
     uint64_t bytes_in_use;
-    struct tdm_buffer *buffers; /* live buffers, freed with the context */
-    atomic_int lost;            /* set once a backend reports TDM_ERR_DEVICE_LOST */
-    atomic_uint_least64_t launches; /* tdm_device_counters.kernel_launches */
+    struct tdm_buffer *buffers;        /* live buffers, freed with the context */
+    atomic_int lost;                   /* set once a backend reports TDM_ERR_DEVICE_LOST */
+    atomic_uint_least64_t launches;    /* tdm_device_counters.kernel_launches */
+    atomic_uint_least64_t submissions; /* tdm_device_counters.submissions: the backend's */
+    atomic_uint_least64_t host_waits;  /* tdm_device_counters.host_waits: the backend's */
     /* The engine's per-device state, guarded by lock: idle scratch buffers (among
      * `buffers` too), and the thread that runs this device's blocking transfers for
      * staged copies, started on first use. */
@@ -51,6 +53,18 @@ struct tdm_device {
     tdm_worker copy_worker;
     tdm_device_clock clock; /* used by one thread at a time (device_time.h) */
 };
+
+/* For backends: one more submission to the device's queue, or one more time the host
+ * blocked until work of the device completed. */
+static inline void tdm_device_count_submission(tdm_device *dev)
+{
+    atomic_fetch_add_explicit(&dev->submissions, 1, memory_order_relaxed);
+}
+
+static inline void tdm_device_count_host_wait(tdm_device *dev)
+{
+    atomic_fetch_add_explicit(&dev->host_waits, 1, memory_order_relaxed);
+}
 
 struct tdm_buffer {
     tdm_device *device;

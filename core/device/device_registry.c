@@ -25,6 +25,8 @@ static tdm_device *device_new(tdm_context *ctx, const tdm_backend_ops *ops, tdm_
     dev->backend_index = backend_index;
     atomic_init(&dev->lost, 0);
     atomic_init(&dev->launches, 0);
+    atomic_init(&dev->submissions, 0);
+    atomic_init(&dev->host_waits, 0);
     tdm_device_desc blank = TDM_DEVICE_DESC_INIT;
     dev->desc = blank;
     dev->desc.same_hardware_as = -1;

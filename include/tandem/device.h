@@ -25,37 +25,37 @@ typedef enum tdm_device_type {
 #define TDM_DEVICE_ID_MAX 32
 
 typedef struct tdm_device_desc {
-    size_t size;                        /* sizeof(tdm_device_desc): set by the INIT macro */
-    char id[TDM_DEVICE_ID_MAX];         /* "opencl:1", "vulkan:0", "vulkan:0/1" (logical) */
+    size_t size;                /* sizeof(tdm_device_desc): set by the INIT macro */
+    char id[TDM_DEVICE_ID_MAX]; /* "opencl:1", "vulkan:0", "vulkan:0/1" (logical) */
     tdm_backend_kind backend;
     char name[TDM_DEVICE_NAME_MAX];
     char vendor[TDM_DEVICE_NAME_MAX];
-    char driver[TDM_DEVICE_NAME_MAX];   /* driver name and version */
+    char driver[TDM_DEVICE_NAME_MAX]; /* driver name and version */
     tdm_device_type type;
-    uint64_t global_memory;             /* bytes usable by this (logical) device */
-    uint64_t max_allocation;            /* largest single buffer, bytes */
+    uint64_t global_memory;  /* bytes usable by this (logical) device */
+    uint64_t max_allocation; /* largest single buffer, bytes */
     uint32_t compute_units;
-    int has_uuid;                       /* uuid is meaningful */
-    uint8_t uuid[16];                   /* cl_khr_device_uuid / VkPhysicalDeviceIDProperties */
-    int same_hardware_as;               /* index of an earlier device that is this same
-                                           hardware seen through another API or driver,
-                                           else -1: never use both in one strategy */
-    int parent;                         /* for a logical device, the index of the device it
-                                           was split from, else -1 */
-    uint32_t logical_index;             /* 0..logical_count-1 for logical devices */
-    uint32_t logical_count;             /* replicas the parent was split into, else 0 */
-    uint32_t vendor_id;                 /* PCI vendor id (0x10DE NVIDIA, 0x1002 AMD, 0x8086
-                                           Intel), or the driver's own id; 0 if unknown */
-    int has_pci_bus;                    /* the pci_* fields are meaningful */
+    int has_uuid;           /* uuid is meaningful */
+    uint8_t uuid[16];       /* cl_khr_device_uuid / VkPhysicalDeviceIDProperties */
+    int same_hardware_as;   /* index of an earlier device that is this same
+                               hardware seen through another API or driver,
+                               else -1: never use both in one strategy */
+    int parent;             /* for a logical device, the index of the device it
+                               was split from, else -1 */
+    uint32_t logical_index; /* 0..logical_count-1 for logical devices */
+    uint32_t logical_count; /* replicas the parent was split into, else 0 */
+    uint32_t vendor_id;     /* PCI vendor id (0x10DE NVIDIA, 0x1002 AMD, 0x8086
+                               Intel), or the driver's own id; 0 if unknown */
+    int has_pci_bus;        /* the pci_* fields are meaningful */
     uint32_t pci_domain, pci_bus, pci_device, pci_function; /* cl_khr_pci_bus_info /
                                                                VK_EXT_pci_bus_info */
-    int has_luid;    /* luid is meaningful (Windows adapters) */
-    uint8_t luid[8]; /* cl_khr_device_uuid / VkPhysicalDeviceIDProperties */
-    int simulator;   /* a software model of a device (Oclgrind), not
-                        the device itself: orders of magnitude slower */
-    char gemm[TDM_DEVICE_NAME_MAX]; /* what runs its matrix products: "OpenBLAS in the
-                                       device's queue", "CLBlast", "tandem's shader",
-                                       "tandem's loops", or "none: " and why */
+    int has_luid;                            /* luid is meaningful (Windows adapters) */
+    uint8_t luid[8];                         /* cl_khr_device_uuid / VkPhysicalDeviceIDProperties */
+    int simulator;                           /* a software model of a device (Oclgrind), not
+                                                the device itself: orders of magnitude slower */
+    char gemm[TDM_DEVICE_NAME_MAX];          /* what runs its matrix products: "OpenBLAS in the
+                                                device's queue", "CLBlast", "tandem's shader",
+                                                "tandem's loops", or "none: " and why */
     char matrix_engine[TDM_DEVICE_NAME_MAX]; /* what multiplies float16 matrices in
                                                 hardware: "f16xf16+f32 16x16x16 (subgroup
                                                 32)", "available: ..., checked at first
@@ -63,7 +63,10 @@ typedef struct tdm_device_desc {
                                                 "" where the backend has none to use */
 } tdm_device_desc;
 
-#define TDM_DEVICE_DESC_INIT { .size = sizeof(tdm_device_desc) }
+#define TDM_DEVICE_DESC_INIT                                                                       \
+    {                                                                                              \
+        .size = sizeof(tdm_device_desc)                                                            \
+    }
 
 /* Devices of the context, physical first in discovery order (reference, OpenCL by
  * platform, Vulkan), then logical devices in the order they were created. */
@@ -127,6 +130,12 @@ typedef struct tdm_device_counters {
     size_t size;              /* sizeof(tdm_device_counters): set by the INIT macro */
     uint64_t kernel_launches; /* launches handed to the backend; a kernel run in pieces
                                  (binding windows, loop limits) counts each piece */
+    uint64_t submissions;     /* batches of work handed to the device's queue: Vulkan's
+                                 vkQueueSubmit, OpenCL's flushes that tandem asks for (its
+                                 driver submits by itself too); 0 on the reference backend */
+    uint64_t host_waits;      /* times the host blocked until work of the device completed:
+                                 finishes, event waits, blocking transfers, and waits for a
+                                 command buffer or staging space to come free */
 } tdm_device_counters;
 
 #define TDM_DEVICE_COUNTERS_INIT                                                                   \

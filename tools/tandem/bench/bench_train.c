@@ -57,7 +57,9 @@ typedef struct bt_row {
     size_t replicas;
     double examples_per_second, step_seconds;
     double input, loss, all_reduce, update, idle;
-    double launches; /* kernel launches per replica per step, over the timed steps */
+    /* Per replica per step, over the timed steps: kernel launches, submissions to the
+     * device's queue, and times the host waited for the device (tdm_device_counters). */
+    double launches, submissions, host_waits;
     double of_best; /* N replicas: examples/s over the best single device's */
 } bt_row;
 
@@ -243,16 +245,27 @@ static void breakdown(bt_run *b, bt_row *r, double wall, unsigned steps)
     r->idle = wall / steps - r->input - r->loss - r->all_reduce - r->update;
 }
 
-/* Kernel launches so far on the strategy's replicas' devices, together. */
-static uint64_t launches_so_far(const bt_run *b, size_t replicas)
+/* The counters so far of the strategy's replicas' devices, together. */
+static tdm_device_counters counters_so_far(const bt_run *b, size_t replicas)
 {
-    uint64_t sum = 0;
+    tdm_device_counters sum = TDM_DEVICE_COUNTERS_INIT;
     for (size_t i = 0; i < replicas; i++) {
         tdm_device_counters c = TDM_DEVICE_COUNTERS_INIT;
-        if (tdm_device_read_counters(tdm_strategy_device(b->ts.strategy, i), &c) == TDM_OK)
-            sum += c.kernel_launches;
+        if (tdm_device_read_counters(tdm_strategy_device(b->ts.strategy, i), &c) != TDM_OK)
+            continue;
+        sum.kernel_launches += c.kernel_launches;
+        sum.submissions += c.submissions;
+        sum.host_waits += c.host_waits;
     }
     return sum;
+}
+
+static void count_per_step(bt_row *r, const tdm_device_counters *before,
+                           const tdm_device_counters *after, double replica_steps)
+{
+    r->launches = (double)(after->kernel_launches - before->kernel_launches) / replica_steps;
+    r->submissions = (double)(after->submissions - before->submissions) / replica_steps;
+    r->host_waits = (double)(after->host_waits - before->host_waits) / replica_steps;
 }
 
 /* One configuration: warm-up, timed steps, then profiled steps. */
@@ -276,13 +289,14 @@ static int measure(const bt_options *bo, const bench_model *m, const char *const
     if (status == 0 && warmup)
         status = run_steps(&b, r, "warm-up", warmup);
     size_t local = tdm_strategy_num_local_replicas(b.ts.strategy);
-    uint64_t launched = launches_so_far(&b, local);
+    tdm_device_counters before = counters_so_far(&b, local);
     double t0 = bench_seconds();
     if (status == 0)
         status = run_steps(&b, r, "timed", steps);
     double wall = bench_seconds() - t0;
     if (status == 0) {
-        r->launches = (double)(launches_so_far(&b, local) - launched) / ((double)steps * local);
+        tdm_device_counters after = counters_so_far(&b, local);
+        count_per_step(r, &before, &after, (double)steps * (double)local);
         r->examples_per_second = (double)b.examples / wall;
         r->step_seconds = wall / steps;
         tdm_train_op_set_profiling(b.ts.op, 1);
@@ -307,17 +321,17 @@ static int measure(const bt_options *bo, const bench_model *m, const char *const
 
 static void print_header(void)
 {
-    printf("#%-11s %8s %-28s %9s %8s %8s | %7s %8s %10s %7s %7s | %9s\n", "model", "replicas",
-           "devices", "ex/s", "ms/step", "launches", "input", "fwd+bwd", "all-reduce", "update",
-           "idle", "of best 1");
+    printf("#%-11s %8s %-28s %9s %8s %8s %7s %5s | %7s %8s %10s %7s %7s | %9s\n", "model",
+           "replicas", "devices", "ex/s", "ms/step", "launches", "submits", "waits", "input",
+           "fwd+bwd", "all-reduce", "update", "idle", "of best 1");
 }
 
 static void print_row(const bt_row *r)
 {
-    printf(" %-11s %8zu %-28.28s %9.0f %8.3f %8.1f | %7.3f %8.3f %10.3f %7.3f %7.3f |",
+    printf(" %-11s %8zu %-28.28s %9.0f %8.3f %8.1f %7.1f %5.1f | %7.3f %8.3f %10.3f %7.3f %7.3f |",
            r->model->name, r->replicas, r->devices, r->examples_per_second, 1e3 * r->step_seconds,
-           r->launches, 1e3 * r->input, 1e3 * r->loss, 1e3 * r->all_reduce, 1e3 * r->update,
-           1e3 * r->idle);
+           r->launches, r->submissions, r->host_waits, 1e3 * r->input, 1e3 * r->loss,
+           1e3 * r->all_reduce, 1e3 * r->update, 1e3 * r->idle);
     if (r->of_best > 0.0)
         printf(" %8.0f%%\n", 100.0 * r->of_best);
     else
@@ -334,6 +348,8 @@ static void json_row(json_writer *w, const void *rows, size_t i)
     json_double(w, "examples_per_second", r->examples_per_second);
     json_double(w, "ms_per_step", 1e3 * r->step_seconds);
     json_double(w, "launches_per_replica_step", r->launches);
+    json_double(w, "submissions_per_replica_step", r->submissions);
+    json_double(w, "host_waits_per_replica_step", r->host_waits);
     json_double(w, "input_ms", 1e3 * r->input);
     json_double(w, "forward_backward_ms", 1e3 * r->loss);
     json_double(w, "all_reduce_ms", 1e3 * r->all_reduce);
@@ -422,8 +438,9 @@ int bench_train(int argc, char **argv)
     bt_row rows[MODEL_COUNT * MAX_ROWS];
     size_t used = 0;
     int status = 0;
-    printf("# tandem bench train: Adam, lr 0.001; examples/s and kernel launches per replica "
-           "step over timed steps; the breakdown\n# (ms per step) from profiled steps, which wait "
+    printf("# tandem bench train: Adam, lr 0.001; examples/s, and kernel launches, submissions "
+           "and host waits per replica\n# step over timed steps; the breakdown (ms per step) from "
+           "profiled steps, which wait "
            "for the devices between phases; "
            "'of best 1': N replicas over the best single device%s%s%s%s%s; convolutions %s\n",
            o.balance ? "; N replicas balanced by device speed" : "",
