@@ -85,7 +85,10 @@ tdm_status tdm_step_source_seek(tdm_step_source *src, const tdm_dataset_position
 
 /* Puts src's step on the strategy's devices as two PER_REPLICA values: uploads its
  * rows, or, cached, gathers them there from the cache by the epoch's order (written
- * to a device the first time one of its steps needs it). */
+ * to a device the first time one of its steps needs it). *features and *labels are
+ * an earlier step's values or NULL: written over where their tensors have this step's
+ * shapes (each device runs the writes after its earlier work), replaced otherwise. On
+ * failure both are NULL. */
 tdm_status tdm_step_upload(tdm_strategy *s, tdm_step_source *src, tdm_value **features,
                            tdm_value **labels);
 

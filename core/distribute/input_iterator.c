@@ -1,6 +1,7 @@
 /* Distributed iterators. With prefetch, a thread per iterator gathers and uploads
  * step k + 1 while the caller holds step k (double buffering: at most two steps are
- * on the devices); next hands the ready step over and releases the previous one.
+ * on the devices); next hands the ready step over and the previous one's slot to the
+ * producer, which writes a later step into its tensors where their shapes fit.
  * The iterator's position is that of the next step it delivers, tracked apart from
  * the host iterators, which run a step ahead while one is prefetched; seek stops the
  * producer, drops its step, moves the host iterators and starts it again. */
@@ -51,6 +52,8 @@ static double produce(tdm_distributed_iterator *it, tdm_step_slot *slot)
     const tdm_host_step *st = &it->src.step;
     if (s == TDM_OK && st->total)
         s = tdm_step_upload(it->strategy, &it->src, &slot->batch.features, &slot->batch.labels);
+    else
+        slot_release(slot); /* the end, or a failure: no earlier step shows through */
     slot->status = s;
     if (s != TDM_OK) {
         snprintf(slot->error, sizeof slot->error, "%s", tdm_last_error());
@@ -136,7 +139,6 @@ tdm_status tdm_distributed_iterator_next(tdm_distributed_iterator *it,
     TDM_CHECK_ARG(out, func);
     *out = &it->current.batch;
     if (!it->done) {
-        slot_release(&it->current);
         if (it->prefetch)
             next_prefetched(it);
         else

@@ -201,13 +201,18 @@ tdm_status tdm_step_source_next(tdm_step_source *src)
     return src->cache ? next_cached(src) : next_global(src);
 }
 
-/* Replica i's slice as a tensor of `width` columns (0: a vector) on dev; written from
- * data unless data is NULL. */
+static tdm_shape slice_shape(size_t rows, size_t width)
+{
+    return width ? TDM_SHAPE(rows, width) : TDM_SHAPE(rows);
+}
+
+/* Replica i's slice as a tensor of `width` columns (0: a vector) on dev, or into
+ * *out where it already is one of this shape; written from data unless data is NULL. */
 static tdm_status upload_slice(tdm_device *dev, tdm_dtype dtype, const void *data, size_t rows,
                                size_t width, tdm_tensor **out)
 {
-    tdm_shape shape = width ? TDM_SHAPE(rows, width) : TDM_SHAPE(rows);
-    tdm_status s = tdm_tensor_create(dev, dtype, &shape, out);
+    tdm_shape shape = slice_shape(rows, width);
+    tdm_status s = *out ? TDM_OK : tdm_tensor_create(dev, dtype, &shape, out);
     if (s == TDM_OK && rows && data)
         s = tdm_tensor_write(*out, data, tdm_tensor_bytes(*out));
     return s;
@@ -260,16 +265,33 @@ static void destroy_all(tdm_tensor **t, size_t n)
         tdm_tensor_destroy(t[i]);
 }
 
-tdm_status tdm_step_upload(tdm_strategy *s, tdm_step_source *src, tdm_value **features,
-                           tdm_value **labels)
+static int same_shape(const tdm_tensor *t, tdm_shape want)
+{
+    tdm_shape has = tdm_tensor_shape(t);
+    return has.rank == want.rank && !memcmp(has.dims, want.dims, want.rank * sizeof *want.dims);
+}
+
+/* 1 if the values hold, replica by replica, tensors of this step's shapes. */
+static int fits_step(const tdm_value *features, const tdm_value *labels, size_t n,
+                     const tdm_host_step *step, size_t fc)
+{
+    if (!features || !labels || tdm_value_count(features) != n || tdm_value_count(labels) != n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!same_shape(tdm_value_component(features, i), slice_shape(step->rows[i], fc)) ||
+            !same_shape(tdm_value_component(labels, i), slice_shape(step->rows[i], 0)))
+            return 0;
+    return 1;
+}
+
+/* Fills f and l: into the tensors they hold, or into new ones where they hold none. */
+static tdm_status upload_into(tdm_strategy *s, tdm_step_source *src, tdm_tensor **f, tdm_tensor **l,
+                              size_t n)
 {
     const tdm_host_step *step = &src->step;
-    size_t n = tdm_strategy_num_local_replicas(s), first = step->skip, fc = src->feature_count;
-    tdm_tensor **f = calloc(2 * n, sizeof *f), **l = f + n;
-    if (!f)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_distributed_iterator_next: no host memory");
-    tdm_status st = TDM_OK;
+    size_t first = step->skip, fc = src->feature_count;
     int cached = src->cache != NULL;
+    tdm_status st = TDM_OK;
     for (size_t i = 0; i < n && st == TDM_OK; first += step->rows[i++]) {
         tdm_device *dev = tdm_strategy_device(s, i);
         size_t rows = step->rows[i];
@@ -282,6 +304,16 @@ tdm_status tdm_step_upload(tdm_strategy *s, tdm_step_source *src, tdm_value **fe
         if (st != TDM_OK)
             st = tdm_fail_context(st, "replica %zu", i);
     }
+    return st;
+}
+
+static tdm_status upload_new(tdm_strategy *s, tdm_step_source *src, tdm_value **features,
+                             tdm_value **labels, size_t n)
+{
+    tdm_tensor **f = calloc(2 * n, sizeof *f), **l = f + n;
+    if (!f)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_distributed_iterator_next: no host memory");
+    tdm_status st = upload_into(s, src, f, l, n);
     if (st == TDM_OK && (st = tdm_value_create(TDM_VALUE_PER_REPLICA, f, n, features)) == TDM_OK) {
         st = tdm_value_create(TDM_VALUE_PER_REPLICA, l, n, labels);
         if (st != TDM_OK) {
@@ -293,5 +325,44 @@ tdm_status tdm_step_upload(tdm_strategy *s, tdm_step_source *src, tdm_value **fe
     if (st != TDM_OK)
         destroy_all(f, 2 * n);
     free(f);
+    return st;
+}
+
+/* Reusing an earlier step's tensors keeps buffers from being allocated and freed at
+ * every step, and a free waits for the device: the host would stall until the step
+ * before had run. */
+static tdm_status upload_reused(tdm_strategy *s, tdm_step_source *src, tdm_value *features,
+                                tdm_value *labels, size_t n)
+{
+    tdm_tensor **f = calloc(2 * n, sizeof *f), **l = f + n;
+    if (!f)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_distributed_iterator_next: no host memory");
+    for (size_t i = 0; i < n; i++) {
+        f[i] = tdm_value_component(features, i);
+        l[i] = tdm_value_component(labels, i);
+    }
+    tdm_status st = upload_into(s, src, f, l, n);
+    free(f);
+    return st;
+}
+
+tdm_status tdm_step_upload(tdm_strategy *s, tdm_step_source *src, tdm_value **features,
+                           tdm_value **labels)
+{
+    size_t n = tdm_strategy_num_local_replicas(s);
+    tdm_status st;
+    if (fits_step(*features, *labels, n, &src->step, src->feature_count)) {
+        st = upload_reused(s, src, *features, *labels, n);
+    } else {
+        tdm_value_destroy(*features);
+        tdm_value_destroy(*labels);
+        *features = *labels = NULL;
+        st = upload_new(s, src, features, labels, n);
+    }
+    if (st != TDM_OK) { /* half-written: no later step may take them for whole */
+        tdm_value_destroy(*features);
+        tdm_value_destroy(*labels);
+        *features = *labels = NULL;
+    }
     return st;
 }

@@ -103,10 +103,10 @@ typedef struct tdm_distributed_batch {
                                    only at the end of the data */
     const size_t *replica_rows; /* [num_replicas]: rows_i of this process's replicas */
     size_t num_replicas;        /* this process's replicas */
-    uint64_t epoch; /* of the step's first batch */
-    uint64_t index; /* of that batch within its epoch */
-    size_t first_row; /* in the global batch, of this process's first replica: the rows
-                         of the workers before it (0 in a job of one process) */
+    uint64_t epoch;             /* of the step's first batch */
+    uint64_t index;             /* of that batch within its epoch */
+    size_t first_row;           /* in the global batch, of this process's first replica: the rows
+                                   of the workers before it (0 in a job of one process) */
 } tdm_distributed_batch;
 
 TDM_API tdm_status tdm_distributed_iterator_create(const tdm_distributed_dataset *dist,
@@ -116,9 +116,10 @@ TDM_API tdm_status tdm_distributed_iterator_create(const tdm_distributed_dataset
  * NULL-safe. */
 TDM_API void tdm_distributed_iterator_destroy(tdm_distributed_iterator *it);
 
-/* Releases the previous step and delivers the next. The end of the data is TDM_OK with
- * global_batch_size 0, again on every later call. A failure (a map function, a device)
- * is returned by this call and every later one, until a seek. */
+/* Releases the previous step and delivers the next. The previous step's tensors are
+ * the iterator's again: a later step of the same shapes is written into them. The end of the data
+ * is TDM_OK with global_batch_size 0, again on every later call. A failure (a map function, a
+ * device) is returned by this call and every later one, until a seek. */
 TDM_API tdm_status tdm_distributed_iterator_next(tdm_distributed_iterator *it,
                                                  const tdm_distributed_batch **out);
 

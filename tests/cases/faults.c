@@ -107,11 +107,16 @@ static void trial(fault_kind kind, unsigned long nth)
      * run, but the device must know it is lost. */
     int lost_late = kind == FAULT_LOSE && st == TDM_OK && f.op &&
                     tdm_train_op_global_step(f.op) == STEPS && any_lost(s);
+    /* An allocation the library can do without (a replica's update arena: it keeps
+     * one launch per variable instead) leaves the run whole; the resumed run below
+     * still has to end with the clean run's weights. */
+    int absorbed =
+        kind == FAULT_ALLOC && st == TDM_OK && f.op && tdm_train_op_global_step(f.op) == STEPS;
     /* The message names the fault, or the device that a free found lost before it. */
     const char *why = tdm_last_error();
     int named =
         strstr(why, "fault injection") || (kind == FAULT_LOSE && strstr(why, "was lost earlier"));
-    if (!fault_fired() || (!lost_late && (st != kind_status[kind] || !named))) {
+    if (!fault_fired() || (!lost_late && !absorbed && (st != kind_status[kind] || !named))) {
         test_failures++;
         fprintf(stderr, "%s %lu: fired %d, run returned %s: %s\n", kind_names[kind], nth,
                 fault_fired(), tdm_status_str(st), tdm_last_error());
