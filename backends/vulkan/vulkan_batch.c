@@ -197,6 +197,20 @@ tdm_status tdm_vk_wait(tdm_vk_device *vd, uint64_t value)
     return s;
 }
 
+tdm_status tdm_vk_completed(tdm_vk_device *vd, uint64_t value, int *done)
+{
+    pthread_mutex_lock(&vd->lock);
+    uint64_t submitted = vd->submitted;
+    tdm_status s = check_lost(vd);
+    *done = 0;
+    if (s == TDM_OK && value <= submitted && !vd->timeline)
+        s = tdm_vk_submitted_done(vd, value, done);
+    pthread_mutex_unlock(&vd->lock);
+    if (s == TDM_OK && value <= submitted && vd->timeline)
+        s = tdm_vk_submitted_done(vd, value, done);
+    return s;
+}
+
 tdm_status tdm_vk_is_done(tdm_vk_device *vd, uint64_t value, int *done)
 {
     *done = value == 0;

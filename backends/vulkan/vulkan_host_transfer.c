@@ -60,7 +60,7 @@ static tdm_status imported_read(tdm_vk_device *vd, VkBuffer buffer, size_t offse
     if (!*done)
         return TDM_OK;
     uint64_t value = 0;
-    tdm_status s = tdm_vk_copy_region(vd, imported.buffer, 0, buffer, offset, size, &value);
+    tdm_status s = tdm_vk_copy_region(vd, imported.buffer, 0, buffer, offset, size, 1, &value);
     if (s == TDM_OK)
         s = tdm_vk_wait(vd, value);
     if (s != TDM_OK && value != 0)

@@ -90,6 +90,16 @@ typedef struct tdm_vk_coopmat {
  * pool, which has this many. vulkan_batch.c says why this bound. */
 #define TDM_VK_BATCH_COMMANDS 64
 
+/* A region [begin, end) of the staging ring that a copy uses until submission
+ * `value` completes. */
+typedef struct tdm_vk_staging_region {
+    size_t begin, end;
+    uint64_t value;
+} tdm_vk_staging_region;
+
+/* Regions the staging ring tracks at once: more copies in flight than a step makes. */
+#define TDM_VK_STAGING_REGIONS 64
+
 /* Bytes [begin, end) of a buffer that a command reads, or writes (and maybe reads). */
 typedef struct tdm_vk_access {
     VkBuffer buffer;
@@ -212,13 +222,15 @@ typedef struct tdm_vk_device {
     uint64_t pipeline_cache_loaded_hash;
     unsigned pipelines_compiled;
 
-    /* Host-visible bounce buffer for memory the host cannot map, in two halves
-     * so that one half is copied while the host fills or drains the other. */
+    /* Host-visible bounce buffer for memory the host cannot map, used as a ring
+     * (vulkan_staging.c): the regions its copies still use, oldest first. */
     pthread_mutex_t staging_lock;
     VkBuffer staging;
     VkDeviceMemory staging_memory;
     unsigned char *staging_map;
-    uint64_t staging_busy[2]; /* last submission using each half */
+    tdm_vk_staging_region staging_regions[TDM_VK_STAGING_REGIONS];
+    size_t staging_first, staging_count; /* the oldest region's index; how many */
+    size_t staging_head;                 /* where the next region starts, or 0 */
 
     /* Host memory import (VK_EXT_external_memory_host): 0 when off. */
     VkDeviceSize import_alignment; /* minImportedHostPointerAlignment */
@@ -400,6 +412,8 @@ uint64_t tdm_vk_last_recorded(tdm_vk_device *vd);
  * the value is its own; from any thread. */
 tdm_status tdm_vk_wait(tdm_vk_device *vd, uint64_t value);
 tdm_status tdm_vk_is_done(tdm_vk_device *vd, uint64_t value, int *done);
+/* As is_done, but submits nothing: work still in the open batch is not done. */
+tdm_status tdm_vk_completed(tdm_vk_device *vd, uint64_t value, int *done);
 /* Under vd->lock: submits the open batch, if any. */
 tdm_status tdm_vk_submit_batch(tdm_vk_device *vd);
 /* CLOCK_MONOTONIC in nanoseconds. */
@@ -443,6 +457,8 @@ void tdm_vk_buffer_free(tdm_buffer *buf);
 void *tdm_vk_host_address(tdm_buffer *buf);
 
 /* vulkan_staging.c */
+/* Writes are recorded into the open batch and never waited for; the host waits only
+ * when the ring is full, for its oldest region's copy. */
 tdm_status tdm_vk_staged_write(tdm_vk_device *vd, VkBuffer dst, size_t offset,
                                const unsigned char *src, size_t size);
 tdm_status tdm_vk_staged_read(tdm_vk_device *vd, VkBuffer src, size_t offset, unsigned char *dst,
@@ -467,9 +483,10 @@ tdm_status tdm_vk_host_read(tdm_vk_device *vd, VkBuffer src, size_t offset, unsi
                             size_t size);
 
 /* vulkan_transfer.c */
-/* A copy for host transfers: submitted at once, as their host side waits for it. */
+/* A copy for host transfers; submitted: at once, for a host side that waits for it;
+ * else recorded into the open batch. *value: the submission that completes it. */
 tdm_status tdm_vk_copy_region(tdm_vk_device *vd, VkBuffer dst, size_t dst_offset, VkBuffer src,
-                              size_t src_offset, size_t size, uint64_t *value);
+                              size_t src_offset, size_t size, int submitted, uint64_t *value);
 tdm_status tdm_vk_write(tdm_buffer *buf, size_t offset, const void *src, size_t size);
 tdm_status tdm_vk_read(tdm_buffer *buf, size_t offset, void *dst, size_t size);
 tdm_status tdm_vk_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size_t src_offset,

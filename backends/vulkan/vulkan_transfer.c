@@ -33,9 +33,9 @@ static tdm_status copy_region(tdm_vk_device *vd, VkBuffer dst, size_t dst_offset
 }
 
 tdm_status tdm_vk_copy_region(tdm_vk_device *vd, VkBuffer dst, size_t dst_offset, VkBuffer src,
-                              size_t src_offset, size_t size, uint64_t *value)
+                              size_t src_offset, size_t size, int submitted, uint64_t *value)
 {
-    return copy_region(vd, dst, dst_offset, src, src_offset, size, 1, value);
+    return copy_region(vd, dst, dst_offset, src, src_offset, size, submitted, value);
 }
 
 tdm_status tdm_vk_write(tdm_buffer *buf, size_t offset, const void *src, size_t size)
@@ -44,12 +44,12 @@ tdm_status tdm_vk_write(tdm_buffer *buf, size_t offset, const void *src, size_t 
     tdm_vk_buffer *vb = buf->impl;
     if (size == 0)
         return TDM_OK;
-    if (!vb->mapped)
-        return tdm_vk_host_write(vd, vb->buffer, offset, src, size);
-    /* Work already submitted may still use these bytes. */
-    tdm_status s = tdm_vk_finish(buf->device);
-    if (s != TDM_OK)
-        return s;
+    /* Work recorded or running may still use these bytes: then the copy queues behind
+     * it through the staging ring rather than the host waiting for the device. */
+    int idle = 0;
+    tdm_status s = vb->mapped ? tdm_vk_completed(vd, tdm_vk_last_recorded(vd), &idle) : TDM_OK;
+    if (s != TDM_OK || !idle)
+        return s != TDM_OK ? s : tdm_vk_host_write(vd, vb->buffer, offset, src, size);
     memcpy(vb->mapped + offset, src, size);
     return tdm_vk_sync_mapped(vd, vb, offset, size, 1);
 }
