@@ -59,17 +59,27 @@ static tdm_buffer_view scratch_view(const tdm_train_replica *r, size_t first, si
 }
 
 /* One flag per chunk of the sums (1: all finite), read back as they are: a launch
- * to sum them would cost more than reading a float per 64 Ki elements. */
+ * to sum them would cost more than reading a float per 64 Ki elements. The loss,
+ * copied after the flags, shares their read: the host then has it before the update,
+ * which runs on while the host goes on to the next step. */
 tdm_status tdm_train_all_finite(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r,
-                                int *finite)
+                                int take_loss, int *finite)
 {
     size_t n = tdm_tensor_count(r->sums), parts = (n + TDM_NORM_CHUNK - 1) / TDM_NORM_CHUNK;
-    tdm_buffer_view flags = scratch_view(r, 0, parts);
+    take_loss = take_loss && !op->shards && parts < op->scratch_count;
+    tdm_buffer_view flags = scratch_view(r, 0, parts), loss = scratch_view(r, parts, 1);
     const tdm_all_finite_args check = {
         .out = flags, .x = tdm_tensor_view(r->sums), .n = (uint32_t)n, .chunk = TDM_NORM_CHUNK};
     tdm_status s = tdm_all_finite_run(tdm_tensor_device(r->sums), &check);
+    tdm_buffer_view from = tdm_tensor_view(r->loss);
+    if (s == TDM_OK && take_loss)
+        s = tdm_buffer_copy(&loss, &from);
     if (s == TDM_OK)
-        s = tdm_buffer_read(flags.buffer, flags.offset, r->scratch_host, flags.size);
+        s = tdm_buffer_read(flags.buffer, flags.offset, r->scratch_host,
+                            flags.size + (take_loss ? loss.size : 0));
+    r->loss_known = s == TDM_OK && take_loss;
+    if (r->loss_known)
+        r->loss_read = r->scratch_host[parts];
     *finite = s == TDM_OK;
     for (size_t i = 0; i < parts && *finite; i++)
         *finite = r->scratch_host[i] == 1.0f;
@@ -79,7 +89,8 @@ tdm_status tdm_train_all_finite(tdm_train_op *op, tdm_replica_context *rc, tdm_t
 tdm_status tdm_train_check_numerics(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r)
 {
     int finite = 0;
-    tdm_status s = tdm_train_all_finite(op, rc, r, &finite);
+    /* The loss is final here: nothing after the check writes it. */
+    tdm_status s = tdm_train_all_finite(op, rc, r, tdm_replica_local_id(rc) == 0, &finite);
     if (s != TDM_OK || finite)
         return s;
     return op->shards ? tdm_train_shard_numeric_error(op, rc, r) : numeric_error(op, r);

@@ -27,16 +27,16 @@ typedef struct tdm_train_replica {
     tdm_tensor **shard_parts;                   /* [bucket_count]: slices of shard */
     tdm_tensor *shard_slots[TDM_OPT_MAX_SLOTS]; /* [owned] each */
     tdm_tensor *agree;                          /* [1] */
-    tdm_tensor *scratch;     /* partial results of checks and norms */
-    float *scratch_host;     /* scratch_count floats: the all-finite flags read back */
-    tdm_buffer_view *views;  /* the gradients as views, for the optimizer */
+    tdm_tensor *scratch;                        /* partial results of checks and norms */
+    float *scratch_host;    /* scratch_count floats: the all-finite flags read back */
+    tdm_buffer_view *views; /* the gradients as views, for the optimizer */
     /* One update launch (train_op_arena.c; NULL where it does not apply): the
      * replica's copies of the variables [0] and of each slot [1 + k], laid out as
      * the gradients in flat; the variables own slices of them. */
     tdm_tensor *arena[1 + TDM_OPT_MAX_SLOTS];
     tdm_tensor **arena_gather; /* sharded: [2 * bucket_count], per bucket its slice of
                                   arena[0] and this replica's part of it */
-    tdm_tensor **buckets;    /* [bucket_count]: slices of flat */
+    tdm_tensor **buckets;      /* [bucket_count]: slices of flat */
     /* With all_reduce_dtype F16 (else NULL), per bucket: its gradients (the loss stays
      * float32 and out), and their float16 copy, which is what is all-reduced, padded
      * to an even count with a zero. */
@@ -50,9 +50,12 @@ typedef struct tdm_train_replica {
     unsigned char *ready;       /* [var_count] */
     size_t started;             /* buckets started this step */
     int timed;                  /* this step measures the loss function: no early starts */
-    double began, seconds;      /* when the loss function began; how long it took */
-    int f32_throughout;         /* this step's loss function said its gradients never
-                                   passed through f16 (tdm_loss_args_f32_throughout) */
+    int loss_known;             /* this step's loss is in loss_read: the step's end
+                                   need not wait for the update to read it */
+    float loss_read;
+    double began, seconds; /* when the loss function began; how long it took */
+    int f32_throughout;    /* this step's loss function said its gradients never
+                              passed through f16 (tdm_loss_args_f32_throughout) */
     tdm_train_profile profile;
     struct tdm_trace_replica *trace; /* this step's times, when it is traced */
 } tdm_train_replica;
@@ -64,7 +67,7 @@ struct tdm_train_op {
     size_t var_count;
     tdm_variable **slot_vars; /* [var_count * slots]: the optimizer's, where the
                                  replicas update in place; else NULL */
-    tdm_variable **states; /* opts.state_list, kept */
+    tdm_variable **states;    /* opts.state_list, kept */
     size_t state_count;
     size_t total;      /* gradient elements over every variable; unsharded, with the
                           gaps that start each at a multiple of 4 (tdm_train_layout) */
@@ -97,7 +100,7 @@ struct tdm_train_op {
                        a one-process job that all-reduces in f32: the scale guards
                        nothing, so this step neither scales nor checks (the scale and
                        its counters stay) */
-    double *rates;                      /* [replicas]: balance's examples per second */
+    double *rates;  /* [replicas]: balance's examples per second */
     int profiling;
     int have_summaries;
     struct tdm_train_trace *trace; /* tdm_train_op_trace's, or NULL */
@@ -200,9 +203,10 @@ tdm_status tdm_train_check_numerics(tdm_train_op *op, tdm_replica_context *rc,
                                     tdm_train_replica *r);
 
 /* After the all-reduce, on every replica: whether the loss and every gradient are
- * finite (with shards: every replica's, which they agree on). */
+ * finite (with shards: every replica's, which they agree on). With take_loss the
+ * loss comes back to the host in the same read, into loss_read. */
 tdm_status tdm_train_all_finite(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r,
-                                int *finite);
+                                int take_loss, int *finite);
 
 /* train_op_loss_scale.c, dynamic loss scaling: the step's gradients divided by the
  * scale, or the step marked skipped when they overflowed (on every replica, which

@@ -15,7 +15,7 @@ tdm_status tdm_train_unscale(tdm_train_op *op, tdm_replica_context *rc, tdm_trai
                              int *skip)
 {
     int finite = 0;
-    tdm_status s = tdm_train_all_finite(op, rc, r, &finite);
+    tdm_status s = tdm_train_all_finite(op, rc, r, 0, &finite);
     *skip = s == TDM_OK && !finite;
     if (s != TDM_OK || *skip) {
         if (*skip && tdm_replica_local_id(rc) == 0)

@@ -13,7 +13,7 @@ float tdm_loss_args_scale(const tdm_loss_args *args)
         return 1.0f;
     float scaled = args->loss_scale > 0.0f ? args->loss_scale : 1.0f;
     return args->reduction == TDM_LOSS_SUM ? scaled
-                                            : scaled * tdm_loss_scale(args->global_batch_size);
+                                           : scaled * tdm_loss_scale(args->global_batch_size);
 }
 
 static tdm_loss_args loss_args(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r)
@@ -44,9 +44,9 @@ static tdm_loss_args loss_args(tdm_train_op *op, tdm_replica_context *rc, tdm_tr
 static tdm_status apply(tdm_train_op *op, tdm_replica_context *rc, tdm_train_replica *r)
 {
     int skip = 0;
-    tdm_status s = tdm_train_scaling(op)      ? tdm_train_unscale(op, rc, r, &skip)
-                   : op->opts.check_numerics  ? tdm_train_check_numerics(op, rc, r)
-                                              : TDM_OK;
+    tdm_status s = tdm_train_scaling(op)     ? tdm_train_unscale(op, rc, r, &skip)
+                   : op->opts.check_numerics ? tdm_train_check_numerics(op, rc, r)
+                                             : TDM_OK;
     if (s == TDM_OK && !skip)
         s = tdm_train_transform(op, rc, r);
     if (s == TDM_OK && !skip && op->opts.gradient_summaries && tdm_replica_local_id(rc) == 0)
@@ -79,6 +79,7 @@ static tdm_status replica_step(tdm_replica_context *rc, void *user)
     tdm_train_replica *r = &op->replicas[tdm_replica_local_id(rc)];
     tdm_loss_args a = loss_args(op, rc, r);
     r->f32_throughout = 0;
+    r->loss_known = 0;
     tdm_train_buckets_begin(r, rc);
     /* the forward starts once the device has the batch */
     tdm_status s =
@@ -107,8 +108,9 @@ static tdm_status replica_step(tdm_replica_context *rc, void *user)
         }
     }
     if (s == TDM_OK && tdm_replica_local_id(rc) == 0) {
-        float loss;
-        s = tdm_tensor_read(r->loss, &loss, sizeof loss);
+        float loss = r->loss_read;
+        if (!r->loss_known)
+            s = tdm_tensor_read(r->loss, &loss, sizeof loss);
         op->loss = tdm_train_scaling(op) ? loss / op->loss_scale : loss;
     }
     return s;
