@@ -197,9 +197,14 @@ void tdm_optimizer_destroy(tdm_optimizer *opt)
 {
     if (!opt)
         return;
-    for (size_t i = 0; i < opt->entry_count; i++)
+    for (size_t i = 0; i < opt->entry_count; i++) {
+        tdm_slot_entry *e = &opt->entries[i];
         for (size_t k = 0; k < opt->slot_count; k++)
-            tdm_variable_destroy(opt->entries[i].slots[k]);
+            tdm_variable_destroy(e->slots[k]);
+        for (size_t t = 0; t < e->elsewhere_count; t++)
+            tdm_tensor_destroy(e->elsewhere[t]);
+        free(e->elsewhere);
+    }
     free(opt->entries);
     pthread_mutex_destroy(&opt->lock);
     free(opt);
@@ -318,6 +323,27 @@ tdm_status tdm_optimizer_lookup_slots(const tdm_optimizer *opt, tdm_variable *co
             slots[i * opt->slot_count + k] = e->slots[k];
     }
     pthread_mutex_unlock(&o->lock);
+    return st;
+}
+
+tdm_status tdm_optimizer_elsewhere_scratch(tdm_optimizer *opt, const tdm_variable *var, size_t copy,
+                                           tdm_tensor ***out)
+{
+    size_t hint = 0, per = 2 + opt->slot_count;
+    tdm_status st = TDM_OK;
+    pthread_mutex_lock(&opt->lock);
+    tdm_slot_entry *e = find_entry(opt, var, &hint);
+    if (!e)
+        st = missing_slots(opt, var, "tdm_optimizer_apply_local");
+    else if (!e->elsewhere) {
+        e->elsewhere = calloc(tdm_variable_copy_count(var) * per, sizeof *e->elsewhere);
+        e->elsewhere_count = e->elsewhere ? tdm_variable_copy_count(var) * per : 0;
+        if (!e->elsewhere)
+            st = tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_optimizer_apply_local: out of host memory");
+    }
+    if (st == TDM_OK)
+        *out = e->elsewhere + copy * per;
+    pthread_mutex_unlock(&opt->lock);
     return st;
 }
 

@@ -138,9 +138,9 @@ static tdm_status copy_state(const tdm_optimizer *opt, tdm_variable *var,
 }
 
 /* A parameter-server variable: the update at its home, then every cache takes it. */
-static tdm_status update_home(const tdm_optimizer *opt, const tdm_opt_step *step,
-                              tdm_variable *var, tdm_variable *const *slots,
-                              const tdm_buffer_view *grads, const char *func)
+static tdm_status update_home(const tdm_optimizer *opt, const tdm_opt_step *step, tdm_variable *var,
+                              tdm_variable *const *slots, const tdm_buffer_view *grads,
+                              const char *func)
 {
     size_t home = tdm_variable_primary(var);
     tdm_status s = update_in_place(opt, step, var, slots, home, &grads[home]);
@@ -313,20 +313,22 @@ static tdm_status check_local_grad(const tdm_variable *var, const tdm_buffer_vie
 /* Copy `copy` of var, on a device whose arithmetic differs from copy 0's: the update
  * runs on copy 0's device, over scratch copies of this copy's state and of g (equal,
  * bit for bit, to what copy 0's replica updates there), and comes back. Copy 0 itself
- * is left to its own replica, so the replicas need not wait for each other. */
-static tdm_status update_elsewhere(const tdm_optimizer *opt, const tdm_opt_step *step,
-                                   tdm_variable *var, tdm_variable *const *slots, size_t copy,
+ * is left to its own replica, so the replicas need not wait for each other. The
+ * scratch stays from step to step: a free waits for its device. */
+static tdm_status update_elsewhere(tdm_optimizer *opt, const tdm_opt_step *step, tdm_variable *var,
+                                   tdm_variable *const *slots, size_t copy,
                                    const tdm_buffer_view *g)
 {
     if (tdm_variable_count(var) == 0)
         return TDM_OK;
     tdm_device *there = tdm_tensor_device(tdm_variable_copy(var, 0));
     size_t k = opt->slot_count, bytes = tdm_variable_count(var) * sizeof(float);
-    tdm_tensor *scratch[2 + TDM_OPT_MAX_SLOTS] = {0};
+    tdm_tensor **scratch = NULL;
     tdm_buffer_view views[2 + TDM_OPT_MAX_SLOTS];
-    tdm_status s = TDM_OK;
+    tdm_status s = tdm_optimizer_elsewhere_scratch(opt, var, copy, &scratch);
     for (size_t b = 0; b < 2 + k && s == TDM_OK; b++) {
-        s = tdm_tensor_create_like(there, tdm_variable_copy(var, copy), &scratch[b]);
+        if (!scratch[b])
+            s = tdm_tensor_create_like(there, tdm_variable_copy(var, copy), &scratch[b]);
         if (s == TDM_OK)
             views[b] = tdm_tensor_view(scratch[b]);
     }
@@ -344,8 +346,6 @@ static tdm_status update_elsewhere(const tdm_optimizer *opt, const tdm_opt_step 
         s = tdm_tensor_copy(tdm_variable_copy(var, copy), scratch[0]);
     for (size_t j = 0; j < k && s == TDM_OK; j++)
         s = tdm_tensor_copy(tdm_variable_copy(slots[j], copy), scratch[2 + j]);
-    for (size_t b = 0; b < 2 + k; b++)
-        tdm_tensor_destroy(scratch[b]);
     return s;
 }
 

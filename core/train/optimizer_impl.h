@@ -14,6 +14,11 @@
 typedef struct tdm_slot_entry {
     tdm_variable *var;
     tdm_variable *slots[TDM_OPT_MAX_SLOTS];
+    /* Made at the first update of a copy on a device whose arithmetic differs from
+     * copy 0's (optimizer_apply.c): per copy, 2 + slot_count scratch tensors on copy
+     * 0's device, kept so that no step allocates or frees them; NULL until then. */
+    tdm_tensor **elsewhere;
+    size_t elsewhere_count;
 } tdm_slot_entry;
 
 struct tdm_optimizer {
@@ -55,6 +60,11 @@ char *tdm_optimizer_slot_var_name(const tdm_optimizer *opt, const tdm_variable *
  * tdm_optimizer_create_slots, for func. */
 tdm_status tdm_optimizer_lookup_slots(const tdm_optimizer *opt, tdm_variable *const *vars,
                                       size_t count, tdm_variable **slots, const char *func);
+
+/* The 2 + slot_count scratch tensors (NULL until made) of copy `copy` of var, for its
+ * updates on copy 0's device; the array lives as long as the optimizer. */
+tdm_status tdm_optimizer_elsewhere_scratch(tdm_optimizer *opt, const tdm_variable *var, size_t copy,
+                                           tdm_tensor ***out);
 
 /* Checks that vars belong to the optimizer's strategy and are non-NULL. */
 tdm_status tdm_optimizer_check_vars(const tdm_optimizer *opt, tdm_variable *const *vars,
