@@ -1,0 +1,31 @@
+#!/bin/sh
+# A training step waits for its device only where a value must reach the host: on
+# Vulkan, once (the numerics check's flags with the loss), in one submission, with
+# device memory mapped and with it staged as on a discrete GPU. The counts come from
+# tdm_device_counters through `bench train --json`, with the flush timer off so that
+# they do not depend on the machine's speed; the steps stay inside the first epoch,
+# whose steps all have one shape.
+# usage: vk_step_stalls.sh TANDEM
+set -eu
+tandem=$1
+out=$(mktemp -d "${TMPDIR:-/tmp}/tandem-step-stalls-XXXXXX")
+trap 'rm -rf "$out"' EXIT
+fail=0
+# FIELD of the first row of JSON FILE, a number.
+field() { sed -n "s/.*\"$2\": *\([0-9.e+-]*\).*/\1/p" "$1" | head -n 1; }
+check() { # NAME [VAR=VALUE...]: runs the bench so, and checks both counts
+  name=$1
+  shift
+  env TDM_VK_NO_FLUSH_TIMER=1 "$@" "$tandem" bench train -d vulkan:0 -m digits -n 12 -w 2 \
+    --json "$out/$name.json" >"$out/$name.log" 2>&1 ||
+    { cat "$out/$name.log"; echo "FAIL: bench train ($name) failed"; fail=1; return 0; }
+  waits=$(field "$out/$name.json" host_waits_per_replica_step)
+  submits=$(field "$out/$name.json" submissions_per_replica_step)
+  awk -v w="$waits" -v s="$submits" 'BEGIN { exit !(w != "" && w <= 1.0 && s != "" && s <= 1.5) }' ||
+    { echo "FAIL: $name: $waits host waits and $submits submissions a step, want <= 1 and <= 1.5"; fail=1; }
+  echo "$name: $waits host waits, $submits submissions a step"
+}
+check mapped
+check staged TDM_VK_FORCE_STAGING=1
+[ "$fail" -eq 0 ] && echo "vk_step_stalls: ok"
+exit "$fail"
