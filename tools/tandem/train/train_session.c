@@ -173,19 +173,26 @@ static int make_evaluator(train_session *ts)
                                                                               : fail("evaluation");
 }
 
-static int make_optimizer(train_session *ts)
+tdm_status train_optimizer_options(const train_options *o, size_t steps_per_epoch,
+                                   tdm_optimizer_options *oo)
 {
-    const train_options *o = ts->opts;
-    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
-    if (tdm_optimizer_kind_parse(o->optimizer, &oo) != TDM_OK)
-        return fail("--optimizer");
-    int plain = oo.kind == TDM_OPT_SGD || oo.kind == TDM_OPT_MOMENTUM;
-    oo.learning_rate.initial = o->lr > 0.0f ? o->lr : plain ? 0.1f : 0.001f;
+    *oo = (tdm_optimizer_options)TDM_OPTIMIZER_OPTIONS_INIT;
+    tdm_status s = tdm_optimizer_kind_parse(o->optimizer, oo);
+    int plain = oo->kind == TDM_OPT_SGD || oo->kind == TDM_OPT_MOMENTUM;
+    oo->learning_rate.initial = o->lr > 0.0f ? o->lr : plain ? 0.1f : 0.001f;
     if (!strcmp(o->lr_decay, "cosine")) {
         /* a cosine without warm-up ends at 0 on the run's last step */
-        oo.learning_rate.kind = TDM_LR_WARMUP_COSINE;
-        oo.learning_rate.total_steps = (uint64_t)o->epochs * ts->data.steps_per_epoch;
+        oo->learning_rate.kind = TDM_LR_WARMUP_COSINE;
+        oo->learning_rate.total_steps = (uint64_t)o->epochs * steps_per_epoch;
     }
+    return s;
+}
+
+static int make_optimizer(train_session *ts)
+{
+    tdm_optimizer_options oo;
+    if (train_optimizer_options(ts->opts, ts->data.steps_per_epoch, &oo) != TDM_OK)
+        return fail("--optimizer");
     return tdm_optimizer_create(ts->strategy, &oo, &ts->optimizer) == TDM_OK ? 0
                                                                              : fail("optimizer");
 }
