@@ -6,6 +6,7 @@
 
 #include "atomic_file.h"
 #include "layer_spec.h"
+#include "train_fingerprint.h"
 #include "train_session.h"
 
 static int fail(const char *what)
@@ -262,15 +263,18 @@ int train_session_open(const train_options *o, train_session *ts)
     memset(ts, 0, sizeof *ts);
     ts->opts = o;
     ts->history = calloc(o->epochs ? o->epochs : 1, sizeof *ts->history);
-    if (!ts->history || check_outputs(o) || !(ts->ctx = cli_context()) || make_strategy(ts) ||
-        take_role(ts) || load_data(ts) || make_model(ts) || make_evaluator(ts) ||
-        make_optimizer(ts) ||
-        (!tdm_strategy_is_parameter_server(ts->strategy) &&
-         (make_train_op(ts) || make_step(ts) || train_monitor_open(ts)))) {
+    int status = !ts->history || check_outputs(o) || !(ts->ctx = cli_context()) ||
+                 make_strategy(ts) || take_role(ts) || load_data(ts);
+    /* before the model, whose first values are the job's first collective */
+    if (!status)
+        status = train_fingerprint_check(ts);
+    if (!status && (make_model(ts) || make_evaluator(ts) || make_optimizer(ts) ||
+                    (!tdm_strategy_is_parameter_server(ts->strategy) &&
+                     (make_train_op(ts) || make_step(ts) || train_monitor_open(ts)))))
+        status = 1;
+    if (status)
         train_session_close(ts);
-        return -1;
-    }
-    return 0;
+    return status;
 }
 
 void train_session_close(train_session *ts)

@@ -47,7 +47,9 @@ typedef struct train_session {
     char refusal[2048]; /* why --resume refused a checkpoint's configuration */
 } train_session;
 
-/* Builds everything; 0, or -1 after printing why (the session is then freed). */
+/* Builds everything; 0, or the exit status after printing why (the session is then
+ * freed): 2 when the processes of a job were started with options or data that
+ * differ, else 1. */
 int train_session_open(const train_options *o, train_session *ts);
 
 /* The optimizer the options ask for, its rate decaying over epochs of
