@@ -14,6 +14,7 @@ quick="--devices reference --layers 16 --epochs 1 --no-progress"
 limit=120
 
 # One process: its exit status, stdout and stderr kept by rank.
+# shellcheck disable=SC2016 # expanded by each process's own sh
 keep='d=$0 t=$1; shift; rc=0; r=$OMPI_COMM_WORLD_RANK
 "$t" train "$@" > "$d/out.$r" 2> "$d/err.$r" || rc=$?; echo $rc > "$d/rc.$r"'
 

@@ -5,7 +5,8 @@
  * "b" (and rank 2, where there is one, with another of "a"): every rank names rank 1,
  * "b" and both values; rank 1 without "c"; rank 1 with an extra "d"; an item without
  * a value, refused alike everywhere before anything is sent; and the same items
- * again, TDM_OK: a refusal leaves the job able to go on. */
+ * again, TDM_OK: a refusal leaves the job able to go on. A strategy of one process
+ * agrees with itself. */
 #include <string.h>
 
 #include "harness.h"
@@ -38,6 +39,18 @@ static void check_agreement(tdm_strategy *s, size_t rank)
     CHECK_OK(tdm_strategy_check_agreement(s, same, 3));
 }
 
+/* A strategy of one process has no other to differ from; no strategy is refused. */
+static void check_alone(tdm_device *dev, size_t rank)
+{
+    tdm_strategy *one = NULL;
+    tdm_agreement_item mine[] = {{"rank", rank ? "not the chief" : "the chief"}};
+    CHECK_OK(tdm_strategy_create_one_device(dev, NULL, &one));
+    CHECK_OK(tdm_strategy_check_agreement(one, mine, 1));
+    tdm_strategy_destroy(one);
+    CHECK_FAILS(tdm_strategy_check_agreement(NULL, mine, 1), TDM_ERR_INVALID_ARGUMENT,
+                "'s' is NULL");
+}
+
 void test_case_job_agreement(const test_run *run)
 {
     size_t rank = test_mpi_rank();
@@ -55,6 +68,7 @@ void test_case_job_agreement(const test_run *run)
         CHECK_OK(tdm_strategy_create_parameter_server_job(ctx, devs, 1, 1, &o, &s));
     if (s)
         check_agreement(s, rank);
+    check_alone(devs[0], rank);
     tdm_strategy_destroy(s);
     tdm_context_destroy(ctx);
     if (test_failures == 0)
