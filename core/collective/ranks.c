@@ -200,13 +200,19 @@ tdm_status tdm_ranks_reduce_floats(tdm_ranks *r, tdm_fold_op op, float *floats, 
     return s;
 }
 
-tdm_status tdm_ranks_broadcast_bytes(tdm_ranks *r, void *bytes, size_t size, const char *what)
+tdm_status tdm_ranks_broadcast_from(tdm_ranks *r, size_t root, void *bytes, size_t size,
+                                    const char *what)
 {
     tdm_ranks_call call;
     tdm_status s = tdm_ranks_begin(r, TDM_RANK_BROADCAST, TDM_FOLD_SUM, size, 1, 0, what, &call);
     if (s == TDM_OK) {
-        s = tdm_ranks_broadcast(&call, bytes, size, 0);
+        s = tdm_ranks_broadcast(&call, bytes, size, root);
         tdm_ranks_end(&call);
     }
     return s;
+}
+
+tdm_status tdm_ranks_broadcast_bytes(tdm_ranks *r, void *bytes, size_t size, const char *what)
+{
+    return tdm_ranks_broadcast_from(r, 0, bytes, size, what);
 }

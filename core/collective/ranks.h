@@ -43,10 +43,12 @@ tdm_status tdm_ranks_broadcast(tdm_ranks_call *c, void *bytes, size_t size, size
 void tdm_ranks_end(tdm_ranks_call *c);
 
 /* One whole collective on host memory (begin, the data, end): floats[n] becomes op
- * over every rank's; bytes[size] becomes the chief's. `what` names it. */
+ * over every rank's; bytes[size] becomes the chief's, or root's. `what` names it. */
 tdm_status tdm_ranks_reduce_floats(tdm_ranks *r, tdm_fold_op op, float *floats, size_t n,
                                    const char *what);
 tdm_status tdm_ranks_broadcast_bytes(tdm_ranks *r, void *bytes, size_t size, const char *what);
+tdm_status tdm_ranks_broadcast_from(tdm_ranks *r, size_t root, void *bytes, size_t size,
+                                    const char *what);
 
 /* Point-to-point messages of the parameter-server protocol (rank_transport.h's send
  * and receive, with the link's deadline); what a failure was doing is `what`. */

@@ -174,6 +174,23 @@ TDM_API tdm_device *tdm_strategy_parameter_device(const tdm_strategy *s, size_t 
  * its other collectives). A strategy of one process leaves the bytes as they are. */
 TDM_API tdm_status tdm_strategy_broadcast_host(tdm_strategy *s, void *bytes, size_t size);
 
+/* One thing every process of a job must agree on: its name as the caller's users know
+ * it ("--lr") and its value as text ("0.001"). */
+typedef struct tdm_agreement_item {
+    const char *name;
+    const char *value;
+} tdm_agreement_item;
+
+/* Multi-worker and parameter-server jobs: every process passes what must agree across
+ * the job (the model, the optimizer, the batch, the data...), before its first step;
+ * items are compared by name. TDM_OK when every process's items are the chief's;
+ * otherwise TDM_ERR_INVALID_ARGUMENT in every process, naming the first process that
+ * differs, the first item where it does and both values: "rank 1 differs from rank 0
+ * in --lr: 0.01 against 0.001". A collective, like tdm_strategy_broadcast_host; a
+ * strategy of one process returns TDM_OK. */
+TDM_API tdm_status tdm_strategy_check_agreement(tdm_strategy *s, const tdm_agreement_item *items,
+                                                size_t count);
+
 /* Processes (workers) of the strategy's job, this process's index among them (0 is the
  * chief), and whether it is the chief: 1, 0, 1 for strategies of one process. In a
  * parameter-server job the servers are not workers: a server's index is its rank. */

@@ -156,8 +156,9 @@ int cmd_train(int argc, char **argv)
     if (train_options_parse(argc, argv, &o, &exit_status))
         return exit_status;
     train_session ts;
-    if (train_session_open(&o, &ts) != 0)
-        return 1;
+    int opened = train_session_open(&o, &ts);
+    if (opened != 0)
+        return opened;
     if (tdm_strategy_is_parameter_server(ts.strategy)) {
         /* Serves the workers until they are done; they print. */
         int served = tdm_optimizer_serve(ts.optimizer) == TDM_OK;

@@ -47,8 +47,15 @@ typedef struct train_session {
     char refusal[2048]; /* why --resume refused a checkpoint's configuration */
 } train_session;
 
-/* Builds everything; 0, or -1 after printing why (the session is then freed). */
+/* Builds everything; 0, or the exit status after printing why (the session is then
+ * freed): 2 when the processes of a job were started with options or data that
+ * differ, else 1. */
 int train_session_open(const train_options *o, train_session *ts);
+
+/* The optimizer the options ask for, its rate decaying over epochs of
+ * steps_per_epoch; fails as tdm_optimizer_kind_parse. */
+tdm_status train_optimizer_options(const train_options *o, size_t steps_per_epoch,
+                                   tdm_optimizer_options *oo);
 
 /* How replica r's layers compute, into text: its convolutions layer by layer,
  * ", convolutions conv0 direct, conv2 lowered", and with --mixed-precision its

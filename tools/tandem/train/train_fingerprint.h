@@ -1,0 +1,13 @@
+/* tandem train: what the processes of a job must agree on, compared before the model
+ * is built (tdm_strategy_check_agreement). Their own devices and paths may differ. */
+#ifndef TANDEM_CLI_TRAIN_FINGERPRINT_H
+#define TANDEM_CLI_TRAIN_FINGERPRINT_H
+
+struct train_session;
+
+/* 0 when every process of the job has this one's fingerprint (or the job is one
+ * process); 2 after printing which rank differs, in which option and both values; 1
+ * after printing why the comparison failed. */
+int train_fingerprint_check(struct train_session *ts);
+
+#endif
