@@ -41,6 +41,14 @@ awk 'BEGIN { for (i = 0; i < 200000; i++) print "1,2,3,0" }' | gzip >"$out/bomb.
 TDM_MAX_INPUT_BYTES=64K refused 1 "more than 65536 bytes, the input limit" \
   --data "$out/bomb.csv.gz"
 
+# One stray label would make a model of a million classes: refused, naming its row.
+awk 'BEGIN { for (i = 0; i < 40; i++) print i % 7 "," i % 3 "," (i == 17 ? 1000000 : i % 2) }' \
+  >"$out/stray.csv"
+refused 1 "stray.csv:18:3: label 1000000 would make 1000001 classes, more than the limit of 65536" \
+  --data "$out/stray.csv"
+refused 1 "stray.csv:18:3: label 1000000 would make 1000001 classes, more than the limit of 1000" \
+  --data "$out/stray.csv" --max-classes 1000
+
 # A second run in a directory that a first one holds is refused, naming the holder.
 "$tandem" train --devices reference:0 --layers 16 --no-progress --epochs 1000 \
   --checkpoint-dir "$out/held" >/dev/null 2>&1 &
