@@ -68,6 +68,17 @@ train --epochs 1 --checkpoint-dir "$out/empty" --resume >"$out/stdout" 2>&1 &&
   grep -q "^no checkpoint in $out/empty: starting afresh" "$out/stdout" || {
   echo "FAIL: --resume into an empty directory:"; cat "$out/stdout"; fail=1; }
 
+# A checkpoint folder that is a link to a folder not made yet (once "File exists"):
+# made where the link points, as the user who made the link expects; where that
+# cannot be, the error names both.
+ln -s "$out/later" "$out/ck-link"
+train --epochs 1 --checkpoint-dir "$out/ck-link" >/dev/null 2>"$out/stderr" &&
+  [ -L "$out/ck-link" ] && ls "$out/later" | grep -q '^ckpt-.*\.tdm$' || {
+  echo "FAIL: a checkpoint folder that is a dangling link:"; cat "$out/stderr"; fail=1; }
+ln -s "$out/missing/far" "$out/ck-far"
+refused 1 "cannot create the directory $out/missing/far, where the symbolic link $out/ck-far points: No such file or directory" \
+  --epochs 1 --checkpoint-dir "$out/ck-far"
+
 # A damaged newest checkpoint: said on stderr, kept aside untouched, the older one used.
 ck="$out/ck"
 train --epochs 3 --checkpoint-dir "$ck" >/dev/null
