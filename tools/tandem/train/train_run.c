@@ -94,8 +94,9 @@ static int run_epoch(train_session *ts, epoch_state *e)
 }
 
 /* Stopped by a signal: the step reached kept in a checkpoint where there is a
- * folder (one process alone: a job's processes stop at steps of their own), and
- * said on stderr. The exit status a shell gives a process the signal killed. */
+ * folder (one process alone: a job's processes stop at steps of their own, by
+ * SIGINT alone), and said on stderr. The exit status a shell gives a process the
+ * signal killed. */
 static int stop(train_session *ts)
 {
     const train_options *o = ts->opts;
@@ -136,7 +137,9 @@ int train_session_run(train_session *ts)
     epoch_state *e = &ts->current;
     int tty = o->progress >= 0 ? o->progress : isatty(fileno(stdout));
     progress_begin(&e->bar, stdout, tty, o->epochs, ts->data.steps_per_epoch);
-    train_stop_catch();
+    /* A job's processes would stop at steps of their own and wait on each other in
+     * the next collective: there SIGTERM and SIGHUP end each at once, as before. */
+    train_stop_catch(tdm_strategy_num_workers(ts->strategy) == 1);
     int status = write_metrics(ts, 0); /* the run, before its first epoch ends */
     while (status == 0 && ts->epochs_done < o->epochs) {
         e->epoch = ts->epochs_done + 1;

@@ -20,14 +20,14 @@ static void on_stop(int sig)
     received = sig;
 }
 
-void train_stop_catch(void)
+void train_stop_catch(int termination)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART; /* reads and writes of data and checkpoints go on */
-    for (size_t i = 0; i < STOP_SIGNALS; i++)
+    for (size_t i = 0; i < (termination ? STOP_SIGNALS : 1); i++)
         sigaction(stop_signals[i], &sa, NULL);
 }
 

@@ -3,8 +3,9 @@
 #ifndef TANDEM_CLI_TRAIN_STOP_H
 #define TANDEM_CLI_TRAIN_STOP_H
 
-/* Catches the three signals; a second one ends the process at once. */
-void train_stop_catch(void);
+/* Catches SIGINT, and with termination SIGTERM and SIGHUP too; a second signal ends
+ * the process at once. */
+void train_stop_catch(int termination);
 /* Gives the three signals back their default actions. */
 void train_stop_release(void);
 /* The signal that asked the run to stop, or 0. */
