@@ -100,15 +100,18 @@ static int run_epoch(train_session *ts, epoch_state *e)
 static int stop(train_session *ts)
 {
     const train_options *o = ts->opts;
-    ts->stopped = 1; /* the checkpoint holds the part of the epoch done */
-    int saved = o->checkpoint_dir && tdm_strategy_num_workers(ts->strategy) == 1 &&
-                tdm_monitor_save(ts->monitor) == TDM_OK;
+    int one_process = tdm_strategy_num_workers(ts->strategy) == 1;
+    /* At an epoch's end, its checkpoint is saved already; inside one, the checkpoint
+     * holds the part of the epoch done. */
+    ts->stopped = ts->current.steps < ts->data.steps_per_epoch;
+    int saved = o->checkpoint_dir && one_process &&
+                (!ts->stopped || tdm_monitor_save(ts->monitor) == TDM_OK);
     fprintf(stderr, "\ntandem train: %s: stopped after global step %llu", train_stop_signal_name(),
             (unsigned long long)tdm_monitor_global_step(ts->monitor));
     if (saved)
         fprintf(stderr, ", checkpoint saved in %s; --resume continues from it\n",
                 o->checkpoint_dir);
-    else if (o->checkpoint_dir && tdm_strategy_num_workers(ts->strategy) == 1)
+    else if (o->checkpoint_dir && one_process)
         fprintf(stderr, "; its checkpoint failed: %s\n", tdm_last_error());
     else
         fprintf(stderr, "%s\n", o->checkpoint_dir ? "; the last epoch's checkpoint stands" : "");
@@ -146,6 +149,8 @@ int train_session_run(train_session *ts)
         status = run_epoch(ts, e);
     }
     train_stop_release();
+    if (status == STOPPED && ts->epochs_done == o->epochs)
+        status = 0; /* the signal came with the last step: the run is complete */
     int stopped = status == STOPPED ? stop(ts) : 0;
     int after = write_metrics(ts, 1);
     int failed = write_outputs(ts, status == 0) || status < 0 || after;

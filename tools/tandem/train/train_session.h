@@ -44,7 +44,7 @@ typedef struct train_session {
     train_epoch *history; /* [opts->epochs] */
     unsigned epochs_done;
     uint64_t resumed_steps; /* steps of the next epoch that a resumed checkpoint holds */
-    int stopped;            /* by a signal (train_stop.h) */
+    int stopped;            /* by a signal (train_stop.h) inside an epoch */
     epoch_state current;
     char refusal[2048]; /* why --resume refused a checkpoint's configuration */
 } train_session;
