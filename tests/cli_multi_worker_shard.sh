@@ -12,10 +12,11 @@ set -eu
 tandem=$1 mpiexec=$2
 dir=$(mktemp -d "${TMPDIR:-/tmp}/tandem-mw-shard-XXXXXX")
 trap 'rm -rf "$dir"' EXIT
+. "$(dirname "$0")/time_limit.sh"
 run() { # NP DEVICES NAME OPTIONS...
   np=$1 devices=$2 name=$3
   shift 3
-  timeout 300 "$mpiexec" --allow-run-as-root --oversubscribe -np "$np" "$tandem" train \
+  bounded 300 "$mpiexec" --allow-run-as-root --oversubscribe -np "$np" "$tandem" train \
     --strategy multi-worker --devices "$devices" --optimizer adam --deterministic \
     --no-progress "$@" > "$dir/$name.txt"
 }

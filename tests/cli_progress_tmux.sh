@@ -6,6 +6,7 @@
 set -eu
 tandem=$1
 command -v tmux >/dev/null || { echo "tmux is missing: skipped"; exit 77; }
+. "$(dirname "$0")/time_limit.sh"
 out=$(mktemp -d "${TMPDIR:-/tmp}/tandem-tmux-XXXXXX")
 sock="tandem-progress-$$"
 trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$out"' EXIT
@@ -15,7 +16,7 @@ for columns in 60 80 120; do
   tmux -L "$sock" -f /dev/null new-session -d -s "w$columns" -x "$columns" -y 60 \
     "'$tandem' train --devices reference:0 --epochs 3 --batch 16 2>'$out/err'; \
      tmux -L '$sock' wait-for -S 'done$columns'; sleep 60"
-  timeout 120 tmux -L "$sock" wait-for "done$columns"
+  bounded 120 tmux -L "$sock" wait-for "done$columns"
   tmux -L "$sock" capture-pane -p -t "w$columns" >"$out/screen$columns"
   tmux -L "$sock" kill-session -t "w$columns"
   epochs=$(grep -c '^epoch' "$out/screen$columns" || true)

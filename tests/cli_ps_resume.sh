@@ -21,7 +21,8 @@ set -eu
 tandem=$1 mpiexec=$2
 dir=$(mktemp -d "${TMPDIR:-/tmp}/tandem-ps-resume-XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-run() { timeout 120 "$mpiexec" --allow-run-as-root --oversubscribe "$@"; }
+. "$(dirname "$0")/time_limit.sh"
+run() { bounded 120 "$mpiexec" --allow-run-as-root --oversubscribe "$@"; }
 last() { ls "$1" | grep '^ckpt-.*\.tdm$' | tail -n 1; }
 ps="--strategy parameter-server --no-progress"
 
@@ -92,7 +93,7 @@ while [ "$(ls "$dir/kill" 2>/dev/null | grep -c '^ckpt-.*\.tdm$')" -lt 3 ]; do
   sleep 0.05
 done
 kill -9 "$(cat "$dir/pid.2")"
-if timeout 60 sh -c 'while kill -0 "$0" 2>/dev/null; do sleep 0.1; done' $job_pid; then :; else
+if bounded 60 sh -c 'while kill -0 "$0" 2>/dev/null; do sleep 0.1; done' $job_pid; then :; else
   kill $job_pid; echo "the job went on without its server"; exit 1
 fi
 wait $job_pid 2>/dev/null && { echo "the job without its server succeeded"; exit 1; }

@@ -41,6 +41,14 @@ awk 'BEGIN { for (i = 0; i < 200000; i++) print "1,2,3,0" }' | gzip >"$out/bomb.
 TDM_MAX_INPUT_BYTES=64K refused 1 "more than 65536 bytes, the input limit" \
   --data "$out/bomb.csv.gz"
 
+# One stray label would make a model of a million classes: refused, naming its row.
+awk 'BEGIN { for (i = 0; i < 40; i++) print i % 7 "," i % 3 "," (i == 17 ? 1000000 : i % 2) }' \
+  >"$out/stray.csv"
+refused 1 "stray.csv:18:3: label 1000000 would make 1000001 classes, more than the limit of 65536" \
+  --data "$out/stray.csv"
+refused 1 "stray.csv:18:3: label 1000000 would make 1000001 classes, more than the limit of 1000" \
+  --data "$out/stray.csv" --max-classes 1000
+
 # A second run in a directory that a first one holds is refused, naming the holder.
 "$tandem" train --devices reference:0 --layers 16 --no-progress --epochs 1000 \
   --checkpoint-dir "$out/held" >/dev/null 2>&1 &
@@ -59,6 +67,17 @@ train --epochs 1 --checkpoint-dir "$out/held" >/dev/null || { echo "FAIL: the lo
 train --epochs 1 --checkpoint-dir "$out/empty" --resume >"$out/stdout" 2>&1 &&
   grep -q "^no checkpoint in $out/empty: starting afresh" "$out/stdout" || {
   echo "FAIL: --resume into an empty directory:"; cat "$out/stdout"; fail=1; }
+
+# A checkpoint folder that is a link to a folder not made yet (once "File exists"):
+# made where the link points, as the user who made the link expects; where that
+# cannot be, the error names both.
+ln -s "$out/later" "$out/ck-link"
+train --epochs 1 --checkpoint-dir "$out/ck-link" >/dev/null 2>"$out/stderr" &&
+  [ -L "$out/ck-link" ] && ls "$out/later" | grep -q '^ckpt-.*\.tdm$' || {
+  echo "FAIL: a checkpoint folder that is a dangling link:"; cat "$out/stderr"; fail=1; }
+ln -s "$out/missing/far" "$out/ck-far"
+refused 1 "cannot create the directory $out/missing/far, where the symbolic link $out/ck-far points: No such file or directory" \
+  --epochs 1 --checkpoint-dir "$out/ck-far"
 
 # A damaged newest checkpoint: said on stderr, kept aside untouched, the older one used.
 ck="$out/ck"

@@ -63,27 +63,6 @@ char *tdm_ckpt_parent_of(const char *path)
     return p;
 }
 
-tdm_status tdm_ckpt_os_make_dir(const char *dir, const char *func)
-{
-    if (mkdir(dir, 0777) == 0) {
-        /* New: its own entry must persist as well as the files that go into it. */
-        char *parent = tdm_ckpt_parent_of(dir);
-        if (!parent)
-            return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
-        tdm_status s = tdm_ckpt_os_sync_dir(parent, func);
-        free(parent);
-        return s;
-    }
-    int err = errno;
-    struct stat st;
-    if (err == EEXIST && stat(dir, &st) == 0) {
-        if (S_ISDIR(st.st_mode))
-            return TDM_OK;
-        err = ENOTDIR;
-    }
-    return tdm_ckpt_os_fail(err, func, "create the directory", dir);
-}
-
 tdm_status tdm_ckpt_os_create_temp(const char *dir, const char *final_name, const char *func,
                                    char **path, FILE **f)
 {

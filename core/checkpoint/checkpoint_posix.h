@@ -23,10 +23,6 @@ char *tdm_ckpt_join(const char *dir, const char *name);
  * NULL when out of memory. */
 char *tdm_ckpt_parent_of(const char *path);
 
-/* Creates dir (mode 0777 less the umask) unless it is already a directory; a new
- * one is made durable with an fsync of its parent. */
-tdm_status tdm_ckpt_os_make_dir(const char *dir, const char *func);
-
 /* Creates a new file "dir/.<final_name>.tmp-<pid>-<n>" (mode 0666 less the umask)
  * and takes an exclusive flock on it, which it keeps until fclose: prune removes
  * only temporary files that nobody holds locked. *path is malloc'd. */
@@ -66,9 +62,9 @@ tdm_status tdm_ckpt_os_read_file(const char *path, const char *func, unsigned ch
  * of them), its size, and, when it holds at least head_size + tail_size bytes, its
  * last tail_size bytes into tail (*tail_got = tail_size, else 0). 0, or -1 when it
  * cannot be opened or read or is no regular file. */
-int tdm_ckpt_os_read_ends(const char *path, unsigned char *head, size_t head_size,
-                          size_t *head_got, unsigned char *tail, size_t tail_size,
-                          size_t *tail_got, uint64_t *file_size);
+int tdm_ckpt_os_read_ends(const char *path, unsigned char *head, size_t head_size, size_t *head_got,
+                          unsigned char *tail, size_t tail_size, size_t *tail_got,
+                          uint64_t *file_size);
 
 /* Takes the run's exclusive lock on dir: an flock on dir/TDM_CKPT_LOCK_NAME (created
  * if missing), which then describes its holder (program, pid, host, start time). The

@@ -9,6 +9,7 @@
 #include "checkpoint/checkpoint_format.h"
 #include "checkpoint/checkpoint_names.h"
 #include "checkpoint/checkpoint_posix.h"
+#include "checkpoint/path_links.h"
 #include "base/error.h"
 #include "tandem/checkpoint.h"
 
@@ -16,7 +17,7 @@ struct tdm_checkpoint_writer {
     char *dir;
     char *temp_path;
     char *final_path;
-    FILE *f;              /* holds the temporary file's lock until closed */
+    FILE *f; /* holds the temporary file's lock until closed */
     uint64_t step;
     uint64_t offset;      /* bytes written so far */
     tdm_status failed;    /* a write failed: the file is unusable */
@@ -84,8 +85,8 @@ static tdm_status put_elements(tdm_checkpoint_writer *w, const char *func, uint3
 /* One record (checkpoint_format.h): head, name, dims, byte count, data, CRC. data is
  * count elements, or for a u64 value NULL with the value in u64. */
 static tdm_status put_record(tdm_checkpoint_writer *w, const char *func, const char *name,
-                             size_t name_len, unsigned kind, const tdm_shape *shape,
-                             uint64_t count, const void *data, uint64_t u64)
+                             size_t name_len, unsigned kind, const tdm_shape *shape, uint64_t count,
+                             const void *data, uint64_t u64)
 {
     unsigned char head[TDM_CKPT_RECORD_HEAD_SIZE + TDM_CKPT_NAME_MAX + 8 * TDM_CKPT_RANK_MAX + 8];
     unsigned rank = shape ? shape->rank : 0;
@@ -98,7 +99,8 @@ static tdm_status put_record(tdm_checkpoint_writer *w, const char *func, const c
     len += name_len;
     for (unsigned i = 0; i < rank; i++, len += 8)
         tdm_ckpt_store_u64(head + len, shape->dims[i]);
-    tdm_ckpt_store_u64(head + len, kind == TDM_CKPT_KIND_U64 ? 8 : count * TDM_CKPT_KIND_BYTES(kind));
+    tdm_ckpt_store_u64(head + len,
+                       kind == TDM_CKPT_KIND_U64 ? 8 : count * TDM_CKPT_KIND_BYTES(kind));
     len += 8;
     uint32_t crc = 0;
     tdm_status s = put(w, func, &crc, head, len);
@@ -114,8 +116,7 @@ static tdm_status put_record(tdm_checkpoint_writer *w, const char *func, const c
     return s == TDM_OK ? put(w, func, NULL, tail, sizeof tail) : s;
 }
 
-tdm_status tdm_checkpoint_writer_create(const char *dir, uint64_t step,
-                                        tdm_checkpoint_writer **out)
+tdm_status tdm_checkpoint_writer_create(const char *dir, uint64_t step, tdm_checkpoint_writer **out)
 {
     static const char func[] = "tdm_checkpoint_writer_create";
     TDM_CHECK_ARG(out, func);
@@ -200,8 +201,8 @@ tdm_status tdm_checkpoint_add(tdm_checkpoint_writer *w, const char *name, tdm_dt
                         "%s: tensor '%s': dtype %d is none of TDM_F32, TDM_I32, TDM_I64", func,
                         name, (int)dtype);
     if (shape->rank > TDM_MAX_RANK)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: tensor '%s': rank %u is over %d", func,
-                        name, shape->rank, TDM_MAX_RANK);
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: tensor '%s': rank %u is over %d", func, name,
+                        shape->rank, TDM_MAX_RANK);
     unsigned kind = dtype == TDM_F32   ? TDM_CKPT_KIND_F32
                     : dtype == TDM_I32 ? TDM_CKPT_KIND_I32
                                        : TDM_CKPT_KIND_I64;
@@ -210,8 +211,8 @@ tdm_status tdm_checkpoint_add(tdm_checkpoint_writer *w, const char *name, tdm_dt
         uint64_t d = shape->dims[i];
         if (d && count > UINT64_MAX / TDM_CKPT_KIND_BYTES(kind) / d)
             return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                            "%s: tensor '%s': its shape spans more bytes than fit in 64 bits",
-                            func, name);
+                            "%s: tensor '%s': its shape spans more bytes than fit in 64 bits", func,
+                            name);
         count *= d;
     }
     if (count && !data)
@@ -243,8 +244,8 @@ tdm_status tdm_checkpoint_commit(tdm_checkpoint_writer *w)
     tdm_status s = TDM_OK;
     if (w->failed != TDM_OK)
         s = tdm_fail(TDM_ERR_INVALID_STATE,
-                     "%s: an earlier write to %s failed; checkpoint %" PRIu64 " is abandoned",
-                     func, w->temp_path, w->step);
+                     "%s: an earlier write to %s failed; checkpoint %" PRIu64 " is abandoned", func,
+                     w->temp_path, w->step);
     unsigned char footer[TDM_CKPT_FOOTER_SIZE];
     tdm_ckpt_encode_footer(footer, w->names.count, w->offset + TDM_CKPT_FOOTER_SIZE);
     if (s == TDM_OK)
@@ -262,8 +263,10 @@ tdm_status tdm_checkpoint_commit(tdm_checkpoint_writer *w)
     w->temp_path = NULL;
     s = tdm_ckpt_os_sync_dir(w->dir, func);
     if (s != TDM_OK)
-        tdm_fail_context(s, "%s: checkpoint %s is complete, but its directory entry may not "
-                         "survive a crash of the machine", func, w->final_path);
+        tdm_fail_context(s,
+                         "%s: checkpoint %s is complete, but its directory entry may not "
+                         "survive a crash of the machine",
+                         func, w->final_path);
     /* fsync has written everything: closing has nothing left to lose. */
     discard(w);
     return s;

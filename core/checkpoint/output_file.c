@@ -2,7 +2,6 @@
  * followed through links, or written in place. */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,63 +10,11 @@
 #include "base/error.h"
 #include "checkpoint/checkpoint_posix.h"
 #include "checkpoint/output_file.h"
-
-#define MAX_LINKS 40 /* Linux's own bound on a path's links */
+#include "checkpoint/path_links.h"
 
 static tdm_status out_of_memory(const char *func)
 {
     return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
-}
-
-/* *to = what the link at path names, as a path from here (malloc'd). */
-static tdm_status link_target(const char *path, off_t size, const char *func, char **to)
-{
-    size_t cap = size > 0 ? (size_t)size : PATH_MAX;
-    char *read = malloc(cap + 1);
-    if (!read)
-        return out_of_memory(func);
-    ssize_t n = readlink(path, read, cap + 1);
-    if (n < 0 || (size_t)n > cap) { /* a link that grew since lstat: try again */
-        free(read);
-        return tdm_ckpt_os_fail(n < 0 ? errno : EAGAIN, func, "read the link", path);
-    }
-    read[n] = '\0';
-    if (read[0] == '/') {
-        *to = read;
-        return TDM_OK;
-    }
-    char *dir = tdm_ckpt_parent_of(path);
-    *to = dir ? tdm_ckpt_join(dir, read) : NULL;
-    free(dir);
-    free(read);
-    return *to ? TDM_OK : out_of_memory(func);
-}
-
-/* *target = path with its links followed (malloc'd); *st its lstat, *exists 0 where
- * nothing is there yet. */
-static tdm_status resolve(const char *path, const char *func, char **target, struct stat *st,
-                          int *exists)
-{
-    char *p = strdup(path);
-    tdm_status s = p ? TDM_OK : out_of_memory(func);
-    for (int links = 0; s == TDM_OK; links++) {
-        *exists = lstat(p, st) == 0;
-        if (!*exists && errno != ENOENT)
-            s = tdm_ckpt_os_fail(errno, func, "write", path);
-        else if (!*exists || !S_ISLNK(st->st_mode)) {
-            *target = p;
-            return TDM_OK;
-        } else if (links == MAX_LINKS)
-            s = tdm_ckpt_os_fail(ELOOP, func, "write", path);
-        else {
-            char *next = NULL;
-            s = link_target(p, st->st_size, func, &next);
-            free(p);
-            p = next;
-        }
-    }
-    free(p);
-    return s;
 }
 
 static tdm_status open_in_place(tdm_output_file *o, const char *path, const char *func)
@@ -85,8 +32,9 @@ static tdm_status open_beside(tdm_output_file *o, const char *path, const char *
     if (!dir)
         return out_of_memory(func);
     const char *slash = strrchr(o->target, '/'), *name = slash ? slash + 1 : o->target;
-    tdm_status s = access(dir, W_OK) == 0 ? tdm_ckpt_os_create_temp(dir, name, func, &o->temp, &o->f)
-                                          : tdm_ckpt_os_fail(errno, func, "write", path);
+    tdm_status s = access(dir, W_OK) == 0
+                       ? tdm_ckpt_os_create_temp(dir, name, func, &o->temp, &o->f)
+                       : tdm_ckpt_os_fail(errno, func, "write", path);
     free(dir);
     return s;
 }
@@ -96,9 +44,10 @@ static tdm_status place(const char *path, const char *func, char **target, int *
 {
     struct stat st;
     int exists = 0;
-    tdm_status s = resolve(path, func, target, &st, &exists);
+    tdm_status s = tdm_path_follow_links(path, func, "write", target, &st, &exists);
     if (s == TDM_OK && exists && S_ISDIR(st.st_mode)) {
-        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: cannot write %s: it is a directory", func, path);
+        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: cannot write %s: it is a directory", func,
+                     path);
         free(*target);
         *target = NULL;
     }
@@ -149,7 +98,7 @@ tdm_status tdm_output_commit(tdm_output_file *o, const char *func)
     int failed_write = ferror(o->f) ? (errno ? errno : EIO) : 0;
     tdm_status s = failed_write ? tdm_ckpt_os_fail(failed_write, func, "write", written) : TDM_OK;
     if (s == TDM_OK)
-        s = o->temp ? tdm_ckpt_os_sync_file(o->f, o->temp, func)
+        s = o->temp             ? tdm_ckpt_os_sync_file(o->f, o->temp, func)
             : fflush(o->f) == 0 ? TDM_OK
                                 : tdm_ckpt_os_fail(errno, func, "write", written);
     if (fclose(o->f) != 0 && s == TDM_OK)

@@ -94,7 +94,8 @@ static tdm_status parse_label(csv_parse *c, size_t column, int32_t *label)
     char why[128];
     if (parse_number(c, c->fields[column], &v) != 0)
         return field_error(c, column, "is not a number");
-    if (tdm_label_from_value(v, c->opts.class_count, label, why, sizeof why) != 0)
+    if (tdm_label_from_value(v, c->opts.class_count, c->opts.max_class_count, label, why,
+                             sizeof why) != 0)
         return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s:%zu:%zu: %s", func, c->path, c->line,
                         column + 1, why);
     return TDM_OK;

@@ -146,18 +146,18 @@ static tdm_status fill_features(const idx_file *f, tdm_table *t)
     return TDM_OK;
 }
 
-static tdm_status fill_labels(const idx_file *f, size_t class_count, tdm_table *t)
+static tdm_status fill_labels(const idx_file *f, const tdm_idx_options *o, tdm_table *t)
 {
     char why[128];
     for (size_t i = 0; i < f->count; i++)
-        if (tdm_label_from_value(element_value(f, i), class_count, &t->labels[i], why,
-                                 sizeof why) != 0)
+        if (tdm_label_from_value(element_value(f, i), o->class_count, o->max_class_count,
+                                 &t->labels[i], why, sizeof why) != 0)
             return corrupt(f, f->data_offset + i * f->element_size, "%s", why);
     return TDM_OK;
 }
 
-static tdm_status build_table(const idx_file *images, const idx_file *labels, size_t class_count,
-                              tdm_table **out)
+static tdm_status build_table(const idx_file *images, const idx_file *labels,
+                              const tdm_idx_options *o, tdm_table **out)
 {
     if (images->count != labels->count)
         return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s: byte 4: %zu labels, but %s has %zu images",
@@ -166,7 +166,7 @@ static tdm_status build_table(const idx_file *images, const idx_file *labels, si
     if (s == TDM_OK)
         s = fill_features(images, *out);
     if (s == TDM_OK)
-        s = fill_labels(labels, class_count, *out);
+        s = fill_labels(labels, o, *out);
     if (s != TDM_OK) {
         tdm_table_release(*out);
         *out = NULL;
@@ -191,7 +191,7 @@ tdm_status tdm_dataset_from_idx(const char *images_path, const char *labels_path
     if (s == TDM_OK)
         s = load(&labels, 1);
     if (s == TDM_OK)
-        s = build_table(&images, &labels, o.class_count, &t);
+        s = build_table(&images, &labels, &o, &t);
     free(images.data);
     free(labels.data);
     return s == TDM_OK ? tdm_dataset_wrap(t, o.class_count, out) : s;

@@ -91,9 +91,10 @@ tdm_status tdm_dataset_examples(const tdm_dataset *ds, float *features, int32_t 
 size_t tdm_dataset_iterator_next_examples(tdm_dataset_iterator *it, const size_t **order,
                                           size_t *first, tdm_dataset_position *at);
 
-/* Converts a label read from a file to a class index. Returns 0 and sets *out, or
- * returns -1 and writes why the value is not one to `why`. */
-int tdm_label_from_value(double value, size_t class_count, int32_t *out, char *why,
-                         size_t why_size);
+/* Converts a label read from a file to a class index, below class_count where that
+ * is not 0, else below max_class_count where that is not 0. Returns 0 and sets *out,
+ * or returns -1 and writes why the value is not one to `why`. */
+int tdm_label_from_value(double value, size_t class_count, size_t max_class_count, int32_t *out,
+                         char *why, size_t why_size);
 
 #endif

@@ -50,7 +50,8 @@ void tdm_table_release(tdm_table *t)
     free(t);
 }
 
-int tdm_label_from_value(double value, size_t class_count, int32_t *out, char *why, size_t why_size)
+int tdm_label_from_value(double value, size_t class_count, size_t max_class_count, int32_t *out,
+                         char *why, size_t why_size)
 {
     if (!(value >= 0 && value <= INT32_MAX - 1) || value != floor(value)) {
         snprintf(why, why_size, "label %g is not a class index (an integer >= 0)", value);
@@ -58,6 +59,13 @@ int tdm_label_from_value(double value, size_t class_count, int32_t *out, char *w
     }
     if (class_count && value >= (double)class_count) {
         snprintf(why, why_size, "label %g is out of range [0, %zu)", value, class_count);
+        return -1;
+    }
+    if (!class_count && max_class_count && value >= (double)max_class_count) {
+        snprintf(why, why_size,
+                 "label %.0f would make %.0f classes, more than the limit of %zu "
+                 "(max_class_count)",
+                 value, value + 1, max_class_count);
         return -1;
     }
     *out = (int32_t)value;

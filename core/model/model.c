@@ -114,9 +114,11 @@ static tdm_status build(tdm_model *m, const float *const *values, const char *fu
     tdm_status s = tdm_model_plan(&m->opts, m->plans, func);
     if (s == TDM_OK)
         s = check_half_storage(m, func);
+    const tdm_layer_plan *last = &m->plans[layers - 1];
+    if (s == TDM_OK)
+        s = tdm_model_check_room(m, last->first_var + last->var_count, func);
     if (s != TDM_OK)
         return s;
-    const tdm_layer_plan *last = &m->plans[layers - 1];
     m->var_count = last->first_var + last->var_count;
     m->state_count = last->first_state + last->state_count;
     m->vars = calloc(m->var_count ? m->var_count : 1, sizeof *m->vars);

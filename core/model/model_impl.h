@@ -13,13 +13,13 @@
 typedef struct tdm_layer_plan {
     size_t in_h, in_w, in_c;
     size_t out_h, out_w, out_c;
-    tdm_window win;     /* conv2d and pooling */
-    size_t first_var;   /* its variables, in its type's order, from m->vars[first_var] */
+    tdm_window win;   /* conv2d and pooling */
+    size_t first_var; /* its variables, in its type's order, from m->vars[first_var] */
     size_t var_count;
     size_t first_state; /* its moving statistics (batch norm's mean, then variance), from
                            m->states[first_state] */
     size_t state_count;
-    tdm_dtype storage;  /* its outputs z, a and dropout's: f32, or f16 activations */
+    tdm_dtype storage; /* its outputs z, a and dropout's: f32, or f16 activations */
 } tdm_layer_plan;
 
 static inline size_t tdm_plan_in_features(const tdm_layer_plan *p)
@@ -41,6 +41,11 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
 
 /* The shape of the layer's variable k. */
 tdm_shape tdm_layer_variable_shape(const tdm_layer *d, const tdm_layer_plan *p, size_t k);
+
+/* Whether every replica's device holds the model's var_count variables, each in one
+ * buffer (model_room.c): checked once planned, before any value is built on the
+ * host, where a model far too large took minutes and gigabytes to be refused. */
+tdm_status tdm_model_check_room(const tdm_model *m, size_t var_count, const char *func);
 
 /* The tensors of the passes: per layer, and the loss's. */
 typedef struct tdm_model_buffers {
@@ -145,10 +150,10 @@ void tdm_model_scratch_free(const tdm_model *m, tdm_model_scratch *sc);
 /* Slices of a scratch for one step's rows: the tensors the passes use. */
 typedef struct tdm_model_views {
     size_t rows;
-    tdm_model_buffers b; /* b.dropped[l]: NULL also when not training */
-    tdm_tensor **out;    /* [layers]: b.dropped[l] when training with dropout, else
-                            b.a[l] (not owned) */
-    tdm_halves halves;   /* the scratch's (not owned) */
+    tdm_model_buffers b;            /* b.dropped[l]: NULL also when not training */
+    tdm_tensor **out;               /* [layers]: b.dropped[l] when training with dropout, else
+                                       b.a[l] (not owned) */
+    tdm_halves halves;              /* the scratch's (not owned) */
     const tdm_layer_choice *choice; /* the scratch's (not owned) */
 } tdm_model_views;
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "checkpoint/checkpoint_posix.h"
+#include "checkpoint/path_links.h"
 #include "base/error.h"
 #include "train/monitor_impl.h"
 #include "train/train_op_impl.h"

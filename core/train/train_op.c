@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "device/device_room.h"
 #include "device/kernel_ops.h"
 #include "tandem/ops.h"
 #include "train/optimizer_impl.h"
@@ -161,6 +162,23 @@ static int needs_resync(const tdm_train_op *op)
     return 0;
 }
 
+/* The replicas' gradients and, where they live on the replicas, the optimizer's
+ * slots, against each replica's device (the parameters already on it), before
+ * either is made. */
+static tdm_status check_room(const tdm_train_op *op, int slots_here)
+{
+    uint64_t grads = ((uint64_t)op->flat_count + 1) * sizeof(float);
+    uint64_t slots =
+        slots_here ? (uint64_t)op->opts.optimizer->slot_count * op->total * sizeof(float) : 0;
+    tdm_status s = TDM_OK;
+    for (size_t r = 0; s == TDM_OK && r < tdm_strategy_num_local_replicas(op->strategy); r++)
+        s = tdm_device_check_room(
+            tdm_strategy_device(op->strategy, r), grads, "the replica's gradients", grads + slots,
+            slots ? "its gradients and the optimizer's slots" : "its gradients",
+            "tdm_train_op_create");
+    return s;
+}
+
 static tdm_status build(tdm_train_op *op)
 {
     tdm_status s = choose_variables(op);
@@ -169,6 +187,8 @@ static tdm_status build(tdm_train_op *op)
         s = tdm_train_shard_check(op);
     if (s == TDM_OK)
         s = tdm_train_layout(op);
+    if (s == TDM_OK)
+        s = check_room(op, !served && !op->shards);
     if (s == TDM_OK && !served && !op->shards) /* sharded slots are the replicas' shards */
         s = tdm_optimizer_create_slots(op->opts.optimizer, op->vars, op->var_count);
     size_t replicas = tdm_strategy_num_local_replicas(op->strategy);

@@ -84,6 +84,10 @@ typedef struct tdm_csv_options {
                                blank or not, unread: e.g. the line of counts that starts
                                scikit-learn's CSV exports; default 0 */
     tdm_csv_layout *layout; /* if set, filled in on success */
+    size_t max_class_count; /* with class_count 0, > 0: a label of max_class_count or
+                               more is refused, naming its line and value, where one
+                               stray label would make a model of that many classes;
+                               0 (default): no limit */
 } tdm_csv_options;
 
 #define TDM_CSV_OPTIONS_INIT                                                                       \
@@ -103,8 +107,9 @@ TDM_API tdm_status tdm_dataset_from_csv(const char *path, const tdm_csv_options 
                                         tdm_dataset **out);
 
 typedef struct tdm_idx_options {
-    size_t size;        /* sizeof(tdm_idx_options): set by the INIT macro */
-    size_t class_count; /* as in tdm_csv_options; default 0 */
+    size_t size;            /* sizeof(tdm_idx_options): set by the INIT macro */
+    size_t class_count;     /* as in tdm_csv_options; default 0 */
+    size_t max_class_count; /* as in tdm_csv_options; default 0 */
 } tdm_idx_options;
 
 #define TDM_IDX_OPTIONS_INIT                                                                       \

@@ -93,8 +93,8 @@ static void check_options(void)
 static void check_no_tail_padding(void)
 {
     CHECK(ENDS_WITH(tdm_context_options, vulkan_validation));
-    CHECK(ENDS_WITH(tdm_csv_options, layout));
-    CHECK(ENDS_WITH(tdm_idx_options, class_count));
+    CHECK(ENDS_WITH(tdm_csv_options, max_class_count));
+    CHECK(ENDS_WITH(tdm_idx_options, max_class_count));
     CHECK(ENDS_WITH(tdm_device_desc, matrix_engine));
     CHECK(ENDS_WITH(tdm_device_counters, kernel_launches));
     CHECK(ENDS_WITH(tdm_distribute_options, cache_on_devices));

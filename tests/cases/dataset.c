@@ -178,6 +178,25 @@ static void check_csv_skip_rows_and_layout(void)
               "skip_rows is 9, the file has 2 lines");
 }
 
+/* A stray label past max_class_count is refused, naming its line and value, where it
+ * would have made a model of that many classes; below the limit the count is the
+ * largest label + 1, and class_count, where set, is the bound instead. */
+static void check_csv_class_limit(void)
+{
+    const char *text = "1,0\n2,1\n3,1000000\n4,1\n";
+    tdm_csv_options o = TDM_CSV_OPTIONS_INIT;
+    o.max_class_count = 65536;
+    csv_fails("stray.csv", text, &o, TDM_ERR_CORRUPT_DATA,
+              "stray.csv:3:2: label 1000000 would make 1000001 classes, more than the limit of "
+              "65536");
+    tdm_dataset *ds = load_csv(write_text("fine.csv", "1,0\n2,65535\n"), &o);
+    CHECK(tdm_dataset_class_count(ds) == 65536);
+    tdm_dataset_destroy(ds);
+    o.class_count = 2;
+    csv_fails("stray.csv", text, &o, TDM_ERR_CORRUPT_DATA,
+              "stray.csv:3:2: label 1e+06 is out of range [0, 2)");
+}
+
 /* A file of features only: every column a feature, every label 0. */
 static void check_csv_no_label(void)
 {
@@ -393,6 +412,11 @@ static void check_idx_bad(void)
     tdm_idx_options o = TDM_IDX_OPTIONS_INIT;
     o.class_count = 2;
     idx_fails(images, labels, &o, bad, "good_lab.idx: byte 8: label 2 is out of range [0, 2)");
+    o.class_count = 0;
+    o.max_class_count = 2;
+    idx_fails(images, labels, &o, bad,
+              "good_lab.idx: byte 8: label 2 would make 3 classes, more than the limit of 2");
+    o.max_class_count = 0;
     idx_fails(images, tmp_path("absent.idx"), NULL, TDM_ERR_NOT_FOUND, "absent.idx");
     o.size = 1;
     idx_fails(images, labels, &o, TDM_ERR_INVALID_ARGUMENT, "size field");
@@ -939,6 +963,7 @@ void test_case_dataset(const test_run *run)
     check_csv_gzip_and_delimiter();
     check_csv_skip_rows_and_layout();
     check_csv_no_label();
+    check_csv_class_limit();
     check_csv_bad_rows();
     check_csv_bad_files();
     check_csv_truncated_gzip();

@@ -2,6 +2,7 @@
  * fit in a size_t is refused, and a batch larger than the data costs no more memory
  * than the data (a batch of 2^62 once overflowed the step buffer and crashed). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness.h"
 #include "train_fixture.h"
@@ -51,6 +52,42 @@ static void check_shapes(void)
     tdm_strategy_destroy(s);
 }
 
+/* A model too large for its device: refused by the limits the device describes, its
+ * parameters before any value is built on the host (a model of 16 GiB once grew the
+ * host's memory for minutes before the allocator refused it), its gradients and
+ * Adam's two slots before the train op makes them. On a 64th of the reference
+ * device, so that what fits stays small on any machine. */
+static void check_device_room(void)
+{
+    tdm_context *own = test_context(TDM_BACKEND_BIT(TDM_BACKEND_REFERENCE));
+    tdm_device *root = NULL, *parts[64];
+    CHECK_OK(tdm_context_device(own, 0, &root));
+    CHECK_OK(tdm_device_split(root, 64, parts));
+    tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+    CHECK_OK(tdm_device_describe(parts[0], &d));
+    /* The fixture's model, 8 -> hidden -> 4, holds 13 * hidden + 4 floats, its first
+     * kernel 8 * hidden. */
+    size_t memory = (size_t)d.global_memory;
+    fixture f;
+    fixture_options o = FIXTURE_OPTIONS_INIT;
+    o.hidden = d.max_allocation / 32 + 1;
+    CHECK_FAILS(fixture_open(&f, own, parts, 1, &o), TDM_ERR_OUT_OF_MEMORY,
+                "tdm_model_create: variable 'dense0/kernel' needs");
+    CHECK(strstr(tdm_last_error(), "its max single allocation is") != NULL);
+    CHECK(f.model == NULL);
+    fixture_close(&f);
+    o.hidden = memory / 40; /* each variable fits, but not all of them */
+    CHECK_FAILS(fixture_open(&f, own, parts, 1, &o), TDM_ERR_OUT_OF_MEMORY,
+                "tdm_model_create: the model's parameters need");
+    fixture_close(&f);
+    o.hidden = memory / 156; /* a third of the memory, then twice as much for Adam */
+    CHECK_FAILS(fixture_open(&f, own, parts, 1, &o), TDM_ERR_OUT_OF_MEMORY,
+                "tdm_train_op_create: its gradients and the optimizer's slots need");
+    CHECK(f.model != NULL && f.op == NULL);
+    fixture_close(&f);
+    tdm_context_destroy(own);
+}
+
 static void check_host_tables(void)
 {
     float x[4] = {0};
@@ -88,6 +125,7 @@ void test_case_overflow(const test_run *run)
     CHECK(test_scenario_devices(ctx, "reference", devs) == 3);
     check_shapes();
     check_host_tables();
+    check_device_room();
     check_huge_batch(HUGE);
     check_huge_batch(SIZE_MAX);
     tdm_context_destroy(ctx);

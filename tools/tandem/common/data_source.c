@@ -57,6 +57,7 @@ static tdm_status load_csv(const data_source *src, tdm_dataset **out, char *used
     csv.header = src->header;
     csv.skip_rows = src->skip_rows;
     csv.layout = &layout;
+    csv.max_class_count = src->max_classes;
     if (src->no_label) {
         csv.label_column = TDM_CSV_NO_LABEL;
     } else if (src->label_column) {
@@ -77,7 +78,9 @@ tdm_status data_source_load(const data_source *src, tdm_dataset **out, char *use
 {
     if (!src->labels)
         return load_csv(src, out, used, used_size);
-    tdm_status s = tdm_dataset_from_idx(src->path, src->labels, NULL, out);
+    tdm_idx_options idx = TDM_IDX_OPTIONS_INIT;
+    idx.max_class_count = src->max_classes;
+    tdm_status s = tdm_dataset_from_idx(src->path, src->labels, &idx, out);
     if (s == TDM_OK)
         snprintf(used, used_size, "%zu examples of %zu features (IDX), labels from %s",
                  tdm_dataset_example_count(*out), tdm_dataset_feature_count(*out), src->labels);

@@ -14,6 +14,7 @@ typedef struct data_source {
     int header;               /* CSV: the first line (after the skipped ones) names columns */
     size_t skip_rows;         /* CSV: lines to pass over first */
     int no_label;             /* CSV: every column is a feature */
+    size_t max_classes;       /* labels of this many or more are refused; 0: no limit */
 } data_source;
 
 /* Loads the file; on success *out is the dataset and `used` says which lines and

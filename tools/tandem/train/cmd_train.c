@@ -170,9 +170,9 @@ int cmd_train(int argc, char **argv)
     print_setup(&ts);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int status = train_session_run(&ts);
+    exit_status = train_session_run(&ts);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    if (status == 0) {
+    if (exit_status == 0) {
         print_balance(&ts);
         print_measured_choices(&ts);
         print_loss_scale(&ts);
@@ -180,5 +180,5 @@ int cmd_train(int argc, char **argv)
                       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
     }
     train_session_close(&ts);
-    return status == 0 ? 0 : 1;
+    return exit_status;
 }

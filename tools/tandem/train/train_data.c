@@ -11,7 +11,7 @@
 static tdm_status load(const train_options *o, const char *path, const char *labels,
                        tdm_dataset **out, char *used, size_t used_size)
 {
-    data_source src = {path, labels, o->label_column, o->header, o->skip_rows, 0};
+    data_source src = {path, labels, o->label_column, o->header, o->skip_rows, 0, o->max_classes};
     return data_source_load(&src, out, used, used_size);
 }
 

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "train_config.h"
 #include "train_session.h"
@@ -10,6 +11,46 @@
 /* Per finished epoch: train loss, test loss, test accuracy. Times are not kept, so
  * that a resumed run's checkpoints equal an uninterrupted run's byte for byte. */
 #define HISTORY_COLUMNS 3
+
+/* A run a signal stopped inside an epoch: the steps of it done and their sums, so
+ * that the resumed run reports the epoch as a run never stopped would (the loss sum
+ * bit for bit). */
+static tdm_status save_epoch_part(tdm_checkpoint_writer *w, const epoch_state *e)
+{
+    uint64_t loss_bits;
+    memcpy(&loss_bits, &e->loss_sum, sizeof loss_bits);
+    tdm_status s = tdm_checkpoint_add_u64(w, "cli/epoch_steps", e->steps);
+    if (s == TDM_OK)
+        s = tdm_checkpoint_add_u64(w, "cli/epoch_examples", e->examples);
+    return s == TDM_OK ? tdm_checkpoint_add_u64(w, "cli/epoch_loss_sum_bits", loss_bits) : s;
+}
+
+/* The part of an epoch a stopped run saved, where it saved one. */
+static tdm_status restore_epoch_part(const tdm_checkpoint *c, train_session *ts)
+{
+    uint64_t steps = 0, examples = 0, loss_bits = 0;
+    ts->resumed_steps = 0;
+    tdm_status s = tdm_checkpoint_read_u64(c, "cli/epoch_steps", &steps);
+    if (s == TDM_ERR_NOT_FOUND)
+        return TDM_OK; /* saved at the end of an epoch */
+    if (s == TDM_OK)
+        s = tdm_checkpoint_read_u64(c, "cli/epoch_examples", &examples);
+    if (s == TDM_OK)
+        s = tdm_checkpoint_read_u64(c, "cli/epoch_loss_sum_bits", &loss_bits);
+    if (s != TDM_OK)
+        return s;
+    if (steps >= ts->data.steps_per_epoch) {
+        snprintf(ts->refusal, sizeof ts->refusal,
+                 "cli/epoch_steps holds %llu, not fewer than the epoch's %llu steps",
+                 (unsigned long long)steps, (unsigned long long)ts->data.steps_per_epoch);
+        return TDM_ERR_INVALID_ARGUMENT;
+    }
+    ts->resumed_steps = steps;
+    ts->current.steps = (size_t)steps;
+    ts->current.examples = (size_t)examples;
+    memcpy(&ts->current.loss_sum, &loss_bits, sizeof loss_bits);
+    return TDM_OK;
+}
 
 static tdm_status save_history(tdm_checkpoint_writer *w, void *user)
 {
@@ -25,6 +66,8 @@ static tdm_status save_history(tdm_checkpoint_writer *w, void *user)
     }
     tdm_status s = tdm_checkpoint_add(w, "cli/history", TDM_F32, &TDM_SHAPE(n, HISTORY_COLUMNS), h);
     free(h);
+    if (s == TDM_OK && ts->stopped)
+        s = save_epoch_part(w, &ts->current);
     return s == TDM_OK ? train_config_save(ts, w) : s;
 }
 
@@ -60,7 +103,7 @@ static tdm_status restore_history(const tdm_checkpoint *c, void *user)
     if (s == TDM_OK)
         ts->epochs_done = (unsigned)n;
     free(h);
-    return s;
+    return s == TDM_OK ? restore_epoch_part(c, ts) : s;
 }
 
 /* A damaged checkpoint that --resume passed over: said on stderr, where it is kept. */

@@ -15,6 +15,9 @@
 #define MAX_EPOCHS 1000000
 #define MAX_LABEL_COLUMN 2147483646 /* tdm_csv_options.label_column is an int */
 #define MAX_SPLIT 64                /* tdm_device_split's limit */
+/* A stray label of 1000000 would otherwise make a model of a million classes. */
+#define DEFAULT_MAX_CLASSES 65536
+#define MAX_CLASSES 2147483647 /* labels are int32 */
 
 static int parse_layers(const char *value, void *target, char *err, size_t err_size)
 {
@@ -158,6 +161,7 @@ void train_options_defaults(train_options *o)
     o->optimizer = "adam";
     o->lr_decay = "none";
     o->batch = 64;
+    o->max_classes = DEFAULT_MAX_CLASSES;
     o->epochs = 10;
     o->trace_steps[0] = 1;
     o->trace_steps[1] = 20;
@@ -224,6 +228,9 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
         FLAG("--header", header, 1, TRAIN_HELP_HEADER),
         WHOLE("--skip-rows", CLI_SIZE, skip_rows, 0, TRAIN_MAX_SKIP_ROWS, "N",
               TRAIN_HELP_SKIP_ROWS " (scikit-learn's exports start with a line of counts)"),
+        WHOLE("--max-classes", CLI_SIZE, max_classes, 2, MAX_CLASSES, "N",
+              "refuse a label of N or more, naming its file, line and value: one stray label "
+              "would make a model of that many classes (default 65536)"),
         STRING("--test-data", test_data, "FILE",
                "the test split's own file, read like --data (default: hold out "
                "--test-fraction of the data)"),

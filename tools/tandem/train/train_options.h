@@ -18,6 +18,7 @@ typedef struct train_options {
     const char *label_column;     /* CSV: index or header name; NULL: the last column */
     int header;                   /* CSV has a header line */
     size_t skip_rows;             /* CSV lines to pass over first */
+    size_t max_classes;           /* a label of this many or more is refused */
     const char *test_data;        /* the test split's own file (same format); NULL: held out */
     const char *test_labels;      /* IDX labels of test_data */
     int standardize;              /* per-feature standardisation from the training split */
@@ -36,7 +37,7 @@ typedef struct train_options {
     int f16_activations;     /* activations kept in f16 (implies mixed_precision) */
     tdm_conv_algorithm conv; /* --conv: auto (default), direct, lowered, implicit or measured */
     tdm_mixed_products mixed_products; /* --mixed-products: measured (default), f16 or f32 */
-    size_t batch;            /* global */
+    size_t batch;                      /* global */
     unsigned epochs;
     double test_fraction;
     cli_list devices;      /* device ids, indices or backend names; none: the default */
@@ -53,11 +54,11 @@ typedef struct train_options {
     unsigned allow_config_change; /* train_config.h's items that --resume may change */
     const char *metrics;
     const char *plot;
-    const char *save; /* the trained model's file */
+    const char *save;        /* the trained model's file */
     const char *trace;       /* a timeline of the steps in trace_steps (Chrome's JSON) */
     uint64_t trace_steps[2]; /* the first and last global step traced */
     int trace_steps_given;
-    int progress;     /* 1 bar, 0 plain lines, -1 bar when stdout is a terminal */
+    int progress; /* 1 bar, 0 plain lines, -1 bar when stdout is a terminal */
 } train_options;
 
 /* CSV options that tandem predict shares: the most lines --skip-rows passes over,
@@ -83,9 +84,9 @@ int train_parse_label_column(const char *value, void *target, char *err, size_t 
     "are close)"
 
 #define TRAIN_HELP_MIXED_PRODUCTS                                                                  \
-    "with --mixed-precision, which layers' products take f16 operands: measured (default: each "  \
-    "dense and convolution layer's products timed with f16 operands and in f32 on each device "   \
-    "at the first step, the faster kept, so that mixed precision never trains slower than f32), " \
+    "with --mixed-precision, which layers' products take f16 operands: measured (default: each "   \
+    "dense and convolution layer's products timed with f16 operands and in f32 on each device "    \
+    "at the first step, the faster kept, so that mixed precision never trains slower than f32), "  \
     "f16 (all of them) or f32 (none). With --f16-activations they are f16"
 
 /* --conv's parser, which tandem bench train shares: an algorithm's name

@@ -1,6 +1,5 @@
 /* tandem train: the epoch loop with its progress display, evaluation, checkpoints
  * and metrics after every epoch, and the plot and the saved model at the end. */
-#include <signal.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
@@ -9,14 +8,9 @@
 #include "metrics_file.h"
 #include "plot_png.h"
 #include "train_session.h"
+#include "train_stop.h"
 
-static volatile sig_atomic_t interrupted;
-
-static void on_interrupt(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
+#define STOPPED 1 /* run_epoch: a signal stopped the run */
 
 static double now(void)
 {
@@ -25,7 +19,7 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* After every step: the bar; a Ctrl-C stops the run after this step. */
+/* After every step: the bar; a stop signal stops the run after this step. */
 int train_on_step(const tdm_step_result *r, void *user)
 {
     epoch_state *e = &((train_session *)user)->current;
@@ -34,7 +28,7 @@ int train_on_step(const tdm_step_result *r, void *user)
     e->loss_sum += r->loss * (double)r->steps;
     progress_step(&e->bar, e->epoch, e->steps, e->loss_sum / (double)e->steps, e->examples,
                   now() - e->start);
-    return interrupted;
+    return train_stop_signal() != 0;
 }
 
 static int fail(const char *what)
@@ -66,28 +60,62 @@ static int write_metrics(const train_session *ts, int after_run)
 
 static int run_epoch(train_session *ts, epoch_state *e)
 {
-    e->steps = e->examples = 0;
-    e->loss_sum = 0.0;
+    if (!ts->resumed_steps) { /* else the sums of the steps a stopped run saved */
+        e->steps = e->examples = 0;
+        e->loss_sum = 0.0;
+    }
+    size_t examples_before = e->examples;
     e->start = now();
-    if (tdm_monitor_run_steps(ts->monitor, ts->data.steps_per_epoch, NULL) != TDM_OK)
-        return fail(interrupted ? "interrupted" : "training");
+    uint64_t steps = ts->data.steps_per_epoch - ts->resumed_steps, done = 0;
+    ts->resumed_steps = 0;
+    tdm_status s = tdm_monitor_run_steps(ts->monitor, steps, &done);
+    int stopped = s == TDM_ERR_CANCELLED && train_stop_signal();
+    if (stopped && done < steps)
+        return STOPPED;
+    if (s != TDM_OK && !stopped)
+        return fail("training");
     /* The rate counts training alone: a large test set would hide it otherwise. */
     double trained = now(), seconds = trained - e->start;
     tdm_evaluation ev;
     if (tdm_evaluator_run(ts->evaluator, ts->data.test, &ev) != TDM_OK)
         return fail("evaluation");
+    double rate = (double)(e->examples - examples_before) / seconds;
     train_epoch *rec = &ts->history[ts->epochs_done++];
-    *rec = (train_epoch){e->epoch,
-                         e->steps ? e->loss_sum / (double)e->steps : 0.0,
-                         ev.loss,
-                         ev.accuracy,
-                         seconds,
-                         (double)e->examples / seconds,
+    *rec = (train_epoch){e->epoch,       e->steps ? e->loss_sum / (double)e->steps : 0.0,
+                         ev.loss,        ev.accuracy,
+                         seconds,        rate,
                          now() - trained};
     progress_epoch(&e->bar, rec, e->steps);
     if (ts->opts->checkpoint_dir && tdm_monitor_save(ts->monitor) != TDM_OK)
         return fail("checkpoint");
-    return write_metrics(ts, 0);
+    if (write_metrics(ts, 0))
+        return -1;
+    return stopped ? STOPPED : 0;
+}
+
+/* Stopped by a signal: the step reached kept in a checkpoint where there is a
+ * folder (one process alone: a job's processes stop at steps of their own, by
+ * SIGINT alone), and said on stderr. The exit status a shell gives a process the
+ * signal killed. */
+static int stop(train_session *ts)
+{
+    const train_options *o = ts->opts;
+    int one_process = tdm_strategy_num_workers(ts->strategy) == 1;
+    /* At an epoch's end, its checkpoint is saved already; inside one, the checkpoint
+     * holds the part of the epoch done. */
+    ts->stopped = ts->current.steps < ts->data.steps_per_epoch;
+    int saved = o->checkpoint_dir && one_process &&
+                (!ts->stopped || tdm_monitor_save(ts->monitor) == TDM_OK);
+    fprintf(stderr, "\ntandem train: %s: stopped after global step %llu", train_stop_signal_name(),
+            (unsigned long long)tdm_monitor_global_step(ts->monitor));
+    if (saved)
+        fprintf(stderr, ", checkpoint saved in %s; --resume continues from it\n",
+                o->checkpoint_dir);
+    else if (o->checkpoint_dir && one_process)
+        fprintf(stderr, "; its checkpoint failed: %s\n", tdm_last_error());
+    else
+        fprintf(stderr, "%s\n", o->checkpoint_dir ? "; the last epoch's checkpoint stands" : "");
+    return 128 + train_stop_signal();
 }
 
 /* After the run: the plot, and the model when the run completed. */
@@ -112,13 +140,19 @@ int train_session_run(train_session *ts)
     epoch_state *e = &ts->current;
     int tty = o->progress >= 0 ? o->progress : isatty(fileno(stdout));
     progress_begin(&e->bar, stdout, tty, o->epochs, ts->data.steps_per_epoch);
-    signal(SIGINT, on_interrupt);
+    /* A job's processes would stop at steps of their own and wait on each other in
+     * the next collective: there SIGTERM and SIGHUP end each at once, as before. */
+    train_stop_catch(tdm_strategy_num_workers(ts->strategy) == 1);
     int status = write_metrics(ts, 0); /* the run, before its first epoch ends */
     while (status == 0 && ts->epochs_done < o->epochs) {
         e->epoch = ts->epochs_done + 1;
         status = run_epoch(ts, e);
     }
-    signal(SIGINT, SIG_DFL);
+    train_stop_release();
+    if (status == STOPPED && ts->epochs_done == o->epochs)
+        status = 0; /* the signal came with the last step: the run is complete */
+    int stopped = status == STOPPED ? stop(ts) : 0;
     int after = write_metrics(ts, 1);
-    return write_outputs(ts, status == 0) || status || after ? -1 : 0;
+    int failed = write_outputs(ts, status == 0) || status < 0 || after;
+    return stopped ? stopped : failed ? 1 : 0;
 }

@@ -43,6 +43,8 @@ typedef struct train_session {
     tdm_monitor *monitor;
     train_epoch *history; /* [opts->epochs] */
     unsigned epochs_done;
+    uint64_t resumed_steps; /* steps of the next epoch that a resumed checkpoint holds */
+    int stopped;            /* by a signal (train_stop.h) inside an epoch */
     epoch_state current;
     char refusal[2048]; /* why --resume refused a checkpoint's configuration */
 } train_session;
@@ -77,7 +79,8 @@ int train_monitor_open(train_session *ts);
 /* The monitor's progress callback (user: the session). */
 int train_on_step(const tdm_step_result *r, void *user);
 
-/* Runs the remaining epochs with progress output; 0, or -1 after printing why. */
+/* Runs the remaining epochs with progress output. The exit status: 0; 1 after
+ * printing why; 128 + n after a signal n stopped the run (train_stop.h). */
 int train_session_run(train_session *ts);
 
 #endif
