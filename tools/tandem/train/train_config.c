@@ -8,6 +8,7 @@
 
 #include "layer_spec.h"
 #include "train_session.h"
+#include "train_texts.h"
 
 #define RECORD_PREFIX "cli/config/"
 #define VALUE_MAX 256
@@ -35,27 +36,6 @@ int train_config_parse_allowed(const char *list, void *allowed, char *err, size_
     }
 }
 
-void train_optimizer_text(const char *name, const tdm_optimizer_options *o, char *out, size_t size)
-{
-    switch (o->kind) {
-    case TDM_OPT_SGD: snprintf(out, size, "%s", name); break;
-    case TDM_OPT_MOMENTUM: snprintf(out, size, "%s (momentum %g)", name, o->momentum); break;
-    case TDM_OPT_ADAGRAD:
-        snprintf(out, size, "%s (initial accumulator %g, epsilon %g)", name, o->initial_accumulator,
-                 o->epsilon);
-        break;
-    case TDM_OPT_RMSPROP:
-        snprintf(out, size, "%s (rho %g, momentum %g, epsilon %g%s)", name, o->rho, o->momentum,
-                 o->epsilon, o->centered ? ", centered" : "");
-        break;
-    case TDM_OPT_ADAM:
-    case TDM_OPT_ADAMW:
-        snprintf(out, size, "%s (beta1 %g, beta2 %g, epsilon %g, weight decay %g)", name, o->beta1,
-                 o->beta2, o->epsilon, o->kind == TDM_OPT_ADAMW ? o->weight_decay : 0.0f);
-        break;
-    }
-}
-
 void train_lr_text(const train_session *ts, char *out, size_t size)
 {
     tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
@@ -66,16 +46,6 @@ void train_lr_text(const train_session *ts, char *out, size_t size)
                  (double)lr->final_rate, (unsigned long long)lr->total_steps);
     else
         snprintf(out, size, "%g", (double)lr->initial);
-}
-
-void train_data_text(const train_session *ts, char *out, size_t size)
-{
-    const train_data *d = &ts->data;
-    snprintf(out, size,
-             "%zu examples of %zu features in %zu classes (content %016llx), test fraction %g, "
-             "%s",
-             d->examples, d->features, d->classes, (unsigned long long)d->fingerprint,
-             ts->opts->test_fraction, ts->opts->standardize ? "standardized" : "not standardized");
 }
 
 /* This run's value of each item, in train_config_items order. */
@@ -92,7 +62,7 @@ static void current(const train_session *ts, char values[ITEM_COUNT][VALUE_MAX])
     snprintf(values[3], VALUE_MAX, "%s", tdm_activation_name(act));
     snprintf(values[4], VALUE_MAX, "%g", (double)o->dropout);
     snprintf(values[5], VALUE_MAX, "%zu", o->batch);
-    train_data_text(ts, values[6], VALUE_MAX);
+    train_data_text(ts->opts, &ts->data, values[6], VALUE_MAX);
 }
 
 tdm_status train_config_save(const train_session *ts, tdm_checkpoint_writer *w)

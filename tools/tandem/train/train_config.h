@@ -23,14 +23,6 @@ int train_config_parse_allowed(const char *list, void *allowed, char *err, size_
  * way, so --resume compares the whole schedule). */
 void train_lr_text(const struct train_session *ts, char *out, size_t size);
 
-/* The optimizer under name with its hyper-parameters, as the checkpoints state it:
- * "Adam (beta1 0.9, beta2 0.999, epsilon 1e-07, weight decay 0)". */
-void train_optimizer_text(const char *name, const tdm_optimizer_options *o, char *out, size_t size);
-
-/* The data as loaded, before a worker's shard: its size, the hash of every example
- * (features and labels, in file order), the test fraction and standardisation. */
-void train_data_text(const struct train_session *ts, char *out, size_t size);
-
 /* Records the configuration as "cli/config/<item>" tensors: the value's text, one
  * byte per i32 element. */
 tdm_status train_config_save(const struct train_session *ts, tdm_checkpoint_writer *w);

@@ -3,9 +3,8 @@
 #include <stdio.h>
 
 #include "layer_spec.h"
-#include "train_config.h"
 #include "train_fingerprint.h"
-#include "train_session.h"
+#include "train_texts.h"
 
 #define MAX_ITEMS 32 /* the items below, with room */
 #define VALUE_MAX 256
@@ -74,18 +73,17 @@ static void add_training(fingerprint *f, const train_options *o)
     add(f, "--resume", "%s", on_off(o->resume));
 }
 
-int train_fingerprint_check(train_session *ts)
+int train_fingerprint_check(const train_options *o, const train_data *d, tdm_strategy *strategy)
 {
-    const train_options *o = ts->opts;
     fingerprint f = {.count = 0};
     add(&f, "--strategy", "%s", o->strategy);
     add(&f, "--ps-processes", "%zu", o->ps_processes);
     add_model(&f, o);
     add_training(&f, o);
     char data[VALUE_MAX];
-    train_data_text(ts, data, sizeof data);
+    train_data_text(o, d, data, sizeof data);
     add(&f, "--data", "%s", data);
-    tdm_status s = tdm_strategy_check_agreement(ts->strategy, f.items, f.count);
+    tdm_status s = tdm_strategy_check_agreement(strategy, f.items, f.count);
     if (s == TDM_OK)
         return 0;
     fprintf(stderr, "tandem train: %s\n", tdm_last_error());

@@ -7,6 +7,7 @@
 #include "atomic_file.h"
 #include "layer_spec.h"
 #include "train_fingerprint.h"
+#include "train_texts.h"
 #include "train_session.h"
 
 static int fail(const char *what)
@@ -174,21 +175,6 @@ static int make_evaluator(train_session *ts)
                                                                               : fail("evaluation");
 }
 
-tdm_status train_optimizer_options(const train_options *o, size_t steps_per_epoch,
-                                   tdm_optimizer_options *oo)
-{
-    *oo = (tdm_optimizer_options)TDM_OPTIMIZER_OPTIONS_INIT;
-    tdm_status s = tdm_optimizer_kind_parse(o->optimizer, oo);
-    int plain = oo->kind == TDM_OPT_SGD || oo->kind == TDM_OPT_MOMENTUM;
-    oo->learning_rate.initial = o->lr > 0.0f ? o->lr : plain ? 0.1f : 0.001f;
-    if (!strcmp(o->lr_decay, "cosine")) {
-        /* a cosine without warm-up ends at 0 on the run's last step */
-        oo->learning_rate.kind = TDM_LR_WARMUP_COSINE;
-        oo->learning_rate.total_steps = (uint64_t)o->epochs * steps_per_epoch;
-    }
-    return s;
-}
-
 static int make_optimizer(train_session *ts)
 {
     tdm_optimizer_options oo;
@@ -267,7 +253,7 @@ int train_session_open(const train_options *o, train_session *ts)
                  make_strategy(ts) || take_role(ts) || load_data(ts);
     /* before the model, whose first values are the job's first collective */
     if (!status)
-        status = train_fingerprint_check(ts);
+        status = train_fingerprint_check(ts->opts, &ts->data, ts->strategy);
     if (!status && (make_model(ts) || make_evaluator(ts) || make_optimizer(ts) ||
                     (!tdm_strategy_is_parameter_server(ts->strategy) &&
                      (make_train_op(ts) || make_step(ts) || train_monitor_open(ts)))))

@@ -54,11 +54,6 @@ typedef struct train_session {
  * differ, else 1. */
 int train_session_open(const train_options *o, train_session *ts);
 
-/* The optimizer the options ask for, its rate decaying over epochs of
- * steps_per_epoch; fails as tdm_optimizer_kind_parse. */
-tdm_status train_optimizer_options(const train_options *o, size_t steps_per_epoch,
-                                   tdm_optimizer_options *oo);
-
 /* How replica r's layers compute, into text: its convolutions layer by layer,
  * ", convolutions conv0 direct, conv2 lowered", and with --mixed-precision its
  * products' precision, "; products conv0 f16, dense4 f32" (either "measured at the
