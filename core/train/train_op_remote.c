@@ -181,12 +181,14 @@ void tdm_train_remote_close(tdm_train_op *op)
     if (!r)
         return;
     tdm_ps_header bye = {.kind = TDM_PS_BYE};
+    tdm_error_hold(); /* a goodbye that fails keeps the failure that ended the run first */
     for (size_t k = 0; k < r->server_count; k++) {
         if (k != r->failed)
             tdm_strategy_job_send(op->strategy, r->servers[k].rank, &bye, sizeof bye,
                                   "tdm_train_op_destroy");
         free(r->servers[k].vars);
     }
+    tdm_error_release();
     free(r->servers);
     free(r->flat);
     free(r->out);
