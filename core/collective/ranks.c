@@ -86,11 +86,12 @@ tdm_status tdm_ranks_send(tdm_ranks *r, size_t to, const void *bytes, size_t siz
     return s == TDM_OK ? s : tdm_fail(s, "%s: %s", what, why);
 }
 
-tdm_status tdm_ranks_receive(tdm_ranks *r, size_t from, const void **bytes, size_t *size,
-                             size_t *sender, const char *what)
+tdm_status tdm_ranks_receive(tdm_ranks *r, size_t from, double wait_s, const void **bytes,
+                             size_t *size, size_t *sender, const char *what)
 {
     char why[1024];
-    tdm_status s = r->transport->receive(r->link, from, bytes, size, sender, why, sizeof why);
+    tdm_status s =
+        r->transport->receive(r->link, from, wait_s, bytes, size, sender, why, sizeof why);
     return s == TDM_OK ? s : tdm_fail(s, "%s: %s", what, why);
 }
 

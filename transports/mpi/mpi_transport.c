@@ -423,8 +423,9 @@ static tdm_status send_message(tdm_rank_link *link, size_t to, const void *bytes
     return code == MPI_SUCCESS ? TDM_OK : mpi_fail(link, code, "sending a message", why, why_size);
 }
 
-static tdm_status receive_message(tdm_rank_link *link, size_t from, const void **bytes,
-                                  size_t *size, size_t *sender, char *why, size_t why_size)
+static tdm_status receive_message(tdm_rank_link *link, size_t from, double wait_s,
+                                  const void **bytes, size_t *size, size_t *sender, char *why,
+                                  size_t why_size)
 {
     if (link->broken != TDM_OK)
         return fail(NULL, link->broken, why, why_size, "%s", link->broken_why);
@@ -435,6 +436,11 @@ static tdm_status receive_message(tdm_rank_link *link, size_t from, const void *
     while (code == MPI_SUCCESS && !flag) {
         code = MPI_Iprobe(source, MESSAGE_TAG, link->comm, &flag, &status);
         double spun = now() - start;
+        if (code == MPI_SUCCESS && !flag && wait_s > 0 && spun > wait_s) {
+            *bytes = NULL; /* a poll: nothing yet, and nothing is broken */
+            *size = 0;
+            return TDM_OK;
+        }
         if (code == MPI_SUCCESS && !flag && spun > link->timeout_s) {
             char whom[32];
             snprintf(whom, sizeof whom, from == TDM_RANK_ANY ? "any rank" : "rank %zu", from);
@@ -481,9 +487,9 @@ static void close_link(tdm_rank_link *link)
     free(link);
 }
 
-TDM_EXPORT const tdm_rank_transport *tdm_rank_transport_v4(void);
+TDM_EXPORT const tdm_rank_transport *tdm_rank_transport_v5(void);
 
-const tdm_rank_transport *tdm_rank_transport_v4(void)
+const tdm_rank_transport *tdm_rank_transport_v5(void)
 {
     static const tdm_rank_transport transport = {
         .version = TDM_RANK_TRANSPORT_VERSION,
