@@ -71,9 +71,12 @@ typedef struct tdm_rank_transport {
      * rank) and gives it in link-owned memory, valid until the next receive, with its
      * size and sender. A rank that does not take or send in time is named. A receive
      * with wait_s > 0 is a poll instead: after wait_s without a message it gives
-     * *bytes NULL and the link stays whole (a server watching which worker is silent). */
-    tdm_status (*send)(tdm_rank_link *link, size_t to, const void *bytes, size_t size, char *why,
-                       size_t why_size);
+     * *bytes NULL, and a message whose sender dies while it moves fails naming it in
+     * *sender; the link stays whole (a server watching which worker is lost). So does a
+     * send with keep_link that is not taken in time: its bytes were copied aside. Both
+     * wait half the deadline, so that the ranks waiting behind them hear in time. */
+    tdm_status (*send)(tdm_rank_link *link, size_t to, const void *bytes, size_t size,
+                       int keep_link, char *why, size_t why_size);
     tdm_status (*receive)(tdm_rank_link *link, size_t from, double wait_s, const void **bytes,
                           size_t *size, size_t *sender, char *why, size_t why_size);
     /* Leaves the job. MPI stays initialised for the process: the plugin finalises it

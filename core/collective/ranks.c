@@ -79,10 +79,11 @@ tdm_status tdm_ranks_open(double timeout_s, int check_order, const char *func, t
     return TDM_OK;
 }
 
-tdm_status tdm_ranks_send(tdm_ranks *r, size_t to, const void *bytes, size_t size, const char *what)
+tdm_status tdm_ranks_send(tdm_ranks *r, size_t to, const void *bytes, size_t size, int keep_link,
+                          const char *what)
 {
     char why[1024];
-    tdm_status s = r->transport->send(r->link, to, bytes, size, why, sizeof why);
+    tdm_status s = r->transport->send(r->link, to, bytes, size, keep_link, why, sizeof why);
     return s == TDM_OK ? s : tdm_fail(s, "%s: %s", what, why);
 }
 

@@ -45,7 +45,13 @@ void tdm_strategy_job_describe_rank(const tdm_strategy *s, size_t rank, char *ou
 tdm_status tdm_strategy_job_send(tdm_strategy *s, size_t to, const void *bytes, size_t size,
                                  const char *what)
 {
-    return tdm_ranks_send(s->job, to, bytes, size, what);
+    return tdm_ranks_send(s->job, to, bytes, size, 0, what);
+}
+
+tdm_status tdm_strategy_job_answer(tdm_strategy *s, size_t to, const void *bytes, size_t size,
+                                   const char *what)
+{
+    return tdm_ranks_send(s->job, to, bytes, size, 1, what);
 }
 
 tdm_status tdm_strategy_job_receive(tdm_strategy *s, size_t from, const void **bytes, size_t *size,

@@ -70,7 +70,9 @@ void tdm_strategy_note_loss_reduction(tdm_strategy *s, tdm_loss_reduction reduct
  * lost worker (tolerate_lost_workers), the deadline of every wait, the rank of server
  * i (the servers are the last ranks), and messages between the job's processes with
  * that deadline; TDM_JOB_ANY as `from` takes whichever comes first. A poll waits
- * wait_s at most and gives *bytes NULL when nothing came. */
+ * wait_s at most and gives *bytes NULL when nothing came. A poll that fails on one
+ * rank's message (in *sender), and an answer that is not taken, leave the job's link
+ * whole: a server goes on without that rank. */
 #define TDM_JOB_ANY ((size_t)-1)
 size_t tdm_strategy_job_rank(const tdm_strategy *s);
 int tdm_strategy_job_ordered(const tdm_strategy *s);
@@ -81,6 +83,8 @@ tdm_status tdm_strategy_job_send(tdm_strategy *s, size_t to, const void *bytes, 
                                  const char *what);
 tdm_status tdm_strategy_job_receive(tdm_strategy *s, size_t from, const void **bytes,
                                     size_t *size, size_t *sender, const char *what);
+tdm_status tdm_strategy_job_answer(tdm_strategy *s, size_t to, const void *bytes, size_t size,
+                                   const char *what);
 tdm_status tdm_strategy_job_poll(tdm_strategy *s, double wait_s, const void **bytes, size_t *size,
                                  size_t *sender, const char *what);
 

@@ -35,9 +35,7 @@ static tdm_status send_values(server *sv, size_t to, const client *c)
         s = tdm_variable_read(var, at, tdm_variable_count(var) * sizeof(float));
         at += tdm_variable_count(var);
     }
-    return s == TDM_OK ? tdm_strategy_job_send(sv->strategy, to, sv->out,
-                                               sizeof h + c->floats * sizeof(float), func)
-                       : s;
+    return s == TDM_OK ? tdm_ps_answer(sv, to, sizeof h + c->floats * sizeof(float)) : s;
 }
 
 /* HELLO: each entry names one of this server's variables with its size. */
@@ -196,7 +194,7 @@ static tdm_status send_state(server *sv)
                    sizeof(uint64_t));
         s = move_state(sv, c, sv->out + sizeof h + counts, 0);
     }
-    return s == TDM_OK ? tdm_strategy_job_send(sv->strategy, sv->saver, sv->out, bytes, func) : s;
+    return s == TDM_OK ? tdm_ps_answer(sv, sv->saver, bytes) : s;
 }
 
 /* RESTORE: the client's variables and slots, and the global step to go on from. */
@@ -323,13 +321,15 @@ static tdm_status serve(server *sv)
         sv->clients[w].contact = tdm_seconds();
     while (s == TDM_OK && sv->left > 0) {
         const void *bytes = NULL;
-        size_t size = 0, from = 0;
+        size_t size = 0, from = TDM_JOB_ANY;
         double wait = 0;
         s = tdm_ps_watch_workers(sv, &wait);
         if (s == TDM_OK && !sv->lost[0])
             s = settle(sv);
         if (s == TDM_OK && sv->left > 0)
             s = tdm_strategy_job_poll(sv->strategy, wait, &bytes, &size, &from, func);
+        if (s != TDM_OK && from < sv->workers) /* it died while its request moved */
+            s = tdm_ps_lose(sv, from, "its request did not arrive whole");
         if (s != TDM_OK || !bytes)
             continue;
         if (from < sv->workers)

@@ -43,6 +43,10 @@ typedef struct server {
     char lost[512];   /* the job stops: why, told to every worker that asks; "" */
 } server;
 
+/* sv->out's first `bytes` to worker `to`, answering its request: a worker that does
+ * not take it is lost (tdm_ps_lose). */
+tdm_status tdm_ps_answer(server *sv, size_t to, size_t bytes);
+
 /* ERROR to worker `to`: why its request is refused. */
 tdm_status tdm_ps_send_error(server *sv, size_t to, const char *text);
 
@@ -51,6 +55,10 @@ void tdm_ps_pass_turn(server *sv);
 
 /* Worker w is done (its goodbye, a refusal, or lost): never waited for again. */
 void tdm_ps_leave(server *sv, size_t w);
+
+/* Worker w is lost (`what` says how: "nothing from it within 3 s"): dropped, or the
+ * job stops (sv->lost says why) and every worker waiting for an answer is told now. */
+tdm_status tdm_ps_lose(server *sv, size_t w, const char *what);
 
 /* The workers silent past the deadline that owe a message (neither gone nor waiting
  * for an answer): each is dropped (tolerated), or the job stops: sv->lost says why,

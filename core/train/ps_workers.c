@@ -24,7 +24,13 @@ tdm_status tdm_ps_send_error(server *sv, size_t to, const char *text)
     tdm_ps_header h = {.kind = TDM_PS_ERROR};
     memcpy(sv->out, &h, sizeof h);
     memcpy(sv->out + sizeof h, text, len);
-    return tdm_strategy_job_send(sv->strategy, to, sv->out, sizeof h + len, func);
+    return tdm_ps_answer(sv, to, sizeof h + len);
+}
+
+tdm_status tdm_ps_answer(server *sv, size_t to, size_t bytes)
+{
+    tdm_status s = tdm_strategy_job_answer(sv->strategy, to, sv->out, bytes, func);
+    return s == TDM_ERR_TIMEOUT ? tdm_ps_lose(sv, to, "it took no answer") : s;
 }
 
 void tdm_ps_pass_turn(server *sv)
@@ -67,8 +73,7 @@ static int owes_message(const server *sv, size_t w)
     return !c->gone && !c->held && sv->saver != w;
 }
 
-/* Worker w was lost: dropped, or the job stops and those waiting are told now. */
-static tdm_status lose(server *sv, size_t w)
+tdm_status tdm_ps_lose(server *sv, size_t w, const char *what)
 {
     tdm_ps_leave(sv, w);
     if (sv->tolerate && w != 0)
@@ -77,9 +82,9 @@ static tdm_status lose(server *sv, size_t w)
     tdm_strategy_job_describe_rank(sv->strategy, w, who, sizeof who);
     if (!sv->lost[0])
         snprintf(sv->lost, sizeof sv->lost,
-                 "%s stopped answering: nothing from it within %g s (died or stalled); "
+                 "%s stopped answering: %s within %g s (died or stalled); "
                  "parameter server rank %zu stops the job%s",
-                 who, sv->timeout_s, tdm_strategy_job_rank(sv->strategy),
+                 who, what, sv->timeout_s, tdm_strategy_job_rank(sv->strategy),
                  w ? " (tolerate_lost_workers, tandem train --tolerate-lost-workers, lets the "
                      "other workers go on without it)"
                    : "");
@@ -99,7 +104,7 @@ tdm_status tdm_ps_watch_workers(server *sv, double *wait)
             continue;
         double silent = now - sv->clients[w].contact;
         if (silent > sv->timeout_s)
-            s = lose(sv, w);
+            s = tdm_ps_lose(sv, w, "nothing from it");
         else if (sv->timeout_s - silent < next)
             next = sv->timeout_s - silent;
     }
