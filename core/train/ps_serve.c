@@ -8,7 +8,7 @@
  * checkpoint it hands the chief its variables and slots at one step, holding back
  * the pushes past that step until it has; on resume it takes them back. A worker
  * that sends nothing within the deadline, unless it waits for an answer, is lost
- * (ps_lost.c). */
+ * (ps_workers.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,8 +244,9 @@ static tdm_status release(server *sv, size_t w)
 /* The save's answer, then the pushes held back for it, in worker order. */
 static tdm_status finish_save(server *sv)
 {
+    size_t saver = sv->saver; /* a saver lost in the answer is no longer the saver */
     tdm_status s = send_state(sv);
-    sv->clients[sv->saver].contact = tdm_seconds();
+    sv->clients[saver].contact = tdm_seconds();
     sv->saver = NO_SAVE;
     for (size_t w = 0; w < sv->workers && s == TDM_OK; w++)
         s = release(sv, w);
@@ -329,7 +330,7 @@ static tdm_status serve(server *sv)
         if (s == TDM_OK && sv->left > 0)
             s = tdm_strategy_job_poll(sv->strategy, wait, &bytes, &size, &from, func);
         if (s != TDM_OK && from < sv->workers) /* it died while its request moved */
-            s = tdm_ps_lose(sv, from, "its request did not arrive whole");
+            s = tdm_ps_lose(sv, from, "its request did not arrive whole", sv->timeout_s / 2);
         if (s != TDM_OK || !bytes)
             continue;
         if (from < sv->workers)

@@ -56,9 +56,10 @@ void tdm_ps_pass_turn(server *sv);
 /* Worker w is done (its goodbye, a refusal, or lost): never waited for again. */
 void tdm_ps_leave(server *sv, size_t w);
 
-/* Worker w is lost (`what` says how: "nothing from it within 3 s"): dropped, or the
- * job stops (sv->lost says why) and every worker waiting for an answer is told now. */
-tdm_status tdm_ps_lose(server *sv, size_t w, const char *what);
+/* Worker w is lost (`what` says how: "nothing from it", within waited_s): dropped, or
+ * the job stops (sv->lost says why) and every worker waiting for an answer is told
+ * now. */
+tdm_status tdm_ps_lose(server *sv, size_t w, const char *what, double waited_s);
 
 /* The workers silent past the deadline that owe a message (neither gone nor waiting
  * for an answer): each is dropped (tolerated), or the job stops: sv->lost says why,

@@ -30,7 +30,8 @@ tdm_status tdm_ps_send_error(server *sv, size_t to, const char *text)
 tdm_status tdm_ps_answer(server *sv, size_t to, size_t bytes)
 {
     tdm_status s = tdm_strategy_job_answer(sv->strategy, to, sv->out, bytes, func);
-    return s == TDM_ERR_TIMEOUT ? tdm_ps_lose(sv, to, "it took no answer") : s;
+    /* the transport waits half the deadline for a kept send */
+    return s == TDM_ERR_TIMEOUT ? tdm_ps_lose(sv, to, "it took no answer", sv->timeout_s / 2) : s;
 }
 
 void tdm_ps_pass_turn(server *sv)
@@ -73,7 +74,7 @@ static int owes_message(const server *sv, size_t w)
     return !c->gone && !c->held && sv->saver != w;
 }
 
-tdm_status tdm_ps_lose(server *sv, size_t w, const char *what)
+tdm_status tdm_ps_lose(server *sv, size_t w, const char *what, double waited_s)
 {
     tdm_ps_leave(sv, w);
     if (sv->tolerate && w != 0)
@@ -84,7 +85,7 @@ tdm_status tdm_ps_lose(server *sv, size_t w, const char *what)
         snprintf(sv->lost, sizeof sv->lost,
                  "%s stopped answering: %s within %g s (died or stalled); "
                  "parameter server rank %zu stops the job%s",
-                 who, what, sv->timeout_s, tdm_strategy_job_rank(sv->strategy),
+                 who, what, waited_s, tdm_strategy_job_rank(sv->strategy),
                  w ? " (tolerate_lost_workers, tandem train --tolerate-lost-workers, lets the "
                      "other workers go on without it)"
                    : "");
@@ -104,7 +105,7 @@ tdm_status tdm_ps_watch_workers(server *sv, double *wait)
             continue;
         double silent = now - sv->clients[w].contact;
         if (silent > sv->timeout_s)
-            s = tdm_ps_lose(sv, w, "nothing from it");
+            s = tdm_ps_lose(sv, w, "nothing from it", sv->timeout_s);
         else if (sv->timeout_s - silent < next)
             next = sv->timeout_s - silent;
     }
