@@ -1,6 +1,6 @@
 #!/bin/sh
 # A process of a parameter-server job killed with kill -9 mid-run (cli_rank_deaths.sh
-# TANDEM MPIEXEC; two workers and one server, TDM_COLLECTIVE_TIMEOUT=3): every
+# TANDEM MPIEXEC; two workers and one server, TDM_COLLECTIVE_TIMEOUT=5): every
 # surviving process names the dead one by rank and role within the bound and exits
 # non-zero, its message starting with that cause:
 # - the server killed: both workers name it;
@@ -12,7 +12,7 @@ set -eu
 tandem=$1 mpiexec=$2
 dir=$(mktemp -d "${TMPDIR:-/tmp}/tandem-rank-deaths-XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-bound=3
+bound=5
 job="--strategy parameter-server --ps-processes 1 --devices reference:0 --no-progress"
 
 fail() {
