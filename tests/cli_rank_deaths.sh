@@ -7,7 +7,8 @@
 # - worker 1 killed: the chief and the server name it and its shard of the data;
 # - the chief killed: worker 1 and the server name it;
 # - worker 1 killed in a job started with --tolerate-lost-workers: the chief trains
-#   every epoch and, with the server, exits 0.
+#   every epoch and, with the server, exits 0 (an option refused, exit 2, without
+#   --ps-processes).
 set -eu
 tandem=$1 mpiexec=$2
 dir=$(mktemp -d "${TMPDIR:-/tmp}/tandem-rank-deaths-XXXXXX")
@@ -67,6 +68,12 @@ names() {
   [ $late -le $((bound + 10)) ] || fail "rank $1 named it $late s after the kill"
   echo "$name: rank $1 named it ${late} s after the kill, exit $(cat "$run/status.$1")"
 }
+
+# The option is for jobs of parameter-server processes alone.
+status=0
+"$tandem" train --tolerate-lost-workers --epochs 1 > /dev/null 2> "$dir/option.txt" || status=$?
+[ $status -eq 2 ] && grep -q -- '--tolerate-lost-workers is for --ps-processes' "$dir/option.txt" ||
+  { cat "$dir/option.txt"; echo "FAIL: --tolerate-lost-workers without --ps-processes"; exit 1; }
 
 start server --epochs 1000
 kill_after_epochs 2 2
