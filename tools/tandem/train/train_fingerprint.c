@@ -80,6 +80,7 @@ int train_fingerprint_check(train_session *ts)
     fingerprint f = {.count = 0};
     add(&f, "--strategy", "%s", o->strategy);
     add(&f, "--ps-processes", "%zu", o->ps_processes);
+    add(&f, "--tolerate-lost-workers", "%s", on_off(o->tolerate_lost_workers));
     add_model(&f, o);
     add_training(&f, o);
     char data[VALUE_MAX];
