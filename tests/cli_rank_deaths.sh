@@ -13,7 +13,8 @@ set -eu
 tandem=$1 mpiexec=$2
 dir=$(mktemp -d "${TMPDIR:-/tmp}/tandem-rank-deaths-XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-bound=5
+. "$(dirname "$0")/time_limit.sh"
+bound=$((5 * time_scale)) # a sanitizer's slower steps must not look like a death
 job="--strategy parameter-server --ps-processes 1 --devices reference:0 --no-progress"
 
 fail() {
@@ -29,7 +30,7 @@ start() {
   shift
   run="$dir/$name"
   mkdir "$run"
-  (exec timeout 120 "$mpiexec" --allow-run-as-root --oversubscribe --enable-recovery \
+  (bounded 120 "$mpiexec" --allow-run-as-root --oversubscribe --enable-recovery \
     -x TDM_COLLECTIVE_TIMEOUT=$bound -np 3 sh -c \
     'd=$1 r=$OMPI_COMM_WORLD_RANK; shift
      "$@" > "$d/out.$r" 2> "$d/err.$r" & echo $! > "$d/pid.$r"; wait $!; echo $? > "$d/status.$r"' \
@@ -43,7 +44,7 @@ kill_after_epochs() {
   until grep -q "^epoch *$1/" "$run/out.0" 2>/dev/null; do
     kill -0 $mpirun_pid 2>/dev/null || fail "the job ended before epoch $1"
     tries=$((tries + 1))
-    [ $tries -lt 1200 ] || fail "no epoch $1 within 60 s"
+    [ $tries -lt $((1200 * time_scale)) ] || fail "no epoch $1 within $((60 * time_scale)) s"
     sleep 0.05
   done
   kill -9 "$(cat "$run/pid.$2")"
@@ -52,8 +53,8 @@ kill_after_epochs() {
 
 # ended: mpirun has ended (every survivor has exited) within 60 s.
 ended() {
-  timeout 60 sh -c 'while kill -0 "$0" 2>/dev/null; do sleep 0.1; done' $mpirun_pid ||
-    fail "the survivors still ran 60 s after the kill (went on without the dead rank)"
+  bounded 60 sh -c 'while kill -0 "$0" 2>/dev/null; do sleep 0.1; done' $mpirun_pid ||
+    fail "the survivors still ran after the kill (went on without the dead rank)"
   wait $mpirun_pid || :
 }
 
