@@ -12,7 +12,7 @@
 #include "tandem/status.h"
 
 /* Bumped on any change to the structs below: a plugin of another version is refused. */
-#define TDM_RANK_TRANSPORT_VERSION 4
+#define TDM_RANK_TRANSPORT_VERSION 5
 
 /* A receive from whichever rank sends first. */
 #define TDM_RANK_ANY ((size_t)-1)
@@ -69,11 +69,16 @@ typedef struct tdm_rank_transport {
      * collectives: send waits, with the link's deadline, until rank `to` has taken
      * bytes[size]; receive waits as long for a message from `from` (TDM_RANK_ANY: any
      * rank) and gives it in link-owned memory, valid until the next receive, with its
-     * size and sender. A rank that does not take or send in time is named. */
-    tdm_status (*send)(tdm_rank_link *link, size_t to, const void *bytes, size_t size, char *why,
-                       size_t why_size);
-    tdm_status (*receive)(tdm_rank_link *link, size_t from, const void **bytes, size_t *size,
-                          size_t *sender, char *why, size_t why_size);
+     * size and sender. A rank that does not take or send in time is named. A receive
+     * with wait_s > 0 is a poll instead: after wait_s without a message it gives
+     * *bytes NULL, and a message whose sender dies while it moves fails naming it in
+     * *sender; the link stays whole (a server watching which worker is lost). So does a
+     * send with keep_link that is not taken in time: its bytes were copied aside. Both
+     * wait half the deadline, so that the ranks waiting behind them hear in time. */
+    tdm_status (*send)(tdm_rank_link *link, size_t to, const void *bytes, size_t size,
+                       int keep_link, char *why, size_t why_size);
+    tdm_status (*receive)(tdm_rank_link *link, size_t from, double wait_s, const void **bytes,
+                          size_t *size, size_t *sender, char *why, size_t why_size);
     /* Leaves the job. MPI stays initialised for the process: the plugin finalises it
      * at exit if it initialised it and no collective failed (a missing rank would hold
      * the finalisation forever). NULL-safe. */
@@ -82,6 +87,6 @@ typedef struct tdm_rank_transport {
 
 /* The one symbol a transport plugin exports. */
 typedef const tdm_rank_transport *(*tdm_rank_transport_entry)(void);
-#define TDM_RANK_TRANSPORT_ENTRY "tdm_rank_transport_v4"
+#define TDM_RANK_TRANSPORT_ENTRY "tdm_rank_transport_v5"
 
 #endif

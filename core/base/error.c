@@ -1,4 +1,5 @@
-/* The calling thread's last-error message (tdm_last_error). */
+/* The calling thread's last-error message (tdm_last_error), and the rule that keeps
+ * a failure's first cause first while it is handled. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -6,21 +7,55 @@
 #include "base/error.h"
 
 #define TDM_ERROR_MAX 4096
+#define FOLLOW_UP "; then: "
 
 /* One buffer per thread: replicas on several threads never overwrite each other. */
 static _Thread_local char last_error[TDM_ERROR_MAX];
+/* Held root causes (tdm_error_hold), and where the newest follow-up's text starts in
+ * last_error (0: the message is one failure's). */
+static _Thread_local unsigned holds;
+static _Thread_local size_t follow_up_at;
 
 const char *tdm_last_error(void)
 {
     return last_error;
 }
 
+void tdm_error_hold(void)
+{
+    holds++;
+}
+
+void tdm_error_release(void)
+{
+    if (holds && !--holds)
+        follow_up_at = 0; /* a caller's context now prefixes the whole story */
+}
+
+/* A new failure's message: replaces the last one, or, while a root cause is held,
+ * follows it. Formatted aside first, since an argument may point into last_error. */
+static void set_message(const char *text)
+{
+    size_t at = 0;
+    if (holds && last_error[0]) {
+        at = strlen(last_error);
+        if (at + sizeof FOLLOW_UP < sizeof last_error) {
+            memcpy(last_error + at, FOLLOW_UP, sizeof FOLLOW_UP);
+            at += sizeof FOLLOW_UP - 1;
+        }
+    }
+    snprintf(last_error + at, sizeof last_error - at, "%s", text);
+    follow_up_at = at;
+}
+
 tdm_status tdm_fail(tdm_status status, const char *fmt, ...)
 {
+    char text[TDM_ERROR_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    set_message(text);
     return status;
 }
 
@@ -34,24 +69,31 @@ tdm_status tdm_fail_context(tdm_status status, const char *fmt, ...)
     size_t len = n < 0 ? 0 : strlen(prefix);
     memcpy(prefix + len, ": ", 3);
     len += 2;
-    /* Shift the old message right, truncating its end, and put the prefix before it. */
-    memmove(last_error + len, last_error, sizeof last_error - len - 1);
+    /* Shift the newest failure's message right, truncating the end, and put the prefix
+     * before it: the context is that failure's, never the held root cause's. */
+    char *message = last_error + follow_up_at;
+    size_t room = sizeof last_error - follow_up_at;
+    if (len >= room)
+        return status;
+    memmove(message + len, message, room - len - 1);
     last_error[sizeof last_error - 1] = '\0';
-    memcpy(last_error, prefix, len);
+    memcpy(message, prefix, len);
     return status;
 }
 
 tdm_status tdm_fail_name(const char *func, const char *what, const char *name,
                          const char *const *names)
 {
-    int n = snprintf(last_error, sizeof last_error, "%s: no %s '%.64s' (", func, what, name);
+    char text[TDM_ERROR_MAX];
+    int n = snprintf(text, sizeof text, "%s: no %s '%.64s' (", func, what, name);
     size_t used = n < 0 ? 0 : (size_t)n;
-    for (size_t i = 0; names[i] && used < sizeof last_error; i++) {
-        n = snprintf(last_error + used, sizeof last_error - used, "%s%s", i ? ", " : "", names[i]);
+    for (size_t i = 0; names[i] && used < sizeof text; i++) {
+        n = snprintf(text + used, sizeof text - used, "%s%s", i ? ", " : "", names[i]);
         used += n < 0 ? 0 : (size_t)n;
     }
-    if (used < sizeof last_error)
-        snprintf(last_error + used, sizeof last_error - used, ")");
+    if (used < sizeof text)
+        snprintf(text + used, sizeof text - used, ")");
+    set_message(text);
     return TDM_ERR_NOT_FOUND;
 }
 

@@ -16,6 +16,14 @@ tdm_status tdm_fail(tdm_status status, const char *fmt, ...)
 tdm_status tdm_fail_context(tdm_status status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* The rule of every message: a failure's first cause stays first. Between hold and
+ * release (pairs nest), while a failure is handled (cleaning up, resynchronising,
+ * saying goodbye), a further failure is appended to the held message as
+ * "; then: ..." instead of replacing it, and tdm_fail_context prefixes that
+ * follow-up alone. After the last release a new failure replaces the message. */
+void tdm_error_hold(void);
+void tdm_error_release(void);
+
 /* TDM_ERR_NOT_FOUND for a name outside a NULL-terminated list, the message listing
  * the list: "func: no WHAT 'name' (a, b, c)". */
 tdm_status tdm_fail_name(const char *func, const char *what, const char *name,

@@ -79,18 +79,20 @@ tdm_status tdm_ranks_open(double timeout_s, int check_order, const char *func, t
     return TDM_OK;
 }
 
-tdm_status tdm_ranks_send(tdm_ranks *r, size_t to, const void *bytes, size_t size, const char *what)
+tdm_status tdm_ranks_send(tdm_ranks *r, size_t to, const void *bytes, size_t size, int keep_link,
+                          const char *what)
 {
     char why[1024];
-    tdm_status s = r->transport->send(r->link, to, bytes, size, why, sizeof why);
+    tdm_status s = r->transport->send(r->link, to, bytes, size, keep_link, why, sizeof why);
     return s == TDM_OK ? s : tdm_fail(s, "%s: %s", what, why);
 }
 
-tdm_status tdm_ranks_receive(tdm_ranks *r, size_t from, const void **bytes, size_t *size,
-                             size_t *sender, const char *what)
+tdm_status tdm_ranks_receive(tdm_ranks *r, size_t from, double wait_s, const void **bytes,
+                             size_t *size, size_t *sender, const char *what)
 {
     char why[1024];
-    tdm_status s = r->transport->receive(r->link, from, bytes, size, sender, why, sizeof why);
+    tdm_status s =
+        r->transport->receive(r->link, from, wait_s, bytes, size, sender, why, sizeof why);
     return s == TDM_OK ? s : tdm_fail(s, "%s: %s", what, why);
 }
 
@@ -118,6 +120,19 @@ void tdm_ranks_close(tdm_ranks *r)
     free(r);
 }
 
+/* A collective that failed; a rank missing from it is named with its role too. Every
+ * rank of a job's collectives is a worker (a parameter-server job's one collective is
+ * its goodbye, whose failure is never reported). */
+static tdm_status collective_failed(const tdm_ranks *r, tdm_status s, const char *why)
+{
+    if (s == TDM_ERR_TIMEOUT && r->count == 2)
+        return tdm_fail(s, "%s; rank 0 is the chief, rank 1 the other worker", why);
+    if (s == TDM_ERR_TIMEOUT)
+        return tdm_fail(s, "%s; rank 0 is the chief, ranks 1 to %zu the other workers", why,
+                        r->count - 1);
+    return tdm_fail(s, "%s", why);
+}
+
 tdm_status tdm_ranks_begin(tdm_ranks *r, uint32_t kind, tdm_fold_op op, uint64_t bytes,
                            uint64_t contributors, uint64_t chunk, const char *what,
                            tdm_ranks_call *out)
@@ -136,7 +151,7 @@ tdm_status tdm_ranks_begin(tdm_ranks *r, uint32_t kind, tdm_fold_op op, uint64_t
     tdm_status s = r->transport->announce(r->link, &out->call, &out->agreed, why, sizeof why);
     if (s != TDM_OK) {
         pthread_mutex_unlock(&r->lock);
-        return tdm_fail(s, "%s", why);
+        return collective_failed(r, s, why);
     }
     return TDM_OK;
 }
@@ -158,7 +173,7 @@ tdm_status tdm_ranks_all_reduce(tdm_ranks_call *c, float *floats, size_t n)
     tdm_ranks *r = c->ranks;
     tdm_status s =
         r->transport->all_reduce(r->link, floats, n, fold_earlier, &c->call, why, sizeof why);
-    return s == TDM_OK ? TDM_OK : tdm_fail(s, "%s", why);
+    return s == TDM_OK ? TDM_OK : collective_failed(r, s, why);
 }
 
 tdm_status tdm_ranks_broadcast(tdm_ranks_call *c, void *bytes, size_t size, size_t root)
@@ -166,7 +181,7 @@ tdm_status tdm_ranks_broadcast(tdm_ranks_call *c, void *bytes, size_t size, size
     char why[1024];
     tdm_ranks *r = c->ranks;
     tdm_status s = r->transport->broadcast(r->link, bytes, size, root, &c->call, why, sizeof why);
-    return s == TDM_OK ? TDM_OK : tdm_fail(s, "%s", why);
+    return s == TDM_OK ? TDM_OK : collective_failed(r, s, why);
 }
 
 void tdm_ranks_end(tdm_ranks_call *c)

@@ -51,11 +51,13 @@ tdm_status tdm_ranks_broadcast_from(tdm_ranks *r, size_t root, void *bytes, size
                                     const char *what);
 
 /* Point-to-point messages of the parameter-server protocol (rank_transport.h's send
- * and receive, with the link's deadline); what a failure was doing is `what`. */
-tdm_status tdm_ranks_send(tdm_ranks *r, size_t to, const void *bytes, size_t size,
+ * and receive, with the link's deadline, or a poll of wait_s > 0 that gives *bytes
+ * NULL when nothing came; a send with keep_link or a poll that fails on one rank
+ * leaves the link whole); what a failure was doing is `what`. */
+tdm_status tdm_ranks_send(tdm_ranks *r, size_t to, const void *bytes, size_t size, int keep_link,
                           const char *what);
-tdm_status tdm_ranks_receive(tdm_ranks *r, size_t from, const void **bytes, size_t *size,
-                             size_t *sender, const char *what);
+tdm_status tdm_ranks_receive(tdm_ranks *r, size_t from, double wait_s, const void **bytes,
+                             size_t *size, size_t *sender, const char *what);
 
 /* At least `bytes` of staging, kept from call to call; NULL without memory. Only
  * between tdm_ranks_begin and tdm_ranks_end. */

@@ -66,17 +66,31 @@ tdm_status tdm_replica_gather(tdm_replica_context *rc, tdm_gather_fn fn, void *u
 void tdm_strategy_note_loss_reduction(tdm_strategy *s, tdm_loss_reduction reduction);
 
 /* Parameter-server jobs (strategy_job.c): this process's rank, whether the servers
- * take the pushes in turn (tdm_strategy_options.ordered_pushes), the rank of server
+ * take the pushes in turn (tdm_strategy_options.ordered_pushes), whether they drop a
+ * lost worker (tolerate_lost_workers), the deadline of every wait, the rank of server
  * i (the servers are the last ranks), and messages between the job's processes with
- * the strategy's deadline; TDM_JOB_ANY as `from` takes whichever comes first. */
+ * that deadline; TDM_JOB_ANY as `from` takes whichever comes first. A poll waits
+ * wait_s at most and gives *bytes NULL when nothing came. A poll that fails on one
+ * rank's message (in *sender), and an answer that is not taken, leave the job's link
+ * whole: a server goes on without that rank. */
 #define TDM_JOB_ANY ((size_t)-1)
 size_t tdm_strategy_job_rank(const tdm_strategy *s);
 int tdm_strategy_job_ordered(const tdm_strategy *s);
+int tdm_strategy_job_tolerates_lost_workers(const tdm_strategy *s);
+double tdm_strategy_job_timeout(const tdm_strategy *s);
 size_t tdm_strategy_job_server_rank(const tdm_strategy *s, size_t server);
 tdm_status tdm_strategy_job_send(tdm_strategy *s, size_t to, const void *bytes, size_t size,
                                  const char *what);
 tdm_status tdm_strategy_job_receive(tdm_strategy *s, size_t from, const void **bytes,
                                     size_t *size, size_t *sender, const char *what);
+tdm_status tdm_strategy_job_answer(tdm_strategy *s, size_t to, const void *bytes, size_t size,
+                                   const char *what);
+tdm_status tdm_strategy_job_poll(tdm_strategy *s, double wait_s, const void **bytes, size_t *size,
+                                 size_t *sender, const char *what);
+
+/* A rank of the job by its role, for messages: "rank 2 (parameter server 0)", "rank 0
+ * (the chief, worker 0 of 2, training shard 0 of the data)". */
+void tdm_strategy_job_describe_rank(const tdm_strategy *s, size_t rank, char *out, size_t size);
 
 /* The collective options of the strategy's cross-device settings. */
 tdm_collective_options tdm_strategy_collective_options(const tdm_strategy *s);

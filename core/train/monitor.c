@@ -176,7 +176,11 @@ tdm_status tdm_monitor_run_steps(tdm_monitor *m, uint64_t n, uint64_t *done)
         ran += r.steps;
     }
     if (m->opts.trace_path) { /* the steps traced so far, also of a run that failed */
+        if (s != TDM_OK)
+            tdm_error_hold(); /* the run's failure stays the first cause */
         tdm_status w = tdm_train_op_trace_write(tdm_step_train_op(m->step));
+        if (s != TDM_OK)
+            tdm_error_release();
         s = s != TDM_OK ? s : w;
     }
     if (s == TDM_OK && atomic_load(&m->cancel))

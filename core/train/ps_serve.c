@@ -6,62 +6,20 @@
  * until its turn. Each worker waits for its answer before its next push, so every
  * value a worker reads is then fixed and the job repeats bit for bit. For a
  * checkpoint it hands the chief its variables and slots at one step, holding back
- * the pushes past that step until it has; on resume it takes them back. */
+ * the pushes past that step until it has; on resume it takes them back. A worker
+ * that sends nothing within the deadline, unless it waits for an answer, is lost
+ * (ps_workers.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/error.h"
 #include "distribute/variable_access.h"
 #include "train/optimizer_impl.h"
-#include "train/ps_protocol.h"
+#include "train/ps_server.h"
 
 static const char func[] = "tdm_optimizer_serve";
-
-/* What the server holds for one worker: its variables in the worker's order, and
- * their gradient buffers (the server's, shared by every worker). */
-typedef struct client {
-    tdm_variable **vars;
-    tdm_tensor **grads;
-    size_t count, floats;
-    int joined, gone;
-    uint64_t pushed;     /* pushes applied */
-    unsigned char *held; /* a push past the step of the save under way, answered after it */
-    size_t held_size;
-} client;
-
-#define NO_SAVE SIZE_MAX
-
-typedef struct server {
-    tdm_optimizer *opt;
-    tdm_strategy *strategy;
-    tdm_variable **vars; /* the strategy's trainable variables */
-    tdm_tensor **grads;  /* [var_count]: a gradient buffer each, made on first use */
-    size_t var_count;
-    client *clients; /* [workers]: the worker ranks come first */
-    size_t workers, left;
-    int ordered; /* pushes in turn (tdm_strategy_options.ordered_pushes) */
-    size_t turn; /* ordered: the worker whose push is applied next */
-    uint64_t pushes;
-    const char *slot_names[TDM_OPT_MAX_SLOTS];
-    size_t slots;
-    size_t saver;       /* the worker waiting for STATE, or NO_SAVE */
-    uint64_t *target;   /* [workers]: the pushes of each that the save waits for */
-    unsigned char *out; /* the answer being built */
-    size_t out_bytes;
-} server;
-
-static tdm_status send_error(server *sv, size_t to, const char *text)
-{
-    size_t len = strlen(text) + 1;
-    tdm_status s = tdm_ps_reserve(&sv->out, &sv->out_bytes, sizeof(tdm_ps_header) + len, func);
-    if (s != TDM_OK)
-        return s;
-    tdm_ps_header h = {.kind = TDM_PS_ERROR};
-    memcpy(sv->out, &h, sizeof h);
-    memcpy(sv->out + sizeof h, text, len);
-    return tdm_strategy_job_send(sv->strategy, to, sv->out, sizeof h + len, func);
-}
 
 /* VALUES: the client's variables as they are now. */
 static tdm_status send_values(server *sv, size_t to, const client *c)
@@ -77,9 +35,7 @@ static tdm_status send_values(server *sv, size_t to, const client *c)
         s = tdm_variable_read(var, at, tdm_variable_count(var) * sizeof(float));
         at += tdm_variable_count(var);
     }
-    return s == TDM_OK ? tdm_strategy_job_send(sv->strategy, to, sv->out,
-                                               sizeof h + c->floats * sizeof(float), func)
-                       : s;
+    return s == TDM_OK ? tdm_ps_answer(sv, to, sizeof h + c->floats * sizeof(float)) : s;
 }
 
 /* HELLO: each entry names one of this server's variables with its size. */
@@ -124,18 +80,6 @@ static tdm_status join(server *sv, size_t from, const tdm_ps_header *h, const vo
     return tdm_optimizer_create_slots(sv->opt, c->vars, c->count);
 }
 
-/* Ordered: the next worker still training after the one whose turn it is. */
-static void pass_turn(server *sv)
-{
-    for (size_t k = 1; k <= sv->workers; k++) {
-        size_t w = (sv->turn + k) % sv->workers;
-        if (!sv->clients[w].gone) {
-            sv->turn = w;
-            return;
-        }
-    }
-}
-
 /* Whether worker w's push may be applied now, or must be held: past the step of the
  * save under way, or, ordered, before its turn or before every worker has joined. */
 static int may_apply(const server *sv, size_t w)
@@ -172,7 +116,7 @@ static tdm_status apply(server *sv, size_t from, const tdm_ps_header *h, const f
         sv->pushes++;
         c->pushed++;
         if (sv->ordered)
-            pass_turn(sv);
+            tdm_ps_pass_turn(sv);
     }
     return s;
 }
@@ -250,7 +194,7 @@ static tdm_status send_state(server *sv)
                    sizeof(uint64_t));
         s = move_state(sv, c, sv->out + sizeof h + counts, 0);
     }
-    return s == TDM_OK ? tdm_strategy_job_send(sv->strategy, sv->saver, sv->out, bytes, func) : s;
+    return s == TDM_OK ? tdm_ps_answer(sv, sv->saver, bytes) : s;
 }
 
 /* RESTORE: the client's variables and slots, and the global step to go on from. */
@@ -283,17 +227,6 @@ static tdm_status hold(client *c, const unsigned char *bytes, size_t size)
     return TDM_OK;
 }
 
-static void leave(server *sv, size_t w)
-{
-    client *c = &sv->clients[w];
-    if (!c->gone) {
-        c->gone = 1;
-        sv->left--;
-        if (sv->ordered && sv->turn == w)
-            pass_turn(sv);
-    }
-}
-
 static tdm_status handle(server *sv, size_t from, const unsigned char *bytes, size_t size);
 
 /* Worker w's held push, handled now. */
@@ -303,13 +236,17 @@ static tdm_status release(server *sv, size_t w)
     sv->clients[w].held = NULL;
     tdm_status s = held ? handle(sv, w, held, sv->clients[w].held_size) : TDM_OK;
     free(held);
+    if (held)
+        sv->clients[w].contact = tdm_seconds(); /* answered: its silence starts now */
     return s;
 }
 
 /* The save's answer, then the pushes held back for it, in worker order. */
 static tdm_status finish_save(server *sv)
 {
+    size_t saver = sv->saver; /* a saver lost in the answer is no longer the saver */
     tdm_status s = send_state(sv);
+    sv->clients[saver].contact = tdm_seconds();
     sv->saver = NO_SAVE;
     for (size_t w = 0; w < sv->workers && s == TDM_OK; w++)
         s = release(sv, w);
@@ -345,20 +282,20 @@ static tdm_status handle(server *sv, size_t from, const unsigned char *bytes, si
         break;
     case TDM_PS_SAVE: s = begin_save(sv, from, &h, body, body_bytes, why, sizeof why); break;
     case TDM_PS_RESTORE: s = restore(sv, from, &h, body, body_bytes, why, sizeof why); break;
-    case TDM_PS_BYE: leave(sv, from); break;
+    case TDM_PS_BYE: tdm_ps_leave(sv, from); break;
     default:
         snprintf(why, sizeof why, "worker %zu: unknown request %u", from, h.kind);
         s = TDM_ERR_INVALID_ARGUMENT;
     }
     if (why[0]) { /* refused: the worker stops, and need not say goodbye */
-        leave(sv, from);
-        s = send_error(sv, from, why);
+        tdm_ps_leave(sv, from);
+        s = tdm_ps_send_error(sv, from, why);
         return s == TDM_OK && sv->saver != NO_SAVE && save_ready(sv) ? finish_save(sv) : s;
     }
     if (s != TDM_OK) {
         char text[1024];
         snprintf(text, sizeof text, "%s", tdm_last_error());
-        send_error(sv, from, text);
+        tdm_ps_send_error(sv, from, text);
         return s;
     }
     if (h.kind == TDM_PS_PUSH || h.kind == TDM_PS_HELLO || h.kind == TDM_PS_RESTORE)
@@ -366,34 +303,51 @@ static tdm_status handle(server *sv, size_t from, const unsigned char *bytes, si
     return s == TDM_OK && sv->saver != NO_SAVE && save_ready(sv) ? finish_save(sv) : s;
 }
 
-/* The workers that have not said goodbye, as "0, 2". */
-static void list_left(const server *sv, char *out, size_t size)
+/* After a worker left: the save that waited for it, and in turn the pushes held for a
+ * turn that has now come. */
+static tdm_status settle(server *sv)
 {
-    size_t used = 0;
-    out[0] = 0;
-    for (size_t w = 0; w < sv->workers && used < size; w++)
-        if (!sv->clients[w].gone)
-            used += (size_t)snprintf(out + used, size - used, "%s%zu", used ? ", " : "", w);
+    tdm_status s = sv->saver != NO_SAVE && save_ready(sv) ? finish_save(sv) : TDM_OK;
+    while (s == TDM_OK && sv->ordered && sv->clients[sv->turn].held && may_apply(sv, sv->turn))
+        s = release(sv, sv->turn);
+    return s;
 }
 
+/* Requests until every worker is done; between them, the silent ones are lost. Once
+ * the job stops (sv->lost), each worker's next request is answered with why. */
 static tdm_status serve(server *sv)
 {
     tdm_status s = TDM_OK;
+    for (size_t w = 0; w < sv->workers; w++)
+        sv->clients[w].contact = tdm_seconds();
     while (s == TDM_OK && sv->left > 0) {
         const void *bytes = NULL;
-        size_t size = 0, from = 0;
-        s = tdm_strategy_job_receive(sv->strategy, TDM_JOB_ANY, &bytes, &size, &from, func);
-        if (s != TDM_OK) {
-            char left[256];
-            list_left(sv, left, sizeof left);
-            return tdm_fail_context(s, "%s: waiting for workers %s", func, left);
-        }
-        s = handle(sv, from, bytes, size);
-        /* ordered: the pushes held for their turn that it has now come to */
-        while (s == TDM_OK && sv->ordered && sv->clients[sv->turn].held && may_apply(sv, sv->turn))
-            s = release(sv, sv->turn);
+        size_t size = 0, from = TDM_JOB_ANY;
+        double wait = 0;
+        s = tdm_ps_watch_workers(sv, &wait);
+        if (s == TDM_OK && !sv->lost[0])
+            s = settle(sv);
+        if (s == TDM_OK && sv->left > 0)
+            s = tdm_strategy_job_poll(sv->strategy, wait, &bytes, &size, &from, func);
+        if (s != TDM_OK && from < sv->workers) /* it died while its request moved */
+            s = tdm_ps_lose(sv, from, "its request did not arrive whole", sv->timeout_s / 2);
+        if (s != TDM_OK || !bytes)
+            continue;
+        if (from < sv->workers)
+            sv->clients[from].contact = tdm_seconds();
+        if (!sv->lost[0] && from < sv->workers && sv->clients[from].joined &&
+            sv->clients[from].gone) /* dropped as lost, and back */
+            s = tdm_ps_send_error(sv, from,
+                                  "this worker was dropped: it sent nothing within the "
+                                  "job's deadline (collective_timeout)");
+        else if (!sv->lost[0])
+            s = handle(sv, from, bytes, size);
+        else if (from < sv->workers && !sv->clients[from].gone)
+            s = tdm_ps_refuse_lost(sv, from);
+        if (s == TDM_OK && !sv->lost[0])
+            s = settle(sv);
     }
-    return s;
+    return s == TDM_OK && sv->lost[0] ? tdm_fail(TDM_ERR_TIMEOUT, "%s: %s", func, sv->lost) : s;
 }
 
 tdm_status tdm_optimizer_serve(tdm_optimizer *opt)
@@ -411,6 +365,8 @@ tdm_status tdm_optimizer_serve(tdm_optimizer *opt)
                  .ordered = tdm_strategy_job_ordered(s)};
     sv.left = sv.workers;
     sv.saver = NO_SAVE;
+    sv.timeout_s = tdm_strategy_job_timeout(s);
+    sv.tolerate = tdm_strategy_job_tolerates_lost_workers(s);
     sv.slots = tdm_optimizer_slot_names(opt, sv.slot_names, TDM_OPT_MAX_SLOTS);
     sv.var_count = tdm_strategy_trainable_variables(s, NULL, 0);
     sv.vars = calloc(sv.var_count + 1, sizeof *sv.vars);

@@ -11,6 +11,19 @@
 #include "distribute/variable_access.h"
 #include "train/train_op_remote.h"
 
+/* A server that let a request or its answer wait past the deadline, named by its role
+ * (the transport knows ranks alone). */
+static tdm_status server_silent(const tdm_train_op *op, const remote_server *sv, const char *func,
+                                const char *waited)
+{
+    char who[128];
+    tdm_strategy_job_describe_rank(op->strategy, sv->rank, who, sizeof who);
+    return tdm_fail(TDM_ERR_TIMEOUT,
+                    "%s: %s stopped answering: %s within %g s (died or stalled; the bound is "
+                    "collective_timeout, TDM_COLLECTIVE_TIMEOUT)",
+                    func, who, waited, tdm_strategy_job_timeout(op->strategy));
+}
+
 tdm_status tdm_train_remote_answer(const tdm_train_op *op, const remote_server *sv, uint32_t kind,
                                    size_t body_bytes, tdm_ps_header *h, const unsigned char **body,
                                    const char *func)
@@ -21,6 +34,8 @@ tdm_status tdm_train_remote_answer(const tdm_train_op *op, const remote_server *
     char what[128];
     snprintf(what, sizeof what, "%s: waiting for parameter server rank %zu", func, sv->rank);
     tdm_status st = tdm_strategy_job_receive(s, sv->rank, &bytes, &size, &from, what);
+    if (st == TDM_ERR_TIMEOUT)
+        return server_silent(op, sv, func, "no reply");
     if (st != TDM_OK)
         return st;
     if (size >= sizeof *h)
@@ -61,7 +76,8 @@ tdm_status tdm_train_remote_send(const tdm_train_op *op, const remote_server *sv
 {
     char what[128];
     snprintf(what, sizeof what, "%s: sending to parameter server rank %zu", func, sv->rank);
-    return tdm_strategy_job_send(op->strategy, sv->rank, op->remote->out, bytes, what);
+    tdm_status s = tdm_strategy_job_send(op->strategy, sv->rank, op->remote->out, bytes, what);
+    return s == TDM_ERR_TIMEOUT ? server_silent(op, sv, func, "it took no request") : s;
 }
 
 /* The request built in r->out to the server, then its VALUES. */
@@ -181,12 +197,14 @@ void tdm_train_remote_close(tdm_train_op *op)
     if (!r)
         return;
     tdm_ps_header bye = {.kind = TDM_PS_BYE};
+    tdm_error_hold(); /* a goodbye that fails keeps the failure that ended the run first */
     for (size_t k = 0; k < r->server_count; k++) {
         if (k != r->failed)
             tdm_strategy_job_send(op->strategy, r->servers[k].rank, &bye, sizeof bye,
                                   "tdm_train_op_destroy");
         free(r->servers[k].vars);
     }
+    tdm_error_release();
     free(r->servers);
     free(r->flat);
     free(r->out);

@@ -11,8 +11,8 @@
 tdm_status tdm_train_each_variable(const tdm_train_op *op, tdm_train_var_fn fn, void *ctx)
 {
     const char *names[TDM_OPT_MAX_SLOTS];
-    size_t slots = op->shards
-                       ? 0 /* no variables */
+    size_t slots = op->shards || op->remote
+                       ? 0 /* no variables; the servers keep the slots */
                        : tdm_optimizer_slot_names(op->opts.optimizer, names, TDM_OPT_MAX_SLOTS);
     tdm_status s = TDM_OK;
     for (size_t i = 0; i < op->var_count && s == TDM_OK; i++) {

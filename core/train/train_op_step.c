@@ -153,8 +153,11 @@ tdm_status tdm_train_op_run(tdm_train_op *op, const tdm_distributed_batch *batch
         s = tdm_train_remote_step(op, &next);
     if (s == TDM_OK && op->resync)
         s = tdm_train_resync(op);
-    else if (s != TDM_OK && s != TDM_ERR_DEVICE_LOST)
+    else if (s != TDM_OK && s != TDM_ERR_DEVICE_LOST) {
+        tdm_error_hold(); /* the step's failure stays the message's first cause */
         tdm_train_resync(op); /* a failed update may have reached some copies only */
+        tdm_error_release();
+    }
     if (s == TDM_OK && tdm_strategy_checks_mirrored(op->strategy)) /* the copies the step wrote */
         s = tdm_strategy_check_mirrored(op->strategy);
     if (s == TDM_OK && op->traced)

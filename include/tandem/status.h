@@ -30,7 +30,10 @@ TDM_API const char *tdm_status_description(tdm_status status);
 /* The detailed message of the last failed tandem call made by the calling
  * thread ("" if none failed yet), like dlerror: one buffer per thread, so
  * replicas running on several threads never overwrite each other's message.
- * Valid until the next failing tandem call on this thread. */
+ * The first cause stays first: what fails while tandem handles a failure
+ * (resynchronising copies after a failed step, saying goodbye to a job's other
+ * processes) is appended after "; then: ". Valid until the next failing tandem call
+ * on this thread. */
 TDM_API const char *tdm_last_error(void);
 
 #ifdef __cplusplus

@@ -93,7 +93,12 @@ typedef struct tdm_strategy_options {
                                            job repeats bit for bit at the pace of its
                                            slowest worker. 1 on, 0 (default) off: in the
                                            order they arrive */
-    uint32_t reserved[2]; /* 0 (the INIT macro's): room for later fields, which a caller
+    int tolerate_lost_workers;          /* parameter-server jobs: a worker (not the chief)
+                                           that sends nothing within collective_timeout is
+                                           dropped and the others train on without its
+                                           shard. 0 (default): the servers stop the job and
+                                           every worker fails naming it */
+    uint32_t reserved[1]; /* 0 (the INIT macro's): room for later fields, which a caller
                              built before them leaves 0 */
 } tdm_strategy_options;
 

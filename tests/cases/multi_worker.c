@@ -18,7 +18,8 @@
  *             mismatch     rank 1 all-reduces another size: both sides fail naming both;
  *             kill         rank 1 dies before the third all-reduce (run with mpirun
  *                          --enable-recovery): every other rank fails with
- *                          TDM_ERR_TIMEOUT naming rank 1 within the 2 s bound;
+ *                          TDM_ERR_TIMEOUT naming rank 1 within the 2 s bound, and
+ *                          the ranks' roles (rank 0 the chief, the others workers);
  *             stall        rank 1 sleeps past the bound: the others name it likewise.
  * Each rank prints "rank R: PASS" or its failures; the ctest wrapper counts passes. */
 #include <math.h>
@@ -501,6 +502,7 @@ static void run_faults(tdm_strategy *s, job *j)
     }
     CHECK(j->fault == TDM_ERR_TIMEOUT);
     CHECK(strstr(j->fault_message, "ranks 1 did not reach") != NULL);
+    CHECK(strstr(j->fault_message, "; rank 0 is the chief, rank") != NULL);
     CHECK(j->fault_after < TIMEOUT_S + 1.5);
 }
 

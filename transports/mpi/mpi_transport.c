@@ -36,6 +36,10 @@ struct tdm_rank_link {
     size_t scratch_floats;
     unsigned char *inbox; /* the last message received */
     size_t inbox_bytes;
+    unsigned char *outbox; /* the last message sent with keep_link */
+    size_t outbox_bytes;
+    unsigned char **abandoned; /* boxes of messages whose other end died in them: a */
+    size_t abandoned_count;    /* cancelled transfer may still use them until close */
 };
 
 static int any_broken; /* a link failed: a peer may be missing, so no finalisation */
@@ -397,14 +401,30 @@ static tdm_status broadcast(tdm_rank_link *link, void *bytes, size_t size, size_
     return TDM_OK;
 }
 
+static tdm_status abandon(tdm_rank_link *link, MPI_Request *request, unsigned char **box,
+                          size_t *box_bytes, tdm_status status);
+
 static tdm_status send_message(tdm_rank_link *link, size_t to, const void *bytes, size_t size,
-                               char *why, size_t why_size)
+                               int keep_link, char *why, size_t why_size)
 {
     if (link->broken != TDM_OK)
         return fail(NULL, link->broken, why, why_size, "%s", link->broken_why);
     if (size > INT_MAX)
         return fail(NULL, TDM_ERR_UNSUPPORTED, why, why_size,
                     "a message of %zu bytes passes MPI's int count", size);
+    if (keep_link) { /* sent from the outbox, which abandon() can keep */
+        if (size > link->outbox_bytes) {
+            unsigned char *grown = realloc(link->outbox, size);
+            if (!grown)
+                return fail(NULL, TDM_ERR_OUT_OF_MEMORY, why, why_size, "out of host memory");
+            link->outbox = grown;
+            link->outbox_bytes = size;
+        }
+        memcpy(link->outbox, bytes, size);
+        bytes = link->outbox;
+    }
+    /* kept: half the deadline, so that the ranks waiting behind this one hear in time */
+    double limit = keep_link ? link->timeout_s / 2 : link->timeout_s;
     MPI_Request request;
     int code = MPI_Isend(bytes, (int)size, MPI_BYTE, (int)to, MESSAGE_TAG, link->comm, &request);
     double start = now();
@@ -413,21 +433,81 @@ static tdm_status send_message(tdm_rank_link *link, size_t to, const void *bytes
         if (done || code != MPI_SUCCESS)
             break;
         double spun = now() - start;
-        if (spun > link->timeout_s)
-            return fail(link, TDM_ERR_TIMEOUT, why, why_size,
-                        "rank %d: rank %zu did not take a message of %zu bytes within %g s "
-                        "(died or stalled)",
-                        link->rank, to, size, link->timeout_s);
+        if (spun > limit)
+            return keep_link ? abandon(link, &request, &link->outbox, &link->outbox_bytes,
+                                       fail(NULL, TDM_ERR_TIMEOUT, why, why_size,
+                                            "rank %d: rank %zu did not take a message of %zu "
+                                            "bytes within %g s (died or stalled)",
+                                            link->rank, to, size, limit))
+                             : fail(link, TDM_ERR_TIMEOUT, why, why_size,
+                                    "rank %d: rank %zu did not take a message of %zu bytes "
+                                    "within %g s (died or stalled)",
+                                    link->rank, to, size, link->timeout_s);
         pause_after(spun);
     }
     return code == MPI_SUCCESS ? TDM_OK : mpi_fail(link, code, "sending a message", why, why_size);
 }
 
-static tdm_status receive_message(tdm_rank_link *link, size_t from, const void **bytes,
-                                  size_t *size, size_t *sender, char *why, size_t why_size)
+enum { TAKE_LATE = -1 }; /* take_message's code for a message that did not arrive whole */
+
+/* A box given up, with a receive into it or a send from it that may still be pending:
+ * kept until the link closes, and a fresh one for the next message. */
+static tdm_status abandon(tdm_rank_link *link, MPI_Request *request, unsigned char **box,
+                          size_t *box_bytes, tdm_status status)
+{
+    if (request && *request != MPI_REQUEST_NULL) {
+        MPI_Cancel(request);
+        MPI_Request_free(request);
+    }
+    unsigned char **grown = realloc(link->abandoned, (link->abandoned_count + 1) * sizeof *grown);
+    if (grown) {
+        grown[link->abandoned_count++] = *box;
+        link->abandoned = grown;
+        *box = NULL;
+        *box_bytes = 0;
+    }
+    return status;
+}
+
+/* The probed message of `count` bytes from `source` into the inbox, with the link's
+ * deadline, or a poll's half of it (the ranks waiting behind the poller are then told
+ * before their own deadline): a sender that dies while its message moves (a
+ * shared-memory copy from a process that is gone) is named instead of waited for. */
+static int take_message(tdm_rank_link *link, int count, int source, double wait_s, char *why,
+                        size_t why_size)
+{
+    MPI_Request request;
+    int code = MPI_Irecv(link->inbox, count, MPI_BYTE, source, MESSAGE_TAG, link->comm, &request);
+    double start = now(), limit = wait_s > 0 ? link->timeout_s / 2 : link->timeout_s;
+    for (int done = 0; code == MPI_SUCCESS && !done;) {
+        code = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+        if (code != MPI_SUCCESS || done)
+            break;
+        if (now() - start > limit) {
+            char text[256];
+            snprintf(text, sizeof text,
+                     "rank %d: the message of %d bytes from rank %d did not arrive whole "
+                     "within %g s (died or stalled)",
+                     link->rank, count, source, limit);
+            if (wait_s > 0)
+                abandon(link, &request, &link->inbox, &link->inbox_bytes,
+                        fail(NULL, TDM_ERR_TIMEOUT, why, why_size, "%s", text));
+            else
+                fail(link, TDM_ERR_TIMEOUT, why, why_size, "%s", text);
+            return TAKE_LATE;
+        }
+        yield_between_tests();
+    }
+    return code;
+}
+
+static tdm_status receive_message(tdm_rank_link *link, size_t from, double wait_s,
+                                  const void **bytes, size_t *size, size_t *sender, char *why,
+                                  size_t why_size)
 {
     if (link->broken != TDM_OK)
         return fail(NULL, link->broken, why, why_size, "%s", link->broken_why);
+    *sender = TDM_RANK_ANY; /* known once a message has come */
     int source = from == TDM_RANK_ANY ? MPI_ANY_SOURCE : (int)from, flag = 0, count = 0;
     MPI_Status status;
     double start = now();
@@ -435,6 +515,11 @@ static tdm_status receive_message(tdm_rank_link *link, size_t from, const void *
     while (code == MPI_SUCCESS && !flag) {
         code = MPI_Iprobe(source, MESSAGE_TAG, link->comm, &flag, &status);
         double spun = now() - start;
+        if (code == MPI_SUCCESS && !flag && wait_s > 0 && spun > wait_s) {
+            *bytes = NULL; /* a poll: nothing yet, and nothing is broken */
+            *size = 0;
+            return TDM_OK;
+        }
         if (code == MPI_SUCCESS && !flag && spun > link->timeout_s) {
             char whom[32];
             snprintf(whom, sizeof whom, from == TDM_RANK_ANY ? "any rank" : "rank %zu", from);
@@ -454,9 +539,14 @@ static tdm_status receive_message(tdm_rank_link *link, size_t from, const void *
         link->inbox = grown;
         link->inbox_bytes = (size_t)count;
     }
+    *sender = (size_t)status.MPI_SOURCE;
     if (code == MPI_SUCCESS)
-        code = MPI_Recv(link->inbox, count, MPI_BYTE, status.MPI_SOURCE, MESSAGE_TAG, link->comm,
-                        MPI_STATUS_IGNORE);
+        code = take_message(link, count, status.MPI_SOURCE, wait_s, why, why_size);
+    if (code == TAKE_LATE)
+        return TDM_ERR_TIMEOUT;
+    if (code != MPI_SUCCESS && wait_s > 0) /* the sender died in it: a poll stays whole */
+        return abandon(link, NULL, &link->inbox, &link->inbox_bytes,
+                       mpi_fail(NULL, code, "receiving a message", why, why_size));
     if (code != MPI_SUCCESS)
         return mpi_fail(link, code, "receiving a message", why, why_size);
     *bytes = link->inbox;
@@ -478,12 +568,16 @@ static void close_link(tdm_rank_link *link)
     free(link->completed);
     free(link->scratch);
     free(link->inbox);
+    free(link->outbox);
+    for (size_t k = 0; k < link->abandoned_count; k++)
+        free(link->abandoned[k]);
+    free(link->abandoned);
     free(link);
 }
 
-TDM_EXPORT const tdm_rank_transport *tdm_rank_transport_v4(void);
+TDM_EXPORT const tdm_rank_transport *tdm_rank_transport_v5(void);
 
-const tdm_rank_transport *tdm_rank_transport_v4(void)
+const tdm_rank_transport *tdm_rank_transport_v5(void)
 {
     static const tdm_rank_transport transport = {
         .version = TDM_RANK_TRANSPORT_VERSION,

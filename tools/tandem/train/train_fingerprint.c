@@ -78,6 +78,7 @@ int train_fingerprint_check(const train_options *o, const train_data *d, tdm_str
     fingerprint f = {.count = 0};
     add(&f, "--strategy", "%s", o->strategy);
     add(&f, "--ps-processes", "%zu", o->ps_processes);
+    add(&f, "--tolerate-lost-workers", "%s", on_off(o->tolerate_lost_workers));
     add_model(&f, o);
     add_training(&f, o);
     char data[VALUE_MAX];

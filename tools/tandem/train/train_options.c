@@ -308,6 +308,11 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
               "their shard of the data and exchange gradients and values with them, without "
               "waiting for each other; with --checkpoint-dir the chief writes the servers' "
               "state too"),
+        FLAG("--tolerate-lost-workers", tolerate_lost_workers, 1,
+             "with --ps-processes: a worker other than the chief that sends the servers "
+             "nothing within TDM_COLLECTIVE_TIMEOUT is dropped, and the others train on "
+             "without its shard of the data; by default the job stops, every process "
+             "naming the lost rank"),
         CUSTOM("--eval-devices", cli_parse_list, &o->eval_devices, "LIST",
                "evaluate after each epoch on these devices, under a strategy of their own "
                "(default: under training's, on its first device)"),
@@ -363,6 +368,8 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
     if ((o->ps_devices.count || o->ps_processes) && strcmp(o->strategy, "parameter-server"))
         snprintf(err, err_size, "--%s is for --strategy parameter-server",
                  o->ps_devices.count ? "ps-devices" : "ps-processes");
+    else if (o->tolerate_lost_workers && !o->ps_processes)
+        snprintf(err, err_size, "--tolerate-lost-workers is for --ps-processes");
     else if (o->ps_devices.count && o->ps_processes)
         snprintf(err, err_size,
                  "--ps-devices (parameter devices in one process) and --ps-processes "

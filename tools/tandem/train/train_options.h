@@ -45,6 +45,7 @@ typedef struct train_options {
     const char *strategy;  /* "mirrored", "one-device", "multi-worker", "parameter-server" */
     cli_list ps_devices;   /* parameter-server: the parameter devices; none: the first device */
     size_t ps_processes;   /* parameter-server under mpirun: serving processes; 0: one process */
+    int tolerate_lost_workers; /* --ps-processes: a lost worker is dropped, not the job */
     cli_list eval_devices; /* the eval strategy's devices; none: evaluate under training's */
     uint64_t seed;
     int deterministic;

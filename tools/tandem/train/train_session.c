@@ -55,6 +55,7 @@ static int make_strategy(train_session *ts)
     tdm_strategy_options so = TDM_STRATEGY_OPTIONS_INIT;
     so.check_mirrored = o->deterministic;
     so.ordered_pushes = o->deterministic;
+    so.tolerate_lost_workers = o->tolerate_lost_workers;
     tdm_status s;
     if (!strcmp(o->strategy, "one-device"))
         s = tdm_strategy_create_one_device(devices[0], &so, &ts->strategy);
