@@ -57,7 +57,8 @@ extension = Extension(
     libraries=["tandem"],
     define_macros=[("Py_LIMITED_API", "0x03090000")],
     py_limited_api=True,
-    extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-Wno-missing-field-initializers"],
+    extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-Wshadow", "-Wstrict-prototypes",
+                        "-Wmissing-prototypes", "-Wno-missing-field-initializers"],
     **locate(),
 )
 

@@ -31,13 +31,27 @@ static tdm_status trainer_make(tdm_strategy *s, tdm_model *m, const char *optimi
     oo.learning_rate.initial = lr;
     if (st == TDM_OK)
         st = tdm_optimizer_create(s, &oo, &t->optimizer);
+    /* The model's variables alone: the strategy may hold other models' too. */
+    size_t vars = tdm_model_variable_count(m), states = tdm_model_state_count(m);
+    tdm_variable **list = calloc(vars + states + 1, sizeof *list);
+    if (st == TDM_OK && !list)
+        st = TDM_ERR_OUT_OF_MEMORY;
+    for (size_t i = 0; list && i < vars; i++)
+        list[i] = tdm_model_variable(m, i);
+    for (size_t k = 0; list && k < states; k++)
+        list[vars + k] = tdm_model_state(m, k);
     tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
+    to.var_list = list;
+    to.var_count = vars;
+    to.state_list = list ? list + vars : NULL;
+    to.state_count = states;
     to.loss_fn = tdm_model_loss;
     to.loss_user = m;
     to.optimizer = t->optimizer;
     to.seed = seed;
     if (st == TDM_OK)
         st = tdm_train_op_create(s, &to, &t->op);
+    free(list);
     return st;
 }
 
