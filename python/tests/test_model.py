@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -120,3 +121,11 @@ def test_ctrl_c_stops_fit_after_the_step(tmp_path):
     rest, _ = process.communicate(timeout=60)
     assert process.returncode == 0 and rest.splitlines()[-1] == "interrupted", rest
     assert (tmp_path / "after.safetensors").stat().st_size > 0
+
+
+def test_example_trains_the_digits(tmp_path):
+    example = Path(__file__).resolve().parents[2] / "examples" / "python" / "train_digits.py"
+    done = subprocess.run([sys.executable, str(example), str(tmp_path / "m.safetensors")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "epoch 10/10" in done.stdout and (tmp_path / "m.safetensors").is_file()
