@@ -159,24 +159,34 @@ void *handle_get(PyObject *obj, const char *what)
         raise_message(TDM_ERR_INVALID_STATE, message);
         return NULL;
     }
-    if (h->busy) {
-        char message[128];
-        snprintf(message, sizeof message, "the %s is in use by another thread", what);
-        raise_message(TDM_ERR_INVALID_STATE, message);
-        return NULL;
-    }
+    for (Handle *up = h; up; up = (Handle *)up->parent)
+        if (up->busy) {
+            char message[160];
+            snprintf(message, sizeof message, "the %s%s%s is in use by another thread", what,
+                     up == h ? "" : "'s ", up == h ? "" : up->what);
+            raise_message(TDM_ERR_INVALID_STATE, message);
+            return NULL;
+        }
     return h->ptr;
 }
 
-int handle_enter(PyObject *obj)
+/* A call that releases the GIL marks its handle and those it is built on (a model's
+ * strategy), the context aside: handle_get refuses any of them meanwhile, so no other
+ * thread reaches the objects the call uses. */
+static void mark(PyObject *obj, int busy)
 {
-    ((Handle *)obj)->busy = 1;
-    return 0;
+    for (Handle *h = (Handle *)obj; h && h->parent; h = (Handle *)h->parent)
+        h->busy = busy;
+}
+
+void handle_enter(PyObject *obj)
+{
+    mark(obj, 1);
 }
 
 void handle_leave(PyObject *obj)
 {
-    ((Handle *)obj)->busy = 0;
+    mark(obj, 0);
 }
 
 /* close(handle): nothing works through it afterwards. The object itself goes now, or,
@@ -256,6 +266,8 @@ static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT,
                                         NULL,
                                         NULL,
                                         NULL};
+
+PyMODINIT_FUNC PyInit__tandem(void); /* the one name the module exports */
 
 PyMODINIT_FUNC PyInit__tandem(void)
 {

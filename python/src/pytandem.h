@@ -21,7 +21,7 @@ typedef struct Handle {
     const char *what; /* "strategy", "model", ... for messages */
     size_t children;  /* live handles whose parent this is */
     int closed;
-    int busy; /* a call on it runs without the GIL */
+    int busy; /* a call on it, or on a handle built on it, runs without the GIL */
 } Handle;
 
 /* A new handle over ptr (taken over: destroyed with the handle, also on failure). */
@@ -29,8 +29,9 @@ PyObject *handle_new(void *ptr, void (*destroy)(void *), PyObject *parent, const
 /* The live object behind obj, or NULL with an exception set: obj is no Handle of this
  * kind, it is closed, or another thread is using it. */
 void *handle_get(PyObject *obj, const char *what);
-/* Marks a handle used by a call that releases the GIL, and unmarks it. */
-int handle_enter(PyObject *obj);
+/* Marks a handle, and those it is built on, used by a call that releases the GIL;
+ * and unmarks them. */
+void handle_enter(PyObject *obj);
 void handle_leave(PyObject *obj);
 
 /* Raises the TandemError subclass of status with tdm_last_error()'s message (read on

@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -129,3 +130,24 @@ def test_example_trains_the_digits(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "epoch 10/10" in done.stdout and (tmp_path / "m.safetensors").is_file()
+
+
+def test_another_thread_is_refused_while_fit_runs(pocl_pair, digits):
+    x, y, _, _ = digits
+    model = tandem.Sequential("32", input_shape=(64,), classes=10)
+    model.compile()
+    model.fit(x[:64], y[:64], strategy=pocl_pair)  # built, so the thread's fit only trains
+    trainer = threading.Thread(target=model.fit, args=(x, y),
+                               kwargs={"epochs": 20, "batch_size": 8})
+    trainer.start()
+    refused = []
+    while trainer.is_alive() and not refused:
+        for call in (lambda: model.predict(x[:4]),
+                     lambda: pocl_pair.all_reduce([x[:4], x[:4]])):
+            try:
+                call()
+            except tandem.InvalidStateError as error:
+                refused.append(str(error))
+    trainer.join()
+    assert refused and "in use by another thread" in refused[0], refused
+    assert model.predict(x[:4]).shape == (4, 10)  # free again afterwards
