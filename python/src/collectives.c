@@ -28,6 +28,28 @@ static int parse_dtype(int code, tdm_dtype *out)
     return 0;
 }
 
+/* A tensor of `count` elements on dev holding src's. */
+static tdm_status tensor_from(tdm_device *dev, tdm_dtype dtype, size_t count, const void *src,
+                              tdm_tensor **out)
+{
+    tdm_shape shape = TDM_SHAPE(count);
+    tdm_status st = tdm_tensor_create(dev, dtype, &shape, out);
+    if (st == TDM_OK)
+        st = tdm_tensor_write(*out, src, count * tdm_dtype_size(dtype));
+    return st;
+}
+
+/* Where st is TDM_OK, reads value's n components (`bytes` each) into out; destroys
+ * the value either way. */
+static tdm_status read_each(tdm_status st, tdm_value *value, void *const *out, size_t n,
+                            size_t bytes)
+{
+    for (size_t i = 0; i < n && st == TDM_OK; i++)
+        st = tdm_tensor_read(tdm_value_component(value, i), out[i], bytes);
+    tdm_value_destroy(value);
+    return st;
+}
+
 /* The work of all_reduce without the GIL: a tensor per replica from its array, the
  * reduction onto every replica's device, each result read back into its output. */
 static tdm_status all_reduce(tdm_strategy *s, tdm_reduce_op op, tdm_dtype dtype, size_t count,
@@ -35,14 +57,9 @@ static tdm_status all_reduce(tdm_strategy *s, tdm_reduce_op op, tdm_dtype dtype,
 {
     tdm_tensor *parts[MAX_ARRAYS] = {NULL};
     tdm_value *value = NULL, *reduced = NULL;
-    size_t bytes = count * tdm_dtype_size(dtype);
-    tdm_shape shape = TDM_SHAPE(count);
     tdm_status st = TDM_OK;
-    for (size_t i = 0; i < n && st == TDM_OK; i++) {
-        st = tdm_tensor_create(tdm_strategy_device(s, i), dtype, &shape, &parts[i]);
-        if (st == TDM_OK)
-            st = tdm_tensor_write(parts[i], in[i], bytes);
-    }
+    for (size_t i = 0; i < n && st == TDM_OK; i++)
+        st = tensor_from(tdm_strategy_device(s, i), dtype, count, in[i], &parts[i]);
     if (st == TDM_OK)
         st = tdm_value_create(TDM_VALUE_PER_REPLICA, parts, n, &value);
     if (st != TDM_OK) {
@@ -56,11 +73,8 @@ static tdm_status all_reduce(tdm_strategy *s, tdm_reduce_op op, tdm_dtype dtype,
         tdm_status exit = tdm_strategy_scope_exit(s);
         st = st == TDM_OK ? exit : st;
     }
-    for (size_t i = 0; i < n && st == TDM_OK; i++)
-        st = tdm_tensor_read(tdm_value_component(reduced, i), out[i], bytes);
-    tdm_value_destroy(reduced);
     tdm_value_destroy(value);
-    return st;
+    return read_each(st, reduced, out, n, count * tdm_dtype_size(dtype));
 }
 
 /* all_reduce(strategy, op, dtype, count, inputs, outputs): op 0-3 (sum, mean, max, min),
@@ -87,12 +101,8 @@ PyObject *py_all_reduce(PyObject *self, PyObject *args)
     if (addresses(inputs, n, in) < 0 || addresses(outputs, n, out) < 0)
         return NULL;
     tdm_status st;
-    handle_enter(handle);
-    Py_BEGIN_ALLOW_THREADS st = all_reduce(s, (tdm_reduce_op)op, dtype, (size_t)count, in, out, n);
-    Py_END_ALLOW_THREADS handle_leave(handle);
-    if (st != TDM_OK)
-        return raise_status(st);
-    Py_RETURN_NONE;
+    UNLOCKED(handle, st, all_reduce(s, (tdm_reduce_op)op, dtype, (size_t)count, in, out, n));
+    return none_or_raise(st);
 }
 
 static tdm_status broadcast(tdm_strategy *s, tdm_dtype dtype, size_t count, const void *in,
@@ -100,18 +110,11 @@ static tdm_status broadcast(tdm_strategy *s, tdm_dtype dtype, size_t count, cons
 {
     tdm_tensor *source = NULL;
     tdm_value *copies = NULL;
-    size_t bytes = count * tdm_dtype_size(dtype);
-    tdm_shape shape = TDM_SHAPE(count);
-    tdm_status st = tdm_tensor_create(tdm_strategy_device(s, 0), dtype, &shape, &source);
-    if (st == TDM_OK)
-        st = tdm_tensor_write(source, in, bytes);
+    tdm_status st = tensor_from(tdm_strategy_device(s, 0), dtype, count, in, &source);
     if (st == TDM_OK)
         st = tdm_strategy_broadcast(s, source, NULL, 0, &copies);
-    for (size_t i = 0; i < n && st == TDM_OK; i++)
-        st = tdm_tensor_read(tdm_value_component(copies, i), out[i], bytes);
-    tdm_value_destroy(copies);
     tdm_tensor_destroy(source);
-    return st;
+    return read_each(st, copies, out, n, count * tdm_dtype_size(dtype));
 }
 
 /* broadcast(strategy, dtype, count, input, outputs): the array on replica 0's device,
@@ -135,10 +138,6 @@ PyObject *py_broadcast(PyObject *self, PyObject *args)
     if (count < 0 || addresses(outputs, n, out) < 0)
         return NULL;
     tdm_status st;
-    handle_enter(handle);
-    Py_BEGIN_ALLOW_THREADS st = broadcast(s, dtype, (size_t)count, in, out, n);
-    Py_END_ALLOW_THREADS handle_leave(handle);
-    if (st != TDM_OK)
-        return raise_status(st);
-    Py_RETURN_NONE;
+    UNLOCKED(handle, st, broadcast(s, dtype, (size_t)count, in, out, n));
+    return none_or_raise(st);
 }

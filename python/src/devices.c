@@ -163,9 +163,7 @@ PyObject *py_strategy_devices(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *handle;
-    if (!PyArg_ParseTuple(args, "O", &handle))
-        return NULL;
-    tdm_strategy *s = handle_get(handle, "strategy");
+    tdm_strategy *s = handle_arg(args, "strategy", &handle);
     if (!s)
         return NULL;
     size_t n = tdm_strategy_num_local_replicas(s);

@@ -75,9 +75,7 @@ PyObject *py_trainer_create(PyObject *self, PyObject *args)
         return PyErr_NoMemory();
     t->model = m;
     tdm_status st;
-    handle_enter(model_handle);
-    Py_BEGIN_ALLOW_THREADS st = trainer_make(s, m, optimizer, lr, seed, t);
-    Py_END_ALLOW_THREADS handle_leave(model_handle);
+    UNLOCKED(model_handle, st, trainer_make(s, m, optimizer, lr, seed, t));
     if (st != TDM_OK) {
         PyObject *error = raise_status(st);
         destroy_trainer(t);
@@ -184,9 +182,7 @@ PyObject *py_fit_begin(PyObject *self, PyObject *args)
         return PyErr_NoMemory();
     f->model = t->model;
     tdm_status st;
-    handle_enter(trainer_handle);
-    Py_BEGIN_ALLOW_THREADS st = session_make(s, t, &a, f);
-    Py_END_ALLOW_THREADS handle_leave(trainer_handle);
+    UNLOCKED(trainer_handle, st, session_make(s, t, &a, f));
     if (st != TDM_OK) {
         PyObject *error = raise_status(st);
         destroy_session(f);
@@ -201,9 +197,7 @@ PyObject *py_fit_epoch(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *handle;
-    if (!PyArg_ParseTuple(args, "O", &handle))
-        return NULL;
-    session *f = handle_get(handle, "fit session");
+    session *f = handle_arg(args, "fit session", &handle);
     if (!f)
         return NULL;
     f->loss_sum = 0.0;

@@ -55,12 +55,15 @@ PyObject *py_model_create(PyObject *self, PyObject *args)
     mo.layer_count = count;
     mo.seed = seed;
     tdm_model *model = NULL;
-    handle_enter(handle);
-    Py_BEGIN_ALLOW_THREADS st = tdm_model_create(s, &mo, &model);
-    Py_END_ALLOW_THREADS handle_leave(handle);
-    if (st != TDM_OK)
-        return raise_status(st);
-    return handle_new(model, destroy_model, handle, "model");
+    UNLOCKED(handle, st, tdm_model_create(s, &mo, &model));
+    return st == TDM_OK ? handle_new(model, destroy_model, handle, "model") : raise_status(st);
+}
+
+/* The handle and path of args (a handle, then a str). */
+static void *handle_path_args(PyObject *args, const char *what, PyObject **handle,
+                              const char **path)
+{
+    return PyArg_ParseTuple(args, "Os", handle, path) ? handle_get(*handle, what) : NULL;
 }
 
 /* model_load(strategy, path) -> a model on the strategy, from a model file. */
@@ -69,19 +72,13 @@ PyObject *py_model_load(PyObject *self, PyObject *args)
     (void)self;
     PyObject *handle;
     const char *path;
-    if (!PyArg_ParseTuple(args, "Os", &handle, &path))
-        return NULL;
-    tdm_strategy *s = handle_get(handle, "strategy");
+    tdm_strategy *s = handle_path_args(args, "strategy", &handle, &path);
     if (!s)
         return NULL;
     tdm_model *model = NULL;
     tdm_status st;
-    handle_enter(handle);
-    Py_BEGIN_ALLOW_THREADS st = tdm_model_load(s, path, &model);
-    Py_END_ALLOW_THREADS handle_leave(handle);
-    if (st != TDM_OK)
-        return raise_status(st);
-    return handle_new(model, destroy_model, handle, "model");
+    UNLOCKED(handle, st, tdm_model_load(s, path, &model));
+    return st == TDM_OK ? handle_new(model, destroy_model, handle, "model") : raise_status(st);
 }
 
 PyObject *py_model_save(PyObject *self, PyObject *args)
@@ -89,18 +86,12 @@ PyObject *py_model_save(PyObject *self, PyObject *args)
     (void)self;
     PyObject *handle;
     const char *path;
-    if (!PyArg_ParseTuple(args, "Os", &handle, &path))
-        return NULL;
-    tdm_model *m = handle_get(handle, "model");
+    tdm_model *m = handle_path_args(args, "model", &handle, &path);
     if (!m)
         return NULL;
     tdm_status st;
-    handle_enter(handle);
-    Py_BEGIN_ALLOW_THREADS st = tdm_model_save(m, path);
-    Py_END_ALLOW_THREADS handle_leave(handle);
-    if (st != TDM_OK)
-        return raise_status(st);
-    Py_RETURN_NONE;
+    UNLOCKED(handle, st, tdm_model_save(m, path));
+    return none_or_raise(st);
 }
 
 /* model_info(model) -> (inputs, outputs, loss, parameters), loss "softmax_cross_entropy"
@@ -109,9 +100,7 @@ PyObject *py_model_info(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *handle;
-    if (!PyArg_ParseTuple(args, "O", &handle))
-        return NULL;
-    tdm_model *m = handle_get(handle, "model");
+    tdm_model *m = handle_arg(args, "model", &handle);
     if (!m)
         return NULL;
     const char *loss = tdm_model_loss_kind(m) == TDM_LOSS_MEAN_SQUARED_ERROR
@@ -138,12 +127,8 @@ PyObject *py_predict(PyObject *self, PyObject *args)
     if (rows < 0)
         return raise_invalid("predict: a negative row count");
     tdm_status st;
-    handle_enter(handle);
-    Py_BEGIN_ALLOW_THREADS st = tdm_model_predict(m, in, (size_t)rows, out);
-    Py_END_ALLOW_THREADS handle_leave(handle);
-    if (st != TDM_OK)
-        return raise_status(st);
-    Py_RETURN_NONE;
+    UNLOCKED(handle, st, tdm_model_predict(m, in, (size_t)rows, out));
+    return none_or_raise(st);
 }
 
 tdm_status dataset_of(const void *x, const void *y, size_t rows, size_t features, size_t classes,
@@ -185,9 +170,7 @@ PyObject *py_evaluate(PyObject *self, PyObject *args)
         return raise_invalid("evaluate: no examples");
     tdm_evaluation ev = {0};
     tdm_status st;
-    handle_enter(handle);
-    Py_BEGIN_ALLOW_THREADS st = evaluate(m, x, y, (size_t)rows, &ev);
-    Py_END_ALLOW_THREADS handle_leave(handle);
+    UNLOCKED(handle, st, evaluate(m, x, y, (size_t)rows, &ev));
     if (st != TDM_OK)
         return raise_status(st);
     return Py_BuildValue("dd", ev.loss, ev.accuracy);

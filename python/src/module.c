@@ -79,6 +79,13 @@ PyObject *raise_status(tdm_status status)
     return raise_message(status, message && *message ? message : tdm_status_description(status));
 }
 
+PyObject *none_or_raise(tdm_status status)
+{
+    if (status != TDM_OK)
+        return raise_status(status);
+    Py_RETURN_NONE;
+}
+
 PyObject *raise_invalid(const char *message)
 {
     return raise_message(TDM_ERR_INVALID_ARGUMENT, message);
@@ -168,6 +175,11 @@ void *handle_get(PyObject *obj, const char *what)
             return NULL;
         }
     return h->ptr;
+}
+
+void *handle_arg(PyObject *args, const char *what, PyObject **handle)
+{
+    return PyArg_ParseTuple(args, "O", handle) ? handle_get(*handle, what) : NULL;
 }
 
 /* A call that releases the GIL marks its handle and those it is built on (a model's

@@ -29,10 +29,24 @@ PyObject *handle_new(void *ptr, void (*destroy)(void *), PyObject *parent, const
 /* The live object behind obj, or NULL with an exception set: obj is no Handle of this
  * kind, it is closed, or another thread is using it. */
 void *handle_get(PyObject *obj, const char *what);
+/* handle_get of the one argument in args; *handle receives it. */
+void *handle_arg(PyObject *args, const char *what, PyObject **handle);
 /* Marks a handle, and those it is built on, used by a call that releases the GIL;
  * and unmarks them. */
 void handle_enter(PyObject *obj);
 void handle_leave(PyObject *obj);
+
+/* Runs `call`, an expression of type tdm_status, into `st` without the GIL, with
+ * `handle` and those it is built on marked in use. */
+#define UNLOCKED(handle, st, call)                                                                 \
+    do {                                                                                           \
+        handle_enter(handle);                                                                      \
+        Py_BEGIN_ALLOW_THREADS(st) = (call);                                                       \
+        Py_END_ALLOW_THREADS handle_leave(handle);                                                 \
+    } while (0)
+
+/* None for TDM_OK, else raise_status(status). */
+PyObject *none_or_raise(tdm_status status);
 
 /* Raises the TandemError subclass of status with tdm_last_error()'s message (read on
  * the thread that made the failed call); returns NULL. */
