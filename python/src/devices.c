@@ -1,0 +1,180 @@
+/* _tandem: devices, the library's own path, and mirrored strategies. */
+#define _GNU_SOURCE
+#include "pytandem.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+static int set_item(PyObject *dict, const char *key, PyObject *value)
+{
+    if (!value)
+        return -1;
+    int rc = PyDict_SetItemString(dict, key, value);
+    Py_DECREF(value);
+    return rc;
+}
+
+/* One device as a dict of its description and the default choice's verdict. */
+static PyObject *describe(tdm_context *ctx, tdm_device *dev, size_t index)
+{
+    tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+    tdm_device_choice choice = TDM_CHOICE_USED;
+    tdm_status s = tdm_device_describe(dev, &d);
+    if (s == TDM_OK)
+        s = tdm_context_default_choice(ctx, dev, &choice);
+    if (s != TDM_OK)
+        return raise_status(s);
+    PyObject *dict = PyDict_New();
+    if (!dict)
+        return NULL;
+    if (set_item(dict, "index", PyLong_FromSize_t(index)) < 0 ||
+        set_item(dict, "id", PyUnicode_FromString(d.id)) < 0 ||
+        set_item(dict, "name", PyUnicode_FromString(d.name)) < 0 ||
+        set_item(dict, "vendor", PyUnicode_FromString(d.vendor)) < 0 ||
+        set_item(dict, "driver", PyUnicode_FromString(d.driver)) < 0 ||
+        set_item(dict, "type", PyUnicode_FromString(tdm_device_type_name(d.type))) < 0 ||
+        set_item(dict, "backend", PyUnicode_FromString(tdm_backend_name(d.backend))) < 0 ||
+        set_item(dict, "memory", PyLong_FromUnsignedLongLong(d.global_memory)) < 0 ||
+        set_item(dict, "max_allocation", PyLong_FromUnsignedLongLong(d.max_allocation)) < 0 ||
+        set_item(dict, "compute_units", PyLong_FromUnsignedLong(d.compute_units)) < 0 ||
+        set_item(dict, "same_hardware_as", PyLong_FromLong(d.same_hardware_as)) < 0 ||
+        set_item(dict, "simulator", PyBool_FromLong(d.simulator)) < 0 ||
+        set_item(dict, "gemm", PyUnicode_FromString(d.gemm)) < 0 ||
+        set_item(dict, "default", PyBool_FromLong(choice == TDM_CHOICE_USED)) < 0 ||
+        set_item(dict, "choice", PyUnicode_FromString(tdm_device_choice_description(choice))) < 0) {
+        Py_DECREF(dict);
+        return NULL;
+    }
+    return dict;
+}
+
+PyObject *py_devices(PyObject *self, PyObject *args)
+{
+    (void)self;
+    (void)args;
+    PyObject *context = shared_context();
+    tdm_context *ctx = context ? handle_get(context, "context") : NULL;
+    if (!ctx)
+        return NULL;
+    size_t count = tdm_context_device_count(ctx);
+    PyObject *list = PyList_New(0);
+    for (size_t i = 0; list && i < count; i++) {
+        tdm_device *dev = NULL;
+        tdm_status s = tdm_context_device(ctx, i, &dev);
+        PyObject *item = s == TDM_OK ? describe(ctx, dev, i) : raise_status(s);
+        if (!item || PyList_Append(list, item) < 0) {
+            Py_XDECREF(item);
+            Py_CLEAR(list);
+            break;
+        }
+        Py_DECREF(item);
+    }
+    return list;
+}
+
+/* The file libtandem was loaded from, so the package can find the CLI beside it. */
+PyObject *py_library_path(PyObject *self, PyObject *args)
+{
+    (void)self;
+    (void)args;
+    Dl_info info;
+    if (!dladdr((void *)tdm_last_error, &info) || !info.dli_fname)
+        Py_RETURN_NONE;
+    return PyUnicode_FromString(info.dli_fname);
+}
+
+/* The device whose id (as `tandem devices` shows it) is `id`. */
+static tdm_status find_device(tdm_context *ctx, const char *id, tdm_device **out)
+{
+    size_t count = tdm_context_device_count(ctx);
+    for (size_t i = 0; i < count; i++) {
+        tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+        tdm_device *dev = NULL;
+        tdm_status s = tdm_context_device(ctx, i, &dev);
+        if (s == TDM_OK)
+            s = tdm_device_describe(dev, &d);
+        if (s != TDM_OK)
+            return s;
+        if (strcmp(d.id, id) == 0) {
+            *out = dev;
+            return TDM_OK;
+        }
+    }
+    return TDM_ERR_NOT_FOUND;
+}
+
+static void destroy_strategy(void *s)
+{
+    tdm_strategy_destroy(s);
+}
+
+enum { MAX_REPLICAS = 64 };
+
+/* mirrored(ids or None) -> strategy handle. */
+PyObject *py_mirrored(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *ids;
+    if (!PyArg_ParseTuple(args, "O", &ids))
+        return NULL;
+    PyObject *context = shared_context();
+    tdm_context *ctx = context ? handle_get(context, "context") : NULL;
+    if (!ctx)
+        return NULL;
+    tdm_device *devices[MAX_REPLICAS];
+    size_t count = 0;
+    if (ids != Py_None) {
+        if (!PyList_Check(ids))
+            return raise_invalid("devices must be a list of device ids such as \"opencl:0\"");
+        Py_ssize_t n = PyList_Size(ids);
+        if (n < 1 || n > MAX_REPLICAS)
+            return raise_invalid("devices must name between 1 and 64 devices");
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *bytes = PyUnicode_AsUTF8String(PyList_GetItem(ids, i));
+            if (!bytes)
+                return NULL;
+            const char *id = PyBytes_AsString(bytes);
+            tdm_status s = id ? find_device(ctx, id, &devices[count++]) : TDM_OK;
+            if (id && s == TDM_ERR_NOT_FOUND) {
+                char message[160];
+                snprintf(message, sizeof message,
+                         "no device \"%s\" (tandem.devices() lists the ids)", id);
+                Py_DECREF(bytes);
+                return PyErr_Format(PyExc_ValueError, "%s", message);
+            }
+            Py_DECREF(bytes);
+            if (!id)
+                return NULL;
+            if (s != TDM_OK)
+                return raise_status(s);
+        }
+    }
+    tdm_strategy *strategy = NULL;
+    tdm_status s;
+    Py_BEGIN_ALLOW_THREADS s =
+        tdm_strategy_create_mirrored(ctx, count ? devices : NULL, count, NULL, &strategy);
+    Py_END_ALLOW_THREADS if (s != TDM_OK) return raise_status(s);
+    return handle_new(strategy, destroy_strategy, context, "strategy");
+}
+
+/* strategy_devices(strategy) -> the ids of its replicas' devices, in replica order. */
+PyObject *py_strategy_devices(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *handle;
+    tdm_strategy *s = handle_arg(args, "strategy", &handle);
+    if (!s)
+        return NULL;
+    size_t n = tdm_strategy_num_local_replicas(s);
+    PyObject *list = PyList_New(0);
+    for (size_t i = 0; list && i < n; i++) {
+        tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+        tdm_status st = tdm_device_describe(tdm_strategy_device(s, i), &d);
+        PyObject *id = st == TDM_OK ? PyUnicode_FromString(d.id) : raise_status(st);
+        if (!id || PyList_Append(list, id) < 0)
+            Py_CLEAR(list);
+        Py_XDECREF(id);
+    }
+    return list;
+}

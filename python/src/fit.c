@@ -1,0 +1,227 @@
+/* _tandem: training. A trainer is a model's optimizer and train op, kept from one fit
+ * to the next as Keras keeps its optimizer; a fit session is one call's input (the
+ * arrays as a shuffled, batched, repeated dataset distributed over the replicas),
+ * step and monitor, run an epoch at a time. Between steps the GIL is taken back to
+ * check for signals, so Ctrl-C stops training after the step in progress. */
+#include "pytandem.h"
+
+#include <stdlib.h>
+
+enum { EVAL_ROWS = 512 };
+
+typedef struct trainer {
+    tdm_model *model; /* borrowed: the trainer's handle keeps the model's alive */
+    tdm_optimizer *optimizer;
+    tdm_train_op *op;
+} trainer;
+
+static void destroy_trainer(void *p)
+{
+    trainer *t = p;
+    tdm_train_op_destroy(t->op);
+    tdm_optimizer_destroy(t->optimizer);
+    free(t);
+}
+
+static tdm_status trainer_make(tdm_strategy *s, tdm_model *m, const char *optimizer, float lr,
+                               uint64_t seed, trainer *t)
+{
+    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
+    tdm_status st = tdm_optimizer_kind_parse(optimizer, &oo);
+    oo.learning_rate.initial = lr;
+    if (st == TDM_OK)
+        st = tdm_optimizer_create(s, &oo, &t->optimizer);
+    /* The model's variables alone: the strategy may hold other models' too. */
+    size_t vars = tdm_model_variable_count(m), states = tdm_model_state_count(m);
+    tdm_variable **list = calloc(vars + states + 1, sizeof *list);
+    if (st == TDM_OK && !list)
+        st = TDM_ERR_OUT_OF_MEMORY;
+    for (size_t i = 0; list && i < vars; i++)
+        list[i] = tdm_model_variable(m, i);
+    for (size_t k = 0; list && k < states; k++)
+        list[vars + k] = tdm_model_state(m, k);
+    tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
+    to.var_list = list;
+    to.var_count = vars;
+    to.state_list = list ? list + vars : NULL;
+    to.state_count = states;
+    to.loss_fn = tdm_model_loss;
+    to.loss_user = m;
+    to.optimizer = t->optimizer;
+    to.seed = seed;
+    if (st == TDM_OK)
+        st = tdm_train_op_create(s, &to, &t->op);
+    free(list);
+    return st;
+}
+
+/* trainer_create(model, strategy, optimizer, learning rate, seed): the model must live
+ * on the strategy. */
+PyObject *py_trainer_create(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *model_handle, *strategy_handle;
+    const char *optimizer;
+    float lr;
+    unsigned long long seed;
+    if (!PyArg_ParseTuple(args, "OOsfK", &model_handle, &strategy_handle, &optimizer, &lr, &seed))
+        return NULL;
+    tdm_model *m = handle_get(model_handle, "model");
+    tdm_strategy *s = m ? handle_get(strategy_handle, "strategy") : NULL;
+    if (!s)
+        return NULL;
+    trainer *t = calloc(1, sizeof *t);
+    if (!t)
+        return PyErr_NoMemory();
+    t->model = m;
+    tdm_status st;
+    UNLOCKED(model_handle, st, trainer_make(s, m, optimizer, lr, seed, t));
+    if (st != TDM_OK) {
+        PyObject *error = raise_status(st);
+        destroy_trainer(t);
+        return error;
+    }
+    return handle_new(t, destroy_trainer, model_handle, "trainer");
+}
+
+/* One fit: its input, step and monitor, and what the monitor's progress callback
+ * adds up over the epoch in progress. */
+typedef struct session {
+    tdm_model *model;
+    tdm_dataset *train;    /* shuffled, batched, repeated */
+    tdm_dataset *measured; /* the same examples in order, for each epoch's accuracy */
+    tdm_distributed_dataset *dist;
+    tdm_step *step;
+    tdm_monitor *monitor;
+    size_t steps_per_epoch;
+    double loss_sum; /* of the epoch's steps, each weighted by its count */
+    size_t steps;
+} session;
+
+static void destroy_session(void *p)
+{
+    session *f = p;
+    tdm_monitor_destroy(f->monitor);
+    tdm_step_destroy(f->step);
+    tdm_distributed_dataset_destroy(f->dist);
+    tdm_dataset_destroy(f->train);
+    tdm_dataset_destroy(f->measured);
+    free(f);
+}
+
+static tdm_status one_batch(const tdm_distributed_batch *batch, void *op, double *loss)
+{
+    return tdm_train_op_run(op, batch, loss);
+}
+
+static int on_step(const tdm_step_result *r, void *user)
+{
+    session *f = user;
+    f->loss_sum += r->loss * (double)r->steps;
+    f->steps += r->steps;
+    return 0;
+}
+
+typedef struct fit_args {
+    const void *x, *y;
+    size_t rows, features, classes, epochs, batch;
+    uint64_t seed;
+} fit_args;
+
+static tdm_status session_make(tdm_strategy *s, trainer *t, const fit_args *a, session *f)
+{
+    tdm_status st =
+        dataset_of(a->x, a->y, a->rows, a->features, a->classes, EVAL_ROWS, &f->measured);
+    if (st == TDM_OK)
+        st = tdm_dataset_from_arrays(a->x, a->y, a->rows, a->features, a->classes, &f->train);
+    if (st == TDM_OK)
+        st = tdm_dataset_shuffle(f->train, a->seed);
+    if (st == TDM_OK)
+        st = tdm_dataset_batch(f->train, a->batch, 0);
+    if (st == TDM_OK) {
+        f->steps_per_epoch = tdm_dataset_batches_per_epoch(f->train);
+        st = tdm_dataset_repeat(f->train, (int64_t)a->epochs);
+    }
+    if (st == TDM_OK)
+        st = tdm_distribute_dataset(s, f->train, NULL, &f->dist);
+    if (st == TDM_OK)
+        st = tdm_standard_input_step_create(f->dist, one_batch, t->op, 1, &f->step);
+    tdm_monitor_options mo = TDM_MONITOR_OPTIONS_INIT;
+    mo.progress = on_step;
+    mo.progress_user = f;
+    if (st == TDM_OK)
+        st = tdm_monitor_create(f->step, &mo, &f->monitor);
+    return st;
+}
+
+/* fit_begin(trainer, strategy, x address, y address, rows, features, classes, epochs,
+ * batch, seed) -> a fit session. */
+PyObject *py_fit_begin(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *trainer_handle, *strategy_handle, *x_obj, *y_obj;
+    Py_ssize_t rows, features, classes, epochs, batch;
+    unsigned long long seed;
+    if (!PyArg_ParseTuple(args, "OOOOnnnnnK", &trainer_handle, &strategy_handle, &x_obj, &y_obj,
+                          &rows, &features, &classes, &epochs, &batch, &seed))
+        return NULL;
+    trainer *t = handle_get(trainer_handle, "trainer");
+    tdm_strategy *s = t ? handle_get(strategy_handle, "strategy") : NULL;
+    fit_args a = {NULL, NULL, 0, 0, 0, 0, 0, seed};
+    if (!s || parse_address(x_obj, (void **)&a.x) < 0 || parse_address(y_obj, (void **)&a.y) < 0)
+        return NULL;
+    if (rows < 1 || features < 1 || classes < 1 || epochs < 1 || batch < 1)
+        return raise_invalid("fit: rows, epochs and batch_size must be at least 1");
+    a.rows = (size_t)rows;
+    a.features = (size_t)features;
+    a.classes = (size_t)classes;
+    a.epochs = (size_t)epochs;
+    a.batch = (size_t)batch;
+    session *f = calloc(1, sizeof *f);
+    if (!f)
+        return PyErr_NoMemory();
+    f->model = t->model;
+    tdm_status st;
+    UNLOCKED(trainer_handle, st, session_make(s, t, &a, f));
+    if (st != TDM_OK) {
+        PyObject *error = raise_status(st);
+        destroy_session(f);
+        return error;
+    }
+    return handle_new(f, destroy_session, trainer_handle, "fit session");
+}
+
+/* fit_epoch(session) -> (mean training loss, accuracy on the training examples after
+ * the epoch), or None once the input has ended. */
+PyObject *py_fit_epoch(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *handle;
+    session *f = handle_arg(args, "fit session", &handle);
+    if (!f)
+        return NULL;
+    f->loss_sum = 0.0;
+    f->steps = 0;
+    handle_enter(handle);
+    tdm_status st = TDM_OK;
+    for (size_t i = 0; i < f->steps_per_epoch && st == TDM_OK; i++) {
+        uint64_t done = 0;
+        Py_BEGIN_ALLOW_THREADS st = tdm_monitor_run_steps(f->monitor, 1, &done);
+        Py_END_ALLOW_THREADS if (st == TDM_OK && done == 0) break; /* the input ended */
+        if (PyErr_CheckSignals() < 0) {
+            handle_leave(handle);
+            return NULL; /* KeyboardInterrupt, after the step */
+        }
+    }
+    tdm_evaluation ev = {0};
+    if (st == TDM_OK && f->steps) {
+        Py_BEGIN_ALLOW_THREADS st = tdm_model_evaluate(f->model, f->measured, &ev);
+        Py_END_ALLOW_THREADS
+    }
+    handle_leave(handle);
+    if (st != TDM_OK)
+        return raise_status(st);
+    if (!f->steps)
+        Py_RETURN_NONE;
+    return Py_BuildValue("dd", f->loss_sum / (double)f->steps, ev.accuracy);
+}

@@ -1,0 +1,232 @@
+/* _tandem: sequential models of dense layers: creating, loading, saving, predicting,
+ * evaluating, and reading a CSV file into arrays. Training is in fit.c. */
+#include "pytandem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_LAYERS = 64, EVAL_BATCH = 512 };
+
+static void destroy_model(void *m)
+{
+    tdm_model_destroy(m);
+}
+
+/* model_create(strategy, units, activation, dropout, features, classes, seed): dense
+ * layers of `units` (a list) with the activation and dropout, then a linear output
+ * layer of `classes` units, trained by softmax cross-entropy. */
+PyObject *py_model_create(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *handle, *units;
+    const char *activation_name;
+    float dropout;
+    Py_ssize_t features, classes;
+    unsigned long long seed;
+    if (!PyArg_ParseTuple(args, "OOsfnnK", &handle, &units, &activation_name, &dropout, &features,
+                          &classes, &seed))
+        return NULL;
+    tdm_strategy *s = handle_get(handle, "strategy");
+    if (!s)
+        return NULL;
+    tdm_activation activation;
+    tdm_status st = tdm_activation_parse(activation_name, &activation);
+    if (st != TDM_OK)
+        return raise_status(st);
+    if (!PyList_Check(units) || PyList_Size(units) >= MAX_LAYERS)
+        return raise_invalid("layers: a list of fewer than 64 layer widths");
+    if (features < 1 || classes < 1)
+        return raise_invalid("the input and the classes need at least one feature and class");
+    tdm_layer layers[MAX_LAYERS];
+    size_t count = (size_t)PyList_Size(units);
+    for (size_t i = 0; i < count; i++) {
+        Py_ssize_t width = PyLong_AsSsize_t(PyList_GetItem(units, (Py_ssize_t)i));
+        if (width == -1 && PyErr_Occurred())
+            return NULL;
+        if (width < 1)
+            return raise_invalid("layers: every width must be at least 1");
+        layers[i] = (tdm_layer)TDM_DENSE((size_t)width, activation, dropout);
+    }
+    layers[count++] = (tdm_layer)TDM_DENSE((size_t)classes, TDM_ACT_LINEAR, 0.0f);
+    tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
+    mo.input_features = (size_t)features;
+    mo.layers = layers;
+    mo.layer_count = count;
+    mo.seed = seed;
+    tdm_model *model = NULL;
+    UNLOCKED(handle, st, tdm_model_create(s, &mo, &model));
+    return st == TDM_OK ? handle_new(model, destroy_model, handle, "model") : raise_status(st);
+}
+
+/* The handle and path of args (a handle, then a str). */
+static void *handle_path_args(PyObject *args, const char *what, PyObject **handle,
+                              const char **path)
+{
+    return PyArg_ParseTuple(args, "Os", handle, path) ? handle_get(*handle, what) : NULL;
+}
+
+/* model_load(strategy, path) -> a model on the strategy, from a model file. */
+PyObject *py_model_load(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *handle;
+    const char *path;
+    tdm_strategy *s = handle_path_args(args, "strategy", &handle, &path);
+    if (!s)
+        return NULL;
+    tdm_model *model = NULL;
+    tdm_status st;
+    UNLOCKED(handle, st, tdm_model_load(s, path, &model));
+    return st == TDM_OK ? handle_new(model, destroy_model, handle, "model") : raise_status(st);
+}
+
+PyObject *py_model_save(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *handle;
+    const char *path;
+    tdm_model *m = handle_path_args(args, "model", &handle, &path);
+    if (!m)
+        return NULL;
+    tdm_status st;
+    UNLOCKED(handle, st, tdm_model_save(m, path));
+    return none_or_raise(st);
+}
+
+/* model_info(model) -> (inputs, outputs, loss, parameters), loss "softmax_cross_entropy"
+ * or "mean_squared_error". */
+PyObject *py_model_info(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *handle;
+    tdm_model *m = handle_arg(args, "model", &handle);
+    if (!m)
+        return NULL;
+    const char *loss = tdm_model_loss_kind(m) == TDM_LOSS_MEAN_SQUARED_ERROR
+                           ? "mean_squared_error"
+                           : "softmax_cross_entropy";
+    return Py_BuildValue("nnsn", (Py_ssize_t)tdm_model_input_count(m),
+                         (Py_ssize_t)tdm_model_output_count(m), loss,
+                         (Py_ssize_t)tdm_model_parameter_count(m));
+}
+
+/* predict(model, features address, rows, outputs address): the package made the
+ * outputs [rows, output_count] float32 and checked the features' shape. */
+PyObject *py_predict(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *handle, *in_obj, *out_obj;
+    Py_ssize_t rows;
+    if (!PyArg_ParseTuple(args, "OOnO", &handle, &in_obj, &rows, &out_obj))
+        return NULL;
+    tdm_model *m = handle_get(handle, "model");
+    void *in, *out;
+    if (!m || parse_address(in_obj, &in) < 0 || parse_address(out_obj, &out) < 0)
+        return NULL;
+    if (rows < 0)
+        return raise_invalid("predict: a negative row count");
+    tdm_status st;
+    UNLOCKED(handle, st, tdm_model_predict(m, in, (size_t)rows, out));
+    return none_or_raise(st);
+}
+
+tdm_status dataset_of(const void *x, const void *y, size_t rows, size_t features, size_t classes,
+                      size_t batch, tdm_dataset **out)
+{
+    tdm_status st = tdm_dataset_from_arrays(x, y, rows, features, classes, out);
+    if (st == TDM_OK && (st = tdm_dataset_batch(*out, batch, 0)) != TDM_OK) {
+        tdm_dataset_destroy(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+static tdm_status evaluate(tdm_model *m, const void *x, const void *y, size_t rows,
+                           tdm_evaluation *ev)
+{
+    tdm_dataset *ds = NULL;
+    tdm_status st = dataset_of(x, y, rows, tdm_model_input_count(m), tdm_model_output_count(m),
+                               EVAL_BATCH, &ds);
+    if (st == TDM_OK)
+        st = tdm_model_evaluate(m, ds, ev);
+    tdm_dataset_destroy(ds);
+    return st;
+}
+
+/* evaluate(model, features address, labels address, rows) -> (loss, accuracy). */
+PyObject *py_evaluate(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *handle, *x_obj, *y_obj;
+    Py_ssize_t rows;
+    if (!PyArg_ParseTuple(args, "OOOn", &handle, &x_obj, &y_obj, &rows))
+        return NULL;
+    tdm_model *m = handle_get(handle, "model");
+    void *x, *y;
+    if (!m || parse_address(x_obj, &x) < 0 || parse_address(y_obj, &y) < 0)
+        return NULL;
+    if (rows < 1)
+        return raise_invalid("evaluate: no examples");
+    tdm_evaluation ev = {0};
+    tdm_status st;
+    UNLOCKED(handle, st, evaluate(m, x, y, (size_t)rows, &ev));
+    if (st != TDM_OK)
+        return raise_status(st);
+    return Py_BuildValue("dd", ev.loss, ev.accuracy);
+}
+
+/* The whole dataset as one batch: its features and labels, copied out. */
+static tdm_status read_all(tdm_dataset *ds, float **x, int32_t **y, size_t *rows, size_t *cols)
+{
+    tdm_dataset_iterator *it = NULL;
+    const tdm_batch *b = NULL;
+    *rows = tdm_dataset_example_count(ds);
+    *cols = tdm_dataset_feature_count(ds);
+    tdm_status st = tdm_dataset_batch(ds, *rows, 0);
+    if (st == TDM_OK)
+        st = tdm_dataset_iterator_create(ds, &it);
+    if (st == TDM_OK)
+        st = tdm_dataset_iterator_next(it, &b);
+    if (st == TDM_OK) {
+        *x = malloc(*rows * *cols * sizeof **x + 1);
+        *y = malloc(*rows * sizeof **y + 1);
+        if (*x && *y) {
+            memcpy(*x, b->features, *rows * *cols * sizeof **x);
+            memcpy(*y, b->labels, *rows * sizeof **y);
+        } else {
+            st = TDM_ERR_OUT_OF_MEMORY;
+        }
+    }
+    tdm_dataset_iterator_destroy(it);
+    return st;
+}
+
+/* load_csv(path) -> (features bytes, labels bytes, rows, features per row): the label
+ * in the last column, as `tandem train --data` reads by default; gzip is read too. */
+PyObject *py_load_csv(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *path;
+    if (!PyArg_ParseTuple(args, "s", &path))
+        return NULL;
+    tdm_dataset *ds = NULL;
+    float *x = NULL;
+    int32_t *y = NULL;
+    size_t rows = 0, cols = 0;
+    tdm_status st;
+    Py_BEGIN_ALLOW_THREADS st = tdm_dataset_from_csv(path, NULL, &ds);
+    if (st == TDM_OK)
+        st = read_all(ds, &x, &y, &rows, &cols);
+    tdm_dataset_destroy(ds);
+    Py_END_ALLOW_THREADS PyObject *result = NULL;
+    if (st != TDM_OK)
+        raise_status(st);
+    else
+        result = Py_BuildValue("y#y#nn", (const char *)x, (Py_ssize_t)(rows * cols * sizeof *x),
+                               (const char *)y, (Py_ssize_t)(rows * sizeof *y), (Py_ssize_t)rows,
+                               (Py_ssize_t)cols);
+    free(x);
+    free(y);
+    return result;
+}

@@ -1,0 +1,35 @@
+"""tandem: data-parallel training over OpenCL and Vulkan devices, from Python.
+
+A binding of libtandem (the C library) with the names a Keras and tf.distribute
+user expects::
+
+    import tandem
+    x, y = tandem.load_digits()
+    strategy = tandem.MirroredStrategy()          # the default devices
+    model = tandem.Sequential("128,64", input_shape=(64,), classes=10)
+    model.compile(optimizer="adam", lr=1e-3)
+    history = model.fit(x / 16, y, epochs=10, batch_size=64, strategy=strategy)
+
+Arrays go in and out as numpy arrays, read in place (float32 features, int32
+labels); one of another dtype or layout raises TypeError or ValueError naming it.
+A failing library call raises tandem.TandemError (a subclass per status, such as
+tandem.InvalidArgumentError) with tandem's message. docs/PYTHON.md has the rest.
+"""
+from ._tandem import (  # noqa: F401  the error classes, one per status
+    BackendError, CancelledError, CorruptDataError, DeviceLostError, InvalidArgumentError,
+    InvalidStateError, NotFoundError, NumericError, OutOfMemoryError, RemoteError, TandemError,
+    TimeoutError, UnsupportedError)
+from .datasets import load_csv, load_digits
+from .devices import Device, devices
+from .models import History, Sequential, load_model
+from .strategy import MirroredStrategy
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "BackendError", "CancelledError", "CorruptDataError", "Device", "DeviceLostError",
+    "History", "InvalidArgumentError", "InvalidStateError", "MirroredStrategy",
+    "NotFoundError", "NumericError", "OutOfMemoryError", "RemoteError", "Sequential",
+    "TandemError", "TimeoutError", "UnsupportedError", "devices", "load_csv", "load_digits",
+    "load_model",
+]

@@ -1,0 +1,70 @@
+"""Arrays between numpy and tandem: checked, never copied.
+
+The extension is built against CPython's stable ABI from 3.9, whose limited API has
+no buffer protocol (it arrived in 3.11), so the package checks each array here and
+hands the extension its data address (numpy's ``__array_interface__``). An array
+that tandem cannot read in place is refused with a message naming its dtype and
+shape, rather than copied behind the caller's back.
+"""
+from typing import Any, Sequence, Tuple
+
+import numpy as np
+
+FLOAT32 = np.dtype(np.float32)
+INT32 = np.dtype(np.int32)
+# tdm_dtype values, as <tandem/tensor.h> numbers them.
+DTYPE_CODES = {FLOAT32: 0, INT32: 1}
+
+
+def describe(array: Any) -> str:
+    """``float64 array of shape (3, 4)``, or the type of what is no array."""
+    if isinstance(array, np.ndarray):
+        return f"{array.dtype} array of shape {array.shape}"
+    return f"{type(array).__name__}"
+
+
+def checked(array: Any, name: str, dtypes: Sequence[np.dtype]) -> np.ndarray:
+    """``array`` itself when it is a C-contiguous, aligned ndarray of one of ``dtypes``.
+
+    Python lists and scalars (which have no memory to share) are converted to the
+    first dtype; an ndarray of another dtype or layout raises TypeError or ValueError.
+    """
+    if not isinstance(array, np.ndarray):
+        try:
+            return np.ascontiguousarray(array, dtype=dtypes[0])
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"{name}: expected a {dtypes[0]} array, got {describe(array)}"
+                            ) from error
+    wanted = " or ".join(str(d) for d in dtypes)
+    if array.dtype not in dtypes:
+        raise TypeError(f"{name}: expected a {wanted} array, got {describe(array)} "
+                        f"(convert it with .astype(np.{dtypes[0]}))")
+    if not array.flags.c_contiguous or not array.flags.aligned:
+        raise ValueError(f"{name}: expected a C-contiguous {wanted} array, got a "
+                         f"non-contiguous {describe(array)} (np.ascontiguousarray copies it)")
+    return array
+
+
+def address(array: np.ndarray) -> int:
+    """The address of the array's first element."""
+    return int(array.__array_interface__["data"][0])
+
+
+def features(x: Any, name: str, input_shape: Tuple[int, ...]) -> np.ndarray:
+    """x as [rows, *input_shape] float32, checked."""
+    x = checked(x, name, [FLOAT32])
+    if x.ndim != len(input_shape) + 1 or tuple(x.shape[1:]) != tuple(input_shape):
+        raise ValueError(f"{name}: expected shape (rows, {', '.join(map(str, input_shape))}), "
+                         f"got {describe(x)}")
+    if x.shape[0] < 1:
+        raise ValueError(f"{name}: no rows ({describe(x)})")
+    return x
+
+
+def labels(y: Any, name: str, rows: int) -> np.ndarray:
+    """y as [rows] int32 class indices, checked."""
+    y = checked(y, name, [INT32])
+    if y.shape != (rows,):
+        raise ValueError(f"{name}: expected {rows} int32 class indices, shape ({rows},), "
+                         f"got {describe(y)}")
+    return y

@@ -1,0 +1,37 @@
+"""Shared fixtures: strategies over the test machine's devices (PoCL's two pthread
+devices, POCL_DEVICES="pthread pthread", and lavapipe) and the bundled digits."""
+from typing import Iterator, List, Tuple
+
+import numpy as np
+import pytest
+
+import tandem
+
+
+def device_ids() -> List[str]:
+    return [d.id for d in tandem.devices()]
+
+
+def strategy_over(ids: Tuple[str, ...]) -> tandem.MirroredStrategy:
+    missing = [i for i in ids if i not in device_ids()]
+    if missing:
+        pytest.skip(f"no device {', '.join(missing)} here")
+    return tandem.MirroredStrategy(list(ids))
+
+
+@pytest.fixture(scope="session")
+def pocl_pair() -> Iterator[tandem.MirroredStrategy]:
+    strategy = strategy_over(("opencl:0", "opencl:1"))
+    yield strategy
+    strategy.close()
+
+
+@pytest.fixture(scope="session")
+def digits() -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """80 % to train on, 20 % to test, pixels scaled to [0, 1]."""
+    x, y = tandem.load_digits()
+    order = np.random.default_rng(1).permutation(len(y))
+    x = np.ascontiguousarray(x[order] / np.float32(16))
+    y = np.ascontiguousarray(y[order])
+    cut = len(y) * 4 // 5
+    return x[:cut], y[:cut], x[cut:], y[cut:]

@@ -1,0 +1,62 @@
+"""MirroredStrategy.all_reduce against numpy, bit for bit, on two PoCL devices and on a
+PoCL + lavapipe pair; a closed strategy refuses calls."""
+import numpy as np
+import pytest
+
+import tandem
+
+from conftest import strategy_over
+
+PAIRS = [("opencl:0", "opencl:1"), ("opencl:0", "vulkan:0")]
+
+
+@pytest.fixture(scope="module", params=PAIRS, ids=lambda p: "+".join(p))
+def pair(request):
+    strategy = strategy_over(request.param)
+    yield strategy
+    strategy.close()
+
+
+def per_replica(shape, seed):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(shape).astype(np.float32) * 100 for _ in range(2)]
+
+
+@pytest.mark.parametrize("shape", [(1,), (1000,), (33, 17)])
+def test_all_reduce_is_exact(pair, shape):
+    a, b = per_replica(shape, sum(shape))
+    expected = {
+        "sum": a + b,
+        "mean": (a + b) / np.float32(2),
+        "max": np.maximum(a, b),
+        "min": np.minimum(a, b),
+    }
+    for op, want in expected.items():
+        results = pair.all_reduce([a, b], op=op)
+        assert len(results) == 2, op
+        for got in results:
+            assert got.shape == shape and got.dtype == np.float32, op
+            assert got.tobytes() == want.tobytes(), op
+
+
+def test_devices_describe_the_strategy(pair):
+    devices = {d.id: d for d in tandem.devices()}
+    assert pair.num_replicas_in_sync == 2
+    for device_id in pair.devices:
+        device = devices[device_id]
+        assert device.backend == device_id.split(":")[0]
+        assert device.memory > 0 and device.max_allocation > 0 and device.name
+
+
+def test_closed_strategy_raises():
+    strategy = strategy_over(PAIRS[0])
+    strategy.close()
+    assert strategy.closed
+    with pytest.raises(tandem.InvalidStateError, match="closed"):
+        strategy.all_reduce([np.zeros(2, np.float32)] * 2)
+    with pytest.raises(tandem.InvalidStateError, match="closed"):
+        strategy.broadcast(np.zeros(2, np.float32))
+    model = tandem.Sequential("8", input_shape=(4,), classes=2)
+    with pytest.raises(tandem.InvalidStateError, match="closed"):
+        model.predict(np.zeros((1, 4), np.float32), strategy=strategy)
+    strategy.close()  # closing twice is harmless
