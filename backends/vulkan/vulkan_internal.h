@@ -482,11 +482,14 @@ tdm_status tdm_vk_host_write(tdm_vk_device *vd, VkBuffer dst, size_t offset,
 tdm_status tdm_vk_host_read(tdm_vk_device *vd, VkBuffer src, size_t offset, unsigned char *dst,
                             size_t size);
 
-/* vulkan_transfer.c */
-/* A copy for host transfers; submitted: at once, for a host side that waits for it;
- * else recorded into the open batch. *value: the submission that completes it. */
+/* vulkan_copy.c */
+/* A copy between buffers of the device; submitted: at once, for a host side that
+ * waits for it; else recorded into the open batch. *value (may be NULL): the
+ * submission that completes it. */
 tdm_status tdm_vk_copy_region(tdm_vk_device *vd, VkBuffer dst, size_t dst_offset, VkBuffer src,
                               size_t src_offset, size_t size, int submitted, uint64_t *value);
+
+/* vulkan_transfer.c */
 tdm_status tdm_vk_write(tdm_buffer *buf, size_t offset, const void *src, size_t size);
 tdm_status tdm_vk_read(tdm_buffer *buf, size_t offset, void *dst, size_t size);
 tdm_status tdm_vk_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size_t src_offset,

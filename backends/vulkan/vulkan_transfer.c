@@ -4,40 +4,6 @@
 #include "base/error.h"
 #include "vulkan_internal.h"
 
-typedef struct copy_args {
-    VkBuffer dst, src;
-    VkBufferCopy region;
-} copy_args;
-
-static tdm_status record_copy(tdm_vk_device *vd, tdm_vk_slot *slot, void *arg)
-{
-    (void)vd;
-    const copy_args *a = arg;
-    vkCmdCopyBuffer(slot->cmd, a->src, a->dst, 1, &a->region);
-    return TDM_OK;
-}
-
-/* Records the copy into the open batch, or with submit also submits the batch. */
-static tdm_status copy_region(tdm_vk_device *vd, VkBuffer dst, size_t dst_offset, VkBuffer src,
-                              size_t src_offset, size_t size, int submit, uint64_t *value)
-{
-    copy_args args = {dst, src, {.srcOffset = src_offset, .dstOffset = dst_offset, .size = size}};
-    tdm_vk_command cmd = {
-        .record = record_copy,
-        .arg = &args,
-        .access_count = 2,
-        .access = {{src, src_offset, src_offset + size, 0},
-                   {dst, dst_offset, dst_offset + size, 1}},
-    };
-    return submit ? tdm_vk_submit(vd, &cmd, value) : tdm_vk_record(vd, &cmd, value);
-}
-
-tdm_status tdm_vk_copy_region(tdm_vk_device *vd, VkBuffer dst, size_t dst_offset, VkBuffer src,
-                              size_t src_offset, size_t size, int submitted, uint64_t *value)
-{
-    return copy_region(vd, dst, dst_offset, src, src_offset, size, submitted, value);
-}
-
 tdm_status tdm_vk_write(tdm_buffer *buf, size_t offset, const void *src, size_t size)
 {
     tdm_vk_device *vd = buf->device->impl;
@@ -79,6 +45,6 @@ tdm_status tdm_vk_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size
     if (size == 0)
         return TDM_OK;
     tdm_vk_buffer *d = dst->impl, *s = src->impl;
-    return copy_region(dst->device->impl, d->buffer, dst_offset, s->buffer, src_offset, size, 0,
-                       NULL);
+    return tdm_vk_copy_region(dst->device->impl, d->buffer, dst_offset, s->buffer, src_offset, size,
+                              0, NULL);
 }
