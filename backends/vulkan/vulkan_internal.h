@@ -294,6 +294,9 @@ void tdm_vk_query_features(VkPhysicalDevice physical, void *chain);
 int tdm_vk_has_storage16(VkPhysicalDevice physical);
 /* The first queue family with compute queues; 0 if there is none. */
 int tdm_vk_compute_family(VkPhysicalDevice physical, uint32_t *family);
+/* The local_size_x a kernel's pipeline gets on the opened device: its specialisation's,
+ * else the table's within the device's limit. */
+uint32_t tdm_vk_group_size(const tdm_vk_device *vd, uint32_t table_group_size);
 
 /* vulkan_float_controls.c */
 /* The shaders' requests on 32-bit floats: SignedZeroInfNanPreserve, DenormPreserve. */
@@ -498,9 +501,6 @@ tdm_status tdm_vk_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size
 /* vulkan_pipeline.c: under vd->lock (in a record callback). The pipeline at `index`
  * (TDM_VK_PIPELINE_*), compiled from the embedded module `name` on first use. */
 tdm_status tdm_vk_pipeline(tdm_vk_device *vd, size_t index, const char *name, VkPipeline *out);
-/* The local_size_x a kernel's pipeline gets: the device's, else the table's within
- * the device's limit. */
-uint32_t tdm_vk_group_size(const tdm_vk_device *vd, uint32_t table_group_size);
 void tdm_vk_pipeline_release(tdm_vk_device *vd);
 
 /* vulkan_pipeline_cache.c: the pipeline cache kept on disk (device/disk_cache.h).

@@ -62,13 +62,6 @@ static tdm_status create_pipeline_layout(tdm_vk_device *vd)
     return r == VK_SUCCESS ? TDM_OK : tdm_vk_fail(vd, "vkCreatePipelineLayout", r);
 }
 
-uint32_t tdm_vk_group_size(const tdm_vk_device *vd, uint32_t table_group_size)
-{
-    if (vd->specialization.group_size)
-        return vd->specialization.group_size;
-    return table_group_size < vd->max_group_size ? table_group_size : vd->max_group_size;
-}
-
 /* The module as the device may take it: without the float requests the device
  * cannot keep (vulkan_float_controls.c). */
 static VkResult create_module(tdm_vk_device *vd, const tdm_spirv_module *spirv,

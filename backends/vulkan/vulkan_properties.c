@@ -1,4 +1,5 @@
-/* Small queries about a physical device shared by discovery and device setup. */
+/* Small queries about a physical device shared by discovery and device setup, and the
+ * group size its kernels get once it is open. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,4 +89,11 @@ int tdm_vk_compute_family(VkPhysicalDevice physical, uint32_t *family)
         }
     free(families);
     return found;
+}
+
+uint32_t tdm_vk_group_size(const tdm_vk_device *vd, uint32_t table_group_size)
+{
+    if (vd->specialization.group_size)
+        return vd->specialization.group_size;
+    return table_group_size < vd->max_group_size ? table_group_size : vd->max_group_size;
 }
