@@ -3,8 +3,10 @@
 # Vulkan, once (the numerics check's flags with the loss), in one submission, with
 # device memory mapped and with it staged as on a discrete GPU. The counts come from
 # tdm_device_counters through `bench train --json`, with the flush timer off so that
-# they do not depend on the machine's speed; the steps stay inside the first epoch,
-# whose steps all have one shape.
+# the waits do not depend on the machine's speed; the steps stay inside the first
+# epoch, whose steps all have one shape. The submissions still do a little, as the
+# prefetch thread's writes fall before or after the step's read submits its batch:
+# 1.1 to 1.8 a step here (4 with staging before the ring), so their bound is 2.5.
 # usage: vk_step_stalls.sh TANDEM
 set -eu
 tandem=$1
@@ -21,8 +23,8 @@ check() { # NAME [VAR=VALUE...]: runs the bench so, and checks both counts
     { cat "$out/$name.log"; echo "FAIL: bench train ($name) failed"; fail=1; return 0; }
   waits=$(field "$out/$name.json" host_waits_per_replica_step)
   submits=$(field "$out/$name.json" submissions_per_replica_step)
-  awk -v w="$waits" -v s="$submits" 'BEGIN { exit !(w != "" && w <= 1.0 && s != "" && s <= 1.5) }' ||
-    { echo "FAIL: $name: $waits host waits and $submits submissions a step, want <= 1 and <= 1.5"; fail=1; }
+  awk -v w="$waits" -v s="$submits" 'BEGIN { exit !(w != "" && w <= 1.0 && s != "" && s <= 2.5) }' ||
+    { echo "FAIL: $name: $waits host waits and $submits submissions a step, want <= 1 and <= 2.5"; fail=1; }
   echo "$name: $waits host waits, $submits submissions a step"
 }
 check mapped
