@@ -285,25 +285,29 @@ static int fits_step(const tdm_value *features, const tdm_value *labels, size_t 
 }
 
 /* Fills f and l: into the tensors they hold, or into new ones where they hold none. */
+/* Replica i's rows, from row `first` of the step, into *f and *l (made when NULL). */
+static tdm_status upload_replica(tdm_strategy *s, tdm_step_source *src, size_t i, size_t first,
+                                 tdm_tensor **f, tdm_tensor **l)
+{
+    const tdm_host_step *step = &src->step;
+    size_t fc = src->feature_count, rows = step->rows[i];
+    tdm_device *dev = tdm_strategy_device(s, i);
+    int cached = src->cache != NULL;
+    tdm_status st =
+        upload_slice(dev, TDM_F32, cached ? NULL : step->features + first * fc, rows, fc, f);
+    if (st == TDM_OK)
+        st = upload_slice(dev, TDM_I32, cached ? NULL : step->labels + first, rows, 0, l);
+    if (st == TDM_OK && cached && rows)
+        st = gather_slice(src, step->first + first, rows, i, dev, *f, *l);
+    return st == TDM_OK ? st : tdm_fail_context(st, "replica %zu", i);
+}
+
 static tdm_status upload_into(tdm_strategy *s, tdm_step_source *src, tdm_tensor **f, tdm_tensor **l,
                               size_t n)
 {
-    const tdm_host_step *step = &src->step;
-    size_t first = step->skip, fc = src->feature_count;
-    int cached = src->cache != NULL;
     tdm_status st = TDM_OK;
-    for (size_t i = 0; i < n && st == TDM_OK; first += step->rows[i++]) {
-        tdm_device *dev = tdm_strategy_device(s, i);
-        size_t rows = step->rows[i];
-        st = upload_slice(dev, TDM_F32, cached ? NULL : step->features + first * fc, rows, fc,
-                          &f[i]);
-        if (st == TDM_OK)
-            st = upload_slice(dev, TDM_I32, cached ? NULL : step->labels + first, rows, 0, &l[i]);
-        if (st == TDM_OK && cached && rows)
-            st = gather_slice(src, step->first + first, rows, i, dev, f[i], l[i]);
-        if (st != TDM_OK)
-            st = tdm_fail_context(st, "replica %zu", i);
-    }
+    for (size_t i = 0, first = src->step.skip; i < n && st == TDM_OK; first += src->step.rows[i++])
+        st = upload_replica(s, src, i, first, &f[i], &l[i]);
     return st;
 }
 
@@ -334,15 +338,12 @@ static tdm_status upload_new(tdm_strategy *s, tdm_step_source *src, tdm_value **
 static tdm_status upload_reused(tdm_strategy *s, tdm_step_source *src, tdm_value *features,
                                 tdm_value *labels, size_t n)
 {
-    tdm_tensor **f = calloc(2 * n, sizeof *f), **l = f + n;
-    if (!f)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_distributed_iterator_next: no host memory");
-    for (size_t i = 0; i < n; i++) {
-        f[i] = tdm_value_component(features, i);
-        l[i] = tdm_value_component(labels, i);
+    tdm_status st = TDM_OK;
+    for (size_t i = 0, first = src->step.skip; i < n && st == TDM_OK;
+         first += src->step.rows[i++]) {
+        tdm_tensor *f = tdm_value_component(features, i), *l = tdm_value_component(labels, i);
+        st = upload_replica(s, src, i, first, &f, &l);
     }
-    tdm_status st = upload_into(s, src, f, l, n);
-    free(f);
     return st;
 }
 
