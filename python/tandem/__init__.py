@@ -22,14 +22,14 @@ from ._tandem import (  # noqa: F401  the error classes, one per status
 from .datasets import load_csv, load_digits
 from .devices import Device, devices
 from .models import History, Sequential, load_model
-from .strategy import MirroredStrategy
+from .strategy import MirroredStrategy, MultiWorkerMirroredStrategy
 
 __version__ = "0.1.0"
 
 __all__ = [
     "BackendError", "CancelledError", "CorruptDataError", "Device", "DeviceLostError",
     "History", "InvalidArgumentError", "InvalidStateError", "MirroredStrategy",
-    "NotFoundError", "NumericError", "OutOfMemoryError", "RemoteError", "Sequential",
+    "MultiWorkerMirroredStrategy", "NotFoundError", "NumericError", "OutOfMemoryError", "RemoteError", "Sequential",
     "TandemError", "TimeoutError", "UnsupportedError", "devices", "load_csv", "load_digits",
     "load_model",
 ]
