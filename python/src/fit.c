@@ -271,3 +271,24 @@ PyObject *py_fit_epoch(PyObject *self, PyObject *args)
         Py_RETURN_NONE;
     return Py_BuildValue("dd", f->loss_sum / (double)f->steps, ev.accuracy);
 }
+
+/* trainer_state(trainer) -> (bytes of optimizer slots one replica's device holds: every
+ * slot, or with a sharded optimizer the replica's share; the dynamic loss scale, 1
+ * without loss scaling; the steps it skipped for overflow). */
+PyObject *py_trainer_state(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *handle;
+    trainer *t = handle_arg(args, "trainer", &handle);
+    if (!t)
+        return NULL;
+    size_t bytes = 0;
+    float scale = 1.0f;
+    uint64_t skipped = 0;
+    tdm_status st = tdm_train_op_slot_bytes(t->op, &bytes);
+    if (st == TDM_OK)
+        st = tdm_train_op_loss_scale(t->op, &scale, &skipped);
+    if (st != TDM_OK)
+        return raise_status(st);
+    return Py_BuildValue("ndK", (Py_ssize_t)bytes, (double)scale, (unsigned long long)skipped);
+}

@@ -268,6 +268,7 @@ static PyMethodDef methods[] = {
     {"predict", py_predict, METH_VARARGS, "A model's outputs for rows of features."},
     {"evaluate", py_evaluate, METH_VARARGS, "A model's mean loss and accuracy."},
     {"trainer_create", py_trainer_create, METH_VARARGS, "An optimizer and train op."},
+    {"trainer_state", py_trainer_state, METH_VARARGS, "Optimizer slot bytes, loss scale."},
     {"fit_begin", py_fit_begin, METH_VARARGS, "The input and monitor of one fit."},
     {"fit_epoch", py_fit_epoch, METH_VARARGS, "Trains one epoch; its mean loss."},
     {"load_csv", py_load_csv, METH_VARARGS, "Features and labels of a CSV file."},

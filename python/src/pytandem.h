@@ -81,6 +81,7 @@ PyObject *py_model_info(PyObject *self, PyObject *args);
 PyObject *py_predict(PyObject *self, PyObject *args);
 PyObject *py_evaluate(PyObject *self, PyObject *args);
 PyObject *py_trainer_create(PyObject *self, PyObject *args);
+PyObject *py_trainer_state(PyObject *self, PyObject *args);
 PyObject *py_fit_begin(PyObject *self, PyObject *args);
 PyObject *py_fit_epoch(PyObject *self, PyObject *args);
 PyObject *py_load_csv(PyObject *self, PyObject *args);

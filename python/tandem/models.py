@@ -266,6 +266,20 @@ class Sequential:
             raise RuntimeError("the model has no weights yet: fit it (or load one) first")
         _tandem.model_save(self._model, os.fspath(path))
 
+    def optimizer_slot_bytes(self) -> int:
+        """Bytes of optimizer state (Adam's moments...) on each replica's device, once
+        fit has run: all of it, or with ``shard_optimizer`` the replica's share."""
+        if self._trainer is None:
+            raise RuntimeError("the optimizer has no state yet: fit the model first")
+        return int(_tandem.trainer_state(self._trainer)[0])
+
+    def loss_scale(self) -> float:
+        """Mixed precision's dynamic loss scale now (it halves at each step whose
+        gradients overflow f16); 1 without mixed precision."""
+        if self._trainer is None:
+            raise RuntimeError("the model has not trained yet: fit it first")
+        return float(_tandem.trainer_state(self._trainer)[1])
+
     def count_params(self) -> int:
         if not self.built:
             raise RuntimeError("the model is not built yet")
