@@ -20,6 +20,7 @@ from ._tandem import (  # noqa: F401  the error classes, one per status
     InvalidStateError, NotFoundError, NumericError, OutOfMemoryError, RemoteError, TandemError,
     TimeoutError, UnsupportedError)
 from .callbacks import Callback, EarlyStopping, StopTraining
+from .conformance import conformance
 from .datasets import load_csv, load_digits
 from .devices import Device, devices
 from .models import History, Sequential, load_model
@@ -32,6 +33,7 @@ __all__ = [
     "DeviceLostError", "EarlyStopping", "History", "InvalidArgumentError",
     "InvalidStateError", "MirroredStrategy", "MultiWorkerMirroredStrategy", "NotFoundError",
     "NumericError", "OutOfMemoryError", "RemoteError", "Sequential", "StopTraining",
-    "TandemError", "TimeoutError", "UnsupportedError", "devices", "load_csv", "load_digits",
+    "TandemError", "TimeoutError", "UnsupportedError", "conformance", "devices", "load_csv",
+    "load_digits",
     "load_model",
 ]
