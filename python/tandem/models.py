@@ -196,7 +196,8 @@ class Sequential:
             return None
         if len(data) != 2:
             raise ValueError("validation_data: expected (x, y)")
-        xv = self._rows(data[0], "fit: validation_data x")
+        assert self.input_shape is not None
+        xv = _arrays.features(data[0], "fit: validation_data x", self.input_shape)
         return xv, _arrays.labels(data[1], "fit: validation_data y", xv.shape[0])
 
     def _epochs(self, session: Any, epochs: range, steps: int,
