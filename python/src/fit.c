@@ -1,11 +1,13 @@
 /* _tandem: training. A trainer is a model's optimizer and train op, kept from one fit
  * to the next as Keras keeps its optimizer; a fit session is one call's input (the
  * arrays as a shuffled, batched, repeated dataset distributed over the replicas),
- * step and monitor (with its checkpoints), run an epoch at a time. Between steps the GIL is taken
- * back to check for signals, so Ctrl-C stops training after the step in progress. */
+ * step and monitor (with its checkpoints), run an epoch at a time by one call of the
+ * monitor, as tandem train runs it. After each step the GIL is taken back to check
+ * for signals, so Ctrl-C stops training after the step in progress. */
 #include "pytandem.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 enum { EVAL_ROWS = 512 };
 
@@ -106,6 +108,8 @@ typedef struct session {
     size_t steps_per_epoch;
     double loss_sum; /* of the epoch's steps, each weighted by its count */
     size_t steps;
+    PyObject *progress; /* fit_epoch's, during the call: None or a callable */
+    int raised;         /* a signal handler or progress raised: the epoch stops */
 } session;
 
 static void destroy_session(void *p)
@@ -118,12 +122,31 @@ static void destroy_session(void *p)
     free(f);
 }
 
+/* Calls progress(step, steps per epoch, mean loss so far) where it is not None; -1 with
+ * its exception when it raises. */
+static int report(PyObject *progress, size_t step, const session *f)
+{
+    if (progress == Py_None)
+        return 0;
+    PyObject *r =
+        PyObject_CallFunction(progress, "nnd", (Py_ssize_t)step, (Py_ssize_t)f->steps_per_epoch,
+                              f->steps ? f->loss_sum / (double)f->steps : 0.0);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
+}
+
+/* After every step, on the thread of fit_epoch, which released the GIL: takes it back
+ * to run Python's signal handlers (Ctrl-C) and the progress callback; either raising
+ * stops the run after this step, the exception kept for fit_epoch to raise. */
 static int on_step(const tdm_step_result *r, void *user)
 {
     session *f = user;
     f->loss_sum += r->loss * (double)r->steps;
     f->steps += r->steps;
-    return 0;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    f->raised = PyErr_CheckSignals() < 0 || report(f->progress, f->steps, f) < 0;
+    PyGILState_Release(gil);
+    return f->raised;
 }
 
 typedef struct fit_args {
@@ -220,22 +243,18 @@ PyObject *py_fit_begin(PyObject *self, PyObject *args)
                          (unsigned long long)(restored / f->steps_per_epoch));
 }
 
-/* Calls progress(step, steps per epoch, mean loss so far) where it is not None; -1 with
- * its exception when it raises. */
-static int report(PyObject *progress, size_t step, const session *f)
+/* The host's monotonic clock, in seconds. */
+static double now(void)
 {
-    if (progress == Py_None)
-        return 0;
-    PyObject *r =
-        PyObject_CallFunction(progress, "nnd", (Py_ssize_t)step, (Py_ssize_t)f->steps_per_epoch,
-                              f->steps ? f->loss_sum / (double)f->steps : 0.0);
-    Py_XDECREF(r);
-    return r ? 0 : -1;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 /* fit_epoch(session, progress) -> (mean training loss, accuracy on the training
- * examples after the epoch), or None once the input has ended; progress (or None) is
- * called after every step. */
+ * examples after the epoch, seconds of its steps: from the first step's start to the
+ * last one's end, what tandem train reports per epoch), or None once the input has
+ * ended; progress (or None) is called after every step. */
 PyObject *py_fit_epoch(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -247,18 +266,18 @@ PyObject *py_fit_epoch(PyObject *self, PyObject *args)
         return NULL;
     f->loss_sum = 0.0;
     f->steps = 0;
+    f->progress = progress;
+    f->raised = 0;
     handle_enter(handle);
-    tdm_status st = TDM_OK;
-    for (size_t i = 0; i < f->steps_per_epoch && st == TDM_OK; i++) {
-        uint64_t done = 0;
-        Py_BEGIN_ALLOW_THREADS st = tdm_monitor_run_steps(f->monitor, 1, &done);
-        Py_END_ALLOW_THREADS if (st == TDM_OK && done == 0) break; /* the input ended */
-        /* KeyboardInterrupt after the step, or the progress callback's exception */
-        if (PyErr_CheckSignals() < 0 || (st == TDM_OK && report(progress, i + 1, f) < 0)) {
-            handle_leave(handle);
-            return NULL;
-        }
+    tdm_status st;
+    double start = now(), seconds = 0.0;
+    Py_BEGIN_ALLOW_THREADS st = tdm_monitor_run_steps(f->monitor, f->steps_per_epoch, NULL);
+    Py_END_ALLOW_THREADS if (f->raised)
+    {
+        handle_leave(handle); /* KeyboardInterrupt after the step, or progress's error */
+        return NULL;
     }
+    seconds = now() - start;
     tdm_evaluation ev = {0};
     if (st == TDM_OK && f->steps) {
         Py_BEGIN_ALLOW_THREADS st = tdm_model_evaluate(f->model, f->measured, &ev);
@@ -269,7 +288,7 @@ PyObject *py_fit_epoch(PyObject *self, PyObject *args)
         return raise_status(st);
     if (!f->steps)
         Py_RETURN_NONE;
-    return Py_BuildValue("dd", f->loss_sum / (double)f->steps, ev.accuracy);
+    return Py_BuildValue("ddd", f->loss_sum / (double)f->steps, ev.accuracy, seconds);
 }
 
 /* trainer_state(trainer) -> (bytes of optimizer slots one replica's device holds: every

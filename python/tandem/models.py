@@ -24,9 +24,12 @@ class History:
     epoch: List[int] = field(default_factory=list)
     history: Dict[str, List[float]] = field(
         default_factory=lambda: {"loss": [], "accuracy": []})
+    #: seconds of each epoch's training steps (no evaluation), as tandem train reports
+    step_seconds: List[float] = field(default_factory=list)
 
-    def append(self, epoch: int, logs: Dict[str, float]) -> None:
+    def append(self, epoch: int, logs: Dict[str, float], seconds: float) -> None:
         self.epoch.append(epoch)
+        self.step_seconds.append(seconds)
         for key, value in logs.items():
             self.history.setdefault(key, []).append(value)
 
@@ -217,7 +220,7 @@ class Sequential:
             logs = {"loss": result[0], "accuracy": result[1]}
             if validation is not None:
                 logs["val_loss"], logs["val_accuracy"] = self.evaluate(*validation)
-            history.append(epoch, logs)
+            history.append(epoch, logs, result[2])
             if bar is not None:
                 bar.finish(logs)
             elif reporting == "lines":
