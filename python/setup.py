@@ -6,7 +6,8 @@ Where the library comes from, first match wins:
   2. ../build beside this folder, as ./scripts/setup.sh leaves it;
   3. pkg-config tandem: an installed tandem (cmake --install).
 The extension records the library's folder as its run path, so it loads the
-libtandem it was built against without LD_LIBRARY_PATH.
+libtandem it was built against without LD_LIBRARY_PATH. It also compiles the CLI's
+reader of --layers (tools/tandem/train/layer_spec.c) from the checkout around it.
 """
 import os
 import shlex

@@ -188,8 +188,10 @@ class Sequential:
             self.seed if seed is None else int(seed),
             None if checkpoint_dir is None else os.fspath(checkpoint_dir), bool(resume))
         try:
+            # in a job the chief alone reports, as tandem train's does
+            reporting = _reporting(verbose) if self.strategy._chief else "none"
             return self._epochs(session, range(done, epochs), steps, validation,
-                                list(callbacks), _reporting(verbose))
+                                list(callbacks), reporting)
         finally:
             _tandem.close(session)
 

@@ -1,6 +1,6 @@
 """MultiWorkerMirroredStrategy: two Python processes under mpirun, each on one PoCL
-device, all-reduce, all-gather and broadcast across the job; outside mpirun a job of
-one."""
+device, all-reduce, all-gather and broadcast across the job, and train the model one
+process trains on both devices, bit for bit; outside mpirun a job of one."""
 import json
 import shutil
 import subprocess
@@ -30,16 +30,52 @@ print(json.dumps({
 """
 
 
-def test_two_processes_under_mpirun(tmp_path):
+FIT = """
+import sys
+import numpy as np
+import tandem
+x, y = tandem.load_digits()
+x = np.ascontiguousarray(x / np.float32(16))
+if sys.argv[1] == "job":
+    strategy = tandem.MultiWorkerMirroredStrategy(["opencl:0"])
+else:
+    strategy = tandem.MirroredStrategy(["opencl:0", "opencl:1"])
+model = tandem.Sequential("32", input_shape=(64,), classes=10, seed=4)
+model.compile(lr=5e-3)
+model.fit(x, y, epochs=2, batch_size=64, strategy=strategy, verbose=2)
+if strategy.devices == ["opencl:0", "opencl:1"] or strategy.is_chief:
+    model.save(sys.argv[2])
+"""
+
+
+def mpirun_two(script, *args):
+    """Runs the script in a job of two processes, bounded in time."""
     mpirun = shutil.which("mpirun")
     library = _paths.library_dir()
     if mpirun is None or library is None or not (library / "libtandem_mpi.so.0").exists():
         pytest.skip("no mpirun, or no libtandem_mpi beside libtandem")
+    return subprocess.run([mpirun, "--allow-run-as-root", "--oversubscribe", "-n", "2",
+                           sys.executable, str(script), *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_two_processes_fit_as_one_on_two_devices(tmp_path):
+    script = tmp_path / "fit.py"
+    script.write_text(FIT)
+    job = mpirun_two(script, "job", str(tmp_path / "job.safetensors"))
+    assert job.returncode == 0, job.stdout + job.stderr
+    assert job.stdout.count("epoch 2/2") == 1, job.stdout  # the chief alone reports
+    one = subprocess.run([sys.executable, str(script), "one", str(tmp_path / "one.safetensors")],
+                         capture_output=True, text=True, timeout=120)
+    assert one.returncode == 0, one.stdout + one.stderr
+    assert (tmp_path / "job.safetensors").read_bytes() == \
+        (tmp_path / "one.safetensors").read_bytes()
+
+
+def test_two_processes_under_mpirun(tmp_path):
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
-    done = subprocess.run([mpirun, "--allow-run-as-root", "--oversubscribe", "-n", "2",
-                           sys.executable, str(script)], capture_output=True, text=True,
-                          timeout=120)
+    done = mpirun_two(script)
     assert done.returncode == 0, done.stdout + done.stderr
     reports = sorted((json.loads(line) for line in done.stdout.splitlines()
                       if line.startswith("{")), key=lambda r: r["rank"])
