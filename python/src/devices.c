@@ -111,12 +111,14 @@ static void destroy_strategy(void *s)
 
 enum { MAX_REPLICAS = 64 };
 
-/* mirrored(ids or None) -> strategy handle. */
+/* mirrored(ids or None, multi_worker) -> strategy handle: mirrored over this process's
+ * devices, or (multi_worker 1) across the processes of the MPI job this one is in. */
 PyObject *py_mirrored(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *ids;
-    if (!PyArg_ParseTuple(args, "O", &ids))
+    int multi_worker;
+    if (!PyArg_ParseTuple(args, "Op", &ids, &multi_worker))
         return NULL;
     PyObject *context = shared_context();
     tdm_context *ctx = context ? handle_get(context, "context") : NULL;
@@ -153,7 +155,9 @@ PyObject *py_mirrored(PyObject *self, PyObject *args)
     tdm_strategy *strategy = NULL;
     tdm_status s;
     Py_BEGIN_ALLOW_THREADS s =
-        tdm_strategy_create_mirrored(ctx, count ? devices : NULL, count, NULL, &strategy);
+        multi_worker
+            ? tdm_strategy_create_multi_worker(ctx, count ? devices : NULL, count, NULL, &strategy)
+            : tdm_strategy_create_mirrored(ctx, count ? devices : NULL, count, NULL, &strategy);
     Py_END_ALLOW_THREADS if (s != TDM_OK) return raise_status(s);
     return handle_new(strategy, destroy_strategy, context, "strategy");
 }
@@ -177,4 +181,18 @@ PyObject *py_strategy_devices(PyObject *self, PyObject *args)
         Py_XDECREF(id);
     }
     return list;
+}
+
+/* strategy_info(strategy) -> (replicas in sync over the job, workers, this worker's
+ * index, whether it is the chief). */
+PyObject *py_strategy_info(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *handle;
+    tdm_strategy *s = handle_arg(args, "strategy", &handle);
+    if (!s)
+        return NULL;
+    return Py_BuildValue(
+        "nnnO", (Py_ssize_t)tdm_strategy_num_replicas(s), (Py_ssize_t)tdm_strategy_num_workers(s),
+        (Py_ssize_t)tdm_strategy_worker_index(s), tdm_strategy_is_chief(s) ? Py_True : Py_False);
 }

@@ -1,11 +1,13 @@
 /* _tandem: training. A trainer is a model's optimizer and train op, kept from one fit
  * to the next as Keras keeps its optimizer; a fit session is one call's input (the
  * arrays as a shuffled, batched, repeated dataset distributed over the replicas),
- * step and monitor, run an epoch at a time. Between steps the GIL is taken back to
- * check for signals, so Ctrl-C stops training after the step in progress. */
+ * step and monitor (with its checkpoints), run an epoch at a time by one call of the
+ * monitor, as tandem train runs it. After each step the GIL is taken back to check
+ * for signals, so Ctrl-C stops training after the step in progress. */
 #include "pytandem.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 enum { EVAL_ROWS = 512 };
 
@@ -23,12 +25,20 @@ static void destroy_trainer(void *p)
     free(t);
 }
 
-static tdm_status trainer_make(tdm_strategy *s, tdm_model *m, const char *optimizer, float lr,
-                               uint64_t seed, trainer *t)
+/* What compile() chose beyond the optimizer: mixed precision's loss scale (0: none)
+ * and whether the optimizer's state is sharded across the replicas. */
+typedef struct trainer_args {
+    const char *optimizer;
+    float lr, loss_scale;
+    uint64_t seed;
+    int shard;
+} trainer_args;
+
+static tdm_status trainer_make(tdm_strategy *s, tdm_model *m, const trainer_args *a, trainer *t)
 {
     tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
-    tdm_status st = tdm_optimizer_kind_parse(optimizer, &oo);
-    oo.learning_rate.initial = lr;
+    tdm_status st = tdm_optimizer_kind_parse(a->optimizer, &oo);
+    oo.learning_rate.initial = a->lr;
     if (st == TDM_OK)
         st = tdm_optimizer_create(s, &oo, &t->optimizer);
     /* The model's variables alone: the strategy may hold other models' too. */
@@ -48,24 +58,27 @@ static tdm_status trainer_make(tdm_strategy *s, tdm_model *m, const char *optimi
     to.loss_fn = tdm_model_loss;
     to.loss_user = m;
     to.optimizer = t->optimizer;
-    to.seed = seed;
+    to.seed = a->seed;
+    to.loss_scale = a->loss_scale;
+    to.shard_optimizer = a->shard;
     if (st == TDM_OK)
         st = tdm_train_op_create(s, &to, &t->op);
     free(list);
     return st;
 }
 
-/* trainer_create(model, strategy, optimizer, learning rate, seed): the model must live
- * on the strategy. */
+/* trainer_create(model, strategy, optimizer, learning rate, loss scale, seed, shard):
+ * the model must live on the strategy. */
 PyObject *py_trainer_create(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *model_handle, *strategy_handle;
-    const char *optimizer;
-    float lr;
+    trainer_args a = {NULL, 0.0f, 0.0f, 0, 0};
     unsigned long long seed;
-    if (!PyArg_ParseTuple(args, "OOsfK", &model_handle, &strategy_handle, &optimizer, &lr, &seed))
+    if (!PyArg_ParseTuple(args, "OOsffKp", &model_handle, &strategy_handle, &a.optimizer, &a.lr,
+                          &a.loss_scale, &seed, &a.shard))
         return NULL;
+    a.seed = seed;
     tdm_model *m = handle_get(model_handle, "model");
     tdm_strategy *s = m ? handle_get(strategy_handle, "strategy") : NULL;
     if (!s)
@@ -75,7 +88,7 @@ PyObject *py_trainer_create(PyObject *self, PyObject *args)
         return PyErr_NoMemory();
     t->model = m;
     tdm_status st;
-    UNLOCKED(model_handle, st, trainer_make(s, m, optimizer, lr, seed, t));
+    UNLOCKED(model_handle, st, trainer_make(s, m, &a, t));
     if (st != TDM_OK) {
         PyObject *error = raise_status(st);
         destroy_trainer(t);
@@ -90,12 +103,13 @@ typedef struct session {
     tdm_model *model;
     tdm_dataset *train;    /* shuffled, batched, repeated */
     tdm_dataset *measured; /* the same examples in order, for each epoch's accuracy */
-    tdm_distributed_dataset *dist;
     tdm_step *step;
     tdm_monitor *monitor;
     size_t steps_per_epoch;
     double loss_sum; /* of the epoch's steps, each weighted by its count */
     size_t steps;
+    PyObject *progress; /* fit_epoch's, during the call: None or a callable */
+    int raised;         /* a signal handler or progress raised: the epoch stops */
 } session;
 
 static void destroy_session(void *p)
@@ -103,32 +117,52 @@ static void destroy_session(void *p)
     session *f = p;
     tdm_monitor_destroy(f->monitor);
     tdm_step_destroy(f->step);
-    tdm_distributed_dataset_destroy(f->dist);
     tdm_dataset_destroy(f->train);
     tdm_dataset_destroy(f->measured);
     free(f);
 }
 
-static tdm_status one_batch(const tdm_distributed_batch *batch, void *op, double *loss)
+/* Calls progress(step, steps per epoch, mean loss so far) where it is not None; -1 with
+ * its exception when it raises. */
+static int report(PyObject *progress, size_t step, const session *f)
 {
-    return tdm_train_op_run(op, batch, loss);
+    if (progress == Py_None)
+        return 0;
+    PyObject *r =
+        PyObject_CallFunction(progress, "nnd", (Py_ssize_t)step, (Py_ssize_t)f->steps_per_epoch,
+                              f->steps ? f->loss_sum / (double)f->steps : 0.0);
+    Py_XDECREF(r);
+    return r ? 0 : -1;
 }
 
+/* After every step, on the thread of fit_epoch, which released the GIL: takes it back
+ * to run Python's signal handlers (Ctrl-C) and the progress callback; either raising
+ * stops the run after this step, the exception kept for fit_epoch to raise. */
 static int on_step(const tdm_step_result *r, void *user)
 {
     session *f = user;
     f->loss_sum += r->loss * (double)r->steps;
     f->steps += r->steps;
-    return 0;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    f->raised = PyErr_CheckSignals() < 0 || report(f->progress, f->steps, f) < 0;
+    PyGILState_Release(gil);
+    return f->raised;
 }
 
 typedef struct fit_args {
     const void *x, *y;
     size_t rows, features, classes, epochs, batch;
     uint64_t seed;
+    const char *checkpoint_dir; /* NULL: none */
+    int resume;
 } fit_args;
 
-static tdm_status session_make(tdm_strategy *s, trainer *t, const fit_args *a, session *f)
+/* The step of tandem train (tdm_single_loss_step), whose checkpoints hold the input
+ * position, the global step, the weights and the optimizer's slots; checkpointed at
+ * the end of every epoch where there is a directory, and restored from its newest
+ * checkpoint on resume (*restored_step: the global step restored, else 0). */
+static tdm_status session_make(tdm_strategy *s, trainer *t, const fit_args *a, session *f,
+                               uint64_t *restored_step)
 {
     tdm_status st =
         dataset_of(a->x, a->y, a->rows, a->features, a->classes, EVAL_ROWS, &f->measured);
@@ -142,77 +176,108 @@ static tdm_status session_make(tdm_strategy *s, trainer *t, const fit_args *a, s
         f->steps_per_epoch = tdm_dataset_batches_per_epoch(f->train);
         st = tdm_dataset_repeat(f->train, (int64_t)a->epochs);
     }
+    tdm_single_loss_step_options so = TDM_SINGLE_LOSS_STEP_OPTIONS_INIT;
+    so.train_op = t->op;
+    so.dataset = f->train;
     if (st == TDM_OK)
-        st = tdm_distribute_dataset(s, f->train, NULL, &f->dist);
-    if (st == TDM_OK)
-        st = tdm_standard_input_step_create(f->dist, one_batch, t->op, 1, &f->step);
+        st = tdm_single_loss_step_create(&so, &f->step);
     tdm_monitor_options mo = TDM_MONITOR_OPTIONS_INIT;
     mo.progress = on_step;
     mo.progress_user = f;
+    mo.checkpoint_dir = a->checkpoint_dir;
+    mo.checkpoint_every = a->checkpoint_dir ? f->steps_per_epoch : 0;
+    mo.strategy = tdm_strategy_num_workers(s) > 1 ? s : NULL; /* the chief's directory */
     if (st == TDM_OK)
         st = tdm_monitor_create(f->step, &mo, &f->monitor);
+    int restored = 0;
+    *restored_step = 0;
+    if (st == TDM_OK && a->resume)
+        st = tdm_monitor_restore(f->monitor, &restored, restored_step);
     return st;
 }
 
 /* fit_begin(trainer, strategy, x address, y address, rows, features, classes, epochs,
- * batch, seed) -> a fit session. */
+ * batch, seed, checkpoint_dir or None, resume) -> (a fit session, steps per epoch,
+ * epochs already done by the checkpoint resumed). */
 PyObject *py_fit_begin(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *trainer_handle, *strategy_handle, *x_obj, *y_obj;
     Py_ssize_t rows, features, classes, epochs, batch;
     unsigned long long seed;
-    if (!PyArg_ParseTuple(args, "OOOOnnnnnK", &trainer_handle, &strategy_handle, &x_obj, &y_obj,
-                          &rows, &features, &classes, &epochs, &batch, &seed))
+    fit_args a = {NULL, NULL, 0, 0, 0, 0, 0, 0, NULL, 0};
+    if (!PyArg_ParseTuple(args, "OOOOnnnnnKzp", &trainer_handle, &strategy_handle, &x_obj, &y_obj,
+                          &rows, &features, &classes, &epochs, &batch, &seed, &a.checkpoint_dir,
+                          &a.resume))
         return NULL;
     trainer *t = handle_get(trainer_handle, "trainer");
     tdm_strategy *s = t ? handle_get(strategy_handle, "strategy") : NULL;
-    fit_args a = {NULL, NULL, 0, 0, 0, 0, 0, seed};
     if (!s || parse_address(x_obj, (void **)&a.x) < 0 || parse_address(y_obj, (void **)&a.y) < 0)
         return NULL;
     if (rows < 1 || features < 1 || classes < 1 || epochs < 1 || batch < 1)
         return raise_invalid("fit: rows, epochs and batch_size must be at least 1");
+    if (a.resume && !a.checkpoint_dir)
+        return raise_invalid("fit: resume needs a checkpoint_dir");
     a.rows = (size_t)rows;
     a.features = (size_t)features;
     a.classes = (size_t)classes;
     a.epochs = (size_t)epochs;
     a.batch = (size_t)batch;
+    a.seed = seed;
     session *f = calloc(1, sizeof *f);
     if (!f)
         return PyErr_NoMemory();
     f->model = t->model;
     tdm_status st;
-    UNLOCKED(trainer_handle, st, session_make(s, t, &a, f));
+    uint64_t restored = 0;
+    UNLOCKED(trainer_handle, st, session_make(s, t, &a, f, &restored));
     if (st != TDM_OK) {
         PyObject *error = raise_status(st);
         destroy_session(f);
         return error;
     }
-    return handle_new(f, destroy_session, trainer_handle, "fit session");
+    PyObject *handle = handle_new(f, destroy_session, trainer_handle, "fit session");
+    if (!handle)
+        return NULL;
+    return Py_BuildValue("NnK", handle, (Py_ssize_t)f->steps_per_epoch,
+                         (unsigned long long)(restored / f->steps_per_epoch));
 }
 
-/* fit_epoch(session) -> (mean training loss, accuracy on the training examples after
- * the epoch), or None once the input has ended. */
+/* The host's monotonic clock, in seconds. */
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* fit_epoch(session, progress) -> (mean training loss, accuracy on the training
+ * examples after the epoch, seconds of its steps: from the first step's start to the
+ * last one's end, what tandem train reports per epoch), or None once the input has
+ * ended; progress (or None) is called after every step. */
 PyObject *py_fit_epoch(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *handle;
-    session *f = handle_arg(args, "fit session", &handle);
+    PyObject *handle, *progress;
+    if (!PyArg_ParseTuple(args, "OO", &handle, &progress))
+        return NULL;
+    session *f = handle_get(handle, "fit session");
     if (!f)
         return NULL;
     f->loss_sum = 0.0;
     f->steps = 0;
+    f->progress = progress;
+    f->raised = 0;
     handle_enter(handle);
-    tdm_status st = TDM_OK;
-    for (size_t i = 0; i < f->steps_per_epoch && st == TDM_OK; i++) {
-        uint64_t done = 0;
-        Py_BEGIN_ALLOW_THREADS st = tdm_monitor_run_steps(f->monitor, 1, &done);
-        Py_END_ALLOW_THREADS if (st == TDM_OK && done == 0) break; /* the input ended */
-        if (PyErr_CheckSignals() < 0) {
-            handle_leave(handle);
-            return NULL; /* KeyboardInterrupt, after the step */
-        }
+    tdm_status st;
+    double start = now(), seconds = 0.0;
+    Py_BEGIN_ALLOW_THREADS st = tdm_monitor_run_steps(f->monitor, f->steps_per_epoch, NULL);
+    Py_END_ALLOW_THREADS if (f->raised)
+    {
+        handle_leave(handle); /* KeyboardInterrupt after the step, or progress's error */
+        return NULL;
     }
+    seconds = now() - start;
     tdm_evaluation ev = {0};
     if (st == TDM_OK && f->steps) {
         Py_BEGIN_ALLOW_THREADS st = tdm_model_evaluate(f->model, f->measured, &ev);
@@ -223,5 +288,26 @@ PyObject *py_fit_epoch(PyObject *self, PyObject *args)
         return raise_status(st);
     if (!f->steps)
         Py_RETURN_NONE;
-    return Py_BuildValue("dd", f->loss_sum / (double)f->steps, ev.accuracy);
+    return Py_BuildValue("ddd", f->loss_sum / (double)f->steps, ev.accuracy, seconds);
+}
+
+/* trainer_state(trainer) -> (bytes of optimizer slots one replica's device holds: every
+ * slot, or with a sharded optimizer the replica's share; the dynamic loss scale, 1
+ * without loss scaling; the steps it skipped for overflow). */
+PyObject *py_trainer_state(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *handle;
+    trainer *t = handle_arg(args, "trainer", &handle);
+    if (!t)
+        return NULL;
+    size_t bytes = 0;
+    float scale = 1.0f;
+    uint64_t skipped = 0;
+    tdm_status st = tdm_train_op_slot_bytes(t->op, &bytes);
+    if (st == TDM_OK)
+        st = tdm_train_op_loss_scale(t->op, &scale, &skipped);
+    if (st != TDM_OK)
+        return raise_status(st);
+    return Py_BuildValue("ndK", (Py_ssize_t)bytes, (double)scale, (unsigned long long)skipped);
 }

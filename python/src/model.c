@@ -1,6 +1,8 @@
-/* _tandem: sequential models of dense layers: creating, loading, saving, predicting,
- * evaluating, and reading a CSV file into arrays. Training is in fit.c. */
+/* _tandem: sequential models of every layer kind tandem train's --layers takes: creating, loading,
+ * saving, predicting, evaluating, and reading a CSV file into arrays. Training is in fit.c. */
 #include "pytandem.h"
+
+#include "layer_spec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,47 +15,100 @@ static void destroy_model(void *m)
     tdm_model_destroy(m);
 }
 
-/* model_create(strategy, units, activation, dropout, features, classes, seed): dense
- * layers of `units` (a list) with the activation and dropout, then a linear output
- * layer of `classes` units, trained by softmax cross-entropy. */
+/* Every hidden layer of `spec` (tandem train's --layers, layer_spec.h), with the
+ * activation after each dense and conv2d layer and the dropout after each dense one, as
+ * the CLI builds them, then a linear output layer of `classes` units. */
+static int hidden_layers(const char *spec, tdm_activation activation, float dropout, size_t classes,
+                         tdm_layer *layers, size_t *count)
+{
+    char err[512];
+    if (layer_spec_parse(spec, layers, MAX_LAYERS - 1, count, err, sizeof err) != 0) {
+        PyErr_Format(PyExc_ValueError, "layers: %s", err);
+        return -1;
+    }
+    for (size_t l = 0; l < *count; l++) {
+        if (layers[l].kind == TDM_LAYER_DENSE || layers[l].kind == TDM_LAYER_CONV2D)
+            layers[l].activation = activation;
+        if (layers[l].kind == TDM_LAYER_DENSE)
+            layers[l].dropout = dropout;
+    }
+    layers[(*count)++] = (tdm_layer)TDM_DENSE(classes, TDM_ACT_LINEAR, 0.0f);
+    return 0;
+}
+
+/* parse_layers(spec) -> [(kind, text)]: each hidden layer of spec as the library names
+ * its kind ("conv2d") and in the CLI's canonical form ("conv32k3"); ValueError naming
+ * the forms for a spec the CLI would refuse. */
+PyObject *py_parse_layers(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *spec;
+    if (!PyArg_ParseTuple(args, "s", &spec))
+        return NULL;
+    tdm_layer layers[MAX_LAYERS];
+    size_t count = 0;
+    char err[512];
+    if (*spec && layer_spec_parse(spec, layers, MAX_LAYERS - 1, &count, err, sizeof err) != 0)
+        return PyErr_Format(PyExc_ValueError, "layers: %s", err);
+    PyObject *list = PyList_New(0);
+    for (size_t l = 0; list && l < count; l++) {
+        char text[64];
+        layer_spec_format(&layers[l], 1, text, sizeof text);
+        PyObject *item = Py_BuildValue("(ss)", tdm_layer_kind_name(layers[l].kind), text);
+        if (!item || PyList_Append(list, item) < 0)
+            Py_CLEAR(list);
+        Py_XDECREF(item);
+    }
+    return list;
+}
+
+/* model_create(strategy, spec, activation, dropout, features, image, classes, seed,
+ * mixed_precision): the layers of spec ("conv32k3,pool2,128"; "" for none) over inputs
+ * of `features` values, seen as image (height, width, channels) where it is not None,
+ * trained by softmax cross-entropy; mixed precision computes the matrix products with
+ * f16 operands. */
 PyObject *py_model_create(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *handle, *units;
-    const char *activation_name;
+    PyObject *handle, *image;
+    const char *spec, *activation_name;
     float dropout;
-    Py_ssize_t features, classes;
+    Py_ssize_t features, classes, height = 0, width = 0, channels = 0;
     unsigned long long seed;
-    if (!PyArg_ParseTuple(args, "OOsfnnK", &handle, &units, &activation_name, &dropout, &features,
-                          &classes, &seed))
+    int mixed;
+    if (!PyArg_ParseTuple(args, "OssfnOnKp", &handle, &spec, &activation_name, &dropout, &features,
+                          &image, &classes, &seed, &mixed))
         return NULL;
     tdm_strategy *s = handle_get(handle, "strategy");
     if (!s)
+        return NULL;
+    if (image != Py_None && !PyArg_ParseTuple(image, "nnn", &height, &width, &channels))
         return NULL;
     tdm_activation activation;
     tdm_status st = tdm_activation_parse(activation_name, &activation);
     if (st != TDM_OK)
         return raise_status(st);
-    if (!PyList_Check(units) || PyList_Size(units) >= MAX_LAYERS)
-        return raise_invalid("layers: a list of fewer than 64 layer widths");
     if (features < 1 || classes < 1)
         return raise_invalid("the input and the classes need at least one feature and class");
     tdm_layer layers[MAX_LAYERS];
-    size_t count = (size_t)PyList_Size(units);
-    for (size_t i = 0; i < count; i++) {
-        Py_ssize_t width = PyLong_AsSsize_t(PyList_GetItem(units, (Py_ssize_t)i));
-        if (width == -1 && PyErr_Occurred())
-            return NULL;
-        if (width < 1)
-            return raise_invalid("layers: every width must be at least 1");
-        layers[i] = (tdm_layer)TDM_DENSE((size_t)width, activation, dropout);
-    }
-    layers[count++] = (tdm_layer)TDM_DENSE((size_t)classes, TDM_ACT_LINEAR, 0.0f);
+    size_t count = 0;
+    if (*spec && hidden_layers(spec, activation, dropout, (size_t)classes, layers, &count) < 0)
+        return NULL;
+    if (!*spec)
+        layers[count++] = (tdm_layer)TDM_DENSE((size_t)classes, TDM_ACT_LINEAR, 0.0f);
+    if (layer_spec_has_images(layers, count) && image == Py_None)
+        return PyErr_Format(PyExc_ValueError,
+                            "input_shape: convolution and pooling take images: give "
+                            "(height, width, channels)");
     tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
     mo.input_features = (size_t)features;
+    mo.input_height = (size_t)height;
+    mo.input_width = (size_t)width;
+    mo.input_channels = (size_t)channels;
     mo.layers = layers;
     mo.layer_count = count;
     mo.seed = seed;
+    mo.compute_dtype = mixed ? TDM_F16 : TDM_F32;
     tdm_model *model = NULL;
     UNLOCKED(handle, st, tdm_model_create(s, &mo, &model));
     return st == TDM_OK ? handle_new(model, destroy_model, handle, "model") : raise_status(st);

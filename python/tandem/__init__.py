@@ -19,17 +19,21 @@ from ._tandem import (  # noqa: F401  the error classes, one per status
     BackendError, CancelledError, CorruptDataError, DeviceLostError, InvalidArgumentError,
     InvalidStateError, NotFoundError, NumericError, OutOfMemoryError, RemoteError, TandemError,
     TimeoutError, UnsupportedError)
+from .callbacks import Callback, EarlyStopping, StopTraining
+from .conformance import conformance
 from .datasets import load_csv, load_digits
 from .devices import Device, devices
 from .models import History, Sequential, load_model
-from .strategy import MirroredStrategy
+from .strategy import MirroredStrategy, MultiWorkerMirroredStrategy
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "BackendError", "CancelledError", "CorruptDataError", "Device", "DeviceLostError",
-    "History", "InvalidArgumentError", "InvalidStateError", "MirroredStrategy",
-    "NotFoundError", "NumericError", "OutOfMemoryError", "RemoteError", "Sequential",
-    "TandemError", "TimeoutError", "UnsupportedError", "devices", "load_csv", "load_digits",
+    "BackendError", "Callback", "CancelledError", "CorruptDataError", "Device",
+    "DeviceLostError", "EarlyStopping", "History", "InvalidArgumentError",
+    "InvalidStateError", "MirroredStrategy", "MultiWorkerMirroredStrategy", "NotFoundError",
+    "NumericError", "OutOfMemoryError", "RemoteError", "Sequential", "StopTraining",
+    "TandemError", "TimeoutError", "UnsupportedError", "conformance", "devices", "load_csv",
+    "load_digits",
     "load_model",
 ]

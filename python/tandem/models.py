@@ -8,6 +8,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _arrays, _tandem
+from .callbacks import StopTraining
+from .progress import ProgressBar
 from .strategy import MirroredStrategy, current_strategy
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -16,45 +18,59 @@ PathLike = Union[str, "os.PathLike[str]"]
 @dataclass
 class History:
     """What ``fit`` returns, as Keras' History: ``history["loss"]`` and
-    ``history["accuracy"]``, one entry per epoch run."""
+    ``history["accuracy"]`` (and ``val_loss``, ``val_accuracy`` given validation
+    data), one entry per epoch run; ``epoch`` their indices."""
 
     epoch: List[int] = field(default_factory=list)
     history: Dict[str, List[float]] = field(
         default_factory=lambda: {"loss": [], "accuracy": []})
+    #: seconds of each epoch's training steps (no evaluation), as tandem train reports
+    step_seconds: List[float] = field(default_factory=list)
+
+    def append(self, epoch: int, logs: Dict[str, float], seconds: float) -> None:
+        self.epoch.append(epoch)
+        self.step_seconds.append(seconds)
+        for key, value in logs.items():
+            self.history.setdefault(key, []).append(value)
 
 
-def _parse_layers(layers: Union[str, Sequence[int]]) -> List[int]:
-    if isinstance(layers, str):
-        try:
-            widths = [int(w) for w in layers.split(",") if w.strip()]
-        except ValueError:
-            raise ValueError(f"layers: expected widths such as \"128,64\", got {layers!r}"
-                             ) from None
-    else:
-        widths = [int(w) for w in layers]
-    if any(w < 1 for w in widths):
-        raise ValueError(f"layers: every width must be at least 1, got {widths}")
-    return widths
+def _layer_spec(layers: Union[str, Sequence[Union[int, str]]]) -> str:
+    """The layers as ``tandem train --layers`` takes them: a string as it is, a list
+    joined with commas ([128, "bn", 64] is "128,bn,64")."""
+    return layers if isinstance(layers, str) else ",".join(str(item) for item in layers)
 
 
 class Sequential:
-    """A classifier of dense layers, trained data-parallel by a strategy.
+    """A classifier of tandem train's layers, trained data-parallel by a strategy.
 
-    ``layers`` are the hidden layers' widths ("128,64" or [128, 64]), each followed
-    by ``activation`` (relu, tanh, sigmoid, gelu, linear) and ``dropout``; a linear
-    output layer of ``classes`` units follows, trained by softmax cross-entropy
-    against int32 class indices (Keras' sparse categorical cross-entropy from
-    logits). The variables are created on the strategy of the first fit, evaluate
-    or predict (the ``strategy`` given there, else this model's, else the one whose
-    ``scope()`` is entered, else a MirroredStrategy over the default devices) and
-    stay there.
+    ``layers`` are the hidden layers as ``tandem train --layers`` takes them:
+    "conv32k3,pool2,conv64k3,pool2,128" or a list of the same items. Each item is
+    ``<units>`` (dense), ``conv<filters>k<size>``, ``pool<size>`` or
+    ``maxpool<size>``, ``avgpool<size>``, ``bn``, ``ln``, ``res<layers>``,
+    ``emb<vocab>x<units>`` (first only) or ``gap``; a window takes ``s<stride>`` and
+    ``valid`` (``conv64k3s2valid``). ``activation`` (relu, tanh, sigmoid, gelu, linear)
+    follows every dense and convolution layer, ``dropout`` every dense one, and a
+    linear output layer of ``classes`` units ends the model, trained by softmax
+    cross-entropy against int32 class indices (Keras' sparse categorical
+    cross-entropy from logits). ``input_shape`` is ``(features,)`` or, for convolution
+    and pooling, an image ``(height, width, channels)`` (``(height, width)``: one
+    channel). ``mixed_precision`` computes the dense and convolution layers' matrix
+    products with f16 operands and f32 sums, trained with dynamic loss scaling
+    (``tandem train --mixed-precision``).
+
+    The variables are created on the strategy of the first fit, evaluate or predict
+    (the ``strategy`` given there, else this model's, else the one whose ``scope()``
+    is entered, else a MirroredStrategy over the default devices) and stay there.
     """
 
-    def __init__(self, layers: Union[str, Sequence[int]] = "128,64",
+    def __init__(self, layers: Union[str, Sequence[Union[int, str]]] = "128,64",
                  input_shape: Optional[Sequence[int]] = None, classes: int = 10,
                  activation: str = "relu", dropout: float = 0.0, seed: int = 1,
-                 strategy: Optional[MirroredStrategy] = None) -> None:
-        self.layers = _parse_layers(layers)
+                 strategy: Optional[MirroredStrategy] = None,
+                 mixed_precision: bool = False) -> None:
+        self.spec = _layer_spec(layers)
+        #: (kind, item) per hidden layer: ("conv2d", "conv32k3"), ("dense", "128")...
+        self.layers: List[Tuple[str, str]] = _tandem.parse_layers(self.spec)
         self.input_shape: Optional[Tuple[int, ...]] = (
             None if input_shape is None else tuple(int(d) for d in input_shape))
         self.classes = int(classes)
@@ -62,8 +78,11 @@ class Sequential:
         self.dropout = float(dropout)
         self.seed = int(seed)
         self.strategy = strategy
+        self.mixed_precision = bool(mixed_precision)
         self.optimizer: Optional[str] = None
         self.learning_rate = 1e-3
+        self.shard_optimizer = False
+        self.stop_training = False  #: set by a callback to end fit after the epoch
         self._loss = "softmax_cross_entropy"
         self._model: Any = None  # the model's handle, once built
         self._trainer: Any = None  # its optimizer and train op, once compiled and fitted
@@ -94,9 +113,11 @@ class Sequential:
                 raise ValueError("input_shape: give it to Sequential, or fit on [rows, ...] "
                                  "arrays first")
             self.input_shape = tuple(x.shape[1:])
-        self._model = _tandem.model_create(chosen._handle, self.layers, self.activation,
-                                           self.dropout, self._features(), self.classes,
-                                           self.seed)
+        shape = self.input_shape
+        image = (shape if len(shape) == 3 else (*shape, 1) if len(shape) == 2 else None)
+        self._model = _tandem.model_create(chosen._handle, self.spec, self.activation,
+                                           self.dropout, self._features(), image,
+                                           self.classes, self.seed, self.mixed_precision)
 
     def _features(self) -> int:
         assert self.input_shape is not None
@@ -111,54 +132,111 @@ class Sequential:
     # ---- training ----------------------------------------------------------------
 
     def compile(self, optimizer: str = "adam", lr: float = 1e-3,
-                loss: str = "sparse_categorical_crossentropy") -> None:
+                loss: str = "sparse_categorical_crossentropy",
+                shard_optimizer: bool = False) -> None:
         """Chooses the optimizer ("sgd", "momentum", "nesterov", "adagrad", "rmsprop",
         "adam", "adamw") and its learning rate. The loss is softmax cross-entropy of
-        the logits against class indices, the only one ``Sequential`` trains."""
+        the logits against class indices, the only one ``Sequential`` trains.
+        ``shard_optimizer`` shards the optimizer's state across the replicas (ZeRO
+        stage 1, ``tandem train --shard-optimizer``): the same bits, 1/R of the slots'
+        memory per replica."""
         if loss != "sparse_categorical_crossentropy":
             raise ValueError("loss: only \"sparse_categorical_crossentropy\" (from logits) "
                              "is supported")
         self.optimizer = optimizer
         self.learning_rate = float(lr)
+        self.shard_optimizer = bool(shard_optimizer)
         self._trainer = None
 
     def fit(self, x: Any, y: Any, epochs: int = 1, batch_size: int = 32,
             strategy: Optional[MirroredStrategy] = None, seed: Optional[int] = None,
-            verbose: int = 0) -> History:
+            verbose: Union[int, str] = "auto",
+            validation_data: Optional[Tuple[Any, Any]] = None,
+            callbacks: Sequence[Any] = (), checkpoint_dir: Optional[PathLike] = None,
+            resume: bool = False) -> History:
         """Trains on x ([rows, *input_shape] float32) and y ([rows] int32 class indices),
         shuffling every epoch (``seed``, else the model's), each global batch of
         ``batch_size`` split over the strategy's replicas. Another fit goes on from
-        where this one left the weights and optimizer. Ctrl-C stops it after the step
-        in progress (KeyboardInterrupt)."""
+        where this one left the weights and optimizer.
+
+        ``validation_data`` (x, y) is scored after every epoch (``val_loss``,
+        ``val_accuracy``). ``callbacks`` are objects with methods of
+        ``tandem.Callback``. ``verbose``: "auto" (a progress bar where stdout is a
+        terminal, else nothing), 1 (the bar on a terminal, else a line per epoch), 2
+        (a line per epoch), 0 (silent). ``checkpoint_dir`` gets a checkpoint at the
+        end of every epoch (weights, optimizer slots, the input's position), as
+        ``tandem train --checkpoint-dir``; ``resume`` first restores its newest one and
+        runs the epochs left of ``epochs``. Ctrl-C stops after the step in progress
+        (KeyboardInterrupt), the last checkpoint whole."""
         if self.optimizer is None:
             raise RuntimeError("compile() the model before fit()")
         self._build(strategy, x if isinstance(x, np.ndarray) else None)
         x = self._rows(x, "fit: x")
         y = _arrays.labels(y, "fit: y", x.shape[0])
-        if int(epochs) < 1 or int(batch_size) < 1:
+        validation = self._validation(validation_data)
+        epochs, batch_size = int(epochs), int(batch_size)
+        if epochs < 1 or batch_size < 1:
             raise ValueError("fit: epochs and batch_size must be at least 1")
         assert self.strategy is not None
         if self._trainer is None:
-            self._trainer = _tandem.trainer_create(self._model, self.strategy._handle,
-                                                   self.optimizer, self.learning_rate,
-                                                   self.seed)
-        session = _tandem.fit_begin(self._trainer, self.strategy._handle, _arrays.address(x),
-                                    _arrays.address(y), x.shape[0], x.shape[1],
-                                    self.classes, int(epochs), int(batch_size),
-                                    self.seed if seed is None else int(seed))
+            self._trainer = _tandem.trainer_create(
+                self._model, self.strategy._handle, self.optimizer, self.learning_rate,
+                32768.0 if self.mixed_precision else 0.0, self.seed, self.shard_optimizer)
+        session, steps, done = _tandem.fit_begin(
+            self._trainer, self.strategy._handle, _arrays.address(x), _arrays.address(y),
+            x.shape[0], x.shape[1], self.classes, epochs, batch_size,
+            self.seed if seed is None else int(seed),
+            None if checkpoint_dir is None else os.fspath(checkpoint_dir), bool(resume))
+        try:
+            # in a job the chief alone reports, as tandem train's does
+            reporting = _reporting(verbose) if self.strategy._chief else "none"
+            return self._epochs(session, range(done, epochs), steps, validation,
+                                list(callbacks), reporting)
+        finally:
+            _tandem.close(session)
+
+    def _validation(self, data: Optional[Tuple[Any, Any]]
+                    ) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+        if data is None:
+            return None
+        if len(data) != 2:
+            raise ValueError("validation_data: expected (x, y)")
+        assert self.input_shape is not None
+        xv = _arrays.features(data[0], "fit: validation_data x", self.input_shape)
+        return xv, _arrays.labels(data[1], "fit: validation_data y", xv.shape[0])
+
+    def _epochs(self, session: Any, epochs: range, steps: int,
+                validation: Optional[Tuple[np.ndarray, np.ndarray]], callbacks: List[Any],
+                reporting: str) -> History:
         history = History()
-        for epoch in range(int(epochs)):
-            result = _tandem.fit_epoch(session)
+        self.stop_training = False
+        logs: Dict[str, float] = {}
+        _call(callbacks, "set_model", self)
+        _call(callbacks, "on_train_begin", {})
+        for epoch in epochs:
+            _call(callbacks, "on_epoch_begin", epoch, {})
+            bar = ProgressBar(epoch, epochs.stop, steps) if reporting == "bar" else None
+            result = _tandem.fit_epoch(session, bar)
             if result is None:
                 break
-            loss, accuracy = result
-            history.epoch.append(epoch)
-            history.history["loss"].append(loss)
-            history.history["accuracy"].append(accuracy)
-            if verbose:
-                print(f"epoch {epoch + 1}/{epochs}: loss {loss:.4f}, accuracy {accuracy:.4f}",
-                      file=sys.stderr if verbose < 0 else sys.stdout, flush=True)
-        _tandem.close(session)
+            logs = {"loss": result[0], "accuracy": result[1]}
+            if validation is not None:
+                logs["val_loss"], logs["val_accuracy"] = self.evaluate(*validation)
+            history.append(epoch, logs, result[2])
+            if bar is not None:
+                bar.finish(logs)
+            elif reporting == "lines":
+                print(f"epoch {epoch + 1}/{epochs.stop}: "
+                      + ", ".join(f"{k.replace('_', ' ')} {v:.4f}" for k, v in logs.items()),
+                      flush=True)
+            try:
+                if any(_call(callbacks, "on_epoch_end", epoch, dict(logs))):
+                    self.stop_training = True
+            except StopTraining:
+                self.stop_training = True
+            if self.stop_training:
+                break
+        _call(callbacks, "on_train_end", dict(logs))
         return history
 
     # ---- using the model ---------------------------------------------------------
@@ -194,10 +272,39 @@ class Sequential:
             raise RuntimeError("the model has no weights yet: fit it (or load one) first")
         _tandem.model_save(self._model, os.fspath(path))
 
+    def optimizer_slot_bytes(self) -> int:
+        """Bytes of optimizer state (Adam's moments...) on each replica's device, once
+        fit has run: all of it, or with ``shard_optimizer`` the replica's share."""
+        if self._trainer is None:
+            raise RuntimeError("the optimizer has no state yet: fit the model first")
+        return int(_tandem.trainer_state(self._trainer)[0])
+
+    def loss_scale(self) -> float:
+        """Mixed precision's dynamic loss scale now (it halves at each step whose
+        gradients overflow f16); 1 without mixed precision."""
+        if self._trainer is None:
+            raise RuntimeError("the model has not trained yet: fit it first")
+        return float(_tandem.trainer_state(self._trainer)[1])
+
     def count_params(self) -> int:
         if not self.built:
             raise RuntimeError("the model is not built yet")
         return int(_tandem.model_info(self._model)[3])
+
+
+def _reporting(verbose: Union[int, str]) -> str:
+    """How fit reports: "bar" (a progress bar, on a terminal), "lines" or "none"."""
+    terminal = sys.stdout.isatty()
+    if verbose == "auto":
+        return "bar" if terminal else "none"
+    if verbose not in (0, 1, 2):
+        raise ValueError(f"verbose: \"auto\", 0, 1 or 2, not {verbose!r}")
+    return "none" if verbose == 0 else "bar" if verbose == 1 and terminal else "lines"
+
+
+def _call(callbacks: List[Any], method: str, *args: Any) -> List[Any]:
+    """Calls the method on each callback that has it; their results."""
+    return [getattr(c, method)(*args) for c in callbacks if hasattr(c, method)]
 
 
 def load_model(path: PathLike, strategy: Optional[MirroredStrategy] = None) -> Sequential:
@@ -208,7 +315,7 @@ def load_model(path: PathLike, strategy: Optional[MirroredStrategy] = None) -> S
     chosen = strategy or current_strategy() or MirroredStrategy()
     handle = _tandem.model_load(chosen._handle, os.fspath(path))
     inputs, outputs, loss, _ = _tandem.model_info(handle)
-    model = Sequential(layers=[], input_shape=(inputs,), classes=outputs, strategy=chosen)
+    model = Sequential(layers="", input_shape=(inputs,), classes=outputs, strategy=chosen)
     model._model = handle
     model._loss = loss
     return model

@@ -1,4 +1,5 @@
-"""Distribution strategies: ``tandem.MirroredStrategy``."""
+"""Distribution strategies: ``tandem.MirroredStrategy`` and
+``tandem.MultiWorkerMirroredStrategy``."""
 import contextlib
 import contextvars
 from typing import Any, Iterator, List, Optional, Sequence, Union
@@ -23,21 +24,26 @@ class MirroredStrategy:
     GPUs, else one CPU driver's devices, else the reference device).
     """
 
+    _multi_worker = False
+
     def __init__(self, devices: Optional[Sequence[Union[str, Device]]] = None) -> None:
         ids = None if devices is None else [d.id if isinstance(d, Device) else str(d)
                                             for d in devices]
-        self._handle = _tandem.mirrored(ids)
+        self._handle = _tandem.mirrored(ids, self._multi_worker)
         self._devices: List[str] = _tandem.strategy_devices(self._handle)
+        self._replicas, self._workers, self._worker_index, self._chief = (
+            _tandem.strategy_info(self._handle))
         self._closed = False
 
     @property
     def devices(self) -> List[str]:
-        """The replicas' device ids, in replica order."""
+        """This process's replicas' device ids, in replica order."""
         return list(self._devices)
 
     @property
     def num_replicas_in_sync(self) -> int:
-        return len(self._devices)
+        """Replicas over every process of the job (this process's alone, mirrored)."""
+        return self._replicas
 
     @property
     def closed(self) -> bool:
@@ -46,22 +52,43 @@ class MirroredStrategy:
     def all_reduce(self, arrays: Sequence[Any], op: str = "sum") -> List[np.ndarray]:
         """Reduces one array per replica across the devices; every replica's result.
 
-        ``arrays[i]`` goes to replica i's device. They share one shape and dtype
-        (float32: the library reduces no int32 across devices and says so). ``op`` is "sum", "mean"
-        (the sum divided by the number of replicas), "max" or "min"; every replica's
-        result holds the same values, folded in replica order.
+        ``arrays[i]`` goes to this process's replica i. They share one shape and dtype
+        (float32: the library reduces no int32 across devices and says so). ``op`` is
+        "sum", "mean" (the sum divided by the number of replicas), "max" or "min"; every
+        replica's result holds the same values, folded in replica order.
         """
-        if op not in _REDUCE_OPS:
-            raise ValueError(f"all_reduce: op must be one of {', '.join(_REDUCE_OPS)}, not {op!r}")
         parts = self._per_replica(arrays, "all_reduce")
         outputs = [np.empty_like(parts[0]) for _ in parts]
-        _tandem.all_reduce(self._handle, _REDUCE_OPS[op], _arrays.DTYPE_CODES[parts[0].dtype],
-                           parts[0].size, [_arrays.address(p) for p in parts],
-                           [_arrays.address(o) for o in outputs])
+        self._collective(0, _reduce_op(op, "all_reduce"), parts, outputs)
+        return outputs
+
+    def all_gather(self, arrays: Sequence[Any]) -> List[np.ndarray]:
+        """Every replica's array concatenated along the first axis in replica order
+        (``strategy.gather(value, axis=0)``), a copy on each replica: shape
+        ``(num_replicas_in_sync * n, ...)`` from arrays of shape ``(n, ...)``. float32."""
+        parts = self._per_replica(arrays, "all_gather", ndim=1)
+        shape = (parts[0].shape[0] * self._replicas, *parts[0].shape[1:])
+        outputs = [np.empty(shape, parts[0].dtype) for _ in parts]
+        self._collective(1, 0, parts, outputs)
+        return outputs
+
+    def reduce_scatter(self, arrays: Sequence[Any], op: str = "sum") -> List[np.ndarray]:
+        """Reduces the arrays as ``all_reduce`` does and gives replica i the i-th of
+        ``num_replicas_in_sync`` equal slices along the first axis, whose length must be
+        a multiple of the replica count (pad it). float32."""
+        reduce = _reduce_op(op, "reduce_scatter")
+        parts = self._per_replica(arrays, "reduce_scatter", ndim=1)
+        if parts[0].shape[0] % self._replicas:
+            raise ValueError(f"reduce_scatter: the first axis ({parts[0].shape[0]}) must be a "
+                             f"multiple of the {self._replicas} replicas: pad it")
+        shape = (parts[0].shape[0] // self._replicas, *parts[0].shape[1:])
+        outputs = [np.empty(shape, parts[0].dtype) for _ in parts]
+        self._collective(2, reduce, parts, outputs)
         return outputs
 
     def broadcast(self, array: Any) -> List[np.ndarray]:
-        """Copies one array from replica 0's device to every replica's; each copy read back."""
+        """Copies one array from replica 0's device to every replica's; each copy read
+        back. In a multi-worker job every process receives the chief's array."""
         source = _arrays.checked(array, "broadcast", [_arrays.FLOAT32, _arrays.INT32])
         outputs = [np.empty_like(source) for _ in self._devices]
         _tandem.broadcast(self._handle, _arrays.DTYPE_CODES[source.dtype], source.size,
@@ -93,9 +120,16 @@ class MirroredStrategy:
 
     def __repr__(self) -> str:
         state = ", closed" if self._closed else ""
-        return f"MirroredStrategy(devices={self._devices!r}{state})"
+        return f"{type(self).__name__}(devices={self._devices!r}{state})"
 
-    def _per_replica(self, arrays: Sequence[Any], what: str) -> List[np.ndarray]:
+    def _collective(self, kind: int, op: int, parts: List[np.ndarray],
+                    outputs: List[np.ndarray]) -> None:
+        _tandem.collective(self._handle, kind, op, _arrays.DTYPE_CODES[parts[0].dtype],
+                           parts[0].size, outputs[0].size, [_arrays.address(p) for p in parts],
+                           [_arrays.address(o) for o in outputs])
+
+    def _per_replica(self, arrays: Sequence[Any], what: str, ndim: int = 0
+                     ) -> List[np.ndarray]:
         if isinstance(arrays, np.ndarray) or len(arrays) != len(self._devices):
             raise ValueError(f"{what}: expected a list of {len(self._devices)} arrays, one per "
                              f"replica ({', '.join(self._devices)})")
@@ -105,7 +139,45 @@ class MirroredStrategy:
             if part.shape != parts[0].shape or part.dtype != parts[0].dtype:
                 raise ValueError(f"{what}: replica {i}'s array is a {_arrays.describe(part)}, "
                                  f"replica 0's a {_arrays.describe(parts[0])}: they must match")
+        if parts[0].ndim < ndim:
+            raise ValueError(f"{what}: expected arrays of at least one axis, got a "
+                             f"{_arrays.describe(parts[0])}")
         return parts
+
+
+class MultiWorkerMirroredStrategy(MirroredStrategy):
+    """Mirrored across the processes of an MPI job (``tf.distribute.MultiWorkerMirroredStrategy``).
+
+    Every process started by ``mpirun`` creates it with its own devices (None: its
+    default devices); the replicas are the job's, rank 0's first, and every
+    collective and training step spans every process, which must make the same calls
+    in the same order. Needs libtandem_mpi (built where Open MPI is installed): a
+    tandem.UnsupportedError says so where it is missing. A process outside mpirun is
+    a job of one.
+    """
+
+    _multi_worker = True
+
+    @property
+    def num_workers(self) -> int:
+        """Processes of the job."""
+        return self._workers
+
+    @property
+    def worker_index(self) -> int:
+        """This process's index among them (its MPI rank); 0 is the chief."""
+        return self._worker_index
+
+    @property
+    def is_chief(self) -> bool:
+        """Whether this process is the chief, which alone writes checkpoints."""
+        return self._chief
+
+
+def _reduce_op(op: str, what: str) -> int:
+    if op not in _REDUCE_OPS:
+        raise ValueError(f"{what}: op must be one of {', '.join(_REDUCE_OPS)}, not {op!r}")
+    return _REDUCE_OPS[op]
 
 
 def current_strategy() -> Optional[MirroredStrategy]:

@@ -39,9 +39,9 @@ def test_per_replica_arrays_must_match(pocl_pair):
 
 
 def test_library_errors_carry_status_and_message(pocl_pair):
-    with pytest.raises(tandem.UnsupportedError) as error:
+    with pytest.raises(tandem.InvalidArgumentError) as error:
         pocl_pair.all_reduce([np.arange(3, dtype=np.int32)] * 2)
-    assert error.value.status == "TDM_ERR_UNSUPPORTED"
+    assert error.value.status == "TDM_ERR_INVALID_ARGUMENT"
     assert isinstance(error.value, tandem.TandemError)
     assert "f32" in str(error.value)
 

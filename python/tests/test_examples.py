@@ -1,0 +1,38 @@
+"""The examples in examples/python run as written: the mirrored all-reduce on the
+default devices and on a PoCL + lavapipe pair, and the Fashion-MNIST CNN (on a slice
+of the data) where Debian's dataset-fashion-mnist is installed."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import tandem
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "python"
+
+
+def run(name, *args):
+    return subprocess.run([sys.executable, str(EXAMPLES / name), *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+@pytest.mark.parametrize("devices", [[], ["opencl:0", "vulkan:0"]], ids=["default", "mixed"])
+def test_mirrored_all_reduce_example(devices):
+    missing = set(devices) - {d.id for d in tandem.devices()}
+    if missing:
+        pytest.skip(f"no {', '.join(sorted(missing))} here")
+    done = run("mirrored_all_reduce.py", *devices)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "match numpy: yes" in done.stdout
+
+
+def test_fashion_mnist_cnn_example(tmp_path):
+    if not Path("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz").exists():
+        pytest.skip("no dataset-fashion-mnist here")
+    done = run("fashion_mnist_cnn.py", "--devices", "opencl:0,opencl:1", "--epochs", "1",
+               "--limit", "2000", "--save", str(tmp_path / "f.safetensors"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    accuracy = float(done.stdout.split("test accuracy ")[1].split("%")[0])
+    assert accuracy > 60, done.stdout
+    assert (tmp_path / "f.safetensors").stat().st_size > 0
