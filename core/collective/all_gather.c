@@ -16,14 +16,14 @@
 #include "base/error.h"
 #include "collective/collective_impl.h"
 
-static tdm_buffer_view slot(const tdm_shard_call *call, size_t j, size_t i)
+static tdm_buffer_view slot(const tdm_collective_call *call, size_t j, size_t i)
 {
     size_t n = call->inputs[0].size;
     return coll_slice(&call->outputs[j], i * n, n);
 }
 
 /* Input i into output j's slice i, unless it is already there (in place). */
-static tdm_status place(const tdm_shard_call *call, size_t j, size_t i)
+static tdm_status place(const tdm_collective_call *call, size_t j, size_t i)
 {
     tdm_buffer_view dst = slot(call, j, i);
     if (dst.buffer == call->inputs[i].buffer && dst.offset == call->inputs[i].offset)
@@ -31,7 +31,7 @@ static tdm_status place(const tdm_shard_call *call, size_t j, size_t i)
     return tdm_buffer_copy(&dst, &call->inputs[i]);
 }
 
-static tdm_status gather_one_device(const tdm_shard_call *call)
+static tdm_status gather_one_device(const tdm_collective_call *call)
 {
     size_t root = call->opts.reduce_on >= 0 ? (size_t)call->opts.reduce_on : 0;
     tdm_status s = TDM_OK;
@@ -40,7 +40,7 @@ static tdm_status gather_one_device(const tdm_shard_call *call)
     return s == TDM_OK ? coll_copy_to_all(&call->outputs[root], call->outputs, call->count) : s;
 }
 
-static tdm_status gather_ring(const tdm_shard_call *call)
+static tdm_status gather_ring(const tdm_collective_call *call)
 {
     size_t r = call->count;
     tdm_status s = TDM_OK;
@@ -55,7 +55,7 @@ static tdm_status gather_ring(const tdm_shard_call *call)
     return s;
 }
 
-static tdm_status gather_direct(const tdm_shard_call *call)
+static tdm_status gather_direct(const tdm_collective_call *call)
 {
     tdm_status s = TDM_OK;
     for (size_t j = 0; j < call->count && s == TDM_OK; j++)
@@ -67,7 +67,7 @@ static tdm_status gather_direct(const tdm_shard_call *call)
 /* Blocking reads see every earlier operation on the input's device; the writes are
  * ordered after earlier operations on the output's. An in-place output gets its own
  * bytes back. */
-static tdm_status gather_host(const tdm_shard_call *call)
+static tdm_status gather_host(const tdm_collective_call *call)
 {
     size_t n = call->inputs[0].size, total = n * call->count;
     unsigned char *all = malloc(total);
@@ -83,7 +83,7 @@ static tdm_status gather_host(const tdm_shard_call *call)
     return s;
 }
 
-static tdm_status gather_plan(const tdm_shard_call *call, tdm_collective_algorithm algorithm)
+static tdm_status gather_plan(const tdm_collective_call *call, tdm_collective_algorithm algorithm)
 {
     switch (algorithm) {
     case TDM_COLLECTIVE_AUTO: break;
@@ -91,7 +91,7 @@ static tdm_status gather_plan(const tdm_shard_call *call, tdm_collective_algorit
     case TDM_COLLECTIVE_RING: return gather_ring(call);
     case TDM_COLLECTIVE_DIRECT: return gather_direct(call);
     case TDM_COLLECTIVE_HOST: return gather_host(call);
-    case TDM_COLLECTIVE_TREE: break; /* refused by tdm_all_gather_run */
+    case TDM_COLLECTIVE_TREE: break; /* refused by coll_all_gather_run */
     }
     if (coll_all_share(call->inputs, call->count))
         return gather_direct(call);
@@ -99,7 +99,7 @@ static tdm_status gather_plan(const tdm_shard_call *call, tdm_collective_algorit
                                                              : gather_host(call);
 }
 
-tdm_status tdm_all_gather_run(const tdm_shard_call *call)
+tdm_status coll_all_gather_run(const tdm_collective_call *call)
 {
     tdm_status s = coll_check_shard_plan(call, 1);
     if (s == TDM_OK && coll_shard_across_ranks(call))
@@ -112,8 +112,10 @@ tdm_status tdm_all_gather_run(const tdm_shard_call *call)
 tdm_status tdm_all_gather(const tdm_buffer_view *inputs, const tdm_buffer_view *outputs,
                           size_t count, const tdm_collective_options *opts)
 {
-    tdm_shard_call call = {
-        .func = "tdm_all_gather", .inputs = inputs, .outputs = outputs, .count = count};
-    tdm_status s = tdm_all_gather_check(&call, opts);
-    return s == TDM_OK ? tdm_all_gather_run(&call) : s;
+    tdm_collective_call call = {.kind = TDM_COLL_ALL_GATHER,
+                                .func = "tdm_all_gather",
+                                .inputs = inputs,
+                                .outputs = outputs,
+                                .count = count};
+    return tdm_collective(&call, opts);
 }

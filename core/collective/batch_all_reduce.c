@@ -90,12 +90,13 @@ static tdm_status move(const tdm_buffer_view *values, size_t count, size_t first
 static tdm_status all_reduce(tdm_reduce_op op, const tdm_buffer_view *views, size_t count,
                              const tdm_collective_options *opts)
 {
-    tdm_collective_call call = {.func = F,
+    tdm_collective_call call = {.kind = TDM_COLL_REDUCE,
+                                .func = F,
                                 .op = op,
-                                .values = views,
+                                .inputs = views,
                                 .count = count,
-                                .dsts = views,
-                                .dst_count = count,
+                                .outputs = views,
+                                .output_count = count,
                                 .opts = *opts};
     return tdm_collective_run(&call);
 }

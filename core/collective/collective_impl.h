@@ -65,24 +65,36 @@ tdm_status coll_check_dsts(const char *func, const tdm_buffer_view *dsts, size_t
 tdm_status coll_check_options(const char *func, const tdm_collective_options *opts, size_t count,
                               tdm_collective_options *out);
 
+/* Each kind's checks and run behind tdm_collective_check and tdm_collective_run: the
+ * checks in shard_checks.c, the runs in all_gather.c, reduce_scatter.c and
+ * root_collectives.c. */
+tdm_status coll_all_gather_check(tdm_collective_call *call, const tdm_collective_options *opts);
+tdm_status coll_reduce_scatter_check(tdm_collective_call *call, const tdm_collective_options *opts);
+tdm_status coll_root_reduce_check(tdm_collective_call *call, const tdm_collective_options *opts);
+tdm_status coll_root_broadcast_check(tdm_collective_call *call, const tdm_collective_options *opts);
+tdm_status coll_all_gather_run(const tdm_collective_call *call);
+tdm_status coll_reduce_scatter_run(const tdm_collective_call *call);
+tdm_status coll_root_reduce_run(const tdm_collective_call *call);
+tdm_status coll_root_broadcast_run(const tdm_collective_call *call);
+
 /* shard_checks.c: whether a plan applies to an all-gather (gather) or reduce-scatter
  * of these devices, whatever the size: TDM_ERR_UNSUPPORTED naming why not. */
-tdm_status coll_check_shard_plan(const tdm_shard_call *call, int gather);
+tdm_status coll_check_shard_plan(const tdm_collective_call *call, int gather);
 /* Whether the call spans several processes (opts.ranks of more than one). */
-int coll_shard_across_ranks(const tdm_shard_call *call);
+int coll_shard_across_ranks(const tdm_collective_call *call);
 /* The sizes and in-place layout, for a job of `total` values of which this
  * process's first is number `first`. */
-tdm_status coll_check_shard_sizes(const tdm_shard_call *call, int gather, size_t total,
+tdm_status coll_check_shard_sizes(const tdm_collective_call *call, int gather, size_t total,
                                   size_t first);
 /* The pairs inputs[i], outputs[i] of reduce to the root and broadcast: one size, one
  * device, in place or apart; and the root among the job's `total` values. */
-tdm_status coll_check_root_sizes(const tdm_shard_call *call, size_t total);
+tdm_status coll_check_root_sizes(const tdm_collective_call *call, size_t total);
 /* shard_ranks.c: a checked all-gather, reduce-scatter, reduce to the root or
  * broadcast across the ranks. */
-tdm_status coll_all_gather_ranks(const tdm_shard_call *call);
-tdm_status coll_reduce_scatter_ranks(const tdm_shard_call *call);
-tdm_status coll_root_reduce_ranks(const tdm_shard_call *call);
-tdm_status coll_root_broadcast_ranks(const tdm_shard_call *call);
+tdm_status coll_all_gather_ranks(const tdm_collective_call *call);
+tdm_status coll_reduce_scatter_ranks(const tdm_collective_call *call);
+tdm_status coll_root_reduce_ranks(const tdm_collective_call *call);
+tdm_status coll_root_broadcast_ranks(const tdm_collective_call *call);
 
 /* collective_util.c */
 static inline tdm_device *coll_dev(const tdm_buffer_view *v)

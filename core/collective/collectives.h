@@ -34,30 +34,51 @@ typedef struct tdm_collective_options {
         .size = sizeof(tdm_collective_options), .algorithm = TDM_COLLECTIVE_AUTO, .reduce_on = -1  \
     }
 
-/* One reduction, checked once by tdm_collective_check and then run by
- * tdm_collective_run, which checks nothing again: a caller that checks its own
+/* What a collective call does (the shapes of inputs and outputs: the functions
+ * below that make each kind). */
+typedef enum tdm_collective_kind {
+    TDM_COLL_REDUCE,         /* every output receives op over the inputs: an all-reduce
+                                when the outputs are the inputs (tdm_all_reduce,
+                                tdm_reduce_to) */
+    TDM_COLL_ALL_GATHER,     /* tdm_all_gather */
+    TDM_COLL_REDUCE_SCATTER, /* tdm_reduce_scatter */
+    TDM_COLL_ROOT_REDUCE,    /* reduce to the root */
+    TDM_COLL_ROOT_BROADCAST  /* broadcast from the root */
+} tdm_collective_kind;
+
+/* One collective, whatever its kind: checked once by tdm_collective_check and then
+ * run by tdm_collective_run, which checks nothing again (as NCCL's ncclEnqueueCheck
+ * before its launch), or both by tdm_collective. A caller that checks its own
  * arguments (a strategy, a batch) names itself in every message, as the function the
  * user called. */
 typedef struct tdm_collective_call {
-    const char *func; /* the function the user called, for messages */
-    tdm_reduce_op op;
-    const tdm_buffer_view *values; /* count >= 1, one per device, in replica order */
+    tdm_collective_kind kind;
+    const char *func;              /* the function the user called, for messages */
+    tdm_reduce_op op;              /* all but all-gather and broadcast */
+    const tdm_buffer_view *inputs; /* count >= 1, one per device, in replica order */
     size_t count;
-    const tdm_buffer_view *dsts; /* dst_count >= 1; an all-reduce's are its values */
-    size_t dst_count;
-    tdm_event *const *ready;      /* NULL, or each value's ready event (the caller keeps
-                                     them): in-place accesses wait for these instead of
-                                     events recorded now */
-    tdm_collective_options opts;  /* resolved by tdm_collective_check */
+    const tdm_buffer_view *outputs; /* REDUCE: output_count >= 1 on any devices; the
+                                       others: count, outputs[i] on inputs[i]'s device */
+    size_t output_count;            /* REDUCE alone */
+    size_t root;                    /* ROOT_*: the job's index of the root */
+    tdm_event *const *ready;        /* NULL, or each input's ready event (the caller keeps
+                                       them): in-place accesses wait for these instead of
+                                       events recorded now */
+    tdm_collective_options opts;    /* resolved by tdm_collective_check */
 } tdm_collective_call;
 
 /* Checks every argument of call, naming call->func, and resolves opts (NULL: the
- * defaults) into call->opts. */
+ * defaults) into call->opts. Across processes (opts->ranks of several ranks) the
+ * shard and root kinds' sizes are checked by the run, once the ranks have told each
+ * other their counts of values. */
 tdm_status tdm_collective_check(tdm_collective_call *call, const tdm_collective_options *opts);
 
-/* Runs a checked call: every destination receives op over the values. Returns once
+/* Runs a checked call by the path its kind, options and devices give. Returns once
  * the plan is issued (see tdm_all_reduce). */
 tdm_status tdm_collective_run(const tdm_collective_call *call);
+
+/* Checks and runs: the one entry of every collective. */
+tdm_status tdm_collective(tdm_collective_call *call, const tdm_collective_options *opts);
 
 /* TDM_ERR_UNSUPPORTED naming func for a float16 MAX or MIN. */
 tdm_status tdm_collective_check_dtype(const char *func, tdm_reduce_op op, tdm_dtype dtype);
@@ -118,27 +139,6 @@ tdm_status tdm_batch_all_reduce(tdm_reduce_op op, const tdm_buffer_view *values,
  * of outputs[i], reduce-scatter's outputs[i] slice i of inputs[i]; any other
  * overlap is refused. Sizes that do not divide evenly are refused (the caller pads):
  * N is a multiple of 4 bytes (float16: an even number of halves). */
-typedef struct tdm_shard_call {
-    const char *func;                        /* the function the user called, for messages */
-    tdm_reduce_op op;                        /* reduce-scatter, reduce to the root */
-    const tdm_buffer_view *inputs, *outputs; /* count >= 1 each, in replica order */
-    size_t count;
-    size_t root;                 /* reduce to the root and broadcast: the job's index of the root */
-    tdm_event *const *ready;     /* NULL, or each input's ready event (the caller keeps
-                                    them), as tdm_collective_call's */
-    tdm_collective_options opts; /* resolved by the checks */
-} tdm_shard_call;
-
-/* Check every argument, naming call->func, and resolve opts (NULL: the defaults).
- * Across processes (opts->ranks of several ranks) the sizes are checked by the run,
- * once the ranks have told each other their counts of values. */
-tdm_status tdm_all_gather_check(tdm_shard_call *call, const tdm_collective_options *opts);
-tdm_status tdm_reduce_scatter_check(tdm_shard_call *call, const tdm_collective_options *opts);
-/* Run a checked call; they return once the plan is issued, as tdm_all_reduce. */
-tdm_status tdm_all_gather_run(const tdm_shard_call *call);
-tdm_status tdm_reduce_scatter_run(const tdm_shard_call *call);
-
-/* Check and run. */
 tdm_status tdm_all_gather(const tdm_buffer_view *inputs, const tdm_buffer_view *outputs,
                           size_t count, const tdm_collective_options *opts);
 tdm_status tdm_reduce_scatter(tdm_reduce_op op, const tdm_buffer_view *inputs,
@@ -146,8 +146,9 @@ tdm_status tdm_reduce_scatter(tdm_reduce_op op, const tdm_buffer_view *inputs,
                               const tdm_collective_options *opts);
 
 /* Reduce to the root and broadcast from it over one tensor per replica, as a
- * tdm_shard_call whose inputs[i] and outputs[i] are of one size on one device
- * (docs/modules/collective.md, "Reduce to the root and broadcast"):
+ * call whose inputs[i] and outputs[i] are of one size on one device
+ * (docs/modules/collective.md, "Reduce to the root and broadcast"), kinds ROOT_REDUCE
+ * and ROOT_BROADCAST of tdm_collective_call:
  *   reduce:    outputs[root] receives op over every input folded in replica order,
  *              the bits of the all-reduce; no other output is written;
  *   broadcast: every outputs[j] receives inputs[root]'s bytes.
@@ -155,9 +156,5 @@ tdm_status tdm_reduce_scatter(tdm_reduce_op op, const tdm_buffer_view *inputs,
  * job's values: across processes, rank order, then each rank's own. Checks as the
  * shard calls'; a root past the job's values is refused (across processes, by the
  * run, once the ranks have told each other their counts). */
-tdm_status tdm_root_reduce_check(tdm_shard_call *call, const tdm_collective_options *opts);
-tdm_status tdm_root_broadcast_check(tdm_shard_call *call, const tdm_collective_options *opts);
-tdm_status tdm_root_reduce_run(const tdm_shard_call *call);
-tdm_status tdm_root_broadcast_run(const tdm_shard_call *call);
 
 #endif

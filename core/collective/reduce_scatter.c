@@ -12,7 +12,8 @@
 #include "base/error.h"
 #include "collective/collective_impl.h"
 
-static tdm_status scatter_shards(const tdm_shard_call *call, coll_job *job, tdm_buffer_view *shard)
+static tdm_status scatter_shards(const tdm_collective_call *call, coll_job *job,
+                                 tdm_buffer_view *shard)
 {
     size_t n = call->outputs[0].size;
     tdm_collective_algorithm algorithm = call->opts.algorithm;
@@ -41,7 +42,7 @@ static tdm_status scatter_shards(const tdm_shard_call *call, coll_job *job, tdm_
     return s;
 }
 
-tdm_status tdm_reduce_scatter_run(const tdm_shard_call *call)
+tdm_status coll_reduce_scatter_run(const tdm_collective_call *call)
 {
     tdm_status st = coll_check_shard_plan(call, 0);
     if (st == TDM_OK && coll_shard_across_ranks(call))
@@ -80,11 +81,11 @@ tdm_status tdm_reduce_scatter(tdm_reduce_op op, const tdm_buffer_view *inputs,
                               const tdm_buffer_view *outputs, size_t count,
                               const tdm_collective_options *opts)
 {
-    tdm_shard_call call = {.func = "tdm_reduce_scatter",
-                           .op = op,
-                           .inputs = inputs,
-                           .outputs = outputs,
-                           .count = count};
-    tdm_status s = tdm_reduce_scatter_check(&call, opts);
-    return s == TDM_OK ? tdm_reduce_scatter_run(&call) : s;
+    tdm_collective_call call = {.kind = TDM_COLL_REDUCE_SCATTER,
+                                .func = "tdm_reduce_scatter",
+                                .op = op,
+                                .inputs = inputs,
+                                .outputs = outputs,
+                                .count = count};
+    return tdm_collective(&call, opts);
 }

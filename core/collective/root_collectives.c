@@ -6,25 +6,26 @@
  * Across processes: shard_ranks.c. */
 #include "collective/collective_impl.h"
 
-tdm_status tdm_root_reduce_run(const tdm_shard_call *call)
+tdm_status coll_root_reduce_run(const tdm_collective_call *call)
 {
     tdm_status s = coll_check_shard_plan(call, 0); /* whatever the size */
     if (s != TDM_OK)
         return s;
     if (coll_shard_across_ranks(call))
         return coll_root_reduce_ranks(call);
-    tdm_collective_call reduce = {.func = call->func,
+    tdm_collective_call reduce = {.kind = TDM_COLL_REDUCE,
+                                  .func = call->func,
                                   .op = call->op,
-                                  .values = call->inputs,
+                                  .inputs = call->inputs,
                                   .count = call->count,
-                                  .dsts = &call->outputs[call->root],
-                                  .dst_count = 1,
+                                  .outputs = &call->outputs[call->root],
+                                  .output_count = 1,
                                   .ready = call->ready,
                                   .opts = call->opts};
     return tdm_collective_run(&reduce);
 }
 
-tdm_status tdm_root_broadcast_run(const tdm_shard_call *call)
+tdm_status coll_root_broadcast_run(const tdm_collective_call *call)
 {
     if (coll_shard_across_ranks(call))
         return coll_root_broadcast_ranks(call);

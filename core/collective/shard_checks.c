@@ -21,7 +21,7 @@ static int overlap(const tdm_buffer_view *a, const tdm_buffer_view *b)
 /* whole (total * part bytes) against part: on one device, and overlapping only as
  * slice first + i of whole (the in-place layout; first is the job's index of this
  * process's first value). */
-static tdm_status check_pair(const tdm_shard_call *call, size_t i, const char *whole_name,
+static tdm_status check_pair(const tdm_collective_call *call, size_t i, const char *whole_name,
                              const tdm_buffer_view *whole, const char *part_name,
                              const tdm_buffer_view *part, size_t total, size_t first)
 {
@@ -48,7 +48,7 @@ static tdm_status check_pair(const tdm_shard_call *call, size_t i, const char *w
     return TDM_OK;
 }
 
-static tdm_status check_common(tdm_shard_call *call, const tdm_collective_options *opts)
+static tdm_status check_common(tdm_collective_call *call, const tdm_collective_options *opts)
 {
     const char *f = call->func;
     tdm_status s = coll_check_values(f, "inputs", call->inputs, call->count);
@@ -59,12 +59,12 @@ static tdm_status check_common(tdm_shard_call *call, const tdm_collective_option
     return s;
 }
 
-int coll_shard_across_ranks(const tdm_shard_call *call)
+int coll_shard_across_ranks(const tdm_collective_call *call)
 {
     return call->opts.ranks && call->opts.ranks->count > 1;
 }
 
-tdm_status coll_check_shard_sizes(const tdm_shard_call *call, int gather, size_t total,
+tdm_status coll_check_shard_sizes(const tdm_collective_call *call, int gather, size_t total,
                                   size_t first)
 {
     tdm_status s = TDM_OK;
@@ -76,7 +76,7 @@ tdm_status coll_check_shard_sizes(const tdm_shard_call *call, int gather, size_t
     return s;
 }
 
-tdm_status coll_check_root_sizes(const tdm_shard_call *call, size_t total)
+tdm_status coll_check_root_sizes(const tdm_collective_call *call, size_t total)
 {
     const char *f = call->func;
     if (call->root >= total)
@@ -104,7 +104,7 @@ tdm_status coll_check_root_sizes(const tdm_shard_call *call, size_t total)
     return TDM_OK;
 }
 
-tdm_status tdm_root_reduce_check(tdm_shard_call *call, const tdm_collective_options *opts)
+tdm_status coll_root_reduce_check(tdm_collective_call *call, const tdm_collective_options *opts)
 {
     tdm_status s = coll_check_op(call->func, call->op);
     if (s == TDM_OK)
@@ -114,7 +114,7 @@ tdm_status tdm_root_reduce_check(tdm_shard_call *call, const tdm_collective_opti
     return s == TDM_OK ? tdm_collective_check_dtype(call->func, call->op, call->opts.dtype) : s;
 }
 
-tdm_status tdm_root_broadcast_check(tdm_shard_call *call, const tdm_collective_options *opts)
+tdm_status coll_root_broadcast_check(tdm_collective_call *call, const tdm_collective_options *opts)
 {
     tdm_status s = check_common(call, opts);
     if (s == TDM_OK && !coll_shard_across_ranks(call))
@@ -126,7 +126,7 @@ tdm_status tdm_root_broadcast_check(tdm_shard_call *call, const tdm_collective_o
  * each other theirs: the run checks the sizes then (shard_ranks.c). A float16 shard
  * holds whole pairs of halves: views stay multiples of 4 bytes, which
  * coll_check_values checked. */
-tdm_status tdm_all_gather_check(tdm_shard_call *call, const tdm_collective_options *opts)
+tdm_status coll_all_gather_check(tdm_collective_call *call, const tdm_collective_options *opts)
 {
     tdm_status s = check_common(call, opts);
     if (s == TDM_OK && !coll_shard_across_ranks(call))
@@ -134,7 +134,7 @@ tdm_status tdm_all_gather_check(tdm_shard_call *call, const tdm_collective_optio
     return s;
 }
 
-tdm_status tdm_reduce_scatter_check(tdm_shard_call *call, const tdm_collective_options *opts)
+tdm_status coll_reduce_scatter_check(tdm_collective_call *call, const tdm_collective_options *opts)
 {
     tdm_status s = coll_check_op(call->func, call->op);
     if (s == TDM_OK)
@@ -144,7 +144,7 @@ tdm_status tdm_reduce_scatter_check(tdm_shard_call *call, const tdm_collective_o
     return s == TDM_OK ? tdm_collective_check_dtype(call->func, call->op, call->opts.dtype) : s;
 }
 
-tdm_status coll_check_shard_plan(const tdm_shard_call *call, int gather)
+tdm_status coll_check_shard_plan(const tdm_collective_call *call, int gather)
 {
     tdm_collective_algorithm a = call->opts.algorithm;
     if (gather && a == TDM_COLLECTIVE_TREE)

@@ -24,7 +24,7 @@ enum { GATHER, SCATTER, ROOT };
 
 /* roots[p]: rank p's root; the first rank naming another than rank 0's fails every
  * rank with the same message, as replicas of one process naming two roots do. */
-static tdm_status check_roots(const tdm_shard_call *call, const float *roots, size_t ranks)
+static tdm_status check_roots(const tdm_collective_call *call, const float *roots, size_t ranks)
 {
     for (size_t p = 1; p < ranks; p++)
         if (roots[p] != roots[0])
@@ -38,7 +38,7 @@ static tdm_status check_roots(const tdm_shard_call *call, const float *roots, si
 /* Every rank's count of values (and for ROOT its root, after the counts); this rank's
  * first index and the job's total; then the sizes checked against that total
  * (`kind`: GATHER, SCATTER or ROOT). Counts and roots are replica ids: exact floats. */
-static tdm_status layout(const tdm_shard_call *call, int kind, float **counts, size_t *first,
+static tdm_status layout(const tdm_collective_call *call, int kind, float **counts, size_t *first,
                          size_t *total)
 {
     tdm_ranks *r = call->opts.ranks;
@@ -68,7 +68,7 @@ static tdm_status layout(const tdm_shard_call *call, int kind, float **counts, s
     return s;
 }
 
-tdm_status coll_all_gather_ranks(const tdm_shard_call *call)
+tdm_status coll_all_gather_ranks(const tdm_collective_call *call)
 {
     float *counts = NULL;
     size_t first, total, n = call->inputs[0].size;
@@ -104,7 +104,7 @@ tdm_status coll_all_gather_ranks(const tdm_shard_call *call)
 
 /* The whole of value 0 copied to scratch and all-reduced there with this rank's
  * other values and every other rank's. */
-static tdm_status all_reduce_whole(const tdm_shard_call *call, coll_scratch *scratch,
+static tdm_status all_reduce_whole(const tdm_collective_call *call, coll_scratch *scratch,
                                    tdm_buffer_view *acc)
 {
     tdm_buffer_view *values = malloc(call->count * sizeof *values);
@@ -141,7 +141,7 @@ static tdm_status all_reduce_whole(const tdm_shard_call *call, coll_scratch *scr
     return s;
 }
 
-tdm_status coll_reduce_scatter_ranks(const tdm_shard_call *call)
+tdm_status coll_reduce_scatter_ranks(const tdm_collective_call *call)
 {
     float *counts = NULL;
     size_t first, total, n = call->outputs[0].size;
@@ -160,7 +160,7 @@ tdm_status coll_reduce_scatter_ranks(const tdm_shard_call *call)
     return s;
 }
 
-tdm_status coll_root_reduce_ranks(const tdm_shard_call *call)
+tdm_status coll_root_reduce_ranks(const tdm_collective_call *call)
 {
     float *counts = NULL;
     size_t first, total;
@@ -177,7 +177,7 @@ tdm_status coll_root_reduce_ranks(const tdm_shard_call *call)
     return s;
 }
 
-tdm_status coll_root_broadcast_ranks(const tdm_shard_call *call)
+tdm_status coll_root_broadcast_ranks(const tdm_collective_call *call)
 {
     float *counts = NULL;
     size_t first, total, n = call->inputs[0].size;

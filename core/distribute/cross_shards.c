@@ -90,12 +90,14 @@ static tdm_status run(tdm_strategy *s, int gather, tdm_reduce_op op, const tdm_v
         st = xd_views(t, r, func, &outputs);
     tdm_collective_options o = tdm_strategy_collective_options(s);
     o.dtype = dtype;
-    tdm_shard_call call = {
-        .func = func, .op = op, .inputs = inputs, .outputs = outputs, .count = r};
+    tdm_collective_call call = {.kind = gather ? TDM_COLL_ALL_GATHER : TDM_COLL_REDUCE_SCATTER,
+                                .func = func,
+                                .op = op,
+                                .inputs = inputs,
+                                .outputs = outputs,
+                                .count = r};
     if (st == TDM_OK)
-        st = gather ? tdm_all_gather_check(&call, &o) : tdm_reduce_scatter_check(&call, &o);
-    if (st == TDM_OK)
-        st = gather ? tdm_all_gather_run(&call) : tdm_reduce_scatter_run(&call);
+        st = tdm_collective(&call, &o);
     free(in);
     free(inputs);
     free(outputs);

@@ -90,36 +90,17 @@ static tdm_status run_plan(run_collective *c)
     tdm_strategy *s = c->run->strategy;
     tdm_collective_options o = tdm_strategy_collective_options(s);
     o.dtype = c->dtype;
-    if (c->kind != RUN_ALL_REDUCE) {
-        tdm_shard_call sc = {.func = c->func,
-                             .op = c->op,
-                             .inputs = c->values,
-                             .outputs = c->outputs,
-                             .count = s->replica_count,
-                             .root = c->root,
-                             .ready = c->ready};
-        static tdm_status (*const check[])(tdm_shard_call *, const tdm_collective_options *) = {
-            [RUN_ALL_GATHER] = tdm_all_gather_check,
-            [RUN_REDUCE_SCATTER] = tdm_reduce_scatter_check,
-            [RUN_REDUCE] = tdm_root_reduce_check,
-            [RUN_BROADCAST] = tdm_root_broadcast_check};
-        static tdm_status (*const run[])(const tdm_shard_call *) = {
-            [RUN_ALL_GATHER] = tdm_all_gather_run,
-            [RUN_REDUCE_SCATTER] = tdm_reduce_scatter_run,
-            [RUN_REDUCE] = tdm_root_reduce_run,
-            [RUN_BROADCAST] = tdm_root_broadcast_run};
-        tdm_status st = check[c->kind](&sc, &o);
-        return st == TDM_OK ? run[c->kind](&sc) : st;
-    }
-    tdm_collective_call call = {.func = c->func,
+    int all_reduce = c->kind == TDM_COLL_REDUCE;
+    tdm_collective_call call = {.kind = c->kind,
+                                .func = c->func,
                                 .op = c->op,
-                                .values = c->values,
+                                .inputs = c->values,
                                 .count = s->replica_count,
-                                .dsts = c->values,
-                                .dst_count = s->replica_count,
+                                .outputs = all_reduce ? c->values : c->outputs,
+                                .output_count = s->replica_count,
+                                .root = c->root,
                                 .ready = c->ready};
-    tdm_status st = tdm_collective_check(&call, &o);
-    return st == TDM_OK ? tdm_collective_run(&call) : st;
+    return tdm_collective(&call, &o);
 }
 
 static void engine_job(tdm_job *job)
@@ -292,7 +273,7 @@ tdm_status tdm_replica_all_reduce_start(tdm_replica_context *rc, tdm_reduce_op o
     *out = NULL;
     TDM_CHECK_ARG(rc, func);
     TDM_CHECK_ARG(value, func);
-    run_collective_args a = {.kind = RUN_ALL_REDUCE, .func = func, .op = op, .value = value};
+    run_collective_args a = {.kind = TDM_COLL_REDUCE, .func = func, .op = op, .value = value};
     return run_collective_start(rc, &a, out);
 }
 

@@ -25,8 +25,9 @@ static tdm_status check_root(tdm_replica_context *rc, const tdm_tensor *value,
     return TDM_OK;
 }
 
-static tdm_status start(tdm_replica_context *rc, int kind, tdm_reduce_op op, tdm_tensor *value,
-                        tdm_tensor *output, size_t root, tdm_pending **out, const char *func)
+static tdm_status start(tdm_replica_context *rc, tdm_collective_kind kind, tdm_reduce_op op,
+                        tdm_tensor *value, tdm_tensor *output, size_t root, tdm_pending **out,
+                        const char *func)
 {
     TDM_CHECK_ARG(out, func);
     *out = NULL;
@@ -43,13 +44,13 @@ static tdm_status start(tdm_replica_context *rc, int kind, tdm_reduce_op op, tdm
 tdm_status tdm_replica_reduce_start(tdm_replica_context *rc, tdm_reduce_op op, tdm_tensor *value,
                                     tdm_tensor *output, size_t root, tdm_pending **out)
 {
-    return start(rc, RUN_REDUCE, op, value, output, root, out, "tdm_replica_reduce");
+    return start(rc, TDM_COLL_ROOT_REDUCE, op, value, output, root, out, "tdm_replica_reduce");
 }
 
 tdm_status tdm_replica_broadcast_start(tdm_replica_context *rc, tdm_tensor *value,
                                        tdm_tensor *output, size_t root, tdm_pending **out)
 {
-    return start(rc, RUN_BROADCAST, TDM_REDUCE_SUM, value, output, root, out,
+    return start(rc, TDM_COLL_ROOT_BROADCAST, TDM_REDUCE_SUM, value, output, root, out,
                  "tdm_replica_broadcast");
 }
 

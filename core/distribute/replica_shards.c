@@ -33,15 +33,15 @@ static tdm_status check_output(tdm_replica_context *rc, const tdm_tensor *value,
     return TDM_OK;
 }
 
-static tdm_status start(tdm_replica_context *rc, int kind, tdm_reduce_op op, tdm_tensor *value,
-                        tdm_tensor *output, tdm_pending **out, const char *func)
+static tdm_status start(tdm_replica_context *rc, tdm_collective_kind kind, tdm_reduce_op op,
+                        tdm_tensor *value, tdm_tensor *output, tdm_pending **out, const char *func)
 {
     TDM_CHECK_ARG(out, func);
     *out = NULL;
     TDM_CHECK_ARG(rc, func);
     TDM_CHECK_ARG(value, func);
     TDM_CHECK_ARG(output, func);
-    tdm_status s = check_output(rc, value, output, kind == RUN_REDUCE_SCATTER, func);
+    tdm_status s = check_output(rc, value, output, kind == TDM_COLL_REDUCE_SCATTER, func);
     if (s != TDM_OK)
         return s;
     run_collective_args a = {
@@ -52,14 +52,15 @@ static tdm_status start(tdm_replica_context *rc, int kind, tdm_reduce_op op, tdm
 tdm_status tdm_replica_all_gather_start(tdm_replica_context *rc, tdm_tensor *value,
                                         tdm_tensor *output, tdm_pending **out)
 {
-    return start(rc, RUN_ALL_GATHER, TDM_REDUCE_SUM, value, output, out, "tdm_replica_all_gather");
+    return start(rc, TDM_COLL_ALL_GATHER, TDM_REDUCE_SUM, value, output, out,
+                 "tdm_replica_all_gather");
 }
 
 tdm_status tdm_replica_reduce_scatter_start(tdm_replica_context *rc, tdm_reduce_op op,
                                             tdm_tensor *value, tdm_tensor *output,
                                             tdm_pending **out)
 {
-    return start(rc, RUN_REDUCE_SCATTER, op, value, output, out, "tdm_replica_reduce_scatter");
+    return start(rc, TDM_COLL_REDUCE_SCATTER, op, value, output, out, "tdm_replica_reduce_scatter");
 }
 
 tdm_status tdm_replica_all_gather(tdm_replica_context *rc, tdm_tensor *value, tdm_tensor *output)

@@ -13,17 +13,15 @@ struct tdm_pending {
     size_t replica;
 };
 
-enum { RUN_ALL_REDUCE, RUN_ALL_GATHER, RUN_REDUCE_SCATTER, RUN_REDUCE, RUN_BROADCAST };
-
 /* The k-th collective of a run: every replica's k-th start meets the others'. */
 typedef struct run_collective {
     tdm_job job; /* first: on the strategy's engine thread, for plans that block */
     struct run_state *run;
     uint64_t seq;
     const char *func;
-    int kind; /* RUN_ALL_REDUCE, ..., RUN_BROADCAST */
+    tdm_collective_kind kind; /* REDUCE: an all-reduce */
     tdm_reduce_op op;
-    size_t root;                 /* RUN_REDUCE, RUN_BROADCAST: the job's replica id */
+    size_t root;                 /* ROOT_REDUCE, ROOT_BROADCAST: the job's replica id */
     tdm_dtype dtype;             /* TDM_F32, or TDM_F16 (SUM, MEAN) */
     size_t size;                 /* bytes of each value */
     tdm_buffer_view *values;     /* [n] */
@@ -70,11 +68,11 @@ struct run_state {
 /* One replica's start of a collective of `kind` (replica_collective.c); output is
  * NULL for an all-reduce, or in place. The caller checked output against value. */
 typedef struct run_collective_args {
-    int kind;
+    tdm_collective_kind kind;
     const char *func;
     tdm_reduce_op op;
     tdm_tensor *value, *output;
-    size_t root; /* RUN_REDUCE, RUN_BROADCAST */
+    size_t root; /* TDM_COLL_ROOT_REDUCE, TDM_COLL_ROOT_BROADCAST */
 } run_collective_args;
 tdm_status run_collective_start(tdm_replica_context *rc, const run_collective_args *a,
                                 tdm_pending **out);

@@ -25,7 +25,7 @@ typedef enum tdm_loss_kind {
 /* The kinds of layer: TDM_LAYER_DENSE, TDM_LAYER_CONV2D, ... (tandem/layer_kinds.def
  * lists them with what each computes). */
 typedef enum tdm_layer_kind {
-#define TDM_LAYER_KIND(id, name, what) TDM_LAYER_##id,
+#define TDM_LAYER_KIND(id, name, traits, what) TDM_LAYER_##id,
 #include "tandem/layer_kinds.def"
 #undef TDM_LAYER_KIND
     TDM_LAYER_KIND_COUNT
@@ -36,6 +36,15 @@ typedef enum tdm_layer_kind {
 TDM_API const char *tdm_layer_kind_name(tdm_layer_kind kind);
 /* Those names in the enum's order, NULL-terminated (static: never freed). */
 TDM_API const char *const *tdm_layer_kind_names(void);
+
+/* What a kind of layer takes and needs: the traits column of tandem/layer_kinds.def. */
+typedef enum tdm_layer_trait {
+    TDM_LAYER_TAKES_ACTIVATION = 1 << 0, /* an activation and a dropout rate */
+    TDM_LAYER_NEEDS_IMAGE = 1 << 1       /* an image input [height, width, channels]: the
+                                            model's, or a layer's that does not flatten */
+} tdm_layer_trait;
+/* The kind's tdm_layer_trait bits; 0 out of range. */
+TDM_API unsigned tdm_layer_kind_traits(tdm_layer_kind kind);
 
 typedef enum tdm_padding {
     TDM_PADDING_SAME, /* ceil(in / stride) windows, zero padding split around the image */

@@ -258,13 +258,15 @@ static void check_root_call(int broadcast, tdm_reduce_op op, size_t n, int in_pl
         l.whole[i].size = n * 4; /* the out-of-place outputs */
         CHECK_OK(tdm_buffer_write(l.whole_buf[i], GUARD, sentinel, n * 4));
     }
-    tdm_shard_call call = {
-        .func = what, .op = op, .inputs = inputs, .outputs = outputs, .count = r, .root = root};
+    tdm_collective_call call = {.kind = broadcast ? TDM_COLL_ROOT_BROADCAST : TDM_COLL_ROOT_REDUCE,
+                                .func = what,
+                                .op = op,
+                                .inputs = inputs,
+                                .outputs = outputs,
+                                .count = r,
+                                .root = root};
     tdm_collective_options o = options_for(algorithms[a]);
-    tdm_status s =
-        broadcast ? tdm_root_broadcast_check(&call, &o) : tdm_root_reduce_check(&call, &o);
-    if (s == TDM_OK)
-        s = broadcast ? tdm_root_broadcast_run(&call) : tdm_root_reduce_run(&call);
+    tdm_status s = tdm_collective(&call, &o);
     if (!refused(s, broadcast ? TDM_COLLECTIVE_AUTO : algorithms[a], 0, what)) {
         if (!broadcast)
             host_shard(op, in, 0, n, want);
@@ -300,17 +302,16 @@ static void check_root_matches_all_reduce(size_t a)
         l.whole[i].size = bytes;
     }
     size_t root = r - 1;
-    tdm_shard_call call = {.func = "f16 reduce",
-                           .op = TDM_REDUCE_MEAN,
-                           .inputs = l.part,
-                           .outputs = l.whole,
-                           .count = r,
-                           .root = root};
+    tdm_collective_call call = {.kind = TDM_COLL_ROOT_REDUCE,
+                                .func = "f16 reduce",
+                                .op = TDM_REDUCE_MEAN,
+                                .inputs = l.part,
+                                .outputs = l.whole,
+                                .count = r,
+                                .root = root};
     tdm_collective_options o = options_for(algorithms[a]), auto_o = TDM_COLLECTIVE_OPTIONS_INIT;
     o.dtype = auto_o.dtype = TDM_F16;
-    tdm_status s = tdm_root_reduce_check(&call, &o);
-    if (s == TDM_OK)
-        s = tdm_root_reduce_run(&call);
+    tdm_status s = tdm_collective(&call, &o);
     int skip = refused(s, algorithms[a], 0, "f16 reduce");
     CHECK_OK(tdm_all_reduce(TDM_REDUCE_MEAN, l.part, r, &auto_o));
     if (!skip) {
@@ -328,31 +329,37 @@ static void check_root_refusals(void)
 {
     layout l;
     layout_make(&l, 16, 0);
-    tdm_shard_call call = {.func = "root call",
-                           .op = TDM_REDUCE_SUM,
-                           .inputs = l.part,
-                           .outputs = l.whole,
-                           .count = r};
-    CHECK_FAILS(tdm_root_reduce_check(&call, NULL), TDM_ERR_INVALID_ARGUMENT, "sizes must match");
+    tdm_collective_call call = {.kind = TDM_COLL_ROOT_REDUCE,
+                                .func = "root call",
+                                .op = TDM_REDUCE_SUM,
+                                .inputs = l.part,
+                                .outputs = l.whole,
+                                .count = r};
+    CHECK_FAILS(tdm_collective_check(&call, NULL), TDM_ERR_INVALID_ARGUMENT, "sizes must match");
     for (size_t i = 0; i < r; i++)
         l.whole[i].size = 16;
     call.root = r;
-    CHECK_FAILS(tdm_root_broadcast_check(&call, NULL), TDM_ERR_INVALID_ARGUMENT, "root is replica");
+    call.kind = TDM_COLL_ROOT_BROADCAST;
+    CHECK_FAILS(tdm_collective_check(&call, NULL), TDM_ERR_INVALID_ARGUMENT, "root is replica");
+    call.kind = TDM_COLL_ROOT_REDUCE;
     call.root = 0;
     tdm_buffer_view shifted[3];
     for (size_t i = 0; i < r; i++) /* overlaps the input without being it */
         shifted[i] = (tdm_buffer_view){l.part[i].buffer, l.part[i].offset + 4, 12};
-    tdm_shard_call overlapping = call;
+    tdm_collective_call overlapping = call;
     overlapping.inputs = shifted;
     for (size_t i = 0; i < r; i++)
         l.whole[i] = (tdm_buffer_view){l.part[i].buffer, l.part[i].offset, 12};
-    CHECK_FAILS(tdm_root_reduce_check(&overlapping, NULL), TDM_ERR_INVALID_ARGUMENT,
+    CHECK_FAILS(tdm_collective_check(&overlapping, NULL), TDM_ERR_INVALID_ARGUMENT,
                 "without being it");
     tdm_collective_options o = TDM_COLLECTIVE_OPTIONS_INIT;
     o.dtype = TDM_F16;
     call.op = TDM_REDUCE_MIN;
     call.outputs = l.part;
-    CHECK_FAILS(tdm_root_reduce_check(&call, &o), TDM_ERR_UNSUPPORTED, "float16");
+    CHECK_FAILS(tdm_collective_check(&call, &o), TDM_ERR_UNSUPPORTED, "float16");
+    call.kind = (tdm_collective_kind)99;
+    CHECK_FAILS(tdm_collective_check(&call, &o), TDM_ERR_INVALID_ARGUMENT,
+                "unknown collective kind 99");
     layout_free(&l);
 }
 

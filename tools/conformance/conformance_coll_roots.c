@@ -19,17 +19,16 @@ static void check(conf_coll_case *c, tdm_reduce_op op, const tdm_collective_opti
 {
     int broadcast = c->moves_bytes;
     size_t root = c->set->n - 1;
-    tdm_shard_call call = {.func = broadcast ? "broadcast" : "reduce",
-                           .op = op,
-                           .inputs = c->in,
-                           .outputs = c->out,
-                           .count = c->set->n,
-                           .root = root};
+    tdm_collective_call call = {.kind = broadcast ? TDM_COLL_ROOT_BROADCAST : TDM_COLL_ROOT_REDUCE,
+                                .func = broadcast ? "broadcast" : "reduce",
+                                .op = op,
+                                .inputs = c->in,
+                                .outputs = c->out,
+                                .count = c->set->n,
+                                .root = root};
     tdm_status s = conf_coll_upload(c);
     if (s == TDM_OK)
-        s = broadcast ? tdm_root_broadcast_check(&call, o) : tdm_root_reduce_check(&call, o);
-    if (s == TDM_OK)
-        s = broadcast ? tdm_root_broadcast_run(&call) : tdm_root_reduce_run(&call);
+        s = tdm_collective(&call, o);
     size_t wrong = c->set->n; /* of a reduce, the root's output alone counts */
     for (size_t i = 0; i < c->set->n && s == TDM_OK && wrong == c->set->n; i++)
         if ((broadcast || i == root) && conf_coll_differs(c, i, c->want, &s))

@@ -1,25 +1,31 @@
 /* The table of layer types, built from tandem/layer_kinds.def, and what the kinds
- * share: their names, their seeded initial values, their gradients' readiness. */
+ * share: their names and traits, their seeded initial values, their gradients' readiness. */
 #include <math.h>
 
 #include "model/layers/layer_type.h"
 #include "model/seed_mix.h"
 
-#define TDM_LAYER_KIND(id, name, what) extern const tdm_layer_type tdm_layer_##name;
+#define TDM_LAYER_KIND(id, name, traits, what) extern const tdm_layer_type tdm_layer_##name;
 #include "tandem/layer_kinds.def"
 #undef TDM_LAYER_KIND
 
 static const tdm_layer_type *const types[] = {
-#define TDM_LAYER_KIND(id, name, what) [TDM_LAYER_##id] = &tdm_layer_##name,
+#define TDM_LAYER_KIND(id, name, traits, what) [TDM_LAYER_##id] = &tdm_layer_##name,
 #include "tandem/layer_kinds.def"
 #undef TDM_LAYER_KIND
 };
 
 static const char *const kind_names[] = {
-#define TDM_LAYER_KIND(id, name, what) #name,
+#define TDM_LAYER_KIND(id, name, traits, what) #name,
 #include "tandem/layer_kinds.def"
 #undef TDM_LAYER_KIND
     NULL};
+
+static const unsigned kind_traits[] = {
+#define TDM_LAYER_KIND(id, name, traits, what) (traits),
+#include "tandem/layer_kinds.def"
+#undef TDM_LAYER_KIND
+};
 
 const tdm_layer_type *tdm_layer_type_of(tdm_layer_kind kind)
 {
@@ -34,6 +40,11 @@ const char *const *tdm_layer_kind_names(void)
 const char *tdm_layer_kind_name(tdm_layer_kind kind)
 {
     return (unsigned)kind < TDM_LAYER_KIND_COUNT ? kind_names[kind] : "unknown";
+}
+
+unsigned tdm_layer_kind_traits(tdm_layer_kind kind)
+{
+    return (unsigned)kind < TDM_LAYER_KIND_COUNT ? kind_traits[kind] : 0;
 }
 
 size_t tdm_layer_name_count(const char *const *names)

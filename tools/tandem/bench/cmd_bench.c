@@ -1,16 +1,12 @@
 /* tandem bench: measurements, each figure a ratio against a ceiling or peer
  * measured in the same run. */
 #include <stdio.h>
-#include <string.h>
 
 #include "bench.h"
+#include "cli_dispatch.h"
 #include "commands.h"
 
-static const struct {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    const char *summary;
-} benches[] = {
+static const cli_subcommand benches[] = {
     {"allreduce", bench_allreduce,
      "all-reduce bandwidth against a host all-reduce of the same bytes"},
     {"allgather", bench_allgather,
@@ -35,24 +31,9 @@ int bench_failed(const char *name, tdm_status s, const char *what)
     return 1;
 }
 
-static int usage(FILE *out, int status)
-{
-    fprintf(out, "usage: tandem bench WHAT [OPTIONS]\n\n");
-    for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++)
-        fprintf(out, "  %-10s %s\n", benches[i].name, benches[i].summary);
-    fprintf(out, "\n'tandem bench WHAT --help' describes its options.\n");
-    return status;
-}
-
 int cmd_bench(int argc, char **argv)
 {
-    if (argc < 2)
-        return usage(stderr, 2);
-    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
-        return usage(stdout, 0);
-    for (size_t i = 0; i < sizeof benches / sizeof benches[0]; i++)
-        if (!strcmp(argv[1], benches[i].name))
-            return benches[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "tandem bench: unknown benchmark '%s'\n\n", argv[1]);
-    return usage(stderr, 2);
+    static const cli_dispatch_table table = {"tandem bench", "WHAT", "benchmark", benches,
+                                             sizeof benches / sizeof benches[0]};
+    return cli_dispatch(&table, argc, argv);
 }

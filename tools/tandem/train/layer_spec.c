@@ -51,108 +51,140 @@ static int window(const char **p, tdm_layer *d, int conv)
     return 0;
 }
 
+/* What follows a kind's word in an item. */
+typedef enum settings {
+    NONE,   /* bn */
+    UNITS,  /* 128 */
+    CONV,   /* 32k3, then the window's stride and padding */
+    WINDOW, /* 2, then the window's stride and padding */
+    SKIP,   /* res2 */
+    VOCAB   /* emb256x8 */
+} settings;
+
+static const char *const settings_form[] = {
+    [NONE] = "",         [UNITS] = "<units>", [CONV] = "<filters>k<size>",
+    [WINDOW] = "<size>", [SKIP] = "<layers>", [VOCAB] = "<vocab>x<units>",
+};
+
+/* Each kind's item: the word that starts it (which formatting writes), another word
+ * it may start with, its settings, and for help an example and what that is. The
+ * test checks that every kind the library lists has one, and that its example reads
+ * back as that kind; until then a kind without one (word NULL) is left out. */
+static const struct form {
+    const char *word, *alias;
+    settings settings;
+    const char *example, *what;
+} forms[TDM_LAYER_KIND_COUNT] = {
+    [TDM_LAYER_DENSE] = {"", "dense", UNITS, "128", NULL},
+    [TDM_LAYER_CONV2D] = {"conv", NULL, CONV, "conv32k3",
+                          "32 filters of 3x3; k5x3: 5 high, 3 wide"},
+    [TDM_LAYER_MAX_POOL2D] = {"pool", "maxpool", WINDOW, "pool2", "the largest of each 2x2"},
+    [TDM_LAYER_AVG_POOL2D] = {"avgpool", NULL, WINDOW, "avgpool2", "the mean of each 2x2"},
+    [TDM_LAYER_BATCH_NORM] = {"bn", NULL, NONE, "bn",
+                              "statistics of the global batch over every replica"},
+    [TDM_LAYER_LAYER_NORM] = {"ln", NULL, NONE, "ln", "over each position's channels"},
+    [TDM_LAYER_RESIDUAL] = {"res", NULL, SKIP, "res2",
+                            "adds the input of the 2 layers before it to their output"},
+    [TDM_LAYER_EMBEDDING] = {"emb", NULL, VOCAB, "emb256x8",
+                             "first only: each feature an id below 256, looked up as 8 values"},
+    [TDM_LAYER_GLOBAL_AVG_POOL2D] = {"gap", NULL, NONE, "gap",
+                                     "each channel's mean over the whole image"},
+};
+
+/* The kind whose word (or other word) starts the item at *p, moving p past it; dense,
+ * the kind with no word, when none does. */
+static tdm_layer_kind kind_at(const char **p)
+{
+    for (size_t k = 0; k < TDM_LAYER_KIND_COUNT; k++) {
+        const struct form *f = &forms[k];
+        if ((f->word && *f->word && starts(p, f->word)) || (f->alias && starts(p, f->alias)))
+            return (tdm_layer_kind)k;
+    }
+    return TDM_LAYER_DENSE;
+}
+
 static int item(const char *p, tdm_layer *d)
 {
-    *d = (tdm_layer){.kind = TDM_LAYER_DENSE};
-    if (starts(&p, "bn")) {
-        d->kind = TDM_LAYER_BATCH_NORM;
-    } else if (starts(&p, "ln")) {
-        d->kind = TDM_LAYER_LAYER_NORM;
-    } else if (starts(&p, "gap")) {
-        d->kind = TDM_LAYER_GLOBAL_AVG_POOL2D;
-    } else if (starts(&p, "emb")) {
-        d->kind = TDM_LAYER_EMBEDDING;
+    *d = (tdm_layer){.kind = kind_at(&p)};
+    switch (forms[d->kind].settings) {
+    case NONE: break;
+    case UNITS:
+        d->units = number(&p, MAX_UNITS);
+        if (!d->units)
+            return -1;
+        break;
+    case CONV:
+        d->units = number(&p, MAX_UNITS);
+        if (!d->units || window(&p, d, 1))
+            return -1;
+        break;
+    case WINDOW:
+        if (window(&p, d, 0))
+            return -1;
+        break;
+    case SKIP:
+        d->skip = number(&p, MAX_SKIP);
+        if (!d->skip)
+            return -1;
+        break;
+    case VOCAB:
         d->vocab = number(&p, MAX_VOCAB);
         d->units = starts(&p, "x") ? number(&p, MAX_UNITS) : 0;
         if (!d->vocab || !d->units)
             return -1;
-    } else if (starts(&p, "res")) {
-        d->kind = TDM_LAYER_RESIDUAL;
-        d->skip = number(&p, MAX_SKIP);
-        if (!d->skip)
-            return -1;
-    } else if (starts(&p, "conv")) {
-        d->kind = TDM_LAYER_CONV2D;
-        d->units = number(&p, MAX_UNITS);
-        if (!d->units || window(&p, d, 1))
-            return -1;
-    } else if (starts(&p, "avgpool")) {
-        d->kind = TDM_LAYER_AVG_POOL2D;
-        if (window(&p, d, 0))
-            return -1;
-    } else if (starts(&p, "maxpool") || starts(&p, "pool")) {
-        d->kind = TDM_LAYER_MAX_POOL2D;
-        if (window(&p, d, 0))
-            return -1;
-    } else {
-        starts(&p, "dense");
-        d->units = number(&p, MAX_UNITS);
-        if (!d->units)
-            return -1;
+        break;
     }
     return *p ? -1 : 0;
 }
 
-/* Each kind's form, for help and messages; the test checks that every kind the library
- * lists has one, and that its example reads back as that kind. */
-static const struct {
-    tdm_layer_kind kind;
-    const char *form, *example, *what;
-} forms[] = {
-    {TDM_LAYER_DENSE, "<units> or dense<units>", "128", NULL},
-    {TDM_LAYER_CONV2D, "conv<filters>k<size>", "conv32k3",
-     "32 filters of 3x3; k5x3: 5 high, 3 wide"},
-    {TDM_LAYER_MAX_POOL2D, "pool<size> or maxpool<size>", "pool2", "the largest of each 2x2"},
-    {TDM_LAYER_AVG_POOL2D, "avgpool<size>", "avgpool2", "the mean of each 2x2"},
-    {TDM_LAYER_BATCH_NORM, "bn", "bn", "statistics of the global batch over every replica"},
-    {TDM_LAYER_LAYER_NORM, "ln", "ln", "over each position's channels"},
-    {TDM_LAYER_RESIDUAL, "res<layers>", "res2",
-     "adds the input of the 2 layers before it to their output"},
-    {TDM_LAYER_EMBEDDING, "emb<vocab>x<units>", "emb256x8",
-     "first only: each feature an id below 256, looked up as 8 values"},
-    {TDM_LAYER_GLOBAL_AVG_POOL2D, "gap", "gap", "each channel's mean over the whole image"},
-};
-#define FORM_COUNT (sizeof forms / sizeof forms[0])
-
-/* Whether a kind's form is its example: a word with no settings. */
-static int plain_form(const char *example)
+/* A kind's form for help and messages: "conv<filters>k<size>", "<units> or
+ * dense<units>". */
+static void form_text(const struct form *f, char *buf, size_t size)
 {
-    for (size_t i = 0; i < FORM_COUNT; i++)
-        if (forms[i].example == example)
-            return !strcmp(forms[i].form, example);
-    return 0;
+    const char *set = settings_form[f->settings];
+    if (f->alias)
+        snprintf(buf, size, "%s%s or %s%s", f->word, set, f->alias, set);
+    else
+        snprintf(buf, size, "%s%s", f->word, set);
 }
 
 const char *layer_spec_example(tdm_layer_kind kind)
 {
-    for (size_t i = 0; i < FORM_COUNT; i++)
-        if (forms[i].kind == kind)
-            return forms[i].example;
-    return NULL;
+    return (unsigned)kind < TDM_LAYER_KIND_COUNT ? forms[kind].example : NULL;
 }
 
 void layer_spec_help(char *buf, size_t size)
 {
     size_t used = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < FORM_COUNT && used < size; i++) {
-        int plain = plain_form(forms[i].example); /* bn: no example to give */
+    for (size_t k = 0; k < TDM_LAYER_KIND_COUNT && used < size; k++) {
+        const struct form *f = &forms[k];
+        char form[64];
+        if (!f->word)
+            continue;
+        form_text(f, form, sizeof form);
+        int plain = f->settings == NONE; /* bn: no example to give */
         used += (size_t)snprintf(buf + used, size - used, "\n%s: %s%s%s%s%s%s",
-                                 tdm_layer_kind_name(forms[i].kind), forms[i].form,
-                                 plain ? "" : ", e.g. ", plain ? "" : forms[i].example,
-                                 forms[i].what ? " (" : "", forms[i].what ? forms[i].what : "",
-                                 forms[i].what ? ")" : "");
+                                 tdm_layer_kind_name((tdm_layer_kind)k), form,
+                                 plain ? "" : ", e.g. ", plain ? "" : f->example,
+                                 f->what ? " (" : "", f->what ? f->what : "", f->what ? ")" : "");
     }
 }
 
 /* "'x' is not a layer: give <units> or dense<units> (1 to 65536), conv<filters>k<size>, ..." */
 static int not_a_layer(const char *one, size_t len, char *err, size_t err_size)
 {
+    char form[64];
+    form_text(&forms[0], form, sizeof form);
     int n = snprintf(err, err_size, "'%.20s%s' is not a layer: give %s (1 to %d)", one,
-                     len > 20 ? "..." : "", forms[0].form, MAX_UNITS);
+                     len > 20 ? "..." : "", form, MAX_UNITS);
     size_t used = n < 0 ? 0 : (size_t)n;
-    for (size_t i = 1; i < FORM_COUNT && used < err_size; i++)
-        used += (size_t)snprintf(err + used, err_size - used, ", %s", forms[i].form);
+    for (size_t k = 1; k < TDM_LAYER_KIND_COUNT && used < err_size; k++) {
+        if (!forms[k].word)
+            continue;
+        form_text(&forms[k], form, sizeof form);
+        used += (size_t)snprintf(err + used, err_size - used, ", %s", form);
+    }
     if (used < err_size)
         snprintf(err + used, err_size - used, "; a window then takes s<stride> and valid");
     return -1;
@@ -187,24 +219,22 @@ static int pair(char *buf, size_t size, size_t a, size_t b)
 
 static void format_one(const tdm_layer *d, char *buf, size_t size)
 {
-    static const char *const prefix[] = {"", "conv", "pool", "avgpool"};
+    if ((unsigned)d->kind >= TDM_LAYER_KIND_COUNT || !forms[d->kind].word) {
+        snprintf(buf, size, "%s", tdm_layer_kind_name(d->kind)); /* no form to read back */
+        return;
+    }
+    const struct form *f = &forms[d->kind];
     char window[48] = "", stride[48] = "";
-    const char *example = layer_spec_example(d->kind);
-    if (example && plain_form(example)) { /* bn, ln, gap: no settings */
-        snprintf(buf, size, "%s", example);
-        return;
-    }
-    if (d->kind == TDM_LAYER_EMBEDDING) {
-        snprintf(buf, size, "emb%zux%zu", d->vocab, d->units);
-        return;
-    }
-    if (d->kind == TDM_LAYER_DENSE || d->kind == TDM_LAYER_RESIDUAL) {
-        snprintf(buf, size, d->kind == TDM_LAYER_DENSE ? "%zu" : "res%zu",
-                 d->kind == TDM_LAYER_DENSE ? d->units : d->skip);
-        return;
+    switch (f->settings) {
+    case NONE: snprintf(buf, size, "%s", f->word); return;
+    case UNITS: snprintf(buf, size, "%s%zu", f->word, d->units); return;
+    case SKIP: snprintf(buf, size, "%s%zu", f->word, d->skip); return;
+    case VOCAB: snprintf(buf, size, "%s%zux%zu", f->word, d->vocab, d->units); return;
+    case CONV:
+    case WINDOW: break;
     }
     pair(window, sizeof window, d->kernel_h, d->kernel_w);
-    int pool = d->kind != TDM_LAYER_CONV2D;
+    int pool = f->settings == WINDOW;
     size_t sh = d->stride_h ? d->stride_h : pool ? d->kernel_h : 1;
     size_t sw = d->stride_w ? d->stride_w : pool ? d->kernel_w : 1;
     if (sh != (pool ? d->kernel_h : 1) || sw != (pool ? d->kernel_w : 1)) {
@@ -213,9 +243,9 @@ static void format_one(const tdm_layer *d, char *buf, size_t size)
     }
     const char *valid = d->padding == TDM_PADDING_VALID ? "valid" : "";
     if (pool)
-        snprintf(buf, size, "%s%s%s%s", prefix[d->kind], window, stride, valid);
+        snprintf(buf, size, "%s%s%s%s", f->word, window, stride, valid);
     else
-        snprintf(buf, size, "conv%zuk%s%s%s", d->units, window, stride, valid);
+        snprintf(buf, size, "%s%zuk%s%s%s", f->word, d->units, window, stride, valid);
 }
 
 void layer_spec_format(const tdm_layer *layers, size_t count, char *buf, size_t size)
@@ -232,8 +262,7 @@ void layer_spec_format(const tdm_layer *layers, size_t count, char *buf, size_t 
 int layer_spec_has_images(const tdm_layer *layers, size_t count)
 {
     for (size_t l = 0; l < count; l++)
-        if (layers[l].kind == TDM_LAYER_CONV2D || layers[l].kind == TDM_LAYER_MAX_POOL2D ||
-            layers[l].kind == TDM_LAYER_AVG_POOL2D || layers[l].kind == TDM_LAYER_GLOBAL_AVG_POOL2D)
+        if (tdm_layer_kind_traits(layers[l].kind) & TDM_LAYER_NEEDS_IMAGE)
             return 1;
     return 0;
 }

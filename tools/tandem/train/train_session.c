@@ -124,10 +124,10 @@ static int make_model(train_session *ts)
     tdm_activation act;
     if (tdm_activation_parse(o->activation, &act) != TDM_OK)
         return fail("--activation");
-    /* activation after every dense and conv2d layer, dropout after every dense one */
+    /* activation after every layer that takes one, dropout after every dense one */
     for (size_t l = 0; l < o->hidden_count; l++) {
         layers[l] = o->hidden[l];
-        if (layers[l].kind == TDM_LAYER_DENSE || layers[l].kind == TDM_LAYER_CONV2D)
+        if (tdm_layer_kind_traits(layers[l].kind) & TDM_LAYER_TAKES_ACTIVATION)
             layers[l].activation = act;
         if (layers[l].kind == TDM_LAYER_DENSE)
             layers[l].dropout = o->dropout;
