@@ -9,10 +9,7 @@
 
 static tdm_status plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l, const char *f)
 {
-    tdm_status s = tdm_layer_needs_image(o, l, f);
-    return s == TDM_OK
-               ? tdm_layer_plan_window(&o->layers[l], &plans[l], 0, o->layers[l].units, f, l)
-               : s;
+    return tdm_layer_plan_window(&o->layers[l], &plans[l], 0, o->layers[l].units, f, l);
 }
 
 static tdm_shape variable_shape(const tdm_layer *d, const tdm_layer_plan *p, size_t k)
@@ -185,6 +182,7 @@ static void from_kernel(tdm_layer *d, const uint64_t *dims)
 const tdm_layer_type tdm_layer_conv2d = {
     .variables = tdm_kernel_and_bias,
     .takes = TDM_TAKES_UNITS | TDM_TAKES_ACTIVATION | TDM_TAKES_WINDOW,
+    .takes_image = 1,
     .storage = TDM_STORE_HALF,
     .kernel_rank = 4,
     .check = tdm_layer_check_units,

@@ -34,6 +34,8 @@ typedef struct tdm_layer_type {
     const char *const *states;    /* its moving statistics' likewise, per channel */
     unsigned takes;               /* TDM_TAKES_* */
     int flattens;                 /* its output is a flat vector, no image to convolve */
+    int takes_image;              /* its input must be an image: the plan refuses a flat
+                                     model input, or a layer before it that flattens */
     int sizes_input;              /* its kernel's rows are the model's flat input, so a
                                      file need not record the input's shape */
     tdm_layer_storage storage;
@@ -67,7 +69,8 @@ typedef struct tdm_layer_type {
     void (*from_kernel)(tdm_layer *d, const uint64_t *dims);
 } tdm_layer_type;
 
-/* The type of a kind tdm_model_plan has checked. */
+/* The type of a kind tdm_model_plan has checked (layer_registry.c, above the kinds;
+ * what follows is layer_helpers.c's, below them). */
 const tdm_layer_type *tdm_layer_type_of(tdm_layer_kind kind);
 
 /* How many names a NULL-terminated list has. */

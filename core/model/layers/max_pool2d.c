@@ -17,6 +17,7 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
 
 const tdm_layer_type tdm_layer_max_pool2d = {
     .takes = TDM_TAKES_WINDOW,
+    .takes_image = 1,
     .plan = tdm_layer_pool_plan,
     .forward = forward,
     .backward = backward,
