@@ -2,7 +2,7 @@
 #ifndef TDM_REFERENCE_LAUNCH_H
 #define TDM_REFERENCE_LAUNCH_H
 
-#include "device/device_impl.h"
+#include "device/backend_services.h"
 
 tdm_status tdm_reference_launch(tdm_device *dev, const tdm_launch *launch);
 

@@ -17,7 +17,7 @@
  * batches closed by the clock cost in submissions to a few percent of a core. */
 #include <time.h>
 
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "vulkan_internal.h"
 
 uint64_t tdm_vk_now_ns(void)

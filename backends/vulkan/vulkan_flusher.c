@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "vulkan_internal.h"
 
 static void *flusher_main(void *arg)

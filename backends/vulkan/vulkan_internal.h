@@ -8,7 +8,7 @@
 #include "vulkan_api.h"
 #include "vulkan_coopmat_khr.h"
 
-#include "device/device_impl.h"
+#include "device/backend_services.h"
 
 /* The physical devices of one VkInstance. */
 struct tdm_backend {

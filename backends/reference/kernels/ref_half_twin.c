@@ -5,8 +5,7 @@
  * keep one reference per kernel. */
 #include <stdlib.h>
 
-#include "base/error.h"
-#include "base/half_bits.h"
+#include "device/backend_services.h"
 #include "reference_launch.h"
 
 /* The float copies of a launch's half views, as buffers the kernel reads at offset 0. */
