@@ -3,7 +3,8 @@
 # the internal headers of the modules below it and of no other (tdm_module_root); model
 # and train see some modules through narrow headers alone. For every library root: a
 # private header of each module it may use compiles, and one of each module it may not
-# is an error. The allowed sets are docs/ARCHITECTURE.md's.
+# is an error. The allowed sets are docs/ARCHITECTURE.md's. Backends include of the core
+# their contract and its services header alone.
 set -eu
 cc=$1 include=$2 roots=$3
 probe=$(mktemp --suffix=.c)
@@ -54,6 +55,17 @@ narrow() { # library, headers
 }
 narrow tandem_model input/standardize.h ops/ops_images.h ops/ops_mixed.h
 narrow tandem_train distribute/variable_access.h collective/collectives.h
+# Backends come in through one door: their contract (device/backend.h), the services
+# beside it (device/backend_services.h) and the kernel table they expand
+# (device/kernels.def); of the core nothing else, the public headers aside.
+others=$(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"([a-z_]+/)*(core|base|device|collective|ops|input|distribute|checkpoint|model|train)/' \
+           --include='*.c' --include='*.h' "$include/../backends" |
+         grep -vE '"device/(backend\.h|backend_services\.h|kernels\.def)"' || true)
+if [ -n "$others" ]; then
+  echo "FAIL: backends include core headers besides device/backend.h and device/backend_services.h:"
+  echo "$others"
+  failed=1
+fi
 # The transport contract stands alone: the public headers and nothing of the core.
 printf '#include "rank_transport.h"\n' > "$probe"
 "$cc" -fsyntax-only -I"$include" -I"$include/../transports" "$probe" ||

@@ -14,8 +14,7 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
 
-#include "base/error.h"
-#include "base/library.h"
+#include "device/backend_services.h"
 #include "dnnl_conv.h"
 #include "dnnl_padding_terms.h"
 

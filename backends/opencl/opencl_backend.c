@@ -4,8 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/error.h"
-#include "device/log.h"
+#include "device/backend_services.h"
 #include "opencl_internal.h"
 
 /* All platforms the ICD loader offers; NOT_FOUND when there is none. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/disk_cache.h"
+#include "device/backend_services.h"
 #include "opencl_program.h"
 
 /* A device or platform string, cut to fit; "" when the query fails. */

@@ -2,7 +2,7 @@
  * context can use and copy them. */
 #include <stdlib.h>
 
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "opencl_internal.h"
 
 /* The codes drivers use for "no memory left" when creating a buffer; an invalid

@@ -7,15 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/error.h"
-#include "device/kernel_args.h"
+#include "device/backend_services.h"
 #include "opencl_internal.h"
 
 #ifdef TDM_HAVE_CLBLAST
 #include <clblast_c.h>
 
-#include "base/library.h"
-#include "device/log.h"
 #include "opencl_gemm_tuning.h"
 
 static tdm_library clblast = TDM_LIBRARY_INIT("libclblast.so.1");

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "opencl_internal.h"
 
 /* The options every table kernel is built with on this device: correctly rounded

@@ -1,7 +1,7 @@
 /* OpenCL error codes as names, and their mapping to tandem statuses. */
 #include "opencl_internal.h"
 
-#include "base/error.h"
+#include "device/backend_services.h"
 
 #define TDM_CL_ERROR(code) \
     case code:             \

@@ -1,5 +1,5 @@
 /* Events: markers on a device's queue. */
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "opencl_internal.h"
 
 /* The marker and its flush, under the serial lock where the platform needs it. */

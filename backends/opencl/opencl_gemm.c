@@ -3,7 +3,7 @@
  * (opencl_host_gemm.c), else CLBlast (opencl_clblast.c). */
 #include <stdint.h>
 
-#include "device/kernel_args.h"
+#include "device/backend_services.h"
 #include "opencl_internal.h"
 
 /* C = beta * C over m rows of n with leading dimension ldc, with the table's fill

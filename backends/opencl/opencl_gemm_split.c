@@ -7,8 +7,7 @@
  * scratch; sum_axis0 adds the partials in slice order, and axpy adds their sum to
  * C, scaled by beta first. A C whose rows are not contiguous keeps one product. The
  * sums are reassociated, as gemm's tolerance allows. */
-#include "device/kernel_args.h"
-#include "device/scratch_pool.h"
+#include "device/backend_services.h"
 #include "opencl_internal.h"
 
 /* The shortest slice of k, and the most slices (so that the partials stay small). */

@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/error.h"
-#include "device/kernel.h"
+#include "device/backend_services.h"
 #include "opencl_internal.h"
 
 /* Page-aligned: beyond any CL_DEVICE_MEM_BASE_ADDR_ALIGN, and whole pages. */

@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/error.h"
-#include "device/kernel_args.h"
+#include "device/backend_services.h"
 #include "opencl_internal.h"
 
 int tdm_opencl_host_conv_usable(const tdm_opencl_device *d)

@@ -13,9 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/error.h"
-#include "base/library.h"
-#include "device/kernel_args.h"
+#include "device/backend_services.h"
 #include "opencl_internal.h"
 #include "openblas_core.h"
 

@@ -6,8 +6,7 @@
 
 #include "opencl_api.h"
 
-#include "device/device_impl.h"
-#include "device/kernel.h"
+#include "device/backend_services.h"
 
 /* A program cache entry; defined in opencl_program.c. */
 typedef struct tdm_opencl_program tdm_opencl_program;

@@ -7,8 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "base/error.h"
-#include "device/kernel_flags.h"
+#include "device/backend_services.h"
 #include "opencl_internal.h"
 #include "opencl_program.h"
 #include "tandem/nn.h"

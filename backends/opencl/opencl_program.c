@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "opencl_program.h"
 
 /* How much of a build log goes into the last error: errors come first, and the

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "device/log.h"
+#include "device/backend_services.h"
 #include "opencl_internal.h"
 
 /* PoCL's default: $XDG_CACHE_HOME/pocl/kcache, else $HOME/.cache/pocl/kcache.

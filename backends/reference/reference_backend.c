@@ -6,8 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "device/device_impl.h"
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "reference_launch.h"
 
 struct tdm_backend {

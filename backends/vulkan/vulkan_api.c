@@ -1,6 +1,6 @@
 /* Loads the Vulkan loader, libvulkan.so.1, and the entry points the backend calls,
  * once per process. */
-#include "base/library.h"
+#include "device/backend_services.h"
 #include "vulkan_api.h"
 
 #define TDM_VULKAN_DEFINE(name) PFN_##name name;

@@ -17,7 +17,7 @@
  * batches closed by the clock cost in submissions to a few percent of a core. */
 #include <time.h>
 
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "vulkan_internal.h"
 
 uint64_t tdm_vk_now_ns(void)
@@ -101,7 +101,8 @@ static tdm_status open_batch(tdm_vk_device *vd)
     vd->batch_commands = 0;
     vd->batch_opened_ns = tdm_vk_now_ns();
     vd->hazards = (tdm_vk_hazards){0};
-    tdm_vk_flusher_notify(vd);
+    if (vd->flusher_idle) /* it sleeps until a batch opens: this one */
+        pthread_cond_signal(&vd->flusher_wake);
     return TDM_OK;
 }
 

@@ -2,7 +2,7 @@
  * reach the memory directly. */
 #include <stdlib.h>
 
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "vulkan_internal.h"
 
 static void destroy(tdm_vk_device *vd, tdm_vk_buffer *vb)

@@ -17,9 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/error.h"
-#include "base/half_bits.h"
-#include "device/log.h"
+#include "device/backend_services.h"
 #include "vulkan_internal.h"
 
 #define CHECK_M 96u

@@ -3,8 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/error.h"
-#include "device/log.h"
+#include "device/backend_services.h"
 #include "vulkan_internal.h"
 
 /* 0: none; 1: core in Vulkan 1.2; 2: through VK_KHR_timeline_semaphore.

@@ -3,7 +3,7 @@
  * completes with it. Waiting or asking submits that batch first. */
 #include <stdlib.h>
 
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "vulkan_internal.h"
 
 tdm_status tdm_vk_finish(tdm_device *dev)

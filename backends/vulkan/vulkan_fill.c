@@ -4,7 +4,7 @@
  * on lavapipe), so the shader fills in windows: each binds a range that starts on
  * a minStorageBufferOffsetAlignment boundary, and gets the pattern rotated so
  * that its first word continues the phase of the whole fill. */
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "vulkan_internal.h"
 
 _Static_assert(sizeof(tdm_vk_fill_constants) == 76, "fill_words.comp expects 76 bytes");

@@ -2,8 +2,9 @@
  * the device does not idle behind work the host recorded and then left alone.
  *
  * It sleeps until a batch opens, then until that batch's deadline; a batch that was
- * submitted meanwhile leaves it to sleep until the next one's. Recording threads
- * only signal it when it sleeps without a deadline: once per batch at most.
+ * submitted meanwhile leaves it to sleep until the next one's. The batch that opens
+ * signals it (vulkan_batch.c), only when it sleeps without a deadline: once per batch
+ * at most. The flusher calls into vulkan_batch.c, which calls nothing of the flusher's.
  * TDM_VK_NO_FLUSH_TIMER=1 leaves it out, so that tests show waits and queries
  * submitting the work they need by themselves. */
 #include <errno.h>
@@ -11,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "vulkan_internal.h"
 
 static void *flusher_main(void *arg)
@@ -81,10 +82,4 @@ void tdm_vk_flusher_stop(tdm_vk_device *vd)
     if (vd->flusher_ready)
         pthread_cond_destroy(&vd->flusher_wake);
     vd->flusher_ready = 0;
-}
-
-void tdm_vk_flusher_notify(tdm_vk_device *vd)
-{
-    if (vd->flusher_idle)
-        pthread_cond_signal(&vd->flusher_wake);
 }

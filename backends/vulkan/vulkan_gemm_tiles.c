@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/log.h"
+#include "device/backend_services.h"
 #include "vulkan_internal.h"
 
 /* gemm.glsl's STEP_K and UNITS_EACH. */

@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/error.h"
-#include "device/log.h"
+#include "device/backend_services.h"
 #include "vulkan_internal.h"
 
 #define TDM_VK_VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"

@@ -8,7 +8,7 @@
 #include "vulkan_api.h"
 #include "vulkan_coopmat_khr.h"
 
-#include "device/device_impl.h"
+#include "device/backend_services.h"
 
 /* The physical devices of one VkInstance. */
 struct tdm_backend {
@@ -203,7 +203,8 @@ typedef struct tdm_vk_device {
 
     /* The thread that submits a batch left open too long (vulkan_flusher.c). */
     pthread_t flusher;
-    pthread_cond_t flusher_wake; /* CLOCK_MONOTONIC; signalled with vd->lock held */
+    pthread_cond_t flusher_wake; /* CLOCK_MONOTONIC; signalled with vd->lock held by a
+                                    batch that opens on an idle flusher, and by stop */
     int flusher_ready, flusher_running, flusher_idle, flusher_stop;
 
     /* Compute pipelines, created on first use: one per kernel of the table, then
@@ -428,8 +429,6 @@ uint64_t tdm_vk_now_ns(void);
  * fails only when the thread cannot be created; stop joins it (not under vd->lock). */
 tdm_status tdm_vk_flusher_start(tdm_vk_device *vd);
 void tdm_vk_flusher_stop(tdm_vk_device *vd);
-/* Under vd->lock, when a batch opens: wakes the flusher if it sleeps. */
-void tdm_vk_flusher_notify(tdm_vk_device *vd);
 
 /* vulkan_events.c */
 tdm_status tdm_vk_finish(tdm_device *dev);

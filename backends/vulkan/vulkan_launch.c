@@ -15,7 +15,7 @@
  * invocations storing the halves of one word would race). */
 #include <string.h>
 
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "spirv_modules.h"
 #include "vulkan_internal.h"
 

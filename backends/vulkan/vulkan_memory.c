@@ -1,6 +1,6 @@
 /* Device memory: choosing a memory type, allocating, and keeping mapped memory
  * coherent where the type is not HOST_COHERENT. */
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "vulkan_internal.h"
 
 /* The first allowed type with the first set of flags that any allowed type has:

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "spirv_modules.h"
 #include "vulkan_internal.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/disk_cache.h"
+#include "device/backend_services.h"
 #include "spirv_modules.h"
 #include "vulkan_internal.h"
 

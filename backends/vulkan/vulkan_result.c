@@ -1,7 +1,7 @@
 /* VkResult names and their mapping onto tdm_status. */
 #include "vulkan_internal.h"
 
-#include "base/error.h"
+#include "device/backend_services.h"
 
 #define TDM_VK_RESULT_CASE(r) \
     case r:                   \

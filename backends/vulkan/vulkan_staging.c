@@ -7,7 +7,7 @@
  * while the host drains chunk k. */
 #include <string.h>
 
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "vulkan_internal.h"
 
 #define TDM_VK_STAGING_BYTES ((size_t)8 << 20)

@@ -6,7 +6,7 @@
  * far the host runs ahead. */
 #include <stdlib.h>
 
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "vulkan_internal.h"
 
 #define TDM_VK_MAX_SLOTS 64

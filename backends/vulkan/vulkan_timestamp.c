@@ -4,7 +4,7 @@
  * timestampValidBits says its queues keep time. */
 #include <stdlib.h>
 
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "vulkan_internal.h"
 
 tdm_status tdm_vk_timestamps_open(tdm_vk_device *vd)

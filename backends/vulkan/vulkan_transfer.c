@@ -1,7 +1,7 @@
 /* Host writes and reads, and copies between buffers of one device. */
 #include <string.h>
 
-#include "base/error.h"
+#include "device/backend_services.h"
 #include "vulkan_internal.h"
 
 tdm_status tdm_vk_write(tdm_buffer *buf, size_t offset, const void *src, size_t size)

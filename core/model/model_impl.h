@@ -116,7 +116,7 @@ void tdm_layer_variable_name(tdm_layer_kind kind, size_t l, size_t k, char *buf,
 /* Layer l's moving statistic k's name: "batch_norm<l>/moving_mean". */
 void tdm_layer_state_name(tdm_layer_kind kind, size_t l, size_t k, char *buf, size_t size);
 
-/* Batch norm's epsilon and momentum, the defaults where 0. */
+/* Batch norm's epsilon and momentum, the defaults where 0 (layers/normalise.c). */
 float tdm_layer_epsilon(const tdm_layer *d);
 float tdm_layer_momentum(const tdm_layer *d);
 
@@ -200,6 +200,11 @@ static inline tdm_status tdm_model_product(const tdm_model *m, const tdm_model_v
  * precision waits to be timed). */
 tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev, size_t l,
                                        tdm_mixed_products products);
+
+/* Whether dev runs the implicit convolutions (the Vulkan and reference backends'
+ * kernels, and oneDNN's on OpenCL CPU devices; the others' fallback is lowered:
+ * tdm_kernel_has_fallback). layers/conv2d_ways.c, as what follows. */
+int tdm_conv_has_implicit(const tdm_device *dev);
 
 /* Whether a convolution computing a on dev keeps an im2col matrix: lowered, measured
  * (the race needs one), and Winograd's filter gradient where dev lacks the implicit

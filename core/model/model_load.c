@@ -12,7 +12,7 @@
 #include "checkpoint/checkpoint_posix.h"
 #include "base/error.h"
 #include "device/tensor_impl.h"
-#include "checkpoint/model_file.h"
+#include "model/model_file.h"
 #include "model/layers/layer_type.h"
 #include "checkpoint/safetensors.h"
 

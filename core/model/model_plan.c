@@ -19,16 +19,6 @@ void tdm_layer_state_name(tdm_layer_kind kind, size_t l, size_t k, char *buf, si
              tdm_layer_type_of(kind)->states[k]);
 }
 
-float tdm_layer_epsilon(const tdm_layer *d)
-{
-    return d->epsilon > 0.0f ? d->epsilon : 1e-3f;
-}
-
-float tdm_layer_momentum(const tdm_layer *d)
-{
-    return d->momentum > 0.0f ? d->momentum : 0.99f;
-}
-
 size_t tdm_model_variable_layer(const tdm_model *m, size_t i)
 {
     size_t l = 0;
@@ -60,6 +50,23 @@ void tdm_model_variable_name(const tdm_model *m, size_t i, char *buf, size_t siz
 {
     size_t l = tdm_model_variable_layer(m, i);
     tdm_layer_variable_name(m->layers[l].kind, l, i - m->plans[l].first_var, buf, size);
+}
+
+/* Refuses layer l of o, a kind that takes an image, when its input is none: a flat
+ * model input, or the output of a layer that flattens. */
+static tdm_status needs_image(const tdm_model_options *o, size_t l, const char *f)
+{
+    if (l ? !tdm_layer_type_of(o->layers[l - 1].kind)->flattens : o->input_height != 0)
+        return TDM_OK;
+    if (l)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: layer %zu (%s) needs an image: a %s layer's output is flat", f, l,
+                        tdm_layer_kind_name(o->layers[l].kind),
+                        tdm_layer_kind_name(o->layers[l - 1].kind));
+    return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                    "%s: layer 0 (%s) needs an image: give input_height, input_width and "
+                    "input_channels",
+                    f, tdm_layer_kind_name(o->layers[0].kind));
 }
 
 /* The input as an image: given in full, or flat. */
@@ -187,7 +194,10 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
         if (s != TDM_OK)
             break;
         const tdm_layer_type *t = tdm_layer_type_of(d->kind);
-        s = t->plan(o, plans, l, f);
+        if (tdm_layer_kind_traits(d->kind) & TDM_LAYER_NEEDS_IMAGE)
+            s = needs_image(o, l, f);
+        if (s == TDM_OK)
+            s = t->plan(o, plans, l, f);
         if (s == TDM_OK)
             s = check_kernel_size(d, p, l, f);
         size_t out;

@@ -10,7 +10,7 @@
 #include "checkpoint/checkpoint_posix.h"
 #include "checkpoint/output_file.h"
 #include "base/error.h"
-#include "checkpoint/model_file.h"
+#include "model/model_file.h"
 #include "model/layers/layer_type.h"
 #include "checkpoint/safetensors.h"
 

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "device/device_impl.h"
+#include "device/backend_services.h"
 
 #define REF_TYPE_F32 float
 #define REF_TYPE_F16 uint16_t

@@ -1,11 +1,11 @@
 /* The reference's float16 twins (kernels.def, TDM_HALF_TWIN): each runs its kernel
  * on float copies of the activations, converted exactly from their halves, and
  * rounds the written ones back to float16 (nearest even), which is the twins'
- * definition. Copies rather than half arithmetic keep one reference per kernel. */
+ * definition (bias_act's runs its parts' twins). Copies rather than half arithmetic
+ * keep one reference per kernel. */
 #include <stdlib.h>
 
-#include "base/error.h"
-#include "base/half_bits.h"
+#include "device/backend_services.h"
 #include "reference_launch.h"
 
 /* The float copies of a launch's half views, as buffers the kernel reads at offset 0. */
@@ -26,11 +26,10 @@ static const uint16_t *halves_of(const tdm_launch *launch, unsigned b)
     return (const uint16_t *)launch->buffers[b]->impl + launch->offsets[b];
 }
 
-tdm_status tdm_reference_half_twin(tdm_device *dev, const tdm_launch *launch)
+/* A twin whose kernel reads no activation it has stored. */
+static tdm_status float_copies(tdm_device *dev, const tdm_launch *launch)
 {
     const tdm_kernel_info *twin = tdm_kernel_get(launch->kernel);
-    if (twin->base == TDM_KERNEL_bias_act) /* reads back an activation it stores */
-        return tdm_reference_bias_act_f16(dev, launch);
     tdm_launch inner = *launch;
     float_views v = {0};
     inner.kernel = twin->base;
@@ -53,8 +52,8 @@ tdm_status tdm_reference_half_twin(tdm_device *dev, const tdm_launch *launch)
         inner.buffers[b] = &v.buffers[b];
         inner.offsets[b] = 0;
     }
-    tdm_status s = tdm_reference_launch(dev, &inner);
-    for (unsigned b = 0; b < twin->buffer_count && s == TDM_OK; b++) {
+    tdm_reference_run(&inner);
+    for (unsigned b = 0; b < twin->buffer_count; b++) {
         if (!v.values[b] || !twin->buffers[b].written)
             continue;
         uint16_t *h = (uint16_t *)halves_of(launch, b);
@@ -62,5 +61,54 @@ tdm_status tdm_reference_half_twin(tdm_device *dev, const tdm_launch *launch)
             h[i] = tdm_f16_from_f32(v.values[b][i]);
     }
     free_views(&v);
+    return TDM_OK;
+}
+
+/* bias_act's buffers, in the table's order. */
+enum { Y, Z, X, B };
+
+/* A launch of a part of bias_act_f16: its float16 twin on some of the launch's views. */
+static tdm_launch part(const tdm_launch *fused, tdm_kernel kernel, const unsigned *views,
+                       unsigned count)
+{
+    tdm_launch p = {.kernel = tdm_kernel_half_twin(kernel), .groups = fused->groups};
+    for (unsigned i = 0; i < count; i++) {
+        p.buffers[i] = fused->buffers[views[i]];
+        p.offsets[i] = fused->offsets[views[i]];
+    }
+    return p;
+}
+
+/* bias_act's float16 twin runs its parts' twins, so that the activation reads z
+ * rounded to float16 as stored (float copies of the fused kernel would round it only
+ * after the activation had read it). */
+static tdm_status bias_act_f16(tdm_device *dev, const tdm_launch *launch)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(launch->kernel);
+    const uint32_t rows = (uint32_t)tdm_kernel_uint(info, launch->u, TDM_UINT_rows);
+    const uint32_t cols = (uint32_t)tdm_kernel_uint(info, launch->u, TDM_UINT_cols);
+    const uint32_t act = (uint32_t)tdm_kernel_uint(info, launch->u, TDM_UINT_activation);
+    const tdm_kernel apply = tdm_activation_kernel(act);
+    if (apply == TDM_KERNEL_COUNT)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: unknown activation %u", dev->desc.id,
+                        info->name, act);
+    tdm_launch add_z = part(launch, TDM_KERNEL_bias_add, (const unsigned[]){Z, X, B}, 3);
+    tdm_launch add_y = part(launch, TDM_KERNEL_bias_add, (const unsigned[]){Y, X, B}, 3);
+    tdm_launch act_y = part(launch, apply, (const unsigned[]){Y, Z}, 2);
+    add_z.u[0] = add_y.u[0] = rows;
+    add_z.u[1] = add_y.u[1] = cols;
+    act_y.u[0] = rows * cols;
+    tdm_status s = apply == TDM_KERNEL_bias_add ? float_copies(dev, &add_y) : TDM_OK;
+    if (s == TDM_OK)
+        s = float_copies(dev, &add_z);
+    if (s == TDM_OK && apply != TDM_KERNEL_bias_add)
+        s = float_copies(dev, &act_y);
     return s;
+}
+
+tdm_status tdm_reference_half_twin(tdm_device *dev, const tdm_launch *launch)
+{
+    if (tdm_kernel_get(launch->kernel)->base == TDM_KERNEL_bias_act)
+        return bias_act_f16(dev, launch); /* reads back an activation it stores */
+    return float_copies(dev, launch);
 }

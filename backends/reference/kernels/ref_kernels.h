@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "base/half_bits.h"
+#include "device/backend_services.h"
 #include "ref_args.h"
 
 #define TDM_KERNEL(name, ...) void ref_##name(const ref_##name##_args *args);

@@ -9,10 +9,7 @@
 
 static tdm_status plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l, const char *f)
 {
-    tdm_status s = tdm_layer_needs_image(o, l, f);
-    return s == TDM_OK
-               ? tdm_layer_plan_window(&o->layers[l], &plans[l], 0, o->layers[l].units, f, l)
-               : s;
+    return tdm_layer_plan_window(&o->layers[l], &plans[l], 0, o->layers[l].units, f, l);
 }
 
 static tdm_shape variable_shape(const tdm_layer *d, const tdm_layer_plan *p, size_t k)

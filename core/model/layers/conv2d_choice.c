@@ -14,22 +14,6 @@
 #include "model/model_impl.h"
 #include "base/clock.h"
 
-static const char *const algorithm_names[] = {"auto",     "direct",   "lowered", "measured",
-                                              "implicit", "winograd", NULL};
-
-TDM_NAMED_ENUM(tdm_conv_algorithm, algorithm_names, tdm_conv_algorithm_names,
-               tdm_conv_algorithm_name, tdm_conv_algorithm_parse, "convolution algorithm")
-
-/* Whether dev runs the implicit convolutions (the Vulkan and reference backends'
- * kernels, and oneDNN's on OpenCL CPU devices; the others' fallback is lowered:
- * tdm_kernel_has_fallback). */
-static int has_implicit(const tdm_device *dev)
-{
-    return tdm_kernel_supported(dev, TDM_KERNEL_conv2d_implicit) &&
-           tdm_kernel_supported(dev, TDM_KERNEL_conv2d_implicit_grad_filter) &&
-           tdm_kernel_supported(dev, TDM_KERNEL_conv2d_implicit_grad_input);
-}
-
 /* Measured with tandem bench train -m fashion-cnn (docs/PERFORMANCE.md): on PoCL the
  * implicit passes on oneDNN train 2.5-2.9x faster than im2col and GEMM (OpenBLAS),
  * which train 1.9x faster than the direct kernels; im2col and GEMM train 0.6x as
@@ -55,17 +39,11 @@ tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev
     if (a == TDM_CONV_AUTO && dev->desc.backend == TDM_BACKEND_REFERENCE)
         return TDM_CONV_DIRECT;
     if (a == TDM_CONV_AUTO)
-        return has_implicit(dev) && dev->desc.type == TDM_DEVICE_CPU ? TDM_CONV_IMPLICIT
-                                                                     : TDM_CONV_LOWERED;
+        return tdm_conv_has_implicit(dev) && dev->desc.type == TDM_DEVICE_CPU ? TDM_CONV_IMPLICIT
+                                                                              : TDM_CONV_LOWERED;
     if (a == TDM_CONV_IMPLICIT)
-        return has_implicit(dev) ? TDM_CONV_IMPLICIT : TDM_CONV_LOWERED;
+        return tdm_conv_has_implicit(dev) ? TDM_CONV_IMPLICIT : TDM_CONV_LOWERED;
     return a;
-}
-
-int tdm_conv_keeps_columns(const tdm_device *dev, tdm_conv_algorithm a)
-{
-    return a == TDM_CONV_LOWERED || a == TDM_CONV_MEASURED ||
-           (a == TDM_CONV_WINOGRAD && !has_implicit(dev));
 }
 
 /* The tensors of one layer's trial: its input and output images, a filter and its
@@ -115,7 +93,8 @@ static tdm_status passes(const trial *t, way w)
         s = tdm_conv2d_winograd(t->y, t->x, t->f, t->win);
         if (s == TDM_OK && t->training)
             s = tdm_conv2d_winograd_grad_filter(
-                t->df, t->x, t->y, has_implicit(tdm_tensor_device(t->y)) ? NULL : t->col, t->win);
+                t->df, t->x, t->y, tdm_conv_has_implicit(tdm_tensor_device(t->y)) ? NULL : t->col,
+                t->win);
         if (s == TDM_OK && t->input_grad)
             s = tdm_conv2d_winograd_grad_input(t->x, t->y, t->f, t->win);
         return s;
@@ -158,7 +137,7 @@ static int offered(const trial *t, const tdm_device *dev, way w)
         return t->products_race;
     if (t->products_race && !t->every_way && w.conv != t->f32_rule)
         return 0;
-    return (w.conv != TDM_CONV_IMPLICIT || has_implicit(dev)) &&
+    return (w.conv != TDM_CONV_IMPLICIT || tdm_conv_has_implicit(dev)) &&
            (w.conv != TDM_CONV_WINOGRAD || tdm_conv2d_winograd_fits(t->win));
 }
 

@@ -5,11 +5,11 @@
 
 static tdm_status plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l, const char *f)
 {
-    tdm_status s = tdm_layer_needs_image(o, l, f);
+    (void)o, (void)f;
     tdm_layer_plan *p = &plans[l];
     p->out_h = p->out_w = 1;
     p->out_c = p->in_c;
-    return s;
+    return TDM_OK;
 }
 
 /* The layer's image input (t, of the layer before) and its flat output (u, of this

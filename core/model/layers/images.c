@@ -22,22 +22,6 @@ tdm_status tdm_layer_output_image(const tdm_layer_plan *p, const tdm_tensor *t, 
     return image(t, rows, p->out_h, p->out_w, p->out_c, out);
 }
 
-tdm_status tdm_layer_needs_image(const tdm_model_options *o, size_t l, const char *f)
-{
-    if (l ? !tdm_layer_type_of(o->layers[l - 1].kind)->flattens : o->input_height != 0)
-        return TDM_OK;
-    if (l)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "%s: layer %zu (%s) needs an image: a %s layer's output is flat", f, l,
-                        tdm_layer_kind_name(o->layers[l].kind),
-                        tdm_layer_kind_name(o->layers[l - 1].kind));
-    return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                    "%s: layer 0 (%s) needs an image: give input_height, input_width and "
-                    "input_channels",
-                    f, tdm_layer_kind_name(o->layers[0].kind));
-}
-
-/* VALID's windows along one dimension of `in` positions (SAME's are tdm_window_same's). */
 static tdm_status valid_windows(size_t in, size_t k, size_t stride, size_t *out, const char *f,
                                 size_t l)
 {
@@ -81,9 +65,7 @@ tdm_status tdm_layer_plan_window(const tdm_layer *d, tdm_layer_plan *p, int pool
 tdm_status tdm_layer_pool_plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l,
                                const char *f)
 {
-    tdm_status s = tdm_layer_needs_image(o, l, f);
-    return s == TDM_OK ? tdm_layer_plan_window(&o->layers[l], &plans[l], 1, plans[l].in_c, f, l)
-                       : s;
+    return tdm_layer_plan_window(&o->layers[l], &plans[l], 1, plans[l].in_c, f, l);
 }
 
 tdm_status tdm_layer_pool_forward(const tdm_model *m, const tdm_model_views *v, size_t l,

@@ -14,16 +14,12 @@ tdm_status tdm_layer_input_image(const tdm_layer_plan *p, const tdm_tensor *t, s
 tdm_status tdm_layer_output_image(const tdm_layer_plan *p, const tdm_tensor *t, size_t rows,
                                   tdm_tensor **out);
 
-/* Refuses layer l of o when its input is no image: a flat model input, or the output
- * of a layer that flattens. */
-tdm_status tdm_layer_needs_image(const tdm_model_options *o, size_t l, const char *f);
-
 /* The window of a conv2d or pooling layer (its default stride: 1, or the window for
  * pooling) and its output image, of out_c channels. */
 tdm_status tdm_layer_plan_window(const tdm_layer *d, tdm_layer_plan *p, int pool, size_t out_c,
                                  const char *f, size_t l);
 
-/* A pooling layer's plan: an image in, windows of it out, channel by channel. */
+/* A pooling layer's plan: windows of its input image out, channel by channel. */
 tdm_status tdm_layer_pool_plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l,
                                const char *f);
 /* z[l] = the pooling of x; and its backward pass, d(loss) / dx into g[l - 1]. */

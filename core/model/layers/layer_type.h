@@ -67,10 +67,11 @@ typedef struct tdm_layer_type {
     void (*from_kernel)(tdm_layer *d, const uint64_t *dims);
 } tdm_layer_type;
 
-/* The type of a kind tdm_model_plan has checked. */
+/* The type of a kind tdm_model_plan has checked (layer_registry.c, above the kinds:
+ * no kind calls it). */
 const tdm_layer_type *tdm_layer_type_of(tdm_layer_kind kind);
 
-/* How many names a NULL-terminated list has. */
+/* layer_helpers.c, below the kinds: how many names a NULL-terminated list has. */
 size_t tdm_layer_name_count(const char *const *names);
 
 /* value uniform in [-limit, limit), drawn on the host from the model's seed and the

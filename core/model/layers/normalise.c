@@ -4,6 +4,16 @@
 
 const char *const tdm_gamma_and_beta[] = {"gamma", "beta", NULL};
 
+float tdm_layer_epsilon(const tdm_layer *d)
+{
+    return d->epsilon > 0.0f ? d->epsilon : 1e-3f;
+}
+
+float tdm_layer_momentum(const tdm_layer *d)
+{
+    return d->momentum > 0.0f ? d->momentum : 0.99f;
+}
+
 tdm_status tdm_norm_check(const tdm_layer *d, size_t l, const char *f)
 {
     if (d->units || d->activation != TDM_ACT_LINEAR || d->dropout != 0.0f ||

@@ -16,8 +16,8 @@
  *                 "<kind><l>/window"; "data_crc32": the CRC-32 of the data section.
  *                 Version 1 files hold dense layers only and no "layers" key.
  */
-#ifndef TDM_TRAIN_MODEL_FILE_H
-#define TDM_TRAIN_MODEL_FILE_H
+#ifndef TDM_MODEL_MODEL_FILE_H
+#define TDM_MODEL_MODEL_FILE_H
 
 #include "tandem/model.h"
 

@@ -1,4 +1,6 @@
-/* The sequential model: its options, variables and their initial values. */
+/* The sequential model made and unmade: its options, variables and their initial
+ * values, and what it tells of them. Above its plan, scratch and room, which read
+ * the struct (model_impl.h) and call nothing here. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

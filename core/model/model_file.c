@@ -1,7 +1,7 @@
 /* The names a model file gives the loss and its reduction. */
 #include <string.h>
 
-#include "checkpoint/model_file.h"
+#include "model/model_file.h"
 
 static const char *const loss_names[] = {"softmax_cross_entropy", "mean_squared_error"};
 static const char *const reduction_names[] = {"sum_over_batch_size", "sum"};

@@ -1,36 +1,22 @@
-/* The table of layer types, built from tandem/layer_kinds.def, and what the kinds
- * share: their names and traits, their seeded initial values, their gradients' readiness. */
+/* What every kind of layer calls: the kinds' names and traits (from tandem/layer_kinds.def),
+ * their seeded initial values, their gradients' readiness. Below the kinds, so it
+ * names none of them: their table is layer_registry.c's. */
 #include <math.h>
 
 #include "model/layers/layer_type.h"
 #include "model/seed_mix.h"
 
-#define TDM_LAYER_KIND(id, name, traits, what) extern const tdm_layer_type tdm_layer_##name;
-#include "tandem/layer_kinds.def"
-#undef TDM_LAYER_KIND
-
-static const tdm_layer_type *const types[] = {
-#define TDM_LAYER_KIND(id, name, traits, what) [TDM_LAYER_##id] = &tdm_layer_##name,
-#include "tandem/layer_kinds.def"
-#undef TDM_LAYER_KIND
-};
-
 static const char *const kind_names[] = {
-#define TDM_LAYER_KIND(id, name, traits, what) #name,
+#define TDM_LAYER_KIND(id, name, ...) #name,
 #include "tandem/layer_kinds.def"
 #undef TDM_LAYER_KIND
     NULL};
 
 static const unsigned kind_traits[] = {
-#define TDM_LAYER_KIND(id, name, traits, what) (traits),
+#define TDM_LAYER_KIND(id, name, traits, ...) (traits),
 #include "tandem/layer_kinds.def"
 #undef TDM_LAYER_KIND
 };
-
-const tdm_layer_type *tdm_layer_type_of(tdm_layer_kind kind)
-{
-    return types[kind];
-}
 
 const char *const *tdm_layer_kind_names(void)
 {
