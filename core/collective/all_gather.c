@@ -108,14 +108,3 @@ tdm_status coll_all_gather_run(const tdm_collective_call *call)
         return s;
     return gather_plan(call, call->opts.algorithm);
 }
-
-tdm_status tdm_all_gather(const tdm_buffer_view *inputs, const tdm_buffer_view *outputs,
-                          size_t count, const tdm_collective_options *opts)
-{
-    tdm_collective_call call = {.kind = TDM_COLL_ALL_GATHER,
-                                .func = "tdm_all_gather",
-                                .inputs = inputs,
-                                .outputs = outputs,
-                                .count = count};
-    return tdm_collective(&call, opts);
-}

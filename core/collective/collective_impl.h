@@ -66,8 +66,10 @@ tdm_status coll_check_options(const char *func, const tdm_collective_options *op
                               tdm_collective_options *out);
 
 /* Each kind's checks and run behind tdm_collective_check and tdm_collective_run: the
- * checks in shard_checks.c, the runs in all_gather.c, reduce_scatter.c and
- * root_collectives.c. */
+ * reduction's in reduce.c, the others' checks in shard_checks.c, their runs in
+ * all_gather.c, reduce_scatter.c and root_collectives.c. */
+tdm_status coll_reduce_check(tdm_collective_call *call, const tdm_collective_options *opts);
+tdm_status coll_reduce_run(const tdm_collective_call *call);
 tdm_status coll_all_gather_check(tdm_collective_call *call, const tdm_collective_options *opts);
 tdm_status coll_reduce_scatter_check(tdm_collective_call *call, const tdm_collective_options *opts);
 tdm_status coll_root_reduce_check(tdm_collective_call *call, const tdm_collective_options *opts);

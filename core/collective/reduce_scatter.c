@@ -76,16 +76,3 @@ tdm_status coll_reduce_scatter_run(const tdm_collective_call *call)
     free(shard);
     return s;
 }
-
-tdm_status tdm_reduce_scatter(tdm_reduce_op op, const tdm_buffer_view *inputs,
-                              const tdm_buffer_view *outputs, size_t count,
-                              const tdm_collective_options *opts)
-{
-    tdm_collective_call call = {.kind = TDM_COLL_REDUCE_SCATTER,
-                                .func = "tdm_reduce_scatter",
-                                .op = op,
-                                .inputs = inputs,
-                                .outputs = outputs,
-                                .count = count};
-    return tdm_collective(&call, opts);
-}

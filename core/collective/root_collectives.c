@@ -22,7 +22,7 @@ tdm_status coll_root_reduce_run(const tdm_collective_call *call)
                                   .output_count = 1,
                                   .ready = call->ready,
                                   .opts = call->opts};
-    return tdm_collective_run(&reduce);
+    return coll_reduce_run(&reduce);
 }
 
 tdm_status coll_root_broadcast_run(const tdm_collective_call *call)
