@@ -5,13 +5,6 @@
 #include "base/error.h"
 #include "vulkan_internal.h"
 
-void tdm_vk_buffer_destroy(tdm_vk_device *vd, tdm_vk_buffer *vb)
-{
-    vkDestroyBuffer(vd->device, vb->buffer, NULL);
-    vkFreeMemory(vd->device, vb->memory, NULL); /* unmaps too */
-    free(vb);
-}
-
 static tdm_status create_buffer(tdm_vk_device *vd, size_t size, tdm_vk_buffer *vb)
 {
     VkBufferCreateInfo info = {
@@ -84,7 +77,7 @@ tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf)
 }
 
 /* The core does not wait for the device (backend.h): the buffer is destroyed once
- * the work recorded before the free has completed (vulkan_retire.c). */
+ * the work recorded before the free has completed (vulkan_buffer_release.c). */
 void tdm_vk_buffer_free(tdm_buffer *buf)
 {
     if (buf->impl)

@@ -1,11 +1,19 @@
-/* Buffers freed while the device may still use them: a free does not wait. The
- * buffer goes on the device's retire list with the submission that completes every
- * command recorded before the free, and is destroyed once that submission has
- * completed: at a later free, allocation or finish, or when the device closes. The
- * list is in submission order, so those still pending come after the first. */
+/* A buffer's release. A free does not wait, so a buffer the device may still use is
+ * not destroyed at once: it goes on the device's retire list with the submission
+ * that completes every command recorded before the free, and is destroyed once that
+ * submission has completed: at a later free, allocation or finish, or when the
+ * device closes. The list is in submission order, so those still pending come after
+ * the first. */
 #include <stdlib.h>
 
 #include "vulkan_internal.h"
+
+void tdm_vk_buffer_destroy(tdm_vk_device *vd, tdm_vk_buffer *vb)
+{
+    vkDestroyBuffer(vd->device, vb->buffer, NULL);
+    vkFreeMemory(vd->device, vb->memory, NULL); /* unmaps too */
+    free(vb);
+}
 
 /* Destroys the retired buffers whose submission has completed; under retire_lock.
  * A device that is lost keeps them until it closes. */
