@@ -10,7 +10,11 @@
  * speed of 8 x 8, and 4 x 16 about as fast); elsewhere 4 x 4, since 8 x 16 keeps about
  * 300 floats live an item (sums, partial sums, four rows of B), past a GPU's registers
  * (255 an item on NVIDIA), where 4 x 4 keeps about 50. Products are summed per STEP_K
- * before joining the total, so the error grows with STEP_K + k / STEP_K, not k. */
+ * before joining the total, so the error grows with STEP_K + k / STEP_K, not k.
+ *
+ * Split over k (opencl_gemm_split.c): a launch of more than one group along dimension
+ * 1 sums slice get_group_id(1) of k alone (the last slice takes the rest of k) into
+ * its own m x ldc partial of C, which lies after the partials of the slices before. */
 
 #ifdef TDM_CPU
 #define ROWS 8
@@ -88,7 +92,10 @@ kernel void tdm_gemm_f16(TDM_SIGNATURE)
     if (group % spacing != 0)
         return;
     const size_t slots = (groups + spacing - 1) / spacing;
-    c += c_off;
+    const uint slices = (uint)get_num_groups(1), slice = (uint)get_group_id(1);
+    const uint k_begin = slice * (k / slices);
+    const uint k_end = slice + 1 == slices ? k : k_begin + k / slices;
+    c += c_off + (size_t)slice * m * ldc;
     a += a_off;
     b += b_off;
     for (size_t t = group / spacing * TDM_WG + get_local_id(0); t < blocks; t += slots * TDM_WG) {
@@ -98,8 +105,8 @@ kernel void tdm_gemm_f16(TDM_SIGNATURE)
 
         for (int i = 0; i < ROWS; i++)
             acc[i] = 0.0f;
-        for (uint k0 = 0; k0 < k; k0 += STEP_K) {
-            const uint end = min(k, k0 + STEP_K);
+        for (uint k0 = k_begin; k0 < k_end; k0 += STEP_K) {
+            const uint end = min(k_end, k0 + STEP_K);
             floatC part[ROWS];
 
             for (int i = 0; i < ROWS; i++)

@@ -3,10 +3,13 @@
 # Vulkan, once (the numerics check's flags with the loss), in one submission, with
 # device memory mapped and with it staged as on a discrete GPU. The counts come from
 # tdm_device_counters through `bench train --json`, with the flush timer off so that
-# the waits do not depend on the machine's speed; the steps stay inside the first
-# epoch, whose steps all have one shape. The submissions still do a little, as the
-# prefetch thread's writes fall before or after the step's read submits its batch:
-# 1.1 to 1.8 a step here (4 with staging before the ring), so their bound is 2.5.
+# the waits do not depend on the machine's speed. The 42 steps cross the end of the
+# first epoch (29 steps of the digits): its last, shorter step allocates input
+# tensors, which the next step frees, and a free waits for no device (1.16 waits a
+# step over 200 steps when each free finished the device). The submissions still do
+# a little, as the prefetch thread's writes fall before or after the step's read
+# submits its batch: 1.1 to 1.8 a step here (4 with staging before the ring), so
+# their bound is 2.5.
 # usage: vk_step_stalls.sh TANDEM
 set -eu
 tandem=$1
@@ -18,7 +21,7 @@ field() { sed -n "s/.*\"$2\": *\([0-9.e+-]*\).*/\1/p" "$1" | head -n 1; }
 check() { # NAME [VAR=VALUE...]: runs the bench so, and checks both counts
   name=$1
   shift
-  env TDM_VK_NO_FLUSH_TIMER=1 "$@" "$tandem" bench train -d vulkan:0 -m digits -n 12 -w 2 \
+  env TDM_VK_NO_FLUSH_TIMER=1 "$@" "$tandem" bench train -d vulkan:0 -m digits -n 40 -w 2 \
     --json "$out/$name.json" >"$out/$name.log" 2>&1 ||
     { cat "$out/$name.log"; echo "FAIL: bench train ($name) failed"; fail=1; return 0; }
   waits=$(field "$out/$name.json" host_waits_per_replica_step)

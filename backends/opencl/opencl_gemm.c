@@ -1,6 +1,7 @@
 /* gemm, C = alpha * op(A) * op(B) + beta * C, row-major (kernels.def): the cases
  * neither library takes, then the host's BLAS where the device runs it
- * (opencl_host_gemm.c), else CLBlast (opencl_clblast.c). */
+ * (opencl_host_gemm.c), else CLBlast (opencl_clblast.c). gemm_f16, by its kernel,
+ * split over k by the same rule as CLBlast's products (opencl_gemm_split.c). */
 #include <stdint.h>
 
 #include "device/backend_services.h"
@@ -26,6 +27,31 @@ static tdm_status scale_c(tdm_device *dev, const tdm_launch *gemm, uint64_t m, u
     return st;
 }
 
+/* The launch's product, as CLBlast and the rule of the split take it (gemm_f16's
+ * scalars and slots are gemm's). */
+static tdm_opencl_product product_of(const tdm_launch *launch)
+{
+    const tdm_gemm_scalars g = tdm_gemm_scalars_of(launch);
+    const tdm_gemm_slots at = tdm_gemm_slots_of();
+    return (tdm_opencl_product){.trans_a = g.trans_a != 0,
+                                .trans_b = g.trans_b != 0,
+                                .m = g.m,
+                                .n = g.n,
+                                .k = g.k,
+                                .lda = g.lda,
+                                .ldb = g.ldb,
+                                .ldc = g.ldc,
+                                .alpha = g.alpha,
+                                .beta = g.beta,
+                                .a = tdm_opencl_mem(launch->buffers[at.a]),
+                                .b = tdm_opencl_mem(launch->buffers[at.b]),
+                                .c = tdm_opencl_mem(launch->buffers[at.c]),
+                                .a_off = launch->offsets[at.a],
+                                .b_off = launch->offsets[at.b],
+                                .c_off = launch->offsets[at.c],
+                                .batch = 1};
+}
+
 int tdm_opencl_gemm_supported(const tdm_device *dev)
 {
     return tdm_opencl_dev(dev)->host_gemm || tdm_opencl_clblast_load(NULL);
@@ -43,25 +69,17 @@ tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch)
     if (tdm_opencl_dev(dev)->host_gemm && tdm_opencl_host_gemm_takes(launch))
         return tdm_opencl_host_gemm(dev, launch);
     const tdm_gemm_slots at = tdm_gemm_slots_of();
-    const tdm_opencl_product p = {.trans_a = g.trans_a != 0,
-                                  .trans_b = g.trans_b != 0,
-                                  .m = g.m,
-                                  .n = g.n,
-                                  .k = g.k,
-                                  .lda = g.lda,
-                                  .ldb = g.ldb,
-                                  .ldc = g.ldc,
-                                  .alpha = g.alpha,
-                                  .beta = g.beta,
-                                  .a = tdm_opencl_mem(launch->buffers[at.a]),
-                                  .b = tdm_opencl_mem(launch->buffers[at.b]),
-                                  .c = tdm_opencl_mem(launch->buffers[at.c]),
-                                  .a_off = launch->offsets[at.a],
-                                  .b_off = launch->offsets[at.b],
-                                  .c_off = launch->offsets[at.c],
-                                  .batch = 1};
+    const tdm_opencl_product p = product_of(launch);
     const uint32_t slices = tdm_opencl_gemm_slices(dev, &p);
     if (slices)
         return tdm_opencl_gemm_split(dev, &p, launch->buffers[at.c], slices);
     return tdm_opencl_clblast_run(dev, &p);
+}
+
+tdm_status tdm_opencl_gemm_f16(tdm_device *dev, const tdm_launch *launch)
+{
+    const tdm_opencl_product p = product_of(launch);
+    const uint32_t slices = p.m && p.n ? tdm_opencl_gemm_slices(dev, &p) : 0;
+    return slices ? tdm_opencl_gemm_f16_split(dev, launch, slices)
+                  : tdm_opencl_enqueue(dev, launch, 1);
 }

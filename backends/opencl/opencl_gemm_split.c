@@ -1,12 +1,15 @@
-/* A long, narrow product on CLBlast with its k split. A weight gradient has a small
- * m x n and a long k (the batch's positions: the CNN's first filter gradient is 9 x 32
- * over k = 50,176), and CLBlast gives each of its few tiles of C to one work-group,
- * which sums all of k while the rest of a GPU idles (3.3 ms on an H100 for that
- * layer's passes, against 0.2 through Vulkan's split). Here k is cut into slices that
- * CLBlast's strided batched gemm multiplies at once, each into a partial product in
- * scratch; sum_axis0 adds the partials in slice order, and axpy adds their sum to
- * C, scaled by beta first. A C whose rows are not contiguous keeps one product. The
- * sums are reassociated, as gemm's tolerance allows. */
+/* A long, narrow product with its k split, on CLBlast or by gemm_f16's kernel. A
+ * weight gradient has a small m x n and a long k (the batch's positions: the CNN's
+ * first filter gradient is 9 x 32 over k = 50,176), and CLBlast gives each of its few
+ * tiles of C to one work-group, which sums all of k while the rest of a GPU idles (3.3
+ * ms on an H100 for that layer's passes, against 0.2 through Vulkan's split). Here k
+ * is cut into slices that CLBlast's strided batched gemm multiplies at once, each
+ * into a partial product in scratch; sum_axis0 adds the partials in slice order, and
+ * axpy adds their sum to C, scaled by beta first. A C whose rows are not contiguous
+ * keeps one product. The sums are reassociated, as gemm's tolerance allows. gemm_f16
+ * takes the same rule and the same sum: its kernel multiplies the slices at once, one
+ * per group along a second dimension of its launch (as one plain launch, the CNN's
+ * filter gradients under --mixed-precision took 31 ms a step on an H200). */
 #include "device/backend_services.h"
 #include "opencl_internal.h"
 
@@ -32,6 +35,29 @@ uint32_t tdm_opencl_gemm_slices(const tdm_device *dev, const tdm_opencl_product 
     if (slices * (mn + 1) > MAX_PARTIALS) /* the partials and their sum */
         slices = MAX_PARTIALS / (mn + 1);
     return slices >= 2 ? (uint32_t)slices : 0;
+}
+
+/* C (mn floats from element c_off of c) = beta C + the sum of the slices' partial
+ * products at the start of scratch, summed in slice order by sum_axis0 into the
+ * scratch after them. */
+static tdm_status add_partials(tdm_device *dev, tdm_buffer *scratch, uint32_t slices, size_t mn,
+                               tdm_buffer *c, size_t c_off, float beta)
+{
+    const tdm_buffer_view partials = {scratch, 0, slices * mn * sizeof(float)};
+    const tdm_buffer_view sum = {scratch, partials.size, mn * sizeof(float)};
+    const tdm_buffer_view cv = {c, c_off * sizeof(float), mn * sizeof(float)};
+    const tdm_sum_axis0_args total = {
+        .out = sum, .x = partials, .rows = slices, .cols = (uint32_t)mn};
+    tdm_status s = tdm_sum_axis0_run(dev, &total);
+    /* C = beta C (beta 0 a fill: NaN in C must not survive), then C += the sum */
+    const tdm_fill_args zero = {.y = cv, .n = (uint32_t)mn, .value = 0.0f};
+    const tdm_scale_args scale = {.y = cv, .x = cv, .n = (uint32_t)mn, .alpha = beta};
+    if (s == TDM_OK && beta != 1.0f)
+        s = beta == 0.0f ? tdm_fill_run(dev, &zero) : tdm_scale_run(dev, &scale);
+    const tdm_axpy_args add = {.y = cv, .x = sum, .n = (uint32_t)mn, .alpha = 1.0f};
+    if (s == TDM_OK)
+        s = tdm_axpy_run(dev, &add);
+    return s;
 }
 
 tdm_status tdm_opencl_gemm_split(tdm_device *dev, const tdm_opencl_product *p, tdm_buffer *c,
@@ -65,21 +91,32 @@ tdm_status tdm_opencl_gemm_split(tdm_device *dev, const tdm_opencl_product *p, t
         rest.batch = 1;
         s = tdm_opencl_clblast_run(dev, &rest);
     }
-    const tdm_buffer_view partials = {scratch, 0, slices * mn * sizeof(float)};
-    const tdm_buffer_view sum = {scratch, partials.size, mn * sizeof(float)};
-    const tdm_buffer_view cv = {c, p->c_off * sizeof(float), mn * sizeof(float)};
-    const tdm_sum_axis0_args total = {
-        .out = sum, .x = partials, .rows = slices, .cols = (uint32_t)mn};
     if (s == TDM_OK)
-        s = tdm_sum_axis0_run(dev, &total);
-    /* C = beta C (beta 0 a fill: NaN in C must not survive), then C += the sum */
-    const tdm_fill_args zero = {.y = cv, .n = (uint32_t)mn, .value = 0.0f};
-    const tdm_scale_args scale = {.y = cv, .x = cv, .n = (uint32_t)mn, .alpha = p->beta};
-    if (s == TDM_OK && p->beta != 1.0f)
-        s = p->beta == 0.0f ? tdm_fill_run(dev, &zero) : tdm_scale_run(dev, &scale);
-    const tdm_axpy_args add = {.y = cv, .x = sum, .n = (uint32_t)mn, .alpha = 1.0f};
+        s = add_partials(dev, scratch, slices, mn, c, p->c_off, p->beta);
+    tdm_scratch_release(scratch); /* issued: later users of the pool run after it */
+    return s;
+}
+
+/* gemm_f16's kernel sums a slice of k per group along dimension 1, each into its
+ * partial in scratch (alpha applied, beta 0), in one launch. */
+tdm_status tdm_opencl_gemm_f16_split(tdm_device *dev, const tdm_launch *launch, uint32_t slices)
+{
+    const tdm_gemm_scalars g = tdm_gemm_scalars_of(launch);
+    const tdm_gemm_slots at = tdm_gemm_slots_of();
+    const size_t mn = (size_t)g.m * g.n;
+    tdm_buffer *scratch = NULL;
+    tdm_status s = tdm_scratch_acquire(dev, (slices + 1) * mn * sizeof(float), &scratch);
+    if (s != TDM_OK)
+        return s;
+    tdm_launch part = *launch;
+    part.buffers[at.c] = scratch;
+    part.offsets[at.c] = 0;
+    part.u[TDM_UINT_AT(gemm_f16, ldc)] = g.n;
+    part.f[TDM_FLOAT_AT(gemm_f16, beta)] = 0.0f;
+    s = tdm_opencl_enqueue(dev, &part, slices);
     if (s == TDM_OK)
-        s = tdm_axpy_run(dev, &add);
+        s = add_partials(dev, scratch, slices, mn, launch->buffers[at.c], launch->offsets[at.c],
+                         g.beta);
     tdm_scratch_release(scratch); /* issued: later users of the pool run after it */
     return s;
 }

@@ -166,15 +166,20 @@ void tdm_opencl_event_release(tdm_device *dev, void *event);
 tdm_status tdm_opencl_timestamp(tdm_device *dev, uint64_t *device_ns);
 tdm_status tdm_opencl_queue_wait(tdm_device *dev, tdm_device *src, void *event);
 
-/* opencl_launch.c: the `launch` op, and the release of a device's kernels (at close). */
+/* opencl_launch.c: the `launch` op, and the release of a device's kernels (at close).
+ * tdm_opencl_enqueue runs the table's kernel from its source, `depth` groups deep
+ * along dimension 1 (1: a plain launch; gemm_f16 reads it as its slices of k). */
 tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch);
+tdm_status tdm_opencl_enqueue(tdm_device *dev, const tdm_launch *launch, uint32_t depth);
 int tdm_opencl_supports(const tdm_device *dev, tdm_kernel kernel);
 void tdm_opencl_kernels_release(tdm_opencl_device *d);
 
 /* opencl_gemm.c: gemm, through the host's BLAS on devices that run it (host_gemm),
  * else through CLBlast (a long, narrow product with its k split:
- * opencl_gemm_split.c); whether a device can run gemm at all. */
+ * opencl_gemm_split.c); whether a device can run gemm at all. gemm_f16 through
+ * kernels/gemm_f16.cl, a long, narrow product with its k split by the same rule. */
 tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch);
+tdm_status tdm_opencl_gemm_f16(tdm_device *dev, const tdm_launch *launch);
 int tdm_opencl_gemm_supported(const tdm_device *dev);
 
 /* opencl_clblast.c: gemm through CLBlast, which tdm_opencl_clblast_load loads from
@@ -192,11 +197,13 @@ typedef struct tdm_opencl_product {
     size_t a_off, b_off, c_off, a_stride, b_stride, c_stride, batch;
 } tdm_opencl_product;
 tdm_status tdm_opencl_clblast_run(tdm_device *dev, const tdm_opencl_product *p);
-/* opencl_gemm_split.c: the slices p's k is cut into on CLBlast (0: none), and p so
- * cut, its slices multiplied at once and summed into C (p->c, the buffer c). */
+/* opencl_gemm_split.c: the slices p's k is cut into (0: none), and p so cut, its
+ * slices multiplied at once and summed into C (p->c, the buffer c): on CLBlast, or
+ * gemm_f16's launch by its own kernel. */
 uint32_t tdm_opencl_gemm_slices(const tdm_device *dev, const tdm_opencl_product *p);
 tdm_status tdm_opencl_gemm_split(tdm_device *dev, const tdm_opencl_product *p, tdm_buffer *c,
                                  uint32_t slices);
+tdm_status tdm_opencl_gemm_f16_split(tdm_device *dev, const tdm_launch *launch, uint32_t slices);
 /* Releases the programs CLBlast keeps (built for the contexts that ran gemm), before
  * tandem releases a context: left to CLBlast's exit handler they would outlive their
  * context, and an application that opens and closes contexts would keep them all. */

@@ -3,7 +3,7 @@
  * table, in the order every kernels/NAME.cl follows:
  *   the buffers in table order, then one uint element offset per buffer in the same
  *   order, then the uints in table order, then the floats in table order.
- * gemm goes to CLBlast instead (opencl_gemm.c). */
+ * gemm goes to CLBlast instead, and gemm_f16 may be split over k (opencl_gemm.c). */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -217,8 +217,16 @@ tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch)
                         dev->desc.id, dev->desc.name, (int)launch->kernel);
     if (launch->kernel == TDM_KERNEL_gemm)
         return tdm_opencl_gemm(dev, launch);
+    if (launch->kernel == TDM_KERNEL_gemm_f16)
+        return tdm_opencl_gemm_f16(dev, launch);
     if (tdm_opencl_host_conv_kernel(launch->kernel))
         return tdm_opencl_host_conv(dev, launch);
+    return tdm_opencl_enqueue(dev, launch, 1);
+}
+
+tdm_status tdm_opencl_enqueue(tdm_device *dev, const tdm_launch *launch, uint32_t depth)
+{
+    const tdm_kernel_info *info = tdm_kernel_get(launch->kernel);
     if (launch->groups == 0)
         return TDM_OK; /* nothing to do (the core sends at least one group) */
 
@@ -228,14 +236,16 @@ tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch)
     if (st != TDM_OK)
         return st;
 
-    const size_t local = info->wg, global = (size_t)launch->groups * info->wg;
+    const size_t local[2] = {info->wg, 1},
+                 global[2] = {(size_t)launch->groups * info->wg, depth ? depth : 1};
     const char *call = "clSetKernelArg";
     pthread_mutex_lock(&d->kernel_lock); /* from the first argument to the enqueue */
     cl_int err = set_args(k, info, launch);
     if (err == CL_SUCCESS) {
         call = "clEnqueueNDRangeKernel";
         tdm_opencl_serial_begin(dev);
-        err = clEnqueueNDRangeKernel(d->queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
+        err = clEnqueueNDRangeKernel(d->queue, k, depth > 1 ? 2 : 1, NULL, global, local, 0, NULL,
+                                     NULL);
         tdm_opencl_serial_end(dev);
     }
     pthread_mutex_unlock(&d->kernel_lock);

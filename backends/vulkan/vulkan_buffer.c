@@ -5,13 +5,6 @@
 #include "device/backend_services.h"
 #include "vulkan_internal.h"
 
-static void destroy(tdm_vk_device *vd, tdm_vk_buffer *vb)
-{
-    vkDestroyBuffer(vd->device, vb->buffer, NULL);
-    vkFreeMemory(vd->device, vb->memory, NULL); /* unmaps too */
-    free(vb);
-}
-
 static tdm_status create_buffer(tdm_vk_device *vd, size_t size, tdm_vk_buffer *vb)
 {
     VkBufferCreateInfo info = {
@@ -41,9 +34,9 @@ static tdm_status map_if_visible(tdm_vk_device *vd, tdm_vk_buffer *vb, VkMemoryP
     return TDM_OK;
 }
 
-tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf)
+/* A buffer of `size` bytes in the first memory type that fits. */
+static tdm_status allocate(tdm_vk_device *vd, size_t size, tdm_vk_buffer **out)
 {
-    tdm_vk_device *vd = buf->device->impl;
     tdm_vk_buffer *vb = calloc(1, sizeof *vb);
     if (!vb)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", vd->dev->desc.id);
@@ -56,28 +49,39 @@ tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf)
     };
     size_t first = vd->unified_memory ? 0 : 1;
     VkMemoryPropertyFlags flags = 0;
-    tdm_status s = create_buffer(vd, buf->size, vb);
+    tdm_status s = create_buffer(vd, size, vb);
     if (s == TDM_OK)
         s = tdm_vk_allocate(vd, vb->buffer, choices + first, 3 - first, &vb->memory, &flags);
     if (s == TDM_OK)
         s = map_if_visible(vd, vb, flags);
     if (s != TDM_OK) {
-        destroy(vd, vb);
+        tdm_vk_buffer_destroy(vd, vb);
         return s;
     }
-    buf->impl = vb;
+    *out = vb;
     return TDM_OK;
 }
 
-void tdm_vk_buffer_free(tdm_buffer *buf)
+/* Out of memory while freed buffers wait for their work: once it has completed and
+ * they are gone, a second try. */
+tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf)
 {
     tdm_vk_device *vd = buf->device->impl;
-    /* Nothing to wait for when the core has waited; after a loss the core saw, work
-     * recorded or in flight may still use the buffer (a device the driver reports
-     * lost returns at once). */
-    (void)tdm_vk_wait(vd, tdm_vk_last_recorded(vd));
+    tdm_vk_buffer *vb = NULL;
+    tdm_vk_retire_sweep(vd);
+    tdm_status s = allocate(vd, buf->size, &vb);
+    if (s == TDM_ERR_OUT_OF_MEMORY && tdm_vk_retire_wait(vd))
+        s = allocate(vd, buf->size, &vb);
+    buf->impl = vb;
+    return s;
+}
+
+/* The core does not wait for the device (backend.h): the buffer is destroyed once
+ * the work recorded before the free has completed (vulkan_buffer_release.c). */
+void tdm_vk_buffer_free(tdm_buffer *buf)
+{
     if (buf->impl)
-        destroy(vd, buf->impl);
+        tdm_vk_retire(buf->device->impl, buf->impl);
     buf->impl = NULL;
 }
 

@@ -222,6 +222,7 @@ static void release(tdm_vk_device *vd)
 {
     tdm_vk_flusher_stop(vd);
     if (vd->device != VK_NULL_HANDLE) {
+        tdm_vk_retire_release(vd);
         tdm_vk_pipeline_release(vd);
         tdm_vk_staging_release(vd);
         tdm_vk_release_slots(vd);
@@ -230,6 +231,7 @@ static void release(tdm_vk_device *vd)
         vkDestroySemaphore(vd->device, vd->timeline, NULL);
         vkDestroyDevice(vd->device, NULL);
     }
+    pthread_mutex_destroy(&vd->retire_lock);
     pthread_mutex_destroy(&vd->coopmat_lock);
     pthread_mutex_destroy(&vd->staging_lock);
     pthread_mutex_destroy(&vd->lock);
@@ -301,6 +303,13 @@ tdm_status tdm_vk_open_device(tdm_backend *be, size_t index, tdm_device *dev)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", dev->desc.id);
     }
     if (pthread_mutex_init(&vd->coopmat_lock, NULL) != 0) {
+        pthread_mutex_destroy(&vd->staging_lock);
+        pthread_mutex_destroy(&vd->lock);
+        free(vd);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", dev->desc.id);
+    }
+    if (pthread_mutex_init(&vd->retire_lock, NULL) != 0) {
+        pthread_mutex_destroy(&vd->coopmat_lock);
         pthread_mutex_destroy(&vd->staging_lock);
         pthread_mutex_destroy(&vd->lock);
         free(vd);

@@ -9,7 +9,9 @@
 tdm_status tdm_vk_finish(tdm_device *dev)
 {
     tdm_vk_device *vd = dev->impl;
-    return tdm_vk_wait(vd, tdm_vk_last_recorded(vd));
+    tdm_status s = tdm_vk_wait(vd, tdm_vk_last_recorded(vd));
+    tdm_vk_retire_sweep(vd); /* the device is idle: every retired buffer goes */
+    return s;
 }
 
 tdm_status tdm_vk_event_record(tdm_device *dev, void **event)

@@ -233,6 +233,11 @@ typedef struct tdm_vk_device {
     size_t staging_first, staging_count; /* the oldest region's index; how many */
     size_t staging_head;                 /* where the next region starts, or 0 */
 
+    /* Buffers freed while the device may still use them, oldest first
+     * (vulkan_buffer_release.c); taken before vd->lock, never under it. */
+    pthread_mutex_t retire_lock;
+    struct tdm_vk_buffer *retired, *retired_last;
+
     /* Host memory import (VK_EXT_external_memory_host): 0 when off. */
     VkDeviceSize import_alignment; /* minImportedHostPointerAlignment */
     PFN_vkGetMemoryHostPointerPropertiesEXT host_pointer_properties;
@@ -256,6 +261,10 @@ typedef struct tdm_vk_buffer {
     VkDeviceSize memory_size;
     unsigned char *mapped; /* NULL: transfers go through the staging buffer */
     int coherent;
+    /* Once freed (vulkan_buffer_release.c): the submission to complete first, and the
+     * next buffer retired. */
+    uint64_t retire_after;
+    struct tdm_vk_buffer *retired_next;
 } tdm_vk_buffer;
 
 /* The push constants of every kernel (shaders/kernel_args.glsl, 128 bytes). */
@@ -453,10 +462,21 @@ tdm_status tdm_vk_allocate(tdm_vk_device *vd, VkBuffer buffer, const VkMemoryPro
 tdm_status tdm_vk_sync_mapped(tdm_vk_device *vd, const tdm_vk_buffer *vb, size_t offset,
                               size_t size, int to_device);
 
-/* vulkan_buffer.c */
+/* vulkan_buffer.c: a free hands the buffer to the retire list. */
 tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf);
 void tdm_vk_buffer_free(tdm_buffer *buf);
 void *tdm_vk_host_address(tdm_buffer *buf);
+
+/* vulkan_buffer_release.c: destroy releases a buffer now; retire puts a freed buffer
+ * on the list, to be destroyed once the work recorded before it has completed; sweep
+ * destroys those whose work has; wait waits for the newest one's work and sweeps (0:
+ * none to wait for, or a loss); release destroys them all, at close, once the device
+ * is idle. */
+void tdm_vk_buffer_destroy(tdm_vk_device *vd, tdm_vk_buffer *vb);
+void tdm_vk_retire(tdm_vk_device *vd, tdm_vk_buffer *vb);
+void tdm_vk_retire_sweep(tdm_vk_device *vd);
+int tdm_vk_retire_wait(tdm_vk_device *vd);
+void tdm_vk_retire_release(tdm_vk_device *vd);
 
 /* vulkan_staging.c */
 /* Writes are recorded into the open batch and never waited for; the host waits only

@@ -42,9 +42,10 @@ typedef struct tdm_backend_ops {
     /* buf->device and buf->size are set; sets buf->impl. The core has checked the
      * size against the device's limits. */
     tdm_status (*buffer_alloc)(tdm_buffer *buf);
-    /* The core has waited for the device to finish, except after a loss that it saw
-     * (a fault of one call, say) while the driver may still run earlier work: then
-     * the backend must not release memory that work in flight may use. */
+    /* The core does not wait: work recorded on the device before the free, or in
+     * flight after a loss the core saw, may still use the buffer. The backend
+     * releases the memory once that work has completed (OpenCL's runtime does so
+     * for a released cl_mem; Vulkan keeps a retire list), and never waits here. */
     void (*buffer_free)(tdm_buffer *buf);
 
     /* Blocking host transfers, ordered after earlier operations on the device. */

@@ -78,8 +78,8 @@ void tdm_buffer_free(tdm_buffer *buf)
     if (!buf)
         return;
     tdm_device *dev = buf->device;
-    if (!atomic_load(&dev->lost)) /* a loss seen here makes every later call fail fast */
-        tdm_device_result(dev, dev->ops->finish(dev));
+    /* No wait: the backend releases the memory once the work recorded before the free
+     * has completed (backend.h). */
     pthread_mutex_lock(&dev->lock);
     if (buf->prev)
         buf->prev->next = buf->next;

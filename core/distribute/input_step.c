@@ -333,8 +333,7 @@ static tdm_status upload_new(tdm_strategy *s, tdm_step_source *src, tdm_value **
 }
 
 /* Reusing an earlier step's tensors keeps buffers from being allocated and freed at
- * every step, and a free waits for the device: the host would stall until the step
- * before had run. */
+ * every step. */
 static tdm_status upload_reused(tdm_strategy *s, tdm_step_source *src, tdm_value *features,
                                 tdm_value *labels, size_t n)
 {

@@ -26,7 +26,7 @@ int tdm_variable_mirrored(const tdm_variable *var);
 /* Copy c of var moves into the memory of `into`, a tensor of its dtype and element
  * count on that copy's device: the bytes are copied in queue order, the variable's
  * tensor (the same pointer) takes into's memory, `into` is destroyed, and the old
- * buffer is freed once its device has finished. Slices and views of the copy taken
+ * buffer is released once the copy out of it has completed. Slices and views of the copy taken
  * before point at the old buffer. Called outside any run (the train op, when it is
  * created). */
 tdm_status tdm_variable_move_copy(tdm_variable *var, size_t c, tdm_tensor *into);

@@ -18,8 +18,8 @@ tdm_status tdm_variable_move_copy(tdm_variable *var, size_t c, tdm_tensor *into)
     if (s != TDM_OK)
         return tdm_fail_context(s, "%s: variable '%s'", func, var->name);
     /* The variable keeps its tensor, which callers may hold (tdm_variable_copy): it
-     * takes into's memory, and into goes with the old buffer, freed once the copy
-     * out of it is done (tdm_buffer_free waits). */
+     * takes into's memory, and into goes with the old buffer, released once the copy
+     * out of it is done (tdm_buffer_free defers it). */
     tdm_tensor old = *copy;
     *copy = *into;
     *into = old;

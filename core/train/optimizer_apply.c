@@ -314,7 +314,7 @@ static tdm_status check_local_grad(const tdm_variable *var, const tdm_buffer_vie
  * runs on copy 0's device, over scratch copies of this copy's state and of g (equal,
  * bit for bit, to what copy 0's replica updates there), and comes back. Copy 0 itself
  * is left to its own replica, so the replicas need not wait for each other. The
- * scratch stays from step to step: a free waits for its device. */
+ * scratch stays from step to step: no allocation or free in a step. */
 static tdm_status update_elsewhere(tdm_optimizer *opt, const tdm_opt_step *step, tdm_variable *var,
                                    tdm_variable *const *slots, size_t copy,
                                    const tdm_buffer_view *g)

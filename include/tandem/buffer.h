@@ -24,7 +24,8 @@ typedef struct tdm_buffer_view {
  * The contents are undefined until written. */
 TDM_API tdm_status tdm_buffer_alloc(tdm_device *dev, size_t size, tdm_buffer **out);
 
-/* Waits for the buffer's device to finish, then releases it. NULL-safe. */
+/* Releases the buffer without waiting for its device: the memory goes once the work
+ * issued on the device before the free has completed. NULL-safe. */
 TDM_API void tdm_buffer_free(tdm_buffer *buf);
 
 TDM_API size_t tdm_buffer_size(const tdm_buffer *buf);

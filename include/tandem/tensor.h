@@ -59,7 +59,8 @@ TDM_API tdm_status tdm_tensor_create(tdm_device *dev, tdm_dtype dtype, const tdm
 TDM_API tdm_status tdm_tensor_slice(tdm_tensor *parent, size_t offset, const tdm_shape *shape,
                                     tdm_tensor **out);
 
-/* Waits for the device, then releases the tensor. NULL-safe. */
+/* Releases the tensor without waiting for its device: its memory goes once the work
+ * issued on the device before the destroy has completed. NULL-safe. */
 TDM_API void tdm_tensor_destroy(tdm_tensor *t);
 
 /* Copies host data in; size must be the tensor's size in bytes. */

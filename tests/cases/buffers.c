@@ -10,7 +10,7 @@
  * ordered pair of the set, the same device included. An optional argv[3],
  * host-import or no-host-import, checks from the Vulkan devices' DEBUG log that
  * host reads did (and also staged the unaligned rest) or did not import host
- * memory; writes always stage. */
+ * memory; writes always stage. A free waits for no device. */
 #include <stdlib.h>
 
 #include "harness.h"
@@ -177,6 +177,41 @@ static void check_events(tdm_device *dev)
     tdm_buffer_free(buf);
 }
 
+/* A free does not wait for the device: the source of a copy still in the queue is
+ * freed without a host wait, and the copy still reads its bytes (on Vulkan the
+ * validation layer sees a buffer destroyed while a command uses it). A buffer
+ * allocated next, filled with other bytes, must not change what the copy read. */
+static void check_free_no_wait(tdm_device *dev)
+{
+    const size_t size = 4 * MIB;
+    unsigned char *data = host_alloc(size), *back = host_alloc(size);
+    test_random_bytes(data, size, 21);
+    tdm_buffer *src = NULL, *dst = NULL, *next = NULL;
+    CHECK_OK(tdm_buffer_alloc(dev, size, &src));
+    CHECK_OK(tdm_buffer_alloc(dev, size, &dst));
+    if (src && dst) {
+        CHECK_OK(tdm_buffer_write(src, 0, data, size));
+        tdm_buffer_view to = {dst, 0, size}, from = {src, 0, size};
+        CHECK_OK(tdm_buffer_copy(&to, &from));
+        tdm_device_counters before = TDM_DEVICE_COUNTERS_INIT, after = TDM_DEVICE_COUNTERS_INIT;
+        CHECK_OK(tdm_device_read_counters(dev, &before));
+        tdm_buffer_free(src);
+        src = NULL;
+        CHECK_OK(tdm_device_read_counters(dev, &after));
+        CHECK(after.host_waits == before.host_waits);
+        CHECK_OK(tdm_buffer_alloc(dev, size, &next));
+        if (next)
+            CHECK_OK(tdm_buffer_fill(next, 0, &(uint32_t){0x5A5A5A5Au}, 4, size));
+        CHECK_OK(tdm_buffer_read(dst, 0, back, size));
+        CHECK(memcmp(back, data, size) == 0);
+    }
+    tdm_buffer_free(next);
+    tdm_buffer_free(dst);
+    tdm_buffer_free(src);
+    free(data);
+    free(back);
+}
+
 /* One byte over the device's single-allocation limit fails, naming the device. */
 static void check_limits(tdm_device *dev)
 {
@@ -299,6 +334,7 @@ void test_case_buffers(const test_run *run)
             check_round_trip(set[i], sizes[s], (unsigned)(i * 10 + s));
         check_fills(set[i], 0);
         check_events(set[i]);
+        check_free_no_wait(set[i]);
         check_limits(set[i]);
     }
     if (!strncmp(scenario, "vulkan", 6))

@@ -1,10 +1,11 @@
 /* float16 tensors on every device of a scenario: tdm_op_cast rounds to nearest even,
  * overflows to infinity and converts back exactly, and tdm_op_matmul multiplies f16
  * operands with f32 sums, against a double-precision product of the same halves on
- * the host; mismatched dtypes and odd f16 offsets are refused. Then the other casts
- * and lookups that take no f32 arithmetic: f32 to i32 truncated, INT32_MIN outside
- * int32's range; embedding rows gathered bit for bit, and their gradient summed in
- * the ids' order, bitwise as a host loop, over more rows than one launch may loop. */
+ * the host, a long, narrow product too (split over k on OpenCL); mismatched dtypes
+ * and odd f16 offsets are refused. Then the other casts and lookups that take no f32
+ * arithmetic: f32 to i32 truncated, INT32_MIN outside int32's range; embedding rows
+ * gathered bit for bit, and their gradient summed in the ids' order, bitwise as a host
+ * loop, over more rows than one launch may loop. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -350,6 +351,70 @@ static void check_matmul(tdm_device *dev)
     }
 }
 
+/* A weight gradient's shape, 9 x 32 over k = 5000: long and narrow, which OpenCL
+ * splits over k (slices of 555, the last with the rest) and sums in scratch. For each
+ * transposition, c = 0.5 * op(a) * op(b) + beta * c against the product of the halves
+ * in double, within 1e-5 of the terms' magnitudes; beta 0 over a NaN, else 0.75. On
+ * OpenCL the product takes more than its one launch: the partials' sum and its add. */
+static void check_matmul_long(tdm_device *dev)
+{
+    enum { M = 9, N = 32, K = 5000 };
+    static float a[M * K], b[K * N], c[M * N];
+    static uint16_t ah[M * K], bh[K * N];
+    tdm_device_desc desc = TDM_DEVICE_DESC_INIT;
+    CHECK_OK(tdm_device_describe(dev, &desc));
+    srand(12);
+    for (size_t i = 0; i < M * K; i++)
+        a[i] = (float)rand() / (float)RAND_MAX * 4.0f - 2.0f;
+    for (size_t i = 0; i < K * N; i++)
+        b[i] = (float)rand() / (float)RAND_MAX * 4.0f - 2.0f;
+    for (int trans = 0; trans < 4; trans++) {
+        const int ta = trans & 1, tb = trans >> 1;
+        const float beta = trans % 3 ? 0.75f : 0.0f, c0 = beta != 0.0f ? 0.25f : NAN;
+        tdm_tensor *a32 = NULL, *a16 = NULL, *b32 = NULL, *b16 = NULL, *ct = NULL;
+        upload(dev, a, ta ? K : M, ta ? M : K, &a32, &a16);
+        upload(dev, b, tb ? N : K, tb ? K : N, &b32, &b16);
+        CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(M, N), &ct));
+        for (size_t i = 0; i < M * N; i++)
+            c[i] = c0;
+        CHECK_OK(tdm_tensor_write(ct, c, sizeof c));
+        tdm_device_counters before = TDM_DEVICE_COUNTERS_INIT, after = TDM_DEVICE_COUNTERS_INIT;
+        CHECK_OK(tdm_device_read_counters(dev, &before));
+        CHECK_OK(tdm_op_matmul(ct, a16, ta, b16, tb, 0.5f, beta));
+        CHECK_OK(tdm_device_read_counters(dev, &after));
+        CHECK_OK(tdm_tensor_read(a16, ah, sizeof ah));
+        CHECK_OK(tdm_tensor_read(b16, bh, sizeof bh));
+        CHECK_OK(tdm_tensor_read(ct, c, sizeof c));
+        double worst = 0.0;
+        const size_t lda = ta ? M : K, ldb = tb ? K : N;
+        for (size_t i = 0; i < M; i++)
+            for (size_t j = 0; j < N; j++) {
+                double sum = 0.0, mag = beta * 0.25;
+                for (size_t p = 0; p < K; p++) {
+                    double x = half_value(ah[ta ? p * lda + i : i * lda + p]);
+                    double y = half_value(bh[tb ? j * ldb + p : p * ldb + j]);
+                    sum += x * y;
+                    mag += fabs(0.5 * x * y);
+                }
+                double want = 0.5 * sum + (beta != 0.0f ? beta * 0.25 : 0.0);
+                double err = fabs(c[i * N + j] - want) / mag;
+                worst = isnan(err) ? INFINITY : fmax(worst, err);
+            }
+        const uint64_t launches = after.kernel_launches - before.kernel_launches;
+        if (worst > 1e-5 || (desc.backend == TDM_BACKEND_OPENCL && launches < 2))
+            fprintf(stderr, "%s: a long f16 product (trans %d %d): worst error %g, %llu launches\n",
+                    desc.id, ta, tb, worst, (unsigned long long)launches);
+        CHECK(worst <= 1e-5);
+        if (desc.backend == TDM_BACKEND_OPENCL)
+            CHECK(launches >= 2); /* split over k */
+        tdm_tensor_destroy(ct);
+        tdm_tensor_destroy(b16);
+        tdm_tensor_destroy(b32);
+        tdm_tensor_destroy(a16);
+        tdm_tensor_destroy(a32);
+    }
+}
+
 /* A tensor of dtype and shape on dev holding the f32 values v (rounded to half for
  * f16). */
 static tdm_tensor *global_tensor(tdm_device *dev, tdm_dtype dtype, const tdm_shape *shape,
@@ -467,6 +532,7 @@ void test_case_half_ops(const test_run *run)
         tdm_device *dev = run->devs[i];
         check_cast(dev);
         check_matmul(dev);
+        check_matmul_long(dev);
         check_cast_int(dev);
         check_embedding_lookup(dev);
         check_embedding_grad(dev);
