@@ -1,9 +1,9 @@
-/* The `launch` op: runs a kernel of the table (kernels.def) from its OpenCL C source
- * kernels/NAME.cl, embedded at build time. Arguments are bound generically from the
- * table, in the order every kernels/NAME.cl follows:
+/* Runs a kernel of the table (kernels.def) from its OpenCL C source kernels/NAME.cl,
+ * embedded at build time. Arguments are bound generically from the table, in the
+ * order every kernels/NAME.cl follows:
  *   the buffers in table order, then one uint element offset per buffer in the same
  *   order, then the uints in table order, then the floats in table order.
- * gemm goes to CLBlast instead, and gemm_f16 may be split over k (opencl_gemm.c). */
+ * The `launch` op that picks this or another path is opencl_dispatch.c's. */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -193,35 +193,6 @@ static cl_int set_args(cl_kernel k, const tdm_kernel_info *info, const tdm_launc
         err = clSetKernelArg(k, a++, sizeof v, &v);
     }
     return err;
-}
-
-/* Kernels with a source in kernels/; gemm and the implicit convolutions where a
- * library runs them. */
-int tdm_opencl_supports(const tdm_device *dev, tdm_kernel kernel)
-{
-    if (kernel == TDM_KERNEL_gemm)
-        return tdm_opencl_gemm_supported(dev);
-    if (tdm_opencl_host_conv_kernel(kernel))
-        return tdm_opencl_dev(dev)->host_conv;
-    return tdm_opencl_source_find(tdm_kernel_get(tdm_kernel_get(kernel)->base)->name) != NULL;
-}
-
-tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch)
-{
-    const tdm_kernel_info *info = tdm_kernel_get(launch->kernel);
-
-    if (!info || !launch->buffers[0])
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "%s '%s': launch of an unknown kernel (%d) "
-                        "or without its first buffer",
-                        dev->desc.id, dev->desc.name, (int)launch->kernel);
-    if (launch->kernel == TDM_KERNEL_gemm)
-        return tdm_opencl_gemm(dev, launch);
-    if (launch->kernel == TDM_KERNEL_gemm_f16)
-        return tdm_opencl_gemm_f16(dev, launch);
-    if (tdm_opencl_host_conv_kernel(launch->kernel))
-        return tdm_opencl_host_conv(dev, launch);
-    return tdm_opencl_enqueue(dev, launch, 1);
 }
 
 tdm_status tdm_opencl_enqueue(tdm_device *dev, const tdm_launch *launch, uint32_t depth)
