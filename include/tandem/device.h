@@ -73,6 +73,11 @@ typedef struct tdm_device_desc {
 TDM_API size_t tdm_context_device_count(const tdm_context *ctx);
 TDM_API tdm_status tdm_context_device(tdm_context *ctx, size_t index, tdm_device **out);
 
+/* The device whose tdm_device_desc.id is `id` ("opencl:0", "vulkan:1/0"), as
+ * `tandem devices` lists them. TDM_ERR_NOT_FOUND, naming the ids the context has,
+ * when none is. The device stays the context's: do not release it. */
+TDM_API tdm_status tdm_context_find_device(tdm_context *ctx, const char *id, tdm_device **out);
+
 /* The devices to use when the caller names none, as tdm_strategy_create_mirrored
  * with NULL, 0 uses them: the physical devices, each piece of hardware once (the
  * same UUID, else the same PCI bus address, else the same LUID: a card seen through
