@@ -5,7 +5,7 @@
 # followed, its target replaced and the link kept (a chain of two, and a dangling
 # one that names a new file); a character device (a null device made with mknod), a
 # FIFO and a full device are written in place and stay what they were; a directory
-# is refused before any training.
+# is refused before any training. A file written is said on stderr.
 # usage: cli_outputs.sh TANDEM
 set -eu
 tandem=$1
@@ -30,7 +30,12 @@ for option in --save --trace --metrics --plot; do
   name=${option#--}
   # A regular file: replaced whole.
   echo old >"$out/$name.regular"
-  check "$option: a regular file written" train "$option" "$out/$name.regular" >/dev/null
+  check "$option: a regular file written" train "$option" "$out/$name.regular" >/dev/null \
+    2>"$out/err"
+  # Each output but the trace (the library's) says on stderr that it was written.
+  [ $option = --trace ] ||
+    check "$option: 'wrote' said" grep -qxF "tandem train: wrote $out/$name.regular ($option)" \
+      "$out/err"
   check "$option: the old content replaced" sh -c "! grep -qx old '$out/$name.regular'"
   # A link, and a link to a link: followed, the file they name replaced, links kept.
   echo old >"$out/$name.real"
