@@ -34,6 +34,7 @@ typedef struct tdm_device_desc {
     tdm_device_type type;
     uint64_t global_memory;  /* bytes usable by this (logical) device */
     uint64_t max_allocation; /* largest single buffer, bytes */
+    /* 0 if the driver does not say (Vulkan has no query) */
     uint32_t compute_units;
     int has_uuid;           /* uuid is meaningful */
     uint8_t uuid[16];       /* cl_khr_device_uuid / VkPhysicalDeviceIDProperties */
@@ -45,7 +46,9 @@ typedef struct tdm_device_desc {
     uint32_t logical_index; /* 0..logical_count-1 for logical devices */
     uint32_t logical_count; /* replicas the parent was split into, else 0 */
     uint32_t vendor_id;     /* PCI vendor id (0x10DE NVIDIA, 0x1002 AMD, 0x8086
-                               Intel), or the driver's own id; 0 if unknown */
+                               Intel), or the driver's own id; 0 if unknown, or
+                               if that id names another vendor than the driver's
+                               vendor name does (PoCL gives Intel's on any CPU) */
     int has_pci_bus;        /* the pci_* fields are meaningful */
     uint32_t pci_domain, pci_bus, pci_device, pci_function; /* cl_khr_pci_bus_info /
                                                                VK_EXT_pci_bus_info */
