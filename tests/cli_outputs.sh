@@ -84,7 +84,8 @@ check "no temporary file left" sh -c "! ls -a '$out' | grep -q tmp"
   --save "$out/m.st" >/dev/null
 zcat -f "$(dirname "$0")/../data/digits.csv.gz" | head -n 50 >"$out/d.csv"
 predict() { "$tandem" predict --model "$out/m.st" --data "$out/d.csv" --device reference:0 "$@"; }
-predict --output "$out/p.csv" >/dev/null 2>&1
+predict --output "$out/p.csv" >/dev/null 2>"$out/err"
+check "predict: 'wrote' said" grep -qxF "tandem predict: wrote $out/p.csv (--output)" "$out/err"
 ln -s p2.csv "$out/p.link"
 check "predict: through a link" predict --output "$out/p.link" >/dev/null 2>&1
 check "predict: the link kept, the same predictions" sh -c "[ -L '$out/p.link' ] && cmp -s '$out/p.csv' '$out/p2.csv'"

@@ -125,6 +125,8 @@ static int run(predict_run *p)
     }
     if (predict_output_close(&out, err, sizeof err) != 0)
         return fail("--output", err);
+    if (o->output) /* as train says of its files, whatever stdout carries */
+        fprintf(stderr, "tandem predict: wrote %s (--output)\n", o->output);
     fprintf(info, "done     %zu predictions%s%s", examples, o->output ? " in " : "",
             o->output ? o->output : "");
     if (p->labelled)
