@@ -2,7 +2,7 @@
 # cli_devices.sh TANDEM [ONEDNN]: tandem devices with POCL_DEVICES="pthread pthread"
 # and lavapipe (ONEDNN: ON where the build has oneDNN): two OpenCL
 # devices and the Vulkan device, and every backend available, in the table and in
-# --json.
+# --json, whose unknown fields are the table's.
 set -eu
 tandem=$1 onednn=${2:-OFF}
 json=$("$tandem" devices --json)
@@ -14,6 +14,16 @@ fail=0
 [ "$(count "$table" ' opencl:')" -eq 2 ] || { echo "want 2 OpenCL rows in the table"; fail=1; }
 [ "$(count "$table" ' vulkan:')" -ge 1 ] || { echo "want a Vulkan row in the table"; fail=1; }
 printf '%s\n' "$table" | head -n 1 | grep -q "max alloc" || { echo "table header missing"; fail=1; }
+# Unknown is unknown in both: the table's "?" compute units (its CUs column) are the
+# JSON's nulls; PoCL's CPU device gives Intel's vendor id on any CPU, which is not
+# kept where its vendor name says another vendor.
+table_unknown=$(printf '%s\n' "$table" | sed -n '2,/^$/p' | cut -c112-115 | grep -c '^ *?$' || true)
+[ "$table_unknown" -eq "$(count "$json" '"compute_units": null')" ] ||
+    { echo "the table's unknown compute units differ from the JSON's nulls"; fail=1; }
+if grep -q '^vendor_id.*AuthenticAMD' /proc/cpuinfo; then
+    [ "$(printf '%s\n' "$json" | grep -A1 '"vendor": "AuthenticAMD"' | grep -c '"vendor_id": 32902')" -eq 0 ] ||
+        { echo "want no Intel vendor id on a device whose vendor is AuthenticAMD"; fail=1; }
+fi
 for backend in reference opencl vulkan; do
     printf '%s\n' "$table" | grep -q "^$backend  *available: " ||
         { echo "want $backend listed as available"; fail=1; }

@@ -5,7 +5,7 @@
 # followed, its target replaced and the link kept (a chain of two, and a dangling
 # one that names a new file); a character device (a null device made with mknod), a
 # FIFO and a full device are written in place and stay what they were; a directory
-# is refused before any training.
+# is refused before any training. A file written is said on stderr.
 # usage: cli_outputs.sh TANDEM
 set -eu
 tandem=$1
@@ -30,7 +30,12 @@ for option in --save --trace --metrics --plot; do
   name=${option#--}
   # A regular file: replaced whole.
   echo old >"$out/$name.regular"
-  check "$option: a regular file written" train "$option" "$out/$name.regular" >/dev/null
+  check "$option: a regular file written" train "$option" "$out/$name.regular" >/dev/null \
+    2>"$out/err"
+  # Each output but the trace (the library's) says on stderr that it was written.
+  [ $option = --trace ] ||
+    check "$option: 'wrote' said" grep -qxF "tandem train: wrote $out/$name.regular ($option)" \
+      "$out/err"
   check "$option: the old content replaced" sh -c "! grep -qx old '$out/$name.regular'"
   # A link, and a link to a link: followed, the file they name replaced, links kept.
   echo old >"$out/$name.real"
@@ -79,7 +84,8 @@ check "no temporary file left" sh -c "! ls -a '$out' | grep -q tmp"
   --save "$out/m.st" >/dev/null
 zcat -f "$(dirname "$0")/../data/digits.csv.gz" | head -n 50 >"$out/d.csv"
 predict() { "$tandem" predict --model "$out/m.st" --data "$out/d.csv" --device reference:0 "$@"; }
-predict --output "$out/p.csv" >/dev/null 2>&1
+predict --output "$out/p.csv" >/dev/null 2>"$out/err"
+check "predict: 'wrote' said" grep -qxF "tandem predict: wrote $out/p.csv (--output)" "$out/err"
 ln -s p2.csv "$out/p.link"
 check "predict: through a link" predict --output "$out/p.link" >/dev/null 2>&1
 check "predict: the link kept, the same predictions" sh -c "[ -L '$out/p.link' ] && cmp -s '$out/p.csv' '$out/p2.csv'"

@@ -2,8 +2,8 @@
 # tandem train --save and tandem predict on the reference device: data a user has
 # (a CSV whose first line holds counts, with its own test split; IDX files with
 # theirs), a saved model whose predictions match the accuracy train reported, a
-# features-only CSV, an independent reader of the model file (Python, when present),
-# and refused model files.
+# features-only CSV, class names from a count line kept and printed, an independent
+# reader of the model file (Python, when present), and refused model files.
 # usage: cli_predict.sh TANDEM DIGITS_CSV_GZ SOURCE_DIR
 set -eu
 tandem=$1
@@ -45,6 +45,19 @@ cat "$out/plog"
 predicted=$(sed -n 's/^done .*accuracy \([0-9.]*\)% (.*$/\1/p' "$out/plog")
 check "predict's accuracy ($predicted%) is train's ($trained%)" [ -n "$trained" ] && [ "$predicted" = "$trained" ]
 check "a header and 360 predictions" [ "$(wc -l <"$out/p.csv")" -eq 361 ]
+
+# Class names on the count line (scikit-learn's iris.csv has them) are kept in the
+# model file, and predict writes them in place of the class numbers.
+names=zero,one,two,three,four,five,six,seven,eight,nine
+{ echo "1437,64,$names"; head -n 1437 "$out/all.csv"; } >"$out/named.csv"
+"$tandem" train --devices reference:0 --epochs 1 --no-progress --data "$out/named.csv" \
+  --skip-rows 1 --save "$out/named.safetensors" >/dev/null 2>&1
+"$tandem" predict --model "$out/named.safetensors" --data "$out/test.csv" --skip-rows 1 \
+  --device reference:0 --output "$out/named.p.csv" >/dev/null
+check "predict names the classes" [ "$(sed 1d "$out/named.p.csv" | cut -d, -f1 |
+  grep -cvxE "$(echo "$names" | tr , '|')")" -eq 0 ]
+check "predict numbers the classes of a model without names" [ "$(sed 1d "$out/p.csv" |
+  cut -d, -f1 | grep -cvx '[0-9]')" -eq 0 ]
 
 # A file of features only: no accuracy, the predictions on standard output.
 tail -n 360 "$out/all.csv" | cut -d, -f1-64 >"$out/features.csv"

@@ -1,4 +1,5 @@
 /* Device descriptions from clGetDeviceInfo. */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,45 @@ static void describe_ids(cl_device_id id, tdm_device_desc *desc)
         clGetDeviceInfo(id, CL_DEVICE_LUID_KHR, sizeof desc->luid, desc->luid, NULL) == CL_SUCCESS;
 }
 
+/* The PCI vendor ids the vendors' own names go with. */
+static const struct {
+    uint32_t id;
+    const char *names[3];
+} known_vendors[] = {
+    {0x8086, {"intel", NULL}},
+    {0x1002, {"amd", "advanced micro devices", NULL}},
+    {0x1022, {"amd", "advanced micro devices", NULL}},
+    {0x10de, {"nvidia", NULL}},
+};
+
+static int names_vendor(const char *vendor, size_t k)
+{
+    char lower[TDM_DEVICE_NAME_MAX];
+    size_t n = 0;
+    for (; vendor[n] && n + 1 < sizeof lower; n++)
+        lower[n] = (char)tolower((unsigned char)vendor[n]);
+    lower[n] = '\0';
+    for (size_t i = 0; known_vendors[k].names[i]; i++)
+        if (strstr(lower, known_vendors[k].names[i]))
+            return 1;
+    return 0;
+}
+
+/* The driver's vendor id, unless its own vendor name says another vendor: PoCL's
+ * CPU device gives Intel's id on an AMD CPU ("AuthenticAMD"). Then the id is
+ * unknown (0): the name stands as the driver says it, and no id is made up. */
+static uint32_t vendor_id(cl_device_id id, const char *vendor)
+{
+    uint32_t reported = device_uint(id, CL_DEVICE_VENDOR_ID);
+    size_t count = sizeof known_vendors / sizeof known_vendors[0];
+    for (size_t k = 0; k < count; k++)
+        if (known_vendors[k].id == reported && !names_vendor(vendor, k))
+            for (size_t other = 0; other < count; other++)
+                if (names_vendor(vendor, other))
+                    return 0;
+    return reported;
+}
+
 /* Oclgrind models a GPU in software, a thousand times slower than any real device;
  * OpenCL has no query that says so, so its platform is known by name. */
 static int is_simulator(const tdm_opencl_physical *phys)
@@ -182,7 +222,7 @@ void tdm_opencl_describe(const tdm_backend *be, size_t index, tdm_device_desc *d
     desc->global_memory = device_ulong(id, CL_DEVICE_GLOBAL_MEM_SIZE);
     desc->max_allocation = max_allocation(id);
     desc->compute_units = device_uint(id, CL_DEVICE_MAX_COMPUTE_UNITS);
-    desc->vendor_id = device_uint(id, CL_DEVICE_VENDOR_ID);
+    desc->vendor_id = vendor_id(id, desc->vendor);
     describe_ids(id, desc);
     describe_pci_bus(id, desc);
     desc->simulator = is_simulator(phys);

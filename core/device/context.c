@@ -163,6 +163,33 @@ tdm_status tdm_context_device(tdm_context *ctx, size_t index, tdm_device **out)
     return TDM_OK;
 }
 
+/* By the id that tdm_device_desc.id and `tandem devices` show: what a user types. */
+tdm_status tdm_context_find_device(tdm_context *ctx, const char *id, tdm_device **out)
+{
+    static const char func[] = "tdm_context_find_device";
+    TDM_CHECK_ARG(ctx, func);
+    TDM_CHECK_ARG(id, func);
+    TDM_CHECK_ARG(out, func);
+    char known[512] = "";
+    size_t used = 0;
+    *out = NULL;
+    pthread_mutex_lock(&ctx->lock);
+    for (size_t i = 0; i < ctx->device_count && !*out; i++) {
+        const char *candidate = ctx->devices[i]->desc.id;
+        if (strcmp(candidate, id) == 0)
+            *out = ctx->devices[i];
+        else if (used < sizeof known)
+            used += (size_t)snprintf(known + used, sizeof known - used, "%s%s", i ? ", " : "",
+                                     candidate);
+    }
+    size_t count = ctx->device_count;
+    pthread_mutex_unlock(&ctx->lock);
+    if (!*out)
+        return tdm_fail(TDM_ERR_NOT_FOUND, "%s: no device '%s'; the context has %zu: %s%s", func,
+                        id, count, count ? known : "none", used >= sizeof known ? "..." : "");
+    return TDM_OK;
+}
+
 void tdm_context_report_validation(tdm_context *ctx, const char *message)
 {
     atomic_fetch_add(&ctx->validation_messages, 1);

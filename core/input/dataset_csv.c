@@ -1,6 +1,7 @@
 /* tdm_dataset_from_csv: numeric CSV, one example per line, parsed in place. */
 #include <locale.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,6 +159,23 @@ static tdm_status find_label_name(csv_parse *c)
                     c->path, c->line, c->opts.label_name);
 }
 
+/* A header names its columns: a bare number there is data or a count line taken as
+ * a header by mistake, which would silently lose a row or misname the columns. A
+ * name that is a number can be quoted ("0"). */
+static tdm_status check_header(const csv_parse *c)
+{
+    double v;
+    for (size_t j = 0; j < c->columns; j++)
+        if (parse_number(c, c->fields[j], &v) == 0)
+            return tdm_fail(TDM_ERR_CORRUPT_DATA,
+                            "%s: %s:%zu:%zu: the header's field '%.40s' is a number: is line "
+                            "%zu data, or a count line as scikit-learn's CSVs begin with? Skip "
+                            "a count line with skip_rows = 1 (--skip-rows 1), read data "
+                            "without header = 1, or quote a name that is a number",
+                            func, c->path, c->line, j + 1, c->fields[j], c->line);
+    return TDM_OK;
+}
+
 /* Reads the header or the first data row's shape and picks the label column. Returns
  * the first data line in *data, or NULL if the header is the first line. */
 static tdm_status read_shape(csv_parse *c, char **data)
@@ -180,15 +198,33 @@ static tdm_status read_shape(csv_parse *c, char **data)
     c->label_column = !labelled                  ? SIZE_MAX
                       : c->opts.label_column < 0 ? c->columns - 1
                                                  : (size_t)c->opts.label_column;
-    if (c->opts.label_name) {
+    if (c->opts.header) {
         split_fields(c, first);
-        return find_label_name(c);
+        tdm_status s = check_header(c);
+        if (s != TDM_OK)
+            return s;
     }
+    if (c->opts.label_name)
+        return find_label_name(c);
     if (labelled && c->label_column >= c->columns)
         return tdm_fail(TDM_ERR_CORRUPT_DATA,
                         "%s: %s:%zu: label_column is %zu but lines have %zu columns", func, c->path,
                         c->line, c->label_column, c->columns);
     return TDM_OK;
+}
+
+/* The first line, read as data, fails it or the next: it may be a header, or a
+ * count line (scikit-learn's CSVs begin with "150,4,setosa,versicolor,virginica"),
+ * which a newcomer cannot tell from the message alone. */
+static tdm_status first_line_hint(tdm_status s)
+{
+    char message[768];
+    snprintf(message, sizeof message, "%s", tdm_last_error());
+    return tdm_fail(s,
+                    "%s; the columns were read from the first line: if it counts rows and "
+                    "features (as scikit-learn's CSVs begin), skip it with skip_rows = 1 "
+                    "(--skip-rows 1); if it names the columns, set header = 1 (--header)",
+                    message);
 }
 
 /* An upper bound on the data rows: the text's lines. */
@@ -208,6 +244,8 @@ static tdm_status read_rows(csv_parse *c, char *line)
         line = next_nonblank_line(c);
     for (; line && s == TDM_OK; line = next_nonblank_line(c))
         s = parse_row(c, line);
+    if (s != TDM_OK && c->rows <= 1 && !c->opts.header && c->opts.skip_rows == 0)
+        return first_line_hint(s);
     if (s == TDM_OK && c->rows == 0)
         s = tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s:%zu: no data rows after the header", func,
                      c->path, c->line);

@@ -178,6 +178,7 @@ void tdm_model_destroy(tdm_model *m)
     free(m->states);
     free(m->scratch);
     free(m->layers);
+    tdm_model_class_names_free(m); /* before the plans that give its count */
     free(m->plans);
     free(m->standardize);
     free(m->std);

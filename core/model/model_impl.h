@@ -107,7 +107,15 @@ struct tdm_model {
     float *standardize; /* [2 * input_features]: mean then divisor (tdm_standardize_params) of
                            the input standardisation, or NULL */
     float *std;         /* [input_features]: its std as given, for saving */
+    char **class_names; /* [output count]: the classes' names, or NULL */
 };
+
+/* The class names as the model file keeps them, comma-separated: a string to free,
+ * or NULL when the model has none (or no memory). */
+char *tdm_model_class_names_joined(const tdm_model *m);
+/* From a file's comma-separated list, checked as tdm_model_set_class_names does. */
+tdm_status tdm_model_set_class_names_joined(tdm_model *m, const char *joined);
+void tdm_model_class_names_free(tdm_model *m);
 
 /* Layer l's variable k's name, "<kind><l>/<its name>": "dense0/kernel",
  * "batch_norm1/beta". */

@@ -422,6 +422,12 @@ static tdm_status build(loader *l, tdm_strategy *s, tdm_model **out)
         st = tdm_st_corrupt(
             func, l->path,
             "its input standardisation has a value that is not finite or a negative std");
+    const char *class_names = meta(l, "class_names");
+    if (st == TDM_OK && class_names &&
+        tdm_model_set_class_names_joined(*out, class_names) != TDM_OK)
+        st = tdm_st_corrupt(func, l->path,
+                            "its class_names are not one name per output, each without commas or "
+                            "control characters");
     if (st != TDM_OK && *out) {
         tdm_model_destroy(*out);
         *out = NULL;

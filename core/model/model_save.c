@@ -14,7 +14,7 @@
 #include "model/layers/layer_type.h"
 #include "checkpoint/safetensors.h"
 
-#define MAX_ENTRIES(layers) (8 + 4 * (layers))
+#define MAX_ENTRIES(layers) (9 + 4 * (layers))
 #define VALUE_SIZE 48
 
 /* Metadata keys and values in one block of fixed-size strings. */
@@ -184,16 +184,20 @@ tdm_status tdm_model_save(const tdm_model *m, const char *path)
     entries meta = {calloc(MAX_ENTRIES(layers), sizeof *meta.e),
                     calloc(MAX_ENTRIES(layers), sizeof *meta.text), 0};
     char *kinds = malloc(kinds_size(m));
+    char *class_names = tdm_model_class_names_joined(m);
     tdm_st_out *t = calloc(vars + 2, sizeof *t);
     float **values = calloc(vars + 1, sizeof *values);
     char(*names)[48] = calloc(vars + 1, sizeof *names);
-    tdm_status s = meta.e && meta.text && kinds && t && values && names
-                       ? TDM_OK
-                       : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
+    tdm_status s =
+        meta.e && meta.text && kinds && t && values && names && (class_names || !m->class_names)
+            ? TDM_OK
+            : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     if (s == TDM_OK && (s = gather(m, t, values, names)) != TDM_OK)
         tdm_fail_context(s, "%s: %s: reading the weights", func, path);
     if (s == TDM_OK) {
         describe(m, &meta, kinds);
+        if (class_names)
+            meta.e[meta.count++] = (tdm_st_entry){"class_names", class_names};
         s = write_file(path, &meta, t, vars + (m->standardize ? 2 : 0), func);
     }
     for (size_t i = 0; values && i < vars; i++)
@@ -204,5 +208,6 @@ tdm_status tdm_model_save(const tdm_model *m, const char *path)
     free(meta.e);
     free(meta.text);
     free(kinds);
+    free(class_names);
     return s;
 }

@@ -34,6 +34,7 @@ typedef struct tdm_device_desc {
     tdm_device_type type;
     uint64_t global_memory;  /* bytes usable by this (logical) device */
     uint64_t max_allocation; /* largest single buffer, bytes */
+    /* 0 if the driver does not say (Vulkan has no query) */
     uint32_t compute_units;
     int has_uuid;           /* uuid is meaningful */
     uint8_t uuid[16];       /* cl_khr_device_uuid / VkPhysicalDeviceIDProperties */
@@ -45,7 +46,9 @@ typedef struct tdm_device_desc {
     uint32_t logical_index; /* 0..logical_count-1 for logical devices */
     uint32_t logical_count; /* replicas the parent was split into, else 0 */
     uint32_t vendor_id;     /* PCI vendor id (0x10DE NVIDIA, 0x1002 AMD, 0x8086
-                               Intel), or the driver's own id; 0 if unknown */
+                               Intel), or the driver's own id; 0 if unknown, or
+                               if that id names another vendor than the driver's
+                               vendor name does (PoCL gives Intel's on any CPU) */
     int has_pci_bus;        /* the pci_* fields are meaningful */
     uint32_t pci_domain, pci_bus, pci_device, pci_function; /* cl_khr_pci_bus_info /
                                                                VK_EXT_pci_bus_info */
@@ -72,6 +75,11 @@ typedef struct tdm_device_desc {
  * platform, Vulkan), then logical devices in the order they were created. */
 TDM_API size_t tdm_context_device_count(const tdm_context *ctx);
 TDM_API tdm_status tdm_context_device(tdm_context *ctx, size_t index, tdm_device **out);
+
+/* The device whose tdm_device_desc.id is `id` ("opencl:0", "vulkan:1/0"), as
+ * `tandem devices` lists them. TDM_ERR_NOT_FOUND, naming the ids the context has,
+ * when none is. The device stays the context's: do not release it. */
+TDM_API tdm_status tdm_context_find_device(tdm_context *ctx, const char *id, tdm_device **out);
 
 /* The devices to use when the caller names none, as tdm_strategy_create_mirrored
  * with NULL, 0 uses them: the physical devices, each piece of hardware once (the

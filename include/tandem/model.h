@@ -351,6 +351,16 @@ TDM_API void tdm_evaluator_destroy(tdm_evaluator *e); /* NULL-safe */
  * finite, std >= 0) are copied. Both NULL removes it. */
 TDM_API tdm_status tdm_model_set_standardization(tdm_model *m, const float *mean, const float *std);
 
+/* Names of the model's classes, which its file keeps and `tandem predict` prints:
+ * none (NULL, 0) or one per output, each non-empty, shorter than
+ * TDM_CLASS_NAME_MAX bytes, without commas or control characters. Copied. */
+#define TDM_CLASS_NAME_MAX 256
+TDM_API tdm_status tdm_model_set_class_names(tdm_model *m, const char *const *names, size_t count);
+
+/* Class i's name, or NULL where the model has none; the model's string, valid until
+ * the names are set again or the model is destroyed. */
+TDM_API const char *tdm_model_class_name(const tdm_model *m, size_t i);
+
 /* The model's outputs for `rows` examples: features row-major [rows, input_count]
  * (standardised first if the model has a standardisation), outputs [rows,
  * output_count]: logits for softmax cross-entropy (the highest is the predicted

@@ -232,7 +232,10 @@ TDM_API tdm_status tdm_strategy_batch_shares(tdm_strategy *s, double *shares, si
 
 /* Enters the strategy's scope on the calling thread (cross-replica mode). Entering
  * the scope already entered nests; entering another strategy's scope inside it is
- * TDM_ERR_INVALID_STATE ("mixing strategies"). Each enter needs one exit. */
+ * TDM_ERR_INVALID_STATE ("mixing strategies"). Each enter needs one exit. Calls that
+ * take the strategy need no scope; those that find it from the thread do
+ * (tdm_strategy_current, tdm_has_strategy, tdm_in_cross_replica_context,
+ * tdm_get_loss_reduction), and tdm_strategy_run enters it for its own duration. */
 TDM_API tdm_status tdm_strategy_scope_enter(tdm_strategy *s);
 TDM_API tdm_status tdm_strategy_scope_exit(tdm_strategy *s);
 
@@ -290,7 +293,9 @@ TDM_API tdm_strategy *tdm_replica_strategy(const tdm_replica_context *rc);
 /* This replica's component of run's argument i, or NULL if there is no argument i. */
 TDM_API tdm_tensor *tdm_replica_arg(const tdm_replica_context *rc, size_t i);
 
-/* Hands t (on this replica's device) to run's result; the run takes it over. */
+/* Hands t (on this replica's device) to run's result; the run takes it over (and
+ * releases this replica's earlier result, if any). On failure the caller still owns
+ * t. */
 TDM_API tdm_status tdm_replica_set_result(tdm_replica_context *rc, tdm_tensor *t);
 
 /* Every replica calls it with its float32 tensor of one shape; each receives op over

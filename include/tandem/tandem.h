@@ -3,6 +3,7 @@
 #ifndef TANDEM_TANDEM_H
 #define TANDEM_TANDEM_H
 
+/* The one version of the project: CMake's project(VERSION) is read from these. */
 #define TDM_VERSION_MAJOR 0
 #define TDM_VERSION_MINOR 1
 #define TDM_VERSION_PATCH 0
@@ -25,5 +26,19 @@
 #include "tandem/model.h"
 #include "tandem/step.h"
 #include "tandem/monitor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library's version at run time, which may differ from the TDM_VERSION_ macros
+ * a program was compiled with: "MAJOR.MINOR.PATCH" (a static string), and as one
+ * number, MAJOR * 10000 + MINOR * 100 + PATCH. */
+TDM_API const char *tdm_version(void);
+TDM_API unsigned tdm_version_number(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -170,6 +170,40 @@ static void check_logical_descriptions(tdm_context *ctx, tdm_device *dev)
     CHECK(tdm_device_index(logical[3]) == tdm_context_device_count(ctx) - 1);
 }
 
+/* The run-time version is the header's. */
+static void check_version(void)
+{
+    char expected[32];
+    snprintf(expected, sizeof expected, "%d.%d.%d", TDM_VERSION_MAJOR, TDM_VERSION_MINOR,
+             TDM_VERSION_PATCH);
+    CHECK(strcmp(tdm_version(), expected) == 0);
+    CHECK(tdm_version_number() ==
+          (unsigned)(TDM_VERSION_MAJOR * 10000 + TDM_VERSION_MINOR * 100 + TDM_VERSION_PATCH));
+}
+
+/* A device found by the id `tandem devices` shows, logical ones included; an
+ * unknown id's message names the ids there are. */
+static void check_find_device(tdm_context *ctx, tdm_device *dev)
+{
+    tdm_device *found = NULL;
+    CHECK_OK(tdm_context_find_device(ctx, "reference:0", &found));
+    CHECK(found == dev);
+    CHECK_OK(tdm_context_find_device(ctx, "reference:0/3", &found));
+    tdm_device_desc desc = TDM_DEVICE_DESC_INIT;
+    CHECK_OK(tdm_device_describe(found, &desc));
+    CHECK(found != dev && strcmp(desc.id, "reference:0/3") == 0);
+    CHECK_FAILS(tdm_context_find_device(ctx, "opencl:0", &found), TDM_ERR_NOT_FOUND,
+                "no device 'opencl:0'");
+    CHECK(found == NULL && strstr(tdm_last_error(), "reference:0, reference:0/0") != NULL);
+    CHECK_FAILS(tdm_context_find_device(ctx, "reference", &found), TDM_ERR_NOT_FOUND,
+                "reference:0");
+    CHECK_FAILS(tdm_context_find_device(NULL, "reference:0", &found), TDM_ERR_INVALID_ARGUMENT,
+                "'ctx'");
+    CHECK_FAILS(tdm_context_find_device(ctx, NULL, &found), TDM_ERR_INVALID_ARGUMENT, "'id'");
+    CHECK_FAILS(tdm_context_find_device(ctx, "reference:0", NULL), TDM_ERR_INVALID_ARGUMENT,
+                "'out'");
+}
+
 /* A logical device's memory share is a budget: allocations past it fail. */
 static void check_memory_budget(tdm_device *dev)
 {
@@ -254,12 +288,14 @@ void test_case_api(const test_run *run)
     check_name_lists();
     check_options();
     check_no_tail_padding();
+    check_version();
     tdm_context *ctx = test_context(TDM_BACKEND_BIT(TDM_BACKEND_REFERENCE));
     tdm_device *dev;
     CHECK_OK(tdm_context_device(ctx, 0, &dev));
     check_backend_status(ctx);
     check_device_args(ctx, dev);
     check_logical_descriptions(ctx, dev);
+    check_find_device(ctx, dev);
     check_memory_budget(dev);
     check_buffer_args(dev);
     check_thread_local_errors(dev);

@@ -173,6 +173,21 @@ static void check_csv_skip_rows_and_layout(void)
     o.layout = NULL;
     csv_fails("sklearn.csv", "3,2,setosa,versicolor\n5.1,1.4,0\n", &o, TDM_ERR_CORRUPT_DATA,
               "sklearn.csv:1:3: field 'setosa' is not a number");
+    CHECK(strstr(tdm_last_error(), "skip it with skip_rows = 1 (--skip-rows 1)") != NULL);
+    /* A count line of numbers alone is read as data: the next line hints. */
+    csv_fails("counts.csv", "2,1\n5.1,1.4,0\n4.9,1.3,1\n", &o, TDM_ERR_CORRUPT_DATA,
+              "counts.csv:2:3: 3 fields, expected 2");
+    CHECK(strstr(tdm_last_error(), "--skip-rows 1") != NULL);
+    /* A header with a bare number is data or a count line, never taken as names. */
+    o.header = 1;
+    csv_fails("sklearn.csv", "3,2,setosa,versicolor\n5.1,1.4,0\n", &o, TDM_ERR_CORRUPT_DATA,
+              "sklearn.csv:1:1: the header's field '3' is a number");
+    CHECK(strstr(tdm_last_error(), "--skip-rows 1") != NULL);
+    csv_fails("data_header.csv", "a,2.5,label\n5.1,1.4,0\n", &o, TDM_ERR_CORRUPT_DATA,
+              "data_header.csv:1:2: the header's field '2.5' is a number");
+    ds = load_csv(write_text("quoted.csv", "\"0\",\"1\",label\n5.1,1.4,0\n"), &o);
+    tdm_dataset_destroy(ds);
+    o.header = 0;
     o.skip_rows = 9;
     csv_fails("short_skip.csv", "1,2\n3,4\n", &o, TDM_ERR_CORRUPT_DATA,
               "skip_rows is 9, the file has 2 lines");

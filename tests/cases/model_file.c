@@ -137,6 +137,44 @@ static void check_refused(const char *path, tdm_status want, const char *needle)
     CHECK(m == NULL);
 }
 
+/* Class names: one per output or none, kept in the file; a file whose list names
+ * another number of classes is refused. */
+static void check_class_names(void)
+{
+    char path[96];
+    scratch(path, sizeof path, "names.safetensors");
+    tdm_model *a = small_model(6), *b = NULL;
+    static const char *const names[] = {"cat", "dog", "bird"}, *const comma[] = {"a", "b,c", "d"};
+    CHECK(tdm_model_class_name(a, 0) == NULL);
+    CHECK_FAILS(tdm_model_set_class_names(a, names, 2), TDM_ERR_INVALID_ARGUMENT,
+                "2 name(s) for a model of 3 outputs");
+    CHECK_FAILS(tdm_model_set_class_names(a, comma, 3), TDM_ERR_INVALID_ARGUMENT,
+                "class 1's name holds a comma");
+    CHECK_OK(tdm_model_set_class_names(a, names, 3));
+    CHECK(!strcmp(tdm_model_class_name(a, 2), "bird") && tdm_model_class_name(a, 3) == NULL);
+    CHECK_OK(tdm_model_save(a, path));
+    CHECK_OK(tdm_model_load(strategy, path, &b));
+    for (size_t i = 0; b && i < 3; i++)
+        CHECK(tdm_model_class_name(b, i) && !strcmp(tdm_model_class_name(b, i), names[i]));
+    CHECK_OK(tdm_model_set_class_names(b, NULL, 0));
+    CHECK(tdm_model_class_name(b, 0) == NULL);
+    tdm_model_destroy(b);
+    size_t size = 0;
+    unsigned char *bytes = read_all(path, &size);
+    unsigned char *list = NULL;
+    for (size_t i = 0; bytes && !list && i + 12 <= size; i++)
+        list = memcmp(bytes + i, "cat,dog,bird", 12) ? NULL : bytes + i;
+    CHECK(list != NULL);
+    if (list) {
+        list[7] = ';'; /* two names for three classes */
+        write_all(path, bytes, size);
+        check_refused(path, TDM_ERR_CORRUPT_DATA, "its class_names are not one name per output");
+    }
+    free(bytes);
+    tdm_model_destroy(a);
+    unlink(path);
+}
+
 /* The first n bytes of a saved model, and one with a flipped bit. */
 static void check_damaged(void)
 {
@@ -251,6 +289,7 @@ void test_case_model_file(const test_run *run)
     snprintf(dir, sizeof dir, "%s/tdm_model_XXXXXX", base && *base ? base : "/tmp");
     CHECK(mkdtemp(dir) != NULL);
     check_round_trip();
+    check_class_names();
     check_damaged();
     check_foreign(run->argv[0]);
     check_wrong_models();

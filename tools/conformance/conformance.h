@@ -57,9 +57,17 @@ typedef struct conf_result {
     double worst_ratio;  /* largest |got - want| / allowed, over every element */
     int worst_near_zero; /* the worst_ratio element was near zero: report the ratio */
     char first_failure[256];
-    int skipped_cases; /* past a limit of the device: NOT SUPPORTED, not failed */
-    char first_skip[256];
+    int skipped_cases;    /* past a limit of the device: NOT SUPPORTED, not failed */
+    char first_skip[256]; /* why NOT SUPPORTED: the first case past a limit, or why
+                             the device cannot run the cell at all */
+    double seconds;       /* spent running and checking the cell's cases */
 } conf_result;
+
+/* conformance_suite.c: a cell the device cannot run at all, and why. */
+void conf_not_supported(conf_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* conformance_suite.c: the backend's name of a device ("opencl"). */
+const char *conf_backend_name(const tdm_device *dev);
 
 /* conformance_cases.c: the cases of a kernel, into out (at most max); returns the
  * count. `large` adds the > 128 MiB case where the kernel's grid can split. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "conformance_collectives.h"
+#include "base/clock.h"
 #include "base/half_bits.h"
 
 /* 4097 is no multiple of a group or a vector; 1 Mi + 3 passes the host algorithm's
@@ -109,7 +110,7 @@ static void check(coll_case *c, tdm_reduce_op op, tdm_collective_algorithm algor
     o.dtype = c->dtype;
     s = s == TDM_OK ? tdm_all_reduce(op, c->view, c->set->n, &o) : s;
     if (s == TDM_ERR_UNSUPPORTED) {
-        r->supported = 0;
+        conf_not_supported(r, "%s", tdm_last_error());
         return;
     }
     r->cases++;
@@ -179,8 +180,11 @@ static void run_size(const conf_coll_set *set, size_t n, conf_result *r)
         for (size_t o = 0; o < 2; o++) {
             conf_coll_fold(c.host, set->n, n, c.dtype, ops[o], c.want);
             for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
-                if (r[a].supported)
+                if (r[a].supported) {
+                    double start = tdm_seconds();
                     check(&c, ops[o], (tdm_collective_algorithm)a, &r[a]);
+                    r[a].seconds += tdm_seconds() - start;
+                }
         }
     }
     case_free(&c);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "conformance_collectives.h"
 
 /* The sizes of conformance_coll_run.c, for the same reasons. */
@@ -65,8 +66,11 @@ static void run_case(conf_coll_case *c, const conf_coll_op *op, size_t in_n, con
             tdm_collective_options options = TDM_COLLECTIVE_OPTIONS_INIT;
             options.algorithm = (tdm_collective_algorithm)a;
             options.dtype = c->dtype;
-            if (r[a].supported)
+            if (r[a].supported) {
+                double start = tdm_seconds();
                 op->check(c, ops[o], &options, &r[a]);
+                r[a].seconds += tdm_seconds() - start;
+            }
         }
     }
 }
@@ -118,7 +122,7 @@ void conf_coll_report(const conf_coll_case *c, const char *operation, tdm_status
                       conf_result *r)
 {
     if (s == TDM_ERR_UNSUPPORTED) {
-        r->supported = 0;
+        conf_not_supported(r, "%s", tdm_last_error());
         return;
     }
     r->cases++;

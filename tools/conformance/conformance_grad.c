@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "conformance_grad_problem.h"
 #include "ref_kernels.h"
 
@@ -223,7 +224,15 @@ void conf_grad_run(tdm_device *dev, size_t check, conf_result *r)
 {
     const grad_check *g = grad_check_get(check);
     memset(r, 0, sizeof *r);
-    r->supported = tdm_kernel_supported(dev, g->forward) && tdm_kernel_supported(dev, g->backward);
+    r->supported = 1;
+    tdm_kernel missing = !tdm_kernel_supported(dev, g->forward)    ? g->forward
+                         : !tdm_kernel_supported(dev, g->backward) ? g->backward
+                                                                   : TDM_KERNEL_COUNT;
+    if (missing != TDM_KERNEL_COUNT)
+        conf_not_supported(r, "the %s backend has no %s kernel", conf_backend_name(dev),
+                           tdm_kernel_get(missing)->name);
+    double start = tdm_seconds();
     for (size_t i = 0; r->supported && i < g->cases; i++)
         run_case(dev, g, i, r);
+    r->seconds = tdm_seconds() - start;
 }

@@ -2,9 +2,11 @@
  * reference device, filling a kernel x device table of results. */
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "conformance_suite.h"
 
 #define MAX_CASES 32
@@ -60,6 +62,21 @@ static void free_oracle(oracle *o)
     conf_buffers_free(&o->scale);
 }
 
+void conf_not_supported(conf_result *r, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    r->supported = 0;
+    vsnprintf(r->first_skip, sizeof r->first_skip, fmt, args);
+    va_end(args);
+}
+
+const char *conf_backend_name(const tdm_device *dev)
+{
+    tdm_device_desc d = TDM_DEVICE_DESC_INIT;
+    return tdm_device_describe(dev, &d) == TDM_OK ? tdm_backend_name(d.backend) : "unknown";
+}
+
 /* A case past one of the device's limits is not supported there, as a kernel the
  * backend lacks: counted and named, never failed. */
 static void skip_case(const conf_case *c, const char *why, conf_result *r)
@@ -103,6 +120,7 @@ static void run_on_device(tdm_device *dev, const conf_case *c, const conf_buffer
         snprintf(r->first_failure, sizeof r->first_failure, "%s: out of host memory", c->label);
         return;
     }
+    double start = tdm_seconds();
     tdm_status s = conf_run(dev, c, in, &got);
     if (s == TDM_ERR_UNSUPPORTED) { /* the kernel is supported: a limit (binding range) */
         skip_case(c, tdm_last_error(), r);
@@ -116,6 +134,7 @@ static void run_on_device(tdm_device *dev, const conf_case *c, const conf_buffer
         conf_compare(c, in, &got, &o->want, o->has_ftz ? &o->want_ftz : NULL,
                      o->has_scale ? &o->scale : NULL, r);
     }
+    r->seconds += tdm_seconds() - start;
     conf_buffers_free(&got);
 }
 
@@ -155,7 +174,10 @@ void conf_suite_run_kernel(const conf_suite *suite, tdm_kernel kernel, conf_resu
     size_t count = conf_cases(kernel, suite->large, cases, MAX_CASES);
     for (size_t d = 0; d < suite->device_count; d++) {
         memset(&row[d], 0, sizeof row[d]);
-        row[d].supported = tdm_kernel_supported(suite->devices[d], kernel);
+        row[d].supported = 1;
+        if (!tdm_kernel_supported(suite->devices[d], kernel))
+            conf_not_supported(&row[d], "the %s backend has no %s kernel",
+                               conf_backend_name(suite->devices[d]), tdm_kernel_get(kernel)->name);
     }
     for (size_t i = 0; i < count; i++)
         if (!suite->small || conf_case_largest_view(&cases[i]) <= CONF_SMALL_ELEMENTS)

@@ -20,6 +20,7 @@ typedef struct options {
     int grad;
     int small;
     int kernels_only;
+    int list;
 } options;
 
 static const cli_command conformance_command = {
@@ -59,6 +60,9 @@ static int parse(int argc, char **argv, options *o, int *exit_status)
          .help = "the collectives (alone, or with the --kernel ones)"},
         {CLI_ENTRY("--grad", NULL, CLI_FLAG, &o->grad), .flag_value = 1,
          .help = "the gradient checks (alone, or those of the --kernel ones)"},
+        {CLI_ENTRY("--list", NULL, CLI_FLAG, &o->list), .flag_value = 1,
+         .help = "list the checks, a 'KIND NAME' line each (kernel, gradient, collective, "
+                 "algorithm), and run none"},
     };
     return cli_parse_command(&conformance_command, table, sizeof table / sizeof table[0], argc,
                              argv, exit_status);
@@ -84,6 +88,38 @@ static int select_kernels(const options *o, tdm_kernel *out)
     return (int)o->kernels.count;
 }
 
+static void all_reduce(const conf_coll_set *set, int unused, int large, conf_result *row)
+{
+    (void)unused;
+    conf_coll_run(set, large, row);
+}
+
+/* The collectives' checks, in the table's order. */
+static const struct {
+    const char *operation;
+    void (*run)(const conf_coll_set *set, int which, int large, conf_result *row);
+    int which; /* all-gather, not reduce-scatter; broadcast, not reduce */
+} collective_checks[CONF_COLL_OPERATIONS] = {
+    {"all-reduce", all_reduce, 0},
+    {"all-gather", conf_coll_run_shards, 1},
+    {"reduce-scatter", conf_coll_run_shards, 0},
+    {"reduce", conf_coll_run_roots, 0},
+    {"broadcast", conf_coll_run_roots, 1},
+};
+
+/* What --kernel, the gradient table and the collectives table can hold. */
+static void list_checks(void)
+{
+    for (int k = 0; k < TDM_KERNEL_COUNT; k++)
+        printf("kernel %s\n", tdm_kernel_get((tdm_kernel)k)->name);
+    for (size_t check = 0; check < conf_grad_count(); check++)
+        printf("gradient %s\n", conf_grad_name(check));
+    for (size_t c = 0; c < CONF_COLL_OPERATIONS; c++)
+        printf("collective %s\n", collective_checks[c].operation);
+    for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
+        printf("algorithm %s\n", conf_coll_algorithm_name((tdm_collective_algorithm)a));
+}
+
 /* Every set the context can form of the devices --device named (of all without it);
  * splitting adds logical devices to ctx. */
 static void run_collectives(tdm_context *ctx, conf_report *report, const options *o)
@@ -94,19 +130,12 @@ static void run_collectives(tdm_context *ctx, conf_report *report, const options
     size_t count = conf_coll_sets(ctx, o->devices.count ? &named : NULL, sets);
     int large = o->large;
     conf_report_collectives_header();
-    for (size_t s = 0; s < count; s++) {
-        conf_result row[CONF_COLL_ALGORITHMS];
-        conf_coll_run(&sets[s], large, row);
-        conf_report_collectives_row(report, sets[s].name, "all-reduce", row);
-        conf_coll_run_shards(&sets[s], 1, large, row);
-        conf_report_collectives_row(report, sets[s].name, "all-gather", row);
-        conf_coll_run_shards(&sets[s], 0, large, row);
-        conf_report_collectives_row(report, sets[s].name, "reduce-scatter", row);
-        conf_coll_run_roots(&sets[s], 0, large, row);
-        conf_report_collectives_row(report, sets[s].name, "reduce", row);
-        conf_coll_run_roots(&sets[s], 1, large, row);
-        conf_report_collectives_row(report, sets[s].name, "broadcast", row);
-    }
+    for (size_t s = 0; s < count; s++)
+        for (size_t c = 0; c < CONF_COLL_OPERATIONS; c++) {
+            conf_result row[CONF_COLL_ALGORITHMS];
+            collective_checks[c].run(&sets[s], collective_checks[c].which, large, row);
+            conf_report_collectives_row(report, sets[s].name, collective_checks[c].operation, row);
+        }
 }
 
 /* The reference first (its derivatives are checked too), then the selected devices. */
@@ -167,6 +196,10 @@ int cmd_conformance(int argc, char **argv)
     int rc;
     if (parse(argc, argv, &o, &rc))
         return rc;
+    if (o.list) {
+        list_checks();
+        return 0;
+    }
     tdm_kernel kernels[TDM_KERNEL_COUNT];
     int kernel_count = select_kernels(&o, kernels);
     if (kernel_count < 0)

@@ -122,11 +122,14 @@ void conf_report_collectives_row(conf_report *r, const char *set, const char *op
         count_cell(r, &row[a]);
     }
     printf("\n");
-    for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
+    for (int a = 0; a < CONF_COLL_ALGORITHMS; a++) {
+        const char *algorithm = conf_coll_algorithm_name((tdm_collective_algorithm)a);
         if (row[a].supported && row[a].failed_cases)
-            printf("FAIL %s %s on %s: %d of %d cases; first: %s\n", operation,
-                   conf_coll_algorithm_name((tdm_collective_algorithm)a), set, row[a].failed_cases,
-                   row[a].cases, row[a].first_failure);
+            printf("FAIL %s %s on %s: %d of %d cases; first: %s\n", operation, algorithm, set,
+                   row[a].failed_cases, row[a].cases, row[a].first_failure);
+        else if (!row[a].supported)
+            printf("NOT SUPPORTED %s %s on %s: %s\n", operation, algorithm, set, row[a].first_skip);
+    }
     fflush(stdout);
 }
 
@@ -166,6 +169,9 @@ void conf_report_gradients_row(conf_report *r, size_t check, const conf_result *
             printf("FAIL %s on %s: %d of %d cases; first: %s\n", conf_grad_name(check),
                    device_id(r->grad_devices[d], id), row[d].failed_cases, row[d].cases,
                    row[d].first_failure);
+        else if (!row[d].supported)
+            printf("NOT SUPPORTED %s on %s: %s\n", conf_grad_name(check),
+                   device_id(r->grad_devices[d], id), row[d].first_skip);
     fflush(stdout);
 }
 
@@ -178,6 +184,26 @@ static void json_result(json_writer *w, const conf_result *c)
     json_string(w, "first_failure", c->first_failure);
     json_uint(w, "skipped_cases", (uint64_t)c->skipped_cases);
     json_string(w, "first_skip", c->first_skip);
+    json_double(w, "seconds", c->seconds);
+}
+
+/* Which tandem and which drivers gave the results: the reference, then the devices. */
+static void json_versions(json_writer *w, const conf_suite *suite)
+{
+    json_string(w, "tandem_version", tdm_version());
+    json_begin_array(w, "devices");
+    for (size_t d = 0; d <= suite->device_count; d++) {
+        const tdm_device *dev = d ? suite->devices[d - 1] : suite->reference;
+        tdm_device_desc desc = TDM_DEVICE_DESC_INIT;
+        if ((d && dev == suite->reference) || tdm_device_describe(dev, &desc) != TDM_OK)
+            continue;
+        json_begin_object(w, NULL);
+        json_string(w, "id", desc.id);
+        json_string(w, "name", desc.name);
+        json_string(w, "driver", desc.driver);
+        json_end_object(w);
+    }
+    json_end_array(w);
 }
 
 static void write_json(const conf_report *r, const tdm_kernel *kernels, FILE *out)
@@ -185,6 +211,7 @@ static void write_json(const conf_report *r, const tdm_kernel *kernels, FILE *ou
     json_writer w = {out, 0, 0};
     char id[TDM_DEVICE_ID_MAX];
     json_begin_object(&w, NULL);
+    json_versions(&w, r->suite);
     json_begin_array(&w, "results");
     for (int k = 0; k < r->kernel_count; k++)
         for (size_t d = 0; d < r->suite->device_count; d++) {
@@ -238,6 +265,9 @@ static void print_failures(const conf_report *r, const tdm_kernel *kernels)
                 printf("FAIL %s on %s: %d of %d cases; first: %s\n",
                        tdm_kernel_get(kernels[k])->name, device_id(r->suite->devices[d], id),
                        c->failed_cases, c->cases, c->first_failure);
+            if (!c->supported)
+                printf("NOT SUPPORTED %s on %s: %s\n", tdm_kernel_get(kernels[k])->name,
+                       device_id(r->suite->devices[d], id), c->first_skip);
             if (c->skipped_cases)
                 printf("NOT SUPPORTED %s on %s: %d case(s) past the device's limits; first: %s\n",
                        tdm_kernel_get(kernels[k])->name, device_id(r->suite->devices[d], id),

@@ -77,6 +77,15 @@ static void json_backends(json_writer *w, tdm_context *ctx)
     json_end_array(w);
 }
 
+/* A count or id the driver does not give: null, as the table's "?". */
+static void json_known(json_writer *w, const char *key, uint64_t value)
+{
+    if (value)
+        json_uint(w, key, value);
+    else
+        json_null(w, key);
+}
+
 static void json_device(json_writer *w, size_t index, const tdm_device_desc *d,
                         tdm_device_choice choice)
 {
@@ -86,12 +95,12 @@ static void json_device(json_writer *w, size_t index, const tdm_device_desc *d,
     json_string(w, "backend", tdm_backend_name(d->backend));
     json_string(w, "name", d->name);
     json_string(w, "vendor", d->vendor);
-    json_uint(w, "vendor_id", d->vendor_id);
+    json_known(w, "vendor_id", d->vendor_id);
     json_string(w, "driver", d->driver);
     json_string(w, "type", tdm_device_type_name(d->type));
     json_uint(w, "global_memory", d->global_memory);
     json_uint(w, "max_allocation", d->max_allocation);
-    json_uint(w, "compute_units", d->compute_units);
+    json_known(w, "compute_units", d->compute_units);
     char uuid[40];
     format_uuid(d->uuid, uuid);
     if (d->has_uuid)

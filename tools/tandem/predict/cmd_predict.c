@@ -116,8 +116,7 @@ static int run(predict_run *p)
     fprintf(info, "data     %s: %s\n", o->data.path, p->used);
     predict_output out;
     int probabilities = tdm_model_loss_kind(p->model) == TDM_LOSS_SOFTMAX_CROSS_ENTROPY;
-    if (predict_output_open(&out, o->output, tdm_model_output_count(p->model), probabilities, err,
-                            sizeof err) != 0)
+    if (predict_output_open(&out, o->output, p->model, probabilities, err, sizeof err) != 0)
         return fail("--output", err);
     size_t examples = 0, correct = 0;
     if (predict_all(p, &out, &examples, &correct) != 0) {
@@ -126,6 +125,8 @@ static int run(predict_run *p)
     }
     if (predict_output_close(&out, err, sizeof err) != 0)
         return fail("--output", err);
+    if (o->output) /* as train says of its files, whatever stdout carries */
+        fprintf(stderr, "tandem predict: wrote %s (--output)\n", o->output);
     fprintf(info, "done     %zu predictions%s%s", examples, o->output ? " in " : "",
             o->output ? o->output : "");
     if (p->labelled)

@@ -2,10 +2,12 @@
 
 #include "predict_output.h"
 
-int predict_output_open(predict_output *p, const char *path, size_t classes, int probabilities,
-                        char *err, size_t err_size)
+int predict_output_open(predict_output *p, const char *path, const tdm_model *model,
+                        int probabilities, char *err, size_t err_size)
 {
-    *p = (predict_output){.f = stdout, .classes = classes, .probabilities = probabilities};
+    size_t classes = tdm_model_output_count(model);
+    *p = (predict_output){
+        .f = stdout, .model = model, .classes = classes, .probabilities = probabilities};
     if (path) {
         if (atomic_file_open(&p->file, path, err, err_size) != 0)
             return -1;
@@ -35,7 +37,11 @@ void predict_output_rows(predict_output *p, const float *outputs, size_t rows, i
         double sum = 0.0;
         for (size_t c = 0; c < p->classes; c++)
             sum += exp((double)row[c] - row[best]);
-        fprintf(p->f, "%zu", best);
+        const char *name = tdm_model_class_name(p->model, best);
+        if (name)
+            fputs(name, p->f);
+        else
+            fprintf(p->f, "%zu", best);
         for (size_t c = 0; c < p->classes; c++)
             fprintf(p->f, ",%.6g",
                     p->probabilities ? exp((double)row[c] - row[best]) / sum : (double)row[c]);

@@ -1,6 +1,6 @@
-/* tandem predict: the predictions as CSV, one row per example: the class, then each
- * class's probability (softmax of the logits), or the model's outputs for a
- * squared-error model. */
+/* tandem predict: the predictions as CSV, one row per example: the class (its name
+ * where the model file keeps names), then each class's probability (softmax of the
+ * logits), or the model's outputs for a squared-error model. */
 #ifndef TANDEM_CLI_PREDICT_OUTPUT_H
 #define TANDEM_CLI_PREDICT_OUTPUT_H
 
@@ -9,19 +9,21 @@
 #include <stdio.h>
 
 #include "atomic_file.h"
+#include "tandem/tandem.h"
 
 typedef struct predict_output {
     FILE *f;
     atomic_file file; /* when writing to a path */
     int to_file;
+    const tdm_model *model; /* for the classes' names */
     size_t classes;
     int probabilities;
 } predict_output;
 
 /* To path (whole or not at all: a temporary file renamed at the end), or to stdout
  * for NULL; writes the header. 0, or -1 with the reason in err. */
-int predict_output_open(predict_output *p, const char *path, size_t classes, int probabilities,
-                        char *err, size_t err_size);
+int predict_output_open(predict_output *p, const char *path, const tdm_model *model,
+                        int probabilities, char *err, size_t err_size);
 
 /* rows rows of outputs [rows, classes]; each row's class goes to predicted[row]. */
 void predict_output_rows(predict_output *p, const float *outputs, size_t rows, int32_t *predicted);

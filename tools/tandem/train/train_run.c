@@ -118,6 +118,13 @@ static int stop(train_session *ts)
     return 128 + train_stop_signal();
 }
 
+/* A file the run wrote, said once on stderr (stdout carries the progress), so that
+ * a run that writes is never silent about where. */
+static void said_written(const char *path, const char *option)
+{
+    fprintf(stderr, "tandem train: wrote %s (%s)\n", path, option);
+}
+
 /* After the run: the plot, and the model when the run completed. */
 static int write_outputs(const train_session *ts, int completed)
 {
@@ -127,10 +134,14 @@ static int write_outputs(const train_session *ts, int completed)
         fprintf(stderr, "tandem train: %s\n", err);
         return -1;
     }
+    if (o->plot)
+        said_written(o->plot, "--plot");
     if (completed && o->save && tdm_model_save(ts->model, o->save) != TDM_OK) {
         fprintf(stderr, "tandem train: --save: %s\n", tdm_last_error());
         return -1;
     }
+    if (completed && o->save)
+        said_written(o->save, "--save");
     return 0;
 }
 
@@ -153,6 +164,9 @@ int train_session_run(train_session *ts)
         status = 0; /* the signal came with the last step: the run is complete */
     int stopped = status == STOPPED ? stop(ts) : 0;
     int after = write_metrics(ts, 1);
+    /* A failed write of the metrics has said so and ended the run (status -1). */
+    if (o->metrics && after == 0 && (status == 0 || status == STOPPED))
+        said_written(o->metrics, "--metrics");
     int failed = write_outputs(ts, status == 0) || status < 0 || after;
     return stopped ? stopped : failed ? 1 : 0;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "class_names.h"
 #include "layer_spec.h"
 #include "train_fingerprint.h"
 #include "train_texts.h"
@@ -92,6 +93,24 @@ static int take_role(train_session *ts)
     return -1;
 }
 
+/* The classes' names where a skipped first line names them, as scikit-learn's
+ * count line does, one per output: the model file keeps them for predict. */
+static void name_classes(train_session *ts)
+{
+    const train_options *o = ts->opts;
+    if (!o->data || o->labels || o->skip_rows == 0)
+        return;
+    class_names *names = malloc(sizeof *names);
+    if (!names)
+        return; /* the names are a courtesy: the model stands without them */
+    class_names_read(o->data, names);
+    /* Names of another count are not the classes' (a data set's name, say). */
+    if (names->count && names->count == tdm_model_output_count(ts->model) &&
+        tdm_model_set_class_names(ts->model, names->name, names->count) != TDM_OK)
+        fprintf(stderr, "tandem train: line 1's class names are not kept: %s\n", tdm_last_error());
+    free(names);
+}
+
 /* The image the features form: --input-shape, or a square of one channel. */
 static int input_image(const train_session *ts, tdm_model_options *mo)
 {
@@ -148,9 +167,10 @@ static int make_model(train_session *ts)
     if (tdm_model_create(ts->strategy, &mo, &ts->model) != TDM_OK)
         return fail("model");
     /* Predictions from a saved model start from the data as the file has it. */
-    return tdm_model_set_standardization(ts->model, ts->data.mean, ts->data.std) == TDM_OK
-               ? 0
-               : fail("model");
+    if (tdm_model_set_standardization(ts->model, ts->data.mean, ts->data.std) != TDM_OK)
+        return fail("model");
+    name_classes(ts);
+    return 0;
 }
 
 /* DistributeConfig: evaluation on --eval-devices (one device, or mirrored over
