@@ -12,7 +12,7 @@ mkdir -p "$out"
 
 # "NAME DESCRIPTION" lines: the commands, and the bench subcommands.
 entries() { awk '/^  [a-z]+ +[^ -]/ { name = $1; $1 = ""; sub(/^ +/, ""); print name " " $0 }'; }
-"$tandem" --help | sed -n '/^commands:/,/^$/p' | entries >"$work/commands"
+"$tandem" --help | entries >"$work/commands"
 "$tandem" bench --help | entries >"$work/bench"
 [ -s "$work/commands" ] && [ -s "$work/bench" ] || { echo "tandem_docs: no commands in the help"; exit 1; }
 
