@@ -10,6 +10,7 @@ libtandem it was built against without LD_LIBRARY_PATH. It also compiles the CLI
 reader of --layers (tools/tandem/train/layer_spec.c) from the checkout around it.
 """
 import os
+import re
 import shlex
 import subprocess
 from pathlib import Path
@@ -22,6 +23,13 @@ CHECKOUT = HERE.parent
 # tandem train's reader of --layers, compiled in so that a model's layers are written
 # as the CLI's are, by the same code (the package builds inside the checkout).
 LAYER_SPEC = CHECKOUT / "tools" / "tandem" / "train" / "layer_spec.c"
+
+
+def version() -> str:
+    """The project's one version, from the macros of include/tandem/tandem.h."""
+    header = (CHECKOUT / "include" / "tandem" / "tandem.h").read_text()
+    parts = [re.search(rf"#define TDM_VERSION_{p} (\d+)", header) for p in ("MAJOR", "MINOR", "PATCH")]
+    return ".".join(m.group(1) for m in parts)
 
 
 def build_tree(path: Path) -> Dict[str, List[str]]:
@@ -69,4 +77,5 @@ extension = Extension(
     **locate(),
 )
 
-setup(ext_modules=[extension], options={"bdist_wheel": {"py_limited_api": "cp39"}})
+setup(version=version(), ext_modules=[extension],
+      options={"bdist_wheel": {"py_limited_api": "cp39"}})

@@ -1,4 +1,4 @@
-/* _tandem: devices, the library's own path, and mirrored strategies. */
+/* _tandem: devices, the library's own path and version, and mirrored strategies. */
 #define _GNU_SOURCE
 #include "pytandem.h"
 
@@ -13,6 +13,14 @@ static int set_item(PyObject *dict, const char *key, PyObject *value)
     int rc = PyDict_SetItemString(dict, key, value);
     Py_DECREF(value);
     return rc;
+}
+
+/* None where the driver does not say (0), as `tandem devices --json` gives null. */
+static PyObject *compute_units(unsigned long count)
+{
+    if (count)
+        return PyLong_FromUnsignedLong(count);
+    Py_RETURN_NONE;
 }
 
 /* One device as a dict of its description and the default choice's verdict. */
@@ -37,7 +45,7 @@ static PyObject *describe(tdm_context *ctx, tdm_device *dev, size_t index)
         set_item(dict, "backend", PyUnicode_FromString(tdm_backend_name(d.backend))) < 0 ||
         set_item(dict, "memory", PyLong_FromUnsignedLongLong(d.global_memory)) < 0 ||
         set_item(dict, "max_allocation", PyLong_FromUnsignedLongLong(d.max_allocation)) < 0 ||
-        set_item(dict, "compute_units", PyLong_FromUnsignedLong(d.compute_units)) < 0 ||
+        set_item(dict, "compute_units", compute_units(d.compute_units)) < 0 ||
         set_item(dict, "same_hardware_as", PyLong_FromLong(d.same_hardware_as)) < 0 ||
         set_item(dict, "simulator", PyBool_FromLong(d.simulator)) < 0 ||
         set_item(dict, "gemm", PyUnicode_FromString(d.gemm)) < 0 ||
@@ -74,6 +82,13 @@ PyObject *py_devices(PyObject *self, PyObject *args)
 }
 
 /* The file libtandem was loaded from, so the package can find the CLI beside it. */
+PyObject *py_version(PyObject *self, PyObject *args)
+{
+    (void)self;
+    (void)args;
+    return PyUnicode_FromString(tdm_version());
+}
+
 PyObject *py_library_path(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -82,26 +97,6 @@ PyObject *py_library_path(PyObject *self, PyObject *args)
     if (!dladdr((void *)tdm_last_error, &info) || !info.dli_fname)
         Py_RETURN_NONE;
     return PyUnicode_FromString(info.dli_fname);
-}
-
-/* The device whose id (as `tandem devices` shows it) is `id`. */
-static tdm_status find_device(tdm_context *ctx, const char *id, tdm_device **out)
-{
-    size_t count = tdm_context_device_count(ctx);
-    for (size_t i = 0; i < count; i++) {
-        tdm_device_desc d = TDM_DEVICE_DESC_INIT;
-        tdm_device *dev = NULL;
-        tdm_status s = tdm_context_device(ctx, i, &dev);
-        if (s == TDM_OK)
-            s = tdm_device_describe(dev, &d);
-        if (s != TDM_OK)
-            return s;
-        if (strcmp(d.id, id) == 0) {
-            *out = dev;
-            return TDM_OK;
-        }
-    }
-    return TDM_ERR_NOT_FOUND;
 }
 
 static void destroy_strategy(void *s)
@@ -137,13 +132,11 @@ PyObject *py_mirrored(PyObject *self, PyObject *args)
             if (!bytes)
                 return NULL;
             const char *id = PyBytes_AsString(bytes);
-            tdm_status s = id ? find_device(ctx, id, &devices[count++]) : TDM_OK;
-            if (id && s == TDM_ERR_NOT_FOUND) {
-                char message[160];
-                snprintf(message, sizeof message,
-                         "no device \"%s\" (tandem.devices() lists the ids)", id);
+            tdm_status s = id ? tdm_context_find_device(ctx, id, &devices[count++]) : TDM_OK;
+            if (id && s == TDM_ERR_NOT_FOUND) { /* the message names the ids there are */
+                PyErr_Format(PyExc_ValueError, "%s", tdm_last_error());
                 Py_DECREF(bytes);
-                return PyErr_Format(PyExc_ValueError, "%s", message);
+                return NULL;
             }
             Py_DECREF(bytes);
             if (!id)

@@ -252,6 +252,7 @@ int parse_address(PyObject *obj, void **out)
 static PyMethodDef methods[] = {
     {"devices", py_devices, METH_NOARGS, "Every device of the context, as dicts."},
     {"library_path", py_library_path, METH_NOARGS, "The path of the libtandem loaded."},
+    {"version", py_version, METH_NOARGS, "The loaded libtandem's version (tdm_version)."},
     {"mirrored", py_mirrored, METH_VARARGS,
      "A mirrored strategy over device ids (None: default), across an MPI job if asked."},
     {"strategy_info", py_strategy_info, METH_VARARGS, "A strategy's replicas and job."},

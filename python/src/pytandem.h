@@ -67,6 +67,7 @@ tdm_status dataset_of(const void *x, const void *y, size_t rows, size_t features
 /* The functions of each source file, for the module's method table. */
 PyObject *py_devices(PyObject *self, PyObject *args);
 PyObject *py_library_path(PyObject *self, PyObject *args);
+PyObject *py_version(PyObject *self, PyObject *args);
 PyObject *py_mirrored(PyObject *self, PyObject *args);
 PyObject *py_strategy_devices(PyObject *self, PyObject *args);
 PyObject *py_close(PyObject *self, PyObject *args);

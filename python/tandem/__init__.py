@@ -15,6 +15,7 @@ labels); one of another dtype or layout raises TypeError or ValueError naming it
 A failing library call raises tandem.TandemError (a subclass per status, such as
 tandem.InvalidArgumentError) with tandem's message. docs/PYTHON.md has the rest.
 """
+from . import _tandem
 from ._tandem import (  # noqa: F401  the error classes, one per status
     BackendError, CancelledError, CorruptDataError, DeviceLostError, InvalidArgumentError,
     InvalidStateError, NotFoundError, NumericError, OutOfMemoryError, RemoteError, TandemError,
@@ -26,7 +27,7 @@ from .devices import Device, devices
 from .models import History, Sequential, load_model
 from .strategy import MirroredStrategy, MultiWorkerMirroredStrategy
 
-__version__ = "0.1.0"
+__version__ = _tandem.version()  # the loaded library's, which the package was built for
 
 __all__ = [
     "BackendError", "Callback", "CancelledError", "CorruptDataError", "Device",

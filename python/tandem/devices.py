@@ -1,6 +1,6 @@
 """The devices tandem sees: ``tandem.devices()``."""
 from dataclasses import dataclass
-from typing import List
+from typing import List, Optional
 
 from . import _tandem
 
@@ -18,7 +18,7 @@ class Device:
     backend: str  #: "reference", "opencl" or "vulkan"
     memory: int  #: bytes usable by the device
     max_allocation: int  #: the largest single buffer, bytes
-    compute_units: int
+    compute_units: Optional[int]  #: None where the driver does not say
     same_hardware_as: int  #: index of an earlier device that is the same hardware, else -1
     simulator: bool  #: a software model of a device (Oclgrind)
     gemm: str  #: what runs its matrix products

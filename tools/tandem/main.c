@@ -23,7 +23,7 @@ int main(int argc, char **argv)
      * its shortest wait unless the user chose one; OpenBLAS reads it as it loads. */
     setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
-        printf("tandem %d.%d.%d\n", TDM_VERSION_MAJOR, TDM_VERSION_MINOR, TDM_VERSION_PATCH);
+        printf("tandem %s\n", tdm_version());
         return 0;
     }
     static const cli_dispatch_table table = {"tandem", "COMMAND", "command", commands,

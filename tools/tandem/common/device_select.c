@@ -122,13 +122,12 @@ tdm_device *cli_find_device(tdm_context *ctx, const char *id)
         fprintf(stderr, "tandem: %s\n", tdm_last_error());
         return NULL;
     }
-    for (size_t i = 0; i < tdm_context_device_count(ctx); i++)
-        if (tdm_context_device(ctx, i, &dev) == TDM_OK && !strcmp(describe(dev).id, id))
-            return dev;
+    if (tdm_context_find_device(ctx, id, &dev) == TDM_OK)
+        return dev;
     fprintf(stderr,
-            "tandem: no device '%s': give ids or indices from 'tandem devices', or a backend "
+            "tandem: %s; give ids or indices from 'tandem devices', or a backend "
             "(reference, opencl, vulkan)\n",
-            id);
+            tdm_last_error());
     return NULL;
 }
 

@@ -83,8 +83,7 @@ void train_run_record(const train_session *ts, run_record *r)
 {
     const train_options *o = ts->opts;
     memset(r, 0, sizeof *r);
-    snprintf(r->version, sizeof r->version, "%d.%d.%d", TDM_VERSION_MAJOR, TDM_VERSION_MINOR,
-             TDM_VERSION_PATCH);
+    snprintf(r->version, sizeof r->version, "%s", tdm_version());
     size_t replicas = tdm_strategy_num_local_replicas(ts->strategy);
     for (size_t i = 0; i < replicas && i < MAX_SELECTED; i++) {
         tdm_device_desc d = TDM_DEVICE_DESC_INIT;
