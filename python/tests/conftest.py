@@ -26,6 +26,21 @@ def pocl_pair() -> Iterator[tandem.MirroredStrategy]:
     strategy.close()
 
 
+@pytest.fixture(scope="module", params=[("opencl:0", "opencl:1"), ("opencl:0", "vulkan:0")],
+                ids=lambda p: "+".join(p))
+def pair(request) -> Iterator[tandem.MirroredStrategy]:
+    """Two PoCL devices, then PoCL with lavapipe: the same and mixed APIs."""
+    strategy = strategy_over(request.param)
+    yield strategy
+    strategy.close()
+
+
+def per_replica(shape: Tuple[int, ...], seed: int) -> List[np.ndarray]:
+    """Two replicas' float32 values of the shape, from the seed."""
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(shape).astype(np.float32) * 100 for _ in range(2)]
+
+
 @pytest.fixture(scope="session")
 def digits() -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """80 % to train on, 20 % to test, pixels scaled to [0, 1]."""

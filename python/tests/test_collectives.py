@@ -5,22 +5,7 @@ import pytest
 
 import tandem
 
-from conftest import strategy_over
-
-PAIRS = [("opencl:0", "opencl:1"), ("opencl:0", "vulkan:0")]
-
-
-@pytest.fixture(scope="module", params=PAIRS, ids=lambda p: "+".join(p))
-def pair(request):
-    strategy = strategy_over(request.param)
-    yield strategy
-    strategy.close()
-
-
-def per_replica(shape, seed):
-    rng = np.random.default_rng(seed)
-    return [rng.standard_normal(shape).astype(np.float32) * 100 for _ in range(2)]
-
+from conftest import per_replica, strategy_over
 
 @pytest.mark.parametrize("shape", [(1,), (1000,), (33, 17)])
 def test_all_reduce_is_exact(pair, shape):
@@ -49,7 +34,7 @@ def test_devices_describe_the_strategy(pair):
 
 
 def test_closed_strategy_raises():
-    strategy = strategy_over(PAIRS[0])
+    strategy = strategy_over(("opencl:0", "opencl:1"))
     strategy.close()
     assert strategy.closed
     with pytest.raises(tandem.InvalidStateError, match="closed"):

@@ -3,21 +3,7 @@ a PoCL + lavapipe pair; shapes they cannot split are refused."""
 import numpy as np
 import pytest
 
-from conftest import strategy_over
-
-PAIRS = [("opencl:0", "opencl:1"), ("opencl:0", "vulkan:0")]
-
-
-@pytest.fixture(scope="module", params=PAIRS, ids=lambda p: "+".join(p))
-def pair(request):
-    strategy = strategy_over(request.param)
-    yield strategy
-    strategy.close()
-
-
-def per_replica(shape, seed):
-    rng = np.random.default_rng(seed)
-    return [rng.standard_normal(shape).astype(np.float32) * 100 for _ in range(2)]
+from conftest import per_replica
 
 
 @pytest.mark.parametrize("shape", [(1,), (999,), (33, 17)])
