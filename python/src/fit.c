@@ -179,7 +179,10 @@ typedef struct session {
     tdm_step *step;
     tdm_monitor *monitor;
     size_t steps_per_epoch;
-    double loss_sum; /* of the epoch's steps, each weighted by its count */
+    uint64_t epochs_done;
+    int epochs_recorded; /* the checkpoint restored said how many epochs were done */
+    int checkpoints;     /* one at the end of every epoch */
+    double loss_sum;     /* of the epoch's steps, each weighted by its count */
     size_t steps;
     PyObject *progress; /* fit_epoch's, during the call: None or a callable */
     int raised;         /* a signal handler or progress raised: the epoch stops */
@@ -222,6 +225,27 @@ static int on_step(const tdm_step_result *r, void *user)
     return f->raised;
 }
 
+/* Each checkpoint, written at the end of an epoch, records the epochs done: the
+ * global step tells them only where this process's steps are all the job's (not in a
+ * parameter-server job, whose global step counts every worker's; for the same reason
+ * the checkpoints are not every so many global steps). */
+static const char EPOCHS_DONE[] = "python/epochs_done";
+
+static tdm_status save_epochs(tdm_checkpoint_writer *w, void *user)
+{
+    const session *f = user;
+    return tdm_checkpoint_add_u64(w, EPOCHS_DONE, f->epochs_done);
+}
+
+/* A checkpoint without the record (written before it was kept) is read by its step. */
+static tdm_status restore_epochs(const tdm_checkpoint *c, void *user)
+{
+    session *f = user;
+    tdm_status st = tdm_checkpoint_read_u64(c, EPOCHS_DONE, &f->epochs_done);
+    f->epochs_recorded = st == TDM_OK;
+    return st == TDM_ERR_NOT_FOUND ? TDM_OK : st;
+}
+
 typedef struct fit_args {
     const void *x, *y;
     size_t rows, features, classes, epochs, batch;
@@ -262,14 +286,19 @@ static tdm_status session_make(tdm_strategy *s, trainer *t, const fit_args *a, s
     mo.progress = on_step;
     mo.progress_user = f;
     mo.checkpoint_dir = a->checkpoint_dir;
-    mo.checkpoint_every = a->checkpoint_dir ? f->steps_per_epoch : 0;
+    f->checkpoints = a->checkpoint_dir != NULL;
     mo.strategy = tdm_strategy_num_workers(s) > 1 ? s : NULL; /* the chief's directory */
+    mo.save_extra = save_epochs;
+    mo.restore_extra = restore_epochs;
+    mo.extra_user = f;
     if (st == TDM_OK)
         st = tdm_monitor_create(f->step, &mo, &f->monitor);
     int restored = 0;
     *restored_step = 0;
     if (st == TDM_OK && a->resume)
         st = tdm_monitor_restore(f->monitor, &restored, restored_step);
+    if (restored && !f->epochs_recorded)
+        f->epochs_done = *restored_step / f->steps_per_epoch;
     return st;
 }
 
@@ -317,7 +346,7 @@ PyObject *py_fit_begin(PyObject *self, PyObject *args)
     if (!handle)
         return NULL;
     return Py_BuildValue("NnK", handle, (Py_ssize_t)f->steps_per_epoch,
-                         (unsigned long long)(restored / f->steps_per_epoch));
+                         (unsigned long long)f->epochs_done);
 }
 
 /* The host's monotonic clock, in seconds. */
@@ -357,7 +386,10 @@ PyObject *py_fit_epoch(PyObject *self, PyObject *args)
     seconds = now() - start;
     tdm_evaluation ev = {0};
     if (st == TDM_OK && f->steps) {
-        Py_BEGIN_ALLOW_THREADS st = tdm_model_evaluate(f->model, f->measured, &ev);
+        f->epochs_done++;
+        Py_BEGIN_ALLOW_THREADS st = f->checkpoints ? tdm_monitor_save(f->monitor) : TDM_OK;
+        if (st == TDM_OK)
+            st = tdm_model_evaluate(f->model, f->measured, &ev);
         Py_END_ALLOW_THREADS
     }
     handle_leave(handle);

@@ -47,6 +47,34 @@ def test_one_server_two_workers_under_mpirun(tmp_path, digits):
     assert accuracy > 0.85
 
 
+RESUMED = """
+import json, sys
+import numpy as np
+import tandem
+x, y = tandem.load_digits()
+strategy = tandem.ParameterServerStrategy(["opencl:0"], ps_processes=1)
+model = tandem.Sequential("16", input_shape=(64,), classes=10, seed=4)
+model.compile(lr=5e-3)
+history = model.fit(x / np.float32(16), y, epochs=int(sys.argv[2]), batch_size=64,
+                    strategy=strategy, verbose=0, checkpoint_dir=sys.argv[1] + "/ckpt",
+                    resume=True)
+if strategy.is_chief:
+    with open(sys.argv[1] + "/epochs.json", "w") as out:
+        json.dump(history.epoch, out)
+"""
+
+
+def test_a_job_resumes_the_epochs_left(tmp_path):
+    # The job's global step counts both workers' steps, so it tells no epoch: the
+    # checkpoint records the epochs done.
+    script = tmp_path / "resumed.py"
+    script.write_text(RESUMED)
+    for epochs, ran in (("2", [0, 1]), ("3", [2])):
+        done = mpirun(3, script, str(tmp_path), epochs, timeout=90)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert json.loads((tmp_path / "epochs.json").read_text()) == ran
+
+
 def test_in_one_process_as_mirrored(tmp_path, digits):
     if not {"opencl:0", "opencl:1"} <= set(device_ids()):
         pytest.skip("needs opencl:0 and opencl:1")
