@@ -111,7 +111,7 @@ class Sequential:
         self.optimizer: Optional[str] = None
         self.learning_rate = 1e-3
         self.shard_optimizer = False
-        self._compiled: Dict[str, Any] = {}  # compile's train op options
+        self._compiled: Dict[str, Any] = {}  # compile's options beyond the optimizer's name
         self.stop_training = False  #: set by a callback to end fit after the epoch
         self._loss = "softmax_cross_entropy"
         self._model: Any = None  # the model's handle, once built
@@ -201,32 +201,28 @@ class Sequential:
         self.learning_rate = float(lr)
         self.shard_optimizer = bool(shard_optimizer)
         self._compiled = {
-            "lr_decay": lr_decay, "decay_steps": decay_steps, "decay_rate": float(decay_rate),
-            "warmup_steps": int(warmup_steps), "final_lr": float(final_lr),
-            "clip_global_norm": float(global_clipnorm or 0.0),
+            "lr_decay": lr_decay,
+            "decay_steps": None if decay_steps is None else int(decay_steps),
+            "decay_rate": float(decay_rate), "warmup_steps": int(warmup_steps),
+            "final_lr": float(final_lr), "clip_global_norm": float(global_clipnorm or 0.0),
             "clip_value": float(clipvalue or 0.0), "f16_all_reduce": bool(f16_all_reduce),
-            "balance": bool(balance), "loss_scale": loss_scale}
+            "balance": bool(balance),
+            "loss_scale": None if loss_scale is None else float(loss_scale)}
         self._trainer = None
 
     def _trainer_options(self, steps: int) -> Dict[str, Any]:
         """trainer_create's and serve's keywords; ``steps`` the fit's, for a cosine's
         default length."""
-        c = self._compiled
-        scale = c.get("loss_scale")
-        if scale is None:
-            scale = 32768.0 if self.mixed_precision or c.get("f16_all_reduce") else 0.0
-        decay_steps = c.get("decay_steps")
-        if decay_steps is None:
-            decay_steps = steps if c.get("lr_decay") == "cosine" else 0
-        return {
-            "optimizer": self.optimizer, "lr": self.learning_rate,
-            "lr_kind": _LR_KINDS[c.get("lr_decay", "none")], "decay_steps": int(decay_steps),
-            "decay_rate": c.get("decay_rate", 0.96), "warmup_steps": c.get("warmup_steps", 0),
-            "final_lr": c.get("final_lr", 0.0), "loss_scale": float(scale), "seed": self.seed,
-            "shard": self.shard_optimizer, "clip_global_norm": c.get("clip_global_norm", 0.0),
-            "clip_value": c.get("clip_value", 0.0),
-            "f16_all_reduce": c.get("f16_all_reduce", False),
-            "balance": c.get("balance", False)}
+        options = dict(self._compiled)
+        if options["loss_scale"] is None:  # mixed precision's and f16 sums' default
+            options["loss_scale"] = (
+                32768.0 if self.mixed_precision or options["f16_all_reduce"] else 0.0)
+        if options["decay_steps"] is None:
+            options["decay_steps"] = steps if options["lr_decay"] == "cosine" else 0
+        options["lr_kind"] = _LR_KINDS[options.pop("lr_decay")]
+        options.update(optimizer=self.optimizer, lr=self.learning_rate, seed=self.seed,
+                       shard=self.shard_optimizer)
+        return options
 
     def fit(self, x: Any, y: Any, epochs: int = 1, batch_size: int = 32,
             strategy: Optional[MirroredStrategy] = None, seed: Optional[int] = None,
@@ -259,8 +255,8 @@ class Sequential:
             raise ValueError("fit: epochs and batch_size must be at least 1")
         strategy = self.strategy
         assert strategy is not None
-        servers = getattr(strategy, "num_parameter_servers", 0)
-        if servers and self._compiled.get("lr_decay", "none") != "none":
+        servers = strategy._servers
+        if servers and self._compiled["lr_decay"] != "none":
             raise ValueError("lr_decay: a parameter-server job updates as its workers' "
                              "gradients arrive, so the steps the rate decays over are not "
                              "known in advance")
@@ -268,7 +264,7 @@ class Sequential:
         if servers and strategy._workers > 1:  # a worker's shard: rows i, i + n, ...
             rows = len(range(strategy._worker_index, rows, strategy._workers))
         options = self._trainer_options(epochs * -(-rows // batch_size))
-        if getattr(strategy, "is_parameter_server", False):
+        if strategy._serving:
             _tandem.serve(self._model, strategy._handle, **options)
             return History()
         if self._trainer is None:
