@@ -190,19 +190,26 @@ PyObject *py_strategy(PyObject *self, PyObject *args)
     return handle_new(strategy, destroy_strategy, context, "strategy");
 }
 
-/* strategy_devices(strategy) -> the ids of its replicas' devices, in replica order. */
+/* strategy_devices(strategy, parameter) -> the ids of its replicas' devices, in
+ * replica order; with parameter true, of its parameter devices instead (a
+ * parameter-server strategy of one process; none for the others). */
 PyObject *py_strategy_devices(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *handle;
-    tdm_strategy *s = handle_arg(args, "strategy", &handle);
+    int parameter;
+    if (!PyArg_ParseTuple(args, "Op", &handle, &parameter))
+        return NULL;
+    tdm_strategy *s = handle_get(handle, "strategy");
     if (!s)
         return NULL;
-    size_t n = tdm_strategy_num_local_replicas(s);
+    size_t n =
+        parameter ? tdm_strategy_num_parameter_devices(s) : tdm_strategy_num_local_replicas(s);
     PyObject *list = PyList_New(0);
     for (size_t i = 0; list && i < n; i++) {
         tdm_device_desc d = TDM_DEVICE_DESC_INIT;
-        tdm_status st = tdm_device_describe(tdm_strategy_device(s, i), &d);
+        tdm_status st = tdm_device_describe(
+            parameter ? tdm_strategy_parameter_device(s, i) : tdm_strategy_device(s, i), &d);
         PyObject *id = st == TDM_OK ? PyUnicode_FromString(d.id) : raise_status(st);
         if (!id || PyList_Append(list, id) < 0)
             Py_CLEAR(list);

@@ -33,7 +33,7 @@ class MirroredStrategy:
     def _open(self, ids: Optional[List[str]], ps_ids: Optional[List[str]],
               ps_processes: int) -> None:
         self._handle = _tandem.strategy(self._kind, ids, ps_ids, ps_processes)
-        self._devices: List[str] = _tandem.strategy_devices(self._handle)
+        self._devices: List[str] = _tandem.strategy_devices(self._handle, False)
         (self._replicas, self._workers, self._worker_index, self._chief, self._servers,
          self._serving) = _tandem.strategy_info(self._handle)
         self._closed = False
@@ -219,6 +219,12 @@ class ParameterServerStrategy(MultiWorkerMirroredStrategy):
         if ids is None:
             ids = [d.id for d in all_devices() if d.default]
         self._open(ids, _ids(ps_devices), int(ps_processes))
+
+    @property
+    def parameter_devices(self) -> List[str]:
+        """In one process, the devices that keep the variables (``ps_devices``); none
+        in a job, whose servers are processes."""
+        return _tandem.strategy_devices(self._handle, True)
 
     @property
     def num_parameter_servers(self) -> int:

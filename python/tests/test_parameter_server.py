@@ -84,6 +84,9 @@ def test_in_one_process_as_mirrored(tmp_path, digits):
             ("ps", tandem.ParameterServerStrategy(["opencl:0", "opencl:1"],
                                                   ps_devices=["opencl:1"])),
             ("mirrored", tandem.MirroredStrategy(["opencl:0", "opencl:1"]))):
+        if name == "ps":
+            assert strategy.parameter_devices == ["opencl:1"]
+            assert strategy.num_parameter_servers == 0  # no server processes
         model = tandem.Sequential("32", input_shape=(64,), classes=10, seed=3)
         model.compile(lr=5e-3)
         model.fit(x, y, epochs=2, batch_size=64, strategy=strategy, verbose=0)
