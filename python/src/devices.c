@@ -106,68 +106,110 @@ static void destroy_strategy(void *s)
 
 enum { MAX_REPLICAS = 64 };
 
-/* mirrored(ids or None, multi_worker) -> strategy handle: mirrored over this process's
- * devices, or (multi_worker 1) across the processes of the MPI job this one is in. */
-PyObject *py_mirrored(PyObject *self, PyObject *args)
+/* The devices of a list of ids into devices[] (*count of them; None: none, 0). */
+static int find_devices(tdm_context *ctx, PyObject *ids, tdm_device **devices, size_t *count)
+{
+    *count = 0;
+    if (ids == Py_None)
+        return 0;
+    if (!PyList_Check(ids)) {
+        raise_invalid("devices must be a list of device ids such as \"opencl:0\"");
+        return -1;
+    }
+    Py_ssize_t n = PyList_Size(ids);
+    if (n < 1 || n > MAX_REPLICAS) {
+        raise_invalid("devices must name between 1 and 64 devices");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *bytes = PyUnicode_AsUTF8String(PyList_GetItem(ids, i));
+        if (!bytes)
+            return -1;
+        const char *id = PyBytes_AsString(bytes);
+        tdm_status s = id ? tdm_context_find_device(ctx, id, &devices[(*count)++]) : TDM_OK;
+        if (id && s == TDM_ERR_NOT_FOUND) /* the message names the ids there are */
+            PyErr_Format(PyExc_ValueError, "%s", tdm_last_error());
+        else if (id && s != TDM_OK)
+            raise_status(s);
+        Py_DECREF(bytes);
+        if (!id || s != TDM_OK)
+            return -1;
+    }
+    return 0;
+}
+
+static tdm_status make_strategy(tdm_context *ctx, const char *kind, tdm_device *const *devices,
+                                size_t count, tdm_device *const *ps, size_t ps_count,
+                                size_t ps_processes, tdm_strategy **out)
+{
+    tdm_device *const *chosen = count ? devices : NULL;
+    if (!strcmp(kind, "multi-worker"))
+        return tdm_strategy_create_multi_worker(ctx, chosen, count, NULL, out);
+    if (!strcmp(kind, "one-device"))
+        return tdm_strategy_create_one_device(devices[0], NULL, out);
+    if (!strcmp(kind, "parameter-server") && ps_processes)
+        return tdm_strategy_create_parameter_server_job(ctx, devices, count, ps_processes, NULL,
+                                                        out);
+    if (!strcmp(kind, "parameter-server"))
+        return tdm_strategy_create_parameter_server(ctx, devices, count, ps, ps_count, NULL, out);
+    return tdm_strategy_create_mirrored(ctx, chosen, count, NULL, out);
+}
+
+/* strategy(kind, ids or None, ps ids or None, ps processes) -> strategy handle. kind:
+ * "mirrored" over this process's devices, "multi-worker" across the processes of the
+ * MPI job this one is in, "one-device" on the first of ids, "parameter-server" with
+ * replicas on ids and the variables on the ps ids' devices (in this process), or with
+ * ps processes > 0 on the job's last ps processes. */
+PyObject *py_strategy(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *ids;
-    int multi_worker;
-    if (!PyArg_ParseTuple(args, "Op", &ids, &multi_worker))
+    const char *kind;
+    PyObject *ids, *ps_ids;
+    Py_ssize_t ps_processes;
+    if (!PyArg_ParseTuple(args, "sOOn", &kind, &ids, &ps_ids, &ps_processes))
         return NULL;
     PyObject *context = shared_context();
     tdm_context *ctx = context ? handle_get(context, "context") : NULL;
-    if (!ctx)
+    tdm_device *devices[MAX_REPLICAS], *ps[MAX_REPLICAS];
+    size_t count = 0, ps_count = 0;
+    if (!ctx || find_devices(ctx, ids, devices, &count) < 0 ||
+        find_devices(ctx, ps_ids, ps, &ps_count) < 0)
         return NULL;
-    tdm_device *devices[MAX_REPLICAS];
-    size_t count = 0;
-    if (ids != Py_None) {
-        if (!PyList_Check(ids))
-            return raise_invalid("devices must be a list of device ids such as \"opencl:0\"");
-        Py_ssize_t n = PyList_Size(ids);
-        if (n < 1 || n > MAX_REPLICAS)
-            return raise_invalid("devices must name between 1 and 64 devices");
-        for (Py_ssize_t i = 0; i < n; i++) {
-            PyObject *bytes = PyUnicode_AsUTF8String(PyList_GetItem(ids, i));
-            if (!bytes)
-                return NULL;
-            const char *id = PyBytes_AsString(bytes);
-            tdm_status s = id ? tdm_context_find_device(ctx, id, &devices[count++]) : TDM_OK;
-            if (id && s == TDM_ERR_NOT_FOUND) { /* the message names the ids there are */
-                PyErr_Format(PyExc_ValueError, "%s", tdm_last_error());
-                Py_DECREF(bytes);
-                return NULL;
-            }
-            Py_DECREF(bytes);
-            if (!id)
-                return NULL;
-            if (s != TDM_OK)
-                return raise_status(s);
-        }
-    }
+    int ps_kind = !strcmp(kind, "parameter-server");
+    if (!strcmp(kind, "one-device") && count != 1)
+        return raise_invalid("OneDeviceStrategy takes exactly one device id");
+    if (ps_kind && !count)
+        return raise_invalid("ParameterServerStrategy: name the workers' devices");
+    if (ps_kind && !ps_processes && !ps_count) /* the first worker device keeps them */
+        ps[ps_count++] = devices[0];
     tdm_strategy *strategy = NULL;
     tdm_status s;
     Py_BEGIN_ALLOW_THREADS s =
-        multi_worker
-            ? tdm_strategy_create_multi_worker(ctx, count ? devices : NULL, count, NULL, &strategy)
-            : tdm_strategy_create_mirrored(ctx, count ? devices : NULL, count, NULL, &strategy);
+        make_strategy(ctx, kind, devices, count, ps, ps_count, (size_t)ps_processes, &strategy);
     Py_END_ALLOW_THREADS if (s != TDM_OK) return raise_status(s);
     return handle_new(strategy, destroy_strategy, context, "strategy");
 }
 
-/* strategy_devices(strategy) -> the ids of its replicas' devices, in replica order. */
+/* strategy_devices(strategy, parameter) -> the ids of its replicas' devices, in
+ * replica order; with parameter true, of its parameter devices instead (a
+ * parameter-server strategy of one process; none for the others). */
 PyObject *py_strategy_devices(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *handle;
-    tdm_strategy *s = handle_arg(args, "strategy", &handle);
+    int parameter;
+    if (!PyArg_ParseTuple(args, "Op", &handle, &parameter))
+        return NULL;
+    tdm_strategy *s = handle_get(handle, "strategy");
     if (!s)
         return NULL;
-    size_t n = tdm_strategy_num_local_replicas(s);
+    size_t n =
+        parameter ? tdm_strategy_num_parameter_devices(s) : tdm_strategy_num_local_replicas(s);
     PyObject *list = PyList_New(0);
     for (size_t i = 0; list && i < n; i++) {
         tdm_device_desc d = TDM_DEVICE_DESC_INIT;
-        tdm_status st = tdm_device_describe(tdm_strategy_device(s, i), &d);
+        tdm_status st = tdm_device_describe(
+            parameter ? tdm_strategy_parameter_device(s, i) : tdm_strategy_device(s, i), &d);
         PyObject *id = st == TDM_OK ? PyUnicode_FromString(d.id) : raise_status(st);
         if (!id || PyList_Append(list, id) < 0)
             Py_CLEAR(list);
@@ -177,7 +219,8 @@ PyObject *py_strategy_devices(PyObject *self, PyObject *args)
 }
 
 /* strategy_info(strategy) -> (replicas in sync over the job, workers, this worker's
- * index, whether it is the chief). */
+ * index, whether it is the chief, parameter-server processes of the job, whether this
+ * process is one). */
 PyObject *py_strategy_info(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -186,6 +229,8 @@ PyObject *py_strategy_info(PyObject *self, PyObject *args)
     if (!s)
         return NULL;
     return Py_BuildValue(
-        "nnnO", (Py_ssize_t)tdm_strategy_num_replicas(s), (Py_ssize_t)tdm_strategy_num_workers(s),
-        (Py_ssize_t)tdm_strategy_worker_index(s), tdm_strategy_is_chief(s) ? Py_True : Py_False);
+        "nnnOnO", (Py_ssize_t)tdm_strategy_num_replicas(s), (Py_ssize_t)tdm_strategy_num_workers(s),
+        (Py_ssize_t)tdm_strategy_worker_index(s), tdm_strategy_is_chief(s) ? Py_True : Py_False,
+        (Py_ssize_t)tdm_strategy_num_parameter_servers(s),
+        tdm_strategy_is_parameter_server(s) ? Py_True : Py_False);
 }

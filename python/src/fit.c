@@ -7,6 +7,7 @@
 #include "pytandem.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 enum { EVAL_ROWS = 512 };
@@ -25,20 +26,37 @@ static void destroy_trainer(void *p)
     free(t);
 }
 
-/* What compile() chose beyond the optimizer: mixed precision's loss scale (0: none)
- * and whether the optimizer's state is sharded across the replicas. */
+/* What compile() chose: the optimizer and its learning-rate schedule, and the train
+ * op's options (mixed precision's loss scale, 0: none; clipping; the all-reduce's
+ * dtype; balancing; whether the optimizer's state is sharded across the replicas). */
 typedef struct trainer_args {
     const char *optimizer;
-    float lr, loss_scale;
-    uint64_t seed;
-    int shard;
+    int lr_kind; /* tdm_lr_kind */
+    float lr, decay_rate, final_lr, loss_scale, clip_global_norm, clip_value;
+    unsigned long long decay_steps, warmup_steps, seed;
+    int shard, f16_all_reduce, balance;
 } trainer_args;
+
+/* The optimizer's options of a: its kind, and the rate as its schedule makes it. */
+static tdm_status optimizer_options(const trainer_args *a, tdm_optimizer_options *oo)
+{
+    *oo = (tdm_optimizer_options)TDM_OPTIMIZER_OPTIONS_INIT;
+    tdm_status st = tdm_optimizer_kind_parse(a->optimizer, oo);
+    tdm_lr_schedule *r = &oo->learning_rate;
+    r->initial = a->lr;
+    r->decay_rate = a->decay_rate;
+    r->decay_steps = a->decay_steps;
+    r->warmup_steps = a->warmup_steps;
+    r->total_steps = a->decay_steps;
+    r->final_rate = a->final_lr;
+    r->kind = (tdm_lr_kind)a->lr_kind;
+    return st == TDM_OK ? tdm_lr_schedule_check(r) : st;
+}
 
 static tdm_status trainer_make(tdm_strategy *s, tdm_model *m, const trainer_args *a, trainer *t)
 {
-    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
-    tdm_status st = tdm_optimizer_kind_parse(a->optimizer, &oo);
-    oo.learning_rate.initial = a->lr;
+    tdm_optimizer_options oo;
+    tdm_status st = optimizer_options(a, &oo);
     if (st == TDM_OK)
         st = tdm_optimizer_create(s, &oo, &t->optimizer);
     /* The model's variables alone: the strategy may hold other models' too. */
@@ -61,24 +79,47 @@ static tdm_status trainer_make(tdm_strategy *s, tdm_model *m, const trainer_args
     to.seed = a->seed;
     to.loss_scale = a->loss_scale;
     to.shard_optimizer = a->shard;
+    to.clip_global_norm = a->clip_global_norm;
+    to.clip_value = a->clip_value;
+    to.all_reduce_dtype = a->f16_all_reduce ? TDM_F16 : TDM_F32;
+    to.balance = a->balance;
     if (st == TDM_OK)
         st = tdm_train_op_create(s, &to, &t->op);
     free(list);
     return st;
 }
 
-/* trainer_create(model, strategy, optimizer, learning rate, loss scale, seed, shard):
- * the model must live on the strategy. */
-PyObject *py_trainer_create(PyObject *self, PyObject *args)
+/* The keywords of trainer_create and serve into a (NULL with an exception set on
+ * failure). */
+static int parse_trainer_args(PyObject *args, PyObject *kwargs, PyObject **model_handle,
+                              PyObject **strategy_handle, trainer_args *a)
+{
+    static char *keywords[] = {
+        "model",       "strategy",   "optimizer",        "lr",         "lr_kind",
+        "decay_steps", "decay_rate", "warmup_steps",     "final_lr",   "loss_scale",
+        "seed",        "shard",      "clip_global_norm", "clip_value", "f16_all_reduce",
+        "balance",     NULL};
+    memset(a, 0, sizeof *a);
+    return PyArg_ParseTupleAndKeywords(
+               args, kwargs, "OOsfiKfKffKpffpp", keywords, model_handle, strategy_handle,
+               &a->optimizer, &a->lr, &a->lr_kind, &a->decay_steps, &a->decay_rate,
+               &a->warmup_steps, &a->final_lr, &a->loss_scale, &a->seed, &a->shard,
+               &a->clip_global_norm, &a->clip_value, &a->f16_all_reduce, &a->balance)
+               ? 0
+               : -1;
+}
+
+/* trainer_create(model, strategy, optimizer=, lr=, lr_kind= (a tdm_lr_kind), decay_steps=,
+ * decay_rate=, warmup_steps=, final_lr=, loss_scale=, seed=, shard=, clip_global_norm=,
+ * clip_value=, f16_all_reduce=, balance=), every argument given: the model must live on the
+ * strategy. */
+PyObject *py_trainer_create(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
     PyObject *model_handle, *strategy_handle;
-    trainer_args a = {NULL, 0.0f, 0.0f, 0, 0};
-    unsigned long long seed;
-    if (!PyArg_ParseTuple(args, "OOsffKp", &model_handle, &strategy_handle, &a.optimizer, &a.lr,
-                          &a.loss_scale, &seed, &a.shard))
+    trainer_args a;
+    if (parse_trainer_args(args, kwargs, &model_handle, &strategy_handle, &a) < 0)
         return NULL;
-    a.seed = seed;
     tdm_model *m = handle_get(model_handle, "model");
     tdm_strategy *s = m ? handle_get(strategy_handle, "strategy") : NULL;
     if (!s)
@@ -97,6 +138,38 @@ PyObject *py_trainer_create(PyObject *self, PyObject *args)
     return handle_new(t, destroy_trainer, model_handle, "trainer");
 }
 
+static tdm_status serve(tdm_strategy *s, const trainer_args *a)
+{
+    tdm_optimizer_options oo;
+    tdm_optimizer *optimizer = NULL;
+    tdm_status st = optimizer_options(a, &oo);
+    if (st == TDM_OK)
+        st = tdm_optimizer_create(s, &oo, &optimizer);
+    if (st == TDM_OK)
+        st = tdm_optimizer_serve(optimizer);
+    tdm_optimizer_destroy(optimizer);
+    return st;
+}
+
+/* serve(model, strategy, the keywords of trainer_create): on a parameter server of a
+ * job, keeps and updates the model's variables with that optimizer until every worker
+ * has said goodbye. */
+PyObject *py_serve(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    (void)self;
+    PyObject *model_handle, *strategy_handle;
+    trainer_args a;
+    if (parse_trainer_args(args, kwargs, &model_handle, &strategy_handle, &a) < 0)
+        return NULL;
+    tdm_strategy *s =
+        handle_get(model_handle, "model") ? handle_get(strategy_handle, "strategy") : NULL;
+    if (!s)
+        return NULL;
+    tdm_status st;
+    UNLOCKED(model_handle, st, serve(s, &a));
+    return none_or_raise(st);
+}
+
 /* One fit: its input, step and monitor, and what the monitor's progress callback
  * adds up over the epoch in progress. */
 typedef struct session {
@@ -106,7 +179,10 @@ typedef struct session {
     tdm_step *step;
     tdm_monitor *monitor;
     size_t steps_per_epoch;
-    double loss_sum; /* of the epoch's steps, each weighted by its count */
+    uint64_t epochs_done;
+    int epochs_recorded; /* the checkpoint restored said how many epochs were done */
+    int checkpoints;     /* one at the end of every epoch */
+    double loss_sum;     /* of the epoch's steps, each weighted by its count */
     size_t steps;
     PyObject *progress; /* fit_epoch's, during the call: None or a callable */
     int raised;         /* a signal handler or progress raised: the epoch stops */
@@ -149,6 +225,27 @@ static int on_step(const tdm_step_result *r, void *user)
     return f->raised;
 }
 
+/* Each checkpoint, written at the end of an epoch, records the epochs done: the
+ * global step tells them only where this process's steps are all the job's (not in a
+ * parameter-server job, whose global step counts every worker's; for the same reason
+ * the checkpoints are not every so many global steps). */
+static const char EPOCHS_DONE[] = "python/epochs_done";
+
+static tdm_status save_epochs(tdm_checkpoint_writer *w, void *user)
+{
+    const session *f = user;
+    return tdm_checkpoint_add_u64(w, EPOCHS_DONE, f->epochs_done);
+}
+
+/* A checkpoint without the record (written before it was kept) is read by its step. */
+static tdm_status restore_epochs(const tdm_checkpoint *c, void *user)
+{
+    session *f = user;
+    tdm_status st = tdm_checkpoint_read_u64(c, EPOCHS_DONE, &f->epochs_done);
+    f->epochs_recorded = st == TDM_OK;
+    return st == TDM_ERR_NOT_FOUND ? TDM_OK : st;
+}
+
 typedef struct fit_args {
     const void *x, *y;
     size_t rows, features, classes, epochs, batch;
@@ -168,6 +265,10 @@ static tdm_status session_make(tdm_strategy *s, trainer *t, const fit_args *a, s
         dataset_of(a->x, a->y, a->rows, a->features, a->classes, EVAL_ROWS, &f->measured);
     if (st == TDM_OK)
         st = tdm_dataset_from_arrays(a->x, a->y, a->rows, a->features, a->classes, &f->train);
+    /* a parameter-server job's worker trains on its shard, as tandem train's does */
+    size_t workers = tdm_strategy_num_workers(s);
+    if (st == TDM_OK && tdm_strategy_num_parameter_servers(s) && workers > 1)
+        st = tdm_dataset_shard(f->train, workers, tdm_strategy_worker_index(s));
     if (st == TDM_OK)
         st = tdm_dataset_shuffle(f->train, a->seed);
     if (st == TDM_OK)
@@ -185,14 +286,19 @@ static tdm_status session_make(tdm_strategy *s, trainer *t, const fit_args *a, s
     mo.progress = on_step;
     mo.progress_user = f;
     mo.checkpoint_dir = a->checkpoint_dir;
-    mo.checkpoint_every = a->checkpoint_dir ? f->steps_per_epoch : 0;
+    f->checkpoints = a->checkpoint_dir != NULL;
     mo.strategy = tdm_strategy_num_workers(s) > 1 ? s : NULL; /* the chief's directory */
+    mo.save_extra = save_epochs;
+    mo.restore_extra = restore_epochs;
+    mo.extra_user = f;
     if (st == TDM_OK)
         st = tdm_monitor_create(f->step, &mo, &f->monitor);
     int restored = 0;
     *restored_step = 0;
     if (st == TDM_OK && a->resume)
         st = tdm_monitor_restore(f->monitor, &restored, restored_step);
+    if (restored && !f->epochs_recorded)
+        f->epochs_done = *restored_step / f->steps_per_epoch;
     return st;
 }
 
@@ -240,7 +346,7 @@ PyObject *py_fit_begin(PyObject *self, PyObject *args)
     if (!handle)
         return NULL;
     return Py_BuildValue("NnK", handle, (Py_ssize_t)f->steps_per_epoch,
-                         (unsigned long long)(restored / f->steps_per_epoch));
+                         (unsigned long long)f->epochs_done);
 }
 
 /* The host's monotonic clock, in seconds. */
@@ -280,7 +386,10 @@ PyObject *py_fit_epoch(PyObject *self, PyObject *args)
     seconds = now() - start;
     tdm_evaluation ev = {0};
     if (st == TDM_OK && f->steps) {
-        Py_BEGIN_ALLOW_THREADS st = tdm_model_evaluate(f->model, f->measured, &ev);
+        f->epochs_done++;
+        Py_BEGIN_ALLOW_THREADS st = f->checkpoints ? tdm_monitor_save(f->monitor) : TDM_OK;
+        if (st == TDM_OK)
+            st = tdm_model_evaluate(f->model, f->measured, &ev);
         Py_END_ALLOW_THREADS
     }
     handle_leave(handle);
@@ -293,7 +402,8 @@ PyObject *py_fit_epoch(PyObject *self, PyObject *args)
 
 /* trainer_state(trainer) -> (bytes of optimizer slots one replica's device holds: every
  * slot, or with a sharded optimizer the replica's share; the dynamic loss scale, 1
- * without loss scaling; the steps it skipped for overflow). */
+ * without loss scaling; the steps it skipped for overflow; the learning rate of the
+ * next step; replica 0's measured examples per second with balance, else 0). */
 PyObject *py_trainer_state(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -307,7 +417,11 @@ PyObject *py_trainer_state(PyObject *self, PyObject *args)
     tdm_status st = tdm_train_op_slot_bytes(t->op, &bytes);
     if (st == TDM_OK)
         st = tdm_train_op_loss_scale(t->op, &scale, &skipped);
+    double rate = 0.0;
+    if (st == TDM_OK)
+        st = tdm_train_op_replica_rate(t->op, 0, &rate);
     if (st != TDM_OK)
         return raise_status(st);
-    return Py_BuildValue("ndK", (Py_ssize_t)bytes, (double)scale, (unsigned long long)skipped);
+    return Py_BuildValue("ndKdd", (Py_ssize_t)bytes, (double)scale, (unsigned long long)skipped,
+                         (double)tdm_optimizer_learning_rate(t->optimizer), rate);
 }

@@ -63,10 +63,11 @@ PyObject *py_parse_layers(PyObject *self, PyObject *args)
 }
 
 /* model_create(strategy, spec, activation, dropout, features, image, classes, seed,
- * mixed_precision): the layers of spec ("conv32k3,pool2,128"; "" for none) over inputs
- * of `features` values, seen as image (height, width, channels) where it is not None,
+ * mixed_precision, f16_activations, conv): the layers of spec ("conv32k3,pool2,128"; "" for none)
+ * over inputs of `features` values, seen as image (height, width, channels) where it is not None,
  * trained by softmax cross-entropy; mixed precision computes the matrix products with
- * f16 operands. */
+ * f16 operands, f16 activations keep the activations between layers in f16; conv
+ * names the convolutions' algorithm (tdm_conv_algorithm_parse). */
 PyObject *py_model_create(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -75,9 +76,10 @@ PyObject *py_model_create(PyObject *self, PyObject *args)
     float dropout;
     Py_ssize_t features, classes, height = 0, width = 0, channels = 0;
     unsigned long long seed;
-    int mixed;
-    if (!PyArg_ParseTuple(args, "OssfnOnKp", &handle, &spec, &activation_name, &dropout, &features,
-                          &image, &classes, &seed, &mixed))
+    int mixed, f16_activations;
+    const char *conv;
+    if (!PyArg_ParseTuple(args, "OssfnOnKpps", &handle, &spec, &activation_name, &dropout,
+                          &features, &image, &classes, &seed, &mixed, &f16_activations, &conv))
         return NULL;
     tdm_strategy *s = handle_get(handle, "strategy");
     if (!s)
@@ -85,7 +87,10 @@ PyObject *py_model_create(PyObject *self, PyObject *args)
     if (image != Py_None && !PyArg_ParseTuple(image, "nnn", &height, &width, &channels))
         return NULL;
     tdm_activation activation;
+    tdm_conv_algorithm algorithm;
     tdm_status st = tdm_activation_parse(activation_name, &activation);
+    if (st == TDM_OK)
+        st = tdm_conv_algorithm_parse(conv, &algorithm);
     if (st != TDM_OK)
         return raise_status(st);
     if (features < 1 || classes < 1)
@@ -108,7 +113,9 @@ PyObject *py_model_create(PyObject *self, PyObject *args)
     mo.layers = layers;
     mo.layer_count = count;
     mo.seed = seed;
-    mo.compute_dtype = mixed ? TDM_F16 : TDM_F32;
+    mo.compute_dtype = mixed || f16_activations ? TDM_F16 : TDM_F32;
+    mo.activation_dtype = f16_activations ? TDM_F16 : TDM_F32;
+    mo.conv_algorithm = algorithm;
     tdm_model *model = NULL;
     UNLOCKED(handle, st, tdm_model_create(s, &mo, &model));
     return st == TDM_OK ? handle_new(model, destroy_model, handle, "model") : raise_status(st);
@@ -164,6 +171,24 @@ PyObject *py_model_info(PyObject *self, PyObject *args)
     return Py_BuildValue("nnsn", (Py_ssize_t)tdm_model_input_count(m),
                          (Py_ssize_t)tdm_model_output_count(m), loss,
                          (Py_ssize_t)tdm_model_parameter_count(m));
+}
+
+/* model_conv(model, layer) -> the name of the algorithm convolution layer `layer`
+ * computes with on replica 0 ("direct", "lowered", "implicit"; "measured" until its
+ * first step decides). */
+PyObject *py_model_conv(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *handle;
+    Py_ssize_t layer;
+    if (!PyArg_ParseTuple(args, "On", &handle, &layer))
+        return NULL;
+    tdm_model *m = handle_get(handle, "model");
+    if (!m)
+        return NULL;
+    tdm_conv_algorithm a;
+    tdm_status st = tdm_model_conv_algorithm_used(m, 0, (size_t)layer, &a);
+    return st == TDM_OK ? PyUnicode_FromString(tdm_conv_algorithm_name(a)) : raise_status(st);
 }
 
 /* predict(model, features address, rows, outputs address): the package made the

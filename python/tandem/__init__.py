@@ -15,7 +15,7 @@ labels); one of another dtype or layout raises TypeError or ValueError naming it
 A failing library call raises tandem.TandemError (a subclass per status, such as
 tandem.InvalidArgumentError) with tandem's message. docs/PYTHON.md has the rest.
 """
-from . import _tandem
+from . import _tandem, layers
 from ._tandem import (  # noqa: F401  the error classes, one per status
     BackendError, CancelledError, CorruptDataError, DeviceLostError, InvalidArgumentError,
     InvalidStateError, NotFoundError, NumericError, OutOfMemoryError, RemoteError, TandemError,
@@ -25,7 +25,8 @@ from .conformance import conformance
 from .datasets import load_csv, load_digits
 from .devices import Device, devices
 from .models import History, Sequential, load_model
-from .strategy import MirroredStrategy, MultiWorkerMirroredStrategy
+from .strategy import (MirroredStrategy, MultiWorkerMirroredStrategy, OneDeviceStrategy,
+                       ParameterServerStrategy)
 
 __version__ = _tandem.version()  # the loaded library's, which the package was built for
 
@@ -33,8 +34,9 @@ __all__ = [
     "BackendError", "Callback", "CancelledError", "CorruptDataError", "Device",
     "DeviceLostError", "EarlyStopping", "History", "InvalidArgumentError",
     "InvalidStateError", "MirroredStrategy", "MultiWorkerMirroredStrategy", "NotFoundError",
-    "NumericError", "OutOfMemoryError", "RemoteError", "Sequential", "StopTraining",
+    "NumericError", "OneDeviceStrategy", "OutOfMemoryError", "ParameterServerStrategy",
+    "RemoteError", "Sequential", "StopTraining",
     "TandemError", "TimeoutError", "UnsupportedError", "conformance", "devices", "load_csv",
-    "load_digits",
-    "load_model",
+    "layers",
+    "load_digits", "load_model",
 ]

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import _arrays, _tandem
 from .callbacks import StopTraining
+from .layers import Layer
 from .progress import ProgressBar
 from .strategy import MirroredStrategy, current_strategy
 
@@ -34,54 +35,83 @@ class History:
             self.history.setdefault(key, []).append(value)
 
 
-def _layer_spec(layers: Union[str, Sequence[Union[int, str]]]) -> str:
+LayerList = Union[str, Sequence[Union[int, str, Layer]]]
+
+# tdm_lr_kind values, as <tandem/optimizer.h> numbers them.
+_LR_KINDS = {"none": 0, "exponential": 1, "step": 2, "cosine": 3}
+
+
+def _layer_spec(layers: LayerList) -> str:
     """The layers as ``tandem train --layers`` takes them: a string as it is, a list
-    joined with commas ([128, "bn", 64] is "128,bn,64")."""
+    joined with commas ([128, "bn", Dense(64)] is "128,bn,64")."""
     return layers if isinstance(layers, str) else ",".join(str(item) for item in layers)
+
+
+def _activation(layers: LayerList, activation: Optional[str]) -> str:
+    """The model's activation: the one given, else the one its layer objects name
+    (they must agree: tandem's layers share it), else relu."""
+    named = set() if isinstance(layers, str) else {
+        item.activation for item in layers if isinstance(item, Layer) and item.activation}
+    if activation is not None:
+        named.add(activation)
+    if len(named) > 1:
+        raise ValueError("activation: tandem's hidden layers share one activation, but these "
+                         f"name {', '.join(sorted(named))}")
+    return named.pop() if named else "relu"
 
 
 class Sequential:
     """A classifier of tandem train's layers, trained data-parallel by a strategy.
 
     ``layers`` are the hidden layers as ``tandem train --layers`` takes them:
-    "conv32k3,pool2,conv64k3,pool2,128" or a list of the same items. Each item is
+    "conv32k3,pool2,conv64k3,pool2,128", or a list of the same items or of
+    ``tandem.layers`` objects (``[Conv2D(32, 3), MaxPool2D(2), Dense(128)]``), each of
+    which is one such item. Each item is
     ``<units>`` (dense), ``conv<filters>k<size>``, ``pool<size>`` or
     ``maxpool<size>``, ``avgpool<size>``, ``bn``, ``ln``, ``res<layers>``,
     ``emb<vocab>x<units>`` (first only) or ``gap``; a window takes ``s<stride>`` and
-    ``valid`` (``conv64k3s2valid``). ``activation`` (relu, tanh, sigmoid, gelu, linear)
-    follows every dense and convolution layer, ``dropout`` every dense one, and a
+    ``valid`` (``conv64k3s2valid``). ``activation`` (relu, tanh, sigmoid, gelu, linear;
+    default the one the layer objects name, else relu) follows every dense and
+    convolution layer, ``dropout`` every dense one, and a
     linear output layer of ``classes`` units ends the model, trained by softmax
     cross-entropy against int32 class indices (Keras' sparse categorical
     cross-entropy from logits). ``input_shape`` is ``(features,)`` or, for convolution
     and pooling, an image ``(height, width, channels)`` (``(height, width)``: one
     channel). ``mixed_precision`` computes the dense and convolution layers' matrix
     products with f16 operands and f32 sums, trained with dynamic loss scaling
-    (``tandem train --mixed-precision``).
+    (``tandem train --mixed-precision``); ``f16_activations`` also keeps the
+    activations between layers in f16 (``--f16-activations``, implying mixed
+    precision). ``conv`` chooses the convolutions' algorithm as ``--conv`` does:
+    "auto", "direct", "lowered", "measured", "implicit" or "winograd".
 
     The variables are created on the strategy of the first fit, evaluate or predict
     (the ``strategy`` given there, else this model's, else the one whose ``scope()``
     is entered, else a MirroredStrategy over the default devices) and stay there.
     """
 
-    def __init__(self, layers: Union[str, Sequence[Union[int, str]]] = "128,64",
+    def __init__(self, layers: LayerList = "128,64",
                  input_shape: Optional[Sequence[int]] = None, classes: int = 10,
-                 activation: str = "relu", dropout: float = 0.0, seed: int = 1,
+                 activation: Optional[str] = None, dropout: float = 0.0, seed: int = 1,
                  strategy: Optional[MirroredStrategy] = None,
-                 mixed_precision: bool = False) -> None:
+                 mixed_precision: bool = False, f16_activations: bool = False,
+                 conv: str = "auto") -> None:
         self.spec = _layer_spec(layers)
         #: (kind, item) per hidden layer: ("conv2d", "conv32k3"), ("dense", "128")...
         self.layers: List[Tuple[str, str]] = _tandem.parse_layers(self.spec)
         self.input_shape: Optional[Tuple[int, ...]] = (
             None if input_shape is None else tuple(int(d) for d in input_shape))
         self.classes = int(classes)
-        self.activation = activation
+        self.activation = _activation(layers, activation)
         self.dropout = float(dropout)
         self.seed = int(seed)
         self.strategy = strategy
-        self.mixed_precision = bool(mixed_precision)
+        self.f16_activations = bool(f16_activations)
+        self.mixed_precision = bool(mixed_precision) or self.f16_activations
+        self.conv = conv
         self.optimizer: Optional[str] = None
         self.learning_rate = 1e-3
         self.shard_optimizer = False
+        self._compiled: Dict[str, Any] = {}  # compile's options beyond the optimizer's name
         self.stop_training = False  #: set by a callback to end fit after the epoch
         self._loss = "softmax_cross_entropy"
         self._model: Any = None  # the model's handle, once built
@@ -117,7 +147,8 @@ class Sequential:
         image = (shape if len(shape) == 3 else (*shape, 1) if len(shape) == 2 else None)
         self._model = _tandem.model_create(chosen._handle, self.spec, self.activation,
                                            self.dropout, self._features(), image,
-                                           self.classes, self.seed, self.mixed_precision)
+                                           self.classes, self.seed, self.mixed_precision,
+                                           self.f16_activations, self.conv)
 
     def _features(self) -> int:
         assert self.input_shape is not None
@@ -133,20 +164,65 @@ class Sequential:
 
     def compile(self, optimizer: str = "adam", lr: float = 1e-3,
                 loss: str = "sparse_categorical_crossentropy",
-                shard_optimizer: bool = False) -> None:
+                shard_optimizer: bool = False, lr_decay: str = "none",
+                decay_steps: Optional[int] = None, decay_rate: float = 0.96,
+                warmup_steps: int = 0, final_lr: float = 0.0,
+                global_clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
+                f16_all_reduce: bool = False, balance: bool = False,
+                loss_scale: Optional[float] = None) -> None:
         """Chooses the optimizer ("sgd", "momentum", "nesterov", "adagrad", "rmsprop",
         "adam", "adamw") and its learning rate. The loss is softmax cross-entropy of
         the logits against class indices, the only one ``Sequential`` trains.
-        ``shard_optimizer`` shards the optimizer's state across the replicas (ZeRO
-        stage 1, ``tandem train --shard-optimizer``): the same bits, 1/R of the slots'
-        memory per replica."""
+
+        - ``shard_optimizer`` shards the optimizer's state across the replicas (ZeRO
+          stage 1, ``tandem train --shard-optimizer``): the same bits, 1/R of the slots'
+          memory per replica.
+        - ``lr_decay``: "none"; "cosine" (``--lr-decay cosine``, Keras' CosineDecay with
+          ``warmup_steps``: from ``lr`` to ``final_lr`` over ``decay_steps``, by default
+          the first fit's steps); "exponential" (``lr * decay_rate ** (step /
+          decay_steps)``, ExponentialDecay) or "step" (the exponent floored); steps
+          are the optimizer's, over every fit.
+        - ``global_clipnorm`` scales the gradients to that global L2 norm at most,
+          ``clipvalue`` clips each element into [-clipvalue, clipvalue] (Keras'
+          optimizer arguments).
+        - ``f16_all_reduce`` sums the gradients across replicas in float16
+          (``--f16-all-reduce``), with a loss scale of 32768 unless ``loss_scale`` is
+          given; ``loss_scale`` starts dynamic loss scaling at that scale.
+        - ``balance`` gives faster devices a larger share of each batch, measured as
+          training runs (``--balance``)."""
         if loss != "sparse_categorical_crossentropy":
             raise ValueError("loss: only \"sparse_categorical_crossentropy\" (from logits) "
                              "is supported")
+        if lr_decay not in _LR_KINDS:
+            raise ValueError(f"lr_decay: one of {', '.join(_LR_KINDS)}, not {lr_decay!r}")
+        if lr_decay in ("exponential", "step") and decay_steps is None:
+            raise ValueError(f"lr_decay=\"{lr_decay}\" needs decay_steps")
         self.optimizer = optimizer
         self.learning_rate = float(lr)
         self.shard_optimizer = bool(shard_optimizer)
+        self._compiled = {
+            "lr_decay": lr_decay,
+            "decay_steps": None if decay_steps is None else int(decay_steps),
+            "decay_rate": float(decay_rate), "warmup_steps": int(warmup_steps),
+            "final_lr": float(final_lr), "clip_global_norm": float(global_clipnorm or 0.0),
+            "clip_value": float(clipvalue or 0.0), "f16_all_reduce": bool(f16_all_reduce),
+            "balance": bool(balance),
+            "loss_scale": None if loss_scale is None else float(loss_scale)}
         self._trainer = None
+
+    def _trainer_options(self, steps: int) -> Dict[str, Any]:
+        """trainer_create's and serve's keywords; ``steps`` the fit's, for a cosine's
+        default length."""
+        options = dict(self._compiled)
+        if options["loss_scale"] is None:  # mixed precision's and f16 sums' default
+            options["loss_scale"] = (
+                32768.0 if self.mixed_precision or options["f16_all_reduce"] else 0.0)
+        if options["decay_steps"] is None:
+            options["decay_steps"] = steps if options["lr_decay"] == "cosine" else 0
+        options["lr_kind"] = _LR_KINDS[options.pop("lr_decay")]
+        options.update(optimizer=self.optimizer, lr=self.learning_rate, seed=self.seed,
+                       shard=self.shard_optimizer)
+        return options
 
     def fit(self, x: Any, y: Any, epochs: int = 1, batch_size: int = 32,
             strategy: Optional[MirroredStrategy] = None, seed: Optional[int] = None,
@@ -177,23 +253,37 @@ class Sequential:
         epochs, batch_size = int(epochs), int(batch_size)
         if epochs < 1 or batch_size < 1:
             raise ValueError("fit: epochs and batch_size must be at least 1")
-        assert self.strategy is not None
+        strategy = self.strategy
+        assert strategy is not None
+        servers = strategy._servers
+        if servers and self._compiled["lr_decay"] != "none":
+            raise ValueError("lr_decay: a parameter-server job updates as its workers' "
+                             "gradients arrive, so the steps the rate decays over are not "
+                             "known in advance")
+        rows = x.shape[0]
+        if servers and strategy._workers > 1:  # a worker's shard: rows i, i + n, ...
+            rows = len(range(strategy._worker_index, rows, strategy._workers))
+        options = self._trainer_options(epochs * -(-rows // batch_size))
+        if strategy._serving:
+            _tandem.serve(self._model, strategy._handle, **options)
+            return History()
         if self._trainer is None:
-            self._trainer = _tandem.trainer_create(
-                self._model, self.strategy._handle, self.optimizer, self.learning_rate,
-                32768.0 if self.mixed_precision else 0.0, self.seed, self.shard_optimizer)
+            self._trainer = _tandem.trainer_create(self._model, strategy._handle, **options)
         session, steps, done = _tandem.fit_begin(
-            self._trainer, self.strategy._handle, _arrays.address(x), _arrays.address(y),
+            self._trainer, strategy._handle, _arrays.address(x), _arrays.address(y),
             x.shape[0], x.shape[1], self.classes, epochs, batch_size,
             self.seed if seed is None else int(seed),
             None if checkpoint_dir is None else os.fspath(checkpoint_dir), bool(resume))
         try:
             # in a job the chief alone reports, as tandem train's does
-            reporting = _reporting(verbose) if self.strategy._chief else "none"
+            reporting = _reporting(verbose) if strategy._chief else "none"
             return self._epochs(session, range(done, epochs), steps, validation,
                                 list(callbacks), reporting)
         finally:
             _tandem.close(session)
+            if servers:  # the train op's goodbye lets the servers' fit return
+                _tandem.close(self._trainer)
+                self._trainer = None
 
     def _validation(self, data: Optional[Tuple[Any, Any]]
                     ) -> Optional[Tuple[np.ndarray, np.ndarray]]:
@@ -285,6 +375,28 @@ class Sequential:
         if self._trainer is None:
             raise RuntimeError("the model has not trained yet: fit it first")
         return float(_tandem.trainer_state(self._trainer)[1])
+
+    def current_learning_rate(self) -> float:
+        """The learning rate of the next step, as ``lr_decay`` has brought it."""
+        if self._trainer is None:
+            raise RuntimeError("the model has not trained yet: fit it first")
+        return float(_tandem.trainer_state(self._trainer)[3])
+
+    def replica_rate(self) -> float:
+        """With ``compile(balance=True)``: replica 0's examples per second as last
+        measured (0 before the first measurement, and without balance)."""
+        if self._trainer is None:
+            raise RuntimeError("the model has not trained yet: fit it first")
+        return float(_tandem.trainer_state(self._trainer)[4])
+
+    def conv_algorithms(self) -> List[str]:
+        """How each convolution layer computes on the first replica's device:
+        "direct", "lowered" or "implicit" ("measured" until its first step
+        decides), as ``conv`` asked."""
+        if not self.built:
+            raise RuntimeError("the model is not built yet")
+        return [_tandem.model_conv(self._model, index)
+                for index, (kind, _) in enumerate(self.layers) if kind == "conv2d"]
 
     def count_params(self) -> int:
         if not self.built:

@@ -1,5 +1,5 @@
-"""Distribution strategies: ``tandem.MirroredStrategy`` and
-``tandem.MultiWorkerMirroredStrategy``."""
+"""Distribution strategies: ``tandem.MirroredStrategy``, ``tandem.OneDeviceStrategy``,
+``tandem.MultiWorkerMirroredStrategy`` and ``tandem.ParameterServerStrategy``."""
 import contextlib
 import contextvars
 from typing import Any, Iterator, List, Optional, Sequence, Union
@@ -8,6 +8,7 @@ import numpy as np
 
 from . import _arrays, _tandem
 from .devices import Device
+from .devices import devices as all_devices
 
 # tdm_reduce_op values, as <tandem/strategy.h> numbers them.
 _REDUCE_OPS = {"sum": 0, "mean": 1, "max": 2, "min": 3}
@@ -24,15 +25,17 @@ class MirroredStrategy:
     GPUs, else one CPU driver's devices, else the reference device).
     """
 
-    _multi_worker = False
+    _kind = "mirrored"
 
     def __init__(self, devices: Optional[Sequence[Union[str, Device]]] = None) -> None:
-        ids = None if devices is None else [d.id if isinstance(d, Device) else str(d)
-                                            for d in devices]
-        self._handle = _tandem.mirrored(ids, self._multi_worker)
-        self._devices: List[str] = _tandem.strategy_devices(self._handle)
-        self._replicas, self._workers, self._worker_index, self._chief = (
-            _tandem.strategy_info(self._handle))
+        self._open(_ids(devices), None, 0)
+
+    def _open(self, ids: Optional[List[str]], ps_ids: Optional[List[str]],
+              ps_processes: int) -> None:
+        self._handle = _tandem.strategy(self._kind, ids, ps_ids, ps_processes)
+        self._devices: List[str] = _tandem.strategy_devices(self._handle, False)
+        (self._replicas, self._workers, self._worker_index, self._chief, self._servers,
+         self._serving) = _tandem.strategy_info(self._handle)
         self._closed = False
 
     @property
@@ -156,7 +159,7 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
     a job of one.
     """
 
-    _multi_worker = True
+    _kind = "multi-worker"
 
     @property
     def num_workers(self) -> int:
@@ -172,6 +175,76 @@ class MultiWorkerMirroredStrategy(MirroredStrategy):
     def is_chief(self) -> bool:
         """Whether this process is the chief, which alone writes checkpoints."""
         return self._chief
+
+
+class OneDeviceStrategy(MirroredStrategy):
+    """One replica on one device (``tf.distribute.OneDeviceStrategy("/gpu:0")``):
+    ``tandem.OneDeviceStrategy("opencl:0")``."""
+
+    _kind = "one-device"
+
+    def __init__(self, device: Union[str, Device]) -> None:
+        self._open(_ids([device]), None, 0)
+
+
+class ParameterServerStrategy(MultiWorkerMirroredStrategy):
+    """Variables kept and updated by parameter servers (``tf.distribute.experimental.
+    ParameterServerStrategy``), in two forms.
+
+    In one process, ``ParameterServerStrategy(devices, ps_devices=[...])``: a replica
+    per device of ``devices``, each variable kept and updated on one of ``ps_devices``
+    (default: the first of ``devices``), round-robin; training is synchronous and
+    gives mirrored training's results.
+
+    Under ``mpirun``, ``ParameterServerStrategy(devices, ps_processes=N)``: the last N
+    processes of the job are servers (``is_parameter_server``), each keeping some of
+    the variables on its first device; the others are workers, each training on its
+    devices and its shard of the arrays given to ``fit`` (worker i of n takes the rows
+    i, i + n, ...), sending each step's gradients to the servers and taking the new
+    values back without waiting for the other workers. Every process runs the same
+    script: on a server, ``fit`` serves the workers until each has finished its own
+    ``fit`` and returns an empty History; the chief (worker 0) alone reports and
+    writes checkpoints. ``devices`` None takes the default devices.
+    """
+
+    _kind = "parameter-server"
+
+    def __init__(self, devices: Optional[Sequence[Union[str, Device]]] = None,
+                 ps_devices: Optional[Sequence[Union[str, Device]]] = None,
+                 ps_processes: int = 0) -> None:
+        if ps_devices is not None and ps_processes:
+            raise ValueError("ParameterServerStrategy: ps_devices (in one process) and "
+                             "ps_processes (an MPI job) exclude each other")
+        ids = _ids(devices)
+        if ids is None:
+            ids = [d.id for d in all_devices() if d.default]
+        self._open(ids, _ids(ps_devices), int(ps_processes))
+
+    @property
+    def parameter_devices(self) -> List[str]:
+        """In one process, the devices that keep the variables (``ps_devices``); none
+        in a job, whose servers are processes."""
+        return _tandem.strategy_devices(self._handle, True)
+
+    @property
+    def num_parameter_servers(self) -> int:
+        """Server processes of the job (0 in one process)."""
+        return self._servers
+
+    @property
+    def is_parameter_server(self) -> bool:
+        """Whether this process is one of the job's servers."""
+        return self._serving
+
+    @property
+    def parameter_server_job(self) -> bool:
+        """Whether the servers are processes of an MPI job (``ps_processes``)."""
+        return self._servers > 0
+
+
+def _ids(devices: Optional[Sequence[Union[str, Device]]]) -> Optional[List[str]]:
+    return None if devices is None else [d.id if isinstance(d, Device) else str(d)
+                                         for d in devices]
 
 
 def _reduce_op(op: str, what: str) -> int:

@@ -1,11 +1,16 @@
 """Shared fixtures: strategies over the test machine's devices (PoCL's two pthread
 devices, POCL_DEVICES="pthread pthread", and lavapipe) and the bundled digits."""
+import os
+import shutil
+import subprocess
+import sys
 from typing import Iterator, List, Tuple
 
 import numpy as np
 import pytest
 
 import tandem
+from tandem import _paths
 
 
 def device_ids() -> List[str]:
@@ -50,3 +55,20 @@ def digits() -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     y = np.ascontiguousarray(y[order])
     cut = len(y) * 4 // 5
     return x[:cut], y[:cut], x[cut:], y[cut:]
+
+
+def mpirun(processes: int, script, *args: str, timeout: float = 120
+           ) -> "subprocess.CompletedProcess[str]":
+    """Runs the script with this Python in a job of that many processes, bounded in
+    time; skips where there is no mpirun or no libtandem_mpi. The job gets the
+    environment Python started with: a strategy of a job of one made in this process
+    has set Open MPI's singleton variables in the real one, which would make mpirun's
+    processes join that job."""
+    launcher = shutil.which("mpirun")
+    library = _paths.library_dir()
+    if launcher is None or library is None or not (library / "libtandem_mpi.so.0").exists():
+        pytest.skip("no mpirun, or no libtandem_mpi beside libtandem")
+    return subprocess.run([launcher, "--allow-run-as-root", "--oversubscribe", "-n",
+                           str(processes), sys.executable, str(script), *args],
+                          capture_output=True, text=True, timeout=timeout,
+                          env=dict(os.environ))

@@ -1,6 +1,7 @@
 """The examples in examples/python run as written: the mirrored all-reduce on the
-default devices and on a PoCL + lavapipe pair, and the Fashion-MNIST CNN (on a slice
-of the data) where Debian's dataset-fashion-mnist is installed."""
+default devices and on a PoCL + lavapipe pair, the parameter-server job under mpirun,
+and the Fashion-MNIST CNN (on a slice of the data) where Debian's
+dataset-fashion-mnist is installed."""
 import subprocess
 import sys
 from pathlib import Path
@@ -8,6 +9,8 @@ from pathlib import Path
 import pytest
 
 import tandem
+
+from conftest import mpirun
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "python"
 
@@ -25,6 +28,14 @@ def test_mirrored_all_reduce_example(devices):
     done = run("mirrored_all_reduce.py", *devices)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "match numpy: yes" in done.stdout
+
+
+def test_parameter_server_example(tmp_path):
+    done = mpirun(3, EXAMPLES / "parameter_server_digits.py", str(tmp_path / "d.safetensors"),
+                  timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "2 workers, 1 server: test loss" in done.stdout
+    assert (tmp_path / "d.safetensors").stat().st_size > 0
 
 
 def test_fashion_mnist_cnn_example(tmp_path):

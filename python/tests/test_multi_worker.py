@@ -2,7 +2,6 @@
 device, all-reduce, all-gather and broadcast across the job, and train the model one
 process trains on both devices, bit for bit; outside mpirun a job of one."""
 import json
-import shutil
 import subprocess
 import sys
 
@@ -10,7 +9,8 @@ import numpy as np
 import pytest
 
 import tandem
-from tandem import _paths
+
+from conftest import mpirun
 
 WORKER = """
 import json, sys
@@ -51,21 +51,10 @@ if strategy.devices == ["opencl:0", "opencl:1"] or strategy.is_chief:
 """
 
 
-def mpirun_two(script, *args):
-    """Runs the script in a job of two processes, bounded in time."""
-    mpirun = shutil.which("mpirun")
-    library = _paths.library_dir()
-    if mpirun is None or library is None or not (library / "libtandem_mpi.so.0").exists():
-        pytest.skip("no mpirun, or no libtandem_mpi beside libtandem")
-    return subprocess.run([mpirun, "--allow-run-as-root", "--oversubscribe", "-n", "2",
-                           sys.executable, str(script), *args], capture_output=True,
-                          text=True, timeout=120)
-
-
 def test_two_processes_fit_as_one_on_two_devices(tmp_path):
     script = tmp_path / "fit.py"
     script.write_text(FIT)
-    job = mpirun_two(script, "job", str(tmp_path / "job.safetensors"))
+    job = mpirun(2, script, "job", str(tmp_path / "job.safetensors"))
     assert job.returncode == 0, job.stdout + job.stderr
     assert job.stdout.count("epoch 2/2") == 1, job.stdout  # the chief alone reports
     one = subprocess.run([sys.executable, str(script), "one", str(tmp_path / "one.safetensors")],
@@ -78,7 +67,7 @@ def test_two_processes_fit_as_one_on_two_devices(tmp_path):
 def test_two_processes_under_mpirun(tmp_path):
     script = tmp_path / "worker.py"
     script.write_text(WORKER)
-    done = mpirun_two(script, str(tmp_path))
+    done = mpirun(2, script, str(tmp_path))
     assert done.returncode == 0, done.stdout + done.stderr
     reports = [json.loads((tmp_path / f"rank{rank}.json").read_text()) for rank in (0, 1)]
     assert [r["rank"] for r in reports] == [0, 1], done.stdout

@@ -1,0 +1,159 @@
+"""Layer objects with Keras' names, for ``Sequential([...])``.
+
+Each object is one item of ``tandem train --layers`` (``str(layer)``), so a list of
+them and the string of their items make the same model, read by the same reader:
+``[Conv2D(32, 3), MaxPool2D(2), Dense(128)]`` is ``"conv32k3valid,pool2valid,128"``.
+Keras' defaults hold (``padding="valid"``, a pooling stride of its window).
+
+tandem's layers share the model's activation and dropout (``Sequential(activation=,
+dropout=)``): an ``activation`` given here must be the model's, and is its model's
+when ``Sequential`` has none. The output layer is ``Sequential``'s ``classes``, not a
+layer of the list.
+"""
+from typing import Optional, Sequence, Tuple, Union
+
+Size = Union[int, Sequence[int]]
+
+
+class Layer:
+    """One hidden layer; ``str()`` gives its ``--layers`` item."""
+
+    #: the activation that follows it, where it takes one and one was given
+    activation: Optional[str] = None
+
+    def item(self) -> str:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self.item()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.item()}>"
+
+
+def _pair(value: Size, what: str) -> Tuple[int, int]:
+    pair = (value, value) if isinstance(value, int) else tuple(value)
+    if len(pair) != 2 or not all(isinstance(v, int) and v > 0 for v in pair):
+        raise ValueError(f"{what}: a positive int or a pair of them, not {value!r}")
+    return int(pair[0]), int(pair[1])
+
+
+def _text(pair: Tuple[int, int]) -> str:
+    return str(pair[0]) if pair[0] == pair[1] else f"{pair[0]}x{pair[1]}"
+
+
+def _padding(padding: str) -> str:
+    if padding not in ("valid", "same"):
+        raise ValueError(f"padding: \"valid\" or \"same\", not {padding!r}")
+    return "valid" if padding == "valid" else ""
+
+
+class Dense(Layer):
+    """A dense layer of ``units`` (``"128"``)."""
+
+    def __init__(self, units: int, activation: Optional[str] = None) -> None:
+        self.units = int(units)
+        self.activation = activation
+
+    def item(self) -> str:
+        return str(self.units)
+
+
+class Conv2D(Layer):
+    """A convolution of ``filters`` windows of ``kernel_size`` (``"conv32k3valid"``)."""
+
+    def __init__(self, filters: int, kernel_size: Size, strides: Size = 1,
+                 padding: str = "valid", activation: Optional[str] = None) -> None:
+        self.filters = int(filters)
+        self.kernel_size = _pair(kernel_size, "Conv2D kernel_size")
+        self.strides = _pair(strides, "Conv2D strides")
+        self.padding = padding
+        self._valid = _padding(padding)
+        self.activation = activation
+
+    def item(self) -> str:
+        stride = "" if self.strides == (1, 1) else "s" + _text(self.strides)
+        return f"conv{self.filters}k{_text(self.kernel_size)}{stride}{self._valid}"
+
+
+class _Pooling2D(Layer):
+    _word = ""
+
+    def __init__(self, pool_size: Size = 2, strides: Optional[Size] = None,
+                 padding: str = "valid") -> None:
+        self.pool_size = _pair(pool_size, f"{type(self).__name__} pool_size")
+        self.strides = self.pool_size if strides is None else _pair(
+            strides, f"{type(self).__name__} strides")
+        self.padding = padding
+        self._valid = _padding(padding)
+
+    def item(self) -> str:
+        stride = "" if self.strides == self.pool_size else "s" + _text(self.strides)
+        return f"{self._word}{_text(self.pool_size)}{stride}{self._valid}"
+
+
+class MaxPool2D(_Pooling2D):
+    """Max pooling (``"pool2valid"``)."""
+
+    _word = "pool"
+
+
+class AveragePooling2D(_Pooling2D):
+    """Average pooling (``"avgpool2valid"``)."""
+
+    _word = "avgpool"
+
+
+MaxPooling2D = MaxPool2D
+AvgPool2D = AveragePooling2D
+
+
+class BatchNormalization(Layer):
+    """Batch normalisation over the global batch of every replica (``"bn"``)."""
+
+    def item(self) -> str:
+        return "bn"
+
+
+class LayerNormalization(Layer):
+    """Layer normalisation over each position's channels (``"ln"``)."""
+
+    def item(self) -> str:
+        return "ln"
+
+
+class GlobalAveragePooling2D(Layer):
+    """The mean of each channel over the image (``"gap"``)."""
+
+    def item(self) -> str:
+        return "gap"
+
+
+class Embedding(Layer):
+    """An embedding, first only: each feature an id below ``input_dim``, looked up as
+    ``output_dim`` values (``"emb256x8"``)."""
+
+    def __init__(self, input_dim: int, output_dim: int) -> None:
+        self.input_dim = int(input_dim)
+        self.output_dim = int(output_dim)
+
+    def item(self) -> str:
+        return f"emb{self.input_dim}x{self.output_dim}"
+
+
+class Residual(Layer):
+    """A shortcut: the input of the ``layers`` layers before it added to their output
+    (ResNet's residual connection; Keras writes it with ``Add``) (``"res2"``)."""
+
+    def __init__(self, layers: int = 2) -> None:
+        self.layers = int(layers)
+
+    def item(self) -> str:
+        return f"res{self.layers}"
+
+
+__all__ = [
+    "AveragePooling2D", "AvgPool2D", "BatchNormalization", "Conv2D", "Dense", "Embedding",
+    "GlobalAveragePooling2D", "Layer", "LayerNormalization", "MaxPool2D", "MaxPooling2D",
+    "Residual",
+]
