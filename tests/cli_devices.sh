@@ -36,6 +36,14 @@ printf '%s\n' "$table" | grep -q "^opencl .*gemm through .*libclblast" ||
     { echo "want PoCL's gemm on OpenBLAS in --json"; fail=1; }
 [ "$(TDM_CL_GEMM=clblast "$tandem" devices --json | grep -c '"gemm": "CLBlast"')" -eq 2 ] ||
     { echo "want PoCL's gemm on CLBlast with TDM_CL_GEMM=clblast"; fail=1; }
+# Each OpenCL and Vulkan device names its row of the GEMM tuning table: the default
+# on CPU drivers, or TDM_GEMM_TUNING's; the reference none.
+tuned=$(count "$json" '"backend": "\(opencl\|vulkan\)"')
+[ "$(count "$json" '"gemm_tuning": "default"')" -eq "$tuned" ] &&
+    [ "$(count "$json" '"gemm_tuning": null')" -eq 1 ] ||
+    { echo "want the default GEMM tuning row on every OpenCL and Vulkan device in --json"; fail=1; }
+[ "$(TDM_GEMM_TUNING=nvidia "$tandem" devices --json | grep -c '"gemm_tuning": "nvidia"')" -eq "$tuned" ] ||
+    { echo "want TDM_GEMM_TUNING=nvidia's row on every OpenCL and Vulkan device"; fail=1; }
 # OpenBLAS runs kernels that fit the CPU's vectors: Debian 12's takes CPUs newer than
 # itself for a Prescott (SSE3) unless tandem names the kernels; a user's
 # OPENBLAS_CORETYPE stands. Convolutions run on oneDNN (setup.sh installs it).

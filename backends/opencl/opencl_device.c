@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "device/backend_services.h"
+#include "gemm_tuning.h"
 #include "opencl_internal.h"
 
 /* The options every table kernel is built with on this device: correctly rounded
@@ -59,6 +60,7 @@ tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev
         free(d);
         return tdm_opencl_fail(dev, "clCreateCommandQueue", err);
     }
+    tdm_gemm_tuning_take(be->ctx, &dev->desc); /* read back by name at each gemm */
     dev->image_runs = choose_build_options(d);
     dev->quad_items = 1; /* the sources in kernels/ loop over quads */
     d->host_memory = tdm_opencl_probe_host_memory(d);

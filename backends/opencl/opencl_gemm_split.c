@@ -11,27 +11,27 @@
  * per group along a second dimension of its launch (as one plain launch, the CNN's
  * filter gradients under --mixed-precision took 31 ms a step on an H200). */
 #include "device/backend_services.h"
+#include "gemm_tuning.h"
 #include "opencl_internal.h"
 
-/* The shortest slice of k, and the most slices (so that the partials stay small). */
-#define SLICE_K 512u
-#define MAX_SLICES 128u
 /* The most floats the partials take (16 MiB). */
 #define MAX_PARTIALS (4u << 20)
-/* The fewest compute units the rule assumes: a small GPU still splits a product of
- * a few tiles. */
-#define MIN_UNITS 16u
 
+/* The device's row of the GEMM tuning table (backends/tuning/gemm_tuning.def) gives
+ * the shortest slice of k, the most slices (so that the partials stay small), the
+ * fewest compute units the rule assumes (a small GPU still splits a product of a few
+ * tiles) and the slices that make k long. */
 uint32_t tdm_opencl_gemm_slices(const tdm_device *dev, const tdm_opencl_product *p)
 {
+    const tdm_gemm_tuning *row = tdm_gemm_tuning_named(dev->desc.gemm_tuning);
     const uint64_t mn = (uint64_t)p->m * p->n;
     const uint64_t tiles = (uint64_t)((p->m + 15) / 16) * ((p->n + 15) / 16);
     const uint32_t units =
-        dev->desc.compute_units > MIN_UNITS ? dev->desc.compute_units : MIN_UNITS;
-    if (p->k < 8 * SLICE_K || tiles >= units || p->ldc != p->n)
+        dev->desc.compute_units > row->min_units ? dev->desc.compute_units : row->min_units;
+    if (p->k < (uint64_t)row->long_slices * row->slice_k || tiles >= units || p->ldc != p->n)
         return 0;
-    uint64_t slices = p->k / SLICE_K;
-    slices = slices < MAX_SLICES ? slices : MAX_SLICES;
+    uint64_t slices = p->k / row->slice_k;
+    slices = slices < row->max_slices ? slices : row->max_slices;
     if (slices * (mn + 1) > MAX_PARTIALS) /* the partials and their sum */
         slices = MAX_PARTIALS / (mn + 1);
     return slices >= 2 ? (uint32_t)slices : 0;

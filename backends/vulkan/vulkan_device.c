@@ -163,8 +163,7 @@ static void record_limits(const tdm_backend *be, tdm_vk_device *vd)
     vd->max_group_size = max_group_size(&props.limits);
     vd->max_shared_bytes = props.limits.maxComputeSharedMemorySize;
     vd->specialization = specialization_for(vd, type);
-    if (type != VK_PHYSICAL_DEVICE_TYPE_CPU)
-        tdm_vk_gemm_tiles_choose(be, vd);
+    tdm_vk_gemm_tiles_choose(be, vd, type != VK_PHYSICAL_DEVICE_TYPE_CPU);
     vd->max_storage_range = props.limits.maxStorageBufferRange;
     vd->storage_alignment = props.limits.minStorageBufferOffsetAlignment;
     tighten_limits(vd);

@@ -1,35 +1,32 @@
 /* gemm's tiles on GPUs (gemm.glsl's tiled_main): which shapes a device gets, how
  * much shared memory each stages through, and which one a product takes.
  *
- * A GPU gets two shapes with the table's 256 invocations a group: 64 x 64 tiles of
- * 4 x 4 blocks (16 sums an invocation) through one staging buffer for products of a
- * few tiles, and 128 x 64 tiles of 8 x 4 blocks (32 sums, a third fewer shared-memory
- * loads per product) through two for those of TDM_VK_LARGE_TILES or more, enough to
- * keep a large GPU's hundred-odd compute units busy twice over. On an H100 these are
- * within 6 % of the best shape at every size from 1024^3 to 4096^3, and beat the
- * shapes they replaced (64 x 64 through two buffers, 128 x 128 of 8 x 8 blocks) by
- * 10-13 % at 2048^3 and 4096^3 (docs/KERNELS.md). With 128 invocations (the least a device allows) only the small
- * shape, of 8 x 4 blocks. TDM_VK_GEMM_TILE=RxC/rxc[:B] puts every tiled product
+ * A GPU gets its shapes from its row of the GEMM tuning table
+ * (backends/tuning/gemm_tuning.def), with the table's 256 invocations a group: a
+ * small tile for products of a few tiles and a large one for those of the row's
+ * LARGE_FROM tiles or more, each the first of the row's list that the group can run
+ * and the shared memory hold. The default: 64 x 64 tiles of 4 x 4 blocks through one
+ * staging buffer, and from 256 tiles 128 x 64 of 8 x 4 blocks through two, the best
+ * of the H100's sweep; with 128 invocations (the least a device allows) only the
+ * small tile, of 8 x 4 blocks. TDM_VK_GEMM_TILE=RxC/rxc[:B] puts every tiled product
  * on one shape instead (a sweep's candidates, docs/KERNELS.md), "none" on no tile.
  *
- * A product of fewer 16 x 16 tiles than the GPU has compute units (64 where it does
- * not say) over a k of 16 quads an invocation or more takes neither: a weight
- * gradient's few blocks would each sum all of k in one invocation. Its pipeline
- * splits k over a group instead (gemm.glsl's split_main), a group a 4 x 4 block. */
+ * A product of fewer 16 x 16 tiles than the GPU has compute units (the row's
+ * VK_UNITS where it does not say) whose k gives each invocation of a group the row's
+ * VK_K_EACH or more takes neither: a weight gradient's few blocks would each sum all
+ * of k in one invocation. Its pipeline splits k over a group instead (gemm.glsl's
+ * split_main), a group a 4 x 4 block. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "device/backend_services.h"
+#include "gemm_tuning.h"
 #include "vulkan_internal.h"
 
 /* gemm.glsl's STEP_K and UNITS_EACH. */
 #define STEP_K 16u
 #define UNITS_EACH 2u
-/* The fewest 128 x 64 tiles a product holds to take them. */
-#define TDM_VK_LARGE_TILES 256u
-/* The compute units split_main's rule assumes where the device does not say. */
-#define TDM_VK_SPLIT_UNITS 64u
 
 /* Bytes of shared memory a tile of 4 tile_rows4 x 4 tile_cols4 stages: per buffer,
  * STEP_K quads of op(A)'s rows and of op(B)'s columns, each with one quad of padding. */
@@ -115,10 +112,32 @@ static int chosen_by_environment(const tdm_backend *be, tdm_vk_device *vd, uint3
     return 1;
 }
 
-void tdm_vk_gemm_tiles_choose(const tdm_backend *be, tdm_vk_device *vd)
+/* The first shape of a row's list (shapes apart by spaces) that the group can run,
+ * into *t; 0 where none can. */
+static int first_fit(const tdm_vk_device *vd, uint32_t group, const char *list, tdm_vk_gemm_tile *t)
 {
+    char shape[32];
+    for (const char *s = list; *s;) {
+        size_t n = strcspn(s, " ");
+        if (n < sizeof shape) {
+            memcpy(shape, s, n);
+            shape[n] = '\0';
+            if (parse_tile(shape, t) > 0 && !fit(vd, group, t))
+                return 1;
+        }
+        s += n + strspn(s + n, " ");
+    }
+    return 0;
+}
+
+void tdm_vk_gemm_tiles_choose(const tdm_backend *be, tdm_vk_device *vd, int gpu)
+{
+    const tdm_gemm_tuning *row = tdm_gemm_tuning_take(be->ctx, &vd->dev->desc);
     uint32_t group = tdm_vk_group_size(vd, tdm_kernel_get(TDM_KERNEL_gemm)->wg);
+    vd->gemm_tuning = row;
     memset(vd->gemm_tiles, 0, sizeof vd->gemm_tiles);
+    if (!gpu)
+        return;
     /* split_main halves its sums, one quad an invocation, besides the (unused) staging
      * of one buffer without a tile */
     if ((group & (group - 1)) == 0 && (group + 1 + 2 * STEP_K) * 16u <= vd->max_shared_bytes)
@@ -126,20 +145,13 @@ void tdm_vk_gemm_tiles_choose(const tdm_backend *be, tdm_vk_device *vd)
             (tdm_vk_gemm_tile){.rows4 = 1, .cols4 = 1, .buffers = 1, .split_sums = group};
     if (chosen_by_environment(be, vd, group))
         return;
-    tdm_vk_gemm_tile small = {.rows4 = group == 128 ? 2 : 1,
-                              .cols4 = 1,
-                              .tile_rows4 = 16,
-                              .tile_cols4 = 16,
-                              .buffers = 1};
-    tdm_vk_gemm_tile large = {.rows4 = 2,
-                              .cols4 = 1,
-                              .tile_rows4 = 32,
-                              .tile_cols4 = 16,
-                              .min_tiles = TDM_VK_LARGE_TILES};
-    if (!fit(vd, group, &small))
+    tdm_vk_gemm_tile small, large;
+    if (first_fit(vd, group, row->small, &small))
         vd->gemm_tiles[0] = small;
-    if (!fit(vd, group, &large))
+    if (first_fit(vd, group, row->large, &large)) {
+        large.min_tiles = row->large_from;
         vd->gemm_tiles[1] = large;
+    }
 }
 
 /* The kernel's place among the product kernels in the table's order, -1 for others. */
@@ -155,9 +167,12 @@ static int tiled_place(tdm_kernel kernel)
 static int splits_k(const tdm_vk_device *vd, uint32_t m, uint32_t n, uint32_t k)
 {
     uint32_t sums = vd->gemm_tiles[TDM_VK_GEMM_SPLIT].split_sums;
-    uint32_t units = vd->dev->desc.compute_units ? vd->dev->desc.compute_units : TDM_VK_SPLIT_UNITS;
+    if (!sums)
+        return 0;
+    uint32_t units =
+        vd->dev->desc.compute_units ? vd->dev->desc.compute_units : vd->gemm_tuning->vk_units;
     uint64_t tiles = (uint64_t)((m + 15) / 16) * ((n + 15) / 16);
-    return sums && (uint64_t)k >= 16u * (uint64_t)sums && tiles < units;
+    return (uint64_t)k >= (uint64_t)vd->gemm_tuning->vk_k_each * sums && tiles < units;
 }
 
 size_t tdm_vk_gemm_pipeline(const tdm_vk_device *vd, tdm_kernel kernel, const uint32_t *u)
@@ -233,7 +248,8 @@ void tdm_vk_gemm_tiles_describe(const tdm_vk_device *vd, char *text, size_t size
             n = snprintf(text + used, size - used,
                          ", k split over groups of %u where fewer 16x16 tiles than %u sum "
                          "k = %u or more",
-                         t->split_sums, units ? units : TDM_VK_SPLIT_UNITS, 16 * t->split_sums);
+                         t->split_sums, units ? units : vd->gemm_tuning->vk_units,
+                         vd->gemm_tuning->vk_k_each * t->split_sums);
         }
         used += n > 0 ? (size_t)n : 0;
     }

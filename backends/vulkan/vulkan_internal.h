@@ -164,6 +164,7 @@ typedef struct tdm_vk_device {
         uint32_t coopmat_m, coopmat_n, coopmat_k, coopmat_subgroup;
     } specialization;
     tdm_vk_gemm_tile gemm_tiles[TDM_VK_GEMM_TILES]; /* from the smallest */
+    const struct tdm_gemm_tuning *gemm_tuning;      /* the row its shapes came from */
 
     int unified_memory; /* integrated GPU or CPU: mapping device memory costs nothing */
     int force_staging;  /* TDM_VK_FORCE_STAGING: never map device buffers */
@@ -321,9 +322,10 @@ unsigned tdm_vk_float_controls(const tdm_backend *be, VkPhysicalDevice physical,
 size_t tdm_vk_spirv_keeping(const uint32_t *code, size_t words, unsigned kept, uint32_t *out);
 
 /* vulkan_gemm_tiles.c */
-/* The device's product shapes, tiled and split (GPUs; after its limits and group
- * size are known). */
-void tdm_vk_gemm_tiles_choose(const tdm_backend *be, tdm_vk_device *vd);
+/* The device's row of the GEMM tuning table (backends/tuning), and on a GPU its
+ * product shapes from it, tiled and split (after its limits and group size are
+ * known). */
+void tdm_vk_gemm_tiles_choose(const tdm_backend *be, tdm_vk_device *vd, int gpu);
 /* The pipeline index of a kernel's launch: a product kernel's split one where its
  * few tiles sum a long k, else gemm_f16's matrix-engine one on a device whose check
  * passed, else its tiled one where its m x n product holds enough of a tile's, else

@@ -64,6 +64,9 @@ typedef struct tdm_device_desc {
                                                 32)", "available: ..., checked at first
                                                 use", "not used: " or "none: " and why;
                                                 "" where the backend has none to use */
+    char gemm_tuning[TDM_DEVICE_NAME_MAX];   /* the row of the GEMM tuning table it took
+                                                ("nvidia", "default"; TDM_GEMM_TUNING
+                                                picks one), "" where the backend has none */
 } tdm_device_desc;
 
 #define TDM_DEVICE_DESC_INIT                                                                       \

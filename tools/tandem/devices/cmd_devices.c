@@ -124,6 +124,10 @@ static void json_device(json_writer *w, size_t index, const tdm_device_desc *d,
         json_string(w, "matrix_engine", d->matrix_engine);
     else
         json_null(w, "matrix_engine");
+    if (d->gemm_tuning[0])
+        json_string(w, "gemm_tuning", d->gemm_tuning);
+    else
+        json_null(w, "gemm_tuning");
     json_int(w, "same_hardware_as", d->same_hardware_as);
     json_int(w, "parent", d->parent);
     json_bool(w, "default", choice == TDM_CHOICE_USED);
