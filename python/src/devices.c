@@ -23,6 +23,14 @@ static PyObject *compute_units(unsigned long count)
     Py_RETURN_NONE;
 }
 
+/* None for an empty text: a field the device does not have. */
+static PyObject *text_or_none(const char *text)
+{
+    if (*text)
+        return PyUnicode_FromString(text);
+    Py_RETURN_NONE;
+}
+
 /* One device as a dict of its description and the default choice's verdict. */
 static PyObject *describe(tdm_context *ctx, tdm_device *dev, size_t index)
 {
@@ -49,6 +57,7 @@ static PyObject *describe(tdm_context *ctx, tdm_device *dev, size_t index)
         set_item(dict, "same_hardware_as", PyLong_FromLong(d.same_hardware_as)) < 0 ||
         set_item(dict, "simulator", PyBool_FromLong(d.simulator)) < 0 ||
         set_item(dict, "gemm", PyUnicode_FromString(d.gemm)) < 0 ||
+        set_item(dict, "gemm_tuning", text_or_none(d.gemm_tuning)) < 0 ||
         set_item(dict, "default", PyBool_FromLong(choice == TDM_CHOICE_USED)) < 0 ||
         set_item(dict, "choice", PyUnicode_FromString(tdm_device_choice_description(choice))) < 0) {
         Py_DECREF(dict);
@@ -138,6 +147,29 @@ static int find_devices(tdm_context *ctx, PyObject *ids, tdm_device **devices, s
     return 0;
 }
 
+/* Each of the devices as `split` logical devices in its place (tdm_device_split), so
+ * that one card, or one CPU driver, holds several replicas. */
+static int split_devices(tdm_device **devices, size_t *count, Py_ssize_t split)
+{
+    if (split == 1)
+        return 0;
+    if (split < 1 || split > MAX_REPLICAS || *count * (size_t)split > MAX_REPLICAS) {
+        raise_invalid("split must be between 1 and 64 logical devices per device, and 64 in all");
+        return -1;
+    }
+    tdm_device *physical[MAX_REPLICAS];
+    memcpy(physical, devices, *count * sizeof *devices);
+    for (size_t i = 0; i < *count; i++) {
+        tdm_status s = tdm_device_split(physical[i], (uint32_t)split, devices + i * (size_t)split);
+        if (s != TDM_OK) {
+            raise_status(s);
+            return -1;
+        }
+    }
+    *count *= (size_t)split;
+    return 0;
+}
+
 static tdm_status make_strategy(tdm_context *ctx, const char *kind, tdm_device *const *devices,
                                 size_t count, tdm_device *const *ps, size_t ps_count,
                                 size_t ps_processes, tdm_strategy **out)
@@ -165,15 +197,15 @@ PyObject *py_strategy(PyObject *self, PyObject *args)
     (void)self;
     const char *kind;
     PyObject *ids, *ps_ids;
-    Py_ssize_t ps_processes;
-    if (!PyArg_ParseTuple(args, "sOOn", &kind, &ids, &ps_ids, &ps_processes))
+    Py_ssize_t ps_processes, split;
+    if (!PyArg_ParseTuple(args, "sOOnn", &kind, &ids, &ps_ids, &ps_processes, &split))
         return NULL;
     PyObject *context = shared_context();
     tdm_context *ctx = context ? handle_get(context, "context") : NULL;
     tdm_device *devices[MAX_REPLICAS], *ps[MAX_REPLICAS];
     size_t count = 0, ps_count = 0;
     if (!ctx || find_devices(ctx, ids, devices, &count) < 0 ||
-        find_devices(ctx, ps_ids, ps, &ps_count) < 0)
+        find_devices(ctx, ps_ids, ps, &ps_count) < 0 || split_devices(devices, &count, split) < 0)
         return NULL;
     int ps_kind = !strcmp(kind, "parameter-server");
     if (!strcmp(kind, "one-device") && count != 1)

@@ -22,6 +22,7 @@ class Device:
     same_hardware_as: int  #: index of an earlier device that is the same hardware, else -1
     simulator: bool  #: a software model of a device (Oclgrind)
     gemm: str  #: what runs its matrix products
+    gemm_tuning: Optional[str]  #: the row of the GEMM tuning table it took, None on the reference
     default: bool  #: whether the default choice of devices takes it
     choice: str  #: why the default choice takes it or leaves it out
 

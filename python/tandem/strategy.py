@@ -22,17 +22,26 @@ class MirroredStrategy:
 
     ``devices`` are ids as ``tandem.devices()`` gives them ("opencl:0", "vulkan:0") or
     Device objects; None takes the default devices (each piece of hardware once: the
-    GPUs, else one CPU driver's devices, else the reference device).
+    GPUs, else one CPU driver's devices, else the reference device). ``split=N`` makes
+    each of them N logical devices, each with its own queue and an equal share of the
+    memory, and a replica on each (TF's logical device configuration): several
+    replicas on one card, or two on one CPU driver for testing. Their ids are the
+    device's with "/i" ("vulkan:0/1").
     """
 
     _kind = "mirrored"
+    _closed = True  # until _open succeeds
 
-    def __init__(self, devices: Optional[Sequence[Union[str, Device]]] = None) -> None:
-        self._open(_ids(devices), None, 0)
+    def __init__(self, devices: Optional[Sequence[Union[str, Device]]] = None,
+                 split: int = 1) -> None:
+        ids = _ids(devices)
+        if ids is None and split != 1:
+            ids = [d.id for d in all_devices() if d.default]
+        self._open(ids, None, 0, split)
 
     def _open(self, ids: Optional[List[str]], ps_ids: Optional[List[str]],
-              ps_processes: int) -> None:
-        self._handle = _tandem.strategy(self._kind, ids, ps_ids, ps_processes)
+              ps_processes: int, split: int = 1) -> None:
+        self._handle = _tandem.strategy(self._kind, ids, ps_ids, ps_processes, int(split))
         self._devices: List[str] = _tandem.strategy_devices(self._handle, False)
         (self._replicas, self._workers, self._worker_index, self._chief, self._servers,
          self._serving) = _tandem.strategy_info(self._handle)

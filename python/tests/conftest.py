@@ -17,11 +17,11 @@ def device_ids() -> List[str]:
     return [d.id for d in tandem.devices()]
 
 
-def strategy_over(ids: Tuple[str, ...]) -> tandem.MirroredStrategy:
+def strategy_over(ids: Tuple[str, ...], split: int = 1) -> tandem.MirroredStrategy:
     missing = [i for i in ids if i not in device_ids()]
     if missing:
         pytest.skip(f"no device {', '.join(missing)} here")
-    return tandem.MirroredStrategy(list(ids))
+    return tandem.MirroredStrategy(list(ids), split=split)
 
 
 @pytest.fixture(scope="session")
@@ -31,11 +31,15 @@ def pocl_pair() -> Iterator[tandem.MirroredStrategy]:
     strategy.close()
 
 
-@pytest.fixture(scope="module", params=[("opencl:0", "opencl:1"), ("opencl:0", "vulkan:0")],
-                ids=lambda p: "+".join(p))
+# Two replicas on: two PoCL devices, PoCL with lavapipe (mixed APIs), and lavapipe
+# split into two logical devices.
+PAIRS = {"pocl2": (("opencl:0", "opencl:1"), 1), "pocl+lavapipe": (("opencl:0", "vulkan:0"), 1),
+         "lavapipe2": (("vulkan:0",), 2)}
+
+
+@pytest.fixture(scope="module", params=list(PAIRS))
 def pair(request) -> Iterator[tandem.MirroredStrategy]:
-    """Two PoCL devices, then PoCL with lavapipe: the same and mixed APIs."""
-    strategy = strategy_over(request.param)
+    strategy = strategy_over(*PAIRS[request.param])
     yield strategy
     strategy.close()
 

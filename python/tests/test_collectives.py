@@ -45,3 +45,12 @@ def test_closed_strategy_raises():
     with pytest.raises(tandem.InvalidStateError, match="closed"):
         model.predict(np.zeros((1, 4), np.float32), strategy=strategy)
     strategy.close()  # closing twice is harmless
+
+
+def test_split_makes_logical_devices_one_replica_each():
+    strategy = strategy_over(("vulkan:0",), split=2)
+    with strategy:
+        assert strategy.devices == ["vulkan:0/0", "vulkan:0/1"]
+        assert strategy.num_replicas_in_sync == 2
+    with pytest.raises(tandem.InvalidArgumentError, match="split must be between 1 and 64"):
+        tandem.MirroredStrategy(["vulkan:0"], split=0)
