@@ -25,8 +25,8 @@ static int addresses(PyObject *list, size_t want, void **out)
 
 static int parse_dtype(int code, tdm_dtype *out)
 {
-    if (code != TDM_F32 && code != TDM_I32) {
-        raise_invalid("only float32 and int32 arrays cross devices");
+    if (code != TDM_F32 && code != TDM_F16 && code != TDM_I32) {
+        raise_invalid("only float32, float16 and int32 arrays cross devices");
         return -1;
     }
     *out = (tdm_dtype)code;

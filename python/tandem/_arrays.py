@@ -11,9 +11,12 @@ from typing import Any, Sequence, Tuple
 import numpy as np
 
 FLOAT32 = np.dtype(np.float32)
+FLOAT16 = np.dtype(np.float16)  # IEEE binary16, as tandem stores f16
 INT32 = np.dtype(np.int32)
 # tdm_dtype values, as <tandem/tensor.h> numbers them.
-DTYPE_CODES = {FLOAT32: 0, INT32: 1}
+DTYPE_CODES = {FLOAT32: 0, INT32: 1, FLOAT16: 3}
+# What crosses devices: every dtype a device tensor holds from the host.
+DEVICE_DTYPES = [FLOAT32, FLOAT16, INT32]
 
 
 def describe(array: Any) -> str:

@@ -65,7 +65,9 @@ class MirroredStrategy:
         """Reduces one array per replica across the devices; every replica's result.
 
         ``arrays[i]`` goes to this process's replica i. They share one shape and dtype
-        (float32: the library reduces no int32 across devices and says so). ``op`` is
+        (float32; or float16 of an even size, summed only, folding in float32 and
+        rounding once per fold; the library reduces no int32 across devices and says
+        so). ``op`` is
         "sum", "mean" (the sum divided by the number of replicas), "max" or "min"; every
         replica's result holds the same values, folded in replica order.
         """
@@ -101,7 +103,7 @@ class MirroredStrategy:
     def broadcast(self, array: Any) -> List[np.ndarray]:
         """Copies one array from replica 0's device to every replica's; each copy read
         back. In a multi-worker job every process receives the chief's array."""
-        source = _arrays.checked(array, "broadcast", [_arrays.FLOAT32, _arrays.INT32])
+        source = _arrays.checked(array, "broadcast", _arrays.DEVICE_DTYPES)
         outputs = [np.empty_like(source) for _ in self._devices]
         _tandem.broadcast(self._handle, _arrays.DTYPE_CODES[source.dtype], source.size,
                           _arrays.address(source), [_arrays.address(o) for o in outputs])
@@ -146,7 +148,7 @@ class MirroredStrategy:
             raise ValueError(f"{what}: expected a list of {len(self._devices)} arrays, one per "
                              f"replica ({', '.join(self._devices)})")
         parts = [_arrays.checked(a, f"{what}: replica {i}'s array",
-                                 [_arrays.FLOAT32, _arrays.INT32]) for i, a in enumerate(arrays)]
+                                 _arrays.DEVICE_DTYPES) for i, a in enumerate(arrays)]
         for i, part in enumerate(parts[1:], 1):
             if part.shape != parts[0].shape or part.dtype != parts[0].dtype:
                 raise ValueError(f"{what}: replica {i}'s array is a {_arrays.describe(part)}, "

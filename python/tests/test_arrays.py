@@ -6,7 +6,7 @@ import pytest
 import tandem
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32])
 def test_round_trip_through_every_device(pocl_pair, dtype):
     source = (np.arange(-50, 70).reshape(4, 5, 6) * 3).astype(dtype)
     copies = pocl_pair.broadcast(source)

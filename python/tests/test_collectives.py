@@ -7,6 +7,7 @@ import tandem
 
 from conftest import per_replica, strategy_over
 
+
 @pytest.mark.parametrize("shape", [(1,), (1000,), (33, 17)])
 def test_all_reduce_is_exact(pair, shape):
     a, b = per_replica(shape, sum(shape))
@@ -22,6 +23,19 @@ def test_all_reduce_is_exact(pair, shape):
         for got in results:
             assert got.shape == shape and got.dtype == np.float32, op
             assert got.tobytes() == want.tobytes(), op
+
+
+def test_float16_all_reduce_rounds_as_numpy(pair):
+    """f16 values fold in f32, rounded to f16 once per fold: numpy's own half sums.
+    The library sums halves only, an even count of them, and says so otherwise."""
+    a, b = (v.astype(np.float16) for v in per_replica((258,), 5))
+    for got in pair.all_reduce([a, b]):
+        assert got.dtype == np.float16
+        assert got.tobytes() == (a + b).tobytes()
+    with pytest.raises(tandem.UnsupportedError, match="count must be even"):
+        pair.all_reduce([a[:-1], b[:-1]])
+    with pytest.raises(tandem.UnsupportedError, match="float16 reduction sums"):
+        pair.all_reduce([a, b], op="max")
 
 
 def test_devices_describe_the_strategy(pair):
