@@ -48,6 +48,31 @@ def test_same_seed_same_bytes(pocl_pair, digits, tmp_path):
     assert files[0].read_bytes() != (tmp_path / "other.safetensors").read_bytes()
 
 
+def test_fit_is_tandem_train_byte_for_byte(pocl_pair, digits, tmp_path):
+    """The same data, seed and options through `tandem train` and through fit: the
+    same model file, byte for byte, and the CLI's test accuracy from evaluate."""
+    x, y, x_test, y_test = digits
+
+    def write(path, features, labels):  # repr keeps every float32 exact
+        path.write_text("".join(",".join(repr(float(v)) for v in row) + f",{label}\n"
+                                for row, label in zip(features, labels)))
+
+    write(tmp_path / "train.csv", x, y)
+    write(tmp_path / "test.csv", x_test, y_test)
+    cli = subprocess.run(
+        [sys.executable, "-m", "tandem", "train", "--data", str(tmp_path / "train.csv"),
+         "--test-data", str(tmp_path / "test.csv"), "--no-standardize", "--layers", "64",
+         "--seed", "5", "--epochs", "2", "--batch", "64", "--optimizer", "adam", "--lr", "0.005",
+         "--devices", ",".join(pocl_pair.devices), "--save", str(tmp_path / "cli.safetensors")],
+        capture_output=True, text=True, timeout=120)
+    assert cli.returncode == 0, cli.stdout + cli.stderr
+    model, _ = trained(pocl_pair, x, y, epochs=2, seed=5)
+    model.save(tmp_path / "fit.safetensors")
+    assert (tmp_path / "fit.safetensors").read_bytes() == (tmp_path / "cli.safetensors").read_bytes()
+    cli_accuracy = float(cli.stdout.rsplit("test accuracy ", 1)[1].split("%")[0])
+    assert model.evaluate(x_test, y_test)[1] * 100 == pytest.approx(cli_accuracy, abs=0.005)
+
+
 def test_save_load_predict(pocl_pair, digits, tmp_path):
     x, y, x_test, _ = digits
     model, _ = trained(pocl_pair, x, y, epochs=1)
