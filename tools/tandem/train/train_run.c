@@ -2,13 +2,13 @@
  * and metrics after every epoch, and the plot and the saved model at the end. */
 #include <stdio.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "checkpoint/output_file.h"
 #include "metrics_file.h"
 #include "plot_png.h"
 #include "train_session.h"
 #include "train_stop.h"
+#include "platform/tdm_host.h"
 
 #define STOPPED 1 /* run_epoch: a signal stopped the run */
 
@@ -149,7 +149,7 @@ int train_session_run(train_session *ts)
 {
     const train_options *o = ts->opts;
     epoch_state *e = &ts->current;
-    int tty = o->progress >= 0 ? o->progress : isatty(fileno(stdout));
+    int tty = o->progress >= 0 ? o->progress : tdm_host_is_terminal(stdout);
     progress_begin(&e->bar, stdout, tty, o->epochs, ts->data.steps_per_epoch);
     /* A job's processes would stop at steps of their own and wait on each other in
      * the next collective: there SIGTERM and SIGHUP end each at once, as before. */

@@ -1,0 +1,33 @@
+/* Internal: what tandem asks of the host it runs on: its cores and memory, whether a
+ * stream is a terminal, the process id, a monotonic clock and sleep (posix/host.c;
+ * Win32's GetActiveProcessorCount, GlobalMemoryStatusEx, _isatty, GetCurrentProcessId,
+ * QueryPerformanceCounter and Sleep fit the same calls). */
+#ifndef TDM_PLATFORM_HOST_H
+#define TDM_PLATFORM_HOST_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* The cores online, at least 1. */
+int tdm_host_cores(void);
+
+/* The host's physical memory in bytes; 0 when the system does not say. */
+uint64_t tdm_host_memory_bytes(void);
+
+/* Whether the stream is a terminal. */
+int tdm_host_is_terminal(FILE *stream);
+
+/* The terminal's width in columns; 0 when the stream is no terminal or it does not say. */
+int tdm_host_terminal_columns(FILE *stream);
+
+/* This process's id. */
+long tdm_host_process_id(void);
+
+/* Nanoseconds since an arbitrary start, never going back (wall-clock steps, NTP or a
+ * user's date, never skew a measure). */
+uint64_t tdm_host_now_ns(void);
+
+/* Sleeps for about ns nanoseconds. */
+void tdm_host_sleep_ns(uint64_t ns);
+
+#endif
