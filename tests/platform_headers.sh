@@ -11,15 +11,12 @@ set -eu
 source=$1
 still_to_move="
 backends/opencl/pocl_cache.c         sys/stat.h unistd.h: the cache folder
-core/base/regular_file.c             fcntl.h sys/stat.h unistd.h: regular files
 core/checkpoint/checkpoint_posix.c   dirent.h fcntl.h sys/file.h sys/stat.h unistd.h: the checkpoint folder, its lock and its durable writes
 core/checkpoint/output_file.c        fcntl.h sys/stat.h unistd.h: durable atomic replace
 core/checkpoint/path_links.c         sys/stat.h unistd.h: links
 core/checkpoint/path_links.h         sys/stat.h: links
 core/device/disk_cache.c             sys/stat.h unistd.h: the disk cache's folder
-core/input/file_read.c               unistd.h: reading a whole file
 tools/tandem/common/bundled_data.c   unistd.h: the program's own path
-tools/tandem/train/train_stop.c      signal.h: the stop-after-this-step handler
 "
 pattern='^[[:space:]]*#[[:space:]]*include[[:space:]]*<(pthread|dlfcn|link|unistd|fcntl|dirent|signal|windows|sys/[a-z_/]+)\.h>'
 found=$(mktemp) listed=$(mktemp)

@@ -18,7 +18,7 @@
 #include "checkpoint/checkpoint_posix.h"
 #include "base/error.h"
 #include "base/input_limit.h"
-#include "base/regular_file.h"
+#include "platform/tdm_files.h"
 
 tdm_status tdm_ckpt_os_fail(int err, const char *func, const char *what, const char *path)
 {

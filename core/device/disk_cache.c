@@ -11,10 +11,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "base/regular_file.h"
 #include "device/context_impl.h"
 #include "device/disk_cache.h"
 #include "device/log.h"
+#include "platform/tdm_files.h"
 
 #define MAGIC "TDMCACHE"
 #define FORMAT_VERSION 1u
