@@ -10,12 +10,10 @@
 set -eu
 source=$1
 still_to_move="
-backends/opencl/pocl_cache.c         sys/stat.h unistd.h: the cache folder
 core/checkpoint/checkpoint_posix.c   dirent.h fcntl.h sys/file.h sys/stat.h unistd.h: the checkpoint folder, its lock and its durable writes
 core/checkpoint/output_file.c        fcntl.h sys/stat.h unistd.h: durable atomic replace
 core/checkpoint/path_links.c         sys/stat.h unistd.h: links
 core/checkpoint/path_links.h         sys/stat.h: links
-core/device/disk_cache.c             sys/stat.h unistd.h: the disk cache's folder
 tools/tandem/common/bundled_data.c   unistd.h: the program's own path
 "
 pattern='^[[:space:]]*#[[:space:]]*include[[:space:]]*<(pthread|dlfcn|link|unistd|fcntl|dirent|signal|windows|sys/[a-z_/]+)\.h>'

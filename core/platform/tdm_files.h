@@ -4,6 +4,7 @@
 #ifndef TDM_PLATFORM_FILES_H
 #define TDM_PLATFORM_FILES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Whether this process may read the file at path. */
@@ -19,5 +20,29 @@ int tdm_open_regular(const char *path, int *fd, uint64_t *size, const char **kin
 
 /* Closes a descriptor of tdm_open_regular's. */
 void tdm_file_close(int fd);
+
+/* Reads up to size bytes from fd, fewer only at its end or on an error: the count
+ * read, or -1 (errno set) when an error came before any byte. */
+int64_t tdm_file_read(int fd, void *data, size_t size);
+
+/* mkdir -p: makes dir and every folder above it that is missing, readable by its
+ * owner alone where owner_only is set (0700; else 0777 less the umask). 0 when dir is a
+ * directory now, else -1 with errno set. */
+int tdm_make_dirs(const char *dir, int owner_only);
+
+/* Whether mkdir -p of dir would give a writable directory: its deepest existing
+ * ancestor (or itself) is a directory this process may write into. Creates nothing. */
+int tdm_dir_creatable(const char *dir);
+
+/* Makes <the user's temporary folder>/<name>-<the user's id> (TMPDIR, else /tmp,
+ * 0700) into out, and checks that it is a real directory of this user's, writable: a
+ * shared /tmp may hold one somebody else planted. 0 when it is, else -1. */
+int tdm_make_private_temp_dir(const char *name, char *out, size_t cap);
+
+/* Replaces the file at path, atomically, with the parts given in order: they are
+ * written to a new temporary file in path's folder, which is then renamed over path,
+ * so a reader sees the old file or the new one, never part of one. 0, or -1 with
+ * errno set and nothing left behind. */
+int tdm_file_replace(const char *path, const void *const *parts, const size_t *sizes, size_t count);
 
 #endif

@@ -1,6 +1,13 @@
 /* tdm_files.h on POSIX. */
+#if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* mkstemp, lstat, getuid */
+#endif
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,4 +62,123 @@ int tdm_open_regular(const char *path, int *fd, uint64_t *size, const char **kin
 void tdm_file_close(int fd)
 {
     close(fd);
+}
+
+int64_t tdm_file_read(int fd, void *data, size_t size)
+{
+    size_t got = 0;
+    while (got < size) {
+        ssize_t r = read(fd, (unsigned char *)data + got, size - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return got == 0 && r < 0 ? -1 : (int64_t)got;
+        got += (size_t)r;
+    }
+    return (int64_t)got;
+}
+
+int tdm_make_dirs(const char *dir, int owner_only)
+{
+    char buf[PATH_MAX];
+    struct stat st;
+    mode_t mode = owner_only ? 0700 : 0777;
+
+    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, mode) != 0 && errno != EEXIST)
+            return -1;
+        *p = '/';
+    }
+    if (mkdir(buf, mode) != 0 && errno != EEXIST)
+        return -1;
+    if (stat(buf, &st) != 0)
+        return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}
+
+int tdm_dir_creatable(const char *dir)
+{
+    char buf[PATH_MAX];
+    struct stat st;
+
+    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
+        return 0;
+    for (;;) {
+        if (stat(buf, &st) == 0)
+            return S_ISDIR(st.st_mode) && access(buf, W_OK | X_OK) == 0;
+        char *slash = strrchr(buf, '/');
+        if (errno != ENOENT || !slash)
+            return 0;
+        slash[slash == buf] = '\0'; /* keep "/" itself */
+    }
+}
+
+int tdm_make_private_temp_dir(const char *name, char *out, size_t cap)
+{
+    const char *tmp = getenv("TMPDIR");
+    struct stat st;
+    int n = snprintf(out, cap, "%s/%s-%u", tmp && *tmp ? tmp : "/tmp", name, (unsigned)getuid());
+
+    if (n <= 0 || (size_t)n >= cap)
+        return -1;
+    if (mkdir(out, 0700) != 0 && errno != EEXIST)
+        return -1;
+    return lstat(out, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
+                   access(out, W_OK | X_OK) == 0
+               ? 0
+               : -1;
+}
+
+static int write_all(int fd, const void *data, size_t size)
+{
+    const unsigned char *p = data;
+    while (size > 0) {
+        ssize_t w = write(fd, p, size);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        p += w;
+        size -= (size_t)w;
+    }
+    return 0;
+}
+
+int tdm_file_replace(const char *path, const void *const *parts, const size_t *sizes, size_t count)
+{
+    char tmp[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    int folder = slash ? (int)(slash - path) + 1 : 0;
+    if (snprintf(tmp, sizeof tmp, "%.*s.tmp-XXXXXX", folder, path) >= (int)sizeof tmp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = mkstemp(tmp);
+    if (fd < 0)
+        return -1;
+    int failed = 0;
+    for (size_t i = 0; i < count && !failed; i++)
+        failed = write_all(fd, parts[i], sizes[i]) != 0;
+    int saved = errno;
+    if (close(fd) != 0 && !failed) {
+        failed = 1;
+        saved = errno;
+    }
+    if (!failed && rename(tmp, path) == 0)
+        return 0;
+    saved = failed ? saved : errno;
+    unlink(tmp);
+    errno = saved;
+    return -1;
 }
