@@ -14,7 +14,6 @@ core/checkpoint/checkpoint_posix.c   dirent.h fcntl.h sys/file.h sys/stat.h unis
 core/checkpoint/output_file.c        fcntl.h sys/stat.h unistd.h: durable atomic replace
 core/checkpoint/path_links.c         sys/stat.h unistd.h: links
 core/checkpoint/path_links.h         sys/stat.h: links
-tools/tandem/common/bundled_data.c   unistd.h: the program's own path
 "
 pattern='^[[:space:]]*#[[:space:]]*include[[:space:]]*<(pthread|dlfcn|link|unistd|fcntl|dirent|signal|windows|sys/[a-z_/]+)\.h>'
 found=$(mktemp) listed=$(mktemp)

@@ -20,6 +20,9 @@ int tdm_host_is_terminal(FILE *stream);
 /* The terminal's width in columns; 0 when the stream is no terminal or it does not say. */
 int tdm_host_terminal_columns(FILE *stream);
 
+/* The path of the running program into path; 0 when the system does not say ("" then). */
+int tdm_host_program_path(char *path, size_t size);
+
 /* This process's id. */
 long tdm_host_process_id(void);
 

@@ -28,6 +28,13 @@ int tdm_host_terminal_columns(FILE *stream)
     return ioctl(fileno(stream), TIOCGWINSZ, &ws) == 0 ? ws.ws_col : 0;
 }
 
+int tdm_host_program_path(char *path, size_t size)
+{
+    ssize_t n = readlink("/proc/self/exe", path, size - 1); /* Linux */
+    path[n > 0 ? n : 0] = '\0';
+    return n > 0;
+}
+
 long tdm_host_process_id(void)
 {
     return (long)getpid();
