@@ -15,7 +15,7 @@ typedef struct tdm_opencl_platform {
     cl_platform_id id;
     cl_context context;
     char name[TDM_DEVICE_NAME_MAX];
-    tdm_mutex program_lock; /* guards programs */
+    tdm_mutex program_lock;       /* guards programs */
     tdm_opencl_program *programs; /* built programs, per (device, name) */
     /* Oclgrind runs a queue's commands on whichever host thread flushes, waits or
      * reads, and its simulator holds one kernel run per context: two threads doing so

@@ -12,10 +12,10 @@
 typedef struct tdm_library {
     const char *name; /* "OpenCL", a name of tdm_dynlib.h's table, or a path */
     tdm_mutex lock;
-    int tried;      /* tdm_library_load ran */
-    int loaded;     /* ... and found the library and its symbols */
+    int tried;          /* tdm_library_load ran */
+    int loaded;         /* ... and found the library and its symbols */
     tdm_dynlib *handle; /* NULL when it could not be opened */
-    char note[512]; /* the file it was loaded from, or why it was not */
+    char note[512];     /* the file it was loaded from, or why it was not */
 } tdm_library;
 
 #define TDM_LIBRARY_INIT(name)                                                                     \

@@ -22,10 +22,8 @@ tdm_status run_state_init(struct run_state *rs, tdm_strategy *s)
     rs->results = calloc(n, sizeof *rs->results);
     rs->next_seq = calloc(n, sizeof *rs->next_seq);
     rs->returned = calloc(n, 1);
-    int sync_failed = tdm_mutex_init(&rs->lock) ||
-                      tdm_cond_init(&rs->coordinator_wake) ||
-                      tdm_cond_init(&rs->replicas_wake) ||
-                      tdm_cond_init(&rs->collective_wake);
+    int sync_failed = tdm_mutex_init(&rs->lock) || tdm_cond_init(&rs->coordinator_wake) ||
+                      tdm_cond_init(&rs->replicas_wake) || tdm_cond_init(&rs->collective_wake);
     if (sync_failed || !rs->fns || !rs->funcs || !rs->users || !rs->items || !rs->results ||
         !rs->next_seq || !rs->returned) {
         run_state_destroy(rs);

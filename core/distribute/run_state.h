@@ -56,8 +56,8 @@ struct run_state {
     char gather_message[TDM_RUN_MESSAGE_MAX];
     /* collectives started and not yet waited for by every replica, oldest first */
     run_collective *collectives;
-    uint64_t *next_seq;             /* [n]: each replica's next collective */
-    unsigned char *returned;        /* [n]: the replica's function has returned */
+    uint64_t *next_seq;       /* [n]: each replica's next collective */
+    unsigned char *returned;  /* [n]: the replica's function has returned */
     tdm_cond collective_wake; /* a collective was issued, finished or failed */
     /* the first failure of a replica function: the run's result */
     tdm_status failed;

@@ -9,8 +9,8 @@ struct host_ceiling {
     float **buf;
     size_t buffers;
     host_collective kind;
-    unsigned threads;   /* the caller and threads - 1 helpers */
-    unsigned started;   /* helpers running */
+    unsigned threads;    /* the caller and threads - 1 helpers */
+    unsigned started;    /* helpers running */
     tdm_thread *helpers; /* [t - 1] runs slice t */
     tdm_mutex lock;
     tdm_cond go, finished;
