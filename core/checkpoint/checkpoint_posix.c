@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "base/input_limit.h"
 #include "platform/tdm_files.h"
+#include "platform/tdm_host.h"
 
 tdm_status tdm_ckpt_os_fail(int err, const char *func, const char *what, const char *path)
 {
@@ -71,7 +72,7 @@ tdm_status tdm_ckpt_os_create_temp(const char *dir, const char *final_name, cons
     *f = NULL;
     char name[128];
     for (int attempt = 0;; attempt++) {
-        snprintf(name, sizeof name, ".%s.tmp-%ld-%u", final_name, (long)getpid(),
+        snprintf(name, sizeof name, ".%s.tmp-%ld-%u", final_name, tdm_host_process_id(),
                  atomic_fetch_add(&counter, 1));
         char *p = tdm_ckpt_join(dir, name);
         if (!p)
@@ -286,7 +287,7 @@ static void describe_holder(char *out, size_t size)
     if (gmtime_r(&now, &tm))
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
     snprintf(out, size, "%s (pid %ld) on %s since %s", program_invocation_short_name,
-             (long)getpid(), host, when);
+             tdm_host_process_id(), host, when);
 }
 
 static tdm_status held(int fd, const char *dir, const char *func)

@@ -1,7 +1,8 @@
 /* Internal: what tandem asks of the host it runs on: its cores and memory, whether a
- * stream is a terminal, the process id, a monotonic clock and sleep (posix/host.c;
- * Win32's GetActiveProcessorCount, GlobalMemoryStatusEx, _isatty, GetCurrentProcessId,
- * QueryPerformanceCounter and Sleep fit the same calls). */
+ * stream is a terminal and its width, the program's path, the process id and a
+ * monotonic clock (posix/host.c; Win32's GetActiveProcessorCount, GlobalMemoryStatusEx,
+ * _isatty, GetConsoleScreenBufferInfo, GetModuleFileNameW, GetCurrentProcessId and
+ * QueryPerformanceCounter fit the same calls). */
 #ifndef TDM_PLATFORM_HOST_H
 #define TDM_PLATFORM_HOST_H
 
@@ -29,8 +30,5 @@ long tdm_host_process_id(void);
 /* Nanoseconds since an arbitrary start, never going back (wall-clock steps, NTP or a
  * user's date, never skew a measure). */
 uint64_t tdm_host_now_ns(void);
-
-/* Sleeps for about ns nanoseconds. */
-void tdm_host_sleep_ns(uint64_t ns);
 
 #endif

@@ -46,10 +46,3 @@ uint64_t tdm_host_now_ns(void)
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
-
-void tdm_host_sleep_ns(uint64_t ns)
-{
-    struct timespec t = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-    while (nanosleep(&t, &t) != 0) /* interrupted by a signal: sleep the rest */
-        ;
-}
