@@ -11,9 +11,6 @@ set -eu
 source=$1
 still_to_move="
 core/checkpoint/checkpoint_posix.c   dirent.h fcntl.h sys/file.h sys/stat.h unistd.h: the checkpoint folder, its lock and its durable writes
-core/checkpoint/output_file.c        fcntl.h sys/stat.h unistd.h: durable atomic replace
-core/checkpoint/path_links.c         sys/stat.h unistd.h: links
-core/checkpoint/path_links.h         sys/stat.h: links
 "
 pattern='^[[:space:]]*#[[:space:]]*include[[:space:]]*<(pthread|dlfcn|link|unistd|fcntl|dirent|signal|windows|sys/[a-z_/]+)\.h>'
 found=$(mktemp) listed=$(mktemp)

@@ -6,9 +6,39 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Whether this process may read the file at path. */
 int tdm_path_readable(const char *path);
+
+/* Whether this process may write the file at path, or into the folder. */
+int tdm_path_writable(const char *path);
+
+/* What a path names. */
+typedef enum tdm_path_kind {
+    TDM_PATH_NONE,   /* nothing is there */
+    TDM_PATH_FILE,   /* a regular file */
+    TDM_PATH_DIR,    /* a directory */
+    TDM_PATH_LINK,   /* a symbolic link (only where links are not followed) */
+    TDM_PATH_SPECIAL /* a device, FIFO or socket */
+} tdm_path_kind;
+
+/* *kind of path: of what its links lead to where follow is set, else of path itself.
+ * 0, or -1 with errno set (nothing there is TDM_PATH_NONE, not a failure). */
+int tdm_path_kind_of(const char *path, int follow, tdm_path_kind *kind);
+
+/* The text of the symbolic link at path (malloc'd, as written: relative to the link's
+ * folder unless absolute); NULL with errno set (EAGAIN: the link changed meanwhile). */
+char *tdm_link_read(const char *path);
+
+/* Makes the directory dir (0777 less the umask) in a folder that exists: 0, or -1 with
+ * errno set (EEXIST when something is there already). */
+int tdm_make_dir(const char *dir);
+
+/* Opens the existing file at path for writing in place, not truncated (a device or a
+ * FIFO an output names), close-on-exec, never becoming the controlling terminal; NULL
+ * with errno set. */
+FILE *tdm_file_open_in_place(const char *path);
 
 /* Opens a file that tandem reads (data files, checkpoints) without ever blocking: a
  * FIFO with no writer or a device would otherwise hang the open or be read forever, so

@@ -1,6 +1,6 @@
 /* tdm_files.h on POSIX. */
 #if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 200809L /* mkstemp, lstat, getuid */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, lstat, readlink, getuid, fdopen */
 #endif
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,62 @@
 int tdm_path_readable(const char *path)
 {
     return access(path, R_OK) == 0;
+}
+
+int tdm_path_writable(const char *path)
+{
+    return access(path, W_OK) == 0;
+}
+
+int tdm_path_kind_of(const char *path, int follow, tdm_path_kind *kind)
+{
+    struct stat st;
+    if ((follow ? stat(path, &st) : lstat(path, &st)) != 0) {
+        *kind = TDM_PATH_NONE;
+        return errno == ENOENT ? 0 : -1;
+    }
+    *kind = S_ISREG(st.st_mode)   ? TDM_PATH_FILE
+            : S_ISDIR(st.st_mode) ? TDM_PATH_DIR
+            : S_ISLNK(st.st_mode) ? TDM_PATH_LINK
+                                  : TDM_PATH_SPECIAL;
+    return 0;
+}
+
+char *tdm_link_read(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return NULL;
+    size_t cap = st.st_size > 0 ? (size_t)st.st_size : PATH_MAX;
+    char *text = malloc(cap + 1);
+    if (!text)
+        return NULL;
+    ssize_t n = readlink(path, text, cap + 1);
+    if (n < 0 || (size_t)n > cap) { /* a link that grew since lstat: try again */
+        int err = n < 0 ? errno : EAGAIN;
+        free(text);
+        errno = err;
+        return NULL;
+    }
+    text[n] = '\0';
+    return text;
+}
+
+int tdm_make_dir(const char *dir)
+{
+    return mkdir(dir, 0777);
+}
+
+FILE *tdm_file_open_in_place(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (fd >= 0 && !f) {
+        int err = errno;
+        close(fd);
+        errno = err;
+    }
+    return f;
 }
 
 static const char *kind_of(mode_t mode)
