@@ -96,8 +96,7 @@ tdm_status tdm_ckpt_os_make_dir(const char *dir, const char *func)
         if (kind == TDM_PATH_DIR)
             return TDM_OK;
         err = ENOTDIR;
-    } else if (err == EEXIST && tdm_path_kind_of(dir, 0, &itself) == 0 &&
-               itself == TDM_PATH_LINK) {
+    } else if (err == EEXIST && tdm_path_kind_of(dir, 0, &itself) == 0 && itself == TDM_PATH_LINK) {
         return make_link_target(dir, func); /* there, but stat found nothing behind it */
     }
     return tdm_ckpt_os_fail(err, func, "create the directory", dir);

@@ -69,6 +69,54 @@ int tdm_dir_creatable(const char *dir);
  * shared /tmp may hold one somebody else planted. 0 when it is, else -1. */
 int tdm_make_private_temp_dir(const char *name, char *out, size_t cap);
 
+/* Reads up to size bytes at offset of fd, fewer only at its end: the count read, or -1
+ * (errno set) on an error. */
+int64_t tdm_file_read_at(int fd, void *data, size_t size, uint64_t offset);
+
+/* Creates the new file path (0666 less the umask; EEXIST when there is one) for writing,
+ * and takes an exclusive lock on it that lasts until fclose. 0; -1 when it could not be
+ * created, -2 when it could not be locked or opened (then it is removed again); errno
+ * set. */
+int tdm_file_create_locked(const char *path, FILE **f);
+
+/* Removes path unless a writer holds the lock of tdm_file_create_locked on it: 1
+ * removed, 0 in use, no regular file or already gone, -1 failed (errno set). */
+int tdm_file_remove_if_unlocked(const char *path);
+
+/* The folder's lock: takes an exclusive lock on the file path (created if missing;
+ * never through a link), which lasts until tdm_file_close of *fd or the process's end,
+ * however it ends. */
+typedef enum tdm_lock_result {
+    TDM_LOCK_TAKEN,    /* *fd holds it */
+    TDM_LOCK_HELD,     /* another holds it: *fd is open to read its description */
+    TDM_LOCK_NOT_FILE, /* path is no regular file */
+    TDM_LOCK_NO_FILE,  /* it could not be opened or created: errno says why */
+    TDM_LOCK_FAILED    /* the lock could not be taken: errno says why */
+} tdm_lock_result;
+tdm_lock_result tdm_file_lock(const char *path, int *fd);
+
+/* Replaces the whole content of fd with size bytes of data: 0, or -1 (errno set). */
+int tdm_file_rewrite(int fd, const void *data, size_t size);
+
+/* Writes a stream's written data and metadata through to the disk (after fflush): 0,
+ * or -1 (errno set). */
+int tdm_file_sync(FILE *f);
+
+/* Writes the folder's entries (files renamed or removed in it) through to the disk. 0;
+ * -1 when it could not be opened, -2 when the sync failed; errno set. File systems
+ * that cannot sync a folder count as done. */
+int tdm_dir_sync(const char *dir);
+
+/* Renames from to to, atomically replacing a file there: 0, or -1 (errno set). */
+int tdm_file_rename_over(const char *from, const char *to);
+
+/* Removes the file at path: 1 removed, 0 already gone, -1 failed (errno set). */
+int tdm_file_remove(const char *path);
+
+/* Calls fn with the name of every entry of dir ("." and ".." left out) until fn returns
+ * non-zero. 0; -1 when dir could not be opened, -2 when listing it failed; errno set. */
+int tdm_dir_list(const char *dir, int (*fn)(const char *name, void *user), void *user);
+
 /* Replaces the file at path, atomically, with the parts given in order: they are
  * written to a new temporary file in path's folder, which is then renamed over path,
  * so a reader sees the old file or the new one, never part of one. 0, or -1 with

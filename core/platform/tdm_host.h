@@ -24,6 +24,12 @@ int tdm_host_terminal_columns(FILE *stream);
 /* The path of the running program into path; 0 when the system does not say ("" then). */
 int tdm_host_program_path(char *path, size_t size);
 
+/* The running program's name ("tandem"). */
+const char *tdm_host_program_name(void);
+
+/* This machine's name into name; "?" when the system does not say. */
+void tdm_host_name(char *name, size_t size);
+
 /* This process's id. */
 long tdm_host_process_id(void);
 

@@ -1,13 +1,15 @@
 /* tdm_files.h on POSIX. */
 #if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 200809L /* mkstemp, lstat, readlink, getuid, fdopen */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, lstat, readlink, getuid, fdopen, pread */
 #endif
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -237,4 +239,137 @@ int tdm_file_replace(const char *path, const void *const *parts, const size_t *s
     unlink(tmp);
     errno = saved;
     return -1;
+}
+
+int64_t tdm_file_read_at(int fd, void *data, size_t size, uint64_t offset)
+{
+    size_t got = 0;
+    while (got < size) {
+        ssize_t r = pread(fd, (unsigned char *)data + got, size - got, (off_t)(offset + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return (int64_t)got;
+}
+
+int tdm_file_create_locked(const char *path, FILE **f)
+{
+    *f = NULL;
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return -1;
+    /* Taken at once: tdm_file_remove_if_unlocked skips files whose lock is held. */
+    *f = flock(fd, LOCK_EX | LOCK_NB) == 0 ? fdopen(fd, "wb") : NULL;
+    if (*f)
+        return 0;
+    int err = errno;
+    unlink(path);
+    close(fd);
+    errno = err;
+    return -2;
+}
+
+int tdm_file_remove_if_unlocked(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0)
+        return errno == ENOENT || errno == ELOOP ? 0 : -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { /* no writer made it */
+        close(fd);
+        return 0;
+    }
+    int removed = 0;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+        /* Unlinked while held: no writer can be between creating and locking it. */
+        removed = unlink(path) == 0 ? 1 : errno == ENOENT ? 0 : -1;
+    } else if (errno != EWOULDBLOCK) {
+        removed = -1;
+    }
+    int err = errno;
+    close(fd);
+    errno = err;
+    return removed;
+}
+
+tdm_lock_result tdm_file_lock(const char *path, int *fd)
+{
+    struct stat st;
+    *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
+    if (*fd < 0)
+        return TDM_LOCK_NO_FILE;
+    tdm_lock_result r = fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode) ? TDM_LOCK_NOT_FILE
+                        : flock(*fd, LOCK_EX | LOCK_NB) == 0         ? TDM_LOCK_TAKEN
+                        : errno == EWOULDBLOCK                       ? TDM_LOCK_HELD
+                                                                     : TDM_LOCK_FAILED;
+    if (r == TDM_LOCK_NOT_FILE || r == TDM_LOCK_FAILED) {
+        int err = errno;
+        close(*fd);
+        *fd = -1;
+        errno = err;
+    }
+    return r;
+}
+
+int tdm_file_rewrite(int fd, const void *data, size_t size)
+{
+    if (ftruncate(fd, 0) != 0)
+        return -1;
+    return pwrite(fd, data, size, 0) == (ssize_t)size ? 0 : -1;
+}
+
+int tdm_file_sync(FILE *f)
+{
+    return fsync(fileno(f));
+}
+
+int tdm_dir_sync(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd), err = errno;
+    close(fd);
+    errno = err;
+    return rc != 0 && err != EINVAL ? -2 : 0;
+}
+
+int tdm_file_rename_over(const char *from, const char *to)
+{
+    return rename(from, to);
+}
+
+int tdm_file_remove(const char *path)
+{
+    if (unlink(path) == 0)
+        return 1;
+    return errno == ENOENT ? 0 : -1;
+}
+
+int tdm_dir_list(const char *dir, int (*fn)(const char *name, void *user), void *user)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    for (;;) {
+        errno = 0;
+        struct dirent *e = readdir(d);
+        if (!e) {
+            int err = errno;
+            closedir(d);
+            errno = err;
+            return err ? -2 : 0;
+        }
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        if (fn(e->d_name, user))
+            break;
+    }
+    closedir(d);
+    return 0;
 }

@@ -1,4 +1,5 @@
 /* tdm_host.h on POSIX. */
+#include <errno.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +34,18 @@ int tdm_host_program_path(char *path, size_t size)
     ssize_t n = readlink("/proc/self/exe", path, size - 1); /* Linux */
     path[n > 0 ? n : 0] = '\0';
     return n > 0;
+}
+
+const char *tdm_host_program_name(void)
+{
+    return program_invocation_short_name; /* glibc */
+}
+
+void tdm_host_name(char *name, size_t size)
+{
+    if (gethostname(name, size - 1) != 0)
+        snprintf(name, size, "?");
+    name[size - 1] = '\0';
 }
 
 long tdm_host_process_id(void)
