@@ -48,7 +48,7 @@ FILE *tdm_file_open_in_place(const char *path);
  * directory", ...). */
 int tdm_open_regular(const char *path, int *fd, uint64_t *size, const char **kind);
 
-/* Closes a descriptor of tdm_open_regular's. */
+/* Closes a descriptor of tdm_open_regular's or tdm_file_lock's. */
 void tdm_file_close(int fd);
 
 /* Reads up to size bytes from fd, fewer only at its end or on an error: the count
