@@ -38,15 +38,18 @@ endif()
 # core modules (base, device, collective, ops, input, distribute, train) or single headers of one
 # ("distribute/variable_access.h"), included as "base/error.h". It is a directory
 # of links to those alone, so that including any other header does not compile.
+# Every root holds the platform room (core/platform), which every module may use.
 # Sets <var> to it.
 function(tdm_module_root var name)
   set(root ${PROJECT_BINARY_DIR}/modules/${name})
+  set(sees ${ARGN} platform)
+  list(REMOVE_DUPLICATES sees)
   # Another configuration's links go first (file(REMOVE) removes a link, never what
   # it points to; the directories left are tandem's own, empty by then).
   if(EXISTS ${root}/.sees)
     file(READ ${root}/.sees before)
   endif()
-  if(NOT "${before}" STREQUAL "${ARGN}")
+  if(NOT "${before}" STREQUAL "${sees}")
     file(GLOB entries LIST_DIRECTORIES true ${root}/*)
     foreach(entry IN LISTS entries)
       if(IS_SYMLINK ${entry})
@@ -61,7 +64,7 @@ function(tdm_module_root var name)
     endforeach()
   endif()
   file(MAKE_DIRECTORY ${root})
-  foreach(item IN LISTS ARGN)
+  foreach(item IN LISTS sees)
     if(item MATCHES "/")
       get_filename_component(module ${item} DIRECTORY)
       file(MAKE_DIRECTORY ${root}/${module})
@@ -70,11 +73,11 @@ function(tdm_module_root var name)
   endforeach()
   # The collective engine's processes include the transport contract, which stands
   # alone with the transports.
-  if("collective" IN_LIST ARGN)
+  if("collective" IN_LIST sees)
     file(CREATE_LINK ${PROJECT_SOURCE_DIR}/transports/rank_transport.h ${root}/rank_transport.h
          SYMBOLIC)
   endif()
-  file(WRITE ${root}/.sees "${ARGN}")
+  file(WRITE ${root}/.sees "${sees}")
   set(${var} ${root} PARENT_SCOPE)
 endfunction()
 

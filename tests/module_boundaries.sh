@@ -3,8 +3,9 @@
 # the internal headers of the modules below it and of no other (tdm_module_root); model
 # and train see some modules through narrow headers alone. For every library root: a
 # private header of each module it may use compiles, and one of each module it may not
-# is an error. The allowed sets are docs/ARCHITECTURE.md's. Backends include of the core
-# their contract and its services header alone.
+# is an error. The allowed sets are docs/ARCHITECTURE.md's; every root holds the
+# platform room besides, which sees no other. Backends include of the core their
+# contract and its services header alone.
 set -eu
 cc=$1 include=$2 roots=$3
 probe=$(mktemp --suffix=.c)
@@ -14,7 +15,7 @@ header() { # a header of module $1
     base) echo base/error.h ;; device) echo device/kernel.h ;; ops) echo ops/ops_check.h ;;
     collective) echo collective/collective_impl.h ;; input) echo input/dataset_impl.h ;;
     distribute) echo distribute/strategy_impl.h ;; checkpoint) echo checkpoint/checkpoint_posix.h ;;
-    model) echo model/model_impl.h ;;
+    model) echo model/model_impl.h ;; platform) echo platform/tdm_thread.h ;;
     train) echo train/optimizer_impl.h ;;
   esac
 }
@@ -31,15 +32,15 @@ check() { # library, module, expected (yes: compiles, no: refused)
     failed=1
   fi
 }
-all="base device collective ops input distribute checkpoint model train"
-for entry in "tandem_base:base" "tandem_device:base device" \
+all="platform base device collective ops input distribute checkpoint model train"
+for entry in "tandem_platform:platform" "tandem_base:base" "tandem_device:base device" \
              "tandem_collective:base device collective" "tandem_ops:base device ops" \
              "tandem_input:base device input" \
              "tandem_distribute:base device collective input distribute" \
              "tandem_checkpoint:base checkpoint" "tandem_model:base device checkpoint model" \
              "tandem_train:base device checkpoint train" "tandem_backend_reference:base device" \
              "tandem_backend_opencl:base device" "tandem_backend_vulkan:base device"; do
-  lib=${entry%%:*} allowed=${entry#*:}
+  lib=${entry%%:*} allowed="${entry#*:} platform"
   [ -d "$roots/$lib" ] || continue
   for module in $all; do
     case " $allowed " in *" $module "*) check "$lib" "$module" yes ;; *) check "$lib" "$module" no ;; esac
@@ -56,9 +57,9 @@ narrow() { # library, headers
 narrow tandem_model input/standardize.h ops/ops_images.h ops/ops_mixed.h
 narrow tandem_train distribute/variable_access.h collective/collectives.h
 # Backends come in through one door: their contract (device/backend.h), the services
-# beside it (device/backend_services.h) and the kernel table they expand
-# (device/kernels.def); of the core nothing else, the public headers aside.
-others=$(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"([a-z_]+/)*(core|base|device|collective|ops|input|distribute|checkpoint|model|train)/' \
+# beside it (device/backend_services.h, the platform's too) and the kernel table they
+# expand (device/kernels.def); of the core nothing else, the public headers aside.
+others=$(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"([a-z_]+/)*(core|platform|base|device|collective|ops|input|distribute|checkpoint|model|train)/' \
            --include='*.c' --include='*.h' "$include/../backends" |
          grep -vE '"device/(backend\.h|backend_services\.h|kernels\.def)"' || true)
 if [ -n "$others" ]; then

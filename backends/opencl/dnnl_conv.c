@@ -4,12 +4,10 @@
  * with a sum, which adds it to df as the kernel table asks. The images stay NHWC, as
  * tandem keeps them. oneDNN keeps the kernels it generated in its own cache, so
  * making a pass's primitives again for the next step takes microseconds. */
-#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
@@ -52,7 +50,7 @@
 DNNL_FUNCTIONS(DECLARE)
 #undef DECLARE
 
-static tdm_library dnnl = TDM_LIBRARY_INIT("libdnnl.so.2");
+static tdm_library dnnl = TDM_LIBRARY_INIT("oneDNN");
 /* oneDNN splits a pass among its OpenMP threads, and the split changes the bits, so
  * the count is fixed to the machine's cores while a pass is made or run, as
  * OpenBLAS's is (opencl_host_gemm.c); the thread's own count, which an application
@@ -68,8 +66,7 @@ static int threads_begin(void)
     if (!omp_set_num_threads_fn || !omp_get_max_threads_fn)
         return 0;
     const int was = omp_get_max_threads_fn();
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    omp_set_num_threads_fn(cores > 0 && cores < 4096 ? (int)cores : 1);
+    omp_set_num_threads_fn(tdm_host_cores());
     return was;
 }
 
@@ -87,16 +84,17 @@ static int resolve(tdm_library *lib)
 #undef FETCH
     if (!found)
         return 0;
-    *(void **)&omp_set_num_threads_fn = dlsym(lib->handle, "omp_set_num_threads");
-    *(void **)&omp_get_max_threads_fn = dlsym(lib->handle, "omp_get_max_threads");
+    *(void **)&omp_set_num_threads_fn = tdm_dynlib_symbol(lib->handle, "omp_set_num_threads");
+    *(void **)&omp_get_max_threads_fn = tdm_dynlib_symbol(lib->handle, "omp_get_max_threads");
     if (p_dnnl_engine_create(&engine, dnnl_cpu, 0) != dnnl_success) {
-        snprintf(lib->note, sizeof lib->note, "%s makes no CPU engine", lib->soname);
+        snprintf(lib->note, sizeof lib->note, "%s makes no CPU engine", tdm_dynlib_file(lib->name));
         return 0;
     }
     if (p_dnnl_stream_create(&stream, engine, dnnl_stream_default_flags) != dnnl_success) {
         p_dnnl_engine_destroy(engine);
         engine = NULL;
-        snprintf(lib->note, sizeof lib->note, "%s makes no stream on its CPU engine", lib->soname);
+        snprintf(lib->note, sizeof lib->note, "%s makes no stream on its CPU engine",
+                 tdm_dynlib_file(lib->name));
         return 0;
     }
     return 1;

@@ -1,5 +1,4 @@
 /* OpenBLAS's kernels for the CPU it runs on (openblas_core.h). */
-#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,10 +25,10 @@ static const char *fitting_core(void)
     return NULL;
 }
 
-static const char *core_of(void *handle)
+static const char *core_of(tdm_dynlib *handle)
 {
     char *(*corename)(void) = NULL;
-    *(void **)&corename = dlsym(handle, "openblas_get_corename");
+    *(void **)&corename = tdm_dynlib_symbol(handle, "openblas_get_corename");
     return corename ? corename() : NULL;
 }
 
@@ -64,8 +63,8 @@ int tdm_openblas_choose_core(tdm_library *lib)
     char was[64]; /* the name lives in the library, which is about to go */
     snprintf(was, sizeof was, "%s", chosen);
     /* Closed, OpenBLAS unloads unless the program holds it too. */
-    dlclose(lib->handle);
-    lib->handle = dlopen(lib->soname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    tdm_dynlib_close(lib->handle);
+    lib->handle = tdm_dynlib_open_loaded(lib->name);
     if (lib->handle) {
         append(lib,
                " (its %s kernels: loaded before tandem, so OPENBLAS_CORETYPE=%s would have "
@@ -74,12 +73,12 @@ int tdm_openblas_choose_core(tdm_library *lib)
         return 1;
     }
     setenv("OPENBLAS_CORETYPE", fitting, 1);
-    lib->handle = dlopen(lib->soname, RTLD_NOW | RTLD_LOCAL);
+    char why[sizeof lib->note / 2];
+    lib->handle = tdm_dynlib_open(lib->name, why, sizeof why);
     unsetenv("OPENBLAS_CORETYPE");
     if (!lib->handle) {
-        const char *why = dlerror();
-        snprintf(lib->note, sizeof lib->note, "%s did not open again: %s", lib->soname,
-                 why ? why : "no reason given");
+        snprintf(lib->note, sizeof lib->note, "%s did not open again: %s",
+                 tdm_dynlib_file(lib->name), why);
         return 0;
     }
     append(lib, " (its %s kernels; by itself it took this CPU for a %s)", core_of(lib->handle),

@@ -7,7 +7,7 @@
 
 tdm_opencl_api tdm_opencl_entry;
 
-static tdm_library opencl = TDM_LIBRARY_INIT("libOpenCL.so.1");
+static tdm_library opencl = TDM_LIBRARY_INIT("OpenCL");
 
 static int resolve(tdm_library *lib)
 {

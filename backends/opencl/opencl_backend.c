@@ -77,13 +77,13 @@ static tdm_status commit_platform(tdm_backend *be, cl_uint n, const cl_device_id
 {
     tdm_opencl_platform *p = &be->platforms[be->platform_count];
 
-    if (pthread_mutex_init(&p->program_lock, NULL) != 0) {
+    if (tdm_mutex_init(&p->program_lock) != 0) {
         clReleaseContext(p->context);
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "opencl: platform '%s': cannot create a mutex",
                         p->name);
     }
-    if (pthread_mutex_init(&p->serial_lock, NULL) != 0) {
-        pthread_mutex_destroy(&p->program_lock);
+    if (tdm_mutex_init(&p->serial_lock) != 0) {
+        tdm_mutex_destroy(&p->program_lock);
         clReleaseContext(p->context);
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "opencl: platform '%s': cannot create a mutex",
                         p->name);
@@ -128,8 +128,8 @@ static void opencl_destroy(tdm_backend *be)
     tdm_opencl_clblast_forget_programs();
     for (size_t i = 0; i < be->platform_count; i++) {
         tdm_opencl_program_cache_free(&be->platforms[i]);
-        pthread_mutex_destroy(&be->platforms[i].program_lock);
-        pthread_mutex_destroy(&be->platforms[i].serial_lock);
+        tdm_mutex_destroy(&be->platforms[i].program_lock);
+        tdm_mutex_destroy(&be->platforms[i].serial_lock);
         clReleaseContext(be->platforms[i].context);
     }
     free(be->platforms);

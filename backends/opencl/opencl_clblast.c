@@ -2,7 +2,6 @@
  * CLBlast's kernels skip reading C when beta == 0, so NaN in C's old contents does not
  * propagate (checked with CLBlast 1.5.3 on both its direct and its indirect path; the
  * conformance tool checks it on every device). */
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +14,7 @@
 
 #include "opencl_gemm_tuning.h"
 
-static tdm_library clblast = TDM_LIBRARY_INIT("libclblast.so.1");
+static tdm_library clblast = TDM_LIBRARY_INIT("CLBlast");
 static __typeof__(CLBlastSgemm) *clblast_sgemm;
 static __typeof__(CLBlastSgemmStridedBatched) *clblast_sgemm_batched;
 static __typeof__(CLBlastOverrideParameters) *clblast_override;
@@ -24,7 +23,7 @@ static __typeof__(CLBlastClearCache) *clblast_clear_cache;
 /* Replicas call from their own threads; concurrent first calls (compiling and
  * caching a kernel) failed now and then with CLBlastUnexpectedError, so calls are
  * serialised. They only enqueue: the GEMMs themselves still overlap. */
-static pthread_mutex_t clblast_lock = PTHREAD_MUTEX_INITIALIZER;
+static tdm_mutex clblast_lock = TDM_MUTEX_INIT;
 
 static int resolve(tdm_library *lib)
 {
@@ -130,7 +129,7 @@ tdm_status tdm_opencl_clblast_run(tdm_device *dev, const tdm_opencl_product *p)
     const CLBlastTranspose ta = p->trans_a ? CLBlastTransposeYes : CLBlastTransposeNo;
     const CLBlastTranspose tb = p->trans_b ? CLBlastTransposeYes : CLBlastTransposeNo;
     CLBlastStatusCode s;
-    pthread_mutex_lock(&clblast_lock);
+    tdm_mutex_lock(&clblast_lock);
     apply_tuning(dev);
     tdm_opencl_serial_begin(dev);
     if (p->batch == 1)
@@ -143,7 +142,7 @@ tdm_status tdm_opencl_clblast_run(tdm_device *dev, const tdm_opencl_product *p)
                                   p->b_stride, p->beta, p->c, p->c_off, p->ldc, p->c_stride,
                                   p->batch, &queue, NULL);
     tdm_opencl_serial_end(dev);
-    pthread_mutex_unlock(&clblast_lock);
+    tdm_mutex_unlock(&clblast_lock);
     if (s != CLBlastSuccess)
         return tdm_fail(clblast_status(s),
                         "%s '%s': gemm (m %u, n %u, k %u, %zu at once): %s failed: %s (%d)",
@@ -160,9 +159,9 @@ void tdm_opencl_clblast_forget_programs(void)
 {
     if (!tdm_opencl_clblast_load(NULL))
         return;
-    pthread_mutex_lock(&clblast_lock);
+    tdm_mutex_lock(&clblast_lock);
     clblast_clear_cache();
-    pthread_mutex_unlock(&clblast_lock);
+    tdm_mutex_unlock(&clblast_lock);
 }
 
 #else

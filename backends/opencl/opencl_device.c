@@ -38,7 +38,7 @@ tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev
     if (!d)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", dev->desc.id,
                         dev->desc.name);
-    if (pthread_mutex_init(&d->kernel_lock, NULL) != 0) {
+    if (tdm_mutex_init(&d->kernel_lock) != 0) {
         free(d);
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': cannot create a mutex", dev->desc.id,
                         dev->desc.name);
@@ -56,7 +56,7 @@ tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev
     d->queue = clCreateCommandQueue(d->context, d->device,
                                     d->profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
     if (err != CL_SUCCESS) {
-        pthread_mutex_destroy(&d->kernel_lock);
+        tdm_mutex_destroy(&d->kernel_lock);
         free(d);
         return tdm_opencl_fail(dev, "clCreateCommandQueue", err);
     }
@@ -78,7 +78,7 @@ void tdm_opencl_close_device(tdm_device *dev)
 
     tdm_opencl_kernels_release(d);
     clReleaseCommandQueue(d->queue);
-    pthread_mutex_destroy(&d->kernel_lock);
+    tdm_mutex_destroy(&d->kernel_lock);
     free(d);
     dev->impl = NULL;
 }

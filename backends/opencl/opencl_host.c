@@ -6,7 +6,6 @@
  * touches it only between events (docs/modules/collective.md, "Ordering rules").
  * There the host's libraries also run kernels, as native kernels in the device's
  * queue: OpenBLAS's gemm and oneDNN's convolutions. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,16 +96,16 @@ float *tdm_opencl_host_floats(const tdm_launch *launch, unsigned slot)
  * it. It also keeps their bits: a call's split among threads changes the bits, so
  * each call of a shape gets one split, and a process on two devices has the bits of
  * two processes on one. */
-static pthread_mutex_t host_compute_lock = PTHREAD_MUTEX_INITIALIZER;
+static tdm_mutex host_compute_lock = TDM_MUTEX_INIT;
 
 void tdm_opencl_host_compute_begin(void)
 {
-    pthread_mutex_lock(&host_compute_lock);
+    tdm_mutex_lock(&host_compute_lock);
 }
 
 void tdm_opencl_host_compute_end(void)
 {
-    pthread_mutex_unlock(&host_compute_lock);
+    tdm_mutex_unlock(&host_compute_lock);
 }
 
 /* What a host command holds until it completes. */

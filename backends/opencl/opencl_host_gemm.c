@@ -11,7 +11,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "device/backend_services.h"
 #include "opencl_internal.h"
@@ -24,7 +23,7 @@ typedef void cblas_sgemm_fn(int layout, int trans_a, int trans_b, int m, int n, 
                             float alpha, const float *a, int lda, const float *b, int ldb,
                             float beta, float *c, int ldc);
 
-static tdm_library openblas = TDM_LIBRARY_INIT("libopenblas.so.0");
+static tdm_library openblas = TDM_LIBRARY_INIT("OpenBLAS");
 static cblas_sgemm_fn *openblas_sgemm;
 static void (*openblas_set_num_threads)(int);
 
@@ -39,9 +38,8 @@ static int resolve(tdm_library *lib)
     int found = 1;
     TDM_LIBRARY_FETCH(lib, openblas_sgemm, "cblas_sgemm", found);
     TDM_LIBRARY_FETCH(lib, openblas_set_num_threads, "openblas_set_num_threads", found);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (found)
-        openblas_set_num_threads(cores > 0 && cores < INT_MAX ? (int)cores : 1);
+        openblas_set_num_threads(tdm_host_cores());
     return found;
 }
 

@@ -2,8 +2,6 @@
 #ifndef TDM_OPENCL_INTERNAL_H
 #define TDM_OPENCL_INTERNAL_H
 
-#include <pthread.h>
-
 #include "opencl_api.h"
 
 #include "device/backend_services.h"
@@ -17,7 +15,7 @@ typedef struct tdm_opencl_platform {
     cl_platform_id id;
     cl_context context;
     char name[TDM_DEVICE_NAME_MAX];
-    pthread_mutex_t program_lock; /* guards programs */
+    tdm_mutex program_lock;       /* guards programs */
     tdm_opencl_program *programs; /* built programs, per (device, name) */
     /* Oclgrind runs a queue's commands on whichever host thread flushes, waits or
      * reads, and its simulator holds one kernel run per context: two threads doing so
@@ -25,7 +23,7 @@ typedef struct tdm_opencl_platform {
      * or change its memory holds serial_lock (tdm_opencl_serial_begin); other drivers
      * take calls from many threads at once, as OpenCL allows. */
     int serial;
-    pthread_mutex_t serial_lock;
+    tdm_mutex serial_lock;
 } tdm_opencl_platform;
 
 /* A physical device as discovered, numbered across platforms. */
@@ -56,7 +54,7 @@ typedef struct tdm_opencl_device {
      * arguments, and clSetKernelArg is not thread-safe on one cl_kernel, so each
      * tdm_device has its own, and kernel_lock is held from the first clSetKernelArg to
      * the enqueue. */
-    pthread_mutex_t kernel_lock;
+    tdm_mutex kernel_lock;
     cl_kernel kernels[TDM_KERNEL_COUNT];
     char build_options[64]; /* for every table kernel's program on this device */
     int host_memory;        /* buffers live in host memory the host may address (opencl_host.c) */
@@ -81,14 +79,14 @@ static inline void tdm_opencl_serial_begin(const tdm_device *dev)
 {
     tdm_opencl_platform *p = tdm_opencl_dev(dev)->platform;
     if (p->serial)
-        pthread_mutex_lock(&p->serial_lock);
+        tdm_mutex_lock(&p->serial_lock);
 }
 
 static inline void tdm_opencl_serial_end(const tdm_device *dev)
 {
     tdm_opencl_platform *p = tdm_opencl_dev(dev)->platform;
     if (p->serial)
-        pthread_mutex_unlock(&p->serial_lock);
+        tdm_mutex_unlock(&p->serial_lock);
 }
 
 static inline cl_mem tdm_opencl_mem(const tdm_buffer *buf)

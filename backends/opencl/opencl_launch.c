@@ -148,9 +148,9 @@ static tdm_status get_kernel(tdm_device *dev, tdm_kernel kernel, const tdm_kerne
 {
     tdm_opencl_device *d = tdm_opencl_dev(dev);
 
-    pthread_mutex_lock(&d->kernel_lock);
+    tdm_mutex_lock(&d->kernel_lock);
     *out = d->kernels[kernel];
-    pthread_mutex_unlock(&d->kernel_lock);
+    tdm_mutex_unlock(&d->kernel_lock);
     if (*out)
         return TDM_OK;
 
@@ -158,13 +158,13 @@ static tdm_status get_kernel(tdm_device *dev, tdm_kernel kernel, const tdm_kerne
     tdm_status st = create_kernel(dev, info, &created);
     if (st != TDM_OK)
         return st;
-    pthread_mutex_lock(&d->kernel_lock);
+    tdm_mutex_lock(&d->kernel_lock);
     if (!d->kernels[kernel])
         d->kernels[kernel] = created;
     else
         clReleaseKernel(created); /* another thread got there first */
     *out = d->kernels[kernel];
-    pthread_mutex_unlock(&d->kernel_lock);
+    tdm_mutex_unlock(&d->kernel_lock);
     return TDM_OK;
 }
 
@@ -210,7 +210,7 @@ tdm_status tdm_opencl_enqueue(tdm_device *dev, const tdm_launch *launch, uint32_
     const size_t local[2] = {info->wg, 1},
                  global[2] = {(size_t)launch->groups * info->wg, depth ? depth : 1};
     const char *call = "clSetKernelArg";
-    pthread_mutex_lock(&d->kernel_lock); /* from the first argument to the enqueue */
+    tdm_mutex_lock(&d->kernel_lock); /* from the first argument to the enqueue */
     cl_int err = set_args(k, info, launch);
     if (err == CL_SUCCESS) {
         call = "clEnqueueNDRangeKernel";
@@ -219,7 +219,7 @@ tdm_status tdm_opencl_enqueue(tdm_device *dev, const tdm_launch *launch, uint32_
                                      NULL);
         tdm_opencl_serial_end(dev);
     }
-    pthread_mutex_unlock(&d->kernel_lock);
+    tdm_mutex_unlock(&d->kernel_lock);
     if (err != CL_SUCCESS)
         return tdm_fail(tdm_opencl_status(err), "%s '%s': kernel %s: %s failed: %s (%d)",
                         dev->desc.id, dev->desc.name, info->name, call, tdm_opencl_error_name(err),

@@ -141,11 +141,11 @@ tdm_status tdm_opencl_build_program(tdm_device *dev, const char *name,
 
     /* Held across the build so that each program is compiled once per device;
      * builds for devices of one platform take turns. */
-    pthread_mutex_lock(&d->platform->program_lock);
+    tdm_mutex_lock(&d->platform->program_lock);
     tdm_opencl_program *e = find(d->platform, d->device, name);
     if (!e)
         st = build_cached(dev, name, sources, source_count, options, &e);
-    pthread_mutex_unlock(&d->platform->program_lock);
+    tdm_mutex_unlock(&d->platform->program_lock);
     if (st == TDM_OK)
         *out = e->program;
     return st;

@@ -4,7 +4,6 @@
  * it share host memory, so copies between any two of them are direct. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "device/backend_services.h"
 #include "reference_launch.h"
@@ -33,8 +32,8 @@ static size_t host_device_count(const tdm_backend *be)
 
 static uint64_t host_memory_bytes(void)
 {
-    long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
-    return pages > 0 && page_size > 0 ? (uint64_t)pages * (uint64_t)page_size : 1ull << 30;
+    uint64_t memory = tdm_host_memory_bytes();
+    return memory ? memory : 1ull << 30;
 }
 
 static void host_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc)

@@ -7,7 +7,7 @@
 TDM_VULKAN_FUNCTIONS(TDM_VULKAN_DEFINE)
 #undef TDM_VULKAN_DEFINE
 
-static tdm_library vulkan = TDM_LIBRARY_INIT("libvulkan.so.1");
+static tdm_library vulkan = TDM_LIBRARY_INIT("Vulkan");
 
 static int resolve(tdm_library *lib)
 {

@@ -15,17 +15,8 @@
  * before it starts. 1 ms bounds how long a device waits for work the host recorded
  * and then left alone (a thread waiting on another device, say), and keeps what the
  * batches closed by the clock cost in submissions to a few percent of a core. */
-#include <time.h>
-
 #include "device/backend_services.h"
 #include "vulkan_internal.h"
-
-uint64_t tdm_vk_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static tdm_status check_lost(const tdm_vk_device *vd)
 {
@@ -99,10 +90,10 @@ static tdm_status open_batch(tdm_vk_device *vd)
     barrier_before(slot->cmd);
     vd->batch = slot;
     vd->batch_commands = 0;
-    vd->batch_opened_ns = tdm_vk_now_ns();
+    vd->batch_opened_ns = tdm_host_now_ns();
     vd->hazards = (tdm_vk_hazards){0};
     if (vd->flusher_idle) /* it sleeps until a batch opens: this one */
-        pthread_cond_signal(&vd->flusher_wake);
+        tdm_cond_signal(&vd->flusher_wake);
     return TDM_OK;
 }
 
@@ -144,34 +135,34 @@ static tdm_status record_locked(tdm_vk_device *vd, const tdm_vk_command *cmd, ui
     if (value)
         *value = vd->submitted + 1;
     if (++vd->batch_commands == TDM_VK_BATCH_COMMANDS ||
-        tdm_vk_now_ns() - vd->batch_opened_ns >= TDM_VK_BATCH_NS)
+        tdm_host_now_ns() - vd->batch_opened_ns >= TDM_VK_BATCH_NS)
         s = tdm_vk_submit_batch(vd);
     return s;
 }
 
 tdm_status tdm_vk_record(tdm_vk_device *vd, const tdm_vk_command *cmd, uint64_t *value)
 {
-    pthread_mutex_lock(&vd->lock);
+    tdm_mutex_lock(&vd->lock);
     tdm_status s = record_locked(vd, cmd, value);
-    pthread_mutex_unlock(&vd->lock);
+    tdm_mutex_unlock(&vd->lock);
     return s;
 }
 
 tdm_status tdm_vk_submit(tdm_vk_device *vd, const tdm_vk_command *cmd, uint64_t *value)
 {
-    pthread_mutex_lock(&vd->lock);
+    tdm_mutex_lock(&vd->lock);
     tdm_status s = record_locked(vd, cmd, value);
     if (s == TDM_OK)
         s = tdm_vk_submit_batch(vd);
-    pthread_mutex_unlock(&vd->lock);
+    tdm_mutex_unlock(&vd->lock);
     return s;
 }
 
 uint64_t tdm_vk_last_recorded(tdm_vk_device *vd)
 {
-    pthread_mutex_lock(&vd->lock);
+    tdm_mutex_lock(&vd->lock);
     uint64_t value = vd->submitted + (vd->batch ? 1 : 0);
-    pthread_mutex_unlock(&vd->lock);
+    tdm_mutex_unlock(&vd->lock);
     return value;
 }
 
@@ -188,11 +179,11 @@ tdm_status tdm_vk_wait(tdm_vk_device *vd, uint64_t value)
 {
     if (value == 0)
         return TDM_OK;
-    pthread_mutex_lock(&vd->lock);
+    tdm_mutex_lock(&vd->lock);
     tdm_status s = submit_up_to(vd, value);
     if (s == TDM_OK && !vd->timeline)
         s = tdm_vk_wait_submitted(vd, value);
-    pthread_mutex_unlock(&vd->lock);
+    tdm_mutex_unlock(&vd->lock);
     if (s == TDM_OK && vd->timeline)
         s = tdm_vk_wait_submitted(vd, value);
     return s;
@@ -200,13 +191,13 @@ tdm_status tdm_vk_wait(tdm_vk_device *vd, uint64_t value)
 
 tdm_status tdm_vk_completed(tdm_vk_device *vd, uint64_t value, int *done)
 {
-    pthread_mutex_lock(&vd->lock);
+    tdm_mutex_lock(&vd->lock);
     uint64_t submitted = vd->submitted;
     tdm_status s = check_lost(vd);
     *done = 0;
     if (s == TDM_OK && value <= submitted && !vd->timeline)
         s = tdm_vk_submitted_done(vd, value, done);
-    pthread_mutex_unlock(&vd->lock);
+    tdm_mutex_unlock(&vd->lock);
     if (s == TDM_OK && value <= submitted && vd->timeline)
         s = tdm_vk_submitted_done(vd, value, done);
     return s;
@@ -217,11 +208,11 @@ tdm_status tdm_vk_is_done(tdm_vk_device *vd, uint64_t value, int *done)
     *done = value == 0;
     if (value == 0)
         return TDM_OK;
-    pthread_mutex_lock(&vd->lock);
+    tdm_mutex_lock(&vd->lock);
     tdm_status s = submit_up_to(vd, value);
     if (s == TDM_OK && !vd->timeline)
         s = tdm_vk_submitted_done(vd, value, done);
-    pthread_mutex_unlock(&vd->lock);
+    tdm_mutex_unlock(&vd->lock);
     if (s == TDM_OK && vd->timeline)
         s = tdm_vk_submitted_done(vd, value, done);
     return s;

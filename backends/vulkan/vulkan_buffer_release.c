@@ -33,7 +33,7 @@ static void sweep(tdm_vk_device *vd)
 
 void tdm_vk_retire(tdm_vk_device *vd, tdm_vk_buffer *vb)
 {
-    pthread_mutex_lock(&vd->retire_lock);
+    tdm_mutex_lock(&vd->retire_lock);
     vb->retire_after = tdm_vk_last_recorded(vd);
     vb->retired_next = NULL;
     if (vd->retired_last)
@@ -42,21 +42,21 @@ void tdm_vk_retire(tdm_vk_device *vd, tdm_vk_buffer *vb)
         vd->retired = vb;
     vd->retired_last = vb;
     sweep(vd);
-    pthread_mutex_unlock(&vd->retire_lock);
+    tdm_mutex_unlock(&vd->retire_lock);
 }
 
 void tdm_vk_retire_sweep(tdm_vk_device *vd)
 {
-    pthread_mutex_lock(&vd->retire_lock);
+    tdm_mutex_lock(&vd->retire_lock);
     sweep(vd);
-    pthread_mutex_unlock(&vd->retire_lock);
+    tdm_mutex_unlock(&vd->retire_lock);
 }
 
 int tdm_vk_retire_wait(tdm_vk_device *vd)
 {
-    pthread_mutex_lock(&vd->retire_lock);
+    tdm_mutex_lock(&vd->retire_lock);
     const uint64_t last = vd->retired_last ? vd->retired_last->retire_after : 0;
-    pthread_mutex_unlock(&vd->retire_lock);
+    tdm_mutex_unlock(&vd->retire_lock);
     if (!last || tdm_vk_wait(vd, last) != TDM_OK)
         return 0;
     tdm_vk_retire_sweep(vd);

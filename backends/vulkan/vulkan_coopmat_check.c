@@ -204,7 +204,7 @@ static void run_check(tdm_device *dev, char *why, size_t size, double *engine, d
 void tdm_vk_coopmat_check(tdm_device *dev)
 {
     tdm_vk_device *vd = dev->impl;
-    pthread_mutex_lock(&vd->coopmat_lock);
+    tdm_mutex_lock(&vd->coopmat_lock);
     if (vd->coopmat.state == TDM_VK_COOPMAT_UNCHECKED) {
         char why[TDM_DEVICE_NAME_MAX] = "", shape[96];
         double engine = 0, plain = 0;
@@ -228,5 +228,5 @@ void tdm_vk_coopmat_check(tdm_device *dev)
         }
         vd->coopmat.state = why[0] ? TDM_VK_COOPMAT_REFUSED : TDM_VK_COOPMAT_USED;
     }
-    pthread_mutex_unlock(&vd->coopmat_lock);
+    tdm_mutex_unlock(&vd->coopmat_lock);
 }

@@ -230,10 +230,10 @@ static void release(tdm_vk_device *vd)
         vkDestroySemaphore(vd->device, vd->timeline, NULL);
         vkDestroyDevice(vd->device, NULL);
     }
-    pthread_mutex_destroy(&vd->retire_lock);
-    pthread_mutex_destroy(&vd->coopmat_lock);
-    pthread_mutex_destroy(&vd->staging_lock);
-    pthread_mutex_destroy(&vd->lock);
+    tdm_mutex_destroy(&vd->retire_lock);
+    tdm_mutex_destroy(&vd->coopmat_lock);
+    tdm_mutex_destroy(&vd->staging_lock);
+    tdm_mutex_destroy(&vd->lock);
     free(vd);
 }
 
@@ -292,25 +292,25 @@ tdm_status tdm_vk_open_device(tdm_backend *be, size_t index, tdm_device *dev)
     if (!vd)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", dev->desc.id,
                         dev->desc.name);
-    if (pthread_mutex_init(&vd->lock, NULL) != 0) {
+    if (tdm_mutex_init(&vd->lock) != 0) {
         free(vd);
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", dev->desc.id);
     }
-    if (pthread_mutex_init(&vd->staging_lock, NULL) != 0) {
-        pthread_mutex_destroy(&vd->lock);
+    if (tdm_mutex_init(&vd->staging_lock) != 0) {
+        tdm_mutex_destroy(&vd->lock);
         free(vd);
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", dev->desc.id);
     }
-    if (pthread_mutex_init(&vd->coopmat_lock, NULL) != 0) {
-        pthread_mutex_destroy(&vd->staging_lock);
-        pthread_mutex_destroy(&vd->lock);
+    if (tdm_mutex_init(&vd->coopmat_lock) != 0) {
+        tdm_mutex_destroy(&vd->staging_lock);
+        tdm_mutex_destroy(&vd->lock);
         free(vd);
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", dev->desc.id);
     }
-    if (pthread_mutex_init(&vd->retire_lock, NULL) != 0) {
-        pthread_mutex_destroy(&vd->coopmat_lock);
-        pthread_mutex_destroy(&vd->staging_lock);
-        pthread_mutex_destroy(&vd->lock);
+    if (tdm_mutex_init(&vd->retire_lock) != 0) {
+        tdm_mutex_destroy(&vd->coopmat_lock);
+        tdm_mutex_destroy(&vd->staging_lock);
+        tdm_mutex_destroy(&vd->lock);
         free(vd);
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", dev->desc.id);
     }

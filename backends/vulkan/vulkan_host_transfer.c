@@ -45,9 +45,9 @@ static tdm_status staged(tdm_vk_device *vd, VkBuffer buffer, size_t offset, unsi
  * outlive it. */
 static void drain(tdm_vk_device *vd)
 {
-    pthread_mutex_lock(&vd->lock);
+    tdm_mutex_lock(&vd->lock);
     vkQueueWaitIdle(vd->queue); /* its result changes nothing: the error is known */
-    pthread_mutex_unlock(&vd->lock);
+    tdm_mutex_unlock(&vd->lock);
 }
 
 /* A read into an import of the caller's memory; *done = 0: the driver refused the

@@ -1,8 +1,4 @@
 /* The VkInstance, the validation layer hook and the list of usable physical devices. */
-#ifdef TDM_KEEP_DRIVERS_LOADED
-#include <dlfcn.h>
-#include <link.h>
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,58 +226,6 @@ static tdm_status collect_devices(tdm_backend *be)
     return TDM_OK;
 }
 
-#ifdef TDM_KEEP_DRIVERS_LOADED
-/* Sanitizer builds: the drivers the loader opens for the instance stay loaded until
- * the process exits. A driver that keeps an allocation in a global across its
- * unloading (lavapipe of Debian 12's Mesa 22.3.6-1+deb12u2) is otherwise reported by
- * LeakSanitizer at exit as a leak of an unnamed module, which no suppression can name;
- * loaded, the allocation stays reachable. Objects load in order, so those past the
- * count taken before the instance are the instance's. */
-static int count_object(struct dl_phdr_info *info, size_t size, void *count)
-{
-    (void)info;
-    (void)size;
-    ++*(size_t *)count;
-    return 0;
-}
-
-typedef struct pin_walk {
-    size_t seen, first_new;
-} pin_walk;
-
-static int pin_object(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    pin_walk *w = arg;
-    if (w->seen++ >= w->first_new && info->dlpi_name && info->dlpi_name[0])
-        dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE); /* kept for good */
-    return 0;
-}
-
-static size_t loaded_objects(void)
-{
-    size_t count = 0;
-    dl_iterate_phdr(count_object, &count);
-    return count;
-}
-
-static void keep_loaded_since(size_t before)
-{
-    pin_walk w = {0, before};
-    dl_iterate_phdr(pin_object, &w);
-}
-#else
-static size_t loaded_objects(void)
-{
-    return 0;
-}
-
-static void keep_loaded_since(size_t before)
-{
-    (void)before;
-}
-#endif
-
 tdm_status tdm_vk_create(tdm_context *ctx, tdm_backend **out)
 {
     const char *loader;
@@ -294,7 +238,9 @@ tdm_status tdm_vk_create(tdm_context *ctx, tdm_backend **out)
     be->ctx = ctx;
     be->loader_note = loader;
     int validate = tdm_context_wants_validation(ctx);
-    size_t before = loaded_objects();
+    /* The drivers the loader opens for the instance stay loaded in sanitizer builds
+     * (tdm_dynlib_keep_loaded_since says why). */
+    size_t before = tdm_dynlib_loaded_count();
     s = validate ? check_validation_available() : TDM_OK;
     if (s == TDM_OK)
         s = create_instance(be, validate);
@@ -302,7 +248,7 @@ tdm_status tdm_vk_create(tdm_context *ctx, tdm_backend **out)
         s = create_messenger(be);
     if (s == TDM_OK)
         s = collect_devices(be);
-    keep_loaded_since(before);
+    tdm_dynlib_keep_loaded_since(before);
     if (s != TDM_OK) {
         tdm_vk_destroy(be);
         return s;

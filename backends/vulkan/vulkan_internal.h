@@ -2,7 +2,6 @@
 #ifndef TDM_VULKAN_INTERNAL_H
 #define TDM_VULKAN_INTERNAL_H
 
-#include <pthread.h>
 #include <stdint.h>
 
 #include "vulkan_api.h"
@@ -179,10 +178,10 @@ typedef struct tdm_vk_device {
     int float_controls_extension;
 
     tdm_vk_coopmat coopmat;
-    pthread_mutex_t coopmat_lock; /* one start-up check at a time */
+    tdm_mutex coopmat_lock; /* one start-up check at a time */
 
     /* Guards the queue, the command pool, the slots, the open batch and the pipelines. */
-    pthread_mutex_t lock;
+    tdm_mutex lock;
     VkCommandPool pool;
     tdm_vk_slot *slots;
     size_t slot_count;
@@ -195,7 +194,7 @@ typedef struct tdm_vk_device {
      * submitted + 1. NULL: none. */
     tdm_vk_slot *batch;
     uint32_t batch_commands;
-    uint64_t batch_opened_ns; /* CLOCK_MONOTONIC */
+    uint64_t batch_opened_ns; /* tdm_host_now_ns */
     tdm_vk_hazards hazards;
     /* Set when a batch could not be submitted: its work is lost, so every later call
      * on the device fails with the call and result that lost it. */
@@ -203,9 +202,9 @@ typedef struct tdm_vk_device {
     VkResult lost_result;
 
     /* The thread that submits a batch left open too long (vulkan_flusher.c). */
-    pthread_t flusher;
-    pthread_cond_t flusher_wake; /* CLOCK_MONOTONIC; signalled with vd->lock held by a
-                                    batch that opens on an idle flusher, and by stop */
+    tdm_thread flusher;
+    tdm_cond flusher_wake; /* signalled with vd->lock held by a batch that opens on
+                              an idle flusher, and by stop */
     int flusher_ready, flusher_running, flusher_idle, flusher_stop;
 
     /* Compute pipelines, created on first use: one per kernel of the table, then
@@ -226,7 +225,7 @@ typedef struct tdm_vk_device {
 
     /* Host-visible bounce buffer for memory the host cannot map, used as a ring
      * (vulkan_staging.c): the regions its copies still use, oldest first. */
-    pthread_mutex_t staging_lock;
+    tdm_mutex staging_lock;
     VkBuffer staging;
     VkDeviceMemory staging_memory;
     unsigned char *staging_map;
@@ -236,7 +235,7 @@ typedef struct tdm_vk_device {
 
     /* Buffers freed while the device may still use them, oldest first
      * (vulkan_buffer_release.c); taken before vd->lock, never under it. */
-    pthread_mutex_t retire_lock;
+    tdm_mutex retire_lock;
     struct tdm_vk_buffer *retired, *retired_last;
 
     /* Host memory import (VK_EXT_external_memory_host): 0 when off. */
@@ -431,8 +430,6 @@ tdm_status tdm_vk_is_done(tdm_vk_device *vd, uint64_t value, int *done);
 tdm_status tdm_vk_completed(tdm_vk_device *vd, uint64_t value, int *done);
 /* Under vd->lock: submits the open batch, if any. */
 tdm_status tdm_vk_submit_batch(tdm_vk_device *vd);
-/* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t tdm_vk_now_ns(void);
 /* How long a batch may stay open: vulkan_batch.c says why. */
 #define TDM_VK_BATCH_NS ((uint64_t)1000000)
 

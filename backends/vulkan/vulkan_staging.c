@@ -138,7 +138,7 @@ static tdm_status take_region(tdm_vk_device *vd, size_t size, size_t keep,
 tdm_status tdm_vk_staged_write(tdm_vk_device *vd, VkBuffer dst, size_t offset,
                                const unsigned char *src, size_t size)
 {
-    pthread_mutex_lock(&vd->staging_lock);
+    tdm_mutex_lock(&vd->staging_lock);
     tdm_status s = ensure_staging(vd);
     for (size_t done = 0, n = 0; s == TDM_OK && done < size; done += n) {
         n = min_size(TDM_VK_STAGING_CHUNK, size - done);
@@ -152,7 +152,7 @@ tdm_status tdm_vk_staged_write(tdm_vk_device *vd, VkBuffer dst, size_t offset,
         s = tdm_vk_copy_region(vd, dst, offset + done, vd->staging, region->begin, n, 0,
                                &region->value);
     }
-    pthread_mutex_unlock(&vd->staging_lock);
+    tdm_mutex_unlock(&vd->staging_lock);
     return s;
 }
 
@@ -187,7 +187,7 @@ static tdm_status take_chunk(tdm_vk_device *vd, VkBuffer src, size_t offset, siz
 tdm_status tdm_vk_staged_read(tdm_vk_device *vd, VkBuffer src, size_t offset, unsigned char *dst,
                               size_t size)
 {
-    pthread_mutex_lock(&vd->staging_lock);
+    tdm_mutex_lock(&vd->staging_lock);
     tdm_status s = ensure_staging(vd);
     chunk now = {0}, next = {0};
     if (s == TDM_OK && size > 0)
@@ -201,7 +201,7 @@ tdm_status tdm_vk_staged_read(tdm_vk_device *vd, VkBuffer src, size_t offset, un
         if (s == TDM_OK)
             memcpy(dst + done, vd->staging_map + now.begin, n);
     }
-    pthread_mutex_unlock(&vd->staging_lock);
+    tdm_mutex_unlock(&vd->staging_lock);
     return s;
 }
 

@@ -1,11 +1,8 @@
 /* The monotonic clock: wall-clock steps (NTP, a user's date) never skew a measure. */
-#include <time.h>
-
 #include "base/clock.h"
+#include "platform/tdm_host.h"
 
 double tdm_seconds(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    return 1e-9 * (double)tdm_host_now_ns();
 }

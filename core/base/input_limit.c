@@ -1,9 +1,9 @@
 /* The limit on the bytes read from one input file or checkpoint. */
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "base/error.h"
 #include "base/input_limit.h"
+#include "platform/tdm_host.h"
 
 static int parse_bytes(const char *text, uint64_t *out)
 {
@@ -36,8 +36,7 @@ tdm_status tdm_input_limit(tdm_input_kind kind, const char *func, uint64_t *byte
                             func, env);
         return TDM_OK;
     }
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    uint64_t share = kind == TDM_INPUT_DATA ? 16 : 2;
-    *bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / share : UINT64_MAX;
+    uint64_t memory = tdm_host_memory_bytes(), share = kind == TDM_INPUT_DATA ? 16 : 2;
+    *bytes = memory ? memory / share : UINT64_MAX;
     return TDM_OK;
 }

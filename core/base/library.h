@@ -1,31 +1,32 @@
-/* Internal: shared libraries opened at run time. The backends load their drivers'
- * loaders (libOpenCL.so.1, libclblast.so.1, libvulkan.so.1) this way, so tandem
- * starts where they are missing and reports that backend as unavailable. */
+/* Internal: shared libraries opened at run time, once per process. The backends load
+ * their drivers' loaders (OpenCL, CLBlast, Vulkan: platform/tdm_dynlib.h's table names
+ * their files) this way, so tandem starts where they are missing and reports that
+ * backend as unavailable. */
 #ifndef TDM_CORE_LIBRARY_H
 #define TDM_CORE_LIBRARY_H
 
-#include <pthread.h>
-
+#include "platform/tdm_dynlib.h"
+#include "platform/tdm_thread.h"
 #include "tandem/status.h"
 
 typedef struct tdm_library {
-    const char *soname; /* "libOpenCL.so.1" */
-    pthread_mutex_t lock;
-    int tried;      /* tdm_library_load ran */
-    int loaded;     /* ... and found the library and its symbols */
-    void *handle;   /* NULL when it could not be opened */
-    char note[512]; /* the file it was loaded from, or why it was not */
+    const char *name; /* "OpenCL", a name of tdm_dynlib.h's table, or a path */
+    tdm_mutex lock;
+    int tried;          /* tdm_library_load ran */
+    int loaded;         /* ... and found the library and its symbols */
+    tdm_dynlib *handle; /* NULL when it could not be opened */
+    char note[512];     /* the file it was loaded from, or why it was not */
 } tdm_library;
 
-#define TDM_LIBRARY_INIT(soname)                                                                   \
+#define TDM_LIBRARY_INIT(name)                                                                     \
     {                                                                                              \
-        (soname), PTHREAD_MUTEX_INITIALIZER, 0, 0, NULL,                                           \
+        (name), TDM_MUTEX_INIT, 0, 0, NULL,                                                        \
         {                                                                                          \
             0                                                                                      \
         }                                                                                          \
     }
 
-/* On the first call, opens lib->soname for the rest of the process (never closed:
+/* On the first call, opens lib->name for the rest of the process (never closed:
  * the drivers it loads may keep threads and callbacks of their own) and calls
  * resolve, which fetches the symbols with tdm_library_symbol and returns 0 if one
  * is missing. Thread-safe. Returns lib->loaded; lib->note says why not. */

@@ -7,8 +7,7 @@
 #ifndef TDM_CORE_WORKER_H
 #define TDM_CORE_WORKER_H
 
-#include <pthread.h>
-
+#include "platform/tdm_thread.h"
 #include "tandem/status.h"
 
 typedef struct tdm_job {
@@ -18,9 +17,9 @@ typedef struct tdm_job {
 } tdm_job;
 
 typedef struct tdm_worker {
-    pthread_t thread;
-    pthread_mutex_t lock;
-    pthread_cond_t wake, finished;
+    tdm_thread thread;
+    tdm_mutex lock;
+    tdm_cond wake, finished;
     tdm_job *head, *tail;
     int stop, started;
 } tdm_worker;

@@ -1,24 +1,20 @@
-/* Every operating-system call of the checkpoint files: directories, the temporary
- * file and its lock, fsync, rename, listing and reading. POSIX, plus flock (Linux,
- * the BSDs). */
-#include <dirent.h>
+/* The file-system calls of the checkpoint files (the platform's tdm_files.h), each
+ * failure worded: directories, the temporary file and its lock, durable writes,
+ * rename, listing and reading. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "checkpoint/checkpoint_format.h"
 #include "checkpoint/checkpoint_posix.h"
 #include "base/error.h"
 #include "base/input_limit.h"
-#include "base/regular_file.h"
+#include "platform/tdm_files.h"
+#include "platform/tdm_host.h"
 
 tdm_status tdm_ckpt_os_fail(int err, const char *func, const char *what, const char *path)
 {
@@ -71,34 +67,26 @@ tdm_status tdm_ckpt_os_create_temp(const char *dir, const char *final_name, cons
     *f = NULL;
     char name[128];
     for (int attempt = 0;; attempt++) {
-        snprintf(name, sizeof name, ".%s.tmp-%ld-%u", final_name, (long)getpid(),
+        snprintf(name, sizeof name, ".%s.tmp-%ld-%u", final_name, tdm_host_process_id(),
                  atomic_fetch_add(&counter, 1));
         char *p = tdm_ckpt_join(dir, name);
         if (!p)
             return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
-        int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd < 0) {
-            int err = errno;
-            if (err == EEXIST && attempt < 100) { /* left by a process with our pid */
-                free(p);
-                continue;
-            }
-            tdm_status s = tdm_ckpt_os_fail(err, func, "create the temporary file", p);
+        /* Locked at once: prune skips files whose lock is held. */
+        int created = tdm_file_create_locked(p, f);
+        if (created == -1 && errno == EEXIST && attempt < 100) { /* left by our pid's */
             free(p);
-            return s;
+            continue;
         }
-        /* Taken at once: prune skips files whose lock is held. */
-        FILE *file = flock(fd, LOCK_EX | LOCK_NB) == 0 ? fdopen(fd, "wb") : NULL;
-        if (!file) {
-            int err = errno;
-            unlink(p);
-            close(fd);
-            tdm_status s = tdm_ckpt_os_fail(err, func, "lock and open the temporary file", p);
+        if (created != 0) {
+            tdm_status s = tdm_ckpt_os_fail(errno, func,
+                                            created == -1 ? "create the temporary file"
+                                                          : "lock and open the temporary file",
+                                            p);
             free(p);
             return s;
         }
         *path = p;
-        *f = file;
         return TDM_OK;
     }
 }
@@ -107,14 +95,14 @@ tdm_status tdm_ckpt_os_sync_file(FILE *f, const char *path, const char *func)
 {
     if (fflush(f) != 0)
         return tdm_ckpt_os_fail(errno, func, "write", path);
-    if (fsync(fileno(f)) != 0)
+    if (tdm_file_sync(f) != 0)
         return tdm_ckpt_os_fail(errno, func, "fsync", path);
     return TDM_OK;
 }
 
 tdm_status tdm_ckpt_os_rename(const char *from, const char *to, const char *func)
 {
-    if (rename(from, to) == 0)
+    if (tdm_file_rename_over(from, to) == 0)
         return TDM_OK;
     int err = errno;
     char buf[128];
@@ -126,83 +114,30 @@ tdm_status tdm_ckpt_os_rename(const char *from, const char *to, const char *func
 
 tdm_status tdm_ckpt_os_sync_dir(const char *dir, const char *func)
 {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return tdm_ckpt_os_fail(errno, func, "open the directory", dir);
-    int rc = fsync(fd), err = errno;
-    close(fd);
-    if (rc != 0 && err != EINVAL)
-        return tdm_ckpt_os_fail(err, func, "fsync the directory", dir);
+    int synced = tdm_dir_sync(dir);
+    if (synced != 0)
+        return tdm_ckpt_os_fail(errno, func,
+                                synced == -1 ? "open the directory" : "fsync the directory", dir);
     return TDM_OK;
 }
 
 int tdm_ckpt_os_remove(const char *path)
 {
-    if (unlink(path) == 0)
-        return 1;
-    return errno == ENOENT ? 0 : -1;
+    return tdm_file_remove(path);
 }
 
 int tdm_ckpt_os_remove_if_unlocked(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-    if (fd < 0)
-        return errno == ENOENT || errno == ELOOP ? 0 : -1;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { /* no writer made it */
-        close(fd);
-        return 0;
-    }
-    int removed = 0;
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
-        /* Unlinked while held: no writer can be between creating and locking it. */
-        removed = unlink(path) == 0 ? 1 : errno == ENOENT ? 0 : -1;
-    } else if (errno != EWOULDBLOCK) {
-        removed = -1;
-    }
-    int err = errno;
-    close(fd);
-    errno = err;
-    return removed;
+    return tdm_file_remove_if_unlocked(path);
 }
 
 tdm_status tdm_ckpt_os_list(const char *dir, const char *func, tdm_ckpt_entry_fn fn, void *user)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return tdm_ckpt_os_fail(errno, func, "open the directory", dir);
-    for (;;) {
-        errno = 0;
-        struct dirent *e = readdir(d);
-        if (!e) {
-            int err = errno;
-            closedir(d);
-            return err ? tdm_ckpt_os_fail(err, func, "list the directory", dir) : TDM_OK;
-        }
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        if (fn(e->d_name, user))
-            break;
-    }
-    closedir(d);
+    int listed = tdm_dir_list(dir, fn, user);
+    if (listed != 0)
+        return tdm_ckpt_os_fail(errno, func,
+                                listed == -1 ? "open the directory" : "list the directory", dir);
     return TDM_OK;
-}
-
-/* read() until n bytes or the end of the file; the bytes read, -1 on an error. */
-static ssize_t read_full(int fd, unsigned char *p, size_t n, off_t offset)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = pread(fd, p + got, n - got, offset + (off_t)got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -1;
-        if (r == 0)
-            break;
-        got += (size_t)r;
-    }
-    return (ssize_t)got;
 }
 
 /* Opens a regular file for reading without blocking; its status on failure. */
@@ -230,7 +165,7 @@ tdm_status tdm_ckpt_os_read_file(const char *path, const char *func, unsigned ch
     if (s != TDM_OK)
         return s;
     if (file_size > limit || file_size >= SIZE_MAX) {
-        close(fd);
+        tdm_file_close(fd);
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY,
                         "%s: %s: its %" PRIu64 " bytes are over the input limit of %" PRIu64
                         " bytes (TDM_MAX_INPUT_BYTES; by default half of physical memory)",
@@ -239,13 +174,13 @@ tdm_status tdm_ckpt_os_read_file(const char *path, const char *func, unsigned ch
     size_t n = (size_t)file_size;
     unsigned char *p = malloc(n ? n : 1);
     if (!p) {
-        close(fd);
+        tdm_file_close(fd);
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: %s: no host memory for its %zu bytes", func,
                         path, n);
     }
-    ssize_t got = read_full(fd, p, n, 0);
+    int64_t got = tdm_file_read_at(fd, p, n, 0);
     int err = errno;
-    close(fd);
+    tdm_file_close(fd);
     if (got < 0) {
         free(p);
         return tdm_ckpt_os_fail(err, func, "read", path);
@@ -264,12 +199,12 @@ int tdm_ckpt_os_read_ends(const char *path, unsigned char *head, size_t head_siz
     if (tdm_open_regular(path, &fd, file_size, &kind) != 0)
         return -1;
     *tail_got = 0;
-    ssize_t h = read_full(fd, head, head_size, 0), t = 0;
+    int64_t h = tdm_file_read_at(fd, head, head_size, 0), t = 0;
     if (h >= 0 && *file_size >= head_size + tail_size) {
-        t = read_full(fd, tail, tail_size, (off_t)(*file_size - tail_size));
-        *tail_got = t == (ssize_t)tail_size ? tail_size : 0;
+        t = tdm_file_read_at(fd, tail, tail_size, *file_size - tail_size);
+        *tail_got = t == (int64_t)tail_size ? tail_size : 0;
     }
-    close(fd);
+    tdm_file_close(fd);
     if (h < 0 || t < 0)
         return -1;
     *head_got = (size_t)h;
@@ -279,20 +214,20 @@ int tdm_ckpt_os_read_ends(const char *path, unsigned char *head, size_t head_siz
 /* "tandem (pid 4242) on host since 2026-01-02 03:04:05 UTC" */
 static void describe_holder(char *out, size_t size)
 {
-    char host[128] = "?", when[32] = "?";
-    gethostname(host, sizeof host - 1);
+    char host[128], when[32] = "?";
+    tdm_host_name(host, sizeof host);
     time_t now = time(NULL);
     struct tm tm;
     if (gmtime_r(&now, &tm))
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
-    snprintf(out, size, "%s (pid %ld) on %s since %s", program_invocation_short_name,
-             (long)getpid(), host, when);
+    snprintf(out, size, "%s (pid %ld) on %s since %s", tdm_host_program_name(),
+             tdm_host_process_id(), host, when);
 }
 
 static tdm_status held(int fd, const char *dir, const char *func)
 {
     char holder[256] = "";
-    ssize_t n = pread(fd, holder, sizeof holder - 1, 0);
+    int64_t n = tdm_file_read_at(fd, holder, sizeof holder - 1, 0);
     holder[n > 0 ? n : 0] = '\0';
     holder[strcspn(holder, "\n")] = '\0';
     return tdm_fail(TDM_ERR_INVALID_STATE,
@@ -308,26 +243,25 @@ tdm_status tdm_ckpt_os_lock_dir(const char *dir, const char *func, int *fd)
     char *p = tdm_ckpt_join(dir, TDM_CKPT_LOCK_NAME);
     if (!p)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
-    int f = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0666);
-    struct stat st;
+    int f = -1;
+    tdm_lock_result r = tdm_file_lock(p, &f);
     tdm_status s = TDM_OK;
-    if (f < 0)
-        s = tdm_ckpt_os_fail(errno, func, "open the lock file", p);
-    else if (fstat(f, &st) != 0 || !S_ISREG(st.st_mode))
+    if (r == TDM_LOCK_NOT_FILE)
         s = tdm_fail(TDM_ERR_NOT_FOUND, "%s: the lock file %s is not a regular file", func, p);
-    else if (flock(f, LOCK_EX | LOCK_NB) != 0)
-        s = errno == EWOULDBLOCK ? held(f, dir, func) : tdm_ckpt_os_fail(errno, func, "lock", p);
+    else if (r == TDM_LOCK_NO_FILE || r == TDM_LOCK_FAILED)
+        s = tdm_ckpt_os_fail(errno, func, r == TDM_LOCK_NO_FILE ? "open the lock file" : "lock", p);
+    else if (r == TDM_LOCK_HELD)
+        s = held(f, dir, func);
     if (s == TDM_OK) {
         char holder[512];
         describe_holder(holder, sizeof holder);
         size_t len = strlen(holder);
         holder[len++] = '\n';
         /* Saying who holds it is a courtesy for the message above: no error if it fails. */
-        if (ftruncate(f, 0) == 0)
-            (void)!pwrite(f, holder, len, 0);
+        (void)tdm_file_rewrite(f, holder, len);
         *fd = f;
     } else if (f >= 0) {
-        close(f);
+        tdm_file_close(f);
     }
     free(p);
     return s;
@@ -336,7 +270,7 @@ tdm_status tdm_ckpt_os_lock_dir(const char *dir, const char *func, int *fd)
 void tdm_ckpt_os_unlock_dir(int fd)
 {
     if (fd >= 0)
-        close(fd);
+        tdm_file_close(fd);
 }
 
 tdm_status tdm_ckpt_os_set_aside(const char *path, const char *func, char **kept)
@@ -347,12 +281,12 @@ tdm_status tdm_ckpt_os_set_aside(const char *path, const char *func, char **kept
     if (!to)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     for (int n = 1; n <= 1000; n++) {
-        struct stat st;
+        tdm_path_kind kind = TDM_PATH_NONE;
         snprintf(to, len, n == 1 ? "%s.damaged" : "%s.damaged-%d", path, n);
-        if (lstat(to, &st) == 0)
-            continue; /* kept from an earlier time: never replaced */
-        if (errno != ENOENT)
+        if (tdm_path_kind_of(to, 0, &kind) != 0)
             break;
+        if (kind != TDM_PATH_NONE)
+            continue; /* kept from an earlier time: never replaced */
         tdm_status s = tdm_ckpt_os_rename(path, to, func);
         if (s != TDM_OK) {
             free(to);

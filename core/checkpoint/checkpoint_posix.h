@@ -1,5 +1,5 @@
-/* Internal: the operating-system calls of the checkpoint files (POSIX, plus Linux's
- * flock), kept in checkpoint_posix.c alone. Each failing call sets the last error,
+/* Internal: the file-system calls of the checkpoint files, through the platform's
+ * tdm_files.h, kept in checkpoint_posix.c alone. Each failing call sets the last error,
  * starting with func and naming the path and strerror. */
 #ifndef TDM_TRAIN_CHECKPOINT_POSIX_H
 #define TDM_TRAIN_CHECKPOINT_POSIX_H

@@ -1,11 +1,8 @@
 /* Outputs written whole, by what their path is (output_file.h): replaced atomically,
  * followed through links, or written in place. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/error.h"
 #include "checkpoint/checkpoint_posix.h"
@@ -19,9 +16,7 @@ static tdm_status out_of_memory(const char *func)
 
 static tdm_status open_in_place(tdm_output_file *o, const char *path, const char *func)
 {
-    int fd = open(o->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd >= 0 && !(o->f = fdopen(fd, "wb")))
-        close(fd);
+    o->f = tdm_file_open_in_place(o->target);
     return o->f ? TDM_OK : tdm_ckpt_os_fail(errno, func, "write", path);
 }
 
@@ -32,7 +27,7 @@ static tdm_status open_beside(tdm_output_file *o, const char *path, const char *
     if (!dir)
         return out_of_memory(func);
     const char *slash = strrchr(o->target, '/'), *name = slash ? slash + 1 : o->target;
-    tdm_status s = access(dir, W_OK) == 0
+    tdm_status s = tdm_path_writable(dir)
                        ? tdm_ckpt_os_create_temp(dir, name, func, &o->temp, &o->f)
                        : tdm_ckpt_os_fail(errno, func, "write", path);
     free(dir);
@@ -42,16 +37,15 @@ static tdm_status open_beside(tdm_output_file *o, const char *path, const char *
 /* Resolves path; a directory is refused. *special: a device, FIFO or socket. */
 static tdm_status place(const char *path, const char *func, char **target, int *special)
 {
-    struct stat st;
-    int exists = 0;
-    tdm_status s = tdm_path_follow_links(path, func, "write", target, &st, &exists);
-    if (s == TDM_OK && exists && S_ISDIR(st.st_mode)) {
+    tdm_path_kind kind = TDM_PATH_NONE;
+    tdm_status s = tdm_path_follow_links(path, func, "write", target, &kind);
+    if (s == TDM_OK && kind == TDM_PATH_DIR) {
         s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: cannot write %s: it is a directory", func,
                      path);
         free(*target);
         *target = NULL;
     }
-    *special = s == TDM_OK && exists && !S_ISREG(st.st_mode);
+    *special = s == TDM_OK && kind == TDM_PATH_SPECIAL;
     return s;
 }
 
@@ -83,7 +77,7 @@ tdm_status tdm_output_check(const char *path, const char *func)
     tdm_output_file o = {0};
     int special = 0;
     tdm_status s = place(path, func, &o.target, &special);
-    if (s == TDM_OK && special && access(o.target, W_OK) != 0)
+    if (s == TDM_OK && special && !tdm_path_writable(o.target))
         s = tdm_ckpt_os_fail(errno, func, "write", path);
     else if (s == TDM_OK && !special)
         s = open_beside(&o, path, func);

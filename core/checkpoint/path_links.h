@@ -4,14 +4,14 @@
 #ifndef TDM_CHECKPOINT_PATH_LINKS_H
 #define TDM_CHECKPOINT_PATH_LINKS_H
 
-#include <sys/stat.h>
-
+#include "platform/tdm_files.h"
 #include "tandem/status.h"
 
-/* *target = path with its links followed (malloc'd); *st its lstat, *exists 0 where
- * nothing is there yet. A failure reads "func: cannot <what> <path>: <strerror>". */
+/* *target = path with its links followed (malloc'd); *kind what is there
+ * (TDM_PATH_NONE where nothing is yet, never TDM_PATH_LINK). A failure reads "func:
+ * cannot <what> <path>: <strerror>". */
 tdm_status tdm_path_follow_links(const char *path, const char *func, const char *what,
-                                 char **target, struct stat *st, int *exists);
+                                 char **target, tdm_path_kind *kind);
 
 /* Creates dir (mode 0777 less the umask) unless it is already a directory; a new
  * one is made durable with an fsync of its parent. A dangling symbolic link is

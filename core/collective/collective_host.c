@@ -25,7 +25,7 @@ typedef struct host_plan {
     int acc_in_dst;                     /* dsts[0] is values[0]: fold there in place */
     size_t units;
     atomic_size_t next;
-    pthread_mutex_t lock; /* guards the first failure */
+    tdm_mutex lock; /* guards the first failure */
     tdm_status status;
     char message[512];
 } host_plan;
@@ -83,12 +83,12 @@ static tdm_status unit(host_plan *p, size_t u, float *acc_slot, float *in_slot)
 
 static void record_failure(host_plan *p, tdm_status s)
 {
-    pthread_mutex_lock(&p->lock);
+    tdm_mutex_lock(&p->lock);
     if (p->status == TDM_OK) {
         p->status = s;
         snprintf(p->message, sizeof p->message, "%s", tdm_last_error());
     }
-    pthread_mutex_unlock(&p->lock);
+    tdm_mutex_unlock(&p->lock);
 }
 
 /* Takes units until none is left or one failed. */
@@ -167,9 +167,9 @@ tdm_status coll_host(const coll_job *job)
     tdm_status s = prepare(job, &p);
     if (s != TDM_OK)
         return s;
-    pthread_mutex_init(&p.lock, NULL);
+    tdm_mutex_init(&p.lock);
     atomic_init(&p.next, 0);
     run_parallel(&p, jobs);
-    pthread_mutex_destroy(&p.lock);
+    tdm_mutex_destroy(&p.lock);
     return p.status == TDM_OK ? TDM_OK : tdm_fail(p.status, "%s: %s", job->func, p.message);
 }

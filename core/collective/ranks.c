@@ -1,38 +1,36 @@
 /* The processes of a multi-worker job: the transport plugin, loaded on first use,
  * and collectives that announce themselves before their data moves. */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "base/error.h"
 #include "base/library.h"
 #include "collective/ranks.h"
-
-#define PLUGIN_SONAME "libtandem_mpi.so.0"
+#include "platform/tdm_files.h"
 
 static char plugin_path[4096];
 static tdm_library plugin = TDM_LIBRARY_INIT(plugin_path);
 static const tdm_rank_transport *transport;
-static pthread_once_t path_once = PTHREAD_ONCE_INIT;
+static tdm_once path_once = TDM_ONCE_INIT;
 
 /* TDM_MPI_LIBRARY, else the plugin beside the object this code is linked into (the
  * installed libtandem.so, or a program of the build tree), else the search path. */
 static void choose_path(void)
 {
     const char *env = getenv("TDM_MPI_LIBRARY");
-    Dl_info info;
-    snprintf(plugin_path, sizeof plugin_path, "%s", PLUGIN_SONAME);
+    const char *file = tdm_dynlib_file("tandem_mpi");
+    char self[sizeof plugin_path];
+    snprintf(plugin_path, sizeof plugin_path, "%s", file);
     if (env && env[0]) {
         snprintf(plugin_path, sizeof plugin_path, "%s", env);
-    } else if (dladdr((void *)choose_path, &info) && info.dli_fname) {
-        const char *slash = strrchr(info.dli_fname, '/');
+    } else if (tdm_dynlib_file_of((const void *)choose_path, self, sizeof self)) {
+        const char *slash = strrchr(self, '/');
         char beside[sizeof plugin_path];
         if (slash &&
-            snprintf(beside, sizeof beside, "%.*s/%s", (int)(slash - info.dli_fname),
-                     info.dli_fname, PLUGIN_SONAME) < (int)sizeof beside &&
-            access(beside, R_OK) == 0)
+            snprintf(beside, sizeof beside, "%.*s/%s", (int)(slash - self), self, file) <
+                (int)sizeof beside &&
+            tdm_path_readable(beside))
             snprintf(plugin_path, sizeof plugin_path, "%s", beside);
     }
 }
@@ -45,7 +43,7 @@ static int resolve(tdm_library *lib)
     transport = found ? entry() : NULL;
     if (transport && transport->version != TDM_RANK_TRANSPORT_VERSION) {
         snprintf(lib->note, sizeof lib->note, "%s is transport version %u, this tandem needs %u",
-                 lib->soname, transport->version, TDM_RANK_TRANSPORT_VERSION);
+                 tdm_dynlib_file(lib->name), transport->version, TDM_RANK_TRANSPORT_VERSION);
         transport = NULL;
     }
     return transport != NULL;
@@ -54,14 +52,14 @@ static int resolve(tdm_library *lib)
 tdm_status tdm_ranks_open(double timeout_s, int check_order, const char *func, tdm_ranks **out)
 {
     *out = NULL;
-    pthread_once(&path_once, choose_path);
+    tdm_once_run(&path_once, choose_path);
     if (!tdm_library_load(&plugin, resolve))
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s: no transport between processes: %s (build tandem with Open MPI, "
                         "libopenmpi-dev, for libtandem_mpi)",
                         func, plugin.note);
     tdm_ranks *r = calloc(1, sizeof *r);
-    if (!r || pthread_mutex_init(&r->lock, NULL)) {
+    if (!r || tdm_mutex_init(&r->lock)) {
         free(r);
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     }
@@ -69,7 +67,7 @@ tdm_status tdm_ranks_open(double timeout_s, int check_order, const char *func, t
     tdm_status s =
         transport->open(timeout_s, check_order, &r->link, &r->rank, &r->count, why, sizeof why);
     if (s != TDM_OK) {
-        pthread_mutex_destroy(&r->lock);
+        tdm_mutex_destroy(&r->lock);
         free(r);
         return tdm_fail(s, "%s: %s", func, why);
     }
@@ -116,7 +114,7 @@ void tdm_ranks_close(tdm_ranks *r)
     say_goodbye(r);
     r->transport->close(r->link);
     free(r->slots);
-    pthread_mutex_destroy(&r->lock);
+    tdm_mutex_destroy(&r->lock);
     free(r);
 }
 
@@ -137,7 +135,7 @@ tdm_status tdm_ranks_begin(tdm_ranks *r, uint32_t kind, tdm_fold_op op, uint64_t
                            uint64_t contributors, uint64_t chunk, const char *what,
                            tdm_ranks_call *out)
 {
-    pthread_mutex_lock(&r->lock);
+    tdm_mutex_lock(&r->lock);
     *out = (tdm_ranks_call){.ranks = r,
                             .call = {.seq = r->next_seq++,
                                      .kind = kind,
@@ -150,7 +148,7 @@ tdm_status tdm_ranks_begin(tdm_ranks *r, uint32_t kind, tdm_fold_op op, uint64_t
     char why[1024];
     tdm_status s = r->transport->announce(r->link, &out->call, &out->agreed, why, sizeof why);
     if (s != TDM_OK) {
-        pthread_mutex_unlock(&r->lock);
+        tdm_mutex_unlock(&r->lock);
         return collective_failed(r, s, why);
     }
     return TDM_OK;
@@ -186,7 +184,7 @@ tdm_status tdm_ranks_broadcast(tdm_ranks_call *c, void *bytes, size_t size, size
 
 void tdm_ranks_end(tdm_ranks_call *c)
 {
-    pthread_mutex_unlock(&c->ranks->lock);
+    tdm_mutex_unlock(&c->ranks->lock);
 }
 
 float *tdm_ranks_slots(tdm_ranks *r, size_t bytes)

@@ -4,17 +4,16 @@
 #ifndef TDM_CORE_RANKS_H
 #define TDM_CORE_RANKS_H
 
-#include <pthread.h>
-
 #include "collective/float_fold.h"
 #include "rank_transport.h"
+#include "platform/tdm_thread.h"
 
 typedef struct tdm_ranks {
     const tdm_rank_transport *transport;
     tdm_rank_link *link;
-    size_t rank, count;   /* this process is rank `rank` of `count` */
-    int check_order;      /* announcements carry the caller's description */
-    pthread_mutex_t lock; /* one collective at a time, in issue order */
+    size_t rank, count; /* this process is rank `rank` of `count` */
+    int check_order;    /* announcements carry the caller's description */
+    tdm_mutex lock;     /* one collective at a time, in issue order */
     uint64_t next_seq;
     float *slots;      /* host memory the collectives stage chunks in, kept: fresh pages */
     size_t slot_bytes; /* for every call would cost more than the copies */

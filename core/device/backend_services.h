@@ -19,7 +19,10 @@
  *   the log          tdm_log through the context's callback (device/log.h)
  *   the disk cache   compiled programs and pipeline caches kept between runs
  *                    (device/disk_cache.h)
- *   scratch          buffers a device reuses across calls (device/scratch_pool.h) */
+ *   scratch          buffers a device reuses across calls (device/scratch_pool.h)
+ *   the platform     threads and locks, libraries opened at run time, folders, the
+ *                    host's cores, memory and clock (platform/tdm_thread.h,
+ *                    tdm_dynlib.h, tdm_files.h, tdm_host.h) */
 #ifndef TDM_CORE_BACKEND_SERVICES_H
 #define TDM_CORE_BACKEND_SERVICES_H
 
@@ -34,5 +37,9 @@
 #include "device/kernel_flags.h"
 #include "device/log.h"
 #include "device/scratch_pool.h"
+#include "platform/tdm_dynlib.h"
+#include "platform/tdm_files.h"
+#include "platform/tdm_host.h"
+#include "platform/tdm_thread.h"
 
 #endif

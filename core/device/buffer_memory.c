@@ -16,12 +16,12 @@ static tdm_status reserve(tdm_device *dev, size_t size)
                         "tdm_buffer_alloc: device %s '%s' cannot allocate %zu bytes in one "
                         "buffer: its max single allocation is %" PRIu64 " bytes",
                         d->id, d->name, size, d->max_allocation);
-    pthread_mutex_lock(&dev->lock);
+    tdm_mutex_lock(&dev->lock);
     uint64_t in_use = dev->bytes_in_use;
     int fits = size <= d->global_memory - in_use;
     if (fits)
         dev->bytes_in_use += size;
-    pthread_mutex_unlock(&dev->lock);
+    tdm_mutex_unlock(&dev->lock);
     if (!fits)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY,
                         "tdm_buffer_alloc: device %s '%s' cannot allocate %zu bytes: %" PRIu64
@@ -32,7 +32,7 @@ static tdm_status reserve(tdm_device *dev, size_t size)
 
 static void link_buffer(tdm_device *dev, tdm_buffer *buf, size_t reserved)
 {
-    pthread_mutex_lock(&dev->lock);
+    tdm_mutex_lock(&dev->lock);
     if (buf) {
         buf->next = dev->buffers;
         if (dev->buffers)
@@ -41,7 +41,7 @@ static void link_buffer(tdm_device *dev, tdm_buffer *buf, size_t reserved)
     } else {
         dev->bytes_in_use -= reserved;
     }
-    pthread_mutex_unlock(&dev->lock);
+    tdm_mutex_unlock(&dev->lock);
 }
 
 tdm_status tdm_buffer_allocate(tdm_device *dev, size_t size, tdm_buffer **out)
@@ -80,7 +80,7 @@ void tdm_buffer_free(tdm_buffer *buf)
     tdm_device *dev = buf->device;
     /* No wait: the backend releases the memory once the work recorded before the free
      * has completed (backend.h). */
-    pthread_mutex_lock(&dev->lock);
+    tdm_mutex_lock(&dev->lock);
     if (buf->prev)
         buf->prev->next = buf->next;
     else
@@ -88,7 +88,7 @@ void tdm_buffer_free(tdm_buffer *buf)
     if (buf->next)
         buf->next->prev = buf->prev;
     dev->bytes_in_use -= buf->size;
-    pthread_mutex_unlock(&dev->lock);
+    tdm_mutex_unlock(&dev->lock);
     dev->ops->buffer_free(buf);
     free(buf);
 }

@@ -91,10 +91,10 @@ static tdm_status context_init(tdm_context *ctx, const tdm_context_options *opts
         tdm_options_read(&ctx->options, sizeof ctx->options, opts, "tdm_context_create: opts");
     if (s != TDM_OK)
         return s;
-    if (pthread_mutex_init(&ctx->lock, NULL) != 0)
+    if (tdm_mutex_init(&ctx->lock) != 0)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_context_create: cannot create a mutex");
-    if (pthread_mutex_init(&ctx->staging_lock, NULL) != 0) {
-        pthread_mutex_destroy(&ctx->lock);
+    if (tdm_mutex_init(&ctx->staging_lock) != 0) {
+        tdm_mutex_destroy(&ctx->lock);
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_context_create: cannot create a mutex");
     }
     atomic_init(&ctx->validation_messages, 0);
@@ -137,8 +137,8 @@ void tdm_context_destroy(tdm_context *ctx)
     tdm_disk_cache_report(ctx); /* after the devices wrote their pipeline caches */
     free(ctx->devices);
     tdm_staging_free_idle(ctx);
-    pthread_mutex_destroy(&ctx->staging_lock);
-    pthread_mutex_destroy(&ctx->lock);
+    tdm_mutex_destroy(&ctx->staging_lock);
+    tdm_mutex_destroy(&ctx->lock);
     free(ctx);
 }
 
@@ -151,10 +151,10 @@ tdm_status tdm_context_device(tdm_context *ctx, size_t index, tdm_device **out)
 {
     TDM_CHECK_ARG(ctx, "tdm_context_device");
     TDM_CHECK_ARG(out, "tdm_context_device");
-    pthread_mutex_lock(&ctx->lock);
+    tdm_mutex_lock(&ctx->lock);
     size_t n = ctx->device_count;
     *out = index < n ? ctx->devices[index] : NULL;
-    pthread_mutex_unlock(&ctx->lock);
+    tdm_mutex_unlock(&ctx->lock);
     if (!*out)
         return tdm_fail(TDM_ERR_NOT_FOUND,
                         "tdm_context_device: index %zu is out of range: the context has %zu "
@@ -173,7 +173,7 @@ tdm_status tdm_context_find_device(tdm_context *ctx, const char *id, tdm_device 
     char known[512] = "";
     size_t used = 0;
     *out = NULL;
-    pthread_mutex_lock(&ctx->lock);
+    tdm_mutex_lock(&ctx->lock);
     for (size_t i = 0; i < ctx->device_count && !*out; i++) {
         const char *candidate = ctx->devices[i]->desc.id;
         if (strcmp(candidate, id) == 0)
@@ -183,7 +183,7 @@ tdm_status tdm_context_find_device(tdm_context *ctx, const char *id, tdm_device 
                                      candidate);
     }
     size_t count = ctx->device_count;
-    pthread_mutex_unlock(&ctx->lock);
+    tdm_mutex_unlock(&ctx->lock);
     if (!*out)
         return tdm_fail(TDM_ERR_NOT_FOUND, "%s: no device '%s'; the context has %zu: %s%s", func,
                         id, count, count ? known : "none", used >= sizeof known ? "..." : "");

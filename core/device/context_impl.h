@@ -20,7 +20,7 @@ struct tdm_context {
         tdm_status status;
         char message[768];
     } backend_status[TDM_MAX_BACKENDS];
-    pthread_mutex_t lock; /* guards growing the device list */
+    tdm_mutex lock; /* guards growing the device list */
     tdm_device **devices;
     atomic_size_t device_count; /* read without the lock */
     size_t device_capacity;
@@ -29,7 +29,7 @@ struct tdm_context {
      * releases it through the function it was given (arrows point down only). */
     void *default_strategy;
     void (*default_strategy_free)(void *strategy);
-    pthread_mutex_t staging_lock; /* guards the idle staging chunks */
+    tdm_mutex staging_lock; /* guards the idle staging chunks */
     void *staging[TDM_STAGING_MAX_IDLE];
     size_t staging_count;
     tdm_disk_cache disk_cache; /* compiled programs kept between runs (disk_cache.c) */

@@ -2,9 +2,9 @@
 
 tdm_worker *tdm_device_copy_worker(tdm_device *dev)
 {
-    pthread_mutex_lock(&dev->lock);
+    tdm_mutex_lock(&dev->lock);
     tdm_status s = dev->copy_worker.started ? TDM_OK : tdm_worker_start(&dev->copy_worker);
-    pthread_mutex_unlock(&dev->lock);
+    tdm_mutex_unlock(&dev->lock);
     return s == TDM_OK ? &dev->copy_worker : NULL;
 }
 

@@ -61,10 +61,10 @@ tdm_status tdm_context_default_devices(tdm_context *ctx, tdm_device **out, size_
     if (capacity && !out)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: out is NULL with capacity %zu", func,
                         capacity);
-    pthread_mutex_lock(&ctx->lock);
+    tdm_mutex_lock(&ctx->lock);
     tdm_device **all = malloc((ctx->device_count + 1) * sizeof *all);
     size_t n = all ? tdm_registry_default_devices(ctx, all) : 0;
-    pthread_mutex_unlock(&ctx->lock);
+    tdm_mutex_unlock(&ctx->lock);
     if (!all)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     for (size_t i = 0; i < n && i < capacity; i++)
@@ -84,11 +84,11 @@ tdm_status tdm_context_default_choice(tdm_context *ctx, const tdm_device *dev,
     if (dev->ctx != ctx)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: device %s belongs to another context", func,
                         dev->desc.id);
-    pthread_mutex_lock(&ctx->lock);
+    tdm_mutex_lock(&ctx->lock);
     tdm_device_choice *verdicts = verdicts_of(ctx);
     if (verdicts)
         *out = verdicts[dev->index];
-    pthread_mutex_unlock(&ctx->lock);
+    tdm_mutex_unlock(&ctx->lock);
     free(verdicts);
     return verdicts ? TDM_OK : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
 }

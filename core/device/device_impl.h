@@ -2,11 +2,11 @@
 #ifndef TDM_CORE_DEVICE_IMPL_H
 #define TDM_CORE_DEVICE_IMPL_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 
 #include "device/backend.h"
 #include "base/worker.h"
+#include "platform/tdm_thread.h"
 
 /* Idle scratch buffers a device keeps for reuse (scratch_pool.c). */
 #define TDM_SCRATCH_MAX_IDLE 16
@@ -32,13 +32,13 @@ struct tdm_device {
     uint32_t max_loop_iterations; /* set by open_device where the driver ends long shader
                                      loops early (lavapipe): the most loop iterations
                                      one invocation may run; 0 = no limit */
-    int image_runs;       /* set by open_device where the image kernels give a work-item a run
-                             of elements (TDM_CPU, kernels/pool_window.clh): launches are then
-                             sized by runs, not elements */
-    int quad_items;       /* set by open_device where the element kernels give a work-item four
-                             elements or more (OpenCL's sources): their launches are sized
-                             by what an item takes (units_per_item, kernel_run.c) */
-    pthread_mutex_t lock; /* guards bytes_in_use and the buffer list */
+    int image_runs; /* set by open_device where the image kernels give a work-item a run
+                       of elements (TDM_CPU, kernels/pool_window.clh): launches are then
+                       sized by runs, not elements */
+    int quad_items; /* set by open_device where the element kernels give a work-item four
+                       elements or more (OpenCL's sources): their launches are sized
+                       by what an item takes (units_per_item, kernel_run.c) */
+    tdm_mutex lock; /* guards bytes_in_use and the buffer list */
     uint64_t bytes_in_use;
     struct tdm_buffer *buffers;        /* live buffers, freed with the context */
     atomic_int lost;                   /* set once a backend reports TDM_ERR_DEVICE_LOST */

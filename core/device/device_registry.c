@@ -15,7 +15,7 @@ static tdm_device *device_new(tdm_context *ctx, const tdm_backend_ops *ops, tdm_
     tdm_device *dev = calloc(1, sizeof *dev);
     if (!dev)
         return NULL;
-    if (pthread_mutex_init(&dev->lock, NULL) != 0) {
+    if (tdm_mutex_init(&dev->lock) != 0) {
         free(dev);
         return NULL;
     }
@@ -36,7 +36,7 @@ static tdm_device *device_new(tdm_context *ctx, const tdm_backend_ops *ops, tdm_
 
 static void device_delete(tdm_device *dev)
 {
-    pthread_mutex_destroy(&dev->lock);
+    tdm_mutex_destroy(&dev->lock);
     free(dev);
 }
 
@@ -167,13 +167,13 @@ const char *tdm_backend_name(tdm_backend_kind kind)
 
 tdm_status tdm_context_add_devices(tdm_context *ctx, tdm_device *const *devs, size_t n)
 {
-    pthread_mutex_lock(&ctx->lock);
+    tdm_mutex_lock(&ctx->lock);
     size_t count = ctx->device_count;
     if (count + n > ctx->device_capacity) {
         size_t capacity = 2 * (count + n);
         tdm_device **grown = realloc(ctx->devices, capacity * sizeof *grown);
         if (!grown) {
-            pthread_mutex_unlock(&ctx->lock);
+            tdm_mutex_unlock(&ctx->lock);
             return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "out of host memory listing devices");
         }
         ctx->devices = grown;
@@ -184,6 +184,6 @@ tdm_status tdm_context_add_devices(tdm_context *ctx, tdm_device *const *devs, si
         ctx->devices[count + i] = devs[i];
     }
     atomic_store(&ctx->device_count, count + n);
-    pthread_mutex_unlock(&ctx->lock);
+    tdm_mutex_unlock(&ctx->lock);
     return TDM_OK;
 }

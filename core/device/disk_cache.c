@@ -1,20 +1,15 @@
 /* The on-disk cache of compiled programs and pipeline caches (disk_cache.h). */
-#if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 200809L /* mkstemp, fchmod */
-#endif
-
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
-#include "base/regular_file.h"
 #include "device/context_impl.h"
 #include "device/disk_cache.h"
 #include "device/log.h"
+#include "platform/tdm_files.h"
 
 #define MAGIC "TDMCACHE"
 #define FORMAT_VERSION 1u
@@ -120,7 +115,7 @@ static unsigned char *read_entry(int fd, uint64_t size, const char *key, size_t 
     unsigned char head[HEADER_SIZE];
 
     *why = "truncated";
-    if (size < HEADER_SIZE || read(fd, head, HEADER_SIZE) != HEADER_SIZE)
+    if (size < HEADER_SIZE || tdm_file_read(fd, head, HEADER_SIZE) != HEADER_SIZE)
         return NULL;
     *why = "not a tandem cache file";
     if (memcmp(head, MAGIC, 8) != 0)
@@ -140,13 +135,8 @@ static unsigned char *read_entry(int fd, uint64_t size, const char *key, size_t 
     *why = "out of host memory";
     if (!body)
         return NULL;
-    size_t got = 0;
-    while (got < size - HEADER_SIZE) {
-        ssize_t r = read(fd, body + got, (size_t)(size - HEADER_SIZE) - got);
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
+    int64_t got_or_error = tdm_file_read(fd, body, (size_t)(size - HEADER_SIZE));
+    size_t got = got_or_error > 0 ? (size_t)got_or_error : 0;
     *why = got < size - HEADER_SIZE                ? "truncated"
            : crc(0, body, got) != get32(head + 24) ? "checksum mismatch"
            : memcmp(body, key, key_len) != 0       ? "another key's entry"
@@ -180,7 +170,7 @@ int tdm_disk_cache_load(tdm_context *ctx, const char *kind, const char *key, voi
     size_t payload;
     size_t key_len = strlen(key);
     unsigned char *body = read_entry(fd, file_size, key, &payload, &why);
-    close(fd);
+    tdm_file_close(fd);
     if (!body) {
         tdm_log(ctx, TDM_LOG_INFO, "program cache: ignoring %s: %s; building anew", path, why);
         atomic_fetch_add(&c->rejected, 1);
@@ -209,77 +199,24 @@ void tdm_disk_cache_refused(tdm_context *ctx, const char *key, const char *why)
             why);
 }
 
-/* mkdir -p of dir, 0700 for each folder it makes. 0 when it is a directory now. */
-static int make_dirs(const char *dir)
-{
-    char buf[PATH_MAX];
-    struct stat st;
-
-    if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
-        return -1;
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-            return -1;
-        *p = '/';
-    }
-    if (mkdir(buf, 0700) != 0 && errno != EEXIST)
-        return -1;
-    return stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
-}
-
-static int write_all(int fd, const void *data, size_t size)
-{
-    const unsigned char *p = data;
-    while (size > 0) {
-        ssize_t w = write(fd, p, size);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        p += w;
-        size -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Writes the entry to path through a temporary file beside it; -1 with errno set. */
+/* Writes the entry to path (in dir) through a temporary file beside it; -1 with errno
+ * set. */
 static int write_entry(const char *dir, const char *path, const char *key, const void *data,
                        size_t size)
 {
-    char tmp[PATH_MAX];
     size_t key_len = strlen(key);
     unsigned char head[HEADER_SIZE];
 
-    if (make_dirs(dir) != 0)
-        return -1;
-    if (snprintf(tmp, sizeof tmp, "%s/.tmp-XXXXXX", dir) >= (int)sizeof tmp) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    int fd = mkstemp(tmp);
-    if (fd < 0)
+    if (tdm_make_dirs(dir, 1) != 0)
         return -1;
     memcpy(head, MAGIC, 8);
     put32(head + 8, FORMAT_VERSION);
     put32(head + 12, (uint32_t)key_len);
     put64(head + 16, size);
     put32(head + 24, crc(crc(0, key, key_len), data, size));
-    int failed = write_all(fd, head, sizeof head) != 0 || write_all(fd, key, key_len) != 0 ||
-                 write_all(fd, data, size) != 0;
-    int saved = errno;
-    if (close(fd) != 0 && !failed) {
-        failed = 1;
-        saved = errno;
-    }
-    if (!failed && rename(tmp, path) == 0)
-        return 0;
-    saved = failed ? saved : errno;
-    unlink(tmp);
-    errno = saved;
-    return -1;
+    const void *const parts[] = {head, key, data};
+    const size_t sizes[] = {sizeof head, key_len, size};
+    return tdm_file_replace(path, parts, sizes, 3);
 }
 
 void tdm_disk_cache_store(tdm_context *ctx, const char *kind, const char *key, const void *data,

@@ -6,10 +6,10 @@
 void *tdm_staging_acquire(tdm_context *ctx)
 {
     void *chunk = NULL;
-    pthread_mutex_lock(&ctx->staging_lock);
+    tdm_mutex_lock(&ctx->staging_lock);
     if (ctx->staging_count)
         chunk = ctx->staging[--ctx->staging_count];
-    pthread_mutex_unlock(&ctx->staging_lock);
+    tdm_mutex_unlock(&ctx->staging_lock);
     if (!chunk && !(chunk = aligned_alloc(TDM_STAGING_ALIGN, TDM_STAGING_CHUNK)))
         tdm_fail(TDM_ERR_OUT_OF_MEMORY, "no host memory for a %zu MiB staging chunk",
                  TDM_STAGING_CHUNK >> 20);
@@ -20,20 +20,20 @@ void tdm_staging_release(tdm_context *ctx, void *chunk)
 {
     if (!chunk)
         return;
-    pthread_mutex_lock(&ctx->staging_lock);
+    tdm_mutex_lock(&ctx->staging_lock);
     int kept = ctx->staging_count < TDM_STAGING_MAX_IDLE;
     if (kept)
         ctx->staging[ctx->staging_count++] = chunk;
-    pthread_mutex_unlock(&ctx->staging_lock);
+    tdm_mutex_unlock(&ctx->staging_lock);
     if (!kept)
         free(chunk);
 }
 
 void tdm_staging_free_idle(tdm_context *ctx)
 {
-    pthread_mutex_lock(&ctx->staging_lock);
+    tdm_mutex_lock(&ctx->staging_lock);
     for (size_t i = 0; i < ctx->staging_count; i++)
         free(ctx->staging[i]);
     ctx->staging_count = 0;
-    pthread_mutex_unlock(&ctx->staging_lock);
+    tdm_mutex_unlock(&ctx->staging_lock);
 }

@@ -3,11 +3,11 @@
  * and its counts are their lengths. A misspelt type, extent, flag or uint name is
  * an undeclared identifier. The float16 twins are derived from their kernels'
  * entries once, at the first look-up. */
-#include <pthread.h>
 #include <string.h>
 
 #include "device/kernel.h"
 #include "device/kernel_flags.h"
+#include "platform/tdm_thread.h"
 #include "tandem/nn.h"
 
 #define TDM_BUFFERS(...) __VA_ARGS__
@@ -86,7 +86,7 @@ static const char *const twin_names[] = {
 
 static tdm_kernel_info twins[TWINS];
 static tdm_kernel_buffer twin_buffers[TWINS][TDM_KERNEL_MAX_BUFFERS];
-static pthread_once_t twins_once = PTHREAD_ONCE_INIT;
+static tdm_once twins_once = TDM_ONCE_INIT;
 
 static void derive_twins(void)
 {
@@ -109,7 +109,7 @@ const tdm_kernel_info *tdm_kernel_get(tdm_kernel kernel)
         return &infos[kernel];
     if (kernel >= TDM_KERNEL_COUNT)
         return NULL;
-    pthread_once(&twins_once, derive_twins);
+    tdm_once_run(&twins_once, derive_twins);
     return &twins[kernel - KERNELS];
 }
 

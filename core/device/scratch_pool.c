@@ -33,9 +33,9 @@ static tdm_buffer *take_idle(tdm_device *dev, size_t size)
 
 tdm_status tdm_scratch_acquire(tdm_device *dev, size_t size, tdm_buffer **out)
 {
-    pthread_mutex_lock(&dev->lock);
+    tdm_mutex_lock(&dev->lock);
     *out = take_idle(dev, size);
-    pthread_mutex_unlock(&dev->lock);
+    tdm_mutex_unlock(&dev->lock);
     if (*out)
         return TDM_OK;
     return tdm_scratch_allocate(dev, rounded(size), out);
@@ -46,11 +46,11 @@ void tdm_scratch_release(tdm_buffer *buf)
     if (!buf)
         return;
     tdm_device *dev = buf->device;
-    pthread_mutex_lock(&dev->lock);
+    tdm_mutex_lock(&dev->lock);
     int kept = dev->scratch_count < TDM_SCRATCH_MAX_IDLE;
     if (kept)
         dev->scratch[dev->scratch_count++] = buf;
-    pthread_mutex_unlock(&dev->lock);
+    tdm_mutex_unlock(&dev->lock);
     if (!kept)
         tdm_buffer_free(buf);
 }
@@ -58,12 +58,12 @@ void tdm_scratch_release(tdm_buffer *buf)
 size_t tdm_scratch_trim(tdm_device *dev)
 {
     tdm_buffer *idle[TDM_SCRATCH_MAX_IDLE];
-    pthread_mutex_lock(&dev->lock);
+    tdm_mutex_lock(&dev->lock);
     size_t n = dev->scratch_count, bytes = 0;
     for (size_t i = 0; i < n; i++)
         idle[i] = dev->scratch[i];
     dev->scratch_count = 0;
-    pthread_mutex_unlock(&dev->lock);
+    tdm_mutex_unlock(&dev->lock);
     for (size_t i = 0; i < n; i++) {
         bytes += idle[i]->size;
         tdm_buffer_free(idle[i]);

@@ -36,10 +36,10 @@ tdm_status tdm_strategy_set_batch_shares(tdm_strategy *s, const double *shares, 
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
     for (size_t i = 0; i < count; i++)
         copy[i] = shares[i] / sum;
-    pthread_mutex_lock(&s->lock);
+    tdm_mutex_lock(&s->lock);
     free(s->shares);
     s->shares = copy;
-    pthread_mutex_unlock(&s->lock);
+    tdm_mutex_unlock(&s->lock);
     return TDM_OK;
 }
 
@@ -51,10 +51,10 @@ tdm_status tdm_strategy_batch_shares(tdm_strategy *s, double *shares, size_t cou
     if (count != s->replica_count)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: room for %zu shares, %zu replicas", func,
                         count, s->replica_count);
-    pthread_mutex_lock(&s->lock);
+    tdm_mutex_lock(&s->lock);
     for (size_t i = 0; i < count; i++)
         shares[i] = s->shares ? s->shares[i] : 1.0 / (double)count;
-    pthread_mutex_unlock(&s->lock);
+    tdm_mutex_unlock(&s->lock);
     return TDM_OK;
 }
 
@@ -120,12 +120,12 @@ size_t tdm_strategy_split_batch(tdm_strategy *s, size_t count, uint64_t step, si
     size_t n = s->replica_count;
     if (s->global_replicas != n)
         return split_over_workers(s, count, step, rows);
-    pthread_mutex_lock(&s->lock);
+    tdm_mutex_lock(&s->lock);
     if (s->shares)
         split_by_shares(s->shares, n, count, rows);
     else
         for (size_t i = 0; i < n; i++)
             rows[i] = count / n + (i < count % n);
-    pthread_mutex_unlock(&s->lock);
+    tdm_mutex_unlock(&s->lock);
     return 0;
 }

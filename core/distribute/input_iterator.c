@@ -5,7 +5,6 @@
  * The iterator's position is that of the next step it delivers, tracked apart from
  * the host iterators, which run a step ahead while one is prefetched; seek stops the
  * producer, drops its step, moves the host iterators and starts it again. */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "base/clock.h"
 #include "base/error.h"
 #include "distribute/input_impl.h"
+#include "platform/tdm_thread.h"
 
 /* A step as it passes from the producer to the caller. */
 typedef struct tdm_step_slot {
@@ -30,9 +30,9 @@ struct tdm_distributed_iterator {
     tdm_dataset_position pos;    /* of the next step delivered (the caller's thread's) */
     tdm_step_slot current, next; /* the caller's step; the producer's (prefetch) */
     int next_full, done, stop, thread_started;
-    pthread_t thread;
-    pthread_mutex_t lock; /* guards next, next_full, stop and stats */
-    pthread_cond_t changed;
+    tdm_thread thread;
+    tdm_mutex lock; /* guards next, next_full, stop and stats */
+    tdm_cond changed;
     tdm_input_stats stats;
 };
 
@@ -73,27 +73,26 @@ static int slot_final(const tdm_step_slot *slot)
     return slot->status != TDM_OK || slot->batch.global_batch_size == 0;
 }
 
-static void *producer_main(void *arg)
+static void producer_main(void *arg)
 {
     tdm_distributed_iterator *it = arg;
-    pthread_mutex_lock(&it->lock);
+    tdm_mutex_lock(&it->lock);
     for (;;) {
         while (it->next_full && !it->stop)
-            pthread_cond_wait(&it->changed, &it->lock);
+            tdm_cond_wait(&it->changed, &it->lock);
         if (it->stop)
             break;
-        pthread_mutex_unlock(&it->lock);
+        tdm_mutex_unlock(&it->lock);
         double seconds = produce(it, &it->next);
-        pthread_mutex_lock(&it->lock);
+        tdm_mutex_lock(&it->lock);
         it->stats.upload_seconds += seconds;
         it->stats.steps_uploaded += it->next.batch.global_batch_size != 0;
         it->next_full = 1;
-        pthread_cond_broadcast(&it->changed);
+        tdm_cond_broadcast(&it->changed);
         if (slot_final(&it->next))
             break;
     }
-    pthread_mutex_unlock(&it->lock);
-    return NULL;
+    tdm_mutex_unlock(&it->lock);
 }
 
 /* Swaps the two slots' contents: the caller takes the producer's step. */
@@ -108,27 +107,27 @@ static void take_next(tdm_distributed_iterator *it)
 static void next_prefetched(tdm_distributed_iterator *it)
 {
     double start = tdm_seconds();
-    pthread_mutex_lock(&it->lock);
+    tdm_mutex_lock(&it->lock);
     int ready = it->next_full;
     while (!it->next_full)
-        pthread_cond_wait(&it->changed, &it->lock);
+        tdm_cond_wait(&it->changed, &it->lock);
     take_next(it);
     it->stats.steps_ready += ready && it->current.batch.global_batch_size;
     it->stats.wait_seconds += tdm_seconds() - start;
-    pthread_cond_broadcast(&it->changed);
-    pthread_mutex_unlock(&it->lock);
+    tdm_cond_broadcast(&it->changed);
+    tdm_mutex_unlock(&it->lock);
 }
 
 /* Without prefetch the caller waits for the whole upload. */
 static void next_direct(tdm_distributed_iterator *it)
 {
     double seconds = produce(it, &it->next);
-    pthread_mutex_lock(&it->lock);
+    tdm_mutex_lock(&it->lock);
     it->stats.upload_seconds += seconds;
     it->stats.wait_seconds += seconds;
     it->stats.steps_uploaded += it->next.batch.global_batch_size != 0;
     take_next(it);
-    pthread_mutex_unlock(&it->lock);
+    tdm_mutex_unlock(&it->lock);
 }
 
 tdm_status tdm_distributed_iterator_next(tdm_distributed_iterator *it,
@@ -146,9 +145,9 @@ tdm_status tdm_distributed_iterator_next(tdm_distributed_iterator *it,
         it->done = slot_final(&it->current);
         if (it->current.status == TDM_OK)
             it->pos = it->current.after;
-        pthread_mutex_lock(&it->lock);
+        tdm_mutex_lock(&it->lock);
         it->stats.steps += it->current.batch.global_batch_size != 0;
-        pthread_mutex_unlock(&it->lock);
+        tdm_mutex_unlock(&it->lock);
     }
     if (it->current.status != TDM_OK)
         return tdm_fail(it->current.status, "%s", it->current.error);
@@ -159,9 +158,9 @@ tdm_status tdm_distributed_iterator_stats(tdm_distributed_iterator *it, tdm_inpu
 {
     TDM_CHECK_ARG(it, "tdm_distributed_iterator_stats");
     TDM_CHECK_ARG(out, "tdm_distributed_iterator_stats");
-    pthread_mutex_lock(&it->lock);
+    tdm_mutex_lock(&it->lock);
     *out = it->stats;
-    pthread_mutex_unlock(&it->lock);
+    tdm_mutex_unlock(&it->lock);
     return TDM_OK;
 }
 
@@ -170,11 +169,11 @@ static void stop_producer(tdm_distributed_iterator *it)
 {
     if (!it->thread_started)
         return;
-    pthread_mutex_lock(&it->lock);
+    tdm_mutex_lock(&it->lock);
     it->stop = 1;
-    pthread_cond_broadcast(&it->changed);
-    pthread_mutex_unlock(&it->lock);
-    pthread_join(it->thread, NULL);
+    tdm_cond_broadcast(&it->changed);
+    tdm_mutex_unlock(&it->lock);
+    tdm_thread_join(&it->thread);
     it->thread_started = 0;
     it->stop = 0;
 }
@@ -183,7 +182,7 @@ static tdm_status start_producer(tdm_distributed_iterator *it, const char *func)
 {
     if (!it->prefetch)
         return TDM_OK;
-    it->thread_started = pthread_create(&it->thread, NULL, producer_main, it) == 0;
+    it->thread_started = tdm_thread_start(&it->thread, producer_main, it) == 0;
     return it->thread_started
                ? TDM_OK
                : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot start the prefetch thread", func);
@@ -238,8 +237,8 @@ void tdm_distributed_iterator_destroy(tdm_distributed_iterator *it)
     free(it->current.rows);
     free(it->next.rows);
     tdm_step_source_free(&it->src);
-    pthread_cond_destroy(&it->changed);
-    pthread_mutex_destroy(&it->lock);
+    tdm_cond_destroy(&it->changed);
+    tdm_mutex_destroy(&it->lock);
     free(it);
 }
 
@@ -265,8 +264,8 @@ tdm_status tdm_distributed_iterator_create(const tdm_distributed_dataset *dist,
     tdm_distributed_iterator *it = calloc(1, sizeof *it);
     if (!it)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: no host memory", func);
-    pthread_mutex_init(&it->lock, NULL);
-    pthread_cond_init(&it->changed, NULL);
+    tdm_mutex_init(&it->lock);
+    tdm_cond_init(&it->changed);
     it->strategy = dist->strategy;
     it->prefetch = dist->opts.prefetch != 0;
     tdm_status s = init_slots(it, tdm_strategy_num_local_replicas(dist->strategy));

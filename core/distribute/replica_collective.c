@@ -82,7 +82,7 @@ static void complete(run_collective *c, tdm_status s, const char *message)
     c->state = s == TDM_OK ? RUN_COLL_DONE : RUN_COLL_FAILED;
     c->status = s;
     snprintf(c->message, sizeof c->message, "%s", s == TDM_OK ? "" : message);
-    pthread_cond_broadcast(&c->run->collective_wake);
+    tdm_cond_broadcast(&c->run->collective_wake);
 }
 
 static tdm_status run_plan(run_collective *c)
@@ -107,9 +107,9 @@ static void engine_job(tdm_job *job)
 {
     run_collective *c = (run_collective *)job;
     tdm_status s = run_plan(c);
-    pthread_mutex_lock(&c->run->lock);
+    tdm_mutex_lock(&c->run->lock);
     complete(c, s, tdm_last_error());
-    pthread_mutex_unlock(&c->run->lock);
+    tdm_mutex_unlock(&c->run->lock);
 }
 
 /* The last replica has arrived (lock not held, state ISSUING). */
@@ -127,9 +127,9 @@ static void issue(run_collective *c)
         return;
     }
     tdm_status s = run_plan(c);
-    pthread_mutex_lock(&rs->lock);
+    tdm_mutex_lock(&rs->lock);
     complete(c, s, tdm_last_error());
-    pthread_mutex_unlock(&rs->lock);
+    tdm_mutex_unlock(&rs->lock);
 }
 
 static tdm_status check_start(tdm_replica_context *rc, tdm_reduce_op op, const tdm_tensor *value,
@@ -252,9 +252,9 @@ tdm_status run_collective_start(tdm_replica_context *rc, const run_collective_ar
     tdm_buffer_view output = a->output ? tdm_tensor_view(a->output) : view;
     run_collective *c = NULL;
     int issue_it = 0;
-    pthread_mutex_lock(&rs->lock);
+    tdm_mutex_lock(&rs->lock);
     s = arrive(rs, rc->id, a, &view, &output, ready, &c, &issue_it);
-    pthread_mutex_unlock(&rs->lock);
+    tdm_mutex_unlock(&rs->lock);
     if (s != TDM_OK) {
         tdm_event_destroy(ready);
         return s;
@@ -281,7 +281,7 @@ tdm_status tdm_replica_all_reduce_start(tdm_replica_context *rc, tdm_reduce_op o
 static tdm_status await(struct run_state *rs, run_collective *c, char *message, size_t size)
 {
     while (c->state == RUN_COLL_ISSUING || (c->state == RUN_COLL_ARRIVING && rs->failed == TDM_OK))
-        pthread_cond_wait(&rs->collective_wake, &rs->lock);
+        tdm_cond_wait(&rs->collective_wake, &rs->lock);
     if (c->state == RUN_COLL_ARRIVING) {
         snprintf(message, size, "cancelled: replica %zu failed: %.900s", rs->failed_replica,
                  rs->failed_message);
@@ -316,11 +316,11 @@ tdm_status tdm_pending_wait(tdm_pending *p)
     run_collective *c = p->c;
     struct run_state *rs = c->run;
     char message[TDM_RUN_MESSAGE_MAX];
-    pthread_mutex_lock(&rs->lock);
+    tdm_mutex_lock(&rs->lock);
     const char *call = c->func;
     tdm_status s = await(rs, c, message, sizeof message);
     int last = release(rs, c, p->replica);
-    pthread_mutex_unlock(&rs->lock);
+    tdm_mutex_unlock(&rs->lock);
     if (last)
         dispose(rs, c);
     return s == TDM_OK ? TDM_OK : tdm_fail(s, "%s: %s", call, message);
@@ -334,7 +334,7 @@ tdm_status tdm_pending_query(tdm_pending *p, int *done)
     run_collective *c = p->c;
     struct run_state *rs = c->run;
     *done = 0;
-    pthread_mutex_lock(&rs->lock);
+    tdm_mutex_lock(&rs->lock);
     tdm_status s = c->state == RUN_COLL_FAILED ? c->status : TDM_OK;
     if (s != TDM_OK)
         tdm_fail(s, "%s: %s", c->func, c->message);
@@ -350,7 +350,7 @@ tdm_status tdm_pending_query(tdm_pending *p, int *done)
         }
         *done = s == TDM_OK && all;
     }
-    pthread_mutex_unlock(&rs->lock);
+    tdm_mutex_unlock(&rs->lock);
     return s;
 }
 
@@ -375,10 +375,10 @@ void run_collectives_replica_done(struct run_state *rs, size_t replica)
 
 void run_collectives_drain(struct run_state *rs)
 {
-    pthread_mutex_lock(&rs->lock);
+    tdm_mutex_lock(&rs->lock);
     run_collective *c = rs->collectives;
     rs->collectives = NULL;
-    pthread_mutex_unlock(&rs->lock);
+    tdm_mutex_unlock(&rs->lock);
     while (c) {
         run_collective *next = c->next;
         dispose(rs, c);

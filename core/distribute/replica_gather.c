@@ -22,10 +22,8 @@ tdm_status run_state_init(struct run_state *rs, tdm_strategy *s)
     rs->results = calloc(n, sizeof *rs->results);
     rs->next_seq = calloc(n, sizeof *rs->next_seq);
     rs->returned = calloc(n, 1);
-    int sync_failed = pthread_mutex_init(&rs->lock, NULL) ||
-                      pthread_cond_init(&rs->coordinator_wake, NULL) ||
-                      pthread_cond_init(&rs->replicas_wake, NULL) ||
-                      pthread_cond_init(&rs->collective_wake, NULL);
+    int sync_failed = tdm_mutex_init(&rs->lock) || tdm_cond_init(&rs->coordinator_wake) ||
+                      tdm_cond_init(&rs->replicas_wake) || tdm_cond_init(&rs->collective_wake);
     if (sync_failed || !rs->fns || !rs->funcs || !rs->users || !rs->items || !rs->results ||
         !rs->next_seq || !rs->returned) {
         run_state_destroy(rs);
@@ -36,10 +34,10 @@ tdm_status run_state_init(struct run_state *rs, tdm_strategy *s)
 
 void run_state_destroy(struct run_state *rs)
 {
-    pthread_mutex_destroy(&rs->lock);
-    pthread_cond_destroy(&rs->coordinator_wake);
-    pthread_cond_destroy(&rs->replicas_wake);
-    pthread_cond_destroy(&rs->collective_wake);
+    tdm_mutex_destroy(&rs->lock);
+    tdm_cond_destroy(&rs->coordinator_wake);
+    tdm_cond_destroy(&rs->replicas_wake);
+    tdm_cond_destroy(&rs->collective_wake);
     free(rs->next_seq);
     free(rs->returned);
     free(rs->fns);
@@ -56,8 +54,8 @@ void run_state_fail(struct run_state *rs, size_t replica, tdm_status status, con
         rs->failed_replica = replica;
         snprintf(rs->failed_message, sizeof rs->failed_message, "%s", message);
     }
-    pthread_cond_signal(&rs->coordinator_wake);
-    pthread_cond_broadcast(&rs->collective_wake);
+    tdm_cond_signal(&rs->coordinator_wake);
+    tdm_cond_broadcast(&rs->collective_wake);
 }
 
 /* Ends the pending gather with status and message for every waiting replica. */
@@ -67,7 +65,7 @@ static void release(struct run_state *rs, tdm_status status, const char *message
     snprintf(rs->gather_message, sizeof rs->gather_message, "%s", message);
     rs->waiting = 0;
     rs->generation++;
-    pthread_cond_broadcast(&rs->replicas_wake);
+    tdm_cond_broadcast(&rs->replicas_wake);
 }
 
 /* Every replica is waiting: the same function? Then run it, unlocked. */
@@ -84,9 +82,9 @@ static void run_gather(struct run_state *rs)
             release(rs, TDM_ERR_INVALID_STATE, m);
             return;
         }
-    pthread_mutex_unlock(&rs->lock);
+    tdm_mutex_unlock(&rs->lock);
     tdm_status s = rs->fns[0](rs->strategy, rs->items, rs->users[0], rs->results);
-    pthread_mutex_lock(&rs->lock);
+    tdm_mutex_lock(&rs->lock);
     release(rs, s, s == TDM_OK ? "" : tdm_last_error());
 }
 
@@ -112,7 +110,7 @@ static void release_stranded(struct run_state *rs)
 
 void run_state_coordinate(struct run_state *rs)
 {
-    pthread_mutex_lock(&rs->lock);
+    tdm_mutex_lock(&rs->lock);
     while (rs->finished < rs->n) {
         if (rs->waiting && rs->waiting + rs->finished == rs->n && rs->failed == TDM_OK &&
             rs->finished == 0)
@@ -120,9 +118,9 @@ void run_state_coordinate(struct run_state *rs)
         else if (rs->waiting && (rs->failed != TDM_OK || rs->waiting + rs->finished == rs->n))
             release_stranded(rs);
         else
-            pthread_cond_wait(&rs->coordinator_wake, &rs->lock);
+            tdm_cond_wait(&rs->coordinator_wake, &rs->lock);
     }
-    pthread_mutex_unlock(&rs->lock);
+    tdm_mutex_unlock(&rs->lock);
 }
 
 /* Sets the gather's message as this replica's error, naming the call unless the
@@ -141,11 +139,11 @@ tdm_status tdm_replica_gather(tdm_replica_context *rc, tdm_gather_fn fn, void *u
 {
     struct run_state *rs = rc->run;
     size_t id = rc->id;
-    pthread_mutex_lock(&rs->lock);
+    tdm_mutex_lock(&rs->lock);
     if (rs->failed != TDM_OK) {
         tdm_status s = tdm_fail(TDM_ERR_CANCELLED, "%s: cancelled: replica %zu failed: %s", func,
                                 rs->failed_replica, rs->failed_message);
-        pthread_mutex_unlock(&rs->lock);
+        tdm_mutex_unlock(&rs->lock);
         return s;
     }
     rs->fns[id] = fn;
@@ -156,15 +154,15 @@ tdm_status tdm_replica_gather(tdm_replica_context *rc, tdm_gather_fn fn, void *u
     rs->results[id] = NULL;
     uint64_t generation = rs->generation;
     rs->waiting++;
-    pthread_cond_signal(&rs->coordinator_wake);
+    tdm_cond_signal(&rs->coordinator_wake);
     while (rs->generation == generation)
-        pthread_cond_wait(&rs->replicas_wake, &rs->lock);
+        tdm_cond_wait(&rs->replicas_wake, &rs->lock);
     tdm_status s = rs->gather_status;
     void *mine = rs->results[id];
     rs->results[id] = NULL;
     if (s != TDM_OK)
         report(s, func, rs->gather_message);
-    pthread_mutex_unlock(&rs->lock);
+    tdm_mutex_unlock(&rs->lock);
     if (result)
         *result = s == TDM_OK ? mine : NULL;
     return s;

@@ -42,8 +42,8 @@ typedef struct run_collective {
 struct run_state {
     tdm_strategy *strategy;
     size_t n;
-    pthread_mutex_t lock;
-    pthread_cond_t coordinator_wake, replicas_wake;
+    tdm_mutex lock;
+    tdm_cond coordinator_wake, replicas_wake;
     size_t waiting;      /* replicas inside a gather */
     size_t finished;     /* replicas whose function returned */
     uint64_t generation; /* bumped when a gather completes */
@@ -56,9 +56,9 @@ struct run_state {
     char gather_message[TDM_RUN_MESSAGE_MAX];
     /* collectives started and not yet waited for by every replica, oldest first */
     run_collective *collectives;
-    uint64_t *next_seq;             /* [n]: each replica's next collective */
-    unsigned char *returned;        /* [n]: the replica's function has returned */
-    pthread_cond_t collective_wake; /* a collective was issued, finished or failed */
+    uint64_t *next_seq;       /* [n]: each replica's next collective */
+    unsigned char *returned;  /* [n]: the replica's function has returned */
+    tdm_cond collective_wake; /* a collective was issued, finished or failed */
     /* the first failure of a replica function: the run's result */
     tdm_status failed;
     size_t failed_replica;

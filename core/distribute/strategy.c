@@ -106,7 +106,7 @@ static tdm_status create(tdm_context *ctx, tdm_strategy_kind kind, tdm_device *c
 {
     tdm_strategy *s = calloc(1, sizeof *s);
     tdm_device **devs = calloc(count, sizeof *devs);
-    if (!s || !devs || pthread_mutex_init(&s->lock, NULL)) {
+    if (!s || !devs || tdm_mutex_init(&s->lock)) {
         free(s);
         free(devs);
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", func);
@@ -123,7 +123,7 @@ static tdm_status create(tdm_context *ctx, tdm_strategy_kind kind, tdm_device *c
                       "%s: reduce_device %d is not a replica (there are %zu)", func,
                       s->opts.reduce_device, count);
     if (st != TDM_OK) {
-        pthread_mutex_destroy(&s->lock);
+        tdm_mutex_destroy(&s->lock);
         free(devs);
         free(s);
         return st;
@@ -233,7 +233,7 @@ static void free_strategy(tdm_strategy *s)
     free(s->shares);
     tdm_ranks_close(s->ranks);
     tdm_ranks_close(s->job);
-    pthread_mutex_destroy(&s->lock);
+    tdm_mutex_destroy(&s->lock);
     free(s->ps_devices);
     free(s->devices);
     free(s);
@@ -251,7 +251,7 @@ tdm_status tdm_strategy_default(tdm_context *ctx, tdm_strategy **out)
     *out = NULL;
     TDM_CHECK_ARG(ctx, func);
     tdm_status s = TDM_OK;
-    pthread_mutex_lock(&ctx->lock);
+    tdm_mutex_lock(&ctx->lock);
     if (!ctx->default_strategy) {
         tdm_device **usable = malloc((tdm_context_device_count(ctx) + 1) * sizeof *usable);
         size_t n = usable ? tdm_registry_default_devices(ctx, usable) : 0;
@@ -264,7 +264,7 @@ tdm_status tdm_strategy_default(tdm_context *ctx, tdm_strategy **out)
         ctx->default_strategy_free = free_default;
     }
     *out = ctx->default_strategy;
-    pthread_mutex_unlock(&ctx->lock);
+    tdm_mutex_unlock(&ctx->lock);
     return s;
 }
 

@@ -5,9 +5,9 @@
 
 tdm_status tdm_strategy_engine(tdm_strategy *s, tdm_worker **out)
 {
-    pthread_mutex_lock(&s->lock);
+    tdm_mutex_lock(&s->lock);
     tdm_status st = s->engine.started ? TDM_OK : tdm_worker_start(&s->engine);
-    pthread_mutex_unlock(&s->lock);
+    tdm_mutex_unlock(&s->lock);
     *out = st == TDM_OK ? &s->engine : NULL;
     return st;
 }

@@ -2,12 +2,12 @@
 #ifndef TDM_CORE_STRATEGY_IMPL_H
 #define TDM_CORE_STRATEGY_IMPL_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 
 #include "collective/collectives.h"
 #include "distribute/variable_access.h"
 #include "device/device_impl.h"
+#include "platform/tdm_thread.h"
 #include "tandem/nn.h" /* tdm_loss_reduction */
 #include "tandem/variable.h"
 #include "device/tensor_impl.h"
@@ -26,7 +26,7 @@ struct tdm_strategy {
     tdm_strategy_options opts; /* check_mirrored resolved to 0 or 1 */
     size_t replica_count;
     tdm_device **devices;                           /* replica i runs on devices[i] */
-    pthread_mutex_t lock;                           /* guards the variable list */
+    tdm_mutex lock;                           /* guards the variable list */
     struct tdm_variable *variables, *last_variable; /* in creation order */
     tdm_worker *workers;                            /* one per replica, started by the first run */
     tdm_worker engine;         /* runs the collectives that block the host, in issue

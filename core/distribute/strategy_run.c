@@ -22,13 +22,13 @@ static void replica_main(tdm_job *job)
     *mode = (tdm_thread_mode){.scope = t->rc.strategy, .depth = 1, .replica = &t->rc};
     tdm_status s = t->fn(&t->rc, t->user_data);
     *mode = (tdm_thread_mode){0}; /* the worker is parked in default mode */
-    pthread_mutex_lock(&rs->lock);
+    tdm_mutex_lock(&rs->lock);
     if (s != TDM_OK)
         run_state_fail(rs, t->rc.id, s, tdm_last_error());
     run_collectives_replica_done(rs, t->rc.id);
     rs->finished++;
-    pthread_cond_signal(&rs->coordinator_wake);
-    pthread_mutex_unlock(&rs->lock);
+    tdm_cond_signal(&rs->coordinator_wake);
+    tdm_mutex_unlock(&rs->lock);
 }
 
 /* Starts the strategy's replica workers on its first run; they stay until it is

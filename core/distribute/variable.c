@@ -136,9 +136,9 @@ static tdm_status placement(tdm_strategy *s, const tdm_variable_options *o, tdm_
                      : i < s->replica_count ? s->devices[i]
                                             : NULL;
     if (placed) {
-        pthread_mutex_lock(&s->lock);
+        tdm_mutex_lock(&s->lock);
         (*devs)[s->replica_count] = s->ps_devices[s->next_home++ % s->ps_count];
-        pthread_mutex_unlock(&s->lock);
+        tdm_mutex_unlock(&s->lock);
     }
     return TDM_OK;
 }
@@ -194,14 +194,14 @@ static tdm_status fill_variable(tdm_variable *var, tdm_strategy *s, const tdm_va
 
 static void link_variable(tdm_strategy *s, tdm_variable *var)
 {
-    pthread_mutex_lock(&s->lock);
+    tdm_mutex_lock(&s->lock);
     var->prev = s->last_variable;
     if (s->last_variable)
         s->last_variable->next = var;
     else
         s->variables = var;
     s->last_variable = var;
-    pthread_mutex_unlock(&s->lock);
+    tdm_mutex_unlock(&s->lock);
 }
 
 /* Every process of a multi-worker job starts from the chief's values. */
@@ -284,9 +284,9 @@ void tdm_variable_destroy(tdm_variable *var)
     if (!var)
         return;
     tdm_strategy *s = var->strategy;
-    pthread_mutex_lock(&s->lock);
+    tdm_mutex_lock(&s->lock);
     unlink_locked(s, var);
-    pthread_mutex_unlock(&s->lock);
+    tdm_mutex_unlock(&s->lock);
     /* A colocate block on this thread must not keep a dangling target. */
     if (tdm_mode()->colocate == var)
         tdm_mode()->colocate = NULL;
@@ -295,10 +295,10 @@ void tdm_variable_destroy(tdm_variable *var)
 
 void tdm_strategy_free_variables(tdm_strategy *s)
 {
-    pthread_mutex_lock(&s->lock);
+    tdm_mutex_lock(&s->lock);
     tdm_variable *var = s->variables;
     s->variables = s->last_variable = NULL;
-    pthread_mutex_unlock(&s->lock);
+    tdm_mutex_unlock(&s->lock);
     while (var) {
         tdm_variable *next = var->next;
         if (tdm_mode()->colocate == var)
@@ -405,11 +405,11 @@ size_t tdm_strategy_trainable_variables(tdm_strategy *s, tdm_variable **out, siz
     if (!s)
         return 0;
     size_t n = 0;
-    pthread_mutex_lock(&s->lock);
+    tdm_mutex_lock(&s->lock);
     for (tdm_variable *v = s->variables; v; v = v->next)
         if (v->trainable && n++ < capacity && out)
             out[n - 1] = v;
-    pthread_mutex_unlock(&s->lock);
+    tdm_mutex_unlock(&s->lock);
     return n;
 }
 

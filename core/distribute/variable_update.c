@@ -139,14 +139,14 @@ tdm_status tdm_strategy_check_mirrored(tdm_strategy *s)
     if (st != TDM_OK)
         return st;
     /* The lock keeps the list still while copies are read. */
-    pthread_mutex_lock(&s->lock);
+    tdm_mutex_lock(&s->lock);
     for (tdm_variable *v = s->variables; v && st == TDM_OK; v = v->next)
         if (tdm_variable_mirrored(v)) {
             st = tdm_variable_check_copies(v, func);
             if (st == TDM_OK)
                 st = tdm_variable_check_across_ranks(v, func);
         }
-    pthread_mutex_unlock(&s->lock);
+    tdm_mutex_unlock(&s->lock);
     return st;
 }
 

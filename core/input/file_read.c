@@ -4,13 +4,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include "base/error.h"
 #include "input/file_read.h"
 #include "base/input_limit.h"
-#include "base/regular_file.h"
+#include "platform/tdm_files.h"
 
 #define FIRST_CAPACITY (64u << 10)
 
@@ -108,13 +107,13 @@ tdm_status tdm_read_file(const char *path, const char *func, char **data, size_t
                                kind)
                     : open_failed(path, func);
     if (file_size > limit) {
-        close(fd);
+        tdm_file_close(fd);
         return too_large(path, func, limit);
     }
     errno = 0;
     gzFile f = gzdopen(fd, "rb");
     if (!f) {
-        close(fd);
+        tdm_file_close(fd);
         return open_failed(path, func);
     }
     s = read_all(f, path, func, limit, data, size);

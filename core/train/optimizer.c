@@ -181,7 +181,7 @@ tdm_status tdm_optimizer_create(tdm_strategy *s, const tdm_optimizer_options *op
     tdm_optimizer *opt = calloc(1, sizeof *opt);
     if (!opt)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", create_func);
-    if (pthread_mutex_init(&opt->lock, NULL)) {
+    if (tdm_mutex_init(&opt->lock)) {
         free(opt);
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", create_func);
     }
@@ -206,7 +206,7 @@ void tdm_optimizer_destroy(tdm_optimizer *opt)
         free(e->elsewhere);
     }
     free(opt->entries);
-    pthread_mutex_destroy(&opt->lock);
+    tdm_mutex_destroy(&opt->lock);
     free(opt);
 }
 
@@ -314,7 +314,7 @@ tdm_status tdm_optimizer_lookup_slots(const tdm_optimizer *opt, tdm_variable *co
     tdm_optimizer *o = (tdm_optimizer *)opt; /* the lock only */
     tdm_status st = TDM_OK;
     size_t hint = 0;
-    pthread_mutex_lock(&o->lock);
+    tdm_mutex_lock(&o->lock);
     for (size_t i = 0; i < count && st == TDM_OK; i++) {
         const tdm_slot_entry *e = find_entry(opt, vars[i], &hint);
         if (!e)
@@ -322,7 +322,7 @@ tdm_status tdm_optimizer_lookup_slots(const tdm_optimizer *opt, tdm_variable *co
         for (size_t k = 0; e && k < opt->slot_count; k++)
             slots[i * opt->slot_count + k] = e->slots[k];
     }
-    pthread_mutex_unlock(&o->lock);
+    tdm_mutex_unlock(&o->lock);
     return st;
 }
 
@@ -331,7 +331,7 @@ tdm_status tdm_optimizer_elsewhere_scratch(tdm_optimizer *opt, const tdm_variabl
 {
     size_t hint = 0, per = 2 + opt->slot_count;
     tdm_status st = TDM_OK;
-    pthread_mutex_lock(&opt->lock);
+    tdm_mutex_lock(&opt->lock);
     tdm_slot_entry *e = find_entry(opt, var, &hint);
     if (!e)
         st = missing_slots(opt, var, "tdm_optimizer_apply_local");
@@ -343,7 +343,7 @@ tdm_status tdm_optimizer_elsewhere_scratch(tdm_optimizer *opt, const tdm_variabl
     }
     if (st == TDM_OK)
         *out = e->elsewhere + copy * per;
-    pthread_mutex_unlock(&opt->lock);
+    tdm_mutex_unlock(&opt->lock);
     return st;
 }
 
@@ -460,10 +460,10 @@ tdm_status tdm_optimizer_create_slots(tdm_optimizer *opt, tdm_variable *const *v
                         func, tdm_replica_local_id(rc));
     st = tdm_require_cross_replica(opt->strategy, func);
     size_t hint = 0;
-    pthread_mutex_lock(&opt->lock);
+    tdm_mutex_lock(&opt->lock);
     for (size_t i = 0; i < count && st == TDM_OK; i++)
         st = add_entry(opt, vars[i], &hint, func);
-    pthread_mutex_unlock(&opt->lock);
+    tdm_mutex_unlock(&opt->lock);
     return st;
 }
 
@@ -501,11 +501,11 @@ tdm_status tdm_optimizer_get_slot(const tdm_optimizer *opt, const tdm_variable *
                               tdm_variable_name(var), name, tdm_optimizer_name(opt));
     tdm_optimizer *o = (tdm_optimizer *)opt; /* the lock only */
     size_t hint = 0;
-    pthread_mutex_lock(&o->lock);
+    tdm_mutex_lock(&o->lock);
     const tdm_slot_entry *e = find_entry(opt, var, &hint);
     if (e)
         *out = e->slots[k];
-    pthread_mutex_unlock(&o->lock);
+    tdm_mutex_unlock(&o->lock);
     if (!e)
         return tdm_fail(TDM_ERR_NOT_FOUND,
                         "%s: variable '%s' has no slot '%s' yet: the slots of %s (%s) are made "

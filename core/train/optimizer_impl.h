@@ -3,9 +3,9 @@
 #ifndef TDM_CORE_OPTIMIZER_IMPL_H
 #define TDM_CORE_OPTIMIZER_IMPL_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 
+#include "platform/tdm_thread.h"
 #include "tandem/optimizer.h"
 
 #define TDM_OPT_MAX_SLOTS 3
@@ -27,7 +27,7 @@ struct tdm_optimizer {
     const char *slot_names[TDM_OPT_MAX_SLOTS];
     size_t slot_count;
     _Atomic uint64_t iterations;
-    pthread_mutex_t lock; /* guards entries */
+    tdm_mutex lock; /* guards entries */
     tdm_slot_entry *entries;
     size_t entry_count, entry_capacity;
 };

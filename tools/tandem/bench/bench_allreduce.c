@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bench.h"
 #include "bench_ceiling.h"
@@ -23,6 +22,7 @@
 #include "cli_options.h"
 #include "device_select.h"
 #include "json_writer.h"
+#include "platform/tdm_host.h"
 
 #define ALL_ALGORITHMS (-1)
 
@@ -581,8 +581,7 @@ static int write_json(const char *path, const ar_row *rows, size_t used, const a
 
 static int run(tdm_context *ctx, ar_bench *b, const ar_options *o)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned threads = cores > 0 ? (unsigned)cores : 1;
+    unsigned threads = (unsigned)tdm_host_cores();
     host_ceiling *ceiling =
         o->multi_worker ? NULL : host_ceiling_create(b->n, b->alloc_bytes, threads, o->kind);
     if (!ceiling && !o->multi_worker) {

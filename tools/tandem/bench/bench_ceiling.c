@@ -1,19 +1,19 @@
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_ceiling.h"
 #include "bench_clock.h"
+#include "platform/tdm_thread.h"
 
 struct host_ceiling {
     float **buf;
     size_t buffers;
     host_collective kind;
-    unsigned threads;   /* the caller and threads - 1 helpers */
-    unsigned started;   /* helpers running */
-    pthread_t *helpers; /* [t - 1] runs slice t */
-    pthread_mutex_t lock;
-    pthread_cond_t go, finished;
+    unsigned threads;    /* the caller and threads - 1 helpers */
+    unsigned started;    /* helpers running */
+    tdm_thread *helpers; /* [t - 1] runs slice t */
+    tdm_mutex lock;
+    tdm_cond go, finished;
     unsigned long generation; /* one per call */
     unsigned pending;         /* helpers still summing the current call */
     size_t count;             /* elements of the current call */
@@ -141,56 +141,55 @@ static void work(host_ceiling *c, unsigned t)
         reduce_slice(c, t);
 }
 
-static void *helper_main(void *arg)
+static void helper_main(void *arg)
 {
     helper_arg h = *(helper_arg *)arg;
     host_ceiling *c = h.c;
     unsigned long seen = 0;
     free(arg);
-    pthread_mutex_lock(&c->lock);
+    tdm_mutex_lock(&c->lock);
     for (;;) {
         while (c->generation == seen && !c->quit)
-            pthread_cond_wait(&c->go, &c->lock);
+            tdm_cond_wait(&c->go, &c->lock);
         if (c->quit)
             break;
         seen = c->generation;
-        pthread_mutex_unlock(&c->lock);
+        tdm_mutex_unlock(&c->lock);
         work(c, h.index);
-        pthread_mutex_lock(&c->lock);
+        tdm_mutex_lock(&c->lock);
         if (--c->pending == 0)
-            pthread_cond_signal(&c->finished);
+            tdm_cond_signal(&c->finished);
     }
-    pthread_mutex_unlock(&c->lock);
-    return NULL;
+    tdm_mutex_unlock(&c->lock);
 }
 
 static void call(host_ceiling *c)
 {
-    pthread_mutex_lock(&c->lock);
+    tdm_mutex_lock(&c->lock);
     c->generation++;
     c->pending = c->threads - 1;
-    pthread_cond_broadcast(&c->go);
-    pthread_mutex_unlock(&c->lock);
+    tdm_cond_broadcast(&c->go);
+    tdm_mutex_unlock(&c->lock);
     work(c, 0);
-    pthread_mutex_lock(&c->lock);
+    tdm_mutex_lock(&c->lock);
     while (c->pending)
-        pthread_cond_wait(&c->finished, &c->lock);
-    pthread_mutex_unlock(&c->lock);
+        tdm_cond_wait(&c->finished, &c->lock);
+    tdm_mutex_unlock(&c->lock);
 }
 
 void host_ceiling_destroy(host_ceiling *c)
 {
     if (!c)
         return;
-    pthread_mutex_lock(&c->lock);
+    tdm_mutex_lock(&c->lock);
     c->quit = 1;
-    pthread_cond_broadcast(&c->go);
-    pthread_mutex_unlock(&c->lock);
+    tdm_cond_broadcast(&c->go);
+    tdm_mutex_unlock(&c->lock);
     for (unsigned t = 0; t < c->started; t++)
-        pthread_join(c->helpers[t], NULL);
-    pthread_mutex_destroy(&c->lock);
-    pthread_cond_destroy(&c->go);
-    pthread_cond_destroy(&c->finished);
+        tdm_thread_join(&c->helpers[t]);
+    tdm_mutex_destroy(&c->lock);
+    tdm_cond_destroy(&c->go);
+    tdm_cond_destroy(&c->finished);
     for (size_t k = 0; c->buf && k < c->buffers; k++)
         free(c->buf[k]);
     free(c->buf);
@@ -204,9 +203,9 @@ host_ceiling *host_ceiling_create(size_t buffers, size_t max_bytes, unsigned thr
     host_ceiling *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    pthread_mutex_init(&c->lock, NULL);
-    pthread_cond_init(&c->go, NULL);
-    pthread_cond_init(&c->finished, NULL);
+    tdm_mutex_init(&c->lock);
+    tdm_cond_init(&c->go);
+    tdm_cond_init(&c->finished);
     c->buffers = buffers;
     c->kind = kind;
     c->threads = threads ? threads : 1;
@@ -223,7 +222,7 @@ host_ceiling *host_ceiling_create(size_t buffers, size_t max_bytes, unsigned thr
         helper_arg *h = malloc(sizeof *h);
         if (h)
             *h = (helper_arg){c, t};
-        ok = h && pthread_create(&c->helpers[t - 1], NULL, helper_main, h) == 0;
+        ok = h && tdm_thread_start(&c->helpers[t - 1], helper_main, h) == 0;
         if (ok)
             c->started++;
         else

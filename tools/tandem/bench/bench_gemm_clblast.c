@@ -9,13 +9,13 @@
 #include "bench_gemm.h"
 
 #ifdef TDM_HAVE_CLBLAST
-#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <clblast_c.h>
 
 #include "bench_clock.h"
+#include "platform/tdm_dynlib.h"
 
 #define CLBLAST_CALLS(X)                                                                           \
     X(clGetPlatformIDs)                                                                            \
@@ -35,7 +35,7 @@
 #define CLBLAST_POINTER(name) __typeof__(name) *name;
 
 struct clblast_peer {
-    void *handle;
+    tdm_dynlib *handle;
     struct {
         CLBLAST_CALLS(CLBLAST_POINTER)
     } cl;
@@ -124,13 +124,19 @@ clblast_peer *clblast_peer_open(const tdm_device_desc *desc, int f16, const char
         *why = "out of memory";
         return NULL;
     }
-    p->handle = dlopen("libclblast.so.1", RTLD_NOW | RTLD_LOCAL);
+    static char text[512];
+    char reason[256];
+    p->handle = tdm_dynlib_open("CLBlast", reason, sizeof reason);
     int found = p->handle != NULL;
-#define CLBLAST_FETCH(name) found = found && (*(void **)&p->cl.name = dlsym(p->handle, #name));
+#define CLBLAST_FETCH(name)                                                                        \
+    found = found && (*(void **)&p->cl.name = tdm_dynlib_symbol(p->handle, #name));
     CLBLAST_CALLS(CLBLAST_FETCH)
 #undef CLBLAST_FETCH
-    *why = p->handle ? "libclblast.so.1 lacks an entry point"
-                     : "libclblast.so.1 not found (Debian: libclblast1)";
+    if (p->handle)
+        snprintf(text, sizeof text, "%s lacks an entry point", tdm_dynlib_file("CLBlast"));
+    else
+        snprintf(text, sizeof text, "%s (Debian: libclblast1)", reason);
+    *why = text;
     if (found && open_device(p, desc, why) == 0) {
         if (!f16 || has_half(p))
             return p;
@@ -150,7 +156,7 @@ void clblast_peer_close(clblast_peer *p)
             p->cl.clReleaseCommandQueue(p->queue);
         if (p->context)
             p->cl.clReleaseContext(p->context);
-        dlclose(p->handle);
+        tdm_dynlib_close(p->handle);
     }
     free(p);
 }

@@ -1,11 +1,12 @@
 /* bench gemm's host peer: OpenBLAS's cblas_sgemm, opened at run time when
  * libopenblas.so.0 is installed. Debian's OpenBLAS 0.3.21 exports no half or
  * bfloat16 GEMM (no cblas_sbgemm, no shgemm), so the f16 rows meet sgemm. */
-#include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "bench_clock.h"
 #include "bench_gemm.h"
+#include "platform/tdm_dynlib.h"
 
 /* CBLAS's values for row-major and the transposes. */
 enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112 };
@@ -14,7 +15,7 @@ typedef void (*cblas_sgemm_fn)(int order, int trans_a, int trans_b, int m, int n
                                float beta, float *c, int ldc);
 
 struct openblas_peer {
-    void *handle;
+    tdm_dynlib *handle;
     cblas_sgemm_fn sgemm;
 };
 
@@ -25,13 +26,18 @@ openblas_peer *openblas_peer_open(const char **why)
         *why = "out of memory";
         return NULL;
     }
-    p->handle = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+    static char text[512];
+    char reason[256];
+    p->handle = tdm_dynlib_open("OpenBLAS", reason, sizeof reason);
     if (p->handle)
-        *(void **)&p->sgemm = dlsym(p->handle, "cblas_sgemm");
+        *(void **)&p->sgemm = tdm_dynlib_symbol(p->handle, "cblas_sgemm");
     if (p->sgemm)
         return p;
-    *why = p->handle ? "libopenblas.so.0 has no cblas_sgemm"
-                     : "libopenblas.so.0 not found (Debian: libopenblas0-pthread)";
+    if (p->handle)
+        snprintf(text, sizeof text, "%s has no cblas_sgemm", tdm_dynlib_file("OpenBLAS"));
+    else
+        snprintf(text, sizeof text, "%s (Debian: libopenblas0-pthread)", reason);
+    *why = text;
     openblas_peer_close(p);
     return NULL;
 }
@@ -39,7 +45,7 @@ openblas_peer *openblas_peer_open(const char **why)
 void openblas_peer_close(openblas_peer *p)
 {
     if (p && p->handle)
-        dlclose(p->handle);
+        tdm_dynlib_close(p->handle);
     free(p);
 }
 

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bench.h"
 #include "bench_clock.h"
@@ -14,6 +13,8 @@
 #include "bench_json.h"
 #include "layer_spec.h"
 #include "train_session.h"
+#include "platform/tdm_files.h"
+#include "platform/tdm_host.h"
 
 #define FASHION_DIR "/usr/share/datasets/fashion-mnist"
 #define MAX_ROWS (2 * (MAX_SELECTED + 1))
@@ -141,7 +142,7 @@ static int parse(int argc, char **argv, bt_options *o, int *exit_status)
 /* A progress line on a terminal, rewritten in place. */
 static void show_progress(const bt_row *r, const char *phase, unsigned done, unsigned total)
 {
-    if (!isatty(STDERR_FILENO))
+    if (!tdm_host_is_terminal(stderr))
         return;
     fprintf(stderr, "\r  %-11s %-28.28s %-9s %4u/%-4u", r->model->name, r->devices, phase, done,
             total);
@@ -150,7 +151,7 @@ static void show_progress(const bt_row *r, const char *phase, unsigned done, uns
 
 static void clear_progress(void)
 {
-    if (isatty(STDERR_FILENO))
+    if (tdm_host_is_terminal(stderr))
         fprintf(stderr, "\r%*s\r", 60, "");
 }
 
@@ -461,7 +462,7 @@ int bench_train(int argc, char **argv)
             continue;
         char probe[512];
         snprintf(probe, sizeof probe, "%s/train-images-idx3-ubyte.gz", o.data_dir);
-        if (m->fashion && access(probe, R_OK) != 0) {
+        if (m->fashion && !tdm_path_readable(probe)) {
             if (o.model >= 0) { /* asked for by name: measuring nothing is a failure */
                 fprintf(stderr,
                         "tandem bench train: -m %s needs Fashion-MNIST: no %s (Debian's "

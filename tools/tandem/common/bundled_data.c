@@ -1,16 +1,16 @@
-/* Finding the bundled data from /proc/self/exe (Linux). */
+/* Finding the bundled data beside the running program. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "bundled_data.h"
+#include "platform/tdm_files.h"
+#include "platform/tdm_host.h"
 
 /* The directory of the running program ("" if unknown). */
 static void program_dir(char *out, size_t size)
 {
-    ssize_t n = readlink("/proc/self/exe", out, size - 1);
-    out[n > 0 ? n : 0] = '\0';
+    tdm_host_program_path(out, size);
     char *slash = strrchr(out, '/');
     if (slash)
         *slash = '\0';
@@ -24,7 +24,7 @@ const char *bundled_digits(void)
     program_dir(dir, sizeof dir);
     for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
         snprintf(path, sizeof path, "%s/%s/digits.csv.gz", dir, beside[i]);
-        if (access(path, R_OK) == 0)
+        if (tdm_path_readable(path))
             return path;
     }
     snprintf(path, sizeof path, "%s/%s/digits.csv.gz", dir, beside[0]);

@@ -1,10 +1,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
 #include "progress.h"
+#include "platform/tdm_host.h"
 
 #define BAR_CELLS 20       /* a bar's cells when there is room */
 #define MIN_BAR_CELLS 10   /* fewer, and the bar is left out */
@@ -53,11 +52,11 @@ int progress_columns(const progress *p)
 {
     if (p->columns > 0)
         return p->columns;
-    struct winsize ws;
-    if (ioctl(fileno(p->out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        return ws.ws_col;
+    int columns = tdm_host_terminal_columns(p->out);
+    if (columns > 0)
+        return columns;
     const char *env = getenv("COLUMNS");
-    int columns = env ? atoi(env) : 0;
+    columns = env ? atoi(env) : 0;
     return columns > 0 ? columns : 80;
 }
 

@@ -2,13 +2,13 @@
  * and metrics after every epoch, and the plot and the saved model at the end. */
 #include <stdio.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "checkpoint/output_file.h"
 #include "metrics_file.h"
 #include "plot_png.h"
 #include "train_session.h"
-#include "train_stop.h"
+#include "platform/tdm_host.h"
+#include "platform/tdm_stop_signal.h"
 
 #define STOPPED 1 /* run_epoch: a signal stopped the run */
 
@@ -28,7 +28,7 @@ int train_on_step(const tdm_step_result *r, void *user)
     e->loss_sum += r->loss * (double)r->steps;
     progress_step(&e->bar, e->epoch, e->steps, e->loss_sum / (double)e->steps, e->examples,
                   now() - e->start);
-    return train_stop_signal() != 0;
+    return tdm_stop_signal_received() != 0;
 }
 
 static int fail(const char *what)
@@ -69,7 +69,7 @@ static int run_epoch(train_session *ts, epoch_state *e)
     uint64_t steps = ts->data.steps_per_epoch - ts->resumed_steps, done = 0;
     ts->resumed_steps = 0;
     tdm_status s = tdm_monitor_run_steps(ts->monitor, steps, &done);
-    int stopped = s == TDM_ERR_CANCELLED && train_stop_signal();
+    int stopped = s == TDM_ERR_CANCELLED && tdm_stop_signal_received();
     if (stopped && done < steps)
         return STOPPED;
     if (s != TDM_OK && !stopped)
@@ -106,7 +106,7 @@ static int stop(train_session *ts)
     ts->stopped = ts->current.steps < ts->data.steps_per_epoch;
     int saved = o->checkpoint_dir && one_process &&
                 (!ts->stopped || tdm_monitor_save(ts->monitor) == TDM_OK);
-    fprintf(stderr, "\ntandem train: %s: stopped after global step %llu", train_stop_signal_name(),
+    fprintf(stderr, "\ntandem train: %s: stopped after global step %llu", tdm_stop_signal_name(),
             (unsigned long long)tdm_monitor_global_step(ts->monitor));
     if (saved)
         fprintf(stderr, ", checkpoint saved in %s; --resume continues from it\n",
@@ -115,7 +115,7 @@ static int stop(train_session *ts)
         fprintf(stderr, "; its checkpoint failed: %s\n", tdm_last_error());
     else
         fprintf(stderr, "%s\n", o->checkpoint_dir ? "; the last epoch's checkpoint stands" : "");
-    return 128 + train_stop_signal();
+    return 128 + tdm_stop_signal_received();
 }
 
 /* A file the run wrote, said once on stderr (stdout carries the progress), so that
@@ -149,17 +149,17 @@ int train_session_run(train_session *ts)
 {
     const train_options *o = ts->opts;
     epoch_state *e = &ts->current;
-    int tty = o->progress >= 0 ? o->progress : isatty(fileno(stdout));
+    int tty = o->progress >= 0 ? o->progress : tdm_host_is_terminal(stdout);
     progress_begin(&e->bar, stdout, tty, o->epochs, ts->data.steps_per_epoch);
     /* A job's processes would stop at steps of their own and wait on each other in
      * the next collective: there SIGTERM and SIGHUP end each at once, as before. */
-    train_stop_catch(tdm_strategy_num_workers(ts->strategy) == 1);
+    tdm_stop_signal_catch(tdm_strategy_num_workers(ts->strategy) == 1);
     int status = write_metrics(ts, 0); /* the run, before its first epoch ends */
     while (status == 0 && ts->epochs_done < o->epochs) {
         e->epoch = ts->epochs_done + 1;
         status = run_epoch(ts, e);
     }
-    train_stop_release();
+    tdm_stop_signal_release();
     if (status == STOPPED && ts->epochs_done == o->epochs)
         status = 0; /* the signal came with the last step: the run is complete */
     int stopped = status == STOPPED ? stop(ts) : 0;

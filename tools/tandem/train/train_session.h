@@ -44,7 +44,7 @@ typedef struct train_session {
     train_epoch *history; /* [opts->epochs] */
     unsigned epochs_done;
     uint64_t resumed_steps; /* steps of the next epoch that a resumed checkpoint holds */
-    int stopped;            /* by a signal (train_stop.h) inside an epoch */
+    int stopped;            /* by a signal (platform/tdm_stop_signal.h) inside an epoch */
     epoch_state current;
     char refusal[2048]; /* why --resume refused a checkpoint's configuration */
 } train_session;
@@ -75,7 +75,7 @@ int train_monitor_open(train_session *ts);
 int train_on_step(const tdm_step_result *r, void *user);
 
 /* Runs the remaining epochs with progress output. The exit status: 0; 1 after
- * printing why; 128 + n after a signal n stopped the run (train_stop.h). */
+ * printing why; 128 + n after a signal n stopped the run (platform/tdm_stop_signal.h). */
 int train_session_run(train_session *ts);
 
 #endif

@@ -1,8 +1,8 @@
-/* tandem train: the signals that stop a run after its step. */
+/* tdm_stop_signal.h on POSIX signals. */
 #include <signal.h>
 #include <string.h>
 
-#include "train_stop.h"
+#include "platform/tdm_stop_signal.h"
 
 static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define STOP_SIGNALS (sizeof stop_signals / sizeof stop_signals[0])
@@ -20,7 +20,7 @@ static void on_stop(int sig)
     received = sig;
 }
 
-void train_stop_catch(int termination)
+void tdm_stop_signal_catch(int termination)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -31,18 +31,18 @@ void train_stop_catch(int termination)
         sigaction(stop_signals[i], &sa, NULL);
 }
 
-void train_stop_release(void)
+void tdm_stop_signal_release(void)
 {
     for (size_t i = 0; i < STOP_SIGNALS; i++)
         signal(stop_signals[i], SIG_DFL);
 }
 
-int train_stop_signal(void)
+int tdm_stop_signal_received(void)
 {
     return received;
 }
 
-const char *train_stop_signal_name(void)
+const char *tdm_stop_signal_name(void)
 {
     return received == SIGINT ? "SIGINT" : received == SIGTERM ? "SIGTERM" : "SIGHUP";
 }

@@ -1,0 +1,40 @@
+/* Internal: what tandem asks of the host it runs on: its cores and memory, whether a
+ * stream is a terminal and its width, the program's path, the process id and a
+ * monotonic clock (posix/host.c; Win32's GetActiveProcessorCount, GlobalMemoryStatusEx,
+ * _isatty, GetConsoleScreenBufferInfo, GetModuleFileNameW, GetCurrentProcessId and
+ * QueryPerformanceCounter fit the same calls). */
+#ifndef TDM_PLATFORM_HOST_H
+#define TDM_PLATFORM_HOST_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* The cores online, at least 1. */
+int tdm_host_cores(void);
+
+/* The host's physical memory in bytes; 0 when the system does not say. */
+uint64_t tdm_host_memory_bytes(void);
+
+/* Whether the stream is a terminal. */
+int tdm_host_is_terminal(FILE *stream);
+
+/* The terminal's width in columns; 0 when the stream is no terminal or it does not say. */
+int tdm_host_terminal_columns(FILE *stream);
+
+/* The path of the running program into path; 0 when the system does not say ("" then). */
+int tdm_host_program_path(char *path, size_t size);
+
+/* The running program's name ("tandem"). */
+const char *tdm_host_program_name(void);
+
+/* This machine's name into name; "?" when the system does not say. */
+void tdm_host_name(char *name, size_t size);
+
+/* This process's id. */
+long tdm_host_process_id(void);
+
+/* Nanoseconds since an arbitrary start, never going back (wall-clock steps, NTP or a
+ * user's date, never skew a measure). */
+uint64_t tdm_host_now_ns(void);
+
+#endif
