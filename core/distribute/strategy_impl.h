@@ -67,6 +67,7 @@ struct tdm_variable {
     int trainable;
     size_t copy_count;
     tdm_tensor **copies; /* copies[i] on the i-th device of the variable */
+    _Atomic uint64_t *writes; /* writes[i]: tdm_variable_writes of copy i */
     int home;            /* parameter-server: the copy that holds the value; else -1 */
     struct tdm_variable *prev, *next;
 };

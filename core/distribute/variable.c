@@ -18,6 +18,18 @@ int tdm_variable_copy_index(const tdm_variable *var, const tdm_device *dev)
     return -1;
 }
 
+uint64_t tdm_variable_writes(const tdm_variable *var, size_t c)
+{
+    return atomic_load(&var->writes[c]);
+}
+
+void tdm_variable_wrote(tdm_variable *var, size_t c)
+{
+    for (size_t i = 0; i < var->copy_count; i++)
+        if (c == TDM_EVERY_COPY || c == i)
+            atomic_fetch_add(&var->writes[i], 1);
+}
+
 int tdm_variable_mirrored(const tdm_variable *var)
 {
     return var->sync == TDM_SYNC_ON_WRITE;
@@ -148,6 +160,7 @@ static void free_variable(tdm_variable *var)
     for (size_t i = 0; var->copies && i < var->copy_count; i++)
         tdm_tensor_destroy(var->copies[i]);
     free(var->copies);
+    free(var->writes);
     free(var->name);
     free(var);
 }
@@ -187,7 +200,8 @@ static tdm_status fill_variable(tdm_variable *var, tdm_strategy *s, const tdm_va
                                        : var->sync != TDM_SYNC_ON_READ && var->dtype == TDM_F32;
     var->copy_count = copy_count;
     var->copies = calloc(copy_count, sizeof *var->copies);
-    if (!var->name || !var->copies)
+    var->writes = calloc(copy_count, sizeof *var->writes);
+    if (!var->name || !var->copies || !var->writes)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", create_func);
     return TDM_OK;
 }
@@ -254,6 +268,8 @@ tdm_status tdm_variable_create(tdm_strategy *s, const tdm_variable_options *opts
                          o.dtype == TDM_I64 ? (const void *)o.initial_int64 : o.initial_value);
     if (st == TDM_OK)
         st = broadcast_initial(var);
+    if (st == TDM_OK)
+        tdm_variable_wrote(var, TDM_EVERY_COPY);
     free(devs);
     if (st != TDM_OK) {
         if (var)

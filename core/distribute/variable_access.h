@@ -19,6 +19,18 @@ int tdm_variable_copy_index(const tdm_variable *var, const tdm_device *dev);
 size_t tdm_variable_primary(const tdm_variable *var);
 int tdm_variable_has_home(const tdm_variable *var);
 
+/* How many times copy c of var has been written: every path that writes a copy
+ * counts it (the variable's create, assigns, update functions and moves; the
+ * optimizer's and the train op's updates and resyncs; restores and loads, which
+ * assign), so that bytes copied from it elsewhere (the optimizer's scratch on another
+ * device) are known to be current while the count stays. Writes straight into a
+ * copy's tensor (tdm_variable_copy) go uncounted: the forward pass's moving
+ * statistics, which no optimizer updates. tdm_variable_wrote counts a write of copy
+ * c, or of every copy for TDM_EVERY_COPY. */
+#define TDM_EVERY_COPY ((size_t)-1)
+uint64_t tdm_variable_writes(const tdm_variable *var, size_t c);
+void tdm_variable_wrote(tdm_variable *var, size_t c);
+
 /* Whether every write must reach every copy (ON_WRITE). SYNC_NONE exists only with
  * one copy and behaves like a plain variable. */
 int tdm_variable_mirrored(const tdm_variable *var);

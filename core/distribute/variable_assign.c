@@ -298,11 +298,11 @@ static tdm_status assign(request *r)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: variable '%s': unknown assign op %d",
                         r->func, r->var->name, (int)r->op);
     const tdm_thread_mode *m = tdm_mode();
-    if (m->update)
-        return write_in_update(r);
-    if (m->replica)
-        return write_in_replica(r);
-    return write_cross_replica(r);
+    tdm_status s = m->update    ? write_in_update(r)
+                   : m->replica ? write_in_replica(r)
+                                : write_cross_replica(r);
+    tdm_variable_wrote(r->var, TDM_EVERY_COPY); /* a failed write may have written some */
+    return s;
 }
 
 tdm_status tdm_variable_assign(tdm_variable *var, tdm_assign_op op, const tdm_tensor *value)

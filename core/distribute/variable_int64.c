@@ -75,6 +75,7 @@ tdm_status tdm_variable_assign_int64(tdm_variable *var, tdm_assign_op op, const 
     for (size_t c = 0; c < var->copy_count && s == TDM_OK; c++)
         s = tdm_tensor_write(var->copies[c], now, count * sizeof *now);
     free(now);
+    tdm_variable_wrote(var, TDM_EVERY_COPY);
     if (s != TDM_OK)
         return tdm_fail_context(s, "%s: variable '%s'", func, var->name);
     return tdm_variable_check_if_asked(var, func);

@@ -24,5 +24,6 @@ tdm_status tdm_variable_move_copy(tdm_variable *var, size_t c, tdm_tensor *into)
     *copy = *into;
     *into = old;
     tdm_tensor_destroy(into);
+    tdm_variable_wrote(var, c); /* the same bytes, in other memory */
     return TDM_OK;
 }

@@ -29,6 +29,7 @@ tdm_status tdm_strategy_update(tdm_strategy *s, tdm_variable *var, tdm_update_fn
         m->update = &uc;
         st = fn(&uc, var->copies[i], user_data);
         m->update = saved;
+        tdm_variable_wrote(var, i);
         if (st != TDM_OK)
             st = tdm_fail_context(st, "%s: variable '%s', copy %zu", func, var->name, i);
     }

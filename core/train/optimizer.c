@@ -201,8 +201,9 @@ void tdm_optimizer_destroy(tdm_optimizer *opt)
         tdm_slot_entry *e = &opt->entries[i];
         for (size_t k = 0; k < opt->slot_count; k++)
             tdm_variable_destroy(e->slots[k]);
-        for (size_t t = 0; t < e->elsewhere_count; t++)
-            tdm_tensor_destroy(e->elsewhere[t]);
+        for (size_t c = 0; c < e->elsewhere_count; c++)
+            for (size_t b = 0; b < 2 + opt->slot_count; b++)
+                tdm_tensor_destroy(e->elsewhere[c].scratch[b]);
         free(e->elsewhere);
     }
     free(opt->entries);
@@ -327,22 +328,22 @@ tdm_status tdm_optimizer_lookup_slots(const tdm_optimizer *opt, tdm_variable *co
 }
 
 tdm_status tdm_optimizer_elsewhere_scratch(tdm_optimizer *opt, const tdm_variable *var, size_t copy,
-                                           tdm_tensor ***out)
+                                           tdm_elsewhere **out)
 {
-    size_t hint = 0, per = 2 + opt->slot_count;
+    size_t hint = 0;
     tdm_status st = TDM_OK;
     tdm_mutex_lock(&opt->lock);
     tdm_slot_entry *e = find_entry(opt, var, &hint);
     if (!e)
         st = missing_slots(opt, var, "tdm_optimizer_apply_local");
     else if (!e->elsewhere) {
-        e->elsewhere = calloc(tdm_variable_copy_count(var) * per, sizeof *e->elsewhere);
-        e->elsewhere_count = e->elsewhere ? tdm_variable_copy_count(var) * per : 0;
+        e->elsewhere = calloc(tdm_variable_copy_count(var), sizeof *e->elsewhere);
+        e->elsewhere_count = e->elsewhere ? tdm_variable_copy_count(var) : 0;
         if (!e->elsewhere)
             st = tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_optimizer_apply_local: out of host memory");
     }
     if (st == TDM_OK)
-        *out = e->elsewhere + copy * per;
+        *out = &e->elsewhere[copy];
     tdm_mutex_unlock(&opt->lock);
     return st;
 }
@@ -398,6 +399,7 @@ static tdm_status make_slot(tdm_optimizer *opt, tdm_variable *var, size_t k, flo
         tdm_buffer_view v = tdm_tensor_view(tdm_variable_copy((*out), c));
         st = tdm_buffer_fill(v.buffer, v.offset, &value, sizeof value,
                              tdm_variable_count(var) * sizeof value);
+        tdm_variable_wrote(*out, c);
     }
     if (st != TDM_OK) {
         tdm_variable_destroy(*out);

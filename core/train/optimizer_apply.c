@@ -111,16 +111,20 @@ static tdm_status update_in_place(const tdm_optimizer *opt, const tdm_opt_step *
     tdm_buffer_view views[2 + TDM_OPT_MAX_SLOTS];
     views[0] = tdm_tensor_view(w);
     views[1] = *g;
+    size_t at[TDM_OPT_MAX_SLOTS];
     for (size_t k = 0; k < opt->slot_count; k++) {
         /* At a home the slots have their one copy. */
-        const tdm_tensor *slot = tdm_variable_copy(
-            slots[k], tdm_variable_has_home(var) ? tdm_variable_primary(slots[k]) : copy);
+        at[k] = tdm_variable_has_home(var) ? tdm_variable_primary(slots[k]) : copy;
+        const tdm_tensor *slot = tdm_variable_copy(slots[k], at[k]);
         if (slot->device != w->device)
             return tdm_fail(TDM_ERR_INVALID_STATE,
                             "copy %zu of slot '%s' is on %s, its variable's on %s", copy,
                             tdm_variable_name(slots[k]), slot->device->desc.id, w->device->desc.id);
         views[2 + k] = tdm_tensor_view(slot);
     }
+    tdm_variable_wrote(var, copy);
+    for (size_t k = 0; k < opt->slot_count; k++)
+        tdm_variable_wrote(slots[k], at[k]);
     return tdm_optimizer_run_kernel(opt, step, w->device, views, tdm_variable_count(var));
 }
 
@@ -130,9 +134,10 @@ static tdm_status copy_state(const tdm_optimizer *opt, tdm_variable *var,
 {
     tdm_status s = TDM_OK;
     for (size_t k = 0; k <= opt->slot_count && s == TDM_OK; k++) {
-        const tdm_variable *v = k ? slots[k - 1] : var;
+        tdm_variable *v = k ? slots[k - 1] : var;
         if (tdm_variable_count(v))
             s = tdm_tensor_copy(tdm_variable_copy(v, to), tdm_variable_copy(v, from));
+        tdm_variable_wrote(v, to);
     }
     return s;
 }
@@ -148,8 +153,10 @@ static tdm_status update_home(const tdm_optimizer *opt, const tdm_opt_step *step
         return tdm_fail_context(s, "%s: %s update of variable '%s' at its home", func,
                                 tdm_optimizer_name(opt), tdm_variable_name(var));
     for (size_t c = 0; c < tdm_variable_copy_count(var) && s == TDM_OK; c++)
-        if (c != home && tdm_variable_count(var))
+        if (c != home && tdm_variable_count(var)) {
             s = tdm_tensor_copy(tdm_variable_copy(var, c), tdm_variable_copy(var, home));
+            tdm_variable_wrote(var, c);
+        }
     if (s != TDM_OK)
         return tdm_fail_context(s, "%s: variable '%s': refreshing the workers' copies", func,
                                 tdm_variable_name(var));
@@ -314,7 +321,8 @@ static tdm_status check_local_grad(const tdm_variable *var, const tdm_buffer_vie
  * runs on copy 0's device, over scratch copies of this copy's state and of g (equal,
  * bit for bit, to what copy 0's replica updates there), and comes back. Copy 0 itself
  * is left to its own replica, so the replicas need not wait for each other. The
- * scratch stays from step to step: no allocation or free in a step. */
+ * scratch stays from step to step: no allocation or free in a step, and state that
+ * nothing wrote since it came back from the scratch is not copied in again. */
 static tdm_status update_elsewhere(tdm_optimizer *opt, const tdm_opt_step *step, tdm_variable *var,
                                    tdm_variable *const *slots, size_t copy,
                                    const tdm_buffer_view *g)
@@ -323,29 +331,41 @@ static tdm_status update_elsewhere(tdm_optimizer *opt, const tdm_opt_step *step,
         return TDM_OK;
     tdm_device *there = tdm_tensor_device(tdm_variable_copy(var, 0));
     size_t k = opt->slot_count, bytes = tdm_variable_count(var) * sizeof(float);
-    tdm_tensor **scratch = NULL;
+    tdm_elsewhere *e = NULL;
     tdm_buffer_view views[2 + TDM_OPT_MAX_SLOTS];
-    tdm_status s = tdm_optimizer_elsewhere_scratch(opt, var, copy, &scratch);
+    tdm_status s = tdm_optimizer_elsewhere_scratch(opt, var, copy, &e);
     for (size_t b = 0; b < 2 + k && s == TDM_OK; b++) {
-        if (!scratch[b])
-            s = tdm_tensor_create_like(there, tdm_variable_copy(var, copy), &scratch[b]);
+        if (!e->scratch[b])
+            s = tdm_tensor_create_like(there, tdm_variable_copy(var, copy), &e->scratch[b]);
         if (s == TDM_OK)
-            views[b] = tdm_tensor_view(scratch[b]);
+            views[b] = tdm_tensor_view(e->scratch[b]);
+    }
+    if (s != TDM_OK)
+        return s;
+    /* b = 0: the variable (scratch 0), else slot b - 1 (scratch b + 1). */
+    uint64_t held[1 + TDM_OPT_MAX_SLOTS];
+    for (size_t b = 0; b <= k; b++) {
+        held[b] = e->holds[b];
+        e->holds[b] = 0; /* until its bytes are back in the copy */
+    }
+    for (size_t b = 0; b <= k && s == TDM_OK; b++) {
+        tdm_variable *v = b ? slots[b - 1] : var;
+        if (held[b] != tdm_variable_writes(v, copy))
+            s = tdm_tensor_copy(e->scratch[b ? b + 1 : 0], tdm_variable_copy(v, copy));
     }
     tdm_buffer_view gv = *g;
     gv.size = bytes;
     if (s == TDM_OK)
-        s = tdm_tensor_copy(scratch[0], tdm_variable_copy(var, copy));
-    if (s == TDM_OK)
         s = tdm_buffer_copy(&views[1], &gv);
-    for (size_t j = 0; j < k && s == TDM_OK; j++)
-        s = tdm_tensor_copy(scratch[2 + j], tdm_variable_copy(slots[j], copy));
     if (s == TDM_OK)
         s = tdm_optimizer_run_kernel(opt, step, there, views, tdm_variable_count(var));
-    if (s == TDM_OK)
-        s = tdm_tensor_copy(tdm_variable_copy(var, copy), scratch[0]);
-    for (size_t j = 0; j < k && s == TDM_OK; j++)
-        s = tdm_tensor_copy(tdm_variable_copy(slots[j], copy), scratch[2 + j]);
+    for (size_t b = 0; b <= k && s == TDM_OK; b++) {
+        tdm_variable *v = b ? slots[b - 1] : var;
+        s = tdm_tensor_copy(tdm_variable_copy(v, copy), e->scratch[b ? b + 1 : 0]);
+        tdm_variable_wrote(v, copy);
+        if (s == TDM_OK)
+            e->holds[b] = tdm_variable_writes(v, copy);
+    }
     return s;
 }
 

@@ -10,14 +10,21 @@
 
 #define TDM_OPT_MAX_SLOTS 3
 
+/* The update of one copy on a device whose arithmetic differs from copy 0's
+ * (optimizer_apply.c): 2 + slot_count scratch tensors on copy 0's device (w, g, the
+ * slots; NULL until made), kept so that no step allocates or frees them, and the
+ * write counts (tdm_variable_writes) of the copy of the variable and of each slot
+ * whose bytes the scratch holds: 0 when it holds none. */
+typedef struct tdm_elsewhere {
+    tdm_tensor *scratch[2 + TDM_OPT_MAX_SLOTS];
+    uint64_t holds[1 + TDM_OPT_MAX_SLOTS];
+} tdm_elsewhere;
+
 /* One trained variable and its slots, in the order of tdm_optimizer_slot_names. */
 typedef struct tdm_slot_entry {
     tdm_variable *var;
     tdm_variable *slots[TDM_OPT_MAX_SLOTS];
-    /* Made at the first update of a copy on a device whose arithmetic differs from
-     * copy 0's (optimizer_apply.c): per copy, 2 + slot_count scratch tensors on copy
-     * 0's device, kept so that no step allocates or frees them; NULL until then. */
-    tdm_tensor **elsewhere;
+    tdm_elsewhere *elsewhere; /* per copy; NULL until a copy is first updated elsewhere */
     size_t elsewhere_count;
 } tdm_slot_entry;
 
@@ -61,10 +68,10 @@ char *tdm_optimizer_slot_var_name(const tdm_optimizer *opt, const tdm_variable *
 tdm_status tdm_optimizer_lookup_slots(const tdm_optimizer *opt, tdm_variable *const *vars,
                                       size_t count, tdm_variable **slots, const char *func);
 
-/* The 2 + slot_count scratch tensors (NULL until made) of copy `copy` of var, for its
- * updates on copy 0's device; the array lives as long as the optimizer. */
+/* The scratch of copy `copy` of var, for its updates on copy 0's device; it lives
+ * as long as the optimizer. */
 tdm_status tdm_optimizer_elsewhere_scratch(tdm_optimizer *opt, const tdm_variable *var, size_t copy,
-                                           tdm_tensor ***out);
+                                           tdm_elsewhere **out);
 
 /* Checks that vars belong to the optimizer's strategy and are non-NULL. */
 tdm_status tdm_optimizer_check_vars(const tdm_optimizer *opt, tdm_variable *const *vars,

@@ -156,6 +156,11 @@ tdm_status tdm_train_arena_update(tdm_train_op *op, tdm_replica_context *rc, tdm
     views[1] = tdm_tensor_view(r->all);
     for (size_t k = 0; k < per; k++)
         views[2 + k] = tdm_tensor_view(r->arena[1 + k]);
+    for (size_t i = 0, in = arena_slots(op); i < op->var_count; i++)
+        for (size_t k = 0; k <= in; k++) {
+            tdm_variable *v = k ? op->slot_vars[i * in + k - 1] : op->vars[i];
+            tdm_variable_wrote(v, (size_t)tdm_variable_copy_index(v, dev));
+        }
     tdm_opt_step step = tdm_optimizer_step_params(opt, tdm_optimizer_iterations(opt));
     tdm_status s = tdm_optimizer_run_kernel(opt, &step, dev, views, op->total);
     return s == TDM_OK ? s

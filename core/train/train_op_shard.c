@@ -162,6 +162,7 @@ static tdm_status update_owned(tdm_train_op *op, tdm_replica_context *rc, tdm_tr
         views[1] = sub_view(r->shard, at, n);
         for (size_t k = 0; k < opt->slot_count; k++)
             views[2 + k] = sub_view(r->shard_slots[k], at, n);
+        tdm_variable_wrote(op->vars[i], (size_t)tdm_variable_copy_index(op->vars[i], dev));
         s = tdm_optimizer_run_kernel(opt, &step, dev, views, n);
         if (s == TDM_OK)
             s = tdm_buffer_copy(&views[1], &views[0]);
@@ -230,6 +231,7 @@ tdm_status tdm_train_shard_update(tdm_train_op *op, tdm_replica_context *rc, tdm
             tdm_variable_copy(op->vars[i], (size_t)tdm_variable_copy_index(op->vars[i], dev));
         size_t n = tdm_variable_count(op->vars[i]);
         tdm_buffer_view to = sub_view(w, 0, n), from = sub_view(r->flat, op->offsets[i], n);
+        tdm_variable_wrote(op->vars[i], (size_t)tdm_variable_copy_index(op->vars[i], dev));
         if (n)
             s = tdm_buffer_copy(&to, &from);
     }

@@ -79,8 +79,10 @@ static tdm_status copy_from_primary(void *ctx, tdm_variable *var)
     tdm_status s = TDM_OK;
     size_t from = tdm_variable_primary(var);
     for (size_t c = 0; c < tdm_variable_copy_count(var) && s == TDM_OK; c++)
-        if (c != from)
+        if (c != from) {
             s = tdm_tensor_copy(tdm_variable_copy(var, c), tdm_variable_copy(var, from));
+            tdm_variable_wrote(var, c);
+        }
     return s;
 }
 

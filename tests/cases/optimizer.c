@@ -669,6 +669,40 @@ static void run_job_(tdm_strategy *s, job *j, tdm_status expected, const char *n
 }
 #define RUN_JOB(s, j, expected, needle) run_job_(s, j, expected, needle, __LINE__)
 
+static tdm_status write_fixed(tdm_update_context *uc, tdm_tensor *copy, void *user)
+{
+    (void)uc;
+    return tdm_tensor_write(copy, user, E * sizeof(float));
+}
+
+/* Between steps the variable or a slot is written by another path than the update,
+ * each step's in turn: every path must count its write, or a copy updated on another
+ * device's arithmetic (mixed) would go on from the state its scratch kept. */
+static void write_between_steps(tdm_strategy *s, tdm_optimizer *opt, tdm_variable *w, model *m,
+                                unsigned step)
+{
+    float x[E];
+    for (size_t e = 0; e < E; e++)
+        x[e] = (float)(0.25 + 0.01 * (double)(e + step));
+    tdm_variable *target = w;
+    double *mirror = m->w;
+    const char *names[3];
+    if (step == 2 && tdm_optimizer_slot_names(opt, names, 3) > 0) {
+        CHECK_OK(tdm_optimizer_get_slot(opt, w, names[0], &target));
+        mirror = m->slot[0];
+    }
+    if (!target)
+        return;
+    if (step == 1 || step == 2)
+        CHECK_OK(tdm_variable_assign_host(target, TDM_ASSIGN, x, sizeof x));
+    else if (step == 3)
+        CHECK_OK(tdm_strategy_update(s, target, write_fixed, x));
+    else
+        return;
+    for (size_t e = 0; e < E; e++)
+        mirror[e] = x[e];
+}
+
 /* The training op's path: summed gradients applied per replica, iterations advanced
  * once per step in cross-replica context. */
 static void test_apply_local(tdm_strategy *s)
@@ -689,6 +723,7 @@ static void test_apply_local(tdm_strategy *s)
         for (unsigned step = 0; step < STEPS; step++) {
             float g[E];
             make_grad(g, E, step, (unsigned)i + 3);
+            write_between_steps(s, opt, w, &m, step);
             job j;
             job_init(&j, opt, w, g, 1, 0);
             RUN_JOB(s, &j, TDM_OK, "");
