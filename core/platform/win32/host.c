@@ -1,0 +1,90 @@
+/* tdm_host.h on Win32. */
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h>
+
+#include <io.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform/tdm_host.h"
+#include "win32_text.h"
+
+int tdm_host_cores(void)
+{
+    DWORD cores = GetActiveProcessorCount(ALL_PROCESSOR_GROUPS);
+    return cores > 0 ? (int)cores : 1;
+}
+
+uint64_t tdm_host_memory_bytes(void)
+{
+    MEMORYSTATUSEX m;
+    m.dwLength = sizeof m;
+    return GlobalMemoryStatusEx(&m) ? (uint64_t)m.ullTotalPhys : 0;
+}
+
+int tdm_host_is_terminal(FILE *stream)
+{
+    return _isatty(_fileno(stream)) != 0;
+}
+
+int tdm_host_terminal_columns(FILE *stream)
+{
+    CONSOLE_SCREEN_BUFFER_INFO info;
+    HANDLE h = (HANDLE)_get_osfhandle(_fileno(stream));
+    if (h == INVALID_HANDLE_VALUE || !GetConsoleScreenBufferInfo(h, &info))
+        return 0;
+    return info.srWindow.Right - info.srWindow.Left + 1;
+}
+
+int tdm_host_program_path(char *path, size_t size)
+{
+    wchar_t wide[TDM_WIN32_PATH_MAX];
+    DWORD n = GetModuleFileNameW(NULL, wide, TDM_WIN32_PATH_MAX);
+    if (n == 0 || n >= TDM_WIN32_PATH_MAX || tdm_win32_utf8(wide, path, size) != 0) {
+        path[0] = '\0';
+        return 0;
+    }
+    return 1;
+}
+
+const char *tdm_host_program_name(void)
+{
+    static char name[MAX_PATH];
+    if (!name[0]) {
+        char path[MAX_PATH * 3];
+        const char *base = "tandem";
+        if (tdm_host_program_path(path, sizeof path)) {
+            char *slash = strrchr(path, '\\'), *dot;
+            base = slash ? slash + 1 : path;
+            if ((dot = strrchr(base, '.')) != NULL && _stricmp(dot, ".exe") == 0)
+                *dot = '\0'; /* "tandem", as on POSIX */
+        }
+        snprintf(name, sizeof name, "%s", base);
+    }
+    return name;
+}
+
+void tdm_host_name(char *name, size_t size)
+{
+    wchar_t wide[MAX_COMPUTERNAME_LENGTH + 1];
+    DWORD n = MAX_COMPUTERNAME_LENGTH + 1;
+    if (!GetComputerNameW(wide, &n) || tdm_win32_utf8(wide, name, size) != 0)
+        snprintf(name, size, "?");
+}
+
+long tdm_host_process_id(void)
+{
+    return (long)GetCurrentProcessId();
+}
+
+uint64_t tdm_host_now_ns(void)
+{
+    static LARGE_INTEGER frequency; /* fixed at boot; reading it twice races harmlessly */
+    LARGE_INTEGER count;
+    if (frequency.QuadPart == 0)
+        QueryPerformanceFrequency(&frequency);
+    QueryPerformanceCounter(&count);
+    uint64_t c = (uint64_t)count.QuadPart, f = (uint64_t)frequency.QuadPart;
+    return c / f * 1000000000u + c % f * 1000000000u / f; /* no overflow for centuries */
+}
