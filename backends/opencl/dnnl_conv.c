@@ -135,7 +135,7 @@ void tdm_dnnl_conv_free(tdm_dnnl_conv *c)
     for (size_t i = 0; i < sizeof memories / sizeof memories[0]; i++)
         if (memories[i])
             p_dnnl_memory_destroy(memories[i]);
-    free(c->laid_out_storage);
+    tdm_host_aligned_free(c->laid_out_storage);
     free(c);
 }
 
@@ -226,7 +226,7 @@ static tdm_status lay_out(tdm_dnnl_conv *c, const shapes *s, const_dnnl_primitiv
     const dnnl_memory_desc_t *laid = p_dnnl_primitive_desc_query_md(
         pd, gradient ? dnnl_query_diff_weights_md : dnnl_query_weights_md, 0);
     size_t bytes = p_dnnl_memory_desc_get_size(laid);
-    c->laid_out_storage = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    c->laid_out_storage = tdm_host_aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!c->laid_out_storage)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "oneDNN: no host memory for a filter of %zu bytes",
                         bytes);

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include "device/backend_services.h"
 #include "openblas_core.h"
 
 /* OpenBLAS 0.3.21's cores whose kernels use AVX2 or wider (its names). */
@@ -35,7 +35,7 @@ static const char *core_of(tdm_dynlib *handle)
 static int is_vector_core(const char *core)
 {
     for (const char *const *c = vector_cores; core && *c; c++)
-        if (!strcasecmp(core, *c))
+        if (!tdm_strcasecmp(core, *c))
             return 1;
     return 0;
 }
@@ -72,10 +72,10 @@ int tdm_openblas_choose_core(tdm_library *lib)
                was, fitting);
         return 1;
     }
-    setenv("OPENBLAS_CORETYPE", fitting, 1);
+    tdm_host_setenv("OPENBLAS_CORETYPE", fitting, 1);
     char why[sizeof lib->note / 2];
     lib->handle = tdm_dynlib_open(lib->name, why, sizeof why);
-    unsetenv("OPENBLAS_CORETYPE");
+    tdm_host_unsetenv("OPENBLAS_CORETYPE");
     if (!lib->handle) {
         snprintf(lib->note, sizeof lib->note, "%s did not open again: %s",
                  tdm_dynlib_file(lib->name), why);

@@ -18,12 +18,12 @@
 static void CL_CALLBACK free_host_memory(cl_mem mem, void *host)
 {
     (void)mem;
-    free(host);
+    tdm_host_aligned_free(host);
 }
 
 cl_mem tdm_opencl_create_in_host_memory(tdm_opencl_device *d, size_t size, void **host, cl_int *err)
 {
-    *host = aligned_alloc(HOST_ALIGN, (size + HOST_ALIGN - 1) / HOST_ALIGN * HOST_ALIGN);
+    *host = tdm_host_aligned_alloc(HOST_ALIGN, (size + HOST_ALIGN - 1) / HOST_ALIGN * HOST_ALIGN);
     if (!*host) {
         *err = CL_OUT_OF_HOST_MEMORY;
         return NULL;
@@ -35,7 +35,7 @@ cl_mem tdm_opencl_create_in_host_memory(tdm_opencl_device *d, size_t size, void 
     if (*err != CL_SUCCESS) {
         if (mem)
             clReleaseMemObject(mem); /* before the callback was set: the memory is ours */
-        free(*host);
+        tdm_host_aligned_free(*host);
         *host = NULL;
         return NULL;
     }

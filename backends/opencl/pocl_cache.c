@@ -1,10 +1,5 @@
 /* PoCL exposes zero devices when it cannot create its kernel cache directory, so
  * before the first OpenCL call we point it at a usable one when its default is not. */
-#if !defined(_GNU_SOURCE) && !defined(_POSIX_C_SOURCE)
-#define _POSIX_C_SOURCE 200809L /* setenv */
-#endif
-
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -30,7 +25,7 @@ static int pocl_default_dir(char *out, size_t cap)
 
 void tdm_pocl_cache_prepare(const tdm_context *ctx)
 {
-    char dflt[PATH_MAX], dir[PATH_MAX];
+    char dflt[TDM_PATH_MAX], dir[TDM_PATH_MAX];
     const char *set = getenv("POCL_CACHE_DIR");
     int have_default = pocl_default_dir(dflt, sizeof dflt);
 
@@ -40,7 +35,7 @@ void tdm_pocl_cache_prepare(const tdm_context *ctx)
         return;
     /* /tmp's folder of this user's: tandem-pocl-cache-<uid>. */
     if (tdm_make_private_temp_dir("tandem-pocl-cache", dir, sizeof dir) != 0 ||
-        setenv("POCL_CACHE_DIR", dir, 0) != 0) {
+        tdm_host_setenv("POCL_CACHE_DIR", dir, 0) != 0) {
         tdm_log(ctx, TDM_LOG_WARN,
                 "opencl: PoCL's kernel cache %s is not writable and %s could not be "
                 "used either; PoCL, if installed, will expose no devices "

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "device/backend_services.h"
 #include "vulkan_internal.h"
@@ -140,9 +139,7 @@ static tdm_status compare(tdm_device *dev, char *why, size_t size)
 
 static double seconds_now(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
+    return (double)tdm_host_now_ns() * 1e-9;
 }
 
 /* Seconds of SPEED_RUNS products on pipeline `index`, after one to warm it up. */

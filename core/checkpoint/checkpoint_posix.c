@@ -15,13 +15,21 @@
 #include "base/input_limit.h"
 #include "platform/tdm_files.h"
 #include "platform/tdm_host.h"
+#include "platform/tdm_text.h"
+
+/* A full quota, where the system has quotas (Windows' C runtime names none). */
+#ifdef EDQUOT
+#define OVER_QUOTA(err) ((err) == EDQUOT)
+#else
+#define OVER_QUOTA(err) 0
+#endif
 
 tdm_status tdm_ckpt_os_fail(int err, const char *func, const char *what, const char *path)
 {
     char buf[128];
-    const char *msg = strerror_r(err, buf, sizeof buf);
+    const char *msg = tdm_strerror(err, buf, sizeof buf);
     tdm_status s = TDM_ERR_NOT_FOUND;
-    if (err == ENOMEM || err == ENOSPC || err == EDQUOT || err == EFBIG)
+    if (err == ENOMEM || err == ENOSPC || OVER_QUOTA(err) || err == EFBIG)
         s = TDM_ERR_OUT_OF_MEMORY;
     return tdm_fail(s, "%s: cannot %s %s: %s", func, what, path, msg);
 }
@@ -106,10 +114,10 @@ tdm_status tdm_ckpt_os_rename(const char *from, const char *to, const char *func
         return TDM_OK;
     int err = errno;
     char buf[128];
-    tdm_status s =
-        err == ENOMEM || err == ENOSPC || err == EDQUOT ? TDM_ERR_OUT_OF_MEMORY : TDM_ERR_NOT_FOUND;
+    tdm_status s = err == ENOMEM || err == ENOSPC || OVER_QUOTA(err) ? TDM_ERR_OUT_OF_MEMORY
+                                                                     : TDM_ERR_NOT_FOUND;
     return tdm_fail(s, "%s: cannot rename %s to %s: %s", func, from, to,
-                    strerror_r(err, buf, sizeof buf));
+                    tdm_strerror(err, buf, sizeof buf));
 }
 
 tdm_status tdm_ckpt_os_sync_dir(const char *dir, const char *func)
@@ -218,7 +226,7 @@ static void describe_holder(char *out, size_t size)
     tdm_host_name(host, sizeof host);
     time_t now = time(NULL);
     struct tm tm;
-    if (gmtime_r(&now, &tm))
+    if (tdm_host_utc(now, &tm))
         strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm);
     snprintf(out, size, "%s (pid %ld) on %s since %s", tdm_host_program_name(),
              tdm_host_process_id(), host, when);

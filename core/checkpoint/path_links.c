@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "checkpoint/checkpoint_posix.h"
 #include "checkpoint/path_links.h"
+#include "platform/tdm_text.h"
 
 #define MAX_LINKS 40 /* Linux's own bound on a path's links */
 
@@ -79,7 +80,7 @@ static tdm_status make_link_target(const char *dir, const char *func)
         char buf[128];
         s = tdm_fail(TDM_ERR_NOT_FOUND,
                      "%s: cannot create the directory %s, where the symbolic link %s points: %s",
-                     func, target, dir, strerror_r(errno, buf, sizeof buf));
+                     func, target, dir, tdm_strerror(errno, buf, sizeof buf));
     }
     free(target);
     return s;

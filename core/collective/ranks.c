@@ -8,6 +8,7 @@
 #include "base/library.h"
 #include "collective/ranks.h"
 #include "platform/tdm_files.h"
+#include "platform/tdm_host.h"
 
 static char plugin_path[4096];
 static tdm_library plugin = TDM_LIBRARY_INIT(plugin_path);
@@ -113,7 +114,7 @@ void tdm_ranks_close(tdm_ranks *r)
         return;
     say_goodbye(r);
     r->transport->close(r->link);
-    free(r->slots);
+    tdm_host_aligned_free(r->slots);
     tdm_mutex_destroy(&r->lock);
     free(r);
 }
@@ -191,10 +192,10 @@ float *tdm_ranks_slots(tdm_ranks *r, size_t bytes)
 {
     if (bytes <= r->slot_bytes)
         return r->slots;
-    float *grown = aligned_alloc(64, (bytes + 63) / 64 * 64);
+    float *grown = tdm_host_aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!grown)
         return NULL;
-    free(r->slots);
+    tdm_host_aligned_free(r->slots);
     r->slots = grown;
     r->slot_bytes = bytes;
     return grown;

@@ -40,6 +40,7 @@
 #include "platform/tdm_dynlib.h"
 #include "platform/tdm_files.h"
 #include "platform/tdm_host.h"
+#include "platform/tdm_text.h"
 #include "platform/tdm_thread.h"
 
 #endif

@@ -1,6 +1,5 @@
 /* The on-disk cache of compiled programs and pipeline caches (disk_cache.h). */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,7 +152,7 @@ int tdm_disk_cache_load(tdm_context *ctx, const char *kind, const char *key, voi
                         size_t *size)
 {
     tdm_disk_cache *c = &ctx->disk_cache;
-    char path[PATH_MAX];
+    char path[TDM_PATH_MAX];
     const char *what, *why;
     uint64_t file_size;
     int fd;
@@ -223,7 +222,7 @@ void tdm_disk_cache_store(tdm_context *ctx, const char *kind, const char *key, c
                           size_t size)
 {
     tdm_disk_cache *c = &ctx->disk_cache;
-    char path[PATH_MAX];
+    char path[TDM_PATH_MAX];
 
     if (!entry_path(ctx, kind, key, path, sizeof path))
         return;

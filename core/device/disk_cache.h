@@ -8,16 +8,16 @@
 #ifndef TDM_CORE_DISK_CACHE_H
 #define TDM_CORE_DISK_CACHE_H
 
-#include <limits.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "tandem/context.h"
+#include "platform/tdm_files.h"
 
 /* The context's cache: its folder and what happened to its entries. */
 typedef struct tdm_disk_cache {
-    char dir[PATH_MAX];         /* "" when off */
+    char dir[TDM_PATH_MAX];     /* "" when off */
     atomic_size_t loaded;       /* entries used: they passed every check */
     atomic_size_t missed;       /* no file under the key */
     atomic_size_t rejected;     /* damaged, truncated, foreign, or refused by the driver */

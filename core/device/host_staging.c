@@ -2,6 +2,7 @@
 
 #include "base/error.h"
 #include "device/host_staging.h"
+#include "platform/tdm_host.h"
 
 void *tdm_staging_acquire(tdm_context *ctx)
 {
@@ -10,7 +11,7 @@ void *tdm_staging_acquire(tdm_context *ctx)
     if (ctx->staging_count)
         chunk = ctx->staging[--ctx->staging_count];
     tdm_mutex_unlock(&ctx->staging_lock);
-    if (!chunk && !(chunk = aligned_alloc(TDM_STAGING_ALIGN, TDM_STAGING_CHUNK)))
+    if (!chunk && !(chunk = tdm_host_aligned_alloc(TDM_STAGING_ALIGN, TDM_STAGING_CHUNK)))
         tdm_fail(TDM_ERR_OUT_OF_MEMORY, "no host memory for a %zu MiB staging chunk",
                  TDM_STAGING_CHUNK >> 20);
     return chunk;
@@ -26,14 +27,14 @@ void tdm_staging_release(tdm_context *ctx, void *chunk)
         ctx->staging[ctx->staging_count++] = chunk;
     tdm_mutex_unlock(&ctx->staging_lock);
     if (!kept)
-        free(chunk);
+        tdm_host_aligned_free(chunk);
 }
 
 void tdm_staging_free_idle(tdm_context *ctx)
 {
     tdm_mutex_lock(&ctx->staging_lock);
     for (size_t i = 0; i < ctx->staging_count; i++)
-        free(ctx->staging[i]);
+        tdm_host_aligned_free(ctx->staging[i]);
     ctx->staging_count = 0;
     tdm_mutex_unlock(&ctx->staging_lock);
 }

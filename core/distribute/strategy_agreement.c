@@ -39,8 +39,10 @@ static tdm_status pack(const tdm_agreement_item *items, size_t count, item_list 
     out->size = size;
     char *p = out->bytes;
     for (size_t i = 0; i < count; i++) {
-        p = stpcpy(p, items[i].name) + 1;
-        p = stpcpy(p, items[i].value) + 1;
+        size_t name = strlen(items[i].name) + 1, value = strlen(items[i].value) + 1;
+        memcpy(p, items[i].name, name);
+        memcpy(p + name, items[i].value, value);
+        p += name + value;
     }
     return TDM_OK;
 }

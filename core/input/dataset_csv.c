@@ -1,5 +1,4 @@
 /* tdm_dataset_from_csv: numeric CSV, one example per line, parsed in place. */
-#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,15 +8,16 @@
 #include "base/error.h"
 #include "input/file_read.h"
 #include "base/options.h"
+#include "platform/tdm_text.h"
 
 static const char *const func = "tdm_dataset_from_csv";
 
 typedef struct csv_parse {
     const char *path;
     tdm_csv_options opts;
-    locale_t c_locale; /* numbers never follow the program's locale */
-    char *next;        /* the unread text, NUL-terminated */
-    size_t line;       /* number of the line last returned by next_line */
+    tdm_c_locale *c_locale; /* numbers never follow the program's locale */
+    char *next;             /* the unread text, NUL-terminated */
+    size_t line;            /* number of the line last returned by next_line */
     size_t columns;
     size_t label_column; /* SIZE_MAX: none */
     tdm_csv_layout layout;
@@ -78,7 +78,7 @@ static void split_fields(csv_parse *c, char *line)
 static int parse_number(const csv_parse *c, const char *field, double *out)
 {
     char *end;
-    *out = strtod_l(field, &end, c->c_locale);
+    *out = tdm_c_strtod(c->c_locale, field, &end);
     return end != field && end[strspn(end, " \t")] == '\0' ? 0 : -1;
 }
 
@@ -290,7 +290,7 @@ static tdm_status parse_text(csv_parse *c, char *text, size_t size)
     tdm_status s = check_no_nul(c, text, size);
     if (s != TDM_OK)
         return s;
-    c->c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    c->c_locale = tdm_c_locale_new();
     if (!c->c_locale)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: no memory for the C locale", func);
     c->next = text;
@@ -320,7 +320,7 @@ tdm_status tdm_dataset_from_csv(const char *path, const tdm_csv_options *opts, t
     if (s == TDM_OK)
         s = parse_text(&c, text, size);
     if (c.c_locale)
-        freelocale(c.c_locale);
+        tdm_c_locale_free(c.c_locale);
     free(c.fields);
     free(text);
     if (s != TDM_OK) {

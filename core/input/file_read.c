@@ -10,6 +10,7 @@
 #include "input/file_read.h"
 #include "base/input_limit.h"
 #include "platform/tdm_files.h"
+#include "platform/tdm_text.h"
 
 #define FIRST_CAPACITY (64u << 10)
 
@@ -19,7 +20,7 @@ static tdm_status open_failed(const char *path, const char *func)
     if (!errno)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: %s: no memory to open it", func, path);
     return tdm_fail(TDM_ERR_NOT_FOUND, "%s: cannot open %s: %s", func, path,
-                    strerror_r(errno, buf, sizeof buf));
+                    tdm_strerror(errno, buf, sizeof buf));
 }
 
 /* The status and message for gzread's failure after `offset` bytes were read. */
@@ -30,7 +31,7 @@ static tdm_status read_failed(gzFile f, const char *path, const char *func, size
     if (zerr == Z_ERRNO) {
         char buf[128];
         return tdm_fail(TDM_ERR_NOT_FOUND, "%s: cannot read %s: %s", func, path,
-                        strerror_r(errno, buf, sizeof buf));
+                        tdm_strerror(errno, buf, sizeof buf));
     }
     if (zerr == Z_MEM_ERROR)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: %s: no memory to decompress it", func, path);

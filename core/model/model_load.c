@@ -3,7 +3,6 @@
  * is refused with the reason. */
 #include <errno.h>
 #include <inttypes.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include "model/model_file.h"
 #include "model/layers/layer_type.h"
 #include "checkpoint/safetensors.h"
+#include "platform/tdm_text.h"
 
 static const char *const func = "tdm_model_load";
 
@@ -120,7 +120,7 @@ static tdm_status pair(const loader *l, const char *prefix, const char *what, si
 }
 
 /* A dense or conv2d layer's activation and dropout. */
-static tdm_status activation(loader *l, const char *prefix, tdm_layer *d, locale_t c)
+static tdm_status activation(loader *l, const char *prefix, tdm_layer *d, tdm_c_locale *c)
 {
     char key[64];
     snprintf(key, sizeof key, "%s/activation", prefix);
@@ -131,7 +131,7 @@ static tdm_status activation(loader *l, const char *prefix, tdm_layer *d, locale
     snprintf(key, sizeof key, "%s/dropout", prefix);
     const char *rate = meta(l, key);
     char *end = NULL;
-    double dropout = rate ? strtod_l(rate, &end, c) : -1.0;
+    double dropout = rate ? tdm_c_strtod(c, rate, &end) : -1.0;
     if (!rate || !*rate || *end || !(dropout >= 0.0 && dropout < 1.0))
         return tdm_st_corrupt(func, l->path, "%s is '%s', not a rate in [0, 1)", key,
                               rate ? rate : "(none)");
@@ -158,13 +158,13 @@ static tdm_status window(loader *l, const char *prefix, tdm_layer *d, int sized)
 
 /* A float in [lo, hi) under "<prefix>/<what>". */
 static tdm_status number(const loader *l, const char *prefix, const char *what, double lo,
-                         double hi, locale_t c, float *out)
+                         double hi, tdm_c_locale *c, float *out)
 {
     char key[64];
     snprintf(key, sizeof key, "%s/%s", prefix, what);
     const char *text = meta(l, key);
     char *end = NULL;
-    double v = text ? strtod_l(text, &end, c) : -1.0;
+    double v = text ? tdm_c_strtod(c, text, &end) : -1.0;
     if (!text || !*text || *end || !(v >= lo && v < hi))
         return tdm_st_corrupt(func, l->path, "%s is '%s', not a number in [%g, %g)", key,
                               text ? text : "(none)", lo, hi);
@@ -205,7 +205,7 @@ static tdm_status tensor(loader *l, size_t i, const tdm_layer *d, size_t k)
 
 /* Layer i of kind d->kind: its tensors, the settings its kind takes, and those its
  * kernel's dims give. */
-static tdm_status layer(loader *l, size_t i, tdm_layer *d, locale_t c)
+static tdm_status layer(loader *l, size_t i, tdm_layer *d, tdm_c_locale *c)
 {
     const tdm_layer_type *t = tdm_layer_type_of(d->kind);
     char prefix[48];
@@ -343,12 +343,12 @@ static tdm_status architecture(loader *l)
     tdm_status s = kinds(l, &count);
     if (s != TDM_OK)
         return s;
-    locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    tdm_c_locale *c = tdm_c_locale_new();
     if (!c)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: no memory for the C locale", func);
     for (size_t i = 0; i < count && s == TDM_OK; i++)
         s = layer(l, i, &l->layers[i], c);
-    freelocale(c);
+    tdm_c_locale_free(c);
     if (s == TDM_OK)
         s = input(l);
     if (s != TDM_OK)

@@ -2,7 +2,6 @@
  * safetensors file, written to a temporary file beside the target and renamed over
  * it, so that a reader sees the old file or the new one, never half of one. */
 #include <errno.h>
-#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "model/model_file.h"
 #include "model/layers/layer_type.h"
 #include "checkpoint/safetensors.h"
+#include "platform/tdm_text.h"
 
 #define MAX_ENTRIES(layers) (9 + 4 * (layers))
 #define VALUE_SIZE 48
@@ -94,8 +94,10 @@ static size_t kinds_size(const tdm_model *m)
  * space (kinds_size). */
 static void describe(const tdm_model *m, entries *out, char *kinds)
 {
-    locale_t c = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-    locale_t old = c ? uselocale(c) : (locale_t)0;
+    tdm_c_locale *c = tdm_c_locale_new();
+    tdm_c_locale_scope scope;
+    if (c)
+        tdm_c_locale_enter(c, &scope);
     char value[VALUE_SIZE];
     add(out, "format", TDM_MODEL_FORMAT);
     snprintf(value, sizeof value, "%d", TDM_MODEL_FORMAT_VERSION);
@@ -118,8 +120,8 @@ static void describe(const tdm_model *m, entries *out, char *kinds)
     }
     out->e[out->count++] = (tdm_st_entry){"layers", kinds};
     if (c) {
-        uselocale(old);
-        freelocale(c);
+        tdm_c_locale_leave(&scope);
+        tdm_c_locale_free(c);
     }
 }
 

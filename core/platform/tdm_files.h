@@ -8,6 +8,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* The longest path tandem's buffers hold, with its terminating zero: Linux's PATH_MAX
+ * (posix/files.c checks it), and within what Win32's wide calls take. */
+#define TDM_PATH_MAX 4096
+
 /* Whether this process may read the file at path. */
 int tdm_path_readable(const char *path);
 

@@ -6,8 +6,10 @@
 #ifndef TDM_PLATFORM_HOST_H
 #define TDM_PLATFORM_HOST_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 /* The cores online, at least 1. */
 int tdm_host_cores(void);
@@ -36,5 +38,20 @@ long tdm_host_process_id(void);
 /* Nanoseconds since an arbitrary start, never going back (wall-clock steps, NTP or a
  * user's date, never skew a measure). */
 uint64_t tdm_host_now_ns(void);
+
+/* t as UTC into *out: 1, or 0 when the system cannot say (gmtime_r, gmtime_s). */
+int tdm_host_utc(time_t t, struct tm *out);
+
+/* size bytes aligned to align (a power of two), freed by tdm_host_aligned_free alone
+ * (Win32's C runtime has no aligned_alloc, and its _aligned_malloc's memory needs
+ * _aligned_free); NULL when there is no memory. */
+void *tdm_host_aligned_alloc(size_t align, size_t size);
+void tdm_host_aligned_free(void *p);
+
+/* Sets the environment variable name to value, keeping one already set unless
+ * overwrite: 0, or -1 with errno set. */
+int tdm_host_setenv(const char *name, const char *value, int overwrite);
+/* Removes it: 0, or -1 with errno set. */
+int tdm_host_unsetenv(const char *name);
 
 #endif

@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "base/error.h"
 #include "train/optimizer_impl.h"
 #include "base/options.h"
 #include "distribute/variable_access.h"
+#include "platform/tdm_text.h"
 
 static const char create_func[] = "tdm_optimizer_create";
 
@@ -42,7 +42,7 @@ tdm_status tdm_optimizer_kind_parse(const char *name, tdm_optimizer_options *opt
     TDM_CHECK_ARG(name, func);
     TDM_CHECK_ARG(opts, func);
     for (size_t i = 0; parse_names[i]; i++)
-        if (!strcasecmp(name, parse_names[i])) {
+        if (!tdm_strcasecmp(name, parse_names[i])) {
             opts->kind = parse_kinds[i].kind;
             if (opts->kind == TDM_OPT_MOMENTUM)
                 opts->nesterov = parse_kinds[i].nesterov;

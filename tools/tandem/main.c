@@ -6,6 +6,7 @@
 #include "cli_dispatch.h"
 #include "commands.h"
 #include "tandem/tandem.h"
+#include "platform/tdm_host.h"
 
 static const cli_subcommand commands[] = {
     {"train", cmd_train, "train a model data-parallel over the devices (digits by default)"},
@@ -21,7 +22,7 @@ int main(int argc, char **argv)
      * for 2^28 cycles after each product, on the cores the device's next kernels need:
      * a fifth of a convolutional step here (docs/PERFORMANCE.md). The tool asks for
      * its shortest wait unless the user chose one; OpenBLAS reads it as it loads. */
-    setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+    tdm_host_setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         printf("tandem %s\n", tdm_version());
         return 0;

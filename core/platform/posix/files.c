@@ -15,6 +15,8 @@
 
 #include "platform/tdm_files.h"
 
+_Static_assert(TDM_PATH_MAX == PATH_MAX, "TDM_PATH_MAX is Linux's PATH_MAX");
+
 int tdm_path_readable(const char *path)
 {
     return access(path, R_OK) == 0;

@@ -1,5 +1,6 @@
 /* tdm_host.h on POSIX. */
 #include <errno.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,4 +59,29 @@ uint64_t tdm_host_now_ns(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+int tdm_host_utc(time_t t, struct tm *out)
+{
+    return gmtime_r(&t, out) != NULL;
+}
+
+void *tdm_host_aligned_alloc(size_t align, size_t size)
+{
+    return aligned_alloc(align, size);
+}
+
+void tdm_host_aligned_free(void *p)
+{
+    free(p);
+}
+
+int tdm_host_setenv(const char *name, const char *value, int overwrite)
+{
+    return setenv(name, value, overwrite);
+}
+
+int tdm_host_unsetenv(const char *name)
+{
+    return unsetenv(name);
 }

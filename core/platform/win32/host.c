@@ -2,6 +2,7 @@
 #define WIN32_LEAN_AND_MEAN
 #include <windows.h>
 
+#include <errno.h>
 #include <io.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,4 +88,35 @@ uint64_t tdm_host_now_ns(void)
     QueryPerformanceCounter(&count);
     uint64_t c = (uint64_t)count.QuadPart, f = (uint64_t)frequency.QuadPart;
     return c / f * 1000000000u + c % f * 1000000000u / f; /* no overflow for centuries */
+}
+
+int tdm_host_utc(time_t t, struct tm *out)
+{
+    return gmtime_s(out, &t) == 0;
+}
+
+void *tdm_host_aligned_alloc(size_t align, size_t size)
+{
+    return _aligned_malloc(size, align);
+}
+
+void tdm_host_aligned_free(void *p)
+{
+    _aligned_free(p);
+}
+
+int tdm_host_setenv(const char *name, const char *value, int overwrite)
+{
+    if (!overwrite && getenv(name))
+        return 0;
+    errno_t err = _putenv_s(name, value);
+    errno = err;
+    return err == 0 ? 0 : -1;
+}
+
+int tdm_host_unsetenv(const char *name)
+{
+    errno_t err = _putenv_s(name, ""); /* an empty value removes it on Windows */
+    errno = err;
+    return err == 0 ? 0 : -1;
 }

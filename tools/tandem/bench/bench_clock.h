@@ -4,14 +4,13 @@
 #define TANDEM_CLI_BENCH_CLOCK_H
 
 #include <stdlib.h>
-#include <time.h>
+
+#include "platform/tdm_host.h"
 
 /* Monotonic seconds. */
 static inline double bench_seconds(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return (double)tdm_host_now_ns() * 1e-9;
 }
 
 /* Keeps the shortest of a benchmark's timings in *best (0: none yet). */

@@ -1,5 +1,4 @@
 /* Finding the bundled data beside the running program. */
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,9 +17,9 @@ static void program_dir(char *out, size_t size)
 
 const char *bundled_digits(void)
 {
-    static char path[PATH_MAX + 64];
+    static char path[TDM_PATH_MAX + 64];
     static const char *const beside[] = {TDM_DATA_FROM_BINDIR, "share/tandem"};
-    char dir[PATH_MAX];
+    char dir[TDM_PATH_MAX];
     program_dir(dir, sizeof dir);
     for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
         snprintf(path, sizeof path, "%s/%s/digits.csv.gz", dir, beside[i]);
