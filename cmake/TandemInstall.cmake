@@ -39,17 +39,19 @@ configure_file(cmake/tandem.pc.in ${tdm_install_files}/tandem-build.pc.in @ONLY)
 file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/tandem.pc INPUT ${tdm_install_files}/tandem-build.pc.in)
 
 # The man page and the shell completions, from the command's own help (its option
-# tables), remade whenever the command is.
-set(tdm_docs ${PROJECT_BINARY_DIR}/share/man/man1/tandem.1 ${PROJECT_BINARY_DIR}/share/tandem.bash
-    ${PROJECT_BINARY_DIR}/share/_tandem)
-add_custom_command(OUTPUT ${tdm_docs}
-  COMMAND ${PROJECT_SOURCE_DIR}/cmake/tandem_docs.sh $<TARGET_FILE:tandem_cli> ${PROJECT_BINARY_DIR}/share
-  COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/share/man/man1
-  COMMAND ${CMAKE_COMMAND} -E rename ${PROJECT_BINARY_DIR}/share/tandem.1 ${PROJECT_BINARY_DIR}/share/man/man1/tandem.1
-  DEPENDS tandem_cli ${PROJECT_SOURCE_DIR}/cmake/tandem_docs.sh
-  COMMENT "Writing tandem's man page and shell completions from its option tables" VERBATIM)
-add_custom_target(tandem_docs ALL DEPENDS ${tdm_docs})
-install(FILES ${PROJECT_BINARY_DIR}/share/man/man1/tandem.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
-install(FILES ${PROJECT_BINARY_DIR}/share/tandem.bash
-        DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME tandem)
-install(FILES ${PROJECT_BINARY_DIR}/share/_tandem DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/site-functions)
+# tables), remade whenever the command is; a Windows build has neither.
+if(NOT WIN32)
+  set(tdm_docs ${PROJECT_BINARY_DIR}/share/man/man1/tandem.1 ${PROJECT_BINARY_DIR}/share/tandem.bash
+      ${PROJECT_BINARY_DIR}/share/_tandem)
+  add_custom_command(OUTPUT ${tdm_docs}
+    COMMAND ${PROJECT_SOURCE_DIR}/cmake/tandem_docs.sh $<TARGET_FILE:tandem_cli> ${PROJECT_BINARY_DIR}/share
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/share/man/man1
+    COMMAND ${CMAKE_COMMAND} -E rename ${PROJECT_BINARY_DIR}/share/tandem.1 ${PROJECT_BINARY_DIR}/share/man/man1/tandem.1
+    DEPENDS tandem_cli ${PROJECT_SOURCE_DIR}/cmake/tandem_docs.sh
+    COMMENT "Writing tandem's man page and shell completions from its option tables" VERBATIM)
+  add_custom_target(tandem_docs ALL DEPENDS ${tdm_docs})
+  install(FILES ${PROJECT_BINARY_DIR}/share/man/man1/tandem.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+  install(FILES ${PROJECT_BINARY_DIR}/share/tandem.bash
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME tandem)
+  install(FILES ${PROJECT_BINARY_DIR}/share/_tandem DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/site-functions)
+endif()

@@ -29,6 +29,9 @@ set_target_properties(tandem_static PROPERTIES OUTPUT_NAME tandem LINKER_LANGUAG
 
 set_target_properties(tandem PROPERTIES VERSION ${PROJECT_VERSION}
                       SOVERSION ${PROJECT_VERSION_MAJOR})
+if(WIN32) # tandem.dll, with its import library libtandem.dll.a
+  set_target_properties(tandem PROPERTIES PREFIX "")
+endif()
 foreach(lib tandem tandem_static tandem_internal)
   target_include_directories(${lib} PUBLIC
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include> $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)

@@ -21,6 +21,12 @@ add_library(tandem_flags INTERFACE)
 target_compile_options(tandem_flags INTERFACE -Wall -Wextra -Wshadow -Wstrict-prototypes
                        -Wmissing-prototypes $<$<BOOL:${TDM_WERROR}>:-Werror>)
 target_compile_definitions(tandem_flags INTERFACE _GNU_SOURCE)
+if(WIN32)
+  # MinGW's C99 printf (%zu, %lld), not msvcrt's. GCC still reads format(printf) as
+  # msvcrt's, so the format checks are the Linux build's, on the same sources.
+  target_compile_definitions(tandem_flags INTERFACE __USE_MINGW_ANSI_STDIO=1)
+  target_compile_options(tandem_flags INTERFACE -Wno-format)
+endif()
 if(TDM_SANITIZE)
   # Any finding stops the program, so that a test fails on it rather than logging it.
   add_compile_options(-fsanitize=${TDM_SANITIZE} -fno-sanitize-recover=all
@@ -92,5 +98,8 @@ function(tdm_object_library name)
   tdm_module_root(root ${name} ${L_MODULES})
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/include ${root})
   target_link_libraries(${name} PRIVATE tandem_flags Threads::Threads)
+  if(WIN32) # TDM_API marks tandem.dll's exports (include/tandem/status.h)
+    target_compile_definitions(${name} PRIVATE TDM_BUILDING_TANDEM)
+  endif()
   set_property(GLOBAL APPEND PROPERTY TDM_OBJECT_LIBRARIES ${name})
 endfunction()

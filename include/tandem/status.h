@@ -2,8 +2,16 @@
 #ifndef TANDEM_STATUS_H
 #define TANDEM_STATUS_H
 
-/* Marks the public API: the shared library exports nothing else. */
-#if defined(__GNUC__)
+/* Marks the public API: the shared library exports nothing else. On Windows the
+ * library's own build exports it from tandem.dll; a program's calls need no mark, as
+ * the import library resolves them. */
+#if defined(_WIN32)
+#if defined(TDM_BUILDING_TANDEM)
+#define TDM_API __declspec(dllexport)
+#else
+#define TDM_API
+#endif
+#elif defined(__GNUC__)
 #define TDM_API __attribute__((visibility("default")))
 #else
 #define TDM_API
