@@ -6,7 +6,8 @@
 #include "platform/tdm_thread.h"
 
 #define FITS(type, storage)                                                                        \
-    _Static_assert(sizeof(type) <= sizeof(storage) && _Alignof(type) <= _Alignof(storage),         \
+    _Static_assert(sizeof(type) <= sizeof(storage) &&                                              \
+                       _Alignof(type) <= _Alignof(TDM_PLATFORM_STORAGE(1)),                        \
                    #type " fits its storage")
 FITS(pthread_mutex_t, ((tdm_mutex *)0)->system);
 FITS(pthread_cond_t, ((tdm_cond *)0)->system);

@@ -10,7 +10,8 @@
 #include "platform/tdm_thread.h"
 
 #define FITS(type, storage)                                                                        \
-    _Static_assert(sizeof(type) <= sizeof(storage) && _Alignof(type) <= _Alignof(storage),         \
+    _Static_assert(sizeof(type) <= sizeof(storage) &&                                              \
+                       _Alignof(type) <= _Alignof(TDM_PLATFORM_STORAGE(1)),                        \
                    #type " fits its storage")
 FITS(SRWLOCK, ((tdm_mutex *)0)->system);
 FITS(CONDITION_VARIABLE, ((tdm_cond *)0)->system);
