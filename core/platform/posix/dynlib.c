@@ -6,23 +6,6 @@
 
 #include "platform/tdm_dynlib.h"
 
-/* The one table of the libraries tandem opens, by the names its code uses. */
-static const struct {
-    const char *name, *file;
-} files[] = {
-    {"OpenCL", "libOpenCL.so.1"},   {"Vulkan", "libvulkan.so.1"},
-    {"CLBlast", "libclblast.so.1"}, {"OpenBLAS", "libopenblas.so.0"},
-    {"oneDNN", "libdnnl.so.2"},     {"tandem_mpi", "libtandem_mpi.so.0"},
-};
-
-const char *tdm_dynlib_file(const char *name)
-{
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        if (strcmp(files[i].name, name) == 0)
-            return files[i].file;
-    return name;
-}
-
 tdm_dynlib *tdm_dynlib_open(const char *name, char *why, size_t why_size)
 {
     void *handle = dlopen(tdm_dynlib_file(name), RTLD_NOW | RTLD_LOCAL);

@@ -8,24 +8,6 @@
 #include "platform/tdm_dynlib.h"
 #include "win32_text.h"
 
-/* The one table of the libraries tandem opens, by the names its code uses. The GPU
- * vendor's driver installs OpenCL.dll and vulkan-1.dll; the others are found beside
- * the program or on PATH. */
-static const struct {
-    const char *name, *file;
-} files[] = {
-    {"OpenCL", "OpenCL.dll"},        {"Vulkan", "vulkan-1.dll"}, {"CLBlast", "clblast.dll"},
-    {"OpenBLAS", "libopenblas.dll"}, {"oneDNN", "dnnl.dll"},     {"tandem_mpi", "tandem_mpi.dll"},
-};
-
-const char *tdm_dynlib_file(const char *name)
-{
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        if (strcmp(files[i].name, name) == 0)
-            return files[i].file;
-    return name;
-}
-
 tdm_dynlib *tdm_dynlib_open(const char *name, char *why, size_t why_size)
 {
     wchar_t wide[TDM_WIN32_PATH_MAX];
