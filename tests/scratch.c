@@ -1,51 +1,115 @@
-/* Scratch files for tests. */
-#include <dirent.h>
+/* Scratch files for tests, through the platform room's files so that the Windows
+ * build's tests use them too. */
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "scratch.h"
+#include "platform/tdm_files.h"
+#include "platform/tdm_host.h"
 
 static char root[SCRATCH_PATH];
 
-static void stop(const char *what, const char *path)
+_Noreturn static void stop(const char *what, const char *path)
 {
     fprintf(stderr, "scratch: %s %s: %s\n", what, path, strerror(errno));
     exit(1);
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+/* One entry of a folder being removed: its path is the folder's plus the name. */
+static int remove_entry(const char *name, void *folder)
 {
-    (void)st, (void)type, (void)ftw;
-    return remove(path);
+    char path[SCRATCH_PATH];
+    snprintf(path, sizeof path, "%s/%s", (const char *)folder, name);
+    return scratch_remove_tree(path);
+}
+
+int scratch_remove_tree(const char *path)
+{
+    tdm_path_kind kind;
+    if (tdm_path_kind_of(path, 0, &kind) != 0)
+        return -1;
+    if (kind != TDM_PATH_DIR)
+        return tdm_file_remove(path) < 0 ? -1 : 0;
+    if (tdm_dir_list(path, remove_entry, (void *)path) != 0)
+        return -1;
+    return tdm_dir_remove(path) < 0 ? -1 : 0;
 }
 
 void scratch_remove(void)
 {
-    if (root[0] && nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+    if (root[0] && scratch_remove_tree(root) != 0)
         fprintf(stderr, "scratch: cannot remove %s\n", root);
     root[0] = '\0';
 }
 
+/* The temporary folder: TMPDIR, Windows' TEMP, else /tmp. */
+static const char *temp_folder(void)
+{
+    const char *names[] = {"TMPDIR", "TEMP"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *tmp = getenv(names[i]);
+        if (tmp && *tmp)
+            return tmp;
+    }
+    return "/tmp";
+}
+
+int scratch_temp_dir(char *out, const char *prefix)
+{
+    /* A fresh name by the process id, a count and the clock, made or tried again. */
+    static unsigned made;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        if (snprintf(out, SCRATCH_PATH, "%s/%s-%ld-%u-%llx", temp_folder(), prefix,
+                     tdm_host_process_id(), made++,
+                     (unsigned long long)(tdm_host_now_ns() % 0xffffffffu)) >= SCRATCH_PATH) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        if (tdm_make_dir(out) == 0)
+            return 0;
+        if (errno != EEXIST)
+            return -1;
+    }
+    return -1;
+}
+
 const char *scratch_root(const char *prefix)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(root, sizeof root, "%s/%s-XXXXXX", tmp && *tmp ? tmp : "/tmp", prefix);
-    if (!mkdtemp(root))
+    if (scratch_temp_dir(root, prefix) != 0)
         stop("cannot create", root);
     atexit(scratch_remove);
     return root;
+}
+
+FILE *scratch_text_open(void)
+{
+    return tmpfile();
+}
+
+char *scratch_text_take(FILE *f)
+{
+    if (!f)
+        return NULL;
+    char *text = NULL;
+    long n = -1;
+    if (fflush(f) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (text = malloc((size_t)n + 1)) && fread(text, 1, (size_t)n, f) != (size_t)n) {
+        free(text);
+        text = NULL;
+    }
+    if (text)
+        text[n] = '\0';
+    fclose(f);
+    return text;
 }
 
 void scratch_path(char *out, const char *name, int dir)
 {
     if (snprintf(out, SCRATCH_PATH, "%s/%s", root, name) >= SCRATCH_PATH)
         stop("path too long", name);
-    if (dir && mkdir(out, 0777) != 0)
+    if (dir && tdm_make_dir(out) != 0)
         stop("cannot create", out);
 }
 
@@ -66,7 +130,10 @@ unsigned char *scratch_read(const char *path, size_t *size)
     }
     if (f)
         fclose(f);
-    *size = data ? (size_t)n : 0;
+    if (data)
+        data[n] = 0;
+    if (size)
+        *size = data ? (size_t)n : 0;
     return data;
 }
 
@@ -77,13 +144,21 @@ void scratch_write(const char *path, const void *data, size_t size)
         stop("cannot write", path);
 }
 
+struct count {
+    const char *part;
+    size_t n;
+};
+
+static int count_entry(const char *name, void *user)
+{
+    struct count *c = user;
+    c->n += strstr(name, c->part) != NULL;
+    return 0;
+}
+
 size_t scratch_count(const char *dir, const char *part)
 {
-    DIR *d = opendir(dir);
-    size_t n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += strstr(e->d_name, part) != NULL;
-    if (d)
-        closedir(d);
-    return n;
+    struct count c = {part, 0};
+    tdm_dir_list(dir, count_entry, &c);
+    return c.n;
 }

@@ -5,10 +5,25 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define SCRATCH_PATH 4096
 
-/* Creates the scratch root ($TMPDIR/<prefix>-XXXXXX); its path. */
+/* Makes a fresh directory <the temporary folder>/<prefix>-<unique> into out
+ * (SCRATCH_PATH bytes): mkdtemp's promise on both systems. 0, or -1 with errno set.
+ * The temporary folder is $TMPDIR, else Windows' %TEMP%, else /tmp. */
+int scratch_temp_dir(char *out, const char *prefix);
+
+/* Removes path and everything under it (links are not followed): 0, or -1. */
+int scratch_remove_tree(const char *path);
+
+/* A stream that collects text in memory's stead (open_memstream is POSIX's alone):
+ * write to it, then scratch_text_take closes it and returns what was written,
+ * malloc'd and terminated; NULL when it could not be read. */
+FILE *scratch_text_open(void);
+char *scratch_text_take(FILE *f);
+
+/* Creates the scratch root (scratch_temp_dir's); its path. */
 const char *scratch_root(const char *prefix);
 
 /* Removes the root and everything under it (at exit too, if not called). */
@@ -20,7 +35,8 @@ void scratch_path(char *out, const char *name, int dir);
 /* out = dir/ckpt-<step, 20 digits>.tdm */
 void scratch_checkpoint_name(char *out, const char *dir, uint64_t step);
 
-/* The whole file, malloc'd; NULL when it cannot be read. */
+/* The whole file, malloc'd with a zero byte after it, its size in *size (size may be
+ * NULL); NULL when it cannot be read. */
 unsigned char *scratch_read(const char *path, size_t *size);
 void scratch_write(const char *path, const void *data, size_t size);
 

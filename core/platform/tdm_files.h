@@ -117,6 +117,9 @@ int tdm_file_rename_over(const char *from, const char *to);
 /* Removes the file at path: 1 removed, 0 already gone, -1 failed (errno set). */
 int tdm_file_remove(const char *path);
 
+/* Removes the empty directory dir: 1 removed, 0 already gone, -1 failed (errno set). */
+int tdm_dir_remove(const char *dir);
+
 /* Calls fn with the name of every entry of dir ("." and ".." left out) until fn returns
  * non-zero. 0; -1 when dir could not be opened, -2 when listing it failed; errno set. */
 int tdm_dir_list(const char *dir, int (*fn)(const char *name, void *user), void *user);

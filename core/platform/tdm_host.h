@@ -48,8 +48,13 @@ int tdm_host_utc(time_t t, struct tm *out);
 void *tdm_host_aligned_alloc(size_t align, size_t size);
 void tdm_host_aligned_free(void *p);
 
+/* Makes stdout and stderr write bytes as given: Windows' C library would write "\r\n"
+ * for each "\n", and the CLI's output would differ from the Linux build's. */
+void tdm_host_binary_stdio(void);
+
 /* Sets the environment variable name to value, keeping one already set unless
  * overwrite: 0, or -1 with errno set. */
+
 int tdm_host_setenv(const char *name, const char *value, int overwrite);
 /* Removes it: 0, or -1 with errno set. */
 int tdm_host_unsetenv(const char *name);

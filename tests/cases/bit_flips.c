@@ -2,21 +2,22 @@
  * the small training run is written by its monitor, then each bit of each byte is
  * flipped in turn, in place, and tdm_checkpoint_open must refuse the file with
  * TDM_ERR_CORRUPT_DATA; a flipped newest checkpoint is never restored. */
-#include <fcntl.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "harness.h"
 #include "scratch.h"
 #include "train_fixture.h"
 
-static int flip(int fd, size_t at, unsigned bit)
+/* Flips one bit of the file in place, written through before the next open reads it. */
+static int flip(FILE *f, size_t at, unsigned bit)
 {
-    unsigned char b;
-    if (pread(fd, &b, 1, (off_t)at) != 1)
+    int b;
+    if (fseek(f, (long)at, SEEK_SET) != 0 || (b = fgetc(f)) == EOF)
         return -1;
-    b ^= (unsigned char)(1u << bit);
-    return pwrite(fd, &b, 1, (off_t)at) == 1 ? 0 : -1;
+    b ^= 1 << bit;
+    if (fseek(f, (long)at, SEEK_SET) != 0 || fputc(b, f) == EOF || fflush(f) != 0)
+        return -1;
+    return 0;
 }
 
 void test_case_bit_flips(const test_run *run)
@@ -38,13 +39,13 @@ void test_case_bit_flips(const test_run *run)
     fixture_close(&f);
 
     scratch_checkpoint_name(path, dir, 6);
-    int fd = open(path, O_RDWR);
-    off_t size = fd >= 0 ? lseek(fd, 0, SEEK_END) : 0;
+    FILE *file = fopen(path, "r+b");
+    long size = file && fseek(file, 0, SEEK_END) == 0 ? ftell(file) : 0;
     CHECK(size > 1000);
     size_t flips = 0, accepted = 0;
     for (size_t at = 0; at < (size_t)size; at++)
         for (unsigned bit = 0; bit < 8; bit++) {
-            if (flip(fd, at, bit) != 0)
+            if (flip(file, at, bit) != 0)
                 break;
             tdm_checkpoint *c = NULL;
             tdm_status s = tdm_checkpoint_open(path, &c);
@@ -55,7 +56,7 @@ void test_case_bit_flips(const test_run *run)
                 fprintf(stderr, "byte %zu bit %u flipped: open returned %s\n", at, bit,
                         tdm_status_str(s));
             }
-            CHECK(flip(fd, at, bit) == 0);
+            CHECK(flip(file, at, bit) == 0);
         }
     fprintf(stderr,
             "test_bit_flips: %zu single-bit flips of a %lld-byte checkpoint, %zu "
@@ -64,9 +65,9 @@ void test_case_bit_flips(const test_run *run)
     CHECK(flips == 8 * (size_t)size && accepted == 0);
 
     /* Flipped and newest: set aside, and the older checkpoint restored. */
-    CHECK(flip(fd, (size_t)size / 3, 5) == 0);
-    if (fd >= 0)
-        close(fd);
+    CHECK(flip(file, (size_t)size / 3, 5) == 0);
+    if (file)
+        fclose(file);
     int restored = 0;
     uint64_t step = 0;
     CHECK_OK(fixture_open(&f, ctx, devs, 3, &o));

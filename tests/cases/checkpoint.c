@@ -7,20 +7,20 @@
  * variables on the reference backend split into 3 logical devices: mirrored and
  * sync-on-read SUM/MEAN variables saved, changed and restored. Scratch directories
  * go under $TMPDIR (or /tmp) and are removed at the end. */
-#include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <math.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
+#ifndef _WIN32
+#include <signal.h>       /* SIGXFSZ */
+#include <sys/resource.h> /* RLIMIT_FSIZE */
+#endif
 
 #include "harness.h"
+#include "platform/tdm_files.h"
+#include "scratch.h"
 
 #define PATH_CAP 4096
 
@@ -45,7 +45,7 @@ static void path_of(char *out, const char *dir, const char *name)
 static void make_subdir(char *out, const char *name)
 {
     path_of(out, root, name);
-    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+    if (tdm_make_dir(out) != 0 && errno != EEXIST) {
         fprintf(stderr, "mkdir %s: %s\n", out, strerror(errno));
         test_failures++;
     }
@@ -76,6 +76,16 @@ static unsigned char *slurp(const char *path, size_t *size)
     return p;
 }
 
+/* The first place of needle in the size bytes at data (memmem, which Windows lacks). */
+static const unsigned char *find_bytes(const unsigned char *data, size_t size, const void *needle,
+                                       size_t n)
+{
+    for (size_t i = 0; n <= size && i <= size - n; i++)
+        if (!memcmp(data + i, needle, n))
+            return data + i;
+    return NULL;
+}
+
 static void spit(const char *path, const void *data, size_t size)
 {
     FILE *f = fopen(path, "wb");
@@ -89,46 +99,37 @@ static void spit(const char *path, const void *data, size_t size)
 
 static int exists(const char *path)
 {
-    struct stat st;
-    return stat(path, &st) == 0;
+    tdm_path_kind kind;
+    return tdm_path_kind_of(path, 1, &kind) == 0 && kind != TDM_PATH_NONE;
 }
 
 /* Entries of dir whose name contains `part` ("" for all). */
 static size_t count_entries(const char *dir, const char *part)
 {
-    DIR *d = opendir(dir);
-    size_t n = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strstr(e->d_name, part))
-            n++;
-    if (d)
-        closedir(d);
-    return n;
+    return scratch_count(dir, part);
+}
+
+struct entry_search {
+    const char *dir, *part;
+    char *out;
+};
+
+static int match_entry(const char *name, void *user)
+{
+    const struct entry_search *e = user;
+    if (!strstr(name, e->part))
+        return 0;
+    path_of(e->out, e->dir, name);
+    return 1;
 }
 
 /* The name of the first entry of dir containing `part`, into out. */
 static int find_entry(const char *dir, const char *part, char *out)
 {
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int found = 0;
-    while (d && !found && (e = readdir(d)))
-        if (strstr(e->d_name, part)) {
-            path_of(out, dir, e->d_name);
-            found = 1;
-        }
-    if (d)
-        closedir(d);
-    return found;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st;
-    (void)type;
-    (void)ftw;
-    return remove(path);
+    struct entry_search e = {dir, part, out};
+    out[0] = '\0';
+    tdm_dir_list(dir, match_entry, &e);
+    return out[0] != '\0';
 }
 
 /* ---- checkpoints ---- */
@@ -388,7 +389,7 @@ static void test_latest_prune(void)
     /* A newer format version counts: opening it says which version it needs. */
     char newer[PATH_CAP];
     path_of(newer, root, "newer");
-    CHECK(mkdir(newer, 0777) == 0);
+    CHECK(tdm_make_dir(newer) == 0);
     commit_simple(newer, 5);
     final_name(path, newer, 5);
     bytes = slurp(path, &size);
@@ -482,7 +483,7 @@ static void test_corruption(void)
     if (!good)
         return;
     unsigned char *copy = malloc(size);
-    const unsigned char *beta_at = memmem(good, size, beta, sizeof beta);
+    const unsigned char *beta_at = find_bytes(good, size, beta, sizeof beta);
     CHECK(beta_at != NULL);
     size_t beta_data = beta_at ? (size_t)(beta_at - good) : 0;
     path_of(bad, dir, "bad.tdm");
@@ -540,7 +541,8 @@ static void test_corruption(void)
     EXPECT_CORRUPT(trunc, "footer");
     memcpy(copy, good, size);
     spit(trunc, copy, size);
-    CHECK(truncate(trunc, (off_t)size + 3) == 0); /* trailing bytes */
+    FILE *tail = fopen(trunc, "ab"); /* trailing bytes */
+    CHECK(tail && fwrite("\0\0\0", 1, 3, tail) == 3 && fclose(tail) == 0);
     EXPECT_CORRUPT(trunc, "bytes");
 
     /* Foreign files, long and short; an empty file. */
@@ -679,13 +681,30 @@ static void test_writer_failures(void)
     CHECK(remove(path) == 0);
 
     /* The temporary file vanishes before commit (removed by hand): the rename fails,
-     * no final file appears. */
+     * no final file appears. Windows removes an open file when its writer closes it, so
+     * there the commit may still land: then the checkpoint is whole. */
     CHECK_OK(tdm_checkpoint_writer_create(dir, 4, &w));
     CHECK_OK(tdm_checkpoint_add(w, "x", TDM_F32, &s4, x));
     CHECK(find_entry(dir, ".tmp-", path) && remove(path) == 0);
+#ifdef _WIN32
+    if (tdm_checkpoint_commit(w) == TDM_OK) {
+        final_name(path, dir, 4);
+        tdm_checkpoint *landed = NULL;
+        float got[4] = {0};
+        CHECK_OK(tdm_checkpoint_open(path, &landed));
+        CHECK_OK(tdm_checkpoint_read(landed, "x", TDM_F32, &s4, got, sizeof got));
+        CHECK(!memcmp(got, x, sizeof got));
+        tdm_checkpoint_close(landed);
+        CHECK(count_entries(dir, "") == 1 && remove(path) == 0);
+    }
+#else
     CHECK_FAILS(tdm_checkpoint_commit(w), TDM_ERR_NOT_FOUND, "rename");
+#endif
     CHECK(count_entries(dir, "") == 0);
 
+#ifdef _WIN32
+    printf("checkpoint: no file size limit on Windows: write errors not checked\n");
+#else
     /* Write errors (RLIMIT_FSIZE: writes past it fail with EFBIG): a failed add leaves
      * the writer failed, and commit removes the temporary file. */
     struct rlimit old, small;
@@ -713,6 +732,7 @@ static void test_writer_failures(void)
     CHECK(count_entries(dir, "") == 0);
     CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
     signal(SIGXFSZ, SIG_DFL);
+#endif
 }
 
 /* ---- variables on 3 logical reference devices ---- */
@@ -885,9 +905,7 @@ static void test_variables(void)
 void test_case_checkpoint(const test_run *run)
 {
     (void)run;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(root, sizeof root, "%s/tdm-checkpoint-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(root)) {
+    if (scratch_temp_dir(root, "tdm-checkpoint") != 0) {
         fprintf(stderr, "cannot create a scratch directory %s: %s\n", root, strerror(errno));
         test_failures++;
         return;
@@ -898,7 +916,7 @@ void test_case_checkpoint(const test_run *run)
     test_corruption();
     test_writer_failures();
     test_variables();
-    if (nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
+    if (scratch_remove_tree(root) != 0) {
         fprintf(stderr, "cannot remove %s\n", root);
         test_failures++;
     }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "harness.h"
+#include "scratch.h"
 #include "layer_spec.h"
 #include "train_options.h"
 
@@ -299,11 +300,15 @@ static void test_layer_kinds(const char *help)
  * its help, and the names each library list holds under its option. */
 static void test_help(void)
 {
-    char *help = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&help, &size);
+    FILE *out = scratch_text_open();
+    CHECK(out != NULL);
+    if (!out)
+        return;
     train_options_usage(out);
-    fclose(out);
+    char *help = scratch_text_take(out);
+    CHECK(help != NULL);
+    if (!help)
+        return;
     static const char start[] = "usage: tandem train [OPTIONS]\n\nTrains ";
     CHECK(strncmp(help, start, strlen(start)) == 0);
     static const char *const options[] = {"--data FILE ", "--layers LIST ", "--activation NAME ",

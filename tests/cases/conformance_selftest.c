@@ -342,11 +342,11 @@ static void conv2d_filter_hwoi(const tdm_launch *l)
     size_t count = (size_t)a.batch * a.oh * a.ow * a.oc;
     for (size_t i = 0; i < count; i++) {
         size_t o = i % a.oc, t = i / a.oc, b = t / a.ow / a.oh;
-        long row = (long)(t / a.ow % a.oh), col = (long)(t % a.ow);
+        int64_t row = (int64_t)(t / a.ow % a.oh), col = (int64_t)(t % a.ow);
         float sum = 0.0f;
         for (uint32_t p = 0; p < a.kh; p++)
             for (uint32_t q = 0; q < a.kw; q++) {
-                long r = row * a.stride_h - a.pad_top + p, s = col * a.stride_w - a.pad_left + q;
+                int64_t r = row * a.stride_h - a.pad_top + p, s = col * a.stride_w - a.pad_left + q;
                 for (uint32_t ch = 0; r >= 0 && r < a.h && s >= 0 && s < a.w && ch < a.c; ch++)
                     sum += a.x[((b * a.h + (size_t)r) * a.w + (size_t)s) * a.c + ch] *
                            a.f[(((size_t)p * a.kw + q) * a.oc + o) * a.c + ch];
@@ -356,12 +356,12 @@ static void conv2d_filter_hwoi(const tdm_launch *l)
 }
 
 /* The window's mean or maximum over every position, padding as zeros. */
-static float padded_window(const float *x, size_t b, long r0, long s0, size_t ch, uint32_t h,
+static float padded_window(const float *x, size_t b, int64_t r0, int64_t s0, size_t ch, uint32_t h,
                            uint32_t w, uint32_t c, uint32_t kh, uint32_t kw, int max)
 {
     float acc = max ? -INFINITY : 0.0f;
-    for (long r = r0; r < r0 + kh; r++)
-        for (long s = s0; s < s0 + kw; s++) {
+    for (int64_t r = r0; r < r0 + kh; r++)
+        for (int64_t s = s0; s < s0 + kw; s++) {
             int inside = r >= 0 && r < h && s >= 0 && s < w;
             float v = inside ? x[((b * h + (size_t)r) * w + (size_t)s) * c + ch] : 0.0f;
             acc = max ? (v > acc ? v : acc) : acc + v;
@@ -376,8 +376,8 @@ static void max_pool2d_zero_padding(const tdm_launch *l)
     size_t count = (size_t)a.batch * a.oh * a.ow * a.c;
     for (size_t o = 0; o < count; o++) {
         size_t ch = o % a.c, t = o / a.c, b = t / a.ow / a.oh;
-        long r0 = (long)(t / a.ow % a.oh) * a.stride_h - a.pad_top;
-        long s0 = (long)(t % a.ow) * a.stride_w - a.pad_left;
+        int64_t r0 = (int64_t)(t / a.ow % a.oh) * a.stride_h - a.pad_top;
+        int64_t s0 = (int64_t)(t % a.ow) * a.stride_w - a.pad_left;
         a.y[o] = padded_window(a.x, b, r0, s0, ch, a.h, a.w, a.c, a.kh, a.kw, 1);
     }
 }
@@ -389,8 +389,8 @@ static void avg_pool2d_counts_padding(const tdm_launch *l)
     size_t count = (size_t)a.batch * a.oh * a.ow * a.c;
     for (size_t o = 0; o < count; o++) {
         size_t ch = o % a.c, t = o / a.c, b = t / a.ow / a.oh;
-        long r0 = (long)(t / a.ow % a.oh) * a.stride_h - a.pad_top;
-        long s0 = (long)(t % a.ow) * a.stride_w - a.pad_left;
+        int64_t r0 = (int64_t)(t / a.ow % a.oh) * a.stride_h - a.pad_top;
+        int64_t s0 = (int64_t)(t % a.ow) * a.stride_w - a.pad_left;
         a.y[o] = padded_window(a.x, b, r0, s0, ch, a.h, a.w, a.c, a.kh, a.kw, 0);
     }
 }
@@ -403,11 +403,11 @@ static void conv2d_grad_input_unflipped(const tdm_launch *l)
     size_t count = (size_t)a.batch * a.h * a.w * a.c;
     for (size_t i = 0; i < count; i++) {
         size_t ch = i % a.c, t = i / a.c, b = t / a.w / a.h;
-        long r = (long)(t / a.w % a.h), s = (long)(t % a.w);
+        int64_t r = (int64_t)(t / a.w % a.h), s = (int64_t)(t % a.w);
         float sum = 0.0f;
-        for (long p = 0; p < a.kh; p++)
-            for (long q = 0; q < a.kw; q++) {
-                long nr = r + a.pad_top - p, ns = s + a.pad_left - q;
+        for (int64_t p = 0; p < a.kh; p++)
+            for (int64_t q = 0; q < a.kw; q++) {
+                int64_t nr = r + a.pad_top - p, ns = s + a.pad_left - q;
                 if (nr < 0 || ns < 0 || nr % a.stride_h || ns % a.stride_w ||
                     nr / a.stride_h >= a.oh || ns / a.stride_w >= a.ow)
                     continue;
@@ -440,10 +440,10 @@ static void max_pool2d_grad_everywhere(const tdm_launch *l)
         a.dx[e] = 0.0f;
     for (size_t o = 0; o < (size_t)a.batch * a.oh * a.ow * a.c; o++) {
         size_t ch = o % a.c, t = o / a.c, b = t / a.ow / a.oh;
-        long r0 = (long)(t / a.ow % a.oh) * a.stride_h - a.pad_top;
-        long s0 = (long)(t % a.ow) * a.stride_w - a.pad_left;
-        for (long r = r0; r < r0 + a.kh; r++)
-            for (long s = s0; r >= 0 && r < a.h && s < s0 + a.kw; s++)
+        int64_t r0 = (int64_t)(t / a.ow % a.oh) * a.stride_h - a.pad_top;
+        int64_t s0 = (int64_t)(t % a.ow) * a.stride_w - a.pad_left;
+        for (int64_t r = r0; r < r0 + a.kh; r++)
+            for (int64_t s = s0; r >= 0 && r < a.h && s < s0 + a.kw; s++)
                 if (s >= 0 && s < a.w)
                     a.dx[((b * a.h + (size_t)r) * a.w + (size_t)s) * a.c + ch] += a.dy[o];
     }
@@ -458,10 +458,10 @@ static void max_pool2d_grad_last_of_ties(const tdm_launch *l)
         a.dx[e] = 0.0f;
     for (size_t o = 0; o < (size_t)a.batch * a.oh * a.ow * a.c; o++) {
         size_t ch = o % a.c, t = o / a.c, b = t / a.ow / a.oh, best = SIZE_MAX;
-        long r0 = (long)(t / a.ow % a.oh) * a.stride_h - a.pad_top;
-        long s0 = (long)(t % a.ow) * a.stride_w - a.pad_left;
-        for (long r = r0; r < r0 + a.kh; r++)
-            for (long s = s0; r >= 0 && r < a.h && s < s0 + a.kw; s++) {
+        int64_t r0 = (int64_t)(t / a.ow % a.oh) * a.stride_h - a.pad_top;
+        int64_t s0 = (int64_t)(t % a.ow) * a.stride_w - a.pad_left;
+        for (int64_t r = r0; r < r0 + a.kh; r++)
+            for (int64_t s = s0; r >= 0 && r < a.h && s < s0 + a.kw; s++) {
                 size_t at = ((b * a.h + (size_t)r) * a.w + (size_t)s) * a.c + ch;
                 if (s >= 0 && s < a.w && (best == SIZE_MAX || a.x[at] >= a.x[best]))
                     best = at;
@@ -480,10 +480,10 @@ static void avg_pool2d_grad_counts_padding(const tdm_launch *l)
         a.dx[e] = 0.0f;
     for (size_t o = 0; o < (size_t)a.batch * a.oh * a.ow * a.c; o++) {
         size_t ch = o % a.c, t = o / a.c, b = t / a.ow / a.oh;
-        long r0 = (long)(t / a.ow % a.oh) * a.stride_h - a.pad_top;
-        long s0 = (long)(t % a.ow) * a.stride_w - a.pad_left;
-        for (long r = r0; r < r0 + a.kh; r++)
-            for (long s = s0; r >= 0 && r < a.h && s < s0 + a.kw; s++)
+        int64_t r0 = (int64_t)(t / a.ow % a.oh) * a.stride_h - a.pad_top;
+        int64_t s0 = (int64_t)(t % a.ow) * a.stride_w - a.pad_left;
+        for (int64_t r = r0; r < r0 + a.kh; r++)
+            for (int64_t s = s0; r >= 0 && r < a.h && s < s0 + a.kw; s++)
                 if (s >= 0 && s < a.w)
                     a.dx[((b * a.h + (size_t)r) * a.w + (size_t)s) * a.c + ch] +=
                         a.dy[o] / (float)(a.kh * a.kw);
@@ -522,11 +522,11 @@ static void col2im_window_transposed(const tdm_launch *l)
     size_t row = (size_t)a.kh * a.kw * a.c;
     for (size_t e = 0; e < (size_t)a.batch * a.h * a.w * a.c; e++) {
         size_t ch = e % a.c, t = e / a.c, b = t / a.w / a.h;
-        long r = (long)(t / a.w % a.h), s = (long)(t % a.w);
+        int64_t r = (int64_t)(t / a.w % a.h), s = (int64_t)(t % a.w);
         float sum = 0.0f;
-        for (long p = 0; p < a.kh; p++)
-            for (long q = 0; q < a.kw; q++) {
-                long i = r + a.pad_top - p, j = s + a.pad_left - q;
+        for (int64_t p = 0; p < a.kh; p++)
+            for (int64_t q = 0; q < a.kw; q++) {
+                int64_t i = r + a.pad_top - p, j = s + a.pad_left - q;
                 if (i < 0 || j < 0 || i % a.stride_h || j % a.stride_w || i / a.stride_h >= a.oh ||
                     j / a.stride_w >= a.ow)
                     continue;

@@ -2,20 +2,24 @@
  * transformations, iteration and checkpoint positions. argv[1]: data/digits.csv.gz. */
 #include <errno.h>
 #include <math.h>
-#include <sys/stat.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <zlib.h>
+#ifndef _WIN32
+#include <sys/stat.h> /* mkfifo */
+#include <unistd.h>   /* alarm */
+#endif
 
 #include "harness.h"
+#include "platform/tdm_host.h"
+#include "scratch.h"
 
 #define MAX_FILES 64
 
-static char tmp_dir[96]; /* $TMPDIR (else /tmp)/tdm_dataset_XXXXXX, made by mkdtemp */
-static char created[MAX_FILES][160];
+static const char *tmp_dir; /* the scratch root, removed at exit */
+static char created[MAX_FILES][SCRATCH_PATH];
 static size_t created_count;
 
-/* A path in the scratch directory, remembered for removal at the end. */
+/* A path in the scratch directory, kept for the whole case. */
 static const char *tmp_path(const char *name)
 {
     if (created_count == MAX_FILES) {
@@ -52,13 +56,6 @@ static const char *write_gzip(const char *name, const void *bytes, size_t size)
         exit(1);
     }
     return path;
-}
-
-static void remove_scratch(void)
-{
-    for (size_t i = 0; i < created_count; i++)
-        unlink(created[i]);
-    rmdir(tmp_dir);
 }
 
 /* ---- CSV ------------------------------------------------------------------------ */
@@ -267,8 +264,8 @@ static void check_csv_bad_files(void)
     o.label_column = 3;
     csv_fails("column.csv", "1,2,3\n", &o, bad, "column.csv:1: label_column is 3");
     tdm_dataset *ds = (tdm_dataset *)&ds;
-    CHECK_FAILS(tdm_dataset_from_csv(write_bytes("nul.csv", "1,2,0\n1,\0,0\n", 12), NULL, &ds), bad,
-                "nul.csv:2: a NUL byte at byte 8");
+    CHECK_FAILS(tdm_dataset_from_csv(write_bytes("nul-byte.csv", "1,2,0\n1,\0,0\n", 12), NULL, &ds),
+                bad, "nul-byte.csv:2: a NUL byte at byte 8");
     CHECK_FAILS(tdm_dataset_from_csv(tmp_path("missing.csv"), NULL, &ds), TDM_ERR_NOT_FOUND,
                 "missing.csv: No such file");
     CHECK(ds == NULL);
@@ -445,6 +442,9 @@ static void check_idx_bad(void)
  * memory ran out: only regular files are read, and never opened in a way that waits. */
 static void check_special_files(void)
 {
+#ifdef _WIN32
+    printf("dataset: no FIFO or /dev/zero on Windows: special files not checked\n");
+#else
     alarm(60); /* a hang fails here rather than at ctest's timeout */
     const char *fifo = tmp_path("fifo.csv");
     CHECK(mkfifo(fifo, 0600) == 0);
@@ -457,6 +457,7 @@ static void check_special_files(void)
     CHECK_FAILS(tdm_dataset_from_idx(fifo, labels, NULL, &ds), TDM_ERR_NOT_FOUND, "a FIFO");
     CHECK(ds == NULL);
     alarm(0);
+#endif
 }
 
 /* A small gzip file that expands past the input limit is refused as soon as the limit
@@ -469,12 +470,12 @@ static void check_input_limit(void)
     const char *bomb = write_gzip("bomb.csv.gz", text, sizeof text);
     const char *plain = write_bytes("plain.csv", text, sizeof text);
     tdm_dataset *ds = NULL;
-    CHECK(setenv("TDM_MAX_INPUT_BYTES", "16K", 1) == 0);
+    CHECK(tdm_host_setenv("TDM_MAX_INPUT_BYTES", "16K", 1) == 0);
     CHECK_FAILS(tdm_dataset_from_csv(bomb, NULL, &ds), TDM_ERR_OUT_OF_MEMORY,
                 "bomb.csv.gz holds (or decompresses to) more than 16384 bytes, the input limit");
     CHECK_FAILS(tdm_dataset_from_csv(plain, NULL, &ds), TDM_ERR_OUT_OF_MEMORY,
                 "TDM_MAX_INPUT_BYTES");
-    CHECK(setenv("TDM_MAX_INPUT_BYTES", "64K", 1) == 0); /* exactly the text */
+    CHECK(tdm_host_setenv("TDM_MAX_INPUT_BYTES", "64K", 1) == 0); /* exactly the text */
     CHECK_OK(tdm_dataset_from_csv(bomb, NULL, &ds));
     CHECK(tdm_dataset_example_count(ds) == sizeof text / 4);
     tdm_dataset_destroy(ds);
@@ -482,14 +483,14 @@ static void check_input_limit(void)
     static const char *const bad[] = {
         "", "abc", "0", "12Q", "16KB", "99999999999999999999", "17179869184T"};
     for (size_t i = 1; i < sizeof bad / sizeof bad[0]; i++) {
-        CHECK(setenv("TDM_MAX_INPUT_BYTES", bad[i], 1) == 0);
+        CHECK(tdm_host_setenv("TDM_MAX_INPUT_BYTES", bad[i], 1) == 0);
         CHECK_FAILS(tdm_dataset_from_csv(plain, NULL, &ds), TDM_ERR_INVALID_ARGUMENT,
                     "TDM_MAX_INPUT_BYTES is '");
     }
-    CHECK(setenv("TDM_MAX_INPUT_BYTES", bad[0], 1) == 0); /* empty: the default */
+    CHECK(tdm_host_setenv("TDM_MAX_INPUT_BYTES", bad[0], 1) == 0); /* empty: the default */
     CHECK_OK(tdm_dataset_from_csv(plain, NULL, &ds));
     tdm_dataset_destroy(ds);
-    CHECK(unsetenv("TDM_MAX_INPUT_BYTES") == 0);
+    CHECK(tdm_host_unsetenv("TDM_MAX_INPUT_BYTES") == 0);
 }
 
 /* 14 examples of 2 features: example i is (i, 100 + i) with label i. */
@@ -966,13 +967,7 @@ static void check_digits(const char *path)
 
 void test_case_dataset(const test_run *run)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(tmp_dir, sizeof tmp_dir, "%s/tdm_dataset_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(tmp_dir)) {
-        fprintf(stderr, "cannot create %s: %s\n", tmp_dir, strerror(errno));
-        test_failures++;
-        return;
-    }
+    tmp_dir = scratch_root("tdm_dataset");
     check_csv_plain();
     check_csv_header_middle_label();
     check_csv_gzip_and_delimiter();
@@ -1003,5 +998,4 @@ void test_case_dataset(const test_run *run)
     check_position_errors();
     check_snapshot();
     check_digits(run->argv[0]);
-    remove_scratch();
 }

@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "harness.h"
+#include "platform/tdm_host.h"
 
 #define N 1000
 #define MAX_ENTRIES 64
@@ -52,7 +53,7 @@ static counts run(tdm_backend_kind backend, const char *dir)
     opts.log = capture;
     opts.log_user_data = &c;
     opts.log_level = TDM_LOG_INFO;
-    setenv("TDM_CACHE_DIR", dir, 1);
+    tdm_host_setenv("TDM_CACHE_DIR", dir, 1);
     tdm_context *ctx;
     CHECK_OK(tdm_context_create(&opts, &ctx));
     tdm_device *dev = test_first_device(ctx, backend);

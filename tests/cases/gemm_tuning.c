@@ -8,6 +8,7 @@
 
 #include "gemm_tuning.h"
 #include "harness.h"
+#include "platform/tdm_host.h"
 #include "opencl_internal.h"
 
 static tdm_device_desc desc_of(tdm_backend_kind backend, tdm_device_type type, uint32_t vendor_id,
@@ -44,7 +45,7 @@ static void check_shipped(void)
         desc_of(TDM_BACKEND_OPENCL, TDM_DEVICE_CPU, 0, "AuthenticAMD", "cpu-znver4");
     const tdm_device_desc lavapipe =
         desc_of(TDM_BACKEND_VULKAN, TDM_DEVICE_CPU, 0x10005, "Mesa", "llvmpipe (LLVM 15.0.6)");
-    CHECK(unsetenv("TDM_GEMM_TUNING") == 0);
+    CHECK(tdm_host_unsetenv("TDM_GEMM_TUNING") == 0);
     CHECK(strcmp(chosen(&h100), "nvidia") == 0);
     CHECK(strcmp(chosen(&h200), "nvidia") == 0);
     CHECK(strcmp(chosen(&amd), "default") == 0);
@@ -55,13 +56,13 @@ static void check_shipped(void)
 
     /* TDM_GEMM_TUNING: a row's name gives every device that row; another is ignored */
     const char *ignored;
-    CHECK(setenv("TDM_GEMM_TUNING", "nvidia", 1) == 0);
+    CHECK(tdm_host_setenv("TDM_GEMM_TUNING", "nvidia", 1) == 0);
     CHECK(strcmp(tdm_gemm_tuning_choose(&pocl, &ignored)->name, "nvidia") == 0 && !ignored);
-    CHECK(setenv("TDM_GEMM_TUNING", "Nvidia", 1) == 0);
+    CHECK(tdm_host_setenv("TDM_GEMM_TUNING", "Nvidia", 1) == 0);
     CHECK(strcmp(tdm_gemm_tuning_choose(&pocl, &ignored)->name, "default") == 0);
     CHECK(ignored && strcmp(ignored, "Nvidia") == 0);
     CHECK(strcmp(tdm_gemm_tuning_choose(&h100, &ignored)->name, "nvidia") == 0);
-    CHECK(unsetenv("TDM_GEMM_TUNING") == 0);
+    CHECK(tdm_host_unsetenv("TDM_GEMM_TUNING") == 0);
 }
 
 /* The most specific match on a table of the test's own: each part of the key that a

@@ -5,18 +5,21 @@
  * does not know, a wrong shape. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include "harness.h"
+#include "scratch.h"
 
 static tdm_context *ctx;
 static tdm_strategy *strategy;
-static char dir[64];
+static char dir[SCRATCH_PATH];
 
 static void scratch(char *path, size_t size, const char *name)
 {
-    snprintf(path, size, "%s/%s", dir, name);
+    if (snprintf(path, size, "%s/%s", dir, name) >= (int)size) {
+        fprintf(stderr, "a scratch path is too long\n");
+        exit(1);
+    }
 }
 
 static unsigned char *read_all(const char *path, size_t *size)
@@ -94,7 +97,7 @@ static void read_variables(const tdm_model *m, float *out, size_t capacity)
  * (which apply the standardisation). */
 static void check_round_trip(void)
 {
-    char path[96];
+    char path[SCRATCH_PATH];
     scratch(path, sizeof path, "model.safetensors");
     tdm_model *a = small_model(5), *b = NULL;
     const float mean[4] = {1, -2, 0.5f, 0}, std[4] = {2, 0, 0.25f, 1};
@@ -127,7 +130,7 @@ static void check_round_trip(void)
     tdm_model_destroy(c);
     tdm_model_destroy(b);
     tdm_model_destroy(a);
-    unlink(path);
+    remove(path);
 }
 
 static void check_refused(const char *path, tdm_status want, const char *needle)
@@ -141,7 +144,7 @@ static void check_refused(const char *path, tdm_status want, const char *needle)
  * another number of classes is refused. */
 static void check_class_names(void)
 {
-    char path[96];
+    char path[SCRATCH_PATH];
     scratch(path, sizeof path, "names.safetensors");
     tdm_model *a = small_model(6), *b = NULL;
     static const char *const names[] = {"cat", "dog", "bird"}, *const comma[] = {"a", "b,c", "d"};
@@ -172,13 +175,13 @@ static void check_class_names(void)
     }
     free(bytes);
     tdm_model_destroy(a);
-    unlink(path);
+    remove(path);
 }
 
 /* The first n bytes of a saved model, and one with a flipped bit. */
 static void check_damaged(void)
 {
-    char good[96], bad[96];
+    char good[SCRATCH_PATH], bad[SCRATCH_PATH];
     scratch(good, sizeof good, "good.safetensors");
     scratch(bad, sizeof bad, "bad.safetensors");
     tdm_model *m = small_model(9);
@@ -207,7 +210,7 @@ static void check_damaged(void)
 /* Files that are not tandem models at all. */
 static void check_foreign(const char *digits)
 {
-    char bad[96];
+    char bad[SCRATCH_PATH];
     scratch(bad, sizeof bad, "foreign.safetensors");
     check_refused(digits, TDM_ERR_CORRUPT_DATA, "not a safetensors file");
     const char csv[] = "1.0,2.0,3.0,0\n4.0,5.0,6.0,1\n";
@@ -254,7 +257,7 @@ static void check_foreign(const char *digits)
 /* Well-formed safetensors files whose model is wrong. */
 static void check_wrong_models(void)
 {
-    char bad[96];
+    char bad[SCRATCH_PATH];
     scratch(bad, sizeof bad, "wrong.safetensors");
     const float v[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}; /* kernel [3, 2], bias [2], one more */
     const size_t model_bytes = 8 * sizeof(float);
@@ -285,22 +288,13 @@ void test_case_model_file(const test_run *run)
     tdm_device *dev = NULL;
     CHECK_OK(tdm_context_device(ctx, 0, &dev));
     CHECK_OK(tdm_strategy_create_one_device(dev, NULL, &strategy));
-    const char *base = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/tdm_model_XXXXXX", base && *base ? base : "/tmp");
-    CHECK(mkdtemp(dir) != NULL);
+    CHECK(scratch_temp_dir(dir, "tdm_model") == 0);
     check_round_trip();
     check_class_names();
     check_damaged();
     check_foreign(run->argv[0]);
     check_wrong_models();
-    char path[96];
-    static const char *const names[] = {"good.safetensors", "bad.safetensors",
-                                        "foreign.safetensors", "wrong.safetensors"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        scratch(path, sizeof path, names[i]);
-        unlink(path);
-    }
-    CHECK(rmdir(dir) == 0);
+    CHECK(scratch_remove_tree(dir) == 0);
     tdm_strategy_destroy(strategy);
     tdm_context_destroy(ctx);
 }

@@ -2,8 +2,12 @@
  * and once, as this system's initializers are; timed waits keep to the monotonic clock;
  * mutexes, condition variables, once and join between threads. */
 #include <errno.h>
-#include <pthread.h>
 #include <string.h>
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <pthread.h>
+#endif
 
 #include "harness.h"
 #include "platform/tdm_host.h"
@@ -18,9 +22,15 @@ static int counter, once_runs;
 /* TDM_MUTEX_INIT and TDM_ONCE_INIT are zeroed storage: the system's must be so too. */
 static void check_static_initializers(void)
 {
+#ifdef _WIN32
+    static const SRWLOCK mutex = SRWLOCK_INIT;
+    static const INIT_ONCE initial_once = INIT_ONCE_STATIC_INIT;
+#else
     static const pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
     static const pthread_once_t initial_once = PTHREAD_ONCE_INIT;
-    static const unsigned char zeros[sizeof(pthread_mutex_t)];
+#endif
+    static const unsigned char
+        zeros[sizeof mutex > sizeof initial_once ? sizeof mutex : sizeof initial_once];
     CHECK(!memcmp(&mutex, zeros, sizeof mutex));
     CHECK(!memcmp(&initial_once, zeros, sizeof initial_once));
 }

@@ -1,56 +1,22 @@
 /* The reporting pieces of `tandem train`: the metrics file (CSV and JSON), the PNG
  * plot (parsed back: chunks, CRCs, scanlines, pixels) and the progress display. */
-#include <dirent.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include "harness.h"
+#include "platform/tdm_host.h"
+#include "scratch.h"
 #include "metrics_file.h"
 #include "plot_png.h"
 #include "progress.h"
 
-static char tmp_dir[96]; /* $TMPDIR (else /tmp)/tdm_report_XXXXXX, made by mkdtemp */
-
-static void scratch_path(char *out, size_t size, const char *name)
-{
-    snprintf(out, size, "%s/%s", tmp_dir, name);
-}
-
-/* The whole file, NUL-terminated (malloc'd); NULL if it cannot be read. */
-static char *read_all(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *data = NULL;
-    size_t used = 0, cap = 0, got;
-    do {
-        if (used + 4096 + 1 > cap) {
-            cap = (used + 4096 + 1) * 2;
-            char *grown = realloc(data, cap);
-            if (!grown) {
-                free(data);
-                fclose(f);
-                return NULL;
-            }
-            data = grown;
-        }
-        got = fread(data + used, 1, 4096, f);
-        used += got;
-    } while (got > 0);
-    fclose(f);
-    data[used] = '\0';
-    if (size)
-        *size = used;
-    return data;
-}
+static const char *tmp_dir; /* the scratch root */
 
 static void check_file_is(const char *path, const char *expected)
 {
-    char *text = read_all(path, NULL);
+    char *text = (char *)scratch_read(path, NULL);
     CHECK(text && strcmp(text, expected) == 0);
     if (text && strcmp(text, expected) != 0)
         fprintf(stderr, "%s holds:\n%s\nexpected:\n%s\n", path, text, expected);
@@ -58,15 +24,9 @@ static void check_file_is(const char *path, const char *expected)
 }
 
 /* How many entries the scratch directory holds: no temporary file may be left. */
-static int scratch_entries(void)
+static size_t scratch_entries(void)
 {
-    DIR *d = opendir(tmp_dir);
-    int count = 0;
-    for (struct dirent *de; d && (de = readdir(d));)
-        count += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
-    if (d)
-        closedir(d);
-    return count;
+    return scratch_count(tmp_dir, "");
 }
 
 static const train_epoch two_epochs[2] = {
@@ -81,16 +41,17 @@ static const train_run the_run = {"0.1.0", run_devices, 2, run_names, run_values
 
 static void test_metrics(void)
 {
-    char csv[160], json[160], err[256] = "";
-    scratch_path(csv, sizeof csv, "metrics.csv");
-    scratch_path(json, sizeof json, "metrics.json");
+    char csv[SCRATCH_PATH], json[SCRATCH_PATH], err[256] = "";
+    scratch_path(csv, "metrics.csv", 0);
+    scratch_path(json, "metrics.json", 0);
     CHECK(metrics_write(csv, &the_run, two_epochs, 2, err, sizeof err) == 0);
-    check_file_is(csv, "# tandem 0.1.0\n"
-                       "# devices: opencl:0 (pthread \"x\"); vulkan:0 (llvmpipe)\n"
-                       "# options: epochs=2 layers=128,128\n"
-                       "epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second,eval_seconds\n"
-                       "1,0.5,0.25,0.9375,1.5,1000,0.25\n"
-                       "2,0.123456789,,0.96875,1.25,1200.5,0.125\n");
+    check_file_is(
+        csv, "# tandem 0.1.0\n"
+             "# devices: opencl:0 (pthread \"x\"); vulkan:0 (llvmpipe)\n"
+             "# options: epochs=2 layers=128,128\n"
+             "epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second,eval_seconds\n"
+             "1,0.5,0.25,0.9375,1.5,1000,0.25\n"
+             "2,0.123456789,,0.96875,1.25,1200.5,0.125\n");
     CHECK(metrics_write(json, &the_run, two_epochs, 2, err, sizeof err) == 0);
     check_file_is(json, "{\n"
                         "  \"run\": {\n"
@@ -127,18 +88,19 @@ static void test_metrics(void)
                         "}\n");
     /* Rewriting replaces the file whole; an empty record is the run and a header. */
     CHECK(metrics_write(csv, &the_run, two_epochs, 0, err, sizeof err) == 0);
-    check_file_is(csv, "# tandem 0.1.0\n"
-                       "# devices: opencl:0 (pthread \"x\"); vulkan:0 (llvmpipe)\n"
-                       "# options: epochs=2 layers=128,128\n"
-                       "epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second,eval_seconds\n");
+    check_file_is(
+        csv, "# tandem 0.1.0\n"
+             "# devices: opencl:0 (pthread \"x\"); vulkan:0 (llvmpipe)\n"
+             "# options: epochs=2 layers=128,128\n"
+             "epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second,eval_seconds\n");
     CHECK(metrics_write(json, &the_run, two_epochs, 0, err, sizeof err) == 0);
-    char *text = read_all(json, NULL);
+    char *text = (char *)scratch_read(json, NULL);
     CHECK(text && strstr(text, "\n  \"epochs\": []\n}\n"));
     free(text);
     CHECK(scratch_entries() == 2);
 
-    char missing[160];
-    scratch_path(missing, sizeof missing, "no-such-dir/metrics.csv");
+    char missing[SCRATCH_PATH];
+    scratch_path(missing, "no-such-dir/metrics.csv", 0);
     CHECK(metrics_write(missing, &the_run, two_epochs, 2, err, sizeof err) == -1);
     CHECK(strncmp(err, "cannot write ", 13) == 0 && strstr(err, missing));
     CHECK(strstr(err, "No such file or directory"));
@@ -197,7 +159,7 @@ static int png_load(const char *path, png_image *out)
 {
     static const unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     size_t size;
-    unsigned char *file = (unsigned char *)read_all(path, &size);
+    unsigned char *file = scratch_read(path, &size);
     unsigned char ihdr[13] = {0}, *idat = NULL;
     size_t idat_size = 0;
     int ok = file && size > 8 && memcmp(file, signature, 8) == 0 &&
@@ -272,8 +234,8 @@ static void test_plot(void)
     }
     e[5].test_loss = NAN; /* left out: the test curve breaks there */
     e[7].test_accuracy = INFINITY;
-    char path[160], err[256] = "";
-    scratch_path(path, sizeof path, "plot.png");
+    char path[SCRATCH_PATH], err[256] = "";
+    scratch_path(path, "plot.png", 0);
     CHECK(plot_write_png(path, e, 12, err, sizeof err) == 0);
     check_plot(path);
 
@@ -285,7 +247,7 @@ static void test_plot(void)
     CHECK(scratch_entries() == 1);
     unlink(path);
 
-    scratch_path(path, sizeof path, "no-such-dir/plot.png");
+    scratch_path(path, "no-such-dir/plot.png", 0);
     CHECK(plot_write_png(path, e, 12, err, sizeof err) == -1);
     CHECK(strncmp(err, "cannot write ", 13) == 0 && strstr(err, path));
 }
@@ -299,9 +261,7 @@ static const char epoch3_line[] = "epoch  3/30  23 steps  0.41 s  56.1 steps/s  
 /* Epoch 3 of 30: 23 steps of 64 examples, 10 ms each, fitted to `columns`. */
 static char *run_epoch(int tty, int columns)
 {
-    char *text = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&text, &size);
+    FILE *f = scratch_text_open();
     if (!f)
         return NULL;
     progress p;
@@ -310,8 +270,7 @@ static char *run_epoch(int tty, int columns)
     for (size_t step = 1; step <= 23; step++)
         progress_step(&p, 3, step, step == 1 ? 0.5 : 0.1234, step * 64, step * 0.01);
     progress_epoch(&p, &epoch3, 23);
-    fclose(f);
-    return text;
+    return scratch_text_take(f);
 }
 
 static size_t count_char(const char *s, char c)
@@ -386,9 +345,7 @@ static void test_progress_fits(void)
 /* Extreme numbers stay within the width; the ETA counts hours. */
 static void test_progress_extremes(void)
 {
-    char *text = NULL;
-    size_t size = 0;
-    FILE *f = open_memstream(&text, &size);
+    FILE *f = scratch_text_open();
     CHECK(f != NULL);
     if (!f)
         return;
@@ -399,7 +356,7 @@ static void test_progress_extremes(void)
     progress_begin(&p, f, 1, 20, 100);
     p.columns = 100;
     progress_step(&p, 1, 10, 0.5, 640, 60.0); /* 6 s a step, 19 * 100 + 90 steps left */
-    fclose(f);
+    char *text = scratch_text_take(f);
     CHECK(text && text[0] == '\r' && widest_draw(text) <= 99);
     CHECK(text && strstr(text, "  eta 3:19:00"));
     free(text);
@@ -415,9 +372,9 @@ static void test_progress_columns(void)
     if (!f)
         return;
     p.out = f;
-    setenv("COLUMNS", "72", 1);
+    tdm_host_setenv("COLUMNS", "72", 1);
     CHECK(progress_columns(&p) == 72);
-    unsetenv("COLUMNS");
+    tdm_host_unsetenv("COLUMNS");
     CHECK(progress_columns(&p) == 80);
     p.columns = 33;
     CHECK(progress_columns(&p) == 33);
@@ -427,18 +384,11 @@ static void test_progress_columns(void)
 void test_case_report(const test_run *run)
 {
     (void)run;
-    const char *base = getenv("TMPDIR");
-    snprintf(tmp_dir, sizeof tmp_dir, "%s/tdm_report_XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(tmp_dir)) {
-        perror("mkdtemp");
-        test_failures++;
-        return;
-    }
+    tmp_dir = scratch_root("tdm_report");
     test_metrics();
     test_plot();
     test_progress();
     test_progress_fits();
     test_progress_extremes();
     test_progress_columns();
-    rmdir(tmp_dir);
 }

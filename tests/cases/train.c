@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "harness.h"
+#include "scratch.h"
 #include "train_fixture.h"
 
 #define STEPS 50
@@ -630,8 +630,8 @@ static void run_close(train_run *r)
  * the input's end ends run_steps normally. */
 static void check_monitor_resume(trainer_config config)
 {
-    char dir[] = "/tmp/tandem-train-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL);
+    char dir[SCRATCH_PATH];
+    CHECK(scratch_temp_dir(dir, "tandem-train") == 0);
     tdm_dataset *ds = digits(64, 2); /* 2 epochs of 23 steps */
     train_run a, b;
     uint64_t done = 0;
@@ -665,9 +665,7 @@ static void check_monitor_resume(trainer_config config)
     if (config.loss_scale > 0.0f)
         CHECK(want_skipped > 0); /* the scale moved during the run */
     run_close(&b);
-    char cmd[64];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    CHECK(system(cmd) == 0);
+    CHECK(scratch_remove_tree(dir) == 0);
     tdm_dataset_destroy(ds);
 }
 
@@ -775,10 +773,9 @@ static void check_predict_after_load(void)
     CHECK_OK(tdm_model_predict(t.model, raw, rows, want));
     CHECK(accuracy_of(want, labels, rows) == ev.accuracy);
 
-    char path[] = "/tmp/tandem-model-XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    close(fd);
+    char dir[SCRATCH_PATH], path[SCRATCH_PATH + 32];
+    CHECK(scratch_temp_dir(dir, "tandem-model") == 0);
+    snprintf(path, sizeof path, "%s/model.safetensors", dir);
     CHECK_OK(tdm_model_save(t.model, path));
     tdm_strategy *strategies[2] = {NULL, t.strategy};
     CHECK_OK(tdm_strategy_create_one_device(devs[0], NULL, &strategies[0]));
@@ -791,7 +788,7 @@ static void check_predict_after_load(void)
         tdm_model_destroy(loaded);
     }
     tdm_strategy_destroy(strategies[0]);
-    unlink(path);
+    CHECK(scratch_remove_tree(dir) == 0);
     trainer_close(&t);
     tdm_dataset_destroy(all);
     tdm_dataset_destroy(train);

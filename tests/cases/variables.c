@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "harness.h"
+#include "scratch.h"
 
 #define MAX_REPLICAS 4
 #define COUNT 6 /* elements of most test variables: shape [2, 3] */
@@ -1024,7 +1024,7 @@ static tdm_status add_in_replica_fn(tdm_replica_context *rc, void *user)
     const int64_t one[2] = {1, 1};
     tdm_status s = tdm_variable_assign_int64(user, TDM_ASSIGN_ADD, one, 2);
     return s == TDM_ERR_INVALID_STATE && strstr(tdm_last_error(), "merge_call") ? TDM_OK
-                                                                                  : TDM_ERR_NUMERIC;
+                                                                                : TDM_ERR_NUMERIC;
 }
 
 /* int64 variables count exactly past 2^24 (and 2^53), stay mirrored, refuse float
@@ -1070,8 +1070,8 @@ static void test_int64(tdm_strategy *s)
     CHECK_OK(tdm_strategy_run(s, add_in_replica_fn, v, NULL, 0, NULL));
 
     /* A checkpoint holds the exact values. */
-    char dir[] = "/tmp/tandem-int64-XXXXXX", path[4096];
-    CHECK(mkdtemp(dir) != NULL);
+    char dir[SCRATCH_PATH], path[SCRATCH_PATH];
+    CHECK(scratch_temp_dir(dir, "tandem-int64") == 0);
     tdm_checkpoint_writer *w = NULL;
     CHECK_OK(tdm_checkpoint_writer_create(dir, 1, &w));
     CHECK_OK(tdm_checkpoint_add_variable(w, v));
@@ -1091,8 +1091,7 @@ static void test_int64(tdm_strategy *s)
     CHECK_OK(tdm_variable_read(v, got, sizeof got));
     CHECK(got[0] == (INT64_C(1) << 24) + 3 && got[1] == (INT64_C(1) << 62) + 4);
     tdm_checkpoint_close(c);
-    remove(path);
-    rmdir(dir);
+    CHECK(scratch_remove_tree(dir) == 0);
     tdm_variable_destroy(v);
 
     /* What an int64 variable cannot be. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "platform/tdm_host.h"
 #include "vulkan_internal.h"
 
 typedef struct made_up {
@@ -39,9 +40,9 @@ static void check_shapes(const char *row)
 {
     made_up g;
     if (row)
-        CHECK(setenv("TDM_GEMM_TUNING", row, 1) == 0);
+        CHECK(tdm_host_setenv("TDM_GEMM_TUNING", row, 1) == 0);
     else
-        CHECK(unsetenv("TDM_GEMM_TUNING") == 0);
+        CHECK(tdm_host_unsetenv("TDM_GEMM_TUNING") == 0);
     choose(&g, 1024, 49152, 0, 1); /* the table's 256 invocations */
     CHECK(strcmp(g.dev.desc.gemm_tuning, row ? row : "default") == 0);
     CHECK(same(&g.vd.gemm_tiles[0], (tdm_vk_gemm_tile){1, 1, 16, 16, 1, 0, 0}));
@@ -61,7 +62,7 @@ static void check_shapes(const char *row)
     CHECK(strcmp(g.dev.desc.gemm_tuning, row ? row : "default") == 0);
     for (size_t i = 0; i < TDM_VK_GEMM_TILES; i++)
         CHECK(same(&g.vd.gemm_tiles[i], (tdm_vk_gemm_tile){0}));
-    CHECK(unsetenv("TDM_GEMM_TUNING") == 0);
+    CHECK(tdm_host_unsetenv("TDM_GEMM_TUNING") == 0);
 }
 
 /* The pipeline an m x n x k gemm takes: the table's, a tile's or the split's. */

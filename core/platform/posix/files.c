@@ -353,6 +353,13 @@ int tdm_file_remove(const char *path)
     return errno == ENOENT ? 0 : -1;
 }
 
+int tdm_dir_remove(const char *dir)
+{
+    if (rmdir(dir) == 0)
+        return 1;
+    return errno == ENOENT ? 0 : -1;
+}
+
 int tdm_dir_list(const char *dir, int (*fn)(const char *name, void *user), void *user)
 {
     DIR *d = opendir(dir);

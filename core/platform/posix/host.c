@@ -76,6 +76,11 @@ void tdm_host_aligned_free(void *p)
     free(p);
 }
 
+void tdm_host_binary_stdio(void)
+{
+    /* POSIX streams write bytes as given */
+}
+
 int tdm_host_setenv(const char *name, const char *value, int overwrite)
 {
     return setenv(name, value, overwrite);

@@ -458,6 +458,15 @@ int tdm_file_remove(const char *path)
     return e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND ? 0 : tdm_win32_fail(e);
 }
 
+int tdm_dir_remove(const char *dir)
+{
+    WIDE(w, dir, -1);
+    if (RemoveDirectoryW(w))
+        return 1;
+    DWORD e = GetLastError();
+    return e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND ? 0 : tdm_win32_fail(e);
+}
+
 int tdm_dir_list(const char *dir, int (*fn)(const char *name, void *user), void *user)
 {
     char pattern[TDM_WIN32_PATH_MAX];

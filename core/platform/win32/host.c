@@ -3,6 +3,7 @@
 #include <windows.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <io.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +104,14 @@ void *tdm_host_aligned_alloc(size_t align, size_t size)
 void tdm_host_aligned_free(void *p)
 {
     _aligned_free(p);
+}
+
+void tdm_host_binary_stdio(void)
+{
+    fflush(stdout);
+    fflush(stderr);
+    _setmode(_fileno(stdout), _O_BINARY);
+    _setmode(_fileno(stderr), _O_BINARY);
 }
 
 int tdm_host_setenv(const char *name, const char *value, int overwrite)
