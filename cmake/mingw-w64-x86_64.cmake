@@ -15,7 +15,9 @@ set(CMAKE_CROSSCOMPILING_EMULATOR ${TDM_WINE64})
 # Debian's are reached through a folder of links to them alone, so that MinGW never
 # sees glibc's headers in /usr/include.
 set(tdm_khronos ${CMAKE_BINARY_DIR}/khronos)
-foreach(dir CL vulkan vk_video)
+# CLBlast's C header is its own and as plain: a user's clblast.dll is then opened at
+# run time, as libclblast.so.1 is on Linux.
+foreach(dir CL vulkan vk_video clblast_c.h)
   if(EXISTS /usr/include/${dir} AND NOT EXISTS ${tdm_khronos}/include/${dir})
     file(MAKE_DIRECTORY ${tdm_khronos}/include)
     file(CREATE_LINK /usr/include/${dir} ${tdm_khronos}/include/${dir} SYMBOLIC)

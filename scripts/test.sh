@@ -1,11 +1,13 @@
 #!/bin/sh
 # Runs every test and says how long each part took:
 #  1. the whole suite in build/ (which scripts/setup.sh made);
-#  2. the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer
+#  2. the Windows build (MinGW-w64) and its tests under Wine, and the same model bytes
+#     from both builds (scripts/test-windows.sh);
+#  3. the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer
 #     (build-asan/), Vulkan and its validation layer included: any finding fails;
-#  3. each libFuzzer target for TDM_FUZZ_SECONDS (default 30) in build-fuzz/ (clang),
+#  4. each libFuzzer target for TDM_FUZZ_SECONDS (default 30) in build-fuzz/ (clang),
 #     from its seed corpus in tests/fuzz/corpus/;
-#  4. the whole tree, every backend, built by clang with -Werror (build-clang/).
+#  5. the whole tree, every backend, built by clang with -Werror (build-clang/).
 # A failing part does not stop the later ones; the exit status is non-zero if any
 # failed. Tests run TDM_TEST_JOBS at a time (default: one per core): most of them keep
 # a core busy only part of the time, waiting on a device queue or an fsync.
@@ -32,6 +34,7 @@ part() {
 }
 
 part "the suite" ctest --test-dir build --output-on-failure -j"$test_jobs"
+part "the Windows build under Wine" sh scripts/test-windows.sh build
 
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTDM_SANITIZE=address,undefined \
       -DTDM_WITH_OPENCL=ON -DTDM_WITH_CLBLAST=ON -DTDM_WITH_ONEDNN=ON -DTDM_WITH_VULKAN=ON \

@@ -1,10 +1,11 @@
 #!/bin/sh
-# cli_devices.sh TANDEM [ONEDNN]: tandem devices with POCL_DEVICES="pthread pthread"
-# and lavapipe (ONEDNN: ON where the build has oneDNN): two OpenCL
-# devices and the Vulkan device, and every backend available, in the table and in
+# cli_devices.sh TANDEM [ONEDNN [MPI]]: tandem devices with POCL_DEVICES="pthread
+# pthread" and lavapipe (ONEDNN: ON where the build has oneDNN; MPI: ON where it has
+# libtandem_mpi): two OpenCL devices and the Vulkan device, every backend available,
+# and jobs of processes available just where the plugin is built, in the table and in
 # --json, whose unknown fields are the table's.
 set -eu
-tandem=$1 onednn=${2:-OFF}
+tandem=$1 onednn=${2:-OFF} mpi=${3:-OFF}
 json=$("$tandem" devices --json)
 table=$("$tandem" devices)
 count() { printf '%s\n' "$1" | grep -c -- "$2" || true; }
@@ -58,7 +59,19 @@ if [ "$onednn" = ON ]; then
     printf '%s\n' "$table" | grep -q "^opencl .*convolutions through oneDNN" ||
         { echo "want PoCL's convolutions through oneDNN (the build has it)"; fail=1; }
 fi
-[ "$(count "$json" '"available": true')" -eq 3 ] || { echo "want 3 available backends in --json"; fail=1; }
+backends_json=$(printf '%s\n' "$json" | sed -n '/"backends"/,/^  \]/p')
+[ "$(count "$backends_json" '"available": true')" -eq 3 ] || { echo "want 3 available backends in --json"; fail=1; }
+# Jobs of processes: available where libtandem_mpi is built (beside the CLI), else
+# refused with the reason, in both forms.
+if [ "$mpi" = ON ]; then
+  printf '%s\n' "$table" | grep -q '^processes  available: .*libtandem_mpi.so.0 (transport version [0-9]*)$' &&
+    printf '%s\n' "$json" | grep -A1 '"processes"' | grep -q '"available": true' ||
+    { echo "want jobs of processes available"; fail=1; }
+else
+  printf '%s\n' "$table" | grep -q '^processes  unavailable (TDM_ERR_UNSUPPORTED): no transport between processes' &&
+    printf '%s\n' "$json" | grep -A1 '"processes"' | grep -q '"available": false' ||
+    { echo "want jobs of processes unavailable, saying why"; fail=1; }
+fi
 "$tandem" devices --bogus >/dev/null 2>&1 && { echo "a bad option must fail"; fail=1; }
 [ $fail -eq 0 ] && echo "cli_devices: ok"
 printf '%s\n' "$table"

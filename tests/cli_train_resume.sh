@@ -56,14 +56,19 @@ stop() {
   return 0
 }
 
-stop TERM 143 "$out/term"
-term_step=$step
-run "$out/term" --resume >"$out/log3"
-grep -q "^resumed from global step $term_step " "$out/log3" ||
-  { cat "$out/log3"; echo "--resume did not take the checkpoint of step $term_step"; exit 1; }
-cmp "$out/whole/$last" "$out/term/$last" ||
-  { echo "the run stopped at step $term_step and resumed differs from the whole run"; exit 1; }
-stop HUP 129 "$out/hup"
+# Windows has no SIGTERM or SIGHUP to send (its console's Ctrl-C events stand for
+# them), and Wine does not turn kill -TERM into one.
+term_step=none
+if [ -z "${TDM_TEST_WINDOWS:-}" ]; then
+  stop TERM 143 "$out/term"
+  term_step=$step
+  run "$out/term" --resume >"$out/log3"
+  grep -q "^resumed from global step $term_step " "$out/log3" ||
+    { cat "$out/log3"; echo "--resume did not take the checkpoint of step $term_step"; exit 1; }
+  cmp "$out/whole/$last" "$out/term/$last" ||
+    { echo "the run stopped at step $term_step and resumed differs from the whole run"; exit 1; }
+  stop HUP 129 "$out/hup"
+fi
 
 # A CNN with batch normalisation: the moving statistics are in the checkpoints too,
 # so a run stopped after 2 epochs and resumed ends with the whole run's bytes.

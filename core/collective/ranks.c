@@ -36,6 +36,13 @@ static void choose_path(void)
     }
 }
 
+/* What to do where the plugin is missing. */
+#ifdef _WIN32
+#define TRANSPORT_HINT "jobs of processes need the Linux build for now"
+#else
+#define TRANSPORT_HINT "build tandem with Open MPI, libopenmpi-dev, for libtandem_mpi"
+#endif
+
 static int resolve(tdm_library *lib)
 {
     tdm_rank_transport_entry entry = NULL;
@@ -50,15 +57,42 @@ static int resolve(tdm_library *lib)
     return transport != NULL;
 }
 
+static int transport_loaded(void)
+{
+    tdm_once_run(&path_once, choose_path);
+    return tdm_library_load(&plugin, resolve);
+}
+
+static char support_text[sizeof plugin.note + 128];
+static tdm_once support_once = TDM_ONCE_INIT;
+
+static void describe_support(void)
+{
+    if (transport_loaded())
+        snprintf(support_text, sizeof support_text, "%s (transport version %u)", plugin.note,
+                 TDM_RANK_TRANSPORT_VERSION);
+    else
+        snprintf(support_text, sizeof support_text, "no transport between processes: %s (%s)",
+                 plugin.note, TRANSPORT_HINT);
+}
+
+tdm_status tdm_multi_process_support(const char **message)
+{
+    if (!message)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_multi_process_support: message is NULL");
+    tdm_once_run(&support_once, describe_support);
+    *message = support_text;
+    if (!plugin.loaded)
+        return tdm_fail(TDM_ERR_UNSUPPORTED, "tdm_multi_process_support: %s", support_text);
+    return TDM_OK;
+}
+
 tdm_status tdm_ranks_open(double timeout_s, int check_order, const char *func, tdm_ranks **out)
 {
     *out = NULL;
-    tdm_once_run(&path_once, choose_path);
-    if (!tdm_library_load(&plugin, resolve))
-        return tdm_fail(TDM_ERR_UNSUPPORTED,
-                        "%s: no transport between processes: %s (build tandem with Open MPI, "
-                        "libopenmpi-dev, for libtandem_mpi)",
-                        func, plugin.note);
+    if (!transport_loaded())
+        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s: no transport between processes: %s (%s)", func,
+                        plugin.note, TRANSPORT_HINT);
     tdm_ranks *r = calloc(1, sizeof *r);
     if (!r || tdm_mutex_init(&r->lock)) {
         free(r);

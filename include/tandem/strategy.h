@@ -133,6 +133,13 @@ TDM_API tdm_status tdm_strategy_create_multi_worker(tdm_context *ctx, tdm_device
                                                     size_t count, const tdm_strategy_options *opts,
                                                     tdm_strategy **out);
 
+/* Whether jobs of processes (tdm_strategy_create_multi_worker, parameter-server jobs
+ * across processes) can run with this build here: TDM_OK with *message naming the
+ * transport plugin it opened, else TDM_ERR_UNSUPPORTED with *message saying why (no
+ * plugin found; the Windows build: not yet). Opens the plugin as those calls do;
+ * *message is the library's own text, kept until the process ends. */
+TDM_API tdm_status tdm_multi_process_support(const char **message);
+
 /* TensorFlow's parameter-server strategy in one process: one replica per worker
  * device (checked as for tdm_strategy_create_mirrored), and parameter devices that
  * hold the variables. Each mirrored (ON_WRITE) variable is placed on one parameter

@@ -181,6 +181,20 @@ static void check_version(void)
           (unsigned)(TDM_VERSION_MAJOR * 10000 + TDM_VERSION_MINOR * 100 + TDM_VERSION_PATCH));
 }
 
+/* Whether jobs of processes can run: an answer with its reason, the same each time.
+ * (tandem_tests is not beside libtandem_mpi: the answer depends on the search path;
+ * cli_devices checks the plugin's own.) */
+static void check_multi_process_support(void)
+{
+    CHECK_FAILS(tdm_multi_process_support(NULL), TDM_ERR_INVALID_ARGUMENT, "message is NULL");
+    const char *first = NULL, *again = NULL;
+    tdm_status s = tdm_multi_process_support(&first);
+    CHECK(s == TDM_OK || s == TDM_ERR_UNSUPPORTED);
+    CHECK(first && first[0]);
+    CHECK(s == TDM_OK || strstr(first, "no transport between processes"));
+    CHECK(tdm_multi_process_support(&again) == s && again == first);
+}
+
 /* A device found by the id `tandem devices` shows, logical ones included; an
  * unknown id's message names the ids there are. */
 static void check_find_device(tdm_context *ctx, tdm_device *dev)
@@ -289,6 +303,7 @@ void test_case_api(const test_run *run)
     check_options();
     check_no_tail_padding();
     check_version();
+    check_multi_process_support();
     tdm_context *ctx = test_context(TDM_BACKEND_BIT(TDM_BACKEND_REFERENCE));
     tdm_device *dev;
     CHECK_OK(tdm_context_device(ctx, 0, &dev));

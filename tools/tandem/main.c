@@ -23,6 +23,7 @@ int main(int argc, char **argv)
      * a fifth of a convolutional step here (docs/PERFORMANCE.md). The tool asks for
      * its shortest wait unless the user chose one; OpenBLAS reads it as it loads. */
     tdm_host_setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
+    tdm_host_binary_stdio(); /* the same bytes as the Linux build's, "\n" alone */
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         printf("tandem %s\n", tdm_version());
         return 0;

@@ -550,7 +550,7 @@ static void print_averages(const ar_row *rows, size_t used, const ar_bench *b)
 static int write_json(const char *path, const ar_row *rows, size_t used, const ar_bench *b,
                       const ar_options *o, unsigned threads)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = fopen(path, "wb");
     if (!f) {
         perror(path);
         return 1;

@@ -2,7 +2,7 @@
 
 int bench_write_rows(const char *path, bench_json_row row, const void *rows, size_t count)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = fopen(path, "wb");
     if (!f) {
         perror(path);
         return 1;

@@ -6,11 +6,13 @@
 #include "platform/tdm_files.h"
 #include "platform/tdm_host.h"
 
-/* The directory of the running program ("" if unknown). */
+/* The directory of the running program ("" if unknown), either separator ending it. */
 static void program_dir(char *out, size_t size)
 {
     tdm_host_program_path(out, size);
-    char *slash = strrchr(out, '/');
+    char *slash = strrchr(out, '/'), *backslash = strrchr(out, '\\'); /* Windows' */
+    if (backslash && (!slash || backslash > slash))
+        slash = backslash;
     if (slash)
         *slash = '\0';
 }

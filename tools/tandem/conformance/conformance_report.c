@@ -280,7 +280,7 @@ int conf_report_finish(conf_report *r, const tdm_kernel *kernels, const char *js
     print_failures(r, kernels);
     printf("%d passed, %d failed, %d skipped\n", r->passed, r->failed, r->skipped);
     if (json_path) {
-        FILE *out = fopen(json_path, "w");
+        FILE *out = fopen(json_path, "wb");
         if (!out) {
             perror(json_path);
             return r->failed + 1;

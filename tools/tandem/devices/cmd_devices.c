@@ -60,6 +60,28 @@ static void print_backends(tdm_context *ctx)
     }
 }
 
+/* Whether jobs of processes can run: the transport plugin, or why not. */
+static void print_processes(void)
+{
+    const char *message = NULL;
+    tdm_status status = tdm_multi_process_support(&message);
+    if (status == TDM_OK)
+        printf("%-10s available: %s\n", "processes", message);
+    else
+        printf("%-10s unavailable (%s): %s\n", "processes", tdm_status_str(status), message);
+}
+
+static void json_processes(json_writer *w)
+{
+    const char *message = NULL;
+    tdm_status status = tdm_multi_process_support(&message);
+    json_begin_object(w, "processes");
+    json_bool(w, "available", status == TDM_OK);
+    json_string(w, "status", tdm_status_str(status));
+    json_string(w, "message", message);
+    json_end_object(w);
+}
+
 static void json_backends(json_writer *w, tdm_context *ctx)
 {
     json_begin_array(w, "backends");
@@ -145,6 +167,7 @@ static void print_json(tdm_context *ctx, const tdm_device_desc *descs,
         json_device(&w, i, &descs[i], choices[i]);
     json_end_array(&w);
     json_backends(&w, ctx);
+    json_processes(&w);
     json_end_object(&w);
 }
 
@@ -184,6 +207,7 @@ int cmd_devices(int argc, char **argv)
     } else {
         print_table(descs, choices, n);
         print_backends(ctx);
+        print_processes();
     }
     tdm_context_destroy(ctx);
     return 0;
