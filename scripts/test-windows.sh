@@ -1,15 +1,21 @@
 #!/bin/sh
 # The Windows build's tests under Wine (docs/WINDOWS.md): cross-builds build-windows/
 # with its tests (scripts/build-windows.sh), runs every row ctest has there (the
-# reference backend's cases, PoCL x2 through Wine's OpenCL bridge where it reaches,
-# the CLI's scripts with tandem.exe), then trains one model with the Linux build and
-# with the Windows build for the same seed and compares the two files byte for byte,
-# and unpacks the zip and trains with what it holds.
+# reference backend's cases, PoCL x2 and lavapipe through Wine's OpenCL and Vulkan
+# bridges where they reach, the CLI's scripts with tandem.exe), unpacks the zip and
+# trains with what it holds, then trains one model with the Linux build and with the
+# Windows build for the same seed and compares the two files byte for byte.
 # usage: scripts/test-windows.sh [LINUX_BUILD]   (default: build/)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 linux=${1:-$root/build}
 win=$root/build-windows
+sh "$root/scripts/install-missing.sh" xvfb xauth
+# Wine's Vulkan reaches the host's drivers through its X11 driver: without a display,
+# the script runs again under a virtual one (Xvfb).
+if [ -z "${DISPLAY:-}" ]; then
+  exec xvfb-run -a -s "-screen 0 640x480x24 -nolisten tcp" sh "$0" "$@"
+fi
 # Wine's own prefix in the build tree: nothing of the user's home is touched; no
 # offer to download Wine's .NET and HTML engines, which tandem does not use.
 export WINEPREFIX="$win/wine-prefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree=;mshtml="
