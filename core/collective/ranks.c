@@ -26,10 +26,10 @@ static void choose_path(void)
     if (env && env[0]) {
         snprintf(plugin_path, sizeof plugin_path, "%s", env);
     } else if (tdm_dynlib_file_of((const void *)choose_path, self, sizeof self)) {
-        const char *slash = strrchr(self, '/');
+        const char *base = tdm_path_base_name(self);
         char beside[sizeof plugin_path];
-        if (slash &&
-            snprintf(beside, sizeof beside, "%.*s/%s", (int)(slash - self), self, file) <
+        if (base > self &&
+            snprintf(beside, sizeof beside, "%.*s%s", (int)(base - self), self, file) <
                 (int)sizeof beside &&
             tdm_path_readable(beside))
             snprintf(plugin_path, sizeof plugin_path, "%s", beside);

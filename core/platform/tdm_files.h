@@ -12,6 +12,10 @@
  * (posix/files.c checks it), and within what Win32's wide calls take. */
 #define TDM_PATH_MAX 4096
 
+/* The last part of path, after its last separator ('/', and on Windows '\\' too): path
+ * itself when it has none. */
+const char *tdm_path_base_name(const char *path);
+
 /* Whether this process may read the file at path. */
 int tdm_path_readable(const char *path);
 

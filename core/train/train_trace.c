@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "checkpoint/output_file.h"
 #include "device/device_time.h"
+#include "platform/tdm_files.h"
 #include "tandem/device.h"
 #include "train/train_trace.h"
 
@@ -31,8 +32,8 @@ static const char func[] = "tdm_train_op_trace";
 /* "dir/name.rank<R>.ext", or "dir/name.rank<R>" without an extension. */
 static char *ranked_path(const char *path, size_t rank)
 {
-    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
-    size_t stem = dot && dot > (slash ? slash : path) ? (size_t)(dot - path) : strlen(path);
+    const char *base = tdm_path_base_name(path), *dot = strrchr(base, '.');
+    size_t stem = dot && dot > base ? (size_t)(dot - path) : strlen(path);
     size_t size = strlen(path) + 32;
     char *out = malloc(size);
     if (out)

@@ -353,6 +353,12 @@ int tdm_file_remove(const char *path)
     return errno == ENOENT ? 0 : -1;
 }
 
+const char *tdm_path_base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
 int tdm_dir_remove(const char *dir)
 {
     if (rmdir(dir) == 0)

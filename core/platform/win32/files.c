@@ -458,6 +458,15 @@ int tdm_file_remove(const char *path)
     return e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND ? 0 : tdm_win32_fail(e);
 }
 
+const char *tdm_path_base_name(const char *path)
+{
+    const char *base = path;
+    for (const char *p = path; *p; p++)
+        if (is_separator(*p))
+            base = p + 1;
+    return base;
+}
+
 int tdm_dir_remove(const char *dir)
 {
     WIDE(w, dir, -1);

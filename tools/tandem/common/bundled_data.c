@@ -6,15 +6,13 @@
 #include "platform/tdm_files.h"
 #include "platform/tdm_host.h"
 
-/* The directory of the running program ("" if unknown), either separator ending it. */
+/* The directory of the running program ("" if unknown). */
 static void program_dir(char *out, size_t size)
 {
     tdm_host_program_path(out, size);
-    char *slash = strrchr(out, '/'), *backslash = strrchr(out, '\\'); /* Windows' */
-    if (backslash && (!slash || backslash > slash))
-        slash = backslash;
-    if (slash)
-        *slash = '\0';
+    const char *base = tdm_path_base_name(out);
+    if (base > out)
+        out[base - out - 1] = '\0';
 }
 
 const char *bundled_digits(void)
