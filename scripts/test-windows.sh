@@ -29,6 +29,7 @@ stop_wine() {
   rm -rf "$out"
 }
 trap stop_wine EXIT
+trap 'exit 1' INT TERM # so that the EXIT trap runs when timeout ends this
 # Wine's server and services started once, detached from every pipe: a service that
 # a test's Wine started would hold ctest's pipes open until it quits.
 "$wineserver" -w </dev/null >/dev/null 2>&1 || true
