@@ -25,6 +25,12 @@ static int remove_entry(const char *name, void *folder)
     return scratch_remove_tree(path);
 }
 
+int scratch_exists(const char *path)
+{
+    tdm_path_kind kind;
+    return tdm_path_kind_of(path, 0, &kind) == 0 && kind != TDM_PATH_NONE;
+}
+
 int scratch_remove_tree(const char *path)
 {
     tdm_path_kind kind;
@@ -44,25 +50,16 @@ void scratch_remove(void)
     root[0] = '\0';
 }
 
-/* The temporary folder: TMPDIR, Windows' TEMP, else /tmp. */
-static const char *temp_folder(void)
-{
-    const char *names[] = {"TMPDIR", "TEMP"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        const char *tmp = getenv(names[i]);
-        if (tmp && *tmp)
-            return tmp;
-    }
-    return "/tmp";
-}
-
 int scratch_temp_dir(char *out, const char *prefix)
 {
     /* A fresh name by the process id, a count and the clock, made or tried again. */
     static unsigned made;
+    char tmp[SCRATCH_PATH];
+    if (tdm_temp_folder(tmp, sizeof tmp) != 0)
+        return -1;
     for (int attempt = 0; attempt < 100; attempt++) {
-        if (snprintf(out, SCRATCH_PATH, "%s/%s-%ld-%u-%llx", temp_folder(), prefix,
-                     tdm_host_process_id(), made++,
+        if (snprintf(out, SCRATCH_PATH, "%s/%s-%ld-%u-%llx", tmp, prefix, tdm_host_process_id(),
+                     made++,
                      (unsigned long long)(tdm_host_now_ns() % 0xffffffffu)) >= SCRATCH_PATH) {
             errno = ENAMETOOLONG;
             return -1;

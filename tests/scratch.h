@@ -11,8 +11,11 @@
 
 /* Makes a fresh directory <the temporary folder>/<prefix>-<unique> into out
  * (SCRATCH_PATH bytes): mkdtemp's promise on both systems. 0, or -1 with errno set.
- * The temporary folder is $TMPDIR, else Windows' %TEMP%, else /tmp. */
+ * The temporary folder is the platform's (tdm_temp_folder: $TMPDIR, else /tmp). */
 int scratch_temp_dir(char *out, const char *prefix);
+
+/* Whether anything (a link included) is at path. */
+int scratch_exists(const char *path);
 
 /* Removes path and everything under it (links are not followed): 0, or -1. */
 int scratch_remove_tree(const char *path);

@@ -72,6 +72,11 @@ int tdm_make_dirs(const char *dir, int owner_only);
  * ancestor (or itself) is a directory this process may write into. Creates nothing. */
 int tdm_dir_creatable(const char *dir);
 
+/* The user's temporary folder into out, without a separator at its end: TMPDIR, else
+ * /tmp; on Windows GetTempPathW's (%TMP%, %TEMP%, the profile's). 0, or -1 when it
+ * does not fit or cannot be read. */
+int tdm_temp_folder(char *out, size_t cap);
+
 /* Makes <the user's temporary folder>/<name>-<the user's id> (TMPDIR, else /tmp,
  * 0700) into out, and checks that it is a real directory of this user's, writable: a
  * shared /tmp may hold one somebody else planted. 0 when it is, else -1. */

@@ -54,7 +54,6 @@ void tdm_host_binary_stdio(void);
 
 /* Sets the environment variable name to value, keeping one already set unless
  * overwrite: 0, or -1 with errno set. */
-
 int tdm_host_setenv(const char *name, const char *value, int overwrite);
 /* Removes it: 0, or -1 with errno set. */
 int tdm_host_unsetenv(const char *name);

@@ -56,26 +56,6 @@ static void final_name(char *out, const char *dir, uint64_t step)
     fits(snprintf(out, PATH_CAP, "%s/ckpt-%020llu.tdm", dir, (unsigned long long)step));
 }
 
-/* The whole file, malloc'd (NULL if it cannot be read). */
-static unsigned char *slurp(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    *size = 0;
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *p = malloc(n > 0 ? (size_t)n : 1);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *size = p ? (size_t)n : 0;
-    return p;
-}
-
 /* The first place of needle in the size bytes at data (memmem, which Windows lacks). */
 static const unsigned char *find_bytes(const unsigned char *data, size_t size, const void *needle,
                                        size_t n)
@@ -95,18 +75,6 @@ static void spit(const char *path, const void *data, size_t size)
     }
     if (f)
         fclose(f);
-}
-
-static int exists(const char *path)
-{
-    tdm_path_kind kind;
-    return tdm_path_kind_of(path, 1, &kind) == 0 && kind != TDM_PATH_NONE;
-}
-
-/* Entries of dir whose name contains `part` ("" for all). */
-static size_t count_entries(const char *dir, const char *part)
-{
-    return scratch_count(dir, part);
 }
 
 struct entry_search {
@@ -247,7 +215,7 @@ static void test_format_bytes(void)
 
     final_name(path, dir, step);
     size_t size = 0;
-    unsigned char *got = slurp(path, &size);
+    unsigned char *got = scratch_read(path, &size);
     CHECK(got && size == at && !memcmp(got, want, at));
     free(got);
 }
@@ -300,7 +268,7 @@ static void test_round_trip(void)
     char want_path[PATH_CAP];
     final_name(want_path, dir, 7);
     CHECK(!strcmp(path, want_path));
-    CHECK(count_entries(dir, "") == 1); /* no temporary file left */
+    CHECK(scratch_count(dir, "") == 1); /* no temporary file left */
 
     tdm_checkpoint *c = NULL;
     CHECK_OK(tdm_checkpoint_open(path, &c));
@@ -367,7 +335,7 @@ static void test_latest_prune(void)
     commit_simple(dir, 40);
     size_t size = 0;
     final_name(other, dir, 40);
-    unsigned char *bytes = slurp(other, &size);
+    unsigned char *bytes = scratch_read(other, &size);
     CHECK(bytes && size > 60);
     CHECK(remove(other) == 0);
     path_of(path, dir, ".ckpt-00000000000000000060.tdm.tmp-crashed");
@@ -392,7 +360,7 @@ static void test_latest_prune(void)
     CHECK(tdm_make_dir(newer) == 0);
     commit_simple(newer, 5);
     final_name(path, newer, 5);
-    bytes = slurp(path, &size);
+    bytes = scratch_read(path, &size);
     if (bytes) {
         bytes[8] = 2;
         final_name(path, newer, 6);
@@ -410,24 +378,24 @@ static void test_latest_prune(void)
     for (uint64_t s = 0; s < 100; s++) {
         final_name(path, dir, s);
         int want = s == 10 || s == 11 || s == 97 || s == 98 || s == 99;
-        if (exists(path) != want) {
+        if (scratch_exists(path) != want) {
             test_failures++;
             fprintf(stderr, "after prune: step %llu %s\n", (unsigned long long)s,
                     want ? "is gone" : "is still there");
         }
     }
-    CHECK(count_entries(dir, "crashed") == 0);
-    CHECK(count_entries(dir, ".tmp-") == 1);
+    CHECK(scratch_count(dir, "crashed") == 0);
+    CHECK(scratch_count(dir, ".tmp-") == 1);
     path_of(path, dir, "ckpt-123.tdm");
-    CHECK(exists(path));
+    CHECK(scratch_exists(path));
     CHECK_OK(tdm_checkpoint_latest(dir, path, sizeof path, &step));
     CHECK(step == 11);
     CHECK_OK(tdm_checkpoint_prune(dir, 1));
     final_name(path, dir, 10);
-    CHECK(!exists(path));
+    CHECK(!scratch_exists(path));
     CHECK_OK(tdm_checkpoint_prune(dir, 5)); /* fewer than keep: nothing to do */
     final_name(path, dir, 11);
-    CHECK(exists(path));
+    CHECK(scratch_exists(path));
 
     /* The open writer still commits; then it is the newest. */
     float x = 1;
@@ -436,7 +404,7 @@ static void test_latest_prune(void)
     CHECK_OK(tdm_checkpoint_commit(open_writer));
     CHECK_OK(tdm_checkpoint_latest(dir, path, sizeof path, &step));
     CHECK(step == 50);
-    CHECK(count_entries(dir, ".tmp-") == 0);
+    CHECK(scratch_count(dir, ".tmp-") == 0);
 
     /* The same step again replaces the checkpoint. */
     tdm_checkpoint_writer *w = NULL;
@@ -479,7 +447,7 @@ static void test_corruption(void)
     float beta[9];
     write_victim(dir, path, beta);
     size_t size = 0;
-    unsigned char *good = slurp(path, &size);
+    unsigned char *good = scratch_read(path, &size);
     if (!good)
         return;
     unsigned char *copy = malloc(size);
@@ -625,10 +593,10 @@ static void test_writer_failures(void)
 
     /* Abort removes the temporary file. */
     CHECK_OK(tdm_checkpoint_writer_create(dir, 1, &w));
-    CHECK(count_entries(dir, ".tmp-") == 1);
+    CHECK(scratch_count(dir, ".tmp-") == 1);
     CHECK_OK(tdm_checkpoint_add(w, "x", TDM_F32, &s4, x));
     tdm_checkpoint_writer_abort(w);
-    CHECK(count_entries(dir, "") == 0);
+    CHECK(scratch_count(dir, "") == 0);
     tdm_checkpoint_writer_abort(NULL);
 
     /* A repeated name fails and writes nothing; after abort nothing is left. */
@@ -638,7 +606,7 @@ static void test_writer_failures(void)
                 "'x' is already in checkpoint");
     CHECK_FAILS(tdm_checkpoint_add_u64(w, "x", 3), TDM_ERR_INVALID_ARGUMENT, "already");
     tdm_checkpoint_writer_abort(w);
-    CHECK(count_entries(dir, "") == 0);
+    CHECK(scratch_count(dir, "") == 0);
 
     /* Rejected arguments leave the writer usable: it commits what was added. */
     char long_name[300];
@@ -695,12 +663,12 @@ static void test_writer_failures(void)
         CHECK_OK(tdm_checkpoint_read(landed, "x", TDM_F32, &s4, got, sizeof got));
         CHECK(!memcmp(got, x, sizeof got));
         tdm_checkpoint_close(landed);
-        CHECK(count_entries(dir, "") == 1 && remove(path) == 0);
+        CHECK(scratch_count(dir, "") == 1 && remove(path) == 0);
     }
 #else
     CHECK_FAILS(tdm_checkpoint_commit(w), TDM_ERR_NOT_FOUND, "rename");
 #endif
-    CHECK(count_entries(dir, "") == 0);
+    CHECK(scratch_count(dir, "") == 0);
 
 #ifdef _WIN32
     printf("checkpoint: no file size limit on Windows: write errors not checked\n");
@@ -721,7 +689,7 @@ static void test_writer_failures(void)
     CHECK_FAILS(tdm_checkpoint_add(w, "x", TDM_F32, &s4, x), TDM_ERR_INVALID_STATE,
                 "earlier write");
     CHECK_FAILS(tdm_checkpoint_commit(w), TDM_ERR_INVALID_STATE, "earlier write");
-    CHECK(count_entries(dir, "") == 0);
+    CHECK(scratch_count(dir, "") == 0);
     /* Buffered data that only fails to write in commit. */
     small.rlim_cur = 100;
     CHECK(setrlimit(RLIMIT_FSIZE, &small) == 0);
@@ -729,7 +697,7 @@ static void test_writer_failures(void)
     CHECK_OK(tdm_checkpoint_add(w, "x", TDM_F32, &s4, x));
     CHECK_OK(tdm_checkpoint_add(w, "y", TDM_F32, &s4, x));
     CHECK_FAILS(tdm_checkpoint_commit(w), TDM_ERR_OUT_OF_MEMORY, "cannot write");
-    CHECK(count_entries(dir, "") == 0);
+    CHECK(scratch_count(dir, "") == 0);
     CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
     signal(SIGXFSZ, SIG_DFL);
 #endif

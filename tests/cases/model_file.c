@@ -22,21 +22,6 @@ static void scratch(char *path, size_t size, const char *name)
     }
 }
 
-static unsigned char *read_all(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    unsigned char *data = NULL;
-    if (f && fseek(f, 0, SEEK_END) == 0) {
-        long n = ftell(f);
-        data = n > 0 ? malloc((size_t)n) : NULL;
-        rewind(f);
-        *size = data && fread(data, 1, (size_t)n, f) == (size_t)n ? (size_t)n : 0;
-    }
-    if (f)
-        fclose(f);
-    return data;
-}
-
 static void write_all(const char *path, const void *data, size_t size)
 {
     FILE *f = fopen(path, "wb");
@@ -163,7 +148,7 @@ static void check_class_names(void)
     CHECK(tdm_model_class_name(b, 0) == NULL);
     tdm_model_destroy(b);
     size_t size = 0;
-    unsigned char *bytes = read_all(path, &size);
+    unsigned char *bytes = scratch_read(path, &size);
     unsigned char *list = NULL;
     for (size_t i = 0; bytes && !list && i + 12 <= size; i++)
         list = memcmp(bytes + i, "cat,dog,bird", 12) ? NULL : bytes + i;
@@ -188,7 +173,7 @@ static void check_damaged(void)
     CHECK_OK(tdm_model_save(m, good));
     tdm_model_destroy(m);
     size_t size = 0;
-    unsigned char *bytes = read_all(good, &size);
+    unsigned char *bytes = scratch_read(good, &size);
     CHECK(bytes && size > 100);
     if (!bytes)
         return;

@@ -11,17 +11,9 @@
 #endif
 
 #include "harness.h"
-#include "platform/tdm_files.h"
 #include "platform/tdm_host.h"
 #include "scratch.h"
 #include "train_fixture.h"
-
-/* Whether anything is at path. */
-static int exists(const char *path)
-{
-    tdm_path_kind kind;
-    return tdm_path_kind_of(path, 0, &kind) == 0 && kind != TDM_PATH_NONE;
-}
 
 static tdm_context *ctx;
 static tdm_device *devs[3];
@@ -141,11 +133,11 @@ static void check_damaged_newest(void)
     CHECK(step == 8 && s.count == 1 && !strcmp(s.path, newest));
     CHECK(strstr(s.kept, "ckpt-00000000000000000012.tdm.damaged") != NULL);
     CHECK(strstr(s.reason, "CRC-32") != NULL);
-    CHECK(!exists(newest) && same_file(s.kept, damaged, damaged_size));
+    CHECK(!scratch_exists(newest) && same_file(s.kept, damaged, damaged_size));
 
     /* Training on writes a new step 12 and never touches the kept file. */
     train_to(dir, 16);
-    CHECK(exists(newest) && same_file(s.kept, damaged, damaged_size));
+    CHECK(scratch_exists(newest) && same_file(s.kept, damaged, damaged_size));
     CHECK(!same_file(newest, damaged, damaged_size));
     CHECK(good && same_file(newest, good, size)); /* training is deterministic */
 
@@ -195,7 +187,7 @@ static void check_forged_step(void)
     CHECK(step == 8 && s.count == 2);
     CHECK(strstr(s.reason, "is named for step 50, but its header says step 4") != NULL);
     CHECK(seen_forged);
-    CHECK(!exists(forged) && scratch_count(dir, ".damaged") == 2);
+    CHECK(!scratch_exists(forged) && scratch_count(dir, ".damaged") == 2);
 }
 
 /* What stops a restore rather than falling back: a newer version, the input limit. */
@@ -277,7 +269,7 @@ static void check_fifos(void)
     CHECK_OK(restore(dir, &s, &step));
     CHECK(step == 4 && s.count == 1 && strstr(s.reason, "is a FIFO (named pipe)"));
     train_to(dir, 8); /* saves and prunes past the temporary FIFO, and leaves it */
-    CHECK(exists(path));
+    CHECK(scratch_exists(path));
     tdm_checkpoint *c = NULL;
     CHECK_FAILS(tdm_checkpoint_open(path, &c), TDM_ERR_NOT_FOUND, "is a FIFO");
 

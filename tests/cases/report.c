@@ -245,7 +245,7 @@ static void test_plot(void)
     check_plot(path);
     CHECK(plot_write_png(path, e, 0, err, sizeof err) == 0);
     CHECK(scratch_entries() == 1);
-    unlink(path);
+    remove(path);
 
     scratch_path(path, "no-such-dir/plot.png", 0);
     CHECK(plot_write_png(path, e, 12, err, sizeof err) == -1);

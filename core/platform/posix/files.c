@@ -184,11 +184,20 @@ int tdm_dir_creatable(const char *dir)
     }
 }
 
-int tdm_make_private_temp_dir(const char *name, char *out, size_t cap)
+int tdm_temp_folder(char *out, size_t cap)
 {
     const char *tmp = getenv("TMPDIR");
+    int n = snprintf(out, cap, "%s", tmp && *tmp ? tmp : "/tmp");
+    return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+int tdm_make_private_temp_dir(const char *name, char *out, size_t cap)
+{
+    char tmp[TDM_PATH_MAX];
     struct stat st;
-    int n = snprintf(out, cap, "%s/%s-%u", tmp && *tmp ? tmp : "/tmp", name, (unsigned)getuid());
+    if (tdm_temp_folder(tmp, sizeof tmp) != 0)
+        return -1;
+    int n = snprintf(out, cap, "%s/%s-%u", tmp, name, (unsigned)getuid());
 
     if (n <= 0 || (size_t)n >= cap)
         return -1;

@@ -216,17 +216,26 @@ int tdm_dir_creatable(const char *dir)
     }
 }
 
+int tdm_temp_folder(char *out, size_t cap)
+{
+    wchar_t wide[MAX_PATH + 1];
+    DWORD n = GetTempPathW(MAX_PATH + 1, wide);
+    if (n == 0 || n > MAX_PATH)
+        return -1;
+    if (n > 1 && wide[n - 1] == L'\\' && wide[n - 2] != L':')
+        wide[n - 1] = L'\0'; /* "C:\\" keeps its separator: it is the root */
+    return tdm_win32_utf8(wide, out, cap) == 0 ? 0 : -1;
+}
+
 int tdm_make_private_temp_dir(const char *name, char *out, size_t cap)
 {
     /* GetTempPathW gives the user's own folder (%TEMP% under the profile), which other
      * users cannot write into. */
-    wchar_t wide[MAX_PATH + 1];
     char tmp[MAX_PATH * 3];
-    DWORD n = GetTempPathW(MAX_PATH + 1, wide);
     tdm_path_kind kind;
-    if (n == 0 || n > MAX_PATH || tdm_win32_utf8(wide, tmp, sizeof tmp) != 0)
+    if (tdm_temp_folder(tmp, sizeof tmp) != 0)
         return -1;
-    int len = snprintf(out, cap, "%s%s", tmp, name);
+    int len = snprintf(out, cap, "%s\\%s", tmp, name);
     if (len <= 0 || (size_t)len >= cap)
         return -1;
     if (tdm_make_dir(out) != 0 && errno != EEXIST)
@@ -449,13 +458,19 @@ int tdm_file_rename_over(const char *from, const char *to)
                : tdm_win32_fail(GetLastError());
 }
 
-int tdm_file_remove(const char *path)
+/* A removal's answer: 1 removed, 0 nothing was there, -1 failed (errno set). */
+static int removed(BOOL done)
 {
-    WIDE(w, path, -1);
-    if (DeleteFileW(w))
+    if (done)
         return 1;
     DWORD e = GetLastError();
     return e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND ? 0 : tdm_win32_fail(e);
+}
+
+int tdm_file_remove(const char *path)
+{
+    WIDE(w, path, -1);
+    return removed(DeleteFileW(w));
 }
 
 const char *tdm_path_base_name(const char *path)
@@ -470,10 +485,7 @@ const char *tdm_path_base_name(const char *path)
 int tdm_dir_remove(const char *dir)
 {
     WIDE(w, dir, -1);
-    if (RemoveDirectoryW(w))
-        return 1;
-    DWORD e = GetLastError();
-    return e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND ? 0 : tdm_win32_fail(e);
+    return removed(RemoveDirectoryW(w));
 }
 
 int tdm_dir_list(const char *dir, int (*fn)(const char *name, void *user), void *user)
