@@ -17,8 +17,10 @@ for columns in 60 80 120; do
     "'$tandem' train --devices reference:0 --epochs 3 --batch 16 2>'$out/err'; \
      tmux -L '$sock' wait-for -S 'done$columns'; sleep 60"
   bounded 120 tmux -L "$sock" wait-for "done$columns"
+  # The session stays until kill-server at exit: killing the server's last session
+  # ends the server, and the next new-session could reach it while it was exiting
+  # ("server exited unexpectedly").
   tmux -L "$sock" capture-pane -p -t "w$columns" >"$out/screen$columns"
-  tmux -L "$sock" kill-session -t "w$columns"
   epochs=$(grep -c '^epoch' "$out/screen$columns" || true)
   finished=$(grep -c '^epoch .*test acc [0-9.]*%' "$out/screen$columns" || true)
   if [ "$epochs" -ne 3 ] || [ "$finished" -ne 3 ] || grep -q '\[[#.]*\]' "$out/screen$columns"; then
