@@ -170,6 +170,10 @@ int tdm_vk_coopmat_probe(const tdm_backend *be, VkPhysicalDevice physical, tdm_v
     out->module = out->emulated ? "gemm_f16_coopmat_emulated" : "gemm_f16_coopmat";
     int api12 = tdm_vk_device_api(be, physical) >= VK_API_VERSION_1_2;
     const char *feature = NULL;
+    if (tdm_vk_env_flag("TDM_VK_NO_COOPMAT")) {
+        snprintf(why, size, "none: switched off by TDM_VK_NO_COOPMAT");
+        return 0;
+    }
     if (!tdm_spirv_module_find(out->module)) {
         snprintf(why, size, "none: built without a cooperative-matrix compiler");
         return 0;

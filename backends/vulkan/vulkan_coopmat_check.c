@@ -8,7 +8,8 @@
  *   3. a CHECK_M x CHECK_N x CHECK_K product (edges past the 64 x 64 tile and the
  *      32-step of k) with each of the four transposes, alpha and beta matches the
  *      host's sums within gemm_f16's tolerance, and
- *   4. a SPEED_SIZE^3 product runs faster than on the plain pipelines;
+ *   4. a SPEED_SIZE^3 product runs faster than on the plain pipelines (skipped under
+ *      TDM_VK_COOPMAT_UNRACED, so that a card's products can be measured both ways);
  * else the device keeps the plain ones for good. Either way it is logged (INFO) and
  * written to the device's matrix_engine. */
 #include <math.h>
@@ -192,7 +193,8 @@ static void run_check(tdm_device *dev, char *why, size_t size, double *engine, d
     tdm_status s = compare(dev, why, size);
     /* the emulation is not meant to be fast: it is taken on its results, so that the
      * tests run every gemm_f16 through the module's staging, edges and epilogue */
-    if (s == TDM_OK && !why[0] && !vd->coopmat.emulated)
+    int raced = !vd->coopmat.emulated && !tdm_vk_env_flag("TDM_VK_COOPMAT_UNRACED");
+    if (s == TDM_OK && !why[0] && raced)
         s = race(dev, why, size, engine, plain);
     if (s != TDM_OK)
         snprintf(why, size, "%s", tdm_last_error());
@@ -216,7 +218,10 @@ void tdm_vk_coopmat_check(tdm_device *dev)
                     dev->desc.id, shape, why);
         } else {
             char speed[160] = "its results checked, its speed not (the emulated module)";
-            if (!vd->coopmat.emulated)
+            if (!vd->coopmat.emulated && tdm_vk_env_flag("TDM_VK_COOPMAT_UNRACED"))
+                snprintf(speed, sizeof speed, "its results checked, its speed not raced "
+                                              "(TDM_VK_COOPMAT_UNRACED)");
+            else if (!vd->coopmat.emulated)
                 snprintf(speed, sizeof speed, "%d products of %u^3 in %.3f ms, %.3f ms without it",
                          SPEED_RUNS, SPEED_SIZE, engine * 1e3, plain * 1e3);
             snprintf(dev->desc.matrix_engine, sizeof dev->desc.matrix_engine, "%s", shape);
