@@ -7,13 +7,17 @@
 #   conformance.json, .txt            every kernel, gradient and collective
 #   bench-kernels|gemm|allreduce|train.json, .txt
 #   bench-gemm-trans.json, .txt       GEMM's NN, NT and TN cases, f32, beside OpenBLAS
-#   bench-gemm-f16.json, .txt         and CLBlast; the same with f16 operands
+#   bench-gemm-f16.json, .txt         and CLBlast; the same with f16 operands (up to
+#                                     8192^3: Vulkan's matrix engine, its check logged)
+#   torch-gemm.txt                    the same products through PyTorch (cuBLAS), f32
+#                                     (TF32 off) and f16, where python3 has torch with CUDA
 #   train-wide-4096.txt               the compute-bound MLP 784-4096-4096-10, batch
 #                                     1024, f32 and --mixed-precision, per backend
 #   gemm-tiles.txt                    Vulkan's GPU gemm under each tile shape (vulkan:0)
 #   cnn-layers.txt                    the CNN's image kernels, per layer and device
 #   conv-ways.txt                     each way of the CNN's convolutions timed per
 #                                     layer and device (--conv measured)
+#   bench-train-mixed.json, .txt      the same under --mixed-precision
 #   train.txt                         a short training on the default devices
 #   torch-cuda.txt                    PyTorch training the same models on the card,
 #                                     where python3 has torch with CUDA
@@ -27,9 +31,11 @@
 #                   bench-gemm-f16,train-wide-4096,torch-amp: a few minutes)
 #   OUT_DIR         default: device-report-HOST-DATE
 # FASHION_MNIST_DIR names Fashion-MNIST's IDX files where Debian's package is not
-# installed (conv-ways skips the CNN without them). Builds tandem first
+# installed (conv-ways skips the CNN without them). TANDEM names a tandem built
+# elsewhere (a machine without Debian's packages); else it builds tandem first
 # (scripts/setup.sh) where build/tandem is missing. A step that fails is recorded
-# with its exit status and the report goes on.
+# with its exit status and the report goes on. STEP_LIMIT (seconds) lowers every
+# step's time limit, to fit a report into a short lease.
 set -u
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -42,7 +48,7 @@ while [ $# -gt 0 ]; do
     --devices=*) devices=${1#--devices=} ;;
     --only) only=$2; shift ;;
     --only=*) only=${1#--only=} ;;
-    -h | --help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "device-report.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) out=$1 ;;
     esac
@@ -52,16 +58,17 @@ done
 mkdir -p "$out" || exit 1
 out=$(cd "$out" && pwd)
 
-[ -x build/tandem ] || ./scripts/setup.sh || exit 1
-tandem=$root/build/tandem
+tandem=${TANDEM:-$root/build/tandem}
+[ -x "$tandem" ] || ./scripts/setup.sh || exit 1
 
 # The sizes of a full report and of a quick one.
 if [ $quick -eq 1 ]; then
     conformance_size=--no-large allreduce_max=4M gemm_max=512 kernel_bytes=8M tiles_max=2048
-    train_steps="--steps 20 --warmup 3 --model digits" trans_max=256 wide_data=digits
+    train_steps="--steps 20 --warmup 3 --model digits" trans_min=128 trans_max=256
+    f16_max=256 wide_data=digits
 else
     conformance_size="" allreduce_max=256M gemm_max=2048 kernel_bytes=64M tiles_max=4096
-    train_steps="" trans_max=1024 wide_data=fashion
+    train_steps="" trans_min=1024 trans_max=4096 f16_max=8192 wide_data=fashion
 fi
 fashion=${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}
 device_list() { [ -n "$devices" ] && printf -- '%s %s' "$1" "$devices"; }
@@ -73,6 +80,7 @@ status_lines=""
 # time, and records how it ended; nothing when --only leaves NAME out.
 step() {
     name=$1 limit=$2
+    [ "${STEP_LIMIT:-0}" -gt 0 ] && [ "$STEP_LIMIT" -lt "$limit" ] && limit=$STEP_LIMIT
     shift 2
     if [ -n "$only" ] && ! printf ',%s,' "$only" | grep -q ",$name,"; then
         return 0
@@ -116,13 +124,24 @@ step bench-gemm 900 "$tandem" bench gemm $(device_list --devices) --maxsize "$ge
     --json "$out/bench-gemm.json"
 # The transpose cases of the products a training step runs (NN forward, NT and TN
 # for the gradients), with f32 and with f16 operands, beside OpenBLAS and CLBlast.
+# The f16 run logs the matrix engine's start-up check (its results and its race).
 for dtype in f32 f16; do
-    name=bench-gemm-trans
-    [ $dtype = f16 ] && name=bench-gemm-f16
+    name=bench-gemm-trans max=$trans_max
+    [ $dtype = f16 ] && name=bench-gemm-f16 max=$f16_max
     # shellcheck disable=SC2046 # the device options are words on purpose
-    step $name 120 "$tandem" bench gemm $(device_list --devices) --trans NN,NT,TN \
-        --dtype $dtype --maxsize "$trans_max" -r 3 --json "$out/$name.json"
+    step $name 180 env TDM_LOG=info "$tandem" bench gemm $(device_list --devices) \
+        --trans NN,NT,TN --dtype $dtype --minsize "$trans_min" --maxsize "$max" -r 3 \
+        --json "$out/$name.json"
 done
+# cuBLAS's figures for the same products, the ceiling a card's own library sets.
+if python3 -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
+    # shellcheck disable=SC2016 # expanded by the inner shell, from its arguments
+    step torch-gemm 120 sh -c 'peer="python3 tools/peers/torch_gemm.py --trans NN,NT,TN -r 3"
+        $peer --dtype f32 -b "$1" -e "$2" && $peer --dtype f16 -b "$1" -e "$3"' \
+        sh "$trans_min" "$trans_max" "$f16_max"
+else
+    echo "no PyTorch with CUDA: torch-gemm skipped" >"$out/torch-gemm.txt"
+fi
 # The MLP whose step is its matrix products, 784-4096-4096-10 at batch 1024 (the
 # quick report: on the digits), f32 and --mixed-precision, through each backend's
 # first device or each device asked for: the second epoch's ex/s is the figure.
@@ -175,6 +194,9 @@ step bench-allreduce 900 "$tandem" bench allreduce -a all $(device_list --device
     --maxbytes "$allreduce_max" --json "$out/bench-allreduce.json"
 step bench-train 1800 "$tandem" bench train $(device_list --devices) $train_steps \
     --json "$out/bench-train.json"
+# shellcheck disable=SC2046,SC2086 # the options are words on purpose
+step bench-train-mixed 1800 "$tandem" bench train $(device_list --devices) $train_steps \
+    --mixed-precision --json "$out/bench-train-mixed.json"
 step train 900 "$tandem" train --epochs 3 --no-progress $(device_list --devices)
 # The peer on the same card: PyTorch (its BLAS printed) training bench train's models
 # on the same data and batches.
@@ -232,6 +254,7 @@ section() {
         "$out/bench-gemm-trans.txt"
     section "GEMM by transpose case, f16 operands summed in f32 (GFLOP/s)" grep -v '^$' \
         "$out/bench-gemm-f16.txt"
+    section "cuBLAS through PyTorch, the same products (GFLOP/s)" cat "$out/torch-gemm.txt"
     section "MLP 784-4096-4096-10, batch 1024: f32 and mixed precision" \
         grep -E '^== |^  replica|^epoch|^tandem' "$out/train-wide-4096.txt"
     section "Vulkan GEMM by tile shape (GFLOP/s)" cat "$out/gemm-tiles.txt"
@@ -242,6 +265,7 @@ section() {
     section "All-reduce: the largest size, each plan (every size in bench-allreduce.txt)" \
         largest_allreduce "$out/bench-allreduce.txt"
     section "Training throughput" grep -v '^$' "$out/bench-train.txt"
+    section "Training throughput, --mixed-precision" grep -v '^$' "$out/bench-train-mixed.txt"
     section "A short training" cat "$out/train.txt"
     section "PyTorch on the card" grep -E 'examples/s|BLAS|skipped' "$out/torch-cuda.txt"
     section "PyTorch's AMP on the card, the 4096 MLP" grep -E 'examples/s|skipped' \
