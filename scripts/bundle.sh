@@ -50,8 +50,10 @@ for lib in $(find $roots -name 'libnvidia-opencl.so.1' -o -name 'libamdocl64.so'
         echo "$lib" >"$bundle/vendors/$(basename "$lib").icd"
 done
 export OCL_ICD_VENDORS=$bundle/vendors
+# A manifest's name once: a copy of the driver's own in the loader's folder is the same
+# driver, and listing both would show the card twice.
 manifests=$(find /usr/share/vulkan/icd.d /etc/vulkan/icd.d $roots -name '*.json' \
-            -path '*vulkan/icd.d/*' 2>/dev/null | sort -u | paste -sd:)
+            -path '*vulkan/icd.d/*' 2>/dev/null | awk -F/ '!seen[$NF]++' | paste -sd:)
 [ -n "$manifests" ] && export VK_DRIVER_FILES=$manifests VK_ICD_FILENAMES=$manifests
 EOF
 echo "bundle: $out ($(du -sh "$out" | cut -f1)); there, from bash: . $out/env.sh"

@@ -6,14 +6,17 @@
 // check (vulkan_coopmat.c; docs/design/009-cooperative-matrices.md).
 //
 // A group is SUBGROUPS (4) subgroups of SUBGROUP_SIZE invocations in a 2 x 2 grid over
-// a 64 x 64 tile of C, each subgroup 32 x 32 of it as (32 / FRAG_M) x (32 / FRAG_N)
-// accumulator fragments of FRAG_M x FRAG_N. Per STEP_K of k the group stages op(A)'s
-// 64 x STEP_K and op(B)'s STEP_K x 64 in shared memory as halves, row-major whatever
-// trans_a and trans_b say (the loads follow the matrices' memory order, so
-// neighbouring invocations read neighbouring halves), with zeros past m, n and k; each
-// subgroup then multiplies fragments loaded from there. The sums leave through shared
-// memory too, a fragment at a time, so that the edges are guarded and alpha and beta
-// applied element by element (beta == 0 ignores C's old contents, NaN included).
+// a 128 x 128 tile of C, each subgroup 64 x 64 of it as (64 / FRAG_M) x (64 / FRAG_N)
+// accumulator fragments of FRAG_M x FRAG_N: 16 products of 16 x 16 fragments for each
+// 8 fragments loaded (a 32 x 32 share multiplies 4 for 4). Per STEP_K of k the group stages op(A)'s 128 x STEP_K and
+// op(B)'s STEP_K x 128 in shared memory as halves, row-major whatever trans_a and
+// trans_b say (the loads follow the matrices' memory order, so neighbouring
+// invocations read neighbouring halves), with zeros past m, n and k; each subgroup
+// then multiplies fragments loaded from there. The next step's halves are read from
+// memory into registers before this step's products, so their latency hides behind
+// the matrix engine's work. The sums leave through shared memory, a fragment at a
+// time, so that the edges are guarded and alpha and beta applied element by element
+// (beta == 0 ignores C's old contents, NaN included).
 //
 // Built a second time with TDM_COOPMAT_EMULATED into gemm_f16_coopmat_emulated, for
 // tests on devices without the extension (TDM_VK_FAKE_COOPMAT=emulated): the same
@@ -23,12 +26,16 @@
 #extension GL_KHR_cooperative_matrix : require
 #endif
 #extension GL_KHR_memory_scope_semantics : require
+// [[unroll]]: the fragment loops' counts are constants once specialized, but NVIDIA's
+// compiler keeps such a loop, and with it the fragment arrays in memory, unless told
+// (on an H200 the products alone ran at 35 TFLOP/s without, 331 with).
+#extension GL_EXT_control_flow_attributes : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #define TDM_KERNEL_gemm_f16
 #include "kernel_bindings.glsl"
 
 // The fragment shape the device's properties offer (vulkan_coopmat.c chooses it):
-// FRAG_M and FRAG_N divide 32, FRAG_K divides STEP_K. The group is SUBGROUPS *
+// FRAG_M and FRAG_N divide SPAN, FRAG_K divides STEP_K. The group is SUBGROUPS *
 // SUBGROUP_SIZE invocations (the backend sets local_size_x, constant 0, to that),
 // each subgroup of SUBGROUP_SIZE, as the pipeline requires where the device can.
 layout(constant_id = 7) const uint FRAG_M = 16u;
@@ -37,14 +44,18 @@ layout(constant_id = 9) const uint FRAG_K = 16u;
 layout(constant_id = 10) const uint SUBGROUP_SIZE = 32u;
 
 #define SUBGROUPS 4u
-#define TILE 64u
+#define TILE 128u
+#define SPAN 64u // a subgroup's rows and columns of the tile
 #define STEP_K 32u
 // Eight halves of padding a row: rows stay 16-byte aligned for the fragment loads and
 // neighbouring rows start in different banks.
 #define STRIDE_A (STEP_K + 8u)
 #define STRIDE_B (TILE + 8u)
-const uint FRAGS_M = 32u / FRAG_M;
-const uint FRAGS_N = 32u / FRAG_N;
+const uint FRAGS_M = SPAN / FRAG_M;
+const uint FRAGS_N = SPAN / FRAG_N;
+const uint GROUP = SUBGROUPS * SUBGROUP_SIZE;
+// The quads of op(A) (and as many of op(B)) each invocation stages per step.
+const uint QUADS_EACH = TILE * STEP_K / 4u / GROUP;
 
 // Words of two halves, the lower-addressed in the low bits; a quad is the uvec2 of
 // four.
@@ -111,34 +122,46 @@ f16vec4 quad_b(uint p, uint col)
              : f16vec4(op_b(p, col), op_b(p, col + 1u), op_b(p, col + 2u), op_b(p, col + 3u));
 }
 
+// The next step's halves of op(A) and op(B), read from memory before this step's
+// products and written to shared memory after them.
+f16vec4 next_a[QUADS_EACH], next_b[QUADS_EACH];
+
+// Quads along a staged row of op(A) (k) and of op(B) (the tile's columns).
+const uint ACROSS_K = STEP_K / 4u, ACROSS_TILE = TILE / 4u;
+
 // The group's halves of op(A) and op(B) for the tile (row0, col0) at k0, four at a
-// time, each invocation taking every group-th four, neighbours neighbouring ones in
-// memory.
-void stage(uint row0, uint col0, uint k0)
+// time, into next_a and next_b: invocation x takes quads x, x + GROUP, ..., so that
+// neighbours read neighbouring quads in memory.
+void fetch(uint row0, uint col0, uint k0)
 {
-    const uint across_k = STEP_K / 4u, across_tile = TILE / 4u;
-    for (uint q = gl_LocalInvocationID.x; q < TILE * STEP_K / 4u; q += gl_WorkGroupSize.x) {
-        if (TDM_U_trans_a == 0u) {
-            uint r = q / across_k, kk = q % across_k * 4u;
-            f16vec4 h = quad_a(row0 + r, k0 + kk);
-            for (uint j = 0u; j < 4u; j++)
-                staged_a[r * STRIDE_A + kk + j] = h[j];
-        } else {
-            uint kk = q / across_tile, r = q % across_tile * 4u;
-            f16vec4 h = quad_a(row0 + r, k0 + kk);
-            for (uint j = 0u; j < 4u; j++)
-                staged_a[(r + j) * STRIDE_A + kk] = h[j];
-        }
-        if (TDM_U_trans_b == 0u) {
-            uint kb = q / across_tile, col = q % across_tile * 4u;
-            f16vec4 h = quad_b(k0 + kb, col0 + col);
-            for (uint j = 0u; j < 4u; j++)
-                staged_b[kb * STRIDE_B + col + j] = h[j];
-        } else {
-            uint col = q / across_k, kb = q % across_k * 4u;
-            f16vec4 h = quad_b(k0 + kb, col0 + col);
-            for (uint j = 0u; j < 4u; j++)
-                staged_b[(kb + j) * STRIDE_B + col] = h[j];
+    [[unroll]] for (uint i = 0u; i < QUADS_EACH; i++) {
+        uint q = gl_LocalInvocationID.x + i * GROUP;
+        if (TDM_U_trans_a == 0u)
+            next_a[i] = quad_a(row0 + q / ACROSS_K, k0 + q % ACROSS_K * 4u);
+        else
+            next_a[i] = quad_a(row0 + q % ACROSS_TILE * 4u, k0 + q / ACROSS_TILE);
+        if (TDM_U_trans_b == 0u)
+            next_b[i] = quad_b(k0 + q / ACROSS_TILE, col0 + q % ACROSS_TILE * 4u);
+        else
+            next_b[i] = quad_b(k0 + q % ACROSS_K * 4u, col0 + q / ACROSS_K);
+    }
+}
+
+// next_a and next_b into the staged arrays, op(A) row-major over (row, kk), op(B)
+// over (kk, col).
+void stage()
+{
+    [[unroll]] for (uint i = 0u; i < QUADS_EACH; i++) {
+        uint q = gl_LocalInvocationID.x + i * GROUP;
+        [[unroll]] for (uint j = 0u; j < 4u; j++) {
+            if (TDM_U_trans_a == 0u)
+                staged_a[q / ACROSS_K * STRIDE_A + q % ACROSS_K * 4u + j] = next_a[i][j];
+            else
+                staged_a[(q % ACROSS_TILE * 4u + j) * STRIDE_A + q / ACROSS_TILE] = next_a[i][j];
+            if (TDM_U_trans_b == 0u)
+                staged_b[q / ACROSS_TILE * STRIDE_B + q % ACROSS_TILE * 4u + j] = next_b[i][j];
+            else
+                staged_b[(q % ACROSS_K * 4u + j) * STRIDE_B + q / ACROSS_K] = next_b[i][j];
         }
     }
 }
@@ -219,31 +242,34 @@ void main()
     uint tiles_n = (n + TILE - 1u) / TILE;
     uint tiles = (m + TILE - 1u) / TILE * tiles_n;
     uint subgroup = gl_LocalInvocationID.x / SUBGROUP_SIZE;
-    uint sub_row = subgroup / 2u * 32u, sub_col = subgroup % 2u * 32u;
+    uint sub_row = subgroup / 2u * SPAN, sub_col = subgroup % 2u * SPAN;
     for (uint t = gl_WorkGroupID.x; t < tiles; t += gl_NumWorkGroups.x) {
         uint row0 = t / tiles_n * TILE, col0 = t % tiles_n * TILE;
         FRAG_SUMS(sums);
-        for (uint f = 0u; f < FRAGS_M * FRAGS_N; f++)
+        [[unroll]] for (uint f = 0u; f < FRAGS_M * FRAGS_N; f++)
             FRAG_ZERO(sums, f);
+        fetch(row0, col0, 0u);
         for (uint k0 = 0u; k0 < k; k0 += STEP_K) {
             barrier(); // the previous step's halves were read by all
-            stage(row0, col0, k0);
+            stage();
             barrier();
-            for (uint kk = 0u; kk < STEP_K; kk += FRAG_K) {
+            if (k0 + STEP_K < k)
+                fetch(row0, col0, k0 + STEP_K);
+            [[unroll]] for (uint kk = 0u; kk < STEP_K; kk += FRAG_K) {
                 FRAGS_A(frags_a);
-                for (uint i = 0u; i < FRAGS_M; i++)
+                [[unroll]] for (uint i = 0u; i < FRAGS_M; i++)
                     FRAG_LOAD_A(frags_a, i, (sub_row + i * FRAG_M) * STRIDE_A + kk);
-                for (uint j = 0u; j < FRAGS_N; j++) {
+                [[unroll]] for (uint j = 0u; j < FRAGS_N; j++) {
                     FRAG_B(frag_b);
                     FRAG_LOAD_B(frag_b, kk * STRIDE_B + sub_col + j * FRAG_N);
-                    for (uint i = 0u; i < FRAGS_M; i++)
+                    [[unroll]] for (uint i = 0u; i < FRAGS_M; i++)
                         FRAG_MUL_ADD(sums, i * FRAGS_N + j, frags_a, i, frag_b);
                 }
             }
         }
         uint base = subgroup * FRAG_M * FRAG_N;
-        for (uint i = 0u; i < FRAGS_M; i++)
-            for (uint j = 0u; j < FRAGS_N; j++) {
+        [[unroll]] for (uint i = 0u; i < FRAGS_M; i++)
+            [[unroll]] for (uint j = 0u; j < FRAGS_N; j++) {
                 FRAG_STORE(sums, i * FRAGS_N + j, base);
                 write_out(base, row0 + sub_row + i * FRAG_M, col0 + sub_col + j * FRAG_N);
             }

@@ -10,15 +10,18 @@
 #include "spirv_modules.h"
 #include "vulkan_internal.h"
 
-/* shaders/gemm_f16_coopmat.comp: a group of SUBGROUPS subgroups over a 64 x 64 tile,
- * each 32 x 32 of it, staging STEP_K of k at a time. */
+/* shaders/gemm_f16_coopmat.comp: a group of SUBGROUPS subgroups over a TILE x TILE
+ * tile, each SUBGROUP_SPAN x SUBGROUP_SPAN of it, staging STEP_K of k at a time, a
+ * quad of halves per invocation at a time (so the group divides the quads). */
+#define TILE TDM_VK_COOPMAT_TILE
 #define SUBGROUPS 4u
-#define SUBGROUP_SPAN 32u
+#define SUBGROUP_SPAN (TILE / 2u)
 #define STEP_K 32u
-/* Its shared memory: op(A)'s 64 x STEP_K and op(B)'s STEP_K x 64 halves, each row
- * with 8 of padding, and a float fragment per subgroup. */
+#define STAGED_QUADS (TILE * STEP_K / 4u)
+/* Its shared memory: op(A)'s TILE x STEP_K and op(B)'s STEP_K x TILE halves, each
+ * row with 8 of padding, and a float fragment per subgroup. */
 #define SHARED_BYTES(m, n)                                                                         \
-    ((64u * (STEP_K + 8u) + STEP_K * (64u + 8u)) * 2u + SUBGROUPS * (m) * (n)*4u)
+    ((TILE * (STEP_K + 8u) + STEP_K * (TILE + 8u)) * 2u + SUBGROUPS * (m) * (n)*4u)
 
 static int fits(const VkCooperativeMatrixPropertiesKHR *p)
 {
@@ -201,9 +204,11 @@ int tdm_vk_coopmat_probe(const tdm_backend *be, VkPhysicalDevice physical, tdm_v
     vkGetPhysicalDeviceProperties(physical, &props);
     uint32_t group = SUBGROUPS * out->subgroup_size;
     if (!out->subgroup_size || group > props.limits.maxComputeWorkGroupInvocations ||
-        group > props.limits.maxComputeWorkGroupSize[0]) {
-        snprintf(why, size, "none: groups of %u subgroups of %u exceed the device's limits",
-                 SUBGROUPS, out->subgroup_size);
+        group > props.limits.maxComputeWorkGroupSize[0] || STAGED_QUADS % group) {
+        snprintf(why, size,
+                 "none: groups of %u subgroups of %u exceed the device's limits or do not "
+                 "divide a step's %u quads",
+                 SUBGROUPS, out->subgroup_size, STAGED_QUADS);
         return 0;
     }
     if (out->emulated && out->shape.m * out->shape.n % out->subgroup_size) {

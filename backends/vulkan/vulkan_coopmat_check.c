@@ -5,7 +5,7 @@
  *      TDM_VK_FAKE_COOPMAT=1, which only claims a shape; under =emulated it runs the
  *      emulated module, and skips step 4),
  *   2. its pipeline is created,
- *   3. a CHECK_M x CHECK_N x CHECK_K product (edges past the 64 x 64 tile and the
+ *   3. a CHECK_M x CHECK_N x CHECK_K product (edges past the 128 x 128 tile and the
  *      32-step of k) with each of the four transposes, alpha and beta matches the
  *      host's sums within gemm_f16's tolerance, and
  *   4. a SPEED_SIZE^3 product runs faster than on the plain pipelines (skipped under
@@ -20,8 +20,8 @@
 #include "device/backend_services.h"
 #include "vulkan_internal.h"
 
-#define CHECK_M 96u
-#define CHECK_N 80u
+#define CHECK_M 160u
+#define CHECK_N 144u
 #define CHECK_K 72u
 #define SPEED_SIZE 1024u
 #define SPEED_RUNS 3

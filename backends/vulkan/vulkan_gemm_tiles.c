@@ -206,7 +206,7 @@ uint32_t tdm_vk_product_groups(const tdm_vk_device *vd, size_t index, const tdm_
         return l->groups;
     uint32_t m, n, k;
     tdm_kernel_product(tdm_kernel_get(l->kernel), l->u, &m, &n, &k);
-    uint32_t side = coopmat ? 64 : 4; /* gemm_f16_coopmat's tile, split_main's block */
+    uint32_t side = coopmat ? TDM_VK_COOPMAT_TILE : 4; /* split_main's block: 4 x 4 */
     uint64_t blocks = (uint64_t)((m + side - 1) / side) * ((n + side - 1) / side);
     return blocks < TDM_KERNEL_MAX_GROUPS ? (uint32_t)blocks : TDM_KERNEL_MAX_GROUPS;
 }

@@ -60,6 +60,9 @@ typedef struct tdm_vk_gemm_tile {
     uint32_t split_sums;
 } tdm_vk_gemm_tile;
 
+/* gemm_f16_coopmat.comp's tile of C, one group's (its TILE). */
+#define TDM_VK_COOPMAT_TILE 128u
+
 /* gemm_f16 on a matrix engine (vulkan_coopmat.c): the fragment shape chosen from the
  * device's VK_KHR_cooperative_matrix properties and the subgroup size its pipeline
  * runs with; where it stands, and what `tandem devices` says of it. */

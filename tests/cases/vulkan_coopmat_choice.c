@@ -61,12 +61,12 @@ void test_case_vulkan_coopmat_choice(const test_run *run)
         entry(32, 8, 16, F32, SUB), entry(16, 8, 8, F32, SUB), entry(8, 16, 8, F32, SUB)};
     expect(other, 3, 1, 16, 8, 8);
     /* Nothing that fits: empty; f16 sums only; workgroup scope; saturating; a
-     * fragment the 32 x 32 of a subgroup or the 32 of k does not hold. */
+     * fragment the 64 x 64 of a subgroup or the 32 of k does not hold. */
     expect(NULL, 0, -1, 0, 0, 0);
     expect(nvidia, 3, -1, 0, 0, 0);
     VkCooperativeMatrixPropertiesKHR unfit[] = {
         entry(16, 16, 16, F32, VK_SCOPE_WORKGROUP_KHR), entry(16, 16, 16, F32, SUB),
-        entry(64, 16, 16, F32, SUB), entry(16, 16, 24, F32, SUB), entry(0, 16, 16, F32, SUB)};
+        entry(128, 16, 16, F32, SUB), entry(16, 16, 24, F32, SUB), entry(0, 16, 16, F32, SUB)};
     unfit[1].saturatingAccumulation = VK_TRUE;
     expect(unfit, 5, -1, 0, 0, 0);
     /* A and B of another type. */
