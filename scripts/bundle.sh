@@ -5,7 +5,7 @@
 # env.sh, which a shell there sources before running it or scripts/device-report.sh.
 #
 # usage: scripts/bundle.sh DIR [FASHION_MNIST_DIR]
-#   DIR                 made or refreshed: DIR/bin/tandem, DIR/lib/, DIR/env.sh
+#   DIR                 made or refreshed: DIR/bin/tandem, DIR/lib/, DIR/share/, DIR/env.sh
 #   FASHION_MNIST_DIR   also copied, to DIR/fashion-mnist (the report's CNN and MLPs)
 #
 # On the machine: `. DIR/env.sh` (from bash; `BUNDLE=DIR . DIR/env.sh` from sh) puts DIR/lib on LD_LIBRARY_PATH, sets TANDEM (which
@@ -25,6 +25,9 @@ for name in libOpenCL.so.1 libvulkan.so.1 libclblast.so.1; do
     [ -n "$path" ] || { echo "bundle.sh: $name is not installed" >&2; exit 1; }
     cp -L "$path" "$out/lib/$name"
 done
+# bench train's digits, where the program looks beside itself
+mkdir -p "$out/share/tandem"
+cp data/digits.csv.gz "$out/share/tandem/"
 if [ $# -ge 2 ]; then
     mkdir -p "$out/fashion-mnist"
     cp "$2"/*-ubyte.gz "$out/fashion-mnist/"

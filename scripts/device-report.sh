@@ -193,10 +193,10 @@ step conv-ways 600 env TDM_LOG=info "$tandem" bench train -m fashion-cnn --conv 
 step bench-allreduce 900 "$tandem" bench allreduce -a all $(device_list --devices) \
     --maxbytes "$allreduce_max" --json "$out/bench-allreduce.json"
 step bench-train 1800 "$tandem" bench train $(device_list --devices) $train_steps \
-    --json "$out/bench-train.json"
+    --data-dir "$fashion" --json "$out/bench-train.json"
 # shellcheck disable=SC2046,SC2086 # the options are words on purpose
 step bench-train-mixed 1800 "$tandem" bench train $(device_list --devices) $train_steps \
-    --mixed-precision --json "$out/bench-train-mixed.json"
+    --data-dir "$fashion" --mixed-precision --json "$out/bench-train-mixed.json"
 step train 900 "$tandem" train --epochs 3 --no-progress $(device_list --devices)
 # The peer on the same card: PyTorch (its BLAS printed) training bench train's models
 # on the same data and batches.
