@@ -64,6 +64,11 @@
 // beta are TDM_U_* and TDM_F_* macros, the kernel's own or the including shader's.
 #ifndef TDM_GEMM_GLSL
 #define TDM_GEMM_GLSL
+// [[unroll]] on the loops over an invocation's blocks: their counts are constants once
+// specialized, yet NVIDIA's compiler kept such loops, and the arrays they index in
+// memory, unless told (the matrix-engine shader's products: 35 against 331 TFLOP/s on
+// an H200).
+#extension GL_EXT_control_flow_attributes : require
 
 #define STEP_K 16u
 // The block's rows and columns, in fours: 16 x 16 unless the backend specializes
@@ -73,8 +78,8 @@ layout(constant_id = 1) const uint ROWS4 = 4u;
 layout(constant_id = 2) const uint COLS4 = 4u;
 // The statement for every block (i, j) of an invocation's ROWS4 x COLS4.
 #define TDM_EACH_BLOCK(statement)                                                          \
-    for (uint i = 0u; i < ROWS4; i++)                                                      \
-        for (uint j = 0u; j < COLS4; j++)                                                  \
+    [[unroll]] for (uint i = 0u; i < ROWS4; i++)                                           \
+        [[unroll]] for (uint j = 0u; j < COLS4; j++)                                       \
             statement
 // The group's tile of C in fours (tiled_main), 0 x 0 for none (blocked_main: the
 // pipeline then uses no shared memory and no barriers), and its staging buffers, 1 or
@@ -171,7 +176,7 @@ void store_row(uint row, uint col0, vec4 v, bool quads)
     }
     if (row >= TDM_U_m)
         return;
-    for (uint i = 0u; i < 4u; i++)
+    [[unroll]] for (uint i = 0u; i < 4u; i++)
         if (col0 + i < n) {
             uint e = TDM_OFF(TDM_GEMM_C) + ic + i;
             c[e] = beta == 0.0 ? v[i] : v[i] + beta * c[e];
@@ -180,7 +185,7 @@ void store_row(uint row, uint col0, vec4 v, bool quads)
 
 void store_quarter(uint row0, uint col0, mat4 rows, bool quads)
 {
-    for (uint r = 0u; r < 4u; r++)
+    [[unroll]] for (uint r = 0u; r < 4u; r++)
         store_row(row0 + r, col0, rows[r], quads);
 }
 
@@ -204,9 +209,9 @@ bool busy_group(uint needed, out uint slot, out uint slots)
         TDM_EACH_BLOCK(partial[i][j] = mat4(0.0));                                         \
         for (uint p = k0; p < min(k, k0 + STEP_K); p += 4u) {                              \
             mat4 av[ROWS4], bv[COLS4];                                                     \
-            for (uint i = 0u; i < ROWS4; i++)                                              \
+            [[unroll]] for (uint i = 0u; i < ROWS4; i++)                                   \
                 av[i] = LOAD_A(row0 + 4u * i, p);                                          \
-            for (uint j = 0u; j < COLS4; j++)                                              \
+            [[unroll]] for (uint j = 0u; j < COLS4; j++)                                   \
                 bv[j] = LOAD_B(col0 + 4u * j, p);                                          \
             TDM_EACH_BLOCK(partial[i][j] += bv[j] * av[i]);                                \
         }                                                                                  \
@@ -294,7 +299,7 @@ void store_unit(uint u, uint buf, mat4 by_k)
 {
     uvec2 at = unit_at(u);
     uint kk = 4u * at.y;
-    for (uint q = 0u; q < 4u; q++)
+    [[unroll]] for (uint q = 0u; q < 4u; q++)
         if (u < TILE_ROWS4 * (STEP_K / 4u))
             staged_a[staged_a_at(buf, kk + q, at.x)] = by_k[q];
         else
@@ -312,8 +317,7 @@ void tiled_main()
     // The group's invocations as a grid of blocks: across, TILE_COLS4 / COLS4 of them.
     uint size = gl_WorkGroupSize.x, id = gl_LocalInvocationID.x, across = TILE_COLS4 / COLS4;
     uint rq0 = id / across * ROWS4, cq0 = id % across * COLS4;
-    // Staging units, and an invocation's at most (constants once specialized: the
-    // loops over held unroll to what the shape needs).
+    // Staging units, and an invocation's at most (constants once specialized).
     uint units = (TILE_ROWS4 + TILE_COLS4) * (STEP_K / 4u), each = (units + size - 1u) / size;
     // The buffer after this one: the other of two, else the same.
     uint flip = TILE_BUFFERS - 1u;
@@ -323,7 +327,7 @@ void tiled_main()
     for (uint t = slot; t < tiles; t += slots) {
         uint row0 = t / tiles_n * tile_rows, col0 = t % tiles_n * tile_cols;
         mat4 held[UNITS_EACH];
-        for (uint r = 0u; r < each; r++)
+        [[unroll]] for (uint r = 0u; r < each; r++)
             if (id + r * size < units) {
                 held[r] = load_unit(id + r * size, row0, col0, 0u, aligned_a, aligned_b);
                 store_unit(id + r * size, 0u, held[r]);
@@ -335,21 +339,21 @@ void tiled_main()
         for (uint k0 = 0u; k0 < k; k0 += STEP_K) {
             bool more = k0 + STEP_K < k; // the same for the whole group
             if (more)
-                for (uint r = 0u; r < each; r++)
+                [[unroll]] for (uint r = 0u; r < each; r++)
                     if (id + r * size < units)
                         held[r] = load_unit(id + r * size, row0, col0, k0 + STEP_K, aligned_a,
                                             aligned_b);
             mat4 partial[ROWS4][COLS4];
             TDM_EACH_BLOCK(partial[i][j] = mat4(0.0));
             // Zeros past k add nothing: the sums start at +0, so none is -0.
-            for (uint kk = 0u; kk < STEP_K; kk += 4u) {
+            [[unroll]] for (uint kk = 0u; kk < STEP_K; kk += 4u) {
                 mat4 av[ROWS4], bv[COLS4];
-                for (uint i = 0u; i < ROWS4; i++)
+                [[unroll]] for (uint i = 0u; i < ROWS4; i++)
                     av[i] = transpose(mat4(staged_a[staged_a_at(buf, kk, rq0 + i)],
                                            staged_a[staged_a_at(buf, kk + 1u, rq0 + i)],
                                            staged_a[staged_a_at(buf, kk + 2u, rq0 + i)],
                                            staged_a[staged_a_at(buf, kk + 3u, rq0 + i)]));
-                for (uint j = 0u; j < COLS4; j++)
+                [[unroll]] for (uint j = 0u; j < COLS4; j++)
                     bv[j] = mat4(staged_b[staged_b_at(buf, kk, cq0 + j)],
                                  staged_b[staged_b_at(buf, kk + 1u, cq0 + j)],
                                  staged_b[staged_b_at(buf, kk + 2u, cq0 + j)],
@@ -360,7 +364,7 @@ void tiled_main()
             if (TILE_BUFFERS == 1u)
                 barrier(); // the one buffer is read by all before it is overwritten
             if (more)
-                for (uint r = 0u; r < each; r++)
+                [[unroll]] for (uint r = 0u; r < each; r++)
                     if (id + r * size < units)
                         store_unit(id + r * size, buf ^ flip, held[r]);
             // the next step's units are in place, and (two buffers) this one's were
@@ -413,7 +417,7 @@ void split_main()
             acc += bv * av;
         }
         mat4 total;
-        for (uint r = 0u; r < 4u; r++)
+        [[unroll]] for (uint r = 0u; r < 4u; r++)
             total[r] = group_sum(acc[r]);
         if (id == 0u)
             store_quarter(row0, col0, total, aligned_c && row0 + 4u <= m && col0 + 4u <= n);
