@@ -3,7 +3,14 @@
  * f into that layout first, and the filter gradient reorders its result back to HWIO
  * with a sum, which adds it to df as the kernel table asks. The images stay NHWC, as
  * tandem keeps them. oneDNN keeps the kernels it generated in its own cache, so
- * making a pass's primitives again for the next step takes microseconds. */
+ * making a pass's primitives again for the next step takes microseconds.
+ *
+ * Every primitive takes its scratchpad from the pass (user mode), never oneDNN's
+ * own: oneDNN 2.x keeps its shared scratchpad per thread, sized by the primitives
+ * made on that thread, and a pass is made on the caller's thread but runs on the
+ * device queue's. A primitive that needs one (the gemm-based input gradient, which
+ * oneDNN picks below AVX-512 for some shapes) then found none on the queue's thread
+ * and wrote its columns at address 0 plus an offset: the crash on AVX2 machines. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,11 +45,13 @@
     X(dnnl_primitive_destroy)                                                                      \
     X(dnnl_primitive_attr_create)                                                                  \
     X(dnnl_primitive_attr_set_post_ops)                                                            \
+    X(dnnl_primitive_attr_set_scratchpad_mode)                                                     \
     X(dnnl_primitive_attr_destroy)                                                                 \
     X(dnnl_post_ops_create)                                                                        \
     X(dnnl_post_ops_append_sum)                                                                    \
     X(dnnl_post_ops_destroy)                                                                       \
-    X(dnnl_status2str)
+    X(dnnl_status2str)                                                                             \
+    X(dnnl_get_effective_cpu_isa)
 
 /* Each function through a pointer of its own declared type: the header's
  * declaration, so a wrong signature does not compile. */
@@ -76,6 +85,25 @@ static void threads_end(int was)
         omp_set_num_threads_fn(was);
 }
 
+/* The instruction set oneDNN's kernels use here: the CPU's widest, or lower where
+ * ONEDNN_MAX_CPU_ISA says so. */
+static const char *isa_name(dnnl_cpu_isa_t isa)
+{
+    switch (isa) {
+    case dnnl_cpu_isa_sse41: return "SSE4.1";
+    case dnnl_cpu_isa_avx: return "AVX";
+    case dnnl_cpu_isa_avx2: return "AVX2";
+    case dnnl_cpu_isa_avx2_vnni: return "AVX2 VNNI";
+    case dnnl_cpu_isa_avx512_mic:
+    case dnnl_cpu_isa_avx512_mic_4ops: return "AVX-512 (Xeon Phi)";
+    case dnnl_cpu_isa_avx512_core: return "AVX-512";
+    case dnnl_cpu_isa_avx512_core_vnni: return "AVX-512 VNNI";
+    case dnnl_cpu_isa_avx512_core_bf16: return "AVX-512 BF16";
+    case dnnl_cpu_isa_avx512_core_amx: return "AMX";
+    default: return "unnamed";
+    }
+}
+
 static int resolve(tdm_library *lib)
 {
     int found = 1;
@@ -97,6 +125,9 @@ static int resolve(tdm_library *lib)
                  tdm_dynlib_file(lib->name));
         return 0;
     }
+    const size_t used = strlen(lib->note);
+    snprintf(lib->note + used, sizeof lib->note - used, " (its %s kernels)",
+             isa_name(p_dnnl_get_effective_cpu_isa()));
     return 1;
 }
 
@@ -116,8 +147,8 @@ struct tdm_dnnl_conv {
     /* Before the forward and the input gradient: f into the layout conv reads. After
      * the filter gradient: conv's result back to HWIO, added to df. NULL: none. */
     dnnl_primitive_t reorder;
-    dnnl_memory_t image, output, filter, laid_out;
-    void *laid_out_storage;
+    dnnl_memory_t image, output, filter, laid_out, scratchpad;
+    void *laid_out_storage, *scratchpad_storage;
     int zero_first; /* what the pass writes is filled with zeros before conv runs */
     float *written; /* what the pass writes (NaN if oneDNN fails while it runs) */
     size_t written_count;
@@ -131,11 +162,12 @@ void tdm_dnnl_conv_free(tdm_dnnl_conv *c)
         p_dnnl_primitive_destroy(c->conv);
     if (c->reorder)
         p_dnnl_primitive_destroy(c->reorder);
-    dnnl_memory_t memories[] = {c->image, c->output, c->filter, c->laid_out};
+    dnnl_memory_t memories[] = {c->image, c->output, c->filter, c->laid_out, c->scratchpad};
     for (size_t i = 0; i < sizeof memories / sizeof memories[0]; i++)
         if (memories[i])
             p_dnnl_memory_destroy(memories[i]);
     tdm_host_aligned_free(c->laid_out_storage);
+    tdm_host_aligned_free(c->scratchpad_storage);
     free(c);
 }
 
@@ -186,8 +218,28 @@ static dnnl_status_t describe(const tdm_dnnl_window *w, shapes *s)
     return st;
 }
 
+/* Attributes whose primitive takes its scratchpad from the caller; with a sum post-op
+ * (adding to what the destination holds) where sum. */
+static dnnl_status_t user_scratchpad_attr(int sum, dnnl_primitive_attr_t *attr)
+{
+    dnnl_post_ops_t ops = NULL;
+    dnnl_status_t st = p_dnnl_primitive_attr_create(attr);
+    if (st == dnnl_success)
+        st = p_dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
+    if (st == dnnl_success && sum)
+        st = p_dnnl_post_ops_create(&ops);
+    if (st == dnnl_success && sum)
+        st = p_dnnl_post_ops_append_sum(ops, 1.0f);
+    if (st == dnnl_success && sum)
+        st = p_dnnl_primitive_attr_set_post_ops(*attr, ops);
+    if (ops)
+        p_dnnl_post_ops_destroy(ops);
+    return st;
+}
+
 /* The pass's primitive descriptor (the forward's is the hint the gradients need). */
-static tdm_status choose(tdm_dnnl_pass pass, shapes *s, dnnl_primitive_desc_t *out)
+static tdm_status choose(tdm_dnnl_pass pass, shapes *s, const_dnnl_primitive_attr_t attr,
+                         dnnl_primitive_desc_t *out)
 {
     dnnl_convolution_desc_t forward, backward;
     dnnl_primitive_desc_t hint = NULL;
@@ -195,8 +247,9 @@ static tdm_status choose(tdm_dnnl_pass pass, shapes *s, dnnl_primitive_desc_t *o
         &forward, dnnl_forward_training, dnnl_convolution_direct, &s->image, &s->filter_any, NULL,
         &s->output, s->strides, s->pad_before, s->pad_after);
     if (st == dnnl_success)
-        st = p_dnnl_primitive_desc_create(pass == TDM_DNNL_FORWARD ? out : &hint, &forward, NULL,
-                                          engine, NULL);
+        st = pass == TDM_DNNL_FORWARD
+                 ? p_dnnl_primitive_desc_create(out, &forward, attr, engine, NULL)
+                 : p_dnnl_primitive_desc_create(&hint, &forward, NULL, engine, NULL);
     if (st != dnnl_success)
         return failed("the forward convolution", st);
     if (pass == TDM_DNNL_FORWARD)
@@ -209,7 +262,7 @@ static tdm_status choose(tdm_dnnl_pass pass, shapes *s, dnnl_primitive_desc_t *o
                    &backward, dnnl_convolution_direct, &s->image, &s->filter_any, NULL, &s->output,
                    s->strides, s->pad_before, s->pad_after);
     if (st == dnnl_success)
-        st = p_dnnl_primitive_desc_create(out, &backward, NULL, engine, hint);
+        st = p_dnnl_primitive_desc_create(out, &backward, attr, engine, hint);
     p_dnnl_primitive_desc_destroy(hint);
     return st == dnnl_success
                ? TDM_OK
@@ -217,10 +270,18 @@ static tdm_status choose(tdm_dnnl_pass pass, shapes *s, dnnl_primitive_desc_t *o
                         st);
 }
 
+/* Bytes of scratchpad primitive descriptor pd asks of its caller. */
+static size_t scratchpad_bytes(const_dnnl_primitive_desc_t pd)
+{
+    const dnnl_memory_desc_t *md = p_dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+    return md ? p_dnnl_memory_desc_get_size(md) : 0;
+}
+
 /* The filter in the layout pd reads or writes, and the reorder between it and HWIO:
  * into it before the forward and the input gradient; out of it, added to df, after
- * the filter gradient. */
-static tdm_status lay_out(tdm_dnnl_conv *c, const shapes *s, const_dnnl_primitive_desc_t pd)
+ * the filter gradient. *scratch: the bytes of scratchpad the reorder needs. */
+static tdm_status lay_out(tdm_dnnl_conv *c, const shapes *s, const_dnnl_primitive_desc_t pd,
+                          size_t *scratch)
 {
     const int gradient = c->pass == TDM_DNNL_GRAD_FILTER;
     const dnnl_memory_desc_t *laid = p_dnnl_primitive_desc_query_md(
@@ -231,31 +292,42 @@ static tdm_status lay_out(tdm_dnnl_conv *c, const shapes *s, const_dnnl_primitiv
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "oneDNN: no host memory for a filter of %zu bytes",
                         bytes);
     dnnl_primitive_attr_t attr = NULL;
-    dnnl_post_ops_t sum = NULL;
     dnnl_primitive_desc_t reorder = NULL;
     dnnl_status_t st = p_dnnl_memory_create(&c->laid_out, laid, engine, c->laid_out_storage);
-    if (st == dnnl_success && gradient)
-        st = p_dnnl_primitive_attr_create(&attr);
-    if (st == dnnl_success && gradient)
-        st = p_dnnl_post_ops_create(&sum);
-    if (st == dnnl_success && gradient)
-        st = p_dnnl_post_ops_append_sum(sum, 1.0f);
-    if (st == dnnl_success && gradient)
-        st = p_dnnl_primitive_attr_set_post_ops(attr, sum);
+    if (st == dnnl_success)
+        st = user_scratchpad_attr(gradient, &attr);
     if (st == dnnl_success)
         st = gradient ? p_dnnl_reorder_primitive_desc_create(&reorder, laid, engine, &s->filter,
                                                              engine, attr)
                       : p_dnnl_reorder_primitive_desc_create(&reorder, &s->filter, engine, laid,
-                                                             engine, NULL);
+                                                             engine, attr);
     if (st == dnnl_success)
         st = p_dnnl_primitive_create(&c->reorder, reorder);
+    if (st == dnnl_success)
+        *scratch = scratchpad_bytes(reorder);
     if (reorder)
         p_dnnl_primitive_desc_destroy(reorder);
-    if (sum)
-        p_dnnl_post_ops_destroy(sum);
     if (attr)
         p_dnnl_primitive_attr_destroy(attr);
     return st == dnnl_success ? TDM_OK : failed("the filter's reorder", st);
+}
+
+/* One scratchpad for the pass's primitives, which run one after another: the larger
+ * of their needs, none where neither has one. */
+static tdm_status give_scratchpad(tdm_dnnl_conv *c, size_t bytes)
+{
+    if (!bytes)
+        return TDM_OK;
+    c->scratchpad_storage = tdm_host_aligned_alloc(64, (bytes + 63) / 64 * 64);
+    if (!c->scratchpad_storage)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY,
+                        "oneDNN: no host memory for a scratchpad of %zu bytes", bytes);
+    const dnnl_dims_t dims = {(dnnl_dim_t)bytes};
+    dnnl_memory_desc_t md;
+    dnnl_status_t st = p_dnnl_memory_desc_init_by_tag(&md, 1, dims, dnnl_u8, dnnl_a);
+    if (st == dnnl_success)
+        st = p_dnnl_memory_create(&c->scratchpad, &md, engine, c->scratchpad_storage);
+    return st == dnnl_success ? TDM_OK : failed("the scratchpad", st);
 }
 
 static tdm_status build(tdm_dnnl_conv *c, const tdm_dnnl_window *w, const tdm_dnnl_operands *o)
@@ -264,10 +336,23 @@ static tdm_status build(tdm_dnnl_conv *c, const tdm_dnnl_window *w, const tdm_dn
     dnnl_status_t st = describe(w, &s);
     if (st != dnnl_success)
         return failed("the shapes", st);
+    dnnl_primitive_attr_t attr = NULL;
+    st = user_scratchpad_attr(0, &attr);
+    if (st != dnnl_success) {
+        if (attr)
+            p_dnnl_primitive_attr_destroy(attr);
+        return failed("the convolution's attributes", st);
+    }
     dnnl_primitive_desc_t pd = NULL;
-    tdm_status result = choose(c->pass, &s, &pd);
+    size_t reorder_scratch = 0;
+    tdm_status result = choose(c->pass, &s, attr, &pd);
+    p_dnnl_primitive_attr_destroy(attr);
     if (result == TDM_OK)
-        result = lay_out(c, &s, pd);
+        result = lay_out(c, &s, pd, &reorder_scratch);
+    if (result == TDM_OK) {
+        const size_t conv_scratch = scratchpad_bytes(pd);
+        result = give_scratchpad(c, conv_scratch > reorder_scratch ? conv_scratch : reorder_scratch);
+    }
     if (result == TDM_OK) {
         st = p_dnnl_primitive_create(&c->conv, pd);
         if (st == dnnl_success)
@@ -328,9 +413,17 @@ tdm_status tdm_dnnl_conv_prepare(tdm_dnnl_pass pass, const tdm_dnnl_window *w,
     return TDM_OK;
 }
 
-static dnnl_status_t execute(dnnl_primitive_t p, int n, const dnnl_exec_arg_t *args)
+/* Runs p on args and the pass's scratchpad (oneDNN ignores one a primitive does not
+ * use), then waits for it. */
+static dnnl_status_t execute(const tdm_dnnl_conv *c, dnnl_primitive_t p, int n,
+                             const dnnl_exec_arg_t *args)
 {
-    dnnl_status_t st = p_dnnl_primitive_execute(p, stream, n, args);
+    dnnl_exec_arg_t all[4];
+    for (int i = 0; i < n; i++)
+        all[i] = args[i];
+    if (c->scratchpad)
+        all[n++] = (dnnl_exec_arg_t){DNNL_ARG_SCRATCHPAD, c->scratchpad};
+    dnnl_status_t st = p_dnnl_primitive_execute(p, stream, n, all);
     return st == dnnl_success ? p_dnnl_stream_wait(stream) : st;
 }
 
@@ -351,14 +444,14 @@ static dnnl_status_t compute(const tdm_dnnl_conv *c)
                                            {DNNL_ARG_DIFF_DST, c->output}};
     dnnl_status_t st = dnnl_success;
     if (c->pass != TDM_DNNL_GRAD_FILTER)
-        st = execute(c->reorder, 2, into_layout);
+        st = execute(c, c->reorder, 2, into_layout);
     if (st == dnnl_success)
-        st = execute(c->conv, 3,
+        st = execute(c, c->conv, 3,
                      c->pass == TDM_DNNL_FORWARD      ? forward
                      : c->pass == TDM_DNNL_GRAD_INPUT ? grad_input
                                                       : grad_filter);
     if (st == dnnl_success && c->pass == TDM_DNNL_GRAD_FILTER)
-        st = execute(c->reorder, 2, back_added);
+        st = execute(c, c->reorder, 2, back_added);
     return st;
 }
 
