@@ -22,17 +22,22 @@ def _refusal(message: str) -> Exception:
 def conformance(devices: Optional[Sequence[str]] = None,
                 kernels: Optional[Sequence[str]] = None, gradients: bool = False,
                 collectives: bool = False, kernels_only: bool = False, large: bool = True,
-                small: bool = False, timeout: Optional[float] = None) -> Dict[str, Any]:
+                small: bool = False, timeout: Optional[float] = None,
+                case_timeout: Optional[int] = None) -> Dict[str, Any]:
     """Checks kernels on devices against the reference backend, backward kernels
     against finite differences and the collectives, as ``tandem conformance`` does
     with the same options (``devices``: --device, ``kernels``: --kernel,
     ``gradients``: --grad, ``collectives``: --collectives, ``kernels_only``:
-    --kernels-only, ``large=False``: --no-large, ``small``: --small). Returns its JSON
-    report: ``results`` (one per kernel and device: ``status`` "PASS", "FAIL" or
-    "NOT SUPPORTED", worst ULPs...), ``gradients``, ``collectives``, and the
-    ``passed``, ``failed`` and ``skipped`` counts. Failures are in the report, not
-    raised; options the tool refuses raise tandem.InvalidArgumentError with its
-    message."""
+    --kernels-only, ``large=False``: --no-large, ``small``: --small, ``case_timeout``:
+    --timeout, a case's time limit in seconds). The checks run in a worker process
+    of the tool, so a driver that crashes or hangs costs its cell, not the report.
+    Returns its JSON report: ``results`` (one per kernel and device: ``status``
+    "PASS", "FAIL", "NOT SUPPORTED", "CRASH" or "TIMEOUT", with ``ended`` saying how
+    the worker ended for the last two; worst ULPs...), ``gradients``,
+    ``collectives``, and the ``passed``, ``failed``, ``skipped``, ``crashed`` and
+    ``timed_out`` counts. Failures, crashes and hangs are in the report, not raised;
+    options the tool refuses raise tandem.InvalidArgumentError with its message.
+    ``timeout`` bounds the whole run (subprocess.TimeoutExpired past it)."""
     program = _paths.cli()
     if program is None:
         raise FileNotFoundError("tandem.conformance runs the tandem program, which was not "
@@ -46,6 +51,8 @@ def conformance(devices: Optional[Sequence[str]] = None,
     flags = {"--grad": gradients, "--collectives": collectives,
              "--kernels-only": kernels_only, "--no-large": not large, "--small": small}
     args += [flag for flag, wanted in flags.items() if wanted]
+    if case_timeout is not None:
+        args += ["--timeout", str(case_timeout)]
     with tempfile.TemporaryDirectory(prefix="tandem-conformance-") as folder:
         report = os.path.join(folder, "report.json")
         done = subprocess.run([*args, "--json", report], capture_output=True, text=True,

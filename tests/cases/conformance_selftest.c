@@ -831,7 +831,7 @@ void test_case_conformance_selftest(const test_run *run)
     /* and lavapipe's loop budget, so that the launches the core cuts into pieces there
      * are cut here too: a piece that restarts its sum must show */
     pair[1]->max_loop_iterations = TDM_KERNEL_LOOP_BUDGET;
-    conf_suite suite = {ref, pair, 2, 0, 0};
+    conf_suite suite = {.reference = ref, .devices = pair, .device_count = 2};
     for (size_t i = 0; i < WRONG_COUNT; i++) {
         conf_result row[2];
         active = &wrong_kernels[i], active_count = 1; /* a kernel may have several */

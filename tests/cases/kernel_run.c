@@ -206,7 +206,7 @@ static void check_splitting(tdm_device *ref, tdm_device *small)
     small->max_binding_bytes = 256;
     check_chunked_split(ref, small);
     tdm_device *devices[1] = {small};
-    conf_suite suite = {ref, devices, 1, 0, 0};
+    conf_suite suite = {.reference = ref, .devices = devices, .device_count = 1};
     for (int k = 0; k < TDM_KERNEL_COUNT; k++) {
         const tdm_kernel_info *info = tdm_kernel_get((tdm_kernel)k);
         conf_result r;

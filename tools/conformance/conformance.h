@@ -61,7 +61,14 @@ typedef struct conf_result {
     char first_skip[256]; /* why NOT SUPPORTED: the first case past a limit, or why
                              the device cannot run the cell at all */
     double seconds;       /* spent running and checking the cell's cases */
+    int ended;            /* CONF_RAN, or how the process running the cell ended */
+    char end_detail[96];  /* with CONF_CRASHED or CONF_TIMED_OUT: "SIGSEGV", "after 600 s" */
+    int end_case;         /* the case it was running (from 1; 0 where cells have no cases) */
 } conf_result;
+
+/* How a cell's run ended: in its results, or with the process that ran it
+ * (`tandem conformance` runs its checks in a worker process it can lose). */
+enum { CONF_RAN, CONF_CRASHED, CONF_TIMED_OUT };
 
 /* conformance_suite.c: a cell the device cannot run at all, and why. */
 void conf_not_supported(conf_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

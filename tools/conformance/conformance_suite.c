@@ -151,7 +151,7 @@ static void fail_everywhere(const conf_case *c, conf_result *row, size_t devices
     }
 }
 
-static void run_case(const conf_suite *suite, const conf_case *c, conf_result *row)
+static void run_case(const conf_suite *suite, const conf_case *c, size_t index, conf_result *row)
 {
     conf_buffers in;
     oracle o;
@@ -162,8 +162,11 @@ static void run_case(const conf_suite *suite, const conf_case *c, conf_result *r
     if (make_oracle(suite->reference, c, &in, &o) != TDM_OK)
         fail_everywhere(c, row, suite->device_count);
     else
-        for (size_t d = 0; d < suite->device_count; d++)
+        for (size_t d = 0; d < suite->device_count; d++) {
+            if (suite->before_case)
+                suite->before_case(suite->before_case_arg, d, index);
             run_on_device(suite->devices[d], c, &in, &o, &row[d]);
+        }
     free_oracle(&o);
     conf_buffers_free(&in);
 }
@@ -181,5 +184,5 @@ void conf_suite_run_kernel(const conf_suite *suite, tdm_kernel kernel, conf_resu
     }
     for (size_t i = 0; i < count; i++)
         if (!suite->small || conf_case_largest_view(&cases[i]) <= CONF_SMALL_ELEMENTS)
-            run_case(suite, &cases[i], row);
+            run_case(suite, &cases[i], i, row);
 }

@@ -1,14 +1,17 @@
 /* tandem conformance: every kernel on every device against the reference backend,
  * every backward kernel against finite differences of its forward kernel, then every
  * collective algorithm on every device set, PASS / FAIL / NOT SUPPORTED tables, and
- * an exit status that is non-zero if and only if something failed. */
+ * an exit status that is non-zero if and only if something failed. The checks run in
+ * a worker process, so that a driver that crashes or hangs costs its cell, not the
+ * report (conformance_isolate.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "conformance_report.h"
 #include "cli_options.h"
-#include "conformance_suite.h"
+#include "commands.h"
+#include "conformance_isolate.h"
+#include "conformance_report.h"
 #include "device_select.h"
 
 typedef struct options {
@@ -21,6 +24,8 @@ typedef struct options {
     int small;
     int kernels_only;
     int list;
+    unsigned timeout;
+    int in_process;
 } options;
 
 static const cli_command conformance_command = {
@@ -40,7 +45,8 @@ static int parse(int argc, char **argv, options *o, int *exit_status)
 {
     *o = (options){.devices = {.what = "device id", .max = MAX_SELECTED},
                    .kernels = {.what = "kernel name", .max = TDM_KERNEL_COUNT},
-                   .large = 1};
+                   .large = 1,
+                   .timeout = 600};
     const cli_option table[] = {
         {CLI_ENTRY("--device", NULL, CLI_CUSTOM, &o->devices), .parse = cli_parse_list, .arg = "ID",
          .help = "a device id from 'tandem devices' (e.g. opencl:0), its index, or a backend "
@@ -63,6 +69,13 @@ static int parse(int argc, char **argv, options *o, int *exit_status)
         {CLI_ENTRY("--list", NULL, CLI_FLAG, &o->list), .flag_value = 1,
          .help = "list the checks, a 'KIND NAME' line each (kernel, gradient, collective, "
                  "algorithm), and run none"},
+        {CLI_ENTRY("--timeout", NULL, CLI_UNSIGNED, &o->timeout), .min = 1, .max = 86400,
+         .arg = "SECONDS",
+         .help = "a case's time limit: a device that runs one longer is recorded TIMEOUT and "
+                 "the report goes on (default 600)"},
+        {CLI_ENTRY("--no-isolate", NULL, CLI_FLAG, &o->in_process), .flag_value = 1,
+         .help = "run the checks in this process, not in a worker (for a debugger): a "
+                 "crash then ends the report"},
     };
     return cli_parse_command(&conformance_command, table, sizeof table / sizeof table[0], argc,
                              argv, exit_status);
@@ -88,25 +101,6 @@ static int select_kernels(const options *o, tdm_kernel *out)
     return (int)o->kernels.count;
 }
 
-static void all_reduce(const conf_coll_set *set, int unused, int large, conf_result *row)
-{
-    (void)unused;
-    conf_coll_run(set, large, row);
-}
-
-/* The collectives' checks, in the table's order. */
-static const struct {
-    const char *operation;
-    void (*run)(const conf_coll_set *set, int which, int large, conf_result *row);
-    int which; /* all-gather, not reduce-scatter; broadcast, not reduce */
-} collective_checks[CONF_COLL_OPERATIONS] = {
-    {"all-reduce", all_reduce, 0},
-    {"all-gather", conf_coll_run_shards, 1},
-    {"reduce-scatter", conf_coll_run_shards, 0},
-    {"reduce", conf_coll_run_roots, 0},
-    {"broadcast", conf_coll_run_roots, 1},
-};
-
 /* What --kernel, the gradient table and the collectives table can hold. */
 static void list_checks(void)
 {
@@ -115,79 +109,101 @@ static void list_checks(void)
     for (size_t check = 0; check < conf_grad_count(); check++)
         printf("gradient %s\n", conf_grad_name(check));
     for (size_t c = 0; c < CONF_COLL_OPERATIONS; c++)
-        printf("collective %s\n", collective_checks[c].operation);
+        printf("collective %s\n", conf_coll_operation_name(c));
     for (int a = 0; a < CONF_COLL_ALGORITHMS; a++)
         printf("algorithm %s\n", conf_coll_algorithm_name((tdm_collective_algorithm)a));
 }
 
-/* Every set the context can form of the devices --device named (of all without it);
- * splitting adds logical devices to ctx. */
-static void run_collectives(tdm_context *ctx, conf_report *report, const options *o)
+/* The report's sections as the plan's units reach them: a gradient or collectives
+ * header before its first row (and at the end, for a section without rows). */
+typedef struct printer {
+    conf_report *report;
+    const conf_plan *plan;
+    int gradients_open, gradients_failed, collectives_open;
+} printer;
+
+static void open_sections(printer *p, conf_unit_kind upto)
 {
-    const conf_suite *suite = report->suite;
-    conf_coll_devices named = {suite->devices, suite->device_count};
-    conf_coll_set sets[CONF_COLL_MAX_SETS];
-    size_t count = conf_coll_sets(ctx, o->devices.count ? &named : NULL, sets);
-    int large = o->large;
-    conf_report_collectives_header();
-    for (size_t s = 0; s < count; s++)
-        for (size_t c = 0; c < CONF_COLL_OPERATIONS; c++) {
-            conf_result row[CONF_COLL_ALGORITHMS];
-            collective_checks[c].run(&sets[s], collective_checks[c].which, large, row);
-            conf_report_collectives_row(report, sets[s].name, collective_checks[c].operation, row);
-        }
+    if (upto >= CONF_UNIT_GRADIENT && p->plan->gradients && !p->gradients_open) {
+        p->gradients_open = 1;
+        p->gradients_failed = conf_report_gradients_header(p->report, p->plan->grad_devices,
+                                                           p->plan->grad_device_count) != 0;
+    }
+    if (upto >= CONF_UNIT_COLLECTIVE && p->plan->collectives && !p->collectives_open) {
+        p->collectives_open = 1;
+        conf_report_collectives_header();
+    }
 }
 
-/* The reference first (its derivatives are checked too), then the selected devices. */
-static size_t grad_devices(const conf_suite *suite, tdm_device **out)
+static void emit(void *arg, size_t unit, const conf_result *cells)
 {
-    size_t count = 0;
-    out[count++] = suite->reference;
-    for (size_t d = 0; d < suite->device_count; d++)
-        if (suite->devices[d] != suite->reference)
-            out[count++] = suite->devices[d];
-    return count;
+    printer *p = arg;
+    const conf_unit *u = &p->plan->units[unit];
+    open_sections(p, u->kind);
+    if (u->kind == CONF_UNIT_KERNEL) { /* the kernel rows come first, one per unit */
+        conf_result *row = conf_report_row(p->report, (int)unit);
+        memcpy(row, cells, u->cells * sizeof *cells);
+        conf_report_print_row(p->report, (tdm_kernel)u->index, row);
+    } else if (u->kind == CONF_UNIT_GRADIENT) {
+        if (!p->gradients_failed)
+            conf_report_gradients_row(p->report, u->index, cells);
+    } else {
+        conf_report_collectives_row(p->report, conf_unit_set(p->plan, unit),
+                                    conf_unit_name(p->plan, unit), cells);
+    }
 }
 
-/* The checks that run one of the kernels, or all of them. */
-static void run_gradients(conf_report *report, const tdm_kernel *kernels, int kernel_count)
+/* Every unit here, in order. */
+static void run_in_process(const conf_plan *plan, printer *p)
 {
-    tdm_device *devices[MAX_SELECTED + 1];
-    size_t count = grad_devices(report->suite, devices);
-    if (conf_report_gradients_header(report, devices, count) != 0)
-        return;
-    for (size_t check = 0; check < conf_grad_count(); check++) {
-        int wanted = kernel_count == 0;
-        for (int k = 0; k < kernel_count; k++)
-            wanted |= conf_grad_uses(check, kernels[k]);
-        if (!wanted)
-            continue;
-        conf_result row[MAX_SELECTED + 1];
-        for (size_t d = 0; d < count; d++)
-            conf_grad_run(devices[d], check, &row[d]);
-        conf_report_gradients_row(report, check, row);
+    for (size_t u = 0; u < plan->count; u++) {
+        conf_result cells[MAX_SELECTED + CONF_COLL_ALGORITHMS];
+        memset(cells, 0, sizeof cells);
+        conf_plan_run_unit(plan, u, NULL, cells, NULL, NULL);
+        emit(p, u, cells);
     }
 }
 
 static int run_checks(tdm_context *ctx, const conf_suite *suite, const tdm_kernel *kernels,
-                      int kernel_count, const options *o)
+                      int kernel_count, const options *o, int argc, char **argv,
+                      size_t *validation)
 {
-    conf_report report;
-    if (conf_report_begin(&report, suite, kernel_count) != 0)
-        return 1;
-    for (int k = 0; k < kernel_count; k++) {
-        conf_result *row = conf_report_row(&report, k);
-        conf_suite_run_kernel(suite, kernels[k], row);
-        conf_report_print_row(&report, kernels[k], row);
-    }
     int by_default = o->kernels.count == 0 && !o->collectives && !o->grad && !o->kernels_only;
-    if (o->grad || by_default)
-        run_gradients(&report, kernels, o->kernels.count ? kernel_count : 0);
-    if (o->collectives || by_default)
-        run_collectives(ctx, &report, o);
-    int failed = conf_report_finish(&report, kernels, o->json_path);
+    const conf_request request = {.kernels = kernels,
+                                  .kernel_count = kernel_count,
+                                  .kernels_named = o->kernels.count > 0,
+                                  .gradients = o->grad || by_default,
+                                  .collectives = o->collectives || by_default,
+                                  .devices_named = o->devices.count > 0};
+    conf_plan plan;
+    if (conf_plan_build(ctx, suite, &request, &plan) != 0) {
+        conf_plan_free(&plan);
+        fprintf(stderr, "tandem conformance: out of memory\n");
+        return 1;
+    }
+    if (getenv(CONF_WORKER_ENV)) { /* the tool's worker: records, no report */
+        int rc = conf_worker_run(&plan, ctx);
+        conf_plan_free(&plan);
+        return rc;
+    }
+    conf_report report;
+    if (conf_report_begin(&report, suite, kernel_count) != 0) {
+        conf_plan_free(&plan);
+        return 1;
+    }
+    printer p = {&report, &plan, 0, 0, 0};
+    int rc = 0;
+    if (o->in_process)
+        run_in_process(&plan, &p);
+    else
+        rc = conf_supervise(&plan, argc, argv, o->timeout, emit, &p, validation);
+    open_sections(&p, CONF_UNIT_COLLECTIVE);
+    /* the report of what ran, even where the workers could not go on */
+    if (conf_report_finish(&report, kernels, o->json_path))
+        rc = 1;
     conf_report_end(&report);
-    return failed ? 1 : 0;
+    conf_plan_free(&plan);
+    return rc;
 }
 
 int cmd_conformance(int argc, char **argv)
@@ -213,9 +229,14 @@ int cmd_conformance(int argc, char **argv)
     suite.large = o.large;
     suite.small = o.small;
     rc = 2;
+    size_t messages = 0;
     if (cli_select_devices(ctx, &o.devices, &suite.reference, devices, &suite.device_count) == 0)
-        rc = run_checks(ctx, &suite, kernels, kernel_count, &o);
-    size_t messages = tdm_context_validation_messages(ctx);
+        rc = run_checks(ctx, &suite, kernels, kernel_count, &o, argc, argv, &messages);
+    if (getenv(CONF_WORKER_ENV)) {
+        tdm_context_destroy(ctx);
+        return rc;
+    }
+    messages += tdm_context_validation_messages(ctx);
     if (messages) { /* a kernel that breaks the Vulkan rules is not conformant either */
         printf("%zu Vulkan validation message(s): see above\n", messages);
         rc = 1;

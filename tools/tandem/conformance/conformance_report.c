@@ -55,6 +55,10 @@ conf_result *conf_report_row(conf_report *r, int row)
 
 static const char *verdict(const conf_result *c)
 {
+    if (c->ended == CONF_CRASHED)
+        return "CRASH";
+    if (c->ended == CONF_TIMED_OUT)
+        return "TIMEOUT";
     return !c->supported ? "NOT SUPPORTED" : c->failed_cases ? "FAIL" : "PASS";
 }
 
@@ -62,7 +66,9 @@ static const char *verdict(const conf_result *c)
  * was near zero (ulps of a cancelled result mean nothing). */
 static void format_cell(const conf_result *c, char *out, size_t size)
 {
-    if (!c->supported)
+    if (c->ended != CONF_RAN)
+        snprintf(out, size, "%s %.*s", verdict(c), CELL_WIDTH - 9, c->end_detail);
+    else if (!c->supported)
         snprintf(out, size, "NOT SUPPORTED");
     else if (c->skipped_cases && !c->failed_cases)
         snprintf(out, size, "PASS, %d NOT SUPPORTED", c->skipped_cases);
@@ -76,7 +82,11 @@ static void format_cell(const conf_result *c, char *out, size_t size)
 
 static void count_cell(conf_report *r, const conf_result *c)
 {
-    if (!c->supported)
+    r->crashed += c->ended == CONF_CRASHED;
+    r->timed_out += c->ended == CONF_TIMED_OUT;
+    if (c->ended != CONF_RAN)
+        r->failed++;
+    else if (!c->supported)
         r->skipped++;
     else if (c->failed_cases)
         r->failed++;
@@ -86,6 +96,7 @@ static void count_cell(conf_report *r, const conf_result *c)
 
 void conf_report_print_row(conf_report *r, tdm_kernel kernel, const conf_result *row)
 {
+    r->kernel_rows_printed++;
     printf("%-*s", name_width(), tdm_kernel_get(kernel)->name);
     for (size_t d = 0; d < r->suite->device_count; d++) {
         char cell[64];
@@ -122,8 +133,13 @@ void conf_report_collectives_row(conf_report *r, const char *set, const char *op
         count_cell(r, &row[a]);
     }
     printf("\n");
+    if (row[0].ended != CONF_RAN) /* the algorithms run together, and were lost together */
+        printf("%s %s on %s, every algorithm: the worker running them ended: %s\n",
+               verdict(&row[0]), operation, set, row[0].end_detail);
     for (int a = 0; a < CONF_COLL_ALGORITHMS; a++) {
         const char *algorithm = conf_coll_algorithm_name((tdm_collective_algorithm)a);
+        if (row[a].ended != CONF_RAN)
+            continue;
         if (row[a].supported && row[a].failed_cases)
             printf("FAIL %s %s on %s: %d of %d cases; first: %s\n", operation, algorithm, set,
                    row[a].failed_cases, row[a].cases, row[a].first_failure);
@@ -165,7 +181,10 @@ void conf_report_gradients_row(conf_report *r, size_t check, const conf_result *
     }
     printf("\n");
     for (size_t d = 0; d < r->grad_device_count; d++)
-        if (row[d].supported && row[d].failed_cases)
+        if (row[d].ended != CONF_RAN)
+            printf("%s %s on %s: the worker running it ended: %s\n", verdict(&row[d]),
+                   conf_grad_name(check), device_id(r->grad_devices[d], id), row[d].end_detail);
+        else if (row[d].supported && row[d].failed_cases)
             printf("FAIL %s on %s: %d of %d cases; first: %s\n", conf_grad_name(check),
                    device_id(r->grad_devices[d], id), row[d].failed_cases, row[d].cases,
                    row[d].first_failure);
@@ -179,6 +198,11 @@ void conf_report_gradients_row(conf_report *r, size_t check, const conf_result *
 static void json_result(json_writer *w, const conf_result *c)
 {
     json_string(w, "status", verdict(c));
+    if (c->ended != CONF_RAN) {
+        json_string(w, "ended", c->end_detail);
+        if (c->end_case)
+            json_uint(w, "ended_in_case", (uint64_t)c->end_case);
+    }
     json_uint(w, "cases", (uint64_t)c->cases);
     json_uint(w, "failed_cases", (uint64_t)c->failed_cases);
     json_string(w, "first_failure", c->first_failure);
@@ -213,7 +237,7 @@ static void write_json(const conf_report *r, const tdm_kernel *kernels, FILE *ou
     json_begin_object(&w, NULL);
     json_versions(&w, r->suite);
     json_begin_array(&w, "results");
-    for (int k = 0; k < r->kernel_count; k++)
+    for (int k = 0; k < r->kernel_rows_printed; k++)
         for (size_t d = 0; d < r->suite->device_count; d++) {
             const conf_result *c = &r->results[(size_t)k * r->suite->device_count + d];
             json_begin_object(&w, NULL);
@@ -252,15 +276,23 @@ static void write_json(const conf_report *r, const tdm_kernel *kernels, FILE *ou
     json_uint(&w, "passed", (uint64_t)r->passed);
     json_uint(&w, "failed", (uint64_t)r->failed);
     json_uint(&w, "skipped", (uint64_t)r->skipped);
+    json_uint(&w, "crashed", (uint64_t)r->crashed);
+    json_uint(&w, "timed_out", (uint64_t)r->timed_out);
     json_end_object(&w);
 }
 
 static void print_failures(const conf_report *r, const tdm_kernel *kernels)
 {
     char id[TDM_DEVICE_ID_MAX];
-    for (int k = 0; k < r->kernel_count; k++)
+    for (int k = 0; k < r->kernel_rows_printed; k++)
         for (size_t d = 0; d < r->suite->device_count; d++) {
             const conf_result *c = &r->results[(size_t)k * r->suite->device_count + d];
+            if (c->ended != CONF_RAN) {
+                printf("%s %s on %s: the worker running it ended: %s, in case %d\n", verdict(c),
+                       tdm_kernel_get(kernels[k])->name, device_id(r->suite->devices[d], id),
+                       c->end_detail, c->end_case);
+                continue;
+            }
             if (c->supported && c->failed_cases)
                 printf("FAIL %s on %s: %d of %d cases; first: %s\n",
                        tdm_kernel_get(kernels[k])->name, device_id(r->suite->devices[d], id),
@@ -278,7 +310,10 @@ static void print_failures(const conf_report *r, const tdm_kernel *kernels)
 int conf_report_finish(conf_report *r, const tdm_kernel *kernels, const char *json_path)
 {
     print_failures(r, kernels);
-    printf("%d passed, %d failed, %d skipped\n", r->passed, r->failed, r->skipped);
+    printf("%d passed, %d failed, %d skipped", r->passed, r->failed, r->skipped);
+    if (r->crashed || r->timed_out)
+        printf(" (of the failed: %d crashed, %d timed out)", r->crashed, r->timed_out);
+    printf("\n");
     if (json_path) {
         FILE *out = fopen(json_path, "wb");
         if (!out) {

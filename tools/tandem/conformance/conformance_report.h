@@ -2,15 +2,13 @@
 #ifndef TANDEM_CLI_CONFORMANCE_REPORT_H
 #define TANDEM_CLI_CONFORMANCE_REPORT_H
 
-#include "conformance_collectives.h"
 #include "conformance_grad.h"
-#include "conformance_suite.h"
+#include "conformance_plan.h"
 
 #define CONF_GRAD_MAX 32 /* at least conf_grad_count() */
 
 /* One row of the collectives table: a device set and an operation, a result per
  * algorithm. */
-#define CONF_COLL_OPERATIONS 5 /* all-reduce, all-gather, reduce-scatter, reduce, broadcast */
 typedef struct conf_coll_row {
     char set[48];
     const char *operation;
@@ -27,9 +25,11 @@ typedef struct conf_report {
     size_t grad_row_count;
     conf_result *results; /* kernel_count rows of device_count */
     int kernel_count;
+    int kernel_rows_printed; /* fewer where the run stopped early */
     conf_coll_row collectives[CONF_COLL_MAX_SETS * CONF_COLL_OPERATIONS];
     size_t collective_count;
     int passed, failed, skipped;
+    int crashed, timed_out; /* of the failed: cells lost with their worker */
 } conf_report;
 
 /* Prints the header (none for no kernels); -1 if out of memory. */
@@ -37,8 +37,9 @@ int conf_report_begin(conf_report *r, const conf_suite *suite, int kernel_count)
 conf_result *conf_report_row(conf_report *r, int row);
 /* Prints one kernel's row and counts its cells. */
 void conf_report_print_row(conf_report *r, tdm_kernel kernel, const conf_result *row);
-/* Prints each failure, the closing "N passed, N failed, N skipped" line, and writes
- * the JSON file if asked; returns the number of failed cells. */
+/* Prints each failure, the closing "N passed, N failed, N skipped" line (", N
+ * crashed, N timed out" where any was), and writes the JSON file if asked; returns
+ * the number of failed cells, those lost to a crash or a hang among them. */
 int conf_report_finish(conf_report *r, const tdm_kernel *kernels, const char *json_path);
 void conf_report_end(conf_report *r);
 
