@@ -26,8 +26,8 @@ long tdm_child_read(tdm_child *child, void *buf, size_t size, int timeout_ms);
 void tdm_child_kill(tdm_child *child);
 
 /* Waits for the child to end and frees it: 0 where it exited with status 0, else 1
- * with how it ended in `ended` ("SIGSEGV", "exit status 3", "exception 0xC0000005
- * (access violation)"). */
+ * with how it ended in `ended` ("SIGSEGV", "exit status 3", "0xC0000005
+ * (exception: access violation)"). */
 int tdm_child_wait(tdm_child *child, char *ended, size_t ended_size);
 
 /* In a child: its standard output, moved aside as a stream of its own for the

@@ -171,9 +171,9 @@ int tdm_child_wait(tdm_child *child, char *ended, size_t ended_size)
         return 0;
     const char *name = exception_name(code);
     if (name)
-        snprintf(ended, ended_size, "exception 0x%08lX (%s)", (unsigned long)code, name);
+        snprintf(ended, ended_size, "0x%08lX (exception: %s)", (unsigned long)code, name);
     else if (code >= 0xC0000000)
-        snprintf(ended, ended_size, "exception 0x%08lX", (unsigned long)code);
+        snprintf(ended, ended_size, "0x%08lX (exception)", (unsigned long)code);
     else
         snprintf(ended, ended_size, "exit status %lu", (unsigned long)code);
     return 1;

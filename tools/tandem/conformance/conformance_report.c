@@ -66,8 +66,9 @@ static const char *verdict(const conf_result *c)
  * was near zero (ulps of a cancelled result mean nothing). */
 static void format_cell(const conf_result *c, char *out, size_t size)
 {
-    if (c->ended != CONF_RAN)
-        snprintf(out, size, "%s %.*s", verdict(c), CELL_WIDTH - 9, c->end_detail);
+    if (c->ended != CONF_RAN) /* how it ended, its words in parentheses left out */
+        snprintf(out, size, "%s %.*s", verdict(c), (int)strcspn(c->end_detail, "("),
+                 c->end_detail);
     else if (!c->supported)
         snprintf(out, size, "NOT SUPPORTED");
     else if (c->skipped_cases && !c->failed_cases)
