@@ -52,6 +52,12 @@ void tdm_host_aligned_free(void *p);
  * for each "\n", and the CLI's output would differ from the Linux build's. */
 void tdm_host_binary_stdio(void);
 
+/* For programs, not the library: a write past the process's file-size limit
+ * (`ulimit -f`) fails with EFBIG, which the writer reports and recovers from, rather
+ * than ending the process by SIGXFSZ with no word and temporary files left behind
+ * (Windows has no such signal). */
+void tdm_host_file_size_errors(void);
+
 /* Sets the environment variable name to value, keeping one already set unless
  * overwrite: 0, or -1 with errno set. */
 int tdm_host_setenv(const char *name, const char *value, int overwrite);

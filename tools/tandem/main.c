@@ -24,6 +24,7 @@ int main(int argc, char **argv)
      * its shortest wait unless the user chose one; OpenBLAS reads it as it loads. */
     tdm_host_setenv("OPENBLAS_THREAD_TIMEOUT", "4", 0);
     tdm_host_binary_stdio(); /* the same bytes as the Linux build's, "\n" alone */
+    tdm_host_file_size_errors(); /* past `ulimit -f`, a message and no leftovers */
     if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
         printf("tandem %s\n", tdm_version());
         return 0;

@@ -114,6 +114,11 @@ void tdm_host_binary_stdio(void)
     _setmode(_fileno(stderr), _O_BINARY);
 }
 
+void tdm_host_file_size_errors(void)
+{
+    /* no SIGXFSZ: a full disk or quota fails the write itself */
+}
+
 int tdm_host_setenv(const char *name, const char *value, int overwrite)
 {
     if (!overwrite && getenv(name))
