@@ -3,9 +3,12 @@
 # predict (--output) against every kind of target, all made in a temporary folder
 # (never the system's): a regular file is replaced whole; a symbolic link is
 # followed, its target replaced and the link kept (a chain of two, and a dangling
-# one that names a new file); a character device (a null device made with mknod), a
-# FIFO and a full device are written in place and stay what they were; a directory
-# is refused before any training. A file written is said on stderr.
+# one that names a new file); a character device (a null device made with mknod) and
+# a full device are written in place and stay what they were; a FIFO is written in
+# place for the streams (--trace, --metrics, predict --output), the run saying so
+# where it waits for its reader, and refused before any training for the whole files
+# (--save, --plot); a directory is refused before any training. A file written is
+# said on stderr.
 # usage: cli_outputs.sh TANDEM
 set -eu
 tandem=$1
@@ -48,15 +51,43 @@ for option in --save --trace --metrics --plot; do
   ln -s "$name.new" "$out/$name.dangling"
   check "$option: a dangling link" train "$option" "$out/$name.dangling" >/dev/null
   check "$option: the link kept, its file made" test -L "$out/$name.dangling" -a -s "$out/$name.new"
-  # A FIFO: written in place, its reader gets the whole output.
   mkfifo "$out/$name.fifo"
-  cat "$out/$name.fifo" >"$out/$name.read" &
-  reader=$!
-  check "$option: a FIFO" train "$option" "$out/$name.fifo" >/dev/null
-  wait $reader || true
-  reader=
+  case $option in
+  --trace | --metrics)
+    # A stream into a FIFO: written in place, its reader gets the whole output.
+    cat "$out/$name.fifo" >"$out/$name.read" &
+    reader=$!
+    check "$option: a FIFO" train "$option" "$out/$name.fifo" >/dev/null
+    wait $reader || true
+    reader=
+    check "$option: its reader got the output" test -s "$out/$name.read"
+    # With no reader yet, the run says it waits for one, and goes on when one comes.
+    rm -f "$out/$name.read"
+    train "$option" "$out/$name.fifo" >/dev/null 2>"$out/err" &
+    writer=$!
+    said="tandem train: $option: waiting for a process to read the FIFO $out/$name.fifo"
+    tries=0 # the message comes before training, however slow the machine: up to a minute
+    while ! grep -qxF "$said" "$out/err" && [ $tries -lt 300 ]; do
+      sleep 0.2
+      tries=$((tries + 1))
+    done
+    check "$option: the wait said" grep -qxF "$said" "$out/err"
+    cat "$out/$name.fifo" >"$out/$name.read"
+    check "$option: the run went on once read" wait $writer
+    check "$option: the late reader got the output" test -s "$out/$name.read"
+    ;;
+  *)
+    # A whole file into a FIFO: refused before training, and nothing waits.
+    if train "$option" "$out/$name.fifo" >"$out/log" 2>"$out/err"; then
+      echo "FAILED: $option into a FIFO must be refused"; fail=1
+    fi
+    check "$option: the FIFO refused, named" grep -q \
+      "cannot write $out/$name.fifo: it is a FIFO or socket, and this output is a whole file" \
+      "$out/err"
+    check "$option: refused before training" sh -c "! grep -q '^epoch' '$out/log'"
+    ;;
+  esac
   check "$option: still a FIFO" test -p "$out/$name.fifo"
-  check "$option: its reader got the output" test -s "$out/$name.read"
   # A directory: refused before training.
   mkdir "$out/$name.dir"
   if train "$option" "$out/$name.dir" >"$out/log" 2>"$out/err"; then
@@ -93,6 +124,13 @@ if [ $devices = 1 ]; then
   check "predict: a null device" predict --output "$out/null" >/dev/null 2>&1
   check "predict: still a character device" test -c "$out/null"
 fi
+mkfifo "$out/p.fifo" # predictions stream: a FIFO's reader gets them
+cat "$out/p.fifo" >"$out/p.read" &
+reader=$!
+check "predict: a FIFO" predict --output "$out/p.fifo" >/dev/null 2>&1
+wait $reader || true
+reader=
+check "predict: the FIFO's reader got the predictions" cmp -s "$out/p.csv" "$out/p.read"
 mkdir "$out/p.dir"
 if predict --output "$out/p.dir" >/dev/null 2>"$out/err"; then
   echo "FAILED: predict into a directory must be refused"; fail=1

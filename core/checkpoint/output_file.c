@@ -34,18 +34,27 @@ static tdm_status open_beside(tdm_output_file *o, const char *path, const char *
     return s;
 }
 
-/* Resolves path; a directory is refused. *special: a device, FIFO or socket. */
-static tdm_status place(const char *path, const char *func, char **target, int *special)
+/* Resolves path; a directory is refused, and a FIFO or socket for a whole output.
+ * *special: a device, FIFO or socket, written in place. */
+static tdm_status place(const char *path, tdm_output_kind output, const char *func, char **target,
+                        int *special)
 {
     tdm_path_kind kind = TDM_PATH_NONE;
     tdm_status s = tdm_path_follow_links(path, func, "write", target, &kind);
-    if (s == TDM_OK && kind == TDM_PATH_DIR) {
+    if (s == TDM_OK && kind == TDM_PATH_DIR)
         s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: cannot write %s: it is a directory", func,
                      path);
+    else if (s == TDM_OK && kind == TDM_PATH_PIPE && output == TDM_OUTPUT_WHOLE)
+        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                     "%s: cannot write %s: it is a FIFO or socket, and this output is a whole "
+                     "file, which a reader there could not tell from one cut short: name a "
+                     "regular file",
+                     func, path);
+    if (s != TDM_OK) {
         free(*target);
         *target = NULL;
     }
-    *special = s == TDM_OK && kind == TDM_PATH_SPECIAL;
+    *special = s == TDM_OK && (kind == TDM_PATH_DEVICE || kind == TDM_PATH_PIPE);
     return s;
 }
 
@@ -53,16 +62,17 @@ int tdm_output_replaces(const char *path)
 {
     char *target = NULL;
     int special = 1;
-    tdm_status s = place(path, "tdm_output_replaces", &target, &special);
+    tdm_status s = place(path, TDM_OUTPUT_STREAM, "tdm_output_replaces", &target, &special);
     free(target);
     return s == TDM_OK && !special;
 }
 
-tdm_status tdm_output_open(const char *path, const char *func, tdm_output_file *out)
+tdm_status tdm_output_open(const char *path, tdm_output_kind kind, const char *func,
+                           tdm_output_file *out)
 {
     *out = (tdm_output_file){0};
     int special = 0;
-    tdm_status s = place(path, func, &out->target, &special);
+    tdm_status s = place(path, kind, func, &out->target, &special);
     if (s == TDM_OK)
         s = special ? open_in_place(out, path, func) : open_beside(out, path, func);
     if (s != TDM_OK) {
@@ -72,11 +82,11 @@ tdm_status tdm_output_open(const char *path, const char *func, tdm_output_file *
     return s;
 }
 
-tdm_status tdm_output_check(const char *path, const char *func)
+tdm_status tdm_output_check(const char *path, tdm_output_kind kind, const char *func)
 {
     tdm_output_file o = {0};
     int special = 0;
-    tdm_status s = place(path, func, &o.target, &special);
+    tdm_status s = place(path, kind, func, &o.target, &special);
     if (s == TDM_OK && special && !tdm_path_writable(o.target))
         s = tdm_ckpt_os_fail(errno, func, "write", path);
     else if (s == TDM_OK && !special)

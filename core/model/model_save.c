@@ -164,7 +164,7 @@ static tdm_status write_file(const char *path, const entries *meta, const tdm_st
                              const char *func)
 {
     tdm_output_file out;
-    tdm_status s = tdm_output_open(path, func, &out);
+    tdm_status s = tdm_output_open(path, TDM_OUTPUT_WHOLE, func, &out);
     if (s != TDM_OK)
         return s;
     if (tdm_st_write(out.f, meta->e, meta->count, TDM_MODEL_CRC_KEY, t, n) != 0) {

@@ -28,7 +28,8 @@ typedef enum tdm_path_kind {
     TDM_PATH_FILE,   /* a regular file */
     TDM_PATH_DIR,    /* a directory */
     TDM_PATH_LINK,   /* a symbolic link (only where links are not followed) */
-    TDM_PATH_SPECIAL /* a device, FIFO or socket */
+    TDM_PATH_DEVICE, /* a character or block device */
+    TDM_PATH_PIPE    /* a FIFO or a socket: what is written goes to a reader, if any */
 } tdm_path_kind;
 
 /* *kind of path: of what its links lead to where follow is set, else of path itself.
@@ -47,6 +48,12 @@ int tdm_make_dir(const char *dir);
  * FIFO an output names), close-on-exec, never becoming the controlling terminal; NULL
  * with errno set. */
 FILE *tdm_file_open_in_place(const char *path);
+
+/* Opens the FIFO at path for writing: at once where a process reads it, else -1 with
+ * errno ENXIO unless wait, where it waits for a reader. The descriptor, in blocking
+ * mode, is closed by tdm_file_close; -1 with errno set on failure (ENOTSUP where the
+ * system has no FIFOs in its file system). */
+int tdm_fifo_open_writer(const char *path, int wait);
 
 /* Opens a file that tandem reads (data files, checkpoints) without ever blocking: a
  * FIFO with no writer or a device would otherwise hang the open or be read forever, so

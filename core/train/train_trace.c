@@ -233,7 +233,7 @@ tdm_status tdm_train_trace_write(tdm_train_trace *t)
     if (!t->unwritten)
         return TDM_OK;
     tdm_output_file out;
-    tdm_status s = tdm_output_open(t->path, func, &out);
+    tdm_status s = tdm_output_open(t->path, TDM_OUTPUT_STREAM, func, &out);
     if (s == TDM_OK) {
         put_trace(out.f, t);
         s = tdm_output_commit(&out, func);

@@ -34,11 +34,20 @@ int tdm_path_kind_of(const char *path, int follow, tdm_path_kind *kind)
         *kind = TDM_PATH_NONE;
         return errno == ENOENT ? 0 : -1;
     }
-    *kind = S_ISREG(st.st_mode)   ? TDM_PATH_FILE
-            : S_ISDIR(st.st_mode) ? TDM_PATH_DIR
-            : S_ISLNK(st.st_mode) ? TDM_PATH_LINK
-                                  : TDM_PATH_SPECIAL;
+    *kind = S_ISREG(st.st_mode)                            ? TDM_PATH_FILE
+            : S_ISDIR(st.st_mode)                          ? TDM_PATH_DIR
+            : S_ISLNK(st.st_mode)                          ? TDM_PATH_LINK
+            : S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ? TDM_PATH_PIPE
+                                                           : TDM_PATH_DEVICE;
     return 0;
+}
+
+int tdm_fifo_open_writer(const char *path, int wait)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | (wait ? 0 : O_NONBLOCK));
+    if (fd >= 0 && !wait)
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return fd;
 }
 
 char *tdm_link_read(const char *path)

@@ -71,10 +71,18 @@ int tdm_path_kind_of(const char *path, int follow, tdm_path_kind *kind)
     else if (a & FILE_ATTRIBUTE_DIRECTORY)
         *kind = TDM_PATH_DIR;
     else if (a & FILE_ATTRIBUTE_DEVICE)
-        *kind = TDM_PATH_SPECIAL;
+        *kind = TDM_PATH_DEVICE;
     else
         *kind = TDM_PATH_FILE;
     return 0;
+}
+
+int tdm_fifo_open_writer(const char *path, int wait)
+{
+    (void)path;
+    (void)wait;
+    errno = ENOTSUP; /* Windows' pipes live in their own namespace, not in folders */
+    return -1;
 }
 
 char *tdm_link_read(const char *path)

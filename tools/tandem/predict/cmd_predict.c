@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "device_select.h"
 #include "atomic_file.h"
+#include "fifo_hold.h"
 #include "predict_options.h"
 #include "predict_output.h"
 
@@ -101,12 +102,14 @@ static int predict_all(predict_run *p, predict_output *out, size_t *examples, si
     return s == TDM_OK ? 0 : fail("prediction", tdm_last_error());
 }
 
-static int run(predict_run *p)
+static int run(predict_run *p, fifo_holds *fifos)
 {
     const predict_options *o = p->opts;
     char err[512];
-    if (o->output && atomic_file_check(o->output, err, sizeof err) != 0)
+    if (o->output && atomic_file_check(o->output, TDM_OUTPUT_STREAM, err, sizeof err) != 0)
         return fail("--output", err);
+    if (fifo_hold(fifos, "tandem predict", "--output", o->output) != 0)
+        return -1;
     if (open_model(p) || load_data(p))
         return -1;
     FILE *info = o->output ? stdout : stderr; /* stdout may carry the predictions */
@@ -143,7 +146,9 @@ int cmd_predict(int argc, char **argv)
     if (predict_options_parse(argc, argv, &o, &exit_status))
         return exit_status;
     predict_run p = {.opts = &o};
-    int status = run(&p);
+    fifo_holds fifos = {0};
+    int status = run(&p, &fifos);
+    fifo_release(&fifos);
     tdm_dataset_destroy(p.data);
     tdm_model_destroy(p.model);
     tdm_strategy_destroy(p.strategy);

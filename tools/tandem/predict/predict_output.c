@@ -9,7 +9,7 @@ int predict_output_open(predict_output *p, const char *path, const tdm_model *mo
     *p = (predict_output){
         .f = stdout, .model = model, .classes = classes, .probabilities = probabilities};
     if (path) {
-        if (atomic_file_open(&p->file, path, err, err_size) != 0)
+        if (atomic_file_open(&p->file, path, TDM_OUTPUT_STREAM, err, err_size) != 0)
             return -1;
         p->f = p->file.f;
         p->to_file = 1;

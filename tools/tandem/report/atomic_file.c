@@ -16,10 +16,11 @@ static int failed(char *err, size_t err_size)
     return -1;
 }
 
-int atomic_file_open(atomic_file *a, const char *path, char *err, size_t err_size)
+int atomic_file_open(atomic_file *a, const char *path, tdm_output_kind kind, char *err,
+                     size_t err_size)
 {
     a->f = NULL;
-    if (tdm_output_open(path, FUNC, &a->out) != TDM_OK)
+    if (tdm_output_open(path, kind, FUNC, &a->out) != TDM_OK)
         return failed(err, err_size);
     a->f = a->out.f;
     return 0;
@@ -37,7 +38,7 @@ void atomic_file_abort(atomic_file *a)
     tdm_output_abort(&a->out);
 }
 
-int atomic_file_check(const char *path, char *err, size_t err_size)
+int atomic_file_check(const char *path, tdm_output_kind kind, char *err, size_t err_size)
 {
-    return tdm_output_check(path, FUNC) == TDM_OK ? 0 : failed(err, err_size);
+    return tdm_output_check(path, kind, FUNC) == TDM_OK ? 0 : failed(err, err_size);
 }

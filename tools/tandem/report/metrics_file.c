@@ -92,7 +92,7 @@ int metrics_write(const char *path, const train_run *run, const train_epoch *e, 
                   size_t err_size)
 {
     atomic_file a;
-    if (atomic_file_open(&a, path, err, err_size) != 0)
+    if (atomic_file_open(&a, path, TDM_OUTPUT_STREAM, err, err_size) != 0)
         return -1;
     if (ends_with(path, ".json"))
         write_json(a.f, run, e, n);

@@ -84,7 +84,7 @@ int png_write_rgb(const char *path, const unsigned char *rgb, unsigned width, un
         return -1;
     }
     atomic_file a;
-    int rc = atomic_file_open(&a, path, err, err_size);
+    int rc = atomic_file_open(&a, path, TDM_OUTPUT_WHOLE, err, err_size);
     if (rc == 0) {
         put_header(a.f, width, height);
         put_chunk(a.f, "IDAT", idat, (uint32_t)size);

@@ -244,14 +244,24 @@ static int check_outputs(const train_options *o)
 {
     const char *const paths[] = {o->metrics, o->plot, o->save, o->trace};
     const char *const names[] = {"--metrics", "--plot", "--save", "--trace"};
+    const tdm_output_kind kinds[] = {TDM_OUTPUT_STREAM, TDM_OUTPUT_WHOLE, TDM_OUTPUT_WHOLE,
+                                     TDM_OUTPUT_STREAM};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         char err[512];
-        if (paths[i] && atomic_file_check(paths[i], err, sizeof err) != 0) {
+        if (paths[i] && atomic_file_check(paths[i], kinds[i], err, sizeof err) != 0) {
             fprintf(stderr, "tandem train: %s: %s\n", names[i], err);
             return -1;
         }
     }
     return 0;
+}
+
+/* The outputs that stream into FIFOs, held from before the run to its end (this
+ * process's: a worker of a job writes none). */
+static int hold_fifos(train_session *ts)
+{
+    return fifo_hold(&ts->fifos, "tandem train", "--metrics", ts->opts->metrics) ||
+           fifo_hold(&ts->fifos, "tandem train", "--trace", ts->opts->trace);
 }
 
 /* A parameter-server job's worker trains on its shard of the data. */
@@ -271,7 +281,7 @@ int train_session_open(const train_options *o, train_session *ts)
     ts->opts = o;
     ts->history = calloc(o->epochs ? o->epochs : 1, sizeof *ts->history);
     int status = !ts->history || check_outputs(o) || !(ts->ctx = cli_context()) ||
-                 make_strategy(ts) || take_role(ts) || load_data(ts);
+                 make_strategy(ts) || take_role(ts) || hold_fifos(ts) || load_data(ts);
     /* before the model, whose first values are the job's first collective */
     if (!status)
         status = train_fingerprint_check(ts->opts, &ts->data, ts->strategy);
@@ -296,6 +306,7 @@ void train_session_close(train_session *ts)
     tdm_strategy_destroy(ts->strategy);
     tdm_context_destroy(ts->ctx);
     train_data_free(&ts->data);
+    fifo_release(&ts->fifos);
     free(ts->history);
     memset(ts, 0, sizeof *ts);
 }

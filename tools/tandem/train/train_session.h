@@ -2,6 +2,7 @@
 #ifndef TANDEM_CLI_TRAIN_SESSION_H
 #define TANDEM_CLI_TRAIN_SESSION_H
 
+#include "fifo_hold.h"
 #include "tandem/monitor.h"
 #include "tandem/tandem.h"
 #include "progress.h"
@@ -47,6 +48,7 @@ typedef struct train_session {
     int stopped;            /* by a signal (platform/tdm_stop_signal.h) inside an epoch */
     epoch_state current;
     char refusal[2048]; /* why --resume refused a checkpoint's configuration */
+    fifo_holds fifos;   /* --metrics and --trace where they stream into FIFOs */
 } train_session;
 
 /* Builds everything; 0, or the exit status after printing why (the session is then
