@@ -40,16 +40,16 @@ tdm_ckpt_header_check tdm_ckpt_check_header(const unsigned char *p, size_t size,
     size_t magic = size < TDM_CKPT_MAGIC_SIZE ? size : TDM_CKPT_MAGIC_SIZE;
     if (memcmp(p, TDM_CKPT_MAGIC, magic) != 0)
         return TDM_CKPT_HEADER_FOREIGN;
-    if (size < TDM_CKPT_HEADER_VERSION + 4)
-        return TDM_CKPT_HEADER_TRUNCATED;
-    *version = tdm_ckpt_load_u32(p + TDM_CKPT_HEADER_VERSION);
-    if (*version > TDM_CKPT_VERSION)
-        return TDM_CKPT_HEADER_NEWER;
     if (size < TDM_CKPT_HEADER_SIZE)
         return TDM_CKPT_HEADER_TRUNCATED;
+    *version = tdm_ckpt_load_u32(p + TDM_CKPT_HEADER_VERSION);
+    /* every version keeps this header's layout, so its CRC judges the version too: a
+     * flipped bit there is damage, not a file from the future */
     if (*version == 0 ||
         tdm_ckpt_load_u32(p + TDM_CKPT_HEADER_CRC) != tdm_ckpt_crc(0, p, TDM_CKPT_HEADER_CRC))
         return TDM_CKPT_HEADER_DAMAGED;
+    if (*version > TDM_CKPT_VERSION)
+        return TDM_CKPT_HEADER_NEWER;
     *step = tdm_ckpt_load_u64(p + TDM_CKPT_HEADER_STEP);
     return TDM_CKPT_HEADER_OK;
 }

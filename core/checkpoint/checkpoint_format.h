@@ -3,7 +3,7 @@
  * is stored and loaded byte by byte with the helpers below, never by copying a
  * struct, so the file is the same on every host.
  *
- *   header  (24 bytes)
+ *   header  (24 bytes, the same in every version)
  *     0  magic        8 bytes  89 'T' 'D' 'M' 'C' 'K' 'P' 'T'
  *     8  version      u32      1
  *    12  step         u64
@@ -130,9 +130,9 @@ void tdm_ckpt_encode_header(unsigned char out[TDM_CKPT_HEADER_SIZE], uint64_t st
 void tdm_ckpt_encode_footer(unsigned char out[TDM_CKPT_FOOTER_SIZE], uint64_t records,
                             uint64_t file_size);
 
-/* What a header says, checked in this order: the magic, the version (a newer
- * version's header may be laid out differently, so nothing after it is judged), the
- * length, the CRC. */
+/* What a header says, checked in this order: the magic, the length, the CRC (every
+ * format version keeps this 24-byte header, its CRC covering the version: a version
+ * whose bits were flipped fails it and is damage), then the version. */
 typedef enum tdm_ckpt_header_check {
     TDM_CKPT_HEADER_OK,
     TDM_CKPT_HEADER_FOREIGN,   /* no magic: not a checkpoint */

@@ -354,7 +354,8 @@ static void test_latest_prune(void)
     CHECK_OK(tdm_checkpoint_latest(dir, path, sizeof path, &step));
     CHECK(step == 11);
 
-    /* A newer format version counts: opening it says which version it needs. */
+    /* A newer format version, its header whole, counts: opening it says which version
+     * it needs. (A version field with a flipped bit fails the header's CRC: damage.) */
     char newer[PATH_CAP];
     path_of(newer, root, "newer");
     CHECK(tdm_make_dir(newer) == 0);
@@ -363,6 +364,7 @@ static void test_latest_prune(void)
     bytes = scratch_read(path, &size);
     if (bytes) {
         bytes[8] = 2;
+        put_crc(bytes, 20, 0);
         final_name(path, newer, 6);
         spit(path, bytes, size);
         free(bytes);
@@ -521,12 +523,18 @@ static void test_corruption(void)
     spit(bad, "", 0);
     EXPECT_CORRUPT(bad, "truncated");
 
-    /* A newer format version, named with ours. */
+    /* A newer format version, its header whole, named with ours; the same version
+     * field with its header's CRC left as it was: a flipped bit, so damage. */
     memcpy(copy, good, size);
     copy[8] = 2;
+    put_crc(copy, 20, 0);
     spit(bad, copy, size);
     EXPECT_CORRUPT(bad, "version 2");
     EXPECT_CORRUPT(bad, "version 1");
+    memcpy(copy, good, size);
+    copy[8] ^= 2;
+    spit(bad, copy, size);
+    EXPECT_CORRUPT(bad, "the header is damaged");
 
     path_of(bad, dir, "no-such-file.tdm");
     tdm_checkpoint *c = NULL;

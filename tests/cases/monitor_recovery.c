@@ -160,6 +160,14 @@ static void check_damaged_newest(void)
     free(damaged);
 }
 
+/* The header's CRC made right for its bytes as they are now. */
+static void seal_header(unsigned char *data)
+{
+    uLong crc = crc32(0, data, 20);
+    for (int i = 0; i < 4; i++)
+        data[20 + i] = (unsigned char)(crc >> (8 * i));
+}
+
 /* A copy of step 4 under the name and header of step 99 once hid every newer one. */
 static void check_forged_step(void)
 {
@@ -175,9 +183,7 @@ static void check_forged_step(void)
     scratch_checkpoint_name(forged, dir, 50); /* renamed only */
     scratch_write(forged, data, size);
     data[12] = 99; /* header step 99, with its CRC made right */
-    uLong crc = crc32(0, data, 20);
-    for (int i = 0; i < 4; i++)
-        data[20 + i] = (unsigned char)(crc >> (8 * i));
+    seal_header(data);
     scratch_checkpoint_name(forged, dir, 99);
     scratch_write(forged, data, size);
     free(data);
@@ -190,7 +196,9 @@ static void check_forged_step(void)
     CHECK(!scratch_exists(forged) && scratch_count(dir, ".damaged") == 2);
 }
 
-/* What stops a restore rather than falling back: a newer version, the input limit. */
+/* What stops a restore rather than falling back: a newer version (its header whole),
+ * the input limit. A version field whose bit flipped is damage: the header's CRC says
+ * so, and the restore falls back (once it stopped at "version 3"). */
 static void check_no_fallback(void)
 {
     char dir[SCRATCH_PATH], newest[SCRATCH_PATH];
@@ -206,11 +214,21 @@ static void check_no_fallback(void)
     unsigned char *data = scratch_read(newest, &size);
     if (data) {
         data[8] = 2;
+        seal_header(data);
+        scratch_write(newest, data, size);
+    }
+    CHECK_FAILS(restore(dir, &s, &step), TDM_ERR_CORRUPT_DATA, "version 2");
+    CHECK(step == 0 && s.count == 0 && scratch_count(dir, ".damaged") == 0);
+    if (data) {
+        data[8] = 1;
+        seal_header(data);
+        data[8] ^= 2; /* version 3, a flipped bit: the CRC no longer holds */
         scratch_write(newest, data, size);
     }
     free(data);
-    CHECK_FAILS(restore(dir, &s, &step), TDM_ERR_CORRUPT_DATA, "version 2");
-    CHECK(step == 0 && s.count == 0 && scratch_count(dir, ".damaged") == 0);
+    CHECK_OK(restore(dir, &s, &step));
+    CHECK(step < 8 && s.count == 1 && scratch_count(dir, ".damaged") == 1);
+    CHECK(s.reason[0] && strstr(s.reason, "damaged") != NULL);
 }
 
 static tdm_status refuse(const tdm_checkpoint *c, void *user)
