@@ -120,5 +120,15 @@ grep -q '^ *optimizer Adam, learning rate 0.001, cosine decay to 0 over 46 steps
   echo "FAIL: --lr-decay cosine:"; cat "$out/stdout"; fail=1; }
 refused 1 "--lr: the checkpoint has 0.001, cosine decay to 0 over 46 steps, this run 0.001, cosine decay to 0 over 69 steps" \
   --epochs 3 --lr-decay cosine --checkpoint-dir "$out/cosine" --resume
+# A path longer than the system allows: every message keeps its reason, and stays short
+# of the 9 KB that once cut it (the path gives way in the middle). POSIX's words.
+if [ -z "${TDM_TEST_WINDOWS:-}" ]; then
+  long=$out/$(printf '%0300d' 0)/$(printf '%05000d' 0).csv
+  for option in --data --save --metrics --checkpoint-dir; do
+    refused 1 "File name too long" --epochs 1 "$option" "$long"
+    [ "$(wc -c <"$out/stderr")" -lt 8192 ] || { echo "FAIL: $option: a message of $(wc -c <"$out/stderr") bytes"; fail=1; }
+    tail -n 1 "$out/stderr" | grep -q 'File name too long$' || { echo "FAIL: $option: the reason is not last"; fail=1; }
+  done
+fi
 [ $fail -eq 0 ] && echo "cli_train_reliability: ok"
 exit $fail

@@ -8,6 +8,10 @@
 
 #define TDM_ERROR_MAX 4096
 #define FOLLOW_UP "; then: "
+#define ELIDED " [...] "
+/* Room for a message formatted before it is fitted: a path the system refused may be
+ * several times PATH_MAX. */
+#define FORMAT_MAX (8 * TDM_ERROR_MAX)
 
 /* One buffer per thread: replicas on several threads never overwrite each other. */
 static _Thread_local char last_error[TDM_ERROR_MAX];
@@ -15,6 +19,38 @@ static _Thread_local char last_error[TDM_ERROR_MAX];
  * last_error (0: the message is one failure's). */
 static _Thread_local unsigned holds;
 static _Thread_local size_t follow_up_at;
+
+/* Steps back from byte at to the first byte of its UTF-8 character. */
+static size_t char_start(const char *text, size_t at)
+{
+    while (at > 0 && ((unsigned char)text[at] & 0xC0) == 0x80)
+        at--;
+    return at;
+}
+
+void tdm_text_fit(char *out, size_t size, const char *text)
+{
+    size_t len = strlen(text);
+    if (len < size) {
+        memcpy(out, text, len + 1);
+        return;
+    }
+    if (size <= sizeof ELIDED + 2) { /* no room for both ends */
+        size_t n = char_start(text, size - 1);
+        memcpy(out, text, n);
+        out[n] = '\0';
+        return;
+    }
+    /* a third of the room for the start, the rest for the end, each cut between
+     * characters and never longer than its share */
+    size_t room = size - sizeof ELIDED, head = char_start(text, room / 3),
+           tail = len - (room - room / 3);
+    while (tail < len && ((unsigned char)text[tail] & 0xC0) == 0x80)
+        tail++;
+    memcpy(out, text, head);
+    memcpy(out + head, ELIDED, sizeof ELIDED - 1);
+    memcpy(out + head + sizeof ELIDED - 1, text + tail, len - tail + 1);
+}
 
 const char *tdm_last_error(void)
 {
@@ -44,13 +80,13 @@ static void set_message(const char *text)
             at += sizeof FOLLOW_UP - 1;
         }
     }
-    snprintf(last_error + at, sizeof last_error - at, "%s", text);
+    tdm_text_fit(last_error + at, sizeof last_error - at, text);
     follow_up_at = at;
 }
 
 tdm_status tdm_fail(tdm_status status, const char *fmt, ...)
 {
-    char text[TDM_ERROR_MAX];
+    static _Thread_local char text[FORMAT_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
@@ -61,23 +97,17 @@ tdm_status tdm_fail(tdm_status status, const char *fmt, ...)
 
 tdm_status tdm_fail_context(tdm_status status, const char *fmt, ...)
 {
-    char prefix[512];
+    static _Thread_local char joined[FORMAT_MAX];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(prefix, sizeof prefix - 2, fmt, ap);
+    int n = vsnprintf(joined, sizeof joined - 2, fmt, ap);
     va_end(ap);
-    size_t len = n < 0 ? 0 : strlen(prefix);
-    memcpy(prefix + len, ": ", 3);
-    len += 2;
-    /* Shift the newest failure's message right, truncating the end, and put the prefix
-     * before it: the context is that failure's, never the held root cause's. */
+    size_t len = n < 0 ? 0 : strlen(joined);
+    /* the prefix before the newest failure's message, never the held root cause's;
+     * what does not fit gives way in the middle, keeping the reason at the end */
     char *message = last_error + follow_up_at;
-    size_t room = sizeof last_error - follow_up_at;
-    if (len >= room)
-        return status;
-    memmove(message + len, message, room - len - 1);
-    last_error[sizeof last_error - 1] = '\0';
-    memcpy(message, prefix, len);
+    snprintf(joined + len, sizeof joined - len, ": %s", message);
+    tdm_text_fit(message, sizeof last_error - follow_up_at, joined);
     return status;
 }
 

@@ -6,8 +6,15 @@
 
 #include "tandem/status.h"
 
+/* text into out (size bytes, size > 0); where it does not fit, its middle gives way to
+ * " [...] ", so that its start and its end, where a message's reason is, stay: a path
+ * longer than the system allows must not push the reason out of its message. Cuts
+ * fall between UTF-8 characters. */
+void tdm_text_fit(char *out, size_t size, const char *text);
+
 /* Formats the calling thread's last-error message and returns status, so that a
- * failure reads `return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "size is 0");`. */
+ * failure reads `return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "size is 0");`. Where
+ * it would not fit its buffer, its middle gives way (tdm_text_fit). */
 tdm_status tdm_fail(tdm_status status, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -72,6 +72,40 @@ static void check_long(void)
     check_message("short; then: short");
 }
 
+/* A path longer than the system allows gives way in the middle of the message, so
+ * its start and its reason stay (once a 9 KB message was cut before its reason), in
+ * a failure and under a context alike; a cut never splits a UTF-8 character. */
+static void check_reason_kept(void)
+{
+    static char path[9000];
+    memset(path, 'p', sizeof path - 1);
+    path[sizeof path - 1] = 0;
+    tdm_fail(TDM_ERR_INVALID_ARGUMENT, "save: cannot write /tmp/%s: File name too long", path);
+    tdm_fail_context(TDM_ERR_INVALID_ARGUMENT, "--save");
+    const char *m = tdm_last_error(), *reason = ": File name too long";
+    size_t len = strlen(m);
+    CHECK(len < 4096 && len > strlen(reason));
+    CHECK(!strncmp(m, "--save: save: cannot write /tmp/ppp", 35));
+    CHECK(strstr(m, " [...] ") != NULL);
+    CHECK(!strcmp(m + len - strlen(reason), reason));
+    char out[16];
+    tdm_text_fit(out, sizeof out, "short");
+    CHECK(!strcmp(out, "short"));
+    /* "é" is two bytes: no cut leaves half of one */
+    static char accents[200];
+    for (size_t i = 0; i + 2 < sizeof accents; i += 2)
+        memcpy(accents + i, "\xc3\xa9", 2);
+    char fitted[33];
+    for (size_t size = 10; size <= sizeof fitted; size++) {
+        tdm_text_fit(fitted, size, accents);
+        size_t n = strlen(fitted), bad = 0;
+        for (size_t i = 0; i < n; i++) /* every lead byte has its continuation */
+            bad += (unsigned char)fitted[i] == 0xc3 && (i + 1 == n || (unsigned char)fitted[i + 1] != 0xa9);
+        bad += (unsigned char)fitted[0] == 0xa9 || (n && (unsigned char)fitted[n - 1] == 0xc3);
+        CHECK(n < size && bad == 0);
+    }
+}
+
 void test_case_error_rule(const test_run *run)
 {
     (void)run;
@@ -79,4 +113,5 @@ void test_case_error_rule(const test_run *run)
     check_root_cause_kept();
     check_nested();
     check_long();
+    check_reason_kept();
 }

@@ -1,6 +1,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "base/error.h"
 #include "tandem/status.h"
 
 #define FUNC "output" /* the library's messages start "output: "; err gets the rest */
@@ -10,9 +11,8 @@ static int failed(char *err, size_t err_size)
 {
     const char *message = tdm_last_error();
     size_t skip = strlen(FUNC ": ");
-    if (err && err_size)
-        snprintf(err, err_size, "%s",
-                 strncmp(message, FUNC ": ", skip) == 0 ? message + skip : message);
+    if (err && err_size) /* a long path gives way in the middle, never the reason */
+        tdm_text_fit(err, err_size, strncmp(message, FUNC ": ", skip) == 0 ? message + skip : message);
     return -1;
 }
 

@@ -6,6 +6,7 @@
 
 #include "bundled_data.h"
 #include "data_source.h"
+#include "base/error.h"
 #include "train_data.h"
 
 static tdm_status load(const train_options *o, const char *path, const char *labels,
@@ -66,7 +67,9 @@ static tdm_status prepare(const train_options *o, size_t shards, size_t shard, t
 
 static int fail(const char *path, const char *why, train_data *d)
 {
-    fprintf(stderr, "tandem train: %s: %s\n", path, why);
+    char shown[256]; /* the library's message names it whole enough */
+    tdm_text_fit(shown, sizeof shown, path);
+    fprintf(stderr, "tandem train: %s: %s\n", shown, why);
     train_data_free(d);
     return -1;
 }
