@@ -28,4 +28,15 @@ if [ -n "$measure" ]; then
   rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$out/time")
   [ "$rss" -lt 1048576 ] || { echo "the refusal took $rss KiB of host memory"; exit 1; }
 fi
+# Parameters that fit, but a batch whose activations do not: 1437 rows of 65536
+# features, 377 MB in one buffer against a 256 MiB single allocation, refused before
+# the first step (once the step made them and failed there, after everything else was
+# built).
+status=0
+TDM_CL_MAX_ALLOC=268435456 bounded 60 "$tandem" train --devices opencl:0 --layers 65536 \
+  --batch 2048 --epochs 1 --no-progress >"$out/log" 2>"$out/err" || status=$?
+[ "$status" -eq 1 ] || { cat "$out/err"; echo "a batch too large: exit $status, not 1"; exit 1; }
+grep -qF "tdm_model_check_batch: layer dense0's activations for 1437 rows needs 376700928 bytes in one buffer, more than device opencl:0" \
+  "$out/err" || { cat "$out/err"; echo "the batch's refusal does not name the layer, the rows and the bytes"; exit 1; }
+! grep -q '^epoch' "$out/log" || { echo "the batch was refused only after training"; exit 1; }
 echo "cli_train_too_large: ok (refused: $(grep -o 'needs [0-9]* bytes' "$out/err")${rss:+, max RSS $rss KiB})"

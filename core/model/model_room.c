@@ -1,8 +1,11 @@
-/* The model's parameters against every replica's device, before any is made. */
+/* The model's parameters, and its training buffers for a batch, against every
+ * replica's device, before any is made. */
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/error.h"
 #include "device/device_room.h"
+#include "model/layers/layer_type.h"
 #include "model/model_impl.h"
 
 /* bytes, saturating: a count that overflows is too large for any device anyway. */
@@ -33,5 +36,54 @@ tdm_status tdm_model_check_room(const tdm_model *m, size_t var_count, const char
     for (size_t r = 0; s == TDM_OK && r < tdm_strategy_num_local_replicas(m->strategy); r++)
         s = tdm_device_check_room(tdm_strategy_device(m->strategy, r), largest, what, total,
                                   "the model's parameters", func);
+    return s;
+}
+
+/* a + b, saturating */
+static uint64_t add(uint64_t a, uint64_t b)
+{
+    return b > UINT64_MAX - a ? UINT64_MAX : a + b;
+}
+
+static uint64_t times(uint64_t a, uint64_t b)
+{
+    return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
+tdm_status tdm_model_check_batch(const tdm_model *m, size_t global_batch)
+{
+    const char *func = "tdm_model_check_batch";
+    TDM_CHECK_ARG(m, func);
+    if (!global_batch)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: the batch is 0", func);
+    size_t replicas = tdm_strategy_num_replicas(m->strategy);
+    uint64_t rows = (global_batch + replicas - 1) / (replicas ? replicas : 1);
+    /* what tdm_model_scratch_reserve makes per layer: the output before and after its
+     * activation and dropout, in the layer's storage, and its gradient in f32 */
+    uint64_t total = 0, largest = 0;
+    size_t largest_layer = 0;
+    for (size_t l = 0; l < m->opts.layer_count; l++) {
+        const tdm_layer_plan *p = &m->plans[l];
+        const tdm_layer_type *t = tdm_layer_type_of(m->layers[l].kind);
+        uint64_t elements = times(rows, tdm_plan_out_features(p));
+        uint64_t stored = times(elements, p->storage == TDM_F16 ? 2 : 4), grad = times(elements, 4);
+        unsigned copies = 1 + ((t->takes & TDM_TAKES_ACTIVATION) != 0) + (m->layers[l].dropout > 0.0f);
+        total = add(total, add(times(stored, copies), grad));
+        if (grad > largest) {
+            largest = grad;
+            largest_layer = l;
+        }
+    }
+    total = add(total, times(rows, 4 * ((uint64_t)tdm_model_output_count(m) + 1)));
+    char what[96], whole[96];
+    snprintf(what, sizeof what, "layer %s%zu's activations for %llu rows",
+             tdm_layer_kind_name(m->layers[largest_layer].kind), largest_layer,
+             (unsigned long long)rows);
+    snprintf(whole, sizeof whole, "the training buffers of a batch share of %llu rows",
+             (unsigned long long)rows);
+    tdm_status s = TDM_OK;
+    for (size_t r = 0; s == TDM_OK && r < tdm_strategy_num_local_replicas(m->strategy); r++)
+        s = tdm_device_check_room(tdm_strategy_device(m->strategy, r), largest, what, total,
+                                  whole, func);
     return s;
 }

@@ -288,6 +288,15 @@ TDM_API tdm_status tdm_model_mixed_products_used(const tdm_model *m, size_t repl
  * range. */
 TDM_API tdm_status tdm_model_scratch_bytes(const tdm_model *m, size_t replica, size_t *out);
 
+/* Whether a global batch of global_batch examples can train: each local replica's
+ * training buffers for its share (the layers' activations and their gradients, the
+ * targets and losses; at least, since a layer's own scratch comes on top) against
+ * its device's single allocation and its memory free beside what is already there
+ * (the parameters, and the gradients and slots once a train op holds them), before
+ * any step makes them. TDM_ERR_OUT_OF_MEMORY naming the layer, the bytes and the
+ * device where they do not fit; TDM_ERR_INVALID_ARGUMENT for a batch of 0. */
+TDM_API tdm_status tdm_model_check_batch(const tdm_model *m, size_t global_batch);
+
 /* The loss the model trains with, which says what its outputs mean. */
 TDM_API tdm_loss_kind tdm_model_loss_kind(const tdm_model *m);
 

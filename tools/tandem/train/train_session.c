@@ -232,6 +232,12 @@ static int make_train_op(train_session *ts)
 
 static int make_step(train_session *ts)
 {
+    /* the batch's training buffers, before the first step would make them (the
+     * parameters, gradients and slots already on the devices) */
+    size_t batch = ts->opts->batch < ts->data.train_examples ? ts->opts->batch
+                                                             : ts->data.train_examples;
+    if (batch && tdm_model_check_batch(ts->model, batch) != TDM_OK)
+        return fail("batch");
     tdm_single_loss_step_options so = TDM_SINGLE_LOSS_STEP_OPTIONS_INIT;
     so.train_op = ts->op;
     so.dataset = ts->data.train;
