@@ -5,6 +5,9 @@
 #   order of their data rows each exit 2 before training, every process naming the
 #   option and both values;
 # - a 3-process parameter-server job whose server differs in --optimizer does the same;
+# - a parameter-server job given TDM_COLLECTIVE_TIMEOUT by mpirun's -x for its first
+#   program alone (what the MPMD form does with a -x before it) does the same, naming
+#   the job's deadline: its processes would wait for each other by other deadlines;
 # - jobs whose processes differ only in their own paths (--metrics) still train.
 set -eu
 tandem=$1 mpiexec=$2
@@ -102,3 +105,9 @@ refused ps-optimizer 3 'rank 2 differs from rank 0 in --optimizer: sgd against a
 job ps-paths -np 1 sh -c "$keep" "$dir" "$tandem" $ps --metrics "$dir/m0.json" \
     : -np 2 sh -c "$keep" "$dir" "$tandem" $ps
 trained ps-paths 3
+
+# -x before the first program reaches that program alone: the deadlines differ.
+# shellcheck disable=SC2086
+job ps-deadline -x TDM_COLLECTIVE_TIMEOUT=5 -np 1 sh -c "$keep" "$dir" "$tandem" $ps \
+    : -np 2 sh -c "$keep" "$dir" "$tandem" $ps
+refused ps-deadline 3 "differs from rank 0 in the job's deadline (collective_timeout, TDM_COLLECTIVE_TIMEOUT)"

@@ -3,7 +3,10 @@
  * train on in silence, or fail at a later collective that cannot say why. Each
  * process's items travel as "name\0value\0..."; the chief's go to every process, each
  * says whether its own differ, and the first that does sends its items, so that every
- * process names the same item and both values. */
+ * process names the same item and both values. The job's deadline is always among
+ * them: processes that wait for each other by different deadlines (mpirun's MPMD
+ * form gives -x to its first program alone) once left a server waiting minutes for a
+ * worker its chief had long dropped, or a chief giving up on a server still busy. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,7 +147,18 @@ tdm_status tdm_strategy_check_agreement(tdm_strategy *s, const tdm_agreement_ite
         TDM_CHECK_ARG(items, FUNC);
     tdm_ranks *r = s->ranks ? s->ranks : s->job;
     item_list mine = {0}, chief = {0};
-    tdm_status st = pack(items, count, &mine);
+    tdm_agreement_item *all = malloc((count + 1) * sizeof *all);
+    char deadline[32];
+    snprintf(deadline, sizeof deadline, "%g s", s->opts.collective_timeout);
+    if (all) {
+        memcpy(all, items, count * sizeof *all);
+        all[count] = (tdm_agreement_item){"the job's deadline (collective_timeout, "
+                                          "TDM_COLLECTIVE_TIMEOUT)",
+                                          deadline};
+    }
+    tdm_status st = all ? pack(all, count + 1, &mine)
+                        : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", FUNC);
+    free(all);
     if (st != TDM_OK || !r || r->count < 2) {
         free(mine.bytes);
         return st;

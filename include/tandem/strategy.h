@@ -198,8 +198,9 @@ typedef struct tdm_agreement_item {
  * items are compared by name. TDM_OK when every process's items are the chief's;
  * otherwise TDM_ERR_INVALID_ARGUMENT in every process, naming the first process that
  * differs, the first item where it does and both values: "rank 1 differs from rank 0
- * in --lr: 0.01 against 0.001". A collective, like tdm_strategy_broadcast_host; a
- * strategy of one process returns TDM_OK. */
+ * in --lr: 0.01 against 0.001". The job's deadline (collective_timeout) is compared
+ * too, as one more item. A collective, like tdm_strategy_broadcast_host; a strategy
+ * of one process returns TDM_OK. */
 TDM_API tdm_status tdm_strategy_check_agreement(tdm_strategy *s, const tdm_agreement_item *items,
                                                 size_t count);
 

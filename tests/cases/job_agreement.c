@@ -6,7 +6,9 @@
  * "b" and both values; rank 1 without "c"; rank 1 with an extra "d"; an item without
  * a value, refused alike everywhere before anything is sent; and the same items
  * again, TDM_OK: a refusal leaves the job able to go on. A strategy of one process
- * agrees with itself. */
+ * agrees with itself. First, a job whose rank 1 waits by another deadline is refused
+ * whatever the items, naming it (mpirun's MPMD form once left a server waiting
+ * minutes for a worker the chief had dropped). */
 #include <string.h>
 
 #include "harness.h"
@@ -62,7 +64,20 @@ void test_case_job_agreement(const test_run *run)
         return;
     }
     tdm_strategy *s = NULL;
-    if (!strcmp(run->argv[1], "workers"))
+    int workers = !strcmp(run->argv[1], "workers");
+    tdm_strategy_options late = o;
+    late.collective_timeout = rank == 1 ? TIMEOUT_S + 1 : TIMEOUT_S;
+    if (workers)
+        CHECK_OK(tdm_strategy_create_multi_worker(ctx, devs, 1, &late, &s));
+    else
+        CHECK_OK(tdm_strategy_create_parameter_server_job(ctx, devs, 1, 1, &late, &s));
+    if (s)
+        CHECK_FAILS(tdm_strategy_check_agreement(s, same, 3), TDM_ERR_INVALID_ARGUMENT,
+                    "rank 1 differs from rank 0 in the job's deadline (collective_timeout, "
+                    "TDM_COLLECTIVE_TIMEOUT): 31 s against 30 s");
+    tdm_strategy_destroy(s);
+    s = NULL;
+    if (workers)
         CHECK_OK(tdm_strategy_create_multi_worker(ctx, devs, 1, &o, &s));
     else
         CHECK_OK(tdm_strategy_create_parameter_server_job(ctx, devs, 1, 1, &o, &s));
