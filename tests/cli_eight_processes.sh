@@ -19,7 +19,7 @@ tandem=$1 mpiexec=$2
 dir=$(mktemp -d "${TMPDIR:-/tmp}/tandem-eight-XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 . "$(dirname "$0")/time_limit.sh"
-run() { bounded 120 "$mpiexec" --allow-run-as-root --oversubscribe -np 8 "$@"; }
+run() { bounded 400 "$mpiexec" --allow-run-as-root --oversubscribe -np 8 "$@"; }
 accuracy() { sed -n 's/.*test accuracy \([0-9.]*\)%.*/\1/p' "$1"; }
 near() { awk -v a="$1" -v b="$2" -v d="$3" 'BEGIN { e = a - b; exit !(e < d && e > -d && b > 90) }'; }
 mw="--strategy multi-worker --no-progress --deterministic"

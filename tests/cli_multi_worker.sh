@@ -21,7 +21,7 @@ tandem=$1 mpiexec=$2
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 . "$(dirname "$0")/time_limit.sh"
-run() { bounded 300 "$mpiexec" --allow-run-as-root --oversubscribe "$@"; }
+run() { bounded 400 "$mpiexec" --allow-run-as-root --oversubscribe "$@"; }
 accuracy() { sed -n 's/.*test accuracy \([0-9.]*\)%.*/\1/p' "$1"; }
 
 "$tandem" train --devices opencl:0,opencl:1 --epochs 4 --no-progress --save "$dir/one.tdm" \

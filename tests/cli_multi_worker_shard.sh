@@ -16,7 +16,7 @@ trap 'rm -rf "$dir"' EXIT
 run() { # NP DEVICES NAME OPTIONS...
   np=$1 devices=$2 name=$3
   shift 3
-  bounded 300 "$mpiexec" --allow-run-as-root --oversubscribe -np "$np" "$tandem" train \
+  bounded 400 "$mpiexec" --allow-run-as-root --oversubscribe -np "$np" "$tandem" train \
     --strategy multi-worker --devices "$devices" --optimizer adam --deterministic \
     --no-progress "$@" > "$dir/$name.txt"
 }

@@ -16,7 +16,7 @@ for columns in 60 80 120; do
   tmux -L "$sock" -f /dev/null new-session -d -s "w$columns" -x "$columns" -y 60 \
     "'$tandem' train --devices reference:0 --epochs 3 --batch 16 2>'$out/err'; \
      tmux -L '$sock' wait-for -S 'done$columns'; sleep 60"
-  bounded 120 tmux -L "$sock" wait-for "done$columns"
+  bounded 400 tmux -L "$sock" wait-for "done$columns"
   # The session stays until kill-server at exit: killing the server's last session
   # ends the server, and the next new-session could reach it while it was exiting
   # ("server exited unexpectedly").

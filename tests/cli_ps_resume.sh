@@ -22,7 +22,7 @@ tandem=$1 mpiexec=$2
 dir=$(mktemp -d "${TMPDIR:-/tmp}/tandem-ps-resume-XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 . "$(dirname "$0")/time_limit.sh"
-run() { bounded 120 "$mpiexec" --allow-run-as-root --oversubscribe "$@"; }
+run() { bounded 400 "$mpiexec" --allow-run-as-root --oversubscribe "$@"; }
 last() { ls "$1" | grep '^ckpt-.*\.tdm$' | tail -n 1; }
 ps="--strategy parameter-server --no-progress"
 
@@ -89,7 +89,7 @@ tries=0
 while [ "$(ls "$dir/kill" 2>/dev/null | grep -c '^ckpt-.*\.tdm$')" -lt 3 ]; do
   kill -0 $job_pid 2>/dev/null || { cat "$dir/kill.log"; echo "the job ended before the kill"; exit 1; }
   tries=$((tries + 1))
-  [ $tries -lt 1200 ] || { kill $job_pid; echo "no third checkpoint within a minute"; exit 1; }
+  [ $tries -lt 4800 ] || { kill $job_pid; echo "no third checkpoint within 4 minutes"; exit 1; }
   sleep 0.05
 done
 kill -9 "$(cat "$dir/pid.2")"

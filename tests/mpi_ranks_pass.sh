@@ -7,7 +7,7 @@ np=$1 mpiexec=$2
 shift 2
 mode=$(eval echo "\${$#}")
 . "$(dirname "$0")/time_limit.sh"
-out=$(bounded 120 "$mpiexec" --allow-run-as-root --oversubscribe --enable-recovery \
+out=$(bounded 400 "$mpiexec" --allow-run-as-root --oversubscribe --enable-recovery \
       -np "$np" "$@" 2>&1)
 echo "$out"
 expected=$np

@@ -14,6 +14,7 @@
 #include "base/error.h"
 #include "collective/ranks.h"
 #include "distribute/strategy_impl.h"
+#include "distribute/variable_access.h"
 
 #define FUNC "tdm_strategy_check_agreement"
 #define MAX_LIST_BYTES ((size_t)1 << 24) /* sizes travel as floats, exact below 2^24 */
@@ -184,5 +185,23 @@ tdm_status tdm_strategy_check_agreement(tdm_strategy *s, const tdm_agreement_ite
     free(chief.bytes);
     free(sizes);
     free(differs);
+    return st;
+}
+
+tdm_status tdm_strategy_job_any(tdm_strategy *s, int mine, int *any)
+{
+    tdm_ranks *r = s->ranks ? s->ranks : s->job;
+    *any = mine != 0;
+    if (!r || r->count < 2)
+        return TDM_OK;
+    float *flags = calloc(r->count, sizeof *flags);
+    if (!flags)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_strategy_job_any: out of host memory");
+    flags[r->rank] = mine != 0;
+    tdm_status st = tdm_ranks_reduce_floats(r, TDM_FOLD_MAX, flags, r->count,
+                                            "a stop asked in the job");
+    for (size_t k = 0; st == TDM_OK && k < r->count; k++)
+        *any |= flags[k] > 0.0f;
+    free(flags);
     return st;
 }

@@ -90,6 +90,10 @@ size_t tdm_strategy_job_rank(const tdm_strategy *s);
 int tdm_strategy_job_ordered(const tdm_strategy *s);
 int tdm_strategy_job_tolerates_lost_workers(const tdm_strategy *s);
 double tdm_strategy_job_timeout(const tdm_strategy *s);
+/* Whether any process of the job says yes: *any from every process's mine, by a host
+ * all-reduce that every process calls at the same point (a multi-worker job's step);
+ * a strategy of one process gives mine. */
+tdm_status tdm_strategy_job_any(tdm_strategy *s, int mine, int *any);
 size_t tdm_strategy_job_server_rank(const tdm_strategy *s, size_t server);
 tdm_status tdm_strategy_job_send(tdm_strategy *s, size_t to, const void *bytes, size_t size,
                                  const char *what);

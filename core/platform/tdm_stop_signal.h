@@ -5,8 +5,9 @@
 #ifndef TDM_PLATFORM_STOP_SIGNAL_H
 #define TDM_PLATFORM_STOP_SIGNAL_H
 
-/* Catches SIGINT, and with termination SIGTERM and SIGHUP too; a second signal ends
- * the process at once. */
+/* Catches SIGINT, and with termination SIGTERM and SIGHUP too; a second signal two
+ * seconds or more after the first ends the process at once (one sooner is the same
+ * stop sent twice: a scheduler's and mpirun's). */
 void tdm_stop_signal_catch(int termination);
 /* Gives the signals back their default actions. */
 void tdm_stop_signal_release(void);

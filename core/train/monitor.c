@@ -6,8 +6,14 @@
 #include "checkpoint/checkpoint_posix.h"
 #include "checkpoint/path_links.h"
 #include "base/error.h"
+#include "distribute/variable_access.h"
 #include "train/monitor_impl.h"
 #include "train/train_op_impl.h"
+
+/* Global steps between a multi-worker job's comparisons of a stop asked: a host
+ * all-reduce of one float each time, and a stop that comes at most this many steps
+ * after it was asked. */
+#define STOP_AGREE_EVERY 8
 
 static tdm_status check_options(const tdm_step *step, const tdm_monitor_options *o)
 {
@@ -64,6 +70,10 @@ tdm_status tdm_monitor_create(tdm_step *step, const tdm_monitor_options *opts, t
     m->opts = *opts;
     m->follower = opts->strategy && tdm_strategy_num_workers(opts->strategy) > 1 &&
                   !tdm_strategy_is_chief(opts->strategy);
+    /* a multi-worker job's processes step together, so they can stop together (a
+     * parameter-server job's workers step apart) */
+    m->agrees = opts->strategy && tdm_strategy_num_workers(opts->strategy) > 1 &&
+                !tdm_strategy_num_parameter_servers(opts->strategy);
     if (m->follower) { /* the chief's alone */
         free(m->dir);
         m->dir = NULL;
@@ -160,8 +170,24 @@ static tdm_status one_call(tdm_monitor *m, tdm_step_result *r)
     if (checkpoint_due(m, before, r))
         s = tdm_monitor_save(m);
     if (s == TDM_OK && m->opts.progress && m->opts.progress(r, m->opts.progress_user))
-        atomic_store(&m->cancel, 1);
+        tdm_monitor_cancel(m);
     return s;
+}
+
+/* A multi-worker job, at a point where every process is (a multiple of the steps
+ * between comparisons, or the end of a run_steps, which every process calls with the
+ * same n): whether any process asked to stop; if one did, every process cancels. */
+static tdm_status agree_on_stop(tdm_monitor *m, int run_ends)
+{
+    if (!m->agrees || (!run_ends && m->global_step % STOP_AGREE_EVERY))
+        return TDM_OK;
+    int mine = atomic_load(&m->asked), any = 0;
+    tdm_status s = tdm_strategy_job_any(m->opts.strategy, mine, &any);
+    if (s == TDM_OK && any) {
+        m->stopped_by_job = !mine;
+        atomic_store(&m->cancel, 1);
+    }
+    return s == TDM_OK ? s : tdm_fail_context(s, "tdm_monitor_run_steps");
 }
 
 tdm_status tdm_monitor_run_steps(tdm_monitor *m, uint64_t n, uint64_t *done)
@@ -170,10 +196,13 @@ tdm_status tdm_monitor_run_steps(tdm_monitor *m, uint64_t n, uint64_t *done)
     uint64_t ran = 0;
     tdm_status s = TDM_OK;
     atomic_store(&m->cancel, 0);
+    m->stopped_by_job = 0;
     while (s == TDM_OK && !m->exhausted && (n == 0 || ran < n) && !atomic_load(&m->cancel)) {
         tdm_step_result r;
         s = one_call(m, &r);
         ran += r.steps;
+        if (s == TDM_OK)
+            s = agree_on_stop(m, m->exhausted || (n && ran >= n));
     }
     if (m->opts.trace_path) { /* the steps traced so far, also of a run that failed */
         if (s != TDM_OK)
@@ -204,5 +233,10 @@ uint64_t tdm_monitor_global_step(const tdm_monitor *m)
 void tdm_monitor_cancel(tdm_monitor *m)
 {
     if (m)
-        atomic_store(&m->cancel, 1);
+        atomic_store(m->agrees ? &m->asked : &m->cancel, 1);
+}
+
+int tdm_monitor_stopped_by_job(const tdm_monitor *m)
+{
+    return m ? m->stopped_by_job : 0;
 }

@@ -20,6 +20,12 @@ struct tdm_monitor {
     int follower; /* a multi-worker process other than the chief: no directory */
     int joins;    /* a follower whose train op shards the slots: takes part in each save */
     atomic_int cancel;
+    /* A multi-worker job's processes stop together: a stop asked here waits in asked
+     * until they compare their asks (every STOP_AGREE_EVERY global steps and at the
+     * end of each run_steps), then every one cancels after the same step. */
+    int agrees;
+    atomic_int asked;
+    int stopped_by_job; /* the last run_steps stopped for a stop asked elsewhere */
 };
 
 #endif

@@ -82,7 +82,11 @@ TDM_API tdm_status tdm_monitor_restore(tdm_monitor *m, int *restored, uint64_t *
  * both end normally, with *done (may be NULL) the steps run. A checkpoint is written
  * whenever the global step passes a multiple of checkpoint_every, and at the end of
  * the input. A progress callback asking to stop, or tdm_monitor_cancel, ends it with
- * TDM_ERR_CANCELLED after the step in progress. */
+ * TDM_ERR_CANCELLED after the step in progress. In a multi-worker job (options.strategy)
+ * every process stops after the same global step: a stop asked in any process is
+ * compared every 8 global steps and at the end of each call, every process then
+ * returning TDM_ERR_CANCELLED (so a job stopped by a scheduler's SIGTERM checkpoints
+ * once, at one step, rather than its processes waiting on each other). */
 TDM_API tdm_status tdm_monitor_run_steps(tdm_monitor *m, uint64_t n, uint64_t *done);
 
 /* Whether the input has ended. */
@@ -97,9 +101,13 @@ TDM_API uint64_t tdm_monitor_global_step(const tdm_monitor *m);
  * parts: then every process calls it together. */
 TDM_API tdm_status tdm_monitor_save(tdm_monitor *m);
 
-/* Asks a run_steps in progress (on another thread) to stop after its current step.
- * Thread-safe. */
+/* Asks a run_steps in progress (on another thread) to stop after its current step
+ * (in a multi-worker job, after the step at which the processes agree). Thread-safe. */
 TDM_API void tdm_monitor_cancel(tdm_monitor *m);
+
+/* 1 when the last run_steps stopped because another process of the multi-worker job
+ * asked to, not this one. */
+TDM_API int tdm_monitor_stopped_by_job(const tdm_monitor *m);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /* tdm_stop_signal.h on POSIX signals. */
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 
 #include "platform/tdm_stop_signal.h"
 
@@ -8,16 +9,29 @@ static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define STOP_SIGNALS (sizeof stop_signals / sizeof stop_signals[0])
 
 static volatile sig_atomic_t received;
+static volatile sig_atomic_t first_at; /* CLOCK_MONOTONIC seconds of the first */
 
-/* The first signal asks; a second, of any of the three, ends the process at once,
- * for a user who cannot wait for the step. */
+/* Seconds of the monotonic clock (clock_gettime is async-signal-safe). */
+static long now_s(void)
+{
+    struct timespec t;
+    return clock_gettime(CLOCK_MONOTONIC, &t) == 0 ? (long)t.tv_sec : 0;
+}
+
+/* The first signal asks; a second, of any of the three, ends the process at once, for
+ * a user who cannot wait for the step: but not one within 2 s of the first, which is
+ * the same stop sent twice (a batch scheduler signals mpirun and every process of
+ * the job, and mpirun passes its own on too). */
 static void on_stop(int sig)
 {
-    if (received) {
+    if (received && now_s() - first_at >= 2) {
         signal(sig, SIG_DFL);
         raise(sig);
     }
-    received = sig;
+    if (!received) {
+        first_at = (sig_atomic_t)now_s();
+        received = sig;
+    }
 }
 
 void tdm_stop_signal_catch(int termination)

@@ -66,7 +66,8 @@ static int run_epoch(train_session *ts, epoch_state *e)
     uint64_t steps = ts->data.steps_per_epoch - ts->resumed_steps, done = 0;
     ts->resumed_steps = 0;
     tdm_status s = tdm_monitor_run_steps(ts->monitor, steps, &done);
-    int stopped = s == TDM_ERR_CANCELLED && tdm_stop_signal_received();
+    int stopped = s == TDM_ERR_CANCELLED &&
+                  (tdm_stop_signal_received() || tdm_monitor_stopped_by_job(ts->monitor));
     if (stopped && done < steps)
         return STOPPED;
     if (s != TDM_OK && !stopped)
@@ -90,29 +91,40 @@ static int run_epoch(train_session *ts, epoch_state *e)
     return stopped ? STOPPED : 0;
 }
 
-/* Stopped by a signal: the step reached kept in a checkpoint where there is a
- * folder (one process alone: a job's processes stop at steps of their own, by
- * SIGINT alone), and said on stderr. The exit status a shell gives a process the
- * signal killed. */
+/* Whether the run's processes stop together: one alone, or a multi-worker job, whose
+ * processes agree on the step (a parameter-server job's workers step apart: there
+ * SIGTERM and SIGHUP end each at once). */
+static int stops_together(const train_session *ts)
+{
+    return tdm_strategy_num_workers(ts->strategy) == 1 ||
+           !tdm_strategy_num_parameter_servers(ts->strategy);
+}
+
+/* Stopped by a signal, here or in another process of the job (which stopped after the
+ * same step): the step reached kept in a checkpoint where there is a folder, and
+ * said on stderr. The exit status a shell gives a process the signal killed. */
 static int stop(train_session *ts)
 {
     const train_options *o = ts->opts;
-    int one_process = tdm_strategy_num_workers(ts->strategy) == 1;
+    int together = stops_together(ts);
     /* At an epoch's end, its checkpoint is saved already; inside one, the checkpoint
-     * holds the part of the epoch done. */
+     * holds the part of the epoch done (in a job, the chief writes it, every process
+     * taking part where the optimizer state is sharded). */
     ts->stopped = ts->current.steps < ts->data.steps_per_epoch;
-    int saved = o->checkpoint_dir && one_process &&
+    int saved = o->checkpoint_dir && together &&
                 (!ts->stopped || tdm_monitor_save(ts->monitor) == TDM_OK);
-    fprintf(stderr, "\ntandem train: %s: stopped after global step %llu", tdm_stop_signal_name(),
+    int sig = tdm_stop_signal_received();
+    fprintf(stderr, "\ntandem train: %s: stopped after global step %llu",
+            sig ? tdm_stop_signal_name() : "another process of the job asked to stop",
             (unsigned long long)tdm_monitor_global_step(ts->monitor));
     if (saved)
         fprintf(stderr, ", checkpoint saved in %s; --resume continues from it\n",
                 o->checkpoint_dir);
-    else if (o->checkpoint_dir && one_process)
+    else if (o->checkpoint_dir && together)
         fprintf(stderr, "; its checkpoint failed: %s\n", tdm_last_error());
     else
         fprintf(stderr, "%s\n", o->checkpoint_dir ? "; the last epoch's checkpoint stands" : "");
-    return 128 + tdm_stop_signal_received();
+    return 128 + (sig ? sig : 15); /* as SIGTERM, which the scheduler sent the job */
 }
 
 /* A file the run wrote, said once on stderr (stdout carries the progress), so that
@@ -148,9 +160,9 @@ int train_session_run(train_session *ts)
     epoch_state *e = &ts->current;
     int tty = o->progress >= 0 ? o->progress : tdm_host_is_terminal(stdout);
     progress_begin(&e->bar, stdout, tty, o->epochs, ts->data.steps_per_epoch);
-    /* A job's processes would stop at steps of their own and wait on each other in
-     * the next collective: there SIGTERM and SIGHUP end each at once, as before. */
-    tdm_stop_signal_catch(tdm_strategy_num_workers(ts->strategy) == 1);
+    /* A parameter-server job's processes would stop at steps of their own and wait on
+     * each other: there SIGTERM and SIGHUP end each at once, as before. */
+    tdm_stop_signal_catch(stops_together(ts));
     int status = write_metrics(ts, 0); /* the run, before its first epoch ends */
     while (status == 0 && ts->epochs_done < o->epochs) {
         e->epoch = ts->epochs_done + 1;
