@@ -37,13 +37,7 @@ job() {
 
 # after_epoch NAME N: waits until the chief has trained N epochs.
 after_epoch() {
-    tries=0
-    until grep -q "^epoch *$2/" "$dir/$1/out.0" 2>/dev/null; do
-        kill -0 $job_pid 2>/dev/null || fail "$1: the job ended before epoch $2"
-        tries=$((tries + 1))
-        [ $tries -lt $((4800 * time_scale)) ] || fail "$1: no epoch $2 within $((240 * time_scale)) s"
-        sleep 0.05
-    done
+    why=$(until_epoch "$dir/$1/out.0" "$2" $job_pid) || fail "$1: $why"
 }
 
 # stopped NAME: both processes stopped after one step, which the chief saved.

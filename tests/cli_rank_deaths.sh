@@ -40,13 +40,7 @@ start() {
 
 # kill_after_epochs N RANK: kill -9 of RANK once the chief has trained N epochs.
 kill_after_epochs() {
-  tries=0
-  until grep -q "^epoch *$1/" "$run/out.0" 2>/dev/null; do
-    kill -0 $mpirun_pid 2>/dev/null || fail "the job ended before epoch $1"
-    tries=$((tries + 1))
-    [ $tries -lt $((4800 * time_scale)) ] || fail "no epoch $1 within $((240 * time_scale)) s"
-    sleep 0.05
-  done
+  why=$(until_epoch "$run/out.0" "$1" $mpirun_pid) || fail "$why"
   kill -9 "$(cat "$run/pid.$2")"
   killed_at=$(date +%s)
 }

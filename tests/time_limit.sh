@@ -17,3 +17,16 @@ bounded() {
   fi
   return "$bounded_status"
 }
+
+# until_epoch FILE N PID: waits until FILE (a chief's stdout) shows epoch N, polling
+# for up to 240 s (scaled): 0, or 1 after saying why (PID, the job, ended first, or
+# the time ran out).
+until_epoch() {
+  tries=0
+  until grep -q "^epoch *$2/" "$1" 2>/dev/null; do
+    kill -0 "$3" 2>/dev/null || { echo "the job ended before epoch $2"; return 1; }
+    tries=$((tries + 1))
+    [ $tries -lt $((4800 * time_scale)) ] || { echo "no epoch $2 within $((240 * time_scale)) s"; return 1; }
+    sleep 0.05
+  done
+}
