@@ -10,7 +10,7 @@
 #define FOLLOW_UP "; then: "
 #define ELIDED " [...] "
 /* Room for a message formatted before it is fitted: a path the system refused may be
- * several times PATH_MAX. */
+ * several times the longest it allows. */
 #define FORMAT_MAX (8 * TDM_ERROR_MAX)
 
 /* One buffer per thread: replicas on several threads never overwrite each other. */
