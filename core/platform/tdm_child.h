@@ -30,6 +30,11 @@ void tdm_child_kill(tdm_child *child);
  * (exception: access violation)"). */
 int tdm_child_wait(tdm_child *child, char *ended, size_t ended_size);
 
+/* In a child: a crash ends the process at once with its code, as the parent needs to
+ * see it, rather than opening a dialog that waits for a user (Windows' error
+ * reporting, Wine's debugger; POSIX has none). */
+void tdm_child_crash_quietly(void);
+
 /* In a child: its standard output, moved aside as a stream of its own for the
  * parent's records, with the process's standard output pointed at its standard error
  * from then on, so that a library's stray output cannot mix with the records. NULL

@@ -179,6 +179,20 @@ int tdm_child_wait(tdm_child *child, char *ended, size_t ended_size)
     return 1;
 }
 
+/* An exception nothing handled: the process ends with its code at once, before
+ * Windows' error reporting or Wine's debugger could start and wait for a user. */
+static LONG WINAPI end_with_code(EXCEPTION_POINTERS *e)
+{
+    TerminateProcess(GetCurrentProcess(), e->ExceptionRecord->ExceptionCode);
+    return EXCEPTION_EXECUTE_HANDLER;
+}
+
+void tdm_child_crash_quietly(void)
+{
+    SetErrorMode(GetErrorMode() | SEM_FAILCRITICALERRORS | SEM_NOGPFAULTERRORBOX);
+    SetUnhandledExceptionFilter(end_with_code);
+}
+
 FILE *tdm_child_take_stdout(void)
 {
     fflush(stdout);

@@ -117,6 +117,7 @@ int conf_worker_run(const conf_plan *plan, tdm_context *ctx)
         return 1;
     }
     w.faulty = parse_fault(getenv(CONF_FAULT_ENV), &w.fault);
+    tdm_child_crash_quietly(); /* a driver's crash must reach the tool, not wait on a dialog */
     w.records = tdm_child_take_stdout();
     if (!w.records) {
         fprintf(stderr, "tandem conformance: the worker cannot keep its records apart\n");
