@@ -68,17 +68,19 @@ row abort relu_grad "PASS" "CRASH" "PASS"
 json_has abort '"check": "relu_grad"'
 json_has abort '"crashed": 1'
 
-# A hang past the case's time limit: TIMEOUT, and the run goes on, within a bound.
+# A hang past the case's time limit: TIMEOUT, and the run goes on, within a bound. The
+# limit leaves a busy machine's compiler room (a loaded 2-core host once took more
+# than 3 s to build the next cell's kernel).
 start=$(date +%s)
-run hang "sum@opencl:0:hang" --kernel copy,sum,relu --kernels-only --timeout 3
+run hang "sum@opencl:0:hang" --kernel copy,sum,relu --kernels-only --timeout 30
 took=$(($(date +%s) - start))
 want_rc hang 1
-row hang sum "TIMEOUT after 3 s" "PASS"
+row hang sum "TIMEOUT after 30 s" "PASS"
 row hang relu "PASS" "PASS"
 json_has hang '"status": "TIMEOUT"'
-json_has hang '"ended": "after 3 s"'
+json_has hang '"ended": "after 30 s"'
 json_has hang '"timed_out": 1'
-[ "$took" -lt 120 ] || say "hang: the run took $took s"
+[ "$took" -lt 180 ] || say "hang: the run took $took s"
 
 # A collective crashing: its algorithms run together, so all of them are lost; the
 # other operations still run.
