@@ -13,7 +13,8 @@ enum {
     TDM_LABELS = 8,
     TDM_INDICES = 16,
     TDM_OPTIONAL = 32,
-    TDM_ACT = 64 /* an activation: float16 in the kernel's TDM_HALF_TWIN */
+    TDM_ACT = 64,  /* an activation: float16 in the kernel's TDM_HALF_TWIN */
+    TDM_UNIT = 128 /* values in [0, 1]: a cross-entropy's targets */
 };
 
 /* A buffer's type as the table's char for it. */

@@ -20,6 +20,7 @@
      ((flags)&TDM_W) != 0,                                                                         \
      ((flags)&TDM_R) != 0,                                                                         \
      ((flags)&TDM_POSITIVE) != 0,                                                                  \
+     ((flags)&TDM_UNIT) != 0,                                                                      \
      ((flags)&TDM_LABELS) != 0,                                                                    \
      ((flags)&TDM_INDICES) != 0,                                                                   \
      ((flags)&TDM_OPTIONAL) != 0,                                                                  \

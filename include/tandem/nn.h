@@ -98,6 +98,33 @@ TDM_API tdm_status tdm_op_softmax_xent(tdm_tensor *loss, tdm_tensor *dlogits,
 TDM_API tdm_status tdm_op_mse(tdm_tensor *loss, tdm_tensor *dpred, const tdm_tensor *pred,
                               const tdm_tensor *target, float grad_scale);
 
+/* Absolute error: loss[i] = |pred[i] - target[i]|, dpred = grad_scale * sign(pred -
+ * target), 0 where they are equal (NaN stays NaN). All four f32 of one count. */
+TDM_API tdm_status tdm_op_mae(tdm_tensor *loss, tdm_tensor *dpred, const tdm_tensor *pred,
+                              const tdm_tensor *target, float grad_scale);
+
+/* Huber loss: with d = pred[i] - target[i], loss[i] = d^2 / 2 where |d| <= delta, else
+ * delta * (|d| - delta / 2); dpred = grad_scale * clamp(d, -delta, delta). delta >= 0
+ * (Keras' default is 1; infinity gives half the squared error). All four f32 of one
+ * count. */
+TDM_API tdm_status tdm_op_huber(tdm_tensor *loss, tdm_tensor *dpred, const tdm_tensor *pred,
+                                const tdm_tensor *target, float delta, float grad_scale);
+
+/* Binary (multi-label) cross-entropy on logits x against targets z in [0, 1], hard or
+ * soft: loss[i] = max(x, 0) - x * z + log1p(exp(-|x|)) (no overflow for any x);
+ * dlogits = grad_scale * (sigmoid(x) - z). All four f32 of one count. */
+TDM_API tdm_status tdm_op_sigmoid_xent(tdm_tensor *loss, tdm_tensor *dlogits,
+                                       const tdm_tensor *logits, const tdm_tensor *targets,
+                                       float grad_scale);
+
+/* Softmax cross-entropy of logits (rows x classes) against rows of one-hot or soft
+ * targets t (rows x classes, f32 in [0, 1]): loss[r] = sum_c t[r, c] * (logsumexp(
+ * logits[r, :]) - logits[r, c]) per example; dlogits = grad_scale * (softmax * T - t),
+ * T the row's sum of t (1 for a distribution). */
+TDM_API tdm_status tdm_op_softmax_xent_soft(tdm_tensor *loss, tdm_tensor *dlogits,
+                                            const tdm_tensor *logits, const tdm_tensor *targets,
+                                            float grad_scale);
+
 /* ---- convolution and pooling over NHWC images ----------------------------------
  * x is [batch, h, w, c]; an output [batch, oh, ow, *] whose element (i, j) sees the
  * window of input rows i * stride_h - pad_top + (0 .. height - 1) and columns

@@ -34,8 +34,26 @@ static const float edge_values[] = {
 };
 #define EDGE_COUNT (sizeof edge_values / sizeof edge_values[0])
 
-static float float_value(rng *r, conf_data data, int positive)
+/* Values in [0, 1] where a cross-entropy's targets go wrong: hard labels, signed
+ * zero, a denormal, the smallest normal, the largest float below 1 and a half. */
+static const float unit_edges[] = {0.0f, 1.0f, -0.0f, 1e-40f, FLT_MIN, 6e-8f, 0x1.fffffep-1f, 0.5f};
+#define UNIT_EDGE_COUNT (sizeof unit_edges / sizeof unit_edges[0])
+
+/* A target in [0, 1] (TDM_UNIT): hard 0/1 labels for integer data, soft ones else. */
+static float unit_value(rng *r, conf_data data)
 {
+    switch (data) {
+    case CONF_INTEGER: return (float)(next_u32(r) & 1);
+    case CONF_EDGE:
+        return next_u32(r) & 1 ? unit_edges[next_u32(r) % UNIT_EDGE_COUNT] : next_unit(r);
+    default: return next_unit(r);
+    }
+}
+
+static float float_value(rng *r, conf_data data, int positive, int unit)
+{
+    if (unit)
+        return unit_value(r, data);
     float v;
     switch (data) {
     case CONF_INTEGER: v = (float)((int)(next_u32(r) % 17) - 8); break;
@@ -67,13 +85,14 @@ static void fill_buffer(const conf_case *c, const tdm_kernel_buffer *kb, void *h
     int half_values = kb->type == 'h' && (info->tolerance.linear || twin);
     for (size_t i = 0; i < total; i++) {
         if (half_values)
-            ((uint16_t *)host)[i] = tdm_f16_from_f32(float_value(r, c->data, kb->positive));
+            ((uint16_t *)host)[i] =
+                tdm_f16_from_f32(float_value(r, c->data, kb->positive, kb->unit));
         else if (kb->type == 'h')
             ((uint16_t *)host)[i] = (uint16_t)next_u32(r); /* every bit pattern */
         else if (kb->type == 'u')
             ((uint32_t *)host)[i] = range ? next_u32(r) % range : next_u32(r);
         else
-            ((float *)host)[i] = float_value(r, c->data, kb->positive);
+            ((float *)host)[i] = float_value(r, c->data, kb->positive, kb->unit);
     }
 }
 

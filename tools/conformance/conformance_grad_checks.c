@@ -150,11 +150,13 @@ static tdm_status bias_problem(tdm_device *dev, const grad_check *g, size_t inde
     return s == TDM_OK ? weigh(p, p->bwd_in.host[1], 0) : s;
 }
 
-/* A loss kernel gives its own gradient: the same call, scaled by its grad_scale. */
-static tdm_status loss_problem(grad_problem *p, tdm_kernel kernel, const uint32_t *u)
+/* A loss kernel gives its own gradient: the same call, scaled by its grad_scale, the
+ * first of its floats f (NULL: grad_scale alone). */
+static tdm_status loss_problem(grad_problem *p, tdm_kernel kernel, const uint32_t *u,
+                               const float *f)
 {
-    const float f[] = {GRAD_SCALE};
-    tdm_status s = make_call(&p->fwd, &p->fwd_in, kernel, u, f, 1);
+    const float scale_only[] = {GRAD_SCALE};
+    tdm_status s = make_call(&p->fwd, &p->fwd_in, kernel, u, f ? f : scale_only, 1);
     if (s != TDM_OK)
         return s;
     p->bwd = p->fwd;
@@ -181,7 +183,18 @@ static tdm_status softmax_xent_problem(tdm_device *dev, const grad_check *g, siz
 {
     (void)g, (void)dev, (void)index;
     const uint32_t u[] = {9, 10};
-    tdm_status s = loss_problem(p, TDM_KERNEL_softmax_xent, u);
+    tdm_status s = loss_problem(p, TDM_KERNEL_softmax_xent, u, NULL);
+    p->rounds = u[1], p->round_of = logit_column, p->owner = row_logit;
+    return s;
+}
+
+/* Against soft target rows (in [0, 1], their sums not 1): the same rounds. */
+static tdm_status softmax_xent_soft_problem(tdm_device *dev, const grad_check *g, size_t index,
+                                            grad_problem *p)
+{
+    (void)g, (void)dev, (void)index;
+    const uint32_t u[] = {9, 10};
+    tdm_status s = loss_problem(p, TDM_KERNEL_softmax_xent_soft, u, NULL);
     p->rounds = u[1], p->round_of = logit_column, p->owner = row_logit;
     return s;
 }
@@ -190,7 +203,56 @@ static tdm_status mse_problem(tdm_device *dev, const grad_check *g, size_t index
 {
     (void)g, (void)dev, (void)index;
     const uint32_t u[] = {ELEMENTS};
-    return loss_problem(p, TDM_KERNEL_mse, u);
+    return loss_problem(p, TDM_KERNEL_mse, u, NULL);
+}
+
+/* Moves pred (buffer 2, in both calls) so that d = pred - target keeps more than the
+ * stencil's reach from the kink at |d| = kink: |d| within 4 steps of it becomes kink
+ * plus 4 steps, d's sign kept (on the grid still). */
+static void clear_of_kink(grad_problem *p, float kink)
+{
+    float *pred[2] = {p->fwd_in.host[2], p->bwd_in.host[2]};
+    const float *target = p->fwd_in.host[3];
+    for (size_t i = 0; i < ELEMENTS; i++) {
+        float d = pred[0][i] - target[i];
+        if (fabsf(fabsf(d) - kink) < 4 * GRAD_STEP)
+            pred[0][i] = pred[1][i] = target[i] + copysignf(kink + 4 * (float)GRAD_STEP, d);
+    }
+}
+
+/* |d| has its kink at d = 0. */
+static tdm_status mae_problem(tdm_device *dev, const grad_check *g, size_t index, grad_problem *p)
+{
+    (void)g, (void)dev, (void)index;
+    const uint32_t u[] = {ELEMENTS};
+    tdm_status s = loss_problem(p, TDM_KERNEL_mae, u, NULL);
+    if (s == TDM_OK)
+        clear_of_kink(p, 0.0f);
+    return s;
+}
+
+/* Keras' delta, 1: d in [-4, 4] lies on both sides of it. The loss's second derivative
+ * jumps at |d| = delta, which the stencil's O(h^4) error assumes away. */
+#define HUBER_DELTA 1.0f
+
+static tdm_status huber_problem(tdm_device *dev, const grad_check *g, size_t index, grad_problem *p)
+{
+    (void)g, (void)dev, (void)index;
+    const uint32_t u[] = {ELEMENTS};
+    const float f[] = {GRAD_SCALE, HUBER_DELTA};
+    tdm_status s = loss_problem(p, TDM_KERNEL_huber, u, f);
+    if (s == TDM_OK)
+        clear_of_kink(p, HUBER_DELTA);
+    return s;
+}
+
+/* With respect to the logits, against soft targets in [0, 1]. */
+static tdm_status sigmoid_xent_problem(tdm_device *dev, const grad_check *g, size_t index,
+                                       grad_problem *p)
+{
+    (void)g, (void)dev, (void)index;
+    const uint32_t u[] = {ELEMENTS};
+    return loss_problem(p, TDM_KERNEL_sigmoid_xent, u, NULL);
 }
 
 /* GEMM, C = alpha op(A) op(B) with m x k, k x n and m x n, every matrix with a
@@ -741,6 +803,11 @@ static const grad_check checks[] = {
     {"sum_axis0 db", TDM_KERNEL_bias_add, TDM_KERNEL_sum_axis0, 1, bias_problem},
     {"softmax_xent", TDM_KERNEL_softmax_xent, TDM_KERNEL_softmax_xent, 1, softmax_xent_problem},
     {"mse", TDM_KERNEL_mse, TDM_KERNEL_mse, 1, mse_problem},
+    {"mae", TDM_KERNEL_mae, TDM_KERNEL_mae, 1, mae_problem},
+    {"huber", TDM_KERNEL_huber, TDM_KERNEL_huber, 1, huber_problem},
+    {"sigmoid_xent", TDM_KERNEL_sigmoid_xent, TDM_KERNEL_sigmoid_xent, 1, sigmoid_xent_problem},
+    {"softmax_xent_soft", TDM_KERNEL_softmax_xent_soft, TDM_KERNEL_softmax_xent_soft, 1,
+     softmax_xent_soft_problem},
     {"gemm dA", TDM_KERNEL_gemm, TDM_KERNEL_gemm, 4, gemm_a_problem},
     {"gemm dB", TDM_KERNEL_gemm, TDM_KERNEL_gemm, 4, gemm_b_problem},
     {"gemm_f16 dA", TDM_KERNEL_gemm_f16, TDM_KERNEL_gemm_f16, 4, gemm_a_problem},

@@ -1,9 +1,10 @@
 /* Internal to the reference backend: one C function per kernel of kernels.def,
  * written for obvious correctness. Sums, dot products and single roundings that
- * decide a tolerance (axpy, sgd, sigmoid, gelu, softmax_xent, gemm) are computed in
- * double and rounded once; chains of updates (the optimizers, tanh and sigmoid
- * gradients, mse) follow their formula in float, as a device does, so that float
- * overflow in intermediate results behaves the same. */
+ * decide a tolerance (axpy, sgd, sigmoid, gelu, softmax_xent, softmax_xent_soft,
+ * sigmoid_xent, gemm) are computed in double and rounded once; chains of updates (the
+ * optimizers, tanh and sigmoid gradients, mse, mae, huber) follow their formula in
+ * float, as a device does, so that float overflow in intermediate results behaves the
+ * same. */
 #ifndef TDM_REF_KERNELS_H
 #define TDM_REF_KERNELS_H
 

@@ -104,6 +104,80 @@ void ref_mse(const ref_mse_args *args)
     }
 }
 
+/* sign(d) as the kernels spell it: 1, -1, +0 for either zero, NaN for NaN. */
+static float sign_of(float d)
+{
+    return d > 0.0f ? 1.0f : d < 0.0f ? -1.0f : d == 0.0f ? 0.0f : d;
+}
+
+void ref_mae(const ref_mae_args *args)
+{
+    float *loss = args->loss, *dpred = args->dpred, *pred = args->pred, *target = args->target;
+    for (uint32_t i = 0; i < args->n; i++) {
+        float diff = pred[i] - target[i];
+        loss[i] = fabsf(diff);
+        dpred[i] = args->grad_scale * sign_of(diff);
+    }
+}
+
+void ref_huber(const ref_huber_args *args)
+{
+    float *loss = args->loss, *dpred = args->dpred, *pred = args->pred, *target = args->target;
+    float delta = args->delta;
+    for (uint32_t i = 0; i < args->n; i++) {
+        float diff = pred[i] - target[i], size = fabsf(diff);
+        loss[i] = size <= delta ? (0.5f * diff) * diff : delta * (size - 0.5f * delta);
+        float t = diff < -delta ? -delta : diff; /* NaN fails both comparisons */
+        dpred[i] = args->grad_scale * (t > delta ? delta : t);
+    }
+}
+
+/* In double, rounded once; max(x, 0) as x > 0 ? x : 0, so that NaN gives NaN through
+ * x * z. */
+void ref_sigmoid_xent(const ref_sigmoid_xent_args *args)
+{
+    float *loss = args->loss, *dlogits = args->dlogits, *logits = args->logits;
+    float *targets = args->targets;
+    for (uint32_t i = 0; i < args->n; i++) {
+        double x = logits[i], z = targets[i];
+        loss[i] = (float)(((x > 0.0 ? x : 0.0) - x * z) + log1p(exp(-fabs(x))));
+        dlogits[i] = (float)(args->grad_scale * (1.0 / (1.0 + exp(-x)) - z));
+    }
+}
+
+/* One row in double. Each lse - l[c] is rounded to float before its target weighs it,
+ * as a device's is: a difference past FLT_MAX (logits of both signs near it) is then
+ * infinite here too, not a finite double that a target under 1/2 brings back. */
+static void soft_xent_row(const float *l, const float *t, uint32_t cols, float grad_scale,
+                          float *loss, float *dlogits)
+{
+    double max = -INFINITY, total = 0.0, mass = 0.0, sum = 0.0;
+    for (uint32_t c = 0; c < cols; c++)
+        max = isnan(l[c]) || l[c] > max ? l[c] : max;
+    for (uint32_t c = 0; c < cols; c++) {
+        total += exp(l[c] - max);
+        mass += t[c];
+    }
+    double log_total = log(total), lse = max + log_total;
+    for (uint32_t c = 0; c < cols; c++)
+        sum += t[c] * (double)(float)(lse - l[c]);
+    *loss = (float)sum;
+    for (uint32_t c = 0; c < cols; c++) {
+        double p = exp(l[c] - max - log_total);
+        dlogits[c] = (float)(grad_scale * (p * mass - t[c]));
+    }
+}
+
+void ref_softmax_xent_soft(const ref_softmax_xent_soft_args *args)
+{
+    float *loss = args->loss, *dlogits = args->dlogits, *logits = args->logits;
+    float *targets = args->targets;
+    uint32_t rows = args->rows, cols = args->cols;
+    for (uint32_t r = 0; r < rows; r++)
+        soft_xent_row(logits + (size_t)r * cols, targets + (size_t)r * cols, cols, args->grad_scale,
+                      loss + r, dlogits + (size_t)r * cols);
+}
+
 void ref_dropout(const ref_dropout_args *args)
 {
     float *y = args->y, *x = args->x, rate = args->rate;
