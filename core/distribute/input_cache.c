@@ -44,21 +44,21 @@ static tdm_status probe(tdm_device *dev, tdm_tensor *x, size_t src_rows, size_t 
 
 /* Replica i's copy: the host arrays written to its device. */
 static tdm_status upload(tdm_input_cache *c, tdm_device *dev, size_t i, const float *features,
-                         const int32_t *labels)
+                         const void *labels)
 {
-    size_t rows = c->examples, fc = c->feature_count;
+    size_t rows = c->examples, fc = c->feature_count, lw = c->label_width;
     tdm_status s = tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(rows, fc), &c->features[i]);
     if (s == TDM_OK)
-        s = tdm_tensor_create(dev, TDM_I32, &TDM_SHAPE(rows), &c->labels[i]);
+        s = tdm_tensor_create(dev, c->label_dtype, &TDM_SHAPE(rows, lw), &c->labels[i]);
     if (s == TDM_OK && rows) {
         s = tdm_tensor_write(c->features[i], features, rows * fc * sizeof(float));
         if (s == TDM_OK)
-            s = tdm_tensor_write(c->labels[i], labels, rows * sizeof(int32_t));
+            s = tdm_tensor_write(c->labels[i], labels, rows * lw * 4);
     }
     if (s == TDM_OK)
         s = probe(dev, c->features[i], rows, fc);
     if (s == TDM_OK)
-        s = probe(dev, c->labels[i], rows, 1);
+        s = probe(dev, c->labels[i], rows, lw);
     return s;
 }
 
@@ -67,7 +67,8 @@ tdm_status tdm_input_cache_create(tdm_strategy *s, const tdm_dataset *ds, const 
 {
     *out = NULL;
     size_t rows = tdm_dataset_example_count(ds), fc = tdm_dataset_feature_count(ds);
-    if (rows > UINT32_MAX / fc)
+    size_t lw = tdm_dataset_label_width(ds);
+    if (rows > UINT32_MAX / fc || rows > UINT32_MAX / lw)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s: cache_on_devices: %zu examples of %zu features are more than 2^32 "
                         "elements, which a kernel cannot index",
@@ -75,7 +76,7 @@ tdm_status tdm_input_cache_create(tdm_strategy *s, const tdm_dataset *ds, const 
     size_t n = tdm_strategy_num_local_replicas(s);
     tdm_input_cache *c = calloc(1, sizeof *c);
     float *features = malloc(rows * fc * sizeof(float) + 1);
-    int32_t *labels = malloc(rows * sizeof(int32_t) + 1);
+    void *labels = malloc(rows * lw * 4 + 1);
     if (c)
         c->features = calloc(2 * n, sizeof *c->features);
     if (!c || !c->features || !features || !labels) {
@@ -92,6 +93,8 @@ tdm_status tdm_input_cache_create(tdm_strategy *s, const tdm_dataset *ds, const 
     c->replicas = n;
     c->examples = rows;
     c->feature_count = fc;
+    c->label_dtype = tdm_dataset_label_dtype(ds);
+    c->label_width = lw;
     /* The maps run here, once per example, and never per step. */
     tdm_status st = tdm_dataset_examples(ds, features, labels, func);
     for (size_t i = 0; i < n && st == TDM_OK; i++) {

@@ -20,8 +20,10 @@ typedef enum tdm_input_mode {
 typedef struct tdm_input_cache {
     atomic_size_t refs;
     size_t replicas, examples, feature_count;
+    tdm_dtype label_dtype;
+    size_t label_width;
     tdm_tensor **features; /* [replicas]: f32 [examples, feature_count] on replica i */
-    tdm_tensor **labels;   /* [replicas]: i32 [examples] on replica i */
+    tdm_tensor **labels;   /* [replicas]: the labels, [examples, label width], on replica i */
 } tdm_input_cache;
 
 /* Builds ds's examples on the host once and uploads them to every replica's device;
@@ -45,7 +47,7 @@ struct tdm_distributed_dataset {
  * features and labels. */
 typedef struct tdm_host_step {
     float *features; /* [total, feature_count] */
-    int32_t *labels; /* [total] */
+    void *labels;    /* [total, label width] */
     size_t *rows;    /* [replicas] */
     size_t total;
     size_t skip;  /* rows of other workers before this process's first replica */
@@ -63,6 +65,8 @@ typedef struct tdm_step_source {
     size_t pipeline_count;
     tdm_dataset_iterator **iterators; /* [pipeline_count]: the iterator outlives dist */
     size_t replicas, feature_count, capacity;
+    tdm_dtype label_dtype;
+    size_t label_width;
     tdm_host_step step;
     tdm_input_cache *cache;      /* a reference, or NULL */
     uint32_t *order;             /* cached: [examples], epoch order_epoch's order */

@@ -42,11 +42,14 @@ tdm_status tdm_step_source_init(tdm_step_source *src, const tdm_distributed_data
     src->strategy = dist->strategy;
     src->replicas = tdm_strategy_num_local_replicas(dist->strategy);
     src->feature_count = tdm_dataset_feature_count(dist->pipelines[0]);
+    src->label_dtype = tdm_dataset_label_dtype(dist->pipelines[0]);
+    src->label_width = tdm_dataset_label_width(dist->pipelines[0]);
     /* Cached, no rows reach the host. */
-    size_t rows = 0, feature_bytes = 0;
+    size_t rows = 0, feature_bytes = 0, label_bytes = 0;
     if (step_capacity_overflows(dist, src->replicas, &src->capacity) ||
         (!dist->cache && (rows = src->capacity) &&
-         tdm_mul3_overflows(rows, src->feature_count, sizeof(float), &feature_bytes)))
+         (tdm_mul3_overflows(rows, src->feature_count, sizeof(float), &feature_bytes) ||
+          tdm_mul3_overflows(rows, src->label_width, 4, &label_bytes))))
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY,
                         "tdm_distributed_iterator_create: a step of %zu replicas' batches of %zu "
                         "features each is larger than memory can address",
@@ -56,7 +59,7 @@ tdm_status tdm_step_source_init(tdm_step_source *src, const tdm_distributed_data
     src->step.rows = calloc(src->replicas, sizeof *src->step.rows);
     /* + 1: valid arrays even for a step of no rows */
     src->step.features = malloc(feature_bytes + 1);
-    src->step.labels = malloc(rows * sizeof(int32_t) + 1);
+    src->step.labels = malloc(label_bytes + 1);
     int ok = src->iterators && src->step.rows && src->step.features && src->step.labels;
     if (dist->cache) {
         src->cache = tdm_input_cache_retain(dist->cache);
@@ -124,7 +127,9 @@ static void append(tdm_step_source *src, const tdm_batch *b, size_t r)
     tdm_host_step *st = &src->step;
     memcpy(st->features + st->total * src->feature_count, b->features,
            b->count * src->feature_count * sizeof(float));
-    memcpy(st->labels + st->total, b->labels, b->count * sizeof(int32_t));
+    size_t lb = src->label_width * 4;
+    const void *labels = b->targets ? (const void *)b->targets : (const void *)b->labels;
+    memcpy((char *)st->labels + st->total * lb, labels, b->count * lb);
     st->rows[r] = b->count;
     st->total += b->count;
 }
@@ -255,7 +260,7 @@ static tdm_status gather_slice(tdm_step_source *src, size_t first, size_t rows, 
     idx.size = rows * sizeof *src->order;
     s = gather(dev, f, c->features[i], idx, rows, src->feature_count, c->examples);
     if (s == TDM_OK)
-        s = gather(dev, l, c->labels[i], idx, rows, 1, c->examples);
+        s = gather(dev, l, c->labels[i], idx, rows, src->label_width, c->examples);
     return s;
 }
 
@@ -271,16 +276,25 @@ static int same_shape(const tdm_tensor *t, tdm_shape want)
     return has.rank == want.rank && !memcmp(has.dims, want.dims, want.rank * sizeof *want.dims);
 }
 
+/* A slice's labels: a vector of class indices, one per example; a matrix of a
+ * sequence's class indices or of float targets. */
+static size_t label_columns(const tdm_step_source *src)
+{
+    return src->label_dtype == TDM_I32 && src->label_width == 1 ? 0 : src->label_width;
+}
+
 /* 1 if the values hold, replica by replica, tensors of this step's shapes. */
 static int fits_step(const tdm_value *features, const tdm_value *labels, size_t n,
-                     const tdm_host_step *step, size_t fc)
+                     const tdm_step_source *src)
 {
     if (!features || !labels || tdm_value_count(features) != n || tdm_value_count(labels) != n)
         return 0;
-    for (size_t i = 0; i < n; i++)
-        if (!same_shape(tdm_value_component(features, i), slice_shape(step->rows[i], fc)) ||
-            !same_shape(tdm_value_component(labels, i), slice_shape(step->rows[i], 0)))
+    for (size_t i = 0; i < n; i++) {
+        size_t rows = src->step.rows[i];
+        if (!same_shape(tdm_value_component(features, i), slice_shape(rows, src->feature_count)) ||
+            !same_shape(tdm_value_component(labels, i), slice_shape(rows, label_columns(src))))
             return 0;
+    }
     return 1;
 }
 
@@ -295,8 +309,11 @@ static tdm_status upload_replica(tdm_strategy *s, tdm_step_source *src, size_t i
     int cached = src->cache != NULL;
     tdm_status st =
         upload_slice(dev, TDM_F32, cached ? NULL : step->features + first * fc, rows, fc, f);
+    size_t lb = src->label_width * 4;
     if (st == TDM_OK)
-        st = upload_slice(dev, TDM_I32, cached ? NULL : step->labels + first, rows, 0, l);
+        st = upload_slice(dev, src->label_dtype,
+                          cached ? NULL : (const char *)step->labels + first * lb, rows,
+                          label_columns(src), l);
     if (st == TDM_OK && cached && rows)
         st = gather_slice(src, step->first + first, rows, i, dev, *f, *l);
     return st == TDM_OK ? st : tdm_fail_context(st, "replica %zu", i);
@@ -351,7 +368,7 @@ tdm_status tdm_step_upload(tdm_strategy *s, tdm_step_source *src, tdm_value **fe
 {
     size_t n = tdm_strategy_num_local_replicas(s);
     tdm_status st;
-    if (fits_step(*features, *labels, n, &src->step, src->feature_count)) {
+    if (fits_step(*features, *labels, n, src)) {
         st = upload_reused(s, src, *features, *labels, n);
     } else {
         tdm_value_destroy(*features);

@@ -21,16 +21,19 @@ tdm_status tdm_dataset_wrap(tdm_table *t, size_t class_count, tdm_dataset **out)
         tdm_table_release(t);
         return no_memory("a dataset's rows");
     }
-    size_t max_label = 0;
-    for (size_t i = 0; i < t->rows; i++) {
+    size_t max_label = 0, values = t->rows * t->label_width;
+    const int32_t *classes = t->labels;
+    for (size_t i = 0; i < t->rows; i++)
         rows[i] = i;
-        if ((size_t)t->labels[i] > max_label)
-            max_label = (size_t)t->labels[i];
-    }
+    /* A masked position (a negative label) names no class. */
+    for (size_t i = 0; t->label_dtype == TDM_I32 && i < values; i++)
+        if (classes[i] >= 0 && (size_t)classes[i] > max_label)
+            max_label = (size_t)classes[i];
     ds->table = t;
     ds->rows = rows;
     ds->row_count = t->rows;
-    ds->class_count = class_count ? class_count : max_label + 1;
+    if (t->label_dtype == TDM_I32)
+        ds->class_count = class_count ? class_count : max_label + 1;
     ds->epochs = 1;
     *out = ds;
     return TDM_OK;
@@ -113,14 +116,15 @@ tdm_status tdm_dataset_apply_maps(const tdm_dataset *ds, float *features, size_t
     return TDM_OK;
 }
 
-tdm_status tdm_dataset_examples(const tdm_dataset *ds, float *features, int32_t *labels,
+tdm_status tdm_dataset_examples(const tdm_dataset *ds, float *features, void *labels,
                                 const char *func)
 {
     const tdm_table *t = ds->table;
     size_t fc = t->feature_count, full = tdm_dataset_full_batch(ds);
+    size_t lb = tdm_table_label_bytes(t);
     for (size_t j = 0; j < ds->row_count; j++) {
         memcpy(features + j * fc, t->features + ds->rows[j] * fc, fc * sizeof(float));
-        labels[j] = t->labels[ds->rows[j]];
+        memcpy((char *)labels + j * lb, (const char *)t->labels + ds->rows[j] * lb, lb);
     }
     for (size_t first = 0; first < ds->row_count; first += full) {
         size_t count = ds->row_count - first < full ? ds->row_count - first : full;
@@ -144,6 +148,16 @@ size_t tdm_dataset_feature_count(const tdm_dataset *ds)
 size_t tdm_dataset_class_count(const tdm_dataset *ds)
 {
     return ds ? ds->class_count : 0;
+}
+
+tdm_dtype tdm_dataset_label_dtype(const tdm_dataset *ds)
+{
+    return ds ? ds->table->label_dtype : TDM_I32;
+}
+
+size_t tdm_dataset_label_width(const tdm_dataset *ds)
+{
+    return ds ? ds->table->label_width : 0;
 }
 
 size_t tdm_dataset_example_count(const tdm_dataset *ds)

@@ -19,7 +19,10 @@ typedef struct csv_parse {
     char *next;             /* the unread text, NUL-terminated */
     size_t line;            /* number of the line last returned by next_line */
     size_t columns;
-    size_t label_column; /* SIZE_MAX: none */
+    size_t label_column; /* the first label column; SIZE_MAX: none */
+    size_t *label_slot;  /* [columns]: a label column's place among the labels, or
+                            SIZE_MAX for a feature */
+    size_t label_count;
     tdm_csv_layout layout;
     char **fields; /* [columns]: the current line's fields */
     tdm_table *table;
@@ -85,30 +88,35 @@ static int parse_number(const csv_parse *c, const char *field, double *out)
 static tdm_status field_error(const csv_parse *c, size_t column, const char *what)
 {
     return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s:%zu:%zu: %s '%.40s' %s", func, c->path, c->line,
-                    column + 1, column == c->label_column ? "label" : "field", c->fields[column],
+                    column + 1, c->label_slot[column] != SIZE_MAX ? "label" : "field",
+                    c->fields[column],
                     what);
 }
 
-static tdm_status parse_label(csv_parse *c, size_t column, int32_t *label)
+static tdm_status parse_float(const csv_parse *c, size_t column, float *out)
 {
+    double v;
+    if (parse_number(c, c->fields[column], &v) != 0)
+        return field_error(c, column, "is not a number");
+    *out = (float)v;
+    return isfinite(*out) ? TDM_OK : field_error(c, column, "is not a finite float32");
+}
+
+/* Label column `column` into this row's labels: a float target as it is, or a class. */
+static tdm_status parse_label(csv_parse *c, size_t column, void *labels)
+{
+    size_t slot = c->label_slot[column];
+    if (c->opts.float_labels)
+        return parse_float(c, column, (float *)labels + slot);
     double v;
     char why[128];
     if (parse_number(c, c->fields[column], &v) != 0)
         return field_error(c, column, "is not a number");
-    if (tdm_label_from_value(v, c->opts.class_count, c->opts.max_class_count, label, why,
-                             sizeof why) != 0)
+    if (tdm_label_from_value(v, c->opts.class_count, c->opts.max_class_count,
+                             (int32_t *)labels + slot, why, sizeof why) != 0)
         return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s:%zu:%zu: %s", func, c->path, c->line,
                         column + 1, why);
     return TDM_OK;
-}
-
-static tdm_status parse_feature(const csv_parse *c, size_t column, float *feature)
-{
-    double v;
-    if (parse_number(c, c->fields[column], &v) != 0)
-        return field_error(c, column, "is not a number");
-    *feature = (float)v;
-    return isfinite(*feature) ? TDM_OK : field_error(c, column, "is not a finite float32");
 }
 
 static tdm_status parse_row(csv_parse *c, char *line)
@@ -120,13 +128,15 @@ static tdm_status parse_row(csv_parse *c, char *line)
                         c->columns);
     split_fields(c, line);
     float *features = c->table->features + c->rows * c->table->feature_count;
-    c->table->labels[c->rows] = 0; /* stays without a label column */
+    size_t label_bytes = tdm_table_label_bytes(c->table);
+    void *labels = (char *)c->table->labels + c->rows * label_bytes;
+    memset(labels, 0, label_bytes); /* stays without a label column */
     tdm_status s = TDM_OK;
     for (size_t j = 0; j < c->columns && s == TDM_OK; j++) {
-        if (j == c->label_column)
-            s = parse_label(c, j, &c->table->labels[c->rows]);
+        if (c->label_slot[j] != SIZE_MAX)
+            s = parse_label(c, j, labels);
         else
-            s = parse_feature(c, j, features++);
+            s = parse_float(c, j, features++);
     }
     if (s == TDM_OK && !c->rows++)
         c->layout.first_line = c->line;
@@ -148,15 +158,94 @@ static const char *header_name(char *field)
     return field;
 }
 
-static tdm_status find_label_name(csv_parse *c)
+/* The column the header names `name`, or SIZE_MAX. */
+static size_t named_column(csv_parse *c, const char *name, size_t len)
 {
-    for (size_t j = 0; j < c->columns; j++)
-        if (strcmp(header_name(c->fields[j]), c->opts.label_name) == 0) {
-            c->label_column = j;
-            return TDM_OK;
-        }
-    return tdm_fail(TDM_ERR_NOT_FOUND, "%s: %s:%zu: no column named '%s' in the header", func,
-                    c->path, c->line, c->opts.label_name);
+    for (size_t j = 0; j < c->columns; j++) {
+        const char *h = header_name(c->fields[j]);
+        if (strlen(h) == len && strncmp(h, name, len) == 0)
+            return j;
+    }
+    return SIZE_MAX;
+}
+
+/* The column one entry of label_columns names: a header name first, else an index. */
+static tdm_status list_column(csv_parse *c, const char *entry, size_t len, size_t *out)
+{
+    *out = c->opts.header ? named_column(c, entry, len) : SIZE_MAX;
+    char *end;
+    unsigned long long j = len && entry[0] >= '0' && entry[0] <= '9' ? strtoull(entry, &end, 10) : 0;
+    if (*out == SIZE_MAX && len && entry[0] >= '0' && entry[0] <= '9' &&
+        (size_t)(end - entry) == len) {
+        if (j >= c->columns)
+            return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                            "%s: %s:%zu: label column %llu is out of range: lines have %zu "
+                            "columns (0 to %zu)",
+                            func, c->path, c->line, j, c->columns, c->columns - 1);
+        *out = (size_t)j;
+    }
+    if (*out == SIZE_MAX)
+        return tdm_fail(TDM_ERR_NOT_FOUND, "%s: %s:%zu: label column '%.*s': %s", func, c->path,
+                        c->line, (int)len, entry,
+                        c->opts.header ? "no column of that name in the header, nor an index"
+                                       : "not a column index (names need header = 1)");
+    return TDM_OK;
+}
+
+static tdm_status mark_label(csv_parse *c, size_t column, const char *entry, size_t len)
+{
+    if (c->label_slot[column] != SIZE_MAX)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: label column '%.*s' is listed twice", func,
+                        (int)len, entry);
+    if (!c->label_count)
+        c->label_column = column;
+    c->label_slot[column] = c->label_count++;
+    return TDM_OK;
+}
+
+/* label_columns: each entry of the list, in order. */
+static tdm_status find_label_list(csv_parse *c)
+{
+    const char *p = c->opts.label_columns;
+    tdm_status s = TDM_OK;
+    while (s == TDM_OK) {
+        p += strspn(p, " \t");
+        size_t len = strcspn(p, ",");
+        while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+            len--;
+        size_t column;
+        s = list_column(c, p, len, &column);
+        if (s == TDM_OK)
+            s = mark_label(c, column, p, len);
+        p += strcspn(p, ",");
+        if (!*p++)
+            break;
+    }
+    if (s == TDM_OK && c->label_count >= c->columns)
+        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                     "%s: %s:%zu: every one of the %zu columns is a label: no features left",
+                     func, c->path, c->line, c->columns);
+    return s;
+}
+
+/* label_name, label_column or none: the single label column. */
+static tdm_status find_label_column(csv_parse *c, int labelled)
+{
+    size_t column = !labelled                  ? SIZE_MAX
+                    : c->opts.label_column < 0 ? c->columns - 1
+                                               : (size_t)c->opts.label_column;
+    if (c->opts.label_name) {
+        const char *name = c->opts.label_name;
+        column = named_column(c, name, strlen(name));
+        if (column == SIZE_MAX)
+            return tdm_fail(TDM_ERR_NOT_FOUND, "%s: %s:%zu: no column named '%s' in the header",
+                            func, c->path, c->line, name);
+    }
+    if (labelled && column >= c->columns)
+        return tdm_fail(TDM_ERR_CORRUPT_DATA,
+                        "%s: %s:%zu: label_column is %zu but lines have %zu columns", func, c->path,
+                        c->line, column, c->columns);
+    return column == SIZE_MAX ? TDM_OK : mark_label(c, column, "", 0);
 }
 
 /* A header names its columns: a bare number there is data or a count line taken as
@@ -191,26 +280,21 @@ static tdm_status read_shape(csv_parse *c, char **data)
                         "%s: %s:%zu: one column: expected features and a label, separated by '%c'",
                         func, c->path, c->line, c->opts.delimiter);
     c->fields = malloc(c->columns * sizeof *c->fields);
-    if (!c->fields)
+    c->label_slot = malloc(c->columns * sizeof *c->label_slot);
+    if (!c->fields || !c->label_slot)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: no host memory", func);
+    for (size_t j = 0; j < c->columns; j++)
+        c->label_slot[j] = SIZE_MAX;
     *data = c->opts.header ? NULL : first;
     c->layout.header_line = c->opts.header ? c->line : 0;
-    c->label_column = !labelled                  ? SIZE_MAX
-                      : c->opts.label_column < 0 ? c->columns - 1
-                                                 : (size_t)c->opts.label_column;
+    c->label_column = SIZE_MAX;
     if (c->opts.header) {
         split_fields(c, first);
         tdm_status s = check_header(c);
         if (s != TDM_OK)
             return s;
     }
-    if (c->opts.label_name)
-        return find_label_name(c);
-    if (labelled && c->label_column >= c->columns)
-        return tdm_fail(TDM_ERR_CORRUPT_DATA,
-                        "%s: %s:%zu: label_column is %zu but lines have %zu columns", func, c->path,
-                        c->line, c->label_column, c->columns);
-    return TDM_OK;
+    return c->opts.label_columns ? find_label_list(c) : find_label_column(c, labelled);
 }
 
 /* The first line, read as data, fails it or the next: it may be a header, or a
@@ -238,8 +322,10 @@ static size_t count_lines(const char *text)
 
 static tdm_status read_rows(csv_parse *c, char *line)
 {
-    size_t features = c->columns - (c->label_column != SIZE_MAX);
-    tdm_status s = tdm_table_create(count_lines(c->next) + 1, features, &c->table);
+    size_t features = c->columns - c->label_count;
+    tdm_dtype dtype = c->opts.float_labels ? TDM_F32 : TDM_I32;
+    size_t width = c->label_count ? c->label_count : 1;
+    tdm_status s = tdm_table_create(count_lines(c->next) + 1, features, dtype, width, &c->table);
     if (!line && s == TDM_OK)
         line = next_nonblank_line(c);
     for (; line && s == TDM_OK; line = next_nonblank_line(c))
@@ -267,6 +353,9 @@ static tdm_status check_options(const tdm_csv_options *o)
     if (o->label_name && !o->header)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: label_name '%s' needs header = 1", func,
                         o->label_name);
+    if (o->label_columns && o->label_column == TDM_CSV_NO_LABEL)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: label_columns '%s' with TDM_CSV_NO_LABEL",
+                        func, o->label_columns);
     return TDM_OK;
 }
 
@@ -322,6 +411,7 @@ tdm_status tdm_dataset_from_csv(const char *path, const tdm_csv_options *opts, t
     if (c.c_locale)
         tdm_c_locale_free(c.c_locale);
     free(c.fields);
+    free(c.label_slot);
     free(text);
     if (s != TDM_OK) {
         tdm_table_release(c.table);
@@ -332,6 +422,7 @@ tdm_status tdm_dataset_from_csv(const char *path, const tdm_csv_options *opts, t
     if (s == TDM_OK && c.opts.layout) {
         c.layout.columns = c.columns;
         c.layout.label_column = c.label_column == SIZE_MAX ? TDM_CSV_NO_LABEL : (int)c.label_column;
+        c.layout.label_count = c.label_count;
         *c.opts.layout = c.layout;
     }
     return s;

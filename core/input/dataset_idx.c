@@ -151,7 +151,7 @@ static tdm_status fill_labels(const idx_file *f, const tdm_idx_options *o, tdm_t
     char why[128];
     for (size_t i = 0; i < f->count; i++)
         if (tdm_label_from_value(element_value(f, i), o->class_count, o->max_class_count,
-                                 &t->labels[i], why, sizeof why) != 0)
+                                 (int32_t *)t->labels + i, why, sizeof why) != 0)
             return corrupt(f, f->data_offset + i * f->element_size, "%s", why);
     return TDM_OK;
 }
@@ -162,7 +162,7 @@ static tdm_status build_table(const idx_file *images, const idx_file *labels,
     if (images->count != labels->count)
         return tdm_fail(TDM_ERR_CORRUPT_DATA, "%s: %s: byte 4: %zu labels, but %s has %zu images",
                         func, labels->path, labels->count, images->path, images->count);
-    tdm_status s = tdm_table_create(images->count, images->per_item, out);
+    tdm_status s = tdm_table_create(images->count, images->per_item, TDM_I32, 1, out);
     if (s == TDM_OK)
         s = fill_features(images, *out);
     if (s == TDM_OK)

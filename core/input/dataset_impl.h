@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 
 #include "tandem/dataset.h"
+#include "tandem/tensor.h"
 
 /* The examples as loaded: immutable once built, shared by every dataset and iterator
  * made from them, freed with the last reference. */
@@ -14,8 +15,17 @@ typedef struct tdm_table {
     size_t rows;
     size_t feature_count;
     float *features; /* [rows, feature_count] */
-    int32_t *labels; /* [rows] */
+    void *labels;    /* [rows, label_width] of label_dtype: int32 class indices or
+                        float targets, both 4 bytes */
+    tdm_dtype label_dtype;
+    size_t label_width;
 } tdm_table;
+
+/* Bytes of one example's labels. */
+static inline size_t tdm_table_label_bytes(const tdm_table *t)
+{
+    return t->label_width * 4;
+}
 
 typedef struct tdm_map_stage {
     tdm_dataset_map_fn fn;
@@ -49,15 +59,18 @@ struct tdm_dataset {
     size_t map_count;
 };
 
-/* A table of `rows` (> 0) examples of feature_count (> 0) features, contents
- * uninitialised, with one reference. */
-tdm_status tdm_table_create(size_t rows, size_t feature_count, tdm_table **out);
+/* A table of `rows` (> 0) examples of feature_count (> 0) features and label_width
+ * (> 0) labels of label_dtype (TDM_I32 or TDM_F32) each, contents uninitialised, with
+ * one reference. */
+tdm_status tdm_table_create(size_t rows, size_t feature_count, tdm_dtype label_dtype,
+                            size_t label_width, tdm_table **out);
 /* Gives back the memory of rows past `rows` (> 0): a parser's over-estimate. */
 void tdm_table_shrink(tdm_table *t, size_t rows);
 void tdm_table_release(tdm_table *t);
 
 /* A one-epoch dataset over every row of t, taking over the caller's reference (released
- * on failure too). class_count 0: the largest label + 1. Labels are already valid. */
+ * on failure too). Class labels: class_count 0 is the largest label + 1; float
+ * targets have no classes (class_count 0). Labels are already valid. */
 tdm_status tdm_dataset_wrap(tdm_table *t, size_t class_count, tdm_dataset **out);
 
 /* A copy of ds's pipeline (sharing its table) over `row_count` of `rows` (ds's own
@@ -79,8 +92,8 @@ tdm_status tdm_dataset_apply_maps(const tdm_dataset *ds, float *features, size_t
  * numbering tdm_dataset_iterator_next_examples uses), as batches deliver them: features
  * [row_count, feature_count] after the maps, which run over runs of at most one full
  * batch (a map sees no more rows at once than iteration gives it), and labels
- * [row_count]. A map's failure is returned, naming func. */
-tdm_status tdm_dataset_examples(const tdm_dataset *ds, float *features, int32_t *labels,
+ * [row_count, label_width]. A map's failure is returned, naming func. */
+tdm_status tdm_dataset_examples(const tdm_dataset *ds, float *features, void *labels,
                                 const char *func);
 
 /* Advances like tdm_dataset_iterator_next, but neither gathers nor maps: returns the

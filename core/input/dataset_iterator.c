@@ -15,7 +15,7 @@ struct tdm_dataset_iterator {
     tdm_dataset_position pos;
     size_t batches_per_epoch;
     float *features; /* the current batch */
-    int32_t *labels;
+    void *labels;
     tdm_batch batch;
 };
 
@@ -54,12 +54,12 @@ static size_t gather(tdm_dataset_iterator *it)
     const tdm_dataset *ds = it->ds;
     const tdm_table *t = ds->table;
     const size_t *examples;
-    size_t count = batch_examples(it, &examples);
+    size_t count = batch_examples(it, &examples), lb = tdm_table_label_bytes(t);
     for (size_t i = 0; i < count; i++) {
         size_t row = ds->rows[examples[i]];
         memcpy(it->features + i * t->feature_count, t->features + row * t->feature_count,
                t->feature_count * sizeof(float));
-        it->labels[i] = t->labels[row];
+        memcpy((char *)it->labels + i * lb, (const char *)t->labels + row * lb, lb);
     }
     return count;
 }
@@ -158,14 +158,18 @@ static tdm_status allocate_buffers(tdm_dataset_iterator *it)
     /* + 1: an iterator over no examples still owns valid (empty) arrays */
     it->order = malloc(ds->row_count * sizeof *it->order + 1);
     it->features = malloc(rows * feature_count * sizeof(float) + 1);
-    it->labels = malloc(rows * sizeof(int32_t) + 1);
+    it->labels = malloc(rows * tdm_table_label_bytes(ds->table) + 1);
     if (!it->order || !it->features || !it->labels)
         return tdm_fail(
             TDM_ERR_OUT_OF_MEMORY,
             "tdm_dataset_iterator_create: no host memory for batches of %zu x %zu features", rows,
             feature_count);
     it->batch.features = it->features;
-    it->batch.labels = it->labels;
+    if (ds->table->label_dtype == TDM_F32)
+        it->batch.targets = it->labels;
+    else
+        it->batch.labels = it->labels;
+    it->batch.label_width = ds->table->label_width;
     it->batch.feature_count = feature_count;
     return TDM_OK;
 }

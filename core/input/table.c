@@ -6,16 +6,21 @@
 #include "input/dataset_impl.h"
 #include "base/error.h"
 
-tdm_status tdm_table_create(size_t rows, size_t feature_count, tdm_table **out)
+tdm_status tdm_table_create(size_t rows, size_t feature_count, tdm_dtype label_dtype,
+                            size_t label_width, tdm_table **out)
 {
     *out = NULL;
-    if (rows > SIZE_MAX / sizeof(float) / feature_count)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "a table of %zu x %zu features is too large", rows,
-                        feature_count);
+    if (rows > SIZE_MAX / sizeof(float) / feature_count ||
+        rows > SIZE_MAX / sizeof(float) / label_width)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY,
+                        "a table of %zu examples of %zu features and %zu labels is too large",
+                        rows, feature_count, label_width);
     tdm_table *t = calloc(1, sizeof *t);
     if (t) {
+        t->label_dtype = label_dtype;
+        t->label_width = label_width;
         t->features = malloc(rows * feature_count * sizeof(float));
-        t->labels = malloc(rows * sizeof(int32_t));
+        t->labels = malloc(rows * tdm_table_label_bytes(t));
     }
     if (!t || !t->features || !t->labels) {
         tdm_table_release(t);
@@ -32,7 +37,7 @@ tdm_status tdm_table_create(size_t rows, size_t feature_count, tdm_table **out)
 void tdm_table_shrink(tdm_table *t, size_t rows)
 {
     float *features = realloc(t->features, rows * t->feature_count * sizeof(float));
-    int32_t *labels = realloc(t->labels, rows * sizeof(int32_t));
+    void *labels = realloc(t->labels, rows * tdm_table_label_bytes(t));
     /* A failed shrink keeps the larger block, which is just as good. */
     if (features)
         t->features = features;

@@ -20,7 +20,7 @@ static tdm_status check_size(const tdm_model_options *o, const char *f)
                         "%s: options.size is %zu, expected %zu: use "
                         "TDM_MODEL_OPTIONS_INIT",
                         f, o->size, sizeof *o);
-    if (o->reserved[0] || o->reserved[1])
+    if (o->reserved[0])
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: options.reserved is not 0: use TDM_MODEL_OPTIONS_INIT (a caller built "
                         "against a newer header sets fields this library does not have)",
@@ -214,6 +214,20 @@ tdm_status tdm_model_set_standardization(tdm_model *m, const float *mean, const 
     return TDM_OK;
 }
 
+tdm_status tdm_model_get_standardization(const tdm_model *m, float *mean, float *std)
+{
+    const char *func = "tdm_model_get_standardization";
+    TDM_CHECK_ARG(m, func);
+    TDM_CHECK_ARG(mean, func);
+    TDM_CHECK_ARG(std, func);
+    if (!m->standardize)
+        return tdm_fail(TDM_ERR_NOT_FOUND, "%s: the model has no standardisation", func);
+    size_t fc = m->opts.input_features;
+    memcpy(mean, m->standardize, fc * sizeof *mean); /* the params start with the mean */
+    memcpy(std, m->std, fc * sizeof *std);
+    return TDM_OK;
+}
+
 size_t tdm_model_input_count(const tdm_model *m)
 {
     return m ? m->opts.input_features : 0;
@@ -222,6 +236,11 @@ size_t tdm_model_input_count(const tdm_model *m)
 tdm_loss_kind tdm_model_loss_kind(const tdm_model *m)
 {
     return m ? m->opts.loss : TDM_LOSS_SOFTMAX_CROSS_ENTROPY;
+}
+
+float tdm_model_huber_delta(const tdm_model *m)
+{
+    return m && m->opts.huber_delta > 0.0f ? m->opts.huber_delta : 1.0f;
 }
 
 size_t tdm_model_variable_count(const tdm_model *m)

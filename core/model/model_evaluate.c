@@ -1,5 +1,5 @@
-/* Evaluation: inference batch by batch, with the loss and accuracy computed on the
- * host in double from the outputs. */
+/* Evaluation: inference batch by batch, with the loss and the task's metrics computed
+ * on the host in double from the outputs. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -7,32 +7,97 @@
 #include "model/model_impl.h"
 
 typedef struct totals {
-    double loss;
-    size_t correct, examples;
+    double loss, hits; /* hits: correct examples, or correct outputs (binary) */
+    size_t examples;
+    double abs_error, sq_error;    /* regression, over every output */
+    double *sum, *sum_sq, *sq_res; /* regression: [outputs] per output, for R^2 */
 } totals;
 
-static double example_loss(tdm_loss_kind kind, const float *out, size_t classes, int32_t label)
+static double log_sum_exp(const float *row, size_t n)
 {
-    double sum = 0.0, max = out[0];
-    for (size_t c = 1; c < classes; c++)
-        max = out[c] > max ? out[c] : max;
-    for (size_t c = 0; c < classes; c++) {
-        double d = out[c] - (c == (size_t)label ? 1.0 : 0.0);
-        sum += kind == TDM_LOSS_SOFTMAX_CROSS_ENTROPY ? exp(out[c] - max) : d * d;
+    double max = row[0], sum = 0.0;
+    for (size_t c = 1; c < n; c++)
+        max = row[c] > max ? row[c] : max;
+    for (size_t c = 0; c < n; c++)
+        sum += exp(row[c] - max);
+    return log(sum) + max;
+}
+
+static size_t highest(const float *row, size_t n)
+{
+    size_t best = 0;
+    for (size_t c = 1; c < n; c++)
+        best = row[c] > row[best] ? c : best;
+    return best;
+}
+
+/* The elementwise losses of one output against its target. */
+static double output_loss(const tdm_model *m, double x, double t)
+{
+    double d = x - t, delta = tdm_model_huber_delta(m);
+    switch (m->opts.loss) {
+    case TDM_LOSS_MEAN_ABSOLUTE_ERROR:
+        return fabs(d);
+    case TDM_LOSS_HUBER:
+        return fabs(d) <= delta ? 0.5 * d * d : delta * (fabs(d) - 0.5 * delta);
+    case TDM_LOSS_SIGMOID_CROSS_ENTROPY:
+        return (x > 0 ? x : 0) - x * t + log1p(exp(-fabs(x)));
+    default:
+        return d * d;
     }
-    return kind == TDM_LOSS_SOFTMAX_CROSS_ENTROPY ? log(sum) + max - out[label] : sum;
+}
+
+/* Example r against its class label. */
+static void score_class(const tdm_model *m, const float *row, size_t n, int32_t label, totals *t)
+{
+    t->hits += highest(row, n) == (size_t)label;
+    if (m->opts.loss == TDM_LOSS_SOFTMAX_CROSS_ENTROPY) {
+        t->loss += log_sum_exp(row, n) - row[label];
+        return;
+    }
+    double sum = 0.0;
+    for (size_t c = 0; c < n; c++)
+        sum += output_loss(m, row[c], c == (size_t)label ? 1.0 : 0.0);
+    t->loss += sum / (double)n;
+}
+
+/* Example r against its float targets. */
+static void score_targets(const tdm_model *m, const float *row, size_t n, const float *target,
+                          totals *t)
+{
+    if (m->opts.loss == TDM_LOSS_CATEGORICAL_CROSS_ENTROPY) {
+        double lse = log_sum_exp(row, n), sum = 0.0;
+        for (size_t c = 0; c < n; c++)
+            sum += target[c] * (lse - row[c]);
+        t->loss += sum;
+        t->hits += highest(row, n) == highest(target, n);
+        return;
+    }
+    double sum = 0.0;
+    for (size_t c = 0; c < n; c++) {
+        sum += output_loss(m, row[c], target[c]);
+        double d = (double)row[c] - target[c];
+        if (m->opts.loss == TDM_LOSS_SIGMOID_CROSS_ENTROPY) {
+            t->hits += (row[c] > 0.0f) == (target[c] > 0.5f);
+            continue;
+        }
+        t->abs_error += fabs(d);
+        t->sq_error += d * d;
+        t->sum[c] += target[c];
+        t->sum_sq[c] += (double)target[c] * target[c];
+        t->sq_res[c] += d * d;
+    }
+    t->loss += sum / (double)n;
 }
 
 static void score(const tdm_model *m, const float *out, const tdm_batch *b, totals *t)
 {
-    size_t classes = tdm_model_output_count(m);
+    size_t n = tdm_model_output_count(m);
     for (size_t r = 0; r < b->count; r++) {
-        const float *row = out + r * classes;
-        size_t best = 0;
-        for (size_t c = 1; c < classes; c++)
-            best = row[c] > row[best] ? c : best;
-        t->correct += best == (size_t)b->labels[r];
-        t->loss += example_loss(m->opts.loss, row, classes, b->labels[r]);
+        if (b->targets)
+            score_targets(m, out + r * n, n, b->targets + r * n, t);
+        else
+            score_class(m, out + r * n, n, b->labels[r], t);
     }
     t->examples += b->count;
 }
@@ -54,31 +119,73 @@ static tdm_status evaluate(tdm_model *m, tdm_dataset_iterator *it, size_t rows, 
     return s;
 }
 
+/* The metrics from the totals: accuracy for classes and sigmoid outputs, MAE, RMSE
+ * and R^2 (each output's, then their mean) for a regression. */
+static void summarise(const tdm_model *m, const tdm_dataset *ds, const totals *t,
+                      tdm_evaluation *out)
+{
+    size_t n = tdm_model_output_count(m);
+    double examples = (double)t->examples, values = examples * (double)n;
+    *out = (tdm_evaluation){.examples = t->examples};
+    if (!t->examples)
+        return;
+    out->loss = t->loss / examples;
+    int targets = tdm_dataset_label_dtype(ds) == TDM_F32;
+    if (m->opts.loss == TDM_LOSS_SIGMOID_CROSS_ENTROPY)
+        out->accuracy = t->hits / values;
+    else if (!targets || m->opts.loss == TDM_LOSS_CATEGORICAL_CROSS_ENTROPY)
+        out->accuracy = t->hits / examples;
+    if (!targets || m->opts.loss == TDM_LOSS_SIGMOID_CROSS_ENTROPY ||
+        m->opts.loss == TDM_LOSS_CATEGORICAL_CROSS_ENTROPY)
+        return;
+    out->mae = t->abs_error / values;
+    out->rmse = sqrt(t->sq_error / values);
+    double r2 = 0.0;
+    for (size_t c = 0; c < n; c++) {
+        double total = t->sum_sq[c] - t->sum[c] * t->sum[c] / examples;
+        /* a constant target: R^2 is 1 for a perfect fit, else 0 (scikit-learn's) */
+        r2 += total > 0.0 ? 1.0 - t->sq_res[c] / total : t->sq_res[c] == 0.0 ? 1.0 : 0.0;
+    }
+    out->r2 = r2 / (double)n;
+}
+
+static tdm_status check(const tdm_model *m, const tdm_dataset *ds)
+{
+    size_t outputs = tdm_model_output_count(m);
+    if (tdm_dataset_label_dtype(ds) == TDM_I32 && tdm_dataset_class_count(ds) > outputs)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "tdm_model_evaluate: the data has %zu classes, "
+                        "the model %zu outputs",
+                        tdm_dataset_class_count(ds), outputs);
+    return tdm_model_check_labels(m, tdm_dataset_label_dtype(ds), tdm_dataset_label_width(ds),
+                                  "tdm_model_evaluate");
+}
+
 tdm_status tdm_model_evaluate(tdm_model *m, const tdm_dataset *ds, tdm_evaluation *out)
 {
     TDM_CHECK_ARG(m, "tdm_model_evaluate");
     TDM_CHECK_ARG(ds, "tdm_model_evaluate");
     TDM_CHECK_ARG(out, "tdm_model_evaluate");
+    tdm_status s = check(m, ds);
+    if (s != TDM_OK)
+        return s;
     /* Scratch for the largest batch: none holds more than the data's examples. */
     size_t rows = tdm_dataset_batch_size(ds) ? tdm_dataset_batch_size(ds) : 1;
     if (rows > tdm_dataset_example_count(ds) && tdm_dataset_example_count(ds))
         rows = tdm_dataset_example_count(ds);
     size_t outputs = tdm_model_output_count(m);
-    if (tdm_dataset_class_count(ds) > outputs)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        "tdm_model_evaluate: the data has %zu classes, "
-                        "the model %zu outputs",
-                        tdm_dataset_class_count(ds), outputs);
     tdm_dataset_iterator *it = NULL;
-    totals t = {0};
-    tdm_status s = tdm_dataset_iterator_create(ds, &it);
+    totals t = {.sum = calloc(3 * outputs, sizeof(double))};
+    if (!t.sum)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_model_evaluate: out of host memory");
+    t.sum_sq = t.sum + outputs;
+    t.sq_res = t.sum_sq + outputs;
+    s = tdm_dataset_iterator_create(ds, &it);
     if (s == TDM_OK)
         s = evaluate(m, it, rows, &t);
     tdm_dataset_iterator_destroy(it);
-    if (s != TDM_OK)
-        return tdm_fail_context(s, "tdm_model_evaluate");
-    out->examples = t.examples;
-    out->loss = t.examples ? t.loss / (double)t.examples : 0.0;
-    out->accuracy = t.examples ? (double)t.correct / (double)t.examples : 0.0;
-    return TDM_OK;
+    if (s == TDM_OK)
+        summarise(m, ds, &t, out);
+    free(t.sum);
+    return s == TDM_OK ? s : tdm_fail_context(s, "tdm_model_evaluate");
 }

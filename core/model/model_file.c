@@ -1,9 +1,8 @@
-/* The names a model file gives the loss and its reduction. */
+/* The names a model file gives the loss's reduction (the loss's: loss_kinds.c). */
 #include <string.h>
 
 #include "model/model_file.h"
 
-static const char *const loss_names[] = {"softmax_cross_entropy", "mean_squared_error"};
 static const char *const reduction_names[] = {"sum_over_batch_size", "sum"};
 
 static int find(const char *const *names, int count, const char *name)
@@ -14,19 +13,9 @@ static int find(const char *const *names, int count, const char *name)
     return -1;
 }
 
-const char *tdm_model_loss_name(tdm_loss_kind kind)
-{
-    return loss_names[kind];
-}
-
 const char *tdm_model_reduction_name(tdm_loss_reduction reduction)
 {
     return reduction_names[reduction];
-}
-
-int tdm_model_loss_parse(const char *name)
-{
-    return find(loss_names, 2, name);
 }
 
 int tdm_model_reduction_parse(const char *name)

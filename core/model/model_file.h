@@ -27,13 +27,10 @@
 #define TDM_MODEL_MEAN "input/mean"
 #define TDM_MODEL_STD "input/std"
 
-/* "softmax_cross_entropy", "mean_squared_error". */
-const char *tdm_model_loss_name(tdm_loss_kind kind);
 /* "sum_over_batch_size", "sum". */
 const char *tdm_model_reduction_name(tdm_loss_reduction reduction);
 
-/* The kind or reduction of a name; -1 if unknown. */
-int tdm_model_loss_parse(const char *name);
+/* The reduction of a name; -1 if unknown. */
 int tdm_model_reduction_parse(const char *name);
 
 #endif

@@ -66,8 +66,9 @@ typedef struct tdm_model_buffers {
     tdm_tensor **partial;   /* [layers]: conv2d's bias gradient summed over the batch only,
                                [out_h * out_w, units]; NULL for other layers */
     tdm_tensor *ids;        /* [rows, input_features], i32: an embedding's ids, or NULL */
-    tdm_tensor *losses;     /* [rows]: per-example losses */
-    tdm_tensor *target;     /* [rows, classes]: one-hot labels (mean squared error) */
+    tdm_tensor *losses;     /* [rows, outputs]: per-output losses (the cross-entropies of
+                               softmax: per-example losses in the first rows) */
+    tdm_tensor *target;     /* [rows, outputs]: one-hot labels (mean squared error) */
 } tdm_model_buffers;
 
 /* How a layer computes on one device: a convolution's algorithm (DIRECT, LOWERED,
@@ -123,6 +124,11 @@ void tdm_layer_variable_name(tdm_layer_kind kind, size_t l, size_t k, char *buf,
 
 /* Layer l's moving statistic k's name: "batch_norm<l>/moving_mean". */
 void tdm_layer_state_name(tdm_layer_kind kind, size_t l, size_t k, char *buf, size_t size);
+
+/* Whether labels (a tensor's or a dataset's: dtype, width) fit the model's loss and
+ * outputs; else TDM_ERR_INVALID_ARGUMENT saying why, naming func (model_labels.c). */
+tdm_status tdm_model_check_labels(const tdm_model *m, tdm_dtype dtype, size_t width,
+                                  const char *func);
 
 /* Batch norm's epsilon and momentum, the defaults where 0 (layers/normalise.c). */
 float tdm_layer_epsilon(const tdm_layer *d);

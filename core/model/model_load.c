@@ -300,7 +300,8 @@ static tdm_status input(loader *l)
 static tdm_status training_options(loader *l)
 {
     const char *loss = meta(l, "loss"), *reduction = meta(l, "reduction"), *seed = meta(l, "seed");
-    int kind = loss ? tdm_model_loss_parse(loss) : -1;
+    tdm_loss_kind k = TDM_LOSS_SOFTMAX_CROSS_ENTROPY;
+    int kind = loss && tdm_loss_kind_parse(loss, &k) == TDM_OK ? (int)k : -1;
     int red = reduction ? tdm_model_reduction_parse(reduction) : -1;
     char *end = NULL;
     errno = 0;
@@ -312,7 +313,14 @@ static tdm_status training_options(loader *l)
     l->opts.loss = (tdm_loss_kind)kind;
     l->opts.reduction = (tdm_loss_reduction)red;
     l->opts.seed = v;
-    return TDM_OK;
+    if (kind != TDM_LOSS_HUBER)
+        return TDM_OK;
+    tdm_c_locale *c = tdm_c_locale_new();
+    if (!c)
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: no memory for the C locale", func);
+    tdm_status s = number(l, "loss", "huber_delta", 0x1p-100, 0x1p100, c, &l->opts.huber_delta);
+    tdm_c_locale_free(c);
+    return s;
 }
 
 /* Every variable's tensor has the shape the plan of the layers gives. */

@@ -2,19 +2,65 @@
  * output, then backward through every layer into the variables' gradients. */
 #include "base/error.h"
 #include "model/layers/layer_type.h"
+#include "model/model_impl.h"
 #include "ops/ops_sum.h"
 #include "tandem/ops.h"
 
-/* Per-example losses and d(loss) / d(output), scaled for the step. */
-static tdm_status output_loss(const tdm_model *m, const tdm_model_views *v, const tdm_loss_args *a,
+/* The elementwise losses: per output, with d(loss) / d(output). */
+static tdm_status elementwise(const tdm_model *m, const tdm_model_views *v, const tdm_tensor *t,
                               float scale)
+{
+    tdm_tensor *losses = v->b.losses, *g = v->b.g[v->b.layers - 1];
+    const tdm_tensor *out = v->out[v->b.layers - 1];
+    switch (m->opts.loss) {
+    case TDM_LOSS_MEAN_ABSOLUTE_ERROR:
+        return tdm_op_mae(losses, g, out, t, scale);
+    case TDM_LOSS_HUBER:
+        return tdm_op_huber(losses, g, out, t, tdm_model_huber_delta(m), scale);
+    case TDM_LOSS_SIGMOID_CROSS_ENTROPY:
+        return tdm_op_sigmoid_xent(losses, g, out, t, scale);
+    default:
+        return tdm_op_mse(losses, g, out, t, scale);
+    }
+}
+
+/* The softmax cross-entropies: per-example losses in the first rows of the losses. */
+static tdm_status per_example(const tdm_model *m, const tdm_model_views *v,
+                              const tdm_loss_args *a, tdm_tensor *losses, float scale)
 {
     size_t last = v->b.layers - 1;
     if (m->opts.loss == TDM_LOSS_SOFTMAX_CROSS_ENTROPY)
-        return tdm_op_softmax_xent(v->b.losses, v->b.g[last], v->out[last], a->labels, scale);
-    tdm_status s = tdm_op_one_hot(v->b.target, a->labels);
-    return s != TDM_OK ? s
-                       : tdm_op_mse(v->b.losses, v->b.g[last], v->out[last], v->b.target, scale);
+        return tdm_op_softmax_xent(losses, v->b.g[last], v->out[last], a->labels, scale);
+    return tdm_op_softmax_xent_soft(losses, v->b.g[last], v->out[last], a->labels, scale);
+}
+
+/* The loss into a->loss, and d(loss) / d(output), scaled for the step. A per-output
+ * loss is the mean over the outputs (Keras' convention), so its scale is divided by
+ * their count. */
+static tdm_status output_loss(const tdm_model *m, const tdm_model_views *v, const tdm_loss_args *a,
+                              float scale)
+{
+    if (m->opts.loss == TDM_LOSS_SOFTMAX_CROSS_ENTROPY ||
+        m->opts.loss == TDM_LOSS_CATEGORICAL_CROSS_ENTROPY) {
+        tdm_tensor *losses = NULL;
+        tdm_status s = tdm_tensor_slice(v->b.losses, 0, &TDM_SHAPE(a->rows), &losses);
+        if (s == TDM_OK)
+            s = per_example(m, v, a, losses, scale);
+        if (s == TDM_OK)
+            s = tdm_op_sum_scaled(a->loss, losses, scale);
+        tdm_tensor_destroy(losses);
+        return s;
+    }
+    float per_output = scale / (float)tdm_model_output_count(m);
+    const tdm_tensor *t = a->labels;
+    tdm_status s = TDM_OK;
+    if (tdm_tensor_dtype(a->labels) == TDM_I32) { /* mean squared error on classes */
+        s = tdm_op_one_hot(v->b.target, a->labels);
+        t = v->b.target;
+    }
+    if (s == TDM_OK)
+        s = elementwise(m, v, t, per_output);
+    return s == TDM_OK ? tdm_op_sum_scaled(a->loss, v->b.losses, per_output) : s;
 }
 
 /* Layer l's gradients, given d(loss) / d(output of l) in g[l]; leaves d(loss) /
@@ -51,8 +97,6 @@ static tdm_status passes(const tdm_model *m, const tdm_model_views *v, const tdm
     tdm_status s = tdm_model_forward(m, v, &fa);
     if (s == TDM_OK)
         s = output_loss(m, v, a, scale);
-    if (s == TDM_OK)
-        s = tdm_op_sum_scaled(a->loss, v->b.losses, scale);
     for (size_t l = v->b.layers; l-- > 0 && s == TDM_OK;) {
         s = backward_layer(m, v, a, l);
         if (s == TDM_OK && l)
@@ -104,6 +148,10 @@ tdm_status tdm_model_loss(const tdm_loss_args *args, void *model)
     TDM_CHECK_ARG(model, "tdm_model_loss");
     tdm_model *m = model;
     tdm_status s = check_args(m, args);
+    tdm_shape ls = args->labels ? tdm_tensor_shape(args->labels) : TDM_SHAPE(0);
+    if (s == TDM_OK && args->labels)
+        s = tdm_model_check_labels(m, tdm_tensor_dtype(args->labels),
+                                   ls.rank > 1 ? ls.dims[1] : 1, "tdm_model_loss");
     /* An empty slice contributes nothing, but batch norms still meet the other
      * replicas in their all-reduces: their passes run over no rows. */
     if (s != TDM_OK || (args->rows == 0 && !m->state_count))

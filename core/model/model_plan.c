@@ -1,5 +1,6 @@
 /* A model's layers checked and laid out: each layer's input and output images, its
  * window and its variables, and the names they go by. */
+#include <math.h>
 #include <stdio.h>
 
 #include "base/checked_size.h"
@@ -215,8 +216,12 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
         states += p->state_count;
     }
     if (s == TDM_OK &&
-        ((unsigned)o->loss > TDM_LOSS_MEAN_SQUARED_ERROR || (unsigned)o->reduction > TDM_LOSS_SUM))
+        ((unsigned)o->loss >= TDM_LOSS_KIND_COUNT || (unsigned)o->reduction > TDM_LOSS_SUM))
         s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: unknown loss or reduction", f);
+    if (s == TDM_OK && !(o->huber_delta >= 0.0f && o->huber_delta < INFINITY))
+        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                     "%s: huber_delta is %g; it is > 0 (or 0 for the default, 1)", f,
+                     (double)o->huber_delta);
     if (s == TDM_OK && o->compute_dtype != TDM_F32 && o->compute_dtype != TDM_F16)
         s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                      "%s: compute_dtype is %s; models compute in f32 or f16", f,

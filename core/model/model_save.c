@@ -102,7 +102,9 @@ static void describe(const tdm_model *m, entries *out, char *kinds)
     add(out, "format", TDM_MODEL_FORMAT);
     snprintf(value, sizeof value, "%d", TDM_MODEL_FORMAT_VERSION);
     add(out, "format_version", value);
-    add(out, "loss", tdm_model_loss_name(m->opts.loss));
+    add(out, "loss", tdm_loss_kind_name(m->opts.loss));
+    if (m->opts.loss == TDM_LOSS_HUBER)
+        add_number(out, "loss", "huber_delta", (double)tdm_model_huber_delta(m));
     add(out, "reduction", tdm_model_reduction_name(m->opts.reduction));
     snprintf(value, sizeof value, "%llu", (unsigned long long)m->opts.seed);
     add(out, "seed", value);

@@ -4,12 +4,16 @@
  * which order and in which batches an iterator delivers them. An example is
  *
  *   features  float32[feature_count]
- *   label     int32 class index in [0, class_count)
+ *   labels    int32[label_width]: class indices in [0, class_count), one per example
+ *             (label_width 1) or one per position of a sequence, where a negative
+ *             label masks its position out; or
+ *             float32[label_width]: float targets (regression, binary and multi-label
+ *             outputs, one-hot or soft class rows)
  *
- * Labels are class indices, not float targets, because the training loss (softmax
- * cross-entropy) consumes them as integers: a batch's labels upload as they are, with
- * no conversion per step, and a label that is not a valid class is caught once, when
- * the data is loaded, with its file and line. Regression targets are not supported.
+ * Class labels stay integers, because the sparse cross-entropy consumes them as they
+ * are: a batch's labels upload with no conversion per step, and a label that is not a
+ * valid class is caught once, when the data is loaded, with its file and line. A NaN
+ * or infinite target is refused the same way.
  *
  * The pipeline has a fixed shape, so that an epoch and a position within it are
  * always well defined (which checkpoints and the split across replicas rely on):
@@ -34,6 +38,7 @@
 #include <stdint.h>
 
 #include "tandem/status.h"
+#include "tandem/tensor.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,10 +62,29 @@ TDM_API tdm_status tdm_dataset_from_arrays(const float *features, const int32_t 
                                            size_t example_count, size_t feature_count,
                                            size_t class_count, tdm_dataset **out);
 
+/* Copies example_count (> 0) examples of float targets: features row-major
+ * [example_count, feature_count], targets [example_count, target_width]. The dataset
+ * has no classes (class_count 0). A feature or a target that is NaN or infinite is
+ * rejected by index (TDM_ERR_NUMERIC). */
+TDM_API tdm_status tdm_dataset_from_targets(const float *features, const float *targets,
+                                            size_t example_count, size_t feature_count,
+                                            size_t target_width, tdm_dataset **out);
+
+/* Copies example_count (> 0) sequences of class labels, one per position:
+ * labels [example_count, label_width]. A negative label masks its position: it has
+ * no loss and no gradient (the padding of a short sequence). class_count as in
+ * tdm_dataset_from_arrays. */
+TDM_API tdm_status tdm_dataset_from_sequences(const float *features, const int32_t *labels,
+                                              size_t example_count, size_t feature_count,
+                                              size_t label_width, size_t class_count,
+                                              tdm_dataset **out);
+
 /* Where tdm_dataset_from_csv found the examples, for a caller to show its user. */
 typedef struct tdm_csv_layout {
     size_t columns;     /* fields per line */
-    int label_column;   /* 0-based; TDM_CSV_NO_LABEL when every column is a feature */
+    int label_column;   /* 0-based, the first label column; TDM_CSV_NO_LABEL when every
+                           column is a feature */
+    size_t label_count; /* label columns: 1, several with label_columns, 0 without */
     size_t header_line; /* the header's line, counted from 1; 0 without a header */
     size_t first_line;  /* the first and the last data line, counted from 1 */
     size_t last_line;
@@ -88,6 +112,13 @@ typedef struct tdm_csv_options {
                                more is refused, naming its line and value, where one
                                stray label would make a model of that many classes;
                                0 (default): no limit */
+    int float_labels;          /* 0 (default): class indices; 1: float targets, read
+                                  as they are (regression, binary and multi-label
+                                  outputs) */
+    const char *label_columns; /* if set, several label columns, in this order: a
+                                  comma-separated list of 0-based indices or (with
+                                  header = 1) names, e.g. "0,3" or "price,rooms";
+                                  overrides label_column and label_name */
 } tdm_csv_options;
 
 #define TDM_CSV_OPTIONS_INIT                                                                       \
@@ -96,8 +127,9 @@ typedef struct tdm_csv_options {
     }
 
 /* Reads a CSV file of numbers: one example per line, every line with the same number
- * of fields (at least two, or one without a label), the label column's value an
- * integral class index, every other column a feature in column order. Blank lines
+ * of fields (at least two, or one without a label), the label columns' values
+ * integral class indices (or float targets), every other column a feature in column
+ * order. Blank lines
  * are skipped; "\r\n" endings are accepted; spaces around a field are ignored;
  * fields are not quoted (a header's names may be). Numbers are read in the "C"
  * locale, whatever the program's locale. Errors name "path:line:column", both counted
@@ -205,6 +237,10 @@ TDM_API tdm_status tdm_dataset_standardize(tdm_dataset *ds, const float *mean, c
 
 TDM_API size_t tdm_dataset_feature_count(const tdm_dataset *ds);
 TDM_API size_t tdm_dataset_class_count(const tdm_dataset *ds);
+/* TDM_I32 for class labels, TDM_F32 for float targets (TDM_I32 for NULL). */
+TDM_API tdm_dtype tdm_dataset_label_dtype(const tdm_dataset *ds);
+/* Labels per example: 1 for a class label, the target's width, a sequence's length. */
+TDM_API size_t tdm_dataset_label_width(const tdm_dataset *ds);
 /* Examples in one epoch. */
 TDM_API size_t tdm_dataset_example_count(const tdm_dataset *ds);
 /* The global batch size, 0 if the dataset is not batched. */
@@ -218,7 +254,9 @@ TDM_API size_t tdm_dataset_batches_per_epoch(const tdm_dataset *ds);
  * until it is destroyed. */
 typedef struct tdm_batch {
     const float *features; /* [count, feature_count], row-major, contiguous */
-    const int32_t *labels; /* [count] class indices */
+    const int32_t *labels; /* [count, label_width] class indices; NULL for float targets */
+    const float *targets;  /* [count, label_width] float targets; NULL for class labels */
+    size_t label_width;
     size_t count;          /* examples in this batch: the batch size, fewer in the
                               last batch of an epoch, 0 only at the end of the data */
     size_t feature_count;

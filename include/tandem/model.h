@@ -17,10 +17,35 @@ extern "C" {
 
 typedef struct tdm_model tdm_model;
 
+/* The losses: TDM_LOSS_SOFTMAX_CROSS_ENTROPY, TDM_LOSS_MEAN_SQUARED_ERROR, ...
+ * (tandem/loss_kinds.def lists them with what each computes). */
 typedef enum tdm_loss_kind {
-    TDM_LOSS_SOFTMAX_CROSS_ENTROPY, /* logits against class labels */
-    TDM_LOSS_MEAN_SQUARED_ERROR     /* outputs against one-hot class labels */
+#define TDM_LOSS_KIND(id, name, alias, labels, what) TDM_LOSS_##id,
+#include "tandem/loss_kinds.def"
+#undef TDM_LOSS_KIND
+    TDM_LOSS_KIND_COUNT
 } tdm_loss_kind;
+
+/* What a loss compares a model's outputs with: the labels column of
+ * tandem/loss_kinds.def. */
+typedef enum tdm_loss_labels {
+    TDM_LOSS_TAKES_CLASSES = 1 << 0, /* int32 class indices (a dataset of classes) */
+    TDM_LOSS_TAKES_TARGETS = 1 << 1  /* float targets, one per output */
+} tdm_loss_labels;
+
+/* The loss's name in tandem/loss_kinds.def ("softmax_cross_entropy", ...), the one
+ * model files record; "unknown" out of range. */
+TDM_API const char *tdm_loss_kind_name(tdm_loss_kind kind);
+/* Keras' name for it ("sparse_categorical_crossentropy", "mse", ...); "unknown" out
+ * of range. */
+TDM_API const char *tdm_loss_kind_alias(tdm_loss_kind kind);
+/* Those aliases in the enum's order, NULL-terminated (static: never freed). */
+TDM_API const char *const *tdm_loss_kind_aliases(void);
+/* The kind a name or an alias names. TDM_ERR_INVALID_ARGUMENT, listing the names, for
+ * another. */
+TDM_API tdm_status tdm_loss_kind_parse(const char *name, tdm_loss_kind *out);
+/* The kind's tdm_loss_labels bits; 0 out of range. */
+TDM_API unsigned tdm_loss_kind_labels(tdm_loss_kind kind);
 
 /* The kinds of layer: TDM_LAYER_DENSE, TDM_LAYER_CONV2D, ... (tandem/layer_kinds.def
  * lists them with what each computes). */
@@ -222,7 +247,8 @@ typedef struct tdm_model_options {
                                           TDM_ERR_UNSUPPORTED. */
     tdm_mixed_products mixed_products; /* TDM_MIXED_MEASURED (0): with compute_dtype TDM_F16,
                                           which products take f16 operands (ignored in f32) */
-    uint32_t reserved[2]; /* 0 (the INIT macro's): room for later fields, which a caller
+    float huber_delta;    /* TDM_LOSS_HUBER's delta, > 0; 0 takes Keras' default, 1 */
+    uint32_t reserved[1]; /* 0 (the INIT macro's): room for later fields, which a caller
                              built before them leaves 0 */
 } tdm_model_options;
 
@@ -299,6 +325,8 @@ TDM_API tdm_status tdm_model_check_batch(const tdm_model *m, size_t global_batch
 
 /* The loss the model trains with, which says what its outputs mean. */
 TDM_API tdm_loss_kind tdm_model_loss_kind(const tdm_model *m);
+/* TDM_LOSS_HUBER's delta: the model's (a loaded model's, its file's), 1 by default. */
+TDM_API float tdm_model_huber_delta(const tdm_model *m);
 
 /* A tdm_loss_fn (user: the model): the replica's forward pass, its share of the loss
  * (the model's reduction) and the gradients of the model's variables, which must
@@ -308,13 +336,21 @@ TDM_API tdm_loss_kind tdm_model_loss_kind(const tdm_model *m);
 TDM_API tdm_status tdm_model_loss(const tdm_loss_args *args, void *model);
 
 /* Evaluation over every example of ds, in its batches (an unbatched dataset goes one
- * example at a time), on the strategy's first device with the first copies of the variables, no
- * dropout: the mean per-example loss and the fraction of examples whose highest output is their
- * label. Cross-replica or default mode. */
+ * example at a time), on the strategy's first device with the first copies of the
+ * variables, no dropout: the mean per-example loss, and the metrics that fit the
+ * task. Cross-replica or default mode. */
 typedef struct tdm_evaluation {
     double loss;
-    double accuracy;
+    double accuracy; /* classes: the fraction of examples whose highest output is their
+                        label (categorical: their target's highest); sigmoid outputs:
+                        of outputs on their target's side of 1/2 (Keras' binary
+                        accuracy); 0 for a regression */
     size_t examples;
+    double mae, rmse; /* float targets of a regression (mean squared or absolute error,
+                         Huber): over every output; 0 otherwise */
+    double r2;        /* its coefficient of determination, 1 - residual / total sum of
+                         squares, each output's then their mean (scikit-learn's
+                         r2_score); 0 otherwise */
 } tdm_evaluation;
 TDM_API tdm_status tdm_model_evaluate(tdm_model *m, const tdm_dataset *ds, tdm_evaluation *out);
 
@@ -359,6 +395,10 @@ TDM_API void tdm_evaluator_destroy(tdm_evaluator *e); /* NULL-safe */
  * exactly as tdm_dataset_standardize computes it; mean and std (input_count each,
  * finite, std >= 0) are copied. Both NULL removes it. */
 TDM_API tdm_status tdm_model_set_standardization(tdm_model *m, const float *mean, const float *std);
+/* Those statistics, input_count each, into mean and std: to evaluate data as the
+ * file has it (tdm_dataset_standardize, then tdm_model_evaluate). TDM_ERR_NOT_FOUND
+ * when the model has none. */
+TDM_API tdm_status tdm_model_get_standardization(const tdm_model *m, float *mean, float *std);
 
 /* Names of the model's classes, which its file keeps and `tandem predict` prints:
  * none (NULL, 0) or one per output, each non-empty, shorter than

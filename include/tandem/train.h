@@ -27,7 +27,8 @@ typedef struct tdm_train_op tdm_train_op;
 typedef struct tdm_loss_args {
     tdm_replica_context *rc;    /* the replica; its device holds every tensor below */
     const tdm_tensor *features; /* f32 [rows, feature_count] */
-    const tdm_tensor *labels;   /* i32 [rows] */
+    const tdm_tensor *labels;   /* i32 [rows] class labels, i32 [rows, width] a sequence's
+                                   (negative: masked), or f32 [rows, width] targets */
     size_t rows;                /* this replica's examples; may be 0 (an empty slice) */
     size_t global_batch_size;   /* the step's examples over every replica */
     size_t first_row;           /* this slice's first row within the global batch */

@@ -93,7 +93,7 @@ static void check_options(void)
 static void check_no_tail_padding(void)
 {
     CHECK(ENDS_WITH(tdm_context_options, vulkan_validation));
-    CHECK(ENDS_WITH(tdm_csv_options, max_class_count));
+    CHECK(ENDS_WITH(tdm_csv_options, label_columns));
     CHECK(ENDS_WITH(tdm_idx_options, max_class_count));
     CHECK(ENDS_WITH(tdm_device_desc, gemm_tuning));
     CHECK(ENDS_WITH(tdm_device_counters, host_waits));

@@ -13,7 +13,7 @@
 #include "platform/tdm_host.h"
 #include "scratch.h"
 
-#define MAX_FILES 64
+#define MAX_FILES 96
 
 static const char *tmp_dir; /* the scratch root, removed at exit */
 static char created[MAX_FILES][SCRATCH_PATH];
@@ -228,6 +228,59 @@ static void check_csv_no_label(void)
     tdm_dataset_destroy(ds);
     o.label_column = -3;
     csv_fails("one.csv", "1\n", &o, TDM_ERR_INVALID_ARGUMENT, "label_column is -3");
+}
+
+/* Several label columns, by index or by name, in the list's order; float targets
+ * read as they are; class labels of several columns. */
+static void check_csv_label_columns(void)
+{
+    const char *path = write_text("targets.csv", "x,price,y,rooms\n1,2.5,3,-1\n4,0.25,6,7e-1\n");
+    tdm_csv_layout layout;
+    tdm_csv_options o = TDM_CSV_OPTIONS_INIT;
+    o.header = 1;
+    o.float_labels = 1;
+    o.label_columns = "rooms, price";
+    o.layout = &layout;
+    tdm_dataset *ds = load_csv(path, &o);
+    CHECK(tdm_dataset_label_dtype(ds) == TDM_F32 && tdm_dataset_label_width(ds) == 2 &&
+          tdm_dataset_feature_count(ds) == 2 && tdm_dataset_class_count(ds) == 0);
+    CHECK(layout.label_count == 2 && layout.label_column == 3);
+    tdm_dataset_iterator *it = NULL;
+    const tdm_batch *b = NULL;
+    CHECK_OK(tdm_dataset_batch(ds, 2, 0));
+    CHECK_OK(tdm_dataset_iterator_create(ds, &it));
+    CHECK_OK(tdm_dataset_iterator_next(it, &b));
+    CHECK(b && b->count == 2 && !b->labels && b->targets && b->label_width == 2);
+    if (b && b->targets)
+        CHECK(b->targets[0] == -1.0f && b->targets[1] == 2.5f && b->targets[2] == 0.7f &&
+              b->targets[3] == 0.25f && b->features[0] == 1 && b->features[1] == 3 &&
+              b->features[3] == 6);
+    tdm_dataset_iterator_destroy(it);
+    tdm_dataset_destroy(ds);
+
+    o = (tdm_csv_options)TDM_CSV_OPTIONS_INIT;
+    o.label_columns = "2,0";
+    ds = load_csv(write_text("two_classes.csv", "1,5,0\n2,6,3\n"), &o);
+    CHECK(tdm_dataset_label_dtype(ds) == TDM_I32 && tdm_dataset_label_width(ds) == 2 &&
+          tdm_dataset_class_count(ds) == 4);
+    tdm_dataset_destroy(ds);
+
+    o.label_columns = "0,3";
+    csv_fails("range.csv", "1,2,3\n", &o, TDM_ERR_INVALID_ARGUMENT,
+              "label column 3 is out of range: lines have 3 columns (0 to 2)");
+    o.label_columns = "0,1,2";
+    csv_fails("all.csv", "1,2,3\n", &o, TDM_ERR_INVALID_ARGUMENT, "no features left");
+    o.label_columns = "1,1";
+    csv_fails("twice.csv", "1,2,3\n", &o, TDM_ERR_INVALID_ARGUMENT, "listed twice");
+    o.label_columns = "price";
+    csv_fails("names.csv", "1,2,3\n", &o, TDM_ERR_NOT_FOUND, "names need header = 1");
+    o.header = 1;
+    csv_fails("unknown.csv", "a,b,c\n1,2,3\n", &o, TDM_ERR_NOT_FOUND,
+              "label column 'price': no column of that name");
+    o = (tdm_csv_options)TDM_CSV_OPTIONS_INIT;
+    o.float_labels = 1;
+    csv_fails("nan.csv", "1,2\n3,nan\n", &o, TDM_ERR_CORRUPT_DATA,
+              ":2:2: label 'nan' is not a finite float32");
 }
 
 static void check_csv_bad_rows(void)
@@ -566,6 +619,31 @@ static int is_sequence(const int32_t *labels, int first, int count)
         if (labels[i] != first + i)
             return 0;
     return 1;
+}
+
+/* Sequences of class labels: a negative label masks a position and names no class. */
+static void check_sequences(void)
+{
+    const float features[4] = {1, 2, 3, 4};
+    const int32_t labels[6] = {0, 4, -1, 2, -1, -1};
+    tdm_dataset *ds = NULL;
+    CHECK_OK(tdm_dataset_from_sequences(features, labels, 2, 2, 3, 0, &ds));
+    CHECK(tdm_dataset_label_width(ds) == 3 && tdm_dataset_class_count(ds) == 5 &&
+          tdm_dataset_label_dtype(ds) == TDM_I32);
+    tdm_dataset_iterator *it = NULL;
+    const tdm_batch *b = NULL;
+    CHECK_OK(tdm_dataset_iterator_create(ds, &it));
+    CHECK_OK(tdm_dataset_iterator_next(it, &b));
+    CHECK_OK(tdm_dataset_iterator_next(it, &b));
+    CHECK(b && b->count == 1 && b->label_width == 3 && b->labels && b->labels[0] == 2 &&
+          b->labels[2] == -1 && !b->targets);
+    tdm_dataset_iterator_destroy(it);
+    tdm_dataset_destroy(ds);
+    const int32_t wrong[6] = {0, 4, -1, 2, 5, -1};
+    CHECK_FAILS(tdm_dataset_from_sequences(features, wrong, 2, 2, 3, 5, &ds),
+                TDM_ERR_INVALID_ARGUMENT, "labels[4] is 5, not a class index in [0, 5)");
+    CHECK_FAILS(tdm_dataset_from_targets(features, NULL, 2, 2, 1, &ds), TDM_ERR_INVALID_ARGUMENT,
+                "argument 'targets' is NULL");
 }
 
 static void check_batch(void)
@@ -973,6 +1051,7 @@ void test_case_dataset(const test_run *run)
     check_csv_gzip_and_delimiter();
     check_csv_skip_rows_and_layout();
     check_csv_no_label();
+    check_csv_label_columns();
     check_csv_class_limit();
     check_csv_bad_rows();
     check_csv_bad_files();
@@ -984,6 +1063,7 @@ void test_case_dataset(const test_run *run)
     check_special_files();
     check_input_limit();
     check_arrays();
+    check_sequences();
     check_batch();
     check_end_and_batch_info();
     check_repeat();

@@ -1,0 +1,40 @@
+/* Whether a model's loss can read the labels it is given: class indices or float
+ * targets, as many as it needs. */
+#include "base/error.h"
+#include "model/model_impl.h"
+
+tdm_status tdm_model_check_labels(const tdm_model *m, tdm_dtype dtype, size_t width,
+                                  const char *func)
+{
+    tdm_loss_kind kind = m->opts.loss;
+    unsigned takes = tdm_loss_kind_labels(kind);
+    size_t outputs = tdm_model_output_count(m);
+    const char *name = tdm_loss_kind_alias(kind);
+    if (dtype == TDM_I32 && !(takes & TDM_LOSS_TAKES_CLASSES))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: the loss %s compares the outputs with float targets, and the labels "
+                        "are class indices: read them as float targets "
+                        "(tdm_dataset_from_targets, tdm_csv_options.float_labels)",
+                        func, name);
+    if (dtype == TDM_I32 && width != 1)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: the labels are %zu class indices per example (a sequence's); the "
+                        "model's %zu outputs are one prediction per example, which takes one",
+                        func, width, outputs);
+    if (dtype == TDM_F32 && !(takes & TDM_LOSS_TAKES_TARGETS))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: the loss %s takes a class index per example, and the labels are "
+                        "float targets: use categorical_crossentropy for one-hot or soft rows, "
+                        "or class indices",
+                        func, name);
+    if (dtype == TDM_F32 && width != outputs)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: %zu float targets per example, and the model has %zu outputs: the "
+                        "loss %s compares them one for one",
+                        func, width, outputs, name);
+    if (dtype != TDM_I32 && dtype != TDM_F32)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: labels of %s: they are int32 classes or float32 targets", func,
+                        tdm_dtype_name(dtype));
+    return TDM_OK;
+}
