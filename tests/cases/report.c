@@ -30,8 +30,8 @@ static size_t scratch_entries(void)
 }
 
 static const train_epoch two_epochs[2] = {
-    {1, 0.5, 0.25, 0.9375, 1.5, 1000, 0.25},
-    {2, 0.1234567891, NAN, 0.96875, 1.25, 1200.5, 0.125},
+    {1, 0.5, 0.25, 0.9375, 1.5, 1000, 0.25, 0, 0, 0, 0},
+    {2, 0.1234567891, NAN, 0.96875, 1.25, 1200.5, 0.125, 0, 0, 0, 0},
 };
 
 static const char *const run_devices[] = {"opencl:0 (pthread \"x\")", "vulkan:0 (llvmpipe)"};
@@ -230,7 +230,11 @@ static void test_plot(void)
                              0.1 + 0.85 * (1 - exp(-4 * t)),
                              0.4,
                              3500,
-                             0.1};
+                             0.1,
+                             0,
+                             0,
+                             0,
+                             0};
     }
     e[5].test_loss = NAN; /* left out: the test curve breaks there */
     e[7].test_accuracy = INFINITY;
@@ -240,7 +244,7 @@ static void test_plot(void)
     check_plot(path);
 
     /* One epoch, constant values: the ranges still have a width, the points show. */
-    train_epoch one = {1, 0.5, 0.5, 1.0, 0.1, 100, 0.01};
+    train_epoch one = {1, 0.5, 0.5, 1.0, 0.1, 100, 0.01, 0, 0, 0, 0};
     CHECK(plot_write_png(path, &one, 1, err, sizeof err) == 0);
     check_plot(path);
     CHECK(plot_write_png(path, e, 0, err, sizeof err) == 0);
@@ -254,7 +258,7 @@ static void test_plot(void)
 
 /* ---- progress --------------------------------------------------------------------- */
 
-static const train_epoch epoch3 = {3, 0.1234, 0.1502, 0.9639, 0.41, 3508, 0.05};
+static const train_epoch epoch3 = {3, 0.1234, 0.1502, 0.9639, 0.41, 3508, 0.05, 0, 0, 0, 0};
 static const char epoch3_line[] = "epoch  3/30  23 steps  0.41 s  56.1 steps/s  3508 ex/s  "
                                   "loss 0.1234  eval 0.05 s  test loss 0.1502  test acc 96.39%\n";
 

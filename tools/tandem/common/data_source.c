@@ -29,7 +29,7 @@ static void describe_csv(const data_source *src, const tdm_csv_options *csv, con
                          char *used_text, size_t size)
 {
     const tdm_csv_layout *l = csv->layout;
-    char columns[64], notes[96] = "", label[96] = "";
+    char columns[64], notes[96] = "", label[128] = "";
     feature_columns(l, columns, sizeof columns);
     int used = 0;
     if (src->skip_rows == 1)
@@ -42,12 +42,16 @@ static void describe_csv(const data_source *src, const tdm_csv_options *csv, con
     if (used)
         snprintf(notes + used, sizeof notes - (size_t)used, ")");
     const char *name = csv->label_name;
-    if (l->label_column != TDM_CSV_NO_LABEL)
+    if (l->label_count > 1) {
+        columns[0] = '\0';
+        snprintf(label, sizeof label, ", %zu labels in columns %.48s (from 0)", l->label_count,
+                 csv->label_columns);
+    } else if (l->label_column != TDM_CSV_NO_LABEL)
         snprintf(label, sizeof label, ", label in column %d%s%s%s", l->label_column + 1,
                  name ? " ('" : "", name ? name : "", name ? "')" : "");
-    snprintf(used_text, size, "%zu examples from lines %zu-%zu%s, %zu features in %s%s",
+    snprintf(used_text, size, "%zu examples from lines %zu-%zu%s, %zu features%s%s%s",
              tdm_dataset_example_count(ds), l->first_line, l->last_line, notes,
-             tdm_dataset_feature_count(ds), columns, label);
+             tdm_dataset_feature_count(ds), columns[0] ? " in " : "", columns, label);
 }
 
 static tdm_status load_csv(const data_source *src, tdm_dataset **out, char *used, size_t size)
@@ -58,6 +62,8 @@ static tdm_status load_csv(const data_source *src, tdm_dataset **out, char *used
     csv.skip_rows = src->skip_rows;
     csv.layout = &layout;
     csv.max_class_count = src->max_classes;
+    csv.float_labels = src->float_labels;
+    csv.label_columns = src->label_columns;
     if (src->no_label) {
         csv.label_column = TDM_CSV_NO_LABEL;
     } else if (src->label_column) {

@@ -11,6 +11,8 @@ typedef struct data_source {
     const char *path;
     const char *labels;       /* IDX labels: makes path an IDX images file */
     const char *label_column; /* CSV: 0-based index or header name; NULL: the last */
+    const char *label_columns; /* CSV: several, comma-separated; overrides label_column */
+    int float_labels;          /* CSV: float targets, not class indices */
     int header;               /* CSV: the first line (after the skipped ones) names columns */
     size_t skip_rows;         /* CSV: lines to pass over first */
     int no_label;             /* CSV: every column is a feature */

@@ -10,6 +10,7 @@
 #include "fifo_hold.h"
 #include "predict_options.h"
 #include "predict_output.h"
+#include "train_options.h"
 
 #define PREDICT_ROWS 4096 /* examples read and predicted at a time */
 
@@ -57,7 +58,8 @@ static int load_data(predict_run *p)
 {
     data_source src = p->opts->data;
     size_t features = tdm_model_input_count(p->model);
-    src.no_label = !src.labels && !src.label_column;
+    src.no_label = !src.labels && !src.label_column && !src.label_columns;
+    src.float_labels = train_loss_takes_floats(tdm_model_loss_kind(p->model));
     tdm_status s = data_source_load(&src, &p->data, p->used, sizeof p->used);
     if (s == TDM_OK && src.no_label && tdm_dataset_feature_count(p->data) == features + 1) {
         tdm_dataset_destroy(p->data);
@@ -92,7 +94,7 @@ static int predict_all(predict_run *p, predict_output *out, size_t *examples, si
         if (s != TDM_OK)
             break;
         predict_output_rows(out, outputs, b->count, predicted);
-        for (size_t r = 0; r < b->count; r++)
+        for (size_t r = 0; b->labels && r < b->count; r++)
             *correct += predicted[r] == b->labels[r];
         *examples += b->count;
     }
@@ -100,6 +102,33 @@ static int predict_all(predict_run *p, predict_output *out, size_t *examples, si
     free(outputs);
     free(predicted);
     return s == TDM_OK ? 0 : fail("prediction", tdm_last_error());
+}
+
+/* The scores of float targets: a regression's errors and R^2, binary or categorical
+ * accuracy. */
+static int print_scores(predict_run *p, FILE *info)
+{
+    tdm_evaluation ev;
+    size_t n = tdm_model_input_count(p->model);
+    float *mean = malloc(2 * n * sizeof *mean), *std = mean ? mean + n : NULL;
+    /* evaluation reads the data as training did: standardised by the dataset's map */
+    tdm_status s = mean ? tdm_model_get_standardization(p->model, mean, std) : TDM_ERR_OUT_OF_MEMORY;
+    if (s == TDM_OK)
+        s = tdm_dataset_standardize(p->data, mean, std);
+    free(mean);
+    if ((s != TDM_OK && s != TDM_ERR_NOT_FOUND) ||
+        tdm_model_evaluate(p->model, p->data, &ev) != TDM_OK) {
+        fputc('\n', info);
+        return fail("evaluation", tdm_last_error());
+    }
+    if (predict_kind_of(p->model) == PREDICT_VALUES)
+        fprintf(info, ": RMSE %.6g, MAE %.6g, R^2 %.4f (loss %.6g)\n", ev.rmse, ev.mae, ev.r2,
+                ev.loss);
+    else
+        fprintf(info, ": %saccuracy %.2f%% (loss %.6g)\n",
+                predict_kind_of(p->model) == PREDICT_PROBABILITIES ? "binary " : "",
+                100.0 * ev.accuracy, ev.loss);
+    return 0;
 }
 
 static int run(predict_run *p, fifo_holds *fifos)
@@ -118,8 +147,7 @@ static int run(predict_run *p, fifo_holds *fifos)
             tdm_model_parameter_count(p->model));
     fprintf(info, "data     %s: %s\n", o->data.path, p->used);
     predict_output out;
-    int probabilities = tdm_model_loss_kind(p->model) == TDM_LOSS_SOFTMAX_CROSS_ENTROPY;
-    if (predict_output_open(&out, o->output, p->model, probabilities, err, sizeof err) != 0)
+    if (predict_output_open(&out, o->output, p->model, err, sizeof err) != 0)
         return fail("--output", err);
     size_t examples = 0, correct = 0;
     if (predict_all(p, &out, &examples, &correct) != 0) {
@@ -132,9 +160,12 @@ static int run(predict_run *p, fifo_holds *fifos)
         fprintf(stderr, "tandem predict: wrote %s (--output)\n", o->output);
     fprintf(info, "done     %zu predictions%s%s", examples, o->output ? " in " : "",
             o->output ? o->output : "");
-    if (p->labelled)
+    if (p->labelled && out.kind == PREDICT_CLASS_PROBABILITIES &&
+        tdm_dataset_label_dtype(p->data) == TDM_I32)
         fprintf(info, ": accuracy %.2f%% (%zu of %zu)", 100.0 * (double)correct / (double)examples,
                 correct, examples);
+    else if (p->labelled)
+        return print_scores(p, info);
     fputc('\n', info);
     return 0;
 }

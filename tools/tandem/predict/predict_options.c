@@ -9,8 +9,10 @@
 static const cli_command predict_command = {
     .name = "predict",
     .synopsis = "--model FILE --data FILE [OPTIONS]",
-    .about = "Predicts the class of every example in --data with a model saved by 'tandem "
-             "train --save', and reports the accuracy when the data has labels.",
+    .about = "Predicts every example in --data with a model saved by 'tandem train --save': "
+             "its class, its probabilities (a sigmoid model's) or its values (a "
+             "regression's), and reports the accuracy, or the errors and R^2, when the data "
+             "has labels.",
 };
 
 int predict_options_parse(int argc, char **argv, predict_options *o, int *exit_status)
@@ -27,13 +29,16 @@ int predict_options_parse(int argc, char **argv, predict_options *o, int *exit_s
          .parse = train_parse_label_column, .arg = "C",
          .help = TRAIN_HELP_LABEL_COLUMN " (default: the last column if there is one more "
                                          "column than the model has features, else none)"},
+        {CLI_ENTRY("--label-columns", NULL, CLI_CUSTOM, &o->data.label_columns),
+         .parse = train_parse_label_columns, .arg = "LIST", .help = TRAIN_HELP_LABEL_COLUMNS},
         {CLI_ENTRY("--header", NULL, CLI_FLAG, &o->data.header), .flag_value = 1,
          .help = TRAIN_HELP_HEADER},
         {CLI_ENTRY("--skip-rows", NULL, CLI_SIZE, &o->data.skip_rows), .max = TRAIN_MAX_SKIP_ROWS,
          .arg = "N", .help = TRAIN_HELP_SKIP_ROWS},
         {CLI_ENTRY("--output", NULL, CLI_STRING, &o->output), .arg = "FILE",
          .help = "the predictions as CSV (default: standard output): the class, then each "
-                 "class's probability"},
+                 "class's probability; a sigmoid model's probabilities (p0, p1, ...); a "
+                 "regression's values (y0, y1, ...)"},
         {CLI_ENTRY("--device", NULL, CLI_STRING, &o->device), .arg = "ID",
          .help = "where to run it: an id or index from 'tandem devices', or a backend's name "
                  "(its first device); default: the first of train's default devices"},

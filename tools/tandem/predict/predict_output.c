@@ -2,21 +2,37 @@
 
 #include "predict_output.h"
 
-int predict_output_open(predict_output *p, const char *path, const tdm_model *model,
-                        int probabilities, char *err, size_t err_size)
+predict_kind predict_kind_of(const tdm_model *model)
+{
+    switch (tdm_model_loss_kind(model)) {
+    case TDM_LOSS_SOFTMAX_CROSS_ENTROPY:
+    case TDM_LOSS_CATEGORICAL_CROSS_ENTROPY:
+        return PREDICT_CLASS_PROBABILITIES;
+    case TDM_LOSS_SIGMOID_CROSS_ENTROPY:
+        return PREDICT_PROBABILITIES;
+    default:
+        return PREDICT_VALUES;
+    }
+}
+
+int predict_output_open(predict_output *p, const char *path, const tdm_model *model, char *err,
+                        size_t err_size)
 {
     size_t classes = tdm_model_output_count(model);
     *p = (predict_output){
-        .f = stdout, .model = model, .classes = classes, .probabilities = probabilities};
+        .f = stdout, .model = model, .classes = classes, .kind = predict_kind_of(model)};
     if (path) {
         if (atomic_file_open(&p->file, path, TDM_OUTPUT_STREAM, err, err_size) != 0)
             return -1;
         p->f = p->file.f;
         p->to_file = 1;
     }
-    fputs("class", p->f);
+    int classed = p->kind == PREDICT_CLASS_PROBABILITIES;
+    int probabilities = p->kind != PREDICT_VALUES;
+    if (classed)
+        fputs("class", p->f);
     for (size_t c = 0; c < classes; c++)
-        fprintf(p->f, ",%s%zu", probabilities ? "p" : "y", c);
+        fprintf(p->f, "%s%s%zu", c || classed ? "," : "", probabilities ? "p" : "y", c);
     fputc('\n', p->f);
     return 0;
 }
@@ -29,9 +45,24 @@ static size_t best_of(const float *row, size_t classes)
     return best;
 }
 
+/* Each output as it is, or its sigmoid. */
+static void write_outputs(predict_output *p, const float *row)
+{
+    for (size_t c = 0; c < p->classes; c++) {
+        double x = row[c];
+        fprintf(p->f, "%s%.6g", c ? "," : "",
+                p->kind == PREDICT_PROBABILITIES ? 1.0 / (1.0 + exp(-x)) : x);
+    }
+    fputc('\n', p->f);
+}
+
 void predict_output_rows(predict_output *p, const float *outputs, size_t rows, int32_t *predicted)
 {
     for (size_t r = 0; r < rows; r++) {
+        if (p->kind != PREDICT_CLASS_PROBABILITIES) {
+            write_outputs(p, outputs + r * p->classes);
+            continue;
+        }
         const float *row = outputs + r * p->classes;
         size_t best = best_of(row, p->classes);
         double sum = 0.0;
@@ -43,8 +74,7 @@ void predict_output_rows(predict_output *p, const float *outputs, size_t rows, i
         else
             fprintf(p->f, "%zu", best);
         for (size_t c = 0; c < p->classes; c++)
-            fprintf(p->f, ",%.6g",
-                    p->probabilities ? exp((double)row[c] - row[best]) / sum : (double)row[c]);
+            fprintf(p->f, ",%.6g", exp((double)row[c] - row[best]) / sum);
         fputc('\n', p->f);
         predicted[r] = (int32_t)best;
     }

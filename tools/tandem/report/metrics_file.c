@@ -5,19 +5,27 @@
 #include "json_writer.h"
 #include "metrics_file.h"
 
-#define FIELD_COUNT 6
+#define FIELD_COUNT 9
 
+/* Every field; a run writes those of its task (task_field). */
 static const char *const field_names[FIELD_COUNT] = {
-    "train_loss", "test_loss", "test_accuracy", "seconds", "examples_per_second", "eval_seconds"};
+    "train_loss", "test_loss",           "test_accuracy", "test_mae",    "test_rmse",
+    "test_r2",    "seconds",             "examples_per_second",          "eval_seconds"};
 
 static void epoch_fields(const train_epoch *e, double out[FIELD_COUNT])
 {
-    out[0] = e->train_loss;
-    out[1] = e->test_loss;
-    out[2] = e->test_accuracy;
-    out[3] = e->seconds;
-    out[4] = e->examples_per_second;
-    out[5] = e->eval_seconds;
+    const double v[FIELD_COUNT] = {e->train_loss, e->test_loss, e->test_accuracy,
+                                   e->test_mae,   e->test_rmse, e->test_r2,
+                                   e->seconds,    e->examples_per_second,
+                                   e->eval_seconds};
+    memcpy(out, v, sizeof v);
+}
+
+/* Whether field k is one of the task's: accuracy for classes, the errors and R^2
+ * for a regression. */
+static int task_field(const train_epoch *e, int k)
+{
+    return k == 2 ? !e->regression : k >= 3 && k <= 5 ? e->regression : 1;
 }
 
 /* A finite value with %.9g; else `missing`. */
@@ -37,15 +45,19 @@ static void write_csv(FILE *f, const train_run *run, const train_epoch *e, size_
     fputs("\n# options:", f);
     for (size_t i = 0; i < run->option_count; i++)
         fprintf(f, " %s=%s", run->option_names[i], run->option_values[i]);
+    const train_epoch task = {.regression = n && e[0].regression};
     fputs("\nepoch", f);
     for (int k = 0; k < FIELD_COUNT; k++)
-        fprintf(f, ",%s", field_names[k]);
+        if (task_field(&task, k))
+            fprintf(f, ",%s", field_names[k]);
     fputc('\n', f);
     for (size_t i = 0; i < n; i++) {
         double v[FIELD_COUNT];
         epoch_fields(&e[i], v);
         fprintf(f, "%u", e[i].epoch);
         for (int k = 0; k < FIELD_COUNT; k++) {
+            if (!task_field(&task, k))
+                continue;
             fputc(',', f);
             put_number(f, v[k], "");
         }
@@ -75,7 +87,8 @@ static void write_json(FILE *f, const train_run *run, const train_epoch *e, size
         json_begin_object(&w, NULL);
         json_uint(&w, "epoch", e[i].epoch);
         for (int k = 0; k < FIELD_COUNT; k++)
-            json_double(&w, field_names[k], v[k]);
+            if (task_field(&e[i], k))
+                json_double(&w, field_names[k], v[k]);
         json_end_object(&w);
     }
     json_end_array(&w);

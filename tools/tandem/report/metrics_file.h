@@ -13,7 +13,8 @@
  *    "epochs": [{"epoch": 1, "train_loss": ..., ...}, ...]}
  * anything else CSV: the run in comment lines starting with "# " ("# tandem 0.1.0",
  * "# devices: ...", "# options: name=value ..."), then the header
- *   epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second
+ *   epoch,train_loss,test_loss,test_accuracy,seconds,examples_per_second,eval_seconds
+ * (a regression: test_mae,test_rmse,test_r2 in test_accuracy's place)
  * and a row per epoch. Numbers are written with %.9g; a non-finite one is null in
  * JSON, empty in CSV. 0 on success; else -1 with "cannot write PATH: reason" in err. */
 int metrics_write(const char *path, const train_run *run, const train_epoch *e, size_t n, char *err,

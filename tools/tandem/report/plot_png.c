@@ -26,6 +26,11 @@ static double accuracy_percent(const train_epoch *e)
     return e->test_accuracy * 100.0;
 }
 
+static double r2(const train_epoch *e)
+{
+    return e->test_r2;
+}
+
 /* One panel: its plot area in image pixels and its axes. */
 typedef struct panel {
     canvas *c;
@@ -196,14 +201,15 @@ static void draw_accuracy(canvas *c, const train_epoch *e, size_t n)
 {
     panel p;
     panel_place(&p, c, 1);
-    double min = INFINITY, max = -INFINITY;
-    series_range(e, n, accuracy_percent, &min, &max);
+    double min = INFINITY, max = -INFINITY, top = n && e[0].regression ? 1.0 : 100.0;
+    double (*value)(const train_epoch *) = n && e[0].regression ? r2 : accuracy_percent;
+    series_range(e, n, value, &min, &max);
     p.x = epoch_axis(e, n);
     p.y = plot_axis_fit(min, max, 0);
-    if (max <= 100 && p.y.hi > 100)
-        p.y.hi = 100; /* no "110%" above a perfect score */
-    draw_frame(&p, "test accuracy", "%");
-    draw_series(&p, e, n, accuracy_percent, PLOT_ACCURACY);
+    if (max <= top && p.y.hi > top)
+        p.y.hi = top; /* no "110%" above a perfect score */
+    draw_frame(&p, top == 1.0 ? "test R^2" : "test accuracy", top == 1.0 ? "" : "%");
+    draw_series(&p, e, n, value, PLOT_ACCURACY);
 }
 
 int plot_write_png(const char *path, const train_epoch *e, size_t n, char *err, size_t err_size)

@@ -181,7 +181,10 @@ void progress_epoch(progress *p, const train_epoch *e, size_t steps)
     add(&l, 1, 0, "  loss %.4f", e->train_loss);
     add(&l, 6, 0, "  eval %.2f s", e->eval_seconds);
     add(&l, 2, 0, "  test loss %.4f", e->test_loss);
-    add(&l, 0, 0, "  test acc %.2f%%", e->test_accuracy * 100.0);
+    if (e->regression)
+        add(&l, 0, 0, "  test rmse %.4g r2 %.4f", e->test_rmse, e->test_r2);
+    else
+        add(&l, 0, 0, "  test acc %.2f%%", e->test_accuracy * 100.0);
     char text[MAX_FIELDS * FIELD_SIZE];
     if (p->tty && p->bar_epoch) {
         compose(&l, progress_columns(p), 0, 1, text, sizeof text);

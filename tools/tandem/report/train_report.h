@@ -7,10 +7,12 @@ typedef struct train_epoch {
     unsigned epoch;    /* from 1 */
     double train_loss; /* mean loss over the epoch's steps */
     double test_loss;
-    double test_accuracy; /* in [0, 1] */
+    double test_accuracy; /* in [0, 1]: classes', or sigmoid outputs' binary accuracy */
     double seconds;       /* wall time of the epoch's training steps */
     double examples_per_second; /* of those steps: evaluation apart */
     double eval_seconds;        /* wall time of the evaluation after them */
+    int regression; /* float targets of a regression: the metrics below, no accuracy */
+    double test_mae, test_rmse, test_r2;
 } train_epoch;
 
 /* The run an epoch history belongs to, as a metrics file records it. */

@@ -14,9 +14,13 @@ static void print_data(const train_data *d)
     printf("data     %s: %s\n", d->path, d->used);
     if (d->test_path)
         printf("test     %s: %s\n", d->test_path, d->test_used);
-    printf("         %zu classes: %zu examples for training, %zu %s\n", d->classes,
-           d->train_examples, d->test_examples,
-           d->test_path ? "for testing" : "held out for testing");
+    char what[64];
+    if (d->targets)
+        snprintf(what, sizeof what, "%zu target%s", d->outputs, d->outputs == 1 ? "" : "s");
+    else
+        snprintf(what, sizeof what, "%zu classes", d->classes);
+    printf("         %s: %zu examples for training, %zu %s\n", what, d->train_examples,
+           d->test_examples, d->test_path ? "for testing" : "held out for testing");
 }
 
 /* With --conv measured, or mixed precision's products measured: what the first step
@@ -122,12 +126,17 @@ static void print_loss_scale(const train_session *ts)
 static void print_summary(const train_session *ts, double seconds)
 {
     const train_epoch *last = ts->epochs_done ? &ts->history[ts->epochs_done - 1] : NULL;
-    printf("done     %u epochs, %llu steps in %.2f s on %zu replica%s (%s): test accuracy "
-           "%.2f%%\n",
+    char score[96];
+    if (last && last->regression)
+        snprintf(score, sizeof score, "test RMSE %.4g, MAE %.4g, R^2 %.4f", last->test_rmse,
+                 last->test_mae, last->test_r2);
+    else
+        snprintf(score, sizeof score, "test accuracy %.2f%%",
+                 last ? 100.0 * last->test_accuracy : 0.0);
+    printf("done     %u epochs, %llu steps in %.2f s on %zu replica%s (%s): %s\n",
            ts->epochs_done, (unsigned long long)tdm_train_op_global_step(ts->op), seconds,
            tdm_strategy_num_replicas(ts->strategy),
-           tdm_strategy_num_replicas(ts->strategy) == 1 ? "" : "s", ts->opts->strategy,
-           last ? 100.0 * last->test_accuracy : 0.0);
+           tdm_strategy_num_replicas(ts->strategy) == 1 ? "" : "s", ts->opts->strategy, score);
 }
 
 /* With --balance: each replica's share of the batch and its measured speed. */

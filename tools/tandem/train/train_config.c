@@ -15,8 +15,9 @@
 
 /* Bit i of the allowed set is item i; "all" sets every bit. */
 const char *const train_config_items[] = {"layers", "lr",   "optimizer", "activation", "dropout",
-                                          "batch",  "data", "all",       NULL};
-#define ITEM_COUNT 7 /* before "all" */
+                                          "batch",  "data", "loss",      "all",        NULL};
+#define ITEM_COUNT 8 /* before "all" */
+#define LOSS_ITEM 7
 #define ALL_ITEMS ((1u << ITEM_COUNT) - 1)
 
 int train_config_parse_allowed(const char *list, void *allowed, char *err, size_t err_size)
@@ -63,6 +64,11 @@ static void current(const train_session *ts, char values[ITEM_COUNT][VALUE_MAX])
     snprintf(values[4], VALUE_MAX, "%g", (double)o->dropout);
     snprintf(values[5], VALUE_MAX, "%zu", o->batch);
     train_data_text(ts->opts, &ts->data, values[6], VALUE_MAX);
+    if (o->loss == TDM_LOSS_HUBER)
+        snprintf(values[7], VALUE_MAX, "huber (delta %g)",
+                 (double)(o->huber_delta > 0.0f ? o->huber_delta : 1.0f));
+    else
+        snprintf(values[7], VALUE_MAX, "%s", tdm_loss_kind_alias(o->loss));
 }
 
 tdm_status train_config_save(const train_session *ts, tdm_checkpoint_writer *w)
@@ -107,7 +113,11 @@ int train_config_check(const train_session *ts, const tdm_checkpoint *c, char *e
     unsigned allowed = ts->opts->allow_config_change, refused = 0;
     size_t used = 0;
     for (size_t i = 0; i < ITEM_COUNT; i++) {
-        if (!recorded(c, i, then)) {
+        /* checkpoints from before the choice of losses trained the one there was */
+        if (i == LOSS_ITEM && !recorded(c, i, then))
+            snprintf(then, sizeof then, "%s",
+                     tdm_loss_kind_alias(TDM_LOSS_SOFTMAX_CROSS_ENTROPY));
+        else if (!recorded(c, i, then)) {
             if (allowed == ALL_ITEMS)
                 continue;
             snprintf(err, err_size,

@@ -12,7 +12,14 @@
 static tdm_status load(const train_options *o, const char *path, const char *labels,
                        tdm_dataset **out, char *used, size_t used_size)
 {
-    data_source src = {path, labels, o->label_column, o->header, o->skip_rows, 0, o->max_classes};
+    data_source src = {.path = path,
+                       .labels = labels,
+                       .label_column = o->label_column,
+                       .label_columns = o->label_columns,
+                       .float_labels = train_loss_takes_floats(o->loss),
+                       .header = o->header,
+                       .skip_rows = o->skip_rows,
+                       .max_classes = o->max_classes};
     return data_source_load(&src, out, used, used_size);
 }
 
@@ -25,10 +32,11 @@ static tdm_status fingerprint(const tdm_dataset *ds, uint64_t *h)
     const tdm_batch *b = NULL;
     while (s == TDM_OK && (s = tdm_dataset_iterator_next(it, &b)) == TDM_OK && b->count) {
         const unsigned char *f = (const unsigned char *)b->features;
-        const unsigned char *l = (const unsigned char *)b->labels;
+        const unsigned char *l =
+            b->targets ? (const unsigned char *)b->targets : (const unsigned char *)b->labels;
         for (size_t i = 0; i < b->count * b->feature_count * sizeof(float); i++)
             *h = (*h ^ f[i]) * 0x100000001b3ull;
-        for (size_t i = 0; i < b->count * sizeof(int32_t); i++)
+        for (size_t i = 0; i < b->count * b->label_width * 4; i++)
             *h = (*h ^ l[i]) * 0x100000001b3ull;
     }
     tdm_dataset_iterator_destroy(it);
@@ -115,6 +123,14 @@ int train_data_load(const train_options *o, size_t shards, size_t shard, train_d
     d->classes = tdm_dataset_class_count(d->train) > tdm_dataset_class_count(d->test)
                      ? tdm_dataset_class_count(d->train)
                      : tdm_dataset_class_count(d->test);
+    d->targets = tdm_dataset_label_dtype(d->train) == TDM_F32;
+    if (d->targets && tdm_dataset_label_width(d->test) != tdm_dataset_label_width(d->train)) {
+        char why[128];
+        snprintf(why, sizeof why, "%zu label columns, but the data has %zu",
+                 tdm_dataset_label_width(d->test), tdm_dataset_label_width(d->train));
+        return fail(o->test_data, why, d);
+    }
+    d->outputs = d->targets ? tdm_dataset_label_width(d->train) : d->classes;
     d->examples = tdm_dataset_example_count(d->train) + tdm_dataset_example_count(d->test);
     if (prepare(o, shards, shard, d) != TDM_OK)
         return fail(d->path, tdm_last_error(), d);
@@ -124,6 +140,12 @@ int train_data_load(const train_options *o, size_t shards, size_t shard, train_d
     d->test_examples = tdm_dataset_example_count(d->test);
     d->steps_per_epoch = tdm_dataset_batches_per_epoch(d->train);
     return 0;
+}
+
+int train_is_regression(const train_options *o, const train_data *d)
+{
+    return d->targets && o->loss != TDM_LOSS_SIGMOID_CROSS_ENTROPY &&
+           o->loss != TDM_LOSS_CATEGORICAL_CROSS_ENTROPY;
 }
 
 void train_data_free(train_data *d)

@@ -15,6 +15,8 @@ typedef struct train_data {
     float *mean, *std;  /* [features]: the training split's statistics, NULL with
                            --no-standardize */
     size_t features, classes, train_examples, test_examples, steps_per_epoch;
+    int targets;    /* float targets, not class indices */
+    size_t outputs; /* the model's: the classes, or the targets per example */
     size_t examples;      /* both splits before a worker's shard: what every process loaded */
     uint64_t fingerprint; /* of the examples as loaded (--data, then --test-data) */
 } train_data;
@@ -25,5 +27,9 @@ typedef struct train_data {
  * trains on its own), and batches. 0, or -1 after printing why. */
 int train_data_load(const train_options *o, size_t shards, size_t shard, train_data *out);
 void train_data_free(train_data *d);
+
+/* Whether the run is a regression: float targets under a loss of distances (mean
+ * squared or absolute error, Huber), reported by its errors and R^2. */
+int train_is_regression(const train_options *o, const train_data *d);
 
 #endif

@@ -8,7 +8,8 @@
 #include "train_config.h"
 #include "train_session.h"
 
-/* Per finished epoch: train loss, test loss, test accuracy. Times are not kept, so
+/* Per finished epoch: train loss, test loss, test accuracy (a regression's: R^2).
+ * Times and a regression's errors are not kept, so
  * that a resumed run's checkpoints equal an uninterrupted run's byte for byte. */
 #define HISTORY_COLUMNS 3
 
@@ -62,7 +63,8 @@ static tdm_status save_history(tdm_checkpoint_writer *w, void *user)
     for (size_t e = 0; e < n; e++) {
         h[e * HISTORY_COLUMNS] = (float)ts->history[e].train_loss;
         h[e * HISTORY_COLUMNS + 1] = (float)ts->history[e].test_loss;
-        h[e * HISTORY_COLUMNS + 2] = (float)ts->history[e].test_accuracy;
+        h[e * HISTORY_COLUMNS + 2] = (float)(ts->history[e].regression ? ts->history[e].test_r2
+                                                                        : ts->history[e].test_accuracy);
     }
     tdm_status s = tdm_checkpoint_add(w, "cli/history", TDM_F32, &TDM_SHAPE(n, HISTORY_COLUMNS), h);
     free(h);
@@ -92,14 +94,21 @@ static tdm_status restore_history(const tdm_checkpoint *c, void *user)
         return TDM_ERR_OUT_OF_MEMORY;
     s = tdm_checkpoint_read(c, "cli/history", TDM_F32, &TDM_SHAPE(n, HISTORY_COLUMNS), h,
                             n * HISTORY_COLUMNS * sizeof *h);
-    for (size_t e = 0; s == TDM_OK && e < n; e++)
-        ts->history[e] = (train_epoch){(unsigned)e + 1,
-                                       h[e * HISTORY_COLUMNS],
-                                       h[e * HISTORY_COLUMNS + 1],
-                                       h[e * HISTORY_COLUMNS + 2],
-                                       NAN,
-                                       NAN,
-                                       NAN};
+    int regression = train_is_regression(ts->opts, &ts->data);
+    for (size_t e = 0; s == TDM_OK && e < n; e++) {
+        double score = h[e * HISTORY_COLUMNS + 2];
+        ts->history[e] = (train_epoch){.epoch = (unsigned)e + 1,
+                                       .train_loss = h[e * HISTORY_COLUMNS],
+                                       .test_loss = h[e * HISTORY_COLUMNS + 1],
+                                       .test_accuracy = regression ? 0.0 : score,
+                                       .seconds = NAN,
+                                       .examples_per_second = NAN,
+                                       .eval_seconds = NAN,
+                                       .regression = regression,
+                                       .test_mae = NAN,
+                                       .test_rmse = NAN,
+                                       .test_r2 = regression ? score : 0.0};
+    }
     if (s == TDM_OK)
         ts->epochs_done = (unsigned)n;
     free(h);

@@ -60,6 +60,37 @@ int train_parse_label_column(const char *value, void *target, char *err, size_t 
     return 0;
 }
 
+int train_parse_label_columns(const char *value, void *target, char *err, size_t err_size)
+{
+    for (const char *p = value;; p++) {
+        size_t len = strcspn(p, ",");
+        if (!len || strchr("+- \t", p[0]) || (p[len] == ',' && !p[len + 1])) {
+            snprintf(err, err_size,
+                     "'%.40s' is not a list of column indices or names, comma-separated (0,3, "
+                     "say)",
+                     value);
+            return -1;
+        }
+        p += len;
+        if (!*p)
+            break;
+    }
+    *(const char **)target = value;
+    return 0;
+}
+
+int train_loss_takes_floats(tdm_loss_kind loss)
+{
+    return loss != TDM_LOSS_SOFTMAX_CROSS_ENTROPY;
+}
+
+static int parse_loss(const char *value, void *target, char *err, size_t err_size)
+{
+    if (tdm_loss_kind_parse(value, target) != TDM_OK)
+        return cli_fail_choice(value, "loss", tdm_loss_kind_aliases(), err, err_size);
+    return 0;
+}
+
 /* FROM:TO, global steps with FROM <= TO */
 static int parse_trace_steps(const char *value, void *target, char *err, size_t err_size)
 {
@@ -225,6 +256,17 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
         STRING("--labels", labels, "FILE", TRAIN_HELP_LABELS),
         CUSTOM("--label-column", train_parse_label_column, &o->label_column, "C",
                TRAIN_HELP_LABEL_COLUMN " (default: the last column)"),
+        CUSTOM("--label-columns", train_parse_label_columns, &o->label_columns, "LIST",
+               TRAIN_HELP_LABEL_COLUMNS),
+        {CLI_ENTRY("--loss", NULL, CLI_CUSTOM, &o->loss), .parse = parse_loss, .arg = "NAME",
+         .help = "what the model learns (default sparse_categorical_crossentropy: a class "
+                 "index per example): mse, mae or huber for float targets (a regression), "
+                 "binary_crossentropy for yes/no targets (one output each: binary or "
+                 "multi-label), categorical_crossentropy for one-hot or soft label columns. "
+                 "Every loss but the first reads its labels as floats",
+         .choices = tdm_loss_kind_aliases()},
+        REAL("--huber-delta", CLI_FLOAT, huber_delta, 0, 1e30, CLI_ABOVE_LO, "D",
+             "--loss huber: squared within D of the target, absolute beyond (default 1)"),
         FLAG("--header", header, 1, TRAIN_HELP_HEADER),
         WHOLE("--skip-rows", CLI_SIZE, skip_rows, 0, TRAIN_MAX_SKIP_ROWS, "N",
               TRAIN_HELP_SKIP_ROWS " (scikit-learn's exports start with a line of counts)"),
@@ -402,10 +444,24 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
              o->label_column[strspn(o->label_column, "0123456789")] != '\0')
         snprintf(err, err_size, "--label-column %.40s: a column name needs --header",
                  o->label_column);
-    else if (o->labels && (o->label_column || o->header || o->skip_rows))
+    else if (o->labels && (o->label_column || o->label_columns || o->header || o->skip_rows))
         snprintf(err, err_size,
-                 "--labels reads IDX files: --label-column, --header and --skip-rows are for "
-                 "CSV");
+                 "--labels reads IDX files: --label-column(s), --header and --skip-rows are "
+                 "for CSV");
+    else if (o->label_columns && !o->header &&
+             o->label_columns[strspn(o->label_columns, "0123456789,")] != '\0')
+        snprintf(err, err_size, "--label-columns %.40s: column names need --header",
+                 o->label_columns);
+    else if (o->label_column && o->label_columns)
+        snprintf(err, err_size,
+                 "--label-column and --label-columns: give every label column in the list");
+    else if (o->labels && train_loss_takes_floats(o->loss))
+        snprintf(err, err_size,
+                 "--loss %s reads float targets, and --labels' IDX labels are class indices: "
+                 "use sparse_categorical_crossentropy, or CSV",
+                 tdm_loss_kind_alias(o->loss));
+    else if (o->huber_delta > 0.0f && o->loss != TDM_LOSS_HUBER)
+        snprintf(err, err_size, "--huber-delta is for --loss huber");
     else if ((o->test_labels && !o->test_data) || (o->test_data && !o->labels != !o->test_labels))
         snprintf(err, err_size,
                  "--test-data and --test-labels go with --data and --labels: IDX "

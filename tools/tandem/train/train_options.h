@@ -16,6 +16,9 @@ typedef struct train_options {
     const char *data;             /* CSV, or IDX images with labels; NULL: the digits */
     const char *labels;           /* IDX labels: makes data an IDX images file */
     const char *label_column;     /* CSV: index or header name; NULL: the last column */
+    const char *label_columns;    /* CSV: several label columns, indices or names */
+    tdm_loss_kind loss;           /* --loss: what the labels are and the outputs mean */
+    float huber_delta;            /* --huber-delta; 0: the library's default, 1 */
     int header;                   /* CSV has a header line */
     size_t skip_rows;             /* CSV lines to pass over first */
     size_t max_classes;           /* a label of this many or more is refused */
@@ -73,6 +76,9 @@ int train_parse_label_column(const char *value, void *target, char *err, size_t 
     "CSV (label in the last column unless --label-column), or IDX images with --labels"
 #define TRAIN_HELP_LABELS "IDX labels for IDX images in --data"
 #define TRAIN_HELP_LABEL_COLUMN "CSV label column: 0-based index, or a name with --header"
+#define TRAIN_HELP_LABEL_COLUMNS                                                                   \
+    "several CSV label columns, comma-separated 0-based indices or names with --header (e.g. "    \
+    "0,3): a regression's targets, a multi-label or one-hot row"
 #define TRAIN_HELP_HEADER "the CSV's first line names its columns"
 #define TRAIN_HELP_SKIP_ROWS "CSV lines to pass over before the header or the data"
 #define TRAIN_HELP_CONV                                                                            \
@@ -89,6 +95,13 @@ int train_parse_label_column(const char *value, void *target, char *err, size_t 
     "dense and convolution layer's products timed with f16 operands and in f32 on each device "    \
     "at the first step, the faster kept, so that mixed precision never trains slower than f32), "  \
     "f16 (all of them) or f32 (none). With --f16-activations they are f16"
+
+/* --label-columns' parser, which tandem predict shares: a list of indices or names. */
+int train_parse_label_columns(const char *value, void *target, char *err, size_t err_size);
+
+/* Whether the loss reads its labels as float targets (every loss but the sparse
+ * cross-entropy: the CLI's mean squared error is a regression's). */
+int train_loss_takes_floats(tdm_loss_kind loss);
 
 /* --conv's parser, which tandem bench train shares: an algorithm's name
  * (tdm_conv_algorithm_name) into a tdm_conv_algorithm. */

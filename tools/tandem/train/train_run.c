@@ -79,10 +79,17 @@ static int run_epoch(train_session *ts, epoch_state *e)
         return fail("evaluation");
     double rate = (double)(e->examples - examples_before) / seconds;
     train_epoch *rec = &ts->history[ts->epochs_done++];
-    *rec = (train_epoch){e->epoch,       e->steps ? e->loss_sum / (double)e->steps : 0.0,
-                         ev.loss,        ev.accuracy,
-                         seconds,        rate,
-                         now() - trained};
+    *rec = (train_epoch){.epoch = e->epoch,
+                         .train_loss = e->steps ? e->loss_sum / (double)e->steps : 0.0,
+                         .test_loss = ev.loss,
+                         .test_accuracy = ev.accuracy,
+                         .seconds = seconds,
+                         .examples_per_second = rate,
+                         .eval_seconds = now() - trained,
+                         .regression = train_is_regression(ts->opts, &ts->data),
+                         .test_mae = ev.mae,
+                         .test_rmse = ev.rmse,
+                         .test_r2 = ev.r2};
     progress_epoch(&e->bar, rec, e->steps);
     if (ts->opts->checkpoint_dir && tdm_monitor_save(ts->monitor) != TDM_OK)
         return fail("checkpoint");

@@ -151,8 +151,10 @@ static int make_model(train_session *ts)
         if (layers[l].kind == TDM_LAYER_DENSE)
             layers[l].dropout = o->dropout;
     }
-    layers[o->hidden_count] = (tdm_layer)TDM_DENSE(ts->data.classes, TDM_ACT_LINEAR, 0.0f);
+    layers[o->hidden_count] = (tdm_layer)TDM_DENSE(ts->data.outputs, TDM_ACT_LINEAR, 0.0f);
     tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
+    mo.loss = o->loss;
+    mo.huber_delta = o->huber_delta;
     mo.input_features = ts->data.features;
     mo.layers = layers;
     mo.layer_count = o->hidden_count + 1;

@@ -42,9 +42,13 @@ void train_optimizer_text(const char *name, const tdm_optimizer_options *o, char
 
 void train_data_text(const train_options *o, const train_data *d, char *out, size_t size)
 {
+    char labels[64];
+    if (d->targets)
+        snprintf(labels, sizeof labels, "%zu float targets", d->outputs);
+    else
+        snprintf(labels, sizeof labels, "%zu classes", d->classes);
     snprintf(out, size,
-             "%zu examples of %zu features in %zu classes (content %016llx), test fraction %g, "
-             "%s",
-             d->examples, d->features, d->classes, (unsigned long long)d->fingerprint,
+             "%zu examples of %zu features in %s (content %016llx), test fraction %g, %s",
+             d->examples, d->features, labels, (unsigned long long)d->fingerprint,
              o->test_fraction, o->standardize ? "standardized" : "not standardized");
 }
