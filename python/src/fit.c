@@ -248,7 +248,7 @@ static tdm_status restore_epochs(const tdm_checkpoint *c, void *user)
 
 typedef struct fit_args {
     const void *x, *y;
-    size_t rows, features, classes, epochs, batch;
+    size_t rows, features, classes, targets, epochs, batch; /* targets: 0 for classes */
     uint64_t seed;
     const char *checkpoint_dir; /* NULL: none */
     int resume;
@@ -261,10 +261,10 @@ typedef struct fit_args {
 static tdm_status session_make(tdm_strategy *s, trainer *t, const fit_args *a, session *f,
                                uint64_t *restored_step)
 {
-    tdm_status st =
-        dataset_of(a->x, a->y, a->rows, a->features, a->classes, EVAL_ROWS, &f->measured);
+    tdm_status st = dataset_of(a->x, a->y, a->rows, a->features, a->classes, a->targets, EVAL_ROWS,
+                               &f->measured);
     if (st == TDM_OK)
-        st = tdm_dataset_from_arrays(a->x, a->y, a->rows, a->features, a->classes, &f->train);
+        st = dataset_from(a->x, a->y, a->rows, a->features, a->classes, a->targets, &f->train);
     /* a parameter-server job's worker trains on its shard, as tandem train's does */
     size_t workers = tdm_strategy_num_workers(s);
     if (st == TDM_OK && tdm_strategy_num_parameter_servers(s) && workers > 1)
@@ -302,31 +302,33 @@ static tdm_status session_make(tdm_strategy *s, trainer *t, const fit_args *a, s
     return st;
 }
 
-/* fit_begin(trainer, strategy, x address, y address, rows, features, classes, epochs,
- * batch, seed, checkpoint_dir or None, resume) -> (a fit session, steps per epoch,
- * epochs already done by the checkpoint resumed). */
+/* fit_begin(trainer, strategy, x address, y address, rows, features, classes, targets,
+ * epochs, batch, seed, checkpoint_dir or None, resume) -> (a fit session, steps per
+ * epoch, epochs already done by the checkpoint resumed): y int32 class indices [rows]
+ * where targets is 0, else float32 targets [rows, targets]. */
 PyObject *py_fit_begin(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *trainer_handle, *strategy_handle, *x_obj, *y_obj;
-    Py_ssize_t rows, features, classes, epochs, batch;
+    Py_ssize_t rows, features, classes, targets, epochs, batch;
     unsigned long long seed;
-    fit_args a = {NULL, NULL, 0, 0, 0, 0, 0, 0, NULL, 0};
-    if (!PyArg_ParseTuple(args, "OOOOnnnnnKzp", &trainer_handle, &strategy_handle, &x_obj, &y_obj,
-                          &rows, &features, &classes, &epochs, &batch, &seed, &a.checkpoint_dir,
-                          &a.resume))
+    fit_args a = {NULL, NULL, 0, 0, 0, 0, 0, 0, 0, NULL, 0};
+    if (!PyArg_ParseTuple(args, "OOOOnnnnnnKzp", &trainer_handle, &strategy_handle, &x_obj, &y_obj,
+                          &rows, &features, &classes, &targets, &epochs, &batch, &seed,
+                          &a.checkpoint_dir, &a.resume))
         return NULL;
     trainer *t = handle_get(trainer_handle, "trainer");
     tdm_strategy *s = t ? handle_get(strategy_handle, "strategy") : NULL;
     if (!s || parse_address(x_obj, (void **)&a.x) < 0 || parse_address(y_obj, (void **)&a.y) < 0)
         return NULL;
-    if (rows < 1 || features < 1 || classes < 1 || epochs < 1 || batch < 1)
+    if (rows < 1 || features < 1 || classes < 1 || targets < 0 || epochs < 1 || batch < 1)
         return raise_invalid("fit: rows, epochs and batch_size must be at least 1");
     if (a.resume && !a.checkpoint_dir)
         return raise_invalid("fit: resume needs a checkpoint_dir");
     a.rows = (size_t)rows;
     a.features = (size_t)features;
     a.classes = (size_t)classes;
+    a.targets = (size_t)targets;
     a.epochs = (size_t)epochs;
     a.batch = (size_t)batch;
     a.seed = seed;
@@ -357,10 +359,11 @@ static double now(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* fit_epoch(session, progress) -> (mean training loss, accuracy on the training
- * examples after the epoch, seconds of its steps: from the first step's start to the
- * last one's end, what tandem train reports per epoch), or None once the input has
- * ended; progress (or None) is called after every step. */
+/* fit_epoch(session, progress) -> (mean training loss, the training examples' evaluation
+ * after the epoch (evaluate's tuple: loss, accuracy, mae, rmse, r2), seconds of its
+ * steps: from the first step's start to the last one's end, what tandem train reports
+ * per epoch), or None once the input has ended; progress (or None) is called after
+ * every step. */
 PyObject *py_fit_epoch(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -397,7 +400,7 @@ PyObject *py_fit_epoch(PyObject *self, PyObject *args)
         return raise_status(st);
     if (!f->steps)
         Py_RETURN_NONE;
-    return Py_BuildValue("ddd", f->loss_sum / (double)f->steps, ev.accuracy, seconds);
+    return Py_BuildValue("dNd", f->loss_sum / (double)f->steps, evaluation_tuple(&ev), seconds);
 }
 
 /* trainer_state(trainer) -> (bytes of optimizer slots one replica's device holds: every

@@ -63,11 +63,13 @@ PyObject *py_parse_layers(PyObject *self, PyObject *args)
 }
 
 /* model_create(strategy, spec, activation, dropout, features, image, classes, seed,
- * mixed_precision, f16_activations, conv): the layers of spec ("conv32k3,pool2,128"; "" for none)
- * over inputs of `features` values, seen as image (height, width, channels) where it is not None,
- * trained by softmax cross-entropy; mixed precision computes the matrix products with
- * f16 operands, f16 activations keep the activations between layers in f16; conv
- * names the convolutions' algorithm (tdm_conv_algorithm_parse). */
+ * mixed_precision, f16_activations, conv, loss, huber_delta): the layers of spec
+ * ("conv32k3,pool2,128"; "" for none) over inputs of `features` values, seen as image
+ * (height, width, channels) where it is not None, then a linear output layer of
+ * `classes` units, trained by `loss` (a name or Keras alias, tdm_loss_kind_parse; the
+ * cross-entropies take the logits) with Huber's delta (0: 1); mixed precision computes
+ * the matrix products with f16 operands, f16 activations keep the activations between
+ * layers in f16; conv names the convolutions' algorithm (tdm_conv_algorithm_parse). */
 PyObject *py_model_create(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -77,9 +79,11 @@ PyObject *py_model_create(PyObject *self, PyObject *args)
     Py_ssize_t features, classes, height = 0, width = 0, channels = 0;
     unsigned long long seed;
     int mixed, f16_activations;
-    const char *conv;
-    if (!PyArg_ParseTuple(args, "OssfnOnKpps", &handle, &spec, &activation_name, &dropout,
-                          &features, &image, &classes, &seed, &mixed, &f16_activations, &conv))
+    const char *conv, *loss_name;
+    float huber_delta;
+    if (!PyArg_ParseTuple(args, "OssfnOnKppssf", &handle, &spec, &activation_name, &dropout,
+                          &features, &image, &classes, &seed, &mixed, &f16_activations, &conv,
+                          &loss_name, &huber_delta))
         return NULL;
     tdm_strategy *s = handle_get(handle, "strategy");
     if (!s)
@@ -88,9 +92,12 @@ PyObject *py_model_create(PyObject *self, PyObject *args)
         return NULL;
     tdm_activation activation;
     tdm_conv_algorithm algorithm;
+    tdm_loss_kind loss;
     tdm_status st = tdm_activation_parse(activation_name, &activation);
     if (st == TDM_OK)
         st = tdm_conv_algorithm_parse(conv, &algorithm);
+    if (st == TDM_OK)
+        st = tdm_loss_kind_parse(loss_name, &loss);
     if (st != TDM_OK)
         return raise_status(st);
     if (features < 1 || classes < 1)
@@ -116,6 +123,8 @@ PyObject *py_model_create(PyObject *self, PyObject *args)
     mo.compute_dtype = mixed || f16_activations ? TDM_F16 : TDM_F32;
     mo.activation_dtype = f16_activations ? TDM_F16 : TDM_F32;
     mo.conv_algorithm = algorithm;
+    mo.loss = loss;
+    mo.huber_delta = loss == TDM_LOSS_HUBER ? huber_delta : 0.0f;
     tdm_model *model = NULL;
     UNLOCKED(handle, st, tdm_model_create(s, &mo, &model));
     return st == TDM_OK ? handle_new(model, destroy_model, handle, "model") : raise_status(st);
@@ -156,8 +165,8 @@ PyObject *py_model_save(PyObject *self, PyObject *args)
     return none_or_raise(st);
 }
 
-/* model_info(model) -> (inputs, outputs, loss, parameters), loss "softmax_cross_entropy"
- * or "mean_squared_error". */
+/* model_info(model) -> (inputs, outputs, loss, parameters, Huber's delta), loss the name
+ * model files record (tdm_loss_kind_name: "softmax_cross_entropy", ...). */
 PyObject *py_model_info(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -165,12 +174,32 @@ PyObject *py_model_info(PyObject *self, PyObject *args)
     tdm_model *m = handle_arg(args, "model", &handle);
     if (!m)
         return NULL;
-    const char *loss = tdm_model_loss_kind(m) == TDM_LOSS_MEAN_SQUARED_ERROR
-                           ? "mean_squared_error"
-                           : "softmax_cross_entropy";
-    return Py_BuildValue("nnsn", (Py_ssize_t)tdm_model_input_count(m),
-                         (Py_ssize_t)tdm_model_output_count(m), loss,
-                         (Py_ssize_t)tdm_model_parameter_count(m));
+    return Py_BuildValue("nnsnd", (Py_ssize_t)tdm_model_input_count(m),
+                         (Py_ssize_t)tdm_model_output_count(m),
+                         tdm_loss_kind_name(tdm_model_loss_kind(m)),
+                         (Py_ssize_t)tdm_model_parameter_count(m),
+                         (double)tdm_model_huber_delta(m));
+}
+
+/* loss_kinds() -> [(name, alias, takes classes, takes float targets)]: every loss the
+ * loaded library trains with, in tdm_loss_kind's order (tandem/loss_kinds.def), so the
+ * package names no loss of its own. */
+PyObject *py_loss_kinds(PyObject *self, PyObject *args)
+{
+    (void)self;
+    (void)args;
+    PyObject *list = PyList_New(0);
+    const char *const *aliases = tdm_loss_kind_aliases();
+    for (int k = 0; list && aliases[k]; k++) {
+        unsigned labels = tdm_loss_kind_labels((tdm_loss_kind)k);
+        PyObject *item = Py_BuildValue("(ssOO)", tdm_loss_kind_name((tdm_loss_kind)k), aliases[k],
+                                       labels & TDM_LOSS_TAKES_CLASSES ? Py_True : Py_False,
+                                       labels & TDM_LOSS_TAKES_TARGETS ? Py_True : Py_False);
+        if (!item || PyList_Append(list, item) < 0)
+            Py_CLEAR(list);
+        Py_XDECREF(item);
+    }
+    return list;
 }
 
 /* model_conv(model, layer) -> the name of the algorithm convolution layer `layer`
@@ -211,10 +240,17 @@ PyObject *py_predict(PyObject *self, PyObject *args)
     return none_or_raise(st);
 }
 
-tdm_status dataset_of(const void *x, const void *y, size_t rows, size_t features, size_t classes,
-                      size_t batch, tdm_dataset **out)
+tdm_status dataset_from(const void *x, const void *y, size_t rows, size_t features, size_t classes,
+                        size_t targets, tdm_dataset **out)
 {
-    tdm_status st = tdm_dataset_from_arrays(x, y, rows, features, classes, out);
+    return targets ? tdm_dataset_from_targets(x, y, rows, features, targets, out)
+                   : tdm_dataset_from_arrays(x, y, rows, features, classes, out);
+}
+
+tdm_status dataset_of(const void *x, const void *y, size_t rows, size_t features, size_t classes,
+                      size_t targets, size_t batch, tdm_dataset **out)
+{
+    tdm_status st = dataset_from(x, y, rows, features, classes, targets, out);
     if (st == TDM_OK && (st = tdm_dataset_batch(*out, batch, 0)) != TDM_OK) {
         tdm_dataset_destroy(*out);
         *out = NULL;
@@ -222,25 +258,32 @@ tdm_status dataset_of(const void *x, const void *y, size_t rows, size_t features
     return st;
 }
 
-static tdm_status evaluate(tdm_model *m, const void *x, const void *y, size_t rows,
+static tdm_status evaluate(tdm_model *m, const void *x, const void *y, size_t rows, size_t targets,
                            tdm_evaluation *ev)
 {
     tdm_dataset *ds = NULL;
     tdm_status st = dataset_of(x, y, rows, tdm_model_input_count(m), tdm_model_output_count(m),
-                               EVAL_BATCH, &ds);
+                               targets, EVAL_BATCH, &ds);
     if (st == TDM_OK)
         st = tdm_model_evaluate(m, ds, ev);
     tdm_dataset_destroy(ds);
     return st;
 }
 
-/* evaluate(model, features address, labels address, rows) -> (loss, accuracy). */
+PyObject *evaluation_tuple(const tdm_evaluation *ev)
+{
+    return Py_BuildValue("ddddd", ev->loss, ev->accuracy, ev->mae, ev->rmse, ev->r2);
+}
+
+/* evaluate(model, features address, labels address, rows, targets) -> (loss, accuracy,
+ * mae, rmse, r2) (tdm_evaluation): labels int32 class indices [rows] where targets is 0,
+ * else float32 targets [rows, targets]. */
 PyObject *py_evaluate(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *handle, *x_obj, *y_obj;
-    Py_ssize_t rows;
-    if (!PyArg_ParseTuple(args, "OOOn", &handle, &x_obj, &y_obj, &rows))
+    Py_ssize_t rows, targets;
+    if (!PyArg_ParseTuple(args, "OOOnn", &handle, &x_obj, &y_obj, &rows, &targets))
         return NULL;
     tdm_model *m = handle_get(handle, "model");
     void *x, *y;
@@ -248,12 +291,14 @@ PyObject *py_evaluate(PyObject *self, PyObject *args)
         return NULL;
     if (rows < 1)
         return raise_invalid("evaluate: no examples");
+    if (targets < 0)
+        return raise_invalid("evaluate: a negative target width");
     tdm_evaluation ev = {0};
     tdm_status st;
-    UNLOCKED(handle, st, evaluate(m, x, y, (size_t)rows, &ev));
+    UNLOCKED(handle, st, evaluate(m, x, y, (size_t)rows, (size_t)targets, &ev));
     if (st != TDM_OK)
         return raise_status(st);
-    return Py_BuildValue("dd", ev.loss, ev.accuracy);
+    return evaluation_tuple(&ev);
 }
 
 /* The whole dataset as one batch: its features and labels, copied out. */

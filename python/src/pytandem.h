@@ -60,9 +60,15 @@ PyObject *shared_context(void);
 /* A Python integer holding an address and a byte count, as the package passes them. */
 int parse_address(PyObject *obj, void **out);
 
-/* A dataset of `rows` examples copied from the arrays, in batches of `batch`. */
+/* A dataset of `rows` examples copied from the arrays: y int32 class indices [rows] of
+ * `classes` classes where `targets` is 0, else float32 targets [rows, targets]. */
+tdm_status dataset_from(const void *x, const void *y, size_t rows, size_t features, size_t classes,
+                        size_t targets, tdm_dataset **out);
+/* dataset_from's, in batches of `batch`. */
 tdm_status dataset_of(const void *x, const void *y, size_t rows, size_t features, size_t classes,
-                      size_t batch, tdm_dataset **out);
+                      size_t targets, size_t batch, tdm_dataset **out);
+/* (loss, accuracy, mae, rmse, r2) of an evaluation, as evaluate and fit_epoch give them. */
+PyObject *evaluation_tuple(const tdm_evaluation *ev);
 
 /* The functions of each source file, for the module's method table. */
 PyObject *py_devices(PyObject *self, PyObject *args);
@@ -79,6 +85,7 @@ PyObject *py_model_create(PyObject *self, PyObject *args);
 PyObject *py_model_load(PyObject *self, PyObject *args);
 PyObject *py_model_save(PyObject *self, PyObject *args);
 PyObject *py_model_info(PyObject *self, PyObject *args);
+PyObject *py_loss_kinds(PyObject *self, PyObject *args);
 PyObject *py_predict(PyObject *self, PyObject *args);
 PyObject *py_evaluate(PyObject *self, PyObject *args);
 PyObject *py_trainer_create(PyObject *self, PyObject *args, PyObject *kwargs);

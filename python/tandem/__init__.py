@@ -10,12 +10,13 @@ user expects::
     model.compile(optimizer="adam", lr=1e-3)
     history = model.fit(x / 16, y, epochs=10, batch_size=64, strategy=strategy)
 
-Arrays go in and out as numpy arrays, read in place (float32 features, int32
-labels); one of another dtype or layout raises TypeError or ValueError naming it.
+Arrays go in and out as numpy arrays, read in place (float32 features, int32 class
+labels or float32 targets, as the loss takes them); one of another dtype or layout
+raises TypeError or ValueError naming it.
 A failing library call raises tandem.TandemError (a subclass per status, such as
 tandem.InvalidArgumentError) with tandem's message. docs/PYTHON.md has the rest.
 """
-from . import _tandem, layers
+from . import _tandem, layers, losses
 from ._tandem import (  # noqa: F401  the error classes, one per status
     BackendError, CancelledError, CorruptDataError, DeviceLostError, InvalidArgumentError,
     InvalidStateError, NotFoundError, NumericError, OutOfMemoryError, RemoteError, TandemError,
@@ -37,6 +38,6 @@ __all__ = [
     "NumericError", "OneDeviceStrategy", "OutOfMemoryError", "ParameterServerStrategy",
     "RemoteError", "Sequential", "StopTraining",
     "TandemError", "TimeoutError", "UnsupportedError", "conformance", "devices", "load_csv",
-    "layers",
+    "layers", "losses",
     "load_digits", "load_model",
 ]

@@ -71,3 +71,16 @@ def labels(y: Any, name: str, rows: int) -> np.ndarray:
         raise ValueError(f"{name}: expected {rows} int32 class indices, shape ({rows},), "
                          f"got {describe(y)}")
     return y
+
+
+def targets(y: Any, name: str, rows: int, width: int, loss: str) -> np.ndarray:
+    """y as [rows, width] float32 targets of ``loss``, checked; a 1-D y of ``rows``
+    where ``width`` is 1 is seen as [rows, 1] (a view)."""
+    y = checked(y, name, [FLOAT32])
+    if y.ndim == 1 and width == 1 and y.shape[0] == rows:
+        y = y.reshape(rows, 1)
+    if y.shape != (rows, width):
+        also = f" or ({rows},)" if width == 1 else ""
+        raise ValueError(f"{name}: \"{loss}\" takes float32 targets of shape ({rows}, {width})"
+                         f"{also}, one per output of the model, got {describe(y)}")
+    return y

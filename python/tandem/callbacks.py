@@ -31,8 +31,9 @@ class Callback:
         """Before each epoch (counted from 0)."""
 
     def on_epoch_end(self, epoch: int, logs: Optional[Logs] = None) -> Optional[bool]:
-        """After each epoch, with its ``loss``, ``accuracy`` and, given validation data,
-        ``val_loss`` and ``val_accuracy``; True stops training."""
+        """After each epoch, with its ``loss`` and metrics (``accuracy``, or a
+        regression's ``mae``, ``rmse``, ``r2``) and, given validation data, ``val_loss``
+        and the ``val_`` metrics; True stops training."""
         return None
 
     def on_train_end(self, logs: Optional[Logs] = None) -> None:
@@ -40,7 +41,7 @@ class Callback:
 
 
 class EarlyStopping(Callback):
-    """Stops when ``monitor`` (default ``val_loss``; "accuracy" and "val_accuracy" rise)
+    """Stops when ``monitor`` (default ``val_loss``; the accuracies and R^2 rise)
     has not improved by more than ``min_delta`` for ``patience`` epochs."""
 
     def __init__(self, monitor: str = "val_loss", patience: int = 0,
@@ -60,7 +61,8 @@ class EarlyStopping(Callback):
             raise KeyError(f"EarlyStopping: the logs hold no {self.monitor!r} "
                            f"({', '.join(logs or {})}): fit with validation_data?")
         value = logs[self.monitor]
-        score = -value if "accuracy" in self.monitor else value
+        rises = "accuracy" in self.monitor or self.monitor.endswith("r2")
+        score = -value if rises else value
         if score < self.best - self.min_delta:
             self.best, self.wait = score, 0
             return None

@@ -7,9 +7,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _arrays, _tandem
+from . import _arrays, _tandem, losses
 from .callbacks import StopTraining
-from .layers import Layer
+from .layers import Dense, Layer
 from .progress import ProgressBar
 from .strategy import MirroredStrategy, current_strategy
 
@@ -18,13 +18,13 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 @dataclass
 class History:
-    """What ``fit`` returns, as Keras' History: ``history["loss"]`` and
-    ``history["accuracy"]`` (and ``val_loss``, ``val_accuracy`` given validation
-    data), one entry per epoch run; ``epoch`` their indices."""
+    """What ``fit`` returns, as Keras' History: ``history["loss"]`` and the compiled
+    metrics (``history["accuracy"]``, or a regression's ``["mae"]``, ``["rmse"]``,
+    ``["r2"]``; with validation data ``val_loss`` and ``val_<metric>``), one entry per
+    epoch run; ``epoch`` their indices."""
 
     epoch: List[int] = field(default_factory=list)
-    history: Dict[str, List[float]] = field(
-        default_factory=lambda: {"loss": [], "accuracy": []})
+    history: Dict[str, List[float]] = field(default_factory=lambda: {"loss": []})
     #: seconds of each epoch's training steps (no evaluation), as tandem train reports
     step_seconds: List[float] = field(default_factory=list)
 
@@ -47,6 +47,118 @@ def _layer_spec(layers: LayerList) -> str:
     return layers if isinstance(layers, str) else ",".join(str(item) for item in layers)
 
 
+#: what an output layer may compute: the logits themselves, or probabilities
+_OUTPUT_ACTIVATIONS = ("linear", "sigmoid", "softmax")
+_DEFAULT_CLASSES = 10
+
+# compile(metrics=)'s names, Keras' among them, and the metric each gives; the history
+# and the logs use the metric's name.
+_METRICS = {"accuracy": "accuracy", "acc": "accuracy", "binary_accuracy": "accuracy",
+            "categorical_accuracy": "accuracy", "sparse_categorical_accuracy": "accuracy",
+            "mae": "mae", "mean_absolute_error": "mae", "rmse": "rmse",
+            "root_mean_squared_error": "rmse", "mse": "mse", "mean_squared_error": "mse",
+            "r2": "r2", "r2_score": "r2"}
+_REGRESSION_METRICS = ["mae", "rmse", "r2"]
+
+
+def _output_layer(layers: LayerList, classes: Optional[int], output_activation: Optional[str]
+                  ) -> Tuple[LayerList, int, Optional[str]]:
+    """(the hidden layers, the output layer's units, its activation or None) as
+    Sequential's arguments give them: a list may end in Keras' output layer, a Dense
+    whose activation is "softmax" (never a hidden one's) or, where ``classes`` is not
+    given, "sigmoid"."""
+    last = None if isinstance(layers, str) or not layers else list(layers)[-1]
+    if isinstance(last, Dense) and (last.activation == "softmax" or (
+            last.activation == "sigmoid" and classes is None)):
+        if output_activation not in (None, last.activation):
+            raise ValueError(f"output_activation: {output_activation!r}, but the output layer "
+                             f"{last!r} computes {last.activation}")
+        if classes is not None and int(classes) != last.units:
+            raise ValueError(f"classes: {classes}, but the output layer {last!r} has "
+                             f"{last.units} units")
+        return list(layers)[:-1], last.units, last.activation
+    if output_activation not in (None, *_OUTPUT_ACTIVATIONS):
+        raise ValueError(f"output_activation: one of {', '.join(_OUTPUT_ACTIVATIONS)}, not "
+                         f"{output_activation!r}")
+    return layers, _DEFAULT_CLASSES if classes is None else int(classes), output_activation
+
+
+# tandem.losses' class of each cross-entropy, for messages
+_LOSS_CLASSES = {"softmax_cross_entropy": "SparseCategoricalCrossentropy",
+                 "categorical_cross_entropy": "CategoricalCrossentropy",
+                 "sigmoid_cross_entropy": "BinaryCrossentropy"}
+
+
+def _head(kind: losses.LossKind, from_logits: bool, output_activation: Optional[str]) -> str:
+    """What predict makes of the logits for this loss and output layer: "softmax",
+    "sigmoid" or "linear" (the logits or a regression's values as they are); ValueError
+    for an output layer the loss does not take."""
+    wanted = losses.PROBABILITIES.get(kind.name)
+    if wanted is None:
+        if output_activation not in (None, "linear"):
+            raise ValueError(f"loss \"{kind.alias}\" is a regression's: its output layer "
+                             f"is linear, its values the predictions, but this one computes "
+                             f"{output_activation}: leave the output layer linear, or train "
+                             "probabilities with a cross-entropy")
+        return "linear"
+    if from_logits:
+        if output_activation not in (None, "linear"):
+            raise ValueError(f"loss \"{kind.alias}\" with from_logits=True takes the output "
+                             f"layer's logits, but it computes {output_activation}: make it "
+                             "linear, or leave from_logits False")
+        return "linear"
+    if output_activation in (None, wanted):
+        return wanted
+    if output_activation == "linear":
+        raise ValueError(f"loss \"{kind.alias}\" takes probabilities, and a linear output "
+                         f"layer gives logits: give the output layer activation=\"{wanted}\", "
+                         f"or the loss from_logits=True (tandem.losses."
+                         f"{_LOSS_CLASSES[kind.name]}(from_logits=True))")
+    if wanted == "sigmoid":
+        raise ValueError(f"loss \"{kind.alias}\" scores each output on its own, through a "
+                         f"sigmoid; a {output_activation} output layer makes the outputs one "
+                         "distribution: use activation=\"sigmoid\", or "
+                         "\"categorical_crossentropy\" for a softmax")
+    raise ValueError(f"loss \"{kind.alias}\" scores a softmax distribution over the outputs; "
+                     f"a {output_activation} output layer scores each on its own: use "
+                     "activation=\"softmax\", or \"binary_crossentropy\" for sigmoid outputs")
+
+
+def _metrics(kind: losses.LossKind, requested: Optional[Sequence[str]]) -> List[str]:
+    """The metrics' names for this loss: the task's (accuracy for a classifier, mae,
+    rmse and r2 for a regression) where none are requested; ValueError for a name
+    tandem does not compute or one that does not fit the task."""
+    classifier = kind.name in losses.PROBABILITIES
+    fitting = (["accuracy"] if classifier
+               else ["mae", "rmse", "mse", "r2"] if kind.name in losses.REGRESSION else [])
+    if requested is None:
+        return ["accuracy"] if classifier else [m for m in _REGRESSION_METRICS if m in fitting]
+    if isinstance(requested, str):
+        requested = [requested]
+    chosen: List[str] = []
+    for name in requested:
+        metric = _METRICS.get(name) if isinstance(name, str) else None
+        if metric is None:
+            raise ValueError(f"metrics: unknown {name!r}: tandem computes "
+                             + ", ".join(f"\"{n}\"" for n in _METRICS))
+        specific = {"binary_accuracy": ("sigmoid_cross_entropy",),
+                    "categorical_accuracy": ("categorical_cross_entropy", "softmax_cross_entropy"),
+                    "sparse_categorical_accuracy": ("softmax_cross_entropy",
+                                                    "categorical_cross_entropy")}
+        if metric not in fitting or kind.name not in specific.get(name, (kind.name,)):
+            raise ValueError(f"metrics: {name!r} does not fit loss \"{kind.alias}\", whose "
+                             f"metrics are {', '.join(fitting) or 'none'}")
+        if metric not in chosen:
+            chosen.append(metric)
+    return chosen
+
+
+def _values(result: Sequence[float]) -> Dict[str, float]:
+    """Every metric of an evaluation tuple (loss, accuracy, mae, rmse, r2)."""
+    return {"loss": result[0], "accuracy": result[1], "mae": result[2], "rmse": result[3],
+            "mse": result[3] * result[3], "r2": result[4]}
+
+
 def _activation(layers: LayerList, activation: Optional[str]) -> str:
     """The model's activation: the one given, else the one its layer objects name
     (they must agree: tandem's layers share it), else relu."""
@@ -61,7 +173,9 @@ def _activation(layers: LayerList, activation: Optional[str]) -> str:
 
 
 class Sequential:
-    """A classifier of tandem train's layers, trained data-parallel by a strategy.
+    """A model of tandem train's layers, trained data-parallel by a strategy: a
+    classifier (softmax or sigmoid outputs), a multi-label classifier or a regression,
+    as ``compile(loss=)`` chooses.
 
     ``layers`` are the hidden layers as ``tandem train --layers`` takes them:
     "conv32k3,pool2,conv64k3,pool2,128", or a list of the same items or of
@@ -72,10 +186,16 @@ class Sequential:
     ``emb<vocab>x<units>`` (first only) or ``gap``; a window takes ``s<stride>`` and
     ``valid`` (``conv64k3s2valid``). ``activation`` (relu, tanh, sigmoid, gelu, linear;
     default the one the layer objects name, else relu) follows every dense and
-    convolution layer, ``dropout`` every dense one, and a
-    linear output layer of ``classes`` units ends the model, trained by softmax
-    cross-entropy against int32 class indices (Keras' sparse categorical
-    cross-entropy from logits). ``input_shape`` is ``(features,)`` or, for convolution
+    convolution layer, ``dropout`` every dense one, and an output layer of ``classes``
+    units (default 10; a regression's outputs) ends the model. A list may end in that
+    output layer as Keras writes it: ``Dense(10, activation="softmax")``, or
+    ``Dense(1, activation="sigmoid")`` where ``classes`` is not given.
+    ``output_activation`` says the same for a string: "softmax", "sigmoid" or "linear";
+    by default the loss's (softmax for the categorical cross-entropies, sigmoid for the
+    binary one, linear for a regression). tandem computes the output layer linear
+    whatever it says, and fuses the sigmoid or softmax into the loss; it says what the
+    loss takes (probabilities, or with ``from_logits=True`` the logits of a linear
+    layer) and what ``predict`` returns. ``input_shape`` is ``(features,)`` or, for convolution
     and pooling, an image ``(height, width, channels)`` (``(height, width)``: one
     channel). ``mixed_precision`` computes the dense and convolution layers' matrix
     products with f16 operands and f32 sums, trained with dynamic loss scaling
@@ -90,17 +210,20 @@ class Sequential:
     """
 
     def __init__(self, layers: LayerList = "128,64",
-                 input_shape: Optional[Sequence[int]] = None, classes: int = 10,
+                 input_shape: Optional[Sequence[int]] = None, classes: Optional[int] = None,
                  activation: Optional[str] = None, dropout: float = 0.0, seed: int = 1,
                  strategy: Optional[MirroredStrategy] = None,
                  mixed_precision: bool = False, f16_activations: bool = False,
-                 conv: str = "auto") -> None:
+                 conv: str = "auto", output_activation: Optional[str] = None) -> None:
+        layers, classes, output_activation = _output_layer(layers, classes, output_activation)
         self.spec = _layer_spec(layers)
         #: (kind, item) per hidden layer: ("conv2d", "conv32k3"), ("dense", "128")...
         self.layers: List[Tuple[str, str]] = _tandem.parse_layers(self.spec)
         self.input_shape: Optional[Tuple[int, ...]] = (
             None if input_shape is None else tuple(int(d) for d in input_shape))
-        self.classes = int(classes)
+        self.classes = classes
+        #: the output layer's activation as given (None: the loss's)
+        self.output_activation = output_activation
         self.activation = _activation(layers, activation)
         self.dropout = float(dropout)
         self.seed = int(seed)
@@ -113,8 +236,16 @@ class Sequential:
         self.shard_optimizer = False
         self._compiled: Dict[str, Any] = {}  # compile's options beyond the optimizer's name
         self.stop_training = False  #: set by a callback to end fit after the epoch
-        self._loss = "softmax_cross_entropy"
+        # The loss (the library's name; a sigmoid output's until compile says), its
+        # options, what predict makes of the logits, and the metrics (None: the task's).
+        self._loss = ("sigmoid_cross_entropy" if output_activation == "sigmoid"
+                      else losses.SPARSE)
+        self._from_logits = False
+        self._huber_delta = 1.0
+        self._head = output_activation or "softmax"
+        self._metric_names: Optional[List[str]] = None
         self._model: Any = None  # the model's handle, once built
+        self._pristine = False  # built here and never trained: compile may rebuild it
         self._trainer: Any = None  # its optimizer and train op, once compiled and fitted
 
     # ---- building ----------------------------------------------------------------
@@ -148,7 +279,9 @@ class Sequential:
         self._model = _tandem.model_create(chosen._handle, self.spec, self.activation,
                                            self.dropout, self._features(), image,
                                            self.classes, self.seed, self.mixed_precision,
-                                           self.f16_activations, self.conv)
+                                           self.f16_activations, self.conv, self._loss,
+                                           self._huber_delta)
+        self._pristine = True
 
     def _features(self) -> int:
         assert self.input_shape is not None
@@ -160,10 +293,65 @@ class Sequential:
         x = _arrays.features(x, name, self.input_shape)
         return x.reshape(x.shape[0], self._features())
 
+    def _labels(self, y: Any, name: str, rows: int) -> Tuple[np.ndarray, int]:
+        """y checked against the loss: (int32 class indices [rows], 0) for the sparse
+        cross-entropy, else (float32 targets [rows, outputs], outputs); a 1-D y of a
+        1-output model is seen as [rows, 1]."""
+        if self._loss == losses.SPARSE:
+            return _arrays.labels(y, name, rows), 0
+        alias = losses.kinds()[self._loss].alias
+        if (self._loss == "categorical_cross_entropy" and isinstance(y, np.ndarray)
+                and y.dtype.kind in "iu" and y.ndim == 1):
+            raise TypeError(f"{name}: \"{alias}\" takes one-hot (or soft) float32 rows, "
+                            f"shape ({rows}, {self.classes}), got {_arrays.describe(y)}: for "
+                            "class indices, use \"sparse_categorical_crossentropy\"")
+        return _arrays.targets(y, name, rows, self.classes, alias), self.classes
+
+    # ---- the loss ----------------------------------------------------------------
+
+    @property
+    def loss(self) -> str:
+        """The loss, by Keras' name ("binary_crossentropy", "mse", ...)."""
+        return losses.kinds()[self._loss].alias
+
+    @property
+    def metrics_names(self) -> List[str]:
+        """What evaluate returns, in its order: "loss", then the metrics."""
+        return ["loss", *self._metrics()]
+
+    def _metrics(self) -> List[str]:
+        return (_metrics(losses.kinds()[self._loss], None) if self._metric_names is None
+                else self._metric_names)
+
+    def _set_loss(self, loss: Any, metrics: Optional[Sequence[str]]) -> None:
+        """compile's loss and metrics, checked against the output layer and, where the
+        model has weights already, against the loss it was built with."""
+        if loss is None:  # the model's: a loaded model's, a sigmoid output's, or sparse
+            kind, from_logits = losses.kinds()[self._loss], self._from_logits
+            delta = self._huber_delta
+        else:
+            kind, from_logits, delta = losses.resolve(loss)
+            delta = delta or 1.0
+        head = _head(kind, from_logits, self.output_activation)
+        names = _metrics(kind, metrics) if metrics is not None else None
+        if self.built and (kind.name != self._loss or (
+                kind.name == "huber" and delta != self._huber_delta)):
+            if not self._pristine:
+                held = losses.kinds()[self._loss].alias
+                if self._loss == "huber":
+                    held += f" (delta {self._huber_delta:g})"
+                raise ValueError(f"loss: the model's weights were trained or loaded with "
+                                 f"loss \"{held}\", which is part of the model: compile it "
+                                 f"with that loss (or loss=None), or train a new model")
+            _tandem.close(self._model)  # untrained: built again, with the same weights
+            self._model = None
+        self._loss, self._from_logits, self._huber_delta = kind.name, from_logits, delta
+        self._head, self._metric_names = head, names
+
     # ---- training ----------------------------------------------------------------
 
     def compile(self, optimizer: str = "adam", lr: float = 1e-3,
-                loss: str = "sparse_categorical_crossentropy",
+                loss: Any = None, metrics: Optional[Sequence[str]] = None,
                 shard_optimizer: bool = False, lr_decay: str = "none",
                 decay_steps: Optional[int] = None, decay_rate: float = 0.96,
                 warmup_steps: int = 0, final_lr: float = 0.0,
@@ -171,8 +359,25 @@ class Sequential:
                 f16_all_reduce: bool = False, balance: bool = False,
                 loss_scale: Optional[float] = None) -> None:
         """Chooses the optimizer ("sgd", "momentum", "nesterov", "adagrad", "rmsprop",
-        "adam", "adamw") and its learning rate. The loss is softmax cross-entropy of
-        the logits against class indices, the only one ``Sequential`` trains.
+        "adam", "adamw"), its learning rate, the loss and the metrics.
+
+        - ``loss``, by Keras' name or a ``tandem.losses`` object:
+          "sparse_categorical_crossentropy" (y int32 class indices [rows]),
+          "categorical_crossentropy" (y float32 one-hot or soft rows [rows, classes]),
+          "binary_crossentropy" (y float32 in [0, 1], [rows, classes]: binary and
+          multi-label), "mse" / "mean_squared_error", "mae" / "mean_absolute_error",
+          "huber" (y float32 [rows, classes]; a 1-D y for one output). A string means
+          probabilities from the output layer (``from_logits=False``), as in Keras;
+          ``tandem.losses.BinaryCrossentropy(from_logits=True)`` takes a linear one's
+          logits, ``tandem.losses.Huber(delta=)`` sets the delta. None (default): the
+          model's (a loaded model's, a sigmoid output's), else the sparse one. A
+          trained or loaded model keeps the loss its weights were trained with.
+        - ``metrics``: names from "accuracy" (a classifier's: the fraction of examples
+          whose highest output is their class; Keras' binary accuracy for sigmoid
+          outputs), "mae", "rmse", "mse", "r2" (a regression's, over every output; Keras'
+          names "mean_absolute_error", "root_mean_squared_error", "r2_score" and the
+          accuracies' too); None (default): accuracy for a classifier, mae, rmse and r2
+          for a regression. fit's History and evaluate give them.
 
         - ``shard_optimizer`` shards the optimizer's state across the replicas (ZeRO
           stage 1, ``tandem train --shard-optimizer``): the same bits, 1/R of the slots'
@@ -190,13 +395,11 @@ class Sequential:
           given; ``loss_scale`` starts dynamic loss scaling at that scale.
         - ``balance`` gives faster devices a larger share of each batch, measured as
           training runs (``--balance``)."""
-        if loss != "sparse_categorical_crossentropy":
-            raise ValueError("loss: only \"sparse_categorical_crossentropy\" (from logits) "
-                             "is supported")
         if lr_decay not in _LR_KINDS:
             raise ValueError(f"lr_decay: one of {', '.join(_LR_KINDS)}, not {lr_decay!r}")
         if lr_decay in ("exponential", "step") and decay_steps is None:
             raise ValueError(f"lr_decay=\"{lr_decay}\" needs decay_steps")
+        self._set_loss(loss, metrics)
         self.optimizer = optimizer
         self.learning_rate = float(lr)
         self.shard_optimizer = bool(shard_optimizer)
@@ -230,13 +433,14 @@ class Sequential:
             validation_data: Optional[Tuple[Any, Any]] = None,
             callbacks: Sequence[Any] = (), checkpoint_dir: Optional[PathLike] = None,
             resume: bool = False) -> History:
-        """Trains on x ([rows, *input_shape] float32) and y ([rows] int32 class indices),
+        """Trains on x ([rows, *input_shape] float32) and y (as the loss takes it, see
+        ``compile``: [rows] int32 class indices, or float32 targets [rows, classes]),
         shuffling every epoch (``seed``, else the model's), each global batch of
         ``batch_size`` split over the strategy's replicas. Another fit goes on from
         where this one left the weights and optimizer.
 
-        ``validation_data`` (x, y) is scored after every epoch (``val_loss``,
-        ``val_accuracy``). ``callbacks`` are objects with methods of
+        ``validation_data`` (x, y) is scored after every epoch (``val_loss`` and
+        ``val_`` each metric). ``callbacks`` are objects with methods of
         ``tandem.Callback``. ``verbose``: "auto" (a progress bar where stdout is a
         terminal, else nothing), 1 (the bar on a terminal, else a line per epoch), 2
         (a line per epoch), 0 (silent). ``checkpoint_dir`` gets a checkpoint at the
@@ -248,7 +452,7 @@ class Sequential:
             raise RuntimeError("compile() the model before fit()")
         self._build(strategy, x if isinstance(x, np.ndarray) else None)
         x = self._rows(x, "fit: x")
-        y = _arrays.labels(y, "fit: y", x.shape[0])
+        y, targets = self._labels(y, "fit: y", x.shape[0])
         validation = self._validation(validation_data)
         epochs, batch_size = int(epochs), int(batch_size)
         if epochs < 1 or batch_size < 1:
@@ -264,6 +468,7 @@ class Sequential:
         if servers and strategy._workers > 1:  # a worker's shard: rows i, i + n, ...
             rows = len(range(strategy._worker_index, rows, strategy._workers))
         options = self._trainer_options(epochs * -(-rows // batch_size))
+        self._pristine = False
         if strategy._serving:
             _tandem.serve(self._model, strategy._handle, **options)
             return History()
@@ -271,7 +476,7 @@ class Sequential:
             self._trainer = _tandem.trainer_create(self._model, strategy._handle, **options)
         session, steps, done = _tandem.fit_begin(
             self._trainer, strategy._handle, _arrays.address(x), _arrays.address(y),
-            x.shape[0], x.shape[1], self.classes, epochs, batch_size,
+            x.shape[0], x.shape[1], self.classes, targets, epochs, batch_size,
             self.seed if seed is None else int(seed),
             None if checkpoint_dir is None else os.fspath(checkpoint_dir), bool(resume))
         try:
@@ -293,12 +498,13 @@ class Sequential:
             raise ValueError("validation_data: expected (x, y)")
         assert self.input_shape is not None
         xv = _arrays.features(data[0], "fit: validation_data x", self.input_shape)
-        return xv, _arrays.labels(data[1], "fit: validation_data y", xv.shape[0])
+        return xv, self._labels(data[1], "fit: validation_data y", xv.shape[0])[0]
 
     def _epochs(self, session: Any, epochs: range, steps: int,
                 validation: Optional[Tuple[np.ndarray, np.ndarray]], callbacks: List[Any],
                 reporting: str) -> History:
-        history = History()
+        metrics = self._metrics()
+        history = History(history={"loss": [], **{m: [] for m in metrics}})
         self.stop_training = False
         logs: Dict[str, float] = {}
         _call(callbacks, "set_model", self)
@@ -309,9 +515,12 @@ class Sequential:
             result = _tandem.fit_epoch(session, bar)
             if result is None:
                 break
-            logs = {"loss": result[0], "accuracy": result[1]}
+            measured = _values(result[1])
+            logs = {"loss": result[0], **{m: measured[m] for m in metrics}}
             if validation is not None:
-                logs["val_loss"], logs["val_accuracy"] = self.evaluate(*validation)
+                scores = self.evaluate(*validation)
+                logs.update({f"val_{name}": value
+                             for name, value in zip(["loss", *metrics], scores)})
             history.append(epoch, logs, result[2])
             if bar is not None:
                 bar.finish(logs)
@@ -333,31 +542,39 @@ class Sequential:
 
     def evaluate(self, x: Any, y: Any, strategy: Optional[MirroredStrategy] = None
                  ) -> List[float]:
-        """[mean loss, accuracy] over x and y, as Keras' evaluate with the accuracy
-        metric. Features go in as training saw them: a model file's standardisation
-        (saved by ``tandem train``) applies to predict alone."""
+        """[mean loss, each metric] over x and y (``metrics_names`` says which), as
+        Keras' evaluate: [loss, accuracy] for a classifier, [loss, mae, rmse, r2] for a
+        regression unless compile named others. Features go in as training saw them: a
+        model file's standardisation (saved by ``tandem train``) applies to predict
+        alone."""
         self._build(strategy, x if isinstance(x, np.ndarray) else None)
         x = self._rows(x, "evaluate: x")
-        y = _arrays.labels(y, "evaluate: y", x.shape[0])
-        loss, accuracy = _tandem.evaluate(self._model, _arrays.address(x), _arrays.address(y),
-                                          x.shape[0])
-        return [loss, accuracy]
+        y, targets = self._labels(y, "evaluate: y", x.shape[0])
+        values = _values(_tandem.evaluate(self._model, _arrays.address(x), _arrays.address(y),
+                                          x.shape[0], targets))
+        return [values["loss"], *(values[m] for m in self._metrics())]
 
     def predict(self, x: Any, strategy: Optional[MirroredStrategy] = None) -> np.ndarray:
-        """The class probabilities [rows, classes] (softmax of the logits) as float32; a
-        model trained by squared error gives its outputs as they are."""
+        """The outputs [rows, classes] as float32, as the output layer computes them:
+        class probabilities (the softmax of the logits) for the categorical
+        cross-entropies, each output's probability (the sigmoid of its logit) for the
+        binary one, the logits of a linear output layer (``from_logits=True``), a
+        regression's values."""
         self._build(strategy, x if isinstance(x, np.ndarray) else None)
         x = self._rows(x, "predict: x")
         out = np.empty((x.shape[0], self.classes), dtype=np.float32)
         _tandem.predict(self._model, _arrays.address(x), x.shape[0], _arrays.address(out))
-        if self._loss != "softmax_cross_entropy":
+        if self._head == "sigmoid":  # 1 / (1 + e^-x) without overflowing e^-x
+            small = np.exp(-np.abs(out))
+            return np.where(out >= 0, 1 / (1 + small), small / (1 + small)).astype(np.float32)
+        if self._head != "softmax":
             return out
         exp = np.exp(out - out.max(axis=1, keepdims=True))
         return (exp / exp.sum(axis=1, keepdims=True)).astype(np.float32)
 
     def save(self, path: PathLike) -> None:
         """Writes the model file ``tandem train --save`` writes (docs/MODEL_FILES.md):
-        architecture and weights; ``tandem predict`` and ``load_model`` read it."""
+        architecture, loss and weights; ``tandem predict`` and ``load_model`` read it."""
         if not self.built:
             raise RuntimeError("the model has no weights yet: fit it (or load one) first")
         _tandem.model_save(self._model, os.fspath(path))
@@ -423,11 +640,17 @@ def load_model(path: PathLike, strategy: Optional[MirroredStrategy] = None) -> S
     """A model from a file of ``Sequential.save`` or ``tandem train --save``, on
     ``strategy`` (else the one whose ``scope()`` is entered, else the default devices'
     MirroredStrategy). Its hidden layers are not described back: predict, evaluate and
-    save it; compile() it to train it on."""
+    save it; compile() it to train it on (its loss is the file's). predict returns what
+    the loss makes of the outputs: softmax probabilities for the categorical
+    cross-entropies, sigmoid probabilities for the binary one (also for a model trained
+    ``from_logits=True``: the file records the loss, not the output layer's
+    activation), a regression's values."""
     chosen = strategy or current_strategy() or MirroredStrategy()
     handle = _tandem.model_load(chosen._handle, os.fspath(path))
-    inputs, outputs, loss, _ = _tandem.model_info(handle)
+    inputs, outputs, loss, _, delta = _tandem.model_info(handle)
     model = Sequential(layers="", input_shape=(inputs,), classes=outputs, strategy=chosen)
     model._model = handle
     model._loss = loss
+    model._head = losses.PROBABILITIES.get(loss, "linear")
+    model._huber_delta = delta
     return model
