@@ -66,10 +66,10 @@ def _output_layer(layers: LayerList, classes: Optional[int], output_activation: 
     """(the hidden layers, the output layer's units, its activation or None) as
     Sequential's arguments give them: a list may end in Keras' output layer, a Dense
     whose activation is "softmax" (never a hidden one's) or, where ``classes`` is not
-    given, "sigmoid"."""
+    given, "sigmoid" or "linear" (a regression's ``Dense(1, activation="linear")``)."""
     last = None if isinstance(layers, str) or not layers else list(layers)[-1]
     if isinstance(last, Dense) and (last.activation == "softmax" or (
-            last.activation == "sigmoid" and classes is None)):
+            last.activation in ("sigmoid", "linear") and classes is None)):
         if output_activation not in (None, last.activation):
             raise ValueError(f"output_activation: {output_activation!r}, but the output layer "
                              f"{last!r} computes {last.activation}")

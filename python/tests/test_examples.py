@@ -1,6 +1,7 @@
 """The examples in examples/python run as written: the mirrored all-reduce on the
 default devices and on a PoCL + lavapipe pair, the parameter-server job under mpirun,
-and the Fashion-MNIST CNN (on a slice of the data) where Debian's
+the regression and the binary classifier of the bundled data, and the
+Fashion-MNIST CNN (on a slice of the data) where Debian's
 dataset-fashion-mnist is installed."""
 import subprocess
 import sys
@@ -47,3 +48,19 @@ def test_fashion_mnist_cnn_example(tmp_path):
     accuracy = float(done.stdout.split("test accuracy ")[1].split("%")[0])
     assert accuracy > 60, done.stdout
     assert (tmp_path / "f.safetensors").stat().st_size > 0
+
+
+def test_regression_example(tmp_path):
+    done = run("regression_diabetes.py", str(tmp_path / "d.safetensors"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "test: RMSE" in done.stdout and "R^2" in done.stdout
+    assert (tmp_path / "d.safetensors").stat().st_size > 0
+
+
+def test_binary_example(tmp_path):
+    done = run("binary_breast_cancer.py", str(tmp_path / "b.safetensors"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    accuracy = float(done.stdout.split("accuracy ")[1].split("%")[0])
+    assert accuracy > 90, done.stdout
+    probabilities = done.stdout.split("first probabilities: [")[1].split("]")[0].split()
+    assert all(0.0 <= float(p) <= 1.0 for p in probabilities), done.stdout
