@@ -20,7 +20,14 @@ fashion-cnn: Fashion-MNIST, `tandem train --layers conv32k3,pool2,conv64k3,pool2
 (SAME padding, relu; NHWC flattening as tandem's), global batch 64.
 wide-4096: Fashion-MNIST, MLP 784-4096-4096-10, global batch 1024: bound by its
 matrix products, `tandem train --layers 4096,4096 --batch 1024`.
-Adam at 0.001; --lr-decay cosine lowers the rate of step k of T to
+diabetes: the bundled diabetes regression, 20 % held out, MLP 10-32-1 under the mean
+squared error, Adam at 0.1, 60 epochs: `tandem train --data data/diabetes.csv.gz
+--header --label-column progression --loss mse --layers 32 --epochs 60 --lr 0.1`;
+reports the test RMSE, MAE and R^2.
+cancer: the bundled breast cancer data, MLP 30-32-1 under the binary cross-entropy,
+20 epochs: `tandem train --data data/breast_cancer.csv.gz --skip-rows 1 --loss
+binary_crossentropy --layers 32 --epochs 20`; reports the test accuracy.
+Adam at 0.001 (unless said); --lr-decay cosine lowers the rate of step k of T to
 0.001 * (1 + cos(pi k / T)) / 2, as `tandem train --lr-decay cosine` does.
 Each process runs torch and OpenBLAS on the cores over the processes (--threads).
 """
@@ -47,6 +54,12 @@ WORKLOADS = {  # warmup_steps None: one epoch
                     "epochs": 1, "warmup_steps": 20, "image": (28, 28, 1)},
     "wide-4096": {"data": "/usr/share/datasets/fashion-mnist",
                   "hidden": [4096, 4096], "batch": 1024, "epochs": 1, "warmup_steps": 5},
+    "diabetes": {"data": os.path.join(HERE, "..", "..", "data", "diabetes.csv.gz"),
+                 "hidden": [32], "batch": 64, "epochs": 60, "warmup_steps": None,
+                 "task": "regression", "lr": 0.1, "skip": 1},
+    "cancer": {"data": os.path.join(HERE, "..", "..", "data", "breast_cancer.csv.gz"),
+               "hidden": [32], "batch": 64, "epochs": 20, "warmup_steps": None,
+               "task": "binary", "skip": 1},
 }
 AMP_DTYPES = {"fp16": "float16", "bf16": "bfloat16"}
 TEST_FRACTION = 0.2  # tandem train's default hold-out, for data without a test split
@@ -129,10 +142,15 @@ def read_idx(path):
 
 def load(workload, path, seed):
     """(train features, train labels, test features, test labels), standardised with
-    the training split's statistics."""
-    if workload == "digits":
-        table = np.loadtxt(gzip.open(path, "rt"), delimiter=",", ndmin=2)
-        x, y = table[:, :-1].astype(np.float32), table[:, -1].astype(np.int64)
+    the training split's statistics. Class labels are int64, a task's targets float32
+    [rows, 1]."""
+    w = WORKLOADS[workload]
+    if path.endswith(".csv.gz"):
+        table = np.loadtxt(gzip.open(path, "rt"), delimiter=",", ndmin=2,
+                           skiprows=w.get("skip", 0))
+        x = table[:, :-1].astype(np.float32)
+        y = (table[:, -1:].astype(np.float32) if "task" in w
+             else table[:, -1].astype(np.int64))
         rows = tandem_shuffle(range(len(y)), seed, 0)  # shuffle_once, then the split
         k = math.floor((1.0 - TEST_FRACTION) * len(y))
         train, test = rows[:k], rows[k:]
@@ -227,11 +245,13 @@ def train(rank, args, threads, port):
     device = torch.device(args.device)
     xtr, ytr, xte, yte = (torch.from_numpy(a).to(device)
                           for a in load(args.workload, args.data, args.seed))
-    classes = int(max(ytr.max(), yte.max())) + 1
+    task = WORKLOADS[args.workload].get("task")
+    classes = ytr.shape[1] if task else int(max(ytr.max(), yte.max())) + 1
     widths = [xtr.shape[1]] + args.hidden + [classes]
     model = make_model(args.hidden, xtr.shape[1], classes, args.seed, args.image).to(device)
     net = torch.nn.parallel.DistributedDataParallel(model) if distributed else model
-    opt = torch.optim.Adam(model.parameters(), lr=LEARNING_RATE, eps=ADAM_EPSILON)
+    lr = WORKLOADS[args.workload].get("lr", LEARNING_RATE)
+    opt = torch.optim.Adam(model.parameters(), lr=lr, eps=ADAM_EPSILON)
     # fp16 gradients underflow without a scaler; bf16 has float's range and needs none.
     amp_dtype = getattr(torch, AMP_DTYPES[args.amp]) if args.amp else None
     scaler = None
@@ -252,8 +272,18 @@ def train(rank, args, threads, port):
 
     def rate(k):  # tandem's TDM_LR_WARMUP_COSINE without warm-up, down to 0
         if args.lr_decay == "none":
-            return LEARNING_RATE
-        return LEARNING_RATE * 0.5 * (1.0 + math.cos(math.pi * k / len(steps)))
+            return lr
+        return lr * 0.5 * (1.0 + math.cos(math.pi * k / len(steps)))
+
+    def loss_sum(outputs, labels):
+        """The slice's summed per-example losses; a per-output loss is its outputs'
+        mean per example, as tandem's (and Keras') are."""
+        if task == "regression":
+            return F.mse_loss(outputs, labels, reduction="sum") / outputs.shape[1]
+        if task == "binary":
+            return F.binary_cross_entropy_with_logits(outputs, labels,
+                                                      reduction="sum") / outputs.shape[1]
+        return F.cross_entropy(outputs, labels, reduction="sum")
 
     done = [0]
 
@@ -267,7 +297,7 @@ def train(rank, args, threads, port):
             logits = net(xtr.index_select(0, mine))
             # tandem's loss: the sum over the replica's slice divided by the global batch.
             # DDP averages the replicas' gradients, so scaling by procs makes that a sum.
-            loss = F.cross_entropy(logits, ytr.index_select(0, mine), reduction="sum")
+            loss = loss_sum(logits, ytr.index_select(0, mine))
         loss = loss * (args.procs / len(indices))
         if scaler:
             scaler.scale(loss).backward()
@@ -292,12 +322,27 @@ def train(rank, args, threads, port):
         dist.all_reduce(seconds, op=dist.ReduceOp.MAX)  # the slowest process's time
     if rank == 0:
         with torch.no_grad():
-            accuracy = (model(xte).argmax(dim=1) == yte).double().mean().item()
+            scores = score(task, model(xte).double(), yte)
         report(args, torch.__version__ + (" on " + torch.cuda.get_device_name(device)
                                           if device.type == "cuda" else ""), threads, widths, warmup, len(steps) - warmup,
-               sum(len(b) for b in steps[warmup:]), seconds.item(), accuracy, len(yte))
+               sum(len(b) for b in steps[warmup:]), seconds.item(), scores, len(yte))
     if distributed:
         dist.destroy_process_group()
+
+
+def score(task, outputs, labels):
+    """The test metrics tandem reports for the task: accuracy for classes, binary
+    accuracy for sigmoid outputs, RMSE, MAE and R^2 (each output's, then their mean)
+    for a regression."""
+    if task == "binary":
+        return {"accuracy": ((outputs > 0) == (labels > 0.5)).double().mean().item()}
+    if task is None:
+        return {"accuracy": (outputs.argmax(dim=1) == labels).double().mean().item()}
+    t = labels.double()
+    d = outputs - t
+    total = ((t - t.mean(dim=0)) ** 2).sum(dim=0)
+    return {"rmse": d.pow(2).mean().sqrt().item(), "mae": d.abs().mean().item(),
+            "r2": (1.0 - d.pow(2).sum(dim=0) / total).mean().item()}
 
 
 def blas_libraries():
@@ -330,7 +375,7 @@ def openblas_kernels():
     return None
 
 
-def report(args, version, threads, widths, warmup, timed, examples, seconds, accuracy, tests):
+def report(args, version, threads, widths, warmup, timed, examples, seconds, scores, tests):
     r = {"peer": "pytorch", "torch": version, "workload": args.workload,
          "layers": widths, "batch": args.batch, "epochs": args.epochs,
          "lr_decay": args.lr_decay, "amp": args.amp or "none",
@@ -339,15 +384,19 @@ def report(args, version, threads, widths, warmup, timed, examples, seconds, acc
          "warmup_steps": warmup, "timed_steps": timed, "timed_examples": examples,
          "seconds": seconds, "examples_per_s": examples / seconds,
          "ms_per_global_batch": 1e3 * seconds / timed,
-         "test_accuracy": accuracy, "test_examples": tests, "blas": blas_libraries(),
+         "test_examples": tests, "blas": blas_libraries(),
          "openblas_kernels": openblas_kernels()}
+    r.update({"test_" + k: v for k, v in scores.items()})
     mode = "DDP gloo x %d processes" % args.procs if args.procs > 1 else "1 process"
+    shown = ("test accuracy %.2f %%" % (100 * scores["accuracy"]) if "accuracy" in scores
+             else "test RMSE %.4g, MAE %.4g, R^2 %.4f" % (scores["rmse"], scores["mae"],
+                                                          scores["r2"]))
     print("torch %s %s %s batch %d%s: %s x %d threads: %.0f examples/s, %.2f ms per global batch "
-          "(%d steps timed after %d warm-up), test accuracy %.2f %% of %d"
+          "(%d steps timed after %d warm-up), %s of %d"
           % (version, args.workload, "-".join(map(str, widths)), args.batch,
              (", cosine lr decay" if args.lr_decay == "cosine" else "")
              + (", AMP " + args.amp if args.amp else ""), mode, threads,
-             r["examples_per_s"], r["ms_per_global_batch"], timed, warmup, 100 * accuracy, tests),
+             r["examples_per_s"], r["ms_per_global_batch"], timed, warmup, shown, tests),
           flush=True)
     print("  BLAS loaded: %s%s" % (", ".join(r["blas"]),
                                    "; OpenBLAS's %s kernels" % r["openblas_kernels"]
