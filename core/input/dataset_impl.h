@@ -22,10 +22,7 @@ typedef struct tdm_table {
 } tdm_table;
 
 /* Bytes of one example's labels. */
-static inline size_t tdm_table_label_bytes(const tdm_table *t)
-{
-    return t->label_width * 4;
-}
+size_t tdm_table_label_bytes(const tdm_table *t);
 
 typedef struct tdm_map_stage {
     tdm_dataset_map_fn fn;

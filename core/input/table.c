@@ -34,6 +34,11 @@ tdm_status tdm_table_create(size_t rows, size_t feature_count, tdm_dtype label_d
     return TDM_OK;
 }
 
+size_t tdm_table_label_bytes(const tdm_table *t)
+{
+    return t->label_width * 4; /* int32 classes and float targets alike */
+}
+
 void tdm_table_shrink(tdm_table *t, size_t rows)
 {
     float *features = realloc(t->features, rows * t->feature_count * sizeof(float));
