@@ -1,6 +1,6 @@
 #!/bin/sh
-# A multi-worker job stopped by SIGTERM, as a batch scheduler stops one (mpirun
-# forwards it to every process): every process stops after the same global step,
+# A multi-worker job stopped by SIGTERM, as a batch scheduler stops one (it signals
+# every process of the job): every process stops after the same global step,
 # says so and exits 143, the chief's checkpoint holds that step (once each process
 # ended at once, and processes stopped at different steps could wait on each other),
 # and --resume finishes the run to the bits of one never stopped (--deterministic).
@@ -22,17 +22,17 @@ fail() {
 }
 
 # job NAME ARGS...: 2 processes in the background, rank R's output in NAME/out.R and
-# err.R, each process the program itself (exec), so that the signal reaches it; the
-# job's pid is timeout's, which passes a signal on to mpirun, which passes it on to
-# every process and kills them odls_base_sigkill_timeout seconds later (1 by default:
-# too few for a busy machine's job to reach its next comparison of a stop).
+# err.R, each process the program itself (exec), so that the signal reaches it. The
+# signals go to the processes, not to mpirun: mpirun, signalled, passes a SIGTERM on
+# odls_base_sigkill_timeout seconds later and a SIGKILL as long after that (1 s by
+# default: too short for a busy machine's job to reach its next comparison).
 job() {
     name=$1
     shift
     mkdir -p "$dir/$name"
     # shellcheck disable=SC2016 # expanded by each process's own sh
     (exec timeout --kill-after=10 $((400 * time_scale)) "$mpiexec" --allow-run-as-root \
-        --oversubscribe --mca odls_base_sigkill_timeout 120 -np 2 sh -c \
+        --oversubscribe -np 2 sh -c \
         'd=$1; shift; r=$OMPI_COMM_WORLD_RANK; exec "$@" > "$d/out.$r" 2> "$d/err.$r"' \
         sh "$dir/$name" "$tandem" train $opts "$@") &
     job_pid=$!
@@ -60,22 +60,6 @@ stopped() {
     echo "$1: both processes stopped after global step $2, its checkpoint saved"
 }
 
-job whole --checkpoint-dir "$dir/whole/ckpt"
-wait $job_pid || fail "whole: the job ended with status $?"
-last=$(ls "$dir/whole/ckpt" | grep '^ckpt-' | tail -n 1)
-
-# mpirun forwards the scheduler's SIGTERM to every process.
-job all --checkpoint-dir "$dir/all/ckpt"
-after_epoch all 2
-kill -TERM "$(pgrep -P $job_pid | head -n 1)" # mpirun, timeout's child
-stopped all
-grep -q "SIGTERM: stopped after global step" "$dir/all/err.1" || fail "all: rank 1 did not name SIGTERM"
-job all --checkpoint-dir "$dir/all/ckpt" --resume
-wait $job_pid || fail "all --resume: the job ended with status $?"
-grep -q '^resumed from global step' "$dir/all/out.0" || fail "all: the resumed run did not resume"
-cmp "$dir/whole/ckpt/$last" "$dir/all/ckpt/$last" || fail "all: the resumed run differs from the whole run"
-echo "all: resumed to the bits of the whole run"
-
 # rank_pid NAME R: the pid of rank R of job NAME.
 rank_pid() {
     for p in $(pgrep -x tandem || true); do
@@ -84,6 +68,24 @@ rank_pid() {
             { echo "$p"; return; }
     done
 }
+
+job whole --checkpoint-dir "$dir/whole/ckpt"
+wait $job_pid || fail "whole: the job ended with status $?"
+last=$(ls "$dir/whole/ckpt" | grep '^ckpt-' | tail -n 1)
+
+# The scheduler's SIGTERM to every process of the job.
+job all --checkpoint-dir "$dir/all/ckpt"
+after_epoch all 2
+pids="$(rank_pid all 0) $(rank_pid all 1)"
+[ "$(echo $pids | wc -w)" -eq 2 ] || fail "all: the ranks' processes not found ($pids)"
+kill -TERM $pids
+stopped all
+grep -q "SIGTERM: stopped after global step" "$dir/all/err.1" || fail "all: rank 1 did not name SIGTERM"
+job all --checkpoint-dir "$dir/all/ckpt" --resume
+wait $job_pid || fail "all --resume: the job ended with status $?"
+grep -q '^resumed from global step' "$dir/all/out.0" || fail "all: the resumed run did not resume"
+cmp "$dir/whole/ckpt/$last" "$dir/all/ckpt/$last" || fail "all: the resumed run differs from the whole run"
+echo "all: resumed to the bits of the whole run"
 
 # SIGTERM to rank 1 alone: rank 0 stops with it, at the same step.
 job one --checkpoint-dir "$dir/one/ckpt"
