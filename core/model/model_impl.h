@@ -66,8 +66,8 @@ typedef struct tdm_model_buffers {
     tdm_tensor **partial;   /* [layers]: conv2d's bias gradient summed over the batch only,
                                [out_h * out_w, units]; NULL for other layers */
     tdm_tensor *ids;        /* [rows, input_features], i32: an embedding's ids, or NULL */
-    tdm_tensor *losses;     /* [rows, outputs]: per-output losses (the cross-entropies of
-                               softmax: per-example losses in the first rows) */
+    tdm_tensor *losses;     /* [rows, outputs]: per-output losses; [rows, 1] per-example
+                               ones for the softmax cross-entropies */
     tdm_tensor *target;     /* [rows, outputs]: one-hot labels (mean squared error) */
 } tdm_model_buffers;
 
@@ -124,6 +124,10 @@ void tdm_layer_variable_name(tdm_layer_kind kind, size_t l, size_t k, char *buf,
 
 /* Layer l's moving statistic k's name: "batch_norm<l>/moving_mean". */
 void tdm_layer_state_name(tdm_layer_kind kind, size_t l, size_t k, char *buf, size_t size);
+
+/* Whether the model's loss is per output (the elementwise kinds), not per example (the
+ * softmax cross-entropies). */
+int tdm_model_loss_per_output(const tdm_model *m);
 
 /* Whether labels (a tensor's or a dataset's: dtype, width) fit the model's loss and
  * outputs; else TDM_ERR_INVALID_ARGUMENT saying why, naming func (model_labels.c). */

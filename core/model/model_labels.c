@@ -38,3 +38,9 @@ tdm_status tdm_model_check_labels(const tdm_model *m, tdm_dtype dtype, size_t wi
                         tdm_dtype_name(dtype));
     return TDM_OK;
 }
+
+int tdm_model_loss_per_output(const tdm_model *m)
+{
+    return m->opts.loss != TDM_LOSS_SOFTMAX_CROSS_ENTROPY &&
+           m->opts.loss != TDM_LOSS_CATEGORICAL_CROSS_ENTROPY;
+}

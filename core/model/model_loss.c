@@ -24,14 +24,14 @@ static tdm_status elementwise(const tdm_model *m, const tdm_model_views *v, cons
     }
 }
 
-/* The softmax cross-entropies: per-example losses in the first rows of the losses. */
+/* The softmax cross-entropies: a loss per example. */
 static tdm_status per_example(const tdm_model *m, const tdm_model_views *v,
-                              const tdm_loss_args *a, tdm_tensor *losses, float scale)
+                              const tdm_loss_args *a, float scale)
 {
     size_t last = v->b.layers - 1;
     if (m->opts.loss == TDM_LOSS_SOFTMAX_CROSS_ENTROPY)
-        return tdm_op_softmax_xent(losses, v->b.g[last], v->out[last], a->labels, scale);
-    return tdm_op_softmax_xent_soft(losses, v->b.g[last], v->out[last], a->labels, scale);
+        return tdm_op_softmax_xent(v->b.losses, v->b.g[last], v->out[last], a->labels, scale);
+    return tdm_op_softmax_xent_soft(v->b.losses, v->b.g[last], v->out[last], a->labels, scale);
 }
 
 /* The loss into a->loss, and d(loss) / d(output), scaled for the step. A per-output
@@ -40,16 +40,9 @@ static tdm_status per_example(const tdm_model *m, const tdm_model_views *v,
 static tdm_status output_loss(const tdm_model *m, const tdm_model_views *v, const tdm_loss_args *a,
                               float scale)
 {
-    if (m->opts.loss == TDM_LOSS_SOFTMAX_CROSS_ENTROPY ||
-        m->opts.loss == TDM_LOSS_CATEGORICAL_CROSS_ENTROPY) {
-        tdm_tensor *losses = NULL;
-        tdm_status s = tdm_tensor_slice(v->b.losses, 0, &TDM_SHAPE(a->rows), &losses);
-        if (s == TDM_OK)
-            s = per_example(m, v, a, losses, scale);
-        if (s == TDM_OK)
-            s = tdm_op_sum_scaled(a->loss, losses, scale);
-        tdm_tensor_destroy(losses);
-        return s;
+    if (!tdm_model_loss_per_output(m)) {
+        tdm_status s = per_example(m, v, a, scale);
+        return s == TDM_OK ? tdm_op_sum_scaled(a->loss, v->b.losses, scale) : s;
     }
     float per_output = scale / (float)tdm_model_output_count(m);
     const tdm_tensor *t = a->labels;

@@ -132,8 +132,8 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
             s = t->reserve(m, l, sc, rows);
     }
     size_t classes = tdm_model_output_count(m);
-    if (s == TDM_OK) /* per output: the elementwise losses' */
-        s = matrix(sc->device, rows, classes, &b->losses);
+    if (s == TDM_OK) /* per output for the elementwise losses, else per example */
+        s = matrix(sc->device, rows, tdm_model_loss_per_output(m) ? classes : 1, &b->losses);
     if (s == TDM_OK)
         s = matrix(sc->device, rows, classes, &b->target);
     return s == TDM_OK ? halves_alloc(m, sc, rows) : s;
