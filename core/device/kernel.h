@@ -72,7 +72,9 @@ typedef enum tdm_extent {
                       batch * ceil(oh / 2) * ceil(ow / 2), tdm_winograd_stride apart */
     TDM_EXTENT_TY, /* and its products before the output transform: planes of tiles * oc */
     TDM_EXTENT_TF, /* a transformed 3x3 filter: planes of rows * cols */
-    TDM_EXTENT_F3  /* a 3x3 HWIO filter of rows channels in, cols out: 9 * rows * cols */
+    TDM_EXTENT_F3, /* a 3x3 HWIO filter of rows channels in, cols out: 9 * rows * cols */
+    TDM_EXTENT_MA, /* rows of cols with leading dimension lda */
+    TDM_EXTENT_MC  /* rows of cols with leading dimension ldc */
 } tdm_extent;
 
 /* The names a uint argument may have (kernel_uints.def), as ids. */

@@ -291,6 +291,8 @@ uint64_t tdm_kernel_extent(const tdm_kernel_info *info, const uint32_t *u, tdm_e
         return plane > UINT64_MAX / 32 ? UINT64_MAX : 15 * tdm_winograd_stride(plane) + plane;
     }
     case TDM_EXTENT_F3: return 9u * rows * cols;
+    case TDM_EXTENT_MA: return matrix_span(rows, cols, U(lda));
+    case TDM_EXTENT_MC: return matrix_span(rows, cols, U(ldc));
     }
     return 0;
 #undef U

@@ -23,6 +23,14 @@ TDM_API tdm_status tdm_op_axpy(tdm_tensor *y, float alpha, const tdm_tensor *x);
 TDM_API tdm_status tdm_op_add(tdm_tensor *z, const tdm_tensor *x, const tdm_tensor *y);
 TDM_API tdm_status tdm_op_sub(tdm_tensor *z, const tdm_tensor *x, const tdm_tensor *y);
 TDM_API tdm_status tdm_op_mul(tdm_tensor *z, const tdm_tensor *x, const tdm_tensor *y);
+/* y[r, y_first + c] = x[r, x_first + c] for c < cols: x viewed as rows of x_width
+ * columns, y as the same number of rows of y_width, both f32 on one device (the bits
+ * copied as they are); y's other columns keep their values. A concatenation on the
+ * last axis: each input into its columns of the output, and the gradient's columns
+ * back out. */
+TDM_API tdm_status tdm_op_copy_columns(tdm_tensor *y, size_t y_width, size_t y_first,
+                                       const tdm_tensor *x, size_t x_width, size_t x_first,
+                                       size_t cols);
 /* y = x converted between f32 and f16 (one of each, either way), or from f32 to i32:
  * to f16 rounded to nearest even, overflowing to infinity; to f32 exactly; to i32
  * truncated toward zero, NaN and values outside (-2^31, 2^31) giving INT32_MIN. Needs

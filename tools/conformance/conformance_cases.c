@@ -261,6 +261,9 @@ static void apply_shape(const tdm_kernel_info *info, conf_case *c, const shape *
         /* A gather's source: more rows than it gathers (every row at most once or
          * twice), or fewer (rows repeat). */
         set_uint(info, c, TDM_UINT_src_rows, s->c ? s->c : index & 1 ? s->a / 2 + 1 : s->a + 5);
+        /* A block of columns inside wider rows (copy_columns): exact or padded. */
+        set_uint(info, c, TDM_UINT_lda, s->b + (index & 1) * 3);
+        set_uint(info, c, TDM_UINT_ldc, s->b + (index & 2));
         snprintf(c->label, sizeof c->label, "%ux%u", s->a, s->b);
         break;
     case TDM_GRID_TILES:

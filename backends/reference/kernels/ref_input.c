@@ -1,5 +1,6 @@
 /* The input pipeline's kernel, rows of a cached dataset gathered by index, and its
- * adjoint, an embedding table's gradient. */
+ * adjoint, an embedding table's gradient; blocks of columns copied between matrices
+ * (a concatenation's). */
 #include "ref_kernels.h"
 
 /* 32-bit words, copied as they are: float32 features and int32 labels alike. */
@@ -21,4 +22,13 @@ void ref_gather_rows_grad(const ref_gather_rows_grad_args *args)
     for (uint32_t r = 0; r < rows; r++)
         for (uint32_t c = 0; idx[r] < args->src_rows && c < cols; c++)
             dx[(size_t)idx[r] * cols + c] += dy[(size_t)r * cols + c];
+}
+
+/* Row by row, 32-bit words as they are; the columns between stay. */
+void ref_copy_columns(const ref_copy_columns_args *args)
+{
+    uint32_t *y = args->y, *x = args->x;
+    for (uint32_t r = 0; r < args->rows; r++)
+        for (uint32_t c = 0; c < args->cols; c++)
+            y[(size_t)r * args->ldc + c] = x[(size_t)r * args->lda + c];
 }
