@@ -6,8 +6,7 @@ Where the library comes from, first match wins:
   2. ../build beside this folder, as ./scripts/setup.sh leaves it;
   3. pkg-config tandem: an installed tandem (cmake --install).
 The extension records the library's folder as its run path, so it loads the
-libtandem it was built against without LD_LIBRARY_PATH. It also compiles the CLI's
-reader of --layers (tools/tandem/train/layer_spec.c) from the checkout around it.
+libtandem it was built against without LD_LIBRARY_PATH.
 """
 import os
 import re
@@ -20,9 +19,6 @@ from setuptools import Extension, setup
 
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent
-# tandem train's reader of --layers, compiled in so that a model's layers are written
-# as the CLI's are, by the same code (the package builds inside the checkout).
-LAYER_SPEC = CHECKOUT / "tools" / "tandem" / "train" / "layer_spec.c"
 
 
 def version() -> str:
@@ -36,7 +32,7 @@ def build_tree(path: Path) -> Dict[str, List[str]]:
     if not (path / "libtandem.so").exists():
         raise SystemExit(f"tandem: no libtandem.so in {path}: build tandem first "
                          "(./scripts/setup.sh, or make -C build)")
-    return {"include_dirs": [str(CHECKOUT / "include"), str(LAYER_SPEC.parent)],
+    return {"include_dirs": [str(CHECKOUT / "include")],
             "library_dirs": [str(path)],
             "runtime_library_dirs": [str(path)]}
 
@@ -52,7 +48,6 @@ def installed() -> Dict[str, List[str]]:
                          "TANDEM_BUILD_DIR to a build folder, or install it where pkg-config "
                          "finds tandem.pc")
     includes = [flag[2:] for flag in shlex.split(cflags) if flag.startswith("-I")]
-    includes.append(str(LAYER_SPEC.parent))
     return {"include_dirs": includes, "library_dirs": [libdir], "runtime_library_dirs": [libdir]}
 
 
@@ -67,8 +62,7 @@ def locate() -> Dict[str, List[str]]:
 extension = Extension(
     "tandem._tandem",
     sources=[str(Path("src") / name) for name in
-             ("module.c", "devices.c", "collectives.c", "model.c", "fit.c")]
-    + [os.path.relpath(LAYER_SPEC, HERE)],
+             ("module.c", "devices.c", "collectives.c", "model.c", "fit.c")],
     libraries=["tandem"],
     define_macros=[("Py_LIMITED_API", "0x03090000")],
     py_limited_api=True,

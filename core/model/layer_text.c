@@ -1,9 +1,11 @@
-/* Reading and writing tandem train's compact model description (layer_spec.h). */
-#include "layer_spec.h"
-
+/* The stacked string of layers (tandem/model_text.h) and the items the graph text
+ * shares with it (model/layer_text.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "base/error.h"
+#include "model/layer_text.h"
 
 #define MAX_UNITS 65536
 #define MAX_WINDOW 4096
@@ -58,18 +60,19 @@ typedef enum settings {
     CONV,   /* 32k3, then the window's stride and padding */
     WINDOW, /* 2, then the window's stride and padding */
     SKIP,   /* res2 */
-    VOCAB   /* emb256x8 */
+    VOCAB,  /* emb256x8 */
+    MERGE   /* add: a graph's line names its inputs */
 } settings;
 
 static const char *const settings_form[] = {
     [NONE] = "",         [UNITS] = "<units>", [CONV] = "<filters>k<size>",
-    [WINDOW] = "<size>", [SKIP] = "<layers>", [VOCAB] = "<vocab>x<units>",
+    [WINDOW] = "<size>", [SKIP] = "<layers>", [VOCAB] = "<vocab>x<units>", [MERGE] = "",
 };
 
 /* Each kind's item: the word that starts it (which formatting writes), another word
  * it may start with, its settings, and for help an example and what that is. The
  * test checks that every kind the library lists has one, and that its example reads
- * back as that kind; until then a kind without one (word NULL) is left out. */
+ * back as that kind. */
 static const struct form {
     const char *word, *alias;
     settings settings;
@@ -89,6 +92,11 @@ static const struct form {
                              "first only: each feature an id below 256, looked up as 8 values"},
     [TDM_LAYER_GLOBAL_AVG_POOL2D] = {"gap", NULL, NONE, "gap",
                                      "each channel's mean over the whole image"},
+    [TDM_LAYER_ADD] = {"add", NULL, MERGE, "add", "a graph's: the sum of its inputs"},
+    [TDM_LAYER_CONCATENATE] = {"concatenate", "concat", MERGE, "concatenate",
+                               "a graph's: its inputs side by side, channel after channel"},
+    [TDM_LAYER_MULTIPLY] = {"multiply", NULL, MERGE, "multiply",
+                            "a graph's: the elementwise product of its inputs"},
 };
 
 /* The kind whose word (or other word) starts the item at *p, moving p past it; dense,
@@ -103,11 +111,13 @@ static tdm_layer_kind kind_at(const char **p)
     return TDM_LAYER_DENSE;
 }
 
-static int item(const char *p, tdm_layer *d)
+int tdm_layer_item_parse(const char *p, tdm_layer *d)
 {
-    *d = (tdm_layer){.kind = kind_at(&p)};
+    memset(d, 0, sizeof *d); /* padding too: layers read alike compare alike */
+    d->kind = kind_at(&p);
     switch (forms[d->kind].settings) {
-    case NONE: break;
+    case NONE:
+    case MERGE: break;
     case UNITS:
         d->units = number(&p, MAX_UNITS);
         if (!d->units)
@@ -148,12 +158,12 @@ static void form_text(const struct form *f, char *buf, size_t size)
         snprintf(buf, size, "%s%s", f->word, set);
 }
 
-const char *layer_spec_example(tdm_layer_kind kind)
+const char *tdm_layer_example(tdm_layer_kind kind)
 {
     return (unsigned)kind < TDM_LAYER_KIND_COUNT ? forms[kind].example : NULL;
 }
 
-void layer_spec_help(char *buf, size_t size)
+void tdm_layers_help(char *buf, size_t size)
 {
     size_t used = 0;
     buf[0] = '\0';
@@ -163,7 +173,7 @@ void layer_spec_help(char *buf, size_t size)
         if (!f->word)
             continue;
         form_text(f, form, sizeof form);
-        int plain = f->settings == NONE; /* bn: no example to give */
+        int plain = f->settings == NONE || f->settings == MERGE; /* bn: no example to give */
         used += (size_t)snprintf(buf + used, size - used, "\n%s: %s%s%s%s%s%s",
                                  tdm_layer_kind_name((tdm_layer_kind)k), form,
                                  plain ? "" : ", e.g. ", plain ? "" : f->example,
@@ -171,43 +181,41 @@ void layer_spec_help(char *buf, size_t size)
     }
 }
 
-/* "'x' is not a layer: give <units> or dense<units> (1 to 65536), conv<filters>k<size>, ..." */
-static int not_a_layer(const char *one, size_t len, char *err, size_t err_size)
+tdm_status tdm_layer_item_refused(const char *func, const char *one, size_t len)
 {
-    char form[64];
-    form_text(&forms[0], form, sizeof form);
-    int n = snprintf(err, err_size, "'%.20s%s' is not a layer: give %s (1 to %d)", one,
-                     len > 20 ? "..." : "", form, MAX_UNITS);
-    size_t used = n < 0 ? 0 : (size_t)n;
-    for (size_t k = 1; k < TDM_LAYER_KIND_COUNT && used < err_size; k++) {
-        if (!forms[k].word)
-            continue;
+    char forms_text[512], form[64];
+    size_t used = 0;
+    forms_text[0] = '\0';
+    for (size_t k = 1; k < TDM_LAYER_KIND_COUNT && used < sizeof forms_text; k++) {
         form_text(&forms[k], form, sizeof form);
-        used += (size_t)snprintf(err + used, err_size - used, ", %s", form);
+        used += (size_t)snprintf(forms_text + used, sizeof forms_text - used, ", %s", form);
     }
-    if (used < err_size)
-        snprintf(err + used, err_size - used, "; a window then takes s<stride> and valid");
-    return -1;
+    form_text(&forms[0], form, sizeof form);
+    return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                    "%s: '%.20s%s' is not a layer: give %s (1 to %d)%s; a window then takes "
+                    "s<stride> and valid",
+                    func, one, len > 20 ? "..." : "", form, MAX_UNITS, forms_text);
 }
 
-int layer_spec_parse(const char *text, tdm_layer *layers, size_t max, size_t *count, char *err,
-                     size_t err_size)
+tdm_status tdm_layers_parse(const char *text, tdm_layer *layers, size_t max, size_t *count)
 {
+    TDM_CHECK_ARG(text, "tdm_layers_parse");
+    TDM_CHECK_ARG(layers, "tdm_layers_parse");
+    TDM_CHECK_ARG(count, "tdm_layers_parse");
     *count = 0;
     for (const char *p = text;; p++) {
         char one[48];
         size_t len = strcspn(p, ",");
-        if (*count == max) {
-            snprintf(err, err_size, "at most %zu hidden layers", max);
-            return -1;
-        }
+        if (*count == max)
+            return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_layers_parse: at most %zu layers",
+                            max);
         snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one - 1 ? len : sizeof one - 1), p);
-        if (len >= sizeof one || item(one, &layers[*count]) != 0)
-            return not_a_layer(one, len, err, err_size);
+        if (len >= sizeof one || tdm_layer_item_parse(one, &layers[*count]) != 0)
+            return tdm_layer_item_refused("tdm_layers_parse", one, len);
         ++*count;
         p += len;
         if (!*p)
-            return 0;
+            return TDM_OK;
     }
 }
 
@@ -217,7 +225,7 @@ static int pair(char *buf, size_t size, size_t a, size_t b)
     return a == b ? snprintf(buf, size, "%zu", a) : snprintf(buf, size, "%zux%zu", a, b);
 }
 
-static void format_one(const tdm_layer *d, char *buf, size_t size)
+void tdm_layer_item_format(const tdm_layer *d, char *buf, size_t size)
 {
     if ((unsigned)d->kind >= TDM_LAYER_KIND_COUNT || !forms[d->kind].word) {
         snprintf(buf, size, "%s", tdm_layer_kind_name(d->kind)); /* no form to read back */
@@ -226,7 +234,8 @@ static void format_one(const tdm_layer *d, char *buf, size_t size)
     const struct form *f = &forms[d->kind];
     char window[48] = "", stride[48] = "";
     switch (f->settings) {
-    case NONE: snprintf(buf, size, "%s", f->word); return;
+    case NONE:
+    case MERGE: snprintf(buf, size, "%s", f->word); return;
     case UNITS: snprintf(buf, size, "%s%zu", f->word, d->units); return;
     case SKIP: snprintf(buf, size, "%s%zu", f->word, d->skip); return;
     case VOCAB: snprintf(buf, size, "%s%zux%zu", f->word, d->vocab, d->units); return;
@@ -248,18 +257,18 @@ static void format_one(const tdm_layer *d, char *buf, size_t size)
         snprintf(buf, size, "%s%zuk%s%s%s", f->word, d->units, window, stride, valid);
 }
 
-void layer_spec_format(const tdm_layer *layers, size_t count, char *buf, size_t size)
+void tdm_layers_format(const tdm_layer *layers, size_t count, char *buf, size_t size)
 {
     size_t used = 0;
     buf[0] = '\0';
     for (size_t l = 0; l < count && used < size; l++) {
         char one[64];
-        format_one(&layers[l], one, sizeof one);
+        tdm_layer_item_format(&layers[l], one, sizeof one);
         used += (size_t)snprintf(buf + used, size - used, "%s%s", l ? "," : "", one);
     }
 }
 
-int layer_spec_has_images(const tdm_layer *layers, size_t count)
+int tdm_layers_need_image(const tdm_layer *layers, size_t count)
 {
     for (size_t l = 0; l < count; l++)
         if (tdm_layer_kind_traits(layers[l].kind) & TDM_LAYER_NEEDS_IMAGE)

@@ -7,7 +7,8 @@
  *                 "conv2d<l>/bias" [units], F32 (l: the layer's index among all
  *                 layers); "input/mean" and "input/std" [input_features] when the model
  *                 standardises its input
- *   __metadata__  "format": "tandem-model", "format_version": "2", "loss",
+ *   __metadata__  "format": "tandem-model", "format_version": "2" (a stack of
+ *                 layers) or "3" (a graph: "<kind><l>/inputs", "2,input"), "loss",
  *                 "reduction", "seed"; "layers": the kinds in order ("conv2d,
  *                 max_pool2d,dense"); "input_shape": "HxWxC" for an image input; per
  *                 dense or conv2d layer "<kind><l>/activation" and "<kind><l>/dropout",
@@ -22,7 +23,10 @@
 #include "tandem/model.h"
 
 #define TDM_MODEL_FORMAT "tandem-model"
-#define TDM_MODEL_FORMAT_VERSION 2
+#define TDM_MODEL_FORMAT_VERSION 3
+/* What a stacked model writes: a reader of version 2 reads it as it always did; a
+ * graph's layers name their inputs, which such a reader would pass over. */
+#define TDM_MODEL_FORMAT_VERSION_STACKED 2
 #define TDM_MODEL_CRC_KEY "data_crc32"
 #define TDM_MODEL_MEAN "input/mean"
 #define TDM_MODEL_STD "input/std"

@@ -1,4 +1,4 @@
-/* The model's forward pass: per layer its type's pass (dense and conv2d add their bias
+/* The model's forward pass: per layer in their order (each reads earlier ones), its type's pass (dense and conv2d add their bias
  * and apply their activation in one launch) and, in training, dropout. */
 #include "base/error.h"
 #include "tandem/ops.h"
@@ -17,13 +17,12 @@ tdm_status tdm_model_dropout(const tdm_model *m, size_t l, uint64_t step, size_t
 tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
                              const tdm_forward_args *fa)
 {
-    const tdm_tensor *x = fa->x;
     tdm_status s = TDM_OK;
     for (size_t l = 0; l < v->b.layers && s == TDM_OK; l++) {
+        const tdm_tensor *x = tdm_model_input_of(v, &m->plans[l], 0, fa->x);
         s = tdm_layer_type_of(m->layers[l].kind)->forward(m, v, l, x, fa);
         if (s == TDM_OK && v->b.dropped[l])
             s = tdm_model_dropout(m, l, fa->step, fa->first_row, v->b.dropped[l], v->b.a[l]);
-        x = v->out[l];
     }
     return s;
 }

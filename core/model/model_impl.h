@@ -20,6 +20,13 @@ typedef struct tdm_layer_plan {
                            m->states[first_state] */
     size_t state_count;
     tdm_dtype storage; /* its outputs z, a and dropout's: f32, or f16 activations */
+    /* Its inputs in the graph, resolved (model_graph.c): earlier layers' indices or
+     * TDM_MODEL_INPUT; the layer before where it names none, and a residual's
+     * shortcut as its second. first_grad[k]: the backward pass reaches input k
+     * first here, and writes its gradient; a later reader adds to it. */
+    size_t input_count;
+    int inputs[TDM_LAYER_MAX_INPUTS];
+    unsigned char first_grad[TDM_LAYER_MAX_INPUTS];
 } tdm_layer_plan;
 
 static inline size_t tdm_plan_in_features(const tdm_layer_plan *p)
@@ -47,6 +54,12 @@ tdm_shape tdm_layer_variable_shape(const tdm_layer *d, const tdm_layer_plan *p, 
  * host, where a model far too large took minutes and gigabytes to be refused. */
 tdm_status tdm_model_check_room(const tdm_model *m, size_t var_count, const char *func);
 
+/* The index of layer l's input k among every layer's inputs. */
+static inline size_t tdm_model_edge(size_t l, size_t k)
+{
+    return l * TDM_LAYER_MAX_INPUTS + k;
+}
+
 /* The tensors of the passes: per layer, and the loss's. */
 typedef struct tdm_model_buffers {
     size_t layers;
@@ -65,6 +78,10 @@ typedef struct tdm_model_buffers {
                                inv_std, and two of scratch; NULL for other layers */
     tdm_tensor **partial;   /* [layers]: conv2d's bias gradient summed over the batch only,
                                [out_h * out_w, units]; NULL for other layers */
+    tdm_tensor **dx;        /* [layers * TDM_LAYER_MAX_INPUTS], at tdm_model_edge(l, k):
+                               d(loss) / d(layer l's input k) before it is added to what a
+                               later reader gave that input, f32; NULL where input k's
+                               gradient starts at layer l */
     tdm_tensor *ids;        /* [rows, input_features], i32: an embedding's ids, or NULL */
     tdm_tensor *losses;     /* [rows, outputs]: per-output losses; [rows, 1] per-example
                                ones for the softmax cross-entropies */
@@ -199,6 +216,30 @@ typedef struct tdm_forward_args {
 } tdm_forward_args;
 tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
                              const tdm_forward_args *fa);
+
+/* The graph (model_graph.c). Layer l's inputs resolved into plans[l] and checked:
+ * each an earlier layer or the model's input, as many as its kind takes, every layer
+ * but the last read by a later one; then which reader of each input comes first in
+ * the backward pass. */
+tdm_status tdm_model_graph_plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l,
+                                const char *func);
+void tdm_model_graph_first_grads(const tdm_model_options *o, tdm_layer_plan *plans);
+/* Input k of plan p as an image [h, w, c] (a flat input: 1 x 1 x features). */
+void tdm_model_input_image(const tdm_layer_plan *plans, const tdm_layer_plan *p, size_t k,
+                           size_t image[3]);
+/* Input k of layer l as the passes read it: an earlier output, or x, the model's. */
+const tdm_tensor *tdm_model_input_of(const tdm_model_views *v, const tdm_layer_plan *p, size_t k,
+                                     const tdm_tensor *x);
+/* The dtype input k of plan p is stored in (the model's input: f32). */
+tdm_dtype tdm_model_input_storage(const tdm_layer_plan *plans, const tdm_layer_plan *p,
+                                  size_t k);
+/* Where layer l's backward pass writes d(loss) / d(input k): that input's gradient
+ * buffer where it comes first, else v->b.dx[l]; NULL for the model's input, which
+ * takes no gradient. tdm_model_input_grad_given then adds v->b.dx[l] in. */
+tdm_tensor *tdm_model_input_grad(const tdm_model *m, const tdm_model_views *v, size_t l,
+                                 size_t k);
+tdm_status tdm_model_input_grad_given(const tdm_model *m, const tdm_model_views *v, size_t l,
+                                      size_t k);
 
 /* *out = where dense or conv2d layer l's product goes before its bias is added into
  * z[l], viewed as shape: z[l] itself, or with f16 activations g[l], f32 and of z's

@@ -3,6 +3,7 @@
  * is refused with the reason. */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +189,33 @@ static tdm_status skip(const loader *l, const char *prefix, tdm_layer *d)
     return TDM_OK;
 }
 
+/* A graph node's inputs, where the file names them: "2,input,5" (layer indices, or
+ * the model's input; tdm_model_plan checks the graph). */
+static tdm_status inputs(const loader *l, const char *prefix, tdm_layer *d)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%s/inputs", prefix);
+    const char *text = meta(l, key), *p = text;
+    while (p && *p && d->input_count < TDM_LAYER_MAX_INPUTS) {
+        char *end = (char *)p;
+        errno = 0;
+        unsigned long long v = *p >= '0' && *p <= '9' ? strtoull(p, &end, 10) : 0;
+        if (strncmp(p, "input", 5) == 0)
+            d->inputs[d->input_count++] = TDM_MODEL_INPUT, end = (char *)p + 5;
+        else if (end != p && !errno && v < INT_MAX)
+            d->inputs[d->input_count++] = (int)v;
+        else
+            break;
+        p = *end == ',' && end[1] ? end + 1 : end;
+    }
+    if (p && *p)
+        return tdm_st_corrupt(func, l->path,
+                              "%s is '%s', not up to %d layer indices or 'input', "
+                              "comma-separated",
+                              key, text, TDM_LAYER_MAX_INPUTS);
+    return TDM_OK;
+}
+
 /* Layer i's tensor k, found and float32: its variables', then its moving
  * statistics'. */
 static tdm_status tensor(loader *l, size_t i, const tdm_layer *d, size_t k)
@@ -222,6 +250,8 @@ static tdm_status layer(loader *l, size_t i, tdm_layer *d, tdm_c_locale *c)
         s = number(l, prefix, "momentum", 0.0, 1.0, c, &d->momentum);
     if (s == TDM_OK && (t->takes & TDM_TAKES_SKIP))
         s = skip(l, prefix, d);
+    if (s == TDM_OK)
+        s = inputs(l, prefix, d);
     if (s == TDM_OK && (t->takes & TDM_TAKES_WINDOW))
         s = window(l, prefix, d, t->kernel_rank != 0);
     const tdm_st_tensor *k = t->kernel_rank ? l->vars[4 * i] : NULL;

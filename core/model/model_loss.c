@@ -56,8 +56,9 @@ static tdm_status output_loss(const tdm_model *m, const tdm_model_views *v, cons
     return s == TDM_OK ? tdm_op_sum_scaled(a->loss, v->b.losses, per_output) : s;
 }
 
-/* Layer l's gradients, given d(loss) / d(output of l) in g[l]; leaves d(loss) /
- * d(output of l - 1) in g[l - 1]. */
+/* Layer l's gradients, given d(loss) / d(output of l) in g[l] (every reader of l is
+ * later, so done); leaves d(loss) / d(each input) in that input's g, written by its
+ * first reader and added to by the others. */
 static tdm_status backward_layer(const tdm_model *m, const tdm_model_views *v,
                                  const tdm_loss_args *a, size_t l)
 {
@@ -67,18 +68,12 @@ static tdm_status backward_layer(const tdm_model *m, const tdm_model_views *v,
     if (s == TDM_OK && v->b.a[l])
         s = tdm_op_activation_grad(m->layers[l].activation, v->b.g[l], v->b.g[l], v->b.z[l],
                                    v->b.a[l]);
-    const tdm_tensor *x = l ? v->out[l - 1] : a->features;
-    return s == TDM_OK ? tdm_layer_type_of(m->layers[l].kind)->backward(m, v, l, a, x) : s;
-}
-
-/* Once layer l has left d(loss) / d(its input) in g[l - 1]: the shortcuts that start
- * at that input add their layers' gradients, d(x + shortcut) / d(shortcut) = 1. */
-static tdm_status add_shortcut_grads(const tdm_model *m, const tdm_model_views *v, size_t l)
-{
-    tdm_status s = TDM_OK;
-    for (size_t r = l + 1; r < v->b.layers && s == TDM_OK; r++)
-        if (m->layers[r].skip && r - m->layers[r].skip == l)
-            s = tdm_op_add(v->b.g[l - 1], v->b.g[l - 1], v->b.g[r]);
+    const tdm_layer_plan *p = &m->plans[l];
+    const tdm_tensor *x = tdm_model_input_of(v, p, 0, a->features);
+    if (s == TDM_OK)
+        s = tdm_layer_type_of(m->layers[l].kind)->backward(m, v, l, a, x);
+    for (size_t k = 0; k < p->input_count && s == TDM_OK; k++)
+        s = tdm_model_input_grad_given(m, v, l, k);
     return s;
 }
 
@@ -90,11 +85,8 @@ static tdm_status passes(const tdm_model *m, const tdm_model_views *v, const tdm
     tdm_status s = tdm_model_forward(m, v, &fa);
     if (s == TDM_OK)
         s = output_loss(m, v, a, scale);
-    for (size_t l = v->b.layers; l-- > 0 && s == TDM_OK;) {
+    for (size_t l = v->b.layers; l-- > 0 && s == TDM_OK;)
         s = backward_layer(m, v, a, l);
-        if (s == TDM_OK && l)
-            s = add_shortcut_grads(m, v, l);
-    }
     return s;
 }
 

@@ -53,21 +53,34 @@ void tdm_model_variable_name(const tdm_model *m, size_t i, char *buf, size_t siz
     tdm_layer_variable_name(m->layers[l].kind, l, i - m->plans[l].first_var, buf, size);
 }
 
+/* Whether node n's output is a flat vector: the model's flat input, a kind that
+ * flattens, or a merge of flat vectors. */
+static int flat(const tdm_model_options *o, const tdm_layer_plan *plans, int n)
+{
+    if (n < 0)
+        return o->input_height == 0;
+    if (tdm_layer_kind_traits(o->layers[n].kind) & TDM_LAYER_MERGES)
+        return flat(o, plans, plans[n].inputs[0]);
+    return tdm_layer_type_of(o->layers[n].kind)->flattens;
+}
+
 /* Refuses layer l of o, a kind that takes an image, when its input is none: a flat
  * model input, or the output of a layer that flattens. */
-static tdm_status needs_image(const tdm_model_options *o, size_t l, const char *f)
+static tdm_status needs_image(const tdm_model_options *o, const tdm_layer_plan *plans, size_t l,
+                              const char *f)
 {
-    if (l ? !tdm_layer_type_of(o->layers[l - 1].kind)->flattens : o->input_height != 0)
+    int in = plans[l].inputs[0];
+    if (!flat(o, plans, in))
         return TDM_OK;
-    if (l)
+    if (in >= 0)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: layer %zu (%s) needs an image: a %s layer's output is flat", f, l,
                         tdm_layer_kind_name(o->layers[l].kind),
-                        tdm_layer_kind_name(o->layers[l - 1].kind));
+                        tdm_layer_kind_name(o->layers[in].kind));
     return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                    "%s: layer 0 (%s) needs an image: give input_height, input_width and "
+                    "%s: layer %zu (%s) needs an image: give input_height, input_width and "
                     "input_channels",
-                    f, tdm_layer_kind_name(o->layers[0].kind));
+                    f, l, tdm_layer_kind_name(o->layers[l].kind));
 }
 
 /* The input as an image: given in full, or flat. */
@@ -144,7 +157,7 @@ static tdm_status layer_storage(const tdm_model_options *o, tdm_layer_plan *plan
                                 const char *f)
 {
     const tdm_layer *d = &o->layers[l];
-    tdm_dtype in = l ? plans[l - 1].storage : TDM_F32; /* the model's input is f32 */
+    tdm_dtype in = tdm_model_input_storage(plans, &plans[l], 0); /* the model's input: f32 */
     int last = l + 1 == o->layer_count;
     if (tdm_layer_type_of(d->kind)->storage == TDM_STORE_HALF) {
         plans[l].storage = last ? TDM_F32 : TDM_F16;
@@ -189,14 +202,15 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
         const tdm_layer *d = &o->layers[l];
         tdm_layer_plan *p = &plans[l];
         if (l)
-            *p = (tdm_layer_plan){
-                .in_h = plans[l - 1].out_h, .in_w = plans[l - 1].out_w, .in_c = plans[l - 1].out_c};
+            *p = (tdm_layer_plan){0};
         s = check_layer(d, f, l);
+        if (s == TDM_OK)
+            s = tdm_model_graph_plan(o, plans, l, f);
         if (s != TDM_OK)
             break;
         const tdm_layer_type *t = tdm_layer_type_of(d->kind);
         if (tdm_layer_kind_traits(d->kind) & TDM_LAYER_NEEDS_IMAGE)
-            s = needs_image(o, l, f);
+            s = needs_image(o, plans, l, f);
         if (s == TDM_OK)
             s = t->plan(o, plans, l, f);
         if (s == TDM_OK)
@@ -246,6 +260,8 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
                      "model computes in %s",
                      f, tdm_mixed_products_name(o->mixed_products),
                      tdm_dtype_name(o->compute_dtype));
+    if (s == TDM_OK)
+        tdm_model_graph_first_grads(o, plans);
     return s == TDM_OK ? plan_storage(o, plans, f) : s;
 }
 

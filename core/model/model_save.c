@@ -67,6 +67,18 @@ static void describe_layer(const tdm_model *m, size_t l, entries *out)
         add_number(out, prefix, "epsilon", (double)tdm_layer_epsilon(d));
     if (t->takes & TDM_TAKES_MOMENTUM)
         add_number(out, prefix, "momentum", (double)tdm_layer_momentum(d));
+    if (d->input_count) { /* a graph's node: its inputs; a stacked layer's go unsaid */
+        value[0] = '\0';
+        for (size_t k = 0; k < d->input_count; k++) {
+            size_t used = strlen(value);
+            if (d->inputs[k] == TDM_MODEL_INPUT)
+                snprintf(value + used, sizeof value - used, "%sinput", k ? "," : "");
+            else
+                snprintf(value + used, sizeof value - used, "%s%d", k ? "," : "", d->inputs[k]);
+        }
+        snprintf(key, sizeof key, "%s/inputs", prefix);
+        add(out, key, value);
+    }
     if (t->takes & TDM_TAKES_SKIP) {
         snprintf(key, sizeof key, "%s/skip", prefix);
         snprintf(value, sizeof value, "%zu", d->skip);
@@ -100,7 +112,11 @@ static void describe(const tdm_model *m, entries *out, char *kinds)
         tdm_c_locale_enter(c, &scope);
     char value[VALUE_SIZE];
     add(out, "format", TDM_MODEL_FORMAT);
-    snprintf(value, sizeof value, "%d", TDM_MODEL_FORMAT_VERSION);
+    int graph = 0;
+    for (size_t l = 0; l < m->opts.layer_count; l++)
+        graph |= m->layers[l].input_count != 0;
+    snprintf(value, sizeof value, "%d",
+             graph ? TDM_MODEL_FORMAT_VERSION : TDM_MODEL_FORMAT_VERSION_STACKED);
     add(out, "format_version", value);
     add(out, "loss", tdm_loss_kind_name(m->opts.loss));
     if (m->opts.loss == TDM_LOSS_HUBER)

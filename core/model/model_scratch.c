@@ -16,8 +16,9 @@ static tdm_status buffers_alloc(tdm_model_buffers *b, size_t layers)
     b->col = calloc(layers, sizeof *b->col);
     b->norm = calloc(layers, sizeof *b->norm);
     b->row_stats = calloc(layers, sizeof *b->row_stats);
+    b->dx = calloc(layers * TDM_LAYER_MAX_INPUTS, sizeof *b->dx);
     if (!b->z || !b->a || !b->dropped || !b->g || !b->partial || !b->col || !b->norm ||
-        !b->row_stats)
+        !b->row_stats || !b->dx)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "model: out of host memory");
     return TDM_OK;
 }
@@ -33,7 +34,10 @@ static void buffers_free(tdm_model_buffers *b)
         tdm_tensor_destroy(b->col ? b->col[l] : NULL);
         tdm_tensor_destroy(b->norm ? b->norm[l] : NULL);
         tdm_tensor_destroy(b->row_stats ? b->row_stats[l] : NULL);
+        for (size_t k = 0; k < TDM_LAYER_MAX_INPUTS && b->dx; k++)
+            tdm_tensor_destroy(b->dx[tdm_model_edge(l, k)]);
     }
+    free(b->dx);
     free(b->norm);
     free(b->row_stats);
     free(b->partial);
@@ -85,7 +89,7 @@ static size_t largest_operand(const tdm_model *m, size_t rows)
             continue;
         tdm_shape kernel = tdm_layer_variable_shape(d, p, 0);
         size_t weights = tdm_shape_count(&kernel), grad = rows * tdm_plan_out_features(p);
-        int stored_half = l && m->plans[l - 1].storage == TDM_F16;
+        int stored_half = tdm_model_input_storage(m->plans, p, 0) == TDM_F16;
         size_t input = stored_half ? 0 : rows * t->product_columns(p);
         largest = input > largest ? input : largest;
         largest = grad > largest ? grad : largest;
@@ -130,6 +134,10 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
             s = stored(sc->device, p->storage, rows, features, &b->dropped[l]);
         if (s == TDM_OK && t->reserve)
             s = t->reserve(m, l, sc, rows);
+        for (size_t k = 0; k < p->input_count && s == TDM_OK; k++)
+            if (p->inputs[k] >= 0 && !p->first_grad[k])
+                s = matrix(sc->device, rows, tdm_plan_out_features(&m->plans[p->inputs[k]]),
+                           &b->dx[tdm_model_edge(l, k)]);
     }
     size_t classes = tdm_model_output_count(m);
     if (s == TDM_OK) /* per output for the elementwise losses, else per example */
@@ -242,6 +250,8 @@ static tdm_status slice_layer(const tdm_model_buffers *from, tdm_model_buffers *
         s = whole_of(from->partial[l], &to->partial[l]);
     if (s == TDM_OK)
         s = whole_of(from->norm[l], &to->norm[l]);
+    for (size_t k = 0; k < TDM_LAYER_MAX_INPUTS && s == TDM_OK; k++)
+        s = rows_of(from->dx[tdm_model_edge(l, k)], rows, &to->dx[tdm_model_edge(l, k)]);
     return s;
 }
 
@@ -291,6 +301,8 @@ tdm_status tdm_model_scratch_bytes(const tdm_model *m, size_t replica, size_t *o
         bytes += bytes_of(b->z[l]) + bytes_of(b->a[l]) + bytes_of(b->dropped[l]) +
                  bytes_of(b->g[l]) + bytes_of(b->col[l]) + bytes_of(b->row_stats[l]) +
                  bytes_of(b->norm[l]) + bytes_of(b->partial[l]);
+    for (size_t e = 0; e < b->layers * TDM_LAYER_MAX_INPUTS; e++)
+        bytes += bytes_of(b->dx[e]);
     *out = bytes;
     return TDM_OK;
 }

@@ -1,5 +1,5 @@
-/* tandem: a model of embedding, dense, convolution, pooling, normalisation and
- * residual layers in sequence, with its loss, trained by the train op
+/* tandem: a model of embedding, dense, convolution, pooling, normalisation,
+ * residual and merging layers, in sequence or as a graph, with its loss, trained by the train op
  * (train.h): the model's variables live on every device of its strategy, and
  * tdm_model_loss is a loss function computing one replica's loss and gradients
  * with an explicit forward and backward pass over the kernel table. A trained model
@@ -65,8 +65,10 @@ TDM_API const char *const *tdm_layer_kind_names(void);
 /* What a kind of layer takes and needs: the traits column of tandem/layer_kinds.def. */
 typedef enum tdm_layer_trait {
     TDM_LAYER_TAKES_ACTIVATION = 1 << 0, /* an activation and a dropout rate */
-    TDM_LAYER_NEEDS_IMAGE = 1 << 1       /* an image input [height, width, channels]: the
+    TDM_LAYER_NEEDS_IMAGE = 1 << 1,      /* an image input [height, width, channels]: the
                                             model's, or a layer's that does not flatten */
+    TDM_LAYER_MERGES = 1 << 2            /* two or more inputs (tdm_layer.inputs), no
+                                            variables */
 } tdm_layer_trait;
 /* The kind's tdm_layer_trait bits; 0 out of range. */
 TDM_API unsigned tdm_layer_kind_traits(tdm_layer_kind kind);
@@ -76,8 +78,17 @@ typedef enum tdm_padding {
     TDM_PADDING_VALID /* only windows wholly inside the image */
 } tdm_padding;
 
-/* One layer; images are NHWC (TensorFlow's default layout). TDM_DENSE and the
- * macros below it initialise one. */
+/* The most inputs one layer takes (a merge's). */
+#define TDM_LAYER_MAX_INPUTS 8
+/* An input of a layer that is the model's input, not an earlier layer's output. */
+#define TDM_MODEL_INPUT (-1)
+
+/* One layer, a node of the model's graph; images are NHWC (TensorFlow's default
+ * layout). TDM_DENSE and the macros below it initialise one. A layer reads the
+ * layer before it (the first, the model's input) unless it names its inputs: then
+ * input_count of inputs[], each an earlier layer's index or TDM_MODEL_INPUT. A
+ * merge (add, concatenate, multiply) names two or more; any other kind one. The
+ * model's output is its last layer's. */
 typedef struct tdm_layer {
     tdm_layer_kind kind;
     size_t units;              /* dense: outputs; conv2d: filters (output channels) */
@@ -93,6 +104,8 @@ typedef struct tdm_layer {
                                   (y = x + the previous layer's input) to the layer's index */
     size_t vocab;              /* embedding: the ids it knows, 1 to 2^24 (every id is exact
                                   as a float32 input) */
+    size_t input_count;        /* 0: the layer before (or the model's input) */
+    int inputs[TDM_LAYER_MAX_INPUTS]; /* earlier layers' indices, or TDM_MODEL_INPUT */
 } tdm_layer;
 
 #define TDM_DENSE(units_, activation_, dropout_)                                                   \
@@ -133,6 +146,19 @@ typedef struct tdm_layer {
 #define TDM_EMBEDDING(vocab_, dim_)                                                                \
     {                                                                                              \
         .kind = TDM_LAYER_EMBEDDING, .units = (dim_), .vocab = (vocab_)                            \
+    }
+/* the merges of two layers' outputs (their indices, or TDM_MODEL_INPUT) */
+#define TDM_ADD(a_, b_)                                                                            \
+    {                                                                                              \
+        .kind = TDM_LAYER_ADD, .input_count = 2, .inputs = {(a_), (b_)}                            \
+    }
+#define TDM_CONCATENATE(a_, b_)                                                                    \
+    {                                                                                              \
+        .kind = TDM_LAYER_CONCATENATE, .input_count = 2, .inputs = {(a_), (b_)}                    \
+    }
+#define TDM_MULTIPLY(a_, b_)                                                                       \
+    {                                                                                              \
+        .kind = TDM_LAYER_MULTIPLY, .input_count = 2, .inputs = {(a_), (b_)}                       \
     }
 /* adds the input of the layer skip_ layers back to its own input */
 #define TDM_RESIDUAL(skip_)                                                                        \

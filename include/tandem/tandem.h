@@ -24,6 +24,7 @@
 #include "tandem/optimizer.h"
 #include "tandem/train.h"
 #include "tandem/model.h"
+#include "tandem/model_text.h"
 #include "tandem/step.h"
 #include "tandem/monitor.h"
 

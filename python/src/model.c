@@ -2,7 +2,6 @@
  * saving, predicting, evaluating, and reading a CSV file into arrays. Training is in fit.c. */
 #include "pytandem.h"
 
-#include "layer_spec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,15 +14,14 @@ static void destroy_model(void *m)
     tdm_model_destroy(m);
 }
 
-/* Every hidden layer of `spec` (tandem train's --layers, layer_spec.h), with the
+/* Every hidden layer of `spec` (tandem train's --layers, tdm_layers_parse), with the
  * activation after each dense and conv2d layer and the dropout after each dense one, as
  * the CLI builds them, then a linear output layer of `classes` units. */
 static int hidden_layers(const char *spec, tdm_activation activation, float dropout, size_t classes,
                          tdm_layer *layers, size_t *count)
 {
-    char err[512];
-    if (layer_spec_parse(spec, layers, MAX_LAYERS - 1, count, err, sizeof err) != 0) {
-        PyErr_Format(PyExc_ValueError, "layers: %s", err);
+    if (tdm_layers_parse(spec, layers, MAX_LAYERS - 1, count) != TDM_OK) {
+        PyErr_Format(PyExc_ValueError, "layers: %s", tdm_last_error());
         return -1;
     }
     for (size_t l = 0; l < *count; l++) {
@@ -47,13 +45,12 @@ PyObject *py_parse_layers(PyObject *self, PyObject *args)
         return NULL;
     tdm_layer layers[MAX_LAYERS];
     size_t count = 0;
-    char err[512];
-    if (*spec && layer_spec_parse(spec, layers, MAX_LAYERS - 1, &count, err, sizeof err) != 0)
-        return PyErr_Format(PyExc_ValueError, "layers: %s", err);
+    if (*spec && tdm_layers_parse(spec, layers, MAX_LAYERS - 1, &count) != TDM_OK)
+        return PyErr_Format(PyExc_ValueError, "layers: %s", tdm_last_error());
     PyObject *list = PyList_New(0);
     for (size_t l = 0; list && l < count; l++) {
         char text[64];
-        layer_spec_format(&layers[l], 1, text, sizeof text);
+        tdm_layers_format(&layers[l], 1, text, sizeof text);
         PyObject *item = Py_BuildValue("(ss)", tdm_layer_kind_name(layers[l].kind), text);
         if (!item || PyList_Append(list, item) < 0)
             Py_CLEAR(list);
@@ -108,7 +105,7 @@ PyObject *py_model_create(PyObject *self, PyObject *args)
         return NULL;
     if (!*spec)
         layers[count++] = (tdm_layer)TDM_DENSE((size_t)classes, TDM_ACT_LINEAR, 0.0f);
-    if (layer_spec_has_images(layers, count) && image == Py_None)
+    if (tdm_layers_need_image(layers, count) && image == Py_None)
         return PyErr_Format(PyExc_ValueError,
                             "input_shape: convolution and pooling take images: give "
                             "(height, width, channels)");

@@ -6,7 +6,6 @@
 
 #include "harness.h"
 #include "scratch.h"
-#include "layer_spec.h"
 #include "train_options.h"
 
 /* Splits a command line at spaces into argv (after "train"). */
@@ -119,7 +118,7 @@ static void test_refusals(void)
     REFUSED("--input-shape 28x28", "'28x28' is not HEIGHTxWIDTHxCHANNELS");
     REFUSED("--input-shape 28x0x1", "'28x0x1' is not HEIGHTxWIDTHxCHANNELS");
     REFUSED("--input-shape 28x28x1x", "'28x28x1x' is not HEIGHTxWIDTHxCHANNELS");
-    REFUSED("--layers 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", "at most 16 hidden layers");
+    REFUSED("--layers 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", "at most 16 layers");
     REFUSED("--layers 8,res0", "'res0' is not a layer");
     REFUSED("--layers 8,res", "'res' is not a layer");
     REFUSED("--layers emb17,8", "'emb17' is not a layer");
@@ -171,25 +170,24 @@ static void test_layer_spec(void)
     CHECK(h[5].kind == TDM_LAYER_CONV2D && h[5].stride_h == 1);
     CHECK(o.input_shape[0] == 28 && o.input_shape[1] == 14 && o.input_shape[2] == 3);
     char text[256];
-    layer_spec_format(h, o.hidden_count, text, sizeof text);
+    tdm_layers_format(h, o.hidden_count, text, sizeof text);
     CHECK(!strcmp(text, "conv32k5x3s2valid,pool3s2,pool2,avgpool2x1,10,conv8k3"));
     tdm_layer back[MAX_LAYERS];
     size_t n = 0;
-    char err[128];
-    CHECK(layer_spec_parse(text, back, MAX_LAYERS, &n, err, sizeof err) == 0 && n == 6);
+    CHECK(tdm_layers_parse(text, back, MAX_LAYERS, &n) == TDM_OK && n == 6);
     CHECK(back[0].kind == h[0].kind && back[0].units == 32 && back[0].kernel_w == 3 &&
           back[0].stride_w == 2 && back[0].padding == TDM_PADDING_VALID && back[5].units == 8);
     o = ACCEPTED("--layers 16,bn,16,res2,ln");
     CHECK(o.hidden_count == 5 && h[3].kind == TDM_LAYER_RESIDUAL && h[3].skip == 2 &&
           h[1].kind == TDM_LAYER_BATCH_NORM && h[4].kind == TDM_LAYER_LAYER_NORM);
-    CHECK(!layer_spec_has_images(h, o.hidden_count)); /* normalising a flat input keeps it flat */
-    layer_spec_format(h, o.hidden_count, text, sizeof text);
+    CHECK(!tdm_layers_need_image(h, o.hidden_count)); /* normalising a flat input keeps it flat */
+    tdm_layers_format(h, o.hidden_count, text, sizeof text);
     CHECK(!strcmp(text, "16,bn,16,res2,ln"));
     CHECK(o.standardize == 1);
     o = ACCEPTED("--layers emb17x4,conv8k3,pool2,16"); /* ids are not standardised */
     CHECK(h[0].kind == TDM_LAYER_EMBEDDING && h[0].vocab == 17 && h[0].units == 4 &&
           o.standardize == 0);
-    layer_spec_format(h, o.hidden_count, text, sizeof text);
+    tdm_layers_format(h, o.hidden_count, text, sizeof text);
     CHECK(!strcmp(text, "emb17x4,conv8k3,pool2,16"));
 }
 
@@ -280,12 +278,12 @@ static void test_layer_kinds(const char *help)
 {
     const char *const *kinds = tdm_layer_kind_names();
     for (size_t k = 0; kinds[k]; k++) {
-        const char *example = layer_spec_example((tdm_layer_kind)k);
+        const char *example = tdm_layer_example((tdm_layer_kind)k);
         tdm_layer layers[2];
         size_t count = 0;
-        char err[512], line[64];
+        char line[64];
         snprintf(line, sizeof line, "  %s: ", kinds[k]); /* a line of its own */
-        if (!example || layer_spec_parse(example, layers, 2, &count, err, sizeof err) != 0 ||
+        if (!example || tdm_layers_parse(example, layers, 2, &count) != TDM_OK ||
             count != 1 || layers[0].kind != (tdm_layer_kind)k || !strstr(help, line)) {
             test_failures++;
             fprintf(stderr,

@@ -660,6 +660,116 @@ static void check_global_pooling(void)
     tdm_strategy_destroy(s);
 }
 
+/* A graph of layers (smooth throughout, tanh): a convolution and a 1x1 one of the
+ * image concatenated, a shortcut added, a dense branch from the image multiplied with
+ * the pooled channels and concatenated with them again. N replicas train as one,
+ * every gradient matches central differences, a saved file keeps the graph. */
+static const tdm_layer graph[] = {
+    TDM_CONV2D(6, 3, TDM_ACT_TANH),
+    {.kind = TDM_LAYER_CONV2D, .units = 4, .activation = TDM_ACT_TANH, .kernel_h = 1,
+     .kernel_w = 1, .input_count = 1, .inputs = {TDM_MODEL_INPUT}},
+    TDM_CONCATENATE(0, 1),
+    TDM_CONV2D(6, 3, TDM_ACT_TANH),
+    TDM_ADD(3, 0),
+    TDM_GLOBAL_AVG_POOL2D(),
+    {.kind = TDM_LAYER_DENSE, .units = 6, .activation = TDM_ACT_TANH, .input_count = 1,
+     .inputs = {TDM_MODEL_INPUT}},
+    TDM_MULTIPLY(5, 6),
+    TDM_CONCATENATE(7, 6),
+    TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f),
+};
+#define GRAPH_LAYERS (sizeof graph / sizeof graph[0])
+
+/* The stacked CNN written as a graph, each layer naming the one before: the same
+ * losses, bit for bit. */
+static void check_graph_of_stack(void)
+{
+    tdm_layer chain[CNN_LAYERS];
+    for (size_t l = 0; l < CNN_LAYERS; l++) {
+        chain[l] = cnn[l];
+        chain[l].input_count = 1;
+        chain[l].inputs[0] = l ? (int)l - 1 : TDM_MODEL_INPUT;
+    }
+    tdm_model_options stacked = cnn_options(), named = cnn_options();
+    named.layers = chain;
+    tdm_dataset *ds = digits(64, 1);
+    trainer a, b;
+    double la[STEPS], lb[STEPS];
+    trainer_open_model(&a, devs, n_devs, 0.1f, &stacked, 0.0f);
+    trainer_open_model(&b, devs, n_devs, 0.1f, &named, 0.0f);
+    CHECK(train_steps(&a, ds, 5, la) == 5);
+    CHECK(train_steps(&b, ds, 5, lb) == 5);
+    CHECK(memcmp(la, lb, 5 * sizeof la[0]) == 0);
+    trainer_close(&a);
+    trainer_close(&b);
+    tdm_dataset_destroy(ds);
+}
+
+static void check_graph(void)
+{
+    tdm_model_options mo = cnn_options();
+    mo.layers = graph;
+    mo.layer_count = GRAPH_LAYERS;
+    check_equivalence_of("graph", &mo, 0, 0.1f);
+    check_gradients_of("graph", graph, GRAPH_LAYERS, 0);
+    check_graph_of_stack();
+}
+
+/* Graphs that make no model, each refused naming the layer. */
+static void check_graph_refusals(tdm_strategy *s)
+{
+    tdm_model *m = NULL;
+    tdm_layer layers[GRAPH_LAYERS];
+    memcpy(layers, graph, sizeof graph);
+    tdm_model_options mo = cnn_options();
+    mo.layers = layers;
+    mo.layer_count = GRAPH_LAYERS;
+    layers[4].inputs[1] = 4;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 4 (add) reads layer 4 as input 1: a layer reads an earlier layer (0 to "
+                "3) or the model's input (-1), so the graph has no cycle");
+    layers[4].inputs[1] = -7;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 4 (add) reads layer -7 as input 1");
+    layers[4].inputs[1] = 1;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 4 (add) merges layer 3, 8 x 8 x 6, with layer 1, 8 x 8 x 4: its inputs "
+                "have one shape");
+    layers[4].inputs[1] = 0;
+    layers[8].inputs[1] = 2;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 8 (concatenate) joins a 1 x 1 image (input 0) with a 8 x 8 one (input 1)");
+    layers[8].inputs[1] = 7;
+    layers[8].input_count = 1;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 8 (concatenate) merges 1 inputs; a merge takes 2 to 8");
+    layers[8].input_count = 2;
+    layers[9].input_count = 2;
+    layers[9].inputs[0] = 8, layers[9].inputs[1] = 7;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 9 (dense) has 2 inputs; only a merge (add, concatenate, multiply) takes "
+                "more than one");
+    layers[9].input_count = 1;
+    layers[9].inputs[0] = 7;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 8 (concatenate) is read by no later layer: the model's output is its "
+                "last layer");
+    memcpy(layers, graph, sizeof graph);
+    layers[3] = (tdm_layer)TDM_RESIDUAL(1);
+    layers[3].input_count = 1;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 3 (residual) names its inputs");
+    memcpy(layers, graph, sizeof graph);
+    layers[5].input_count = 1, layers[5].inputs[0] = 6;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
+                "layer 5 (global_avg_pool2d) reads layer 6 as input 0");
+    memcpy(layers, graph, sizeof graph);
+    mo.compute_dtype = mo.activation_dtype = TDM_F16;
+    CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_UNSUPPORTED,
+                "layer 2 (concatenate) with activation_dtype f16: its kernels take f32");
+    CHECK(m == NULL);
+}
+
 /* A trained CNN saved and loaded predicts the same bits, and its file names the layers. */
 static void check_file(void)
 {
@@ -868,9 +978,9 @@ static void check_refusals(void)
     CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
                 "layer 0 (avg_pool2d) takes no units, activation or dropout");
     layers[0].units = 0;
-    layers[0].kind = (tdm_layer_kind)9;
+    layers[0].kind = (tdm_layer_kind)99;
     CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
-                "layer 0 has an unknown kind 9");
+                "layer 0 has an unknown kind 99");
     layers[0] = (tdm_layer)TDM_RESIDUAL(1);
     CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
                 "layer 0 (residual) has skip 1; a shortcut starts from 1 to the layer's index "
@@ -916,6 +1026,7 @@ static void check_refusals(void)
                 "layer 1 (max_pool2d) is the output layer: with activation_dtype f16 the output "
                 "layer is dense or conv2d");
     CHECK(m == NULL);
+    check_graph_refusals(s);
     tdm_strategy_destroy(s);
 }
 
@@ -927,6 +1038,7 @@ void test_case_model_cnn(const test_run *run)
     check_gradients();
     check_embedding();
     check_global_pooling();
+    check_graph();
     check_file();
     check_batch_norm(!strcmp(run->scenario, "mixed"));
     check_mixed_precision();

@@ -251,8 +251,8 @@ static void check_wrong_models(void)
     CHECK_OK(tdm_model_load(strategy, bad, &m)); /* the control: this one is right */
     CHECK(tdm_model_input_count(m) == 3 && tdm_model_output_count(m) == 2);
     tdm_model_destroy(m);
-    write_safetensors(bad, META("3") KERNEL("[3,2]", "24") BIAS("24", "32") "}", v, model_bytes);
-    check_refused(bad, TDM_ERR_UNSUPPORTED, "format version 3 is newer than this tandem reads (2)");
+    write_safetensors(bad, META("4") KERNEL("[3,2]", "24") BIAS("24", "32") "}", v, model_bytes);
+    check_refused(bad, TDM_ERR_UNSUPPORTED, "format version 4 is newer than this tandem reads (3)");
     write_safetensors(bad, META("1") KERNEL("[3,2]", "24") BIAS("24", "32") EXTRA "}", v, sizeof v);
     check_refused(bad, TDM_ERR_CORRUPT_DATA, "tensor 'extra' is not part of a tandem model");
     write_safetensors(bad, META("1") KERNEL("[4,2]", "32") "}", v, model_bytes);

@@ -172,9 +172,10 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
         return s;
     uint32_t rows = (uint32_t)(v->rows * p->in_h * p->in_w), cols = (uint32_t)p->in_c;
     /* dy * x_hat's scratch: z, this layer's output, which no pass needs any more; with
-     * f16 activations g[l - 1] (the layer is not the first: the model's input is f32),
-     * which dx fills only at the end */
-    tdm_tensor *scratch = tdm_tensor_dtype(x) == TDM_F16 && l ? v->b.g[l - 1] : v->b.z[l];
+     * f16 activations dx's buffer (an f16 input is a layer's, which takes a
+     * gradient), which dx fills only at the end */
+    tdm_tensor *dx = tdm_model_input_grad(m, v, l, 0);
+    tdm_tensor *scratch = tdm_tensor_dtype(x) == TDM_F16 && dx ? dx : v->b.z[l];
     if (rows) {
         s = tdm_norm_channels_view(x, v->rows, p, &xs);
         if (s == TDM_OK)
@@ -204,11 +205,11 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
     if (s == TDM_OK)
         s = tdm_layer_grads_ready(m, l, a);
     /* the input's gradient needs the global sums */
-    if (s == TDM_OK && l > 0)
+    if (s == TDM_OK && dx)
         s = tdm_replica_all_reduce(a->rc, TDM_REDUCE_SUM, n.sums);
-    if (s == TDM_OK && l > 0 && rows)
-        s = tdm_norm_channels_view(v->b.g[l - 1], v->rows, p, &dxs);
-    if (s == TDM_OK && l > 0 && rows) {
+    if (s == TDM_OK && dx && rows)
+        s = tdm_norm_channels_view(dx, v->rows, p, &dxs);
+    if (s == TDM_OK && dx && rows) {
         const tdm_batch_norm_grad_args g = {
             .dx = tdm_tensor_view(dxs),
             .dy = tdm_tensor_view(dys),

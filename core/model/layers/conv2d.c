@@ -38,7 +38,7 @@ static size_t columns(const tdm_layer_plan *p)
 static tdm_status reserve(const tdm_model *m, size_t l, tdm_model_scratch *sc, size_t rows)
 {
     tdm_status s = tdm_layer_reserve_partial(m, l, sc);
-    tdm_dtype in = l ? m->plans[l - 1].storage : TDM_F32;
+    tdm_dtype in = tdm_model_input_storage(m->plans, &m->plans[l], 0);
     if (s == TDM_OK && tdm_conv_keeps_columns(sc->device, sc->choice[l].conv))
         s = tdm_tensor_create(sc->device, in, &TDM_SHAPE(rows, columns(&m->plans[l])),
                               &sc->b.col[l]);
@@ -136,13 +136,13 @@ static tdm_status grad_input_in_halves(const tdm_layer_plan *p, const tdm_model_
     return s;
 }
 
-/* dx = d(loss) / dx into g[l - 1]: an f16 im2col matrix holds the lowered way's f32
+/* dx = d(loss) / dx: an f16 im2col matrix holds the lowered way's f32
  * one in halves of the batch; a single row takes the direct kernel. */
 static tdm_status grad_input(const tdm_model *m, const tdm_model_views *v, size_t l,
-                             const tdm_tensor *f)
+                             const tdm_tensor *f, tdm_tensor *dx)
 {
     const tdm_layer_plan *p = &m->plans[l];
-    tdm_tensor *dx = v->b.g[l - 1], *dxi = NULL, *gi = NULL;
+    tdm_tensor *dxi = NULL, *gi = NULL;
     int half_col = v->b.col[l] && tdm_tensor_dtype(v->b.col[l]) == TDM_F16;
     if (half_col && v->rows >= 2)
         return grad_input_in_halves(p, v, l, dx, f);
@@ -167,9 +167,10 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
                            const tdm_loss_args *a, const tdm_tensor *x)
 {
     tdm_status s = variable_grads(m, v, l, a, x);
-    if (s != TDM_OK || l == 0)
+    tdm_tensor *dx = tdm_model_input_grad(m, v, l, 0);
+    if (s != TDM_OK || !dx)
         return s;
-    return grad_input(m, v, l, tdm_variable_local(m->vars[m->plans[l].first_var], a->rc));
+    return grad_input(m, v, l, tdm_variable_local(m->vars[m->plans[l].first_var], a->rc), dx);
 }
 
 static void from_kernel(tdm_layer *d, const uint64_t *dims)

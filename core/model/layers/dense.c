@@ -64,11 +64,11 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
         s = tdm_op_sum_rows(db, v->b.g[l]);
     if (s == TDM_OK)
         s = tdm_layer_grads_ready(m, l, a);
-    if (s != TDM_OK || l == 0)
+    tdm_tensor *dx = tdm_model_input_grad(m, v, l, 0);
+    if (s != TDM_OK || !dx)
         return s;
     tdm_tensor *kernel = tdm_variable_local(m->vars[p->first_var], a->rc);
-    return tdm_matmul_mixed(tdm_model_layer_halves(v, l), v->b.g[l - 1], v->b.g[l], 0, kernel, 1,
-                            1.0f, 0.0f);
+    return tdm_matmul_mixed(tdm_model_layer_halves(v, l), dx, v->b.g[l], 0, kernel, 1, 1.0f, 0.0f);
 }
 
 static void from_kernel(tdm_layer *d, const uint64_t *dims)

@@ -38,10 +38,10 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
                            const tdm_loss_args *a, const tdm_tensor *x)
 {
     (void)a, (void)x;
-    if (l == 0)
+    tdm_tensor *into = tdm_model_input_grad(m, v, l, 0), *dx = NULL, *dy = NULL;
+    if (!into)
         return TDM_OK;
-    tdm_tensor *dx = NULL, *dy = NULL;
-    tdm_status s = views(&m->plans[l], v->b.g[l - 1], v->b.g[l], v->rows, &dx, &dy);
+    tdm_status s = views(&m->plans[l], into, v->b.g[l], v->rows, &dx, &dy);
     if (s == TDM_OK)
         s = tdm_op_global_avg_pool_grad(dx, dy);
     tdm_tensor_destroy(dy);

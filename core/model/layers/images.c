@@ -86,13 +86,14 @@ tdm_status tdm_layer_pool_forward(const tdm_model *m, const tdm_model_views *v, 
 tdm_status tdm_layer_pool_backward(const tdm_model *m, const tdm_model_views *v, size_t l,
                                    const tdm_tensor *x, tdm_pooling kind)
 {
-    if (l == 0)
+    tdm_tensor *dx = tdm_model_input_grad(m, v, l, 0);
+    if (!dx)
         return TDM_OK;
     const tdm_layer_plan *p = &m->plans[l];
     tdm_tensor *xi = NULL, *dxi = NULL, *gi = NULL;
     tdm_status s = tdm_layer_input_image(p, x, v->rows, &xi);
     if (s == TDM_OK)
-        s = tdm_layer_input_image(p, v->b.g[l - 1], v->rows, &dxi);
+        s = tdm_layer_input_image(p, dx, v->rows, &dxi);
     if (s == TDM_OK)
         s = tdm_layer_output_image(p, v->b.g[l], v->rows, &gi);
     if (s == TDM_OK)

@@ -61,9 +61,10 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
     tdm_status s = tdm_norm_channels_view(x, v->rows, p, &xs);
     if (s == TDM_OK)
         s = tdm_norm_channels_view(v->b.g[l], v->rows, p, &dys);
-    /* below the first layer dx is the input's gradient; at the first, z is scratch */
+    /* dx is the input's gradient; where the input is the model's, z is scratch */
+    tdm_tensor *dx = tdm_model_input_grad(m, v, l, 0);
     if (s == TDM_OK)
-        s = tdm_norm_channels_view(l ? v->b.g[l - 1] : v->b.z[l], v->rows, p, &dxs);
+        s = tdm_norm_channels_view(dx ? dx : v->b.z[l], v->rows, p, &dxs);
     if (s == TDM_OK)
         s = tdm_norm_channels_view(v->b.col[l], v->rows, p, &xds);
     if (s == TDM_OK)

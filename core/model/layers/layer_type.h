@@ -56,11 +56,13 @@ typedef struct tdm_layer_type {
     /* The layer's buffers besides z, a, dropped and g, in sc for rows rows; NULL:
      * none. */
     tdm_status (*reserve)(const tdm_model *m, size_t l, tdm_model_scratch *sc, size_t rows);
-    /* z[l] from the layer's input x. */
+    /* z[l] from the layer's input x (a merge reads its others with
+     * tdm_model_input_of). */
     tdm_status (*forward)(const tdm_model *m, const tdm_model_views *v, size_t l,
                           const tdm_tensor *x, const tdm_forward_args *fa);
-    /* From g[l] = d(loss) / dz: its variables' gradients, each marked ready, and,
-     * below the first layer, d(loss) / dx into g[l - 1]; x is the layer's input. */
+    /* From g[l] = d(loss) / dz: its variables' gradients, each marked ready, and d(loss)
+     * / d(input k) into tdm_model_input_grad(m, v, l, k) (none for the model's input);
+     * x is its first input. */
     tdm_status (*backward)(const tdm_model *m, const tdm_model_views *v, size_t l,
                            const tdm_loss_args *a, const tdm_tensor *x);
     /* Loading: the settings its kernel's dims give (units, a window, a vocabulary). */

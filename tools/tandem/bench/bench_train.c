@@ -11,7 +11,6 @@
 #include "bench_clock.h"
 #include "cli_options.h"
 #include "bench_json.h"
-#include "layer_spec.h"
 #include "train_session.h"
 #include "platform/tdm_files.h"
 #include "platform/tdm_host.h"
@@ -200,8 +199,7 @@ static void options_for(const bt_options *bo, const bench_model *m, const char *
                         size_t n, train_options *o, char paths[4][512])
 {
     train_options_defaults(o);
-    char err[128];
-    layer_spec_parse(m->layers, o->hidden, MAX_LAYERS, &o->hidden_count, err, sizeof err);
+    (void)tdm_layers_parse(m->layers, o->hidden, MAX_LAYERS, &o->hidden_count); /* the table's */
     o->batch = m->batch;
     o->epochs = 100000; /* the data repeats for as long as the bench runs */
     o->progress = 0;

@@ -3,9 +3,9 @@
 #include <stdio.h>
 
 #include "commands.h"
-#include "layer_spec.h"
 #include "train_config.h"
 #include "train_session.h"
+#include "train_texts.h"
 #include "platform/tdm_host.h"
 
 /* What was read: which lines and columns of which files. */
@@ -29,7 +29,7 @@ static void print_measured_choices(const train_session *ts)
 {
     const train_options *o = ts->opts;
     int convolutions =
-        o->conv == TDM_CONV_MEASURED && layer_spec_has_images(o->hidden, o->hidden_count);
+        o->conv == TDM_CONV_MEASURED && tdm_layers_need_image(o->hidden, o->hidden_count);
     int products =
         o->mixed_precision && !o->f16_activations && o->mixed_products == TDM_MIXED_MEASURED;
     if (!convolutions && !products)
@@ -70,8 +70,8 @@ static void print_setup(const train_session *ts)
            all = tdm_strategy_num_replicas(ts->strategy),
            workers = tdm_strategy_num_workers(ts->strategy);
     print_data(&ts->data);
-    char layers[MAX_LAYERS * 32];
-    layer_spec_format(o->hidden, o->hidden_count, layers, sizeof layers);
+    char layers[1024];
+    train_layers_text(o, layers, sizeof layers);
     printf("model    layers %s, %zu outputs: %zu parameters%s%s\n", layers,
            tdm_model_output_count(ts->model), tdm_model_parameter_count(ts->model),
            o->mixed_precision ? train_mixed_precision_text(o->mixed_products, o->f16_activations)

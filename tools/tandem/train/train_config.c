@@ -6,12 +6,11 @@
 #include "cli_options.h"
 #include "train_config.h"
 
-#include "layer_spec.h"
 #include "train_session.h"
 #include "train_texts.h"
 
 #define RECORD_PREFIX "cli/config/"
-#define VALUE_MAX 256
+#define VALUE_MAX 1024 /* a graph's text */
 
 /* Bit i of the allowed set is item i; "all" sets every bit. */
 const char *const train_config_items[] = {"layers", "lr",   "optimizer", "activation", "dropout",
@@ -53,7 +52,7 @@ void train_lr_text(const train_session *ts, char *out, size_t size)
 static void current(const train_session *ts, char values[ITEM_COUNT][VALUE_MAX])
 {
     const train_options *o = ts->opts;
-    layer_spec_format(o->hidden, o->hidden_count, values[0], VALUE_MAX);
+    train_layers_text(o, values[0], VALUE_MAX);
     train_lr_text(ts, values[1], VALUE_MAX);
     tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
     tdm_optimizer_get_options(ts->optimizer, &oo);

@@ -2,12 +2,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "layer_spec.h"
 #include "train_fingerprint.h"
 #include "train_texts.h"
 
 #define MAX_ITEMS 32 /* the items below, with room */
-#define VALUE_MAX 256
+#define VALUE_MAX 1024 /* a graph's text */
 
 typedef struct fingerprint {
     tdm_agreement_item items[MAX_ITEMS];
@@ -38,8 +37,8 @@ static const char *on_off(int on)
 static void add_model(fingerprint *f, const train_options *o)
 {
     char layers[VALUE_MAX];
-    layer_spec_format(o->hidden, o->hidden_count, layers, sizeof layers);
-    add(f, "--layers", "%s", layers);
+    train_layers_text(o, layers, sizeof layers);
+    add(f, o->graph ? "--model-file" : "--layers", "%s", layers);
     add(f, "--input-shape", "%zux%zux%zu", o->input_shape[0], o->input_shape[1], o->input_shape[2]);
     tdm_activation act = TDM_ACT_RELU;
     tdm_activation_parse(o->activation, &act);

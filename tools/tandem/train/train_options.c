@@ -8,7 +8,6 @@
 #include "train_config.h"
 #include "train_options.h"
 
-#include "layer_spec.h"
 
 #define MAX_UNITS 65536
 #define MAX_BATCH (1u << 20)
@@ -19,10 +18,55 @@
 #define DEFAULT_MAX_CLASSES 65536
 #define MAX_CLASSES 2147483647 /* labels are int32 */
 
+/* The library's reason, past its function's name. */
+static int library_refused(char *err, size_t err_size)
+{
+    const char *why = tdm_last_error(), *after = strstr(why, ": ");
+    snprintf(err, err_size, "%s", after ? after + 2 : why);
+    return -1;
+}
+
 static int parse_layers(const char *value, void *target, char *err, size_t err_size)
 {
     train_options *o = target;
-    return layer_spec_parse(value, o->hidden, MAX_LAYERS, &o->hidden_count, err, err_size);
+    o->layers_given = 1;
+    o->graph = 0;
+    if (tdm_layers_parse(value, o->hidden, MAX_LAYERS, &o->hidden_count) == TDM_OK)
+        return 0;
+    return library_refused(err, err_size);
+}
+
+#define MAX_MODEL_FILE (64 * 1024)
+
+/* The file's graph text: the whole model, read now so that a bad line stops the run
+ * before any data is read. */
+static int parse_model_file(const char *value, void *target, char *err, size_t err_size)
+{
+    train_options *o = target;
+    FILE *f = fopen(value, "rb");
+    char *text = malloc(MAX_MODEL_FILE + 1);
+    size_t n = f && text ? fread(text, 1, MAX_MODEL_FILE + 1, f) : 0;
+    int failed = !f || !text || ferror(f);
+    if (f)
+        fclose(f);
+    if (failed || n > MAX_MODEL_FILE) {
+        snprintf(err, err_size, "%s: %s", value,
+                 !f ? "cannot be opened" : n > MAX_MODEL_FILE ? "more than 64 KiB" : "unreadable");
+        free(text);
+        return -1;
+    }
+    text[n] = '\0';
+    o->model_file = value;
+    o->graph = 1;
+    tdm_status s = tdm_graph_parse(text, o->hidden, MAX_LAYERS, &o->hidden_count);
+    free(text);
+    if (s == TDM_OK)
+        return 0;
+    int r = library_refused(err, err_size);
+    char reason[512];
+    snprintf(reason, sizeof reason, "%s", err);
+    snprintf(err, err_size, "%s: %s", value, reason);
+    return r;
 }
 
 /* HxWxC, each from 1 to 65536 */
@@ -249,7 +293,7 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
              "conv32k3,bn,pool2,conv64k3,conv64k3,res1,pool2,128. A convolution or pooling "
              "window may end in s<stride> (s2: stride 2) and valid (no padding), as in "
              "conv64k3s2valid; an embedding's features are not standardised. The kinds:");
-    layer_spec_help(layers_help + strlen(layers_help), sizeof layers_help - strlen(layers_help));
+    tdm_layers_help(layers_help + strlen(layers_help), sizeof layers_help - strlen(layers_help));
     const cli_option table[] = {
         STRING("--data", data, "FILE",
                TRAIN_HELP_DATA " (default: the bundled digits, 1797 8x8 images of 10 classes)"),
@@ -281,6 +325,11 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
              "keep features as they are (default: standardise them with the training split's "
              "mean and deviation)"),
         CUSTOM("--layers", parse_layers, o, "LIST", layers_help),
+        CUSTOM("--model-file", parse_model_file, o, "FILE",
+               "the whole model as a graph text, one layer a line (docs/MODELS.md): "
+               "NAME = ITEM(INPUTS) [ACTIVATION] [dropout=RATE], e.g. 'b = conv16k1(input) "
+               "relu', 'c = concatenate(a, b)'; the last line is the output layer. In place "
+               "of --layers, --activation and --dropout"),
         CUSTOM("--input-shape", parse_input_shape, o->input_shape, "HxWxC",
                "the image the features form (default: square images of one channel, for "
                "convolution and pooling)"),
@@ -407,7 +456,14 @@ void train_options_usage(FILE *out)
 /* Rules between options, once all are read. */
 static int check_combination(const train_options *o, char *err, size_t err_size)
 {
-    if ((o->ps_devices.count || o->ps_processes) && strcmp(o->strategy, "parameter-server"))
+    if (o->model_file && o->layers_given)
+        snprintf(err, err_size,
+                 "--model-file and --layers exclude each other: the file holds the whole model");
+    else if (o->model_file && (o->dropout != 0.0f || strcmp(o->activation, "relu") != 0))
+        snprintf(err, err_size,
+                 "--activation and --dropout are for --layers: a --model-file line gives its "
+                 "layer's own (e.g. 'h = dense64(x) tanh dropout=0.2')");
+    else if ((o->ps_devices.count || o->ps_processes) && strcmp(o->strategy, "parameter-server"))
         snprintf(err, err_size, "--%s is for --strategy parameter-server",
                  o->ps_devices.count ? "ps-devices" : "ps-processes");
     else if (o->tolerate_lost_workers && !o->ps_processes)

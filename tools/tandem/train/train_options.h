@@ -25,8 +25,13 @@ typedef struct train_options {
     const char *test_data;        /* the test split's own file (same format); NULL: held out */
     const char *test_labels;      /* IDX labels of test_data */
     int standardize;              /* per-feature standardisation from the training split */
-    tdm_layer hidden[MAX_LAYERS]; /* --layers (layer_spec.h): kind, units, window */
+    tdm_layer hidden[MAX_LAYERS]; /* --layers (tdm_layers_parse): kind, units, window; or
+                                     --model-file's whole graph (graph set) */
     size_t hidden_count;
+    const char *model_file; /* --model-file: a graph text, every layer with its own
+                               activation, the last the output layer */
+    int graph;              /* hidden holds --model-file's layers, output layer included */
+    int layers_given;       /* --layers was given */
     size_t input_shape[3]; /* --input-shape: height, width, channels; 0: from the data */
     const char *activation;
     float dropout;

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "layer_spec.h"
 #include "train_session.h"
+#include "train_texts.h"
 
 static void add(run_record *r, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -32,8 +32,8 @@ static void add(run_record *r, const char *name, const char *fmt, ...)
 
 static void add_layers(run_record *r, const train_options *o)
 {
-    char text[MAX_LAYERS * 32];
-    layer_spec_format(o->hidden, o->hidden_count, text, sizeof text);
+    char text[1024];
+    train_layers_text(o, text, sizeof text);
     add(r, "layers", "%s", text);
 }
 

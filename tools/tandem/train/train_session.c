@@ -6,7 +6,6 @@
 
 #include "atomic_file.h"
 #include "class_names.h"
-#include "layer_spec.h"
 #include "train_fingerprint.h"
 #include "train_texts.h"
 #include "train_session.h"
@@ -143,12 +142,13 @@ static int make_model(train_session *ts)
     tdm_activation act;
     if (tdm_activation_parse(o->activation, &act) != TDM_OK)
         return fail("--activation");
-    /* activation after every layer that takes one, dropout after every dense one */
+    /* --layers: activation after every layer that takes one, dropout after every dense
+     * one, then the output layer; --model-file's layers as they are */
     for (size_t l = 0; l < o->hidden_count; l++) {
         layers[l] = o->hidden[l];
-        if (tdm_layer_kind_traits(layers[l].kind) & TDM_LAYER_TAKES_ACTIVATION)
+        if (!o->graph && (tdm_layer_kind_traits(layers[l].kind) & TDM_LAYER_TAKES_ACTIVATION))
             layers[l].activation = act;
-        if (layers[l].kind == TDM_LAYER_DENSE)
+        if (!o->graph && layers[l].kind == TDM_LAYER_DENSE)
             layers[l].dropout = o->dropout;
     }
     layers[o->hidden_count] = (tdm_layer)TDM_DENSE(ts->data.outputs, TDM_ACT_LINEAR, 0.0f);
@@ -157,17 +157,24 @@ static int make_model(train_session *ts)
     mo.huber_delta = o->huber_delta;
     mo.input_features = ts->data.features;
     mo.layers = layers;
-    mo.layer_count = o->hidden_count + 1;
+    mo.layer_count = o->hidden_count + !o->graph;
     mo.seed = o->seed;
     mo.compute_dtype = o->mixed_precision ? TDM_F16 : TDM_F32;
     mo.activation_dtype = o->f16_activations ? TDM_F16 : TDM_F32;
     mo.conv_algorithm = o->conv;
     mo.mixed_products = o->mixed_products;
-    if ((o->input_shape[0] || layer_spec_has_images(o->hidden, o->hidden_count)) &&
+    if ((o->input_shape[0] || tdm_layers_need_image(o->hidden, o->hidden_count)) &&
         input_image(ts, &mo) != 0)
         return -1;
     if (tdm_model_create(ts->strategy, &mo, &ts->model) != TDM_OK)
-        return fail("model");
+        return fail(o->graph ? "--model-file" : "model");
+    if (o->graph && tdm_model_output_count(ts->model) != ts->data.outputs) {
+        fprintf(stderr,
+                "tandem train: --model-file %s: its last layer has %zu outputs; the data has "
+                "%zu (classes, or label columns)\n",
+                o->model_file, tdm_model_output_count(ts->model), ts->data.outputs);
+        return -1;
+    }
     /* Predictions from a saved model start from the data as the file has it. */
     if (tdm_model_set_standardization(ts->model, ts->data.mean, ts->data.std) != TDM_OK)
         return fail("model");
@@ -335,7 +342,7 @@ static void append(char *text, size_t size, const char *fmt, ...)
 }
 
 /* The kind of the model's layer l: a hidden layer's, or the dense output layer's
- * after them. */
+ * after them (--model-file's layers are all the model's). */
 static tdm_layer_kind kind_of(const train_options *o, size_t l)
 {
     return l < o->hidden_count ? o->hidden[l].kind : TDM_LAYER_DENSE;
@@ -344,7 +351,7 @@ static tdm_layer_kind kind_of(const train_options *o, size_t l)
 void train_describe_choices(const train_session *ts, size_t r, char *text, size_t size)
 {
     text[0] = '\0';
-    size_t count = ts->opts->hidden_count + 1;
+    size_t count = ts->opts->hidden_count + !ts->opts->graph;
     const char *sep = ", convolutions";
     for (size_t l = 0; l < count; l++) {
         tdm_conv_algorithm a;

@@ -52,3 +52,16 @@ void train_data_text(const train_options *o, const train_data *d, char *out, siz
              d->examples, d->features, labels, (unsigned long long)d->fingerprint,
              o->test_fraction, o->standardize ? "standardized" : "not standardized");
 }
+
+void train_layers_text(const train_options *o, char *out, size_t size)
+{
+    if (!o->graph) {
+        tdm_layers_format(o->hidden, o->hidden_count, out, size);
+        return;
+    }
+    if (tdm_graph_format(o->hidden, o->hidden_count, out, size) != TDM_OK)
+        snprintf(out, size, "(a graph of %zu layers, longer than %zu bytes)", o->hidden_count,
+                 size);
+    for (char *p = out; (p = strchr(p, '\n')) != NULL;)
+        *p = ';';
+}

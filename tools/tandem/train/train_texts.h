@@ -18,6 +18,10 @@ tdm_status train_optimizer_options(const train_options *o, size_t steps_per_epoc
  * "Adam (beta1 0.9, beta2 0.999, epsilon 1e-07, weight decay 0)". */
 void train_optimizer_text(const char *name, const tdm_optimizer_options *o, char *out, size_t size);
 
+/* The model's layers as one line: --layers' items, or --model-file's graph text with
+ * its lines joined by ';' (which tdm_graph_parse reads back). */
+void train_layers_text(const train_options *o, char *out, size_t size);
+
 /* The data as loaded, before a worker's shard: its size, the hash of every example
  * (features and labels, in file order), the test fraction and standardisation. */
 void train_data_text(const train_options *o, const train_data *d, char *out, size_t size);
