@@ -1,5 +1,6 @@
 #!/bin/sh
-# A regression and a binary classifier (docs/MODELS.md, "Against PyTorch"): tandem
+# A regression, a binary classifier and a two-branch graph (docs/MODELS.md, "Against
+# PyTorch"): tandem
 # train on one device, mirrored over PoCL's two and over PoCL and lavapipe, and
 # PyTorch training the same network from the same initial weights on the same batches
 # (tools/peers/torch_train.py), each scored on the same held-out split. Installs what
@@ -19,7 +20,8 @@ diabetes="--data data/diabetes.csv.gz --header --label-column progression --loss
   --layers 32 --epochs 60 --lr 0.1"
 cancer="--data data/breast_cancer.csv.gz --skip-rows 1 --loss binary_crossentropy \
   --layers 32 --epochs 20"
-for task in diabetes cancer; do
+graph="--model-file examples/models/digits_two_branch.txt --epochs 10"
+for task in diabetes cancer graph; do
   eval "options=\$$task"
   for devices in reference:0 opencl:0,opencl:1 opencl:0,vulkan:0; do
     printf '\n== tandem %s on %s\n' "$task" "$devices"
@@ -28,5 +30,7 @@ for task in diabetes cancer; do
       sed -n 's/^done /done /p'
   done
   printf '\n== PyTorch %s, the same network, batches and initial weights\n' "$task"
-  /usr/bin/python3 tools/peers/torch_train.py "$task" | head -n 1
+  peer=$task
+  [ "$task" = graph ] && peer=digits-graph
+  /usr/bin/python3 tools/peers/torch_train.py "$peer" | head -n 1
 done

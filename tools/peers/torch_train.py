@@ -24,6 +24,9 @@ diabetes: the bundled diabetes regression, 20 % held out, MLP 10-32-1 under the 
 squared error, Adam at 0.1, 60 epochs: `tandem train --data data/diabetes.csv.gz
 --header --label-column progression --loss mse --layers 32 --epochs 60 --lr 0.1`;
 reports the test RMSE, MAE and R^2.
+digits-graph: the digits through examples/models/digits_two_branch.txt, a graph of two
+branches (convolutions concatenated, a shortcut, a dense branch), 10 epochs:
+`tandem train --model-file examples/models/digits_two_branch.txt`.
 cancer: the bundled breast cancer data, MLP 30-32-1 under the binary cross-entropy,
 20 epochs: `tandem train --data data/breast_cancer.csv.gz --skip-rows 1 --loss
 binary_crossentropy --layers 32 --epochs 20`; reports the test accuracy.
@@ -54,6 +57,11 @@ WORKLOADS = {  # warmup_steps None: one epoch
                     "epochs": 1, "warmup_steps": 20, "image": (28, 28, 1)},
     "wide-4096": {"data": "/usr/share/datasets/fashion-mnist",
                   "hidden": [4096, 4096], "batch": 1024, "epochs": 1, "warmup_steps": 5},
+    "digits-graph": {"data": os.path.join(HERE, "..", "..", "data", "digits.csv.gz"),
+                     "graph": os.path.join(HERE, "..", "..", "examples", "models",
+                                           "digits_two_branch.txt"),
+                     "hidden": [], "batch": 64, "epochs": 10, "warmup_steps": None,
+                     "image": (8, 8, 1)},
     "diabetes": {"data": os.path.join(HERE, "..", "..", "data", "diabetes.csv.gz"),
                  "hidden": [32], "batch": 64, "epochs": 60, "warmup_steps": None,
                  "task": "regression", "lr": 0.1, "skip": 1},
@@ -233,6 +241,89 @@ def make_model(layers, inputs, classes, seed, image=None):
     return torch.nn.Sequential(*mods)
 
 
+def make_graph(path, inputs, classes, seed, image):
+    """The graph text at path (docs/MODELS.md: `NAME = ITEM(INPUTS) [ACTIVATION]`, of the
+    items conv<F>k<K>, dense<N> or <N>, gap, add, concatenate, multiply) with tandem's
+    initial weights: layer l's kernel drawn as tandem draws layer l's, He uniform after
+    relu, SAME convolutions, NHWC flattening; the last line is the output layer."""
+    import re
+    import torch
+
+    acts = {"relu": torch.relu, "tanh": torch.tanh, "sigmoid": torch.sigmoid,
+            "gelu": torch.nn.functional.gelu, "linear": lambda v: v}
+    lines = []
+    with open(path) as f:
+        for text in f:
+            text = text.split("#")[0].strip()
+            if text:
+                m = re.fullmatch(r"(\w+) = (\w+)\(([\w, ]+)\)\s*(\w*)", text)
+                if not m:
+                    raise SystemExit("torch_train: cannot read the line %r" % text)
+                name, item, ins, act = m.groups()
+                lines.append((name, item, [s.strip() for s in ins.split(",")], act or "linear"))
+
+    class Graph(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.shapes = {"input": tuple(image) if image else (1, 1, inputs)}
+            self.mods = torch.nn.ModuleDict()
+            for l, (name, item, ins, act) in enumerate(lines):
+                h, w, c = self.shapes[ins[0]]
+                he = act in ("relu", "gelu")
+                if item.startswith("conv"):
+                    filters, k = (int(v) for v in item[4:].split("k"))
+                    conv = torch.nn.Conv2d(c, filters, k, padding="same")
+                    kernel = tandem_kernel(seed, l, k * k * c, k * k * filters, he,
+                                           count=k * k * c * filters).reshape(k, k, c, filters)
+                    with torch.no_grad():
+                        conv.weight.copy_(torch.from_numpy(kernel.transpose(3, 2, 0, 1).copy()))
+                        conv.bias.zero_()
+                    self.mods[name] = conv
+                    self.shapes[name] = (h, w, filters)
+                elif re.fullmatch(r"(dense)?\d+", item):
+                    units = int(item.replace("dense", ""))
+                    linear = torch.nn.Linear(h * w * c, units)
+                    kernel = tandem_kernel(seed, l, h * w * c, units, he)
+                    with torch.no_grad():
+                        linear.weight.copy_(torch.from_numpy(kernel.T.copy()))
+                        linear.bias.zero_()
+                    self.mods[name] = linear
+                    self.shapes[name] = (1, 1, units)
+                elif item == "gap":
+                    self.shapes[name] = (1, 1, c)
+                elif item in ("add", "multiply"):
+                    self.shapes[name] = (h, w, c)
+                elif item in ("concatenate", "concat"):
+                    self.shapes[name] = (h, w, sum(self.shapes[i][2] for i in ins))
+                else:
+                    raise SystemExit("torch_train: no item %r in this peer" % item)
+
+        def forward(self, x):  # every value as an image [rows, c, h, w]
+            h, w, c = self.shapes["input"]
+            values = {"input": x.reshape(-1, h, w, c).permute(0, 3, 1, 2)}
+            for name, item, ins, act in lines:
+                v = [values[i] for i in ins]
+                if item.startswith("conv"):
+                    y = self.mods[name](v[0])
+                elif name in self.mods:  # dense: NHWC flattening, as tandem's
+                    y = self.mods[name](v[0].permute(0, 2, 3, 1).flatten(1))[:, :, None, None]
+                elif item == "gap":
+                    y = v[0].mean((2, 3), keepdim=True)
+                elif item == "add":
+                    y = v[0] + v[1]
+                elif item == "multiply":
+                    y = v[0] * v[1]
+                else:
+                    y = torch.cat(v, 1)
+                values[name] = acts[act](y)
+            return values[lines[-1][0]].flatten(1)
+
+    model = Graph()
+    if model.shapes[lines[-1][0]] != (1, 1, classes):
+        raise SystemExit("torch_train: the graph's last layer is not %d outputs" % classes)
+    return model
+
+
 def train(rank, args, threads, port):
     import torch
     import torch.nn.functional as F
@@ -248,7 +339,10 @@ def train(rank, args, threads, port):
     task = WORKLOADS[args.workload].get("task")
     classes = ytr.shape[1] if task else int(max(ytr.max(), yte.max())) + 1
     widths = [xtr.shape[1]] + args.hidden + [classes]
-    model = make_model(args.hidden, xtr.shape[1], classes, args.seed, args.image).to(device)
+    graph = WORKLOADS[args.workload].get("graph")
+    model = (make_graph(graph, xtr.shape[1], classes, args.seed, args.image) if graph
+             else make_model(args.hidden, xtr.shape[1], classes, args.seed, args.image))
+    model = model.to(device)
     net = torch.nn.parallel.DistributedDataParallel(model) if distributed else model
     lr = WORKLOADS[args.workload].get("lr", LEARNING_RATE)
     opt = torch.optim.Adam(model.parameters(), lr=lr, eps=ADAM_EPSILON)
