@@ -34,9 +34,9 @@ static int hidden_layers(const char *spec, tdm_activation activation, float drop
     return 0;
 }
 
-/* parse_layers(spec) -> [(kind, text)]: each hidden layer of spec as the library names
- * its kind ("conv2d") and in the CLI's canonical form ("conv32k3"); ValueError naming
- * the forms for a spec the CLI would refuse. */
+/* parse_layers(spec) -> [(kind, text)]: each hidden layer of spec (or each layer of a
+ * graph text) as the library names its kind ("conv2d") and in the CLI's canonical form
+ * ("conv32k3"); ValueError naming the forms for a spec the CLI would refuse. */
 PyObject *py_parse_layers(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -45,7 +45,10 @@ PyObject *py_parse_layers(PyObject *self, PyObject *args)
         return NULL;
     tdm_layer layers[MAX_LAYERS];
     size_t count = 0;
-    if (*spec && tdm_layers_parse(spec, layers, MAX_LAYERS - 1, &count) != TDM_OK)
+    tdm_status st = !*spec                ? TDM_OK
+                    : strchr(spec, '=') ? tdm_graph_parse(spec, layers, MAX_LAYERS, &count)
+                                        : tdm_layers_parse(spec, layers, MAX_LAYERS - 1, &count);
+    if (st != TDM_OK)
         return PyErr_Format(PyExc_ValueError, "layers: %s", tdm_last_error());
     PyObject *list = PyList_New(0);
     for (size_t l = 0; list && l < count; l++) {
@@ -101,7 +104,11 @@ PyObject *py_model_create(PyObject *self, PyObject *args)
         return raise_invalid("the input and the classes need at least one feature and class");
     tdm_layer layers[MAX_LAYERS];
     size_t count = 0;
-    if (*spec && hidden_layers(spec, activation, dropout, (size_t)classes, layers, &count) < 0)
+    int graph = strchr(spec, '=') != NULL; /* a graph text: the whole model, each layer's own */
+    if (graph && tdm_graph_parse(spec, layers, MAX_LAYERS, &count) != TDM_OK)
+        return PyErr_Format(PyExc_ValueError, "layers: %s", tdm_last_error());
+    if (!graph && *spec &&
+        hidden_layers(spec, activation, dropout, (size_t)classes, layers, &count) < 0)
         return NULL;
     if (!*spec)
         layers[count++] = (tdm_layer)TDM_DENSE((size_t)classes, TDM_ACT_LINEAR, 0.0f);

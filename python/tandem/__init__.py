@@ -25,7 +25,8 @@ from .callbacks import Callback, EarlyStopping, StopTraining
 from .conformance import conformance
 from .datasets import load_csv, load_digits
 from .devices import Device, devices
-from .models import History, Sequential, load_model
+from .graph import Input
+from .models import History, Model, Sequential, load_model
 from .strategy import (MirroredStrategy, MultiWorkerMirroredStrategy, OneDeviceStrategy,
                        ParameterServerStrategy)
 
@@ -33,8 +34,9 @@ __version__ = _tandem.version()  # the loaded library's, which the package was b
 
 __all__ = [
     "BackendError", "Callback", "CancelledError", "CorruptDataError", "Device",
-    "DeviceLostError", "EarlyStopping", "History", "InvalidArgumentError",
-    "InvalidStateError", "MirroredStrategy", "MultiWorkerMirroredStrategy", "NotFoundError",
+    "DeviceLostError", "EarlyStopping", "History", "Input", "InvalidArgumentError",
+    "InvalidStateError", "MirroredStrategy", "Model", "MultiWorkerMirroredStrategy",
+    "NotFoundError",
     "NumericError", "OneDeviceStrategy", "OutOfMemoryError", "ParameterServerStrategy",
     "RemoteError", "Sequential", "StopTraining",
     "TandemError", "TimeoutError", "UnsupportedError", "conformance", "devices", "load_csv",

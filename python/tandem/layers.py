@@ -10,7 +10,9 @@ dropout=)``): an ``activation`` given here must be the model's, and is its model
 when ``Sequential`` has none. The output layer is ``Sequential``'s ``classes``, not a
 layer of the list.
 """
-from typing import Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple, Union
+
+from .graph import Tensor, called
 
 Size = Union[int, Sequence[int]]
 
@@ -26,6 +28,11 @@ class Layer:
 
     def __str__(self) -> str:
         return self.item()
+
+    def __call__(self, inputs: Any) -> Tensor:
+        """Keras' functional way: this layer's output on ``inputs`` (tandem.Input or
+        another layer's output; a list of them for a merge)."""
+        return called(self, inputs)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.item()}>"
@@ -152,8 +159,39 @@ class Residual(Layer):
         return f"res{self.layers}"
 
 
+class _Merge(Layer):
+    _word = ""
+
+    def item(self) -> str:
+        return self._word
+
+
+class Add(_Merge):
+    """The sum of two to eight tensors of one shape (a graph's, ``"add"``)."""
+
+    _word = "add"
+
+
+class Concatenate(_Merge):
+    """Two to eight tensors side by side on the channel axis (a graph's,
+    ``"concatenate"``): images of one height and width, or flat vectors."""
+
+    _word = "concatenate"
+
+    def __init__(self, axis: int = -1) -> None:
+        if axis != -1:
+            raise ValueError(f"Concatenate: tandem joins on the channel axis (-1), not {axis}")
+
+
+class Multiply(_Merge):
+    """The elementwise product of two to eight tensors of one shape (a graph's,
+    ``"multiply"``)."""
+
+    _word = "multiply"
+
+
 __all__ = [
-    "AveragePooling2D", "AvgPool2D", "BatchNormalization", "Conv2D", "Dense", "Embedding",
-    "GlobalAveragePooling2D", "Layer", "LayerNormalization", "MaxPool2D", "MaxPooling2D",
-    "Residual",
+    "Add", "AveragePooling2D", "AvgPool2D", "BatchNormalization", "Concatenate", "Conv2D",
+    "Dense", "Embedding", "GlobalAveragePooling2D", "Layer", "LayerNormalization",
+    "MaxPool2D", "MaxPooling2D", "Multiply", "Residual",
 ]

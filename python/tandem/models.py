@@ -9,6 +9,7 @@ import numpy as np
 
 from . import _arrays, _tandem, losses
 from .callbacks import StopTraining
+from .graph import Tensor, graph_text
 from .layers import Dense, Layer
 from .progress import ProgressBar
 from .strategy import MirroredStrategy, current_strategy
@@ -619,6 +620,45 @@ class Sequential:
         if not self.built:
             raise RuntimeError("the model is not built yet")
         return int(_tandem.model_info(self._model)[3])
+
+
+class Model(Sequential):
+    """A graph of layers, Keras' functional way::
+
+        x = tandem.Input(shape=(8, 8, 1))
+        a = tandem.layers.Conv2D(16, 3, padding="same", activation="relu")(x)
+        b = tandem.layers.Conv2D(8, 1, activation="relu")(x)
+        h = tandem.layers.GlobalAveragePooling2D()(tandem.layers.Concatenate()([a, b]))
+        out = tandem.layers.Dense(10, activation="softmax")(h)
+        model = tandem.Model(x, out)
+
+    Each layer computes its own ``activation`` (linear where none is given, as in
+    Keras); the output layer is a ``Dense``, whose activation says what the loss takes
+    and ``predict`` returns, as for ``Sequential``. One input (a list of one is taken).
+    The graph is the library's graph text (``model.spec``); ``compile``, ``fit``,
+    ``evaluate``, ``predict``, ``save`` and ``load_model`` work as for
+    ``Sequential``. The other arguments are ``Sequential``'s."""
+
+    def __init__(self, inputs: Any, outputs: Any, seed: int = 1,
+                 strategy: Optional[MirroredStrategy] = None, mixed_precision: bool = False,
+                 f16_activations: bool = False, conv: str = "auto") -> None:
+        given = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        if len(given) != 1 or not isinstance(given[0], Tensor) or given[0].layer is not None:
+            raise ValueError("Model: inputs is one tandem.Input (several inputs are not "
+                             f"supported yet), not {inputs!r}")
+        output = outputs[0] if isinstance(outputs, (list, tuple)) and len(outputs) == 1 \
+            else outputs
+        if not isinstance(output, Tensor) or not isinstance(output.layer, Dense):
+            raise ValueError("Model: outputs is the output of a Dense layer (the model's "
+                             f"output layer), not {outputs!r}")
+        head = output.layer.activation or "linear"
+        if head not in _OUTPUT_ACTIVATIONS:
+            raise ValueError(f"Model: the output layer's activation is one of "
+                             f"{', '.join(_OUTPUT_ACTIVATIONS)}, not {head!r}")
+        text, _ = graph_text(given[0], output)
+        super().__init__(layers=text, input_shape=given[0].shape, classes=output.layer.units,
+                         seed=seed, strategy=strategy, mixed_precision=mixed_precision,
+                         f16_activations=f16_activations, conv=conv, output_activation=head)
 
 
 def _reporting(verbose: Union[int, str]) -> str:

@@ -1,6 +1,7 @@
 """The examples in examples/python run as written: the mirrored all-reduce on the
 default devices and on a PoCL + lavapipe pair, the parameter-server job under mpirun,
-the regression and the binary classifier of the bundled data, and the
+the regression and the binary classifier of the bundled data, the two-branch graph
+of the digits, and the
 Fashion-MNIST CNN (on a slice of the data) where Debian's
 dataset-fashion-mnist is installed."""
 import subprocess
@@ -55,6 +56,13 @@ def test_regression_example(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "test: RMSE" in done.stdout and "R^2" in done.stdout
     assert (tmp_path / "d.safetensors").stat().st_size > 0
+
+
+def test_two_branch_example(tmp_path):
+    done = run("two_branch_digits.py", str(tmp_path / "g.safetensors"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "l2 = concatenate(l0, l1)" in done.stdout and "test: loss" in done.stdout
+    assert (tmp_path / "g.safetensors").stat().st_size > 0
 
 
 def test_binary_example(tmp_path):

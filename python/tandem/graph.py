@@ -1,0 +1,74 @@
+"""Keras' functional way: symbolic tensors that layers are called on.
+
+``x = tandem.Input(shape=(8, 8, 1))`` stands for the model's input; calling a layer
+on tensors (``Dense(64, activation="relu")(x)``, ``Concatenate()([a, b])``) gives the
+tensor of its output. ``tandem.Model(x, out)`` writes the graph they form as the
+library's graph text (docs/MODELS.md), one layer a line in an order where each reads
+earlier ones.
+"""
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+
+class Tensor:
+    """A layer's output (or the model's input) in a graph being written down."""
+
+    def __init__(self, layer: Any, inputs: Sequence["Tensor"],
+                 shape: Optional[Tuple[int, ...]] = None) -> None:
+        self.layer = layer  #: the layer that computes it; None for the model's input
+        self.inputs = list(inputs)
+        self.shape = shape  #: the model's input's shape (the input's only)
+
+    def __repr__(self) -> str:
+        what = "Input" if self.layer is None else type(self.layer).__name__
+        return f"<tandem.Tensor of {what}>"
+
+
+def Input(shape: Sequence[int]) -> Tensor:  # noqa: N802  Keras' name
+    """The model's input: ``(features,)``, or an image ``(height, width, channels)``."""
+    dims = tuple(int(d) for d in shape)
+    if not dims or any(d < 1 for d in dims):
+        raise ValueError(f"Input: shape is positive dimensions, not {shape!r}")
+    return Tensor(None, [], dims)
+
+
+def called(layer: Any, inputs: Any) -> Tensor:
+    """layer(inputs): a tensor, or a list of them for a merge."""
+    given = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    if not given or not all(isinstance(t, Tensor) for t in given):
+        raise TypeError(f"{type(layer).__name__}: called on tandem tensors (tandem.Input "
+                        f"and layers' outputs), not {inputs!r}")
+    return Tensor(layer, given)
+
+
+def graph_text(inputs: Tensor, output: Tensor) -> Tuple[str, List[Tensor]]:
+    """The graph text from inputs to output, and the layers' tensors in its order (each
+    after the ones it reads, the output last); ValueError for a tensor that does not
+    come from inputs."""
+    order: List[Tensor] = []
+    names: Dict[int, str] = {id(inputs): "input"}
+    state: Dict[int, int] = {}  # 1: on the path being walked, 2: written
+
+    def visit(t: Tensor) -> None:
+        if t is inputs or state.get(id(t)) == 2:
+            return
+        if t.layer is None:
+            raise ValueError("Model: the output depends on a tandem.Input that is not the "
+                             "model's input (one input for now)")
+        state[id(t)] = 1
+        for i in t.inputs:
+            visit(i)
+        state[id(t)] = 2
+        names[id(t)] = f"l{len(order)}"
+        order.append(t)
+
+    visit(output)
+    lines = []
+    for t in order:
+        layer = t.layer
+        act = getattr(layer, "activation", None)
+        options = f" {act}" if act and t is not output else ""
+        item = layer.item()  # a dense item is its units alone in a stack; a line names it
+        item = f"dense{item}" if item.isdigit() else item
+        lines.append(f"{names[id(t)]} = {item}"
+                     f"({', '.join(names[id(i)] for i in t.inputs)}){options}")
+    return "\n".join(lines), order
