@@ -12,28 +12,13 @@ devices=$3
 pair=${4:-}
 out=$(mktemp -d "${TMPDIR:-/tmp}/tandem-cli-graph-XXXXXX")
 trap 'rm -rf "$out"' EXIT
-fail=0
-say() {
-  echo "FAIL: $*"
-  fail=1
-}
-has() { # FILE TEXT
-  grep -qF -- "$2" "$1" || say "$(basename "$1") lacks '$2': $(tail -n 2 "$1")"
-}
+. "$(dirname "$0")/cli_checks.sh"
 train() { # NAME DEVICES OPTIONS...
   name=$1 on=$2
   shift 2
   "$tandem" train --devices "$on" --deterministic --no-progress --epochs 8 \
     --save "$out/$name.st" "$@" >"$out/$name.log" 2>&1 ||
     say "$name: exit $?: $(tail -n 3 "$out/$name.log")"
-}
-refused() { # NAME TEXT COMMAND...: exit 1 or 2, TEXT on stderr
-  name=$1 text=$2
-  shift 2
-  "$@" >"$out/$name.log" 2>&1
-  rc=$?
-  [ $rc -eq 1 ] || [ $rc -eq 2 ] || say "$name: exit $rc, expected a refusal"
-  has "$out/$name.log" "$text"
 }
 
 train graph "$devices" --model-file "$graph"

@@ -10,28 +10,13 @@ data=$2
 devices=$3
 out=$(mktemp -d "${TMPDIR:-/tmp}/tandem-cli-tasks-XXXXXX")
 trap 'rm -rf "$out"' EXIT
-fail=0
-say() {
-  echo "FAIL: $*"
-  fail=1
-}
+. "$(dirname "$0")/cli_checks.sh"
 train() { # NAME OPTIONS...: trains, saving the model and the metrics
   name=$1
   shift
   "$tandem" train --devices "$devices" --deterministic --no-progress --layers 32 \
     --save "$out/$name.st" --metrics "$out/$name.csv" "$@" >"$out/$name.log" 2>&1 ||
     say "$name: exit $?: $(tail -n 3 "$out/$name.log")"
-}
-has() { # FILE TEXT
-  grep -qF -- "$2" "$1" || say "$(basename "$1") lacks '$2': $(tail -n 2 "$1")"
-}
-refused() { # NAME TEXT COMMAND...: exit 1 or 2, TEXT on stderr
-  name=$1 text=$2
-  shift 2
-  "$@" >"$out/$name.log" 2>&1
-  rc=$?
-  [ $rc -eq 1 ] || [ $rc -eq 2 ] || say "$name: exit $rc, expected a refusal"
-  has "$out/$name.log" "$text"
 }
 
 # A regression: one float target named by the header; the errors and R^2 per epoch.

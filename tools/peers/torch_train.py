@@ -193,6 +193,30 @@ def replica_slice(count, rank, procs):
 # ---- training ---------------------------------------------------------------------
 
 
+def tandem_conv(seed, l, c, filters, k, he):
+    """Layer l's SAME convolution of c channels into filters, k x k, with tandem's
+    initial filter (HWIO there, OIHW here) and a zero bias."""
+    import torch
+    conv = torch.nn.Conv2d(c, filters, k, padding="same")
+    kernel = tandem_kernel(seed, l, k * k * c, k * k * filters, he,
+                           count=k * k * c * filters).reshape(k, k, c, filters)
+    with torch.no_grad():
+        conv.weight.copy_(torch.from_numpy(kernel.transpose(3, 2, 0, 1).copy()))
+        conv.bias.zero_()
+    return conv
+
+
+def tandem_linear(seed, l, fan_in, units, he):
+    """Layer l's dense layer with tandem's initial kernel and a zero bias."""
+    import torch
+    linear = torch.nn.Linear(fan_in, units)
+    kernel = tandem_kernel(seed, l, fan_in, units, he)
+    with torch.no_grad():
+        linear.weight.copy_(torch.from_numpy(kernel.T.copy()))
+        linear.bias.zero_()
+    return linear
+
+
 def make_model(layers, inputs, classes, seed, image=None):
     """tandem's layers (units, "conv<F>k<K>", "pool<K>") and then the output layer,
     with tandem's initial weights: relu after every hidden dense and conv layer, SAME
@@ -215,13 +239,7 @@ def make_model(layers, inputs, classes, seed, image=None):
         hidden = l < len(specs) - 1
         if isinstance(spec, str) and spec.startswith("conv"):
             filters, k = (int(v) for v in spec[4:].split("k"))
-            conv = torch.nn.Conv2d(c, filters, k, padding="same")
-            kernel = tandem_kernel(seed, l, k * k * c, k * k * filters, True,
-                                   count=k * k * c * filters).reshape(k, k, c, filters)
-            with torch.no_grad():
-                conv.weight.copy_(torch.from_numpy(kernel.transpose(3, 2, 0, 1).copy()))
-                conv.bias.zero_()
-            mods += [conv, torch.nn.ReLU()]
+            mods += [tandem_conv(seed, l, c, filters, k, True), torch.nn.ReLU()]
             c = filters
         elif isinstance(spec, str) and spec.startswith("pool"):
             k = int(spec[4:])
@@ -231,11 +249,7 @@ def make_model(layers, inputs, classes, seed, image=None):
             if not flat:
                 mods.append(Flatten())
                 flat = True
-            linear = torch.nn.Linear(h * w * c, spec)
-            kernel = tandem_kernel(seed, l, h * w * c, spec, hidden)
-            with torch.no_grad():
-                linear.weight.copy_(torch.from_numpy(kernel.T.copy()))
-                linear.bias.zero_()
+            linear = tandem_linear(seed, l, h * w * c, spec, hidden)
             mods += [linear, torch.nn.ReLU()] if hidden else [linear]
             h, w, c = 1, 1, spec
     return torch.nn.Sequential(*mods)
@@ -272,22 +286,11 @@ def make_graph(path, inputs, classes, seed, image):
                 he = act in ("relu", "gelu")
                 if item.startswith("conv"):
                     filters, k = (int(v) for v in item[4:].split("k"))
-                    conv = torch.nn.Conv2d(c, filters, k, padding="same")
-                    kernel = tandem_kernel(seed, l, k * k * c, k * k * filters, he,
-                                           count=k * k * c * filters).reshape(k, k, c, filters)
-                    with torch.no_grad():
-                        conv.weight.copy_(torch.from_numpy(kernel.transpose(3, 2, 0, 1).copy()))
-                        conv.bias.zero_()
-                    self.mods[name] = conv
+                    self.mods[name] = tandem_conv(seed, l, c, filters, k, he)
                     self.shapes[name] = (h, w, filters)
                 elif re.fullmatch(r"(dense)?\d+", item):
                     units = int(item.replace("dense", ""))
-                    linear = torch.nn.Linear(h * w * c, units)
-                    kernel = tandem_kernel(seed, l, h * w * c, units, he)
-                    with torch.no_grad():
-                        linear.weight.copy_(torch.from_numpy(kernel.T.copy()))
-                        linear.bias.zero_()
-                    self.mods[name] = linear
+                    self.mods[name] = tandem_linear(seed, l, h * w * c, units, he)
                     self.shapes[name] = (1, 1, units)
                 elif item == "gap":
                     self.shapes[name] = (1, 1, c)
