@@ -2,7 +2,8 @@
 # tandem train --model-file: the example's two-branch graph trains on the digits and
 # repeats byte for byte, its file records the graph and predict reads it back; the
 # same model over two devices; a file that makes no model is refused naming its line,
-# layer or reason, and so are the options it replaces.
+# layer or reason, and so are the options it replaces. A graph of two inputs (the
+# top and bottom halves of each image) trains, and its file keeps them.
 # usage: cli_graph.sh TANDEM SOURCE_DIR DEVICES [DEVICES2]
 set -u
 tandem=$1
@@ -37,12 +38,26 @@ if [ -n "$pair" ]; then
   has "$out/graph_pair.log" "2 replicas"
 fi
 
+halves="$out/halves.txt"
+printf 'top = input(32)\nbottom = input(32)\na = dense32(top) relu\nb = dense32(bottom) relu\nc = concatenate(a, b)\nout = dense10(c)\n' >"$halves"
+train halves "$devices" --model-file "$halves"
+has "$out/halves.log" "model    layers input0 = input(32);input1 = input(32);dense0 = dense32(input0) relu;"
+acc=$(sed -n 's/^done .*test accuracy \([0-9.]*\)%.*/\1/p' "$out/halves.log")
+awk -v a="$acc" 'BEGIN { exit !(a > 85) }' || say "halves: test accuracy '$acc'%, expected > 85%"
+grep -qa '"input_widths":"32,32"' "$out/halves.st" || say "the halves' file lacks its inputs"
+"$tandem" predict --model "$out/halves.st" --data "$digits" --device "${devices%%,*}" \
+  --output "$out/h.csv" >"$out/predict_halves.log" 2>&1 || say "predict halves: $(tail -n 2 "$out/predict_halves.log")"
+has "$out/predict_halves.log" "predictions in $out/h.csv: accuracy"
+
 bad="$out/bad.txt"
+printf 'top = input(30)\nbottom = input(30)\nc = concatenate(top, bottom)\nout = dense10(c)\n' >"$bad"
+refused widths "input_features is 64, but the 2 inputs' widths sum to 60" \
+  "$tandem" train --devices "$devices" --model-file "$bad"
 printf 'a = conv16k3(input) relu\nb = add(a, input)\nout = dense10(b)\n' >"$bad"
 refused shapes "layer 1 (add) merges layer 0, 8 x 8 x 16, with the model's input, 8 x 8 x 1" \
   "$tandem" train --devices "$devices" --model-file "$bad"
 printf 'a = conv16k3(input) relu\nb = gap(q)\n' >"$bad"
-refused name "--model-file: $bad: line 2: 'q' is not a layer named above" \
+refused name "--model-file: $bad: line 2: 'q' is not a layer or input named above" \
   "$tandem" train --devices "$devices" --model-file "$bad"
 printf 'a = dense16(input) relu\nb = dense16(input)\nout = dense10(a)\n' >"$bad"
 refused dead "layer 1 (dense) is read by no later layer" \

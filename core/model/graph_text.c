@@ -19,6 +19,9 @@ typedef struct reader {
     tdm_layer *layers;
     node_name *names;
     size_t max, count, line;
+    tdm_graph_inputs *inputs; /* those declared, or NULL where the caller takes one */
+    node_name input_names[TDM_MODEL_MAX_INPUTS];
+    int bare_input; /* a line read `input`: the model's one input */
 } reader;
 
 static tdm_status refuse(const reader *r, const char *what, const char *detail)
@@ -78,15 +81,26 @@ static int rate_of(const char *s, float *out)
     return digits && !*s && v < 1.0;
 }
 
-/* The layer a name gives: an earlier line's index, TDM_MODEL_INPUT, or -2 for none. */
+#define NO_NODE (-1 - TDM_MODEL_MAX_INPUTS)
+
+/* The node a name gives: an earlier line's index, a declared input's
+ * TDM_MODEL_INPUT_AT(k) (`input` the one input), or NO_NODE. */
 static int node_of(const reader *r, const char *name)
 {
     if (strcmp(name, INPUT_NAME) == 0)
         return TDM_MODEL_INPUT;
+    for (size_t k = 0; r->inputs && k < r->inputs->count; k++)
+        if (strcmp(r->input_names[k], name) == 0)
+            return TDM_MODEL_INPUT_AT(k);
     for (size_t l = 0; l < r->count; l++)
         if (strcmp(r->names[l], name) == 0)
             return (int)l;
-    return -2;
+    return NO_NODE;
+}
+
+static int declares_inputs(const reader *r)
+{
+    return r->inputs && r->inputs->count;
 }
 
 /* The comma-separated names inside the parentheses into d's inputs. */
@@ -95,11 +109,15 @@ static tdm_status inputs(reader *r, char *list, tdm_layer *d)
     for (char *name, *p = list; (name = token(&p, ",")) != NULL;) {
         name = trim(name);
         int node = node_of(r, name);
-        if (node == -2)
+        if (node == NO_NODE)
             return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                            "tdm_graph_parse: line %zu: '%.32s' is not a layer named above, nor "
-                            "'%s' (the model's input)",
+                            "tdm_graph_parse: line %zu: '%.32s' is not a layer or input named "
+                            "above, nor '%s' (the model's one input)",
                             r->line, name, INPUT_NAME);
+        if (strcmp(name, INPUT_NAME) == 0 && declares_inputs(r))
+            return refuse(r, "'input' is the model's one input, but this text declares its "
+                             "inputs: read them by their names", "");
+        r->bare_input |= strcmp(name, INPUT_NAME) == 0;
         if (d->input_count == TDM_LAYER_MAX_INPUTS)
             return refuse(r, "more inputs than a layer takes", "");
         d->inputs[d->input_count++] = node;
@@ -150,6 +168,28 @@ static tdm_status settle_inputs(const reader *r, tdm_layer *d)
     return TDM_OK;
 }
 
+/* NAME = input(WIDTH): the model's next input, WIDTH features of each example. */
+static tdm_status declare_input(reader *r, const char *name, char *width, char *rest)
+{
+    char *end = NULL;
+    width = trim(width);
+    unsigned long long w = *width >= '1' && *width <= '9' ? strtoull(width, &end, 10) : 0;
+    if (!w || *end || w > UINT32_MAX || *trim(rest))
+        return refuse(r, "an input is NAME = input(WIDTH), WIDTH its features (from 1): ",
+                      width);
+    if (!r->inputs)
+        return refuse(r, "this reader takes the model's one input, 'input'; it declares none",
+                      "");
+    if (r->bare_input)
+        return refuse(r, "a line above read 'input', the model's one input: declare the inputs "
+                         "before any line reads one", "");
+    if (r->inputs->count == TDM_MODEL_MAX_INPUTS)
+        return refuse(r, "more inputs than a model takes (8)", "");
+    snprintf(r->input_names[r->inputs->count], sizeof(node_name), "%s", name);
+    r->inputs->widths[r->inputs->count++] = (size_t)w;
+    return TDM_OK;
+}
+
 /* One line, at most LINE_MAX_LEN long, without its comment. */
 static tdm_status line(reader *r, char *text)
 {
@@ -161,8 +201,10 @@ static tdm_status line(reader *r, char *text)
     if (!is_name(name) || strcmp(name, INPUT_NAME) == 0)
         return refuse(r, "a name is a letter or _ then letters, digits and _ (up to 32), "
                          "not 'input': ", name);
-    if (node_of(r, name) >= 0)
+    if (node_of(r, name) != NO_NODE)
         return refuse(r, "a name given twice: ", name);
+    if (strcmp(item, INPUT_NAME) == 0)
+        return declare_input(r, name, open + 1, close + 1);
     if (r->count == r->max)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_graph_parse: line %zu: at most %zu layers",
                         r->line, r->max);
@@ -182,12 +224,18 @@ static tdm_status line(reader *r, char *text)
     return s;
 }
 
-tdm_status tdm_graph_parse(const char *text, tdm_layer *layers, size_t max, size_t *count)
+tdm_status tdm_graph_parse(const char *text, tdm_layer *layers, size_t max, size_t *count,
+                           tdm_graph_inputs *inputs)
 {
     TDM_CHECK_ARG(text, "tdm_graph_parse");
     TDM_CHECK_ARG(layers, "tdm_graph_parse");
     TDM_CHECK_ARG(count, "tdm_graph_parse");
-    reader r = {.layers = layers, .max = max, .names = calloc(max ? max : 1, sizeof(node_name))};
+    if (inputs)
+        *inputs = (tdm_graph_inputs){0};
+    reader r = {.layers = layers,
+                .max = max,
+                .inputs = inputs,
+                .names = calloc(max ? max : 1, sizeof(node_name))};
     if (!r.names)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_graph_parse: out of host memory");
     tdm_status s = TDM_OK;
@@ -207,31 +255,54 @@ tdm_status tdm_graph_parse(const char *text, tdm_layer *layers, size_t max, size
     if (s == TDM_OK && !r.count)
         s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_graph_parse: no layers: give one a line, "
                                                "NAME = ITEM(INPUTS)");
+    for (size_t k = 0; s == TDM_OK && declares_inputs(&r) && k < inputs->count; k++) {
+        int read = 0;
+        for (size_t l = 0; l < r.count; l++)
+            for (size_t j = 0; j < (layers[l].input_count ? layers[l].input_count : 1); j++)
+                read |= (layers[l].input_count ? layers[l].inputs[j]
+                                               : l ? (int)l - 1 : TDM_MODEL_INPUT) ==
+                        TDM_MODEL_INPUT_AT(k);
+        if (!read)
+            s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                         "tdm_graph_parse: the input '%s' is read by no line", r.input_names[k]);
+    }
     *count = s == TDM_OK ? r.count : 0;
+    if (s != TDM_OK && inputs)
+        *inputs = (tdm_graph_inputs){0};
     free(r.names);
     return s;
 }
 
 /* Input k of layer l as a name: the line before where it names none (a residual's
- * shortcut is its position's). */
-static void input_name(const tdm_layer *layers, size_t l, size_t k, char *buf, size_t size)
+ * shortcut is its position's); the model's input `input`, or `input<k>` where
+ * declared. */
+static void input_name(const tdm_layer *layers, size_t l, size_t k, int declared, char *buf,
+                       size_t size)
 {
     const tdm_layer *d = &layers[l];
     int node = d->input_count ? d->inputs[k] : (int)l - 1;
-    if (node < 0)
+    if (node < 0 && declared)
+        snprintf(buf, size, "%s%d", INPUT_NAME, -1 - node);
+    else if (node < 0)
         snprintf(buf, size, "%s", INPUT_NAME);
     else
         snprintf(buf, size, "%s%d", tdm_layer_kind_name(layers[node].kind), node);
 }
 
-tdm_status tdm_graph_format(const tdm_layer *layers, size_t count, char *buf, size_t size)
+tdm_status tdm_graph_format(const tdm_layer *layers, size_t count,
+                            const tdm_graph_inputs *inputs, char *buf, size_t size)
 {
     TDM_CHECK_ARG(layers, "tdm_graph_format");
     TDM_CHECK_ARG(buf, "tdm_graph_format");
-    size_t used = 0;
+    size_t used = 0, declared = inputs ? inputs->count : 0;
     int n = 0;
     if (size)
         buf[0] = '\0';
+    for (size_t k = 0; k < declared && k < TDM_MODEL_MAX_INPUTS && used < size; k++) {
+        n = snprintf(buf + used, size - used, "%s%s%zu = %s(%zu)", k ? "\n" : "", INPUT_NAME, k,
+                     INPUT_NAME, inputs->widths[k]);
+        used += n > 0 ? (size_t)n : 0;
+    }
     for (size_t l = 0; l < count && used < size; l++) {
         const tdm_layer *d = &layers[l];
         char item[64], in[48], opts[48] = "";
@@ -248,12 +319,12 @@ tdm_status tdm_graph_format(const tdm_layer *layers, size_t count, char *buf, si
             for (size_t end = strlen(opts); opts[end - 1] == '0'; end--)
                 opts[end - 1] = '\0';
         }
-        n = snprintf(buf + used, size - used, "%s%s%zu = %s(", l ? "\n" : "",
+        n = snprintf(buf + used, size - used, "%s%s%zu = %s(", l || declared ? "\n" : "",
                      tdm_layer_kind_name(d->kind), l, dense ? item : item + 5);
         used += n > 0 ? (size_t)n : 0;
-        size_t inputs = d->input_count ? d->input_count : 1;
-        for (size_t k = 0; k < inputs && used < size; k++) {
-            input_name(layers, l, k, in, sizeof in);
+        size_t reads = d->input_count ? d->input_count : 1;
+        for (size_t k = 0; k < reads && used < size; k++) {
+            input_name(layers, l, k, declared != 0, in, sizeof in);
             n = snprintf(buf + used, size - used, "%s%s", k ? ", " : "", in);
             used += n > 0 ? (size_t)n : 0;
         }

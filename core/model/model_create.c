@@ -233,6 +233,15 @@ size_t tdm_model_input_count(const tdm_model *m)
     return m ? m->opts.input_features : 0;
 }
 
+size_t tdm_model_input_widths(const tdm_model *m, size_t *widths, size_t max)
+{
+    if (!m)
+        return 0;
+    for (size_t k = 0; widths && k < max && k < m->opts.inputs; k++)
+        widths[k] = m->opts.input_widths[k];
+    return m->opts.inputs;
+}
+
 tdm_loss_kind tdm_model_loss_kind(const tdm_model *m)
 {
     return m ? m->opts.loss : TDM_LOSS_SOFTMAX_CROSS_ENTROPY;

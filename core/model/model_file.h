@@ -8,7 +8,8 @@
  *                 layers); "input/mean" and "input/std" [input_features] when the model
  *                 standardises its input
  *   __metadata__  "format": "tandem-model", "format_version": "2" (a stack of
- *                 layers) or "3" (a graph: "<kind><l>/inputs", "2,input"), "loss",
+ *                 layers) or "3" (a graph: "<kind><l>/inputs", "2,input,input1"; a
+ *                 model of several inputs "input_widths", "13,4"), "loss",
  *                 "reduction", "seed"; "layers": the kinds in order ("conv2d,
  *                 max_pool2d,dense"); "input_shape": "HxWxC" for an image input; per
  *                 dense or conv2d layer "<kind><l>/activation" and "<kind><l>/dropout",

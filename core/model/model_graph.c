@@ -45,13 +45,37 @@ static tdm_status check_inputs(const tdm_model_options *o, size_t l, const char 
                         f, l);
     for (size_t k = 0; k < d->input_count; k++) {
         int in = d->inputs[k];
-        if (in == TDM_MODEL_INPUT || (in >= 0 && (size_t)in < l))
+        if (in >= 0 ? (size_t)in < l : (size_t)(-1 - (long)in) < o->inputs)
             continue;
+        if (in < 0)
+            return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                            "%s: layer %zu (%s) reads %d as input %zu, the model's input %ld; "
+                            "the model has %zu (%d to %d)",
+                            f, l, kind, in, k, -1 - (long)in, o->inputs, TDM_MODEL_INPUT,
+                            TDM_MODEL_INPUT_AT(o->inputs - 1));
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: layer %zu (%s) reads layer %d as input %zu: a layer reads an "
                         "earlier layer (0 to %zu) or the model's input (%d), so the graph has "
                         "no cycle",
                         f, l, kind, in, k, l ? l - 1 : 0, TDM_MODEL_INPUT);
+    }
+    return TDM_OK;
+}
+
+/* Each of the model's inputs leads to its output: some layer reads it. */
+static tdm_status every_input_read(const tdm_model_options *o, const tdm_layer_plan *plans,
+                                   const char *f)
+{
+    for (size_t j = 0; j < o->inputs; j++) {
+        int read = 0;
+        for (size_t l = 0; l < o->layer_count && !read; l++)
+            for (size_t k = 0; k < plans[l].input_count; k++)
+                read |= plans[l].inputs[k] == TDM_MODEL_INPUT_AT(j);
+        if (!read)
+            return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                            "%s: the model's input %zu (%d) is read by no layer: each input "
+                            "leads to the output",
+                            f, j, TDM_MODEL_INPUT_AT(j));
     }
     return TDM_OK;
 }
@@ -64,7 +88,7 @@ tdm_status tdm_model_graph_plan(const tdm_model_options *o, tdm_layer_plan *plan
         return s;
     resolve(o, plans, l);
     size_t image[3];
-    tdm_model_input_image(plans, &plans[l], 0, image);
+    tdm_model_input_image(o, plans, &plans[l], 0, image);
     plans[l].in_h = image[0], plans[l].in_w = image[1], plans[l].in_c = image[2];
     if (l + 1 < o->layer_count)
         return TDM_OK;
@@ -80,7 +104,7 @@ tdm_status tdm_model_graph_plan(const tdm_model_options *o, tdm_layer_plan *plan
                             "is its last layer, and every other layer leads to it",
                             f, n, tdm_layer_kind_name(o->layers[n].kind));
     }
-    return TDM_OK;
+    return every_input_read(o, plans, f);
 }
 
 void tdm_model_graph_first_grads(const tdm_model_options *o, tdm_layer_plan *plans)
@@ -99,20 +123,30 @@ void tdm_model_graph_first_grads(const tdm_model_options *o, tdm_layer_plan *pla
         }
 }
 
-void tdm_model_input_image(const tdm_layer_plan *plans, const tdm_layer_plan *p, size_t k,
-                           size_t image[3])
+void tdm_model_input_image(const tdm_model_options *o, const tdm_layer_plan *plans,
+                           const tdm_layer_plan *p, size_t k, size_t image[3])
 {
-    const tdm_layer_plan *from = p->inputs[k] >= 0 ? &plans[p->inputs[k]] : NULL;
-    /* the model's input, as the first layer sees it */
-    image[0] = from ? from->out_h : plans[0].in_h;
-    image[1] = from ? from->out_w : plans[0].in_w;
-    image[2] = from ? from->out_c : plans[0].in_c;
+    int in = p->inputs[k];
+    if (in >= 0) {
+        image[0] = plans[in].out_h, image[1] = plans[in].out_w, image[2] = plans[in].out_c;
+        return;
+    }
+    /* the model's input j: input 0 the image where one is given, else flat */
+    size_t j = (size_t)(-1 - (long)in);
+    int pictured = j == 0 && o->input_height;
+    image[0] = pictured ? o->input_height : 1;
+    image[1] = pictured ? o->input_width : 1;
+    image[2] = pictured ? o->input_channels : o->input_widths[j];
 }
 
 const tdm_tensor *tdm_model_input_of(const tdm_model_views *v, const tdm_layer_plan *p, size_t k,
                                      const tdm_tensor *x)
 {
-    return p->inputs[k] >= 0 ? v->out[p->inputs[k]] : x;
+    int in = p->inputs[k];
+    if (in >= 0)
+        return v->out[in];
+    /* several inputs: each split from the features into its own buffer */
+    return v->b.input[0] ? v->b.input[-1 - in] : x;
 }
 
 tdm_dtype tdm_model_input_storage(const tdm_layer_plan *plans, const tdm_layer_plan *p, size_t k)

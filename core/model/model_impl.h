@@ -82,7 +82,10 @@ typedef struct tdm_model_buffers {
                                d(loss) / d(layer l's input k) before it is added to what a
                                later reader gave that input, f32; NULL where input k's
                                gradient starts at layer l */
-    tdm_tensor *ids;        /* [rows, input_features], i32: an embedding's ids, or NULL */
+    tdm_tensor *input[TDM_MODEL_MAX_INPUTS]; /* [rows, input_widths[k]]: a model of several
+                                                inputs, each split from the features; NULL
+                                                in a model of one */
+    tdm_tensor *ids;        /* [rows, the embedding's input width], i32: its ids, or NULL */
     tdm_tensor *losses;     /* [rows, outputs]: per-output losses; [rows, 1] per-example
                                ones for the softmax cross-entropies */
     tdm_tensor *target;     /* [rows, outputs]: one-hot labels (mean squared error) */
@@ -216,6 +219,10 @@ typedef struct tdm_forward_args {
 } tdm_forward_args;
 tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
                              const tdm_forward_args *fa);
+/* A model of several inputs: each one's columns of the features x copied into
+ * v->b.input[k], where the layers read it; nothing for a model of one. */
+tdm_status tdm_model_split_inputs(const tdm_model *m, const tdm_model_views *v,
+                                  const tdm_tensor *x);
 
 /* The graph (model_graph.c). Layer l's inputs resolved into plans[l] and checked:
  * each an earlier layer or the model's input, as many as its kind takes, every layer
@@ -225,9 +232,10 @@ tdm_status tdm_model_graph_plan(const tdm_model_options *o, tdm_layer_plan *plan
                                 const char *func);
 void tdm_model_graph_first_grads(const tdm_model_options *o, tdm_layer_plan *plans);
 /* Input k of plan p as an image [h, w, c] (a flat input: 1 x 1 x features). */
-void tdm_model_input_image(const tdm_layer_plan *plans, const tdm_layer_plan *p, size_t k,
-                           size_t image[3]);
-/* Input k of layer l as the passes read it: an earlier output, or x, the model's. */
+void tdm_model_input_image(const tdm_model_options *o, const tdm_layer_plan *plans,
+                           const tdm_layer_plan *p, size_t k, size_t image[3]);
+/* Input k of layer l as the passes read it: an earlier output, or the model's input:
+ * x, or its part split from x (tdm_model_split_inputs) in a model of several. */
 const tdm_tensor *tdm_model_input_of(const tdm_model_views *v, const tdm_layer_plan *p, size_t k,
                                      const tdm_tensor *x);
 /* The dtype input k of plan p is stored in (the model's input: f32). */

@@ -189,8 +189,8 @@ static tdm_status skip(const loader *l, const char *prefix, tdm_layer *d)
     return TDM_OK;
 }
 
-/* A graph node's inputs, where the file names them: "2,input,5" (layer indices, or
- * the model's input; tdm_model_plan checks the graph). */
+/* A graph node's inputs, where the file names them: "2,input,5,input1" (layer
+ * indices, or the model's inputs; tdm_model_plan checks the graph). */
 static tdm_status inputs(const loader *l, const char *prefix, tdm_layer *d)
 {
     char key[64];
@@ -200,9 +200,13 @@ static tdm_status inputs(const loader *l, const char *prefix, tdm_layer *d)
         char *end = (char *)p;
         errno = 0;
         unsigned long long v = *p >= '0' && *p <= '9' ? strtoull(p, &end, 10) : 0;
-        if (strncmp(p, "input", 5) == 0)
-            d->inputs[d->input_count++] = TDM_MODEL_INPUT, end = (char *)p + 5;
-        else if (end != p && !errno && v < INT_MAX)
+        if (strncmp(p, "input", 5) == 0) {
+            unsigned long k = p[5] >= '0' && p[5] <= '9' ? strtoul(p + 5, &end, 10) : 0;
+            end = p[5] >= '0' && p[5] <= '9' ? end : (char *)p + 5;
+            if (k >= TDM_MODEL_MAX_INPUTS)
+                break;
+            d->inputs[d->input_count++] = TDM_MODEL_INPUT_AT(k);
+        } else if (end != p && !errno && v < INT_MAX)
             d->inputs[d->input_count++] = (int)v;
         else
             break;
@@ -210,7 +214,7 @@ static tdm_status inputs(const loader *l, const char *prefix, tdm_layer *d)
     }
     if (p && *p)
         return tdm_st_corrupt(func, l->path,
-                              "%s is '%s', not up to %d layer indices or 'input', "
+                              "%s is '%s', not up to %d layer indices or 'input<k>', "
                               "comma-separated",
                               key, text, TDM_LAYER_MAX_INPUTS);
     return TDM_OK;
@@ -305,10 +309,34 @@ static tdm_status kinds(loader *l, size_t *count)
     return TDM_OK;
 }
 
-/* The input: the image "input_shape" gives, or the first dense kernel's rows. */
+/* Several inputs' widths, "13,4". */
+static tdm_status input_widths(loader *l, const char *text)
+{
+    const char *p = text;
+    while (*p && l->opts.inputs < TDM_MODEL_MAX_INPUTS) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long v = *p >= '0' && *p <= '9' ? strtoull(p, &end, 10) : 0;
+        if (!v || errno || v > UINT32_MAX)
+            break;
+        l->opts.input_widths[l->opts.inputs++] = (size_t)v;
+        p = *end == ',' && end[1] ? end + 1 : end;
+    }
+    if (*p || l->opts.inputs < 2)
+        return tdm_st_corrupt(func, l->path,
+                              "input_widths is '%s', not 2 to %d widths, comma-separated", text,
+                              TDM_MODEL_MAX_INPUTS);
+    return TDM_OK;
+}
+
+/* The input: the image "input_shape" gives, or the first dense kernel's rows; a
+ * model of several, their widths. */
 static tdm_status input(loader *l)
 {
-    const char *shape = meta(l, "input_shape");
+    const char *shape = meta(l, "input_shape"), *widths = meta(l, "input_widths");
+    tdm_status s = widths ? input_widths(l, widths) : TDM_OK;
+    if (s != TDM_OK || (widths && !shape))
+        return s;
     if (!shape) {
         if (!tdm_layer_type_of(l->layers[0].kind)->sizes_input)
             return tdm_st_corrupt(func, l->path, "no input_shape for its %s first layer",

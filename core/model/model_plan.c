@@ -53,12 +53,12 @@ void tdm_model_variable_name(const tdm_model *m, size_t i, char *buf, size_t siz
     tdm_layer_variable_name(m->layers[l].kind, l, i - m->plans[l].first_var, buf, size);
 }
 
-/* Whether node n's output is a flat vector: the model's flat input, a kind that
- * flattens, or a merge of flat vectors. */
+/* Whether node n's output is a flat vector: a flat model input (each but input 0
+ * is), a kind that flattens, or a merge of flat vectors. */
 static int flat(const tdm_model_options *o, const tdm_layer_plan *plans, int n)
 {
     if (n < 0)
-        return o->input_height == 0;
+        return n != TDM_MODEL_INPUT || o->input_height == 0;
     if (tdm_layer_kind_traits(o->layers[n].kind) & TDM_LAYER_MERGES)
         return flat(o, plans, plans[n].inputs[0]);
     return tdm_layer_type_of(o->layers[n].kind)->flattens;
@@ -77,22 +77,25 @@ static tdm_status needs_image(const tdm_model_options *o, const tdm_layer_plan *
                         "%s: layer %zu (%s) needs an image: a %s layer's output is flat", f, l,
                         tdm_layer_kind_name(o->layers[l].kind),
                         tdm_layer_kind_name(o->layers[in].kind));
+    if (in != TDM_MODEL_INPUT)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: layer %zu (%s) needs an image: the model's input %d is flat (only "
+                        "input 0 is an image)",
+                        f, l, tdm_layer_kind_name(o->layers[l].kind), -1 - in);
     return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                     "%s: layer %zu (%s) needs an image: give input_height, input_width and "
                     "input_channels",
                     f, l, tdm_layer_kind_name(o->layers[l].kind));
 }
 
-/* The input as an image: given in full, or flat. */
-static tdm_status input_image(tdm_model_options *o, tdm_layer_plan *first, const char *f)
+/* The input as an image: given in full, or flat; input_features set from it. */
+static tdm_status input_image(tdm_model_options *o, const char *f)
 {
     size_t h = o->input_height, w = o->input_width, c = o->input_channels, n;
-    if (!h && !w && !c) {
-        *first = (tdm_layer_plan){.in_h = 1, .in_w = 1, .in_c = o->input_features};
+    if (!h && !w && !c)
         return o->input_features
                    ? TDM_OK
                    : tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: a model needs input_features", f);
-    }
     if (!h || !w || !c || tdm_mul3_overflows(h, w, c, &n) || n > UINT32_MAX ||
         (o->input_features && o->input_features != n))
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
@@ -100,8 +103,55 @@ static tdm_status input_image(tdm_model_options *o, tdm_layer_plan *first, const
                         "input_features (%zu) 0 or their product",
                         f, h, w, c, o->input_features);
     o->input_features = n;
-    *first = (tdm_layer_plan){.in_h = h, .in_w = w, .in_c = c};
     return TDM_OK;
+}
+
+/* The model's inputs: one, whose width is input_features (inputs set to 1), or 2 to
+ * TDM_MODEL_MAX_INPUTS side by side, input 0 the image where one is given. */
+static tdm_status model_inputs(tdm_model_options *o, const char *f)
+{
+    size_t sum = 0, count = o->inputs ? o->inputs : 1;
+    if (count > TDM_MODEL_MAX_INPUTS)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %zu inputs; a model takes 1 to %d", f,
+                        count, TDM_MODEL_MAX_INPUTS);
+    for (size_t k = count; k < TDM_MODEL_MAX_INPUTS; k++)
+        if (o->input_widths[k])
+            return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                            "%s: input_widths[%zu] is %zu, past the model's %zu inputs", f, k,
+                            o->input_widths[k], count);
+    if (count == 1) {
+        size_t width = o->input_widths[0];
+        tdm_status s = input_image(o, f);
+        if (s == TDM_OK && width && width != o->input_features)
+            return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                            "%s: input_widths[0] is %zu, but the one input has %zu features", f,
+                            width, o->input_features);
+        o->inputs = 1, o->input_widths[0] = o->input_features;
+        return s;
+    }
+    for (size_t k = 0; k < count; k++) {
+        if (!o->input_widths[k] || o->input_widths[k] > UINT32_MAX - sum)
+            return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                            "%s: input %zu of %zu has %zu features; each input has 1 or more, "
+                            "and all of them fit one launch",
+                            f, k, count, o->input_widths[k]);
+        sum += o->input_widths[k];
+    }
+    size_t given = o->input_features;
+    o->input_features = 0;
+    tdm_status s = o->input_height ? input_image(o, f) : TDM_OK;
+    if (s == TDM_OK && o->input_height && o->input_features != o->input_widths[0])
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: input 0 is an image of %zu x %zu x %zu, %zu features, but its "
+                        "width is %zu",
+                        f, o->input_height, o->input_width, o->input_channels,
+                        o->input_features, o->input_widths[0]);
+    if (s == TDM_OK && given && given != sum)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: input_features is %zu, but the %zu inputs' widths sum to %zu", f,
+                        given, count, sum);
+    o->input_features = sum;
+    return s;
 }
 
 /* The kind known, its own rules, and none of the fields it does not take. */
@@ -196,13 +246,12 @@ static tdm_status plan_storage(const tdm_model_options *o, tdm_layer_plan *plans
 
 tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const char *f)
 {
-    tdm_status s = input_image(o, &plans[0], f);
+    tdm_status s = model_inputs(o, f);
     size_t vars = 0, states = 0;
     for (size_t l = 0; l < o->layer_count && s == TDM_OK; l++) {
         const tdm_layer *d = &o->layers[l];
         tdm_layer_plan *p = &plans[l];
-        if (l)
-            *p = (tdm_layer_plan){0};
+        *p = (tdm_layer_plan){0};
         s = check_layer(d, f, l);
         if (s == TDM_OK)
             s = tdm_model_graph_plan(o, plans, l, f);

@@ -14,8 +14,8 @@
 #include "checkpoint/safetensors.h"
 #include "platform/tdm_text.h"
 
-#define MAX_ENTRIES(layers) (9 + 4 * (layers))
-#define VALUE_SIZE 48
+#define MAX_ENTRIES(layers) (10 + 4 * (layers))
+#define VALUE_SIZE 96
 
 /* Metadata keys and values in one block of fixed-size strings. */
 typedef struct entries {
@@ -73,6 +73,9 @@ static void describe_layer(const tdm_model *m, size_t l, entries *out)
             size_t used = strlen(value);
             if (d->inputs[k] == TDM_MODEL_INPUT)
                 snprintf(value + used, sizeof value - used, "%sinput", k ? "," : "");
+            else if (d->inputs[k] < 0)
+                snprintf(value + used, sizeof value - used, "%sinput%d", k ? "," : "",
+                         -1 - d->inputs[k]);
             else
                 snprintf(value + used, sizeof value - used, "%s%d", k ? "," : "", d->inputs[k]);
         }
@@ -124,11 +127,20 @@ static void describe(const tdm_model *m, entries *out, char *kinds)
     add(out, "reduction", tdm_model_reduction_name(m->opts.reduction));
     snprintf(value, sizeof value, "%llu", (unsigned long long)m->opts.seed);
     add(out, "seed", value);
-    const tdm_layer_plan *in = &m->plans[0];
+    const tdm_model_options *o = &m->opts;
     /* an embedding's table does not tell how many ids an example has */
-    if (m->opts.input_height || !tdm_layer_type_of(m->layers[0].kind)->sizes_input) {
-        snprintf(value, sizeof value, "%zux%zux%zu", in->in_h, in->in_w, in->in_c);
+    if (o->input_height || (o->inputs == 1 && !tdm_layer_type_of(m->layers[0].kind)->sizes_input)) {
+        snprintf(value, sizeof value, "%zux%zux%zu", o->input_height ? o->input_height : 1,
+                 o->input_height ? o->input_width : 1,
+                 o->input_height ? o->input_channels : o->input_features);
         add(out, "input_shape", value);
+    }
+    if (o->inputs > 1) { /* several inputs: their widths, side by side */
+        value[0] = '\0';
+        for (size_t k = 0; k < o->inputs; k++)
+            snprintf(value + strlen(value), sizeof value - strlen(value), "%s%zu", k ? "," : "",
+                     o->input_widths[k]);
+        add(out, "input_widths", value);
     }
     kinds[0] = '\0';
     for (size_t l = 0; l < m->opts.layer_count; l++) {

@@ -46,6 +46,8 @@ static void buffers_free(tdm_model_buffers *b)
     free(b->a);
     free(b->dropped);
     free(b->g);
+    for (size_t k = 0; k < TDM_MODEL_MAX_INPUTS; k++)
+        tdm_tensor_destroy(b->input[k]);
     tdm_tensor_destroy(b->ids);
     tdm_tensor_destroy(b->losses);
     tdm_tensor_destroy(b->target);
@@ -139,6 +141,8 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
                 s = matrix(sc->device, rows, tdm_plan_out_features(&m->plans[p->inputs[k]]),
                            &b->dx[tdm_model_edge(l, k)]);
     }
+    for (size_t k = 0; k < m->opts.inputs && m->opts.inputs > 1 && s == TDM_OK; k++)
+        s = matrix(sc->device, rows, m->opts.input_widths[k], &b->input[k]);
     size_t classes = tdm_model_output_count(m);
     if (s == TDM_OK) /* per output for the elementwise losses, else per example */
         s = matrix(sc->device, rows, tdm_model_loss_per_output(m) ? classes : 1, &b->losses);
@@ -268,6 +272,8 @@ tdm_status tdm_model_views_make(const tdm_model *m, tdm_model_scratch *sc, size_
         s = slice_layer(&sc->b, b, l, rows, training);
         v->out[l] = b->dropped[l] ? b->dropped[l] : b->a[l] ? b->a[l] : b->z[l];
     }
+    for (size_t k = 0; k < TDM_MODEL_MAX_INPUTS && s == TDM_OK; k++)
+        s = rows_of(sc->b.input[k], rows, &b->input[k]);
     if (s == TDM_OK)
         s = rows_of(sc->b.ids, rows, &b->ids);
     if (s == TDM_OK)
@@ -303,6 +309,8 @@ tdm_status tdm_model_scratch_bytes(const tdm_model *m, size_t replica, size_t *o
                  bytes_of(b->norm[l]) + bytes_of(b->partial[l]);
     for (size_t e = 0; e < b->layers * TDM_LAYER_MAX_INPUTS; e++)
         bytes += bytes_of(b->dx[e]);
+    for (size_t k = 0; k < TDM_MODEL_MAX_INPUTS; k++)
+        bytes += bytes_of(b->input[k]);
     *out = bytes;
     return TDM_OK;
 }

@@ -80,8 +80,12 @@ typedef enum tdm_padding {
 
 /* The most inputs one layer takes (a merge's). */
 #define TDM_LAYER_MAX_INPUTS 8
-/* An input of a layer that is the model's input, not an earlier layer's output. */
-#define TDM_MODEL_INPUT (-1)
+/* The most inputs a model takes (tdm_model_options.inputs). */
+#define TDM_MODEL_MAX_INPUTS 8
+/* An input of a layer that is the model's input k (0 to inputs - 1), not an earlier
+ * layer's output; TDM_MODEL_INPUT is input 0, the whole input of a model of one. */
+#define TDM_MODEL_INPUT_AT(k) (-1 - (int)(k))
+#define TDM_MODEL_INPUT TDM_MODEL_INPUT_AT(0)
 
 /* One layer, a node of the model's graph; images are NHWC (TensorFlow's default
  * layout). TDM_DENSE and the macros below it initialise one. A layer reads the
@@ -105,7 +109,7 @@ typedef struct tdm_layer {
     size_t vocab;              /* embedding: the ids it knows, 1 to 2^24 (every id is exact
                                   as a float32 input) */
     size_t input_count;        /* 0: the layer before (or the model's input) */
-    int inputs[TDM_LAYER_MAX_INPUTS]; /* earlier layers' indices, or TDM_MODEL_INPUT */
+    int inputs[TDM_LAYER_MAX_INPUTS]; /* earlier layers' indices, or TDM_MODEL_INPUT_AT(k) */
 } tdm_layer;
 
 #define TDM_DENSE(units_, activation_, dropout_)                                                   \
@@ -238,7 +242,14 @@ TDM_API const char *const *tdm_mixed_products_names(void);
 /* A model's first layer sees input_features values per example; convolution and
  * pooling see them as an image [input_height, input_width, input_channels], which
  * must then be given (input_features 0 takes their product). A dense layer after an
- * image flattens it. */
+ * image flattens it.
+ *
+ * A model of several inputs (Keras' Model([a, b], ...)) takes them side by side in
+ * each example's features: input k is input_widths[k] columns, after those of the
+ * inputs before it, and the widths sum to input_features (0 takes their sum). Input
+ * 0 is the image where one is given (its width the image's size), the others flat
+ * vectors. Layers name input k as TDM_MODEL_INPUT_AT(k), and each input is read by
+ * some layer. */
 typedef struct tdm_model_options {
     size_t size; /* sizeof(tdm_model_options) */
     size_t input_features;
@@ -274,6 +285,9 @@ typedef struct tdm_model_options {
     tdm_mixed_products mixed_products; /* TDM_MIXED_MEASURED (0): with compute_dtype TDM_F16,
                                           which products take f16 operands (ignored in f32) */
     float huber_delta;    /* TDM_LOSS_HUBER's delta, > 0; 0 takes Keras' default, 1 */
+    size_t inputs;        /* the model's inputs: 0 or 1 for one, of input_features; 2 to
+                             TDM_MODEL_MAX_INPUTS for several, of input_widths */
+    size_t input_widths[TDM_MODEL_MAX_INPUTS]; /* with several inputs, input k's features */
     uint32_t reserved[1]; /* 0 (the INIT macro's): room for later fields, which a caller
                              built before them leaves 0 */
 } tdm_model_options;
@@ -315,6 +329,10 @@ TDM_API size_t tdm_model_parameter_count(const tdm_model *m);
 /* Features the model takes, and outputs it gives (the last layer's units); 0 for
  * NULL. */
 TDM_API size_t tdm_model_input_count(const tdm_model *m);
+/* The model's inputs (1 for a model of one; 0 for NULL), each one's features into
+ * widths[k] for k below max (widths may be NULL): the columns of the features that
+ * input k takes, in order. */
+TDM_API size_t tdm_model_input_widths(const tdm_model *m, size_t *widths, size_t max);
 TDM_API size_t tdm_model_output_count(const tdm_model *m);
 
 /* How conv2d layer `layer` computes on local replica `replica`'s device:

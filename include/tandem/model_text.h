@@ -36,6 +36,14 @@ TDM_API const char *tdm_layer_example(tdm_layer_kind kind);
 /* Whether any of the layers needs an image input. */
 TDM_API int tdm_layers_need_image(const tdm_layer *layers, size_t count);
 
+/* The inputs a graph text declares, in the order of their lines. */
+typedef struct tdm_graph_inputs {
+    size_t count;                        /* 0: none declared; the layers read `input`, the
+                                            model's one input */
+    size_t widths[TDM_MODEL_MAX_INPUTS]; /* input k's features (tdm_model_options'
+                                            inputs and input_widths) */
+} tdm_graph_inputs;
+
 /* The graph text into at most max layers, in the order of its lines:
  *
  *   # a comment; blank lines are passed over
@@ -48,15 +56,26 @@ TDM_API int tdm_layers_need_image(const tdm_layer *layers, size_t count);
  * ITEM is a stacked item or a merge; INPUTS earlier names or `input`, the model's;
  * the activation one of tdm_activation_names (linear where none is given), the
  * dropout rate in [0, 1). A layer that reads the line before is a stacked layer, so
- * a graph text of a stack makes that stack. TDM_ERR_INVALID_ARGUMENT naming the line
- * and what is wrong: an unknown item or name, a name given twice, a merge of fewer
- * than 2 inputs, another kind of more than 1. */
+ * a graph text of a stack makes that stack. A model of several inputs declares them
+ * before the lines that read them, each with its width, side by side in an example's
+ * features in the order declared (into *inputs; NULL refuses a declaration):
+ *
+ *   wide = input(13)                  NAME = input(WIDTH)
+ *   deep = input(4)
+ *   a = dense16(deep) relu
+ *   c = concatenate(wide, a)
+ *
+ * TDM_ERR_INVALID_ARGUMENT naming the line and what is wrong: an unknown item or
+ * name, a name given twice, a merge of fewer than 2 inputs, another kind of more than
+ * 1, a declared input that no line reads. */
 TDM_API tdm_status tdm_graph_parse(const char *text, tdm_layer *layers, size_t max,
-                                   size_t *count);
+                                   size_t *count, tdm_graph_inputs *inputs);
 /* The graph text of the layers, each named "<kind><index>" as its variables are
- * ("conv2d0"); TDM_ERR_INVALID_ARGUMENT where size does not hold it. */
-TDM_API tdm_status tdm_graph_format(const tdm_layer *layers, size_t count, char *buf,
-                                    size_t size);
+ * ("conv2d0"), after the declared inputs "input<k> = input(WIDTH)" where inputs has
+ * any (NULL: none, the one `input`); TDM_ERR_INVALID_ARGUMENT where size does not
+ * hold it. */
+TDM_API tdm_status tdm_graph_format(const tdm_layer *layers, size_t count,
+                                    const tdm_graph_inputs *inputs, char *buf, size_t size);
 
 #ifdef __cplusplus
 }

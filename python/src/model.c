@@ -45,8 +45,9 @@ PyObject *py_parse_layers(PyObject *self, PyObject *args)
         return NULL;
     tdm_layer layers[MAX_LAYERS];
     size_t count = 0;
+    tdm_graph_inputs inputs;
     tdm_status st = !*spec                ? TDM_OK
-                    : strchr(spec, '=') ? tdm_graph_parse(spec, layers, MAX_LAYERS, &count)
+                    : strchr(spec, '=') ? tdm_graph_parse(spec, layers, MAX_LAYERS, &count, &inputs)
                                         : tdm_layers_parse(spec, layers, MAX_LAYERS - 1, &count);
     if (st != TDM_OK)
         return PyErr_Format(PyExc_ValueError, "layers: %s", tdm_last_error());
@@ -104,8 +105,9 @@ PyObject *py_model_create(PyObject *self, PyObject *args)
         return raise_invalid("the input and the classes need at least one feature and class");
     tdm_layer layers[MAX_LAYERS];
     size_t count = 0;
+    tdm_graph_inputs inputs = {0};
     int graph = strchr(spec, '=') != NULL; /* a graph text: the whole model, each layer's own */
-    if (graph && tdm_graph_parse(spec, layers, MAX_LAYERS, &count) != TDM_OK)
+    if (graph && tdm_graph_parse(spec, layers, MAX_LAYERS, &count, &inputs) != TDM_OK)
         return PyErr_Format(PyExc_ValueError, "layers: %s", tdm_last_error());
     if (!graph && *spec &&
         hidden_layers(spec, activation, dropout, (size_t)classes, layers, &count) < 0)
@@ -121,6 +123,8 @@ PyObject *py_model_create(PyObject *self, PyObject *args)
     mo.input_height = (size_t)height;
     mo.input_width = (size_t)width;
     mo.input_channels = (size_t)channels;
+    mo.inputs = inputs.count;
+    memcpy(mo.input_widths, inputs.widths, sizeof mo.input_widths);
     mo.layers = layers;
     mo.layer_count = count;
     mo.seed = seed;

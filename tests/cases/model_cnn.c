@@ -730,7 +730,8 @@ static void check_graph_refusals(tdm_strategy *s)
                 "3) or the model's input (-1), so the graph has no cycle");
     layers[4].inputs[1] = -7;
     CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
-                "layer 4 (add) reads layer -7 as input 1");
+                "layer 4 (add) reads -7 as input 1, the model's input 6; the model has 1 (-1 to "
+                "-1)");
     layers[4].inputs[1] = 1;
     CHECK_FAILS(tdm_model_create(s, &mo, &m), TDM_ERR_INVALID_ARGUMENT,
                 "layer 4 (add) merges layer 3, 8 x 8 x 6, with layer 1, 8 x 8 x 4: its inputs "

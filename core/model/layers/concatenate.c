@@ -13,7 +13,7 @@ static tdm_status plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t
     size_t channels = 0;
     for (size_t k = 0; k < p->input_count && s == TDM_OK; k++) {
         size_t image[3];
-        tdm_model_input_image(plans, p, k, image);
+        tdm_model_input_image(o, plans, p, k, image);
         if (image[0] != p->in_h || image[1] != p->in_w)
             s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                          "%s: layer %zu (concatenate) joins a %zu x %zu image (input 0) with a "
@@ -32,7 +32,7 @@ static size_t channels_of(const tdm_model *m, const tdm_layer_plan *p, size_t k,
     size_t image[3];
     *first = 0;
     for (size_t j = 0; j <= k; j++) {
-        tdm_model_input_image(m->plans, p, j, image);
+        tdm_model_input_image(&m->opts, m->plans, p, j, image);
         *first += j < k ? image[2] : 0;
     }
     return image[2];

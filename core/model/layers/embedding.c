@@ -86,12 +86,11 @@ static void initial(const tdm_model *m, size_t l, size_t k, float *value, size_t
     tdm_layer_uniform(m, l, 0.05, value, count);
 }
 
-/* The ids, as i32, of every row. */
+/* The ids, as i32, of every row: the model's input it reads. */
 static tdm_status reserve(const tdm_model *m, size_t l, tdm_model_scratch *sc, size_t rows)
 {
-    (void)l;
-    return tdm_tensor_create(sc->device, TDM_I32, &TDM_SHAPE(rows, m->opts.input_features),
-                             &sc->b.ids);
+    return tdm_tensor_create(sc->device, TDM_I32,
+                             &TDM_SHAPE(rows, tdm_plan_in_features(&m->plans[l])), &sc->b.ids);
 }
 
 static void from_kernel(tdm_layer *d, const uint64_t *dims)

@@ -8,9 +8,12 @@
 /* "layer 3" or "the model's input", for messages. */
 static const char *input_name(const tdm_layer_plan *p, size_t k, char *buf, size_t size)
 {
-    if (p->inputs[k] < 0)
+    if (p->inputs[k] == TDM_MODEL_INPUT)
         return "the model's input";
-    snprintf(buf, size, "layer %d", p->inputs[k]);
+    if (p->inputs[k] < 0)
+        snprintf(buf, size, "the model's input %d", -1 - p->inputs[k]);
+    else
+        snprintf(buf, size, "layer %d", p->inputs[k]);
     return buf;
 }
 
@@ -19,10 +22,10 @@ tdm_status tdm_merge_plan_same_shape(const tdm_model_options *o, tdm_layer_plan 
 {
     tdm_layer_plan *p = &plans[l];
     size_t first[3];
-    tdm_model_input_image(plans, p, 0, first);
+    tdm_model_input_image(o, plans, p, 0, first);
     for (size_t k = 1; k < p->input_count; k++) {
         size_t other[3];
-        tdm_model_input_image(plans, p, k, other);
+        tdm_model_input_image(o, plans, p, k, other);
         if (other[0] == first[0] && other[1] == first[1] && other[2] == first[2])
             continue;
         char a[32], b[32];

@@ -58,7 +58,7 @@ static int parse_model_file(const char *value, void *target, char *err, size_t e
     text[n] = '\0';
     o->model_file = value;
     o->graph = 1;
-    tdm_status s = tdm_graph_parse(text, o->hidden, MAX_LAYERS, &o->hidden_count);
+    tdm_status s = tdm_graph_parse(text, o->hidden, MAX_LAYERS, &o->hidden_count, &o->graph_inputs);
     free(text);
     if (s == TDM_OK)
         return 0;

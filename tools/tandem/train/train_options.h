@@ -8,7 +8,7 @@
 
 #include "cli_options.h"
 #include "device_select.h"
-#include "tandem/model.h"
+#include "tandem/model_text.h"
 
 #define MAX_LAYERS 16
 
@@ -31,6 +31,7 @@ typedef struct train_options {
     const char *model_file; /* --model-file: a graph text, every layer with its own
                                activation, the last the output layer */
     int graph;              /* hidden holds --model-file's layers, output layer included */
+    tdm_graph_inputs graph_inputs; /* the inputs --model-file declares (count 0: one) */
     int layers_given;       /* --layers was given */
     size_t input_shape[3]; /* --input-shape: height, width, channels; 0: from the data */
     const char *activation;

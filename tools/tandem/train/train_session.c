@@ -163,6 +163,8 @@ static int make_model(train_session *ts)
     mo.activation_dtype = o->f16_activations ? TDM_F16 : TDM_F32;
     mo.conv_algorithm = o->conv;
     mo.mixed_products = o->mixed_products;
+    mo.inputs = o->graph_inputs.count;
+    memcpy(mo.input_widths, o->graph_inputs.widths, sizeof mo.input_widths);
     if ((o->input_shape[0] || tdm_layers_need_image(o->hidden, o->hidden_count)) &&
         input_image(ts, &mo) != 0)
         return -1;

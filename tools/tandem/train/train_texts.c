@@ -59,7 +59,7 @@ void train_layers_text(const train_options *o, char *out, size_t size)
         tdm_layers_format(o->hidden, o->hidden_count, out, size);
         return;
     }
-    if (tdm_graph_format(o->hidden, o->hidden_count, out, size) != TDM_OK)
+    if (tdm_graph_format(o->hidden, o->hidden_count, &o->graph_inputs, out, size) != TDM_OK)
         snprintf(out, size, "(a graph of %zu layers, longer than %zu bytes)", o->hidden_count,
                  size);
     for (char *p = out; (p = strchr(p, '\n')) != NULL;)
