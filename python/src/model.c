@@ -173,8 +173,9 @@ PyObject *py_model_save(PyObject *self, PyObject *args)
     return none_or_raise(st);
 }
 
-/* model_info(model) -> (inputs, outputs, loss, parameters, Huber's delta), loss the name
- * model files record (tdm_loss_kind_name: "softmax_cross_entropy", ...). */
+/* model_info(model) -> (features, outputs, loss, parameters, Huber's delta, each input's
+ * width), loss the name model files record (tdm_loss_kind_name: "softmax_cross_entropy",
+ * ...). */
 PyObject *py_model_info(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -182,11 +183,19 @@ PyObject *py_model_info(PyObject *self, PyObject *args)
     tdm_model *m = handle_arg(args, "model", &handle);
     if (!m)
         return NULL;
-    return Py_BuildValue("nnsnd", (Py_ssize_t)tdm_model_input_count(m),
+    size_t widths[TDM_MODEL_MAX_INPUTS];
+    size_t inputs = tdm_model_input_widths(m, widths, TDM_MODEL_MAX_INPUTS);
+    PyObject *split = PyTuple_New((Py_ssize_t)inputs);
+    for (size_t k = 0; split && k < inputs; k++)
+        if (PyTuple_SetItem(split, (Py_ssize_t)k, PyLong_FromSize_t(widths[k])) < 0)
+            Py_CLEAR(split);
+    if (!split)
+        return NULL;
+    return Py_BuildValue("nnsndN", (Py_ssize_t)tdm_model_input_count(m),
                          (Py_ssize_t)tdm_model_output_count(m),
                          tdm_loss_kind_name(tdm_model_loss_kind(m)),
                          (Py_ssize_t)tdm_model_parameter_count(m),
-                         (double)tdm_model_huber_delta(m));
+                         (double)tdm_model_huber_delta(m), split);
 }
 
 /* loss_kinds() -> [(name, alias, takes classes, takes float targets)]: every loss the

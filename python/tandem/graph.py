@@ -2,10 +2,12 @@
 
 ``x = tandem.Input(shape=(8, 8, 1))`` stands for the model's input; calling a layer
 on tensors (``Dense(64, activation="relu")(x)``, ``Concatenate()([a, b])``) gives the
-tensor of its output. ``tandem.Model(x, out)`` writes the graph they form as the
-library's graph text (docs/MODELS.md), one layer a line in an order where each reads
-earlier ones.
+tensor of its output. ``tandem.Model(x, out)`` (or ``tandem.Model([x1, x2], out)``)
+writes the graph they form as the library's graph text (docs/MODELS.md), one layer a
+line in an order where each reads earlier ones, after the inputs' declarations where
+there are several.
 """
+import math
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 
@@ -40,20 +42,26 @@ def called(layer: Any, inputs: Any) -> Tensor:
     return Tensor(layer, given)
 
 
-def graph_text(inputs: Tensor, output: Tensor) -> Tuple[str, List[Tensor]]:
+def graph_text(inputs: Sequence[Tensor], output: Tensor) -> Tuple[str, List[Tensor]]:
     """The graph text from inputs to output, and the layers' tensors in its order (each
     after the ones it reads, the output last); ValueError for a tensor that does not
-    come from inputs."""
+    come from inputs, or an input the output does not depend on."""
     order: List[Tensor] = []
-    names: Dict[int, str] = {id(inputs): "input"}
+    several = len(inputs) > 1
+    names: Dict[int, str] = {id(t): f"input{k}" if several else "input"
+                             for k, t in enumerate(inputs)}
     state: Dict[int, int] = {}  # 1: on the path being walked, 2: written
+    used = set()
 
     def visit(t: Tensor) -> None:
-        if t is inputs or state.get(id(t)) == 2:
+        if t.layer is None and id(t) in names:
+            used.add(id(t))
+            return
+        if state.get(id(t)) == 2:
             return
         if t.layer is None:
-            raise ValueError("Model: the output depends on a tandem.Input that is not the "
-                             "model's input (one input for now)")
+            raise ValueError("Model: the output depends on a tandem.Input that is not among "
+                             "the model's inputs")
         state[id(t)] = 1
         for i in t.inputs:
             visit(i)
@@ -62,7 +70,12 @@ def graph_text(inputs: Tensor, output: Tensor) -> Tuple[str, List[Tensor]]:
         order.append(t)
 
     visit(output)
-    lines = []
+    for k, t in enumerate(inputs):
+        if id(t) not in used:
+            raise ValueError(f"Model: the output does not depend on input {k}; each input "
+                             "leads to the output")
+    lines = [f"input{k} = input({math.prod(t.shape or ())})"
+             for k, t in enumerate(inputs)] if several else []
     for t in order:
         layer = t.layer
         act = getattr(layer, "activation", None)

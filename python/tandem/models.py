@@ -222,6 +222,9 @@ class Sequential:
         self.layers: List[Tuple[str, str]] = _tandem.parse_layers(self.spec)
         self.input_shape: Optional[Tuple[int, ...]] = (
             None if input_shape is None else tuple(int(d) for d in input_shape))
+        #: a model of several inputs: each one's shape (x is then a list of arrays, their
+        #: features side by side); None for a model of one
+        self.input_shapes: Optional[List[Tuple[int, ...]]] = None
         self.classes = classes
         #: the output layer's activation as given (None: the loss's)
         self.output_activation = output_activation
@@ -275,7 +278,7 @@ class Sequential:
                 raise ValueError("input_shape: give it to Sequential, or fit on [rows, ...] "
                                  "arrays first")
             self.input_shape = tuple(x.shape[1:])
-        shape = self.input_shape
+        shape = self.input_shapes[0] if self.input_shapes else self.input_shape
         image = (shape if len(shape) == 3 else (*shape, 1) if len(shape) == 2 else None)
         self._model = _tandem.model_create(chosen._handle, self.spec, self.activation,
                                            self.dropout, self._features(), image,
@@ -289,10 +292,26 @@ class Sequential:
         return int(math.prod(self.input_shape))
 
     def _rows(self, x: Any, name: str) -> np.ndarray:
-        """x checked against input_shape, seen as [rows, features] without a copy."""
+        """x checked against input_shape, seen as [rows, features] without a copy; for a
+        model of several inputs, a list of arrays, one per input, side by side."""
         assert self.input_shape is not None
-        x = _arrays.features(x, name, self.input_shape)
-        return x.reshape(x.shape[0], self._features())
+        if self.input_shapes is None:
+            x = _arrays.features(x, name, self.input_shape)
+            return x.reshape(x.shape[0], self._features())
+        count = len(self.input_shapes)
+        if not isinstance(x, (list, tuple)) or len(x) != count:
+            raise TypeError(f"{name}: a model of {count} inputs takes a list of {count} arrays, "
+                            f"one per input in the order of Model's inputs, not "
+                            f"{_arrays.describe(x) if isinstance(x, np.ndarray) else type(x)}")
+        # copied side by side anyway, so a column slice (x[:, :13]) is taken as it is
+        parts = [_arrays.features(np.ascontiguousarray(a) if isinstance(a, np.ndarray) else a,
+                                  f"{name}[{k}]", shape)
+                 for k, (a, shape) in enumerate(zip(x, self.input_shapes))]
+        rows = {p.shape[0] for p in parts}
+        if len(rows) != 1:
+            raise ValueError(f"{name}: the inputs have {', '.join(str(p.shape[0]) for p in parts)} "
+                             "rows; each has one row per example")
+        return np.concatenate([p.reshape(p.shape[0], -1) for p in parts], axis=1)
 
     def _labels(self, y: Any, name: str, rows: int) -> Tuple[np.ndarray, int]:
         """y checked against the loss: (int32 class indices [rows], 0) for the sparse
@@ -492,17 +511,17 @@ class Sequential:
                 self._trainer = None
 
     def _validation(self, data: Optional[Tuple[Any, Any]]
-                    ) -> Optional[Tuple[np.ndarray, np.ndarray]]:
+                    ) -> Optional[Tuple[np.ndarray, np.ndarray, int]]:
+        """validation_data as _score takes it: rows, labels, targets."""
         if data is None:
             return None
         if len(data) != 2:
             raise ValueError("validation_data: expected (x, y)")
-        assert self.input_shape is not None
-        xv = _arrays.features(data[0], "fit: validation_data x", self.input_shape)
-        return xv, self._labels(data[1], "fit: validation_data y", xv.shape[0])[0]
+        xv = self._rows(data[0], "fit: validation_data x")
+        return (xv, *self._labels(data[1], "fit: validation_data y", xv.shape[0]))
 
     def _epochs(self, session: Any, epochs: range, steps: int,
-                validation: Optional[Tuple[np.ndarray, np.ndarray]], callbacks: List[Any],
+                validation: Optional[Tuple[np.ndarray, np.ndarray, int]], callbacks: List[Any],
                 reporting: str) -> History:
         metrics = self._metrics()
         history = History(history={"loss": [], **{m: [] for m in metrics}})
@@ -519,7 +538,7 @@ class Sequential:
             measured = _values(result[1])
             logs = {"loss": result[0], **{m: measured[m] for m in metrics}}
             if validation is not None:
-                scores = self.evaluate(*validation)
+                scores = self._score(*validation)
                 logs.update({f"val_{name}": value
                              for name, value in zip(["loss", *metrics], scores)})
             history.append(epoch, logs, result[2])
@@ -550,7 +569,10 @@ class Sequential:
         alone."""
         self._build(strategy, x if isinstance(x, np.ndarray) else None)
         x = self._rows(x, "evaluate: x")
-        y, targets = self._labels(y, "evaluate: y", x.shape[0])
+        return self._score(x, *self._labels(y, "evaluate: y", x.shape[0]))
+
+    def _score(self, x: np.ndarray, y: np.ndarray, targets: int) -> List[float]:
+        """evaluate's scores of rows and labels already checked."""
         values = _values(_tandem.evaluate(self._model, _arrays.address(x), _arrays.address(y),
                                           x.shape[0], targets))
         return [values["loss"], *(values[m] for m in self._metrics())]
@@ -634,18 +656,23 @@ class Model(Sequential):
 
     Each layer computes its own ``activation`` (linear where none is given, as in
     Keras); the output layer is a ``Dense``, whose activation says what the loss takes
-    and ``predict`` returns, as for ``Sequential``. One input (a list of one is taken).
-    The graph is the library's graph text (``model.spec``); ``compile``, ``fit``,
-    ``evaluate``, ``predict``, ``save`` and ``load_model`` work as for
+    and ``predict`` returns, as for ``Sequential``. A model of several inputs takes a
+    list of them (``tandem.Model([wide, deep], out)``), and ``fit``, ``evaluate`` and
+    ``predict`` then take a list of arrays in that order; input 0 may be an image, the
+    others are flat. The graph is the library's graph text (``model.spec``); ``compile``,
+    ``fit``, ``evaluate``, ``predict``, ``save`` and ``load_model`` work as for
     ``Sequential``. The other arguments are ``Sequential``'s."""
 
     def __init__(self, inputs: Any, outputs: Any, seed: int = 1,
                  strategy: Optional[MirroredStrategy] = None, mixed_precision: bool = False,
                  f16_activations: bool = False, conv: str = "auto") -> None:
         given = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
-        if len(given) != 1 or not isinstance(given[0], Tensor) or given[0].layer is not None:
-            raise ValueError("Model: inputs is one tandem.Input (several inputs are not "
-                             f"supported yet), not {inputs!r}")
+        if not 1 <= len(given) <= 8 or not all(isinstance(t, Tensor) and t.layer is None
+                                                for t in given):
+            raise ValueError("Model: inputs is a tandem.Input, or a list of 1 to 8 of them, "
+                             f"not {inputs!r}")
+        if len({id(t) for t in given}) != len(given):
+            raise ValueError("Model: an input is given twice")
         output = outputs[0] if isinstance(outputs, (list, tuple)) and len(outputs) == 1 \
             else outputs
         if not isinstance(output, Tensor) or not isinstance(output.layer, Dense):
@@ -655,10 +682,13 @@ class Model(Sequential):
         if head not in _OUTPUT_ACTIVATIONS:
             raise ValueError(f"Model: the output layer's activation is one of "
                              f"{', '.join(_OUTPUT_ACTIVATIONS)}, not {head!r}")
-        text, _ = graph_text(given[0], output)
-        super().__init__(layers=text, input_shape=given[0].shape, classes=output.layer.units,
+        text, _ = graph_text(given, output)
+        shapes = [tuple(t.shape or ()) for t in given]
+        whole = shapes[0] if len(given) == 1 else (sum(math.prod(s) for s in shapes),)
+        super().__init__(layers=text, input_shape=whole, classes=output.layer.units,
                          seed=seed, strategy=strategy, mixed_precision=mixed_precision,
                          f16_activations=f16_activations, conv=conv, output_activation=head)
+        self.input_shapes = shapes if len(given) > 1 else None
 
 
 def _reporting(verbose: Union[int, str]) -> str:
@@ -687,8 +717,10 @@ def load_model(path: PathLike, strategy: Optional[MirroredStrategy] = None) -> S
     activation), a regression's values."""
     chosen = strategy or current_strategy() or MirroredStrategy()
     handle = _tandem.model_load(chosen._handle, os.fspath(path))
-    inputs, outputs, loss, _, delta = _tandem.model_info(handle)
+    inputs, outputs, loss, _, delta, widths = _tandem.model_info(handle)
     model = Sequential(layers="", input_shape=(inputs,), classes=outputs, strategy=chosen)
+    if len(widths) > 1:  # x a list of arrays, one per input
+        model.input_shapes = [(w,) for w in widths]
     model._model = handle
     model._loss = loss
     model._head = losses.PROBABILITIES.get(loss, "linear")
