@@ -4,7 +4,8 @@
  *   dlogits[r, c] = grad_scale * (exp(logits[r, c] - mx) / s - (c == label))
  * with label = labels[r]. The maximum is subtracted before exp so that no logit
  * overflows; s is summed with Kahan compensation. One item per row. A NaN logit makes
- * the row NaN; a label outside [0, cols) (the table promises none) gives a NaN loss. */
+ * the row NaN. A negative label (as int32) masks the row, a sequence's padding: loss
+ * 0, dlogits 0; another label outside [0, cols) gives a NaN loss. */
 
 __attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
 kernel void tdm_softmax_xent(TDM_SIGNATURE)
@@ -17,6 +18,12 @@ kernel void tdm_softmax_xent(TDM_SIGNATURE)
         global const float *l = logits + r * cols;
         global float *d = dlogits + r * cols;
         const uint label = labels[r];
+        if (label >= 0x80000000u) { /* masked */
+            loss[r] = 0.0f;
+            for (uint c = 0; c < cols; c++)
+                d[c] = 0.0f;
+            continue;
+        }
         float mx = -INFINITY, s = 0.0f, lost = 0.0f;
 
         for (uint c = 0; c < cols; c++)

@@ -154,6 +154,32 @@ size_t fixture_train_steps(tdm_strategy *s, tdm_train_op *op, const tdm_dataset 
     return done;
 }
 
+void trainer_open_on(trainer *t, tdm_context *ctx, tdm_device *const *devs, size_t n,
+                     const tdm_model_options *mo, tdm_optimizer_kind kind, float learning_rate)
+{
+    memset(t, 0, sizeof *t);
+    CHECK_OK(n == 1 ? tdm_strategy_create_one_device(devs[0], NULL, &t->strategy)
+                    : tdm_strategy_create_mirrored(ctx, devs, n, NULL, &t->strategy));
+    CHECK_OK(tdm_model_create(t->strategy, mo, &t->model));
+    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
+    oo.kind = kind;
+    oo.learning_rate.initial = learning_rate;
+    CHECK_OK(tdm_optimizer_create(t->strategy, &oo, &t->opt));
+    tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
+    to.loss_fn = tdm_model_loss;
+    to.loss_user = t->model;
+    to.optimizer = t->opt;
+    CHECK_OK(tdm_train_op_create(t->strategy, &to, &t->op));
+}
+
+float fixture_draw(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return (float)((double)(*state >> 11) * 0x1p-52 - 1.0);
+}
+
 void trainer_close(trainer *t)
 {
     tdm_train_op_destroy(t->op);

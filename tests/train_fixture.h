@@ -59,8 +59,17 @@ typedef struct trainer {
     tdm_train_op *op;
 } trainer;
 
+/* A trainer of the model mo on devs (mirrored over n > 1, one device for n = 1): an
+ * optimizer of that kind and learning rate, the train op of the model's loss; every
+ * call checked. */
+void trainer_open_on(trainer *t, tdm_context *ctx, tdm_device *const *devs, size_t n,
+                     const tdm_model_options *mo, tdm_optimizer_kind kind, float learning_rate);
+
 /* Frees what was built (NULL members are skipped). */
 void trainer_close(trainer *t);
+
+/* A deterministic uniform draw in [-1, 1) from *state (xorshift64, never 0). */
+float fixture_draw(uint64_t *state);
 
 /* Runs up to `steps` train-op steps over ds distributed on s, recording each loss;
  * the steps run (a failing step is a failed check and ends the run). */

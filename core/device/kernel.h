@@ -93,7 +93,7 @@ typedef struct tdm_kernel_buffer {
     int read;       /* TDM_R or TDM_RW */
     int positive;   /* TDM_POSITIVE */
     int unit;       /* TDM_UNIT: values in [0, 1] */
-    int labels;     /* TDM_LABELS: class labels in [0, cols) */
+    int labels;     /* TDM_LABELS: class labels in [0, cols), or -1 (masked) */
     int indices;    /* TDM_INDICES: row indices in [0, src_rows) */
     int optional;   /* TDM_OPTIONAL */
     int activation; /* TDM_ACT: float16 in the kernel's twin */

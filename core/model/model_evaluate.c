@@ -7,8 +7,10 @@
 #include "model/model_impl.h"
 
 typedef struct totals {
-    double loss, hits; /* hits: correct examples, or correct outputs (binary) */
+    double loss, hits; /* hits: correct examples, or correct outputs (binary), or
+                          correct positions (a sequence's) */
     size_t examples;
+    size_t positions; /* a sequence's labels: the positions not masked */
     double abs_error, sq_error;    /* regression, over every output */
     double *sum, *sum_sq, *sq_res; /* regression: [outputs] per output, for R^2 */
 } totals;
@@ -90,11 +92,32 @@ static void score_targets(const tdm_model *m, const float *row, size_t n, const 
     t->loss += sum / (double)n;
 }
 
+/* Example r against a label per position: each position's channels against its
+ * label, the masked (negative) ones passed over, the losses' mean over every
+ * position the example's loss as training takes it. */
+static void score_positions(const float *row, size_t n, const int32_t *labels, size_t positions,
+                            totals *t)
+{
+    size_t cols = n / positions;
+    double sum = 0.0;
+    for (size_t p = 0; p < positions; p++) {
+        const float *at = row + p * cols;
+        if (labels[p] < 0)
+            continue;
+        sum += log_sum_exp(at, cols) - at[labels[p]];
+        t->hits += highest(at, cols) == (size_t)labels[p];
+        t->positions++;
+    }
+    t->loss += sum / (double)positions;
+}
+
 static void score(const tdm_model *m, const float *out, const tdm_batch *b, totals *t)
 {
     size_t n = tdm_model_output_count(m);
     for (size_t r = 0; r < b->count; r++) {
-        if (b->targets)
+        if (b->labels && b->label_width > 1)
+            score_positions(out + r * n, n, b->labels + r * b->label_width, b->label_width, t);
+        else if (b->targets)
             score_targets(m, out + r * n, n, b->targets + r * n, t);
         else
             score_class(m, out + r * n, n, b->labels[r], t);
@@ -133,6 +156,8 @@ static void summarise(const tdm_model *m, const tdm_dataset *ds, const totals *t
     int targets = tdm_dataset_label_dtype(ds) == TDM_F32;
     if (m->opts.loss == TDM_LOSS_SIGMOID_CROSS_ENTROPY)
         out->accuracy = t->hits / values;
+    else if (tdm_dataset_label_width(ds) > 1 && !targets) /* per position, unmasked */
+        out->accuracy = t->positions ? t->hits / (double)t->positions : 0.0;
     else if (!targets || m->opts.loss == TDM_LOSS_CATEGORICAL_CROSS_ENTROPY)
         out->accuracy = t->hits / examples;
     if (!targets || m->opts.loss == TDM_LOSS_SIGMOID_CROSS_ENTROPY ||

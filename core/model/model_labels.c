@@ -16,11 +16,15 @@ tdm_status tdm_model_check_labels(const tdm_model *m, tdm_dtype dtype, size_t wi
                         "are class indices: read them as float targets "
                         "(tdm_dataset_from_targets, tdm_csv_options.float_labels)",
                         func, name);
-    if (dtype == TDM_I32 && width != 1)
+    size_t positions = tdm_model_output_positions(m);
+    if (dtype == TDM_I32 && width != 1 &&
+        (width != positions || kind != TDM_LOSS_SOFTMAX_CROSS_ENTROPY))
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: the labels are %zu class indices per example (a sequence's); the "
-                        "model's %zu outputs are one prediction per example, which takes one",
-                        func, width, outputs);
+                        "model's output has %zu position(s) of %zu outputs each and the loss is "
+                        "%s: a label per position takes an output image of as many positions "
+                        "and sparse_categorical_crossentropy",
+                        func, width, positions, outputs / positions, name);
     if (dtype == TDM_F32 && !(takes & TDM_LOSS_TAKES_TARGETS))
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: the loss %s takes a class index per example, and the labels are "
@@ -37,6 +41,12 @@ tdm_status tdm_model_check_labels(const tdm_model *m, tdm_dtype dtype, size_t wi
                         "%s: labels of %s: they are int32 classes or float32 targets", func,
                         tdm_dtype_name(dtype));
     return TDM_OK;
+}
+
+size_t tdm_model_output_positions(const tdm_model *m)
+{
+    const tdm_layer_plan *last = &m->plans[m->opts.layer_count - 1];
+    return last->out_h * last->out_w;
 }
 
 int tdm_model_loss_per_output(const tdm_model *m)

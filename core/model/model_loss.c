@@ -24,14 +24,46 @@ static tdm_status elementwise(const tdm_model *m, const tdm_model_views *v, cons
     }
 }
 
-/* The softmax cross-entropies: a loss per example. */
+/* t's first `count` elements as [rows, cols]. */
+static tdm_status as_matrix(const tdm_tensor *t, size_t rows, size_t cols, tdm_tensor **out)
+{
+    return tdm_tensor_slice((tdm_tensor *)t, 0, &TDM_SHAPE(rows, cols), out);
+}
+
+/* The softmax cross-entropies: a loss per example, or per position of a sequence's
+ * labels ([rows, positions]: each position's channels its classes, a negative label
+ * masking it), whose mean over the positions is the example's; the summed losses in
+ * a->loss. */
 static tdm_status per_example(const tdm_model *m, const tdm_model_views *v,
                               const tdm_loss_args *a, float scale)
 {
     size_t last = v->b.layers - 1;
-    if (m->opts.loss == TDM_LOSS_SOFTMAX_CROSS_ENTROPY)
-        return tdm_op_softmax_xent(v->b.losses, v->b.g[last], v->out[last], a->labels, scale);
-    return tdm_op_softmax_xent_soft(v->b.losses, v->b.g[last], v->out[last], a->labels, scale);
+    if (m->opts.loss != TDM_LOSS_SOFTMAX_CROSS_ENTROPY) {
+        tdm_status s = tdm_op_softmax_xent_soft(v->b.losses, v->b.g[last], v->out[last],
+                                                a->labels, scale);
+        return s == TDM_OK ? tdm_op_sum_scaled(a->loss, v->b.losses, scale) : s;
+    }
+    tdm_shape labels = tdm_tensor_shape(a->labels);
+    size_t per_row = labels.rank > 1 ? labels.dims[1] : 1, rows = v->rows * per_row;
+    size_t cols = tdm_model_output_count(m) / per_row;
+    float share = scale / (float)per_row;
+    tdm_tensor *loss = NULL, *g = NULL, *out = NULL, *label = NULL;
+    tdm_status s = as_matrix(v->b.losses, rows, 1, &loss);
+    if (s == TDM_OK)
+        s = as_matrix(v->b.g[last], rows, cols, &g);
+    if (s == TDM_OK)
+        s = as_matrix(v->out[last], rows, cols, &out);
+    if (s == TDM_OK)
+        s = as_matrix(a->labels, rows, 1, &label);
+    if (s == TDM_OK)
+        s = tdm_op_softmax_xent(loss, g, out, label, share);
+    if (s == TDM_OK)
+        s = tdm_op_sum_scaled(a->loss, loss, share);
+    tdm_tensor_destroy(loss);
+    tdm_tensor_destroy(g);
+    tdm_tensor_destroy(out);
+    tdm_tensor_destroy(label);
+    return s;
 }
 
 /* The loss into a->loss, and d(loss) / d(output), scaled for the step. A per-output
@@ -40,10 +72,8 @@ static tdm_status per_example(const tdm_model *m, const tdm_model_views *v,
 static tdm_status output_loss(const tdm_model *m, const tdm_model_views *v, const tdm_loss_args *a,
                               float scale)
 {
-    if (!tdm_model_loss_per_output(m)) {
-        tdm_status s = per_example(m, v, a, scale);
-        return s == TDM_OK ? tdm_op_sum_scaled(a->loss, v->b.losses, scale) : s;
-    }
+    if (!tdm_model_loss_per_output(m))
+        return per_example(m, v, a, scale);
     float per_output = scale / (float)tdm_model_output_count(m);
     const tdm_tensor *t = a->labels;
     tdm_status s = TDM_OK;

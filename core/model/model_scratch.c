@@ -144,8 +144,12 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
     for (size_t k = 0; k < m->opts.inputs && m->opts.inputs > 1 && s == TDM_OK; k++)
         s = matrix(sc->device, rows, m->opts.input_widths[k], &b->input[k]);
     size_t classes = tdm_model_output_count(m);
-    if (s == TDM_OK) /* per output for the elementwise losses, else per example */
-        s = matrix(sc->device, rows, tdm_model_loss_per_output(m) ? classes : 1, &b->losses);
+    /* per output for the elementwise losses, else per example, or per position of
+     * a sequence's labels */
+    if (s == TDM_OK)
+        s = matrix(sc->device, rows,
+                   tdm_model_loss_per_output(m) ? classes : tdm_model_output_positions(m),
+                   &b->losses);
     if (s == TDM_OK)
         s = matrix(sc->device, rows, classes, &b->target);
     return s == TDM_OK ? halves_alloc(m, sc, rows) : s;

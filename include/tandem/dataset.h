@@ -73,7 +73,10 @@ TDM_API tdm_status tdm_dataset_from_targets(const float *features, const float *
 /* Copies example_count (> 0) sequences of class labels, one per position:
  * labels [example_count, label_width]. A negative label masks its position: it has
  * no loss and no gradient (the padding of a short sequence). class_count as in
- * tdm_dataset_from_arrays. */
+ * tdm_dataset_from_arrays. A model trains on them with the sparse softmax
+ * cross-entropy where its output is an image of label_width positions (height x
+ * width), each position's channels its classes; an example's loss is the mean over
+ * its positions, a masked one counting 0 (Keras' sum over the batch's elements). */
 TDM_API tdm_status tdm_dataset_from_sequences(const float *features, const int32_t *labels,
                                               size_t example_count, size_t feature_count,
                                               size_t label_width, size_t class_count,

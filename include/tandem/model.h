@@ -386,9 +386,10 @@ TDM_API tdm_status tdm_model_loss(const tdm_loss_args *args, void *model);
 typedef struct tdm_evaluation {
     double loss;
     double accuracy; /* classes: the fraction of examples whose highest output is their
-                        label (categorical: their target's highest); sigmoid outputs:
-                        of outputs on their target's side of 1/2 (Keras' binary
-                        accuracy); 0 for a regression */
+                        label (categorical: their target's highest); a sequence's labels:
+                        of the unmasked positions whose highest channel is theirs;
+                        sigmoid outputs: of outputs on their target's side of 1/2
+                        (Keras' binary accuracy); 0 for a regression */
     size_t examples;
     double mae, rmse; /* float targets of a regression (mean squared or absolute error,
                          Huber): over every output; 0 otherwise */

@@ -87,8 +87,9 @@ TDM_API tdm_status tdm_op_dropout(tdm_tensor *y, const tdm_tensor *x, float rate
                                   uint32_t offset);
 
 /* Softmax cross-entropy of logits (rows x classes) against int32 labels (rows):
- * loss[r] per example; dlogits = grad_scale * (softmax - onehot). A label outside
- * [0, classes) gives a NaN loss (check_numerics then stops the step). */
+ * loss[r] per example; dlogits = grad_scale * (softmax - onehot). A negative label
+ * masks its row (a sequence's padding): loss 0 and dlogits 0. A label of classes or
+ * more gives a NaN loss (check_numerics then stops the step). */
 TDM_API tdm_status tdm_op_softmax_xent(tdm_tensor *loss, tdm_tensor *dlogits,
                                        const tdm_tensor *logits, const tdm_tensor *labels,
                                        float grad_scale);

@@ -95,7 +95,7 @@ static void softmax_unstable(const tdm_launch *l)
         float total = 0;
         for (uint32_t c = 0; c < cols; c++)
             total += expf(z[c]);
-        loss[r] = logf(total) - z[labels[r]];
+        loss[r] = labels[r] < cols ? logf(total) - z[labels[r]] : 0.0f; /* masked right */
         for (uint32_t c = 0; c < cols; c++)
             dl[(size_t)r * cols + c] = a.grad_scale * (expf(z[c]) / total - (c == labels[r]));
     }

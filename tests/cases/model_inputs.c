@@ -23,15 +23,6 @@ static tdm_context *ctx;
 static tdm_device *devs[3];
 static size_t n_devs;
 
-/* A deterministic uniform draw in [-1, 1). */
-static float draw(uint64_t *state)
-{
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    return (float)((double)(*state >> 11) * 0x1p-52 - 1.0);
-}
-
 #define WIDTH (NUMBERS + IDS)
 
 /* Numbers, then ids; the target a function of both (each id a value of its own). */
@@ -43,9 +34,9 @@ static void wide_and_deep_rows(uint64_t seed, float *x, float *y)
     for (size_t i = 0; i < EXAMPLES; i++) {
         float *row = x + i * (NUMBERS + IDS);
         for (size_t j = 0; j < NUMBERS; j++)
-            row[j] = draw(&state);
+            row[j] = fixture_draw(&state);
         for (size_t j = 0; j < IDS; j++)
-            row[NUMBERS + j] = (float)((size_t)((draw(&state) + 1.0f) * 5.0f) % VOCAB);
+            row[NUMBERS + j] = (float)((size_t)((fixture_draw(&state) + 1.0f) * 5.0f) % VOCAB);
         y[i] = row[0] - 0.5f * row[1] * row[2] + id_value[(size_t)row[NUMBERS]] -
                0.5f * id_value[(size_t)row[NUMBERS + 1]];
     }
@@ -94,19 +85,7 @@ static tdm_model_options wide_and_deep_options(void)
 static void open_trainer(trainer *t, tdm_device *const *d, size_t n, const tdm_model_options *mo,
                          float learning_rate)
 {
-    memset(t, 0, sizeof *t);
-    CHECK_OK(n == 1 ? tdm_strategy_create_one_device(d[0], NULL, &t->strategy)
-                    : tdm_strategy_create_mirrored(ctx, d, n, NULL, &t->strategy));
-    CHECK_OK(tdm_model_create(t->strategy, mo, &t->model));
-    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
-    oo.kind = TDM_OPT_SGD;
-    oo.learning_rate.initial = learning_rate;
-    CHECK_OK(tdm_optimizer_create(t->strategy, &oo, &t->opt));
-    tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
-    to.loss_fn = tdm_model_loss;
-    to.loss_user = t->model;
-    to.optimizer = t->opt;
-    CHECK_OK(tdm_train_op_create(t->strategy, &to, &t->op));
+    trainer_open_on(t, ctx, d, n, mo, TDM_OPT_SGD, learning_rate);
 }
 
 /* Two inputs that are the same columns twice, each read by a branch of its own,

@@ -22,15 +22,6 @@ static tdm_context *ctx;
 static tdm_device *devs[3];
 static size_t n_devs;
 
-/* A deterministic uniform draw in [-1, 1). */
-static float draw(uint64_t *state)
-{
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    return (float)((double)(*state >> 11) * 0x1p-52 - 1.0);
-}
-
 /* The tasks, each a function of the features. */
 typedef enum task { REGRESSION, BINARY, MULTI_LABEL, SOFT_LABELS } task;
 
@@ -71,7 +62,7 @@ static tdm_dataset *task_data(task t, uint64_t seed, int batched)
     uint64_t state = seed;
     for (size_t i = 0; i < EXAMPLES; i++) {
         for (size_t j = 0; j < FEATURES; j++)
-            x[i * FEATURES + j] = draw(&state);
+            x[i * FEATURES + j] = fixture_draw(&state);
         task_targets(t, x + i * FEATURES, y + i * k);
     }
     tdm_dataset *ds = NULL;
@@ -87,9 +78,6 @@ static tdm_dataset *task_data(task t, uint64_t seed, int batched)
 static void open_trainer(trainer *t, tdm_device *const *d, size_t n, task k, tdm_loss_kind loss,
                          float learning_rate)
 {
-    memset(t, 0, sizeof *t);
-    CHECK_OK(n == 1 ? tdm_strategy_create_one_device(d[0], NULL, &t->strategy)
-                    : tdm_strategy_create_mirrored(ctx, d, n, NULL, &t->strategy));
     tdm_layer layers[] = {TDM_DENSE(24, TDM_ACT_TANH, 0.0f),
                           TDM_DENSE(task_outputs(k), TDM_ACT_LINEAR, 0.0f)};
     tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
@@ -99,16 +87,7 @@ static void open_trainer(trainer *t, tdm_device *const *d, size_t n, task k, tdm
     mo.loss = loss;
     mo.huber_delta = 0.5f;
     mo.seed = 17;
-    CHECK_OK(tdm_model_create(t->strategy, &mo, &t->model));
-    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
-    oo.kind = TDM_OPT_SGD;
-    oo.learning_rate.initial = learning_rate;
-    CHECK_OK(tdm_optimizer_create(t->strategy, &oo, &t->opt));
-    tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
-    to.loss_fn = tdm_model_loss;
-    to.loss_user = t->model;
-    to.optimizer = t->opt;
-    CHECK_OK(tdm_train_op_create(t->strategy, &to, &t->op));
+    trainer_open_on(t, ctx, d, n, &mo, TDM_OPT_SGD, learning_rate);
 }
 
 /* Steps over ds, distributed (cached on the devices or not), recording the losses. */

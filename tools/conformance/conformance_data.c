@@ -73,8 +73,9 @@ static void fill_buffer(const conf_case *c, const tdm_kernel_buffer *kb, void *h
     const tdm_kernel_info *info = tdm_kernel_get(c->kernel);
     uint32_t cols = (uint32_t)tdm_kernel_uint(info, c->u, TDM_UINT_cols);
     uint32_t src_rows = (uint32_t)tdm_kernel_uint(info, c->u, TDM_UINT_src_rows);
-    /* Labels and row indices are drawn in their range; other words take every bit
-     * pattern (a gather must move NaN payloads and denormals untouched). */
+    /* Labels and row indices are drawn in their range (one label in eight -1, a
+     * masked position); other words take every bit pattern (a gather must move NaN
+     * payloads and denormals untouched). */
     uint32_t range = kb->labels ? cols : kb->indices ? src_rows : 0;
     /* Float16 operands of a linear kernel (gemm_f16) and a twin's activations take the
      * case's values rounded to half, so that integer data stays exact, random data
@@ -89,6 +90,8 @@ static void fill_buffer(const conf_case *c, const tdm_kernel_buffer *kb, void *h
                 tdm_f16_from_f32(float_value(r, c->data, kb->positive, kb->unit));
         else if (kb->type == 'h')
             ((uint16_t *)host)[i] = (uint16_t)next_u32(r); /* every bit pattern */
+        else if (kb->type == 'u' && kb->labels && next_u32(r) % 8 == 0)
+            ((uint32_t *)host)[i] = UINT32_MAX;
         else if (kb->type == 'u')
             ((uint32_t *)host)[i] = range ? next_u32(r) % range : next_u32(r);
         else

@@ -68,10 +68,17 @@ void ref_gelu_grad(const ref_gelu_grad_args *args)
     }
 }
 
-/* One row: the max is subtracted first so no exp overflows. */
+/* One row: the max is subtracted first so no exp overflows; a negative label (as
+ * int32) masks it. */
 static void xent_row(const float *logits, uint32_t cols, uint32_t label, float grad_scale,
                      float *loss, float *dlogits)
 {
+    if (label >= 0x80000000u) {
+        *loss = 0.0f;
+        for (uint32_t c = 0; c < cols; c++)
+            dlogits[c] = 0.0f;
+        return;
+    }
     double max = -INFINITY, total = 0.0;
     for (uint32_t c = 0; c < cols; c++)
         max = isnan(logits[c]) || logits[c] > max ? logits[c] : max;
