@@ -19,7 +19,7 @@ static tdm_status validate(const tdm_lr_schedule *s, int quiet)
     (quiet ? TDM_ERR_INVALID_ARGUMENT : tdm_fail(TDM_ERR_INVALID_ARGUMENT, __VA_ARGS__))
     if (!s)
         return BAD("%s: argument 's' is NULL", check_func);
-    if ((unsigned)s->kind > TDM_LR_WARMUP_COSINE)
+    if ((unsigned)s->kind >= TDM_LR_KIND_COUNT)
         return BAD("%s: unknown kind %d (CONSTANT, EXPONENTIAL_DECAY, STEP_DECAY or "
                    "WARMUP_COSINE)",
                    check_func, (int)s->kind);
@@ -27,7 +27,8 @@ static tdm_status validate(const tdm_lr_schedule *s, int quiet)
         return BAD("%s: 'initial' is %g; a learning rate must be finite and >= 0", check_func,
                    (double)s->initial);
     switch (s->kind) {
-    case TDM_LR_CONSTANT: break;
+    case TDM_LR_CONSTANT:
+    case TDM_LR_KIND_COUNT: break; /* refused above */
     case TDM_LR_EXPONENTIAL_DECAY:
     case TDM_LR_STEP_DECAY:
         if (s->decay_steps == 0)
@@ -82,7 +83,8 @@ float tdm_lr_schedule_value(const tdm_lr_schedule *s, uint64_t step)
     case TDM_LR_STEP_DECAY:
         return (float)(s->initial * pow(s->decay_rate, (double)(step / s->decay_steps)));
     case TDM_LR_WARMUP_COSINE: return (float)warmup_cosine(s, step);
-    case TDM_LR_CONSTANT: break;
+    case TDM_LR_CONSTANT:
+    case TDM_LR_KIND_COUNT: break;
     }
     return s->initial;
 }

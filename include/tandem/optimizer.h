@@ -28,12 +28,22 @@ typedef struct tdm_tower_optimizer tdm_tower_optimizer;
 
 /* ---- learning-rate schedules ------------------------------------------------- */
 
+/* The schedules: TDM_LR_CONSTANT, TDM_LR_WARMUP_COSINE, ... (tandem/lr_kinds.def lists
+ * them with what each computes). */
 typedef enum tdm_lr_kind {
-    TDM_LR_CONSTANT,
-    TDM_LR_EXPONENTIAL_DECAY,
-    TDM_LR_STEP_DECAY,
-    TDM_LR_WARMUP_COSINE
+#define TDM_LR_KIND(id, name, what) TDM_LR_##id,
+#include "tandem/lr_kinds.def"
+#undef TDM_LR_KIND
+    TDM_LR_KIND_COUNT
 } tdm_lr_kind;
+
+/* The kind's name in tandem/lr_kinds.def ("constant", "cosine", ...); "unknown" out
+ * of range. */
+TDM_API const char *tdm_lr_kind_name(tdm_lr_kind kind);
+/* The kind of that name; TDM_ERR_NOT_FOUND listing the names for another. */
+TDM_API tdm_status tdm_lr_kind_parse(const char *name, tdm_lr_kind *out);
+/* Those names in the enum's order, NULL-terminated (static: never freed). */
+TDM_API const char *const *tdm_lr_kind_names(void);
 
 /* The rate as a function of the step (the optimizer's iterations). Fields a kind
  * does not use are ignored. */

@@ -23,16 +23,22 @@ extern "C" {
 typedef struct tdm_strategy tdm_strategy;
 typedef struct tdm_replica_context tdm_replica_context;
 
+/* The kinds: TDM_STRATEGY_MIRRORED, ... (tandem/strategy_kinds.def lists them with
+ * what each does). */
 typedef enum tdm_strategy_kind {
-    TDM_STRATEGY_DEFAULT,         /* no strategy entered: one replica on the default device */
-    TDM_STRATEGY_ONE_DEVICE,      /* one replica on a chosen device */
-    TDM_STRATEGY_MIRRORED,        /* one replica per device, synchronous, variables mirrored */
-    TDM_STRATEGY_MULTI_WORKER,    /* mirrored across the processes of an MPI job: each
-                                     process (worker) runs one replica per local device */
-    TDM_STRATEGY_PARAMETER_SERVER /* one replica per worker device; each mirrored variable
-                                     is kept and updated on one parameter device (its
-                                     home) and cached on the workers */
+#define TDM_STRATEGY_KIND(id, name, what) TDM_STRATEGY_##id,
+#include "tandem/strategy_kinds.def"
+#undef TDM_STRATEGY_KIND
+    TDM_STRATEGY_KIND_COUNT
 } tdm_strategy_kind;
+
+/* The kind's name in tandem/strategy_kinds.def ("mirrored", "one-device", ...);
+ * "unknown" out of range. */
+TDM_API const char *tdm_strategy_kind_name(tdm_strategy_kind kind);
+/* The kind of that name; TDM_ERR_NOT_FOUND listing the names for another. */
+TDM_API tdm_status tdm_strategy_kind_parse(const char *name, tdm_strategy_kind *out);
+/* Those names in the enum's order, NULL-terminated (static: never freed). */
+TDM_API const char *const *tdm_strategy_kind_names(void);
 
 typedef enum tdm_reduce_op {
     TDM_REDUCE_SUM,

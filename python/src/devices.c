@@ -98,6 +98,30 @@ PyObject *py_version(PyObject *self, PyObject *args)
     return PyUnicode_FromString(tdm_version());
 }
 
+/* kind_names(which) -> the names of tandem/<which>_kinds.def in its enum's order, for
+ * which "strategy" or "lr" (the learning-rate schedules): the package spells no kind
+ * of its own. */
+PyObject *py_kind_names(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *which;
+    if (!PyArg_ParseTuple(args, "s", &which))
+        return NULL;
+    const char *const *names = !strcmp(which, "strategy") ? tdm_strategy_kind_names()
+                               : !strcmp(which, "lr")     ? tdm_lr_kind_names()
+                                                          : NULL;
+    if (!names)
+        return PyErr_Format(PyExc_ValueError, "kind_names: 'strategy' or 'lr', not '%s'", which);
+    PyObject *list = PyList_New(0);
+    for (size_t k = 0; list && names[k]; k++) {
+        PyObject *name = PyUnicode_FromString(names[k]);
+        if (!name || PyList_Append(list, name) < 0)
+            Py_CLEAR(list);
+        Py_XDECREF(name);
+    }
+    return list;
+}
+
 PyObject *py_library_path(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -170,36 +194,41 @@ static int split_devices(tdm_device **devices, size_t *count, Py_ssize_t split)
     return 0;
 }
 
-static tdm_status make_strategy(tdm_context *ctx, const char *kind, tdm_device *const *devices,
-                                size_t count, tdm_device *const *ps, size_t ps_count,
-                                size_t ps_processes, tdm_strategy **out)
+static tdm_status make_strategy(tdm_context *ctx, tdm_strategy_kind kind,
+                                tdm_device *const *devices, size_t count, tdm_device *const *ps,
+                                size_t ps_count, size_t ps_processes, tdm_strategy **out)
 {
     tdm_device *const *chosen = count ? devices : NULL;
-    if (!strcmp(kind, "multi-worker"))
+    switch (kind) {
+    case TDM_STRATEGY_MULTI_WORKER:
         return tdm_strategy_create_multi_worker(ctx, chosen, count, NULL, out);
-    if (!strcmp(kind, "one-device"))
-        return tdm_strategy_create_one_device(devices[0], NULL, out);
-    if (!strcmp(kind, "parameter-server") && ps_processes)
-        return tdm_strategy_create_parameter_server_job(ctx, devices, count, ps_processes, NULL,
-                                                        out);
-    if (!strcmp(kind, "parameter-server"))
-        return tdm_strategy_create_parameter_server(ctx, devices, count, ps, ps_count, NULL, out);
-    return tdm_strategy_create_mirrored(ctx, chosen, count, NULL, out);
+    case TDM_STRATEGY_ONE_DEVICE: return tdm_strategy_create_one_device(devices[0], NULL, out);
+    case TDM_STRATEGY_PARAMETER_SERVER:
+        return ps_processes ? tdm_strategy_create_parameter_server_job(ctx, devices, count,
+                                                                       ps_processes, NULL, out)
+                            : tdm_strategy_create_parameter_server(ctx, devices, count, ps,
+                                                                   ps_count, NULL, out);
+    default: return tdm_strategy_create_mirrored(ctx, chosen, count, NULL, out);
+    }
 }
 
-/* strategy(kind, ids or None, ps ids or None, ps processes) -> strategy handle. kind:
- * "mirrored" over this process's devices, "multi-worker" across the processes of the
+/* strategy(kind, ids or None, ps ids or None, ps processes) -> strategy handle. kind, a
+ * name of tandem/strategy_kinds.def: "mirrored" over this process's devices, "multi-worker" across the processes of the
  * MPI job this one is in, "one-device" on the first of ids, "parameter-server" with
  * replicas on ids and the variables on the ps ids' devices (in this process), or with
  * ps processes > 0 on the job's last ps processes. */
 PyObject *py_strategy(PyObject *self, PyObject *args)
 {
     (void)self;
-    const char *kind;
+    const char *kind_name;
     PyObject *ids, *ps_ids;
     Py_ssize_t ps_processes, split;
-    if (!PyArg_ParseTuple(args, "sOOnn", &kind, &ids, &ps_ids, &ps_processes, &split))
+    if (!PyArg_ParseTuple(args, "sOOnn", &kind_name, &ids, &ps_ids, &ps_processes, &split))
         return NULL;
+    tdm_strategy_kind kind;
+    tdm_status parsed = tdm_strategy_kind_parse(kind_name, &kind);
+    if (parsed != TDM_OK)
+        return raise_status(parsed);
     PyObject *context = shared_context();
     tdm_context *ctx = context ? handle_get(context, "context") : NULL;
     tdm_device *devices[MAX_REPLICAS], *ps[MAX_REPLICAS];
@@ -207,8 +236,8 @@ PyObject *py_strategy(PyObject *self, PyObject *args)
     if (!ctx || find_devices(ctx, ids, devices, &count) < 0 ||
         find_devices(ctx, ps_ids, ps, &ps_count) < 0 || split_devices(devices, &count, split) < 0)
         return NULL;
-    int ps_kind = !strcmp(kind, "parameter-server");
-    if (!strcmp(kind, "one-device") && count != 1)
+    int ps_kind = kind == TDM_STRATEGY_PARAMETER_SERVER;
+    if (kind == TDM_STRATEGY_ONE_DEVICE && count != 1)
         return raise_invalid("OneDeviceStrategy takes exactly one device id");
     if (ps_kind && !count)
         return raise_invalid("ParameterServerStrategy: name the workers' devices");

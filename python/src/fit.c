@@ -31,7 +31,7 @@ static void destroy_trainer(void *p)
  * dtype; balancing; whether the optimizer's state is sharded across the replicas). */
 typedef struct trainer_args {
     const char *optimizer;
-    int lr_kind; /* tdm_lr_kind */
+    const char *lr_kind; /* a name of tandem/lr_kinds.def */
     float lr, decay_rate, final_lr, loss_scale, clip_global_norm, clip_value;
     unsigned long long decay_steps, warmup_steps, seed;
     int shard, f16_all_reduce, balance;
@@ -49,7 +49,8 @@ static tdm_status optimizer_options(const trainer_args *a, tdm_optimizer_options
     r->warmup_steps = a->warmup_steps;
     r->total_steps = a->decay_steps;
     r->final_rate = a->final_lr;
-    r->kind = (tdm_lr_kind)a->lr_kind;
+    if (st == TDM_OK)
+        st = tdm_lr_kind_parse(a->lr_kind, &r->kind);
     return st == TDM_OK ? tdm_lr_schedule_check(r) : st;
 }
 
@@ -101,7 +102,7 @@ static int parse_trainer_args(PyObject *args, PyObject *kwargs, PyObject **model
         "balance",     NULL};
     memset(a, 0, sizeof *a);
     return PyArg_ParseTupleAndKeywords(
-               args, kwargs, "OOsfiKfKffKpffpp", keywords, model_handle, strategy_handle,
+               args, kwargs, "OOsfsKfKffKpffpp", keywords, model_handle, strategy_handle,
                &a->optimizer, &a->lr, &a->lr_kind, &a->decay_steps, &a->decay_rate,
                &a->warmup_steps, &a->final_lr, &a->loss_scale, &a->seed, &a->shard,
                &a->clip_global_norm, &a->clip_value, &a->f16_all_reduce, &a->balance)
@@ -109,7 +110,7 @@ static int parse_trainer_args(PyObject *args, PyObject *kwargs, PyObject **model
                : -1;
 }
 
-/* trainer_create(model, strategy, optimizer=, lr=, lr_kind= (a tdm_lr_kind), decay_steps=,
+/* trainer_create(model, strategy, optimizer=, lr=, lr_kind= (tdm_lr_kind's name), decay_steps=,
  * decay_rate=, warmup_steps=, final_lr=, loss_scale=, seed=, shard=, clip_global_norm=,
  * clip_value=, f16_all_reduce=, balance=), every argument given: the model must live on the
  * strategy. */

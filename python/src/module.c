@@ -267,6 +267,7 @@ static PyMethodDef methods[] = {
     {"model_save", py_model_save, METH_VARARGS, "Writes a model file."},
     {"model_info", py_model_info, METH_VARARGS, "A model's inputs, outputs, loss, parameters."},
     {"loss_kinds", py_loss_kinds, METH_NOARGS, "Every loss: name, Keras alias, labels."},
+    {"kind_names", py_kind_names, METH_VARARGS, "The strategies' or schedules' names."},
     {"model_conv", py_model_conv, METH_VARARGS, "The algorithm of each convolution layer."},
     {"predict", py_predict, METH_VARARGS, "A model's outputs for rows of features."},
     {"evaluate", py_evaluate, METH_VARARGS, "A model's mean loss and metrics."},

@@ -38,8 +38,11 @@ class History:
 
 LayerList = Union[str, Sequence[Union[int, str, Layer]]]
 
-# tdm_lr_kind values, as <tandem/optimizer.h> numbers them.
-_LR_KINDS = {"none": 0, "exponential": 1, "step": 2, "cosine": 3}
+
+def _lr_kinds() -> List[str]:
+    """lr_decay's choices: "none" (the library's constant rate), then the library's
+    schedules (tandem/lr_kinds.def)."""
+    return ["none", *(k for k in _tandem.kind_names("lr") if k != "constant")]
 
 
 def _layer_spec(layers: LayerList) -> str:
@@ -415,8 +418,8 @@ class Sequential:
           given; ``loss_scale`` starts dynamic loss scaling at that scale.
         - ``balance`` gives faster devices a larger share of each batch, measured as
           training runs (``--balance``)."""
-        if lr_decay not in _LR_KINDS:
-            raise ValueError(f"lr_decay: one of {', '.join(_LR_KINDS)}, not {lr_decay!r}")
+        if lr_decay not in _lr_kinds():
+            raise ValueError(f"lr_decay: one of {', '.join(_lr_kinds())}, not {lr_decay!r}")
         if lr_decay in ("exponential", "step") and decay_steps is None:
             raise ValueError(f"lr_decay=\"{lr_decay}\" needs decay_steps")
         self._set_loss(loss, metrics)
@@ -442,7 +445,8 @@ class Sequential:
                 32768.0 if self.mixed_precision or options["f16_all_reduce"] else 0.0)
         if options["decay_steps"] is None:
             options["decay_steps"] = steps if options["lr_decay"] == "cosine" else 0
-        options["lr_kind"] = _LR_KINDS[options.pop("lr_decay")]
+        decay = options.pop("lr_decay")
+        options["lr_kind"] = "constant" if decay == "none" else decay
         options.update(optimizer=self.optimizer, lr=self.learning_rate, seed=self.seed,
                        shard=self.shard_optimizer)
         return options

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import tandem
 
 
@@ -43,3 +45,18 @@ def test_no_driver_installed_imports_and_says_so(tmp_path):
     assert lines[0] == "['reference:0']", done.stdout
     assert lines[1].startswith("refused:") and "no device 'opencl:0'" in lines[1], done.stdout
     assert "reference:0" in lines[1], done.stdout
+
+
+def test_strategies_and_schedules_are_the_librarys_kinds():
+    """Each strategy class names a kind of tandem/strategy_kinds.def, and compile's
+    lr_decay takes the library's schedules: the package spells none of its own."""
+    kinds = tandem._tandem.kind_names("strategy")
+    assert kinds[:3] == ["default", "one-device", "mirrored"]
+    classes = [tandem.MirroredStrategy, tandem.MultiWorkerMirroredStrategy,
+               tandem.OneDeviceStrategy, tandem.ParameterServerStrategy]
+    assert sorted(c._kind for c in classes) == sorted(kinds[1:])
+    assert tandem._tandem.kind_names("lr") == ["constant", "exponential", "step", "cosine"]
+    with pytest.raises(ValueError, match="lr_decay: one of none, exponential, step, cosine"):
+        tandem.Sequential().compile(lr_decay="linear")
+    with pytest.raises(tandem.NotFoundError, match="no strategy 'mirorred'"):
+        tandem._tandem.strategy("mirorred", None, None, 0, 1)

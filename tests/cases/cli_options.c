@@ -207,7 +207,7 @@ static void test_acceptance(void)
     o = ACCEPTED("--devices opencl:0,vulkan:0 --strategy one-device --no-progress --header "
                  "--label-column class --epochs 2 --epochs 3");
     CHECK(o.devices.count == 2 && !strcmp(o.devices.item[1], "vulkan:0"));
-    CHECK(!strcmp(o.strategy, "one-device") && o.progress == 0 && o.epochs == 3);
+    CHECK(o.strategy == TDM_STRATEGY_ONE_DEVICE && o.progress == 0 && o.epochs == 3);
     o = ACCEPTED("--balance");
     CHECK(o.balance == 1 && !o.mixed_precision && !o.f16_all_reduce && o.loss_scale == 0.0f);
     CHECK(!strcmp(o.lr_decay, "none"));

@@ -39,6 +39,7 @@ static double model_rate(const tdm_lr_schedule *s, uint64_t step)
             double p = (t - (double)s->warmup_steps) / (double)(s->total_steps - s->warmup_steps);
             return s->final_rate + (s->initial - s->final_rate) * (1.0 + cos(M_PI * p)) / 2.0;
         }
+    case TDM_LR_KIND_COUNT: break;
     }
     return NAN;
 }
@@ -263,6 +264,32 @@ static tdm_optimizer_options config(size_t i, const char **label)
 #define CONFIGS 8
 
 /* ---- schedules ---- */
+
+/* The schedules' and strategies' names: each parses back to its kind, and another is
+ * refused listing them. */
+static void test_kind_names(void)
+{
+    const char *const *lr = tdm_lr_kind_names(), *const *strategies = tdm_strategy_kind_names();
+    for (int k = 0; k < TDM_LR_KIND_COUNT; k++) {
+        tdm_lr_kind back = TDM_LR_KIND_COUNT;
+        CHECK(lr[k] && !strcmp(lr[k], tdm_lr_kind_name((tdm_lr_kind)k)));
+        CHECK_OK(tdm_lr_kind_parse(lr[k], &back));
+        CHECK(back == (tdm_lr_kind)k);
+    }
+    CHECK(lr[TDM_LR_KIND_COUNT] == NULL && !strcmp(tdm_lr_kind_name(TDM_LR_WARMUP_COSINE), "cosine"));
+    for (int k = 0; k < TDM_STRATEGY_KIND_COUNT; k++) {
+        tdm_strategy_kind back = TDM_STRATEGY_KIND_COUNT;
+        CHECK_OK(tdm_strategy_kind_parse(strategies[k], &back));
+        CHECK(back == (tdm_strategy_kind)k);
+    }
+    CHECK(strategies[TDM_STRATEGY_KIND_COUNT] == NULL);
+    CHECK(!strcmp(tdm_strategy_kind_name(TDM_STRATEGY_PARAMETER_SERVER), "parameter-server"));
+    CHECK(!strcmp(tdm_strategy_kind_name(TDM_STRATEGY_KIND_COUNT), "unknown"));
+    tdm_lr_kind lk;
+    CHECK_FAILS(tdm_lr_kind_parse("linear", &lk), TDM_ERR_NOT_FOUND, "constant");
+    tdm_strategy_kind sk;
+    CHECK_FAILS(tdm_strategy_kind_parse("mirorred", &sk), TDM_ERR_NOT_FOUND, "mirrored");
+}
 
 static void test_schedules(void)
 {
@@ -1005,6 +1032,7 @@ void test_case_optimizer(const test_run *run)
     tdm_strategy *s = mirrored(1), *one = NULL;
     CHECK_OK(tdm_strategy_create_one_device(devs[n - 1], NULL, &one));
     if (s && one) {
+        test_kind_names();
         test_schedules();
         test_options(s);
         test_slots(s);

@@ -81,7 +81,7 @@ static void print_setup(const train_session *ts)
     train_lr_text(ts, lr, sizeof lr);
     printf("         optimizer %s, learning rate %s, global batch %zu\n",
            tdm_optimizer_name(ts->optimizer), lr, o->batch);
-    printf("strategy %s over %zu replica%s", o->strategy, all, all == 1 ? "" : "s");
+    printf("strategy %s over %zu replica%s", tdm_strategy_kind_name(o->strategy), all, all == 1 ? "" : "s");
     size_t servers = tdm_strategy_num_parameter_servers(ts->strategy);
     if (servers)
         printf(" in each of %zu worker processes, %zu parameter server%s; the chief's", workers,
@@ -136,7 +136,8 @@ static void print_summary(const train_session *ts, double seconds)
     printf("done     %u epochs, %llu steps in %.2f s on %zu replica%s (%s): %s\n",
            ts->epochs_done, (unsigned long long)tdm_train_op_global_step(ts->op), seconds,
            tdm_strategy_num_replicas(ts->strategy),
-           tdm_strategy_num_replicas(ts->strategy) == 1 ? "" : "s", ts->opts->strategy, score);
+           tdm_strategy_num_replicas(ts->strategy) == 1 ? "" : "s",
+           tdm_strategy_kind_name(ts->opts->strategy), score);
 }
 
 /* With --balance: each replica's share of the batch and its measured speed. */

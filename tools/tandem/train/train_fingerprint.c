@@ -75,7 +75,7 @@ static void add_training(fingerprint *f, const train_options *o)
 int train_fingerprint_check(const train_options *o, const train_data *d, tdm_strategy *strategy)
 {
     fingerprint f = {.count = 0};
-    add(&f, "--strategy", "%s", o->strategy);
+    add(&f, "--strategy", "%s", tdm_strategy_kind_name(o->strategy));
     add(&f, "--ps-processes", "%zu", o->ps_processes);
     add(&f, "--tolerate-lost-workers", "%s", on_off(o->tolerate_lost_workers));
     add_model(&f, o);

@@ -205,8 +205,12 @@ const char *train_mixed_precision_text(tdm_mixed_products products, int f16_acti
 }
 
 static const char *const lr_decay_names[] = {"none", "cosine", NULL};
-static const char *const strategy_names[] = {"mirrored", "one-device", "multi-worker",
-                                             "parameter-server", NULL};
+/* The strategies a run chooses: every kind but the default, which is the first. */
+static const char *const *strategy_choices(void)
+{
+    _Static_assert(TDM_STRATEGY_DEFAULT == 0, "the default strategy is the first kind");
+    return tdm_strategy_kind_names() + 1;
+}
 
 static int parse_lr_decay(const char *value, void *target, char *err, size_t err_size)
 {
@@ -219,10 +223,10 @@ static int parse_lr_decay(const char *value, void *target, char *err, size_t err
 
 static int parse_strategy(const char *value, void *target, char *err, size_t err_size)
 {
-    int i = cli_parse_choice(value, "strategy", strategy_names, err, err_size);
+    int i = cli_parse_choice(value, "strategy", strategy_choices(), err, err_size);
     if (i < 0)
         return -1;
-    *(const char **)target = strategy_names[i];
+    *(tdm_strategy_kind *)target = (tdm_strategy_kind)(i + 1);
     return 0;
 }
 
@@ -241,7 +245,7 @@ void train_options_defaults(train_options *o)
     o->trace_steps[0] = 1;
     o->trace_steps[1] = 20;
     o->test_fraction = 0.2;
-    o->strategy = "mirrored";
+    o->strategy = TDM_STRATEGY_MIRRORED;
     o->seed = 1;
     o->devices.what = "device id";
     o->devices.max = MAX_SELECTED;
@@ -389,7 +393,7 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
                  "only the first process (the chief) prints, checkpoints and writes files; "
                  "parameter-server: replicas on --devices, each variable kept and updated on "
                  "one of --ps-devices",
-         .choices = strategy_names},
+         .choices = strategy_choices()},
         CUSTOM("--ps-devices", cli_parse_list, &o->ps_devices, "LIST",
                "the parameter devices of --strategy parameter-server, as for --devices "
                "(default: the first training device)"),
@@ -463,7 +467,7 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
         snprintf(err, err_size,
                  "--activation and --dropout are for --layers: a --model-file line gives its "
                  "layer's own (e.g. 'h = dense64(x) tanh dropout=0.2')");
-    else if ((o->ps_devices.count || o->ps_processes) && strcmp(o->strategy, "parameter-server"))
+    else if ((o->ps_devices.count || o->ps_processes) && o->strategy != TDM_STRATEGY_PARAMETER_SERVER)
         snprintf(err, err_size, "--%s is for --strategy parameter-server",
                  o->ps_devices.count ? "ps-devices" : "ps-processes");
     else if (o->tolerate_lost_workers && !o->ps_processes)

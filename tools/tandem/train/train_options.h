@@ -51,7 +51,7 @@ typedef struct train_options {
     double test_fraction;
     cli_list devices;      /* device ids, indices or backend names; none: the default */
     unsigned split;        /* logical devices per chosen device */
-    const char *strategy;  /* "mirrored", "one-device", "multi-worker", "parameter-server" */
+    tdm_strategy_kind strategy; /* --strategy: a kind of tandem/strategy_kinds.def */
     cli_list ps_devices;   /* parameter-server: the parameter devices; none: the first device */
     size_t ps_processes;   /* parameter-server under mpirun: serving processes; 0: one process */
     int tolerate_lost_workers; /* --ps-processes: a lost worker is dropped, not the job */

@@ -102,7 +102,7 @@ void train_run_record(const train_session *ts, run_record *r)
     add(r, "lr-decay", "%s", o->lr_decay);
     add(r, "batch", "%zu", o->batch);
     add(r, "epochs", "%u", o->epochs);
-    add(r, "strategy", "%s", o->strategy);
+    add(r, "strategy", "%s", tdm_strategy_kind_name(o->strategy));
     add(r, "seed", "%llu", (unsigned long long)o->seed);
     add(r, "deterministic", "%s", o->deterministic ? "yes" : "no");
     add(r, "balance", "%s", o->balance ? "yes" : "no");

@@ -45,7 +45,7 @@ static int make_strategy(train_session *ts)
     size_t count = 0;
     if (cli_training_devices(ts->ctx, &o->devices, o->split, devices, &count) != 0)
         return -1;
-    if (!strcmp(o->strategy, "one-device") && o->devices.count && count > 1) {
+    if (o->strategy == TDM_STRATEGY_ONE_DEVICE && o->devices.count && count > 1) {
         fprintf(stderr,
                 "tandem train: --strategy one-device trains on one device, but --devices selects "
                 "%zu: name one, or use --strategy mirrored\n",
@@ -57,20 +57,17 @@ static int make_strategy(train_session *ts)
     so.ordered_pushes = o->deterministic;
     so.tolerate_lost_workers = o->tolerate_lost_workers;
     tdm_status s;
-    if (!strcmp(o->strategy, "one-device"))
+    switch (o->strategy) {
+    case TDM_STRATEGY_ONE_DEVICE:
         s = tdm_strategy_create_one_device(devices[0], &so, &ts->strategy);
-    else if (!strcmp(o->strategy, "mirrored"))
-        s = tdm_strategy_create_mirrored(ts->ctx, devices, count, &so, &ts->strategy);
-    else if (!strcmp(o->strategy, "multi-worker"))
+        break;
+    case TDM_STRATEGY_MULTI_WORKER:
         s = tdm_strategy_create_multi_worker(ts->ctx, devices, count, &so, &ts->strategy);
-    else if (!strcmp(o->strategy, "parameter-server"))
-        return make_parameter_server(ts, devices, count, &so);
-    else {
-        fprintf(stderr,
-                "tandem train: no strategy '%s' (mirrored, one-device, multi-worker, "
-                "parameter-server)\n",
-                o->strategy);
-        return -1;
+        break;
+    case TDM_STRATEGY_PARAMETER_SERVER: return make_parameter_server(ts, devices, count, &so);
+    default: /* the options take no other */
+        s = tdm_strategy_create_mirrored(ts->ctx, devices, count, &so, &ts->strategy);
+        break;
     }
     return s == TDM_OK ? 0 : fail("strategy");
 }

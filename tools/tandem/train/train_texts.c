@@ -11,9 +11,9 @@ tdm_status train_optimizer_options(const train_options *o, size_t steps_per_epoc
     tdm_status s = tdm_optimizer_kind_parse(o->optimizer, oo);
     int plain = oo->kind == TDM_OPT_SGD || oo->kind == TDM_OPT_MOMENTUM;
     oo->learning_rate.initial = o->lr > 0.0f ? o->lr : plain ? 0.1f : 0.001f;
-    if (!strcmp(o->lr_decay, "cosine")) {
-        /* a cosine without warm-up ends at 0 on the run's last step */
-        oo->learning_rate.kind = TDM_LR_WARMUP_COSINE;
+    if (s == TDM_OK && strcmp(o->lr_decay, "none") != 0) {
+        /* the library's name: a cosine without warm-up ends at 0 on the run's last step */
+        s = tdm_lr_kind_parse(o->lr_decay, &oo->learning_rate.kind);
         oo->learning_rate.total_steps = (uint64_t)o->epochs * steps_per_epoch;
     }
     return s;
