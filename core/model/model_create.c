@@ -163,6 +163,11 @@ tdm_status tdm_model_create(tdm_strategy *s, const tdm_model_options *opts, tdm_
     return tdm_model_create_with(s, opts, NULL, "tdm_model_create", out);
 }
 
+tdm_strategy *tdm_model_strategy(const tdm_model *m)
+{
+    return m ? m->strategy : NULL;
+}
+
 void tdm_model_destroy(tdm_model *m)
 {
     if (!m)

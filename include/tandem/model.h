@@ -310,6 +310,9 @@ typedef struct tdm_model_options {
 TDM_API tdm_status tdm_model_create(tdm_strategy *s, const tdm_model_options *opts,
                                     tdm_model **out);
 
+/* The strategy the model's variables live on; NULL for NULL. */
+TDM_API tdm_strategy *tdm_model_strategy(const tdm_model *m);
+
 /* Releases the model and its variables. NULL-safe. */
 TDM_API void tdm_model_destroy(tdm_model *m);
 

@@ -27,6 +27,7 @@
 #include "tandem/model_text.h"
 #include "tandem/step.h"
 #include "tandem/monitor.h"
+#include "tandem/training.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -13,7 +13,8 @@
 enum { EVAL_ROWS = 512 };
 
 typedef struct trainer {
-    tdm_model *model; /* borrowed: the trainer's handle keeps the model's alive */
+    tdm_model *model;       /* borrowed: the trainer's handle keeps the model's alive */
+    tdm_training *training; /* the optimizer and train op, assembled by the library */
     tdm_optimizer *optimizer;
     tdm_train_op *op;
 } trainer;
@@ -21,8 +22,7 @@ typedef struct trainer {
 static void destroy_trainer(void *p)
 {
     trainer *t = p;
-    tdm_train_op_destroy(t->op);
-    tdm_optimizer_destroy(t->optimizer);
+    tdm_training_destroy(t->training);
     free(t);
 }
 
@@ -54,29 +54,12 @@ static tdm_status optimizer_options(const trainer_args *a, tdm_optimizer_options
     return st == TDM_OK ? tdm_lr_schedule_check(r) : st;
 }
 
+/* The optimizer and train op over the model's variables, as tandem train's. */
 static tdm_status trainer_make(tdm_strategy *s, tdm_model *m, const trainer_args *a, trainer *t)
 {
     tdm_optimizer_options oo;
     tdm_status st = optimizer_options(a, &oo);
-    if (st == TDM_OK)
-        st = tdm_optimizer_create(s, &oo, &t->optimizer);
-    /* The model's variables alone: the strategy may hold other models' too. */
-    size_t vars = tdm_model_variable_count(m), states = tdm_model_state_count(m);
-    tdm_variable **list = calloc(vars + states + 1, sizeof *list);
-    if (st == TDM_OK && !list)
-        st = TDM_ERR_OUT_OF_MEMORY;
-    for (size_t i = 0; list && i < vars; i++)
-        list[i] = tdm_model_variable(m, i);
-    for (size_t k = 0; list && k < states; k++)
-        list[vars + k] = tdm_model_state(m, k);
     tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
-    to.var_list = list;
-    to.var_count = vars;
-    to.state_list = list ? list + vars : NULL;
-    to.state_count = states;
-    to.loss_fn = tdm_model_loss;
-    to.loss_user = m;
-    to.optimizer = t->optimizer;
     to.seed = a->seed;
     to.loss_scale = a->loss_scale;
     to.shard_optimizer = a->shard;
@@ -84,9 +67,15 @@ static tdm_status trainer_make(tdm_strategy *s, tdm_model *m, const trainer_args
     to.clip_value = a->clip_value;
     to.all_reduce_dtype = a->f16_all_reduce ? TDM_F16 : TDM_F32;
     to.balance = a->balance;
+    tdm_training_description d = TDM_TRAINING_DESCRIPTION_INIT;
+    d.strategy = s;
+    d.model = m;
+    d.optimizer = &oo;
+    d.train_op_options = &to;
     if (st == TDM_OK)
-        st = tdm_train_op_create(s, &to, &t->op);
-    free(list);
+        st = tdm_training_create(&d, &t->training);
+    t->optimizer = tdm_training_optimizer(t->training);
+    t->op = tdm_training_train_op(t->training);
     return st;
 }
 
@@ -177,7 +166,7 @@ typedef struct session {
     tdm_model *model;
     tdm_dataset *train;    /* shuffled, batched, repeated */
     tdm_dataset *measured; /* the same examples in order, for each epoch's accuracy */
-    tdm_step *step;
+    tdm_training *run;     /* the step and monitor over the trainer's train op */
     tdm_monitor *monitor;
     size_t steps_per_epoch;
     uint64_t epochs_done;
@@ -192,8 +181,7 @@ typedef struct session {
 static void destroy_session(void *p)
 {
     session *f = p;
-    tdm_monitor_destroy(f->monitor);
-    tdm_step_destroy(f->step);
+    tdm_training_destroy(f->run);
     tdm_dataset_destroy(f->train);
     tdm_dataset_destroy(f->measured);
     free(f);
@@ -278,11 +266,6 @@ static tdm_status session_make(tdm_strategy *s, trainer *t, const fit_args *a, s
         f->steps_per_epoch = tdm_dataset_batches_per_epoch(f->train);
         st = tdm_dataset_repeat(f->train, (int64_t)a->epochs);
     }
-    tdm_single_loss_step_options so = TDM_SINGLE_LOSS_STEP_OPTIONS_INIT;
-    so.train_op = t->op;
-    so.dataset = f->train;
-    if (st == TDM_OK)
-        st = tdm_single_loss_step_create(&so, &f->step);
     tdm_monitor_options mo = TDM_MONITOR_OPTIONS_INIT;
     mo.progress = on_step;
     mo.progress_user = f;
@@ -292,8 +275,13 @@ static tdm_status session_make(tdm_strategy *s, trainer *t, const fit_args *a, s
     mo.save_extra = save_epochs;
     mo.restore_extra = restore_epochs;
     mo.extra_user = f;
+    tdm_training_description d = TDM_TRAINING_DESCRIPTION_INIT;
+    d.train_op = t->op;
+    d.dataset = f->train;
+    d.monitor_options = &mo;
     if (st == TDM_OK)
-        st = tdm_monitor_create(f->step, &mo, &f->monitor);
+        st = tdm_training_create(&d, &f->run);
+    f->monitor = tdm_training_monitor(f->run);
     int restored = 0;
     *restored_step = 0;
     if (st == TDM_OK && a->resume)

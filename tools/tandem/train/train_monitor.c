@@ -125,8 +125,10 @@ static void on_damaged(const char *path, const char *kept_as, const char *reason
             path, reason, kept_as);
 }
 
-static int resume(train_session *ts)
+int train_monitor_resume(train_session *ts)
 {
+    if (!ts->opts->resume)
+        return 0;
     int restored = 0;
     uint64_t step = 0;
     if (tdm_monitor_restore(ts->monitor, &restored, &step) != TDM_OK) {
@@ -142,24 +144,19 @@ static int resume(train_session *ts)
     return 0;
 }
 
-int train_monitor_open(train_session *ts)
+void train_monitor_options(train_session *ts, tdm_monitor_options *mo)
 {
     const train_options *o = ts->opts;
-    tdm_monitor_options mo = TDM_MONITOR_OPTIONS_INIT;
-    mo.checkpoint_dir = o->checkpoint_dir;
-    mo.progress = train_on_step;
-    mo.progress_user = ts;
-    mo.save_extra = save_history;
-    mo.restore_extra = restore_history;
-    mo.extra_user = ts;
-    mo.damaged = on_damaged;
-    mo.strategy = ts->strategy; /* multi-worker: the chief's directory, for every process */
-    mo.trace_path = o->trace;
-    mo.trace_first_step = o->trace_steps[0];
-    mo.trace_last_step = o->trace_steps[1];
-    if (tdm_monitor_create(ts->step, &mo, &ts->monitor) != TDM_OK) {
-        fprintf(stderr, "tandem train: monitor: %s\n", tdm_last_error());
-        return -1;
-    }
-    return o->resume ? resume(ts) : 0;
+    *mo = (tdm_monitor_options)TDM_MONITOR_OPTIONS_INIT;
+    mo->checkpoint_dir = o->checkpoint_dir;
+    mo->progress = train_on_step;
+    mo->progress_user = ts;
+    mo->save_extra = save_history;
+    mo->restore_extra = restore_history;
+    mo->extra_user = ts;
+    mo->damaged = on_damaged;
+    mo->strategy = ts->strategy; /* multi-worker: the chief's directory, for every process */
+    mo->trace_path = o->trace;
+    mo->trace_first_step = o->trace_steps[0];
+    mo->trace_last_step = o->trace_steps[1];
 }

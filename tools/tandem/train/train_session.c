@@ -204,6 +204,7 @@ static int make_evaluator(train_session *ts)
                                                                               : fail("evaluation");
 }
 
+/* A parameter-server process's optimizer, which it serves the workers' updates with. */
 static int make_optimizer(train_session *ts)
 {
     tdm_optimizer_options oo;
@@ -213,44 +214,49 @@ static int make_optimizer(train_session *ts)
                                                                              : fail("optimizer");
 }
 
-static int make_train_op(train_session *ts)
+/* The optimizer, train op, step and monitor, assembled by the library from the
+ * options, over the model and the training split. */
+static int make_training(train_session *ts)
 {
     const train_options *o = ts->opts;
-    tdm_variable *vars[2 * (MAX_LAYERS + 1)], *states[2 * MAX_LAYERS];
-    size_t n = tdm_model_variable_count(ts->model), k = tdm_model_state_count(ts->model);
-    for (size_t i = 0; i < n; i++)
-        vars[i] = tdm_model_variable(ts->model, i);
-    for (size_t i = 0; i < k; i++)
-        states[i] = tdm_model_state(ts->model, i);
+    tdm_optimizer_options oo;
+    if (train_optimizer_options(o, ts->data.steps_per_epoch, &oo) != TDM_OK)
+        return fail("--optimizer");
+    /* the batch's training buffers, before the first step would make them (the
+     * parameters, gradients and slots already on the devices) */
+    size_t batch = o->batch < ts->data.train_examples ? o->batch : ts->data.train_examples;
+    if (batch && tdm_model_check_batch(ts->model, batch) != TDM_OK)
+        return fail("batch");
     tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
-    to.loss_fn = tdm_model_loss;
-    to.loss_user = ts->model;
-    to.optimizer = ts->optimizer;
-    to.var_list = vars;
-    to.var_count = n;
-    to.state_list = states;
-    to.state_count = k;
     to.seed = o->seed;
     to.balance = o->balance;
     to.loss_scale = o->loss_scale;
     to.all_reduce_dtype = o->f16_all_reduce ? TDM_F16 : TDM_F32;
     to.shard_optimizer = o->shard_optimizer;
-    return tdm_train_op_create(ts->strategy, &to, &ts->op) == TDM_OK ? 0 : fail("train op");
-}
-
-static int make_step(train_session *ts)
-{
-    /* the batch's training buffers, before the first step would make them (the
-     * parameters, gradients and slots already on the devices) */
-    size_t batch = ts->opts->batch < ts->data.train_examples ? ts->opts->batch
-                                                             : ts->data.train_examples;
-    if (batch && tdm_model_check_batch(ts->model, batch) != TDM_OK)
-        return fail("batch");
     tdm_single_loss_step_options so = TDM_SINGLE_LOSS_STEP_OPTIONS_INIT;
-    so.train_op = ts->op;
-    so.dataset = ts->data.train;
-    so.distribute.prefetch = !ts->opts->deterministic;
-    return tdm_single_loss_step_create(&so, &ts->step) == TDM_OK ? 0 : fail("input");
+    so.distribute.prefetch = !o->deterministic;
+    tdm_monitor_options mo;
+    train_monitor_options(ts, &mo);
+    tdm_training_description d = TDM_TRAINING_DESCRIPTION_INIT;
+    d.strategy = ts->strategy;
+    d.model = ts->model;
+    d.optimizer = &oo;
+    d.train_op_options = &to;
+    d.dataset = ts->data.train;
+    d.step_options = &so;
+    d.monitor_options = &mo;
+    if (tdm_training_create(&d, &ts->training) != TDM_OK) {
+        /* "tdm_training_create: monitor: ...": the part, then the library's reason */
+        const char *why = tdm_last_error(), *prefix = "tdm_training_create: ";
+        fprintf(stderr, "tandem train: %s\n",
+                strncmp(why, prefix, strlen(prefix)) ? why : why + strlen(prefix));
+        return -1;
+    }
+    ts->optimizer = tdm_training_optimizer(ts->training);
+    ts->op = tdm_training_train_op(ts->training);
+    ts->step = tdm_training_step(ts->training);
+    ts->monitor = tdm_training_monitor(ts->training);
+    return train_monitor_resume(ts);
 }
 
 /* The files the run will write, checked before it starts. */
@@ -299,9 +305,9 @@ int train_session_open(const train_options *o, train_session *ts)
     /* before the model, whose first values are the job's first collective */
     if (!status)
         status = train_fingerprint_check(ts->opts, &ts->data, ts->strategy);
-    if (!status && (make_model(ts) || make_evaluator(ts) || make_optimizer(ts) ||
-                    (!tdm_strategy_is_parameter_server(ts->strategy) &&
-                     (make_train_op(ts) || make_step(ts) || train_monitor_open(ts)))))
+    if (!status && (make_model(ts) || make_evaluator(ts) ||
+                    (tdm_strategy_is_parameter_server(ts->strategy) ? make_optimizer(ts)
+                                                                    : make_training(ts))))
         status = 1;
     if (status)
         train_session_close(ts);
@@ -310,10 +316,10 @@ int train_session_open(const train_options *o, train_session *ts)
 
 void train_session_close(train_session *ts)
 {
-    tdm_monitor_destroy(ts->monitor);
-    tdm_step_destroy(ts->step);
-    tdm_train_op_destroy(ts->op);
-    tdm_optimizer_destroy(ts->optimizer);
+    if (ts->training)
+        tdm_training_destroy(ts->training);
+    else /* a parameter server's */
+        tdm_optimizer_destroy(ts->optimizer);
     tdm_evaluator_destroy(ts->evaluator);
     tdm_strategy_destroy(ts->eval_strategy);
     tdm_model_destroy(ts->model);

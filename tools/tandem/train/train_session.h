@@ -38,6 +38,8 @@ typedef struct train_session {
     tdm_model *model;
     tdm_strategy *eval_strategy; /* --eval-devices, else NULL */
     tdm_evaluator *evaluator;    /* the model under eval_strategy, or the model itself */
+    tdm_training *training; /* the optimizer, train op, step and monitor below, or NULL (a
+                               parameter-server process: the optimizer alone, owned) */
     tdm_optimizer *optimizer;
     tdm_train_op *op;
     tdm_step *step;
@@ -69,9 +71,11 @@ void train_session_close(train_session *ts);
 void train_run_record(const train_session *ts, run_record *r);
 void train_run_record_free(run_record *r);
 
-/* The monitor, with the history of finished epochs in each checkpoint; restores the
- * newest checkpoint with --resume. 0, or -1 after printing why. */
-int train_monitor_open(train_session *ts);
+/* The monitor's options: the history of finished epochs in each checkpoint, the
+ * progress callback, the trace (train_monitor.c). */
+void train_monitor_options(train_session *ts, tdm_monitor_options *mo);
+/* With --resume, restores the newest checkpoint; 0, or -1 after saying why. */
+int train_monitor_resume(train_session *ts);
 
 /* The monitor's progress callback (user: the session). */
 int train_on_step(const tdm_step_result *r, void *user);
