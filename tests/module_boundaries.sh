@@ -38,7 +38,8 @@ for entry in "tandem_platform:platform" "tandem_base:base" "tandem_device:base d
              "tandem_input:base device input" \
              "tandem_distribute:base device collective input distribute" \
              "tandem_checkpoint:base checkpoint" "tandem_model:base device checkpoint model" \
-             "tandem_train:base device checkpoint train" "tandem_backend_reference:base device" \
+             "tandem_train:base device checkpoint train" "tandem_training:base" \
+             "tandem_backend_reference:base device" \
              "tandem_backend_opencl:base device" "tandem_backend_vulkan:base device"; do
   lib=${entry%%:*} allowed="${entry#*:} platform"
   [ -d "$roots/$lib" ] || continue

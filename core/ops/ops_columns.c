@@ -29,6 +29,16 @@ static tdm_buffer_view from(const tdm_tensor *t, size_t first)
     return v;
 }
 
+/* The bytes a copy touches of t (rows of width, the block from first for cols), as
+ * [*lo, *hi) of its buffer. */
+static void span(const tdm_tensor *t, size_t width, size_t first, size_t cols, size_t rows,
+                 size_t *lo, size_t *hi)
+{
+    tdm_buffer_view v = tdm_tensor_view(t);
+    *lo = v.offset + first * sizeof(float);
+    *hi = v.offset + ((rows - 1) * width + first + cols) * sizeof(float);
+}
+
 tdm_status tdm_op_copy_columns(tdm_tensor *y, size_t y_width, size_t y_first,
                                const tdm_tensor *x, size_t x_width, size_t x_first, size_t cols)
 {
@@ -47,6 +57,15 @@ tdm_status tdm_op_copy_columns(tdm_tensor *y, size_t y_width, size_t y_first,
     size_t rows = s == TDM_OK ? y->count / y_width : 0;
     if (!rows || !cols)
         return s;
+    size_t y_lo, y_hi, x_lo, x_hi;
+    span(y, y_width, y_first, cols, rows, &y_lo, &y_hi);
+    span(x, x_width, x_first, cols, rows, &x_lo, &x_hi);
+    if (tdm_tensor_view(y).buffer == tdm_tensor_view(x).buffer && y_lo < x_hi && x_lo < y_hi)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: y and x overlap in one buffer (bytes %zu to %zu and %zu to %zu): "
+                        "the copy's work-items run in no set order, so copy through a tensor "
+                        "of its own",
+                        f, y_lo, y_hi, x_lo, x_hi);
     const tdm_copy_columns_args a = {.y = from(y, y_first),
                                      .x = from(x, x_first),
                                      .rows = (uint32_t)rows,

@@ -284,10 +284,10 @@ typedef struct tdm_model_options {
                                           TDM_ERR_UNSUPPORTED. */
     tdm_mixed_products mixed_products; /* TDM_MIXED_MEASURED (0): with compute_dtype TDM_F16,
                                           which products take f16 operands (ignored in f32) */
-    float huber_delta;    /* TDM_LOSS_HUBER's delta, > 0; 0 takes Keras' default, 1 */
     size_t inputs;        /* the model's inputs: 0 or 1 for one, of input_features; 2 to
                              TDM_MODEL_MAX_INPUTS for several, of input_widths */
     size_t input_widths[TDM_MODEL_MAX_INPUTS]; /* with several inputs, input k's features */
+    float huber_delta;    /* TDM_LOSS_HUBER's delta, > 0; 0 takes Keras' default, 1 */
     uint32_t reserved[1]; /* 0 (the INIT macro's): room for later fields, which a caller
                              built before them leaves 0 */
 } tdm_model_options;

@@ -27,7 +27,8 @@ TDM_API tdm_status tdm_op_mul(tdm_tensor *z, const tdm_tensor *x, const tdm_tens
  * columns, y as the same number of rows of y_width, both f32 on one device (the bits
  * copied as they are); y's other columns keep their values. A concatenation on the
  * last axis: each input into its columns of the output, and the gradient's columns
- * back out. */
+ * back out. Spans of one buffer that overlap (from the first element copied to the
+ * last, of y and of x) are refused: the work-items run in no set order. */
 TDM_API tdm_status tdm_op_copy_columns(tdm_tensor *y, size_t y_width, size_t y_first,
                                        const tdm_tensor *x, size_t x_width, size_t x_first,
                                        size_t cols);

@@ -103,6 +103,7 @@ static void check_no_tail_padding(void)
     CHECK(ENDS_WITH(tdm_monitor_options, trace_last_step));
     CHECK(ENDS_WITH(tdm_optimizer_options, reserved));
     CHECK(ENDS_WITH(tdm_single_loss_step_options, distribute));
+    CHECK(ENDS_WITH(tdm_training_description, monitor_options));
     CHECK(ENDS_WITH(tdm_strategy_options, reserved));
     CHECK(ENDS_WITH(tdm_train_op_options, reserved));
     CHECK(ENDS_WITH(tdm_variable_options, initial_int64));

@@ -66,6 +66,15 @@ static void check_refusals(tdm_device *dev)
                 "y has 2 rows of 6, x 3 rows of 4: the rows are the same");
     CHECK_FAILS(tdm_op_copy_columns(y, 6, 0, i32, 4, 0, 2), TDM_ERR_INVALID_ARGUMENT, "x");
     CHECK_FAILS(tdm_op_copy_columns(NULL, 6, 0, x, 4, 0, 2), TDM_ERR_INVALID_ARGUMENT, "y");
+    /* spans of one buffer that overlap; halves of it that do not are copied */
+    tdm_tensor *top = NULL, *bottom = NULL;
+    CHECK_OK(tdm_tensor_slice(x, 0, &TDM_SHAPE(2, 3), &top));
+    CHECK_OK(tdm_tensor_slice(x, 6, &TDM_SHAPE(2, 3), &bottom));
+    CHECK_FAILS(tdm_op_copy_columns(x, 4, 1, x, 4, 0, 2), TDM_ERR_INVALID_ARGUMENT,
+                "y and x overlap in one buffer (bytes 4 to 44 and 0 to 40)");
+    CHECK_OK(tdm_op_copy_columns(bottom, 3, 0, top, 3, 0, 3));
+    tdm_tensor_destroy(top);
+    tdm_tensor_destroy(bottom);
     tdm_tensor_destroy(i32);
     tdm_tensor_destroy(y);
     tdm_tensor_destroy(x);
