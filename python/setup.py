@@ -59,16 +59,25 @@ def locate() -> Dict[str, List[str]]:
     return installed()
 
 
+def headers(include_dirs: List[str]) -> List[str]:
+    """The headers the extension compiles against: a changed one rebuilds every source
+    (setuptools compares the objects with these, not only with their own sources)."""
+    found = [str(p) for d in include_dirs for p in sorted(Path(d).glob("tandem/*"))]
+    return found + [str(p) for p in sorted((HERE / "src").glob("*.h"))]
+
+
+LIBRARY = locate()
 extension = Extension(
     "tandem._tandem",
     sources=[str(Path("src") / name) for name in
              ("module.c", "devices.c", "collectives.c", "model.c", "fit.c")],
+    depends=headers(LIBRARY["include_dirs"]),
     libraries=["tandem"],
     define_macros=[("Py_LIMITED_API", "0x03090000")],
     py_limited_api=True,
     extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-Wshadow", "-Wstrict-prototypes",
                         "-Wmissing-prototypes", "-Wno-missing-field-initializers"],
-    **locate(),
+    **LIBRARY,
 )
 
 setup(version=version(), ext_modules=[extension],
