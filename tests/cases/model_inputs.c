@@ -1,9 +1,9 @@
 /* Models of several inputs, side by side in each example's features: a model whose
  * two inputs are the same columns twice trains to the same bits as the model of one
  * input that reads them twice; a wide-and-deep model (numbers beside ids, the ids
- * embedded) learns its task, replicas train as one, a saved file keeps its inputs and
- * predicts the same bits; inputs that do not add up are refused naming what is
- * wrong. */
+ * embedded) and an image beside numbers learn their tasks, replicas train as one, a
+ * saved file keeps the inputs and predicts the same bits; inputs that do not add up
+ * are refused naming what is wrong. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -194,6 +194,73 @@ static void check_wide_and_deep(void)
     tdm_dataset_destroy(test);
 }
 
+/* An image beside numbers: input 0 a 4 x 4 image under a convolution, input 1 two
+ * numbers under a dense layer, joined. It learns (the image's mean plus a number),
+ * replicas train as one, and a saved file keeps the image and the widths. */
+static void check_image_beside_numbers(void)
+{
+    enum { SIDE = 4, PIXELS = SIDE * SIDE, NUMBERS2 = 2, ROWS = 192, IMAGE_STEPS = 150 };
+    static float x[ROWS * (PIXELS + NUMBERS2)], y[ROWS];
+    uint64_t state = 5;
+    for (size_t i = 0; i < ROWS; i++) {
+        float *row = x + i * (PIXELS + NUMBERS2), mean = 0.0f;
+        for (size_t j = 0; j < PIXELS + NUMBERS2; j++)
+            row[j] = fixture_draw(&state);
+        for (size_t j = 0; j < PIXELS; j++)
+            mean += row[j] / PIXELS;
+        y[i] = 2.0f * mean + row[PIXELS] - 0.5f * row[PIXELS + 1];
+    }
+    tdm_dataset *ds = NULL;
+    CHECK_OK(tdm_dataset_from_targets(x, y, ROWS, PIXELS + NUMBERS2, 1, &ds));
+    CHECK_OK(tdm_dataset_batch(ds, BATCH, 0));
+    CHECK_OK(tdm_dataset_repeat(ds, TDM_REPEAT_FOREVER));
+    const tdm_layer layers[] = {
+        TDM_CONV2D(4, 3, TDM_ACT_TANH), /* reads input 0, the image */
+        TDM_GLOBAL_AVG_POOL2D(),
+        {.kind = TDM_LAYER_DENSE, .units = 8, .activation = TDM_ACT_TANH, .input_count = 1,
+         .inputs = {TDM_MODEL_INPUT_AT(1)}},
+        TDM_CONCATENATE(1, 2),
+        TDM_DENSE(1, TDM_ACT_LINEAR, 0.0f),
+    };
+    tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
+    mo.inputs = 2;
+    mo.input_widths[0] = PIXELS, mo.input_widths[1] = NUMBERS2;
+    mo.input_height = mo.input_width = SIDE, mo.input_channels = 1;
+    mo.layers = layers;
+    mo.layer_count = sizeof layers / sizeof layers[0];
+    mo.loss = TDM_LOSS_MEAN_SQUARED_ERROR;
+    mo.seed = 11;
+    trainer one, many;
+    static double a[IMAGE_STEPS], b[IMAGE_STEPS];
+    open_trainer(&one, devs, 1, &mo, 0.1f);
+    open_trainer(&many, devs, n_devs, &mo, 0.1f);
+    CHECK(tdm_model_input_count(one.model) == PIXELS + NUMBERS2);
+    CHECK(fixture_train_steps(one.strategy, one.op, ds, IMAGE_STEPS, a) == IMAGE_STEPS);
+    CHECK(fixture_train_steps(many.strategy, many.op, ds, IMAGE_STEPS, b) == IMAGE_STEPS);
+    double worst = 0.0;
+    for (size_t i = 0; i < IMAGE_STEPS; i++)
+        worst = fmax(worst, fabs(a[i] - b[i]) / fmax(fabs(a[i]), 1e-3));
+    fprintf(stderr, "image beside numbers: loss %.4f -> %.4f, worst relative %g\n", a[0],
+            a[IMAGE_STEPS - 1], worst);
+    CHECK(worst <= 1e-4);
+    CHECK(a[IMAGE_STEPS - 1] < 0.5 * a[0]);
+    float want[4], got[4];
+    CHECK_OK(tdm_model_predict(many.model, x, 4, want));
+    char path[4096];
+    scratch_root("tdm_inputs_image");
+    scratch_path(path, "model.safetensors", 0);
+    CHECK_OK(tdm_model_save(many.model, path));
+    tdm_model *back = NULL;
+    CHECK_OK(tdm_model_load(one.strategy, path, &back));
+    CHECK_OK(tdm_model_predict(back, x, 4, got));
+    CHECK(memcmp(want, got, sizeof got) == 0);
+    tdm_model_destroy(back);
+    scratch_remove();
+    trainer_close(&one);
+    trainer_close(&many);
+    tdm_dataset_destroy(ds);
+}
+
 /* Inputs that make no model, each refused with the reason; nothing is built. */
 static void check_refused(void)
 {
@@ -248,5 +315,6 @@ void test_case_model_inputs(const test_run *run)
     n_devs = test_scenario_of(run, &ctx, devs);
     check_split_is_exact();
     check_wide_and_deep();
+    check_image_beside_numbers();
     check_refused();
 }
