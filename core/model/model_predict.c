@@ -1,5 +1,6 @@
 /* Prediction: the model's outputs for host rows, standardised first when the model
  * carries an input standardisation. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,11 @@ tdm_status tdm_model_predict(tdm_model *m, const float *features, size_t rows, f
         return TDM_OK;
     TDM_CHECK_ARG(features, func);
     TDM_CHECK_ARG(outputs, func);
+    size_t cols = m->opts.input_features;
+    for (size_t i = 0; i < rows * cols; i++) /* as a dataset refuses them for training */
+        if (!isfinite(features[i]))
+            return tdm_fail(TDM_ERR_NUMERIC, "%s: feature %zu of example %zu is %g", func,
+                            i % cols, i / cols, (double)features[i]);
     tdm_status s = m->standardize ? predict_standardized(m, features, rows, outputs)
                                   : tdm_model_infer(m, features, rows, outputs);
     return s == TDM_OK ? TDM_OK : tdm_fail_context(s, "%s", func);

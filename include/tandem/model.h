@@ -464,9 +464,11 @@ TDM_API const char *tdm_model_class_name(const tdm_model *m, size_t i);
  * class), the regression outputs for squared error. Runs in batches of up to 512 rows
  * on the strategy's first device with the first copies of the variables (a mirrored
  * strategy keeps every copy identical), without dropout, so it works the same on any
- * strategy and gives the outputs tdm_model_evaluate scores. rows 0 does nothing.
- * Cross-replica or default mode; not while a step trains the model, nor beside
- * another prediction or evaluation of the same model (they share its buffers). */
+ * strategy and gives the outputs tdm_model_evaluate scores. rows 0 does nothing. A
+ * feature that is NaN or infinite is refused with TDM_ERR_NUMERIC naming it, as a
+ * dataset refuses it for training. Cross-replica or default mode; not while a step
+ * trains the model, nor beside another prediction or evaluation of the same model
+ * (they share its buffers). */
 TDM_API tdm_status tdm_model_predict(tdm_model *m, const float *features, size_t rows,
                                      float *outputs);
 

@@ -239,6 +239,7 @@ typedef struct fit_args {
     const void *x, *y;
     size_t rows, features, classes, targets, epochs, batch; /* targets: 0 for classes */
     uint64_t seed;
+    int shuffle;                /* every epoch, from seed */
     const char *checkpoint_dir; /* NULL: none */
     int resume;
 } fit_args;
@@ -258,7 +259,7 @@ static tdm_status session_make(tdm_strategy *s, trainer *t, const fit_args *a, s
     size_t workers = tdm_strategy_num_workers(s);
     if (st == TDM_OK && tdm_strategy_num_parameter_servers(s) && workers > 1)
         st = tdm_dataset_shard(f->train, workers, tdm_strategy_worker_index(s));
-    if (st == TDM_OK)
+    if (st == TDM_OK && a->shuffle)
         st = tdm_dataset_shuffle(f->train, a->seed);
     if (st == TDM_OK)
         st = tdm_dataset_batch(f->train, a->batch, 0);
@@ -292,7 +293,7 @@ static tdm_status session_make(tdm_strategy *s, trainer *t, const fit_args *a, s
 }
 
 /* fit_begin(trainer, strategy, x address, y address, rows, features, classes, targets,
- * epochs, batch, seed, checkpoint_dir or None, resume) -> (a fit session, steps per
+ * epochs, batch, seed, shuffle, checkpoint_dir or None, resume) -> (a fit session, steps per
  * epoch, epochs already done by the checkpoint resumed): y int32 class indices [rows]
  * where targets is 0, else float32 targets [rows, targets]. */
 PyObject *py_fit_begin(PyObject *self, PyObject *args)
@@ -301,10 +302,10 @@ PyObject *py_fit_begin(PyObject *self, PyObject *args)
     PyObject *trainer_handle, *strategy_handle, *x_obj, *y_obj;
     Py_ssize_t rows, features, classes, targets, epochs, batch;
     unsigned long long seed;
-    fit_args a = {NULL, NULL, 0, 0, 0, 0, 0, 0, 0, NULL, 0};
-    if (!PyArg_ParseTuple(args, "OOOOnnnnnnKzp", &trainer_handle, &strategy_handle, &x_obj, &y_obj,
-                          &rows, &features, &classes, &targets, &epochs, &batch, &seed,
-                          &a.checkpoint_dir, &a.resume))
+    fit_args a = {0};
+    if (!PyArg_ParseTuple(args, "OOOOnnnnnnKpzp", &trainer_handle, &strategy_handle, &x_obj,
+                          &y_obj, &rows, &features, &classes, &targets, &epochs, &batch, &seed,
+                          &a.shuffle, &a.checkpoint_dir, &a.resume))
         return NULL;
     trainer *t = handle_get(trainer_handle, "trainer");
     tdm_strategy *s = t ? handle_get(strategy_handle, "strategy") : NULL;

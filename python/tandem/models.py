@@ -451,20 +451,27 @@ class Sequential:
                        shard=self.shard_optimizer)
         return options
 
-    def fit(self, x: Any, y: Any, epochs: int = 1, batch_size: int = 32,
-            strategy: Optional[MirroredStrategy] = None, seed: Optional[int] = None,
-            verbose: Union[int, str] = "auto",
-            validation_data: Optional[Tuple[Any, Any]] = None,
-            callbacks: Sequence[Any] = (), checkpoint_dir: Optional[PathLike] = None,
+    def fit(self, x: Any, y: Any, batch_size: Optional[int] = None, epochs: int = 1,
+            verbose: Union[int, str] = "auto", callbacks: Sequence[Any] = (),
+            validation_split: float = 0.0,
+            validation_data: Optional[Tuple[Any, Any]] = None, shuffle: bool = True,
+            initial_epoch: int = 0, *, strategy: Optional[MirroredStrategy] = None,
+            seed: Optional[int] = None, checkpoint_dir: Optional[PathLike] = None,
             resume: bool = False) -> History:
-        """Trains on x ([rows, *input_shape] float32) and y (as the loss takes it, see
-        ``compile``: [rows] int32 class indices, or float32 targets [rows, classes]),
-        shuffling every epoch (``seed``, else the model's), each global batch of
-        ``batch_size`` split over the strategy's replicas. Another fit goes on from
-        where this one left the weights and optimizer.
+        """Trains on x ([rows, *input_shape]) and y (as the loss takes it, see
+        ``compile``: [rows] class indices, or float targets [rows, classes]), in Keras'
+        order: ``fit(x, y, batch_size, epochs, verbose, callbacks, validation_split,
+        validation_data, shuffle, initial_epoch)``; tandem's own options are keywords.
+        Other dtypes are converted once, as Keras does: features and targets to
+        float32, class indices of any integer dtype (or whole floats) to int32.
+        Shuffles every epoch (``seed``, else the model's) unless ``shuffle`` is False,
+        each global batch of ``batch_size`` (default 32) split over the strategy's
+        replicas. Another fit goes on from where this one left the weights and
+        optimizer; ``initial_epoch`` numbers its epochs from there to ``epochs``.
 
-        ``validation_data`` (x, y) is scored after every epoch (``val_loss`` and
-        ``val_`` each metric). ``callbacks`` are objects with methods of
+        ``validation_split`` holds out that fraction of the rows, the last ones before
+        shuffling (Keras' choice), unless ``validation_data`` (x, y) is given; either is
+        scored after every epoch (``val_loss`` and ``val_`` each metric). ``callbacks`` are objects with methods of
         ``tandem.Callback``. ``verbose``: "auto" (a progress bar where stdout is a
         terminal, else nothing), 1 (the bar on a terminal, else a line per epoch), 2
         (a line per epoch), 0 (silent). ``checkpoint_dir`` gets a checkpoint at the
@@ -478,9 +485,15 @@ class Sequential:
         x = self._rows(x, "fit: x")
         y, targets = self._labels(y, "fit: y", x.shape[0])
         validation = self._validation(validation_data)
-        epochs, batch_size = int(epochs), int(batch_size)
+        if validation is None and validation_split:
+            x, y, validation = _split_off(x, y, targets, float(validation_split))
+        epochs, batch_size = int(epochs), 32 if batch_size is None else int(batch_size)
+        initial_epoch = int(initial_epoch)
         if epochs < 1 or batch_size < 1:
             raise ValueError("fit: epochs and batch_size must be at least 1")
+        if not 0 <= initial_epoch < epochs or (initial_epoch and resume):
+            raise ValueError(f"fit: initial_epoch {initial_epoch} is an epoch before epochs "
+                             f"({epochs}), and resume finds its own")
         strategy = self.strategy
         assert strategy is not None
         servers = strategy._servers
@@ -500,14 +513,14 @@ class Sequential:
             self._trainer = _tandem.trainer_create(self._model, strategy._handle, **options)
         session, steps, done = _tandem.fit_begin(
             self._trainer, strategy._handle, _arrays.address(x), _arrays.address(y),
-            x.shape[0], x.shape[1], self.classes, targets, epochs, batch_size,
-            self.seed if seed is None else int(seed),
+            x.shape[0], x.shape[1], self.classes, targets, epochs - initial_epoch,
+            batch_size, self.seed if seed is None else int(seed), bool(shuffle),
             None if checkpoint_dir is None else os.fspath(checkpoint_dir), bool(resume))
         try:
             # in a job the chief alone reports, as tandem train's does
             reporting = _reporting(verbose) if strategy._chief else "none"
-            return self._epochs(session, range(done, epochs), steps, validation,
-                                list(callbacks), reporting)
+            return self._epochs(session, range(initial_epoch + done, epochs), steps,
+                                validation, list(callbacks), reporting)
         finally:
             _tandem.close(session)
             if servers:  # the train op's goodbye lets the servers' fit return
@@ -564,16 +577,22 @@ class Sequential:
 
     # ---- using the model ---------------------------------------------------------
 
-    def evaluate(self, x: Any, y: Any, strategy: Optional[MirroredStrategy] = None
-                 ) -> List[float]:
+    def evaluate(self, x: Any, y: Any, batch_size: Optional[int] = None,
+                 verbose: Union[int, str] = "auto", return_dict: bool = False, *,
+                 strategy: Optional[MirroredStrategy] = None
+                 ) -> Union[List[float], Dict[str, float]]:
         """[mean loss, each metric] over x and y (``metrics_names`` says which), as
         Keras' evaluate: [loss, accuracy] for a classifier, [loss, mae, rmse, r2] for a
-        regression unless compile named others. Features go in as training saw them: a
-        model file's standardisation (saved by ``tandem train``) applies to predict
-        alone."""
+        regression unless compile named others; with ``return_dict`` a dict of them by
+        name. Features go in as training saw them: a model file's standardisation
+        (saved by ``tandem train``) applies to predict alone. ``batch_size`` and
+        ``verbose`` are Keras' and change nothing: tandem scores every row in chunks of
+        its own, silently, and the scores do not depend on the chunks."""
+        _batch_size(batch_size, "evaluate")
         self._build(strategy, x if isinstance(x, np.ndarray) else None)
         x = self._rows(x, "evaluate: x")
-        return self._score(x, *self._labels(y, "evaluate: y", x.shape[0]))
+        scores = self._score(x, *self._labels(y, "evaluate: y", x.shape[0]))
+        return dict(zip(self.metrics_names, scores)) if return_dict else scores
 
     def _score(self, x: np.ndarray, y: np.ndarray, targets: int) -> List[float]:
         """evaluate's scores of rows and labels already checked."""
@@ -581,12 +600,17 @@ class Sequential:
                                           x.shape[0], targets))
         return [values["loss"], *(values[m] for m in self._metrics())]
 
-    def predict(self, x: Any, strategy: Optional[MirroredStrategy] = None) -> np.ndarray:
+    def predict(self, x: Any, batch_size: Optional[int] = None,
+                verbose: Union[int, str] = "auto", *,
+                strategy: Optional[MirroredStrategy] = None) -> np.ndarray:
         """The outputs [rows, classes] as float32, as the output layer computes them:
         class probabilities (the softmax of the logits) for the categorical
         cross-entropies, each output's probability (the sigmoid of its logit) for the
         binary one, the logits of a linear output layer (``from_logits=True``), a
-        regression's values."""
+        regression's values. A NaN or infinite feature raises tandem.NumericError, as
+        in fit. ``batch_size`` and ``verbose`` are Keras' and change nothing (tandem
+        predicts in chunks of its own, silently)."""
+        _batch_size(batch_size, "predict")
         self._build(strategy, x if isinstance(x, np.ndarray) else None)
         x = self._rows(x, "predict: x")
         out = np.empty((x.shape[0], self.classes), dtype=np.float32)
@@ -598,6 +622,11 @@ class Sequential:
             return out
         exp = np.exp(out - out.max(axis=1, keepdims=True))
         return (exp / exp.sum(axis=1, keepdims=True)).astype(np.float32)
+
+    def __call__(self, x: Any) -> np.ndarray:
+        """``model(x)``: the outputs for x, as ``predict`` gives them (Keras' call of a
+        model on arrays; tandem computes it on the devices, without gradients)."""
+        return self.predict(x)
 
     def save(self, path: PathLike) -> None:
         """Writes the model file ``tandem train --save`` writes (docs/MODEL_FILES.md):
@@ -693,6 +722,26 @@ class Model(Sequential):
                          seed=seed, strategy=strategy, mixed_precision=mixed_precision,
                          f16_activations=f16_activations, conv=conv, output_activation=head)
         self.input_shapes = shapes if len(given) > 1 else None
+
+
+def _batch_size(batch_size: Optional[int], call: str) -> None:
+    """Keras' batch_size of evaluate and predict: None or a positive count."""
+    if batch_size is not None and int(batch_size) < 1:
+        raise ValueError(f"{call}: batch_size must be at least 1, not {batch_size!r}")
+
+
+def _split_off(x: np.ndarray, y: np.ndarray, targets: int, fraction: float
+               ) -> Tuple[np.ndarray, np.ndarray, Tuple[np.ndarray, np.ndarray, int]]:
+    """Keras' validation_split: the last fraction of the rows, before any shuffling,
+    held out as validation data; the rest trains."""
+    if not 0.0 < fraction < 1.0:
+        raise ValueError(f"fit: validation_split is a fraction in (0, 1), not {fraction!r}")
+    held = int(x.shape[0] * fraction)
+    if held < 1 or held >= x.shape[0]:
+        raise ValueError(f"fit: validation_split {fraction} of {x.shape[0]} rows leaves "
+                         "no rows to train or to validate on")
+    keep = x.shape[0] - held
+    return x[:keep], y[:keep], (x[keep:], y[keep:], targets)
 
 
 def _reporting(verbose: Union[int, str]) -> str:

@@ -234,8 +234,8 @@ def test_what_does_not_fit_is_refused(pocl_pair):
         model.fit(x, np.ascontiguousarray(y[:, 0]), strategy=pocl_pair, verbose=0)
     with pytest.raises(ValueError, match=r"shape \(64, 2\).*got float32 array of shape \(63, 2\)"):
         model.evaluate(x, y[:63])
-    with pytest.raises(TypeError, match=r"int32 array of shape \(64, 2\)"):
-        model.fit(x, y.astype(np.int32), strategy=pocl_pair, verbose=0)
+    with pytest.raises(TypeError, match=r"expected numbers, got <U\d+ array of shape \(64, 2\)"):
+        model.fit(x, y.astype(str), strategy=pocl_pair, verbose=0)
     with pytest.raises(RuntimeError, match="not trained yet"):
         model.current_learning_rate()
     # The library checks what it is given too: a NaN target is named.

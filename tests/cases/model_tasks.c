@@ -234,6 +234,10 @@ static void check_refused(void)
                 "compares the outputs with float targets");
     CHECK_FAILS(tdm_model_evaluate(t.model, wide, &ev), TDM_ERR_INVALID_ARGUMENT,
                 "4 float targets per example, and the model has 2 outputs");
+    float rows[2 * FEATURES] = {0}, out[2 * 2];
+    rows[FEATURES + 2] = NAN; /* refused as a dataset refuses it */
+    CHECK_FAILS(tdm_model_predict(t.model, rows, 2, out), TDM_ERR_NUMERIC,
+                "tdm_model_predict: feature 2 of example 1 is nan");
     trainer_close(&t);
     open_trainer(&t, devs, 1, REGRESSION, TDM_LOSS_SOFTMAX_CROSS_ENTROPY, 0.1f);
     CHECK_FAILS(tdm_model_evaluate(t.model, targets, &ev), TDM_ERR_INVALID_ARGUMENT,
