@@ -17,22 +17,27 @@ _current: "contextvars.ContextVar[Optional[MirroredStrategy]]" = contextvars.Con
     "tandem_strategy", default=None)
 
 
+#: Devices by id ("opencl:0") or Device: a list of them, or one alone; None for the
+#: defaults.
+Devices = Optional[Union[str, Device, Sequence[Union[str, Device]]]]
+
+
 class MirroredStrategy:
     """One replica per device, synchronous, variables mirrored (``tf.distribute.MirroredStrategy``).
 
     ``devices`` are ids as ``tandem.devices()`` gives them ("opencl:0", "vulkan:0") or
-    Device objects; None takes the default devices (each piece of hardware once: the
-    GPUs, else one CPU driver's devices, else the reference device). ``split=N`` makes
-    each of them N logical devices, each with its own queue and an equal share of the
-    memory, and a replica on each (TF's logical device configuration): several
-    replicas on one card, or two on one CPU driver for testing. Their ids are the
-    device's with "/i" ("vulkan:0/1").
+    Device objects, a list or one alone; None takes the default devices (each piece of
+    hardware once: the GPUs, else one CPU driver's devices, else the reference
+    device). ``split=N`` makes each of them N logical devices, each with its own queue
+    and an equal share of the memory, and a replica on each (TF's logical device
+    configuration): several replicas on one card, or two on one CPU driver for
+    testing. Their ids are the device's with "/i" ("vulkan:0/1").
     """
 
     _kind = "mirrored"
     _closed = True  # until _open succeeds
 
-    def __init__(self, devices: Optional[Sequence[Union[str, Device]]] = None,
+    def __init__(self, devices: Devices = None,
                  split: int = 1) -> None:
         ids = _ids(devices)
         if ids is None and split != 1:
@@ -220,8 +225,8 @@ class ParameterServerStrategy(MultiWorkerMirroredStrategy):
 
     _kind = "parameter-server"
 
-    def __init__(self, devices: Optional[Sequence[Union[str, Device]]] = None,
-                 ps_devices: Optional[Sequence[Union[str, Device]]] = None,
+    def __init__(self, devices: Devices = None,
+                 ps_devices: Devices = None,
                  ps_processes: int = 0) -> None:
         if ps_devices is not None and ps_processes:
             raise ValueError("ParameterServerStrategy: ps_devices (in one process) and "
@@ -253,9 +258,13 @@ class ParameterServerStrategy(MultiWorkerMirroredStrategy):
         return self._servers > 0
 
 
-def _ids(devices: Optional[Sequence[Union[str, Device]]]) -> Optional[List[str]]:
-    return None if devices is None else [d.id if isinstance(d, Device) else str(d)
-                                         for d in devices]
+def _ids(devices: Devices) -> Optional[List[str]]:
+    """The device ids: of a list, or of one id or Device given alone ("opencl:0")."""
+    if devices is None:
+        return None
+    if isinstance(devices, (str, Device)):
+        devices = [devices]
+    return [d.id if isinstance(d, Device) else str(d) for d in devices]
 
 
 def _reduce_op(op: str, what: str) -> int:

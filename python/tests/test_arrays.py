@@ -46,6 +46,13 @@ def test_library_errors_carry_status_and_message(pocl_pair):
     assert "f32" in str(error.value)
 
 
+def test_one_device_id_alone_is_a_list_of_one(pocl_pair):
+    """MirroredStrategy("opencl:0"), as a Keras user writes a single device."""
+    one = tandem.MirroredStrategy("opencl:0")
+    assert one.devices == ["opencl:0"]
+    one.close()
+
+
 def test_unknown_device_is_named_with_the_ids_there_are():
     with pytest.raises(ValueError, match="no device 'opencl:9'.*opencl:0"):
         tandem.MirroredStrategy(["opencl:9"])
