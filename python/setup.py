@@ -70,7 +70,7 @@ LIBRARY = locate()
 extension = Extension(
     "tandem._tandem",
     sources=[str(Path("src") / name) for name in
-             ("module.c", "devices.c", "collectives.c", "model.c", "fit.c")],
+             ("module.c", "devices.c", "collectives.c", "model.c", "fit.c", "weights.c")],
     depends=headers(LIBRARY["include_dirs"]),
     libraries=["tandem"],
     define_macros=[("Py_LIMITED_API", "0x03090000")],

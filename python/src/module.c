@@ -269,6 +269,8 @@ static PyMethodDef methods[] = {
     {"loss_kinds", py_loss_kinds, METH_NOARGS, "Every loss: name, Keras alias, labels."},
     {"kind_names", py_kind_names, METH_VARARGS, "The strategies' or schedules' names."},
     {"model_conv", py_model_conv, METH_VARARGS, "The algorithm of each convolution layer."},
+    {"model_weights", py_model_weights, METH_VARARGS, "A model's weights: names, shapes."},
+    {"model_weight", py_model_weight, METH_VARARGS, "Reads or assigns one weight."},
     {"predict", py_predict, METH_VARARGS, "A model's outputs for rows of features."},
     {"evaluate", py_evaluate, METH_VARARGS, "A model's mean loss and metrics."},
     {"trainer_create", (PyCFunction)(void (*)(void))py_trainer_create, METH_VARARGS | METH_KEYWORDS,

@@ -75,6 +75,8 @@ PyObject *py_devices(PyObject *self, PyObject *args);
 PyObject *py_library_path(PyObject *self, PyObject *args);
 PyObject *py_version(PyObject *self, PyObject *args);
 PyObject *py_kind_names(PyObject *self, PyObject *args);
+PyObject *py_model_weights(PyObject *self, PyObject *args);
+PyObject *py_model_weight(PyObject *self, PyObject *args);
 PyObject *py_strategy(PyObject *self, PyObject *args);
 PyObject *py_strategy_devices(PyObject *self, PyObject *args);
 PyObject *py_close(PyObject *self, PyObject *args);

@@ -671,6 +671,40 @@ class Sequential:
         return [_tandem.model_conv(self._model, index)
                 for index, (kind, _) in enumerate(self.layers) if kind == "conv2d"]
 
+    def get_weights(self) -> List[np.ndarray]:
+        """Every weight as a new float32 array: the trainable variables in the model's
+        order (each layer's kernel before its bias, gamma before beta), then the
+        moving statistics (batch norms' mean and variance). Keras interleaves a
+        layer's moving statistics with its variables; tandem keeps them after all the
+        trainable ones, the order ``set_weights`` takes back."""
+        if not self.built:
+            raise RuntimeError("the model is not built yet: fit, evaluate or predict first")
+        weights = []
+        for index, (_, shape) in enumerate(_tandem.model_weights(self._model)):
+            value = np.empty(shape, dtype=np.float32)
+            _tandem.model_weight(self._model, index, _arrays.address(value), False)
+            weights.append(value)
+        return weights
+
+    def set_weights(self, weights: Sequence[Any]) -> None:
+        """Assigns every weight, in ``get_weights``' order and shapes (any real dtype,
+        converted to float32), to every replica's copy."""
+        if not self.built:
+            raise RuntimeError("the model is not built yet: fit, evaluate or predict first")
+        described = _tandem.model_weights(self._model)
+        if len(weights) != len(described):
+            raise ValueError(f"set_weights: the model has {len(described)} weights, "
+                             f"given {len(weights)}")
+        values = []
+        for (name, shape), given in zip(described, weights):
+            value = _arrays.as_float32(given, f"set_weights: {name}")
+            if value.shape != tuple(shape):
+                raise ValueError(f"set_weights: {name} has shape {tuple(shape)}, given "
+                                 f"{_arrays.describe(value)}")
+            values.append(value)
+        for index, value in enumerate(values):
+            _tandem.model_weight(self._model, index, _arrays.address(value), True)
+
     def count_params(self) -> int:
         if not self.built:
             raise RuntimeError("the model is not built yet")

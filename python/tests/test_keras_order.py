@@ -95,3 +95,39 @@ def test_evaluate_predict_and_call(pocl_pair, digits):
         model.predict(bad)
     with pytest.raises(ValueError, match="batch_size must be at least 1"):
         model.predict(x_test, batch_size=0)
+
+
+def test_weights_round_trip_and_restore_best(pocl_pair, digits):
+    """get_weights gives every weight (variables, then a batch norm's moving
+    statistics); set_weights takes them back on every replica, so predictions return;
+    EarlyStopping(restore_best_weights=True) ends on its best epoch's weights."""
+    x, y, x_test, y_test = digits
+    model = tandem.Sequential([layers.Dense(16, activation="relu"), layers.BatchNormalization(),
+                               layers.Dense(10, activation="softmax")], input_shape=(64,), seed=3)
+    model.compile(optimizer="adam", lr=3e-3)
+    model.fit(x, y, 64, 1, verbose=0, strategy=pocl_pair)
+    saved = model.get_weights()
+    assert [w.shape for w in saved] == [(64, 16), (16,), (16,), (16,), (16, 10), (10,), (16,),
+                                        (16,)]
+    assert sum(w.size for w in saved[:6]) == model.count_params()
+    before = model.predict(x_test)
+    model.fit(x, y, 64, 2, verbose=0)
+    assert not np.array_equal(model.predict(x_test), before)
+    model.set_weights([w.astype(np.float64) for w in saved])
+    assert np.array_equal(model.predict(x_test), before)
+    assert all(np.array_equal(a, b) for a, b in zip(model.get_weights(), saved))
+    with pytest.raises(ValueError, match="has shape \\(64, 16\\), given float32 array of shape"):
+        model.set_weights([w.T for w in saved])
+    with pytest.raises(ValueError, match="the model has 8 weights, given 7"):
+        model.set_weights(saved[:7])
+
+    stop = tandem.EarlyStopping(monitor="val_accuracy", patience=1, restore_best_weights=True)
+    fresh = classifier()
+    history = fresh.fit(x, y, 64, 8, verbose=0, validation_data=(x_test, y_test),
+                        callbacks=[stop], strategy=pocl_pair)
+    best = stop.best_epoch
+    assert history.history["val_accuracy"][best] == max(history.history["val_accuracy"])
+    assert fresh.evaluate(x_test, y_test, return_dict=True)["accuracy"] == \
+        history.history["val_accuracy"][best]
+    with pytest.raises(ValueError, match="mode is"):
+        tandem.EarlyStopping(mode="up")
