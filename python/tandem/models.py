@@ -53,7 +53,6 @@ def _layer_spec(layers: LayerList) -> str:
 
 #: what an output layer may compute: the logits themselves, or probabilities
 _OUTPUT_ACTIVATIONS = ("linear", "sigmoid", "softmax")
-_DEFAULT_CLASSES = 10
 
 # compile(metrics=)'s names, Keras' among them, and the metric each gives; the history
 # and the logs use the metric's name.
@@ -66,8 +65,8 @@ _REGRESSION_METRICS = ["mae", "rmse", "r2"]
 
 
 def _output_layer(layers: LayerList, classes: Optional[int], output_activation: Optional[str]
-                  ) -> Tuple[LayerList, int, Optional[str]]:
-    """(the hidden layers, the output layer's units, its activation or None) as
+                  ) -> Tuple[LayerList, Optional[int], Optional[str]]:
+    """(the hidden layers, the output layer's units or None, its activation or None) as
     Sequential's arguments give them: a list may end in Keras' output layer, a Dense
     whose activation is "softmax" (never a hidden one's) or, where ``classes`` is not
     given, "sigmoid" or "linear" (a regression's ``Dense(1, activation="linear")``)."""
@@ -84,7 +83,7 @@ def _output_layer(layers: LayerList, classes: Optional[int], output_activation: 
     if output_activation not in (None, *_OUTPUT_ACTIVATIONS):
         raise ValueError(f"output_activation: one of {', '.join(_OUTPUT_ACTIVATIONS)}, not "
                          f"{output_activation!r}")
-    return layers, _DEFAULT_CLASSES if classes is None else int(classes), output_activation
+    return layers, None if classes is None else int(classes), output_activation
 
 
 # tandem.losses' class of each cross-entropy, for messages
@@ -191,7 +190,9 @@ class Sequential:
     ``valid`` (``conv64k3s2valid``). ``activation`` (relu, tanh, sigmoid, gelu, linear;
     default the one the layer objects name, else relu) follows every dense and
     convolution layer, ``dropout`` every dense one, and an output layer of ``classes``
-    units (default 10; a regression's outputs) ends the model. A list may end in that
+    units (a regression's outputs) ends the model; where neither ``classes`` nor an
+    output layer says how many, the first fit's labels do (the highest class index
+    plus one, or the targets' width), never a default. A list may end in that
     output layer as Keras writes it: ``Dense(10, activation="softmax")``, or
     ``Dense(1, activation="sigmoid")`` where ``classes`` is not given.
     ``output_activation`` says the same for a string: "softmax", "sigmoid" or "linear";
@@ -272,10 +273,13 @@ class Sequential:
         self.strategy = chosen
         return chosen
 
-    def _build(self, strategy: Optional[MirroredStrategy], x: Optional[np.ndarray]) -> None:
+    def _build(self, strategy: Optional[MirroredStrategy], x: Optional[np.ndarray],
+               y: Any = None) -> None:
         chosen = self._strategy_for(strategy)
         if self.built:
             return
+        if self.classes is None:
+            self.classes = self._outputs_of(y)
         if self.input_shape is None:
             if x is None or not isinstance(x, np.ndarray) or x.ndim < 2:
                 raise ValueError("input_shape: give it to Sequential, or fit on [rows, ...] "
@@ -289,6 +293,21 @@ class Sequential:
                                            self.f16_activations, self.conv, self._loss,
                                            self._huber_delta)
         self._pristine = True
+
+    def _outputs_of(self, y: Any) -> int:
+        """The outputs the labels call for, where nothing else says: the highest class
+        index plus one, or the float targets' width."""
+        if y is None:
+            raise ValueError("classes: the model's outputs are not known: give "
+                             "Sequential(classes=) or an output layer, or fit it first")
+        if self._loss == losses.SPARSE:
+            labels = _arrays.as_classes(y, "labels")
+            if not labels.size or labels.min() < 0:
+                raise ValueError("classes: labels that are no class indices tell no count; "
+                                 "give Sequential(classes=)")
+            return int(labels.max()) + 1
+        targets = np.asarray(y)
+        return 1 if targets.ndim == 1 else int(targets.shape[-1])
 
     def _features(self) -> int:
         assert self.input_shape is not None
@@ -481,7 +500,7 @@ class Sequential:
         (KeyboardInterrupt), the last checkpoint whole."""
         if self.optimizer is None:
             raise RuntimeError("compile() the model before fit()")
-        self._build(strategy, x if isinstance(x, np.ndarray) else None)
+        self._build(strategy, x if isinstance(x, np.ndarray) else None, y)
         x = self._rows(x, "fit: x")
         y, targets = self._labels(y, "fit: y", x.shape[0])
         validation = self._validation(validation_data)
@@ -589,7 +608,7 @@ class Sequential:
         ``verbose`` are Keras' and change nothing: tandem scores every row in chunks of
         its own, silently, and the scores do not depend on the chunks."""
         _batch_size(batch_size, "evaluate")
-        self._build(strategy, x if isinstance(x, np.ndarray) else None)
+        self._build(strategy, x if isinstance(x, np.ndarray) else None, y)
         x = self._rows(x, "evaluate: x")
         scores = self._score(x, *self._labels(y, "evaluate: y", x.shape[0]))
         return dict(zip(self.metrics_names, scores)) if return_dict else scores

@@ -131,3 +131,20 @@ def test_weights_round_trip_and_restore_best(pocl_pair, digits):
         history.history["val_accuracy"][best]
     with pytest.raises(ValueError, match="mode is"):
         tandem.EarlyStopping(mode="up")
+
+
+def test_outputs_come_from_the_layers_or_the_labels(pocl_pair, digits):
+    """No silent default: the output layer or classes= say how many outputs, else the
+    first fit's labels do; predicting first says what is missing."""
+    x, y, _, _ = digits
+    three = y % 3
+    model = tandem.Sequential("16", input_shape=(64,))
+    with pytest.raises(ValueError, match="the model's outputs are not known"):
+        model.predict(x[:2], strategy=pocl_pair)
+    model.compile(optimizer="adam")
+    model.fit(x, three, 64, 1, verbose=0)
+    assert model.classes == 3 and model.predict(x[:2]).shape == (2, 3)
+    regression = tandem.Sequential("16", input_shape=(64,))
+    regression.compile(loss="mse")
+    regression.fit(x, np.stack([y, 2.0 * y], axis=1), 64, 1, verbose=0, strategy=pocl_pair)
+    assert regression.classes == 2

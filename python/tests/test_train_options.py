@@ -85,5 +85,5 @@ def test_f16_activations(pocl_pair, digits):
     assert f16.mixed_precision and f16.loss_scale() > 1.0
     assert np.isfinite(f16_loss).all() and f16_loss != mixed_loss
     with pytest.raises(tandem.TandemError, match="conv"):
-        tandem.Sequential("8", input_shape=(64,), conv="sideways").predict(
+        tandem.Sequential("8", input_shape=(64,), classes=10, conv="sideways").predict(
             np.zeros((1, 64), np.float32), strategy=pocl_pair)
