@@ -392,8 +392,9 @@ class Sequential:
 
     # ---- training ----------------------------------------------------------------
 
-    def compile(self, optimizer: str = "adam", lr: float = 1e-3,
-                loss: Any = None, metrics: Optional[Sequence[str]] = None,
+    def compile(self, optimizer: str = "adam", loss: Any = None, loss_weights: Any = None,
+                metrics: Optional[Sequence[str]] = None, *, lr: Optional[float] = None,
+                learning_rate: Optional[float] = None,
                 shard_optimizer: bool = False, lr_decay: str = "none",
                 decay_steps: Optional[int] = None, decay_rate: float = 0.96,
                 warmup_steps: int = 0, final_lr: float = 0.0,
@@ -401,7 +402,11 @@ class Sequential:
                 f16_all_reduce: bool = False, balance: bool = False,
                 loss_scale: Optional[float] = None) -> None:
         """Chooses the optimizer ("sgd", "momentum", "nesterov", "adagrad", "rmsprop",
-        "adam", "adamw"), its learning rate, the loss and the metrics.
+        "adam", "adamw"), its learning rate, the loss and the metrics, in Keras' order
+        ``compile(optimizer, loss, loss_weights, metrics)``; the rest are keywords.
+        ``learning_rate`` (Keras' name) or ``lr``: 1e-3 where neither is given.
+        ``loss_weights`` is Keras' for models of several outputs; tandem's models have
+        one, so only None is taken.
 
         - ``loss``, by Keras' name or a ``tandem.losses`` object:
           "sparse_categorical_crossentropy" (y int32 class indices [rows]),
@@ -437,13 +442,20 @@ class Sequential:
           given; ``loss_scale`` starts dynamic loss scaling at that scale.
         - ``balance`` gives faster devices a larger share of each batch, measured as
           training runs (``--balance``)."""
+        if loss_weights is not None:
+            raise ValueError("loss_weights: tandem's models have one output, so one loss; "
+                             "leave it None")
+        if lr is not None and learning_rate is not None and float(lr) != float(learning_rate):
+            raise ValueError(f"compile: lr {lr} and learning_rate {learning_rate} are one "
+                             "setting: give one")
+        rate = learning_rate if learning_rate is not None else lr if lr is not None else 1e-3
         if lr_decay not in _lr_kinds():
             raise ValueError(f"lr_decay: one of {', '.join(_lr_kinds())}, not {lr_decay!r}")
         if lr_decay in ("exponential", "step") and decay_steps is None:
             raise ValueError(f"lr_decay=\"{lr_decay}\" needs decay_steps")
         self._set_loss(loss, metrics)
         self.optimizer = optimizer
-        self.learning_rate = float(lr)
+        self.learning_rate = float(rate)
         self.shard_optimizer = bool(shard_optimizer)
         self._compiled = {
             "lr_decay": lr_decay,

@@ -148,3 +148,18 @@ def test_outputs_come_from_the_layers_or_the_labels(pocl_pair, digits):
     regression.compile(loss="mse")
     regression.fit(x, np.stack([y, 2.0 * y], axis=1), 64, 1, verbose=0, strategy=pocl_pair)
     assert regression.classes == 2
+
+
+def test_compile_in_keras_order(pocl_pair, digits):
+    """compile(optimizer, loss, loss_weights, metrics), learning_rate= as lr=."""
+    x, y, _, _ = digits
+    model = tandem.Sequential("16", input_shape=(64,), classes=10)
+    model.compile("sgd", "sparse_categorical_crossentropy", None, ["accuracy"],
+                  learning_rate=0.05)
+    assert model.learning_rate == 0.05 and model.metrics_names == ["loss", "accuracy"]
+    model.fit(x, y, 64, 1, verbose=0, strategy=pocl_pair)
+    assert model.current_learning_rate() == np.float32(0.05)
+    with pytest.raises(ValueError, match="loss_weights: tandem's models have one output"):
+        model.compile("adam", "mse", [1.0])
+    with pytest.raises(ValueError, match="lr 0.1 and learning_rate 0.2 are one setting"):
+        model.compile(lr=0.1, learning_rate=0.2)
