@@ -24,7 +24,7 @@ static tdm_status elementwise(const tdm_model *m, const tdm_model_views *v, cons
     }
 }
 
-/* t's first `count` elements as [rows, cols]. */
+/* t's first rows x cols elements as [rows, cols]. */
 static tdm_status as_matrix(const tdm_tensor *t, size_t rows, size_t cols, tdm_tensor **out)
 {
     return tdm_tensor_slice((tdm_tensor *)t, 0, &TDM_SHAPE(rows, cols), out);
@@ -43,6 +43,13 @@ static tdm_status per_example(const tdm_model *m, const tdm_model_views *v,
                                                 a->labels, scale);
         return s == TDM_OK ? tdm_op_sum_scaled(a->loss, v->b.losses, scale) : s;
     }
+    if (tdm_model_output_positions(m) == 1) { /* a flat output: the buffers as they are */
+        tdm_status s = tdm_op_softmax_xent(v->b.losses, v->b.g[last], v->out[last], a->labels,
+                                           scale);
+        return s == TDM_OK ? tdm_op_sum_scaled(a->loss, v->b.losses, scale) : s;
+    }
+    /* an image output: its losses buffer holds one per position; the labels give one
+     * per example (over every output) or one per position */
     tdm_shape labels = tdm_tensor_shape(a->labels);
     size_t per_row = labels.rank > 1 ? labels.dims[1] : 1, rows = v->rows * per_row;
     size_t cols = tdm_model_output_count(m) / per_row;

@@ -75,9 +75,7 @@ static void check_learns(void)
     trainer_open_on(&many, ctx, devs, n_devs, &mo, TDM_OPT_ADAM, 0.01f);
     CHECK(fixture_train_steps(one.strategy, one.op, ds, STEPS, a) == STEPS);
     CHECK(fixture_train_steps(many.strategy, many.op, ds, STEPS, b) == STEPS);
-    double worst = 0.0;
-    for (size_t i = 0; i < STEPS; i++)
-        worst = fmax(worst, fabs(a[i] - b[i]) / fmax(fabs(a[i]), 1e-3));
+    double worst = fixture_worst_relative(b, a, STEPS);
     tdm_evaluation ev;
     CHECK_OK(tdm_model_evaluate(many.model, test, &ev));
     fprintf(stderr,
@@ -114,6 +112,33 @@ static void check_step_loss_is_evaluation(void)
     tdm_dataset_destroy(ds);
 }
 
+/* The tagger's image output with one label per example: the loss over all its 36
+ * outputs, as for any model, a step's loss the evaluation's. */
+static void check_label_per_example(void)
+{
+    static float x[EXAMPLES * LENGTH];
+    static int32_t y[EXAMPLES];
+    uint64_t state = 13;
+    for (size_t i = 0; i < EXAMPLES; i++) {
+        for (size_t p = 0; p < LENGTH; p++)
+            x[i * LENGTH + p] = (float)((size_t)((fixture_draw(&state) + 1.0f) * 3.0f) % VOCAB);
+        y[i] = (int32_t)(i % (LENGTH * TAGS));
+    }
+    tdm_dataset *ds = NULL;
+    CHECK_OK(tdm_dataset_from_arrays(x, y, EXAMPLES, LENGTH, LENGTH * TAGS, &ds));
+    CHECK_OK(tdm_dataset_batch(ds, EXAMPLES, 0));
+    tdm_model_options mo = tagger_options();
+    trainer t;
+    trainer_open_on(&t, ctx, devs, n_devs, &mo, TDM_OPT_SGD, 0.0f);
+    double step = 0.0;
+    CHECK(fixture_train_steps(t.strategy, t.op, ds, 1, &step) == 1);
+    tdm_evaluation ev;
+    CHECK_OK(tdm_model_evaluate(t.model, ds, &ev));
+    CHECK(fabs(step - ev.loss) <= 1e-5 * ev.loss);
+    trainer_close(&t);
+    tdm_dataset_destroy(ds);
+}
+
 /* A label per position needs an output of as many positions and the sparse
  * softmax cross-entropy. */
 static void check_refused(void)
@@ -145,5 +170,6 @@ void test_case_model_sequences(const test_run *run)
     n_devs = test_scenario_of(run, &ctx, devs);
     check_learns();
     check_step_loss_is_evaluation();
+    check_label_per_example();
     check_refused();
 }
