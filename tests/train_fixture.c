@@ -1,4 +1,5 @@
 /* The small training run of train_fixture.h. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,6 +171,14 @@ void trainer_open_on(trainer *t, tdm_context *ctx, tdm_device *const *devs, size
     to.loss_user = t->model;
     to.optimizer = t->opt;
     CHECK_OK(tdm_train_op_create(t->strategy, &to, &t->op));
+}
+
+double fixture_worst_relative(const double *got, const double *want, size_t n)
+{
+    double worst = 0.0;
+    for (size_t i = 0; i < n; i++)
+        worst = fmax(worst, fabs(got[i] - want[i]) / fmax(fabs(want[i]), 1e-3));
+    return worst;
 }
 
 float fixture_draw(uint64_t *state)

@@ -68,6 +68,10 @@ void trainer_open_on(trainer *t, tdm_context *ctx, tdm_device *const *devs, size
 /* Frees what was built (NULL members are skipped). */
 void trainer_close(trainer *t);
 
+/* The largest of |got[i] - want[i]| / max(|want[i]|, 1e-3) over n losses: how far
+ * every replica's losses are from one replica's. */
+double fixture_worst_relative(const double *got, const double *want, size_t n);
+
 /* A deterministic uniform draw in [-1, 1) from *state (xorshift64, never 0). */
 float fixture_draw(uint64_t *state);
 

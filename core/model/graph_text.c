@@ -103,6 +103,18 @@ static int declares_inputs(const reader *r)
     return r->inputs && r->inputs->count;
 }
 
+/* How many inputs layer l reads, and input k of them: the line before (the first
+ * line, the model's input) where it names none. */
+static size_t reads_of(const tdm_layer *layers, size_t l)
+{
+    return layers[l].input_count ? layers[l].input_count : 1;
+}
+
+static int input_at(const tdm_layer *layers, size_t l, size_t k)
+{
+    return layers[l].input_count ? layers[l].inputs[k] : l ? (int)l - 1 : TDM_MODEL_INPUT;
+}
+
 /* The comma-separated names inside the parentheses into d's inputs. */
 static tdm_status inputs(reader *r, char *list, tdm_layer *d)
 {
@@ -258,10 +270,8 @@ tdm_status tdm_graph_parse(const char *text, tdm_layer *layers, size_t max, size
     for (size_t k = 0; s == TDM_OK && declares_inputs(&r) && k < inputs->count; k++) {
         int read = 0;
         for (size_t l = 0; l < r.count; l++)
-            for (size_t j = 0; j < (layers[l].input_count ? layers[l].input_count : 1); j++)
-                read |= (layers[l].input_count ? layers[l].inputs[j]
-                                               : l ? (int)l - 1 : TDM_MODEL_INPUT) ==
-                        TDM_MODEL_INPUT_AT(k);
+            for (size_t j = 0; j < reads_of(layers, l); j++)
+                read |= input_at(layers, l, j) == TDM_MODEL_INPUT_AT(k);
         if (!read)
             s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                          "tdm_graph_parse: the input '%s' is read by no line", r.input_names[k]);
@@ -279,8 +289,7 @@ tdm_status tdm_graph_parse(const char *text, tdm_layer *layers, size_t max, size
 static void input_name(const tdm_layer *layers, size_t l, size_t k, int declared, char *buf,
                        size_t size)
 {
-    const tdm_layer *d = &layers[l];
-    int node = d->input_count ? d->inputs[k] : (int)l - 1;
+    int node = input_at(layers, l, k);
     if (node < 0 && declared)
         snprintf(buf, size, "%s%d", INPUT_NAME, -1 - node);
     else if (node < 0)
@@ -322,8 +331,7 @@ tdm_status tdm_graph_format(const tdm_layer *layers, size_t count,
         n = snprintf(buf + used, size - used, "%s%s%zu = %s(", l || declared ? "\n" : "",
                      tdm_layer_kind_name(d->kind), l, dense ? item : item + 5);
         used += n > 0 ? (size_t)n : 0;
-        size_t reads = d->input_count ? d->input_count : 1;
-        for (size_t k = 0; k < reads && used < size; k++) {
+        for (size_t k = 0; k < reads_of(layers, l) && used < size; k++) {
             input_name(layers, l, k, declared != 0, in, sizeof in);
             n = snprintf(buf + used, size - used, "%s%s", k ? ", " : "", in);
             used += n > 0 ? (size_t)n : 0;

@@ -14,8 +14,9 @@ tdm_status tdm_model_dropout(const tdm_model *m, size_t l, uint64_t step, size_t
                           (uint32_t)(first_row * features));
 }
 
-tdm_status tdm_model_split_inputs(const tdm_model *m, const tdm_model_views *v,
-                                  const tdm_tensor *x)
+/* A model of several inputs: each one's columns of the features x copied into
+ * v->b.input[k], where the layers read it; nothing for a model of one. */
+static tdm_status split_inputs(const tdm_model *m, const tdm_model_views *v, const tdm_tensor *x)
 {
     tdm_status s = TDM_OK;
     for (size_t k = 0, first = 0; k < m->opts.inputs && v->b.input[0] && s == TDM_OK; k++) {
@@ -30,7 +31,7 @@ tdm_status tdm_model_split_inputs(const tdm_model *m, const tdm_model_views *v,
 tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
                              const tdm_forward_args *fa)
 {
-    tdm_status s = tdm_model_split_inputs(m, v, fa->x);
+    tdm_status s = split_inputs(m, v, fa->x);
     for (size_t l = 0; l < v->b.layers && s == TDM_OK; l++) {
         const tdm_tensor *x = tdm_model_input_of(v, &m->plans[l], 0, fa->x);
         s = tdm_layer_type_of(m->layers[l].kind)->forward(m, v, l, x, fa);

@@ -224,10 +224,6 @@ typedef struct tdm_forward_args {
 } tdm_forward_args;
 tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
                              const tdm_forward_args *fa);
-/* A model of several inputs: each one's columns of the features x copied into
- * v->b.input[k], where the layers read it; nothing for a model of one. */
-tdm_status tdm_model_split_inputs(const tdm_model *m, const tdm_model_views *v,
-                                  const tdm_tensor *x);
 
 /* The graph (model_graph.c). Layer l's inputs resolved into plans[l] and checked:
  * each an earlier layer or the model's input, as many as its kind takes, every layer
@@ -240,7 +236,7 @@ void tdm_model_graph_first_grads(const tdm_model_options *o, tdm_layer_plan *pla
 void tdm_model_input_image(const tdm_model_options *o, const tdm_layer_plan *plans,
                            const tdm_layer_plan *p, size_t k, size_t image[3]);
 /* Input k of layer l as the passes read it: an earlier output, or the model's input:
- * x, or its part split from x (tdm_model_split_inputs) in a model of several. */
+ * x, or its part split from x at the forward pass's start in a model of several. */
 const tdm_tensor *tdm_model_input_of(const tdm_model_views *v, const tdm_layer_plan *p, size_t k,
                                      const tdm_tensor *x);
 /* The dtype input k of plan p is stored in (the model's input: f32). */

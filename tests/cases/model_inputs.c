@@ -158,9 +158,7 @@ static void check_wide_and_deep(void)
     CHECK(tdm_model_input_count(one.model) == WIDTH);
     CHECK(fixture_train_steps(one.strategy, one.op, ds, STEPS, a) == STEPS);
     CHECK(fixture_train_steps(many.strategy, many.op, ds, STEPS, b) == STEPS);
-    double worst = 0.0;
-    for (size_t i = 0; i < STEPS; i++)
-        worst = fmax(worst, fabs(a[i] - b[i]) / fmax(fabs(a[i]), 1e-3));
+    double worst = fixture_worst_relative(b, a, STEPS);
     tdm_evaluation ev;
     CHECK_OK(tdm_model_evaluate(many.model, test, &ev));
     fprintf(stderr,
@@ -237,9 +235,7 @@ static void check_image_beside_numbers(void)
     CHECK(tdm_model_input_count(one.model) == PIXELS + NUMBERS2);
     CHECK(fixture_train_steps(one.strategy, one.op, ds, IMAGE_STEPS, a) == IMAGE_STEPS);
     CHECK(fixture_train_steps(many.strategy, many.op, ds, IMAGE_STEPS, b) == IMAGE_STEPS);
-    double worst = 0.0;
-    for (size_t i = 0; i < IMAGE_STEPS; i++)
-        worst = fmax(worst, fabs(a[i] - b[i]) / fmax(fabs(a[i]), 1e-3));
+    double worst = fixture_worst_relative(b, a, IMAGE_STEPS);
     fprintf(stderr, "image beside numbers: loss %.4f -> %.4f, worst relative %g\n", a[0],
             a[IMAGE_STEPS - 1], worst);
     CHECK(worst <= 1e-4);

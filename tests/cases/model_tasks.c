@@ -125,9 +125,7 @@ static void check_learns(task k, tdm_loss_kind loss, float lr, size_t steps, int
     open_trainer(&many, devs, n_devs, k, loss, lr);
     CHECK(run_steps(&one, ds, steps, 0, a) == steps);
     CHECK(run_steps(&many, ds, steps, cached, b) == steps);
-    double worst = 0.0;
-    for (size_t i = 0; i < steps; i++)
-        worst = fmax(worst, fabs(a[i] - b[i]) / fmax(fabs(a[i]), 1e-3));
+    double worst = fixture_worst_relative(b, a, steps);
     CHECK(worst <= 1e-4);
     CHECK(a[steps - 1] < 0.6 * a[0]);
     if (worst > 1e-4 || !(a[steps - 1] < 0.6 * a[0]))
