@@ -33,6 +33,18 @@ if [ ! -x $tools/bin/glslangValidator ] || [ ! -x $tools/bin/spirv-val ]; then
   fi
 fi
 
+# ONNX's checker, onnxruntime and TensorBoard from PyPI into .check-tools/, the
+# independent readers that the tests check exported models and event files with
+# (tests/CMakeLists.txt: CHECK_TOOLS). Optional: without PyPI those tests are left out.
+checkers=.check-tools
+if [ ! -x $checkers/bin/python ] || ! $checkers/bin/python -c "import onnx, onnxruntime, tensorboard" 2>/dev/null; then
+  if ! { python3 -m venv $checkers &&
+         $checkers/bin/pip install -q --timeout 30 --retries 1 onnx onnxruntime tensorboard; }; then
+    echo "setup.sh: onnx, onnxruntime and tensorboard could not be installed from PyPI;" \
+         "the tests that read exported models and event files with them are left out" >&2
+  fi
+fi
+
 # Warnings are errors in CI; a user's newer compiler should not break their build.
 werror=OFF
 [ "${CI:-}" = true ] && werror=ON
