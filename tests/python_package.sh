@@ -2,11 +2,14 @@
 # Builds and installs the Python package (python/) into a virtual environment in the
 # build tree, as docs/PYTHON.md tells a user to, with warnings as errors, then runs
 # its pytest tests (python/tests) against this build's libtandem.
-# usage: python_package.sh BUILD_DIR SOURCE_DIR PYTHON
+# usage: python_package.sh BUILD_DIR SOURCE_DIR PYTHON [CHECK_PYTHON]
+# CHECK_PYTHON: the python of .check-tools (ONNX, onnxruntime, TensorBoard), which the
+# tests of exported models and event files read them with; without it they skip.
 # The environment sees the system's packages (Debian's python3-numpy and
 # python3-pytest, which scripts/setup.sh installs): nothing comes from PyPI.
 set -eu
 build=$1 source=$2 python=$3
+[ -n "${4:-}" ] && export TANDEM_CHECK_PYTHON="$4"
 venv="$build/python-venv"
 [ -x "$venv/bin/python" ] || "$python" -m venv --system-site-packages "$venv"
 TANDEM_BUILD_DIR="$build" CFLAGS="-Werror" \
