@@ -4,7 +4,9 @@ the digits and exchange gradients and values with it, without waiting for each
 other. The chief then scores the model it ends with on the held-out fifth and saves
 it. Exits 0 when the test accuracy passes 85 %.
 
-    mpirun -n 3 python3 examples/python/parameter_server_digits.py [MODEL_FILE]
+    mpirun -n 3 ENV/bin/python examples/python/parameter_server_digits.py [MODEL_FILE]
+
+(as root, and on fewer than 3 cores: mpirun --allow-run-as-root --oversubscribe).
 """
 import sys
 
