@@ -22,7 +22,7 @@ train, test = order[:1437], order[1437:]  # 80 % to train on, 20 % to test
 # Each process's own devices: the default ones' first.
 device = next(d.id for d in tandem.devices() if d.default)
 strategy = tandem.ParameterServerStrategy([device], ps_processes=1)
-model = tandem.Sequential([tandem.layers.Dense(64)], input_shape=(64,), classes=10)
+model = tandem.Sequential([tandem.layers.Dense(64, activation="relu")], input_shape=(64,), classes=10)
 model.compile(optimizer="adam", lr=5e-3)
 model.fit(x[train], y[train], epochs=3, batch_size=32, strategy=strategy, verbose=2)
 if strategy.is_parameter_server:

@@ -74,14 +74,30 @@ def graph_text(inputs: Sequence[Tensor], output: Tensor) -> Tuple[str, List[Tens
         if id(t) not in used:
             raise ValueError(f"Model: the output does not depend on input {k}; each input "
                              "leads to the output")
-    lines = [f"input{k} = input({math.prod(t.shape or ())})"
-             for k, t in enumerate(inputs)] if several else []
+    header = [f"input{k} = input({math.prod(t.shape or ())})"
+              for k, t in enumerate(inputs)] if several else []
+    readers: Dict[int, int] = {}
+    for t in order:
+        for i in t.inputs:
+            readers[id(i)] = readers.get(id(i), 0) + 1
+    lines: Dict[int, str] = {}  # each tensor's line, a dropout's rate added to its layer's
     for t in order:
         layer = t.layer
+        if hasattr(layer, "rate"):  # Dropout: the layer it follows drops its outputs
+            dropped = t.inputs[0]
+            if (id(dropped) not in lines or " dropout=" in lines[id(dropped)]
+                    or not lines[id(dropped)].split(" = ")[1].startswith(("dense", "conv"))
+                    or readers[id(dropped)] > 1):
+                raise ValueError("Dropout: tandem drops the outputs of the Dense or Conv2D "
+                                 "layer it follows; give it one such layer that nothing else "
+                                 "reads")
+            lines[id(dropped)] += f" dropout={layer.rate:g}"
+            names[id(t)] = names[id(dropped)]
+            continue
         act = getattr(layer, "activation", None)
         options = f" {act}" if act and t is not output else ""
         item = layer.item()  # a dense item is its units alone in a stack; a line names it
         item = f"dense{item}" if item.isdigit() else item
-        lines.append(f"{names[id(t)]} = {item}"
-                     f"({', '.join(names[id(i)] for i in t.inputs)}){options}")
-    return "\n".join(lines), order
+        lines[id(t)] = (f"{names[id(t)]} = {item}"
+                        f"({', '.join(names[id(i)] for i in t.inputs)}){options}")
+    return "\n".join(header + list(lines.values())), order

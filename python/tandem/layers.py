@@ -5,10 +5,10 @@ them and the string of their items make the same model, read by the same reader:
 ``[Conv2D(32, 3), MaxPool2D(2), Dense(128)]`` is ``"conv32k3valid,pool2valid,128"``.
 Keras' defaults hold (``padding="valid"``, a pooling stride of its window).
 
-tandem's layers share the model's activation and dropout (``Sequential(activation=,
-dropout=)``): an ``activation`` given here must be the model's, and is its model's
-when ``Sequential`` has none. The output layer is ``Sequential``'s ``classes``, not a
-layer of the list.
+A list of layer objects is Keras' Sequential: each layer computes its own
+``activation`` (linear where none is given), ``Dropout`` drops the outputs of the layer
+before it, and the last layer is the output layer (unless ``Sequential(classes=)`` adds
+one). The same objects called on tensors make a ``Model``.
 """
 from typing import Any, Optional, Sequence, Tuple, Union
 
@@ -64,6 +64,21 @@ class Dense(Layer):
 
     def item(self) -> str:
         return str(self.units)
+
+
+class Dropout(Layer):
+    """Keras' dropout of ``rate`` in training: tandem drops the outputs of the Dense or
+    Conv2D layer it follows (that layer's dropout, ``dropout=RATE`` of its graph
+    line), so it follows one, and that layer has no other reader."""
+
+    def __init__(self, rate: float) -> None:
+        if not 0.0 <= float(rate) < 1.0:
+            raise ValueError(f"Dropout: rate in [0, 1), not {rate!r}")
+        self.rate = float(rate)
+
+    def item(self) -> str:
+        raise ValueError("Dropout: a layer object among tandem.layers objects or in a Model; "
+                         "a string of --layers items takes Sequential(dropout=)")
 
 
 class Conv2D(Layer):
@@ -192,6 +207,6 @@ class Multiply(_Merge):
 
 __all__ = [
     "Add", "AveragePooling2D", "AvgPool2D", "BatchNormalization", "Concatenate", "Conv2D",
-    "Dense", "Embedding", "GlobalAveragePooling2D", "Layer", "LayerNormalization",
+    "Dense", "Dropout", "Embedding", "GlobalAveragePooling2D", "Layer", "LayerNormalization",
     "MaxPool2D", "MaxPooling2D", "Multiply", "Residual",
 ]

@@ -71,7 +71,9 @@ def _output_layer(layers: LayerList, classes: Optional[int], output_activation: 
     whose activation is "softmax" (never a hidden one's) or, where ``classes`` is not
     given, "sigmoid" or "linear" (a regression's ``Dense(1, activation="linear")``)."""
     last = None if isinstance(layers, str) or not layers else list(layers)[-1]
-    if isinstance(last, Dense) and (last.activation == "softmax" or (
+    # Keras' Sequential of layer objects ends in its output layer, linear by default
+    keras = _layer_objects(layers) and classes is None and last.activation in (None, "linear")
+    if isinstance(last, Dense) and (last.activation == "softmax" or keras or (
             last.activation in ("sigmoid", "linear") and classes is None)):
         if output_activation not in (None, last.activation):
             raise ValueError(f"output_activation: {output_activation!r}, but the output layer "
@@ -79,7 +81,7 @@ def _output_layer(layers: LayerList, classes: Optional[int], output_activation: 
         if classes is not None and int(classes) != last.units:
             raise ValueError(f"classes: {classes}, but the output layer {last!r} has "
                              f"{last.units} units")
-        return list(layers)[:-1], last.units, last.activation
+        return list(layers)[:-1], last.units, last.activation or "linear"
     if output_activation not in (None, *_OUTPUT_ACTIVATIONS):
         raise ValueError(f"output_activation: one of {', '.join(_OUTPUT_ACTIVATIONS)}, not "
                          f"{output_activation!r}")
@@ -162,17 +164,41 @@ def _values(result: Sequence[float]) -> Dict[str, float]:
             "mse": result[3] * result[3], "r2": result[4]}
 
 
+def _layer_objects(layers: LayerList) -> bool:
+    """Whether the layers are Keras' list of layer objects (each its own activation),
+    not items of a --layers string (which share the model's)."""
+    return (not isinstance(layers, str) and len(layers) > 0
+            and all(isinstance(item, Layer) for item in layers))
+
+
 def _activation(layers: LayerList, activation: Optional[str]) -> str:
-    """The model's activation: the one given, else the one its layer objects name
-    (they must agree: tandem's layers share it), else relu."""
+    """The hidden layers' shared activation, for a string or list of items: the one
+    given, else the one the layer objects among them name (they must agree), else
+    relu."""
     named = set() if isinstance(layers, str) else {
         item.activation for item in layers if isinstance(item, Layer) and item.activation}
     if activation is not None:
         named.add(activation)
     if len(named) > 1:
-        raise ValueError("activation: tandem's hidden layers share one activation, but these "
-                         f"name {', '.join(sorted(named))}")
+        raise ValueError("activation: the items of a --layers list share one activation, but "
+                         f"these name {', '.join(sorted(named))}: give every layer as a "
+                         "tandem.layers object, each with its own activation")
     return named.pop() if named else "relu"
+
+
+def _chain_text(hidden: Sequence[Layer], classes: Optional[int]) -> str:
+    """The graph text of Keras' Sequential of layer objects: each layer reads the one
+    before and computes its own activation (linear where it names none), and an output
+    layer of ``classes`` units ends it (none where they are not known yet)."""
+    tensor = Tensor(None, [], None)
+    start = tensor
+    for layer in hidden:
+        tensor = layer(tensor)
+    if classes is not None:
+        tensor = Dense(classes)(tensor)
+    if tensor is start:
+        raise ValueError("Sequential: a model of no layer: give classes or an output layer")
+    return graph_text([start], tensor)[0]
 
 
 class Sequential:
@@ -220,8 +246,16 @@ class Sequential:
                  strategy: Optional[MirroredStrategy] = None,
                  mixed_precision: bool = False, f16_activations: bool = False,
                  conv: str = "auto", output_activation: Optional[str] = None) -> None:
+        objects = _layer_objects(layers)
         layers, classes, output_activation = _output_layer(layers, classes, output_activation)
-        self.spec = _layer_spec(layers)
+        if objects and (activation is not None or dropout):
+            raise ValueError("Sequential: layer objects each compute their own activation "
+                             "(linear where none is given, as in Keras) and take dropout from "
+                             "a tandem.layers.Dropout after them; activation= and dropout= are "
+                             "for a string of --layers items")
+        #: Keras' list of layer objects, hidden ones (None for a string of items)
+        self._chain: Optional[List[Layer]] = list(layers) if objects else None
+        self.spec = _chain_text(layers, classes) if objects else _layer_spec(layers)
         #: (kind, item) per hidden layer: ("conv2d", "conv32k3"), ("dense", "128")...
         self.layers: List[Tuple[str, str]] = _tandem.parse_layers(self.spec)
         self.input_shape: Optional[Tuple[int, ...]] = (
@@ -232,7 +266,7 @@ class Sequential:
         self.classes = classes
         #: the output layer's activation as given (None: the loss's)
         self.output_activation = output_activation
-        self.activation = _activation(layers, activation)
+        self.activation = "linear" if objects else _activation(layers, activation)
         self.dropout = float(dropout)
         self.seed = int(seed)
         self.strategy = strategy
@@ -280,6 +314,9 @@ class Sequential:
             return
         if self.classes is None:
             self.classes = self._outputs_of(y)
+            if self._chain is not None:
+                self.spec = _chain_text(self._chain, self.classes)
+                self.layers = _tandem.parse_layers(self.spec)
         if self.input_shape is None:
             if x is None or not isinstance(x, np.ndarray) or x.ndim < 2:
                 raise ValueError("input_shape: give it to Sequential, or fit on [rows, ...] "

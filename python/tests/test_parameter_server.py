@@ -17,7 +17,7 @@ import tandem
 x, y = tandem.load_digits()
 x = np.ascontiguousarray(x / np.float32(16))
 strategy = tandem.ParameterServerStrategy(["opencl:0"], ps_processes=1)
-model = tandem.Sequential([tandem.layers.Dense(64)], input_shape=(64,), classes=10, seed=4)
+model = tandem.Sequential([tandem.layers.Dense(64, activation="relu")], input_shape=(64,), classes=10, seed=4)
 model.compile(lr=5e-3)
 history = model.fit(x, y, epochs=2, batch_size=32, strategy=strategy, verbose=0)
 if strategy.is_chief:
