@@ -255,6 +255,27 @@ tdm_status tdm_optimizer_set_iterations(tdm_optimizer *opt, uint64_t n)
     return TDM_OK;
 }
 
+tdm_status tdm_optimizer_set_learning_rate(tdm_optimizer *opt, float rate)
+{
+    static const char func[] = "tdm_optimizer_set_learning_rate";
+    TDM_CHECK_ARG(opt, func);
+    if (!(rate > 0.0f) || isinf(rate))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: rate %g is not a positive finite number",
+                        func, (double)rate);
+    tdm_lr_schedule *schedule = &opt->opts.learning_rate;
+    if (schedule->kind != TDM_LR_CONSTANT)
+        return tdm_fail(TDM_ERR_INVALID_STATE,
+                        "%s: the rate follows its %s schedule; only a constant rate is set",
+                        func, tdm_lr_kind_name(schedule->kind));
+    if (tdm_replica_context_current())
+        return tdm_fail(TDM_ERR_INVALID_STATE,
+                        "%s: called from a replica's function: the rate is the optimizer's, "
+                        "set in cross-replica context between steps",
+                        func);
+    schedule->initial = rate;
+    return TDM_OK;
+}
+
 float tdm_optimizer_learning_rate(const tdm_optimizer *opt)
 {
     return opt ? tdm_lr_schedule_value(&opt->opts.learning_rate, tdm_optimizer_iterations(opt))

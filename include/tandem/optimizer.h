@@ -169,6 +169,13 @@ TDM_API tdm_status tdm_optimizer_set_iterations(tdm_optimizer *opt, uint64_t n);
 /* The schedule's rate at the current iterations. */
 TDM_API float tdm_optimizer_learning_rate(const tdm_optimizer *opt);
 
+/* Cross-replica or default mode, between steps: the rate of every later update, for
+ * an optimizer of a constant rate (Keras' LearningRateScheduler and
+ * ReduceLROnPlateau set it between epochs). TDM_ERR_INVALID_ARGUMENT for a rate that
+ * is not positive and finite; TDM_ERR_INVALID_STATE where a schedule gives the rate.
+ * A parameter-server job's rate is its servers' optimizer's. */
+TDM_API tdm_status tdm_optimizer_set_learning_rate(tdm_optimizer *opt, float rate);
+
 /* Applies one update, then advances iterations by one. Cross-replica or default mode:
  * grads[i] (f32, var i's element count, on any device) updates every copy of vars[i]
  * (copied to each copy's device when needed). In a replica function of a strategy

@@ -406,8 +406,22 @@ static void test_options(tdm_strategy *s)
     CHECK(opt && !strcmp(tdm_optimizer_name(opt), "SGD"));
     CHECK(tdm_optimizer_learning_rate(opt) == 0.01f && tdm_optimizer_iterations(opt) == 0);
     CHECK(tdm_optimizer_slot_names(opt, NULL, 0) == 0);
+
+    /* A constant rate is set between steps; nothing else is. */
+    CHECK_OK(tdm_optimizer_set_learning_rate(opt, 0.25f));
+    CHECK(tdm_optimizer_learning_rate(opt) == 0.25f);
+    CHECK_FAILS(tdm_optimizer_set_learning_rate(opt, 0.0f), TDM_ERR_INVALID_ARGUMENT, "rate 0");
+    CHECK_FAILS(tdm_optimizer_set_learning_rate(opt, NAN), TDM_ERR_INVALID_ARGUMENT, "positive");
+    CHECK_FAILS(tdm_optimizer_set_learning_rate(opt, INFINITY), TDM_ERR_INVALID_ARGUMENT, "finite");
+    CHECK(tdm_optimizer_learning_rate(opt) == 0.25f);
     tdm_optimizer_destroy(opt);
     tdm_optimizer_destroy(NULL);
+    o.learning_rate = (tdm_lr_schedule){TDM_LR_EXPONENTIAL_DECAY, 0.01f, 0.9f, 3, 0, 0, 0};
+    CHECK_OK(tdm_optimizer_create(s, &o, &opt));
+    CHECK_FAILS(tdm_optimizer_set_learning_rate(opt, 0.5f), TDM_ERR_INVALID_STATE, "schedule");
+    CHECK(tdm_optimizer_learning_rate(opt) == 0.01f);
+    tdm_optimizer_destroy(opt);
+    o.learning_rate = (tdm_lr_schedule){TDM_LR_CONSTANT, 0.01f, 0, 0, 0, 0, 0};
 
     /* Errors name the option. */
     static const struct {
