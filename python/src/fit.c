@@ -35,12 +35,13 @@ typedef struct trainer_args {
     float lr, decay_rate, final_lr, loss_scale, clip_global_norm, clip_value;
     unsigned long long decay_steps, warmup_steps, seed;
     int shard, f16_all_reduce, balance;
+    tdm_optimizer_options settings; /* the optimizer's own: momentum, betas, epsilon... */
 } trainer_args;
 
 /* The optimizer's options of a: its kind, and the rate as its schedule makes it. */
 static tdm_status optimizer_options(const trainer_args *a, tdm_optimizer_options *oo)
 {
-    *oo = (tdm_optimizer_options)TDM_OPTIMIZER_OPTIONS_INIT;
+    *oo = a->settings;
     tdm_status st = tdm_optimizer_kind_parse(a->optimizer, oo);
     tdm_lr_schedule *r = &oo->learning_rate;
     r->initial = a->lr;
@@ -88,21 +89,28 @@ static int parse_trainer_args(PyObject *args, PyObject *kwargs, PyObject **model
         "model",       "strategy",   "optimizer",        "lr",         "lr_kind",
         "decay_steps", "decay_rate", "warmup_steps",     "final_lr",   "loss_scale",
         "seed",        "shard",      "clip_global_norm", "clip_value", "f16_all_reduce",
-        "balance",     NULL};
+        "balance",     "momentum",   "rho",              "centered",   "epsilon",
+        "beta_1",      "beta_2",     "weight_decay",     "initial_accumulator", NULL};
     memset(a, 0, sizeof *a);
+    a->settings = (tdm_optimizer_options)TDM_OPTIMIZER_OPTIONS_INIT;
+    tdm_optimizer_options *o = &a->settings;
     return PyArg_ParseTupleAndKeywords(
-               args, kwargs, "OOsfsKfKffKpffpp", keywords, model_handle, strategy_handle,
-               &a->optimizer, &a->lr, &a->lr_kind, &a->decay_steps, &a->decay_rate,
-               &a->warmup_steps, &a->final_lr, &a->loss_scale, &a->seed, &a->shard,
-               &a->clip_global_norm, &a->clip_value, &a->f16_all_reduce, &a->balance)
+               args, kwargs, "OOsfsKfKffKpffpp|ffpfffff", keywords, model_handle,
+               strategy_handle, &a->optimizer, &a->lr, &a->lr_kind, &a->decay_steps,
+               &a->decay_rate, &a->warmup_steps, &a->final_lr, &a->loss_scale, &a->seed,
+               &a->shard, &a->clip_global_norm, &a->clip_value, &a->f16_all_reduce,
+               &a->balance, &o->momentum, &o->rho, &o->centered, &o->epsilon, &o->beta1,
+               &o->beta2, &o->weight_decay, &o->initial_accumulator)
                ? 0
                : -1;
 }
 
 /* trainer_create(model, strategy, optimizer=, lr=, lr_kind= (tdm_lr_kind's name), decay_steps=,
  * decay_rate=, warmup_steps=, final_lr=, loss_scale=, seed=, shard=, clip_global_norm=,
- * clip_value=, f16_all_reduce=, balance=), every argument given: the model must live on the
- * strategy. */
+ * clip_value=, f16_all_reduce=, balance=), every argument given, then optionally the
+ * optimizer's own settings (momentum=, rho=, centered=, epsilon=, beta_1=, beta_2=,
+ * weight_decay=, initial_accumulator=; tdm_optimizer_options' defaults where not given):
+ * the model must live on the strategy. */
 PyObject *py_trainer_create(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     (void)self;
@@ -417,4 +425,21 @@ PyObject *py_trainer_state(PyObject *self, PyObject *args)
         return raise_status(st);
     return Py_BuildValue("ndKdd", (Py_ssize_t)bytes, (double)scale, (unsigned long long)skipped,
                          (double)tdm_optimizer_learning_rate(t->optimizer), rate);
+}
+
+/* trainer_set_learning_rate(trainer, rate): the constant rate of every later step. */
+PyObject *py_trainer_set_learning_rate(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *handle;
+    float rate;
+    if (!PyArg_ParseTuple(args, "Of", &handle, &rate))
+        return NULL;
+    trainer *t = handle_get(handle, "trainer");
+    if (!t)
+        return NULL;
+    tdm_status st = tdm_optimizer_set_learning_rate(t->optimizer, rate);
+    if (st != TDM_OK)
+        return raise_status(st);
+    Py_RETURN_NONE;
 }

@@ -278,6 +278,8 @@ static PyMethodDef methods[] = {
     {"serve", (PyCFunction)(void (*)(void))py_serve, METH_VARARGS | METH_KEYWORDS,
      "Serves a model's variables to a parameter-server job's workers."},
     {"trainer_state", py_trainer_state, METH_VARARGS, "Optimizer slot bytes, loss scale."},
+    {"trainer_set_learning_rate", py_trainer_set_learning_rate, METH_VARARGS,
+     "The constant rate of every later step."},
     {"fit_begin", py_fit_begin, METH_VARARGS, "The input and monitor of one fit."},
     {"fit_epoch", py_fit_epoch, METH_VARARGS, "Trains one epoch; its mean loss."},
     {"load_csv", py_load_csv, METH_VARARGS, "Features and labels of a CSV file."},

@@ -95,6 +95,7 @@ PyObject *py_trainer_create(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_serve(PyObject *self, PyObject *args, PyObject *kwargs);
 PyObject *py_model_conv(PyObject *self, PyObject *args);
 PyObject *py_trainer_state(PyObject *self, PyObject *args);
+PyObject *py_trainer_set_learning_rate(PyObject *self, PyObject *args);
 PyObject *py_fit_begin(PyObject *self, PyObject *args);
 PyObject *py_fit_epoch(PyObject *self, PyObject *args);
 PyObject *py_load_csv(PyObject *self, PyObject *args);

@@ -16,7 +16,7 @@ raises TypeError or ValueError naming it.
 A failing library call raises tandem.TandemError (a subclass per status, such as
 tandem.InvalidArgumentError) with tandem's message. docs/PYTHON.md has the rest.
 """
-from . import _tandem, layers, losses
+from . import _tandem, callbacks, layers, losses, optimizers
 from ._tandem import (  # noqa: F401  the error classes, one per status
     BackendError, CancelledError, CorruptDataError, DeviceLostError, InvalidArgumentError,
     InvalidStateError, NotFoundError, NumericError, OutOfMemoryError, RemoteError, TandemError,
@@ -40,6 +40,6 @@ __all__ = [
     "NumericError", "OneDeviceStrategy", "OutOfMemoryError", "ParameterServerStrategy",
     "RemoteError", "Sequential", "StopTraining",
     "TandemError", "TimeoutError", "UnsupportedError", "conformance", "devices", "load_csv",
-    "layers", "losses",
+    "callbacks", "layers", "losses", "optimizers",
     "load_digits", "load_model",
 ]
