@@ -81,18 +81,24 @@ def graph_text(inputs: Sequence[Tensor], output: Tensor) -> Tuple[str, List[Tens
         for i in t.inputs:
             readers[id(i)] = readers.get(id(i), 0) + 1
     lines: Dict[int, str] = {}  # each tensor's line, a dropout's rate added to its layer's
+    home: Dict[int, int] = {}  # a Flatten's or Dropout's tensor: the tensor whose line it is
     for t in order:
         layer = t.layer
-        if hasattr(layer, "rate"):  # Dropout: the layer it follows drops its outputs
-            dropped = t.inputs[0]
-            if (id(dropped) not in lines or " dropout=" in lines[id(dropped)]
-                    or not lines[id(dropped)].split(" = ")[1].startswith(("dense", "conv"))
-                    or readers[id(dropped)] > 1):
+        if type(layer).__name__ in ("Flatten", "Dropout"):
+            source = t.inputs[0]
+            home[id(t)] = home.get(id(source), id(source))
+            names[id(t)] = names[id(source)]
+        if type(layer).__name__ == "Flatten":  # a Dense flattens what it reads
+            continue
+        if type(layer).__name__ == "Dropout":  # the layer it follows drops its outputs
+            line = lines.get(home[id(t)], "")
+            shared = readers[id(t.inputs[0])] > 1 or readers.get(home[id(t)], 0) > 1
+            if (not line.split(" = ")[-1].startswith(("dense", "conv")) or shared
+                    or " dropout=" in line):
                 raise ValueError("Dropout: tandem drops the outputs of the Dense or Conv2D "
                                  "layer it follows; give it one such layer that nothing else "
                                  "reads")
-            lines[id(dropped)] += f" dropout={layer.rate:g}"
-            names[id(t)] = names[id(dropped)]
+            lines[home[id(t)]] += f" dropout={layer.rate:g}"
             continue
         act = getattr(layer, "activation", None)
         options = f" {act}" if act and t is not output else ""

@@ -66,6 +66,15 @@ class Dense(Layer):
         return str(self.units)
 
 
+class Flatten(Layer):
+    """Keras' flattening of an image into a vector: tandem's Dense layers flatten the
+    image they read, so it computes nothing."""
+
+    def item(self) -> str:
+        raise ValueError("Flatten: a layer object among tandem.layers objects or in a Model; "
+                         "in a string of --layers items a dense layer flattens its image")
+
+
 class Dropout(Layer):
     """Keras' dropout of ``rate`` in training: tandem drops the outputs of the Dense or
     Conv2D layer it follows (that layer's dropout, ``dropout=RATE`` of its graph
@@ -207,6 +216,6 @@ class Multiply(_Merge):
 
 __all__ = [
     "Add", "AveragePooling2D", "AvgPool2D", "BatchNormalization", "Concatenate", "Conv2D",
-    "Dense", "Dropout", "Embedding", "GlobalAveragePooling2D", "Layer", "LayerNormalization",
+    "Dense", "Dropout", "Flatten", "Embedding", "GlobalAveragePooling2D", "Layer", "LayerNormalization",
     "MaxPool2D", "MaxPooling2D", "Multiply", "Residual",
 ]

@@ -3,11 +3,11 @@ import math
 import os
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _arrays, _tandem, losses
+from . import _arrays, _tandem, losses, optimizers
 from .callbacks import StopTraining
 from .graph import Tensor, graph_text
 from .layers import Dense, Layer
@@ -246,6 +246,13 @@ class Sequential:
                  strategy: Optional[MirroredStrategy] = None,
                  mixed_precision: bool = False, f16_activations: bool = False,
                  conv: str = "auto", output_activation: Optional[str] = None) -> None:
+        if not isinstance(layers, str) and layers and isinstance(list(layers)[0], Tensor):
+            first = list(layers)[0]  # Keras 3's Sequential([keras.Input(shape), ...])
+            if first.layer is not None or input_shape is not None:
+                raise ValueError("Sequential: a list may start with a tandem.Input, which "
+                                 "gives input_shape; not with another tensor, nor beside "
+                                 "input_shape=")
+            layers, input_shape = list(layers)[1:], first.shape
         objects = _layer_objects(layers)
         layers, classes, output_activation = _output_layer(layers, classes, output_activation)
         if objects and (activation is not None or dropout):
@@ -429,7 +436,7 @@ class Sequential:
 
     # ---- training ----------------------------------------------------------------
 
-    def compile(self, optimizer: str = "adam", loss: Any = None, loss_weights: Any = None,
+    def compile(self, optimizer: Any = "adam", loss: Any = None, loss_weights: Any = None,
                 metrics: Optional[Sequence[str]] = None, *, lr: Optional[float] = None,
                 learning_rate: Optional[float] = None,
                 shard_optimizer: bool = False, lr_decay: str = "none",
@@ -439,9 +446,11 @@ class Sequential:
                 f16_all_reduce: bool = False, balance: bool = False,
                 loss_scale: Optional[float] = None) -> None:
         """Chooses the optimizer ("sgd", "momentum", "nesterov", "adagrad", "rmsprop",
-        "adam", "adamw"), its learning rate, the loss and the metrics, in Keras' order
-        ``compile(optimizer, loss, loss_weights, metrics)``; the rest are keywords.
-        ``learning_rate`` (Keras' name) or ``lr``: 1e-3 where neither is given.
+        "adam", "adamw", or a ``tandem.optimizers`` object with its settings), its
+        learning rate, the loss and the metrics, in Keras' order ``compile(optimizer,
+        loss, loss_weights, metrics)``; the rest are keywords. ``learning_rate``
+        (Keras' name) or ``lr``: 1e-3 where neither is given; an optimizer object
+        carries its own (and its clipping), and takes neither here.
         ``loss_weights`` is Keras' for models of several outputs; tandem's models have
         one, so only None is taken.
 
@@ -486,6 +495,20 @@ class Sequential:
             raise ValueError(f"compile: lr {lr} and learning_rate {learning_rate} are one "
                              "setting: give one")
         rate = learning_rate if learning_rate is not None else lr if lr is not None else 1e-3
+        settings: Dict[str, Any] = {}
+        if isinstance(optimizer, optimizers.Optimizer):
+            given = [name for name, value in (("learning_rate", learning_rate), ("lr", lr),
+                                              ("global_clipnorm", global_clipnorm),
+                                              ("clipvalue", clipvalue)) if value is not None]
+            if given:
+                raise ValueError(f"compile: {', '.join(given)}: the optimizer object "
+                                 f"{optimizer!r} carries its own: give them to it")
+            rate, settings = optimizer.learning_rate, optimizer.settings()
+            global_clipnorm, clipvalue = optimizer.global_clipnorm, optimizer.clipvalue
+            optimizer = optimizer.name
+        elif not isinstance(optimizer, str):
+            raise TypeError("optimizer: a name (\"adam\") or a tandem.optimizers object, not "
+                            f"{type(optimizer).__name__}")
         if lr_decay not in _lr_kinds():
             raise ValueError(f"lr_decay: one of {', '.join(_lr_kinds())}, not {lr_decay!r}")
         if lr_decay in ("exponential", "step") and decay_steps is None:
@@ -501,7 +524,7 @@ class Sequential:
             "final_lr": float(final_lr), "clip_global_norm": float(global_clipnorm or 0.0),
             "clip_value": float(clipvalue or 0.0), "f16_all_reduce": bool(f16_all_reduce),
             "balance": bool(balance),
-            "loss_scale": None if loss_scale is None else float(loss_scale)}
+            "loss_scale": None if loss_scale is None else float(loss_scale), **settings}
         self._trainer = None
 
     def _trainer_options(self, steps: int) -> Dict[str, Any]:
@@ -718,10 +741,30 @@ class Sequential:
         return float(_tandem.trainer_state(self._trainer)[1])
 
     def current_learning_rate(self) -> float:
-        """The learning rate of the next step, as ``lr_decay`` has brought it."""
+        """The learning rate of the next step, as ``lr_decay`` has brought it (before
+        the first fit, compile's)."""
         if self._trainer is None:
-            raise RuntimeError("the model has not trained yet: fit it first")
+            if self.optimizer is None:
+                raise RuntimeError("the model is not compiled: compile it first")
+            return self.learning_rate
         return float(_tandem.trainer_state(self._trainer)[3])
+
+    def set_learning_rate(self, rate: float) -> None:
+        """The constant learning rate of every later step (what Keras' callbacks set as
+        ``model.optimizer.learning_rate``), between epochs; refused where
+        ``compile(lr_decay=)`` gives the rate, and in a parameter-server job (its
+        servers' optimizer updates)."""
+        if self._compiled.get("lr_decay", "none") != "none":
+            raise ValueError(f"set_learning_rate: the rate follows lr_decay="
+                             f"\"{self._compiled['lr_decay']}\"; compile without it to set it")
+        if self.strategy is not None and self.strategy._servers:
+            raise ValueError("set_learning_rate: a parameter-server job's rate is its "
+                             "servers' optimizer's, fixed by compile")
+        if self._trainer is not None:
+            _tandem.trainer_set_learning_rate(self._trainer, float(rate))
+        elif not float(rate) > 0 or math.isinf(float(rate)):
+            raise ValueError(f"set_learning_rate: a positive finite rate, not {rate!r}")
+        self.learning_rate = float(rate)
 
     def replica_rate(self) -> float:
         """With ``compile(balance=True)``: replica 0's examples per second as last
@@ -773,10 +816,53 @@ class Sequential:
         for index, value in enumerate(values):
             _tandem.model_weight(self._model, index, _arrays.address(value), True)
 
-    def count_params(self) -> int:
+    def summary(self, line_length: int = 72, print_fn: Optional[Callable[[str], Any]] = None
+                ) -> None:
+        """Prints each layer (its name, as its variables are named, and its item) with
+        its weights' count, then the totals, as Keras' summary does (Keras' third
+        column is the output shape; tandem's is the layer's item). The model must be
+        built: by a fit, evaluate or predict, or by giving input_shape and classes."""
+        self._ensure_built("summary")
+        weights = _tandem.model_weights(self._model)
+        layers = list(self.layers)
+        if "=" not in self.spec:  # a stack: the library adds the output layer
+            layers.append(("dense", str(self.classes)))
+        rows = []
+        for index, (kind, item) in enumerate(layers):
+            name = f"{kind}{index}"
+            count = sum(math.prod(shape) for weight, shape in weights
+                        if weight.startswith(name + "/"))
+            rows.append((name, item, count))
+        frozen = sum(math.prod(shape) for weight, shape in weights if "/moving_" in weight)
+        total = sum(math.prod(shape) for _, shape in weights)
+        width = max(int(line_length), 40)
+        out = print_fn or print
+        rule, heavy = "-" * width, "=" * width
+        out(f'Model: "{type(self).__name__.lower()}"')
+        out(rule)
+        out(f"{'Layer':<{width // 3}}{'Item':<{width // 3}}{'Param #':>{width - 2 * (width // 3)}}")
+        out(heavy)
+        for name, item, count in rows:
+            out(f"{name:<{width // 3}}{item:<{width // 3}}{count:>{width - 2 * (width // 3)},}")
+        out(heavy)
+        out(f"Total params: {total:,}")
+        out(f"Trainable params: {total - frozen:,}")
+        out(f"Non-trainable params: {frozen:,}")
+        out(rule)
+
+    def _ensure_built(self, call: str) -> None:
+        """Builds the model where its shapes are known (Keras builds a model given its
+        input shape); RuntimeError where a fit must tell them."""
         if not self.built:
-            raise RuntimeError("the model is not built yet")
-        return int(_tandem.model_info(self._model)[3])
+            if self.input_shape is None or self.classes is None:
+                raise RuntimeError(f"{call}: the model is not built yet: give input_shape "
+                                   "and classes (or an output layer), or fit it first")
+            self._build(None, None)
+
+    def count_params(self) -> int:
+        """The number of weights, the moving statistics among them (Keras')."""
+        self._ensure_built("count_params")
+        return sum(math.prod(shape) for _, shape in _tandem.model_weights(self._model))
 
 
 class Model(Sequential):
