@@ -1,8 +1,9 @@
 /* Internal: what tandem asks of the host it runs on: its cores and memory, whether a
  * stream is a terminal and its width, the program's path, the process id and a
- * monotonic clock (posix/host.c; Win32's GetActiveProcessorCount, GlobalMemoryStatusEx,
- * _isatty, GetConsoleScreenBufferInfo, GetModuleFileNameW, GetCurrentProcessId and
- * QueryPerformanceCounter fit the same calls). */
+ * monotonic and the wall clocks (posix/host.c; Win32's GetActiveProcessorCount,
+ * GlobalMemoryStatusEx, _isatty, GetConsoleScreenBufferInfo, GetModuleFileNameW,
+ * GetCurrentProcessId, QueryPerformanceCounter and GetSystemTimeAsFileTime fit the same
+ * calls). */
 #ifndef TDM_PLATFORM_HOST_H
 #define TDM_PLATFORM_HOST_H
 
@@ -38,6 +39,10 @@ long tdm_host_process_id(void);
 /* Nanoseconds since an arbitrary start, never going back (wall-clock steps, NTP or a
  * user's date, never skew a measure). */
 uint64_t tdm_host_now_ns(void);
+
+/* Seconds since the Unix epoch by the system's wall clock, with its fraction: the
+ * time stamp other programs read (TensorBoard's events), which may step back. */
+double tdm_host_wall_seconds(void);
 
 /* t as UTC into *out: 1, or 0 when the system cannot say (gmtime_r, gmtime_s). */
 int tdm_host_utc(time_t t, struct tm *out);

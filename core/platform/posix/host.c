@@ -63,6 +63,13 @@ uint64_t tdm_host_now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
+double tdm_host_wall_seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 int tdm_host_utc(time_t t, struct tm *out)
 {
     return gmtime_r(&t, out) != NULL;

@@ -91,6 +91,14 @@ uint64_t tdm_host_now_ns(void)
     return c / f * 1000000000u + c % f * 1000000000u / f; /* no overflow for centuries */
 }
 
+double tdm_host_wall_seconds(void)
+{
+    FILETIME ft; /* 100 ns ticks since 1601-01-01 */
+    GetSystemTimeAsFileTime(&ft);
+    uint64_t ticks = (uint64_t)ft.dwHighDateTime << 32 | ft.dwLowDateTime;
+    return (double)(ticks - 116444736000000000u) * 1e-7; /* from 1970-01-01 */
+}
+
 int tdm_host_utc(time_t t, struct tm *out)
 {
     return gmtime_s(out, &t) == 0;
