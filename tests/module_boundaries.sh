@@ -16,7 +16,7 @@ header() { # a header of module $1
     collective) echo collective/collective_impl.h ;; input) echo input/dataset_impl.h ;;
     distribute) echo distribute/strategy_impl.h ;; checkpoint) echo checkpoint/checkpoint_posix.h ;;
     model) echo model/model_impl.h ;; platform) echo platform/tdm_thread.h ;;
-    train) echo train/optimizer_impl.h ;;
+    train) echo train/optimizer_impl.h ;; summary) echo summary/event_record.h ;;
   esac
 }
 failed=0
@@ -32,12 +32,13 @@ check() { # library, module, expected (yes: compiles, no: refused)
     failed=1
   fi
 }
-all="platform base device collective ops input distribute checkpoint model train"
+all="platform base device collective ops input distribute checkpoint summary model train"
 for entry in "tandem_platform:platform" "tandem_base:base" "tandem_device:base device" \
              "tandem_collective:base device collective" "tandem_ops:base device ops" \
              "tandem_input:base device input" \
              "tandem_distribute:base device collective input distribute" \
-             "tandem_checkpoint:base checkpoint" "tandem_model:base device checkpoint model" \
+             "tandem_checkpoint:base checkpoint" "tandem_summary:base summary" \
+             "tandem_model:base device checkpoint model" \
              "tandem_train:base device checkpoint train" "tandem_training:base" \
              "tandem_backend_reference:base device" \
              "tandem_backend_opencl:base device" "tandem_backend_vulkan:base device"; do
@@ -60,7 +61,7 @@ narrow tandem_train distribute/variable_access.h collective/collectives.h
 # Backends come in through one door: their contract (device/backend.h), the services
 # beside it (device/backend_services.h, the platform's too) and the kernel table they
 # expand (device/kernels.def); of the core nothing else, the public headers aside.
-others=$(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"([a-z_]+/)*(core|platform|base|device|collective|ops|input|distribute|checkpoint|model|train)/' \
+others=$(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"([a-z_]+/)*(core|platform|base|device|collective|ops|input|distribute|checkpoint|summary|model|train)/' \
            --include='*.c' --include='*.h' "$include/../backends" |
          grep -vE '"device/(backend\.h|backend_services\.h|kernels\.def)"' || true)
 if [ -n "$others" ]; then

@@ -28,6 +28,7 @@
 #include "tandem/step.h"
 #include "tandem/monitor.h"
 #include "tandem/training.h"
+#include "tandem/summary.h"
 
 #ifdef __cplusplus
 extern "C" {
