@@ -187,8 +187,10 @@ int tdm_dir_creatable(const char *dir)
         if (stat(buf, &st) == 0)
             return S_ISDIR(st.st_mode) && access(buf, W_OK | X_OK) == 0;
         char *slash = strrchr(buf, '/');
-        if (errno != ENOENT || !slash)
+        if (errno != ENOENT)
             return 0;
+        if (!slash) /* a relative name: made in the working folder, as on Win32 */
+            return access(".", W_OK | X_OK) == 0;
         slash[slash == buf] = '\0'; /* keep "/" itself */
     }
 }
