@@ -430,6 +430,13 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
                  "another setup is refused",
          .choices = train_config_items},
         STRING("--metrics", metrics, "FILE", "per-epoch metrics, CSV (or JSON for FILE.json)"),
+        STRING("--tensorboard", tensorboard, "DIR",
+               "TensorBoard event files, as Keras' TensorBoard callback writes them: DIR/train "
+               "(epoch_loss, epoch_learning_rate) and DIR/validation (epoch_loss, "
+               "epoch_accuracy or a regression's epoch_mae, epoch_rmse, epoch_r2), each "
+               "epoch at its index from 0; multi-worker: the chief's"),
+        WHOLE("--tensorboard-every", CLI_U64, tensorboard_every, 1, UINT64_MAX, "N",
+              "with --tensorboard: also batch_loss, every N global steps"),
         STRING("--trace", trace, "FILE",
                "a timeline of --trace-steps' steps: Chrome trace event JSON, which "
                "ui.perfetto.dev and chrome://tracing open (multi-worker: each process writes "
@@ -496,6 +503,8 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
                  "the products' operands");
     else if (o->trace_steps_given && !o->trace)
         snprintf(err, err_size, "--trace-steps is for --trace");
+    else if (o->tensorboard_every && !o->tensorboard)
+        snprintf(err, err_size, "--tensorboard-every is for --tensorboard");
     else if (o->resume && !o->checkpoint_dir)
         snprintf(err, err_size, "--resume needs --checkpoint-dir");
     else if (o->allow_config_change && !o->resume)

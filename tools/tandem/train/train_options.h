@@ -63,6 +63,8 @@ typedef struct train_options {
     int resume;
     unsigned allow_config_change; /* train_config.h's items that --resume may change */
     const char *metrics;
+    const char *tensorboard;    /* TensorBoard event files under DIR/train, DIR/validation */
+    uint64_t tensorboard_every; /* batch_loss every this many global steps; 0: none */
     const char *plot;
     const char *save;        /* the trained model's file */
     const char *trace;       /* a timeline of the steps in trace_steps (Chrome's JSON) */

@@ -19,7 +19,9 @@ static double now(void)
 /* After every step: the bar; a stop signal stops the run after this step. */
 int train_on_step(const tdm_step_result *r, void *user)
 {
-    epoch_state *e = &((train_session *)user)->current;
+    train_session *ts = user;
+    epoch_state *e = &ts->current;
+    train_tensorboard_step(ts, r);
     e->steps += r->steps;
     e->examples += r->examples;
     e->loss_sum += r->loss * (double)r->steps;
@@ -93,7 +95,7 @@ static int run_epoch(train_session *ts, epoch_state *e)
     progress_epoch(&e->bar, rec, e->steps);
     if (ts->opts->checkpoint_dir && tdm_monitor_save(ts->monitor) != TDM_OK)
         return fail("checkpoint");
-    if (write_metrics(ts, 0))
+    if (write_metrics(ts, 0) || train_tensorboard_epoch(ts, rec))
         return -1;
     return stopped ? STOPPED : 0;
 }
@@ -170,7 +172,7 @@ int train_session_run(train_session *ts)
     /* A parameter-server job's processes would stop at steps of their own and wait on
      * each other: there SIGTERM and SIGHUP end each at once, as before. */
     tdm_stop_signal_catch(stops_together(ts));
-    int status = write_metrics(ts, 0); /* the run, before its first epoch ends */
+    int status = write_metrics(ts, 0) || train_tensorboard_open(ts) ? -1 : 0;
     while (status == 0 && ts->epochs_done < o->epochs) {
         e->epoch = ts->epochs_done + 1;
         status = run_epoch(ts, e);
@@ -183,6 +185,9 @@ int train_session_run(train_session *ts)
     /* A failed write of the metrics has said so and ended the run (status -1). */
     if (o->metrics && after == 0 && (status == 0 || status == STOPPED))
         said_written(o->metrics, "--metrics");
-    int failed = write_outputs(ts, status == 0) || status < 0 || after;
+    int closed = train_tensorboard_close(ts);
+    if (o->tensorboard && closed == 0 && (status == 0 || status == STOPPED))
+        said_written(o->tensorboard, "--tensorboard");
+    int failed = write_outputs(ts, status == 0) || status < 0 || after || closed;
     return stopped ? stopped : failed ? 1 : 0;
 }

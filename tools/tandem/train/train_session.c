@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "platform/tdm_files.h"
 #include "class_names.h"
 #include "train_fingerprint.h"
 #include "train_texts.h"
@@ -81,6 +82,8 @@ static int take_role(train_session *ts)
         return 0;
     ts->worker_opts = *ts->opts;
     ts->worker_opts.metrics = ts->worker_opts.plot = ts->worker_opts.save = NULL;
+    ts->worker_opts.tensorboard = NULL;
+    ts->worker_opts.tensorboard_every = 0;
     ts->opts = &ts->worker_opts;
     if (freopen("/dev/null", "w", stdout))
         return 0;
@@ -273,6 +276,10 @@ static int check_outputs(const train_options *o)
             return -1;
         }
     }
+    if (o->tensorboard && !tdm_dir_creatable(o->tensorboard)) {
+        fprintf(stderr, "tandem train: --tensorboard: cannot make the folder %s\n", o->tensorboard);
+        return -1;
+    }
     return 0;
 }
 
@@ -327,6 +334,7 @@ void train_session_close(train_session *ts)
     tdm_context_destroy(ts->ctx);
     train_data_free(&ts->data);
     fifo_release(&ts->fifos);
+    train_tensorboard_close(ts);
     free(ts->history);
     memset(ts, 0, sizeof *ts);
 }

@@ -51,6 +51,8 @@ typedef struct train_session {
     epoch_state current;
     char refusal[2048]; /* why --resume refused a checkpoint's configuration */
     fifo_holds fifos;   /* --metrics and --trace where they stream into FIFOs */
+    tdm_summary_writer *tensorboard[2]; /* --tensorboard's train and validation runs */
+    char tensorboard_error[512];        /* a step's failed write, said at the epoch's end */
 } train_session;
 
 /* Builds everything; 0, or the exit status after printing why (the session is then
@@ -79,6 +81,15 @@ int train_monitor_resume(train_session *ts);
 
 /* The monitor's progress callback (user: the session). */
 int train_on_step(const tdm_step_result *r, void *user);
+
+/* --tensorboard (train_tensorboard.c): open makes DIR/train and DIR/validation; step
+ * writes a step's batch_loss with --tensorboard-every, a failure kept for the epoch's
+ * end; epoch writes a finished epoch's scalars and flushes; close closes them. Open,
+ * epoch and close: 0, or -1 after saying why. Each does nothing without the option. */
+int train_tensorboard_open(train_session *ts);
+void train_tensorboard_step(train_session *ts, const tdm_step_result *r);
+int train_tensorboard_epoch(train_session *ts, const train_epoch *e);
+int train_tensorboard_close(train_session *ts);
 
 /* Runs the remaining epochs with progress output. The exit status: 0; 1 after
  * printing why; 128 + n after a signal n stopped the run (platform/tdm_stop_signal.h). */
