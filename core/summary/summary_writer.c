@@ -141,8 +141,8 @@ tdm_status tdm_summary_scalar(tdm_summary_writer *w, const char *tag, int64_t st
                         "tdm_summary_scalar: a tag of %zu bytes; 1 to %d are allowed", length,
                         MAX_TAG);
     if (w->failed)
-        return tdm_fail(TDM_ERR_INVALID_STATE,
-                        "tdm_summary_scalar: an earlier write to %s failed", w->path);
+        return tdm_fail(TDM_ERR_INVALID_STATE, "tdm_summary_scalar: an earlier write to %s failed",
+                        w->path);
     w->record.size = 0;
     tdm_event_scalar_record(&w->record, tdm_host_wall_seconds(), step, tag, (float)value);
     return write_record(w, "tdm_summary_scalar");
@@ -152,8 +152,8 @@ tdm_status tdm_summary_flush(tdm_summary_writer *w)
 {
     TDM_CHECK_ARG(w, "tdm_summary_flush");
     if (w->failed)
-        return tdm_fail(TDM_ERR_INVALID_STATE,
-                        "tdm_summary_flush: an earlier write to %s failed", w->path);
+        return tdm_fail(TDM_ERR_INVALID_STATE, "tdm_summary_flush: an earlier write to %s failed",
+                        w->path);
     if (fflush(w->f) != 0) {
         w->failed = 1;
         return os_fail(errno, "tdm_summary_flush", "write", w->path);

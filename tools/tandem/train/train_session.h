@@ -51,8 +51,10 @@ typedef struct train_session {
     epoch_state current;
     char refusal[2048]; /* why --resume refused a checkpoint's configuration */
     fifo_holds fifos;   /* --metrics and --trace where they stream into FIFOs */
-    tdm_summary_writer *tensorboard[2]; /* --tensorboard's train and validation runs */
-    char tensorboard_error[512];        /* a step's failed write, said at the epoch's end */
+    /* --tensorboard's train and validation runs, and a step's failed write, which the
+     * epoch's end says */
+    tdm_summary_writer *tensorboard[2];
+    char tensorboard_error[512];
 } train_session;
 
 /* Builds everything; 0, or the exit status after printing why (the session is then
