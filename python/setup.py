@@ -137,7 +137,8 @@ class BuildWithLibrary(build_ext):
 extension = Extension(
     "tandem._tandem",
     sources=[str(Path("src") / name) for name in
-             ("module.c", "devices.c", "collectives.c", "model.c", "fit.c", "weights.c")],
+             ("module.c", "devices.c", "collectives.c", "model.c", "fit.c", "weights.c",
+              "summary.c")],
     libraries=["tandem"],
     define_macros=[("Py_LIMITED_API", "0x03090000")],
     py_limited_api=True,

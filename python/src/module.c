@@ -283,6 +283,10 @@ static PyMethodDef methods[] = {
     {"fit_begin", py_fit_begin, METH_VARARGS, "The input and monitor of one fit."},
     {"fit_epoch", py_fit_epoch, METH_VARARGS, "Trains one epoch; its mean loss."},
     {"load_csv", py_load_csv, METH_VARARGS, "Features and labels of a CSV file."},
+    {"summary_open", py_summary_open, METH_VARARGS, "A new TensorBoard event file in a folder."},
+    {"summary_scalar", py_summary_scalar, METH_VARARGS, "Appends a scalar: tag, step, value."},
+    {"summary_flush", py_summary_flush, METH_VARARGS, "Hands a writer's records to the system."},
+    {"summary_path", py_summary_path, METH_VARARGS, "An event file's path."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module_def = {PyModuleDef_HEAD_INIT,

@@ -99,5 +99,9 @@ PyObject *py_trainer_set_learning_rate(PyObject *self, PyObject *args);
 PyObject *py_fit_begin(PyObject *self, PyObject *args);
 PyObject *py_fit_epoch(PyObject *self, PyObject *args);
 PyObject *py_load_csv(PyObject *self, PyObject *args);
+PyObject *py_summary_open(PyObject *self, PyObject *args);
+PyObject *py_summary_scalar(PyObject *self, PyObject *args);
+PyObject *py_summary_flush(PyObject *self, PyObject *args);
+PyObject *py_summary_path(PyObject *self, PyObject *args);
 
 #endif

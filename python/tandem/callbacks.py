@@ -10,6 +10,8 @@ import math
 import os
 from typing import IO, Any, Callable, Dict, List, Optional
 
+from ._tensorboard import TensorBoard  # noqa: F401  tandem.callbacks.TensorBoard
+
 Logs = Dict[str, float]
 
 
