@@ -491,6 +491,22 @@ TDM_API tdm_status tdm_model_save(const tdm_model *m, const char *path);
  * version is TDM_ERR_UNSUPPORTED. Nothing is created then. */
 TDM_API tdm_status tdm_model_load(tdm_strategy *s, const char *path, tdm_model **out);
 
+/* Writes the model's inference to path as an ONNX model (IR version 8, opset 17) that
+ * computes what tdm_model_predict returns, for onnxruntime and other ONNX tools. Its
+ * inputs are float32 [N, width], one per model input, named "input", "input1", ...
+ * (an image input flat, in NHWC order, as the features are here); the model's
+ * standardisation, if it has one, is their first nodes. Its output "output" is
+ * tdm_model_predict's [N, outputs]; a cross-entropy model adds "probabilities": the
+ * softmax over each position's channels (the whole output where it is flat), or the
+ * sigmoid of each output. Each layer kind becomes ONNX's operators (docs/MODELS.md
+ * lists them); dropout is left out, as in inference. The weights are the first
+ * copies, float32 (those tdm_model_save writes). Written as tdm_model_save writes, a
+ * temporary file renamed over path. A kind the export has no form for is
+ * TDM_ERR_UNSUPPORTED naming the layer's index and kind; a file-system failure is
+ * TDM_ERR_NOT_FOUND (TDM_ERR_OUT_OF_MEMORY for a full disk) naming the path.
+ * Cross-replica or default mode; not while a step trains the model. */
+TDM_API tdm_status tdm_model_export_onnx(const tdm_model *m, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,4 +5,5 @@ const tdm_layer_type tdm_layer_add = {
     .plan = tdm_merge_plan_same_shape,
     .forward = tdm_merge_add_forward,
     .backward = tdm_merge_add_backward,
+    .onnx = tdm_merge_add_onnx,
 };

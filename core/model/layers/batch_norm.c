@@ -13,6 +13,8 @@
 #include "tandem/ops.h"
 #include "model/layers/images.h"
 #include "model/layers/normalise.h"
+#include "model/onnx_ops.h"
+#include "model/onnx_weights.h"
 
 /* The rows of a layer's `norm` buffer [6, channels]. */
 typedef struct norm_views {
@@ -244,6 +246,32 @@ static tdm_status reserve(const tdm_model *m, size_t l, tdm_model_scratch *sc, s
                        : s;
 }
 
+/* The inference form, with the moving statistics, as batch_norm_apply computes it:
+ * (x - mean) * (1 / sqrt(variance + epsilon)) * gamma + beta, per channel. */
+static tdm_status onnx(const tdm_model *m, size_t l, tdm_onnx_graph *g, const tdm_onnx_value *in,
+                       tdm_onnx_value *out)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    tdm_onnx_value gamma, beta, mean, variance;
+    tdm_status s = tdm_onnx_variable(g, m, l, 0, &gamma);
+    if (s == TDM_OK)
+        s = tdm_onnx_variable(g, m, l, 1, &beta);
+    if (s == TDM_OK)
+        s = tdm_onnx_state(g, m, l, 0, &mean);
+    if (s == TDM_OK)
+        s = tdm_onnx_state(g, m, l, 1, &variance);
+    if (s != TDM_OK)
+        return s;
+    tdm_onnx_value epsilon = tdm_onnx_scalar(g, tdm_layer_epsilon(&m->layers[l]));
+    tdm_onnx_value inv_std = tdm_onnx_op1(
+        g, "Reciprocal", tdm_onnx_op1(g, "Sqrt", tdm_onnx_op2(g, "Add", variance, epsilon)));
+    tdm_onnx_value x = tdm_onnx_positions(g, in[0], p->in_h * p->in_w, p->in_c);
+    tdm_onnx_value x_hat = tdm_onnx_op2(g, "Mul", tdm_onnx_op2(g, "Sub", x, mean), inv_std);
+    tdm_onnx_value y = tdm_onnx_op2(g, "Add", tdm_onnx_op2(g, "Mul", x_hat, gamma), beta);
+    *out = tdm_onnx_flatten(g, y);
+    return TDM_OK;
+}
+
 const tdm_layer_type tdm_layer_batch_norm = {
     .variables = tdm_gamma_and_beta,
     .states = states,
@@ -255,4 +283,5 @@ const tdm_layer_type tdm_layer_batch_norm = {
     .reserve = reserve,
     .forward = forward,
     .backward = backward,
+    .onnx = onnx,
 };

@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "model/layers/merges.h"
 #include "tandem/ops.h"
+#include "model/onnx_ops.h"
 
 static tdm_status plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l, const char *f)
 {
@@ -67,8 +68,26 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
     return s;
 }
 
+/* Concat on the channel axis of [N, positions, channels]. */
+static tdm_status onnx(const tdm_model *m, size_t l, tdm_onnx_graph *g, const tdm_onnx_value *in,
+                       tdm_onnx_value *out)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    tdm_onnx_value parts[TDM_LAYER_MAX_INPUTS];
+    for (size_t k = 0; k < p->input_count; k++) {
+        size_t first, channels = channels_of(m, p, k, &first);
+        parts[k] = tdm_onnx_positions(g, in[k], p->in_h * p->in_w, channels);
+    }
+    tdm_onnx_value y = tdm_onnx_node_begin(g, "Concat", parts, p->input_count);
+    tdm_onnx_attr_int(g, "axis", 2);
+    tdm_onnx_node_end(g);
+    *out = tdm_onnx_flatten(g, y);
+    return TDM_OK;
+}
+
 const tdm_layer_type tdm_layer_concatenate = {
     .plan = plan,
     .forward = forward,
     .backward = backward,
+    .onnx = onnx,
 };

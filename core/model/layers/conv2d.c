@@ -2,10 +2,14 @@
  * [units]; computed by the direct kernels, lowered to im2col and a matrix product, as
  * implicit matrix products or as Winograd's, as the device's choice says
  * (conv2d_choice.c). */
+#include <stdlib.h>
+
 #include "base/error.h"
 #include "device/tensor_impl.h"
 #include "model/layers/images.h"
 #include "ops/ops_images.h"
+#include "model/onnx_ops.h"
+#include "model/onnx_weights.h"
 
 static tdm_status plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l, const char *f)
 {
@@ -180,6 +184,52 @@ static void from_kernel(tdm_layer *d, const uint64_t *dims)
     d->units = (size_t)dims[3];
 }
 
+/* The filter [kh, kw, c, units] as ONNX's Conv takes it, [units, c, kh, kw]. */
+static tdm_status onnx_filter(tdm_onnx_graph *g, const tdm_model *m, size_t l, tdm_onnx_value *out)
+{
+    float *hwio = NULL;
+    tdm_shape shape;
+    tdm_status s = tdm_onnx_read_variable(m, l, 0, &hwio, &shape);
+    if (s != TDM_OK)
+        return s;
+    size_t kh = shape.dims[0], kw = shape.dims[1], c = shape.dims[2], units = shape.dims[3];
+    float *oihw = malloc(kh * kw * c * units * sizeof *oihw);
+    if (!oihw) {
+        free(hwio);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "out of host memory");
+    }
+    for (size_t i = 0; i < kh; i++)
+        for (size_t j = 0; j < kw; j++)
+            for (size_t ch = 0; ch < c; ch++)
+                for (size_t o = 0; o < units; o++)
+                    oihw[((o * c + ch) * kh + i) * kw + j] =
+                        hwio[((i * kw + j) * c + ch) * units + o];
+    const int64_t dims[4] = {(int64_t)units, (int64_t)c, (int64_t)kh, (int64_t)kw};
+    *out = tdm_onnx_floats(g, tdm_variable_name(m->vars[m->plans[l].first_var]), dims, 4, oihw);
+    free(oihw);
+    free(hwio);
+    return TDM_OK;
+}
+
+/* Conv over the image in NCHW, its window's pads given explicitly. */
+static tdm_status onnx(const tdm_model *m, size_t l, tdm_onnx_graph *g, const tdm_onnx_value *in,
+                       tdm_onnx_value *out)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    tdm_onnx_value conv_in[3];
+    tdm_status s = onnx_filter(g, m, l, &conv_in[1]);
+    if (s == TDM_OK)
+        s = tdm_onnx_variable(g, m, l, 1, &conv_in[2]);
+    if (s != TDM_OK)
+        return s;
+    conv_in[0] = tdm_onnx_to_nchw(g, in[0], p->in_h, p->in_w, p->in_c);
+    tdm_onnx_value y = tdm_onnx_node_begin(g, "Conv", conv_in, 3);
+    tdm_onnx_window_attrs(g, &p->win, p->in_h, p->in_w, p->out_h, p->out_w);
+    tdm_onnx_node_end(g);
+    *out = tdm_onnx_from_nchw(g, y);
+    return TDM_OK;
+}
+
 const tdm_layer_type tdm_layer_conv2d = {
     .variables = tdm_kernel_and_bias,
     .takes = TDM_TAKES_UNITS | TDM_TAKES_ACTIVATION | TDM_TAKES_WINDOW,
@@ -194,4 +244,5 @@ const tdm_layer_type tdm_layer_conv2d = {
     .forward = forward,
     .backward = backward,
     .from_kernel = from_kernel,
+    .onnx = onnx,
 };

@@ -3,6 +3,7 @@
 #include "base/error.h"
 #include "model/layers/layer_type.h"
 #include "tandem/ops.h"
+#include "model/onnx_weights.h"
 
 const char *const tdm_kernel_and_bias[] = {"kernel", "bias", NULL};
 
@@ -76,6 +77,19 @@ static void from_kernel(tdm_layer *d, const uint64_t *dims)
     d->units = (size_t)dims[1];
 }
 
+/* MatMul and Add: the kernel [in, units] multiplies as it does here. */
+static tdm_status onnx(const tdm_model *m, size_t l, tdm_onnx_graph *g, const tdm_onnx_value *in,
+                       tdm_onnx_value *out)
+{
+    tdm_onnx_value kernel, bias;
+    tdm_status s = tdm_onnx_variable(g, m, l, 0, &kernel);
+    if (s == TDM_OK)
+        s = tdm_onnx_variable(g, m, l, 1, &bias);
+    if (s == TDM_OK)
+        *out = tdm_onnx_op2(g, "Add", tdm_onnx_op2(g, "MatMul", in[0], kernel), bias);
+    return s;
+}
+
 const tdm_layer_type tdm_layer_dense = {
     .variables = tdm_kernel_and_bias,
     .takes = TDM_TAKES_UNITS | TDM_TAKES_ACTIVATION,
@@ -91,4 +105,5 @@ const tdm_layer_type tdm_layer_dense = {
     .forward = forward,
     .backward = backward,
     .from_kernel = from_kernel,
+    .onnx = onnx,
 };

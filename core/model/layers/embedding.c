@@ -4,6 +4,8 @@
 #include "base/error.h"
 #include "tandem/ops.h"
 #include "model/layers/layer_type.h"
+#include "model/onnx_ops.h"
+#include "model/onnx_weights.h"
 
 /* t [rows, positions * units] as [rows * positions, units]: a row per id. */
 static tdm_status per_id(const tdm_model *m, tdm_tensor *t, tdm_tensor **out)
@@ -101,6 +103,38 @@ static void from_kernel(tdm_layer *d, const uint64_t *dims)
 
 static const char *const variables[] = {"embeddings", NULL};
 
+/* Gather of the ids, cast to int64 (truncated, as the cast to int32 here). An id
+ * outside [0, vocab) becomes zeros, as the lookup kernel makes it: Gather reads row
+ * 0 for it, and Where drops that. */
+static tdm_status onnx(const tdm_model *m, size_t l, tdm_onnx_graph *g, const tdm_onnx_value *in,
+                       tdm_onnx_value *out)
+{
+    tdm_onnx_value table;
+    tdm_status s = tdm_onnx_variable(g, m, l, 0, &table);
+    if (s != TDM_OK)
+        return s;
+    const int64_t zero = 0, vocab = (int64_t)m->layers[l].vocab, id_axis = 2;
+    const float no_value = 0.0f;
+    tdm_onnx_value zero_id = tdm_onnx_int64s(g, NULL, 0, &zero);
+    tdm_onnx_value vocab_id = tdm_onnx_int64s(g, NULL, 0, &vocab);
+    tdm_onnx_value axis = tdm_onnx_int64s(g, &(int64_t){1}, 1, &id_axis);
+    tdm_onnx_value zeros = tdm_onnx_floats(g, NULL, NULL, 0, &no_value);
+    tdm_onnx_value ids = tdm_onnx_node_begin(g, "Cast", &in[0], 1);
+    tdm_onnx_attr_int(g, "to", TDM_ONNX_INT64);
+    tdm_onnx_node_end(g);
+    tdm_onnx_value above = tdm_onnx_op2(g, "GreaterOrEqual", ids, zero_id);
+    tdm_onnx_value known = tdm_onnx_op2(g, "And", above, tdm_onnx_op2(g, "Less", ids, vocab_id));
+    const tdm_onnx_value pick[3] = {known, ids, zero_id};
+    tdm_onnx_value rows = tdm_onnx_node_begin(g, "Where", pick, 3);
+    tdm_onnx_node_end(g);
+    tdm_onnx_value found = tdm_onnx_op2(g, "Gather", table, rows); /* [N, ids, units] */
+    const tdm_onnx_value mask[3] = {tdm_onnx_op2(g, "Unsqueeze", known, axis), found, zeros};
+    tdm_onnx_value y = tdm_onnx_node_begin(g, "Where", mask, 3);
+    tdm_onnx_node_end(g);
+    *out = tdm_onnx_flatten(g, y);
+    return TDM_OK;
+}
+
 const tdm_layer_type tdm_layer_embedding = {
     .variables = variables,
     .takes = TDM_TAKES_UNITS | TDM_TAKES_VOCAB,
@@ -114,4 +148,5 @@ const tdm_layer_type tdm_layer_embedding = {
     .forward = forward,
     .backward = backward,
     .from_kernel = from_kernel,
+    .onnx = onnx,
 };

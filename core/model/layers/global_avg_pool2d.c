@@ -2,6 +2,7 @@
  * channels out, through tdm_op_global_avg_pool and its gradient (bitwise average
  * pooling with the image as its one window). No variables. */
 #include "model/layers/images.h"
+#include "model/onnx_ops.h"
 
 static tdm_status plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l, const char *f)
 {
@@ -49,9 +50,24 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
     return s;
 }
 
+/* ReduceMean over the positions of [N, positions, channels]. */
+static tdm_status onnx(const tdm_model *m, size_t l, tdm_onnx_graph *g, const tdm_onnx_value *in,
+                       tdm_onnx_value *out)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    tdm_onnx_value x = tdm_onnx_positions(g, in[0], p->in_h * p->in_w, p->in_c);
+    const int64_t positions_axis = 1;
+    *out = tdm_onnx_node_begin(g, "ReduceMean", &x, 1);
+    tdm_onnx_attr_ints(g, "axes", &positions_axis, 1);
+    tdm_onnx_attr_int(g, "keepdims", 0);
+    tdm_onnx_node_end(g);
+    return TDM_OK;
+}
+
 const tdm_layer_type tdm_layer_global_avg_pool2d = {
     .flattens = 1,
     .plan = plan,
     .forward = forward,
     .backward = backward,
+    .onnx = onnx,
 };

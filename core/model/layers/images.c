@@ -2,6 +2,7 @@
  * plan, the poolings' passes and the per-channel sums. */
 #include "base/error.h"
 #include "model/layers/images.h"
+#include "model/onnx_ops.h"
 
 /* t's first rows * h * w * c elements as an image. */
 static tdm_status image(const tdm_tensor *t, size_t rows, size_t h, size_t w, size_t c,
@@ -116,4 +117,19 @@ tdm_status tdm_layer_reserve_partial(const tdm_model *m, size_t l, tdm_model_scr
     const tdm_layer_plan *p = &m->plans[l];
     return tdm_tensor_create(sc->device, TDM_F32, &TDM_SHAPE(p->out_h * p->out_w, p->out_c),
                              &sc->b.partial[l]);
+}
+
+tdm_status tdm_layer_pool_onnx(const tdm_model *m, size_t l, tdm_onnx_graph *g, tdm_pooling kind,
+                               tdm_onnx_value x, tdm_onnx_value *out)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    tdm_onnx_value image = tdm_onnx_to_nchw(g, x, p->in_h, p->in_w, p->in_c);
+    int max = kind == TDM_POOL_MAX;
+    tdm_onnx_value y = tdm_onnx_node_begin(g, max ? "MaxPool" : "AveragePool", &image, 1);
+    tdm_onnx_window_attrs(g, &p->win, p->in_h, p->in_w, p->out_h, p->out_w);
+    if (!max)
+        tdm_onnx_attr_int(g, "count_include_pad", 0);
+    tdm_onnx_node_end(g);
+    *out = tdm_onnx_from_nchw(g, y);
+    return TDM_OK;
 }

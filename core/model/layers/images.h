@@ -28,6 +28,11 @@ tdm_status tdm_layer_pool_forward(const tdm_model *m, const tdm_model_views *v, 
 tdm_status tdm_layer_pool_backward(const tdm_model *m, const tdm_model_views *v, size_t l,
                                    const tdm_tensor *x, tdm_pooling kind);
 
+/* A pooling's ONNX node, MaxPool or AveragePool, on the NCHW image; padding is never
+ * counted, as here. */
+tdm_status tdm_layer_pool_onnx(const tdm_model *m, size_t l, tdm_onnx_graph *g, tdm_pooling kind,
+                               tdm_onnx_value x, tdm_onnx_value *out);
+
 /* out[channels] = the sums over rows and positions of t [rows, positions * channels],
  * in two short passes through layer l's partial buffer (one over rows * positions
  * would loop past lavapipe's limit). */

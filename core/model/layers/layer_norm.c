@@ -6,6 +6,8 @@
 #include "model/layers/images.h"
 #include "model/layers/normalise.h"
 #include "tandem/ops.h"
+#include "model/onnx_ops.h"
+#include "model/onnx_weights.h"
 
 /* A layer norm's per-position means and inv_stds: the first and second halves of
  * its row_stats view. */
@@ -111,6 +113,26 @@ static tdm_status reserve(const tdm_model *m, size_t l, tdm_model_scratch *sc, s
     return s;
 }
 
+/* LayerNormalization over each position's channels. */
+static tdm_status onnx(const tdm_model *m, size_t l, tdm_onnx_graph *g, const tdm_onnx_value *in,
+                       tdm_onnx_value *out)
+{
+    const tdm_layer_plan *p = &m->plans[l];
+    tdm_onnx_value norm_in[3];
+    tdm_status s = tdm_onnx_variable(g, m, l, 0, &norm_in[1]);
+    if (s == TDM_OK)
+        s = tdm_onnx_variable(g, m, l, 1, &norm_in[2]);
+    if (s != TDM_OK)
+        return s;
+    norm_in[0] = tdm_onnx_positions(g, in[0], p->in_h * p->in_w, p->in_c);
+    tdm_onnx_value y = tdm_onnx_node_begin(g, "LayerNormalization", norm_in, 3);
+    tdm_onnx_attr_int(g, "axis", -1);
+    tdm_onnx_attr_float(g, "epsilon", tdm_layer_epsilon(&m->layers[l]));
+    tdm_onnx_node_end(g);
+    *out = tdm_onnx_flatten(g, y);
+    return TDM_OK;
+}
+
 const tdm_layer_type tdm_layer_layer_norm = {
     .variables = tdm_gamma_and_beta,
     .takes = TDM_TAKES_EPSILON,
@@ -121,4 +143,5 @@ const tdm_layer_type tdm_layer_layer_norm = {
     .reserve = reserve,
     .forward = forward,
     .backward = backward,
+    .onnx = onnx,
 };

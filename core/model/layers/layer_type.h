@@ -6,6 +6,7 @@
 #define TDM_MODEL_LAYER_TYPE_H
 
 #include "model/model_impl.h"
+#include "model/onnx_graph.h"
 
 /* The tdm_layer fields a kind takes; the model refuses a layer that sets one its kind
  * does not take (units, vocab, activation, dropout, skip). Model files record the
@@ -67,6 +68,11 @@ typedef struct tdm_layer_type {
                            const tdm_loss_args *a, const tdm_tensor *x);
     /* Loading: the settings its kernel's dims give (units, a window, a vocabulary). */
     void (*from_kernel)(tdm_layer *d, const uint64_t *dims);
+    /* The ONNX export (model_onnx.c): its nodes from in[k], its inputs as the graph
+     * keeps every value, [N, features], into *out, before the activation that the
+     * export adds for a kind that takes one; NULL: a kind the export refuses. */
+    tdm_status (*onnx)(const tdm_model *m, size_t l, tdm_onnx_graph *g, const tdm_onnx_value *in,
+                       tdm_onnx_value *out);
 } tdm_layer_type;
 
 /* The type of a kind tdm_model_plan has checked (layer_registry.c, above the kinds:

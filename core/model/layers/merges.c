@@ -88,3 +88,18 @@ tdm_status tdm_merge_add_backward(const tdm_model *m, const tdm_model_views *v, 
     }
     return s;
 }
+
+tdm_status tdm_merge_onnx_chain(const tdm_model *m, size_t l, tdm_onnx_graph *g, const char *op,
+                                const tdm_onnx_value *in, tdm_onnx_value *out)
+{
+    *out = tdm_onnx_op2(g, op, in[0], in[1]);
+    for (size_t k = 2; k < m->plans[l].input_count; k++)
+        *out = tdm_onnx_op2(g, op, *out, in[k]);
+    return TDM_OK;
+}
+
+tdm_status tdm_merge_add_onnx(const tdm_model *m, size_t l, tdm_onnx_graph *g,
+                              const tdm_onnx_value *in, tdm_onnx_value *out)
+{
+    return tdm_merge_onnx_chain(m, l, g, "Add", in, out);
+}

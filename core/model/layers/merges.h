@@ -19,4 +19,11 @@ tdm_status tdm_merge_add_forward(const tdm_model *m, const tdm_model_views *v, s
 tdm_status tdm_merge_add_backward(const tdm_model *m, const tdm_model_views *v, size_t l,
                                   const tdm_loss_args *a, const tdm_tensor *x);
 
+/* The inputs folded in their order with a binary ONNX op ("Add", "Mul"). */
+tdm_status tdm_merge_onnx_chain(const tdm_model *m, size_t l, tdm_onnx_graph *g, const char *op,
+                                const tdm_onnx_value *in, tdm_onnx_value *out);
+/* The sums of add and residual: "Add" chained. */
+tdm_status tdm_merge_add_onnx(const tdm_model *m, size_t l, tdm_onnx_graph *g,
+                              const tdm_onnx_value *in, tdm_onnx_value *out);
+
 #endif

@@ -40,8 +40,16 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
     return s;
 }
 
+/* Mul, the inputs in their order. */
+static tdm_status onnx(const tdm_model *m, size_t l, tdm_onnx_graph *g, const tdm_onnx_value *in,
+                       tdm_onnx_value *out)
+{
+    return tdm_merge_onnx_chain(m, l, g, "Mul", in, out);
+}
+
 const tdm_layer_type tdm_layer_multiply = {
     .plan = plan,
     .forward = forward,
     .backward = backward,
+    .onnx = onnx,
 };

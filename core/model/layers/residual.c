@@ -35,4 +35,5 @@ const tdm_layer_type tdm_layer_residual = {
     .plan = plan,
     .forward = tdm_merge_add_forward,
     .backward = tdm_merge_add_backward,
+    .onnx = tdm_merge_add_onnx,
 };
