@@ -11,7 +11,7 @@ fail=0
 # Each command's long options, from its help.
 longs() { "$tandem" "$@" --help | sed -n 's/^  \(-[a-z], \)\{0,1\}\(--[a-z0-9-]*\).*/\2/p'; }
 checked=0
-for words in train predict devices conformance "bench allreduce" "bench gemm" "bench train"; do
+for words in train predict export devices conformance "bench allreduce" "bench gemm" "bench train"; do
   for option in $(longs $words); do
     checked=$((checked + 1))
     roff=$(printf '%s' "$option" | sed 's/-/\\-/g')

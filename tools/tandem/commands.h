@@ -7,6 +7,7 @@ int cmd_devices(int argc, char **argv);
 int cmd_conformance(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
 #endif
