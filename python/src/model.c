@@ -173,6 +173,19 @@ PyObject *py_model_save(PyObject *self, PyObject *args)
     return none_or_raise(st);
 }
 
+PyObject *py_model_export_onnx(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *handle;
+    const char *path;
+    tdm_model *m = handle_path_args(args, "model", &handle, &path);
+    if (!m)
+        return NULL;
+    tdm_status st;
+    UNLOCKED(handle, st, tdm_model_export_onnx(m, path));
+    return none_or_raise(st);
+}
+
 /* model_info(model) -> (features, outputs, loss, parameters, Huber's delta, each input's
  * width), loss the name model files record (tdm_loss_kind_name: "softmax_cross_entropy",
  * ...). */

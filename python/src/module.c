@@ -265,6 +265,7 @@ static PyMethodDef methods[] = {
     {"model_create", py_model_create, METH_VARARGS, "A sequential model of tandem train's layers."},
     {"model_load", py_model_load, METH_VARARGS, "A model from a model file."},
     {"model_save", py_model_save, METH_VARARGS, "Writes a model file."},
+    {"model_export_onnx", py_model_export_onnx, METH_VARARGS, "Writes the model as ONNX."},
     {"model_info", py_model_info, METH_VARARGS, "A model's inputs, outputs, loss, parameters."},
     {"loss_kinds", py_loss_kinds, METH_NOARGS, "Every loss: name, Keras alias, labels."},
     {"kind_names", py_kind_names, METH_VARARGS, "The strategies' or schedules' names."},

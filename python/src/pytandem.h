@@ -87,6 +87,7 @@ PyObject *py_parse_layers(PyObject *self, PyObject *args);
 PyObject *py_model_create(PyObject *self, PyObject *args);
 PyObject *py_model_load(PyObject *self, PyObject *args);
 PyObject *py_model_save(PyObject *self, PyObject *args);
+PyObject *py_model_export_onnx(PyObject *self, PyObject *args);
 PyObject *py_model_info(PyObject *self, PyObject *args);
 PyObject *py_loss_kinds(PyObject *self, PyObject *args);
 PyObject *py_predict(PyObject *self, PyObject *args);

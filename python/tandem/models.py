@@ -726,6 +726,16 @@ class Sequential:
             raise RuntimeError("the model has no weights yet: fit it (or load one) first")
         _tandem.model_save(self._model, os.fspath(path))
 
+    def export_onnx(self, path: PathLike) -> None:
+        """Writes the model as an ONNX model (opset 17, ``tandem export``) computing what
+        predict computes: inputs ``input``, ``input1``... of [N, features], standardised
+        inside where the model standardises; ``output``, the model's outputs (a
+        classifier's logits), and for a classifier ``probabilities``, the softmax or
+        sigmoid of them."""
+        if not self.built:
+            raise RuntimeError("the model has no weights yet: fit it (or load one) first")
+        _tandem.model_export_onnx(self._model, os.fspath(path))
+
     def optimizer_slot_bytes(self) -> int:
         """Bytes of optimizer state (Adam's moments...) on each replica's device, once
         fit has run: all of it, or with ``shard_optimizer`` the replica's share."""
