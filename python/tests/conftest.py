@@ -4,7 +4,7 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import Iterator, List, Tuple
+from typing import Iterator, List, Sequence, Tuple
 
 import numpy as np
 import pytest
@@ -17,10 +17,16 @@ def device_ids() -> List[str]:
     return [d.id for d in tandem.devices()]
 
 
-def strategy_over(ids: Tuple[str, ...], split: int = 1) -> tandem.MirroredStrategy:
+def skip_without(ids: Sequence[str]) -> None:
+    """Skips the test where any of these devices is missing (one PoCL device, no
+    lavapipe)."""
     missing = [i for i in ids if i not in device_ids()]
     if missing:
         pytest.skip(f"no device {', '.join(missing)} here")
+
+
+def strategy_over(ids: Tuple[str, ...], split: int = 1) -> tandem.MirroredStrategy:
+    skip_without(ids)
     return tandem.MirroredStrategy(list(ids), split=split)
 
 

@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pytest
 
-import tandem
-
-from conftest import mpirun
+from conftest import mpirun, skip_without
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "python"
 
@@ -24,9 +22,7 @@ def run(name, *args):
 
 @pytest.mark.parametrize("devices", [[], ["opencl:0", "vulkan:0"]], ids=["default", "mixed"])
 def test_mirrored_all_reduce_example(devices):
-    missing = set(devices) - {d.id for d in tandem.devices()}
-    if missing:
-        pytest.skip(f"no {', '.join(sorted(missing))} here")
+    skip_without(devices)
     done = run("mirrored_all_reduce.py", *devices)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "match numpy: yes" in done.stdout
@@ -43,6 +39,7 @@ def test_parameter_server_example(tmp_path):
 def test_fashion_mnist_cnn_example(tmp_path):
     if not Path("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz").exists():
         pytest.skip("no dataset-fashion-mnist here")
+    skip_without(["opencl:0", "opencl:1"])
     done = run("fashion_mnist_cnn.py", "--devices", "opencl:0,opencl:1", "--epochs", "1",
                "--limit", "2000", "--save", str(tmp_path / "f.safetensors"))
     assert done.returncode == 0, done.stdout + done.stderr

@@ -9,6 +9,8 @@ import pytest
 
 import tandem
 
+from conftest import skip_without
+
 
 def compiled(seed=3, **options):
     model = tandem.Sequential("32", input_shape=(64,), classes=10, seed=seed,
@@ -90,6 +92,7 @@ print("done")
 
 
 def test_progress_bar_only_on_a_terminal():
+    skip_without(["opencl:0", "opencl:1"])
     piped = subprocess.run([sys.executable, "-c", BAR_SCRIPT], capture_output=True, text=True,
                            timeout=120)
     assert piped.returncode == 0, piped.stderr

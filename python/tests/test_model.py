@@ -12,6 +12,8 @@ import pytest
 
 import tandem
 
+from conftest import skip_without
+
 
 def trained(strategy, x, y, epochs, seed=3):
     model = tandem.Sequential("64", input_shape=(64,), classes=10, seed=seed)
@@ -126,6 +128,7 @@ def test_module_runs_the_cli():
 
 
 def test_ctrl_c_stops_fit_after_the_step(tmp_path):
+    skip_without(["opencl:0", "opencl:1"])
     script = tmp_path / "long_fit.py"
     script.write_text(
         "import numpy as np, tandem\n"

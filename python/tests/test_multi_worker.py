@@ -10,7 +10,7 @@ import pytest
 
 import tandem
 
-from conftest import mpirun
+from conftest import mpirun, skip_without
 
 WORKER = """
 import json, sys
@@ -52,6 +52,7 @@ if strategy.devices == ["opencl:0", "opencl:1"] or strategy.is_chief:
 
 
 def test_two_processes_fit_as_one_on_two_devices(tmp_path):
+    skip_without(["opencl:0", "opencl:1"])
     script = tmp_path / "fit.py"
     script.write_text(FIT)
     job = mpirun(2, script, "job", str(tmp_path / "job.safetensors"))
