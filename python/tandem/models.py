@@ -736,6 +736,14 @@ class Sequential:
             raise RuntimeError("the model has no weights yet: fit it (or load one) first")
         _tandem.model_export_onnx(self._model, os.fspath(path))
 
+    def export(self, filepath: PathLike, format: str = "onnx") -> None:  # noqa: A002
+        """Keras 3's export: ``format="onnx"`` is ``export_onnx``; tandem writes no
+        TensorFlow SavedModel or OpenVINO format, and says so."""
+        if format != "onnx":
+            raise ValueError(f"export: tandem writes format=\"onnx\" (export_onnx), not "
+                             f"{format!r}; model.save writes tandem's own model file")
+        self.export_onnx(filepath)
+
     def optimizer_slot_bytes(self) -> int:
         """Bytes of optimizer state (Adam's moments...) on each replica's device, once
         fit has run: all of it, or with ``shard_optimizer`` the replica's share."""

@@ -62,6 +62,8 @@ def test_a_regression(pocl_pair, digits, tmp_path):
               strategy=pocl_pair)
     out = exported_matches_predict(tmp_path, model, np.ascontiguousarray(x_test[:64, 2:]), "y")
     assert "output 64x2" in out
+    model.export(tmp_path / "keras.onnx", format="onnx")  # Keras 3's spelling, the same file
+    assert (tmp_path / "keras.onnx").read_bytes() == (tmp_path / "model.onnx").read_bytes()
 
 
 def test_an_unfitted_model_is_refused(tmp_path):
@@ -69,3 +71,5 @@ def test_an_unfitted_model_is_refused(tmp_path):
     with pytest.raises(RuntimeError, match="no weights yet"):
         model.export_onnx(tmp_path / "model.onnx")
     assert not (tmp_path / "model.onnx").exists()
+    with pytest.raises(ValueError, match="tandem writes format=\"onnx\""):
+        model.export(tmp_path / "saved", format="tf_saved_model")
