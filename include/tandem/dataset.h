@@ -82,6 +82,30 @@ TDM_API tdm_status tdm_dataset_from_sequences(const float *features, const int32
                                               size_t label_width, size_t class_count,
                                               tdm_dataset **out);
 
+/* Where tdm_dataset_from_text cut its text. */
+typedef struct tdm_text_layout {
+    size_t bytes;       /* the text's, decompressed */
+    size_t train_bytes; /* bytes [0, train_bytes) gave the training windows, the rest the
+                           validation windows */
+} tdm_text_layout;
+
+/* A text as data for a language model over its bytes (256 tokens, any encoding):
+ * reads path whole (gzip-compressed or not) and cuts windows of context + 1 bytes
+ * every stride bytes; a window's first context bytes are an example's features (the
+ * byte values as float ids), the context bytes after the first its labels, one per
+ * position (the next byte), as tdm_dataset_from_sequences makes them, of 256 classes.
+ * The last validation_fraction (in (0, 1)) of the bytes is held out: the training
+ * part ends at the largest multiple of stride not past (1 - validation_fraction) *
+ * bytes, so that no window crosses from one part into the other, and each part is
+ * cut from its first byte. A file that cannot be read (TDM_ERR_NOT_FOUND), an empty
+ * one, one with a NUL byte (binary, or UTF-16: not text of bytes) or a part too short
+ * for one window (TDM_ERR_INVALID_ARGUMENT), context or stride 0
+ * (TDM_ERR_INVALID_ARGUMENT) are refused, the message naming the file and why.
+ * layout (may be NULL) receives where the text was cut. */
+TDM_API tdm_status tdm_dataset_from_text(const char *path, size_t context, size_t stride,
+                                         double validation_fraction, tdm_dataset **train,
+                                         tdm_dataset **validation, tdm_text_layout *layout);
+
 /* Where tdm_dataset_from_csv found the examples, for a caller to show its user. */
 typedef struct tdm_csv_layout {
     size_t columns;     /* fields per line */

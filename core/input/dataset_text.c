@@ -1,0 +1,109 @@
+/* A text as a language model's data: windows of its bytes, each position's label the
+ * byte after it, the last part held out for validation. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "input/dataset_impl.h"
+#include "input/file_read.h"
+
+#define FUNC "tdm_dataset_from_text"
+#define BYTE_VALUES 256
+
+/* Windows of context + 1 bytes every stride bytes that fit in `size` bytes. */
+static size_t window_count(size_t size, size_t context, size_t stride)
+{
+    return size > context ? (size - context - 1) / stride + 1 : 0;
+}
+
+/* The windows of text[0, size) as a dataset of byte ids and next-byte labels. */
+static tdm_status windows(const unsigned char *text, size_t size, size_t context, size_t stride,
+                          tdm_dataset **out)
+{
+    size_t rows = window_count(size, context, stride);
+    tdm_table *t = NULL;
+    tdm_status s = tdm_table_create(rows, context, TDM_I32, context, &t);
+    if (s != TDM_OK)
+        return s;
+    int32_t *labels = t->labels;
+    for (size_t r = 0; r < rows; r++) {
+        const unsigned char *w = text + r * stride;
+        for (size_t p = 0; p < context; p++) {
+            t->features[r * context + p] = (float)w[p];
+            labels[r * context + p] = (int32_t)w[p + 1];
+        }
+    }
+    return tdm_dataset_wrap(t, BYTE_VALUES, out);
+}
+
+/* Why a part of `size` bytes, from byte `from` (0-based), holds no window. */
+static tdm_status too_short(const char *path, const char *part, size_t from, size_t size,
+                            size_t context)
+{
+    return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                    FUNC ": %s: its %s (%zu bytes from byte %zu) is shorter than one window of "
+                    "context + 1 = %zu bytes: give a longer text or a shorter context",
+                    path, part, size, from + 1, context + 1);
+}
+
+static tdm_status check_text(const char *path, const char *text, size_t size)
+{
+    if (!size)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, FUNC ": %s: the file is empty", path);
+    const char *nul = memchr(text, '\0', size);
+    if (nul)
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        FUNC ": %s: byte %zu is NUL: a binary file (or UTF-16), not text; "
+                        "convert it to UTF-8",
+                        path, (size_t)(nul - text) + 1);
+    return TDM_OK;
+}
+
+static tdm_status check_args(const char *path, size_t context, size_t stride, double fraction,
+                             tdm_dataset **train, tdm_dataset **validation)
+{
+    TDM_CHECK_ARG(path, FUNC);
+    TDM_CHECK_ARG(train, FUNC);
+    TDM_CHECK_ARG(validation, FUNC);
+    if (!context || !stride || !(fraction > 0.0 && fraction < 1.0))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        FUNC ": context %zu and stride %zu must be > 0, validation_fraction "
+                             "%g in (0, 1)",
+                        context, stride, fraction);
+    return TDM_OK;
+}
+
+tdm_status tdm_dataset_from_text(const char *path, size_t context, size_t stride,
+                                 double validation_fraction, tdm_dataset **train,
+                                 tdm_dataset **validation, tdm_text_layout *layout)
+{
+    tdm_status s = check_args(path, context, stride, validation_fraction, train, validation);
+    if (s != TDM_OK)
+        return s;
+    *train = *validation = NULL;
+    char *text = NULL;
+    size_t size = 0;
+    s = tdm_read_file(path, FUNC, &text, &size);
+    if (s == TDM_OK)
+        s = check_text(path, text, size);
+    /* the training part ends on a window's start, the validation part's first */
+    size_t cut = (size_t)((double)size * (1.0 - validation_fraction)) / stride * stride;
+    if (s == TDM_OK && !window_count(cut, context, stride))
+        s = too_short(path, "training part", 0, cut, context);
+    if (s == TDM_OK && !window_count(size - cut, context, stride))
+        s = too_short(path, "held-out part", cut, size - cut, context);
+    const unsigned char *bytes = (const unsigned char *)text;
+    if (s == TDM_OK)
+        s = windows(bytes, cut, context, stride, train);
+    if (s == TDM_OK)
+        s = windows(bytes + cut, size - cut, context, stride, validation);
+    free(text);
+    if (s != TDM_OK) {
+        tdm_dataset_destroy(*train);
+        *train = NULL;
+        return s;
+    }
+    if (layout)
+        *layout = (tdm_text_layout){.bytes = size, .train_bytes = cut};
+    return TDM_OK;
+}
