@@ -15,17 +15,30 @@ static void program_dir(char *out, size_t size)
         out[base - out - 1] = '\0';
 }
 
-const char *bundled_digits(void)
+/* The bundled file `name` into path (of size bytes): beside the program, else where
+ * the install puts it. */
+static const char *find(const char *name, char *path, size_t size)
 {
-    static char path[TDM_PATH_MAX + 64];
     static const char *const beside[] = {TDM_DATA_FROM_BINDIR, "share/tandem"};
     char dir[TDM_PATH_MAX];
     program_dir(dir, sizeof dir);
     for (size_t i = 0; i < sizeof beside / sizeof beside[0]; i++) {
-        snprintf(path, sizeof path, "%s/%s/digits.csv.gz", dir, beside[i]);
+        snprintf(path, size, "%s/%s/%s", dir, beside[i], name);
         if (tdm_path_readable(path))
             return path;
     }
-    snprintf(path, sizeof path, "%s/%s/digits.csv.gz", dir, beside[0]);
+    snprintf(path, size, "%s/%s/%s", dir, beside[0], name);
     return path;
+}
+
+const char *bundled_digits(void)
+{
+    static char path[TDM_PATH_MAX + 64];
+    return find("digits.csv.gz", path, sizeof path);
+}
+
+const char *bundled_text(void)
+{
+    static char path[TDM_PATH_MAX + 64];
+    return find("shakespeare.txt.gz", path, sizeof path);
 }

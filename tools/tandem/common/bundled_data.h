@@ -9,4 +9,7 @@
  * missing. */
 const char *bundled_digits(void);
 
+/* The bundled text (shakespeare.txt.gz), found in the same places. */
+const char *bundled_text(void);
+
 #endif
