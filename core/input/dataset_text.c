@@ -1,5 +1,6 @@
 /* A text as a language model's data: windows of its bytes, each position's label the
  * byte after it, the last part held out for validation. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,14 +37,13 @@ static tdm_status windows(const unsigned char *text, size_t size, size_t context
     return tdm_dataset_wrap(t, BYTE_VALUES, out);
 }
 
-/* Why a part of `size` bytes, from byte `from` (0-based), holds no window. */
-static tdm_status too_short(const char *path, const char *part, size_t from, size_t size,
-                            size_t context)
+/* Why a part (`what`, which says its bytes) holds no window. */
+static tdm_status too_short(const char *path, const char *what, size_t context)
 {
     return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                    FUNC ": %s: its %s (%zu bytes from byte %zu) is shorter than one window of "
-                    "context + 1 = %zu bytes: give a longer text or a shorter context",
-                    path, part, size, from + 1, context + 1);
+                    FUNC ": %s: its %s is shorter than one window of context + 1 = %zu bytes: "
+                         "give a longer text or a shorter context",
+                    path, what, context + 1);
 }
 
 static tdm_status check_text(const char *path, const char *text, size_t size)
@@ -54,7 +54,7 @@ static tdm_status check_text(const char *path, const char *text, size_t size)
     if (nul)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         FUNC ": %s: byte %zu is NUL: a binary file (or UTF-16), not text; "
-                        "convert it to UTF-8",
+                             "convert it to UTF-8",
                         path, (size_t)(nul - text) + 1);
     return TDM_OK;
 }
@@ -88,10 +88,18 @@ tdm_status tdm_dataset_from_text(const char *path, size_t context, size_t stride
         s = check_text(path, text, size);
     /* the training part ends on a window's start, the validation part's first */
     size_t cut = (size_t)((double)size * (1.0 - validation_fraction)) / stride * stride;
-    if (s == TDM_OK && !window_count(cut, context, stride))
-        s = too_short(path, "training part", 0, cut, context);
-    if (s == TDM_OK && !window_count(size - cut, context, stride))
-        s = too_short(path, "held-out part", cut, size - cut, context);
+    char what[160];
+    if (s == TDM_OK && !window_count(cut, context, stride)) {
+        snprintf(what, sizeof what,
+                 "training part (its first %zu of %zu bytes, cut at a multiple of the stride "
+                 "%zu)",
+                 cut, size, stride);
+        s = too_short(path, what, context);
+    }
+    if (s == TDM_OK && !window_count(size - cut, context, stride)) {
+        snprintf(what, sizeof what, "held-out part (its last %zu of %zu bytes)", size - cut, size);
+        s = too_short(path, what, context);
+    }
     const unsigned char *bytes = (const unsigned char *)text;
     if (s == TDM_OK)
         s = windows(bytes, cut, context, stride, train);

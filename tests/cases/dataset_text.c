@@ -88,15 +88,15 @@ static void check_refused(void)
     memcpy(binary, text, SIZE);
     binary[41] = 0;
     const char *nul = write_file("binary.bin", binary, SIZE, 0);
-    CHECK_FAILS(tdm_dataset_from_text(nul, 4, 4, 0.1, &train, &val, NULL),
-                TDM_ERR_INVALID_ARGUMENT, "binary.bin: byte 42 is NUL: a binary file");
+    CHECK_FAILS(tdm_dataset_from_text(nul, 4, 4, 0.1, &train, &val, NULL), TDM_ERR_INVALID_ARGUMENT,
+                "binary.bin: byte 42 is NUL: a binary file");
     CHECK_FAILS(tdm_dataset_from_text(good, 90, 90, 0.1, &train, &val, NULL),
                 TDM_ERR_INVALID_ARGUMENT,
-                "good.txt: its training part (90 bytes from byte 1) is shorter than one window "
-                "of context + 1 = 91 bytes");
+                "good.txt: its training part (its first 90 of 100 bytes, cut at a multiple of "
+                "the stride 90) is shorter than one window of context + 1 = 91 bytes");
     CHECK_FAILS(tdm_dataset_from_text(good, 10, 10, 0.1, &train, &val, NULL),
                 TDM_ERR_INVALID_ARGUMENT,
-                "its held-out part (10 bytes from byte 91) is shorter than one window");
+                "its held-out part (its last 10 of 100 bytes) is shorter than one window");
     char missing[SCRATCH_PATH];
     scratch_path(missing, "missing.txt", 0);
     CHECK_FAILS(tdm_dataset_from_text(missing, 4, 4, 0.1, &train, &val, NULL), TDM_ERR_NOT_FOUND,
