@@ -30,8 +30,8 @@ static size_t scratch_entries(void)
 }
 
 static const train_epoch two_epochs[2] = {
-    {1, 0.5, 0.25, 0.9375, 1.5, 1000, 0.25, 0, 0, 0, 0},
-    {2, 0.1234567891, NAN, 0.96875, 1.25, 1200.5, 0.125, 0, 0, 0, 0},
+    {1, 0.5, 0.25, 0.9375, 1.5, 1000, 0.25, 0, 0, 0, 0, 0},
+    {2, 0.1234567891, NAN, 0.96875, 1.25, 1200.5, 0.125, 0, 0, 0, 0, 0},
 };
 
 static const char *const run_devices[] = {"opencl:0 (pthread \"x\")", "vulkan:0 (llvmpipe)"};
@@ -104,6 +104,30 @@ static void test_metrics(void)
     CHECK(metrics_write(missing, &the_run, two_epochs, 2, err, sizeof err) == -1);
     CHECK(strncmp(err, "cannot write ", 13) == 0 && strstr(err, missing));
     CHECK(strstr(err, "No such file or directory"));
+    unlink(csv);
+    unlink(json);
+}
+
+/* A text's run: its held-out tenth is the validation split, the loss per byte also in
+ * bits per byte (loss / ln 2). */
+static void test_text_metrics(void)
+{
+    const train_epoch e = {.epoch = 1, .train_loss = 3.0, .test_loss = 3.0 * TRAIN_LN2,
+                           .test_accuracy = 0.5, .seconds = 2, .examples_per_second = 10,
+                           .eval_seconds = 0.5, .text = 1};
+    char csv[SCRATCH_PATH], json[SCRATCH_PATH], err[256] = "";
+    scratch_path(csv, "text.csv", 0);
+    scratch_path(json, "text.json", 0);
+    CHECK(metrics_write(csv, &the_run, &e, 1, err, sizeof err) == 0);
+    char *text = (char *)scratch_read(csv, NULL);
+    CHECK(text && strstr(text, "\nepoch,train_loss,val_loss,val_bpb,val_accuracy,seconds,"
+                               "examples_per_second,eval_seconds\n1,3,2.07944154,3,0.5,2,10,0.5\n"));
+    free(text);
+    CHECK(metrics_write(json, &the_run, &e, 1, err, sizeof err) == 0);
+    text = (char *)scratch_read(json, NULL);
+    CHECK(text && strstr(text, "\"val_loss\": 2.07944154,\n      \"val_bpb\": 3,\n") &&
+          !strstr(text, "test_loss"));
+    free(text);
     unlink(csv);
     unlink(json);
 }
@@ -234,6 +258,7 @@ static void test_plot(void)
                              0,
                              0,
                              0,
+                             0,
                              0};
     }
     e[5].test_loss = NAN; /* left out: the test curve breaks there */
@@ -244,7 +269,7 @@ static void test_plot(void)
     check_plot(path);
 
     /* One epoch, constant values: the ranges still have a width, the points show. */
-    train_epoch one = {1, 0.5, 0.5, 1.0, 0.1, 100, 0.01, 0, 0, 0, 0};
+    train_epoch one = {1, 0.5, 0.5, 1.0, 0.1, 100, 0.01, 0, 0, 0, 0, 0};
     CHECK(plot_write_png(path, &one, 1, err, sizeof err) == 0);
     check_plot(path);
     CHECK(plot_write_png(path, e, 0, err, sizeof err) == 0);
@@ -258,7 +283,7 @@ static void test_plot(void)
 
 /* ---- progress --------------------------------------------------------------------- */
 
-static const train_epoch epoch3 = {3, 0.1234, 0.1502, 0.9639, 0.41, 3508, 0.05, 0, 0, 0, 0};
+static const train_epoch epoch3 = {3, 0.1234, 0.1502, 0.9639, 0.41, 3508, 0.05, 0, 0, 0, 0, 0};
 static const char epoch3_line[] = "epoch  3/30  23 steps  0.41 s  56.1 steps/s  3508 ex/s  "
                                   "loss 0.1234  eval 0.05 s  test loss 0.1502  test acc 96.39%\n";
 
@@ -390,6 +415,7 @@ void test_case_report(const test_run *run)
     (void)run;
     tmp_dir = scratch_root("tdm_report");
     test_metrics();
+    test_text_metrics();
     test_plot();
     test_progress();
     test_progress_fits();

@@ -5,27 +5,32 @@
 #include "json_writer.h"
 #include "metrics_file.h"
 
-#define FIELD_COUNT 9
+#define FIELD_COUNT 12
 
 /* Every field; a run writes those of its task (task_field). */
 static const char *const field_names[FIELD_COUNT] = {
-    "train_loss", "test_loss",           "test_accuracy", "test_mae",    "test_rmse",
-    "test_r2",    "seconds",             "examples_per_second",          "eval_seconds"};
+    "train_loss", "test_loss", "test_accuracy", "test_mae", "test_rmse",           "test_r2",
+    "val_loss",   "val_bpb",   "val_accuracy",  "seconds",  "examples_per_second", "eval_seconds"};
 
 static void epoch_fields(const train_epoch *e, double out[FIELD_COUNT])
 {
-    const double v[FIELD_COUNT] = {e->train_loss, e->test_loss, e->test_accuracy,
-                                   e->test_mae,   e->test_rmse, e->test_r2,
-                                   e->seconds,    e->examples_per_second,
-                                   e->eval_seconds};
+    const double v[FIELD_COUNT] = {
+        e->train_loss,    e->test_loss, e->test_accuracy,       e->test_mae,
+        e->test_rmse,     e->test_r2,   e->test_loss,           e->test_loss / TRAIN_LN2,
+        e->test_accuracy, e->seconds,   e->examples_per_second, e->eval_seconds};
     memcpy(out, v, sizeof v);
 }
 
 /* Whether field k is one of the task's: accuracy for classes, the errors and R^2
- * for a regression. */
+ * for a regression; a text's held-out tenth is its validation split, with bits per
+ * byte. */
 static int task_field(const train_epoch *e, int k)
 {
-    return k == 2 ? !e->regression : k >= 3 && k <= 5 ? e->regression : 1;
+    if (k >= 6 && k <= 8)
+        return e->text;
+    if (k == 1 || k == 2)
+        return !e->text && (k == 1 || !e->regression);
+    return k >= 3 && k <= 5 ? e->regression : 1;
 }
 
 /* A finite value with %.9g; else `missing`. */
@@ -45,7 +50,7 @@ static void write_csv(FILE *f, const train_run *run, const train_epoch *e, size_
     fputs("\n# options:", f);
     for (size_t i = 0; i < run->option_count; i++)
         fprintf(f, " %s=%s", run->option_names[i], run->option_values[i]);
-    const train_epoch task = {.regression = n && e[0].regression};
+    const train_epoch task = {.regression = n && e[0].regression, .text = n && e[0].text};
     fputs("\nepoch", f);
     for (int k = 0; k < FIELD_COUNT; k++)
         if (task_field(&task, k))

@@ -180,8 +180,13 @@ void progress_epoch(progress *p, const train_epoch *e, size_t steps)
     add(&l, 4, 0, "  %.0f ex/s", e->examples_per_second);
     add(&l, 1, 0, "  loss %.4f", e->train_loss);
     add(&l, 6, 0, "  eval %.2f s", e->eval_seconds);
-    add(&l, 2, 0, "  test loss %.4f", e->test_loss);
-    if (e->regression)
+    if (e->text)
+        add(&l, 2, 0, "  val loss %.4f  val bpb %.4f", e->test_loss, e->test_loss / TRAIN_LN2);
+    else
+        add(&l, 2, 0, "  test loss %.4f", e->test_loss);
+    if (e->text)
+        add(&l, 0, 0, "  val acc %.2f%%", e->test_accuracy * 100.0);
+    else if (e->regression)
         add(&l, 0, 0, "  test rmse %.4g r2 %.4f", e->test_rmse, e->test_r2);
     else
         add(&l, 0, 0, "  test acc %.2f%%", e->test_accuracy * 100.0);

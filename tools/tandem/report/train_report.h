@@ -3,6 +3,9 @@
 #ifndef TANDEM_CLI_TRAIN_REPORT_H
 #define TANDEM_CLI_TRAIN_REPORT_H
 
+/* ln 2: a loss in nats per byte over it is bits per byte. */
+#define TRAIN_LN2 0.693147180559945309417
+
 typedef struct train_epoch {
     unsigned epoch;    /* from 1 */
     double train_loss; /* mean loss over the epoch's steps */
@@ -13,6 +16,8 @@ typedef struct train_epoch {
     double eval_seconds;        /* wall time of the evaluation after them */
     int regression; /* float targets of a regression: the metrics below, no accuracy */
     double test_mae, test_rmse, test_r2;
+    int text; /* --text: the test split is the held-out tenth, its loss per byte also in
+                 bits (val_bpb) */
 } train_epoch;
 
 /* The run an epoch history belongs to, as a metrics file records it. */

@@ -15,6 +15,11 @@ static void print_data(const train_data *d)
     if (d->test_path)
         printf("test     %s: %s\n", d->test_path, d->test_used);
     char what[64];
+    if (d->text) {
+        printf("         %zu byte values: %zu windows for training, %zu held out for validation\n",
+               d->classes, d->train_examples, d->test_examples);
+        return;
+    }
     if (d->targets)
         snprintf(what, sizeof what, "%zu target%s", d->outputs, d->outputs == 1 ? "" : "s");
     else
@@ -127,7 +132,10 @@ static void print_summary(const train_session *ts, double seconds)
 {
     const train_epoch *last = ts->epochs_done ? &ts->history[ts->epochs_done - 1] : NULL;
     char score[96];
-    if (last && last->regression)
+    if (last && last->text)
+        snprintf(score, sizeof score, "val bpb %.4f, accuracy %.2f%%", last->test_loss / TRAIN_LN2,
+                 100.0 * last->test_accuracy);
+    else if (last && last->regression)
         snprintf(score, sizeof score, "test RMSE %.4g, MAE %.4g, R^2 %.4f", last->test_rmse,
                  last->test_mae, last->test_r2);
     else

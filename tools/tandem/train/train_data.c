@@ -106,18 +106,50 @@ static int split(const train_options *o, tdm_dataset *all, train_data *d)
     return fail(o->test_data, why, d);
 }
 
-int train_data_load(const train_options *o, size_t shards, size_t shard, train_data *d)
+/* The library's reason, past its function's name and the path it names. */
+static const char *reason(const char *path)
 {
-    memset(d, 0, sizeof *d);
+    const char *why = tdm_last_error(), *at = strstr(why, path);
+    size_t n = strlen(path);
+    return at && !strncmp(at + n, ": ", 2) ? at + n + 2 : why;
+}
+
+/* --text: the text's windows, the last tenth held out (as the test split). */
+static int load_text(const train_options *o, train_data *d)
+{
+    d->path = strcmp(o->text, "-") ? o->text : bundled_text();
+    d->text = 1;
+    tdm_text_layout t;
+    if (tdm_dataset_from_text(d->path, o->context, o->stride, TRAIN_TEXT_HELD_OUT, &d->train,
+                              &d->test, &t) != TDM_OK ||
+        fingerprint(d->train, &d->fingerprint) != TDM_OK ||
+        fingerprint(d->test, &d->fingerprint) != TDM_OK)
+        return fail(d->path, reason(d->path), d);
+    snprintf(d->used, sizeof d->used,
+             "%zu bytes, windows of %zu every %zu: bytes 1-%zu for training, %zu-%zu (the last "
+             "tenth) held out",
+             t.bytes, o->context + 1, o->stride, t.train_bytes, t.train_bytes + 1, t.bytes);
+    return 0;
+}
+
+/* The data file, its test split held out or its own file. */
+static int load_data(const train_options *o, train_data *d)
+{
     d->path = o->data ? o->data : bundled_digits();
     tdm_dataset *all = NULL;
-    d->fingerprint = 0xcbf29ce484222325ull;
     if (load(o, d->path, o->labels, &all, d->used, sizeof d->used) != TDM_OK ||
         fingerprint(all, &d->fingerprint) != TDM_OK) {
         tdm_dataset_destroy(all);
         return fail(d->path, tdm_last_error(), d);
     }
-    if (split(o, all, d) != 0)
+    return split(o, all, d);
+}
+
+int train_data_load(const train_options *o, size_t shards, size_t shard, train_data *d)
+{
+    memset(d, 0, sizeof *d);
+    d->fingerprint = 0xcbf29ce484222325ull;
+    if (o->text ? load_text(o, d) : load_data(o, d))
         return -1;
     d->features = tdm_dataset_feature_count(d->train);
     d->classes = tdm_dataset_class_count(d->train) > tdm_dataset_class_count(d->test)

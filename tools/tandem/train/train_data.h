@@ -15,6 +15,7 @@ typedef struct train_data {
     float *mean, *std;  /* [features]: the training split's statistics, NULL with
                            --no-standardize */
     size_t features, classes, train_examples, test_examples, steps_per_epoch;
+    int text;       /* --text: windows of bytes, a next byte per position */
     int targets;    /* float targets, not class indices */
     size_t outputs; /* the model's: the classes, or the targets per example */
     size_t examples;      /* both splits before a worker's shard: what every process loaded */

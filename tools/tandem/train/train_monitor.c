@@ -105,6 +105,7 @@ static tdm_status restore_history(const tdm_checkpoint *c, void *user)
                                        .examples_per_second = NAN,
                                        .eval_seconds = NAN,
                                        .regression = regression,
+                                       .text = ts->data.text,
                                        .test_mae = NAN,
                                        .test_rmse = NAN,
                                        .test_r2 = regression ? score : 0.0};

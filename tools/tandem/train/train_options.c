@@ -301,6 +301,18 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
     const cli_option table[] = {
         STRING("--data", data, "FILE",
                TRAIN_HELP_DATA " (default: the bundled digits, 1797 8x8 images of 10 classes)"),
+        STRING("--text", text, "FILE",
+               "train a language model on FILE's bytes (any encoding, plain or gzip; - for the "
+               "bundled text, the first 700 KB of tiny shakespeare): windows of --context + 1 "
+               "bytes, each position's label the next byte; the last tenth held out, its loss "
+               "per byte and bits per byte reported each epoch. Without --layers, "
+               TRAIN_TEXT_LAYERS " (a bigram model); the output layer gives each position 256 "
+               "byte values. In place of --data"),
+        WHOLE("--context", CLI_SIZE, context, 1, 1u << 20, "N",
+              "--text: the bytes a window gives the model (default 128)"),
+        WHOLE("--stride", CLI_SIZE, stride, 1, 1u << 30, "S",
+              "--text: a window every S bytes (default: the context, so that each byte is "
+              "one label once)"),
         STRING("--labels", labels, "FILE", TRAIN_HELP_LABELS),
         CUSTOM("--label-column", train_parse_label_column, &o->label_column, "C",
                TRAIN_HELP_LABEL_COLUMN " (default: the last column)"),
@@ -465,8 +477,30 @@ void train_options_usage(FILE *out)
 }
 
 /* Rules between options, once all are read. */
+/* --text's rules: the text is the data, its labels the next bytes. */
+static int check_text(const train_options *o, char *err, size_t err_size)
+{
+    if (!o->text && (o->context || o->stride))
+        snprintf(err, err_size, "--%s is for --text", o->context ? "context" : "stride");
+    else if (o->text && (o->data || o->labels || o->test_data || o->test_labels ||
+                         o->label_column || o->label_columns || o->header || o->skip_rows))
+        snprintf(err, err_size,
+                 "--text is the data: --data, --labels, --test-data, --test-labels, "
+                 "--label-column(s), --header and --skip-rows are for CSV and IDX files");
+    else if (o->text && o->loss != TDM_LOSS_SOFTMAX_CROSS_ENTROPY)
+        snprintf(err, err_size,
+                 "--text trains with sparse_categorical_crossentropy, a next byte per position: "
+                 "--loss %s does not apply",
+                 tdm_loss_kind_alias(o->loss));
+    else
+        return 0;
+    return -1;
+}
+
 static int check_combination(const train_options *o, char *err, size_t err_size)
 {
+    if (check_text(o, err, err_size))
+        return -1;
     if (o->model_file && o->layers_given)
         snprintf(err, err_size,
                  "--model-file and --layers exclude each other: the file holds the whole model");
@@ -542,6 +576,13 @@ static int check_combination(const train_options *o, char *err, size_t err_size)
 
 void train_options_imply(train_options *o)
 {
+    if (o->text) {
+        o->context = o->context ? o->context : TRAIN_CONTEXT;
+        o->stride = o->stride ? o->stride : o->context;
+        o->standardize = 0; /* byte ids */
+        if (!o->layers_given && !o->model_file)
+            (void)tdm_layers_parse(TRAIN_TEXT_LAYERS, o->hidden, MAX_LAYERS, &o->hidden_count);
+    }
     /* an embedding's input values are ids, not measurements to standardise */
     if (o->hidden_count && o->hidden[0].kind == TDM_LAYER_EMBEDDING)
         o->standardize = 0;

@@ -12,8 +12,20 @@
 
 #define MAX_LAYERS 16
 
+/* --text: the default context, the part of the text held out for validation, and the
+ * model without --layers: a bigram model (each byte's next from its embedding alone),
+ * the per-position layers that exist until attention lands. The output layer after
+ * them gives each position its 256 byte values (a 1x1 convolution). */
+#define TRAIN_CONTEXT 128
+#define TRAIN_TEXT_HELD_OUT 0.1
+#define TRAIN_TEXT_LAYERS "emb256x32,conv128k1"
+#define TRAIN_TEXT_CLASSES 256
+
 typedef struct train_options {
     const char *data;             /* CSV, or IDX images with labels; NULL: the digits */
+    const char *text;             /* --text: a text's bytes ("-": the bundled text); NULL: none */
+    size_t context;               /* --text: bytes per window (0 given none: TRAIN_CONTEXT) */
+    size_t stride;                /* --text: bytes between windows' starts; 0: the context */
     const char *labels;           /* IDX labels: makes data an IDX images file */
     const char *label_column;     /* CSV: index or header name; NULL: the last column */
     const char *label_columns;    /* CSV: several label columns, indices or names */
@@ -125,9 +137,10 @@ int train_parse_mixed_products(const char *value, void *target, char *err, size_
 /* The defaults: the digits MLP of the Quick start. */
 void train_options_defaults(train_options *o);
 
-/* What options imply once set: --f16-activations mixed precision, --mixed-precision
- * and --f16-all-reduce a loss scale of 32768 unless one was given, an embedding first
- * no standardisation. */
+/* What options imply once set: --text its context, stride and default layers and no
+ * standardisation, --f16-activations mixed precision, --mixed-precision and
+ * --f16-all-reduce a loss scale of 32768 unless one was given, an embedding first no
+ * standardisation. */
 void train_options_imply(train_options *o);
 
 /* tandem train --help, generated from the option table. */

@@ -89,6 +89,7 @@ static int run_epoch(train_session *ts, epoch_state *e)
                          .examples_per_second = rate,
                          .eval_seconds = now() - trained,
                          .regression = train_is_regression(ts->opts, &ts->data),
+                         .text = ts->data.text,
                          .test_mae = ev.mae,
                          .test_rmse = ev.rmse,
                          .test_r2 = ev.r2};

@@ -40,6 +40,13 @@ static void add_layers(run_record *r, const train_options *o)
 static void add_data(run_record *r, const train_session *ts)
 {
     const train_options *o = ts->opts;
+    if (o->text) {
+        add(r, "text", "%s", ts->data.path);
+        add(r, "context", "%zu", o->context);
+        add(r, "stride", "%zu", o->stride);
+        add(r, "held-out", "%g", TRAIN_TEXT_HELD_OUT);
+        return;
+    }
     add(r, "data", "%s", ts->data.path);
     if (o->labels)
         add(r, "labels", "%s", o->labels);

@@ -118,8 +118,9 @@ static int input_image(const train_session *ts, tdm_model_options *mo)
     while ((side + 1) * (side + 1) <= features)
         side++;
     size_t h = o->input_shape[0], w = o->input_shape[1], c = o->input_shape[2];
-    if (!h) {
-        h = w = side;
+    if (!h) { /* a text's window is an image of one row */
+        h = o->text ? 1 : side;
+        w = o->text ? features : side;
         c = 1;
     }
     if (h * w * c != features) {
@@ -133,6 +134,21 @@ static int input_image(const train_session *ts, tdm_model_options *mo)
     mo->input_width = w;
     mo->input_channels = c;
     return 0;
+}
+
+/* A language model gives each of the window's positions its 256 byte values. */
+static int check_text_output(const train_session *ts)
+{
+    size_t outputs = tdm_model_output_count(ts->model), positions = ts->data.features;
+    if (outputs == positions * TRAIN_TEXT_CLASSES)
+        return 0;
+    fprintf(stderr,
+            "tandem train: --text: the model gives %zu outputs per window, not %zu positions x "
+            "%d byte values (%zu): its layers must keep the window's positions, an image of one "
+            "row (1x1 convolutions, no pooling)%s\n",
+            outputs, positions, TRAIN_TEXT_CLASSES, positions * TRAIN_TEXT_CLASSES,
+            ts->opts->graph ? ", its last a 1x1 convolution of 256 (conv256k1)" : "");
+    return -1;
 }
 
 static int make_model(train_session *ts)
@@ -151,7 +167,9 @@ static int make_model(train_session *ts)
         if (!o->graph && layers[l].kind == TDM_LAYER_DENSE)
             layers[l].dropout = o->dropout;
     }
-    layers[o->hidden_count] = (tdm_layer)TDM_DENSE(ts->data.outputs, TDM_ACT_LINEAR, 0.0f);
+    layers[o->hidden_count] =
+        o->text ? (tdm_layer)TDM_CONV2D(TRAIN_TEXT_CLASSES, 1, TDM_ACT_LINEAR)
+                : (tdm_layer)TDM_DENSE(ts->data.outputs, TDM_ACT_LINEAR, 0.0f);
     tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
     mo.loss = o->loss;
     mo.huber_delta = o->huber_delta;
@@ -165,11 +183,13 @@ static int make_model(train_session *ts)
     mo.mixed_products = o->mixed_products;
     mo.inputs = o->graph_inputs.count;
     memcpy(mo.input_widths, o->graph_inputs.widths, sizeof mo.input_widths);
-    if ((o->input_shape[0] || tdm_layers_need_image(o->hidden, o->hidden_count)) &&
+    if ((o->text || o->input_shape[0] || tdm_layers_need_image(o->hidden, o->hidden_count)) &&
         input_image(ts, &mo) != 0)
         return -1;
     if (tdm_model_create(ts->strategy, &mo, &ts->model) != TDM_OK)
         return fail(o->graph ? "--model-file" : "model");
+    if (o->text)
+        return check_text_output(ts);
     if (o->graph && tdm_model_output_count(ts->model) != ts->data.outputs) {
         fprintf(stderr,
                 "tandem train: --model-file %s: its last layer has %zu outputs; the data has "
@@ -354,11 +374,13 @@ static void append(char *text, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
-/* The kind of the model's layer l: a hidden layer's, or the dense output layer's
- * after them (--model-file's layers are all the model's). */
+/* The kind of the model's layer l: a hidden layer's, or the output layer's after
+ * them (dense, a 1x1 convolution for --text) (--model-file's layers are all the model's). */
 static tdm_layer_kind kind_of(const train_options *o, size_t l)
 {
-    return l < o->hidden_count ? o->hidden[l].kind : TDM_LAYER_DENSE;
+    return l < o->hidden_count ? o->hidden[l].kind
+           : o->text           ? TDM_LAYER_CONV2D
+                               : TDM_LAYER_DENSE;
 }
 
 void train_describe_choices(const train_session *ts, size_t r, char *text, size_t size)

@@ -43,6 +43,13 @@ void train_optimizer_text(const char *name, const tdm_optimizer_options *o, char
 void train_data_text(const train_options *o, const train_data *d, char *out, size_t size)
 {
     char labels[64];
+    if (d->text) {
+        snprintf(out, size,
+                 "%zu windows of %zu bytes every %zu of a text (content %016llx), the last "
+                 "tenth held out",
+                 d->examples, o->context + 1, o->stride, (unsigned long long)d->fingerprint);
+        return;
+    }
     if (d->targets)
         snprintf(labels, sizeof labels, "%zu float targets", d->outputs);
     else
