@@ -123,7 +123,8 @@ class BuildWithLibrary(build_ext):
         libdir = next(p for p in (stage / "lib", stage / "lib64") if p.is_dir())
         wanted = {"lib": [p for p in libdir.glob("libtandem*.so.0")],
                   "bin": [stage / "bin" / "tandem"],
-                  "share/tandem": [stage / "share" / "tandem" / "digits.csv.gz"]}
+                  "share/tandem": [stage / "share" / "tandem" / name
+                                   for name in ("digits.csv.gz", "shakespeare.txt.gz")]}
         for folder, files in wanted.items():
             (bundle / folder).mkdir(parents=True, exist_ok=True)
             for file in files:
