@@ -37,8 +37,10 @@ one=$(last_bpb "$out/one.csv") || { echo "$one"; exit 1; }
 train "pthread pthread" opencl:0,opencl:1 "$out/two.json"
 two=$(sed -n 's/^ *"val_bpb": \([0-9.e+-]*\),$/\1/p' "$out/two.json" | tail -n 1)
 echo "val bpb after 2 epochs: $one on one device, $two on two"
-awk -v a="$one" -v b="$two" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a < 6 && b < 6 && d < 1e-3 * a) }' ||
-  { echo "want val bpb below 6 bits, one device's and two's alike"; fail=1; }
+# Above 3: a bigram model cannot beat the text's bigram entropy (about 3.5), so less
+# would mean a label leaked into the ids.
+awk -v a="$one" -v b="$two" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 3 && a < 6 && d < 1e-3 * a) }' ||
+  { echo "want val bpb between 3 and 6 bits, one device's and two's alike"; fail=1; }
 
 refused() { # REASON OPTIONS...: fails before the first epoch, saying why
   reason=$1
