@@ -188,9 +188,9 @@ static int make_model(train_session *ts)
         return -1;
     if (tdm_model_create(ts->strategy, &mo, &ts->model) != TDM_OK)
         return fail(o->graph ? "--model-file" : "model");
-    if (o->text)
-        return check_text_output(ts);
-    if (o->graph && tdm_model_output_count(ts->model) != ts->data.outputs) {
+    if (o->text && check_text_output(ts) != 0)
+        return -1;
+    if (!o->text && o->graph && tdm_model_output_count(ts->model) != ts->data.outputs) {
         fprintf(stderr,
                 "tandem train: --model-file %s: its last layer has %zu outputs; the data has "
                 "%zu (classes, or label columns)\n",
@@ -375,7 +375,7 @@ static void append(char *text, size_t size, const char *fmt, ...)
 }
 
 /* The kind of the model's layer l: a hidden layer's, or the output layer's after
- * them (dense, a 1x1 convolution for --text) (--model-file's layers are all the model's). */
+ * them, dense or --text's 1x1 convolution (--model-file's layers are all the model's). */
 static tdm_layer_kind kind_of(const train_options *o, size_t l)
 {
     return l < o->hidden_count ? o->hidden[l].kind
