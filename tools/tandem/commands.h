@@ -8,6 +8,7 @@ int cmd_conformance(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_generate(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
 #endif

@@ -12,6 +12,7 @@ static const cli_subcommand commands[] = {
     {"train", cmd_train, "train a model data-parallel over the devices (digits by default)"},
     {"predict", cmd_predict, "predict with a model saved by 'tandem train --save'"},
     {"export", cmd_export, "write a model saved by 'tandem train --save' as an ONNX model"},
+    {"generate", cmd_generate, "continue a text with a language model of 'tandem train --text'"},
     {"devices", cmd_devices, "list every device on every backend"},
     {"conformance", cmd_conformance, "check every kernel on every device against the reference"},
     {"bench", cmd_bench, "measure collectives and training against in-run ceilings"},
