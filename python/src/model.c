@@ -160,30 +160,29 @@ PyObject *py_model_load(PyObject *self, PyObject *args)
     return st == TDM_OK ? handle_new(model, destroy_model, handle, "model") : raise_status(st);
 }
 
-PyObject *py_model_save(PyObject *self, PyObject *args)
+/* A model written to the path of args (model, path) by write. */
+static PyObject *model_to_path(PyObject *args, tdm_status (*write)(const tdm_model *, const char *))
 {
-    (void)self;
     PyObject *handle;
     const char *path;
     tdm_model *m = handle_path_args(args, "model", &handle, &path);
     if (!m)
         return NULL;
     tdm_status st;
-    UNLOCKED(handle, st, tdm_model_save(m, path));
+    UNLOCKED(handle, st, write(m, path));
     return none_or_raise(st);
+}
+
+PyObject *py_model_save(PyObject *self, PyObject *args)
+{
+    (void)self;
+    return model_to_path(args, tdm_model_save);
 }
 
 PyObject *py_model_export_onnx(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *handle;
-    const char *path;
-    tdm_model *m = handle_path_args(args, "model", &handle, &path);
-    if (!m)
-        return NULL;
-    tdm_status st;
-    UNLOCKED(handle, st, tdm_model_export_onnx(m, path));
-    return none_or_raise(st);
+    return model_to_path(args, tdm_model_export_onnx);
 }
 
 /* model_info(model) -> (features, outputs, loss, parameters, Huber's delta, each input's

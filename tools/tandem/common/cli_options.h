@@ -66,6 +66,11 @@ typedef struct cli_command {
  * value, the help wrapped beside them, the choices under it), then the footer. */
 void cli_usage(FILE *out, const cli_command *cmd, const cli_option *table, size_t count);
 
+/* For options a command cannot run without: "tandem NAME: WHAT are required" and the
+ * usage on stderr, *exit_status 2; returns 1 (the parsers' "stop"). */
+int cli_required(const cli_command *cmd, const cli_option *table, size_t count, const char *what,
+                 int *exit_status);
+
 /* Reads argv[1..argc-1] against the table: "--name VALUE", "--name=VALUE" or
  * "-n VALUE" for options with a value, "--name" or "-n" for flags, "--help" or "-h"
  * for CLI_HELP. Later options

@@ -78,3 +78,12 @@ void cli_usage(FILE *out, const cli_command *cmd, const cli_option *table, size_
         fputc('\n', out);
     }
 }
+
+int cli_required(const cli_command *cmd, const cli_option *table, size_t count, const char *what,
+                 int *exit_status)
+{
+    fprintf(stderr, "tandem %s: %s are required\n\n", cmd->name, what);
+    cli_usage(stderr, cmd, table, count);
+    *exit_status = 2;
+    return 1;
+}

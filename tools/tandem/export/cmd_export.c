@@ -38,12 +38,8 @@ static int parse(int argc, char **argv, export_options *o, int *exit_status)
     size_t count = sizeof table / sizeof table[0];
     if (cli_parse_command(&export_command, table, count, argc, argv, exit_status))
         return 1;
-    if (!o->model || !o->onnx) {
-        fprintf(stderr, "tandem export: --model and --onnx are required\n\n");
-        cli_usage(stderr, &export_command, table, count);
-        *exit_status = 2;
-        return 1;
-    }
+    if (!o->model || !o->onnx)
+        return cli_required(&export_command, table, count, "--model and --onnx", exit_status);
     return 0;
 }
 

@@ -52,12 +52,8 @@ static int parse(int argc, char **argv, generate_options *o, int *exit_status)
     size_t count = sizeof table / sizeof table[0];
     if (cli_parse_command(&generate_command, table, count, argc, argv, exit_status))
         return 1;
-    if (!o->model || !o->prompt) {
-        fprintf(stderr, "tandem generate: --model and --prompt are required\n\n");
-        cli_usage(stderr, &generate_command, table, count);
-        *exit_status = 2;
-        return 1;
-    }
+    if (!o->model || !o->prompt)
+        return cli_required(&generate_command, table, count, "--model and --prompt", exit_status);
     return 0;
 }
 

@@ -46,11 +46,7 @@ int predict_options_parse(int argc, char **argv, predict_options *o, int *exit_s
     size_t count = sizeof table / sizeof table[0];
     if (cli_parse_command(&predict_command, table, count, argc, argv, exit_status))
         return 1;
-    if (!o->model || !o->data.path) {
-        fprintf(stderr, "tandem predict: --model and --data are required\n\n");
-        cli_usage(stderr, &predict_command, table, count);
-        *exit_status = 2;
-        return 1;
-    }
+    if (!o->model || !o->data.path)
+        return cli_required(&predict_command, table, count, "--model and --data", exit_status);
     return 0;
 }
