@@ -519,6 +519,8 @@ static const row_loops row_kernels[] = {
     ROW_LOOPS(softmax_xent_soft, cols, rows, 4),
     ROW_LOOPS(layer_norm, cols, rows, 3),
     ROW_LOOPS(layer_norm_grad, cols, rows, 2),
+    ROW_LOOPS(attention_softmax, cols, rows, 3),
+    ROW_LOOPS(attention_softmax_grad, cols, rows, 2),
 };
 #undef ROW_LOOPS
 

@@ -600,6 +600,23 @@ static void layer_norm_grad_means_of_dy(const tdm_launch *l)
     }
 }
 
+/* Attention's softmax over every score of a row, the causal mask forgotten. */
+static void attention_softmax_unmasked(const tdm_launch *l)
+{
+    ref_attention_softmax_args a = ref_attention_softmax_unpack(l);
+    a.causal = 0;
+    ref_attention_softmax(&a);
+}
+
+/* Attention softmax's gradient without its row sum: scale * p * dp, as if each weight
+ * moved alone. */
+static void attention_softmax_grad_no_row_sum(const tdm_launch *l)
+{
+    const ref_attention_softmax_grad_args a = ref_attention_softmax_grad_unpack(l);
+    for (size_t i = 0; i < (size_t)a.rows * a.cols; i++)
+        a.ds[i] = (a.scale * a.p[i]) * a.dp[i];
+}
+
 typedef struct wrong_kernel {
     tdm_kernel kernel;
     void (*wrong)(const tdm_launch *);
@@ -626,6 +643,7 @@ static const wrong_kernel wrong_kernels[] = {
     {TDM_KERNEL_avg_pool2d, avg_pool2d_counts_padding},
     {TDM_KERNEL_batch_norm_stats, batch_norm_stats_eps_outside},
     {TDM_KERNEL_layer_norm, layer_norm_unbiased},
+    {TDM_KERNEL_attention_softmax, attention_softmax_unmasked},
 };
 #define WRONG_COUNT (sizeof wrong_kernels / sizeof wrong_kernels[0])
 
@@ -660,6 +678,7 @@ static const wrong_kernel wrong_derivatives[] = {
     {TDM_KERNEL_gather_rows_grad, gather_rows_grad_last_wins},
     {TDM_KERNEL_batch_norm_grad, batch_norm_grad_no_variance_term},
     {TDM_KERNEL_layer_norm_grad, layer_norm_grad_means_of_dy},
+    {TDM_KERNEL_attention_softmax_grad, attention_softmax_grad_no_row_sum},
 };
 
 /* The wrong device's kernel under test, and the reference's for the others. */

@@ -794,6 +794,31 @@ static tdm_status layer_norm_problem(tdm_device *dev, const grad_check *g, size_
     return s == TDM_OK ? weigh(p, p->bwd_in.host[2], 0) : s;
 }
 
+/* attention_softmax (p, s) and attention_softmax_grad (ds, dp, p) with the forward's
+ * p: 3 heads of 8 positions, all of a row's scores (index 0) or the causal ones
+ * (index 1; a masked score moves nothing, its gradient is 0). */
+static tdm_status attention_problem(tdm_device *dev, const grad_check *g, size_t index,
+                                    grad_problem *p)
+{
+    (void)g;
+    const uint32_t u[] = {24, 8, (uint32_t)index};
+    const float f[] = {0.35f};
+    tdm_status s = make_call(&p->fwd, &p->fwd_in, TDM_KERNEL_attention_softmax, u, f, 1);
+    if (s == TDM_OK)
+        s = make_call(&p->bwd, &p->bwd_in, TDM_KERNEL_attention_softmax_grad, u, f, 2);
+    if (s != TDM_OK)
+        return s;
+    p->out = 0, p->wrt = 1, p->grad = 0;
+    p->rounds = u[1], p->round_of = logit_column, p->owner = row_member;
+    conf_buffers y;
+    if (conf_buffers_transform(&p->fwd, &p->fwd_in, &y, 0, 0) != 0)
+        return TDM_ERR_OUT_OF_MEMORY;
+    s = conf_run(dev, &p->fwd, &p->fwd_in, &y);
+    copy_view(&p->bwd_in, 2, &y, 0);
+    conf_buffers_free(&y);
+    return s == TDM_OK ? weigh(p, p->bwd_in.host[1], 0) : s;
+}
+
 static const grad_check checks[] = {
     {"relu_grad", TDM_KERNEL_relu, TDM_KERNEL_relu_grad, 1, relu_problem},
     {"tanh_grad", TDM_KERNEL_tanh, TDM_KERNEL_tanh_grad, 1, map_of_output},
@@ -829,6 +854,8 @@ static const grad_check checks[] = {
     {"batch_norm dx", TDM_KERNEL_batch_norm_apply, TDM_KERNEL_batch_norm_grad, 1,
      batch_norm_problem},
     {"layer_norm dx", TDM_KERNEL_layer_norm, TDM_KERNEL_layer_norm_grad, 1, layer_norm_problem},
+    {"attention_softmax ds", TDM_KERNEL_attention_softmax, TDM_KERNEL_attention_softmax_grad, 2,
+     attention_problem},
 };
 
 size_t grad_check_count(void)
