@@ -218,3 +218,28 @@ int cli_training_devices(tdm_context *ctx, const cli_list *ids, unsigned split,
     }
     return 0;
 }
+
+static int load_failed(const char *command, const char *what, const char *why)
+{
+    fprintf(stderr, "tandem %s: %s: %s\n", command, what, why);
+    return -1;
+}
+
+int cli_load_model(tdm_context *ctx, const char *command, const char *id, const char *fallback,
+                   const char *path, tdm_strategy **strategy, tdm_model **model)
+{
+    tdm_device *dev = NULL;
+    size_t found = 0;
+    if (id || fallback)
+        dev = cli_find_device(ctx, id ? id : fallback);
+    else if (tdm_context_default_devices(ctx, &dev, 1, &found) != TDM_OK || !found)
+        return load_failed(command, "device",
+                           found ? tdm_last_error() : "no usable device (see 'tandem devices')");
+    if (!dev)
+        return -1;
+    if (tdm_strategy_create_one_device(dev, NULL, strategy) != TDM_OK)
+        return load_failed(command, "strategy", tdm_last_error());
+    if (tdm_model_load(*strategy, path, model) != TDM_OK)
+        return load_failed(command, "--model", tdm_last_error());
+    return 0;
+}

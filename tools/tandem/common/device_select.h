@@ -45,4 +45,11 @@ size_t cli_distinct_hardware(tdm_device **devices, size_t n);
 int cli_training_devices(tdm_context *ctx, const cli_list *ids, unsigned split,
                          tdm_device **devices, size_t *count);
 
+/* For the commands that read a saved model (predict, export, generate): the model
+ * file at path on a strategy of one device, the one `id` names, else `fallback`'s
+ * ("reference"), else the library's first default device. 0, or -1 after printing
+ * "tandem COMMAND: what: why". */
+int cli_load_model(tdm_context *ctx, const char *command, const char *id, const char *fallback,
+                   const char *path, tdm_strategy **strategy, tdm_model **model);
+
 #endif

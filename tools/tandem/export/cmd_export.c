@@ -51,17 +51,12 @@ static int fail(const char *what, const char *why)
 
 static int run(const export_options *o, tdm_context *ctx)
 {
-    tdm_device *dev = cli_find_device(ctx, o->device ? o->device : "reference");
-    if (!dev)
-        return 1;
     tdm_strategy *strategy = NULL;
     tdm_model *model = NULL;
-    int status = 0;
-    if (tdm_strategy_create_one_device(dev, NULL, &strategy) != TDM_OK)
-        status = fail("strategy", tdm_last_error());
-    else if (tdm_model_load(strategy, o->model, &model) != TDM_OK)
-        status = fail("--model", tdm_last_error());
-    else if (tdm_model_export_onnx(model, o->onnx) != TDM_OK)
+    int status = cli_load_model(ctx, "export", o->device, "reference", o->model, &strategy, &model)
+                     ? 1
+                     : 0;
+    if (status == 0 && tdm_model_export_onnx(model, o->onnx) != TDM_OK)
         status = fail("--onnx", tdm_last_error());
     tdm_model_destroy(model);
     tdm_strategy_destroy(strategy);

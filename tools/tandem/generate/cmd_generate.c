@@ -63,25 +63,6 @@ static int fail(const char *what, const char *why)
     return 1;
 }
 
-/* The model on the chosen device, or on the first default one. */
-static int open_model(const generate_options *o, tdm_context *ctx, tdm_strategy **strategy,
-                      tdm_model **model)
-{
-    tdm_device *dev = NULL;
-    size_t found = 0;
-    if (o->device)
-        dev = cli_find_device(ctx, o->device);
-    else if (tdm_context_default_devices(ctx, &dev, 1, &found) != TDM_OK || !found)
-        return fail("device", found ? tdm_last_error() : "no usable device (see 'tandem devices')");
-    if (!dev)
-        return 1;
-    if (tdm_strategy_create_one_device(dev, NULL, strategy) != TDM_OK)
-        return fail("strategy", tdm_last_error());
-    if (tdm_model_load(*strategy, o->model, model) != TDM_OK)
-        return fail("--model", tdm_last_error());
-    return 0;
-}
-
 /* A language model reads `context` byte ids and gives 256 logits for each position. */
 static int check_model(const generate_options *o, const tdm_model *model, size_t *context)
 {
@@ -155,7 +136,7 @@ int cmd_generate(int argc, char **argv)
     tdm_strategy *strategy = NULL;
     tdm_model *model = NULL;
     size_t context = 0;
-    int status = open_model(&o, ctx, &strategy, &model);
+    int status = cli_load_model(ctx, "generate", o.device, NULL, o.model, &strategy, &model) ? 1 : 0;
     if (status == 0)
         status = check_model(&o, model, &context);
     if (status == 0)

@@ -33,23 +33,10 @@ static int fail(const char *what, const char *why)
 /* The model on the chosen device, or on the first default one (training's choice). */
 static int open_model(predict_run *p)
 {
-    tdm_device *dev = NULL;
-    size_t count = 0;
     if (!(p->ctx = cli_context()))
         return -1;
-    if (p->opts->device)
-        dev = cli_find_device(p->ctx, p->opts->device);
-    else if (tdm_context_default_devices(p->ctx, &dev, 1, &count) != TDM_OK)
-        return fail("device", tdm_last_error());
-    else if (!count)
-        return fail("device", "no usable device (see 'tandem devices')");
-    if (!dev)
-        return -1;
-    if (tdm_strategy_create_one_device(dev, NULL, &p->strategy) != TDM_OK)
-        return fail("strategy", tdm_last_error());
-    if (tdm_model_load(p->strategy, p->opts->model, &p->model) != TDM_OK)
-        return fail("--model", tdm_last_error());
-    return 0;
+    return cli_load_model(p->ctx, "predict", p->opts->device, NULL, p->opts->model, &p->strategy,
+                          &p->model);
 }
 
 /* The data; without a label column named, a file with one column more than the model
