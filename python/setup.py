@@ -17,7 +17,7 @@ import shlex
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Union
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -70,8 +70,8 @@ def installed() -> Optional[Dict[str, List[str]]]:
     return {"include_dirs": includes, "library_dirs": [libdir], "runtime_library_dirs": [libdir]}
 
 
-def build_tree() -> Optional[Path]:
-    """The build tree to link against and carry, or None for an installed tandem."""
+def library() -> Union[Path, Dict[str, List[str]]]:
+    """The build tree to link against and carry, or an installed tandem's flags."""
     if os.environ.get("TANDEM_BUILD_DIR"):
         tree = Path(os.environ["TANDEM_BUILD_DIR"]).resolve()
         if not (tree / "libtandem.so").exists():
@@ -80,9 +80,8 @@ def build_tree() -> Optional[Path]:
         return tree
     if (CHECKOUT / "build" / "libtandem.so").exists():
         return CHECKOUT / "build"
-    if installed() is not None:
-        return None
-    return build_with_cmake()
+    flags = installed()
+    return flags if flags is not None else build_with_cmake()
 
 
 def headers(include_dirs: List[str]) -> List[str]:
@@ -97,19 +96,19 @@ class BuildWithLibrary(build_ext):
     into the package."""
 
     def run(self) -> None:
-        tree = build_tree()
+        found = library()
         extension = self.extensions[0]
-        if tree is None:
-            for key, values in installed().items():
-                setattr(extension, key, values)
-        else:
+        if isinstance(found, Path):
             extension.include_dirs = [str(CHECKOUT / "include")]
-            extension.library_dirs = [str(tree)]
+            extension.library_dirs = [str(found)]
             extension.runtime_library_dirs = [f"$ORIGIN/{BUNDLE}/lib"]
+        else:
+            for key, values in found.items():
+                setattr(extension, key, values)
         extension.depends = headers(extension.include_dirs)
         super().run()
-        if tree is not None:
-            self.carry(tree)
+        if isinstance(found, Path):
+            self.carry(found)
 
     def carry(self, tree: Path) -> None:
         """cmake --install of the tree into a staging folder, then its library, program
