@@ -11,6 +11,7 @@
 #define MAX_WINDOW 4096
 #define MAX_SKIP 64          /* more than a model has layers */
 #define MAX_VOCAB (1u << 24) /* tdm_layer.vocab's */
+#define MAX_HEADS 1024
 
 /* A whole number from 1 to max at *p, moving p past it; 0 when there is none. */
 static size_t number(const char **p, size_t max)
@@ -61,12 +62,15 @@ typedef enum settings {
     WINDOW, /* 2, then the window's stride and padding */
     SKIP,   /* res2 */
     VOCAB,  /* emb256x8 */
-    MERGE   /* add: a graph's line names its inputs */
+    MERGE,  /* add: a graph's line names its inputs */
+    HEADS,  /* mha4, then "full" for no causal mask */
+    HIDDEN  /* ffn, ffn512: units or none */
 } settings;
 
 static const char *const settings_form[] = {
     [NONE] = "",         [UNITS] = "<units>", [CONV] = "<filters>k<size>",
     [WINDOW] = "<size>", [SKIP] = "<layers>", [VOCAB] = "<vocab>x<units>", [MERGE] = "",
+    [HEADS] = "<heads>[full]", [HIDDEN] = "[<units>]",
 };
 
 /* Each kind's item: the word that starts it (which formatting writes), another word
@@ -97,6 +101,14 @@ static const struct form {
                                "a graph's: its inputs side by side, channel after channel"},
     [TDM_LAYER_MULTIPLY] = {"multiply", NULL, MERGE, "multiply",
                             "a graph's: the elementwise product of its inputs"},
+    [TDM_LAYER_POSITION_EMBEDDING] = {"pos", NULL, NONE, "pos",
+                                      "a learned vector added at each position of a sequence"},
+    [TDM_LAYER_ATTENTION] = {"mha", NULL, HEADS, "mha4",
+                             "causal self-attention of 4 heads; mha4full: every position "
+                             "sees every other"},
+    [TDM_LAYER_FEED_FORWARD] = {"ffn", NULL, HIDDEN, "ffn512",
+                                "each position's MLP: 512 hidden units with GELU, back to its "
+                                "channels; ffn: 4x the channels"},
 };
 
 /* The kind whose word (or other word) starts the item at *p, moving p past it; dense,
@@ -143,6 +155,17 @@ int tdm_layer_item_parse(const char *p, tdm_layer *d)
         if (!d->vocab || !d->units)
             return -1;
         break;
+    case HEADS:
+        d->heads = number(&p, MAX_HEADS);
+        d->causal = !starts(&p, "full");
+        if (!d->heads)
+            return -1;
+        break;
+    case HIDDEN:
+        d->units = *p ? number(&p, MAX_UNITS) : 0;
+        if (*p)
+            return -1;
+        break;
     }
     return *p ? -1 : 0;
 }
@@ -179,11 +202,15 @@ void tdm_layers_help(char *buf, size_t size)
                                  plain ? "" : ", e.g. ", plain ? "" : f->example,
                                  f->what ? " (" : "", f->what ? f->what : "", f->what ? ")" : "");
     }
+    if (used < size)
+        snprintf(buf + used, size - used,
+                 "\nblock<heads>[full], e.g. block4 (a pre-norm transformer block: "
+                 "ln,mha4,res2,ln,ffn,res2)");
 }
 
 tdm_status tdm_layer_item_refused(const char *func, const char *one, size_t len)
 {
-    char forms_text[512], form[64];
+    char forms_text[768], form[64];
     size_t used = 0;
     forms_text[0] = '\0';
     for (size_t k = 1; k < TDM_LAYER_KIND_COUNT && used < sizeof forms_text; k++) {
@@ -193,8 +220,29 @@ tdm_status tdm_layer_item_refused(const char *func, const char *one, size_t len)
     form_text(&forms[0], form, sizeof form);
     return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                     "%s: '%.20s%s' is not a layer: give %s (1 to %d)%s; a window then takes "
-                    "s<stride> and valid",
+                    "s<stride> and valid; block<heads>[full] is a transformer block",
                     func, one, len > 20 ? "..." : "", form, MAX_UNITS, forms_text);
+}
+
+/* The layers of a pre-norm transformer block, block<heads>[full]: x + attention(ln(x)),
+ * then that + ffn(ln(that)); 0, or -1 when the item is none. */
+enum { BLOCK_LAYERS = 6 };
+static int block_parse(const char *p, tdm_layer block[BLOCK_LAYERS])
+{
+    if (!starts(&p, "block"))
+        return -1;
+    tdm_layer attention = {.kind = TDM_LAYER_ATTENTION};
+    attention.heads = number(&p, MAX_HEADS);
+    attention.causal = !starts(&p, "full");
+    if (!attention.heads || *p)
+        return -1;
+    memset(block, 0, BLOCK_LAYERS * sizeof *block);
+    block[0].kind = block[3].kind = TDM_LAYER_LAYER_NORM;
+    block[1] = attention;
+    block[2] = (tdm_layer)TDM_RESIDUAL(2);
+    block[4].kind = TDM_LAYER_FEED_FORWARD;
+    block[5] = (tdm_layer)TDM_RESIDUAL(2);
+    return 0;
 }
 
 tdm_status tdm_layers_parse(const char *text, tdm_layer *layers, size_t max, size_t *count)
@@ -210,9 +258,19 @@ tdm_status tdm_layers_parse(const char *text, tdm_layer *layers, size_t max, siz
             return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "tdm_layers_parse: at most %zu layers",
                             max);
         snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one - 1 ? len : sizeof one - 1), p);
-        if (len >= sizeof one || tdm_layer_item_parse(one, &layers[*count]) != 0)
+        tdm_layer block[BLOCK_LAYERS];
+        if (len < sizeof one && block_parse(one, block) == 0) {
+            if (max - *count < BLOCK_LAYERS)
+                return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                                "tdm_layers_parse: at most %zu layers (a block is %d)", max,
+                                BLOCK_LAYERS);
+            memcpy(&layers[*count], block, sizeof block);
+            *count += BLOCK_LAYERS;
+        } else if (len >= sizeof one || tdm_layer_item_parse(one, &layers[*count]) != 0) {
             return tdm_layer_item_refused("tdm_layers_parse", one, len);
-        ++*count;
+        } else {
+            ++*count;
+        }
         p += len;
         if (!*p)
             return TDM_OK;
@@ -239,6 +297,13 @@ void tdm_layer_item_format(const tdm_layer *d, char *buf, size_t size)
     case UNITS: snprintf(buf, size, "%s%zu", f->word, d->units); return;
     case SKIP: snprintf(buf, size, "%s%zu", f->word, d->skip); return;
     case VOCAB: snprintf(buf, size, "%s%zux%zu", f->word, d->vocab, d->units); return;
+    case HEADS: snprintf(buf, size, "%s%zu%s", f->word, d->heads, d->causal ? "" : "full"); return;
+    case HIDDEN:
+        if (d->units)
+            snprintf(buf, size, "%s%zu", f->word, d->units);
+        else
+            snprintf(buf, size, "%s", f->word);
+        return;
     case CONV:
     case WINDOW: break;
     }

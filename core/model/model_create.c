@@ -10,7 +10,6 @@
 #include "base/error.h"
 #include "device/kernel.h"
 #include "model/layers/layer_type.h"
-#include "model/seed_mix.h"
 #include "input/standardize.h"
 
 static tdm_status check_size(const tdm_model_options *o, const char *f)
@@ -285,9 +284,4 @@ size_t tdm_model_parameter_count(const tdm_model *m)
         n += tdm_shape_count(&shape);
     }
     return n;
-}
-
-uint64_t tdm_model_dropout_seed(const tdm_model *m, uint64_t step, size_t l)
-{
-    return tdm_seed_mix(m->opts.seed ^ tdm_seed_mix(step * m->opts.layer_count + l + 1));
 }

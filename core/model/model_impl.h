@@ -60,6 +60,15 @@ static inline size_t tdm_model_edge(size_t l, size_t k)
     return l * TDM_LAYER_MAX_INPUTS + k;
 }
 
+/* The most work buffers a layer has (attention's: QKV, the weights, ...). */
+#define TDM_LAYER_WORK 6
+
+/* The index of layer l's work buffer k. */
+static inline size_t tdm_model_work(size_t l, size_t k)
+{
+    return l * TDM_LAYER_WORK + k;
+}
+
 /* The tensors of the passes: per layer, and the loss's. */
 typedef struct tdm_model_buffers {
     size_t layers;
@@ -78,6 +87,9 @@ typedef struct tdm_model_buffers {
                                inv_std, and two of scratch; NULL for other layers */
     tdm_tensor **partial;   /* [layers]: conv2d's bias gradient summed over the batch only,
                                [out_h * out_w, units]; NULL for other layers */
+    tdm_tensor **work;      /* [layers * TDM_LAYER_WORK], at tdm_model_work(l, k): a
+                               layer's own f32 rows (its type's work hook), NULL where
+                               it has none */
     tdm_tensor **dx;        /* [layers * TDM_LAYER_MAX_INPUTS], at tdm_model_edge(l, k):
                                d(loss) / d(layer l's input k) before it is added to what a
                                later reader gave that input, f32; NULL where input k's
@@ -189,6 +201,9 @@ tdm_status tdm_model_infer(tdm_model *m, const float *rows_in, size_t rows, floa
 tdm_status tdm_model_scratch_reserve(const tdm_model *m, tdm_model_scratch *sc, tdm_device *dev,
                                      size_t rows, int training);
 void tdm_model_scratch_free(const tdm_model *m, tdm_model_scratch *sc);
+/* About the bytes a row of the passes' buffers takes (their activations and work),
+ * for sizing inference's chunks. */
+size_t tdm_model_row_bytes(const tdm_model *m);
 
 /* Slices of a scratch for one step's rows: the tensors the passes use. */
 typedef struct tdm_model_views {

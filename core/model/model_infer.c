@@ -4,7 +4,10 @@
 #include "base/error.h"
 #include "model/model_impl.h"
 
-#define INFER_ROWS 512 /* rows per forward pass: bounds the device memory it takes */
+/* Rows per forward pass, and the bytes their buffers may take: bound the device
+ * memory (attention's weights take T x T per head and row). */
+#define INFER_ROWS 512
+#define INFER_BYTES ((size_t)256 << 20)
 
 /* One chunk: upload, forward, read the outputs back. */
 static tdm_status run_chunk(tdm_model *m, const float *x, size_t rows, float *out)
@@ -33,7 +36,9 @@ static tdm_status run_chunk(tdm_model *m, const float *x, size_t rows, float *ou
 tdm_status tdm_model_infer(tdm_model *m, const float *x, size_t rows, float *out)
 {
     tdm_device *dev = tdm_strategy_device(m->strategy, 0);
-    size_t chunk = rows < INFER_ROWS ? rows : INFER_ROWS;
+    size_t fit = INFER_BYTES / (tdm_model_row_bytes(m) + 1);
+    size_t most = fit < 1 ? 1 : fit < INFER_ROWS ? fit : INFER_ROWS;
+    size_t chunk = rows < most ? rows : most;
     size_t cols = m->opts.input_features, outputs = tdm_model_output_count(m);
     tdm_status s = tdm_model_scratch_reserve(m, &m->eval, dev, chunk, 0);
     if (s == TDM_OK && !m->eval.input)

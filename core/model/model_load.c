@@ -26,7 +26,8 @@ typedef struct loader {
     tdm_layer *layers;
     tdm_layer_plan *plans;
     const tdm_st_tensor **vars; /* [4 * layers]: per layer its variables from 4 * l, its
-                                   moving statistics from 4 * l + 2, or NULL */
+                                   moving statistics (a kind of two variables) from 4 * l
+                                   + 2, or NULL */
     const tdm_st_tensor *mean, *std;
 } loader;
 
@@ -173,20 +174,34 @@ static tdm_status number(const loader *l, const char *prefix, const char *what, 
     return TDM_OK;
 }
 
-/* A residual layer's skip, a whole number (tdm_model_plan checks its range). */
-static tdm_status skip(const loader *l, const char *prefix, tdm_layer *d)
+/* A whole number setting from lo (a residual's skip, attention's heads and causal
+ * flag; tdm_model_plan checks their ranges). */
+static tdm_status whole(const loader *l, const char *prefix, const char *what, size_t lo,
+                        size_t *out)
 {
     char key[64];
-    snprintf(key, sizeof key, "%s/skip", prefix);
+    snprintf(key, sizeof key, "%s/%s", prefix, what);
     const char *text = meta(l, key);
     char *end = NULL;
     errno = 0;
-    unsigned long long v = text && *text >= '0' && *text <= '9' ? strtoull(text, &end, 10) : 0;
-    if (!v || *end || errno)
-        return tdm_st_corrupt(func, l->path, "%s is '%s', not a whole number from 1", key,
-                              text ? text : "(none)");
-    d->skip = (size_t)v;
+    int digits = text && *text >= '0' && *text <= '9';
+    unsigned long long v = digits ? strtoull(text, &end, 10) : 0;
+    if (!digits || v < lo || *end || errno)
+        return tdm_st_corrupt(func, l->path, "%s is '%s', not a whole number from %zu", key,
+                              text ? text : "(none)", lo);
+    *out = (size_t)v;
     return TDM_OK;
+}
+
+/* Attention's heads and mask. */
+static tdm_status heads(const loader *l, const char *prefix, tdm_layer *d)
+{
+    size_t causal = 0;
+    tdm_status s = whole(l, prefix, "heads", 1, &d->heads);
+    if (s == TDM_OK)
+        s = whole(l, prefix, "causal", 0, &causal);
+    d->causal = causal != 0;
+    return s;
 }
 
 /* A graph node's inputs, where the file names them: "2,input,5,input1" (layer
@@ -252,8 +267,12 @@ static tdm_status layer(loader *l, size_t i, tdm_layer *d, tdm_c_locale *c)
         s = number(l, prefix, "epsilon", 1e-12, 1.0, c, &d->epsilon);
     if (s == TDM_OK && (t->takes & TDM_TAKES_MOMENTUM))
         s = number(l, prefix, "momentum", 0.0, 1.0, c, &d->momentum);
+    if (s == TDM_OK && (t->takes & TDM_TAKES_DROPOUT))
+        s = number(l, prefix, "dropout", 0.0, 1.0, c, &d->dropout);
     if (s == TDM_OK && (t->takes & TDM_TAKES_SKIP))
-        s = skip(l, prefix, d);
+        s = whole(l, prefix, "skip", 1, &d->skip);
+    if (s == TDM_OK && (t->takes & TDM_TAKES_HEADS))
+        s = heads(l, prefix, d);
     if (s == TDM_OK)
         s = inputs(l, prefix, d);
     if (s == TDM_OK && (t->takes & TDM_TAKES_WINDOW))
@@ -389,14 +408,15 @@ static tdm_status check_shapes(loader *l)
     for (size_t i = 0; i < 4 * l->opts.layer_count && s == TDM_OK; i++) {
         const tdm_layer *d = &l->layers[i / 4];
         const tdm_layer_plan *p = &l->plans[i / 4];
-        int k = (int)(i % 4);
+        size_t k = i % 4, vars = tdm_layer_name_count(tdm_layer_type_of(d->kind)->variables);
         if (!l->vars[i])
             continue;
-        tdm_shape want = k < 2 ? tdm_layer_variable_shape(d, p, (size_t)k) : TDM_SHAPE(p->in_c);
-        if (k < 2)
-            tdm_layer_variable_name(d->kind, i / 4, (size_t)k, name, sizeof name);
+        /* its variables, then its moving statistics, one per channel */
+        tdm_shape want = k < vars ? tdm_layer_variable_shape(d, p, k) : TDM_SHAPE(p->in_c);
+        if (k < vars)
+            tdm_layer_variable_name(d->kind, i / 4, k, name, sizeof name);
         else
-            tdm_layer_state_name(d->kind, i / 4, (size_t)k - 2, name, sizeof name);
+            tdm_layer_state_name(d->kind, i / 4, k - vars, name, sizeof name);
         s = check_shape(l, name, l->vars[i], &want);
     }
     return s;
@@ -470,9 +490,11 @@ static tdm_status build(loader *l, tdm_strategy *s, tdm_model **out)
     size_t vars = 0, n = 4 * l->opts.layer_count;
     const tdm_st_tensor **tensors = calloc(n + 2, sizeof *tensors);
     for (size_t states = 0; tensors && states < 2; states++)
-        for (size_t i = 0; i < n; i++)
-            if (l->vars[i] && (i % 4 >= 2) == (int)states)
+        for (size_t i = 0; i < n; i++) {
+            const tdm_layer_type *t = tdm_layer_type_of(l->layers[i / 4].kind);
+            if (l->vars[i] && (i % 4 >= tdm_layer_name_count(t->variables)) == (int)states)
                 tensors[vars++] = l->vars[i];
+        }
     float **values = calloc(vars + 2, sizeof *values);
     tdm_status st =
         values && tensors ? TDM_OK : tdm_fail(TDM_ERR_OUT_OF_MEMORY, "out of host memory");

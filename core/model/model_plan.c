@@ -171,12 +171,20 @@ static tdm_status check_layer(const tdm_layer *d, const char *f, size_t l)
                         "%s: layer %zu (%s) has vocab %zu and units %zu; only an embedding has a "
                         "vocabulary",
                         f, l, kind, d->vocab, d->units);
+    if ((d->heads || d->causal) && !(t->takes & TDM_TAKES_HEADS))
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
+                        "%s: layer %zu (%s) has heads %zu and causal %d; only attention has "
+                        "heads and a mask",
+                        f, l, kind, d->heads, d->causal);
     tdm_status s = t->check ? t->check(d, l, f) : TDM_OK;
+    int takes_dropout = (t->takes & (TDM_TAKES_ACTIVATION | TDM_TAKES_DROPOUT)) != 0;
     if (s == TDM_OK && ((d->units && !(t->takes & TDM_TAKES_UNITS)) ||
-                        ((d->activation != TDM_ACT_LINEAR || d->dropout != 0.0f) &&
-                         !(t->takes & TDM_TAKES_ACTIVATION))))
-        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                     "%s: layer %zu (%s) takes no units, activation or dropout", f, l, kind);
+                        (d->activation != TDM_ACT_LINEAR && !(t->takes & TDM_TAKES_ACTIVATION)) ||
+                        (d->dropout != 0.0f && !takes_dropout)))
+        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: layer %zu (%s) takes no %s", f, l, kind,
+                     d->units && !(t->takes & TDM_TAKES_UNITS) ? "units"
+                     : d->activation != TDM_ACT_LINEAR       ? "activation"
+                                                             : "dropout");
     return s;
 }
 

@@ -67,8 +67,17 @@ tdm_status tdm_model_check_batch(const tdm_model *m, size_t global_batch)
         const tdm_layer_type *t = tdm_layer_type_of(m->layers[l].kind);
         uint64_t elements = times(rows, tdm_plan_out_features(p));
         uint64_t stored = times(elements, p->storage == TDM_F16 ? 2 : 4), grad = times(elements, 4);
-        unsigned copies = 1 + ((t->takes & TDM_TAKES_ACTIVATION) != 0) + (m->layers[l].dropout > 0.0f);
+        int activates = (t->takes & TDM_TAKES_ACTIVATION) != 0;
+        unsigned copies = 1 + activates + (activates && m->layers[l].dropout > 0.0f);
         total = add(total, add(times(stored, copies), grad));
+        size_t work[TDM_LAYER_WORK] = {0};
+        if (t->work)
+            t->work(m, l, work);
+        for (size_t k = 0; k < TDM_LAYER_WORK; k++) {
+            uint64_t bytes = times(times(rows, work[k]), 4);
+            total = add(total, bytes);
+            grad = bytes > grad ? bytes : grad;
+        }
         if (grad > largest) {
             largest = grad;
             largest_layer = l;

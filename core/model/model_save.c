@@ -63,6 +63,12 @@ static void describe_layer(const tdm_model *m, size_t l, entries *out)
         add(out, key, tdm_activation_name(d->activation));
         add_number(out, prefix, "dropout", (double)d->dropout);
     }
+    if (t->takes & TDM_TAKES_DROPOUT)
+        add_number(out, prefix, "dropout", (double)d->dropout);
+    if (t->takes & TDM_TAKES_HEADS) {
+        add_number(out, prefix, "heads", (double)d->heads);
+        add_number(out, prefix, "causal", d->causal ? 1.0 : 0.0);
+    }
     if (t->takes & TDM_TAKES_EPSILON)
         add_number(out, prefix, "epsilon", (double)tdm_layer_epsilon(d));
     if (t->takes & TDM_TAKES_MOMENTUM)

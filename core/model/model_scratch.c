@@ -16,9 +16,10 @@ static tdm_status buffers_alloc(tdm_model_buffers *b, size_t layers)
     b->col = calloc(layers, sizeof *b->col);
     b->norm = calloc(layers, sizeof *b->norm);
     b->row_stats = calloc(layers, sizeof *b->row_stats);
+    b->work = calloc(layers * TDM_LAYER_WORK, sizeof *b->work);
     b->dx = calloc(layers * TDM_LAYER_MAX_INPUTS, sizeof *b->dx);
     if (!b->z || !b->a || !b->dropped || !b->g || !b->partial || !b->col || !b->norm ||
-        !b->row_stats || !b->dx)
+        !b->row_stats || !b->work || !b->dx)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "model: out of host memory");
     return TDM_OK;
 }
@@ -36,8 +37,11 @@ static void buffers_free(tdm_model_buffers *b)
         tdm_tensor_destroy(b->row_stats ? b->row_stats[l] : NULL);
         for (size_t k = 0; k < TDM_LAYER_MAX_INPUTS && b->dx; k++)
             tdm_tensor_destroy(b->dx[tdm_model_edge(l, k)]);
+        for (size_t k = 0; k < TDM_LAYER_WORK && b->work; k++)
+            tdm_tensor_destroy(b->work[tdm_model_work(l, k)]);
     }
     free(b->dx);
+    free(b->work);
     free(b->norm);
     free(b->row_stats);
     free(b->partial);
@@ -132,8 +136,14 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
             s = stored(sc->device, p->storage, rows, features, &b->a[l]);
         if (s == TDM_OK)
             s = matrix(sc->device, rows, features, &b->g[l]);
-        if (s == TDM_OK && m->layers[l].dropout > 0.0f)
+        if (s == TDM_OK && (t->takes & TDM_TAKES_ACTIVATION) && m->layers[l].dropout > 0.0f)
             s = stored(sc->device, p->storage, rows, features, &b->dropped[l]);
+        size_t work[TDM_LAYER_WORK] = {0};
+        if (t->work)
+            t->work(m, l, work);
+        for (size_t k = 0; k < TDM_LAYER_WORK && s == TDM_OK; k++)
+            if (work[k])
+                s = matrix(sc->device, rows, work[k], &b->work[tdm_model_work(l, k)]);
         if (s == TDM_OK && t->reserve)
             s = t->reserve(m, l, sc, rows);
         for (size_t k = 0; k < p->input_count && s == TDM_OK; k++)
@@ -260,6 +270,8 @@ static tdm_status slice_layer(const tdm_model_buffers *from, tdm_model_buffers *
         s = whole_of(from->norm[l], &to->norm[l]);
     for (size_t k = 0; k < TDM_LAYER_MAX_INPUTS && s == TDM_OK; k++)
         s = rows_of(from->dx[tdm_model_edge(l, k)], rows, &to->dx[tdm_model_edge(l, k)]);
+    for (size_t k = 0; k < TDM_LAYER_WORK && s == TDM_OK; k++)
+        s = rows_of(from->work[tdm_model_work(l, k)], rows, &to->work[tdm_model_work(l, k)]);
     return s;
 }
 
@@ -289,6 +301,21 @@ tdm_status tdm_model_views_make(const tdm_model *m, tdm_model_scratch *sc, size_
     return s;
 }
 
+size_t tdm_model_row_bytes(const tdm_model *m)
+{
+    size_t floats = 0;
+    for (size_t l = 0; l < m->opts.layer_count; l++) {
+        const tdm_layer_type *t = tdm_layer_type_of(m->layers[l].kind);
+        size_t work[TDM_LAYER_WORK] = {0};
+        if (t->work)
+            t->work(m, l, work);
+        floats += 4 * tdm_plan_out_features(&m->plans[l]); /* z, a, dropped, g */
+        for (size_t k = 0; k < TDM_LAYER_WORK; k++)
+            floats += work[k];
+    }
+    return floats * sizeof(float);
+}
+
 static size_t bytes_of(const tdm_tensor *t)
 {
     return t ? tdm_tensor_bytes(t) : 0;
@@ -313,6 +340,8 @@ tdm_status tdm_model_scratch_bytes(const tdm_model *m, size_t replica, size_t *o
                  bytes_of(b->norm[l]) + bytes_of(b->partial[l]);
     for (size_t e = 0; e < b->layers * TDM_LAYER_MAX_INPUTS; e++)
         bytes += bytes_of(b->dx[e]);
+    for (size_t e = 0; e < b->layers * TDM_LAYER_WORK; e++)
+        bytes += bytes_of(b->work[e]);
     for (size_t k = 0; k < TDM_MODEL_MAX_INPUTS; k++)
         bytes += bytes_of(b->input[k]);
     *out = bytes;

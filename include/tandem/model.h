@@ -67,8 +67,10 @@ typedef enum tdm_layer_trait {
     TDM_LAYER_TAKES_ACTIVATION = 1 << 0, /* an activation and a dropout rate */
     TDM_LAYER_NEEDS_IMAGE = 1 << 1,      /* an image input [height, width, channels]: the
                                             model's, or a layer's that does not flatten */
-    TDM_LAYER_MERGES = 1 << 2            /* two or more inputs (tdm_layer.inputs), no
+    TDM_LAYER_MERGES = 1 << 2,           /* two or more inputs (tdm_layer.inputs), no
                                             variables */
+    TDM_LAYER_TAKES_DROPOUT = 1 << 3     /* a dropout rate but no activation (attention:
+                                            on its weights) */
 } tdm_layer_trait;
 /* The kind's tdm_layer_trait bits; 0 out of range. */
 TDM_API unsigned tdm_layer_kind_traits(tdm_layer_kind kind);
@@ -97,7 +99,8 @@ typedef struct tdm_layer {
     tdm_layer_kind kind;
     size_t units;              /* dense: outputs; conv2d: filters (output channels) */
     tdm_activation activation; /* dense and conv2d */
-    float dropout;             /* dense and conv2d: rate in [0, 1), in training only */
+    float dropout;             /* dense and conv2d (of the output), attention (of its
+                                  weights): rate in [0, 1), in training only */
     size_t kernel_h, kernel_w; /* conv2d and pooling: the window */
     size_t stride_h, stride_w; /* conv2d and pooling; 0: 1 for conv2d, the window for
                                   pooling (Keras' defaults) */
@@ -108,6 +111,9 @@ typedef struct tdm_layer {
                                   (y = x + the previous layer's input) to the layer's index */
     size_t vocab;              /* embedding: the ids it knows, 1 to 2^24 (every id is exact
                                   as a float32 input) */
+    size_t heads;              /* attention: its heads, which divide the input's channels */
+    int causal;                /* attention: each position attends only to itself and the
+                                  positions before it (a language model's mask) */
     size_t input_count;        /* 0: the layer before (or the model's input) */
     int inputs[TDM_LAYER_MAX_INPUTS]; /* earlier layers' indices, or TDM_MODEL_INPUT_AT(k) */
 } tdm_layer;
@@ -163,6 +169,21 @@ typedef struct tdm_layer {
 #define TDM_MULTIPLY(a_, b_)                                                                       \
     {                                                                                              \
         .kind = TDM_LAYER_MULTIPLY, .input_count = 2, .inputs = {(a_), (b_)}                       \
+    }
+/* learned positions of a sequence (initially uniform in [-0.05, 0.05]) */
+#define TDM_POSITION_EMBEDDING()                                                                   \
+    {                                                                                              \
+        .kind = TDM_LAYER_POSITION_EMBEDDING                                                       \
+    }
+/* causal self-attention of heads_ heads */
+#define TDM_ATTENTION(heads_)                                                                      \
+    {                                                                                              \
+        .kind = TDM_LAYER_ATTENTION, .heads = (heads_), .causal = 1                                \
+    }
+/* a transformer block's MLP: 4 C hidden units with GELU, back to C */
+#define TDM_FEED_FORWARD()                                                                         \
+    {                                                                                              \
+        .kind = TDM_LAYER_FEED_FORWARD                                                             \
     }
 /* adds the input of the layer skip_ layers back to its own input */
 #define TDM_RESIDUAL(skip_)                                                                        \

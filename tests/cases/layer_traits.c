@@ -1,6 +1,6 @@
 /* The traits tandem/layer_kinds.def gives each kind of layer agree with what the
- * model accepts: a kind takes an activation and a dropout rate exactly when its
- * traits say so, and refuses a flat input exactly when they say it needs an image. */
+ * model accepts: a kind takes an activation and a dropout rate (or a dropout rate
+ * alone) exactly when its traits say so, and refuses a flat input exactly when they say it needs an image. */
 #include <stdio.h>
 #include <string.h>
 
@@ -21,6 +21,9 @@ static const tdm_layer valid[TDM_LAYER_KIND_COUNT] = {
     [TDM_LAYER_ADD] = TDM_ADD(TDM_MODEL_INPUT, TDM_MODEL_INPUT),
     [TDM_LAYER_CONCATENATE] = TDM_CONCATENATE(TDM_MODEL_INPUT, TDM_MODEL_INPUT),
     [TDM_LAYER_MULTIPLY] = TDM_MULTIPLY(TDM_MODEL_INPUT, TDM_MODEL_INPUT),
+    [TDM_LAYER_POSITION_EMBEDDING] = TDM_POSITION_EMBEDDING(),
+    [TDM_LAYER_ATTENTION] = TDM_ATTENTION(1),
+    [TDM_LAYER_FEED_FORWARD] = TDM_FEED_FORWARD(),
 };
 
 /* Creates a model of layer d at position `at` (0, or 1 after a shape-keeping
@@ -58,17 +61,18 @@ static void check_kind(tdm_strategy *s, tdm_layer_kind k)
     CHECK_OK(create(s, &d, at, 1));
 
     int takes = (traits & TDM_LAYER_TAKES_ACTIVATION) != 0;
+    int takes_dropout = takes || (traits & TDM_LAYER_TAKES_DROPOUT);
     tdm_layer act = d, drop = d;
     act.activation = TDM_ACT_RELU;
     drop.dropout = 0.5f;
     int act_ok = create(s, &act, at, 1) == TDM_OK, drop_ok = create(s, &drop, at, 1) == TDM_OK;
-    if (act_ok != takes || drop_ok != takes)
+    if (act_ok != takes || drop_ok != takes_dropout)
         fprintf(stderr,
-                "layer_traits: %s: traits say it takes %s activation; the model %s one and %s "
-                "a dropout rate\n",
-                name, takes ? "an" : "no", act_ok ? "takes" : "refuses",
-                drop_ok ? "takes" : "refuses");
-    CHECK(act_ok == takes && drop_ok == takes);
+                "layer_traits: %s: traits say it takes %s activation and %s dropout rate; the "
+                "model %s one and %s a dropout rate\n",
+                name, takes ? "an" : "no", takes_dropout ? "a" : "no",
+                act_ok ? "takes" : "refuses", drop_ok ? "takes" : "refuses");
+    CHECK(act_ok == takes && drop_ok == takes_dropout);
 
     int needs = (traits & TDM_LAYER_NEEDS_IMAGE) != 0;
     int refused = create(s, &d, 0, 0) != TDM_OK && strstr(tdm_last_error(), "needs an image");

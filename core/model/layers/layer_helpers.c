@@ -1,6 +1,6 @@
 /* What every kind of layer calls: the kinds' names and traits (from tandem/layer_kinds.def),
- * their seeded initial values, their gradients' readiness. Below the kinds, so it
- * names none of them: their table is layer_registry.c's. */
+ * their seeded initial values and dropout keys, their gradients' readiness. Below the
+ * kinds, so it names none of them: their table is layer_registry.c's. */
 #include <math.h>
 
 #include "model/layers/layer_type.h"
@@ -28,6 +28,12 @@ const char *tdm_layer_kind_name(tdm_layer_kind kind)
     return (unsigned)kind < TDM_LAYER_KIND_COUNT ? kind_names[kind] : "unknown";
 }
 
+tdm_status tdm_layer_positions_view(const tdm_tensor *t, size_t rows, size_t width,
+                                    tdm_tensor **out)
+{
+    return tdm_tensor_slice((tdm_tensor *)t, 0, &TDM_SHAPE(rows, width), out);
+}
+
 unsigned tdm_layer_kind_traits(tdm_layer_kind kind)
 {
     return (unsigned)kind < TDM_LAYER_KIND_COUNT ? kind_traits[kind] : 0;
@@ -41,9 +47,21 @@ size_t tdm_layer_name_count(const char *const *names)
     return n;
 }
 
+uint64_t tdm_model_dropout_seed(const tdm_model *m, uint64_t step, size_t l)
+{
+    return tdm_seed_mix(m->opts.seed ^ tdm_seed_mix(step * m->opts.layer_count + l + 1));
+}
+
 void tdm_layer_uniform(const tdm_model *m, size_t l, double limit, float *value, size_t count)
 {
-    uint64_t state = tdm_seed_mix(m->opts.seed ^ tdm_seed_mix(l + 1));
+    tdm_layer_uniform_of(m, l, 0, limit, value, count);
+}
+
+void tdm_layer_uniform_of(const tdm_model *m, size_t l, size_t k, double limit, float *value,
+                          size_t count)
+{
+    uint64_t layer = tdm_seed_mix(m->opts.seed ^ tdm_seed_mix(l + 1));
+    uint64_t state = k ? tdm_seed_mix(layer ^ tdm_seed_mix((uint64_t)k << 32)) : layer;
     for (size_t i = 0; i < count; i++) {
         double u = (double)(tdm_seed_next(&state) >> 11) * 0x1p-53; /* [0, 1) */
         value[i] = (float)((2.0 * u - 1.0) * limit);

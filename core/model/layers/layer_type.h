@@ -19,8 +19,10 @@ enum {
     TDM_TAKES_EPSILON = 1u << 3,    /* "epsilon" */
     TDM_TAKES_MOMENTUM = 1u << 4,   /* "momentum" */
     TDM_TAKES_SKIP = 1u << 5,       /* "skip" */
-    TDM_TAKES_WINDOW = 1u << 6      /* "window" (<h>x<w>) unless the kernel gives it, then
+    TDM_TAKES_WINDOW = 1u << 6,     /* "window" (<h>x<w>) unless the kernel gives it, then
                                        "strides" (<h>x<w>) and "padding" */
+    TDM_TAKES_HEADS = 1u << 7,      /* "heads" and "causal" */
+    TDM_TAKES_DROPOUT = 1u << 8     /* "dropout" alone, which the layer applies itself */
 };
 
 /* How a kind stores its outputs with f16 activations. */
@@ -54,8 +56,11 @@ typedef struct tdm_layer_type {
     size_t (*product_columns)(const tdm_layer_plan *p);
     /* Variable k's seeded initial value, count floats (zeros already). */
     void (*initial)(const tdm_model *m, size_t l, size_t k, float *value, size_t count);
-    /* The layer's buffers besides z, a, dropped and g, in sc for rows rows; NULL:
-     * none. */
+    /* The f32 columns per row of each of its work buffers (model_impl.h's
+     * tdm_model_buffers.work), 0 for none; NULL: none. */
+    void (*work)(const tdm_model *m, size_t l, size_t columns[TDM_LAYER_WORK]);
+    /* The layer's buffers besides z, a, dropped, g and work, in sc for rows rows;
+     * NULL: none. */
     tdm_status (*reserve)(const tdm_model *m, size_t l, tdm_model_scratch *sc, size_t rows);
     /* z[l] from the layer's input x (a merge reads its others with
      * tdm_model_input_of). */
@@ -85,6 +90,15 @@ size_t tdm_layer_name_count(const char *const *names);
 /* value uniform in [-limit, limit), drawn on the host from the model's seed and the
  * layer, so that every device count starts from the same weights. */
 void tdm_layer_uniform(const tdm_model *m, size_t l, double limit, float *value, size_t count);
+
+/* The same for layer l's variable k, from a stream of its own (k 0: the layer's). */
+void tdm_layer_uniform_of(const tdm_model *m, size_t l, size_t k, double limit, float *value,
+                          size_t count);
+
+/* The first rows rows of width columns of t, its memory from the start (a sequence's
+ * [examples, T * width] as [examples * T, width]). */
+tdm_status tdm_layer_positions_view(const tdm_tensor *t, size_t rows, size_t width,
+                                    tdm_tensor **out);
 
 /* Glorot uniform (He uniform for relu and gelu) over the kernel's fans. */
 void tdm_layer_glorot(const tdm_model *m, size_t l, size_t fan_in, size_t fan_out, float *value,
