@@ -12,7 +12,7 @@ out=$(mktemp -d "${TMPDIR:-/tmp}/tandem-cli-generate-XXXXXX")
 trap 'rm -rf "$out"' EXIT
 gzip -dc "$bundled" | head -c 20000 >"$out/slice.txt"
 "$tandem" train --text "$out/slice.txt" --context 16 --epochs 1 --lr 0.01 \
-  --devices reference:0 --no-progress --save "$out/lm.tdm" >"$out/train.log" 2>&1 ||
+  --layers emb256x32,conv128k1 --devices reference:0 --no-progress --save "$out/lm.tdm" >"$out/train.log" 2>&1 ||
   { cat "$out/train.log"; exit 1; }
 
 gen() { # OUT ARGS...

@@ -291,7 +291,7 @@ static const cli_command train_command = {
 static cli_result read_table(int argc, char **argv, train_options *o, char *err, size_t err_size,
                              FILE *help)
 {
-    char layers_help[1536];
+    char layers_help[2560];
     snprintf(layers_help, sizeof layers_help,
              "hidden layers, comma-separated (default 128,128), e.g. "
              "conv32k3,bn,pool2,conv64k3,conv64k3,res1,pool2,128. A convolution or pooling "
@@ -306,7 +306,8 @@ static cli_result read_table(int argc, char **argv, train_options *o, char *err,
                "bundled text, the first 700 KB of tiny shakespeare): windows of --context + 1 "
                "bytes, each position's label the next byte; the last tenth held out, its loss "
                "per byte and bits per byte reported each epoch. Without --layers, "
-               TRAIN_TEXT_LAYERS " (a bigram model); the output layer gives each position 256 "
+               "gpt-tiny, " TRAIN_TEXT_LAYERS " (a transformer of 4 blocks, 0.9M parameters at "
+               "the default context); the output layer gives each position 256 "
                "byte values. In place of --data"),
         WHOLE("--context", CLI_SIZE, context, 1, 1u << 20, "N",
               "--text: the bytes a window gives the model (default 128)"),

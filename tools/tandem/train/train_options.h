@@ -10,15 +10,15 @@
 #include "device_select.h"
 #include "tandem/model_text.h"
 
-#define MAX_LAYERS 16
+#define MAX_LAYERS 64
 
 /* --text: the default context, the part of the text held out for validation, and the
- * model without --layers: a bigram model (each byte's next from its embedding alone),
- * the per-position layers that exist until attention lands. The output layer after
- * them gives each position its 256 byte values (a 1x1 convolution). */
+ * model without --layers: gpt-tiny, a decoder-only transformer of 4 pre-norm blocks of
+ * width 128 and 4 heads (design/014). The output layer after them gives each position
+ * its 256 byte values (a 1x1 convolution). */
 #define TRAIN_CONTEXT 128
 #define TRAIN_TEXT_HELD_OUT 0.1
-#define TRAIN_TEXT_LAYERS "emb256x32,conv128k1"
+#define TRAIN_TEXT_LAYERS "emb256x128,pos,block4,block4,block4,block4,ln"
 #define TRAIN_TEXT_CLASSES 256
 
 typedef struct train_options {
