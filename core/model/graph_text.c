@@ -140,14 +140,17 @@ static tdm_status inputs(reader *r, char *list, tdm_layer *d)
 /* What follows the parentheses: an activation, dropout=RATE. */
 static tdm_status options(reader *r, char *rest, tdm_layer *d)
 {
-    int takes = (tdm_layer_kind_traits(d->kind) & TDM_LAYER_TAKES_ACTIVATION) != 0;
+    unsigned traits = tdm_layer_kind_traits(d->kind);
+    int takes = (traits & TDM_LAYER_TAKES_ACTIVATION) != 0;
+    int takes_dropout = takes || (traits & TDM_LAYER_TAKES_DROPOUT);
     for (char *word, *p = rest; (word = token(&p, " \t")) != NULL;) {
-        if (!takes)
+        int dropout = strncmp(word, "dropout=", 8) == 0;
+        if (!(dropout ? takes_dropout : takes))
             return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                            "tdm_graph_parse: line %zu: '%.32s': a %s layer takes no activation "
-                            "or dropout",
-                            r->line, word, tdm_layer_kind_name(d->kind));
-        if (strncmp(word, "dropout=", 8) == 0) {
+                            "tdm_graph_parse: line %zu: '%.32s': a %s layer takes no %s",
+                            r->line, word, tdm_layer_kind_name(d->kind),
+                            takes_dropout ? "activation" : "activation or dropout");
+        if (dropout) {
             if (!rate_of(word + 8, &d->dropout))
                 return refuse(r, "a dropout rate is a decimal in [0, 1): ", word);
         } else if (tdm_activation_parse(word, &d->activation) != TDM_OK) {

@@ -114,7 +114,9 @@ PyObject *py_model_create(PyObject *self, PyObject *args)
         return NULL;
     if (!*spec)
         layers[count++] = (tdm_layer)TDM_DENSE((size_t)classes, TDM_ACT_LINEAR, 0.0f);
-    if (tdm_layers_need_image(layers, count) && image == Py_None)
+    /* an embedding of a flat input makes a sequence, an image of one row */
+    if (tdm_layers_need_image(layers, count) && image == Py_None &&
+        layers[0].kind != TDM_LAYER_EMBEDDING)
         return PyErr_Format(PyExc_ValueError,
                             "input_shape: convolution and pooling take images: give "
                             "(height, width, channels)");

@@ -102,6 +102,8 @@ def graph_text(inputs: Sequence[Tensor], output: Tensor) -> Tuple[str, List[Tens
             continue
         act = getattr(layer, "activation", None)
         options = f" {act}" if act and t is not output else ""
+        if type(layer).__name__ == "MultiHeadAttention" and layer.dropout:
+            options += f" dropout={layer.dropout:g}"  # of its weights
         item = layer.item()  # a dense item is its units alone in a stack; a line names it
         item = f"dense{item}" if item.isdigit() else item
         lines[id(t)] = (f"{names[id(t)]} = {item}"

@@ -219,3 +219,64 @@ __all__ = [
     "Dense", "Dropout", "Flatten", "Embedding", "GlobalAveragePooling2D", "Layer", "LayerNormalization",
     "MaxPool2D", "MaxPooling2D", "Multiply", "Residual",
 ]
+
+
+class PositionEmbedding(Layer):
+    """Learned positions of a sequence: a vector per position added to it (``"pos"``).
+    A sequence is an ``Embedding``'s output, a row of positions of its channels."""
+
+    def item(self) -> str:
+        return "pos"
+
+
+class MultiHeadAttention(Layer):
+    """Self-attention of ``num_heads`` heads over a sequence (``"mha4"``): Q, K and V
+    from one product, each head's key width the channels / ``num_heads``, the heads'
+    outputs projected back. ``causal`` (the default, a language model's mask): each
+    position attends to itself and those before it (``"mha4full"`` where not).
+    ``dropout`` drops attention weights in training. Keras' layer is called on a
+    query and a value; this one on one sequence, which is both."""
+
+    def __init__(self, num_heads: int, causal: bool = True, dropout: float = 0.0) -> None:
+        self.num_heads = int(num_heads)
+        self.causal = bool(causal)
+        self.dropout = float(dropout)
+        if self.num_heads < 1 or not 0.0 <= self.dropout < 1.0:
+            raise ValueError("MultiHeadAttention: num_heads >= 1 and a dropout rate in [0, 1)")
+
+    def item(self) -> str:
+        return f"mha{self.num_heads}{'' if self.causal else 'full'}"
+
+
+class FeedForward(Layer):
+    """A transformer block's MLP over each position's channels: ``units`` hidden units
+    with GELU, then back to the channels (``"ffn512"``; ``"ffn"``: four times the
+    channels, as GPT's)."""
+
+    def __init__(self, units: Optional[int] = None) -> None:
+        self.units = None if units is None else int(units)
+
+    def item(self) -> str:
+        return "ffn" if self.units is None else f"ffn{self.units}"
+
+
+class TransformerBlock(Layer):
+    """A pre-norm transformer block (``"block4"``): x + attention(LayerNormalization(x)),
+    then y + FeedForward(LayerNormalization(y)), each sum a residual; the attention as
+    ``MultiHeadAttention(num_heads, causal, dropout)``, the MLP ``FeedForward(units)``."""
+
+    def __init__(self, num_heads: int, causal: bool = True, dropout: float = 0.0,
+                 units: Optional[int] = None) -> None:
+        self.attention = MultiHeadAttention(num_heads, causal, dropout)
+        self.feed_forward = FeedForward(units)
+
+    def item(self) -> str:
+        if self.attention.dropout or self.feed_forward.units is not None:
+            raise ValueError("TransformerBlock: a block with dropout or units is a list of "
+                             "layer objects' (Sequential([...])), not an item of a string")
+        return f"block{self.attention.item()[3:]}"
+
+    def __call__(self, inputs: Any) -> Tensor:
+        x = called(self, inputs).inputs[0]  # checks what it is called on
+        y = Add()([x, self.attention(LayerNormalization()(x))])
+        return Add()([y, self.feed_forward(LayerNormalization()(y))])
