@@ -208,24 +208,17 @@ static tdm_status check(const tdm_layer *d, size_t l, const char *f)
                     f, l, d->heads, (double)d->dropout);
 }
 
-/* A sequence whose channels the heads divide; f32 activations. */
+/* A sequence whose channels the heads divide. */
 static tdm_status plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l, const char *f)
 {
-    tdm_layer_plan *p = &plans[l];
+    const tdm_layer_plan *p = &plans[l];
     size_t heads = o->layers[l].heads;
-    p->out_h = p->in_h, p->out_w = p->in_w, p->out_c = p->in_c;
     if (p->in_c % heads)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s: layer %zu (attention): %zu heads do not divide its input's %zu "
                         "channels (each head takes channels / heads)",
                         f, l, heads, p->in_c);
-    if (o->activation_dtype == TDM_F16)
-        return tdm_fail(TDM_ERR_UNSUPPORTED,
-                        "%s: layer %zu (attention) with activation_dtype f16: a sequence's "
-                        "layers take f32 activations (mixed precision rounds their neighbours' "
-                        "products)",
-                        f, l);
-    return TDM_OK;
+    return tdm_layer_sequence_plan(o, plans, l, f);
 }
 
 static tdm_shape variable_shape(const tdm_layer *d, const tdm_layer_plan *p, size_t k)

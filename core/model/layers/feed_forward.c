@@ -109,19 +109,6 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
     return s;
 }
 
-/* The output keeps the input's shape; f32 activations. */
-static tdm_status plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l, const char *f)
-{
-    tdm_layer_plan *p = &plans[l];
-    p->out_h = p->in_h, p->out_w = p->in_w, p->out_c = p->in_c;
-    if (o->activation_dtype != TDM_F16)
-        return TDM_OK;
-    return tdm_fail(TDM_ERR_UNSUPPORTED,
-                    "%s: layer %zu (feed_forward) with activation_dtype f16: a sequence's layers "
-                    "take f32 activations (mixed precision rounds their neighbours' products)",
-                    f, l);
-}
-
 /* W1 [C, hidden], b1 [hidden], W2 [hidden, C], b2 [C]. */
 static tdm_shape variable_shape(const tdm_layer *d, const tdm_layer_plan *p, size_t k)
 {
@@ -179,7 +166,7 @@ const tdm_layer_type tdm_layer_feed_forward = {
     .variables = variables,
     .takes = TDM_TAKES_UNITS,
     .kernel_rank = 2,
-    .plan = plan,
+    .plan = tdm_layer_sequence_plan,
     .variable_shape = variable_shape,
     .initial = initial,
     .work = work,

@@ -3,6 +3,8 @@
  * kinds, so it names none of them: their table is layer_registry.c's. */
 #include <math.h>
 
+#include "base/error.h"
+
 #include "model/layers/layer_type.h"
 #include "model/seed_mix.h"
 
@@ -45,6 +47,19 @@ size_t tdm_layer_name_count(const char *const *names)
     while (names && names[n])
         n++;
     return n;
+}
+
+tdm_status tdm_layer_sequence_plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l,
+                                   const char *f)
+{
+    tdm_layer_plan *p = &plans[l];
+    p->out_h = p->in_h, p->out_w = p->in_w, p->out_c = p->in_c;
+    if (o->activation_dtype != TDM_F16)
+        return TDM_OK;
+    return tdm_fail(TDM_ERR_UNSUPPORTED,
+                    "%s: layer %zu (%s) with activation_dtype f16: a sequence's layers take f32 "
+                    "activations (mixed precision rounds their neighbours' products)",
+                    f, l, tdm_layer_kind_name(o->layers[l].kind));
 }
 
 uint64_t tdm_model_dropout_seed(const tdm_model *m, uint64_t step, size_t l)

@@ -100,6 +100,11 @@ void tdm_layer_uniform_of(const tdm_model *m, size_t l, size_t k, double limit, 
 tdm_status tdm_layer_positions_view(const tdm_tensor *t, size_t rows, size_t width,
                                     tdm_tensor **out);
 
+/* A sequence layer's plan: the output keeps the input's shape, in f32 activations
+ * (refused with f16 ones). */
+tdm_status tdm_layer_sequence_plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l,
+                                   const char *f);
+
 /* Glorot uniform (He uniform for relu and gelu) over the kernel's fans. */
 void tdm_layer_glorot(const tdm_model *m, size_t l, size_t fan_in, size_t fan_out, float *value,
                       size_t count);

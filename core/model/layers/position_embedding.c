@@ -42,20 +42,6 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
     return s == TDM_OK && dx ? tdm_tensor_copy(dx, v->b.g[l]) : s;
 }
 
-/* A sequence of one or more positions, in f32: its kernels take one dtype. */
-static tdm_status plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l, const char *f)
-{
-    tdm_layer_plan *p = &plans[l];
-    p->out_h = p->in_h, p->out_w = p->in_w, p->out_c = p->in_c;
-    if (o->activation_dtype != TDM_F16)
-        return TDM_OK;
-    return tdm_fail(TDM_ERR_UNSUPPORTED,
-                    "%s: layer %zu (position_embedding) with activation_dtype f16: a sequence's "
-                    "layers take f32 activations (mixed precision rounds their neighbours' "
-                    "products)",
-                    f, l);
-}
-
 static tdm_shape variable_shape(const tdm_layer *d, const tdm_layer_plan *p, size_t k)
 {
     (void)d, (void)k;
@@ -87,7 +73,7 @@ static tdm_status onnx(const tdm_model *m, size_t l, tdm_onnx_graph *g, const td
 
 const tdm_layer_type tdm_layer_position_embedding = {
     .variables = variables,
-    .plan = plan,
+    .plan = tdm_layer_sequence_plan,
     .variable_shape = variable_shape,
     .initial = initial,
     .forward = forward,
