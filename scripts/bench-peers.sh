@@ -3,7 +3,8 @@
 # (docs/PERFORMANCE.md): Open MPI's MPI_Allreduce between two processes, and Debian's
 # PyTorch (on OpenBLAS) training the digits MLP, the wide Fashion-MNIST MLP and the
 # Fashion-MNIST CNN on one process, in turns with tandem's `bench train` of the same
-# models, and the two MLPs with DistributedDataParallel (gloo) over two processes. Run it after
+# models (and the transformer gpt-tiny, tools/peers/torch_gpt.py, beside `bench train -m
+# gpt-tiny`), and the two MLPs with DistributedDataParallel (gloo) over two processes. Run it after
 # ./scripts/setup.sh, on a machine as quiet as can be had; a benchmark, not a test.
 set -eu
 cd "$(dirname "$0")/.."
@@ -68,6 +69,9 @@ for round in 1 2; do
   tandem_train wide
   torch_twice "Fashion-MNIST CNN conv32k3,pool2,conv64k3,pool2,128" fashion-cnn
   tandem_train fashion-cnn
+  run "PyTorch, gpt-tiny (the transformer of tandem train --text), 1 process, 23 steps" \
+    /usr/bin/python3 tools/peers/torch_gpt.py --steps 23 --threads "$(nproc)"
+  tandem_train gpt-tiny
 done
 run "PyTorch, digits MLP, DistributedDataParallel (gloo), 2 processes" $torch digits --procs 2
 run "PyTorch, Fashion-MNIST MLP, DistributedDataParallel (gloo), 2 processes" \

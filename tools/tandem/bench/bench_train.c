@@ -18,19 +18,30 @@
 #define FASHION_DIR "/usr/share/datasets/fashion-mnist"
 #define MAX_ROWS (2 * (MAX_SELECTED + 1))
 
+/* Where a model's examples come from. */
+typedef enum bench_data {
+    BENCH_DIGITS,  /* the bundled digits */
+    BENCH_FASHION, /* Fashion-MNIST from Debian's dataset-fashion-mnist */
+    BENCH_TEXT     /* the bundled text as tandem train --text - cuts it */
+} bench_data;
+
 typedef struct bench_model {
     const char *name, *description;
     const char *layers; /* --layers of tandem train */
     size_t batch;
-    int fashion; /* Fashion-MNIST from Debian's dataset-fashion-mnist, else the digits */
+    bench_data data;
     unsigned warmup, steps, profiled;
 } bench_model;
 
 static const bench_model models[] = {
-    {"digits", "MLP 64-128-128-10, batch 64, digits", "128,128", 64, 0, 50, 500, 100},
-    {"wide", "MLP 784-1024-1024-10, batch 256, Fashion-MNIST", "1024,1024", 256, 1, 5, 40, 10},
+    {"digits", "MLP 64-128-128-10, batch 64, digits", "128,128", 64, BENCH_DIGITS, 50, 500, 100},
+    {"wide", "MLP 784-1024-1024-10, batch 256, Fashion-MNIST", "1024,1024", 256, BENCH_FASHION,
+     5, 40, 10},
     {"fashion-cnn", "CNN conv32k3,pool2,conv64k3,pool2,128-10, batch 64, Fashion-MNIST",
-     "conv32k3,pool2,conv64k3,pool2,128", 64, 1, 5, 40, 10},
+     "conv32k3,pool2,conv64k3,pool2,128", 64, BENCH_FASHION, 5, 40, 10},
+    /* an example is a window of TRAIN_CONTEXT bytes: tokens/s = ex/s x 128 */
+    {"gpt-tiny", "transformer " TRAIN_TEXT_LAYERS ", 128-byte windows, batch 32, the bundled text",
+     TRAIN_TEXT_LAYERS, 32, BENCH_TEXT, 3, 20, 5},
 };
 #define MODEL_COUNT (sizeof models / sizeof models[0])
 
@@ -103,13 +114,15 @@ static int parse(int argc, char **argv, bt_options *o, int *exit_status)
          .arg = "LIST", .help = "device ids, comma-separated (default: every usable device)"},
         {CLI_ENTRY("--model", "-m", CLI_CUSTOM, &o->model), .parse = parse_model, .arg = "NAME",
          .help = "digits (64-128-128-10, batch 64), wide (784-1024-1024-10, batch 256, "
-                 "Fashion-MNIST) or fashion-cnn (conv32k3,pool2,conv64k3,pool2,128, batch 64, "
-                 "Fashion-MNIST); default: all",
+                 "Fashion-MNIST), fashion-cnn (conv32k3,pool2,conv64k3,pool2,128, batch 64, "
+                 "Fashion-MNIST) or gpt-tiny (the transformer of tandem train --text, batch 32 "
+                 "windows of 128 bytes: tokens/s = ex/s x 128); default: all",
          .choices = names},
         {CLI_ENTRY("--steps", "-n", CLI_UNSIGNED, &o->steps), .min = 1, .max = max_steps,
-         .arg = "N", .help = "timed steps per configuration (default: 500 digits, 40 the others)"},
+         .arg = "N", .help = "timed steps per configuration (default: 500 digits, 20 gpt-tiny, 40 the "
+                 "others)"},
         {CLI_ENTRY("--warmup", "-w", CLI_UNSIGNED, &o->warmup), .max = max_steps, .arg = "N",
-         .help = "untimed steps first (default: 50 digits, 5 the others)"},
+         .help = "untimed steps first (default: 50 digits, 3 gpt-tiny, 5 the others)"},
         {CLI_ENTRY("--balance", NULL, CLI_FLAG, &o->balance), .flag_value = 1,
          .help = "N replicas with uneven batch shares by device speed"},
         {CLI_ENTRY("--mixed-precision", NULL, CLI_FLAG, &o->mixed_precision), .flag_value = 1,
@@ -210,11 +223,13 @@ static void options_for(const bt_options *bo, const bench_model *m, const char *
     o->f16_activations = bo->f16_activations;
     o->conv = bo->conv;
     o->mixed_products = bo->mixed_products;
+    if (m->data == BENCH_TEXT)
+        o->text = "-"; /* the bundled text, windows of the default context */
     train_options_imply(o);
     for (size_t i = 0; i < n; i++)
         snprintf(o->devices.item[i], CLI_ITEM_MAX, "%s", ids[i]);
     o->devices.count = n;
-    if (m->fashion) {
+    if (m->data == BENCH_FASHION) {
         const char *names[4] = {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
                                 "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"};
         for (int i = 0; i < 4; i++)
@@ -460,7 +475,7 @@ int bench_train(int argc, char **argv)
             continue;
         char probe[512];
         snprintf(probe, sizeof probe, "%s/train-images-idx3-ubyte.gz", o.data_dir);
-        if (m->fashion && !tdm_path_readable(probe)) {
+        if (m->data == BENCH_FASHION && !tdm_path_readable(probe)) {
             if (o.model >= 0) { /* asked for by name: measuring nothing is a failure */
                 fprintf(stderr,
                         "tandem bench train: -m %s needs Fashion-MNIST: no %s (Debian's "
