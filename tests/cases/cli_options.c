@@ -118,7 +118,12 @@ static void test_refusals(void)
     REFUSED("--input-shape 28x28", "'28x28' is not HEIGHTxWIDTHxCHANNELS");
     REFUSED("--input-shape 28x0x1", "'28x0x1' is not HEIGHTxWIDTHxCHANNELS");
     REFUSED("--input-shape 28x28x1x", "'28x28x1x' is not HEIGHTxWIDTHxCHANNELS");
-    REFUSED("--layers 1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1", "at most 16 layers");
+    REFUSED("--layers block1,block1,block1,block1,block1,block1,block1,block1,block1,block1,"
+            "block1,ln",
+            "at most 64 layers (a block is 6)");
+    REFUSED("--layers block1,block1,block1,block1,block1,block1,block1,block1,block1,block1,"
+            "1,1,1,1,1",
+            "at most 64 layers");
     REFUSED("--layers 8,res0", "'res0' is not a layer");
     REFUSED("--layers 8,res", "'res' is not a layer");
     REFUSED("--layers emb17,8", "'emb17' is not a layer");
