@@ -106,6 +106,14 @@ TDM_API tdm_status tdm_dataset_from_text(const char *path, size_t context, size_
                                          double validation_fraction, tdm_dataset **train,
                                          tdm_dataset **validation, tdm_text_layout *layout);
 
+/* tdm_dataset_from_text of a text in memory, text[0, size) (its bytes as they are: no
+ * decompression), the windows and refusals the same; `name` stands for the text in
+ * messages where the path would. */
+TDM_API tdm_status tdm_dataset_from_text_bytes(const void *text, size_t size, const char *name,
+                                               size_t context, size_t stride,
+                                               double validation_fraction, tdm_dataset **train,
+                                               tdm_dataset **validation, tdm_text_layout *layout);
+
 /* Where tdm_dataset_from_csv found the examples, for a caller to show its user. */
 typedef struct tdm_csv_layout {
     size_t columns;     /* fields per line */

@@ -1,6 +1,7 @@
-/* A text as data (tdm_dataset_from_text): windows of bytes with next-byte labels, the
- * training part cut on a window's start, the held-out part after it, plain or gzip,
- * and every bad text refused naming the file and why. */
+/* A text as data (tdm_dataset_from_text, and tdm_dataset_from_text_bytes in memory):
+ * windows of bytes with next-byte labels, the training part cut on a window's start,
+ * the held-out part after it, plain or gzip, and every bad text refused naming the
+ * file and why. */
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -57,13 +58,17 @@ static void check_windows(const tdm_dataset *ds, size_t from, size_t windows)
 }
 
 /* 100 bytes: the first 90 (a multiple of 3) give windows from 0 to 84, the last 10
- * windows from 90 and 93. */
+ * windows from 90 and 93; from a plain file, a gzip one, or memory (-1). */
 static void check_cut(int gzip)
 {
-    const char *path = write_file(gzip ? "text.gz" : "text.txt", text, SIZE, gzip);
     tdm_dataset *train = NULL, *val = NULL;
     tdm_text_layout layout = {0};
-    CHECK_OK(tdm_dataset_from_text(path, CONTEXT, STRIDE, 0.1, &train, &val, &layout));
+    if (gzip < 0)
+        CHECK_OK(tdm_dataset_from_text_bytes(text, SIZE, "memory", CONTEXT, STRIDE, 0.1, &train,
+                                             &val, &layout));
+    else
+        CHECK_OK(tdm_dataset_from_text(write_file(gzip ? "text.gz" : "text.txt", text, SIZE, gzip),
+                                       CONTEXT, STRIDE, 0.1, &train, &val, &layout));
     CHECK(layout.bytes == SIZE && layout.train_bytes == 90);
     if (train && val) {
         check_windows(train, 0, 29);
@@ -102,6 +107,15 @@ static void check_refused(void)
     CHECK_FAILS(tdm_dataset_from_text(missing, 4, 4, 0.1, &train, &val, NULL), TDM_ERR_NOT_FOUND,
                 "missing.txt");
     CHECK(train == NULL && val == NULL);
+    CHECK_FAILS(tdm_dataset_from_text_bytes("", 0, "memory", 4, 4, 0.1, &train, &val, NULL),
+                TDM_ERR_INVALID_ARGUMENT,
+                "tdm_dataset_from_text_bytes: memory: the text is "
+                "empty");
+    CHECK_FAILS(tdm_dataset_from_text_bytes(binary, SIZE, "given", 4, 4, 0.1, &train, &val, NULL),
+                TDM_ERR_INVALID_ARGUMENT, "given: byte 42 is NUL");
+    CHECK_FAILS(tdm_dataset_from_text_bytes(text, SIZE, "given", 10, 10, 0.1, &train, &val, NULL),
+                TDM_ERR_INVALID_ARGUMENT, "given: its held-out part (its last 10 of 100 bytes)");
+    CHECK(train == NULL && val == NULL);
 }
 
 void test_case_dataset_text(const test_run *run)
@@ -112,6 +126,7 @@ void test_case_dataset_text(const test_run *run)
         text[i] = (unsigned char)((i * 37 + 200) % 255 + 1); /* UTF-8's high bytes too, no NUL */
     check_cut(0);
     check_cut(1);
+    check_cut(-1);
     check_refused();
     scratch_remove();
 }
