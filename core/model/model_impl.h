@@ -161,11 +161,6 @@ void tdm_layer_state_name(tdm_layer_kind kind, size_t l, size_t k, char *buf, si
  * softmax cross-entropies). */
 int tdm_model_loss_per_output(const tdm_model *m);
 
-/* The positions of the output layer's image (height x width; 1 for a flat output):
- * with as many class labels per example, the sparse softmax cross-entropy takes one
- * per position, each over the position's channels. */
-size_t tdm_model_output_positions(const tdm_model *m);
-
 /* Whether labels (a tensor's or a dataset's: dtype, width) fit the model's loss and
  * outputs; else TDM_ERR_INVALID_ARGUMENT saying why, naming func (model_labels.c). */
 tdm_status tdm_model_check_labels(const tdm_model *m, tdm_dtype dtype, size_t width,

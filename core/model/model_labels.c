@@ -45,6 +45,8 @@ tdm_status tdm_model_check_labels(const tdm_model *m, tdm_dtype dtype, size_t wi
 
 size_t tdm_model_output_positions(const tdm_model *m)
 {
+    if (!m)
+        return 0;
     const tdm_layer_plan *last = &m->plans[m->opts.layer_count - 1];
     return last->out_h * last->out_w;
 }

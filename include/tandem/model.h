@@ -358,6 +358,11 @@ TDM_API size_t tdm_model_input_count(const tdm_model *m);
  * input k takes, in order. */
 TDM_API size_t tdm_model_input_widths(const tdm_model *m, size_t *widths, size_t max);
 TDM_API size_t tdm_model_output_count(const tdm_model *m);
+/* The positions of the output layer's image (height x width; 1 for a flat output, 0
+ * for NULL): with as many class labels per example (tdm_dataset_from_sequences), the
+ * sparse softmax cross-entropy takes one per position, each over the position's
+ * output_count / positions channels. */
+TDM_API size_t tdm_model_output_positions(const tdm_model *m);
 
 /* How conv2d layer `layer` computes on local replica `replica`'s device:
  * TDM_CONV_DIRECT, TDM_CONV_LOWERED or TDM_CONV_IMPLICIT, or TDM_CONV_MEASURED while a
@@ -492,6 +497,43 @@ TDM_API const char *tdm_model_class_name(const tdm_model *m, size_t i);
  * (they share its buffers). */
 TDM_API tdm_status tdm_model_predict(tdm_model *m, const float *features, size_t rows,
                                      float *outputs);
+
+/* ---- generation ------------------------------------------------------------------
+ * A language model over bytes (tandem train --text's) reads a context of byte ids
+ * (input_count of them, as floats) and gives 256 logits for each of their positions
+ * (output_count 256 x input_count), trained with the sparse cross-entropy. */
+
+typedef struct tdm_generate_options {
+    size_t size;        /* sizeof(tdm_generate_options): set by the INIT macro */
+    double temperature; /* the logits are divided by it before the draw; 0: always the
+                           likeliest byte; default 1 */
+    size_t top_k;       /* draw among the top_k likeliest bytes (ties kept); 0 (default):
+                           among all 256 */
+    uint64_t seed;      /* the draws' generator (splitmix64), so a seed gives the same
+                           bytes on every machine; default 1 */
+    /* If set, called with each byte once drawn (to write it as it comes); non-zero
+     * stops the generation, which returns TDM_ERR_CANCELLED. */
+    int (*on_byte)(unsigned char byte, void *user);
+    void *user;
+} tdm_generate_options;
+
+#define TDM_GENERATE_OPTIONS_INIT                                                                  \
+    {                                                                                              \
+        .size = sizeof(tdm_generate_options), .temperature = 1.0, .seed = 1                       \
+    }
+
+/* Continues prompt[0, prompt_size) with `tokens` bytes into out[0, tokens), one at a
+ * time: the model reads the last input_count bytes of the text so far from position 0
+ * (a shorter text padded after it with id 0, which a causal model's last position read
+ * does not see), and the next byte is drawn from its logits at the last position read,
+ * divided by the temperature and kept to the top_k likeliest, from their softmax (opts
+ * NULL: the defaults). It predicts as tdm_model_predict does, on the strategy's first
+ * device. A model that is no language model over bytes, an empty prompt or one longer
+ * than the context, a temperature that is negative or not finite and a top_k over 256
+ * are TDM_ERR_INVALID_ARGUMENT saying why. */
+TDM_API tdm_status tdm_model_generate(tdm_model *m, const void *prompt, size_t prompt_size,
+                                      size_t tokens, const tdm_generate_options *opts,
+                                      unsigned char *out);
 
 /* ---- model files ------------------------------------------------------------------
  * A model file holds the architecture (layers, activations, dropout rates, loss), the

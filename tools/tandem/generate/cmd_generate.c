@@ -1,6 +1,7 @@
 /* tandem generate: text sampled from a language model saved by 'tandem train --text
- * ... --save', one byte at a time: the model reads the last `context` bytes and the
- * byte after them is drawn from its outputs at the last position read. */
+ * ... --save', one byte at a time, by the library's tdm_model_generate: the model reads
+ * the last `context` bytes and the byte after them is drawn from its outputs at the
+ * last position read. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,9 +9,8 @@
 #include "cli_options.h"
 #include "commands.h"
 #include "device_select.h"
-#include "generate_sample.h"
 
-enum { VOCAB = 256 }; /* a byte's values: the tokens of 'tandem train --text' */
+enum { VOCAB = 256 }; /* a byte's values: the tokens of 'tandem train --text', top-k's most */
 
 typedef struct generate_options {
     const char *model, *prompt, *device;
@@ -63,65 +63,50 @@ static int fail(const char *what, const char *why)
     return 1;
 }
 
-/* A language model reads `context` byte ids and gives 256 logits for each position. */
-static int check_model(const generate_options *o, const tdm_model *model, size_t *context)
+/* The library's reason, past its function's name. */
+static const char *reason(void)
 {
-    size_t features = tdm_model_input_count(model), outputs = tdm_model_output_count(model);
-    if (tdm_model_loss_kind(model) != TDM_LOSS_SOFTMAX_CROSS_ENTROPY || outputs != features * VOCAB) {
-        char why[320];
-        snprintf(why, sizeof why,
-                 "not a language model: it reads %zu features and gives %zu outputs, where one "
-                 "of 'tandem train --text' reads its context's byte ids and gives 256 logits "
-                 "for each of their positions",
-                 features, outputs);
-        return fail(o->model, why);
-    }
-    size_t prompt = strlen(o->prompt);
-    if (prompt > features) {
-        char why[160];
-        snprintf(why, sizeof why, "%zu bytes, longer than the model's context of %zu bytes",
-                 prompt, features);
-        return fail("--prompt", why);
-    }
-    *context = features;
-    return 0;
+    static const char prefix[] = "tdm_model_generate: ";
+    const char *why = tdm_last_error();
+    return strncmp(why, prefix, sizeof prefix - 1) ? why : why + sizeof prefix - 1;
 }
 
-/* The prompt, then each byte drawn, written as it comes. */
-static int generate(const generate_options *o, tdm_model *model, size_t context)
+typedef struct writer {
+    const char *prompt;
+    int started;
+} writer;
+
+/* Each byte as it is drawn, the prompt before the first, so that a refused model or
+ * prompt writes nothing; a failed write stops the generation. */
+static int write_byte(unsigned char byte, void *user)
 {
-    size_t length = strlen(o->prompt), total = length + o->tokens;
-    unsigned char *text = malloc(total);
-    float *ids = calloc(context, sizeof *ids);
-    float *logits = malloc(context * VOCAB * sizeof *logits);
-    int status = text && ids && logits ? 0 : fail("memory", "out of memory");
-    sampler s;
-    sampler_init(&s, o->temperature, o->top_k, o->seed);
-    if (status == 0) {
-        memcpy(text, o->prompt, length);
-        fwrite(text, 1, length, stdout);
-    }
-    for (; status == 0 && length < total; length++) {
-        /* the last bytes, at most a context of them, from position 0 (a causal model's
-           later positions do not change what the last one read gives) */
-        size_t start = length > context ? length - context : 0, read = length - start;
-        for (size_t i = 0; i < context; i++)
-            ids[i] = i < read ? (float)text[start + i] : 0.0f;
-        if (tdm_model_predict(model, ids, 1, logits) != TDM_OK) {
-            status = fail("prediction", tdm_last_error());
-            break;
-        }
-        text[length] = (unsigned char)sampler_next(&s, logits + (read - 1) * VOCAB, VOCAB);
-        fputc(text[length], stdout);
-    }
-    if (status == 0)
-        fputc('\n', stdout);
-    if (fflush(stdout) != 0 && status == 0)
-        status = fail("output", "cannot write the text");
-    free(logits);
-    free(ids);
-    free(text);
-    return status;
+    writer *w = user;
+    if (!w->started++ && fputs(w->prompt, stdout) == EOF)
+        return 1;
+    return fputc(byte, stdout) == EOF;
+}
+
+/* The prompt, then the bytes the library draws (tdm_model_generate) as they come, then
+ * a newline. */
+static int generate(const generate_options *o, tdm_model *model)
+{
+    unsigned char *drawn = malloc(o->tokens);
+    if (!drawn)
+        return fail("memory", "out of memory");
+    writer w = {o->prompt, 0};
+    tdm_generate_options go = TDM_GENERATE_OPTIONS_INIT;
+    go.temperature = o->temperature;
+    go.top_k = o->top_k;
+    go.seed = o->seed;
+    go.on_byte = write_byte;
+    go.user = &w;
+    tdm_status st = tdm_model_generate(model, o->prompt, strlen(o->prompt), o->tokens, &go, drawn);
+    free(drawn);
+    if (st != TDM_OK && st != TDM_ERR_CANCELLED)
+        return fail(o->model, reason());
+    if (st == TDM_ERR_CANCELLED || fputc('\n', stdout) == EOF || fflush(stdout) != 0)
+        return fail("output", "cannot write the text");
+    return 0;
 }
 
 int cmd_generate(int argc, char **argv)
@@ -135,12 +120,10 @@ int cmd_generate(int argc, char **argv)
         return 1;
     tdm_strategy *strategy = NULL;
     tdm_model *model = NULL;
-    size_t context = 0;
-    int status = cli_load_model(ctx, "generate", o.device, NULL, o.model, &strategy, &model) ? 1 : 0;
+    int status =
+        cli_load_model(ctx, "generate", o.device, NULL, o.model, &strategy, &model) ? 1 : 0;
     if (status == 0)
-        status = check_model(&o, model, &context);
-    if (status == 0)
-        status = generate(&o, model, context);
+        status = generate(&o, model);
     tdm_model_destroy(model);
     tdm_strategy_destroy(strategy);
     tdm_context_destroy(ctx);
