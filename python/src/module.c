@@ -38,19 +38,28 @@ static int add_errors(PyObject *module)
     if (!tandem_error || PyModule_AddObject(module, "TandemError", tandem_error) < 0)
         return -1;
     Py_INCREF(tandem_error);
+    /* an invalid argument is Python's ValueError too, as the package's own checks raise */
+    PyObject *invalid_bases = PyTuple_Pack(2, tandem_error, PyExc_ValueError);
+    if (!invalid_bases)
+        return -1;
 #define TDM_STATUS(name, value, description)                                                       \
     if ((value) > 0 && (value) < STATUS_SLOTS) {                                                   \
         char short_name[64], full[96];                                                             \
         class_name(#name, short_name, sizeof short_name);                                          \
         snprintf(full, sizeof full, "tandem.%s", short_name);                                      \
-        PyObject *cls = PyErr_NewExceptionWithDoc(full, description, tandem_error, NULL);          \
-        if (!cls || PyModule_AddObject(module, short_name, cls) < 0)                               \
+        PyObject *cls = PyErr_NewExceptionWithDoc(                                                 \
+            full, description, (value) == TDM_ERR_INVALID_ARGUMENT ? invalid_bases : tandem_error, \
+            NULL);                                                                                 \
+        if (!cls || PyModule_AddObject(module, short_name, cls) < 0) {                             \
+            Py_DECREF(invalid_bases);                                                              \
             return -1;                                                                             \
+        }                                                                                          \
         Py_INCREF(cls);                                                                            \
         status_errors[value] = cls;                                                                \
     }
 #include <tandem/status.def>
 #undef TDM_STATUS
+    Py_DECREF(invalid_bases);
     return 0;
 }
 
