@@ -245,7 +245,8 @@ static tdm_status restore_epochs(const tdm_checkpoint *c, void *user)
 
 typedef struct fit_args {
     const void *x, *y;
-    size_t rows, features, classes, targets, epochs, batch; /* targets: 0 for classes */
+    size_t rows, features, epochs, batch;
+    labels_shape labels;
     uint64_t seed;
     int shuffle;                /* every epoch, from seed */
     const char *checkpoint_dir; /* NULL: none */
@@ -259,10 +260,10 @@ typedef struct fit_args {
 static tdm_status session_make(tdm_strategy *s, trainer *t, const fit_args *a, session *f,
                                uint64_t *restored_step)
 {
-    tdm_status st = dataset_of(a->x, a->y, a->rows, a->features, a->classes, a->targets, EVAL_ROWS,
-                               &f->measured);
+    tdm_status st =
+        dataset_of(a->x, a->y, a->rows, a->features, &a->labels, EVAL_ROWS, &f->measured);
     if (st == TDM_OK)
-        st = dataset_from(a->x, a->y, a->rows, a->features, a->classes, a->targets, &f->train);
+        st = dataset_from(a->x, a->y, a->rows, a->features, &a->labels, &f->train);
     /* a parameter-server job's worker trains on its shard, as tandem train's does */
     size_t workers = tdm_strategy_num_workers(s);
     if (st == TDM_OK && tdm_strategy_num_parameter_servers(s) && workers > 1)
@@ -301,32 +302,33 @@ static tdm_status session_make(tdm_strategy *s, trainer *t, const fit_args *a, s
 }
 
 /* fit_begin(trainer, strategy, x address, y address, rows, features, classes, targets,
- * epochs, batch, seed, shuffle, checkpoint_dir or None, resume) -> (a fit session, steps per
- * epoch, epochs already done by the checkpoint resumed): y int32 class indices [rows]
- * where targets is 0, else float32 targets [rows, targets]. */
+ * width, epochs, batch, seed, shuffle, checkpoint_dir or None, resume) -> (a fit session,
+ * steps per epoch, epochs already done by the checkpoint resumed): y int32 class indices
+ * [rows, width] (width 1: one per example; more: one per position of the output) where
+ * targets is 0, else float32 targets [rows, targets]. */
 PyObject *py_fit_begin(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *trainer_handle, *strategy_handle, *x_obj, *y_obj;
-    Py_ssize_t rows, features, classes, targets, epochs, batch;
+    Py_ssize_t rows, features, classes, targets, width, epochs, batch;
     unsigned long long seed;
     fit_args a = {0};
-    if (!PyArg_ParseTuple(args, "OOOOnnnnnnKpzp", &trainer_handle, &strategy_handle, &x_obj,
-                          &y_obj, &rows, &features, &classes, &targets, &epochs, &batch, &seed,
-                          &a.shuffle, &a.checkpoint_dir, &a.resume))
+    if (!PyArg_ParseTuple(args, "OOOOnnnnnnnKpzp", &trainer_handle, &strategy_handle, &x_obj,
+                          &y_obj, &rows, &features, &classes, &targets, &width, &epochs, &batch,
+                          &seed, &a.shuffle, &a.checkpoint_dir, &a.resume))
         return NULL;
     trainer *t = handle_get(trainer_handle, "trainer");
     tdm_strategy *s = t ? handle_get(strategy_handle, "strategy") : NULL;
     if (!s || parse_address(x_obj, (void **)&a.x) < 0 || parse_address(y_obj, (void **)&a.y) < 0)
         return NULL;
-    if (rows < 1 || features < 1 || classes < 1 || targets < 0 || epochs < 1 || batch < 1)
+    if (rows < 1 || features < 1 || classes < 1 || targets < 0 || width < 1 || epochs < 1 ||
+        batch < 1)
         return raise_invalid("fit: rows, epochs and batch_size must be at least 1");
     if (a.resume && !a.checkpoint_dir)
         return raise_invalid("fit: resume needs a checkpoint_dir");
     a.rows = (size_t)rows;
     a.features = (size_t)features;
-    a.classes = (size_t)classes;
-    a.targets = (size_t)targets;
+    a.labels = (labels_shape){(size_t)classes, (size_t)targets, (size_t)width};
     a.epochs = (size_t)epochs;
     a.batch = (size_t)batch;
     a.seed = seed;

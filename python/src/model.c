@@ -14,11 +14,19 @@ static void destroy_model(void *m)
     tdm_model_destroy(m);
 }
 
+/* The linear output layer of `classes` units: dense, or per position a 1x1 convolution
+ * (tandem train --text's conv256k1), which keeps the positions of the image it reads. */
+static tdm_layer output_layer(size_t classes, int per_position)
+{
+    return per_position ? (tdm_layer)TDM_CONV2D(classes, 1, TDM_ACT_LINEAR)
+                        : (tdm_layer)TDM_DENSE(classes, TDM_ACT_LINEAR, 0.0f);
+}
+
 /* Every hidden layer of `spec` (tandem train's --layers, tdm_layers_parse), with the
  * activation after each dense and conv2d layer and the dropout after each dense one, as
- * the CLI builds them, then a linear output layer of `classes` units. */
+ * the CLI builds them, then the output layer. */
 static int hidden_layers(const char *spec, tdm_activation activation, float dropout, size_t classes,
-                         tdm_layer *layers, size_t *count)
+                         int per_position, tdm_layer *layers, size_t *count)
 {
     if (tdm_layers_parse(spec, layers, MAX_LAYERS - 1, count) != TDM_OK) {
         PyErr_Format(PyExc_ValueError, "layers: %s", tdm_last_error());
@@ -30,7 +38,7 @@ static int hidden_layers(const char *spec, tdm_activation activation, float drop
         if (layers[l].kind == TDM_LAYER_DENSE)
             layers[l].dropout = dropout;
     }
-    layers[(*count)++] = (tdm_layer)TDM_DENSE(classes, TDM_ACT_LINEAR, 0.0f);
+    layers[(*count)++] = output_layer(classes, per_position);
     return 0;
 }
 
@@ -63,11 +71,12 @@ PyObject *py_parse_layers(PyObject *self, PyObject *args)
     return list;
 }
 
-/* model_create(strategy, spec, activation, dropout, features, image, classes, seed,
- * mixed_precision, f16_activations, conv, loss, huber_delta): the layers of spec
+/* model_create(strategy, spec, activation, dropout, features, image, classes, per_position,
+ * seed, mixed_precision, f16_activations, conv, loss, huber_delta): the layers of spec
  * ("conv32k3,pool2,128"; "" for none) over inputs of `features` values, seen as image
  * (height, width, channels) where it is not None, then a linear output layer of
- * `classes` units, trained by `loss` (a name or Keras alias, tdm_loss_kind_parse; the
+ * `classes` units (per_position: for each position of the image it reads; a graph text
+ * holds its own), trained by `loss` (a name or Keras alias, tdm_loss_kind_parse; the
  * cross-entropies take the logits) with Huber's delta (0: 1); mixed precision computes
  * the matrix products with f16 operands, f16 activations keep the activations between
  * layers in f16; conv names the convolutions' algorithm (tdm_conv_algorithm_parse). */
@@ -79,12 +88,12 @@ PyObject *py_model_create(PyObject *self, PyObject *args)
     float dropout;
     Py_ssize_t features, classes, height = 0, width = 0, channels = 0;
     unsigned long long seed;
-    int mixed, f16_activations;
+    int per_position, mixed, f16_activations;
     const char *conv, *loss_name;
     float huber_delta;
-    if (!PyArg_ParseTuple(args, "OssfnOnKppssf", &handle, &spec, &activation_name, &dropout,
-                          &features, &image, &classes, &seed, &mixed, &f16_activations, &conv,
-                          &loss_name, &huber_delta))
+    if (!PyArg_ParseTuple(args, "OssfnOnpKppssf", &handle, &spec, &activation_name, &dropout,
+                          &features, &image, &classes, &per_position, &seed, &mixed,
+                          &f16_activations, &conv, &loss_name, &huber_delta))
         return NULL;
     tdm_strategy *s = handle_get(handle, "strategy");
     if (!s)
@@ -110,10 +119,10 @@ PyObject *py_model_create(PyObject *self, PyObject *args)
     if (graph && tdm_graph_parse(spec, layers, MAX_LAYERS, &count, &inputs) != TDM_OK)
         return PyErr_Format(PyExc_ValueError, "layers: %s", tdm_last_error());
     if (!graph && *spec &&
-        hidden_layers(spec, activation, dropout, (size_t)classes, layers, &count) < 0)
+        hidden_layers(spec, activation, dropout, (size_t)classes, per_position, layers, &count) < 0)
         return NULL;
     if (!*spec)
-        layers[count++] = (tdm_layer)TDM_DENSE((size_t)classes, TDM_ACT_LINEAR, 0.0f);
+        layers[count++] = output_layer((size_t)classes, per_position);
     /* an embedding of a flat input makes a sequence, an image of one row */
     if (tdm_layers_need_image(layers, count) && image == Py_None &&
         layers[0].kind != TDM_LAYER_EMBEDDING)
@@ -188,8 +197,8 @@ PyObject *py_model_export_onnx(PyObject *self, PyObject *args)
 }
 
 /* model_info(model) -> (features, outputs, loss, parameters, Huber's delta, each input's
- * width), loss the name model files record (tdm_loss_kind_name: "softmax_cross_entropy",
- * ...). */
+ * width, the output's positions), loss the name model files record (tdm_loss_kind_name:
+ * "softmax_cross_entropy", ...). */
 PyObject *py_model_info(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -205,11 +214,10 @@ PyObject *py_model_info(PyObject *self, PyObject *args)
             Py_CLEAR(split);
     if (!split)
         return NULL;
-    return Py_BuildValue("nnsndN", (Py_ssize_t)tdm_model_input_count(m),
-                         (Py_ssize_t)tdm_model_output_count(m),
-                         tdm_loss_kind_name(tdm_model_loss_kind(m)),
-                         (Py_ssize_t)tdm_model_parameter_count(m),
-                         (double)tdm_model_huber_delta(m), split);
+    return Py_BuildValue(
+        "nnsndNn", (Py_ssize_t)tdm_model_input_count(m), (Py_ssize_t)tdm_model_output_count(m),
+        tdm_loss_kind_name(tdm_model_loss_kind(m)), (Py_ssize_t)tdm_model_parameter_count(m),
+        (double)tdm_model_huber_delta(m), split, (Py_ssize_t)tdm_model_output_positions(m));
 }
 
 /* loss_kinds() -> [(name, alias, takes classes, takes float targets)]: every loss the
@@ -271,17 +279,20 @@ PyObject *py_predict(PyObject *self, PyObject *args)
     return none_or_raise(st);
 }
 
-tdm_status dataset_from(const void *x, const void *y, size_t rows, size_t features, size_t classes,
-                        size_t targets, tdm_dataset **out)
+tdm_status dataset_from(const void *x, const void *y, size_t rows, size_t features,
+                        const labels_shape *l, tdm_dataset **out)
 {
-    return targets ? tdm_dataset_from_targets(x, y, rows, features, targets, out)
-                   : tdm_dataset_from_arrays(x, y, rows, features, classes, out);
+    if (l->targets)
+        return tdm_dataset_from_targets(x, y, rows, features, l->targets, out);
+    return l->width > 1
+               ? tdm_dataset_from_sequences(x, y, rows, features, l->width, l->classes, out)
+               : tdm_dataset_from_arrays(x, y, rows, features, l->classes, out);
 }
 
-tdm_status dataset_of(const void *x, const void *y, size_t rows, size_t features, size_t classes,
-                      size_t targets, size_t batch, tdm_dataset **out)
+tdm_status dataset_of(const void *x, const void *y, size_t rows, size_t features,
+                      const labels_shape *l, size_t batch, tdm_dataset **out)
 {
-    tdm_status st = dataset_from(x, y, rows, features, classes, targets, out);
+    tdm_status st = dataset_from(x, y, rows, features, l, out);
     if (st == TDM_OK && (st = tdm_dataset_batch(*out, batch, 0)) != TDM_OK) {
         tdm_dataset_destroy(*out);
         *out = NULL;
@@ -289,12 +300,11 @@ tdm_status dataset_of(const void *x, const void *y, size_t rows, size_t features
     return st;
 }
 
-static tdm_status evaluate(tdm_model *m, const void *x, const void *y, size_t rows, size_t targets,
-                           tdm_evaluation *ev)
+static tdm_status evaluate(tdm_model *m, const void *x, const void *y, size_t rows,
+                           const labels_shape *l, tdm_evaluation *ev)
 {
     tdm_dataset *ds = NULL;
-    tdm_status st = dataset_of(x, y, rows, tdm_model_input_count(m), tdm_model_output_count(m),
-                               targets, EVAL_BATCH, &ds);
+    tdm_status st = dataset_of(x, y, rows, tdm_model_input_count(m), l, EVAL_BATCH, &ds);
     if (st == TDM_OK)
         st = tdm_model_evaluate(m, ds, ev);
     tdm_dataset_destroy(ds);
@@ -306,15 +316,16 @@ PyObject *evaluation_tuple(const tdm_evaluation *ev)
     return Py_BuildValue("ddddd", ev->loss, ev->accuracy, ev->mae, ev->rmse, ev->r2);
 }
 
-/* evaluate(model, features address, labels address, rows, targets) -> (loss, accuracy,
- * mae, rmse, r2) (tdm_evaluation): labels int32 class indices [rows] where targets is 0,
+/* evaluate(model, features address, labels address, rows, targets, width) -> (loss,
+ * accuracy, mae, rmse, r2) (tdm_evaluation): labels int32 class indices [rows, width]
+ * (width 1: one per example; more: one per position of the output) where targets is 0,
  * else float32 targets [rows, targets]. */
 PyObject *py_evaluate(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *handle, *x_obj, *y_obj;
-    Py_ssize_t rows, targets;
-    if (!PyArg_ParseTuple(args, "OOOnn", &handle, &x_obj, &y_obj, &rows, &targets))
+    Py_ssize_t rows, targets, width;
+    if (!PyArg_ParseTuple(args, "OOOnnn", &handle, &x_obj, &y_obj, &rows, &targets, &width))
         return NULL;
     tdm_model *m = handle_get(handle, "model");
     void *x, *y;
@@ -322,11 +333,15 @@ PyObject *py_evaluate(PyObject *self, PyObject *args)
         return NULL;
     if (rows < 1)
         return raise_invalid("evaluate: no examples");
-    if (targets < 0)
-        return raise_invalid("evaluate: a negative target width");
+    if (targets < 0 || width < 1)
+        return raise_invalid("evaluate: a negative target width, or no label width");
+    /* a label per position is a class of the position's outputs */
+    size_t outputs = tdm_model_output_count(m);
+    labels_shape l = {width > 1 ? outputs / (size_t)width : outputs, (size_t)targets,
+                      (size_t)width};
     tdm_evaluation ev = {0};
     tdm_status st;
-    UNLOCKED(handle, st, evaluate(m, x, y, (size_t)rows, (size_t)targets, &ev));
+    UNLOCKED(handle, st, evaluate(m, x, y, (size_t)rows, &l, &ev));
     if (st != TDM_OK)
         return raise_status(st);
     return evaluation_tuple(&ev);

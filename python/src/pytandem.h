@@ -60,13 +60,19 @@ PyObject *shared_context(void);
 /* A Python integer holding an address and a byte count, as the package passes them. */
 int parse_address(PyObject *obj, void **out);
 
-/* A dataset of `rows` examples copied from the arrays: y int32 class indices [rows] of
- * `classes` classes where `targets` is 0, else float32 targets [rows, targets]. */
-tdm_status dataset_from(const void *x, const void *y, size_t rows, size_t features, size_t classes,
-                        size_t targets, tdm_dataset **out);
+/* What an example's labels are: `width` int32 class indices of `classes` classes where
+ * `targets` is 0 (width 1: one per example; more: one per position of the model's
+ * output, a negative one masking it), else `targets` float32 targets. */
+typedef struct labels_shape {
+    size_t classes, targets, width;
+} labels_shape;
+
+/* A dataset of `rows` examples copied from the arrays: y [rows, ...] as l says. */
+tdm_status dataset_from(const void *x, const void *y, size_t rows, size_t features,
+                        const labels_shape *l, tdm_dataset **out);
 /* dataset_from's, in batches of `batch`. */
-tdm_status dataset_of(const void *x, const void *y, size_t rows, size_t features, size_t classes,
-                      size_t targets, size_t batch, tdm_dataset **out);
+tdm_status dataset_of(const void *x, const void *y, size_t rows, size_t features,
+                      const labels_shape *l, size_t batch, tdm_dataset **out);
 /* (loss, accuracy, mae, rmse, r2) of an evaluation, as evaluate and fit_epoch give them. */
 PyObject *evaluation_tuple(const tdm_evaluation *ev);
 

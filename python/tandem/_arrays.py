@@ -104,6 +104,17 @@ def labels(y: Any, name: str, rows: int) -> np.ndarray:
     return y
 
 
+def position_labels(y: Any, name: str, rows: int) -> np.ndarray:
+    """y [rows, positions...] as [rows, positions] int32 class indices, one per position
+    of a model's output (a negative one masks its position), converted once where they
+    are other integers."""
+    y = as_classes(y, name)
+    if y.ndim < 2 or y.shape[0] != rows or not y.size:
+        raise ValueError(f"{name}: expected {rows} rows of int32 class indices, one per "
+                         f"position, shape ({rows}, positions), got {describe(y)}")
+    return y.reshape(rows, -1)
+
+
 def targets(y: Any, name: str, rows: int, width: int, loss: str) -> np.ndarray:
     """y as [rows, width] float32 targets of ``loss``, converted once where they are
     another dtype; a 1-D y of ``rows`` where ``width`` is 1 is seen as [rows, 1]."""

@@ -10,7 +10,7 @@ import numpy as np
 from . import _arrays, _tandem, losses, optimizers
 from .callbacks import StopTraining
 from .graph import Tensor, graph_text
-from .layers import Dense, Layer
+from .layers import Conv2D, Dense, Layer
 from .progress import ProgressBar
 from .strategy import MirroredStrategy, current_strategy
 
@@ -158,6 +158,12 @@ def _metrics(kind: losses.LossKind, requested: Optional[Sequence[str]]) -> List[
     return chosen
 
 
+def _label_width(y: np.ndarray, targets: int) -> int:
+    """Class labels per example, as the C side takes them: 1, or one per position of
+    the output ([rows, positions])."""
+    return 1 if targets or y.ndim == 1 else int(y.shape[1])
+
+
 def _values(result: Sequence[float]) -> Dict[str, float]:
     """Every metric of an evaluation tuple (loss, accuracy, mae, rmse, r2)."""
     return {"loss": result[0], "accuracy": result[1], "mae": result[2], "rmse": result[3],
@@ -186,16 +192,17 @@ def _activation(layers: LayerList, activation: Optional[str]) -> str:
     return named.pop() if named else "relu"
 
 
-def _chain_text(hidden: Sequence[Layer], classes: Optional[int]) -> str:
+def _chain_text(hidden: Sequence[Layer], classes: Optional[int], per_position: bool) -> str:
     """The graph text of Keras' Sequential of layer objects: each layer reads the one
     before and computes its own activation (linear where it names none), and an output
-    layer of ``classes`` units ends it (none where they are not known yet)."""
+    layer of ``classes`` units ends it (none where they are not known yet): dense, or
+    per position a 1x1 convolution, as the C side appends to a string of items."""
     tensor = Tensor(None, [], None)
     start = tensor
     for layer in hidden:
         tensor = layer(tensor)
     if classes is not None:
-        tensor = Dense(classes)(tensor)
+        tensor = (Conv2D(classes, 1, padding="same") if per_position else Dense(classes))(tensor)
     if tensor is start:
         raise ValueError("Sequential: a model of no layer: give classes or an output layer")
     return graph_text([start], tensor)[0]
@@ -235,6 +242,14 @@ class Sequential:
     precision). ``conv`` chooses the convolutions' algorithm as ``--conv`` does:
     "auto", "direct", "lowered", "measured", "implicit" or "winograd".
 
+    ``per_position`` makes the output layer give each position of the sequence (or
+    image) the last hidden layer keeps its ``classes`` outputs: a linear 1x1
+    convolution, the output layer of ``tandem train --text`` (``conv256k1``), where a
+    Dense layer would flatten the sequence into one example's outputs. Its labels are
+    a class per position, y int [rows, positions] (a negative one masks its
+    position), for the sparse categorical cross-entropy; ``predict`` gives
+    [rows, positions, classes].
+
     The variables are created on the strategy of the first fit, evaluate or predict
     (the ``strategy`` given there, else this model's, else the one whose ``scope()``
     is entered, else a MirroredStrategy over the default devices) and stay there.
@@ -245,7 +260,8 @@ class Sequential:
                  activation: Optional[str] = None, dropout: float = 0.0, seed: int = 1,
                  strategy: Optional[MirroredStrategy] = None,
                  mixed_precision: bool = False, f16_activations: bool = False,
-                 conv: str = "auto", output_activation: Optional[str] = None) -> None:
+                 conv: str = "auto", output_activation: Optional[str] = None,
+                 per_position: bool = False) -> None:
         if not isinstance(layers, str) and layers and isinstance(list(layers)[0], Tensor):
             first = list(layers)[0]  # Keras 3's Sequential([keras.Input(shape), ...])
             if first.layer is not None or input_shape is not None:
@@ -262,7 +278,10 @@ class Sequential:
                              "for a string of --layers items")
         #: Keras' list of layer objects, hidden ones (None for a string of items)
         self._chain: Optional[List[Layer]] = list(layers) if objects else None
-        self.spec = _chain_text(layers, classes) if objects else _layer_spec(layers)
+        #: the output layer gives each position its classes (a 1x1 convolution)
+        self.per_position = bool(per_position)
+        self.spec = (_chain_text(layers, classes, self.per_position) if objects
+                     else _layer_spec(layers))
         #: (kind, item) per hidden layer: ("conv2d", "conv32k3"), ("dense", "128")...
         self.layers: List[Tuple[str, str]] = _tandem.parse_layers(self.spec)
         self.input_shape: Optional[Tuple[int, ...]] = (
@@ -322,7 +341,7 @@ class Sequential:
         if self.classes is None:
             self.classes = self._outputs_of(y)
             if self._chain is not None:
-                self.spec = _chain_text(self._chain, self.classes)
+                self.spec = _chain_text(self._chain, self.classes, self.per_position)
                 self.layers = _tandem.parse_layers(self.spec)
         if self.input_shape is None:
             if x is None or not isinstance(x, np.ndarray) or x.ndim < 2:
@@ -330,22 +349,27 @@ class Sequential:
                                  "arrays first")
             self.input_shape = tuple(x.shape[1:])
         shape = self.input_shapes[0] if self.input_shapes else self.input_shape
-        image = (shape if len(shape) == 3 else (*shape, 1) if len(shape) == 2 else None)
+        # a sequence given per position is an image of one row, as tandem train --text's
+        image = (shape if len(shape) == 3 else (*shape, 1) if len(shape) == 2
+                 else (1, shape[0], 1) if self.per_position else None)
         self._model = _tandem.model_create(chosen._handle, self.spec, self.activation,
                                            self.dropout, self._features(), image,
-                                           self.classes, self.seed, self.mixed_precision,
-                                           self.f16_activations, self.conv, self._loss,
-                                           self._huber_delta)
+                                           self.classes, self.per_position, self.seed,
+                                           self.mixed_precision, self.f16_activations,
+                                           self.conv, self._loss, self._huber_delta)
         self._pristine = True
 
     def _outputs_of(self, y: Any) -> int:
         """The outputs the labels call for, where nothing else says: the highest class
-        index plus one, or the float targets' width."""
+        index plus one (a label per position: of those not masked), or the float targets'
+        width."""
         if y is None:
             raise ValueError("classes: the model's outputs are not known: give "
                              "Sequential(classes=) or an output layer, or fit it first")
         if self._loss == losses.SPARSE:
             labels = _arrays.as_classes(y, "labels")
+            if labels.ndim > 1:
+                labels = labels[labels >= 0]
             if not labels.size or labels.min() < 0:
                 raise ValueError("classes: labels that are no class indices tell no count; "
                                  "give Sequential(classes=)")
@@ -381,9 +405,17 @@ class Sequential:
 
     def _labels(self, y: Any, name: str, rows: int) -> Tuple[np.ndarray, int]:
         """y checked against the loss: (int32 class indices [rows], 0) for the sparse
-        cross-entropy, else (float32 targets [rows, outputs], outputs); a 1-D y of a
-        1-output model is seen as [rows, 1]."""
+        cross-entropy, [rows, positions] of them per position (the library checks their
+        count against the output's positions); else (float32 targets [rows, outputs],
+        outputs); a 1-D y of a 1-output model is seen as [rows, 1]."""
         if self._loss == losses.SPARSE:
+            if self.per_position:
+                return _arrays.position_labels(y, name, rows), 0
+            if np.ndim(y) > 1 and np.size(y) > rows:
+                raise ValueError(f"{name}: class indices of shape {np.shape(y)}, one per "
+                                 "position, but the model's output layer gives each example "
+                                 "its classes: give Sequential(per_position=True), whose "
+                                 "output layer gives each position its classes")
             return _arrays.labels(y, name, rows), 0
         alias = losses.kinds()[self._loss].alias
         if (self._loss == "categorical_cross_entropy" and isinstance(y, np.ndarray)
@@ -550,8 +582,8 @@ class Sequential:
             seed: Optional[int] = None, checkpoint_dir: Optional[PathLike] = None,
             resume: bool = False) -> History:
         """Trains on x ([rows, *input_shape]) and y (as the loss takes it, see
-        ``compile``: [rows] class indices, or float targets [rows, classes]), in Keras'
-        order: ``fit(x, y, batch_size, epochs, verbose, callbacks, validation_split,
+        ``compile``: [rows] class indices, [rows, positions] of them for a
+        ``per_position`` model, or float targets [rows, classes]), in Keras' order: ``fit(x, y, batch_size, epochs, verbose, callbacks, validation_split,
         validation_data, shuffle, initial_epoch)``; tandem's own options are keywords.
         Other dtypes are converted once, as Keras does: features and targets to
         float32, class indices of any integer dtype (or whole floats) to int32.
@@ -604,7 +636,8 @@ class Sequential:
             self._trainer = _tandem.trainer_create(self._model, strategy._handle, **options)
         session, steps, done = _tandem.fit_begin(
             self._trainer, strategy._handle, _arrays.address(x), _arrays.address(y),
-            x.shape[0], x.shape[1], self.classes, targets, epochs - initial_epoch,
+            x.shape[0], x.shape[1], self.classes, targets, _label_width(y, targets),
+            epochs - initial_epoch,
             batch_size, self.seed if seed is None else int(seed), bool(shuffle),
             None if checkpoint_dir is None else os.fspath(checkpoint_dir), bool(resume))
         try:
@@ -675,7 +708,10 @@ class Sequential:
         """[mean loss, each metric] over x and y (``metrics_names`` says which), as
         Keras' evaluate: [loss, accuracy] for a classifier, [loss, mae, rmse, r2] for a
         regression unless compile named others; with ``return_dict`` a dict of them by
-        name. Features go in as training saw them: a model file's standardisation
+        name. With a label per position (``per_position``), as the library scores them:
+        an example's loss is the mean over its positions, a masked one counting 0 (so
+        the loss per token where none is masked), and the accuracy is over the positions
+        not masked. Features go in as training saw them: a model file's standardisation
         (saved by ``tandem train``) applies to predict alone. ``batch_size`` and
         ``verbose`` are Keras' and change nothing: tandem scores every row in chunks of
         its own, silently, and the scores do not depend on the chunks."""
@@ -688,13 +724,14 @@ class Sequential:
     def _score(self, x: np.ndarray, y: np.ndarray, targets: int) -> List[float]:
         """evaluate's scores of rows and labels already checked."""
         values = _values(_tandem.evaluate(self._model, _arrays.address(x), _arrays.address(y),
-                                          x.shape[0], targets))
+                                          x.shape[0], targets, _label_width(y, targets)))
         return [values["loss"], *(values[m] for m in self._metrics())]
 
     def predict(self, x: Any, batch_size: Optional[int] = None,
                 verbose: Union[int, str] = "auto", *,
                 strategy: Optional[MirroredStrategy] = None) -> np.ndarray:
-        """The outputs [rows, classes] as float32, as the output layer computes them:
+        """The outputs [rows, classes] as float32 ([rows, positions, classes] per
+        position), as the output layer computes them:
         class probabilities (the softmax of the logits) for the categorical
         cross-entropies, each output's probability (the sigmoid of its logit) for the
         binary one, the logits of a linear output layer (``from_logits=True``), a
@@ -704,15 +741,17 @@ class Sequential:
         _batch_size(batch_size, "predict")
         self._build(strategy, x if isinstance(x, np.ndarray) else None)
         x = self._rows(x, "predict: x")
-        out = np.empty((x.shape[0], self.classes), dtype=np.float32)
+        out = np.empty((x.shape[0], _tandem.model_info(self._model)[1]), dtype=np.float32)
         _tandem.predict(self._model, _arrays.address(x), x.shape[0], _arrays.address(out))
+        if self.per_position:
+            out = out.reshape(x.shape[0], -1, self.classes)
         if self._head == "sigmoid":  # 1 / (1 + e^-x) without overflowing e^-x
             small = np.exp(-np.abs(out))
             return np.where(out >= 0, 1 / (1 + small), small / (1 + small)).astype(np.float32)
         if self._head != "softmax":
             return out
-        exp = np.exp(out - out.max(axis=1, keepdims=True))
-        return (exp / exp.sum(axis=1, keepdims=True)).astype(np.float32)
+        exp = np.exp(out - out.max(axis=-1, keepdims=True))
+        return (exp / exp.sum(axis=-1, keepdims=True)).astype(np.float32)
 
     def __call__(self, x: Any) -> np.ndarray:
         """``model(x)``: the outputs for x, as ``predict`` gives them (Keras' call of a
@@ -844,7 +883,8 @@ class Sequential:
         weights = _tandem.model_weights(self._model)
         layers = list(self.layers)
         if "=" not in self.spec:  # a stack: the library adds the output layer
-            layers.append(("dense", str(self.classes)))
+            layers.append(("conv2d", f"conv{self.classes}k1") if self.per_position
+                          else ("dense", str(self.classes)))
         rows = []
         for index, (kind, item) in enumerate(layers):
             name = f"{kind}{index}"
@@ -973,11 +1013,14 @@ def load_model(path: PathLike, strategy: Optional[MirroredStrategy] = None) -> S
     the loss makes of the outputs: softmax probabilities for the categorical
     cross-entropies, sigmoid probabilities for the binary one (also for a model trained
     ``from_logits=True``: the file records the loss, not the output layer's
-    activation), a regression's values."""
+    activation), a regression's values. A model whose output has several positions
+    (``tandem train --text``'s) is seen as ``per_position``: ``classes`` for each
+    position, predict's [rows, positions, classes], a label per position."""
     chosen = strategy or current_strategy() or MirroredStrategy()
     handle = _tandem.model_load(chosen._handle, os.fspath(path))
-    inputs, outputs, loss, _, delta, widths = _tandem.model_info(handle)
-    model = Sequential(layers="", input_shape=(inputs,), classes=outputs, strategy=chosen)
+    inputs, outputs, loss, _, delta, widths, positions = _tandem.model_info(handle)
+    model = Sequential(layers="", input_shape=(inputs,), classes=outputs // positions,
+                       strategy=chosen, per_position=positions > 1)
     if len(widths) > 1:  # x a list of arrays, one per input
         model.input_shapes = [(w,) for w in widths]
     model._model = handle
