@@ -1,5 +1,6 @@
 /* _tandem: sequential models of every layer kind tandem train's --layers takes: creating, loading,
- * saving, predicting, evaluating, and reading a CSV file into arrays. Training is in fit.c. */
+ * saving, predicting, evaluating, generating text, and reading a CSV file or a text's windows
+ * into arrays. Training is in fit.c. */
 #include "pytandem.h"
 
 
@@ -347,24 +348,83 @@ PyObject *py_evaluate(PyObject *self, PyObject *args)
     return evaluation_tuple(&ev);
 }
 
-/* The whole dataset as one batch: its features and labels, copied out. */
-static tdm_status read_all(tdm_dataset *ds, float **x, int32_t **y, size_t *rows, size_t *cols)
+/* generate's progress callback: after each byte it takes the GIL back to run Python's
+ * signal handlers, so that Ctrl-C stops the generation (the exception kept for generate
+ * to raise), as it stops fit after a step. */
+static int check_signals(unsigned char byte, void *user)
+{
+    (void)byte;
+    int *raised = user;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    *raised = PyErr_CheckSignals() < 0;
+    PyGILState_Release(gil);
+    return *raised;
+}
+
+/* generate(model, prompt bytes, tokens, temperature, top_k, seed) -> the bytes the
+ * model continues the prompt with (tdm_model_generate, whose refusals it raises). */
+PyObject *py_generate(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *handle;
+    const char *prompt;
+    Py_ssize_t size, tokens, top_k;
+    double temperature;
+    unsigned long long seed;
+    if (!PyArg_ParseTuple(args, "Oy#ndnK", &handle, &prompt, &size, &tokens, &temperature, &top_k,
+                          &seed))
+        return NULL;
+    tdm_model *m = handle_get(handle, "model");
+    if (!m)
+        return NULL;
+    if (tokens < 0 || top_k < 0)
+        return raise_invalid("generate: tokens and top_k are counts, not negative");
+    unsigned char *out = malloc((size_t)tokens + 1);
+    if (!out)
+        return PyErr_NoMemory();
+    int raised = 0;
+    tdm_generate_options o = TDM_GENERATE_OPTIONS_INIT;
+    o.temperature = temperature;
+    o.top_k = (size_t)top_k;
+    o.seed = seed;
+    o.on_byte = check_signals;
+    o.user = &raised;
+    tdm_status st;
+    UNLOCKED(handle, st, tdm_model_generate(m, prompt, (size_t)size, (size_t)tokens, &o, out));
+    PyObject *result = raised         ? NULL
+                       : st != TDM_OK ? raise_status(st)
+                                      : PyBytes_FromStringAndSize((const char *)out, tokens);
+    free(out);
+    return result;
+}
+
+/* A dataset's examples copied out whole: features [rows, cols], int32 labels [rows,
+ * width]. */
+typedef struct host_arrays {
+    float *x;
+    int32_t *y;
+    size_t rows, cols, width;
+} host_arrays;
+
+/* The whole dataset as one batch, copied into *a (zeroed first; free with free_arrays). */
+static tdm_status read_all(tdm_dataset *ds, host_arrays *a)
 {
     tdm_dataset_iterator *it = NULL;
     const tdm_batch *b = NULL;
-    *rows = tdm_dataset_example_count(ds);
-    *cols = tdm_dataset_feature_count(ds);
-    tdm_status st = tdm_dataset_batch(ds, *rows, 0);
+    a->rows = tdm_dataset_example_count(ds);
+    a->cols = tdm_dataset_feature_count(ds);
+    a->width = tdm_dataset_label_width(ds);
+    tdm_status st = tdm_dataset_batch(ds, a->rows, 0);
     if (st == TDM_OK)
         st = tdm_dataset_iterator_create(ds, &it);
     if (st == TDM_OK)
         st = tdm_dataset_iterator_next(it, &b);
     if (st == TDM_OK) {
-        *x = malloc(*rows * *cols * sizeof **x + 1);
-        *y = malloc(*rows * sizeof **y + 1);
-        if (*x && *y) {
-            memcpy(*x, b->features, *rows * *cols * sizeof **x);
-            memcpy(*y, b->labels, *rows * sizeof **y);
+        a->x = malloc(a->rows * a->cols * sizeof *a->x + 1);
+        a->y = malloc(a->rows * a->width * sizeof *a->y + 1);
+        if (a->x && a->y) {
+            memcpy(a->x, b->features, a->rows * a->cols * sizeof *a->x);
+            memcpy(a->y, b->labels, a->rows * a->width * sizeof *a->y);
         } else {
             st = TDM_ERR_OUT_OF_MEMORY;
         }
@@ -373,8 +433,23 @@ static tdm_status read_all(tdm_dataset *ds, float **x, int32_t **y, size_t *rows
     return st;
 }
 
-/* load_csv(path) -> (features bytes, labels bytes, rows, features per row): the label
- * in the last column, as `tandem train --data` reads by default; gzip is read too. */
+static void free_arrays(host_arrays *a)
+{
+    free(a->x);
+    free(a->y);
+}
+
+/* (features bytes, labels bytes, rows, features per row, labels per row). */
+static PyObject *arrays_tuple(const host_arrays *a)
+{
+    return Py_BuildValue("y#y#nnn", (const char *)a->x,
+                         (Py_ssize_t)(a->rows * a->cols * sizeof *a->x), (const char *)a->y,
+                         (Py_ssize_t)(a->rows * a->width * sizeof *a->y), (Py_ssize_t)a->rows,
+                         (Py_ssize_t)a->cols, (Py_ssize_t)a->width);
+}
+
+/* load_csv(path) -> arrays_tuple's of the file: the label in the last column, as
+ * `tandem train --data` reads by default; gzip is read too. */
 PyObject *py_load_csv(PyObject *self, PyObject *args)
 {
     (void)self;
@@ -382,22 +457,55 @@ PyObject *py_load_csv(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "s", &path))
         return NULL;
     tdm_dataset *ds = NULL;
-    float *x = NULL;
-    int32_t *y = NULL;
-    size_t rows = 0, cols = 0;
+    host_arrays a = {0};
     tdm_status st;
     Py_BEGIN_ALLOW_THREADS st = tdm_dataset_from_csv(path, NULL, &ds);
     if (st == TDM_OK)
-        st = read_all(ds, &x, &y, &rows, &cols);
+        st = read_all(ds, &a);
     tdm_dataset_destroy(ds);
+    Py_END_ALLOW_THREADS PyObject *result = st == TDM_OK ? arrays_tuple(&a) : raise_status(st);
+    free_arrays(&a);
+    return result;
+}
+
+/* text_windows(path or None, text bytes or None, context, stride, validation_fraction) ->
+ * (arrays_tuple's of the training windows, of the held-out ones), as
+ * tdm_dataset_from_text cuts the file at path (gzip read as its contents) or
+ * tdm_dataset_from_text_bytes the bytes. */
+PyObject *py_text_windows(PyObject *self, PyObject *args)
+{
+    (void)self;
+    const char *path, *text;
+    Py_ssize_t size, context, stride;
+    double fraction;
+    if (!PyArg_ParseTuple(args, "zz#nnd", &path, &text, &size, &context, &stride, &fraction))
+        return NULL;
+    if (context < 0 || stride < 0)
+        return raise_invalid("text_windows: a negative context or stride");
+    tdm_dataset *train = NULL, *held = NULL;
+    host_arrays a[2] = {{0}, {0}};
+    tdm_status st;
+    Py_BEGIN_ALLOW_THREADS st =
+        path ? tdm_dataset_from_text(path, (size_t)context, (size_t)stride, fraction, &train, &held,
+                                     NULL)
+             : tdm_dataset_from_text_bytes(text, (size_t)size, "the bytes given", (size_t)context,
+                                           (size_t)stride, fraction, &train, &held, NULL);
+    if (st == TDM_OK)
+        st = read_all(train, &a[0]);
+    if (st == TDM_OK)
+        st = read_all(held, &a[1]);
+    tdm_dataset_destroy(train);
+    tdm_dataset_destroy(held);
     Py_END_ALLOW_THREADS PyObject *result = NULL;
-    if (st != TDM_OK)
+    if (st != TDM_OK) {
         raise_status(st);
-    else
-        result = Py_BuildValue("y#y#nn", (const char *)x, (Py_ssize_t)(rows * cols * sizeof *x),
-                               (const char *)y, (Py_ssize_t)(rows * sizeof *y), (Py_ssize_t)rows,
-                               (Py_ssize_t)cols);
-    free(x);
-    free(y);
+    } else {
+        PyObject *first = arrays_tuple(&a[0]), *second = first ? arrays_tuple(&a[1]) : NULL;
+        result = second ? PyTuple_Pack(2, first, second) : NULL;
+        Py_XDECREF(first);
+        Py_XDECREF(second);
+    }
+    free_arrays(&a[0]);
+    free_arrays(&a[1]);
     return result;
 }

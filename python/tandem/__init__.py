@@ -23,7 +23,7 @@ from ._tandem import (  # noqa: F401  the error classes, one per status
     TimeoutError, UnsupportedError)
 from .callbacks import Callback, EarlyStopping, StopTraining
 from .conformance import conformance
-from .datasets import load_csv, load_digits
+from .datasets import bundled_text, load_csv, load_digits, text_windows
 from .devices import Device, devices
 from .graph import Input
 from .models import History, Model, Sequential, load_model
@@ -41,5 +41,5 @@ __all__ = [
     "RemoteError", "Sequential", "StopTraining",
     "TandemError", "TimeoutError", "UnsupportedError", "conformance", "devices", "load_csv",
     "callbacks", "layers", "losses", "optimizers",
-    "load_digits", "load_model",
+    "bundled_text", "load_digits", "load_model", "text_windows",
 ]

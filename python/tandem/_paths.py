@@ -33,10 +33,11 @@ def cli() -> Optional[str]:
     return shutil.which("tandem")
 
 
-def digits() -> Optional[Path]:
-    """The bundled digits (digits.csv.gz) where the library's build or install has them."""
+def bundled(name: str) -> Optional[Path]:
+    """A bundled data file (digits.csv.gz, shakespeare.txt.gz) where the library's build
+    or install has it."""
     for prefix in _prefixes():
-        candidate = prefix / "share" / "tandem" / "digits.csv.gz"
+        candidate = prefix / "share" / "tandem" / name
         if candidate.is_file():
             return candidate
     return None

@@ -248,7 +248,10 @@ class Sequential:
     Dense layer would flatten the sequence into one example's outputs. Its labels are
     a class per position, y int [rows, positions] (a negative one masks its
     position), for the sparse categorical cross-entropy; ``predict`` gives
-    [rows, positions, classes].
+    [rows, positions, classes]. A language model over bytes is
+    ``Sequential("emb256x128,pos,block4,ln", input_shape=(128,), classes=256,
+    per_position=True)`` trained on ``tandem.text_windows``, and ``generate`` continues
+    a text with it.
 
     The variables are created on the strategy of the first fit, evaluate or predict
     (the ``strategy`` given there, else this model's, else the one whose ``scope()``
@@ -757,6 +760,30 @@ class Sequential:
         """``model(x)``: the outputs for x, as ``predict`` gives them (Keras' call of a
         model on arrays; tandem computes it on the devices, without gradients)."""
         return self.predict(x)
+
+    def generate(self, prompt: Union[str, bytes], tokens: int = 200, temperature: float = 1.0,
+                 top_k: int = 0, seed: int = 1) -> Union[str, bytes]:
+        """The prompt continued by ``tokens`` bytes of a language model over bytes (one
+        that reads a context of byte ids and gives 256 logits for each position:
+        ``tandem train --text``'s, or ``per_position=True`` with ``classes=256``),
+        drawn as ``tandem generate`` draws them, by the library's
+        ``tdm_model_generate``: the model reads the last context bytes so far, and
+        each byte is drawn from its logits at the last position read, divided by
+        ``temperature`` (0: the likeliest byte), kept to the ``top_k`` likeliest (0:
+        all), with splitmix64 seeded by ``seed``, so the same model, prompt and seed
+        give the CLI's bytes on every machine. It predicts on the strategy's first
+        device. Returns the prompt then the bytes drawn (what the CLI writes, less its
+        newline): bytes for a bytes prompt, a str for a str one (encoded as UTF-8,
+        decoded back with errors replaced). A prompt of no byte or longer than the
+        context, and a model that is no such language model, raise
+        tandem.InvalidArgumentError (a ValueError) saying why; Ctrl-C stops it after
+        the byte in progress (KeyboardInterrupt)."""
+        if not self.built:
+            raise RuntimeError("the model has no weights yet: fit it (or load one) first")
+        text = prompt.encode("utf-8") if isinstance(prompt, str) else bytes(prompt)
+        whole = text + _tandem.generate(self._model, text, int(tokens), float(temperature),
+                                        int(top_k), int(seed))
+        return whole.decode("utf-8", errors="replace") if isinstance(prompt, str) else whole
 
     def save(self, path: PathLike) -> None:
         """Writes the model file ``tandem train --save`` writes (docs/MODEL_FILES.md):
