@@ -108,10 +108,7 @@ static void outputs(const tdm_model *m, tdm_onnx_graph *g, tdm_onnx_value last)
     } else if (loss == TDM_LOSS_SOFTMAX_CROSS_ENTROPY ||
                loss == TDM_LOSS_CATEGORICAL_CROSS_ENTROPY) {
         tdm_onnx_value x = tdm_onnx_positions(g, last, positions, width / positions);
-        tdm_onnx_value y = tdm_onnx_node_begin(g, "Softmax", &x, 1);
-        tdm_onnx_attr_int(g, "axis", -1);
-        tdm_onnx_node_end(g);
-        p = tdm_onnx_flatten(g, y);
+        p = tdm_onnx_flatten(g, tdm_onnx_softmax(g, x));
     } else {
         return; /* a regression's values are its outputs */
     }

@@ -56,6 +56,14 @@ tdm_onnx_value tdm_onnx_scalar(tdm_onnx_graph *g, float value)
     return tdm_onnx_floats(g, NULL, NULL, 0, &value);
 }
 
+tdm_onnx_value tdm_onnx_softmax(tdm_onnx_graph *g, tdm_onnx_value x)
+{
+    tdm_onnx_value out = tdm_onnx_node_begin(g, "Softmax", &x, 1);
+    tdm_onnx_attr_int(g, "axis", -1);
+    tdm_onnx_node_end(g);
+    return out;
+}
+
 /* x * (1 + erf(x / sqrt(2))) / 2 */
 static tdm_onnx_value gelu(tdm_onnx_graph *g, tdm_onnx_value x)
 {

@@ -29,6 +29,9 @@ tdm_onnx_value tdm_onnx_positions(tdm_onnx_graph *g, tdm_onnx_value x, size_t po
 /* A float32 scalar constant. */
 tdm_onnx_value tdm_onnx_scalar(tdm_onnx_graph *g, float value);
 
+/* Softmax over x's last axis: each position's channels, each row of scores. */
+tdm_onnx_value tdm_onnx_softmax(tdm_onnx_graph *g, tdm_onnx_value x);
+
 /* act(x) as the kernels compute it; GELU the exact form, x * (1 + erf(x / sqrt(2))) / 2
  * (opset 17 has no Gelu). */
 tdm_onnx_value tdm_onnx_activation(tdm_onnx_graph *g, tdm_activation act, tdm_onnx_value x);
