@@ -249,6 +249,59 @@ static void work(const tdm_model *m, size_t l, size_t columns[TDM_LAYER_WORK])
 static const char *const variables[] = {"qkv_kernel", "qkv_bias", "output_kernel", "output_bias",
                                         NULL};
 
+/* Q (k 0), K (1) or V (2) of [3, N, heads, T, d]: [N, heads, T, d]. */
+static tdm_onnx_value part(tdm_onnx_graph *g, tdm_onnx_value qkv, int64_t k)
+{
+    return tdm_onnx_op2(g, "Gather", qkv, tdm_onnx_int64s(g, NULL, 0, &k));
+}
+
+/* [T, T]: 0 where row i reads column j (j <= i), -inf above the diagonal, so that
+ * those weights are exactly 0 as the kernel writes them. Trilu cuts it from a filled
+ * [T, T] in the graph rather than storing T * T floats for each layer. */
+static tdm_onnx_value causal_mask(tdm_onnx_graph *g, size_t t)
+{
+    const int64_t two = 2, shape[2] = {(int64_t)t, (int64_t)t}, above = 1;
+    tdm_onnx_value filled = tdm_onnx_op2(g, "Expand", tdm_onnx_scalar(g, -INFINITY),
+                                         tdm_onnx_int64s(g, &two, 1, shape));
+    const tdm_onnx_value in[2] = {filled, tdm_onnx_int64s(g, NULL, 0, &above)};
+    tdm_onnx_value mask = tdm_onnx_node_begin(g, "Trilu", in, 2);
+    tdm_onnx_attr_int(g, "upper", 1);
+    tdm_onnx_node_end(g);
+    return mask;
+}
+
+/* On [N, T, C]: QKV's MatMul and Add; Reshape and Transpose to [3, N, heads, T, d],
+ * Gather of Q, K and V; Q Kᵀ times the scale, the causal mask added, Softmax; times
+ * V; the heads side by side again (Transpose, Reshape) and the projection. */
+static tdm_status onnx(const tdm_model *m, size_t l, tdm_onnx_graph *g, const tdm_onnx_value *in,
+                       tdm_onnx_value *out)
+{
+    attention_dims a = dims_of(m, l);
+    tdm_onnx_value w[4];
+    for (size_t k = 0; k < 4; k++) {
+        tdm_status s = tdm_onnx_variable(g, m, l, k, &w[k]);
+        if (s != TDM_OK)
+            return s;
+    }
+    const int64_t split[4] = {(int64_t)a.t, 3, (int64_t)a.heads, (int64_t)a.d};
+    const int64_t heads_first[5] = {2, 0, 3, 1, 4}, swap[4] = {0, 1, 3, 2}, back[4] = {0, 2, 1, 3};
+    tdm_onnx_value x = tdm_onnx_positions(g, in[0], a.t, a.c);
+    tdm_onnx_value qkv =
+        tdm_onnx_op2(g, "Add", tdm_onnx_op2(g, "MatMul", x, w[QKV_KERNEL]), w[QKV_BIAS]);
+    qkv = tdm_onnx_transpose(g, tdm_onnx_reshape(g, qkv, split, 4), heads_first, 5);
+    tdm_onnx_value keys = tdm_onnx_transpose(g, part(g, qkv, 1), swap, 4);
+    tdm_onnx_value scores = tdm_onnx_op2(g, "MatMul", part(g, qkv, 0), keys);
+    scores = tdm_onnx_op2(g, "Mul", scores, tdm_onnx_scalar(g, (float)(1.0 / sqrt((double)a.d))));
+    if (m->layers[l].causal)
+        scores = tdm_onnx_op2(g, "Add", scores, causal_mask(g, a.t));
+    tdm_onnx_value heads = tdm_onnx_op2(g, "MatMul", tdm_onnx_softmax(g, scores), part(g, qkv, 2));
+    tdm_onnx_value o = tdm_onnx_positions(g, tdm_onnx_transpose(g, heads, back, 4), a.t, a.c);
+    tdm_onnx_value y =
+        tdm_onnx_op2(g, "Add", tdm_onnx_op2(g, "MatMul", o, w[OUT_KERNEL]), w[OUT_BIAS]);
+    *out = tdm_onnx_flatten(g, y);
+    return TDM_OK;
+}
+
 const tdm_layer_type tdm_layer_attention = {
     .variables = variables,
     .takes = TDM_TAKES_HEADS | TDM_TAKES_DROPOUT,
@@ -259,4 +312,5 @@ const tdm_layer_type tdm_layer_attention = {
     .work = work,
     .forward = forward,
     .backward = backward,
+    .onnx = onnx,
 };
