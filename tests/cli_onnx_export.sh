@@ -1,12 +1,13 @@
 #!/bin/sh
-# tandem export: models of every layer kind, trained for an epoch on the digits on
-# the reference device, written as ONNX; onnx's checker accepts each, and
-# onnxruntime computes on held rows what tandem predict prints for them
-# (onnx_check.py: within 1e-5 relative, 1e-6 absolute, predict's six digits
-# included). A missing model, and a path that names no file, are refused.
-# usage: cli_onnx_export.sh TANDEM DIGITS CHECK_PYTHON
+# tandem export: models of every layer kind, trained for an epoch on the digits (the
+# language models on a slice of the text) on the reference device, written as ONNX;
+# onnx's checker accepts each, and onnxruntime computes on held rows what tandem
+# predict prints for them (onnx_check.py: within 1e-5 relative, 1e-6 absolute,
+# predict's six digits included). A missing model, and a path that names no file,
+# are refused.
+# usage: cli_onnx_export.sh TANDEM DIGITS CHECK_PYTHON TEXT
 set -u
-tandem=$1 digits=$2 python=$3
+tandem=$1 digits=$2 python=$3 text=$4
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mktemp -d "${TMPDIR:-/tmp}/tandem-cli-onnx-XXXXXX")
 trap 'rm -rf "$out"' EXIT
@@ -21,6 +22,7 @@ awk -F, -v OFS=, 'NR <= 4 { $1 = 17; $2 = 99; $3 = -1 } { print }' "$out/feature
 # yes/no targets, whether the digit is 5 or more, for the sigmoid model
 zcat "$digits" | awk -F, -v OFS=, '{ $65 = $65 >= 5 ? 1 : 0; print }' >"$out/binary.csv"
 
+check_options= # onnx_check.py's own options, beside the files
 check() { # NAME FEATURES TRAIN_OPTIONS...: train, export, predict, compare
   name=$1 rows=$2
   shift 2
@@ -31,7 +33,7 @@ check() { # NAME FEATURES TRAIN_OPTIONS...: train, export, predict, compare
   "$tandem" predict --model "$out/$name.st" --data "$rows" --device reference \
     --output "$out/$name.csv" >"$out/$name.predict.log" 2>&1 ||
     { say "$name: predict: $(tail -n 2 "$out/$name.predict.log")"; return; }
-  "$python" "$here/onnx_check.py" "$out/$name.onnx" "$rows" "$out/$name.csv" >"$out/$name.check.log" 2>&1 ||
+  "$python" "$here/onnx_check.py" $check_options "$out/$name.onnx" "$rows" "$out/$name.csv" >"$out/$name.check.log" 2>&1 ||
     say "$name: $(tail -n 3 "$out/$name.check.log")"
   cat "$out/$name.check.log"
 }
@@ -46,6 +48,21 @@ check two_branch "$out/features.csv" --model-file "$(dirname "$here")/examples/m
 check two_inputs "$out/features.csv" --model-file "$out/two_inputs.txt"
 check regression "$out/features63.csv" --loss mse --label-columns 63,64 --layers 16 --activation sigmoid
 check binary "$out/features.csv" --data "$out/binary.csv" --loss binary_crossentropy --layers 16
+
+# Language models of 16-byte windows, attention causal (block2's) and full: 48
+# windows of the slice as ids. Their probabilities are per position, where predict
+# prints the softmax of each whole row of 16 x 256 logits; onnx_check.py divides
+# predict's by their sum in each position, and checks them to 1e-9 absolute, below
+# predict's six digits of values near 1/256.
+gzip -dc "$text" | head -c 4000 >"$out/slice.txt"
+head -c 768 "$out/slice.txt" | od -An -tu1 -v |
+  awk '{ for (i = 1; i <= NF; i++) printf "%s%s", $i, ++n % 16 ? "," : "\n" }' >"$out/windows.csv"
+check_options="--positions 16 --atol 1e-9"
+check causal_lm "$out/windows.csv" --text "$out/slice.txt" --context 16 \
+  --layers emb256x16,pos,block2,ln
+check full_attention "$out/windows.csv" --text "$out/slice.txt" --context 16 \
+  --layers emb256x16,pos,ln,mha2full,res2,ln,ffn,res2,ln
+check_options=
 
 refused missing "tandem export: --model:" "$tandem" export --model "$out/none.st" --onnx "$out/none.onnx"
 refused directory "names no file" "$tandem" export --model "$out/mlp.st" --onnx "$out/"

@@ -3,10 +3,15 @@ it, and onnxruntime computes on the same rows what `tandem predict` printed (or 
 the Python package's predict returned), within a mixed tolerance.
 
 usage: onnx_check.py MODEL.onnx FEATURES.csv EXPECTED.csv [--rtol R] [--atol A]
+                    [--positions T]
   FEATURES.csv  the rows, features only, every model input's columns side by side
   EXPECTED.csv  tandem predict --output: a header (class,p0,... / p0,... / y0,...)
                 then a row per example; a "class" column is checked against the
                 highest probability
+  --positions   a model of T positions (a language model): tandem predict prints the
+                softmax over each whole row, the model's probabilities are each
+                position's softmax, so tandem's are divided by their sum within each
+                position, and the class (the whole row's best) is not checked
 Prints the worst relative difference; exits 1 on a mismatch."""
 import argparse
 import sys
@@ -35,6 +40,7 @@ def main():
     parser.add_argument("expected")
     parser.add_argument("--rtol", type=float, default=1e-5)
     parser.add_argument("--atol", type=float, default=1e-6)
+    parser.add_argument("--positions", type=int, default=1)
     args = parser.parse_args()
 
     model = onnx.load(args.model)
@@ -50,6 +56,10 @@ def main():
         sys.exit(f"the model's inputs take {first} columns; {args.features} has "
                  f"{features.shape[1]}")
     want, classes, output = expected_values(args.expected)
+    if args.positions > 1 and output == "probabilities":
+        blocks = want.reshape(len(want), args.positions, -1)
+        want = (blocks / blocks.sum(axis=2, keepdims=True)).reshape(want.shape)
+        classes = None
     got = session.run([output], feeds)[0].astype(np.float64)
     if got.shape != want.shape:
         sys.exit(f"{output}: shape {got.shape}, tandem's {want.shape}")
