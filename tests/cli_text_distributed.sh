@@ -9,6 +9,7 @@
 #   uninterrupted run, byte for byte;
 # - PoCL beside lavapipe (two APIs), mixed precision, gradients all-reduced in f16:
 #   each trains to a validation bits per byte below the uniform 8 and near the f32 run's;
+# - lavapipe alone trains steps of 5120 positions (its driver's loop limit);
 # - --trace: a timeline check_trace.py accepts (when python3 is there).
 # usage: cli_text_distributed.sh TANDEM SHAKESPEARE_TXT_GZ MPIEXEC
 set -eu
@@ -63,6 +64,11 @@ cmp -s "$out/whole/$last" "$out/cut/$last" ||
   { cat "$out/cut.log" "$out/resumed.log"; echo "FAIL: the resumed run differs from the whole run"; fail=1; }
 
 train apis --devices opencl:0,vulkan:0 --epochs 3
+# A step of 40 windows of 128 on lavapipe: bias gradients over 5120 positions, past
+# what one loop of its driver runs right, summed over the examples then the positions.
+bounded 300 "$tandem" train --text "$out/slice.txt" --context 128 --batch 40 --epochs 1 \
+  --layers emb256x16,pos,block2,ln --devices vulkan:0 --no-progress >"$out/long.log" 2>&1 ||
+  { cat "$out/long.log"; echo "FAIL: 128-byte windows on lavapipe"; fail=1; }
 train mixed --devices opencl:0,opencl:1 --epochs 3 --mixed-precision
 train f16_sums --devices opencl:0,opencl:1 --epochs 3 --f16-all-reduce
 f32=$(bpb one)

@@ -153,7 +153,7 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
     if (s == TDM_OK)
         s = tdm_matmul_mixed(NULL, grad[OUT_KERNEL], o, 1, dy, 0, 1.0f, 0.0f);
     if (s == TDM_OK)
-        s = tdm_op_sum_rows(grad[OUT_BIAS], dy);
+        s = tdm_layer_position_sums(v, l, a.t, grad[OUT_BIAS], dy);
     if (s == TDM_OK)
         s = tdm_matmul_mixed(NULL, o, dy, 0, w_out, 1, 1.0f, 0.0f);
     if (s == TDM_OK) /* dV = Pᵀ dO, P as the forward pass used it */
@@ -183,7 +183,7 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
     if (s == TDM_OK)
         s = tdm_matmul_mixed(NULL, grad[QKV_KERNEL], xs, 1, dq, 0, 1.0f, 0.0f);
     if (s == TDM_OK)
-        s = tdm_op_sum_rows(grad[QKV_BIAS], dq);
+        s = tdm_layer_position_sums(v, l, a.t, grad[QKV_BIAS], dq);
     if (s == TDM_OK)
         s = tdm_layer_grads_ready(m, l, ga);
     tdm_tensor *input_grad = tdm_model_input_grad(m, v, l, 0);
@@ -244,6 +244,14 @@ static void work(const tdm_model *m, size_t l, size_t columns[TDM_LAYER_WORK])
     columns[QKV] = columns[QKV_GRAD] = a.t * 3 * a.c;
     columns[WEIGHTS] = columns[SCORES] = columns[DROPPED] = a.heads * a.t * a.t;
     columns[HEADS_OUT] = a.t * a.c;
+}
+
+/* The bias gradients' sums over the examples, [T, 3C] (tdm_layer_position_sums). */
+static tdm_status reserve(const tdm_model *m, size_t l, tdm_model_scratch *sc, size_t rows)
+{
+    (void)rows;
+    attention_dims a = dims_of(m, l);
+    return tdm_tensor_create(sc->device, TDM_F32, &TDM_SHAPE(a.t, 3 * a.c), &sc->b.partial[l]);
 }
 
 static const char *const variables[] = {"qkv_kernel", "qkv_bias", "output_kernel", "output_bias",
@@ -310,6 +318,7 @@ const tdm_layer_type tdm_layer_attention = {
     .variable_shape = variable_shape,
     .initial = initial,
     .work = work,
+    .reserve = reserve,
     .forward = forward,
     .backward = backward,
     .onnx = onnx,

@@ -88,7 +88,7 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
     if (s == TDM_OK) /* dW2 = ha^T dy, db2, dh = dy W2^T, then through GELU */
         s = tdm_matmul_mixed(NULL, grad[2], f.ha, 1, f.dy, 0, 1.0f, 0.0f);
     if (s == TDM_OK)
-        s = tdm_op_sum_rows(grad[3], f.dy);
+        s = tdm_layer_position_sums(v, l, positions_of(p), grad[3], f.dy);
     if (s == TDM_OK)
         s = tdm_matmul_mixed(NULL, f.dh, f.dy, 0, w2, 1, 1.0f, 0.0f);
     if (s == TDM_OK)
@@ -96,7 +96,7 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
     if (s == TDM_OK)
         s = tdm_matmul_mixed(NULL, grad[0], f.x, 1, f.dh, 0, 1.0f, 0.0f);
     if (s == TDM_OK)
-        s = tdm_op_sum_rows(grad[1], f.dh);
+        s = tdm_layer_position_sums(v, l, positions_of(p), grad[1], f.dh);
     if (s == TDM_OK)
         s = tdm_layer_grads_ready(m, l, a);
     tdm_tensor *dx = tdm_model_input_grad(m, v, l, 0), *dxs = NULL;
@@ -135,6 +135,17 @@ static void work(const tdm_model *m, size_t l, size_t columns[TDM_LAYER_WORK])
     columns[HIDDEN_Z] = columns[HIDDEN_A] = columns[HIDDEN_GRAD] = hidden;
 }
 
+/* The bias gradients' sums over the examples, [positions, the wider of hidden and
+ * channels] (tdm_layer_position_sums). */
+static tdm_status reserve(const tdm_model *m, size_t l, tdm_model_scratch *sc, size_t rows)
+{
+    (void)rows;
+    const tdm_layer_plan *p = &m->plans[l];
+    size_t hidden = hidden_of(&m->layers[l], p), wider = hidden > p->in_c ? hidden : p->in_c;
+    return tdm_tensor_create(sc->device, TDM_F32, &TDM_SHAPE(positions_of(p), wider),
+                             &sc->b.partial[l]);
+}
+
 static void from_kernel(tdm_layer *d, const uint64_t *dims)
 {
     d->units = (size_t)dims[1];
@@ -170,6 +181,7 @@ const tdm_layer_type tdm_layer_feed_forward = {
     .variable_shape = variable_shape,
     .initial = initial,
     .work = work,
+    .reserve = reserve,
     .forward = forward,
     .backward = backward,
     .from_kernel = from_kernel,

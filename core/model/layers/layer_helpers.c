@@ -49,6 +49,26 @@ size_t tdm_layer_name_count(const char *const *names)
     return n;
 }
 
+tdm_status tdm_layer_position_sums(const tdm_model_views *v, size_t l, size_t positions,
+                                   tdm_tensor *out, const tdm_tensor *x)
+{
+    size_t width = tdm_tensor_count(out);
+    tdm_tensor *rows = NULL, *partial = NULL, *by_position = NULL;
+    tdm_status s = tdm_layer_positions_view(x, v->rows, positions * width, &rows);
+    if (s == TDM_OK)
+        s = tdm_tensor_slice(v->b.partial[l], 0, &TDM_SHAPE(positions * width), &partial);
+    if (s == TDM_OK)
+        s = tdm_tensor_slice(v->b.partial[l], 0, &TDM_SHAPE(positions, width), &by_position);
+    if (s == TDM_OK)
+        s = tdm_op_sum_rows(partial, rows);
+    if (s == TDM_OK)
+        s = tdm_op_sum_rows(out, by_position);
+    tdm_tensor_destroy(by_position);
+    tdm_tensor_destroy(partial);
+    tdm_tensor_destroy(rows);
+    return s;
+}
+
 tdm_status tdm_layer_sequence_plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l,
                                    const char *f)
 {

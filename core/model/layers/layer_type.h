@@ -100,6 +100,13 @@ void tdm_layer_uniform_of(const tdm_model *m, size_t l, size_t k, double limit, 
 tdm_status tdm_layer_positions_view(const tdm_tensor *t, size_t rows, size_t width,
                                     tdm_tensor **out);
 
+/* out [width] = the sum of x's rows, x [rows * positions, width] of a step's rows:
+ * over the examples into layer l's partial buffer [positions * width] (at least), then
+ * over the positions, so that neither loop is longer than the batch or the sequence
+ * (a driver may end a long loop early: kernel_run.c). */
+tdm_status tdm_layer_position_sums(const tdm_model_views *v, size_t l, size_t positions,
+                                   tdm_tensor *out, const tdm_tensor *x);
+
 /* A sequence layer's plan: the output keeps the input's shape, in f32 activations
  * (refused with f16 ones). */
 tdm_status tdm_layer_sequence_plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l,
