@@ -88,7 +88,8 @@ static tdm_status check(const tdm_model *m, size_t prompt_size, const tdm_genera
                         prompt_size, context);
     if (!(o->temperature >= 0.0 && isfinite(o->temperature)) || o->top_k > VOCAB)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
-                        FUNC ": temperature %g is >= 0 and finite, top_k %zu at most %d",
+                        FUNC ": temperature %g and top_k %zu: a temperature is 0 or more and "
+                             "finite, top_k at most %d",
                         o->temperature, o->top_k, VOCAB);
     return TDM_OK;
 }
