@@ -23,6 +23,8 @@
 #                                     where python3 has torch with CUDA
 #   torch-amp.txt                     PyTorch on the card: the 4096 MLP in float32
 #                                     and under AMP, fp16 and bf16
+#   torch-gpt.txt                     PyTorch on the card: gpt-tiny (bench train -m
+#                                     gpt-tiny's transformer), float32 and AMP
 #
 # usage: scripts/device-report.sh [--quick] [--devices LIST] [--only STEPS] [OUT_DIR]
 #   --quick         smaller cases and sizes: minutes instead of most of an hour
@@ -211,9 +213,14 @@ if python3 -c 'import sys, torch; sys.exit(not torch.cuda.is_available())' 2>/de
     step torch-amp 180 sh -c 'peer="python3 tools/peers/torch_train.py wide-4096 --device cuda"
         $peer --data "$1" && $peer --data "$1" --amp fp16 && $peer --data "$1" --amp bf16' \
         sh "$fashion"
+    # The transformer of bench train -m gpt-tiny, in float32 and under AMP.
+    # shellcheck disable=SC2016 # expanded by the inner shell
+    step torch-gpt 300 sh -c 'peer="python3 tools/peers/torch_gpt.py --device cuda --steps 53"
+        $peer && $peer --amp fp16 && $peer --amp bf16'
 else
     echo "no PyTorch with CUDA: torch-cuda skipped" >"$out/torch-cuda.txt"
     echo "no PyTorch with CUDA: torch-amp skipped" >"$out/torch-amp.txt"
+    echo "no PyTorch with CUDA: torch-gpt skipped" >"$out/torch-gpt.txt"
 fi
 
 # The header and, of each plan, the row of the largest size measured.
@@ -270,5 +277,7 @@ section() {
     section "PyTorch on the card" grep -E 'examples/s|BLAS|skipped' "$out/torch-cuda.txt"
     section "PyTorch's AMP on the card, the 4096 MLP" grep -E 'examples/s|skipped' \
         "$out/torch-amp.txt"
+    section "PyTorch on the card, gpt-tiny (tokens/s)" grep -E 'tokens/s|skipped' \
+        "$out/torch-gpt.txt"
 } >"$summary"
 echo "report: $out (summary: $summary)"
