@@ -3,15 +3,11 @@ it, and onnxruntime computes on the same rows what `tandem predict` printed (or 
 the Python package's predict returned), within a mixed tolerance.
 
 usage: onnx_check.py MODEL.onnx FEATURES.csv EXPECTED.csv [--rtol R] [--atol A]
-                    [--positions T]
   FEATURES.csv  the rows, features only, every model input's columns side by side
-  EXPECTED.csv  tandem predict --output: a header (class,p0,... / p0,... / y0,...)
-                then a row per example; a "class" column is checked against the
-                highest probability
-  --positions   a model of T positions (a language model): tandem predict prints the
-                softmax over each whole row, the model's probabilities are each
-                position's softmax, so tandem's are divided by their sum within each
-                position, and the class (the whole row's best) is not checked
+  EXPECTED.csv  tandem predict --output: a header (class,p0,... / p0,... / y0,...,
+                or for outputs of several positions class0,class1,...,p0_0,p0_1,...)
+                then a row per example; the "class" columns are checked against the
+                highest probability of each position
 Prints the worst relative difference; exits 1 on a mismatch."""
 import argparse
 import sys
@@ -25,9 +21,10 @@ def expected_values(path):
     with open(path) as f:
         header = f.readline().strip().split(",")
         rows = [line.strip().split(",") for line in f if line.strip()]
-    value_cols = [i for i, name in enumerate(header) if name != "class"]
+    class_cols = [i for i, name in enumerate(header) if name.startswith("class")]
+    value_cols = [i for i in range(len(header)) if i not in class_cols]
     values = np.array([[float(r[i]) for i in value_cols] for r in rows], dtype=np.float64)
-    classes = [r[0] for r in rows] if header[0] == "class" else None
+    classes = [[r[i] for i in class_cols] for r in rows] if class_cols else None
     # probabilities when the model's outputs are (p0, ...), else its values (y0, ...)
     output = "probabilities" if header[value_cols[0]].startswith("p") else "output"
     return values, classes, output
@@ -40,7 +37,6 @@ def main():
     parser.add_argument("expected")
     parser.add_argument("--rtol", type=float, default=1e-5)
     parser.add_argument("--atol", type=float, default=1e-6)
-    parser.add_argument("--positions", type=int, default=1)
     args = parser.parse_args()
 
     model = onnx.load(args.model)
@@ -56,10 +52,6 @@ def main():
         sys.exit(f"the model's inputs take {first} columns; {args.features} has "
                  f"{features.shape[1]}")
     want, classes, output = expected_values(args.expected)
-    if args.positions > 1 and output == "probabilities":
-        blocks = want.reshape(len(want), args.positions, -1)
-        want = (blocks / blocks.sum(axis=2, keepdims=True)).reshape(want.shape)
-        classes = None
     got = session.run([output], feeds)[0].astype(np.float64)
     if got.shape != want.shape:
         sys.exit(f"{output}: shape {got.shape}, tandem's {want.shape}")
@@ -76,8 +68,9 @@ def main():
                  f"first at row {row}, column {col}: {got[row, col]:.9g} against "
                  f"{want[row, col]:.9g}")
     if classes is not None:
-        best = np.argmax(got, axis=1)
-        wrong = [r for r, c in enumerate(classes) if c.isdigit() and int(c) != best[r]]
+        best = np.argmax(got.reshape(len(got), len(classes[0]), -1), axis=2)
+        wrong = [r for r, row in enumerate(classes)
+                 if any(c.isdigit() and int(c) != b for c, b in zip(row, best[r]))]
         if wrong:
             sys.exit(f"rows {wrong[:5]}: onnxruntime's highest class is not tandem's")
 

@@ -147,7 +147,7 @@ static int run(predict_run *p, fifo_holds *fifos)
         fprintf(stderr, "tandem predict: wrote %s (--output)\n", o->output);
     fprintf(info, "done     %zu predictions%s%s", examples, o->output ? " in " : "",
             o->output ? o->output : "");
-    if (p->labelled && out.kind == PREDICT_CLASS_PROBABILITIES &&
+    if (p->labelled && out.kind == PREDICT_CLASS_PROBABILITIES && out.positions == 1 &&
         tdm_dataset_label_dtype(p->data) == TDM_I32)
         fprintf(info, ": accuracy %.2f%% (%zu of %zu)", 100.0 * (double)correct / (double)examples,
                 correct, examples);

@@ -37,7 +37,8 @@ int predict_options_parse(int argc, char **argv, predict_options *o, int *exit_s
          .arg = "N", .help = TRAIN_HELP_SKIP_ROWS},
         {CLI_ENTRY("--output", NULL, CLI_STRING, &o->output), .arg = "FILE",
          .help = "the predictions as CSV (default: standard output): the class, then each "
-                 "class's probability; a sigmoid model's probabilities (p0, p1, ...); a "
+                 "class's probability (an output of several positions: each position's class, "
+                 "then its probabilities); a sigmoid model's probabilities (p0, p1, ...); a "
                  "regression's values (y0, y1, ...)"},
         {CLI_ENTRY("--device", NULL, CLI_STRING, &o->device), .arg = "ID",
          .help = "where to run it: an id or index from 'tandem devices', or a backend's name "

@@ -1,6 +1,8 @@
 /* tandem predict: the predictions as CSV, one row per example: the class (its name
  * where the model file keeps names), then each class's probability (softmax of the
- * logits), or the model's outputs for a squared-error model. */
+ * logits), or the model's outputs for a squared-error model. A classifier whose output
+ * has several positions (a language model, a tagger) gives each position's class, then
+ * each position's probabilities. */
 #ifndef TANDEM_CLI_PREDICT_OUTPUT_H
 #define TANDEM_CLI_PREDICT_OUTPUT_H
 
@@ -24,6 +26,7 @@ typedef struct predict_output {
     int to_file;
     const tdm_model *model; /* for the classes' names */
     size_t classes;         /* the model's outputs */
+    size_t positions;       /* a classifier's: each with classes / positions of them */
     predict_kind kind;
 } predict_output;
 
@@ -36,7 +39,7 @@ int predict_output_open(predict_output *p, const char *path, const tdm_model *mo
                         size_t err_size);
 
 /* rows rows of outputs [rows, classes]; each row's class (of a class kind) goes to
- * predicted[row]. */
+ * predicted[row], -1 where the row has a class per position. */
 void predict_output_rows(predict_output *p, const float *outputs, size_t rows, int32_t *predicted);
 
 /* Finishes the file (renamed into place). 0, or -1 with the reason in err. */
