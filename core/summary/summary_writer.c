@@ -12,6 +12,8 @@
 #include "tandem/summary.h"
 
 #define MAX_TAG 4096
+#define EVENT_PREFIX "events.out.tfevents."
+#define LAST_SECONDS 9999999999LL /* the last of ten digits */
 #define MAX_TRIES 1000 /* files of one name but n made in one second, before giving up */
 
 struct tdm_summary_writer {
@@ -54,7 +56,7 @@ static void host_part(char *out, size_t size)
 static char *event_path(const char *dir, long long seconds, const char *host, unsigned n)
 {
     char name[256];
-    snprintf(name, sizeof name, "events.out.tfevents.%010lld.%s%s%ld.%u", seconds, host,
+    snprintf(name, sizeof name, EVENT_PREFIX "%010lld.%s%s%ld.%u", seconds, host,
              host[0] ? "." : "", tdm_host_process_id(), n);
     size_t d = strlen(dir);
     int slash = d > 0 && dir[d - 1] != '/' && dir[d - 1] != '\\';
@@ -65,13 +67,44 @@ static char *event_path(const char *dir, long long seconds, const char *host, un
     return path;
 }
 
+/* The largest <seconds> of the event files already in a folder (-1 if none). */
+static int largest_seconds(const char *name, void *user)
+{
+    long long *largest = user;
+    size_t prefix = strlen(EVENT_PREFIX);
+    if (strncmp(name, EVENT_PREFIX, prefix) != 0 || strlen(name) < prefix + 10)
+        return 0;
+    long long seconds = 0;
+    for (size_t i = prefix; i < prefix + 10; i++) {
+        if (name[i] < '0' || name[i] > '9')
+            return 0;
+        seconds = seconds * 10 + (name[i] - '0');
+    }
+    if (seconds > *largest)
+        *largest = seconds;
+    return 0;
+}
+
+/* The <seconds> of a new file's name: the wall clock's, or one past the folder's latest
+ * file where that is not earlier. TensorBoard reads a folder's files in the order of
+ * their names; within one second that order would be the process ids' as text, so a
+ * resumed run's epochs could be read before the first run's. */
+static long long name_seconds(const char *dir, double wall)
+{
+    long long largest = -1;
+    tdm_dir_list(dir, largest_seconds, &largest); /* unreadable: the clock alone */
+    long long seconds = (long long)wall;
+    return largest >= seconds && largest < LAST_SECONDS ? largest + 1 : seconds;
+}
+
 /* A new file of the name: the first n not taken yet. */
 static tdm_status create_file(const char *dir, double wall, tdm_summary_writer *w)
 {
     char host[256];
     host_part(host, sizeof host);
+    long long seconds = name_seconds(dir, wall);
     for (unsigned n = 0; n < MAX_TRIES; n++) {
-        w->path = event_path(dir, (long long)wall, host, n);
+        w->path = event_path(dir, seconds, host, n);
         if (!w->path)
             return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_summary_open: out of memory");
         if (tdm_file_create_locked(w->path, &w->f) == 0)

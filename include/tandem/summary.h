@@ -27,7 +27,8 @@ extern "C" {
 typedef struct tdm_summary_writer tdm_summary_writer;
 
 /* Creates dir (and the folders above it) where missing and a new event file in it,
- * with its first record written. */
+ * with its first record written. The file's name sorts after the event files already
+ * in dir, as TensorBoard reads a folder's files in the order of their names. */
 TDM_API tdm_status tdm_summary_open(const char *dir, tdm_summary_writer **out);
 
 /* Appends one scalar: tag (1 to 4096 bytes, e.g. "epoch_loss"), step (the x axis),

@@ -208,19 +208,32 @@ static void check_version_record_bytes(void)
     tdm_pb_free(&pb);
 }
 
-/* Two writers in one folder within a second: two files. A folder's missing parents
- * are made. */
+/* Two writers in one folder within a second: two files, the second's name sorting
+ * after the first's. A folder's missing parents are made. A file of a later second and
+ * a larger process id is there already (a run resumed within the second its first run
+ * began, under a process id of more digits): the new name sorts after it. */
 static void check_names(const char *root)
 {
     char dir[SCRATCH_PATH];
     snprintf(dir, sizeof dir, "%s/runs/one/train", root);
-    tdm_summary_writer *a = NULL, *b = NULL;
+    tdm_summary_writer *a = NULL, *b = NULL, *c = NULL;
     CHECK_OK(tdm_summary_open(dir, &a));
     CHECK_OK(tdm_summary_open(dir, &b));
-    CHECK(a && b && strcmp(tdm_summary_path(a), tdm_summary_path(b)) != 0);
+    CHECK(a && b && strcmp(tdm_summary_path(a), tdm_summary_path(b)) < 0);
     CHECK_OK(tdm_summary_close(a));
     CHECK_OK(tdm_summary_close(b));
     CHECK(scratch_count(dir, "tfevents") == 2);
+
+    char earlier[SCRATCH_PATH + 64];
+    snprintf(earlier, sizeof earlier, "%s/events.out.tfevents.%010lld.host.99999999.0", dir,
+             (long long)time(NULL) + 5);
+    FILE *f = fopen(earlier, "wb");
+    CHECK(f != NULL);
+    if (f)
+        fclose(f);
+    CHECK_OK(tdm_summary_open(dir, &c));
+    CHECK(c && strcmp(tdm_summary_path(c), earlier) > 0);
+    CHECK_OK(tdm_summary_close(c));
 }
 
 static void check_refusals(const char *root)
