@@ -3,9 +3,8 @@
  * find devices that can copy directly. */
 #include <stdatomic.h>
 
-#include "device/device_impl.h"
-#include "device/kernel.h"
-#include "base/error.h"
+#include "device/backend_api.h"
+#include "device/device_impl.h" /* fault_wrap swaps a device's ops */
 #include "fault_backend.h"
 
 #define BACKENDS 3
@@ -19,7 +18,7 @@ static _Atomic(const tdm_device *) lost_device; /* stays lost, as a real one doe
 
 static const tdm_backend_ops *real(const tdm_device *dev)
 {
-    return original[dev->desc.backend];
+    return original[tdm_backend_device_desc(dev)->backend];
 }
 
 /* Counts a call; 1 when it is the one to fail. */
@@ -37,18 +36,20 @@ static tdm_status lost(const tdm_device *dev, const char *call)
 {
     if (!strikes(FAULT_LOSE))
         return TDM_OK;
-    return tdm_fail(TDM_ERR_DEVICE_LOST, "fault injection: device %s lost during %s", dev->desc.id,
+    return tdm_fail(TDM_ERR_DEVICE_LOST, "fault injection: device %s lost during %s",
+                    tdm_backend_device_desc(dev)->id,
                     call);
 }
 
-static tdm_status buffer_alloc(tdm_buffer *buf)
+static tdm_status buffer_alloc(tdm_buffer *buf, void **state)
 {
-    tdm_status s = lost(buf->device, "buffer_alloc");
+    const tdm_device *dev = tdm_backend_buffer_device(buf);
+    tdm_status s = lost(dev, "buffer_alloc");
     if (s == TDM_OK && strikes(FAULT_ALLOC))
         s = tdm_fail(TDM_ERR_OUT_OF_MEMORY,
                      "fault injection: device %s refuses to allocate %zu bytes",
-                     buf->device->desc.id, buf->size);
-    return s == TDM_OK ? real(buf->device)->buffer_alloc(buf) : s;
+                     tdm_backend_device_desc(dev)->id, tdm_backend_buffer_size(buf));
+    return s == TDM_OK ? real(dev)->buffer_alloc(buf, state) : s;
 }
 
 static tdm_status launch(tdm_device *dev, const tdm_launch *l)

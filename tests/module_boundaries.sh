@@ -58,14 +58,16 @@ narrow() { # library, headers
 }
 narrow tandem_model input/standardize.h ops/ops_images.h ops/ops_mixed.h
 narrow tandem_train distribute/variable_access.h collective/collectives.h
-# Backends come in through one door: their contract (device/backend.h), the services
-# beside it (device/backend_services.h, the platform's too) and the kernel table they
+# Backends come in through one door (device/backend_api.h) and the kernel table they
 # expand (device/kernels.def); of the core nothing else, the public headers aside.
+# device/backend_services.h (the door and the core's structs) is left to the backends
+# not yet through the door.
 others=$(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"([a-z_]+/)*(core|platform|base|device|collective|ops|input|distribute|checkpoint|summary|model|train)/' \
            --include='*.c' --include='*.h' "$include/../backends" |
-         grep -vE '"device/(backend\.h|backend_services\.h|kernels\.def)"' || true)
+         grep -vE '"device/(backend_api\.h|kernels\.def)"' |
+         grep -vE '^[^:]*backends/(opencl|vulkan|tuning)/[^:]*:[0-9]+:.*"device/backend_services\.h"' || true)
 if [ -n "$others" ]; then
-  echo "FAIL: backends include core headers besides device/backend.h and device/backend_services.h:"
+  echo "FAIL: backends include core headers besides device/backend_api.h:"
   echo "$others"
   failed=1
 fi

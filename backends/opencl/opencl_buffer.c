@@ -16,7 +16,7 @@ static int is_allocation_failure(cl_int err)
 /* PoCL allocates lazily, so an allocation failure may only surface on first use.
  * On a CPU driver that stores a buffer in the host memory it is given, tandem gives
  * it memory of its own, which the host then reads and writes in place. */
-tdm_status tdm_opencl_buffer_alloc(tdm_buffer *buf)
+tdm_status tdm_opencl_buffer_alloc(tdm_buffer *buf, void **state)
 {
     const tdm_device *dev = buf->device;
     tdm_opencl_device *d = tdm_opencl_dev(dev);
@@ -31,7 +31,7 @@ tdm_status tdm_opencl_buffer_alloc(tdm_buffer *buf)
                  : clCreateBuffer(d->context, CL_MEM_READ_WRITE, buf->size, NULL, &err);
     tdm_opencl_serial_end(dev);
     if (err == CL_SUCCESS) {
-        buf->impl = b;
+        *state = b;
         return TDM_OK;
     }
     free(b);

@@ -29,7 +29,8 @@ static int choose_build_options(tdm_opencl_device *d)
 
 /* A logical device takes this path too: its own queue on the same cl_device_id
  * and context, so its work is ordered apart from its siblings' yet shares buffers. */
-tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev)
+tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev, void **state,
+                                  tdm_backend_limits *limits)
 {
     const tdm_opencl_physical *phys = &be->devices[index];
     tdm_opencl_device *d = calloc(1, sizeof *d);
@@ -61,14 +62,13 @@ tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev
         return tdm_opencl_fail(dev, "clCreateCommandQueue", err);
     }
     tdm_gemm_tuning_take(be->ctx, &dev->desc); /* read back by name at each gemm */
-    dev->image_runs = choose_build_options(d);
-    dev->quad_items = 1; /* the sources in kernels/ loop over quads */
+    limits->image_runs = choose_build_options(d);
+    limits->quad_items = 1; /* the sources in kernels/ loop over quads */
     d->host_memory = tdm_opencl_probe_host_memory(d);
     /* the host's BLAS reaches the buffers where they live */
     d->host_gemm = d->host_memory && tdm_opencl_host_gemm_usable(d->device, dev->desc.type);
     d->host_conv = tdm_opencl_host_conv_usable(d);
-    dev->impl = d;
-    dev->max_binding_bytes = 0; /* kernels reach a whole cl_mem: no binding-range limit */
+    *state = d; /* kernels reach a whole cl_mem: no binding-range limit */
     return TDM_OK;
 }
 
@@ -80,7 +80,6 @@ void tdm_opencl_close_device(tdm_device *dev)
     clReleaseCommandQueue(d->queue);
     tdm_mutex_destroy(&d->kernel_lock);
     free(d);
-    dev->impl = NULL;
 }
 
 tdm_status tdm_opencl_finish(tdm_device *dev)

@@ -138,12 +138,13 @@ tdm_status tdm_opencl_host_command(tdm_device *dev, void(CL_CALLBACK *run)(void 
                                    void (*finished)(void *context), void *context);
 
 /* opencl_device.c */
-tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev);
+tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev, void **state,
+                                  tdm_backend_limits *limits);
 void tdm_opencl_close_device(tdm_device *dev);
 tdm_status tdm_opencl_finish(tdm_device *dev);
 
 /* opencl_buffer.c */
-tdm_status tdm_opencl_buffer_alloc(tdm_buffer *buf);
+tdm_status tdm_opencl_buffer_alloc(tdm_buffer *buf, void **state);
 void tdm_opencl_buffer_free(tdm_buffer *buf);
 tdm_status tdm_opencl_write(tdm_buffer *buf, size_t offset, const void *src, size_t size);
 tdm_status tdm_opencl_read(tdm_buffer *buf, size_t offset, void *dst, size_t size);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "reference_launch.h"
 
 struct tdm_backend {
@@ -50,11 +50,14 @@ static void host_describe(const tdm_backend *be, size_t index, tdm_device_desc *
     strcpy(desc->gemm, "tandem's loops");
 }
 
-static tdm_status host_open_device(tdm_backend *be, size_t index, tdm_device *dev)
+static tdm_status host_open_device(tdm_backend *be, size_t index, tdm_device *dev, void **state,
+                                   tdm_backend_limits *limits)
 {
     (void)be;
     (void)index;
-    dev->impl = NULL;
+    (void)dev;
+    (void)limits;
+    *state = NULL;
     return TDM_OK;
 }
 
@@ -63,23 +66,24 @@ static void host_close_device(tdm_device *dev)
     (void)dev;
 }
 
-static tdm_status host_buffer_alloc(tdm_buffer *buf)
+static tdm_status host_buffer_alloc(tdm_buffer *buf, void **state)
 {
-    buf->impl = malloc(buf->size);
-    if (!buf->impl)
+    size_t size = tdm_backend_buffer_size(buf);
+    *state = malloc(size);
+    if (!*state)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot allocate %zu bytes of host memory",
-                        buf->device->desc.id, buf->size);
+                        tdm_backend_device_desc(tdm_backend_buffer_device(buf))->id, size);
     return TDM_OK;
 }
 
 static void host_buffer_free(tdm_buffer *buf)
 {
-    free(buf->impl);
+    free(tdm_backend_buffer_state(buf));
 }
 
 static unsigned char *bytes(tdm_buffer *buf, size_t offset)
 {
-    return (unsigned char *)buf->impl + offset;
+    return (unsigned char *)tdm_backend_buffer_state(buf) + offset;
 }
 
 static tdm_status host_write(tdm_buffer *buf, size_t offset, const void *src, size_t size)
@@ -163,7 +167,7 @@ static tdm_status host_queue_wait(tdm_device *dev, tdm_device *src, void *event)
 
 static void *host_address(tdm_buffer *buf)
 {
-    return buf->impl;
+    return tdm_backend_buffer_state(buf);
 }
 
 const tdm_backend_ops tdm_reference_backend = {

@@ -64,7 +64,7 @@ static tdm_status allocate(tdm_vk_device *vd, size_t size, tdm_vk_buffer **out)
 
 /* Out of memory while freed buffers wait for their work: once it has completed and
  * they are gone, a second try. */
-tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf)
+tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf, void **state)
 {
     tdm_vk_device *vd = buf->device->impl;
     tdm_vk_buffer *vb = NULL;
@@ -72,7 +72,7 @@ tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf)
     tdm_status s = allocate(vd, buf->size, &vb);
     if (s == TDM_ERR_OUT_OF_MEMORY && tdm_vk_retire_wait(vd))
         s = allocate(vd, buf->size, &vb);
-    buf->impl = vb;
+    *state = vb;
     return s;
 }
 

@@ -45,11 +45,11 @@ static tdm_status allocate(tdm_device *dev, product *p, uint32_t m, uint32_t n, 
     p->a = (tdm_buffer){.device = dev, .size = (size_t)m * k * 2};
     p->b = (tdm_buffer){.device = dev, .size = (size_t)k * n * 2};
     p->c = (tdm_buffer){.device = dev, .size = (size_t)m * n * 4};
-    tdm_status s = tdm_vk_buffer_alloc(&p->a);
+    tdm_status s = tdm_vk_buffer_alloc(&p->a, &p->a.impl);
     if (s == TDM_OK)
-        s = tdm_vk_buffer_alloc(&p->b);
+        s = tdm_vk_buffer_alloc(&p->b, &p->b.impl);
     if (s == TDM_OK)
-        s = tdm_vk_buffer_alloc(&p->c);
+        s = tdm_vk_buffer_alloc(&p->c, &p->c.impl);
     return s;
 }
 

@@ -237,7 +237,7 @@ static void release(tdm_vk_device *vd)
     free(vd);
 }
 
-static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
+static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd, tdm_backend_limits *limits)
 {
     if (!tdm_vk_compute_family(vd->physical, &vd->queue_family))
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': no compute queue family", vd->dev->desc.id,
@@ -266,8 +266,8 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
     tdm_vk_import_load(vd);
     record_limits(be, vd);
     /* A kernel's view starts up to an alignment past its window's base. */
-    vd->dev->max_binding_bytes = vd->max_storage_range - vd->storage_alignment;
-    vd->dev->max_loop_iterations = is_llvmpipe(be, vd->physical) ? TDM_KERNEL_LOOP_BUDGET : 0;
+    limits->max_binding_bytes = vd->max_storage_range - vd->storage_alignment;
+    limits->max_loop_iterations = is_llvmpipe(be, vd->physical) ? TDM_KERNEL_LOOP_BUDGET : 0;
     /* A discrete card's memory is not host-visible: TDM_VK_AS_GPU stages as on one. */
     vd->force_staging = tdm_vk_env_flag("TDM_VK_FORCE_STAGING") || tdm_vk_env_flag("TDM_VK_AS_GPU");
     tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: queue family %u, completion by %s%s%s%s%s",
@@ -286,7 +286,8 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd)
     return tdm_vk_flusher_start(vd);
 }
 
-tdm_status tdm_vk_open_device(tdm_backend *be, size_t index, tdm_device *dev)
+tdm_status tdm_vk_open_device(tdm_backend *be, size_t index, tdm_device *dev, void **state,
+                              tdm_backend_limits *limits)
 {
     tdm_vk_device *vd = calloc(1, sizeof *vd);
     if (!vd)
@@ -316,12 +317,12 @@ tdm_status tdm_vk_open_device(tdm_backend *be, size_t index, tdm_device *dev)
     }
     vd->dev = dev;
     vd->physical = be->physical[index];
-    tdm_status s = open_vd(be, vd);
+    tdm_status s = open_vd(be, vd, limits);
     if (s != TDM_OK) {
         release(vd);
         return s;
     }
-    dev->impl = vd;
+    *state = vd;
     return TDM_OK;
 }
 
@@ -336,5 +337,4 @@ void tdm_vk_close_device(tdm_device *dev)
             dev->desc.id, (unsigned long long)vd->imported_bytes,
             (unsigned long long)vd->staged_bytes);
     release(vd);
-    dev->impl = NULL;
 }

@@ -386,7 +386,8 @@ void tdm_vk_summary(const tdm_backend *be, char *out, size_t size);
 void tdm_vk_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc);
 
 /* vulkan_device.c */
-tdm_status tdm_vk_open_device(tdm_backend *be, size_t index, tdm_device *dev);
+tdm_status tdm_vk_open_device(tdm_backend *be, size_t index, tdm_device *dev, void **state,
+                              tdm_backend_limits *limits);
 void tdm_vk_close_device(tdm_device *dev);
 
 /* vulkan_submit.c: command buffer slots, queue submissions and waiting for them;
@@ -465,7 +466,7 @@ tdm_status tdm_vk_sync_mapped(tdm_vk_device *vd, const tdm_vk_buffer *vb, size_t
                               size_t size, int to_device);
 
 /* vulkan_buffer.c: a free hands the buffer to the retire list. */
-tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf);
+tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf, void **state);
 void tdm_vk_buffer_free(tdm_buffer *buf);
 void *tdm_vk_host_address(tdm_buffer *buf);
 

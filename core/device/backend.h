@@ -1,9 +1,10 @@
 /* Internal: the interface every backend implements (reference, OpenCL, Vulkan).
  *
  * A backend fills one tdm_backend_ops with designated initialisers. The core owns
- * the tdm_device / tdm_buffer / tdm_event structs (device_impl.h), checks every
- * argument before calling a backend, and keeps the backend's own state in their
- * `impl` fields. Backends set the last error (tdm_fail) on every failure. */
+ * the tdm_device / tdm_buffer / tdm_event structs (device_impl.h, which no backend
+ * sees), checks every argument before calling a backend, and keeps the state a
+ * backend gives for a device or buffer (backend_api.h reads it back). Backends set the
+ * last error (tdm_fail) on every failure. */
 #ifndef TDM_CORE_BACKEND_H
 #define TDM_CORE_BACKEND_H
 
@@ -15,6 +16,22 @@
 
 /* A backend instance for one context; each backend defines the struct. */
 typedef struct tdm_backend tdm_backend;
+
+/* What open_device reports of a device besides its state, for the core's launches;
+ * zero (no limit, no run) unless the backend sets a field. */
+typedef struct tdm_backend_limits {
+    /* the most bytes of one buffer a kernel can reach in one launch */
+    uint64_t max_binding_bytes;
+    /* where the driver ends long shader loops early (lavapipe): the most loop
+     * iterations one invocation may run */
+    uint32_t max_loop_iterations;
+    /* the image kernels give a work-item a run of elements (TDM_CPU,
+     * kernels/pool_window.clh): their launches are sized by runs, not elements */
+    int image_runs;
+    /* the element kernels give a work-item four elements or more (OpenCL's sources):
+     * their launches are sized by what an item takes (units_per_item, kernel_run.c) */
+    int quad_items;
+} tdm_backend_limits;
 
 typedef struct tdm_backend_ops {
     tdm_backend_kind kind;
@@ -33,15 +50,18 @@ typedef struct tdm_backend_ops {
     size_t (*device_count)(const tdm_backend *be);
     void (*describe)(const tdm_backend *be, size_t index, tdm_device_desc *desc);
 
-    /* Opens physical device `index` for dev and sets dev->impl. Called once per
-     * tdm_device: for a logical device too (dev->desc.logical_count > 0), which
-     * must get a queue of its own. */
-    tdm_status (*open_device)(tdm_backend *be, size_t index, tdm_device *dev);
+    /* Opens physical device `index` for dev: *state is the backend's state, which
+     * tdm_backend_device_state gives from then on; *limits (zeroed) as it applies.
+     * Called once per tdm_device: for a logical device too (its desc's
+     * logical_count > 0), which must get a queue of its own. */
+    tdm_status (*open_device)(tdm_backend *be, size_t index, tdm_device *dev, void **state,
+                              tdm_backend_limits *limits);
     void (*close_device)(tdm_device *dev);
 
-    /* buf->device and buf->size are set; sets buf->impl. The core has checked the
-     * size against the device's limits. */
-    tdm_status (*buffer_alloc)(tdm_buffer *buf);
+    /* The buffer's device and size are set; *state is the backend's state, which
+     * tdm_backend_buffer_state gives from then on. The core has checked the size
+     * against the device's limits. */
+    tdm_status (*buffer_alloc)(tdm_buffer *buf, void **state);
     /* The core does not wait: work recorded on the device before the free, or in
      * flight after a loss the core saw, may still use the buffer. The backend
      * releases the memory once that work has completed (OpenCL's runtime does so

@@ -63,7 +63,7 @@ tdm_status tdm_buffer_allocate(tdm_device *dev, size_t size, tdm_buffer **out)
     }
     buf->device = dev;
     buf->size = size;
-    s = tdm_device_result(dev, dev->ops->buffer_alloc(buf));
+    s = tdm_device_result(dev, dev->ops->buffer_alloc(buf, &buf->impl));
     if (s != TDM_OK) {
         free(buf);
         buf = NULL;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/backend_api.h"
 #include "device/context_impl.h"
 #include "device/device_registry.h"
 #include "device/gpu_shape.h"

@@ -1,4 +1,5 @@
-/* Internal: the structs behind the public handles, shared by core and backends. */
+/* Internal to the core: the structs behind the public handles. Backends see handles
+ * and read what they need through device/backend_api.h. */
 #ifndef TDM_CORE_DEVICE_IMPL_H
 #define TDM_CORE_DEVICE_IMPL_H
 
@@ -27,17 +28,7 @@ struct tdm_device {
     size_t index;         /* index in the context */
     tdm_device_desc desc;
     void *impl;                   /* the backend's state */
-    uint64_t max_binding_bytes;   /* set by open_device: the most bytes of one buffer a
-                                     kernel can reach in one launch; 0 = no limit */
-    uint32_t max_loop_iterations; /* set by open_device where the driver ends long shader
-                                     loops early (lavapipe): the most loop iterations
-                                     one invocation may run; 0 = no limit */
-    int image_runs; /* set by open_device where the image kernels give a work-item a run
-                       of elements (TDM_CPU, kernels/pool_window.clh): launches are then
-                       sized by runs, not elements */
-    int quad_items; /* set by open_device where the element kernels give a work-item four
-                       elements or more (OpenCL's sources): their launches are sized
-                       by what an item takes (units_per_item, kernel_run.c) */
+    tdm_backend_limits limits; /* what open_device reported (device/backend.h) */
     tdm_mutex lock; /* guards bytes_in_use and the buffer list */
     uint64_t bytes_in_use;
     struct tdm_buffer *buffers;        /* live buffers, freed with the context */
@@ -54,18 +45,6 @@ struct tdm_device {
     tdm_device_clock clock; /* used by one thread at a time (device_time.h) */
 };
 
-/* For backends: one more submission to the device's queue, or one more time the host
- * blocked until work of the device completed. */
-static inline void tdm_device_count_submission(tdm_device *dev)
-{
-    atomic_fetch_add_explicit(&dev->submissions, 1, memory_order_relaxed);
-}
-
-static inline void tdm_device_count_host_wait(tdm_device *dev)
-{
-    atomic_fetch_add_explicit(&dev->host_waits, 1, memory_order_relaxed);
-}
-
 struct tdm_buffer {
     tdm_device *device;
     size_t size;
@@ -77,11 +56,5 @@ struct tdm_event {
     tdm_device *device;
     void *impl;
 };
-
-/* Called by a backend's validation-layer hook: counts and logs the message. */
-void tdm_context_report_validation(tdm_context *ctx, const char *message);
-
-/* Whether the Vulkan validation layer was asked for (option, else TDM_VK_VALIDATION). */
-int tdm_context_wants_validation(const tdm_context *ctx);
 
 #endif

@@ -40,6 +40,14 @@ static void device_delete(tdm_device *dev)
     free(dev);
 }
 
+/* The backend's open_device for dev, its state and limits kept in dev. */
+static tdm_status open_device(const tdm_backend_ops *ops, tdm_backend *instance, size_t index,
+                              tdm_device *dev)
+{
+    dev->limits = (tdm_backend_limits){0};
+    return ops->open_device(instance, index, dev, &dev->impl, &dev->limits);
+}
+
 static void open_one(tdm_context *ctx, const tdm_backend_ops *ops, tdm_backend *instance,
                      size_t index)
 {
@@ -51,7 +59,7 @@ static void open_one(tdm_context *ctx, const tdm_backend_ops *ops, tdm_backend *
     if (tdm_gpu_shaped(ops))
         dev->desc.type = TDM_DEVICE_GPU;
     snprintf(dev->desc.id, sizeof dev->desc.id, "%s:%zu", tdm_backend_name(ops->kind), index);
-    if (ops->open_device(instance, index, dev) != TDM_OK) {
+    if (open_device(ops, instance, index, dev) != TDM_OK) {
         tdm_log(ctx, TDM_LOG_WARN, "device %s '%s' not used: %s", dev->desc.id, dev->desc.name,
                 tdm_last_error());
         device_delete(dev);
@@ -117,7 +125,7 @@ static tdm_status open_logical(tdm_device *parent, uint32_t index, uint32_t coun
     dev->desc.global_memory = parent->desc.global_memory / count;
     if (dev->desc.max_allocation > dev->desc.global_memory)
         dev->desc.max_allocation = dev->desc.global_memory;
-    tdm_status s = parent->ops->open_device(parent->backend, parent->backend_index, dev);
+    tdm_status s = open_device(parent->ops, parent->backend, parent->backend_index, dev);
     if (s != TDM_OK) {
         device_delete(dev);
         return tdm_fail_context(s, "tdm_device_split: opening %s", dev->desc.id);

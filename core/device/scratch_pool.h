@@ -9,7 +9,7 @@
 #ifndef TDM_CORE_SCRATCH_POOL_H
 #define TDM_CORE_SCRATCH_POOL_H
 
-#include "device/device_impl.h"
+#include "tandem/buffer.h"
 
 /* A buffer of at least `size` bytes on dev: an idle pooled one of a close size, or
  * a new one (after freeing idle ones if memory runs short). */

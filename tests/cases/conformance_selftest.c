@@ -9,14 +9,29 @@
 #include "conformance.h"
 #include "conformance_grad.h"
 #include "conformance_suite.h"
+#include "device/device_impl.h" /* a test-only device: its ops and limits set here */
 #include "harness.h"
 #include "ref_kernels.h"
 #include "reference_launch.h"
 
+/* A launch's buffers' host memory, for the reference's argument unpacking. */
+typedef struct launch_memory {
+    void *of[TDM_KERNEL_MAX_BUFFERS];
+} launch_memory;
+
+static launch_memory host_memory(const tdm_launch *l)
+{
+    launch_memory m = {{0}};
+    for (unsigned b = 0; b < TDM_KERNEL_MAX_BUFFERS; b++)
+        if (l->buffers[b])
+            m.of[b] = tdm_backend_buffer_state(l->buffers[b]);
+    return m;
+}
+
 /* Off by one: the last element is never updated. */
 static void axpy_short(const tdm_launch *l)
 {
-    const ref_axpy_args a = ref_axpy_unpack(l);
+    const ref_axpy_args a = ref_axpy_unpack(l, host_memory(l).of);
     float *y = a.y, *x = a.x;
     for (uint32_t i = 0; i + 1 < a.n; i++)
         y[i] += a.alpha * x[i];
@@ -25,7 +40,7 @@ static void axpy_short(const tdm_launch *l)
 /* Writes one element past the end of its view. */
 static void copy_overrun(const tdm_launch *l)
 {
-    const ref_copy_args a = ref_copy_unpack(l);
+    const ref_copy_args a = ref_copy_unpack(l, host_memory(l).of);
     float *y = a.y, *x = a.x;
     for (uint32_t i = 0; i < a.n; i++)
         y[i] = x[i];
@@ -36,7 +51,7 @@ static void copy_overrun(const tdm_launch *l)
 /* Writes one element before the start of its view. */
 static void copy_underrun(const tdm_launch *l)
 {
-    const ref_copy_args a = ref_copy_unpack(l);
+    const ref_copy_args a = ref_copy_unpack(l, host_memory(l).of);
     float *y = a.y, *x = a.x;
     for (uint32_t i = 0; i < a.n; i++)
         y[i] = x[i];
@@ -47,7 +62,7 @@ static void copy_underrun(const tdm_launch *l)
 /* Drops the last element of every chunk. */
 static void sum_drops_last(const tdm_launch *l)
 {
-    const ref_sum_args a = ref_sum_unpack(l);
+    const ref_sum_args a = ref_sum_unpack(l, host_memory(l).of);
     float *out = a.out, *x = a.x;
     uint32_t n = a.n, chunk = a.chunk;
     for (uint32_t c = 0; (uint64_t)c * chunk < n; c++) {
@@ -62,7 +77,7 @@ static void sum_drops_last(const tdm_launch *l)
 /* Epsilon inside the square root: Keras's formula, not TensorFlow's ApplyAdam. */
 static void adam_eps_inside(const tdm_launch *l)
 {
-    const ref_adam_args a = ref_adam_unpack(l);
+    const ref_adam_args a = ref_adam_unpack(l, host_memory(l).of);
     float *w = a.w, *g = a.g, *m = a.m, *v = a.v;
     float b1 = a.beta1, b2 = a.beta2, eps = a.eps;
     float lr_t = a.lr * sqrtf(1.0f - a.beta2_power) / (1.0f - a.beta1_power);
@@ -76,7 +91,7 @@ static void adam_eps_inside(const tdm_launch *l)
 /* The tanh approximation of GELU instead of the exact erf form. */
 static void gelu_tanh(const tdm_launch *l)
 {
-    const ref_gelu_args a = ref_gelu_unpack(l);
+    const ref_gelu_args a = ref_gelu_unpack(l, host_memory(l).of);
     float *y = a.y, *x = a.x;
     for (uint32_t i = 0; i < a.n; i++) {
         float v = x[i];
@@ -87,7 +102,7 @@ static void gelu_tanh(const tdm_launch *l)
 /* No maximum subtracted: large logits overflow. */
 static void softmax_unstable(const tdm_launch *l)
 {
-    const ref_softmax_xent_args a = ref_softmax_xent_unpack(l);
+    const ref_softmax_xent_args a = ref_softmax_xent_unpack(l, host_memory(l).of);
     float *loss = a.loss, *dl = a.dlogits, *logits = a.logits;
     uint32_t *labels = a.labels, rows = a.rows, cols = a.cols;
     for (uint32_t r = 0; r < rows; r++) {
@@ -104,7 +119,7 @@ static void softmax_unstable(const tdm_launch *l)
 /* The neighbouring Philox word: a different mask from the same seed. */
 static void dropout_wrong_word(const tdm_launch *l)
 {
-    const ref_dropout_args a = ref_dropout_unpack(l);
+    const ref_dropout_args a = ref_dropout_unpack(l, host_memory(l).of);
     float *y = a.y, *x = a.x, rate = a.rate;
     const uint32_t key[2] = {a.seed_lo, a.seed_hi};
     for (uint32_t i = 0; i < a.n; i++) {
@@ -118,7 +133,7 @@ static void dropout_wrong_word(const tdm_launch *l)
 /* Counts past 2^32 instead of wrapping: a different mask once the counter wraps. */
 static void dropout_no_wrap(const tdm_launch *l)
 {
-    const ref_dropout_args a = ref_dropout_unpack(l);
+    const ref_dropout_args a = ref_dropout_unpack(l, host_memory(l).of);
     float *y = a.y, *x = a.x, rate = a.rate;
     const uint32_t key[2] = {a.seed_lo, a.seed_hi};
     for (uint32_t i = 0; i < a.n; i++) {
@@ -133,7 +148,7 @@ static void dropout_no_wrap(const tdm_launch *l)
 /* Turns -0 into +0. */
 static void copy_signless(const tdm_launch *l)
 {
-    const ref_copy_args a = ref_copy_unpack(l);
+    const ref_copy_args a = ref_copy_unpack(l, host_memory(l).of);
     float *y = a.y, *x = a.x;
     for (uint32_t i = 0; i < a.n; i++)
         y[i] = x[i] == 0.0f ? 0.0f : x[i];
@@ -142,7 +157,7 @@ static void copy_signless(const tdm_launch *l)
 /* Right result, but scribbles on its input after reading it. */
 static void scale_scribbles(const tdm_launch *l)
 {
-    const ref_scale_args a = ref_scale_unpack(l);
+    const ref_scale_args a = ref_scale_unpack(l, host_memory(l).of);
     float *y = a.y, *x = a.x;
     for (uint32_t i = 0; i < a.n; i++) {
         y[i] = a.alpha * x[i];
@@ -153,7 +168,7 @@ static void scale_scribbles(const tdm_launch *l)
 /* Forgets the factor 2 of the squared error's derivative. */
 static void mse_half_gradient(const tdm_launch *l)
 {
-    const ref_mse_args a = ref_mse_unpack(l);
+    const ref_mse_args a = ref_mse_unpack(l, host_memory(l).of);
     float *loss = a.loss, *dp = a.dpred, *p = a.pred, *t = a.target;
     for (uint32_t i = 0; i < a.n; i++) {
         loss[i] = (p[i] - t[i]) * (p[i] - t[i]);
@@ -164,7 +179,7 @@ static void mse_half_gradient(const tdm_launch *l)
 /* Gathers the batch's rows in reverse order: the wrong end of the index list. */
 static void gather_reversed(const tdm_launch *l)
 {
-    const ref_gather_rows_args a = ref_gather_rows_unpack(l);
+    const ref_gather_rows_args a = ref_gather_rows_unpack(l, host_memory(l).of);
     uint32_t *y = a.y, *x = a.x, *idx = a.idx;
     uint32_t rows = a.rows, cols = a.cols;
     for (uint32_t r = 0; r < rows; r++)
@@ -175,7 +190,7 @@ static void gather_reversed(const tdm_launch *l)
 /* Rounds to nearest instead of truncating toward zero (lrintf, C's default mode). */
 static void cast_f32_i32_rounded(const tdm_launch *l)
 {
-    const ref_cast_f32_i32_args a = ref_cast_f32_i32_unpack(l);
+    const ref_cast_f32_i32_args a = ref_cast_f32_i32_unpack(l, host_memory(l).of);
     for (uint32_t i = 0; i < a.n; i++)
         a.y[i] =
             a.x[i] > -0x1p31f && a.x[i] < 0x1p31f ? (uint32_t)(int32_t)lrintf(a.x[i]) : 0x80000000u;
@@ -185,7 +200,7 @@ static void cast_f32_i32_rounded(const tdm_launch *l)
  * bits a plan gets that hands float16 partials on between devices. */
 static void accumulate_f16_rounded_once(const tdm_launch *l)
 {
-    const ref_accumulate_f16_args a = ref_accumulate_f16_unpack(l);
+    const ref_accumulate_f16_args a = ref_accumulate_f16_unpack(l, host_memory(l).of);
     const uint16_t *x[] = {a.x0, a.x1, a.x2, a.x3, a.x4, a.x5, a.x6};
     for (uint32_t i = 0; i < a.n; i++) {
         float sum = tdm_f32_from_f16(x[0][i]);
@@ -198,7 +213,7 @@ static void accumulate_f16_rounded_once(const tdm_launch *l)
 /* Leaves out the scale: a MEAN would come back as the SUM. */
 static void accumulate_f16_unscaled(const tdm_launch *l)
 {
-    ref_accumulate_f16_args a = ref_accumulate_f16_unpack(l);
+    ref_accumulate_f16_args a = ref_accumulate_f16_unpack(l, host_memory(l).of);
     a.alpha = 1.0f;
     ref_accumulate_f16(&a);
 }
@@ -206,7 +221,7 @@ static void accumulate_f16_unscaled(const tdm_launch *l)
 /* Starts every sum from zero, not from dx: a second piece of rows loses the first's. */
 static void gather_rows_grad_restarts(const tdm_launch *l)
 {
-    const ref_gather_rows_grad_args a = ref_gather_rows_grad_unpack(l);
+    const ref_gather_rows_grad_args a = ref_gather_rows_grad_unpack(l, host_memory(l).of);
     for (size_t i = 0; i < (size_t)a.src_rows * a.cols; i++)
         a.dx[i] = 0.0f;
     ref_gather_rows_grad(&a);
@@ -215,7 +230,7 @@ static void gather_rows_grad_restarts(const tdm_launch *l)
 /* Assigns each row's dy where a scatter should add: the last row of an id wins. */
 static void gather_rows_grad_last_wins(const tdm_launch *l)
 {
-    const ref_gather_rows_grad_args a = ref_gather_rows_grad_unpack(l);
+    const ref_gather_rows_grad_args a = ref_gather_rows_grad_unpack(l, host_memory(l).of);
     for (uint32_t r = 0; r < a.rows; r++)
         for (uint32_t c = 0; a.idx[r] < a.src_rows && c < a.cols; c++)
             a.dx[(size_t)a.idx[r] * a.cols + c] = a.dy[(size_t)r * a.cols + c];
@@ -224,7 +239,7 @@ static void gather_rows_grad_last_wins(const tdm_launch *l)
 /* Treats the labels as 1-based. */
 static void one_hot_shifted(const tdm_launch *l)
 {
-    const ref_one_hot_args a = ref_one_hot_unpack(l);
+    const ref_one_hot_args a = ref_one_hot_unpack(l, host_memory(l).of);
     float *y = a.y;
     uint32_t *labels = a.labels, rows = a.rows, cols = a.cols;
     for (uint32_t r = 0; r < rows; r++)
@@ -235,7 +250,7 @@ static void one_hot_shifted(const tdm_launch *l)
 /* fmaxf and fminf: a NaN gradient is clipped to a bound instead of staying NaN. */
 static void clip_drops_nan(const tdm_launch *l)
 {
-    const ref_clip_args a = ref_clip_unpack(l);
+    const ref_clip_args a = ref_clip_unpack(l, host_memory(l).of);
     float *y = a.y, *x = a.x;
     for (uint32_t i = 0; i < a.n; i++)
         y[i] = fminf(fmaxf(x[i], a.lo), a.hi);
@@ -244,7 +259,7 @@ static void clip_drops_nan(const tdm_launch *l)
 /* Tests the sign of dy instead of x. */
 static void relu_grad_by_dy(const tdm_launch *l)
 {
-    const ref_relu_grad_args a = ref_relu_grad_unpack(l);
+    const ref_relu_grad_args a = ref_relu_grad_unpack(l, host_memory(l).of);
     float *dx = a.dx, *dy = a.dy;
     for (uint32_t i = 0; i < a.n; i++)
         dx[i] = dy[i] > 0 ? dy[i] : 0.0f;
@@ -253,7 +268,7 @@ static void relu_grad_by_dy(const tdm_launch *l)
 /* 1 - y where 1 - y^2 is due. */
 static void tanh_grad_unsquared(const tdm_launch *l)
 {
-    const ref_tanh_grad_args a = ref_tanh_grad_unpack(l);
+    const ref_tanh_grad_args a = ref_tanh_grad_unpack(l, host_memory(l).of);
     float *dx = a.dx, *dy = a.dy, *y = a.y;
     for (uint32_t i = 0; i < a.n; i++)
         dx[i] = dy[i] * (1.0f - y[i]);
@@ -262,7 +277,7 @@ static void tanh_grad_unsquared(const tdm_launch *l)
 /* y where y (1 - y) is due. */
 static void sigmoid_grad_no_complement(const tdm_launch *l)
 {
-    const ref_sigmoid_grad_args a = ref_sigmoid_grad_unpack(l);
+    const ref_sigmoid_grad_args a = ref_sigmoid_grad_unpack(l, host_memory(l).of);
     float *dx = a.dx, *dy = a.dy, *y = a.y;
     for (uint32_t i = 0; i < a.n; i++)
         dx[i] = dy[i] * y[i];
@@ -271,7 +286,7 @@ static void sigmoid_grad_no_complement(const tdm_launch *l)
 /* Phi(x) alone: the x phi(x) term of GELU's derivative forgotten. */
 static void gelu_grad_cdf_only(const tdm_launch *l)
 {
-    const ref_gelu_grad_args a = ref_gelu_grad_unpack(l);
+    const ref_gelu_grad_args a = ref_gelu_grad_unpack(l, host_memory(l).of);
     float *dx = a.dx, *dy = a.dy, *x = a.x;
     for (uint32_t i = 0; i < a.n; i++)
         dx[i] = dy[i] * (float)(0.5 * erfc(-x[i] / sqrt(2.0)));
@@ -280,7 +295,7 @@ static void gelu_grad_cdf_only(const tdm_launch *l)
 /* Bias gradients that miss the batch's last example. */
 static void sum_axis0_skips_last_row(const tdm_launch *l)
 {
-    const ref_sum_axis0_args a = ref_sum_axis0_unpack(l);
+    const ref_sum_axis0_args a = ref_sum_axis0_unpack(l, host_memory(l).of);
     float *out = a.out, *x = a.x;
     uint32_t rows = a.rows, cols = a.cols;
     for (uint32_t c = 0; c < cols; c++) {
@@ -294,7 +309,7 @@ static void sum_axis0_skips_last_row(const tdm_launch *l)
 /* The right loss, but a gradient that ignores grad_scale. */
 static void softmax_xent_unscaled_gradient(const tdm_launch *l)
 {
-    ref_softmax_xent_args unscaled = ref_softmax_xent_unpack(l);
+    ref_softmax_xent_args unscaled = ref_softmax_xent_unpack(l, host_memory(l).of);
     unscaled.grad_scale = 1.0f;
     ref_softmax_xent(&unscaled);
 }
@@ -302,7 +317,7 @@ static void softmax_xent_unscaled_gradient(const tdm_launch *l)
 /* alpha applied only when A is not transposed (the backward's A^T dC). */
 static void gemm_alpha_lost_when_transposed(const tdm_launch *l)
 {
-    ref_gemm_args unscaled = ref_gemm_unpack(l);
+    ref_gemm_args unscaled = ref_gemm_unpack(l, host_memory(l).of);
     if (unscaled.trans_a)
         unscaled.alpha = 1.0f;
     ref_gemm(&unscaled);
@@ -312,7 +327,7 @@ static void gemm_alpha_lost_when_transposed(const tdm_launch *l)
  * through as well. */
 static void gemm_f16_alpha_lost_when_transposed(const tdm_launch *l)
 {
-    ref_gemm_f16_args unscaled = ref_gemm_f16_unpack(l);
+    ref_gemm_f16_args unscaled = ref_gemm_f16_unpack(l, host_memory(l).of);
     if (unscaled.trans_a)
         unscaled.alpha = 1.0f;
     ref_gemm_f16(&unscaled);
@@ -321,7 +336,7 @@ static void gemm_f16_alpha_lost_when_transposed(const tdm_launch *l)
 /* Each float16 read from the other half of its word: the pair's order swapped. */
 static void gemm_f16_halves_swapped(const tdm_launch *l)
 {
-    const ref_gemm_f16_args g = ref_gemm_f16_unpack(l);
+    const ref_gemm_f16_args g = ref_gemm_f16_unpack(l, host_memory(l).of);
     for (uint32_t i = 0; i < g.m; i++)
         for (uint32_t j = 0; j < g.n; j++) {
             double dot = 0.0;
@@ -338,7 +353,7 @@ static void gemm_f16_halves_swapped(const tdm_launch *l)
 /* The filter read as HWOI instead of HWIO: input and output channels swapped. */
 static void conv2d_filter_hwoi(const tdm_launch *l)
 {
-    const ref_conv2d_args a = ref_conv2d_unpack(l);
+    const ref_conv2d_args a = ref_conv2d_unpack(l, host_memory(l).of);
     size_t count = (size_t)a.batch * a.oh * a.ow * a.oc;
     for (size_t i = 0; i < count; i++) {
         size_t o = i % a.oc, t = i / a.oc, b = t / a.ow / a.oh;
@@ -372,7 +387,7 @@ static float padded_window(const float *x, size_t b, int64_t r0, int64_t s0, siz
 /* Padding counted as zeros: it wins a window of negative inputs. */
 static void max_pool2d_zero_padding(const tdm_launch *l)
 {
-    const ref_max_pool2d_args a = ref_max_pool2d_unpack(l);
+    const ref_max_pool2d_args a = ref_max_pool2d_unpack(l, host_memory(l).of);
     size_t count = (size_t)a.batch * a.oh * a.ow * a.c;
     for (size_t o = 0; o < count; o++) {
         size_t ch = o % a.c, t = o / a.c, b = t / a.ow / a.oh;
@@ -385,7 +400,7 @@ static void max_pool2d_zero_padding(const tdm_launch *l)
 /* Padding counted in the mean (Keras's count_include_pad), not TensorFlow's SAME. */
 static void avg_pool2d_counts_padding(const tdm_launch *l)
 {
-    const ref_avg_pool2d_args a = ref_avg_pool2d_unpack(l);
+    const ref_avg_pool2d_args a = ref_avg_pool2d_unpack(l, host_memory(l).of);
     size_t count = (size_t)a.batch * a.oh * a.ow * a.c;
     for (size_t o = 0; o < count; o++) {
         size_t ch = o % a.c, t = o / a.c, b = t / a.ow / a.oh;
@@ -399,7 +414,7 @@ static void avg_pool2d_counts_padding(const tdm_launch *l)
  * window offset p taken as kh - 1 - p. */
 static void conv2d_grad_input_unflipped(const tdm_launch *l)
 {
-    const ref_conv2d_grad_input_args a = ref_conv2d_grad_input_unpack(l);
+    const ref_conv2d_grad_input_args a = ref_conv2d_grad_input_unpack(l, host_memory(l).of);
     size_t count = (size_t)a.batch * a.h * a.w * a.c;
     for (size_t i = 0; i < count; i++) {
         size_t ch = i % a.c, t = i / a.c, b = t / a.w / a.h;
@@ -426,7 +441,7 @@ static void conv2d_grad_input_unflipped(const tdm_launch *l)
 /* The filter's gradient with the padding's offset forgotten. */
 static void conv2d_grad_filter_unpadded(const tdm_launch *l)
 {
-    ref_conv2d_grad_filter_args unpadded = ref_conv2d_grad_filter_unpack(l);
+    ref_conv2d_grad_filter_args unpadded = ref_conv2d_grad_filter_unpack(l, host_memory(l).of);
     unpadded.pad_top = unpadded.pad_left = 0;
     ref_conv2d_grad_filter(&unpadded);
 }
@@ -434,7 +449,7 @@ static void conv2d_grad_filter_unpadded(const tdm_launch *l)
 /* Every dy of a window to every input of it, as if each were its maximum. */
 static void max_pool2d_grad_everywhere(const tdm_launch *l)
 {
-    const ref_max_pool2d_grad_args a = ref_max_pool2d_grad_unpack(l);
+    const ref_max_pool2d_grad_args a = ref_max_pool2d_grad_unpack(l, host_memory(l).of);
     size_t count = (size_t)a.batch * a.h * a.w * a.c;
     for (size_t e = 0; e < count; e++)
         a.dx[e] = 0.0f;
@@ -452,7 +467,7 @@ static void max_pool2d_grad_everywhere(const tdm_launch *l)
 /* Ties to the last of equal inputs instead of the first. */
 static void max_pool2d_grad_last_of_ties(const tdm_launch *l)
 {
-    const ref_max_pool2d_grad_args a = ref_max_pool2d_grad_unpack(l);
+    const ref_max_pool2d_grad_args a = ref_max_pool2d_grad_unpack(l, host_memory(l).of);
     size_t count = (size_t)a.batch * a.h * a.w * a.c;
     for (size_t e = 0; e < count; e++)
         a.dx[e] = 0.0f;
@@ -474,7 +489,7 @@ static void max_pool2d_grad_last_of_ties(const tdm_launch *l)
 /* Each window's dy spread over all of its positions, padding included. */
 static void avg_pool2d_grad_counts_padding(const tdm_launch *l)
 {
-    const ref_avg_pool2d_grad_args a = ref_avg_pool2d_grad_unpack(l);
+    const ref_avg_pool2d_grad_args a = ref_avg_pool2d_grad_unpack(l, host_memory(l).of);
     size_t count = (size_t)a.batch * a.h * a.w * a.c;
     for (size_t e = 0; e < count; e++)
         a.dx[e] = 0.0f;
@@ -494,7 +509,7 @@ static void avg_pool2d_grad_counts_padding(const tdm_launch *l)
  * of the last piece's: right wherever one launch sums the whole image. */
 static void global_avg_pool_restarts(const tdm_launch *l)
 {
-    const ref_global_avg_pool_args a = ref_global_avg_pool_unpack(l);
+    const ref_global_avg_pool_args a = ref_global_avg_pool_unpack(l, host_memory(l).of);
     for (size_t o = 0; o < (size_t)a.batch * a.c; o++) {
         size_t ch = o % a.c, b = o / a.c;
         float sum = 0.0f;
@@ -509,7 +524,7 @@ static void global_avg_pool_restarts(const tdm_launch *l)
 /* Each image's dy to every position of it, not divided by their count. */
 static void global_avg_pool_grad_undivided(const tdm_launch *l)
 {
-    const ref_global_avg_pool_grad_args a = ref_global_avg_pool_grad_unpack(l);
+    const ref_global_avg_pool_grad_args a = ref_global_avg_pool_grad_unpack(l, host_memory(l).of);
     size_t image = (size_t)a.h * a.w * a.c;
     for (size_t e = 0; e < a.batch * image; e++)
         a.dx[e] = a.dy[e / image * a.c + e % a.c];
@@ -518,7 +533,7 @@ static void global_avg_pool_grad_undivided(const tdm_launch *l)
 /* col2im that reads each window's columns (q, p) for (p, q): the window transposed. */
 static void col2im_window_transposed(const tdm_launch *l)
 {
-    const ref_col2im_args a = ref_col2im_unpack(l);
+    const ref_col2im_args a = ref_col2im_unpack(l, host_memory(l).of);
     size_t row = (size_t)a.kh * a.kw * a.c;
     for (size_t e = 0; e < (size_t)a.batch * a.h * a.w * a.c; e++) {
         size_t ch = e % a.c, t = e / a.c, b = t / a.w / a.h;
@@ -540,7 +555,7 @@ static void col2im_window_transposed(const tdm_launch *l)
 /* Epsilon outside the square root: 1 / (sqrt(v) + epsilon). */
 static void batch_norm_stats_eps_outside(const tdm_launch *l)
 {
-    const ref_batch_norm_stats_args a = ref_batch_norm_stats_unpack(l);
+    const ref_batch_norm_stats_args a = ref_batch_norm_stats_unpack(l, host_memory(l).of);
     for (uint32_t c = 0; c < a.cols; c++) {
         float m = a.sum[c] * a.inv_count, v = a.sumsq[c] * a.inv_count - m * m;
         a.mean[c] = m;
@@ -551,7 +566,7 @@ static void batch_norm_stats_eps_outside(const tdm_launch *l)
 /* The unbiased variance of a row, its squares over cols - 1 (Bessel's correction). */
 static void layer_norm_unbiased(const tdm_launch *l)
 {
-    ref_layer_norm_args a = ref_layer_norm_unpack(l);
+    ref_layer_norm_args a = ref_layer_norm_unpack(l, host_memory(l).of);
     for (uint32_t r = 0; r < a.rows; r++) {
         const float *x = a.x + (size_t)r * a.cols;
         float s = 0.0f, q = 0.0f;
@@ -572,7 +587,7 @@ static void layer_norm_unbiased(const tdm_launch *l)
  * variance, forgotten. */
 static void batch_norm_grad_no_variance_term(const tdm_launch *l)
 {
-    const ref_batch_norm_grad_args a = ref_batch_norm_grad_unpack(l);
+    const ref_batch_norm_grad_args a = ref_batch_norm_grad_unpack(l, host_memory(l).of);
     for (size_t i = 0; i < (size_t)a.rows * a.cols; i++) {
         size_t c = i % a.cols;
         a.dx[i] = (a.gamma[c] * a.inv_std[c]) * (a.dy[i] - a.sum_dy[c] * a.inv_count);
@@ -583,7 +598,7 @@ static void batch_norm_grad_no_variance_term(const tdm_launch *l)
  * due. */
 static void layer_norm_grad_means_of_dy(const tdm_launch *l)
 {
-    const ref_layer_norm_grad_args a = ref_layer_norm_grad_unpack(l);
+    const ref_layer_norm_grad_args a = ref_layer_norm_grad_unpack(l, host_memory(l).of);
     for (uint32_t r = 0; r < a.rows; r++) {
         size_t row = (size_t)r * a.cols;
         float m = a.mean[r], is = a.inv_std[r], s1 = 0.0f, s2 = 0.0f;
@@ -603,7 +618,7 @@ static void layer_norm_grad_means_of_dy(const tdm_launch *l)
 /* Attention's softmax over every score of a row, the causal mask forgotten. */
 static void attention_softmax_unmasked(const tdm_launch *l)
 {
-    ref_attention_softmax_args a = ref_attention_softmax_unpack(l);
+    ref_attention_softmax_args a = ref_attention_softmax_unpack(l, host_memory(l).of);
     a.causal = 0;
     ref_attention_softmax(&a);
 }
@@ -612,7 +627,7 @@ static void attention_softmax_unmasked(const tdm_launch *l)
  * moved alone. */
 static void attention_softmax_grad_no_row_sum(const tdm_launch *l)
 {
-    const ref_attention_softmax_grad_args a = ref_attention_softmax_grad_unpack(l);
+    const ref_attention_softmax_grad_args a = ref_attention_softmax_grad_unpack(l, host_memory(l).of);
     for (size_t i = 0; i < (size_t)a.rows * a.cols; i++)
         a.ds[i] = (a.scale * a.p[i]) * a.dp[i];
 }
@@ -849,7 +864,7 @@ void test_case_conformance_selftest(const test_run *run)
     pair[1]->ops = &wrong_ops; /* a test-only device with the wrong kernels */
     /* and lavapipe's loop budget, so that the launches the core cuts into pieces there
      * are cut here too: a piece that restarts its sum must show */
-    pair[1]->max_loop_iterations = TDM_KERNEL_LOOP_BUDGET;
+    pair[1]->limits.max_loop_iterations = TDM_KERNEL_LOOP_BUDGET;
     conf_suite suite = {.reference = ref, .devices = pair, .device_count = 2};
     for (size_t i = 0; i < WRONG_COUNT; i++) {
         conf_result row[2];

@@ -1,13 +1,13 @@
 /* Internal to the reference backend: each kernel's arguments by name, generated from
  * its kernels.def entry and unpacked from a tdm_launch in the table's order: buffers
- * as pointers of their type at their views' offsets (NULL for an unused optional
- * one), then the uints and floats. */
+ * as pointers of their type into the host memory given for each (memory[b]) at their
+ * views' offsets (NULL for an unused optional one), then the uints and floats. */
 #ifndef TDM_REF_ARGS_H
 #define TDM_REF_ARGS_H
 
 #include <stdint.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 
 #define REF_TYPE_F32 float
 #define REF_TYPE_F16 uint16_t
@@ -31,14 +31,13 @@
 #undef TDM_F
 
 #define TDM_BUF(name, type, extent, flags)                                                         \
-    args.name = launch->buffers[b]                                                                 \
-                    ? (REF_TYPE_##type *)launch->buffers[b]->impl + launch->offsets[b]             \
-                    : NULL;                                                                        \
+    args.name = memory[b] ? (REF_TYPE_##type *)memory[b] + launch->offsets[b] : NULL;              \
     b++;
 #define TDM_U(name) args.name = launch->u[u++];
 #define TDM_F(name, min, max) args.name = launch->f[f++];
 #define TDM_KERNEL(name, grid, wg, tolerance, buffers, uints, floats)                              \
-    static inline ref_##name##_args ref_##name##_unpack(const tdm_launch *launch)                  \
+    static inline ref_##name##_args ref_##name##_unpack(const tdm_launch *launch,                  \
+                                                         void *const *memory)                      \
     {                                                                                              \
         ref_##name##_args args;                                                                    \
         unsigned b = 0, u = 0, f = 0;                                                              \

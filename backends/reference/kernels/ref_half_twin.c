@@ -5,12 +5,13 @@
  * keep one reference per kernel. */
 #include <stdlib.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "reference_launch.h"
 
-/* The float copies of a launch's half views, as buffers the kernel reads at offset 0. */
+/* The float copies of a launch's half views, which the kernel reads at offset 0, and
+ * the host memory of its other buffers. */
 typedef struct float_views {
-    tdm_buffer buffers[TDM_KERNEL_MAX_BUFFERS];
+    void *memory[TDM_KERNEL_MAX_BUFFERS];
     float *values[TDM_KERNEL_MAX_BUFFERS];
     uint64_t count[TDM_KERNEL_MAX_BUFFERS];
 } float_views;
@@ -23,7 +24,7 @@ static void free_views(float_views *v)
 
 static const uint16_t *halves_of(const tdm_launch *launch, unsigned b)
 {
-    return (const uint16_t *)launch->buffers[b]->impl + launch->offsets[b];
+    return (const uint16_t *)tdm_backend_buffer_state(launch->buffers[b]) + launch->offsets[b];
 }
 
 /* A twin whose kernel reads no activation it has stored. */
@@ -34,25 +35,26 @@ static tdm_status float_copies(tdm_device *dev, const tdm_launch *launch)
     float_views v = {0};
     inner.kernel = twin->base;
     for (unsigned b = 0; b < twin->buffer_count; b++) {
-        if (!launch->buffers[b] || !twin->buffers[b].activation)
+        if (!launch->buffers[b])
+            continue;
+        v.memory[b] = tdm_backend_buffer_state(launch->buffers[b]);
+        if (!twin->buffers[b].activation)
             continue;
         v.count[b] = tdm_kernel_extent(twin, launch->u, twin->buffers[b].extent);
         v.values[b] = malloc((v.count[b] ? v.count[b] : 1) * sizeof(float));
         if (!v.values[b]) {
             free_views(&v);
             return tdm_fail(TDM_ERR_OUT_OF_MEMORY,
-                            "%s: %s: no host memory for a float copy of %llu halves", dev->desc.id,
+                            "%s: %s: no host memory for a float copy of %llu halves", tdm_backend_device_desc(dev)->id,
                             twin->name, (unsigned long long)v.count[b]);
         }
         const uint16_t *h = halves_of(launch, b);
         for (uint64_t i = 0; i < v.count[b]; i++)
             v.values[b][i] = tdm_f32_from_f16(h[i]);
-        v.buffers[b] = *launch->buffers[b];
-        v.buffers[b].impl = v.values[b];
-        inner.buffers[b] = &v.buffers[b];
+        v.memory[b] = v.values[b];
         inner.offsets[b] = 0;
     }
-    tdm_reference_run(&inner);
+    tdm_reference_run(&inner, v.memory);
     for (unsigned b = 0; b < twin->buffer_count; b++) {
         if (!v.values[b] || !twin->buffers[b].written)
             continue;
@@ -90,7 +92,7 @@ static tdm_status bias_act_f16(tdm_device *dev, const tdm_launch *launch)
     const uint32_t act = (uint32_t)tdm_kernel_uint(info, launch->u, TDM_UINT_activation);
     const tdm_kernel apply = tdm_activation_kernel(act);
     if (apply == TDM_KERNEL_COUNT)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: unknown activation %u", dev->desc.id,
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: unknown activation %u", tdm_backend_device_desc(dev)->id,
                         info->name, act);
     tdm_launch add_z = part(launch, TDM_KERNEL_bias_add, (const unsigned[]){Z, X, B}, 3);
     tdm_launch add_y = part(launch, TDM_KERNEL_bias_add, (const unsigned[]){Y, X, B}, 3);

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "ref_args.h"
 
 #define TDM_KERNEL(name, ...) void ref_##name(const ref_##name##_args *args);

@@ -6,6 +6,10 @@ tdm_status tdm_reference_launch(tdm_device *dev, const tdm_launch *launch)
 {
     if (tdm_kernel_get(launch->kernel)->base != launch->kernel)
         return tdm_reference_half_twin(dev, launch);
-    tdm_reference_run(launch);
+    void *memory[TDM_KERNEL_MAX_BUFFERS] = {0};
+    for (unsigned b = 0; b < TDM_KERNEL_MAX_BUFFERS; b++)
+        if (launch->buffers[b])
+            memory[b] = tdm_backend_buffer_state(launch->buffers[b]);
+    tdm_reference_run(launch, memory);
     return TDM_OK;
 }

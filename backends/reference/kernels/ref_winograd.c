@@ -3,7 +3,7 @@
  * devices match these bits. The 16 products between them are gemm's. */
 #include <stddef.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "ref_kernels.h"
 
 /* Rows of B^T applied to four values: d0 - d2, d1 + d2, d2 - d1, d1 - d3. */
