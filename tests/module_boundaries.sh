@@ -1,11 +1,12 @@
 #!/bin/sh
 # module_boundaries.sh CC INCLUDE MODULES_DIR: each core module's object library sees
-# the internal headers of the modules below it and of no other (tdm_module_root); model
-# and train see some modules through narrow headers alone. For every library root: a
+# the internal headers of the modules below it and of no other (tdm_module_root); model,
+# the optimizer, the parameter service, the train op and the monitor see some modules
+# through narrow headers alone. For every library root: a
 # private header of each module it may use compiles, and one of each module it may not
 # is an error. The allowed sets are docs/ARCHITECTURE.md's; every root holds the
-# platform room besides, which sees no other. Backends include of the core their
-# contract and its services header alone.
+# platform room besides, which sees no other. Backends include of the core the door
+# (device/backend_api.h) and the kernel table alone.
 set -eu
 cc=$1 include=$2 roots=$3
 probe=$(mktemp --suffix=.c)
@@ -16,7 +17,9 @@ header() { # a header of module $1
     collective) echo collective/collective_impl.h ;; input) echo input/dataset_impl.h ;;
     distribute) echo distribute/strategy_impl.h ;; checkpoint) echo checkpoint/checkpoint_posix.h ;;
     model) echo model/model_impl.h ;; platform) echo platform/tdm_thread.h ;;
-    train) echo train/optimizer_impl.h ;; summary) echo summary/event_record.h ;;
+    optimizer) echo optimizer/optimizer_impl.h ;; ps) echo ps/ps_protocol.h ;;
+    train_op) echo train_op/train_op_impl.h ;; monitor) echo monitor/monitor_impl.h ;;
+    summary) echo summary/event_record.h ;;
   esac
 }
 failed=0
@@ -32,14 +35,17 @@ check() { # library, module, expected (yes: compiles, no: refused)
     failed=1
   fi
 }
-all="platform base device collective ops input distribute checkpoint summary model train"
+all="platform base device collective ops input distribute checkpoint summary model optimizer ps train_op monitor"
 for entry in "tandem_platform:platform" "tandem_base:base" "tandem_device:base device" \
              "tandem_collective:base device collective" "tandem_ops:base device ops" \
              "tandem_input:base device input" \
              "tandem_distribute:base device collective input distribute" \
              "tandem_checkpoint:base checkpoint" "tandem_summary:base summary" \
              "tandem_model:base device checkpoint model" \
-             "tandem_train:base device checkpoint train" "tandem_training:base" \
+             "tandem_optimizer:base device optimizer" "tandem_ps:base device optimizer ps" \
+             "tandem_train_op:base device checkpoint optimizer ps train_op" \
+             "tandem_monitor:base device checkpoint optimizer train_op monitor" \
+             "tandem_training:base" \
              "tandem_backend_reference:base device" \
              "tandem_backend_opencl:base device" "tandem_backend_vulkan:base device"; do
   lib=${entry%%:*} allowed="${entry#*:} platform"
@@ -48,7 +54,8 @@ for entry in "tandem_platform:platform" "tandem_base:base" "tandem_device:base d
     case " $allowed " in *" $module "*) check "$lib" "$module" yes ;; *) check "$lib" "$module" no ;; esac
   done
 done
-# model and train see other modules through their narrow headers alone.
+# model, the optimizer, the parameter service, the train op and the monitor see
+# other modules through their narrow headers alone.
 narrow() { # library, headers
   lib=$1
   shift
@@ -57,7 +64,9 @@ narrow() { # library, headers
     { echo "FAIL: $lib cannot include its narrow headers"; failed=1; }
 }
 narrow tandem_model input/standardize.h ops/ops_images.h ops/ops_mixed.h
-narrow tandem_train distribute/variable_access.h collective/collectives.h
+for lib in tandem_optimizer tandem_ps tandem_train_op tandem_monitor; do
+  narrow $lib distribute/variable_access.h collective/collectives.h
+done
 # Backends come in through one door (device/backend_api.h) and the kernel table they
 # expand (device/kernels.def); of the core nothing else, the public headers aside.
 # device/backend_services.h (the door and the core's structs) is left to the backends

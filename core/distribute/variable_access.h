@@ -1,5 +1,5 @@
-/* Internal: what the modules above distribute (core/train) may ask of it beyond the
- * public API, so that they never reach into its structs. */
+/* Internal: what the modules above distribute (optimizer, ps, train_op, monitor) may
+ * ask of it beyond the public API, so that they never reach into its structs. */
 #ifndef TDM_CORE_VARIABLE_ACCESS_H
 #define TDM_CORE_VARIABLE_ACCESS_H
 

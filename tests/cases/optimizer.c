@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "harness.h"
-#include "train/optimizer_impl.h"
+#include "optimizer/optimizer_impl.h"
 
 #define MAX_REPLICAS 4
 #define E 37 /* elements of the main test variable: not a multiple of 4 */

@@ -74,7 +74,7 @@ TEST_FRACTION = 0.2  # tandem train's default hold-out, for data without a test 
 LEARNING_RATE = 0.001
 ADAM_EPSILON = 1e-7  # tandem's (TensorFlow's) default; PyTorch's is 1e-8
 
-# ---- tandem's generators (include/tandem/dataset.h, core/train/model.c) ----------
+# ---- tandem's generators (include/tandem/dataset.h, core/model) --------------------
 
 U64 = (1 << 64) - 1
 GOLDEN = 0x9E3779B97F4A7C15
