@@ -52,7 +52,7 @@ int coll_all_copy_directly(const tdm_buffer_view *values, size_t count);
 tdm_collective_algorithm coll_choose(const tdm_buffer_view *values, size_t count);
 /* Whether every value's device shares memory with the first's. */
 int coll_all_share(const tdm_buffer_view *values, size_t count);
-/* collective_ranks.c: the job across the ranks too (job->ranks with count > 1). */
+/* algorithms/across_ranks.c: the job across the ranks too (job->ranks with count > 1). */
 tdm_status coll_ranks(const coll_job *job);
 
 /* collective_checks.c: TDM_ERR_INVALID_ARGUMENT naming the argument. */
@@ -149,7 +149,7 @@ tdm_status coll_ring(const coll_job *job);
 tdm_status coll_tree(const coll_job *job);
 tdm_status coll_direct(const coll_job *job);
 tdm_status coll_host(const coll_job *job);
-/* collective_tree.c: the number of runs of consecutive values sharing memory. */
+/* algorithms/tree.c: the number of runs of consecutive values sharing memory. */
 size_t coll_group_count(const tdm_buffer_view *values, size_t count);
 
 #endif

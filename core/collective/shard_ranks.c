@@ -3,7 +3,7 @@
  * (the job's replica order is rank order, then each rank's own), which fixes the
  * shard sizes, this rank's first index and the root's rank; then:
  *   reduce-scatter: the whole input is all-reduced across the ranks into scratch
- *                   beside value 0 (the ranks plan, collective_ranks.c), and each
+ *                   beside value 0 (the ranks plan, algorithms/across_ranks.c), and each
  *                   value's shard copied out: the all-reduce's bits, by construction;
  *   reduce:         the same all-reduce into scratch, copied to the root's output
  *                   by the rank that holds it;
