@@ -15,7 +15,7 @@ header() { # a header of module $1
   case $1 in
     base) echo base/error.h ;; device) echo device/kernel.h ;; ops) echo ops/ops_check.h ;;
     collective) echo collective/collective_impl.h ;; input) echo input/dataset_impl.h ;;
-    distribute) echo distribute/strategy_impl.h ;; checkpoint) echo checkpoint/checkpoint_posix.h ;;
+    distribute) echo distribute/strategy_impl.h ;; checkpoint) echo checkpoint/checkpoint_files.h ;;
     model) echo model/model_impl.h ;; platform) echo platform/tdm_thread.h ;;
     optimizer) echo optimizer/optimizer_impl.h ;; ps) echo ps/ps_protocol.h ;;
     train_op) echo train_op/train_op_impl.h ;; monitor) echo monitor/monitor_impl.h ;;

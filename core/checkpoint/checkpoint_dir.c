@@ -9,7 +9,7 @@
 
 #include "checkpoint/checkpoint_dir.h"
 #include "checkpoint/checkpoint_format.h"
-#include "checkpoint/checkpoint_posix.h"
+#include "checkpoint/checkpoint_files.h"
 #include "base/error.h"
 #include "tandem/checkpoint.h"
 

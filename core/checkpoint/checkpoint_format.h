@@ -78,7 +78,7 @@ enum { TDM_CKPT_KIND_F32 = 1, TDM_CKPT_KIND_I32 = 2, TDM_CKPT_KIND_U64 = 3, TDM_
 #define TDM_CKPT_FINAL_NAME_LEN (5 + TDM_CKPT_STEP_DIGITS + 4)
 #define TDM_CKPT_TEMP_PREFIX ".ckpt-"
 #define TDM_CKPT_TEMP_MARK ".tdm.tmp-"
-/* The run's lock on the directory (checkpoint_posix.h). */
+/* The run's lock on the directory (checkpoint_files.h). */
 #define TDM_CKPT_LOCK_NAME ".tandem-lock"
 
 static inline void tdm_ckpt_store_u16(unsigned char *p, uint16_t v)

@@ -8,7 +8,7 @@
 #include "checkpoint/checkpoint_format.h"
 #include "checkpoint/checkpoint_memory.h"
 #include "checkpoint/checkpoint_names.h"
-#include "checkpoint/checkpoint_posix.h"
+#include "checkpoint/checkpoint_files.h"
 #include "base/error.h"
 #include "tandem/checkpoint.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "checkpoint/checkpoint_posix.h"
+#include "checkpoint/checkpoint_files.h"
 #include "checkpoint/output_file.h"
 #include "checkpoint/path_links.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "checkpoint/checkpoint_posix.h"
+#include "checkpoint/checkpoint_files.h"
 #include "checkpoint/path_links.h"
 #include "platform/tdm_text.h"
 

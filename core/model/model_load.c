@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "checkpoint/checkpoint_format.h"
-#include "checkpoint/checkpoint_posix.h"
+#include "checkpoint/checkpoint_files.h"
 #include "base/error.h"
 #include "device/tensor_impl.h"
 #include "model/model_file.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "checkpoint/checkpoint_posix.h"
+#include "checkpoint/checkpoint_files.h"
 #include "checkpoint/output_file.h"
 #include "model/layers/layer_type.h"
 #include "model/onnx_ops.h"

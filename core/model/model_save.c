@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint/checkpoint_posix.h"
+#include "checkpoint/checkpoint_files.h"
 #include "checkpoint/output_file.h"
 #include "base/error.h"
 #include "model/model_file.h"

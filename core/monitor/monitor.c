@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkpoint/checkpoint_posix.h"
+#include "checkpoint/checkpoint_files.h"
 #include "checkpoint/path_links.h"
 #include "base/error.h"
 #include "distribute/variable_access.h"

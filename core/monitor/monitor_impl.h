@@ -12,7 +12,7 @@ struct tdm_monitor {
     tdm_step *step;
     tdm_monitor_options opts;
     char *dir;
-    int lock; /* the directory's lock (checkpoint_posix.h); -1 without a directory */
+    int lock; /* the directory's lock (checkpoint_files.h); -1 without a directory */
     uint64_t global_step;
     uint64_t saved_step; /* of the last checkpoint written or restored */
     int saved;           /* whether there is one */

@@ -12,7 +12,7 @@
 
 #include "checkpoint/checkpoint_dir.h"
 #include "checkpoint/checkpoint_memory.h"
-#include "checkpoint/checkpoint_posix.h"
+#include "checkpoint/checkpoint_files.h"
 #include "base/error.h"
 #include "distribute/variable_access.h"
 #include "monitor/monitor_impl.h"

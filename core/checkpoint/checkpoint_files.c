@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "checkpoint/checkpoint_format.h"
-#include "checkpoint/checkpoint_posix.h"
+#include "checkpoint/checkpoint_files.h"
 #include "base/error.h"
 #include "base/input_limit.h"
 #include "platform/tdm_files.h"

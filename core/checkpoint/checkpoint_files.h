@@ -1,8 +1,8 @@
 /* Internal: the file-system calls of the checkpoint files, through the platform's
- * tdm_files.h, kept in checkpoint_posix.c alone. Each failing call sets the last error,
+ * tdm_files.h, kept in checkpoint_files.c alone. Each failing call sets the last error,
  * starting with func and naming the path and strerror. */
-#ifndef TDM_TRAIN_CHECKPOINT_POSIX_H
-#define TDM_TRAIN_CHECKPOINT_POSIX_H
+#ifndef TDM_CORE_CHECKPOINT_FILES_H
+#define TDM_CORE_CHECKPOINT_FILES_H
 
 #include <stddef.h>
 #include <stdint.h>
