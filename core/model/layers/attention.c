@@ -10,8 +10,8 @@
 #include "device/kernel_args.h"
 #include "device/tensor_impl.h"
 #include "model/layers/layer_type.h"
-#include "model/onnx_ops.h"
-#include "model/onnx_weights.h"
+#include "model/onnx/onnx_ops.h"
+#include "model/onnx/onnx_weights.h"
 #include "ops/ops_batched.h"
 #include "tandem/ops.h"
 

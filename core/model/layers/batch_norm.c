@@ -13,8 +13,8 @@
 #include "tandem/ops.h"
 #include "model/layers/images.h"
 #include "model/layers/normalise.h"
-#include "model/onnx_ops.h"
-#include "model/onnx_weights.h"
+#include "model/onnx/onnx_ops.h"
+#include "model/onnx/onnx_weights.h"
 
 /* The rows of a layer's `norm` buffer [6, channels]. */
 typedef struct norm_views {

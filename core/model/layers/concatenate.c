@@ -5,7 +5,7 @@
 #include "base/error.h"
 #include "model/layers/merges.h"
 #include "tandem/ops.h"
-#include "model/onnx_ops.h"
+#include "model/onnx/onnx_ops.h"
 
 static tdm_status plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l, const char *f)
 {

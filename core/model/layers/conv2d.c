@@ -8,8 +8,8 @@
 #include "device/tensor_impl.h"
 #include "model/layers/images.h"
 #include "ops/ops_images.h"
-#include "model/onnx_ops.h"
-#include "model/onnx_weights.h"
+#include "model/onnx/onnx_ops.h"
+#include "model/onnx/onnx_weights.h"
 
 static tdm_status plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l, const char *f)
 {

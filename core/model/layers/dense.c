@@ -3,7 +3,7 @@
 #include "base/error.h"
 #include "model/layers/layer_type.h"
 #include "tandem/ops.h"
-#include "model/onnx_weights.h"
+#include "model/onnx/onnx_weights.h"
 
 const char *const tdm_kernel_and_bias[] = {"kernel", "bias", NULL};
 

@@ -4,8 +4,8 @@
 #include "base/error.h"
 #include "tandem/ops.h"
 #include "model/layers/layer_type.h"
-#include "model/onnx_ops.h"
-#include "model/onnx_weights.h"
+#include "model/onnx/onnx_ops.h"
+#include "model/onnx/onnx_weights.h"
 
 /* t [rows, positions * units] as [rows * positions, units]: a row per id. */
 static tdm_status per_id(const tdm_model *m, tdm_tensor *t, tdm_tensor **out)

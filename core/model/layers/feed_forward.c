@@ -5,8 +5,8 @@
 
 #include "base/error.h"
 #include "model/layers/layer_type.h"
-#include "model/onnx_ops.h"
-#include "model/onnx_weights.h"
+#include "model/onnx/onnx_ops.h"
+#include "model/onnx/onnx_weights.h"
 #include "tandem/ops.h"
 
 enum { HIDDEN_Z, HIDDEN_A, HIDDEN_GRAD };

@@ -2,7 +2,7 @@
  * channels out, through tdm_op_global_avg_pool and its gradient (bitwise average
  * pooling with the image as its one window). No variables. */
 #include "model/layers/images.h"
-#include "model/onnx_ops.h"
+#include "model/onnx/onnx_ops.h"
 
 static tdm_status plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l, const char *f)
 {

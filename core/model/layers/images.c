@@ -2,7 +2,7 @@
  * plan, the poolings' passes and the per-channel sums. */
 #include "base/error.h"
 #include "model/layers/images.h"
-#include "model/onnx_ops.h"
+#include "model/onnx/onnx_ops.h"
 
 /* t's first rows * h * w * c elements as an image. */
 static tdm_status image(const tdm_tensor *t, size_t rows, size_t h, size_t w, size_t c,

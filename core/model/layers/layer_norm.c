@@ -6,8 +6,8 @@
 #include "model/layers/images.h"
 #include "model/layers/normalise.h"
 #include "tandem/ops.h"
-#include "model/onnx_ops.h"
-#include "model/onnx_weights.h"
+#include "model/onnx/onnx_ops.h"
+#include "model/onnx/onnx_weights.h"
 
 /* A layer norm's per-position means and inv_stds: the first and second halves of
  * its row_stats view. */

@@ -6,7 +6,7 @@
 #define TDM_MODEL_LAYER_TYPE_H
 
 #include "model/model_impl.h"
-#include "model/onnx_graph.h"
+#include "model/onnx/onnx_graph.h"
 
 /* The tdm_layer fields a kind takes; the model refuses a layer that sets one its kind
  * does not take (units, vocab, activation, dropout, skip). Model files record the

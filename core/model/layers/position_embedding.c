@@ -3,8 +3,8 @@
  * gradient the sum over the batch. */
 #include "base/error.h"
 #include "model/layers/layer_type.h"
-#include "model/onnx_ops.h"
-#include "model/onnx_weights.h"
+#include "model/onnx/onnx_ops.h"
+#include "model/onnx/onnx_weights.h"
 #include "tandem/ops.h"
 
 /* P as one row of positions * channels, the bias kernels' shape. */

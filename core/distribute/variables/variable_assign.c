@@ -6,7 +6,7 @@
 
 #include "base/error.h"
 #include "tandem/ops.h"
-#include "distribute/variable_impl.h"
+#include "distribute/variables/variable_impl.h"
 
 /* What is written: one tensor on any device, one tensor per copy on that copy's
  * device (local), or host floats. */

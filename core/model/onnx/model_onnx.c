@@ -12,7 +12,7 @@
 #include "checkpoint/checkpoint_files.h"
 #include "checkpoint/output_file.h"
 #include "model/layers/layer_type.h"
-#include "model/onnx_ops.h"
+#include "model/onnx/onnx_ops.h"
 #include "tandem/tandem.h"
 
 #define ONNX_IR_VERSION 8

@@ -5,7 +5,7 @@
 #ifndef TDM_MODEL_ONNX_OPS_H
 #define TDM_MODEL_ONNX_OPS_H
 
-#include "model/onnx_graph.h"
+#include "model/onnx/onnx_graph.h"
 #include "tandem/nn.h"
 
 /* x reshaped to [-1, dims...]: the batch first, whatever it is. */

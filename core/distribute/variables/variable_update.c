@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "distribute/variable_impl.h"
+#include "distribute/variables/variable_impl.h"
 
 tdm_status tdm_strategy_update(tdm_strategy *s, tdm_variable *var, tdm_update_fn fn,
                                void *user_data)

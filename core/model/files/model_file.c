@@ -1,7 +1,7 @@
 /* The names a model file gives the loss's reduction (the loss's: loss_kinds.c). */
 #include <string.h>
 
-#include "model/model_file.h"
+#include "model/files/model_file.h"
 
 static const char *const reduction_names[] = {"sum_over_batch_size", "sum"};
 

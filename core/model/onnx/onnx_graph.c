@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/onnx_graph.h"
+#include "model/onnx/onnx_graph.h"
 
 enum { /* onnx.proto field numbers */
        GRAPH_NODE = 1,

@@ -6,7 +6,7 @@
 
 #include "base/error.h"
 #include "base/options.h"
-#include "distribute/variable_impl.h"
+#include "distribute/variables/variable_impl.h"
 
 static const char create_func[] = "tdm_variable_create";
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
-#include "distribute/variable_impl.h"
+#include "distribute/variables/variable_impl.h"
 
 static const char func[] = "tdm_variable_read";
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
-#include "distribute/variable_impl.h"
+#include "distribute/variables/variable_impl.h"
 
 tdm_status tdm_variable_int64_only(const tdm_variable *var, const char *func)
 {

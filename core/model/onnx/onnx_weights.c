@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
-#include "model/onnx_weights.h"
+#include "model/onnx/onnx_weights.h"
 
 static tdm_status read_back(const tdm_variable *var, float **out, tdm_shape *shape)
 {

@@ -1,7 +1,7 @@
 /* The ONNX export's node patterns: reshapes, layouts, activations, windows. */
 #include <math.h>
 
-#include "model/onnx_ops.h"
+#include "model/onnx/onnx_ops.h"
 
 #define MAX_RANK 8
 

@@ -4,7 +4,7 @@
 
 #include "input/dataset_impl.h"
 #include "base/error.h"
-#include "distribute/input_impl.h"
+#include "distribute/distributed_input/input_impl.h"
 #include "distribute/strategy_impl.h"
 #include "base/options.h"
 

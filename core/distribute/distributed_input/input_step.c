@@ -6,7 +6,7 @@
 #include "input/dataset_impl.h"
 #include "base/checked_size.h"
 #include "base/error.h"
-#include "distribute/input_impl.h"
+#include "distribute/distributed_input/input_impl.h"
 #include "device/kernel_args.h"
 #include "distribute/strategy_impl.h"
 

@@ -11,7 +11,7 @@
 
 #include "base/clock.h"
 #include "base/error.h"
-#include "distribute/input_impl.h"
+#include "distribute/distributed_input/input_impl.h"
 #include "platform/tdm_thread.h"
 
 /* A step as it passes from the producer to the caller. */

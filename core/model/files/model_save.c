@@ -9,7 +9,7 @@
 #include "checkpoint/checkpoint_files.h"
 #include "checkpoint/output_file.h"
 #include "base/error.h"
-#include "model/model_file.h"
+#include "model/files/model_file.h"
 #include "model/layers/layer_type.h"
 #include "checkpoint/safetensors.h"
 #include "platform/tdm_text.h"

@@ -4,7 +4,7 @@
 #define TDM_MODEL_ONNX_WEIGHTS_H
 
 #include "model/model_impl.h"
-#include "model/onnx_graph.h"
+#include "model/onnx/onnx_graph.h"
 
 /* Layer l's trainable variable k (its type's order: kernel, bias; gamma, beta) or
  * moving statistic k (mean, variance) read into a new host array, *out, to free; its
