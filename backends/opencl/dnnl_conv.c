@@ -19,7 +19,7 @@
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "dnnl_conv.h"
 #include "dnnl_padding_terms.h"
 

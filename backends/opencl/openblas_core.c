@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "openblas_core.h"
 
 /* OpenBLAS 0.3.21's cores whose kernels use AVX2 or wider (its names). */

@@ -6,7 +6,7 @@
 #ifndef TDM_OPENCL_OPENBLAS_CORE_H
 #define TDM_OPENCL_OPENBLAS_CORE_H
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 
 /* In lib's resolve, right after it opened OpenBLAS: where the kernels it chose use
  * no AVX2 though the CPU has AVX2 and FMA, OpenBLAS is opened again with

@@ -2,7 +2,7 @@
  * calls, once per process. */
 #define TDM_OPENCL_API_LOADER
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "opencl_api.h"
 
 tdm_opencl_api tdm_opencl_entry;

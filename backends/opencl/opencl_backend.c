@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "opencl_internal.h"
 
 /* All platforms the ICD loader offers; NOT_FOUND when there is none. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "opencl_program.h"
 
 /* A device or platform string, cut to fit; "" when the query fails. */
@@ -62,7 +62,7 @@ int tdm_opencl_binary_load(const tdm_device *dev, const char *key, const char *o
     void *binary;
     size_t size;
 
-    if (!tdm_disk_cache_load(dev->ctx, "opencl", key, &binary, &size))
+    if (!tdm_disk_cache_load(tdm_backend_device_context(dev), "opencl", key, &binary, &size))
         return 0;
     cl_int status = CL_SUCCESS, err;
     const unsigned char *bytes = binary;
@@ -81,7 +81,7 @@ int tdm_opencl_binary_load(const tdm_device *dev, const char *key, const char *o
         snprintf(why, sizeof why, "%s: %s (%d)", call, tdm_opencl_error_name(err), (int)err);
         if (program)
             clReleaseProgram(program);
-        tdm_disk_cache_refused(dev->ctx, key, why);
+        tdm_disk_cache_refused(tdm_backend_device_context(dev), key, why);
         return 0;
     }
     *out = program;
@@ -100,6 +100,6 @@ void tdm_opencl_binary_store(const tdm_device *dev, const char *key, cl_program 
     unsigned char *binary = malloc(size);
     if (binary &&
         clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof binary, &binary, NULL) == CL_SUCCESS)
-        tdm_disk_cache_store(dev->ctx, "opencl", key, binary, size);
+        tdm_disk_cache_store(tdm_backend_device_context(dev), "opencl", key, binary, size);
     free(binary);
 }

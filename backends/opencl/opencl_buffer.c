@@ -2,7 +2,7 @@
  * context can use and copy them. */
 #include <stdlib.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "opencl_internal.h"
 
 /* The codes drivers use for "no memory left" when creating a buffer; an invalid
@@ -18,17 +18,17 @@ static int is_allocation_failure(cl_int err)
  * it memory of its own, which the host then reads and writes in place. */
 tdm_status tdm_opencl_buffer_alloc(tdm_buffer *buf, void **state)
 {
-    const tdm_device *dev = buf->device;
+    const tdm_device *dev = tdm_backend_buffer_device(buf);
     tdm_opencl_device *d = tdm_opencl_dev(dev);
     tdm_opencl_buffer *b = calloc(1, sizeof *b);
     if (!b)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", dev->desc.id,
-                        dev->desc.name);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", tdm_backend_device_desc(dev)->id,
+                        tdm_backend_device_desc(dev)->name);
     cl_int err;
     tdm_opencl_serial_begin(dev);
-    b->mem = d->host_memory && buf->size
-                 ? tdm_opencl_create_in_host_memory(d, buf->size, &b->host, &err)
-                 : clCreateBuffer(d->context, CL_MEM_READ_WRITE, buf->size, NULL, &err);
+    b->mem = d->host_memory && tdm_backend_buffer_size(buf)
+                 ? tdm_opencl_create_in_host_memory(d, tdm_backend_buffer_size(buf), &b->host, &err)
+                 : clCreateBuffer(d->context, CL_MEM_READ_WRITE, tdm_backend_buffer_size(buf), NULL, &err);
     tdm_opencl_serial_end(dev);
     if (err == CL_SUCCESS) {
         *state = b;
@@ -38,18 +38,18 @@ tdm_status tdm_opencl_buffer_alloc(tdm_buffer *buf, void **state)
     return tdm_fail(is_allocation_failure(err) ? TDM_ERR_OUT_OF_MEMORY : TDM_ERR_BACKEND,
                     "%s '%s': could not allocate %zu bytes (%.1f MiB): clCreateBuffer "
                     "failed: %s (%d)",
-                    dev->desc.id, dev->desc.name, buf->size, (double)buf->size / 1048576.0,
+                    tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, tdm_backend_buffer_size(buf), (double)tdm_backend_buffer_size(buf) / 1048576.0,
                     tdm_opencl_error_name(err), (int)err);
 }
 
 void tdm_opencl_buffer_free(tdm_buffer *buf)
 {
-    tdm_opencl_buffer *b = buf->impl;
-    tdm_opencl_serial_begin(buf->device);
+    tdm_opencl_buffer *b = tdm_backend_buffer_state(buf);
+    const tdm_device *dev = tdm_backend_buffer_device(buf);
+    tdm_opencl_serial_begin(dev);
     clReleaseMemObject(b->mem); /* its host memory goes with it, once no command uses it */
-    tdm_opencl_serial_end(buf->device);
+    tdm_opencl_serial_end(dev);
     free(b);
-    buf->impl = NULL;
 }
 
 static tdm_status check(const tdm_device *dev, const char *call, cl_int err)
@@ -59,32 +59,32 @@ static tdm_status check(const tdm_device *dev, const char *call, cl_int err)
 
 tdm_status tdm_opencl_write(tdm_buffer *buf, size_t offset, const void *src, size_t size)
 {
-    tdm_opencl_serial_begin(buf->device);
-    tdm_device_count_host_wait(buf->device);
-    cl_int err = clEnqueueWriteBuffer(tdm_opencl_dev(buf->device)->queue, tdm_opencl_mem(buf),
+    tdm_opencl_serial_begin(tdm_backend_buffer_device(buf));
+    tdm_device_count_host_wait(tdm_backend_buffer_device(buf));
+    cl_int err = clEnqueueWriteBuffer(tdm_opencl_dev(tdm_backend_buffer_device(buf))->queue, tdm_opencl_mem(buf),
                                       CL_TRUE, offset, size, src, 0, NULL, NULL);
-    tdm_opencl_serial_end(buf->device);
-    return check(buf->device, "clEnqueueWriteBuffer", err);
+    tdm_opencl_serial_end(tdm_backend_buffer_device(buf));
+    return check(tdm_backend_buffer_device(buf), "clEnqueueWriteBuffer", err);
 }
 
 tdm_status tdm_opencl_read(tdm_buffer *buf, size_t offset, void *dst, size_t size)
 {
-    tdm_opencl_serial_begin(buf->device);
-    tdm_device_count_host_wait(buf->device);
-    cl_int err = clEnqueueReadBuffer(tdm_opencl_dev(buf->device)->queue, tdm_opencl_mem(buf),
+    tdm_opencl_serial_begin(tdm_backend_buffer_device(buf));
+    tdm_device_count_host_wait(tdm_backend_buffer_device(buf));
+    cl_int err = clEnqueueReadBuffer(tdm_opencl_dev(tdm_backend_buffer_device(buf))->queue, tdm_opencl_mem(buf),
                                      CL_TRUE, offset, size, dst, 0, NULL, NULL);
-    tdm_opencl_serial_end(buf->device);
-    return check(buf->device, "clEnqueueReadBuffer", err);
+    tdm_opencl_serial_end(tdm_backend_buffer_device(buf));
+    return check(tdm_backend_buffer_device(buf), "clEnqueueReadBuffer", err);
 }
 
 tdm_status tdm_opencl_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern, size_t words,
                            size_t size)
 {
-    tdm_opencl_serial_begin(buf->device);
-    cl_int err = clEnqueueFillBuffer(tdm_opencl_dev(buf->device)->queue, tdm_opencl_mem(buf),
+    tdm_opencl_serial_begin(tdm_backend_buffer_device(buf));
+    cl_int err = clEnqueueFillBuffer(tdm_opencl_dev(tdm_backend_buffer_device(buf))->queue, tdm_opencl_mem(buf),
                                      pattern, 4 * words, offset, size, 0, NULL, NULL);
-    tdm_opencl_serial_end(buf->device);
-    return check(buf->device, "clEnqueueFillBuffer", err);
+    tdm_opencl_serial_end(tdm_backend_buffer_device(buf));
+    return check(tdm_backend_buffer_device(buf), "clEnqueueFillBuffer", err);
 }
 
 /* One context means one memory space: buffers move between its devices directly. */
@@ -118,18 +118,18 @@ static tdm_status flushed(tdm_device *dev, const char *call, cl_int err)
 static tdm_status copy_peer(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size_t src_offset,
                             size_t size)
 {
-    cl_command_queue src_queue = tdm_opencl_dev(src->device)->queue;
+    cl_command_queue src_queue = tdm_opencl_dev(tdm_backend_buffer_device(src))->queue;
     cl_event ready = NULL, copied = NULL;
-    tdm_status st = flushed(src->device, "clEnqueueMarkerWithWaitList",
+    tdm_status st = flushed(tdm_backend_buffer_device(src), "clEnqueueMarkerWithWaitList",
                             clEnqueueMarkerWithWaitList(src_queue, 0, NULL, &ready));
 
     if (st == TDM_OK)
-        st = flushed(dst->device, "clEnqueueCopyBuffer",
-                     clEnqueueCopyBuffer(tdm_opencl_dev(dst->device)->queue, tdm_opencl_mem(src),
+        st = flushed(tdm_backend_buffer_device(dst), "clEnqueueCopyBuffer",
+                     clEnqueueCopyBuffer(tdm_opencl_dev(tdm_backend_buffer_device(dst))->queue, tdm_opencl_mem(src),
                                          tdm_opencl_mem(dst), src_offset, dst_offset, size, 1,
                                          &ready, &copied));
     if (st == TDM_OK)
-        st = flushed(src->device, "clEnqueueBarrierWithWaitList",
+        st = flushed(tdm_backend_buffer_device(src), "clEnqueueBarrierWithWaitList",
                      clEnqueueBarrierWithWaitList(src_queue, 1, &copied, NULL));
     if (ready)
         clReleaseEvent(ready);
@@ -142,16 +142,16 @@ static tdm_status copy_peer(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
 tdm_status tdm_opencl_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size_t src_offset,
                            size_t size)
 {
-    cl_command_queue queue = tdm_opencl_dev(dst->device)->queue;
+    cl_command_queue queue = tdm_opencl_dev(tdm_backend_buffer_device(dst))->queue;
     tdm_status st;
 
-    tdm_opencl_serial_begin(dst->device);
-    if (queue != tdm_opencl_dev(src->device)->queue)
+    tdm_opencl_serial_begin(tdm_backend_buffer_device(dst));
+    if (queue != tdm_opencl_dev(tdm_backend_buffer_device(src))->queue)
         st = copy_peer(dst, dst_offset, src, src_offset, size);
     else
-        st = check(dst->device, "clEnqueueCopyBuffer",
+        st = check(tdm_backend_buffer_device(dst), "clEnqueueCopyBuffer",
                    clEnqueueCopyBuffer(queue, tdm_opencl_mem(src), tdm_opencl_mem(dst), src_offset,
                                        dst_offset, size, 0, NULL, NULL));
-    tdm_opencl_serial_end(dst->device);
+    tdm_opencl_serial_end(tdm_backend_buffer_device(dst));
     return st;
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "opencl_internal.h"
 
 #ifdef TDM_HAVE_CLBLAST
@@ -105,16 +105,16 @@ static void apply_tuning(const tdm_device *dev)
     const char *setting = getenv("TDM_CLBLAST_TUNING");
     if (setting && !strcmp(setting, "off"))
         return; /* CLBlast's own defaults, to measure what the parameters give */
-    const tdm_clblast_parameters *p = tdm_opencl_gemm_tuning(d->platform->name, dev->desc.type);
+    const tdm_clblast_parameters *p = tdm_opencl_gemm_tuning(d->platform->name, tdm_backend_device_desc(dev)->type);
     for (; p && p->kernel; p++) {
         const char *names[TDM_CLBLAST_MAX_PARAMETERS]; /* CLBlast takes them non-const */
         memcpy(names, p->names, sizeof names);
         CLBlastStatusCode s = clblast_override(d->device, p->kernel, CLBlastPrecisionSingle,
                                                p->count, names, p->values);
         if (s != CLBlastSuccess)
-            tdm_log(dev->ctx, TDM_LOG_WARN,
+            tdm_log(tdm_backend_device_context(dev), TDM_LOG_WARN,
                     "%s '%s': CLBlast refused tandem's %s parameters (%s, %d): its defaults stay",
-                    dev->desc.id, dev->desc.name, p->kernel, clblast_error_name(s), (int)s);
+                    tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, p->kernel, clblast_error_name(s), (int)s);
     }
 }
 
@@ -123,7 +123,7 @@ tdm_status tdm_opencl_clblast_run(tdm_device *dev, const tdm_opencl_product *p)
     const char *why;
     if (!tdm_opencl_clblast_load(&why))
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': gemm on OpenCL needs CLBlast: %s",
-                        dev->desc.id, dev->desc.name, why);
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, why);
 
     cl_command_queue queue = tdm_opencl_dev(dev)->queue;
     const CLBlastTranspose ta = p->trans_a ? CLBlastTransposeYes : CLBlastTransposeNo;
@@ -146,7 +146,7 @@ tdm_status tdm_opencl_clblast_run(tdm_device *dev, const tdm_opencl_product *p)
     if (s != CLBlastSuccess)
         return tdm_fail(clblast_status(s),
                         "%s '%s': gemm (m %u, n %u, k %u, %zu at once): %s failed: %s (%d)",
-                        dev->desc.id, dev->desc.name, p->m, p->n, p->k, p->batch,
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, p->m, p->n, p->k, p->batch,
                         p->batch == 1 ? "CLBlastSgemm" : "CLBlastSgemmStridedBatched",
                         clblast_error_name(s), (int)s);
     return TDM_OK;
@@ -179,7 +179,7 @@ tdm_status tdm_opencl_clblast_run(tdm_device *dev, const tdm_opencl_product *p)
     return tdm_fail(TDM_ERR_UNSUPPORTED,
                     "%s '%s': gemm on OpenCL needs CLBlast, which this build of tandem lacks "
                     "(install libclblast-dev and reconfigure)",
-                    dev->desc.id, dev->desc.name);
+                    tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name);
 }
 
 void tdm_opencl_clblast_forget_programs(void)

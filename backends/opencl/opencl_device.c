@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "gemm_tuning.h"
 #include "opencl_internal.h"
 
@@ -30,19 +30,19 @@ static int choose_build_options(tdm_opencl_device *d)
 /* A logical device takes this path too: its own queue on the same cl_device_id
  * and context, so its work is ordered apart from its siblings' yet shares buffers. */
 tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev, void **state,
-                                  tdm_backend_limits *limits)
+                                  tdm_backend_traits *traits)
 {
     const tdm_opencl_physical *phys = &be->devices[index];
     tdm_opencl_device *d = calloc(1, sizeof *d);
     cl_int err;
 
     if (!d)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", dev->desc.id,
-                        dev->desc.name);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", tdm_backend_device_desc(dev)->id,
+                        tdm_backend_device_desc(dev)->name);
     if (tdm_mutex_init(&d->kernel_lock) != 0) {
         free(d);
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': cannot create a mutex", dev->desc.id,
-                        dev->desc.name);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': cannot create a mutex", tdm_backend_device_desc(dev)->id,
+                        tdm_backend_device_desc(dev)->name);
     }
     d->platform = phys->platform;
     d->context = phys->platform->context;
@@ -61,12 +61,13 @@ tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev
         free(d);
         return tdm_opencl_fail(dev, "clCreateCommandQueue", err);
     }
-    tdm_gemm_tuning_take(be->ctx, &dev->desc); /* read back by name at each gemm */
-    limits->image_runs = choose_build_options(d);
-    limits->quad_items = 1; /* the sources in kernels/ loop over quads */
+    /* read back by name at each gemm */
+    tdm_gemm_tuning_take(be->ctx, tdm_backend_device_desc(dev), traits);
+    traits->image_runs = choose_build_options(d);
+    traits->quad_items = 1; /* the sources in kernels/ loop over quads */
     d->host_memory = tdm_opencl_probe_host_memory(d);
     /* the host's BLAS reaches the buffers where they live */
-    d->host_gemm = d->host_memory && tdm_opencl_host_gemm_usable(d->device, dev->desc.type);
+    d->host_gemm = d->host_memory && tdm_opencl_host_gemm_usable(d->device, tdm_backend_device_desc(dev)->type);
     d->host_conv = tdm_opencl_host_conv_usable(d);
     *state = d; /* kernels reach a whole cl_mem: no binding-range limit */
     return TDM_OK;

@@ -2,7 +2,7 @@
  * (opencl_launch.c), except gemm on CLBlast and gemm_f16, which may be split over k
  * (opencl_gemm.c), and the implicit convolutions, which a library runs on the host
  * (opencl_host_conv.c). Above those paths, which call nothing here. */
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "opencl_internal.h"
 #include "opencl_program.h"
 
@@ -25,7 +25,7 @@ tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s '%s': launch of an unknown kernel (%d) "
                         "or without its first buffer",
-                        dev->desc.id, dev->desc.name, (int)launch->kernel);
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, (int)launch->kernel);
     if (launch->kernel == TDM_KERNEL_gemm)
         return tdm_opencl_gemm(dev, launch);
     if (launch->kernel == TDM_KERNEL_gemm_f16)

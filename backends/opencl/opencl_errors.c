@@ -1,7 +1,7 @@
 /* OpenCL error codes as names, and their mapping to tandem statuses. */
 #include "opencl_internal.h"
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 
 #define TDM_CL_ERROR(code) \
     case code:             \
@@ -101,6 +101,6 @@ tdm_status tdm_opencl_status(cl_int err)
 
 tdm_status tdm_opencl_fail(const tdm_device *dev, const char *call, cl_int err)
 {
-    return tdm_fail(tdm_opencl_status(err), "%s '%s': %s failed: %s (%d)", dev->desc.id,
-                    dev->desc.name, call, tdm_opencl_error_name(err), (int)err);
+    return tdm_fail(tdm_opencl_status(err), "%s '%s': %s failed: %s (%d)", tdm_backend_device_desc(dev)->id,
+                    tdm_backend_device_desc(dev)->name, call, tdm_opencl_error_name(err), (int)err);
 }

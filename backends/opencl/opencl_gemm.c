@@ -4,7 +4,7 @@
  * split over k by the same rule as CLBlast's products (opencl_gemm_split.c). */
 #include <stdint.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "opencl_internal.h"
 
 /* C = beta * C over m rows of n with leading dimension ldc, with the table's fill

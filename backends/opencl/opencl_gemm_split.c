@@ -10,7 +10,7 @@
  * takes the same rule and the same sum: its kernel multiplies the slices at once, one
  * per group along a second dimension of its launch (as one plain launch, the CNN's
  * filter gradients under --mixed-precision took 31 ms a step on an H200). */
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "gemm_tuning.h"
 #include "opencl_internal.h"
 
@@ -23,11 +23,11 @@
  * tiles) and the slices that make k long. */
 uint32_t tdm_opencl_gemm_slices(const tdm_device *dev, const tdm_opencl_product *p)
 {
-    const tdm_gemm_tuning *row = tdm_gemm_tuning_named(dev->desc.gemm_tuning);
+    const tdm_gemm_tuning *row = tdm_gemm_tuning_named(tdm_backend_device_desc(dev)->gemm_tuning);
     const uint64_t mn = (uint64_t)p->m * p->n;
     const uint64_t tiles = (uint64_t)((p->m + 15) / 16) * ((p->n + 15) / 16);
     const uint32_t units =
-        dev->desc.compute_units > row->min_units ? dev->desc.compute_units : row->min_units;
+        tdm_backend_device_desc(dev)->compute_units > row->min_units ? tdm_backend_device_desc(dev)->compute_units : row->min_units;
     if (p->k < (uint64_t)row->long_slices * row->slice_k || tiles >= units || p->ldc != p->n)
         return 0;
     uint64_t slices = p->k / row->slice_k;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "opencl_internal.h"
 
 /* Page-aligned: beyond any CL_DEVICE_MEM_BASE_ADDR_ALIGN, and whole pages. */
@@ -82,12 +82,12 @@ int tdm_opencl_probe_host_memory(tdm_opencl_device *d)
 
 void *tdm_opencl_host_address(tdm_buffer *buf)
 {
-    return ((tdm_opencl_buffer *)buf->impl)->host;
+    return ((tdm_opencl_buffer *)tdm_backend_buffer_state(buf))->host;
 }
 
 float *tdm_opencl_host_floats(const tdm_launch *launch, unsigned slot)
 {
-    const tdm_opencl_buffer *b = launch->buffers[slot]->impl;
+    const tdm_opencl_buffer *b = tdm_backend_buffer_state(launch->buffers[slot]);
     return (float *)b->host + launch->offsets[slot];
 }
 
@@ -139,8 +139,8 @@ tdm_status tdm_opencl_host_command(tdm_device *dev, void(CL_CALLBACK *run)(void 
     if (!h) {
         if (finished)
             finished(context);
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", dev->desc.id,
-                        dev->desc.name);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", tdm_backend_device_desc(dev)->id,
+                        tdm_backend_device_desc(dev)->name);
     }
     *h = (host_command){.count = 0, .finished = finished, .context = context};
     const unsigned count = tdm_kernel_get(launch->kernel)->buffer_count;

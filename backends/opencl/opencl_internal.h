@@ -4,7 +4,7 @@
 
 #include "opencl_api.h"
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 
 /* A program cache entry; defined in opencl_program.c. */
 typedef struct tdm_opencl_program tdm_opencl_program;
@@ -44,7 +44,7 @@ struct tdm_backend {
     size_t device_count;
 };
 
-/* dev->impl of an opened device (physical or logical). */
+/* tdm_backend_device_state(dev) of an opened device (physical or logical). */
 typedef struct tdm_opencl_device {
     cl_context context; /* owned by platform */
     cl_device_id device;
@@ -63,7 +63,7 @@ typedef struct tdm_opencl_device {
     int profiling;          /* the queue has CL_QUEUE_PROFILING_ENABLE: timestamps */
 } tdm_opencl_device;
 
-/* buf->impl: the cl_mem, and where the host addresses its memory (NULL: nowhere). */
+/* tdm_backend_buffer_state(buf): the cl_mem, and where the host addresses its memory (NULL: nowhere). */
 typedef struct tdm_opencl_buffer {
     cl_mem mem;
     void *host;
@@ -71,7 +71,7 @@ typedef struct tdm_opencl_buffer {
 
 static inline tdm_opencl_device *tdm_opencl_dev(const tdm_device *dev)
 {
-    return (tdm_opencl_device *)dev->impl;
+    return (tdm_opencl_device *)tdm_backend_device_state(dev);
 }
 
 /* Around calls that may run commands, on platforms whose driver is not thread-safe. */
@@ -91,7 +91,7 @@ static inline void tdm_opencl_serial_end(const tdm_device *dev)
 
 static inline cl_mem tdm_opencl_mem(const tdm_buffer *buf)
 {
-    return ((const tdm_opencl_buffer *)buf->impl)->mem;
+    return ((const tdm_opencl_buffer *)tdm_backend_buffer_state(buf))->mem;
 }
 
 /* opencl_errors.c */
@@ -139,7 +139,7 @@ tdm_status tdm_opencl_host_command(tdm_device *dev, void(CL_CALLBACK *run)(void 
 
 /* opencl_device.c */
 tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev, void **state,
-                                  tdm_backend_limits *limits);
+                                  tdm_backend_traits *traits);
 void tdm_opencl_close_device(tdm_device *dev);
 tdm_status tdm_opencl_finish(tdm_device *dev);
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "opencl_program.h"
 
 /* How much of a build log goes into the last error: errors come first, and the
@@ -56,7 +56,7 @@ static tdm_status build_failed(const tdm_device *dev, const char *name, cl_progr
     tdm_status st = tdm_fail(tdm_opencl_status(err),
                              "%s '%s': building program '%s' failed: clBuildProgram: %s (%d); "
                              "build log%s:\n%.*s%s",
-                             dev->desc.id, dev->desc.name, name, tdm_opencl_error_name(err),
+                             tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, name, tdm_opencl_error_name(err),
                              (int)err, cut ? " (truncated)" : "", BUILD_LOG_MAX,
                              log ? log : "(none)", cut ? "\n[...]" : "");
 
@@ -76,7 +76,7 @@ static tdm_status build_from_source(const tdm_device *dev, const char *name,
     if (err != CL_SUCCESS)
         return tdm_fail(tdm_opencl_status(err),
                         "%s '%s': program '%s': clCreateProgramWithSource failed: %s (%d)",
-                        dev->desc.id, dev->desc.name, name, tdm_opencl_error_name(err),
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, name, tdm_opencl_error_name(err),
                         (int)err);
     err = clBuildProgram(program, 1, &d->device, options ? options : "", NULL, NULL);
     if (err != CL_SUCCESS) {
@@ -115,8 +115,8 @@ static tdm_status build_cached(const tdm_device *dev, const char *name,
     tdm_opencl_program *e = malloc(sizeof *e + len);
 
     if (!e)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", dev->desc.id,
-                        dev->desc.name);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", tdm_backend_device_desc(dev)->id,
+                        tdm_backend_device_desc(dev)->name);
     tdm_status st = build(dev, name, sources, source_count, options, &e->program);
     if (st != TDM_OK) {
         free(e);

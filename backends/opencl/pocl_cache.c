@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "opencl_internal.h"
 
 /* PoCL's default: $XDG_CACHE_HOME/pocl/kcache, else $HOME/.cache/pocl/kcache.

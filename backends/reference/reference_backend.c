@@ -51,12 +51,12 @@ static void host_describe(const tdm_backend *be, size_t index, tdm_device_desc *
 }
 
 static tdm_status host_open_device(tdm_backend *be, size_t index, tdm_device *dev, void **state,
-                                   tdm_backend_limits *limits)
+                                   tdm_backend_traits *traits)
 {
     (void)be;
     (void)index;
     (void)dev;
-    (void)limits;
+    (void)traits;
     *state = NULL;
     return TDM_OK;
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "gemm_tuning.h"
 
 static const tdm_gemm_tuning rows[] = {
@@ -84,7 +84,8 @@ const tdm_gemm_tuning *tdm_gemm_tuning_named(const char *name)
     return &rows[ROWS - 1];
 }
 
-const tdm_gemm_tuning *tdm_gemm_tuning_take(const tdm_context *ctx, tdm_device_desc *desc)
+const tdm_gemm_tuning *tdm_gemm_tuning_take(const tdm_context *ctx, const tdm_device_desc *desc,
+                                            tdm_backend_traits *traits)
 {
     const char *ignored;
     const tdm_gemm_tuning *row = tdm_gemm_tuning_choose(desc, &ignored);
@@ -93,6 +94,6 @@ const tdm_gemm_tuning *tdm_gemm_tuning_take(const tdm_context *ctx, tdm_device_d
                 "%s: TDM_GEMM_TUNING=%s ignored: no row of that name "
                 "(backends/tuning/gemm_tuning.def); the device takes its own, %s",
                 desc->id, ignored, row->name);
-    snprintf(desc->gemm_tuning, sizeof desc->gemm_tuning, "%s", row->name);
+    traits->gemm_tuning = row->name;
     return row;
 }

@@ -7,8 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tandem/context.h"
-#include "tandem/device.h"
+#include "device/backend_api.h"
 
 typedef struct tdm_gemm_tuning {
     const char *name;
@@ -32,9 +31,10 @@ const tdm_gemm_tuning *tdm_gemm_tuning_match(const tdm_gemm_tuning *rows, size_t
  * best match. *ignored is TDM_GEMM_TUNING's text where it names no row, else NULL. */
 const tdm_gemm_tuning *tdm_gemm_tuning_choose(const tdm_device_desc *desc, const char **ignored);
 
-/* The device's row, written into desc->gemm_tuning; a TDM_GEMM_TUNING that names
- * no row is logged as ignored. */
-const tdm_gemm_tuning *tdm_gemm_tuning_take(const tdm_context *ctx, tdm_device_desc *desc);
+/* The device's row, named in traits (which the core writes into the description's
+ * gemm_tuning); a TDM_GEMM_TUNING that names no row is logged as ignored. */
+const tdm_gemm_tuning *tdm_gemm_tuning_take(const tdm_context *ctx, const tdm_device_desc *desc,
+                                            tdm_backend_traits *traits);
 
 /* The row of that name, as tdm_device_desc.gemm_tuning holds it; the default for
  * any other. */

@@ -1,6 +1,6 @@
 /* Loads the Vulkan loader, libvulkan.so.1, and the entry points the backend calls,
  * once per process. */
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "vulkan_api.h"
 
 #define TDM_VULKAN_DEFINE(name) PFN_##name name;

@@ -15,7 +15,7 @@
  * before it starts. 1 ms bounds how long a device waits for work the host recorded
  * and then left alone (a thread waiting on another device, say), and keeps what the
  * batches closed by the clock cost in submissions to a few percent of a core. */
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "vulkan_internal.h"
 
 static tdm_status check_lost(const tdm_vk_device *vd)
@@ -23,8 +23,8 @@ static tdm_status check_lost(const tdm_vk_device *vd)
     if (!vd->lost_call)
         return TDM_OK;
     return tdm_fail(tdm_vk_status(vd->lost_result),
-                    "%s '%s': recorded work was lost when %s failed: %s (%d)", vd->dev->desc.id,
-                    vd->dev->desc.name, vd->lost_call, tdm_vk_result_name(vd->lost_result),
+                    "%s '%s': recorded work was lost when %s failed: %s (%d)", tdm_backend_device_desc(vd->dev)->id,
+                    tdm_backend_device_desc(vd->dev)->name, vd->lost_call, tdm_vk_result_name(vd->lost_result),
                     (int)vd->lost_result);
 }
 

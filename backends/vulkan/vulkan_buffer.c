@@ -2,7 +2,7 @@
  * reach the memory directly. */
 #include <stdlib.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "vulkan_internal.h"
 
 static tdm_status create_buffer(tdm_vk_device *vd, size_t size, tdm_vk_buffer *vb)
@@ -39,7 +39,7 @@ static tdm_status allocate(tdm_vk_device *vd, size_t size, tdm_vk_buffer **out)
 {
     tdm_vk_buffer *vb = calloc(1, sizeof *vb);
     if (!vb)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", vd->dev->desc.id);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", tdm_backend_device_desc(vd->dev)->id);
     /* Unified memory: host-visible device memory is as fast and needs no staging.
      * Otherwise the first device-local type, not a small host-visible window. */
     const VkMemoryPropertyFlags choices[] = {
@@ -66,12 +66,12 @@ static tdm_status allocate(tdm_vk_device *vd, size_t size, tdm_vk_buffer **out)
  * they are gone, a second try. */
 tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf, void **state)
 {
-    tdm_vk_device *vd = buf->device->impl;
+    tdm_vk_device *vd = tdm_vk_buffer_dev(buf);
     tdm_vk_buffer *vb = NULL;
     tdm_vk_retire_sweep(vd);
-    tdm_status s = allocate(vd, buf->size, &vb);
+    tdm_status s = allocate(vd, tdm_backend_buffer_size(buf), &vb);
     if (s == TDM_ERR_OUT_OF_MEMORY && tdm_vk_retire_wait(vd))
-        s = allocate(vd, buf->size, &vb);
+        s = allocate(vd, tdm_backend_buffer_size(buf), &vb);
     *state = vb;
     return s;
 }
@@ -80,9 +80,9 @@ tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf, void **state)
  * the work recorded before the free has completed (vulkan_buffer_release.c). */
 void tdm_vk_buffer_free(tdm_buffer *buf)
 {
-    if (buf->impl)
-        tdm_vk_retire(buf->device->impl, buf->impl);
-    buf->impl = NULL;
+    tdm_vk_buffer *vb = tdm_backend_buffer_state(buf);
+    if (vb)
+        tdm_vk_retire(tdm_vk_buffer_dev(buf), vb);
 }
 
 /* Host-coherent memory of a unified-memory device only: elsewhere mapped memory is
@@ -93,7 +93,7 @@ void tdm_vk_buffer_free(tdm_buffer *buf)
  * after it, and a submission makes earlier host writes visible. */
 void *tdm_vk_host_address(tdm_buffer *buf)
 {
-    const tdm_vk_device *vd = buf->device->impl;
-    const tdm_vk_buffer *vb = buf->impl;
+    const tdm_vk_device *vd = tdm_vk_buffer_dev(buf);
+    const tdm_vk_buffer *vb = tdm_backend_buffer_state(buf);
     return vd->unified_memory && vb->coherent ? vb->mapped : NULL;
 }

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "vulkan_internal.h"
 
 #define CHECK_M 160u
@@ -26,30 +26,28 @@
 #define SPEED_SIZE 1024u
 #define SPEED_RUNS 3
 
+/* The check's buffers are the core's own (tandem/buffer.h), allocated and freed as
+ * a user's are: the launch path reads them as it reads any. */
 typedef struct product {
-    tdm_buffer a, b, c;
+    tdm_buffer *a, *b, *c;
     uint32_t m, n, k;
 } product;
 
 static void release(product *p)
 {
-    tdm_buffer *all[] = {&p->a, &p->b, &p->c};
-    for (size_t i = 0; i < 3; i++)
-        if (all[i]->impl)
-            tdm_vk_buffer_free(all[i]);
+    tdm_buffer_free(p->a);
+    tdm_buffer_free(p->b);
+    tdm_buffer_free(p->c);
 }
 
 static tdm_status allocate(tdm_device *dev, product *p, uint32_t m, uint32_t n, uint32_t k)
 {
     *p = (product){.m = m, .n = n, .k = k};
-    p->a = (tdm_buffer){.device = dev, .size = (size_t)m * k * 2};
-    p->b = (tdm_buffer){.device = dev, .size = (size_t)k * n * 2};
-    p->c = (tdm_buffer){.device = dev, .size = (size_t)m * n * 4};
-    tdm_status s = tdm_vk_buffer_alloc(&p->a, &p->a.impl);
+    tdm_status s = tdm_buffer_alloc(dev, (size_t)m * k * 2, &p->a);
     if (s == TDM_OK)
-        s = tdm_vk_buffer_alloc(&p->b, &p->b.impl);
+        s = tdm_buffer_alloc(dev, (size_t)k * n * 2, &p->b);
     if (s == TDM_OK)
-        s = tdm_vk_buffer_alloc(&p->c, &p->c.impl);
+        s = tdm_buffer_alloc(dev, (size_t)m * n * 4, &p->c);
     return s;
 }
 
@@ -81,7 +79,7 @@ static tdm_status launch(tdm_device *dev, product *p, size_t index, int trans_a,
     uint64_t groups = (uint64_t)((p->m + 15) / 16) * ((p->n + 15) / 16);
     tdm_launch l = {
         .kernel = TDM_KERNEL_gemm_f16,
-        .buffers = {&p->c, &p->a, &p->b},
+        .buffers = {p->c, p->a, p->b},
         .u = {p->m, p->n, p->k, lda, ldb, p->n, (uint32_t)trans_a, (uint32_t)trans_b},
         .f = {alpha, beta},
         .groups = groups < TDM_KERNEL_MAX_GROUPS ? (uint32_t)groups : TDM_KERNEL_MAX_GROUPS,
@@ -101,19 +99,19 @@ static tdm_status compare(tdm_device *dev, char *why, size_t size)
     float *b = a + m * k, *c0 = b + k * n, *got = c0 + m * n;
     tdm_status s = allocate(dev, &p, m, n, k);
     if (s == TDM_OK)
-        s = write_halves(&p.a, (size_t)m * k, 1, a);
+        s = write_halves(p.a, (size_t)m * k, 1, a);
     if (s == TDM_OK)
-        s = write_halves(&p.b, (size_t)k * n, 5, b);
+        s = write_halves(p.b, (size_t)k * n, 5, b);
     const tdm_tolerance *tol = &tdm_kernel_get(TDM_KERNEL_gemm_f16)->tolerance;
     for (int t = 0; t < 4 && s == TDM_OK && !why[0]; t++) {
         int ta = t & 1, tb = t >> 1;
         for (size_t i = 0; i < (size_t)m * n; i++)
             c0[i] = value_at(i, 3u + (unsigned)t);
-        s = tdm_vk_write(&p.c, 0, c0, sizeof(float) * m * n);
+        s = tdm_vk_write(p.c, 0, c0, sizeof(float) * m * n);
         if (s == TDM_OK)
             s = launch(dev, &p, TDM_VK_PIPELINE_COOPMAT, ta, tb, alpha, beta);
         if (s == TDM_OK)
-            s = tdm_vk_read(&p.c, 0, got, sizeof(float) * m * n);
+            s = tdm_vk_read(p.c, 0, got, sizeof(float) * m * n);
         for (uint32_t r = 0; r < m && s == TDM_OK && !why[0]; r++)
             for (uint32_t col = 0; col < n && !why[0]; col++) {
                 double sum = 0, scale = 0;
@@ -163,12 +161,12 @@ static tdm_status race(tdm_device *dev, char *why, size_t size, double *engine, 
     product p;
     const uint32_t u[TDM_KERNEL_MAX_UINTS] = {SPEED_SIZE, SPEED_SIZE, SPEED_SIZE,
                                               SPEED_SIZE, SPEED_SIZE, SPEED_SIZE};
-    size_t plain_index = tdm_vk_gemm_pipeline(dev->impl, TDM_KERNEL_gemm_f16, u);
+    size_t plain_index = tdm_vk_gemm_pipeline(tdm_vk_dev(dev), TDM_KERNEL_gemm_f16, u);
     tdm_status s = allocate(dev, &p, SPEED_SIZE, SPEED_SIZE, SPEED_SIZE);
     if (s == TDM_OK)
-        s = write_halves(&p.a, (size_t)SPEED_SIZE * SPEED_SIZE, 1, NULL);
+        s = write_halves(p.a, (size_t)SPEED_SIZE * SPEED_SIZE, 1, NULL);
     if (s == TDM_OK)
-        s = write_halves(&p.b, (size_t)SPEED_SIZE * SPEED_SIZE, 5, NULL);
+        s = write_halves(p.b, (size_t)SPEED_SIZE * SPEED_SIZE, 5, NULL);
     if (s == TDM_OK)
         s = time_runs(dev, &p, plain_index, plain);
     if (s == TDM_OK)
@@ -183,7 +181,7 @@ static tdm_status race(tdm_device *dev, char *why, size_t size, double *engine, 
 /* Why the path cannot be used, in why; "" where it can. */
 static void run_check(tdm_device *dev, char *why, size_t size, double *engine, double *plain)
 {
-    tdm_vk_device *vd = dev->impl;
+    tdm_vk_device *vd = tdm_vk_dev(dev);
     if (vd->coopmat.faked && !vd->coopmat.emulated) {
         snprintf(why, size,
                  "the device was created without VK_KHR_cooperative_matrix (its shape is "
@@ -202,7 +200,7 @@ static void run_check(tdm_device *dev, char *why, size_t size, double *engine, d
 
 void tdm_vk_coopmat_check(tdm_device *dev)
 {
-    tdm_vk_device *vd = dev->impl;
+    tdm_vk_device *vd = tdm_vk_dev(dev);
     tdm_mutex_lock(&vd->coopmat_lock);
     if (vd->coopmat.state == TDM_VK_COOPMAT_UNCHECKED) {
         char why[TDM_DEVICE_NAME_MAX] = "", shape[96];
@@ -210,12 +208,13 @@ void tdm_vk_coopmat_check(tdm_device *dev)
         run_check(dev, why, sizeof why, &engine, &plain);
         tdm_vk_coopmat_describe(&vd->coopmat, shape, sizeof shape);
         if (why[0]) {
-            snprintf(dev->desc.matrix_engine, sizeof dev->desc.matrix_engine,
-                     "not used: check failed: %.160s", why);
-            tdm_log(dev->ctx, TDM_LOG_INFO,
+            char engine_text[TDM_DEVICE_NAME_MAX];
+            snprintf(engine_text, sizeof engine_text, "not used: check failed: %.160s", why);
+            tdm_backend_device_set_matrix_engine(dev, engine_text);
+            tdm_log(tdm_backend_device_context(dev), TDM_LOG_INFO,
                     "%s: matrix engine %s not used, gemm_f16 keeps "
                     "tandem's shader: check failed: %s",
-                    dev->desc.id, shape, why);
+                    tdm_backend_device_desc(dev)->id, shape, why);
         } else {
             char speed[160] = "its results checked, its speed not (the emulated module)";
             if (!vd->coopmat.emulated && tdm_vk_env_flag("TDM_VK_COOPMAT_UNRACED"))
@@ -224,9 +223,9 @@ void tdm_vk_coopmat_check(tdm_device *dev)
             else if (!vd->coopmat.emulated)
                 snprintf(speed, sizeof speed, "%d products of %u^3 in %.3f ms, %.3f ms without it",
                          SPEED_RUNS, SPEED_SIZE, engine * 1e3, plain * 1e3);
-            snprintf(dev->desc.matrix_engine, sizeof dev->desc.matrix_engine, "%s", shape);
-            tdm_log(dev->ctx, TDM_LOG_INFO, "%s: matrix engine %s used for gemm_f16: %s",
-                    dev->desc.id, shape, speed);
+            tdm_backend_device_set_matrix_engine(dev, shape);
+            tdm_log(tdm_backend_device_context(dev), TDM_LOG_INFO, "%s: matrix engine %s used for gemm_f16: %s",
+                    tdm_backend_device_desc(dev)->id, shape, speed);
         }
         vd->coopmat.state = why[0] ? TDM_VK_COOPMAT_REFUSED : TDM_VK_COOPMAT_USED;
     }

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "vulkan_internal.h"
 
 /* 0: none; 1: core in Vulkan 1.2; 2: through VK_KHR_timeline_semaphore.
@@ -85,7 +85,7 @@ static tdm_status create_timeline(tdm_vk_device *vd, int timeline)
         vd->device, core ? "vkGetSemaphoreCounterValue" : "vkGetSemaphoreCounterValueKHR");
     if (!vd->wait_semaphores || !vd->get_counter)
         return tdm_fail(TDM_ERR_BACKEND, "%s '%s': timeline semaphore functions are missing",
-                        vd->dev->desc.id, vd->dev->desc.name);
+                        tdm_backend_device_desc(vd->dev)->id, tdm_backend_device_desc(vd->dev)->name);
     VkSemaphoreTypeCreateInfo type = {
         .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
         .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
@@ -155,7 +155,7 @@ static void tighten_limits(tdm_vk_device *vd)
         vd->max_storage_range = range;
 }
 
-static void record_limits(const tdm_backend *be, tdm_vk_device *vd)
+static void record_limits(const tdm_backend *be, tdm_vk_device *vd, tdm_backend_traits *traits)
 {
     VkPhysicalDeviceProperties props;
     vkGetPhysicalDeviceProperties(vd->physical, &props);
@@ -163,7 +163,7 @@ static void record_limits(const tdm_backend *be, tdm_vk_device *vd)
     vd->max_group_size = max_group_size(&props.limits);
     vd->max_shared_bytes = props.limits.maxComputeSharedMemorySize;
     vd->specialization = specialization_for(vd, type);
-    tdm_vk_gemm_tiles_choose(be, vd, type != VK_PHYSICAL_DEVICE_TYPE_CPU);
+    tdm_vk_gemm_tiles_choose(be, vd, type != VK_PHYSICAL_DEVICE_TYPE_CPU, traits);
     vd->max_storage_range = props.limits.maxStorageBufferRange;
     vd->storage_alignment = props.limits.minStorageBufferOffsetAlignment;
     tighten_limits(vd);
@@ -197,7 +197,7 @@ static void log_shape(const tdm_backend *be, const tdm_vk_device *vd)
     tdm_log(be->ctx, TDM_LOG_DEBUG,
             "%s: group size %s (at most %u), gemm blocks %ux%u per invocation%s, offset "
             "alignment %llu, binding range %llu bytes",
-            vd->dev->desc.id, sp->group_size ? "one subgroup" : "the table's", vd->max_group_size,
+            tdm_backend_device_desc(vd->dev)->id, sp->group_size ? "one subgroup" : "the table's", vd->max_group_size,
             4 * sp->gemm_rows4, 4 * sp->gemm_cols4, tiles,
             (unsigned long long)vd->storage_alignment, (unsigned long long)vd->max_storage_range);
 }
@@ -209,9 +209,9 @@ static void log_import(const tdm_backend *be, const tdm_vk_device *vd, int switc
         tdm_log(be->ctx, TDM_LOG_DEBUG,
                 "%s: host memory import available (VK_EXT_external_memory_host, "
                 "alignment %llu bytes)",
-                vd->dev->desc.id, (unsigned long long)vd->import_alignment);
+                tdm_backend_device_desc(vd->dev)->id, (unsigned long long)vd->import_alignment);
     else
-        tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: host memory import unavailable (%s)", vd->dev->desc.id,
+        tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: host memory import unavailable (%s)", tdm_backend_device_desc(vd->dev)->id,
                 switched_off ? "TDM_VK_NO_HOST_IMPORT" : "not offered");
 }
 
@@ -237,11 +237,11 @@ static void release(tdm_vk_device *vd)
     free(vd);
 }
 
-static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd, tdm_backend_limits *limits)
+static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd, tdm_backend_traits *traits)
 {
     if (!tdm_vk_compute_family(vd->physical, &vd->queue_family))
-        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': no compute queue family", vd->dev->desc.id,
-                        vd->dev->desc.name);
+        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': no compute queue family", tdm_backend_device_desc(vd->dev)->id,
+                        tdm_backend_device_desc(vd->dev)->name);
     int timeline = timeline_support(be, vd->physical);
     /* TDM_VK_NO_HOST_IMPORT=1 keeps the staging path, so that tests cover both. */
     int no_import = tdm_vk_env_flag("TDM_VK_NO_HOST_IMPORT");
@@ -264,14 +264,14 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd, tdm_backend_limits
     if (s != TDM_OK)
         return s;
     tdm_vk_import_load(vd);
-    record_limits(be, vd);
+    record_limits(be, vd, traits);
     /* A kernel's view starts up to an alignment past its window's base. */
-    limits->max_binding_bytes = vd->max_storage_range - vd->storage_alignment;
-    limits->max_loop_iterations = is_llvmpipe(be, vd->physical) ? TDM_KERNEL_LOOP_BUDGET : 0;
+    traits->max_binding_bytes = vd->max_storage_range - vd->storage_alignment;
+    traits->max_loop_iterations = is_llvmpipe(be, vd->physical) ? TDM_KERNEL_LOOP_BUDGET : 0;
     /* A discrete card's memory is not host-visible: TDM_VK_AS_GPU stages as on one. */
     vd->force_staging = tdm_vk_env_flag("TDM_VK_FORCE_STAGING") || tdm_vk_env_flag("TDM_VK_AS_GPU");
     tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: queue family %u, completion by %s%s%s%s%s",
-            vd->dev->desc.id, vd->queue_family, timeline ? "timeline semaphore" : "fences",
+            tdm_backend_device_desc(vd->dev)->id, vd->queue_family, timeline ? "timeline semaphore" : "fences",
             vd->force_staging ? ", staging forced" : "",
             vd->storage16 ? "" : ", no storageBuffer16BitAccess (no float16 twins)",
             vd->float_controls & TDM_VK_KEEP_SPECIALS
@@ -287,37 +287,37 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd, tdm_backend_limits
 }
 
 tdm_status tdm_vk_open_device(tdm_backend *be, size_t index, tdm_device *dev, void **state,
-                              tdm_backend_limits *limits)
+                              tdm_backend_traits *traits)
 {
     tdm_vk_device *vd = calloc(1, sizeof *vd);
     if (!vd)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", dev->desc.id,
-                        dev->desc.name);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", tdm_backend_device_desc(dev)->id,
+                        tdm_backend_device_desc(dev)->name);
     if (tdm_mutex_init(&vd->lock) != 0) {
         free(vd);
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", dev->desc.id);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", tdm_backend_device_desc(dev)->id);
     }
     if (tdm_mutex_init(&vd->staging_lock) != 0) {
         tdm_mutex_destroy(&vd->lock);
         free(vd);
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", dev->desc.id);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", tdm_backend_device_desc(dev)->id);
     }
     if (tdm_mutex_init(&vd->coopmat_lock) != 0) {
         tdm_mutex_destroy(&vd->staging_lock);
         tdm_mutex_destroy(&vd->lock);
         free(vd);
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", dev->desc.id);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", tdm_backend_device_desc(dev)->id);
     }
     if (tdm_mutex_init(&vd->retire_lock) != 0) {
         tdm_mutex_destroy(&vd->coopmat_lock);
         tdm_mutex_destroy(&vd->staging_lock);
         tdm_mutex_destroy(&vd->lock);
         free(vd);
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", dev->desc.id);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", tdm_backend_device_desc(dev)->id);
     }
     vd->dev = dev;
     vd->physical = be->physical[index];
-    tdm_status s = open_vd(be, vd, limits);
+    tdm_status s = open_vd(be, vd, traits);
     if (s != TDM_OK) {
         release(vd);
         return s;
@@ -328,13 +328,13 @@ tdm_status tdm_vk_open_device(tdm_backend *be, size_t index, tdm_device *dev, vo
 
 void tdm_vk_close_device(tdm_device *dev)
 {
-    tdm_vk_device *vd = dev->impl;
+    tdm_vk_device *vd = tdm_vk_dev(dev);
     if (!vd)
         return;
     tdm_vk_flusher_stop(vd);
     vkDeviceWaitIdle(vd->device); /* nothing to do on failure: everything goes anyway */
-    tdm_log(dev->ctx, TDM_LOG_DEBUG, "%s: host transfers: %llu bytes imported, %llu staged",
-            dev->desc.id, (unsigned long long)vd->imported_bytes,
+    tdm_log(tdm_backend_device_context(dev), TDM_LOG_DEBUG, "%s: host transfers: %llu bytes imported, %llu staged",
+            tdm_backend_device_desc(dev)->id, (unsigned long long)vd->imported_bytes,
             (unsigned long long)vd->staged_bytes);
     release(vd);
 }

@@ -4,7 +4,7 @@
  * Each slot owns one descriptor pool for TDM_VK_BATCH_COMMANDS sets, reset whenever
  * the slot opens a batch again (its previous submission has completed by then), so
  * descriptor memory stays bounded by the slot count however long a program runs. */
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "vulkan_internal.h"
 
 void tdm_vk_window(const tdm_vk_device *vd, VkDeviceSize buffer_size, VkDeviceSize offset,

@@ -3,12 +3,12 @@
  * completes with it. Waiting or asking submits that batch first. */
 #include <stdlib.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "vulkan_internal.h"
 
 tdm_status tdm_vk_finish(tdm_device *dev)
 {
-    tdm_vk_device *vd = dev->impl;
+    tdm_vk_device *vd = tdm_vk_dev(dev);
     tdm_status s = tdm_vk_wait(vd, tdm_vk_last_recorded(vd));
     tdm_vk_retire_sweep(vd); /* the device is idle: every retired buffer goes */
     return s;
@@ -18,20 +18,20 @@ tdm_status tdm_vk_event_record(tdm_device *dev, void **event)
 {
     uint64_t *value = malloc(sizeof *value);
     if (!value)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory for an event", dev->desc.id);
-    *value = tdm_vk_last_recorded(dev->impl);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory for an event", tdm_backend_device_desc(dev)->id);
+    *value = tdm_vk_last_recorded(tdm_vk_dev(dev));
     *event = value;
     return TDM_OK;
 }
 
 tdm_status tdm_vk_event_wait(tdm_device *dev, void *event)
 {
-    return tdm_vk_wait(dev->impl, *(const uint64_t *)event);
+    return tdm_vk_wait(tdm_vk_dev(dev), *(const uint64_t *)event);
 }
 
 tdm_status tdm_vk_event_query(tdm_device *dev, void *event, int *done)
 {
-    return tdm_vk_is_done(dev->impl, *(const uint64_t *)event, done);
+    return tdm_vk_is_done(tdm_vk_dev(dev), *(const uint64_t *)event, done);
 }
 
 void tdm_vk_event_release(tdm_device *dev, void *event)
@@ -47,9 +47,9 @@ void tdm_vk_event_release(tdm_device *dev, void *event)
 tdm_status tdm_vk_queue_wait(tdm_device *dev, tdm_device *src, void *event)
 {
     (void)event;
-    if (dev->impl == src->impl)
+    if (tdm_vk_dev(dev) == tdm_vk_dev(src))
         return TDM_OK;
     return tdm_fail(TDM_ERR_UNSUPPORTED,
                     "%s waiting for %s: two VkDevices share no semaphore; the host waits",
-                    dev->desc.id, src->desc.id);
+                    tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(src)->id);
 }

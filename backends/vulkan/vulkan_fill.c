@@ -4,7 +4,7 @@
  * on lavapipe), so the shader fills in windows: each binds a range that starts on
  * a minStorageBufferOffsetAlignment boundary, and gets the pattern rotated so
  * that its first word continues the phase of the whole fill. */
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "vulkan_internal.h"
 
 _Static_assert(sizeof(tdm_vk_fill_constants) == 76, "fill_words.comp expects 76 bytes");
@@ -66,9 +66,9 @@ static tdm_status record_window(tdm_vk_device *vd, tdm_vk_slot *slot, void *arg)
 tdm_status tdm_vk_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern, size_t words,
                        size_t size)
 {
-    tdm_vk_device *vd = buf->device->impl;
-    const tdm_vk_buffer *vb = buf->impl;
-    fill_args a = {vb->buffer, buf->size, offset, offset, offset + size, pattern, words};
+    tdm_vk_device *vd = tdm_vk_buffer_dev(buf);
+    const tdm_vk_buffer *vb = tdm_backend_buffer_state(buf);
+    fill_args a = {vb->buffer, tdm_backend_buffer_size(buf), offset, offset, offset + size, pattern, words};
     tdm_vk_command cmd = {.record = record_fill_buffer, .arg = &a, .access_count = 1};
     if (size == 0)
         return TDM_OK;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "vulkan_internal.h"
 
 static void flusher_main(void *arg)
@@ -46,14 +46,14 @@ tdm_status tdm_vk_flusher_start(tdm_vk_device *vd)
     int err = tdm_cond_init(&vd->flusher_wake);
     if (err != 0)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a condition variable: %s",
-                        vd->dev->desc.id, strerror(err));
+                        tdm_backend_device_desc(vd->dev)->id, strerror(err));
     vd->flusher_ready = 1;
     if (timer_switched_off())
         return TDM_OK;
     err = tdm_thread_start(&vd->flusher, flusher_main, vd);
     if (err != 0)
         return tdm_fail(err == EAGAIN ? TDM_ERR_OUT_OF_MEMORY : TDM_ERR_BACKEND,
-                        "%s: cannot start the batch flusher thread: %s", vd->dev->desc.id,
+                        "%s: cannot start the batch flusher thread: %s", tdm_backend_device_desc(vd->dev)->id,
                         strerror(err));
     vd->flusher_running = 1;
     return TDM_OK;

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "gemm_tuning.h"
 #include "vulkan_internal.h"
 
@@ -104,7 +104,7 @@ static int chosen_by_environment(const tdm_backend *be, tdm_vk_device *vd, uint3
                                  : NULL;
     if (why) {
         tdm_log(be->ctx, TDM_LOG_WARN, "%s: TDM_VK_GEMM_TILE=%s ignored: %s (groups of %u)",
-                vd->dev->desc.id, text, why, group);
+                tdm_backend_device_desc(vd->dev)->id, text, why, group);
         return 0;
     }
     if (parsed)
@@ -130,9 +130,11 @@ static int first_fit(const tdm_vk_device *vd, uint32_t group, const char *list, 
     return 0;
 }
 
-void tdm_vk_gemm_tiles_choose(const tdm_backend *be, tdm_vk_device *vd, int gpu)
+void tdm_vk_gemm_tiles_choose(const tdm_backend *be, tdm_vk_device *vd, int gpu,
+                              tdm_backend_traits *traits)
 {
-    const tdm_gemm_tuning *row = tdm_gemm_tuning_take(be->ctx, &vd->dev->desc);
+    const tdm_gemm_tuning *row =
+        tdm_gemm_tuning_take(be->ctx, tdm_backend_device_desc(vd->dev), traits);
     uint32_t group = tdm_vk_group_size(vd, tdm_kernel_get(TDM_KERNEL_gemm)->wg);
     vd->gemm_tuning = row;
     memset(vd->gemm_tiles, 0, sizeof vd->gemm_tiles);
@@ -170,7 +172,7 @@ static int splits_k(const tdm_vk_device *vd, uint32_t m, uint32_t n, uint32_t k)
     if (!sums)
         return 0;
     uint32_t units =
-        vd->dev->desc.compute_units ? vd->dev->desc.compute_units : vd->gemm_tuning->vk_units;
+        tdm_backend_device_desc(vd->dev)->compute_units ? tdm_backend_device_desc(vd->dev)->compute_units : vd->gemm_tuning->vk_units;
     uint64_t tiles = (uint64_t)((m + 15) / 16) * ((n + 15) / 16);
     return (uint64_t)k >= (uint64_t)vd->gemm_tuning->vk_k_each * sums && tiles < units;
 }
@@ -244,7 +246,7 @@ void tdm_vk_gemm_tiles_describe(const tdm_vk_device *vd, char *text, size_t size
                          t->buffers == 1 ? "" : "s", t->min_tiles ? t->min_tiles : 1);
             lead = "; ";
         } else if (t->split_sums) {
-            uint32_t units = vd->dev->desc.compute_units;
+            uint32_t units = tdm_backend_device_desc(vd->dev)->compute_units;
             n = snprintf(text + used, size - used,
                          ", k split over groups of %u where fewer 16x16 tiles than %u sum "
                          "k = %u or more",

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "vulkan_internal.h"
 
 #define TDM_VK_VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"

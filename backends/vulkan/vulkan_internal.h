@@ -7,7 +7,7 @@
 #include "vulkan_api.h"
 #include "vulkan_coopmat_khr.h"
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 
 /* The physical devices of one VkInstance. */
 struct tdm_backend {
@@ -252,6 +252,17 @@ typedef struct tdm_vk_device {
     float timestamp_period;  /* nanoseconds per tick */
 } tdm_vk_device;
 
+/* The Vulkan state of a device, and of the device a buffer lives on. */
+static inline tdm_vk_device *tdm_vk_dev(const tdm_device *dev)
+{
+    return tdm_backend_device_state(dev);
+}
+
+static inline tdm_vk_device *tdm_vk_buffer_dev(const tdm_buffer *buf)
+{
+    return tdm_backend_device_state(tdm_backend_buffer_device(buf));
+}
+
 /* The caller's host memory wrapped in a transfer buffer. */
 typedef struct tdm_vk_imported {
     VkBuffer buffer;
@@ -327,7 +338,8 @@ size_t tdm_vk_spirv_keeping(const uint32_t *code, size_t words, unsigned kept, u
 /* The device's row of the GEMM tuning table (backends/tuning), and on a GPU its
  * product shapes from it, tiled and split (after its limits and group size are
  * known). */
-void tdm_vk_gemm_tiles_choose(const tdm_backend *be, tdm_vk_device *vd, int gpu);
+void tdm_vk_gemm_tiles_choose(const tdm_backend *be, tdm_vk_device *vd, int gpu,
+                              tdm_backend_traits *traits);
 /* The pipeline index of a kernel's launch: a product kernel's split one where its
  * few tiles sum a long k, else gemm_f16's matrix-engine one on a device whose check
  * passed, else its tiled one where its m x n product holds enough of a tile's, else
@@ -387,7 +399,7 @@ void tdm_vk_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc)
 
 /* vulkan_device.c */
 tdm_status tdm_vk_open_device(tdm_backend *be, size_t index, tdm_device *dev, void **state,
-                              tdm_backend_limits *limits);
+                              tdm_backend_traits *traits);
 void tdm_vk_close_device(tdm_device *dev);
 
 /* vulkan_submit.c: command buffer slots, queue submissions and waiting for them;

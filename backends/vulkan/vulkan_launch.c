@@ -15,7 +15,7 @@
  * invocations storing the halves of one word would race). */
 #include <string.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "spirv_modules.h"
 #include "vulkan_internal.h"
 
@@ -55,10 +55,10 @@ static void bind_view(const tdm_vk_device *vd, launch_args *a, unsigned b, tdm_v
     uint64_t size = tdm_kernel_type_size(kb->type);
     uint64_t offset = (uint64_t)l->offsets[b] * size;
     uint64_t bytes = tdm_kernel_extent(a->info, l->u, kb->extent) * size;
-    if (offset >= buf->size) /* an empty view at the end: nothing is reached */
+    if (offset >= tdm_backend_buffer_size(buf)) /* an empty view at the end: nothing is reached */
         offset = 0;
-    w->buffer = ((const tdm_vk_buffer *)buf->impl)->buffer;
-    tdm_vk_window(vd, buf->size, offset, bytes, w);
+    w->buffer = ((const tdm_vk_buffer *)tdm_backend_buffer_state(buf))->buffer;
+    tdm_vk_window(vd, tdm_backend_buffer_size(buf), offset, bytes, w);
     a->constants.off[b] = (uint32_t)((offset - w->offset) / size);
     cmd->access[cmd->access_count++] = tdm_vk_window_access(w, kb->written);
 }
@@ -66,7 +66,7 @@ static void bind_view(const tdm_vk_device *vd, launch_args *a, unsigned b, tdm_v
 /* Whether the kernel is a float16 twin that dev cannot run. */
 static int lacks_storage16(const tdm_device *dev, tdm_kernel kernel)
 {
-    const tdm_vk_device *vd = dev->impl;
+    const tdm_vk_device *vd = tdm_vk_dev(dev);
     return tdm_kernel_get(kernel)->base != kernel && !vd->storage16;
 }
 
@@ -80,23 +80,23 @@ int tdm_vk_supports(const tdm_device *dev, tdm_kernel kernel)
 
 tdm_status tdm_vk_launch_on(tdm_device *dev, const tdm_launch *launch, size_t index)
 {
-    tdm_vk_device *vd = dev->impl;
+    tdm_vk_device *vd = tdm_vk_dev(dev);
     const tdm_kernel_info *info = tdm_kernel_get(launch->kernel);
     if (!info)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: no kernel %d", dev->desc.id,
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: no kernel %d", tdm_backend_device_desc(dev)->id,
                         (int)launch->kernel);
     if (!tdm_spirv_module_find(info->name))
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s '%s': kernel %s has no shader (shaders/%s.comp) in this build",
-                        dev->desc.id, dev->desc.name, info->name, tdm_kernel_get(info->base)->name);
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, info->name, tdm_kernel_get(info->base)->name);
     if (lacks_storage16(dev, launch->kernel))
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s '%s': kernel %s stores float16 activations, which needs "
                         "storageBuffer16BitAccess (Vulkan 1.1's 16-bit storage), and the device "
                         "lacks it",
-                        dev->desc.id, dev->desc.name, info->name);
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, info->name);
     if (!launch->buffers[0])
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: buffer '%s' is NULL", dev->desc.id,
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: buffer '%s' is NULL", tdm_backend_device_desc(dev)->id,
                         info->name, info->buffers[0].name);
     launch_args a = {.info = info, .launch = launch, .index = index};
     tdm_vk_command cmd = {.record = record_launch, .arg = &a};

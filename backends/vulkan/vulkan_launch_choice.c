@@ -11,7 +11,7 @@
  * engine's once the device's first one has checked it (vulkan_coopmat_check.c). */
 tdm_status tdm_vk_launch(tdm_device *dev, const tdm_launch *launch)
 {
-    tdm_vk_device *vd = dev->impl;
+    tdm_vk_device *vd = tdm_vk_dev(dev);
     if (launch->kernel == TDM_KERNEL_gemm_f16 && vd->coopmat.state == TDM_VK_COOPMAT_UNCHECKED)
         tdm_vk_coopmat_check(dev);
     size_t index = tdm_kernel_get(launch->kernel)

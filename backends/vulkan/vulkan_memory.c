@@ -1,6 +1,6 @@
 /* Device memory: choosing a memory type, allocating, and keeping mapped memory
  * coherent where the type is not HOST_COHERENT. */
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "vulkan_internal.h"
 
 /* The first allowed type with the first set of flags that any allowed type has:
@@ -21,7 +21,7 @@ int tdm_vk_find_type(const tdm_vk_device *vd, uint32_t allowed,
 static tdm_status allocation_failed(const tdm_vk_device *vd, VkDeviceSize size, VkResult r)
 {
     return tdm_fail(tdm_vk_status(r), "%s '%s': vkAllocateMemory of %llu bytes failed: %s",
-                    vd->dev->desc.id, vd->dev->desc.name, (unsigned long long)size,
+                    tdm_backend_device_desc(vd->dev)->id, tdm_backend_device_desc(vd->dev)->name, (unsigned long long)size,
                     tdm_vk_result_name(r));
 }
 
@@ -34,7 +34,7 @@ tdm_status tdm_vk_allocate(tdm_vk_device *vd, VkBuffer buffer,
     uint32_t type = 0;
     if (!tdm_vk_find_type(vd, req.memoryTypeBits, choices, count, &type))
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': no memory type with flags 0x%x",
-                        vd->dev->desc.id, vd->dev->desc.name, (unsigned)choices[count - 1]);
+                        tdm_backend_device_desc(vd->dev)->id, tdm_backend_device_desc(vd->dev)->name, (unsigned)choices[count - 1]);
     VkMemoryAllocateInfo info = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
         .allocationSize = req.size,

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "spirv_modules.h"
 #include "vulkan_internal.h"
 
@@ -88,7 +88,7 @@ static VkPipelineCache create(tdm_vk_device *vd, const void *data, size_t size)
 
 void tdm_vk_pipeline_cache_open(tdm_vk_device *vd)
 {
-    tdm_context *ctx = vd->dev->ctx;
+    tdm_context *ctx = tdm_backend_device_context(vd->dev);
     VkPhysicalDeviceProperties props;
     void *data = NULL;
     size_t size = 0;
@@ -131,7 +131,7 @@ void tdm_vk_pipeline_cache_close(tdm_vk_device *vd)
         (size != vd->pipeline_cache_loaded_size ||
          tdm_disk_cache_hash(TDM_DISK_CACHE_HASH_START, data, size) !=
              vd->pipeline_cache_loaded_hash))
-        tdm_disk_cache_store(vd->dev->ctx, "vulkan", vd->pipeline_cache_key, data, size);
+        tdm_disk_cache_store(tdm_backend_device_context(vd->dev), "vulkan", vd->pipeline_cache_key, data, size);
     free(data);
     vkDestroyPipelineCache(vd->device, vd->pipeline_cache, NULL);
 done:

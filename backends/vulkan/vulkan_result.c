@@ -1,7 +1,7 @@
 /* VkResult names and their mapping onto tdm_status. */
 #include "vulkan_internal.h"
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 
 #define TDM_VK_RESULT_CASE(r) \
     case r:                   \
@@ -53,6 +53,6 @@ tdm_status tdm_vk_status(VkResult result)
 
 tdm_status tdm_vk_fail(const tdm_vk_device *vd, const char *call, VkResult result)
 {
-    return tdm_fail(tdm_vk_status(result), "%s '%s': %s failed: %s (%d)", vd->dev->desc.id,
-                    vd->dev->desc.name, call, tdm_vk_result_name(result), (int)result);
+    return tdm_fail(tdm_vk_status(result), "%s '%s': %s failed: %s (%d)", tdm_backend_device_desc(vd->dev)->id,
+                    tdm_backend_device_desc(vd->dev)->name, call, tdm_vk_result_name(result), (int)result);
 }

@@ -7,7 +7,7 @@
  * while the host drains chunk k. */
 #include <string.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "vulkan_internal.h"
 
 #define TDM_VK_STAGING_BYTES ((size_t)8 << 20)
@@ -127,7 +127,7 @@ static tdm_status take_region(tdm_vk_device *vd, size_t size, size_t keep,
         return s;
     if (!fits(vd, size, &begin)) /* two chunks always fit a ring otherwise empty */
         return tdm_fail(TDM_ERR_INVALID_STATE, "%s: no %zu bytes free in the staging ring",
-                        vd->dev->desc.id, size);
+                        tdm_backend_device_desc(vd->dev)->id, size);
     size_t at = (vd->staging_first + vd->staging_count++) % TDM_VK_STAGING_REGIONS;
     vd->staging_regions[at] = (tdm_vk_staging_region){begin, begin + size, 0};
     vd->staging_head = (begin + size) % TDM_VK_STAGING_BYTES;

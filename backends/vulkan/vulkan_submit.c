@@ -6,7 +6,7 @@
  * far the host runs ahead. */
 #include <stdlib.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "vulkan_internal.h"
 
 #define TDM_VK_MAX_SLOTS 64
@@ -82,7 +82,7 @@ static tdm_status new_slot(tdm_vk_device *vd, tdm_vk_slot **out)
 {
     tdm_vk_slot *slots = realloc(vd->slots, (vd->slot_count + 1) * sizeof *slots);
     if (!slots)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", vd->dev->desc.id);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", tdm_backend_device_desc(vd->dev)->id);
     vd->slots = slots;
     tdm_vk_slot *slot = &slots[vd->slot_count];
     *slot = (tdm_vk_slot){0};

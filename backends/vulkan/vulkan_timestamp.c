@@ -4,7 +4,7 @@
  * timestampValidBits says its queues keep time. */
 #include <stdlib.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "vulkan_internal.h"
 
 tdm_status tdm_vk_timestamps_open(tdm_vk_device *vd)
@@ -13,7 +13,7 @@ tdm_status tdm_vk_timestamps_open(tdm_vk_device *vd)
     vkGetPhysicalDeviceQueueFamilyProperties(vd->physical, &count, NULL);
     VkQueueFamilyProperties *families = calloc(count, sizeof *families);
     if (!families)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", vd->dev->desc.id);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", tdm_backend_device_desc(vd->dev)->id);
     vkGetPhysicalDeviceQueueFamilyProperties(vd->physical, &count, families);
     vd->timestamp_bits =
         vd->queue_family < count ? families[vd->queue_family].timestampValidBits : 0;
@@ -48,10 +48,10 @@ static tdm_status record_timestamp(tdm_vk_device *vd, tdm_vk_slot *slot, void *a
 
 tdm_status tdm_vk_timestamp(tdm_device *dev, uint64_t *device_ns)
 {
-    tdm_vk_device *vd = dev->impl;
+    tdm_vk_device *vd = tdm_vk_dev(dev);
     if (vd->timestamps == VK_NULL_HANDLE)
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s: its compute queue keeps no timestamps",
-                        dev->desc.id);
+                        tdm_backend_device_desc(dev)->id);
     tdm_vk_command cmd = {.record = record_timestamp};
     uint64_t value, ticks = 0;
     tdm_status s = tdm_vk_submit(vd, &cmd, &value);

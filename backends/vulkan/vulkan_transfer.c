@@ -1,13 +1,13 @@
 /* Host writes and reads, and copies between buffers of one device. */
 #include <string.h>
 
-#include "device/backend_services.h"
+#include "device/backend_api.h"
 #include "vulkan_internal.h"
 
 tdm_status tdm_vk_write(tdm_buffer *buf, size_t offset, const void *src, size_t size)
 {
-    tdm_vk_device *vd = buf->device->impl;
-    tdm_vk_buffer *vb = buf->impl;
+    tdm_vk_device *vd = tdm_vk_buffer_dev(buf);
+    tdm_vk_buffer *vb = tdm_backend_buffer_state(buf);
     if (size == 0)
         return TDM_OK;
     /* Work recorded or running may still use these bytes: then the copy queues behind
@@ -22,13 +22,13 @@ tdm_status tdm_vk_write(tdm_buffer *buf, size_t offset, const void *src, size_t 
 
 tdm_status tdm_vk_read(tdm_buffer *buf, size_t offset, void *dst, size_t size)
 {
-    tdm_vk_device *vd = buf->device->impl;
-    tdm_vk_buffer *vb = buf->impl;
+    tdm_vk_device *vd = tdm_vk_buffer_dev(buf);
+    tdm_vk_buffer *vb = tdm_backend_buffer_state(buf);
     if (size == 0)
         return TDM_OK;
     if (!vb->mapped)
         return tdm_vk_host_read(vd, vb->buffer, offset, dst, size);
-    tdm_status s = tdm_vk_finish(buf->device);
+    tdm_status s = tdm_vk_finish(tdm_backend_buffer_device(buf));
     if (s == TDM_OK)
         s = tdm_vk_sync_mapped(vd, vb, offset, size, 0);
     if (s == TDM_OK)
@@ -39,12 +39,12 @@ tdm_status tdm_vk_read(tdm_buffer *buf, size_t offset, void *dst, size_t size)
 tdm_status tdm_vk_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size_t src_offset,
                        size_t size)
 {
-    if (dst->device != src->device) /* two VkDevices: the core stages such copies */
+    if (tdm_backend_buffer_device(dst) != tdm_backend_buffer_device(src)) /* two VkDevices: the core stages such copies */
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s -> %s: Vulkan copies only within one device",
-                        src->device->desc.id, dst->device->desc.id);
+                        tdm_backend_device_desc(tdm_backend_buffer_device(src))->id, tdm_backend_device_desc(tdm_backend_buffer_device(dst))->id);
     if (size == 0)
         return TDM_OK;
-    tdm_vk_buffer *d = dst->impl, *s = src->impl;
-    return tdm_vk_copy_region(dst->device->impl, d->buffer, dst_offset, s->buffer, src_offset, size,
+    tdm_vk_buffer *d = tdm_backend_buffer_state(dst), *s = tdm_backend_buffer_state(src);
+    return tdm_vk_copy_region(tdm_vk_buffer_dev(dst), d->buffer, dst_offset, s->buffer, src_offset, size,
                               0, NULL);
 }

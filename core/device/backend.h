@@ -17,9 +17,10 @@
 /* A backend instance for one context; each backend defines the struct. */
 typedef struct tdm_backend tdm_backend;
 
-/* What open_device reports of a device besides its state, for the core's launches;
- * zero (no limit, no run) unless the backend sets a field. */
-typedef struct tdm_backend_limits {
+/* What open_device reports of a device besides its state, for the core's launches
+ * and its description; zero (no limit, no run, no row) unless the backend sets a
+ * field. */
+typedef struct tdm_backend_traits {
     /* the most bytes of one buffer a kernel can reach in one launch */
     uint64_t max_binding_bytes;
     /* where the driver ends long shader loops early (lavapipe): the most loop
@@ -31,7 +32,10 @@ typedef struct tdm_backend_limits {
     /* the element kernels give a work-item four elements or more (OpenCL's sources):
      * their launches are sized by what an item takes (units_per_item, kernel_run.c) */
     int quad_items;
-} tdm_backend_limits;
+    /* the row of the GEMM tuning table the device took (a name that lives as long as
+     * the library), which its description then gives; NULL: none */
+    const char *gemm_tuning;
+} tdm_backend_traits;
 
 typedef struct tdm_backend_ops {
     tdm_backend_kind kind;
@@ -51,11 +55,11 @@ typedef struct tdm_backend_ops {
     void (*describe)(const tdm_backend *be, size_t index, tdm_device_desc *desc);
 
     /* Opens physical device `index` for dev: *state is the backend's state, which
-     * tdm_backend_device_state gives from then on; *limits (zeroed) as it applies.
+     * tdm_backend_device_state gives from then on; *traits (zeroed) as they apply.
      * Called once per tdm_device: for a logical device too (its desc's
      * logical_count > 0), which must get a queue of its own. */
     tdm_status (*open_device)(tdm_backend *be, size_t index, tdm_device *dev, void **state,
-                              tdm_backend_limits *limits);
+                              tdm_backend_traits *traits);
     void (*close_device)(tdm_device *dev);
 
     /* The buffer's device and size are set; *state is the backend's state, which

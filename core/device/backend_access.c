@@ -1,6 +1,7 @@
 /* device/backend_api.h: what a backend reads of the core's handles, and the counters it
  * adds to. */
 #include <stdatomic.h>
+#include <stdio.h>
 
 #include "device/backend_api.h"
 #include "device/device_impl.h"
@@ -18,6 +19,11 @@ tdm_context *tdm_backend_device_context(const tdm_device *dev)
 void *tdm_backend_device_state(const tdm_device *dev)
 {
     return dev->impl;
+}
+
+void tdm_backend_device_set_matrix_engine(tdm_device *dev, const char *text)
+{
+    snprintf(dev->desc.matrix_engine, sizeof dev->desc.matrix_engine, "%s", text);
 }
 
 tdm_device *tdm_backend_buffer_device(const tdm_buffer *buf)

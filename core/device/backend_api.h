@@ -50,6 +50,10 @@ const tdm_device_desc *tdm_backend_device_desc(const tdm_device *dev);
 tdm_context *tdm_backend_device_context(const tdm_device *dev);
 void *tdm_backend_device_state(const tdm_device *dev);
 
+/* What multiplies float16 matrices on the device, once a backend has found out after
+ * open (its description's matrix_engine; cut to fit). */
+void tdm_backend_device_set_matrix_engine(tdm_device *dev, const char *text);
+
 /* A buffer: the device it lives on, its size in bytes, the state buffer_alloc gave. */
 tdm_device *tdm_backend_buffer_device(const tdm_buffer *buf);
 size_t tdm_backend_buffer_size(const tdm_buffer *buf);

@@ -28,7 +28,7 @@ struct tdm_device {
     size_t index;         /* index in the context */
     tdm_device_desc desc;
     void *impl;                   /* the backend's state */
-    tdm_backend_limits limits; /* what open_device reported (device/backend.h) */
+    tdm_backend_traits traits; /* what open_device reported (device/backend.h) */
     tdm_mutex lock; /* guards bytes_in_use and the buffer list */
     uint64_t bytes_in_use;
     struct tdm_buffer *buffers;        /* live buffers, freed with the context */

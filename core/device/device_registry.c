@@ -40,12 +40,16 @@ static void device_delete(tdm_device *dev)
     free(dev);
 }
 
-/* The backend's open_device for dev, its state and limits kept in dev. */
+/* The backend's open_device for dev, its state and traits kept in dev. */
 static tdm_status open_device(const tdm_backend_ops *ops, tdm_backend *instance, size_t index,
                               tdm_device *dev)
 {
-    dev->limits = (tdm_backend_limits){0};
-    return ops->open_device(instance, index, dev, &dev->impl, &dev->limits);
+    dev->traits = (tdm_backend_traits){0};
+    tdm_status s = ops->open_device(instance, index, dev, &dev->impl, &dev->traits);
+    if (s == TDM_OK && dev->traits.gemm_tuning)
+        snprintf(dev->desc.gemm_tuning, sizeof dev->desc.gemm_tuning, "%s",
+                 dev->traits.gemm_tuning);
+    return s;
 }
 
 static void open_one(tdm_context *ctx, const tdm_backend_ops *ops, tdm_backend *instance,

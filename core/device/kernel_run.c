@@ -138,7 +138,7 @@ static int pool_windows_tile(const tdm_kernel_info *info, const uint32_t *u)
 static uint64_t image_run(const tdm_device *dev, const tdm_kernel_info *info, const uint32_t *u)
 {
     uint64_t run = 1;
-    if (!dev->limits.image_runs)
+    if (!dev->traits.image_runs)
         return run;
     switch (info->base) {
     case TDM_KERNEL_im2col: run = U(kh) * U(kw) * U(c); break;
@@ -163,7 +163,7 @@ static uint64_t image_run(const tdm_device *dev, const tdm_kernel_info *info, co
  * ones cost: relu 1.8 -> 1.0-1.5 ms, adam 2.9 -> 1.7-2.1 ms at 6 MB. */
 static uint64_t units_per_item(const tdm_device *dev, const tdm_kernel_info *info)
 {
-    if (!dev->limits.quad_items)
+    if (!dev->traits.quad_items)
         return 1;
     switch (info->base) {
     case TDM_KERNEL_cast_f32_i32:
@@ -255,12 +255,12 @@ static tdm_status launch_in_pieces(tdm_device *dev, const tdm_kernel_info *info,
 {
     int chunked = info->grid == TDM_GRID_CHUNKS;
     uint64_t unit = chunked ? l->u[1] : 64, n = l->u[0];
-    uint64_t piece = dev->limits.max_binding_bytes / 4 / unit * unit;
+    uint64_t piece = dev->traits.max_binding_bytes / 4 / unit * unit;
     if (piece == 0)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s: %s: a chunk of %" PRIu64
                         " elements does not fit %s's binding limit of %" PRIu64 " bytes",
-                        F, info->name, unit, dev->desc.id, dev->limits.max_binding_bytes);
+                        F, info->name, unit, dev->desc.id, dev->traits.max_binding_bytes);
     int counter = tdm_kernel_uint_place(info, TDM_UINT_offset);
     tdm_launch part = *l;
     tdm_status s = TDM_OK;
@@ -288,7 +288,7 @@ static uint64_t rounds_of(const tdm_kernel_info *info, const uint32_t *u)
  * the grid-stride loop; 0 where the driver runs loops of any length. */
 static uint64_t item_budget(const tdm_device *dev, uint64_t rounds)
 {
-    uint64_t limit = dev->limits.max_loop_iterations;
+    uint64_t limit = dev->traits.max_loop_iterations;
     return rounds ? limit / rounds : limit;
 }
 
@@ -306,7 +306,7 @@ static uint64_t product_k_budget(const tdm_device *dev, const tdm_kernel_info *i
     uint32_t m, n, k;
     tdm_kernel_product(info, u, &m, &n, &k);
     uint64_t rounds = ceil_div(ceil_div(m, 16) * ceil_div(n, 16), TDM_KERNEL_MAX_GROUPS);
-    uint64_t per_invocation = 16 * (uint64_t)dev->limits.max_loop_iterations / (rounds ? rounds : 1);
+    uint64_t per_invocation = 16 * (uint64_t)dev->traits.max_loop_iterations / (rounds ? rounds : 1);
     return per_invocation > 2 ? (per_invocation - 2) / 8 * 16 : 0;
 }
 
@@ -320,13 +320,13 @@ static tdm_status launch_gemm(tdm_device *dev, const tdm_kernel_info *info, cons
     const tdm_gemm_slots slot = tdm_gemm_slots_of();
     uint64_t piece = product_k_budget(dev, info, l->u);
     tdm_launch part = *l;
-    if (!dev->limits.max_loop_iterations || s.k <= piece)
+    if (!dev->traits.max_loop_iterations || s.k <= piece)
         return launch_once(dev, info, &part);
     if (piece == 0)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s: %s: a %ux%u product passes a loop budget of %u iterations, more "
                         "than %s runs right (its driver ends longer loops early)",
-                        F, info->name, s.m, s.n, dev->limits.max_loop_iterations, dev->desc.id);
+                        F, info->name, s.m, s.n, dev->traits.max_loop_iterations, dev->desc.id);
     tdm_status st = TDM_OK;
     for (uint64_t p = 0; p < s.k && st == TDM_OK; p += piece) {
         part.u[TDM_UINT_AT(gemm, k)] = (uint32_t)(s.k - p < piece ? s.k - p : piece);
@@ -364,13 +364,13 @@ static tdm_status launch_filter_gradient(tdm_device *dev, const tdm_kernel_info 
         rows = budget > 2 ? (budget - 2) / per_row : 0;
     }
     tdm_launch part = *l;
-    if (!dev->limits.max_loop_iterations || s.batch <= images)
+    if (!dev->traits.max_loop_iterations || s.batch <= images)
         return launch_once(dev, info, &part);
     if (rows == 0)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s: %s: rows of %u outputs pass a loop budget of %u iterations, more "
                         "than %s runs right (its driver ends longer loops early)",
-                        F, info->name, s.ow, dev->limits.max_loop_iterations, dev->desc.id);
+                        F, info->name, s.ow, dev->traits.max_loop_iterations, dev->desc.id);
     uint64_t image_x = (uint64_t)s.h * s.w * s.c, image_dy = (uint64_t)s.oh * s.ow * s.oc;
     const unsigned ib = TDM_UINT_AT(conv2d_grad_filter, batch),
                    ih = TDM_UINT_AT(conv2d_grad_filter, h),
@@ -412,7 +412,7 @@ static tdm_status launch_gather_gradient(tdm_device *dev, const tdm_kernel_info 
     const tdm_gather_rows_grad_scalars s = tdm_gather_rows_grad_scalars_of(l);
     const tdm_gather_rows_grad_slots slot = tdm_gather_rows_grad_slots_of();
     tdm_launch part = *l;
-    if (!dev->limits.max_loop_iterations)
+    if (!dev->traits.max_loop_iterations)
         return launch_once(dev, info, &part);
     uint64_t piece = item_budget(dev, rounds_of(info, l->u)) - 1;
     const unsigned ir = TDM_UINT_AT(gather_rows_grad, rows);
@@ -438,13 +438,13 @@ static tdm_status launch_global_pool(tdm_device *dev, const tdm_kernel_info *inf
 {
     const tdm_global_avg_pool_scalars s = tdm_global_avg_pool_scalars_of(l);
     uint64_t rounds = rounds_of(info, l->u), budget = item_budget(dev, rounds);
-    uint64_t piece = dev->limits.max_loop_iterations ? (budget - 1) / (1 + (uint64_t)s.w) : s.rows;
-    if (piece == 0 && dev->limits.max_loop_iterations)
+    uint64_t piece = dev->traits.max_loop_iterations ? (budget - 1) / (1 + (uint64_t)s.w) : s.rows;
+    if (piece == 0 && dev->traits.max_loop_iterations)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s: %s: rows of %u columns, %" PRIu64 " elements of y per invocation, "
                         "pass a loop budget of %u iterations, more than %s runs right (its "
                         "driver ends longer loops early)",
-                        F, info->name, s.w, rounds, dev->limits.max_loop_iterations, dev->desc.id);
+                        F, info->name, s.w, rounds, dev->traits.max_loop_iterations, dev->desc.id);
     piece = piece ? piece : 1;
     const unsigned i0 = TDM_UINT_AT(global_avg_pool, row0), ir = TDM_UINT_AT(global_avg_pool, rows);
     tdm_launch part = *l;
@@ -536,19 +536,19 @@ static tdm_status check_row_loops(const tdm_device *dev, const tdm_kernel_info *
     const row_loops *k = NULL;
     for (size_t i = 0; i < sizeof row_kernels / sizeof row_kernels[0]; i++)
         k = row_kernels[i].kernel == info->base ? &row_kernels[i] : k;
-    if (!dev->limits.max_loop_iterations || !k)
+    if (!dev->traits.max_loop_iterations || !k)
         return TDM_OK;
     uint64_t loops = k->passes * (uint64_t)call->u[k->length];
     uint64_t items = call->u[k->items];
     uint64_t in_group = items < info->wg ? items : info->wg, vectors = ceil_div(in_group, 4);
     uint64_t rounds = ceil_div(items, (uint64_t)TDM_KERNEL_MAX_GROUPS * info->wg);
     uint64_t total = (loops + 1) * rounds * vectors;
-    if (total <= 16 * (uint64_t)dev->limits.max_loop_iterations)
+    if (total <= 16 * (uint64_t)dev->traits.max_loop_iterations)
         return TDM_OK;
     return tdm_fail(TDM_ERR_UNSUPPORTED,
                     "%s: %s: %" PRIu64 " loop iterations a work-group, more than %s runs "
                     "right (%u: its driver ends longer loops early)",
-                    F, info->name, total, dev->desc.id, 16 * dev->limits.max_loop_iterations);
+                    F, info->name, total, dev->desc.id, 16 * dev->traits.max_loop_iterations);
 }
 
 /* conv2d_implicit and its input gradient sum over a window's channels (their
@@ -559,7 +559,7 @@ static tdm_status check_window_product(const tdm_device *dev, const tdm_kernel_i
 {
     uint32_t m, n, k;
     tdm_kernel_product(info, call->u, &m, &n, &k);
-    if (!dev->limits.max_loop_iterations || k <= product_k_budget(dev, info, call->u))
+    if (!dev->traits.max_loop_iterations || k <= product_k_budget(dev, info, call->u))
         return TDM_OK;
     return tdm_fail(TDM_ERR_UNSUPPORTED,
                     "%s: %s: sums of %u products, more than %s's driver loops over (it ends "
@@ -578,15 +578,15 @@ static tdm_status check_loops(const tdm_device *dev, const tdm_kernel_info *info
     uint64_t loops = window_loops(info, call->u);
     if (!loops)
         return check_row_loops(dev, info, call);
-    if (!dev->limits.max_loop_iterations || !loops)
+    if (!dev->traits.max_loop_iterations || !loops)
         return TDM_OK;
     loops = (loops + 1) * rounds_of(info, call->u);
-    if (loops <= dev->limits.max_loop_iterations)
+    if (loops <= dev->traits.max_loop_iterations)
         return TDM_OK;
     return tdm_fail(TDM_ERR_UNSUPPORTED,
                     "%s: %s: %" PRIu64 " loop iterations an invocation, more than %s runs "
                     "right (%u: its driver ends longer loops early)",
-                    F, info->name, loops, dev->desc.id, dev->limits.max_loop_iterations);
+                    F, info->name, loops, dev->desc.id, dev->traits.max_loop_iterations);
 }
 
 int tdm_kernel_supported(const tdm_device *dev, tdm_kernel kernel)
@@ -622,7 +622,7 @@ tdm_status tdm_kernel_run(tdm_device *dev, const tdm_kernel_call *call)
     if (s != TDM_OK)
         return s;
     tdm_launch l = make_launch(info, call);
-    int fits = !dev->limits.max_binding_bytes || widest_range(info, l.u) <= dev->limits.max_binding_bytes;
+    int fits = !dev->traits.max_binding_bytes || widest_range(info, l.u) <= dev->traits.max_binding_bytes;
     if (fits && (call->kernel == TDM_KERNEL_conv2d_grad_filter ||
                  call->kernel == TDM_KERNEL_conv2d_implicit_grad_filter))
         return launch_filter_gradient(dev, info, &l);
@@ -639,5 +639,5 @@ tdm_status tdm_kernel_run(tdm_device *dev, const tdm_kernel_call *call)
     return tdm_fail(TDM_ERR_UNSUPPORTED,
                     "%s: %s: the call spans %" PRIu64 " bytes of one buffer, more than %s "
                     "binds at once (%" PRIu64 " bytes)",
-                    F, info->name, widest_range(info, l.u), dev->desc.id, dev->limits.max_binding_bytes);
+                    F, info->name, widest_range(info, l.u), dev->desc.id, dev->traits.max_binding_bytes);
 }

@@ -864,7 +864,7 @@ void test_case_conformance_selftest(const test_run *run)
     pair[1]->ops = &wrong_ops; /* a test-only device with the wrong kernels */
     /* and lavapipe's loop budget, so that the launches the core cuts into pieces there
      * are cut here too: a piece that restarts its sum must show */
-    pair[1]->limits.max_loop_iterations = TDM_KERNEL_LOOP_BUDGET;
+    pair[1]->traits.max_loop_iterations = TDM_KERNEL_LOOP_BUDGET;
     conf_suite suite = {.reference = ref, .devices = pair, .device_count = 2};
     for (size_t i = 0; i < WRONG_COUNT; i++) {
         conf_result row[2];

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device/device_impl.h" /* a device of a description alone */
 #include "gemm_tuning.h"
 #include "harness.h"
 #include "platform/tdm_host.h"

@@ -203,7 +203,7 @@ static void check_chunked_split(tdm_device *ref, tdm_device *small)
  * into many pieces; row and tile kernels past the limit are refused. */
 static void check_splitting(tdm_device *ref, tdm_device *small)
 {
-    small->limits.max_binding_bytes = 256;
+    small->traits.max_binding_bytes = 256;
     check_chunked_split(ref, small);
     tdm_device *devices[1] = {small};
     conf_suite suite = {.reference = ref, .devices = devices, .device_count = 1};
@@ -231,7 +231,7 @@ static void check_splitting(tdm_device *ref, tdm_device *small)
  * reference kernel over the whole sum gives. */
 static void check_filter_gradient_pieces(tdm_device *dev)
 {
-    dev->limits.max_loop_iterations = TDM_KERNEL_LOOP_BUDGET; /* as lavapipe's: pieces */
+    dev->traits.max_loop_iterations = TDM_KERNEL_LOOP_BUDGET; /* as lavapipe's: pieces */
     /* batch, h, w, c, oh, ow, oc, kh, kw, stride_h, stride_w, pad_top, pad_left */
     static const uint32_t shapes[][13] = {
         {20, 20, 20, 2, 20, 20, 3, 3, 3, 1, 1, 1, 1},     /* 421 iterations an image */
@@ -285,7 +285,7 @@ static void check_filter_gradient_pieces(tdm_device *dev)
         tdm_buffer_free(bdf);
         free(x), free(dy), free(want), free(got);
     }
-    dev->limits.max_loop_iterations = 0;
+    dev->traits.max_loop_iterations = 0;
 }
 
 /* gather_rows_grad launched in pieces of rows (9001 rows: three pieces) on a device
@@ -324,7 +324,7 @@ static void check_gather_gradient_pieces(tdm_device *dev)
         for (size_t i = 0; i < ndx; i++)
             got[i] = (float)i / 7.0f;
         CHECK_OK(tdm_buffer_write(bdx, 0, got, ndx * sizeof *got));
-        dev->limits.max_loop_iterations = budget;
+        dev->traits.max_loop_iterations = budget;
         tdm_device_counters before = TDM_DEVICE_COUNTERS_INIT, after = TDM_DEVICE_COUNTERS_INIT;
         CHECK_OK(tdm_device_read_counters(dev, &before));
         CHECK_OK(tdm_gather_rows_grad_run(dev, &args));
@@ -334,7 +334,7 @@ static void check_gather_gradient_pieces(tdm_device *dev)
         CHECK_OK(tdm_buffer_read(bdx, 0, got, ndx * sizeof *got));
         CHECK(memcmp(want, got, ndx * sizeof *got) == 0);
     }
-    dev->limits.max_loop_iterations = 0;
+    dev->traits.max_loop_iterations = 0;
     tdm_buffer_free(bidx);
     tdm_buffer_free(bdy);
     tdm_buffer_free(bdx);
@@ -348,7 +348,7 @@ static void check_gather_gradient_pieces(tdm_device *dev)
  * runs, every row in one launch. */
 static void check_global_pool_pieces(tdm_device *dev)
 {
-    dev->limits.max_loop_iterations = TDM_KERNEL_LOOP_BUDGET;       /* as lavapipe's: pieces */
+    dev->traits.max_loop_iterations = TDM_KERNEL_LOOP_BUDGET;       /* as lavapipe's: pieces */
     enum { B = 2, H = 300, W = 50, C = 3, AT = 5 };          /* 78 rows of 51 iterations a piece */
     static const uint32_t ranges[][2] = {{0, H}, {17, 200}}; /* row0, rows */
     const size_t nx = AT + (size_t)B * H * W * C, ny = AT + B * C;
@@ -387,11 +387,11 @@ static void check_global_pool_pieces(tdm_device *dev)
                                      1};
     CHECK_FAILS(tdm_global_avg_pool_run(dev, &(tdm_global_avg_pool_args){.h = 2, .rows = 3}),
                 TDM_ERR_INVALID_ARGUMENT, "rows 0 .. 3 of an image of 2 rows");
-    dev->limits.max_loop_iterations = TDM_KERNEL_LOOP_BUDGET;
+    dev->traits.max_loop_iterations = TDM_KERNEL_LOOP_BUDGET;
     CHECK_OK(tdm_global_avg_pool_run(dev, &wide)); /* 3999 iterations a row */
     wide.w = 3999;
     CHECK_FAILS(tdm_global_avg_pool_run(dev, &wide), TDM_ERR_UNSUPPORTED, "rows of 3999 columns");
-    dev->limits.max_loop_iterations = 0;
+    dev->traits.max_loop_iterations = 0;
     CHECK_OK(tdm_global_avg_pool_run(dev, &wide));
     tdm_buffer_free(bsum);
     tdm_buffer_free(by);
@@ -405,7 +405,7 @@ static void check_global_pool_pieces(tdm_device *dev)
  * 65535), and a row whose loops over its columns add up past the limit. */
 static void check_loop_budget(tdm_device *dev)
 {
-    dev->limits.max_loop_iterations = TDM_KERNEL_LOOP_BUDGET;
+    dev->traits.max_loop_iterations = TDM_KERNEL_LOOP_BUDGET;
     tdm_buffer *a, *b;
     CHECK_OK(tdm_buffer_alloc(dev, 4 << 20, &a));
     CHECK_OK(tdm_buffer_alloc(dev, 4 << 20, &b));
@@ -506,7 +506,7 @@ static void check_loop_budget(tdm_device *dev)
                 TDM_ERR_UNSUPPORTED, "loop iterations an invocation");
     tdm_buffer_free(a);
     tdm_buffer_free(b);
-    dev->limits.max_loop_iterations = 0;
+    dev->traits.max_loop_iterations = 0;
 }
 
 void test_case_kernel_run(const test_run *run)
