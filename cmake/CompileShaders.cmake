@@ -21,7 +21,7 @@
 # (glslang-tools, spirv-tools): their SPIR-V is then the same with or without the
 # optional one.
 function(tdm_compile_shaders out_c generator)
-  set(table ${PROJECT_SOURCE_DIR}/core/device/kernels.def)
+  set(table ${PROJECT_SOURCE_DIR}/core/kernel/kernels.def)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${table})
   file(STRINGS ${table} twin_lines REGEX "^TDM_HALF_TWIN\\([A-Za-z0-9_]+\\)")
   set(twins "")
@@ -44,7 +44,7 @@ function(tdm_compile_shaders out_c generator)
   add_custom_command(
     OUTPUT ${bindings}
     COMMAND ${generator} ${bindings}
-    DEPENDS ${generator} ${PROJECT_SOURCE_DIR}/core/device/kernels.def
+    DEPENDS ${generator} ${PROJECT_SOURCE_DIR}/core/kernel/kernels.def
     COMMENT "Generating kernel_bindings.glsl from kernels.def"
     VERBATIM)
   set(headers "")

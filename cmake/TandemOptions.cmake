@@ -49,6 +49,10 @@ endif()
 function(tdm_module_root var name)
   set(root ${PROJECT_BINARY_DIR}/modules/${name})
   set(sees ${ARGN} platform)
+  # The device layer's headers include the kernel table: who sees one sees both.
+  if("device" IN_LIST sees)
+    list(APPEND sees kernel)
+  endif()
   list(REMOVE_DUPLICATES sees)
   # Another configuration's links go first (file(REMOVE) removes a link, never what
   # it points to; the directories left are tandem's own, empty by then).

@@ -1,4 +1,4 @@
-// The arguments every kernel of core/device/kernels.def receives (128 bytes of push,
+// The arguments every kernel of core/kernel/kernels.def receives (128 bytes of push,
 // Vulkan's least maxPushConstantsSize; the Vulkan backend pushes them for every
 // launch).
 //

@@ -13,7 +13,7 @@ probe=$(mktemp --suffix=.c)
 trap 'rm -f "$probe"' EXIT
 header() { # a header of module $1
   case $1 in
-    base) echo base/error.h ;; device) echo device/kernel.h ;; ops) echo ops/ops_check.h ;;
+    base) echo base/error.h ;; kernel) echo kernel/kernel.h ;; device) echo device/device_impl.h ;; ops) echo ops/ops_check.h ;;
     collective) echo collective/collective_impl.h ;; input) echo input/dataset_impl.h ;;
     distribute) echo distribute/strategy_impl.h ;; checkpoint) echo checkpoint/checkpoint_files.h ;;
     model) echo model/model_impl.h ;; platform) echo platform/tdm_thread.h ;;
@@ -35,19 +35,19 @@ check() { # library, module, expected (yes: compiles, no: refused)
     failed=1
   fi
 }
-all="platform base device collective ops input distribute checkpoint summary model optimizer ps train_op monitor"
-for entry in "tandem_platform:platform" "tandem_base:base" "tandem_device:base device" \
-             "tandem_collective:base device collective" "tandem_ops:base device ops" \
-             "tandem_input:base device input" \
-             "tandem_distribute:base device collective input distribute" \
+all="platform base kernel device collective ops input distribute checkpoint summary model optimizer ps train_op monitor"
+for entry in "tandem_platform:platform" "tandem_base:base" "tandem_kernel:base kernel" "tandem_device:base kernel device" \
+             "tandem_collective:base kernel device collective" "tandem_ops:base kernel device ops" \
+             "tandem_input:base kernel device input" \
+             "tandem_distribute:base kernel device collective input distribute" \
              "tandem_checkpoint:base checkpoint" "tandem_summary:base summary" \
-             "tandem_model:base device checkpoint model" \
-             "tandem_optimizer:base device optimizer" "tandem_ps:base device optimizer ps" \
-             "tandem_train_op:base device checkpoint optimizer ps train_op" \
-             "tandem_monitor:base device checkpoint optimizer train_op monitor" \
+             "tandem_model:base kernel device checkpoint model" \
+             "tandem_optimizer:base kernel device optimizer" "tandem_ps:base kernel device optimizer ps" \
+             "tandem_train_op:base kernel device checkpoint optimizer ps train_op" \
+             "tandem_monitor:base kernel device checkpoint optimizer train_op monitor" \
              "tandem_training:base" \
-             "tandem_backend_reference:base device" \
-             "tandem_backend_opencl:base device" "tandem_backend_vulkan:base device"; do
+             "tandem_backend_reference:base kernel device" \
+             "tandem_backend_opencl:base kernel device" "tandem_backend_vulkan:base kernel device"; do
   lib=${entry%%:*} allowed="${entry#*:} platform"
   [ -d "$roots/$lib" ] || continue
   for module in $all; do
@@ -68,10 +68,10 @@ for lib in tandem_optimizer tandem_ps tandem_train_op tandem_monitor; do
   narrow $lib distribute/variable_access.h collective/collectives.h
 done
 # Backends come in through one door (device/backend_api.h) and the kernel table they
-# expand (device/kernels.def); of the core nothing else, the public headers aside.
-others=$(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"([a-z_]+/)*(core|platform|base|device|collective|ops|input|distribute|checkpoint|summary|model|train)/' \
+# expand (kernel/kernels.def); of the core nothing else, the public headers aside.
+others=$(grep -rnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"([a-z_]+/)*(core|platform|base|kernel|device|collective|ops|input|distribute|checkpoint|summary|model|optimizer|ps|train_op|monitor|training)/' \
            --include='*.c' --include='*.h' "$include/../backends" |
-         grep -vE '"device/(backend_api\.h|kernels\.def)"' || true)
+         grep -vE '"(device/backend_api\.h|kernel/kernels\.def)"' || true)
 if [ -n "$others" ]; then
   echo "FAIL: backends include core headers besides device/backend_api.h:"
   echo "$others"

@@ -33,7 +33,7 @@ typedef struct tdm_vk_slot {
 enum {
     TDM_VK_TILED_KERNELS = 0
 #define TDM_KERNEL(name, grid, ...) +((grid) == TDM_GRID_TILES)
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_KERNEL
 };
 

@@ -1,4 +1,4 @@
-/* Kernel launches: shaders/NAME.comp for every kernel of core/device/kernels.def.
+/* Kernel launches: shaders/NAME.comp for every kernel of core/kernel/kernels.def.
  *
  * Buffer b of the kernel's table line is bound at binding b as a window over the
  * elements the table's extent gives it: from its view's byte offset rounded down to

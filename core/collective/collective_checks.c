@@ -2,7 +2,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "device/buffer_checks.h"
+#include "device/memory/buffer_checks.h"
 #include "collective/collective_impl.h"
 #include "base/error.h"
 

@@ -3,7 +3,7 @@
  * accumulate_f16, whose rounding of every partial sum is what a plan that hands
  * partials on between devices does, so every algorithm gives the same bits. */
 #include "collective/collective_impl.h"
-#include "device/kernel_args.h"
+#include "kernel/kernel_args.h"
 
 #define MAX_INPUTS 7      /* accumulate's inputs */
 #define MAX_PAIR_INPUTS 6 /* accumulate_pair's */

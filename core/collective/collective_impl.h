@@ -8,7 +8,7 @@
 
 #include "collective/collectives.h"
 #include "device/device_impl.h"
-#include "device/peer_access.h"
+#include "device/memory/peer_access.h"
 #include "collective/ranks.h"
 
 /* Scratch buffers of one call, from the devices' pools, returned together once the

@@ -3,7 +3,7 @@
 
 #include "collective/collective_impl.h"
 #include "base/error.h"
-#include "device/scratch_pool.h"
+#include "device/memory/scratch_pool.h"
 
 tdm_buffer_view coll_slice(const tdm_buffer_view *v, size_t offset, size_t size)
 {

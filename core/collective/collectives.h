@@ -12,7 +12,7 @@
 #ifndef TDM_CORE_COLLECTIVES_H
 #define TDM_CORE_COLLECTIVES_H
 
-#include "device/kernel.h"
+#include "kernel/kernel.h"
 #include "tandem/strategy.h" /* tdm_reduce_op, tdm_collective_algorithm */
 #include "tandem/tensor.h"   /* tdm_dtype */
 

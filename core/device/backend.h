@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "device/kernel.h"
+#include "kernel/kernel.h"
 #include "tandem/buffer.h"
 
 /* A backend instance for one context; each backend defines the struct. */

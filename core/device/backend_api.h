@@ -11,13 +11,13 @@
  *   drivers' libraries opened at run time: tdm_library_load, _symbol, _require
  *                    (base/library.h)
  *   halves           float16 bits to and from float (base/half_bits.h)
- *   the kernel table its entries, extents, uint arguments and twins (device/kernel.h),
- *                    each kernel's arguments by name (device/kernel_args.h), the words
- *                    its entries spell a buffer with (device/kernel_flags.h)
+ *   the kernel table its entries, extents, uint arguments and twins (kernel/kernel.h),
+ *                    each kernel's arguments by name (kernel/kernel_args.h), the words
+ *                    its entries spell a buffer with (kernel/kernel_flags.h)
  *   the log          tdm_log through the context's callback (device/log.h)
  *   the disk cache   compiled programs and pipeline caches kept between runs
  *                    (device/disk_cache.h)
- *   scratch          buffers a device reuses across calls (device/scratch_pool.h)
+ *   scratch          buffers a device reuses across calls (device/memory/scratch_pool.h)
  *   the platform     threads and locks, libraries opened at run time, folders, the
  *                    host's cores, memory and clock (platform/tdm_thread.h,
  *                    tdm_dynlib.h, tdm_files.h, tdm_host.h)
@@ -32,11 +32,11 @@
 #include "base/library.h"
 #include "device/backend.h"
 #include "device/disk_cache.h"
-#include "device/kernel.h"
-#include "device/kernel_args.h"
-#include "device/kernel_flags.h"
+#include "kernel/kernel.h"
+#include "kernel/kernel_args.h"
+#include "kernel/kernel_flags.h"
 #include "device/log.h"
-#include "device/scratch_pool.h"
+#include "device/memory/scratch_pool.h"
 #include "platform/tdm_dynlib.h"
 #include "platform/tdm_files.h"
 #include "platform/tdm_host.h"

@@ -8,7 +8,7 @@
 #include "device/device_registry.h"
 #include "device/gpu_shape.h"
 #include "base/error.h"
-#include "device/host_staging.h"
+#include "device/memory/host_staging.h"
 #include "device/log.h"
 #include "base/options.h"
 

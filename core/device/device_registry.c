@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/copy_worker.h"
+#include "device/memory/copy_worker.h"
 #include "device/device_registry.h"
 #include "device/device_verdicts.h"
 #include "device/gpu_shape.h"

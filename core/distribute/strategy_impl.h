@@ -10,7 +10,7 @@
 #include "platform/tdm_thread.h"
 #include "tandem/nn.h" /* tdm_loss_reduction */
 #include "tandem/variable.h"
-#include "device/tensor_impl.h"
+#include "device/memory/tensor_impl.h"
 #include "base/worker.h"
 
 struct tdm_value {

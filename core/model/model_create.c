@@ -8,7 +8,7 @@
 #include "base/checked_size.h"
 #include "device/device_impl.h"
 #include "base/error.h"
-#include "device/kernel.h"
+#include "kernel/kernel.h"
 #include "model/layers/layer_type.h"
 #include "input/standardize.h"
 

@@ -5,7 +5,7 @@
 
 #include "base/checked_size.h"
 #include "base/error.h"
-#include "device/tensor_impl.h"
+#include "device/memory/tensor_impl.h"
 #include "model/layers/layer_type.h"
 
 void tdm_layer_variable_name(tdm_layer_kind kind, size_t l, size_t k, char *buf, size_t size)

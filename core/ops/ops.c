@@ -1,9 +1,9 @@
 /* The public element-wise operations: checked calls of the table's kernels. */
 #include "base/error.h"
-#include "device/kernel_args.h"
+#include "kernel/kernel_args.h"
 #include "ops/ops_check.h"
 #include "tandem/ops.h"
-#include "device/tensor_impl.h"
+#include "device/memory/tensor_impl.h"
 
 /* Every tensor is of dtype, on y's device, with y's element count. */
 static tdm_status check_as(const char *func, tdm_dtype dtype, const tdm_tensor *y,

@@ -1,11 +1,11 @@
 /* The public activations and their gradients: one kernel each in the table. */
 
 #include "base/error.h"
-#include "device/kernel_args.h"
+#include "kernel/kernel_args.h"
 #include "ops/ops_check.h"
 #include "tandem/nn.h"
 #include "tandem/ops.h"
-#include "device/tensor_impl.h"
+#include "device/memory/tensor_impl.h"
 
 /* The activations share their arguments: y, x and n forward; dx, dy, n and x or,
  * where the gradient is cheaper from it, the forward's output y backward. */

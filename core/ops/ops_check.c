@@ -2,7 +2,7 @@
 #include "ops/ops_check.h"
 
 #include "base/error.h"
-#include "device/tensor_impl.h"
+#include "device/memory/tensor_impl.h"
 
 tdm_status tdm_ops_check(const char *func, const char *what, const tdm_tensor *t, tdm_dtype dtype,
                          const tdm_device *dev)

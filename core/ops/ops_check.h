@@ -3,7 +3,7 @@
 #ifndef TDM_CORE_OPS_CHECK_H
 #define TDM_CORE_OPS_CHECK_H
 
-#include "device/kernel.h"
+#include "kernel/kernel.h"
 #include "tandem/tensor.h"
 
 /* t is non-NULL, of dtype, on dev (dev NULL: any device); the message names func

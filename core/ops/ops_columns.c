@@ -2,8 +2,8 @@
 #include <stdint.h>
 
 #include "base/error.h"
-#include "device/kernel_args.h"
-#include "device/tensor_impl.h"
+#include "kernel/kernel_args.h"
+#include "device/memory/tensor_impl.h"
 #include "ops/ops_check.h"
 #include "tandem/ops.h"
 

@@ -2,8 +2,8 @@
  * table's gradient summed in the ids' order, each a checked call of the table's
  * gather kernels. */
 #include "base/error.h"
-#include "device/kernel_args.h"
-#include "device/tensor_impl.h"
+#include "kernel/kernel_args.h"
+#include "device/memory/tensor_impl.h"
 #include "ops/ops_check.h"
 #include "tandem/ops.h"
 

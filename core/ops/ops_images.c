@@ -1,9 +1,9 @@
 /* The public convolution and pooling operations over NHWC images: shape checks, then
  * the table's kernels. */
 #include "base/error.h"
-#include "device/kernel_args.h"
-#include "device/scratch_pool.h"
-#include "device/tensor_impl.h"
+#include "kernel/kernel_args.h"
+#include "device/memory/scratch_pool.h"
+#include "device/memory/tensor_impl.h"
 #include "ops/ops_check.h"
 #include "ops/ops_images.h"
 #include "tandem/nn.h"

@@ -1,12 +1,12 @@
 /* The public layer operations: matrix product, bias (alone or with an activation),
  * sums and dropout, each a checked call of the table's kernels. */
 #include "base/error.h"
-#include "device/kernel_args.h"
+#include "kernel/kernel_args.h"
 #include "ops/ops_check.h"
 #include "ops/ops_sum.h"
 #include "tandem/nn.h"
 #include "tandem/ops.h"
-#include "device/tensor_impl.h"
+#include "device/memory/tensor_impl.h"
 
 static size_t rows_of(const tdm_tensor *t, int trans)
 {

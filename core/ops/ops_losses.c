@@ -1,10 +1,10 @@
 /* The public loss operations: per-example losses and their gradients in one kernel. */
 #include "base/error.h"
-#include "device/kernel_args.h"
+#include "kernel/kernel_args.h"
 #include "ops/ops_check.h"
 #include "tandem/nn.h"
 #include "tandem/ops.h"
-#include "device/tensor_impl.h"
+#include "device/memory/tensor_impl.h"
 
 /* The row losses' checks: logits an f32 matrix, loss f32 of its rows and dlogits f32
  * of its count, both on its device. */

@@ -1,9 +1,9 @@
 /* The public selection operations: clip by value and one-hot labels. */
 #include "base/error.h"
-#include "device/kernel_args.h"
+#include "kernel/kernel_args.h"
 #include "ops/ops_check.h"
 #include "tandem/nn.h"
-#include "device/tensor_impl.h"
+#include "device/memory/tensor_impl.h"
 
 tdm_status tdm_op_clip(tdm_tensor *y, const tdm_tensor *x, float lo, float hi)
 {

@@ -4,10 +4,10 @@
  * rotated by 180 degrees and its channels swapped, whose transform is the forward's
  * with its planes permuted and transposed: no kernel of its own. */
 #include "base/error.h"
-#include "device/kernel.h"
-#include "device/kernel_args.h"
-#include "device/scratch_pool.h"
-#include "device/tensor_impl.h"
+#include "kernel/kernel.h"
+#include "kernel/kernel_args.h"
+#include "device/memory/scratch_pool.h"
+#include "device/memory/tensor_impl.h"
 #include "ops/ops_check.h"
 #include "ops/ops_images.h"
 #include "tandem/ops.h"

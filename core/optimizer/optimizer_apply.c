@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "device/kernel_args.h"
+#include "kernel/kernel_args.h"
 #include "optimizer/optimizer_impl.h"
 #include "device/device_impl.h"
-#include "device/tensor_impl.h"
+#include "device/memory/tensor_impl.h"
 #include "distribute/variable_access.h"
 
 tdm_opt_step tdm_optimizer_step_params(const tdm_optimizer *opt, uint64_t iterations)

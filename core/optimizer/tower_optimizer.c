@@ -8,7 +8,7 @@
 #include "base/error.h"
 #include "optimizer/optimizer_impl.h"
 #include "device/device_impl.h"
-#include "device/tensor_impl.h"
+#include "device/memory/tensor_impl.h"
 #include "distribute/variable_access.h"
 
 static const char apply_func[] = "tdm_tower_optimizer_apply";

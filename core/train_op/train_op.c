@@ -5,7 +5,7 @@
 
 #include "base/error.h"
 #include "device/device_room.h"
-#include "device/kernel_ops.h"
+#include "device/launch/kernel_ops.h"
 #include "tandem/ops.h"
 #include "optimizer/optimizer_impl.h"
 #include "train_op/train_op_impl.h"

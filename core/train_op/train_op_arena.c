@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
-#include "device/tensor_impl.h"
+#include "device/memory/tensor_impl.h"
 #include "distribute/variable_access.h"
 #include "tandem/ops.h"
 #include "train_op/train_op_impl.h"

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "device/kernel_args.h"
-#include "device/kernel_ops.h"
+#include "kernel/kernel_args.h"
+#include "device/launch/kernel_ops.h"
 #include "optimizer/optimizer_impl.h"
 #include "train_op/train_op_impl.h"
 

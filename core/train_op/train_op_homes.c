@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
-#include "device/tensor_impl.h"
+#include "device/memory/tensor_impl.h"
 #include "optimizer/optimizer_impl.h"
 #include "distribute/variable_access.h"
 #include "train_op/train_op_impl.h"

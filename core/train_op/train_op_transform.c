@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "device/kernel_ops.h"
+#include "device/launch/kernel_ops.h"
 #include "tandem/ops.h"
 #include "distribute/variable_access.h"
 #include "train_op/train_op_impl.h"

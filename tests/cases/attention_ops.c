@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "device/kernel_args.h"
+#include "kernel/kernel_args.h"
 #include "harness.h"
 #include "ops/ops_batched.h"
 

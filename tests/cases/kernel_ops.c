@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "harness.h"
-#include "device/kernel_ops.h"
+#include "device/launch/kernel_ops.h"
 
 static const size_t sizes[] = {1, 1000, 0, 70001, 200003, 65536};
 #define TENSORS (sizeof sizes / sizeof sizes[0])

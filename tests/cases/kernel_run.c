@@ -6,7 +6,7 @@
 
 #include "conformance_suite.h"
 #include "device/device_impl.h"
-#include "device/kernel_args.h"
+#include "kernel/kernel_args.h"
 #include "harness.h"
 #include "ref_kernels.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "device/device_impl.h"
-#include "device/kernel.h"
+#include "kernel/kernel.h"
 #include "harness.h"
 #include "spirv_modules.h"
 #include "vulkan_internal.h"

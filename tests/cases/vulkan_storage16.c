@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "device/device_impl.h"
-#include "device/kernel.h"
+#include "kernel/kernel.h"
 #include "harness.h"
 
 /* Every twin supported or none; their kernels always. */

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "device/kernel.h"
+#include "kernel/kernel.h"
 #include "tandem/tandem.h"
 
 typedef enum conf_data {

@@ -31,7 +31,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "device/kernel_flags.h"
+#include "kernel/kernel_flags.h"
 #include "tandem/nn.h"
 
 /* The sizes of kernel_args.glsl's push-constant arrays. */
@@ -193,10 +193,10 @@ int main(int argc, char **argv)
     /* First the kernels that have a twin, which the table lists last. */
 #define TDM_KERNEL(...)
 #define TDM_HALF_TWIN(name) add_twin(#name);
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_HALF_TWIN
-    fprintf(out, "// Generated from core/device/kernels.def by tools/kernelgen/glsl_bindings.c.\n"
+    fprintf(out, "// Generated from core/kernel/kernels.def by tools/kernelgen/glsl_bindings.c.\n"
                  "// A shader defines TDM_KERNEL_<name>, then includes this file; the build of\n"
                  "// a float16 twin defines TDM_HALF_TWIN as well.\n"
                  "#ifdef TDM_HALF_TWIN\n"
@@ -206,7 +206,7 @@ int main(int argc, char **argv)
 #define ACTIVATION(name) fprintf(out, "#define TDM_ACT_" #name " %uu\n", (unsigned)TDM_ACT_##name);
     TDM_KERNEL_ACTIVATIONS(ACTIVATION)
 #define TDM_KERNEL SECTIONS
-#include "device/kernels.def"
+#include "kernel/kernels.def"
     fprintf(out, "\n#if !defined(TDM_KERNEL_DECLARED) && defined(TDM_HALF_TWIN)\n"
                  "#error \"TDM_HALF_TWIN: define TDM_KERNEL_<name> of a TDM_HALF_TWIN line of "
                  "kernels.def\"\n"

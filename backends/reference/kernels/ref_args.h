@@ -24,7 +24,7 @@
     typedef struct ref_##name##_args {                                                             \
         buffers uints floats                                                                       \
     } ref_##name##_args;
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_BUF
 #undef TDM_U
@@ -45,7 +45,7 @@
         (void)b, (void)u, (void)f;                                                                 \
         return args;                                                                               \
     }
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_BUF
 #undef TDM_U

@@ -14,7 +14,7 @@
 #include "ref_args.h"
 
 #define TDM_KERNEL(name, ...) void ref_##name(const ref_##name##_args *args);
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_KERNEL
 
 

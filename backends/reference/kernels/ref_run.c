@@ -14,7 +14,7 @@ void tdm_reference_run(const tdm_launch *launch, void *const *memory)
         break;                                                                                     \
     }
 #define TDM_HALF_TWIN(name) case TDM_KERNEL_##name##_f16:
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_HALF_TWIN
     case TDM_KERNEL_COUNT: break; /* a twin is tdm_reference_half_twin's */

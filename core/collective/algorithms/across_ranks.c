@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "collective/collective_impl.h"
-#include "device/copy_worker.h"
+#include "device/memory/copy_worker.h"
 #include "device/device_status.h"
 #include "base/error.h"
 

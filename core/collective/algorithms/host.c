@@ -11,10 +11,10 @@
 
 #include "collective/collective_impl.h"
 #include "collective/float_fold.h"
-#include "device/copy_worker.h"
+#include "device/memory/copy_worker.h"
 #include "device/device_status.h"
 #include "base/error.h"
-#include "device/host_staging.h"
+#include "device/memory/host_staging.h"
 
 /* Small enough that a unit's accumulator and input stay in cache. */
 #define UNIT_BYTES ((size_t)1 << 20)

@@ -8,7 +8,7 @@
 #include "input/dataset_impl.h"
 #include "base/error.h"
 #include "distribute/distributed_input/input_impl.h"
-#include "device/kernel_args.h"
+#include "kernel/kernel_args.h"
 
 tdm_input_cache *tdm_input_cache_retain(tdm_input_cache *cache)
 {

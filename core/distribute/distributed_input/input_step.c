@@ -7,7 +7,7 @@
 #include "base/checked_size.h"
 #include "base/error.h"
 #include "distribute/distributed_input/input_impl.h"
-#include "device/kernel_args.h"
+#include "kernel/kernel_args.h"
 #include "distribute/strategy_impl.h"
 
 /* The most rows one batch of ds holds: never more than an epoch's examples, so a

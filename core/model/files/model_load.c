@@ -11,7 +11,7 @@
 #include "checkpoint/checkpoint_format.h"
 #include "checkpoint/checkpoint_files.h"
 #include "base/error.h"
-#include "device/tensor_impl.h"
+#include "device/memory/tensor_impl.h"
 #include "model/files/model_file.h"
 #include "model/layers/layer_type.h"
 #include "checkpoint/safetensors.h"

@@ -7,8 +7,8 @@
 #include <math.h>
 
 #include "base/error.h"
-#include "device/kernel_args.h"
-#include "device/tensor_impl.h"
+#include "kernel/kernel_args.h"
+#include "device/memory/tensor_impl.h"
 #include "model/layers/layer_type.h"
 #include "model/onnx/onnx_ops.h"
 #include "model/onnx/onnx_weights.h"

@@ -8,8 +8,8 @@
 #include <float.h>
 
 #include "base/error.h"
-#include "device/kernel_args.h"
-#include "device/tensor_impl.h"
+#include "kernel/kernel_args.h"
+#include "device/memory/tensor_impl.h"
 #include "tandem/ops.h"
 #include "model/layers/images.h"
 #include "model/layers/normalise.h"

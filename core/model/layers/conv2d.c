@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
-#include "device/tensor_impl.h"
+#include "device/memory/tensor_impl.h"
 #include "model/layers/images.h"
 #include "ops/ops_images.h"
 #include "model/onnx/onnx_ops.h"

@@ -1,7 +1,7 @@
 /* The ways a convolution may compute, below conv2d.c and the choice among them
  * (conv2d_choice.c): their names, which a device offers, what each keeps. */
 #include "base/error.h"
-#include "device/kernel.h"
+#include "kernel/kernel.h"
 #include "model/model_impl.h"
 
 static const char *const algorithm_names[] = {"auto",     "direct",   "lowered", "measured",

@@ -1,8 +1,8 @@
 /* layer_norm: each example's position normalised over its channels with its own
  * statistics, then scaled by gamma and shifted by beta; no cross-replica part. */
 #include "base/error.h"
-#include "device/kernel_args.h"
-#include "device/tensor_impl.h"
+#include "kernel/kernel_args.h"
+#include "device/memory/tensor_impl.h"
 #include "model/layers/images.h"
 #include "model/layers/normalise.h"
 #include "tandem/ops.h"

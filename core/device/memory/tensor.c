@@ -5,7 +5,7 @@
 #include "device/device_impl.h"
 #include "base/checked_size.h"
 #include "base/error.h"
-#include "device/tensor_impl.h"
+#include "device/memory/tensor_impl.h"
 
 size_t tdm_shape_count(const tdm_shape *shape)
 {

@@ -1,8 +1,8 @@
 #include <stdlib.h>
 
 #include "base/error.h"
-#include "device/buffer_memory.h"
-#include "device/scratch_pool.h"
+#include "device/memory/buffer_memory.h"
+#include "device/memory/scratch_pool.h"
 
 /* Sizes are rounded up to a quarter of their power of two (at least 4 KiB), so
  * that calls of nearby sizes share buffers and at most a quarter is wasted. */

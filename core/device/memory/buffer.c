@@ -1,9 +1,9 @@
 /* Buffers: allocation against the device's limits, host transfers. */
 
-#include "device/buffer_checks.h"
+#include "device/memory/buffer_checks.h"
 #include "device/device_status.h"
 #include "base/error.h"
-#include "device/scratch_pool.h"
+#include "device/memory/scratch_pool.h"
 
 tdm_status tdm_check_range(const tdm_buffer *buf, size_t offset, size_t size, const char *func,
                            const char *what)

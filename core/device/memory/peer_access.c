@@ -1,7 +1,7 @@
 /* Peer access: a device always reaches its own buffers; two devices of one backend
  * reach each other's as their backend says. The GPU-shape test mode's decorated
  * tables keep one table per backend, so the comparison of ops still finds them. */
-#include "device/peer_access.h"
+#include "device/memory/peer_access.h"
 
 int tdm_device_copies_directly(const tdm_device *dst, const tdm_device *src)
 {

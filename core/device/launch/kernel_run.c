@@ -3,12 +3,12 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "device/buffer_checks.h"
+#include "device/memory/buffer_checks.h"
 #include "device/device_status.h"
 #include "base/error.h"
-#include "device/kernel.h"
-#include "device/kernel_args.h"
-#include "device/peer_access.h"
+#include "kernel/kernel.h"
+#include "kernel/kernel_args.h"
+#include "device/memory/peer_access.h"
 
 static const char *F = "tdm_kernel_run";
 

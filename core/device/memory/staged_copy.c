@@ -1,10 +1,10 @@
 #include <stdio.h>
 
-#include "device/copy_worker.h"
+#include "device/memory/copy_worker.h"
 #include "device/device_status.h"
 #include "base/error.h"
-#include "device/host_staging.h"
-#include "device/staged_copy.h"
+#include "device/memory/host_staging.h"
+#include "device/memory/staged_copy.h"
 
 /* One chunk read on src's copy worker; its error message travels back with it,
  * since the last error is per thread. */

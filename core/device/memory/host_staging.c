@@ -1,7 +1,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
-#include "device/host_staging.h"
+#include "device/memory/host_staging.h"
 #include "platform/tdm_host.h"
 
 void *tdm_staging_acquire(tdm_context *ctx)

@@ -5,8 +5,8 @@
  * entries once, at the first look-up. */
 #include <string.h>
 
-#include "device/kernel.h"
-#include "device/kernel_flags.h"
+#include "kernel/kernel.h"
+#include "kernel/kernel_flags.h"
 #include "platform/tdm_thread.h"
 #include "tandem/nn.h"
 
@@ -40,7 +40,7 @@
                    #name ": at most TDM_KERNEL_MAX_UINTS uints");                                  \
     _Static_assert(LENGTH(floats_##name) <= TDM_KERNEL_MAX_FLOATS,                                 \
                    #name ": at most TDM_KERNEL_MAX_FLOATS floats");
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_KERNEL
 
 #define TDM_TOL(ulps, rel, linear)                                                                 \
@@ -60,7 +60,7 @@ static const tdm_kernel_info infos[] = {
                            buffers_##name,                                                         \
                            uints_##name,                                                           \
                            floats_##name},
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_KERNEL
 };
 #define KERNELS (sizeof infos / sizeof infos[0])
@@ -70,17 +70,17 @@ static const tdm_kernel_info infos[] = {
 #define TDM_KERNEL(...)
 #define TDM_HALF_TWIN(name)                                                                        \
     _Static_assert(TDM_KERNEL_##name##_f16 >= KERNELS, #name ": twins come after the kernels");
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_HALF_TWIN
 
 static const tdm_kernel twin_bases[] = {
 #define TDM_HALF_TWIN(name) TDM_KERNEL_##name,
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_HALF_TWIN
 };
 static const char *const twin_names[] = {
 #define TDM_HALF_TWIN(name) #name "_f16",
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_HALF_TWIN
 };
 #undef TDM_KERNEL
@@ -163,7 +163,7 @@ unsigned tdm_kernel_type_size(char type)
 
 static const char *const uint_names[] = {
 #define TDM_UINT_NAME(name) #name,
-#include "device/kernel_uints.def"
+#include "kernel/kernel_uints.def"
 #undef TDM_UINT_NAME
 };
 

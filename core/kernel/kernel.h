@@ -39,7 +39,7 @@ typedef enum tdm_grid {
 typedef enum tdm_kernel {
 #define TDM_KERNEL(name, ...) TDM_KERNEL_##name,
 #define TDM_HALF_TWIN(name) TDM_KERNEL_##name##_f16,
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_HALF_TWIN
     TDM_KERNEL_COUNT
@@ -80,7 +80,7 @@ typedef enum tdm_extent {
 /* The names a uint argument may have (kernel_uints.def), as ids. */
 typedef enum tdm_uint_name {
 #define TDM_UINT_NAME(name) TDM_UINT_##name,
-#include "device/kernel_uints.def"
+#include "kernel/kernel_uints.def"
 #undef TDM_UINT_NAME
     TDM_UINT_NAME_COUNT
 } tdm_uint_name;

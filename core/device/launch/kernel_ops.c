@@ -2,8 +2,8 @@
  * tensor side by side in scratch, one sum over all of them, one square root. */
 #include "device/device_impl.h"
 #include "base/error.h"
-#include "device/kernel_args.h"
-#include "device/kernel_ops.h"
+#include "kernel/kernel_args.h"
+#include "device/launch/kernel_ops.h"
 
 static size_t partials_of(size_t elements)
 {

@@ -1,4 +1,4 @@
-#include "device/copy_worker.h"
+#include "device/memory/copy_worker.h"
 
 tdm_worker *tdm_device_copy_worker(tdm_device *dev)
 {

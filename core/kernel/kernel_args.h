@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "device/kernel.h"
+#include "kernel/kernel.h"
 
 #define TDM_BUFFERS(...) __VA_ARGS__
 #define TDM_UINTS(...) __VA_ARGS__
@@ -24,7 +24,7 @@
     typedef struct tdm_##name##_args {                                                             \
         buffers uints floats                                                                       \
     } tdm_##name##_args;
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_BUF
 #undef TDM_U
@@ -49,7 +49,7 @@
         tdm_kernel_call call = tdm_##name##_call(args);                                            \
         return tdm_kernel_run(dev, &call);                                                         \
     }
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_BUF
 #undef TDM_U
@@ -63,7 +63,7 @@
     typedef struct tdm_##name##_scalars {                                                          \
         uints floats                                                                               \
     } tdm_##name##_scalars;
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_U
 #undef TDM_F
@@ -79,7 +79,7 @@
         (void)u, (void)f;                                                                          \
         return scalars;                                                                            \
     }
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_BUF
 #undef TDM_U
@@ -93,7 +93,7 @@
     typedef struct tdm_##name##_slots {                                                            \
         buffers                                                                                    \
     } tdm_##name##_slots;
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_BUF
 
@@ -105,7 +105,7 @@
         unsigned b = 0;                                                                            \
         buffers return slots;                                                                      \
     }
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_KERNEL
 #undef TDM_BUF
 #undef TDM_U
@@ -119,7 +119,7 @@
     typedef struct tdm_##name##_uint_places {                                                      \
         uints                                                                                      \
     } tdm_##name##_uint_places;
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_KERNEL
 #define TDM_UINT_AT(kernel, name)                                                                  \
     ((unsigned)(offsetof(tdm_##kernel##_uint_places, name) / sizeof(uint32_t)))
@@ -134,7 +134,7 @@
         float before; /* the struct of a kernel without floats is not empty */                     \
         floats                                                                                     \
     } tdm_##name##_float_places;
-#include "device/kernels.def"
+#include "kernel/kernels.def"
 #undef TDM_KERNEL
 #define TDM_FLOAT_AT(kernel, name)                                                                 \
     ((unsigned)(offsetof(tdm_##kernel##_float_places, name) / sizeof(float) - 1))

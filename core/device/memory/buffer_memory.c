@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
-#include "device/buffer_memory.h"
+#include "device/memory/buffer_memory.h"
 #include "device/device_status.h"
 
 /* Reserves the bytes against the device's limits, or fails naming device and limit. */

@@ -2,7 +2,7 @@
 #ifndef TDM_CORE_KERNEL_OPS_H
 #define TDM_CORE_KERNEL_OPS_H
 
-#include "device/kernel.h"
+#include "kernel/kernel.h"
 
 /* Elements per partial sum: one work-group each, long enough to amortise it. */
 #define TDM_NORM_CHUNK 65536u

@@ -1,10 +1,10 @@
 /* tdm_buffer_copy: direct where the backend can reach both buffers, otherwise
  * staged through host memory in chunks (staged_copy.c). */
-#include "device/buffer_checks.h"
+#include "device/memory/buffer_checks.h"
 #include "device/device_status.h"
-#include "device/peer_access.h"
+#include "device/memory/peer_access.h"
 #include "base/error.h"
-#include "device/staged_copy.h"
+#include "device/memory/staged_copy.h"
 
 static tdm_status check_copy(const tdm_buffer_view *dst, const tdm_buffer_view *src)
 {

@@ -6,7 +6,7 @@
  * written from the host. */
 #include <string.h>
 
-#include "device/buffer_checks.h"
+#include "device/memory/buffer_checks.h"
 #include "device/device_status.h"
 #include "base/error.h"
 
