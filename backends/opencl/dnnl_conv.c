@@ -351,7 +351,8 @@ static tdm_status build(tdm_dnnl_conv *c, const tdm_dnnl_window *w, const tdm_dn
         result = lay_out(c, &s, pd, &reorder_scratch);
     if (result == TDM_OK) {
         const size_t conv_scratch = scratchpad_bytes(pd);
-        result = give_scratchpad(c, conv_scratch > reorder_scratch ? conv_scratch : reorder_scratch);
+        result =
+            give_scratchpad(c, conv_scratch > reorder_scratch ? conv_scratch : reorder_scratch);
     }
     if (result == TDM_OK) {
         st = p_dnnl_primitive_create(&c->conv, pd);

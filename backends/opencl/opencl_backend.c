@@ -164,8 +164,7 @@ static tdm_status opencl_create(tdm_context *ctx, tdm_backend **out)
     if (!tdm_opencl_clblast_load(&be->clblast_note))
         tdm_log(ctx, TDM_LOG_INFO, "opencl: no CLBlast: %s", be->clblast_note);
     if (!tdm_opencl_host_gemm_load(&be->host_blas_note))
-        tdm_log(ctx, TDM_LOG_INFO, "opencl: no host BLAS for CPU devices: %s",
-                be->host_blas_note);
+        tdm_log(ctx, TDM_LOG_INFO, "opencl: no host BLAS for CPU devices: %s", be->host_blas_note);
     if (!tdm_opencl_host_conv_load(&be->host_conv_note))
         tdm_log(ctx, TDM_LOG_INFO, "opencl: no oneDNN for CPU devices' convolutions: %s",
                 be->host_conv_note);

@@ -22,13 +22,14 @@ tdm_status tdm_opencl_buffer_alloc(tdm_buffer *buf, void **state)
     tdm_opencl_device *d = tdm_opencl_dev(dev);
     tdm_opencl_buffer *b = calloc(1, sizeof *b);
     if (!b)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", tdm_backend_device_desc(dev)->id,
-                        tdm_backend_device_desc(dev)->name);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory",
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name);
     cl_int err;
     tdm_opencl_serial_begin(dev);
     b->mem = d->host_memory && tdm_backend_buffer_size(buf)
                  ? tdm_opencl_create_in_host_memory(d, tdm_backend_buffer_size(buf), &b->host, &err)
-                 : clCreateBuffer(d->context, CL_MEM_READ_WRITE, tdm_backend_buffer_size(buf), NULL, &err);
+                 : clCreateBuffer(d->context, CL_MEM_READ_WRITE, tdm_backend_buffer_size(buf), NULL,
+                                  &err);
     tdm_opencl_serial_end(dev);
     if (err == CL_SUCCESS) {
         *state = b;
@@ -38,7 +39,8 @@ tdm_status tdm_opencl_buffer_alloc(tdm_buffer *buf, void **state)
     return tdm_fail(is_allocation_failure(err) ? TDM_ERR_OUT_OF_MEMORY : TDM_ERR_BACKEND,
                     "%s '%s': could not allocate %zu bytes (%.1f MiB): clCreateBuffer "
                     "failed: %s (%d)",
-                    tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, tdm_backend_buffer_size(buf), (double)tdm_backend_buffer_size(buf) / 1048576.0,
+                    tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
+                    tdm_backend_buffer_size(buf), (double)tdm_backend_buffer_size(buf) / 1048576.0,
                     tdm_opencl_error_name(err), (int)err);
 }
 
@@ -61,8 +63,9 @@ tdm_status tdm_opencl_write(tdm_buffer *buf, size_t offset, const void *src, siz
 {
     tdm_opencl_serial_begin(tdm_backend_buffer_device(buf));
     tdm_device_count_host_wait(tdm_backend_buffer_device(buf));
-    cl_int err = clEnqueueWriteBuffer(tdm_opencl_dev(tdm_backend_buffer_device(buf))->queue, tdm_opencl_mem(buf),
-                                      CL_TRUE, offset, size, src, 0, NULL, NULL);
+    cl_int err =
+        clEnqueueWriteBuffer(tdm_opencl_dev(tdm_backend_buffer_device(buf))->queue,
+                             tdm_opencl_mem(buf), CL_TRUE, offset, size, src, 0, NULL, NULL);
     tdm_opencl_serial_end(tdm_backend_buffer_device(buf));
     return check(tdm_backend_buffer_device(buf), "clEnqueueWriteBuffer", err);
 }
@@ -71,8 +74,9 @@ tdm_status tdm_opencl_read(tdm_buffer *buf, size_t offset, void *dst, size_t siz
 {
     tdm_opencl_serial_begin(tdm_backend_buffer_device(buf));
     tdm_device_count_host_wait(tdm_backend_buffer_device(buf));
-    cl_int err = clEnqueueReadBuffer(tdm_opencl_dev(tdm_backend_buffer_device(buf))->queue, tdm_opencl_mem(buf),
-                                     CL_TRUE, offset, size, dst, 0, NULL, NULL);
+    cl_int err =
+        clEnqueueReadBuffer(tdm_opencl_dev(tdm_backend_buffer_device(buf))->queue,
+                            tdm_opencl_mem(buf), CL_TRUE, offset, size, dst, 0, NULL, NULL);
     tdm_opencl_serial_end(tdm_backend_buffer_device(buf));
     return check(tdm_backend_buffer_device(buf), "clEnqueueReadBuffer", err);
 }
@@ -81,8 +85,9 @@ tdm_status tdm_opencl_fill(tdm_buffer *buf, size_t offset, const uint32_t *patte
                            size_t size)
 {
     tdm_opencl_serial_begin(tdm_backend_buffer_device(buf));
-    cl_int err = clEnqueueFillBuffer(tdm_opencl_dev(tdm_backend_buffer_device(buf))->queue, tdm_opencl_mem(buf),
-                                     pattern, 4 * words, offset, size, 0, NULL, NULL);
+    cl_int err =
+        clEnqueueFillBuffer(tdm_opencl_dev(tdm_backend_buffer_device(buf))->queue,
+                            tdm_opencl_mem(buf), pattern, 4 * words, offset, size, 0, NULL, NULL);
     tdm_opencl_serial_end(tdm_backend_buffer_device(buf));
     return check(tdm_backend_buffer_device(buf), "clEnqueueFillBuffer", err);
 }
@@ -125,9 +130,9 @@ static tdm_status copy_peer(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
 
     if (st == TDM_OK)
         st = flushed(tdm_backend_buffer_device(dst), "clEnqueueCopyBuffer",
-                     clEnqueueCopyBuffer(tdm_opencl_dev(tdm_backend_buffer_device(dst))->queue, tdm_opencl_mem(src),
-                                         tdm_opencl_mem(dst), src_offset, dst_offset, size, 1,
-                                         &ready, &copied));
+                     clEnqueueCopyBuffer(tdm_opencl_dev(tdm_backend_buffer_device(dst))->queue,
+                                         tdm_opencl_mem(src), tdm_opencl_mem(dst), src_offset,
+                                         dst_offset, size, 1, &ready, &copied));
     if (st == TDM_OK)
         st = flushed(tdm_backend_buffer_device(src), "clEnqueueBarrierWithWaitList",
                      clEnqueueBarrierWithWaitList(src_queue, 1, &copied, NULL));

@@ -105,7 +105,8 @@ static void apply_tuning(const tdm_device *dev)
     const char *setting = getenv("TDM_CLBLAST_TUNING");
     if (setting && !strcmp(setting, "off"))
         return; /* CLBlast's own defaults, to measure what the parameters give */
-    const tdm_clblast_parameters *p = tdm_opencl_gemm_tuning(d->platform->name, tdm_backend_device_desc(dev)->type);
+    const tdm_clblast_parameters *p =
+        tdm_opencl_gemm_tuning(d->platform->name, tdm_backend_device_desc(dev)->type);
     for (; p && p->kernel; p++) {
         const char *names[TDM_CLBLAST_MAX_PARAMETERS]; /* CLBlast takes them non-const */
         memcpy(names, p->names, sizeof names);
@@ -114,7 +115,8 @@ static void apply_tuning(const tdm_device *dev)
         if (s != CLBlastSuccess)
             tdm_log(tdm_backend_device_context(dev), TDM_LOG_WARN,
                     "%s '%s': CLBlast refused tandem's %s parameters (%s, %d): its defaults stay",
-                    tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, p->kernel, clblast_error_name(s), (int)s);
+                    tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, p->kernel,
+                    clblast_error_name(s), (int)s);
     }
 }
 
@@ -144,11 +146,11 @@ tdm_status tdm_opencl_clblast_run(tdm_device *dev, const tdm_opencl_product *p)
     tdm_opencl_serial_end(dev);
     tdm_mutex_unlock(&clblast_lock);
     if (s != CLBlastSuccess)
-        return tdm_fail(clblast_status(s),
-                        "%s '%s': gemm (m %u, n %u, k %u, %zu at once): %s failed: %s (%d)",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, p->m, p->n, p->k, p->batch,
-                        p->batch == 1 ? "CLBlastSgemm" : "CLBlastSgemmStridedBatched",
-                        clblast_error_name(s), (int)s);
+        return tdm_fail(
+            clblast_status(s), "%s '%s': gemm (m %u, n %u, k %u, %zu at once): %s failed: %s (%d)",
+            tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, p->m, p->n, p->k,
+            p->batch, p->batch == 1 ? "CLBlastSgemm" : "CLBlastSgemmStridedBatched",
+            clblast_error_name(s), (int)s);
     return TDM_OK;
 }
 

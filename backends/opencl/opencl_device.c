@@ -37,12 +37,12 @@ tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev
     cl_int err;
 
     if (!d)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", tdm_backend_device_desc(dev)->id,
-                        tdm_backend_device_desc(dev)->name);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory",
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name);
     if (tdm_mutex_init(&d->kernel_lock) != 0) {
         free(d);
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': cannot create a mutex", tdm_backend_device_desc(dev)->id,
-                        tdm_backend_device_desc(dev)->name);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': cannot create a mutex",
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name);
     }
     d->platform = phys->platform;
     d->context = phys->platform->context;
@@ -67,7 +67,8 @@ tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev
     traits->quad_items = 1; /* the sources in kernels/ loop over quads */
     d->host_memory = tdm_opencl_probe_host_memory(d);
     /* the host's BLAS reaches the buffers where they live */
-    d->host_gemm = d->host_memory && tdm_opencl_host_gemm_usable(d->device, tdm_backend_device_desc(dev)->type);
+    d->host_gemm = d->host_memory &&
+                   tdm_opencl_host_gemm_usable(d->device, tdm_backend_device_desc(dev)->type);
     d->host_conv = tdm_opencl_host_conv_usable(d);
     *state = d; /* kernels reach a whole cl_mem: no binding-range limit */
     return TDM_OK;

@@ -25,7 +25,8 @@ tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s '%s': launch of an unknown kernel (%d) "
                         "or without its first buffer",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, (int)launch->kernel);
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
+                        (int)launch->kernel);
     if (launch->kernel == TDM_KERNEL_gemm)
         return tdm_opencl_gemm(dev, launch);
     if (launch->kernel == TDM_KERNEL_gemm_f16)

@@ -3,9 +3,8 @@
 
 #include "device/backend_api.h"
 
-#define TDM_CL_ERROR(code) \
-    case code:             \
-        return #code;
+#define TDM_CL_ERROR(code)                                                                         \
+    case code: return #code;
 
 const char *tdm_opencl_error_name(cl_int err)
 {
@@ -71,36 +70,29 @@ const char *tdm_opencl_error_name(cl_int err)
         TDM_CL_ERROR(CL_INVALID_DEVICE_PARTITION_COUNT)
         TDM_CL_ERROR(CL_PLATFORM_NOT_FOUND_KHR)
     /* Newer than 1.2, yet a 1.2 program can still receive them from a 3.0 driver. */
-    case -69:
-        return "CL_INVALID_PIPE_SIZE";
-    case -70:
-        return "CL_INVALID_DEVICE_QUEUE";
-    case -71:
-        return "CL_INVALID_SPEC_ID";
-    case -72:
-        return "CL_MAX_SIZE_RESTRICTION_EXCEEDED";
-    default:
-        return "CL_UNKNOWN_ERROR";
+    case -69: return "CL_INVALID_PIPE_SIZE";
+    case -70: return "CL_INVALID_DEVICE_QUEUE";
+    case -71: return "CL_INVALID_SPEC_ID";
+    case -72: return "CL_MAX_SIZE_RESTRICTION_EXCEEDED";
+    default: return "CL_UNKNOWN_ERROR";
     }
 }
 
 tdm_status tdm_opencl_status(cl_int err)
 {
     switch (err) {
-    case CL_SUCCESS:
-        return TDM_OK;
-    case CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST:
-        return TDM_ERR_DEVICE_LOST;
+    case CL_SUCCESS: return TDM_OK;
+    case CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST: return TDM_ERR_DEVICE_LOST;
     case CL_OUT_OF_HOST_MEMORY:
     case CL_MEM_OBJECT_ALLOCATION_FAILURE: /* a lazy allocation failing on first use */
         return TDM_ERR_OUT_OF_MEMORY;
-    default:
-        return TDM_ERR_BACKEND;
+    default: return TDM_ERR_BACKEND;
     }
 }
 
 tdm_status tdm_opencl_fail(const tdm_device *dev, const char *call, cl_int err)
 {
-    return tdm_fail(tdm_opencl_status(err), "%s '%s': %s failed: %s (%d)", tdm_backend_device_desc(dev)->id,
-                    tdm_backend_device_desc(dev)->name, call, tdm_opencl_error_name(err), (int)err);
+    return tdm_fail(tdm_opencl_status(err), "%s '%s': %s failed: %s (%d)",
+                    tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, call,
+                    tdm_opencl_error_name(err), (int)err);
 }

@@ -35,8 +35,9 @@ tdm_status tdm_opencl_event_record(tdm_device *dev, void **event)
 /* A negative execution status is the driver saying the work was lost. */
 static tdm_status event_failed(tdm_device *dev, cl_int status)
 {
-    return tdm_fail(TDM_ERR_DEVICE_LOST, "%s '%s': a command failed with %s (%d)", tdm_backend_device_desc(dev)->id,
-                    tdm_backend_device_desc(dev)->name, tdm_opencl_error_name(status), (int)status);
+    return tdm_fail(TDM_ERR_DEVICE_LOST, "%s '%s': a command failed with %s (%d)",
+                    tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
+                    tdm_opencl_error_name(status), (int)status);
 }
 
 static cl_int event_status(cl_event ev, cl_int *status)
@@ -97,8 +98,8 @@ tdm_status tdm_opencl_queue_wait(tdm_device *dev, tdm_device *src, void *event)
 tdm_status tdm_opencl_timestamp(tdm_device *dev, uint64_t *device_ns)
 {
     if (!tdm_opencl_dev(dev)->profiling)
-        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s' has no profiling queue", tdm_backend_device_desc(dev)->id,
-                        tdm_backend_device_desc(dev)->name);
+        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s' has no profiling queue",
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name);
     void *event;
     tdm_status st = tdm_opencl_event_record(dev, &event);
     if (st != TDM_OK)
@@ -111,8 +112,8 @@ tdm_status tdm_opencl_timestamp(tdm_device *dev, uint64_t *device_ns)
             clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
         tdm_opencl_serial_end(dev);
         if (err == CL_PROFILING_INFO_NOT_AVAILABLE)
-            st = tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s' times no markers", tdm_backend_device_desc(dev)->id,
-                          tdm_backend_device_desc(dev)->name);
+            st = tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s' times no markers",
+                          tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name);
         else if (err != CL_SUCCESS)
             st = tdm_opencl_fail(dev, "clGetEventProfilingInfo", err);
         *device_ns = end;

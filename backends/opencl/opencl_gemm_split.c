@@ -26,8 +26,9 @@ uint32_t tdm_opencl_gemm_slices(const tdm_device *dev, const tdm_opencl_product 
     const tdm_gemm_tuning *row = tdm_gemm_tuning_named(tdm_backend_device_desc(dev)->gemm_tuning);
     const uint64_t mn = (uint64_t)p->m * p->n;
     const uint64_t tiles = (uint64_t)((p->m + 15) / 16) * ((p->n + 15) / 16);
-    const uint32_t units =
-        tdm_backend_device_desc(dev)->compute_units > row->min_units ? tdm_backend_device_desc(dev)->compute_units : row->min_units;
+    const uint32_t units = tdm_backend_device_desc(dev)->compute_units > row->min_units
+                               ? tdm_backend_device_desc(dev)->compute_units
+                               : row->min_units;
     if (p->k < (uint64_t)row->long_slices * row->slice_k || tiles >= units || p->ldc != p->n)
         return 0;
     uint64_t slices = p->k / row->slice_k;

@@ -139,8 +139,8 @@ tdm_status tdm_opencl_host_command(tdm_device *dev, void(CL_CALLBACK *run)(void 
     if (!h) {
         if (finished)
             finished(context);
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", tdm_backend_device_desc(dev)->id,
-                        tdm_backend_device_desc(dev)->name);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory",
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name);
     }
     *h = (host_command){.count = 0, .finished = finished, .context = context};
     const unsigned count = tdm_kernel_get(launch->kernel)->buffer_count;

@@ -67,7 +67,8 @@ tdm_status tdm_opencl_host_conv(tdm_device *dev, const tdm_launch *launch)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s '%s': kernel %s runs on oneDNN, on CPU devices whose gemm runs on "
                         "OpenBLAS",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, tdm_kernel_get(launch->kernel)->name);
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
+                        tdm_kernel_get(launch->kernel)->name);
     tdm_dnnl_pass pass;
     tdm_dnnl_window win;
     tdm_dnnl_operands at;
@@ -84,7 +85,8 @@ tdm_status tdm_opencl_host_conv(tdm_device *dev, const tdm_launch *launch)
     tdm_dnnl_conv *conv;
     tdm_status st = tdm_dnnl_conv_prepare(pass, &win, &at, &conv);
     if (st != TDM_OK)
-        return tdm_fail_context(st, "%s '%s': kernel %s", tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
+        return tdm_fail_context(st, "%s '%s': kernel %s", tdm_backend_device_desc(dev)->id,
+                                tdm_backend_device_desc(dev)->name,
                                 tdm_kernel_get(launch->kernel)->name);
     if (!conv)
         return TDM_OK;
@@ -105,7 +107,8 @@ tdm_status tdm_opencl_host_conv(tdm_device *dev, const tdm_launch *launch)
     return tdm_fail(TDM_ERR_UNSUPPORTED,
                     "%s '%s': kernel %s on OpenCL needs oneDNN, which this build of tandem lacks "
                     "(install libdnnl-dev and reconfigure)",
-                    tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, tdm_kernel_get(launch->kernel)->name);
+                    tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
+                    tdm_kernel_get(launch->kernel)->name);
 }
 
 #endif

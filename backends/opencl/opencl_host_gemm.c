@@ -19,9 +19,9 @@
 /* The CBLAS standard's values (cblas.h), declared here so that building needs no BLAS
  * headers: only OpenBLAS's library, at run time. */
 enum { CBLAS_ROW_MAJOR = 101, CBLAS_NO_TRANS = 111, CBLAS_TRANS = 112 };
-typedef void cblas_sgemm_fn(int layout, int trans_a, int trans_b, int m, int n, int k,
-                            float alpha, const float *a, int lda, const float *b, int ldb,
-                            float beta, float *c, int ldc);
+typedef void cblas_sgemm_fn(int layout, int trans_a, int trans_b, int m, int n, int k, float alpha,
+                            const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                            int ldc);
 
 static tdm_library openblas = TDM_LIBRARY_INIT("OpenBLAS");
 static cblas_sgemm_fn *openblas_sgemm;

@@ -63,7 +63,8 @@ typedef struct tdm_opencl_device {
     int profiling;          /* the queue has CL_QUEUE_PROFILING_ENABLE: timestamps */
 } tdm_opencl_device;
 
-/* tdm_backend_buffer_state(buf): the cl_mem, and where the host addresses its memory (NULL: nowhere). */
+/* tdm_backend_buffer_state(buf): the cl_mem, and where the host addresses its memory (NULL:
+ * nowhere). */
 typedef struct tdm_opencl_buffer {
     cl_mem mem;
     void *host;

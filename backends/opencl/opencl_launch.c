@@ -90,7 +90,8 @@ static tdm_status create_kernel(tdm_device *dev, const tdm_kernel_info *info, cl
     if (!source)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s '%s': kernel '%s' has no OpenCL implementation (kernels/%s.cl)",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, info->name, base);
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
+                        info->name, base);
     snprintf(program_name, sizeof program_name, "kernels/%s.cl%s", base,
              info == tdm_kernel_get(info->base) ? "" : " (float16 activations)");
     snprintf(kernel_name, sizeof kernel_name, "tdm_%s", base);
@@ -106,8 +107,8 @@ static tdm_status create_kernel(tdm_device *dev, const tdm_kernel_info *info, cl
     cl_kernel kernel = clCreateKernel(program, kernel_name, &err);
     if (err != CL_SUCCESS)
         return tdm_fail(tdm_opencl_status(err), "%s '%s': %s: clCreateKernel(%s) failed: %s (%d)",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, program_name, kernel_name,
-                        tdm_opencl_error_name(err), (int)err);
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
+                        program_name, kernel_name, tdm_opencl_error_name(err), (int)err);
 
     /* The binding contract, checked once: a kernel file out of step with the table
      * would otherwise read garbage arguments. */
@@ -120,19 +121,20 @@ static tdm_status create_kernel(tdm_device *dev, const tdm_kernel_info *info, cl
                                        &wg_max, NULL);
     if (err != CL_SUCCESS)
         st = tdm_fail(tdm_opencl_status(err), "%s '%s': %s: querying kernel %s failed: %s (%d)",
-                      tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, program_name, kernel_name,
-                      tdm_opencl_error_name(err), (int)err);
+                      tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
+                      program_name, kernel_name, tdm_opencl_error_name(err), (int)err);
     else if (args != want)
         st = tdm_fail(TDM_ERR_BACKEND,
                       "%s '%s': %s: %s takes %u arguments, but the kernel table gives it %u "
                       "(%u buffers, %u offsets, %u uints, %u floats)",
-                      tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, program_name, kernel_name, (unsigned)args,
-                      (unsigned)want, info->buffer_count, info->buffer_count, info->uint_count,
-                      info->float_count);
+                      tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
+                      program_name, kernel_name, (unsigned)args, (unsigned)want, info->buffer_count,
+                      info->buffer_count, info->uint_count, info->float_count);
     else if (wg_max < info->wg)
         st = tdm_fail(TDM_ERR_UNSUPPORTED,
                       "%s '%s': kernel %s runs at most %zu work-items per group here; it needs %u",
-                      tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, kernel_name, wg_max, info->wg);
+                      tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
+                      kernel_name, wg_max, info->wg);
     if (st != TDM_OK) {
         clReleaseKernel(kernel);
         return st;
@@ -222,8 +224,8 @@ tdm_status tdm_opencl_enqueue(tdm_device *dev, const tdm_launch *launch, uint32_
     tdm_mutex_unlock(&d->kernel_lock);
     if (err != CL_SUCCESS)
         return tdm_fail(tdm_opencl_status(err), "%s '%s': kernel %s: %s failed: %s (%d)",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, info->name, call, tdm_opencl_error_name(err),
-                        (int)err);
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
+                        info->name, call, tdm_opencl_error_name(err), (int)err);
     return TDM_OK;
 }
 

@@ -17,8 +17,7 @@ struct tdm_opencl_program {
     char name[];
 };
 
-static tdm_opencl_program *find(const tdm_opencl_platform *p, cl_device_id device,
-                                const char *name)
+static tdm_opencl_program *find(const tdm_opencl_platform *p, cl_device_id device, const char *name)
 {
     tdm_opencl_program *e = p->programs;
 
@@ -56,9 +55,9 @@ static tdm_status build_failed(const tdm_device *dev, const char *name, cl_progr
     tdm_status st = tdm_fail(tdm_opencl_status(err),
                              "%s '%s': building program '%s' failed: clBuildProgram: %s (%d); "
                              "build log%s:\n%.*s%s",
-                             tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, name, tdm_opencl_error_name(err),
-                             (int)err, cut ? " (truncated)" : "", BUILD_LOG_MAX,
-                             log ? log : "(none)", cut ? "\n[...]" : "");
+                             tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
+                             name, tdm_opencl_error_name(err), (int)err, cut ? " (truncated)" : "",
+                             BUILD_LOG_MAX, log ? log : "(none)", cut ? "\n[...]" : "");
 
     free(log);
     return st;
@@ -70,14 +69,14 @@ static tdm_status build_from_source(const tdm_device *dev, const char *name,
 {
     const tdm_opencl_device *d = tdm_opencl_dev(dev);
     cl_int err;
-    cl_program program = clCreateProgramWithSource(d->context, source_count, (const char **)sources,
-                                                   NULL, &err);
+    cl_program program =
+        clCreateProgramWithSource(d->context, source_count, (const char **)sources, NULL, &err);
 
     if (err != CL_SUCCESS)
         return tdm_fail(tdm_opencl_status(err),
                         "%s '%s': program '%s': clCreateProgramWithSource failed: %s (%d)",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, name, tdm_opencl_error_name(err),
-                        (int)err);
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, name,
+                        tdm_opencl_error_name(err), (int)err);
     err = clBuildProgram(program, 1, &d->device, options ? options : "", NULL, NULL);
     if (err != CL_SUCCESS) {
         tdm_status st = build_failed(dev, name, program, err);
@@ -106,17 +105,16 @@ static tdm_status build(const tdm_device *dev, const char *name, const char *con
 }
 
 /* Builds the program and adds it to the platform's cache; the caller holds the lock. */
-static tdm_status build_cached(const tdm_device *dev, const char *name,
-                               const char *const *sources, cl_uint source_count,
-                               const char *options, tdm_opencl_program **out)
+static tdm_status build_cached(const tdm_device *dev, const char *name, const char *const *sources,
+                               cl_uint source_count, const char *options, tdm_opencl_program **out)
 {
     tdm_opencl_platform *p = tdm_opencl_dev(dev)->platform;
     size_t len = strlen(name) + 1;
     tdm_opencl_program *e = malloc(sizeof *e + len);
 
     if (!e)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", tdm_backend_device_desc(dev)->id,
-                        tdm_backend_device_desc(dev)->name);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory",
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name);
     tdm_status st = build(dev, name, sources, source_count, options, &e->program);
     if (st != TDM_OK) {
         free(e);
@@ -130,9 +128,8 @@ static tdm_status build_cached(const tdm_device *dev, const char *name,
     return TDM_OK;
 }
 
-tdm_status tdm_opencl_build_program(tdm_device *dev, const char *name,
-                                    const char *const *sources, cl_uint source_count,
-                                    const char *options, cl_program *out)
+tdm_status tdm_opencl_build_program(tdm_device *dev, const char *name, const char *const *sources,
+                                    cl_uint source_count, const char *options, cl_program *out)
 {
     TDM_CHECK_ARG(name, "tdm_opencl_build_program");
     TDM_CHECK_ARG(sources, "tdm_opencl_build_program");

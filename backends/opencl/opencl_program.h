@@ -11,9 +11,8 @@
  * (NULL for none) with it every time. On a failed build the last error holds the
  * program's name, the device, the error and the start of the build log.
  * Thread-safe. */
-tdm_status tdm_opencl_build_program(tdm_device *dev, const char *name,
-                                    const char *const *sources, cl_uint source_count,
-                                    const char *options, cl_program *out);
+tdm_status tdm_opencl_build_program(tdm_device *dev, const char *name, const char *const *sources,
+                                    cl_uint source_count, const char *options, cl_program *out);
 
 /* opencl_binary_cache.c: programs kept on disk between runs (device/disk_cache.h).
  * The key of a program built from these sources and options for dev (malloc'd; NULL

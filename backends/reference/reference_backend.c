@@ -98,8 +98,8 @@ static tdm_status host_read(tdm_buffer *buf, size_t offset, void *dst, size_t si
     return TDM_OK;
 }
 
-static tdm_status host_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern,
-                           size_t words, size_t size)
+static tdm_status host_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern, size_t words,
+                            size_t size)
 {
     size_t pattern_bytes = 4 * words;
     for (size_t done = 0; done < size; done += pattern_bytes)
@@ -114,8 +114,8 @@ static int host_can_copy(const tdm_device *dst, const tdm_device *src)
     return 1;
 }
 
-static tdm_status host_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
-                           size_t src_offset, size_t size)
+static tdm_status host_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size_t src_offset,
+                            size_t size)
 {
     memcpy(bytes(dst, dst_offset), bytes(src, src_offset), size);
     return TDM_OK;

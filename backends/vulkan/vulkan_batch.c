@@ -23,9 +23,9 @@ static tdm_status check_lost(const tdm_vk_device *vd)
     if (!vd->lost_call)
         return TDM_OK;
     return tdm_fail(tdm_vk_status(vd->lost_result),
-                    "%s '%s': recorded work was lost when %s failed: %s (%d)", tdm_backend_device_desc(vd->dev)->id,
-                    tdm_backend_device_desc(vd->dev)->name, vd->lost_call, tdm_vk_result_name(vd->lost_result),
-                    (int)vd->lost_result);
+                    "%s '%s': recorded work was lost when %s failed: %s (%d)",
+                    tdm_backend_device_desc(vd->dev)->id, tdm_backend_device_desc(vd->dev)->name,
+                    vd->lost_call, tdm_vk_result_name(vd->lost_result), (int)vd->lost_result);
 }
 
 static void record_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage,

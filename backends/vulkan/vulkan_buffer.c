@@ -39,7 +39,8 @@ static tdm_status allocate(tdm_vk_device *vd, size_t size, tdm_vk_buffer **out)
 {
     tdm_vk_buffer *vb = calloc(1, sizeof *vb);
     if (!vb)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", tdm_backend_device_desc(vd->dev)->id);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory",
+                        tdm_backend_device_desc(vd->dev)->id);
     /* Unified memory: host-visible device memory is as fast and needs no staging.
      * Otherwise the first device-local type, not a small host-visible window. */
     const VkMemoryPropertyFlags choices[] = {

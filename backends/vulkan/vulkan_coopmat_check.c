@@ -218,14 +218,16 @@ void tdm_vk_coopmat_check(tdm_device *dev)
         } else {
             char speed[160] = "its results checked, its speed not (the emulated module)";
             if (!vd->coopmat.emulated && tdm_vk_env_flag("TDM_VK_COOPMAT_UNRACED"))
-                snprintf(speed, sizeof speed, "its results checked, its speed not raced "
-                                              "(TDM_VK_COOPMAT_UNRACED)");
+                snprintf(speed, sizeof speed,
+                         "its results checked, its speed not raced "
+                         "(TDM_VK_COOPMAT_UNRACED)");
             else if (!vd->coopmat.emulated)
                 snprintf(speed, sizeof speed, "%d products of %u^3 in %.3f ms, %.3f ms without it",
                          SPEED_RUNS, SPEED_SIZE, engine * 1e3, plain * 1e3);
             tdm_backend_device_set_matrix_engine(dev, shape);
-            tdm_log(tdm_backend_device_context(dev), TDM_LOG_INFO, "%s: matrix engine %s used for gemm_f16: %s",
-                    tdm_backend_device_desc(dev)->id, shape, speed);
+            tdm_log(tdm_backend_device_context(dev), TDM_LOG_INFO,
+                    "%s: matrix engine %s used for gemm_f16: %s", tdm_backend_device_desc(dev)->id,
+                    shape, speed);
         }
         vd->coopmat.state = why[0] ? TDM_VK_COOPMAT_REFUSED : TDM_VK_COOPMAT_USED;
     }

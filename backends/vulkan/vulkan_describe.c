@@ -16,8 +16,7 @@ typedef struct device_properties {
     int has_driver, has_amd_cores, has_nv_sms, has_pci_bus;
 } device_properties;
 
-static void query_properties(const tdm_backend *be, VkPhysicalDevice physical,
-                             device_properties *p)
+static void query_properties(const tdm_backend *be, VkPhysicalDevice physical, device_properties *p)
 {
     memset(p, 0, sizeof *p);
     p->base.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
@@ -59,8 +58,8 @@ static void describe_vendor(uint32_t vendor, char *out, size_t size)
     static const struct {
         uint32_t id;
         const char *name;
-    } known[] = {{0x1002, "AMD"},   {0x10DE, "NVIDIA"},   {0x8086, "Intel"},
-                 {0x13B5, "ARM"},   {0x5143, "Qualcomm"}, {0x10005, "Mesa"}};
+    } known[] = {{0x1002, "AMD"}, {0x10DE, "NVIDIA"},   {0x8086, "Intel"},
+                 {0x13B5, "ARM"}, {0x5143, "Qualcomm"}, {0x10005, "Mesa"}};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (known[i].id == vendor) {
             snprintf(out, size, "%s", known[i].name);
@@ -87,14 +86,10 @@ static void describe_driver(const device_properties *p, char *out, size_t size)
 static tdm_device_type describe_type(VkPhysicalDeviceType type)
 {
     switch (type) {
-    case VK_PHYSICAL_DEVICE_TYPE_CPU:
-        return TDM_DEVICE_CPU;
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
-        return TDM_DEVICE_GPU;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
-        return TDM_DEVICE_INTEGRATED_GPU;
-    default:
-        return TDM_DEVICE_OTHER;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return TDM_DEVICE_CPU;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return TDM_DEVICE_GPU;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return TDM_DEVICE_INTEGRATED_GPU;
+    default: return TDM_DEVICE_OTHER;
     }
 }
 

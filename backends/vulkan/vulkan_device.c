@@ -85,7 +85,8 @@ static tdm_status create_timeline(tdm_vk_device *vd, int timeline)
         vd->device, core ? "vkGetSemaphoreCounterValue" : "vkGetSemaphoreCounterValueKHR");
     if (!vd->wait_semaphores || !vd->get_counter)
         return tdm_fail(TDM_ERR_BACKEND, "%s '%s': timeline semaphore functions are missing",
-                        tdm_backend_device_desc(vd->dev)->id, tdm_backend_device_desc(vd->dev)->name);
+                        tdm_backend_device_desc(vd->dev)->id,
+                        tdm_backend_device_desc(vd->dev)->name);
     VkSemaphoreTypeCreateInfo type = {
         .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
         .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE,
@@ -197,8 +198,8 @@ static void log_shape(const tdm_backend *be, const tdm_vk_device *vd)
     tdm_log(be->ctx, TDM_LOG_DEBUG,
             "%s: group size %s (at most %u), gemm blocks %ux%u per invocation%s, offset "
             "alignment %llu, binding range %llu bytes",
-            tdm_backend_device_desc(vd->dev)->id, sp->group_size ? "one subgroup" : "the table's", vd->max_group_size,
-            4 * sp->gemm_rows4, 4 * sp->gemm_cols4, tiles,
+            tdm_backend_device_desc(vd->dev)->id, sp->group_size ? "one subgroup" : "the table's",
+            vd->max_group_size, 4 * sp->gemm_rows4, 4 * sp->gemm_cols4, tiles,
             (unsigned long long)vd->storage_alignment, (unsigned long long)vd->max_storage_range);
 }
 
@@ -211,7 +212,8 @@ static void log_import(const tdm_backend *be, const tdm_vk_device *vd, int switc
                 "alignment %llu bytes)",
                 tdm_backend_device_desc(vd->dev)->id, (unsigned long long)vd->import_alignment);
     else
-        tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: host memory import unavailable (%s)", tdm_backend_device_desc(vd->dev)->id,
+        tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: host memory import unavailable (%s)",
+                tdm_backend_device_desc(vd->dev)->id,
                 switched_off ? "TDM_VK_NO_HOST_IMPORT" : "not offered");
 }
 
@@ -240,7 +242,8 @@ static void release(tdm_vk_device *vd)
 static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd, tdm_backend_traits *traits)
 {
     if (!tdm_vk_compute_family(vd->physical, &vd->queue_family))
-        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': no compute queue family", tdm_backend_device_desc(vd->dev)->id,
+        return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': no compute queue family",
+                        tdm_backend_device_desc(vd->dev)->id,
                         tdm_backend_device_desc(vd->dev)->name);
     int timeline = timeline_support(be, vd->physical);
     /* TDM_VK_NO_HOST_IMPORT=1 keeps the staging path, so that tests cover both. */
@@ -271,8 +274,8 @@ static tdm_status open_vd(tdm_backend *be, tdm_vk_device *vd, tdm_backend_traits
     /* A discrete card's memory is not host-visible: TDM_VK_AS_GPU stages as on one. */
     vd->force_staging = tdm_vk_env_flag("TDM_VK_FORCE_STAGING") || tdm_vk_env_flag("TDM_VK_AS_GPU");
     tdm_log(be->ctx, TDM_LOG_DEBUG, "%s: queue family %u, completion by %s%s%s%s%s",
-            tdm_backend_device_desc(vd->dev)->id, vd->queue_family, timeline ? "timeline semaphore" : "fences",
-            vd->force_staging ? ", staging forced" : "",
+            tdm_backend_device_desc(vd->dev)->id, vd->queue_family,
+            timeline ? "timeline semaphore" : "fences", vd->force_staging ? ", staging forced" : "",
             vd->storage16 ? "" : ", no storageBuffer16BitAccess (no float16 twins)",
             vd->float_controls & TDM_VK_KEEP_SPECIALS
                 ? ""
@@ -291,29 +294,33 @@ tdm_status tdm_vk_open_device(tdm_backend *be, size_t index, tdm_device *dev, vo
 {
     tdm_vk_device *vd = calloc(1, sizeof *vd);
     if (!vd)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", tdm_backend_device_desc(dev)->id,
-                        tdm_backend_device_desc(dev)->name);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory",
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name);
     if (tdm_mutex_init(&vd->lock) != 0) {
         free(vd);
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", tdm_backend_device_desc(dev)->id);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex",
+                        tdm_backend_device_desc(dev)->id);
     }
     if (tdm_mutex_init(&vd->staging_lock) != 0) {
         tdm_mutex_destroy(&vd->lock);
         free(vd);
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", tdm_backend_device_desc(dev)->id);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex",
+                        tdm_backend_device_desc(dev)->id);
     }
     if (tdm_mutex_init(&vd->coopmat_lock) != 0) {
         tdm_mutex_destroy(&vd->staging_lock);
         tdm_mutex_destroy(&vd->lock);
         free(vd);
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", tdm_backend_device_desc(dev)->id);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex",
+                        tdm_backend_device_desc(dev)->id);
     }
     if (tdm_mutex_init(&vd->retire_lock) != 0) {
         tdm_mutex_destroy(&vd->coopmat_lock);
         tdm_mutex_destroy(&vd->staging_lock);
         tdm_mutex_destroy(&vd->lock);
         free(vd);
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex", tdm_backend_device_desc(dev)->id);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: cannot create a mutex",
+                        tdm_backend_device_desc(dev)->id);
     }
     vd->dev = dev;
     vd->physical = be->physical[index];
@@ -333,7 +340,8 @@ void tdm_vk_close_device(tdm_device *dev)
         return;
     tdm_vk_flusher_stop(vd);
     vkDeviceWaitIdle(vd->device); /* nothing to do on failure: everything goes anyway */
-    tdm_log(tdm_backend_device_context(dev), TDM_LOG_DEBUG, "%s: host transfers: %llu bytes imported, %llu staged",
+    tdm_log(tdm_backend_device_context(dev), TDM_LOG_DEBUG,
+            "%s: host transfers: %llu bytes imported, %llu staged",
             tdm_backend_device_desc(dev)->id, (unsigned long long)vd->imported_bytes,
             (unsigned long long)vd->staged_bytes);
     release(vd);

@@ -18,7 +18,8 @@ tdm_status tdm_vk_event_record(tdm_device *dev, void **event)
 {
     uint64_t *value = malloc(sizeof *value);
     if (!value)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory for an event", tdm_backend_device_desc(dev)->id);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory for an event",
+                        tdm_backend_device_desc(dev)->id);
     *value = tdm_vk_last_recorded(tdm_vk_dev(dev));
     *event = value;
     return TDM_OK;

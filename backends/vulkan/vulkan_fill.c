@@ -68,7 +68,8 @@ tdm_status tdm_vk_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern, 
 {
     tdm_vk_device *vd = tdm_vk_buffer_dev(buf);
     const tdm_vk_buffer *vb = tdm_backend_buffer_state(buf);
-    fill_args a = {vb->buffer, tdm_backend_buffer_size(buf), offset, offset, offset + size, pattern, words};
+    fill_args a = {vb->buffer, tdm_backend_buffer_size(buf), offset, offset, offset + size, pattern,
+                   words};
     tdm_vk_command cmd = {.record = record_fill_buffer, .arg = &a, .access_count = 1};
     if (size == 0)
         return TDM_OK;

@@ -53,8 +53,8 @@ tdm_status tdm_vk_flusher_start(tdm_vk_device *vd)
     err = tdm_thread_start(&vd->flusher, flusher_main, vd);
     if (err != 0)
         return tdm_fail(err == EAGAIN ? TDM_ERR_OUT_OF_MEMORY : TDM_ERR_BACKEND,
-                        "%s: cannot start the batch flusher thread: %s", tdm_backend_device_desc(vd->dev)->id,
-                        strerror(err));
+                        "%s: cannot start the batch flusher thread: %s",
+                        tdm_backend_device_desc(vd->dev)->id, strerror(err));
     vd->flusher_running = 1;
     return TDM_OK;
 }

@@ -171,8 +171,9 @@ static int splits_k(const tdm_vk_device *vd, uint32_t m, uint32_t n, uint32_t k)
     uint32_t sums = vd->gemm_tiles[TDM_VK_GEMM_SPLIT].split_sums;
     if (!sums)
         return 0;
-    uint32_t units =
-        tdm_backend_device_desc(vd->dev)->compute_units ? tdm_backend_device_desc(vd->dev)->compute_units : vd->gemm_tuning->vk_units;
+    uint32_t units = tdm_backend_device_desc(vd->dev)->compute_units
+                         ? tdm_backend_device_desc(vd->dev)->compute_units
+                         : vd->gemm_tuning->vk_units;
     uint64_t tiles = (uint64_t)((m + 15) / 16) * ((n + 15) / 16);
     return (uint64_t)k >= (uint64_t)vd->gemm_tuning->vk_k_each * sums && tiles < units;
 }

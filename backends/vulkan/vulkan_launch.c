@@ -83,21 +83,23 @@ tdm_status tdm_vk_launch_on(tdm_device *dev, const tdm_launch *launch, size_t in
     tdm_vk_device *vd = tdm_vk_dev(dev);
     const tdm_kernel_info *info = tdm_kernel_get(launch->kernel);
     if (!info)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: no kernel %d", tdm_backend_device_desc(dev)->id,
-                        (int)launch->kernel);
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: no kernel %d",
+                        tdm_backend_device_desc(dev)->id, (int)launch->kernel);
     if (!tdm_spirv_module_find(info->name))
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s '%s': kernel %s has no shader (shaders/%s.comp) in this build",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, info->name, tdm_kernel_get(info->base)->name);
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
+                        info->name, tdm_kernel_get(info->base)->name);
     if (lacks_storage16(dev, launch->kernel))
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s '%s': kernel %s stores float16 activations, which needs "
                         "storageBuffer16BitAccess (Vulkan 1.1's 16-bit storage), and the device "
                         "lacks it",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, info->name);
+                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
+                        info->name);
     if (!launch->buffers[0])
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: buffer '%s' is NULL", tdm_backend_device_desc(dev)->id,
-                        info->name, info->buffers[0].name);
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: buffer '%s' is NULL",
+                        tdm_backend_device_desc(dev)->id, info->name, info->buffers[0].name);
     launch_args a = {.info = info, .launch = launch, .index = index};
     tdm_vk_command cmd = {.record = record_launch, .arg = &a};
     for (unsigned b = 0; b < info->buffer_count; b++)

@@ -19,4 +19,3 @@ tdm_status tdm_vk_launch(tdm_device *dev, const tdm_launch *launch)
                        : (size_t)launch->kernel; /* refused below */
     return tdm_vk_launch_on(dev, launch, index);
 }
-

@@ -6,7 +6,7 @@
 /* The first allowed type with the first set of flags that any allowed type has:
  * the spec orders types so that the first match is the fastest. */
 int tdm_vk_find_type(const tdm_vk_device *vd, uint32_t allowed,
-                        const VkMemoryPropertyFlags *choices, size_t count, uint32_t *index)
+                     const VkMemoryPropertyFlags *choices, size_t count, uint32_t *index)
 {
     for (size_t c = 0; c < count; c++)
         for (uint32_t i = 0; i < vd->memory.memoryTypeCount; i++)
@@ -21,20 +21,20 @@ int tdm_vk_find_type(const tdm_vk_device *vd, uint32_t allowed,
 static tdm_status allocation_failed(const tdm_vk_device *vd, VkDeviceSize size, VkResult r)
 {
     return tdm_fail(tdm_vk_status(r), "%s '%s': vkAllocateMemory of %llu bytes failed: %s",
-                    tdm_backend_device_desc(vd->dev)->id, tdm_backend_device_desc(vd->dev)->name, (unsigned long long)size,
-                    tdm_vk_result_name(r));
+                    tdm_backend_device_desc(vd->dev)->id, tdm_backend_device_desc(vd->dev)->name,
+                    (unsigned long long)size, tdm_vk_result_name(r));
 }
 
-tdm_status tdm_vk_allocate(tdm_vk_device *vd, VkBuffer buffer,
-                           const VkMemoryPropertyFlags *choices, size_t count,
-                           VkDeviceMemory *memory, VkMemoryPropertyFlags *got)
+tdm_status tdm_vk_allocate(tdm_vk_device *vd, VkBuffer buffer, const VkMemoryPropertyFlags *choices,
+                           size_t count, VkDeviceMemory *memory, VkMemoryPropertyFlags *got)
 {
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(vd->device, buffer, &req);
     uint32_t type = 0;
     if (!tdm_vk_find_type(vd, req.memoryTypeBits, choices, count, &type))
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': no memory type with flags 0x%x",
-                        tdm_backend_device_desc(vd->dev)->id, tdm_backend_device_desc(vd->dev)->name, (unsigned)choices[count - 1]);
+                        tdm_backend_device_desc(vd->dev)->id,
+                        tdm_backend_device_desc(vd->dev)->name, (unsigned)choices[count - 1]);
     VkMemoryAllocateInfo info = {
         .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
         .allocationSize = req.size,
@@ -71,8 +71,9 @@ tdm_status tdm_vk_sync_mapped(tdm_vk_device *vd, const tdm_vk_buffer *vb, size_t
     };
     VkResult r = to_device ? vkFlushMappedMemoryRanges(vd->device, 1, &range)
                            : vkInvalidateMappedMemoryRanges(vd->device, 1, &range);
-    return r == VK_SUCCESS ? TDM_OK
-                           : tdm_vk_fail(vd, to_device ? "vkFlushMappedMemoryRanges"
-                                                       : "vkInvalidateMappedMemoryRanges",
-                                         r);
+    return r == VK_SUCCESS
+               ? TDM_OK
+               : tdm_vk_fail(
+                     vd, to_device ? "vkFlushMappedMemoryRanges" : "vkInvalidateMappedMemoryRanges",
+                     r);
 }

@@ -45,7 +45,8 @@ static tdm_status create_pipeline_layout(tdm_vk_device *vd)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s '%s': kernels need %zu bytes of push "
                         "constants, the device has %u",
-                        tdm_backend_device_desc(vd->dev)->id, tdm_backend_device_desc(vd->dev)->name, sizeof(tdm_vk_kernel_args),
+                        tdm_backend_device_desc(vd->dev)->id,
+                        tdm_backend_device_desc(vd->dev)->name, sizeof(tdm_vk_kernel_args),
                         vd->max_push_constants);
     VkPushConstantRange range = {
         .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
@@ -191,7 +192,8 @@ tdm_status tdm_vk_pipeline(tdm_vk_device *vd, size_t index, const char *name, Vk
         const tdm_spirv_module *spirv = tdm_spirv_module_find(name);
         if (!spirv)
             return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': shader %s is not in this build",
-                            tdm_backend_device_desc(vd->dev)->id, tdm_backend_device_desc(vd->dev)->name, name);
+                            tdm_backend_device_desc(vd->dev)->id,
+                            tdm_backend_device_desc(vd->dev)->name, name);
         tdm_status s = create_set_layout(vd);
         if (s == TDM_OK)
             s = create_pipeline_layout(vd);

@@ -131,7 +131,8 @@ void tdm_vk_pipeline_cache_close(tdm_vk_device *vd)
         (size != vd->pipeline_cache_loaded_size ||
          tdm_disk_cache_hash(TDM_DISK_CACHE_HASH_START, data, size) !=
              vd->pipeline_cache_loaded_hash))
-        tdm_disk_cache_store(tdm_backend_device_context(vd->dev), "vulkan", vd->pipeline_cache_key, data, size);
+        tdm_disk_cache_store(tdm_backend_device_context(vd->dev), "vulkan", vd->pipeline_cache_key,
+                             data, size);
     free(data);
     vkDestroyPipelineCache(vd->device, vd->pipeline_cache, NULL);
 done:

@@ -3,9 +3,8 @@
 
 #include "device/backend_api.h"
 
-#define TDM_VK_RESULT_CASE(r) \
-    case r:                   \
-        return #r;
+#define TDM_VK_RESULT_CASE(r)                                                                      \
+    case r: return #r;
 
 const char *tdm_vk_result_name(VkResult result)
 {
@@ -31,28 +30,24 @@ const char *tdm_vk_result_name(VkResult result)
         TDM_VK_RESULT_CASE(VK_ERROR_FRAGMENTATION)
         TDM_VK_RESULT_CASE(VK_ERROR_VALIDATION_FAILED_EXT)
         TDM_VK_RESULT_CASE(VK_ERROR_INVALID_SHADER_NV)
-    default:
-        return "unknown VkResult";
+    default: return "unknown VkResult";
     }
 }
 
 tdm_status tdm_vk_status(VkResult result)
 {
     switch (result) {
-    case VK_SUCCESS:
-        return TDM_OK;
-    case VK_ERROR_DEVICE_LOST:
-        return TDM_ERR_DEVICE_LOST;
+    case VK_SUCCESS: return TDM_OK;
+    case VK_ERROR_DEVICE_LOST: return TDM_ERR_DEVICE_LOST;
     case VK_ERROR_OUT_OF_HOST_MEMORY:
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY:
-        return TDM_ERR_OUT_OF_MEMORY;
-    default:
-        return TDM_ERR_BACKEND;
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return TDM_ERR_OUT_OF_MEMORY;
+    default: return TDM_ERR_BACKEND;
     }
 }
 
 tdm_status tdm_vk_fail(const tdm_vk_device *vd, const char *call, VkResult result)
 {
-    return tdm_fail(tdm_vk_status(result), "%s '%s': %s failed: %s (%d)", tdm_backend_device_desc(vd->dev)->id,
-                    tdm_backend_device_desc(vd->dev)->name, call, tdm_vk_result_name(result), (int)result);
+    return tdm_fail(tdm_vk_status(result), "%s '%s': %s failed: %s (%d)",
+                    tdm_backend_device_desc(vd->dev)->id, tdm_backend_device_desc(vd->dev)->name,
+                    call, tdm_vk_result_name(result), (int)result);
 }

@@ -82,7 +82,8 @@ static tdm_status new_slot(tdm_vk_device *vd, tdm_vk_slot **out)
 {
     tdm_vk_slot *slots = realloc(vd->slots, (vd->slot_count + 1) * sizeof *slots);
     if (!slots)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", tdm_backend_device_desc(vd->dev)->id);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory",
+                        tdm_backend_device_desc(vd->dev)->id);
     vd->slots = slots;
     tdm_vk_slot *slot = &slots[vd->slot_count];
     *slot = (tdm_vk_slot){0};

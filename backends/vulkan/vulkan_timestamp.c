@@ -13,7 +13,8 @@ tdm_status tdm_vk_timestamps_open(tdm_vk_device *vd)
     vkGetPhysicalDeviceQueueFamilyProperties(vd->physical, &count, NULL);
     VkQueueFamilyProperties *families = calloc(count, sizeof *families);
     if (!families)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory", tdm_backend_device_desc(vd->dev)->id);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory",
+                        tdm_backend_device_desc(vd->dev)->id);
     vkGetPhysicalDeviceQueueFamilyProperties(vd->physical, &count, families);
     vd->timestamp_bits =
         vd->queue_family < count ? families[vd->queue_family].timestampValidBits : 0;

@@ -37,7 +37,7 @@
 #define TDM_F(name, min, max) args.name = launch->f[f++];
 #define TDM_KERNEL(name, grid, wg, tolerance, buffers, uints, floats)                              \
     static inline ref_##name##_args ref_##name##_unpack(const tdm_launch *launch,                  \
-                                                         void *const *memory)                      \
+                                                        void *const *memory)                       \
     {                                                                                              \
         ref_##name##_args args;                                                                    \
         unsigned b = 0, u = 0, f = 0;                                                              \

@@ -1,6 +1,7 @@
 /* Convolution, NHWC with HWIO filters, its gradients, and im2col and col2im for
  * convolution through GEMM: each output element a sum in float, in the order
- * kernels.def gives, as the devices sum, so that every backend agrees bit for bit. Window positions outside the image are padding and add nothing. */
+ * kernels.def gives, as the devices sum, so that every backend agrees bit for bit. Window positions
+ * outside the image are padding and add nothing. */
 #include "ref_kernels.h"
 #include "ref_window.h"
 

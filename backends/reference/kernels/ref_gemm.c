@@ -36,8 +36,8 @@ static void gemm(const gemm_shape *g, float *c, const void *a, const void *b, lo
             float *out = &c[(size_t)i * g->ldc + j];
             /* beta == 0 ignores C's old contents, NaN included (BLAS convention), and
              * adds nothing, not even +0, which would turn a product's -0 into +0 */
-            *out = (float)(g->beta == 0.0f ? g->alpha * dot
-                                           : g->alpha * dot + (double)g->beta * *out);
+            *out =
+                (float)(g->beta == 0.0f ? g->alpha * dot : g->alpha * dot + (double)g->beta * *out);
         }
 }
 

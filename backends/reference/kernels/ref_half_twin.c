@@ -44,9 +44,9 @@ static tdm_status float_copies(tdm_device *dev, const tdm_launch *launch)
         v.values[b] = malloc((v.count[b] ? v.count[b] : 1) * sizeof(float));
         if (!v.values[b]) {
             free_views(&v);
-            return tdm_fail(TDM_ERR_OUT_OF_MEMORY,
-                            "%s: %s: no host memory for a float copy of %llu halves", tdm_backend_device_desc(dev)->id,
-                            twin->name, (unsigned long long)v.count[b]);
+            return tdm_fail(
+                TDM_ERR_OUT_OF_MEMORY, "%s: %s: no host memory for a float copy of %llu halves",
+                tdm_backend_device_desc(dev)->id, twin->name, (unsigned long long)v.count[b]);
         }
         const uint16_t *h = halves_of(launch, b);
         for (uint64_t i = 0; i < v.count[b]; i++)
@@ -92,8 +92,8 @@ static tdm_status bias_act_f16(tdm_device *dev, const tdm_launch *launch)
     const uint32_t act = (uint32_t)tdm_kernel_uint(info, launch->u, TDM_UINT_activation);
     const tdm_kernel apply = tdm_activation_kernel(act);
     if (apply == TDM_KERNEL_COUNT)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: unknown activation %u", tdm_backend_device_desc(dev)->id,
-                        info->name, act);
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: unknown activation %u",
+                        tdm_backend_device_desc(dev)->id, info->name, act);
     tdm_launch add_z = part(launch, TDM_KERNEL_bias_add, (const unsigned[]){Z, X, B}, 3);
     tdm_launch add_y = part(launch, TDM_KERNEL_bias_add, (const unsigned[]){Y, X, B}, 3);
     tdm_launch act_y = part(launch, apply, (const unsigned[]){Y, Z}, 2);

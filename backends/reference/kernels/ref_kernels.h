@@ -17,7 +17,6 @@
 #include "kernel/kernels.def"
 #undef TDM_KERNEL
 
-
 /* Random123's philox4x32 with 10 rounds (ref_philox.c). */
 void ref_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
 

@@ -9,7 +9,7 @@ void tdm_reference_run(const tdm_launch *launch, void *const *memory)
     switch (launch->kernel) {
 #define TDM_KERNEL(name, ...)                                                                      \
     case TDM_KERNEL_##name: {                                                                      \
-        const ref_##name##_args args = ref_##name##_unpack(launch, memory);                              \
+        const ref_##name##_args args = ref_##name##_unpack(launch, memory);                        \
         ref_##name(&args);                                                                         \
         break;                                                                                     \
     }
