@@ -48,13 +48,13 @@ described=$(build/tandem devices --json | awk -v id="$device" -F'"' '
 name=${described%|*} vendor=${described#*|}
 # the default's values after its shapes: LARGE_FROM to VK_K_EACH, then OpenCL's four
 rest=$(sed -n '/^TDM_GEMM_TUNING(default,/,/)/p' backends/tuning/gemm_tuning.def | tr -d '\n )' |
-    awk -F, '{ printf "%s, %s, %s|%s, %s, %s, %s", $9, $10, $11, $12, $13, $14, $15 }')
+    awk -F, '{ printf "%s, %s, %s|%s, %s, %s, %s", $10, $11, $12, $13, $14, $15, $16 }')
 row=$(printf '%s' "$name" | tr 'A-Z' 'a-z' | tr -cs 'a-z0-9' '_' | sed 's/^_*//; s/_*$//')
 [ "$vendor" = null ] && vendor=0 || vendor=$(printf '0x%04X' "$vendor")
 echo
 echo "The row for backends/tuning/gemm_tuning.def, before the default:"
 echo "/* $name: scripts/gemm-tiles.sh $device $min $max, $(date -u +%Y-%m-%d): $small"
 echo " * the best at $min^3, $large at $max^3. The split, the default's. */"
-echo "TDM_GEMM_TUNING($row, -1, -1, $vendor, NULL, \"$name\","
+echo "TDM_GEMM_TUNING($row, -1, -1, $vendor, NULL, \"$name\", NULL,"
 echo "                \"$small\", \"$large\", ${rest%|*},"
 echo "                ${rest#*|})"

@@ -12,7 +12,7 @@
 #ifdef TDM_HAVE_CLBLAST
 #include <clblast_c.h>
 
-#include "opencl_gemm_tuning.h"
+#include "clblast_tuning.h"
 
 static tdm_library clblast = TDM_LIBRARY_INIT("CLBlast");
 static __typeof__(CLBlastSgemm) *clblast_sgemm;
@@ -105,9 +105,9 @@ static void apply_tuning(const tdm_device *dev)
     const char *setting = getenv("TDM_CLBLAST_TUNING");
     if (setting && !strcmp(setting, "off"))
         return; /* CLBlast's own defaults, to measure what the parameters give */
-    const tdm_clblast_parameters *p =
-        tdm_opencl_gemm_tuning(d->platform->name, tdm_backend_device_desc(dev)->type);
-    for (; p && p->kernel; p++) {
+    size_t count;
+    const tdm_clblast_parameters *p = tdm_clblast_tuning(tdm_backend_device_desc(dev), &count);
+    for (; count > 0; p++, count--) {
         const char *names[TDM_CLBLAST_MAX_PARAMETERS]; /* CLBlast takes them non-const */
         memcpy(names, p->names, sizeof names);
         CLBlastStatusCode s = clblast_override(d->device, p->kernel, CLBlastPrecisionSingle,

@@ -1,5 +1,4 @@
 /* Which row of the GEMM tuning table a device takes. */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,45 +7,19 @@
 #include "gemm_tuning.h"
 
 static const tdm_gemm_tuning rows[] = {
-#define TDM_GEMM_TUNING(NAME, BACKEND, TYPE, VENDOR_ID, VENDOR, DEVICE, SMALL, LARGE, LARGE_FROM,  \
-                        VK_UNITS, VK_K_EACH, SLICE_K, MAX_SLICES, MIN_UNITS, LONG_SLICES)          \
-    {#NAME,      BACKEND,  TYPE,      VENDOR_ID, VENDOR,     DEVICE,    SMALL,      LARGE,         \
-     LARGE_FROM, VK_UNITS, VK_K_EACH, SLICE_K,   MAX_SLICES, MIN_UNITS, LONG_SLICES},
+#define TDM_GEMM_TUNING(NAME, BACKEND, TYPE, VENDOR_ID, VENDOR, DEVICE, DRIVER, SMALL, LARGE,      \
+                        LARGE_FROM, VK_UNITS, VK_K_EACH, SLICE_K, MAX_SLICES, MIN_UNITS,           \
+                        LONG_SLICES)                                                               \
+    {#NAME,      {BACKEND, TYPE, VENDOR_ID, VENDOR, DEVICE, DRIVER},                               \
+     SMALL,      LARGE,                                                                            \
+     LARGE_FROM, VK_UNITS,                                                                         \
+     VK_K_EACH,  SLICE_K,                                                                          \
+     MAX_SLICES, MIN_UNITS,                                                                        \
+     LONG_SLICES},
 #include "gemm_tuning.def"
 #undef TDM_GEMM_TUNING
 };
 #define ROWS (sizeof rows / sizeof rows[0])
-
-/* Whether `piece` occurs in `text`, any case. */
-static int contains(const char *text, const char *piece)
-{
-    for (;; text++) {
-        size_t i = 0;
-        while (piece[i] && tolower((unsigned char)text[i]) == tolower((unsigned char)piece[i]))
-            i++;
-        if (!piece[i])
-            return 1;
-        if (!*text)
-            return 0;
-    }
-}
-
-/* How many parts of the row's key the device matches, -1 where one differs. */
-static int specificity(const tdm_gemm_tuning *row, const tdm_device_desc *desc)
-{
-    int named = 0;
-    if (row->backend >= 0 && (named++, row->backend != (int)desc->backend))
-        return -1;
-    if (row->type >= 0 && (named++, row->type != (int)desc->type))
-        return -1;
-    if (row->vendor_id && (named++, row->vendor_id != desc->vendor_id))
-        return -1;
-    if (row->vendor && (named++, !contains(desc->vendor, row->vendor)))
-        return -1;
-    if (row->device && (named++, !contains(desc->name, row->device)))
-        return -1;
-    return named;
-}
 
 const tdm_gemm_tuning *tdm_gemm_tuning_match(const tdm_gemm_tuning *table, size_t count,
                                              const tdm_device_desc *desc)
@@ -54,7 +27,7 @@ const tdm_gemm_tuning *tdm_gemm_tuning_match(const tdm_gemm_tuning *table, size_
     const tdm_gemm_tuning *best = NULL;
     int best_named = -1;
     for (size_t i = 0; i < count; i++) {
-        int named = specificity(&table[i], desc);
+        int named = tdm_tuning_key_match(&table[i].key, desc);
         if (named > best_named) {
             best = &table[i];
             best_named = named;

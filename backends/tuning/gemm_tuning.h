@@ -8,13 +8,11 @@
 #include <stdint.h>
 
 #include "device/backend_api.h"
+#include "tuning_key.h"
 
 typedef struct tdm_gemm_tuning {
     const char *name;
-    /* the key (gemm_tuning.def): -1, 0 or NULL where any device matches */
-    int backend, type;
-    uint32_t vendor_id;
-    const char *vendor, *device;
+    tdm_tuning_key key;
     /* Vulkan's tiles, lists of shapes in TDM_VK_GEMM_TILE's words, and its split */
     const char *small, *large;
     uint32_t large_from, vk_units, vk_k_each;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "device/device_impl.h" /* a device of a description alone */
+#include "clblast_tuning.h"
 #include "gemm_tuning.h"
 #include "harness.h"
 #include "platform/tdm_host.h"
@@ -72,7 +73,7 @@ static void check_specificity(void)
 {
 #define ROW(NAME, BACKEND, TYPE, VENDOR_ID, VENDOR, DEVICE)                                        \
     {                                                                                              \
-        NAME, BACKEND, TYPE, VENDOR_ID, VENDOR, DEVICE, "", "", 0, 0, 0, 0, 0, 0, 0                \
+        NAME, {BACKEND, TYPE, VENDOR_ID, VENDOR, DEVICE, NULL}, "", "", 0, 0, 0, 0, 0, 0, 0        \
     }
     static const tdm_gemm_tuning rows[] = {
         ROW("amd", -1, TDM_DEVICE_GPU, 0x1002, NULL, NULL),
@@ -115,7 +116,8 @@ static void check_specificity(void)
 }
 
 /* Every OpenCL and Vulkan device of this machine's drivers (PoCL, lavapipe) names the
- * default row; the reference, which has no table, none. */
+ * default row; the reference, which has no table, none. PoCL's CPU devices take
+ * CLBlast's parameters of clblast_tuning.def, which no other device does. */
 static void check_devices(void)
 {
     tdm_context_options opts = TDM_CONTEXT_OPTIONS_INIT;
@@ -132,6 +134,12 @@ static void check_devices(void)
         const char *want = d.backend == TDM_BACKEND_REFERENCE ? "" : "default";
         CHECK(strcmp(d.gemm_tuning, want) == 0);
         tuned += d.backend != TDM_BACKEND_REFERENCE;
+        /* CLBlast's parameters: PoCL's five kernels, no other device's */
+        size_t count = 0;
+        const tdm_clblast_parameters *p = tdm_clblast_tuning(&d, &count);
+        int pocl = d.backend == TDM_BACKEND_OPENCL && strstr(d.driver, "Portable Computing");
+        CHECK(pocl ? p && count == 5 && strcmp(p->kernel, "Xgemm") == 0 && p->values[6] == 64
+                   : !p && count == 0);
     }
     CHECK(tuned >= 2); /* PoCL's and lavapipe's */
     tdm_context_destroy(ctx);
