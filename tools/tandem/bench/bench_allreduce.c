@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "bench_allreduce.h"
 #include "bench_ceiling.h"
 #include "bench_clock.h"
 #include "cli_options.h"
@@ -47,24 +48,6 @@ typedef struct ar_row {
     size_t wrong;
 } ar_row;
 
-/* What the replicas share while they loop. */
-typedef struct ar_bench {
-    host_collective kind;
-    const char *name;
-    tdm_device *devices[MAX_SELECTED];
-    size_t n;
-    tdm_tensor *whole[MAX_SELECTED]; /* max_bytes per replica, sliced per size */
-    tdm_tensor *slice[MAX_SELECTED]; /* the row's whole tensor */
-    tdm_tensor *part[MAX_SELECTED];  /* gather, scatter: the replica's slice of it */
-    size_t alloc_bytes;              /* of each whole */
-    tdm_reduce_op op;
-    tdm_dtype dtype;
-    size_t element;      /* bytes */
-    unsigned calls;      /* all-reduces per run */
-    size_t first, total; /* this process's first replica, and the job's replicas */
-    size_t workers;
-} ar_bench;
-
 static const char *const op_names[] = {"sum", "mean", "max", "min", NULL};
 static const char *const dtype_options[] = {"f32", "f16", NULL};
 
@@ -94,8 +77,6 @@ static const cli_command commands[] = {
                         .about = "Broadcast from replica 0, in place, through tdm_strategy_run "
                                  "and tdm_replica_broadcast; every size checked."},
 };
-
-#define ROOT 0 /* the reduce's and broadcast's, as nccl-tests' default */
 
 static int rooted(host_collective kind)
 {
@@ -253,99 +234,12 @@ static tdm_status replica_loop(tdm_replica_context *rc, void *user)
     return s == TDM_OK ? tdm_device_finish(tdm_replica_device(rc)) : s;
 }
 
-static tdm_status timed_run(tdm_strategy *st, ar_bench *b, unsigned calls, double *seconds)
+tdm_status ar_timed_run(tdm_strategy *st, ar_bench *b, unsigned calls, double *seconds)
 {
     b->calls = calls;
     double t0 = bench_seconds();
     tdm_status s = tdm_strategy_run(st, replica_loop, b, NULL, 0, NULL);
     *seconds = bench_seconds() - t0;
-    return s;
-}
-
-/* Small integers, so that every op's result is exact and known. */
-static float pattern(size_t replica, size_t i)
-{
-    return (float)((int)((i * 7 + replica * 3) % 17) - 8);
-}
-
-static float expected(tdm_reduce_op op, size_t n, size_t i)
-{
-    float acc = pattern(0, i);
-    for (size_t r = 1; r < n; r++) {
-        float x = pattern(r, i);
-        acc = op == TDM_REDUCE_MAX ? fmaxf(acc, x) : op == TDM_REDUCE_MIN ? fminf(acc, x) : acc + x;
-    }
-    return op == TDM_REDUCE_MEAN ? acc * (float)(1.0 / (double)n) : acc;
-}
-
-/* Values as floats, written to or read from t (count elements); f16 tensors
- * convert on the device through an f32 tensor. */
-static tdm_status move_floats(ar_bench *b, tdm_tensor *t, float *host, size_t count, int write)
-{
-    size_t bytes = count * sizeof *host;
-    if (b->dtype == TDM_F32)
-        return write ? tdm_tensor_write(t, host, bytes) : tdm_tensor_read(t, host, bytes);
-    tdm_tensor *wide = NULL;
-    tdm_status s = tdm_tensor_create(tdm_tensor_device(t), TDM_F32, &TDM_SHAPE(count), &wide);
-    if (s == TDM_OK && write)
-        s = tdm_tensor_write(wide, host, bytes);
-    if (s == TDM_OK)
-        s = write ? tdm_op_cast(t, wide) : tdm_op_cast(wide, t);
-    if (s == TDM_OK && !write)
-        s = tdm_tensor_read(wide, host, bytes);
-    tdm_tensor_destroy(wide);
-    return s;
-}
-
-/* Whether got is the expected value: exactly, but for an f16 mean within its one
- * rounding to f16 (2^-11 relative). */
-static int right(const ar_bench *b, float got, float want)
-{
-    if (b->dtype == TDM_F16 && b->op == TDM_REDUCE_MEAN)
-        return fabsf(got - want) <= fabsf(want) * 0x1p-11f;
-    return got == want;
-}
-
-/* Element i of replica r's result: the all-reduce's fold, the gather's replica
- * i / part, the scatter's fold of the replica's shard; the reduce's fold at the root,
- * elsewhere the replica's own value; the broadcast's root's value. */
-static float result_at(const ar_bench *b, size_t r, size_t part, size_t i)
-{
-    if (b->kind == HOST_ALL_GATHER)
-        return pattern(i / part, i % part);
-    if (b->kind == HOST_BROADCAST)
-        return pattern(ROOT, i);
-    if (b->kind == HOST_REDUCE && b->first + r != ROOT)
-        return pattern(b->first + r, i);
-    return expected(b->op, b->total,
-                    b->kind == HOST_REDUCE_SCATTER ? (b->first + r) * part + i : i);
-}
-
-/* One collective of known data; the elements that differ, over every replica. */
-static tdm_status check(tdm_strategy *st, ar_bench *b, size_t count, size_t *wrong)
-{
-    float *host = malloc(count * sizeof *host);
-    if (!host)
-        return TDM_ERR_OUT_OF_MEMORY;
-    size_t part = count / b->total;
-    int gather = b->kind == HOST_ALL_GATHER, scatter = b->kind == HOST_REDUCE_SCATTER;
-    tdm_status s = TDM_OK;
-    for (size_t r = 0; r < b->n && s == TDM_OK; r++) {
-        for (size_t i = 0; i < count; i++)
-            host[i] = pattern(b->first + r, i);
-        s = move_floats(b, gather ? b->part[r] : b->slice[r], host, gather ? part : count, 1);
-    }
-    double unused;
-    if (s == TDM_OK)
-        s = timed_run(st, b, 1, &unused);
-    *wrong = 0;
-    size_t got = scatter ? part : count;
-    for (size_t r = 0; r < b->n && s == TDM_OK; r++) {
-        s = move_floats(b, scatter ? b->part[r] : b->slice[r], host, got, 0);
-        for (size_t i = 0; s == TDM_OK && i < got; i++)
-            *wrong += !right(b, host[i], result_at(b, r, part, i));
-    }
-    free(host);
     return s;
 }
 
@@ -367,9 +261,9 @@ static tdm_status measure(tdm_strategy *st, ar_bench *b, host_ceiling *ceiling, 
     for (unsigned k = 0; k < o->repeat && s == TDM_OK; k++) {
         double t;
         if (o->warmup)
-            s = timed_run(st, b, o->warmup, &t);
+            s = ar_timed_run(st, b, o->warmup, &t);
         if (s == TDM_OK)
-            s = timed_run(st, b, o->iters, &t);
+            s = ar_timed_run(st, b, o->iters, &t);
         if (s == TDM_OK && t / o->iters < row->seconds)
             row->seconds = t / o->iters;
         if (!ceiling)
@@ -378,7 +272,7 @@ static tdm_status measure(tdm_strategy *st, ar_bench *b, host_ceiling *ceiling, 
         if (t < row->ceiling_seconds)
             row->ceiling_seconds = t;
     }
-    return s == TDM_OK ? check(st, b, count, &row->wrong) : s;
+    return s == TDM_OK ? ar_check(st, b, count, &row->wrong) : s;
 }
 
 /* GB/s on the bus, nccl-tests' busbw: algbw * 2(n-1)/n for the all-reduce, which
