@@ -19,7 +19,6 @@
 #include "bench.h"
 #include "bench_allreduce.h"
 #include "bench_ceiling.h"
-#include "bench_clock.h"
 #include "cli_options.h"
 #include "device_select.h"
 #include "json_writer.h"
@@ -213,34 +212,6 @@ static int parse(int argc, char **argv, ar_options *o, int *exit_status)
         return 1;
     }
     return 0;
-}
-
-/* Each replica calls the all-reduce `calls` times back to back, then waits for its
- * device: a run's time covers the collectives' completion, not only their issue. */
-static tdm_status replica_loop(tdm_replica_context *rc, void *user)
-{
-    ar_bench *b = user;
-    size_t r = tdm_replica_local_id(rc);
-    tdm_tensor *t = b->slice[r], *part = b->part[r];
-    tdm_status s = TDM_OK;
-    for (unsigned k = 0; k < b->calls && s == TDM_OK; k++)
-        switch (b->kind) {
-        case HOST_ALL_GATHER: s = tdm_replica_all_gather(rc, part, t); break;
-        case HOST_REDUCE_SCATTER: s = tdm_replica_reduce_scatter(rc, b->op, t, part); break;
-        case HOST_REDUCE: s = tdm_replica_reduce(rc, b->op, t, NULL, ROOT); break;
-        case HOST_BROADCAST: s = tdm_replica_broadcast(rc, t, NULL, ROOT); break;
-        case HOST_ALL_REDUCE: s = tdm_replica_all_reduce(rc, b->op, t); break;
-        }
-    return s == TDM_OK ? tdm_device_finish(tdm_replica_device(rc)) : s;
-}
-
-tdm_status ar_timed_run(tdm_strategy *st, ar_bench *b, unsigned calls, double *seconds)
-{
-    b->calls = calls;
-    double t0 = bench_seconds();
-    tdm_status s = tdm_strategy_run(st, replica_loop, b, NULL, 0, NULL);
-    *seconds = bench_seconds() - t0;
-    return s;
 }
 
 static tdm_status measure(tdm_strategy *st, ar_bench *b, host_ceiling *ceiling, const ar_options *o,

@@ -1,5 +1,6 @@
-/* Internal to tandem bench allreduce (and its kin): what the measuring loop
- * (bench_allreduce.c) and the check of known data (bench_allreduce_check.c) share. */
+/* Internal to tandem bench allreduce (and its kin): what the command (options,
+ * measurement, report: bench_allreduce.c) and its runs of the collective
+ * (bench_allreduce_run.c) share. */
 #ifndef TDM_BENCH_ALLREDUCE_H
 #define TDM_BENCH_ALLREDUCE_H
 

@@ -1,9 +1,39 @@
-/* tandem bench allreduce's check: one collective of known data (small integers, so
- * that every op's result is exact), each replica's result against the expected. */
+/* tandem bench allreduce's runs of the collective: the timed loop every replica runs,
+ * and the check of one collective of known data (small integers, so that every op's
+ * result is exact), each replica's result against the expected. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "bench_allreduce.h"
+#include "bench_clock.h"
+
+/* Each replica calls the all-reduce `calls` times back to back, then waits for its
+ * device: a run's time covers the collectives' completion, not only their issue. */
+static tdm_status replica_loop(tdm_replica_context *rc, void *user)
+{
+    ar_bench *b = user;
+    size_t r = tdm_replica_local_id(rc);
+    tdm_tensor *t = b->slice[r], *part = b->part[r];
+    tdm_status s = TDM_OK;
+    for (unsigned k = 0; k < b->calls && s == TDM_OK; k++)
+        switch (b->kind) {
+        case HOST_ALL_GATHER: s = tdm_replica_all_gather(rc, part, t); break;
+        case HOST_REDUCE_SCATTER: s = tdm_replica_reduce_scatter(rc, b->op, t, part); break;
+        case HOST_REDUCE: s = tdm_replica_reduce(rc, b->op, t, NULL, ROOT); break;
+        case HOST_BROADCAST: s = tdm_replica_broadcast(rc, t, NULL, ROOT); break;
+        case HOST_ALL_REDUCE: s = tdm_replica_all_reduce(rc, b->op, t); break;
+        }
+    return s == TDM_OK ? tdm_device_finish(tdm_replica_device(rc)) : s;
+}
+
+tdm_status ar_timed_run(tdm_strategy *st, ar_bench *b, unsigned calls, double *seconds)
+{
+    b->calls = calls;
+    double t0 = bench_seconds();
+    tdm_status s = tdm_strategy_run(st, replica_loop, b, NULL, 0, NULL);
+    *seconds = bench_seconds() - t0;
+    return s;
+}
 
 /* Small integers, so that every op's result is exact and known. */
 static float pattern(size_t replica, size_t i)
