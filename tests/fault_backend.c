@@ -37,11 +37,10 @@ static tdm_status lost(const tdm_device *dev, const char *call)
     if (!strikes(FAULT_LOSE))
         return TDM_OK;
     return tdm_fail(TDM_ERR_DEVICE_LOST, "fault injection: device %s lost during %s",
-                    tdm_backend_device_desc(dev)->id,
-                    call);
+                    tdm_backend_device_desc(dev)->id, call);
 }
 
-static tdm_status buffer_alloc(tdm_buffer *buf, void **state)
+static tdm_status buffer_alloc(tdm_buffer *buf, void *device_state, void **state)
 {
     const tdm_device *dev = tdm_backend_buffer_device(buf);
     tdm_status s = lost(dev, "buffer_alloc");
@@ -49,60 +48,62 @@ static tdm_status buffer_alloc(tdm_buffer *buf, void **state)
         s = tdm_fail(TDM_ERR_OUT_OF_MEMORY,
                      "fault injection: device %s refuses to allocate %zu bytes",
                      tdm_backend_device_desc(dev)->id, tdm_backend_buffer_size(buf));
-    return s == TDM_OK ? real(dev)->buffer_alloc(buf, state) : s;
+    return s == TDM_OK ? real(dev)->buffer_alloc(buf, device_state, state) : s;
 }
 
-static tdm_status launch(tdm_device *dev, const tdm_launch *l)
+static tdm_status launch(tdm_device *dev, void *state, const tdm_launch *l)
 {
     tdm_status s = lost(dev, "a kernel launch");
     if (s == TDM_OK && strikes(FAULT_LAUNCH))
         s = tdm_fail(TDM_ERR_BACKEND, "fault injection: device %s fails to launch kernel %s",
                      dev->desc.id, tdm_kernel_get(l->kernel)->name);
-    return s == TDM_OK ? real(dev)->launch(dev, l) : s;
+    return s == TDM_OK ? real(dev)->launch(dev, state, l) : s;
 }
 
-static tdm_status write(tdm_buffer *buf, size_t offset, const void *src, size_t size)
+static tdm_status write(tdm_buffer *buf, void *state, size_t offset, const void *src, size_t size)
 {
     tdm_status s = lost(buf->device, "a write");
-    return s == TDM_OK ? real(buf->device)->write(buf, offset, src, size) : s;
+    return s == TDM_OK ? real(buf->device)->write(buf, state, offset, src, size) : s;
 }
 
-static tdm_status read(tdm_buffer *buf, size_t offset, void *dst, size_t size)
+static tdm_status read(tdm_buffer *buf, void *state, size_t offset, void *dst, size_t size)
 {
     tdm_status s = lost(buf->device, "a read");
-    return s == TDM_OK ? real(buf->device)->read(buf, offset, dst, size) : s;
+    return s == TDM_OK ? real(buf->device)->read(buf, state, offset, dst, size) : s;
 }
 
-static tdm_status fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern, size_t words,
-                       size_t size)
+static tdm_status fill(tdm_buffer *buf, void *state, size_t offset, const uint32_t *pattern,
+                       size_t words, size_t size)
 {
     tdm_status s = lost(buf->device, "a fill");
-    return s == TDM_OK ? real(buf->device)->fill(buf, offset, pattern, words, size) : s;
+    return s == TDM_OK ? real(buf->device)->fill(buf, state, offset, pattern, words, size) : s;
 }
 
-static tdm_status copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size_t src_offset,
-                       size_t size)
+static tdm_status copy(tdm_buffer *dst, void *dst_state, size_t dst_offset, tdm_buffer *src,
+                       void *src_state, size_t src_offset, size_t size)
 {
     tdm_status s = lost(dst->device, "a copy");
-    return s == TDM_OK ? real(dst->device)->copy(dst, dst_offset, src, src_offset, size) : s;
+    return s == TDM_OK ? real(dst->device)
+                             ->copy(dst, dst_state, dst_offset, src, src_state, src_offset, size)
+                       : s;
 }
 
-static tdm_status finish(tdm_device *dev)
+static tdm_status finish(tdm_device *dev, void *state)
 {
     tdm_status s = lost(dev, "finish");
-    return s == TDM_OK ? real(dev)->finish(dev) : s;
+    return s == TDM_OK ? real(dev)->finish(dev, state) : s;
 }
 
-static tdm_status event_record(tdm_device *dev, void **event)
+static tdm_status event_record(tdm_device *dev, void *state, void **event)
 {
     tdm_status s = lost(dev, "an event");
-    return s == TDM_OK ? real(dev)->event_record(dev, event) : s;
+    return s == TDM_OK ? real(dev)->event_record(dev, state, event) : s;
 }
 
-static tdm_status event_wait(tdm_device *dev, void *event)
+static tdm_status event_wait(tdm_device *dev, void *state, void *event)
 {
     tdm_status s = lost(dev, "an event wait");
-    return s == TDM_OK ? real(dev)->event_wait(dev, event) : s;
+    return s == TDM_OK ? real(dev)->event_wait(dev, state, event) : s;
 }
 
 void fault_wrap(tdm_context *ctx)

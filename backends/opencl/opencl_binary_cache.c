@@ -24,10 +24,9 @@ static void platform_string(cl_platform_id platform, cl_platform_info what, char
     out[cap - 1] = '\0';
 }
 
-char *tdm_opencl_binary_key(const tdm_device *dev, const char *name, const char *const *sources,
-                            cl_uint source_count, const char *options)
+char *tdm_opencl_binary_key(const tdm_opencl_device *d, const char *name,
+                            const char *const *sources, cl_uint source_count, const char *options)
 {
-    const tdm_opencl_device *d = tdm_opencl_dev(dev);
     char platform[256], platform_version[256], device[256], vendor[256], driver[256], version[256];
     uint64_t h = TDM_DISK_CACHE_HASH_START;
 
@@ -55,14 +54,13 @@ char *tdm_opencl_binary_key(const tdm_device *dev, const char *name, const char 
     return key;
 }
 
-int tdm_opencl_binary_load(const tdm_device *dev, const char *key, const char *options,
+int tdm_opencl_binary_load(const tdm_opencl_device *d, const char *key, const char *options,
                            cl_program *out)
 {
-    const tdm_opencl_device *d = tdm_opencl_dev(dev);
     void *binary;
     size_t size;
 
-    if (!tdm_disk_cache_load(tdm_backend_device_context(dev), "opencl", key, &binary, &size))
+    if (!tdm_disk_cache_load(tdm_backend_device_context(d->dev), "opencl", key, &binary, &size))
         return 0;
     cl_int status = CL_SUCCESS, err;
     const unsigned char *bytes = binary;
@@ -81,14 +79,14 @@ int tdm_opencl_binary_load(const tdm_device *dev, const char *key, const char *o
         snprintf(why, sizeof why, "%s: %s (%d)", call, tdm_opencl_error_name(err), (int)err);
         if (program)
             clReleaseProgram(program);
-        tdm_disk_cache_refused(tdm_backend_device_context(dev), key, why);
+        tdm_disk_cache_refused(tdm_backend_device_context(d->dev), key, why);
         return 0;
     }
     *out = program;
     return 1;
 }
 
-void tdm_opencl_binary_store(const tdm_device *dev, const char *key, cl_program program)
+void tdm_opencl_binary_store(const tdm_opencl_device *d, const char *key, cl_program program)
 {
     size_t size = 0;
 
@@ -100,6 +98,6 @@ void tdm_opencl_binary_store(const tdm_device *dev, const char *key, cl_program 
     unsigned char *binary = malloc(size);
     if (binary &&
         clGetProgramInfo(program, CL_PROGRAM_BINARIES, sizeof binary, &binary, NULL) == CL_SUCCESS)
-        tdm_disk_cache_store(tdm_backend_device_context(dev), "opencl", key, binary, size);
+        tdm_disk_cache_store(tdm_backend_device_context(d->dev), "opencl", key, binary, size);
     free(binary);
 }

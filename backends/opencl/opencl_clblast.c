@@ -92,11 +92,10 @@ static tdm_status clblast_status(CLBlastStatusCode s)
  * parameters for it, if any. A set CLBlast refuses leaves its defaults, with a
  * warning: gemm still runs. Called with clblast_lock held. */
 #define TUNED_MAX 64
-static void apply_tuning(const tdm_device *dev)
+static void apply_tuning(const tdm_opencl_device *d)
 {
     static cl_device_id tuned[TUNED_MAX];
     static size_t tuned_count;
-    const tdm_opencl_device *d = tdm_opencl_dev(dev);
     for (size_t i = 0; i < tuned_count; i++)
         if (tuned[i] == d->device)
             return;
@@ -106,34 +105,33 @@ static void apply_tuning(const tdm_device *dev)
     if (setting && !strcmp(setting, "off"))
         return; /* CLBlast's own defaults, to measure what the parameters give */
     size_t count;
-    const tdm_clblast_parameters *p = tdm_clblast_tuning(tdm_backend_device_desc(dev), &count);
+    const tdm_clblast_parameters *p = tdm_clblast_tuning(d->desc, &count);
     for (; count > 0; p++, count--) {
         const char *names[TDM_CLBLAST_MAX_PARAMETERS]; /* CLBlast takes them non-const */
         memcpy(names, p->names, sizeof names);
         CLBlastStatusCode s = clblast_override(d->device, p->kernel, CLBlastPrecisionSingle,
                                                p->count, names, p->values);
         if (s != CLBlastSuccess)
-            tdm_log(tdm_backend_device_context(dev), TDM_LOG_WARN,
+            tdm_log(tdm_backend_device_context(d->dev), TDM_LOG_WARN,
                     "%s '%s': CLBlast refused tandem's %s parameters (%s, %d): its defaults stay",
-                    tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, p->kernel,
-                    clblast_error_name(s), (int)s);
+                    d->desc->id, d->desc->name, p->kernel, clblast_error_name(s), (int)s);
     }
 }
 
-tdm_status tdm_opencl_clblast_run(tdm_device *dev, const tdm_opencl_product *p)
+tdm_status tdm_opencl_clblast_run(tdm_opencl_device *d, const tdm_opencl_product *p)
 {
     const char *why;
     if (!tdm_opencl_clblast_load(&why))
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s '%s': gemm on OpenCL needs CLBlast: %s",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, why);
+                        d->desc->id, d->desc->name, why);
 
-    cl_command_queue queue = tdm_opencl_dev(dev)->queue;
+    cl_command_queue queue = d->queue;
     const CLBlastTranspose ta = p->trans_a ? CLBlastTransposeYes : CLBlastTransposeNo;
     const CLBlastTranspose tb = p->trans_b ? CLBlastTransposeYes : CLBlastTransposeNo;
     CLBlastStatusCode s;
     tdm_mutex_lock(&clblast_lock);
-    apply_tuning(dev);
-    tdm_opencl_serial_begin(dev);
+    apply_tuning(d);
+    tdm_opencl_serial_begin(d);
     if (p->batch == 1)
         s = clblast_sgemm(CLBlastLayoutRowMajor, ta, tb, p->m, p->n, p->k, p->alpha, p->a, p->a_off,
                           p->lda, p->b, p->b_off, p->ldb, p->beta, p->c, p->c_off, p->ldc, &queue,
@@ -143,14 +141,14 @@ tdm_status tdm_opencl_clblast_run(tdm_device *dev, const tdm_opencl_product *p)
                                   p->a_off, p->lda, p->a_stride, p->b, p->b_off, p->ldb,
                                   p->b_stride, p->beta, p->c, p->c_off, p->ldc, p->c_stride,
                                   p->batch, &queue, NULL);
-    tdm_opencl_serial_end(dev);
+    tdm_opencl_serial_end(d);
     tdm_mutex_unlock(&clblast_lock);
     if (s != CLBlastSuccess)
-        return tdm_fail(
-            clblast_status(s), "%s '%s': gemm (m %u, n %u, k %u, %zu at once): %s failed: %s (%d)",
-            tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, p->m, p->n, p->k,
-            p->batch, p->batch == 1 ? "CLBlastSgemm" : "CLBlastSgemmStridedBatched",
-            clblast_error_name(s), (int)s);
+        return tdm_fail(clblast_status(s),
+                        "%s '%s': gemm (m %u, n %u, k %u, %zu at once): %s failed: %s (%d)",
+                        d->desc->id, d->desc->name, p->m, p->n, p->k, p->batch,
+                        p->batch == 1 ? "CLBlastSgemm" : "CLBlastSgemmStridedBatched",
+                        clblast_error_name(s), (int)s);
     return TDM_OK;
 }
 
@@ -175,13 +173,13 @@ int tdm_opencl_clblast_load(const char **note)
     return 0;
 }
 
-tdm_status tdm_opencl_clblast_run(tdm_device *dev, const tdm_opencl_product *p)
+tdm_status tdm_opencl_clblast_run(tdm_opencl_device *d, const tdm_opencl_product *p)
 {
     (void)p;
     return tdm_fail(TDM_ERR_UNSUPPORTED,
                     "%s '%s': gemm on OpenCL needs CLBlast, which this build of tandem lacks "
                     "(install libclblast-dev and reconfigure)",
-                    tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name);
+                    d->desc->id, d->desc->name);
 }
 
 void tdm_opencl_clblast_forget_programs(void)

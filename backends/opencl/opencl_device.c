@@ -44,6 +44,8 @@ tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': cannot create a mutex",
                         tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name);
     }
+    d->dev = dev;
+    d->desc = tdm_backend_device_desc(dev);
     d->platform = phys->platform;
     d->context = phys->platform->context;
     d->device = phys->id;
@@ -74,9 +76,10 @@ tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev
     return TDM_OK;
 }
 
-void tdm_opencl_close_device(tdm_device *dev)
+void tdm_opencl_close_device(tdm_device *dev, void *state)
 {
-    tdm_opencl_device *d = tdm_opencl_dev(dev);
+    (void)dev;
+    tdm_opencl_device *d = state;
 
     tdm_opencl_kernels_release(d);
     clReleaseCommandQueue(d->queue);
@@ -84,12 +87,13 @@ void tdm_opencl_close_device(tdm_device *dev)
     free(d);
 }
 
-tdm_status tdm_opencl_finish(tdm_device *dev)
+tdm_status tdm_opencl_finish(tdm_device *dev, void *state)
 {
-    tdm_opencl_serial_begin(dev);
+    const tdm_opencl_device *d = state;
+    tdm_opencl_serial_begin(d);
     tdm_device_count_host_wait(dev);
-    cl_int err = clFinish(tdm_opencl_dev(dev)->queue);
-    tdm_opencl_serial_end(dev);
+    cl_int err = clFinish(d->queue);
+    tdm_opencl_serial_end(d);
 
     return err == CL_SUCCESS ? TDM_OK : tdm_opencl_fail(dev, "clFinish", err);
 }

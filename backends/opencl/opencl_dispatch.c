@@ -8,30 +8,33 @@
 
 /* Kernels with a source in kernels/; gemm and the implicit convolutions where a
  * library runs them. */
-int tdm_opencl_supports(const tdm_device *dev, tdm_kernel kernel)
+int tdm_opencl_supports(const tdm_device *dev, const void *state, tdm_kernel kernel)
 {
+    (void)dev;
+    const tdm_opencl_device *d = state;
     if (kernel == TDM_KERNEL_gemm)
-        return tdm_opencl_gemm_supported(dev);
+        return tdm_opencl_gemm_supported(d);
     if (tdm_opencl_host_conv_kernel(kernel))
-        return tdm_opencl_dev(dev)->host_conv;
+        return d->host_conv;
     return tdm_opencl_source_find(tdm_kernel_get(tdm_kernel_get(kernel)->base)->name) != NULL;
 }
 
-tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch)
+tdm_status tdm_opencl_launch(tdm_device *dev, void *state, const tdm_launch *launch)
 {
+    (void)dev;
+    tdm_opencl_device *d = state;
     const tdm_kernel_info *info = tdm_kernel_get(launch->kernel);
 
     if (!info || !launch->buffers[0])
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                         "%s '%s': launch of an unknown kernel (%d) "
                         "or without its first buffer",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
-                        (int)launch->kernel);
+                        d->desc->id, d->desc->name, (int)launch->kernel);
     if (launch->kernel == TDM_KERNEL_gemm)
-        return tdm_opencl_gemm(dev, launch);
+        return tdm_opencl_gemm(d, launch);
     if (launch->kernel == TDM_KERNEL_gemm_f16)
-        return tdm_opencl_gemm_f16(dev, launch);
+        return tdm_opencl_gemm_f16(d, launch);
     if (tdm_opencl_host_conv_kernel(launch->kernel))
-        return tdm_opencl_host_conv(dev, launch);
-    return tdm_opencl_enqueue(dev, launch, 1);
+        return tdm_opencl_host_conv(d, launch);
+    return tdm_opencl_enqueue(d, launch, 1);
 }

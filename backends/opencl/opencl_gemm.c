@@ -10,7 +10,7 @@
 /* C = beta * C over m rows of n with leading dimension ldc, with the table's fill
  * (beta == 0: NaN must not survive) or scale kernel: gemm with k == 0, which CLBlast
  * rejects. One launch when the rows are contiguous, else one per row. */
-static tdm_status scale_c(tdm_device *dev, const tdm_launch *gemm, uint64_t m, uint64_t n,
+static tdm_status scale_c(tdm_opencl_device *d, const tdm_launch *gemm, uint64_t m, uint64_t n,
                           uint64_t ldc, float beta)
 {
     const int contiguous = ldc == n && m * n <= UINT32_MAX;
@@ -22,7 +22,7 @@ static tdm_status scale_c(tdm_device *dev, const tdm_launch *gemm, uint64_t m, u
                                    count * sizeof(float)};
         const tdm_fill_args zero = {.y = c, .n = (uint32_t)count, .value = 0.0f};
         const tdm_scale_args scale = {.y = c, .x = c, .n = (uint32_t)count, .alpha = beta};
-        st = beta == 0.0f ? tdm_fill_run(dev, &zero) : tdm_scale_run(dev, &scale);
+        st = beta == 0.0f ? tdm_fill_run(d->dev, &zero) : tdm_scale_run(d->dev, &scale);
     }
     return st;
 }
@@ -52,12 +52,12 @@ static tdm_opencl_product product_of(const tdm_launch *launch)
                                 .batch = 1};
 }
 
-int tdm_opencl_gemm_supported(const tdm_device *dev)
+int tdm_opencl_gemm_supported(const tdm_opencl_device *d)
 {
-    return tdm_opencl_dev(dev)->host_gemm || tdm_opencl_clblast_load(NULL);
+    return d->host_gemm || tdm_opencl_clblast_load(NULL);
 }
 
-tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch)
+tdm_status tdm_opencl_gemm(tdm_opencl_device *d, const tdm_launch *launch)
 {
     const tdm_gemm_scalars g = tdm_gemm_scalars_of(launch);
 
@@ -65,21 +65,20 @@ tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch)
         return TDM_OK; /* C is empty */
     /* op(A) * op(B) is zero: C = beta * C, and beta 1 keeps C as it is */
     if (g.k == 0)
-        return g.beta == 1.0f ? TDM_OK : scale_c(dev, launch, g.m, g.n, g.ldc, g.beta);
-    if (tdm_opencl_dev(dev)->host_gemm && tdm_opencl_host_gemm_takes(launch))
-        return tdm_opencl_host_gemm(dev, launch);
+        return g.beta == 1.0f ? TDM_OK : scale_c(d, launch, g.m, g.n, g.ldc, g.beta);
+    if (d->host_gemm && tdm_opencl_host_gemm_takes(launch))
+        return tdm_opencl_host_gemm(d, launch);
     const tdm_gemm_slots at = tdm_gemm_slots_of();
     const tdm_opencl_product p = product_of(launch);
-    const uint32_t slices = tdm_opencl_gemm_slices(dev, &p);
+    const uint32_t slices = tdm_opencl_gemm_slices(d, &p);
     if (slices)
-        return tdm_opencl_gemm_split(dev, &p, launch->buffers[at.c], slices);
-    return tdm_opencl_clblast_run(dev, &p);
+        return tdm_opencl_gemm_split(d, &p, launch->buffers[at.c], slices);
+    return tdm_opencl_clblast_run(d, &p);
 }
 
-tdm_status tdm_opencl_gemm_f16(tdm_device *dev, const tdm_launch *launch)
+tdm_status tdm_opencl_gemm_f16(tdm_opencl_device *d, const tdm_launch *launch)
 {
     const tdm_opencl_product p = product_of(launch);
-    const uint32_t slices = p.m && p.n ? tdm_opencl_gemm_slices(dev, &p) : 0;
-    return slices ? tdm_opencl_gemm_f16_split(dev, launch, slices)
-                  : tdm_opencl_enqueue(dev, launch, 1);
+    const uint32_t slices = p.m && p.n ? tdm_opencl_gemm_slices(d, &p) : 0;
+    return slices ? tdm_opencl_gemm_f16_split(d, launch, slices) : tdm_opencl_enqueue(d, launch, 1);
 }

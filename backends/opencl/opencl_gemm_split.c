@@ -21,14 +21,13 @@
  * the shortest slice of k, the most slices (so that the partials stay small), the
  * fewest compute units the rule assumes (a small GPU still splits a product of a few
  * tiles) and the slices that make k long. */
-uint32_t tdm_opencl_gemm_slices(const tdm_device *dev, const tdm_opencl_product *p)
+uint32_t tdm_opencl_gemm_slices(const tdm_opencl_device *d, const tdm_opencl_product *p)
 {
-    const tdm_gemm_tuning *row = tdm_gemm_tuning_named(tdm_backend_device_desc(dev)->gemm_tuning);
+    const tdm_gemm_tuning *row = tdm_gemm_tuning_named(d->desc->gemm_tuning);
     const uint64_t mn = (uint64_t)p->m * p->n;
     const uint64_t tiles = (uint64_t)((p->m + 15) / 16) * ((p->n + 15) / 16);
-    const uint32_t units = tdm_backend_device_desc(dev)->compute_units > row->min_units
-                               ? tdm_backend_device_desc(dev)->compute_units
-                               : row->min_units;
+    const uint32_t units =
+        d->desc->compute_units > row->min_units ? d->desc->compute_units : row->min_units;
     if (p->k < (uint64_t)row->long_slices * row->slice_k || tiles >= units || p->ldc != p->n)
         return 0;
     uint64_t slices = p->k / row->slice_k;
@@ -41,32 +40,32 @@ uint32_t tdm_opencl_gemm_slices(const tdm_device *dev, const tdm_opencl_product 
 /* C (mn floats from element c_off of c) = beta C + the sum of the slices' partial
  * products at the start of scratch, summed in slice order by sum_axis0 into the
  * scratch after them. */
-static tdm_status add_partials(tdm_device *dev, tdm_buffer *scratch, uint32_t slices, size_t mn,
-                               tdm_buffer *c, size_t c_off, float beta)
+static tdm_status add_partials(tdm_opencl_device *d, tdm_buffer *scratch, uint32_t slices,
+                               size_t mn, tdm_buffer *c, size_t c_off, float beta)
 {
     const tdm_buffer_view partials = {scratch, 0, slices * mn * sizeof(float)};
     const tdm_buffer_view sum = {scratch, partials.size, mn * sizeof(float)};
     const tdm_buffer_view cv = {c, c_off * sizeof(float), mn * sizeof(float)};
     const tdm_sum_axis0_args total = {
         .out = sum, .x = partials, .rows = slices, .cols = (uint32_t)mn};
-    tdm_status s = tdm_sum_axis0_run(dev, &total);
+    tdm_status s = tdm_sum_axis0_run(d->dev, &total);
     /* C = beta C (beta 0 a fill: NaN in C must not survive), then C += the sum */
     const tdm_fill_args zero = {.y = cv, .n = (uint32_t)mn, .value = 0.0f};
     const tdm_scale_args scale = {.y = cv, .x = cv, .n = (uint32_t)mn, .alpha = beta};
     if (s == TDM_OK && beta != 1.0f)
-        s = beta == 0.0f ? tdm_fill_run(dev, &zero) : tdm_scale_run(dev, &scale);
+        s = beta == 0.0f ? tdm_fill_run(d->dev, &zero) : tdm_scale_run(d->dev, &scale);
     const tdm_axpy_args add = {.y = cv, .x = sum, .n = (uint32_t)mn, .alpha = 1.0f};
     if (s == TDM_OK)
-        s = tdm_axpy_run(dev, &add);
+        s = tdm_axpy_run(d->dev, &add);
     return s;
 }
 
-tdm_status tdm_opencl_gemm_split(tdm_device *dev, const tdm_opencl_product *p, tdm_buffer *c,
+tdm_status tdm_opencl_gemm_split(tdm_opencl_device *d, const tdm_opencl_product *p, tdm_buffer *c,
                                  uint32_t slices)
 {
     const size_t mn = (size_t)p->m * p->n, each = p->k / slices;
     tdm_buffer *scratch = NULL;
-    tdm_status s = tdm_scratch_acquire(dev, (slices + 1) * mn * sizeof(float), &scratch);
+    tdm_status s = tdm_scratch_acquire(d->dev, (slices + 1) * mn * sizeof(float), &scratch);
     if (s != TDM_OK)
         return s;
     /* slice i of op(A) starts i * each columns on (rows where A is stored k x m) */
@@ -82,7 +81,7 @@ tdm_status tdm_opencl_gemm_split(tdm_device *dev, const tdm_opencl_product *p, t
     part.b_stride = b_step;
     part.c_stride = mn;
     part.batch = slices;
-    s = tdm_opencl_clblast_run(dev, &part);
+    s = tdm_opencl_clblast_run(d, &part);
     if (s == TDM_OK && p->k > slices * each) { /* the rest of k, onto the first partial */
         tdm_opencl_product rest = part;
         rest.k = (uint32_t)(p->k - slices * each);
@@ -90,23 +89,24 @@ tdm_status tdm_opencl_gemm_split(tdm_device *dev, const tdm_opencl_product *p, t
         rest.b_off = p->b_off + slices * b_step;
         rest.beta = 1.0f;
         rest.batch = 1;
-        s = tdm_opencl_clblast_run(dev, &rest);
+        s = tdm_opencl_clblast_run(d, &rest);
     }
     if (s == TDM_OK)
-        s = add_partials(dev, scratch, slices, mn, c, p->c_off, p->beta);
+        s = add_partials(d, scratch, slices, mn, c, p->c_off, p->beta);
     tdm_scratch_release(scratch); /* issued: later users of the pool run after it */
     return s;
 }
 
 /* gemm_f16's kernel sums a slice of k per group along dimension 1, each into its
  * partial in scratch (alpha applied, beta 0), in one launch. */
-tdm_status tdm_opencl_gemm_f16_split(tdm_device *dev, const tdm_launch *launch, uint32_t slices)
+tdm_status tdm_opencl_gemm_f16_split(tdm_opencl_device *d, const tdm_launch *launch,
+                                     uint32_t slices)
 {
     const tdm_gemm_scalars g = tdm_gemm_scalars_of(launch);
     const tdm_gemm_slots at = tdm_gemm_slots_of();
     const size_t mn = (size_t)g.m * g.n;
     tdm_buffer *scratch = NULL;
-    tdm_status s = tdm_scratch_acquire(dev, (slices + 1) * mn * sizeof(float), &scratch);
+    tdm_status s = tdm_scratch_acquire(d->dev, (slices + 1) * mn * sizeof(float), &scratch);
     if (s != TDM_OK)
         return s;
     tdm_launch part = *launch;
@@ -114,9 +114,9 @@ tdm_status tdm_opencl_gemm_f16_split(tdm_device *dev, const tdm_launch *launch, 
     part.offsets[at.c] = 0;
     part.u[TDM_UINT_AT(gemm_f16, ldc)] = g.n;
     part.f[TDM_FLOAT_AT(gemm_f16, beta)] = 0.0f;
-    s = tdm_opencl_enqueue(dev, &part, slices);
+    s = tdm_opencl_enqueue(d, &part, slices);
     if (s == TDM_OK)
-        s = add_partials(dev, scratch, slices, mn, launch->buffers[at.c], launch->offsets[at.c],
+        s = add_partials(d, scratch, slices, mn, launch->buffers[at.c], launch->offsets[at.c],
                          g.beta);
     tdm_scratch_release(scratch); /* issued: later users of the pool run after it */
     return s;

@@ -80,9 +80,10 @@ int tdm_opencl_probe_host_memory(tdm_opencl_device *d)
     return ok;
 }
 
-void *tdm_opencl_host_address(tdm_buffer *buf)
+void *tdm_opencl_host_address(tdm_buffer *buf, void *state)
 {
-    return ((tdm_opencl_buffer *)tdm_backend_buffer_state(buf))->host;
+    (void)buf;
+    return ((tdm_opencl_buffer *)state)->host;
 }
 
 float *tdm_opencl_host_floats(const tdm_launch *launch, unsigned slot)
@@ -131,7 +132,7 @@ static void CL_CALLBACK on_complete(cl_event event, cl_int status, void *user)
     release_command(user);
 }
 
-tdm_status tdm_opencl_host_command(tdm_device *dev, void(CL_CALLBACK *run)(void *),
+tdm_status tdm_opencl_host_command(tdm_opencl_device *d, void(CL_CALLBACK *run)(void *),
                                    const void *args, size_t size, const tdm_launch *launch,
                                    void (*finished)(void *context), void *context)
 {
@@ -139,8 +140,8 @@ tdm_status tdm_opencl_host_command(tdm_device *dev, void(CL_CALLBACK *run)(void 
     if (!h) {
         if (finished)
             finished(context);
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", d->desc->id,
+                        d->desc->name);
     }
     *h = (host_command){.count = 0, .finished = finished, .context = context};
     const unsigned count = tdm_kernel_get(launch->kernel)->buffer_count;
@@ -152,9 +153,9 @@ tdm_status tdm_opencl_host_command(tdm_device *dev, void(CL_CALLBACK *run)(void 
 
     cl_event done = NULL;
     const char *call = "clEnqueueNativeKernel";
-    cl_command_queue queue = tdm_opencl_dev(dev)->queue;
+    cl_command_queue queue = d->queue;
     int may_run = 0; /* the command was queued and may not have run yet */
-    tdm_opencl_serial_begin(dev);
+    tdm_opencl_serial_begin(d);
     cl_int err =
         clEnqueueNativeKernel(queue, run, (void *)args, size, 0, NULL, NULL, 0, NULL, &done);
     if (err == CL_SUCCESS) {
@@ -164,13 +165,13 @@ tdm_status tdm_opencl_host_command(tdm_device *dev, void(CL_CALLBACK *run)(void 
          * finished nothing reads its buffers or context any more */
         may_run = err != CL_SUCCESS && clFinish(queue) != CL_SUCCESS;
     }
-    tdm_opencl_serial_end(dev);
+    tdm_opencl_serial_end(d);
     if (done)
         clReleaseEvent(done);
     if (err != CL_SUCCESS) {
         if (!may_run) /* else the command keeps them: leaked, never freed under it */
             release_command(h);
-        return tdm_opencl_fail(dev, call, err);
+        return tdm_opencl_fail(d->dev, call, err);
     }
     return TDM_OK;
 }

@@ -61,14 +61,13 @@ static void free_conv(void *conv)
     tdm_dnnl_conv_free(conv);
 }
 
-tdm_status tdm_opencl_host_conv(tdm_device *dev, const tdm_launch *launch)
+tdm_status tdm_opencl_host_conv(tdm_opencl_device *d, const tdm_launch *launch)
 {
-    if (!tdm_opencl_dev(dev)->host_conv)
+    if (!d->host_conv)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s '%s': kernel %s runs on oneDNN, on CPU devices whose gemm runs on "
                         "OpenBLAS",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
-                        tdm_kernel_get(launch->kernel)->name);
+                        d->desc->id, d->desc->name, tdm_kernel_get(launch->kernel)->name);
     tdm_dnnl_pass pass;
     tdm_dnnl_window win;
     tdm_dnnl_operands at;
@@ -85,12 +84,11 @@ tdm_status tdm_opencl_host_conv(tdm_device *dev, const tdm_launch *launch)
     tdm_dnnl_conv *conv;
     tdm_status st = tdm_dnnl_conv_prepare(pass, &win, &at, &conv);
     if (st != TDM_OK)
-        return tdm_fail_context(st, "%s '%s': kernel %s", tdm_backend_device_desc(dev)->id,
-                                tdm_backend_device_desc(dev)->name,
+        return tdm_fail_context(st, "%s '%s': kernel %s", d->desc->id, d->desc->name,
                                 tdm_kernel_get(launch->kernel)->name);
     if (!conv)
         return TDM_OK;
-    return tdm_opencl_host_command(dev, run_conv, &conv, sizeof conv, launch, free_conv, conv);
+    return tdm_opencl_host_command(d, run_conv, &conv, sizeof conv, launch, free_conv, conv);
 }
 
 #else
@@ -102,13 +100,12 @@ int tdm_opencl_host_conv_load(const char **note)
     return 0;
 }
 
-tdm_status tdm_opencl_host_conv(tdm_device *dev, const tdm_launch *launch)
+tdm_status tdm_opencl_host_conv(tdm_opencl_device *d, const tdm_launch *launch)
 {
     return tdm_fail(TDM_ERR_UNSUPPORTED,
                     "%s '%s': kernel %s on OpenCL needs oneDNN, which this build of tandem lacks "
                     "(install libdnnl-dev and reconfigure)",
-                    tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
-                    tdm_kernel_get(launch->kernel)->name);
+                    d->desc->id, d->desc->name, tdm_kernel_get(launch->kernel)->name);
 }
 
 #endif

@@ -120,7 +120,7 @@ int tdm_opencl_host_gemm_takes(const tdm_launch *launch)
     return fits_int(&g);
 }
 
-tdm_status tdm_opencl_host_gemm(tdm_device *dev, const tdm_launch *launch)
+tdm_status tdm_opencl_host_gemm(tdm_opencl_device *d, const tdm_launch *launch)
 {
     const tdm_gemm_scalars g = tdm_gemm_scalars_of(launch);
     const tdm_gemm_slots at = tdm_gemm_slots_of();
@@ -139,5 +139,5 @@ tdm_status tdm_opencl_host_gemm(tdm_device *dev, const tdm_launch *launch)
         .alpha = g.alpha,
         .beta = g.beta,
     };
-    return tdm_opencl_host_command(dev, run_sgemm, &args, sizeof args, launch, NULL, NULL);
+    return tdm_opencl_host_command(d, run_sgemm, &args, sizeof args, launch, NULL, NULL);
 }

@@ -44,9 +44,12 @@ struct tdm_backend {
     size_t device_count;
 };
 
-/* tdm_backend_device_state(dev) of an opened device (physical or logical). */
+/* The state of an opened device (physical or logical), which its entry points
+ * receive. */
 typedef struct tdm_opencl_device {
-    cl_context context; /* owned by platform */
+    tdm_device *dev;             /* the core's handle, for its services */
+    const tdm_device_desc *desc; /* the core's description, for messages */
+    cl_context context;          /* owned by platform */
     cl_device_id device;
     cl_command_queue queue; /* owned: each tdm_device has its own in-order queue */
     tdm_opencl_platform *platform;
@@ -63,31 +66,25 @@ typedef struct tdm_opencl_device {
     int profiling;          /* the queue has CL_QUEUE_PROFILING_ENABLE: timestamps */
 } tdm_opencl_device;
 
-/* tdm_backend_buffer_state(buf): the cl_mem, and where the host addresses its memory (NULL:
- * nowhere). */
+/* The state of a buffer: the device it was allocated for, the cl_mem, and where the
+ * host addresses its memory (NULL: nowhere). */
 typedef struct tdm_opencl_buffer {
+    tdm_opencl_device *owner;
     cl_mem mem;
     void *host;
 } tdm_opencl_buffer;
 
-static inline tdm_opencl_device *tdm_opencl_dev(const tdm_device *dev)
-{
-    return (tdm_opencl_device *)tdm_backend_device_state(dev);
-}
-
 /* Around calls that may run commands, on platforms whose driver is not thread-safe. */
-static inline void tdm_opencl_serial_begin(const tdm_device *dev)
+static inline void tdm_opencl_serial_begin(const tdm_opencl_device *d)
 {
-    tdm_opencl_platform *p = tdm_opencl_dev(dev)->platform;
-    if (p->serial)
-        tdm_mutex_lock(&p->serial_lock);
+    if (d->platform->serial)
+        tdm_mutex_lock(&d->platform->serial_lock);
 }
 
-static inline void tdm_opencl_serial_end(const tdm_device *dev)
+static inline void tdm_opencl_serial_end(const tdm_opencl_device *d)
 {
-    tdm_opencl_platform *p = tdm_opencl_dev(dev)->platform;
-    if (p->serial)
-        tdm_mutex_unlock(&p->serial_lock);
+    if (d->platform->serial)
+        tdm_mutex_unlock(&d->platform->serial_lock);
 }
 
 static inline cl_mem tdm_opencl_mem(const tdm_buffer *buf)
@@ -122,7 +119,7 @@ void tdm_opencl_describe(const tdm_backend *be, size_t index, tdm_device_desc *d
 int tdm_opencl_probe_host_memory(tdm_opencl_device *d);
 cl_mem tdm_opencl_create_in_host_memory(tdm_opencl_device *d, size_t size, void **host,
                                         cl_int *err);
-void *tdm_opencl_host_address(tdm_buffer *buf);
+void *tdm_opencl_host_address(tdm_buffer *buf, void *state);
 /* A launch's float buffer in slot, at its offset, where the host addresses it. */
 float *tdm_opencl_host_floats(const tdm_launch *launch, unsigned slot);
 /* Around a call into a host library that splits its work among the cores: one such
@@ -134,53 +131,57 @@ void tdm_opencl_host_compute_end(void);
  * buffers where the host addresses them (tdm_opencl_host_floats). The buffers are
  * retained until it completes, as a kernel's are; then finished(context) runs (also
  * when the enqueue fails; finished may be NULL). */
-tdm_status tdm_opencl_host_command(tdm_device *dev, void(CL_CALLBACK *run)(void *),
+tdm_status tdm_opencl_host_command(tdm_opencl_device *d, void(CL_CALLBACK *run)(void *),
                                    const void *args, size_t size, const tdm_launch *launch,
                                    void (*finished)(void *context), void *context);
 
 /* opencl_device.c */
 tdm_status tdm_opencl_open_device(tdm_backend *be, size_t index, tdm_device *dev, void **state,
                                   tdm_backend_traits *traits);
-void tdm_opencl_close_device(tdm_device *dev);
-tdm_status tdm_opencl_finish(tdm_device *dev);
+void tdm_opencl_close_device(tdm_device *dev, void *state);
+tdm_status tdm_opencl_finish(tdm_device *dev, void *state);
 
 /* opencl_buffer.c */
-tdm_status tdm_opencl_buffer_alloc(tdm_buffer *buf, void **state);
-void tdm_opencl_buffer_free(tdm_buffer *buf);
-tdm_status tdm_opencl_write(tdm_buffer *buf, size_t offset, const void *src, size_t size);
-tdm_status tdm_opencl_read(tdm_buffer *buf, size_t offset, void *dst, size_t size);
-tdm_status tdm_opencl_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern, size_t words,
-                           size_t size);
-int tdm_opencl_can_copy(const tdm_device *dst, const tdm_device *src);
+tdm_status tdm_opencl_buffer_alloc(tdm_buffer *buf, void *device_state, void **state);
+void tdm_opencl_buffer_free(tdm_buffer *buf, void *state);
+tdm_status tdm_opencl_write(tdm_buffer *buf, void *state, size_t offset, const void *src,
+                            size_t size);
+tdm_status tdm_opencl_read(tdm_buffer *buf, void *state, size_t offset, void *dst, size_t size);
+tdm_status tdm_opencl_fill(tdm_buffer *buf, void *state, size_t offset, const uint32_t *pattern,
+                           size_t words, size_t size);
+int tdm_opencl_can_copy(const tdm_device *dst, const void *dst_state, const tdm_device *src,
+                        const void *src_state);
 /* One context, and one cl_device_id (logical devices) or two CPU devices whose
  * buffers live in host memory: nothing migrates between them. */
-int tdm_opencl_shares_memory(const tdm_device *a, const tdm_device *b);
-tdm_status tdm_opencl_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size_t src_offset,
-                           size_t size);
+int tdm_opencl_shares_memory(const tdm_device *a, const void *a_state, const tdm_device *b,
+                             const void *b_state);
+tdm_status tdm_opencl_copy(tdm_buffer *dst, void *dst_state, size_t dst_offset, tdm_buffer *src,
+                           void *src_state, size_t src_offset, size_t size);
 
 /* opencl_event.c */
-tdm_status tdm_opencl_event_record(tdm_device *dev, void **event);
-tdm_status tdm_opencl_event_wait(tdm_device *dev, void *event);
-tdm_status tdm_opencl_event_query(tdm_device *dev, void *event, int *done);
-void tdm_opencl_event_release(tdm_device *dev, void *event);
-tdm_status tdm_opencl_timestamp(tdm_device *dev, uint64_t *device_ns);
-tdm_status tdm_opencl_queue_wait(tdm_device *dev, tdm_device *src, void *event);
+tdm_status tdm_opencl_event_record(tdm_device *dev, void *state, void **event);
+tdm_status tdm_opencl_event_wait(tdm_device *dev, void *state, void *event);
+tdm_status tdm_opencl_event_query(tdm_device *dev, void *state, void *event, int *done);
+void tdm_opencl_event_release(tdm_device *dev, void *state, void *event);
+tdm_status tdm_opencl_timestamp(tdm_device *dev, void *state, uint64_t *device_ns);
+tdm_status tdm_opencl_queue_wait(tdm_device *dev, void *state, tdm_device *src, void *src_state,
+                                 void *event);
 
 /* opencl_launch.c: the `launch` op, and the release of a device's kernels (at close).
  * tdm_opencl_enqueue runs the table's kernel from its source, `depth` groups deep
  * along dimension 1 (1: a plain launch; gemm_f16 reads it as its slices of k). */
-tdm_status tdm_opencl_launch(tdm_device *dev, const tdm_launch *launch);
-tdm_status tdm_opencl_enqueue(tdm_device *dev, const tdm_launch *launch, uint32_t depth);
-int tdm_opencl_supports(const tdm_device *dev, tdm_kernel kernel);
+tdm_status tdm_opencl_launch(tdm_device *dev, void *state, const tdm_launch *launch);
+tdm_status tdm_opencl_enqueue(tdm_opencl_device *d, const tdm_launch *launch, uint32_t depth);
+int tdm_opencl_supports(const tdm_device *dev, const void *state, tdm_kernel kernel);
 void tdm_opencl_kernels_release(tdm_opencl_device *d);
 
 /* opencl_gemm.c: gemm, through the host's BLAS on devices that run it (host_gemm),
  * else through CLBlast (a long, narrow product with its k split:
  * opencl_gemm_split.c); whether a device can run gemm at all. gemm_f16 through
  * kernels/gemm_f16.cl, a long, narrow product with its k split by the same rule. */
-tdm_status tdm_opencl_gemm(tdm_device *dev, const tdm_launch *launch);
-tdm_status tdm_opencl_gemm_f16(tdm_device *dev, const tdm_launch *launch);
-int tdm_opencl_gemm_supported(const tdm_device *dev);
+tdm_status tdm_opencl_gemm(tdm_opencl_device *d, const tdm_launch *launch);
+tdm_status tdm_opencl_gemm_f16(tdm_opencl_device *d, const tdm_launch *launch);
+int tdm_opencl_gemm_supported(const tdm_opencl_device *d);
 
 /* opencl_clblast.c: gemm through CLBlast, which tdm_opencl_clblast_load loads from
  * libclblast.so.1 once per process (thread-safe): 1 when it is there, else 0 and
@@ -196,14 +197,15 @@ typedef struct tdm_opencl_product {
     cl_mem a, b, c;
     size_t a_off, b_off, c_off, a_stride, b_stride, c_stride, batch;
 } tdm_opencl_product;
-tdm_status tdm_opencl_clblast_run(tdm_device *dev, const tdm_opencl_product *p);
+tdm_status tdm_opencl_clblast_run(tdm_opencl_device *d, const tdm_opencl_product *p);
 /* opencl_gemm_split.c: the slices p's k is cut into (0: none), and p so cut, its
  * slices multiplied at once and summed into C (p->c, the buffer c): on CLBlast, or
  * gemm_f16's launch by its own kernel. */
-uint32_t tdm_opencl_gemm_slices(const tdm_device *dev, const tdm_opencl_product *p);
-tdm_status tdm_opencl_gemm_split(tdm_device *dev, const tdm_opencl_product *p, tdm_buffer *c,
+uint32_t tdm_opencl_gemm_slices(const tdm_opencl_device *d, const tdm_opencl_product *p);
+tdm_status tdm_opencl_gemm_split(tdm_opencl_device *d, const tdm_opencl_product *p, tdm_buffer *c,
                                  uint32_t slices);
-tdm_status tdm_opencl_gemm_f16_split(tdm_device *dev, const tdm_launch *launch, uint32_t slices);
+tdm_status tdm_opencl_gemm_f16_split(tdm_opencl_device *d, const tdm_launch *launch,
+                                     uint32_t slices);
 /* Releases the programs CLBlast keeps (built for the contexts that ran gemm), before
  * tandem releases a context: left to CLBlast's exit handler they would outlive their
  * context, and an application that opens and closes contexts would keep them all. */
@@ -216,7 +218,7 @@ void tdm_opencl_clblast_forget_programs(void);
 int tdm_opencl_host_gemm_load(const char **note);
 int tdm_opencl_host_gemm_usable(cl_device_id id, tdm_device_type type);
 int tdm_opencl_host_gemm_takes(const tdm_launch *launch);
-tdm_status tdm_opencl_host_gemm(tdm_device *dev, const tdm_launch *launch);
+tdm_status tdm_opencl_host_gemm(tdm_opencl_device *d, const tdm_launch *launch);
 
 /* opencl_host_conv.c: the implicit convolutions as native kernels calling oneDNN
  * (dnnl_conv.h), which tdm_opencl_host_conv_load loads once per process (*note: from
@@ -225,7 +227,7 @@ tdm_status tdm_opencl_host_gemm(tdm_device *dev, const tdm_launch *launch);
 int tdm_opencl_host_conv_load(const char **note);
 int tdm_opencl_host_conv_usable(const tdm_opencl_device *d);
 int tdm_opencl_host_conv_kernel(tdm_kernel kernel);
-tdm_status tdm_opencl_host_conv(tdm_device *dev, const tdm_launch *launch);
+tdm_status tdm_opencl_host_conv(tdm_opencl_device *d, const tdm_launch *launch);
 
 /* opencl_program.c: releases a platform's cached programs (at destroy). */
 void tdm_opencl_program_cache_free(tdm_opencl_platform *platform);

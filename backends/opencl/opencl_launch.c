@@ -75,12 +75,11 @@ static int signature_source(const tdm_kernel_info *info, char *out, size_t size)
     return t.used < size ? 0 : -1;
 }
 
-/* Creates the cl_kernel tdm_NAME for dev, building its program first (compiled once
+/* Creates the cl_kernel tdm_NAME for the device, building its program first (compiled once
  * per cl_device_id, cached by opencl_program.c), and checks it against the table. A
  * float16 twin is its kernel's source compiled with the twin's signature. */
-static tdm_status create_kernel(tdm_device *dev, const tdm_kernel_info *info, cl_kernel *out)
+static tdm_status create_kernel(tdm_opencl_device *d, const tdm_kernel_info *info, cl_kernel *out)
 {
-    tdm_opencl_device *d = tdm_opencl_dev(dev);
     const char *base = tdm_kernel_get(info->base)->name;
     const char *source = tdm_opencl_source_find(base);
     char program_name[96], kernel_name[64];
@@ -90,8 +89,7 @@ static tdm_status create_kernel(tdm_device *dev, const tdm_kernel_info *info, cl
     if (!source)
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s '%s': kernel '%s' has no OpenCL implementation (kernels/%s.cl)",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
-                        info->name, base);
+                        d->desc->id, d->desc->name, info->name, base);
     snprintf(program_name, sizeof program_name, "kernels/%s.cl%s", base,
              info == tdm_kernel_get(info->base) ? "" : " (float16 activations)");
     snprintf(kernel_name, sizeof kernel_name, "tdm_%s", base);
@@ -101,14 +99,14 @@ static tdm_status create_kernel(tdm_device *dev, const tdm_kernel_info *info, cl
                         info->name);
     const char *const sources[] = {signature, tdm_opencl_source_find("prelude"), source};
     tdm_status st =
-        tdm_opencl_build_program(dev, program_name, sources, 3, d->build_options, &program);
+        tdm_opencl_build_program(d, program_name, sources, 3, d->build_options, &program);
     if (st != TDM_OK)
         return st;
     cl_kernel kernel = clCreateKernel(program, kernel_name, &err);
     if (err != CL_SUCCESS)
         return tdm_fail(tdm_opencl_status(err), "%s '%s': %s: clCreateKernel(%s) failed: %s (%d)",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
-                        program_name, kernel_name, tdm_opencl_error_name(err), (int)err);
+                        d->desc->id, d->desc->name, program_name, kernel_name,
+                        tdm_opencl_error_name(err), (int)err);
 
     /* The binding contract, checked once: a kernel file out of step with the table
      * would otherwise read garbage arguments. */
@@ -121,20 +119,19 @@ static tdm_status create_kernel(tdm_device *dev, const tdm_kernel_info *info, cl
                                        &wg_max, NULL);
     if (err != CL_SUCCESS)
         st = tdm_fail(tdm_opencl_status(err), "%s '%s': %s: querying kernel %s failed: %s (%d)",
-                      tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
-                      program_name, kernel_name, tdm_opencl_error_name(err), (int)err);
+                      d->desc->id, d->desc->name, program_name, kernel_name,
+                      tdm_opencl_error_name(err), (int)err);
     else if (args != want)
         st = tdm_fail(TDM_ERR_BACKEND,
                       "%s '%s': %s: %s takes %u arguments, but the kernel table gives it %u "
                       "(%u buffers, %u offsets, %u uints, %u floats)",
-                      tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
-                      program_name, kernel_name, (unsigned)args, (unsigned)want, info->buffer_count,
-                      info->buffer_count, info->uint_count, info->float_count);
+                      d->desc->id, d->desc->name, program_name, kernel_name, (unsigned)args,
+                      (unsigned)want, info->buffer_count, info->buffer_count, info->uint_count,
+                      info->float_count);
     else if (wg_max < info->wg)
         st = tdm_fail(TDM_ERR_UNSUPPORTED,
                       "%s '%s': kernel %s runs at most %zu work-items per group here; it needs %u",
-                      tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
-                      kernel_name, wg_max, info->wg);
+                      d->desc->id, d->desc->name, kernel_name, wg_max, info->wg);
     if (st != TDM_OK) {
         clReleaseKernel(kernel);
         return st;
@@ -143,12 +140,11 @@ static tdm_status create_kernel(tdm_device *dev, const tdm_kernel_info *info, cl
     return TDM_OK;
 }
 
-/* dev's cl_kernel for `kernel`, created on first use. The program is built without
+/* The device's cl_kernel for `kernel`, created on first use. The program is built without
  * the device's kernel_lock, so a first compile does not hold up other launches. */
-static tdm_status get_kernel(tdm_device *dev, tdm_kernel kernel, const tdm_kernel_info *info,
+static tdm_status get_kernel(tdm_opencl_device *d, tdm_kernel kernel, const tdm_kernel_info *info,
                              cl_kernel *out)
 {
-    tdm_opencl_device *d = tdm_opencl_dev(dev);
 
     tdm_mutex_lock(&d->kernel_lock);
     *out = d->kernels[kernel];
@@ -157,7 +153,7 @@ static tdm_status get_kernel(tdm_device *dev, tdm_kernel kernel, const tdm_kerne
         return TDM_OK;
 
     cl_kernel created = NULL;
-    tdm_status st = create_kernel(dev, info, &created);
+    tdm_status st = create_kernel(d, info, &created);
     if (st != TDM_OK)
         return st;
     tdm_mutex_lock(&d->kernel_lock);
@@ -197,15 +193,13 @@ static cl_int set_args(cl_kernel k, const tdm_kernel_info *info, const tdm_launc
     return err;
 }
 
-tdm_status tdm_opencl_enqueue(tdm_device *dev, const tdm_launch *launch, uint32_t depth)
+tdm_status tdm_opencl_enqueue(tdm_opencl_device *d, const tdm_launch *launch, uint32_t depth)
 {
     const tdm_kernel_info *info = tdm_kernel_get(launch->kernel);
     if (launch->groups == 0)
         return TDM_OK; /* nothing to do (the core sends at least one group) */
-
-    tdm_opencl_device *d = tdm_opencl_dev(dev);
     cl_kernel k;
-    tdm_status st = get_kernel(dev, launch->kernel, info, &k);
+    tdm_status st = get_kernel(d, launch->kernel, info, &k);
     if (st != TDM_OK)
         return st;
 
@@ -216,16 +210,16 @@ tdm_status tdm_opencl_enqueue(tdm_device *dev, const tdm_launch *launch, uint32_
     cl_int err = set_args(k, info, launch);
     if (err == CL_SUCCESS) {
         call = "clEnqueueNDRangeKernel";
-        tdm_opencl_serial_begin(dev);
+        tdm_opencl_serial_begin(d);
         err = clEnqueueNDRangeKernel(d->queue, k, depth > 1 ? 2 : 1, NULL, global, local, 0, NULL,
                                      NULL);
-        tdm_opencl_serial_end(dev);
+        tdm_opencl_serial_end(d);
     }
     tdm_mutex_unlock(&d->kernel_lock);
     if (err != CL_SUCCESS)
         return tdm_fail(tdm_opencl_status(err), "%s '%s': kernel %s: %s failed: %s (%d)",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
-                        info->name, call, tdm_opencl_error_name(err), (int)err);
+                        d->desc->id, d->desc->name, info->name, call, tdm_opencl_error_name(err),
+                        (int)err);
     return TDM_OK;
 }
 

@@ -47,27 +47,26 @@ static char *build_log(cl_program program, cl_device_id device)
     return NULL;
 }
 
-static tdm_status build_failed(const tdm_device *dev, const char *name, cl_program program,
+static tdm_status build_failed(const tdm_opencl_device *d, const char *name, cl_program program,
                                cl_int err)
 {
-    char *log = build_log(program, tdm_opencl_dev(dev)->device);
+    char *log = build_log(program, d->device);
     int cut = log && strlen(log) > BUILD_LOG_MAX;
     tdm_status st = tdm_fail(tdm_opencl_status(err),
                              "%s '%s': building program '%s' failed: clBuildProgram: %s (%d); "
                              "build log%s:\n%.*s%s",
-                             tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
-                             name, tdm_opencl_error_name(err), (int)err, cut ? " (truncated)" : "",
-                             BUILD_LOG_MAX, log ? log : "(none)", cut ? "\n[...]" : "");
+                             d->desc->id, d->desc->name, name, tdm_opencl_error_name(err), (int)err,
+                             cut ? " (truncated)" : "", BUILD_LOG_MAX, log ? log : "(none)",
+                             cut ? "\n[...]" : "");
 
     free(log);
     return st;
 }
 
-static tdm_status build_from_source(const tdm_device *dev, const char *name,
+static tdm_status build_from_source(const tdm_opencl_device *d, const char *name,
                                     const char *const *sources, cl_uint source_count,
                                     const char *options, cl_program *out)
 {
-    const tdm_opencl_device *d = tdm_opencl_dev(dev);
     cl_int err;
     cl_program program =
         clCreateProgramWithSource(d->context, source_count, (const char **)sources, NULL, &err);
@@ -75,11 +74,10 @@ static tdm_status build_from_source(const tdm_device *dev, const char *name,
     if (err != CL_SUCCESS)
         return tdm_fail(tdm_opencl_status(err),
                         "%s '%s': program '%s': clCreateProgramWithSource failed: %s (%d)",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name, name,
-                        tdm_opencl_error_name(err), (int)err);
+                        d->desc->id, d->desc->name, name, tdm_opencl_error_name(err), (int)err);
     err = clBuildProgram(program, 1, &d->device, options ? options : "", NULL, NULL);
     if (err != CL_SUCCESS) {
-        tdm_status st = build_failed(dev, name, program, err);
+        tdm_status st = build_failed(d, name, program, err);
         clReleaseProgram(program);
         return st;
     }
@@ -89,38 +87,39 @@ static tdm_status build_from_source(const tdm_device *dev, const char *name,
 
 /* From the binary kept on disk when there is a sound one, else from source, keeping
  * the binary for the next run. */
-static tdm_status build(const tdm_device *dev, const char *name, const char *const *sources,
+static tdm_status build(const tdm_opencl_device *d, const char *name, const char *const *sources,
                         cl_uint source_count, const char *options, cl_program *out)
 {
-    char *key = tdm_opencl_binary_key(dev, name, sources, source_count, options);
+    char *key = tdm_opencl_binary_key(d, name, sources, source_count, options);
     tdm_status st = TDM_OK;
 
-    if (!key || !tdm_opencl_binary_load(dev, key, options, out)) {
-        st = build_from_source(dev, name, sources, source_count, options, out);
+    if (!key || !tdm_opencl_binary_load(d, key, options, out)) {
+        st = build_from_source(d, name, sources, source_count, options, out);
         if (st == TDM_OK && key)
-            tdm_opencl_binary_store(dev, key, *out);
+            tdm_opencl_binary_store(d, key, *out);
     }
     free(key);
     return st;
 }
 
 /* Builds the program and adds it to the platform's cache; the caller holds the lock. */
-static tdm_status build_cached(const tdm_device *dev, const char *name, const char *const *sources,
-                               cl_uint source_count, const char *options, tdm_opencl_program **out)
+static tdm_status build_cached(const tdm_opencl_device *d, const char *name,
+                               const char *const *sources, cl_uint source_count,
+                               const char *options, tdm_opencl_program **out)
 {
-    tdm_opencl_platform *p = tdm_opencl_dev(dev)->platform;
+    tdm_opencl_platform *p = d->platform;
     size_t len = strlen(name) + 1;
     tdm_opencl_program *e = malloc(sizeof *e + len);
 
     if (!e)
-        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name);
-    tdm_status st = build(dev, name, sources, source_count, options, &e->program);
+        return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s '%s': out of host memory", d->desc->id,
+                        d->desc->name);
+    tdm_status st = build(d, name, sources, source_count, options, &e->program);
     if (st != TDM_OK) {
         free(e);
         return st;
     }
-    e->device = tdm_opencl_dev(dev)->device;
+    e->device = d->device;
     memcpy(e->name, name, len);
     e->next = p->programs;
     p->programs = e;
@@ -128,12 +127,12 @@ static tdm_status build_cached(const tdm_device *dev, const char *name, const ch
     return TDM_OK;
 }
 
-tdm_status tdm_opencl_build_program(tdm_device *dev, const char *name, const char *const *sources,
-                                    cl_uint source_count, const char *options, cl_program *out)
+tdm_status tdm_opencl_build_program(tdm_opencl_device *d, const char *name,
+                                    const char *const *sources, cl_uint source_count,
+                                    const char *options, cl_program *out)
 {
     TDM_CHECK_ARG(name, "tdm_opencl_build_program");
     TDM_CHECK_ARG(sources, "tdm_opencl_build_program");
-    tdm_opencl_device *d = tdm_opencl_dev(dev);
     tdm_status st = TDM_OK;
 
     /* Held across the build so that each program is compiled once per device;
@@ -141,7 +140,7 @@ tdm_status tdm_opencl_build_program(tdm_device *dev, const char *name, const cha
     tdm_mutex_lock(&d->platform->program_lock);
     tdm_opencl_program *e = find(d->platform, d->device, name);
     if (!e)
-        st = build_cached(dev, name, sources, source_count, options, &e);
+        st = build_cached(d, name, sources, source_count, options, &e);
     tdm_mutex_unlock(&d->platform->program_lock);
     if (st == TDM_OK)
         *out = e->program;

@@ -61,13 +61,16 @@ static tdm_status host_open_device(tdm_backend *be, size_t index, tdm_device *de
     return TDM_OK;
 }
 
-static void host_close_device(tdm_device *dev)
+static void host_close_device(tdm_device *dev, void *state)
 {
     (void)dev;
+    (void)state;
 }
 
-static tdm_status host_buffer_alloc(tdm_buffer *buf, void **state)
+/* A buffer's state is its host memory. */
+static tdm_status host_buffer_alloc(tdm_buffer *buf, void *device_state, void **state)
 {
+    (void)device_state;
     size_t size = tdm_backend_buffer_size(buf);
     *state = malloc(size);
     if (!*state)
@@ -76,98 +79,112 @@ static tdm_status host_buffer_alloc(tdm_buffer *buf, void **state)
     return TDM_OK;
 }
 
-static void host_buffer_free(tdm_buffer *buf)
+static void host_buffer_free(tdm_buffer *buf, void *state)
 {
-    free(tdm_backend_buffer_state(buf));
+    (void)buf;
+    free(state);
 }
 
-static unsigned char *bytes(tdm_buffer *buf, size_t offset)
+static tdm_status host_write(tdm_buffer *buf, void *state, size_t offset, const void *src,
+                             size_t size)
 {
-    return (unsigned char *)tdm_backend_buffer_state(buf) + offset;
-}
-
-static tdm_status host_write(tdm_buffer *buf, size_t offset, const void *src, size_t size)
-{
-    memcpy(bytes(buf, offset), src, size);
+    (void)buf;
+    memcpy((unsigned char *)state + offset, src, size);
     return TDM_OK;
 }
 
-static tdm_status host_read(tdm_buffer *buf, size_t offset, void *dst, size_t size)
+static tdm_status host_read(tdm_buffer *buf, void *state, size_t offset, void *dst, size_t size)
 {
-    memcpy(dst, bytes(buf, offset), size);
+    (void)buf;
+    memcpy(dst, (unsigned char *)state + offset, size);
     return TDM_OK;
 }
 
-static tdm_status host_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern, size_t words,
-                            size_t size)
+static tdm_status host_fill(tdm_buffer *buf, void *state, size_t offset, const uint32_t *pattern,
+                            size_t words, size_t size)
 {
+    (void)buf;
     size_t pattern_bytes = 4 * words;
     for (size_t done = 0; done < size; done += pattern_bytes)
-        memcpy(bytes(buf, offset + done), pattern, pattern_bytes);
+        memcpy((unsigned char *)state + offset + done, pattern, pattern_bytes);
     return TDM_OK;
 }
 
-static int host_can_copy(const tdm_device *dst, const tdm_device *src)
+static int host_can_copy(const tdm_device *dst, const void *dst_state, const tdm_device *src,
+                         const void *src_state)
 {
     (void)dst;
+    (void)dst_state;
     (void)src;
+    (void)src_state;
     return 1;
 }
 
-static tdm_status host_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size_t src_offset,
-                            size_t size)
+static tdm_status host_copy(tdm_buffer *dst, void *dst_state, size_t dst_offset, tdm_buffer *src,
+                            void *src_state, size_t src_offset, size_t size)
 {
-    memcpy(bytes(dst, dst_offset), bytes(src, src_offset), size);
+    (void)dst;
+    (void)src;
+    memcpy((unsigned char *)dst_state + dst_offset, (unsigned char *)src_state + src_offset, size);
     return TDM_OK;
 }
 
 /* Synchronous: everything has completed by the time a call returns. */
-static tdm_status host_finish(tdm_device *dev)
+static tdm_status host_finish(tdm_device *dev, void *state)
 {
     (void)dev;
+    (void)state;
     return TDM_OK;
 }
 
-static tdm_status host_event_record(tdm_device *dev, void **event)
+static tdm_status host_event_record(tdm_device *dev, void *state, void **event)
 {
     (void)dev;
+    (void)state;
     *event = NULL;
     return TDM_OK;
 }
 
-static tdm_status host_event_wait(tdm_device *dev, void *event)
+static tdm_status host_event_wait(tdm_device *dev, void *state, void *event)
 {
     (void)dev;
+    (void)state;
     (void)event;
     return TDM_OK;
 }
 
-static tdm_status host_event_query(tdm_device *dev, void *event, int *done)
+static tdm_status host_event_query(tdm_device *dev, void *state, void *event, int *done)
 {
     (void)dev;
+    (void)state;
     (void)event;
     *done = 1;
     return TDM_OK;
 }
 
-static void host_event_release(tdm_device *dev, void *event)
+static void host_event_release(tdm_device *dev, void *state, void *event)
 {
     (void)dev;
+    (void)state;
     (void)event;
 }
 
 /* Every event has completed by the time it is recorded. */
-static tdm_status host_queue_wait(tdm_device *dev, tdm_device *src, void *event)
+static tdm_status host_queue_wait(tdm_device *dev, void *state, tdm_device *src, void *src_state,
+                                  void *event)
 {
     (void)dev;
+    (void)state;
     (void)src;
+    (void)src_state;
     (void)event;
     return TDM_OK;
 }
 
-static void *host_address(tdm_buffer *buf)
+static void *host_address(tdm_buffer *buf, void *state)
 {
-    return tdm_backend_buffer_state(buf);
+    (void)buf;
+    return state;
 }
 
 const tdm_backend_ops tdm_reference_backend = {

@@ -4,7 +4,7 @@
 
 #include "device/backend_api.h"
 
-tdm_status tdm_reference_launch(tdm_device *dev, const tdm_launch *launch);
+tdm_status tdm_reference_launch(tdm_device *dev, void *state, const tdm_launch *launch);
 
 /* A float16 twin's launch (kernels/ref_half_twin.c); bias_act's as its parts' twins. */
 tdm_status tdm_reference_half_twin(tdm_device *dev, const tdm_launch *launch);

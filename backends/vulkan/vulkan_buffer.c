@@ -41,6 +41,7 @@ static tdm_status allocate(tdm_vk_device *vd, size_t size, tdm_vk_buffer **out)
     if (!vb)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory",
                         tdm_backend_device_desc(vd->dev)->id);
+    vb->owner = vd;
     /* Unified memory: host-visible device memory is as fast and needs no staging.
      * Otherwise the first device-local type, not a small host-visible window. */
     const VkMemoryPropertyFlags choices[] = {
@@ -65,9 +66,9 @@ static tdm_status allocate(tdm_vk_device *vd, size_t size, tdm_vk_buffer **out)
 
 /* Out of memory while freed buffers wait for their work: once it has completed and
  * they are gone, a second try. */
-tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf, void **state)
+tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf, void *device_state, void **state)
 {
-    tdm_vk_device *vd = tdm_vk_buffer_dev(buf);
+    tdm_vk_device *vd = device_state;
     tdm_vk_buffer *vb = NULL;
     tdm_vk_retire_sweep(vd);
     tdm_status s = allocate(vd, tdm_backend_buffer_size(buf), &vb);
@@ -79,11 +80,12 @@ tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf, void **state)
 
 /* The core does not wait for the device (backend.h): the buffer is destroyed once
  * the work recorded before the free has completed (vulkan_buffer_release.c). */
-void tdm_vk_buffer_free(tdm_buffer *buf)
+void tdm_vk_buffer_free(tdm_buffer *buf, void *state)
 {
-    tdm_vk_buffer *vb = tdm_backend_buffer_state(buf);
+    (void)buf;
+    tdm_vk_buffer *vb = state;
     if (vb)
-        tdm_vk_retire(tdm_vk_buffer_dev(buf), vb);
+        tdm_vk_retire(vb->owner, vb);
 }
 
 /* Host-coherent memory of a unified-memory device only: elsewhere mapped memory is
@@ -92,9 +94,9 @@ void tdm_vk_buffer_free(tdm_buffer *buf)
  * event after every earlier use of the range has completed, and a batch recorded
  * before the write holds no such use; work recorded after the write is submitted
  * after it, and a submission makes earlier host writes visible. */
-void *tdm_vk_host_address(tdm_buffer *buf)
+void *tdm_vk_host_address(tdm_buffer *buf, void *state)
 {
-    const tdm_vk_device *vd = tdm_vk_buffer_dev(buf);
-    const tdm_vk_buffer *vb = tdm_backend_buffer_state(buf);
-    return vd->unified_memory && vb->coherent ? vb->mapped : NULL;
+    (void)buf;
+    const tdm_vk_buffer *vb = state;
+    return vb->owner->unified_memory && vb->coherent ? vb->mapped : NULL;
 }

@@ -40,14 +40,14 @@ static void release(product *p)
     tdm_buffer_free(p->c);
 }
 
-static tdm_status allocate(tdm_device *dev, product *p, uint32_t m, uint32_t n, uint32_t k)
+static tdm_status allocate(tdm_vk_device *vd, product *p, uint32_t m, uint32_t n, uint32_t k)
 {
     *p = (product){.m = m, .n = n, .k = k};
-    tdm_status s = tdm_buffer_alloc(dev, (size_t)m * k * 2, &p->a);
+    tdm_status s = tdm_buffer_alloc(vd->dev, (size_t)m * k * 2, &p->a);
     if (s == TDM_OK)
-        s = tdm_buffer_alloc(dev, (size_t)k * n * 2, &p->b);
+        s = tdm_buffer_alloc(vd->dev, (size_t)k * n * 2, &p->b);
     if (s == TDM_OK)
-        s = tdm_buffer_alloc(dev, (size_t)m * n * 4, &p->c);
+        s = tdm_buffer_alloc(vd->dev, (size_t)m * n * 4, &p->c);
     return s;
 }
 
@@ -67,12 +67,12 @@ static tdm_status write_halves(tdm_buffer *buf, size_t count, unsigned salt, flo
         if (copy)
             copy[i] = value_at(i, salt);
     }
-    tdm_status s = tdm_vk_write(buf, 0, h, count * sizeof *h);
+    tdm_status s = tdm_vk_write(buf, tdm_backend_buffer_state(buf), 0, h, count * sizeof *h);
     free(h);
     return s;
 }
 
-static tdm_status launch(tdm_device *dev, product *p, size_t index, int trans_a, int trans_b,
+static tdm_status launch(tdm_vk_device *vd, product *p, size_t index, int trans_a, int trans_b,
                          float alpha, float beta)
 {
     uint32_t lda = trans_a ? p->m : p->k, ldb = trans_b ? p->k : p->n;
@@ -84,11 +84,11 @@ static tdm_status launch(tdm_device *dev, product *p, size_t index, int trans_a,
         .f = {alpha, beta},
         .groups = groups < TDM_KERNEL_MAX_GROUPS ? (uint32_t)groups : TDM_KERNEL_MAX_GROUPS,
     };
-    return tdm_vk_launch_on(dev, &l, index);
+    return tdm_vk_launch_on(vd, &l, index);
 }
 
 /* The matrix engine's product against the host's, each transpose in turn. */
-static tdm_status compare(tdm_device *dev, char *why, size_t size)
+static tdm_status compare(tdm_vk_device *vd, char *why, size_t size)
 {
     const uint32_t m = CHECK_M, n = CHECK_N, k = CHECK_K;
     const float alpha = 0.75f, beta = -0.5f;
@@ -97,7 +97,7 @@ static tdm_status compare(tdm_device *dev, char *why, size_t size)
     if (!a)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "out of host memory");
     float *b = a + m * k, *c0 = b + k * n, *got = c0 + m * n;
-    tdm_status s = allocate(dev, &p, m, n, k);
+    tdm_status s = allocate(vd, &p, m, n, k);
     if (s == TDM_OK)
         s = write_halves(p.a, (size_t)m * k, 1, a);
     if (s == TDM_OK)
@@ -107,11 +107,11 @@ static tdm_status compare(tdm_device *dev, char *why, size_t size)
         int ta = t & 1, tb = t >> 1;
         for (size_t i = 0; i < (size_t)m * n; i++)
             c0[i] = value_at(i, 3u + (unsigned)t);
-        s = tdm_vk_write(p.c, 0, c0, sizeof(float) * m * n);
+        s = tdm_vk_write(p.c, tdm_backend_buffer_state(p.c), 0, c0, sizeof(float) * m * n);
         if (s == TDM_OK)
-            s = launch(dev, &p, TDM_VK_PIPELINE_COOPMAT, ta, tb, alpha, beta);
+            s = launch(vd, &p, TDM_VK_PIPELINE_COOPMAT, ta, tb, alpha, beta);
         if (s == TDM_OK)
-            s = tdm_vk_read(p.c, 0, got, sizeof(float) * m * n);
+            s = tdm_vk_read(p.c, tdm_backend_buffer_state(p.c), 0, got, sizeof(float) * m * n);
         for (uint32_t r = 0; r < m && s == TDM_OK && !why[0]; r++)
             for (uint32_t col = 0; col < n && !why[0]; col++) {
                 double sum = 0, scale = 0;
@@ -142,35 +142,35 @@ static double seconds_now(void)
 }
 
 /* Seconds of SPEED_RUNS products on pipeline `index`, after one to warm it up. */
-static tdm_status time_runs(tdm_device *dev, product *p, size_t index, double *seconds)
+static tdm_status time_runs(tdm_vk_device *vd, product *p, size_t index, double *seconds)
 {
-    tdm_status s = launch(dev, p, index, 0, 0, 1.0f, 0.0f);
+    tdm_status s = launch(vd, p, index, 0, 0, 1.0f, 0.0f);
     if (s == TDM_OK)
-        s = tdm_vk_finish(dev);
+        s = tdm_vk_finish(vd->dev, vd);
     double start = seconds_now();
     for (int r = 0; r < SPEED_RUNS && s == TDM_OK; r++)
-        s = launch(dev, p, index, 0, 0, 1.0f, 0.0f);
+        s = launch(vd, p, index, 0, 0, 1.0f, 0.0f);
     if (s == TDM_OK)
-        s = tdm_vk_finish(dev);
+        s = tdm_vk_finish(vd->dev, vd);
     *seconds = seconds_now() - start;
     return s;
 }
 
-static tdm_status race(tdm_device *dev, char *why, size_t size, double *engine, double *plain)
+static tdm_status race(tdm_vk_device *vd, char *why, size_t size, double *engine, double *plain)
 {
     product p;
     const uint32_t u[TDM_KERNEL_MAX_UINTS] = {SPEED_SIZE, SPEED_SIZE, SPEED_SIZE,
                                               SPEED_SIZE, SPEED_SIZE, SPEED_SIZE};
-    size_t plain_index = tdm_vk_gemm_pipeline(tdm_vk_dev(dev), TDM_KERNEL_gemm_f16, u);
-    tdm_status s = allocate(dev, &p, SPEED_SIZE, SPEED_SIZE, SPEED_SIZE);
+    size_t plain_index = tdm_vk_gemm_pipeline(vd, TDM_KERNEL_gemm_f16, u);
+    tdm_status s = allocate(vd, &p, SPEED_SIZE, SPEED_SIZE, SPEED_SIZE);
     if (s == TDM_OK)
         s = write_halves(p.a, (size_t)SPEED_SIZE * SPEED_SIZE, 1, NULL);
     if (s == TDM_OK)
         s = write_halves(p.b, (size_t)SPEED_SIZE * SPEED_SIZE, 5, NULL);
     if (s == TDM_OK)
-        s = time_runs(dev, &p, plain_index, plain);
+        s = time_runs(vd, &p, plain_index, plain);
     if (s == TDM_OK)
-        s = time_runs(dev, &p, TDM_VK_PIPELINE_COOPMAT, engine);
+        s = time_runs(vd, &p, TDM_VK_PIPELINE_COOPMAT, engine);
     if (s == TDM_OK && !(*engine < *plain))
         snprintf(why, size, "not faster: %d products of %u^3 in %.3f ms, %.3f ms without it",
                  SPEED_RUNS, SPEED_SIZE, *engine * 1e3, *plain * 1e3);
@@ -179,42 +179,40 @@ static tdm_status race(tdm_device *dev, char *why, size_t size, double *engine, 
 }
 
 /* Why the path cannot be used, in why; "" where it can. */
-static void run_check(tdm_device *dev, char *why, size_t size, double *engine, double *plain)
+static void run_check(tdm_vk_device *vd, char *why, size_t size, double *engine, double *plain)
 {
-    tdm_vk_device *vd = tdm_vk_dev(dev);
     if (vd->coopmat.faked && !vd->coopmat.emulated) {
         snprintf(why, size,
                  "the device was created without VK_KHR_cooperative_matrix (its shape is "
                  "claimed by TDM_VK_FAKE_COOPMAT)");
         return;
     }
-    tdm_status s = compare(dev, why, size);
+    tdm_status s = compare(vd, why, size);
     /* the emulation is not meant to be fast: it is taken on its results, so that the
      * tests run every gemm_f16 through the module's staging, edges and epilogue */
     int raced = !vd->coopmat.emulated && !tdm_vk_env_flag("TDM_VK_COOPMAT_UNRACED");
     if (s == TDM_OK && !why[0] && raced)
-        s = race(dev, why, size, engine, plain);
+        s = race(vd, why, size, engine, plain);
     if (s != TDM_OK)
         snprintf(why, size, "%s", tdm_last_error());
 }
 
-void tdm_vk_coopmat_check(tdm_device *dev)
+void tdm_vk_coopmat_check(tdm_vk_device *vd)
 {
-    tdm_vk_device *vd = tdm_vk_dev(dev);
     tdm_mutex_lock(&vd->coopmat_lock);
     if (vd->coopmat.state == TDM_VK_COOPMAT_UNCHECKED) {
         char why[TDM_DEVICE_NAME_MAX] = "", shape[96];
         double engine = 0, plain = 0;
-        run_check(dev, why, sizeof why, &engine, &plain);
+        run_check(vd, why, sizeof why, &engine, &plain);
         tdm_vk_coopmat_describe(&vd->coopmat, shape, sizeof shape);
         if (why[0]) {
             char engine_text[TDM_DEVICE_NAME_MAX];
             snprintf(engine_text, sizeof engine_text, "not used: check failed: %.160s", why);
-            tdm_backend_device_set_matrix_engine(dev, engine_text);
-            tdm_log(tdm_backend_device_context(dev), TDM_LOG_INFO,
+            tdm_backend_device_set_matrix_engine(vd->dev, engine_text);
+            tdm_log(tdm_backend_device_context(vd->dev), TDM_LOG_INFO,
                     "%s: matrix engine %s not used, gemm_f16 keeps "
                     "tandem's shader: check failed: %s",
-                    tdm_backend_device_desc(dev)->id, shape, why);
+                    tdm_backend_device_desc(vd->dev)->id, shape, why);
         } else {
             char speed[160] = "its results checked, its speed not (the emulated module)";
             if (!vd->coopmat.emulated && tdm_vk_env_flag("TDM_VK_COOPMAT_UNRACED"))
@@ -224,10 +222,10 @@ void tdm_vk_coopmat_check(tdm_device *dev)
             else if (!vd->coopmat.emulated)
                 snprintf(speed, sizeof speed, "%d products of %u^3 in %.3f ms, %.3f ms without it",
                          SPEED_RUNS, SPEED_SIZE, engine * 1e3, plain * 1e3);
-            tdm_backend_device_set_matrix_engine(dev, shape);
-            tdm_log(tdm_backend_device_context(dev), TDM_LOG_INFO,
-                    "%s: matrix engine %s used for gemm_f16: %s", tdm_backend_device_desc(dev)->id,
-                    shape, speed);
+            tdm_backend_device_set_matrix_engine(vd->dev, shape);
+            tdm_log(tdm_backend_device_context(vd->dev), TDM_LOG_INFO,
+                    "%s: matrix engine %s used for gemm_f16: %s",
+                    tdm_backend_device_desc(vd->dev)->id, shape, speed);
         }
         vd->coopmat.state = why[0] ? TDM_VK_COOPMAT_REFUSED : TDM_VK_COOPMAT_USED;
     }

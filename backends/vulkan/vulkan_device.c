@@ -333,9 +333,9 @@ tdm_status tdm_vk_open_device(tdm_backend *be, size_t index, tdm_device *dev, vo
     return TDM_OK;
 }
 
-void tdm_vk_close_device(tdm_device *dev)
+void tdm_vk_close_device(tdm_device *dev, void *state)
 {
-    tdm_vk_device *vd = tdm_vk_dev(dev);
+    tdm_vk_device *vd = state;
     if (!vd)
         return;
     tdm_vk_flusher_stop(vd);

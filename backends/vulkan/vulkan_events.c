@@ -6,38 +6,42 @@
 #include "device/backend_api.h"
 #include "vulkan_internal.h"
 
-tdm_status tdm_vk_finish(tdm_device *dev)
+tdm_status tdm_vk_finish(tdm_device *dev, void *state)
 {
-    tdm_vk_device *vd = tdm_vk_dev(dev);
+    (void)dev;
+    tdm_vk_device *vd = state;
     tdm_status s = tdm_vk_wait(vd, tdm_vk_last_recorded(vd));
     tdm_vk_retire_sweep(vd); /* the device is idle: every retired buffer goes */
     return s;
 }
 
-tdm_status tdm_vk_event_record(tdm_device *dev, void **event)
+tdm_status tdm_vk_event_record(tdm_device *dev, void *state, void **event)
 {
     uint64_t *value = malloc(sizeof *value);
     if (!value)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "%s: out of host memory for an event",
                         tdm_backend_device_desc(dev)->id);
-    *value = tdm_vk_last_recorded(tdm_vk_dev(dev));
+    *value = tdm_vk_last_recorded(state);
     *event = value;
     return TDM_OK;
 }
 
-tdm_status tdm_vk_event_wait(tdm_device *dev, void *event)
-{
-    return tdm_vk_wait(tdm_vk_dev(dev), *(const uint64_t *)event);
-}
-
-tdm_status tdm_vk_event_query(tdm_device *dev, void *event, int *done)
-{
-    return tdm_vk_is_done(tdm_vk_dev(dev), *(const uint64_t *)event, done);
-}
-
-void tdm_vk_event_release(tdm_device *dev, void *event)
+tdm_status tdm_vk_event_wait(tdm_device *dev, void *state, void *event)
 {
     (void)dev;
+    return tdm_vk_wait(state, *(const uint64_t *)event);
+}
+
+tdm_status tdm_vk_event_query(tdm_device *dev, void *state, void *event, int *done)
+{
+    (void)dev;
+    return tdm_vk_is_done(state, *(const uint64_t *)event, done);
+}
+
+void tdm_vk_event_release(tdm_device *dev, void *state, void *event)
+{
+    (void)dev;
+    (void)state;
     free(event);
 }
 
@@ -45,10 +49,11 @@ void tdm_vk_event_release(tdm_device *dev, void *event)
  * waiting for itself needs nothing (its later work is ordered after its earlier work
  * wherever the data asks for it). A semaphore cannot cross VkDevices without
  * exporting it, so the core waits on the host for the rest. */
-tdm_status tdm_vk_queue_wait(tdm_device *dev, tdm_device *src, void *event)
+tdm_status tdm_vk_queue_wait(tdm_device *dev, void *state, tdm_device *src, void *src_state,
+                             void *event)
 {
     (void)event;
-    if (tdm_vk_dev(dev) == tdm_vk_dev(src))
+    if (state == src_state)
         return TDM_OK;
     return tdm_fail(TDM_ERR_UNSUPPORTED,
                     "%s waiting for %s: two VkDevices share no semaphore; the host waits",

@@ -63,11 +63,11 @@ static tdm_status record_window(tdm_vk_device *vd, tdm_vk_slot *slot, void *arg)
     return TDM_OK;
 }
 
-tdm_status tdm_vk_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern, size_t words,
-                       size_t size)
+tdm_status tdm_vk_fill(tdm_buffer *buf, void *state, size_t offset, const uint32_t *pattern,
+                       size_t words, size_t size)
 {
-    tdm_vk_device *vd = tdm_vk_buffer_dev(buf);
-    const tdm_vk_buffer *vb = tdm_backend_buffer_state(buf);
+    const tdm_vk_buffer *vb = state;
+    tdm_vk_device *vd = vb->owner;
     fill_args a = {vb->buffer, tdm_backend_buffer_size(buf), offset, offset, offset + size, pattern,
                    words};
     tdm_vk_command cmd = {.record = record_fill_buffer, .arg = &a, .access_count = 1};

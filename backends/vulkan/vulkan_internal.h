@@ -252,24 +252,15 @@ typedef struct tdm_vk_device {
     float timestamp_period;  /* nanoseconds per tick */
 } tdm_vk_device;
 
-/* The Vulkan state of a device, and of the device a buffer lives on. */
-static inline tdm_vk_device *tdm_vk_dev(const tdm_device *dev)
-{
-    return tdm_backend_device_state(dev);
-}
-
-static inline tdm_vk_device *tdm_vk_buffer_dev(const tdm_buffer *buf)
-{
-    return tdm_backend_device_state(tdm_backend_buffer_device(buf));
-}
-
 /* The caller's host memory wrapped in a transfer buffer. */
 typedef struct tdm_vk_imported {
     VkBuffer buffer;
     VkDeviceMemory memory;
 } tdm_vk_imported;
 
+/* The state of a buffer, which its entry points receive. */
 typedef struct tdm_vk_buffer {
+    tdm_vk_device *owner; /* the device it was allocated for */
     VkBuffer buffer;
     VkDeviceMemory memory;
     VkDeviceSize memory_size;
@@ -386,7 +377,7 @@ void tdm_vk_coopmat_enable(const tdm_vk_coopmat *cm, tdm_vk_coopmat_features *f,
 /* The start-up check at a device's first gemm_f16 (vulkan_coopmat_check.c): the path
  * is used from then on where its results match and it is faster than the plain
  * pipelines, else never; either way logged and in the device's matrix_engine. */
-void tdm_vk_coopmat_check(tdm_device *dev);
+void tdm_vk_coopmat_check(tdm_vk_device *vd);
 
 /* vulkan_instance.c */
 tdm_status tdm_vk_create(tdm_context *ctx, tdm_backend **out);
@@ -400,7 +391,7 @@ void tdm_vk_describe(const tdm_backend *be, size_t index, tdm_device_desc *desc)
 /* vulkan_device.c */
 tdm_status tdm_vk_open_device(tdm_backend *be, size_t index, tdm_device *dev, void **state,
                               tdm_backend_traits *traits);
-void tdm_vk_close_device(tdm_device *dev);
+void tdm_vk_close_device(tdm_device *dev, void *state);
 
 /* vulkan_submit.c: command buffer slots, queue submissions and waiting for them;
  * under vd->lock unless said otherwise. */
@@ -455,17 +446,18 @@ tdm_status tdm_vk_flusher_start(tdm_vk_device *vd);
 void tdm_vk_flusher_stop(tdm_vk_device *vd);
 
 /* vulkan_events.c */
-tdm_status tdm_vk_finish(tdm_device *dev);
-tdm_status tdm_vk_event_record(tdm_device *dev, void **event);
-tdm_status tdm_vk_event_wait(tdm_device *dev, void *event);
-tdm_status tdm_vk_event_query(tdm_device *dev, void *event, int *done);
-void tdm_vk_event_release(tdm_device *dev, void *event);
-tdm_status tdm_vk_queue_wait(tdm_device *dev, tdm_device *src, void *event);
+tdm_status tdm_vk_finish(tdm_device *dev, void *state);
+tdm_status tdm_vk_event_record(tdm_device *dev, void *state, void **event);
+tdm_status tdm_vk_event_wait(tdm_device *dev, void *state, void *event);
+tdm_status tdm_vk_event_query(tdm_device *dev, void *state, void *event, int *done);
+void tdm_vk_event_release(tdm_device *dev, void *state, void *event);
+tdm_status tdm_vk_queue_wait(tdm_device *dev, void *state, tdm_device *src, void *src_state,
+                             void *event);
 
 /* vulkan_timestamp.c */
 tdm_status tdm_vk_timestamps_open(tdm_vk_device *vd);
 void tdm_vk_timestamps_release(tdm_vk_device *vd);
-tdm_status tdm_vk_timestamp(tdm_device *dev, uint64_t *device_ns);
+tdm_status tdm_vk_timestamp(tdm_device *dev, void *state, uint64_t *device_ns);
 
 /* vulkan_memory.c */
 /* The first type in `allowed` with the first of choices that any allowed type has. */
@@ -478,9 +470,9 @@ tdm_status tdm_vk_sync_mapped(tdm_vk_device *vd, const tdm_vk_buffer *vb, size_t
                               size_t size, int to_device);
 
 /* vulkan_buffer.c: a free hands the buffer to the retire list. */
-tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf, void **state);
-void tdm_vk_buffer_free(tdm_buffer *buf);
-void *tdm_vk_host_address(tdm_buffer *buf);
+tdm_status tdm_vk_buffer_alloc(tdm_buffer *buf, void *device_state, void **state);
+void tdm_vk_buffer_free(tdm_buffer *buf, void *state);
+void *tdm_vk_host_address(tdm_buffer *buf, void *state);
 
 /* vulkan_buffer_release.c: destroy releases a buffer now; retire puts a freed buffer
  * on the list, to be destroyed once the work recorded before it has completed; sweep
@@ -527,10 +519,10 @@ tdm_status tdm_vk_copy_region(tdm_vk_device *vd, VkBuffer dst, size_t dst_offset
                               size_t src_offset, size_t size, int submitted, uint64_t *value);
 
 /* vulkan_transfer.c */
-tdm_status tdm_vk_write(tdm_buffer *buf, size_t offset, const void *src, size_t size);
-tdm_status tdm_vk_read(tdm_buffer *buf, size_t offset, void *dst, size_t size);
-tdm_status tdm_vk_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size_t src_offset,
-                       size_t size);
+tdm_status tdm_vk_write(tdm_buffer *buf, void *state, size_t offset, const void *src, size_t size);
+tdm_status tdm_vk_read(tdm_buffer *buf, void *state, size_t offset, void *dst, size_t size);
+tdm_status tdm_vk_copy(tdm_buffer *dst, void *dst_state, size_t dst_offset, tdm_buffer *src,
+                       void *src_state, size_t src_offset, size_t size);
 
 /* vulkan_pipeline.c: under vd->lock (in a record callback). The pipeline at `index`
  * (TDM_VK_PIPELINE_*), compiled from the embedded module `name` on first use. */
@@ -561,13 +553,13 @@ tdm_status tdm_vk_bind(tdm_vk_device *vd, tdm_vk_slot *slot, size_t index, const
                        uint32_t size);
 
 /* vulkan_fill.c */
-tdm_status tdm_vk_fill(tdm_buffer *buf, size_t offset, const uint32_t *pattern, size_t words,
-                       size_t size);
+tdm_status tdm_vk_fill(tdm_buffer *buf, void *state, size_t offset, const uint32_t *pattern,
+                       size_t words, size_t size);
 
 /* vulkan_launch.c */
-tdm_status tdm_vk_launch(tdm_device *dev, const tdm_launch *launch);
+tdm_status tdm_vk_launch(tdm_device *dev, void *state, const tdm_launch *launch);
 /* A launch on pipeline `index` (TDM_VK_PIPELINE_*) whatever the product would take. */
-tdm_status tdm_vk_launch_on(tdm_device *dev, const tdm_launch *launch, size_t index);
-int tdm_vk_supports(const tdm_device *dev, tdm_kernel kernel);
+tdm_status tdm_vk_launch_on(tdm_vk_device *vd, const tdm_launch *launch, size_t index);
+int tdm_vk_supports(const tdm_device *dev, const void *state, tdm_kernel kernel);
 
 #endif

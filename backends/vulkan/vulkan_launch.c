@@ -63,43 +63,41 @@ static void bind_view(const tdm_vk_device *vd, launch_args *a, unsigned b, tdm_v
     cmd->access[cmd->access_count++] = tdm_vk_window_access(w, kb->written);
 }
 
-/* Whether the kernel is a float16 twin that dev cannot run. */
-static int lacks_storage16(const tdm_device *dev, tdm_kernel kernel)
+/* Whether the kernel is a float16 twin that the device cannot run. */
+static int lacks_storage16(const tdm_vk_device *vd, tdm_kernel kernel)
 {
-    const tdm_vk_device *vd = tdm_vk_dev(dev);
     return tdm_kernel_get(kernel)->base != kernel && !vd->storage16;
 }
 
 /* Kernels whose shader this build embeds, less the twins a device without 16-bit
  * storage cannot run. */
-int tdm_vk_supports(const tdm_device *dev, tdm_kernel kernel)
+int tdm_vk_supports(const tdm_device *dev, const void *state, tdm_kernel kernel)
 {
+    (void)dev;
     return tdm_spirv_module_find(tdm_kernel_get(kernel)->name) != NULL &&
-           !lacks_storage16(dev, kernel);
+           !lacks_storage16(state, kernel);
 }
 
-tdm_status tdm_vk_launch_on(tdm_device *dev, const tdm_launch *launch, size_t index)
+tdm_status tdm_vk_launch_on(tdm_vk_device *vd, const tdm_launch *launch, size_t index)
 {
-    tdm_vk_device *vd = tdm_vk_dev(dev);
+    const tdm_device_desc *desc = tdm_backend_device_desc(vd->dev);
     const tdm_kernel_info *info = tdm_kernel_get(launch->kernel);
     if (!info)
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: no kernel %d",
-                        tdm_backend_device_desc(dev)->id, (int)launch->kernel);
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: no kernel %d", desc->id,
+                        (int)launch->kernel);
     if (!tdm_spirv_module_find(info->name))
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s '%s': kernel %s has no shader (shaders/%s.comp) in this build",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
-                        info->name, tdm_kernel_get(info->base)->name);
-    if (lacks_storage16(dev, launch->kernel))
+                        desc->id, desc->name, info->name, tdm_kernel_get(info->base)->name);
+    if (lacks_storage16(vd, launch->kernel))
         return tdm_fail(TDM_ERR_UNSUPPORTED,
                         "%s '%s': kernel %s stores float16 activations, which needs "
                         "storageBuffer16BitAccess (Vulkan 1.1's 16-bit storage), and the device "
                         "lacks it",
-                        tdm_backend_device_desc(dev)->id, tdm_backend_device_desc(dev)->name,
-                        info->name);
+                        desc->id, desc->name, info->name);
     if (!launch->buffers[0])
-        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: buffer '%s' is NULL",
-                        tdm_backend_device_desc(dev)->id, info->name, info->buffers[0].name);
+        return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: buffer '%s' is NULL", desc->id,
+                        info->name, info->buffers[0].name);
     launch_args a = {.info = info, .launch = launch, .index = index};
     tdm_vk_command cmd = {.record = record_launch, .arg = &a};
     for (unsigned b = 0; b < info->buffer_count; b++)

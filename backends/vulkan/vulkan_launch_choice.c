@@ -9,13 +9,14 @@
  * (im2col's few output channels, a weight gradient), and on lavapipe as a GPU a shader
  * with barriers runs such products over twice as slowly. gemm_f16 takes the matrix
  * engine's once the device's first one has checked it (vulkan_coopmat_check.c). */
-tdm_status tdm_vk_launch(tdm_device *dev, const tdm_launch *launch)
+tdm_status tdm_vk_launch(tdm_device *dev, void *state, const tdm_launch *launch)
 {
-    tdm_vk_device *vd = tdm_vk_dev(dev);
+    (void)dev;
+    tdm_vk_device *vd = state;
     if (launch->kernel == TDM_KERNEL_gemm_f16 && vd->coopmat.state == TDM_VK_COOPMAT_UNCHECKED)
-        tdm_vk_coopmat_check(dev);
+        tdm_vk_coopmat_check(vd);
     size_t index = tdm_kernel_get(launch->kernel)
                        ? tdm_vk_gemm_pipeline(vd, launch->kernel, launch->u)
                        : (size_t)launch->kernel; /* refused below */
-    return tdm_vk_launch_on(dev, launch, index);
+    return tdm_vk_launch_on(vd, launch, index);
 }

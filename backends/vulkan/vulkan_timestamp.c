@@ -47,9 +47,9 @@ static tdm_status record_timestamp(tdm_vk_device *vd, tdm_vk_slot *slot, void *a
     return TDM_OK;
 }
 
-tdm_status tdm_vk_timestamp(tdm_device *dev, uint64_t *device_ns)
+tdm_status tdm_vk_timestamp(tdm_device *dev, void *state, uint64_t *device_ns)
 {
-    tdm_vk_device *vd = tdm_vk_dev(dev);
+    tdm_vk_device *vd = state;
     if (vd->timestamps == VK_NULL_HANDLE)
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s: its compute queue keeps no timestamps",
                         tdm_backend_device_desc(dev)->id);

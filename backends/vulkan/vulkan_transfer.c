@@ -4,10 +4,11 @@
 #include "device/backend_api.h"
 #include "vulkan_internal.h"
 
-tdm_status tdm_vk_write(tdm_buffer *buf, size_t offset, const void *src, size_t size)
+tdm_status tdm_vk_write(tdm_buffer *buf, void *state, size_t offset, const void *src, size_t size)
 {
-    tdm_vk_device *vd = tdm_vk_buffer_dev(buf);
-    tdm_vk_buffer *vb = tdm_backend_buffer_state(buf);
+    (void)buf;
+    tdm_vk_buffer *vb = state;
+    tdm_vk_device *vd = vb->owner;
     if (size == 0)
         return TDM_OK;
     /* Work recorded or running may still use these bytes: then the copy queues behind
@@ -20,15 +21,16 @@ tdm_status tdm_vk_write(tdm_buffer *buf, size_t offset, const void *src, size_t 
     return tdm_vk_sync_mapped(vd, vb, offset, size, 1);
 }
 
-tdm_status tdm_vk_read(tdm_buffer *buf, size_t offset, void *dst, size_t size)
+tdm_status tdm_vk_read(tdm_buffer *buf, void *state, size_t offset, void *dst, size_t size)
 {
-    tdm_vk_device *vd = tdm_vk_buffer_dev(buf);
-    tdm_vk_buffer *vb = tdm_backend_buffer_state(buf);
+    (void)buf;
+    tdm_vk_buffer *vb = state;
+    tdm_vk_device *vd = vb->owner;
     if (size == 0)
         return TDM_OK;
     if (!vb->mapped)
         return tdm_vk_host_read(vd, vb->buffer, offset, dst, size);
-    tdm_status s = tdm_vk_finish(tdm_backend_buffer_device(buf));
+    tdm_status s = tdm_vk_finish(vd->dev, vd);
     if (s == TDM_OK)
         s = tdm_vk_sync_mapped(vd, vb, offset, size, 0);
     if (s == TDM_OK)
@@ -36,15 +38,18 @@ tdm_status tdm_vk_read(tdm_buffer *buf, size_t offset, void *dst, size_t size)
     return s;
 }
 
-tdm_status tdm_vk_copy(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src, size_t src_offset,
-                       size_t size)
+tdm_status tdm_vk_copy(tdm_buffer *dst, void *dst_state, size_t dst_offset, tdm_buffer *src,
+                       void *src_state, size_t src_offset, size_t size)
 {
-    if (tdm_backend_buffer_device(dst) != tdm_backend_buffer_device(src)) /* two VkDevices: the core stages such copies */
+    (void)dst;
+    (void)src;
+    const tdm_vk_buffer *to = dst_state, *from = src_state;
+    if (to->owner != from->owner) /* two VkDevices: the core stages such copies */
         return tdm_fail(TDM_ERR_UNSUPPORTED, "%s -> %s: Vulkan copies only within one device",
-                        tdm_backend_device_desc(tdm_backend_buffer_device(src))->id, tdm_backend_device_desc(tdm_backend_buffer_device(dst))->id);
+                        tdm_backend_device_desc(from->owner->dev)->id,
+                        tdm_backend_device_desc(to->owner->dev)->id);
     if (size == 0)
         return TDM_OK;
-    tdm_vk_buffer *d = tdm_backend_buffer_state(dst), *s = tdm_backend_buffer_state(src);
-    return tdm_vk_copy_region(tdm_vk_buffer_dev(dst), d->buffer, dst_offset, s->buffer, src_offset, size,
-                              0, NULL);
+    return tdm_vk_copy_region(to->owner, to->buffer, dst_offset, from->buffer, src_offset, size, 0,
+                              NULL);
 }

@@ -58,6 +58,6 @@ tdm_status coll_copy_to_all(const tdm_buffer_view *src, const tdm_buffer_view *d
 unsigned char *coll_host_address(const tdm_buffer_view *v)
 {
     tdm_device *dev = coll_dev(v);
-    void *base = dev->ops->host_address ? dev->ops->host_address(v->buffer) : NULL;
+    void *base = dev->ops->host_address ? dev->ops->host_address(v->buffer, v->buffer->impl) : NULL;
     return base ? (unsigned char *)base + v->offset : NULL;
 }

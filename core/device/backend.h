@@ -3,8 +3,10 @@
  * A backend fills one tdm_backend_ops with designated initialisers. The core owns
  * the tdm_device / tdm_buffer / tdm_event structs (device_impl.h, which no backend
  * sees), checks every argument before calling a backend, and keeps the state a
- * backend gives for a device or buffer (backend_api.h reads it back). Backends set the
- * last error (tdm_fail) on every failure. */
+ * backend gives for a device or buffer. Every entry point receives the handle (for
+ * the door's accessors and messages) and beside it that state, so a backend reaches
+ * its own structs without asking the core. Backends set the last error (tdm_fail)
+ * on every failure. */
 #ifndef TDM_CORE_BACKEND_H
 #define TDM_CORE_BACKEND_H
 
@@ -55,37 +57,38 @@ typedef struct tdm_backend_ops {
     void (*describe)(const tdm_backend *be, size_t index, tdm_device_desc *desc);
 
     /* Opens physical device `index` for dev: *state is the backend's state, which
-     * tdm_backend_device_state gives from then on; *traits (zeroed) as they apply.
+     * dev's entry points receive from then on; *traits (zeroed) as they apply.
      * Called once per tdm_device: for a logical device too (its desc's
      * logical_count > 0), which must get a queue of its own. */
     tdm_status (*open_device)(tdm_backend *be, size_t index, tdm_device *dev, void **state,
                               tdm_backend_traits *traits);
-    void (*close_device)(tdm_device *dev);
+    void (*close_device)(tdm_device *dev, void *state);
 
-    /* The buffer's device and size are set; *state is the backend's state, which
-     * tdm_backend_buffer_state gives from then on. The core has checked the size
-     * against the device's limits. */
-    tdm_status (*buffer_alloc)(tdm_buffer *buf, void **state);
+    /* The buffer's device (whose state is device_state) and size are set; *state is
+     * the backend's state for the buffer, which its entry points receive from then
+     * on. The core has checked the size against the device's limits. */
+    tdm_status (*buffer_alloc)(tdm_buffer *buf, void *device_state, void **state);
     /* The core does not wait: work recorded on the device before the free, or in
      * flight after a loss the core saw, may still use the buffer. The backend
      * releases the memory once that work has completed (OpenCL's runtime does so
      * for a released cl_mem; Vulkan keeps a retire list), and never waits here. */
-    void (*buffer_free)(tdm_buffer *buf);
+    void (*buffer_free)(tdm_buffer *buf, void *state);
 
     /* Blocking host transfers, ordered after earlier operations on the device. */
-    tdm_status (*write)(tdm_buffer *buf, size_t offset, const void *src, size_t size);
-    tdm_status (*read)(tdm_buffer *buf, size_t offset, void *dst, size_t size);
+    tdm_status (*write)(tdm_buffer *buf, void *state, size_t offset, const void *src, size_t size);
+    tdm_status (*read)(tdm_buffer *buf, void *state, size_t offset, void *dst, size_t size);
 
     /* Fills [offset, offset + size) with a pattern of `words` 32-bit words (1, 2, 4,
      * 8 or 16); offset and size are multiples of 4 * words. Asynchronous. */
-    tdm_status (*fill)(tdm_buffer *buf, size_t offset, const uint32_t *pattern, size_t words,
-                       size_t size);
+    tdm_status (*fill)(tdm_buffer *buf, void *state, size_t offset, const uint32_t *pattern,
+                       size_t words, size_t size);
 
     /* Optional: whether `copy` can move bytes between buffers of two different
      * devices of this backend directly, ordered by events (one OpenCL context,
      * shared host memory). NULL: only same-device copies are direct; the core stages
      * the rest. */
-    int (*can_copy)(const tdm_device *dst, const tdm_device *src);
+    int (*can_copy)(const tdm_device *dst, const void *dst_state, const tdm_device *src,
+                    const void *src_state);
 
     /* Optional: whether kernels of either device may read and write the other's
      * buffers in place, between the events the core orders them by, while the
@@ -93,40 +96,42 @@ typedef struct tdm_backend_ops {
      * coherently (host memory; logical devices of one device). Separate cards in
      * one context can copy but do not share: drivers migrate whole buffers between
      * them. Implies can_copy. NULL: a device shares only with itself. */
-    int (*shares_memory)(const tdm_device *a, const tdm_device *b);
+    int (*shares_memory)(const tdm_device *a, const void *a_state, const tdm_device *b,
+                         const void *b_state);
 
     /* Copies between buffers of one device, or of two devices for which can_copy
      * said yes. Must be ordered after earlier work on both devices and before later
      * work on both (the core promises that to users). Ranges do not overlap. */
-    tdm_status (*copy)(tdm_buffer *dst, size_t dst_offset, tdm_buffer *src,
-                       size_t src_offset, size_t size);
+    tdm_status (*copy)(tdm_buffer *dst, void *dst_state, size_t dst_offset, tdm_buffer *src,
+                       void *src_state, size_t src_offset, size_t size);
 
     /* Optional: runs one kernel of the table (kernel.h, kernels.def) asynchronously.
      * TDM_ERR_UNSUPPORTED for a kernel the backend lacks; NULL: none. The core has
      * checked the arguments, sized the grid and split the launch so that every
      * buffer range the kernel touches fits the device's max_binding_bytes. */
-    tdm_status (*launch)(tdm_device *dev, const tdm_launch *launch);
+    tdm_status (*launch)(tdm_device *dev, void *state, const tdm_launch *launch);
     /* Optional with launch: whether the backend implements the kernel on dev.
      * NULL: every kernel of the table. */
-    int (*supports)(const tdm_device *dev, tdm_kernel kernel);
+    int (*supports)(const tdm_device *dev, const void *state, tdm_kernel kernel);
 
-    tdm_status (*finish)(tdm_device *dev);
+    tdm_status (*finish)(tdm_device *dev, void *state);
 
     /* Events: an opaque marker after all work submitted so far. event_wait blocks
      * the host; event_wait and event_query may be called from any thread and must
      * make sure the work before the event reaches the device (a backend that
      * batches submissions flushes them). */
-    tdm_status (*event_record)(tdm_device *dev, void **event);
-    tdm_status (*event_wait)(tdm_device *dev, void *event);
-    tdm_status (*event_query)(tdm_device *dev, void *event, int *done);
-    void (*event_release)(tdm_device *dev, void *event);
+    tdm_status (*event_record)(tdm_device *dev, void *state, void **event);
+    tdm_status (*event_wait)(tdm_device *dev, void *state, void *event);
+    tdm_status (*event_query)(tdm_device *dev, void *state, void *event, int *done);
+    void (*event_release)(tdm_device *dev, void *state, void *event);
 
     /* Optional: makes dev's queue wait, without blocking the host, until `event`
      * (recorded on src, a device of this backend, possibly dev itself) has completed:
      * work submitted to dev afterwards runs after everything before the event.
      * TDM_ERR_UNSUPPORTED where the backend cannot for this pair of devices; NULL:
      * never. Either way the core then waits on the host instead. */
-    tdm_status (*queue_wait)(tdm_device *dev, tdm_device *src, void *event);
+    tdm_status (*queue_wait)(tdm_device *dev, void *state, tdm_device *src, void *src_state,
+                             void *event);
 
     /* Optional: the host address of the buffer's memory where the host may read and
      * write it in place (CPU drivers, integrated GPUs with coherent memory), valid for
@@ -138,14 +143,14 @@ typedef struct tdm_backend_ops {
      * batching backend): the core knows that earlier work no longer uses a range only
      * from an event recorded after that work having completed (event_wait returned,
      * event_query said done), never from having issued it long ago. */
-    void *(*host_address)(tdm_buffer *buf);
+    void *(*host_address)(tdm_buffer *buf, void *state);
 
     /* Optional: puts a timestamp into dev's queue after all work submitted so far,
      * waits for it and gives the time the device wrote it, in nanoseconds of the
      * device's own clock (docs/modules/device.md, "Device timestamps": the core maps
      * it onto the host's). Called by one thread at a time per device.
      * TDM_ERR_UNSUPPORTED where the device keeps no timestamps; NULL: none does. */
-    tdm_status (*timestamp)(tdm_device *dev, uint64_t *device_ns);
+    tdm_status (*timestamp)(tdm_device *dev, void *state, uint64_t *device_ns);
 } tdm_backend_ops;
 
 extern const tdm_backend_ops tdm_reference_backend;

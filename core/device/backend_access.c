@@ -16,11 +16,6 @@ tdm_context *tdm_backend_device_context(const tdm_device *dev)
     return dev->ctx;
 }
 
-void *tdm_backend_device_state(const tdm_device *dev)
-{
-    return dev->impl;
-}
-
 void tdm_backend_device_set_matrix_engine(tdm_device *dev, const char *text)
 {
     snprintf(dev->desc.matrix_engine, sizeof dev->desc.matrix_engine, "%s", text);

@@ -43,18 +43,18 @@
 #include "platform/tdm_text.h"
 #include "platform/tdm_thread.h"
 
-/* A device: its description (the backend's describe, with the core's fields), the
- * context it belongs to (for the log and the disk cache), and the state open_device
- * gave (NULL before it returned). */
+/* A device: its description (the backend's describe, with the core's fields) and the
+ * context it belongs to (for the log and the disk cache). Its state is not asked
+ * for: every entry point receives it (backend.h). */
 const tdm_device_desc *tdm_backend_device_desc(const tdm_device *dev);
 tdm_context *tdm_backend_device_context(const tdm_device *dev);
-void *tdm_backend_device_state(const tdm_device *dev);
 
 /* What multiplies float16 matrices on the device, once a backend has found out after
  * open (its description's matrix_engine; cut to fit). */
 void tdm_backend_device_set_matrix_engine(tdm_device *dev, const char *text);
 
-/* A buffer: the device it lives on, its size in bytes, the state buffer_alloc gave. */
+/* A buffer: the device it lives on, its size in bytes, and the state buffer_alloc
+ * gave, for the buffers of a launch (tdm_launch holds their handles). */
 tdm_device *tdm_backend_buffer_device(const tdm_buffer *buf);
 size_t tdm_backend_buffer_size(const tdm_buffer *buf);
 void *tdm_backend_buffer_state(const tdm_buffer *buf);

@@ -67,7 +67,7 @@ tdm_status tdm_device_finish(tdm_device *dev)
 {
     TDM_CHECK_ARG(dev, "tdm_device_finish");
     tdm_status s = tdm_device_check_alive(dev, "tdm_device_finish");
-    return s != TDM_OK ? s : tdm_device_result(dev, dev->ops->finish(dev));
+    return s != TDM_OK ? s : tdm_device_result(dev, dev->ops->finish(dev, dev->impl));
 }
 
 tdm_status tdm_device_record_event(tdm_device *dev, tdm_event **out)
@@ -82,7 +82,7 @@ tdm_status tdm_device_record_event(tdm_device *dev, tdm_event **out)
     if (!event)
         return tdm_fail(TDM_ERR_OUT_OF_MEMORY, "tdm_device_record_event: out of host memory");
     event->device = dev;
-    s = tdm_device_result(dev, dev->ops->event_record(dev, &event->impl));
+    s = tdm_device_result(dev, dev->ops->event_record(dev, dev->impl, &event->impl));
     if (s != TDM_OK) {
         free(event);
         return s;
@@ -96,7 +96,8 @@ tdm_status tdm_event_wait(tdm_event *event)
     TDM_CHECK_ARG(event, "tdm_event_wait");
     tdm_device *dev = event->device;
     tdm_status s = tdm_device_check_alive(dev, "tdm_event_wait");
-    return s != TDM_OK ? s : tdm_device_result(dev, dev->ops->event_wait(dev, event->impl));
+    return s != TDM_OK ? s
+                       : tdm_device_result(dev, dev->ops->event_wait(dev, dev->impl, event->impl));
 }
 
 tdm_status tdm_event_query(tdm_event *event, int *done)
@@ -107,14 +108,14 @@ tdm_status tdm_event_query(tdm_event *event, int *done)
     tdm_status s = tdm_device_check_alive(dev, "tdm_event_query");
     if (s != TDM_OK)
         return s;
-    return tdm_device_result(dev, dev->ops->event_query(dev, event->impl, done));
+    return tdm_device_result(dev, dev->ops->event_query(dev, dev->impl, event->impl, done));
 }
 
 void tdm_event_destroy(tdm_event *event)
 {
     if (!event)
         return;
-    event->device->ops->event_release(event->device, event->impl);
+    event->device->ops->event_release(event->device, event->device->impl, event->impl);
     free(event);
 }
 

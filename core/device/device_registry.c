@@ -70,7 +70,7 @@ static void open_one(tdm_context *ctx, const tdm_backend_ops *ops, tdm_backend *
         return;
     }
     if (tdm_context_add_devices(ctx, &dev, 1) != TDM_OK) {
-        ops->close_device(dev);
+        ops->close_device(dev, dev->impl);
         device_delete(dev);
     }
 }
@@ -102,14 +102,14 @@ void tdm_registry_close_device(tdm_device *dev)
 {
     tdm_device_stop_copy_worker(dev);
     if (dev->buffers && !atomic_load(&dev->lost))
-        dev->ops->finish(dev);
+        dev->ops->finish(dev, dev->impl);
     while (dev->buffers) {
         tdm_buffer *buf = dev->buffers;
         dev->buffers = buf->next;
-        dev->ops->buffer_free(buf);
+        dev->ops->buffer_free(buf, buf->impl);
         free(buf);
     }
-    dev->ops->close_device(dev);
+    dev->ops->close_device(dev, dev->impl);
     device_delete(dev);
 }
 
@@ -160,7 +160,7 @@ tdm_status tdm_device_split(tdm_device *dev, uint32_t count, tdm_device **out)
     if (s == TDM_OK)
         return TDM_OK;
     for (uint32_t i = 0; i < opened; i++) {
-        dev->ops->close_device(out[i]);
+        dev->ops->close_device(out[i], out[i]->impl);
         device_delete(out[i]);
         out[i] = NULL;
     }

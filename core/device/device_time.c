@@ -19,7 +19,7 @@ static tdm_status calibrate(tdm_device *dev)
     for (int i = 0; i < CALIBRATION_PAIRS; i++) {
         uint64_t stamp;
         double before = tdm_seconds();
-        tdm_status s = tdm_device_result(dev, dev->ops->timestamp(dev, &stamp));
+        tdm_status s = tdm_device_result(dev, dev->ops->timestamp(dev, dev->impl, &stamp));
         double after = tdm_seconds();
         if (s != TDM_OK)
             return s;
@@ -59,7 +59,7 @@ tdm_status tdm_device_time(tdm_device *dev, double *seconds, tdm_time_source *so
     if (dev->ops->timestamp && !dev->clock.unsupported) {
         uint64_t stamp;
         double before = tdm_seconds(), error;
-        s = tdm_device_result(dev, dev->ops->timestamp(dev, &stamp));
+        s = tdm_device_result(dev, dev->ops->timestamp(dev, dev->impl, &stamp));
         double after = tdm_seconds();
         if (s == TDM_OK)
             s = tdm_device_time_map(dev, stamp, seconds, &error);
@@ -72,7 +72,7 @@ tdm_status tdm_device_time(tdm_device *dev, double *seconds, tdm_time_source *so
             return s;
         dev->clock.unsupported = 1;
     }
-    s = tdm_device_result(dev, dev->ops->finish(dev));
+    s = tdm_device_result(dev, dev->ops->finish(dev, dev->impl));
     *seconds = tdm_seconds();
     *source = TDM_TIME_HOST;
     return s;

@@ -32,13 +32,15 @@ tdm_status tdm_strategy_count_replicas(tdm_strategy *s, const char *func)
 static tdm_status read_view(const tdm_buffer_view *v, void *host)
 {
     tdm_device *dev = v->buffer->device;
-    return tdm_device_result(dev, dev->ops->read(v->buffer, v->offset, host, v->size));
+    return tdm_device_result(dev,
+                             dev->ops->read(v->buffer, v->buffer->impl, v->offset, host, v->size));
 }
 
 static tdm_status write_view(const tdm_buffer_view *v, const void *host)
 {
     tdm_device *dev = v->buffer->device;
-    return tdm_device_result(dev, dev->ops->write(v->buffer, v->offset, host, v->size));
+    return tdm_device_result(dev,
+                             dev->ops->write(v->buffer, v->buffer->impl, v->offset, host, v->size));
 }
 
 tdm_status tdm_strategy_broadcast_from_chief(tdm_strategy *s, const tdm_buffer_view *copies,

@@ -700,14 +700,14 @@ static const wrong_kernel wrong_derivatives[] = {
 static const wrong_kernel *active = wrong_kernels;
 static size_t active_count = 1;
 
-static tdm_status wrong_launch(tdm_device *dev, const tdm_launch *l)
+static tdm_status wrong_launch(tdm_device *dev, void *state, const tdm_launch *l)
 {
     for (size_t i = 0; i < active_count; i++)
         if (active[i].kernel == l->kernel) {
             active[i].wrong(l);
             return TDM_OK;
         }
-    return tdm_reference_launch(dev, l);
+    return tdm_reference_launch(dev, state, l);
 }
 
 static void check_subtle(const conf_suite *suite)
@@ -815,10 +815,10 @@ static void check_guards(const conf_suite *suite)
 
 /* A device that flushes denormal operands and results, as a GPU compiling with
  * flush-to-zero: the reference's kernels with the CPU flushing. */
-static tdm_status flushing_launch(tdm_device *dev, const tdm_launch *l)
+static tdm_status flushing_launch(tdm_device *dev, void *state, const tdm_launch *l)
 {
     unsigned old = conf_flushing_begin();
-    tdm_status s = tdm_reference_launch(dev, l);
+    tdm_status s = tdm_reference_launch(dev, state, l);
     conf_flushing_end(old);
     return s;
 }

@@ -26,7 +26,7 @@ static double mapped_stamp(tdm_device *dev, double *before, double *after)
     uint64_t ns = 0;
     double t = 0.0, error = 0.0;
     *before = tdm_seconds();
-    CHECK_OK(dev->ops->timestamp(dev, &ns));
+    CHECK_OK(dev->ops->timestamp(dev, dev->impl, &ns));
     *after = tdm_seconds();
     CHECK_OK(tdm_device_time_map(dev, ns, &t, &error));
     CHECK(error >= 0.0 && error < 0.01);

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device/device_impl.h" /* a device of a description alone */
 #include "clblast_tuning.h"
 #include "gemm_tuning.h"
 #include "harness.h"
@@ -168,17 +167,18 @@ static size_t slices_differing(const char *row, size_t *split)
     static const uint32_t ks[] = {1, 4095, 4096, 4607, 5000, 50176, 65536, 1u << 20, 1u << 28};
     static const uint32_t units[] = {0, 8, 16, 17, 64, 132};
     const size_t count = sizeof sides / sizeof sides[0];
-    tdm_device dev;
+    tdm_device_desc desc; /* a device of a description alone */
+    const tdm_opencl_device dev = {.desc = &desc};
     size_t differ = 0;
-    memset(&dev, 0, sizeof dev);
-    snprintf(dev.desc.gemm_tuning, sizeof dev.desc.gemm_tuning, "%s", row);
+    memset(&desc, 0, sizeof desc);
+    snprintf(desc.gemm_tuning, sizeof desc.gemm_tuning, "%s", row);
     for (size_t u = 0; u < sizeof units / sizeof units[0]; u++)
         for (size_t mn = 0; mn < count * count; mn++)
             for (size_t l = 0; l < 2 * sizeof ks / sizeof ks[0]; l++) {
                 tdm_opencl_product p = {.m = sides[mn / count], .n = sides[mn % count]};
                 p.k = ks[l / 2];
                 p.ldc = p.n + (uint32_t)(l % 2); /* C's rows next to each other, or not */
-                dev.desc.compute_units = units[u];
+                desc.compute_units = units[u];
                 uint32_t got = tdm_opencl_gemm_slices(&dev, &p);
                 differ += got != slices_before(units[u], p.m, p.n, p.k, p.ldc);
                 *split += got != 0;

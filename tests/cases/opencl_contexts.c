@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "device/device_impl.h" /* the backend's state of a device */
 #include "harness.h"
 #include "opencl_internal.h"
 
@@ -58,7 +59,7 @@ static tdm_device *open_device(tdm_context **ctx, cl_context *cl)
 {
     *ctx = test_context(TDM_BACKEND_BIT(TDM_BACKEND_OPENCL));
     tdm_device *dev = test_first_device(*ctx, TDM_BACKEND_OPENCL);
-    *cl = tdm_opencl_dev(dev)->context;
+    *cl = ((const tdm_opencl_device *)dev->impl)->context;
     return dev;
 }
 

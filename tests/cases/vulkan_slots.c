@@ -20,13 +20,15 @@ static void check_queue_wait(tdm_device *dev)
     tdm_device *logical[2];
     CHECK_OK(tdm_device_split(dev, 2, logical));
     void *event = NULL;
-    CHECK_OK(dev->ops->event_record(logical[0], &event));
+    CHECK_OK(dev->ops->event_record(logical[0], logical[0]->impl, &event));
     if (!event)
         return;
-    CHECK_OK(dev->ops->queue_wait(logical[0], logical[0], event));
-    CHECK_FAILS(dev->ops->queue_wait(logical[1], logical[0], event), TDM_ERR_UNSUPPORTED,
-                logical[1]->desc.id);
-    dev->ops->event_release(logical[0], event);
+    CHECK_OK(
+        dev->ops->queue_wait(logical[0], logical[0]->impl, logical[0], logical[0]->impl, event));
+    CHECK_FAILS(
+        dev->ops->queue_wait(logical[1], logical[1]->impl, logical[0], logical[0]->impl, event),
+        TDM_ERR_UNSUPPORTED, logical[1]->desc.id);
+    dev->ops->event_release(logical[0], logical[0]->impl, event);
 }
 
 static int all_equal(const float *v, float want)
@@ -55,8 +57,8 @@ static void check_host_address(tdm_device *dev, int mapped)
     CHECK_OK(tdm_tensor_create(dev, TDM_F32, &shape, &z));
     if (!x || !y || !z)
         goto out;
-    float *hx = dev->ops->host_address(tdm_tensor_view(x).buffer);
-    float *hy = dev->ops->host_address(tdm_tensor_view(y).buffer);
+    float *hx = dev->ops->host_address(tdm_tensor_view(x).buffer, tdm_tensor_view(x).buffer->impl);
+    float *hy = dev->ops->host_address(tdm_tensor_view(y).buffer, tdm_tensor_view(y).buffer->impl);
     CHECK(mapped ? hx && hy : !hx && !hy);
     if (!hx || !hy)
         goto out;

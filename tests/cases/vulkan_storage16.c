@@ -75,7 +75,8 @@ static void check_launch_refused(tdm_device *dev)
     if (!b)
         return;
     tdm_launch l = {.kernel = TDM_KERNEL_relu_f16, .buffers = {b, b}, .u = {16}, .groups = 1};
-    CHECK_FAILS(dev->ops->launch(dev, &l), TDM_ERR_UNSUPPORTED, "storageBuffer16BitAccess");
+    CHECK_FAILS(dev->ops->launch(dev, dev->impl, &l), TDM_ERR_UNSUPPORTED,
+                "storageBuffer16BitAccess");
     tdm_kernel_call c = {.kernel = TDM_KERNEL_relu_f16, .u = {16}};
     c.views[0] = (tdm_buffer_view){b, 0, 32};
     c.views[1] = (tdm_buffer_view){b, 32, 32};
@@ -89,7 +90,8 @@ static void check_model_refused(tdm_device *dev)
     tdm_strategy *s = NULL;
     tdm_model *m = NULL;
     CHECK_OK(tdm_strategy_create_one_device(dev, NULL, &s));
-    const tdm_layer layers[] = {TDM_DENSE(8, TDM_ACT_RELU, 0.0f), TDM_DENSE(2, TDM_ACT_LINEAR, 0.0f)};
+    const tdm_layer layers[] = {TDM_DENSE(8, TDM_ACT_RELU, 0.0f),
+                                TDM_DENSE(2, TDM_ACT_LINEAR, 0.0f)};
     tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
     mo.layers = layers;
     mo.layer_count = 2;

@@ -2,8 +2,9 @@
  * twin on float copies of its halves. */
 #include "reference_launch.h"
 
-tdm_status tdm_reference_launch(tdm_device *dev, const tdm_launch *launch)
+tdm_status tdm_reference_launch(tdm_device *dev, void *state, const tdm_launch *launch)
 {
+    (void)state; /* a reference device keeps none */
     if (tdm_kernel_get(launch->kernel)->base != launch->kernel)
         return tdm_reference_half_twin(dev, launch);
     void *memory[TDM_KERNEL_MAX_BUFFERS] = {0};

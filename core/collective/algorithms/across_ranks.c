@@ -38,11 +38,13 @@ static void run_copy(tdm_job *job)
     if (at && c->to_device)
         memcpy(at + c->offset, c->slot, c->bytes);
     else if (c->to_device)
-        c->status = tdm_device_result(
-            dev, dev->ops->write(c->view->buffer, c->view->offset + c->offset, c->slot, c->bytes));
+        c->status =
+            tdm_device_result(dev, dev->ops->write(c->view->buffer, c->view->buffer->impl,
+                                                   c->view->offset + c->offset, c->slot, c->bytes));
     else
-        c->status = tdm_device_result(
-            dev, dev->ops->read(c->view->buffer, c->view->offset + c->offset, c->slot, c->bytes));
+        c->status =
+            tdm_device_result(dev, dev->ops->read(c->view->buffer, c->view->buffer->impl,
+                                                  c->view->offset + c->offset, c->slot, c->bytes));
 }
 
 static void post(chunk_copy *c)

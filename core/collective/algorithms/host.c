@@ -39,14 +39,16 @@ typedef struct host_job {
 static tdm_status read_into(const tdm_buffer_view *v, size_t offset, float *dst, size_t bytes)
 {
     tdm_device *dev = coll_dev(v);
-    return tdm_device_result(dev, dev->ops->read(v->buffer, v->offset + offset, dst, bytes));
+    return tdm_device_result(
+        dev, dev->ops->read(v->buffer, v->buffer->impl, v->offset + offset, dst, bytes));
 }
 
 static tdm_status write_from(const tdm_buffer_view *v, size_t offset, const float *src,
                              size_t bytes)
 {
     tdm_device *dev = coll_dev(v);
-    return tdm_device_result(dev, dev->ops->write(v->buffer, v->offset + offset, src, bytes));
+    return tdm_device_result(
+        dev, dev->ops->write(v->buffer, v->buffer->impl, v->offset + offset, src, bytes));
 }
 
 static tdm_status unit(host_plan *p, size_t u, float *acc_slot, float *in_slot)

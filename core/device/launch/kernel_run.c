@@ -245,7 +245,7 @@ static tdm_status launch_once(tdm_device *dev, const tdm_kernel_info *info, tdm_
         return TDM_OK;
     l->groups = (uint32_t)groups;
     atomic_fetch_add_explicit(&dev->launches, 1, memory_order_relaxed);
-    return tdm_device_result(dev, dev->ops->launch(dev, l));
+    return tdm_device_result(dev, dev->ops->launch(dev, dev->impl, l));
 }
 
 /* Elementwise and chunked kernels index every buffer by one element position, so a
@@ -306,7 +306,8 @@ static uint64_t product_k_budget(const tdm_device *dev, const tdm_kernel_info *i
     uint32_t m, n, k;
     tdm_kernel_product(info, u, &m, &n, &k);
     uint64_t rounds = ceil_div(ceil_div(m, 16) * ceil_div(n, 16), TDM_KERNEL_MAX_GROUPS);
-    uint64_t per_invocation = 16 * (uint64_t)dev->traits.max_loop_iterations / (rounds ? rounds : 1);
+    uint64_t per_invocation =
+        16 * (uint64_t)dev->traits.max_loop_iterations / (rounds ? rounds : 1);
     return per_invocation > 2 ? (per_invocation - 2) / 8 * 16 : 0;
 }
 
@@ -592,7 +593,7 @@ static tdm_status check_loops(const tdm_device *dev, const tdm_kernel_info *info
 int tdm_kernel_supported(const tdm_device *dev, tdm_kernel kernel)
 {
     return dev && kernel < TDM_KERNEL_COUNT && dev->ops->launch &&
-           (!dev->ops->supports || dev->ops->supports(dev, kernel));
+           (!dev->ops->supports || dev->ops->supports(dev, dev->impl, kernel));
 }
 
 tdm_status tdm_kernel_run_as(tdm_device *dev, tdm_kernel_call call, tdm_dtype storage)
@@ -622,7 +623,8 @@ tdm_status tdm_kernel_run(tdm_device *dev, const tdm_kernel_call *call)
     if (s != TDM_OK)
         return s;
     tdm_launch l = make_launch(info, call);
-    int fits = !dev->traits.max_binding_bytes || widest_range(info, l.u) <= dev->traits.max_binding_bytes;
+    int fits =
+        !dev->traits.max_binding_bytes || widest_range(info, l.u) <= dev->traits.max_binding_bytes;
     if (fits && (call->kernel == TDM_KERNEL_conv2d_grad_filter ||
                  call->kernel == TDM_KERNEL_conv2d_implicit_grad_filter))
         return launch_filter_gradient(dev, info, &l);
@@ -639,5 +641,6 @@ tdm_status tdm_kernel_run(tdm_device *dev, const tdm_kernel_call *call)
     return tdm_fail(TDM_ERR_UNSUPPORTED,
                     "%s: %s: the call spans %" PRIu64 " bytes of one buffer, more than %s "
                     "binds at once (%" PRIu64 " bytes)",
-                    F, info->name, widest_range(info, l.u), dev->desc.id, dev->traits.max_binding_bytes);
+                    F, info->name, widest_range(info, l.u), dev->desc.id,
+                    dev->traits.max_binding_bytes);
 }

@@ -62,7 +62,8 @@ tdm_status tdm_buffer_write(tdm_buffer *buf, size_t offset, const void *src, siz
     tdm_status s = check_transfer(buf, offset, src, size, "tdm_buffer_write", "src");
     if (s != TDM_OK || size == 0)
         return s;
-    return tdm_device_result(buf->device, buf->device->ops->write(buf, offset, src, size));
+    return tdm_device_result(buf->device,
+                             buf->device->ops->write(buf, buf->impl, offset, src, size));
 }
 
 tdm_status tdm_buffer_read(tdm_buffer *buf, size_t offset, void *dst, size_t size)
@@ -70,5 +71,6 @@ tdm_status tdm_buffer_read(tdm_buffer *buf, size_t offset, void *dst, size_t siz
     tdm_status s = check_transfer(buf, offset, dst, size, "tdm_buffer_read", "dst");
     if (s != TDM_OK || size == 0)
         return s;
-    return tdm_device_result(buf->device, buf->device->ops->read(buf, offset, dst, size));
+    return tdm_device_result(buf->device,
+                             buf->device->ops->read(buf, buf->impl, offset, dst, size));
 }

@@ -45,7 +45,8 @@ static tdm_status fill_from_host(tdm_buffer *buf, size_t offset, size_t end,
     unsigned char bytes[8]; /* at most 6: no whole aligned word lies inside */
     for (size_t i = offset; i < end; i++)
         bytes[i - offset] = pattern[i % pattern_size];
-    return end > offset ? buf->device->ops->write(buf, offset, bytes, end - offset) : TDM_OK;
+    return end > offset ? buf->device->ops->write(buf, buf->impl, offset, bytes, end - offset)
+                        : TDM_OK;
 }
 
 static tdm_status fill_parts(tdm_buffer *buf, size_t offset, const unsigned char *pattern,
@@ -62,15 +63,15 @@ static tdm_status fill_parts(tdm_buffer *buf, size_t offset, const unsigned char
         ((unsigned char *)words)[i] = pattern[i % pattern_size];
     tdm_status s = fill_from_host(buf, offset, word_begin, pattern, pattern_size);
     if (s == TDM_OK)
-        s = buf->device->ops->fill(buf, word_begin, words, word_bytes / 4,
+        s = buf->device->ops->fill(buf, buf->impl, word_begin, words, word_bytes / 4,
                                    word_end - word_begin);
     if (s == TDM_OK)
         s = fill_from_host(buf, word_end, end, pattern, pattern_size);
     return s;
 }
 
-tdm_status tdm_buffer_fill(tdm_buffer *buf, size_t offset, const void *pattern,
-                           size_t pattern_size, size_t size)
+tdm_status tdm_buffer_fill(tdm_buffer *buf, size_t offset, const void *pattern, size_t pattern_size,
+                           size_t size)
 {
     tdm_status s = check_fill(buf, offset, pattern, pattern_size, size);
     if (s != TDM_OK || size == 0)

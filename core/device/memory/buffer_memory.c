@@ -63,7 +63,7 @@ tdm_status tdm_buffer_allocate(tdm_device *dev, size_t size, tdm_buffer **out)
     }
     buf->device = dev;
     buf->size = size;
-    s = tdm_device_result(dev, dev->ops->buffer_alloc(buf, &buf->impl));
+    s = tdm_device_result(dev, dev->ops->buffer_alloc(buf, dev->impl, &buf->impl));
     if (s != TDM_OK) {
         free(buf);
         buf = NULL;
@@ -89,6 +89,6 @@ void tdm_buffer_free(tdm_buffer *buf)
         buf->next->prev = buf->prev;
     dev->bytes_in_use -= buf->size;
     tdm_mutex_unlock(&dev->lock);
-    dev->ops->buffer_free(buf);
+    dev->ops->buffer_free(buf, buf->impl);
     free(buf);
 }

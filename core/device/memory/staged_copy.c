@@ -21,8 +21,9 @@ static void read_chunk(tdm_job *job)
 {
     chunk_read *r = (chunk_read *)job;
     tdm_device *from = r->src->buffer->device;
-    r->status = tdm_device_result(
-        from, from->ops->read(r->src->buffer, r->src->offset + r->done, r->host, r->size));
+    r->status =
+        tdm_device_result(from, from->ops->read(r->src->buffer, r->src->buffer->impl,
+                                                r->src->offset + r->done, r->host, r->size));
     if (r->status != TDM_OK)
         snprintf(r->message, sizeof r->message, "%s", tdm_last_error());
 }
@@ -66,8 +67,9 @@ tdm_status tdm_staged_copy(const tdm_buffer_view *dst, const tdm_buffer_view *sr
     for (size_t k = 0; s == TDM_OK && r[k % 2].size; k++) {
         chunk_read *current = &r[k % 2], *next = &r[(k + 1) % 2];
         start_read(reader, next, src, current->done + current->size, host[(k + 1) % 2]);
-        s = tdm_device_result(to, to->ops->write(dst->buffer, dst->offset + current->done,
-                                                 current->host, current->size));
+        s = tdm_device_result(to, to->ops->write(dst->buffer, dst->buffer->impl,
+                                                 dst->offset + current->done, current->host,
+                                                 current->size));
         tdm_status read = finish_read(reader, next);
         if (s == TDM_OK)
             s = read;
