@@ -1,450 +1,7 @@
-/* Convolutional models: the digits as 8 x 8 images through convolution, max and
- * average pooling and dense layers. N replicas train like one replica on the global
- * batch; the model's gradients (conv2d filters and biases, pooling's routing, the
- * flattening dense layer) match central differences of its loss; a saved model
- * predicts the same bits after loading; options that make no model are refused. */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "harness.h"
-#include "scratch.h"
-#include "train_fixture.h"
-
-#define STEPS 30
-#define FEATURES 64
-#define CLASSES 10
-
-static tdm_context *ctx;
-static tdm_device *devs[3];
-static size_t n_devs;
-static const char *digits_path;
-
-/* conv 6 filters 3x3 SAME, max pool 2 (4x4), conv 8 filters 3x3 stride 1 VALID (2x2),
- * average pool 2 over SAME (1x1), dense 16 with dropout, dense 10. */
-static const tdm_layer cnn[] = {
-    TDM_CONV2D(6, 3, TDM_ACT_RELU),
-    TDM_MAX_POOL2D(2),
-    {.kind = TDM_LAYER_CONV2D,
-     .units = 8,
-     .activation = TDM_ACT_TANH,
-     .kernel_h = 3,
-     .kernel_w = 3,
-     .padding = TDM_PADDING_VALID},
-    TDM_AVG_POOL2D(2),
-    TDM_DENSE(16, TDM_ACT_RELU, 0.25f),
-    TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f),
-};
-#define CNN_LAYERS (sizeof cnn / sizeof cnn[0])
-
-static tdm_model_options cnn_options(void)
-{
-    tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
-    mo.layers = cnn;
-    mo.layer_count = CNN_LAYERS;
-    mo.input_height = mo.input_width = 8;
-    mo.input_channels = 1;
-    mo.seed = 5;
-    return mo;
-}
-
-/* loss_scale > 0: dynamic loss scaling from that scale; gradients all-reduced as
- * all_reduce (f32 or f16; f16 in buckets of 1 KiB, several per step). */
-static void trainer_open_reduced(trainer *t, tdm_device *const *d, size_t n, float lr,
-                                 const tdm_model_options *mo, float loss_scale,
-                                 tdm_dtype all_reduce)
-{
-    memset(t, 0, sizeof *t);
-    CHECK_OK(n == 1 ? tdm_strategy_create_one_device(d[0], NULL, &t->strategy)
-                    : tdm_strategy_create_mirrored(ctx, d, n, NULL, &t->strategy));
-    CHECK_OK(tdm_model_create(t->strategy, mo, &t->model));
-    tdm_optimizer_options oo = TDM_OPTIMIZER_OPTIONS_INIT;
-    oo.kind = TDM_OPT_SGD;
-    oo.learning_rate.initial = lr;
-    CHECK_OK(tdm_optimizer_create(t->strategy, &oo, &t->opt));
-    tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
-    to.loss_fn = tdm_model_loss;
-    to.loss_user = t->model;
-    to.optimizer = t->opt;
-    to.seed = 3;
-    to.loss_scale = loss_scale;
-    to.all_reduce_dtype = all_reduce;
-    if (all_reduce == TDM_F16)
-        to.bucket_bytes = to.first_bucket_bytes = 1024;
-    CHECK_OK(tdm_train_op_create(t->strategy, &to, &t->op));
-}
-
-static void trainer_open_model(trainer *t, tdm_device *const *d, size_t n, float lr,
-                               const tdm_model_options *mo, float loss_scale)
-{
-    trainer_open_reduced(t, d, n, lr, mo, loss_scale, TDM_F32);
-}
-
-static void trainer_open(trainer *t, tdm_device *const *d, size_t n, float lr)
-{
-    tdm_model_options mo = cnn_options();
-    trainer_open_model(t, d, n, lr, &mo, 0.0f);
-    CHECK(tdm_model_variable_count(t->model) == 8);
-}
-
-/* The digits' training split; raw: the pixel values as they are, whole numbers from
- * 0 to 16 (an embedding's ids), else standardised. */
-static tdm_dataset *digits_as(size_t batch, int64_t epochs, int raw)
-{
-    tdm_dataset *ds = NULL, *train = NULL, *test = NULL;
-    CHECK_OK(tdm_dataset_from_csv(digits_path, NULL, &ds));
-    CHECK_OK(tdm_dataset_split(ds, 0.8, &train, &test));
-    float mean[FEATURES], std[FEATURES];
-    CHECK_OK(tdm_dataset_feature_stats(train, mean, std));
-    if (!raw)
-        CHECK_OK(tdm_dataset_standardize(train, mean, std));
-    CHECK_OK(tdm_dataset_shuffle(train, 7));
-    CHECK_OK(tdm_dataset_batch(train, batch, 0));
-    CHECK_OK(tdm_dataset_repeat(train, epochs));
-    tdm_dataset_destroy(ds);
-    tdm_dataset_destroy(test);
-    return train;
-}
-
-static tdm_dataset *digits(size_t batch, int64_t epochs)
-{
-    return digits_as(batch, epochs, 0);
-}
-
-static size_t train_steps(trainer *t, tdm_dataset *ds, size_t steps, double *losses)
-{
-    return fixture_train_steps(t->strategy, t->op, ds, steps, losses);
-}
-
-/* The largest |got - want| / |want| over the steps' losses. */
-static double worst_relative(const double *got, const double *want)
-{
-    double worst = 0.0;
-    for (size_t i = 0; i < STEPS; i++)
-        worst = fmax(worst, fabs(got[i] - want[i]) / fabs(want[i]));
-    return worst;
-}
-
-/* The N == 1 rule for a model of these options: every step's loss within 1e-4 of one
- * replica's on the same global batch (the 23rd a partial batch, split unevenly), and
- * the loss falls. */
-static void check_equivalence_of(const char *what, const tdm_model_options *mo, int raw, float lr)
-{
-    tdm_dataset *ds = digits_as(64, 2, raw);
-    trainer one, many;
-    double a[STEPS], b[STEPS];
-    trainer_open_model(&one, devs, 1, lr, mo, 0.0f);
-    trainer_open_model(&many, devs, n_devs, lr, mo, 0.0f);
-    CHECK(train_steps(&one, ds, STEPS, a) == STEPS);
-    CHECK(train_steps(&many, ds, STEPS, b) == STEPS);
-    double worst = worst_relative(b, a);
-    fprintf(stderr,
-            "%s: %zu replicas against 1: worst relative loss difference %g; loss %.4f -> "
-            "%.4f\n",
-            what, n_devs, worst, a[0], a[STEPS - 1]);
-    CHECK(worst <= 1e-4);
-    CHECK(a[STEPS - 1] < 0.85 * a[0]);
-    CHECK_OK(tdm_strategy_check_mirrored(many.strategy));
-    trainer_close(&one);
-    trainer_close(&many);
-    tdm_dataset_destroy(ds);
-}
-
-static void check_equivalence(void)
-{
-    tdm_model_options mo = cnn_options();
-    check_equivalence_of("cnn", &mo, 0, 0.1f);
-}
-
-/* Mixed precision: with f16 operands in every product the losses follow the f32
- * model's closely but not bitwise. N replicas compute each example's forward pass as
- * one replica does (the first loss agrees to f32 rounding), but the weights they
- * update differ in the last f32 bit (sums in another order), and a weight that lies
- * next to the middle of two halves then rounds to the other one, 2^-11 away; training
- * amplifies that, so N replicas follow one replica as f16 follows f32 (measured on
- * PoCL: within 1e-7 for 15 steps, 5e-3 by step 23), not to f32's 1e-4. */
-static void check_mixed_precision(void)
-{
-    tdm_dataset *ds = digits(64, 2);
-    tdm_model_options mo = cnn_options();
-    trainer f32, one, many;
-    double a[STEPS], b[STEPS], c[STEPS];
-    trainer_open_model(&f32, devs, n_devs, 0.1f, &mo, 32768.0f);
-    mo.compute_dtype = TDM_F16;
-    mo.mixed_products = TDM_MIXED_F16;
-    trainer_open_model(&one, devs, 1, 0.1f, &mo, 32768.0f);
-    trainer_open_model(&many, devs, n_devs, 0.1f, &mo, 32768.0f);
-    CHECK(train_steps(&f32, ds, STEPS, a) == STEPS);
-    CHECK(train_steps(&one, ds, STEPS, b) == STEPS);
-    CHECK(train_steps(&many, ds, STEPS, c) == STEPS);
-    double vs_f32 = worst_relative(c, a), vs_one = worst_relative(c, b);
-    float scale = 0.0f;
-    uint64_t skipped = 1;
-    CHECK_OK(tdm_train_op_loss_scale(many.op, &scale, &skipped));
-    fprintf(stderr,
-            "cnn in f16: %zu replicas against 1: worst relative loss difference %g; against "
-            "f32 %g; loss %.4f -> %.4f; %llu steps skipped\n",
-            n_devs, vs_one, vs_f32, c[0], c[STEPS - 1], (unsigned long long)skipped);
-    CHECK(fabs(c[0] - b[0]) <= 1e-6 * fabs(b[0]));
-    CHECK(vs_one <= 3e-2);
-    CHECK(vs_f32 > 0.0 && vs_f32 <= 3e-2);
-    CHECK(c[STEPS - 1] < 0.85 * c[0]);
-    CHECK(skipped == 0 && scale == 32768.0f);
-    CHECK_OK(tdm_strategy_check_mirrored(many.strategy));
-    trainer_close(&f32);
-    trainer_close(&one);
-    trainer_close(&many);
-    tdm_dataset_destroy(ds);
-}
-
-/* The device memory f16 activations save on an MLP whose first layer's input is its
- * largest rounded operand, from its layers: each hidden layer's product and
- * activation, and dropout's output, in 2 bytes instead of 4 (the output layer's stay
- * f32; a product goes through the layer's f32 gradient buffer, free until the
- * backward pass). */
-static size_t mlp_savings(const tdm_layer *layers, size_t count, size_t rows)
-{
-    size_t saved = 0;
-    for (size_t l = 0; l + 1 < count; l++)
-        saved += (2 + (layers[l].dropout > 0.0f)) * rows * layers[l].units * 2;
-    return saved;
-}
-
-/* The CNN with f16 activations against f32 activations, both with f16 products: the
- * losses follow closely but not bitwise (relu commutes with rounding to half, tanh
- * and normalisation do not), and the buffers shrink. */
-static void check_f16_activations_of(const char *what, const tdm_layer *layers, size_t count,
-                                     tdm_dataset *ds)
-{
-    tdm_model_options mo = cnn_options();
-    mo.layers = layers;
-    mo.layer_count = count;
-    mo.compute_dtype = TDM_F16;
-    mo.mixed_products = TDM_MIXED_F16;
-    trainer mixed, f16;
-    double a[STEPS], b[STEPS];
-    trainer_open_model(&mixed, devs, n_devs, 0.1f, &mo, 32768.0f);
-    mo.activation_dtype = TDM_F16;
-    trainer_open_model(&f16, devs, n_devs, 0.1f, &mo, 32768.0f);
-    CHECK(train_steps(&mixed, ds, STEPS, a) == STEPS);
-    CHECK(train_steps(&f16, ds, STEPS, b) == STEPS);
-    double vs_mixed = worst_relative(b, a);
-    size_t bytes_mixed = 0, bytes_f16 = 0;
-    CHECK_OK(tdm_model_scratch_bytes(mixed.model, 0, &bytes_mixed));
-    CHECK_OK(tdm_model_scratch_bytes(f16.model, 0, &bytes_f16));
-    fprintf(stderr,
-            "%s with f16 activations over %zu replicas: worst relative loss difference to "
-            "f32 activations' %g; loss %.4f -> %.4f; buffers %zu bytes, %zu with f32 "
-            "activations\n",
-            what, n_devs, vs_mixed, b[0], b[STEPS - 1], bytes_f16, bytes_mixed);
-    CHECK(vs_mixed > 0.0 && vs_mixed <= 3e-2);
-    CHECK(b[STEPS - 1] < b[0]);
-    CHECK(bytes_f16 < bytes_mixed);
-    CHECK_OK(tdm_strategy_check_mirrored(f16.strategy));
-    trainer_close(&mixed);
-    trainer_close(&f16);
-}
-
-/* f16 activations: every layer's outputs but the output layer's stored as halves, on
- * the CNN (relu and tanh, max and average pooling, dropout) and on ones with layer and
- * batch normalisation (its statistics across the replicas), a shortcut from the f32
- * input and an embedding of the pixel values; an MLP with a residual layer holds
- * exactly the bytes the halves save. */
-static void check_f16_activations(void)
-{
-    tdm_dataset *ds = digits(64, 2);
-    check_f16_activations_of("cnn", cnn, CNN_LAYERS, ds);
-    const tdm_layer with_ln[] = {TDM_CONV2D(6, 3, TDM_ACT_RELU), TDM_LAYER_NORM(),
-                                 TDM_MAX_POOL2D(2), TDM_DENSE(16, TDM_ACT_RELU, 0.0f),
-                                 TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
-    check_f16_activations_of("cnn with layer norm", with_ln, sizeof with_ln / sizeof with_ln[0],
-                             ds);
-    const tdm_layer with_bn[] = {TDM_CONV2D(6, 3, TDM_ACT_RELU), TDM_BATCH_NORM(),
-                                 TDM_MAX_POOL2D(2), TDM_DENSE(16, TDM_ACT_RELU, 0.0f),
-                                 TDM_BATCH_NORM(), TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
-    check_f16_activations_of("cnn with batch norm", with_bn, sizeof with_bn / sizeof with_bn[0],
-                             ds);
-    const tdm_layer with_shortcut[] = {TDM_CONV2D(1, 3, TDM_ACT_RELU), TDM_RESIDUAL(1),
-                                       TDM_MAX_POOL2D(2), TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
-    check_f16_activations_of("cnn with a shortcut from its input", with_shortcut,
-                             sizeof with_shortcut / sizeof with_shortcut[0], ds);
-    const tdm_layer with_gap[] = {TDM_CONV2D(6, 3, TDM_ACT_RELU), TDM_GLOBAL_AVG_POOL2D(),
-                                  TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
-    check_f16_activations_of("cnn with global average pooling", with_gap,
-                             sizeof with_gap / sizeof with_gap[0], ds);
-    tdm_dataset *ids = digits_as(64, 2, 1);
-    const tdm_layer with_embedding[] = {TDM_EMBEDDING(17, 2), TDM_CONV2D(6, 3, TDM_ACT_RELU),
-                                        TDM_MAX_POOL2D(2), TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
-    check_f16_activations_of("cnn with an embedding", with_embedding,
-                             sizeof with_embedding / sizeof with_embedding[0], ids);
-    tdm_dataset_destroy(ids);
-    trainer mixed, f16;
-    double a[STEPS], b[STEPS];
-    size_t bytes_mixed = 0, bytes_f16 = 0;
-    const tdm_layer mlp[] = {TDM_DENSE(24, TDM_ACT_TANH, 0.25f), TDM_DENSE(24, TDM_ACT_RELU, 0.0f),
-                             TDM_RESIDUAL(1), TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
-    tdm_model_options flat = TDM_MODEL_OPTIONS_INIT;
-    flat.layers = mlp;
-    flat.layer_count = sizeof mlp / sizeof mlp[0];
-    flat.input_features = FEATURES;
-    flat.compute_dtype = TDM_F16;
-    flat.mixed_products = TDM_MIXED_F16;
-    trainer_open_model(&mixed, devs, 1, 0.1f, &flat, 32768.0f);
-    flat.activation_dtype = TDM_F16;
-    trainer_open_model(&f16, devs, 1, 0.1f, &flat, 32768.0f);
-    CHECK(train_steps(&mixed, ds, 3, a) == 3);
-    CHECK(train_steps(&f16, ds, 3, b) == 3);
-    CHECK_OK(tdm_model_scratch_bytes(mixed.model, 0, &bytes_mixed));
-    CHECK_OK(tdm_model_scratch_bytes(f16.model, 0, &bytes_f16));
-    const tdm_layer counted[] = {mlp[0], mlp[1], {.units = 24}, mlp[3]}; /* residual: 1 */
-    CHECK(bytes_mixed - bytes_f16 == mlp_savings(counted, 4, 64) - 64 * 24 * 2);
-    CHECK(fabs(b[0] - a[0]) <= 1e-2 * a[0] && b[2] < b[0]);
-    trainer_close(&mixed);
-    trainer_close(&f16);
-    tdm_dataset_destroy(ds);
-}
-
-/* Gradients all-reduced in f16: every replica gets the same sums (the copies stay
- * mirrored) and the losses follow the f32 all-reduce's closely but not bitwise (each
- * gradient and partial sum keeps 11 bits); the loss itself stays f32. */
-static void check_f16_all_reduce(void)
-{
-    tdm_dataset *ds = digits(64, 2);
-    tdm_model_options mo = cnn_options();
-    tdm_layer odd[CNN_LAYERS];
-    memcpy(odd, cnn, sizeof cnn);
-    odd[4].units = 15; /* an odd bucket, padded in f16: 15 x 10 + 10 + 15 gradients */
-    mo.layers = odd;
-    trainer f32, f16;
-    double a[STEPS], b[STEPS];
-    trainer_open_model(&f32, devs, n_devs, 0.1f, &mo, 32768.0f);
-    trainer_open_reduced(&f16, devs, n_devs, 0.1f, &mo, 32768.0f, TDM_F16);
-    CHECK(train_steps(&f32, ds, STEPS, a) == STEPS);
-    CHECK(train_steps(&f16, ds, STEPS, b) == STEPS);
-    double vs_f32 = worst_relative(b, a);
-    float scale = 0.0f;
-    uint64_t skipped = 1;
-    CHECK_OK(tdm_train_op_loss_scale(f16.op, &scale, &skipped));
-    fprintf(stderr,
-            "cnn with an f16 all-reduce over %zu replicas: worst relative loss difference to "
-            "f32's %g; loss %.4f -> %.4f; %llu steps skipped\n",
-            n_devs, vs_f32, b[0], b[STEPS - 1], (unsigned long long)skipped);
-    CHECK(b[0] == a[0]); /* the first loss comes before any update, in f32 */
-    CHECK(vs_f32 > 0.0 && vs_f32 <= 3e-2);
-    CHECK(b[STEPS - 1] < 0.85 * b[0]);
-    CHECK(skipped == 0 && scale == 32768.0f);
-    CHECK_OK(tdm_strategy_check_mirrored(f16.strategy));
-    trainer_close(&f32);
-    trainer_close(&f16);
-    tdm_dataset_destroy(ds);
-}
-
-/* Steps skipped from a loss scale of 2^24, with trainer *t's: counted, each halving
- * the scale, fewer than half the steps; returns the count. */
-static uint64_t skipped_from_2_24(trainer *t, tdm_dataset *ds, const char *what)
-{
-    double b[STEPS];
-    CHECK(train_steps(t, ds, STEPS, b) == STEPS);
-    float scale = 0.0f;
-    uint64_t k = 0;
-    CHECK_OK(tdm_train_op_loss_scale(t->op, &scale, &k));
-    fprintf(stderr,
-            "cnn from loss scale 2^24, %s: %llu steps skipped (scale %g); loss %.4f -> "
-            "%.4f\n",
-            what, (unsigned long long)k, (double)scale, b[0], b[STEPS - 1]);
-    CHECK(k < STEPS / 2 && scale == ldexpf(0x1p24f, -(int)k));
-    CHECK(b[STEPS - 1] < 0.85 * b[0]);
-    return k;
-}
-
-/* An f16 overflow: from a loss scale of 2^24 the scaled gradients pass f16's largest
- * value (65504) and round to infinity, in the products of mixed precision or in an
- * f16 all-reduce, so the train op skips those steps, counts them and halves the
- * scale until they fit; in f32 the same scale never overflows. */
-static void check_f16_overflow(void)
-{
-    tdm_dataset *ds = digits(64, 2);
-    tdm_model_options mo = cnn_options();
-    trainer f32, reduced, f16;
-    trainer_open_model(&f32, devs, n_devs, 0.1f, &mo, 0x1p24f);
-    trainer_open_reduced(&reduced, devs, n_devs, 0.1f, &mo, 0x1p24f, TDM_F16);
-    mo.compute_dtype = TDM_F16;
-    mo.mixed_products = TDM_MIXED_F16;
-    trainer_open_model(&f16, devs, n_devs, 0.1f, &mo, 0x1p24f);
-    CHECK(skipped_from_2_24(&f32, ds, "f32") == 0);
-    CHECK(skipped_from_2_24(&reduced, ds, "f16 all-reduce") > 0);
-    CHECK(skipped_from_2_24(&f16, ds, "f16 products") > 0);
-    trainer_close(&f32);
-    trainer_close(&reduced);
-    trainer_close(&f16);
-    tdm_dataset_destroy(ds);
-}
-
-/* The loss scale each step's loss function was given (replica 0's). */
-typedef struct scales_seen {
-    tdm_model *model;
-    float scale[STEPS];
-} scales_seen;
-
-static tdm_status loss_noting_scale(const tdm_loss_args *a, void *user)
-{
-    scales_seen *seen = user;
-    if (tdm_replica_local_id(a->rc) == 0 && a->step < STEPS)
-        seen->scale[a->step] = a->loss_scale;
-    return tdm_model_loss(a, seen->model);
-}
-
-/* t's train op again, with a loss function that notes the scale it is given. */
-static void note_scales(trainer *t, scales_seen *seen, float loss_scale)
-{
-    tdm_train_op_destroy(t->op);
-    *seen = (scales_seen){.model = t->model};
-    tdm_train_op_options to = TDM_TRAIN_OP_OPTIONS_INIT;
-    to.loss_fn = loss_noting_scale;
-    to.loss_user = seen;
-    to.optimizer = t->opt;
-    to.seed = 3;
-    to.loss_scale = loss_scale;
-    CHECK_OK(tdm_train_op_create(t->strategy, &to, &t->op));
-}
-
-/* The loss scale idles where the gradients never pass through f16: with mixed
- * precision's products f32 the model says so (tdm_loss_args_f32_throughout), and from
- * the second step on its loss is not scaled nor its gradients checked; training
- * stays bit for bit the unscaled f32 model's. With f16 products every step is
- * scaled. */
-static void check_idle_loss_scale(void)
-{
-    tdm_dataset *ds = digits(64, 2);
-    tdm_model_options mo = cnn_options();
-    trainer plain, f32, f16;
-    scales_seen f32_seen, f16_seen;
-    double a[STEPS], b[STEPS], c[STEPS];
-    trainer_open_model(&plain, devs, n_devs, 0.1f, &mo, 0.0f);
-    mo.compute_dtype = TDM_F16;
-    mo.mixed_products = TDM_MIXED_F32;
-    trainer_open_model(&f32, devs, n_devs, 0.1f, &mo, 0.0f);
-    note_scales(&f32, &f32_seen, 32768.0f);
-    mo.mixed_products = TDM_MIXED_F16;
-    trainer_open_model(&f16, devs, n_devs, 0.1f, &mo, 0.0f);
-    note_scales(&f16, &f16_seen, 32768.0f);
-    CHECK(train_steps(&plain, ds, STEPS, a) == STEPS);
-    CHECK(train_steps(&f32, ds, STEPS, b) == STEPS);
-    CHECK(train_steps(&f16, ds, STEPS, c) == STEPS);
-    CHECK(!memcmp(a, b, sizeof a));
-    CHECK(f32_seen.scale[0] == 32768.0f && f16_seen.scale[0] == 32768.0f);
-    for (size_t i = 1; i < STEPS; i++)
-        CHECK(f32_seen.scale[i] == 1.0f && f16_seen.scale[i] == 32768.0f);
-    float scale = 0.0f;
-    uint64_t skipped = 1;
-    CHECK_OK(tdm_train_op_loss_scale(f32.op, &scale, &skipped));
-    CHECK(scale == 32768.0f && skipped == 0); /* kept while idle */
-    trainer_close(&plain);
-    trainer_close(&f32);
-    trainer_close(&f16);
-    tdm_dataset_destroy(ds);
-}
+/* The model_cnn case, its second part (model_cnn.c runs it): gradients against
+ * central differences, embeddings, global pooling, graphs of layers, files, batch
+ * norm, the op-level API and the options that make no model. */
+#include "model_cnn_fixture.h"
 
 /* The mean loss of the batch under the model's current weights. */
 static double batch_loss(tdm_model *m, const tdm_dataset *batch)
@@ -497,7 +54,7 @@ static double loss_moved(tdm_model *m, const tdm_dataset *batch, tdm_variable *v
 static void check_gradients_of(const char *what, const tdm_layer *layers, size_t count, int raw)
 {
     enum { ROWS = 24 };
-    tdm_dataset *all = digits_as(ROWS, 1, raw);
+    tdm_dataset *all = mc_digits_as(ROWS, 1, raw);
     tdm_dataset_iterator *it = NULL;
     const tdm_batch *first = NULL;
     CHECK_OK(tdm_dataset_iterator_create(all, &it));
@@ -508,8 +65,8 @@ static void check_gradients_of(const char *what, const tdm_layer *layers, size_t
     CHECK_OK(tdm_dataset_batch(batch, ROWS, 0));
     trainer t;
     memset(&t, 0, sizeof t);
-    CHECK_OK(tdm_strategy_create_mirrored(ctx, devs, n_devs, NULL, &t.strategy));
-    tdm_model_options mo = cnn_options();
+    CHECK_OK(tdm_strategy_create_mirrored(mc_ctx, mc_devs, mc_n_devs, NULL, &t.strategy));
+    tdm_model_options mo = mc_cnn_options();
     mo.layers = layers;
     mo.layer_count = count;
     CHECK_OK(tdm_model_create(t.strategy, &mo, &t.model));
@@ -535,7 +92,7 @@ static void check_gradients_of(const char *what, const tdm_layer *layers, size_t
     to.optimizer = t.opt;
     CHECK_OK(tdm_train_op_create(t.strategy, &to, &t.op));
     double step_loss = 0.0;
-    CHECK(train_steps(&t, batch, 1, &step_loss) == 1);
+    CHECK(mc_train_steps(&t, batch, 1, &step_loss) == 1);
     CHECK(fabs(step_loss - loss0) <= 1e-5 * fabs(loss0));
     /* every variable back to its weights before the step, then one weight at a time */
     for (size_t v = 0; v < n_vars; v++) {
@@ -600,35 +157,35 @@ static void check_gradients_of(const char *what, const tdm_layer *layers, size_t
  * dense layer's units, both after tanh (after relu a position whose channels are all
  * 0 has no variance, and a central difference across that kink means nothing), and
  * two shortcuts, one over a convolution, one over a layer norm and a dense layer. */
-static void check_gradients(void)
+void mc_check_gradients(void)
 {
-    const tdm_layer layers[] = {cnn[0],           TDM_CONV2D(6, 3, TDM_ACT_TANH),
-                                TDM_RESIDUAL(1),  cnn[1],
-                                cnn[2],           TDM_LAYER_NORM(),
-                                cnn[3],           TDM_DENSE(16, TDM_ACT_TANH, 0.0f),
+    const tdm_layer layers[] = {mc_cnn[0],        TDM_CONV2D(6, 3, TDM_ACT_TANH),
+                                TDM_RESIDUAL(1),  mc_cnn[1],
+                                mc_cnn[2],        TDM_LAYER_NORM(),
+                                mc_cnn[3],        TDM_DENSE(16, TDM_ACT_TANH, 0.0f),
                                 TDM_LAYER_NORM(), TDM_DENSE(16, TDM_ACT_TANH, 0.0f),
-                                TDM_RESIDUAL(2),  cnn[5]};
+                                TDM_RESIDUAL(2),  mc_cnn[5]};
     check_gradients_of("cnn", layers, sizeof layers / sizeof layers[0], 0);
 }
 
 /* An embedding of the digits' pixel values (ids 0 to 16) as 3 channels each, under a
  * convolution: N replicas train as one, its table's gradient (the rows each id
  * took, summed) matches central differences, and a saved file keeps it. */
-static void check_embedding(void)
+void mc_check_embedding(void)
 {
     const tdm_layer layers[] = {TDM_EMBEDDING(17, 3), TDM_CONV2D(6, 3, TDM_ACT_TANH),
                                 TDM_AVG_POOL2D(2), TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
-    tdm_model_options mo = cnn_options();
+    tdm_model_options mo = mc_cnn_options();
     mo.layers = layers;
     mo.layer_count = sizeof layers / sizeof layers[0];
-    check_equivalence_of("embedding", &mo, 1, 0.5f); /* small initial rows learn slowly */
+    mc_check_equivalence_of("embedding", &mo, 1, 0.5f); /* small initial rows learn slowly */
     check_gradients_of("embedding", layers, mo.layer_count, 1);
 }
 
 /* Global average pooling as the head of a CNN: N replicas train as one, its gradient
  * (each position's share of its channel's mean) matches central differences, a saved
  * file keeps it, and it takes no image after it or a flat input before it. */
-static void check_global_pooling(void)
+void mc_check_global_pooling(void)
 {
     /* smooth throughout (tanh, no max pooling), so that no step of the central
      * difference crosses a kink */
@@ -637,14 +194,14 @@ static void check_global_pooling(void)
     const tdm_layer head[] = {TDM_CONV2D(16, 3, TDM_ACT_RELU), TDM_MAX_POOL2D(2),
                               TDM_CONV2D(32, 3, TDM_ACT_RELU), TDM_GLOBAL_AVG_POOL2D(),
                               TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
-    tdm_model_options mo = cnn_options();
+    tdm_model_options mo = mc_cnn_options();
     mo.layers = head;
     mo.layer_count = sizeof head / sizeof head[0];
-    check_equivalence_of("global average pooling", &mo, 0, 0.5f); /* means learn slowly */
+    mc_check_equivalence_of("global average pooling", &mo, 0, 0.5f); /* means learn slowly */
     check_gradients_of("global average pooling", layers, sizeof layers / sizeof layers[0], 0);
     tdm_strategy *s = NULL;
     tdm_model *m = NULL;
-    CHECK_OK(tdm_strategy_create_one_device(devs[0], NULL, &s));
+    CHECK_OK(tdm_strategy_create_one_device(mc_devs[0], NULL, &s));
     tdm_layer bad[] = {TDM_GLOBAL_AVG_POOL2D(), TDM_CONV2D(1, 3, TDM_ACT_RELU),
                        TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
     mo.layers = bad;
@@ -666,13 +223,21 @@ static void check_global_pooling(void)
  * every gradient matches central differences, a saved file keeps the graph. */
 static const tdm_layer graph[] = {
     TDM_CONV2D(6, 3, TDM_ACT_TANH),
-    {.kind = TDM_LAYER_CONV2D, .units = 4, .activation = TDM_ACT_TANH, .kernel_h = 1,
-     .kernel_w = 1, .input_count = 1, .inputs = {TDM_MODEL_INPUT}},
+    {.kind = TDM_LAYER_CONV2D,
+     .units = 4,
+     .activation = TDM_ACT_TANH,
+     .kernel_h = 1,
+     .kernel_w = 1,
+     .input_count = 1,
+     .inputs = {TDM_MODEL_INPUT}},
     TDM_CONCATENATE(0, 1),
     TDM_CONV2D(6, 3, TDM_ACT_TANH),
     TDM_ADD(3, 0),
     TDM_GLOBAL_AVG_POOL2D(),
-    {.kind = TDM_LAYER_DENSE, .units = 6, .activation = TDM_ACT_TANH, .input_count = 1,
+    {.kind = TDM_LAYER_DENSE,
+     .units = 6,
+     .activation = TDM_ACT_TANH,
+     .input_count = 1,
      .inputs = {TDM_MODEL_INPUT}},
     TDM_MULTIPLY(5, 6),
     TDM_CONCATENATE(7, 6),
@@ -686,31 +251,31 @@ static void check_graph_of_stack(void)
 {
     tdm_layer chain[CNN_LAYERS];
     for (size_t l = 0; l < CNN_LAYERS; l++) {
-        chain[l] = cnn[l];
+        chain[l] = mc_cnn[l];
         chain[l].input_count = 1;
         chain[l].inputs[0] = l ? (int)l - 1 : TDM_MODEL_INPUT;
     }
-    tdm_model_options stacked = cnn_options(), named = cnn_options();
+    tdm_model_options stacked = mc_cnn_options(), named = mc_cnn_options();
     named.layers = chain;
-    tdm_dataset *ds = digits(64, 1);
+    tdm_dataset *ds = mc_digits(64, 1);
     trainer a, b;
     double la[STEPS], lb[STEPS];
-    trainer_open_model(&a, devs, n_devs, 0.1f, &stacked, 0.0f);
-    trainer_open_model(&b, devs, n_devs, 0.1f, &named, 0.0f);
-    CHECK(train_steps(&a, ds, 5, la) == 5);
-    CHECK(train_steps(&b, ds, 5, lb) == 5);
+    mc_trainer_open_model(&a, mc_devs, mc_n_devs, 0.1f, &stacked, 0.0f);
+    mc_trainer_open_model(&b, mc_devs, mc_n_devs, 0.1f, &named, 0.0f);
+    CHECK(mc_train_steps(&a, ds, 5, la) == 5);
+    CHECK(mc_train_steps(&b, ds, 5, lb) == 5);
     CHECK(memcmp(la, lb, 5 * sizeof la[0]) == 0);
     trainer_close(&a);
     trainer_close(&b);
     tdm_dataset_destroy(ds);
 }
 
-static void check_graph(void)
+void mc_check_graph(void)
 {
-    tdm_model_options mo = cnn_options();
+    tdm_model_options mo = mc_cnn_options();
     mo.layers = graph;
     mo.layer_count = GRAPH_LAYERS;
-    check_equivalence_of("graph", &mo, 0, 0.1f);
+    mc_check_equivalence_of("graph", &mo, 0, 0.1f);
     check_gradients_of("graph", graph, GRAPH_LAYERS, 0);
     check_graph_of_stack();
 }
@@ -721,7 +286,7 @@ static void check_graph_refusals(tdm_strategy *s)
     tdm_model *m = NULL;
     tdm_layer layers[GRAPH_LAYERS];
     memcpy(layers, graph, sizeof graph);
-    tdm_model_options mo = cnn_options();
+    tdm_model_options mo = mc_cnn_options();
     mo.layers = layers;
     mo.layer_count = GRAPH_LAYERS;
     layers[4].inputs[1] = 4;
@@ -772,13 +337,13 @@ static void check_graph_refusals(tdm_strategy *s)
 }
 
 /* A trained CNN saved and loaded predicts the same bits, and its file names the layers. */
-static void check_file(void)
+void mc_check_file(void)
 {
-    tdm_dataset *ds = digits(64, 1);
+    tdm_dataset *ds = mc_digits(64, 1);
     trainer t;
     double losses[10];
-    trainer_open(&t, devs, n_devs, 0.1f);
-    CHECK(train_steps(&t, ds, 10, losses) == 10);
+    mc_trainer_open(&t, mc_devs, mc_n_devs, 0.1f);
+    CHECK(mc_train_steps(&t, ds, 10, losses) == 10);
     CHECK(tdm_model_parameter_count(t.model) ==
           6 * 9 + 6 + 8 * 54 + 8 + 8 * 16 + 16 + 16 * 10 + 10);
     check_saved_predictions(t.model, t.strategy);
@@ -791,7 +356,7 @@ static void check_file(void)
  * replica's within 1e-4, including a step of one example where the other replicas
  * hold none; the moving statistics match too, and every replica's copy of them is
  * the same; a saved model predicts the same bits with them after loading. */
-static void check_batch_norm(int mixed)
+void mc_check_batch_norm(int mixed)
 {
     enum { BN_STEPS = 10 };
     static const tdm_layer bn_layers[] = {
@@ -802,18 +367,18 @@ static void check_batch_norm(int mixed)
         TDM_BATCH_NORM(),
         TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f),
     };
-    tdm_model_options mo = cnn_options();
+    tdm_model_options mo = mc_cnn_options();
     mo.layers = bn_layers;
     mo.layer_count = sizeof bn_layers / sizeof bn_layers[0];
     /* 1437 = 4 * 359 + 1: the fifth step holds one example */
-    tdm_dataset *ds = digits(359, 2);
+    tdm_dataset *ds = mc_digits(359, 2);
     trainer one, many;
     double a[BN_STEPS], b[BN_STEPS];
-    trainer_open_model(&one, devs, 1, 0.1f, &mo, 0.0f);
-    trainer_open_model(&many, devs, n_devs, 0.1f, &mo, 0.0f);
+    mc_trainer_open_model(&one, mc_devs, 1, 0.1f, &mo, 0.0f);
+    mc_trainer_open_model(&many, mc_devs, mc_n_devs, 0.1f, &mo, 0.0f);
     CHECK(tdm_model_variable_count(many.model) == 10);
-    CHECK(train_steps(&one, ds, BN_STEPS, a) == BN_STEPS);
-    CHECK(train_steps(&many, ds, BN_STEPS, b) == BN_STEPS);
+    CHECK(mc_train_steps(&one, ds, BN_STEPS, a) == BN_STEPS);
+    CHECK(mc_train_steps(&many, ds, BN_STEPS, b) == BN_STEPS);
     double worst = 0.0, worst_state = 0.0;
     for (size_t i = 0; i < BN_STEPS; i++)
         worst = fmax(worst, fabs(a[i] - b[i]) / fabs(a[i]));
@@ -832,7 +397,7 @@ static void check_batch_norm(int mixed)
         for (size_t i = 0; i < n; i++)
             worst_state = fmax(worst_state,
                                fabs((double)want[i] - got[i]) / fmax(fabs((double)want[i]), 1e-3));
-        for (size_t r = 0; r < n_devs; r++) { /* every replica wrote the same statistics */
+        for (size_t r = 0; r < mc_n_devs; r++) { /* every replica wrote the same statistics */
             CHECK_OK(tdm_tensor_read(tdm_variable_copy(vn, r), copy, n * sizeof(float)));
             if (r == 0)
                 memcpy(first, copy, n * sizeof(float));
@@ -844,19 +409,19 @@ static void check_batch_norm(int mixed)
     fprintf(stderr,
             "batch norm: %zu replicas against 1: worst relative loss difference %g, "
             "moving statistics %g; loss %.4f -> %.4f\n",
-            n_devs, worst, worst_state, a[0], a[BN_STEPS - 1]);
+            mc_n_devs, worst, worst_state, a[0], a[BN_STEPS - 1]);
     CHECK(worst <= 1e-4);
     CHECK(worst_state <= 1e-4);
     CHECK(a[BN_STEPS - 1] < a[0]);
     /* a global batch smaller than the replicas: from the first step a replica holds
      * no example and still meets the others in every all-reduce */
     trainer small_one, small_many;
-    tdm_dataset *tiny = digits(n_devs - 1, 1);
+    tdm_dataset *tiny = mc_digits(mc_n_devs - 1, 1);
     double c[3], d[3];
-    trainer_open_model(&small_one, devs, 1, 0.1f, &mo, 0.0f);
-    trainer_open_model(&small_many, devs, n_devs, 0.1f, &mo, 0.0f);
-    CHECK(train_steps(&small_one, tiny, 3, c) == 3);
-    CHECK(train_steps(&small_many, tiny, 3, d) == 3);
+    mc_trainer_open_model(&small_one, mc_devs, 1, 0.1f, &mo, 0.0f);
+    mc_trainer_open_model(&small_many, mc_devs, mc_n_devs, 0.1f, &mo, 0.0f);
+    CHECK(mc_train_steps(&small_one, tiny, 3, c) == 3);
+    CHECK(mc_train_steps(&small_many, tiny, 3, d) == 3);
     for (size_t i = 0; i < 3; i++)
         CHECK(fabs(c[i] - d[i]) <= 1e-4 * fabs(c[i]));
     trainer_close(&small_one);
@@ -871,9 +436,9 @@ static void check_batch_norm(int mixed)
 
 /* The public operations on a case worked by hand, SAME's arithmetic, and the
  * arguments they refuse. */
-static void check_ops(void)
+void mc_check_ops(void)
 {
-    tdm_device *d = devs[n_devs - 1];
+    tdm_device *d = mc_devs[mc_n_devs - 1];
     tdm_tensor *x = NULL, *f = NULL, *y = NULL, *p = NULL, *dx = NULL;
     CHECK_OK(tdm_tensor_create(d, TDM_F32, &TDM_SHAPE(1, 3, 3, 1), &x));
     CHECK_OK(tdm_tensor_create(d, TDM_F32, &TDM_SHAPE(2, 2, 1, 2), &f));
@@ -947,10 +512,10 @@ static void check_ops(void)
 }
 
 /* Options that make no model, each refused with its reason. */
-static void check_refusals(void)
+void mc_check_refusals(void)
 {
     tdm_strategy *s = NULL;
-    CHECK_OK(tdm_strategy_create_one_device(devs[0], NULL, &s));
+    CHECK_OK(tdm_strategy_create_one_device(mc_devs[0], NULL, &s));
     tdm_model *m = NULL;
     tdm_layer layers[3] = {TDM_CONV2D(4, 3, TDM_ACT_RELU), TDM_DENSE(3, TDM_ACT_LINEAR, 0.0f)};
     tdm_model_options mo = TDM_MODEL_OPTIONS_INIT;
@@ -1029,24 +594,4 @@ static void check_refusals(void)
     CHECK(m == NULL);
     check_graph_refusals(s);
     tdm_strategy_destroy(s);
-}
-
-void test_case_model_cnn(const test_run *run)
-{
-    n_devs = test_scenario_of(run, &ctx, devs);
-    digits_path = run->argv[1];
-    check_equivalence();
-    check_gradients();
-    check_embedding();
-    check_global_pooling();
-    check_graph();
-    check_file();
-    check_batch_norm(!strcmp(run->scenario, "mixed"));
-    check_mixed_precision();
-    check_f16_activations();
-    check_f16_all_reduce();
-    check_f16_overflow();
-    check_idle_loss_scale();
-    check_ops();
-    check_refusals();
 }
