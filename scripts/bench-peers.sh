@@ -1,16 +1,28 @@
 #!/bin/sh
 # Installs, builds and runs the peers that tandem's benchmarks are compared with
 # (docs/PERFORMANCE.md): Open MPI's MPI_Allreduce between two processes, and Debian's
-# PyTorch (on OpenBLAS) training the digits MLP, the wide Fashion-MNIST MLP and the
-# Fashion-MNIST CNN on one process, in turns with tandem's `bench train` of the same
-# models (and the transformer gpt-tiny, tools/peers/torch_gpt.py, beside `bench train -m
+# PyTorch (on OpenBLAS) and TensorFlow's CPU build (from PyPI, into .peer-tools/;
+# tools/peers/tf_train.py, a tf.function step) training the digits MLP, the wide
+# Fashion-MNIST MLP and the Fashion-MNIST CNN on one process, in turns with tandem's
+# `bench train` of the same models (and the transformer gpt-tiny, tools/peers/torch_gpt.py, beside `bench train -m
 # gpt-tiny`), and the two MLPs with DistributedDataParallel (gloo) over two processes. Run it after
 # ./scripts/setup.sh, on a machine as quiet as can be had; a benchmark, not a test.
 set -eu
 cd "$(dirname "$0")/.."
 
 ./scripts/install-missing.sh python3-torch libopenblas0-pthread openmpi-bin libopenmpi-dev \
-  dataset-fashion-mnist
+  dataset-fashion-mnist python3-venv
+
+# TensorFlow, the system whose distribution strategies tandem carries, in a venv of its
+# own (its wheels pin their own numpy and protobuf). Without PyPI its turns are left out.
+peer_tools=.peer-tools
+tf_version=2.21.0
+if ! $peer_tools/bin/python -c "import tensorflow" 2>/dev/null; then
+  /usr/bin/python3 -m venv $peer_tools &&
+    $peer_tools/bin/pip install -q --timeout 30 --retries 1 "tensorflow-cpu==$tf_version" ||
+    echo "bench-peers.sh: tensorflow-cpu could not be installed from PyPI; its turns are" \
+         "left out" >&2
+fi
 
 # Open MPI may have come after build/ was configured: let CMake look for it again.
 cmake -S . -B build -U 'MPI_*' -U 'MPIEXEC_*' >/dev/null
@@ -60,6 +72,9 @@ torch_twice() {
   [ -z "$kernels" ] ||
     run "PyTorch, $title, 1 process, OPENBLAS_CORETYPE=$kernels" \
       env OPENBLAS_CORETYPE="$kernels" $torch "$@"
+  ! $peer_tools/bin/python -c "import tensorflow" 2>/dev/null ||
+    run "TensorFlow, $title, 1 process, $(nproc) intra-op threads" \
+      $peer_tools/bin/python tools/peers/tf_train.py "$@"
 }
 for round in 1 2; do
   printf '\n==== Round %s\n' "$round"
