@@ -26,7 +26,9 @@ from .conformance import conformance
 from .datasets import bundled_text, load_csv, load_digits, text_windows
 from .devices import Device, devices
 from .graph import Input
-from .models import History, Model, Sequential, load_model
+from .callbacks import History
+from .functional import Model
+from .models import Sequential, load_model
 from .strategy import (MirroredStrategy, MultiWorkerMirroredStrategy, OneDeviceStrategy,
                        ParameterServerStrategy)
 

@@ -8,6 +8,7 @@ the epochs run is kept. Any other exception ends ``fit`` with it.
 import csv
 import math
 import os
+from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Dict, List, Optional
 
 from ._tensorboard import TensorBoard  # noqa: F401  tandem.callbacks.TensorBoard
@@ -255,3 +256,22 @@ class ReduceLROnPlateau(_Monitored):
                           flush=True)
             self.cooling, self.wait = self.cooldown, 0
         return None
+
+
+@dataclass
+class History:
+    """What ``fit`` returns, as Keras' History: ``history["loss"]`` and the compiled
+    metrics (``history["accuracy"]``, or a regression's ``["mae"]``, ``["rmse"]``,
+    ``["r2"]``; with validation data ``val_loss`` and ``val_<metric>``), one entry per
+    epoch run; ``epoch`` their indices."""
+
+    epoch: List[int] = field(default_factory=list)
+    history: Dict[str, List[float]] = field(default_factory=lambda: {"loss": []})
+    #: seconds of each epoch's training steps (no evaluation), as tandem train reports
+    step_seconds: List[float] = field(default_factory=list)
+
+    def append(self, epoch: int, logs: Dict[str, float], seconds: float) -> None:
+        self.epoch.append(epoch)
+        self.step_seconds.append(seconds)
+        for key, value in logs.items():
+            self.history.setdefault(key, []).append(value)
