@@ -164,3 +164,13 @@ int test_same_bits(const tdm_tensor *a, const tdm_tensor *b)
     free(ga), free(gb);
     return same;
 }
+
+tdm_tensor *test_tensor_of(tdm_device *dev, const float *x, size_t count)
+{
+    tdm_shape shape = TDM_SHAPE(count);
+    tdm_tensor *t = NULL;
+    CHECK_OK(tdm_tensor_create(dev, TDM_F32, &shape, &t));
+    if (t)
+        CHECK_OK(tdm_tensor_write(t, x, count * sizeof(float)));
+    return t;
+}

@@ -112,6 +112,10 @@ size_t test_mpi_start(tdm_context *ctx, const char *scenario, size_t rank, doubl
 /* Deterministic pseudo-random bytes (xorshift), different for each seed. */
 void test_random_bytes(void *dst, size_t size, unsigned seed);
 
+/* A float32 tensor [count] on dev holding x (a failed create or write is a CHECK
+ * failure; NULL where the create failed). */
+tdm_tensor *test_tensor_of(tdm_device *dev, const float *x, size_t count);
+
 /* Whether two tensors hold the same bytes (a failed read is a CHECK failure). */
 int test_same_bits(const tdm_tensor *a, const tdm_tensor *b);
 

@@ -196,3 +196,23 @@ void trainer_close(trainer *t)
     tdm_model_destroy(t->model);
     tdm_strategy_destroy(t->strategy);
 }
+
+tdm_dataset *fixture_digits_train(const char *path, size_t batch, int64_t epochs, int raw)
+{
+    tdm_dataset *ds = NULL, *train = NULL, *test = NULL;
+    CHECK_OK(tdm_dataset_from_csv(path, NULL, &ds));
+    CHECK_OK(tdm_dataset_split(ds, 0.8, &train, &test));
+    const int pixels = tdm_dataset_feature_count(train) == 64; /* the digits' 8 x 8 */
+    CHECK(pixels);
+    if (!raw && pixels) {
+        float mean[64], std[64];
+        CHECK_OK(tdm_dataset_feature_stats(train, mean, std));
+        CHECK_OK(tdm_dataset_standardize(train, mean, std));
+    }
+    CHECK_OK(tdm_dataset_shuffle(train, 7));
+    CHECK_OK(tdm_dataset_batch(train, batch, 0));
+    CHECK_OK(tdm_dataset_repeat(train, epochs));
+    tdm_dataset_destroy(ds);
+    tdm_dataset_destroy(test);
+    return train;
+}

@@ -75,6 +75,11 @@ double fixture_worst_relative(const double *got, const double *want, size_t n);
 /* A deterministic uniform draw in [-1, 1) from *state (xorshift64, never 0). */
 float fixture_draw(uint64_t *state);
 
+/* The digits' training split (80 %) at path, standardised with its own statistics
+ * unless raw (the pixel values as they are, whole numbers from 0 to 16), shuffled
+ * with seed 7, in batches of `batch`, repeated `epochs` times; every call checked. */
+tdm_dataset *fixture_digits_train(const char *path, size_t batch, int64_t epochs, int raw);
+
 /* Runs up to `steps` train-op steps over ds distributed on s, recording each loss;
  * the steps run (a failing step is a failed check and ends the run). */
 size_t fixture_train_steps(tdm_strategy *s, tdm_train_op *op, const tdm_dataset *ds, size_t steps,

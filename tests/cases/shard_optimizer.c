@@ -31,19 +31,6 @@ typedef struct config {
     float clip_global_norm;
 } config;
 
-static tdm_dataset *digits(void)
-{
-    tdm_dataset *ds = NULL, *train = NULL, *test = NULL;
-    CHECK_OK(tdm_dataset_from_csv(digits_path, NULL, &ds));
-    CHECK_OK(tdm_dataset_split(ds, 0.8, &train, &test));
-    CHECK_OK(tdm_dataset_shuffle(train, 7));
-    CHECK_OK(tdm_dataset_batch(train, 64, 0));
-    CHECK_OK(tdm_dataset_repeat(train, 2));
-    tdm_dataset_destroy(ds);
-    tdm_dataset_destroy(test);
-    return train;
-}
-
 /* The train op's status; the rest is checked. */
 static tdm_status trainer_open(trainer *t, config c)
 {
@@ -122,7 +109,7 @@ static void check_same(const trainer *a, const trainer *b, const double *la, con
  * for bit, and 1/R of the slot bytes. */
 static void check_bits(config c, const char *what)
 {
-    tdm_dataset *ds = digits();
+    tdm_dataset *ds = fixture_digits_train(digits_path, 64, 2, 1);
     trainer plain, sharded;
     double lp[STEPS], ls[STEPS];
     CHECK_OK(trainer_open(&plain, c));
@@ -170,7 +157,7 @@ static void restore(trainer *t, const char *dir)
  * that saved goes on to the same bits (a save borrows the flat buffers). */
 static void check_resume(int first_sharded, const char *name)
 {
-    tdm_dataset *ds = digits();
+    tdm_dataset *ds = fixture_digits_train(digits_path, 64, 2, 1);
     char dir[SCRATCH_PATH];
     scratch_path(dir, name, 1);
     config c = {.replicas = n_devs, .kind = TDM_OPT_ADAM, .shard = first_sharded};
@@ -223,7 +210,7 @@ static int same_record(const tdm_checkpoint *a, const tdm_checkpoint *b, const c
  * parts went back where they came from. */
 static void check_other_count(void)
 {
-    tdm_dataset *ds = digits();
+    tdm_dataset *ds = fixture_digits_train(digits_path, 64, 2, 1);
     char a[SCRATCH_PATH], b[SCRATCH_PATH], pa[SCRATCH_PATH], pb[SCRATCH_PATH];
     scratch_path(a, "many", 1);
     scratch_path(b, "one", 1);
@@ -270,7 +257,7 @@ static void check_refusals(void)
  * of the run that saved it and went on. */
 static void check_mixed(void)
 {
-    tdm_dataset *ds = digits();
+    tdm_dataset *ds = fixture_digits_train(digits_path, 64, 2, 1);
     char dir[SCRATCH_PATH];
     scratch_path(dir, "mixed", 1);
     config c = {.replicas = n_devs, .kind = TDM_OPT_ADAM, .shard = 1, .check_mirrored = 1};

@@ -10,7 +10,7 @@
  * the loss falls. */
 void mc_check_equivalence_of(const char *what, const tdm_model_options *mo, int raw, float lr)
 {
-    tdm_dataset *ds = mc_digits_as(64, 2, raw);
+    tdm_dataset *ds = fixture_digits_train(mc_digits_path, 64, 2, raw);
     trainer one, many;
     double a[STEPS], b[STEPS];
     mc_trainer_open_model(&one, mc_devs, 1, lr, mo, 0.0f);
@@ -45,7 +45,7 @@ static void check_equivalence(void)
  * PoCL: within 1e-7 for 15 steps, 5e-3 by step 23), not to f32's 1e-4. */
 static void check_mixed_precision(void)
 {
-    tdm_dataset *ds = mc_digits(64, 2);
+    tdm_dataset *ds = fixture_digits_train(mc_digits_path, 64, 2, 0);
     tdm_model_options mo = mc_cnn_options();
     trainer f32, one, many;
     double a[STEPS], b[STEPS], c[STEPS];
@@ -132,7 +132,7 @@ static void check_f16_activations_of(const char *what, const tdm_layer *layers, 
  * exactly the bytes the halves save. */
 static void check_f16_activations(void)
 {
-    tdm_dataset *ds = mc_digits(64, 2);
+    tdm_dataset *ds = fixture_digits_train(mc_digits_path, 64, 2, 0);
     check_f16_activations_of("cnn", mc_cnn, CNN_LAYERS, ds);
     const tdm_layer with_ln[] = {TDM_CONV2D(6, 3, TDM_ACT_RELU), TDM_LAYER_NORM(),
                                  TDM_MAX_POOL2D(2), TDM_DENSE(16, TDM_ACT_RELU, 0.0f),
@@ -155,7 +155,7 @@ static void check_f16_activations(void)
                                   TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
     check_f16_activations_of("cnn with global average pooling", with_gap,
                              sizeof with_gap / sizeof with_gap[0], ds);
-    tdm_dataset *ids = mc_digits_as(64, 2, 1);
+    tdm_dataset *ids = fixture_digits_train(mc_digits_path, 64, 2, 1);
     const tdm_layer with_embedding[] = {TDM_EMBEDDING(17, 2), TDM_CONV2D(6, 3, TDM_ACT_RELU),
                                         TDM_MAX_POOL2D(2),
                                         TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
@@ -193,7 +193,7 @@ static void check_f16_activations(void)
  * gradient and partial sum keeps 11 bits); the loss itself stays f32. */
 static void check_f16_all_reduce(void)
 {
-    tdm_dataset *ds = mc_digits(64, 2);
+    tdm_dataset *ds = fixture_digits_train(mc_digits_path, 64, 2, 0);
     tdm_model_options mo = mc_cnn_options();
     tdm_layer odd[CNN_LAYERS];
     memcpy(odd, mc_cnn, sizeof mc_cnn);
@@ -247,7 +247,7 @@ static uint64_t skipped_from_2_24(trainer *t, tdm_dataset *ds, const char *what)
  * scale until they fit; in f32 the same scale never overflows. */
 static void check_f16_overflow(void)
 {
-    tdm_dataset *ds = mc_digits(64, 2);
+    tdm_dataset *ds = fixture_digits_train(mc_digits_path, 64, 2, 0);
     tdm_model_options mo = mc_cnn_options();
     trainer f32, reduced, f16;
     mc_trainer_open_model(&f32, mc_devs, mc_n_devs, 0.1f, &mo, 0x1p24f);
@@ -299,7 +299,7 @@ static void note_scales(trainer *t, scales_seen *seen, float loss_scale)
  * scaled. */
 static void check_idle_loss_scale(void)
 {
-    tdm_dataset *ds = mc_digits(64, 2);
+    tdm_dataset *ds = fixture_digits_train(mc_digits_path, 64, 2, 0);
     tdm_model_options mo = mc_cnn_options();
     trainer plain, f32, f16;
     scales_seen f32_seen, f16_seen;

@@ -69,30 +69,6 @@ void mc_trainer_open(trainer *t, tdm_device *const *d, size_t n, float lr)
     CHECK(tdm_model_variable_count(t->model) == 8);
 }
 
-/* The digits' training split; raw: the pixel values as they are, whole numbers from
- * 0 to 16 (an embedding's ids), else standardised. */
-tdm_dataset *mc_digits_as(size_t batch, int64_t epochs, int raw)
-{
-    tdm_dataset *ds = NULL, *train = NULL, *test = NULL;
-    CHECK_OK(tdm_dataset_from_csv(mc_digits_path, NULL, &ds));
-    CHECK_OK(tdm_dataset_split(ds, 0.8, &train, &test));
-    float mean[FEATURES], std[FEATURES];
-    CHECK_OK(tdm_dataset_feature_stats(train, mean, std));
-    if (!raw)
-        CHECK_OK(tdm_dataset_standardize(train, mean, std));
-    CHECK_OK(tdm_dataset_shuffle(train, 7));
-    CHECK_OK(tdm_dataset_batch(train, batch, 0));
-    CHECK_OK(tdm_dataset_repeat(train, epochs));
-    tdm_dataset_destroy(ds);
-    tdm_dataset_destroy(test);
-    return train;
-}
-
-tdm_dataset *mc_digits(size_t batch, int64_t epochs)
-{
-    return mc_digits_as(batch, epochs, 0);
-}
-
 size_t mc_train_steps(trainer *t, tdm_dataset *ds, size_t steps, double *losses)
 {
     return fixture_train_steps(t->strategy, t->op, ds, steps, losses);

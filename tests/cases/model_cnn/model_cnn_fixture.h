@@ -38,12 +38,6 @@ void mc_trainer_open_model(trainer *t, tdm_device *const *d, size_t n, float lr,
 
 void mc_trainer_open(trainer *t, tdm_device *const *d, size_t n, float lr);
 
-/* The digits' training split; raw: the pixel values as they are, whole numbers from
- * 0 to 16 (an embedding's ids), else standardised. */
-tdm_dataset *mc_digits_as(size_t batch, int64_t epochs, int raw);
-
-tdm_dataset *mc_digits(size_t batch, int64_t epochs);
-
 size_t mc_train_steps(trainer *t, tdm_dataset *ds, size_t steps, double *losses);
 
 /* The largest |got - want| / |want| over the steps' losses. */

@@ -54,7 +54,7 @@ static double loss_moved(tdm_model *m, const tdm_dataset *batch, tdm_variable *v
 static void check_gradients_of(const char *what, const tdm_layer *layers, size_t count, int raw)
 {
     enum { ROWS = 24 };
-    tdm_dataset *all = mc_digits_as(ROWS, 1, raw);
+    tdm_dataset *all = fixture_digits_train(mc_digits_path, ROWS, 1, raw);
     tdm_dataset_iterator *it = NULL;
     const tdm_batch *first = NULL;
     CHECK_OK(tdm_dataset_iterator_create(all, &it));
@@ -257,7 +257,7 @@ static void check_graph_of_stack(void)
     }
     tdm_model_options stacked = mc_cnn_options(), named = mc_cnn_options();
     named.layers = chain;
-    tdm_dataset *ds = mc_digits(64, 1);
+    tdm_dataset *ds = fixture_digits_train(mc_digits_path, 64, 1, 0);
     trainer a, b;
     double la[STEPS], lb[STEPS];
     mc_trainer_open_model(&a, mc_devs, mc_n_devs, 0.1f, &stacked, 0.0f);
@@ -339,7 +339,7 @@ static void check_graph_refusals(tdm_strategy *s)
 /* A trained CNN saved and loaded predicts the same bits, and its file names the layers. */
 void mc_check_file(void)
 {
-    tdm_dataset *ds = mc_digits(64, 1);
+    tdm_dataset *ds = fixture_digits_train(mc_digits_path, 64, 1, 0);
     trainer t;
     double losses[10];
     mc_trainer_open(&t, mc_devs, mc_n_devs, 0.1f);
@@ -371,7 +371,7 @@ void mc_check_batch_norm(int mixed)
     mo.layers = bn_layers;
     mo.layer_count = sizeof bn_layers / sizeof bn_layers[0];
     /* 1437 = 4 * 359 + 1: the fifth step holds one example */
-    tdm_dataset *ds = mc_digits(359, 2);
+    tdm_dataset *ds = fixture_digits_train(mc_digits_path, 359, 2, 0);
     trainer one, many;
     double a[BN_STEPS], b[BN_STEPS];
     mc_trainer_open_model(&one, mc_devs, 1, 0.1f, &mo, 0.0f);
@@ -416,7 +416,7 @@ void mc_check_batch_norm(int mixed)
     /* a global batch smaller than the replicas: from the first step a replica holds
      * no example and still meets the others in every all-reduce */
     trainer small_one, small_many;
-    tdm_dataset *tiny = mc_digits(mc_n_devs - 1, 1);
+    tdm_dataset *tiny = fixture_digits_train(mc_digits_path, mc_n_devs - 1, 1, 0);
     double c[3], d[3];
     mc_trainer_open_model(&small_one, mc_devs, 1, 0.1f, &mo, 0.0f);
     mc_trainer_open_model(&small_many, mc_devs, mc_n_devs, 0.1f, &mo, 0.0f);

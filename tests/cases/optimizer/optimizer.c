@@ -307,8 +307,8 @@ static void test_slots(tdm_strategy *s)
     CHECK_OK(tdm_optimizer_create(s, &o, &opt));
     float g[E];
     opt_make_grad(g, E, 0, 0);
-    tdm_tensor *grad = opt_tensor_of(opt_devs[0], g, E),
-               *short_grad = opt_tensor_of(opt_devs[0], g, E - 1);
+    tdm_tensor *grad = test_tensor_of(opt_devs[0], g, E),
+               *short_grad = test_tensor_of(opt_devs[0], g, E - 1);
     CHECK_FAILS(tdm_optimizer_apply(opt, &w, &grad, 1), TDM_ERR_INVALID_STATE,
                 "tdm_optimizer_create_slots");
     CHECK(strstr(tdm_last_error(), "'dense/kernel'"));
@@ -354,8 +354,8 @@ static void test_kinds_cross_replica(tdm_strategy *s)
             opt_make_grad(g0, E, step, (unsigned)i);
             opt_make_grad(g1, 6, step, (unsigned)i + 7);
             /* Gradients on any device: each step another one. */
-            tdm_tensor *grads[2] = {opt_tensor_of(opt_devs[step % opt_n], g0, E),
-                                    opt_tensor_of(opt_devs[(step + 1) % opt_n], g1, 6)};
+            tdm_tensor *grads[2] = {test_tensor_of(opt_devs[step % opt_n], g0, E),
+                                    test_tensor_of(opt_devs[(step + 1) % opt_n], g1, 6)};
             CHECK(tdm_optimizer_learning_rate(opt) ==
                   tdm_lr_schedule_value(&o.learning_rate, step));
             CHECK_OK(tdm_optimizer_apply(opt, vars, grads, 2));

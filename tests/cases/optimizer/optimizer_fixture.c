@@ -115,16 +115,6 @@ tdm_variable *opt_make_var(tdm_strategy *s, const char *name, size_t count, cons
     return var;
 }
 
-tdm_tensor *opt_tensor_of(tdm_device *dev, const float *x, size_t count)
-{
-    tdm_shape shape = TDM_SHAPE(count);
-    tdm_tensor *t = NULL;
-    CHECK_OK(tdm_tensor_create(dev, TDM_F32, &shape, &t));
-    if (t)
-        CHECK_OK(tdm_tensor_write(t, x, count * sizeof(float)));
-    return t;
-}
-
 int opt_close_to(float got, double want)
 {
     return fabs((double)got - want) <= 1e-5 * fmax(fabs(want), 0.1);

@@ -46,8 +46,6 @@ void opt_make_init(float *w, size_t count);
 tdm_variable *opt_make_var(tdm_strategy *s, const char *name, size_t count, const float *init,
                            tdm_synchronization sync);
 
-tdm_tensor *opt_tensor_of(tdm_device *dev, const float *x, size_t count);
-
 int opt_close_to(float got, double want);
 
 /* Every copy of var matches want within the tolerance. */

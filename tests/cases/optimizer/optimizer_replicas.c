@@ -24,7 +24,7 @@ static tdm_status job_fn(tdm_replica_context *rc, void *user)
     size_t id = tdm_replica_id(rc), count = j->var_count[id];
     const float *g = j->grads + (j->same ? 0 : id * E);
     tdm_device *dev = j->foreign_device && id == opt_n - 1 ? opt_devs[0] : tdm_replica_device(rc);
-    tdm_tensor *t[2] = {opt_tensor_of(dev, g, E), opt_tensor_of(dev, g, E)};
+    tdm_tensor *t[2] = {test_tensor_of(dev, g, E), test_tensor_of(dev, g, E)};
     tdm_variable *vars[2] = {j->vars[0], j->vars[1]};
     if (j->swap_last && id == tdm_replica_num_replicas(rc) - 1) {
         vars[0] = j->vars[1];
@@ -400,7 +400,7 @@ void opt_test_default_strategy(void)
     CHECK_OK(tdm_optimizer_create(def, &o, &opt));
     tdm_variable *w = opt_make_var(def, "default_w", E, init, TDM_SYNC_AUTO);
     CHECK_OK(tdm_optimizer_create_slots(opt, &w, 1));
-    tdm_tensor *grad = opt_tensor_of(opt_devs[0], g, E);
+    tdm_tensor *grad = test_tensor_of(opt_devs[0], g, E);
     CHECK_OK(tdm_optimizer_apply(opt, &w, &grad, 1));
     model m;
     opt_model_init(&m, &o, init, E);

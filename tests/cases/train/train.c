@@ -7,7 +7,7 @@
 
 static void check_equivalence(void)
 {
-    tdm_dataset *ds = tr_digits(64, 3);
+    tdm_dataset *ds = fixture_digits_train(tr_digits_path, 64, 3, 0);
     trainer one, many;
     double a[STEPS], b[STEPS];
     tr_trainer_open(&one, tr_devs, 1, TDM_OPT_SGD, 10);
@@ -67,7 +67,7 @@ static void check_aligned(const tdm_train_op *op, int mixed)
  * tensor taken before the move stays the variable's. */
 static void check_two_ops(int mixed)
 {
-    tdm_dataset *ds = tr_digits(64, 1);
+    tdm_dataset *ds = fixture_digits_train(tr_digits_path, 64, 1, 0);
     trainer one, two;
     tr_trainer_open(&one, tr_devs, tr_n_devs, TDM_OPT_ADAM, 10);
     tr_trainer_open(&two, tr_devs, tr_n_devs, TDM_OPT_ADAM, 10);
@@ -107,7 +107,7 @@ static void check_two_ops(int mixed)
  * like the workers (an update at a home on another backend rounds its own way). */
 static void check_parameter_server(int mixed)
 {
-    tdm_dataset *ds = tr_digits(64, 3);
+    tdm_dataset *ds = fixture_digits_train(tr_digits_path, 64, 3, 0);
     tdm_device *ps[2] = {tr_devs[tr_n_devs - 1], tr_devs[0]};
     trainer mirrored, served;
     tr_trainer_open(&mirrored, tr_devs, tr_n_devs, TDM_OPT_ADAM, 10);
@@ -149,7 +149,7 @@ static void check_parameter_server(int mixed)
  * doubles it; training then converges. */
 static void check_loss_scaling(void)
 {
-    tdm_dataset *ds = tr_digits(64, 3);
+    tdm_dataset *ds = fixture_digits_train(tr_digits_path, 64, 3, 0);
     trainer plain, scaled;
     tr_trainer_open(&plain, tr_devs, tr_n_devs, TDM_OPT_ADAM, 10);
     tr_trainer_open_config(&scaled, tr_devs, tr_n_devs, TDM_OPT_ADAM, 10,
@@ -206,7 +206,7 @@ static void check_loss_scaling(void)
  * done) trains bitwise like one bucket for everything, and like one replica. */
 static void check_buckets(void)
 {
-    tdm_dataset *ds = tr_digits(64, 3);
+    tdm_dataset *ds = fixture_digits_train(tr_digits_path, 64, 3, 0);
     trainer whole, split, one;
     double a[STEPS], b[STEPS], c[STEPS];
     tr_trainer_open_config(&whole, tr_devs, tr_n_devs, TDM_OPT_ADAM, 10,
@@ -237,7 +237,7 @@ static void check_buckets(void)
  * replicas' measured rates. */
 static void check_balance(void)
 {
-    tdm_dataset *ds = tr_digits(64, 3);
+    tdm_dataset *ds = fixture_digits_train(tr_digits_path, 64, 3, 0);
     trainer balanced, one;
     double a[STEPS], b[STEPS];
     tr_trainer_open_config(&balanced, tr_devs, tr_n_devs, TDM_OPT_SGD, 10,
@@ -264,7 +264,7 @@ static void check_balance(void)
 /* A model with 5 outputs on 10 classes: labels 5..9 give a NaN loss. */
 static void check_numerics(void)
 {
-    tdm_dataset *ds = tr_digits(64, 1);
+    tdm_dataset *ds = fixture_digits_train(tr_digits_path, 64, 1, 0);
     trainer t;
     tr_trainer_open(&t, tr_devs, tr_n_devs, TDM_OPT_ADAM, 5);
     static float before[4096], after[4096];

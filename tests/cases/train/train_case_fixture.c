@@ -6,22 +6,6 @@ tdm_device *tr_devs[3];
 size_t tr_n_devs;
 const char *tr_digits_path;
 
-tdm_dataset *tr_digits(size_t batch, int64_t epochs)
-{
-    tdm_dataset *ds = NULL, *train = NULL, *test = NULL;
-    CHECK_OK(tdm_dataset_from_csv(tr_digits_path, NULL, &ds));
-    CHECK_OK(tdm_dataset_split(ds, 0.8, &train, &test));
-    float mean[64], std[64];
-    CHECK_OK(tdm_dataset_feature_stats(train, mean, std));
-    CHECK_OK(tdm_dataset_standardize(train, mean, std));
-    CHECK_OK(tdm_dataset_shuffle(train, 7));
-    CHECK_OK(tdm_dataset_batch(train, batch, 0));
-    CHECK_OK(tdm_dataset_repeat(train, epochs));
-    tdm_dataset_destroy(ds);
-    tdm_dataset_destroy(test);
-    return train;
-}
-
 void tr_trainer_open_config(trainer *t, tdm_device *const *d, size_t n, tdm_optimizer_kind kind,
                             size_t outputs, trainer_config config)
 {

@@ -29,8 +29,6 @@ extern tdm_device *tr_devs[3];
 extern size_t tr_n_devs;
 extern const char *tr_digits_path;
 
-tdm_dataset *tr_digits(size_t batch, int64_t epochs);
-
 void tr_trainer_open_config(trainer *t, tdm_device *const *d, size_t n, tdm_optimizer_kind kind,
                             size_t outputs, trainer_config config);
 

@@ -41,7 +41,7 @@ void tr_check_trace_errors(void)
     tr_trainer_open(&t, tr_devs, tr_n_devs, TDM_OPT_SGD, 10);
     CHECK_FAILS(tdm_train_op_trace(t.op, "t.json", 5, 2), TDM_ERR_INVALID_ARGUMENT, "5 to 2");
     CHECK_FAILS(tdm_train_op_trace_write(t.op), TDM_ERR_INVALID_STATE, "not tracing");
-    tdm_dataset *ds = tr_digits(64, 1);
+    tdm_dataset *ds = fixture_digits_train(tr_digits_path, 64, 1, 0);
     tdm_distributed_dataset *dist = NULL;
     tdm_step *step = NULL;
     tdm_monitor *m = NULL;
@@ -91,7 +91,7 @@ void tr_check_monitor_resume(trainer_config config)
 {
     char dir[SCRATCH_PATH];
     CHECK(scratch_temp_dir(dir, "tandem-train") == 0);
-    tdm_dataset *ds = tr_digits(64, 2); /* 2 epochs of 23 steps */
+    tdm_dataset *ds = fixture_digits_train(tr_digits_path, 64, 2, 0); /* 2 epochs of 23 steps */
     train_run a, b;
     uint64_t done = 0;
     run_open(&a, ds, NULL, config);

@@ -226,8 +226,8 @@ static void test_cross_mirrored(tdm_strategy *s)
     vars_make_data(b, COUNT, 22);
     tdm_variable *v = vars_make_var(s, "xm", COUNT, TDM_SYNC_ON_WRITE, TDM_AGG_NONE, NULL);
     /* A tensor on the last device goes to every copy. */
-    tdm_tensor *ta = vars_tensor_of(vars_devs[vars_n - 1], a, COUNT),
-               *tb = vars_tensor_of(vars_devs[0], b, COUNT);
+    tdm_tensor *ta = test_tensor_of(vars_devs[vars_n - 1], a, COUNT),
+               *tb = test_tensor_of(vars_devs[0], b, COUNT);
     CHECK_OK(tdm_variable_assign(v, TDM_ASSIGN, ta));
     EXPECT_ALL(v, a);
     CHECK_OK(tdm_variable_assign(v, TDM_ASSIGN_ADD, tb));
@@ -269,8 +269,8 @@ static void test_cross_sync_on_read(tdm_strategy *s)
         visible |= divided[e] != x[e] * (float)(1.0 / (double)vars_n);
     CHECK(vars_n == 2 || visible);
     tdm_variable *sum = vars_make_var(s, "ssum", COUNT, TDM_SYNC_ON_READ, TDM_AGG_SUM, NULL);
-    tdm_tensor *tx = vars_tensor_of(vars_devs[0], x, COUNT),
-               *ty = vars_tensor_of(vars_devs[vars_n - 1], y, COUNT);
+    tdm_tensor *tx = test_tensor_of(vars_devs[0], x, COUNT),
+               *ty = test_tensor_of(vars_devs[vars_n - 1], y, COUNT);
     CHECK_OK(tdm_variable_assign(sum, TDM_ASSIGN, tx));
     EXPECT_ALL(sum, divided);
     CHECK_OK(tdm_variable_assign_host(sum, TDM_ASSIGN, x, sizeof x));
@@ -310,7 +310,7 @@ static void test_assign_errors(tdm_strategy *s)
 {
     tdm_variable *v = vars_make_var(s, "shape_w", COUNT, TDM_SYNC_ON_WRITE, TDM_AGG_SUM, NULL);
     float x[COUNT + 1] = {0};
-    tdm_tensor *wrong = vars_tensor_of(vars_devs[0], x, COUNT + 1);
+    tdm_tensor *wrong = test_tensor_of(vars_devs[0], x, COUNT + 1);
     CHECK_FAILS(tdm_variable_assign(v, TDM_ASSIGN, wrong), TDM_ERR_INVALID_ARGUMENT, "'shape_w'");
     CHECK(strstr(tdm_last_error(), "[2, 3]") && strstr(tdm_last_error(), "[7]"));
     tdm_tensor *ints = NULL;

@@ -89,16 +89,6 @@ tdm_variable *vars_make_var(tdm_strategy *s, const char *name, size_t count,
     return var;
 }
 
-tdm_tensor *vars_tensor_of(tdm_device *dev, const float *x, size_t count)
-{
-    tdm_shape shape = TDM_SHAPE(count);
-    tdm_tensor *t = NULL;
-    CHECK_OK(tdm_tensor_create(dev, TDM_F32, &shape, &t));
-    if (t)
-        CHECK_OK(tdm_tensor_write(t, x, count * sizeof(float)));
-    return t;
-}
-
 /* Writes x into copy i directly, behind the variable's back. */
 void vars_poke_copy(tdm_variable *var, size_t i, const float *x)
 {
@@ -137,7 +127,7 @@ tdm_status vars_assign_fn(tdm_replica_context *rc, void *user)
         s = tdm_variable_assign(j->var, j->op[id], tdm_variable_local(j->var, rc));
     } else {
         tdm_device *dev = j->foreign_device ? vars_devs[(id + 1) % vars_n] : tdm_replica_device(rc);
-        tdm_tensor *t = vars_tensor_of(dev, x, j->count);
+        tdm_tensor *t = test_tensor_of(dev, x, j->count);
         s = tdm_variable_assign(j->var, j->op[id], t);
         tdm_tensor_destroy(t);
     }

@@ -63,8 +63,6 @@ void vars_expect_read_(tdm_variable *var, const float *want, int line);
 tdm_variable *vars_make_var(tdm_strategy *s, const char *name, size_t count,
                             tdm_synchronization sync, tdm_aggregation agg, const float *init);
 
-tdm_tensor *vars_tensor_of(tdm_device *dev, const float *x, size_t count);
-
 /* Writes x into copy i directly, behind the variable's back. */
 void vars_poke_copy(tdm_variable *var, size_t i, const float *x);
 

@@ -190,7 +190,7 @@ static tdm_status merge_assign_fn(tdm_replica_context *rc, void *user)
 {
     float x[COUNT];
     vars_make_data(x, COUNT, 90 + (unsigned)tdm_replica_id(rc));
-    tdm_tensor *t = vars_tensor_of(tdm_replica_device(rc), x, COUNT);
+    tdm_tensor *t = test_tensor_of(tdm_replica_device(rc), x, COUNT);
     tdm_status s = tdm_replica_merge_call(rc, assign_in_merge, user, t, NULL);
     tdm_tensor_destroy(t);
     return s;
