@@ -97,6 +97,7 @@ typedef struct tdm_kernel_buffer {
     int indices;    /* TDM_INDICES: row indices in [0, src_rows) */
     int optional;   /* TDM_OPTIONAL */
     int activation; /* TDM_ACT: float16 in the kernel's twin */
+    int mask;       /* TDM_MASK: read for its sign alone */
 } tdm_kernel_buffer;
 
 /* A float argument and the range the conformance tool draws it from. */

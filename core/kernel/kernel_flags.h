@@ -13,8 +13,9 @@ enum {
     TDM_LABELS = 8,
     TDM_INDICES = 16,
     TDM_OPTIONAL = 32,
-    TDM_ACT = 64,  /* an activation: float16 in the kernel's TDM_HALF_TWIN */
-    TDM_UNIT = 128 /* values in [0, 1]: a cross-entropy's targets */
+    TDM_ACT = 64,   /* an activation: float16 in the kernel's TDM_HALF_TWIN */
+    TDM_UNIT = 128, /* values in [0, 1]: a cross-entropy's targets */
+    TDM_MASK = 256  /* read for its sign alone (a ReLU's input): see kernels.def */
 };
 
 /* A buffer's type as the table's char for it. */

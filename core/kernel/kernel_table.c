@@ -24,7 +24,8 @@
      ((flags)&TDM_LABELS) != 0,                                                                    \
      ((flags)&TDM_INDICES) != 0,                                                                   \
      ((flags)&TDM_OPTIONAL) != 0,                                                                  \
-     ((flags)&TDM_ACT) != 0},
+     ((flags)&TDM_ACT) != 0,                                                                       \
+     ((flags)&TDM_MASK) != 0},
 #define TDM_U(name) TDM_UINT_##name,
 #define TDM_F(name, min, max) {#name, min, max},
 #define LENGTH(array) (sizeof array / sizeof array[0] - 1) /* without the sentinel */

@@ -1,5 +1,6 @@
-/* The public layer operations: matrix product, bias (alone or with an activation),
- * sums and dropout, each a checked call of the table's kernels. */
+/* The public layer operations: matrix product, bias (alone or with an activation, and
+ * their gradients together), sums and dropout, each a checked call of the table's
+ * kernels. */
 #include "base/error.h"
 #include "kernel/kernel_args.h"
 #include "ops/ops_check.h"
@@ -145,6 +146,44 @@ tdm_status tdm_op_sum_rows(tdm_tensor *out, const tdm_tensor *x)
                                   .cols = (uint32_t)x->shape.dims[1]};
     tdm_kernel_call call = tdm_sum_axis0_call(&a);
     return tdm_ops_run(f, out, &call);
+}
+
+/* relu's through relu_bias_grad; every other activation as its two operations. */
+tdm_status tdm_op_bias_activation_grad(tdm_activation act, tdm_tensor *db, tdm_tensor *dx,
+                                       const tdm_tensor *dy, const tdm_tensor *x,
+                                       const tdm_tensor *y)
+{
+    const char *f = "tdm_op_bias_activation_grad";
+    if (act != TDM_ACT_RELU) {
+        tdm_status s = tdm_op_activation_grad(act, dx, dy, x, y);
+        return s == TDM_OK ? tdm_op_sum_rows(db, dx) : s;
+    }
+    tdm_status s = tdm_ops_check(f, "db", db, TDM_F32, NULL);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "dx", dx, TDM_F32, db->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check_matrix(f, "dx", dx, rows_of(dx, 0), db->count);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "dy", dy, TDM_F32, db->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check_matrix(f, "dy", dy, rows_of(dx, 0), db->count);
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "x", x, tdm_ops_storage(x), db->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check_matrix(f, "x", x, rows_of(dx, 0), db->count);
+    if (s != TDM_OK || db->count == 0)
+        return s;
+    if (dx->count == 0) /* no rows: the sums are 0 */
+        return tdm_op_fill(db, 0.0f);
+    const tdm_relu_bias_grad_args a = {.db = tdm_tensor_view(db),
+                                       .dx = tdm_tensor_view(dx),
+                                       .dy = tdm_tensor_view(dy),
+                                       .x = tdm_tensor_view(x),
+                                       .rows = (uint32_t)dx->shape.dims[0],
+                                       .cols = (uint32_t)dx->shape.dims[1]};
+    tdm_kernel_call call = tdm_relu_bias_grad_call(&a);
+    tdm_kernel_store_as(&call, tdm_ops_storage(x));
+    return tdm_ops_run(f, db, &call);
 }
 
 tdm_status tdm_op_sum(tdm_tensor *out, const tdm_tensor *x)

@@ -79,6 +79,14 @@ TDM_API tdm_status tdm_op_activation(tdm_activation act, tdm_tensor *y, const td
 TDM_API tdm_status tdm_op_activation_grad(tdm_activation act, tdm_tensor *dx, const tdm_tensor *dy,
                                           const tdm_tensor *x, const tdm_tensor *y);
 
+/* A layer's activation and bias gradients: dx = dy * act'(x) as tdm_op_activation_grad
+ * computes it (dx may be dy), then db[c] = the sum over r of dx[r, c] as
+ * tdm_op_sum_rows computes it: bitwise the two operations, in one launch for relu.
+ * dx and dy are f32 rows x cols, db f32 cols; x and y as tdm_op_activation_grad's. */
+TDM_API tdm_status tdm_op_bias_activation_grad(tdm_activation act, tdm_tensor *db, tdm_tensor *dx,
+                                               const tdm_tensor *dy, const tdm_tensor *x,
+                                               const tdm_tensor *y);
+
 /* Inverted dropout: y = keep ? x / (1 - rate) : 0, the mask drawn by Philox from
  * (seed, offset + i), so every device draws the same mask for the same arguments;
  * the backward pass is the same call on dy. rate in [0, 1). x and y both f32, or

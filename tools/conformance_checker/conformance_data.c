@@ -167,13 +167,15 @@ int conf_buffers_transform(const conf_case *c, const conf_buffers *in, conf_buff
             return -1;
         }
         memcpy(out->host[b], in->host[b], bytes);
-        if (info->buffers[b].type == 'h' && absolute)
+        /* A mask keeps its signs, so that the scale sums the terms it lets through. */
+        int abs_values = absolute && !info->buffers[b].mask;
+        if (info->buffers[b].type == 'h' && abs_values)
             transform_halves(out->host[b], in->total[b]);
         if (info->buffers[b].type != 'f')
             continue;
         float *v = out->host[b];
         for (size_t i = 0; i < in->total[b]; i++)
-            v[i] = transform(v[i], flush_denormals, absolute);
+            v[i] = transform(v[i], flush_denormals, abs_values);
     }
     for (unsigned b = info->buffer_count; b < TDM_KERNEL_MAX_BUFFERS; b++)
         out->host[b] = NULL;

@@ -1,6 +1,7 @@
-/* bias_act as the two kernels it fuses, one after the other: bias_add into z, then
- * the activation's kernel from z into y (linear: bias_add into y as well, before z,
- * which x may be). So the reference is their composition bit for bit by definition. */
+/* The fused kernels as the kernels they fuse, one after the other, so that the
+ * reference is their composition bit for bit by definition. bias_act: bias_add into
+ * z, then the activation's kernel from z into y (linear: bias_add into y as well,
+ * before z, which x may be). */
 #include "ref_kernels.h"
 #include "tandem/nn.h"
 
@@ -18,4 +19,11 @@ void ref_bias_act(const ref_bias_act_args *a)
     case TDM_ACT_SIGMOID: ref_sigmoid(&(ref_sigmoid_args){a->y, a->z, n}); break;
     case TDM_ACT_GELU: ref_gelu(&(ref_gelu_args){a->y, a->z, n}); break;
     }
+}
+
+/* relu_bias_grad as relu_grad, then sum_axis0 over the dx it stored. */
+void ref_relu_bias_grad(const ref_relu_bias_grad_args *a)
+{
+    ref_relu_grad(&(ref_relu_grad_args){a->dx, a->dy, a->x, a->rows * a->cols});
+    ref_sum_axis0(&(ref_sum_axis0_args){a->db, a->dx, a->rows, a->cols});
 }

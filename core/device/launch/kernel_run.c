@@ -516,6 +516,7 @@ typedef struct row_loops {
     }
 static const row_loops row_kernels[] = {
     ROW_LOOPS(sum_axis0, rows, cols, 1),
+    ROW_LOOPS(relu_bias_grad, rows, cols, 1),
     ROW_LOOPS(softmax_xent, cols, rows, 3),
     ROW_LOOPS(softmax_xent_soft, cols, rows, 4),
     ROW_LOOPS(layer_norm, cols, rows, 3),

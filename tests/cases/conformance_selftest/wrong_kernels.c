@@ -625,6 +625,14 @@ static void attention_softmax_grad_no_row_sum(const tdm_launch *l)
         a.ds[i] = (a.scale * a.p[i]) * a.dp[i];
 }
 
+/* A fusion's slip: the bias gradient summed from dy, before ReLU's mask. */
+static void relu_bias_grad_sums_dy(const tdm_launch *l)
+{
+    const ref_relu_bias_grad_args a = ref_relu_bias_grad_unpack(l, host_memory(l).of);
+    ref_sum_axis0(&(ref_sum_axis0_args){a.db, a.dy, a.rows, a.cols});
+    ref_relu_grad(&(ref_relu_grad_args){a.dx, a.dy, a.x, a.rows * a.cols});
+}
+
 const wrong_kernel wrong_kernels[] = {
     {TDM_KERNEL_axpy, axpy_short},
     {TDM_KERNEL_copy, copy_overrun},
@@ -647,6 +655,7 @@ const wrong_kernel wrong_kernels[] = {
     {TDM_KERNEL_batch_norm_stats, batch_norm_stats_eps_outside},
     {TDM_KERNEL_layer_norm, layer_norm_unbiased},
     {TDM_KERNEL_attention_softmax, attention_softmax_unmasked},
+    {TDM_KERNEL_relu_bias_grad, relu_bias_grad_sums_dy},
 };
 const size_t wrong_kernel_count = sizeof wrong_kernels / sizeof wrong_kernels[0];
 

@@ -1,0 +1,27 @@
+/* relu_bias_grad: dx[r, c] = x[r, c] > 0 ? dy[r, c] : 0 as relu_grad computes it,
+ * then db[c] = the sum over r of dx[r, c] as sum_axis0 sums it (column_sums.clh),
+ * from dx as stored: bitwise the two launches. Each item takes four adjacent columns
+ * down the rows twice, the second time from cache. dx may be dy. Tolerance
+ * sum_axis0's. */
+#include "column_sums.clh"
+
+__attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
+kernel void tdm_relu_bias_grad(TDM_SIGNATURE)
+{
+    const size_t quads = cols / 4 + (cols % 4 != 0);
+
+    db += db_off;
+    dx += dx_off;
+    dy += dy_off;
+    x += x_off;
+    for (size_t q = get_global_id(0); q < quads; q += get_global_size(0)) {
+        for (size_t r = 0; r < rows; r++) {
+            const size_t row = r * cols;
+            /* dy's bits masked by the comparison (true is all ones per lane), as
+             * relu_grad masks them */
+            const int4 kept = TDM_CAT(load4_, TYPE(x))(x + row, q, cols) > 0.0f;
+            store4(as_float4(as_int4(load4(dy + row, q, cols)) & kept), dx + row, q, cols);
+        }
+        store4(column_total(dx, q, rows, cols), db, q, cols);
+    }
+}
