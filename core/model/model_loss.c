@@ -102,13 +102,17 @@ static tdm_status backward_layer(const tdm_model *m, const tdm_model_views *v,
     tdm_status s = TDM_OK;
     if (v->b.dropped[l])
         s = tdm_model_dropout(m, l, a->step, a->first_row, v->b.g[l], v->b.g[l]);
-    if (s == TDM_OK && v->b.a[l])
-        s = tdm_op_activation_grad(m->layers[l].activation, v->b.g[l], v->b.g[l], v->b.z[l],
-                                   v->b.a[l]);
+    const tdm_layer_type *type = tdm_layer_type_of(m->layers[l].kind);
     const tdm_layer_plan *p = &m->plans[l];
+    tdm_activation act = m->layers[l].activation;
+    if (s == TDM_OK && v->b.a[l] && type->bias_grad_with_activation)
+        s = tdm_op_bias_activation_grad(act, a->grads[p->first_var + 1], v->b.g[l], v->b.g[l],
+                                        v->b.z[l], v->b.a[l]);
+    else if (s == TDM_OK && v->b.a[l])
+        s = tdm_op_activation_grad(act, v->b.g[l], v->b.g[l], v->b.z[l], v->b.a[l]);
     const tdm_tensor *x = tdm_model_input_of(v, p, 0, a->features);
     if (s == TDM_OK)
-        s = tdm_layer_type_of(m->layers[l].kind)->backward(m, v, l, a, x);
+        s = type->backward(m, v, l, a, x);
     for (size_t k = 0; k < p->input_count && s == TDM_OK; k++)
         s = tdm_model_input_grad_given(m, v, l, k);
     return s;

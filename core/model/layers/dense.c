@@ -58,11 +58,9 @@ static tdm_status backward(const tdm_model *m, const tdm_model_views *v, size_t 
                            const tdm_loss_args *a, const tdm_tensor *x)
 {
     const tdm_layer_plan *p = &m->plans[l];
-    tdm_tensor *dk = a->grads[p->first_var], *db = a->grads[p->first_var + 1];
+    tdm_tensor *dk = a->grads[p->first_var]; /* the bias's: with the activation's */
     tdm_status s =
         tdm_matmul_mixed(tdm_model_layer_halves(v, l), dk, x, 1, v->b.g[l], 0, 1.0f, 0.0f);
-    if (s == TDM_OK)
-        s = tdm_op_sum_rows(db, v->b.g[l]);
     if (s == TDM_OK)
         s = tdm_layer_grads_ready(m, l, a);
     tdm_tensor *dx = tdm_model_input_grad(m, v, l, 0);
@@ -95,6 +93,7 @@ const tdm_layer_type tdm_layer_dense = {
     .takes = TDM_TAKES_UNITS | TDM_TAKES_ACTIVATION,
     .flattens = 1,
     .sizes_input = 1,
+    .bias_grad_with_activation = 1,
     .storage = TDM_STORE_HALF,
     .kernel_rank = 2,
     .check = tdm_layer_check_units,

@@ -41,6 +41,10 @@ typedef struct tdm_layer_type {
                                      file need not record the input's shape */
     tdm_layer_storage storage;
     size_t kernel_rank;           /* of the first variable, whose dims loading reads */
+    /* Its second variable is a bias, whose gradient (the column sums of g[l]) the
+     * model takes with the activation's (tdm_op_bias_activation_grad): its backward
+     * leaves it be. */
+    int bias_grad_with_activation;
 
     /* The rules of the settings it takes, for layer l of model function f; NULL:
      * none. The model checks them first, then that it sets no other. */
