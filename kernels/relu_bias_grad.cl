@@ -1,8 +1,8 @@
 /* relu_bias_grad: dx[r, c] = x[r, c] > 0 ? dy[r, c] : 0 as relu_grad computes it,
  * then db[c] = the sum over r of dx[r, c] as sum_axis0 sums it (column_sums.clh),
- * from dx as stored: bitwise the two launches. Each item takes four adjacent columns
- * down the rows twice, the second time from cache. dx may be dy. Tolerance
- * sum_axis0's. */
+ * from dx as stored: bitwise the two launches. Each item takes its columns down the
+ * rows once, summing what it stores (and again, from dx, where a sum overflowed on
+ * the way). dx may be dy. Tolerance sum_axis0's. */
 #include "column_sums.clh"
 
 __attribute__((reqd_work_group_size(TDM_WG, 1, 1)))
@@ -14,14 +14,26 @@ kernel void tdm_relu_bias_grad(TDM_SIGNATURE)
     dx += dx_off;
     dy += dy_off;
     x += x_off;
-    for (size_t q = get_global_id(0); q < quads; q += get_global_size(0)) {
+    for (size_t first = COLUMN_QUADS * get_global_id(0); first < quads;
+         first += COLUMN_QUADS * get_global_size(0)) {
+        column_sum c[COLUMN_QUADS];
+
+        for (size_t k = 0; k < COLUMN_QUADS; k++)
+            c[k] = (column_sum){0.0f, 0.0f, 0};
         for (size_t r = 0; r < rows; r++) {
             const size_t row = r * cols;
-            /* dy's bits masked by the comparison (true is all ones per lane), as
-             * relu_grad masks them */
-            const int4 kept = TDM_CAT(load4_, TYPE(x))(x + row, q, cols) > 0.0f;
-            store4(as_float4(as_int4(load4(dy + row, q, cols)) & kept), dx + row, q, cols);
+            for (size_t k = 0; k < COLUMN_QUADS && first + k < quads; k++) {
+                /* dy's bits masked by the comparison (true is all ones per lane), as
+                 * relu_grad masks them */
+                const size_t q = first + k;
+                const int4 kept = TDM_CAT(load4_, TYPE(x))(x + row, q, cols) > 0.0f;
+                const float4 g = as_float4(as_int4(load4(dy + row, q, cols)) & kept);
+
+                store4(g, dx + row, q, cols);
+                column_add(&c[k], g, 1.0f);
+            }
         }
-        store4(column_total(dx, q, rows, cols), db, q, cols);
+        for (size_t k = 0; k < COLUMN_QUADS && first + k < quads; k++)
+            store4(column_total(dx, first + k, rows, cols, c[k]), db, first + k, cols);
     }
 }
