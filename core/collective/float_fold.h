@@ -187,6 +187,23 @@ static inline void tdm_fold_floats(tdm_fold_op op, float *restrict acc, const fl
     }
 }
 
+/* a[i] = b[i] = a[i] + b[i] (float32): two values summed into both in one pass, as
+ * accumulate_pair sums them where each value is its own destination. */
+static inline void tdm_fold_sum_into_both(float *restrict a, float *restrict b, size_t n)
+{
+    size_t i = 0;
+    for (; i + TDM_FOLD_BLOCK <= n; i += TDM_FOLD_BLOCK) {
+        TDM_INDEPENDENT_ITERATIONS
+        for (size_t j = 0; j < TDM_FOLD_BLOCK; j++) {
+            float sum = a[i + j] + b[i + j];
+            a[i + j] = sum;
+            b[i + j] = sum;
+        }
+    }
+    for (; i < n; i++)
+        a[i] = b[i] = a[i] + b[i];
+}
+
 /* MEAN's division, as coll_finalize: values[i] = alpha * values[i], rounded to the
  * dtype; n counts 32-bit words. */
 static inline void tdm_fold_scale(tdm_fold_op op, float *values, size_t n, float alpha)

@@ -16,14 +16,19 @@
 #include "base/error.h"
 #include "device/memory/host_staging.h"
 
-/* Small enough that a unit's accumulator and input stay in cache. */
+/* Small enough that a unit's accumulator and input stay in cache (the staging
+ * chunk's halves), and small enough beside the tensor that every worker takes some:
+ * at least four units a value, none under 16 KiB. */
 #define UNIT_BYTES ((size_t)1 << 20)
+#define UNIT_LEAST ((size_t)16 << 10)
 
 typedef struct host_plan {
     const coll_job *job;
     unsigned char **value_at, **dst_at; /* host addresses of the views, or NULL */
     int acc_in_dst;                     /* dsts[0] is values[0]: fold there in place */
-    size_t units;
+    int pair_in_place; /* a float32 sum of two values, each its own destination, both
+                          at host addresses: one pass over the pair */
+    size_t unit_bytes, units;
     atomic_size_t next;
     tdm_mutex lock; /* guards the first failure */
     tdm_status status;
@@ -54,10 +59,14 @@ static tdm_status write_from(const tdm_buffer_view *v, size_t offset, const floa
 static tdm_status unit(host_plan *p, size_t u, float *acc_slot, float *in_slot)
 {
     const coll_job *job = p->job;
-    size_t offset = u * UNIT_BYTES, total = job->values[0].size;
-    size_t bytes = total - offset < UNIT_BYTES ? total - offset : UNIT_BYTES, n = bytes / 4;
+    size_t offset = u * p->unit_bytes, total = job->values[0].size;
+    size_t bytes = total - offset < p->unit_bytes ? total - offset : p->unit_bytes, n = bytes / 4;
     float *acc = p->acc_in_dst ? (float *)(p->dst_at[0] + offset) : acc_slot;
     tdm_status s = TDM_OK;
+    if (p->pair_in_place) {
+        tdm_fold_sum_into_both(acc, (float *)(p->dst_at[1] + offset), n);
+        return s;
+    }
     if (!p->acc_in_dst) {
         if (p->value_at[0])
             memcpy(acc, p->value_at[0] + offset, bytes);
@@ -132,7 +141,12 @@ static tdm_status prepare(const coll_job *job, host_plan *p)
     }
     p->acc_in_dst = p->dst_at[0] && job->dsts[0].buffer == job->values[0].buffer &&
                     job->dsts[0].offset == job->values[0].offset;
-    p->units = (job->values[0].size + UNIT_BYTES - 1) / UNIT_BYTES;
+    p->pair_in_place = p->acc_in_dst && job->count == 2 && job->dst_count == 2 &&
+                       p->dst_at[1] && p->dst_at[1] == p->value_at[1] &&
+                       job->op == TDM_REDUCE_SUM && job->dtype == TDM_F32;
+    size_t total = job->values[0].size, share = total / (4 * job->count) / 64 * 64;
+    p->unit_bytes = share < UNIT_LEAST ? UNIT_LEAST : share > UNIT_BYTES ? UNIT_BYTES : share;
+    p->units = (total + p->unit_bytes - 1) / p->unit_bytes;
     return s;
 }
 
