@@ -423,6 +423,11 @@ void test_case_collectives(const test_run *run)
         check_reduce_to(&set, ops[o]);
     }
     check_all_reduce(&set, TDM_REDUCE_MAX, 4 * 4097, 0, 1);
+    /* a pair, past 2 MiB: HOST's one pass over both values (AUTO's plan on CPUs) */
+    dev_set pair = set;
+    pair.n = 2;
+    for (int integer = 0; integer < 2; integer++)
+        check_all_reduce(&pair, TDM_REDUCE_SUM, sizes[2], integer, 0);
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         check_all_reduce_f16(&set, TDM_REDUCE_SUM, sizes[s]);
         check_all_reduce_f16(&set, TDM_REDUCE_MEAN, sizes[s]);
