@@ -51,8 +51,10 @@ typedef enum tdm_reduce_op {
  * (replica 0 first) with exact kernels: for a fixed replica count all return the
  * same bits. */
 typedef enum tdm_collective_algorithm {
-    TDM_COLLECTIVE_AUTO,       /* DIRECT where every device shares memory, TREE where some
-                                  do, else HOST */
+    TDM_COLLECTIVE_AUTO,       /* HOST for 2 MiB and more on CPU devices whose memory the
+                                  host reaches; else DIRECT where every device shares
+                                  memory, TREE where some do, RING where every pair
+                                  copies directly, else HOST */
     TDM_COLLECTIVE_ONE_DEVICE, /* ReductionToOneDevice: reduce on one device, broadcast */
     TDM_COLLECTIVE_RING,       /* reduce-scatter then all-gather, one slice per device */
     TDM_COLLECTIVE_TREE,       /* hierarchical: devices sharing memory reduce locally,

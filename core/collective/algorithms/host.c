@@ -141,9 +141,9 @@ static tdm_status prepare(const coll_job *job, host_plan *p)
     }
     p->acc_in_dst = p->dst_at[0] && job->dsts[0].buffer == job->values[0].buffer &&
                     job->dsts[0].offset == job->values[0].offset;
-    p->pair_in_place = p->acc_in_dst && job->count == 2 && job->dst_count == 2 &&
-                       p->dst_at[1] && p->dst_at[1] == p->value_at[1] &&
-                       job->op == TDM_REDUCE_SUM && job->dtype == TDM_F32;
+    p->pair_in_place = p->acc_in_dst && job->count == 2 && job->dst_count == 2 && p->dst_at[1] &&
+                       p->dst_at[1] == p->value_at[1] && job->op == TDM_REDUCE_SUM &&
+                       job->dtype == TDM_F32;
     size_t total = job->values[0].size, share = total / (4 * job->count) / 64 * 64;
     p->unit_bytes = share < UNIT_LEAST ? UNIT_LEAST : share > UNIT_BYTES ? UNIT_BYTES : share;
     p->units = (total + p->unit_bytes - 1) / p->unit_bytes;
