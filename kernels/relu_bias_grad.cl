@@ -14,15 +14,13 @@ kernel void tdm_relu_bias_grad(TDM_SIGNATURE)
     dx += dx_off;
     dy += dy_off;
     x += x_off;
-    for (size_t first = COLUMN_QUADS * get_global_id(0); first < quads;
-         first += COLUMN_QUADS * get_global_size(0)) {
+    COLUMN_BLOCKS(first, quads) {
         column_sum c[COLUMN_QUADS];
 
-        for (size_t k = 0; k < COLUMN_QUADS; k++)
-            c[k] = (column_sum){0.0f, 0.0f, 0};
+        column_block_start(c);
         for (size_t r = 0; r < rows; r++) {
             const size_t row = r * cols;
-            for (size_t k = 0; k < COLUMN_QUADS && first + k < quads; k++) {
+            COLUMN_BLOCK(k, first, quads) {
                 /* dy's bits masked by the comparison (true is all ones per lane), as
                  * relu_grad masks them */
                 const size_t q = first + k;
@@ -33,7 +31,6 @@ kernel void tdm_relu_bias_grad(TDM_SIGNATURE)
                 column_add(&c[k], g, 1.0f);
             }
         }
-        for (size_t k = 0; k < COLUMN_QUADS && first + k < quads; k++)
-            store4(column_total(dx, first + k, rows, cols, c[k]), db, first + k, cols);
+        column_block_store(db, dx, first, quads, rows, cols, c);
     }
 }

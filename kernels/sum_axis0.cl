@@ -10,16 +10,13 @@ kernel void tdm_sum_axis0(TDM_SIGNATURE)
 
     out += out_off;
     x += x_off;
-    for (size_t first = COLUMN_QUADS * get_global_id(0); first < quads;
-         first += COLUMN_QUADS * get_global_size(0)) {
+    COLUMN_BLOCKS(first, quads) {
         column_sum c[COLUMN_QUADS];
 
-        for (size_t k = 0; k < COLUMN_QUADS; k++)
-            c[k] = (column_sum){0.0f, 0.0f, 0};
+        column_block_start(c);
         for (size_t r = 0; r < rows; r++)
-            for (size_t k = 0; k < COLUMN_QUADS && first + k < quads; k++)
-                column_add(&c[k], load4(x + r * cols, first + k, cols), 1.0f);
-        for (size_t k = 0; k < COLUMN_QUADS && first + k < quads; k++)
-            store4(column_total(x, first + k, rows, cols, c[k]), out, first + k, cols);
+            COLUMN_BLOCK(k, first, quads)
+            column_add(&c[k], load4(x + r * cols, first + k, cols), 1.0f);
+        column_block_store(out, x, first, quads, rows, cols, c);
     }
 }

@@ -165,6 +165,22 @@ int test_same_bits(const tdm_tensor *a, const tdm_tensor *b)
     return same;
 }
 
+tdm_tensor *test_tensor_as(tdm_device *dev, tdm_dtype dtype, const tdm_shape *shape,
+                           const float *x)
+{
+    tdm_tensor *f32 = NULL, *t = NULL;
+    CHECK_OK(tdm_tensor_create(dev, TDM_F32, shape, &f32));
+    if (f32)
+        CHECK_OK(tdm_tensor_write(f32, x, tdm_tensor_bytes(f32)));
+    if (!f32 || dtype == TDM_F32)
+        return f32;
+    CHECK_OK(tdm_tensor_create(dev, dtype, shape, &t));
+    if (t)
+        CHECK_OK(tdm_op_cast(t, f32));
+    tdm_tensor_destroy(f32);
+    return t;
+}
+
 tdm_tensor *test_tensor_of(tdm_device *dev, const float *x, size_t count)
 {
     tdm_shape shape = TDM_SHAPE(count);

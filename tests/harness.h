@@ -116,6 +116,11 @@ void test_random_bytes(void *dst, size_t size, unsigned seed);
  * failure; NULL where the create failed). */
 tdm_tensor *test_tensor_of(tdm_device *dev, const float *x, size_t count);
 
+/* A tensor of dtype and shape on dev holding the floats x (f16: cast from them), or
+ * NULL with a CHECK failure. */
+tdm_tensor *test_tensor_as(tdm_device *dev, tdm_dtype dtype, const tdm_shape *shape,
+                           const float *x);
+
 /* Whether two tensors hold the same bytes (a failed read is a CHECK failure). */
 int test_same_bits(const tdm_tensor *a, const tdm_tensor *b);
 

@@ -415,22 +415,6 @@ static void check_matmul_long(tdm_device *dev)
     }
 }
 
-/* A tensor of dtype and shape on dev holding the f32 values v (rounded to half for
- * f16). */
-static tdm_tensor *global_tensor(tdm_device *dev, tdm_dtype dtype, const tdm_shape *shape,
-                                 const float *v)
-{
-    tdm_tensor *f32 = NULL, *t = NULL;
-    CHECK_OK(tdm_tensor_create(dev, TDM_F32, shape, &f32));
-    CHECK_OK(tdm_tensor_write(f32, v, tdm_tensor_bytes(f32)));
-    if (dtype == TDM_F32)
-        return f32;
-    CHECK_OK(tdm_tensor_create(dev, dtype, shape, &t));
-    CHECK_OK(tdm_op_cast(t, f32));
-    tdm_tensor_destroy(f32);
-    return t;
-}
-
 /* The mean over each image and channel as the devices compute it: a float sum in
  * (r, s) order, then one division, of x [b, h, w, c] read back as floats. */
 static tdm_tensor *host_means(tdm_device *dev, tdm_dtype dtype, const tdm_tensor *xt, size_t b,
@@ -448,7 +432,7 @@ static tdm_tensor *host_means(tdm_device *dev, tdm_dtype dtype, const tdm_tensor
         sums[i / (hw * c) * c + i % c] += x[i];
     for (size_t i = 0; i < b * c; i++)
         sums[i] /= (float)hw;
-    tdm_tensor *means = global_tensor(dev, dtype, &TDM_SHAPE(b, c), sums);
+    tdm_tensor *means = test_tensor_as(dev, dtype, &TDM_SHAPE(b, c), sums);
     tdm_tensor_destroy(f32);
     free(sums), free(x);
     return means;
@@ -478,7 +462,7 @@ static void check_global_avg_pool(tdm_device *dev)
             dy[i] = i == 1 ? -0.0f : (float)((i * 104729) % 1999) / 999.0f - 1.0f;
         tdm_window win = {h, w, h, w, 0, 0};
         for (size_t d = 0; d < 2; d++) {
-            tdm_tensor *xt = global_tensor(dev, dtypes[d], &TDM_SHAPE(b, h, w, c), x);
+            tdm_tensor *xt = test_tensor_as(dev, dtypes[d], &TDM_SHAPE(b, h, w, c), x);
             tdm_tensor *y = NULL, *want = NULL;
             CHECK_OK(tdm_tensor_create(dev, dtypes[d], &TDM_SHAPE(b, c), &y));
             CHECK_OK(tdm_op_global_avg_pool(y, xt));
@@ -495,8 +479,8 @@ static void check_global_avg_pool(tdm_device *dev)
             tdm_tensor_destroy(y);
             tdm_tensor_destroy(xt);
         }
-        tdm_tensor *dyt = global_tensor(dev, TDM_F32, &TDM_SHAPE(b, c), dy);
-        tdm_tensor *dy4 = global_tensor(dev, TDM_F32, &TDM_SHAPE(b, 1, 1, c), dy);
+        tdm_tensor *dyt = test_tensor_as(dev, TDM_F32, &TDM_SHAPE(b, c), dy);
+        tdm_tensor *dy4 = test_tensor_as(dev, TDM_F32, &TDM_SHAPE(b, 1, 1, c), dy);
         tdm_tensor *dx = NULL, *want_dx = NULL;
         CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(b, h, w, c), &dx));
         CHECK_OK(tdm_tensor_create(dev, TDM_F32, &TDM_SHAPE(b, h, w, c), &want_dx));
