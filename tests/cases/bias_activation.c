@@ -29,8 +29,7 @@ static tdm_tensor *make(tdm_device *dev, tdm_dtype dtype, size_t rows, size_t co
     return t;
 }
 
-static tdm_tensor *filled(tdm_device *dev, tdm_dtype dtype, const tdm_shape *shape,
-                          size_t seed)
+static tdm_tensor *filled(tdm_device *dev, tdm_dtype dtype, const tdm_shape *shape, size_t seed)
 {
     size_t n = tdm_shape_count(shape);
     float *v = malloc((n ? n : 1) * sizeof *v);
@@ -70,7 +69,8 @@ static void check_shape(tdm_device *dev, tdm_dtype dtype, tdm_activation act, si
 
 static void check_refusals(tdm_device *dev)
 {
-    tdm_tensor *x = filled(dev, TDM_F32, &TDM_SHAPE(4, 3), 0), *b = filled(dev, TDM_F32, &TDM_SHAPE(3), 0);
+    tdm_tensor *x = filled(dev, TDM_F32, &TDM_SHAPE(4, 3), 0),
+               *b = filled(dev, TDM_F32, &TDM_SHAPE(3), 0);
     tdm_tensor *z = make(dev, TDM_F32, 4, 3), *y = make(dev, TDM_F32, 4, 3);
     tdm_tensor *half = make(dev, TDM_F16, 4, 3), *wide = make(dev, TDM_F32, 4, 4);
     const char *f = "tdm_op_bias_activation";
@@ -134,8 +134,8 @@ static void check_grad_refusals(tdm_device *dev)
                 "argument 'db' is NULL");
     CHECK_FAILS(tdm_op_bias_activation_grad(relu, db, half, dy, x, x), TDM_ERR_INVALID_ARGUMENT,
                 "'dx' must be f32, it is f16");
-    CHECK_FAILS(tdm_op_bias_activation_grad(relu, short_db, dx, dy, x, x),
-                TDM_ERR_INVALID_ARGUMENT, "'dx' has shape");
+    CHECK_FAILS(tdm_op_bias_activation_grad(relu, short_db, dx, dy, x, x), TDM_ERR_INVALID_ARGUMENT,
+                "'dx' has shape");
     CHECK_FAILS(tdm_op_bias_activation_grad(relu, db, dx, wide, x, x), TDM_ERR_INVALID_ARGUMENT,
                 "'dy' has shape");
     CHECK_FAILS(tdm_op_bias_activation_grad(relu, db, dx, dy, wide, x), TDM_ERR_INVALID_ARGUMENT,
@@ -164,8 +164,7 @@ void test_case_bias_activation(const test_run *run)
             for (size_t a = 0; a < sizeof acts / sizeof acts[0]; a++)
                 for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
                     check_shape(run->devs[i], dtypes[d], acts[a], shapes[k][0], shapes[k][1]);
-                    check_grad_shape(run->devs[i], dtypes[d], acts[a], shapes[k][0],
-                                     shapes[k][1]);
+                    check_grad_shape(run->devs[i], dtypes[d], acts[a], shapes[k][0], shapes[k][1]);
                 }
         check_refusals(run->devs[i]);
         check_grad_refusals(run->devs[i]);
