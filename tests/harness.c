@@ -165,8 +165,7 @@ int test_same_bits(const tdm_tensor *a, const tdm_tensor *b)
     return same;
 }
 
-tdm_tensor *test_tensor_as(tdm_device *dev, tdm_dtype dtype, const tdm_shape *shape,
-                           const float *x)
+tdm_tensor *test_tensor_as(tdm_device *dev, tdm_dtype dtype, const tdm_shape *shape, const float *x)
 {
     tdm_tensor *f32 = NULL, *t = NULL;
     CHECK_OK(tdm_tensor_create(dev, TDM_F32, shape, &f32));
@@ -183,10 +182,5 @@ tdm_tensor *test_tensor_as(tdm_device *dev, tdm_dtype dtype, const tdm_shape *sh
 
 tdm_tensor *test_tensor_of(tdm_device *dev, const float *x, size_t count)
 {
-    tdm_shape shape = TDM_SHAPE(count);
-    tdm_tensor *t = NULL;
-    CHECK_OK(tdm_tensor_create(dev, TDM_F32, &shape, &t));
-    if (t)
-        CHECK_OK(tdm_tensor_write(t, x, count * sizeof(float)));
-    return t;
+    return test_tensor_as(dev, TDM_F32, &TDM_SHAPE(count), x);
 }

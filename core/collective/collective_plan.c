@@ -38,11 +38,12 @@ static int all_on_host_cpus(const tdm_buffer_view *values, size_t count)
 
 /* AUTO: values of 2 MiB and more on CPU devices whose memory the host reaches fold on
  * the host, each worker's part in one pass. Otherwise, with shared memory everywhere,
- * the devices fold their parts in place (no copies at all). Where only some devices share, they reduce locally first (fewer
- * staged transfers). Where none share but all copy directly (cards of one OpenCL
- * context), the ring moves each slice once between devices, never through the host.
- * Otherwise the host folds while it stages: each value crosses to the host once and
- * back once, and not at all where the host reaches it. */
+ * the devices fold their parts in place (no copies at all). Where only some devices
+ * share, they reduce locally first (fewer staged transfers). Where none share but
+ * all copy directly (cards of one OpenCL context), the ring moves each slice once
+ * between devices, never through the host. Otherwise the host folds while it stages:
+ * each value crosses to the host once and back once, and not at all where the host
+ * reaches it. */
 tdm_collective_algorithm coll_choose(const tdm_buffer_view *values, size_t count)
 {
     if (values[0].size >= HOST_FOLDS_FROM && all_on_host_cpus(values, count))

@@ -171,6 +171,11 @@ tdm_status tdm_op_bias_activation_grad(tdm_activation act, tdm_tensor *db, tdm_t
         s = tdm_ops_check(f, "x", x, tdm_ops_storage(x), db->device);
     if (s == TDM_OK)
         s = tdm_ops_check_matrix(f, "x", x, rows_of(dx, 0), db->count);
+    /* relu reads x alone, but y is refused as tdm_op_activation_grad refuses it */
+    if (s == TDM_OK)
+        s = tdm_ops_check(f, "y", y, tdm_ops_storage(x), db->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check_count(f, "y", y, dx->count);
     if (s != TDM_OK || db->count == 0)
         return s;
     if (dx->count == 0) /* no rows: the sums are 0 */

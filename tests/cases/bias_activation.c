@@ -140,6 +140,10 @@ static void check_grad_refusals(tdm_device *dev)
                 "'dy' has shape");
     CHECK_FAILS(tdm_op_bias_activation_grad(relu, db, dx, dy, wide, x), TDM_ERR_INVALID_ARGUMENT,
                 "'x' has shape");
+    CHECK_FAILS(tdm_op_bias_activation_grad(relu, db, dx, dy, x, NULL), TDM_ERR_INVALID_ARGUMENT,
+                "argument 'y' is NULL");
+    CHECK_FAILS(tdm_op_bias_activation_grad(relu, db, dx, dy, x, half), TDM_ERR_INVALID_ARGUMENT,
+                "'y' must be f32, it is f16");
     CHECK(strstr(tdm_last_error(), "tdm_op_bias_activation_grad") != NULL);
     /* the other activations refuse through their two operations */
     CHECK_FAILS(tdm_op_bias_activation_grad(TDM_ACT_TANH, short_db, dx, dy, x, x),
