@@ -1,6 +1,8 @@
 /* Buffers: cl_mem objects of the platform's context, so that every device of that
  * context can use and copy them. */
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "device/backend_api.h"
 #include "opencl_internal.h"
@@ -58,16 +60,85 @@ static tdm_status check(const tdm_opencl_device *d, const char *call, cl_int err
     return err == CL_SUCCESS ? TDM_OK : tdm_opencl_fail(d->dev, call, err);
 }
 
+/* Writes up to this size return before the device runs them, from a copy of the
+ * host's bytes, while the copies waiting in every queue come to no more than
+ * STAGED_BYTES_MAX; the rest wait. */
+#define STAGED_WRITE_MAX ((size_t)1 << 20)
+#define STAGED_BYTES_MAX ((size_t)64 << 20)
+
+static atomic_size_t staged_bytes; /* the copies that queues have not yet written */
+
+/* A copy of a write's bytes, held until the device has taken them. */
+typedef struct staged_write {
+    size_t size;
+    unsigned char bytes[];
+} staged_write;
+
+static void CL_CALLBACK release_staged(cl_event event, cl_int status, void *user)
+{
+    (void)event, (void)status;
+    staged_write *w = user;
+    atomic_fetch_sub_explicit(&staged_bytes, w->size, memory_order_relaxed);
+    free(w);
+}
+
+/* A copy of src for a write that returns before the device has run it, or NULL
+ * where the write should wait: a large one, or too many bytes already waiting. */
+static staged_write *stage(const void *src, size_t size)
+{
+    if (size > STAGED_WRITE_MAX)
+        return NULL;
+    size_t before = atomic_fetch_add_explicit(&staged_bytes, size, memory_order_relaxed);
+    staged_write *w = before + size <= STAGED_BYTES_MAX ? malloc(sizeof *w + size) : NULL;
+    if (!w) {
+        atomic_fetch_sub_explicit(&staged_bytes, size, memory_order_relaxed);
+        return NULL;
+    }
+    w->size = size;
+    memcpy(w->bytes, src, size);
+    return w;
+}
+
+/* Queues the write from the copy; the copy goes once the write has run. *call is
+ * the OpenCL call that failed. */
+static cl_int write_staged(const tdm_opencl_buffer *b, size_t offset, staged_write *w,
+                           const char **call)
+{
+    cl_event done = NULL;
+    cl_int err = clEnqueueWriteBuffer(b->owner->queue, b->mem, CL_FALSE, offset, w->size, w->bytes,
+                                      0, NULL, &done);
+    if (err == CL_SUCCESS) {
+        *call = "clSetEventCallback";
+        err = clSetEventCallback(done, CL_COMPLETE, release_staged, w);
+    }
+    if (err != CL_SUCCESS && (!done || clWaitForEvents(1, &done) == CL_SUCCESS))
+        release_staged(done, err, w); /* else the write may still read it: leaked */
+    if (done)
+        clReleaseEvent(done);
+    return err;
+}
+
+/* Small writes return without waiting for the device: a step's input then queues
+ * behind the last step's update instead of stopping the host until it is done, and
+ * the device's threads find the next step queued. The bytes are copied first, so
+ * src is free on return either way. */
 tdm_status tdm_opencl_write(tdm_buffer *buf, void *state, size_t offset, const void *src,
                             size_t size)
 {
     const tdm_opencl_buffer *b = state;
+    staged_write *w = stage(src, size);
+    const char *call = "clEnqueueWriteBuffer";
     tdm_opencl_serial_begin(b->owner);
-    tdm_device_count_host_wait(tdm_backend_buffer_device(buf));
-    cl_int err =
-        clEnqueueWriteBuffer(b->owner->queue, b->mem, CL_TRUE, offset, size, src, 0, NULL, NULL);
+    cl_int err;
+    if (w) {
+        err = write_staged(b, offset, w, &call);
+    } else {
+        tdm_device_count_host_wait(tdm_backend_buffer_device(buf));
+        err = clEnqueueWriteBuffer(b->owner->queue, b->mem, CL_TRUE, offset, size, src, 0, NULL,
+                                   NULL);
+    }
     tdm_opencl_serial_end(b->owner);
-    return check(b->owner, "clEnqueueWriteBuffer", err);
+    return check(b->owner, call, err);
 }
 
 tdm_status tdm_opencl_read(tdm_buffer *buf, void *state, size_t offset, void *dst, size_t size)

@@ -74,7 +74,10 @@ typedef struct tdm_backend_ops {
      * for a released cl_mem; Vulkan keeps a retire list), and never waits here. */
     void (*buffer_free)(tdm_buffer *buf, void *state);
 
-    /* Blocking host transfers, ordered after earlier operations on the device. */
+    /* Host transfers, ordered after earlier operations on the device and before
+     * later ones. A read returns with the bytes in dst; a write may return before
+     * the device has them (queued from a copy), but src is the caller's again on
+     * return either way. */
     tdm_status (*write)(tdm_buffer *buf, void *state, size_t offset, const void *src, size_t size);
     tdm_status (*read)(tdm_buffer *buf, void *state, size_t offset, void *dst, size_t size);
 
