@@ -62,24 +62,34 @@ int tdm_openblas_choose_core(tdm_library *lib)
     }
     char was[64]; /* the name lives in the library, which is about to go */
     snprintf(was, sizeof was, "%s", chosen);
-    /* Closed, OpenBLAS unloads unless the program holds it too. */
+    /* Closed, OpenBLAS unloads unless the program holds it too (numpy's, say): then a
+     * copy of tandem's own chooses again, else the library itself loads again. */
     tdm_dynlib_close(lib->handle);
-    lib->handle = tdm_dynlib_open_loaded(lib->name);
-    if (lib->handle) {
+    tdm_dynlib *held = tdm_dynlib_open_loaded(lib->name);
+    char why[sizeof lib->note / 2];
+    tdm_host_setenv("OPENBLAS_CORETYPE", fitting, 1);
+    lib->handle = held ? tdm_dynlib_open_private(lib->name, why, sizeof why)
+                       : tdm_dynlib_open(lib->name, why, sizeof why);
+    tdm_host_unsetenv("OPENBLAS_CORETYPE");
+    if (held && !lib->handle) {
+        lib->handle = held;
         append(lib,
-               " (its %s kernels: loaded before tandem, so OPENBLAS_CORETYPE=%s would have "
-               "to be set before the program starts)",
-               was, fitting);
+               " (its %s kernels: loaded before tandem, and no copy of tandem's own would "
+               "open: %s; OPENBLAS_CORETYPE=%s set before the program starts chooses them)",
+               was, why, fitting);
         return 1;
     }
-    tdm_host_setenv("OPENBLAS_CORETYPE", fitting, 1);
-    char why[sizeof lib->note / 2];
-    lib->handle = tdm_dynlib_open(lib->name, why, sizeof why);
-    tdm_host_unsetenv("OPENBLAS_CORETYPE");
     if (!lib->handle) {
         snprintf(lib->note, sizeof lib->note, "%s did not open again: %s",
                  tdm_dynlib_file(lib->name), why);
         return 0;
+    }
+    if (held) {
+        tdm_dynlib_close(held);
+        append(lib,
+               " (its %s kernels, a copy of tandem's own: the program had loaded it with its %s)",
+               core_of(lib->handle), was);
+        return 1;
     }
     append(lib, " (its %s kernels; by itself it took this CPU for a %s)", core_of(lib->handle),
            was);

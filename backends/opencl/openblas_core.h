@@ -12,9 +12,11 @@
  * no AVX2 though the CPU has AVX2 and FMA, OpenBLAS is opened again with
  * OPENBLAS_CORETYPE naming the kernels the CPU's vectors fit (SkylakeX with AVX-512,
  * else Haswell), the variable set only while it loads. Not where the variable is
- * already set (the user's choice), nor where the program had OpenBLAS loaded before
- * (it cannot be loaded again). Appends the kernels in use to lib->note. 0 where
- * OpenBLAS would not open again (lib->note says why), else 1. */
+ * already set (the user's choice). Where the program had loaded OpenBLAS before
+ * (numpy in Python), in a copy of tandem's own, so that its products have the bits
+ * and speed they have in the CLI; that copy failing, the program's stays in use.
+ * Appends the kernels in use to lib->note. 0 where OpenBLAS would not open again
+ * (lib->note says why), else 1. */
 int tdm_openblas_choose_core(tdm_library *lib);
 
 #endif

@@ -20,6 +20,11 @@ tdm_dynlib *tdm_dynlib_open(const char *name, char *why, size_t why_size);
 /* Opens it only if the process holds it already, else NULL. */
 tdm_dynlib *tdm_dynlib_open_loaded(const char *name);
 
+/* Opens a copy of its own, with the libraries it needs, beside any the process holds
+ * already (glibc's dlmopen into a new namespace): a library that chose its code when
+ * the program loaded it chooses again. NULL where the system cannot, with why. */
+tdm_dynlib *tdm_dynlib_open_private(const char *name, char *why, size_t why_size);
+
 /* The path the system loaded it from, or its file name where the system does not say. */
 void tdm_dynlib_path(tdm_dynlib *lib, const char *name, char *path, size_t size);
 

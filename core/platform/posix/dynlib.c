@@ -21,6 +21,16 @@ tdm_dynlib *tdm_dynlib_open_loaded(const char *name)
     return dlopen(tdm_dynlib_file(name), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
 }
 
+tdm_dynlib *tdm_dynlib_open_private(const char *name, char *why, size_t why_size)
+{
+    void *handle = dlmopen(LM_ID_NEWLM, tdm_dynlib_file(name), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        const char *reason = dlerror();
+        snprintf(why, why_size, "%s", reason ? reason : tdm_dynlib_file(name));
+    }
+    return handle;
+}
+
 void tdm_dynlib_path(tdm_dynlib *lib, const char *name, char *path, size_t size)
 {
     struct link_map *map = NULL;

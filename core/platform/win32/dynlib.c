@@ -34,6 +34,13 @@ tdm_dynlib *tdm_dynlib_open_loaded(const char *name)
     return (tdm_dynlib *)h;
 }
 
+tdm_dynlib *tdm_dynlib_open_private(const char *name, char *why, size_t why_size)
+{
+    snprintf(why, why_size, "%s: a Windows process holds one copy of a library",
+             tdm_dynlib_file(name));
+    return NULL;
+}
+
 void tdm_dynlib_path(tdm_dynlib *lib, const char *name, char *path, size_t size)
 {
     wchar_t wide[TDM_WIN32_PATH_MAX];
