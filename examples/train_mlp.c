@@ -82,6 +82,7 @@ typedef struct progress {
     uint64_t epoch; /* of the latest step */
     size_t steps;
     double loss_sum;
+    int stopped; /* the other thread has cancelled the run */
 } progress;
 
 /* Called by the monitor after every step, on the training thread: prints each
@@ -99,7 +100,11 @@ static int on_step(const tdm_step_result *r, void *user)
     p->epoch = r->epoch;
     p->steps += r->steps;
     p->loss_sum += r->loss * (double)r->steps;
-    pthread_cond_signal(&p->changed);
+    pthread_cond_broadcast(&p->changed);
+    /* So that the run ends at the same step on a busy machine too, training waits
+     * here for the other thread's cancel once it is due (an application would not). */
+    while (p->epoch >= STOP_AFTER_EPOCHS && !p->stopped)
+        pthread_cond_wait(&p->changed, &p->lock);
     pthread_mutex_unlock(&p->lock);
     return 0; /* non-zero would stop the run from here */
 }
@@ -117,8 +122,10 @@ static void *stop_later(void *arg)
     pthread_mutex_lock(&s->p->lock);
     while (s->p->epoch < STOP_AFTER_EPOCHS)
         pthread_cond_wait(&s->p->changed, &s->p->lock);
-    pthread_mutex_unlock(&s->p->lock);
     tdm_monitor_cancel(s->monitor);
+    s->p->stopped = 1;
+    pthread_cond_broadcast(&s->p->changed);
+    pthread_mutex_unlock(&s->p->lock);
     return NULL;
 }
 
@@ -130,7 +137,7 @@ static int train(tdm_strategy *s, tdm_train_op *op, const tdm_dataset *train_dat
     tdm_monitor *monitor;
     TRY(tdm_distribute_dataset(s, train_data, NULL, &dist));
     TRY(tdm_standard_input_step_create(dist, train_on_batch, op, 1, &step));
-    progress p = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0.0};
+    progress p = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0.0, 0};
     tdm_monitor_options mo = TDM_MONITOR_OPTIONS_INIT;
     mo.progress = on_step;
     mo.progress_user = &p;
@@ -149,7 +156,7 @@ static int train(tdm_strategy *s, tdm_train_op *op, const tdm_dataset *train_dat
     if (status == TDM_OK) { /* ended before the other thread stopped it: release it */
         pthread_mutex_lock(&p.lock);
         p.epoch = STOP_AFTER_EPOCHS;
-        pthread_cond_signal(&p.changed);
+        pthread_cond_broadcast(&p.changed);
         pthread_mutex_unlock(&p.lock);
     }
     pthread_join(thread, NULL);
