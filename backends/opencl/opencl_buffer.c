@@ -99,20 +99,24 @@ static staged_write *stage(const void *src, size_t size)
     return w;
 }
 
-/* Queues the write from the copy; the copy goes once the write has run. *call is
- * the OpenCL call that failed. */
+/* Queues the write from the copy; the copy goes once the write has run. A driver
+ * without event callbacks (Wine's OpenCL) gets the write waited for instead. *call
+ * is the OpenCL call that failed. */
 static cl_int write_staged(const tdm_opencl_buffer *b, size_t offset, staged_write *w,
                            const char **call)
 {
     cl_event done = NULL;
     cl_int err = clEnqueueWriteBuffer(b->owner->queue, b->mem, CL_FALSE, offset, w->size, w->bytes,
                                       0, NULL, &done);
-    if (err == CL_SUCCESS) {
-        *call = "clSetEventCallback";
-        err = clSetEventCallback(done, CL_COMPLETE, release_staged, w);
+    if (err != CL_SUCCESS) {
+        release_staged(NULL, err, w);
+    } else if (clSetEventCallback(done, CL_COMPLETE, release_staged, w) != CL_SUCCESS) {
+        tdm_device_count_host_wait(b->owner->dev);
+        *call = "clWaitForEvents";
+        err = clWaitForEvents(1, &done);
+        if (err == CL_SUCCESS)
+            release_staged(done, err, w); /* else the write may still read it: leaked */
     }
-    if (err != CL_SUCCESS && (!done || clWaitForEvents(1, &done) == CL_SUCCESS))
-        release_staged(done, err, w); /* else the write may still read it: leaked */
     if (done)
         clReleaseEvent(done);
     return err;
