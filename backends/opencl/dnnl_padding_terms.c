@@ -6,16 +6,29 @@
 
 #include "dnnl_padding_terms.h"
 
-/* Whether any of n floats is an infinity or NaN: a loop the compiler vectorises. */
+/* Whether any of n floats is an infinity or NaN: its exponent all ones, which adding
+ * one to the exponent carries into the sign bit. Eight lanes of ORs, with no
+ * comparison or branch, which the compiler vectorises at -O2 (a loop of one lane,
+ * compared, ran scalar: 2 % of a CNN's step). */
 static int any_nonfinite(const float *x, size_t n)
 {
-    uint32_t seen = 0;
-    for (size_t i = 0; i < n; i++) {
+    uint32_t seen[8] = {0};
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint32_t bits[8];
+        memcpy(bits, &x[i], sizeof bits);
+        for (size_t k = 0; k < 8; k++)
+            seen[k] |= (bits[k] & 0x7f800000u) + 0x00800000u;
+    }
+    for (; i < n; i++) {
         uint32_t bits;
         memcpy(&bits, &x[i], sizeof bits);
-        seen |= (bits & 0x7f800000u) == 0x7f800000u;
+        seen[0] |= (bits & 0x7f800000u) + 0x00800000u;
     }
-    return seen != 0;
+    uint32_t any = 0;
+    for (size_t k = 0; k < 8; k++)
+        any |= seen[k];
+    return (any & 0x80000000u) != 0;
 }
 
 /* Whether output (i, j)'s window tap (p, q) falls outside the image: in its padding. */
