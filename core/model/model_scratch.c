@@ -123,6 +123,27 @@ static tdm_status halves_alloc(const tdm_model *m, tdm_model_scratch *sc, size_t
     return s == TDM_OK ? tdm_tensor_create(sc->device, TDM_F16, &shape, &sc->halves.b) : s;
 }
 
+/* All of t (a buffer whose size does not follow the rows); NULL stays. */
+static tdm_status whole_of(tdm_tensor *t, tdm_tensor **out)
+{
+    *out = NULL;
+    if (!t)
+        return TDM_OK;
+    tdm_shape whole = tdm_tensor_shape(t);
+    return tdm_tensor_slice(t, 0, &whole, out);
+}
+
+/* Whether layer l's pre-activation z lives in its output a's memory: relu's output is
+ * z where z > 0 (or NaN) and +0 elsewhere, so its gradient's test z > 0 reads the
+ * same from a; linear's output is z. The bias_act launch then writes each cell
+ * once, not twice, and the layer keeps one buffer fewer. */
+static int z_in_output(const tdm_model *m, size_t l)
+{
+    const tdm_layer *d = &m->layers[l];
+    return (tdm_layer_type_of(d->kind)->takes & TDM_TAKES_ACTIVATION) &&
+           (d->activation == TDM_ACT_RELU || d->activation == TDM_ACT_LINEAR);
+}
+
 static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t rows)
 {
     tdm_model_buffers *b = &sc->b;
@@ -131,9 +152,11 @@ static tdm_status allocate(const tdm_model *m, tdm_model_scratch *sc, size_t row
         const tdm_layer_plan *p = &m->plans[l];
         size_t features = tdm_plan_out_features(p);
         const tdm_layer_type *t = tdm_layer_type_of(m->layers[l].kind);
-        s = stored(sc->device, p->storage, rows, features, &b->z[l]);
-        if (s == TDM_OK && (t->takes & TDM_TAKES_ACTIVATION))
+        if (t->takes & TDM_TAKES_ACTIVATION)
             s = stored(sc->device, p->storage, rows, features, &b->a[l]);
+        if (s == TDM_OK)
+            s = z_in_output(m, l) ? whole_of(b->a[l], &b->z[l])
+                                  : stored(sc->device, p->storage, rows, features, &b->z[l]);
         if (s == TDM_OK)
             s = matrix(sc->device, rows, features, &b->g[l]);
         if (s == TDM_OK && (t->takes & TDM_TAKES_ACTIVATION) && m->layers[l].dropout > 0.0f)
@@ -240,16 +263,6 @@ static tdm_status rows_of(tdm_tensor *t, size_t rows, tdm_tensor **out)
     return tdm_tensor_slice(t, 0, &shape, out);
 }
 
-/* All of t (a buffer whose size does not follow the rows); NULL stays. */
-static tdm_status whole_of(tdm_tensor *t, tdm_tensor **out)
-{
-    *out = NULL;
-    if (!t)
-        return TDM_OK;
-    tdm_shape whole = tdm_tensor_shape(t);
-    return tdm_tensor_slice(t, 0, &whole, out);
-}
-
 static tdm_status slice_layer(const tdm_model_buffers *from, tdm_model_buffers *to, size_t l,
                               size_t rows, int training)
 {
@@ -309,7 +322,8 @@ size_t tdm_model_row_bytes(const tdm_model *m)
         size_t work[TDM_LAYER_WORK] = {0};
         if (t->work)
             t->work(m, l, work);
-        floats += 4 * tdm_plan_out_features(&m->plans[l]); /* z, a, dropped, g */
+        /* z (unless in a), a, dropped, g */
+        floats += (z_in_output(m, l) ? 3 : 4) * tdm_plan_out_features(&m->plans[l]);
         for (size_t k = 0; k < TDM_LAYER_WORK; k++)
             floats += work[k];
     }
@@ -335,7 +349,8 @@ tdm_status tdm_model_scratch_bytes(const tdm_model *m, size_t replica, size_t *o
     size_t bytes = bytes_of(b->ids) + bytes_of(b->losses) + bytes_of(b->target) +
                    bytes_of(sc->input) + bytes_of(sc->halves.a) + bytes_of(sc->halves.b);
     for (size_t l = 0; l < b->layers; l++)
-        bytes += bytes_of(b->z[l]) + bytes_of(b->a[l]) + bytes_of(b->dropped[l]) +
+        bytes += (z_in_output(m, l) ? 0 : bytes_of(b->z[l])) + bytes_of(b->a[l]) +
+                 bytes_of(b->dropped[l]) +
                  bytes_of(b->g[l]) + bytes_of(b->col[l]) + bytes_of(b->row_stats[l]) +
                  bytes_of(b->norm[l]) + bytes_of(b->partial[l]);
     for (size_t e = 0; e < b->layers * TDM_LAYER_MAX_INPUTS; e++)

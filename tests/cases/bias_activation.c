@@ -1,7 +1,8 @@
 /* tdm_op_bias_activation on every device of a scenario: bitwise tdm_op_bias_add then
  * tdm_op_activation, z and y, for every activation, with f32 and f16 activations
  * (sums past 65504 overflowing to infinity, NaN, infinities and signed zeros among
- * the inputs), in place (x is z) as a layer adds its bias to its product, and on
+ * the inputs), in place (x is z) as a layer adds its bias to its product, z being
+ * y for relu and linear (their layers keep z in y, x too in f32), and on
  * shapes whose rows a quad of four cells spans; its gradient,
  * tdm_op_bias_activation_grad, bitwise tdm_op_activation_grad then tdm_op_sum_rows
  * (relu in one launch, relu_bias_grad), dx and db, likewise and in place (dx is dy);
@@ -57,6 +58,15 @@ static void check_shape(tdm_device *dev, tdm_dtype dtype, tdm_activation act, si
         CHECK_OK(tdm_tensor_copy(z_one, x));
         CHECK_OK(tdm_op_bias_activation(act, y_one, z_one, z_one, b));
         CHECK(test_same_bits(z_one, z_two));
+        CHECK(test_same_bits(y_one, y_two));
+    }
+    if (act == TDM_ACT_RELU || act == TDM_ACT_LINEAR) { /* z is y, as a model keeps them */
+        const tdm_tensor *from = x;
+        if (dtype == TDM_F32) { /* and the product, added to in place */
+            CHECK_OK(tdm_tensor_copy(y_one, x));
+            from = y_one;
+        }
+        CHECK_OK(tdm_op_bias_activation(act, y_one, y_one, from, b));
         CHECK(test_same_bits(y_one, y_two));
     }
     tdm_tensor_destroy(y_one);

@@ -1,19 +1,19 @@
 /* The fused kernels as the kernels they fuse, one after the other, so that the
  * reference is their composition bit for bit by definition. bias_act: bias_add into
- * z, then the activation's kernel from z into y (linear: bias_add into y as well,
- * before z, which x may be). */
+ * z, then the activation's kernel from z into y (linear: z's values copied, as
+ * bias_add into y would write them; x may be z, and z may be y). */
+#include <string.h>
+
 #include "ref_kernels.h"
 #include "tandem/nn.h"
 
 void ref_bias_act(const ref_bias_act_args *a)
 {
     const uint32_t n = a->rows * a->cols;
-    const ref_bias_add_args into_y = {a->y, a->x, a->b, a->rows, a->cols};
     const ref_bias_add_args into_z = {a->z, a->x, a->b, a->rows, a->cols};
-    if (a->activation == TDM_ACT_LINEAR)
-        ref_bias_add(&into_y);
     ref_bias_add(&into_z);
     switch (a->activation) {
+    case TDM_ACT_LINEAR: memmove(a->y, a->z, (size_t)n * sizeof *a->y); break;
     case TDM_ACT_RELU: ref_relu(&(ref_relu_args){a->y, a->z, n}); break;
     case TDM_ACT_TANH: ref_tanh(&(ref_tanh_args){a->y, a->z, n}); break;
     case TDM_ACT_SIGMOID: ref_sigmoid(&(ref_sigmoid_args){a->y, a->z, n}); break;

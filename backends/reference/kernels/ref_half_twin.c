@@ -4,6 +4,7 @@
  * definition (bias_act's runs its parts' twins). Copies rather than half arithmetic
  * keep one reference per kernel. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "device/backend_api.h"
 #include "reference_launch.h"
@@ -95,17 +96,17 @@ static tdm_status bias_act_f16(tdm_device *dev, const tdm_launch *launch)
         return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: unknown activation %u",
                         tdm_backend_device_desc(dev)->id, info->name, act);
     tdm_launch add_z = part(launch, TDM_KERNEL_bias_add, (const unsigned[]){Z, X, B}, 3);
-    tdm_launch add_y = part(launch, TDM_KERNEL_bias_add, (const unsigned[]){Y, X, B}, 3);
     tdm_launch act_y = part(launch, apply, (const unsigned[]){Y, Z}, 2);
-    add_z.u[0] = add_y.u[0] = rows;
-    add_z.u[1] = add_y.u[1] = cols;
+    add_z.u[0] = rows;
+    add_z.u[1] = cols;
     act_y.u[0] = rows * cols;
-    tdm_status s = apply == TDM_KERNEL_bias_add ? float_copies(dev, &add_y) : TDM_OK;
-    if (s == TDM_OK)
-        s = float_copies(dev, &add_z);
-    if (s == TDM_OK && apply != TDM_KERNEL_bias_add)
-        s = float_copies(dev, &act_y);
-    return s;
+    tdm_status s = float_copies(dev, &add_z);
+    if (s != TDM_OK || apply != TDM_KERNEL_bias_add)
+        return s == TDM_OK ? float_copies(dev, &act_y) : s;
+    /* linear: y is z's halves, as bias_add into y would round them (z may be y) */
+    memmove((uint16_t *)halves_of(launch, Y), halves_of(launch, Z),
+            (size_t)rows * cols * sizeof(uint16_t));
+    return TDM_OK;
 }
 
 tdm_status tdm_reference_half_twin(tdm_device *dev, const tdm_launch *launch)
