@@ -84,9 +84,8 @@ static tdm_status forward(const tdm_model *m, const tdm_model_views *v, size_t l
     return s;
 }
 
-/* The filter's gradient, and the bias's: the sums over the batch of every position,
- * which the model took with the activation's gradient (TDM_BIAS_SUMS_PARTIAL),
- * summed over the positions. */
+/* The filter's gradient, and the bias's as a sum over the batch of every position,
+ * then over the positions. */
 static tdm_status variable_grads(const tdm_model *m, const tdm_model_views *v, size_t l,
                                  const tdm_loss_args *a, const tdm_tensor *x)
 {
@@ -105,7 +104,7 @@ static tdm_status variable_grads(const tdm_model *m, const tdm_model_views *v, s
                                                            tdm_model_layer_halves(v, l))
                           : tdm_op_conv2d_grad_filter(df, xi, gi, &p->win);
     if (s == TDM_OK)
-        s = tdm_op_sum_rows(db, v->b.partial[l]);
+        s = tdm_layer_channel_sums(v, l, db, v->b.g[l]);
     tdm_tensor_destroy(gi);
     tdm_tensor_destroy(xi);
     return s == TDM_OK ? tdm_layer_grads_ready(m, l, a) : s;
@@ -234,7 +233,6 @@ static tdm_status onnx(const tdm_model *m, size_t l, tdm_onnx_graph *g, const td
 const tdm_layer_type tdm_layer_conv2d = {
     .variables = tdm_kernel_and_bias,
     .takes = TDM_TAKES_UNITS | TDM_TAKES_ACTIVATION | TDM_TAKES_WINDOW,
-    .bias_sums = TDM_BIAS_SUMS_PARTIAL,
     .storage = TDM_STORE_HALF,
     .kernel_rank = 4,
     .check = tdm_layer_check_units,

@@ -25,17 +25,6 @@ enum {
     TDM_TAKES_DROPOUT = 1u << 8     /* "dropout" alone, which the layer applies itself */
 };
 
-/* Where the model puts the column sums of g[l] that it takes in the same pass as the
- * activation's gradient (tdm_op_bias_activation_grad). */
-typedef enum tdm_layer_bias_sums {
-    TDM_BIAS_SUMS_NONE,   /* nowhere: the kind's backward takes its own */
-    TDM_BIAS_SUMS_GRAD,   /* the gradient of its second variable, a bias: its backward
-                             leaves it be */
-    TDM_BIAS_SUMS_PARTIAL /* its partial buffer (per position and channel, over the
-                             batch), which its backward sums over the positions into
-                             its bias's gradient */
-} tdm_layer_bias_sums;
-
 /* How a kind stores its outputs with f16 activations. */
 typedef enum tdm_layer_storage {
     TDM_STORE_AS_INPUT, /* in its input's dtype: its kernels take one dtype */
@@ -52,7 +41,10 @@ typedef struct tdm_layer_type {
                                      file need not record the input's shape */
     tdm_layer_storage storage;
     size_t kernel_rank;           /* of the first variable, whose dims loading reads */
-    tdm_layer_bias_sums bias_sums;
+    /* Its second variable is a bias, whose gradient (the column sums of g[l]) the
+     * model takes with the activation's (tdm_op_bias_activation_grad): its backward
+     * leaves it be. */
+    int bias_grad_with_activation;
 
     /* The rules of the settings it takes, for layer l of model function f; NULL:
      * none. The model checks them first, then that it sets no other. */
