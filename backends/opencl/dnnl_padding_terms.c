@@ -6,24 +6,28 @@
 
 #include "dnnl_padding_terms.h"
 
-/* Whether any of n floats is an infinity or NaN: its exponent all ones, which adding
- * one to the exponent carries into the sign bit. Eight lanes of ORs, with no
+/* A float's bits with the top bit set where it is an infinity or NaN: its exponent is
+ * all ones, and adding one to the exponent carries into the top bit. */
+static uint32_t top_if_nonfinite(uint32_t bits)
+{
+    return (bits & 0x7f800000u) + 0x00800000u;
+}
+
+/* Whether any of n floats is an infinity or NaN. Eight lanes of ORs, with no
  * comparison or branch, which the compiler vectorises at -O2 (a loop of one lane,
  * compared, ran scalar: 2 % of a CNN's step). */
 static int any_nonfinite(const float *x, size_t n)
 {
-    uint32_t seen[8] = {0};
+    uint32_t seen[8] = {0}, bits[8];
     size_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        uint32_t bits[8];
         memcpy(bits, &x[i], sizeof bits);
         for (size_t k = 0; k < 8; k++)
-            seen[k] |= (bits[k] & 0x7f800000u) + 0x00800000u;
+            seen[k] |= top_if_nonfinite(bits[k]);
     }
     for (; i < n; i++) {
-        uint32_t bits;
-        memcpy(&bits, &x[i], sizeof bits);
-        seen[0] |= (bits & 0x7f800000u) + 0x00800000u;
+        memcpy(bits, &x[i], sizeof bits[0]);
+        seen[0] |= top_if_nonfinite(bits[0]);
     }
     uint32_t any = 0;
     for (size_t k = 0; k < 8; k++)

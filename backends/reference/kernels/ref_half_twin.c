@@ -23,9 +23,9 @@ static void free_views(float_views *v)
         free(v->values[b]);
 }
 
-static const uint16_t *halves_of(const tdm_launch *launch, unsigned b)
+static uint16_t *halves_of(const tdm_launch *launch, unsigned b)
 {
-    return (const uint16_t *)tdm_backend_buffer_state(launch->buffers[b]) + launch->offsets[b];
+    return (uint16_t *)tdm_backend_buffer_state(launch->buffers[b]) + launch->offsets[b];
 }
 
 /* A twin whose kernel reads no activation it has stored. */
@@ -59,7 +59,7 @@ static tdm_status float_copies(tdm_device *dev, const tdm_launch *launch)
     for (unsigned b = 0; b < twin->buffer_count; b++) {
         if (!v.values[b] || !twin->buffers[b].written)
             continue;
-        uint16_t *h = (uint16_t *)halves_of(launch, b);
+        uint16_t *h = halves_of(launch, b);
         for (uint64_t i = 0; i < v.count[b]; i++)
             h[i] = tdm_f16_from_f32(v.values[b][i]);
     }
@@ -104,7 +104,7 @@ static tdm_status bias_act_f16(tdm_device *dev, const tdm_launch *launch)
     if (s != TDM_OK || apply != TDM_KERNEL_bias_add)
         return s == TDM_OK ? float_copies(dev, &act_y) : s;
     /* linear: y is z's halves, as bias_add into y would round them (z may be y) */
-    memmove((uint16_t *)halves_of(launch, Y), halves_of(launch, Z),
+    memmove(halves_of(launch, Y), halves_of(launch, Z),
             (size_t)rows * cols * sizeof(uint16_t));
     return TDM_OK;
 }
