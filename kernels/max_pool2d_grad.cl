@@ -10,7 +10,7 @@
  * reaching the image's edges, so the cells cover dx. Other windows (overlapping, or
  * with gaps, where a large stride would make the cells far larger than the windows;
  * an image without windows) gather: a work-item per run of dx's channels tests every
- * (p, q), rescanning each window. */
+ * (p, q), rescanning each window. With relu, a cell is 0 where x > 0 fails. */
 
 #include "pool_window.clh"
 
@@ -63,8 +63,10 @@ kernel void tdm_max_pool2d_grad(TDM_SIGNATURE)
         for (size_t g = get_global_id(0); g < runs; g += get_global_size(0)) {
             const uint first = (uint)g * run;
             tdm_nhwc n = tdm_nhwc_of(first, h, w, c);
-            for (uint k = 0; k < run; k++, n.ch++)
-                dx[first + k] = tdm_overlapping(dy, x, n, first + k, oh, ow, TDM_POOL_DIMS);
+            for (uint k = 0; k < run; k++, n.ch++) {
+                const float sum = tdm_overlapping(dy, x, n, first + k, oh, ow, TDM_POOL_DIMS);
+                dx[first + k] = relu && !(LOAD(x, first + k) > 0.0f) ? 0.0f : sum;
+            }
         }
         return;
     }
@@ -100,6 +102,8 @@ kernel void tdm_max_pool2d_grad(TDM_SIGNATURE)
                         top[k] = take ? v : top[k];
                     }
                 }
+            for (uint k = 0; relu && k < count; k++) /* the ReLU's x > 0 at the choice */
+                best[k] = top[k] > 0.0f ? best[k] : UINT_MAX;
             for (int r = cr0; r < cr1; r++)
                 for (int s = cs0; s < cs1; s++) {
                     const uint at = ((n.b * h + (uint)r) * w + (uint)s) * c + n.ch + k0;

@@ -9,7 +9,7 @@
 // once, then writes the window's cell, dy at the choice and 0 elsewhere: the window
 // itself, the first and last ones reaching the image's edges. Other windows
 // (overlapping, or with gaps; an image without windows) gather: an item per element
-// of dx tests every (p, q).
+// of dx tests every (p, q). With relu, a cell is 0 where x > 0 fails.
 #extension GL_GOOGLE_include_directive : require
 #define TDM_KERNEL_max_pool2d_grad
 #include "kernel_bindings.glsl"
@@ -46,7 +46,7 @@ void gather(uint h, uint w, uint c, uint oh, uint ow)
                     sum += dy[TDM_OFF_dy + ((b * oh + uint(i)) * ow + uint(j)) * c + ch];
             }
         }
-        dx[TDM_OFF_dx + e] = sum;
+        dx[TDM_OFF_dx + e] = TDM_U_relu != 0u && !(TDM_LOAD(x, e) > 0.0) ? 0.0 : sum;
     }
 }
 
@@ -61,6 +61,8 @@ void main()
     for (uint o = gl_GlobalInvocationID.x; o < count; o += TDM_STRIDE) {
         uint ch = o % c, t = o / c, b = t / ow / oh, i = t / ow % oh, j = t % ow;
         int best = tdm_window_max(b, int(i), int(j), ch);
+        if (TDM_U_relu != 0u && best >= 0 && !(TDM_LOAD(x, uint(best)) > 0.0))
+            best = -1; // the ReLU's x > 0 fails at the choice
         float g = dy[TDM_OFF_dy + o];
         g = g == 0.0 ? 0.0 : g; // the sum's +0 for -0 (a compiler drops 0.0 + g)
         int r1 = tdm_cell_start(i + 1u, oh, TDM_U_stride_h, TDM_U_pad_top, h);

@@ -123,6 +123,15 @@ void tdm_model_graph_first_grads(const tdm_model_options *o, tdm_layer_plan *pla
         }
 }
 
+size_t tdm_model_graph_readers(const tdm_model_options *o, const tdm_layer_plan *plans, size_t l)
+{
+    size_t n = 0;
+    for (size_t r = l + 1; r < o->layer_count; r++)
+        for (size_t k = 0; k < plans[r].input_count; k++)
+            n += plans[r].inputs[k] == (int)l;
+    return n;
+}
+
 void tdm_model_input_image(const tdm_model_options *o, const tdm_layer_plan *plans,
                            const tdm_layer_plan *p, size_t k, size_t image[3])
 {

@@ -27,6 +27,10 @@ typedef struct tdm_layer_plan {
     size_t input_count;
     int inputs[TDM_LAYER_MAX_INPUTS];
     unsigned char first_grad[TDM_LAYER_MAX_INPUTS];
+    /* Its ReLU's gradient is taken by its one reader, a max pooling, in the launch
+     * that routes the pooling's gradient (tdm_pool2d_grad's relu): one pass over the
+     * layer's activations fewer. */
+    unsigned char relu_grad_by_reader;
 } tdm_layer_plan;
 
 static inline size_t tdm_plan_in_features(const tdm_layer_plan *p)
@@ -242,6 +246,8 @@ tdm_status tdm_model_forward(const tdm_model *m, const tdm_model_views *v,
 tdm_status tdm_model_graph_plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l,
                                 const char *func);
 void tdm_model_graph_first_grads(const tdm_model_options *o, tdm_layer_plan *plans);
+/* How many inputs of later layers read layer l (a layer reading it twice, two). */
+size_t tdm_model_graph_readers(const tdm_model_options *o, const tdm_layer_plan *plans, size_t l);
 /* Input k of plan p as an image [h, w, c] (a flat input: 1 x 1 x features). */
 void tdm_model_input_image(const tdm_model_options *o, const tdm_layer_plan *plans,
                            const tdm_layer_plan *p, size_t k, size_t image[3]);

@@ -105,10 +105,11 @@ static tdm_status backward_layer(const tdm_model *m, const tdm_model_views *v,
     const tdm_layer_type *type = tdm_layer_type_of(m->layers[l].kind);
     const tdm_layer_plan *p = &m->plans[l];
     tdm_activation act = m->layers[l].activation;
-    if (s == TDM_OK && v->b.a[l] && type->bias_grad_with_activation)
+    int act_grad = v->b.a[l] && !p->relu_grad_by_reader; /* else g[l] is through it */
+    if (s == TDM_OK && act_grad && type->bias_grad_with_activation)
         s = tdm_op_bias_activation_grad(act, a->grads[p->first_var + 1], v->b.g[l], v->b.g[l],
                                         v->b.z[l], v->b.a[l]);
-    else if (s == TDM_OK && v->b.a[l])
+    else if (s == TDM_OK && act_grad)
         s = tdm_op_activation_grad(act, v->b.g[l], v->b.g[l], v->b.z[l], v->b.a[l]);
     const tdm_tensor *x = tdm_model_input_of(v, p, 0, a->features);
     if (s == TDM_OK)

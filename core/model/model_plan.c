@@ -252,6 +252,24 @@ static tdm_status plan_storage(const tdm_model_options *o, tdm_layer_plan *plans
     return s;
 }
 
+/* Marks relu_grad_by_reader where a ReLU layer's output is read by one max pooling
+ * alone, as it is (no dropout between), which then writes the gradient through both;
+ * not where the bias's gradient comes with the activation's (dense). */
+static void relu_grads_by_readers(const tdm_model_options *o, tdm_layer_plan *plans)
+{
+    for (size_t r = 0; r < o->layer_count; r++) {
+        int l = plans[r].inputs[0];
+        if (o->layers[r].kind != TDM_LAYER_MAX_POOL2D || l < 0)
+            continue;
+        const tdm_layer *d = &o->layers[l];
+        const tdm_layer_type *t = tdm_layer_type_of(d->kind);
+        plans[l].relu_grad_by_reader = (t->takes & TDM_TAKES_ACTIVATION) &&
+                                       !t->bias_grad_with_activation &&
+                                       d->activation == TDM_ACT_RELU && d->dropout == 0.0f &&
+                                       tdm_model_graph_readers(o, plans, (size_t)l) == 1;
+    }
+}
+
 tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const char *f)
 {
     tdm_status s = model_inputs(o, f);
@@ -317,8 +335,10 @@ tdm_status tdm_model_plan(tdm_model_options *o, tdm_layer_plan *plans, const cha
                      "model computes in %s",
                      f, tdm_mixed_products_name(o->mixed_products),
                      tdm_dtype_name(o->compute_dtype));
-    if (s == TDM_OK)
+    if (s == TDM_OK) {
         tdm_model_graph_first_grads(o, plans);
+        relu_grads_by_readers(o, plans);
+    }
     return s == TDM_OK ? plan_storage(o, plans, f) : s;
 }
 

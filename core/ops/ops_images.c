@@ -261,9 +261,18 @@ tdm_status tdm_op_pool2d(tdm_pooling kind, tdm_tensor *y, const tdm_tensor *x,
 tdm_status tdm_op_pool2d_grad(tdm_pooling kind, tdm_tensor *dx, const tdm_tensor *dy,
                               const tdm_tensor *x, const tdm_window *win)
 {
+    return tdm_pool2d_grad(kind, dx, dy, x, win, 0);
+}
+
+tdm_status tdm_pool2d_grad(tdm_pooling kind, tdm_tensor *dx, const tdm_tensor *dy,
+                           const tdm_tensor *x, const tdm_window *win, int relu)
+{
     const char *fn = "tdm_op_pool2d_grad";
     tdm_image_geometry g;
     tdm_status s = check_kind(fn, kind);
+    if (s == TDM_OK && relu && kind != TDM_POOL_MAX)
+        s = tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: a ReLU's gradient joins max pooling's only",
+                     fn);
     if (s == TDM_OK)
         s = tdm_check_conv_images(fn, "dx", dx, "dy", dy, NULL, win, &g);
     const tdm_dtype storage = tdm_ops_storage(x); /* max pooling's x: f32 or f16 */
@@ -282,7 +291,8 @@ tdm_status tdm_op_pool2d_grad(tdm_pooling kind, tdm_tensor *dx, const tdm_tensor
         const tdm_max_pool2d_grad_args a = {.dx = tdm_tensor_view(dx),
                                             .dy = tdm_tensor_view(dy),
                                             .x = tdm_tensor_view(x),
-                                            POOL_UINTS(g)};
+                                            POOL_UINTS(g),
+                                            .relu = relu != 0};
         call = tdm_max_pool2d_grad_call(&a);
         tdm_kernel_store_as(&call, storage);
     } else {

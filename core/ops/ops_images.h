@@ -43,6 +43,12 @@ tdm_status tdm_conv2d_lowered_grad_input(tdm_tensor *dx, const tdm_tensor *dy, c
                                          tdm_tensor *col, const tdm_window *win,
                                          const tdm_halves *halves);
 
+/* tdm_op_pool2d_grad; with relu (max pooling), then 0 wherever x > 0 fails, in the
+ * same launch: the gradient through the ReLU whose output x is as well, bitwise
+ * tdm_op_activation_grad's after the pooling's. */
+tdm_status tdm_pool2d_grad(tdm_pooling kind, tdm_tensor *dx, const tdm_tensor *dy,
+                           const tdm_tensor *x, const tdm_window *win, int relu);
+
 /* tdm_op_conv2d and its gradients' results as GEMMs that read the image where im2col
  * would have copied it (GEMM's rounding); TDM_ERR_UNSUPPORTED on a device without the
  * kernels. */

@@ -167,6 +167,7 @@ static void set_free_uints(const tdm_kernel_info *info, conf_case *c, unsigned i
     set_uint(info, c, TDM_UINT_trans_a, index & 1);
     set_uint(info, c, TDM_UINT_trans_b, (index >> 1) & 1);
     set_uint(info, c, TDM_UINT_causal, (index >> 1) & 1);
+    set_uint(info, c, TDM_UINT_relu, index & 1);
     /* every count of inputs from the fewest (the required buffers) to the most */
     unsigned most_inputs = tdm_kernel_input_count(info),
              fewest = tdm_kernel_required_input_count(info);

@@ -147,8 +147,9 @@ tdm_status grad_build_conv_f(tdm_device *dev, const grad_check *g, size_t index,
 static tdm_status pool_problem(size_t index, grad_problem *p, int max)
 {
     const image_dims *d = &image_cases[index];
-    const uint32_t u[IMAGE_UINTS - 1] = {d->batch, d->h,  d->w,  d->c,  d->oh, d->ow,
-                                         d->kh,    d->kw, d->sh, d->sw, d->pt, d->pl};
+    /* max_pool2d_grad's relu last, 0: the pooling's own gradient */
+    const uint32_t u[IMAGE_UINTS] = {d->batch, d->h,  d->w,  d->c,  d->oh, d->ow, d->kh,
+                                     d->kw,    d->sh, d->sw, d->pt, d->pl, 0};
     tdm_kernel fwd = max ? TDM_KERNEL_max_pool2d : TDM_KERNEL_avg_pool2d;
     tdm_kernel bwd = max ? TDM_KERNEL_max_pool2d_grad : TDM_KERNEL_avg_pool2d_grad;
     tdm_status s = grad_make_call(&p->fwd, &p->fwd_in, fwd, u, NULL, 1);

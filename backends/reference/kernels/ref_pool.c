@@ -74,7 +74,7 @@ void ref_max_pool2d_grad(const ref_max_pool2d_grad_args *a)
                     sum += a->dy[((b * d.oh + (size_t)i) * d.ow + (size_t)j) * d.c + ch];
             }
         }
-        a->dx[e] = sum;
+        a->dx[e] = a->relu && !(a->x[e] > 0.0f) ? 0.0f : sum;
     }
 }
 

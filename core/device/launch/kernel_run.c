@@ -45,7 +45,7 @@ static tdm_status check_window(const tdm_kernel_info *info, const uint32_t *u)
 static tdm_status check_uints(const tdm_kernel_info *info, const uint32_t *u)
 {
     static const tdm_uint_name flags[] = {TDM_UINT_nesterov, TDM_UINT_centered, TDM_UINT_trans_a,
-                                          TDM_UINT_trans_b};
+                                          TDM_UINT_trans_b, TDM_UINT_relu};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         if (tdm_kernel_uint(info, u, flags[i]) > 1)
             return tdm_fail(TDM_ERR_INVALID_ARGUMENT, "%s: %s: '%s' must be 0 or 1", F, info->name,

@@ -3,6 +3,7 @@
 #include "base/error.h"
 #include "model/layers/images.h"
 #include "model/onnx/onnx_ops.h"
+#include "ops/ops_images.h"
 
 /* t's first rows * h * w * c elements as an image. */
 static tdm_status image(const tdm_tensor *t, size_t rows, size_t h, size_t w, size_t c,
@@ -98,7 +99,8 @@ tdm_status tdm_layer_pool_backward(const tdm_model *m, const tdm_model_views *v,
     if (s == TDM_OK)
         s = tdm_layer_output_image(p, v->b.g[l], v->rows, &gi);
     if (s == TDM_OK)
-        s = tdm_op_pool2d_grad(kind, dxi, gi, xi, &p->win);
+        s = tdm_pool2d_grad(kind, dxi, gi, xi, &p->win,
+                            p->inputs[0] >= 0 && m->plans[p->inputs[0]].relu_grad_by_reader);
     tdm_tensor_destroy(gi);
     tdm_tensor_destroy(dxi);
     tdm_tensor_destroy(xi);

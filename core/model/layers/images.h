@@ -22,7 +22,8 @@ tdm_status tdm_layer_plan_window(const tdm_layer *d, tdm_layer_plan *p, int pool
 /* A pooling layer's plan: windows of its input image out, channel by channel. */
 tdm_status tdm_layer_pool_plan(const tdm_model_options *o, tdm_layer_plan *plans, size_t l,
                                const char *f);
-/* z[l] = the pooling of x; and its backward pass, d(loss) / dx into its input's gradient. */
+/* z[l] = the pooling of x; and its backward pass, d(loss) / dx into its input's
+ * gradient, through the input's ReLU too where its plan says so (relu_grad_by_reader). */
 tdm_status tdm_layer_pool_forward(const tdm_model *m, const tdm_model_views *v, size_t l,
                                   const tdm_tensor *x, tdm_pooling kind);
 tdm_status tdm_layer_pool_backward(const tdm_model *m, const tdm_model_views *v, size_t l,

@@ -456,6 +456,14 @@ static void max_pool2d_grad_everywhere(const tdm_launch *l)
     }
 }
 
+/* The pooling's gradient alone, relu or not: a ReLU's zeros let through. */
+static void max_pool2d_grad_ignores_relu(const tdm_launch *l)
+{
+    ref_max_pool2d_grad_args a = ref_max_pool2d_grad_unpack(l, host_memory(l).of);
+    a.relu = 0;
+    ref_max_pool2d_grad(&a);
+}
+
 /* Ties to the last of equal inputs instead of the first. */
 static void max_pool2d_grad_last_of_ties(const tdm_launch *l)
 {
@@ -651,6 +659,7 @@ const wrong_kernel wrong_kernels[] = {
     {TDM_KERNEL_accumulate_f16, accumulate_f16_unscaled},
     {TDM_KERNEL_conv2d, conv2d_filter_hwoi},
     {TDM_KERNEL_max_pool2d, max_pool2d_zero_padding},
+    {TDM_KERNEL_max_pool2d_grad, max_pool2d_grad_ignores_relu},
     {TDM_KERNEL_avg_pool2d, avg_pool2d_counts_padding},
     {TDM_KERNEL_batch_norm_stats, batch_norm_stats_eps_outside},
     {TDM_KERNEL_layer_norm, layer_norm_unbiased},

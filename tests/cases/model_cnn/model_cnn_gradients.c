@@ -166,6 +166,21 @@ void mc_check_gradients(void)
                                 TDM_LAYER_NORM(), TDM_DENSE(16, TDM_ACT_TANH, 0.0f),
                                 TDM_RESIDUAL(2),  mc_cnn[5]};
     check_gradients_of("cnn", layers, sizeof layers / sizeof layers[0], 0);
+    /* ReLU convolutions under max poolings: the first read by an average pooling too,
+     * so it takes its activation's gradient itself; the second by its pooling alone,
+     * whose gradient then passes through the ReLU too (relu_grad_by_reader) */
+    const tdm_layer pooled[] = {TDM_CONV2D(8, 3, TDM_ACT_RELU),
+                                TDM_MAX_POOL2D(2),
+                                {.kind = TDM_LAYER_AVG_POOL2D,
+                                 .kernel_h = 2,
+                                 .kernel_w = 2,
+                                 .input_count = 1,
+                                 .inputs = {0}},
+                                TDM_CONCATENATE(1, 2),
+                                TDM_CONV2D(8, 3, TDM_ACT_RELU),
+                                TDM_MAX_POOL2D(2),
+                                TDM_DENSE(CLASSES, TDM_ACT_LINEAR, 0.0f)};
+    check_gradients_of("relu under max pooling", pooled, sizeof pooled / sizeof pooled[0], 0);
 }
 
 /* An embedding of the digits' pixel values (ids 0 to 16) as 3 channels each, under a
