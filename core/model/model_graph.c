@@ -93,17 +93,12 @@ tdm_status tdm_model_graph_plan(const tdm_model_options *o, tdm_layer_plan *plan
     if (l + 1 < o->layer_count)
         return TDM_OK;
     /* the last layer is the output: every other is read by a later one */
-    for (size_t n = 0; n < l; n++) {
-        int read = 0;
-        for (size_t r = n + 1; r <= l && !read; r++)
-            for (size_t k = 0; k < plans[r].input_count; k++)
-                read |= plans[r].inputs[k] == (int)n;
-        if (!read)
+    for (size_t n = 0; n < l; n++)
+        if (tdm_model_graph_readers(o, plans, n) == 0)
             return tdm_fail(TDM_ERR_INVALID_ARGUMENT,
                             "%s: layer %zu (%s) is read by no later layer: the model's output "
                             "is its last layer, and every other layer leads to it",
                             f, n, tdm_layer_kind_name(o->layers[n].kind));
-    }
     return every_input_read(o, plans, f);
 }
 
