@@ -62,6 +62,9 @@
 // image where im2col would have copied it (conv_implicit.glsl). C is the view c, or
 // the one TDM_GEMM_C names; the product's m, n, k, ldc, trans_a, trans_b, alpha and
 // beta are TDM_U_* and TDM_F_* macros, the kernel's own or the including shader's.
+// Where TDM_GEMM_EPILOGUE is defined, vec4 tdm_gemm_epilogue(vec4 v, uint col0) maps
+// the results alpha * sum of a row's columns col0 .. col0 + 3 before they are stored
+// (conv2d_implicit_bias_relu's bias and ReLU).
 #ifndef TDM_GEMM_GLSL
 #define TDM_GEMM_GLSL
 // [[unroll]] on the loops over an invocation's blocks: their counts are constants once
@@ -168,6 +171,9 @@ void store_row(uint row, uint col0, vec4 v, bool quads)
     uint n = TDM_U_n, ldc = TDM_U_ldc;
     float alpha = TDM_F_alpha, beta = TDM_F_beta;
     v *= alpha;
+#ifdef TDM_GEMM_EPILOGUE
+    v = tdm_gemm_epilogue(v, col0);
+#endif
     uint ic = row * ldc + col0;
     if (quads) {
         uint q = TDM_QUAD(TDM_GEMM_C, ic);

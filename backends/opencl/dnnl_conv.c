@@ -49,6 +49,7 @@
     X(dnnl_primitive_attr_destroy)                                                                 \
     X(dnnl_post_ops_create)                                                                        \
     X(dnnl_post_ops_append_sum)                                                                    \
+    X(dnnl_post_ops_append_eltwise)                                                                \
     X(dnnl_post_ops_destroy)                                                                       \
     X(dnnl_status2str)                                                                             \
     X(dnnl_get_effective_cpu_isa)
@@ -147,7 +148,7 @@ struct tdm_dnnl_conv {
     /* Before the forward and the input gradient: f into the layout conv reads. After
      * the filter gradient: conv's result back to HWIO, added to df. NULL: none. */
     dnnl_primitive_t reorder;
-    dnnl_memory_t image, output, filter, laid_out, scratchpad;
+    dnnl_memory_t image, output, filter, bias, laid_out, scratchpad;
     void *laid_out_storage, *scratchpad_storage;
     int zero_first; /* what the pass writes is filled with zeros before conv runs */
     float *written; /* what the pass writes (NaN if oneDNN fails while it runs) */
@@ -162,7 +163,8 @@ void tdm_dnnl_conv_free(tdm_dnnl_conv *c)
         p_dnnl_primitive_destroy(c->conv);
     if (c->reorder)
         p_dnnl_primitive_destroy(c->reorder);
-    dnnl_memory_t memories[] = {c->image, c->output, c->filter, c->laid_out, c->scratchpad};
+    dnnl_memory_t memories[] = {c->image, c->output,   c->filter,
+                                c->bias,  c->laid_out, c->scratchpad};
     for (size_t i = 0; i < sizeof memories / sizeof memories[0]; i++)
         if (memories[i])
             p_dnnl_memory_destroy(memories[i]);
@@ -186,7 +188,7 @@ static tdm_status failed(const char *what, dnnl_status_t st)
  * gives, is seen through a view of the rows and columns the windows reach (its
  * strides the whole image's), so that the padding is never negative. */
 typedef struct shapes {
-    dnnl_memory_desc_t image, output, filter, filter_any;
+    dnnl_memory_desc_t image, output, filter, filter_any, bias;
     dnnl_dims_t strides, pad_before, pad_after;
     int image_whole; /* the view is the whole image */
 } shapes;
@@ -215,22 +217,34 @@ static dnnl_status_t describe(const tdm_dnnl_window *w, shapes *s)
     if (st == dnnl_success)
         st = p_dnnl_memory_desc_init_by_tag(&s->filter_any, 4, filter, dnnl_f32,
                                             dnnl_format_tag_any);
+    const dnnl_dims_t bias = {w->oc};
+    if (st == dnnl_success)
+        st = p_dnnl_memory_desc_init_by_tag(&s->bias, 1, bias, dnnl_f32, dnnl_a);
     return st;
 }
 
-/* Attributes whose primitive takes its scratchpad from the caller; with a sum post-op
- * (adding to what the destination holds) where sum. */
-static dnnl_status_t user_scratchpad_attr(int sum, dnnl_primitive_attr_t *attr)
+typedef enum { NO_POST_OP, SUM, RELU } post_op;
+
+/* Attributes whose primitive takes its scratchpad from the caller, with a post-op:
+ * SUM adds to what the destination holds; RELU is the table's relu (NaN kept, +0
+ * below 0) as ELU with alpha 0, x > 0 ? x : 0 * (exp(x) - 1), then 1 * that + 0, which
+ * turns its -0 into +0. oneDNN's own ReLU post-op is a max with 0 in its vectorised
+ * kernels, which makes NaN 0. */
+static dnnl_status_t user_scratchpad_attr(post_op post, dnnl_primitive_attr_t *attr)
 {
     dnnl_post_ops_t ops = NULL;
     dnnl_status_t st = p_dnnl_primitive_attr_create(attr);
     if (st == dnnl_success)
         st = p_dnnl_primitive_attr_set_scratchpad_mode(*attr, dnnl_scratchpad_mode_user);
-    if (st == dnnl_success && sum)
+    if (st == dnnl_success && post != NO_POST_OP)
         st = p_dnnl_post_ops_create(&ops);
-    if (st == dnnl_success && sum)
+    if (st == dnnl_success && post == SUM)
         st = p_dnnl_post_ops_append_sum(ops, 1.0f);
-    if (st == dnnl_success && sum)
+    if (st == dnnl_success && post == RELU)
+        st = p_dnnl_post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_elu, 0.0f, 0.0f);
+    if (st == dnnl_success && post == RELU)
+        st = p_dnnl_post_ops_append_eltwise(ops, 1.0f, dnnl_eltwise_linear, 1.0f, 0.0f);
+    if (st == dnnl_success && post != NO_POST_OP)
         st = p_dnnl_primitive_attr_set_post_ops(*attr, ops);
     if (ops)
         p_dnnl_post_ops_destroy(ops);
@@ -238,14 +252,14 @@ static dnnl_status_t user_scratchpad_attr(int sum, dnnl_primitive_attr_t *attr)
 }
 
 /* The pass's primitive descriptor (the forward's is the hint the gradients need). */
-static tdm_status choose(tdm_dnnl_pass pass, shapes *s, const_dnnl_primitive_attr_t attr,
+static tdm_status choose(tdm_dnnl_pass pass, int bias, shapes *s, const_dnnl_primitive_attr_t attr,
                          dnnl_primitive_desc_t *out)
 {
     dnnl_convolution_desc_t forward, backward;
     dnnl_primitive_desc_t hint = NULL;
     dnnl_status_t st = p_dnnl_convolution_forward_desc_init(
-        &forward, dnnl_forward_training, dnnl_convolution_direct, &s->image, &s->filter_any, NULL,
-        &s->output, s->strides, s->pad_before, s->pad_after);
+        &forward, dnnl_forward_training, dnnl_convolution_direct, &s->image, &s->filter_any,
+        bias ? &s->bias : NULL, &s->output, s->strides, s->pad_before, s->pad_after);
     if (st == dnnl_success)
         st = pass == TDM_DNNL_FORWARD
                  ? p_dnnl_primitive_desc_create(out, &forward, attr, engine, NULL)
@@ -295,7 +309,7 @@ static tdm_status lay_out(tdm_dnnl_conv *c, const shapes *s, const_dnnl_primitiv
     dnnl_primitive_desc_t reorder = NULL;
     dnnl_status_t st = p_dnnl_memory_create(&c->laid_out, laid, engine, c->laid_out_storage);
     if (st == dnnl_success)
-        st = user_scratchpad_attr(gradient, &attr);
+        st = user_scratchpad_attr(gradient ? SUM : NO_POST_OP, &attr);
     if (st == dnnl_success)
         st = gradient ? p_dnnl_reorder_primitive_desc_create(&reorder, laid, engine, &s->filter,
                                                              engine, attr)
@@ -337,7 +351,7 @@ static tdm_status build(tdm_dnnl_conv *c, const tdm_dnnl_window *w, const tdm_dn
     if (st != dnnl_success)
         return failed("the shapes", st);
     dnnl_primitive_attr_t attr = NULL;
-    st = user_scratchpad_attr(0, &attr);
+    st = user_scratchpad_attr(o->bias ? RELU : NO_POST_OP, &attr);
     if (st != dnnl_success) {
         if (attr)
             p_dnnl_primitive_attr_destroy(attr);
@@ -345,7 +359,7 @@ static tdm_status build(tdm_dnnl_conv *c, const tdm_dnnl_window *w, const tdm_dn
     }
     dnnl_primitive_desc_t pd = NULL;
     size_t reorder_scratch = 0;
-    tdm_status result = choose(c->pass, &s, attr, &pd);
+    tdm_status result = choose(c->pass, o->bias != NULL, &s, attr, &pd);
     p_dnnl_primitive_attr_destroy(attr);
     if (result == TDM_OK)
         result = lay_out(c, &s, pd, &reorder_scratch);
@@ -362,6 +376,8 @@ static tdm_status build(tdm_dnnl_conv *c, const tdm_dnnl_window *w, const tdm_dn
             st = p_dnnl_memory_create(&c->output, &s.output, engine, o->output);
         if (st == dnnl_success)
             st = p_dnnl_memory_create(&c->filter, &s.filter, engine, o->filter);
+        if (st == dnnl_success && o->bias)
+            st = p_dnnl_memory_create(&c->bias, &s.bias, engine, o->bias);
         if (st != dnnl_success)
             result = failed("the convolution", st);
     }
@@ -419,7 +435,7 @@ tdm_status tdm_dnnl_conv_prepare(tdm_dnnl_pass pass, const tdm_dnnl_window *w,
 static dnnl_status_t execute(const tdm_dnnl_conv *c, dnnl_primitive_t p, int n,
                              const dnnl_exec_arg_t *args)
 {
-    dnnl_exec_arg_t all[4];
+    dnnl_exec_arg_t all[5];
     for (int i = 0; i < n; i++)
         all[i] = args[i];
     if (c->scratchpad)
@@ -436,7 +452,8 @@ static dnnl_status_t compute(const tdm_dnnl_conv *c)
                           back_added[] = {{DNNL_ARG_FROM, c->laid_out}, {DNNL_ARG_TO, c->filter}};
     const dnnl_exec_arg_t forward[] = {{DNNL_ARG_SRC, c->image},
                                        {DNNL_ARG_WEIGHTS, c->laid_out},
-                                       {DNNL_ARG_DST, c->output}},
+                                       {DNNL_ARG_DST, c->output},
+                                       {DNNL_ARG_BIAS, c->bias}},
                           grad_input[] = {{DNNL_ARG_DIFF_SRC, c->image},
                                           {DNNL_ARG_WEIGHTS, c->laid_out},
                                           {DNNL_ARG_DIFF_DST, c->output}},
@@ -447,7 +464,7 @@ static dnnl_status_t compute(const tdm_dnnl_conv *c)
     if (c->pass != TDM_DNNL_GRAD_FILTER)
         st = execute(c, c->reorder, 2, into_layout);
     if (st == dnnl_success)
-        st = execute(c, c->conv, 3,
+        st = execute(c, c->conv, c->bias ? 4 : 3,
                      c->pass == TDM_DNNL_FORWARD      ? forward
                      : c->pass == TDM_DNNL_GRAD_INPUT ? grad_input
                                                       : grad_filter);
@@ -456,10 +473,21 @@ static dnnl_status_t compute(const tdm_dnnl_conv *c)
     return st;
 }
 
+/* A forward with a bias over no channels: every sum is 0, so y is relu(b). */
+static void bias_relu_alone(const tdm_dnnl_conv *c)
+{
+    for (size_t e = 0; e < c->written_count; e++) {
+        const float z = c->at.bias[e % c->win.oc];
+        c->written[e] = isnan(z) || z > 0.0f ? z : 0.0f;
+    }
+}
+
 void tdm_dnnl_conv_run(tdm_dnnl_conv *c)
 {
     if (c->zero_first)
         memset(c->written, 0, c->written_count * sizeof *c->written);
+    if (c->pass == TDM_DNNL_FORWARD && c->at.bias && !c->conv)
+        bias_relu_alone(c);
     const int threads = threads_begin();
     const int ok = !c->conv || compute(c) == dnnl_success;
     threads_end(threads);

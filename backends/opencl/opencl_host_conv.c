@@ -21,7 +21,7 @@ int tdm_opencl_host_conv_usable(const tdm_opencl_device *d)
 
 int tdm_opencl_host_conv_kernel(tdm_kernel kernel)
 {
-    return kernel == TDM_KERNEL_conv2d_implicit ||
+    return kernel == TDM_KERNEL_conv2d_implicit || kernel == TDM_KERNEL_conv2d_implicit_bias_relu ||
            kernel == TDM_KERNEL_conv2d_implicit_grad_input ||
            kernel == TDM_KERNEL_conv2d_implicit_grad_filter;
 }
@@ -34,7 +34,7 @@ int tdm_opencl_host_conv_load(const char **note)
     return tdm_dnnl_load(note);
 }
 
-/* A launch of kernel as oneDNN's pass: the window from its uints, which the three
+/* A launch of kernel as oneDNN's pass: the window from its uints, which the four
  * kernels take in the same order (kernels.def), and its image, output and filter by
  * the slots' names. */
 #define PASS_OF(kernel, image, output, filter)                                                     \
@@ -45,7 +45,7 @@ int tdm_opencl_host_conv_load(const char **note)
                                 u.kh,    u.kw, u.stride_h, u.stride_w, u.pad_top, u.pad_left};     \
         at = (tdm_dnnl_operands){tdm_opencl_host_floats(launch, s.image),                          \
                                  tdm_opencl_host_floats(launch, s.output),                         \
-                                 tdm_opencl_host_floats(launch, s.filter)};                        \
+                                 tdm_opencl_host_floats(launch, s.filter), NULL};                  \
     } while (0)
 
 static void CL_CALLBACK run_conv(void *block)
@@ -74,6 +74,10 @@ tdm_status tdm_opencl_host_conv(tdm_opencl_device *d, const tdm_launch *launch)
     if (launch->kernel == TDM_KERNEL_conv2d_implicit) {
         pass = TDM_DNNL_FORWARD;
         PASS_OF(conv2d_implicit, x, y, f);
+    } else if (launch->kernel == TDM_KERNEL_conv2d_implicit_bias_relu) {
+        pass = TDM_DNNL_FORWARD;
+        PASS_OF(conv2d_implicit_bias_relu, x, y, f);
+        at.bias = tdm_opencl_host_floats(launch, tdm_conv2d_implicit_bias_relu_slots_of().b);
     } else if (launch->kernel == TDM_KERNEL_conv2d_implicit_grad_input) {
         pass = TDM_DNNL_GRAD_INPUT;
         PASS_OF(conv2d_implicit_grad_input, dx, dy, f);

@@ -66,6 +66,7 @@ typedef enum tdm_extent {
     TDM_EXTENT_OM, /* a convolution's output: batch * oh * ow * oc */
     TDM_EXTENT_PM, /* a pooling's output: batch * oh * ow * c */
     TDM_EXTENT_BC, /* a global pooling's output: batch * c */
+    TDM_EXTENT_OC, /* a convolution's bias: oc */
     TDM_EXTENT_FL, /* an HWIO filter: kh * kw * c * oc */
     TDM_EXTENT_CL, /* im2col's matrix: batch * oh * ow * kh * kw * c */
     TDM_EXTENT_TX, /* Winograd's transformed input tiles: 16 planes of tiles * c, tiles =
@@ -144,7 +145,8 @@ void tdm_kernel_product(const tdm_kernel_info *info, const uint32_t *u, uint32_t
                         uint32_t *k);
 
 /* Whether callers fall back where a device lacks the kernel, so that lacking it costs
- * speed, never a feature: the implicit convolutions (a model lowers instead). */
+ * speed, never a feature: the implicit convolutions (a model lowers instead) and the
+ * fused ReLU one (a model adds the bias and the ReLU in a launch of their own). */
 int tdm_kernel_has_fallback(tdm_kernel kernel);
 
 /* The kernel of that name, or TDM_KERNEL_COUNT. */

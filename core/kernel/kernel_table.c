@@ -279,6 +279,7 @@ uint64_t tdm_kernel_extent(const tdm_kernel_info *info, const uint32_t *u, tdm_e
     case TDM_EXTENT_OM: return product4(U(batch), U(oh), U(ow), U(oc));
     case TDM_EXTENT_PM: return product4(U(batch), U(oh), U(ow), U(c));
     case TDM_EXTENT_BC: return product4(U(batch), U(c), 1, 1);
+    case TDM_EXTENT_OC: return U(oc);
     case TDM_EXTENT_FL: return product4(U(kh), U(kw), U(c), U(oc));
     case TDM_EXTENT_CL: {
         uint64_t positions = product4(U(batch), U(oh), U(ow), 1);
@@ -312,7 +313,10 @@ void tdm_kernel_product(const tdm_kernel_info *info, const uint32_t *u, uint32_t
     uint64_t window = U(kh) * U(kw);
     uint64_t dims[3] = {U(m), U(n), U(k)};
     switch (info->base) {
-    case TDM_KERNEL_conv2d_implicit: dims[0] = out, dims[1] = U(oc), dims[2] = window * U(c); break;
+    case TDM_KERNEL_conv2d_implicit:
+    case TDM_KERNEL_conv2d_implicit_bias_relu:
+        dims[0] = out, dims[1] = U(oc), dims[2] = window * U(c);
+        break;
     case TDM_KERNEL_conv2d_implicit_grad_filter:
         dims[0] = window * U(c), dims[1] = U(oc), dims[2] = out;
         break;
@@ -329,7 +333,7 @@ void tdm_kernel_product(const tdm_kernel_info *info, const uint32_t *u, uint32_t
 
 int tdm_kernel_has_fallback(tdm_kernel kernel)
 {
-    return kernel == TDM_KERNEL_conv2d_implicit ||
+    return kernel == TDM_KERNEL_conv2d_implicit || kernel == TDM_KERNEL_conv2d_implicit_bias_relu ||
            kernel == TDM_KERNEL_conv2d_implicit_grad_filter ||
            kernel == TDM_KERNEL_conv2d_implicit_grad_input;
 }

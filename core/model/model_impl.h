@@ -290,6 +290,11 @@ tdm_conv_algorithm tdm_model_conv_rule(const tdm_model *m, const tdm_device *dev
  * tdm_kernel_has_fallback). layers/conv2d_ways.c, as what follows. */
 int tdm_conv_has_implicit(const tdm_device *dev);
 
+/* Whether dev computes an implicit ReLU convolution's product, bias and ReLU in one
+ * launch (conv2d_implicit_bias_relu: oneDNN's on OpenCL CPU devices, the Vulkan and
+ * reference backends' kernels). */
+int tdm_conv_fuses_relu(const tdm_device *dev);
+
 /* Whether a convolution computing a on dev keeps an im2col matrix: lowered, measured
  * (the race needs one), and Winograd's filter gradient where dev lacks the implicit
  * kernels. */

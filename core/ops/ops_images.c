@@ -210,6 +210,27 @@ tdm_status tdm_conv2d_implicit(tdm_tensor *y, const tdm_tensor *x, const tdm_ten
     return conv_forward("tdm_conv2d_implicit", TDM_KERNEL_conv2d_implicit, y, x, f, win);
 }
 
+tdm_status tdm_conv2d_implicit_bias_relu(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *f,
+                                         const tdm_tensor *b, const tdm_window *win)
+{
+    const char *fn = "tdm_conv2d_implicit_bias_relu";
+    tdm_image_geometry g;
+    tdm_status s = tdm_check_conv_images(fn, "x", x, "y", y, f, win, &g);
+    if (s == TDM_OK)
+        s = tdm_ops_check(fn, "b", b, TDM_F32, y->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check_count(fn, "b", b, g.oc);
+    if (s != TDM_OK || y->count == 0)
+        return s;
+    const tdm_conv2d_implicit_bias_relu_args a = {.y = tdm_tensor_view(y),
+                                                  .x = tdm_tensor_view(x),
+                                                  .f = tdm_tensor_view(f),
+                                                  .b = tdm_tensor_view(b),
+                                                  CONV_UINTS(g)};
+    tdm_kernel_call call = tdm_conv2d_implicit_bias_relu_call(&a);
+    return tdm_ops_run(fn, y, &call);
+}
+
 tdm_status tdm_conv2d_implicit_grad_input(tdm_tensor *dx, const tdm_tensor *dy, const tdm_tensor *f,
                                           const tdm_window *win)
 {

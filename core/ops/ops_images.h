@@ -54,6 +54,11 @@ tdm_status tdm_pool2d_grad(tdm_pooling kind, tdm_tensor *dx, const tdm_tensor *d
  * kernels. */
 tdm_status tdm_conv2d_implicit(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *f,
                                const tdm_window *win);
+/* y = relu(tdm_conv2d_implicit's sums + b[o]) in one launch, b [oc]: a ReLU
+ * convolution layer's output (kernels.def: conv2d_implicit_bias_relu);
+ * TDM_ERR_UNSUPPORTED on a device without the kernel. */
+tdm_status tdm_conv2d_implicit_bias_relu(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *f,
+                                         const tdm_tensor *b, const tdm_window *win);
 tdm_status tdm_conv2d_implicit_grad_filter(tdm_tensor *df, const tdm_tensor *x,
                                            const tdm_tensor *dy, const tdm_window *win);
 tdm_status tdm_conv2d_implicit_grad_input(tdm_tensor *dx, const tdm_tensor *dy, const tdm_tensor *f,

@@ -2,6 +2,7 @@
  * element of the matrix taken from the image where im2col would have copied it, and
  * each dot product in double, rounded once, as ref_gemm computes: the oracle of the
  * devices' reassociated sums. */
+#include <math.h>
 #include <stddef.h>
 
 #include "ref_kernels.h"
@@ -39,17 +40,32 @@ static double dcol_at(const conv_geometry *g, const float *dy, size_t row, size_
     return i >= 0 && j >= 0 ? dy[((b * g->oh + (size_t)i) * g->ow + (size_t)j) * g->oc + o] : 0.0;
 }
 
+/* y = the forward's sums, each plus bias[o] (NULL: none) and rounded once, then
+ * through relu where relu is set. */
+static void forward(const conv_geometry *g, float *y, const float *x, const float *f,
+                    const float *bias, int relu)
+{
+    size_t rows = (size_t)g->batch * g->oh * g->ow, window = (size_t)g->kh * g->kw * g->c;
+    for (size_t row = 0; row < rows; row++)
+        for (size_t o = 0; o < g->oc; o++) {
+            double dot = 0.0;
+            for (size_t p = 0; p < window; p++)
+                dot += col_at(g, x, row, p) * f[p * g->oc + o];
+            float z = (float)(bias ? dot + bias[o] : dot);
+            y[row * g->oc + o] = relu && !isnan(z) && z <= 0.0f ? 0.0f : z;
+        }
+}
+
 void ref_conv2d_implicit(const ref_conv2d_implicit_args *a)
 {
     const conv_geometry g = GEOMETRY(a);
-    size_t rows = (size_t)g.batch * g.oh * g.ow, window = (size_t)g.kh * g.kw * g.c;
-    for (size_t row = 0; row < rows; row++)
-        for (size_t o = 0; o < g.oc; o++) {
-            double dot = 0.0;
-            for (size_t p = 0; p < window; p++)
-                dot += col_at(&g, a->x, row, p) * a->f[p * g.oc + o];
-            a->y[row * g.oc + o] = (float)dot;
-        }
+    forward(&g, a->y, a->x, a->f, NULL, 0);
+}
+
+void ref_conv2d_implicit_bias_relu(const ref_conv2d_implicit_bias_relu_args *a)
+{
+    const conv_geometry g = GEOMETRY(a);
+    forward(&g, a->y, a->x, a->f, a->b, 1);
 }
 
 void ref_conv2d_implicit_grad_filter(const ref_conv2d_implicit_grad_filter_args *a)

@@ -575,6 +575,7 @@ static tdm_status check_loops(const tdm_device *dev, const tdm_kernel_info *info
                               const tdm_kernel_call *call)
 {
     if (info->base == TDM_KERNEL_conv2d_implicit ||
+        info->base == TDM_KERNEL_conv2d_implicit_bias_relu ||
         info->base == TDM_KERNEL_conv2d_implicit_grad_input)
         return check_window_product(dev, info, call);
     uint64_t loops = window_loops(info, call->u);

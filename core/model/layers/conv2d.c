@@ -49,18 +49,34 @@ static tdm_status reserve(const tdm_model *m, size_t l, tdm_model_scratch *sc, s
     return s;
 }
 
-/* The product, then the bias and the activation of every position, in one launch: the
- * output as rows of channels. */
+/* Whether layer l's implicit product, bias and ReLU run as one launch: f32
+ * activations (the product is z, which a ReLU layer keeps in its output) on a device
+ * with the fused kernel. */
+static int fused_relu(const tdm_model *m, const tdm_model_views *v, size_t l, const tdm_tensor *z)
+{
+    return v->choice[l].conv == TDM_CONV_IMPLICIT && m->layers[l].activation == TDM_ACT_RELU &&
+           m->plans[l].storage == TDM_F32 && tdm_conv_fuses_relu(tdm_tensor_device(z));
+}
+
+/* The product, then the bias and the activation of every position, in one launch (in
+ * the product's own where fused_relu): the output as rows of channels. */
 static tdm_status forward(const tdm_model *m, const tdm_model_views *v, size_t l,
                           const tdm_tensor *x, const tdm_forward_args *fa)
 {
     const tdm_layer_plan *p = &m->plans[l];
     tdm_tensor *xi = NULL, *zi = NULL, *rows = NULL, *act_rows = NULL, *product = NULL;
     tdm_tensor *f = tdm_variable_copy(m->vars[p->first_var], fa->copy);
+    tdm_tensor *bias = tdm_variable_copy(m->vars[p->first_var + 1], fa->copy);
     const size_t positions = v->rows * p->out_h * p->out_w;
     tdm_status s = tdm_layer_input_image(p, x, v->rows, &xi);
     if (s == TDM_OK)
         s = tdm_model_product(m, v, l, &TDM_SHAPE(v->rows, p->out_h, p->out_w, p->out_c), &zi);
+    if (s == TDM_OK && fused_relu(m, v, l, zi)) {
+        s = tdm_conv2d_implicit_bias_relu(zi, xi, f, bias, &p->win);
+        tdm_tensor_destroy(zi);
+        tdm_tensor_destroy(xi);
+        return s;
+    }
     if (s == TDM_OK)
         s = v->choice[l].conv == TDM_CONV_IMPLICIT   ? tdm_conv2d_implicit(zi, xi, f, &p->win)
             : v->choice[l].conv == TDM_CONV_WINOGRAD ? tdm_conv2d_winograd(zi, xi, f, &p->win)
@@ -74,8 +90,7 @@ static tdm_status forward(const tdm_model *m, const tdm_model_views *v, size_t l
     if (s == TDM_OK)
         s = tdm_tensor_slice(v->b.a[l], 0, &TDM_SHAPE(positions, p->out_c), &act_rows);
     if (s == TDM_OK)
-        s = tdm_op_bias_activation(m->layers[l].activation, act_rows, rows, product,
-                                   tdm_variable_copy(m->vars[p->first_var + 1], fa->copy));
+        s = tdm_op_bias_activation(m->layers[l].activation, act_rows, rows, product, bias);
     tdm_tensor_destroy(product);
     tdm_tensor_destroy(act_rows);
     tdm_tensor_destroy(rows);

@@ -641,6 +641,17 @@ static void relu_bias_grad_sums_dy(const tdm_launch *l)
     ref_relu_grad(&(ref_relu_grad_args){a.dx, a.dy, a.x, a.rows * a.cols});
 }
 
+/* A fusion's slip: the ReLU as a max with 0, which makes NaN 0 (oneDNN's ReLU
+ * post-op in its vectorised kernels). */
+static void conv2d_implicit_bias_relu_drops_nan(const tdm_launch *l)
+{
+    const ref_conv2d_implicit_bias_relu_args a =
+        ref_conv2d_implicit_bias_relu_unpack(l, host_memory(l).of);
+    ref_conv2d_implicit_bias_relu(&a);
+    for (size_t e = 0; e < (size_t)a.batch * a.oh * a.ow * a.oc; e++)
+        a.y[e] = isnan(a.y[e]) ? 0.0f : a.y[e];
+}
+
 const wrong_kernel wrong_kernels[] = {
     {TDM_KERNEL_axpy, axpy_short},
     {TDM_KERNEL_copy, copy_overrun},
@@ -665,6 +676,7 @@ const wrong_kernel wrong_kernels[] = {
     {TDM_KERNEL_layer_norm, layer_norm_unbiased},
     {TDM_KERNEL_attention_softmax, attention_softmax_unmasked},
     {TDM_KERNEL_relu_bias_grad, relu_bias_grad_sums_dy},
+    {TDM_KERNEL_conv2d_implicit_bias_relu, conv2d_implicit_bias_relu_drops_nan},
 };
 const size_t wrong_kernel_count = sizeof wrong_kernels / sizeof wrong_kernels[0];
 
