@@ -152,6 +152,7 @@ struct tdm_dnnl_conv {
     void *laid_out_storage, *scratchpad_storage;
     int zero_first; /* what the pass writes is filled with zeros before conv runs */
     float *written; /* what the pass writes (NaN if oneDNN fails while it runs) */
+    float *bias_sums; /* the filter gradient's sums of dy's columns, for db */
     size_t written_count;
 };
 
@@ -170,6 +171,7 @@ void tdm_dnnl_conv_free(tdm_dnnl_conv *c)
             p_dnnl_memory_destroy(memories[i]);
     tdm_host_aligned_free(c->laid_out_storage);
     tdm_host_aligned_free(c->scratchpad_storage);
+    tdm_host_aligned_free(c->bias_sums);
     free(c);
 }
 
@@ -273,8 +275,8 @@ static tdm_status choose(tdm_dnnl_pass pass, int bias, shapes *s, const_dnnl_pri
                                                           &s->image, &s->filter_any, &s->output,
                                                           s->strides, s->pad_before, s->pad_after)
              : p_dnnl_convolution_backward_weights_desc_init(
-                   &backward, dnnl_convolution_direct, &s->image, &s->filter_any, NULL, &s->output,
-                   s->strides, s->pad_before, s->pad_after);
+                   &backward, dnnl_convolution_direct, &s->image, &s->filter_any,
+                   bias ? &s->bias : NULL, &s->output, s->strides, s->pad_before, s->pad_after);
     if (st == dnnl_success)
         st = p_dnnl_primitive_desc_create(out, &backward, attr, engine, hint);
     p_dnnl_primitive_desc_destroy(hint);
@@ -351,7 +353,7 @@ static tdm_status build(tdm_dnnl_conv *c, const tdm_dnnl_window *w, const tdm_dn
     if (st != dnnl_success)
         return failed("the shapes", st);
     dnnl_primitive_attr_t attr = NULL;
-    st = user_scratchpad_attr(o->bias ? RELU : NO_POST_OP, &attr);
+    st = user_scratchpad_attr(o->bias && c->pass == TDM_DNNL_FORWARD ? RELU : NO_POST_OP, &attr);
     if (st != dnnl_success) {
         if (attr)
             p_dnnl_primitive_attr_destroy(attr);
@@ -368,6 +370,12 @@ static tdm_status build(tdm_dnnl_conv *c, const tdm_dnnl_window *w, const tdm_dn
         result =
             give_scratchpad(c, conv_scratch > reorder_scratch ? conv_scratch : reorder_scratch);
     }
+    if (result == TDM_OK && o->bias && c->pass == TDM_DNNL_GRAD_FILTER) {
+        c->bias_sums = tdm_host_aligned_alloc(64, ((size_t)w->oc * sizeof(float) + 63) / 64 * 64);
+        if (!c->bias_sums)
+            result =
+                tdm_fail(TDM_ERR_OUT_OF_MEMORY, "oneDNN: no host memory for %u bias sums", w->oc);
+    }
     if (result == TDM_OK) {
         st = p_dnnl_primitive_create(&c->conv, pd);
         if (st == dnnl_success)
@@ -376,8 +384,10 @@ static tdm_status build(tdm_dnnl_conv *c, const tdm_dnnl_window *w, const tdm_dn
             st = p_dnnl_memory_create(&c->output, &s.output, engine, o->output);
         if (st == dnnl_success)
             st = p_dnnl_memory_create(&c->filter, &s.filter, engine, o->filter);
+        /* the forward reads the bias; the filter gradient writes its sums apart */
         if (st == dnnl_success && o->bias)
-            st = p_dnnl_memory_create(&c->bias, &s.bias, engine, o->bias);
+            st = p_dnnl_memory_create(&c->bias, &s.bias, engine,
+                                      c->pass == TDM_DNNL_FORWARD ? o->bias : c->bias_sums);
         if (st != dnnl_success)
             result = failed("the convolution", st);
     }
@@ -400,8 +410,9 @@ tdm_status tdm_dnnl_conv_prepare(tdm_dnnl_pass pass, const tdm_dnnl_window *w,
     const size_t written = pass == TDM_DNNL_FORWARD      ? output
                            : pass == TDM_DNNL_GRAD_INPUT ? image
                                                          : filter;
-    /* nothing written, or a filter gradient adding an empty sum */
-    if (!written || (pass == TDM_DNNL_GRAD_FILTER && !positions))
+    const int sums_bias = pass == TDM_DNNL_GRAD_FILTER && o->bias && w->oc;
+    /* nothing written, or a filter gradient adding empty sums */
+    if ((!written && !sums_bias) || (pass == TDM_DNNL_GRAD_FILTER && !positions))
         return TDM_OK;
     tdm_dnnl_conv *c = calloc(1, sizeof *c);
     if (!c)
@@ -414,7 +425,7 @@ tdm_status tdm_dnnl_conv_prepare(tdm_dnnl_pass pass, const tdm_dnnl_window *w,
     /* empty sums: a forward over no channels, an input gradient with no window or
      * no output channel */
     if ((pass == TDM_DNNL_FORWARD && !w->c) ||
-        (pass == TDM_DNNL_GRAD_INPUT && !(positions && w->oc))) {
+        (pass == TDM_DNNL_GRAD_INPUT && !(positions && w->oc)) || !written) {
         c->zero_first = 1;
         *out = c;
         return TDM_OK;
@@ -459,7 +470,8 @@ static dnnl_status_t compute(const tdm_dnnl_conv *c)
                                           {DNNL_ARG_DIFF_DST, c->output}},
                           grad_filter[] = {{DNNL_ARG_SRC, c->image},
                                            {DNNL_ARG_DIFF_WEIGHTS, c->laid_out},
-                                           {DNNL_ARG_DIFF_DST, c->output}};
+                                           {DNNL_ARG_DIFF_DST, c->output},
+                                           {DNNL_ARG_DIFF_BIAS, c->bias}};
     dnnl_status_t st = dnnl_success;
     if (c->pass != TDM_DNNL_GRAD_FILTER)
         st = execute(c, c->reorder, 2, into_layout);
@@ -482,6 +494,25 @@ static void bias_relu_alone(const tdm_dnnl_conv *c)
     }
 }
 
+/* db += the sums of dy's columns: oneDNN's, which it writes apart (it would write
+ * over db); where no primitive ran (a filter of no elements, no channels in), summed
+ * here in double as the reference sums them. */
+static void add_bias_sums(const tdm_dnnl_conv *c)
+{
+    const size_t positions = (size_t)c->win.batch * c->win.oh * c->win.ow;
+    float *db = c->at.bias;
+    for (size_t o = 0; o < c->win.oc; o++) {
+        if (c->conv) {
+            db[o] += c->bias_sums[o];
+            continue;
+        }
+        double sum = 0.0;
+        for (size_t p = 0; p < positions; p++)
+            sum += c->at.output[p * c->win.oc + o];
+        db[o] = (float)(sum + db[o]);
+    }
+}
+
 void tdm_dnnl_conv_run(tdm_dnnl_conv *c)
 {
     if (c->zero_first)
@@ -491,9 +522,12 @@ void tdm_dnnl_conv_run(tdm_dnnl_conv *c)
     const int threads = threads_begin();
     const int ok = !c->conv || compute(c) == dnnl_success;
     threads_end(threads);
+    const int sums_bias = c->pass == TDM_DNNL_GRAD_FILTER && c->at.bias;
     if (!ok) {
         for (size_t i = 0; i < c->written_count; i++)
             c->written[i] = NAN;
+        for (size_t o = 0; sums_bias && o < c->win.oc; o++)
+            c->at.bias[o] = NAN;
         return;
     }
     if (c->pass == TDM_DNNL_FORWARD)
@@ -502,4 +536,6 @@ void tdm_dnnl_conv_run(tdm_dnnl_conv *c)
         tdm_padding_terms_grad_input(&c->win, c->at.filter, c->at.image);
     else
         tdm_padding_terms_grad_filter(&c->win, c->at.output, c->at.filter);
+    if (sums_bias)
+        add_bias_sums(c);
 }

@@ -24,7 +24,8 @@ typedef struct tdm_dnnl_window {
 /* A pass's buffers, where the host addresses them: the image (x, or dx that the input
  * gradient writes), the output (y that the forward writes, or dy) and the filter (f,
  * or df that the filter gradient adds to). A forward given a bias [oc] adds it and
- * takes the sums through relu (conv2d_implicit_bias_relu); NULL: neither. */
+ * takes the sums through relu (conv2d_implicit_bias_relu); a filter gradient given
+ * one adds dy's column sums to it (conv2d_implicit_grad_filter_bias). NULL: neither. */
 typedef struct tdm_dnnl_operands {
     float *image, *output, *filter, *bias;
 } tdm_dnnl_operands;

@@ -23,7 +23,8 @@ int tdm_opencl_host_conv_kernel(tdm_kernel kernel)
 {
     return kernel == TDM_KERNEL_conv2d_implicit || kernel == TDM_KERNEL_conv2d_implicit_bias_relu ||
            kernel == TDM_KERNEL_conv2d_implicit_grad_input ||
-           kernel == TDM_KERNEL_conv2d_implicit_grad_filter;
+           kernel == TDM_KERNEL_conv2d_implicit_grad_filter ||
+           kernel == TDM_KERNEL_conv2d_implicit_grad_filter_bias;
 }
 
 #ifdef TDM_HAVE_ONEDNN
@@ -34,7 +35,7 @@ int tdm_opencl_host_conv_load(const char **note)
     return tdm_dnnl_load(note);
 }
 
-/* A launch of kernel as oneDNN's pass: the window from its uints, which the four
+/* A launch of kernel as oneDNN's pass: the window from its uints, which the five
  * kernels take in the same order (kernels.def), and its image, output and filter by
  * the slots' names. */
 #define PASS_OF(kernel, image, output, filter)                                                     \
@@ -81,6 +82,11 @@ tdm_status tdm_opencl_host_conv(tdm_opencl_device *d, const tdm_launch *launch)
     } else if (launch->kernel == TDM_KERNEL_conv2d_implicit_grad_input) {
         pass = TDM_DNNL_GRAD_INPUT;
         PASS_OF(conv2d_implicit_grad_input, dx, dy, f);
+    } else if (launch->kernel == TDM_KERNEL_conv2d_implicit_grad_filter_bias) {
+        pass = TDM_DNNL_GRAD_FILTER;
+        PASS_OF(conv2d_implicit_grad_filter_bias, x, dy, df);
+        at.bias =
+            tdm_opencl_host_floats(launch, tdm_conv2d_implicit_grad_filter_bias_slots_of().db);
     } else {
         pass = TDM_DNNL_GRAD_FILTER;
         PASS_OF(conv2d_implicit_grad_filter, x, dy, df);

@@ -139,14 +139,15 @@ const tdm_tolerance *tdm_kernel_tolerance(tdm_kernel kernel, const uint32_t *u);
 
 /* The m x n of a TDM_GRID_TILES kernel's product: gemm's m and n, or a convolution's
  * as its implicit GEMM computes it (conv2d_implicit: the output's positions x oc; its
- * filter gradient: kh * kw * c x oc; its input gradient: the image's positions x c);
+ * filter gradient: kh * kw * c x oc, a row more with the bias's sums; its input
+ * gradient: the image's positions x c);
  * with k, the sum's length. Saturated at UINT32_MAX. */
 void tdm_kernel_product(const tdm_kernel_info *info, const uint32_t *u, uint32_t *m, uint32_t *n,
                         uint32_t *k);
 
 /* Whether callers fall back where a device lacks the kernel, so that lacking it costs
  * speed, never a feature: the implicit convolutions (a model lowers instead) and the
- * fused ReLU one (a model adds the bias and the ReLU in a launch of their own). */
+ * fused ones (a model runs their parts in launches of their own). */
 int tdm_kernel_has_fallback(tdm_kernel kernel);
 
 /* The kernel of that name, or TDM_KERNEL_COUNT. */

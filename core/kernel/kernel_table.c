@@ -320,6 +320,9 @@ void tdm_kernel_product(const tdm_kernel_info *info, const uint32_t *u, uint32_t
     case TDM_KERNEL_conv2d_implicit_grad_filter:
         dims[0] = window * U(c), dims[1] = U(oc), dims[2] = out;
         break;
+    case TDM_KERNEL_conv2d_implicit_grad_filter_bias: /* a row more: the bias's sums */
+        dims[0] = window * U(c) + 1, dims[1] = U(oc), dims[2] = out;
+        break;
     case TDM_KERNEL_conv2d_implicit_grad_input:
         dims[0] = in, dims[1] = U(c), dims[2] = window * U(oc);
         break;
@@ -335,5 +338,6 @@ int tdm_kernel_has_fallback(tdm_kernel kernel)
 {
     return kernel == TDM_KERNEL_conv2d_implicit || kernel == TDM_KERNEL_conv2d_implicit_bias_relu ||
            kernel == TDM_KERNEL_conv2d_implicit_grad_filter ||
+           kernel == TDM_KERNEL_conv2d_implicit_grad_filter_bias ||
            kernel == TDM_KERNEL_conv2d_implicit_grad_input;
 }

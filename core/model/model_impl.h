@@ -294,6 +294,10 @@ int tdm_conv_has_implicit(const tdm_device *dev);
  * launch (conv2d_implicit_bias_relu: oneDNN's on OpenCL CPU devices, the Vulkan and
  * reference backends' kernels). */
 int tdm_conv_fuses_relu(const tdm_device *dev);
+/* Whether dev computes an implicit convolution's filter and bias gradients in one
+ * launch (conv2d_implicit_grad_filter_bias: oneDNN's on OpenCL CPU devices, the
+ * reference's; Vulkan sums the bias apart). */
+int tdm_conv_fuses_bias_grad(const tdm_device *dev);
 
 /* Whether a convolution computing a on dev keeps an im2col matrix: lowered, measured
  * (the race needs one), and Winograd's filter gradient where dev lacks the implicit

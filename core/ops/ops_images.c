@@ -231,6 +231,32 @@ tdm_status tdm_conv2d_implicit_bias_relu(tdm_tensor *y, const tdm_tensor *x, con
     return tdm_ops_run(fn, y, &call);
 }
 
+tdm_status tdm_conv2d_implicit_grad_filter_bias(tdm_tensor *df, tdm_tensor *db, const tdm_tensor *x,
+                                                const tdm_tensor *dy, const tdm_window *win)
+{
+    const char *fn = "tdm_conv2d_implicit_grad_filter_bias";
+    tdm_image_geometry g;
+    tdm_status s = tdm_check_conv_images(fn, "x", x, "dy", dy, df, win, &g);
+    if (s == TDM_OK)
+        s = tdm_ops_check(fn, "db", db, TDM_F32, df->device);
+    if (s == TDM_OK)
+        s = tdm_ops_check_count(fn, "db", db, g.oc);
+    /* The kernel adds to both: the gradients alone start from zeros. */
+    if (s == TDM_OK)
+        s = tdm_op_fill(df, 0.0f);
+    if (s == TDM_OK)
+        s = tdm_op_fill(db, 0.0f);
+    if (s != TDM_OK || dy->count == 0)
+        return s;
+    const tdm_conv2d_implicit_grad_filter_bias_args a = {.df = tdm_tensor_view(df),
+                                                         .x = tdm_tensor_view(x),
+                                                         .dy = tdm_tensor_view(dy),
+                                                         .db = tdm_tensor_view(db),
+                                                         CONV_UINTS(g)};
+    tdm_kernel_call call = tdm_conv2d_implicit_grad_filter_bias_call(&a);
+    return tdm_ops_run(fn, df, &call);
+}
+
 tdm_status tdm_conv2d_implicit_grad_input(tdm_tensor *dx, const tdm_tensor *dy, const tdm_tensor *f,
                                           const tdm_window *win)
 {

@@ -63,6 +63,11 @@ tdm_status tdm_conv2d_implicit_grad_filter(tdm_tensor *df, const tdm_tensor *x,
                                            const tdm_tensor *dy, const tdm_window *win);
 tdm_status tdm_conv2d_implicit_grad_input(tdm_tensor *dx, const tdm_tensor *dy, const tdm_tensor *f,
                                           const tdm_window *win);
+/* The filter's gradient as tdm_conv2d_implicit_grad_filter's and the bias's, db [oc]
+ * the sums of dy over every position, in one launch (kernels.def:
+ * conv2d_implicit_grad_filter_bias); TDM_ERR_UNSUPPORTED on a device without it. */
+tdm_status tdm_conv2d_implicit_grad_filter_bias(tdm_tensor *df, tdm_tensor *db, const tdm_tensor *x,
+                                                const tdm_tensor *dy, const tdm_window *win);
 
 /* Winograd F(2x2, 3x3): tdm_op_conv2d's y and its input gradient for a 3x3 window of
  * stride 1, as 16 GEMMs over transformed 4x4 tiles (2.25x fewer multiply-adds; the

@@ -92,6 +92,7 @@ typedef struct image_shape {
 
 static const image_shape image_shapes[] = {
     {0, 5, 5, 3, 4, 3, 3, 1, 1, SAME, CONF_RANDOM},
+    {2, 5, 4, 0, 3, 3, 3, 1, 1, SAME, CONF_RANDOM}, /* no channels in: empty sums */
     {1, 1, 1, 1, 1, 1, 1, 1, 1, VALID, CONF_RANDOM},
     {1, 5, 5, 3, 4, 3, 3, 1, 1, SAME, CONF_INTEGER},
     {2, 7, 6, 3, 5, 3, 3, 2, 2, SAME, CONF_RANDOM},

@@ -68,18 +68,36 @@ void ref_conv2d_implicit_bias_relu(const ref_conv2d_implicit_bias_relu_args *a)
     forward(&g, a->y, a->x, a->f, a->b, 1);
 }
 
+/* df += col^T dy; db[o] += the sums of dy's columns where db is given. */
+static void grad_filter(const conv_geometry *g, float *df, float *db, const float *x,
+                        const float *dy)
+{
+    size_t rows = (size_t)g->batch * g->oh * g->ow, window = (size_t)g->kh * g->kw * g->c;
+    for (size_t p = 0; p < window; p++)
+        for (size_t o = 0; o < g->oc; o++) {
+            double dot = 0.0;
+            for (size_t row = 0; row < rows; row++)
+                dot += col_at(g, x, row, p) * dy[row * g->oc + o];
+            df[p * g->oc + o] = (float)(dot + df[p * g->oc + o]);
+        }
+    for (size_t o = 0; db && o < g->oc; o++) {
+        double sum = 0.0;
+        for (size_t row = 0; row < rows; row++)
+            sum += dy[row * g->oc + o];
+        db[o] = (float)(sum + db[o]);
+    }
+}
+
 void ref_conv2d_implicit_grad_filter(const ref_conv2d_implicit_grad_filter_args *a)
 {
     const conv_geometry g = GEOMETRY(a);
-    size_t rows = (size_t)g.batch * g.oh * g.ow, window = (size_t)g.kh * g.kw * g.c;
-    for (size_t p = 0; p < window; p++)
-        for (size_t o = 0; o < g.oc; o++) {
-            double dot = 0.0;
-            for (size_t row = 0; row < rows; row++)
-                dot += col_at(&g, a->x, row, p) * a->dy[row * g.oc + o];
-            float *df = &a->df[p * g.oc + o];
-            *df = (float)(dot + *df);
-        }
+    grad_filter(&g, a->df, NULL, a->x, a->dy);
+}
+
+void ref_conv2d_implicit_grad_filter_bias(const ref_conv2d_implicit_grad_filter_bias_args *a)
+{
+    const conv_geometry g = GEOMETRY(a);
+    grad_filter(&g, a->df, a->db, a->x, a->dy);
 }
 
 void ref_conv2d_implicit_grad_input(const ref_conv2d_implicit_grad_input_args *a)

@@ -347,14 +347,17 @@ static tdm_status launch_gemm(tdm_device *dev, const tdm_kernel_info *info, cons
  * continues the sums of the last in the order of one launch: the result is bitwise
  * that of one launch, which every other device runs. conv2d_implicit_grad_filter,
  * of the same arguments, sums as many positions, its product's k, and takes the same
- * pieces within product_k_budget: gemm's order within a piece. */
+ * pieces within product_k_budget: gemm's order within a piece; so does
+ * conv2d_implicit_grad_filter_bias, its buffers in the same slots and db (last) adding
+ * on as df does. */
 static tdm_status launch_filter_gradient(tdm_device *dev, const tdm_kernel_info *info,
                                          const tdm_launch *l)
 {
     const tdm_conv2d_grad_filter_scalars s = tdm_conv2d_grad_filter_scalars_of(l);
     const tdm_conv2d_grad_filter_slots slot = tdm_conv2d_grad_filter_slots_of();
     uint64_t images, rows; /* a piece's, as many as the budget allows */
-    if (info->base == TDM_KERNEL_conv2d_implicit_grad_filter) {
+    if (info->base == TDM_KERNEL_conv2d_implicit_grad_filter ||
+        info->base == TDM_KERNEL_conv2d_implicit_grad_filter_bias) {
         uint64_t positions = product_k_budget(dev, info, l->u), per_image = (uint64_t)s.oh * s.ow;
         images = per_image ? positions / per_image : s.batch;
         rows = s.ow ? positions / s.ow : s.oh;
@@ -628,7 +631,8 @@ tdm_status tdm_kernel_run(tdm_device *dev, const tdm_kernel_call *call)
     int fits =
         !dev->traits.max_binding_bytes || widest_range(info, l.u) <= dev->traits.max_binding_bytes;
     if (fits && (call->kernel == TDM_KERNEL_conv2d_grad_filter ||
-                 call->kernel == TDM_KERNEL_conv2d_implicit_grad_filter))
+                 call->kernel == TDM_KERNEL_conv2d_implicit_grad_filter ||
+                 call->kernel == TDM_KERNEL_conv2d_implicit_grad_filter_bias))
         return launch_filter_gradient(dev, info, &l);
     if (fits && (call->kernel == TDM_KERNEL_gemm || call->kernel == TDM_KERNEL_gemm_f16))
         return launch_gemm(dev, info, &l);

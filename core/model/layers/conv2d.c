@@ -100,17 +100,22 @@ static tdm_status forward(const tdm_model *m, const tdm_model_views *v, size_t l
 }
 
 /* The filter's gradient, and the bias's as a sum over the batch of every position,
- * then over the positions. */
+ * then over the positions; both in one launch where the device has the implicit
+ * kernel for them. */
 static tdm_status variable_grads(const tdm_model *m, const tdm_model_views *v, size_t l,
                                  const tdm_loss_args *a, const tdm_tensor *x)
 {
     const tdm_layer_plan *p = &m->plans[l];
     tdm_tensor *df = a->grads[p->first_var], *db = a->grads[p->first_var + 1];
     tdm_tensor *xi = NULL, *gi = NULL;
+    const int together =
+        v->choice[l].conv == TDM_CONV_IMPLICIT && tdm_conv_fuses_bias_grad(tdm_tensor_device(df));
     tdm_status s = tdm_layer_input_image(p, x, v->rows, &xi);
     if (s == TDM_OK)
         s = tdm_layer_output_image(p, v->b.g[l], v->rows, &gi);
-    if (s == TDM_OK)
+    if (s == TDM_OK && together)
+        s = tdm_conv2d_implicit_grad_filter_bias(df, db, xi, gi, &p->win);
+    else if (s == TDM_OK)
         s = v->choice[l].conv == TDM_CONV_IMPLICIT
                 ? tdm_conv2d_implicit_grad_filter(df, xi, gi, &p->win)
             : v->choice[l].conv == TDM_CONV_WINOGRAD
@@ -118,7 +123,7 @@ static tdm_status variable_grads(const tdm_model *m, const tdm_model_views *v, s
             : v->b.col[l] ? tdm_conv2d_lowered_grad_filter(df, v->b.col[l], xi, gi, &p->win,
                                                            tdm_model_layer_halves(v, l))
                           : tdm_op_conv2d_grad_filter(df, xi, gi, &p->win);
-    if (s == TDM_OK)
+    if (s == TDM_OK && !together)
         s = tdm_layer_channel_sums(v, l, db, v->b.g[l]);
     tdm_tensor_destroy(gi);
     tdm_tensor_destroy(xi);

@@ -22,6 +22,11 @@ int tdm_conv_fuses_relu(const tdm_device *dev)
     return tdm_kernel_supported(dev, TDM_KERNEL_conv2d_implicit_bias_relu);
 }
 
+int tdm_conv_fuses_bias_grad(const tdm_device *dev)
+{
+    return tdm_kernel_supported(dev, TDM_KERNEL_conv2d_implicit_grad_filter_bias);
+}
+
 int tdm_conv_keeps_columns(const tdm_device *dev, tdm_conv_algorithm a)
 {
     return a == TDM_CONV_LOWERED || a == TDM_CONV_MEASURED ||

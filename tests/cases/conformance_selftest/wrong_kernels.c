@@ -652,6 +652,17 @@ static void conv2d_implicit_bias_relu_drops_nan(const tdm_launch *l)
         a.y[e] = isnan(a.y[e]) ? 0.0f : a.y[e];
 }
 
+/* A fusion's slip: the bias's sums written over db, as oneDNN writes them, not added
+ * to it as df's are. */
+static void conv2d_implicit_grad_filter_bias_overwrites(const tdm_launch *l)
+{
+    const ref_conv2d_implicit_grad_filter_bias_args a =
+        ref_conv2d_implicit_grad_filter_bias_unpack(l, host_memory(l).of);
+    for (uint32_t o = 0; o < a.oc; o++)
+        a.db[o] = 0.0f;
+    ref_conv2d_implicit_grad_filter_bias(&a);
+}
+
 const wrong_kernel wrong_kernels[] = {
     {TDM_KERNEL_axpy, axpy_short},
     {TDM_KERNEL_copy, copy_overrun},
@@ -677,6 +688,7 @@ const wrong_kernel wrong_kernels[] = {
     {TDM_KERNEL_attention_softmax, attention_softmax_unmasked},
     {TDM_KERNEL_relu_bias_grad, relu_bias_grad_sums_dy},
     {TDM_KERNEL_conv2d_implicit_bias_relu, conv2d_implicit_bias_relu_drops_nan},
+    {TDM_KERNEL_conv2d_implicit_grad_filter_bias, conv2d_implicit_grad_filter_bias_overwrites},
 };
 const size_t wrong_kernel_count = sizeof wrong_kernels / sizeof wrong_kernels[0];
 
