@@ -64,9 +64,7 @@
 // beta are TDM_U_* and TDM_F_* macros, the kernel's own or the including shader's.
 // Where TDM_GEMM_EPILOGUE is defined, vec4 tdm_gemm_epilogue(vec4 v, uint col0) maps
 // the results alpha * sum of a row's columns col0 .. col0 + 3 before they are stored
-// (conv2d_implicit_bias_relu's bias and ReLU); where TDM_GEMM_STORE_ELSEWHERE is,
-// bool tdm_gemm_store_elsewhere(uint row, uint col0, vec4 v) may store them itself
-// and return true (conv2d_implicit_grad_filter_bias's row of bias sums).
+// (conv2d_implicit_bias_relu's bias and ReLU).
 #ifndef TDM_GEMM_GLSL
 #define TDM_GEMM_GLSL
 // [[unroll]] on the loops over an invocation's blocks: their counts are constants once
@@ -175,10 +173,6 @@ void store_row(uint row, uint col0, vec4 v, bool quads)
     v *= alpha;
 #ifdef TDM_GEMM_EPILOGUE
     v = tdm_gemm_epilogue(v, col0);
-#endif
-#ifdef TDM_GEMM_STORE_ELSEWHERE
-    if (tdm_gemm_store_elsewhere(row, col0, v))
-        return;
 #endif
     uint ic = row * ldc + col0;
     if (quads) {

@@ -139,8 +139,7 @@ const tdm_tolerance *tdm_kernel_tolerance(tdm_kernel kernel, const uint32_t *u);
 
 /* The m x n of a TDM_GRID_TILES kernel's product: gemm's m and n, or a convolution's
  * as its implicit GEMM computes it (conv2d_implicit: the output's positions x oc; its
- * filter gradient: kh * kw * c x oc, a row more with the bias's sums; its input
- * gradient: the image's positions x c);
+ * filter gradient: kh * kw * c x oc; its input gradient: the image's positions x c);
  * with k, the sum's length. Saturated at UINT32_MAX. */
 void tdm_kernel_product(const tdm_kernel_info *info, const uint32_t *u, uint32_t *m, uint32_t *n,
                         uint32_t *k);

@@ -318,10 +318,8 @@ void tdm_kernel_product(const tdm_kernel_info *info, const uint32_t *u, uint32_t
         dims[0] = out, dims[1] = U(oc), dims[2] = window * U(c);
         break;
     case TDM_KERNEL_conv2d_implicit_grad_filter:
+    case TDM_KERNEL_conv2d_implicit_grad_filter_bias:
         dims[0] = window * U(c), dims[1] = U(oc), dims[2] = out;
-        break;
-    case TDM_KERNEL_conv2d_implicit_grad_filter_bias: /* a row more: the bias's sums */
-        dims[0] = window * U(c) + 1, dims[1] = U(oc), dims[2] = out;
         break;
     case TDM_KERNEL_conv2d_implicit_grad_input:
         dims[0] = in, dims[1] = U(c), dims[2] = window * U(oc);

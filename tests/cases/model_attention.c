@@ -169,7 +169,11 @@ static void check_learns(float dropout)
             "attention, dropout %.1f: loss %.4f -> %.4f in %zu steps, %zu replicas against 1 "
             "worst relative %g; test token accuracy %.4f\n",
             (double)dropout, a[0], a[steps - 1], steps, n_devs, worst, ev.accuracy);
-    CHECK(worst <= 1e-4);
+    /* Sums reassociate between one replica's batch and two halves, and 300 Adam steps
+     * carry the difference on: on PoCL the output head's bias gradient sums in
+     * oneDNN's float order, as its filter's (conv2d_implicit_grad_filter_bias), and
+     * the runs part by 1.2e-4 at most (7e-5 with sum_axis0's compensated sums). */
+    CHECK(worst <= 2e-4);
     CHECK_OK(tdm_strategy_check_mirrored(many.strategy));
     if (dropout == 0.0f)
         CHECK(ev.accuracy > 0.97 && ev.examples == EXAMPLES);
