@@ -210,16 +210,25 @@ tdm_status tdm_conv2d_implicit(tdm_tensor *y, const tdm_tensor *x, const tdm_ten
     return conv_forward("tdm_conv2d_implicit", TDM_KERNEL_conv2d_implicit, y, x, f, win);
 }
 
+/* tdm_check_conv_images, then a bias [oc] (or its gradient) on the output's device. */
+static tdm_status check_conv_bias(const char *fn, const char *in_name, const tdm_tensor *image,
+                                  const char *out_name, const tdm_tensor *out,
+                                  const tdm_tensor *filter, const tdm_window *win,
+                                  const char *bias_name, const tdm_tensor *bias,
+                                  tdm_image_geometry *g)
+{
+    tdm_status s = tdm_check_conv_images(fn, in_name, image, out_name, out, filter, win, g);
+    if (s == TDM_OK)
+        s = tdm_ops_check(fn, bias_name, bias, TDM_F32, out->device);
+    return s == TDM_OK ? tdm_ops_check_count(fn, bias_name, bias, g->oc) : s;
+}
+
 tdm_status tdm_conv2d_implicit_bias_relu(tdm_tensor *y, const tdm_tensor *x, const tdm_tensor *f,
                                          const tdm_tensor *b, const tdm_window *win)
 {
     const char *fn = "tdm_conv2d_implicit_bias_relu";
     tdm_image_geometry g;
-    tdm_status s = tdm_check_conv_images(fn, "x", x, "y", y, f, win, &g);
-    if (s == TDM_OK)
-        s = tdm_ops_check(fn, "b", b, TDM_F32, y->device);
-    if (s == TDM_OK)
-        s = tdm_ops_check_count(fn, "b", b, g.oc);
+    tdm_status s = check_conv_bias(fn, "x", x, "y", y, f, win, "b", b, &g);
     if (s != TDM_OK || y->count == 0)
         return s;
     const tdm_conv2d_implicit_bias_relu_args a = {.y = tdm_tensor_view(y),
@@ -236,11 +245,7 @@ tdm_status tdm_conv2d_implicit_grad_filter_bias(tdm_tensor *df, tdm_tensor *db, 
 {
     const char *fn = "tdm_conv2d_implicit_grad_filter_bias";
     tdm_image_geometry g;
-    tdm_status s = tdm_check_conv_images(fn, "x", x, "dy", dy, df, win, &g);
-    if (s == TDM_OK)
-        s = tdm_ops_check(fn, "db", db, TDM_F32, df->device);
-    if (s == TDM_OK)
-        s = tdm_ops_check_count(fn, "db", db, g.oc);
+    tdm_status s = check_conv_bias(fn, "x", x, "dy", dy, df, win, "db", db, &g);
     /* The kernel adds to both: the gradients alone start from zeros. */
     if (s == TDM_OK)
         s = tdm_op_fill(df, 0.0f);
