@@ -423,7 +423,7 @@ tdm_status tdm_dnnl_conv_prepare(tdm_dnnl_pass pass, const tdm_dnnl_window *w,
                                                : o->filter;
     c->written_count = written;
     /* empty sums: a forward over no channels, an input gradient with no window or
-     * no output channel */
+     * no output channel, a filter gradient of no elements (its bias's sums alone) */
     if ((pass == TDM_DNNL_FORWARD && !w->c) ||
         (pass == TDM_DNNL_GRAD_INPUT && !(positions && w->oc)) || !written) {
         c->zero_first = 1;
